@@ -1,0 +1,53 @@
+import { Link, isRouteErrorResponse, useRouteError } from "@remix-run/react";
+
+type StatusHandler = (props: { status: number }) => JSX.Element;
+
+const defaultHandlers: Record<number, StatusHandler> = {
+  404: () => (
+    <>
+      <h1>Page not found</h1>
+      <p>We could not find that page. It may have moved, or the link may be mistyped.</p>
+    </>
+  ),
+  403: () => (
+    <>
+      <h1>Access denied</h1>
+      <p>You don't have permission to access this area.</p>
+    </>
+  ),
+  400: () => (
+    <>
+      <h1>Bad request</h1>
+      <p>Something in that request was not right. Please check the address and try again.</p>
+    </>
+  ),
+};
+
+/** The one error boundary: a handler per status, and a calm message for anything unexpected. */
+export function GeneralErrorBoundary({ handlers = {} }: { handlers?: Record<number, StatusHandler> }) {
+  const error = useRouteError();
+  const status = isRouteErrorResponse(error) ? error.status : 500;
+  const Handler = handlers[status] ?? defaultHandlers[status];
+  if (!isRouteErrorResponse(error)) console.error(error);
+  return (
+    <section className="container error-page" aria-labelledby="error-title">
+      <div id="error-title">
+        {Handler ? (
+          <Handler status={status} />
+        ) : (
+          <>
+            <h1>Something went wrong</h1>
+            <p>We could not load this page. Please try again in a moment.</p>
+          </>
+        )}
+      </div>
+      <p className="error-code">Error {status}</p>
+      <p>
+        <Link to="/" className="button">
+          Go to the home page
+        </Link>{" "}
+        <Link to="/help">Visit the help centre</Link>
+      </p>
+    </section>
+  );
+}

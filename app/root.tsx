@@ -1,0 +1,68 @@
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import type { ReactNode } from "react";
+import { GeneralErrorBoundary } from "~/components/general-error-boundary";
+import { SiteFooter } from "~/components/site-footer";
+import { SiteHeader } from "~/components/site-header";
+import { AdminHeader } from "~/components/admin-header";
+import { getAdminSiteUrl, getMainSiteUrl, getSiteHost } from "~/utils/host.server";
+import { useNonce } from "~/utils/nonce-provider";
+import appStylesUrl from "~/styles/app.css?url";
+
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: appStylesUrl },
+  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  return {
+    site: getSiteHost(request),
+    mainSiteUrl: getMainSiteUrl(request),
+    adminSiteUrl: getAdminSiteUrl(request),
+    year: new Date().getFullYear(),
+  };
+}
+
+export const meta: MetaFunction = () => [
+  { title: "Soko: hire Ugandan freelancers" },
+  {
+    name: "description",
+    content: "Fixed-price services from vetted Ugandan freelancers, paid through escrow, priced in UGX.",
+  },
+];
+
+export function Layout({ children }: { children: ReactNode }) {
+  const nonce = useNonce();
+  const data = useRouteLoaderData<typeof loader>("root");
+  const site = data?.site ?? "main";
+  return (
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="theme-color" content="#0f5132" />
+        <Meta />
+        <Links />
+      </head>
+      <body data-site={site}>
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
+        {site === "admin" ? <AdminHeader mainSiteUrl={data?.mainSiteUrl ?? "/"} /> : <SiteHeader />}
+        <main id="main">{children}</main>
+        {site === "main" ? <SiteFooter year={data?.year ?? new Date().getFullYear()} /> : null}
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
+      </body>
+    </html>
+  );
+}
+
+export default function App() {
+  useLoaderData<typeof loader>();
+  return <Outlet />;
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />;
+}

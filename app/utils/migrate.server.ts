@@ -1,0 +1,82 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { Knex } from "knex";
+import { z } from "zod";
+import { createClickHouse, type ClickHouseOptions } from "~/analytics/clickhouse.server";
+
+const migrationsRoot = path.resolve(process.cwd(), "migrations");
+
+/** Applies the knex migrations in migrations/; running it again changes nothing. */
+export async function migratePostgres(db: Knex, directory = migrationsRoot) {
+  const [, applied] = (await db.migrate.latest({
+    directory,
+    loadExtensions: [".ts"],
+    tableName: "knex_migrations",
+  })) as [number, string[]];
+  return applied;
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Splits a DDL file into statements. Our DDL has no semicolons inside strings, and this runner refuses
+ * files that would need a real SQL parser (a ';' within quotes), so a silent mis-split cannot happen.
+ */
+export function splitStatements(sql: string): string[] {
+  const withoutComments = sql
+    .split("\n")
+    .filter((line) => !line.trim().startsWith("--"))
+    .join("\n");
+  if (/'[^'\n]*;[^'\n]*'/.test(withoutComments)) {
+    throw new Error("ClickHouse migrations may not contain ';' inside a string literal");
+  }
+  return withoutComments
+    .split(";")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Applies migrations/clickhouse/*.sql in name order, once each. The applied names live in
+ * {database}.schema_migrations; statements should also be idempotent (IF NOT EXISTS) so a run that
+ * died half-way can simply run again. `{database}` in a file is replaced by the target database.
+ */
+export async function migrateClickHouse(
+  options: ClickHouseOptions,
+  directory = path.join(migrationsRoot, "clickhouse"),
+) {
+  if (!IDENTIFIER.test(options.database)) throw new Error(`bad ClickHouse database name: ${options.database}`);
+  const admin = createClickHouse({ ...options, database: "default" });
+  try {
+    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${options.database}` });
+    await admin.command({
+      query: `CREATE TABLE IF NOT EXISTS ${options.database}.schema_migrations
+              (name String, applied_at DateTime DEFAULT now()) ENGINE = MergeTree ORDER BY name`,
+    });
+    const rows = await (
+      await admin.query({ query: `SELECT name FROM ${options.database}.schema_migrations`, format: "JSONEachRow" })
+    ).json<{ name: string }>();
+    const done = new Set(z.array(z.object({ name: z.string() })).parse(rows).map((r) => r.name));
+
+    const files = (await fs.readdir(directory).catch(() => [] as string[]))
+      .filter((f) => f.endsWith(".sql"))
+      .sort();
+    const applied: string[] = [];
+    for (const file of files) {
+      if (done.has(file)) continue;
+      const sql = (await fs.readFile(path.join(directory, file), "utf8")).replaceAll("{database}", options.database);
+      for (const statement of splitStatements(sql)) {
+        await admin.command({ query: statement });
+      }
+      await admin.insert({
+        table: `${options.database}.schema_migrations`,
+        values: [{ name: file }],
+        format: "JSONEachRow",
+      });
+      applied.push(file);
+    }
+    return applied;
+  } finally {
+    await admin.close();
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * Migrates Postgres and ClickHouse and, into an empty database, loads the demo data.
+ *   tsx scripts/migrate.ts [--seed]
+ * Demo data is loaded only with --seed, never when NODE_ENV=production unless SEED_DEMO=1.
+ */
+import { migrateClickHouse, migratePostgres } from "~/utils/migrate.server";
+import { closeDb, getDb } from "~/utils/db.server";
+import { getEnv } from "~/utils/env.server";
+import { isDatabaseEmpty, seedDemoData } from "~/utils/seed.server";
+
+const env = getEnv();
+const db = getDb();
+try {
+  const pgApplied = await migratePostgres(db);
+  console.log(`[migrate] postgres: ${pgApplied.length ? pgApplied.join(", ") : "up to date"}`);
+  const chApplied = await migrateClickHouse({
+    url: env.CLICKHOUSE_URL,
+    database: env.CLICKHOUSE_DATABASE,
+    username: env.CLICKHOUSE_USER,
+    password: env.CLICKHOUSE_PASSWORD,
+  });
+  console.log(`[migrate] clickhouse: ${chApplied.length ? chApplied.join(", ") : "up to date"}`);
+
+  const allowed = env.SEED_DEMO ?? !env.isProduction;
+  if (process.argv.includes("--seed") && allowed && (await isDatabaseEmpty(db))) {
+    await seedDemoData(db);
+    console.log("[migrate] loaded demo data into the empty database");
+  }
+} catch (error) {
+  console.error(`[migrate] ${(error as Error).message}`);
+  process.exitCode = 1;
+} finally {
+  await closeDb();
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+/**
+ * The first step of `npm start` and `npm test` on any machine, fresh or not. Plain Node with no
+ * dependencies, because it runs before they are installed:
+ *   1. installs npm dependencies when node_modules is missing or older than package-lock.json;
+ *   2. starts the project's own Postgres, Redis and ClickHouse (scripts/services.ts), installing the
+ *      Debian packages when missing; with --test also makes sure Chromium is installed.
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const forTests = process.argv.includes("--test");
+
+const [major] = process.versions.node.split(".").map(Number);
+if (major < 20) {
+  console.error(`[setup] Node.js 20 or newer is required; this is ${process.version}.`);
+  process.exit(1);
+}
+
+function mtime(file) {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+const lock = path.join(root, "package-lock.json");
+const installed = path.join(root, "node_modules", ".package-lock.json");
+if (mtime(installed) === 0 || mtime(installed) < mtime(lock) || mtime(installed) < mtime(path.join(root, "package.json"))) {
+  const command = fs.existsSync(lock) ? "ci" : "install";
+  console.log(`[setup] npm ${command} (dependencies changed or missing)`);
+  execFileSync("npm", [command, "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" });
+  // npm ci writes .package-lock.json before the last files land; touch it so the check above holds.
+  const now = new Date();
+  fs.utimesSync(installed, now, now);
+}
+
+const tsx = path.join(root, "node_modules", ".bin", "tsx");
+execFileSync(tsx, ["scripts/services.ts", "start", ...(forTests ? ["--browser"] : [])], {
+  cwd: root,
+  stdio: "inherit",
+});

@@ -1,0 +1,162 @@
+/**
+ * The web process: Express with helmet (enforced CSP with a per-request nonce), compression, static
+ * assets, the Remix request handler and socket.io on one HTTP server, with graceful shutdown.
+ */
+import { parseEnv } from "./app/utils/env.server";
+
+// The environment is checked before anything else runs; a bad one stops here with every problem listed.
+let env: ReturnType<typeof parseEnv>;
+try {
+  env = parseEnv(process.env);
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(1);
+}
+
+import { randomBytes } from "node:crypto";
+import http from "node:http";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createRequestHandler } from "@remix-run/express";
+import type { ServerBuild } from "@remix-run/node";
+import compression from "compression";
+import express, { type ErrorRequestHandler, type RequestHandler } from "express";
+import helmet from "helmet";
+import { Server as SocketServer } from "socket.io";
+import { closeClickHouse } from "./app/analytics/clickhouse.server";
+import { closeDb, getDb } from "./app/utils/db.server";
+import { closeRedis, getRedis } from "./app/utils/redis.server";
+
+const root = path.dirname(fileURLToPath(import.meta.url));
+const isProduction = env.isProduction;
+
+const app = express();
+const httpServer = http.createServer(app);
+app.disable("x-powered-by");
+// Query strings are parsed by Remix loaders from the URL; Express gets the flat parser only, so
+// `?q[]=a&q[b]=c` never becomes a nested object anywhere.
+app.set("query parser", "simple");
+if (process.env.TRUST_PROXY) app.set("trust proxy", process.env.TRUST_PROXY);
+
+// A Host header that cannot form a URL (or a path that is not valid percent-encoding) is the client's
+// mistake: answer 400 before anything tries to parse it.
+const rejectMalformed: RequestHandler = (req, res, next) => {
+  try {
+    new URL(`http://${req.headers.host ?? "localhost"}${req.originalUrl}`);
+    decodeURIComponent(req.path);
+    next();
+  } catch {
+    res.status(400).type("text/plain").send("Bad Request");
+  }
+};
+app.use(rejectMalformed);
+
+app.use((_req, res, next) => {
+  res.locals.cspNonce = randomBytes(16).toString("base64");
+  next();
+});
+
+app.use(
+  helmet({
+    contentSecurityPolicy: {
+      useDefaults: true,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'", (_req, res) => `'nonce-${(res as express.Response).locals.cspNonce}'`],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", "data:"],
+        fontSrc: ["'self'"],
+        connectSrc: ["'self'", ...(isProduction ? [] : ["ws:"])],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'self'"],
+        upgradeInsecureRequests: isProduction && !process.env.ALLOW_HTTP ? [] : null,
+      },
+    },
+    // Local http:// runs (npm start) must not be told to switch to https.
+    strictTransportSecurity: isProduction && !process.env.ALLOW_HTTP,
+    crossOriginEmbedderPolicy: false,
+  }),
+);
+app.use(compression());
+
+app.get("/healthz", async (_req, res) => {
+  try {
+    await Promise.all([getDb().raw("select 1"), getRedis().ping()]);
+    res.json({ ok: true });
+  } catch (error) {
+    res.status(503).json({ ok: false, error: (error as Error).message });
+  }
+});
+
+let getBuild: () => Promise<ServerBuild>;
+let closeVite: (() => Promise<void>) | undefined;
+if (isProduction) {
+  const buildDir = path.join(root, "build");
+  // Hashed file names never change content: cache them for a year. Everything else for an hour.
+  app.use("/assets", express.static(path.join(buildDir, "client", "assets"), { immutable: true, maxAge: "1y" }));
+  app.use(express.static(path.join(buildDir, "client"), { maxAge: "1h" }));
+  const build = (await import(path.join(buildDir, "server", "index.js"))) as ServerBuild;
+  getBuild = async () => build;
+} else {
+  const vite = await import("vite");
+  const viteServer = await vite.createServer({
+    server: { middlewareMode: true, hmr: { server: httpServer } },
+  });
+  app.use(viteServer.middlewares);
+  getBuild = () => viteServer.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>;
+  closeVite = () => viteServer.close();
+}
+app.use(express.static(path.join(root, "public"), { maxAge: "1h" }));
+
+app.all(
+  "*",
+  createRequestHandler({
+    build: getBuild,
+    mode: isProduction ? "production" : "development",
+    getLoadContext: (_req, res) => ({ cspNonce: res.locals.cspNonce as string }),
+  }),
+);
+
+const errorHandler: ErrorRequestHandler = (error, _req, res, _next) => {
+  console.error(error);
+  if (res.headersSent) return res.end();
+  res.status(500).type("text/plain").send("Something went wrong on our side. Please try again.");
+};
+app.use(errorHandler);
+
+// socket.io shares the HTTP server. It answers only same-origin pages; chat (a later issue) adds the
+// session-cookie handshake and the Redis adapter for fan-out across processes.
+const io = new SocketServer(httpServer, {
+  serveClient: false,
+  allowRequest: (req, callback) => {
+    const origin = req.headers.origin;
+    const host = req.headers.host;
+    const sameOrigin = !origin || (host !== undefined && new URL(origin).host === host);
+    callback(sameOrigin ? null : "origin not allowed", sameOrigin);
+  },
+});
+
+httpServer.listen(env.PORT, () => {
+  console.log(`[web] listening on http://localhost:${env.PORT} (${isProduction ? "production" : "development"})`);
+});
+
+let shuttingDown = false;
+async function shutdown(signal: string) {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  console.log(`[web] ${signal}: closing`);
+  const force = setTimeout(() => process.exit(1), 10_000);
+  force.unref();
+  // Stop accepting requests, let in-flight ones finish, then close what they were using.
+  await new Promise<void>((resolve) => {
+    io.close(() => resolve());
+    httpServer.closeIdleConnections();
+  });
+  await Promise.allSettled([closeVite?.(), closeDb(), closeRedis(), closeClickHouse()]);
+  console.log("[web] closed");
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));
