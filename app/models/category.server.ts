@@ -8,12 +8,16 @@ export type Category = {
   gigCount: number;
 };
 
-/** The six categories (spec §9) in display order, each with its number of published gigs. */
+/** The six categories (spec §9) in display order, each with its number of gigs that buyers can see. */
 export async function listCategories(db: Db): Promise<Category[]> {
+  // Counts what a buyer can find: published gigs of sellers who are not suspended or banned.
+  const visible = db("gigs as g")
+    .join("users as u", "u.id", "g.seller_id")
+    .where({ "g.status": "published", "u.status": "active" })
+    .select("g.id", "g.category_id")
+    .as("g");
   const rows = await db("categories as c")
-    .leftJoin("gigs as g", function () {
-      this.on("g.category_id", "c.id").andOnVal("g.status", "published");
-    })
+    .leftJoin(visible, "g.category_id", "c.id")
     .groupBy("c.id")
     .orderBy("c.position")
     .select("c.id", "c.slug", "c.name", "c.description", db.raw("count(g.id)::int as gig_count"));

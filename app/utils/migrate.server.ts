@@ -1,16 +1,33 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import type { Knex } from "knex";
 import { z } from "zod";
 import { createClickHouse, type ClickHouseOptions } from "~/analytics/clickhouse.server";
 
 const migrationsRoot = path.resolve(process.cwd(), "migrations");
 
+/**
+ * Knex's migrations read from a folder, imported by our own code rather than knex's loader, so the
+ * TypeScript files load wherever this module runs (tsx in scripts and the server, Vite in tests).
+ */
+class FolderMigrationSource implements Knex.MigrationSource<string> {
+  constructor(private readonly directory: string) {}
+  async getMigrations() {
+    return (await fs.readdir(this.directory)).filter((f) => /^\d+_[\w-]+\.ts$/.test(f)).sort();
+  }
+  getMigrationName(migration: string) {
+    return migration;
+  }
+  getMigration(migration: string): Promise<Knex.Migration> {
+    return import(/* @vite-ignore */ pathToFileURL(path.join(this.directory, migration)).href);
+  }
+}
+
 /** Applies the knex migrations in migrations/; running it again changes nothing. */
 export async function migratePostgres(db: Knex, directory = migrationsRoot) {
   const [, applied] = (await db.migrate.latest({
-    directory,
-    loadExtensions: [".ts"],
+    migrationSource: new FolderMigrationSource(directory),
     tableName: "knex_migrations",
   })) as [number, string[]];
   return applied;

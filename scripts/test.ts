@@ -1,0 +1,65 @@
+/**
+ * `npm test` after scripts/setup.mjs: type-checks, builds the app (the end-to-end specs run the built
+ * server, as production does), runs every vitest project, and ends with one summary line.
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { LOCAL_URLS } from "~/utils/local-services";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  DATABASE_URL: process.env.DATABASE_URL ?? LOCAL_URLS.DATABASE_URL,
+  REDIS_URL: process.env.REDIS_URL ?? LOCAL_URLS.REDIS_URL,
+  CLICKHOUSE_URL: process.env.CLICKHOUSE_URL ?? LOCAL_URLS.CLICKHOUSE_URL,
+};
+// Vitest's own NODE_ENV=test; the e2e server sets production for itself.
+delete env.NODE_ENV;
+
+function run(label: string, command: string, args: string[]) {
+  console.log(`\n[test] ${label}`);
+  const result = spawnSync(command, args, { cwd: root, env, stdio: "inherit" });
+  return result.status ?? 1;
+}
+
+const reportFile = path.join(root, ".data", "vitest-report.json");
+fs.rmSync(reportFile, { force: true });
+
+let failedSteps = 0;
+if (run("type-check (tsc --noEmit)", bin("tsc"), ["--noEmit"]) !== 0) failedSteps++;
+if (run("build (remix vite:build)", bin("remix"), ["vite:build"]) !== 0) {
+  console.error("[test] the build failed; the end-to-end specs cannot run");
+  console.log("\nsummary: 0 passed, 1 failed");
+  process.exit(1);
+}
+const status = run("vitest (unit, integration, end-to-end)", bin("vitest"), [
+  "run",
+  "--reporter=default",
+  "--reporter=json",
+  `--outputFile.json=${reportFile}`,
+  ...process.argv.slice(2),
+]);
+
+let passed = 0;
+let failed = failedSteps;
+let skipped = 0;
+try {
+  const report = JSON.parse(fs.readFileSync(reportFile, "utf8")) as {
+    numPassedTests: number;
+    numFailedTests: number;
+    numPendingTests: number;
+    numTodoTests: number;
+    numFailedTestSuites: number;
+  };
+  passed = report.numPassedTests;
+  failed += report.numFailedTests + (report.numFailedTests === 0 && status !== 0 ? report.numFailedTestSuites || 1 : 0);
+  skipped = report.numPendingTests + report.numTodoTests;
+} catch {
+  failed += 1;
+}
+if (passed === 0 && failed === 0) failed = 1; // a run that tested nothing is not a pass
+console.log(`\nsummary: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(failed > 0 || status !== 0 ? 1 : 0);

@@ -1,0 +1,54 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import YAML from "yaml";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const file = path.join(root, "docker-compose.yml");
+
+type Service = {
+  image?: string;
+  build?: string;
+  command?: string[];
+  environment?: Record<string, string>;
+  healthcheck?: { test: string[] };
+  depends_on?: Record<string, { condition: string }>;
+};
+
+describe("docker-compose.yml", () => {
+  const doc = YAML.parse(fs.readFileSync(file, "utf8"), { merge: true }) as { services: Record<string, Service> };
+  const { services } = doc;
+
+  it("has postgres, redis with the append-only file, a current clickhouse, web and worker", () => {
+    expect(Object.keys(services)).toEqual(expect.arrayContaining(["postgres", "redis", "clickhouse", "web", "worker"]));
+    expect(services.redis?.command).toEqual(expect.arrayContaining(["--appendonly", "yes"]));
+    const chVersion = Number(/clickhouse-server:(\d+)/.exec(services.clickhouse?.image ?? "")?.[1]);
+    expect(chVersion).toBeGreaterThanOrEqual(23);
+  });
+
+  it("gives every long-running service a health check", () => {
+    for (const name of ["postgres", "redis", "clickhouse", "web"]) {
+      expect(services[name]?.healthcheck?.test.length, name).toBeGreaterThan(0);
+    }
+  });
+
+  it("wires the service URLs into web and worker", () => {
+    for (const name of ["web", "worker"]) {
+      const env = services[name]?.environment ?? {};
+      expect(env.DATABASE_URL).toMatch(/^postgres:\/\/.*@postgres:5432\/soko$/);
+      expect(env.REDIS_URL).toBe("redis://redis:6379");
+      expect(env.CLICKHOUSE_URL).toBe("http://clickhouse:8123");
+      expect(env.NODE_ENV).toBe("production");
+    }
+  });
+
+  const compose = spawnSync("docker-compose", ["version"], { stdio: "ignore" }).status === 0;
+  it.runIf(compose)("passes `docker-compose config`", () => {
+    const out = execFileSync("docker-compose", ["-f", file, "config", "-q"], {
+      env: { ...process.env, POSTGRES_PASSWORD: "p", CLICKHOUSE_PASSWORD: "c" },
+      encoding: "utf8",
+    });
+    expect(out).toBe("");
+  });
+});

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listCategories } from "~/models/category.server";
+import { listFeaturedGigs } from "~/models/gig.server";
+import { createTestDatabase, type TestDatabase } from "../support/databases";
+
+describe("featured gigs and categories", () => {
+  let t: TestDatabase;
+  let categoryId: number;
+  let sellerId: number;
+
+  async function gig(title: string, fields: Record<string, unknown>, prices: number[]) {
+    const [row] = await t.db("gigs")
+      .insert({ seller_id: sellerId, category_id: categoryId, title, status: "published", ...fields })
+      .returning("id");
+    const tiers = ["basic", "standard", "premium"];
+    const days = [3, 7, 14];
+    await t.db("gig_packages").insert(
+      prices.map((price_ugx, i) => ({ gig_id: row.id, tier: tiers[i], name: tiers[i], price_ugx, delivery_days: days[i] })),
+    );
+    return row.id as number;
+  }
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    [{ id: categoryId }] = await t.db("categories").insert({ slug: "web-development", name: "Web Development" }).returning("id");
+    [{ id: sellerId }] = await t.db("users")
+      .insert({ name: "Ivan T", username: "ivan_t", email: "ivan@example.test", role: "freelancer" })
+      .returning("id");
+    const [{ id: suspendedId }] = await t.db("users")
+      .insert({ name: "Gone", username: "gone", email: "gone@example.test", role: "freelancer", status: "suspended" })
+      .returning("id");
+    await gig("Best rated", { rating: 4.9, reviews_count: 10 }, [300_000, 150_000, 500_000]);
+    await gig("Featured but lower", { rating: 4.1, reviews_count: 3, featured: true }, [90_000]);
+    await gig("A draft", { status: "draft", rating: 5, reviews_count: 99 }, [80_000]);
+    await gig("Second best", { rating: 4.5, reviews_count: 50 }, [120_000]);
+    await gig("Third", { rating: 4.5, reviews_count: 20 }, [130_000]);
+    await gig("Fourth", { rating: 4.0, reviews_count: 20 }, [140_000]);
+    await t.db("gigs").insert({ seller_id: suspendedId, category_id: categoryId, title: "Suspended seller's", status: "published", rating: 5 });
+  });
+  afterAll(() => t.drop());
+
+  it("puts featured gigs first, then the best rated, and hides drafts and suspended sellers", async () => {
+    const featured = await listFeaturedGigs(t.db);
+    expect(featured.map((g) => g.title)).toEqual(["Featured but lower", "Best rated", "Second best", "Third"]);
+  });
+
+  it("gives the lowest package price as the starting price, with category and seller", async () => {
+    const [, best] = await listFeaturedGigs(t.db);
+    expect(best).toMatchObject({
+      startingPriceUgx: 150_000,
+      categoryName: "Web Development",
+      categorySlug: "web-development",
+      sellerUsername: "ivan_t",
+      rating: 4.9,
+      reviewsCount: 10,
+    });
+  });
+
+  it("counts only the gigs a buyer can see per category", async () => {
+    const [category] = await listCategories(t.db);
+    // five published by the active seller; neither the draft nor the suspended seller's gig counts
+    expect(category?.gigCount).toBe(5);
+  });
+});

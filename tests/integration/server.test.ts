@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedDemoData } from "~/utils/seed.server";
+import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+describe("server.ts (the built app, as npm start runs it)", () => {
+  let t: TestDatabase;
+  let server: TestServer;
+  let output = "";
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    await seedDemoData(t.db);
+    server = await startTestServer({ DATABASE_URL: t.url });
+    server.child.stdout?.on("data", (d) => (output += d));
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await t?.drop();
+  });
+
+  const get = (path: string, init?: RequestInit) => fetch(`${server.baseUrl}${path}`, { redirect: "manual", ...init });
+
+  it("enforces a CSP whose per-request nonce is on every script tag, and no other", async () => {
+    const [a, b] = await Promise.all([get("/"), get("/")]);
+    const csp = a.headers.get("content-security-policy") ?? "";
+    expect(a.headers.get("content-security-policy-report-only")).toBeNull();
+    const nonce = /'nonce-([^']+)'/.exec(csp)?.[1];
+    expect(nonce).toBeTruthy();
+    expect(/'nonce-([^']+)'/.exec(b.headers.get("content-security-policy") ?? "")?.[1]).not.toBe(nonce);
+    expect(csp).toContain("script-src 'self' 'nonce-");
+    expect(csp).not.toContain("unsafe-inline");
+    const html = await a.text();
+    const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const tag of scripts) {
+      if (/\bsrc=/.test(tag)) continue;
+      expect(tag).toContain(`nonce="${nonce}"`);
+    }
+  });
+
+  it("sets helmet's headers and drops x-powered-by", async () => {
+    const res = await get("/");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("x-frame-options")).toBe("SAMEORIGIN");
+    expect(res.headers.get("x-powered-by")).toBeNull();
+  });
+
+  it("compresses pages and caches hashed assets for a year", async () => {
+    const res = await get("/", { headers: { "accept-encoding": "gzip" } });
+    const html = await res.text();
+    expect(res.headers.get("content-encoding")).toBe("gzip");
+    const asset = /(\/assets\/[^"]+\.js)/.exec(html)?.[1];
+    expect(asset).toBeTruthy();
+    const assetRes = await get(asset!);
+    expect(assetRes.status).toBe(200);
+    expect(assetRes.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+  });
+
+  it("reads the landing page from Postgres", async () => {
+    const html = await (await get("/")).text();
+    expect(html).toContain("Graphics &amp; Design");
+    expect(html).toMatch(/UGX \d{2,3},\d{3}/);
+  });
+
+  it("answers malformed requests with 4xx, never 500", async () => {
+    const cases: [string, number[]][] = [
+      ["/%E0%A4%A", [400]],
+      ["/help?q=%ZZ%", [200, 400]],
+      [`/help?q=${"a".repeat(10_000)}`, [200, 400]],
+      ["/help?q=a&q=b", [200]],
+      ["/help?q[]=x&q[a][b]=y", [200, 400]],
+      ["/?q[]=x", [200]],
+      ["/definitely/not/here", [404]],
+    ];
+    for (const [path, expected] of cases) {
+      const res = await get(path);
+      expect(expected, `${path} -> ${res.status}`).toContain(res.status);
+    }
+  });
+
+  it("reports health with the database and Redis", async () => {
+    const res = await get("/healthz");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true });
+  });
+
+  it("refuses a socket.io handshake from another origin", async () => {
+    const res = await get("/socket.io/?EIO=4&transport=polling", { headers: { origin: "http://evil.example" } });
+    expect(res.status).toBe(403);
+    const ok = await get("/socket.io/?EIO=4&transport=polling", { headers: { origin: server.baseUrl } });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toContain('"sid"');
+  });
+
+  it("closes cleanly on SIGTERM", async () => {
+    const exit = new Promise<number | null>((resolve) => server.child.once("exit", (code) => resolve(code)));
+    server.child.kill("SIGTERM");
+    expect(await exit).toBe(0);
+    expect(output).toContain("[web] SIGTERM: closing");
+    expect(output).toContain("[web] closed");
+  });
+});

@@ -1,0 +1,49 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { getEnv } from "~/utils/env.server";
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+function runWorker(env: Record<string, string>) {
+  const child = spawn(path.join(root, "node_modules", ".bin", "tsx"), ["worker/index.ts"], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const waitFor = async (text: string, ms = 20_000) => {
+    const deadline = Date.now() + ms;
+    while (!output.includes(text)) {
+      if (Date.now() > deadline) throw new Error(`worker never printed ${JSON.stringify(text)}:\n${output}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  return { child, exited, waitFor, output: () => output };
+}
+
+describe("worker process", () => {
+  it("connects to Redis and ClickHouse, says it is ready, and closes on SIGTERM", async () => {
+    const env = getEnv();
+    const worker = runWorker({ REDIS_URL: env.REDIS_URL, CLICKHOUSE_URL: env.CLICKHOUSE_URL });
+    await worker.waitFor("[worker] ready");
+    worker.child.kill("SIGTERM");
+    expect(await worker.exited).toBe(0);
+    expect(worker.output()).toContain("[worker] closed");
+  });
+
+  it("refuses to start when ClickHouse cannot be reached, saying why", async () => {
+    const worker = runWorker({ CLICKHOUSE_URL: "http://127.0.0.1:9" });
+    expect(await worker.exited).toBe(1);
+    expect(worker.output()).toContain("[worker] could not start");
+  });
+
+  it("refuses an invalid environment before doing anything", async () => {
+    const worker = runWorker({ REDIS_URL: "not a url" });
+    expect(await worker.exited).toBe(1);
+    expect(worker.output()).toMatch(/Invalid environment:\n\s+REDIS_URL/);
+  });
+});
