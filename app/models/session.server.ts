@@ -1,0 +1,72 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { Db } from "~/utils/db.server";
+
+/** The session cookie's name; the cookie holds the token, the row is named by its SHA-256. */
+export const SESSION_COOKIE = "soko_session";
+/** A "remember me" session lasts 30 days; otherwise the cookie ends with the browser and the row in 12 hours. */
+export const PERSISTENT_SESSION_MS = 30 * 24 * 60 * 60 * 1000;
+export const BROWSER_SESSION_MS = 12 * 60 * 60 * 1000;
+
+export type SessionUser = {
+  sessionId: string;
+  id: number;
+  name: string;
+  username: string;
+  email: string;
+  role: "client" | "freelancer" | "admin";
+};
+
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+/** Starts a session and returns the token to put in the cookie (or hand out as a Bearer token). */
+export async function createSession(
+  db: Db,
+  { userId, persistent, userAgent }: { userId: number; persistent: boolean; userAgent?: string | null },
+): Promise<{ token: string; expiresAt: Date }> {
+  const token = randomBytes(32).toString("base64url");
+  const expiresAt = new Date(Date.now() + (persistent ? PERSISTENT_SESSION_MS : BROWSER_SESSION_MS));
+  await db("sessions").insert({
+    id: hashToken(token),
+    user_id: userId,
+    expires_at: expiresAt,
+    persistent,
+    user_agent: userAgent?.slice(0, 300) ?? null,
+  });
+  return { token, expiresAt };
+}
+
+/**
+ * The signed-in user for a session token, or null: unknown or expired token, or a user who is not
+ * active (suspended and banned users have no working session, whatever rows remain).
+ */
+export async function getSessionUser(db: Db, token: string | null | undefined): Promise<SessionUser | null> {
+  if (!token || token.length > 200) return null;
+  const row = await db("sessions as s")
+    .join("users as u", "u.id", "s.user_id")
+    .where("s.id", hashToken(token))
+    .andWhere("s.expires_at", ">", db.fn.now())
+    .andWhere("u.status", "active")
+    .first("s.id as session_id", "u.id", "u.name", "u.username", "u.email", "u.role");
+  if (!row) return null;
+  return {
+    sessionId: row.session_id,
+    id: row.id,
+    name: row.name,
+    username: row.username,
+    email: row.email,
+    role: row.role,
+  };
+}
+
+export async function deleteSession(db: Db, token: string) {
+  await db("sessions").where({ id: hashToken(token) }).delete();
+}
+
+/** Ends every session of a user (suspend, ban, delete, "sign out everywhere"), except one if given. */
+export async function deleteUserSessions(db: Db, userId: number, { exceptSessionId }: { exceptSessionId?: string } = {}) {
+  const query = db("sessions").where({ user_id: userId });
+  if (exceptSessionId) query.whereNot({ id: exceptSessionId });
+  return query.delete();
+}
