@@ -1,0 +1,14 @@
+/**
+ * Money display. Amounts are whole Uganda shillings: UGX has no minor unit in use, so there are no decimals.
+ * en-US grouping is used on purpose: it is identical in Node and every browser, so server-rendered and
+ * hydrated text never differ (en-UG data varies between ICU builds).
+ */
+const ugxNumber = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+
+/** `75000` → `"UGX 75,000"`. Fractions are rounded to the nearest shilling. */
+export function formatUgx(amount: number): string {
+  if (!Number.isFinite(amount)) throw new RangeError(`formatUgx: not a finite amount (${amount})`);
+  const rounded = Math.round(amount);
+  const sign = rounded < 0 ? "-" : "";
+  return `${sign}UGX ${ugxNumber.format(Math.abs(rounded))}`;
+}
