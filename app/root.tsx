@@ -49,7 +49,9 @@ export function Layout({ children }: { children: ReactNode }) {
           Skip to content
         </a>
         {site === "admin" ? <AdminHeader mainSiteUrl={data?.mainSiteUrl ?? "/"} /> : <SiteHeader />}
-        <main id="main">{children}</main>
+        <main id="main" className="site-main" tabIndex={-1}>
+          {children}
+        </main>
         {site === "main" ? <SiteFooter year={data?.year ?? new Date().getFullYear()} /> : null}
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />

@@ -1,4 +1,5 @@
-import { Link, isRouteErrorResponse, useRouteError } from "@remix-run/react";
+import { Link, isRouteErrorResponse, useRouteError, useRouteLoaderData } from "@remix-run/react";
+import type { loader as rootLoader } from "~/root";
 
 type StatusHandler = (props: { status: number }) => JSX.Element;
 
@@ -26,11 +27,16 @@ const defaultHandlers: Record<number, StatusHandler> = {
 /** The one error boundary: a handler per status, and a calm message for anything unexpected. */
 export function GeneralErrorBoundary({ handlers = {} }: { handlers?: Record<number, StatusHandler> }) {
   const error = useRouteError();
+  // Undefined when the root loader itself failed; the links then fall back to the main site's.
+  const root = useRouteLoaderData<typeof rootLoader>("root");
   const status = isRouteErrorResponse(error) ? error.status : 500;
   const Handler = handlers[status] ?? defaultHandlers[status];
   if (!isRouteErrorResponse(error)) console.error(error);
   return (
     <section className="container error-page" aria-labelledby="error-title">
+      <p className="error-code" aria-hidden="true">
+        {status}
+      </p>
       <div id="error-title">
         {Handler ? (
           <Handler status={status} />
@@ -41,12 +47,11 @@ export function GeneralErrorBoundary({ handlers = {} }: { handlers?: Record<numb
           </>
         )}
       </div>
-      <p className="error-code">Error {status}</p>
-      <p>
+      <p className="error-actions">
         <Link to="/" className="button">
           Go to the home page
-        </Link>{" "}
-        <Link to="/help">Visit the help centre</Link>
+        </Link>
+        {root?.site === "admin" ? null : <Link to="/help">Visit the help centre</Link>}
       </p>
     </section>
   );

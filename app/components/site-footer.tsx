@@ -1,8 +1,53 @@
+import { Link } from "@remix-run/react";
+import { SUPPORT_EMAIL, SUPPORT_HOURS, SUPPORT_PHONE, SUPPORT_PHONE_HREF } from "~/utils/faq";
+
+/** The main site's footer. `year` comes from the root loader so server and browser render the same text. */
 export function SiteFooter({ year }: { year: number }) {
   return (
     <footer className="site-footer">
-      <div className="container">
+      <div className="container footer-grid">
+        <section aria-labelledby="footer-about">
+          <h2 id="footer-about" className="footer-brand">
+            Soko
+          </h2>
+          <p>Hire trusted Ugandan freelancers for fixed-price services, paid safely through escrow.</p>
+        </section>
+        <nav aria-labelledby="footer-clients">
+          <h2 id="footer-clients">For clients</h2>
+          <ul>
+            <li><Link to="/browse">Browse services</Link></li>
+            <li><Link to="/search">Search</Link></li>
+            <li><Link to="/help">How it works</Link></li>
+            <li><Link to="/register">Join as a client</Link></li>
+          </ul>
+        </nav>
+        <nav aria-labelledby="footer-freelancers">
+          <h2 id="footer-freelancers">For freelancers</h2>
+          <ul>
+            <li><Link to="/freelancer/register">Become a seller</Link></li>
+            <li><Link to="/gig/create">Create a gig</Link></li>
+            <li><Link to="/dashboard">Dashboard</Link></li>
+            <li><Link to="/help">Seller help</Link></li>
+          </ul>
+        </nav>
+        <section aria-labelledby="footer-contact">
+          <h2 id="footer-contact">Contact us</h2>
+          <address>
+            <a href={`mailto:${SUPPORT_EMAIL}`}>{SUPPORT_EMAIL}</a>
+            <br />
+            <a href={SUPPORT_PHONE_HREF}>{SUPPORT_PHONE}</a>
+            <br />
+            Kampala, Uganda
+          </address>
+          <p className="footer-hours">Support: {SUPPORT_HOURS}</p>
+        </section>
+      </div>
+      <div className="container footer-bottom">
         <p>© {year} Soko</p>
+        <nav aria-label="Policies">
+          <Link to="/terms">Terms of service</Link>
+          <Link to="/privacy">Privacy policy</Link>
+        </nav>
       </div>
     </footer>
   );
