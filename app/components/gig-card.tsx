@@ -1,0 +1,57 @@
+import { Link } from "@remix-run/react";
+import type { GigCard as GigCardData } from "~/models/gig.server";
+import { formatUgx } from "~/utils/money";
+
+/** "Web Development" → "WD", "Graphics & Design" → "GD": the placeholder's label until gigs have images. */
+export function categoryInitials(name: string): string {
+  return name
+    .split(/\s+/)
+    .filter((word) => /^\p{L}/u.test(word))
+    .slice(0, 2)
+    .map((word) => word[0]!.toUpperCase())
+    .join("");
+}
+
+/** One gig in a grid: landing page Featured Services, and later browse, search and seller profiles. */
+export function GigCard({ gig, headingLevel = 3 }: { gig: GigCardData; headingLevel?: 2 | 3 | 4 }) {
+  const Heading = `h${headingLevel}` as const;
+  const rating = gig.rating.toFixed(1);
+  const reviews = `${gig.reviewsCount} ${gig.reviewsCount === 1 ? "review" : "reviews"}`;
+  return (
+    <article className="gig-card">
+      {gig.imageKey ? (
+        <img className="gig-thumb" src={`/images/${gig.imageKey}`} alt="" loading="lazy" width={320} height={180} />
+      ) : (
+        <div className={`gig-thumb cat-${gig.categorySlug}`} aria-hidden="true">
+          {categoryInitials(gig.categoryName)}
+        </div>
+      )}
+      <div className="gig-body">
+        <p className="gig-category">{gig.categoryName}</p>
+        <Heading className="gig-title">
+          <Link to={`/gig/${gig.id}`}>{gig.title}</Link>
+        </Heading>
+        <p className="gig-seller">
+          by <Link to={`/user/${encodeURIComponent(gig.sellerUsername)}`}>{gig.sellerName}</Link>
+        </p>
+        <p className="gig-meta">
+          {gig.reviewsCount > 0 ? (
+            <span className="gig-rating">
+              <span aria-hidden="true">
+                <span className="star">★</span> {rating} <span className="gig-reviews">({gig.reviewsCount})</span>
+              </span>
+              <span className="visually-hidden">
+                Rated {rating} out of 5 from {reviews}
+              </span>
+            </span>
+          ) : (
+            <span className="gig-rating gig-new">New</span>
+          )}
+          <span className="gig-price">
+            <span className="gig-price-label">From</span> <strong>{formatUgx(gig.startingPriceUgx)}</strong>
+          </span>
+        </p>
+      </div>
+    </article>
+  );
+}
