@@ -31,10 +31,11 @@ function mtime(file) {
 const lock = path.join(root, "package-lock.json");
 const installed = path.join(root, "node_modules", ".package-lock.json");
 if (mtime(installed) === 0 || mtime(installed) < mtime(lock) || mtime(installed) < mtime(path.join(root, "package.json"))) {
-  const command = fs.existsSync(lock) ? "ci" : "install";
-  console.log(`[setup] npm ${command} (dependencies changed or missing)`);
-  execFileSync("npm", [command, "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" });
-  // npm ci writes .package-lock.json before the last files land; touch it so the check above holds.
+  // `npm install` rather than `npm ci`: npm 11 here writes lock files that its own `npm ci` then refuses
+  // (other platforms' optional packages missing); `npm install` follows the same lock file.
+  console.log("[setup] npm install (dependencies changed or missing)");
+  execFileSync("npm", ["install", "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" });
+  // Mark the install as newer than package.json and the lock, so the check above holds next time.
   const now = new Date();
   fs.utimesSync(installed, now, now);
 }
