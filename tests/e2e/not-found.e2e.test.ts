@@ -1,0 +1,48 @@
+import { expect, it } from "vitest";
+import { adminUrl, appUrl, describeBothModes, waitForHydration } from "../support/e2e";
+
+it("answers unknown paths with 404", async () => {
+  for (const path of ["/no-such-page", "/a/b/c", "/gigs%00"]) {
+    const res = await fetch(appUrl(path));
+    expect(res.status, path).toBe(404);
+    expect(await res.text()).toContain("Page not found");
+  }
+});
+
+describeBothModes("Not found page", (mode) => {
+  it("shows Page not found inside the site layout, with a way home", async () => {
+    const page = await mode.page();
+    const res = await page.goto(appUrl("/no/such/page"));
+    expect(res?.status()).toBe(404);
+    expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe("Page not found");
+    expect(await page.title()).toContain("Page not found");
+    expect(await page.getByRole("navigation", { name: "Main" }).isVisible()).toBe(true);
+    expect(await page.locator("footer").innerText()).toContain("© ");
+    await waitForHydration(page, mode);
+    await page.getByRole("link", { name: "Go to the home page" }).click();
+    await page.getByRole("heading", { name: "Browse by Category" }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/");
+    await page.close();
+  });
+
+  it("shows Page not found when a link leads nowhere", async () => {
+    const page = await mode.page();
+    await page.goto(appUrl("/"));
+    await waitForHydration(page, mode);
+    // /terms is linked from the footer but not written yet.
+    await page.locator("footer").getByRole("link", { name: "Terms of service" }).click();
+    await page.getByRole("heading", { name: "Page not found" }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/terms");
+    await page.close();
+  });
+
+  it("answers unknown paths on the admin host with 404 and the admin header", async () => {
+    const page = await mode.page();
+    const res = await page.goto(adminUrl("/no-such-admin-page"));
+    expect(res?.status()).toBe(404);
+    expect(await page.getByRole("heading", { name: "Page not found" }).isVisible()).toBe(true);
+    expect(await page.locator("header").innerText()).toContain("Admin");
+    expect(await page.getByRole("link", { name: "Visit the help centre" }).count()).toBe(0);
+    await page.close();
+  });
+});
