@@ -6,6 +6,9 @@ const alias = { "~": fileURLToPath(new URL("./app", import.meta.url)) };
 export default defineConfig({
   resolve: { alias },
   test: {
+    // Two files at once: each e2e file drives its own Chromium, and this machine has 2 cores.
+    maxWorkers: 2,
+    minWorkers: 1,
     projects: [
       {
         resolve: { alias },
@@ -27,9 +30,6 @@ export default defineConfig({
           environment: "node",
           testTimeout: 30_000,
           hookTimeout: 60_000,
-          // Each file drives its own Chromium; two at once is what a 2-core machine takes.
-          maxWorkers: 2,
-          minWorkers: 1,
         },
       },
     ],

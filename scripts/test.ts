@@ -12,12 +12,12 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
 const env: NodeJS.ProcessEnv = {
   ...process.env,
+  // Tests run as "test" even from a production shell; the e2e server sets production for itself.
+  NODE_ENV: "test",
   DATABASE_URL: process.env.DATABASE_URL ?? LOCAL_URLS.DATABASE_URL,
   REDIS_URL: process.env.REDIS_URL ?? LOCAL_URLS.REDIS_URL,
   CLICKHOUSE_URL: process.env.CLICKHOUSE_URL ?? LOCAL_URLS.CLICKHOUSE_URL,
 };
-// Vitest's own NODE_ENV=test; the e2e server sets production for itself.
-delete env.NODE_ENV;
 
 function run(label: string, command: string, args: string[]) {
   console.log(`\n[test] ${label}`);

@@ -20,6 +20,8 @@ function gigCardQuery(db: Db) {
     .join("users as u", "u.id", "g.seller_id")
     .where("g.status", "published")
     .andWhere("u.status", "active")
+    // A gig is only shown with a package to buy (publishing requires Basic; this guards old rows).
+    .whereExists((q) => q.select(db.raw("1")).from("gig_packages as p").whereRaw("p.gig_id = g.id"))
     .select(
       "g.id",
       "g.title",

@@ -41,7 +41,7 @@ const EnvSchema = z
 export type Env = z.infer<typeof EnvSchema>;
 
 /** Parses an environment; throws one readable error listing every bad variable. */
-export function parseEnv(source: NodeJS.ProcessEnv): Env {
+export function parseEnv(source: Record<string, string | undefined>): Env {
   const result = EnvSchema.safeParse(source);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);

@@ -25,14 +25,15 @@ describeBothModes("Not found page", (mode) => {
     await page.close();
   });
 
-  it("shows Page not found when a link leads nowhere", async () => {
+  it("leads from the 404 page to the help centre", async () => {
     const page = await mode.page();
-    await page.goto(appUrl("/"));
+    const res = await page.goto(appUrl("/gig-that-never-was"));
+    expect(res?.status()).toBe(404);
     await waitForHydration(page, mode);
-    // /terms is linked from the footer but not written yet.
-    await page.locator("footer").getByRole("link", { name: "Terms of service" }).click();
-    await page.getByRole("heading", { name: "Page not found" }).waitFor();
-    expect(new URL(page.url()).pathname).toBe("/terms");
+    await page.getByRole("link", { name: "Visit the help centre" }).click();
+    await page.getByRole("heading", { name: "Page not found" }).waitFor({ state: "detached" });
+    expect(new URL(page.url()).pathname).toBe("/help");
+    expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe("How it works: Help centre");
     await page.close();
   });
 
