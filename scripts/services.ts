@@ -4,7 +4,7 @@
  *
  *   tsx scripts/services.ts start|stop|status
  *
- * A service whose URL is set in the environment (DATABASE_URL, REDIS_URL, CLICKHOUSE_URL) is not
+ * A service already answering on its port is reused, whichever checkout started it. A service whose URL is set in the environment (DATABASE_URL, REDIS_URL, CLICKHOUSE_URL) is not
  * started: that server is used as it is. A missing Debian package is installed with apt-get when we
  * are root; otherwise we say exactly what to install and stop.
  */
@@ -130,8 +130,19 @@ const pg = {
   get pidFile() {
     return path.join(this.dir, "postmaster.pid");
   },
+  /** Whether a Postgres we can use answers on our port (ours, or another checkout's of this project). */
+  answers() {
+    const pgBin = findPostgresBin();
+    if (!pgBin) return false;
+    const result = spawnSync(
+      path.join(pgBin, "psql"),
+      ["-h", "127.0.0.1", "-p", String(LOCAL_PORTS.postgres), "-U", "postgres", "-d", "postgres", "-tAc", "SELECT 1"],
+      { encoding: "utf8", timeout: 5000 },
+    );
+    return result.status === 0 && result.stdout.trim() === "1";
+  },
   async start() {
-    if (readPid(this.pidFile) && (await portOpen(LOCAL_PORTS.postgres))) {
+    if (this.answers()) {
       log(`postgres already running on 127.0.0.1:${LOCAL_PORTS.postgres}`);
       return;
     }
@@ -192,8 +203,15 @@ const redis = {
   get pidFile() {
     return path.join(this.dir, "redis.pid");
   },
+  answers() {
+    const result = spawnSync("redis-cli", ["-h", "127.0.0.1", "-p", String(LOCAL_PORTS.redis), "ping"], {
+      encoding: "utf8",
+      timeout: 5000,
+    });
+    return result.status === 0 && result.stdout.trim() === "PONG";
+  },
   async start() {
-    if (readPid(this.pidFile) && (await portOpen(LOCAL_PORTS.redis))) {
+    if (this.answers()) {
       log(`redis already running on 127.0.0.1:${LOCAL_PORTS.redis}`);
       return;
     }
@@ -307,7 +325,7 @@ const clickhouse = {
     fs.writeFileSync(path.join(this.dir, "users.xml"), users);
   },
   async start() {
-    if (readPid(this.pidFile) && (await this.ping())) {
+    if (await this.ping()) {
       log(`clickhouse already running on 127.0.0.1:${LOCAL_PORTS.clickhouseHttp}`);
       return;
     }
@@ -372,9 +390,9 @@ export async function stopServices() {
 
 export async function servicesStatus() {
   return {
-    postgres: Boolean(readPid(pg.pidFile)) && (await portOpen(LOCAL_PORTS.postgres)),
-    redis: Boolean(readPid(redis.pidFile)) && (await portOpen(LOCAL_PORTS.redis)),
-    clickhouse: Boolean(readPid(clickhouse.pidFile)) && (await clickhouse.ping()),
+    postgres: pg.answers(),
+    redis: redis.answers(),
+    clickhouse: await clickhouse.ping(),
     pids: {
       postgres: readPid(pg.pidFile),
       redis: readPid(redis.pidFile),
