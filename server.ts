@@ -2,16 +2,10 @@
  * The web process: Express with helmet (enforced CSP with a per-request nonce), compression, static
  * assets, the Remix request handler and socket.io on one HTTP server, with graceful shutdown.
  */
-import { parseEnv } from "./app/utils/env.server";
+import { loadEnvOrExit, onShutdown } from "./app/utils/process.server";
 
 // The environment is checked before anything else runs; a bad one stops here with every problem listed.
-let env: ReturnType<typeof parseEnv>;
-try {
-  env = parseEnv(process.env);
-} catch (error) {
-  console.error((error as Error).message);
-  process.exit(1);
-}
+const env = loadEnvOrExit();
 
 import { randomBytes } from "node:crypto";
 import http from "node:http";
@@ -142,21 +136,11 @@ httpServer.listen(env.PORT, () => {
   console.log(`[web] listening on http://localhost:${env.PORT} (${isProduction ? "production" : "development"})`);
 });
 
-let shuttingDown = false;
-async function shutdown(signal: string) {
-  if (shuttingDown) return;
-  shuttingDown = true;
-  console.log(`[web] ${signal}: closing`);
-  const force = setTimeout(() => process.exit(1), 10_000);
-  force.unref();
+onShutdown("web", async () => {
   // Stop accepting requests, let in-flight ones finish, then close what they were using.
   await new Promise<void>((resolve) => {
     io.close(() => resolve());
     httpServer.closeIdleConnections();
   });
   await Promise.allSettled([closeVite?.(), closeDb(), closeRedis(), closeClickHouse()]);
-  console.log("[web] closed");
-  process.exit(0);
-}
-process.on("SIGTERM", () => void shutdown("SIGTERM"));
-process.on("SIGINT", () => void shutdown("SIGINT"));
+});

@@ -3,15 +3,9 @@
  * auto-complete, clearance, payment polls). Those arrive with their issues; today it connects to Redis
  * and ClickHouse, reports ready, and shuts down cleanly.
  */
-import { parseEnv } from "../app/utils/env.server";
+import { loadEnvOrExit, onShutdown } from "../app/utils/process.server";
 
-let env: ReturnType<typeof parseEnv>;
-try {
-  env = parseEnv(process.env);
-} catch (error) {
-  console.error((error as Error).message);
-  process.exit(1);
-}
+const env = loadEnvOrExit();
 
 import { startWorker } from "./worker.server";
 
@@ -20,16 +14,4 @@ const worker = await startWorker(env).catch((error: Error) => {
   process.exit(1);
 });
 
-let closing = false;
-async function shutdown(signal: string) {
-  if (closing) return;
-  closing = true;
-  console.log(`[worker] ${signal}: closing`);
-  const force = setTimeout(() => process.exit(1), 15_000);
-  force.unref();
-  await worker.close();
-  console.log("[worker] closed");
-  process.exit(0);
-}
-process.on("SIGTERM", () => void shutdown("SIGTERM"));
-process.on("SIGINT", () => void shutdown("SIGINT"));
+onShutdown("worker", () => worker.close(), { forceAfterMs: 15_000 });
