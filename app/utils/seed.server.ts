@@ -222,7 +222,7 @@ export async function seedDemoData(db: Knex) {
     let sellerIndex = 0;
     const sellerRatings = new Map<number, { sum: number; count: number }>();
     for (const category of CATEGORIES) {
-      for (const [i, title] of GIG_TITLES[category.slug].entries()) {
+      for (const title of GIG_TITLES[category.slug]) {
         const seller = sellers[sellerIndex++ % sellers.length]!;
         const reviewsCount = Math.floor(random() * 180);
         const rating = reviewsCount === 0 ? 0 : Math.round((3.6 + random() * 1.4) * 10) / 10;
@@ -239,7 +239,6 @@ export async function seedDemoData(db: Knex) {
             status: "published",
             rating,
             reviews_count: reviewsCount,
-            featured: i === 0 && ["graphics-design", "web-development", "writing-translation", "digital-marketing"].includes(category.slug),
             published_at: daysAgo(Math.floor(random() * 90)),
             created_at: daysAgo(100),
           })
@@ -284,6 +283,13 @@ export async function seedDemoData(db: Knex) {
         sellerRatings.set(seller.id, total);
       }
     }
+    // Featured Services: the best-reviewed gig of each of four categories (the editors' pick, in demo data).
+    await trx.raw(`
+      UPDATE gigs SET featured = true WHERE id IN (
+        SELECT DISTINCT ON (category_id) id FROM gigs
+        WHERE reviews_count >= 20 AND category_id IN (SELECT id FROM categories ORDER BY position LIMIT 4)
+        ORDER BY category_id, rating DESC, reviews_count DESC, id
+      )`);
     for (const [id, { sum, count }] of sellerRatings) {
       await trx("users")
         .where({ id })

@@ -48,6 +48,21 @@ describe("demo data", () => {
     }
   });
 
+  it("features the best-reviewed gig of four different categories", async () => {
+    const featured = await t.db("gigs").where({ featured: true }).select("category_id", "rating", "reviews_count");
+    expect(featured).toHaveLength(4);
+    expect(new Set(featured.map((g) => g.category_id)).size).toBe(4);
+    for (const g of featured) {
+      expect(g.reviews_count).toBeGreaterThanOrEqual(20);
+      const better = await t.db("gigs")
+        .where({ category_id: g.category_id })
+        .andWhere("reviews_count", ">=", 20)
+        .andWhere("rating", ">", g.rating)
+        .first();
+      expect(better).toBeUndefined();
+    }
+  });
+
   it("has an admin, clients and freelancers whose demo password verifies against a scrypt hash", async () => {
     const roles = await t.db("users").groupBy("role").select("role", t.db.raw("count(*)::int as n"));
     const byRole = Object.fromEntries(roles.map((r) => [r.role, r.n]));
