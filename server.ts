@@ -50,6 +50,23 @@ app.use((_req, res, next) => {
   next();
 });
 
+// Cross-site form posts are refused: a state-changing request must come from a page of ours (either
+// host). Browsers send Origin on every POST; when it is absent (old browsers, curl) the Referer decides, and a
+// request with neither (an API client with a Bearer token) passes, since it cannot carry our cookie by accident.
+const sameOriginMutations: RequestHandler = (req, res, next) => {
+  if (req.method === "GET" || req.method === "HEAD" || req.method === "OPTIONS") return next();
+  const source = req.headers.origin ?? req.headers.referer;
+  if (!source) return next();
+  let host: string | null = null;
+  try {
+    host = new URL(source).host;
+  } catch {
+    host = null;
+  }
+  if (host && host === req.headers.host) return next();
+  res.status(403).type("text/plain").send("Forbidden: this form was sent from another site.");
+};
+
 app.use(
   helmet({
     contentSecurityPolicy: {
@@ -71,8 +88,12 @@ app.use(
     // Local http:// runs (npm start) must not be told to switch to https.
     strictTransportSecurity: isProduction && !process.env.ALLOW_HTTP,
     crossOriginEmbedderPolicy: false,
+    // Helmet's default "no-referrer" makes Chromium send `Origin: null` on plain form posts, which the
+    // same-origin check below must refuse; this policy sends our origin to ourselves and nothing elsewhere.
+    referrerPolicy: { policy: "strict-origin-when-cross-origin" },
   }),
 );
+app.use(sameOriginMutations);
 app.use(compression());
 
 app.get("/healthz", async (_req, res) => {
@@ -109,7 +130,7 @@ app.all(
   createRequestHandler({
     build: getBuild,
     mode: isProduction ? "production" : "development",
-    getLoadContext: (_req, res) => ({ cspNonce: res.locals.cspNonce as string }),
+    getLoadContext: (req, res) => ({ cspNonce: res.locals.cspNonce as string, clientIp: req.ip ?? "unknown" }),
   }),
 );
 

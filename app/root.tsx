@@ -5,6 +5,9 @@ import { GeneralErrorBoundary } from "~/components/general-error-boundary";
 import { SiteFooter } from "~/components/site-footer";
 import { SiteHeader } from "~/components/site-header";
 import { AdminHeader } from "~/components/admin-header";
+import { getUser } from "~/utils/auth.server";
+import { getDisplayCurrency } from "~/utils/currency.server";
+import { getDb } from "~/utils/db.server";
 import { getAdminSiteUrl, getMainSiteUrl, getSiteHost } from "~/utils/host.server";
 import { useNonce } from "~/utils/nonce-provider";
 import appStylesUrl from "~/styles/app.css?url";
@@ -15,7 +18,11 @@ export const links: LinksFunction = () => [
 ];
 
 export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await getUser(request);
   return {
+    user: user ? { name: user.name, username: user.username, role: user.role } : null,
+    currency: await getDisplayCurrency(getDb(), request, user),
+    timeZone: user?.timeZone ?? "EAT",
     site: getSiteHost(request),
     mainSiteUrl: getMainSiteUrl(request),
     adminSiteUrl: getAdminSiteUrl(request),
@@ -48,7 +55,11 @@ export function Layout({ children }: { children: ReactNode }) {
         <a className="skip-link" href="#main">
           Skip to content
         </a>
-        {site === "admin" ? <AdminHeader mainSiteUrl={data?.mainSiteUrl ?? "/"} /> : <SiteHeader />}
+        {site === "admin" ? (
+          <AdminHeader mainSiteUrl={data?.mainSiteUrl ?? "/"} user={data?.user ?? null} />
+        ) : (
+          <SiteHeader user={data?.user ?? null} />
+        )}
         <main id="main" className="site-main" tabIndex={-1}>
           {children}
         </main>

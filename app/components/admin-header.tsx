@@ -1,7 +1,9 @@
-import { Link } from "@remix-run/react";
+import { Link, NavLink } from "@remix-run/react";
+import { SignOutButton, type HeaderUser } from "~/components/site-header";
 
-/** The admin portal's header: its own brand line and a way back to the main site (another origin). */
-export function AdminHeader({ mainSiteUrl }: { mainSiteUrl: string }) {
+/** The admin portal's header: its own brand line, its screens, and a way back to the main site (another origin). */
+export function AdminHeader({ mainSiteUrl, user }: { mainSiteUrl: string; user: HeaderUser }) {
+  const admin = user?.role === "admin";
   return (
     <header className="site-header admin-header">
       <div className="container header-row">
@@ -12,7 +14,15 @@ export function AdminHeader({ mainSiteUrl }: { mainSiteUrl: string }) {
           Soko <span className="brand-tag">Admin</span>
         </Link>
         <nav aria-label="Admin" className="site-nav">
+          {admin ? (
+            <>
+              <NavLink to="/users">Users</NavLink>
+              <NavLink to="/messages">Messages</NavLink>
+              <NavLink to="/analytics">Analytics</NavLink>
+            </>
+          ) : null}
           <a href={mainSiteUrl}>Main site</a>
+          {user ? <SignOutButton /> : null}
         </nav>
       </div>
     </header>

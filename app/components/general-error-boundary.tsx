@@ -12,8 +12,9 @@ const defaultHandlers: Record<number, StatusHandler> = {
   ),
   403: () => (
     <>
-      <h1>Access denied</h1>
+      <h1>Access Denied</h1>
       <p>You don't have permission to access this area.</p>
+      <p>You don't have administrator privileges.</p>
     </>
   ),
   400: () => (
@@ -48,9 +49,15 @@ export function GeneralErrorBoundary({ handlers = {} }: { handlers?: Record<numb
         )}
       </div>
       <p className="error-actions">
-        <Link to="/" className="button">
-          Go to the home page
-        </Link>
+        {root?.site === "admin" && status === 403 ? (
+          <a href={root.mainSiteUrl} className="button">
+            Back to the main site
+          </a>
+        ) : (
+          <Link to="/" className="button">
+            Go to the home page
+          </Link>
+        )}
         {root?.site === "admin" ? null : <Link to="/help">Visit the help centre</Link>}
       </p>
     </section>

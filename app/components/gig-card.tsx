@@ -1,6 +1,7 @@
 import { Link } from "@remix-run/react";
 import type { GigCard as GigCardData } from "~/models/gig.server";
-import { formatUgx } from "~/utils/money";
+import { imageUrl } from "~/utils/media";
+import { usePreferences } from "~/utils/use-preferences";
 
 /** "Web Development" → "WD", "Graphics & Design" → "GD": the placeholder's label until gigs have images. */
 export function categoryInitials(name: string): string {
@@ -15,12 +16,13 @@ export function categoryInitials(name: string): string {
 /** One gig in a grid: landing page Featured Services, and later browse, search and seller profiles. */
 export function GigCard({ gig, headingLevel = 3 }: { gig: GigCardData; headingLevel?: 2 | 3 | 4 }) {
   const Heading = `h${headingLevel}` as const;
+  const { price } = usePreferences();
   const rating = gig.rating.toFixed(1);
   const reviews = `${gig.reviewsCount} ${gig.reviewsCount === 1 ? "review" : "reviews"}`;
   return (
     <article className="gig-card">
       {gig.imageKey ? (
-        <img className="gig-thumb" src={`/images/${gig.imageKey}`} alt="" loading="lazy" width={320} height={180} />
+        <img className="gig-thumb" src={imageUrl(gig.imageKey, "thumb")} alt="" loading="lazy" width={320} height={180} />
       ) : (
         <div className={`gig-thumb cat-${gig.categorySlug}`} aria-hidden="true">
           {categoryInitials(gig.categoryName)}
@@ -48,7 +50,7 @@ export function GigCard({ gig, headingLevel = 3 }: { gig: GigCardData; headingLe
             <span className="gig-rating gig-new">New</span>
           )}
           <span className="gig-price">
-            <span className="gig-price-label">From</span> <strong>{formatUgx(gig.startingPriceUgx)}</strong>
+            <span className="gig-price-label">From</span> <strong>{price(gig.startingPriceUgx)}</strong>
           </span>
         </p>
       </div>

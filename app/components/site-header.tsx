@@ -1,10 +1,23 @@
-import { Link, NavLink } from "@remix-run/react";
+import { Form, Link, NavLink } from "@remix-run/react";
+
+export type HeaderUser = { name: string; username: string; role: "client" | "freelancer" | "admin" } | null;
+
+/** Signing out is a POST form, styled as a link, so it works without JavaScript and no prefetch can trigger it. */
+export function SignOutButton() {
+  return (
+    <Form method="post" action="/logout" className="inline-form">
+      <button type="submit" className="link-button">
+        Sign out
+      </button>
+    </Form>
+  );
+}
 
 /**
- * The main site's header. The nav is four short links that wrap under the brand on narrow screens, so it
+ * The main site's header. The nav is a few short links that wrap under the brand on narrow screens, so it
  * works on any phone without JavaScript (no hamburger menu to open).
  */
-export function SiteHeader() {
+export function SiteHeader({ user }: { user: HeaderUser }) {
   return (
     <header className="site-header">
       <div className="container header-row">
@@ -17,10 +30,24 @@ export function SiteHeader() {
         <nav aria-label="Main" className="site-nav">
           <NavLink to="/browse">Browse</NavLink>
           <NavLink to="/help">How it works</NavLink>
-          <NavLink to="/login">Sign in</NavLink>
-          <NavLink to="/register" className="button button-small">
-            Join
-          </NavLink>
+          {user ? (
+            <>
+              <NavLink to="/dashboard">Dashboard</NavLink>
+              <NavLink to="/settings">Settings</NavLink>
+              {user.role === "admin" ? <NavLink to="/admin">Admin</NavLink> : null}
+              <span className="header-user" aria-label="Signed in as">
+                {user.name}
+              </span>
+              <SignOutButton />
+            </>
+          ) : (
+            <>
+              <NavLink to="/login">Sign in</NavLink>
+              <NavLink to="/register" className="button button-small">
+                Join
+              </NavLink>
+            </>
+          )}
         </nav>
       </div>
     </header>

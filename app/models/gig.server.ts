@@ -65,3 +65,15 @@ export async function listFeaturedGigs(db: Db, { limit = 4 }: { limit?: number }
     .limit(limit);
   return rows.map(toGigCard);
 }
+
+/** A seller's published gigs, for their public profile: best rated first. */
+export async function listSellerGigs(db: Db, sellerId: number): Promise<GigCard[]> {
+  const rows = await gigCardQuery(db)
+    .where("g.seller_id", sellerId)
+    .orderBy([
+      { column: "g.rating", order: "desc" },
+      { column: "g.id", order: "asc" },
+    ])
+    .limit(50);
+  return rows.map(toGigCard);
+}

@@ -14,6 +14,8 @@ export type SessionUser = {
   username: string;
   email: string;
   role: "client" | "freelancer" | "admin";
+  preferredCurrency: "UGX" | "USD";
+  timeZone: "EAT" | "UTC";
 };
 
 export function hashToken(token: string): string {
@@ -48,7 +50,7 @@ export async function getSessionUser(db: Db, token: string | null | undefined): 
     .where("s.id", hashToken(token))
     .andWhere("s.expires_at", ">", db.fn.now())
     .andWhere("u.status", "active")
-    .first("s.id as session_id", "u.id", "u.name", "u.username", "u.email", "u.role");
+    .first("s.id as session_id", "u.id", "u.name", "u.username", "u.email", "u.role", "u.preferred_currency", "u.time_zone");
   if (!row) return null;
   return {
     sessionId: row.session_id,
@@ -57,6 +59,8 @@ export async function getSessionUser(db: Db, token: string | null | undefined): 
     username: row.username,
     email: row.email,
     role: row.role,
+    preferredCurrency: row.preferred_currency,
+    timeZone: row.time_zone,
   };
 }
 

@@ -1,14 +1,19 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { ADMIN_SECTIONS, ComingSoon } from "~/components/coming-soon";
 import { GigCard, categoryInitials } from "~/components/gig-card";
 import { listCategories } from "~/models/category.server";
 import { listFeaturedGigs } from "~/models/gig.server";
 import type { loader as rootLoader } from "~/root";
 import { getDb } from "~/utils/db.server";
+import { requireAdmin } from "~/utils/auth.server";
 import { getSiteHost } from "~/utils/host.server";
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  if (getSiteHost(request) === "admin") return { site: "admin" as const, categories: [], featured: [] };
+  if (getSiteHost(request) === "admin") {
+    await requireAdmin(request);
+    return { site: "admin" as const, categories: [], featured: [] };
+  }
   const db = getDb();
   const [categories, featured] = await Promise.all([listCategories(db), listFeaturedGigs(db)]);
   return { site: "main" as const, categories, featured };
@@ -208,20 +213,11 @@ function WhyChooseSoko() {
 
 /** `/` on the admin host: the portal's entry page until its login and dashboard exist. */
 function AdminEntry() {
-  const root = useRouteLoaderData<typeof rootLoader>("root");
   return (
-    <section className="container admin-entry" aria-labelledby="admin-title">
-      <h1 id="admin-title">Soko Admin</h1>
-      <p>
-        This is the administration portal. Administrator sign-in and the dashboard, users, messages and analytics
-        screens are being set up.
-      </p>
-      <p>
-        <a href={root?.mainSiteUrl ?? "/"} className="button">
-          Go to the main site
-        </a>
-      </p>
-    </section>
+    <ComingSoon title={ADMIN_SECTIONS.dashboard.title}>
+      {ADMIN_SECTIONS.dashboard.text} Meanwhile: <Link to="/users">users</Link>, <Link to="/messages">messages</Link>,{" "}
+      <Link to="/analytics">analytics</Link>.
+    </ComingSoon>
   );
 }
 

@@ -20,8 +20,12 @@ const EnvSchema = z
     /** Where the main site lives, for links from the admin host ("back to the main site"). */
     PUBLIC_URL: z.string().url().optional(),
     SEED_DEMO: booleanish.optional(),
-    /** Name of the BullMQ queue; tests give each run its own. */
+    /** Namespace of our Redis keys (BullMQ queues, rate limits); tests give each server its own. */
     QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default("soko"),
+    /** Show the mail outbox page (/dev/outbox) in production too: demo machines and the test suite. */
+    DEV_OUTBOX: booleanish.optional(),
+    /** Where uploaded images are kept (outside the web root). */
+    UPLOAD_DIR: z.string().min(1).optional(),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== "production") return;

@@ -12,3 +12,14 @@ export function formatUgx(amount: number): string {
   const sign = rounded < 0 ? "-" : "";
   return `${sign}UGX ${ugxNumber.format(Math.abs(rounded))}`;
 }
+
+export type Currency = "UGX" | "USD";
+export type DisplayCurrency = { code: Currency; ugxPerUsd: number };
+
+const usdNumber = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** A price stored in UGX, shown in the visitor's currency: `"UGX 75,000"` or `"USD 20.27"` at the stored rate. */
+export function formatPrice(amountUgx: number, currency: DisplayCurrency | null | undefined): string {
+  if (!currency || currency.code === "UGX" || !(currency.ugxPerUsd > 0)) return formatUgx(amountUgx);
+  return `USD ${usdNumber.format(amountUgx / currency.ugxPerUsd)}`;
+}

@@ -1,0 +1,119 @@
+/**
+ * Form pieces every account form shares: a labelled field with its message beside it, a password field whose
+ * show/hide toggle exists only where JavaScript runs, and a submit button that says when it is busy.
+ */
+import { getInputProps, type FieldMetadata } from "@conform-to/react";
+import { useNavigation } from "@remix-run/react";
+import { useEffect, useState, type ReactNode } from "react";
+
+type InputType = "text" | "email" | "password" | "url" | "number" | "tel" | "file";
+
+export function ErrorList({ id, errors }: { id?: string; errors?: string[] }) {
+  if (!errors?.length) return null;
+  return (
+    <ul id={id} className="field-errors" role="alert">
+      {errors.map((e) => (
+        <li key={e}>{e}</li>
+      ))}
+    </ul>
+  );
+}
+
+export function Field({
+  field,
+  label,
+  type = "text",
+  hint,
+  autoComplete,
+  inputProps,
+}: {
+  field: FieldMetadata<unknown>;
+  label: ReactNode;
+  type?: InputType;
+  hint?: ReactNode;
+  autoComplete?: string;
+  inputProps?: React.InputHTMLAttributes<HTMLInputElement>;
+}) {
+  const props = getInputProps(field as FieldMetadata<string>, { type: type as "text", ariaDescribedBy: hint ? `${field.id}-hint` : undefined });
+  return (
+    <div className="field">
+      <label htmlFor={field.id}>{label}</label>
+      {hint ? (
+        <p id={`${field.id}-hint`} className="field-hint">
+          {hint}
+        </p>
+      ) : null}
+      <input {...props} key={props.key} autoComplete={autoComplete} {...inputProps} />
+      <ErrorList id={field.errorId} errors={field.errors} />
+    </div>
+  );
+}
+
+export function TextAreaField({ field, label, hint, rows = 4 }: { field: FieldMetadata<unknown>; label: ReactNode; hint?: ReactNode; rows?: number }) {
+  return (
+    <div className="field">
+      <label htmlFor={field.id}>{label}</label>
+      {hint ? <p className="field-hint">{hint}</p> : null}
+      <textarea
+        id={field.id}
+        name={field.name}
+        rows={rows}
+        defaultValue={typeof field.initialValue === "string" ? field.initialValue : ""}
+        aria-invalid={field.errors ? true : undefined}
+        aria-describedby={field.errors ? field.errorId : undefined}
+      />
+      <ErrorList id={field.errorId} errors={field.errors} />
+    </div>
+  );
+}
+
+/** A password input. The Show/Hide button is rendered only after hydration: without JavaScript it could not work. */
+export function PasswordField({ field, label, autoComplete }: { field: FieldMetadata<unknown>; label: ReactNode; autoComplete: string }) {
+  const [hydrated, setHydrated] = useState(false);
+  const [shown, setShown] = useState(false);
+  useEffect(() => setHydrated(true), []);
+  const props = getInputProps(field as FieldMetadata<string>, { type: "password" });
+  return (
+    <div className="field">
+      <label htmlFor={field.id}>{label}</label>
+      <div className="password-row">
+        <input {...props} key={props.key} defaultValue="" type={shown ? "text" : "password"} autoComplete={autoComplete} />
+        {hydrated ? (
+          <button
+            type="button"
+            className="button button-secondary button-small"
+            aria-controls={field.id}
+            aria-pressed={shown}
+            onClick={() => setShown((s) => !s)}
+          >
+            {shown ? "Hide" : "Show"}
+            <span className="visually-hidden"> password</span>
+          </button>
+        ) : null}
+      </div>
+      <ErrorList id={field.errorId} errors={field.errors} />
+    </div>
+  );
+}
+
+/** Submit button; while this form's submission is in flight it is disabled and reads `pendingLabel`. */
+export function SubmitButton({ children, pendingLabel, name, value, formAction }: { children: ReactNode; pendingLabel: string; name?: string; value?: string; formAction?: string }) {
+  const navigation = useNavigation();
+  const pending = navigation.state === "submitting" && (!value || navigation.formData?.get(name ?? "") === value);
+  return (
+    <button type="submit" className="button" disabled={pending} aria-disabled={pending} name={name} value={value} formAction={formAction}>
+      {pending ? pendingLabel : children}
+    </button>
+  );
+}
+
+export function FormMessage({ errors, success }: { errors?: string[]; success?: string | null }) {
+  if (errors?.length) return <ErrorList errors={errors} />;
+  if (success)
+    return (
+      <p className="form-success" role="status">
+        {success}
+      </p>
+    );
+  return null;
+}

@@ -1,0 +1,53 @@
+/** What happened on an account: written beside the change it describes, read by the dashboard. */
+import type { Db } from "~/utils/db.server";
+
+export type ActivityKind =
+  | "joined"
+  | "signed_in"
+  | "profile_updated"
+  | "notifications_updated"
+  | "billing_updated"
+  | "preferences_updated"
+  | "password_changed"
+  | "password_reset"
+  | "signed_out_elsewhere"
+  | "status_active"
+  | "status_suspended"
+  | "status_banned"
+  | "gig_published"
+  | "gig_saved";
+
+const LABELS: Record<string, string> = {
+  joined: "You joined Soko",
+  signed_in: "You signed in",
+  profile_updated: "You updated your profile",
+  notifications_updated: "You changed your notification settings",
+  billing_updated: "You updated your mobile-money number",
+  preferences_updated: "You changed your preferences",
+  password_changed: "You changed your password",
+  password_reset: "You reset your password",
+  signed_out_elsewhere: "You signed out of your other sessions",
+  status_active: "Your account was activated",
+  status_suspended: "Your account was suspended",
+  status_banned: "Your account was banned",
+  gig_published: "You published a gig",
+  gig_saved: "You saved a gig as a draft",
+};
+
+export async function recordActivity(db: Db, userId: number, kind: ActivityKind | string, details: Record<string, unknown>) {
+  await db("activity").insert({ user_id: userId, kind, details: JSON.stringify(details) });
+}
+
+export type ActivityItem = { id: number; label: string; at: Date };
+
+export async function listRecentActivity(db: Db, userId: number, limit = 8): Promise<ActivityItem[]> {
+  const rows = await db("activity")
+    .where({ user_id: userId })
+    .orderBy([
+      { column: "created_at", order: "desc" },
+      { column: "id", order: "desc" },
+    ])
+    .limit(limit)
+    .select("id", "kind", "created_at");
+  return rows.map((r) => ({ id: r.id, label: LABELS[r.kind] ?? r.kind.replace(/_/g, " "), at: r.created_at }));
+}

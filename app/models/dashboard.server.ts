@@ -1,0 +1,48 @@
+/**
+ * The dashboard's figures, computed from the member's own rows. Orders do not exist yet: until the orders
+ * table arrives, order counts and money are honestly zero (the ledger will be their only source).
+ */
+import type { SessionUser } from "~/models/session.server";
+import type { Db } from "~/utils/db.server";
+
+export type StatCard = { label: string; value: number; kind: "count" | "money" | "rating" };
+
+export type DashboardGig = { id: number; title: string; status: "draft" | "published" | "paused"; startingPriceUgx: number | null };
+
+export async function getDashboardStats(db: Db, user: SessionUser): Promise<StatCard[]> {
+  if (user.role === "freelancer") {
+    const [published, me] = await Promise.all([
+      db("gigs").where({ seller_id: user.id, status: "published" }).count<{ count: number }[]>({ count: "*" }).first(),
+      db("users").where({ id: user.id }).first("rating"),
+    ]);
+    return [
+      { label: "Published gigs", value: Number(published?.count ?? 0), kind: "count" },
+      { label: "Active orders", value: 0, kind: "count" },
+      { label: "Earnings", value: 0, kind: "money" },
+      { label: "Rating", value: Number(me?.rating ?? 0), kind: "rating" },
+    ];
+  }
+  const saved = await db("saved_sellers").where({ user_id: user.id }).count<{ count: number }[]>({ count: "*" }).first();
+  return [
+    { label: "Active orders", value: 0, kind: "count" },
+    { label: "Completed orders", value: 0, kind: "count" },
+    { label: "Total spent", value: 0, kind: "money" },
+    { label: "Saved sellers", value: Number(saved?.count ?? 0), kind: "count" },
+  ];
+}
+
+/** A seller's own gigs, every status, newest first, with the lowest package price. */
+export async function listOwnGigs(db: Db, sellerId: number): Promise<DashboardGig[]> {
+  const rows = await db("gigs as g")
+    .leftJoin("gig_packages as p", "p.gig_id", "g.id")
+    .where("g.seller_id", sellerId)
+    .groupBy("g.id")
+    .orderBy("g.created_at", "desc")
+    .select("g.id", "g.title", "g.status", db.raw("min(p.price_ugx) as starting_price"));
+  return rows.map((r) => ({
+    id: r.id,
+    title: r.title,
+    status: r.status,
+    startingPriceUgx: r.starting_price === null ? null : Number(r.starting_price),
+  }));
+}

@@ -1,0 +1,38 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { useLoaderData } from "@remix-run/react";
+import { listOutbox } from "~/models/outbox.server";
+import { getDb } from "~/utils/db.server";
+import { getEnv } from "~/utils/env.server";
+
+export const meta: MetaFunction = () => [{ title: "Outbox (development) | Soko" }, { name: "robots", content: "noindex" }];
+
+/** The mail we would have sent. Development only (or DEV_OUTBOX=1 on a demo machine); 404 in production. */
+export async function loader(_args: LoaderFunctionArgs) {
+  const env = getEnv();
+  if (env.isProduction && !env.DEV_OUTBOX) throw new Response("Not Found", { status: 404 });
+  return { mails: await listOutbox(getDb()) };
+}
+
+export default function Outbox() {
+  const { mails } = useLoaderData<typeof loader>();
+  return (
+    <section className="container form-page outbox" aria-labelledby="outbox-title">
+      <h1 id="outbox-title">Outbox</h1>
+      <p>No mail server is configured, so mail is kept here. Newest first.</p>
+      {mails.length === 0 ? <p>No mail yet.</p> : null}
+      {mails.map((m) => (
+        <article key={m.id} aria-label={m.subject}>
+          <h2>{m.subject}</h2>
+          <p>
+            To: {m.to} · {new Date(m.createdAt).toISOString()}
+          </p>
+          <pre>{linkify(m.body)}</pre>
+        </article>
+      ))}
+    </section>
+  );
+}
+
+function linkify(body: string) {
+  return body.split(/(https?:\/\/\S+)/).map((part, i) => (/^https?:\/\//.test(part) ? <a key={i} href={part}>{part}</a> : part));
+}

@@ -1,0 +1,62 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod";
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData } from "@remix-run/react";
+import { ErrorList, Field, SubmitButton } from "~/components/forms";
+import { requestPasswordReset } from "~/models/password-reset.server";
+import { ForgotPasswordSchema } from "~/utils/account-schemas";
+import { getDb } from "~/utils/db.server";
+import { getMainSiteUrl, requireSiteHost } from "~/utils/host.server";
+import { consume } from "~/utils/rate-limit.server";
+
+export { actionHeaders as headers } from "~/utils/headers";
+
+export const meta: MetaFunction = () => [{ title: "Reset your password | Soko" }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  requireSiteHost(request, "main");
+  return null;
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  requireSiteHost(request, "main");
+  const submission = parseWithZod(await request.formData(), { schema: ForgotPasswordSchema });
+  if (submission.status !== "success") return data({ result: submission.reply(), sent: false }, { status: 400 });
+  const limited = await consume("reset", [`ip:${context.clientIp}`, `email:${submission.value.email}`]);
+  if (limited) {
+    return data({ result: submission.reply({ formErrors: [limited.message] }), sent: false }, { status: 429, headers: { "Retry-After": String(limited.retryAfter) } });
+  }
+  await requestPasswordReset(getDb(), submission.value.email, getMainSiteUrl(request));
+  // The same answer whether or not the email has an account.
+  return { result: submission.reply({ resetForm: true }), sent: true };
+}
+
+export default function ForgotPassword() {
+  const actionData = useActionData<typeof action>();
+  const [form, fields] = useForm({
+    id: "forgot-password",
+    lastResult: actionData?.result,
+    shouldValidate: "onSubmit",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: ForgotPasswordSchema }),
+  });
+  return (
+    <section className="container form-page" aria-labelledby="forgot-title">
+      <h1 id="forgot-title">Reset your password</h1>
+      {actionData?.sent ? (
+        <p className="form-success" role="status">
+          If an account uses that email, we have sent it a link to choose a new password. The link works once, for one hour.
+        </p>
+      ) : (
+        <p>Enter the email you joined with and we will send you a link to choose a new password.</p>
+      )}
+      <Form method="post" className="form-card" {...getFormProps(form)}>
+        <ErrorList id={form.errorId} errors={form.errors} />
+        <Field field={fields.email} label="Email" type="email" autoComplete="email" />
+        <SubmitButton pendingLabel="Sending...">Send reset link</SubmitButton>
+      </Form>
+      <p className="form-links">
+        Remembered it? <Link to="/login">Sign in</Link>
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,82 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData } from "@remix-run/react";
+import { ErrorList, Field, PasswordField, SubmitButton, TextAreaField } from "~/components/forms";
+import { FreelancerRegisterSchema } from "~/utils/account-schemas";
+import { getUser } from "~/utils/auth.server";
+import { requireSiteHost } from "~/utils/host.server";
+import { HIDDEN_PASSWORDS, join } from "~/utils/join.server";
+
+export { actionHeaders as headers } from "~/utils/headers";
+
+export const meta: MetaFunction = () => [{ title: "Become a Seller | Soko" }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  requireSiteHost(request, "main");
+  if (await getUser(request)) throw redirect("/dashboard");
+  return null;
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  requireSiteHost(request, "main");
+  const submission = parseWithZod(await request.formData(), { schema: FreelancerRegisterSchema });
+  if (submission.status !== "success") {
+    return data(submission.reply({ hideFields: HIDDEN_PASSWORDS }), { status: 400 });
+  }
+  const v = submission.value;
+  return join(
+    request,
+    context.clientIp,
+    {
+      name: v.name,
+      email: v.email,
+      password: v.password,
+      role: "freelancer",
+      skills: v.skills,
+      yearsExperience: v.yearsExperience ?? null,
+      portfolioUrl: v.portfolioUrl ?? null,
+      bio: v.description ?? "",
+    },
+    (o) => submission.reply(o),
+  );
+}
+
+export default function FreelancerRegister() {
+  const lastResult = useActionData<typeof action>();
+  const [form, fields] = useForm({
+    id: "freelancer-register",
+    lastResult,
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: FreelancerRegisterSchema }),
+  });
+  return (
+    <section className="container form-page" aria-labelledby="seller-title">
+      <h1 id="seller-title">Become a Seller</h1>
+      <p>Offer your skills to clients across Uganda. Joining is free; Soko keeps 20% of each completed order.</p>
+      <Form method="post" className="form-card" {...getFormProps(form)}>
+        <ErrorList id={form.errorId} errors={form.errors} />
+        <Field field={fields.name} label="Full name" autoComplete="name" />
+        <Field field={fields.email} label="Email" type="email" autoComplete="email" />
+        <PasswordField field={fields.password} label="Password" autoComplete="new-password" />
+        <PasswordField field={fields.confirmPassword} label="Confirm password" autoComplete="new-password" />
+        <Field field={fields.skills} label="Skills" hint="Separate skills with commas, e.g. Logo design, Branding" />
+        <Field field={fields.yearsExperience} label="Years of experience" type="number" inputProps={{ min: 0, max: 60 }} />
+        <Field field={fields.portfolioUrl} label="Portfolio URL (optional)" type="url" hint="A link to your work, starting with https://" />
+        <TextAreaField field={fields.description} label="Professional description" />
+        <div className="checkbox">
+          <input type="checkbox" id={fields.terms.id} name={fields.terms.name} aria-invalid={fields.terms.errors ? true : undefined} aria-describedby={fields.terms.errors ? fields.terms.errorId : undefined} />
+          <label htmlFor={fields.terms.id}>
+            I agree to the <Link to="/terms">Terms of Service</Link> and the <Link to="/privacy">Privacy Policy</Link>.
+          </label>
+        </div>
+        <ErrorList id={fields.terms.errorId} errors={fields.terms.errors} />
+        <SubmitButton pendingLabel="Creating your account...">Join as a seller</SubmitButton>
+      </Form>
+      <p className="form-links">
+        Already have an account? <Link to="/login">Sign in</Link>. Looking to hire? <Link to="/register">Join as a client</Link>.
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,73 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData } from "@remix-run/react";
+import { ErrorList, Field, PasswordField, SubmitButton } from "~/components/forms";
+import { RegisterSchema } from "~/utils/account-schemas";
+import { getUser } from "~/utils/auth.server";
+import { requireSiteHost } from "~/utils/host.server";
+import { HIDDEN_PASSWORDS, join } from "~/utils/join.server";
+
+export { actionHeaders as headers } from "~/utils/headers";
+
+export const meta: MetaFunction = () => [{ title: "Join Soko" }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  requireSiteHost(request, "main");
+  if (await getUser(request)) throw redirect("/dashboard");
+  return null;
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  requireSiteHost(request, "main");
+  const submission = parseWithZod(await request.formData(), { schema: RegisterSchema });
+  if (submission.status !== "success") {
+    return data(submission.reply({ hideFields: HIDDEN_PASSWORDS }), { status: 400 });
+  }
+  const { name, email, password, role } = submission.value;
+  return join(request, context.clientIp, { name, email, password, role }, (o) => submission.reply(o));
+}
+
+export default function Register() {
+  const lastResult = useActionData<typeof action>();
+  const [form, fields] = useForm({
+    id: "register",
+    lastResult,
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: RegisterSchema }),
+  });
+  const role = (fields.role.initialValue as string | undefined) ?? "client";
+  return (
+    <section className="container form-page" aria-labelledby="register-title">
+      <h1 id="register-title">Join Soko</h1>
+      <p>Hire Ugandan freelancers, or offer your own services.</p>
+      <Form method="post" className="form-card" {...getFormProps(form)}>
+        <ErrorList id={form.errorId} errors={form.errors} />
+        <Field field={fields.name} label="Full name" autoComplete="name" />
+        <Field field={fields.email} label="Email" type="email" autoComplete="email" />
+        <fieldset className="field">
+          <legend>I want to</legend>
+          <div className="role-choice">
+            <label>
+              <input type="radio" name={fields.role.name} value="client" defaultChecked={role !== "freelancer"} /> Hire
+              <span className="visually-hidden"> (client)</span>
+            </label>
+            <label>
+              <input type="radio" name={fields.role.name} value="freelancer" defaultChecked={role === "freelancer"} /> Work
+              <span className="visually-hidden"> (freelancer)</span>
+            </label>
+          </div>
+          <ErrorList id={fields.role.errorId} errors={fields.role.errors} />
+        </fieldset>
+        <PasswordField field={fields.password} label="Password" autoComplete="new-password" />
+        <PasswordField field={fields.confirmPassword} label="Confirm password" autoComplete="new-password" />
+        <SubmitButton pendingLabel="Creating your account...">Create account</SubmitButton>
+      </Form>
+      <p className="form-links">
+        Already have an account? <Link to="/login">Sign in</Link>. Want to sell your skills?{" "}
+        <Link to="/freelancer/register">Become a seller</Link>.
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,346 @@
+import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod";
+import {
+  data,
+  MaxPartSizeExceededError,
+  redirect,
+  unstable_createMemoryUploadHandler,
+  unstable_parseMultipartFormData,
+  type ActionFunctionArgs,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useLocation, useSearchParams } from "@remix-run/react";
+import { ErrorList, Field, FormMessage, PasswordField, SubmitButton, TextAreaField } from "~/components/forms";
+import { recordActivity } from "~/models/activity.server";
+import { deleteUserSessions } from "~/models/session.server";
+import {
+  changePassword,
+  getSettings,
+  updateBilling,
+  updateNotifications,
+  updatePreferences,
+  updateProfile,
+  type NotificationPreferences,
+} from "~/models/user.server";
+import {
+  BillingSchema,
+  LANGUAGES,
+  NotificationsSchema,
+  PreferencesSchema,
+  ProfileSchema,
+  SecuritySchema,
+} from "~/utils/account-schemas";
+import { requireUser } from "~/utils/auth.server";
+import { getDb } from "~/utils/db.server";
+import { requireSiteHost } from "~/utils/host.server";
+import { HIDDEN_PASSWORDS } from "~/utils/join.server";
+import { deleteImage, imageUrl, InvalidImageError, MAX_IMAGE_BYTES, saveImage } from "~/utils/storage.server";
+import { usePreferences } from "~/utils/use-preferences";
+
+export const meta: MetaFunction = () => [{ title: "Settings | Soko" }];
+
+const TABS = {
+  profile: "Profile",
+  notifications: "Notifications",
+  security: "Security",
+  billing: "Billing",
+  preferences: "Preferences",
+} as const;
+type Tab = keyof typeof TABS;
+
+function tabOf(request: Request): Tab {
+  const tab = new URL(request.url).searchParams.get("tab");
+  return tab && tab in TABS ? (tab as Tab) : "profile";
+}
+
+const SAVED: Record<Tab, string> = {
+  profile: "Your profile is saved.",
+  notifications: "Your notification settings are saved.",
+  security: "Your password is changed. Your other sessions were signed out.",
+  billing: "Your mobile-money number is saved.",
+  preferences: "Your preferences are saved.",
+};
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  requireSiteHost(request, "main");
+  const user = await requireUser(request);
+  const settings = await getSettings(getDb(), user.id);
+  if (!settings) throw new Response("Not Found", { status: 404 });
+  const url = new URL(request.url);
+  const saved = url.searchParams.get("saved");
+  return {
+    tab: tabOf(request),
+    settings: { ...settings, avatarUrl: settings.avatarKey ? imageUrl(settings.avatarKey, "avatar") : null },
+    saved: saved === "others" ? "You are signed out of every other session." : saved ? SAVED[tabOf(request)] : null,
+  };
+}
+
+type Reply = SubmissionResult<string[]>;
+
+const NOTIFICATION_LABELS: Record<keyof NotificationPreferences, string> = {
+  emailOrders: "Email me about my orders",
+  emailMessages: "Email me about new messages",
+  emailMarketing: "Email me news and offers",
+  pushOrders: "Notify me on this device about my orders",
+  pushMessages: "Notify me on this device about new messages",
+};
+
+export async function action({ request }: ActionFunctionArgs) {
+  requireSiteHost(request, "main");
+  const user = await requireUser(request);
+  const tab = tabOf(request);
+  const db = getDb();
+  const done = (saved = "1") => redirect(`/settings?tab=${tab}&saved=${saved}`);
+  const bad = (reply: Reply, status = 400) => data({ tab, reply }, { status });
+
+  if (tab === "profile") {
+    let formData: FormData;
+    try {
+      formData = await unstable_parseMultipartFormData(
+        request,
+        unstable_createMemoryUploadHandler({ maxPartSize: MAX_IMAGE_BYTES }),
+      );
+    } catch (error) {
+      if (!(error instanceof MaxPartSizeExceededError)) throw error;
+      return bad({ status: "error", error: { avatar: ["Images can be at most 5 MB"] } } as Reply, 413);
+    }
+    const submission = parseWithZod(formData, { schema: ProfileSchema });
+    if (submission.status !== "success") return bad(submission.reply());
+    const avatar = formData.get("avatar");
+    let avatarKey: string | undefined;
+    if (avatar instanceof File && avatar.size > 0) {
+      try {
+        avatarKey = await saveImage(Buffer.from(await avatar.arrayBuffer()), ["avatar"]);
+      } catch (error) {
+        if (!(error instanceof InvalidImageError)) throw error;
+        return bad(submission.reply({ fieldErrors: { avatar: [error.message] } }));
+      }
+    }
+    const previous = await getSettings(db, user.id);
+    await updateProfile(db, user.id, { ...submission.value, avatarKey });
+    if (avatarKey && previous?.avatarKey) await deleteImage(previous.avatarKey);
+    return done();
+  }
+
+  const formData = await request.formData();
+  if (tab === "notifications") {
+    const submission = parseWithZod(formData, { schema: NotificationsSchema });
+    if (submission.status !== "success") return bad(submission.reply());
+    const v = submission.value;
+    await updateNotifications(db, user.id, {
+      emailOrders: v.emailOrders === "on",
+      emailMessages: v.emailMessages === "on",
+      emailMarketing: v.emailMarketing === "on",
+      pushOrders: v.pushOrders === "on",
+      pushMessages: v.pushMessages === "on",
+    });
+    return done();
+  }
+  if (tab === "security") {
+    if (formData.get("intent") === "sign-out-others") {
+      await deleteUserSessions(db, user.id, { exceptSessionId: user.sessionId });
+      await recordActivity(db, user.id, "signed_out_elsewhere", {});
+      return done("others");
+    }
+    const submission = parseWithZod(formData, { schema: SecuritySchema });
+    const hide = [...HIDDEN_PASSWORDS, "currentPassword"];
+    if (submission.status !== "success") return bad(submission.reply({ hideFields: hide }));
+    const changed = await changePassword(db, user.id, {
+      current: submission.value.currentPassword,
+      next: submission.value.password,
+      keepSessionId: user.sessionId,
+    });
+    if (!changed) {
+      return bad(submission.reply({ fieldErrors: { currentPassword: ["Your current password is not right"] }, hideFields: hide }));
+    }
+    return done();
+  }
+  if (tab === "billing") {
+    const submission = parseWithZod(formData, { schema: BillingSchema });
+    if (submission.status !== "success") return bad(submission.reply());
+    await updateBilling(db, user.id, submission.value.mobileMoneyNumber);
+    return done();
+  }
+  const submission = parseWithZod(formData, { schema: PreferencesSchema });
+  if (submission.status !== "success") return bad(submission.reply());
+  await updatePreferences(db, user.id, submission.value);
+  return done();
+}
+
+export default function Settings() {
+  const { tab, settings, saved } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const [params] = useSearchParams();
+  // Each navigation (such as the redirect after a save) remounts the form, so it shows the stored values.
+  const { key } = useLocation();
+  const reply = actionData?.tab === tab ? actionData.reply : undefined;
+  const success = reply ? null : params.get("saved") ? saved : null;
+  return (
+    <section className="container form-page" aria-labelledby="settings-title">
+      <h1 id="settings-title">Settings</h1>
+      <nav aria-label="Settings sections">
+        <ul className="tabs">
+          {(Object.keys(TABS) as Tab[]).map((t) => (
+            <li key={t}>
+              <Link to={`/settings?tab=${t}`} aria-current={t === tab ? "page" : undefined} preventScrollReset>
+                {TABS[t]}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <h2>{TABS[tab]}</h2>
+      <FormMessage success={success} />
+      {tab === "profile" ? <ProfileTab key={key} s={settings} reply={reply} /> : null}
+      {tab === "notifications" ? <NotificationsTab s={settings} key={key} reply={reply} /> : null}
+      {tab === "security" ? <SecurityTab key={key} reply={reply} /> : null}
+      {tab === "billing" ? <BillingTab s={settings} key={key} reply={reply} /> : null}
+      {tab === "preferences" ? <PreferencesTab s={settings} key={key} reply={reply} /> : null}
+    </section>
+  );
+}
+
+type LoadedSettings = ReturnType<typeof useLoaderData<typeof loader>>["settings"];
+
+function ProfileTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
+  const { date } = usePreferences();
+  const [form, fields] = useForm({
+    id: "settings-profile",
+    lastResult: reply,
+    defaultValue: {
+    name: s.name,
+    bio: s.bio,
+    location: s.location,
+    skills: s.skills.join(", "),
+    languages: s.languages.join(", "),
+  },
+    shouldValidate: "onSubmit",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: ProfileSchema }),
+  });
+  const avatarErrors = (reply?.error as Record<string, string[] | null> | undefined)?.avatar ?? undefined;
+  return (
+    <Form method="post" action="/settings?tab=profile" encType="multipart/form-data" className="form-card" {...getFormProps(form)}>
+      <ErrorList id={form.errorId} errors={form.errors} />
+      <p>
+        @{s.username} · member since {date(s.createdAt)}
+      </p>
+      <div className="field">
+        {s.avatarUrl ? <img src={s.avatarUrl} alt="Your profile photo" width={96} height={96} className="avatar" /> : null}
+        <label htmlFor="avatar">Profile photo</label>
+        <p className="field-hint">A JPEG, PNG or WebP image, at most 5 MB.</p>
+        <input id="avatar" name="avatar" type="file" accept="image/jpeg,image/png,image/webp" aria-invalid={avatarErrors ? true : undefined} />
+        <ErrorList errors={avatarErrors} />
+      </div>
+      <Field field={fields.name} label="Full name" autoComplete="name" />
+      <TextAreaField field={fields.bio} label="Bio" />
+      <Field field={fields.location} label="Location" hint="For example Kampala, Uganda" />
+      <Field field={fields.skills} label="Skills" hint="Separate with commas" />
+      <Field field={fields.languages} label="Languages" hint="Separate with commas, e.g. English, Luganda" />
+      <SubmitButton pendingLabel="Saving...">Save profile</SubmitButton>
+    </Form>
+  );
+}
+
+function NotificationsTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
+  const [form] = useForm({
+    id: "settings-notifications",
+    lastResult: reply,
+    shouldValidate: "onSubmit",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: NotificationsSchema }),
+  });
+  return (
+    <Form method="post" action="/settings?tab=notifications" className="form-card" {...getFormProps(form)}>
+      <ErrorList id={form.errorId} errors={form.errors} />
+      {(Object.keys(NOTIFICATION_LABELS) as (keyof NotificationPreferences)[]).map((key) => (
+        <div className="checkbox" key={key}>
+          <input type="checkbox" id={`n-${key}`} name={key} defaultChecked={s.notifications[key]} />
+          <label htmlFor={`n-${key}`}>{NOTIFICATION_LABELS[key]}</label>
+        </div>
+      ))}
+      <SubmitButton pendingLabel="Saving...">Save notifications</SubmitButton>
+    </Form>
+  );
+}
+
+function SecurityTab({ reply }: { reply?: Reply }) {
+  const [form, fields] = useForm({
+    id: "settings-security",
+    lastResult: reply,
+    shouldValidate: "onSubmit",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: SecuritySchema }),
+  });
+  return (
+    <>
+      <Form method="post" action="/settings?tab=security" className="form-card" {...getFormProps(form)}>
+        <h3>Change password</h3>
+        <ErrorList id={form.errorId} errors={form.errors} />
+        <PasswordField field={fields.currentPassword} label="Current password" autoComplete="current-password" />
+        <PasswordField field={fields.password} label="New password" autoComplete="new-password" />
+        <PasswordField field={fields.confirmPassword} label="Confirm new password" autoComplete="new-password" />
+        <SubmitButton pendingLabel="Saving...">Change password</SubmitButton>
+      </Form>
+      <Form method="post" action="/settings?tab=security" className="form-card">
+        <h3>Other sessions</h3>
+        <p>Signed in on a phone or computer you no longer use? End every session except this one.</p>
+        <SubmitButton name="intent" value="sign-out-others" pendingLabel="Signing out...">
+          Sign out of all other sessions
+        </SubmitButton>
+      </Form>
+    </>
+  );
+}
+
+function BillingTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
+  const [form, fields] = useForm({
+    id: "settings-billing",
+    lastResult: reply,
+    defaultValue: { mobileMoneyNumber: s.mobileMoneyNumber ?? "" },
+    shouldValidate: "onSubmit",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: BillingSchema }),
+  });
+  return (
+    <Form method="post" action="/settings?tab=billing" className="form-card" {...getFormProps(form)}>
+      <ErrorList id={form.errorId} errors={form.errors} />
+      <Field
+        field={fields.mobileMoneyNumber}
+        label="Mobile-money number"
+        type="tel"
+        autoComplete="tel"
+        hint="MTN or Airtel, in the format +256 7XX XXXXXX. Payouts go here about 14 days after an order completes."
+      />
+      <SubmitButton pendingLabel="Saving...">Save number</SubmitButton>
+    </Form>
+  );
+}
+
+function PreferencesTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
+  const [form, fields] = useForm({
+    id: "settings-preferences",
+    lastResult: reply,
+    shouldValidate: "onSubmit",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: PreferencesSchema }),
+  });
+  const select = (name: string, id: string, label: string, value: string, options: Record<string, string>, errors?: string[]) => (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} name={name} defaultValue={value}>
+        {Object.entries(options).map(([v, text]) => (
+          <option key={v} value={v}>
+            {text}
+          </option>
+        ))}
+      </select>
+      <ErrorList errors={errors} />
+    </div>
+  );
+  return (
+    <Form method="post" action="/settings?tab=preferences" className="form-card" {...getFormProps(form)}>
+      <ErrorList id={form.errorId} errors={form.errors} />
+      {select("language", "pref-language", "Language", s.language, LANGUAGES, fields.language.errors)}
+      {select("preferredCurrency", "pref-currency", "Currency", s.preferredCurrency, { UGX: "UGX (Uganda shilling)", USD: "USD (US dollar)" }, fields.preferredCurrency.errors)}
+      {select("timeZone", "pref-timezone", "Time zone", s.timeZone, { EAT: "EAT (East Africa Time, UTC+3)", UTC: "UTC" }, fields.timeZone.errors)}
+      <SubmitButton pendingLabel="Saving...">Save preferences</SubmitButton>
+    </Form>
+  );
+}

@@ -1,0 +1,105 @@
+/**
+ * Who is asking: the one place loaders and actions learn the signed-in user.
+ * The session cookie (browsers) and an `Authorization: Bearer` token (API clients) name the same session rows.
+ */
+import { data, redirect } from "@remix-run/node";
+import { createSession, deleteSession, getSessionUser, SESSION_COOKIE, type SessionUser } from "~/models/session.server";
+import { getDb } from "~/utils/db.server";
+import { getEnv } from "~/utils/env.server";
+import { getSiteHost } from "~/utils/host.server";
+
+/** The session token a request carries: the Bearer token if there is one, else the session cookie. */
+export function getSessionToken(request: Request): string | null {
+  const authorization = request.headers.get("Authorization");
+  const bearer = authorization?.match(/^Bearer\s+(\S+)$/i);
+  if (bearer?.[1]) return bearer[1];
+  const cookieHeader = request.headers.get("Cookie") ?? "";
+  for (const part of cookieHeader.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) {
+      const value = part.slice(eq + 1).trim();
+      return value || null;
+    }
+  }
+  return null;
+}
+
+export async function getUser(request: Request): Promise<SessionUser | null> {
+  return getSessionUser(getDb(), getSessionToken(request));
+}
+
+/** Where to come back to after signing in: the path and query of this request. */
+export function returnPath(request: Request): string {
+  const url = new URL(request.url);
+  return `${url.pathname}${url.search}`;
+}
+
+/**
+ * The signed-in user, or a redirect to /login that brings them back here afterwards.
+ * With `roles`, a signed-in user of another role is sent to the home page.
+ */
+export async function requireUser(
+  request: Request,
+  { roles }: { roles?: SessionUser["role"][] } = {},
+): Promise<SessionUser> {
+  const user = await getUser(request);
+  if (!user) {
+    throw redirect(`/login?redirectTo=${encodeURIComponent(returnPath(request))}`);
+  }
+  if (roles && !roles.includes(user.role)) throw redirect("/");
+  return user;
+}
+
+/** The Set-Cookie value that carries a session token: httpOnly, SameSite=Lax, Secure in production over https. */
+export function sessionCookie(token: string, expiresAt: Date | null): string {
+  const parts = [`${SESSION_COOKIE}=${token}`, "Path=/", "HttpOnly", "SameSite=Lax"];
+  if (expiresAt) parts.push(`Expires=${expiresAt.toUTCString()}`);
+  if (getEnv().isProduction && !process.env.ALLOW_HTTP) parts.push("Secure");
+  return parts.join("; ");
+}
+
+export function clearSessionCookie(): string {
+  return sessionCookie("", new Date(0));
+}
+
+/**
+ * Signs a user in: a new session row and the cookie for it. Without "remember me" the cookie has no
+ * expiry, so it ends with the browser (the row still expires after 12 hours).
+ */
+export async function startSession(request: Request, userId: number, remember: boolean): Promise<string> {
+  const { token, expiresAt } = await createSession(getDb(), {
+    userId,
+    persistent: remember,
+    userAgent: request.headers.get("User-Agent"),
+  });
+  return sessionCookie(token, remember ? expiresAt : null);
+}
+
+export async function endSession(request: Request): Promise<string> {
+  const token = getSessionToken(request);
+  if (token) await deleteSession(getDb(), token);
+  return clearSessionCookie();
+}
+
+/**
+ * Only a path on this site may be a place to return to after signing in: `//evil.example` and
+ * `https://…` fall back to the default.
+ */
+export function safeRedirect(to: FormDataEntryValue | string | null | undefined, fallback = "/dashboard"): string {
+  if (typeof to !== "string" || !to.startsWith("/") || to.startsWith("//") || to.startsWith("/\\")) return fallback;
+  return to;
+}
+
+/**
+ * The admin area's rule, on both hosts. Anonymous: to /login (and back). Signed in without the admin role:
+ * on the main host to `/`; on the admin host a 403 whose page is the Access Denied panel.
+ */
+export async function requireAdmin(request: Request): Promise<SessionUser> {
+  const user = await getUser(request);
+  if (!user) throw redirect(`/login?redirectTo=${encodeURIComponent(returnPath(request))}`);
+  if (user.role !== "admin") {
+    if (getSiteHost(request) === "admin") throw data({ accessDenied: true }, { status: 403 });
+    throw redirect("/");
+  }
+  return user;
+}

@@ -1,0 +1,24 @@
+/**
+ * Which currency a visitor sees prices in: a signed-in member's stored preference, else the `soko_currency`
+ * cookie an anonymous visitor sets, else UGX. USD figures use the stored exchange rate.
+ */
+import type { SessionUser } from "~/models/session.server";
+import type { Db } from "~/utils/db.server";
+import type { Currency, DisplayCurrency } from "~/utils/money";
+
+export const CURRENCY_COOKIE = "soko_currency";
+
+export function currencyFromCookie(request: Request): Currency | null {
+  const match = (request.headers.get("Cookie") ?? "").match(/(?:^|;\s*)soko_currency=(UGX|USD)(?:;|$)/);
+  return (match?.[1] as Currency | undefined) ?? null;
+}
+
+export async function getUgxPerUsd(db: Db): Promise<number> {
+  const row = await db("exchange_rates").where({ currency: "USD" }).first("ugx_per_unit");
+  return row ? Number(row.ugx_per_unit) : 0;
+}
+
+export async function getDisplayCurrency(db: Db, request: Request, user: SessionUser | null): Promise<DisplayCurrency> {
+  const code: Currency = user?.preferredCurrency ?? currencyFromCookie(request) ?? "UGX";
+  return { code, ugxPerUsd: code === "USD" ? await getUgxPerUsd(db) : 0 };
+}

@@ -1,0 +1,55 @@
+/**
+ * Rate limits, counted in Redis so every web process shares them. Each limit is named for what it
+ * protects; a request over the limit gets 429 with a message a person can act on.
+ */
+import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
+import { getEnv } from "~/utils/env.server";
+import { getRedis } from "~/utils/redis.server";
+
+type Limit = { points: number; duration: number; message: string };
+
+export const LIMITS = {
+  /** Wrong passwords for one email: 10 a minute; the 11th is refused. */
+  signIn: { points: 10, duration: 60, message: "Too many sign-in attempts. Please wait a minute and try again." },
+  /** Wrong passwords from one address, any email: 30 a minute (a shared mobile-network address is many people). */
+  signInAddress: { points: 30, duration: 60, message: "Too many sign-in attempts. Please wait a minute and try again." },
+  /** New accounts: 20 an hour per address (mobile networks put many people behind one address). */
+  join: { points: 20, duration: 60 * 60, message: "Too many accounts were created from your network. Please try again later." },
+  /** Reset mails: 5 an hour per address and per email. */
+  reset: { points: 5, duration: 60 * 60, message: "Too many reset requests. Please wait before asking again." },
+} satisfies Record<string, Limit>;
+
+const limiters = new Map<string, RateLimiterRedis>();
+function limiter(name: keyof typeof LIMITS) {
+  let l = limiters.get(name);
+  if (!l) {
+    const { points, duration } = LIMITS[name];
+    l = new RateLimiterRedis({ storeClient: getRedis(), keyPrefix: `${getEnv().QUEUE_PREFIX}:rl:${name}`, points, duration });
+    limiters.set(name, l);
+  }
+  return l;
+}
+
+export type Limited = { message: string; retryAfter: number };
+
+/** Counts one use for each key; returns what to tell the user when any key is over the limit. */
+export async function consume(name: keyof typeof LIMITS, keys: string[]): Promise<Limited | null> {
+  try {
+    await Promise.all(keys.map((key) => limiter(name).consume(key.toLowerCase())));
+    return null;
+  } catch (error) {
+    if (!(error instanceof RateLimiterRes)) throw error;
+    return { message: LIMITS[name].message, retryAfter: Math.max(1, Math.ceil(error.msBeforeNext / 1000)) };
+  }
+}
+
+/** True when a key is already over the limit (checked before doing expensive work such as hashing). */
+export async function isLimited(name: keyof typeof LIMITS, key: string) {
+  const res = await limiter(name).get(key.toLowerCase());
+  return res !== null && res.consumedPoints >= LIMITS[name].points;
+}
+
+/** Clears a key, e.g. an email's failed sign-ins after a successful one. */
+export async function resetLimit(name: keyof typeof LIMITS, key: string) {
+  await limiter(name).delete(key.toLowerCase());
+}
