@@ -33,6 +33,15 @@ const CLIENTS = [
   ["David Ssemwanga", "Entebbe"],
 ] as const;
 
+/** What clients say, by the stars they gave. */
+const REVIEW_COMMENTS: Record<number, string[]> = {
+  5: ["Excellent work, delivered early. Will order again.", "Very professional and easy to talk to. Highly recommended!", "Exactly what my business needed. Webale nyo!"],
+  4: ["Good work and quick replies; one small revision needed.", "Solid result, delivered on time."],
+  3: ["The work was fine but took longer than promised.", "Okay overall; I had to explain twice."],
+  2: ["Not what I asked for at first; fixed after several revisions."],
+  1: ["Late and far from the brief."],
+};
+
 const FREELANCERS = [
   ["Ruth Achieng", "Jinja", ["Logo design", "Branding", "Illustrator"]],
   ["Ivan Tumusiime", "Kampala", ["React", "Node.js", "WordPress"]],
@@ -176,7 +185,7 @@ export async function seedDemoData(db: Knex) {
     const now = Date.now();
     const daysAgo = (d: number) => new Date(now - d * 86_400_000);
 
-    await trx("users").insert([
+    const people = await trx("users").insert([
       { ...DEMO_ACCOUNTS.admin, password_hash: passwordHash, location: "Kampala", created_at: daysAgo(400) },
       {
         ...DEMO_ACCOUNTS.client,
@@ -194,7 +203,8 @@ export async function seedDemoData(db: Knex) {
         location,
         created_at: daysAgo(30 + i * 17),
       })),
-    ]);
+    ]).returning(["id", "role"]);
+    const reviewers = people.filter((p) => p.role === "client");
 
     const freelancerSpecs = [
       [DEMO_ACCOUNTS.freelancer.name, "Kampala", ["Graphic design", "Web design", "Branding"]] as const,
@@ -224,8 +234,11 @@ export async function seedDemoData(db: Knex) {
     for (const category of CATEGORIES) {
       for (const title of GIG_TITLES[category.slug]) {
         const seller = sellers[sellerIndex++ % sellers.length]!;
-        const reviewsCount = Math.floor(random() * 180);
-        const rating = reviewsCount === 0 ? 0 : Math.round((3.6 + random() * 1.4) * 10) / 10;
+        // Individual reviews first; the gig's rating and count are what they add up to.
+        const reviewsCount = Math.floor(random() * 120);
+        const target = 3.6 + random() * 1.4;
+        const stars = Array.from({ length: reviewsCount }, () => Math.max(1, Math.min(5, Math.round(target + (random() - 0.5) * 2))));
+        const rating = reviewsCount === 0 ? 0 : Math.round((stars.reduce((a, b) => a + b, 0) / reviewsCount) * 100) / 100;
         const basicPrice = roundPrice(75_000 + random() * 200_000);
         const [gig] = await trx("gigs")
           .insert({
@@ -243,6 +256,17 @@ export async function seedDemoData(db: Knex) {
             created_at: daysAgo(100),
           })
           .returning(["id"]);
+        for (let from = 0; from < stars.length; from += 500) {
+          await trx("reviews").insert(
+            stars.slice(from, from + 500).map((rating, i) => ({
+              gig_id: gig!.id,
+              reviewer_id: reviewers[(from + i + sellerIndex) % reviewers.length]!.id,
+              rating,
+              comment: REVIEW_COMMENTS[rating]![(from + i) % REVIEW_COMMENTS[rating]!.length]!,
+              created_at: daysAgo(1 + Math.floor(random() * 180)),
+            })),
+          );
+        }
         const pick = <T>(options: readonly T[], from: number) => options[from + Math.floor(random() * (options.length - from))]!;
         await trx("gig_packages").insert([
           {

@@ -1,0 +1,140 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData } from "@remix-run/react";
+import { GigCard } from "~/components/gig-card";
+import { listSellerGigs } from "~/models/gig.server";
+import { listSellerReviews } from "~/models/review.server";
+import { getPublicProfile } from "~/models/user.server";
+import { getDb } from "~/utils/db.server";
+import { requireSiteHost } from "~/utils/host.server";
+import { imageUrl } from "~/utils/media";
+import { usePreferences } from "~/utils/use-preferences";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) =>
+  data ? [{ title: `${data.profile.name} (@${data.profile.username}) | Soko` }, { name: "description", content: data.profile.bio.slice(0, 160) }] : [{ title: "Not found | Soko" }];
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  requireSiteHost(request, "main");
+  const db = getDb();
+  const profile = await getPublicProfile(db, params.username ?? "");
+  if (!profile) throw new Response("Not Found", { status: 404 });
+  const pageParam = Number(new URL(request.url).searchParams.get("reviews") ?? "1");
+  const page = Number.isInteger(pageParam) && pageParam >= 1 && pageParam <= 1000 ? pageParam : 1;
+  const [gigs, reviews] = await Promise.all([listSellerGigs(db, profile.id), listSellerReviews(db, profile.id, page)]);
+  return { profile, gigs, reviews: reviews.reviews, hasMore: reviews.hasMore, page };
+}
+
+function Stars({ rating }: { rating: number }) {
+  return (
+    <span className="stars" aria-label={`${rating.toFixed(1)} out of 5 stars`}>
+      {"★".repeat(Math.round(rating))}
+      {"☆".repeat(5 - Math.round(rating))}
+    </span>
+  );
+}
+
+export default function Profile() {
+  const { profile: p, gigs, reviews, hasMore, page } = useLoaderData<typeof loader>();
+  const { date } = usePreferences();
+  return (
+    <section className="container profile" aria-labelledby="profile-title">
+      <header className="profile-head">
+        {p.avatarKey ? (
+          <img src={imageUrl(p.avatarKey, "avatar")} alt="" width={96} height={96} className="avatar" />
+        ) : (
+          <span className="avatar avatar-initials" aria-hidden="true">
+            {p.name
+              .split(/\s+/)
+              .slice(0, 2)
+              .map((w) => w[0])
+              .join("")}
+          </span>
+        )}
+        <div>
+          <h1 id="profile-title">{p.name}</h1>
+          <p>@{p.username}</p>
+        </div>
+      </header>
+      <dl className="profile-facts">
+        <div>
+          <dt>Level</dt>
+          <dd>{p.level}</dd>
+        </div>
+        <div>
+          <dt>Rating</dt>
+          <dd>
+            {p.reviewsCount > 0 ? (
+              <>
+                <Stars rating={p.rating} /> {`${p.rating.toFixed(1)} (${p.reviewsCount} ${p.reviewsCount === 1 ? "review" : "reviews"})`}
+              </>
+            ) : (
+              "No reviews yet"
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>Location</dt>
+          <dd>{p.location || "Uganda"}</dd>
+        </div>
+        <div>
+          <dt>Member since</dt>
+          <dd>{date(p.memberSince)}</dd>
+        </div>
+        <div>
+          <dt>Response time</dt>
+          <dd>{p.responseTimeHours === null ? "Not yet known" : `Within ${p.responseTimeHours} ${p.responseTimeHours === 1 ? "hour" : "hours"}`}</dd>
+        </div>
+        <div>
+          <dt>Languages</dt>
+          <dd>{p.languages.length ? p.languages.join(", ") : "Not listed"}</dd>
+        </div>
+      </dl>
+      {p.bio ? <p>{p.bio}</p> : null}
+      {p.skills.length ? (
+        <>
+          <h2>Skills</h2>
+          <ul className="tag-list" aria-label="Skills">
+            {p.skills.map((s) => (
+              <li key={s}>{s}</li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      {p.role === "freelancer" ? (
+        <>
+          <h2>Gigs by {p.name.split(/\s+/)[0]}</h2>
+          {gigs.length ? (
+            <ul className="card-grid gig-grid">
+              {gigs.map((g) => (
+                <li key={g.id}>
+                  <GigCard gig={g} />
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p>No published gigs yet.</p>
+          )}
+          <h2 id="reviews">Reviews</h2>
+          {reviews.length ? (
+            <ul className="plain-list review-list" aria-label="Reviews">
+              {reviews.map((r) => (
+                <li key={r.id} id={`review-${r.id}`}>
+                  <div>
+                    <Stars rating={r.rating} /> <strong>{r.reviewerName}</strong> on <Link to={`/gig/${r.gigId}`}>{r.gigTitle}</Link>
+                    <p>{r.comment}</p>
+                  </div>
+                  <time dateTime={new Date(r.createdAt).toISOString()}>{date(r.createdAt)}</time>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p>No reviews yet.</p>
+          )}
+          <nav className="pager" aria-label="Review pages">
+            {page > 1 ? <Link to={`?reviews=${page - 1}#reviews`}>Newer reviews</Link> : null}
+            {hasMore ? <Link to={`?reviews=${page + 1}#reviews`}>Older reviews</Link> : null}
+          </nav>
+        </>
+      ) : null}
+    </section>
+  );
+}
