@@ -20,13 +20,13 @@ describeBothModes("Help centre", (mode) => {
     expect(res?.status()).toBe(200);
     expect(await page.getByRole("heading", { level: 1 }).innerText()).toMatch(/How it works.*Help centre/);
     for (const group of groups) {
-      expect(await page.locator("main").getByRole("heading", { name: group, exact: true }).isVisible()).toBe(true);
+      await page.locator("main").getByRole("heading", { name: group, exact: true }).waitFor();
     }
     // Answers are in <details>: opening one works without JavaScript.
     const fee = page.locator("details", { hasText: "What is the freelancer service fee?" });
     expect(await fee.getByText("service fee of 20%").isVisible()).toBe(false);
     await fee.locator("summary").click();
-    expect(await fee.getByText("service fee of 20%").isVisible()).toBe(true);
+    await fee.getByText("service fee of 20%").waitFor();
 
     const faq = (await page.locator(".faq").textContent()) ?? "";
     expect(faq).toContain("processing fee of 5% of the order price, with a minimum of UGX 1,000");
@@ -56,7 +56,7 @@ describeBothModes("Help centre", (mode) => {
     expect(await page.locator(".search-summary").innerText()).toContain(`${questions.length} question`);
     expect(await page.getByRole("heading", { name: "Getting started" }).count()).toBe(0);
     // Matching answers are shown open.
-    expect(await page.getByText("service fee of 20%").isVisible()).toBe(true);
+    await page.getByText("service fee of 20%").waitFor();
     expect(await box.inputValue()).toBe("service fee");
     await page.close();
   });
@@ -80,7 +80,7 @@ describeBothModes("Help centre", (mode) => {
     const page = await mode.page();
     const res = await page.goto(appUrl(`/help?q=${"b".repeat(10_000)}`));
     expect(res?.status()).toBe(200);
-    expect(await page.getByText("No results found").isVisible()).toBe(true);
+    await page.getByText("No results found").waitFor();
     expect(await page.getByRole("searchbox", { name: "Search the help centre" }).inputValue()).toBe("b".repeat(200));
     await page.close();
   });
@@ -89,7 +89,7 @@ describeBothModes("Help centre", (mode) => {
     const page = await mode.page();
     const res = await page.goto(adminUrl("/help"));
     expect(res?.status()).toBe(404);
-    expect(await page.getByRole("heading", { name: "Page not found" }).isVisible()).toBe(true);
+    await page.getByRole("heading", { name: "Page not found" }).waitFor();
     await page.close();
   });
 });

@@ -16,7 +16,7 @@ describeBothModes("Not found page", (mode) => {
     expect(res?.status()).toBe(404);
     expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe("Page not found");
     expect(await page.title()).toContain("Page not found");
-    expect(await page.getByRole("navigation", { name: "Main" }).isVisible()).toBe(true);
+    await page.getByRole("navigation", { name: "Main" }).waitFor();
     expect(await page.locator("footer").innerText()).toContain("© ");
     await waitForHydration(page, mode);
     await page.getByRole("link", { name: "Go to the home page" }).click();
@@ -41,7 +41,7 @@ describeBothModes("Not found page", (mode) => {
     const page = await mode.page();
     const res = await page.goto(adminUrl("/no-such-admin-page"));
     expect(res?.status()).toBe(404);
-    expect(await page.getByRole("heading", { name: "Page not found" }).isVisible()).toBe(true);
+    await page.getByRole("heading", { name: "Page not found" }).waitFor();
     expect(await page.locator("header").innerText()).toContain("Admin");
     expect(await page.getByRole("link", { name: "Visit the help centre" }).count()).toBe(0);
     await page.close();

@@ -2,13 +2,19 @@
  * Test databases: one migrated template per run, and a fresh copy of it for each test file
  * (CREATE DATABASE … TEMPLATE is a file copy, tens of milliseconds), so files never see each other's rows.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import knex, { type Knex } from "knex";
 import { createDb } from "~/utils/db.server";
 import { getEnv } from "~/utils/env.server";
 import { migrateClickHouse, migratePostgres } from "~/utils/migrate.server";
 
-export const TEMPLATE_DB = "soko_test_template";
+/**
+ * One template per checkout (named from its path, or SOKO_TEST_TEMPLATE), so two checkouts testing at
+ * once against the same Postgres never drop or migrate each other's template.
+ */
+export const TEMPLATE_DB =
+  process.env.SOKO_TEST_TEMPLATE ??
+  `soko_tpl_${createHash("sha256").update(process.cwd()).digest("hex").slice(0, 10)}`;
 
 function serverUrl(database: string) {
   const url = new URL(getEnv().DATABASE_URL);

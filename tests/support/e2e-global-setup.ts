@@ -1,3 +1,6 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { seedDemoData } from "~/utils/seed.server";
 import { createTestClickHouseDatabase, createTestDatabase } from "./databases";
@@ -16,10 +19,13 @@ export default async function setup(project: TestProject) {
   const database = await createTestDatabase("soko_e2e");
   await seedDemoData(database.db);
   const clickhouseDb = await createTestClickHouseDatabase("soko_e2e");
+  const uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), "soko-e2e-uploads-"));
   const server = await startTestServer({
     DATABASE_URL: database.url,
     CLICKHOUSE_DATABASE: clickhouseDb,
     QUEUE_PREFIX: `e2e_${process.pid}`,
+    DEV_OUTBOX: "1",
+    UPLOAD_DIR: uploadDir,
   });
   project.provide("e2eBaseUrl", server.baseUrl);
   project.provide("e2eAdminUrl", server.adminUrl);
@@ -27,5 +33,6 @@ export default async function setup(project: TestProject) {
   return async () => {
     await server.stop();
     await database.drop();
+    fs.rmSync(uploadDir, { recursive: true, force: true });
   };
 }

@@ -1,0 +1,419 @@
+/**
+ * Accounts and access, through the real server: what each form refuses and stores, sessions, rate limits,
+ * password resets, and the access matrix of every route on both hosts for every kind of visitor.
+ */
+import http from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSession } from "~/models/session.server";
+import { setUserStatus } from "~/models/user.server";
+import { hashPassword } from "~/utils/password.server";
+import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+let t: TestDatabase;
+let server: TestServer;
+const PASSWORD = "correct-horse-9";
+const tokens: Record<string, string> = {};
+const ids: Record<string, number> = {};
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  const hash = await hashPassword(PASSWORD);
+  for (const role of ["client", "freelancer", "admin"] as const) {
+    const [row] = await t.db("users")
+      .insert({ name: `Test ${role}`, username: `test_${role}`, email: `${role}@example.ug`, password_hash: hash, role })
+      .returning("id");
+    ids[role] = row.id;
+    tokens[role] = (await createSession(t.db, { userId: row.id, persistent: false })).token;
+  }
+  server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: `acct_${process.pid}_${Date.now()}`, DEV_OUTBOX: "1" });
+});
+afterAll(async () => {
+  await server?.stop();
+  await t?.drop();
+});
+
+type Who = "anonymous" | "client" | "freelancer" | "admin";
+
+/**
+ * One request to the test server, as a visitor of either host. The admin host is reached with a Host header
+ * (Node's resolver does not know *.localhost names, browsers do).
+ */
+function request(path: string, { host = "main", who = "anonymous", method = "GET", body }: { host?: "main" | "admin"; who?: Who; method?: string; body?: Record<string, string> } = {}): Promise<Response> {
+  const origin = host === "admin" ? server.adminUrl : server.baseUrl;
+  const headers: Record<string, string> = { Host: new URL(origin).host };
+  if (who !== "anonymous") headers.Cookie = `soko_session=${tokens[who]}`;
+  const payload = body ? new URLSearchParams(body).toString() : undefined;
+  if (method !== "GET") headers.Origin = origin;
+  if (payload !== undefined) headers["Content-Type"] = "application/x-www-form-urlencoded";
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port: server.port, path, method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const h = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(", ") : v);
+        resolve(new Response(res.statusCode === 204 || res.statusCode === 304 ? null : Buffer.concat(chunks), { status: res.statusCode, headers: h }));
+      });
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+/** A response's outcome in the matrix's words: a status, or "→ /path" for a redirect. */
+async function outcome(res: Response) {
+  await res.arrayBuffer();
+  if (res.status >= 300 && res.status < 400) {
+    const location = new URL(res.headers.get("location")!, "http://x");
+    return `→ ${location.pathname}${location.search}`;
+  }
+  return String(res.status);
+}
+
+const LOGIN = (to: string) => `→ /login?redirectTo=${encodeURIComponent(to)}`;
+
+// One table: route, host, then the outcome for anonymous, client, freelancer, admin.
+const MATRIX: [string, "main" | "admin", string, string, string, string][] = [
+  ["/", "main", "200", "200", "200", "200"],
+  ["/login", "main", "200", "→ /dashboard", "→ /dashboard", "→ /dashboard"],
+  ["/register", "main", "200", "→ /dashboard", "→ /dashboard", "→ /dashboard"],
+  ["/freelancer/register", "main", "200", "→ /dashboard", "→ /dashboard", "→ /dashboard"],
+  ["/help", "main", "200", "200", "200", "200"],
+  ["/user/test_freelancer", "main", "200", "200", "200", "200"],
+  ["/user/test_admin", "main", "404", "404", "404", "404"],
+  ["/user/nobody_at_all", "main", "404", "404", "404", "404"],
+  ["/terms", "main", "200", "200", "200", "200"],
+  ["/privacy", "main", "200", "200", "200", "200"],
+  ["/forgot-password", "main", "200", "200", "200", "200"],
+  ["/dashboard", "main", LOGIN("/dashboard"), "200", "200", "200"],
+  ["/orders", "main", LOGIN("/orders"), "200", "200", "200"],
+  ["/settings", "main", LOGIN("/settings"), "200", "200", "200"],
+  ["/settings?tab=billing", "main", LOGIN("/settings?tab=billing"), "200", "200", "200"],
+  ["/messages", "main", LOGIN("/messages"), "200", "200", "200"],
+  ["/admin", "main", LOGIN("/admin"), "→ /", "→ /", "200"],
+  ["/admin/users", "main", LOGIN("/admin/users"), "→ /", "→ /", "200"],
+  ["/admin/messages", "main", LOGIN("/admin/messages"), "→ /", "→ /", "200"],
+  ["/admin/analytics", "main", LOGIN("/admin/analytics"), "→ /", "→ /", "200"],
+  ["/users", "main", "404", "404", "404", "404"],
+  ["/analytics", "main", "404", "404", "404", "404"],
+  ["/login", "admin", "200", "→ /", "→ /", "→ /"],
+  ["/", "admin", LOGIN("/"), "403", "403", "200"],
+  ["/users", "admin", LOGIN("/users"), "403", "403", "200"],
+  ["/messages", "admin", LOGIN("/messages"), "403", "403", "200"],
+  ["/analytics", "admin", LOGIN("/analytics"), "403", "403", "200"],
+  ["/dashboard", "admin", "404", "404", "404", "404"],
+  ["/settings", "admin", "404", "404", "404", "404"],
+  ["/register", "admin", "404", "404", "404", "404"],
+  ["/admin", "admin", "404", "404", "404", "404"],
+  ["/user/test_freelancer", "admin", "404", "404", "404", "404"],
+];
+const WHO: Who[] = ["anonymous", "client", "freelancer", "admin"];
+
+describe("access matrix (GET)", () => {
+  for (const [path, host, ...expected] of MATRIX) {
+    it(`${host} host ${path}`, async () => {
+      const got = await Promise.all(WHO.map(async (who) => outcome(await request(path, { host, who }))));
+      expect(Object.fromEntries(WHO.map((w, i) => [w, got[i]]))).toEqual(Object.fromEntries(WHO.map((w, i) => [w, expected[i]])));
+    });
+  }
+
+  it("shows the Access Denied panel to a signed-in non-admin on the admin host, with a way back", async () => {
+    const html = await (await request("/users", { host: "admin", who: "client" })).text();
+    expect(html).toContain("You don&#x27;t have permission to access this area.");
+    expect(html).toContain("You don&#x27;t have administrator privileges.");
+    expect(html).toMatch(/href="http:\/\/localhost:\d+"[^>]*>Back to the main site/);
+  });
+
+  it("refuses POSTs to protected forms the same way", async () => {
+    expect(await outcome(await request("/settings?tab=billing", { method: "POST", body: { mobileMoneyNumber: "+256772123456" } }))).toBe(
+      LOGIN("/settings?tab=billing"),
+    );
+    expect(await outcome(await request("/logout", { method: "POST" }))).toBe("→ /");
+  });
+});
+
+async function countUsers() {
+  return Number((await t.db("users").count<{ c: string }[]>({ c: "*" }).first())?.c);
+}
+
+const validClient = { name: "Amina Nansubuga", email: "amina@example.ug", role: "client", password: "a-long-password", confirmPassword: "a-long-password" };
+const validSeller = {
+  name: "Brian Ssemakula",
+  email: "brian@example.ug",
+  password: "a-long-password",
+  confirmPassword: "a-long-password",
+  skills: "Logo design, Branding",
+  yearsExperience: "4",
+  portfolioUrl: "https://brian.example.ug",
+  description: "Brand designer in Kampala.",
+  terms: "on",
+};
+const long = "x".repeat(10_000);
+
+describe("joining refuses bad input with a message by the field, keeps the other values, stores nothing", () => {
+  const cases: [string, string, Record<string, string>, string][] = [
+    ["client: missing name", "/register", { ...validClient, name: "" }, "Enter your full name"],
+    ["client: malformed email", "/register", { ...validClient, email: "amina-at-example" }, "Enter an email address like name@example.com"],
+    ["client: passwords differ", "/register", { ...validClient, confirmPassword: "something-else" }, "Passwords do not match"],
+    ["client: 10,000-character name", "/register", { ...validClient, name: long }, "A name has at most 100 characters"],
+    ["client: 10,000-character email", "/register", { ...validClient, email: `${long}@x.ug` }, "An email address has at most 254 characters"],
+    ["client: role admin", "/register", { ...validClient, role: "admin" }, "Choose Hire or Work"],
+    ["client: unknown role", "/register", { ...validClient, role: "superuser" }, "Choose Hire or Work"],
+    ["seller: missing skills", "/freelancer/register", { ...validSeller, skills: "" }, "List at least one skill"],
+    ["seller: malformed portfolio", "/freelancer/register", { ...validSeller, portfolioUrl: "not a url" }, "Enter a full web address"],
+    ["seller: javascript: portfolio", "/freelancer/register", { ...validSeller, portfolioUrl: "javascript:alert(1)" }, "starting with http"],
+    ["seller: passwords differ", "/freelancer/register", { ...validSeller, confirmPassword: "nope-nope-nope" }, "Passwords do not match"],
+    ["seller: terms not accepted", "/freelancer/register", { ...validSeller, terms: "" }, "Accept the terms to continue"],
+    ["seller: 10,000-character description", "/freelancer/register", { ...validSeller, description: long }, "at most 2,000 characters"],
+    ["seller: negative experience", "/freelancer/register", { ...validSeller, yearsExperience: "-3" }, "cannot be negative"],
+    ["seller: missing email", "/freelancer/register", { ...validSeller, email: "" }, "Enter your email address"],
+  ];
+  for (const [title, path, body, message] of cases) {
+    it(title, async () => {
+      const before = await countUsers();
+      const res = await request(path, { method: "POST", body });
+      expect(res.status).toBe(400);
+      const html = await res.text();
+      expect(html).toContain(message);
+      expect(html).not.toContain(body.password);
+      if (body.name && body.name.length < 100) expect(html).toContain(`value="${body.name}"`);
+      expect(res.headers.get("set-cookie")).toBeNull();
+      expect(await countUsers()).toBe(before);
+    });
+  }
+
+  it("refuses a taken email (any letter case), even on a repeated submission", async () => {
+    const first = await request("/register", { method: "POST", body: { ...validClient, email: "repeat@example.ug" } });
+    expect(await outcome(first)).toBe("→ /dashboard");
+    const before = await countUsers();
+    const again = await request("/register", { method: "POST", body: { ...validClient, email: "REPEAT@example.ug" } });
+    expect(again.status).toBe(400);
+    expect(await again.text()).toContain("An account with this email already exists");
+    expect(await countUsers()).toBe(before);
+  });
+});
+
+describe("joining", () => {
+  it("creates a client (the default), signs them in and goes to the dashboard", async () => {
+    const { role: _role, ...body } = validClient;
+    const res = await request("/register", { method: "POST", body });
+    expect(await outcome(res)).toBe("→ /dashboard");
+    const cookie = res.headers.get("set-cookie") ?? "";
+    expect(cookie).toMatch(/^soko_session=[\w-]+; Path=\/; HttpOnly; SameSite=Lax$/);
+    const user = await t.db("users").where({ email: validClient.email }).first();
+    expect(user).toMatchObject({ name: "Amina Nansubuga", role: "client" });
+    expect(user.username).toMatch(/^amina_nansubuga(_\d+)?$/);
+    expect(user.password_hash).toMatch(/^scrypt\$/);
+    expect(user.password_hash).not.toContain(validClient.password);
+    const dashboard = await fetch(`${server.baseUrl}/dashboard`, { headers: { Cookie: cookie.split(";")[0]! } });
+    expect(await dashboard.text()).toContain("Welcome back, <!-- -->Amina");
+  });
+
+  it("creates a seller with skills, experience and portfolio", async () => {
+    expect(await outcome(await request("/freelancer/register", { method: "POST", body: validSeller }))).toBe("→ /dashboard");
+    const user = await t.db("users").where({ email: validSeller.email }).first();
+    expect(user).toMatchObject({ role: "freelancer", skills: ["Logo design", "Branding"], years_experience: 4, portfolio_url: "https://brian.example.ug", bio: "Brand designer in Kampala." });
+  });
+
+  it("refuses a form posted from another site", async () => {
+    const before = await countUsers();
+    const res = await fetch(`${server.baseUrl}/register`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { Origin: "https://evil.example" },
+      body: new URLSearchParams({ ...validClient, email: "csrf@example.ug" }),
+    });
+    expect(res.status).toBe(403);
+    expect(await countUsers()).toBe(before);
+  });
+});
+
+describe("signing in", () => {
+  const login = (body: Record<string, string>, host: "main" | "admin" = "main") => request("/login", { method: "POST", body, host });
+
+  it("without remember me, the cookie ends with the browser; with it, it lasts 30 days", async () => {
+    const session = await login({ email: "client@example.ug", password: PASSWORD });
+    expect(await outcome(session)).toBe("→ /dashboard");
+    expect(session.headers.get("set-cookie")).not.toContain("Expires");
+    const remembered = await login({ email: "CLIENT@example.ug", password: PASSWORD, remember: "on" });
+    const expires = /Expires=([^;]+)/.exec(remembered.headers.get("set-cookie") ?? "")?.[1];
+    const days = (new Date(expires!).getTime() - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(29.9);
+    expect(days).toBeLessThan(30.1);
+  });
+
+  it("goes back to where the visitor was going, but never off the site", async () => {
+    expect(await outcome(await login({ email: "client@example.ug", password: PASSWORD, redirectTo: "/settings?tab=billing" }))).toBe("→ /settings?tab=billing");
+    expect(await outcome(await login({ email: "client@example.ug", password: PASSWORD, redirectTo: "//evil.example/x" }))).toBe("→ /dashboard");
+    expect(await outcome(await login({ email: "client@example.ug", password: PASSWORD, redirectTo: "https://evil.example" }))).toBe("→ /dashboard");
+  });
+
+  it("on the admin host goes to /", async () => {
+    expect(await outcome(await login({ email: "admin@example.ug", password: PASSWORD }, "admin"))).toBe("→ /");
+  });
+
+  it("gives one generic message for an unknown email and a wrong password", async () => {
+    for (const body of [{ email: "nobody@example.ug", password: PASSWORD }, { email: "freelancer@example.ug", password: "wrong-password" }]) {
+      const res = await login(body);
+      expect(res.status).toBe(400);
+      expect(await res.text()).toContain("Incorrect email or password.");
+      expect(res.headers.get("set-cookie")).toBeNull();
+    }
+  });
+
+  it("tells a suspended or banned member why, and gives no session", async () => {
+    const hash = await hashPassword(PASSWORD);
+    for (const status of ["suspended", "banned"] as const) {
+      const [row] = await t.db("users").insert({ name: `Held ${status}`, username: `held_${status}`, email: `${status}@example.ug`, password_hash: hash, role: "client", status }).returning("id");
+      const res = await login({ email: `${status}@example.ug`, password: PASSWORD });
+      expect(res.status).toBe(403);
+      expect(await res.text()).toContain(status === "suspended" ? "Your account is suspended" : "Your account has been banned");
+      expect(res.headers.get("set-cookie")).toBeNull();
+      expect(await t.db("sessions").where({ user_id: row.id }).count<{ c: string }[]>({ c: "*" }).first()).toEqual({ c: 0 });
+    }
+  });
+
+  it("suspending a member ends their sessions at once", async () => {
+    const { token } = await createSession(t.db, { userId: ids.freelancer!, persistent: false });
+    const cookie = { Cookie: `soko_session=${token}` };
+    expect((await fetch(`${server.baseUrl}/dashboard`, { redirect: "manual", headers: cookie })).status).toBe(200);
+    await setUserStatus(t.db, ids.freelancer!, "suspended");
+    expect((await fetch(`${server.baseUrl}/dashboard`, { redirect: "manual", headers: cookie })).status).toBe(302);
+    await setUserStatus(t.db, ids.freelancer!, "active");
+    tokens.freelancer = (await createSession(t.db, { userId: ids.freelancer!, persistent: false })).token;
+  });
+
+  it("refuses the 11th wrong password in a minute with 429, even with the right password then", async () => {
+    const body = { email: "admin@example.ug", password: "not-the-password" };
+    for (let i = 1; i <= 10; i++) expect((await login(body)).status, `attempt ${i}`).toBe(400);
+    const eleventh = await login(body);
+    expect(eleventh.status).toBe(429);
+    expect(eleventh.headers.get("retry-after")).toBeTruthy();
+    expect(await eleventh.text()).toContain("Too many sign-in attempts");
+    expect((await login({ email: "admin@example.ug", password: PASSWORD })).status).toBe(429);
+  });
+
+  it("logout is a POST that ends the session row", async () => {
+    const { token } = await createSession(t.db, { userId: ids.client!, persistent: false });
+    const res = await fetch(`${server.baseUrl}/logout`, { method: "POST", redirect: "manual", headers: { Cookie: `soko_session=${token}`, Origin: server.baseUrl } });
+    expect(await outcome(res)).toBe("→ /");
+    expect(res.headers.get("set-cookie")).toMatch(/^soko_session=; .*Expires=Thu, 01 Jan 1970/);
+    expect((await fetch(`${server.baseUrl}/dashboard`, { redirect: "manual", headers: { Cookie: `soko_session=${token}` } })).status).toBe(302);
+    // A GET (a link, a prefetch) never signs anyone out.
+    expect(await outcome(await request("/logout", { who: "client" }))).toBe("→ /");
+    expect((await request("/dashboard", { who: "client" })).status).toBe(200);
+  });
+});
+
+describe("password reset", () => {
+  async function lastResetLink() {
+    const mail = await t.db("outbox").orderBy("id", "desc").first();
+    return { mail, link: /https?:\/\/\S+\/reset-password\?token=([\w-]+)/.exec(mail?.body ?? "") };
+  }
+
+  it("mails a single-use link, answers the same for unknown emails, and ends every session on use", async () => {
+    const before = Number((await t.db("outbox").count<{ c: string }[]>({ c: "*" }).first())?.c);
+    const unknown = await request("/forgot-password", { method: "POST", body: { email: "nobody@example.ug" } });
+    const unknownHtml = await unknown.text();
+    expect(Number((await t.db("outbox").count<{ c: string }[]>({ c: "*" }).first())?.c)).toBe(before);
+
+    const [row] = await t.db("users").insert({ name: "Reset Me", username: "reset_me", email: "reset@example.ug", password_hash: await hashPassword(PASSWORD), role: "client" }).returning("id");
+    const { token: oldSession } = await createSession(t.db, { userId: row.id, persistent: true });
+    const known = await request("/forgot-password", { method: "POST", body: { email: "reset@example.ug" } });
+    expect(await known.text()).toContain("If an account uses that email");
+    expect(unknownHtml).toContain("If an account uses that email");
+    const { mail, link } = await lastResetLink();
+    expect(mail.to_address).toBe("reset@example.ug");
+    const token = link![1]!;
+    expect(await t.db("password_resets").where({ id: token }).first()).toBeUndefined(); // stored hashed
+
+    const outbox = await (await request("/dev/outbox")).text();
+    expect(outbox).toContain("Reset your Soko password");
+
+    expect((await request(`/reset-password?token=${token}`)).status).toBe(200);
+    const mismatch = await request(`/reset-password?token=${token}`, { method: "POST", body: { token, password: "brand-new-pass", confirmPassword: "other-pass-123" } });
+    expect(mismatch.status).toBe(400);
+    expect(await mismatch.text()).toContain("Passwords do not match");
+
+    const done = await request(`/reset-password?token=${token}`, { method: "POST", body: { token, password: "brand-new-pass", confirmPassword: "brand-new-pass" } });
+    expect(await outcome(done)).toBe("→ /login?reset=1");
+    expect((await fetch(`${server.baseUrl}/dashboard`, { redirect: "manual", headers: { Cookie: `soko_session=${oldSession}` } })).status).toBe(302);
+    expect(await outcome(await request("/login", { method: "POST", body: { email: "reset@example.ug", password: "brand-new-pass" } }))).toBe("→ /dashboard");
+
+    // Used once: the same link no longer works.
+    expect((await request(`/reset-password?token=${token}`)).status).toBe(410);
+    const reuse = await request(`/reset-password?token=${token}`, { method: "POST", body: { token, password: "another-pass-1", confirmPassword: "another-pass-1" } });
+    expect(reuse.status).toBe(410);
+  });
+
+  it("refuses an expired link", async () => {
+    await request("/forgot-password", { method: "POST", body: { email: "client@example.ug" } });
+    const token = (await lastResetLink()).link![1]!;
+    await t.db("password_resets").update({ expires_at: new Date(Date.now() - 1000) });
+    expect((await request(`/reset-password?token=${token}`)).status).toBe(410);
+  });
+});
+
+describe("settings store what is valid and refuse the rest", () => {
+  const post = (tab: string, body: Record<string, string>) => request(`/settings?tab=${tab}`, { method: "POST", body, who: "client" });
+  const stored = () => t.db("users").where({ id: ids.client }).first();
+
+  it("billing: a +256 mobile-money number is stored; anything else is refused", async () => {
+    for (const bad of ["0772123456", "+254712345678", "+25677212345", long]) {
+      const res = await post("billing", { mobileMoneyNumber: bad });
+      expect(res.status, bad.slice(0, 20)).toBe(400);
+      expect(await res.text()).toContain("Enter a Ugandan mobile number in the format +256 7XX XXXXXX");
+    }
+    expect((await stored()).mobile_money_number).toBeNull();
+    expect(await outcome(await post("billing", { mobileMoneyNumber: "+256 772 123 456" }))).toBe("→ /settings?tab=billing&saved=1");
+    expect((await stored()).mobile_money_number).toBe("+256772123456");
+  });
+
+  it("preferences: only the listed languages, currencies and time zones", async () => {
+    const res = await post("preferences", { language: "fr", preferredCurrency: "EUR", timeZone: "PST" });
+    expect(res.status).toBe(400);
+    const html = await res.text();
+    expect(html).toContain("Choose English, Luganda or Swahili");
+    expect(html).toContain("Choose UGX or USD");
+    expect(await outcome(await post("preferences", { language: "lg", preferredCurrency: "USD", timeZone: "UTC" }))).toBe("→ /settings?tab=preferences&saved=1");
+    expect(await stored()).toMatchObject({ language: "lg", preferred_currency: "USD", time_zone: "UTC" });
+    // The currency choice changes how money is shown.
+    const dashboard = await (await request("/dashboard", { who: "client" })).text();
+    expect(dashboard).toContain("USD 0.00");
+    await post("preferences", { language: "en", preferredCurrency: "UGX", timeZone: "EAT" });
+  });
+
+  it("notifications: unchecked boxes are stored as off", async () => {
+    expect(await outcome(await post("notifications", { emailOrders: "on" }))).toBe("→ /settings?tab=notifications&saved=1");
+    expect(await stored()).toMatchObject({ notify_email_orders: true, notify_email_messages: false, notify_email_marketing: false, notify_push_orders: false, notify_push_messages: false });
+  });
+
+  it("security: a wrong current password changes nothing", async () => {
+    const before = (await stored()).password_hash;
+    const res = await post("security", { currentPassword: "wrong-one", password: "new-password-1", confirmPassword: "new-password-1" });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("Your current password is not right");
+    expect((await stored()).password_hash).toBe(before);
+  });
+
+  it("profile: a 10,000-character bio is refused and nothing changes", async () => {
+    const form = new FormData();
+    form.set("name", "Test client");
+    form.set("bio", long);
+    const res = await fetch(`${server.baseUrl}/settings?tab=profile`, { method: "POST", redirect: "manual", body: form, headers: { Cookie: `soko_session=${tokens.client}`, Origin: server.baseUrl } });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("A bio has at most 2,000 characters");
+    expect((await stored()).bio).toBe("");
+  });
+
+  it("profile: a file that is not an image, even named .jpg, is refused", async () => {
+    const form = new FormData();
+    form.set("name", "Test client");
+    form.set("avatar", new Blob(["<?php echo 'hi'; ?>"], { type: "image/jpeg" }), "photo.jpg");
+    const res = await fetch(`${server.baseUrl}/settings?tab=profile`, { method: "POST", redirect: "manual", body: form, headers: { Cookie: `soko_session=${tokens.client}`, Origin: server.baseUrl } });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("Upload a JPEG, PNG or WebP image");
+    expect((await stored()).avatar_key).toBeNull();
+  });
+});
