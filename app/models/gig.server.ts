@@ -1,6 +1,21 @@
+/**
+ * Gigs: the catalog buyers browse and search, the gig page, and a seller's own gigs. The only module that
+ * writes `gigs`, `gig_packages`, `gig_images` and `search_terms`; it keeps each gig's starting price,
+ * fastest delivery and the searchable words in step with its packages, in the same transaction.
+ */
+import type { Knex } from "knex";
 import type { Db } from "~/utils/db.server";
+import {
+  PRICE_RANGES,
+  TIERS,
+  type CatalogQuery,
+  type GigFormValue,
+  type PackageInput,
+  type Sort,
+  type Tier,
+} from "~/utils/gig-schemas";
 
-/** What a gig card shows (landing Featured Services; later browse, search and profiles). */
+/** What a gig card shows (landing Featured Services, browse, search and seller profiles). */
 export type GigCard = {
   id: number;
   title: string;
@@ -14,28 +29,30 @@ export type GigCard = {
   imageKey: string | null;
 };
 
-function gigCardQuery(db: Db) {
+export type GigStatus = "draft" | "published" | "paused";
+
+/** Published gigs of active sellers that have a package to buy: what any buyer may see. */
+function visibleGigs(db: Db) {
   return db("gigs as g")
-    .join("categories as c", "c.id", "g.category_id")
     .join("users as u", "u.id", "g.seller_id")
     .where("g.status", "published")
     .andWhere("u.status", "active")
-    // A gig is only shown with a package to buy (publishing requires Basic; this guards old rows).
-    .whereExists((q) => q.select(db.raw("1")).from("gig_packages as p").whereRaw("p.gig_id = g.id"))
-    .select(
-      "g.id",
-      "g.title",
-      "c.name as category_name",
-      "c.slug as category_slug",
-      "g.rating",
-      "g.reviews_count",
-      "u.name as seller_name",
-      "u.username as seller_username",
-      db.raw("(SELECT min(p.price_ugx) FROM gig_packages p WHERE p.gig_id = g.id) AS starting_price_ugx"),
-      db.raw(
-        "(SELECT i.storage_key FROM gig_images i WHERE i.gig_id = g.id ORDER BY i.position LIMIT 1) AS image_key",
-      ),
-    );
+    .whereNotNull("g.starting_price_ugx");
+}
+
+function gigCardColumns(db: Db) {
+  return [
+    "g.id",
+    "g.title",
+    "g.rating",
+    "g.reviews_count",
+    "g.starting_price_ugx",
+    "u.name as seller_name",
+    "u.username as seller_username",
+    db.raw("(SELECT c.name FROM categories c WHERE c.id = g.category_id) AS category_name"),
+    db.raw("(SELECT c.slug FROM categories c WHERE c.id = g.category_id) AS category_slug"),
+    db.raw("(SELECT i.storage_key FROM gig_images i WHERE i.gig_id = g.id ORDER BY i.position, i.id LIMIT 1) AS image_key"),
+  ];
 }
 
 function toGigCard(r: Record<string, unknown>): GigCard {
@@ -53,27 +70,422 @@ function toGigCard(r: Record<string, unknown>): GigCard {
   };
 }
 
-/** Featured Services on the landing page: gigs marked featured first, then the best rated. */
+/** Featured Services on the landing page: the catalog's default order (featured first, then best rated). */
 export async function listFeaturedGigs(db: Db, { limit = 4 }: { limit?: number } = {}): Promise<GigCard[]> {
-  const rows = await gigCardQuery(db)
-    .orderBy([
-      { column: "g.featured", order: "desc" },
-      { column: "g.rating", order: "desc" },
-      { column: "g.reviews_count", order: "desc" },
-      { column: "g.id", order: "asc" },
-    ])
-    .limit(limit);
-  return rows.map(toGigCard);
+  const { gigs } = await listCatalog(db, { ...EMPTY_QUERY }, { limit, count: false });
+  return gigs;
 }
 
 /** A seller's published gigs, for their public profile: best rated first. */
 export async function listSellerGigs(db: Db, sellerId: number): Promise<GigCard[]> {
-  const rows = await gigCardQuery(db)
+  const rows = await visibleGigs(db)
     .where("g.seller_id", sellerId)
+    .select(gigCardColumns(db))
     .orderBy([
       { column: "g.rating", order: "desc" },
       { column: "g.id", order: "asc" },
     ])
     .limit(50);
   return rows.map(toGigCard);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The catalog: browse and search.
+
+export const PAGE_SIZE = 12;
+/** Result counts stop at this many ("1,000+"), so a broad query never counts the whole table. */
+export const COUNT_CAP = 1000;
+
+export const EMPTY_QUERY: CatalogQuery = { q: "", category: null, price: null, rating: null, delivery: null, sort: "relevance", cursor: null };
+
+type Key = { expr: string; type: "boolean" | "numeric" | "bigint" | "timestamptz" };
+type Order = { keys: Key[]; direction: "asc" | "desc" };
+
+const RANK = "(ts_rank(g.search_vector, sq.query) * 1000000)::bigint";
+
+/** Each sort is one direction over a tuple ending in the id, so a page boundary is a row comparison. */
+function orderOf(sort: Sort, searching: boolean): Order {
+  const id: Key = { expr: "g.id", type: "bigint" };
+  switch (sort) {
+    case "rating":
+      return { direction: "desc", keys: [{ expr: "g.rating", type: "numeric" }, { expr: "g.reviews_count", type: "bigint" }, id] };
+    case "price-low":
+      return { direction: "asc", keys: [{ expr: "g.starting_price_ugx", type: "bigint" }, id] };
+    case "price-high":
+      return { direction: "desc", keys: [{ expr: "g.starting_price_ugx", type: "bigint" }, id] };
+    case "newest":
+      return { direction: "desc", keys: [{ expr: "g.published_at", type: "timestamptz" }, id] };
+    case "relevance":
+      return searching
+        ? { direction: "desc", keys: [{ expr: RANK, type: "bigint" }, { expr: "g.rating", type: "numeric" }, id] }
+        : {
+            direction: "desc",
+            keys: [
+              { expr: "g.featured", type: "boolean" },
+              { expr: "g.rating", type: "numeric" },
+              { expr: "g.reviews_count", type: "bigint" },
+              id,
+            ],
+          };
+  }
+}
+
+/** A cursor is the last row's sort values, as Postgres printed them (exact, whatever the type). */
+function encodeCursor(values: string[]) {
+  return Buffer.from(JSON.stringify(values)).toString("base64url");
+}
+
+function decodeCursor(cursor: string | null, order: Order): string[] | null {
+  if (!cursor) return null;
+  try {
+    const values: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (!Array.isArray(values) || values.length !== order.keys.length) return null;
+    const patterns = { boolean: /^(true|false)$/, numeric: /^-?\d{1,12}(\.\d{1,6})?$/, bigint: /^-?\d{1,18}$/, timestamptz: /^[\d\-:. +T]{10,40}$/ };
+    return values.every((v, i) => typeof v === "string" && patterns[order.keys[i]!.type].test(v)) ? (values as string[]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Words a buyer typed, lower-cased, as search_terms holds them. */
+export function queryWords(q: string): string[] {
+  return q
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean)
+    .slice(0, 8);
+}
+
+/**
+ * Replaces each query word that no published gig contains with the nearest word that one does (trigram
+ * similarity), so 'logo desing' searches for 'logo design'. Returns the corrected text, or null when
+ * every word was found as typed.
+ */
+export async function correctQuery(db: Db, q: string): Promise<string | null> {
+  const words = queryWords(q);
+  const candidates = words.filter((w) => w.length >= 3 && !/^\d+$/.test(w));
+  if (candidates.length === 0) return null;
+  const { rows } = await db.raw<{ rows: { word: string; fix: string | null }[] }>(
+    `SELECT w.word,
+       CASE WHEN EXISTS (SELECT 1 FROM search_terms t WHERE t.term = w.word) THEN w.word
+       ELSE (SELECT t.term FROM search_terms t WHERE t.term % w.word ORDER BY similarity(t.term, w.word) DESC, t.term LIMIT 1)
+       END AS fix
+     FROM unnest(?::text[]) AS w(word)`,
+    [candidates],
+  );
+  const fixes = new Map(rows.map((r) => [r.word, r.fix ?? r.word]));
+  const corrected = words.map((w) => fixes.get(w) ?? w);
+  return corrected.some((w, i) => w !== words[i]) ? corrected.join(" ") : null;
+}
+
+function applyFilters(builder: Knex.QueryBuilder, db: Db, query: CatalogQuery, searching: boolean) {
+  if (query.category) builder.whereIn("g.category_id", db("categories").select("id").where("slug", query.category));
+  if (query.price) {
+    const { min, max } = PRICE_RANGES[query.price];
+    if (min !== null) builder.where("g.starting_price_ugx", ">=", min);
+    if (max !== null) builder.where("g.starting_price_ugx", "<=", max);
+  }
+  if (query.rating) builder.where("g.rating", ">=", Number(query.rating));
+  if (query.delivery) builder.where("g.fastest_delivery_days", "<=", Number(query.delivery));
+  if (searching) builder.whereRaw("g.search_vector @@ sq.query");
+  return builder;
+}
+
+export type CatalogPage = {
+  gigs: GigCard[];
+  /** The next page's cursor, or null on the last page. */
+  nextCursor: string | null;
+  /** How many gigs match, up to COUNT_CAP; null when not asked for. */
+  total: number | null;
+  /** What was searched for when the query was corrected ('logo design' for 'logo desing'). */
+  searchedFor: string | null;
+};
+
+/**
+ * One page of the catalog: filters, full-text search (with spelling correction) and sort, paged by keyset,
+ * so pages never repeat or skip a gig even while gigs are added.
+ */
+export async function listCatalog(
+  db: Db,
+  query: CatalogQuery,
+  { limit = PAGE_SIZE, count = true }: { limit?: number; count?: boolean } = {},
+): Promise<CatalogPage> {
+  const searching = query.q !== "";
+  const searchedFor = searching ? await correctQuery(db, query.q) : null;
+  const text = searchedFor ?? query.q;
+  const order = orderOf(query.sort, searching);
+  const after = decodeCursor(query.cursor, order);
+
+  const base = () => {
+    const b = visibleGigs(db);
+    if (searching) b.crossJoin(db.raw("(SELECT plainto_tsquery('english', ?) AS query) AS sq", [text]));
+    return applyFilters(b, db, query, searching);
+  };
+
+  const page = base().select(gigCardColumns(db));
+  order.keys.forEach((k, i) => page.select(db.raw(`(${k.expr})::text AS cursor_${i}`)));
+  if (after) {
+    const tuple = order.keys.map((k) => k.expr).join(", ");
+    const params = order.keys.map((k) => `?::${k.type}`).join(", ");
+    page.whereRaw(`(${tuple}) ${order.direction === "desc" ? "<" : ">"} (${params})`, after);
+  }
+  page.orderByRaw(order.keys.map((k) => `${k.expr} ${order.direction}`).join(", ")).limit(limit + 1);
+
+  const [rows, total] = await Promise.all([
+    page,
+    count
+      ? db
+          .from(base().select(db.raw("1")).limit(COUNT_CAP + 1).as("m"))
+          .count<{ n: string }[]>({ n: "*" })
+          .then((r) => Number(r[0]?.n ?? 0))
+      : Promise.resolve(null),
+  ]);
+  const more = rows.length > limit;
+  const shown = rows.slice(0, limit);
+  const last = shown.at(-1);
+  return {
+    gigs: shown.map(toGigCard),
+    nextCursor: more && last ? encodeCursor(order.keys.map((_, i) => String(last[`cursor_${i}`]))) : null,
+    total,
+    searchedFor,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// One gig.
+
+export type GigPackage = Omit<PackageInput, "tier"> & { tier: Tier; popular: boolean };
+
+export type GigPage = {
+  id: number;
+  title: string;
+  description: string;
+  tags: string[];
+  status: GigStatus;
+  rating: number;
+  reviewsCount: number;
+  category: { slug: string; name: string };
+  seller: { id: number; name: string; username: string; location: string; level: string | null; rating: number; reviewsCount: number; avatarKey: string | null };
+  packages: GigPackage[];
+  images: string[];
+};
+
+/**
+ * A gig as its page shows it. Anyone sees a published gig of an active seller; the owner (and an admin)
+ * also sees drafts and paused gigs. Anyone else gets null, exactly as for an id that does not exist.
+ */
+export async function getGigPage(db: Db, id: number, viewer: { id: number; role: string } | null): Promise<GigPage | null> {
+  if (!Number.isSafeInteger(id) || id <= 0) return null;
+  const row = await db("gigs as g")
+    .join("users as u", "u.id", "g.seller_id")
+    .join("categories as c", "c.id", "g.category_id")
+    .where("g.id", id)
+    .first(
+      "g.*",
+      "c.slug as category_slug",
+      "c.name as category_name",
+      "u.name as seller_name",
+      "u.username as seller_username",
+      "u.location as seller_location",
+      "u.level as seller_level",
+      "u.rating as seller_rating",
+      "u.reviews_count as seller_reviews_count",
+      "u.avatar_key as seller_avatar_key",
+      "u.status as seller_status",
+    );
+  if (!row) return null;
+  const own = viewer !== null && (viewer.id === Number(row.seller_id) || viewer.role === "admin");
+  const publicGig = row.status === "published" && row.seller_status === "active" && row.starting_price_ugx !== null;
+  if (!publicGig && !own) return null;
+  const [packages, images] = await Promise.all([listPackages(db, id), listImages(db, id)]);
+  return {
+    id: Number(row.id),
+    title: row.title,
+    description: row.description,
+    tags: row.tags,
+    status: row.status,
+    rating: Number(row.rating),
+    reviewsCount: Number(row.reviews_count),
+    category: { slug: row.category_slug, name: row.category_name },
+    seller: {
+      id: Number(row.seller_id),
+      name: row.seller_name,
+      username: row.seller_username,
+      location: row.seller_location ?? "",
+      level: row.seller_level ?? null,
+      rating: Number(row.seller_rating),
+      reviewsCount: Number(row.seller_reviews_count),
+      avatarKey: row.seller_avatar_key ?? null,
+    },
+    packages,
+    images,
+  };
+}
+
+async function listPackages(db: Db, gigId: number): Promise<GigPackage[]> {
+  const rows = await db("gig_packages").where({ gig_id: gigId });
+  return rows
+    .map((p) => ({
+      tier: p.tier as Tier,
+      name: p.name,
+      description: p.description,
+      priceUgx: Number(p.price_ugx),
+      deliveryDays: p.delivery_days,
+      revisions: p.revisions,
+      features: p.features,
+      popular: p.popular,
+    }))
+    .sort((a, b) => TIERS.indexOf(a.tier) - TIERS.indexOf(b.tier));
+}
+
+async function listImages(db: Db, gigId: number): Promise<string[]> {
+  const rows = await db("gig_images").where({ gig_id: gigId }).orderBy(["position", "id"]).select("storage_key");
+  return rows.map((r) => r.storage_key as string);
+}
+
+/** The seller's own gig as the edit form needs it; null when it is not theirs (or does not exist). */
+export async function getOwnGig(db: Db, gigId: number, sellerId: number) {
+  if (!Number.isSafeInteger(gigId) || gigId <= 0) return null;
+  const gig = await db("gigs as g")
+    .join("categories as c", "c.id", "g.category_id")
+    .where({ "g.id": gigId, "g.seller_id": sellerId })
+    .first("g.id", "g.title", "g.description", "g.tags", "g.status", "c.slug as category");
+  if (!gig) return null;
+  const [packages, images] = await Promise.all([listPackages(db, gigId), listImages(db, gigId)]);
+  return { id: Number(gig.id), title: gig.title as string, description: gig.description as string, tags: gig.tags as string[], status: gig.status as GigStatus, category: gig.category as string, packages, images };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Writing.
+
+export class GigInputError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Remembers an image a member uploaded, so only they can attach it to a gig. */
+export async function recordUpload(db: Db, ownerId: number, storageKey: string) {
+  await db("uploads").insert({ storage_key: storageKey, owner_id: ownerId }).onConflict("storage_key").ignore();
+}
+
+/**
+ * Creates (no gigId) or updates a seller's gig with its packages and images, in one transaction. Throws
+ * GigInputError for a category that does not exist or an image the seller did not upload; returns the id
+ * and the images no gig uses any more (the caller deletes their files after the commit).
+ */
+export async function saveGig(
+  db: Knex,
+  sellerId: number,
+  value: GigFormValue,
+  status: "draft" | "published",
+  gigId?: number,
+): Promise<{ id: number; removedImages: string[] }> {
+  return db.transaction(async (trx) => {
+    const category = await trx("categories").where({ slug: value.categorySlug }).first("id");
+    if (!category) throw new GigInputError("category", "Choose a category from the list");
+    let current: { status: GigStatus; published_at: Date | null } | undefined;
+    if (gigId !== undefined) {
+      current = await trx("gigs").where({ id: gigId, seller_id: sellerId }).forUpdate().first("status", "published_at");
+      if (!current) throw new GigInputError("form", "This gig does not exist");
+    }
+    const previousImages = gigId === undefined ? [] : await listImages(trx, gigId);
+    if (value.images.length) {
+      const owned = await trx("uploads").whereIn("storage_key", value.images).andWhere("owner_id", sellerId).pluck("storage_key");
+      const allowed = new Set([...owned, ...previousImages]);
+      if (value.images.some((key) => !allowed.has(key))) throw new GigInputError("images", "One of the images is not yours to use");
+    }
+
+    const packages = value.packages;
+    const columns = {
+      category_id: category.id,
+      title: value.title,
+      description: value.description,
+      tags: value.tags,
+      status,
+      starting_price_ugx: packages.length ? Math.min(...packages.map((p) => p.priceUgx)) : null,
+      fastest_delivery_days: packages.length ? Math.min(...packages.map((p) => p.deliveryDays)) : null,
+      published_at: status === "published" ? (current?.published_at ?? trx.fn.now()) : (current?.published_at ?? null),
+      updated_at: trx.fn.now(),
+    };
+    let id = gigId;
+    if (id === undefined) {
+      const [row] = await trx("gigs").insert({ ...columns, seller_id: sellerId }).returning("id");
+      id = Number(row.id);
+    } else {
+      await trx("gigs").where({ id }).update(columns);
+      await trx("gig_packages").where({ gig_id: id }).delete();
+      await trx("gig_images").where({ gig_id: id }).delete();
+    }
+    if (packages.length) {
+      const popular = packages.some((p) => p.tier === "standard") ? "standard" : null;
+      await trx("gig_packages").insert(
+        packages.map((p) => ({
+          gig_id: id,
+          tier: p.tier,
+          name: p.name,
+          description: p.description,
+          price_ugx: p.priceUgx,
+          delivery_days: p.deliveryDays,
+          revisions: p.revisions,
+          features: p.features,
+          popular: p.tier === popular,
+        })),
+      );
+    }
+    if (value.images.length) {
+      await trx("gig_images").insert(value.images.map((key, position) => ({ gig_id: id, storage_key: key, position, alt: value.title })));
+    }
+    if (status === "published") await addSearchTerms(trx, [id]);
+    return { id, removedImages: previousImages.filter((key) => !value.images.includes(key)) };
+  });
+}
+
+/** Pauses a published gig or publishes a paused one again; false when it is not the seller's or not in that state. */
+export async function setGigStatus(db: Db, sellerId: number, gigId: number, status: "paused" | "published"): Promise<boolean> {
+  const from = status === "paused" ? "published" : "paused";
+  const updated = await db("gigs")
+    .where({ id: gigId, seller_id: sellerId, status: from })
+    .whereNotNull("starting_price_ugx")
+    .update({ status, updated_at: db.fn.now() });
+  return updated === 1;
+}
+
+/** Deletes a seller's gig; returns its image keys (to delete their files), or null when it is not theirs. */
+export async function deleteGig(db: Knex, sellerId: number, gigId: number): Promise<string[] | null> {
+  return db.transaction(async (trx) => {
+    const gig = await trx("gigs").where({ id: gigId, seller_id: sellerId }).forUpdate().first("id");
+    if (!gig) return null;
+    const images = await listImages(trx, gigId);
+    await trx("gigs").where({ id: gigId }).delete();
+    await trx("uploads").whereIn("storage_key", images).delete();
+    return images;
+  });
+}
+
+/** Adds the words of these gigs (title, tags, description) to the words search can correct towards. */
+async function addSearchTerms(db: Db, gigIds: number[] | null) {
+  await db.raw(
+    `INSERT INTO search_terms (term)
+     SELECT DISTINCT w FROM gigs g,
+       regexp_split_to_table(lower(g.title || ' ' || soko_tags_text(g.tags) || ' ' || g.description), '[^a-z0-9]+') AS w
+     WHERE g.status = 'published' AND length(w) BETWEEN 3 AND 40 ${gigIds ? "AND g.id = ANY(?::bigint[])" : ""}
+     ON CONFLICT DO NOTHING`,
+    gigIds ? [gigIds] : [],
+  );
+}
+
+/**
+ * Recomputes every gig's starting price and fastest delivery from its packages, and the search words, for
+ * data written in bulk (demo data, the benchmark's 100,000 gigs).
+ */
+export async function refreshCatalog(db: Db) {
+  await db.raw(`
+    UPDATE gigs g SET starting_price_ugx = p.price, fastest_delivery_days = p.days
+    FROM (SELECT gig_id, min(price_ugx) AS price, min(delivery_days) AS days FROM gig_packages GROUP BY gig_id) p
+    WHERE p.gig_id = g.id AND (g.starting_price_ugx IS DISTINCT FROM p.price OR g.fastest_delivery_days IS DISTINCT FROM p.days)`);
+  await addSearchTerms(db, null);
 }

@@ -1,4 +1,6 @@
 import type { Knex } from "knex";
+import { refreshCatalog } from "~/models/gig.server";
+import { DELIVERY_DAYS } from "~/utils/gig-schemas";
 import { hashPassword } from "./password.server";
 
 /** The six categories of spec §9, in the landing page's order. */
@@ -11,12 +13,6 @@ export const CATEGORIES = [
   { slug: "local-services", name: "Local Services", description: "Photography, events, tutoring and more near you." },
 ] as const;
 
-/** Delivery options per tier (spec §9). */
-export const DELIVERY_DAYS = {
-  basic: [1, 3, 7, 14],
-  standard: [3, 7, 14, 21],
-  premium: [7, 14, 21, 30],
-} as const;
 
 export const DEMO_PASSWORD = "soko-demo-2026";
 
@@ -314,6 +310,7 @@ export async function seedDemoData(db: Knex) {
         WHERE reviews_count >= 20 AND category_id IN (SELECT id FROM categories ORDER BY position LIMIT 4)
         ORDER BY category_id, rating DESC, reviews_count DESC, id
       )`);
+    await refreshCatalog(trx);
     for (const [id, { sum, count }] of sellerRatings) {
       await trx("users")
         .where({ id })

@@ -1,0 +1,226 @@
+/**
+ * The gig form's rules and the catalog's URL vocabulary, shared by the server (which decides) and the
+ * browser (which only helps: the title counter, tags added with Enter).
+ */
+import { z } from "zod";
+
+export const TIERS = ["basic", "standard", "premium"] as const;
+export type Tier = (typeof TIERS)[number];
+export const TIER_LABEL: Record<Tier, string> = { basic: "Basic", standard: "Standard", premium: "Premium" };
+
+/** Delivery options per tier (spec §9). */
+export const DELIVERY_DAYS = {
+  basic: [1, 3, 7, 14],
+  standard: [3, 7, 14, 21],
+  premium: [7, 14, 21, 30],
+} as const satisfies Record<Tier, readonly number[]>;
+
+export const TITLE_MAX = 80;
+export const DESCRIPTION_MAX = 5000;
+export const MAX_TAGS = 10;
+export const TAG_MAX = 30;
+export const MAX_IMAGES = 5;
+export const PRICE_MAX_UGX = 100_000_000;
+export const MAX_FEATURES = 10;
+
+/** Trims tags, drops empty ones and repeats (ignoring letter case); keeps the first spelling. */
+export function normaliseTags(tags: readonly unknown[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const raw of tags) {
+    if (typeof raw !== "string") continue;
+    const tag = raw.trim().replace(/\s+/g, " ");
+    if (!tag || seen.has(tag.toLowerCase())) continue;
+    seen.add(tag.toLowerCase());
+    out.push(tag);
+  }
+  return out;
+}
+
+const optionalText = (max: number, message: string) => z.string().trim().max(max, message).optional();
+
+/** A package as typed: every field a string (or absent), checked and converted by `checkTier`. */
+const TierInput = z
+  .object({
+    name: optionalText(60, "A package name can have at most 60 characters"),
+    description: optionalText(600, "A package description can have at most 600 characters"),
+    price: z.string().trim().max(30, "Enter the price in whole shillings, such as 75000").optional(),
+    delivery: z.string().trim().max(10).optional(),
+    revisions: z.string().trim().max(10).optional(),
+    features: z.string().max(2000, "List at most 10 features").optional(),
+  })
+  .default({});
+
+export type PackageInput = {
+  tier: Tier;
+  name: string;
+  description: string;
+  priceUgx: number;
+  deliveryDays: number;
+  revisions: number;
+  features: string[];
+};
+
+function checkTier(tier: Tier, input: z.infer<typeof TierInput>, required: boolean, ctx: z.RefinementCtx): PackageInput | null {
+  const offered = Object.values(input).some((v) => typeof v === "string" && v.trim() !== "");
+  if (!offered && !required) return null;
+  const label = TIER_LABEL[tier];
+  const issue = (field: string, message: string) => ctx.addIssue({ code: z.ZodIssueCode.custom, path: [tier, field], message });
+
+  let priceUgx = Number.NaN;
+  const price = (input.price ?? "").replace(/[\s,]/g, "").replace(/^UGX/i, "");
+  if (price === "") issue("price", `Enter the ${label} price in UGX`);
+  else if (!/^-?\d+(\.\d+)?$/.test(price)) issue("price", "Enter the price in whole shillings, such as 75000");
+  else if (!/^-?\d+$/.test(price)) issue("price", "UGX has no cents: enter a whole number of shillings");
+  else {
+    priceUgx = Number(price);
+    if (priceUgx <= 0) issue("price", "The price must be more than zero");
+    else if (priceUgx > PRICE_MAX_UGX) issue("price", "The price can be at most UGX 100,000,000");
+  }
+
+  const options: readonly number[] = DELIVERY_DAYS[tier];
+  const deliveryDays = Number(input.delivery);
+  if (!input.delivery) issue("delivery", `Choose the ${label} delivery time`);
+  else if (!options.includes(deliveryDays)) issue("delivery", `Choose ${options.join(", ")} days for ${label}`);
+
+  const revisions = input.revisions ? Number(input.revisions) : 1;
+  if (!Number.isInteger(revisions) || revisions < 0 || revisions > 20) issue("revisions", "Revisions must be a whole number from 0 to 20");
+
+  const features = normaliseTags((input.features ?? "").split("\n"));
+  if (features.length > MAX_FEATURES) issue("features", `List at most ${MAX_FEATURES} features, one per line`);
+  if (features.some((f) => f.length > 100)) issue("features", "Each feature can have at most 100 characters");
+
+  return {
+    tier,
+    name: input.name || label,
+    description: input.description ?? "",
+    priceUgx,
+    deliveryDays,
+    revisions,
+    features,
+  };
+}
+
+export const GIG_INTENTS = ["draft", "publish"] as const;
+export type GigIntent = (typeof GIG_INTENTS)[number];
+
+/**
+ * The gig form. Save as Draft needs a title and a category; Publish Gig also needs a description and the
+ * Basic package (price and delivery). Any package that is filled in at all is checked in full either way.
+ */
+export function gigFormSchema(intent: GigIntent) {
+  const publishing = intent === "publish";
+  return z
+    .object({
+      title: z
+        .string({ required_error: "Give your gig a title" })
+        .trim()
+        .min(1, "Give your gig a title")
+        .max(TITLE_MAX, `A title can have at most ${TITLE_MAX} characters`),
+      category: z.string({ required_error: "Choose a category" }).trim().max(60),
+      description: z.string().trim().max(DESCRIPTION_MAX, `A description can have at most ${DESCRIPTION_MAX.toLocaleString("en-US")} characters`).optional(),
+      tags: z
+        .array(z.string().max(200))
+        .max(100)
+        .default([])
+        .transform(normaliseTags)
+        .pipe(
+          z
+            .array(z.string().max(TAG_MAX, `Each tag can have at most ${TAG_MAX} characters`))
+            .max(MAX_TAGS, `A gig can have at most ${MAX_TAGS} tags`),
+        ),
+      images: z.array(z.string().regex(/^[0-9a-f-]{36}$/)).max(MAX_IMAGES, `A gig can have at most ${MAX_IMAGES} images`).default([]),
+      basic: TierInput,
+      standard: TierInput,
+      premium: TierInput,
+    })
+    .superRefine((v, ctx) => {
+      if (publishing && !v.description) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["description"], message: "Describe what the buyer gets before you publish" });
+      }
+    })
+    .transform((v, ctx) => {
+      const packages = TIERS.map((tier) => checkTier(tier, v[tier], tier === "basic" && publishing, ctx)).filter(
+        (p): p is PackageInput => p !== null,
+      );
+      return {
+        title: v.title,
+        categorySlug: v.category,
+        description: v.description ?? "",
+        tags: v.tags,
+        images: [...new Set(v.images)],
+        packages,
+      };
+    });
+}
+export type GigFormValue = z.output<ReturnType<typeof gigFormSchema>>;
+
+// ---- The catalog's URL: /browse and /search read the same parameters. Unknown values are ignored. ----
+
+export const SORTS = {
+  relevance: "Relevance",
+  rating: "Best rating",
+  "price-low": "Price: low to high",
+  "price-high": "Price: high to low",
+  newest: "Newest",
+} as const;
+export type Sort = keyof typeof SORTS;
+
+/** Price ranges of spec §9, on the starting (lowest package) price. */
+export const PRICE_RANGES = {
+  "under-100000": { label: "Under UGX 100,000", min: null, max: 99_999 },
+  "100000-500000": { label: "UGX 100,000 to 500,000", min: 100_000, max: 500_000 },
+  "above-500000": { label: "Above UGX 500,000", min: 500_001, max: null },
+} as const;
+export type PriceRange = keyof typeof PRICE_RANGES;
+
+export const RATING_FILTERS = { "4.5": "4.5 and up", "4": "4.0 and up", "3.5": "3.5 and up" } as const;
+export type RatingFilter = keyof typeof RATING_FILTERS;
+
+/** Delivery within N days: the gig's fastest package delivers in at most N days. */
+export const DELIVERY_FILTERS = { "1": "Within 24 hours", "3": "Up to 3 days", "7": "Up to 7 days" } as const;
+export type DeliveryFilter = keyof typeof DELIVERY_FILTERS;
+
+export const QUERY_MAX = 100;
+
+export type CatalogQuery = {
+  q: string;
+  category: string | null;
+  price: PriceRange | null;
+  rating: RatingFilter | null;
+  delivery: DeliveryFilter | null;
+  sort: Sort;
+  cursor: string | null;
+};
+
+const pick = <T extends string>(options: Record<T, unknown>, value: string | null): T | null =>
+  value !== null && Object.hasOwn(options, value) ? (value as T) : null;
+
+/** Reads the catalog's state from a URL. A value we do not know is ignored, never an error. */
+export function parseCatalogQuery(params: URLSearchParams): CatalogQuery {
+  const q = (params.get("q") ?? "").trim().replace(/\s+/g, " ").slice(0, QUERY_MAX);
+  const category = params.get("category");
+  return {
+    q,
+    category: category && /^[a-z0-9-]{1,60}$/.test(category) ? category : null,
+    price: pick(PRICE_RANGES, params.get("price")),
+    rating: pick(RATING_FILTERS, params.get("rating")),
+    delivery: pick(DELIVERY_FILTERS, params.get("delivery")),
+    sort: pick(SORTS, params.get("sort")) ?? "relevance",
+    cursor: params.get("cursor")?.slice(0, 200) ?? null,
+  };
+}
+
+/** The URL of a catalog state (without the cursor unless given), omitting defaults. */
+export function catalogSearch(query: Omit<CatalogQuery, "cursor"> & { cursor?: string | null }): string {
+  const params = new URLSearchParams();
+  if (query.q) params.set("q", query.q);
+  if (query.category) params.set("category", query.category);
+  if (query.price) params.set("price", query.price);
+  if (query.rating) params.set("rating", query.rating);
+  if (query.delivery) params.set("delivery", query.delivery);
+  if (query.sort !== "relevance") params.set("sort", query.sort);
+  if (query.cursor) params.set("cursor", query.cursor);
+  const s = params.toString();
+  return s ? `?${s}` : "";
+}
