@@ -1,8 +1,11 @@
-import { Link } from "@remix-run/react";
+import { Form, Link, useLocation, useRouteLoaderData } from "@remix-run/react";
+import type { loader as rootLoader } from "~/root";
 import { SUPPORT_EMAIL, SUPPORT_HOURS, SUPPORT_PHONE, SUPPORT_PHONE_HREF } from "~/utils/faq";
 
 /** The main site's footer. `year` comes from the root loader so server and browser render the same text. */
 export function SiteFooter({ year }: { year: number }) {
+  const location = useLocation();
+  const currency = useRouteLoaderData<typeof rootLoader>("root")?.currency.code ?? "UGX";
   return (
     <footer className="site-footer">
       <div className="container footer-grid">
@@ -44,6 +47,17 @@ export function SiteFooter({ year }: { year: number }) {
       </div>
       <div className="container footer-bottom">
         <p>© {year} Soko</p>
+        <Form method="post" action="/currency" className="currency-switch">
+          <input type="hidden" name="redirectTo" value={location.pathname + location.search} />
+          <label htmlFor="footer-currency">Show prices in</label>
+          <select id="footer-currency" name="currency" defaultValue={currency} key={currency}>
+            <option value="UGX">UGX (Uganda shillings)</option>
+            <option value="USD">USD (US dollars)</option>
+          </select>
+          <button type="submit" className="button button-secondary button-small">
+            Change
+          </button>
+        </Form>
         <nav aria-label="Policies">
           <Link to="/terms">Terms of service</Link>
           <Link to="/privacy">Privacy policy</Link>

@@ -15,7 +15,11 @@ export type ActivityKind =
   | "status_suspended"
   | "status_banned"
   | "gig_published"
-  | "gig_saved";
+  | "gig_saved"
+  | "gig_paused"
+  | "gig_resumed"
+  | "gig_deleted"
+  | "became_seller";
 
 const LABELS: Record<string, string> = {
   joined: "You joined Soko",
@@ -32,9 +36,13 @@ const LABELS: Record<string, string> = {
   status_banned: "Your account was banned",
   gig_published: "You published a gig",
   gig_saved: "You saved a gig as a draft",
+  gig_paused: "You paused a gig",
+  gig_resumed: "You published a paused gig again",
+  gig_deleted: "You deleted a gig",
+  became_seller: "You started selling on Soko",
 };
 
-export async function recordActivity(db: Db, userId: number, kind: ActivityKind | string, details: Record<string, unknown>) {
+export async function recordActivity(db: Db, userId: number, kind: ActivityKind, details: Record<string, unknown>) {
   await db("activity").insert({ user_id: userId, kind, details: JSON.stringify(details) });
 }
 

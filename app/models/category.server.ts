@@ -29,3 +29,8 @@ export async function listCategories(db: Db): Promise<Category[]> {
     gigCount: r.gig_count,
   }));
 }
+
+/** The categories as choices for a select or a form (no counts: cheap enough for every catalog page). */
+export async function listCategoryOptions(db: Db): Promise<{ slug: string; name: string }[]> {
+  return db("categories").orderBy("position").select("slug", "name");
+}

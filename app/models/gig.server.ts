@@ -98,7 +98,11 @@ export const COUNT_CAP = 1000;
 
 export const EMPTY_QUERY: CatalogQuery = { q: "", category: null, price: null, rating: null, delivery: null, sort: "relevance", cursor: null };
 
-type Key = { expr: string; type: "boolean" | "numeric" | "bigint" | "timestamptz" };
+/**
+ * A sort key: the expression ordered by, and its cursor form. Timestamps travel as epoch microseconds
+ * (`param` turns them back), so a cursor can only ever hold digits, never an impossible date.
+ */
+type Key = { expr: string; type: "boolean" | "numeric" | "bigint"; text?: string; param?: string };
 type Order = { keys: Key[]; direction: "asc" | "desc" };
 
 const RANK = "(ts_rank(g.search_vector, sq.query) * 1000000)::bigint";
@@ -114,7 +118,18 @@ function orderOf(sort: Sort, searching: boolean): Order {
     case "price-high":
       return { direction: "desc", keys: [{ expr: "g.starting_price_ugx", type: "bigint" }, id] };
     case "newest":
-      return { direction: "desc", keys: [{ expr: "g.published_at", type: "timestamptz" }, id] };
+      return {
+        direction: "desc",
+        keys: [
+          {
+            expr: "g.published_at",
+            type: "bigint",
+            text: "(extract(epoch FROM g.published_at) * 1000000)::bigint",
+            param: "(timestamptz 'epoch' + ?::bigint * interval '1 microsecond')",
+          },
+          id,
+        ],
+      };
     case "relevance":
       return searching
         ? { direction: "desc", keys: [{ expr: RANK, type: "bigint" }, { expr: "g.rating", type: "numeric" }, id] }
@@ -140,7 +155,8 @@ function decodeCursor(cursor: string | null, order: Order): string[] | null {
   try {
     const values: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
     if (!Array.isArray(values) || values.length !== order.keys.length) return null;
-    const patterns = { boolean: /^(true|false)$/, numeric: /^-?\d{1,12}(\.\d{1,6})?$/, bigint: /^-?\d{1,18}$/, timestamptz: /^[\d\-:. +T]{10,40}$/ };
+    // bigint stays within ±10^16: ids and prices are far smaller, and microseconds since 1970 reach year 2286.
+    const patterns = { boolean: /^(true|false)$/, numeric: /^-?\d{1,12}(\.\d{1,6})?$/, bigint: /^-?\d{1,16}$/ };
     return values.every((v, i) => typeof v === "string" && patterns[order.keys[i]!.type].test(v)) ? (values as string[]) : null;
   } catch {
     return null;
@@ -210,6 +226,7 @@ export async function listCatalog(
   query: CatalogQuery,
   { limit = PAGE_SIZE, count = true }: { limit?: number; count?: boolean } = {},
 ): Promise<CatalogPage> {
+  query = { ...query, q: query.q.replace(/\u0000/g, " ").trim() };
   const searching = query.q !== "";
   const searchedFor = searching ? await correctQuery(db, query.q) : null;
   const text = searchedFor ?? query.q;
@@ -223,10 +240,10 @@ export async function listCatalog(
   };
 
   const page = base().select(gigCardColumns(db));
-  order.keys.forEach((k, i) => page.select(db.raw(`(${k.expr})::text AS cursor_${i}`)));
+  order.keys.forEach((k, i) => page.select(db.raw(`(${k.text ?? k.expr})::text AS cursor_${i}`)));
   if (after) {
     const tuple = order.keys.map((k) => k.expr).join(", ");
-    const params = order.keys.map((k) => `?::${k.type}`).join(", ");
+    const params = order.keys.map((k) => k.param ?? `?::${k.type}`).join(", ");
     page.whereRaw(`(${tuple}) ${order.direction === "desc" ? "<" : ">"} (${params})`, after);
   }
   page.orderByRaw(order.keys.map((k) => `${k.expr} ${order.direction}`).join(", ")).limit(limit + 1);

@@ -3,7 +3,7 @@
  * Every write that changes who can sign in (password, status) ends the sessions it must, in the same transaction.
  */
 import type { Knex } from "knex";
-import { recordActivity } from "~/models/activity.server";
+import { recordActivity, type ActivityKind } from "~/models/activity.server";
 import { deleteUserSessions } from "~/models/session.server";
 import type { Db } from "~/utils/db.server";
 import { hashPassword, verifyPassword } from "~/utils/password.server";
@@ -177,7 +177,7 @@ export async function getSettings(db: Db, userId: number): Promise<Settings | nu
   };
 }
 
-async function updateUser(db: Knex, userId: number, kind: string, values: Record<string, unknown>) {
+async function updateUser(db: Knex, userId: number, kind: ActivityKind, values: Record<string, unknown>) {
   await db.transaction(async (trx) => {
     await trx("users")
       .where({ id: userId })
@@ -326,4 +326,18 @@ export async function getPublicProfile(db: Db, username: string): Promise<Public
     languages: u.languages,
     skills: u.skills,
   };
+}
+
+/** A client starts selling: the same account becomes a freelancer (buying stays open to them). */
+export async function becomeSeller(db: Knex, userId: number): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const updated = await trx("users").where({ id: userId, role: "client" }).update({ role: "freelancer", updated_at: trx.fn.now() });
+    if (updated) await recordActivity(trx, userId, "became_seller", {});
+    return updated === 1;
+  });
+}
+
+/** The footer's currency switch, for a signed-in member: stored with their preferences. */
+export function setPreferredCurrency(db: Knex, userId: number, currency: Settings["preferredCurrency"]) {
+  return updateUser(db, userId, "preferences_updated", { preferred_currency: currency });
 }

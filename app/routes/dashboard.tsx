@@ -30,8 +30,15 @@ export async function loader({ request }: LoaderFunctionArgs) {
     gigs,
     activity,
     completion: profileCompletion(settings),
+    notice: GIG_NOTICES[new URL(request.url).searchParams.get("gig") ?? ""] ?? null,
   };
 }
+
+const GIG_NOTICES: Record<string, string> = {
+  published: "Your gig is published: buyers can find it now.",
+  draft: "Your gig is saved as a draft. Only you can see it.",
+  deleted: "Your gig is deleted.",
+};
 
 const STATUS_LABEL = { draft: "Draft", published: "Published", paused: "Paused" } as const;
 
@@ -42,6 +49,11 @@ export default function Dashboard() {
   return (
     <section className="container dashboard" aria-labelledby="dashboard-title">
       <h1 id="dashboard-title">Welcome back, {d.firstName}!</h1>
+      {d.notice ? (
+        <p className="form-success" role="status">
+          {d.notice}
+        </p>
+      ) : null}
       <p>{seller ? "Manage your gigs, orders and earnings in one place." : "Find skilled Ugandan freelancers and keep track of your orders."}</p>
 
       <ul className="stat-grid" aria-label="Your numbers">

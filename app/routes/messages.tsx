@@ -2,7 +2,9 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { ComingSoon, ADMIN_SECTIONS } from "~/components/coming-soon";
 import { adminScreenLoader } from "~/utils/admin-area.server";
+import { getPublicProfile } from "~/models/user.server";
 import { requireUser } from "~/utils/auth.server";
+import { getDb } from "~/utils/db.server";
 import { getSiteHost } from "~/utils/host.server";
 
 export const meta: MetaFunction = () => [{ title: "Messages | Soko" }];
@@ -14,14 +16,22 @@ export async function loader({ request }: LoaderFunctionArgs) {
     return { site: "admin" as const };
   }
   await requireUser(request);
-  return { site: "main" as const };
+  // Contact Seller leads here with ?to=<username>: name who the conversation will be with.
+  const to = new URL(request.url).searchParams.get("to");
+  const seller = to ? await getPublicProfile(getDb(), to.slice(0, 60)) : null;
+  return { site: "main" as const, seller: seller ? { name: seller.name, username: seller.username } : null };
 }
 
 export default function Messages() {
-  const { site } = useLoaderData<typeof loader>();
-  if (site === "admin") return <ComingSoon title={ADMIN_SECTIONS.messages.title}>{ADMIN_SECTIONS.messages.text}</ComingSoon>;
+  const data = useLoaderData<typeof loader>();
+  if (data.site === "admin") return <ComingSoon title={ADMIN_SECTIONS.messages.title}>{ADMIN_SECTIONS.messages.text}</ComingSoon>;
   return (
     <ComingSoon title="Messages">
+      {data.seller ? (
+        <>
+          Your conversation with {data.seller.name} (@{data.seller.username}) will start here.{" "}
+        </>
+      ) : null}
       Your conversations with clients and sellers will appear here, with live delivery and read marks. Messaging is being
       built next; until then, nothing you do here is lost.
     </ComingSoon>

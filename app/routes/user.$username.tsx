@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, useLoaderData } from "@remix-run/react";
+import { useLoaderData } from "@remix-run/react";
 import { GigCard } from "~/components/gig-card";
+import { ReviewList, reviewPageOf, Stars } from "~/components/reviews";
 import { listSellerGigs } from "~/models/gig.server";
 import { listSellerReviews } from "~/models/review.server";
 import { getPublicProfile } from "~/models/user.server";
@@ -17,19 +18,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const db = getDb();
   const profile = await getPublicProfile(db, params.username ?? "");
   if (!profile) throw new Response("Not Found", { status: 404 });
-  const pageParam = Number(new URL(request.url).searchParams.get("reviews") ?? "1");
-  const page = Number.isInteger(pageParam) && pageParam >= 1 && pageParam <= 1000 ? pageParam : 1;
+  const page = reviewPageOf(request);
   const [gigs, reviews] = await Promise.all([listSellerGigs(db, profile.id), listSellerReviews(db, profile.id, page)]);
   return { profile, gigs, reviews: reviews.reviews, hasMore: reviews.hasMore, page };
-}
-
-function Stars({ rating }: { rating: number }) {
-  return (
-    <span className="stars" aria-label={`${rating.toFixed(1)} out of 5 stars`}>
-      {"★".repeat(Math.round(rating))}
-      {"☆".repeat(5 - Math.round(rating))}
-    </span>
-  );
 }
 
 export default function Profile() {
@@ -113,26 +104,7 @@ export default function Profile() {
           ) : (
             <p>No published gigs yet.</p>
           )}
-          <h2 id="reviews">Reviews</h2>
-          {reviews.length ? (
-            <ul className="plain-list review-list" aria-label="Reviews">
-              {reviews.map((r) => (
-                <li key={r.id} id={`review-${r.id}`}>
-                  <div>
-                    <Stars rating={r.rating} /> <strong>{r.reviewerName}</strong> on <Link to={`/gig/${r.gigId}`}>{r.gigTitle}</Link>
-                    <p>{r.comment}</p>
-                  </div>
-                  <time dateTime={new Date(r.createdAt).toISOString()}>{date(r.createdAt)}</time>
-                </li>
-              ))}
-            </ul>
-          ) : (
-            <p>No reviews yet.</p>
-          )}
-          <nav className="pager" aria-label="Review pages">
-            {page > 1 ? <Link to={`?reviews=${page - 1}#reviews`}>Newer reviews</Link> : null}
-            {hasMore ? <Link to={`?reviews=${page + 1}#reviews`}>Older reviews</Link> : null}
-          </nav>
+          <ReviewList reviews={reviews} page={page} hasMore={hasMore} showGig />
         </>
       ) : null}
     </section>

@@ -61,11 +61,15 @@ export type PackageInput = {
   features: string[];
 };
 
-function checkTier(tier: Tier, input: z.infer<typeof TierInput>, required: boolean, ctx: z.RefinementCtx): PackageInput | null {
+type Issue = { path: string[]; message: string };
+
+/** Checks one package as typed; returns it converted (null when a optional tier is left empty) and what is wrong. */
+function checkTier(tier: Tier, input: z.infer<typeof TierInput>, required: boolean): { pkg: PackageInput | null; issues: Issue[] } {
+  const issues: Issue[] = [];
   const offered = Object.values(input).some((v) => typeof v === "string" && v.trim() !== "");
-  if (!offered && !required) return null;
+  if (!offered && !required) return { pkg: null, issues };
   const label = TIER_LABEL[tier];
-  const issue = (field: string, message: string) => ctx.addIssue({ code: z.ZodIssueCode.custom, path: [tier, field], message });
+  const issue = (field: string, message: string) => issues.push({ path: [tier, field], message });
 
   let priceUgx = Number.NaN;
   const price = (input.price ?? "").replace(/[\s,]/g, "").replace(/^UGX/i, "");
@@ -90,15 +94,7 @@ function checkTier(tier: Tier, input: z.infer<typeof TierInput>, required: boole
   if (features.length > MAX_FEATURES) issue("features", `List at most ${MAX_FEATURES} features, one per line`);
   if (features.some((f) => f.length > 100)) issue("features", "Each feature can have at most 100 characters");
 
-  return {
-    tier,
-    name: input.name || label,
-    description: input.description ?? "",
-    priceUgx,
-    deliveryDays,
-    revisions,
-    features,
-  };
+  return { pkg: { tier, name: input.name || label, description: input.description ?? "", priceUgx, deliveryDays, revisions, features }, issues };
 }
 
 export const GIG_INTENTS = ["draft", "publish"] as const;
@@ -134,13 +130,19 @@ export function gigFormSchema(intent: GigIntent) {
       standard: TierInput,
       premium: TierInput,
     })
+    // One refinement for everything that depends on the intent, so every message shows on the first try.
     .superRefine((v, ctx) => {
       if (publishing && !v.description) {
         ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["description"], message: "Describe what the buyer gets before you publish" });
       }
+      for (const tier of TIERS) {
+        for (const { path, message } of checkTier(tier, v[tier], tier === "basic" && publishing).issues) {
+          ctx.addIssue({ code: z.ZodIssueCode.custom, path, message });
+        }
+      }
     })
-    .transform((v, ctx) => {
-      const packages = TIERS.map((tier) => checkTier(tier, v[tier], tier === "basic" && publishing, ctx)).filter(
+    .transform((v) => {
+      const packages = TIERS.map((tier) => checkTier(tier, v[tier], tier === "basic" && publishing).pkg).filter(
         (p): p is PackageInput => p !== null,
       );
       return {
@@ -198,7 +200,8 @@ const pick = <T extends string>(options: Record<T, unknown>, value: string | nul
 
 /** Reads the catalog's state from a URL. A value we do not know is ignored, never an error. */
 export function parseCatalogQuery(params: URLSearchParams): CatalogQuery {
-  const q = (params.get("q") ?? "").trim().replace(/\s+/g, " ").slice(0, QUERY_MAX);
+  // Control characters (a NUL above all) are never part of a search, and Postgres refuses NUL in text.
+  const q = (params.get("q") ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").trim().replace(/\s+/g, " ").slice(0, QUERY_MAX);
   const category = params.get("category");
   return {
     q,

@@ -17,6 +17,10 @@ export const LIMITS = {
   join: { points: 20, duration: 60 * 60, message: "Too many accounts were created from your network. Please try again later." },
   /** Reset mails: 5 an hour per address and per email. */
   reset: { points: 5, duration: 60 * 60, message: "Too many reset requests. Please wait before asking again." },
+  /** Images stored per member: 60 an hour (a gallery is at most 5; this stops filling the disk). */
+  upload: { points: 60, duration: 60 * 60, message: "You have uploaded many images in a short time. Please try again later." },
+  /** New gigs per seller: 30 an hour. */
+  gigCreate: { points: 30, duration: 60 * 60, message: "You have created many gigs in a short time. Please try again later." },
 } satisfies Record<string, Limit>;
 
 const limiters = new Map<string, RateLimiterRedis>();

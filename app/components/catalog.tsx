@@ -1,0 +1,157 @@
+/**
+ * The catalog screens' shared parts: the filter form (a GET form, so the whole state is in the URL and works
+ * without JavaScript), the results grid with skeleton cards while a real request is pending, and Load More
+ * (a plain link to the next page; with JavaScript it appends the next page in place).
+ */
+import { Form, Link, useFetcher, useLocation, useNavigation, useSubmit } from "@remix-run/react";
+import { useEffect, useState, type ReactNode } from "react";
+import { GigCard } from "~/components/gig-card";
+import type { GigCard as GigCardData } from "~/models/gig.server";
+import {
+  catalogSearch,
+  DELIVERY_FILTERS,
+  PRICE_RANGES,
+  QUERY_MAX,
+  RATING_FILTERS,
+  SORTS,
+  type CatalogQuery,
+} from "~/utils/gig-schemas";
+
+type Option = { value: string; label: string };
+const options = (record: Record<string, string | { label: string }>): Option[] =>
+  Object.entries(record).map(([value, v]) => ({ value, label: typeof v === "string" ? v : v.label }));
+
+function Select({ name, label, value, all, choices }: { name: string; label: string; value: string | null; all?: string; choices: Option[] }) {
+  const submit = useSubmit();
+  return (
+    <div className="field">
+      <label htmlFor={`filter-${name}`}>{label}</label>
+      <select
+        id={`filter-${name}`}
+        name={name}
+        defaultValue={value ?? ""}
+        // With JavaScript a choice applies at once; without it, the Apply button submits the form.
+        onChange={(e) => e.currentTarget.form && submit(e.currentTarget.form, { preventScrollReset: true })}
+      >
+        {all ? <option value="">{all}</option> : null}
+        {choices.map((c) => (
+          <option key={c.value} value={c.value}>
+            {c.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+export function CatalogFilters({ action, query, categories }: { action: "/browse" | "/search"; query: CatalogQuery; categories: { slug: string; name: string }[] }) {
+  const location = useLocation();
+  return (
+    // Keyed by the URL so the fields show the state the page was loaded with, also after back/forward.
+    <Form method="get" action={action} className="catalog-filters" role="search" aria-label="Find services" key={location.search}>
+      <div className="field field-search">
+        <label htmlFor="filter-q">Search</label>
+        <input id="filter-q" type="search" name="q" defaultValue={query.q} maxLength={QUERY_MAX} placeholder="Logo design, website, translation…" />
+      </div>
+      <Select name="category" label="Category" value={query.category} all="All categories" choices={categories.map((c) => ({ value: c.slug, label: c.name }))} />
+      <Select name="price" label="Price" value={query.price} all="Any price" choices={options(PRICE_RANGES)} />
+      <Select name="rating" label="Rating" value={query.rating} all="Any rating" choices={options(RATING_FILTERS)} />
+      <Select name="delivery" label="Delivery" value={query.delivery} all="Any time" choices={options(DELIVERY_FILTERS)} />
+      <Select name="sort" label="Sort by" value={query.sort} choices={options(SORTS)} />
+      <button type="submit" className="button">
+        Apply
+      </button>
+    </Form>
+  );
+}
+
+export function SkeletonCards({ count = 6 }: { count?: number }) {
+  return (
+    <ul className="card-grid gig-grid" aria-hidden="true">
+      {Array.from({ length: count }, (_, i) => (
+        <li key={i}>
+          <div className="gig-card skeleton-card" data-testid="skeleton-card">
+            <div className="gig-thumb skeleton" />
+            <div className="gig-body">
+              <p className="skeleton skeleton-line" />
+              <p className="skeleton skeleton-line skeleton-short" />
+            </div>
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+type Page = { gigs: GigCardData[]; nextCursor: string | null };
+
+/**
+ * The result grid. While the browser is loading another catalog URL (a filter changed, a search was sent),
+ * skeleton cards replace the results: they show only while that real request is pending.
+ */
+export function CatalogResults({ action, query, page, empty }: { action: "/browse" | "/search"; query: CatalogQuery; page: Page; empty: ReactNode }) {
+  const navigation = useNavigation();
+  const fetcher = useFetcher<Page>();
+  const [more, setMore] = useState<Page[]>([]);
+  const base = catalogSearch({ ...query, cursor: null });
+
+  // A new query starts a new list.
+  useEffect(() => setMore([]), [base, page.nextCursor]);
+  useEffect(() => {
+    const data = fetcher.data;
+    if (fetcher.state === "idle" && data && Array.isArray(data.gigs)) {
+      setMore((pages) => (pages.some((p) => p.nextCursor === data.nextCursor && p.gigs[0]?.id === data.gigs[0]?.id) ? pages : [...pages, data]));
+    }
+  }, [fetcher.state, fetcher.data]);
+
+  const loadingCatalog = navigation.state === "loading" && navigation.location.pathname === action;
+  if (loadingCatalog) {
+    return (
+      <div aria-busy="true">
+        <p role="status">Loading services…</p>
+        <SkeletonCards />
+      </div>
+    );
+  }
+  if (page.gigs.length === 0) return <>{empty}</>;
+
+  const gigs = [...page.gigs, ...more.flatMap((p) => p.gigs)];
+  const next = more.length ? more[more.length - 1]!.nextCursor : page.nextCursor;
+  const nextHref = next ? `${action}${catalogSearch({ ...query, cursor: next })}` : null;
+  return (
+    <>
+      <ul className="card-grid gig-grid" aria-label="Services">
+        {gigs.map((gig) => (
+          <li key={gig.id}>
+            <GigCard gig={gig} />
+          </li>
+        ))}
+      </ul>
+      {fetcher.state === "loading" ? <SkeletonCards count={3} /> : null}
+      <nav className="pager" aria-label="More services">
+        {query.cursor ? <Link to={`${action}${base}`}>Back to the first page</Link> : null}
+        {nextHref ? (
+          <Link
+            to={nextHref}
+            className="button button-secondary"
+            preventScrollReset
+            onClick={(e) => {
+              // With JavaScript: append the next page here instead of leaving this one.
+              e.preventDefault();
+              if (fetcher.state === "idle") fetcher.load(nextHref);
+            }}
+            aria-disabled={fetcher.state !== "idle"}
+          >
+            {fetcher.state !== "idle" ? "Loading…" : "Load More"}
+          </Link>
+        ) : null}
+      </nav>
+    </>
+  );
+}
+
+export function resultCount(total: number | null, noun: [string, string]) {
+  if (total === null) return "";
+  if (total > 1000) return `1,000+ ${noun[1]}`;
+  return `${total.toLocaleString("en-US")} ${total === 1 ? noun[0] : noun[1]}`;
+}

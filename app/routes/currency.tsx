@@ -1,0 +1,29 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import { setPreferredCurrency } from "~/models/user.server";
+import { getUser, safeRedirect } from "~/utils/auth.server";
+import { CURRENCY_COOKIE } from "~/utils/currency.server";
+import { getDb } from "~/utils/db.server";
+import { getEnv } from "~/utils/env.server";
+
+/**
+ * The footer's currency switch (POST only). A member's choice is stored with their preferences; an
+ * anonymous visitor's is kept for a year in a cookie. Goes back to the page it came from.
+ */
+export async function action({ request }: ActionFunctionArgs) {
+  const form = await request.formData();
+  const currency = form.get("currency");
+  const back = safeRedirect(form.get("redirectTo"), "/");
+  if (currency !== "UGX" && currency !== "USD") throw new Response("Choose UGX or USD", { status: 400 });
+  const user = await getUser(request);
+  if (user) {
+    await setPreferredCurrency(getDb(), user.id, currency);
+    return redirect(back);
+  }
+  const secure = getEnv().isProduction && !process.env.ALLOW_HTTP ? "; Secure" : "";
+  return redirect(back, {
+    headers: { "Set-Cookie": `${CURRENCY_COOKIE}=${currency}; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly${secure}` },
+  });
+}
+
+export const loader = () => redirect("/");

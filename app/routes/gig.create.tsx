@@ -1,0 +1,63 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { SubmitButton } from "~/components/forms";
+import { GigForm } from "~/components/gig-form";
+import { listCategoryOptions } from "~/models/category.server";
+import { becomeSeller } from "~/models/user.server";
+import { requireUser } from "~/utils/auth.server";
+import { getDb } from "~/utils/db.server";
+import { emptyGigForm, handleGigForm } from "~/utils/gig-form.server";
+import { requireSiteHost } from "~/utils/host.server";
+
+export const meta: MetaFunction = () => [{ title: "Create a gig | Soko" }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  requireSiteHost(request, "main");
+  const user = await requireUser(request);
+  if (user.role === "admin") throw new Response("Admins do not sell on Soko", { status: 403 });
+  return { role: user.role, categories: await listCategoryOptions(getDb()), state: emptyGigForm() };
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  requireSiteHost(request, "main");
+  const user = await requireUser(request);
+  if (user.role === "client") {
+    const form = await request.formData();
+    if (form.get("intent") !== "become-seller") throw new Response("Only sellers can create gigs", { status: 403 });
+    await becomeSeller(getDb(), user.id);
+    return redirect("/gig/create");
+  }
+  if (user.role !== "freelancer") throw new Response("Admins do not sell on Soko", { status: 403 });
+  return handleGigForm(request, user);
+}
+
+export default function CreateGig() {
+  const { role, categories, state } = useLoaderData<typeof loader>();
+  const reply = useActionData<typeof action>();
+  if (role === "client") {
+    return (
+      <section className="container narrow" aria-labelledby="create-title">
+        <h1 id="create-title">Start selling on Soko</h1>
+        <p>
+          Gigs are sold by sellers. Your account can sell too: you keep your orders and messages as a buyer, and gain a seller
+          dashboard, gigs and payouts to your mobile-money number.
+        </p>
+        <Form method="post">
+          <SubmitButton name="intent" value="become-seller" pendingLabel="Setting up…">
+            Become a seller
+          </SubmitButton>
+        </Form>
+        <p>
+          <Link to="/dashboard">Back to your dashboard</Link>
+        </p>
+      </section>
+    );
+  }
+  return (
+    <section className="container narrow" aria-labelledby="create-title">
+      <h1 id="create-title">Create a gig</h1>
+      <GigForm key="new" state={reply?.state ?? state} errors={reply?.errors ?? {}} categories={categories} />
+    </section>
+  );
+}

@@ -1,0 +1,189 @@
+/**
+ * The gig form's action, shared by /gig/create and /gig/{id}/edit. One multipart form carries every intent:
+ * Save as Draft, Publish Gig, and — for browsers without JavaScript — adding or removing a tag or an image,
+ * which answer with the form as it now stands (nothing saved). Uploaded images are checked and stored at
+ * once (as the member's uploads) so they survive those round trips; a gig only ever takes its owner's uploads.
+ */
+import { parseWithZod } from "@conform-to/zod";
+import {
+  data,
+  MaxPartSizeExceededError,
+  redirect,
+  unstable_createMemoryUploadHandler,
+  unstable_parseMultipartFormData,
+} from "@remix-run/node";
+import { recordActivity } from "~/models/activity.server";
+import { GigInputError, recordUpload, saveGig, type GigPackage } from "~/models/gig.server";
+import type { SessionUser } from "~/models/session.server";
+import { getDb } from "~/utils/db.server";
+import {
+  gigFormSchema,
+  MAX_IMAGES,
+  MAX_TAGS,
+  normaliseTags,
+  TAG_MAX,
+  TIERS,
+  type GigIntent,
+  type Tier,
+} from "~/utils/gig-schemas";
+import { consume } from "~/utils/rate-limit.server";
+import { deleteImage, InvalidImageError, MAX_IMAGE_BYTES, saveImage } from "~/utils/storage.server";
+
+export type TierValues = { name: string; description: string; price: string; delivery: string; revisions: string; features: string };
+export type GigFormState = {
+  title: string;
+  category: string;
+  description: string;
+  tags: string[];
+  images: string[];
+  packages: Record<Tier, TierValues>;
+};
+export type GigFormErrors = Record<string, string[]>;
+export type GigFormReply = { state: GigFormState; errors: GigFormErrors };
+
+const EMPTY_TIER: TierValues = { name: "", description: "", price: "", delivery: "", revisions: "", features: "" };
+
+export function emptyGigForm(): GigFormState {
+  return { title: "", category: "", description: "", tags: [], images: [], packages: { basic: { ...EMPTY_TIER }, standard: { ...EMPTY_TIER }, premium: { ...EMPTY_TIER } } };
+}
+
+/** A stored gig as the form shows it. */
+export function gigFormOf(gig: { title: string; category: string; description: string; tags: string[]; images: string[]; packages: GigPackage[] }): GigFormState {
+  const state = emptyGigForm();
+  state.title = gig.title;
+  state.category = gig.category;
+  state.description = gig.description;
+  state.tags = gig.tags;
+  state.images = gig.images;
+  for (const p of gig.packages) {
+    state.packages[p.tier] = {
+      name: p.name,
+      description: p.description,
+      price: String(p.priceUgx),
+      delivery: String(p.deliveryDays),
+      revisions: String(p.revisions),
+      features: p.features.join("\n"),
+    };
+  }
+  return state;
+}
+
+const text = (v: FormDataEntryValue | null, max = 10_000) => (typeof v === "string" ? v.slice(0, max) : "");
+
+function stateOf(form: FormData): GigFormState {
+  const packages = {} as Record<Tier, TierValues>;
+  for (const tier of TIERS) {
+    packages[tier] = {
+      name: text(form.get(`${tier}.name`), 200),
+      description: text(form.get(`${tier}.description`), 2000),
+      price: text(form.get(`${tier}.price`), 40),
+      delivery: text(form.get(`${tier}.delivery`), 10),
+      revisions: text(form.get(`${tier}.revisions`), 10),
+      features: text(form.get(`${tier}.features`), 3000),
+    };
+  }
+  return {
+    title: text(form.get("title"), 200),
+    category: text(form.get("category"), 100),
+    description: text(form.get("description"), 10_000),
+    tags: form.getAll("tags").slice(0, 100).map((t) => text(t, 200)),
+    images: [...new Set(form.getAll("images").slice(0, 20).map((k) => text(k, 40)))],
+    packages,
+  };
+}
+
+async function readForm(request: Request): Promise<FormData | "too-large"> {
+  if (!(request.headers.get("Content-Type") ?? "").startsWith("multipart/form-data")) return request.formData();
+  try {
+    return await unstable_parseMultipartFormData(request, unstable_createMemoryUploadHandler({ maxPartSize: MAX_IMAGE_BYTES }));
+  } catch (error) {
+    if (error instanceof MaxPartSizeExceededError) return "too-large";
+    throw error;
+  }
+}
+
+const reply = (state: GigFormState, errors: GigFormErrors, status = 400) => data<GigFormReply>({ state, errors }, { status });
+
+/**
+ * Handles a submission of the gig form for a seller; `gigId` when editing their gig (the caller has checked
+ * it is theirs). Returns the redirect after saving, or the form with its messages.
+ */
+export async function handleGigForm(request: Request, user: SessionUser, gigId?: number) {
+  const form = await readForm(request);
+  if (form === "too-large") {
+    // The body was not read in full, so what was typed cannot be shown back; say what was wrong.
+    return reply({ ...emptyGigForm() }, { upload: ["Images can be at most 5 MB each"] }, 413);
+  }
+  const intent = text(form.get("intent"), 100);
+  const state = stateOf(form);
+  const errors: GigFormErrors = {};
+
+  // New images: checked by their content, re-encoded, and kept as this member's uploads.
+  const files = form.getAll("upload").filter((f): f is File => f instanceof File && f.size > 0);
+  if (files.length) {
+    if (state.images.length + files.length > MAX_IMAGES) {
+      errors.upload = [`A gig can have at most ${MAX_IMAGES} images`];
+    } else {
+      const limited = await consume("upload", [String(user.id)]);
+      if (limited) errors.upload = [limited.message];
+      else {
+        for (const file of files) {
+          try {
+            const key = await saveImage(Buffer.from(await file.arrayBuffer()), ["thumb", "large"]);
+            await recordUpload(getDb(), user.id, key);
+            state.images.push(key);
+          } catch (error) {
+            if (!(error instanceof InvalidImageError)) throw error;
+            errors.upload = [`${file.name}: ${error.message}`];
+          }
+        }
+      }
+    }
+  }
+
+  if (intent === "add-tag") {
+    const tag = text(form.get("newTag"), 1000).trim();
+    if (tag.length > TAG_MAX) errors.newTag = [`Each tag can have at most ${TAG_MAX} characters`];
+    else if (normaliseTags([...state.tags, tag]).length > MAX_TAGS) errors.newTag = [`A gig can have at most ${MAX_TAGS} tags`];
+    else state.tags = normaliseTags([...state.tags, tag]);
+    return reply(state, errors, Object.keys(errors).length ? 400 : 200);
+  }
+  if (intent.startsWith("remove-tag:")) {
+    const index = Number(intent.slice("remove-tag:".length));
+    state.tags = state.tags.filter((_, i) => i !== index);
+    return reply(state, errors, Object.keys(errors).length ? 400 : 200);
+  }
+  if (intent.startsWith("remove-image:")) {
+    const key = intent.slice("remove-image:".length);
+    state.images = state.images.filter((k) => k !== key);
+    return reply(state, errors, Object.keys(errors).length ? 400 : 200);
+  }
+  if (intent === "upload") return reply(state, errors, Object.keys(errors).length ? 400 : 200);
+  if (intent !== "draft" && intent !== "publish") return reply(state, { form: ["Choose Save as Draft or Publish Gig"] });
+
+  // The images as they now stand (kept plus newly uploaded) are what is validated and saved.
+  form.delete("images");
+  for (const key of state.images) form.append("images", key);
+  const submission = parseWithZod(form, { schema: gigFormSchema(intent as GigIntent) });
+  if (submission.status !== "success") {
+    for (const [name, messages] of Object.entries(submission.error ?? {})) if (messages?.length) errors[name] = messages;
+  }
+  if (Object.keys(errors).length || submission.status !== "success") {
+    if (!Object.keys(errors).length) errors.form = ["Check the form and try again"];
+    return reply(state, errors);
+  }
+  if (gigId === undefined) {
+    const limited = await consume("gigCreate", [String(user.id)]);
+    if (limited) return reply(state, { form: [limited.message] }, 429);
+  }
+  try {
+    const status = intent === "publish" ? "published" : "draft";
+    const saved = await saveGig(getDb(), user.id, submission.value, status, gigId);
+    await Promise.all(saved.removedImages.map(deleteImage));
+    await recordActivity(getDb(), user.id, status === "published" ? "gig_published" : "gig_saved", { gigId: saved.id, title: submission.value.title });
+    return redirect(`/dashboard?gig=${status}`);
+  } catch (error) {
+    if (!(error instanceof GigInputError)) throw error;
+    return reply(state, { [error.field]: [error.message] });
+  }
+}
