@@ -150,7 +150,44 @@ export function CatalogResults({ action, query, page, empty }: { action: "/brows
   );
 }
 
-export function resultCount(total: number | null, noun: [string, string]) {
+/** A catalog screen: /browse and /search differ only in their title, their nouns and where the form goes. */
+export function CatalogScreen({
+  action,
+  title,
+  noun,
+  data,
+}: {
+  action: "/browse" | "/search";
+  title: string;
+  noun: [string, string];
+  data: Page & { query: CatalogQuery; categories: { slug: string; name: string }[]; total: number | null; searchedFor: string | null };
+}) {
+  return (
+    <section className="container catalog" aria-labelledby="catalog-title">
+      <h1 id="catalog-title">{title}</h1>
+      <CatalogFilters action={action} query={data.query} categories={data.categories} />
+      <p className="result-count" role="status">
+        {resultCount(data.total, noun)}
+        {data.searchedFor ? <> · Showing results for “{data.searchedFor}”</> : null}
+      </p>
+      <CatalogResults
+        action={action}
+        query={data.query}
+        page={data}
+        empty={
+          <div className="empty-state">
+            <h2>No results found</h2>
+            <p>
+              Check the spelling, try fewer filters, or <Link to="/browse">see every service</Link>.
+            </p>
+          </div>
+        }
+      />
+    </section>
+  );
+}
+
+function resultCount(total: number | null, noun: [string, string]) {
   if (total === null) return "";
   if (total > 1000) return `1,000+ ${noun[1]}`;
   return `${total.toLocaleString("en-US")} ${total === 1 ? noun[0] : noun[1]}`;

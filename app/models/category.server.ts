@@ -1,3 +1,4 @@
+import { visibleGigs } from "~/models/gig.server";
 import type { Db } from "~/utils/db.server";
 
 export type Category = {
@@ -10,12 +11,8 @@ export type Category = {
 
 /** The six categories (spec §9) in display order, each with its number of gigs that buyers can see. */
 export async function listCategories(db: Db): Promise<Category[]> {
-  // Counts what a buyer can find: published gigs of sellers who are not suspended or banned.
-  const visible = db("gigs as g")
-    .join("users as u", "u.id", "g.seller_id")
-    .where({ "g.status": "published", "u.status": "active" })
-    .select("g.id", "g.category_id")
-    .as("g");
+  // Counts what a buyer can find in /browse?category=…: the catalog's own rule of what is visible.
+  const visible = visibleGigs(db).select("g.id", "g.category_id").as("g");
   const rows = await db("categories as c")
     .leftJoin(visible, "g.category_id", "c.id")
     .groupBy("c.id")

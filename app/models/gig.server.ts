@@ -32,7 +32,7 @@ export type GigCard = {
 export type GigStatus = "draft" | "published" | "paused";
 
 /** Published gigs of active sellers that have a package to buy: what any buyer may see. */
-function visibleGigs(db: Db) {
+export function visibleGigs(db: Db) {
   return db("gigs as g")
     .join("users as u", "u.id", "g.seller_id")
     .where("g.status", "published")

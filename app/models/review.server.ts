@@ -24,11 +24,9 @@ function toReview(r: Record<string, unknown>): Review {
   };
 }
 
-/** One page of a seller's reviews across their published gigs, and whether there is another. */
-export async function listSellerReviews(db: Db, sellerId: number, page = 1) {
-  const rows = await reviewQuery(db)
-    .where("g.seller_id", sellerId)
-    .andWhere("g.status", "published")
+/** One page of reviews, newest first, and whether there is another. */
+async function reviewPage(query: ReturnType<typeof reviewQuery>, page: number) {
+  const rows = await query
     .orderBy([
       { column: "r.created_at", order: "desc" },
       { column: "r.id", order: "desc" },
@@ -38,15 +36,12 @@ export async function listSellerReviews(db: Db, sellerId: number, page = 1) {
   return { reviews: rows.slice(0, REVIEWS_PER_PAGE).map(toReview), hasMore: rows.length > REVIEWS_PER_PAGE };
 }
 
-/** One page of a gig's reviews, and whether there is another. */
-export async function listGigReviews(db: Db, gigId: number, page = 1) {
-  const rows = await reviewQuery(db)
-    .where("r.gig_id", gigId)
-    .orderBy([
-      { column: "r.created_at", order: "desc" },
-      { column: "r.id", order: "desc" },
-    ])
-    .offset((page - 1) * REVIEWS_PER_PAGE)
-    .limit(REVIEWS_PER_PAGE + 1);
-  return { reviews: rows.slice(0, REVIEWS_PER_PAGE).map(toReview), hasMore: rows.length > REVIEWS_PER_PAGE };
+/** One page of a seller's reviews across their published gigs. */
+export function listSellerReviews(db: Db, sellerId: number, page = 1) {
+  return reviewPage(reviewQuery(db).where("g.seller_id", sellerId).andWhere("g.status", "published"), page);
+}
+
+/** One page of a gig's reviews. */
+export function listGigReviews(db: Db, gigId: number, page = 1) {
+  return reviewPage(reviewQuery(db).where("r.gig_id", gigId), page);
 }

@@ -95,6 +95,12 @@ const MATRIX: [string, "main" | "admin", string, string, string, string][] = [
   ["/admin/users", "main", LOGIN("/admin/users"), "→ /", "→ /", "200"],
   ["/admin/messages", "main", LOGIN("/admin/messages"), "→ /", "→ /", "200"],
   ["/admin/analytics", "main", LOGIN("/admin/analytics"), "→ /", "→ /", "200"],
+  ["/browse", "main", "200", "200", "200", "200"],
+  ["/search?q=logo", "main", "200", "200", "200", "200"],
+  ["/gig/999", "main", "404", "404", "404", "404"],
+  ["/gig/create", "main", LOGIN("/gig/create"), "200", "200", "403"],
+  ["/gig/999/edit", "main", LOGIN("/gig/999/edit"), "404", "404", "404"],
+  ["/gig/999/order?package=basic", "main", LOGIN("/gig/999/order?package=basic"), "404", "404", "404"],
   ["/users", "main", "404", "404", "404", "404"],
   ["/analytics", "main", "404", "404", "404", "404"],
   ["/login", "admin", "200", "→ /", "→ /", "→ /"],
@@ -107,6 +113,9 @@ const MATRIX: [string, "main" | "admin", string, string, string, string][] = [
   ["/register", "admin", "404", "404", "404", "404"],
   ["/admin", "admin", "404", "404", "404", "404"],
   ["/user/test_freelancer", "admin", "404", "404", "404", "404"],
+  ["/browse", "admin", "404", "404", "404", "404"],
+  ["/search?q=logo", "admin", "404", "404", "404", "404"],
+  ["/gig/create", "admin", "404", "404", "404", "404"],
 ];
 const WHO: Who[] = ["anonymous", "client", "freelancer", "admin"];
 
