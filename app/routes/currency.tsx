@@ -5,13 +5,14 @@ import { getUser, safeRedirect } from "~/utils/auth.server";
 import { CURRENCY_COOKIE } from "~/utils/currency.server";
 import { getDb } from "~/utils/db.server";
 import { getEnv } from "~/utils/env.server";
+import { readFormData } from "~/utils/form-data.server";
 
 /**
  * The footer's currency switch (POST only). A member's choice is stored with their preferences; an
  * anonymous visitor's is kept for a year in a cookie. Goes back to the page it came from.
  */
 export async function action({ request }: ActionFunctionArgs) {
-  const form = await request.formData();
+  const form = await readFormData(request);
   const currency = form.get("currency");
   const back = safeRedirect(form.get("redirectTo"), "/");
   if (currency !== "UGX" && currency !== "USD") throw new Response("Choose UGX or USD", { status: 400 });

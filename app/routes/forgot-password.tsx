@@ -8,6 +8,7 @@ import { ForgotPasswordSchema } from "~/utils/account-schemas";
 import { getDb } from "~/utils/db.server";
 import { getMainSiteUrl, requireSiteHost } from "~/utils/host.server";
 import { consume } from "~/utils/rate-limit.server";
+import { readFormData } from "~/utils/form-data.server";
 
 export { actionHeaders as headers } from "~/utils/headers";
 
@@ -20,7 +21,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request, context }: ActionFunctionArgs) {
   requireSiteHost(request, "main");
-  const submission = parseWithZod(await request.formData(), { schema: ForgotPasswordSchema });
+  const submission = parseWithZod(await readFormData(request), { schema: ForgotPasswordSchema });
   if (submission.status !== "success") return data({ result: submission.reply(), sent: false }, { status: 400 });
   const limited = await consume("reset", [`ip:${context.clientIp}`, `email:${submission.value.email}`]);
   if (limited) {

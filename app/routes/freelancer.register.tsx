@@ -7,6 +7,7 @@ import { FreelancerRegisterSchema } from "~/utils/account-schemas";
 import { getUser } from "~/utils/auth.server";
 import { requireSiteHost } from "~/utils/host.server";
 import { HIDDEN_PASSWORDS, join } from "~/utils/join.server";
+import { readFormData } from "~/utils/form-data.server";
 
 export { actionHeaders as headers } from "~/utils/headers";
 
@@ -20,7 +21,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request, context }: ActionFunctionArgs) {
   requireSiteHost(request, "main");
-  const submission = parseWithZod(await request.formData(), { schema: FreelancerRegisterSchema });
+  const submission = parseWithZod(await readFormData(request), { schema: FreelancerRegisterSchema });
   if (submission.status !== "success") {
     return data(submission.reply({ hideFields: HIDDEN_PASSWORDS }), { status: 400 });
   }

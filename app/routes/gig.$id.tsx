@@ -11,6 +11,7 @@ import { TIER_LABEL, TIERS } from "~/utils/gig-schemas";
 import { requireSiteHost } from "~/utils/host.server";
 import { imageUrl } from "~/utils/media";
 import { usePreferences } from "~/utils/use-preferences";
+import { readFormData } from "~/utils/form-data.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) =>
   data
@@ -37,7 +38,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const user = await getUser(request);
   const gig = await getGigPage(getDb(), Number(params.id), user);
   if (!gig || gig.status !== "published") throw new Response("Not Found", { status: 404 });
-  const form = await request.formData();
+  const form = await readFormData(request);
   const intent = form.get("intent");
   const tier = form.get("package");
   let destination: string;

@@ -11,6 +11,7 @@ import { getDb } from "~/utils/db.server";
 import { gigFormOf, handleGigForm } from "~/utils/gig-form.server";
 import { requireSiteHost } from "~/utils/host.server";
 import { deleteImage } from "~/utils/storage.server";
+import { readFormData } from "~/utils/form-data.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `Edit ${data.title} | Soko` : "Not found | Soko" }];
 
@@ -34,7 +35,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   if ((request.headers.get("Content-Type") ?? "").startsWith("multipart/form-data")) return handleGigForm(request, user, gig.id);
 
   // The small forms beside the editor: pause, publish again, delete (after a confirmation).
-  const intent = (await request.formData()).get("intent");
+  const intent = (await readFormData(request)).get("intent");
   const db = getDb();
   if (intent === "pause" || intent === "resume") {
     const changed = await setGigStatus(db, user.id, gig.id, intent === "pause" ? "paused" : "published");

@@ -9,6 +9,7 @@ import { requireUser } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
 import { emptyGigForm, handleGigForm } from "~/utils/gig-form.server";
 import { requireSiteHost } from "~/utils/host.server";
+import { readFormData } from "~/utils/form-data.server";
 
 export const meta: MetaFunction = () => [{ title: "Create a gig | Soko" }];
 
@@ -23,7 +24,7 @@ export async function action({ request }: ActionFunctionArgs) {
   requireSiteHost(request, "main");
   const user = await requireUser(request);
   if (user.role === "client") {
-    const form = await request.formData();
+    const form = await readFormData(request);
     if (form.get("intent") !== "become-seller") throw new Response("Only sellers can create gigs", { status: 403 });
     await becomeSeller(getDb(), user.id);
     return redirect("/gig/create");

@@ -10,6 +10,7 @@ import { getUser, safeRedirect, startSession } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
 import { getMainSiteUrl, getSiteHost } from "~/utils/host.server";
 import { consume, isLimited, LIMITS, resetLimit } from "~/utils/rate-limit.server";
+import { readFormData } from "~/utils/form-data.server";
 
 export { actionHeaders as headers } from "~/utils/headers";
 
@@ -31,7 +32,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const site = getSiteHost(request);
-  const submission = parseWithZod(await request.formData(), { schema: LoginSchema });
+  const submission = parseWithZod(await readFormData(request), { schema: LoginSchema });
   if (submission.status !== "success") return data(submission.reply({ hideFields: ["password"] }), { status: 400 });
   const { email, password, remember, redirectTo } = submission.value;
 

@@ -8,6 +8,7 @@ import { ResetPasswordSchema } from "~/utils/account-schemas";
 import { getDb } from "~/utils/db.server";
 import { requireSiteHost } from "~/utils/host.server";
 import { HIDDEN_PASSWORDS } from "~/utils/join.server";
+import { readFormData } from "~/utils/form-data.server";
 
 export const meta: MetaFunction = () => [{ title: "Choose a new password | Soko" }];
 
@@ -22,7 +23,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request }: ActionFunctionArgs) {
   requireSiteHost(request, "main");
-  const submission = parseWithZod(await request.formData(), { schema: ResetPasswordSchema });
+  const submission = parseWithZod(await readFormData(request), { schema: ResetPasswordSchema });
   if (submission.status !== "success") return data(submission.reply({ hideFields: HIDDEN_PASSWORDS }), { status: 400 });
   const done = await completePasswordReset(getDb(), submission.value.token, submission.value.password);
   if (!done) return data(submission.reply({ formErrors: [EXPIRED], hideFields: HIDDEN_PASSWORDS }), { status: 410 });

@@ -26,6 +26,7 @@ import {
   type GigIntent,
   type Tier,
 } from "~/utils/gig-schemas";
+import { cleanFormData, readFormData } from "~/utils/form-data.server";
 import { consume } from "~/utils/rate-limit.server";
 import { deleteImage, InvalidImageError, MAX_IMAGE_BYTES, saveImage } from "~/utils/storage.server";
 
@@ -93,9 +94,9 @@ function stateOf(form: FormData): GigFormState {
 }
 
 async function readForm(request: Request): Promise<FormData | "too-large"> {
-  if (!(request.headers.get("Content-Type") ?? "").startsWith("multipart/form-data")) return request.formData();
+  if (!(request.headers.get("Content-Type") ?? "").startsWith("multipart/form-data")) return readFormData(request);
   try {
-    return await unstable_parseMultipartFormData(request, unstable_createMemoryUploadHandler({ maxPartSize: MAX_IMAGE_BYTES }));
+    return cleanFormData(await unstable_parseMultipartFormData(request, unstable_createMemoryUploadHandler({ maxPartSize: MAX_IMAGE_BYTES })));
   } catch (error) {
     if (error instanceof MaxPartSizeExceededError) return "too-large";
     throw error;

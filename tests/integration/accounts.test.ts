@@ -219,6 +219,12 @@ describe("joining", () => {
     expect(await dashboard.text()).toContain("Welcome back, <!-- -->Amina");
   });
 
+  it("drops control characters such as NUL (which Postgres refuses) instead of failing", async () => {
+    const body = { name: "Okot\u0000 Denis", email: "okot.nul@example.ug", password: "okot-password-1", confirmPassword: "okot-password-1" };
+    expect(await outcome(await request("/register", { method: "POST", body }))).toBe("→ /dashboard");
+    expect(await t.db("users").where({ email: "okot.nul@example.ug" }).first("name")).toEqual({ name: "Okot Denis" });
+  });
+
   it("creates a seller with skills, experience and portfolio", async () => {
     expect(await outcome(await request("/freelancer/register", { method: "POST", body: validSeller }))).toBe("→ /dashboard");
     const user = await t.db("users").where({ email: validSeller.email }).first();
