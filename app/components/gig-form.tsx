@@ -135,6 +135,7 @@ function Images({ initial, errors }: { initial: string[]; errors: GigFormErrors 
       <label htmlFor="upload">Add images</label>
       <input id="upload" name="upload" type="file" accept="image/jpeg,image/png,image/webp" multiple aria-describedby="upload-hint" {...invalid(errors, "upload")} />
       <Errors errors={errors} name="upload" />
+      <Errors errors={errors} name="images" />
     </fieldset>
   );
 }

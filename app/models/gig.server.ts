@@ -384,6 +384,21 @@ export class GigInputError extends Error {
   }
 }
 
+export const NOT_YOUR_IMAGE = "One of the images is not yours to use";
+
+/** Of these image keys, the ones a seller may put on a gig: their own uploads, and the gig's current images. */
+export async function ownImages(db: Db, sellerId: number, keys: string[], current: string[] = []): Promise<string[]> {
+  if (keys.length === 0) return [];
+  const owned = new Set<string>(await db("uploads").whereIn("storage_key", keys).andWhere("owner_id", sellerId).pluck("storage_key"));
+  return keys.filter((key) => owned.has(key) || current.includes(key));
+}
+
+/** The images of a seller's gig (empty when it is not theirs). */
+export async function gigImagesOf(db: Db, sellerId: number, gigId: number): Promise<string[]> {
+  const gig = await db("gigs").where({ id: gigId, seller_id: sellerId }).first("id");
+  return gig ? listImages(db, gigId) : [];
+}
+
 /** Remembers an image a member uploaded, so only they can attach it to a gig. */
 export async function recordUpload(db: Db, ownerId: number, storageKey: string) {
   await db("uploads").insert({ storage_key: storageKey, owner_id: ownerId }).onConflict("storage_key").ignore();
@@ -410,11 +425,8 @@ export async function saveGig(
       if (!current) throw new GigInputError("form", "This gig does not exist");
     }
     const previousImages = gigId === undefined ? [] : await listImages(trx, gigId);
-    if (value.images.length) {
-      const owned = await trx("uploads").whereIn("storage_key", value.images).andWhere("owner_id", sellerId).pluck("storage_key");
-      const allowed = new Set([...owned, ...previousImages]);
-      if (value.images.some((key) => !allowed.has(key))) throw new GigInputError("images", "One of the images is not yours to use");
-    }
+    const allowed = new Set(await ownImages(trx, sellerId, value.images, previousImages));
+    if (value.images.some((key) => !allowed.has(key))) throw new GigInputError("images", NOT_YOUR_IMAGE);
 
     const packages = value.packages;
     const columns = {

@@ -13,7 +13,7 @@ import {
   unstable_parseMultipartFormData,
 } from "@remix-run/node";
 import { recordActivity } from "~/models/activity.server";
-import { GigInputError, recordUpload, saveGig, type GigPackage } from "~/models/gig.server";
+import { gigImagesOf, GigInputError, NOT_YOUR_IMAGE, ownImages, recordUpload, saveGig, type GigPackage } from "~/models/gig.server";
 import type { SessionUser } from "~/models/session.server";
 import { getDb } from "~/utils/db.server";
 import {
@@ -119,6 +119,14 @@ export async function handleGigForm(request: Request, user: SessionUser, gigId?:
   const state = stateOf(form);
   const errors: GigFormErrors = {};
 
+  // Only the member's own uploads (and the gig's current images) may stay on the form, let alone be saved.
+  if (state.images.length) {
+    const current = gigId === undefined ? [] : await gigImagesOf(getDb(), user.id, gigId);
+    const own = await ownImages(getDb(), user.id, state.images, current);
+    if (own.length < state.images.length) errors.images = [NOT_YOUR_IMAGE];
+    state.images = own;
+  }
+
   // New images: checked by their content, re-encoded, and kept as this member's uploads.
   const files = form.getAll("upload").filter((f): f is File => f instanceof File && f.size > 0);
   if (files.length) {
@@ -167,7 +175,12 @@ export async function handleGigForm(request: Request, user: SessionUser, gigId?:
   for (const key of state.images) form.append("images", key);
   const submission = parseWithZod(form, { schema: gigFormSchema(intent as GigIntent) });
   if (submission.status !== "success") {
-    for (const [name, messages] of Object.entries(submission.error ?? {})) if (messages?.length) errors[name] = messages;
+    for (const [name, messages] of Object.entries(submission.error ?? {})) {
+      if (!messages?.length) continue;
+      // A message about one tag or image (tags[3]) is shown beside the list it belongs to.
+      const field = name.replace(/\[\d+\]$/, "");
+      errors[field] = [...new Set([...(errors[field] ?? []), ...messages])];
+    }
   }
   if (Object.keys(errors).length || submission.status !== "success") {
     if (!Object.keys(errors).length) errors.form = ["Check the form and try again"];
