@@ -4,7 +4,7 @@
  * tag), the title shows a live counter, and Save as Draft / Publish Gig show their pending state.
  */
 import { Form } from "@remix-run/react";
-import { useEffect, useState, type KeyboardEvent } from "react";
+import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 import { ErrorList, SubmitButton } from "~/components/forms";
 import type { GigFormErrors, GigFormState } from "~/utils/gig-form.server";
 import { DELIVERY_DAYS, DESCRIPTION_MAX, MAX_IMAGES, MAX_TAGS, normaliseTags, TAG_MAX, TIER_LABEL, TIERS, TITLE_MAX, type Tier } from "~/utils/gig-schemas";
@@ -105,7 +105,13 @@ function Tags({ initial, errors }: { initial: string[]; errors: GigFormErrors })
 function Images({ initial, errors }: { initial: string[]; errors: GigFormErrors }) {
   const hydrated = useHydrated();
   const [images, setImages] = useState(initial);
-  useEffect(() => setImages(initial), [initial]);
+  const fileInput = useRef<HTMLInputElement>(null);
+  // The server stores chosen files on every submit and answers with their keys: once it has, the file
+  // input is cleared, or the next submit would upload the same picture again.
+  useEffect(() => {
+    setImages(initial);
+    if (fileInput.current) fileInput.current.value = "";
+  }, [initial]);
   return (
     <fieldset className="field">
       <legend>Gallery</legend>
@@ -133,7 +139,7 @@ function Images({ initial, errors }: { initial: string[]; errors: GigFormErrors 
         </ul>
       ) : null}
       <label htmlFor="upload">Add images</label>
-      <input id="upload" name="upload" type="file" accept="image/jpeg,image/png,image/webp" multiple aria-describedby="upload-hint" {...invalid(errors, "upload")} />
+      <input ref={fileInput} id="upload" name="upload" type="file" accept="image/jpeg,image/png,image/webp" multiple aria-describedby="upload-hint" {...invalid(errors, "upload")} />
       <Errors errors={errors} name="upload" />
       <Errors errors={errors} name="images" />
     </fieldset>
