@@ -1,0 +1,163 @@
+/**
+ * The analytics events: what the browser tracker sends (spec §3 "Tracking records", §7), checked by zod on
+ * the server, enriched there (receive time, place, device, truncated IP) and queued for the worker, which
+ * writes one ClickHouse table per kind. This module is the contract between the tracker, the endpoints,
+ * the worker and the reports; it has no server-only imports so the tracker's types can come from it too.
+ */
+import { z } from "zod";
+
+export const EVENT_KINDS = ["session", "action", "pageview", "conversion", "user_action", "error"] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+/** Spec §9: element text in tracking is cut to 100 characters (cut, never refused). */
+export const ELEMENT_TEXT_MAX = 100;
+export const MAX_EVENTS_PER_REQUEST = 100;
+export const MAX_BODY_BYTES = 64 * 1024;
+/** Client clocks are trusted within this window around the receive time; outside it the event is refused. */
+export const MAX_EVENT_AGE_MS = 24 * 60 * 60 * 1000;
+export const MAX_EVENT_FUTURE_MS = 5 * 60 * 1000;
+
+/** What the tracker reports as `action_type` on /action. `error` rows go to the errors table. */
+export const ACTION_TYPES = ["click", "form_submit", "input_focus", "page_focus", "page_blur", "scroll", "time_on_page", "error"] as const;
+export type ActionType = (typeof ACTION_TYPES)[number];
+
+const cut = (max: number) => z.string().transform((s) => s.slice(0, max));
+const optionalCut = (max: number) => cut(max).optional().default("");
+
+/** Spec §4: "Session id for tracking: time plus random" — e.g. `1764000000000-k3j9x2`. */
+export const sessionId = z
+  .string({ required_error: "session_id is required" })
+  .regex(/^[0-9]{10,16}-[0-9a-z]{4,24}$/i, "session_id must be time plus random, such as 1764000000000-k3j9x2");
+
+const common = {
+  event_id: z.string({ required_error: "event_id is required" }).uuid("event_id must be a UUID"),
+  session_id: sessionId,
+  /** Milliseconds since 1970 or an ISO date, as the browser saw it. */
+  timestamp: z.union([z.number().int().nonnegative(), z.string().datetime({ offset: true })], {
+    errorMap: () => ({ message: "timestamp must be milliseconds since 1970 or an ISO 8601 date" }),
+  }),
+  platform: optionalCut(32),
+};
+
+const page = cut(500);
+
+export const SessionEvent = z.object({
+  ...common,
+  user_agent: optionalCut(500),
+  screen_resolution: z
+    .string()
+    .regex(/^(\d{2,5}x\d{2,5})?$/, "screen_resolution must look like 1280x720")
+    .optional()
+    .default(""),
+  timezone: optionalCut(64),
+});
+
+export const ActionEvent = z.object({
+  ...common,
+  action_type: z.enum(ACTION_TYPES, { errorMap: () => ({ message: `action_type must be one of ${ACTION_TYPES.join(", ")}` }) }),
+  page,
+  element_id: optionalCut(200),
+  element_class: optionalCut(200),
+  element_tag: optionalCut(32),
+  element_text: optionalCut(ELEMENT_TEXT_MAX),
+  /** Position on the page in CSS pixels; never negative, at most 100,000. */
+  x: z.number().int("x must be a whole number").min(0, "x cannot be negative").max(100_000, "x is outside the page").optional().default(0),
+  y: z.number().int("y must be a whole number").min(0, "y cannot be negative").max(1_000_000, "y is outside the page").optional().default(0),
+  /** Scroll depth in percent, time on page in milliseconds; 0 otherwise. */
+  value: z.number().min(0).max(1e9).optional().default(0),
+  /** For action_type "error": the message and stack of a JavaScript error. */
+  error_message: optionalCut(1000),
+  error_stack: optionalCut(4000),
+});
+
+export const PageviewEvent = z.object({
+  ...common,
+  page,
+  title: optionalCut(300),
+  url: optionalCut(2000),
+  referrer: optionalCut(2000),
+});
+
+export const ConversionEvent = z.object({
+  ...common,
+  conversion_type: z.enum(["signup", "order_placed", "gig_published"], {
+    errorMap: () => ({ message: "conversion_type must be signup, order_placed or gig_published" }),
+  }),
+  /** Whole UGX. */
+  value: z.number().int().min(0).max(1e12).optional().default(0),
+  metadata: z
+    .record(z.union([z.string().max(500), z.number(), z.boolean()]))
+    .optional()
+    .default({})
+    .transform((m) => JSON.stringify(m).slice(0, 2000)),
+});
+
+export const UserActionEvent = z.object({
+  ...common,
+  action: cut(100),
+  details: z
+    .union([z.string(), z.record(z.union([z.string().max(500), z.number(), z.boolean()]))])
+    .optional()
+    .default("")
+    .transform((d) => (typeof d === "string" ? d : JSON.stringify(d)).slice(0, 2000)),
+  page: optionalCut(500),
+});
+
+/** The schema each endpoint accepts, by its path segment. */
+export const ENDPOINTS = {
+  session: { kind: "session", schema: SessionEvent, auth: false },
+  action: { kind: "action", schema: ActionEvent, auth: false },
+  pageview: { kind: "pageview", schema: PageviewEvent, auth: true },
+  conversion: { kind: "conversion", schema: ConversionEvent, auth: true },
+  "user-action": { kind: "user_action", schema: UserActionEvent, auth: true },
+} as const;
+export type Endpoint = keyof typeof ENDPOINTS;
+
+/** What the server adds to every event before queueing it. */
+export type Enrichment = {
+  /** ISO time the server received the event. */
+  received_at: string;
+  /** The event's own time (the browser's, once checked against the window above), ISO. */
+  event_time: string;
+  /** 0 for an anonymous visitor. */
+  user_id: number;
+  /** IPv4 /24 or IPv6 /48, e.g. "41.210.145.0". */
+  ip: string;
+  country: string;
+  city: string;
+  device: "desktop" | "mobile" | "tablet" | "other";
+  browser: string;
+  os: string;
+};
+
+type Parsed = {
+  session: z.output<typeof SessionEvent>;
+  action: z.output<typeof ActionEvent>;
+  pageview: z.output<typeof PageviewEvent>;
+  conversion: z.output<typeof ConversionEvent>;
+  user_action: z.output<typeof UserActionEvent>;
+  error: z.output<typeof ActionEvent>;
+};
+
+/** One event as queued: its kind, what the browser sent (checked), and what the server added. */
+export type QueuedEvent = { [K in EventKind]: { kind: K } & Omit<Parsed[K], "timestamp"> & Enrichment }[EventKind];
+
+/** The BullMQ job: one per accepted request. */
+export type IngestJob = { events: QueuedEvent[] };
+
+/** BullMQ queue name (the Redis key prefix is QUEUE_PREFIX). */
+export const INGEST_QUEUE = "analytics-ingest";
+
+/** The ClickHouse table of each kind. */
+export const TABLES: Record<EventKind, string> = {
+  session: "sessions",
+  action: "actions",
+  pageview: "pageviews",
+  conversion: "conversions",
+  user_action: "user_actions",
+  error: "errors",
+};
+
+/** Report ranges (spec §9), 7d by default. */
+export const RANGES = { "1d": 1, "7d": 7, "30d": 30, "90d": 90 } as const;
+export type Range = keyof typeof RANGES;
