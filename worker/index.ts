@@ -1,7 +1,8 @@
 /**
- * The worker process: consumes the analytics queue into ClickHouse and runs the timed jobs (order
- * auto-complete, clearance, payment polls). Those arrive with their issues; today it connects to Redis
- * and ClickHouse, reports ready, and shuts down cleanly.
+ * The worker process: consumes the analytics queue into ClickHouse in batches (ingest.server.ts) and runs
+ * the timed jobs (order auto-complete, clearance, payment polls; those arrive with their issues). On
+ * SIGTERM/SIGINT it stops taking jobs, inserts what it holds, and exits; a job it could not finish goes
+ * back to the queue (or, if the process is killed, is run again by the next worker once its lock expires).
  */
 import { loadEnvOrExit, onShutdown } from "../app/utils/process.server";
 

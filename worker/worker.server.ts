@@ -1,16 +1,19 @@
 import type { ClickHouseClient } from "@clickhouse/client";
 import type { Redis } from "ioredis";
 import { createClickHouse } from "../app/analytics/clickhouse.server";
+import { INGEST_QUEUE } from "../app/analytics/events";
 import type { Env } from "../app/utils/env.server";
 import { createRedis } from "../app/utils/redis.server";
+import { startIngest, type Ingest } from "./ingest.server";
 
 export type RunningWorker = {
   redis: Redis;
   clickhouse: ClickHouseClient;
+  ingest: Ingest;
   close: () => Promise<void>;
 };
 
-/** Connects to Redis and ClickHouse, checks both answer, and says so. */
+/** Connects to Redis and ClickHouse, checks both answer, starts the consumers, and says so. */
 export async function startWorker(env: Env): Promise<RunningWorker> {
   // BullMQ workers block on their connection: it must not give up on a request (DESIGN.md §2).
   const redis = createRedis(env.REDIS_URL, { maxRetriesPerRequest: null });
@@ -20,20 +23,29 @@ export async function startWorker(env: Env): Promise<RunningWorker> {
     username: env.CLICKHOUSE_USER,
     password: env.CLICKHOUSE_PASSWORD,
   });
+  let ingest: Ingest;
   try {
     const [pong, ping] = await Promise.all([redis.ping(), clickhouse.ping()]);
     if (pong !== "PONG") throw new Error(`Redis answered ${pong}`);
     if (!ping.success) throw new Error(`ClickHouse did not answer: ${String(ping.error)}`);
+    // The analytics queue → ClickHouse, in batches (worker/ingest.server.ts).
+    ingest = await startIngest(env, { redis, clickhouse });
   } catch (error) {
     redis.disconnect();
     await clickhouse.close();
     throw error;
   }
-  console.log(`[worker] ready (redis ${env.REDIS_URL}, clickhouse ${env.CLICKHOUSE_URL}/${env.CLICKHOUSE_DATABASE})`);
+  console.log(
+    `[worker] ready (redis ${env.REDIS_URL}, clickhouse ${env.CLICKHOUSE_URL}/${env.CLICKHOUSE_DATABASE}, ` +
+      `queue ${env.QUEUE_PREFIX}:${INGEST_QUEUE}, batches of ${env.INGEST_BATCH_ROWS} rows or ${env.INGEST_BATCH_MS} ms)`,
+  );
   return {
     redis,
     clickhouse,
+    ingest,
     close: async () => {
+      // Stop taking jobs and insert what is buffered before the connections go.
+      await ingest.close();
       await redis.quit().catch(() => redis.disconnect());
       await clickhouse.close();
     },

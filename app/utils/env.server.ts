@@ -26,6 +26,9 @@ const EnvSchema = z
     DEV_OUTBOX: booleanish.optional(),
     /** Where uploaded images are kept (outside the web root). */
     UPLOAD_DIR: z.string().min(1).optional(),
+    /** The analytics worker inserts a batch at this many rows or after this many milliseconds, whichever first. */
+    INGEST_BATCH_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+    INGEST_BATCH_MS: z.coerce.number().int().min(1).max(60_000).default(1000),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== "production") return;

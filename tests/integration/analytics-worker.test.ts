@@ -1,0 +1,443 @@
+/**
+ * The analytics worker (worker/ingest.server.ts) against the real Redis and ClickHouse: jobs as the
+ * endpoints queue them → rows in a fresh ClickHouse database of this file. Each test has its own queue
+ * prefix (so its own queue and counters).
+ */
+import { spawn } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import fs from "node:fs/promises";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import type { ClickHouseClient } from "@clickhouse/client";
+import { Queue, type Job } from "bullmq";
+import type { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createClickHouse } from "~/analytics/clickhouse.server";
+import { quote, quoteList } from "~/analytics/clickhouse-sql.server";
+import { INGEST_QUEUE, TABLES, type EventKind, type IngestJob, type QueuedEvent } from "~/analytics/events";
+import { getEnv, parseEnv } from "~/utils/env.server";
+import { migrateClickHouse } from "~/utils/migrate.server";
+import { createRedis } from "~/utils/redis.server";
+import { analyticsCountersKey, startIngest, type Ingest, type IngestOptions } from "../../worker/ingest.server";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const baseEnv = getEnv();
+const database = `soko_test_${randomBytes(5).toString("hex")}`;
+let clickhouse: ClickHouseClient;
+let redis: Redis;
+let cleanups: (() => Promise<unknown>)[] = [];
+
+beforeAll(async () => {
+  await migrateClickHouse({ url: baseEnv.CLICKHOUSE_URL, database });
+  clickhouse = createClickHouse({ url: baseEnv.CLICKHOUSE_URL, database });
+  redis = createRedis(baseEnv.REDIS_URL, { maxRetriesPerRequest: null });
+});
+
+afterEach(async () => {
+  for (const cleanup of cleanups) await cleanup().catch(() => {});
+  cleanups = [];
+});
+
+afterAll(async () => {
+  await clickhouse.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+  await clickhouse.close();
+  await redis.quit();
+});
+
+/** A queue of this test's own, and a way to start workers on it. */
+function setup(envOverrides: Record<string, string> = {}) {
+  const prefix = `soko_t_${randomBytes(4).toString("hex")}`;
+  const queue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix });
+  const env = parseEnv({ ...process.env, QUEUE_PREFIX: prefix, CLICKHOUSE_DATABASE: database, ...envOverrides });
+  cleanups.push(async () => {
+    await queue.obliterate({ force: true });
+    await queue.close();
+    await redis.del(analyticsCountersKey(prefix));
+  });
+  const start = async (options: IngestOptions = {}): Promise<Ingest> => {
+    const ingest = await startIngest(env, { redis, clickhouse, ...options });
+    cleanups.unshift(() => ingest.close());
+    return ingest;
+  };
+  const counters = async () => redis.hgetall(analyticsCountersKey(prefix));
+  const add = (events: QueuedEvent[], opts = {}) => queue.add("events", { events }, opts);
+  return { prefix, queue, env, start, counters, add };
+}
+
+const sessionIdOf = "1764000000000-k3j9x2";
+
+/** One event as the endpoints queue it (checked and enriched). */
+function event<K extends EventKind>(kind: K, overrides: Partial<Record<string, unknown>> = {}): QueuedEvent {
+  const base = {
+    event_id: randomUUID(),
+    session_id: sessionIdOf,
+    platform: "web",
+    event_time: "2026-11-20T10:11:12.345Z",
+    received_at: "2026-11-20T10:11:13.001Z",
+    user_id: 7,
+    ip: "41.210.145.0",
+    country: "UG",
+    city: "Kampala",
+    device: "mobile",
+    browser: "Chrome",
+    os: "Android",
+  };
+  const action = {
+    action_type: "click",
+    page: "/gigs",
+    element_id: "buy",
+    element_class: "btn primary",
+    element_tag: "button",
+    element_text: "Continue (UGX 75,000)",
+    x: 120,
+    y: 640,
+    value: 0,
+    error_message: "",
+    error_stack: "",
+  };
+  const own: Record<EventKind, Record<string, unknown>> = {
+    session: { user_agent: "Mozilla/5.0 (Linux; Android 14)", screen_resolution: "412x915", timezone: "Africa/Kampala" },
+    pageview: { page: "/gigs/12", title: "Logo design", url: "https://soko.test/gigs/12?ref=x", referrer: "https://google.com/" },
+    action,
+    error: { ...action, action_type: "error", error_message: "TypeError: x is undefined", error_stack: "at f (app.js:1:2)" },
+    conversion: { conversion_type: "order_placed", value: 80_000, metadata: '{"gig":12}' },
+    user_action: { action: "search", details: '{"q":"logo"}', page: "/search" },
+  };
+  return { kind, ...base, ...own[kind], ...overrides } as unknown as QueuedEvent;
+}
+
+async function select<T>(query: string): Promise<T[]> {
+  return (await clickhouse.query({ query, format: "JSONEachRow" })).json<T>();
+}
+
+/** How many distinct events of these ids are stored, over every table. */
+async function storedCount(ids: string[]): Promise<number> {
+  const parts = Object.values(TABLES).map(
+    (t) => `SELECT toString(event_id) AS id FROM ${t} WHERE toString(event_id) IN ${quoteList(ids)}`,
+  );
+  const [row] = await select<{ n: number }>(`SELECT uniqExact(id) AS n FROM (${parts.join(" UNION ALL ")})`);
+  return Number(row?.n ?? 0);
+}
+
+async function waitFor(
+  check: () => Promise<boolean> | boolean,
+  ms = 15_000,
+  what: string | (() => string) = "condition",
+) {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === "string" ? what : what()}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const ids = (events: QueuedEvent[]) => events.map((e) => e.event_id);
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe("analytics worker", () => {
+  it("writes each kind of event to its table with the values it was queued with", async () => {
+    const t = setup({ INGEST_BATCH_MS: "100" });
+    const session = event("session");
+    const pageview = event("pageview", { user_id: 0, platform: "web-nojs" });
+    const click = event("action");
+    const jsError = event("error");
+    // An /action event with action_type "error" queued as kind "action" is a JavaScript error too.
+    const actionError = event("action", { action_type: "error", error_message: "boom", error_stack: "s" });
+    const conversion = event("conversion");
+    const userAction = event("user_action");
+    const all = [session, pageview, click, jsError, actionError, conversion, userAction];
+    await t.start();
+    const job = await t.add(all);
+    await waitFor(async () => (await job.getState()) === "completed", 10_000, "the job to complete");
+
+    const common = (e: QueuedEvent) => ({
+      event_id: e.event_id,
+      session_id: e.session_id,
+      user_id: e.user_id,
+      event_time: "2026-11-20 10:11:12",
+      received_at: "2026-11-20 10:11:13",
+      platform: e.platform,
+      ip: "41.210.145.0",
+      country: "UG",
+      city: "Kampala",
+      device: "mobile",
+      browser: "Chrome",
+      os: "Android",
+    });
+    const read = (table: string) =>
+      select<Record<string, unknown>>(
+        `SELECT * FROM ${table} FINAL WHERE toString(event_id) IN ${quoteList(ids(all))} ORDER BY event_time, toString(event_id)`,
+      );
+    expect(await read("sessions")).toEqual([
+      { ...common(session), user_agent: "Mozilla/5.0 (Linux; Android 14)", screen_resolution: "412x915", timezone: "Africa/Kampala" },
+    ]);
+    expect(await read("pageviews")).toEqual([
+      { ...common(pageview), page: "/gigs/12", title: "Logo design", url: "https://soko.test/gigs/12?ref=x", referrer: "https://google.com/" },
+    ]);
+    expect(await read("actions")).toEqual([
+      {
+        ...common(click),
+        action_type: "click",
+        page: "/gigs",
+        element_id: "buy",
+        element_class: "btn primary",
+        element_tag: "button",
+        element_text: "Continue (UGX 75,000)",
+        x: 120,
+        y: 640,
+        value: 0,
+      },
+    ]);
+    const errors = await read("errors");
+    expect(errors).toHaveLength(2);
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        { ...common(jsError), page: "/gigs", message: "TypeError: x is undefined", stack: "at f (app.js:1:2)" },
+        { ...common(actionError), page: "/gigs", message: "boom", stack: "s" },
+      ]),
+    );
+    expect(await read("conversions")).toEqual([
+      { ...common(conversion), conversion_type: "order_placed", value: 80_000, metadata: '{"gig":12}' },
+    ]);
+    expect(await read("user_actions")).toEqual([{ ...common(userAction), action: "search", details: '{"q":"logo"}', page: "/search" }]);
+    expect(await t.counters()).toEqual({ inserted: "7" });
+  });
+
+  it("completes a job only once its rows can be read, never before", async () => {
+    const t = setup({ INGEST_BATCH_MS: "60000" });
+    const ingest = await t.start();
+    const events = [event("pageview"), event("action"), event("session")];
+    const seenAtCompletion: number[] = [];
+    ingest.worker.on("completed", () => void storedCount(ids(events)).then((n) => seenAtCompletion.push(n)));
+    const job = await t.add(events);
+    await waitFor(() => ingest.stats.pendingJobs === 1, 5000, "the job to be buffered");
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await job.getState()).toBe("active");
+    expect(await storedCount(ids(events))).toBe(0);
+
+    await ingest.flush();
+    await waitFor(async () => (await job.getState()) === "completed", 5000, "the job to complete");
+    expect(await storedCount(ids(events))).toBe(3);
+    await waitFor(() => seenAtCompletion.length === 1, 2000, "the completed event");
+    expect(seenAtCompletion).toEqual([3]);
+    expect((await t.queue.getJob(job.id!))?.returnvalue).toEqual({ events: 3 });
+  });
+
+  it("inserts 25,000 events in batches of at most 10,000 rows (the default), one INSERT per table", async () => {
+    expect(parseEnv({}).INGEST_BATCH_ROWS).toBe(10_000);
+    expect(parseEnv({}).INGEST_BATCH_MS).toBe(1000);
+    const t = setup({ INGEST_BATCH_ROWS: "10000", INGEST_BATCH_MS: "1000" });
+    const kinds: EventKind[] = ["pageview", "action", "session", "conversion", "user_action", "error"];
+    const marker = `1764000000000-${randomBytes(6).toString("hex")}`;
+    const jobs = Array.from({ length: 250 }, (_, j) => ({
+      name: "events",
+      data: { events: Array.from({ length: 100 }, (_, i) => event(kinds[(j + i) % kinds.length]!, { session_id: marker })) },
+    }));
+    await t.queue.addBulk(jobs);
+    const inserts: number[] = [];
+    const counting = createClickHouse({ url: baseEnv.CLICKHOUSE_URL, database });
+    const original = counting.insert.bind(counting);
+    counting.insert = ((params: Parameters<typeof original>[0]) => {
+      inserts.push((params.values as unknown[]).length);
+      return original(params);
+    }) as typeof counting.insert;
+    cleanups.push(() => counting.close());
+    const ingest = await t.start({ clickhouse: counting });
+
+    await waitFor(async () => (await t.queue.getJobCounts("completed")).completed === 250, 25_000, "250 jobs");
+    expect(ingest.stats.batches).toBeGreaterThanOrEqual(3);
+    expect(ingest.stats.batchRows.reduce((a, b) => a + b, 0)).toBe(25_000);
+    expect(Math.max(...ingest.stats.batchRows)).toBeLessThanOrEqual(10_000);
+    // Each batch has rows of all six tables: six INSERTs per batch, none of them per job.
+    expect(inserts).toHaveLength(ingest.stats.batches * 6);
+    expect(inserts.reduce((a, b) => a + b, 0)).toBe(25_000);
+    const parts = Object.values(TABLES).map((t) => `SELECT event_id FROM ${t} WHERE session_id = ${quote(marker)}`);
+    const [stored] = await select<{ n: number; all: number }>(
+      `SELECT uniqExact(event_id) AS n, count() AS all FROM (${parts.join(" UNION ALL ")})`,
+    );
+    expect(stored).toEqual({ n: 25_000, all: 25_000 });
+    expect(await t.counters()).toEqual({ inserted: "25000" });
+    expect(ingest.stats.insertedRows).toBe(25_000);
+  });
+
+  it("with a small INGEST_BATCH_MS, stores a single event within a second", async () => {
+    const t = setup({ INGEST_BATCH_MS: "50" });
+    await t.start();
+    const one = event("pageview");
+    const startedAt = Date.now();
+    await t.add([one]);
+    await waitFor(async () => (await storedCount([one.event_id])) === 1, 3000, "the event");
+    expect(Date.now() - startedAt).toBeLessThan(1000);
+  });
+
+  it("fails only the jobs whose data ClickHouse refuses, with its reason, and inserts the rest of their batch", async () => {
+    const t = setup({ INGEST_BATCH_MS: "1500" });
+    const good = Array.from({ length: 10 }, () => [event("pageview"), event("action")]);
+    // Valid to TypeScript (strings), refused by ClickHouse: a UUID that is not one, a date that is not one.
+    const badUuid = [event("pageview"), event("pageview", { event_id: "not-a-uuid" })];
+    const badDate = [event("session", { event_time: "the day after tomorrow" })];
+    const unknownKind = [event("pageview", { kind: "heartbeat" })];
+    await t.queue.addBulk([
+      ...good.slice(0, 5).map((events) => ({ name: "events", data: { events } })),
+      { name: "events", data: { events: badUuid }, opts: { attempts: 3, jobId: "bad-uuid" } },
+      ...good.slice(5).map((events) => ({ name: "events", data: { events } })),
+      { name: "events", data: { events: badDate }, opts: { attempts: 3, jobId: "bad-date" } },
+      { name: "events", data: { events: unknownKind }, opts: { jobId: "bad-kind" } },
+    ]);
+    const ingest = await t.start();
+    await waitFor(async () => {
+      const c = await t.queue.getJobCounts("completed", "failed");
+      return (c.completed ?? 0) + (c.failed ?? 0) === 13;
+    }, 15_000, "all jobs to finish");
+
+    expect(await t.queue.getJobCounts("completed", "failed")).toEqual({ completed: 10, failed: 3 });
+    // All twelve jobs with known kinds were in the one batch; the bad ones were found by splitting it.
+    expect(ingest.stats.batches).toBe(1);
+    const uuidJob = (await t.queue.getJob("bad-uuid")) as Job;
+    expect(uuidJob.failedReason).toMatch(/^ClickHouse refused the pageviews rows: Code: (27|376)\b/);
+    expect(uuidJob.attemptsMade).toBe(1);
+    expect(await uuidJob.getState()).toBe("failed");
+    const dateJob = (await t.queue.getJob("bad-date")) as Job;
+    expect(dateJob.failedReason).toMatch(/^ClickHouse refused the sessions rows: Code: 41\b.*DateTime/);
+    expect(dateJob.attemptsMade).toBe(1);
+    expect((await t.queue.getJob("bad-kind"))?.failedReason).toBe('unknown event kind "heartbeat"');
+
+    expect(await storedCount(good.flat().map((e) => e.event_id))).toBe(20);
+    // A failed job is failed whole: its valid-looking pageview is not stored either.
+    expect(await storedCount([badUuid[0]!.event_id, badDate[0]!.event_id, unknownKind[0]!.event_id])).toBe(0);
+    expect(await t.counters()).toEqual({ inserted: "20", failed: "4" });
+    expect(ingest.stats).toMatchObject({ insertedRows: 20, failedJobs: 3, failedEvents: 4 });
+  });
+
+  it("stores an event sent twice (or three times) once as the reports count it, keeping the copy received last", async () => {
+    const t = setup({ INGEST_BATCH_MS: "100" });
+    const first = [event("pageview", { platform: "web-nojs", session_id: "1763596800000-0a1b2c3d4e5f", user_id: 0 }), event("action")];
+    const again = first.map((e) => ({ ...e, received_at: "2026-11-20T10:11:20.000Z", platform: "web", session_id: sessionIdOf }));
+    await t.start();
+    const jobs = [await t.add(first), await t.add(again), await t.add(first)];
+    await waitFor(async () => (await Promise.all(jobs.map((j) => j.getState()))).every((s) => s === "completed"), 10_000, "3 jobs");
+
+    const where = `toString(event_id) IN ${quoteList(ids(first))}`;
+    const [pv] = await select<{ n: number; platform: string; session_id: string }>(
+      `SELECT count() AS n, any(platform) AS platform, any(session_id) AS session_id FROM pageviews FINAL WHERE ${where}`,
+    );
+    expect(pv).toEqual({ n: 1, platform: "web", session_id: sessionIdOf });
+    const [act] = await select<{ n: number }>(`SELECT count() AS n FROM actions FINAL WHERE ${where}`);
+    expect(act?.n).toBe(1);
+    expect(await storedCount(ids(first))).toBe(2);
+    // `inserted` counts rows written, duplicates included; the tables and reports deduplicate.
+    expect(await t.counters()).toEqual({ inserted: "6" });
+  });
+
+  it("close() inserts a partly filled batch before it returns", async () => {
+    const t = setup({ INGEST_BATCH_MS: "60000" });
+    const ingest = await t.start();
+    const events = [event("pageview"), event("conversion"), event("user_action"), event("error"), event("session")];
+    const jobs = [await t.add(events.slice(0, 2)), await t.add(events.slice(2))];
+    await waitFor(() => ingest.stats.pendingJobs === 2, 5000, "both jobs to be buffered");
+    expect(await storedCount(ids(events))).toBe(0);
+
+    await ingest.close();
+    expect(await storedCount(ids(events))).toBe(5);
+    expect(await Promise.all(jobs.map((j) => j.getState()))).toEqual(["completed", "completed"]);
+    expect(ingest.stats).toMatchObject({ batches: 1, batchRows: [5], pendingJobs: 0, releasedJobs: 0 });
+    expect(await t.counters()).toEqual({ inserted: "5" });
+  });
+
+  it("while ClickHouse is down, holds the jobs (locks renewed, none completed or failed), then hands them over on close", async () => {
+    const t = setup({ INGEST_BATCH_MS: "50" });
+    const down = createClickHouse({ url: `http://127.0.0.1:${await freePort()}`, database });
+    cleanups.push(() => down.close());
+    const ingest = await t.start({
+      clickhouse: down,
+      retryInitialMs: 50,
+      retryMaxMs: 300,
+      closeTimeoutMs: 1000,
+      // Short locks: were they not renewed while the jobs wait, BullMQ would count them stalled and rerun them.
+      lockDurationMs: 1000,
+      stalledIntervalMs: 300,
+    });
+    const batches = Array.from({ length: 5 }, () => [event("pageview"), event("action")]);
+    const jobs = [];
+    for (const events of batches) jobs.push(await t.add(events));
+    await new Promise((r) => setTimeout(r, 3000));
+
+    expect(ingest.stats.retries).toBeGreaterThanOrEqual(3);
+    expect(await t.queue.getJobCounts("active", "completed", "failed", "waiting")).toMatchObject({
+      active: 5,
+      completed: 0,
+      failed: 0,
+      waiting: 0,
+    });
+    for (const job of jobs) {
+      const fresh = (await t.queue.getJob(job.id!)) as Job;
+      expect(fresh.attemptsStarted).toBe(1);
+      expect(fresh.stalledCounter).toBe(0);
+    }
+    expect(await t.counters()).toEqual({});
+
+    const closing = Date.now();
+    await ingest.close();
+    expect(Date.now() - closing).toBeLessThan(5000);
+    expect(ingest.stats.releasedJobs).toBe(5);
+    expect(await t.queue.getJobCounts("active", "completed", "failed", "waiting")).toMatchObject({
+      active: 0,
+      completed: 0,
+      failed: 0,
+      waiting: 5,
+    });
+
+    // ClickHouse is back (a worker on the real server): everything goes in.
+    await t.start({ batchMs: 50 });
+    await waitFor(async () => (await t.queue.getJobCounts("completed")).completed === 5, 10_000, "5 jobs");
+    expect(await storedCount(batches.flat().map((e) => e.event_id))).toBe(10);
+    expect(await t.counters()).toEqual({ inserted: "10" });
+  });
+
+  it("runs again the jobs of a worker killed with SIGKILL before its batch was inserted", async () => {
+    const t = setup();
+    const script = path.join(await fs.mkdtemp(path.join(os.tmpdir(), "soko-ingest-")), "dying-worker.mts");
+    await fs.writeFile(
+      script,
+      `import { parseEnv } from ${JSON.stringify(path.join(root, "app/utils/env.server.ts"))};
+       import { startIngest } from ${JSON.stringify(path.join(root, "worker/ingest.server.ts"))};
+       const ingest = await startIngest(parseEnv(process.env), { lockDurationMs: 1500, stalledIntervalMs: 500 });
+       setInterval(() => console.log("pending " + ingest.stats.pendingJobs), 50);\n`,
+    );
+    cleanups.push(() => fs.rm(path.dirname(script), { recursive: true, force: true }));
+    // node itself, not the tsx CLI: SIGKILL to the CLI would leave its node child running.
+    const child = spawn(process.execPath, ["--import", "tsx", script], {
+      cwd: root,
+      env: { ...process.env, QUEUE_PREFIX: t.prefix, CLICKHOUSE_DATABASE: database, INGEST_BATCH_MS: "60000" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    cleanups.push(async () => void child.kill("SIGKILL"));
+
+    const batches = Array.from({ length: 4 }, () => [event("pageview"), event("session")]);
+    for (const events of batches) await t.add(events);
+    await waitFor(() => output.includes("pending 4"), 20_000, () => `the child to hold 4 jobs:\n${output}`);
+    expect(await storedCount(batches.flat().map((e) => e.event_id))).toBe(0);
+    child.kill("SIGKILL");
+    await exited;
+    expect(await t.queue.getJobCounts("active")).toEqual({ active: 4 });
+
+    const ingest = await t.start({ batchMs: 50, lockDurationMs: 1500, stalledIntervalMs: 500 });
+    await waitFor(async () => (await t.queue.getJobCounts("completed")).completed === 4, 15_000, "the 4 jobs to be rerun");
+    expect(await storedCount(batches.flat().map((e) => e.event_id))).toBe(8);
+    expect(ingest.stats.insertedRows).toBe(8);
+    const [job] = await t.queue.getJobs(["completed"]);
+    expect(job?.stalledCounter).toBe(1);
+  }, 60_000);
+});

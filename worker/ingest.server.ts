@@ -1,0 +1,448 @@
+/**
+ * The analytics consumer: BullMQ jobs from the tracking endpoints → ClickHouse, in batches (DESIGN.md §5).
+ *
+ * A job is not inserted on its own. Its events join an in-memory batch and the job's processor waits; the
+ * batch is inserted when it reaches `INGEST_BATCH_ROWS` rows or is `INGEST_BATCH_MS` old (or when every
+ * worker slot is waiting, or on flush/close), as one JSONEachRow INSERT per table. Only then do the jobs of
+ * that batch complete, so BullMQ acknowledges a job only once its events are in ClickHouse: at-least-once.
+ * Duplicates (a worker killed after the insert and before the ack, a stalled job run again, the same event
+ * re-sent by the browser) are harmless: the tables are ReplacingMergeTree on event_id.
+ *
+ * - ClickHouse down (or any error that is not about the data): the batch is retried with exponential
+ *   backoff, its jobs still active and their locks renewed by BullMQ; if the process dies they stall and
+ *   another worker runs them again.
+ * - ClickHouse refuses the data (a parse or type error): the table's rows are bisected by job until the
+ *   jobs at fault are found; those fail (BullMQ failed set, with ClickHouse's reason, never retried) and the
+ *   rest are inserted.
+ */
+import type { ClickHouseClient, ClickHouseSettings } from "@clickhouse/client";
+import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
+import type { Redis } from "ioredis";
+import { CLICKHOUSE_SETTINGS, createClickHouse } from "../app/analytics/clickhouse.server";
+import {
+  clickHouseErrorMessage,
+  insertErrorKind,
+  toDateTimeString,
+} from "../app/analytics/clickhouse-sql.server";
+import { INGEST_QUEUE, TABLES, type IngestJob, type QueuedEvent } from "../app/analytics/events";
+import type { Env } from "../app/utils/env.server";
+import { createRedis } from "../app/utils/redis.server";
+
+/** The Redis hash of the pipeline's counters (fields accepted, inserted, failed, dropped:<reason>). */
+export function analyticsCountersKey(prefix: string) {
+  return `${prefix}:analytics:counters`;
+}
+
+export type IngestOptions = {
+  /** Used for the BullMQ worker and the counters; must have maxRetriesPerRequest: null. Not closed by close(). */
+  redis?: Redis;
+  /** Where rows go (its database is the target). Not closed by close(). */
+  clickhouse?: ClickHouseClient;
+  /** Override INGEST_BATCH_ROWS / INGEST_BATCH_MS. */
+  batchRows?: number;
+  batchMs?: number;
+  /** Jobs in progress at once; they are what fills a batch. */
+  concurrency?: number;
+  /** BullMQ lock of an active job; renewed every half of it while the job waits for its batch. */
+  lockDurationMs?: number;
+  /** How often BullMQ looks for jobs whose worker died (their lock expired) and runs them again. */
+  stalledIntervalMs?: number;
+  /** Backoff between retries of an insert that failed for a reason other than its data. */
+  retryInitialMs?: number;
+  retryMaxMs?: number;
+  /**
+   * close() waits this long for ClickHouse to take what is buffered; after that it hands the remaining
+   * jobs back to the queue (waiting) for the next worker instead of holding the shutdown.
+   */
+  closeTimeoutMs?: number;
+};
+
+export type IngestStats = {
+  /** Batches inserted (or given back on close), each one INSERT per table it had rows for. */
+  batches: number;
+  /** Rows of each batch, oldest first (the last 1,000 batches). */
+  batchRows: number[];
+  /** Rows that ClickHouse accepted (the `inserted` counter). */
+  insertedRows: number;
+  /** Jobs failed for their data, and their events (the `failed` counter). */
+  failedJobs: number;
+  failedEvents: number;
+  /** INSERTs that failed for a reason other than their data and were retried. */
+  retries: number;
+  /** Jobs handed back to the queue because close() ran out of time. */
+  releasedJobs: number;
+  /** Jobs waiting for their batch right now, and their rows. */
+  pendingJobs: number;
+  pendingRows: number;
+};
+
+export type Ingest = {
+  worker: Worker<IngestJob>;
+  /** Inserts whatever is buffered now and waits for every batch in progress. */
+  flush: () => Promise<void>;
+  /** Stops taking jobs, inserts what is buffered (or hands it back after closeTimeoutMs), then closes. */
+  close: () => Promise<void>;
+  /** Live figures (read them, do not write them). */
+  stats: Readonly<IngestStats>;
+};
+
+type Row = Record<string, string | number>;
+
+/** The table and the row of one event; throws when the event is not one the pipeline knows. */
+export function toRow(event: QueuedEvent): { table: string; row: Row } {
+  if (!event || typeof event !== "object") throw new Error("an event is not an object");
+  const base: Row = {
+    event_id: event.event_id,
+    session_id: event.session_id,
+    user_id: event.user_id,
+    event_time: dateTime(event.event_time),
+    received_at: dateTime(event.received_at),
+    platform: event.platform,
+    ip: event.ip,
+    country: event.country,
+    city: event.city,
+    device: event.device,
+    browser: event.browser,
+    os: event.os,
+  };
+  switch (event.kind) {
+    case "session":
+      return {
+        table: TABLES.session,
+        row: { ...base, user_agent: event.user_agent, screen_resolution: event.screen_resolution, timezone: event.timezone },
+      };
+    case "pageview":
+      return { table: TABLES.pageview, row: { ...base, page: event.page, title: event.title, url: event.url, referrer: event.referrer } };
+    case "error":
+    case "action":
+      // An /action event with action_type "error" is a JavaScript error: it goes to the errors table.
+      if (event.kind === "error" || event.action_type === "error") {
+        return { table: TABLES.error, row: { ...base, page: event.page, message: event.error_message, stack: event.error_stack } };
+      }
+      return {
+        table: TABLES.action,
+        row: {
+          ...base,
+          action_type: event.action_type,
+          page: event.page,
+          element_id: event.element_id,
+          element_class: event.element_class,
+          element_tag: event.element_tag,
+          element_text: event.element_text,
+          x: event.x,
+          y: event.y,
+          value: event.value,
+        },
+      };
+    case "conversion":
+      return {
+        table: TABLES.conversion,
+        row: { ...base, conversion_type: event.conversion_type, value: event.value, metadata: event.metadata },
+      };
+    case "user_action":
+      return { table: TABLES.user_action, row: { ...base, action: event.action, details: event.details, page: event.page } };
+    default:
+      throw new Error(`unknown event kind ${JSON.stringify((event as { kind?: unknown }).kind)}`);
+  }
+}
+
+/** ISO (or ms) → 'YYYY-MM-DD hh:mm:ss' UTC; anything else is passed on for ClickHouse to judge (and refuse). */
+function dateTime(value: string | number): string | number {
+  return (typeof value === "string" || typeof value === "number") && toDateTimeString(value) !== null
+    ? (toDateTimeString(value) as string)
+    : value;
+}
+
+type Entry = {
+  job: Job<IngestJob>;
+  token: string | undefined;
+  events: number;
+  rows: Map<string, Row[]>;
+  /** Tables whose rows of this job are not in yet. */
+  open: number;
+  failure: Error | null;
+  resolve: (value: { events: number }) => void;
+  reject: (error: Error) => void;
+};
+
+type Batch = { entries: Entry[]; rows: number };
+
+const newBatch = (): Batch => ({ entries: [], rows: 0 });
+
+export async function startIngest(env: Env, options: IngestOptions = {}): Promise<Ingest> {
+  const batchRows = options.batchRows ?? env.INGEST_BATCH_ROWS;
+  const batchMs = options.batchMs ?? env.INGEST_BATCH_MS;
+  const concurrency = options.concurrency ?? 500;
+  const retryInitialMs = options.retryInitialMs ?? 200;
+  const retryMaxMs = options.retryMaxMs ?? 10_000;
+  const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
+
+  const ownRedis = !options.redis;
+  const redis = options.redis ?? createRedis(env.REDIS_URL, { maxRetriesPerRequest: null });
+  const ownClickHouse = !options.clickhouse;
+  const clickhouse =
+    options.clickhouse ??
+    createClickHouse({
+      url: env.CLICKHOUSE_URL,
+      database: env.CLICKHOUSE_DATABASE,
+      username: env.CLICKHOUSE_USER,
+      password: env.CLICKHOUSE_PASSWORD,
+    });
+  const countersKey = analyticsCountersKey(env.QUEUE_PREFIX);
+
+  const stats: IngestStats = {
+    batches: 0,
+    batchRows: [],
+    insertedRows: 0,
+    failedJobs: 0,
+    failedEvents: 0,
+    retries: 0,
+    releasedJobs: 0,
+    pendingJobs: 0,
+    pendingRows: 0,
+  };
+
+  let current = newBatch();
+  let timer: NodeJS.Timeout | undefined;
+  const sealed: Batch[] = [];
+  let draining: Promise<void> | null = null;
+  let closing = false;
+  /** Set when close() runs out of time: stop retrying (and cut an insert in flight), hand the jobs back. */
+  let abandoned = false;
+  const abandon = new AbortController();
+  const wakers = new Set<() => void>();
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(t);
+        wakers.delete(done);
+        resolve();
+      };
+      const t = setTimeout(done, ms);
+      wakers.add(done);
+    });
+
+  async function count(field: "inserted" | "failed", n: number) {
+    if (n <= 0) return;
+    await redis.hincrby(countersKey, field, n).catch((error: Error) => {
+      console.error(`[ingest] could not count ${n} ${field}: ${error.message}`);
+    });
+  }
+
+  function seal() {
+    clearTimeout(timer);
+    timer = undefined;
+    if (current.entries.length === 0) return;
+    sealed.push(current);
+    current = newBatch();
+    drain();
+  }
+
+  function drain() {
+    if (draining) return;
+    draining = (async () => {
+      for (let batch = sealed.shift(); batch; batch = sealed.shift()) await insertBatch(batch);
+    })().finally(() => {
+      draining = null;
+      if (sealed.length) drain();
+    });
+  }
+
+  let failedInARow = 0;
+  async function insertRows(table: string, rows: Row[]) {
+    await clickhouse.insert({
+      table,
+      values: rows,
+      format: "JSONEachRow",
+      clickhouse_settings: CLICKHOUSE_SETTINGS as ClickHouseSettings,
+      abort_signal: abandon.signal,
+    });
+  }
+
+  /**
+   * Inserts the rows the given jobs have for one table. Retries while the failure is not the data's; on a
+   * data error, splits the jobs in halves until the ones at fault are alone, and marks those. Returns
+   * false when close() gave up before the rows were in.
+   */
+  async function insertParts(table: string, entries: Entry[], tally: { inserted: number }): Promise<boolean> {
+    for (let attempt = 0; ; attempt++) {
+      if (abandoned) return false;
+      const rows = entries.flatMap((e) => e.rows.get(table) ?? []);
+      try {
+        await insertRows(table, rows);
+        if (failedInARow > 0) console.log(`[ingest] ClickHouse takes inserts again (after ${failedInARow} failures)`);
+        failedInARow = 0;
+        stats.insertedRows += rows.length;
+        tally.inserted += rows.length;
+        for (const e of entries) e.open--;
+        return true;
+      } catch (error) {
+        if (insertErrorKind(error) === "data") {
+          const [only] = entries;
+          if (only && entries.length === 1) {
+            only.failure ??= new Error(`ClickHouse refused the ${table} rows: ${clickHouseErrorMessage(error)}`);
+            only.open--;
+            return true;
+          }
+          const half = entries.length >> 1;
+          const first = await insertParts(table, entries.slice(0, half), tally);
+          const second = await insertParts(table, entries.slice(half), tally);
+          return first && second;
+        }
+        if (abandoned) return false;
+        stats.retries++;
+        failedInARow++;
+        const delay = Math.min(retryMaxMs, retryInitialMs * 2 ** Math.min(attempt, 20)) * (0.8 + Math.random() * 0.4);
+        if (failedInARow === 1 || failedInARow % 10 === 0) {
+          console.error(
+            `[ingest] insert into ${table} failed (${failedInARow} in a row): ${clickHouseErrorMessage(error)}; retrying in ${Math.round(delay)} ms`,
+          );
+        }
+        await sleep(delay);
+      }
+    }
+  }
+
+  async function insertBatch(batch: Batch) {
+    stats.batches++;
+    stats.batchRows.push(batch.rows);
+    if (stats.batchRows.length > 1000) stats.batchRows.shift();
+    const tally = { inserted: 0 };
+
+    const byTable = new Map<string, Entry[]>();
+    for (const entry of batch.entries) {
+      for (const table of entry.rows.keys()) {
+        const list = byTable.get(table) ?? [];
+        list.push(entry);
+        byTable.set(table, list);
+      }
+    }
+    try {
+      await Promise.all([...byTable].map(([table, entries]) => insertParts(table, entries, tally)));
+      const failedEvents = batch.entries.reduce((n, e) => n + (e.failure ? e.events : 0), 0);
+      // Counted before the jobs complete, so a completed job's events are always in the counters.
+      await Promise.all([count("inserted", tally.inserted), count("failed", failedEvents)]);
+    } catch (error) {
+      // Not expected (insert errors are handled above); fail the jobs visibly rather than hang them.
+      console.error(`[ingest] batch: ${(error as Error).message}`);
+      for (const entry of batch.entries) entry.failure ??= error as Error;
+    }
+    for (const entry of batch.entries) settle(entry);
+  }
+
+  function settle(entry: Entry) {
+    stats.pendingJobs--;
+    stats.pendingRows -= entry.events;
+    if (entry.failure) {
+      stats.failedJobs++;
+      stats.failedEvents += entry.events;
+      entry.reject(new UnrecoverableError(entry.failure.message));
+    } else if (entry.open === 0) {
+      entry.resolve({ events: entry.events });
+    } else {
+      // close() gave up on ClickHouse: back to the queue, where the next worker picks the job up.
+      stats.releasedJobs++;
+      entry.job.moveToWait(entry.token).then(
+        () => entry.reject(new WaitingError()),
+        (error: Error) => entry.reject(error),
+      );
+    }
+  }
+
+  function add(job: Job<IngestJob>, token: string | undefined, rows: Map<string, Row[]>, events: number) {
+    return new Promise<{ events: number }>((resolve, reject) => {
+      if (current.rows > 0 && current.rows + events > batchRows) seal();
+      current.entries.push({ job, token, events, rows, open: rows.size, failure: null, resolve, reject });
+      current.rows += events;
+      stats.pendingJobs++;
+      stats.pendingRows += events;
+      if (current.rows >= batchRows || stats.pendingJobs >= concurrency || closing) {
+        // Full, or no other job can arrive until some of these complete, or shutting down.
+        if (closing) setImmediate(seal);
+        else seal();
+      } else {
+        timer ??= setTimeout(seal, batchMs);
+      }
+    });
+  }
+
+  async function processor(job: Job<IngestJob>, token?: string) {
+    const events: unknown = job.data?.events;
+    const rows = new Map<string, Row[]>();
+    try {
+      if (!Array.isArray(events)) throw new Error("the job has no events array");
+      for (const event of events as QueuedEvent[]) {
+        const { table, row } = toRow(event);
+        const list = rows.get(table) ?? [];
+        list.push(row);
+        rows.set(table, list);
+      }
+    } catch (error) {
+      const n = Array.isArray(events) ? events.length : 0;
+      stats.failedJobs++;
+      stats.failedEvents += n;
+      await count("failed", n);
+      throw new UnrecoverableError((error as Error).message);
+    }
+    if (events.length === 0) return { events: 0 };
+    return add(job, token, rows, events.length);
+  }
+
+  const worker = new Worker<IngestJob>(INGEST_QUEUE, processor, {
+    connection: redis,
+    prefix: env.QUEUE_PREFIX,
+    concurrency,
+    // A killed worker's jobs run again within about lockDuration + 2 × stalledInterval (~25 s); a live
+    // worker renews its locks every lockDuration / 2, also while it waits for ClickHouse.
+    lockDuration: options.lockDurationMs ?? 15_000,
+    stalledInterval: options.stalledIntervalMs ?? 5_000,
+    // A job whose worker died is run again; after this many deaths it is failed (a job that kills workers).
+    maxStalledCount: 10,
+    // Completed jobs are only a receipt; failed ones stay for an admin to see and replay.
+    removeOnComplete: { age: 3600, count: 10_000 },
+    removeOnFail: { count: 100_000 },
+  });
+  let lastWorkerError = 0;
+  worker.on("error", (error) => {
+    if (Date.now() - lastWorkerError < 5000) return;
+    lastWorkerError = Date.now();
+    console.error(`[ingest] queue: ${error.message}`);
+  });
+  worker.on("failed", (job, error) => {
+    if (job && error instanceof UnrecoverableError) console.error(`[ingest] job ${job.id} failed: ${error.message}`);
+  });
+  await worker.waitUntilReady();
+
+  async function flush() {
+    for (;;) {
+      seal();
+      const waiting = draining;
+      if (!waiting) return;
+      await waiting;
+    }
+  }
+
+  let closed: Promise<void> | undefined;
+  function close() {
+    closed ??= (async () => {
+      closing = true;
+      const giveUp = setTimeout(() => {
+        abandoned = true;
+        abandon.abort();
+        for (const wake of [...wakers]) wake();
+      }, closeTimeoutMs);
+      // worker.close() stops fetching and waits for the active jobs, which wait for the flush.
+      const workerClosed = worker.close();
+      await flush();
+      await workerClosed;
+      await flush();
+      clearTimeout(giveUp);
+      if (ownRedis) await redis.quit().catch(() => redis.disconnect());
+      if (ownClickHouse) await clickhouse.close();
+    })();
+    return closed;
+  }
+
+  return { worker, flush, close, stats };
+}
