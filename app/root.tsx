@@ -1,6 +1,7 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useRouteLoaderData } from "@remix-run/react";
-import { useEffect, type ReactNode } from "react";
+import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useLocation, useRouteLoaderData } from "@remix-run/react";
+import { useEffect, useRef, type ReactNode } from "react";
+import { ConsentBanner } from "~/components/consent-banner";
 import { GeneralErrorBoundary } from "~/components/general-error-boundary";
 import { SiteFooter } from "~/components/site-footer";
 import { SiteHeader } from "~/components/site-header";
@@ -17,8 +18,12 @@ export const links: LinksFunction = () => [
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
 ];
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await getUser(request);
+  // The page view server.ts recorded for this HTML document (absent for data requests and bots): the
+  // tracker re-sends it with the same id and time once the visitor has allowed analytics.
+  const pageview = (context as { pageview?: { eventId: string; time: number } | null }).pageview ?? null;
+  const consent = /(?:^|;\s*)soko_consent=(granted|denied)(?:;|$)/.exec(request.headers.get("Cookie") ?? "")?.[1] ?? null;
   return {
     user: user ? { name: user.name, username: user.username, role: user.role } : null,
     currency: await getDisplayCurrency(getDb(), request, user),
@@ -27,6 +32,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
     mainSiteUrl: getMainSiteUrl(request),
     adminSiteUrl: getAdminSiteUrl(request),
     year: new Date().getFullYear(),
+    /** The analytics choice (`soko_consent`), null until the visitor makes one: the banner asks. */
+    consent: consent as "granted" | "denied" | null,
+    pageview,
   };
 }
 
@@ -42,6 +50,7 @@ export function Layout({ children }: { children: ReactNode }) {
   const nonce = useNonce();
   const data = useRouteLoaderData<typeof loader>("root");
   const site = data?.site ?? "main";
+  const { pathname } = useLocation();
   return (
     <html lang="en">
       <head>
@@ -49,6 +58,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="theme-color" content="#0f5132" />
         <Meta />
+        {data?.pageview ? <meta name="soko-pageview" content={`${data.pageview.eventId} ${data.pageview.time}`} /> : null}
         <Links />
       </head>
       <body data-site={site}>
@@ -60,6 +70,7 @@ export function Layout({ children }: { children: ReactNode }) {
         ) : (
           <SiteHeader user={data?.user ?? null} />
         )}
+        {data && data.consent === null && pathname !== "/consent" ? <ConsentBanner /> : null}
         <main id="main" className="site-main" tabIndex={-1}>
           {children}
         </main>
@@ -72,12 +83,54 @@ export function Layout({ children }: { children: ReactNode }) {
 }
 
 export default function App() {
-  useLoaderData<typeof loader>();
+  const data = useLoaderData<typeof loader>();
+  useTracker(data);
   // Marks the document once React has hydrated: end-to-end specs wait for it before clicking.
   useEffect(() => {
     document.documentElement.dataset.hydrated = "true";
   }, []);
   return <Outlet />;
+}
+
+/**
+ * Starts the browser tracker (app/analytics/tracker.client.ts, its own small chunk, loaded only with
+ * consent) and tells it of every route change, client-side navigations included. Also records the signup
+ * conversion and the sign-in user action, seen here as the visitor becoming signed in on leaving the
+ * join or sign-in pages.
+ */
+function useTracker(data: ReturnType<typeof useLoaderData<typeof loader>>) {
+  const location = useLocation();
+  const granted = data.consent === "granted";
+  // What this document started with: the server's page view belongs to its first page only.
+  const doc = useRef({ pageview: data.pageview, path: location.pathname, used: false, lastPath: "", signedIn: Boolean(data.user) });
+  useEffect(() => {
+    const d = doc.current;
+    const signedIn = Boolean(data.user);
+    const becameSignedIn = signedIn && !d.signedIn;
+    const from = d.lastPath;
+    d.signedIn = signedIn;
+    d.lastPath = location.pathname;
+    if (data.consent === "denied") {
+      // Nothing kept from an earlier "allow" survives the change of mind.
+      try {
+        localStorage.removeItem("soko_outbox");
+        sessionStorage.removeItem("soko_sid");
+      } catch {
+        /* storage unavailable */
+      }
+    }
+    if (!granted) return;
+    const first = !d.used && d.path === location.pathname ? d.pageview : null;
+    d.used = true;
+    const role = data.user?.role;
+    void import("~/analytics/tracker.client").then((tracker) => {
+      tracker.pageview(signedIn, first);
+      if (becameSignedIn && /^\/(freelancer\/)?register$/.test(from)) tracker.conversion("signup", 0, { role: role ?? "" });
+      else if (becameSignedIn && from === "/login") tracker.userAction("signed_in");
+    });
+    // A route change is a new path or query; loader data changing alone is not one.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [granted, location.pathname, location.search]);
 }
 
 export function ErrorBoundary() {

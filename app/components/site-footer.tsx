@@ -61,6 +61,7 @@ export function SiteFooter({ year }: { year: number }) {
         <nav aria-label="Policies">
           <Link to="/terms">Terms of service</Link>
           <Link to="/privacy">Privacy policy</Link>
+          <Link to="/consent">Privacy choices</Link>
         </nav>
       </div>
     </footer>

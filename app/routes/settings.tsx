@@ -10,7 +10,7 @@ import {
   type LoaderFunctionArgs,
   type MetaFunction,
 } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useLocation, useSearchParams } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useLocation, useRouteLoaderData, useSearchParams } from "@remix-run/react";
 import { ErrorList, Field, FormMessage, PasswordField, SubmitButton, TextAreaField } from "~/components/forms";
 import { recordActivity } from "~/models/activity.server";
 import { deleteUserSessions } from "~/models/session.server";
@@ -31,6 +31,7 @@ import {
   ProfileSchema,
   SecuritySchema,
 } from "~/utils/account-schemas";
+import type { loader as rootLoader } from "~/root";
 import { requireUser } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
 import { requireSiteHost } from "~/utils/host.server";
@@ -197,6 +198,7 @@ export default function Settings() {
       {tab === "security" ? <SecurityTab key={key} reply={reply} /> : null}
       {tab === "billing" ? <BillingTab s={settings} key={key} reply={reply} /> : null}
       {tab === "preferences" ? <PreferencesTab s={settings} key={key} reply={reply} /> : null}
+      {tab === "preferences" ? <AnalyticsChoice /> : null}
     </section>
   );
 }
@@ -341,6 +343,31 @@ function PreferencesTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
       {select("preferredCurrency", "pref-currency", "Currency", s.preferredCurrency, { UGX: "UGX (Uganda shilling)", USD: "USD (US dollar)" }, fields.preferredCurrency.errors)}
       {select("timeZone", "pref-timezone", "Time zone", s.timeZone, { EAT: "EAT (East Africa Time, UTC+3)", UTC: "UTC" }, fields.timeZone.errors)}
       <SubmitButton pendingLabel="Saving...">Save preferences</SubmitButton>
+    </Form>
+  );
+}
+
+/** The analytics choice lives in a cookie, not the account: this form posts to /consent and comes back. */
+function AnalyticsChoice() {
+  const consent = useRouteLoaderData<typeof rootLoader>("root")?.consent ?? null;
+  return (
+    <Form method="post" action="/consent" className="form-card" key={consent ?? "none"}>
+      <input type="hidden" name="redirectTo" value="/settings?tab=preferences&saved=1" />
+      <fieldset className="field">
+        <legend>Analytics</legend>
+        <p className="field-hint">
+          Anonymous page views are always counted. <Link to="/consent">What each choice means</Link>
+        </p>
+        <div className="checkbox">
+          <input type="radio" id="consent-granted" name="consent" value="granted" defaultChecked={consent === "granted"} required />
+          <label htmlFor="consent-granted">Allow analytics (clicks, scrolling, time on page, page errors)</label>
+        </div>
+        <div className="checkbox">
+          <input type="radio" id="consent-denied" name="consent" value="denied" defaultChecked={consent === "denied"} />
+          <label htmlFor="consent-denied">Only anonymous page views</label>
+        </div>
+      </fieldset>
+      <SubmitButton pendingLabel="Saving...">Save analytics choice</SubmitButton>
     </Form>
   );
 }
