@@ -35,6 +35,7 @@ import type { loader as rootLoader } from "~/root";
 import { requireUser } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
 import { requireSiteHost } from "~/utils/host.server";
+import { cleanFormData, readFormData } from "~/utils/form-data.server";
 import { HIDDEN_PASSWORDS } from "~/utils/join.server";
 import { deleteImage, imageUrl, InvalidImageError, MAX_IMAGE_BYTES, saveImage } from "~/utils/storage.server";
 import { usePreferences } from "~/utils/use-preferences";
@@ -98,9 +99,8 @@ export async function action({ request }: ActionFunctionArgs) {
   if (tab === "profile") {
     let formData: FormData;
     try {
-      formData = await unstable_parseMultipartFormData(
-        request,
-        unstable_createMemoryUploadHandler({ maxPartSize: MAX_IMAGE_BYTES }),
+      formData = cleanFormData(
+        await unstable_parseMultipartFormData(request, unstable_createMemoryUploadHandler({ maxPartSize: MAX_IMAGE_BYTES })),
       );
     } catch (error) {
       if (!(error instanceof MaxPartSizeExceededError)) throw error;
@@ -124,7 +124,7 @@ export async function action({ request }: ActionFunctionArgs) {
     return done();
   }
 
-  const formData = await request.formData();
+  const formData = await readFormData(request);
   if (tab === "notifications") {
     const submission = parseWithZod(formData, { schema: NotificationsSchema });
     if (submission.status !== "success") return bad(submission.reply());
