@@ -18,6 +18,8 @@ import express, { type ErrorRequestHandler, type RequestHandler } from "express"
 import helmet from "helmet";
 import { Server as SocketServer } from "socket.io";
 import { closeClickHouse } from "./app/analytics/clickhouse.server";
+import { closeIngest, prepareIngest } from "./app/analytics/ingest.server";
+import { analyticsRouter, serverPageviews, type PageviewContext } from "./app/analytics/router.server";
 import { closeDb, getDb } from "./app/utils/db.server";
 import { closeRedis, getRedis } from "./app/utils/redis.server";
 
@@ -44,6 +46,13 @@ const rejectMalformed: RequestHandler = (req, res, next) => {
   }
 };
 app.use(rejectMalformed);
+
+// Tracking comes first: its endpoints answer JSON themselves and need none of the page machinery below
+// (they run thousands of times a second). The page-view recorder only looks at the request here and
+// queues the view once the page has been sent.
+prepareIngest();
+app.use(analyticsRouter());
+app.use(serverPageviews());
 
 app.use((_req, res, next) => {
   res.locals.cspNonce = randomBytes(16).toString("base64");
@@ -130,7 +139,11 @@ app.all(
   createRequestHandler({
     build: getBuild,
     mode: isProduction ? "production" : "development",
-    getLoadContext: (req, res) => ({ cspNonce: res.locals.cspNonce as string, clientIp: req.ip ?? "unknown" }),
+    getLoadContext: (req, res) => ({
+      cspNonce: res.locals.cspNonce as string,
+      clientIp: req.ip ?? "unknown",
+      pageview: (res.locals.pageview as PageviewContext | undefined) ?? null,
+    }),
   }),
 );
 
@@ -163,5 +176,7 @@ onShutdown("web", async () => {
     io.close(() => resolve());
     httpServer.closeIdleConnections();
   });
+  // Queued page views of the last requests are written before the queue's connection closes.
+  await closeIngest();
   await Promise.allSettled([closeVite?.(), closeDb(), closeRedis(), closeClickHouse()]);
 });

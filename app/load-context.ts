@@ -4,6 +4,12 @@ declare module "@remix-run/node" {
     cspNonce: string;
     /** The client's address as Express sees it (TRUST_PROXY decides whether X-Forwarded-For counts). */
     clientIp: string;
+    /**
+     * The page view the server records for this HTML page (no JavaScript needed), or null for other requests
+     * and bots. The root renders it as `<meta name="soko-pageview" content="<eventId> <time>">` so the tracker
+     * can re-send the same view (same event_id, page and time) when the visitor has consented.
+     */
+    pageview: { eventId: string; time: number } | null;
   }
 }
 export {};

@@ -2,11 +2,21 @@
  * Rate limits, counted in Redis so every web process shares them. Each limit is named for what it
  * protects; a request over the limit gets 429 with a message a person can act on.
  */
+import type { Redis } from "ioredis";
 import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { getEnv } from "~/utils/env.server";
 import { getRedis } from "~/utils/redis.server";
 
 type Limit = { points: number; duration: number; message: string };
+
+/** ANALYTICS_RATE_LIMIT (tracking requests per address a minute) lowers or raises the default for tests and benchmarks. */
+function analyticsPoints(): number {
+  const raw = process.env.ANALYTICS_RATE_LIMIT;
+  if (raw === undefined || raw === "") return 600;
+  const points = Number(raw);
+  if (!Number.isInteger(points) || points < 1) throw new Error(`ANALYTICS_RATE_LIMIT must be a whole number of at least 1, got "${raw}"`);
+  return points;
+}
 
 export const LIMITS = {
   /** Wrong passwords for one email: 10 a minute; the 11th is refused. */
@@ -21,6 +31,11 @@ export const LIMITS = {
   upload: { points: 60, duration: 60 * 60, message: "You have uploaded many images in a short time. Please try again later." },
   /** New gigs per seller: 30 an hour. */
   gigCreate: { points: 30, duration: 60 * 60, message: "You have created many gigs in a short time. Please try again later." },
+  /**
+   * Tracking requests per address: 600 a minute (a tracker batches its events, but one mobile carrier's NAT
+   * address is many visitors). See analyticsLimiter.
+   */
+  analytics: { points: analyticsPoints(), duration: 60, message: "Too many tracking requests from your network. Please slow down." },
 } satisfies Record<string, Limit>;
 
 const limiters = new Map<string, RateLimiterRedis>();
@@ -45,6 +60,33 @@ export async function consume(name: keyof typeof LIMITS, keys: string[]): Promis
     if (!(error instanceof RateLimiterRes)) throw error;
     return { message: LIMITS[name].message, retryAfter: Math.max(1, Math.ceil(error.msBeforeNext / 1000)) };
   }
+}
+
+/**
+ * The tracking endpoints' per-address limit, on the Redis connection the caller gives (theirs fails fast
+ * when Redis is down instead of queueing commands, so the caller can answer 503 at once: it rejects with
+ * Redis's error then). Once an address is over the limit it is refused from memory until the minute ends,
+ * so a flood costs no Redis round trips.
+ */
+export function analyticsLimiter(storeClient: Redis) {
+  const { points, duration, message } = LIMITS.analytics;
+  const l = new RateLimiterRedis({
+    storeClient,
+    keyPrefix: `${getEnv().QUEUE_PREFIX}:rl:analytics`,
+    points,
+    duration,
+    inMemoryBlockOnConsumed: points + 1,
+    rejectIfRedisNotReady: true,
+  });
+  return async (key: string): Promise<Limited | null> => {
+    try {
+      await l.consume(key);
+      return null;
+    } catch (error) {
+      if (!(error instanceof RateLimiterRes)) throw error;
+      return { message, retryAfter: Math.max(1, Math.ceil(error.msBeforeNext / 1000)) };
+    }
+  };
 }
 
 /** True when a key is already over the limit (checked before doing expensive work such as hashing). */

@@ -1,0 +1,416 @@
+/**
+ * From a tracking request to a BullMQ job (DESIGN.md §5): check the events against the endpoint's schema
+ * and the clock window, add what the server knows (receive time, place, device, truncated IP, user), and
+ * queue them as one job. The HTTP side is router.server.ts; the worker reads the job on the other end.
+ *
+ * Queueing uses a Redis connection of its own that never holds commands back while Redis is away
+ * (`enableOfflineQueue: false`), so when Redis is down `enqueue` fails within milliseconds and the endpoint
+ * answers 503; it resolves only once Redis has the job, which is when the endpoint may answer 202.
+ */
+import { createHash, randomUUID } from "node:crypto";
+import { Queue, type JobsOptions } from "bullmq";
+import { isbot } from "isbot";
+import type { Redis } from "ioredis";
+import { UAParser } from "ua-parser-js";
+import type { ZodIssue } from "zod";
+import {
+  ENDPOINTS,
+  INGEST_QUEUE,
+  MAX_EVENT_AGE_MS,
+  MAX_EVENT_FUTURE_MS,
+  MAX_EVENTS_PER_REQUEST,
+  type Endpoint,
+  type Enrichment,
+  type EventKind,
+  type IngestJob,
+  type QueuedEvent,
+} from "~/analytics/events";
+import { lookupPlace, openGeo, rateLimitKey, truncateIp } from "~/analytics/geo.server";
+import { getEnv } from "~/utils/env.server";
+import { analyticsLimiter, type Limited } from "~/utils/rate-limit.server";
+import { createRedis } from "~/utils/redis.server";
+
+// ---------------------------------------------------------------------------------------------------------
+// The visitor's software: bot or not, and device, browser and OS, from the User-Agent header.
+
+export type Agent = { bot: boolean; device: Enrichment["device"]; browser: string; os: string };
+
+const MOBILE_OSES = new Set(["Android", "iOS", "KaiOS", "Windows Phone", "BlackBerry", "Symbian", "HarmonyOS"]);
+const agents = new Map<string, Agent>();
+const AGENT_CACHE_SIZE = 5_000;
+/** Longer User-Agent strings are cut before parsing (real ones are under 300 characters). */
+const AGENT_MAX_LENGTH = 512;
+
+/**
+ * Parsing a User-Agent takes ua-parser-js ~0.1-0.3 ms, more than the rest of a request: answers are kept
+ * for the last 5,000 distinct strings (a site's visitors share a few hundred).
+ */
+export function describeAgent(userAgent: string | undefined): Agent {
+  const ua = (userAgent ?? "").slice(0, AGENT_MAX_LENGTH);
+  const known = agents.get(ua);
+  if (known) return known;
+  const { browser, os, device } = UAParser(ua);
+  let kind: Agent["device"];
+  if (device.type === "mobile" || device.type === "tablet") kind = device.type;
+  else if (device.type) kind = "other"; // smart TVs, consoles, wearables, cars, XR headsets
+  else if (os.name && MOBILE_OSES.has(os.name)) kind = "mobile"; // e.g. Opera Mini on a feature phone
+  else if (os.name || browser.name) kind = "desktop";
+  else kind = "other";
+  const agent: Agent = { bot: isbot(ua), device: kind, browser: browser.name || "Unknown", os: os.name || "Unknown" };
+  if (agents.size >= AGENT_CACHE_SIZE) agents.delete(agents.keys().next().value as string);
+  agents.set(ua, agent);
+  return agent;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Checking a request body: JSON, one event or an array, each against the endpoint's schema and the clock.
+
+export type EventIssue = { index: number; path: string; message: string };
+export type Refusal = { status: 400; error: string; issues?: EventIssue[]; events: number };
+type Checked = { kind: EventKind; event: Record<string, unknown>; timeMs: number };
+
+/** At most this many issues are listed in a 400 (the first ones, by event). */
+const MAX_ISSUES = 20;
+
+const TIMESTAMP_MESSAGE = "timestamp must be milliseconds since 1970 or an ISO 8601 date";
+
+function issue(index: number, z: Pick<ZodIssue, "path" | "message">): EventIssue {
+  const path = z.path.join(".");
+  // zod reports a string timestamp that is not a date as "Invalid datetime"; say what would do.
+  if (path === "timestamp") return { index, path, message: TIMESTAMP_MESSAGE };
+  return { index, path, message: z.message };
+}
+
+/** Milliseconds of an ISO date or a number of milliseconds; NaN when neither. */
+function timestampMs(value: unknown): number {
+  if (typeof value === "number") return value;
+  if (typeof value === "string") return Date.parse(value);
+  return Number.NaN;
+}
+
+function windowMessage(timeMs: number, receivedAtMs: number): string | null {
+  if (!Number.isFinite(timeMs)) return "timestamp is not a valid time";
+  if (timeMs < receivedAtMs - MAX_EVENT_AGE_MS) {
+    return `timestamp is more than ${MAX_EVENT_AGE_MS / 3_600_000} hours before the server's time; events that old are not accepted`;
+  }
+  if (timeMs > receivedAtMs + MAX_EVENT_FUTURE_MS) {
+    return `timestamp is more than ${MAX_EVENT_FUTURE_MS / 60_000} minutes after the server's time; check the device's clock`;
+  }
+  return null;
+}
+
+/**
+ * The events of a request body, checked: parsed by the endpoint's zod schema (so long texts are already
+ * cut), each with its kind and its time in milliseconds once inside the window around `receivedAtMs`.
+ * Anything wrong refuses the whole request, saying what and where.
+ */
+export function checkEvents(endpoint: Endpoint, text: string, receivedAtMs: number): { ok: true; events: Checked[] } | ({ ok: false } & Refusal) {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, status: 400, error: `Malformed JSON: ${(error as Error).message}`, events: 1 };
+  }
+  const list = Array.isArray(body) ? body : [body];
+  if (list.length === 0) {
+    return { ok: false, status: 400, error: `No events: send one event or an array of 1 to ${MAX_EVENTS_PER_REQUEST}`, events: 0 };
+  }
+  if (list.length > MAX_EVENTS_PER_REQUEST) {
+    return {
+      ok: false,
+      status: 400,
+      error: `Too many events: at most ${MAX_EVENTS_PER_REQUEST} per request, this one has ${list.length}`,
+      events: list.length,
+    };
+  }
+  const { kind, schema } = ENDPOINTS[endpoint];
+  const issues: EventIssue[] = [];
+  const events: Checked[] = [];
+  list.forEach((raw, index) => {
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+      issues.push({ index, path: "", message: "An event must be a JSON object" });
+      return;
+    }
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) {
+      for (const z of parsed.error.issues) issues.push(issue(index, z));
+      return;
+    }
+    const { timestamp, ...event } = parsed.data as { timestamp: number | string } & Record<string, unknown>;
+    const timeMs = timestampMs(timestamp);
+    const outside = windowMessage(timeMs, receivedAtMs);
+    if (outside) {
+      issues.push({ index, path: "timestamp", message: outside });
+      return;
+    }
+    const eventKind: EventKind = kind === "action" && event.action_type === "error" ? "error" : kind;
+    events.push({ kind: eventKind, event, timeMs });
+  });
+  if (issues.length > 0) {
+    return { ok: false, status: 400, error: "Invalid events", issues: issues.slice(0, MAX_ISSUES), events: list.length };
+  }
+  return { ok: true, events };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Enrichment.
+
+export type Visitor = { ip: string; userAgent: string; userId: number };
+
+/** What the server adds to each event of one request (the same for all of them, but the event time). */
+export async function visitorEnrichment(visitor: Visitor, receivedAtMs: number): Promise<Omit<Enrichment, "event_time">> {
+  const agent = describeAgent(visitor.userAgent);
+  const place = await lookupPlace(visitor.ip);
+  return {
+    received_at: new Date(receivedAtMs).toISOString(),
+    user_id: visitor.userId,
+    ip: truncateIp(visitor.ip),
+    country: place.country,
+    city: place.city,
+    device: agent.device,
+    browser: agent.browser,
+    os: agent.os,
+  };
+}
+
+/** The checked events of a request as queued: event, kind and enrichment together. */
+export async function enrichEvents(events: Checked[], visitor: Visitor, receivedAtMs: number): Promise<QueuedEvent[]> {
+  const common = await visitorEnrichment(visitor, receivedAtMs);
+  return events.map(({ kind, event, timeMs }) => {
+    const queued: Record<string, unknown> = { kind, ...event, ...common, event_time: new Date(timeMs).toISOString() };
+    // A session's own user_agent field is what the browser said; when it said nothing, what it sent.
+    if (kind === "session" && !queued.user_agent) queued.user_agent = visitor.userAgent.slice(0, 500);
+    return queued as QueuedEvent;
+  });
+}
+
+/** Page views the server records itself (no JavaScript needed) carry this platform. */
+export const SERVER_PAGEVIEW_PLATFORM = "web-nojs";
+
+/** Midnight UTC of the day of `timeMs`, in milliseconds. */
+function utcDayStart(timeMs: number) {
+  return timeMs - (timeMs % 86_400_000);
+}
+
+/**
+ * The anonymous session a server page view belongs to: one per truncated address, browser and UTC day,
+ * `<day start ms>-<12 hex of sha256>`, which the session_id schema accepts. Nothing in it identifies more
+ * than the row already holds (truncated IP, user agent's browser and OS).
+ */
+export function serverSessionId(ip: string, userAgent: string, timeMs: number): string {
+  const dayStart = utcDayStart(timeMs);
+  const day = new Date(dayStart).toISOString().slice(0, 10);
+  const hash = createHash("sha256").update(`${truncateIp(ip)}\n${userAgent}\n${day}`).digest("hex");
+  return `${dayStart}-${hash.slice(0, 12)}`;
+}
+
+export type ServerPageview = {
+  eventId: string;
+  timeMs: number;
+  ip: string;
+  userAgent: string;
+  /** The path of the page, e.g. "/gig/12". */
+  path: string;
+  /** Path and query string. */
+  url: string;
+  referrer: string;
+};
+
+/** The page view the server records for an HTML page it served: anonymous, user 0, no title. */
+export async function serverPageviewEvent(view: ServerPageview): Promise<QueuedEvent> {
+  const common = await visitorEnrichment({ ip: view.ip, userAgent: view.userAgent, userId: 0 }, Date.now());
+  return {
+    kind: "pageview",
+    event_id: view.eventId,
+    session_id: serverSessionId(view.ip, view.userAgent, view.timeMs),
+    platform: SERVER_PAGEVIEW_PLATFORM,
+    page: view.path.slice(0, 500),
+    title: "",
+    url: view.url.slice(0, 2000),
+    referrer: view.referrer.slice(0, 2000),
+    ...common,
+    event_time: new Date(view.timeMs).toISOString(),
+  };
+}
+
+/** A new page view's id and time, for the load context (the root renders them for the tracker). */
+export function newPageview() {
+  return { eventId: randomUUID(), time: Date.now() };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The queue.
+
+/**
+ * Options of every ingest job. The worker keeps a job active while ClickHouse is down; these attempts are
+ * for a worker that dies mid-job: 8 tries, 1 s doubling (about two minutes), then the failed set.
+ */
+export const INGEST_JOB_OPTIONS: JobsOptions = {
+  removeOnComplete: true,
+  removeOnFail: false,
+  attempts: 8,
+  backoff: { type: "exponential", delay: 1_000 },
+};
+
+export type CounterField = "accepted" | "inserted" | "failed" | `dropped:${"bot" | "invalid" | "rate_limited" | "too_large"}`;
+
+/** The Redis hash of the pipeline's counters (common brief: accepted, inserted, failed, dropped:<reason>). */
+export function countersKey(prefix = getEnv().QUEUE_PREFIX) {
+  return `${prefix}:analytics:counters`;
+}
+
+/** Redis is not there (down, restarting, or too slow): the endpoint answers 503 and the client retries. */
+export class IngestUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(`analytics queue unavailable: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = "IngestUnavailableError";
+  }
+}
+
+/** How long an enqueue may take before we give up and answer 503 (Redis is local; normal is < 5 ms). */
+const ENQUEUE_TIMEOUT_MS = 3_000;
+
+const lastLogged = new Map<string, number>();
+/** Logs a problem at most once every 10 s per kind, so a Redis outage does not flood the log. */
+export function logThrottled(kind: string, message: string) {
+  const now = Date.now();
+  if ((lastLogged.get(kind) ?? 0) > now - 10_000) return;
+  lastLogged.set(kind, now);
+  console.error(`[analytics] ${message}`);
+}
+
+export type Ingest = {
+  /** Counts one request against the address's limit; null when allowed. Rejects when Redis is down. */
+  limit: (ip: string) => Promise<Limited | null>;
+  /** Resolves once Redis holds one job with these events; rejects with IngestUnavailableError otherwise. */
+  enqueue: (events: QueuedEvent[]) => Promise<void>;
+  /** Adds to a counter; never fails (a counter is not worth refusing an event for). */
+  count: (field: CounterField, n: number) => void;
+  close: () => Promise<void>;
+};
+
+/** The ingest side of one process: its Redis connection, BullMQ queue and rate limiter. */
+export function createIngest({ redisUrl, prefix }: { redisUrl: string; prefix: string }): Ingest {
+  const failFast = () => {
+    const connection = createRedis(redisUrl, {
+      enableOfflineQueue: false,
+      connectTimeout: 2_000,
+      commandTimeout: 2_000,
+      maxRetriesPerRequest: 1,
+      // Reconnect quickly once Redis is back: 50 ms, 100 ms, ... at most 1 s apart.
+      retryStrategy: (times) => Math.min(times * 50, 1_000),
+    });
+    connection.on("error", (error: Error) => logThrottled("redis", `Redis: ${error.message}`));
+    return connection;
+  };
+  // The queue's connection carries BullMQ's ~50 Lua commands; ioredis copies them into every pipeline or
+  // MULTI it builds, which the rate limiter does on each call: the limiter and counters get their own.
+  const redis: Redis = failFast();
+  const side: Redis = failFast();
+
+  let queue: Queue<IngestJob> | undefined;
+  const getQueue = () => {
+    if (queue) return queue;
+    const created = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix, defaultJobOptions: INGEST_JOB_OPTIONS });
+    created.on("error", (error: Error) => logThrottled("queue", `queue: ${error.message}`));
+    // BullMQ prepares a queue once (waits for Redis, loads its scripts); if that fails, the next request
+    // starts over with a new queue object rather than waiting on a dead one.
+    created.waitUntilReady().catch(() => {
+      if (queue === created) queue = undefined;
+      void created.close().catch(() => undefined);
+    });
+    queue = created;
+    return created;
+  };
+  getQueue();
+
+  const limit = analyticsLimiter(side);
+  const counters = countersKey(prefix);
+  const inFlight = new Set<Promise<unknown>>();
+
+  const enqueue = async (events: QueuedEvent[]) => {
+    if (redis.status !== "ready") throw new IngestUnavailableError(`Redis connection is ${redis.status}`);
+    let timer: NodeJS.Timeout | undefined;
+    const added = getQueue().add("events", { events });
+    inFlight.add(added);
+    try {
+      await Promise.race([
+        added,
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${ENQUEUE_TIMEOUT_MS} ms`)), ENQUEUE_TIMEOUT_MS);
+        }),
+      ]);
+    } catch (error) {
+      throw new IngestUnavailableError(error);
+    } finally {
+      clearTimeout(timer);
+      inFlight.delete(added);
+    }
+    count("accepted", events.length);
+  };
+
+  // Counts are summed per turn of the event loop and written as one HINCRBY per field: under load that
+  // is one command for hundreds of requests.
+  const counts = new Map<CounterField, number>();
+  let countsScheduled = false;
+  const writeCounts = () => {
+    countsScheduled = false;
+    const entries = [...counts];
+    counts.clear();
+    if (side.status !== "ready") return;
+    for (const [field, n] of entries) {
+      side.hincrby(counters, field, n).catch((error: Error) => logThrottled("counters", `counters: ${error.message}`));
+    }
+  };
+  const count = (field: CounterField, n: number) => {
+    if (n <= 0) return;
+    counts.set(field, (counts.get(field) ?? 0) + n);
+    if (!countsScheduled) {
+      countsScheduled = true;
+      setImmediate(writeCounts);
+    }
+  };
+
+  return {
+    limit: (ip) => limit(rateLimitKey(ip)),
+    enqueue,
+    count,
+    close: async () => {
+      await Promise.allSettled([...inFlight]);
+      writeCounts();
+      await queue?.close().catch(() => undefined);
+      await Promise.all([redis, side].map((c) => c.quit().catch(() => c.disconnect())));
+    },
+  };
+}
+
+declare global {
+  // eslint-disable-next-line no-var
+  var __sokoIngest: Ingest | undefined;
+}
+
+let closed = false;
+
+/** The ingest of this process (created on first use, on REDIS_URL and QUEUE_PREFIX). */
+export function getIngest(): Ingest {
+  if (closed) throw new IngestUnavailableError("the server is shutting down");
+  if (!globalThis.__sokoIngest) {
+    const env = getEnv();
+    globalThis.__sokoIngest = createIngest({ redisUrl: env.REDIS_URL, prefix: env.QUEUE_PREFIX });
+  }
+  return globalThis.__sokoIngest;
+}
+
+/** Connects to Redis and loads the GeoIP files ahead of the first request. */
+export function prepareIngest() {
+  getIngest();
+  openGeo().catch((error: Error) => console.error(`[analytics] GeoIP database: ${error.message}`));
+}
+
+/** Waits for the jobs being added, writes the counters, and closes the connections (at shutdown). */
+export async function closeIngest() {
+  closed = true;
+  const ingest = globalThis.__sokoIngest;
+  globalThis.__sokoIngest = undefined;
+  await ingest?.close();
+}

@@ -1,0 +1,271 @@
+/**
+ * The tracking endpoints, `POST /api/v1/analytics/{session,action,pageview,conversion,user-action}` (spec §7),
+ * and the page views the server records itself for visitors without JavaScript. server.ts mounts both ahead
+ * of helmet, compression and Remix: a tracking request costs one Redis round trip for the rate limit and
+ * one for the job, and nothing else (Postgres only when it carries a session).
+ *
+ * Answers are JSON, `{success, ...}`: 202 once Redis holds the job (and for bots, whose events are
+ * dropped), 400 with the field errors, 401, 413, 415, 429 and 503 with Retry-After. Bad input is never a 500.
+ */
+import express, { type Request as ExpressRequest, type RequestHandler, type Response } from "express";
+import { ENDPOINTS, MAX_BODY_BYTES, type Endpoint } from "~/analytics/events";
+import {
+  checkEvents,
+  describeAgent,
+  enrichEvents,
+  getIngest,
+  IngestUnavailableError,
+  logThrottled,
+  type Ingest,
+  newPageview,
+  serverPageviewEvent,
+} from "~/analytics/ingest.server";
+import { getSessionUser, SESSION_COOKIE } from "~/models/session.server";
+import { getSessionToken } from "~/utils/auth.server";
+import { getDb } from "~/utils/db.server";
+
+type Json = Record<string, unknown>;
+
+function send(res: Response, status: number, body: Json, headers: Record<string, string> = {}) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": Buffer.byteLength(text),
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    ...headers,
+  });
+  res.end(text);
+}
+
+const refuse = (res: Response, status: number, error: string, extra: Json = {}, headers?: Record<string, string>) =>
+  send(res, status, { success: false, error, ...extra }, headers);
+
+/** A declared body this much over the cap is not read to its end: the connection is closed instead. */
+const DISCARD_LIMIT_BYTES = 1024 * 1024;
+
+type Body = { text: string } | { tooLarge: true } | { aborted: true };
+
+/** The request body as text, reading at most `cap` bytes: past that, the rest is discarded unread. */
+function readBody(req: ExpressRequest, cap: number): Promise<Body> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (body: Body) => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      req.off("aborted", onError);
+      resolve(body);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > cap) {
+        chunks.length = 0;
+        done({ tooLarge: true });
+        req.resume(); // keep draining into nothing, so the answer can be read on a kept-alive connection
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => done({ text: (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString("utf8") });
+    const onError = () => done({ aborted: true });
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+    req.on("aborted", onError);
+  });
+}
+
+/** Bodies come as JSON or as text/plain (sendBeacon and no-preflight fetch); none at all is read as JSON. */
+const ACCEPTED_TYPE = /^\s*(application\/json|text\/plain)\s*(;|$)/i;
+
+/**
+ * The session token of a request, as auth.server.ts reads it (Bearer first, then the session cookie). The
+ * cookie counts only from our own pages: with an Origin of another host it is ignored, so another site
+ * cannot record events in a signed-in visitor's name.
+ */
+function sessionToken(req: ExpressRequest): string | null {
+  const authorization = req.headers.authorization;
+  let cookie = req.headers.cookie;
+  if (cookie && !cookie.includes(`${SESSION_COOKIE}=`)) cookie = undefined;
+  if (cookie && req.headers.origin) {
+    let originHost: string | null = null;
+    try {
+      originHost = new URL(req.headers.origin).host;
+    } catch {
+      originHost = null;
+    }
+    if (originHost !== req.headers.host) cookie = undefined;
+  }
+  if (!authorization && !cookie) return null;
+  try {
+    const headers = new Headers();
+    if (authorization) headers.set("Authorization", authorization);
+    if (cookie) headers.set("Cookie", cookie);
+    return getSessionToken(new Request("http://localhost/", { headers }));
+  } catch {
+    return null; // a header the Fetch API will not hold is no session of ours
+  }
+}
+
+function clientIp(req: ExpressRequest) {
+  return req.ip ?? req.socket.remoteAddress ?? "";
+}
+
+async function track(req: ExpressRequest<{ endpoint: string }>, res: Response): Promise<void> {
+  const receivedAtMs = Date.now();
+  const endpoint = req.params.endpoint as Endpoint;
+  if (!Object.hasOwn(ENDPOINTS, endpoint)) {
+    return refuse(res, 404, `Unknown analytics endpoint "${req.params.endpoint}": use one of ${Object.keys(ENDPOINTS).join(", ")}`);
+  }
+  const spec = ENDPOINTS[endpoint];
+  let ingest: Ingest;
+  try {
+    ingest = getIngest();
+  } catch (error) {
+    if (!(error instanceof IngestUnavailableError)) throw error;
+    return unavailable(res);
+  }
+
+  const type = req.headers["content-type"];
+  if (type !== undefined && !ACCEPTED_TYPE.test(type)) {
+    return refuse(res, 415, "Send the events as application/json or text/plain");
+  }
+  const encoding = req.headers["content-encoding"];
+  if (encoding !== undefined && encoding.toLowerCase() !== "identity") {
+    return refuse(res, 415, "Compressed bodies are not accepted: send the events uncompressed");
+  }
+  const declared = Number(req.headers["content-length"] ?? 0);
+  if (declared > MAX_BODY_BYTES) {
+    ingest.count("dropped:too_large", 1);
+    return refuse(res, 413, `The body is larger than ${MAX_BODY_BYTES / 1024} KB: send fewer events per request`, {},
+      declared > DISCARD_LIMIT_BYTES ? { Connection: "close" } : {});
+  }
+
+  const userAgent = req.headers["user-agent"] ?? "";
+  if (describeAgent(userAgent).bot) {
+    // Bots are told all is well (so they do not retry) and their events go nowhere.
+    ingest.count("dropped:bot", 1);
+    return send(res, 202, { success: true, accepted: 0 });
+  }
+
+  const ip = clientIp(req);
+  // The rate limit's Redis round trip and the body's arrival overlap.
+  const [limited, body] = await Promise.all([
+    ingest.limit(ip).catch((error: Error) => {
+      logThrottled("rate-limit", `rate limit: ${error.message}`);
+      return "unavailable" as const;
+    }),
+    readBody(req, MAX_BODY_BYTES),
+  ]);
+  if (limited === "unavailable") return unavailable(res);
+  if (limited) {
+    ingest.count("dropped:rate_limited", 1);
+    return refuse(res, 429, limited.message, {}, { "Retry-After": String(limited.retryAfter) });
+  }
+  if ("aborted" in body) return; // the client went away: nobody to answer
+  if ("tooLarge" in body) {
+    ingest.count("dropped:too_large", 1);
+    return refuse(res, 413, `The body is larger than ${MAX_BODY_BYTES / 1024} KB: send fewer events per request`);
+  }
+
+  let userId = 0;
+  const token = sessionToken(req);
+  if (token) {
+    try {
+      userId = (await getSessionUser(getDb(), token))?.id ?? 0;
+    } catch (error) {
+      logThrottled("auth", `session lookup: ${(error as Error).message}`);
+      return unavailable(res);
+    }
+  }
+  if (spec.auth && userId === 0) {
+    return refuse(res, 401, "Authentication required");
+  }
+
+  const checked = checkEvents(endpoint, body.text, receivedAtMs);
+  if (!checked.ok) {
+    ingest.count("dropped:invalid", Math.max(1, checked.events));
+    return refuse(res, checked.status, checked.error, checked.issues ? { issues: checked.issues } : {});
+  }
+
+  try {
+    const events = await enrichEvents(checked.events, { ip, userAgent, userId }, receivedAtMs);
+    await ingest.enqueue(events);
+    send(res, 202, { success: true, accepted: events.length });
+  } catch (error) {
+    if (!(error instanceof IngestUnavailableError)) throw error;
+    logThrottled("enqueue", error.message);
+    unavailable(res);
+  }
+}
+
+function unavailable(res: Response) {
+  refuse(res, 503, "Tracking is unavailable for a moment: please retry", {}, { "Retry-After": "5" });
+}
+
+/** The tracking endpoints. Anything that throws still gets a JSON answer, never an HTML error page. */
+export function analyticsRouter() {
+  const router = express.Router();
+  router.post("/api/v1/analytics/:endpoint", (req, res) => {
+    track(req, res).catch((error: Error) => {
+      console.error("[analytics]", error);
+      if (!res.headersSent) refuse(res, 500, "Something went wrong on our side. Please retry.");
+    });
+  });
+  router.all("/api/v1/analytics/:endpoint", (_req, res) =>
+    refuse(res, 405, "Use POST to send tracking events", {}, { Allow: "POST" }),
+  );
+  return router;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Page views without JavaScript.
+
+export type PageviewContext = { eventId: string; time: number } | null;
+
+const NOT_PAGES = /^\/(?:assets|api|media|build|socket\.io|healthz|__manifest)(?:\/|$)/;
+
+/** A browser asking for an HTML page: not an asset, a `.data` request, the API, media, a prefetch. */
+function isPageRequest(req: ExpressRequest): boolean {
+  if (req.method !== "GET") return false;
+  if (!req.headers.accept?.includes("text/html")) return false;
+  const path = req.path;
+  if (NOT_PAGES.test(path)) return false;
+  // A dot in the last segment is a file (favicon.ico, robots.txt, app-123.js) or single fetch's `.data`.
+  if (path.slice(path.lastIndexOf("/") + 1).includes(".")) return false;
+  if ("_data" in req.query) return false;
+  const purpose = `${req.headers["sec-purpose"] ?? ""}${req.headers.purpose ?? ""}${req.headers["x-moz"] ?? ""}`;
+  if (purpose.includes("prefetch")) return false;
+  return true;
+}
+
+/**
+ * Records a page view for every HTML page the server serves (the no-JavaScript design of the common brief):
+ * the view's id and time go to Remix as `res.locals.pageview` (server.ts puts it in the load context), and
+ * once the answer has gone out as a 2xx HTML page the anonymous view is queued. A failure to queue is
+ * logged; the page never suffers for it.
+ */
+export function serverPageviews(): RequestHandler {
+  return (req, res, next) => {
+    res.locals.pageview = null satisfies PageviewContext;
+    if (!isPageRequest(req)) return next();
+    const userAgent = req.headers["user-agent"] ?? "";
+    if (describeAgent(userAgent).bot) return next();
+    const pageview = newPageview();
+    res.locals.pageview = pageview satisfies PageviewContext;
+    const ip = clientIp(req);
+    const path = req.path;
+    const url = req.originalUrl;
+    const referrer = req.headers.referer ?? "";
+    res.once("finish", () => {
+      if (res.statusCode < 200 || res.statusCode >= 300) return;
+      if (!String(res.getHeader("content-type") ?? "").startsWith("text/html")) return;
+      serverPageviewEvent({ eventId: pageview.eventId, timeMs: pageview.time, ip, userAgent, path, url, referrer })
+        .then((event) => getIngest().enqueue([event]))
+        .catch((error: Error) => logThrottled("server-pageview", `page view of ${path} not queued: ${error.message}`));
+    });
+    next();
+  };
+}
