@@ -198,6 +198,40 @@ const pg = {
 // ---------------------------------------------------------------------------------------------
 // Redis (append-only file on, so queued analytics jobs survive a restart)
 
+/**
+ * The redis-server command line of a server on 127.0.0.1:`port` keeping its files (append-only file,
+ * log, pid file) in `dir`. `appendfsync` is "everysec" for `npm run services:*`; a test that restarts
+ * Redis and must lose nothing asks for "always". `daemonize: false` keeps it in the foreground, for a
+ * caller that spawns it and holds its pid.
+ */
+export function redisServerArgs({
+  dir,
+  port,
+  pidFile,
+  daemonize = true,
+  appendfsync = "everysec",
+}: {
+  dir: string;
+  port: number;
+  pidFile: string;
+  daemonize?: boolean;
+  appendfsync?: "always" | "everysec" | "no";
+}): string[] {
+  return [
+    "--daemonize", daemonize ? "yes" : "no",
+    "--bind", "127.0.0.1",
+    "--port", String(port),
+    "--dir", dir,
+    "--pidfile", pidFile,
+    "--logfile", path.join(dir, "redis.log"),
+    "--appendonly", "yes",
+    "--appendfsync", appendfsync,
+    "--save", "",
+    // BullMQ needs keys never to be evicted.
+    "--maxmemory-policy", "noeviction",
+  ];
+}
+
 const redis = {
   dir: path.join(dataDir, "redis"),
   get pidFile() {
@@ -220,19 +254,7 @@ const redis = {
     }
     fs.mkdirSync(this.dir, { recursive: true });
     log(`starting redis on 127.0.0.1:${LOCAL_PORTS.redis} (appendonly yes)`);
-    execFileSync("redis-server", [
-      "--daemonize", "yes",
-      "--bind", "127.0.0.1",
-      "--port", String(LOCAL_PORTS.redis),
-      "--dir", this.dir,
-      "--pidfile", this.pidFile,
-      "--logfile", path.join(this.dir, "redis.log"),
-      "--appendonly", "yes",
-      "--appendfsync", "everysec",
-      "--save", "",
-      // BullMQ needs keys never to be evicted.
-      "--maxmemory-policy", "noeviction",
-    ]);
+    execFileSync("redis-server", redisServerArgs({ dir: this.dir, port: LOCAL_PORTS.redis, pidFile: this.pidFile }));
     await waitFor("redis", () => portOpen(LOCAL_PORTS.redis));
   },
   stop() {
@@ -246,57 +268,49 @@ const redis = {
 // ---------------------------------------------------------------------------------------------
 // ClickHouse (Debian ships 18.16; see DESIGN.md for what it accepts)
 
-function clickhouseBinary(): [string, string[]] {
+/** The ClickHouse server binary and the arguments before `--config-file=…`. */
+export function clickhouseBinary(): [string, string[]] {
   if (fs.existsSync("/usr/bin/clickhouse")) return ["/usr/bin/clickhouse", ["server"]];
   return ["clickhouse-server", []];
 }
 
-const clickhouse = {
-  dir: path.join(dataDir, "clickhouse"),
-  get pidFile() {
-    return path.join(this.dir, "clickhouse.pid");
-  },
-  async ping() {
-    try {
-      const res = await fetch(`http://127.0.0.1:${LOCAL_PORTS.clickhouseHttp}/ping`);
-      return res.ok;
-    } catch {
-      return false;
-    }
-  },
-  writeConfig() {
-    for (const sub of ["data", "tmp", "user_files", "format_schemas"]) {
-      fs.mkdirSync(path.join(this.dir, sub), { recursive: true });
-    }
-    const config = `<?xml version="1.0"?>
+/**
+ * Writes config.xml and users.xml for a ClickHouse server on 127.0.0.1:`httpPort` (HTTP) and `tcpPort`
+ * (native) keeping everything (data, logs) under `dir`; start it with `--config-file=<dir>/config.xml`.
+ */
+export function writeClickHouseConfig(dir: string, httpPort: number, tcpPort: number) {
+  for (const sub of ["data", "tmp", "user_files", "format_schemas"]) {
+    fs.mkdirSync(path.join(dir, sub), { recursive: true });
+  }
+  const config = `<?xml version="1.0"?>
 <yandex>
   <logger>
     <level>warning</level>
-    <log>${this.dir}/clickhouse.log</log>
-    <errorlog>${this.dir}/clickhouse.err.log</errorlog>
+    <log>${dir}/clickhouse.log</log>
+    <errorlog>${dir}/clickhouse.err.log</errorlog>
     <size>10M</size>
     <count>2</count>
   </logger>
-  <http_port>${LOCAL_PORTS.clickhouseHttp}</http_port>
-  <tcp_port>${LOCAL_PORTS.clickhouseTcp}</tcp_port>
+  <http_port>${httpPort}</http_port>
+  <tcp_port>${tcpPort}</tcp_port>
   <listen_host>127.0.0.1</listen_host>
   <max_connections>512</max_connections>
   <keep_alive_timeout>30</keep_alive_timeout>
   <max_concurrent_queries>100</max_concurrent_queries>
   <uncompressed_cache_size>268435456</uncompressed_cache_size>
   <mark_cache_size>268435456</mark_cache_size>
-  <path>${this.dir}/data/</path>
-  <tmp_path>${this.dir}/tmp/</tmp_path>
-  <user_files_path>${this.dir}/user_files/</user_files_path>
-  <format_schema_path>${this.dir}/format_schemas/</format_schema_path>
-  <users_config>${this.dir}/users.xml</users_config>
+  <path>${dir}/data/</path>
+  <tmp_path>${dir}/tmp/</tmp_path>
+  <user_files_path>${dir}/user_files/</user_files_path>
+  <format_schema_path>${dir}/format_schemas/</format_schema_path>
+  <users_config>${dir}/users.xml</users_config>
   <default_profile>default</default_profile>
   <default_database>default</default_database>
   <timezone>UTC</timezone>
   <mlock_executable>false</mlock_executable>
 </yandex>
 `;
-    const users = `<?xml version="1.0"?>
+  const users = `<?xml version="1.0"?>
 <yandex>
   <profiles>
     <default>
@@ -321,8 +335,25 @@ const clickhouse = {
   </quotas>
 </yandex>
 `;
-    fs.writeFileSync(path.join(this.dir, "config.xml"), config);
-    fs.writeFileSync(path.join(this.dir, "users.xml"), users);
+  fs.writeFileSync(path.join(dir, "config.xml"), config);
+  fs.writeFileSync(path.join(dir, "users.xml"), users);
+}
+
+const clickhouse = {
+  dir: path.join(dataDir, "clickhouse"),
+  get pidFile() {
+    return path.join(this.dir, "clickhouse.pid");
+  },
+  async ping() {
+    try {
+      const res = await fetch(`http://127.0.0.1:${LOCAL_PORTS.clickhouseHttp}/ping`);
+      return res.ok;
+    } catch {
+      return false;
+    }
+  },
+  writeConfig() {
+    writeClickHouseConfig(this.dir, LOCAL_PORTS.clickhouseHttp, LOCAL_PORTS.clickhouseTcp);
   },
   async start() {
     if (await this.ping()) {
