@@ -1,0 +1,715 @@
+/**
+ * Analytics ingestion benchmark (issue 5, "Performance"): how many tracking events per second the web
+ * process takes, how fast it answers, and how long an accepted event takes to be visible in ClickHouse.
+ *
+ *   npm run bench:ingest [-- --duration 30] [--connections 20] [--batch 20] [--build] [--keep] [--no-docs]
+ *
+ * 1. Runs the production build (`tsx server.ts`, as `npm start` does, building first when build/ is missing
+ *    or with --build) and the worker (`tsx worker/index.ts`) against the project's Postgres, Redis and
+ *    ClickHouse, with a Redis namespace (QUEUE_PREFIX) and a freshly migrated ClickHouse database of their
+ *    own; the per-address rate limit is raised out of the way (the requests come from 1,000 addresses).
+ * 2. Beside them, a bare Express process whose one endpoint answers 202 and does nothing else: the ceiling.
+ * 3. Drives with autocannon, each for --duration seconds after a 3 s warm-up: the bare endpoint, then
+ *    POST /api/v1/analytics/action with one event per request, then with --batch events per request. Every
+ *    request carries new event ids (setupRequest). About ten times a second one request's first event is
+ *    a sample: the time of its 202 is noted, and a poller looks for the sampled ids in ClickHouse every
+ *    100 ms; end-to-end lag = first seen in ClickHouse − accepted (so it is exact to ~100 ms).
+ * 4. After each ingest run waits for the queue to drain and checks that ClickHouse holds every accepted event.
+ * 5. Prints a table, and writes it to docs/benchmarks.md ("Analytics ingestion (issue 5)" section: replaced
+ *    when it is there, else appended; the rest of the file is left as it is) unless --no-docs.
+ *
+ * It is a report, not a test: missed targets still exit 0; errors (a process that does not start, a run
+ * with non-202 answers) exit 1. The ClickHouse database and Redis keys are removed afterwards unless --keep.
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import type { ClickHouseClient } from "@clickhouse/client";
+import autocannon from "autocannon";
+import { Redis } from "ioredis";
+import { LOCAL_URLS } from "~/utils/local-services";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
+const DOCS = path.join(root, "docs", "benchmarks.md");
+const DOCS_HEADING = "## Analytics ingestion (issue 5): `npm run bench:ingest`";
+
+const TARGET = { singleRps: 5_000, bareRatio: 0.4, batchedEventsPerS: 20_000, p99Ms: 50, lagP99Ms: 3_000 };
+const UA = "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
+const SAMPLE_EVERY_MS = 100;
+const POLL_EVERY_MS = 100;
+
+// ---------------------------------------------------------------------------------------------------------
+// The bare endpoint: `tsx scripts/bench-ingest.ts --bare <port>` runs only this.
+
+async function runBareServer(port: number) {
+  const { default: express } = await import("express");
+  const app = express();
+  app.disable("x-powered-by");
+  app.post("/bare", (_req, res) => {
+    const text = '{"success":true,"accepted":1}';
+    res.writeHead(202, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text) });
+    res.end(text);
+  });
+  const server = app.listen(port, "127.0.0.1", () => console.log(`[bare] listening on ${port}`));
+  process.on("SIGTERM", () => server.close(() => process.exit(0)));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Options.
+
+type Options = { durationS: number; connections: number; batch: number; build: boolean; keep: boolean; docs: boolean };
+
+function readOptions(): Options & { bare?: number } {
+  const { values } = parseArgs({
+    options: {
+      duration: { type: "string", default: "30" },
+      connections: { type: "string", default: "20" },
+      batch: { type: "string", default: "20" },
+      build: { type: "boolean", default: false },
+      keep: { type: "boolean", default: false },
+      "no-docs": { type: "boolean", default: false },
+      bare: { type: "string" },
+    },
+  });
+  const positive = (name: string, raw: string) => {
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive whole number, got "${raw}"`);
+    return n;
+  };
+  return {
+    durationS: positive("duration", values.duration),
+    connections: positive("connections", values.connections),
+    batch: Math.min(100, positive("batch", values.batch)),
+    build: values.build,
+    keep: values.keep,
+    docs: !values["no-docs"],
+    bare: values.bare ? positive("bare", values.bare) : undefined,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Child processes.
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+type Child = { name: string; process: ChildProcess; output: () => string; stop: () => Promise<void> };
+const children: Child[] = [];
+
+function start(name: string, args: string[], env: Record<string, string>): Child {
+  const child = spawn(bin("tsx"), args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  const keep = (d: Buffer) => {
+    output = (output + d.toString()).slice(-20_000);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  const handle: Child = {
+    name,
+    process: child,
+    output: () => output,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+        child.once("exit", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        child.kill("SIGTERM");
+      }),
+  };
+  children.push(handle);
+  return handle;
+}
+
+async function waitFor(child: Child, check: () => Promise<boolean> | boolean, what: string, ms = 60_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (child.process.exitCode !== null) throw new Error(`${child.name} exited before ${what}:\n${child.output()}`);
+    if (await Promise.resolve().then(check).catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`${child.name}: no ${what} within ${ms / 1000} s:\n${child.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function stopAll() {
+  await Promise.all(children.splice(0).map((c) => c.stop()));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Load.
+
+/** 1,000 Ugandan addresses, so the rate limit and GeoIP see many visitors as in real traffic. */
+const ADDRESSES = Array.from({ length: 1_000 }, (_, i) => `41.210.${144 + Math.floor(i / 250)}.${(i % 250) + 1}`);
+
+function actionEvent(page: string) {
+  return {
+    event_id: randomUUID(),
+    session_id: `${Date.now()}-${randomBytes(4).toString("hex")}`,
+    timestamp: Date.now(),
+    platform: "web",
+    action_type: "click",
+    page,
+    element_id: "continue",
+    element_class: "btn btn-primary",
+    element_tag: "button",
+    element_text: "Continue (UGX 150,000)",
+    x: 420,
+    y: 1380,
+  };
+}
+
+type Sample = { id: string; acceptedAt: number; seenAt?: number };
+
+type RunResult = {
+  label: string;
+  eventsPerRequest: number;
+  durationS: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  reqPerS: number;
+  eventsPerS: number;
+  p50: number;
+  p99: number;
+  samples: Sample[];
+  /** CPU time per answered request, in µs, by process (see cpuMeter). */
+  cpu?: Record<string, number>;
+};
+
+/** One autocannon run; with `samples`, tags about ten requests a second for the lag measurement. */
+async function drive(opts: {
+  label: string;
+  url: string;
+  durationS: number;
+  connections: number;
+  eventsPerRequest: number;
+  sample?: (s: Sample) => void;
+}): Promise<RunResult> {
+  let lastSample = 0;
+  let addressIndex = 0;
+  const samples: Sample[] = [];
+  type Ctx = { sampleId?: string };
+  const result = await autocannon({
+    url: opts.url,
+    connections: opts.connections,
+    duration: opts.durationS,
+    pipelining: 1,
+    requests: [
+      {
+        method: "POST",
+        setupRequest: (req, context) => {
+          const ctx = context as Ctx;
+          const events = Array.from({ length: opts.eventsPerRequest }, (_, i) => actionEvent(`/gig/${(addressIndex + i) % 500}`));
+          const now = Date.now();
+          ctx.sampleId = undefined;
+          if (opts.sample && now - lastSample >= SAMPLE_EVERY_MS) {
+            lastSample = now;
+            ctx.sampleId = events[0]!.event_id;
+          }
+          addressIndex = (addressIndex + 1) % ADDRESSES.length;
+          return {
+            ...req,
+            headers: {
+              "content-type": "text/plain;charset=UTF-8",
+              "user-agent": UA,
+              "x-forwarded-for": ADDRESSES[addressIndex]!,
+            },
+            body: JSON.stringify(opts.eventsPerRequest === 1 ? events[0] : events),
+          };
+        },
+        onResponse: (status, _body, context) => {
+          const ctx = context as Ctx;
+          if (ctx.sampleId && status === 202) {
+            const sample = { id: ctx.sampleId, acceptedAt: Date.now() };
+            samples.push(sample);
+            opts.sample?.(sample);
+          }
+          ctx.sampleId = undefined;
+        },
+      },
+    ],
+  });
+  const requests = result["2xx"];
+  return {
+    label: opts.label,
+    eventsPerRequest: opts.eventsPerRequest,
+    durationS: result.duration,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    reqPerS: requests / result.duration,
+    eventsPerS: (requests * opts.eventsPerRequest) / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    samples,
+  };
+}
+
+/** Looks for sampled event ids in ClickHouse every 100 ms and notes when each first appears. */
+function lagPoller(clickhouse: ClickHouseClient) {
+  const open = new Map<string, Sample>();
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped || open.size > 0) {
+      if (open.size > 0) {
+        const ids = [...open.keys()];
+        const list = ids.map((id) => `'${id}'`).join(",");
+        const rs = await clickhouse.query({ query: `SELECT toString(event_id) AS id FROM actions WHERE event_id IN (${list})`, format: "JSONEachRow" });
+        const seenAt = Date.now();
+        for (const row of await rs.json<{ id: string }>()) {
+          const sample = open.get(row.id);
+          if (sample) {
+            sample.seenAt = seenAt;
+            open.delete(row.id);
+          }
+        }
+      }
+      await new Promise((r) => setTimeout(r, POLL_EVERY_MS));
+    }
+  })();
+  return {
+    add: (s: Sample) => open.set(s.id, s),
+    /** Waits until every sample is seen, or gives up on the rest after `ms`. */
+    finish: async (ms: number) => {
+      const deadline = Date.now() + ms;
+      while (open.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      open.clear();
+      stopped = true;
+      await loop;
+    },
+  };
+}
+
+function percentile(sorted: number[], p: number) {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Where the CPU goes: seconds of CPU used by each process during a run, from /proc (Linux), Redis's INFO
+// and this process's own counter (autocannon and the lag poller). "machine" is every core's busy time, so
+// "other" is what the rest of the machine did meanwhile (other users of the box, Postgres, the kernel).
+
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+function procCpuSeconds(pid: number): number | null {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+function machineCpuSeconds(): number | null {
+  try {
+    const [, ...ticks] = fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).map(Number);
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = ticks;
+    return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+/** The node process a `tsx` child runs (tsx starts node as its own child). */
+function nodePidOf(child: Child): number | null {
+  try {
+    const pid = execFileSync("pgrep", ["-P", String(child.process.pid)]).toString().trim().split("\n")[0];
+    return pid ? Number(pid) : child.process.pid ?? null;
+  } catch {
+    return child.process.pid ?? null;
+  }
+}
+
+/** ClickHouse's pid when it is the project's embedded one (scripts/services.ts knows it), else null. */
+function embeddedClickHousePid(): number | null {
+  try {
+    const status = JSON.parse(execFileSync(bin("tsx"), ["scripts/services.ts", "status"], { cwd: root, stdio: ["ignore", "pipe", "ignore"] }).toString());
+    return typeof status?.pids?.clickhouse === "number" ? status.pids.clickhouse : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Measures the CPU of the given node processes, Redis, ClickHouse, this process and the whole machine. */
+function cpuMeter(redis: Redis, processes: Record<string, number | null>) {
+  const snapshot = async () => {
+    const info = await redis.info("cpu");
+    const self = process.cpuUsage();
+    const parts: Record<string, number | null> = {};
+    for (const [name, pid] of Object.entries(processes)) parts[name] = pid ? procCpuSeconds(pid) : null;
+    parts.Redis = Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1]);
+    parts.autocannon = (self.user + self.system) / 1e6;
+    return { parts, machine: machineCpuSeconds() };
+  };
+  return {
+    /** Runs `fn` and adds the CPU µs each part spent per answered request meanwhile (and "other", "total"). */
+    async measure(fn: () => Promise<RunResult>): Promise<RunResult> {
+      const before = await snapshot();
+      const run = await fn();
+      const after = await snapshot();
+      const answered = Math.max(1, run.reqPerS * run.durationS);
+      const per = (a: number | null | undefined, b: number | null | undefined) =>
+        a === null || a === undefined || b === null || b === undefined ? Number.NaN : ((b - a) * 1e6) / answered;
+      const cpu: Record<string, number> = {};
+      let known = 0;
+      for (const name of Object.keys(after.parts)) {
+        cpu[name] = per(before.parts[name], after.parts[name]);
+        if (Number.isFinite(cpu[name])) known += cpu[name]!;
+      }
+      cpu.total = per(before.machine, after.machine);
+      cpu.other = Math.max(0, cpu.total - known);
+      return { ...run, cpu };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The run.
+
+type Lag = { p50: number; p99: number; max: number; seen: number; missing: number };
+
+function lagOf(samples: Sample[]): Lag {
+  const lags = samples.filter((s) => s.seenAt !== undefined).map((s) => s.seenAt! - s.acceptedAt).sort((a, b) => a - b);
+  return { p50: percentile(lags, 50), p99: percentile(lags, 99), max: lags.at(-1) ?? Number.NaN, seen: lags.length, missing: samples.length - lags.length };
+}
+
+async function main() {
+  const options = readOptions();
+  if (options.bare) return runBareServer(options.bare);
+
+  const urls = {
+    DATABASE_URL: process.env.DATABASE_URL ?? LOCAL_URLS.DATABASE_URL,
+    REDIS_URL: process.env.REDIS_URL ?? LOCAL_URLS.REDIS_URL,
+    CLICKHOUSE_URL: process.env.CLICKHOUSE_URL ?? LOCAL_URLS.CLICKHOUSE_URL,
+  };
+  const tag = randomBytes(4).toString("hex");
+  const prefix = `bench_ingest_${tag}`;
+  const database = `soko_bench_ingest_${tag}`;
+  process.env.CLICKHOUSE_DATABASE = database;
+
+  const [{ migrateClickHouse }, { createClickHouse }] = await Promise.all([
+    import("~/utils/migrate.server"),
+    import("~/analytics/clickhouse.server"),
+  ]);
+
+  if (options.build || !fs.existsSync(path.join(root, "build", "server", "index.js"))) {
+    console.log("Building (remix vite:build)...");
+    execFileSync(bin("remix"), ["vite:build"], { cwd: root, stdio: "inherit" });
+  }
+
+  console.log(`ClickHouse database ${database} (migrating), Redis prefix ${prefix}`);
+  await migrateClickHouse({ url: urls.CLICKHOUSE_URL, database });
+  const clickhouse = createClickHouse({ url: urls.CLICKHOUSE_URL, database });
+  const redis = new Redis(urls.REDIS_URL, { maxRetriesPerRequest: null });
+
+  const cleanup = async () => {
+    await stopAll();
+    if (!options.keep) {
+      let cursor = "0";
+      do {
+        const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
+        cursor = next;
+        if (keys.length) await redis.del(...keys);
+      } while (cursor !== "0");
+      await clickhouse.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+    }
+    await clickhouse.close();
+    redis.disconnect();
+  };
+  process.once("SIGINT", () => void cleanup().finally(() => process.exit(130)));
+
+  try {
+    const facts = await machineFacts(clickhouse, redis);
+    const [webPort, barePort] = await Promise.all([freePort(), freePort()]);
+    const env = {
+      NODE_ENV: "production",
+      ALLOW_HTTP: "1",
+      PORT: String(webPort),
+      ...urls,
+      CLICKHOUSE_DATABASE: database,
+      QUEUE_PREFIX: prefix,
+      TRUST_PROXY: "loopback",
+      ANALYTICS_RATE_LIMIT: "1000000000",
+    };
+    const bare = start("bare endpoint", ["scripts/bench-ingest.ts", "--bare", String(barePort)], {});
+    const web = start("web", ["server.ts"], env);
+    const worker = start("worker", ["worker/index.ts"], env);
+    await waitFor(bare, () => bare.output().includes("[bare] listening"), "listening");
+    await waitFor(web, async () => (await fetch(`http://127.0.0.1:${webPort}/healthz`)).ok, "healthy /healthz");
+    await waitFor(worker, () => worker.output().includes("[worker] ready"), "[worker] ready");
+
+    const base = { durationS: options.durationS, connections: options.connections };
+    const bareUrl = `http://127.0.0.1:${barePort}/bare`;
+    const ingestUrl = `http://127.0.0.1:${webPort}/api/v1/analytics/action`;
+
+    console.log(`\nWarming up (3 s each), then ${options.durationS} s per run at ${options.connections} connections:`);
+    await drive({ ...base, durationS: 3, label: "warm-up", url: bareUrl, eventsPerRequest: 1 });
+    await drive({ ...base, durationS: 3, label: "warm-up", url: ingestUrl, eventsPerRequest: 1 });
+    await drainAndCount(redis, prefix, clickhouse); // the warm-up's events are in before the runs start
+    const warmEvents = await countEvents(clickhouse);
+
+    const clickhousePid = embeddedClickHousePid();
+    const bareMeter = cpuMeter(redis, { bare: nodePidOf(bare), ClickHouse: clickhousePid });
+    const meter = cpuMeter(redis, { web: nodePidOf(web), worker: nodePidOf(worker), ClickHouse: clickhousePid });
+    const bareRun = await bareMeter.measure(() => drive({ ...base, label: "bare Express, 202 and nothing else", url: bareUrl, eventsPerRequest: 1 }));
+    console.log(`  ${bareRun.label}: ${Math.round(bareRun.reqPerS)} req/s`);
+
+    const runIngest = async (eventsPerRequest: number, label: string) => {
+      const poller = lagPoller(clickhouse);
+      const run = await meter.measure(() => drive({ ...base, label, url: ingestUrl, eventsPerRequest, sample: (s) => poller.add(s) }));
+      await poller.finish(30_000);
+      console.log(`  ${label}: ${Math.round(run.reqPerS)} req/s, ${Math.round(run.eventsPerS)} events/s`);
+      return run;
+    };
+    const single = await runIngest(1, "/action, 1 event per request");
+    const batched = await runIngest(options.batch, `/action, ${options.batch} events per request`);
+
+    const drained = await drainAndCount(redis, prefix, clickhouse);
+    const acceptedInRuns = single.reqPerS * single.durationS + batched.eventsPerS * batched.durationS;
+    const stored = drained.uniqueEvents - warmEvents;
+    const counters = await redis.hgetall(`${prefix}:analytics:counters`);
+    const memory = await processMemory([web, worker]);
+
+    const report = buildReport({ options, facts, bareRun, single, batched, acceptedInRuns, stored, counters, memory, drainedInMs: drained.ms });
+    console.log(`\n${report.text}`);
+    if (options.docs) writeDocs(report.markdown);
+    if (single.non2xx + batched.non2xx + bareRun.non2xx > 0 || single.errors + batched.errors + bareRun.errors > 0) {
+      console.error("\nSome requests were not answered 202: see the table.");
+      process.exitCode = 1;
+    }
+  } finally {
+    await cleanup();
+  }
+}
+
+async function countEvents(clickhouse: ClickHouseClient): Promise<number> {
+  const rs = await clickhouse.query({ query: "SELECT uniqExact(event_id) AS n FROM actions", format: "JSONEachRow" });
+  const [row] = await rs.json<{ n: number | string }>();
+  return Number(row?.n ?? 0);
+}
+
+/** Waits until the queue is empty (every job inserted) and counts the distinct events in ClickHouse. */
+async function drainAndCount(redis: Redis, prefix: string, clickhouse: ClickHouseClient) {
+  const started = Date.now();
+  const key = (s: string) => `${prefix}:analytics-ingest:${s}`;
+  for (;;) {
+    const [wait, active, delayed, prioritized] = await Promise.all([
+      redis.llen(key("wait")),
+      redis.llen(key("active")),
+      redis.zcard(key("delayed")),
+      redis.zcard(key("prioritized")),
+    ]);
+    if (wait + active + delayed + prioritized === 0) break;
+    if (Date.now() - started > 120_000) throw new Error(`the queue did not drain within 120 s (${wait} waiting, ${active} active)`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { ms: Date.now() - started, uniqueEvents: await countEvents(clickhouse) };
+}
+
+async function machineFacts(clickhouse: ClickHouseClient, redis: Redis) {
+  const cpus = os.cpus();
+  const chVersion = await (await clickhouse.query({ query: "SELECT version() AS v", format: "JSONEachRow" })).json<{ v: string }>();
+  const info = await redis.info("server");
+  return {
+    cpu: `${cpus.length} × ${cpus[0]?.model.trim() ?? "unknown CPU"}`,
+    memoryGb: (os.totalmem() / 1024 ** 3).toFixed(1),
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+    redis: /redis_version:(\S+)/.exec(info)?.[1] ?? "?",
+    clickhouse: chVersion[0]?.v ?? "?",
+    loadAverage: os.loadavg().map((l) => l.toFixed(2)).join(", "),
+  };
+}
+
+/** Resident memory of the web and worker processes (the node process under each tsx), from /proc. */
+async function processMemory(list: Child[]) {
+  const out: Record<string, string> = {};
+  for (const child of list) {
+    try {
+      const pids = execFileSync("pgrep", ["-P", String(child.process.pid)]).toString().trim().split("\n").filter(Boolean);
+      const pid = pids[0] ?? String(child.process.pid);
+      const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      out[child.name] = `${Math.round(kb / 1024)} MB`;
+    } catch {
+      out[child.name] = "?";
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The report.
+
+function buildReport(r: {
+  options: Options;
+  facts: Awaited<ReturnType<typeof machineFacts>>;
+  bareRun: RunResult;
+  single: RunResult;
+  batched: RunResult;
+  acceptedInRuns: number;
+  stored: number;
+  counters: Record<string, string>;
+  memory: Record<string, string>;
+  drainedInMs: number;
+}) {
+  const { options, facts, bareRun, single, batched } = r;
+  const lagSingle = lagOf(single.samples);
+  const lagBatched = lagOf(batched.samples);
+  const n = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString("en-US") : "–");
+  const ms = (x: number) => (Number.isFinite(x) ? `${Math.round(x).toLocaleString("en-US")} ms` : "–");
+  const ratio = single.reqPerS / bareRun.reqPerS;
+
+  const figures: string[][] = [
+    ["Run", "Requests/s", "Events/s", "HTTP p50", "HTTP p99", "Lag p50", "Lag p99", "Lag max", "Not 202"],
+    [bareRun.label, n(bareRun.reqPerS), n(bareRun.eventsPerS), ms(bareRun.p50), ms(bareRun.p99), "", "", "", n(bareRun.non2xx + bareRun.errors)],
+    ...([
+      [single, lagSingle],
+      [batched, lagBatched],
+    ] as const).map(([x, l]) => [x.label, n(x.reqPerS), n(x.eventsPerS), ms(x.p50), ms(x.p99), ms(l.p50), ms(l.p99), ms(l.max), n(x.non2xx + x.errors)]),
+  ];
+
+  // CPU per answered request, and the request rate the machine's cores would allow at that cost.
+  const cores = os.cpus().length;
+  const own = (run: RunResult) => (run.cpu?.total ?? Number.NaN) - (run.cpu?.other ?? 0);
+  const cpuRow = (run: RunResult, server: string) => {
+    const c = run.cpu ?? {};
+    return [run.label, n(c[server] ?? Number.NaN), n(c.worker ?? Number.NaN), n(c.Redis ?? Number.NaN), n(c.ClickHouse ?? Number.NaN),
+      n(c.autocannon ?? Number.NaN), n(c.other ?? Number.NaN), n(c.total ?? Number.NaN), n((cores * 1e6) / own(run))];
+  };
+  const cpuTable: string[][] = [
+    ["CPU µs per request", "web", "worker", "Redis", "ClickHouse", "autocannon", "other", "total", `req/s ${cores} cores allow`],
+    cpuRow(bareRun, "bare"),
+    cpuRow(single, "web"),
+    cpuRow(batched, "web"),
+  ];
+
+  const verdict = (met: boolean, text: string) => `${met ? "met" : "MISSED"}: ${text}`;
+  const pct = (a: number, b: number) => `${Math.round((a / b - 1) * 100)}%`;
+  const targets = [
+    verdict(
+      single.reqPerS >= TARGET.singleRps,
+      `single-event requests/s ≥ ${n(TARGET.singleRps)}: ${n(single.reqPerS)} (${single.reqPerS >= TARGET.singleRps ? "+" : ""}${pct(single.reqPerS, TARGET.singleRps)})`,
+    ),
+    verdict(ratio >= TARGET.bareRatio, `≥ ${TARGET.bareRatio * 100}% of the bare endpoint: ${Math.round(ratio * 100)}% (${n(bareRun.reqPerS)} req/s bare)`),
+    verdict(
+      batched.eventsPerS >= TARGET.batchedEventsPerS,
+      `batched events/s ≥ ${n(TARGET.batchedEventsPerS)}: ${n(batched.eventsPerS)} (${batched.eventsPerS >= TARGET.batchedEventsPerS ? "+" : ""}${pct(batched.eventsPerS, TARGET.batchedEventsPerS)})`,
+    ),
+    verdict(
+      Math.max(single.p99, batched.p99) <= TARGET.p99Ms,
+      `HTTP p99 ≤ ${TARGET.p99Ms} ms: ${single.p99} ms single, ${batched.p99} ms batched`,
+    ),
+    verdict(
+      Math.max(lagSingle.p99, lagBatched.p99) <= TARGET.lagP99Ms && lagSingle.missing + lagBatched.missing === 0,
+      `lag p99 ≤ ${n(TARGET.lagP99Ms)} ms: ${ms(lagSingle.p99)} single, ${ms(lagBatched.p99)} batched ` +
+        `(${lagSingle.seen + lagBatched.seen} samples, ${lagSingle.missing + lagBatched.missing} not seen within 30 s)`,
+    ),
+  ];
+
+  const c = single.cpu ?? {};
+  const budget = (cores * 1e6) / TARGET.singleRps;
+  const why =
+    `Where the time goes: each single-event request cost the machine ${n(own(single))} µs of CPU across the processes above ` +
+    `(web ${n(c.web ?? Number.NaN)}, worker ${n(c.worker ?? Number.NaN)}, Redis ${n(c.Redis ?? Number.NaN)}, ClickHouse ${n(c.ClickHouse ?? Number.NaN)}, ` +
+    `autocannon ${n(c.autocannon ?? Number.NaN)}), so ${cores} cores allow about ${n((cores * 1e6) / own(single))} requests/s; ` +
+    `${n(TARGET.singleRps)} requests/s leaves ${n(budget)} µs per request for all of them, while the bare endpoint alone costs ` +
+    `${n(bareRun.cpu?.bare ?? Number.NaN)} µs plus ${n(bareRun.cpu?.autocannon ?? Number.NaN)} µs of autocannon. ` +
+    `The queue alone, one BullMQ job per request, costs Redis and the worker ${n((c.Redis ?? 0) + (c.worker ?? 0))} µs per request ` +
+    `(${(c.Redis ?? 0) + (c.worker ?? 0) > budget ? "more than" : "within"} that budget). ` +
+    `"other" is what the rest of the machine did meanwhile (other users of this box, Postgres, the kernel).`;
+  const integrity =
+    `${r.stored >= r.acceptedInRuns ? "Every" : "NOT every"} accepted event reached ClickHouse: ${n(r.acceptedInRuns)} accepted in the two runs, ` +
+    `${n(r.stored)} distinct event ids stored (queue drained ${ms(r.drainedInMs)} after the last run). Counters: ${Object.entries(r.counters)
+      .map(([k, v]) => `${k} ${Number(v).toLocaleString("en-US")}`)
+      .join(", ")}. Memory (RSS) at the end: web ${r.memory.web}, worker ${r.memory.worker}.`;
+
+  const plain = (rows: string[][]) => {
+    const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+    return rows.map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  "));
+  };
+  const markdownTable = (rows: string[][]) => [
+    `| ${rows[0]!.join(" | ")} |`,
+    `|${rows[0]!.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`,
+    ...rows.slice(1).map((row) => `| ${row.join(" | ")} |`),
+  ];
+
+  const text = [...plain(figures), "", ...plain(cpuTable), "", ...targets, "", why, "", integrity].join("\n");
+
+  const date = new Date().toISOString().slice(0, 16).replace("T", " ");
+  const markdown = [
+    DOCS_HEADING,
+    "",
+    `Run ${date} UTC on ${facts.cpu}, ${facts.memoryGb} GB RAM, ${facts.os}; Node ${facts.node}, Redis ${facts.redis}, ` +
+      `ClickHouse ${facts.clickhouse}. Everything on this one machine at once: the web process (\`tsx server.ts\`, production ` +
+      `build), the worker, Redis, ClickHouse, Postgres, the bare endpoint and autocannon itself. Load average when it started: ${facts.loadAverage}.`,
+    "",
+    "```",
+    `npm run bench:ingest -- --duration ${options.durationS} --connections ${options.connections} --batch ${options.batch}`,
+    "```",
+    "",
+    `autocannon, ${options.connections} connections, ${options.durationS} s per run after a 3 s warm-up, POST \`/api/v1/analytics/action\` ` +
+      "as text/plain (as sendBeacon sends it) from 1,000 addresses with new event ids in every request; the bare endpoint is " +
+      "Express answering 202 without reading the body. Lag = first seen in ClickHouse (polled every 100 ms) − the 202, " +
+      "for about ten sampled events a second.",
+    "",
+    ...markdownTable(figures),
+    "",
+    ...markdownTable(cpuTable),
+    "",
+    "Targets (issue 5):",
+    "",
+    ...targets.map((t) => `- ${t}`),
+    "",
+    why,
+    "",
+    integrity,
+    "",
+  ].join("\n");
+  return { text, markdown };
+}
+
+/** Puts our section into docs/benchmarks.md, re-reading the file right before (others write theirs too). */
+function writeDocs(section: string) {
+  const current = fs.existsSync(DOCS) ? fs.readFileSync(DOCS, "utf8") : "# Benchmarks\n";
+  let next: string;
+  const start = current.indexOf(DOCS_HEADING);
+  if (start >= 0) {
+    const after = current.indexOf("\n## ", start + DOCS_HEADING.length);
+    next = current.slice(0, start) + section + (after >= 0 ? `\n${current.slice(after + 1)}` : "");
+  } else {
+    next = `${current.replace(/\s*$/, "")}\n\n${section}`;
+  }
+  fs.mkdirSync(path.dirname(DOCS), { recursive: true });
+  fs.writeFileSync(DOCS, next);
+  console.log(`\nWrote the "${DOCS_HEADING.slice(3)}" section of ${path.relative(root, DOCS)}.`);
+}
+
+main().catch(async (error: Error) => {
+  console.error(error.stack ?? error.message);
+  await stopAll();
+  process.exit(1);
+});
