@@ -102,9 +102,14 @@ function useTracker(data: ReturnType<typeof useLoaderData<typeof loader>>) {
   const location = useLocation();
   const granted = data.consent === "granted";
   // What this document started with: the server's page view belongs to its first page only.
-  const doc = useRef({ pageview: data.pageview, path: location.pathname, used: false, lastPath: "", signedIn: Boolean(data.user) });
+  const doc = useRef({ pageview: data.pageview, path: location.pathname, used: false, lastPath: "", signedIn: Boolean(data.user), seen: "" });
   useEffect(() => {
     const d = doc.current;
+    // Once per route change: React's StrictMode runs a new effect twice in development, which would
+    // otherwise count every page twice.
+    const seen = `${granted} ${location.pathname}${location.search}`;
+    if (d.seen === seen) return;
+    d.seen = seen;
     const signedIn = Boolean(data.user);
     const becameSignedIn = signedIn && !d.signedIn;
     const from = d.lastPath;

@@ -30,9 +30,8 @@ import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import knex, { type Knex } from "knex";
 import { LOCAL_URLS } from "~/utils/local-services";
+import { bin, buildApp, root } from "./build";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
 
 const BENCH_DB = "soko_bench";
 const GIGS = 100_000;
@@ -491,7 +490,7 @@ function ensureBuild(force: boolean) {
   const serverBuild = path.join(root, "build", "server", "index.js");
   if (force || !fs.existsSync(serverBuild)) {
     console.log("\nBuilding (remix vite:build)…");
-    execFileSync(bin("remix"), ["vite:build"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
+    if (buildApp({ stdio: ["ignore", "ignore", "inherit"] }) !== 0) throw new Error("the build failed");
     return;
   }
   if (newestMtime(path.join(root, "app")) > fs.statSync(serverBuild).mtimeMs) {

@@ -33,9 +33,8 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import autocannon from "autocannon";
 import { Redis } from "ioredis";
 import { LOCAL_URLS } from "~/utils/local-services";
+import { bin, buildApp, root } from "./build";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
 const DOCS = path.join(root, "docs", "benchmarks.md");
 const DOCS_HEADING = "## Analytics ingestion (issue 5): `npm run bench:ingest`";
 
@@ -417,7 +416,7 @@ async function main() {
 
   if (options.build || !fs.existsSync(path.join(root, "build", "server", "index.js"))) {
     console.log("Building (remix vite:build)...");
-    execFileSync(bin("remix"), ["vite:build"], { cwd: root, stdio: "inherit" });
+    if (buildApp() !== 0) throw new Error("the build failed");
   }
 
   console.log(`ClickHouse database ${database} (migrating), Redis prefix ${prefix}`);

@@ -4,13 +4,10 @@
  * server with Vite's middleware instead of the build.
  */
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { LOCAL_URLS } from "~/utils/local-services";
 import { DEMO_ACCOUNTS, DEMO_PASSWORD } from "~/utils/seed.server";
+import { bin, buildApp, root } from "./build";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
 const dev = process.argv.includes("--dev");
 const embedded = !process.env.DATABASE_URL;
 
@@ -26,7 +23,7 @@ const env: NodeJS.ProcessEnv = {
 const port = env.PORT ?? "3000";
 
 execFileSync(bin("tsx"), ["scripts/migrate.ts", "--seed"], { cwd: root, env, stdio: "inherit" });
-if (!dev) execFileSync(bin("remix"), ["vite:build"], { cwd: root, env, stdio: "inherit" });
+if (!dev && buildApp({ env }) !== 0) process.exit(1);
 
 const children: ChildProcess[] = [
   spawn(bin("tsx"), ["server.ts"], { cwd: root, env, stdio: "inherit" }),

@@ -7,9 +7,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { LOCAL_URLS } from "~/utils/local-services";
+import { bin, buildApp, root } from "./build";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
 const env: NodeJS.ProcessEnv = {
   ...process.env,
   // Tests run as "test" even from a production shell; the e2e server sets production for itself.
@@ -30,7 +29,9 @@ fs.rmSync(reportFile, { force: true });
 
 let failedSteps = 0;
 if (run("type-check (tsc --noEmit)", bin("tsc"), ["--noEmit"]) !== 0) failedSteps++;
-if (run("build (remix vite:build)", bin("remix"), ["vite:build"]) !== 0) {
+// The specs drive the production bundle that visitors get, whatever the tests' own NODE_ENV.
+console.log("\n[test] build (remix vite:build)");
+if (buildApp({ env }) !== 0) {
   console.error("[test] the build failed; the end-to-end specs cannot run");
   console.log("\nsummary: 0 passed, 1 failed");
   process.exit(1);

@@ -295,6 +295,8 @@ describe("The tracker (JavaScript on)", () => {
     const first = accepted(sent, "pageview").find((e) => e.page === "/help")!;
     expect(first).toMatchObject({ event_id: eventId, timestamp: Number(time), platform: "web", title: expect.stringContaining("Help") });
     expect(first.url).toBe(appUrl("/help"));
+    // One page view for the document, not a second one of its own.
+    expect(accepted(sent, "pageview").filter((e) => e.page === "/help")).toHaveLength(1);
 
     await page.getByRole("contentinfo").getByRole("link", { name: "Terms of service" }).click();
     await page.getByRole("heading", { level: 1, name: "Terms of Service" }).waitFor();

@@ -57,6 +57,16 @@ describe("server.ts (the built app, as npm start runs it)", () => {
     expect(assetRes.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
   });
 
+  it("serves React's production build to browsers, as npm start does (not the development one)", async () => {
+    // npm test runs with NODE_ENV=test; a build made under it would ship React's development bundle,
+    // twice the size, with StrictMode running every effect twice (every page view counted twice).
+    const html = await (await get("/")).text();
+    const chunks = [...html.matchAll(/\/assets\/[^"]+\.js/g)].map((m) => m[0]);
+    const code = (await Promise.all([...new Set(chunks)].map(async (c) => (await get(c)).text()))).join("\n");
+    expect(code).toContain("Minified React error #");
+    expect(code).not.toMatch(/Warning: %s|react-dom\.development/);
+  });
+
   it("reads the landing page from Postgres", async () => {
     const html = await (await get("/")).text();
     expect(html).toContain("Graphics &amp; Design");
