@@ -2,11 +2,8 @@
  * The web process: Express with helmet (enforced CSP with a per-request nonce), compression, static
  * assets, the Remix request handler and socket.io on one HTTP server, with graceful shutdown.
  */
-import { loadEnvOrExit, onShutdown } from "./app/utils/process.server";
-
 // The environment is checked before anything else runs; a bad one stops here with every problem listed.
-const env = loadEnvOrExit();
-
+import { env } from "./app/utils/checked-env.server";
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import path from "node:path";
@@ -21,6 +18,7 @@ import { closeClickHouse } from "./app/analytics/clickhouse.server";
 import { closeIngest, prepareIngest } from "./app/analytics/ingest.server";
 import { analyticsRouter, serverPageviews, type PageviewContext } from "./app/analytics/router.server";
 import { closeDb, getDb } from "./app/utils/db.server";
+import { onShutdown } from "./app/utils/process.server";
 import { closeRedis, getRedis } from "./app/utils/redis.server";
 
 const root = path.dirname(fileURLToPath(import.meta.url));
@@ -64,17 +62,19 @@ app.use((_req, res, next) => {
 // request with neither (an API client with a Bearer token) passes, since it cannot carry our cookie by accident.
 const sameOriginMutations: RequestHandler = (req, res, next) => {
   if (req.method === "GET" || req.method === "HEAD" || req.method === "OPTIONS") return next();
-  const source = req.headers.origin ?? req.headers.referer;
-  if (!source) return next();
-  let host: string | null = null;
-  try {
-    host = new URL(source).host;
-  } catch {
-    host = null;
-  }
-  if (host && host === req.headers.host) return next();
+  if (isSameOrigin(req.headers.origin ?? req.headers.referer, req.headers.host)) return next();
   res.status(403).type("text/plain").send("Forbidden: this form was sent from another site.");
 };
+
+/** No source (an API client, curl) passes; a source that is not a URL, or names another host, does not. */
+function isSameOrigin(source: string | undefined, host: string | undefined): boolean {
+  if (!source) return true;
+  try {
+    return host !== undefined && new URL(source).host === host;
+  } catch {
+    return false;
+  }
+}
 
 app.use(
   helmet({
@@ -159,10 +159,8 @@ app.use(errorHandler);
 const io = new SocketServer(httpServer, {
   serveClient: false,
   allowRequest: (req, callback) => {
-    const origin = req.headers.origin;
-    const host = req.headers.host;
-    const sameOrigin = !origin || (host !== undefined && new URL(origin).host === host);
-    callback(sameOrigin ? null : "origin not allowed", sameOrigin);
+    const allowed = isSameOrigin(req.headers.origin, req.headers.host);
+    callback(allowed ? null : "origin not allowed", allowed);
   },
 });
 

@@ -4,10 +4,9 @@
  * SIGTERM/SIGINT it stops taking jobs, inserts what it holds, and exits; a job it could not finish goes
  * back to the queue (or, if the process is killed, is run again by the next worker once its lock expires).
  */
-import { loadEnvOrExit, onShutdown } from "../app/utils/process.server";
-
-const env = loadEnvOrExit();
-
+// The environment is checked before anything else runs; a bad one stops here with every problem listed.
+import { env } from "../app/utils/checked-env.server";
+import { onShutdown } from "../app/utils/process.server";
 import { startWorker } from "./worker.server";
 
 const worker = await startWorker(env).catch((error: Error) => {

@@ -103,6 +103,16 @@ describe("server.ts (the built app, as npm start runs it)", () => {
     expect(await ok.text()).toContain('"sid"');
   });
 
+  it("refuses a handshake or a form post whose Origin is not a URL, and keeps serving", async () => {
+    for (const origin of ["x", "null", "http://[::1"]) {
+      const res = await get("/socket.io/?EIO=4&transport=polling", { headers: { origin } });
+      expect(res.status).toBe(403);
+      const post = await get("/login", { method: "POST", headers: { origin, "content-type": "application/x-www-form-urlencoded" }, body: "email=a" });
+      expect(post.status).toBe(403);
+    }
+    expect((await get("/healthz")).status).toBe(200);
+  });
+
   it("closes cleanly on SIGTERM", async () => {
     const exit = new Promise<number | null>((resolve) => server.child.once("exit", (code) => resolve(code)));
     server.child.kill("SIGTERM");
