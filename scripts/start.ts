@@ -14,8 +14,11 @@ const embedded = !process.env.DATABASE_URL;
 const env: NodeJS.ProcessEnv = {
   ...process.env,
   NODE_ENV: process.env.NODE_ENV ?? (dev ? "development" : "production"),
-  // The embedded services are a local machine, never production: serve over http and show demo data.
-  ...(embedded ? { SEED_DEMO: process.env.SEED_DEMO ?? "1", ALLOW_HTTP: process.env.ALLOW_HTTP ?? "1" } : {}),
+  // The embedded services are a local machine, never production: serve over http, show demo data, and
+  // show the mails the site "sent" (password-reset links) at /dev/outbox, since no SMTP server is set.
+  ...(embedded
+    ? { SEED_DEMO: process.env.SEED_DEMO ?? "1", ALLOW_HTTP: process.env.ALLOW_HTTP ?? "1", DEV_OUTBOX: process.env.DEV_OUTBOX ?? "1" }
+    : {}),
   DATABASE_URL: process.env.DATABASE_URL ?? LOCAL_URLS.DATABASE_URL,
   REDIS_URL: process.env.REDIS_URL ?? LOCAL_URLS.REDIS_URL,
   CLICKHOUSE_URL: process.env.CLICKHOUSE_URL ?? LOCAL_URLS.CLICKHOUSE_URL,

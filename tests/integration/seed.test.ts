@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listCategories } from "~/models/category.server";
 import { verifyPassword } from "~/utils/password.server";
@@ -75,5 +77,31 @@ describe("demo data", () => {
     expect(admin.password_hash).toMatch(/^scrypt\$/);
     expect(await verifyPassword(DEMO_PASSWORD, admin.password_hash)).toBe(true);
     expect(await verifyPassword("wrong", admin.password_hash)).toBe(false);
+  });
+});
+
+describe("npm run seed (scripts/migrate.ts --seed)", () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(() => t.drop());
+
+  const seed = (env: Record<string, string>) =>
+    spawnSync(path.resolve("node_modules/.bin/tsx"), ["scripts/migrate.ts", "--seed"], {
+      env: { ...process.env, DATABASE_URL: t.url, ...env },
+      encoding: "utf8",
+    });
+  const users = async () => Number((await t.db("users").count<{ n: string }[]>({ n: "*" }))[0]!.n);
+
+  it("never loads demo data in production unless asked with SEED_DEMO=1", async () => {
+    const refused = seed({ NODE_ENV: "production", SEED_DEMO: "" });
+    expect(refused.status, refused.stderr).toBe(0);
+    expect(await users()).toBe(0);
+
+    const asked = seed({ NODE_ENV: "production", SEED_DEMO: "1" });
+    expect(asked.status, asked.stderr).toBe(0);
+    expect(asked.stdout).toContain("loaded demo data");
+    expect(await users()).toBeGreaterThan(0);
   });
 });
