@@ -53,6 +53,7 @@ const PACKAGES: Record<string, () => boolean> = {
   "redis-server": () => hasCommand("redis-server"),
   "clickhouse-server": () => fs.existsSync("/usr/bin/clickhouse") || hasCommand("clickhouse-server"),
   chromium: () => fs.existsSync("/usr/bin/chromium"),
+  "docker-compose": () => hasCommand("docker-compose"),
 };
 
 /** Installs the Debian packages that are missing, or explains how and exits. */
@@ -397,7 +398,9 @@ export async function startServices(options: { browser?: boolean } = {}) {
   if (managed("postgres")) needed.push("postgresql");
   if (managed("redis")) needed.push("redis-server");
   if (managed("clickhouse")) needed.push("clickhouse-server");
-  if (options.browser) needed.push("chromium");
+  // The test suite's extras: a browser for the end-to-end specs, and `docker-compose config` to check the
+  // compose file (no Docker engine is needed for that).
+  if (options.browser) needed.push("chromium", "docker-compose");
   ensurePackages(needed);
 
   // Start the three side by side: ClickHouse takes the longest.

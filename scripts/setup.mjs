@@ -4,7 +4,7 @@
  * dependencies, because it runs before they are installed:
  *   1. installs npm dependencies when node_modules is missing or older than package-lock.json;
  *   2. starts the project's own Postgres, Redis and ClickHouse (scripts/services.ts), installing the
- *      Debian packages when missing; with --test also makes sure Chromium is installed.
+ *      Debian packages when missing; with --test also makes sure Chromium and docker-compose are installed.
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
