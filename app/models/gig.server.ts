@@ -239,14 +239,23 @@ export async function listCatalog(
     return applyFilters(b, db, query, searching);
   };
 
-  const page = base().select(gigCardColumns(db));
-  order.keys.forEach((k, i) => page.select(db.raw(`(${k.text ?? k.expr})::text AS cursor_${i}`)));
+  // The page's rows first (ids and sort keys only), then their cards: the card's subqueries (category,
+  // first image) run for these few rows, not for every match that a search has to rank before sorting.
+  const picked = base().select("g.id");
+  order.keys.forEach((k, i) => picked.select(db.raw(`${k.expr} AS key_${i}`), db.raw(`(${k.text ?? k.expr})::text AS cursor_${i}`)));
   if (after) {
     const tuple = order.keys.map((k) => k.expr).join(", ");
     const params = order.keys.map((k) => k.param ?? `?::${k.type}`).join(", ");
-    page.whereRaw(`(${tuple}) ${order.direction === "desc" ? "<" : ">"} (${params})`, after);
+    picked.whereRaw(`(${tuple}) ${order.direction === "desc" ? "<" : ">"} (${params})`, after);
   }
-  page.orderByRaw(order.keys.map((k) => `${k.expr} ${order.direction}`).join(", ")).limit(limit + 1);
+  picked.orderByRaw(order.keys.map((k) => `${k.expr} ${order.direction}`).join(", ")).limit(limit + 1);
+  const page = db
+    .from(picked.as("p"))
+    .join("gigs as g", "g.id", "p.id")
+    .join("users as u", "u.id", "g.seller_id")
+    .select(gigCardColumns(db))
+    .select(order.keys.map((_, i) => `p.cursor_${i}`))
+    .orderByRaw(order.keys.map((_, i) => `p.key_${i} ${order.direction}`).join(", "));
 
   const [rows, total] = await Promise.all([
     page,
