@@ -5,13 +5,7 @@
  * once (as the member's uploads) so they survive those round trips; a gig only ever takes its owner's uploads.
  */
 import { parseWithZod } from "@conform-to/zod";
-import {
-  data,
-  MaxPartSizeExceededError,
-  redirect,
-  unstable_createMemoryUploadHandler,
-  unstable_parseMultipartFormData,
-} from "@remix-run/node";
+import { data, redirect, unstable_parseMultipartFormData, type UploadHandler } from "@remix-run/node";
 import { recordActivity } from "~/models/activity.server";
 import { gigImagesOf, GigInputError, NOT_YOUR_IMAGE, ownImages, recordUpload, saveGig, type GigPackage } from "~/models/gig.server";
 import type { SessionUser } from "~/models/session.server";
@@ -93,13 +87,50 @@ function stateOf(form: FormData): GigFormState {
   };
 }
 
-async function readForm(request: Request): Promise<FormData | "too-large"> {
-  if (!(request.headers.get("Content-Type") ?? "").startsWith("multipart/form-data")) return readFormData(request);
+/** A text field longer than this, or a whole form larger than the images it may carry plus this, is refused. */
+const MAX_FIELD_BYTES = 256 * 1024;
+const MAX_FORM_BYTES = (MAX_IMAGES + 1) * MAX_IMAGE_BYTES + MAX_FIELD_BYTES;
+class FormTooLargeError extends Error {}
+
+type ReadForm = { form: FormData; oversized: string[] } | "too-large" | "malformed";
+
+/**
+ * The multipart form, read in full so that an image over 5 MB refuses only itself: its bytes are read past
+ * and dropped (its file name kept for the message), and everything the seller typed is still there to be
+ * shown back. Only a form larger than any legitimate one is cut off ("too-large").
+ */
+async function readForm(request: Request): Promise<ReadForm> {
+  if (!(request.headers.get("Content-Type") ?? "").startsWith("multipart/form-data")) {
+    return { form: await readFormData(request), oversized: [] };
+  }
+  const oversized: string[] = [];
+  let total = 0;
+  const handler: UploadHandler = async ({ filename, contentType, data }) => {
+    const limit = filename === undefined ? MAX_FIELD_BYTES : MAX_IMAGE_BYTES;
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for await (const chunk of data) {
+      size += chunk.byteLength;
+      total += chunk.byteLength;
+      if (total > MAX_FORM_BYTES) throw new FormTooLargeError();
+      if (size <= limit) chunks.push(chunk);
+    }
+    if (filename === undefined) {
+      if (size > limit) throw new FormTooLargeError();
+      return Buffer.concat(chunks).toString("utf8");
+    }
+    if (size > limit) {
+      oversized.push(filename);
+      return undefined;
+    }
+    // Buffer.concat copies into a fresh (never shared) ArrayBuffer.
+    return new File([Buffer.concat(chunks) as Uint8Array<ArrayBuffer>], filename, { type: contentType });
+  };
   try {
-    return cleanFormData(await unstable_parseMultipartFormData(request, unstable_createMemoryUploadHandler({ maxPartSize: MAX_IMAGE_BYTES })));
+    return { form: cleanFormData(await unstable_parseMultipartFormData(request, handler)), oversized };
   } catch (error) {
-    if (error instanceof MaxPartSizeExceededError) return "too-large";
-    throw error;
+    // Anything else that stops the parse is a body that is not the multipart form it claims to be.
+    return error instanceof FormTooLargeError ? "too-large" : "malformed";
   }
 }
 
@@ -110,14 +141,20 @@ const reply = (state: GigFormState, errors: GigFormErrors, status = 400) => data
  * it is theirs). Returns the redirect after saving, or the form with its messages.
  */
 export async function handleGigForm(request: Request, user: SessionUser, gigId?: number) {
-  const form = await readForm(request);
-  if (form === "too-large") {
+  const read = await readForm(request);
+  if (read === "too-large") {
     // The body was not read in full, so what was typed cannot be shown back; say what was wrong.
-    return reply({ ...emptyGigForm() }, { upload: ["Images can be at most 5 MB each"] }, 413);
+    return reply({ ...emptyGigForm() }, { form: ["The form is too large: images can be at most 5 MB each"] }, 413);
   }
+  if (read === "malformed") return reply({ ...emptyGigForm() }, { form: ["The form could not be read. Please try again."] });
+  const { form, oversized } = read;
   const intent = text(form.get("intent"), 100);
   const state = stateOf(form);
   const errors: GigFormErrors = {};
+  if (oversized.length) {
+    // Nothing is saved or uploaded while an image is refused: the seller sees the form as typed and the reason.
+    return reply(state, { upload: oversized.map((name) => `${name}: Images can be at most 5 MB each`) }, 413);
+  }
 
   // Only the member's own uploads (and the gig's current images) may stay on the form, let alone be saved.
   if (state.images.length) {

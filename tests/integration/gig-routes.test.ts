@@ -76,9 +76,9 @@ type Body = Record<string, string> | FormData;
  */
 async function request(
   urlPath: string,
-  { who = "anonymous", method, body, cookie }: { who?: Who; method?: string; body?: Body; cookie?: string } = {},
+  { who = "anonymous", method, body, cookie, raw }: { who?: Who; method?: string; body?: Body; cookie?: string; raw?: { body: string; contentType: string } } = {},
 ): Promise<Response> {
-  method ??= body ? "POST" : "GET";
+  method ??= body || raw ? "POST" : "GET";
   const headers: Record<string, string> = { Host: new URL(server.baseUrl).host };
   const cookies = [who !== "anonymous" ? `soko_session=${tokens[who]}` : null, cookie ?? null].filter(Boolean);
   if (cookies.length) headers.Cookie = cookies.join("; ");
@@ -91,6 +91,9 @@ async function request(
   } else if (body) {
     payload = Buffer.from(new URLSearchParams(body).toString());
     headers["Content-Type"] = "application/x-www-form-urlencoded";
+  } else if (raw) {
+    payload = Buffer.from(raw.body);
+    headers["Content-Type"] = raw.contentType;
   }
   if (payload) headers["Content-Length"] = String(payload.length);
   return new Promise((resolve, reject) => {
@@ -300,7 +303,7 @@ describe("POST /gig/create refuses bad input, says why beside the field, and sto
     expect(filesIn(uploadDir)).toEqual(files);
   });
 
-  it("refuses a 6 MB image with 413: nothing in uploads, no file written", async () => {
+  it("refuses a 6 MB image with 413, keeping what was typed: nothing in uploads, no file written", async () => {
     const big = await sharp({ create: { width: 1500, height: 1400, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 40 } } })
       .png({ compressionLevel: 0 })
       .toBuffer();
@@ -312,9 +315,23 @@ describe("POST /gig/create refuses bad input, says why beside the field, and sto
     expect(res.status).toBe(413);
     const messages = fieldErrors(html, "upload");
     expect(messages).toHaveLength(1);
-    expect(messages[0]).toContain("Images can be at most 5 MB");
+    expect(messages[0]).toContain("huge.png: Images can be at most 5 MB");
+    // The seller does not type the gig again.
+    expect(html).toContain(`value="${VALID.title}"`);
+    expect(html).toMatch(/<input id="basic-price" name="basic.price"[^>]*value="75000"/);
     expect(await counts()).toEqual(before);
     expect(filesIn(uploadDir)).toEqual(files);
+  });
+
+  it("answers a multipart body it cannot read with 400, storing nothing", async () => {
+    const before = await counts();
+    const res = await request("/gig/create", {
+      who: "freelancer",
+      raw: { body: '--x\r\nContent-Disposition: form-data; name="title"\r\n\r\nhalf a form', contentType: "multipart/form-data; boundary=x" },
+    });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("The form could not be read");
+    expect(await counts()).toEqual(before);
   });
 
   it("refuses another member's upload as a gig image, says so, and does not show it back", async () => {
