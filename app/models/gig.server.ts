@@ -478,7 +478,11 @@ export async function saveGig(
       await trx("gig_images").insert(value.images.map((key, position) => ({ gig_id: id, storage_key: key, position, alt: value.title })));
     }
     if (status === "published") await addSearchTerms(trx, [id]);
-    return { id, removedImages: previousImages.filter((key) => !value.images.includes(key)) };
+    // An image taken off the gig is gone for good (its files are deleted after commit), so it is no longer
+    // an upload the seller could put back on a form.
+    const removedImages = previousImages.filter((key) => !value.images.includes(key));
+    if (removedImages.length) await trx("uploads").whereIn("storage_key", removedImages).delete();
+    return { id, removedImages };
   });
 }
 

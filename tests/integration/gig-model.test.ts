@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listCategories } from "~/models/category.server";
-import { listFeaturedGigs, refreshCatalog } from "~/models/gig.server";
+import { listFeaturedGigs, ownImages, recordUpload, refreshCatalog, saveGig } from "~/models/gig.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 
 describe("featured gigs and categories", () => {
@@ -62,5 +62,33 @@ describe("featured gigs and categories", () => {
     const [category] = await listCategories(t.db);
     // five published by the active seller; neither the draft nor the suspended seller's gig counts
     expect(category?.gigCount).toBe(5);
+  });
+});
+
+describe("saving a gig's images", () => {
+  let t: TestDatabase;
+  let sellerId: number;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    await t.db("categories").insert({ slug: "graphics-design", name: "Graphics & Design" });
+    [{ id: sellerId }] = await t.db("users").insert({ name: "Sarah N", username: "sarah_n", email: "sarah@example.test", role: "freelancer" }).returning("id");
+  });
+  afterAll(() => t.drop());
+
+  it("forgets an image taken off the gig, so it cannot be put back on a form", async () => {
+    for (const key of ["image-a", "image-b"]) await recordUpload(t.db, sellerId, key);
+    const value = {
+      title: "I will draw your logo",
+      categorySlug: "graphics-design",
+      description: "Two concepts.",
+      tags: [],
+      images: ["image-a", "image-b"],
+      packages: [{ tier: "basic" as const, name: "Basic", description: "", priceUgx: 75_000, deliveryDays: 3, revisions: 1, features: [] }],
+    };
+    const { id } = await saveGig(t.db, sellerId, value, "draft");
+    const saved = await saveGig(t.db, sellerId, { ...value, images: ["image-a"] }, "draft", id);
+    expect(saved.removedImages).toEqual(["image-b"]);
+    expect(await t.db("uploads").orderBy("storage_key").pluck("storage_key")).toEqual(["image-a"]);
+    expect(await ownImages(t.db, sellerId, ["image-a", "image-b"], ["image-a"])).toEqual(["image-a"]);
   });
 });
