@@ -114,13 +114,18 @@ app.get("/healthz", async (_req, res) => {
   }
 });
 
+/** A file's path has a dot in its last segment and a page's never does: pages skip the disk look-ups. */
+function filesOnly(serve: RequestHandler): RequestHandler {
+  return (req, res, next) => (/\.[^/]*$/.test(req.path) ? serve(req, res, next) : next());
+}
+
 let getBuild: () => Promise<ServerBuild>;
 let closeVite: (() => Promise<void>) | undefined;
 if (isProduction) {
   const buildDir = path.join(root, "build");
   // Hashed file names never change content: cache them for a year. Everything else for an hour.
   app.use("/assets", express.static(path.join(buildDir, "client", "assets"), { immutable: true, maxAge: "1y" }));
-  app.use(express.static(path.join(buildDir, "client"), { maxAge: "1h" }));
+  app.use(filesOnly(express.static(path.join(buildDir, "client"), { maxAge: "1h" })));
   const build = (await import(path.join(buildDir, "server", "index.js"))) as ServerBuild;
   getBuild = async () => build;
 } else {
@@ -132,7 +137,7 @@ if (isProduction) {
   getBuild = () => viteServer.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>;
   closeVite = () => viteServer.close();
 }
-app.use(express.static(path.join(root, "public"), { maxAge: "1h" }));
+app.use(filesOnly(express.static(path.join(root, "public"), { maxAge: "1h" })));
 
 app.all(
   "*",
