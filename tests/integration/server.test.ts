@@ -55,6 +55,9 @@ describe("server.ts (the built app, as npm start runs it)", () => {
     const assetRes = await get(asset!);
     expect(assetRes.status).toBe(200);
     expect(assetRes.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    const icon = await get("/favicon.svg");
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("content-type")).toContain("image/svg+xml");
   });
 
   it("serves React's production build to browsers, as npm start does (not the development one)", async () => {
