@@ -827,6 +827,41 @@ describe("catalog URLs never break", () => {
     expect(usd).not.toContain("UGX 75,000");
   });
 
+  it("pages a gig's reviews, newest first, ten to a page, without repeats", async () => {
+    const { id } = await publishGig("freelancer", { title: "Reviewed gig: brand kit" });
+    const start = Date.parse("2026-01-01T00:00:00Z");
+    await t.db("reviews").insert(
+      Array.from({ length: 12 }, (_, i) => ({
+        gig_id: id,
+        reviewer_id: ids.client,
+        rating: 5,
+        comment: `Review number ${i + 1}`,
+        created_at: new Date(start + i * 60_000),
+      })),
+    );
+    const shown = (html: string) => [...visible(html).matchAll(/Review number (\d+)/g)].map((m) => Number(m[1]));
+    const first = await (await request(`/gig/${id}`)).text();
+    expect(shown(first)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3]);
+    expect(first).toContain(`href="/gig/${id}?reviews=2#reviews"`);
+    const second = await (await request(`/gig/${id}?reviews=2`)).text();
+    expect(shown(second)).toEqual([2, 1]);
+    expect(second).toContain(`href="/gig/${id}?reviews=1#reviews"`);
+    expect(second).not.toContain("?reviews=3");
+  });
+
+  it("shows a signed-in member who prefers USD the gig's packages in USD", async () => {
+    const { id } = await publishGig("freelancer", { title: "Priced gig: USD check", "basic.price": "370000" });
+    expect(visible(await (await request(`/gig/${id}`, { who: "client" })).text())).toContain("UGX 370,000");
+    await t.db("users").where({ id: ids.client }).update({ preferred_currency: "USD" });
+    try {
+      const html = visible(await (await request(`/gig/${id}`, { who: "client" })).text());
+      expect(html).toContain("USD 100.00"); // 370,000 / 3,700
+      expect(html).not.toContain("UGX 370,000");
+    } finally {
+      await t.db("users").where({ id: ids.client }).update({ preferred_currency: "UGX" });
+    }
+  });
+
   it("refuses an unknown currency (400) and sets no cookie", async () => {
     const res = await request("/currency", { body: { currency: "EUR", redirectTo: "/browse" } });
     await res.arrayBuffer();
