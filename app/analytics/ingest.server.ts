@@ -269,6 +269,9 @@ export class IngestUnavailableError extends Error {
 
 /** How long an enqueue may take before we give up and answer 503 (Redis is local; normal is < 5 ms). */
 const ENQUEUE_TIMEOUT_MS = 3_000;
+/** Requests queued together share a job of at most as many events as one request may carry: a job ClickHouse
+ * refuses (it goes to the failed set whole) holds no more than before. A request's own events stay together. */
+const MAX_EVENTS_PER_JOB = MAX_EVENTS_PER_REQUEST;
 
 const lastLogged = new Map<string, number>();
 /** Logs a problem at most once every 10 s per kind, so a Redis outage does not flood the log. */
@@ -282,7 +285,7 @@ export function logThrottled(kind: string, message: string) {
 export type Ingest = {
   /** Counts one request against the address's limit; null when allowed. Rejects when Redis is down. */
   limit: (ip: string) => Promise<Limited | null>;
-  /** Resolves once Redis holds one job with these events; rejects with IngestUnavailableError otherwise. */
+  /** Resolves once Redis holds the job with these events; rejects with IngestUnavailableError otherwise. */
   enqueue: (events: QueuedEvent[]) => Promise<void>;
   /** Adds to a counter; never fails (a counter is not worth refusing an event for). */
   count: (field: CounterField, n: number) => void;
@@ -328,10 +331,22 @@ export function createIngest({ redisUrl, prefix }: { redisUrl: string; prefix: s
   const counters = countersKey(prefix);
   const inFlight = new Set<Promise<unknown>>();
 
-  const enqueue = async (events: QueuedEvent[]) => {
-    if (redis.status !== "ready") throw new IngestUnavailableError(`Redis connection is ${redis.status}`);
+  // Group commit: the requests that reach `enqueue` in the same turn of the event loop share one job, and
+  // each is answered once that job is in Redis (or all of them get 503 if it is not). Under load this is
+  // one BullMQ job for many requests, which is what Redis and the worker pay for; alone, a request waits
+  // for nothing more than before (setImmediate runs before any timer).
+  type Waiting = { events: QueuedEvent[]; resolve: () => void; reject: (error: IngestUnavailableError) => void };
+  let waiting: Waiting[] = [];
+
+  const addJobs = async (group: Waiting[]) => {
+    const jobs: { name: string; data: IngestJob }[] = [];
+    for (const { events } of group) {
+      const last = jobs.at(-1);
+      if (last && last.data.events.length + events.length <= MAX_EVENTS_PER_JOB) last.data.events.push(...events);
+      else jobs.push({ name: "events", data: { events: [...events] } });
+    }
     let timer: NodeJS.Timeout | undefined;
-    const added = getQueue().add("events", { events });
+    const added = jobs.length === 1 ? getQueue().add(jobs[0]!.name, jobs[0]!.data) : getQueue().addBulk(jobs);
     inFlight.add(added);
     try {
       await Promise.race([
@@ -341,13 +356,29 @@ export function createIngest({ redisUrl, prefix }: { redisUrl: string; prefix: s
         }),
       ]);
     } catch (error) {
-      throw new IngestUnavailableError(error);
+      const unavailable = new IngestUnavailableError(error);
+      for (const w of group) w.reject(unavailable);
+      return;
     } finally {
       clearTimeout(timer);
       inFlight.delete(added);
     }
-    count("accepted", events.length);
+    count("accepted", group.reduce((n, w) => n + w.events.length, 0));
+    for (const w of group) w.resolve();
   };
+
+  const enqueue = (events: QueuedEvent[]) =>
+    new Promise<void>((resolve, reject) => {
+      if (redis.status !== "ready") return reject(new IngestUnavailableError(`Redis connection is ${redis.status}`));
+      if (waiting.length === 0) {
+        setImmediate(() => {
+          const group = waiting;
+          waiting = [];
+          void addJobs(group);
+        });
+      }
+      waiting.push({ events, resolve, reject });
+    });
 
   // Counts are summed per turn of the event loop and written as one HINCRBY per field: under load that
   // is one command for hundreds of requests.

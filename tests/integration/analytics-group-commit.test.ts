@@ -1,0 +1,91 @@
+/**
+ * The ingest side's group commit (app/analytics/ingest.server.ts createIngest): requests that reach the queue
+ * in the same turn of the event loop share one BullMQ job, each answered only once that job is in Redis,
+ * and all of them refused together when it cannot be written. Against the real Redis, on a private prefix.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { INGEST_QUEUE, MAX_EVENTS_PER_REQUEST, type IngestJob, type QueuedEvent } from "~/analytics/events";
+import { countersKey, createIngest, IngestUnavailableError, type Ingest } from "~/analytics/ingest.server";
+import { getEnv } from "~/utils/env.server";
+import { createRedis } from "~/utils/redis.server";
+
+const pageview = (page: string): QueuedEvent =>
+  ({
+    kind: "pageview",
+    event_id: randomUUID(),
+    session_id: "1764000000000-k3j9x2",
+    platform: "web",
+    page,
+    title: "Browse",
+    url: `http://localhost${page}`,
+    referrer: "",
+    event_time: new Date().toISOString(),
+    received_at: new Date().toISOString(),
+    user_id: 0,
+    ip: "41.210.145.0",
+    country: "UG",
+    city: "Kampala",
+    device: "mobile",
+    browser: "Chrome",
+    os: "Android",
+  }) as QueuedEvent;
+
+describe("group commit of tracking requests", () => {
+  const prefix = `soko_t_${randomBytes(4).toString("hex")}`;
+  let redis: Redis;
+  let queue: Queue<IngestJob>;
+  let ingest: Ingest;
+  beforeAll(async () => {
+    redis = createRedis(getEnv().REDIS_URL, { maxRetriesPerRequest: null });
+    queue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix });
+    ingest = createIngest({ redisUrl: getEnv().REDIS_URL, prefix });
+    await new Promise((r) => setTimeout(r, 300)); // connected
+  });
+  afterAll(async () => {
+    await ingest?.close();
+    await queue?.obliterate({ force: true }).catch(() => undefined);
+    await queue?.close();
+    await redis?.del(countersKey(prefix));
+    await redis?.quit();
+  });
+
+  const jobs = async () => (await queue.getJobs(["waiting"], 0, -1)).map((j) => j.data.events.map((e) => e.event_id));
+
+  it("puts requests of the same moment into one job, never more events than one request may carry, and answers each once it is in Redis", async () => {
+    await queue.obliterate({ force: true });
+    // 150 single-event requests at once, and one of 60 events.
+    const singles = Array.from({ length: 150 }, (_, i) => [pageview(`/gig/${i}`)]);
+    const big = Array.from({ length: 60 }, (_, i) => pageview(`/big/${i}`));
+    await Promise.all([...singles, big].map((events) => ingest.enqueue(events)));
+
+    const stored = await jobs();
+    const ids = stored.flat();
+    expect(new Set(ids)).toEqual(new Set([...singles.flat(), ...big].map((e) => e.event_id)));
+    expect(ids).toHaveLength(210);
+    // 210 events in jobs of at most 100, with the 60-event request kept whole in one of them.
+    expect(stored.length).toBeGreaterThanOrEqual(3);
+    expect(stored.length).toBeLessThan(10);
+    for (const job of stored) expect(job.length).toBeLessThanOrEqual(MAX_EVENTS_PER_REQUEST);
+    const bigIds = new Set(big.map((e) => e.event_id));
+    expect(stored.filter((job) => job.some((id) => bigIds.has(id)))).toHaveLength(1);
+    expect(Number(await redis.hget(countersKey(prefix), "accepted"))).toBe(210);
+  });
+
+  it("refuses every request of a group, and queues nothing, when Redis is not there", async () => {
+    await queue.obliterate({ force: true });
+    const down = createIngest({ redisUrl: "redis://127.0.0.1:1", prefix });
+    try {
+      const results = await Promise.allSettled([1, 2, 3].map((i) => down.enqueue([pageview(`/down/${i}`)])));
+      for (const r of results) {
+        expect(r.status).toBe("rejected");
+        expect((r as PromiseRejectedResult).reason).toBeInstanceOf(IngestUnavailableError);
+      }
+      expect(await jobs()).toEqual([]);
+    } finally {
+      await down.close();
+    }
+  });
+});
