@@ -252,7 +252,9 @@ export const INGEST_JOB_OPTIONS: JobsOptions = {
   backoff: { type: "exponential", delay: 1_000 },
 };
 
-export type CounterField = "accepted" | "inserted" | "failed" | `dropped:${"bot" | "invalid" | "rate_limited" | "too_large"}`;
+/** Why a request's events were dropped: `dropped:<reason>` in the counters. */
+export type DropReason = "bot" | "invalid" | "rate_limited" | "too_large" | "unauthorized" | "unsupported_type" | "unknown_endpoint";
+export type CounterField = "accepted" | "inserted" | "failed" | `dropped:${DropReason}`;
 
 /** The Redis hash of the pipeline's counters (common brief: accepted, inserted, failed, dropped:<reason>). */
 export function countersKey(prefix = getEnv().QUEUE_PREFIX) {

@@ -311,6 +311,20 @@ describe("tracking endpoints", () => {
       }
     });
 
+    it("a bot without a valid session on an authenticated endpoint: 401 like anyone, not a bot's 202", async () => {
+      const pageview = { event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now(), page: "/" };
+      for (const headers of [{}, { Authorization: "Bearer not-a-real-token" }] as Record<string, string>[]) {
+        const res = await refused(() => post("pageview", pageview, { userAgent: GOOGLEBOT, headers }));
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual({ success: false, error: "Authentication required" });
+      }
+      // Signed in, it is a bot again: told all is well, and dropped.
+      const signedIn = await post("pageview", pageview, { userAgent: GOOGLEBOT, headers: { Authorization: `Bearer ${token}` } });
+      expect(signedIn.status).toBe(202);
+      expect(signedIn.body).toEqual({ success: true, accepted: 0 });
+      expect(await reader.find(pageview.event_id)).toBeUndefined();
+    });
+
     it("the session cookie sent from another site does not count: 401", async () => {
       const event = { event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now(), page: "/" };
       const res = await refused(() => post("pageview", event, { headers: { Cookie: `soko_session=${token}`, Origin: "https://evil.example" } }));
@@ -443,6 +457,22 @@ describe("tracking endpoints", () => {
       expect(await reader.find(event.event_id)).toBeUndefined();
       await expect.poll(async () => Number((await counters())["dropped:bot"] ?? 0)).toBe(before + 2);
     });
+  });
+
+  it("counts each refusal as dropped under its reason: unauthorized, unsupported type, unknown endpoint", async () => {
+    const before = await counters();
+    const pageview = { event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now(), page: "/" };
+    await refused(() => post("pageview", pageview));
+    await refused(() => post("conversion", { ...pageview, conversion_type: "signup" }, { headers: { Authorization: "Bearer not-a-real-token" } }));
+    await refused(() => post("action", "event_id=1", { raw: true, headers: { "Content-Type": "application/x-www-form-urlencoded" } }));
+    await refused(() => post("action", action(), { headers: { "Content-Encoding": "gzip" } }));
+    await refused(() => post("clicks", action()));
+    const grew = async () => {
+      const now = await counters();
+      const delta = (field: string) => Number(now[field] ?? 0) - Number(before[field] ?? 0);
+      return { unauthorized: delta("dropped:unauthorized"), unsupported: delta("dropped:unsupported_type"), unknown: delta("dropped:unknown_endpoint") };
+    };
+    await expect.poll(grew).toEqual({ unauthorized: 2, unsupported: 2, unknown: 1 });
   });
 
   it("keeps the counters: accepted events and refused ones by reason", async () => {
