@@ -1,11 +1,13 @@
 /**
  * Analytics in the browser: the consent banner, the /consent page, the footer link and the settings choice
  * (with and without JavaScript), and the tracker itself. The tracker's requests are answered here with
- * `page.route` (202, or 503/400 where a test says so), so what the browser sends is seen exactly; the
- * endpoints and the pipeline behind them have their own tests.
+ * `page.route` (202, or 503/400/413 where a test says so; 413 above 64 KB, as the server does), so what the
+ * browser sends is seen exactly; the endpoints and the pipeline behind them have their own tests.
  */
+import { randomUUID } from "node:crypto";
 import type { BrowserContext, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_BODY_BYTES } from "~/analytics/events";
 import { appUrl, describeBothModes, launchChromium, waitForHydration, type Mode } from "../support/e2e";
 
 const DEMO_PASSWORD = "soko-demo-2026";
@@ -133,7 +135,7 @@ describeBothModes("Analytics consent", (mode: Mode) => {
 });
 
 type AnalyticsEvent = Record<string, unknown> & { event_id: string };
-type Sent = { endpoint: string; status: number; contentType: string; events: AnalyticsEvent[] };
+type Sent = { endpoint: string; status: number; contentType: string; bytes: number; events: AnalyticsEvent[] };
 
 describe("The tracker (JavaScript on)", () => {
   let browser: Awaited<ReturnType<typeof launchChromium>>;
@@ -146,7 +148,10 @@ describe("The tracker (JavaScript on)", () => {
   });
 
   /** A fresh browser profile (cookies, localStorage) with the given choice, its analytics calls recorded. */
-  async function visitor(consent: "granted" | "denied" | null, answer: (endpoint: string, events: AnalyticsEvent[]) => number = () => 202) {
+  async function visitor(
+    consent: "granted" | "denied" | null,
+    answer: (endpoint: string, events: AnalyticsEvent[], bytes: number) => number = () => 202,
+  ) {
     await context?.close();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, screen: { width: 1280, height: 720 }, userAgent: USER_AGENT, timezoneId: "Africa/Kampala" });
     context.setDefaultTimeout(10_000);
@@ -157,8 +162,10 @@ describe("The tracker (JavaScript on)", () => {
       const endpoint = new URL(request.url()).pathname.split("/").pop()!;
       const body = JSON.parse(request.postData() ?? "[]") as AnalyticsEvent | AnalyticsEvent[];
       const events = Array.isArray(body) ? body : [body];
-      const status = answer(endpoint, events);
-      sent.push({ endpoint, status, contentType: request.headers()["content-type"] ?? "", events });
+      const bytes = request.postDataBuffer()?.length ?? 0;
+      // The server's cap on a body.
+      const status = bytes > MAX_BODY_BYTES ? 413 : answer(endpoint, events, bytes);
+      sent.push({ endpoint, status, contentType: request.headers()["content-type"] ?? "", bytes, events });
       await route.fulfill({ status, contentType: "application/json", body: status === 202 ? '{"accepted":1}' : '{"error":"x"}' });
     });
     // Chromium sends a beacon made at pagehide, but Playwright neither routes nor reports it: each beacon is
@@ -316,6 +323,70 @@ describe("The tracker (JavaScript on)", () => {
     const leave = beaconed.find((e) => e.action_type === "time_on_page" && e.page === "/terms");
     expect(leave?.value).toBeGreaterThanOrEqual(300);
     expect(leave?.session_id).toBe(first.session_id);
+  });
+
+  /** Events as earlier pages left them in the outbox: JavaScript errors with long stacks, and clicks. */
+  function kept(sessionId: string, { errors = 0, clicks = 0, stack = 4000 }: { errors?: number; clicks?: number; stack?: number }) {
+    const common = () => ({ event_id: randomUUID(), session_id: sessionId, timestamp: Date.now(), platform: "web", page: "/help" });
+    return [
+      // Non-ASCII (2 bytes in UTF-8), so a body's bytes are more than its characters.
+      ...Array.from({ length: errors }, (_, i) => [
+        "action",
+        { ...common(), action_type: "error", error_message: `Ekikolwa kyalemye ${i} `.padEnd(1000, "é"), error_stack: "é".repeat(stack) },
+      ]),
+      ...Array.from({ length: clicks }, (_, i) => ["action", { ...common(), action_type: "click", element_tag: "a", element_text: `Link ${i}`, x: i, y: i }]),
+    ] as [string, AnalyticsEvent][];
+  }
+
+  /** Puts the events in the outbox on one page; the next document's tracker sends them first. */
+  async function leaveInOutbox(page: Page, items: [string, AnalyticsEvent][]) {
+    await page.evaluate((json) => localStorage.setItem("soko_outbox", json), JSON.stringify(items));
+    await page.goto(appUrl("/terms"));
+  }
+
+  const acceptedTimes = (sent: Sent[], eventId: string) =>
+    sent.filter((s) => s.status === 202).flatMap((s) => s.events).filter((e) => e.event_id === eventId).length;
+
+  it("sends a large outbox in sends of at most 100 events and 64 KB each, and every event arrives once", async () => {
+    const { page, sent } = await visitor("granted");
+    await page.goto(appUrl("/help"));
+    await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });
+    await eventually(() => accepted(sent, "session").length).toBe(1);
+    // 25 errors of about 10 KB each (250 KB) and 150 clicks.
+    const items = kept(accepted(sent, "session")[0]!.session_id as string, { errors: 25, clicks: 150 });
+    await leaveInOutbox(page, items);
+    await eventually(() => items.filter(([, e]) => acceptedTimes(sent, e.event_id) === 0).length, 20_000).toBe(0);
+    await eventually(() => page.evaluate(() => localStorage.getItem("soko_outbox"))).toBeNull();
+    expect(items.filter(([, e]) => acceptedTimes(sent, e.event_id) !== 1)).toEqual([]);
+    // Nothing refused for its size: every body was under the cap, in bytes.
+    expect(sent.filter((s) => s.status === 413)).toEqual([]);
+    expect(Math.max(...sent.map((s) => s.bytes))).toBeLessThanOrEqual(MAX_BODY_BYTES);
+    expect(Math.max(...sent.map((s) => s.events.length))).toBeLessThanOrEqual(100);
+    // Full sends, not one per event.
+    expect(sent.filter((s) => s.events.some((e) => e.action_type === "error")).length).toBeLessThanOrEqual(5);
+  });
+
+  it("sends again in halves what a server with a smaller cap refuses with 413, and drops only an event too large on its own", async () => {
+    const CAP_BYTES = 16 * 1024;
+    const { page, sent } = await visitor("granted", (_endpoint, _events, bytes) => (bytes > CAP_BYTES ? 413 : 202));
+    await page.goto(appUrl("/help"));
+    await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });
+    await eventually(() => accepted(sent, "session").length).toBe(1);
+    const sessionId = accepted(sent, "session")[0]!.session_id as string;
+    const items = kept(sessionId, { errors: 12, clicks: 40 });
+    // Larger than this server's cap even alone (about 21 KB).
+    const [tooLarge] = kept(sessionId, { errors: 1, stack: 10_000 });
+    items.splice(5, 0, tooLarge!);
+    await leaveInOutbox(page, items);
+    const fit = items.filter(([, e]) => e.event_id !== tooLarge![1].event_id);
+    await eventually(() => fit.filter(([, e]) => acceptedTimes(sent, e.event_id) === 0).length, 20_000).toBe(0);
+    await eventually(() => page.evaluate(() => localStorage.getItem("soko_outbox"))).toBeNull();
+    expect(fit.filter(([, e]) => acceptedTimes(sent, e.event_id) !== 1)).toEqual([]);
+    expect(sent.some((s) => s.status === 413 && s.events.length > 1)).toBe(true);
+    // The one that can never fit was tried alone, once, then dropped.
+    const alone = sent.filter((s) => s.events.length === 1 && s.events[0]!.event_id === tooLarge![1].event_id);
+    expect(alone.map((s) => s.status)).toEqual([413]);
+    expect(acceptedTimes(sent, tooLarge![1].event_id)).toBe(0);
   });
 
   it("records the signup conversion after joining", async () => {
