@@ -5,9 +5,10 @@
  * stops it at once. tests/integration/tracker-size.test.ts keeps it at or under 3 KB gzipped.
  *
  * What it records: the session (once per browser tab session), page views (the root calls `pageview` on
- * every route change), clicks, form submits, input focus (never the value), page focus and blur, scroll
- * (debounced 1 s, with depth in percent), time on page (at route change and at pagehide, by sendBeacon)
- * and JavaScript errors. Every event gets a UUID and the browser's time, so a re-sent event is the same row.
+ * every route change; see there for anonymous visitors), clicks, form submits, input focus (never the
+ * value), page focus and blur, scroll (debounced 1 s, with depth in percent), time on page (at route
+ * change and at pagehide, by sendBeacon) and JavaScript errors. Every event gets a UUID and the browser's
+ * time, so a re-sent event is the same row.
  *
  * Delivery: events are batched (every 2 s or 20 events) and written to an outbox in localStorage before
  * they are sent, and removed only when the server has answered: 2xx, or a 4xx other than 408/413/429 (an
@@ -264,31 +265,31 @@ function start() {
 
 /**
  * A route change (the root calls this from a `useLocation` effect). `doc` is the server's page view for
- * this HTML document (the `soko-pageview` meta): re-sent with the same event_id and time, so the
- * anonymous row the server wrote is replaced by this one.
+ * this HTML document (the `soko-pageview` meta), given on the document's first page only.
  *
- * Page views go to /pageview, which needs a signed-in visitor (401 otherwise). For an anonymous visitor
- * the tracker sends none: the server has already recorded each HTML document it served, and a page view
- * could not be attributed to them anyway. Client-side navigations of anonymous visitors are therefore
- * not counted as page views (their clicks and time on page are still recorded with the page).
+ * A signed-in visitor's page views go to /pageview (which answers 401 without a sign-in); the document's
+ * first one is the server's, re-sent with the same event_id and time, so the anonymous row the server
+ * wrote is replaced by this one, under the visitor's user and session.
+ *
+ * An anonymous visitor's go to /action as `action_type: "pageview"`, which the server stores as a page
+ * view of user 0 (ADR 007). The document's first one is the server's alone: it is already recorded, so
+ * nothing is sent for it; every later route change (a client-side navigation) sends one.
  */
 export function pageview(signedIn: boolean, doc?: DocumentPageview | null) {
   if (!granted()) return;
   start();
   timeOnPage();
   // Cut as the server cuts them, so no page view is ever too large to send.
-  const referrer = (pageUrl || document.referrer).slice(0, 2000);
+  const fields = {
+    title: document.title.slice(0, 300),
+    url: location.href.slice(0, 2000),
+    referrer: (pageUrl || document.referrer).slice(0, 2000),
+  };
   page = location.pathname;
   pageUrl = location.href;
   pageStart = Date.now();
-  if (signedIn) {
-    track("pageview", {
-      title: document.title.slice(0, 300),
-      url: location.href.slice(0, 2000),
-      referrer,
-      ...(doc ? { event_id: doc.eventId, timestamp: doc.time } : null),
-    });
-  }
+  if (signedIn) track("pageview", { ...fields, ...(doc ? { event_id: doc.eventId, timestamp: doc.time } : null) });
+  else if (!doc) track("action", { action_type: "pageview", ...fields });
 }
 
 /** A conversion where it happens: `signup`, `order_placed`, `gig_published` (needs a signed-in visitor). */

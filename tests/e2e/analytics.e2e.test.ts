@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { BrowserContext, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_BODY_BYTES } from "~/analytics/events";
+import { ActionPageviewEvent, MAX_BODY_BYTES } from "~/analytics/events";
 import { appUrl, describeBothModes, launchChromium, waitForHydration, type Mode } from "../support/e2e";
 
 const DEMO_PASSWORD = "soko-demo-2026";
@@ -208,9 +208,11 @@ describe("The tracker (JavaScript on)", () => {
     expect(session.user_agent).toContain("Chrome");
     expect(session.session_id).toMatch(/^\d{13}-[0-9a-z]{12}$/);
     expect(session.event_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    // Sent as text/plain (no CORS preflight), and no page view for an anonymous visitor (/pageview needs a sign-in).
+    // Sent as text/plain (no CORS preflight), and no page view: the server recorded this document's, and
+    // /pageview needs a sign-in.
     expect(sent.every((s) => s.contentType.startsWith("text/plain"))).toBe(true);
     expect(accepted(sent, "pageview")).toEqual([]);
+    expect(actions(sent, "pageview")).toEqual([]);
 
     // A click on an element with 150 characters of text.
     const long = "Hire a graphic designer in Kampala ".repeat(5).trim();
@@ -249,7 +251,10 @@ describe("The tracker (JavaScript on)", () => {
     // Client-side: the same session, no second session event.
     await page.waitForTimeout(2500);
     expect(accepted(sent, "session")).toHaveLength(1);
-    expect(JSON.stringify(sent)).not.toContain("secret-typed-words");
+    // What was typed is never read from the field: no action carries it. The search's own URL does, in
+    // the page view of /search (the one client-side navigation), as the server's page views of that URL do.
+    expect(JSON.stringify(sent.flatMap((s) => s.events).filter((e) => e.action_type !== "pageview"))).not.toContain("secret-typed-words");
+    expect(actions(sent, "pageview").map((e) => e.url)).toEqual([appUrl("/search?q=secret-typed-words")]);
     expect(new Set(accepted(sent, "action").map((e) => e.session_id))).toEqual(new Set([session.session_id]));
   });
 
@@ -323,6 +328,45 @@ describe("The tracker (JavaScript on)", () => {
     const leave = beaconed.find((e) => e.action_type === "time_on_page" && e.page === "/terms");
     expect(leave?.value).toBeGreaterThanOrEqual(300);
     expect(leave?.session_id).toBe(first.session_id);
+  });
+
+  it("sends an anonymous visitor's client-side navigations to /action as page views, and none for the document's own (the server's)", async () => {
+    const { page, sent } = await visitor("granted");
+    await page.goto(appUrl("/help"));
+    await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });
+    // The server recorded this document's page view itself: its id is in the page.
+    const meta = await page.locator('meta[name="soko-pageview"]').getAttribute("content");
+    expect(meta).toMatch(/^[0-9a-f-]{36} \d{13}$/);
+    await eventually(() => accepted(sent, "session").length).toBe(1);
+    const session = accepted(sent, "session")[0]!;
+
+    await page.getByRole("contentinfo").getByRole("link", { name: "Terms of service" }).click();
+    await page.getByRole("heading", { level: 1, name: "Terms of Service" }).waitFor();
+    await eventually(() => actions(sent, "pageview").map((e) => e.page)).toEqual(["/terms"]);
+    const terms = actions(sent, "pageview")[0]!;
+    expect(terms).toMatchObject({
+      page: "/terms",
+      url: appUrl("/terms"),
+      referrer: appUrl("/help"),
+      title: expect.stringContaining("Terms"),
+      platform: "web",
+      session_id: session.session_id,
+    });
+    // What the server's /action takes as a page view (the endpoint's own schema).
+    expect(ActionPageviewEvent.safeParse(terms).success).toBe(true);
+
+    // Back (client-side too): another route change, another page view.
+    await page.goBack();
+    await page.getByRole("heading", { level: 1, name: /Help centre/ }).waitFor();
+    await eventually(() => actions(sent, "pageview").map((e) => e.page)).toEqual(["/terms", "/help"]);
+    expect(actions(sent, "pageview")[1]).toMatchObject({ referrer: appUrl("/terms"), session_id: session.session_id });
+    await page.waitForTimeout(2500);
+    // Exactly one per navigation: none for the document's first page, none to /pageview (it needs a sign-in).
+    const views = actions(sent, "pageview");
+    expect(views.map((e) => e.page)).toEqual(["/terms", "/help"]);
+    expect(views.map((e) => e.event_id)).not.toContain(meta!.split(" ")[0]);
+    expect(new Set(views.map((e) => e.event_id)).size).toBe(2);
+    expect(sent.filter((s) => s.endpoint === "pageview")).toEqual([]);
   });
 
   /** Events as earlier pages left them in the outbox: JavaScript errors with long stacks, and clicks. */

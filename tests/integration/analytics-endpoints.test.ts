@@ -182,6 +182,32 @@ describe("tracking endpoints", () => {
       expect((await reader.find(event.event_id))?.event_time).toBe(at.toISOString());
     });
 
+    it("an action of type pageview (an anonymous visitor's route change) as a page view of user 0", async () => {
+      const event = {
+        ...action({ action_type: "pageview", page: "/terms", element_id: "ignored", x: 5 }),
+        title: "Terms of Service | Soko",
+        url: `https://soko.test/terms?${"q".repeat(3000)}`,
+        referrer: "https://soko.test/help",
+      };
+      const res = await post("action", event);
+      expect(res.status).toBe(202);
+      const queued = await reader.find(event.event_id);
+      expect(queued).toMatchObject({
+        kind: "pageview",
+        user_id: 0,
+        page: "/terms",
+        title: "Terms of Service | Soko",
+        url: event.url.slice(0, 2000),
+        referrer: "https://soko.test/help",
+        session_id: event.session_id,
+        event_time: new Date(event.timestamp).toISOString(),
+      });
+      // Checked as a page view: nothing of an action's is kept.
+      expect(queued).not.toHaveProperty("action_type");
+      expect(queued).not.toHaveProperty("element_id");
+      expect(queued).not.toHaveProperty("x");
+    });
+
     it("an action of type error as an error event", async () => {
       const event = action({ action_type: "error", error_message: "TypeError: x is undefined", error_stack: "at app.js:1:2" });
       expect((await post("action", event)).status).toBe(202);
@@ -219,6 +245,12 @@ describe("tracking endpoints", () => {
     it("unknown action_type: 400", async () => {
       const res = await refused(() => post("action", action({ action_type: "hover" })));
       expect(res.body.issues?.[0]).toMatchObject({ path: "action_type", message: expect.stringMatching(/^action_type must be one of click/) });
+    });
+
+    it("an action of type pageview without its page, or with a title that is not text: 400", async () => {
+      const { page: _, ...noPage } = action({ action_type: "pageview" });
+      const res = await refused(() => post("action", [noPage, action({ action_type: "pageview", title: 42 })]));
+      expect(res.body.issues?.map((i) => `${i.index}:${i.path}`)).toEqual(["0:page", "1:title"]);
     });
 
     it("x or y negative or outside the page: 400", async () => {
