@@ -369,6 +369,36 @@ describe("The tracker (JavaScript on)", () => {
     expect(sent.filter((s) => s.endpoint === "pageview")).toEqual([]);
   });
 
+  it("records the page losing and regaining focus, and not a form field's focus as the page's", async () => {
+    const { page, sent } = await visitor("granted");
+    await page.goto(appUrl("/"));
+    await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });
+    await eventually(() => accepted(sent, "session").length).toBe(1);
+    const session = accepted(sent, "session")[0]!;
+
+    await page.getByLabel("Search for a service").click();
+    await eventually(() => actions(sent, "input_focus").length).toBe(1);
+    // Focus moving into a frame leaves the page's window (blur); a click back on the page returns it (focus).
+    await page.evaluate(() => {
+      const frame = document.createElement("iframe");
+      frame.id = "focus-frame";
+      frame.srcdoc = '<input id="inner" aria-label="Inner">';
+      document.querySelector("main")!.prepend(frame);
+    });
+    await page.frameLocator("#focus-frame").locator("#inner").click();
+    await eventually(() => actions(sent, "page_blur").length).toBe(1);
+    expect(actions(sent, "page_focus")).toEqual([]);
+    await page.getByRole("heading", { level: 1 }).first().click();
+    await eventually(() => actions(sent, "page_focus").length).toBe(1);
+    await page.waitForTimeout(2500);
+    const [blur, focus] = [actions(sent, "page_blur"), actions(sent, "page_focus")];
+    expect([blur.length, focus.length]).toEqual([1, 1]);
+    for (const e of [blur[0]!, focus[0]!]) {
+      expect(e).toMatchObject({ page: "/", element_id: "", element_tag: "", element_text: "", session_id: session.session_id });
+    }
+    expect(focus[0]!.timestamp as number).toBeGreaterThanOrEqual(blur[0]!.timestamp as number);
+  });
+
   /** Events as earlier pages left them in the outbox: JavaScript errors with long stacks, and clicks. */
   function kept(sessionId: string, { errors = 0, clicks = 0, stack = 4000 }: { errors?: number; clicks?: number; stack?: number }) {
     const common = () => ({ event_id: randomUUID(), session_id: sessionId, timestamp: Date.now(), platform: "web", page: "/help" });
