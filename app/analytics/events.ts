@@ -17,8 +17,12 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export const MAX_EVENT_AGE_MS = 24 * 60 * 60 * 1000;
 export const MAX_EVENT_FUTURE_MS = 5 * 60 * 1000;
 
-/** What the tracker reports as `action_type` on /action. `error` rows go to the errors table. */
-export const ACTION_TYPES = ["click", "form_submit", "input_focus", "page_focus", "page_blur", "scroll", "time_on_page", "error"] as const;
+/**
+ * What the tracker reports as `action_type` on /action. Two of them are not actions and go to other tables:
+ * `error` (a JavaScript error) to the errors table, and `pageview` (an anonymous visitor's client-side route
+ * change, which /pageview would refuse without a sign-in) to the pageviews table; see ADR 007.
+ */
+export const ACTION_TYPES = ["click", "form_submit", "input_focus", "page_focus", "page_blur", "scroll", "time_on_page", "error", "pageview"] as const;
 export type ActionType = (typeof ACTION_TYPES)[number];
 
 const cut = (max: number) => z.string().transform((s) => s.slice(0, max));
@@ -77,6 +81,12 @@ export const PageviewEvent = z.object({
   url: optionalCut(2000),
   referrer: optionalCut(2000),
 });
+
+/**
+ * An /action event with `action_type: "pageview"`: checked as a page view (page, title, url, referrer) and
+ * queued as one, with the user of the request (0 for an anonymous visitor).
+ */
+export const ActionPageviewEvent = PageviewEvent.extend({ action_type: z.literal("pageview") });
 
 export const ConversionEvent = z.object({
   ...common,

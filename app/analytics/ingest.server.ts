@@ -14,6 +14,7 @@ import type { Redis } from "ioredis";
 import { UAParser } from "ua-parser-js";
 import type { ZodIssue } from "zod";
 import {
+  ActionPageviewEvent,
   ENDPOINTS,
   INGEST_QUEUE,
   MAX_EVENT_AGE_MS,
@@ -131,7 +132,9 @@ export function checkEvents(endpoint: Endpoint, text: string, receivedAtMs: numb
       issues.push({ index, path: "", message: "An event must be a JSON object" });
       return;
     }
-    const parsed = schema.safeParse(raw);
+    // An anonymous visitor's route change comes to /action as a page view (ADR 007): checked as one.
+    const pageview = kind === "action" && (raw as { action_type?: unknown }).action_type === "pageview";
+    const parsed = (pageview ? ActionPageviewEvent : schema).safeParse(raw);
     if (!parsed.success) {
       for (const z of parsed.error.issues) issues.push(issue(index, z));
       return;
@@ -143,7 +146,11 @@ export function checkEvents(endpoint: Endpoint, text: string, receivedAtMs: numb
       issues.push({ index, path: "timestamp", message: outside });
       return;
     }
-    const eventKind: EventKind = kind === "action" && event.action_type === "error" ? "error" : kind;
+    let eventKind: EventKind = kind;
+    if (pageview) {
+      delete event.action_type;
+      eventKind = "pageview";
+    } else if (kind === "action" && event.action_type === "error") eventKind = "error";
     events.push({ kind: eventKind, event, timeMs });
   });
   if (issues.length > 0) {
@@ -252,7 +259,9 @@ export const INGEST_JOB_OPTIONS: JobsOptions = {
   backoff: { type: "exponential", delay: 1_000 },
 };
 
-export type CounterField = "accepted" | "inserted" | "failed" | `dropped:${"bot" | "invalid" | "rate_limited" | "too_large"}`;
+/** Why a request's events were dropped: `dropped:<reason>` in the counters. */
+export type DropReason = "bot" | "invalid" | "rate_limited" | "too_large" | "unauthorized" | "unsupported_type" | "unknown_endpoint";
+export type CounterField = "accepted" | "inserted" | "failed" | `dropped:${DropReason}`;
 
 /** The Redis hash of the pipeline's counters (common brief: accepted, inserted, failed, dropped:<reason>). */
 export function countersKey(prefix = getEnv().QUEUE_PREFIX) {

@@ -6,6 +6,9 @@
  *
  * Answers are JSON, `{success, ...}`: 202 once Redis holds the job (and for bots, whose events are
  * dropped), 400 with the field errors, 401, 413, 415, 429 and 503 with Retry-After. Bad input is never a 500.
+ * Every refused POST but a 503 (which the client retries) is counted as dropped, by reason
+ * (`dropped:<reason>` in the counters): the events of a 400, one per request for the refusals that come
+ * before the events are read (unknown endpoint, 401, 413, 415, 429, bots).
  */
 import express, { type Request as ExpressRequest, type RequestHandler, type Response } from "express";
 import { ENDPOINTS, MAX_BODY_BYTES, type Endpoint } from "~/analytics/events";
@@ -16,6 +19,7 @@ import {
   getIngest,
   IngestUnavailableError,
   logThrottled,
+  type DropReason,
   type Ingest,
   newPageview,
   serverPageviewEvent,
@@ -117,6 +121,7 @@ async function track(req: ExpressRequest<{ endpoint: string }>, res: Response): 
   const receivedAtMs = Date.now();
   const endpoint = req.params.endpoint as Endpoint;
   if (!Object.hasOwn(ENDPOINTS, endpoint)) {
+    countDropped("unknown_endpoint");
     return refuse(res, 404, `Unknown analytics endpoint "${req.params.endpoint}": use one of ${Object.keys(ENDPOINTS).join(", ")}`);
   }
   const spec = ENDPOINTS[endpoint];
@@ -130,10 +135,12 @@ async function track(req: ExpressRequest<{ endpoint: string }>, res: Response): 
 
   const type = req.headers["content-type"];
   if (type !== undefined && !ACCEPTED_TYPE.test(type)) {
+    ingest.count("dropped:unsupported_type", 1);
     return refuse(res, 415, "Send the events as application/json or text/plain");
   }
   const encoding = req.headers["content-encoding"];
   if (encoding !== undefined && encoding.toLowerCase() !== "identity") {
+    ingest.count("dropped:unsupported_type", 1);
     return refuse(res, 415, "Compressed bodies are not accepted: send the events uncompressed");
   }
   const declared = Number(req.headers["content-length"] ?? 0);
@@ -143,12 +150,15 @@ async function track(req: ExpressRequest<{ endpoint: string }>, res: Response): 
       declared > DISCARD_LIMIT_BYTES ? { Connection: "close" } : {});
   }
 
+  // The authentication rule comes before the bot rule: an authenticated endpoint without credentials is
+  // 401 for everyone. Checking for credentials costs nothing; whether they are valid is looked up below.
+  const token = sessionToken(req);
+  if (spec.auth && !token) return unauthorized(ingest, res);
   const userAgent = req.headers["user-agent"] ?? "";
-  if (describeAgent(userAgent).bot) {
-    // Bots are told all is well (so they do not retry) and their events go nowhere.
-    ingest.count("dropped:bot", 1);
-    return send(res, 202, { success: true, accepted: 0 });
-  }
+  const bot = describeAgent(userAgent).bot;
+  // Bots are told all is well (so they do not retry) and their events go nowhere. On an authenticated
+  // endpoint that answer waits until their credentials have been checked.
+  if (bot && !spec.auth) return dropBot(ingest, res);
 
   const ip = clientIp(req);
   // The rate limit's Redis round trip and the body's arrival overlap.
@@ -171,7 +181,6 @@ async function track(req: ExpressRequest<{ endpoint: string }>, res: Response): 
   }
 
   let userId = 0;
-  const token = sessionToken(req);
   if (token) {
     try {
       userId = (await getSessionUser(getDb(), token))?.id ?? 0;
@@ -180,9 +189,8 @@ async function track(req: ExpressRequest<{ endpoint: string }>, res: Response): 
       return unavailable(res);
     }
   }
-  if (spec.auth && userId === 0) {
-    return refuse(res, 401, "Authentication required");
-  }
+  if (spec.auth && userId === 0) return unauthorized(ingest, res);
+  if (bot) return dropBot(ingest, res);
 
   const checked = checkEvents(endpoint, body.text, receivedAtMs);
   if (!checked.ok) {
@@ -198,6 +206,25 @@ async function track(req: ExpressRequest<{ endpoint: string }>, res: Response): 
     if (!(error instanceof IngestUnavailableError)) throw error;
     logThrottled("enqueue", error.message);
     unavailable(res);
+  }
+}
+
+function unauthorized(ingest: Ingest, res: Response) {
+  ingest.count("dropped:unauthorized", 1);
+  refuse(res, 401, "Authentication required");
+}
+
+function dropBot(ingest: Ingest, res: Response) {
+  ingest.count("dropped:bot", 1);
+  send(res, 202, { success: true, accepted: 0 });
+}
+
+/** Counts a request refused before the ingest is needed; the answer never waits for, or fails on, it. */
+function countDropped(reason: DropReason) {
+  try {
+    getIngest().count(`dropped:${reason}`, 1);
+  } catch {
+    /* shutting down: nothing left to count with */
   }
 }
 

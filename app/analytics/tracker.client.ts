@@ -5,14 +5,17 @@
  * stops it at once. tests/integration/tracker-size.test.ts keeps it at or under 3 KB gzipped.
  *
  * What it records: the session (once per browser tab session), page views (the root calls `pageview` on
- * every route change), clicks, form submits, input focus (never the value), page focus and blur, scroll
- * (debounced 1 s, with depth in percent), time on page (at route change and at pagehide, by sendBeacon)
- * and JavaScript errors. Every event gets a UUID and the browser's time, so a re-sent event is the same row.
+ * every route change; see there for anonymous visitors), clicks, form submits, input focus (never the
+ * value), page focus and blur, scroll (debounced 1 s, with depth in percent), time on page (at route
+ * change and at pagehide, by sendBeacon) and JavaScript errors. Every event gets a UUID and the browser's
+ * time, so a re-sent event is the same row.
  *
  * Delivery: events are batched (every 2 s or 20 events) and written to an outbox in localStorage before
- * they are sent, and removed only when the server has answered: 2xx, or a 4xx other than 408/429 (an
+ * they are sent, and removed only when the server has answered: 2xx, or a 4xx other than 408/413/429 (an
  * event the server refuses will never be accepted, so it is dropped). Network errors, 408, 429 and 5xx keep
  * them, and they are retried with jittered exponential backoff, also by the next page this browser opens.
+ * A send holds at most 100 events and 64 KB (the server's caps); a 413 all the same splits the send in
+ * two and tries again, so only an event too large on its own is ever refused for its size.
  */
 import type { ActionType, Endpoint } from "./events";
 
@@ -25,6 +28,9 @@ const OUTBOX = "soko_outbox";
 const SESSION = "soko_sid";
 /** At most this many events wait in localStorage; the oldest go first. */
 const KEEP = 500;
+/** The server's caps per request (MAX_EVENTS_PER_REQUEST, MAX_BODY_BYTES in events.ts, not imported: zod). */
+const MAX_EVENTS = 100;
+const MAX_BYTES = 64 * 1024;
 
 let buffer: Queued[] = [];
 let flushTimer: ReturnType<typeof setTimeout> | 0 = 0;
@@ -106,12 +112,18 @@ function track(endpoint: Endpoint, fields: Fields) {
   else if (!flushTimer) flushTimer = setTimeout(flush, 2000);
 }
 
+/** The items as sends: by endpoint, each a JSON array of at most MAX_EVENTS events and MAX_BYTES of UTF-8. */
 function groups(items: Queued[]) {
-  const out: [Endpoint, Fields[]][] = [];
+  // [endpoint, events, bytes of the array so far]
+  const out: [Endpoint, Fields[], number][] = [];
   for (const [endpoint, event] of items) {
-    const last = out.find((g) => g[0] === endpoint && g[1].length < 100);
-    if (last) last[1].push(event);
-    else out.push([endpoint, [event]]);
+    // The event's bytes in the array, with its comma.
+    const size = new Blob([JSON.stringify(event)]).size + 1;
+    const g = out.find((g) => g[0] === endpoint && g[1].length < MAX_EVENTS && g[2] + size <= MAX_BYTES);
+    if (g) {
+      g[1].push(event);
+      g[2] += size;
+    } else out.push([endpoint, [event], size + 1]);
   }
   return out;
 }
@@ -145,16 +157,22 @@ async function send(): Promise<void> {
   if (!items.length) return;
   sending = true;
   let failed = false;
-  for (const [endpoint, events] of groups(items)) {
-    let done = false;
+  const work = groups(items);
+  for (let group = work.shift(); group; group = work.shift()) {
+    const [endpoint, events] = group;
+    let status = 0;
     try {
       // A string body goes as text/plain: no CORS preflight, and the same format as a beacon.
-      const res = await fetch(API + endpoint, { method: "POST", body: JSON.stringify(events), credentials: "same-origin" });
-      done = res.status < 500 && res.status !== 408 && res.status !== 429;
+      status = (await fetch(API + endpoint, { method: "POST", body: JSON.stringify(events), credentials: "same-origin" })).status;
     } catch {
       /* network error: keep */
     }
-    if (done) {
+    if (status === 413 && events.length > 1) {
+      // Larger than this server takes after all: the same events in two halves, now. (One event alone
+      // that is too large can never be taken, and is dropped below like any refused event.)
+      const half = events.length >> 1;
+      work.unshift([endpoint, events.slice(0, half), 0], [endpoint, events.slice(half), 0]);
+    } else if (status && status < 500 && status !== 408 && status !== 429) {
       const sent = new Set(events.map((e) => e.event_id));
       save(load().filter((q) => !sent.has(q[1].event_id)));
     } else failed = true;
@@ -179,7 +197,7 @@ function act(action_type: ActionType, el?: Element | null, fields?: Fields) {
   track("action", {
     action_type,
     element_id: (el && el.id) || "",
-    element_class: (el && el.getAttribute("class")) || "",
+    element_class: ((el && el.getAttribute("class")) || "").slice(0, 200),
     element_tag: el ? el.tagName.toLowerCase() : "",
     // A form field is named, never read: its value is the visitor's own.
     element_text: ((field ? el.getAttribute("name") : el && el.textContent) || "").replace(/\s+/g, " ").trim().slice(0, 100),
@@ -247,30 +265,31 @@ function start() {
 
 /**
  * A route change (the root calls this from a `useLocation` effect). `doc` is the server's page view for
- * this HTML document (the `soko-pageview` meta): re-sent with the same event_id and time, so the
- * anonymous row the server wrote is replaced by this one.
+ * this HTML document (the `soko-pageview` meta), given on the document's first page only.
  *
- * Page views go to /pageview, which needs a signed-in visitor (401 otherwise). For an anonymous visitor
- * the tracker sends none: the server has already recorded each HTML document it served, and a page view
- * could not be attributed to them anyway. Client-side navigations of anonymous visitors are therefore
- * not counted as page views (their clicks and time on page are still recorded with the page).
+ * A signed-in visitor's page views go to /pageview (which answers 401 without a sign-in); the document's
+ * first one is the server's, re-sent with the same event_id and time, so the anonymous row the server
+ * wrote is replaced by this one, under the visitor's user and session.
+ *
+ * An anonymous visitor's go to /action as `action_type: "pageview"`, which the server stores as a page
+ * view of user 0 (ADR 007). The document's first one is the server's alone: it is already recorded, so
+ * nothing is sent for it; every later route change (a client-side navigation) sends one.
  */
 export function pageview(signedIn: boolean, doc?: DocumentPageview | null) {
   if (!granted()) return;
   start();
   timeOnPage();
-  const referrer = pageUrl || document.referrer;
+  // Cut as the server cuts them, so no page view is ever too large to send.
+  const fields = {
+    title: document.title.slice(0, 300),
+    url: location.href.slice(0, 2000),
+    referrer: (pageUrl || document.referrer).slice(0, 2000),
+  };
   page = location.pathname;
   pageUrl = location.href;
   pageStart = Date.now();
-  if (signedIn) {
-    track("pageview", {
-      title: document.title,
-      url: location.href,
-      referrer,
-      ...(doc ? { event_id: doc.eventId, timestamp: doc.time } : null),
-    });
-  }
+  if (signedIn) track("pageview", { ...fields, ...(doc ? { event_id: doc.eventId, timestamp: doc.time } : null) });
+  else if (!doc) track("action", { action_type: "pageview", ...fields });
 }
 
 /** A conversion where it happens: `signup`, `order_placed`, `gig_published` (needs a signed-in visitor). */

@@ -1,11 +1,13 @@
 /**
  * Analytics in the browser: the consent banner, the /consent page, the footer link and the settings choice
  * (with and without JavaScript), and the tracker itself. The tracker's requests are answered here with
- * `page.route` (202, or 503/400 where a test says so), so what the browser sends is seen exactly; the
- * endpoints and the pipeline behind them have their own tests.
+ * `page.route` (202, or 503/400/413 where a test says so; 413 above 64 KB, as the server does), so what the
+ * browser sends is seen exactly; the endpoints and the pipeline behind them have their own tests.
  */
+import { randomUUID } from "node:crypto";
 import type { BrowserContext, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ActionPageviewEvent, MAX_BODY_BYTES } from "~/analytics/events";
 import { appUrl, describeBothModes, launchChromium, waitForHydration, type Mode } from "../support/e2e";
 
 const DEMO_PASSWORD = "soko-demo-2026";
@@ -133,7 +135,7 @@ describeBothModes("Analytics consent", (mode: Mode) => {
 });
 
 type AnalyticsEvent = Record<string, unknown> & { event_id: string };
-type Sent = { endpoint: string; status: number; contentType: string; events: AnalyticsEvent[] };
+type Sent = { endpoint: string; status: number; contentType: string; bytes: number; events: AnalyticsEvent[] };
 
 describe("The tracker (JavaScript on)", () => {
   let browser: Awaited<ReturnType<typeof launchChromium>>;
@@ -146,7 +148,10 @@ describe("The tracker (JavaScript on)", () => {
   });
 
   /** A fresh browser profile (cookies, localStorage) with the given choice, its analytics calls recorded. */
-  async function visitor(consent: "granted" | "denied" | null, answer: (endpoint: string, events: AnalyticsEvent[]) => number = () => 202) {
+  async function visitor(
+    consent: "granted" | "denied" | null,
+    answer: (endpoint: string, events: AnalyticsEvent[], bytes: number) => number = () => 202,
+  ) {
     await context?.close();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, screen: { width: 1280, height: 720 }, userAgent: USER_AGENT, timezoneId: "Africa/Kampala" });
     context.setDefaultTimeout(10_000);
@@ -157,8 +162,10 @@ describe("The tracker (JavaScript on)", () => {
       const endpoint = new URL(request.url()).pathname.split("/").pop()!;
       const body = JSON.parse(request.postData() ?? "[]") as AnalyticsEvent | AnalyticsEvent[];
       const events = Array.isArray(body) ? body : [body];
-      const status = answer(endpoint, events);
-      sent.push({ endpoint, status, contentType: request.headers()["content-type"] ?? "", events });
+      const bytes = request.postDataBuffer()?.length ?? 0;
+      // The server's cap on a body.
+      const status = bytes > MAX_BODY_BYTES ? 413 : answer(endpoint, events, bytes);
+      sent.push({ endpoint, status, contentType: request.headers()["content-type"] ?? "", bytes, events });
       await route.fulfill({ status, contentType: "application/json", body: status === 202 ? '{"accepted":1}' : '{"error":"x"}' });
     });
     // Chromium sends a beacon made at pagehide, but Playwright neither routes nor reports it: each beacon is
@@ -201,9 +208,11 @@ describe("The tracker (JavaScript on)", () => {
     expect(session.user_agent).toContain("Chrome");
     expect(session.session_id).toMatch(/^\d{13}-[0-9a-z]{12}$/);
     expect(session.event_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    // Sent as text/plain (no CORS preflight), and no page view for an anonymous visitor (/pageview needs a sign-in).
+    // Sent as text/plain (no CORS preflight), and no page view: the server recorded this document's, and
+    // /pageview needs a sign-in.
     expect(sent.every((s) => s.contentType.startsWith("text/plain"))).toBe(true);
     expect(accepted(sent, "pageview")).toEqual([]);
+    expect(actions(sent, "pageview")).toEqual([]);
 
     // A click on an element with 150 characters of text.
     const long = "Hire a graphic designer in Kampala ".repeat(5).trim();
@@ -242,7 +251,10 @@ describe("The tracker (JavaScript on)", () => {
     // Client-side: the same session, no second session event.
     await page.waitForTimeout(2500);
     expect(accepted(sent, "session")).toHaveLength(1);
-    expect(JSON.stringify(sent)).not.toContain("secret-typed-words");
+    // What was typed is never read from the field: no action carries it. The search's own URL does, in
+    // the page view of /search (the one client-side navigation), as the server's page views of that URL do.
+    expect(JSON.stringify(sent.flatMap((s) => s.events).filter((e) => e.action_type !== "pageview"))).not.toContain("secret-typed-words");
+    expect(actions(sent, "pageview").map((e) => e.url)).toEqual([appUrl("/search?q=secret-typed-words")]);
     expect(new Set(accepted(sent, "action").map((e) => e.session_id))).toEqual(new Set([session.session_id]));
   });
 
@@ -316,6 +328,139 @@ describe("The tracker (JavaScript on)", () => {
     const leave = beaconed.find((e) => e.action_type === "time_on_page" && e.page === "/terms");
     expect(leave?.value).toBeGreaterThanOrEqual(300);
     expect(leave?.session_id).toBe(first.session_id);
+  });
+
+  it("sends an anonymous visitor's client-side navigations to /action as page views, and none for the document's own (the server's)", async () => {
+    const { page, sent } = await visitor("granted");
+    await page.goto(appUrl("/help"));
+    await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });
+    // The server recorded this document's page view itself: its id is in the page.
+    const meta = await page.locator('meta[name="soko-pageview"]').getAttribute("content");
+    expect(meta).toMatch(/^[0-9a-f-]{36} \d{13}$/);
+    await eventually(() => accepted(sent, "session").length).toBe(1);
+    const session = accepted(sent, "session")[0]!;
+
+    await page.getByRole("contentinfo").getByRole("link", { name: "Terms of service" }).click();
+    await page.getByRole("heading", { level: 1, name: "Terms of Service" }).waitFor();
+    await eventually(() => actions(sent, "pageview").map((e) => e.page)).toEqual(["/terms"]);
+    const terms = actions(sent, "pageview")[0]!;
+    expect(terms).toMatchObject({
+      page: "/terms",
+      url: appUrl("/terms"),
+      referrer: appUrl("/help"),
+      title: expect.stringContaining("Terms"),
+      platform: "web",
+      session_id: session.session_id,
+    });
+    // What the server's /action takes as a page view (the endpoint's own schema).
+    expect(ActionPageviewEvent.safeParse(terms).success).toBe(true);
+
+    // Back (client-side too): another route change, another page view.
+    await page.goBack();
+    await page.getByRole("heading", { level: 1, name: /Help centre/ }).waitFor();
+    await eventually(() => actions(sent, "pageview").map((e) => e.page)).toEqual(["/terms", "/help"]);
+    expect(actions(sent, "pageview")[1]).toMatchObject({ referrer: appUrl("/terms"), session_id: session.session_id });
+    await page.waitForTimeout(2500);
+    // Exactly one per navigation: none for the document's first page, none to /pageview (it needs a sign-in).
+    const views = actions(sent, "pageview");
+    expect(views.map((e) => e.page)).toEqual(["/terms", "/help"]);
+    expect(views.map((e) => e.event_id)).not.toContain(meta!.split(" ")[0]);
+    expect(new Set(views.map((e) => e.event_id)).size).toBe(2);
+    expect(sent.filter((s) => s.endpoint === "pageview")).toEqual([]);
+  });
+
+  it("records the page losing and regaining focus, and not a form field's focus as the page's", async () => {
+    const { page, sent } = await visitor("granted");
+    await page.goto(appUrl("/"));
+    await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });
+    await eventually(() => accepted(sent, "session").length).toBe(1);
+    const session = accepted(sent, "session")[0]!;
+
+    await page.getByLabel("Search for a service").click();
+    await eventually(() => actions(sent, "input_focus").length).toBe(1);
+    // Focus moving into a frame leaves the page's window (blur); a click back on the page returns it (focus).
+    await page.evaluate(() => {
+      const frame = document.createElement("iframe");
+      frame.id = "focus-frame";
+      frame.srcdoc = '<input id="inner" aria-label="Inner">';
+      document.querySelector("main")!.prepend(frame);
+    });
+    await page.frameLocator("#focus-frame").locator("#inner").click();
+    await eventually(() => actions(sent, "page_blur").length).toBe(1);
+    expect(actions(sent, "page_focus")).toEqual([]);
+    await page.getByRole("heading", { level: 1 }).first().click();
+    await eventually(() => actions(sent, "page_focus").length).toBe(1);
+    await page.waitForTimeout(2500);
+    const [blur, focus] = [actions(sent, "page_blur"), actions(sent, "page_focus")];
+    expect([blur.length, focus.length]).toEqual([1, 1]);
+    for (const e of [blur[0]!, focus[0]!]) {
+      expect(e).toMatchObject({ page: "/", element_id: "", element_tag: "", element_text: "", session_id: session.session_id });
+    }
+    expect(focus[0]!.timestamp as number).toBeGreaterThanOrEqual(blur[0]!.timestamp as number);
+  });
+
+  /** Events as earlier pages left them in the outbox: JavaScript errors with long stacks, and clicks. */
+  function kept(sessionId: string, { errors = 0, clicks = 0, stack = 4000 }: { errors?: number; clicks?: number; stack?: number }) {
+    const common = () => ({ event_id: randomUUID(), session_id: sessionId, timestamp: Date.now(), platform: "web", page: "/help" });
+    return [
+      // Non-ASCII (2 bytes in UTF-8), so a body's bytes are more than its characters.
+      ...Array.from({ length: errors }, (_, i) => [
+        "action",
+        { ...common(), action_type: "error", error_message: `Ekikolwa kyalemye ${i} `.padEnd(1000, "é"), error_stack: "é".repeat(stack) },
+      ]),
+      ...Array.from({ length: clicks }, (_, i) => ["action", { ...common(), action_type: "click", element_tag: "a", element_text: `Link ${i}`, x: i, y: i }]),
+    ] as [string, AnalyticsEvent][];
+  }
+
+  /** Puts the events in the outbox on one page; the next document's tracker sends them first. */
+  async function leaveInOutbox(page: Page, items: [string, AnalyticsEvent][]) {
+    await page.evaluate((json) => localStorage.setItem("soko_outbox", json), JSON.stringify(items));
+    await page.goto(appUrl("/terms"));
+  }
+
+  const acceptedTimes = (sent: Sent[], eventId: string) =>
+    sent.filter((s) => s.status === 202).flatMap((s) => s.events).filter((e) => e.event_id === eventId).length;
+
+  it("sends a large outbox in sends of at most 100 events and 64 KB each, and every event arrives once", async () => {
+    const { page, sent } = await visitor("granted");
+    await page.goto(appUrl("/help"));
+    await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });
+    await eventually(() => accepted(sent, "session").length).toBe(1);
+    // 25 errors of about 10 KB each (250 KB) and 150 clicks.
+    const items = kept(accepted(sent, "session")[0]!.session_id as string, { errors: 25, clicks: 150 });
+    await leaveInOutbox(page, items);
+    await eventually(() => items.filter(([, e]) => acceptedTimes(sent, e.event_id) === 0).length, 20_000).toBe(0);
+    await eventually(() => page.evaluate(() => localStorage.getItem("soko_outbox"))).toBeNull();
+    expect(items.filter(([, e]) => acceptedTimes(sent, e.event_id) !== 1)).toEqual([]);
+    // Nothing refused for its size: every body was under the cap, in bytes.
+    expect(sent.filter((s) => s.status === 413)).toEqual([]);
+    expect(Math.max(...sent.map((s) => s.bytes))).toBeLessThanOrEqual(MAX_BODY_BYTES);
+    expect(Math.max(...sent.map((s) => s.events.length))).toBeLessThanOrEqual(100);
+    // Full sends, not one per event.
+    expect(sent.filter((s) => s.events.some((e) => e.action_type === "error")).length).toBeLessThanOrEqual(5);
+  });
+
+  it("sends again in halves what a server with a smaller cap refuses with 413, and drops only an event too large on its own", async () => {
+    const CAP_BYTES = 16 * 1024;
+    const { page, sent } = await visitor("granted", (_endpoint, _events, bytes) => (bytes > CAP_BYTES ? 413 : 202));
+    await page.goto(appUrl("/help"));
+    await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });
+    await eventually(() => accepted(sent, "session").length).toBe(1);
+    const sessionId = accepted(sent, "session")[0]!.session_id as string;
+    const items = kept(sessionId, { errors: 12, clicks: 40 });
+    // Larger than this server's cap even alone (about 21 KB).
+    const [tooLarge] = kept(sessionId, { errors: 1, stack: 10_000 });
+    items.splice(5, 0, tooLarge!);
+    await leaveInOutbox(page, items);
+    const fit = items.filter(([, e]) => e.event_id !== tooLarge![1].event_id);
+    await eventually(() => fit.filter(([, e]) => acceptedTimes(sent, e.event_id) === 0).length, 20_000).toBe(0);
+    await eventually(() => page.evaluate(() => localStorage.getItem("soko_outbox"))).toBeNull();
+    expect(fit.filter(([, e]) => acceptedTimes(sent, e.event_id) !== 1)).toEqual([]);
+    expect(sent.some((s) => s.status === 413 && s.events.length > 1)).toBe(true);
+    // The one that can never fit was tried alone, once, then dropped.
+    const alone = sent.filter((s) => s.events.length === 1 && s.events[0]!.event_id === tooLarge![1].event_id);
+    expect(alone.map((s) => s.status)).toEqual([413]);
+    expect(acceptedTimes(sent, tooLarge![1].event_id)).toBe(0);
   });
 
   it("records the signup conversion after joining", async () => {

@@ -182,6 +182,32 @@ describe("tracking endpoints", () => {
       expect((await reader.find(event.event_id))?.event_time).toBe(at.toISOString());
     });
 
+    it("an action of type pageview (an anonymous visitor's route change) as a page view of user 0", async () => {
+      const event = {
+        ...action({ action_type: "pageview", page: "/terms", element_id: "ignored", x: 5 }),
+        title: "Terms of Service | Soko",
+        url: `https://soko.test/terms?${"q".repeat(3000)}`,
+        referrer: "https://soko.test/help",
+      };
+      const res = await post("action", event);
+      expect(res.status).toBe(202);
+      const queued = await reader.find(event.event_id);
+      expect(queued).toMatchObject({
+        kind: "pageview",
+        user_id: 0,
+        page: "/terms",
+        title: "Terms of Service | Soko",
+        url: event.url.slice(0, 2000),
+        referrer: "https://soko.test/help",
+        session_id: event.session_id,
+        event_time: new Date(event.timestamp).toISOString(),
+      });
+      // Checked as a page view: nothing of an action's is kept.
+      expect(queued).not.toHaveProperty("action_type");
+      expect(queued).not.toHaveProperty("element_id");
+      expect(queued).not.toHaveProperty("x");
+    });
+
     it("an action of type error as an error event", async () => {
       const event = action({ action_type: "error", error_message: "TypeError: x is undefined", error_stack: "at app.js:1:2" });
       expect((await post("action", event)).status).toBe(202);
@@ -219,6 +245,12 @@ describe("tracking endpoints", () => {
     it("unknown action_type: 400", async () => {
       const res = await refused(() => post("action", action({ action_type: "hover" })));
       expect(res.body.issues?.[0]).toMatchObject({ path: "action_type", message: expect.stringMatching(/^action_type must be one of click/) });
+    });
+
+    it("an action of type pageview without its page, or with a title that is not text: 400", async () => {
+      const { page: _, ...noPage } = action({ action_type: "pageview" });
+      const res = await refused(() => post("action", [noPage, action({ action_type: "pageview", title: 42 })]));
+      expect(res.body.issues?.map((i) => `${i.index}:${i.path}`)).toEqual(["0:page", "1:title"]);
     });
 
     it("x or y negative or outside the page: 400", async () => {
@@ -309,6 +341,20 @@ describe("tracking endpoints", () => {
           expect(res.body).toEqual({ success: false, error: "Authentication required" });
         }
       }
+    });
+
+    it("a bot without a valid session on an authenticated endpoint: 401 like anyone, not a bot's 202", async () => {
+      const pageview = { event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now(), page: "/" };
+      for (const headers of [{}, { Authorization: "Bearer not-a-real-token" }] as Record<string, string>[]) {
+        const res = await refused(() => post("pageview", pageview, { userAgent: GOOGLEBOT, headers }));
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual({ success: false, error: "Authentication required" });
+      }
+      // Signed in, it is a bot again: told all is well, and dropped.
+      const signedIn = await post("pageview", pageview, { userAgent: GOOGLEBOT, headers: { Authorization: `Bearer ${token}` } });
+      expect(signedIn.status).toBe(202);
+      expect(signedIn.body).toEqual({ success: true, accepted: 0 });
+      expect(await reader.find(pageview.event_id)).toBeUndefined();
     });
 
     it("the session cookie sent from another site does not count: 401", async () => {
@@ -443,6 +489,22 @@ describe("tracking endpoints", () => {
       expect(await reader.find(event.event_id)).toBeUndefined();
       await expect.poll(async () => Number((await counters())["dropped:bot"] ?? 0)).toBe(before + 2);
     });
+  });
+
+  it("counts each refusal as dropped under its reason: unauthorized, unsupported type, unknown endpoint", async () => {
+    const before = await counters();
+    const pageview = { event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now(), page: "/" };
+    await refused(() => post("pageview", pageview));
+    await refused(() => post("conversion", { ...pageview, conversion_type: "signup" }, { headers: { Authorization: "Bearer not-a-real-token" } }));
+    await refused(() => post("action", "event_id=1", { raw: true, headers: { "Content-Type": "application/x-www-form-urlencoded" } }));
+    await refused(() => post("action", action(), { headers: { "Content-Encoding": "gzip" } }));
+    await refused(() => post("clicks", action()));
+    const grew = async () => {
+      const now = await counters();
+      const delta = (field: string) => Number(now[field] ?? 0) - Number(before[field] ?? 0);
+      return { unauthorized: delta("dropped:unauthorized"), unsupported: delta("dropped:unsupported_type"), unknown: delta("dropped:unknown_endpoint") };
+    };
+    await expect.poll(grew).toEqual({ unauthorized: 2, unsupported: 2, unknown: 1 });
   });
 
   it("keeps the counters: accepted events and refused ones by reason", async () => {

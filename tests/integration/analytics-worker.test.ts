@@ -16,6 +16,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createClickHouse } from "~/analytics/clickhouse.server";
 import { quote, quoteList } from "~/analytics/clickhouse-sql.server";
 import { INGEST_QUEUE, TABLES, type EventKind, type IngestJob, type QueuedEvent } from "~/analytics/events";
+import { checkEvents, enrichEvents } from "~/analytics/ingest.server";
+import { pageViews } from "~/analytics/reports.server";
 import { getEnv, parseEnv } from "~/utils/env.server";
 import { migrateClickHouse } from "~/utils/migrate.server";
 import { createRedis } from "~/utils/redis.server";
@@ -209,6 +211,59 @@ describe("analytics worker", () => {
     ]);
     expect(await read("user_actions")).toEqual([{ ...common(userAction), action: "search", details: '{"q":"logo"}', page: "/search" }]);
     expect(await t.counters()).toEqual({ inserted: "7" });
+  });
+
+  it("stores an anonymous route change, sent to /action as a page view, in pageviews as user 0, and the page-view report counts it", async () => {
+    const t = setup({ INGEST_BATCH_MS: "100" });
+    await t.start();
+    // What the tracker sends for a client-side navigation, through the endpoint's own checks and enrichment,
+    // at a time no other test of this file writes to.
+    const receivedAtMs = Date.parse("2025-06-15T08:00:00.000Z");
+    const sent = {
+      event_id: randomUUID(),
+      session_id: "1749974000000-a1b2c3d4e5f6",
+      timestamp: receivedAtMs - 1000,
+      platform: "web",
+      page: "/terms",
+      action_type: "pageview",
+      title: "Terms of Service | Soko",
+      url: "https://soko.test/terms",
+      referrer: "https://soko.test/help",
+    };
+    const checked = checkEvents("action", JSON.stringify([sent]), receivedAtMs);
+    if (!checked.ok) throw new Error(`refused: ${checked.error}`);
+    const android = "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
+    const queued = await enrichEvents(checked.events, { ip: "41.210.145.12", userAgent: android, userId: 0 }, receivedAtMs);
+    const job = await t.add(queued);
+    await waitFor(async () => (await job.getState()) === "completed", 10_000, "the job to complete");
+
+    const where = `toString(event_id) = ${quote(sent.event_id)}`;
+    expect(await select(`SELECT * FROM pageviews FINAL WHERE ${where}`)).toEqual([
+      {
+        event_id: sent.event_id,
+        session_id: sent.session_id,
+        user_id: 0,
+        event_time: "2025-06-15 07:59:59",
+        received_at: "2025-06-15 08:00:00",
+        platform: "web",
+        ip: "41.210.145.0",
+        country: "Uganda",
+        city: "Kampala",
+        device: "mobile",
+        browser: "Mobile Chrome",
+        os: "Android",
+        page: "/terms",
+        title: "Terms of Service | Soko",
+        url: "https://soko.test/terms",
+        referrer: "https://soko.test/help",
+      },
+    ]);
+    expect(await storedCount([sent.event_id])).toBe(1);
+    expect(await pageViews(clickhouse, "1d", { now: new Date(receivedAtMs) })).toEqual({
+      total: 1,
+      unique: 1,
+      pages: [{ page: "/terms", views: 1, unique_views: 1 }],
+    });
   });
 
   it("completes a job only once its rows can be read, never before", async () => {
