@@ -20,8 +20,9 @@ export const links: LinksFunction = () => [
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await getUser(request);
-  // The page view server.ts recorded for this HTML document (absent for data requests and bots): the
-  // tracker re-sends it with the same id and time once the visitor has allowed analytics.
+  // The page view server.ts recorded for this HTML document (absent for data requests and bots). With
+  // analytics allowed, the tracker re-sends it with the same id and time for a signed-in visitor (so the
+  // row gets their user id), and for an anonymous one sends nothing more for this document.
   const pageview = (context as { pageview?: { eventId: string; time: number } | null }).pageview ?? null;
   const consent = /(?:^|;\s*)soko_consent=(granted|denied)(?:;|$)/.exec(request.headers.get("Cookie") ?? "")?.[1] ?? null;
   return {
