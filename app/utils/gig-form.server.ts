@@ -5,13 +5,7 @@
  * once (as the member's uploads) so they survive those round trips; a gig only ever takes its owner's uploads.
  */
 import { parseWithZod } from "@conform-to/zod";
-import {
-  data,
-  MaxPartSizeExceededError,
-  redirect,
-  unstable_createMemoryUploadHandler,
-  unstable_parseMultipartFormData,
-} from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
 import { recordActivity } from "~/models/activity.server";
 import { gigImagesOf, GigInputError, NOT_YOUR_IMAGE, ownImages, recordUpload, saveGig, type GigPackage } from "~/models/gig.server";
 import type { SessionUser } from "~/models/session.server";
@@ -26,7 +20,7 @@ import {
   type GigIntent,
   type Tier,
 } from "~/utils/gig-schemas";
-import { cleanFormData, readFormData } from "~/utils/form-data.server";
+import { readFormData, readMultipartFormData } from "~/utils/form-data.server";
 import { consume } from "~/utils/rate-limit.server";
 import { deleteImage, InvalidImageError, MAX_IMAGE_BYTES, saveImage } from "~/utils/storage.server";
 
@@ -95,12 +89,7 @@ function stateOf(form: FormData): GigFormState {
 
 async function readForm(request: Request): Promise<FormData | "too-large"> {
   if (!(request.headers.get("Content-Type") ?? "").startsWith("multipart/form-data")) return readFormData(request);
-  try {
-    return cleanFormData(await unstable_parseMultipartFormData(request, unstable_createMemoryUploadHandler({ maxPartSize: MAX_IMAGE_BYTES })));
-  } catch (error) {
-    if (error instanceof MaxPartSizeExceededError) return "too-large";
-    throw error;
-  }
+  return readMultipartFormData(request, { maxPartSize: MAX_IMAGE_BYTES });
 }
 
 const reply = (state: GigFormState, errors: GigFormErrors, status = 400) => data<GigFormReply>({ state, errors }, { status });

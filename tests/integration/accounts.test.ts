@@ -3,18 +3,27 @@
  * password resets, and the access matrix of every route on both hosts for every kind of visitor.
  */
 import http from "node:http";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { saveGig } from "~/models/gig.server";
 import { createSession } from "~/models/session.server";
 import { setUserStatus } from "~/models/user.server";
+import { getEnv } from "~/utils/env.server";
+import { gigFormSchema } from "~/utils/gig-schemas";
 import { hashPassword } from "~/utils/password.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let t: TestDatabase;
 let server: TestServer;
+let redis: Redis;
 const PASSWORD = "correct-horse-9";
+/** This server's namespace in Redis: its rate-limit keys are `${QUEUE_PREFIX}:rl:<limit>:<key>`. */
+const QUEUE_PREFIX = `acct_${process.pid}_${Date.now()}`;
 const tokens: Record<string, string> = {};
 const ids: Record<string, number> = {};
+/** A published gig of test_freelancer's, for the rows of the matrix that need a real one. */
+let gigId: number;
 
 beforeAll(async () => {
   t = await createTestDatabase();
@@ -26,26 +35,64 @@ beforeAll(async () => {
     ids[role] = row.id;
     tokens[role] = (await createSession(t.db, { userId: row.id, persistent: false })).token;
   }
-  server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: `acct_${process.pid}_${Date.now()}`, DEV_OUTBOX: "1" });
+  await t.db("categories").insert({ slug: "graphic-design", name: "Graphic Design" });
+  const gig = gigFormSchema("publish").parse({
+    title: "Logo design for your shop",
+    category: "graphic-design",
+    description: "A logo in three days.",
+    basic: { name: "Starter", description: "One concept", price: "75000", delivery: "3", revisions: "1", features: "" },
+    standard: {},
+    premium: {},
+  });
+  gigId = (await saveGig(t.db, ids.freelancer!, gig, "published")).id;
+  redis = new Redis(getEnv().REDIS_URL, { maxRetriesPerRequest: 1 });
+  // TRUST_PROXY lets a test speak from its own address (X-Forwarded-For), so rate limits of one test never
+  // spill into another.
+  server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX, DEV_OUTBOX: "1", TRUST_PROXY: "loopback" });
 });
 afterAll(async () => {
   await server?.stop();
+  await redis?.quit();
   await t?.drop();
 });
 
 type Who = "anonymous" | "client" | "freelancer" | "admin";
+type Host = "main" | "admin";
+type RequestOptions = {
+  host?: Host;
+  who?: Who;
+  /** A session token to send instead of `who`'s. */
+  session?: string;
+  method?: string;
+  /** A form, sent URL-encoded. */
+  body?: Record<string, string>;
+  /** Any other body, with its Content-Type (none when `type` is omitted). */
+  raw?: { type?: string; body: string };
+  /** The visitor's address, as a proxy in front of us would pass it on. */
+  ip?: string;
+  headers?: Record<string, string>;
+};
 
 /**
  * One request to the test server, as a visitor of either host. The admin host is reached with a Host header
  * (Node's resolver does not know *.localhost names, browsers do).
  */
-function request(path: string, { host = "main", who = "anonymous", method = "GET", body }: { host?: "main" | "admin"; who?: Who; method?: string; body?: Record<string, string> } = {}): Promise<Response> {
+function request(path: string, { host = "main", who = "anonymous", session, method = "GET", body, raw, ip, headers: extra }: RequestOptions = {}): Promise<Response> {
   const origin = host === "admin" ? server.adminUrl : server.baseUrl;
   const headers: Record<string, string> = { Host: new URL(origin).host };
-  if (who !== "anonymous") headers.Cookie = `soko_session=${tokens[who]}`;
-  const payload = body ? new URLSearchParams(body).toString() : undefined;
+  const token = session ?? (who === "anonymous" ? undefined : tokens[who]);
+  if (token) headers.Cookie = `soko_session=${token}`;
   if (method !== "GET") headers.Origin = origin;
-  if (payload !== undefined) headers["Content-Type"] = "application/x-www-form-urlencoded";
+  if (ip) headers["X-Forwarded-For"] = ip;
+  let payload: string | undefined;
+  if (body) {
+    payload = new URLSearchParams(body).toString();
+    headers["Content-Type"] = "application/x-www-form-urlencoded";
+  } else if (raw) {
+    payload = raw.body;
+    if (raw.type) headers["Content-Type"] = raw.type;
+  }
+  Object.assign(headers, extra);
   return new Promise((resolve, reject) => {
     const req = http.request({ host: "127.0.0.1", port: server.port, path, method, headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -69,6 +116,18 @@ async function outcome(res: Response) {
     return `→ ${location.pathname}${location.search}`;
   }
   return String(res.status);
+}
+
+/** The message shown beside a field: the error list Conform names `<form>-<field>-error`, as text. */
+function besideField(html: string, field: string): string {
+  const list = new RegExp(`<ul id="[\\w-]*-${field}-error"[^>]*>(.*?)</ul>`, "s").exec(html)?.[1] ?? "";
+  return list.replace(/<[^>]+>/g, " ").replace(/&#x27;/g, "'").replace(/\s+/g, " ").trim();
+}
+
+/** The `value` an input of that name shows (what the form kept), or null. */
+function inputValue(html: string, name: string): string | null {
+  const input = new RegExp(`<input[^>]*\\bname="${name}"[^>]*>`).exec(html)?.[0];
+  return input ? (/\bvalue="([^"]*)"/.exec(input)?.[1] ?? "") : null;
 }
 
 const LOGIN = (to: string) => `→ /login?redirectTo=${encodeURIComponent(to)}`;
@@ -431,4 +490,45 @@ describe("settings store what is valid and refuse the rest", () => {
     expect(await res.text()).toContain("Upload a JPEG, PNG or WebP image");
     expect((await stored()).avatar_key).toBeNull();
   });
+});
+
+describe("a body that is not a form gets a 4xx saying so, and nothing is stored (once a 500)", () => {
+  const JSON_TYPE = "application/json";
+  const json = (value: unknown) => ({ type: JSON_TYPE, body: JSON.stringify(value) });
+  // A multipart body cut off before its closing boundary.
+  const brokenMultipart = { type: "multipart/form-data; boundary=----soko", body: '------soko\r\nContent-Disposition: form-data; name="name"\r\n\r\nCut Off' };
+  const counts = async () => ({
+    users: await countUsers(),
+    sessions: Number((await t.db("sessions").count<{ c: string }[]>({ c: "*" }).first())?.c),
+    outbox: Number((await t.db("outbox").count<{ c: string }[]>({ c: "*" }).first())?.c),
+  });
+  const cases: [string, string, Who, Host, RequestOptions["raw"], number, string][] = [
+    ["JSON sign-in", "/login", "anonymous", "main", json({ email: "client@example.ug", password: PASSWORD }), 415, "not JSON or plain text"],
+    ["JSON admin sign-in", "/login", "anonymous", "admin", json({ email: "admin@example.ug", password: PASSWORD }), 415, "not JSON or plain text"],
+    ["plain-text join", "/register", "anonymous", "main", { type: "text/plain", body: "name=Plain Text&email=plain@example.ug" }, 415, "not JSON or plain text"],
+    ["JSON seller join", "/freelancer/register", "anonymous", "main", json(validSeller), 415, "not JSON or plain text"],
+    ["JSON reset request", "/forgot-password", "anonymous", "main", json({ email: "client@example.ug" }), 415, "not JSON or plain text"],
+    ["JSON new password", "/reset-password", "anonymous", "main", json({ token: "x", password: "abcdefgh1", confirmPassword: "abcdefgh1" }), 415, "not JSON or plain text"],
+    ["a body without a type", "/login", "anonymous", "main", { body: "email=client%40example.ug" }, 415, "not JSON or plain text"],
+    ["a broken multipart sign-in", "/login", "anonymous", "main", brokenMultipart, 400, "This form could not be read"],
+    ["URL-encoded profile (it carries a photo)", "/settings?tab=profile", "client", "main", { type: "application/x-www-form-urlencoded", body: "name=Url+Encoded" }, 415, "must be sent as multipart/form-data"],
+    ["a broken multipart profile", "/settings?tab=profile", "client", "main", brokenMultipart, 400, "This form could not be read"],
+    ["JSON billing", "/settings?tab=billing", "client", "main", json({ mobileMoneyNumber: "+256772123456" }), 415, "not JSON or plain text"],
+    ["JSON consent", "/consent", "anonymous", "main", json({ consent: "granted" }), 415, "not JSON or plain text"],
+    ["JSON gig", "/gig/create", "freelancer", "main", json({ intent: "publish", title: "JSON gig" }), 415, "not JSON or plain text"],
+    ["a broken multipart gig", "/gig/create", "freelancer", "main", brokenMultipart, 400, "This form could not be read"],
+  ];
+  for (const [title, path, who, host, raw, status, message] of cases) {
+    it(title, async () => {
+      const before = await counts();
+      const profile = await t.db("users").where({ id: ids.client }).first();
+      const res = await request(path, { method: "POST", who, host, raw, ip: "10.70.0.1" });
+      expect(res.status).toBe(status);
+      expect(await res.text()).toContain(message);
+      expect(res.headers.get("set-cookie")).toBeNull();
+      expect(await counts()).toEqual(before);
+      expect(await t.db("users").where({ id: ids.client }).first()).toEqual(profile);
+      expect(await t.db("gigs").where({ title: "JSON gig" }).first()).toBeUndefined();
+    });
+  }
 });
