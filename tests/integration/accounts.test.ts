@@ -321,6 +321,18 @@ describe("signing in", () => {
     expect(await outcome(await login({ email: "client@example.ug", password: PASSWORD, redirectTo: "/settings?tab=billing" }))).toBe("→ /settings?tab=billing");
     expect(await outcome(await login({ email: "client@example.ug", password: PASSWORD, redirectTo: "//evil.example/x" }))).toBe("→ /dashboard");
     expect(await outcome(await login({ email: "client@example.ug", password: PASSWORD, redirectTo: "https://evil.example" }))).toBe("→ /dashboard");
+    // Browsers drop tabs and line breaks from a Location, so `/\t/evil.example` would take them off the site;
+    // a line break is also not a valid header value (once a 500).
+    for (const redirectTo of ["/\t/evil.example", "/\n/evil.example", "/\\evil.example", "/dashboard\r\nSet-Cookie: x=1"]) {
+      const res = await login({ email: "client@example.ug", password: PASSWORD, redirectTo });
+      expect(await outcome(res), JSON.stringify(redirectTo)).toBe("→ /dashboard");
+      expect(res.headers.get("location")).toBe("/dashboard");
+    }
+    // Already signed in, /login sends the visitor on at once: the same rule.
+    for (const redirectTo of ["/%09/evil.example", "/%0A/evil.example", "%2F%2Fevil.example"]) {
+      const res = await request(`/login?redirectTo=${redirectTo}`, { who: "client" });
+      expect(await outcome(res), redirectTo).toBe("→ /dashboard");
+    }
   });
 
   it("on the admin host goes to /", async () => {
