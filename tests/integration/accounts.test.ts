@@ -303,6 +303,60 @@ describe("joining", () => {
   });
 });
 
+describe("joining at the same moment", () => {
+  const join = (name: string, email: string, ip: string) =>
+    request("/register", { method: "POST", ip, body: { name, email, password: "same-moment-1", confirmPassword: "same-moment-1" } });
+
+  /**
+   * Sends `join` while another join is between its insert and its commit (a transaction held open here):
+   * the server's join reads the usernames without that row, picks the same one, and waits on the unique
+   * index until this other join commits. Answers the server's response.
+   */
+  async function whileAnotherJoinCommits(other: { name: string; username: string; email: string }, send: () => Promise<Response>) {
+    const trx = await t.db.transaction();
+    try {
+      await trx("users").insert({ ...other, role: "client" });
+      const response = send();
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const waiting = await t.db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ? AND wait_event_type = 'Lock'`, [t.name]);
+        if (waiting.rows[0].n > 0) break;
+        if (Date.now() > deadline) throw new Error("the server's join never waited on the other one");
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await trx.commit();
+      return await response;
+    } finally {
+      if (!trx.isCompleted()) await trx.rollback();
+    }
+  }
+
+  it("gives the second of two people with the same name the next username (once a 500)", async () => {
+    const res = await whileAnotherJoinCommits({ name: "Nakato Sarah", username: "nakato_sarah", email: "nakato.1@example.ug" }, () =>
+      join("Nakato Sarah", "nakato.2@example.ug", "10.30.0.1"),
+    );
+    expect(await outcome(res)).toBe("→ /dashboard");
+    expect(await t.db("users").where("email", "like", "nakato.%").orderBy("email").pluck("username")).toEqual(["nakato_sarah", "nakato_sarah_2"]);
+  });
+
+  it("tells the second of two joins with the same email that it is taken (never a 500), storing one account", async () => {
+    const res = await whileAnotherJoinCommits({ name: "Okello Peter", username: "okello_peter", email: "okello.same@example.ug" }, () =>
+      join("Okello Peter", "Okello.Same@example.ug", "10.30.0.2"),
+    );
+    expect(res.status).toBe(400);
+    expect(besideField(await res.text(), "email")).toBe("An account with this email already exists. Sign in instead, or use another email.");
+    expect(await t.db("users").whereRaw("lower(email) = ?", ["okello.same@example.ug"]).count<{ c: number }[]>({ c: "*" }).first()).toEqual({ c: 1 });
+  });
+
+  it("many joins of one name at once all succeed, each with its own username", async () => {
+    const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => join("Apio Grace", `apio.${i}@example.ug`, "10.30.0.3").then(outcome)));
+    expect(outcomes).toEqual(Array(8).fill("→ /dashboard"));
+    const usernames = await t.db("users").where("email", "like", "apio.%@example.ug").pluck("username");
+    expect(new Set(usernames).size).toBe(8);
+    for (const username of usernames) expect(username).toMatch(/^apio_grace(_\d+)?$/);
+  });
+});
+
 describe("signing in", () => {
   const login = (body: Record<string, string>, host: "main" | "admin" = "main") => request("/login", { method: "POST", body, host });
 
