@@ -427,11 +427,21 @@ describe("signing in", () => {
   it("refuses the 11th wrong password in a minute with 429, even with the right password then", async () => {
     const body = { email: "admin@example.ug", password: "not-the-password" };
     for (let i = 1; i <= 10; i++) expect((await login(body)).status, `attempt ${i}`).toBe(400);
+    // The failures are counted in Redis, for this email, for the minute.
+    const key = `${QUEUE_PREFIX}:rl:signIn:admin@example.ug`;
+    expect(Number(await redis.get(key))).toBe(10);
+    expect(await redis.pttl(key)).toBeGreaterThan(50_000);
     const eleventh = await login(body);
     expect(eleventh.status).toBe(429);
-    expect(eleventh.headers.get("retry-after")).toBeTruthy();
+    expect(Number(eleventh.headers.get("retry-after"))).toBeGreaterThan(50);
+    expect(Number(eleventh.headers.get("retry-after"))).toBeLessThanOrEqual(60);
     expect(await eleventh.text()).toContain("Too many sign-in attempts");
     expect((await login({ email: "admin@example.ug", password: PASSWORD })).status).toBe(429);
+    // Retry-After is when the limit really ends (once a fixed 60): here, in 20 seconds at most.
+    await redis.pexpire(key, 20_000);
+    const retryAfter = Number((await login(body)).headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(20);
   });
 
   it("logout is a POST that ends the session row", async () => {
