@@ -518,6 +518,26 @@ describe("password reset", () => {
     expect((await lastResetLink()).link![0]).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/reset-password\\?token=`));
   });
 
+  it("using one link uses up the member's other unused links", async () => {
+    const [row] = await t.db("users").insert({ name: "Two Links", username: "two_links", email: "two.links@example.ug", password_hash: await hashPassword(PASSWORD), role: "client" }).returning("id");
+    const links: string[] = [];
+    for (const ip of ["10.50.1.1", "10.50.1.2"]) {
+      await request("/forgot-password", { method: "POST", ip, body: { email: "two.links@example.ug" } });
+      links.push((await lastResetLink()).link![1]!);
+    }
+    const [older, newer] = links as [string, string];
+    for (const token of [older, newer]) expect((await request(`/reset-password?token=${token}`)).status).toBe(200);
+    const done = await request("/reset-password", { method: "POST", body: { token: newer, password: "chosen-with-newer", confirmPassword: "chosen-with-newer" } });
+    expect(await outcome(done)).toBe("→ /login?reset=1");
+    // The older mail, still in the inbox, can no longer change the password just chosen.
+    expect((await request(`/reset-password?token=${older}`)).status).toBe(410);
+    const reuse = await request("/reset-password", { method: "POST", body: { token: older, password: "chosen-with-older", confirmPassword: "chosen-with-older" } });
+    expect(reuse.status).toBe(410);
+    expect(await reuse.text()).toContain("This reset link has expired or was already used");
+    expect(await t.db("password_resets").where({ user_id: row.id }).whereNull("used_at").count<{ c: number }[]>({ c: "*" }).first()).toEqual({ c: 0 });
+    expect(await outcome(await request("/login", { method: "POST", body: { email: "two.links@example.ug", password: "chosen-with-newer" } }))).toBe("→ /dashboard");
+  });
+
   it("refuses an expired link", async () => {
     await request("/forgot-password", { method: "POST", body: { email: "client@example.ug" } });
     const token = (await lastResetLink()).link![1]!;
