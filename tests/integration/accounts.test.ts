@@ -131,59 +131,101 @@ function inputValue(html: string, name: string): string | null {
 }
 
 const LOGIN = (to: string) => `→ /login?redirectTo=${encodeURIComponent(to)}`;
+type Outcomes = [anonymous: string, client: string, freelancer: string, admin: string];
+const all = (o: string): Outcomes => [o, o, o, o];
+/** A protected page: anonymous visitors go to sign in and come back; members get `signedIn`. */
+const members = (path: string, signedIn: string): Outcomes => [LOGIN(path), signedIn, signedIn, signedIn];
+/** An admin screen on the main host: sign in first; members go home; admins get `admin`. */
+const adminOnMain = (path: string, admin: string): Outcomes => [LOGIN(path), "→ /", "→ /", admin];
+/** An admin screen on the admin host: sign in first; members see Access Denied; admins get `admin`. */
+const adminOnAdmin = (path: string, admin: string): Outcomes => [LOGIN(path), "403", "403", admin];
 
-// One table: route, host, then the outcome for anonymous, client, freelancer, admin.
-const MATRIX: [string, "main" | "admin", string, string, string, string][] = [
-  ["/", "main", "200", "200", "200", "200"],
-  ["/login", "main", "200", "→ /dashboard", "→ /dashboard", "→ /dashboard"],
-  ["/register", "main", "200", "→ /dashboard", "→ /dashboard", "→ /dashboard"],
-  ["/freelancer/register", "main", "200", "→ /dashboard", "→ /dashboard", "→ /dashboard"],
-  ["/help", "main", "200", "200", "200", "200"],
-  ["/user/test_freelancer", "main", "200", "200", "200", "200"],
-  ["/user/test_admin", "main", "404", "404", "404", "404"],
-  ["/user/nobody_at_all", "main", "404", "404", "404", "404"],
-  ["/terms", "main", "200", "200", "200", "200"],
-  ["/privacy", "main", "200", "200", "200", "200"],
-  ["/forgot-password", "main", "200", "200", "200", "200"],
-  ["/dashboard", "main", LOGIN("/dashboard"), "200", "200", "200"],
-  ["/orders", "main", LOGIN("/orders"), "200", "200", "200"],
-  ["/settings", "main", LOGIN("/settings"), "200", "200", "200"],
-  ["/settings?tab=billing", "main", LOGIN("/settings?tab=billing"), "200", "200", "200"],
-  ["/messages", "main", LOGIN("/messages"), "200", "200", "200"],
-  ["/admin", "main", LOGIN("/admin"), "→ /", "→ /", "200"],
-  ["/admin/users", "main", LOGIN("/admin/users"), "→ /", "→ /", "200"],
-  ["/admin/messages", "main", LOGIN("/admin/messages"), "→ /", "→ /", "200"],
-  ["/admin/analytics", "main", LOGIN("/admin/analytics"), "→ /", "→ /", "200"],
-  ["/browse", "main", "200", "200", "200", "200"],
-  ["/search?q=logo", "main", "200", "200", "200", "200"],
-  ["/gig/999", "main", "404", "404", "404", "404"],
-  ["/gig/create", "main", LOGIN("/gig/create"), "200", "200", "403"],
-  ["/gig/999/edit", "main", LOGIN("/gig/999/edit"), "404", "404", "404"],
-  ["/gig/999/order?package=basic", "main", LOGIN("/gig/999/order?package=basic"), "404", "404", "404"],
-  ["/users", "main", "404", "404", "404", "404"],
-  ["/analytics", "main", "404", "404", "404", "404"],
-  ["/login", "admin", "200", "→ /", "→ /", "→ /"],
-  ["/", "admin", LOGIN("/"), "403", "403", "200"],
-  ["/users", "admin", LOGIN("/users"), "403", "403", "200"],
-  ["/messages", "admin", LOGIN("/messages"), "403", "403", "200"],
-  ["/analytics", "admin", LOGIN("/analytics"), "403", "403", "200"],
-  ["/dashboard", "admin", "404", "404", "404", "404"],
-  ["/settings", "admin", "404", "404", "404", "404"],
-  ["/register", "admin", "404", "404", "404", "404"],
-  ["/admin", "admin", "404", "404", "404", "404"],
-  ["/user/test_freelancer", "admin", "404", "404", "404", "404"],
-  ["/browse", "admin", "404", "404", "404", "404"],
-  ["/search?q=logo", "admin", "404", "404", "404", "404"],
-  ["/gig/create", "admin", "404", "404", "404", "404"],
+/**
+ * One table: route, host, the outcome of a GET and (where the page has a form, and for the admin screens)
+ * of a POST, for anonymous, client, freelancer, admin. The POSTs carry an empty or invalid form: what they
+ * show is the access rule (and a 400 where the visitor may use the form; on the sign-in and join pages a
+ * member then meets the page's own rule and is sent on). `{gig}` is a published gig of
+ * test_freelancer's. With `ownSession`, each visitor gets a session for this row alone (logout ends it).
+ */
+type Row = [path: string, host: Host, get: Outcomes | null, post: Outcomes | null, options?: { body?: Record<string, string>; ownSession?: boolean }];
+const MATRIX: Row[] = [
+  ["/", "main", all("200"), null],
+  ["/login", "main", ["200", "→ /dashboard", "→ /dashboard", "→ /dashboard"], ["400", "→ /dashboard", "→ /dashboard", "→ /dashboard"]],
+  ["/register", "main", ["200", "→ /dashboard", "→ /dashboard", "→ /dashboard"], ["400", "→ /dashboard", "→ /dashboard", "→ /dashboard"]],
+  ["/freelancer/register", "main", ["200", "→ /dashboard", "→ /dashboard", "→ /dashboard"], ["400", "→ /dashboard", "→ /dashboard", "→ /dashboard"]],
+  ["/help", "main", all("200"), null],
+  ["/user/test_freelancer", "main", all("200"), null],
+  ["/user/test_admin", "main", all("404"), null],
+  ["/user/nobody_at_all", "main", all("404"), null],
+  ["/terms", "main", all("200"), null],
+  ["/privacy", "main", all("200"), null],
+  ["/consent", "main", all("200"), all("400")],
+  ["/currency", "main", all("→ /"), all("400")],
+  ["/forgot-password", "main", all("200"), all("400")],
+  ["/reset-password", "main", all("410"), all("400")],
+  ["/logout", "main", all("→ /"), all("→ /"), { ownSession: true }],
+  ["/dashboard", "main", members("/dashboard", "200"), null],
+  ["/orders", "main", members("/orders", "200"), null],
+  ["/settings", "main", members("/settings", "200"), members("/settings", "400")],
+  ["/settings?tab=profile", "main", members("/settings?tab=profile", "200"), members("/settings?tab=profile", "400")],
+  ["/settings?tab=notifications", "main", members("/settings?tab=notifications", "200"), members("/settings?tab=notifications", "400"), { body: { emailOrders: "maybe" } }],
+  ["/settings?tab=security", "main", members("/settings?tab=security", "200"), members("/settings?tab=security", "400")],
+  ["/settings?tab=billing", "main", members("/settings?tab=billing", "200"), members("/settings?tab=billing", "400")],
+  ["/settings?tab=preferences", "main", members("/settings?tab=preferences", "200"), members("/settings?tab=preferences", "400")],
+  ["/messages", "main", members("/messages", "200"), members("/messages", "405")],
+  ["/admin", "main", adminOnMain("/admin", "200"), adminOnMain("/admin", "405")],
+  ["/admin/users", "main", adminOnMain("/admin/users", "200"), adminOnMain("/admin/users", "405")],
+  ["/admin/messages", "main", adminOnMain("/admin/messages", "200"), adminOnMain("/admin/messages", "405")],
+  ["/admin/analytics", "main", adminOnMain("/admin/analytics", "200"), adminOnMain("/admin/analytics", "405")],
+  ["/browse", "main", all("200"), null],
+  ["/search?q=logo", "main", all("200"), null],
+  ["/gig/{gig}", "main", all("200"), all("400")],
+  ["/gig/999", "main", all("404"), null],
+  ["/gig/create", "main", [LOGIN("/gig/create"), "200", "200", "403"], [LOGIN("/gig/create"), "403", "400", "403"]],
+  ["/gig/{gig}/edit", "main", [LOGIN("/gig/{gig}/edit"), "404", "200", "404"], [LOGIN("/gig/{gig}/edit"), "404", "400", "404"]],
+  ["/gig/999/edit", "main", [LOGIN("/gig/999/edit"), "404", "404", "404"], [LOGIN("/gig/999/edit"), "404", "404", "404"]],
+  ["/gig/999/order?package=basic", "main", [LOGIN("/gig/999/order?package=basic"), "404", "404", "404"], null],
+  ["/users", "main", all("404"), all("404")],
+  ["/analytics", "main", all("404"), all("404")],
+  ["/login", "admin", ["200", "→ /", "→ /", "→ /"], ["400", "→ /", "→ /", "→ /"]],
+  ["/logout", "admin", all("→ /"), all("→ /login"), { ownSession: true }],
+  ["/", "admin", adminOnAdmin("/", "200"), null],
+  ["/users", "admin", adminOnAdmin("/users", "200"), adminOnAdmin("/users", "405")],
+  ["/messages", "admin", adminOnAdmin("/messages", "200"), adminOnAdmin("/messages", "405")],
+  ["/analytics", "admin", adminOnAdmin("/analytics", "200"), adminOnAdmin("/analytics", "405")],
+  ["/dashboard", "admin", all("404"), null],
+  ["/settings", "admin", all("404"), all("404")],
+  ["/settings?tab=billing", "admin", all("404"), all("404")],
+  ["/register", "admin", all("404"), all("404")],
+  ["/freelancer/register", "admin", all("404"), all("404")],
+  ["/forgot-password", "admin", all("404"), all("404")],
+  ["/reset-password", "admin", all("404"), all("404")],
+  ["/admin", "admin", all("404"), all("404")],
+  ["/admin/users", "admin", all("404"), all("404")],
+  ["/user/test_freelancer", "admin", all("404"), null],
+  ["/browse", "admin", all("404"), null],
+  ["/search?q=logo", "admin", all("404"), null],
+  ["/gig/create", "admin", all("404"), all("404")],
+  ["/gig/{gig}/edit", "admin", all("404"), all("404")],
 ];
 const WHO: Who[] = ["anonymous", "client", "freelancer", "admin"];
 
-describe("access matrix (GET)", () => {
-  for (const [path, host, ...expected] of MATRIX) {
-    it(`${host} host ${path}`, async () => {
-      const got = await Promise.all(WHO.map(async (who) => outcome(await request(path, { host, who }))));
-      expect(Object.fromEntries(WHO.map((w, i) => [w, got[i]]))).toEqual(Object.fromEntries(WHO.map((w, i) => [w, expected[i]])));
-    });
+describe("access matrix", () => {
+  const withGig = (s: string) => s.replaceAll("{gig}", String(gigId)).replaceAll(encodeURIComponent("{gig}"), String(gigId));
+  for (const [path, host, get, post, options = {}] of MATRIX) {
+    for (const [method, expected] of [["GET", get], ["POST", post]] as const) {
+      if (!expected) continue;
+      it(`${method} ${host} host ${path}`, async () => {
+        const got = await Promise.all(
+          WHO.map(async (who) => {
+            const session = options.ownSession && who !== "anonymous" ? (await createSession(t.db, { userId: ids[who]!, persistent: false })).token : undefined;
+            const body = method === "POST" ? options.body : undefined;
+            return outcome(await request(withGig(path), { host, who, session, method, body }));
+          }),
+        );
+        expect(Object.fromEntries(WHO.map((w, i) => [w, got[i]]))).toEqual(Object.fromEntries(WHO.map((w, i) => [w, withGig(expected[i]!)])));
+      });
+    }
   }
 
   it("shows the Access Denied panel to a signed-in non-admin on the admin host, with a way back", async () => {
@@ -191,13 +233,19 @@ describe("access matrix (GET)", () => {
     expect(html).toContain("You don&#x27;t have permission to access this area.");
     expect(html).toContain("You don&#x27;t have administrator privileges.");
     expect(html).toMatch(/href="http:\/\/localhost:\d+"[^>]*>Back to the main site/);
+    const posted = await (await request("/users", { host: "admin", who: "client", method: "POST" })).text();
+    expect(posted).toContain("You don&#x27;t have administrator privileges.");
   });
 
-  it("refuses POSTs to protected forms the same way", async () => {
+  it("a refused POST changes nothing", async () => {
+    const before = await t.db("users").where({ id: ids.client }).first();
     expect(await outcome(await request("/settings?tab=billing", { method: "POST", body: { mobileMoneyNumber: "+256772123456" } }))).toBe(
       LOGIN("/settings?tab=billing"),
     );
-    expect(await outcome(await request("/logout", { method: "POST" }))).toBe("→ /");
+    expect(await outcome(await request("/settings?tab=billing", { method: "POST", host: "admin", who: "client", body: { mobileMoneyNumber: "+256772123456" } }))).toBe("404");
+    expect(await outcome(await request(`/gig/${gigId}/edit`, { method: "POST", who: "client", body: { intent: "delete-confirmed" } }))).toBe("404");
+    expect(await t.db("users").where({ id: ids.client }).first()).toEqual(before);
+    expect(await t.db("gigs").where({ id: gigId }).first("status")).toEqual({ status: "published" });
   });
 });
 
