@@ -308,6 +308,25 @@ describe("joining refuses bad input with a message by the field, keeps the other
     expect(await again.text()).toContain("An account with this email already exists");
     expect(await countUsers()).toBe(before);
   });
+
+  it("refuses a taken email on /freelancer/register too, every time it is sent again, keeping the other values", async () => {
+    const seller = { ...validSeller, email: "twice.seller@example.ug", name: "Twice Seller" };
+    expect(await outcome(await request("/freelancer/register", { method: "POST", body: seller, ip: "10.20.0.1" }))).toBe("→ /dashboard");
+    const before = await countUsers();
+    for (const email of ["twice.seller@example.ug", "Twice.Seller@Example.UG"]) {
+      const again = await request("/freelancer/register", { method: "POST", body: { ...seller, email }, ip: "10.20.0.1" });
+      expect(again.status).toBe(400);
+      expect(again.headers.get("set-cookie")).toBeNull();
+      const html = await again.text();
+      expect(besideField(html, "email")).toBe("An account with this email already exists. Sign in instead, or use another email.");
+      expect(inputValue(html, "email")).toBe(email);
+      expect(inputValue(html, "name")).toBe("Twice Seller");
+      expect(inputValue(html, "skills")).toBe("Logo design, Branding");
+      expect(inputValue(html, "portfolioUrl")).toBe("https://brian.example.ug");
+      expect(html).not.toContain(seller.password);
+    }
+    expect(await countUsers()).toBe(before);
+  });
 });
 
 describe("joining", () => {
@@ -405,6 +424,51 @@ describe("joining at the same moment", () => {
   });
 });
 
+describe("rate limits kept in Redis", () => {
+  it("joining: after 20 accounts from one address in an hour, the 21st is refused with 429 and a clear message", async () => {
+    const ip = "10.40.0.1";
+    for (let i = 1; i <= 20; i++) {
+      const body = { name: "Limit Tester", email: `limit.${i}@example.ug`, password: "limit-tester-1", confirmPassword: "limit-tester-1" };
+      expect(await outcome(await request("/register", { method: "POST", ip, body })), `join ${i}`).toBe("→ /dashboard");
+    }
+    const before = await countUsers();
+    const body = { name: "Limit Tester", email: "limit.21@example.ug", password: "limit-tester-1", confirmPassword: "limit-tester-1" };
+    const refused = await request("/register", { method: "POST", ip, body });
+    expect(refused.status).toBe(429);
+    expect(await refused.text()).toContain("Too many accounts were created from your network. Please try again later.");
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(3500);
+    expect(await countUsers()).toBe(before);
+    // The count lives in Redis (shared by every web process), and expires with the hour.
+    const key = `${QUEUE_PREFIX}:rl:join:ip:${ip}`;
+    expect(Number(await redis.get(key))).toBeGreaterThanOrEqual(20);
+    expect(await redis.pttl(key)).toBeGreaterThan(3_500_000);
+    // Another address is not affected.
+    expect(await outcome(await request("/register", { method: "POST", ip: "10.40.0.2", body }))).toBe("→ /dashboard");
+  });
+
+  it("password reset: after 5 requests in an hour the 6th is refused with 429, per address and per email, and mails nothing", async () => {
+    const outboxCount = async () => Number((await t.db("outbox").count<{ c: string }[]>({ c: "*" }).first())?.c);
+    const ask = (email: string, ip: string) => request("/forgot-password", { method: "POST", ip, body: { email } });
+    // Per address: five different emails from one address, then a sixth.
+    for (let i = 1; i <= 5; i++) expect((await ask(`nobody.${i}@example.ug`, "10.40.1.1")).status).toBe(200);
+    const byAddress = await ask("client@example.ug", "10.40.1.1");
+    expect(byAddress.status).toBe(429);
+    expect(await byAddress.text()).toContain("Too many reset requests. Please wait before asking again.");
+    expect(Number(await redis.get(`${QUEUE_PREFIX}:rl:reset:ip:10.40.1.1`))).toBeGreaterThanOrEqual(5);
+
+    // Per email: the same (known) email from five addresses, then from a sixth: no sixth mail.
+    for (let i = 1; i <= 5; i++) expect((await ask("Freelancer@example.ug", `10.40.2.${i}`)).status).toBe(200);
+    const mails = await outboxCount();
+    const byEmail = await ask("freelancer@example.ug", "10.40.2.6");
+    expect(byEmail.status).toBe(429);
+    expect(await byEmail.text()).toContain("Too many reset requests");
+    expect(await outboxCount()).toBe(mails);
+    const key = `${QUEUE_PREFIX}:rl:reset:email:freelancer@example.ug`;
+    expect(Number(await redis.get(key))).toBeGreaterThanOrEqual(5);
+    expect(await redis.pttl(key)).toBeGreaterThan(3_500_000);
+  });
+});
+
 describe("signing in", () => {
   const login = (body: Record<string, string>, host: "main" | "admin" = "main") => request("/login", { method: "POST", body, host });
 
@@ -490,6 +554,44 @@ describe("signing in", () => {
     const retryAfter = Number((await login(body)).headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(20);
+  });
+
+  it("refuses missing, malformed and 10,000-character values with a message by the field, keeping the email, never the password", async () => {
+    const sessions = async () => Number((await t.db("sessions").count<{ c: string }[]>({ c: "*" }).first())?.c);
+    const before = await sessions();
+    const cases: [Record<string, string>, string, string][] = [
+      [{ password: PASSWORD }, "email", "Enter your email address"],
+      [{ email: "", password: PASSWORD }, "email", "Enter your email address"],
+      [{ email: "client@example.ug" }, "password", "Enter your password"],
+      [{ email: "client-at-example.ug", password: PASSWORD }, "email", "Enter an email address like name@example.com"],
+      [{ email: `${long}@example.ug`, password: PASSWORD }, "email", "An email address has at most 254 characters"],
+      [{ email: "client@example.ug", password: long }, "password", "A password has at most 200 characters"],
+    ];
+    for (const [body, field, message] of cases) {
+      const res = await login(body);
+      expect(res.status, message).toBe(400);
+      expect(res.headers.get("set-cookie")).toBeNull();
+      const html = await res.text();
+      expect(besideField(html, field)).toBe(message);
+      if (body.email) expect(inputValue(html, "email")).toBe(body.email);
+      expect(inputValue(html, "password")).toBe("");
+      if (body.password) expect(html).not.toContain(body.password);
+    }
+    expect(await sessions()).toBe(before);
+  });
+
+  it("banning or deleting a member ends their sessions at once", async () => {
+    const hash = await hashPassword(PASSWORD);
+    for (const end of ["ban", "delete"] as const) {
+      const [row] = await t.db("users").insert({ name: `To ${end}`, username: `to_${end}`, email: `to.${end}@example.ug`, password_hash: hash, role: "freelancer" }).returning("id");
+      const phone = (await createSession(t.db, { userId: row.id, persistent: true })).token;
+      const laptop = (await createSession(t.db, { userId: row.id, persistent: false })).token;
+      for (const session of [phone, laptop]) expect(await outcome(await request("/dashboard", { session }))).toBe("200");
+      if (end === "ban") await setUserStatus(t.db, row.id, "banned");
+      else await t.db("users").where({ id: row.id }).delete();
+      for (const session of [phone, laptop]) expect(await outcome(await request("/dashboard", { session }))).toBe(LOGIN("/dashboard"));
+      expect(await t.db("sessions").where({ user_id: row.id }).count<{ c: number }[]>({ c: "*" }).first()).toEqual({ c: 0 });
+    }
   });
 
   it("logout is a POST that ends the session row", async () => {
@@ -586,6 +688,26 @@ describe("password reset", () => {
     expect(await outcome(await request("/login", { method: "POST", body: { email: "two.links@example.ug", password: "chosen-with-newer" } }))).toBe("→ /dashboard");
   });
 
+  it("/forgot-password refuses missing, malformed and 10,000-character emails with a message by the field and sends nothing", async () => {
+    const count = async (table: string) => Number((await t.db(table).count<{ c: string }[]>({ c: "*" }).first())?.c);
+    const before = { outbox: await count("outbox"), resets: await count("password_resets") };
+    const cases: [Record<string, string>, string][] = [
+      [{}, "Enter your email address"],
+      [{ email: "" }, "Enter your email address"],
+      [{ email: "client-at-example.ug" }, "Enter an email address like name@example.com"],
+      [{ email: `${long}@example.ug` }, "An email address has at most 254 characters"],
+    ];
+    for (const [body, message] of cases) {
+      const res = await request("/forgot-password", { method: "POST", ip: "10.50.2.1", body });
+      expect(res.status, message).toBe(400);
+      const html = await res.text();
+      expect(besideField(html, "email")).toBe(message);
+      if (body.email) expect(inputValue(html, "email")).toBe(body.email);
+      expect(html).not.toContain("If an account uses that email");
+    }
+    expect({ outbox: await count("outbox"), resets: await count("password_resets") }).toEqual(before);
+  });
+
   it("refuses an expired link", async () => {
     await request("/forgot-password", { method: "POST", body: { email: "client@example.ug" } });
     const token = (await lastResetLink()).link![1]!;
@@ -634,6 +756,50 @@ describe("settings store what is valid and refuse the rest", () => {
     expect(res.status).toBe(400);
     expect(await res.text()).toContain("Your current password is not right");
     expect((await stored()).password_hash).toBe(before);
+  });
+
+  it("security: mismatched or missing new passwords are refused beside the field, and nothing changes", async () => {
+    const before = (await stored()).password_hash;
+    const cases: [Record<string, string>, string, string][] = [
+      [{ currentPassword: PASSWORD, password: "new-password-1", confirmPassword: "new-password-2" }, "confirmPassword", "Passwords do not match"],
+      [{ currentPassword: PASSWORD, confirmPassword: "new-password-1" }, "password", "Choose a password"],
+      [{ currentPassword: PASSWORD, password: "new-password-1" }, "confirmPassword", "Confirm your password"],
+      [{ currentPassword: PASSWORD, password: "short", confirmPassword: "short" }, "password", "Use at least 8 characters"],
+      [{ password: "new-password-1", confirmPassword: "new-password-1" }, "currentPassword", "Enter your current password"],
+    ];
+    for (const [body, field, message] of cases) {
+      const res = await post("security", body);
+      expect(res.status, message).toBe(400);
+      const html = await res.text();
+      expect(besideField(html, field)).toBe(message);
+      for (const value of Object.values(body)) expect(html).not.toContain(`value="${value}"`);
+    }
+    expect((await stored()).password_hash).toBe(before);
+    expect((await request("/dashboard", { who: "client" })).status).toBe(200);
+  });
+
+  it("security: signing out of all other sessions ends them and keeps this one", async () => {
+    const [row] = await t.db("users").insert({ name: "Many Devices", username: "many_devices", email: "many.devices@example.ug", password_hash: await hashPassword(PASSWORD), role: "client" }).returning("id");
+    const [here, phone, laptop] = await Promise.all([0, 1, 2].map(async () => (await createSession(t.db, { userId: row.id, persistent: true })).token));
+    const res = await request("/settings?tab=security", { method: "POST", session: here, body: { intent: "sign-out-others" } });
+    expect(await outcome(res)).toBe("→ /settings?tab=security&saved=others");
+    expect(await (await request("/settings?tab=security&saved=others", { session: here })).text()).toContain("You are signed out of every other session.");
+    for (const session of [phone, laptop]) expect(await outcome(await request("/dashboard", { session }))).toBe(LOGIN("/dashboard"));
+    expect(await outcome(await request("/dashboard", { session: here }))).toBe("200");
+    expect(await t.db("sessions").where({ user_id: row.id }).count<{ c: number }[]>({ c: "*" }).first()).toEqual({ c: 1 });
+  });
+
+  it("security: changing the password ends the other sessions, keeps this one, and the new password signs in", async () => {
+    const [row] = await t.db("users").insert({ name: "New Password", username: "new_password", email: "new.password@example.ug", password_hash: await hashPassword(PASSWORD), role: "freelancer" }).returning("id");
+    const [here, elsewhere] = await Promise.all([0, 1].map(async () => (await createSession(t.db, { userId: row.id, persistent: false })).token));
+    const res = await request("/settings?tab=security", { method: "POST", session: here, body: { currentPassword: PASSWORD, password: "a-new-password-9", confirmPassword: "a-new-password-9" } });
+    expect(await outcome(res)).toBe("→ /settings?tab=security&saved=1");
+    expect(await (await request("/settings?tab=security&saved=1", { session: here })).text()).toContain("Your password is changed. Your other sessions were signed out.");
+    expect(await outcome(await request("/dashboard", { session: elsewhere }))).toBe(LOGIN("/dashboard"));
+    expect(await outcome(await request("/dashboard", { session: here }))).toBe("200");
+    const signIn = (password: string) => request("/login", { method: "POST", ip: "10.60.0.1", body: { email: "new.password@example.ug", password } });
+    expect((await signIn(PASSWORD)).status).toBe(400);
+    expect(await outcome(await signIn("a-new-password-9"))).toBe("→ /dashboard");
   });
 
   it("profile: a 10,000-character bio is refused and nothing changes", async () => {
