@@ -1,7 +1,8 @@
 import { Link, isRouteErrorResponse, useRouteError, useRouteLoaderData } from "@remix-run/react";
 import type { loader as rootLoader } from "~/root";
 
-type StatusHandler = (props: { status: number }) => JSX.Element;
+/** `message` is the thrown response's text, when it has one meant for the visitor (400 and 415). */
+type StatusHandler = (props: { status: number; message: string | null }) => JSX.Element;
 
 const defaultHandlers: Record<number, StatusHandler> = {
   404: () => (
@@ -17,13 +18,22 @@ const defaultHandlers: Record<number, StatusHandler> = {
       <p>You don't have administrator privileges.</p>
     </>
   ),
-  400: () => (
+  400: ({ message }) => (
     <>
       <h1>Bad request</h1>
-      <p>Something in that request was not right. Please check the address and try again.</p>
+      <p>{message ?? "Something in that request was not right. Please check the address and try again."}</p>
+    </>
+  ),
+  415: ({ message }) => (
+    <>
+      <h1>This form could not be read</h1>
+      <p>{message ?? "Send the form from its own page."}</p>
     </>
   ),
 };
+
+/** Statuses whose thrown text is written for the visitor (a form that could not be read, a missing choice). */
+const SHOWS_MESSAGE = new Set([400, 415]);
 
 /** The one error boundary: a handler per status, and a calm message for anything unexpected. */
 export function GeneralErrorBoundary({ handlers = {} }: { handlers?: Record<number, StatusHandler> }) {
@@ -32,6 +42,7 @@ export function GeneralErrorBoundary({ handlers = {} }: { handlers?: Record<numb
   const root = useRouteLoaderData<typeof rootLoader>("root");
   const status = isRouteErrorResponse(error) ? error.status : 500;
   const Handler = handlers[status] ?? defaultHandlers[status];
+  const message = isRouteErrorResponse(error) && SHOWS_MESSAGE.has(status) && typeof error.data === "string" && error.data ? error.data : null;
   if (!isRouteErrorResponse(error)) console.error(error);
   return (
     <section className="container error-page" aria-labelledby="error-title">
@@ -40,7 +51,7 @@ export function GeneralErrorBoundary({ handlers = {} }: { handlers?: Record<numb
       </p>
       <div id="error-title">
         {Handler ? (
-          <Handler status={status} />
+          <Handler status={status} message={message} />
         ) : (
           <>
             <h1>Something went wrong</h1>

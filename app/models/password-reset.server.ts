@@ -33,7 +33,11 @@ export async function isResetTokenValid(db: Knex, token: string): Promise<boolea
   );
 }
 
-/** Uses a token once: sets the password and ends every session. False when the token is unknown, used or expired. */
+/**
+ * Uses a token once: sets the password, ends every session, and uses up the member's other unused links too
+ * (an older mail lying in an inbox must not reset the password that was just chosen). False when the token
+ * is unknown, used or expired.
+ */
 export async function completePasswordReset(db: Knex, token: string, password: string): Promise<boolean> {
   if (!token || token.length > 200) return false;
   return db.transaction(async (trx) => {
@@ -44,7 +48,7 @@ export async function completePasswordReset(db: Knex, token: string, password: s
       .forUpdate()
       .first("id", "user_id");
     if (!reset) return false;
-    await trx("password_resets").where({ id: reset.id }).update({ used_at: trx.fn.now() });
+    await trx("password_resets").where({ user_id: reset.user_id }).whereNull("used_at").update({ used_at: trx.fn.now() });
     await resetPassword(trx, reset.user_id, password);
     return true;
   });

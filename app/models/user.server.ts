@@ -2,6 +2,7 @@
  * Users: joining, signing in, and what a member keeps in their profile and settings.
  * Every write that changes who can sign in (password, status) ends the sessions it must, in the same transaction.
  */
+import { randomInt } from "node:crypto";
 import type { Knex } from "knex";
 import { recordActivity, type ActivityKind } from "~/models/activity.server";
 import { deleteUserSessions } from "~/models/session.server";
@@ -28,8 +29,11 @@ export class EmailTakenError extends Error {
   }
 }
 
-/** A username from a name: lower case letters, digits and underscores, made unique with a number. */
-async function uniqueUsername(db: Db, name: string): Promise<string> {
+/**
+ * A username from a name: lower case letters, digits and underscores, made unique with the next free number,
+ * or, with `random`, a random one (after joins at the same moment kept taking the next number first).
+ */
+async function uniqueUsername(db: Db, name: string, { random = false } = {}): Promise<string> {
   const base =
     name
       .normalize("NFKD")
@@ -38,6 +42,7 @@ async function uniqueUsername(db: Db, name: string): Promise<string> {
       .replace(/^_+|_+$/g, "")
       .slice(0, 24) || "member";
   const padded = base.length < 3 ? `${base}_member` : base;
+  if (random) return `${padded}_${randomInt(1000, 100_000)}`;
   const taken = new Set(
     (await db("users").where("username", "like", `${padded}%`).pluck("username")) as string[],
   );
@@ -48,32 +53,50 @@ async function uniqueUsername(db: Db, name: string): Promise<string> {
   }
 }
 
-/** Creates a member. A taken email (in any letter case) is an EmailTakenError, and nothing is stored. */
+type UniqueViolation = { code?: string; constraint?: string };
+const isUniqueViolation = (error: unknown, constraint: string) =>
+  (error as UniqueViolation).code === "23505" && (error as UniqueViolation).constraint === constraint;
+
+/**
+ * How many times a join is tried when other joins took the username it chose between its read and its
+ * insert: the first tries take the next free number, the last ones a random number.
+ */
+const USERNAME_ATTEMPTS = 6;
+const NUMBERED_ATTEMPTS = 3;
+
+/**
+ * Creates a member. A taken email (in any letter case) is an EmailTakenError, and nothing is stored.
+ * Two people of the same name joining at once may both be offered the same free username; the unique index
+ * refuses the second, whose join then runs again and sees the first one's row (so takes the next number).
+ */
 export async function createUser(db: Knex, input: NewUser): Promise<{ id: number; username: string }> {
   const passwordHash = await hashPassword(input.password);
-  try {
-    return await db.transaction(async (trx) => {
-      const username = await uniqueUsername(trx, input.name);
-      const [row] = await trx("users")
-        .insert({
-          name: input.name,
-          username,
-          email: input.email,
-          password_hash: passwordHash,
-          role: input.role,
-          skills: input.skills ?? [],
-          years_experience: input.yearsExperience ?? null,
-          portfolio_url: input.portfolioUrl ?? null,
-          bio: input.bio ?? "",
-          level: input.role === "freelancer" ? "New Seller" : "Member",
-        })
-        .returning(["id", "username"]);
-      await recordActivity(trx, row.id, "joined", { role: input.role });
-      return { id: row.id as number, username: row.username as string };
-    });
-  } catch (error) {
-    if ((error as { code?: string; constraint?: string }).constraint === "users_email_key") throw new EmailTakenError();
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction(async (trx) => {
+        const username = await uniqueUsername(trx, input.name, { random: attempt > NUMBERED_ATTEMPTS });
+        const [row] = await trx("users")
+          .insert({
+            name: input.name,
+            username,
+            email: input.email,
+            password_hash: passwordHash,
+            role: input.role,
+            skills: input.skills ?? [],
+            years_experience: input.yearsExperience ?? null,
+            portfolio_url: input.portfolioUrl ?? null,
+            bio: input.bio ?? "",
+            level: input.role === "freelancer" ? "New Seller" : "Member",
+          })
+          .returning(["id", "username"]);
+        await recordActivity(trx, row.id, "joined", { role: input.role });
+        return { id: row.id as number, username: row.username as string };
+      });
+    } catch (error) {
+      if (isUniqueViolation(error, "users_email_key")) throw new EmailTakenError();
+      if (isUniqueViolation(error, "users_username_key") && attempt < USERNAME_ATTEMPTS) continue;
+      throw error;
+    }
   }
 }
 

@@ -1,11 +1,12 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link } from "@remix-run/react";
 import { ComingSoon, ADMIN_SECTIONS } from "~/components/coming-soon";
-import { adminScreenLoader } from "~/utils/admin-area.server";
+import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
 
 export const meta: MetaFunction = () => [{ title: "Admin dashboard | Soko" }, { name: "robots", content: "noindex" }];
 
 export const loader = ({ request }: LoaderFunctionArgs) => adminScreenLoader(request, "main");
+export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(request, "main");
 
 export default function AdminIndex() {
   return (

@@ -1,10 +1,11 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { ComingSoon, ADMIN_SECTIONS } from "~/components/coming-soon";
-import { adminScreenLoader } from "~/utils/admin-area.server";
+import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
 
 export const meta: MetaFunction = () => [{ title: `${ADMIN_SECTIONS.messages.title} | Soko Admin` }, { name: "robots", content: "noindex" }];
 
 export const loader = ({ request }: LoaderFunctionArgs) => adminScreenLoader(request, "main");
+export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(request, "main");
 
 export default function AdminMessages() {
   return <ComingSoon title={ADMIN_SECTIONS.messages.title}>{ADMIN_SECTIONS.messages.text}</ComingSoon>;

@@ -4,6 +4,7 @@ import { FormMessage } from "~/components/forms";
 import type { loader as rootLoader } from "~/root";
 import { safeRedirect } from "~/utils/auth.server";
 import { getEnv } from "~/utils/env.server";
+import { readFormData } from "~/utils/form-data.server";
 
 /**
  * The visitor's analytics choice (Uganda's Data Protection and Privacy Act, 2019: consent before
@@ -20,7 +21,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 }
 
 export async function action({ request }: ActionFunctionArgs) {
-  const form = await request.formData();
+  const form = await readFormData(request);
   const consent = form.get("consent");
   if (consent !== "granted" && consent !== "denied") {
     return data({ error: "Choose to allow analytics or to allow only anonymous page views." }, { status: 400 });

@@ -6,7 +6,7 @@ import { ErrorList, Field, SubmitButton } from "~/components/forms";
 import { requestPasswordReset } from "~/models/password-reset.server";
 import { ForgotPasswordSchema } from "~/utils/account-schemas";
 import { getDb } from "~/utils/db.server";
-import { getMainSiteUrl, requireSiteHost } from "~/utils/host.server";
+import { getMailOrigin, requireSiteHost } from "~/utils/host.server";
 import { consume } from "~/utils/rate-limit.server";
 import { readFormData } from "~/utils/form-data.server";
 
@@ -27,7 +27,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (limited) {
     return data({ result: submission.reply({ formErrors: [limited.message] }), sent: false }, { status: 429, headers: { "Retry-After": String(limited.retryAfter) } });
   }
-  await requestPasswordReset(getDb(), submission.value.email, getMainSiteUrl(request));
+  await requestPasswordReset(getDb(), submission.value.email, getMailOrigin(request));
   // The same answer whether or not the email has an account.
   return { result: submission.reply({ resetForm: true }), sent: true };
 }

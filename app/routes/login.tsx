@@ -9,7 +9,7 @@ import { LoginSchema } from "~/utils/account-schemas";
 import { getUser, safeRedirect, startSession } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
 import { getMainSiteUrl, getSiteHost } from "~/utils/host.server";
-import { consume, isLimited, LIMITS, resetLimit } from "~/utils/rate-limit.server";
+import { consume, peekLimit, resetLimit } from "~/utils/rate-limit.server";
 import { readFormData } from "~/utils/form-data.server";
 
 export { actionHeaders as headers } from "~/utils/headers";
@@ -36,11 +36,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (submission.status !== "success") return data(submission.reply({ hideFields: ["password"] }), { status: 400 });
   const { email, password, remember, redirectTo } = submission.value;
 
-  const over = (await Promise.all([isLimited("signIn", email), isLimited("signInAddress", context.clientIp)])).some(Boolean);
-  if (over) {
-    return data(submission.reply({ formErrors: [LIMITS.signIn.message], hideFields: ["password"] }), {
+  const over = (await Promise.all([peekLimit("signIn", email), peekLimit("signInAddress", context.clientIp)])).filter((l) => l !== null);
+  if (over.length) {
+    // Retry-After is when the last of the limits the visitor is over lets them try again.
+    return data(submission.reply({ formErrors: [over[0]!.message], hideFields: ["password"] }), {
       status: 429,
-      headers: { "Retry-After": "60" },
+      headers: { "Retry-After": String(Math.max(...over.map((l) => l.retryAfter))) },
     });
   }
   const db = getDb();
@@ -48,8 +49,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (!result.ok) {
     if (result.reason === "invalid") {
       const limited = (await consume("signIn", [email])) ?? (await consume("signInAddress", [context.clientIp]));
-      const status = limited ? 429 : 400;
-      return data(submission.reply({ formErrors: [limited ? limited.message : INVALID], hideFields: ["password"] }), { status });
+      if (limited) {
+        return data(submission.reply({ formErrors: [limited.message], hideFields: ["password"] }), {
+          status: 429,
+          headers: { "Retry-After": String(limited.retryAfter) },
+        });
+      }
+      return data(submission.reply({ formErrors: [INVALID], hideFields: ["password"] }), { status: 400 });
     }
     return data(submission.reply({ formErrors: [STATUS_MESSAGES[result.reason]], hideFields: ["password"] }), { status: 403 });
   }

@@ -1,7 +1,7 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { ComingSoon, ADMIN_SECTIONS } from "~/components/coming-soon";
-import { adminScreenLoader } from "~/utils/admin-area.server";
+import { adminScreenAction, adminScreenLoader, notAllowed } from "~/utils/admin-area.server";
 import { getPublicProfile } from "~/models/user.server";
 import { requireUser } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
@@ -20,6 +20,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const to = new URL(request.url).searchParams.get("to");
   const seller = to ? await getPublicProfile(getDb(), to.slice(0, 60)) : null;
   return { site: "main" as const, seller: seller ? { name: seller.name, username: seller.username } : null };
+}
+
+/** Nothing to send yet (chat is a later issue); a POST meets the same rules as a visit first. */
+export async function action({ request }: ActionFunctionArgs) {
+  if (getSiteHost(request) === "admin") return adminScreenAction(request, "admin");
+  await requireUser(request);
+  throw notAllowed();
 }
 
 export default function Messages() {

@@ -1,15 +1,6 @@
 import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
-import {
-  data,
-  MaxPartSizeExceededError,
-  redirect,
-  unstable_createMemoryUploadHandler,
-  unstable_parseMultipartFormData,
-  type ActionFunctionArgs,
-  type LoaderFunctionArgs,
-  type MetaFunction,
-} from "@remix-run/node";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation, useRouteLoaderData, useSearchParams } from "@remix-run/react";
 import { ErrorList, Field, FormMessage, PasswordField, SubmitButton, TextAreaField } from "~/components/forms";
 import { recordActivity } from "~/models/activity.server";
@@ -35,7 +26,7 @@ import type { loader as rootLoader } from "~/root";
 import { requireUser } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
 import { requireSiteHost } from "~/utils/host.server";
-import { cleanFormData, readFormData } from "~/utils/form-data.server";
+import { readFormData, readMultipartFormData } from "~/utils/form-data.server";
 import { HIDDEN_PASSWORDS } from "~/utils/join.server";
 import { deleteImage, imageUrl, InvalidImageError, MAX_IMAGE_BYTES, saveImage } from "~/utils/storage.server";
 import { usePreferences } from "~/utils/use-preferences";
@@ -97,15 +88,8 @@ export async function action({ request }: ActionFunctionArgs) {
   const bad = (reply: Reply, status = 400) => data({ tab, reply }, { status });
 
   if (tab === "profile") {
-    let formData: FormData;
-    try {
-      formData = cleanFormData(
-        await unstable_parseMultipartFormData(request, unstable_createMemoryUploadHandler({ maxPartSize: MAX_IMAGE_BYTES })),
-      );
-    } catch (error) {
-      if (!(error instanceof MaxPartSizeExceededError)) throw error;
-      return bad({ status: "error", error: { avatar: ["Images can be at most 5 MB"] } } as Reply, 413);
-    }
+    const formData = await readMultipartFormData(request, { maxPartSize: MAX_IMAGE_BYTES });
+    if (formData === "too-large") return bad({ status: "error", error: { avatar: ["Images can be at most 5 MB"] } } as Reply, 413);
     const submission = parseWithZod(formData, { schema: ProfileSchema });
     if (submission.status !== "success") return bad(submission.reply());
     const avatar = formData.get("avatar");

@@ -81,13 +81,26 @@ export async function endSession(request: Request): Promise<string> {
   return clearSessionCookie();
 }
 
+/** Whitespace, control characters and backslashes: browsers drop or rewrite them (`/\t/evil.example` is read as `//evil.example`). */
+const UNSAFE_IN_REDIRECT = /[\s\u0000-\u001f\u007f\\]/;
+const PROBE_ORIGIN = "http://soko.invalid";
+
 /**
- * Only a path on this site may be a place to return to after signing in: `//evil.example` and
- * `https://…` fall back to the default.
+ * Only a path on this site may be a place to return to after signing in. It is refused (the fallback is
+ * used) unless it starts with `/`, has no whitespace, control character or backslash, and resolves to the
+ * same origin: so `//evil.example`, `https://…`, `/\t/evil.example` and a `\n` (an invalid Location header)
+ * all fall back. The path comes back as the URL parser writes it, so it is always a valid header value.
  */
 export function safeRedirect(to: FormDataEntryValue | string | null | undefined, fallback = "/dashboard"): string {
-  if (typeof to !== "string" || !to.startsWith("/") || to.startsWith("//") || to.startsWith("/\\")) return fallback;
-  return to;
+  if (typeof to !== "string" || !to.startsWith("/") || UNSAFE_IN_REDIRECT.test(to)) return fallback;
+  let url: URL;
+  try {
+    url = new URL(to, PROBE_ORIGIN);
+  } catch {
+    return fallback;
+  }
+  if (url.origin !== PROBE_ORIGIN) return fallback;
+  return `${url.pathname}${url.search}${url.hash}`;
 }
 
 /**

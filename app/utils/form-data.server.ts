@@ -2,8 +2,24 @@
  * Form bodies as our actions read them. Control characters other than tab and line breaks are never part of
  * what a person types, and Postgres refuses NUL in text outright (a 500 if it reached a query), so they are
  * removed from every string value here, once, before any schema sees them.
+ *
+ * A body that is not a form (JSON, plain text, a multipart body without its boundary) is the sender's
+ * mistake: it is answered here with a 415 or a 400 saying so, thrown before any action can store anything.
  */
+import {
+  MaxPartSizeExceededError,
+  unstable_createMemoryUploadHandler,
+  unstable_parseMultipartFormData,
+} from "@remix-run/node";
+
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+
+const URLENCODED = "application/x-www-form-urlencoded";
+const MULTIPART = "multipart/form-data";
+
+export const NOT_A_FORM = "This page accepts only a form sent from its own page (form fields, not JSON or plain text).";
+export const NOT_A_FILE_FORM = "This form carries a file, so it must be sent as multipart/form-data, as its page sends it.";
+export const UNREADABLE_FORM = "This form could not be read. Reload the page and send it again.";
 
 export function cleanFormData(form: FormData): FormData {
   const clean = new FormData();
@@ -11,7 +27,55 @@ export function cleanFormData(form: FormData): FormData {
   return clean;
 }
 
-/** `request.formData()` with control characters removed from every value. */
+function refuse(status: 400 | 415, message: string): never {
+  throw new Response(message, { status, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+}
+
+/** The body's media type, lower case, without parameters; "" when the request names none. */
+function mediaType(request: Request): string {
+  return (request.headers.get("Content-Type") ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+/**
+ * A POST with no Content-Type is a form with no fields only if its body is empty too (`curl -X POST`, a
+ * bare button): the schema then says what is missing. Anything else without a type is not a form.
+ */
+async function emptyForm(request: Request): Promise<FormData> {
+  // Drained, not kept: a large body without a type costs no memory. (Cancelling the stream instead would
+  // cut the connection before the answer is sent.)
+  let bytes = 0;
+  const reader = request.body?.getReader();
+  for (let chunk = await reader?.read(); chunk && !chunk.done; chunk = await reader!.read()) bytes += chunk.value.length;
+  if (bytes > 0) refuse(415, NOT_A_FORM);
+  return new FormData();
+}
+
+/** `request.formData()` for a URL-encoded or multipart form, with control characters removed from every value. */
 export async function readFormData(request: Request): Promise<FormData> {
-  return cleanFormData(await request.formData());
+  const type = mediaType(request);
+  if (type === "") return emptyForm(request);
+  if (type !== URLENCODED && type !== MULTIPART) refuse(415, NOT_A_FORM);
+  let form: FormData;
+  try {
+    form = await request.formData();
+  } catch {
+    refuse(400, UNREADABLE_FORM);
+  }
+  return cleanFormData(form);
+}
+
+/**
+ * A multipart form whose files are kept in memory up to `maxPartSize` bytes each: "too-large" when a part
+ * is bigger (the caller says which field), a 415 for a body of another type, a 400 for a broken one.
+ */
+export async function readMultipartFormData(request: Request, { maxPartSize }: { maxPartSize: number }): Promise<FormData | "too-large"> {
+  const type = mediaType(request);
+  if (type === "") return emptyForm(request);
+  if (type !== MULTIPART) refuse(415, NOT_A_FILE_FORM);
+  try {
+    return cleanFormData(await unstable_parseMultipartFormData(request, unstable_createMemoryUploadHandler({ maxPartSize })));
+  } catch (error) {
+    if (error instanceof MaxPartSizeExceededError) return "too-large";
+    refuse(400, UNREADABLE_FORM);
+  }
 }

@@ -20,7 +20,7 @@ import {
   type GigIntent,
   type Tier,
 } from "~/utils/gig-schemas";
-import { cleanFormData, readFormData } from "~/utils/form-data.server";
+import { cleanFormData, readFormData, UNREADABLE_FORM } from "~/utils/form-data.server";
 import { consume } from "~/utils/rate-limit.server";
 import { deleteImage, InvalidImageError, MAX_IMAGE_BYTES, saveImage } from "~/utils/storage.server";
 
@@ -146,7 +146,7 @@ export async function handleGigForm(request: Request, user: SessionUser, gigId?:
     // The body was not read in full, so what was typed cannot be shown back; say what was wrong.
     return reply({ ...emptyGigForm() }, { form: ["The form is too large: images can be at most 5 MB each"] }, 413);
   }
-  if (read === "malformed") return reply({ ...emptyGigForm() }, { form: ["The form could not be read. Please try again."] });
+  if (read === "malformed") return reply({ ...emptyGigForm() }, { form: [UNREADABLE_FORM] });
   const { form, oversized } = read;
   const intent = text(form.get("intent"), 100);
   const state = stateOf(form);

@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { getAdminSiteUrl, getMainSiteUrl, getSiteHost, requireSiteHost } from "./host.server";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { getEnv } from "./env.server";
+import { getAdminSiteUrl, getMailOrigin, getMainSiteUrl, getSiteHost, requireSiteHost } from "./host.server";
 
 const request = (url: string) => new Request(url);
 
@@ -29,5 +30,37 @@ describe("site hosts", () => {
     }
     expect(thrown).toBeInstanceOf(Response);
     expect((thrown as Response).status).toBe(404);
+  });
+});
+
+describe("the origin of links in mail", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+    vi.unstubAllEnvs();
+    vi.resetModules();
+  });
+
+  it("comes from a request to this machine itself (any port, the admin host too)", () => {
+    expect(getMailOrigin(request("http://localhost:3000/forgot-password"))).toBe("http://localhost:3000");
+    expect(getMailOrigin(request("http://127.0.0.1:4123/forgot-password"))).toBe("http://127.0.0.1:4123");
+    expect(getMailOrigin(request("http://[::1]:4123/forgot-password"))).toBe("http://[::1]:4123");
+    expect(getMailOrigin(request("http://admin.localhost:3000/users"))).toBe("http://localhost:3000");
+  });
+
+  it("never comes from a foreign Host header: without PUBLIC_URL it is this machine, with a warning in the log", () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    for (const url of ["http://evil.example/forgot-password", "https://soko.ug/forgot-password", "http://localhost.evil.example/", "http://127.0.0.1.evil.example/"]) {
+      expect(getMailOrigin(request(url)), url).toBe(`http://localhost:${getEnv().PORT}`);
+    }
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(String(warn.mock.calls[0]![0])).toContain("Set PUBLIC_URL");
+  });
+
+  it("is PUBLIC_URL when set, whatever the request says", async () => {
+    vi.stubEnv("PUBLIC_URL", "https://soko.ug/");
+    vi.resetModules();
+    const fresh = await import("./host.server");
+    expect(fresh.getMailOrigin(request("http://evil.example/forgot-password"))).toBe("https://soko.ug");
+    expect(fresh.getMailOrigin(request("http://localhost:3000/forgot-password"))).toBe("https://soko.ug");
   });
 });

@@ -18,6 +18,36 @@ export function getMainSiteUrl(request: Request): string {
   return url.origin;
 }
 
+/** Host names that can only be this machine: a link to them can never lead anyone to a stranger's site. */
+function isLoopback(hostname: string): boolean {
+  const h = hostname.toLowerCase();
+  return h === "localhost" || h.endsWith(".localhost") || h === "127.0.0.1" || h === "[::1]";
+}
+
+let warnedAboutMailOrigin = false;
+
+/**
+ * The origin of links we put in mail (password resets). A mail outlives the request and goes to someone
+ * else's inbox, so its links must never take their host from the request's Host header, which the sender
+ * chooses (host-header poisoning: "reset your password at evil.example"). PUBLIC_URL when set; otherwise,
+ * only for a request to this machine (localhost, 127.0.0.1, ::1: development, tests, `npm start`), the
+ * request's own origin; otherwise `http://localhost:PORT` and a warning in the log: a link that cannot
+ * work for the recipient, rather than one that works for an attacker, until PUBLIC_URL is set.
+ */
+export function getMailOrigin(request: Request): string {
+  const env = getEnv();
+  if (env.PUBLIC_URL) return env.PUBLIC_URL.replace(/\/$/, "");
+  if (isLoopback(new URL(request.url).hostname)) return getMainSiteUrl(request);
+  if (!warnedAboutMailOrigin) {
+    warnedAboutMailOrigin = true;
+    console.warn(
+      `[mail] PUBLIC_URL is not set, so links in mail point at http://localhost:${env.PORT} instead of the request's host ` +
+        `(${new URL(request.url).host}), which the sender controls. Set PUBLIC_URL to the site's public address.`,
+    );
+  }
+  return `http://localhost:${env.PORT}`;
+}
+
 /** The admin portal's origin, derived the same way. */
 export function getAdminSiteUrl(request: Request): string {
   const url = new URL(getMainSiteUrl(request));

@@ -89,10 +89,14 @@ export function analyticsLimiter(storeClient: Redis) {
   };
 }
 
-/** True when a key is already over the limit (checked before doing expensive work such as hashing). */
-export async function isLimited(name: keyof typeof LIMITS, key: string) {
+/**
+ * Looks at a key without counting a use (before expensive work such as hashing): what to tell the user,
+ * with the seconds until the limit's window ends, when the key is already over the limit; null otherwise.
+ */
+export async function peekLimit(name: keyof typeof LIMITS, key: string): Promise<Limited | null> {
   const res = await limiter(name).get(key.toLowerCase());
-  return res !== null && res.consumedPoints >= LIMITS[name].points;
+  if (res === null || res.consumedPoints < LIMITS[name].points) return null;
+  return { message: LIMITS[name].message, retryAfter: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) };
 }
 
 /** Clears a key, e.g. an email's failed sign-ins after a successful one. */

@@ -75,7 +75,7 @@ describeBothModes("Accounts", (mode) => {
     expect(new URL(page.url()).pathname).toBe("/login");
   });
 
-  it("joins as a freelancer with skills and sees the seller's dashboard", async () => {
+  it("joins as a freelancer with skills and sees the seller's dashboard, then their own public profile", async () => {
     await mode.context().clearCookies();
     const page = await open(mode, appUrl("/freelancer/register"));
     await page.getByLabel("Full name").fill("Moses Kato");
@@ -98,6 +98,14 @@ describeBothModes("Accounts", (mode) => {
     await page.getByRole("link", { name: "Create your first gig" }).waitFor();
     const user = await e2eDb()("users").where({ email: `moses.${tag}@example.ug` }).first();
     expect(user).toMatchObject({ role: "freelancer", skills: ["Video editing", "Motion graphics"], years_experience: 3 });
+
+    // From the dashboard to the profile buyers see: their name, their skills, no gigs yet.
+    await waitForHydration(page, mode);
+    await page.getByRole("link", { name: "View your public profile" }).click();
+    await page.waitForURL((url) => url.pathname === `/user/${user.username}`);
+    expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe("Moses Kato");
+    await page.getByText(`@${user.username}`).first().waitFor();
+    expect(await page.getByRole("list", { name: "Skills" }).innerText()).toContain("Motion graphics");
   });
 
   it("signs in with remember me (a 30-day cookie) and comes back to where it was going", async () => {

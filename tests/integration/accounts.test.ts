@@ -3,18 +3,27 @@
  * password resets, and the access matrix of every route on both hosts for every kind of visitor.
  */
 import http from "node:http";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { saveGig } from "~/models/gig.server";
 import { createSession } from "~/models/session.server";
 import { setUserStatus } from "~/models/user.server";
+import { getEnv } from "~/utils/env.server";
+import { gigFormSchema } from "~/utils/gig-schemas";
 import { hashPassword } from "~/utils/password.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let t: TestDatabase;
 let server: TestServer;
+let redis: Redis;
 const PASSWORD = "correct-horse-9";
+/** This server's namespace in Redis: its rate-limit keys are `${QUEUE_PREFIX}:rl:<limit>:<key>`. */
+const QUEUE_PREFIX = `acct_${process.pid}_${Date.now()}`;
 const tokens: Record<string, string> = {};
 const ids: Record<string, number> = {};
+/** A published gig of test_freelancer's, for the rows of the matrix that need a real one. */
+let gigId: number;
 
 beforeAll(async () => {
   t = await createTestDatabase();
@@ -26,26 +35,64 @@ beforeAll(async () => {
     ids[role] = row.id;
     tokens[role] = (await createSession(t.db, { userId: row.id, persistent: false })).token;
   }
-  server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: `acct_${process.pid}_${Date.now()}`, DEV_OUTBOX: "1" });
+  await t.db("categories").insert({ slug: "graphic-design", name: "Graphic Design" });
+  const gig = gigFormSchema("publish").parse({
+    title: "Logo design for your shop",
+    category: "graphic-design",
+    description: "A logo in three days.",
+    basic: { name: "Starter", description: "One concept", price: "75000", delivery: "3", revisions: "1", features: "" },
+    standard: {},
+    premium: {},
+  });
+  gigId = (await saveGig(t.db, ids.freelancer!, gig, "published")).id;
+  redis = new Redis(getEnv().REDIS_URL, { maxRetriesPerRequest: 1 });
+  // TRUST_PROXY lets a test speak from its own address (X-Forwarded-For), so rate limits of one test never
+  // spill into another.
+  server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX, DEV_OUTBOX: "1", TRUST_PROXY: "loopback" });
 });
 afterAll(async () => {
   await server?.stop();
+  await redis?.quit();
   await t?.drop();
 });
 
 type Who = "anonymous" | "client" | "freelancer" | "admin";
+type Host = "main" | "admin";
+type RequestOptions = {
+  host?: Host;
+  who?: Who;
+  /** A session token to send instead of `who`'s. */
+  session?: string;
+  method?: string;
+  /** A form, sent URL-encoded. */
+  body?: Record<string, string>;
+  /** Any other body, with its Content-Type (none when `type` is omitted). */
+  raw?: { type?: string; body: string };
+  /** The visitor's address, as a proxy in front of us would pass it on. */
+  ip?: string;
+  headers?: Record<string, string>;
+};
 
 /**
  * One request to the test server, as a visitor of either host. The admin host is reached with a Host header
  * (Node's resolver does not know *.localhost names, browsers do).
  */
-function request(path: string, { host = "main", who = "anonymous", method = "GET", body }: { host?: "main" | "admin"; who?: Who; method?: string; body?: Record<string, string> } = {}): Promise<Response> {
+function request(path: string, { host = "main", who = "anonymous", session, method = "GET", body, raw, ip, headers: extra }: RequestOptions = {}): Promise<Response> {
   const origin = host === "admin" ? server.adminUrl : server.baseUrl;
   const headers: Record<string, string> = { Host: new URL(origin).host };
-  if (who !== "anonymous") headers.Cookie = `soko_session=${tokens[who]}`;
-  const payload = body ? new URLSearchParams(body).toString() : undefined;
+  const token = session ?? (who === "anonymous" ? undefined : tokens[who]);
+  if (token) headers.Cookie = `soko_session=${token}`;
   if (method !== "GET") headers.Origin = origin;
-  if (payload !== undefined) headers["Content-Type"] = "application/x-www-form-urlencoded";
+  if (ip) headers["X-Forwarded-For"] = ip;
+  let payload: string | undefined;
+  if (body) {
+    payload = new URLSearchParams(body).toString();
+    headers["Content-Type"] = "application/x-www-form-urlencoded";
+  } else if (raw) {
+    payload = raw.body;
+    if (raw.type) headers["Content-Type"] = raw.type;
+  }
+  Object.assign(headers, extra);
   return new Promise((resolve, reject) => {
     const req = http.request({ host: "127.0.0.1", port: server.port, path, method, headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -71,60 +118,114 @@ async function outcome(res: Response) {
   return String(res.status);
 }
 
-const LOGIN = (to: string) => `→ /login?redirectTo=${encodeURIComponent(to)}`;
+/** The message shown beside a field: the error list Conform names `<form>-<field>-error`, as text. */
+function besideField(html: string, field: string): string {
+  const list = new RegExp(`<ul id="[\\w-]*-${field}-error"[^>]*>(.*?)</ul>`, "s").exec(html)?.[1] ?? "";
+  return list.replace(/<[^>]+>/g, " ").replace(/&#x27;/g, "'").replace(/\s+/g, " ").trim();
+}
 
-// One table: route, host, then the outcome for anonymous, client, freelancer, admin.
-const MATRIX: [string, "main" | "admin", string, string, string, string][] = [
-  ["/", "main", "200", "200", "200", "200"],
-  ["/login", "main", "200", "→ /dashboard", "→ /dashboard", "→ /dashboard"],
-  ["/register", "main", "200", "→ /dashboard", "→ /dashboard", "→ /dashboard"],
-  ["/freelancer/register", "main", "200", "→ /dashboard", "→ /dashboard", "→ /dashboard"],
-  ["/help", "main", "200", "200", "200", "200"],
-  ["/user/test_freelancer", "main", "200", "200", "200", "200"],
-  ["/user/test_admin", "main", "404", "404", "404", "404"],
-  ["/user/nobody_at_all", "main", "404", "404", "404", "404"],
-  ["/terms", "main", "200", "200", "200", "200"],
-  ["/privacy", "main", "200", "200", "200", "200"],
-  ["/forgot-password", "main", "200", "200", "200", "200"],
-  ["/dashboard", "main", LOGIN("/dashboard"), "200", "200", "200"],
-  ["/orders", "main", LOGIN("/orders"), "200", "200", "200"],
-  ["/settings", "main", LOGIN("/settings"), "200", "200", "200"],
-  ["/settings?tab=billing", "main", LOGIN("/settings?tab=billing"), "200", "200", "200"],
-  ["/messages", "main", LOGIN("/messages"), "200", "200", "200"],
-  ["/admin", "main", LOGIN("/admin"), "→ /", "→ /", "200"],
-  ["/admin/users", "main", LOGIN("/admin/users"), "→ /", "→ /", "200"],
-  ["/admin/messages", "main", LOGIN("/admin/messages"), "→ /", "→ /", "200"],
-  ["/admin/analytics", "main", LOGIN("/admin/analytics"), "→ /", "→ /", "200"],
-  ["/browse", "main", "200", "200", "200", "200"],
-  ["/search?q=logo", "main", "200", "200", "200", "200"],
-  ["/gig/999", "main", "404", "404", "404", "404"],
-  ["/gig/create", "main", LOGIN("/gig/create"), "200", "200", "403"],
-  ["/gig/999/edit", "main", LOGIN("/gig/999/edit"), "404", "404", "404"],
-  ["/gig/999/order?package=basic", "main", LOGIN("/gig/999/order?package=basic"), "404", "404", "404"],
-  ["/users", "main", "404", "404", "404", "404"],
-  ["/analytics", "main", "404", "404", "404", "404"],
-  ["/login", "admin", "200", "→ /", "→ /", "→ /"],
-  ["/", "admin", LOGIN("/"), "403", "403", "200"],
-  ["/users", "admin", LOGIN("/users"), "403", "403", "200"],
-  ["/messages", "admin", LOGIN("/messages"), "403", "403", "200"],
-  ["/analytics", "admin", LOGIN("/analytics"), "403", "403", "200"],
-  ["/dashboard", "admin", "404", "404", "404", "404"],
-  ["/settings", "admin", "404", "404", "404", "404"],
-  ["/register", "admin", "404", "404", "404", "404"],
-  ["/admin", "admin", "404", "404", "404", "404"],
-  ["/user/test_freelancer", "admin", "404", "404", "404", "404"],
-  ["/browse", "admin", "404", "404", "404", "404"],
-  ["/search?q=logo", "admin", "404", "404", "404", "404"],
-  ["/gig/create", "admin", "404", "404", "404", "404"],
+/** The `value` an input of that name shows (what the form kept), or null. */
+function inputValue(html: string, name: string): string | null {
+  const input = new RegExp(`<input[^>]*\\bname="${name}"[^>]*>`).exec(html)?.[0];
+  return input ? (/\bvalue="([^"]*)"/.exec(input)?.[1] ?? "") : null;
+}
+
+const LOGIN = (to: string) => `→ /login?redirectTo=${encodeURIComponent(to)}`;
+type Outcomes = [anonymous: string, client: string, freelancer: string, admin: string];
+const all = (o: string): Outcomes => [o, o, o, o];
+/** A protected page: anonymous visitors go to sign in and come back; members get `signedIn`. */
+const members = (path: string, signedIn: string): Outcomes => [LOGIN(path), signedIn, signedIn, signedIn];
+/** An admin screen on the main host: sign in first; members go home; admins get `admin`. */
+const adminOnMain = (path: string, admin: string): Outcomes => [LOGIN(path), "→ /", "→ /", admin];
+/** An admin screen on the admin host: sign in first; members see Access Denied; admins get `admin`. */
+const adminOnAdmin = (path: string, admin: string): Outcomes => [LOGIN(path), "403", "403", admin];
+
+/**
+ * One table: route, host, the outcome of a GET and (where the page has a form, and for the admin screens)
+ * of a POST, for anonymous, client, freelancer, admin. The POSTs carry an empty or invalid form: what they
+ * show is the access rule (and a 400 where the visitor may use the form; on the sign-in and join pages a
+ * member then meets the page's own rule and is sent on). `{gig}` is a published gig of
+ * test_freelancer's. With `ownSession`, each visitor gets a session for this row alone (logout ends it).
+ */
+type Row = [path: string, host: Host, get: Outcomes | null, post: Outcomes | null, options?: { body?: Record<string, string>; ownSession?: boolean }];
+const MATRIX: Row[] = [
+  ["/", "main", all("200"), null],
+  ["/login", "main", ["200", "→ /dashboard", "→ /dashboard", "→ /dashboard"], ["400", "→ /dashboard", "→ /dashboard", "→ /dashboard"]],
+  ["/register", "main", ["200", "→ /dashboard", "→ /dashboard", "→ /dashboard"], ["400", "→ /dashboard", "→ /dashboard", "→ /dashboard"]],
+  ["/freelancer/register", "main", ["200", "→ /dashboard", "→ /dashboard", "→ /dashboard"], ["400", "→ /dashboard", "→ /dashboard", "→ /dashboard"]],
+  ["/help", "main", all("200"), null],
+  ["/user/test_freelancer", "main", all("200"), null],
+  ["/user/test_admin", "main", all("404"), null],
+  ["/user/nobody_at_all", "main", all("404"), null],
+  ["/terms", "main", all("200"), null],
+  ["/privacy", "main", all("200"), null],
+  ["/consent", "main", all("200"), all("400")],
+  ["/currency", "main", all("→ /"), all("400")],
+  ["/forgot-password", "main", all("200"), all("400")],
+  ["/reset-password", "main", all("410"), all("400")],
+  ["/logout", "main", all("→ /"), all("→ /"), { ownSession: true }],
+  ["/dashboard", "main", members("/dashboard", "200"), null],
+  ["/orders", "main", members("/orders", "200"), null],
+  ["/settings", "main", members("/settings", "200"), members("/settings", "400")],
+  ["/settings?tab=profile", "main", members("/settings?tab=profile", "200"), members("/settings?tab=profile", "400")],
+  ["/settings?tab=notifications", "main", members("/settings?tab=notifications", "200"), members("/settings?tab=notifications", "400"), { body: { emailOrders: "maybe" } }],
+  ["/settings?tab=security", "main", members("/settings?tab=security", "200"), members("/settings?tab=security", "400")],
+  ["/settings?tab=billing", "main", members("/settings?tab=billing", "200"), members("/settings?tab=billing", "400")],
+  ["/settings?tab=preferences", "main", members("/settings?tab=preferences", "200"), members("/settings?tab=preferences", "400")],
+  ["/messages", "main", members("/messages", "200"), members("/messages", "405")],
+  ["/admin", "main", adminOnMain("/admin", "200"), adminOnMain("/admin", "405")],
+  ["/admin/users", "main", adminOnMain("/admin/users", "200"), adminOnMain("/admin/users", "405")],
+  ["/admin/messages", "main", adminOnMain("/admin/messages", "200"), adminOnMain("/admin/messages", "405")],
+  ["/admin/analytics", "main", adminOnMain("/admin/analytics", "200"), adminOnMain("/admin/analytics", "405")],
+  ["/browse", "main", all("200"), null],
+  ["/search?q=logo", "main", all("200"), null],
+  ["/gig/{gig}", "main", all("200"), all("400")],
+  ["/gig/999", "main", all("404"), null],
+  ["/gig/create", "main", [LOGIN("/gig/create"), "200", "200", "403"], [LOGIN("/gig/create"), "403", "400", "403"]],
+  ["/gig/{gig}/edit", "main", [LOGIN("/gig/{gig}/edit"), "404", "200", "404"], [LOGIN("/gig/{gig}/edit"), "404", "400", "404"]],
+  ["/gig/999/edit", "main", [LOGIN("/gig/999/edit"), "404", "404", "404"], [LOGIN("/gig/999/edit"), "404", "404", "404"]],
+  ["/gig/999/order?package=basic", "main", [LOGIN("/gig/999/order?package=basic"), "404", "404", "404"], null],
+  ["/users", "main", all("404"), all("404")],
+  ["/analytics", "main", all("404"), all("404")],
+  ["/login", "admin", ["200", "→ /", "→ /", "→ /"], ["400", "→ /", "→ /", "→ /"]],
+  ["/logout", "admin", all("→ /"), all("→ /login"), { ownSession: true }],
+  ["/", "admin", adminOnAdmin("/", "200"), null],
+  ["/users", "admin", adminOnAdmin("/users", "200"), adminOnAdmin("/users", "405")],
+  ["/messages", "admin", adminOnAdmin("/messages", "200"), adminOnAdmin("/messages", "405")],
+  ["/analytics", "admin", adminOnAdmin("/analytics", "200"), adminOnAdmin("/analytics", "405")],
+  ["/dashboard", "admin", all("404"), null],
+  ["/settings", "admin", all("404"), all("404")],
+  ["/settings?tab=billing", "admin", all("404"), all("404")],
+  ["/register", "admin", all("404"), all("404")],
+  ["/freelancer/register", "admin", all("404"), all("404")],
+  ["/forgot-password", "admin", all("404"), all("404")],
+  ["/reset-password", "admin", all("404"), all("404")],
+  ["/admin", "admin", all("404"), all("404")],
+  ["/admin/users", "admin", all("404"), all("404")],
+  ["/user/test_freelancer", "admin", all("404"), null],
+  ["/browse", "admin", all("404"), null],
+  ["/search?q=logo", "admin", all("404"), null],
+  ["/gig/create", "admin", all("404"), all("404")],
+  ["/gig/{gig}/edit", "admin", all("404"), all("404")],
 ];
 const WHO: Who[] = ["anonymous", "client", "freelancer", "admin"];
 
-describe("access matrix (GET)", () => {
-  for (const [path, host, ...expected] of MATRIX) {
-    it(`${host} host ${path}`, async () => {
-      const got = await Promise.all(WHO.map(async (who) => outcome(await request(path, { host, who }))));
-      expect(Object.fromEntries(WHO.map((w, i) => [w, got[i]]))).toEqual(Object.fromEntries(WHO.map((w, i) => [w, expected[i]])));
-    });
+describe("access matrix", () => {
+  const withGig = (s: string) => s.replaceAll("{gig}", String(gigId)).replaceAll(encodeURIComponent("{gig}"), String(gigId));
+  for (const [path, host, get, post, options = {}] of MATRIX) {
+    for (const [method, expected] of [["GET", get], ["POST", post]] as const) {
+      if (!expected) continue;
+      it(`${method} ${host} host ${path}`, async () => {
+        const got = await Promise.all(
+          WHO.map(async (who) => {
+            const session = options.ownSession && who !== "anonymous" ? (await createSession(t.db, { userId: ids[who]!, persistent: false })).token : undefined;
+            const body = method === "POST" ? options.body : undefined;
+            return outcome(await request(withGig(path), { host, who, session, method, body }));
+          }),
+        );
+        expect(Object.fromEntries(WHO.map((w, i) => [w, got[i]]))).toEqual(Object.fromEntries(WHO.map((w, i) => [w, withGig(expected[i]!)])));
+      });
+    }
   }
 
   it("shows the Access Denied panel to a signed-in non-admin on the admin host, with a way back", async () => {
@@ -132,13 +233,19 @@ describe("access matrix (GET)", () => {
     expect(html).toContain("You don&#x27;t have permission to access this area.");
     expect(html).toContain("You don&#x27;t have administrator privileges.");
     expect(html).toMatch(/href="http:\/\/localhost:\d+"[^>]*>Back to the main site/);
+    const posted = await (await request("/users", { host: "admin", who: "client", method: "POST" })).text();
+    expect(posted).toContain("You don&#x27;t have administrator privileges.");
   });
 
-  it("refuses POSTs to protected forms the same way", async () => {
+  it("a refused POST changes nothing", async () => {
+    const before = await t.db("users").where({ id: ids.client }).first();
     expect(await outcome(await request("/settings?tab=billing", { method: "POST", body: { mobileMoneyNumber: "+256772123456" } }))).toBe(
       LOGIN("/settings?tab=billing"),
     );
-    expect(await outcome(await request("/logout", { method: "POST" }))).toBe("→ /");
+    expect(await outcome(await request("/settings?tab=billing", { method: "POST", host: "admin", who: "client", body: { mobileMoneyNumber: "+256772123456" } }))).toBe("404");
+    expect(await outcome(await request(`/gig/${gigId}/edit`, { method: "POST", who: "client", body: { intent: "delete-confirmed" } }))).toBe("404");
+    expect(await t.db("users").where({ id: ids.client }).first()).toEqual(before);
+    expect(await t.db("gigs").where({ id: gigId }).first("status")).toEqual({ status: "published" });
   });
 });
 
@@ -201,6 +308,25 @@ describe("joining refuses bad input with a message by the field, keeps the other
     expect(await again.text()).toContain("An account with this email already exists");
     expect(await countUsers()).toBe(before);
   });
+
+  it("refuses a taken email on /freelancer/register too, every time it is sent again, keeping the other values", async () => {
+    const seller = { ...validSeller, email: "twice.seller@example.ug", name: "Twice Seller" };
+    expect(await outcome(await request("/freelancer/register", { method: "POST", body: seller, ip: "10.20.0.1" }))).toBe("→ /dashboard");
+    const before = await countUsers();
+    for (const email of ["twice.seller@example.ug", "Twice.Seller@Example.UG"]) {
+      const again = await request("/freelancer/register", { method: "POST", body: { ...seller, email }, ip: "10.20.0.1" });
+      expect(again.status).toBe(400);
+      expect(again.headers.get("set-cookie")).toBeNull();
+      const html = await again.text();
+      expect(besideField(html, "email")).toBe("An account with this email already exists. Sign in instead, or use another email.");
+      expect(inputValue(html, "email")).toBe(email);
+      expect(inputValue(html, "name")).toBe("Twice Seller");
+      expect(inputValue(html, "skills")).toBe("Logo design, Branding");
+      expect(inputValue(html, "portfolioUrl")).toBe("https://brian.example.ug");
+      expect(html).not.toContain(seller.password);
+    }
+    expect(await countUsers()).toBe(before);
+  });
 });
 
 describe("joining", () => {
@@ -244,6 +370,105 @@ describe("joining", () => {
   });
 });
 
+describe("joining at the same moment", () => {
+  const join = (name: string, email: string, ip: string) =>
+    request("/register", { method: "POST", ip, body: { name, email, password: "same-moment-1", confirmPassword: "same-moment-1" } });
+
+  /**
+   * Sends `join` while another join is between its insert and its commit (a transaction held open here):
+   * the server's join reads the usernames without that row, picks the same one, and waits on the unique
+   * index until this other join commits. Answers the server's response.
+   */
+  async function whileAnotherJoinCommits(other: { name: string; username: string; email: string }, send: () => Promise<Response>) {
+    const trx = await t.db.transaction();
+    try {
+      await trx("users").insert({ ...other, role: "client" });
+      const response = send();
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const waiting = await t.db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ? AND wait_event_type = 'Lock'`, [t.name]);
+        if (waiting.rows[0].n > 0) break;
+        if (Date.now() > deadline) throw new Error("the server's join never waited on the other one");
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await trx.commit();
+      return await response;
+    } finally {
+      if (!trx.isCompleted()) await trx.rollback();
+    }
+  }
+
+  it("gives the second of two people with the same name the next username (once a 500)", async () => {
+    const res = await whileAnotherJoinCommits({ name: "Nakato Sarah", username: "nakato_sarah", email: "nakato.1@example.ug" }, () =>
+      join("Nakato Sarah", "nakato.2@example.ug", "10.30.0.1"),
+    );
+    expect(await outcome(res)).toBe("→ /dashboard");
+    expect(await t.db("users").where("email", "like", "nakato.%").orderBy("email").pluck("username")).toEqual(["nakato_sarah", "nakato_sarah_2"]);
+  });
+
+  it("tells the second of two joins with the same email that it is taken (never a 500), storing one account", async () => {
+    const res = await whileAnotherJoinCommits({ name: "Okello Peter", username: "okello_peter", email: "okello.same@example.ug" }, () =>
+      join("Okello Peter", "Okello.Same@example.ug", "10.30.0.2"),
+    );
+    expect(res.status).toBe(400);
+    expect(besideField(await res.text(), "email")).toBe("An account with this email already exists. Sign in instead, or use another email.");
+    expect(await t.db("users").whereRaw("lower(email) = ?", ["okello.same@example.ug"]).count<{ c: number }[]>({ c: "*" }).first()).toEqual({ c: 1 });
+  });
+
+  it("many joins of one name at once all succeed, each with its own username", async () => {
+    const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => join("Apio Grace", `apio.${i}@example.ug`, "10.30.0.3").then(outcome)));
+    expect(outcomes).toEqual(Array(8).fill("→ /dashboard"));
+    const usernames = await t.db("users").where("email", "like", "apio.%@example.ug").pluck("username");
+    expect(new Set(usernames).size).toBe(8);
+    for (const username of usernames) expect(username).toMatch(/^apio_grace(_\d+)?$/);
+  });
+});
+
+describe("rate limits kept in Redis", () => {
+  it("joining: after 20 accounts from one address in an hour, the 21st is refused with 429 and a clear message", async () => {
+    const ip = "10.40.0.1";
+    for (let i = 1; i <= 20; i++) {
+      const body = { name: "Limit Tester", email: `limit.${i}@example.ug`, password: "limit-tester-1", confirmPassword: "limit-tester-1" };
+      expect(await outcome(await request("/register", { method: "POST", ip, body })), `join ${i}`).toBe("→ /dashboard");
+    }
+    const before = await countUsers();
+    const body = { name: "Limit Tester", email: "limit.21@example.ug", password: "limit-tester-1", confirmPassword: "limit-tester-1" };
+    const refused = await request("/register", { method: "POST", ip, body });
+    expect(refused.status).toBe(429);
+    expect(await refused.text()).toContain("Too many accounts were created from your network. Please try again later.");
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(3500);
+    expect(await countUsers()).toBe(before);
+    // The count lives in Redis (shared by every web process), and expires with the hour.
+    const key = `${QUEUE_PREFIX}:rl:join:ip:${ip}`;
+    expect(Number(await redis.get(key))).toBeGreaterThanOrEqual(20);
+    expect(await redis.pttl(key)).toBeGreaterThan(3_500_000);
+    // Another address is not affected.
+    expect(await outcome(await request("/register", { method: "POST", ip: "10.40.0.2", body }))).toBe("→ /dashboard");
+  });
+
+  it("password reset: after 5 requests in an hour the 6th is refused with 429, per address and per email, and mails nothing", async () => {
+    const outboxCount = async () => Number((await t.db("outbox").count<{ c: string }[]>({ c: "*" }).first())?.c);
+    const ask = (email: string, ip: string) => request("/forgot-password", { method: "POST", ip, body: { email } });
+    // Per address: five different emails from one address, then a sixth.
+    for (let i = 1; i <= 5; i++) expect((await ask(`nobody.${i}@example.ug`, "10.40.1.1")).status).toBe(200);
+    const byAddress = await ask("client@example.ug", "10.40.1.1");
+    expect(byAddress.status).toBe(429);
+    expect(await byAddress.text()).toContain("Too many reset requests. Please wait before asking again.");
+    expect(Number(await redis.get(`${QUEUE_PREFIX}:rl:reset:ip:10.40.1.1`))).toBeGreaterThanOrEqual(5);
+
+    // Per email: the same (known) email from five addresses, then from a sixth: no sixth mail.
+    for (let i = 1; i <= 5; i++) expect((await ask("Freelancer@example.ug", `10.40.2.${i}`)).status).toBe(200);
+    const mails = await outboxCount();
+    const byEmail = await ask("freelancer@example.ug", "10.40.2.6");
+    expect(byEmail.status).toBe(429);
+    expect(await byEmail.text()).toContain("Too many reset requests");
+    expect(await outboxCount()).toBe(mails);
+    const key = `${QUEUE_PREFIX}:rl:reset:email:freelancer@example.ug`;
+    expect(Number(await redis.get(key))).toBeGreaterThanOrEqual(5);
+    expect(await redis.pttl(key)).toBeGreaterThan(3_500_000);
+  });
+});
+
 describe("signing in", () => {
   const login = (body: Record<string, string>, host: "main" | "admin" = "main") => request("/login", { method: "POST", body, host });
 
@@ -262,6 +487,18 @@ describe("signing in", () => {
     expect(await outcome(await login({ email: "client@example.ug", password: PASSWORD, redirectTo: "/settings?tab=billing" }))).toBe("→ /settings?tab=billing");
     expect(await outcome(await login({ email: "client@example.ug", password: PASSWORD, redirectTo: "//evil.example/x" }))).toBe("→ /dashboard");
     expect(await outcome(await login({ email: "client@example.ug", password: PASSWORD, redirectTo: "https://evil.example" }))).toBe("→ /dashboard");
+    // Browsers drop tabs and line breaks from a Location, so `/\t/evil.example` would take them off the site;
+    // a line break is also not a valid header value (once a 500).
+    for (const redirectTo of ["/\t/evil.example", "/\n/evil.example", "/\\evil.example", "/dashboard\r\nSet-Cookie: x=1"]) {
+      const res = await login({ email: "client@example.ug", password: PASSWORD, redirectTo });
+      expect(await outcome(res), JSON.stringify(redirectTo)).toBe("→ /dashboard");
+      expect(res.headers.get("location")).toBe("/dashboard");
+    }
+    // Already signed in, /login sends the visitor on at once: the same rule.
+    for (const redirectTo of ["/%09/evil.example", "/%0A/evil.example", "%2F%2Fevil.example"]) {
+      const res = await request(`/login?redirectTo=${redirectTo}`, { who: "client" });
+      expect(await outcome(res), redirectTo).toBe("→ /dashboard");
+    }
   });
 
   it("on the admin host goes to /", async () => {
@@ -302,11 +539,59 @@ describe("signing in", () => {
   it("refuses the 11th wrong password in a minute with 429, even with the right password then", async () => {
     const body = { email: "admin@example.ug", password: "not-the-password" };
     for (let i = 1; i <= 10; i++) expect((await login(body)).status, `attempt ${i}`).toBe(400);
+    // The failures are counted in Redis, for this email, for the minute.
+    const key = `${QUEUE_PREFIX}:rl:signIn:admin@example.ug`;
+    expect(Number(await redis.get(key))).toBe(10);
+    expect(await redis.pttl(key)).toBeGreaterThan(50_000);
     const eleventh = await login(body);
     expect(eleventh.status).toBe(429);
-    expect(eleventh.headers.get("retry-after")).toBeTruthy();
+    expect(Number(eleventh.headers.get("retry-after"))).toBeGreaterThan(50);
+    expect(Number(eleventh.headers.get("retry-after"))).toBeLessThanOrEqual(60);
     expect(await eleventh.text()).toContain("Too many sign-in attempts");
     expect((await login({ email: "admin@example.ug", password: PASSWORD })).status).toBe(429);
+    // Retry-After is when the limit really ends (once a fixed 60): here, in 20 seconds at most.
+    await redis.pexpire(key, 20_000);
+    const retryAfter = Number((await login(body)).headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(20);
+  });
+
+  it("refuses missing, malformed and 10,000-character values with a message by the field, keeping the email, never the password", async () => {
+    const sessions = async () => Number((await t.db("sessions").count<{ c: string }[]>({ c: "*" }).first())?.c);
+    const before = await sessions();
+    const cases: [Record<string, string>, string, string][] = [
+      [{ password: PASSWORD }, "email", "Enter your email address"],
+      [{ email: "", password: PASSWORD }, "email", "Enter your email address"],
+      [{ email: "client@example.ug" }, "password", "Enter your password"],
+      [{ email: "client-at-example.ug", password: PASSWORD }, "email", "Enter an email address like name@example.com"],
+      [{ email: `${long}@example.ug`, password: PASSWORD }, "email", "An email address has at most 254 characters"],
+      [{ email: "client@example.ug", password: long }, "password", "A password has at most 200 characters"],
+    ];
+    for (const [body, field, message] of cases) {
+      const res = await login(body);
+      expect(res.status, message).toBe(400);
+      expect(res.headers.get("set-cookie")).toBeNull();
+      const html = await res.text();
+      expect(besideField(html, field)).toBe(message);
+      if (body.email) expect(inputValue(html, "email")).toBe(body.email);
+      expect(inputValue(html, "password")).toBe("");
+      if (body.password) expect(html).not.toContain(body.password);
+    }
+    expect(await sessions()).toBe(before);
+  });
+
+  it("banning or deleting a member ends their sessions at once", async () => {
+    const hash = await hashPassword(PASSWORD);
+    for (const end of ["ban", "delete"] as const) {
+      const [row] = await t.db("users").insert({ name: `To ${end}`, username: `to_${end}`, email: `to.${end}@example.ug`, password_hash: hash, role: "freelancer" }).returning("id");
+      const phone = (await createSession(t.db, { userId: row.id, persistent: true })).token;
+      const laptop = (await createSession(t.db, { userId: row.id, persistent: false })).token;
+      for (const session of [phone, laptop]) expect(await outcome(await request("/dashboard", { session }))).toBe("200");
+      if (end === "ban") await setUserStatus(t.db, row.id, "banned");
+      else await t.db("users").where({ id: row.id }).delete();
+      for (const session of [phone, laptop]) expect(await outcome(await request("/dashboard", { session }))).toBe(LOGIN("/dashboard"));
+      expect(await t.db("sessions").where({ user_id: row.id }).count<{ c: number }[]>({ c: "*" }).first()).toEqual({ c: 0 });
+    }
   });
 
   it("logout is a POST that ends the session row", async () => {
@@ -362,6 +647,67 @@ describe("password reset", () => {
     expect(reuse.status).toBe(410);
   });
 
+  it("never mails a link to the host a request names: a foreign Host header gets the configured origin", async () => {
+    const hosts = ["evil.example", "evil.example:3000", "localhost.evil.example"];
+    for (const [i, evil] of hosts.entries()) {
+      const res = await request("/forgot-password", {
+        method: "POST",
+        ip: `10.50.0.${i + 1}`,
+        body: { email: "client@example.ug" },
+        headers: { Host: evil, Origin: `http://${evil}` },
+      });
+      expect(res.status).toBe(200);
+      const { mail, link } = await lastResetLink();
+      expect(mail.to_address).toBe("client@example.ug");
+      expect(mail.body).not.toContain("evil.example");
+      // No PUBLIC_URL on the test server: the link is built from this machine's own address.
+      expect(link![0]).toMatch(new RegExp(`^http://localhost:${server.port}/reset-password\\?token=`));
+    }
+    // A request to this machine itself (development, tests, `npm start`) keeps its own origin.
+    await request("/forgot-password", { method: "POST", ip: "10.50.0.9", body: { email: "client@example.ug" }, headers: { Host: `127.0.0.1:${server.port}`, Origin: `http://127.0.0.1:${server.port}` } });
+    expect((await lastResetLink()).link![0]).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/reset-password\\?token=`));
+  });
+
+  it("using one link uses up the member's other unused links", async () => {
+    const [row] = await t.db("users").insert({ name: "Two Links", username: "two_links", email: "two.links@example.ug", password_hash: await hashPassword(PASSWORD), role: "client" }).returning("id");
+    const links: string[] = [];
+    for (const ip of ["10.50.1.1", "10.50.1.2"]) {
+      await request("/forgot-password", { method: "POST", ip, body: { email: "two.links@example.ug" } });
+      links.push((await lastResetLink()).link![1]!);
+    }
+    const [older, newer] = links as [string, string];
+    for (const token of [older, newer]) expect((await request(`/reset-password?token=${token}`)).status).toBe(200);
+    const done = await request("/reset-password", { method: "POST", body: { token: newer, password: "chosen-with-newer", confirmPassword: "chosen-with-newer" } });
+    expect(await outcome(done)).toBe("→ /login?reset=1");
+    // The older mail, still in the inbox, can no longer change the password just chosen.
+    expect((await request(`/reset-password?token=${older}`)).status).toBe(410);
+    const reuse = await request("/reset-password", { method: "POST", body: { token: older, password: "chosen-with-older", confirmPassword: "chosen-with-older" } });
+    expect(reuse.status).toBe(410);
+    expect(await reuse.text()).toContain("This reset link has expired or was already used");
+    expect(await t.db("password_resets").where({ user_id: row.id }).whereNull("used_at").count<{ c: number }[]>({ c: "*" }).first()).toEqual({ c: 0 });
+    expect(await outcome(await request("/login", { method: "POST", body: { email: "two.links@example.ug", password: "chosen-with-newer" } }))).toBe("→ /dashboard");
+  });
+
+  it("/forgot-password refuses missing, malformed and 10,000-character emails with a message by the field and sends nothing", async () => {
+    const count = async (table: string) => Number((await t.db(table).count<{ c: string }[]>({ c: "*" }).first())?.c);
+    const before = { outbox: await count("outbox"), resets: await count("password_resets") };
+    const cases: [Record<string, string>, string][] = [
+      [{}, "Enter your email address"],
+      [{ email: "" }, "Enter your email address"],
+      [{ email: "client-at-example.ug" }, "Enter an email address like name@example.com"],
+      [{ email: `${long}@example.ug` }, "An email address has at most 254 characters"],
+    ];
+    for (const [body, message] of cases) {
+      const res = await request("/forgot-password", { method: "POST", ip: "10.50.2.1", body });
+      expect(res.status, message).toBe(400);
+      const html = await res.text();
+      expect(besideField(html, "email")).toBe(message);
+      if (body.email) expect(inputValue(html, "email")).toBe(body.email);
+      expect(html).not.toContain("If an account uses that email");
+    }
+    expect({ outbox: await count("outbox"), resets: await count("password_resets") }).toEqual(before);
+  });
+
   it("refuses an expired link", async () => {
     await request("/forgot-password", { method: "POST", body: { email: "client@example.ug" } });
     const token = (await lastResetLink()).link![1]!;
@@ -412,6 +758,50 @@ describe("settings store what is valid and refuse the rest", () => {
     expect((await stored()).password_hash).toBe(before);
   });
 
+  it("security: mismatched or missing new passwords are refused beside the field, and nothing changes", async () => {
+    const before = (await stored()).password_hash;
+    const cases: [Record<string, string>, string, string][] = [
+      [{ currentPassword: PASSWORD, password: "new-password-1", confirmPassword: "new-password-2" }, "confirmPassword", "Passwords do not match"],
+      [{ currentPassword: PASSWORD, confirmPassword: "new-password-1" }, "password", "Choose a password"],
+      [{ currentPassword: PASSWORD, password: "new-password-1" }, "confirmPassword", "Confirm your password"],
+      [{ currentPassword: PASSWORD, password: "short", confirmPassword: "short" }, "password", "Use at least 8 characters"],
+      [{ password: "new-password-1", confirmPassword: "new-password-1" }, "currentPassword", "Enter your current password"],
+    ];
+    for (const [body, field, message] of cases) {
+      const res = await post("security", body);
+      expect(res.status, message).toBe(400);
+      const html = await res.text();
+      expect(besideField(html, field)).toBe(message);
+      for (const value of Object.values(body)) expect(html).not.toContain(`value="${value}"`);
+    }
+    expect((await stored()).password_hash).toBe(before);
+    expect((await request("/dashboard", { who: "client" })).status).toBe(200);
+  });
+
+  it("security: signing out of all other sessions ends them and keeps this one", async () => {
+    const [row] = await t.db("users").insert({ name: "Many Devices", username: "many_devices", email: "many.devices@example.ug", password_hash: await hashPassword(PASSWORD), role: "client" }).returning("id");
+    const [here, phone, laptop] = await Promise.all([0, 1, 2].map(async () => (await createSession(t.db, { userId: row.id, persistent: true })).token));
+    const res = await request("/settings?tab=security", { method: "POST", session: here, body: { intent: "sign-out-others" } });
+    expect(await outcome(res)).toBe("→ /settings?tab=security&saved=others");
+    expect(await (await request("/settings?tab=security&saved=others", { session: here })).text()).toContain("You are signed out of every other session.");
+    for (const session of [phone, laptop]) expect(await outcome(await request("/dashboard", { session }))).toBe(LOGIN("/dashboard"));
+    expect(await outcome(await request("/dashboard", { session: here }))).toBe("200");
+    expect(await t.db("sessions").where({ user_id: row.id }).count<{ c: number }[]>({ c: "*" }).first()).toEqual({ c: 1 });
+  });
+
+  it("security: changing the password ends the other sessions, keeps this one, and the new password signs in", async () => {
+    const [row] = await t.db("users").insert({ name: "New Password", username: "new_password", email: "new.password@example.ug", password_hash: await hashPassword(PASSWORD), role: "freelancer" }).returning("id");
+    const [here, elsewhere] = await Promise.all([0, 1].map(async () => (await createSession(t.db, { userId: row.id, persistent: false })).token));
+    const res = await request("/settings?tab=security", { method: "POST", session: here, body: { currentPassword: PASSWORD, password: "a-new-password-9", confirmPassword: "a-new-password-9" } });
+    expect(await outcome(res)).toBe("→ /settings?tab=security&saved=1");
+    expect(await (await request("/settings?tab=security&saved=1", { session: here })).text()).toContain("Your password is changed. Your other sessions were signed out.");
+    expect(await outcome(await request("/dashboard", { session: elsewhere }))).toBe(LOGIN("/dashboard"));
+    expect(await outcome(await request("/dashboard", { session: here }))).toBe("200");
+    const signIn = (password: string) => request("/login", { method: "POST", ip: "10.60.0.1", body: { email: "new.password@example.ug", password } });
+    expect((await signIn(PASSWORD)).status).toBe(400);
+    expect(await outcome(await signIn("a-new-password-9"))).toBe("→ /dashboard");
+  });
+
   it("profile: a 10,000-character bio is refused and nothing changes", async () => {
     const form = new FormData();
     form.set("name", "Test client");
@@ -431,4 +821,45 @@ describe("settings store what is valid and refuse the rest", () => {
     expect(await res.text()).toContain("Upload a JPEG, PNG or WebP image");
     expect((await stored()).avatar_key).toBeNull();
   });
+});
+
+describe("a body that is not a form gets a 4xx saying so, and nothing is stored (once a 500)", () => {
+  const JSON_TYPE = "application/json";
+  const json = (value: unknown) => ({ type: JSON_TYPE, body: JSON.stringify(value) });
+  // A multipart body cut off before its closing boundary.
+  const brokenMultipart = { type: "multipart/form-data; boundary=----soko", body: '------soko\r\nContent-Disposition: form-data; name="name"\r\n\r\nCut Off' };
+  const counts = async () => ({
+    users: await countUsers(),
+    sessions: Number((await t.db("sessions").count<{ c: string }[]>({ c: "*" }).first())?.c),
+    outbox: Number((await t.db("outbox").count<{ c: string }[]>({ c: "*" }).first())?.c),
+  });
+  const cases: [string, string, Who, Host, RequestOptions["raw"], number, string][] = [
+    ["JSON sign-in", "/login", "anonymous", "main", json({ email: "client@example.ug", password: PASSWORD }), 415, "not JSON or plain text"],
+    ["JSON admin sign-in", "/login", "anonymous", "admin", json({ email: "admin@example.ug", password: PASSWORD }), 415, "not JSON or plain text"],
+    ["plain-text join", "/register", "anonymous", "main", { type: "text/plain", body: "name=Plain Text&email=plain@example.ug" }, 415, "not JSON or plain text"],
+    ["JSON seller join", "/freelancer/register", "anonymous", "main", json(validSeller), 415, "not JSON or plain text"],
+    ["JSON reset request", "/forgot-password", "anonymous", "main", json({ email: "client@example.ug" }), 415, "not JSON or plain text"],
+    ["JSON new password", "/reset-password", "anonymous", "main", json({ token: "x", password: "abcdefgh1", confirmPassword: "abcdefgh1" }), 415, "not JSON or plain text"],
+    ["a body without a type", "/login", "anonymous", "main", { body: "email=client%40example.ug" }, 415, "not JSON or plain text"],
+    ["a broken multipart sign-in", "/login", "anonymous", "main", brokenMultipart, 400, "This form could not be read"],
+    ["URL-encoded profile (it carries a photo)", "/settings?tab=profile", "client", "main", { type: "application/x-www-form-urlencoded", body: "name=Url+Encoded" }, 415, "must be sent as multipart/form-data"],
+    ["a broken multipart profile", "/settings?tab=profile", "client", "main", brokenMultipart, 400, "This form could not be read"],
+    ["JSON billing", "/settings?tab=billing", "client", "main", json({ mobileMoneyNumber: "+256772123456" }), 415, "not JSON or plain text"],
+    ["JSON consent", "/consent", "anonymous", "main", json({ consent: "granted" }), 415, "not JSON or plain text"],
+    ["JSON gig", "/gig/create", "freelancer", "main", json({ intent: "publish", title: "JSON gig" }), 415, "not JSON or plain text"],
+    ["a broken multipart gig", "/gig/create", "freelancer", "main", brokenMultipart, 400, "This form could not be read"],
+  ];
+  for (const [title, path, who, host, raw, status, message] of cases) {
+    it(title, async () => {
+      const before = await counts();
+      const profile = await t.db("users").where({ id: ids.client }).first();
+      const res = await request(path, { method: "POST", who, host, raw, ip: "10.70.0.1" });
+      expect(res.status).toBe(status);
+      expect(await res.text()).toContain(message);
+      expect(res.headers.get("set-cookie")).toBeNull();
+      expect(await counts()).toEqual(before);
+      expect(await t.db("users").where({ id: ids.client }).first()).toEqual(profile);
+      expect(await t.db("gigs").where({ title: "JSON gig" }).first()).toBeUndefined();
+    });
+  }
 });

@@ -330,7 +330,7 @@ describe("POST /gig/create refuses bad input, says why beside the field, and sto
       raw: { body: '--x\r\nContent-Disposition: form-data; name="title"\r\n\r\nhalf a form', contentType: "multipart/form-data; boundary=x" },
     });
     expect(res.status).toBe(400);
-    expect(await res.text()).toContain("The form could not be read");
+    expect(await res.text()).toContain("This form could not be read");
     expect(await counts()).toEqual(before);
   });
 

@@ -1,0 +1,142 @@
+/**
+ * The dashboard, through the real server: the stat cards and the profile-completion panel are computed from
+ * the member's own rows, and change when those rows do.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { saveGig } from "~/models/gig.server";
+import { gigFormSchema } from "~/utils/gig-schemas";
+import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+let t: TestDatabase;
+let server: TestServer;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  await t.db("categories").insert({ slug: "graphic-design", name: "Graphic Design" });
+  server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: `dash_${process.pid}_${Date.now()}` });
+});
+afterAll(async () => {
+  await server?.stop();
+  await t?.drop();
+});
+
+/** Joins through the form, as a person would, and answers the session cookie. */
+async function join(path: "/register" | "/freelancer/register", body: Record<string, string>): Promise<string> {
+  const res = await fetch(`${server.baseUrl}${path}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { Origin: server.baseUrl },
+    body: new URLSearchParams({ password: "dashboard-pass-1", confirmPassword: "dashboard-pass-1", ...body }),
+  });
+  expect(res.headers.get("location")).toBe("/dashboard");
+  return res.headers.get("set-cookie")!.split(";")[0]!;
+}
+
+/** What the dashboard shows: the stat cards by label, the completion percentage and the missing fields. */
+async function dashboard(cookie: string) {
+  const res = await fetch(`${server.baseUrl}/dashboard`, { headers: { Cookie: cookie } });
+  expect(res.status).toBe(200);
+  const html = (await res.text()).replace(/<!-- -->/g, "");
+  const stats = Object.fromEntries(
+    [...html.matchAll(/<span class="stat-value">([^<]*)<\/span><span class="stat-label">([^<]*)<\/span>/g)].map((m) => [m[2], m[1]]),
+  );
+  const percent = Number(/<strong>(\d+)%<\/strong> complete/.exec(html)?.[1]);
+  const missingList = /<p>Still missing:<\/p><ul>(.*?)<\/ul>/.exec(html)?.[1] ?? "";
+  const missing = [...missingList.matchAll(/<li>([^<]*)<\/li>/g)].map((m) => m[1]);
+  return { html, stats, percent, missing };
+}
+
+async function saveProfile(cookie: string, fields: Record<string, string>) {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.set(name, value);
+  const res = await fetch(`${server.baseUrl}/settings?tab=profile`, { method: "POST", redirect: "manual", body: form, headers: { Cookie: cookie, Origin: server.baseUrl } });
+  expect(res.headers.get("location")).toBe("/settings?tab=profile&saved=1");
+}
+
+function publishable(title: string) {
+  return gigFormSchema("publish").parse({
+    title,
+    category: "graphic-design",
+    description: "What the buyer gets.",
+    basic: { name: "Starter", description: "One concept", price: "50000", delivery: "7", revisions: "1", features: "" },
+    standard: {},
+    premium: {},
+  });
+}
+
+describe("a freelancer's dashboard", () => {
+  let cookie: string;
+  let sellerId: number;
+
+  beforeAll(async () => {
+    cookie = await join("/freelancer/register", {
+      name: "Wasswa Brian",
+      email: "wasswa@example.ug",
+      skills: "Illustration",
+      description: "Children's book illustrator.",
+      terms: "on",
+    });
+    sellerId = (await t.db("users").where({ email: "wasswa@example.ug" }).first("id")).id;
+  });
+
+  it("counts profile completion from the fields filled in, and names the missing ones", async () => {
+    // Joined with name, skills and a description (the bio): 3 of 7.
+    let d = await dashboard(cookie);
+    expect(d.percent).toBe(43);
+    expect(d.missing).toEqual(["Profile photo", "Location", "Languages", "Mobile money number"]);
+
+    await saveProfile(cookie, { name: "Wasswa Brian", bio: "Children's book illustrator.", location: "Mbarara, Uganda", skills: "Illustration", languages: "English, Runyankole" });
+    d = await dashboard(cookie);
+    expect(d.percent).toBe(71);
+    expect(d.missing).toEqual(["Profile photo", "Mobile money number"]);
+
+    await t.db("users").where({ id: sellerId }).update({ mobile_money_number: "+256772000111" });
+    d = await dashboard(cookie);
+    expect(d.percent).toBe(86);
+    expect(d.missing).toEqual(["Profile photo"]);
+
+    // Emptying a field brings its name back.
+    await saveProfile(cookie, { name: "Wasswa Brian", bio: "", location: "Mbarara, Uganda", skills: "Illustration", languages: "English, Runyankole" });
+    d = await dashboard(cookie);
+    expect(d.percent).toBe(71);
+    expect(d.missing).toEqual(["Profile photo", "Bio"]);
+  });
+
+  it("counts published gigs only, and lists every gig with its status and an Edit link", async () => {
+    expect((await dashboard(cookie)).stats).toEqual({ "Published gigs": "0", "Active orders": "0", Earnings: "UGX 0", Rating: "0.0" });
+    const first = await saveGig(t.db, sellerId, publishable("Storybook illustration"), "published");
+    const second = await saveGig(t.db, sellerId, publishable("Colouring book pages"), "published");
+    const draft = await saveGig(t.db, sellerId, gigFormSchema("draft").parse({ title: "Comic strip (draft)", category: "graphic-design", basic: {}, standard: {}, premium: {} }), "draft");
+    const d = await dashboard(cookie);
+    expect(d.stats["Published gigs"]).toBe("2");
+    for (const { id } of [first, second, draft]) expect(d.html).toContain(`href="/gig/${id}/edit"`);
+    expect(d.html).toMatch(/Comic strip \(draft\) <span class="status-badge">Draft<\/span>/);
+    expect(d.html).toMatch(/>Storybook illustration<\/a> <span class="status-badge">Published<\/span>/);
+
+    await t.db("gigs").where({ id: first.id }).update({ status: "paused" });
+    expect((await dashboard(cookie)).stats["Published gigs"]).toBe("1");
+  });
+});
+
+describe("a client's dashboard", () => {
+  it("shows the client's own cards, with the sellers they saved counted", async () => {
+    const cookie = await join("/register", { name: "Akello Joan", email: "akello@example.ug" });
+    let d = await dashboard(cookie);
+    expect(d.stats).toEqual({ "Active orders": "0", "Completed orders": "0", "Total spent": "UGX 0", "Saved sellers": "0" });
+    // A client's profile has five fields; joining fills the name.
+    expect(d.percent).toBe(20);
+    expect(d.missing).toEqual(["Profile photo", "Bio", "Location", "Languages"]);
+
+    const client = await t.db("users").where({ email: "akello@example.ug" }).first("id");
+    const sellers = await t.db("users")
+      .insert([
+        { name: "Seller One", username: "seller_one", email: "seller.one@example.ug", role: "freelancer" },
+        { name: "Seller Two", username: "seller_two", email: "seller.two@example.ug", role: "freelancer" },
+      ])
+      .returning("id");
+    await t.db("saved_sellers").insert(sellers.map((s) => ({ user_id: client.id, seller_id: s.id })));
+    d = await dashboard(cookie);
+    expect(d.stats["Saved sellers"]).toBe("2");
+  });
+});
