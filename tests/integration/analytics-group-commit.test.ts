@@ -3,35 +3,17 @@
  * in the same turn of the event loop share one BullMQ job, each answered only once that job is in Redis,
  * and all of them refused together when it cannot be written. Against the real Redis, on a private prefix.
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INGEST_QUEUE, MAX_EVENTS_PER_REQUEST, type IngestJob, type QueuedEvent } from "~/analytics/events";
+import { INGEST_QUEUE, MAX_EVENTS_PER_REQUEST, type IngestJob } from "~/analytics/events";
 import { countersKey, createIngest, IngestUnavailableError, type Ingest } from "~/analytics/ingest.server";
 import { getEnv } from "~/utils/env.server";
 import { createRedis } from "~/utils/redis.server";
+import { queuedEvent } from "../support/analytics-events";
 
-const pageview = (page: string): QueuedEvent =>
-  ({
-    kind: "pageview",
-    event_id: randomUUID(),
-    session_id: "1764000000000-k3j9x2",
-    platform: "web",
-    page,
-    title: "Browse",
-    url: `http://localhost${page}`,
-    referrer: "",
-    event_time: new Date().toISOString(),
-    received_at: new Date().toISOString(),
-    user_id: 0,
-    ip: "41.210.145.0",
-    country: "UG",
-    city: "Kampala",
-    device: "mobile",
-    browser: "Chrome",
-    os: "Android",
-  }) as QueuedEvent;
+const pageview = (page: string) => queuedEvent("pageview", { page, url: `http://localhost${page}` });
 
 describe("group commit of tracking requests", () => {
   const prefix = `soko_t_${randomBytes(4).toString("hex")}`;

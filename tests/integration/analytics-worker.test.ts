@@ -16,6 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createClickHouse } from "~/analytics/clickhouse.server";
 import { quote, quoteList } from "~/analytics/clickhouse-sql.server";
 import { INGEST_QUEUE, TABLES, type EventKind, type IngestJob, type QueuedEvent } from "~/analytics/events";
+import { queuedEvent as event, SESSION_ID as sessionIdOf } from "../support/analytics-events";
 import { checkEvents, enrichEvents } from "~/analytics/ingest.server";
 import { pageViews } from "~/analytics/reports.server";
 import { getEnv, parseEnv } from "~/utils/env.server";
@@ -67,47 +68,6 @@ function setup(envOverrides: Record<string, string> = {}) {
   return { prefix, queue, env, start, counters, add };
 }
 
-const sessionIdOf = "1764000000000-k3j9x2";
-
-/** One event as the endpoints queue it (checked and enriched). */
-function event<K extends EventKind>(kind: K, overrides: Partial<Record<string, unknown>> = {}): QueuedEvent {
-  const base = {
-    event_id: randomUUID(),
-    session_id: sessionIdOf,
-    platform: "web",
-    event_time: "2026-11-20T10:11:12.345Z",
-    received_at: "2026-11-20T10:11:13.001Z",
-    user_id: 7,
-    ip: "41.210.145.0",
-    country: "UG",
-    city: "Kampala",
-    device: "mobile",
-    browser: "Chrome",
-    os: "Android",
-  };
-  const action = {
-    action_type: "click",
-    page: "/gigs",
-    element_id: "buy",
-    element_class: "btn primary",
-    element_tag: "button",
-    element_text: "Continue (UGX 75,000)",
-    x: 120,
-    y: 640,
-    value: 0,
-    error_message: "",
-    error_stack: "",
-  };
-  const own: Record<EventKind, Record<string, unknown>> = {
-    session: { user_agent: "Mozilla/5.0 (Linux; Android 14)", screen_resolution: "412x915", timezone: "Africa/Kampala" },
-    pageview: { page: "/gigs/12", title: "Logo design", url: "https://soko.test/gigs/12?ref=x", referrer: "https://google.com/" },
-    action,
-    error: { ...action, action_type: "error", error_message: "TypeError: x is undefined", error_stack: "at f (app.js:1:2)" },
-    conversion: { conversion_type: "order_placed", value: 80_000, metadata: '{"gig":12}' },
-    user_action: { action: "search", details: '{"q":"logo"}', page: "/search" },
-  };
-  return { kind, ...base, ...own[kind], ...overrides } as unknown as QueuedEvent;
-}
 
 async function select<T>(query: string): Promise<T[]> {
   return (await clickhouse.query({ query, format: "JSONEachRow" })).json<T>();

@@ -1,0 +1,46 @@
+/** Analytics events as the endpoints queue them (checked and enriched): one of each kind, for tests. */
+import { randomUUID } from "node:crypto";
+import type { EventKind, QueuedEvent } from "~/analytics/events";
+
+/** A tracking session id as the tracker makes them (time plus random). */
+export const SESSION_ID = "1764000000000-k3j9x2";
+
+/** One event as the endpoints queue it (checked and enriched). */
+export function queuedEvent<K extends EventKind>(kind: K, overrides: Partial<Record<string, unknown>> = {}): QueuedEvent {
+  const base = {
+    event_id: randomUUID(),
+    session_id: SESSION_ID,
+    platform: "web",
+    event_time: "2026-11-20T10:11:12.345Z",
+    received_at: "2026-11-20T10:11:13.001Z",
+    user_id: 7,
+    ip: "41.210.145.0",
+    country: "UG",
+    city: "Kampala",
+    device: "mobile",
+    browser: "Chrome",
+    os: "Android",
+  };
+  const action = {
+    action_type: "click",
+    page: "/gigs",
+    element_id: "buy",
+    element_class: "btn primary",
+    element_tag: "button",
+    element_text: "Continue (UGX 75,000)",
+    x: 120,
+    y: 640,
+    value: 0,
+    error_message: "",
+    error_stack: "",
+  };
+  const own: Record<EventKind, Record<string, unknown>> = {
+    session: { user_agent: "Mozilla/5.0 (Linux; Android 14)", screen_resolution: "412x915", timezone: "Africa/Kampala" },
+    pageview: { page: "/gigs/12", title: "Logo design", url: "https://soko.test/gigs/12?ref=x", referrer: "https://google.com/" },
+    action,
+    error: { ...action, action_type: "error", error_message: "TypeError: x is undefined", error_stack: "at f (app.js:1:2)" },
+    conversion: { conversion_type: "order_placed", value: 80_000, metadata: '{"gig":12}' },
+    user_action: { action: "search", details: '{"q":"logo"}', page: "/search" },
+  };
+  return { kind, ...base, ...own[kind], ...overrides } as unknown as QueuedEvent;
+}
