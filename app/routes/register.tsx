@@ -1,10 +1,10 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData } from "@remix-run/react";
 import { ErrorList, Field, PasswordField, SubmitButton } from "~/components/forms";
 import { RegisterSchema } from "~/utils/account-schemas";
-import { getUser } from "~/utils/auth.server";
+import { requireAnonymous } from "~/utils/auth.server";
 import { requireSiteHost } from "~/utils/host.server";
 import { HIDDEN_PASSWORDS, join } from "~/utils/join.server";
 import { readFormData } from "~/utils/form-data.server";
@@ -15,12 +15,14 @@ export const meta: MetaFunction = () => [{ title: "Join Soko" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   requireSiteHost(request, "main");
-  if (await getUser(request)) throw redirect("/dashboard");
+  await requireAnonymous(request);
   return null;
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
   requireSiteHost(request, "main");
+  // A signed-in member cannot join again (a second account) by posting the form.
+  await requireAnonymous(request);
   const submission = parseWithZod(await readFormData(request), { schema: RegisterSchema });
   if (submission.status !== "success") {
     return data(submission.reply({ hideFields: HIDDEN_PASSWORDS }), { status: 400 });

@@ -50,6 +50,11 @@ export async function requireUser(
   return user;
 }
 
+/** For pages only a visitor who is not signed in may use (joining): a signed-in member goes to the dashboard. */
+export async function requireAnonymous(request: Request): Promise<void> {
+  if (await getUser(request)) throw redirect("/dashboard");
+}
+
 /** The Set-Cookie value that carries a session token: httpOnly, SameSite=Lax, Secure in production over https. */
 export function sessionCookie(token: string, expiresAt: Date | null): string {
   const parts = [`${SESSION_COOKIE}=${token}`, "Path=/", "HttpOnly", "SameSite=Lax"];

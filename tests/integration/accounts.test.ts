@@ -357,6 +357,17 @@ describe("joining", () => {
     expect(user).toMatchObject({ role: "freelancer", skills: ["Logo design", "Branding"], years_experience: 4, portfolio_url: "https://brian.example.ug", bio: "Brand designer in Kampala." });
   });
 
+  it("sends a signed-in member who posts a join form to the dashboard, creating no second account", async () => {
+    const before = await countUsers();
+    for (const [path, body] of [
+      ["/register", { ...validClient, email: "second.account@example.ug" }],
+      ["/freelancer/register", { ...validSeller, email: "second.seller@example.ug" }],
+    ] as const) {
+      expect(await outcome(await request(path, { method: "POST", who: "client", body }))).toBe("→ /dashboard");
+    }
+    expect(await countUsers()).toBe(before);
+  });
+
   it("refuses a form posted from another site", async () => {
     const before = await countUsers();
     const res = await fetch(`${server.baseUrl}/register`, {
