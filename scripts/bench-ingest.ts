@@ -637,7 +637,7 @@ function buildReport(r: {
     `autocannon ${n(c.autocannon ?? Number.NaN)}), so ${cores} cores allow about ${n((cores * 1e6) / own(single))} requests/s; ` +
     `${n(TARGET.singleRps)} requests/s leaves ${n(budget)} µs per request for all of them, while the bare endpoint alone costs ` +
     `${n(bareRun.cpu?.bare ?? Number.NaN)} µs plus ${n(bareRun.cpu?.autocannon ?? Number.NaN)} µs of autocannon. ` +
-    `The queue alone, one BullMQ job per request, costs Redis and the worker ${n((c.Redis ?? 0) + (c.worker ?? 0))} µs per request ` +
+    `The queue (requests of the same moment share a job, ADR 009) costs Redis and the worker ${n((c.Redis ?? 0) + (c.worker ?? 0))} µs per request ` +
     `(${(c.Redis ?? 0) + (c.worker ?? 0) > budget ? "more than" : "within"} that budget). ` +
     `"other" is what the rest of the machine did meanwhile (other users of this box, Postgres, the kernel).`;
   const integrity =
