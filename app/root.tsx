@@ -21,8 +21,8 @@ export const links: LinksFunction = () => [
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await getUser(request);
   // The page view server.ts recorded for this HTML document (absent for data requests and bots). With
-  // analytics allowed, the tracker re-sends it with the same id and time for a signed-in visitor (so the
-  // row gets their user id), and for an anonymous one sends nothing more for this document.
+  // analytics allowed, the tracker re-sends it with the same id and time, so the one row gets the tab's
+  // session (and a signed-in visitor's user id).
   const pageview = (context as { pageview?: { eventId: string; time: number } | null }).pageview ?? null;
   const consent = /(?:^|;\s*)soko_consent=(granted|denied)(?:;|$)/.exec(request.headers.get("Cookie") ?? "")?.[1] ?? null;
   return {

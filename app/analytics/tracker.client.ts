@@ -272,8 +272,10 @@ function start() {
  * wrote is replaced by this one, under the visitor's user and session.
  *
  * An anonymous visitor's go to /action as `action_type: "pageview"`, which the server stores as a page
- * view of user 0 (ADR 007). The document's first one is the server's alone: it is already recorded, so
- * nothing is sent for it; every later route change (a client-side navigation) sends one.
+ * view of user 0 (ADR 007). The document's first one is re-sent the same way, with the server's event_id
+ * and time: still one row (the tables keep the last one received per event id), now in this tab's
+ * session, where the server could only file it under a session of its own, which then looked like a
+ * one-page visit (a bounce) beside the tab's real one.
  */
 export function pageview(signedIn: boolean, doc?: DocumentPageview | null) {
   if (!granted()) return;
@@ -288,8 +290,9 @@ export function pageview(signedIn: boolean, doc?: DocumentPageview | null) {
   page = location.pathname;
   pageUrl = location.href;
   pageStart = Date.now();
-  if (signedIn) track("pageview", { ...fields, ...(doc ? { event_id: doc.eventId, timestamp: doc.time } : null) });
-  else if (!doc) track("action", { action_type: "pageview", ...fields });
+  const same = doc ? { event_id: doc.eventId, timestamp: doc.time } : null;
+  if (signedIn) track("pageview", { ...fields, ...same });
+  else track("action", { action_type: "pageview", ...fields, ...same });
 }
 
 /** A conversion where it happens: `signup`, `order_placed`, `gig_published` (needs a signed-in visitor). */

@@ -199,6 +199,7 @@ describe("The tracker (JavaScript on)", () => {
     await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });
     await page.waitForTimeout(2500);
     expect(sent).toEqual([]);
+    const [documentViewId] = (await page.locator('meta[name="soko-pageview"]').getAttribute("content"))!.split(" ");
     await page.getByRole("region", { name: "Your privacy choice" }).getByRole("button", { name: "Allow analytics" }).click();
 
     // The session, once, as soon as the choice is made (no reload).
@@ -208,11 +209,11 @@ describe("The tracker (JavaScript on)", () => {
     expect(session.user_agent).toContain("Chrome");
     expect(session.session_id).toMatch(/^\d{13}-[0-9a-z]{12}$/);
     expect(session.event_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    // Sent as text/plain (no CORS preflight), and no page view: the server recorded this document's, and
-    // /pageview needs a sign-in.
+    // Sent as text/plain (no CORS preflight). The page view the server recorded for this document is sent
+    // again under its own id, now in the tab's session, through /action (/pageview needs a sign-in).
     expect(sent.every((s) => s.contentType.startsWith("text/plain"))).toBe(true);
+    await eventually(() => actions(sent, "pageview").map((e) => [e.page, e.event_id, e.session_id])).toEqual([["/", documentViewId, session.session_id]]);
     expect(accepted(sent, "pageview")).toEqual([]);
-    expect(actions(sent, "pageview")).toEqual([]);
 
     // A click on an element with 150 characters of text.
     const long = "Hire a graphic designer in Kampala ".repeat(5).trim();
@@ -254,7 +255,7 @@ describe("The tracker (JavaScript on)", () => {
     // What was typed is never read from the field: no action carries it. The search's own URL does, in
     // the page view of /search (the one client-side navigation), as the server's page views of that URL do.
     expect(JSON.stringify(sent.flatMap((s) => s.events).filter((e) => e.action_type !== "pageview"))).not.toContain("secret-typed-words");
-    expect(actions(sent, "pageview").map((e) => e.url)).toEqual([appUrl("/search?q=secret-typed-words")]);
+    expect(actions(sent, "pageview").map((e) => e.url)).toEqual([appUrl("/"), appUrl("/search?q=secret-typed-words")]);
     expect(new Set(accepted(sent, "action").map((e) => e.session_id))).toEqual(new Set([session.session_id]));
   });
 
@@ -330,20 +331,25 @@ describe("The tracker (JavaScript on)", () => {
     expect(leave?.session_id).toBe(first.session_id);
   });
 
-  it("sends an anonymous visitor's client-side navigations to /action as page views, and none for the document's own (the server's)", async () => {
+  it("sends an anonymous visitor's page views to /action: the document's own with the server's id and time (one row, the tab's session), then one per client-side navigation", async () => {
     const { page, sent } = await visitor("granted");
     await page.goto(appUrl("/help"));
     await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });
-    // The server recorded this document's page view itself: its id is in the page.
+    // The server recorded this document's page view itself: its id and time are in the page.
     const meta = await page.locator('meta[name="soko-pageview"]').getAttribute("content");
     expect(meta).toMatch(/^[0-9a-f-]{36} \d{13}$/);
+    const [eventId, time] = meta!.split(" ");
     await eventually(() => accepted(sent, "session").length).toBe(1);
     const session = accepted(sent, "session")[0]!;
+    await eventually(() => actions(sent, "pageview").map((e) => e.page)).toEqual(["/help"]);
+    const help = actions(sent, "pageview")[0]!;
+    expect(help).toMatchObject({ event_id: eventId, timestamp: Number(time), page: "/help", url: appUrl("/help"), session_id: session.session_id });
+    expect(ActionPageviewEvent.safeParse(help).success).toBe(true);
 
     await page.getByRole("contentinfo").getByRole("link", { name: "Terms of service" }).click();
     await page.getByRole("heading", { level: 1, name: "Terms of Service" }).waitFor();
-    await eventually(() => actions(sent, "pageview").map((e) => e.page)).toEqual(["/terms"]);
-    const terms = actions(sent, "pageview")[0]!;
+    await eventually(() => actions(sent, "pageview").map((e) => e.page)).toEqual(["/help", "/terms"]);
+    const terms = actions(sent, "pageview")[1]!;
     expect(terms).toMatchObject({
       page: "/terms",
       url: appUrl("/terms"),
@@ -358,14 +364,15 @@ describe("The tracker (JavaScript on)", () => {
     // Back (client-side too): another route change, another page view.
     await page.goBack();
     await page.getByRole("heading", { level: 1, name: /Help centre/ }).waitFor();
-    await eventually(() => actions(sent, "pageview").map((e) => e.page)).toEqual(["/terms", "/help"]);
-    expect(actions(sent, "pageview")[1]).toMatchObject({ referrer: appUrl("/terms"), session_id: session.session_id });
+    await eventually(() => actions(sent, "pageview").map((e) => e.page)).toEqual(["/help", "/terms", "/help"]);
+    expect(actions(sent, "pageview")[2]).toMatchObject({ referrer: appUrl("/terms"), session_id: session.session_id });
     await page.waitForTimeout(2500);
-    // Exactly one per navigation: none for the document's first page, none to /pageview (it needs a sign-in).
+    // Exactly one per page shown: the document's under the server's id, a new id per navigation, none to
+    // /pageview (it needs a sign-in).
     const views = actions(sent, "pageview");
-    expect(views.map((e) => e.page)).toEqual(["/terms", "/help"]);
-    expect(views.map((e) => e.event_id)).not.toContain(meta!.split(" ")[0]);
-    expect(new Set(views.map((e) => e.event_id)).size).toBe(2);
+    expect(views.map((e) => e.page)).toEqual(["/help", "/terms", "/help"]);
+    expect(views.filter((e) => e.event_id === eventId)).toHaveLength(1);
+    expect(new Set(views.map((e) => e.event_id)).size).toBe(3);
     expect(sent.filter((s) => s.endpoint === "pageview")).toEqual([]);
   });
 
