@@ -18,6 +18,7 @@ import { closeClickHouse } from "./app/analytics/clickhouse.server";
 import { closeIngest, prepareIngest } from "./app/analytics/ingest.server";
 import { analyticsRouter, serverPageviews, type PageviewContext } from "./app/analytics/router.server";
 import { closeDb, getDb } from "./app/utils/db.server";
+import { isSameOrigin } from "./app/utils/host.server";
 import { onShutdown } from "./app/utils/process.server";
 import { closeRedis, getRedis } from "./app/utils/redis.server";
 
@@ -66,15 +67,6 @@ const sameOriginMutations: RequestHandler = (req, res, next) => {
   res.status(403).type("text/plain").send("Forbidden: this form was sent from another site.");
 };
 
-/** No source (an API client, curl) passes; a source that is not a URL, or names another host, does not. */
-function isSameOrigin(source: string | undefined, host: string | undefined): boolean {
-  if (!source) return true;
-  try {
-    return host !== undefined && new URL(source).host === host;
-  } catch {
-    return false;
-  }
-}
 
 app.use(
   helmet({

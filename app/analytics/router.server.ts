@@ -27,6 +27,7 @@ import {
 import { getSessionUser, SESSION_COOKIE } from "~/models/session.server";
 import { getSessionToken } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
+import { isSameOrigin } from "~/utils/host.server";
 
 type Json = Record<string, unknown>;
 
@@ -93,15 +94,7 @@ function sessionToken(req: ExpressRequest): string | null {
   const authorization = req.headers.authorization;
   let cookie = req.headers.cookie;
   if (cookie && !cookie.includes(`${SESSION_COOKIE}=`)) cookie = undefined;
-  if (cookie && req.headers.origin) {
-    let originHost: string | null = null;
-    try {
-      originHost = new URL(req.headers.origin).host;
-    } catch {
-      originHost = null;
-    }
-    if (originHost !== req.headers.host) cookie = undefined;
-  }
+  if (cookie && !isSameOrigin(req.headers.origin, req.headers.host)) cookie = undefined;
   if (!authorization && !cookie) return null;
   try {
     const headers = new Headers();

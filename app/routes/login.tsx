@@ -35,26 +35,23 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const submission = parseWithZod(await readFormData(request), { schema: LoginSchema });
   if (submission.status !== "success") return data(submission.reply({ hideFields: ["password"] }), { status: 400 });
   const { email, password, remember, redirectTo } = submission.value;
+  const tooMany = (message: string, retryAfterSeconds: number) =>
+    data(submission.reply({ formErrors: [message], hideFields: ["password"] }), {
+      status: 429,
+      headers: { "Retry-After": String(retryAfterSeconds) },
+    });
 
   const over = (await Promise.all([peekLimit("signIn", email), peekLimit("signInAddress", context.clientIp)])).filter((l) => l !== null);
   if (over.length) {
     // Retry-After is when the last of the limits the visitor is over lets them try again.
-    return data(submission.reply({ formErrors: [over[0]!.message], hideFields: ["password"] }), {
-      status: 429,
-      headers: { "Retry-After": String(Math.max(...over.map((l) => l.retryAfter))) },
-    });
+    return tooMany(over[0]!.message, Math.max(...over.map((l) => l.retryAfter)));
   }
   const db = getDb();
   const result = await verifyCredentials(db, email, password);
   if (!result.ok) {
     if (result.reason === "invalid") {
       const limited = (await consume("signIn", [email])) ?? (await consume("signInAddress", [context.clientIp]));
-      if (limited) {
-        return data(submission.reply({ formErrors: [limited.message], hideFields: ["password"] }), {
-          status: 429,
-          headers: { "Retry-After": String(limited.retryAfter) },
-        });
-      }
+      if (limited) return tooMany(limited.message, limited.retryAfter);
       return data(submission.reply({ formErrors: [INVALID], hideFields: ["password"] }), { status: 400 });
     }
     return data(submission.reply({ formErrors: [STATUS_MESSAGES[result.reason]], hideFields: ["password"] }), { status: 403 });

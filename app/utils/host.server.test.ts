@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { getEnv } from "./env.server";
-import { getAdminSiteUrl, getMailOrigin, getMainSiteUrl, getSiteHost, requireSiteHost } from "./host.server";
+import { getAdminSiteUrl, getMailOrigin, getMainSiteUrl, getSiteHost, isSameOrigin, requireSiteHost } from "./host.server";
 
 const request = (url: string) => new Request(url);
 
@@ -62,5 +62,17 @@ describe("the origin of links in mail", () => {
     const fresh = await import("./host.server");
     expect(fresh.getMailOrigin(request("http://evil.example/forgot-password"))).toBe("https://soko.ug");
     expect(fresh.getMailOrigin(request("http://localhost:3000/forgot-password"))).toBe("https://soko.ug");
+  });
+});
+
+describe("isSameOrigin", () => {
+  it("passes no source and our own host, and refuses another host or a source that is not a URL", () => {
+    expect(isSameOrigin(undefined, "localhost:3000")).toBe(true);
+    expect(isSameOrigin("http://localhost:3000", "localhost:3000")).toBe(true);
+    expect(isSameOrigin("http://localhost:3000/login?x=1", "localhost:3000")).toBe(true);
+    expect(isSameOrigin("https://evil.example", "localhost:3000")).toBe(false);
+    expect(isSameOrigin("http://localhost:3001", "localhost:3000")).toBe(false);
+    for (const bad of ["x", "null", "http://[::1"]) expect(isSameOrigin(bad, "localhost:3000")).toBe(false);
+    expect(isSameOrigin("http://localhost:3000", undefined)).toBe(false);
   });
 });

@@ -18,6 +18,19 @@ export function getMainSiteUrl(request: Request): string {
   return url.origin;
 }
 
+/**
+ * Whether a request's Origin (or Referer) names the host it was sent to. No source at all (an API client,
+ * curl, an old browser's same-origin GET) passes; one that is not a URL, or names another host, does not.
+ */
+export function isSameOrigin(source: string | undefined, host: string | undefined): boolean {
+  if (!source) return true;
+  try {
+    return host !== undefined && new URL(source).host === host;
+  } catch {
+    return false;
+  }
+}
+
 /** Host names that can only be this machine: a link to them can never lead anyone to a stranger's site. */
 function isLoopback(hostname: string): boolean {
   const h = hostname.toLowerCase();
