@@ -103,6 +103,8 @@ describeBothModes("Accounts", (mode) => {
     await waitForHydration(page, mode);
     await page.getByRole("link", { name: "View your public profile" }).click();
     await page.waitForURL((url) => url.pathname === `/user/${user.username}`);
+    // With JavaScript the address changes just before the new page renders: wait for it, then read it.
+    await page.getByRole("heading", { level: 1, name: "Moses Kato" }).waitFor();
     expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe("Moses Kato");
     await page.getByText(`@${user.username}`).first().waitFor();
     expect(await page.getByRole("list", { name: "Skills" }).innerText()).toContain("Motion graphics");
