@@ -31,7 +31,7 @@ app.disable("x-powered-by");
 // Query strings are parsed by Remix loaders from the URL; Express gets the flat parser only, so
 // `?q[]=a&q[b]=c` never becomes a nested object anywhere.
 app.set("query parser", "simple");
-if (process.env.TRUST_PROXY) app.set("trust proxy", process.env.TRUST_PROXY);
+app.set("trust proxy", env.TRUST_PROXY);
 
 // A Host header that cannot form a URL (or a path that is not valid percent-encoding) is the client's
 // mistake: answer 400 before anything tries to parse it.
@@ -83,11 +83,11 @@ app.use(
         frameAncestors: ["'none'"],
         objectSrc: ["'none'"],
         baseUri: ["'self'"],
-        upgradeInsecureRequests: isProduction && !process.env.ALLOW_HTTP ? [] : null,
+        upgradeInsecureRequests: env.isHttps ? [] : null,
       },
     },
     // Local http:// runs (npm start) must not be told to switch to https.
-    strictTransportSecurity: isProduction && !process.env.ALLOW_HTTP,
+    strictTransportSecurity: env.isHttps,
     crossOriginEmbedderPolicy: false,
     // Helmet's default "no-referrer" makes Chromium send `Origin: null` on plain form posts, which the
     // same-origin check below must refuse; this policy sends our origin to ourselves and nothing elsewhere.

@@ -26,7 +26,7 @@ export async function action({ request }: ActionFunctionArgs) {
   if (consent !== "granted" && consent !== "denied") {
     return data({ error: "Choose to allow analytics or to allow only anonymous page views." }, { status: 400 });
   }
-  const secure = getEnv().isProduction && !process.env.ALLOW_HTTP ? "; Secure" : "";
+  const secure = getEnv().isHttps ? "; Secure" : "";
   const headers = { "Set-Cookie": `soko_consent=${consent}; Path=/; Max-Age=31536000; SameSite=Lax${secure}` };
   // The banner, with JavaScript, submits in place (a fetcher) and adds `inPlace`: no navigation.
   if (form.get("inPlace") === "1") return data({ consent }, { headers });

@@ -21,7 +21,7 @@ export async function action({ request }: ActionFunctionArgs) {
     await setPreferredCurrency(getDb(), user.id, currency);
     return redirect(back);
   }
-  const secure = getEnv().isProduction && !process.env.ALLOW_HTTP ? "; Secure" : "";
+  const secure = getEnv().isHttps ? "; Secure" : "";
   return redirect(back, {
     headers: { "Set-Cookie": `${CURRENCY_COOKIE}=${currency}; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly${secure}` },
   });

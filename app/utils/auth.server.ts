@@ -59,7 +59,7 @@ export async function requireAnonymous(request: Request): Promise<void> {
 export function sessionCookie(token: string, expiresAt: Date | null): string {
   const parts = [`${SESSION_COOKIE}=${token}`, "Path=/", "HttpOnly", "SameSite=Lax"];
   if (expiresAt) parts.push(`Expires=${expiresAt.toUTCString()}`);
-  if (getEnv().isProduction && !process.env.ALLOW_HTTP) parts.push("Secure");
+  if (getEnv().isHttps) parts.push("Secure");
   return parts.join("; ");
 }
 

@@ -1,14 +1,57 @@
+import net from "node:net";
 import { z } from "zod";
 import { LOCAL_URLS } from "./local-services";
 
+/** A flag: "1", "true", "yes" are on; "0", "false", "no" and "" are off; anything else is a mistake. */
 const booleanish = z
-  .enum(["1", "0", "true", "false", "yes", "no", ""])
-  .transform((v) => v === "1" || v === "true" || v === "yes");
+  .string()
+  .transform((v) => v.trim().toLowerCase())
+  .pipe(z.enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""], { message: 'must be 1, 0, true, false, yes or no' }))
+  .transform((v) => v === "1" || v === "true" || v === "yes" || v === "on");
+
+/**
+ * Express's `trust proxy` setting, read as Express documents it: "true"/"false" are booleans, a whole number
+ * is the count of proxy hops to trust, anything else is a comma-separated list of addresses, subnets and the
+ * names loopback, linklocal and uniquelocal. (Handed to Express as a string, "1" would be the address 0.0.0.1.)
+ */
+const trustProxy = z
+  .string()
+  .transform((v) => v.trim())
+  .transform((v, ctx): boolean | number | string[] => {
+    const lower = v.toLowerCase();
+    if (lower === "true") return true;
+    if (lower === "false" || lower === "") return false;
+    if (/^\d+$/.test(v)) return Number(v);
+    const list = v.split(",").map((s) => s.trim()).filter(Boolean);
+    const named = new Set(["loopback", "linklocal", "uniquelocal"]);
+    for (const item of list) {
+      const [address, bits, extra] = item.split("/");
+      const okAddress = named.has(item.toLowerCase()) || (address !== undefined && net.isIP(address) !== 0 && extra === undefined);
+      const okBits = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (net.isIPv4(address ?? "") ? 32 : 128));
+      if (!okAddress || !okBits) {
+        ctx.addIssue({ code: "custom", message: `"${item}" is not true, false, a hop count, an address, a subnet, loopback, linklocal or uniquelocal` });
+        return z.NEVER;
+      }
+    }
+    return list;
+  });
 
 const EnvSchema = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
     PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+    /** The address the web server listens on; `npm start` sets 127.0.0.1 unless told otherwise. Unset: every interface. */
+    HOST: z.string().trim().min(1).optional(),
+    /** Express `trust proxy` (see trustProxy): whose X-Forwarded-For names the client. Unset: nobody's. */
+    TRUST_PROXY: trustProxy.default("false"),
+    /** Serve production over plain http: no Secure cookies, no HSTS, no upgrade-insecure-requests. */
+    ALLOW_HTTP: booleanish.default("0"),
+    /** A real mail transport (smtp://user:pass@host:port or smtps://…). Unset: mail stays in the outbox table. */
+    SMTP_URL: z.string().url().regex(/^smtps?:\/\//, "must start with smtp:// or smtps://").optional(),
+    /** The From address of mail sent through SMTP_URL. */
+    MAIL_FROM: z.string().min(3).default("Soko <no-reply@soko.ug>"),
+    /** Tracking requests a minute per address (tests and benchmarks raise or lower it). */
+    ANALYTICS_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
     DATABASE_URL: z.string().url().optional(),
     REDIS_URL: z.string().url().optional(),
     CLICKHOUSE_URL: z.string().url().optional(),
@@ -43,6 +86,8 @@ const EnvSchema = z
     REDIS_URL: env.REDIS_URL ?? LOCAL_URLS.REDIS_URL,
     CLICKHOUSE_URL: env.CLICKHOUSE_URL ?? LOCAL_URLS.CLICKHOUSE_URL,
     isProduction: env.NODE_ENV === "production",
+    /** Production over https: Secure and `__Host-` cookies, HSTS, upgrade-insecure-requests. */
+    isHttps: env.NODE_ENV === "production" && !env.ALLOW_HTTP,
   }));
 
 export type Env = z.infer<typeof EnvSchema>;

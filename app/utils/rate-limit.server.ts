@@ -9,14 +9,6 @@ import { getRedis } from "~/utils/redis.server";
 
 type Limit = { points: number; duration: number; message: string };
 
-/** ANALYTICS_RATE_LIMIT (tracking requests per address a minute) lowers or raises the default for tests and benchmarks. */
-function analyticsPoints(): number {
-  const raw = process.env.ANALYTICS_RATE_LIMIT;
-  if (raw === undefined || raw === "") return 600;
-  const points = Number(raw);
-  if (!Number.isInteger(points) || points < 1) throw new Error(`ANALYTICS_RATE_LIMIT must be a whole number of at least 1, got "${raw}"`);
-  return points;
-}
 
 export const LIMITS = {
   /** Wrong passwords for one email: 10 a minute; the 11th is refused. */
@@ -35,7 +27,7 @@ export const LIMITS = {
    * Tracking requests per address: 600 a minute (a tracker batches its events, but one mobile carrier's NAT
    * address is many visitors). See analyticsLimiter.
    */
-  analytics: { points: analyticsPoints(), duration: 60, message: "Too many tracking requests from your network. Please slow down." },
+  analytics: { get points() { return getEnv().ANALYTICS_RATE_LIMIT; }, duration: 60, message: "Too many tracking requests from your network. Please slow down." },
 } satisfies Record<string, Limit>;
 
 const limiters = new Map<string, RateLimiterRedis>();

@@ -22,4 +22,36 @@ describe("environment", () => {
     expect(() => parseEnv({ PORT: "eighty" })).toThrow(/PORT/);
     expect(() => parseEnv({ CLICKHOUSE_DATABASE: "soko; DROP TABLE x" })).toThrow(/CLICKHOUSE_DATABASE/);
   });
+
+  it("reads TRUST_PROXY as Express documents it: booleans, a hop count, or addresses", () => {
+    expect(parseEnv({}).TRUST_PROXY).toBe(false);
+    expect(parseEnv({ TRUST_PROXY: "true" }).TRUST_PROXY).toBe(true);
+    expect(parseEnv({ TRUST_PROXY: "false" }).TRUST_PROXY).toBe(false);
+    expect(parseEnv({ TRUST_PROXY: "1" }).TRUST_PROXY).toBe(1);
+    expect(parseEnv({ TRUST_PROXY: "2" }).TRUST_PROXY).toBe(2);
+    expect(parseEnv({ TRUST_PROXY: "loopback, 10.0.0.0/8, fd00::/8" }).TRUST_PROXY).toEqual(["loopback", "10.0.0.0/8", "fd00::/8"]);
+    expect(() => parseEnv({ TRUST_PROXY: "yes please" })).toThrow(/TRUST_PROXY/);
+    expect(() => parseEnv({ TRUST_PROXY: "10.0.0.0/99" })).toThrow(/TRUST_PROXY/);
+  });
+
+  it("reads every flag through one booleanish rule: ALLOW_HTTP=0 is off", () => {
+    expect(parseEnv({ NODE_ENV: "development", ALLOW_HTTP: "0" }).ALLOW_HTTP).toBe(false);
+    expect(parseEnv({ ALLOW_HTTP: "false" }).ALLOW_HTTP).toBe(false);
+    expect(parseEnv({ ALLOW_HTTP: "" }).ALLOW_HTTP).toBe(false);
+    expect(parseEnv({ ALLOW_HTTP: "TRUE" }).ALLOW_HTTP).toBe(true);
+    expect(parseEnv({ DEV_OUTBOX: "0" }).DEV_OUTBOX).toBe(false);
+    expect(() => parseEnv({ ALLOW_HTTP: "maybe" })).toThrow(/ALLOW_HTTP/);
+    const prod = { NODE_ENV: "production", DATABASE_URL: "postgres://db/x", REDIS_URL: "redis://r:6379", CLICKHOUSE_URL: "http://ch:8123" };
+    expect(parseEnv({ ...prod, ALLOW_HTTP: "0" }).isHttps).toBe(true);
+    expect(parseEnv({ ...prod, ALLOW_HTTP: "1" }).isHttps).toBe(false);
+    expect(parseEnv({ ...prod }).isHttps).toBe(true);
+  });
+
+  it("checks ANALYTICS_RATE_LIMIT and SMTP_URL", () => {
+    expect(parseEnv({}).ANALYTICS_RATE_LIMIT).toBe(600);
+    expect(parseEnv({ ANALYTICS_RATE_LIMIT: "25" }).ANALYTICS_RATE_LIMIT).toBe(25);
+    expect(() => parseEnv({ ANALYTICS_RATE_LIMIT: "0" })).toThrow(/ANALYTICS_RATE_LIMIT/);
+    expect(() => parseEnv({ SMTP_URL: "http://mail" })).toThrow(/SMTP_URL/);
+    expect(parseEnv({ SMTP_URL: "smtp://u:p@127.0.0.1:2525" }).SMTP_URL).toBe("smtp://u:p@127.0.0.1:2525");
+  });
 });
