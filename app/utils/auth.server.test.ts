@@ -25,6 +25,13 @@ describe("safeRedirect", () => {
     ["/\u0000/evil.example", "NUL"],
     ["/\u007f/evil.example", "DEL"],
     ["", "empty"],
+    ["/.//evil.example", "dot segment, then two slashes"],
+    ["/..//evil.example", "dot-dot segment, then two slashes"],
+    ["/%2e//evil.example", "encoded dot segment"],
+    ["/%2E%2E//evil.example", "encoded dot-dot segment, upper case"],
+    ["/a/..//evil.example", "a segment taken back, then two slashes"],
+    ["/a/%2e%2e//evil.example", "a segment taken back by an encoded dot-dot"],
+    ["/./\\evil.example", "dot segment, then a backslash"],
   ])("refuses %j (%s)", (to) => {
     expect(safeRedirect(to)).toBe("/dashboard");
     expect(safeRedirect(to, "/")).toBe("/");

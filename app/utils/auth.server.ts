@@ -93,8 +93,8 @@ const PROBE_ORIGIN = "http://soko.invalid";
 /**
  * Only a path on this site may be a place to return to after signing in. It is refused (the fallback is
  * used) unless it starts with `/`, has no whitespace, control character or backslash, and resolves to the
- * same origin: so `//evil.example`, `https://…`, `/\t/evil.example` and a `\n` (an invalid Location header)
- * all fall back. The path comes back as the URL parser writes it, so it is always a valid header value.
+ * same origin to a path that does not itself begin with `//`: so `//evil.example`, `https://…`,
+ * `/\t/evil.example`, `/.//evil.example`, `/%2e//evil.example` and a `\n` (an invalid Location header) all fall back. The path comes back as the URL parser writes it, so it is always a valid header value.
  */
 export function safeRedirect(to: FormDataEntryValue | string | null | undefined, fallback = "/dashboard"): string {
   if (typeof to !== "string" || !to.startsWith("/") || UNSAFE_IN_REDIRECT.test(to)) return fallback;
@@ -104,7 +104,9 @@ export function safeRedirect(to: FormDataEntryValue | string | null | undefined,
   } catch {
     return fallback;
   }
-  if (url.origin !== PROBE_ORIGIN) return fallback;
+  // Dot segments are resolved by the parser (`/.//x`, `/a/..//x`, `/%2e//x` all become `//x`): a result that
+  // starts with two slashes (or a slash and a backslash) is a protocol-relative URL to the browser.
+  if (url.origin !== PROBE_ORIGIN || /^\/[/\\]/.test(url.pathname)) return fallback;
   return `${url.pathname}${url.search}${url.hash}`;
 }
 
