@@ -6,6 +6,7 @@
 import { migrateClickHouse, migratePostgres } from "~/utils/migrate.server";
 import { closeDb, getDb } from "~/utils/db.server";
 import { getEnv } from "~/utils/env.server";
+import { maskUrlCredentials } from "~/utils/mask-url";
 import { isDatabaseEmpty, seedDemoData } from "~/utils/seed.server";
 
 const env = getEnv();
@@ -27,7 +28,7 @@ try {
     console.log("[migrate] loaded demo data into the empty database");
   }
 } catch (error) {
-  console.error(`[migrate] ${(error as Error).message}`);
+  console.error(maskUrlCredentials(`[migrate] ${(error as Error).message}`));
   process.exitCode = 1;
 } finally {
   await closeDb();

@@ -6,11 +6,12 @@
  */
 // The environment is checked before anything else runs; a bad one stops here with every problem listed.
 import { env } from "../app/utils/checked-env.server";
+import { maskUrlCredentials } from "../app/utils/mask-url";
 import { onShutdown } from "../app/utils/process.server";
 import { startWorker } from "./worker.server";
 
 const worker = await startWorker(env).catch((error: Error) => {
-  console.error(`[worker] could not start: ${error.message}`);
+  console.error(maskUrlCredentials(`[worker] could not start: ${error.message}`));
   process.exit(1);
 });
 

@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import { createClickHouse } from "../app/analytics/clickhouse.server";
 import { INGEST_QUEUE } from "../app/analytics/events";
 import type { Env } from "../app/utils/env.server";
+import { maskUrlCredentials } from "../app/utils/mask-url";
 import { createRedis } from "../app/utils/redis.server";
 import { startIngest, type Ingest } from "./ingest.server";
 
@@ -35,9 +36,12 @@ export async function startWorker(env: Env): Promise<RunningWorker> {
     await clickhouse.close();
     throw error;
   }
+  // The URLs may carry passwords (redis://:password@host): masked, like every URL we log.
   console.log(
-    `[worker] ready (redis ${env.REDIS_URL}, clickhouse ${env.CLICKHOUSE_URL}/${env.CLICKHOUSE_DATABASE}, ` +
-      `queue ${env.QUEUE_PREFIX}:${INGEST_QUEUE}, batches of ${env.INGEST_BATCH_ROWS} rows or ${env.INGEST_BATCH_MS} ms)`,
+    maskUrlCredentials(
+      `[worker] ready (redis ${env.REDIS_URL}, clickhouse ${env.CLICKHOUSE_URL}/${env.CLICKHOUSE_DATABASE}, ` +
+        `queue ${env.QUEUE_PREFIX}:${INGEST_QUEUE}, batches of ${env.INGEST_BATCH_ROWS} rows or ${env.INGEST_BATCH_MS} ms)`,
+    ),
   );
   return {
     redis,

@@ -35,6 +35,20 @@ describe("worker process", () => {
     expect(worker.output()).toContain("[worker] closed");
   });
 
+  it("never logs the password of a service URL", async () => {
+    const env = getEnv();
+    // Our Redis's default user takes any password, so the worker starts and prints its ready line.
+    const url = new URL(env.REDIS_URL);
+    url.username = "default";
+    url.password = "worker-secret-pw";
+    const worker = runWorker({ REDIS_URL: url.toString(), CLICKHOUSE_URL: env.CLICKHOUSE_URL });
+    await worker.waitFor("[worker] ready");
+    worker.child.kill("SIGTERM");
+    expect(await worker.exited).toBe(0);
+    expect(worker.output()).toContain(`redis redis://default:***@${url.host}`);
+    expect(worker.output()).not.toContain("worker-secret-pw");
+  });
+
   it("refuses to start when ClickHouse cannot be reached, saying why", async () => {
     const worker = runWorker({ CLICKHOUSE_URL: "http://127.0.0.1:9" });
     expect(await worker.exited).toBe(1);
