@@ -1,3 +1,4 @@
+import dockerignore from "@balena/dockerignore";
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -50,5 +51,34 @@ describe("docker-compose.yml", () => {
       encoding: "utf8",
     });
     expect(out).toBe("");
+  });
+});
+
+describe(".dockerignore (what `COPY . .` may put into the image)", () => {
+  // Docker's own matching rules (a pattern is anchored at the context's root unless it starts with **/).
+  const ignored = dockerignore().add(fs.readFileSync(path.join(root, ".dockerignore"), "utf8"));
+
+  it("keeps secrets and local state out of the image", () => {
+    for (const file of [
+      ".env",
+      ".env.local",
+      ".env.production",
+      "app/.env",
+      ".data/postgres/PG_VERSION",
+      ".data/uploads/a.webp",
+      "node_modules/react/index.js",
+      "build/server/index.js",
+      ".git/HEAD",
+      "npm-debug.log",
+      "test-results/trace.zip",
+    ]) {
+      expect(ignored.ignores(file), file).toBe(true);
+    }
+  });
+
+  it("sends what the image builds from", () => {
+    for (const file of ["package.json", "package-lock.json", "server.ts", "app/root.tsx", "worker/index.ts", "migrations/20261122000001_users_and_sessions.ts", "scripts/migrate.ts", "public/favicon.svg", "vite.config.ts", "tsconfig.json"]) {
+      expect(ignored.ignores(file), file).toBe(false);
+    }
   });
 });
