@@ -19,6 +19,7 @@ import { closeIngest, prepareIngest } from "./app/analytics/ingest.server";
 import { analyticsRouter, serverPageviews, type PageviewContext } from "./app/analytics/router.server";
 import { closeDb, getDb } from "./app/utils/db.server";
 import { isSameOrigin } from "./app/utils/host.server";
+import { maskUrlCredentials } from "./app/utils/mask-url";
 import { onShutdown } from "./app/utils/process.server";
 import { closeRedis, getRedis } from "./app/utils/redis.server";
 
@@ -97,12 +98,21 @@ app.use(
 app.use(sameOriginMutations);
 app.use(compression());
 
+// Anyone may ask: the answer says "unavailable" and nothing more (a database's message names hosts,
+// databases and users), except under `npm run dev`. The real error goes to our log, at most every 10 s
+// however often a load balancer polls.
+let healthLoggedAt = 0;
 app.get("/healthz", async (_req, res) => {
   try {
     await Promise.all([getDb().raw("select 1"), getRedis().ping()]);
     res.json({ ok: true });
   } catch (error) {
-    res.status(503).json({ ok: false, error: (error as Error).message });
+    const message = maskUrlCredentials((error as Error).message);
+    if (Date.now() - healthLoggedAt >= 10_000) {
+      healthLoggedAt = Date.now();
+      console.error(`[web] health check failed: ${message}`);
+    }
+    res.status(503).json({ ok: false, error: env.NODE_ENV === "development" ? message : "unavailable" });
   }
 });
 

@@ -1,0 +1,35 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+describe("/healthz when the database is gone (production)", () => {
+  let t: TestDatabase;
+  let server: TestServer;
+  let output = "";
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    server = await startTestServer({ DATABASE_URL: t.url });
+    server.child.stderr?.on("data", (d) => (output += d));
+    // The database disappears under the running server (WITH FORCE ends its connections).
+    await t.drop();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('answers 503 {ok:false, error:"unavailable"}, naming no database, host or user', async () => {
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${server.baseUrl}/healthz`);
+      expect(res.status).toBe(503);
+      const text = await res.text();
+      expect(JSON.parse(text)).toEqual({ ok: false, error: "unavailable" });
+      expect(text).not.toContain(t.name);
+    }
+  });
+
+  it("logs the real error for us, once however often it is asked", async () => {
+    expect(output).toContain(`[web] health check failed: database "${t.name}" does not exist`);
+    expect(output.split("[web] health check failed").length - 1).toBe(1);
+  });
+});
