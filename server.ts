@@ -21,6 +21,7 @@ import { closeDb, getDb } from "./app/utils/db.server";
 import { isSameOrigin } from "./app/utils/host.server";
 import { maskUrlCredentials } from "./app/utils/mask-url";
 import { onShutdown } from "./app/utils/process.server";
+import { closeLimitRedis } from "./app/utils/rate-limit.server";
 import { closeRedis, getRedis } from "./app/utils/redis.server";
 
 const root = path.dirname(fileURLToPath(import.meta.url));
@@ -183,5 +184,5 @@ onShutdown("web", async () => {
   });
   // Queued page views of the last requests are written before the queue's connection closes.
   await closeIngest();
-  await Promise.allSettled([closeVite?.(), closeDb(), closeRedis(), closeClickHouse()]);
+  await Promise.allSettled([closeVite?.(), closeDb(), closeRedis(), closeLimitRedis(), closeClickHouse()]);
 });

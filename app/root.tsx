@@ -139,6 +139,9 @@ function useTracker(data: ReturnType<typeof useLoaderData<typeof loader>>) {
   }, [granted, location.pathname, location.search]);
 }
 
+/** An error page the root's boundary renders (a 429 or 503 thrown by a loader) keeps the thrown Retry-After. */
+export { actionHeaders as headers } from "~/utils/headers";
+
 export function ErrorBoundary() {
   return <GeneralErrorBoundary />;
 }

@@ -24,6 +24,18 @@ const defaultHandlers: Record<number, StatusHandler> = {
       <p>{message ?? "Something in that request was not right. Please check the address and try again."}</p>
     </>
   ),
+  429: ({ message }) => (
+    <>
+      <h1>Please slow down</h1>
+      <p>{message ?? "Too many requests from your network in a short time. Please wait a moment and try again."}</p>
+    </>
+  ),
+  503: ({ message }) => (
+    <>
+      <h1>Unavailable for a moment</h1>
+      <p>{message ?? "This is unavailable for a moment. Please try again in a few seconds."}</p>
+    </>
+  ),
   415: ({ message }) => (
     <>
       <h1>This form could not be read</h1>
@@ -33,7 +45,7 @@ const defaultHandlers: Record<number, StatusHandler> = {
 };
 
 /** Statuses whose thrown text is written for the visitor (a form that could not be read, a missing choice). */
-const SHOWS_MESSAGE = new Set([400, 415]);
+const SHOWS_MESSAGE = new Set([400, 415, 429, 503]);
 
 /** The one error boundary: a handler per status, and a calm message for anything unexpected. */
 export function GeneralErrorBoundary({ handlers = {} }: { handlers?: Record<number, StatusHandler> }) {

@@ -7,7 +7,7 @@ import type { Knex } from "knex";
 import { recordActivity, type ActivityKind } from "~/models/activity.server";
 import { deleteUserSessions } from "~/models/session.server";
 import type { Db } from "~/utils/db.server";
-import { hashPassword, verifyPassword } from "~/utils/password.server";
+import { hashPassword, passwordNeedsRehash, verifyPassword } from "~/utils/password.server";
 
 export type Role = "client" | "freelancer" | "admin";
 export type UserStatus = "active" | "suspended" | "banned";
@@ -119,12 +119,18 @@ export async function verifyCredentials(db: Db, email: string, password: string)
     .first("id", "password_hash", "role", "status");
   const valid = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
   if (!user || !valid) return { ok: false, reason: "invalid" };
+  // A hash made with weaker parameters (before N was raised to 2^17) is replaced while we hold the password.
+  if (passwordNeedsRehash(user.password_hash)) {
+    const stronger = await hashPassword(password);
+    await db("users").where({ id: user.id, password_hash: user.password_hash }).update({ password_hash: stronger });
+  }
   if (user.status !== "active") return { ok: false, reason: user.status };
   return { ok: true, userId: user.id, role: user.role };
 }
-// A real scrypt hash of a random password, so unknown emails cost a full hash too.
+// A hash in today's format and parameters for a password nobody has, so an unknown email costs a full hash
+// too (with weaker parameters here, the time of an answer would tell which emails have accounts).
 const DUMMY_HASH =
-  "scrypt$32768$8$1$3b9a1d1f2c4e5a6b7c8d9e0f1a2b3c4d$Wq1hA6fJt0mD2YkZB0m7b6cQvS1xk3t2b9E5aW8n0lU=";
+  "scrypt$131072$8$1$3b9a1d1f2c4e5a6b7c8d9e0f1a2b3c4d$Wq1hA6fJt0mD2YkZB0m7b6cQvS1xk3t2b9E5aW8n0lU=";
 
 export type Settings = {
   id: number;
@@ -262,6 +268,8 @@ export async function changePassword(
   await db.transaction(async (trx) => {
     await trx("users").where({ id: userId }).update({ password_hash: passwordHash, updated_at: trx.fn.now() });
     await deleteUserSessions(trx, userId, { exceptSessionId: keepSessionId });
+    // A reset link asked for before the change (perhaps by whoever knew the old password) stops working.
+    await trx("password_resets").where({ user_id: userId }).whereNull("used_at").update({ used_at: trx.fn.now() });
     await recordActivity(trx, userId, "password_changed", {});
   });
   return true;

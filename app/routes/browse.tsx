@@ -8,7 +8,8 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => {
   return [{ title: `${category ? category.name : "Browse Services"} | Soko` }];
 };
 
-export const loader = ({ request }: LoaderFunctionArgs) => loadCatalog(request);
+export const loader = ({ request, context }: LoaderFunctionArgs) => loadCatalog(request, context.clientIp);
+export { actionHeaders as headers } from "~/utils/headers";
 
 export default function Browse() {
   const data = useLoaderData<typeof loader>();

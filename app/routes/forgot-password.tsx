@@ -7,7 +7,7 @@ import { requestPasswordReset } from "~/models/password-reset.server";
 import { ForgotPasswordSchema } from "~/utils/account-schemas";
 import { getDb } from "~/utils/db.server";
 import { getMailOrigin, requireSiteHost } from "~/utils/host.server";
-import { consume } from "~/utils/rate-limit.server";
+import { addressKey, consume } from "~/utils/rate-limit.server";
 import { readFormData } from "~/utils/form-data.server";
 
 export { actionHeaders as headers } from "~/utils/headers";
@@ -23,9 +23,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   requireSiteHost(request, "main");
   const submission = parseWithZod(await readFormData(request), { schema: ForgotPasswordSchema });
   if (submission.status !== "success") return data({ result: submission.reply(), sent: false }, { status: 400 });
-  const limited = await consume("reset", [`ip:${context.clientIp}`, `email:${submission.value.email}`]);
+  const limited = await consume("reset", [`ip:${addressKey(context.clientIp)}`, `email:${submission.value.email}`]);
   if (limited) {
-    return data({ result: submission.reply({ formErrors: [limited.message] }), sent: false }, { status: 429, headers: { "Retry-After": String(limited.retryAfter) } });
+    return data({ result: submission.reply({ formErrors: [limited.message] }), sent: false }, { status: limited.status, headers: { "Retry-After": String(limited.retryAfter) } });
   }
   await requestPasswordReset(getDb(), submission.value.email, getMailOrigin(request));
   // The same answer whether or not the email has an account.

@@ -1,10 +1,10 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
-import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData } from "@remix-run/react";
 import { ErrorList, Field, PasswordField, SubmitButton, TextAreaField } from "~/components/forms";
 import { FreelancerRegisterSchema } from "~/utils/account-schemas";
-import { requireAnonymous } from "~/utils/auth.server";
+import { getUser, requireAnonymous } from "~/utils/auth.server";
 import { requireSiteHost } from "~/utils/host.server";
 import { HIDDEN_PASSWORDS, join } from "~/utils/join.server";
 import { readFormData } from "~/utils/form-data.server";
@@ -15,7 +15,10 @@ export const meta: MetaFunction = () => [{ title: "Become a Seller | Soko" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   requireSiteHost(request, "main");
-  await requireAnonymous(request);
+  // "Become a seller" and "Start selling" links lead a signed-in member to where selling starts: /gig/create
+  // offers a client to become a seller and a seller the gig editor. An admin does not sell.
+  const user = await getUser(request);
+  if (user) throw redirect(user.role === "admin" ? "/dashboard" : "/gig/create");
   return null;
 }
 

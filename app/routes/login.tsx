@@ -9,7 +9,7 @@ import { LoginSchema } from "~/utils/account-schemas";
 import { getUser, safeRedirect, startSession } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
 import { getMainSiteUrl, getSiteHost } from "~/utils/host.server";
-import { consume, peekLimit, resetLimit } from "~/utils/rate-limit.server";
+import { addressKey, consume, refund, resetLimit, type Limited } from "~/utils/rate-limit.server";
 import { readFormData } from "~/utils/form-data.server";
 
 export { actionHeaders as headers } from "~/utils/headers";
@@ -35,30 +35,33 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const submission = parseWithZod(await readFormData(request), { schema: LoginSchema });
   if (submission.status !== "success") return data(submission.reply({ hideFields: ["password"] }), { status: 400 });
   const { email, password, remember, redirectTo } = submission.value;
-  const tooMany = (message: string, retryAfterSeconds: number) =>
-    data(submission.reply({ formErrors: [message], hideFields: ["password"] }), {
-      status: 429,
-      headers: { "Retry-After": String(retryAfterSeconds) },
+  const refused = (limited: Limited) =>
+    data(submission.reply({ formErrors: [limited.message], hideFields: ["password"] }), {
+      status: limited.status,
+      headers: { "Retry-After": String(limited.retryAfter) },
     });
 
-  const over = (await Promise.all([peekLimit("signIn", email), peekLimit("signInAddress", context.clientIp)])).filter((l) => l !== null);
+  // Every attempt is counted before the password is checked, so a burst of parallel guesses cannot all slip
+  // in before the first of them is counted; an attempt with the right password is given back below.
+  const address = addressKey(context.clientIp);
+  const over = (await Promise.all([consume("signIn", [email]), consume("signInAddress", [address])])).filter((l) => l !== null);
   if (over.length) {
-    // Retry-After is when the last of the limits the visitor is over lets them try again.
-    return tooMany(over[0]!.message, Math.max(...over.map((l) => l.retryAfter)));
+    // Redis away is a 503 whatever else; otherwise Retry-After is when the last of the limits lets them try again.
+    return refused(over.find((l) => l.status === 503) ?? { ...over[0]!, retryAfter: Math.max(...over.map((l) => l.retryAfter)) });
   }
   const db = getDb();
   const result = await verifyCredentials(db, email, password);
+  if (!result.ok && result.reason === "invalid") {
+    return data(submission.reply({ formErrors: [INVALID], hideFields: ["password"] }), { status: 400 });
+  }
+  // The right password: this attempt was not a guess.
+  await Promise.all([resetLimit("signIn", email), refund("signInAddress", address)]);
   if (!result.ok) {
-    if (result.reason === "invalid") {
-      const limited = (await consume("signIn", [email])) ?? (await consume("signInAddress", [context.clientIp]));
-      if (limited) return tooMany(limited.message, limited.retryAfter);
-      return data(submission.reply({ formErrors: [INVALID], hideFields: ["password"] }), { status: 400 });
-    }
     return data(submission.reply({ formErrors: [STATUS_MESSAGES[result.reason]], hideFields: ["password"] }), { status: 403 });
   }
-  await resetLimit("signIn", email);
   await recordActivity(db, result.userId, "signed_in", {});
-  const cookie = await startSession(request, result.userId, remember === "on");
+  // The admin portal never keeps a session past the browser's: "remember me" is honoured on the main site only.
+  const cookie = await startSession(request, result.userId, remember === "on" && site !== "admin");
   return redirect(safeRedirect(redirectTo, site === "admin" ? "/" : "/dashboard"), { headers: { "Set-Cookie": cookie } });
 }
 

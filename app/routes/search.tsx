@@ -5,7 +5,8 @@ import { loadCatalog } from "~/utils/catalog.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.query.q ? `${data.query.q} | Search | Soko` : "Search | Soko" }];
 
-export const loader = ({ request }: LoaderFunctionArgs) => loadCatalog(request);
+export const loader = ({ request, context }: LoaderFunctionArgs) => loadCatalog(request, context.clientIp);
+export { actionHeaders as headers } from "~/utils/headers";
 
 export default function Search() {
   const data = useLoaderData<typeof loader>();

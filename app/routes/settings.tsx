@@ -27,9 +27,12 @@ import { requireUser } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
 import { requireSiteHost } from "~/utils/host.server";
 import { readFormData, readMultipartFormData } from "~/utils/form-data.server";
+import { consume } from "~/utils/rate-limit.server";
 import { HIDDEN_PASSWORDS } from "~/utils/join.server";
 import { deleteImage, imageUrl, InvalidImageError, MAX_IMAGE_BYTES, saveImage } from "~/utils/storage.server";
 import { usePreferences } from "~/utils/use-preferences";
+
+export { actionHeaders as headers } from "~/utils/headers";
 
 export const meta: MetaFunction = () => [{ title: "Settings | Soko" }];
 
@@ -95,6 +98,11 @@ export async function action({ request }: ActionFunctionArgs) {
     const avatar = formData.get("avatar");
     let avatarKey: string | undefined;
     if (avatar instanceof File && avatar.size > 0) {
+      // A profile picture is an image stored like a gig's: it counts against the same per-member limit.
+      const limited = await consume("upload", [String(user.id)]);
+      if (limited) {
+        return data({ tab, reply: submission.reply({ fieldErrors: { avatar: [limited.message] } }) }, { status: limited.status, headers: { "Retry-After": String(limited.retryAfter) } });
+      }
       try {
         avatarKey = await saveImage(Buffer.from(await avatar.arrayBuffer()), ["avatar"]);
       } catch (error) {

@@ -8,15 +8,25 @@ import { getDb } from "~/utils/db.server";
 import { getEnv } from "~/utils/env.server";
 import { getSiteHost } from "~/utils/host.server";
 
+/**
+ * The session cookie's name. Over https it carries the `__Host-` prefix: browsers then accept it only with
+ * Secure, Path=/ and no Domain, so a neighbouring subdomain cannot plant a session of its choosing (cookie
+ * tossing). Only the name in force is read.
+ */
+export function sessionCookieName(): string {
+  return getEnv().isHttps ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE;
+}
+
 /** The session token a request carries: the Bearer token if there is one, else the session cookie. */
 export function getSessionToken(request: Request): string | null {
   const authorization = request.headers.get("Authorization");
   const bearer = authorization?.match(/^Bearer\s+(\S+)$/i);
   if (bearer?.[1]) return bearer[1];
   const cookieHeader = request.headers.get("Cookie") ?? "";
+  const name = sessionCookieName();
   for (const part of cookieHeader.split(";")) {
     const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) {
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
       const value = part.slice(eq + 1).trim();
       return value || null;
     }
@@ -55,9 +65,9 @@ export async function requireAnonymous(request: Request): Promise<void> {
   if (await getUser(request)) throw redirect("/dashboard");
 }
 
-/** The Set-Cookie value that carries a session token: httpOnly, SameSite=Lax, Secure in production over https. */
+/** The Set-Cookie value that carries a session token: httpOnly, SameSite=Lax, Secure and `__Host-` over https. */
 export function sessionCookie(token: string, expiresAt: Date | null): string {
-  const parts = [`${SESSION_COOKIE}=${token}`, "Path=/", "HttpOnly", "SameSite=Lax"];
+  const parts = [`${sessionCookieName()}=${token}`, "Path=/", "HttpOnly", "SameSite=Lax"];
   if (expiresAt) parts.push(`Expires=${expiresAt.toUTCString()}`);
   if (getEnv().isHttps) parts.push("Secure");
   return parts.join("; ");

@@ -170,7 +170,8 @@ export async function handleGigForm(request: Request, user: SessionUser, gigId?:
     if (state.images.length + files.length > MAX_IMAGES) {
       errors.upload = [`A gig can have at most ${MAX_IMAGES} images`];
     } else {
-      const limited = await consume("upload", [String(user.id)]);
+      // Each file is one use of the limit: the disk fills per image, not per request.
+      const limited = await consume("upload", [String(user.id)], files.length);
       if (limited) errors.upload = [limited.message];
       else {
         for (const file of files) {
@@ -225,7 +226,7 @@ export async function handleGigForm(request: Request, user: SessionUser, gigId?:
   }
   if (gigId === undefined) {
     const limited = await consume("gigCreate", [String(user.id)]);
-    if (limited) return reply(state, { form: [limited.message] }, 429);
+    if (limited) return reply(state, { form: [limited.message] }, limited.status);
   }
   try {
     const status = intent === "publish" ? "published" : "draft";

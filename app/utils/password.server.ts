@@ -1,8 +1,9 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
 
-// scrypt (Node's own, no native dependency) with N=2^15, r=8, p=1: 32 MiB and tens of milliseconds
-// per hash. The stored string names its parameters, so they can be raised later without a migration.
-const PARAMS = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } satisfies ScryptOptions;
+// scrypt (Node's own, no native dependency) with N=2^17, r=8, p=1 (OWASP's minimum for scrypt): 128 MiB
+// and a few hundred milliseconds per hash. The stored string names its parameters, so a hash made with
+// weaker ones still verifies, and passwordNeedsRehash tells sign-in to store a stronger one.
+const PARAMS = { N: 2 ** 17, r: 8, p: 1, maxmem: 256 * 1024 * 1024 } satisfies ScryptOptions;
 const KEY_LENGTH = 32;
 
 function derive(password: string, salt: Buffer, params: ScryptOptions): Promise<Buffer> {
@@ -33,4 +34,12 @@ export async function verifyPassword(password: string, stored: string | null | u
   } catch {
     return false; // a damaged stored hash (bad parameters) never signs anyone in, and never throws
   }
+}
+
+/** Whether a stored hash was made with weaker parameters than today's (or is not ours): store a new one. */
+export function passwordNeedsRehash(stored: string | null | undefined): boolean {
+  const parts = stored?.split("$");
+  if (!parts || parts.length !== 6 || parts[0] !== "scrypt") return true;
+  const [, n, r, p] = parts.map(Number);
+  return n! < PARAMS.N || r! < PARAMS.r || p! < PARAMS.p;
 }

@@ -152,7 +152,8 @@ const MATRIX: Row[] = [
   ["/", "main", all("200"), null],
   ["/login", "main", ["200", "→ /dashboard", "→ /dashboard", "→ /dashboard"], ["400", "→ /dashboard", "→ /dashboard", "→ /dashboard"]],
   ["/register", "main", ["200", "→ /dashboard", "→ /dashboard", "→ /dashboard"], ["400", "→ /dashboard", "→ /dashboard", "→ /dashboard"]],
-  ["/freelancer/register", "main", ["200", "→ /dashboard", "→ /dashboard", "→ /dashboard"], ["400", "→ /dashboard", "→ /dashboard", "→ /dashboard"]],
+  // Signed-in members following "Become a seller" go where selling starts; posting the form never makes a second account.
+  ["/freelancer/register", "main", ["200", "→ /gig/create", "→ /gig/create", "→ /dashboard"], ["400", "→ /dashboard", "→ /dashboard", "→ /dashboard"]],
   ["/help", "main", all("200"), null],
   ["/user/test_freelancer", "main", all("200"), null],
   ["/user/test_admin", "main", all("404"), null],
