@@ -110,6 +110,25 @@ describeBothModes("Accounts", (mode) => {
     expect(await page.getByRole("list", { name: "Skills" }).innerText()).toContain("Motion graphics");
   });
 
+  it("a signed-in client following 'Become a seller' reaches the offer to sell, and becomes a seller there", async () => {
+    await mode.context().clearCookies();
+    const email = `would.be.seller.${tag}@example.ug`;
+    const page = await open(mode, appUrl("/register"));
+    await page.getByLabel("Full name").fill("Grace Nakato");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password", { exact: true }).fill("graces-password");
+    await page.getByLabel("Confirm password").fill("graces-password");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.getByRole("heading", { level: 1, name: "Welcome back, Grace!" }).waitFor();
+    // The footer's link is on every page; it used to bounce a signed-in client back to the dashboard.
+    await page.getByRole("contentinfo").getByRole("link", { name: "Become a seller" }).click();
+    await page.getByRole("heading", { level: 1, name: "Start selling on Soko" }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/gig/create");
+    await page.getByRole("button", { name: "Become a seller" }).click();
+    await page.getByRole("heading", { level: 1, name: "Create a gig" }).waitFor();
+    expect(await e2eDb()("users").where({ email }).first()).toMatchObject({ role: "freelancer" });
+  });
+
   it("signs in with remember me (a 30-day cookie) and comes back to where it was going", async () => {
     await mode.context().clearCookies();
     const page = await open(mode, appUrl("/settings?tab=billing"));
