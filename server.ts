@@ -19,6 +19,7 @@ import { closeIngest, prepareIngest } from "./app/analytics/ingest.server";
 import { analyticsRouter, serverPageviews, type PageviewContext } from "./app/analytics/router.server";
 import { closeDb, getDb } from "./app/utils/db.server";
 import { isSameOrigin } from "./app/utils/host.server";
+import { isLocalRequest } from "./app/utils/local-request.server";
 import { maskUrlCredentials } from "./app/utils/mask-url";
 import { onShutdown } from "./app/utils/process.server";
 import { closeLimitRedis } from "./app/utils/rate-limit.server";
@@ -150,6 +151,7 @@ app.all(
     getLoadContext: (req, res) => ({
       cspNonce: res.locals.cspNonce as string,
       clientIp: req.ip ?? "unknown",
+      isLocalRequest: isLocalRequest(req),
       pageview: (res.locals.pageview as PageviewContext | undefined) ?? null,
     }),
   }),
@@ -172,8 +174,11 @@ const io = new SocketServer(httpServer, {
   },
 });
 
-httpServer.listen(env.PORT, () => {
-  console.log(`[web] listening on http://localhost:${env.PORT} (${isProduction ? "production" : "development"})`);
+// HOST unset: every interface (a container, a server behind a proxy). `npm start` sets 127.0.0.1, so a
+// laptop's marketplace (and its /dev/outbox) is not served to the whole café's Wi-Fi.
+httpServer.listen(env.PORT, env.HOST, () => {
+  const where = env.HOST ? `address ${env.HOST}` : "every interface";
+  console.log(`[web] listening on http://localhost:${env.PORT} (${where}, ${isProduction ? "production" : "development"})`);
 });
 
 onShutdown("web", async () => {

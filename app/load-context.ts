@@ -5,6 +5,11 @@ declare module "@remix-run/node" {
     /** The client's address as Express sees it (TRUST_PROXY decides whether X-Forwarded-For counts). */
     clientIp: string;
     /**
+     * The request comes from this machine itself: its socket's peer is a loopback address and no proxy
+     * forwarded it (app/utils/local-request.server.ts). Never read from X-Forwarded-For.
+     */
+    isLocalRequest: boolean;
+    /**
      * The page view the server records for this HTML page (no JavaScript needed), or null for other requests
      * and bots. The root renders it as `<meta name="soko-pageview" content="<eventId> <time>">` so the tracker
      * can re-send the same view (same event_id, page and time) when the visitor has consented.

@@ -6,6 +6,7 @@ import type { Env } from "../app/utils/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
 import { createRedis } from "../app/utils/redis.server";
 import { startIngest, type Ingest } from "./ingest.server";
+import { startMailDelivery } from "./mail.server";
 
 export type RunningWorker = {
   redis: Redis;
@@ -43,13 +44,15 @@ export async function startWorker(env: Env): Promise<RunningWorker> {
         `queue ${env.QUEUE_PREFIX}:${INGEST_QUEUE}, batches of ${env.INGEST_BATCH_ROWS} rows or ${env.INGEST_BATCH_MS} ms)`,
     ),
   );
+  // The outbox table → SMTP_URL (worker/mail.server.ts); without SMTP_URL, mail stays in the table.
+  const mail = startMailDelivery(env);
   return {
     redis,
     clickhouse,
     ingest,
     close: async () => {
       // Stop taking jobs and insert what is buffered before the connections go.
-      await ingest.close();
+      await Promise.all([ingest.close(), mail?.close()]);
       await redis.quit().catch(() => redis.disconnect());
       await clickhouse.close();
     },

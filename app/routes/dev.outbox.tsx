@@ -1,15 +1,17 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
-import { listOutbox } from "~/models/outbox.server";
+import { isOutboxOpen, listOutbox } from "~/models/outbox.server";
 import { getDb } from "~/utils/db.server";
 import { getEnv } from "~/utils/env.server";
 
 export const meta: MetaFunction = () => [{ title: "Outbox (development) | Soko" }, { name: "robots", content: "noindex" }];
 
-/** The mail we would have sent. Development only (or DEV_OUTBOX=1 on a demo machine); 404 in production. */
-export async function loader(_args: LoaderFunctionArgs) {
-  const env = getEnv();
-  if (env.isProduction && !env.DEV_OUTBOX) throw new Response("Not Found", { status: 404 });
+/**
+ * The mail we would have sent, password-reset links included: for a browser on this machine only, while no
+ * mail server is configured, and in production only on a demo machine (DEV_OUTBOX=1). 404 otherwise.
+ */
+export async function loader({ context }: LoaderFunctionArgs) {
+  if (!isOutboxOpen(getEnv(), context)) throw new Response("Not Found", { status: 404 });
   return { mails: await listOutbox(getDb()) };
 }
 

@@ -13,6 +13,7 @@ type Service = {
   build?: string;
   command?: string[];
   environment?: Record<string, string>;
+  ports?: string[];
   healthcheck?: { test: string[] };
   depends_on?: Record<string, { condition: string }>;
 };
@@ -42,6 +43,11 @@ describe("docker-compose.yml", () => {
       expect(env.CLICKHOUSE_URL).toBe("http://clickhouse:8123");
       expect(env.NODE_ENV).toBe("production");
     }
+  });
+
+  it("has the web container listen on every interface (HOST), so its published port reaches it", () => {
+    expect(services.web?.environment?.HOST).toBe("0.0.0.0");
+    expect(services.web?.ports).toContain("3000:3000");
   });
 
   const compose = spawnSync("docker-compose", ["version"], { stdio: "ignore" }).status === 0;
