@@ -1,64 +1,73 @@
 /**
  * `npm start` after scripts/setup.mjs: migrates (loading demo data into an empty local database),
- * builds, and runs the web server and the worker side by side until Ctrl-C. `--dev` runs the web
- * server with Vite's middleware instead of the build.
+ * builds, and runs the web server and the worker side by side until Ctrl-C, restarting either one that
+ * crashes (scripts/supervise.ts). `--dev` runs the web server with Vite's middleware instead of the build.
  */
-import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { LOCAL_URLS } from "~/utils/local-services";
 import { DEMO_ACCOUNTS, DEMO_PASSWORD } from "~/utils/seed.server";
 import { bin, buildApp, root } from "./build";
+import { supervise } from "./supervise";
 
-const dev = process.argv.includes("--dev");
-const embedded = !process.env.DATABASE_URL;
+/** The environment `npm start` gives the web server, the worker and the migrations. */
+export function startEnv(source: Record<string, string | undefined>, { dev = false } = {}): NodeJS.ProcessEnv {
+  const embedded = !source.DATABASE_URL;
+  return {
+    ...source,
+    NODE_ENV: (source.NODE_ENV ?? (dev ? "development" : "production")) as NodeJS.ProcessEnv["NODE_ENV"],
+    // This machine only, unless HOST says otherwise (HOST=0.0.0.0 to show the site to another device):
+    // the demo accounts, and the outbox page's reset links, are not for the rest of the network.
+    HOST: source.HOST ?? "127.0.0.1",
+    // The embedded services are a local machine, never production: serve over http, show demo data, and
+    // show the mails the site "sent" (password-reset links) at /dev/outbox to this machine's browser,
+    // while no SMTP server is set.
+    ...(embedded
+      ? { SEED_DEMO: source.SEED_DEMO ?? "1", ALLOW_HTTP: source.ALLOW_HTTP ?? "1", DEV_OUTBOX: source.DEV_OUTBOX ?? "1" }
+      : {}),
+    DATABASE_URL: source.DATABASE_URL ?? LOCAL_URLS.DATABASE_URL,
+    REDIS_URL: source.REDIS_URL ?? LOCAL_URLS.REDIS_URL,
+    CLICKHOUSE_URL: source.CLICKHOUSE_URL ?? LOCAL_URLS.CLICKHOUSE_URL,
+  };
+}
 
-const env: NodeJS.ProcessEnv = {
-  ...process.env,
-  NODE_ENV: process.env.NODE_ENV ?? (dev ? "development" : "production"),
-  // The embedded services are a local machine, never production: serve over http, show demo data, and
-  // show the mails the site "sent" (password-reset links) at /dev/outbox, since no SMTP server is set.
-  ...(embedded
-    ? { SEED_DEMO: process.env.SEED_DEMO ?? "1", ALLOW_HTTP: process.env.ALLOW_HTTP ?? "1", DEV_OUTBOX: process.env.DEV_OUTBOX ?? "1" }
-    : {}),
-  DATABASE_URL: process.env.DATABASE_URL ?? LOCAL_URLS.DATABASE_URL,
-  REDIS_URL: process.env.REDIS_URL ?? LOCAL_URLS.REDIS_URL,
-  CLICKHOUSE_URL: process.env.CLICKHOUSE_URL ?? LOCAL_URLS.CLICKHOUSE_URL,
-};
-const port = env.PORT ?? "3000";
+function main() {
+  const dev = process.argv.includes("--dev");
+  const env = startEnv(process.env, { dev });
+  const port = env.PORT ?? "3000";
+  const host = env.HOST === "127.0.0.1" || env.HOST === "0.0.0.0" || env.HOST === "::" ? "localhost" : env.HOST;
 
-execFileSync(bin("tsx"), ["scripts/migrate.ts", "--seed"], { cwd: root, env, stdio: "inherit" });
-if (!dev && buildApp({ env }) !== 0) process.exit(1);
+  execFileSync(bin("tsx"), ["scripts/migrate.ts", "--seed"], { cwd: root, env, stdio: "inherit" });
+  if (!dev && buildApp({ env }) !== 0) process.exit(1);
 
-const children: ChildProcess[] = [
-  spawn(bin("tsx"), ["server.ts"], { cwd: root, env, stdio: "inherit" }),
-  spawn(bin("tsx"), ["worker/index.ts"], { cwd: root, env, stdio: "inherit" }),
-];
+  const supervisor = supervise(
+    [
+      { name: "web", command: bin("tsx"), args: ["server.ts"] },
+      { name: "worker", command: bin("tsx"), args: ["worker/index.ts"] },
+    ],
+    { cwd: root, env },
+  );
 
-console.log(`
+  console.log(`
   Soko is starting.
-    Marketplace:  http://localhost:${port}
-    Admin portal: http://admin.localhost:${port}
+    Marketplace:  http://${host}:${port}
+    Admin portal: http://admin.${host}:${port}
   Demo logins (password "${DEMO_PASSWORD}"):
     admin       ${DEMO_ACCOUNTS.admin.email}
     client      ${DEMO_ACCOUNTS.client.email}
     freelancer  ${DEMO_ACCOUNTS.freelancer.email}
-  Ctrl-C stops the web server and the worker; \`npm run services:stop\` stops the databases.
+  A process that crashes is restarted. Ctrl-C stops the web server and the worker;
+  \`npm run services:stop\` stops the databases.
 `);
 
-let stopping = false;
-function stop(signal: NodeJS.Signals) {
-  if (stopping) return;
-  stopping = true;
-  for (const child of children) if (child.exitCode === null) child.kill(signal);
+  const stop = () => {
+    console.error("[start] stopping the web server and the worker");
+    void supervisor.stop("SIGTERM").then(() => process.exit(0));
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
 }
-process.on("SIGINT", () => stop("SIGTERM"));
-process.on("SIGTERM", () => stop("SIGTERM"));
-for (const child of children) {
-  child.on("exit", (code) => {
-    // One process ending ends both: a half-running marketplace is worse than a stopped one.
-    if (!stopping) {
-      console.error(`[start] a process exited with code ${code}; stopping the other`);
-      stop("SIGTERM");
-    }
-    if (children.every((c) => c.exitCode !== null || c.signalCode !== null)) process.exit(code ?? 0);
-  });
-}
+
+const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain) main();
