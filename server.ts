@@ -17,6 +17,7 @@ import { Server as SocketServer } from "socket.io";
 import { closeClickHouse } from "./app/analytics/clickhouse.server";
 import { closeIngest, prepareIngest } from "./app/analytics/ingest.server";
 import { analyticsRouter, serverPageviews, type PageviewContext } from "./app/analytics/router.server";
+import { bodyLimits } from "./app/utils/body-limit.server";
 import { closeDb, getDb } from "./app/utils/db.server";
 import { isSameOrigin } from "./app/utils/host.server";
 import { isLocalRequest } from "./app/utils/local-request.server";
@@ -98,6 +99,8 @@ app.use(
   }),
 );
 app.use(sameOriginMutations);
+// Every form body within its cap (1 MB; the image forms more) before any route reads it: 413 otherwise.
+app.use(bodyLimits());
 app.use(compression());
 
 // Anyone may ask: the answer says "unavailable" and nothing more (a database's message names hosts,

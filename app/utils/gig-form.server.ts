@@ -20,7 +20,17 @@ import {
   type GigIntent,
   type Tier,
 } from "~/utils/gig-schemas";
-import { cleanFormData, readFormData, UNREADABLE_FORM } from "~/utils/form-data.server";
+import { UPLOAD_BODY_LIMIT } from "~/utils/body-limit.server";
+import {
+  cleanFormData,
+  FIELD_TOO_LARGE,
+  FormTooLargeError,
+  MAX_FIELD_BYTES,
+  partCounter,
+  readFormData,
+  refuseTooLarge,
+  UNREADABLE_FORM,
+} from "~/utils/form-data.server";
 import { consume } from "~/utils/rate-limit.server";
 import { deleteImage, InvalidImageError, MAX_IMAGE_BYTES, saveImage } from "~/utils/storage.server";
 
@@ -87,10 +97,11 @@ function stateOf(form: FormData): GigFormState {
   };
 }
 
-/** A text field longer than this, or a whole form larger than the images it may carry plus this, is refused. */
-const MAX_FIELD_BYTES = 256 * 1024;
-const MAX_FORM_BYTES = (MAX_IMAGES + 1) * MAX_IMAGE_BYTES + MAX_FIELD_BYTES;
-class FormTooLargeError extends Error {}
+/**
+ * A form larger than the images it may carry (one more than allowed) plus its fields is cut off: the cap in
+ * front of every route (body-limit.server.ts) already refuses such a body; this holds without it too.
+ */
+class OverCapError extends Error {}
 
 type ReadForm = { form: FormData; oversized: string[] } | "too-large" | "malformed";
 
@@ -104,19 +115,21 @@ async function readForm(request: Request): Promise<ReadForm> {
     return { form: await readFormData(request), oversized: [] };
   }
   const oversized: string[] = [];
+  const countPart = partCounter();
   let total = 0;
   const handler: UploadHandler = async ({ filename, contentType, data }) => {
+    countPart(); // more parts than any gig form has: a 413, before the part is read
     const limit = filename === undefined ? MAX_FIELD_BYTES : MAX_IMAGE_BYTES;
     const chunks: Uint8Array[] = [];
     let size = 0;
     for await (const chunk of data) {
       size += chunk.byteLength;
       total += chunk.byteLength;
-      if (total > MAX_FORM_BYTES) throw new FormTooLargeError();
+      if (total > UPLOAD_BODY_LIMIT) throw new OverCapError();
       if (size <= limit) chunks.push(chunk);
     }
     if (filename === undefined) {
-      if (size > limit) throw new FormTooLargeError();
+      if (size > limit) throw new FormTooLargeError(FIELD_TOO_LARGE);
       return Buffer.concat(chunks).toString("utf8");
     }
     if (size > limit) {
@@ -129,8 +142,9 @@ async function readForm(request: Request): Promise<ReadForm> {
   try {
     return { form: cleanFormData(await unstable_parseMultipartFormData(request, handler)), oversized };
   } catch (error) {
+    if (error instanceof FormTooLargeError) refuseTooLarge(error);
     // Anything else that stops the parse is a body that is not the multipart form it claims to be.
-    return error instanceof FormTooLargeError ? "too-large" : "malformed";
+    return error instanceof OverCapError ? "too-large" : "malformed";
   }
 }
 
