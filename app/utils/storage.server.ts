@@ -2,6 +2,10 @@
  * Uploaded images, kept outside the web root (UPLOAD_DIR, default .data/uploads) and served by /media.
  * The content decides what a file is, never its name: sharp must read it as JPEG, PNG or WebP. Every image
  * is re-encoded (which also drops metadata such as GPS positions) into fixed sizes.
+ *
+ * A few kilobytes of PNG can say 20000 x 20000 pixels of one colour, which decodes into more than a gigabyte:
+ * an image is judged by its pixels as well as its bytes. Its header is read first and an image over
+ * MAX_IMAGE_PIXELS refused before it is decoded; sharp is told the same limit wherever it decodes input.
  */
 import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
@@ -10,6 +14,9 @@ import sharp from "sharp";
 import { getEnv } from "~/utils/env.server";
 
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+/** 40 megapixels: more than any phone's camera (a 7,000 x 5,000 photo is 35), 160 MB once decoded. */
+export const MAX_IMAGE_PIXELS = 40_000_000;
+const SHARP_OPTIONS = { limitInputPixels: MAX_IMAGE_PIXELS } as const;
 const ACCEPTED = new Set(["jpeg", "png", "webp"]);
 
 /** Named sizes: the longest side in pixels, and whether it is cropped square. */
@@ -39,19 +46,24 @@ export { imageUrl } from "~/utils/media";
 export async function saveImage(input: Buffer, sizes: ImageSize[]): Promise<string> {
   if (input.length === 0) throw new InvalidImageError("Choose an image to upload");
   if (input.length > MAX_IMAGE_BYTES) throw new InvalidImageError("Images can be at most 5 MB");
-  let format: string | undefined;
+  let metadata: sharp.Metadata | undefined;
   try {
-    format = (await sharp(input).metadata()).format;
+    // The header only, never the pixels: with a limit sharp would refuse a huge image here as unreadable,
+    // and the member could not be told what is wrong with it.
+    metadata = await sharp(input, { limitInputPixels: false }).metadata();
   } catch {
-    format = undefined;
+    metadata = undefined;
   }
-  if (!format || !ACCEPTED.has(format)) throw new InvalidImageError("Upload a JPEG, PNG or WebP image");
+  if (!metadata?.format || !ACCEPTED.has(metadata.format)) throw new InvalidImageError("Upload a JPEG, PNG or WebP image");
+  if ((metadata.width ?? 0) * (metadata.height ?? 0) > MAX_IMAGE_PIXELS) {
+    throw new InvalidImageError(`This image is ${metadata.width} x ${metadata.height} pixels: images can be at most ${MAX_IMAGE_PIXELS / 1_000_000} megapixels`);
+  }
   const key = randomUUID();
   await fs.mkdir(uploadDir(), { recursive: true });
   try {
     for (const size of sizes) {
       const { width, square } = IMAGE_SIZES[size];
-      await sharp(input)
+      await sharp(input, SHARP_OPTIONS)
         .rotate()
         .resize(square ? { width, height: width, fit: "cover" } : { width, height: width, fit: "inside", withoutEnlargement: true })
         .webp({ quality: 80 })
