@@ -27,6 +27,7 @@ import {
   type QueuedEvent,
 } from "~/analytics/events";
 import { lookupPlace, openGeo, rateLimitKey, truncateIp } from "~/analytics/geo.server";
+import { cleanPath, cleanUrl } from "~/analytics/urls";
 import { getEnv } from "~/utils/env.server";
 import { analyticsLimiter, type Limited } from "~/utils/rate-limit.server";
 import { createRedis } from "~/utils/redis.server";
@@ -180,13 +181,30 @@ export async function visitorEnrichment(visitor: Visitor, receivedAtMs: number):
   };
 }
 
-/** The checked events of a request as queued: event, kind and enrichment together. */
-export async function enrichEvents(events: Checked[], visitor: Visitor, receivedAtMs: number): Promise<QueuedEvent[]> {
+/**
+ * An event's addresses as analytics may keep them (urls.ts): its url and referrer cleaned for the host the
+ * request was sent to, its page a bare path. The tracker cleans them too, but a hostile or out-of-date
+ * one must not be able to store a reset token either.
+ */
+function cleanAddresses(event: Record<string, unknown>, host: string) {
+  for (const field of ["url", "referrer"]) {
+    const value = event[field];
+    if (typeof value === "string") event[field] = cleanUrl(value, host).slice(0, 2000);
+  }
+  if (typeof event.page === "string") event.page = cleanPath(event.page);
+}
+
+/**
+ * The checked events of a request as queued: event, kind and enrichment together, addresses cleaned.
+ * `host` is the request's Host header: addresses on it are this site's.
+ */
+export async function enrichEvents(events: Checked[], visitor: Visitor, receivedAtMs: number, host: string): Promise<QueuedEvent[]> {
   const common = await visitorEnrichment(visitor, receivedAtMs);
   return events.map(({ kind, event, timeMs }) => {
     const queued: Record<string, unknown> = { kind, ...event, ...common, event_time: new Date(timeMs).toISOString() };
     // A session's own user_agent field is what the browser said; when it said nothing, what it sent.
     if (kind === "session" && !queued.user_agent) queued.user_agent = visitor.userAgent.slice(0, 500);
+    cleanAddresses(queued, host);
     return queued as QueuedEvent;
   });
 }
@@ -221,23 +239,30 @@ export type ServerPageview = {
   /** Path and query string. */
   url: string;
   referrer: string;
+  /** The request's Host header. */
+  host: string;
 };
 
-/** The page view the server records for an HTML page it served: anonymous, user 0, no title. */
+/**
+ * The page view the server records for an HTML page it served: anonymous, user 0, no title; its address
+ * and referrer cleaned as every recorded address is (urls.ts).
+ */
 export async function serverPageviewEvent(view: ServerPageview): Promise<QueuedEvent> {
   const common = await visitorEnrichment({ ip: view.ip, userAgent: view.userAgent, userId: 0 }, Date.now());
-  return {
+  const event = {
     kind: "pageview",
     event_id: view.eventId,
     session_id: serverSessionId(view.ip, view.userAgent, view.timeMs),
     platform: SERVER_PAGEVIEW_PLATFORM,
     page: view.path.slice(0, 500),
     title: "",
-    url: view.url.slice(0, 2000),
-    referrer: view.referrer.slice(0, 2000),
+    url: view.url,
+    referrer: view.referrer,
     ...common,
     event_time: new Date(view.timeMs).toISOString(),
-  };
+  } satisfies QueuedEvent;
+  cleanAddresses(event, view.host);
+  return event;
 }
 
 /** A new page view's id and time, for the load context (the root renders them for the tracker). */

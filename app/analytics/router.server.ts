@@ -8,7 +8,8 @@
  * dropped), 400 with the field errors, 401, 413, 415, 429 and 503 with Retry-After. Bad input is never a 500.
  * Every refused POST but a 503 (which the client retries) is counted as dropped, by reason
  * (`dropped:<reason>` in the counters): the events of a 400, one per request for the refusals that come
- * before the events are read (unknown endpoint, 401, 413, 415, 429, bots).
+ * before the events are read (unknown endpoint, 401, 413, 415, 429, bots). Addresses are cleaned on the
+ * way in (urls.ts), whatever the tracker sent.
  */
 import express, { type Request as ExpressRequest, type RequestHandler, type Response } from "express";
 import { ENDPOINTS, MAX_BODY_BYTES, type Endpoint } from "~/analytics/events";
@@ -192,7 +193,7 @@ async function track(req: ExpressRequest<{ endpoint: string }>, res: Response): 
   }
 
   try {
-    const events = await enrichEvents(checked.events, { ip, userAgent, userId }, receivedAtMs);
+    const events = await enrichEvents(checked.events, { ip, userAgent, userId }, receivedAtMs, req.headers.host ?? "");
     await ingest.enqueue(events);
     send(res, 202, { success: true, accepted: events.length });
   } catch (error) {
@@ -279,10 +280,11 @@ export function serverPageviews(): RequestHandler {
     const path = req.path;
     const url = req.originalUrl;
     const referrer = req.headers.referer ?? "";
+    const host = req.headers.host ?? "";
     res.once("finish", () => {
       if (res.statusCode < 200 || res.statusCode >= 300) return;
       if (!String(res.getHeader("content-type") ?? "").startsWith("text/html")) return;
-      serverPageviewEvent({ eventId: pageview.eventId, timeMs: pageview.time, ip, userAgent, path, url, referrer })
+      serverPageviewEvent({ eventId: pageview.eventId, timeMs: pageview.time, ip, userAgent, path, url, referrer, host })
         .then((event) => getIngest().enqueue([event]))
         .catch((error: Error) => logThrottled("server-pageview", `page view of ${path} not queued: ${error.message}`));
     });

@@ -8,7 +8,9 @@
  * every route change; see there for anonymous visitors), clicks, form submits, input focus (never the
  * value), page focus and blur, scroll (debounced 1 s, with depth in percent), time on page (at route
  * change and at pagehide, by sendBeacon) and JavaScript errors. Every event gets a UUID and the browser's
- * time, so a re-sent event is the same row.
+ * time, so a re-sent event is the same row. Page addresses and referrers are cleaned (urls.ts) before
+ * an event is queued: no query key a page does not need (a reset link's token), no fragment, and of
+ * another site only its origin.
  *
  * Delivery: events are batched (every 2 s or 20 events) and written to an outbox in localStorage before
  * they are sent, and removed only when the server has answered: 2xx, or a 4xx other than 408/413/429 (an
@@ -18,6 +20,7 @@
  * two and tries again, so only an event too large on its own is ever refused for its size.
  */
 import type { ActionType, Endpoint } from "./events";
+import { cleanUrl } from "./urls";
 
 type Fields = Record<string, unknown>;
 type Queued = [Endpoint, Fields];
@@ -281,14 +284,16 @@ export function pageview(signedIn: boolean, doc?: DocumentPageview | null) {
   if (!granted()) return;
   start();
   timeOnPage();
-  // Cut as the server cuts them, so no page view is ever too large to send.
+  // Cleaned by the rule the server applies too (urls.ts: no reset token, no other site's path), before
+  // anything is queued or kept in the outbox; cut as the server cuts them, so no page view is too large.
+  const url = cleanUrl(location.href, location.host).slice(0, 2000);
   const fields = {
     title: document.title.slice(0, 300),
-    url: location.href.slice(0, 2000),
-    referrer: (pageUrl || document.referrer).slice(0, 2000),
+    url,
+    referrer: (pageUrl || cleanUrl(document.referrer, location.host)).slice(0, 2000),
   };
   page = location.pathname;
-  pageUrl = location.href;
+  pageUrl = url;
   pageStart = Date.now();
   const same = doc ? { event_id: doc.eventId, timestamp: doc.time } : null;
   if (signedIn) track("pageview", { ...fields, ...same });

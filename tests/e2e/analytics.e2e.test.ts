@@ -4,11 +4,12 @@
  * `page.route` (202, or 503/400/413 where a test says so; 413 above 64 KB, as the server does), so what the
  * browser sends is seen exactly; the endpoints and the pipeline behind them have their own tests.
  */
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type { BrowserContext, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ActionPageviewEvent, MAX_BODY_BYTES } from "~/analytics/events";
-import { appUrl, describeBothModes, launchChromium, waitForHydration, type Mode } from "../support/e2e";
+import { hashToken } from "~/models/session.server";
+import { appUrl, describeBothModes, e2eDb, launchChromium, waitForHydration, type Mode } from "../support/e2e";
 
 const DEMO_PASSWORD = "soko-demo-2026";
 /** Headless Chromium's own user agent says "HeadlessChrome", which the server treats as a bot. */
@@ -483,6 +484,47 @@ describe("The tracker (JavaScript on)", () => {
     await eventually(() => accepted(sent, "conversion")).toEqual([
       expect.objectContaining({ conversion_type: "signup", value: 0, metadata: { role: "client" } }),
     ]);
+  });
+
+  it("keeps no reset token: not in its outbox in localStorage, not in what it sends, not as the next page's referrer", async () => {
+    const token = `SECRET${randomBytes(16).toString("hex")}`;
+    const { id: userId } = await e2eDb()("users").where({ email: "client@soko.test" }).first("id");
+    await e2eDb()("password_resets").insert({ id: hashToken(token), user_id: userId, expires_at: new Date(Date.now() + 60 * 60 * 1000) });
+    const link = appUrl(`/reset-password?token=${token}`);
+    let down = true;
+    const { page, sent } = await visitor("granted", () => (down ? 503 : 202));
+    // Opened from a webmail whose own address holds the token too.
+    await page.goto(link, { referer: `https://mail.example.ug/inbox/${token}?t=${token}` });
+    await page.getByRole("heading", { level: 1 }).first().waitFor();
+    await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });
+    // The server is away: the page view waits in the outbox, without the token.
+    await eventually(() => sent.some((s) => s.events.some((e) => e.action_type === "pageview"))).toBe(true);
+    const outbox = (await page.evaluate(() => localStorage.getItem("soko_outbox"))) ?? "";
+    expect(outbox).toContain('"page":"/reset-password"');
+    expect(outbox).not.toContain(token);
+
+    // Back; on to another page in the same document, then to a new document by a real navigation (whose
+    // document.referrer is the reset link itself).
+    down = false;
+    await page.getByRole("contentinfo").getByRole("link", { name: "Terms of service" }).click();
+    await page.getByRole("heading", { level: 1, name: "Terms of Service" }).waitFor();
+    // (Each sent before the page is left: a beacon at pagehide is not seen here.)
+    await eventually(() => actions(sent, "pageview").map((e) => e.page), 20_000).toEqual(["/reset-password", "/terms"]);
+    await page.goto(link);
+    await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });
+    await eventually(() => actions(sent, "pageview").length).toBe(3);
+    await page.evaluate(() => location.assign("/help"));
+    await page.getByRole("heading", { level: 1, name: /Help centre/ }).waitFor();
+    await eventually(() => actions(sent, "pageview").map((e) => e.page)).toEqual(["/reset-password", "/terms", "/reset-password", "/help"]);
+    await eventually(() => page.evaluate(() => localStorage.getItem("soko_outbox"))).toBeNull();
+
+    const [reset, terms, , help] = actions(sent, "pageview");
+    expect(reset).toMatchObject({ url: appUrl("/reset-password"), referrer: "https://mail.example.ug" });
+    expect(terms).toMatchObject({ url: appUrl("/terms"), referrer: appUrl("/reset-password") });
+    expect(help).toMatchObject({ url: appUrl("/help"), referrer: appUrl("/reset-password") });
+    // Nothing the tracker sent or kept holds it: not the 503'd sends, not a beacon.
+    expect(JSON.stringify(sent)).not.toContain(token);
+    expect((await page.evaluate(() => JSON.stringify({ ...localStorage }))) ?? "").not.toContain(token);
   });
 
   it("sends nothing, and loads no tracker, when the visitor chose only anonymous page views", async () => {

@@ -186,8 +186,8 @@ describe("tracking endpoints", () => {
       const event = {
         ...action({ action_type: "pageview", page: "/terms", element_id: "ignored", x: 5 }),
         title: "Terms of Service | Soko",
-        url: `https://soko.test/terms?${"q".repeat(3000)}`,
-        referrer: "https://soko.test/help",
+        url: `${server.baseUrl}/search?q=${"q".repeat(3000)}`,
+        referrer: `${server.baseUrl}/help`,
       };
       const res = await post("action", event);
       expect(res.status).toBe(202);
@@ -198,7 +198,7 @@ describe("tracking endpoints", () => {
         page: "/terms",
         title: "Terms of Service | Soko",
         url: event.url.slice(0, 2000),
-        referrer: "https://soko.test/help",
+        referrer: `${server.baseUrl}/help`,
         session_id: event.session_id,
         event_time: new Date(event.timestamp).toISOString(),
       });

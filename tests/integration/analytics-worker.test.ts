@@ -193,7 +193,7 @@ describe("analytics worker", () => {
     const checked = checkEvents("action", JSON.stringify([sent]), receivedAtMs);
     if (!checked.ok) throw new Error(`refused: ${checked.error}`);
     const android = "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
-    const queued = await enrichEvents(checked.events, { ip: "41.210.145.12", userAgent: android, userId: 0 }, receivedAtMs);
+    const queued = await enrichEvents(checked.events, { ip: "41.210.145.12", userAgent: android, userId: 0 }, receivedAtMs, "soko.test");
     const job = await t.add(queued);
     await waitFor(async () => (await job.getState()) === "completed", 10_000, "the job to complete");
 
