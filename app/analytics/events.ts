@@ -88,12 +88,40 @@ export const PageviewEvent = z.object({
  */
 export const ActionPageviewEvent = PageviewEvent.extend({ action_type: z.literal("pageview") });
 
+/**
+ * Conversions that are business facts: recorded by the server from the action that made them
+ * (recordServerConversion in conversions.server.ts), never taken from a browser, which could send any
+ * value. The reports' signups, orders and revenue read only these, and only as the server recorded them.
+ */
+export const BUSINESS_CONVERSION_TYPES = ["signup", "gig_published", "order_placed", "order_paid", "order_completed"] as const;
+export type BusinessConversionType = (typeof BUSINESS_CONVERSION_TYPES)[number];
+/** Steps toward a sale that only the browser sees, and that carry no money the reports sum. */
+export const BROWSER_CONVERSION_TYPES = ["search", "package_selected", "contact_seller"] as const;
+export type BrowserConversionType = (typeof BROWSER_CONVERSION_TYPES)[number];
+export type ConversionType = BusinessConversionType | BrowserConversionType;
+/**
+ * The `platform` of the conversions the server records. The reports count a business conversion only with
+ * it, so the ones browsers could send before they were refused (platform "web") never count.
+ */
+export const SERVER_PLATFORM = "server";
+
+const browserTypes = BROWSER_CONVERSION_TYPES.join(", ");
+
 export const ConversionEvent = z.object({
   ...common,
-  conversion_type: z.enum(["signup", "order_placed", "gig_published"], {
-    errorMap: () => ({ message: "conversion_type must be signup, order_placed or gig_published" }),
+  conversion_type: z.enum(BROWSER_CONVERSION_TYPES, {
+    errorMap: (issue, ctx) => {
+      const business = issue.code === "invalid_enum_value" && (BUSINESS_CONVERSION_TYPES as readonly unknown[]).includes(issue.received);
+      return {
+        message: business
+          ? `conversion_type ${String(issue.received)} is recorded by the server, not sent from a browser: send one of ${browserTypes}`
+          : issue.code === "invalid_type" && issue.received === "undefined"
+            ? `conversion_type is required: one of ${browserTypes}`
+            : `conversion_type must be one of ${browserTypes}`,
+      };
+    },
   }),
-  /** Whole UGX. */
+  /** Whole UGX; kept as sent, never summed by a report. */
   value: z.number().int().min(0).max(1e12).optional().default(0),
   metadata: z
     .record(z.union([z.string().max(500), z.number(), z.boolean()]))
@@ -144,7 +172,8 @@ type Parsed = {
   session: z.output<typeof SessionEvent>;
   action: z.output<typeof ActionEvent>;
   pageview: z.output<typeof PageviewEvent>;
-  conversion: z.output<typeof ConversionEvent>;
+  // The server's own conversions are business facts, which the endpoint never takes from a browser.
+  conversion: Omit<z.output<typeof ConversionEvent>, "conversion_type"> & { conversion_type: ConversionType };
   user_action: z.output<typeof UserActionEvent>;
   error: z.output<typeof ActionEvent>;
 };

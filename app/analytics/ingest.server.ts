@@ -285,7 +285,15 @@ export const INGEST_JOB_OPTIONS: JobsOptions = {
 };
 
 /** Why a request's events were dropped: `dropped:<reason>` in the counters. */
-export type DropReason = "bot" | "invalid" | "rate_limited" | "too_large" | "unauthorized" | "unsupported_type" | "unknown_endpoint";
+export type DropReason =
+  | "bot"
+  | "cross_origin"
+  | "invalid"
+  | "rate_limited"
+  | "too_large"
+  | "unauthorized"
+  | "unsupported_type"
+  | "unknown_endpoint";
 export type CounterField = "accepted" | "inserted" | "failed" | `dropped:${DropReason}`;
 
 /** The Redis hash of the pipeline's counters (common brief: accepted, inserted, failed, dropped:<reason>). */

@@ -17,7 +17,7 @@
  */
 import type { ClickHouseClient } from "@clickhouse/client";
 import { z } from "zod";
-import { RANGES, type ActionType, type Range } from "~/analytics/events";
+import { RANGES, SERVER_PLATFORM, type ActionType, type BusinessConversionType, type Range } from "~/analytics/events";
 
 export type ReportOptions = { now?: Date };
 
@@ -251,11 +251,24 @@ export async function activeUsers(client: ClickHouseClient, { now }: ReportOptio
 }
 
 /**
- * Conversions in the range.
+ * The conversions that are business facts: those of a `BUSINESS_CONVERSION_TYPES` type that the server
+ * recorded (platform "server"). A browser cannot send these types; rows one sent before it was refused
+ * (platform "web", any value it liked) are never counted. The platform is not in the sorting key, so it is
+ * tested after de-duplication (an `-If` condition), as the header says.
+ */
+const FACT = `platform = '${SERVER_PLATFORM}'`;
+/** The conversions the rate counts, as an SQL list: constant text of this module (plain a-z and _). */
+const RATE_TYPES_SQL = (["signup", "order_placed", "gig_published"] as const satisfies readonly BusinessConversionType[])
+  .map((type) => `'${type}'`)
+  .join(", ");
+
+/**
+ * Conversions in the range, business facts only (see FACT).
  * - `signups`, `orders`: signup and order_placed conversions, each event counted once.
  * - `revenue`: the sum of the order_placed values, whole UGX.
  * - `conversionRate`: share (0..1, 4 decimals) of the range's sessions (as in userActivity) that recorded
- *   any conversion (signup, order placed or gig published) in the range; 0 with no sessions.
+ *   a signup, an order placed or a gig published in the range; 0 with no sessions. The steps a browser
+ *   may report (`package_selected`, ...) are not conversions here.
  */
 export async function conversions(
   client: ClickHouseClient,
@@ -267,21 +280,23 @@ export async function conversions(
     selectOne(
       client,
       `SELECT
-         uniqExactIf(event_id, conversion_type = 'signup') AS signups,
-         uniqExactIf(event_id, conversion_type = 'order_placed') AS orders,
-         sumIf(value, conversion_type = 'order_placed') AS revenue
+         uniqExactIf(event_id, conversion_type = 'signup' AND ${FACT}) AS signups,
+         uniqExactIf(event_id, conversion_type = 'order_placed' AND ${FACT}) AS orders,
+         sumIf(value, conversion_type = 'order_placed' AND ${FACT}) AS revenue
        FROM conversions FINAL WHERE ${where}`,
       z.object({ signups: uint, orders: uint, revenue: uint }),
     ),
     selectOne(
       client,
       `SELECT countIf(active = 1) AS sessions, countIf(active = 1 AND converted = 1) AS converting FROM (
-         SELECT session_id, max(kind != 3) AS active, max(kind = 3) AS converted FROM (
-           SELECT session_id, 1 AS kind FROM pageviews FINAL WHERE ${where}
+         SELECT session_id, max(kind != 3) AS active, max(kind = 3 AND fact = 1) AS converted FROM (
+           SELECT session_id, 1 AS kind, toUInt8(0) AS fact FROM pageviews FINAL WHERE ${where}
            UNION ALL
-           SELECT session_id, 2 AS kind FROM actions FINAL WHERE ${where}
+           SELECT session_id, 2 AS kind, toUInt8(0) AS fact FROM actions FINAL WHERE ${where}
            UNION ALL
-           SELECT session_id, 3 AS kind FROM conversions FINAL WHERE ${where}
+           -- CAST, not toUInt8: a comparison of a LowCardinality column is LowCardinality(UInt8) on 18.16.
+           SELECT session_id, 3 AS kind, CAST(${FACT} AS UInt8) AS fact
+           FROM conversions FINAL WHERE ${where} AND conversion_type IN (${RATE_TYPES_SQL})
          )
          GROUP BY session_id
        )`,

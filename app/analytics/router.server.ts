@@ -5,11 +5,11 @@
  * one for the job, and nothing else (Postgres only when it carries a session).
  *
  * Answers are JSON, `{success, ...}`: 202 once Redis holds the job (and for bots, whose events are
- * dropped), 400 with the field errors, 401, 413, 415, 429 and 503 with Retry-After. Bad input is never a 500.
- * Every refused POST but a 503 (which the client retries) is counted as dropped, by reason
- * (`dropped:<reason>` in the counters): the events of a 400, one per request for the refusals that come
- * before the events are read (unknown endpoint, 401, 413, 415, 429, bots). Addresses are cleaned on the
- * way in (urls.ts), whatever the tracker sent.
+ * dropped), 400 with the field errors, 401, 403 (an Origin of another site), 413, 415, 429 and 503 with
+ * Retry-After. Bad input is never a 500. Every refused POST but a 503 (which the client retries) is counted
+ * as dropped, by reason (`dropped:<reason>` in the counters): the events of a 400, one per request for the
+ * refusals that come before the events are read (unknown endpoint, 401, 403, 413, 415, 429, bots).
+ * Addresses are cleaned on the way in (urls.ts), whatever the tracker sent.
  */
 import express, { type Request as ExpressRequest, type RequestHandler, type Response } from "express";
 import { ENDPOINTS, MAX_BODY_BYTES, type Endpoint } from "~/analytics/events";
@@ -88,14 +88,13 @@ const ACCEPTED_TYPE = /^\s*(application\/json|text\/plain)\s*(;|$)/i;
 
 /**
  * The session token of a request, as auth.server.ts reads it (Bearer first, then the session cookie). The
- * cookie counts only from our own pages: with an Origin of another host it is ignored, so another site
- * cannot record events in a signed-in visitor's name.
+ * cookie only ever comes from our own pages: a request whose Origin is another site is refused before
+ * this is asked (`track`), so another site cannot record events in a signed-in visitor's name.
  */
 function sessionToken(req: ExpressRequest): string | null {
   const authorization = req.headers.authorization;
   let cookie = req.headers.cookie;
   if (cookie && !cookie.includes(`${SESSION_COOKIE}=`)) cookie = undefined;
-  if (cookie && !isSameOrigin(req.headers.origin, req.headers.host)) cookie = undefined;
   if (!authorization && !cookie) return null;
   try {
     const headers = new Headers();
@@ -125,6 +124,14 @@ async function track(req: ExpressRequest<{ endpoint: string }>, res: Response): 
   } catch (error) {
     if (!(error instanceof IngestUnavailableError)) throw error;
     return unavailable(res);
+  }
+
+  // Only our own pages post here: a browser names the page's site in Origin, and another site's is refused
+  // (the admin host's pages post to the admin host, so "ours" is the host the request was sent to). No
+  // Origin at all (an old browser's sendBeacon, a server with a Bearer token) passes.
+  if (!isSameOrigin(req.headers.origin, req.headers.host)) {
+    ingest.count("dropped:cross_origin", 1);
+    return refuse(res, 403, "Tracking events are accepted only from Soko's own pages");
   }
 
   const type = req.headers["content-type"];

@@ -295,12 +295,20 @@ export function pageview(signedIn: boolean, doc?: DocumentPageview | null) {
   page = location.pathname;
   pageUrl = url;
   pageStart = Date.now();
+  // The server records signups and other business facts itself, from the action; this cookie (for the
+  // browser session, read by the server only while consent is given) files them in the session of the tab
+  // the visitor last moved in, with its page views.
+  document.cookie = `${SESSION}=${session()}; path=/; samesite=lax`;
   const same = doc ? { event_id: doc.eventId, timestamp: doc.time } : null;
   if (signedIn) track("pageview", { ...fields, ...same });
   else track("action", { action_type: "pageview", ...fields, ...same });
 }
 
-/** A conversion where it happens: `signup`, `order_placed`, `gig_published` (needs a signed-in visitor). */
+/**
+ * A step toward a sale the browser sees (needs a signed-in visitor): one of BROWSER_CONVERSION_TYPES in
+ * events.ts, e.g. `package_selected`. Signups, gigs published and orders are recorded by the server from
+ * the action itself (the endpoint refuses them from a browser).
+ */
 export function conversion(conversion_type: string, value = 0, metadata: Fields = {}) {
   track("conversion", { conversion_type, value, metadata });
 }

@@ -6,6 +6,7 @@
  */
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, unstable_parseMultipartFormData, type UploadHandler } from "@remix-run/node";
+import { recordGigPublished } from "~/analytics/conversions.server";
 import { recordActivity } from "~/models/activity.server";
 import { gigImagesOf, GigInputError, NOT_YOUR_IMAGE, ownImages, recordUpload, saveGig, type GigPackage } from "~/models/gig.server";
 import type { SessionUser } from "~/models/session.server";
@@ -247,6 +248,8 @@ export async function handleGigForm(request: Request, user: SessionUser, gigId?:
     const saved = await saveGig(getDb(), user.id, submission.value, status, gigId);
     await Promise.all(saved.removedImages.map(deleteImage));
     await recordActivity(getDb(), user.id, status === "published" ? "gig_published" : "gig_saved", { gigId: saved.id, title: submission.value.title });
+    // Analytics' gig_published, once per gig (at its first publication), recorded by the server after the commit.
+    if (status === "published") await recordGigPublished({ request, userId: user.id, gigId: saved.id });
     return redirect(`/dashboard?gig=${status}`);
   } catch (error) {
     if (!(error instanceof GigInputError)) throw error;

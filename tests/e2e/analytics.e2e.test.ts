@@ -471,19 +471,25 @@ describe("The tracker (JavaScript on)", () => {
     expect(acceptedTimes(sent, tooLarge![1].event_id)).toBe(0);
   });
 
-  it("records the signup conversion after joining", async () => {
+  it("tells the server its session (the soko_sid cookie), so the signup the server records is filed with the tab's page views", async () => {
     const { page, sent } = await visitor("granted");
     await page.goto(appUrl("/register"));
     await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });
+    await eventually(() => accepted(sent, "session").length).toBe(1);
+    const session = accepted(sent, "session")[0]!.session_id;
+    // Set before the form is posted, so the join request carries it.
+    // (With JavaScript, Remix posts the form to /register.data.)
+    const posted = page.waitForRequest((r) => r.method() === "POST" && new URL(r.url()).pathname.startsWith("/register"));
     await page.getByLabel("Full name").fill("Tracked Joiner");
     await page.getByLabel("Email").fill(`tracked.${Date.now()}@example.ug`);
     await page.getByLabel("Password", { exact: true }).fill("tracked-pass");
     await page.getByLabel("Confirm password").fill("tracked-pass");
     await page.getByRole("button", { name: "Create account" }).click();
+    expect(await (await posted).headerValue("cookie")).toContain(`soko_sid=${session}`);
     await page.waitForURL((url) => url.pathname === "/dashboard");
-    await eventually(() => accepted(sent, "conversion")).toEqual([
-      expect.objectContaining({ conversion_type: "signup", value: 0, metadata: { role: "client" } }),
-    ]);
+    const cookie = (await context.cookies(appUrl("/"))).find((c) => c.name === "soko_sid");
+    // For this browser session only, readable by the tracker, the whole site.
+    expect(cookie).toMatchObject({ value: session, expires: -1, httpOnly: false, sameSite: "Lax", path: "/" });
   });
 
   it("keeps no reset token: not in its outbox in localStorage, not in what it sends, not as the next page's referrer", async () => {

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
+import http from "node:http";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -357,10 +358,67 @@ describe("tracking endpoints", () => {
       expect(await reader.find(pageview.event_id)).toBeUndefined();
     });
 
-    it("the session cookie sent from another site does not count: 401", async () => {
+    it("a post from another site's page: 403, whatever it carries, counted as dropped", async () => {
+      const before = Number((await counters())["dropped:cross_origin"] ?? 0);
       const event = { event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now(), page: "/" };
-      const res = await refused(() => post("pageview", event, { headers: { Cookie: `soko_session=${token}`, Origin: "https://evil.example" } }));
-      expect(res.status).toBe(401);
+      const attempts: [string, unknown, Record<string, string>][] = [
+        // The visitor's own session cookie, sent along by their browser from the other site's page.
+        ["pageview", event, { Cookie: `soko_session=${token}`, Origin: "https://evil.example" }],
+        ["action", action(), { Origin: "https://evil.example" }],
+        ["session", { ...event, page: undefined }, { Origin: `http://localhost.evil.example:${server.port}` }],
+        // Our own host on another port, the admin host posting to the main host, a sandboxed page ("null").
+        ["action", action(), { Origin: `http://localhost:${server.port + 1}` }],
+        ["action", action(), { Origin: server.adminUrl }],
+        ["action", action(), { Origin: "null" }],
+        ["conversion", { ...event, conversion_type: "package_selected" }, { Authorization: `Bearer ${token}`, Origin: "https://evil.example" }],
+      ];
+      for (const [endpoint, body, headers] of attempts) {
+        const res = await refused(() => post(endpoint, body, { headers }));
+        expect(res.status, `${endpoint} ${headers.Origin}`).toBe(403);
+        expect(res.body).toEqual({ success: false, error: "Tracking events are accepted only from Soko's own pages" });
+      }
+      await expect.poll(async () => Number((await counters())["dropped:cross_origin"] ?? 0)).toBe(before + attempts.length);
+    });
+
+    it("a post from our own pages, on either host, or with no Origin at all (old sendBeacon, a server with a Bearer token): accepted", async () => {
+      const own = action();
+      expect((await post("action", own, { headers: { Origin: server.baseUrl } })).status).toBe(202);
+      // The admin host's pages post to the admin host: its Origin is the host the request was sent to.
+      const admin = action();
+      const status = await new Promise<number | undefined>((resolve, reject) => {
+        const body = JSON.stringify(admin);
+        const headers = { "Content-Type": "text/plain", "Content-Length": Buffer.byteLength(body), "User-Agent": ANDROID, Host: new URL(server.adminUrl).host, Origin: server.adminUrl };
+        const req = http.request({ host: "127.0.0.1", port: server.port, path: "/api/v1/analytics/action", method: "POST", headers }, (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode));
+        });
+        req.on("error", reject);
+        req.end(body);
+      });
+      expect(status).toBe(202);
+      const none = action();
+      expect((await post("action", none)).status).toBe(202);
+      const bearer = { event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now(), page: "/dashboard" };
+      expect((await post("pageview", bearer, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(202);
+      for (const id of [own.event_id, admin.event_id, none.event_id, bearer.event_id]) expect(await reader.find(id)).toBeDefined();
+    });
+
+    it("a business conversion from a browser: 400 naming the types a browser may send, whatever its value", async () => {
+      const signedIn = { Cookie: `soko_session=${token}`, Origin: server.baseUrl };
+      for (const type of ["signup", "gig_published", "order_placed", "order_paid", "order_completed"]) {
+        const conversion = { event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now(), conversion_type: type, value: 9_999_999 };
+        const res = await refused(() => post("conversion", conversion, { headers: signedIn }));
+        expect(res.status).toBe(400);
+        expect(res.body.issues).toEqual([
+          {
+            index: 0,
+            path: "conversion_type",
+            message: `conversion_type ${type} is recorded by the server, not sent from a browser: send one of search, package_selected, contact_seller`,
+          },
+        ]);
+      }
+      const unknown = await refused(() => post("conversion", { ...action(), conversion_type: "refund" }, { headers: signedIn }));
+      expect(unknown.body.issues?.[0]?.message).toBe("conversion_type must be one of search, package_selected, contact_seller");
     });
 
     it("an unknown endpoint is a JSON 404, and GET a JSON 405", async () => {
@@ -458,10 +516,10 @@ describe("tracking endpoints", () => {
       expect((await post("pageview", pageview, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(202);
       expect(await reader.find(pageview.event_id)).toMatchObject({ kind: "pageview", user_id: userId, page: "/dashboard", title: "Dashboard" });
 
-      const conversion = { event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now(), conversion_type: "order_placed", value: 150000, metadata: { gig: 12 } };
+      const conversion = { event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now(), conversion_type: "package_selected", value: 150000, metadata: { gig: 12 } };
       const cookie = { Cookie: `soko_consent=granted; soko_session=${token}`, Origin: server.baseUrl };
       expect((await post("conversion", conversion, { headers: cookie })).status).toBe(202);
-      expect(await reader.find(conversion.event_id)).toMatchObject({ kind: "conversion", user_id: userId, value: 150000, metadata: '{"gig":12}' });
+      expect(await reader.find(conversion.event_id)).toMatchObject({ kind: "conversion", user_id: userId, conversion_type: "package_selected", value: 150000, metadata: '{"gig":12}' });
 
       const userAction = { event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now(), action: "saved_gig", details: { gig: 3 } };
       expect((await post("user-action", userAction, { headers: { Cookie: `soko_session=${token}` } })).status).toBe(202);

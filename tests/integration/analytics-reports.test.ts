@@ -8,10 +8,12 @@
  *
  * Sessions (device, country) and what they did; "pv" = page view. A bounce is one pv and no interaction
  * (a click, form_submit or input_focus action); the tracker's passive actions (time_on_page, scroll, ...)
- * and conversions are not interactions:
+ * and conversions are not interactions. Conversions are those the server recorded (platform "server"):
  *   s1  desktop Uganda   03-15 10:00:00 pv /  (re-sent), 10:01:00 pv /search, 10:02:00 signup,
  *                        10:02:30 pv / again, 10:03:20 click /search (re-sent)           → 200 s, 3 pv
  *   s2  mobile  Kenya    03-15 11:00:00 pv /                                             → bounce
+ *                        and, from a browser (platform web, never counted): order 9,999,999, signup,
+ *                        package_selected; s1 has a browser package_selected too
  *   s3  mobile  Uganda   03-15 11:30:00 pv /gig/1, 11:30:20 scroll, 11:30:30 order 150,000 (re-sent),
  *                        11:30:40 time_on_page (unload)         → 40 s, a bounce: only passive actions
  *   s4  tablet  Unknown  03-15 12:00:00 pv / (= NOW, inside), 12:00:01 pv /search (future, outside)
@@ -110,8 +112,10 @@ const act = (
   y: 20,
   value,
 });
+/** A conversion the server recorded (platform "server"): the only kind the reports count. */
 const conv = (id: number, session: string, at: string, conversion_type: string, value: number, received?: string) => ({
   ...common(id, session, at, received),
+  platform: "server",
   conversion_type,
   value,
   metadata: "{}",
@@ -182,6 +186,17 @@ const CONVERSIONS = [
   conv(209, "s14", "2026-03-15 09:00:00", "signup", 0),
 ];
 const CONVERSION_RESENDS = [conv(202, "s3", "2026-03-15 11:30:30", "order_placed", 150_000, "2026-03-15 11:31:00")];
+/**
+ * What browsers sent (platform "web"), none of which any report counts: business conversions a browser
+ * could post before the endpoint refused them (an order of 9,999,999 and a signup, in s2), and a step a
+ * browser may still report (package_selected, in s2 and s1). s2 stays a session that did not convert.
+ */
+const BROWSER_CONVERSIONS = [
+  { ...conv(210, "s2", "2026-03-15 11:00:10", "order_placed", 9_999_999), platform: "web" },
+  { ...conv(211, "s2", "2026-03-15 11:00:20", "signup", 0), platform: "web" },
+  { ...conv(212, "s2", "2026-03-15 11:00:30", "package_selected", 75_000), platform: "web" },
+  { ...conv(213, "s1", "2026-03-15 10:01:30", "package_selected", 75_000), platform: "web" },
+];
 
 /** For the countries' top-10 cut: one page view per session on 2025-05-31, read with now = 2025-06-01. */
 const COUNTRIES_NOW = new Date("2025-06-01T00:00:00Z");
@@ -214,7 +229,7 @@ describe("analytics reports (ClickHouse)", () => {
     const insert = (table: string, values: object[]) => client.insert({ table, values, format: "JSONEachRow" });
     await insert("pageviews", [...PAGEVIEWS, ...COUNTRY_PAGEVIEWS]);
     await insert("actions", ACTIONS);
-    await insert("conversions", CONVERSIONS);
+    await insert("conversions", [...CONVERSIONS, ...BROWSER_CONVERSIONS]);
     await insert("pageviews", PAGEVIEW_RESENDS);
     await insert("actions", ACTION_RESENDS);
     await insert("conversions", CONVERSION_RESENDS);
@@ -235,8 +250,8 @@ describe("analytics reports (ClickHouse)", () => {
         format: "JSONEachRow",
       })
     ).json<Record<string, number>>();
-    // 28 + 16 page views + 2 re-sent; 9 actions (101..109) + 1; 9 conversions + 1.
-    expect(counts).toEqual([{ pageviews: 46, pageview_ids: 44, actions: 10, conversions: 10 }]);
+    // 28 + 16 page views + 2 re-sent; 9 actions (101..109) + 1; 9 conversions + 1 + 4 from browsers.
+    expect(counts).toEqual([{ pageviews: 46, pageview_ids: 44, actions: 10, conversions: 14 }]);
   });
 
   describe("pageViews", () => {
@@ -440,7 +455,8 @@ describe("analytics reports (ClickHouse)", () => {
     const expected: Record<Range, object> = {
       // 1d: signups s1 and s14; order s3 150,000 (sent twice, counted once); s12 gig_published; s5's signup
       // is at the 1d edge (out). Converting sessions s1 s3 s12 = 3 of the 8 sessions = 0.375 (s14 has no
-      // page view or action, so it is not one of the range's sessions and not in the rate).
+      // page view or action, so it is not one of the range's sessions and not in the rate). The browser's
+      // order of 9,999,999, signup and package_selected (s2) count nowhere.
       "1d": { signups: 2, orders: 1, revenue: 150_000, conversionRate: 0.375 },
       // 7d: + s5 signup, + s7 order 80,000: 3 signups, 2 orders, 230,000; s1 s3 s12 s5 s7 = 5 / 9 = 0.5556.
       "7d": { signups: 3, orders: 2, revenue: 230_000, conversionRate: 0.5556 },
