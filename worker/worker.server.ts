@@ -5,6 +5,7 @@ import { INGEST_QUEUE } from "../app/analytics/events";
 import type { Env } from "../app/utils/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
 import { createRedis } from "../app/utils/redis.server";
+import { startHousekeeping, type Housekeeping } from "./housekeeping.server";
 import { startIngest, type Ingest } from "./ingest.server";
 import { startMailDelivery } from "./mail.server";
 
@@ -26,12 +27,15 @@ export async function startWorker(env: Env): Promise<RunningWorker> {
     password: env.CLICKHOUSE_PASSWORD,
   });
   let ingest: Ingest;
+  let housekeeping: Housekeeping;
   try {
     const [pong, ping] = await Promise.all([redis.ping(), clickhouse.ping()]);
     if (pong !== "PONG") throw new Error(`Redis answered ${pong}`);
     if (!ping.success) throw new Error(`ClickHouse did not answer: ${String(ping.error)}`);
     // The analytics queue → ClickHouse, in batches (worker/ingest.server.ts).
     ingest = await startIngest(env, { redis, clickhouse });
+    // Unused uploads, stray files, expired sessions and spent reset links, hourly (worker/housekeeping.server.ts).
+    housekeeping = await startHousekeeping(env, redis);
   } catch (error) {
     redis.disconnect();
     await clickhouse.close();
@@ -52,7 +56,7 @@ export async function startWorker(env: Env): Promise<RunningWorker> {
     ingest,
     close: async () => {
       // Stop taking jobs and insert what is buffered before the connections go.
-      await Promise.all([ingest.close(), mail?.close()]);
+      await Promise.all([ingest.close(), mail?.close(), housekeeping.close()]);
       await redis.quit().catch(() => redis.disconnect());
       await clickhouse.close();
     },

@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
-import { getEnv } from "~/utils/env.server";
+import { getEnv, type Env } from "~/utils/env.server";
 
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 /** 40 megapixels: more than any phone's camera (a 7,000 x 5,000 photo is 35), 160 MB once decoded. */
@@ -29,15 +29,24 @@ export type ImageSize = keyof typeof IMAGE_SIZES;
 
 export class InvalidImageError extends Error {}
 
-export function uploadDir() {
-  return path.resolve(getEnv().UPLOAD_DIR ?? path.join(process.cwd(), ".data", "uploads"));
+/** The upload directory of this environment (the web process's own by default). */
+export function uploadDir(env: Pick<Env, "UPLOAD_DIR"> = getEnv()) {
+  return path.resolve(env.UPLOAD_DIR ?? path.join(process.cwd(), ".data", "uploads"));
 }
 
 const KEY = /^[0-9a-f-]{36}$/;
+const FILE_NAME = /^([0-9a-f-]{36})-(avatar|thumb|large)\.webp$/;
 
-export function imageFile(key: string, size: ImageSize) {
+/** Where an image of this key and size is kept (null for a key or size that is not one of ours). */
+export function imageFile(key: string, size: ImageSize, dir = uploadDir()) {
   if (!KEY.test(key) || !(size in IMAGE_SIZES)) return null;
-  return path.join(uploadDir(), `${key}-${size}.webp`);
+  return path.join(dir, `${key}-${size}.webp`);
+}
+
+/** The key and size a file in the upload directory is named after; null for a name we never write. */
+export function imageOfFile(name: string): { key: string; size: ImageSize } | null {
+  const match = FILE_NAME.exec(name);
+  return match ? { key: match[1]!, size: match[2] as ImageSize } : null;
 }
 
 export { imageUrl } from "~/utils/media";
@@ -76,10 +85,16 @@ export async function saveImage(input: Buffer, sizes: ImageSize[]): Promise<stri
   return key;
 }
 
+/** Removes every size of an image (those that exist). */
 export async function deleteImage(key: string) {
+  await deleteImageFrom(uploadDir(), key);
+}
+
+/** deleteImage in a given upload directory (the worker's housekeeping, and its tests). */
+export async function deleteImageFrom(dir: string, key: string) {
   await Promise.all(
     (Object.keys(IMAGE_SIZES) as ImageSize[]).map((size) => {
-      const file = imageFile(key, size);
+      const file = imageFile(key, size, dir);
       return file ? fs.rm(file, { force: true }) : undefined;
     }),
   );

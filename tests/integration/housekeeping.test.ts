@@ -1,0 +1,227 @@
+/**
+ * The worker's hourly housekeeping (issue 9 item 7 and "Also fix"): uploads no gig or profile uses after a
+ * day, with their files; files no row names, a day old; expired sessions; reset links spent more than a day
+ * ago. The work is tested directly against a real database and a temporary upload directory, and the worker
+ * process is tested to register the schedule (once, however often it starts) and run it.
+ */
+import { randomUUID } from "node:crypto";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { parseEnv } from "~/utils/env.server";
+import {
+  HOUSEKEEPING_EVERY_MS,
+  HOUSEKEEPING_QUEUE,
+  HOUSEKEEPING_SCHEDULER,
+  runHousekeeping,
+  startHousekeeping,
+} from "../../worker/housekeeping.server";
+import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { LOGO_CATEGORY } from "../support/gig-form";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const HOUR = 60 * 60_000;
+const DAY = 24 * HOUR;
+
+let t: TestDatabase;
+let dir: string;
+let ownerId: number;
+let categoryId: number;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  const [owner] = await t.db("users").insert({ name: "Test Seller", username: "test_seller", email: "seller@example.ug", role: "freelancer" }).returning("id");
+  ownerId = Number(owner.id);
+  const [category] = await t.db("categories").insert(LOGO_CATEGORY).returning("id");
+  categoryId = Number(category.id);
+});
+afterAll(async () => {
+  await t?.drop();
+});
+beforeEach(async () => {
+  await t.db.raw("TRUNCATE uploads, gig_images, gigs CASCADE");
+  await t.db("users").update({ avatar_key: null });
+  await t.db("sessions").delete();
+  await t.db("password_resets").delete();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "soko-housekeeping-"));
+  return () => fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const ago = (ms: number) => new Date(Date.now() - ms);
+
+/** Writes the files of an image (as saveImage names them), last modified `age` ago. */
+function writeImage(key: string, sizes: string[], age: number) {
+  for (const size of sizes) {
+    const file = path.join(dir, `${key}-${size}.webp`);
+    fs.writeFileSync(file, "webp");
+    fs.utimesSync(file, ago(age), ago(age));
+  }
+}
+const files = () => fs.readdirSync(dir).sort();
+const filesOf = (key: string) => files().filter((name) => name.startsWith(key));
+
+async function upload(age: number, key = randomUUID()) {
+  await t.db("uploads").insert({ storage_key: key, owner_id: ownerId, created_at: ago(age) });
+  writeImage(key, ["thumb", "large"], age);
+  return key;
+}
+
+async function gigWithImage(key: string) {
+  const [gig] = await t.db("gigs").insert({ seller_id: ownerId, category_id: categoryId, title: "A gig" }).returning("id");
+  await t.db("gig_images").insert({ gig_id: gig.id, storage_key: key });
+}
+
+describe("runHousekeeping", () => {
+  it("removes an upload nothing uses after a day, row and files; keeps newer ones and those a gig or profile uses", async () => {
+    const unused = await upload(2 * DAY);
+    const fresh = await upload(2 * HOUR);
+    const onGig = await upload(30 * DAY);
+    await gigWithImage(onGig);
+    const asAvatar = await upload(3 * DAY);
+    await t.db("users").where({ id: ownerId }).update({ avatar_key: asAvatar });
+
+    const result = await runHousekeeping({ db: t.db, uploadDir: dir });
+
+    expect(result.uploads).toBe(1);
+    expect((await t.db("uploads").pluck("storage_key")).sort()).toEqual([fresh, onGig, asAvatar].sort());
+    expect(filesOf(unused)).toEqual([]);
+    for (const key of [fresh, onGig, asAvatar]) expect(filesOf(key)).toHaveLength(2);
+  });
+
+  it("removes files more than a day old that no row names; keeps newer ones, named ones and files not ours", async () => {
+    const crashed = randomUUID(); // written, then the process died before recording it
+    writeImage(crashed, ["thumb", "large"], 2 * DAY);
+    const justWritten = randomUUID(); // being saved right now
+    writeImage(justWritten, ["thumb"], 60_000);
+    const avatar = randomUUID(); // profile pictures have no uploads row: the user's row names them
+    writeImage(avatar, ["avatar"], 90 * DAY);
+    await t.db("users").where({ id: ownerId }).update({ avatar_key: avatar });
+    const gigImage = randomUUID(); // a gig's image whose uploads row is gone
+    writeImage(gigImage, ["thumb", "large"], 90 * DAY);
+    await gigWithImage(gigImage);
+    const recorded = await upload(2 * HOUR, randomUUID());
+    fs.writeFileSync(path.join(dir, "README.txt"), "not an image of ours");
+    fs.utimesSync(path.join(dir, "README.txt"), ago(9 * DAY), ago(9 * DAY));
+
+    const result = await runHousekeeping({ db: t.db, uploadDir: dir });
+
+    expect(result.strayFiles).toBe(2);
+    expect(filesOf(crashed)).toEqual([]);
+    expect(files()).toEqual(
+      ["README.txt", `${justWritten}-thumb.webp`, `${avatar}-avatar.webp`, `${gigImage}-thumb.webp`, `${gigImage}-large.webp`, `${recorded}-thumb.webp`, `${recorded}-large.webp`].sort(),
+    );
+  });
+
+  it("deletes expired sessions and keeps live ones", async () => {
+    await t.db("sessions").insert([
+      { id: "expired-a", user_id: ownerId, expires_at: ago(60_000) },
+      { id: "expired-b", user_id: ownerId, expires_at: ago(40 * DAY), persistent: true },
+      { id: "live", user_id: ownerId, expires_at: ago(-HOUR) },
+    ]);
+    const result = await runHousekeeping({ db: t.db, uploadDir: dir });
+    expect(result.sessions).toBe(2);
+    expect(await t.db("sessions").pluck("id")).toEqual(["live"]);
+  });
+
+  it("deletes reset links that expired or were used more than a day ago, and keeps the rest", async () => {
+    await t.db("password_resets").insert([
+      { id: "expired-long-ago", user_id: ownerId, expires_at: ago(2 * DAY) },
+      { id: "used-long-ago", user_id: ownerId, expires_at: ago(-HOUR), used_at: ago(2 * DAY) },
+      { id: "expired-just-now", user_id: ownerId, expires_at: ago(HOUR) },
+      { id: "used-just-now", user_id: ownerId, expires_at: ago(-HOUR), used_at: ago(HOUR) },
+      { id: "waiting", user_id: ownerId, expires_at: ago(-HOUR) },
+    ]);
+    const result = await runHousekeeping({ db: t.db, uploadDir: dir });
+    expect(result.passwordResets).toBe(2);
+    expect((await t.db("password_resets").pluck("id")).sort()).toEqual(["expired-just-now", "used-just-now", "waiting"]);
+  });
+
+  it("a second round finds nothing more, and a missing upload directory is no error", async () => {
+    await upload(2 * DAY);
+    await t.db("sessions").insert({ id: "expired", user_id: ownerId, expires_at: ago(60_000) });
+    expect(await runHousekeeping({ db: t.db, uploadDir: dir })).toEqual({ uploads: 1, strayFiles: 0, sessions: 1, passwordResets: 0 });
+    expect(await runHousekeeping({ db: t.db, uploadDir: dir })).toEqual({ uploads: 0, strayFiles: 0, sessions: 0, passwordResets: 0 });
+    expect(await runHousekeeping({ db: t.db, uploadDir: path.join(dir, "never-made") })).toEqual({ uploads: 0, strayFiles: 0, sessions: 0, passwordResets: 0 });
+  });
+});
+
+describe("the schedule", () => {
+  const env = (prefix: string) => parseEnv({ ...process.env, QUEUE_PREFIX: prefix, DATABASE_URL: t.url });
+
+  async function schedulers(prefix: string) {
+    const redis = new Redis(env(prefix).REDIS_URL, { maxRetriesPerRequest: null });
+    const queue = new Queue(HOUSEKEEPING_QUEUE, { connection: redis, prefix });
+    try {
+      return (await queue.getJobSchedulers()).map((s) => ({ id: s.key, every: s.every }));
+    } finally {
+      await queue.close();
+      redis.disconnect();
+    }
+  }
+
+  async function forget(prefix: string) {
+    const redis = new Redis(env(prefix).REDIS_URL, { maxRetriesPerRequest: null });
+    const queue = new Queue(HOUSEKEEPING_QUEUE, { connection: redis, prefix });
+    await queue.obliterate({ force: true });
+    await queue.close();
+    redis.disconnect();
+  }
+
+  async function until(check: () => Promise<boolean>, what: string, ms = 20_000) {
+    const deadline = Date.now() + ms;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  it("is registered once, however often it starts, and its first round runs at once", async () => {
+    const prefix = `hk_${process.pid}_${Date.now()}`;
+    const unused = await upload(2 * DAY);
+    const redis = new Redis(env(prefix).REDIS_URL, { maxRetriesPerRequest: null });
+    const first = await startHousekeeping(env(prefix), redis, { db: t.db, uploadDir: dir });
+    const second = await startHousekeeping(env(prefix), redis, { db: t.db, uploadDir: dir });
+    try {
+      expect(await schedulers(prefix)).toEqual([{ id: HOUSEKEEPING_SCHEDULER, every: HOUSEKEEPING_EVERY_MS }]);
+      expect(HOUSEKEEPING_EVERY_MS).toBe(HOUR);
+      await until(async () => (await t.db("uploads").where({ storage_key: unused }).first()) === undefined, "the first round");
+      expect(filesOf(unused)).toEqual([]);
+    } finally {
+      await first.close();
+      await second.close();
+      redis.disconnect();
+      await forget(prefix);
+    }
+  });
+
+  it("the worker process registers it and runs it, then stops cleanly", async () => {
+    const prefix = `hkw_${process.pid}_${Date.now()}`;
+    const unused = await upload(2 * DAY);
+    await t.db("sessions").insert({ id: "expired", user_id: ownerId, expires_at: ago(60_000) });
+    const child = spawn(path.join(root, "node_modules", ".bin", "tsx"), ["worker/index.ts"], {
+      cwd: root,
+      env: { ...process.env, QUEUE_PREFIX: prefix, DATABASE_URL: t.url, UPLOAD_DIR: dir },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    try {
+      await until(async () => output.includes("[housekeeping] removed"), `the worker's first round:\n${output}`);
+      expect(output).toContain("[housekeeping] removed 1 unused uploads, 1 expired sessions");
+      expect(await t.db("uploads").where({ storage_key: unused }).first()).toBeUndefined();
+      expect(filesOf(unused)).toEqual([]);
+      expect(await t.db("sessions").pluck("id")).toEqual([]);
+      expect(await schedulers(prefix)).toEqual([{ id: HOUSEKEEPING_SCHEDULER, every: HOUSEKEEPING_EVERY_MS }]);
+    } finally {
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      await forget(prefix);
+    }
+  }, 40_000);
+});
