@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSession } from "~/models/session.server";
 import { hashPassword } from "~/utils/password.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { gigFormData as gigForm, LOGO_CATEGORY } from "../support/gig-form";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let t: TestDatabase;
@@ -29,7 +30,7 @@ const MB = 1024 * 1024;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  await t.db("categories").insert({ slug: "logo-design", name: "Logo Design", position: 1 });
+  await t.db("categories").insert(LOGO_CATEGORY);
   const hash = await hashPassword(PASSWORD);
   for (const [who, role] of [["member", "client"], ["seller", "freelancer"]] as const) {
     const [row] = await t.db("users")
@@ -167,24 +168,6 @@ const stored = async () => ({
   avatars: (await t.db("users").whereNotNull("avatar_key").pluck("avatar_key")) as string[],
   files: filesIn(uploadDir),
 });
-
-const GIG = {
-  title: "I will design a modern logo for your business",
-  category: "logo-design",
-  description: "Three logo concepts, your colours, and the files you need for print and the web.",
-  "basic.name": "Starter",
-  "basic.price": "75000",
-  "basic.delivery": "3",
-  "basic.revisions": "2",
-  intent: "publish",
-};
-
-function gigForm(images: Buffer[], fields: Record<string, string> = GIG) {
-  const form = new FormData();
-  for (const [name, value] of Object.entries(fields)) form.append(name, value);
-  images.forEach((data, i) => form.append("upload", new Blob([new Uint8Array(data)], { type: "image/png" }), `image-${i}.png`));
-  return form;
-}
 
 function profileForm(avatar: Buffer, extraFiles: Buffer[] = []) {
   const form = new FormData();

@@ -11,6 +11,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSession } from "~/models/session.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { gigFormData, LOGO_CATEGORY, VALID_GIG_FIELDS } from "../support/gig-form";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let t: TestDatabase;
@@ -21,7 +22,7 @@ const ids: Record<"member" | "seller", number> = { member: 0, seller: 0 };
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  await t.db("categories").insert({ slug: "logo-design", name: "Logo Design", position: 1 });
+  await t.db("categories").insert(LOGO_CATEGORY);
   for (const [who, role] of [["member", "client"], ["seller", "freelancer"]] as const) {
     const [row] = await t.db("users").insert({ name: `Test ${who}`, username: `test_${who}`, email: `${who}@example.ug`, role }).returning("id");
     ids[who] = Number(row.id);
@@ -88,17 +89,6 @@ const stored = async () => ({
   files: filesIn(uploadDir),
 });
 
-const GIG = {
-  title: "I will design a modern logo for your business",
-  category: "logo-design",
-  description: "Three logo concepts, your colours, and the files you need for print and the web.",
-  "basic.name": "Starter",
-  "basic.price": "75000",
-  "basic.delivery": "3",
-  "basic.revisions": "2",
-  intent: "publish",
-};
-
 // 100 megapixels is over our 40 and under sharp's own default limit (268), which let it through; 400 megapixels
 // is over both, and was refused as "could not be read", which says nothing of what is wrong.
 describe.each([
@@ -116,14 +106,13 @@ describe.each([
 
   it("gig editor: refused beside the upload field, the form kept, nothing stored", async () => {
     const before = await stored();
-    const form = new FormData();
-    for (const [name, value] of Object.entries(GIG)) form.append(name, value);
+    const form = gigFormData();
     form.append("upload", new Blob([new Uint8Array(bomb)], { type: "image/png" }), "poster.png");
     const res = await post("/gig/create", "seller", form);
     expect(res.status).toBe(400);
     const errors = /<ul id="upload-error"[^>]*>(.*?)<\/ul>/s.exec(res.html)?.[1] ?? "";
     expect([...errors.matchAll(/<li>(.*?)<\/li>/gs)].map((m) => m[1])).toEqual([`poster.png: ${message}`]);
-    expect(res.html).toContain(`value="${GIG.title}"`);
+    expect(res.html).toContain(`value="${VALID_GIG_FIELDS.title}"`);
     expect(await stored()).toEqual(before);
   });
 
