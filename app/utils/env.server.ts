@@ -2,6 +2,10 @@ import net from "node:net";
 import { z } from "zod";
 import { LOCAL_URLS } from "./local-services";
 
+/** An optional URL; an empty value (`SMTP_URL=` in a compose file or .env) counts as unset. */
+const optionalUrl = (schema: z.ZodString = z.string().url()) =>
+  z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), schema.optional());
+
 /** A flag: "1", "true", "yes" are on; "0", "false", "no" and "" are off; anything else is a mistake. */
 const booleanish = z
   .string()
@@ -47,21 +51,21 @@ const EnvSchema = z
     /** Serve production over plain http: no Secure cookies, no HSTS, no upgrade-insecure-requests. */
     ALLOW_HTTP: booleanish.default("0"),
     /** A real mail transport (smtp://user:pass@host:port or smtps://…). Unset: mail stays in the outbox table. */
-    SMTP_URL: z.string().url().regex(/^smtps?:\/\//, "must start with smtp:// or smtps://").optional(),
+    SMTP_URL: optionalUrl(z.string().url().regex(/^smtps?:\/\//, "must start with smtp:// or smtps://")),
     /** The From address of mail sent through SMTP_URL. */
     MAIL_FROM: z.string().min(3).default("Soko <no-reply@soko.ug>"),
     /** Tracking requests a minute per address (tests and benchmarks raise or lower it). */
     ANALYTICS_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
-    DATABASE_URL: z.string().url().optional(),
-    REDIS_URL: z.string().url().optional(),
-    CLICKHOUSE_URL: z.string().url().optional(),
+    DATABASE_URL: optionalUrl(),
+    REDIS_URL: optionalUrl(),
+    CLICKHOUSE_URL: optionalUrl(),
     CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default("soko"),
     CLICKHOUSE_USER: z.string().default("default"),
     CLICKHOUSE_PASSWORD: z.string().default(""),
     /** A request whose host name starts with this is served the admin portal. */
     ADMIN_HOST_PREFIX: z.string().min(1).default("admin."),
     /** Where the main site lives, for links from the admin host ("back to the main site"). */
-    PUBLIC_URL: z.string().url().optional(),
+    PUBLIC_URL: optionalUrl(),
     SEED_DEMO: booleanish.optional(),
     /** Namespace of our Redis keys (BullMQ queues, rate limits); tests give each server its own. */
     QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default("soko"),

@@ -53,5 +53,8 @@ describe("environment", () => {
     expect(() => parseEnv({ ANALYTICS_RATE_LIMIT: "0" })).toThrow(/ANALYTICS_RATE_LIMIT/);
     expect(() => parseEnv({ SMTP_URL: "http://mail" })).toThrow(/SMTP_URL/);
     expect(parseEnv({ SMTP_URL: "smtp://u:p@127.0.0.1:2525" }).SMTP_URL).toBe("smtp://u:p@127.0.0.1:2525");
+    // An empty value (a compose file passing ${SMTP_URL} through unset) is unset, not a bad URL.
+    expect(parseEnv({ SMTP_URL: "", PUBLIC_URL: " " }).SMTP_URL).toBeUndefined();
+    expect(parseEnv({ DATABASE_URL: "" }).DATABASE_URL).toBe(LOCAL_URLS.DATABASE_URL);
   });
 });
