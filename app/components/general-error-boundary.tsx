@@ -24,6 +24,12 @@ const defaultHandlers: Record<number, StatusHandler> = {
       <p>{message ?? "Something in that request was not right. Please check the address and try again."}</p>
     </>
   ),
+  413: ({ message }) => (
+    <>
+      <h1>That was too much to send</h1>
+      <p>{message ?? "This form is larger than we accept. Send less at once and try again."}</p>
+    </>
+  ),
   429: ({ message }) => (
     <>
       <h1>Please slow down</h1>
@@ -45,7 +51,7 @@ const defaultHandlers: Record<number, StatusHandler> = {
 };
 
 /** Statuses whose thrown text is written for the visitor (a form that could not be read, a missing choice). */
-const SHOWS_MESSAGE = new Set([400, 415, 429, 503]);
+const SHOWS_MESSAGE = new Set([400, 413, 415, 429, 503]);
 
 /** The one error boundary: a handler per status, and a calm message for anything unexpected. */
 export function GeneralErrorBoundary({ handlers = {} }: { handlers?: Record<number, StatusHandler> }) {

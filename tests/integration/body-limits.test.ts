@@ -281,6 +281,8 @@ describe("a form of more than 100 parts is refused by every form reader", () => 
     expect(body.length).toBeLessThan(MB);
     const res = await send("/login", { body, contentType });
     expect(res.status).toBe(413);
+    // The error page says what was wrong, not "Something went wrong".
+    expect(res.text).toContain("This form has more than 100 fields, more than any page of ours sends.");
     expect(await stored()).toEqual(before);
   });
 
