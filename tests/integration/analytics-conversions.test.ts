@@ -6,20 +6,17 @@
  * worker (in this process), Postgres, Redis and ClickHouse (databases of this file) are all real.
  * Runs the built app: `npm run build` first.
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { ClickHouseClient } from "@clickhouse/client";
-import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClickHouse } from "~/analytics/clickhouse.server";
 import { recordServerConversion } from "~/analytics/conversions.server";
 import { createIngest, serverSessionId } from "~/analytics/ingest.server";
 import { conversions } from "~/analytics/reports.server";
 import { createSession } from "~/models/session.server";
-import { getEnv, parseEnv } from "~/utils/env.server";
-import { createRedis } from "~/utils/redis.server";
-import { startIngest, type Ingest } from "../../worker/ingest.server";
-import { createTestClickHouseDatabase, createTestDatabase, type TestDatabase } from "../support/databases";
-import { freePort, startTestServer, type TestServer } from "../support/test-server";
+import { startAnalyticsPipeline } from "../support/analytics-events";
+import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { gigFormData, LOGO_CATEGORY, VALID_GIG_FIELDS } from "../support/gig-form";
+import { freePort, type TestServer } from "../support/test-server";
 
 const ANDROID =
   "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
@@ -28,42 +25,27 @@ type Row = { event_id: string; session_id: string; user_id: number; platform: st
 
 describe("conversions that are business facts", () => {
   let t: TestDatabase;
+  let pipeline: Awaited<ReturnType<typeof startAnalyticsPipeline>>;
   let server: TestServer;
-  let redis: Redis;
   let clickhouse: ClickHouseClient;
-  let worker: Ingest;
-  let database: string;
   const tokens: Record<string, string> = {};
   const ids: Record<string, number> = {};
-  const prefix = `t_anaconv_${randomBytes(4).toString("hex")}`;
 
   beforeAll(async () => {
     t = await createTestDatabase();
-    await t.db("categories").insert({ slug: "logo-design", name: "Logo Design", position: 1 });
+    await t.db("categories").insert(LOGO_CATEGORY);
     for (const [key, role] of [["buyer", "client"], ["seller", "freelancer"]] as const) {
       const [row] = await t.db("users").insert({ name: `Test ${key}`, username: `test_${key}`, email: `${key}@example.ug`, role }).returning("id");
       ids[key] = Number(row.id);
       tokens[key] = (await createSession(t.db, { userId: row.id, persistent: false })).token;
     }
-    database = await createTestClickHouseDatabase("soko_conv");
-    const env = getEnv();
-    clickhouse = createClickHouse({ url: env.CLICKHOUSE_URL, database });
+    pipeline = await startAnalyticsPipeline({ DATABASE_URL: t.url }, { name: "anaconv" });
+    ({ server, clickhouse } = pipeline);
     // Re-sent copies stay separate rows, so "once" below is the reports' doing, not a merge's.
-    await clickhouse.command({ query: `SYSTEM STOP MERGES ${database}.conversions` });
-    redis = createRedis(env.REDIS_URL, { maxRetriesPerRequest: null });
-    server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: prefix, CLICKHOUSE_DATABASE: database, TRUST_PROXY: "loopback" });
-    worker = await startIngest(parseEnv({ ...process.env, QUEUE_PREFIX: prefix, CLICKHOUSE_DATABASE: database }), { redis, clickhouse, batchMs: 100 });
+    await clickhouse.command({ query: `SYSTEM STOP MERGES ${pipeline.database}.conversions` });
   });
   afterAll(async () => {
-    await server?.stop();
-    await worker?.close();
-    if (redis) {
-      const keys = await redis.keys(`${prefix}:*`);
-      if (keys.length) await redis.del(...keys);
-      await redis.quit();
-    }
-    if (database) await clickhouse?.command({ query: `DROP DATABASE IF EXISTS ${database}` });
-    await clickhouse?.close();
+    await pipeline?.stop();
     await t?.drop();
   });
 
@@ -138,21 +120,7 @@ describe("conversions that are business facts", () => {
   });
 
   it("records one gig_published when a seller publishes a gig, however often it is saved again", async () => {
-    const form = (intent: string) => {
-      const fd = new FormData();
-      const fields: Record<string, string> = {
-        title: "I will design a modern logo for your business",
-        category: "logo-design",
-        description: "Three logo concepts, your colours, and the files you need for print and the web.",
-        "basic.name": "Starter",
-        "basic.price": "75000",
-        "basic.delivery": "3",
-        "basic.revisions": "2",
-        intent,
-      };
-      for (const [name, value] of Object.entries(fields)) fd.append(name, value);
-      return fd;
-    };
+    const form = (intent: string) => gigFormData([], { ...VALID_GIG_FIELDS, intent });
     const seller = { Cookie: `soko_session=${tokens.seller}` };
     // A draft is not published: nothing.
     const draft = await submit("/gig/create", form("draft"), seller);
@@ -180,7 +148,7 @@ describe("conversions that are business facts", () => {
   it("never breaks the action: with Redis unreachable, recording gives up at once without throwing", async () => {
     const previous = globalThis.__sokoIngest;
     const port = await freePort(); // nothing listens there
-    globalThis.__sokoIngest = createIngest({ redisUrl: `redis://127.0.0.1:${port}`, prefix: `${prefix}_down` });
+    globalThis.__sokoIngest = createIngest({ redisUrl: `redis://127.0.0.1:${port}`, prefix: `t_anaconv_down_${port}` });
     try {
       const started = Date.now();
       const request = new Request("http://localhost/register", { headers: { "User-Agent": ANDROID } });

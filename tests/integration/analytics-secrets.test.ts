@@ -7,17 +7,13 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import type { ClickHouseClient } from "@clickhouse/client";
-import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClickHouse } from "~/analytics/clickhouse.server";
 import { quoteList } from "~/analytics/clickhouse-sql.server";
 import { TABLES } from "~/analytics/events";
 import { createSession, hashToken } from "~/models/session.server";
-import { getEnv, parseEnv } from "~/utils/env.server";
-import { createRedis } from "~/utils/redis.server";
-import { startIngest, type Ingest } from "../../worker/ingest.server";
-import { createTestClickHouseDatabase, createTestDatabase, type TestDatabase } from "../support/databases";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { startAnalyticsPipeline } from "../support/analytics-events";
+import { createTestDatabase, type TestDatabase } from "../support/databases";
+import type { TestServer } from "../support/test-server";
 
 const ANDROID =
   "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
@@ -27,13 +23,10 @@ const SESSION_ID = "1764000000000-s3cr3t";
 
 describe("recorded addresses keep no secret", () => {
   let t: TestDatabase;
+  let pipeline: Awaited<ReturnType<typeof startAnalyticsPipeline>>;
   let server: TestServer;
-  let redis: Redis;
   let clickhouse: ClickHouseClient;
-  let worker: Ingest;
-  let database: string;
   let token: string;
-  const prefix = `t_anasec_${randomBytes(4).toString("hex")}`;
 
   beforeAll(async () => {
     t = await createTestDatabase();
@@ -43,23 +36,11 @@ describe("recorded addresses keep no secret", () => {
     ({ token } = await createSession(t.db, { userId, persistent: false }));
     // A real, unused reset link, so its page answers 200 (and the server records its page view).
     await t.db("password_resets").insert({ id: hashToken(SECRET), user_id: userId, expires_at: new Date(Date.now() + 3_600_000) });
-    database = await createTestClickHouseDatabase("soko_sec");
-    const env = getEnv();
-    clickhouse = createClickHouse({ url: env.CLICKHOUSE_URL, database });
-    redis = createRedis(env.REDIS_URL, { maxRetriesPerRequest: null });
-    server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: prefix, CLICKHOUSE_DATABASE: database, TRUST_PROXY: "loopback" });
-    worker = await startIngest(parseEnv({ ...process.env, QUEUE_PREFIX: prefix, CLICKHOUSE_DATABASE: database }), { redis, clickhouse, batchMs: 100 });
+    pipeline = await startAnalyticsPipeline({ DATABASE_URL: t.url }, { name: "anasec" });
+    ({ server, clickhouse } = pipeline);
   });
   afterAll(async () => {
-    await server?.stop();
-    await worker?.close();
-    if (redis) {
-      const keys = await redis.keys(`${prefix}:*`);
-      if (keys.length) await redis.del(...keys);
-      await redis.quit();
-    }
-    if (database) await clickhouse?.command({ query: `DROP DATABASE IF EXISTS ${database}` });
-    await clickhouse?.close();
+    await pipeline?.stop();
     await t?.drop();
   });
 

@@ -1,6 +1,15 @@
-/** Analytics events as the endpoints queue them (checked and enriched): one of each kind, for tests. */
-import { randomUUID } from "node:crypto";
+/**
+ * Analytics for tests: events as the endpoints queue them (checked and enriched), one of each kind; and the
+ * whole pipeline (web server, worker, ClickHouse) for a test that reads back what was stored.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { createClickHouse } from "~/analytics/clickhouse.server";
 import type { EventKind, QueuedEvent } from "~/analytics/events";
+import { getEnv, parseEnv } from "~/utils/env.server";
+import { createRedis } from "~/utils/redis.server";
+import { startIngest } from "../../worker/ingest.server";
+import { createTestClickHouseDatabase } from "./databases";
+import { startTestServer } from "./test-server";
 
 /** A tracking session id as the tracker makes them (time plus random). */
 export const SESSION_ID = "1764000000000-k3j9x2";
@@ -43,4 +52,33 @@ export function queuedEvent<K extends EventKind>(kind: K, overrides: Partial<Rec
     user_action: { action: "search", details: '{"q":"logo"}', page: "/search" },
   };
   return { kind, ...base, ...own[kind], ...overrides } as unknown as QueuedEvent;
+}
+
+/**
+ * The whole pipeline for one test file: the built web server, the worker (in the test's process) on its
+ * own queue prefix, and a ClickHouse database of its own, so a test can post or browse and then read what
+ * was stored. `stop` takes it all down again.
+ */
+export async function startAnalyticsPipeline(env: Record<string, string>, { name = "soko_pipe" }: { name?: string } = {}) {
+  const base = getEnv();
+  const prefix = `t_${name}_${randomBytes(4).toString("hex")}`;
+  const database = await createTestClickHouseDatabase(name);
+  const clickhouse = createClickHouse({ url: base.CLICKHOUSE_URL, database });
+  const redis = createRedis(base.REDIS_URL, { maxRetriesPerRequest: null });
+  const server = await startTestServer({ QUEUE_PREFIX: prefix, CLICKHOUSE_DATABASE: database, TRUST_PROXY: "loopback", ...env });
+  const worker = await startIngest(parseEnv({ ...process.env, QUEUE_PREFIX: prefix, CLICKHOUSE_DATABASE: database }), { redis, clickhouse, batchMs: 100 });
+  return {
+    server,
+    clickhouse,
+    database,
+    async stop() {
+      await server.stop();
+      await worker.close();
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length) await redis.del(...keys);
+      await redis.quit();
+      await clickhouse.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+      await clickhouse.close();
+    },
+  };
 }
