@@ -128,11 +128,10 @@ function useTracker(data: ReturnType<typeof useLoaderData<typeof loader>>) {
     if (!granted) return;
     const first = !d.used && d.path === location.pathname ? d.pageview : null;
     d.used = true;
-    const role = data.user?.role;
     void import("~/analytics/tracker.client").then((tracker) => {
       tracker.pageview(signedIn, first);
-      if (becameSignedIn && /^\/(freelancer\/)?register$/.test(from)) tracker.conversion("signup", 0, { role: role ?? "" });
-      else if (becameSignedIn && from === "/login") tracker.userAction("signed_in");
+      // A signup is a business fact the server records itself (ADR 007); the browser only notes a sign-in.
+      if (becameSignedIn && from === "/login") tracker.userAction("signed_in");
     });
     // A route change is a new path or query; loader data changing alone is not one.
     // eslint-disable-next-line react-hooks/exhaustive-deps
