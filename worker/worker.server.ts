@@ -5,6 +5,7 @@ import { INGEST_QUEUE } from "../app/analytics/events";
 import type { Env } from "../app/utils/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
 import { createRedis } from "../app/utils/redis.server";
+import { startEffects } from "./effects.server";
 import { startHousekeeping, type Housekeeping } from "./housekeeping.server";
 import { startIngest, type Ingest } from "./ingest.server";
 import { startMailDelivery } from "./mail.server";
@@ -50,6 +51,8 @@ export async function startWorker(env: Env): Promise<RunningWorker> {
   );
   // The outbox table → SMTP_URL (worker/mail.server.ts); without SMTP_URL, mail stays in the table.
   const mail = startMailDelivery(env);
+  // The operations layer's after-commit effects (worker/effects.server.ts): file deletions, conversions.
+  const effects = startEffects(env);
   return {
     redis,
     clickhouse,
@@ -57,6 +60,7 @@ export async function startWorker(env: Env): Promise<RunningWorker> {
     close: async () => {
       // Stop taking jobs and insert what is buffered before the connections go.
       await Promise.all([ingest.close(), mail?.close(), housekeeping.close()]);
+      await Promise.all([ingest.close(), mail?.close(), housekeeping.close(), effects.close()]);
       await redis.quit().catch(() => redis.disconnect());
       await clickhouse.close();
     },

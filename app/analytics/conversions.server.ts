@@ -20,7 +20,16 @@
 import { createHash } from "node:crypto";
 import { SERVER_PLATFORM, sessionId, type BusinessConversionType, type QueuedEvent } from "~/analytics/events";
 import { getIngest, logThrottled, serverSessionId, visitorEnrichment } from "~/analytics/ingest.server";
+import type { Actor, Client } from "~/operations/core.server";
+import { clientOf } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
+
+/** A conversion told by a request (the routes that record one after their own commit). */
+function factOfRequest(conversion: ServerConversion): ConversionFact {
+  const { request, ip = "" } = conversion;
+  const client = clientOf({ cookie: request.headers.get("Cookie"), ip, userAgent: request.headers.get("User-Agent") });
+  return conversionFact({ kind: "anonymous", client }, conversion);
+}
 
 export type ServerConversion = {
   /** The action's request: its User-Agent, and the visitor's analytics choice. */
@@ -46,25 +55,53 @@ function factId(type: string, subjectId: number, atMs: number): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-const cookie = (cookies: string, name: string) => new RegExp(`(?:^|;\\s*)${name}=([^;]*)`).exec(cookies)?.[1];
+/**
+ * A business fact as the operations layer records it (an after-commit effect, ADR 012): plain data, so it
+ * can wait in Postgres until the worker queues it. `client` is the actor's (address, software, consent).
+ */
+export type ConversionFact = {
+  type: BusinessConversionType;
+  userId: number;
+  subjectId: number;
+  atMs: number;
+  valueUgx: number;
+  metadata: Record<string, string | number | boolean>;
+  client: Client;
+};
+
+/** The fact of an actor's action (a system actor, such as a worker timer, has no client: no place, no device). */
+export function conversionFact(
+  actor: Actor,
+  fact: { type: BusinessConversionType; userId: number; subjectId: number; at?: Date; valueUgx?: number; metadata?: ConversionFact["metadata"] },
+): ConversionFact {
+  const client: Client = actor.kind === "system" ? { ip: "", userAgent: "", analyticsConsent: false, tabSessionId: null } : actor.client;
+  return {
+    type: fact.type,
+    userId: fact.userId,
+    subjectId: fact.subjectId,
+    atMs: (fact.at ?? new Date()).getTime(),
+    valueUgx: Math.max(0, Math.round(fact.valueUgx ?? 0)),
+    metadata: fact.metadata ?? {},
+    client,
+  };
+}
 
 /** The conversion as the worker takes it from the queue. */
-export async function serverConversionEvent(conversion: ServerConversion): Promise<QueuedEvent> {
-  const { request, ip = "", type, subjectId, metadata = {} } = conversion;
-  const atMs = (conversion.at ?? new Date()).getTime();
-  const userAgent = request.headers.get("User-Agent") ?? "";
-  const cookies = request.headers.get("Cookie") ?? "";
-  const consent = cookie(cookies, "soko_consent") === "granted";
-  const tab = consent ? cookie(cookies, "soko_sid") : undefined;
-  const userId = consent ? conversion.userId : 0;
-  const common = await visitorEnrichment({ ip, userAgent, userId }, Date.now());
+export async function serverConversionEvent(conversion: ServerConversion | ConversionFact): Promise<QueuedEvent> {
+  const fact = "client" in conversion ? conversion : factOfRequest(conversion);
+  const { client, type, subjectId, metadata, atMs } = fact;
+  const tab = client.analyticsConsent ? client.tabSessionId : null;
+  const userId = client.analyticsConsent ? fact.userId : 0;
+  const ip = client.ip;
+  const common = await visitorEnrichment({ ip, userAgent: client.userAgent, userId }, Date.now());
+  const userAgent = client.userAgent;
   return {
     kind: "conversion",
     event_id: factId(type, subjectId, atMs),
     session_id: tab && sessionId.safeParse(tab).success ? tab : serverSessionId(ip, userAgent, atMs),
     platform: SERVER_PLATFORM,
     conversion_type: type,
-    value: Math.max(0, Math.round(conversion.valueUgx ?? 0)),
+    value: fact.valueUgx,
     metadata: JSON.stringify(metadata).slice(0, 2000),
     ...common,
     event_time: new Date(atMs).toISOString(),

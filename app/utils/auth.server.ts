@@ -7,6 +7,7 @@ import { createSession, deleteSession, getSessionUser, SESSION_COOKIE, type Sess
 import { getDb } from "~/utils/db.server";
 import { getEnv } from "~/utils/env.server";
 import { getSiteHost } from "~/utils/host.server";
+import type { Actor, Client } from "~/operations/core.server";
 
 /**
  * The session cookie's name. Over https it carries the `__Host-` prefix: browsers then accept it only with
@@ -17,12 +18,19 @@ export function sessionCookieName(): string {
   return getEnv().isHttps ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE;
 }
 
+/** What any door (a page, a socket.io handshake, a tracking request, the JSON API) knows of who is asking. */
+export type Credentials = { authorization?: string | null; cookie?: string | null; ip: string; userAgent?: string | null };
+
 /** The session token a request carries: the Bearer token if there is one, else the session cookie. */
 export function getSessionToken(request: Request): string | null {
-  const authorization = request.headers.get("Authorization");
+  return sessionTokenOf({ authorization: request.headers.get("Authorization"), cookie: request.headers.get("Cookie") });
+}
+
+/** The session token of a set of credentials: the Bearer token if there is one, else the session cookie. */
+export function sessionTokenOf({ authorization, cookie }: Pick<Credentials, "authorization" | "cookie">): string | null {
   const bearer = authorization?.match(/^Bearer\s+(\S+)$/i);
   if (bearer?.[1]) return bearer[1];
-  const cookieHeader = request.headers.get("Cookie") ?? "";
+  const cookieHeader = cookie ?? "";
   const name = sessionCookieName();
   for (const part of cookieHeader.split(";")) {
     const eq = part.indexOf("=");
@@ -36,6 +44,47 @@ export function getSessionToken(request: Request): string | null {
 
 export async function getUser(request: Request): Promise<SessionUser | null> {
   return getSessionUser(getDb(), getSessionToken(request));
+}
+
+const cookieValue = (cookies: string, name: string) => new RegExp(`(?:^|;\\s*)${name}=([^;]*)`).exec(cookies)?.[1];
+
+/** The client behind a request: address, software, and the visitor's analytics choice (ADR 007). */
+export function clientOf({ cookie, ip, userAgent }: Credentials): Client {
+  const cookies = cookie ?? "";
+  const analyticsConsent = cookieValue(cookies, "soko_consent") === "granted";
+  return { ip, userAgent: (userAgent ?? "").slice(0, 512), analyticsConsent, tabSessionId: analyticsConsent ? (cookieValue(cookies, "soko_sid") ?? null) : null };
+}
+
+/** The actor of any door's credentials: a member with a live session, else an anonymous visitor. */
+export async function actorOf(credentials: Credentials): Promise<Actor> {
+  const client = clientOf(credentials);
+  const user = await getSessionUser(getDb(), sessionTokenOf(credentials));
+  return user ? { kind: "member", user, client } : { kind: "anonymous", client };
+}
+
+/** The actor of a page request (cookie or Bearer token); `clientIp` is the load context's. */
+export function getActor(request: Request, clientIp: string): Promise<Actor> {
+  const h = request.headers;
+  return actorOf({ authorization: h.get("Authorization"), cookie: h.get("Cookie"), ip: clientIp, userAgent: h.get("User-Agent") });
+}
+
+type HeaderValue = string | string[] | undefined;
+const one = (v: HeaderValue) => (Array.isArray(v) ? v.join(", ") : v) ?? null;
+
+/** The actor of a socket.io handshake: its session cookie (or Bearer token), from the socket's peer address. */
+export function getSocketActor(handshake: { headers: Record<string, HeaderValue>; address: string }): Promise<Actor> {
+  const h = handshake.headers;
+  return actorOf({ authorization: one(h.authorization), cookie: one(h.cookie), ip: handshake.address, userAgent: one(h["user-agent"]) });
+}
+
+/**
+ * A member-only door for HTML: the member's actor, or a redirect to /login that brings them back here.
+ * (The JSON API's guard answers 401 instead.)
+ */
+export async function requireMemberActor(request: Request, clientIp: string): Promise<Extract<Actor, { kind: "member" }>> {
+  const actor = await getActor(request, clientIp);
+  if (actor.kind !== "member") throw redirect(`/login?redirectTo=${encodeURIComponent(returnPath(request))}`);
+  return actor;
 }
 
 /** Where to come back to after signing in: the path and query of this request. */

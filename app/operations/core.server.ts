@@ -1,0 +1,111 @@
+/**
+ * The shape every operation shares (ADR 012). An operation is `(actor, input) → Result`: `input` already
+ * parsed by the shared zod schema, the actor's right checked inside, every write in one transaction
+ * (`transact`) together with its activity row and its after-commit effects, which the worker carries out
+ * at least once (app/operations/effects.server.ts, worker/effects.server.ts). Routes, socket events, worker
+ * timers and the JSON API call operations and map the Result to their own kind of answer; nothing else
+ * writes to Postgres.
+ */
+import type { Knex } from "knex";
+import { recordActivity, type ActivityKind } from "~/models/activity.server";
+import type { SessionUser } from "~/models/session.server";
+import { getDb } from "~/utils/db.server";
+
+/** The client behind a door: its address and software, and whether it allows analytics (ADR 007). */
+export type Client = { ip: string; userAgent: string; analyticsConsent: boolean; tabSessionId: string | null };
+
+/**
+ * Who acts: a visitor, a signed-in member (each with the client they act from), or the platform itself (a
+ * worker timer, the seed, a script). app/utils/auth.server.ts makes them from any door: getActor (pages and
+ * the API), getSocketActor (socket.io), actorOf (anything with headers).
+ */
+export type Actor =
+  | { kind: "anonymous"; client: Client }
+  | { kind: "member"; user: SessionUser; client: Client }
+  | { kind: "system"; name: string };
+
+export const systemActor = (name: string): Actor => ({ kind: "system", name });
+
+/** Messages by field name ("" or "form" for the form as a whole), as Conform shows them beside fields. */
+export type Issues = Record<string, string[]>;
+
+export type Failure =
+  | { ok: false; error: "not_found"; message: string }
+  | { ok: false; error: "forbidden"; message: string }
+  | { ok: false; error: "conflict"; reason: string; message: string }
+  | { ok: false; error: "invalid"; issues: Issues };
+export type Result<T> = { ok: true; value: T } | Failure;
+
+export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
+export const notFound = (message = "We could not find that."): Failure => ({ ok: false, error: "not_found", message });
+export const forbidden = (message = "You are not allowed to do that."): Failure => ({ ok: false, error: "forbidden", message });
+export const conflict = (reason: string, message: string): Failure => ({ ok: false, error: "conflict", reason, message });
+export const invalid = (issues: Issues): Failure => ({ ok: false, error: "invalid", issues });
+
+/**
+ * What must happen once an operation has committed, and not before (a file deleted while the row that
+ * names it might still roll back would be a broken image). Each kind has its handler in the worker.
+ */
+export type Effect =
+  | { kind: "delete_image"; key: string }
+  | { kind: "conversion"; fact: import("~/analytics/conversions.server").ConversionFact };
+
+export type Tx = {
+  trx: Knex.Transaction;
+  actor: Actor;
+  /** An activity row for a member's dashboard, committed with the change it describes. */
+  activity: (userId: number, kind: ActivityKind, details?: Record<string, unknown>) => Promise<void>;
+  /** An effect to carry out after the commit; with `dedupeKey`, recording it again is a no-op. */
+  effect: (effect: Effect, dedupeKey?: string) => Promise<void>;
+};
+
+export async function recordEffect(db: Knex | Knex.Transaction, effect: Effect, dedupeKey?: string) {
+  const { kind, ...payload } = effect;
+  const query = db("effects").insert({ kind, payload: JSON.stringify(payload), dedupe_key: dedupeKey ?? null });
+  await (dedupeKey ? query.onConflict("dedupe_key").ignore() : query);
+}
+
+const ROLLBACK = Symbol("rollback");
+
+/**
+ * Runs an operation's body in one transaction. An `ok` result commits everything it wrote (rows, activity,
+ * effects); any other result, or a throw, rolls all of it back, so an operation that refuses has changed
+ * nothing. `db` is for tests and scripts that hold their own knex instance.
+ */
+export async function transact<T>(actor: Actor, body: (tx: Tx) => Promise<Result<T>>, { db = getDb() }: { db?: Knex } = {}): Promise<Result<T>> {
+  let failure: Failure | undefined;
+  try {
+    return await db.transaction(async (trx) => {
+      const tx: Tx = {
+        trx,
+        actor,
+        activity: (userId, kind, details = {}) => recordActivity(trx, userId, kind, details),
+        effect: (effect, dedupeKey) => recordEffect(trx, effect, dedupeKey),
+      };
+      const result = await body(tx);
+      if (!result.ok) {
+        failure = result;
+        throw ROLLBACK;
+      }
+      return result;
+    });
+  } catch (error) {
+    if (error === ROLLBACK && failure) return failure;
+    throw error;
+  }
+}
+
+/** The member behind an actor, or null for a visitor or the platform. */
+export function memberOf(actor: Actor): SessionUser | null {
+  return actor.kind === "member" ? actor.user : null;
+}
+
+/** Zod issues as field messages: the first path segment names the field (`basic.price` for nested ones). */
+export function issuesOf(error: { issues: { path: (string | number)[]; message: string }[] }): Issues {
+  const issues: Issues = {};
+  for (const issue of error.issues) {
+    const field = issue.path.length ? issue.path.join(".") : "form";
+    (issues[field] ??= []).push(issue.message);
+  }
+  return issues;
+}

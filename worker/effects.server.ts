@@ -1,0 +1,88 @@
+/**
+ * Carries out the operations layer's after-commit effects (ADR 012), at least once: each due row is leased,
+ * handled by its kind, and marked done; a failure is retried after a pause that doubles (1 s, 2 s … at most
+ * 10 minutes), twelve attempts in all, then given up and kept with its error. Handlers are idempotent (a
+ * file already gone is gone; a conversion has a fixed event id that ClickHouse keeps once), since an effect
+ * whose worker died after doing it but before marking it is carried out again.
+ */
+import type { Knex } from "knex";
+import { serverConversionEvent } from "../app/analytics/conversions.server";
+import { createIngest, type Ingest } from "../app/analytics/ingest.server";
+import { systemActor, type Effect } from "../app/operations/core.server";
+import { claimDueEffects, markEffectDone, markEffectFailed } from "../app/operations/effects.server";
+import { createDb } from "../app/utils/db.server";
+import type { Env } from "../app/utils/env.server";
+import { maskUrlCredentials } from "../app/utils/mask-url";
+import { deleteImage } from "../app/utils/storage.server";
+
+export type EffectsOptions = { db?: Knex; pollMs?: number; retryInitialMs?: number; retryMaxMs?: number; maxAttempts?: number; leaseMs?: number };
+export type EffectsRunner = { close: () => Promise<void> };
+
+const actor = systemActor("effects");
+
+/** What each kind of effect does. */
+function handlers(ingest: () => Ingest): { [K in Effect["kind"]]: (effect: Extract<Effect, { kind: K }>) => Promise<void> } {
+  return {
+    delete_image: (effect) => deleteImage(effect.key),
+    conversion: async (effect) => ingest().enqueue([await serverConversionEvent(effect.fact)]),
+  };
+}
+
+export function startEffects(env: Env, options: EffectsOptions = {}): EffectsRunner {
+  const { pollMs = 500, retryInitialMs = 1_000, retryMaxMs = 10 * 60_000, maxAttempts = 12, leaseMs = 60_000 } = options;
+  const ownDb = options.db ? undefined : createDb(env.DATABASE_URL, { min: 0, max: 2 });
+  const db = options.db ?? ownDb!;
+  let ingest: Ingest | undefined;
+  const handle = handlers(() => (ingest ??= createIngest({ redisUrl: env.REDIS_URL, prefix: env.QUEUE_PREFIX })));
+
+  let closed = false;
+  let wake: (() => void) | undefined;
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  async function carryOut({ id, effect, attempts }: { id: number; effect: Effect; attempts: number }) {
+    try {
+      await (handle[effect.kind] as (e: Effect) => Promise<void>)(effect);
+      await markEffectDone(actor, id, db);
+    } catch (error) {
+      const message = maskUrlCredentials((error as Error).message);
+      const retryInMs = attempts >= maxAttempts ? null : Math.min(retryMaxMs, retryInitialMs * 2 ** (attempts - 1));
+      await markEffectFailed(actor, id, { error: message, retryInMs }, db);
+      console.error(`[effects] #${id} ${effect.kind} failed (attempt ${attempts}): ${message}; ${retryInMs === null ? "given up" : `retrying in ${Math.round(retryInMs / 1000)} s`}`);
+    }
+  }
+
+  const running = (async () => {
+    let failedLooks = 0;
+    while (!closed) {
+      let found = 0;
+      try {
+        const due = await claimDueEffects(actor, { limit: 20, leaseMs }, db);
+        if (due.ok) {
+          found = due.value.length;
+          for (const item of due.value) await carryOut(item);
+        }
+        failedLooks = 0;
+      } catch (error) {
+        if (failedLooks++ % 60 === 0) console.error(`[effects] ${maskUrlCredentials((error as Error).message)}`);
+      }
+      if (found === 0 && !closed) await sleep(pollMs);
+    }
+  })();
+
+  return {
+    close: async () => {
+      closed = true;
+      wake?.();
+      await running;
+      await ingest?.close();
+      await ownDb?.destroy();
+    },
+  };
+}
