@@ -33,7 +33,9 @@ export type Failure =
   | { ok: false; error: "not_found"; message: string }
   | { ok: false; error: "forbidden"; message: string }
   | { ok: false; error: "conflict"; reason: string; message: string }
-  | { ok: false; error: "invalid"; issues: Issues };
+  | { ok: false; error: "invalid"; issues: Issues }
+  /** Over a rate limit (429), or the limit could not be counted because Redis is away (503). */
+  | { ok: false; error: "limited"; status: 429 | 503; message: string; retryAfter: number };
 export type Result<T> = { ok: true; value: T } | Failure;
 
 export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
@@ -41,6 +43,7 @@ export const notFound = (message = "We could not find that."): Failure => ({ ok:
 export const forbidden = (message = "You are not allowed to do that."): Failure => ({ ok: false, error: "forbidden", message });
 export const conflict = (reason: string, message: string): Failure => ({ ok: false, error: "conflict", reason, message });
 export const invalid = (issues: Issues): Failure => ({ ok: false, error: "invalid", issues });
+export const limitedBy = (limited: { status: 429 | 503; message: string; retryAfter: number }): Failure => ({ ok: false, error: "limited", ...limited });
 
 /**
  * What must happen once an operation has committed, and not before (a file deleted while the row that
