@@ -25,9 +25,7 @@ import {
   newPageview,
   serverPageviewEvent,
 } from "~/analytics/ingest.server";
-import { getSessionUser, SESSION_COOKIE } from "~/models/session.server";
-import { getSessionToken } from "~/utils/auth.server";
-import { getDb } from "~/utils/db.server";
+import { actorOf, sessionTokenOf, type Credentials } from "~/utils/auth.server";
 import { isSameOrigin } from "~/utils/host.server";
 
 type Json = Record<string, unknown>;
@@ -87,23 +85,12 @@ function readBody(req: ExpressRequest, cap: number): Promise<Body> {
 const ACCEPTED_TYPE = /^\s*(application\/json|text\/plain)\s*(;|$)/i;
 
 /**
- * The session token of a request, as auth.server.ts reads it (Bearer first, then the session cookie). The
- * cookie only ever comes from our own pages: a request whose Origin is another site is refused before
- * this is asked (`track`), so another site cannot record events in a signed-in visitor's name.
+ * The credentials of a tracking request, read as every door reads them (auth.server.ts: Bearer first, then
+ * the session cookie). The cookie only ever comes from our own pages: a request whose Origin is another site
+ * is refused before this is asked (`track`), so another site cannot record events in a signed-in visitor's name.
  */
-function sessionToken(req: ExpressRequest): string | null {
-  const authorization = req.headers.authorization;
-  let cookie = req.headers.cookie;
-  if (cookie && !cookie.includes(`${SESSION_COOKIE}=`)) cookie = undefined;
-  if (!authorization && !cookie) return null;
-  try {
-    const headers = new Headers();
-    if (authorization) headers.set("Authorization", authorization);
-    if (cookie) headers.set("Cookie", cookie);
-    return getSessionToken(new Request("http://localhost/", { headers }));
-  } catch {
-    return null; // a header the Fetch API will not hold is no session of ours
-  }
+function credentials(req: ExpressRequest, ip: string): Credentials {
+  return { authorization: req.headers.authorization, cookie: req.headers.cookie, ip, userAgent: req.headers["user-agent"] };
 }
 
 function clientIp(req: ExpressRequest) {
@@ -153,7 +140,10 @@ async function track(req: ExpressRequest<{ endpoint: string }>, res: Response): 
 
   // The authentication rule comes before the bot rule: an authenticated endpoint without credentials is
   // 401 for everyone. Checking for credentials costs nothing; whether they are valid is looked up below.
-  const token = sessionToken(req);
+  const ip = clientIp(req);
+  const creds = credentials(req, ip);
+  // Whether there are credentials at all costs nothing; whether they name a live session is looked up below.
+  const token = sessionTokenOf(creds);
   if (spec.auth && !token) return unauthorized(ingest, res);
   const userAgent = req.headers["user-agent"] ?? "";
   const bot = describeAgent(userAgent).bot;
@@ -161,7 +151,6 @@ async function track(req: ExpressRequest<{ endpoint: string }>, res: Response): 
   // endpoint that answer waits until their credentials have been checked.
   if (bot && !spec.auth) return dropBot(ingest, res);
 
-  const ip = clientIp(req);
   // The rate limit's Redis round trip and the body's arrival overlap.
   const [limited, body] = await Promise.all([
     ingest.limit(ip).catch((error: Error) => {
@@ -184,7 +173,8 @@ async function track(req: ExpressRequest<{ endpoint: string }>, res: Response): 
   let userId = 0;
   if (token) {
     try {
-      userId = (await getSessionUser(getDb(), token))?.id ?? 0;
+      const actor = await actorOf(creds);
+      userId = actor.kind === "member" ? actor.user.id : 0;
     } catch (error) {
       logThrottled("auth", `session lookup: ${(error as Error).message}`);
       return unavailable(res);
