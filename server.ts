@@ -19,12 +19,13 @@ import { closeIngest, prepareIngest } from "./app/analytics/ingest.server";
 import { analyticsRouter, serverPageviews, type PageviewContext } from "./app/analytics/router.server";
 import { bodyLimits } from "./app/utils/body-limit.server";
 import { closeDb, getDb } from "./app/utils/db.server";
-import { isSameOrigin } from "./app/utils/host.server";
+import { isSameOrigin, serverBuildForSite, siteOfHostname } from "./app/utils/host.server";
 import { isLocalRequest } from "./app/utils/local-request.server";
 import { maskUrlCredentials } from "./app/utils/mask-url";
 import { onShutdown } from "./app/utils/process.server";
 import { closeLimitRedis } from "./app/utils/rate-limit.server";
 import { closeRedis, getRedis } from "./app/utils/redis.server";
+import type { SiteHost } from "./app/utils/site-routes";
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 const isProduction = env.isProduction;
@@ -146,10 +147,12 @@ if (isProduction) {
 }
 app.use(filesOnly(express.static(path.join(root, "public"), { maxAge: "1h" })));
 
-app.all(
-  "*",
+// Each host gets a Remix handler that knows only the routes it serves (app/utils/site-routes.ts, ADR 013):
+// a path the host does not serve meets the 404 page, whether it is asked for as a document, a data request
+// (/x.data) or by the browser's route discovery (/__manifest). req.hostname is the host Remix's URL has.
+const remixHandlerFor = (site: SiteHost) =>
   createRequestHandler({
-    build: getBuild,
+    build: async () => serverBuildForSite(await getBuild(), site),
     mode: isProduction ? "production" : "development",
     getLoadContext: (req, res) => ({
       cspNonce: res.locals.cspNonce as string,
@@ -157,8 +160,9 @@ app.all(
       isLocalRequest: isLocalRequest(req),
       pageview: (res.locals.pageview as PageviewContext | undefined) ?? null,
     }),
-  }),
-);
+  });
+const remixHandlers: Record<SiteHost, RequestHandler> = { main: remixHandlerFor("main"), admin: remixHandlerFor("admin") };
+app.all("*", (req, res, next) => remixHandlers[siteOfHostname(req.hostname)](req, res, next));
 
 const errorHandler: ErrorRequestHandler = (error, _req, res, _next) => {
   console.error(error);

@@ -1,27 +1,20 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData, useRouteLoaderData } from "@remix-run/react";
-import { ADMIN_SECTIONS, ComingSoon } from "~/components/coming-soon";
 import { GigCard, categoryInitials } from "~/components/gig-card";
 import { listCategories } from "~/models/category.server";
 import { listFeaturedGigs } from "~/models/gig.server";
 import type { loader as rootLoader } from "~/root";
 import { getDb } from "~/utils/db.server";
-import { requireAdmin } from "~/utils/auth.server";
-import { getSiteHost } from "~/utils/host.server";
 
-export async function loader({ request }: LoaderFunctionArgs) {
-  if (getSiteHost(request) === "admin") {
-    await requireAdmin(request);
-    return { site: "admin" as const, categories: [], featured: [] };
-  }
+/** The main host's home page (the admin host's `/` is the admin dashboard: app/utils/site-routes.ts). */
+export async function loader() {
   const db = getDb();
   const [categories, featured] = await Promise.all([listCategories(db), listFeaturedGigs(db)]);
-  return { site: "main" as const, categories, featured };
+  return { categories, featured };
 }
 
 export default function Index() {
   const data = useLoaderData<typeof loader>();
-  if (data.site === "admin") return <AdminEntry />;
   return (
     <>
       <Hero />
@@ -211,18 +204,7 @@ function WhyChooseSoko() {
   );
 }
 
-/** `/` on the admin host: the portal's entry page until its login and dashboard exist. */
-function AdminEntry() {
-  return (
-    <ComingSoon title={ADMIN_SECTIONS.dashboard.title}>
-      {ADMIN_SECTIONS.dashboard.text} Meanwhile: <Link to="/users">users</Link>, <Link to="/messages">messages</Link>,{" "}
-      <Link to="/analytics">analytics</Link>.
-    </ComingSoon>
-  );
-}
-
-export const meta: MetaFunction<typeof loader> = ({ data }) => {
-  if (data?.site === "admin") return [{ title: "Soko Admin" }, { name: "robots", content: "noindex" }];
+export const meta: MetaFunction<typeof loader> = () => {
   return [
     { title: "Soko: hire Ugandan freelancers for fixed-price services" },
     {

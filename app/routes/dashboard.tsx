@@ -6,13 +6,11 @@ import { getDashboardStats, listOwnGigs } from "~/models/dashboard.server";
 import { getSettings, profileCompletion } from "~/models/user.server";
 import { requireUser } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
-import { requireSiteHost } from "~/utils/host.server";
 import { usePreferences } from "~/utils/use-preferences";
 
 export const meta: MetaFunction = () => [{ title: "Dashboard | Soko" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  requireSiteHost(request, "main");
   const user = await requireUser(request);
   const db = getDb();
   const [stats, gigs, activity, settings] = await Promise.all([

@@ -6,7 +6,7 @@ import { ErrorList, Field, SubmitButton } from "~/components/forms";
 import { requestPasswordReset } from "~/models/password-reset.server";
 import { ForgotPasswordSchema } from "~/utils/account-schemas";
 import { getDb } from "~/utils/db.server";
-import { getMailOrigin, requireSiteHost } from "~/utils/host.server";
+import { getMailOrigin } from "~/utils/host.server";
 import { addressKey, consume } from "~/utils/rate-limit.server";
 import { readFormData } from "~/utils/form-data.server";
 
@@ -15,12 +15,10 @@ export { actionHeaders as headers } from "~/utils/headers";
 export const meta: MetaFunction = () => [{ title: "Reset your password | Soko" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  requireSiteHost(request, "main");
   return null;
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  requireSiteHost(request, "main");
   const submission = parseWithZod(await readFormData(request), { schema: ForgotPasswordSchema });
   if (submission.status !== "success") return data({ result: submission.reply(), sent: false }, { status: 400 });
   const limited = await consume("reset", [`ip:${addressKey(context.clientIp)}`, `email:${submission.value.email}`]);

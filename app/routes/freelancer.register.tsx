@@ -5,7 +5,6 @@ import { Form, Link, useActionData } from "@remix-run/react";
 import { ErrorList, Field, PasswordField, SubmitButton, TextAreaField } from "~/components/forms";
 import { FreelancerRegisterSchema } from "~/utils/account-schemas";
 import { getUser, requireAnonymous } from "~/utils/auth.server";
-import { requireSiteHost } from "~/utils/host.server";
 import { HIDDEN_PASSWORDS, join } from "~/utils/join.server";
 import { readFormData } from "~/utils/form-data.server";
 
@@ -14,7 +13,6 @@ export { actionHeaders as headers } from "~/utils/headers";
 export const meta: MetaFunction = () => [{ title: "Become a Seller | Soko" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  requireSiteHost(request, "main");
   // "Become a seller" and "Start selling" links lead a signed-in member to where selling starts: /gig/create
   // offers a client to become a seller and a seller the gig editor. An admin does not sell.
   const user = await getUser(request);
@@ -23,7 +21,6 @@ export async function loader({ request }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  requireSiteHost(request, "main");
   // A signed-in member cannot join again (a second account) by posting the form.
   await requireAnonymous(request);
   const submission = parseWithZod(await readFormData(request), { schema: FreelancerRegisterSchema });

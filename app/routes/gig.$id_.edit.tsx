@@ -9,7 +9,6 @@ import { deleteGig, getOwnGig, setGigStatus } from "~/models/gig.server";
 import { requireUser } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
 import { gigFormOf, handleGigForm } from "~/utils/gig-form.server";
-import { requireSiteHost } from "~/utils/host.server";
 import { deleteImage } from "~/utils/storage.server";
 import { readFormData } from "~/utils/form-data.server";
 
@@ -17,7 +16,6 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? 
 
 /** Only the owner edits: anyone else, and any id that is not a gig, gets the same 404. */
 async function ownGig(request: Request, id: string | undefined) {
-  requireSiteHost(request, "main");
   const user = await requireUser(request);
   const gig = await getOwnGig(getDb(), Number(id), user.id);
   if (!gig) throw new Response("Not Found", { status: 404 });

@@ -9,10 +9,8 @@ import {
   SUPPORT_PHONE_HREF,
   searchFaq,
 } from "~/utils/faq";
-import { requireSiteHost } from "~/utils/host.server";
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  requireSiteHost(request, "main");
   // `get` takes the first of repeated values; `q[]=x` is simply absent. searchFaq trims and caps the rest.
   const { query, groups, matchCount } = searchFaq(new URL(request.url).searchParams.get("q"));
   return { query, groups, matchCount };

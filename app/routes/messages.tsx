@@ -1,37 +1,30 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
-import { ComingSoon, ADMIN_SECTIONS } from "~/components/coming-soon";
-import { adminScreenAction, adminScreenLoader, notAllowed } from "~/utils/admin-area.server";
+import { ComingSoon } from "~/components/coming-soon";
+import { notAllowed } from "~/utils/admin-area.server";
 import { getPublicProfile } from "~/models/user.server";
 import { requireUser } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
-import { getSiteHost } from "~/utils/host.server";
 
 export const meta: MetaFunction = () => [{ title: "Messages | Soko" }];
 
-/** Main host: a member's messages (sign-in required). Admin host: message monitoring (admins only). */
+/** A member's messages (sign-in required). The admin host's /messages is message monitoring: app/admin/messages.tsx. */
 export async function loader({ request }: LoaderFunctionArgs) {
-  if (getSiteHost(request) === "admin") {
-    await adminScreenLoader(request, "admin");
-    return { site: "admin" as const };
-  }
   await requireUser(request);
   // Contact Seller leads here with ?to=<username>: name who the conversation will be with.
   const to = new URL(request.url).searchParams.get("to");
   const seller = to ? await getPublicProfile(getDb(), to.slice(0, 60)) : null;
-  return { site: "main" as const, seller: seller ? { name: seller.name, username: seller.username } : null };
+  return { seller: seller ? { name: seller.name, username: seller.username } : null };
 }
 
 /** Nothing to send yet (chat is a later issue); a POST meets the same rules as a visit first. */
 export async function action({ request }: ActionFunctionArgs) {
-  if (getSiteHost(request) === "admin") return adminScreenAction(request, "admin");
   await requireUser(request);
   throw notAllowed();
 }
 
 export default function Messages() {
   const data = useLoaderData<typeof loader>();
-  if (data.site === "admin") return <ComingSoon title={ADMIN_SECTIONS.messages.title}>{ADMIN_SECTIONS.messages.text}</ComingSoon>;
   return (
     <ComingSoon title="Messages">
       {data.seller ? (

@@ -1,12 +1,10 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { ComingSoon } from "~/components/coming-soon";
 import { requireUser } from "~/utils/auth.server";
-import { requireSiteHost } from "~/utils/host.server";
 
 export const meta: MetaFunction = () => [{ title: "Orders | Soko" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  requireSiteHost(request, "main");
   await requireUser(request);
   return null;
 }

@@ -5,7 +5,6 @@ import { Form, Link, useActionData } from "@remix-run/react";
 import { ErrorList, Field, PasswordField, SubmitButton } from "~/components/forms";
 import { RegisterSchema } from "~/utils/account-schemas";
 import { requireAnonymous } from "~/utils/auth.server";
-import { requireSiteHost } from "~/utils/host.server";
 import { HIDDEN_PASSWORDS, join } from "~/utils/join.server";
 import { readFormData } from "~/utils/form-data.server";
 
@@ -14,13 +13,11 @@ export { actionHeaders as headers } from "~/utils/headers";
 export const meta: MetaFunction = () => [{ title: "Join Soko" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  requireSiteHost(request, "main");
   await requireAnonymous(request);
   return null;
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  requireSiteHost(request, "main");
   // A signed-in member cannot join again (a second account) by posting the form.
   await requireAnonymous(request);
   const submission = parseWithZod(await readFormData(request), { schema: RegisterSchema });

@@ -25,7 +25,6 @@ import {
 import type { loader as rootLoader } from "~/root";
 import { requireUser } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
-import { requireSiteHost } from "~/utils/host.server";
 import { readFormData, readMultipartFormData } from "~/utils/form-data.server";
 import { consume } from "~/utils/rate-limit.server";
 import { HIDDEN_PASSWORDS } from "~/utils/join.server";
@@ -59,7 +58,6 @@ const SAVED: Record<Tab, string> = {
 };
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  requireSiteHost(request, "main");
   const user = await requireUser(request);
   const settings = await getSettings(getDb(), user.id);
   if (!settings) throw new Response("Not Found", { status: 404 });
@@ -83,7 +81,6 @@ const NOTIFICATION_LABELS: Record<keyof NotificationPreferences, string> = {
 };
 
 export async function action({ request }: ActionFunctionArgs) {
-  requireSiteHost(request, "main");
   const user = await requireUser(request);
   const tab = tabOf(request);
   const db = getDb();

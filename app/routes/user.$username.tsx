@@ -6,7 +6,6 @@ import { listSellerGigs } from "~/models/gig.server";
 import { listSellerReviews } from "~/models/review.server";
 import { getPublicProfile } from "~/models/user.server";
 import { getDb } from "~/utils/db.server";
-import { requireSiteHost } from "~/utils/host.server";
 import { imageUrl } from "~/utils/media";
 import { usePreferences } from "~/utils/use-preferences";
 
@@ -14,7 +13,6 @@ export const meta: MetaFunction<typeof loader> = ({ data }) =>
   data ? [{ title: `${data.profile.name} (@${data.profile.username}) | Soko` }, { name: "description", content: data.profile.bio.slice(0, 160) }] : [{ title: "Not found | Soko" }];
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  requireSiteHost(request, "main");
   const db = getDb();
   const profile = await getPublicProfile(db, params.username ?? "");
   if (!profile) throw new Response("Not Found", { status: 404 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { getEnv } from "./env.server";
-import { getAdminSiteUrl, getMailOrigin, getMainSiteUrl, getSiteHost, isSameOrigin, requireSiteHost } from "./host.server";
+import type { ServerBuild } from "@remix-run/node";
+import { getAdminSiteUrl, getMailOrigin, getMainSiteUrl, getSiteHost, isSameOrigin, serverBuildForSite, siteOfHostname } from "./host.server";
 
 const request = (url: string) => new Request(url);
 
@@ -20,16 +21,30 @@ describe("site hosts", () => {
     expect(getAdminSiteUrl(request("http://admin.localhost:3000/"))).toBe("http://admin.localhost:3000");
   });
 
-  it("answers 404 for a page asked of the wrong host", () => {
-    expect(() => requireSiteHost(request("http://localhost/help"), "main")).not.toThrow();
-    let thrown: unknown;
-    try {
-      requireSiteHost(request("http://admin.localhost/help"), "main");
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(Response);
-    expect((thrown as Response).status).toBe(404);
+  it("tells a host name's site the way a request's is told", () => {
+    expect(siteOfHostname("admin.localhost")).toBe("admin");
+    expect(siteOfHostname("Admin.Soko.UG")).toBe("admin");
+    expect(siteOfHostname("localhost")).toBe("main");
+    expect(siteOfHostname("administrator.soko.ug")).toBe("main");
+  });
+
+  it("gives each host a build of only the routes it serves, in the server's routes and the browser's manifest", () => {
+    const ids = ["root", "routes/_index", "routes/login", "routes/help", "routes/$", "admin/users", "admin-host/users", "admin-host/dashboard"];
+    const build = {
+      routes: Object.fromEntries(ids.map((id) => [id, { id }])),
+      assets: { version: "v1", routes: Object.fromEntries(ids.map((id) => [id, { id, module: `/${id}.js` }])) },
+      future: {},
+    } as unknown as ServerBuild;
+    const admin = serverBuildForSite(build, "admin");
+    const main = serverBuildForSite(build, "main");
+    expect(Object.keys(admin.routes)).toEqual(["root", "routes/login", "routes/$", "admin-host/users", "admin-host/dashboard"]);
+    expect(Object.keys(admin.assets.routes)).toEqual(Object.keys(admin.routes));
+    expect(Object.keys(main.routes)).toEqual(["root", "routes/_index", "routes/login", "routes/help", "routes/$", "admin/users"]);
+    expect(Object.keys(main.assets.routes)).toEqual(Object.keys(main.routes));
+    expect(main.assets.version).toBe("v1");
+    // Made once per build: Remix derives its router from the build on each request.
+    expect(serverBuildForSite(build, "admin")).toBe(admin);
+    expect(Object.keys(build.routes)).toEqual(ids);
   });
 });
 

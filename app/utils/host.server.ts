@@ -1,11 +1,38 @@
+import type { ServerBuild } from "@remix-run/node";
 import { getEnv } from "./env.server";
+import { siteServesRoute, type SiteHost } from "./site-routes";
 
-export type SiteHost = "main" | "admin";
+export type { SiteHost };
 
-/** Which site a request is for: a host name starting with ADMIN_HOST_PREFIX is the admin portal. */
+/** Which site a host name is: one starting with ADMIN_HOST_PREFIX is the admin portal. */
+export function siteOfHostname(hostname: string): SiteHost {
+  return hostname.toLowerCase().startsWith(getEnv().ADMIN_HOST_PREFIX.toLowerCase()) ? "admin" : "main";
+}
+
+/** Which site a request is for (a screen's choice of words; which pages a host serves is site-routes.ts's). */
 export function getSiteHost(request: Request): SiteHost {
-  const hostname = new URL(request.url).hostname.toLowerCase();
-  return hostname.startsWith(getEnv().ADMIN_HOST_PREFIX.toLowerCase()) ? "admin" : "main";
+  return siteOfHostname(new URL(request.url).hostname);
+}
+
+const buildsBySite = new WeakMap<ServerBuild, Record<SiteHost, ServerBuild>>();
+
+/**
+ * The server build as one host sees it: only the routes that host serves (app/utils/site-routes.ts), both
+ * in the server's matching (documents, data requests, resource routes) and in the route manifest the
+ * browser discovers routes from, so client-side navigation matches what the server would. A path the
+ * host does not serve falls to the catch-all 404 route. Made once per build.
+ */
+export function serverBuildForSite(build: ServerBuild, site: SiteHost): ServerBuild {
+  let builds = buildsBySite.get(build);
+  if (!builds) {
+    const only = (host: SiteHost): ServerBuild => {
+      const keep = <T>(routes: Record<string, T>) => Object.fromEntries(Object.entries(routes).filter(([id]) => siteServesRoute(host, id)));
+      return { ...build, routes: keep(build.routes), assets: { ...build.assets, routes: keep(build.assets.routes) } };
+    };
+    builds = { main: only("main"), admin: only("admin") };
+    buildsBySite.set(build, builds);
+  }
+  return builds[site];
 }
 
 /** The main site's origin as seen from this request (the admin host links back to it). */
@@ -66,9 +93,4 @@ export function getAdminSiteUrl(request: Request): string {
   const url = new URL(getMainSiteUrl(request));
   url.hostname = `${getEnv().ADMIN_HOST_PREFIX}${url.hostname}`;
   return url.origin;
-}
-
-/** Pages that exist only on the main site answer 404 on the admin host, and the reverse. */
-export function requireSiteHost(request: Request, host: SiteHost) {
-  if (getSiteHost(request) !== host) throw new Response("Not Found", { status: 404 });
 }
