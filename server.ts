@@ -17,6 +17,7 @@ import { Server as SocketServer } from "socket.io";
 import { closeClickHouse } from "./app/analytics/clickhouse.server";
 import { closeIngest, prepareIngest } from "./app/analytics/ingest.server";
 import { analyticsRouter, serverPageviews, type PageviewContext } from "./app/analytics/router.server";
+import { getSocketActor, memberRoom } from "./app/utils/auth.server";
 import { bodyLimits } from "./app/utils/body-limit.server";
 import { closeDb, getDb } from "./app/utils/db.server";
 import { isSameOrigin, serverBuildForSite, siteOfHostname } from "./app/utils/host.server";
@@ -179,6 +180,20 @@ const io = new SocketServer(httpServer, {
     const allowed = isSameOrigin(req.headers.origin, req.headers.host);
     callback(allowed ? null : "origin not allowed", allowed);
   },
+});
+// Every socket knows its actor from the handshake's session cookie (or Bearer token), as every other door
+// does; a member's sockets share a room of their own, so what happens to them reaches each of their tabs.
+io.use((socket, next) => {
+  getSocketActor({ headers: socket.handshake.headers, address: socket.handshake.address })
+    .then((actor) => {
+      socket.data.actor = actor;
+      if (actor.kind === "member") void socket.join(memberRoom(actor.user.id));
+      next();
+    })
+    .catch((error: Error) => {
+      console.error(maskUrlCredentials(`[socket.io] handshake: ${error.message}`));
+      next(new Error("unavailable"));
+    });
 });
 
 // HOST unset: every interface (a container, a server behind a proxy). `npm start` sets 127.0.0.1, so a

@@ -4,7 +4,7 @@
  */
 import { data, redirect } from "@remix-run/node";
 import { createSession, deleteSession, getSessionUser, SESSION_COOKIE, type SessionUser } from "~/models/session.server";
-import { getDb } from "~/utils/db.server";
+import { getDb, type Db } from "~/utils/db.server";
 import { getEnv } from "~/utils/env.server";
 import { getSiteHost } from "~/utils/host.server";
 import type { Actor, Client } from "~/operations/core.server";
@@ -56,26 +56,29 @@ export function clientOf({ cookie, ip, userAgent }: Credentials): Client {
 }
 
 /** The actor of any door's credentials: a member with a live session, else an anonymous visitor. */
-export async function actorOf(credentials: Credentials): Promise<Actor> {
+export async function actorOf(credentials: Credentials, db: Db = getDb()): Promise<Actor> {
   const client = clientOf(credentials);
-  const user = await getSessionUser(getDb(), sessionTokenOf(credentials));
+  const user = await getSessionUser(db, sessionTokenOf(credentials));
   return user ? { kind: "member", user, client } : { kind: "anonymous", client };
 }
 
 /** The actor of a page request (cookie or Bearer token); `clientIp` is the load context's. */
-export function getActor(request: Request, clientIp: string): Promise<Actor> {
+export function getActor(request: Request, clientIp: string, db?: Db): Promise<Actor> {
   const h = request.headers;
-  return actorOf({ authorization: h.get("Authorization"), cookie: h.get("Cookie"), ip: clientIp, userAgent: h.get("User-Agent") });
+  return actorOf({ authorization: h.get("Authorization"), cookie: h.get("Cookie"), ip: clientIp, userAgent: h.get("User-Agent") }, db);
 }
 
 type HeaderValue = string | string[] | undefined;
 const one = (v: HeaderValue) => (Array.isArray(v) ? v.join(", ") : v) ?? null;
 
 /** The actor of a socket.io handshake: its session cookie (or Bearer token), from the socket's peer address. */
-export function getSocketActor(handshake: { headers: Record<string, HeaderValue>; address: string }): Promise<Actor> {
+export function getSocketActor(handshake: { headers: Record<string, HeaderValue>; address: string }, db?: Db): Promise<Actor> {
   const h = handshake.headers;
-  return actorOf({ authorization: one(h.authorization), cookie: one(h.cookie), ip: handshake.address, userAgent: one(h["user-agent"]) });
+  return actorOf({ authorization: one(h.authorization), cookie: one(h.cookie), ip: handshake.address, userAgent: one(h["user-agent"]) }, db);
 }
+
+/** The socket.io room of a member's sockets (every tab they have open). */
+export const memberRoom = (userId: number) => `member:${userId}`;
 
 /**
  * A member-only door for HTML: the member's actor, or a redirect to /login that brings them back here.

@@ -1,0 +1,57 @@
+/**
+ * One actor from any door (issue 10): a page request's cookie or Bearer token, a socket.io handshake and a
+ * tracking request's headers all name the same member, through actorOf; anything else is an anonymous
+ * visitor, with the client they act from (address, software, analytics choice).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSession } from "~/models/session.server";
+import { getActor, getSocketActor } from "~/utils/auth.server";
+import { createTestDatabase, type TestDatabase } from "../support/databases";
+
+let t: TestDatabase;
+let userId: number;
+let token: string;
+const SID = "3f2b6c1e-9d7a-4c1b-8e2f-5a6b7c8d9e0f";
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  const [row] = await t.db("users").insert({ name: "Actor Tester", username: "actor_tester", email: "actor@example.ug", password_hash: "x", role: "freelancer" }).returning("id");
+  userId = row.id;
+  token = (await createSession(t.db, { userId, persistent: false })).token;
+});
+afterAll(async () => {
+  await t?.drop();
+});
+
+const page = (headers: Record<string, string>) => new Request("http://localhost/dashboard", { headers });
+
+describe("getActor (pages and the API)", () => {
+  it("names the member of a session cookie, with the client they act from", async () => {
+    const actor = await getActor(page({ Cookie: `soko_consent=granted; soko_session=${token}; soko_sid=${SID}`, "User-Agent": "Mozilla/5.0 (Linux; Android 10)" }), "196.43.1.2", t.db);
+    expect(actor).toMatchObject({ kind: "member", user: { id: userId, role: "freelancer", username: "actor_tester" } });
+    expect(actor.kind !== "system" && actor.client).toEqual({ ip: "196.43.1.2", userAgent: "Mozilla/5.0 (Linux; Android 10)", analyticsConsent: true, tabSessionId: SID });
+  });
+
+  it("names the same member from a Bearer token", async () => {
+    expect(await getActor(page({ Authorization: `Bearer ${token}` }), "196.43.1.2", t.db)).toMatchObject({ kind: "member", user: { id: userId } });
+  });
+
+  it("is an anonymous visitor without a live session, and keeps no tab session without consent", async () => {
+    const none = await getActor(page({ Cookie: `soko_sid=${SID}` }), "196.43.1.3", t.db);
+    expect(none).toEqual({ kind: "anonymous", client: { ip: "196.43.1.3", userAgent: "", analyticsConsent: false, tabSessionId: null } });
+    expect((await getActor(page({ Cookie: "soko_session=not-a-real-token" }), "", t.db)).kind).toBe("anonymous");
+    const [expired] = await t.db("sessions").insert({ id: "0".repeat(64), user_id: userId, expires_at: new Date(Date.now() - 1000), persistent: false }).returning("id");
+    expect(expired).toBeTruthy();
+    await t.db("users").where({ id: userId }).update({ status: "suspended" });
+    expect((await getActor(page({ Cookie: `soko_session=${token}` }), "", t.db)).kind).toBe("anonymous");
+    await t.db("users").where({ id: userId }).update({ status: "active" });
+  });
+});
+
+describe("getSocketActor (socket.io)", () => {
+  it("names the member of the handshake's cookie, from the socket's address", async () => {
+    const actor = await getSocketActor({ headers: { cookie: `soko_session=${token}`, "user-agent": "socket test" }, address: "::ffff:196.43.1.9" }, t.db);
+    expect(actor).toMatchObject({ kind: "member", user: { id: userId }, client: { ip: "::ffff:196.43.1.9", userAgent: "socket test" } });
+    expect((await getSocketActor({ headers: {}, address: "127.0.0.1" }, t.db)).kind).toBe("anonymous");
+  });
+});
