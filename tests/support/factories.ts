@@ -1,0 +1,197 @@
+/**
+ * Test data: the one place that knows how a valid row looks (like the Epic Stack's tests/db-utils.ts).
+ * Tests ask for a member, a session, a category, a gig with its packages or a review, and say only what
+ * matters to them; everything else gets a valid default. Rows go in through the models where one writes
+ * them (sessions, gigs), so a test sees what the app itself would have stored.
+ *
+ * Not the same thing as gig-form.ts, which is the form a browser posts.
+ */
+import type { Knex } from "knex";
+import { recordUpload, saveGig } from "~/models/gig.server";
+import { createSession as startSession } from "~/models/session.server";
+import type { Role, UserStatus } from "~/models/user.server";
+import type { Db } from "~/utils/db.server";
+import type { GigFormValue, PackageInput, Tier } from "~/utils/gig-schemas";
+import { hashPassword } from "~/utils/password.server";
+import { LOGO_CATEGORY } from "./gig-form";
+
+/** The password every factory member has unless a test gives another. */
+export const DEFAULT_PASSWORD = "correct-horse-9";
+
+let sequence = 0;
+const next = () => ++sequence;
+
+// scrypt at N=2^17 costs about 0.3 s a hash: one hash per distinct password per test process is enough
+// (members who share a password share a salt here, which only tests do).
+const hashes = new Map<string, Promise<string>>();
+function cachedHash(password: string): Promise<string> {
+  let hash = hashes.get(password);
+  if (!hash) {
+    hash = hashPassword(password);
+    hashes.set(password, hash);
+    hash.catch(() => hashes.delete(password));
+  }
+  return hash;
+}
+
+/** A username from a name, as the users table allows them (3 to 30 of a-z, 0-9 and _). */
+function usernameOf(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "").slice(0, 30).padEnd(3, "_");
+}
+
+export type UserOptions = {
+  role?: Role;
+  name?: string;
+  /** Made from the name when not given. */
+  username?: string;
+  /** `<username with dots>@example.ug` when not given. */
+  email?: string;
+  /** The plain password (DEFAULT_PASSWORD when not given); null for a member without one. */
+  password?: string | null;
+  /** A stored hash as it is, instead of hashing `password` (an old or damaged hash). */
+  passwordHash?: string;
+  status?: UserStatus;
+  preferredCurrency?: "UGX" | "USD";
+};
+
+export type TestUser = { id: number; name: string; username: string; email: string; password: string | null; role: Role };
+
+/** A member, written as a join writes one (level by role), without the join's activity row. */
+export async function createUser(db: Db, options: UserOptions = {}): Promise<TestUser> {
+  const role = options.role ?? "client";
+  const name = options.name ?? `Test ${role} ${next()}`;
+  const username = options.username ?? usernameOf(name);
+  const email = options.email ?? `${username.replace(/_/g, ".")}@example.ug`;
+  const password = options.password === undefined ? DEFAULT_PASSWORD : options.password;
+  const passwordHash = options.passwordHash ?? (password === null ? null : await cachedHash(password));
+  const [row] = await db("users")
+    .insert({
+      name,
+      username,
+      email,
+      password_hash: passwordHash,
+      role,
+      status: options.status ?? "active",
+      level: role === "freelancer" ? "New Seller" : "Member",
+      ...(options.preferredCurrency ? { preferred_currency: options.preferredCurrency } : {}),
+    })
+    .returning("id");
+  return { id: Number(row.id), name, username, email, password, role };
+}
+
+/** A signed-in session of a member, through the model; returns the cookie's token. */
+export async function createSession(db: Db, userId: number, { persistent = false }: { persistent?: boolean } = {}): Promise<string> {
+  return (await startSession(db, { userId, persistent })).token;
+}
+
+export type CategoryOptions = { slug?: string; name?: string; position?: number };
+
+/** A category; LOGO_CATEGORY (the one gig-form.ts's valid gig names) when no slug is given. */
+export async function createCategory(db: Db, options: CategoryOptions = {}): Promise<{ id: number; slug: string; name: string }> {
+  const base = options.slug ? { slug: options.slug, name: options.name ?? titleOf(options.slug), position: 0 } : LOGO_CATEGORY;
+  const values = { ...base, ...(options.name ? { name: options.name } : {}), ...(options.position !== undefined ? { position: options.position } : {}) };
+  const [row] = await db("categories").insert(values).returning("id");
+  return { id: Number(row.id), slug: values.slug, name: values.name };
+}
+
+const titleOf = (slug: string) => slug.split("-").map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(" ");
+
+/** A package as a test names it: its price and delivery; the rest has the form's defaults. */
+export type PackageOptions = { priceUgx: number; deliveryDays: number } & Partial<Omit<PackageInput, "tier" | "priceUgx" | "deliveryDays">>;
+
+export type GigOptions = {
+  sellerId: number;
+  /** A category's slug; LOGO_CATEGORY when not given (created if this database has none). */
+  category?: string;
+  title?: string;
+  description?: string;
+  tags?: string[];
+  status?: "draft" | "published" | "paused";
+  /** By tier; a Basic package at UGX 75,000 in 3 days when not given, none with `{}`. */
+  packages?: Partial<Record<Tier, PackageOptions>>;
+  /** Image storage keys, recorded as the seller's uploads first (the model only takes a seller's own). */
+  images?: string[];
+  /** What reviews and the platform set, not the seller's form. */
+  rating?: number;
+  reviewsCount?: number;
+  featured?: boolean;
+  /** When the gig was first published (now, for a published gig, when not given). */
+  publishedAt?: Date | string | null;
+};
+
+const TIER_ORDER: Tier[] = ["basic", "standard", "premium"];
+const TIER_NAME: Record<Tier, string> = { basic: "Basic", standard: "Standard", premium: "Premium" };
+
+/**
+ * A gig with its packages and images, saved by the model as the gig form saves one (starting price,
+ * fastest delivery and search words kept in step), then given what a seller cannot set: a rating, a
+ * review count, a featured flag, a publication time, the paused state.
+ */
+export async function createGig(db: Knex, options: GigOptions): Promise<{ id: number; title: string }> {
+  const status = options.status ?? "published";
+  const category = options.category ?? LOGO_CATEGORY.slug;
+  if (!options.category) await db("categories").insert(LOGO_CATEGORY).onConflict("slug").ignore();
+  const title = options.title ?? `Test gig ${next()}`;
+  const packages = Object.entries(options.packages ?? { basic: { priceUgx: 75_000, deliveryDays: 3 } })
+    .sort(([a], [b]) => TIER_ORDER.indexOf(a as Tier) - TIER_ORDER.indexOf(b as Tier))
+    .map(([tier, p]): PackageInput => ({
+      tier: tier as Tier,
+      name: TIER_NAME[tier as Tier],
+      description: "",
+      revisions: 1,
+      features: [],
+      ...p!,
+    }));
+  const images = options.images ?? [];
+  for (const key of images) await recordUpload(db, options.sellerId, key);
+  const value: GigFormValue = {
+    title,
+    categorySlug: category,
+    description: options.description ?? (status === "draft" ? "" : `What you get from ${title}.`),
+    tags: options.tags ?? [],
+    images,
+    packages,
+  };
+  const { id } = await saveGig(db, options.sellerId, value, status === "draft" ? "draft" : "published");
+  const set = {
+    ...(status === "paused" ? { status } : {}),
+    ...(options.rating !== undefined ? { rating: options.rating } : {}),
+    ...(options.reviewsCount !== undefined ? { reviews_count: options.reviewsCount } : {}),
+    ...(options.featured !== undefined ? { featured: options.featured } : {}),
+    ...(options.publishedAt !== undefined ? { published_at: options.publishedAt } : {}),
+  };
+  if (Object.keys(set).length) await db("gigs").where({ id }).update(set);
+  return { id, title };
+}
+
+export type ReviewOptions = { gigId: number; reviewerId: number; rating: number; comment?: string; createdAt?: Date };
+
+/**
+ * A review of a gig, with the gig's and its seller's rating and review count brought up to date in the same
+ * transaction. Every factory review is written by writeReview, so pointing it at the reviews operation
+ * (when that lands) changes them all.
+ */
+export function createReview(db: Knex, options: ReviewOptions): Promise<{ id: number }> {
+  return writeReview(db, options);
+}
+
+async function writeReview(db: Knex, { gigId, reviewerId, rating, comment, createdAt }: ReviewOptions): Promise<{ id: number }> {
+  return db.transaction(async (trx) => {
+    const [row] = await trx("reviews")
+      .insert({ gig_id: gigId, reviewer_id: reviewerId, rating, comment: comment ?? "", ...(createdAt ? { created_at: createdAt } : {}) })
+      .returning("id");
+    await trx.raw(
+      `UPDATE gigs g SET rating = coalesce(r.avg, 0), reviews_count = r.n
+       FROM (SELECT round(avg(rating), 2) AS avg, count(*) AS n FROM reviews WHERE gig_id = ?) r WHERE g.id = ?`,
+      [gigId, gigId],
+    );
+    await trx.raw(
+      `UPDATE users u SET rating = coalesce(r.avg, 0), reviews_count = r.n
+       FROM (SELECT round(avg(rv.rating), 2) AS avg, count(*) AS n FROM reviews rv JOIN gigs g ON g.id = rv.gig_id
+             WHERE g.seller_id = (SELECT seller_id FROM gigs WHERE id = ?)) r
+       WHERE u.id = (SELECT seller_id FROM gigs WHERE id = ?)`,
+      [gigId, gigId],
+    );
+    return { id: Number(row.id) };
+  });
+}
