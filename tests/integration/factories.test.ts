@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getGigPage, listCatalog, EMPTY_QUERY } from "~/models/gig.server";
 import { getSessionUser } from "~/models/session.server";
-import { verifyCredentials } from "~/models/user.server";
+import { verifyPassword } from "~/utils/password.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { DEFAULT_PASSWORD, createCategory, createGig, createReview, createSession, createUser } from "../support/factories";
 
@@ -21,9 +21,11 @@ describe("test-data factories", () => {
     const other = await createUser(t.db, { password: "another-pass-1" });
     const held = await createUser(t.db, { status: "suspended" });
     expect(seller).toMatchObject({ username: "amara_n", email: "amara.n@example.ug", password: DEFAULT_PASSWORD, role: "freelancer" });
-    expect(await verifyCredentials(t.db, seller.email, DEFAULT_PASSWORD)).toEqual({ ok: true, userId: seller.id, role: "freelancer" });
-    expect(await verifyCredentials(t.db, other.email, "another-pass-1")).toMatchObject({ ok: true, userId: other.id });
-    expect(await verifyCredentials(t.db, held.email, DEFAULT_PASSWORD)).toEqual({ ok: false, reason: "suspended" });
+    const stored = (id: number) => t.db("users").where({ id }).first("password_hash", "status", "level").then((r) => r!);
+    expect(await verifyPassword(DEFAULT_PASSWORD, (await stored(seller.id)).password_hash)).toBe(true);
+    expect(await verifyPassword("another-pass-1", (await stored(other.id)).password_hash)).toBe(true);
+    expect(await stored(held.id)).toMatchObject({ status: "suspended", level: "Member" });
+    expect(await createUser(t.db, { password: null }).then((u) => stored(u.id))).toMatchObject({ password_hash: null });
     const token = await createSession(t.db, seller.id);
     expect(await getSessionUser(t.db, token)).toMatchObject({ id: seller.id, username: "amara_n" });
   });
