@@ -19,7 +19,8 @@ export type ActivityKind =
   | "gig_paused"
   | "gig_resumed"
   | "gig_deleted"
-  | "became_seller";
+  | "became_seller"
+  | "review_left";
 
 const LABELS: Record<string, string> = {
   joined: "You joined Soko",
@@ -40,6 +41,7 @@ const LABELS: Record<string, string> = {
   gig_resumed: "You published a paused gig again",
   gig_deleted: "You deleted a gig",
   became_seller: "You started selling on Soko",
+  review_left: "You reviewed a gig",
 };
 
 export async function recordActivity(db: Db, userId: number, kind: ActivityKind, details: Record<string, unknown>) {

@@ -1,4 +1,8 @@
-/** Reviews: read newest first, a page at a time (by gig for the gig page, by seller for the profile). */
+/**
+ * Reviews: read newest first, a page at a time (by gig for the gig page, by seller for the profile), and
+ * written only by app/operations/reviews.server.ts, which keeps each gig's and seller's rating and count
+ * equal to their reviews in the same transaction.
+ */
 import type { Db } from "~/utils/db.server";
 
 export type Review = { id: number; rating: number; comment: string; createdAt: Date; reviewerName: string; gigId: number; gigTitle: string };
@@ -44,4 +48,69 @@ export function listSellerReviews(db: Db, sellerId: number, page = 1) {
 /** One page of a gig's reviews. */
 export function listGigReviews(db: Db, gigId: number, page = 1) {
   return reviewPage(reviewQuery(db).where("r.gig_id", gigId), page);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Writing (app/operations/reviews.server.ts only, inside its transaction).
+
+export type NewReview = { gigId: number; reviewerId: number; rating: number; comment: string; createdAt?: Date };
+
+/**
+ * The gig a review is about, locked until the transaction ends, so reviews of one gig roll up one after
+ * the other and none is left out of its average. FOR NO KEY UPDATE: rows that merely reference the gig
+ * (images, packages, reviews) can still be written meanwhile. Null when there is no such gig.
+ */
+export async function lockGigForReview(db: Db, gigId: number): Promise<{ id: number; sellerId: number; publishedAt: Date | null } | null> {
+  const row = await db("gigs").where({ id: gigId }).forNoKeyUpdate().first("id", "seller_id", "published_at");
+  return row ? { id: Number(row.id), sellerId: Number(row.seller_id), publishedAt: (row.published_at as Date | null) ?? null } : null;
+}
+
+/** Of these users, those who may write a review: members whose account is active. */
+export async function activeReviewerIds(db: Db, userIds: number[]): Promise<Set<number>> {
+  if (userIds.length === 0) return new Set();
+  const ids = await db("users").whereIn("id", [...new Set(userIds)]).andWhere({ status: "active" }).pluck("id");
+  return new Set(ids.map(Number));
+}
+
+/** Inserts reviews (in chunks, for a bulk load); returns their ids in the same order. */
+export async function insertReviews(db: Db, reviews: NewReview[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (let from = 0; from < reviews.length; from += 1000) {
+    const rows = await db("reviews")
+      .insert(
+        reviews.slice(from, from + 1000).map((r) => ({
+          gig_id: r.gigId,
+          reviewer_id: r.reviewerId,
+          rating: r.rating,
+          comment: r.comment,
+          ...(r.createdAt ? { created_at: r.createdAt } : {}),
+        })),
+      )
+      .returning("id");
+    ids.push(...rows.map((row) => Number(row.id)));
+  }
+  return ids;
+}
+
+/**
+ * Sets a gig's and its seller's rating (the mean of their reviews, to two places) and count from the review
+ * rows themselves. The caller holds the gig's lock (lockGigForReview); the seller's row is locked here,
+ * after it, always in that order, so two reviews of one seller's different gigs also wait for each other,
+ * and the second's average, read after the first has committed, counts both.
+ */
+export async function rollUpRatings(db: Db, { gigId, sellerId }: { gigId: number; sellerId: number }) {
+  await db("users").where({ id: sellerId }).forNoKeyUpdate().first("id");
+  await db.raw(
+    `UPDATE gigs SET rating = t.rating, reviews_count = t.n
+     FROM (SELECT coalesce(round(avg(rating), 2), 0) AS rating, count(*) AS n FROM reviews WHERE gig_id = ?) t
+     WHERE gigs.id = ?`,
+    [gigId, gigId],
+  );
+  await db.raw(
+    `UPDATE users SET rating = t.rating, reviews_count = t.n
+     FROM (SELECT coalesce(round(avg(r.rating), 2), 0) AS rating, count(*) AS n
+           FROM reviews r JOIN gigs g ON g.id = r.gig_id WHERE g.seller_id = ?) t
+     WHERE users.id = ?`,
+    [sellerId, sellerId],
+  );
 }

@@ -1,0 +1,25 @@
+/**
+ * The review form's rules, shared by the server (which decides) and the browser (which only helps).
+ * The limits are the reviews table's own (migrations/20261122010002_reviews.ts): 1 to 5 stars, a comment of
+ * at most 2,000 characters (it may be left empty: the stars are the review).
+ */
+import { z } from "zod";
+
+export const RATING_MIN = 1;
+export const RATING_MAX = 5;
+export const COMMENT_MAX = 2000;
+
+const id = (message: string) => z.coerce.number({ invalid_type_error: message }).int(message).positive(message);
+
+export const ReviewSchema = z.object({
+  gigId: id("Choose the gig you are reviewing"),
+  /** The completed order this review is of; required once orders exist (the order check lands with them). */
+  orderId: id("Choose the order you are reviewing").optional(),
+  rating: z.coerce
+    .number({ required_error: "Choose from 1 to 5 stars", invalid_type_error: "Choose from 1 to 5 stars" })
+    .int("Choose from 1 to 5 stars")
+    .min(RATING_MIN, "Choose from 1 to 5 stars")
+    .max(RATING_MAX, "Choose from 1 to 5 stars"),
+  comment: z.string().trim().max(COMMENT_MAX, `A review can have at most ${COMMENT_MAX.toLocaleString("en-US")} characters`).default(""),
+});
+export type ReviewInput = z.output<typeof ReviewSchema>;

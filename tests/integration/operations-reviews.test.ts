@@ -1,0 +1,200 @@
+/**
+ * The reviews operations against a real Postgres: who may review (a member, never the gig's seller, never a
+ * visitor), what input is refused, the gig's and seller's rating and count kept equal to their reviews (after
+ * many, and with reviews arriving at once), and the reviewer's activity row written iff the review commits.
+ */
+import { parseWithZod } from "@conform-to/zod";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { systemActor, type Actor } from "~/operations/core.server";
+import { createReview, createReviews, NO_SUCH_GIG, NO_SUCH_ORDER, OWN_GIG } from "~/operations/reviews.server";
+import { ReviewSchema, type ReviewInput } from "~/utils/review-schemas";
+import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { createGig, createUser, type TestUser } from "../support/factories";
+
+let t: TestDatabase;
+let seller: TestUser;
+let buyer: TestUser;
+let gigId: number;
+
+const client = { ip: "203.0.113.7", userAgent: "", analyticsConsent: false, tabSessionId: null };
+const member = (u: TestUser): Actor => ({
+  kind: "member",
+  user: { sessionId: "test", id: u.id, name: u.name, username: u.username, email: u.email, role: u.role, preferredCurrency: "UGX", timeZone: "EAT" },
+  client,
+});
+const anonymous: Actor = { kind: "anonymous", client };
+const system = systemActor("test");
+
+const review = (actor: Actor, input: Partial<ReviewInput> & { gigId: number }) =>
+  createReview(actor, { rating: 5, comment: "", ...input }, { db: t.db });
+const count = async (table: string, where: Record<string, unknown> = {}) =>
+  Number((await t.db(table).where(where).count<{ c: string }[]>({ c: "*" }).first())?.c);
+const ratingOf = async (table: "gigs" | "users", id: number) => {
+  const row = await t.db(table).where({ id }).first("rating", "reviews_count");
+  return { rating: Number(row.rating), count: Number(row.reviews_count) };
+};
+const mean = (stars: number[]) => Math.round((stars.reduce((a, b) => a + b, 0) / stars.length) * 100) / 100;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  seller = await createUser(t.db, { role: "freelancer", name: "Review Seller" });
+  buyer = await createUser(t.db, { role: "client", name: "Review Buyer" });
+  gigId = (await createGig(t.db, { sellerId: seller.id })).id;
+});
+afterAll(async () => {
+  await t?.drop();
+});
+
+describe("createReview", () => {
+  it("stores a buyer's review, rolls the gig's and the seller's rating and count up, and records the buyer's activity", async () => {
+    const result = await review(member(buyer), { gigId, rating: 4, comment: "  Good work and quick replies.  " });
+    expect(result).toMatchObject({ ok: true, value: { id: expect.any(Number) } });
+    const id = result.ok ? result.value.id : 0;
+    expect(await t.db("reviews").where({ id }).first("gig_id", "reviewer_id", "rating", "comment")).toEqual({
+      gig_id: gigId,
+      reviewer_id: buyer.id,
+      rating: 4,
+      comment: "Good work and quick replies.",
+    });
+    expect(await ratingOf("gigs", gigId)).toEqual({ rating: 4, count: 1 });
+    expect(await ratingOf("users", seller.id)).toEqual({ rating: 4, count: 1 });
+    const activity = await t.db("activity").where({ user_id: buyer.id, kind: "review_left" }).select("details");
+    expect(activity.map((a) => a.details)).toEqual([{ gigId, reviewId: id, rating: 4 }]);
+    // The seller's own activity is theirs to make: a review of their gig is not something they did.
+    expect(await count("activity", { user_id: seller.id })).toBe(0);
+  });
+
+  it("refuses the gig's own seller, a visitor and the platform, and stores nothing for them", async () => {
+    const before = { reviews: await count("reviews"), activity: await count("activity"), gig: await ratingOf("gigs", gigId) };
+    expect(await review(member(seller), { gigId, rating: 5 })).toEqual({ ok: false, error: "forbidden", message: OWN_GIG });
+    expect(await review(anonymous, { gigId, rating: 5 })).toMatchObject({ ok: false, error: "forbidden" });
+    expect(await review(system, { gigId, rating: 5 })).toMatchObject({ ok: false, error: "forbidden" });
+    const suspended = await createUser(t.db, { name: "Suspended Buyer", status: "suspended" });
+    expect(await review(member(suspended), { gigId, rating: 1 })).toMatchObject({ ok: false, error: "forbidden" });
+    expect({ reviews: await count("reviews"), activity: await count("activity"), gig: await ratingOf("gigs", gigId) }).toEqual(before);
+  });
+
+  it("refuses stars outside 1 to 5, a comment over 2,000 characters, an unknown or draft gig and an order that does not exist", async () => {
+    const before = { reviews: await count("reviews"), activity: await count("activity") };
+    for (const rating of [0, 6, 3.5, Number.NaN]) {
+      expect(await review(member(buyer), { gigId, rating }), `rating ${rating}`).toMatchObject({ ok: false, error: "invalid", issues: { rating: ["Choose from 1 to 5 stars"] } });
+    }
+    expect(await review(member(buyer), { gigId, comment: "x".repeat(2001) })).toMatchObject({
+      ok: false,
+      error: "invalid",
+      issues: { comment: ["A review can have at most 2,000 characters"] },
+    });
+    expect(await review(member(buyer), { gigId: 987_654 })).toEqual({ ok: false, error: "not_found", message: NO_SUCH_GIG });
+    const draft = await createGig(t.db, { sellerId: seller.id, status: "draft" });
+    expect(await review(member(buyer), { gigId: draft.id })).toEqual({ ok: false, error: "not_found", message: NO_SUCH_GIG });
+    expect(await review(member(buyer), { gigId, orderId: 1 })).toEqual({ ok: false, error: "not_found", message: NO_SUCH_ORDER });
+    expect({ reviews: await count("reviews"), activity: await count("activity") }).toEqual(before);
+  });
+
+  it("the shared schema turns a form's fields into the operation's input, and names what is wrong beside its field", () => {
+    const form = (fields: Record<string, string>) => {
+      const data = new FormData();
+      for (const [k, v] of Object.entries(fields)) data.append(k, v);
+      return parseWithZod(data, { schema: ReviewSchema });
+    };
+    expect(form({ gigId: "12", rating: "5", comment: "Webale nyo!" })).toMatchObject({ status: "success", value: { gigId: 12, rating: 5, comment: "Webale nyo!" } });
+    expect(form({ gigId: "12", rating: "5" })).toMatchObject({ status: "success", value: { comment: "" } });
+    const bad = form({ gigId: "twelve", rating: "9", comment: "x".repeat(2001) });
+    expect(bad.status).toBe("error");
+    expect(bad.reply().error).toEqual({
+      gigId: ["Choose the gig you are reviewing"],
+      rating: ["Choose from 1 to 5 stars"],
+      comment: ["A review can have at most 2,000 characters"],
+    });
+    expect(form({ gigId: "12" }).reply().error).toEqual({ rating: ["Choose from 1 to 5 stars"] });
+  });
+
+  it("keeps the gig's and the seller's rating the mean of their reviews after many, across the seller's gigs", async () => {
+    const other = await createGig(t.db, { sellerId: seller.id });
+    const buyers = await Promise.all([1, 2, 3].map((i) => createUser(t.db, { name: `Rollup Buyer ${i}` })));
+    const stars = [5, 4, 4, 3, 5, 2, 5];
+    for (const [i, rating] of stars.entries()) {
+      expect((await review(member(buyers[i % 3]!), { gigId: other.id, rating })).ok).toBe(true);
+    }
+    expect(await ratingOf("gigs", other.id)).toEqual({ rating: mean(stars), count: stars.length });
+    const all = (await t.db("reviews as r").join("gigs as g", "g.id", "r.gig_id").where("g.seller_id", seller.id).pluck("r.rating")).map(Number);
+    expect(all.length).toBe(stars.length + 1);
+    expect(await ratingOf("users", seller.id)).toEqual({ rating: mean(all), count: all.length });
+  });
+
+  it("counts every one of many reviews left at once, of one gig and of the seller's other gigs", async () => {
+    const s = await createUser(t.db, { role: "freelancer", name: "Busy Seller" });
+    const [a, b] = await Promise.all([createGig(t.db, { sellerId: s.id }), createGig(t.db, { sellerId: s.id })]);
+    const buyers = await Promise.all(Array.from({ length: 6 }, (_, i) => createUser(t.db, { name: `Rush Buyer ${i}` })));
+    const left = buyers.flatMap((u, i) => [
+      { actor: member(u), gigId: a!.id, rating: 1 + (i % 5) },
+      { actor: member(u), gigId: b!.id, rating: 5 - (i % 3) },
+    ]);
+    const results = await Promise.all(left.map(({ actor, gigId, rating }) => review(actor, { gigId, rating })));
+    expect(results.every((r) => r.ok)).toBe(true);
+    const starsOf = (id: number) => left.filter((l) => l.gigId === id).map((l) => l.rating);
+    expect(await ratingOf("gigs", a!.id)).toEqual({ rating: mean(starsOf(a!.id)), count: 6 });
+    expect(await ratingOf("gigs", b!.id)).toEqual({ rating: mean(starsOf(b!.id)), count: 6 });
+    expect(await ratingOf("users", s.id)).toEqual({ rating: mean(left.map((l) => l.rating)), count: 12 });
+  });
+
+  it("writes no review, roll-up or activity when the database refuses a write after the review's own (a trigger forces it)", async () => {
+    const s = await createUser(t.db, { role: "freelancer", name: "Trigger Seller" });
+    const gig = await createGig(t.db, { sellerId: s.id });
+    await t.db.raw(`
+      CREATE FUNCTION refuse_rollup() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'seller roll-up refused for the test'; END $$ LANGUAGE plpgsql;
+      CREATE TRIGGER refuse_rollup BEFORE UPDATE OF rating ON users FOR EACH ROW EXECUTE FUNCTION refuse_rollup();
+    `);
+    try {
+      const before = { reviews: await count("reviews"), activity: await count("activity", { user_id: buyer.id }) };
+      await expect(review(member(buyer), { gigId: gig.id, rating: 5 })).rejects.toThrow(/roll-up refused/);
+      expect({ reviews: await count("reviews"), activity: await count("activity", { user_id: buyer.id }) }).toEqual(before);
+      expect(await ratingOf("gigs", gig.id)).toEqual({ rating: 0, count: 0 });
+    } finally {
+      await t.db.raw(`DROP TRIGGER refuse_rollup ON users; DROP FUNCTION refuse_rollup();`);
+    }
+  });
+});
+
+describe("createReviews (the platform's bulk load: demo data)", () => {
+  it("stores many reviews of one gig, dated as given, rolls up once, and records each reviewer's activity", async () => {
+    const s = await createUser(t.db, { role: "freelancer", name: "Bulk Seller" });
+    const gig = await createGig(t.db, { sellerId: s.id });
+    const buyers = await Promise.all([1, 2].map((i) => createUser(t.db, { name: `Bulk Buyer ${i}` })));
+    const when = new Date("2026-01-15T10:00:00Z");
+    const stars = Array.from({ length: 1500 }, (_, i) => 1 + ((i * 7) % 5));
+    const result = await createReviews(
+      system,
+      { gigId: gig.id, reviews: stars.map((rating, i) => ({ reviewerId: buyers[i % 2]!.id, rating, comment: `Review ${i}`, createdAt: when })) },
+      { db: t.db },
+    );
+    expect(result.ok && result.value.ids.length).toBe(1500);
+    expect(await ratingOf("gigs", gig.id)).toEqual({ rating: mean(stars), count: 1500 });
+    expect(await ratingOf("users", s.id)).toEqual({ rating: mean(stars), count: 1500 });
+    expect(await t.db("reviews").where({ gig_id: gig.id }).distinct("created_at").pluck("created_at")).toEqual([when]);
+    expect(await count("activity", { user_id: buyers[0]!.id, kind: "review_left" })).toBe(750);
+  });
+
+  it("holds every review to the same rules, and a batch with one bad review stores none of it", async () => {
+    const s = await createUser(t.db, { role: "freelancer", name: "Strict Seller" });
+    const gig = await createGig(t.db, { sellerId: s.id });
+    const before = { reviews: await count("reviews"), activity: await count("activity") };
+    const load = (actor: Actor, reviews: { reviewerId: number; rating: number; comment: string }[], id = gig.id) =>
+      createReviews(actor, { gigId: id, reviews }, { db: t.db });
+    const good = { reviewerId: buyer.id, rating: 5, comment: "Fine" };
+
+    expect(await load(member(buyer), [good])).toMatchObject({ ok: false, error: "forbidden" });
+    expect(await load(system, [good, { ...good, rating: 7 }, { ...good, comment: "x".repeat(2001) }])).toEqual({
+      ok: false,
+      error: "invalid",
+      issues: { "reviews.1.rating": ["Choose from 1 to 5 stars"], "reviews.2.comment": ["A review can have at most 2,000 characters"] },
+    });
+    expect(await load(system, [good, { ...good, reviewerId: s.id }])).toEqual({ ok: false, error: "forbidden", message: OWN_GIG });
+    const banned = await createUser(t.db, { name: "Banned Buyer", status: "banned" });
+    expect(await load(system, [good, { ...good, reviewerId: banned.id }])).toMatchObject({ ok: false, error: "forbidden" });
+    const draft = await createGig(t.db, { sellerId: s.id, status: "draft" });
+    expect(await load(system, [good], draft.id)).toEqual({ ok: false, error: "not_found", message: NO_SUCH_GIG });
+    expect({ reviews: await count("reviews"), activity: await count("activity") }).toEqual(before);
+    expect(await ratingOf("gigs", gig.id)).toEqual({ rating: 0, count: 0 });
+  });
+});
