@@ -8,27 +8,19 @@
  *   image and recording it, or between deleting a row and its files);
  * - expired sessions, and password-reset links that expired or were used more than a day ago (kept that
  *   day so that following a spent link still says what happened to it).
- * The work itself is runHousekeeping, a plain function of a database and a directory.
+ * The work itself is the runHousekeeping operation (app/operations/housekeeping.server.ts).
  */
-import fs from "node:fs/promises";
-import path from "node:path";
 import { Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Knex } from "knex";
 import { createDb } from "../app/utils/db.server";
 import type { Env } from "../app/utils/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
-import { deleteImageFrom, imageOfFile, uploadDir } from "../app/utils/storage.server";
+import { runHousekeeping, type HousekeepingResult } from "../app/operations/housekeeping.server";
+import { systemActor } from "../app/operations/core.server";
+import { uploadDir } from "../app/utils/storage.server";
 
-export const HOUSEKEEPING_QUEUE = "housekeeping";
-export const HOUSEKEEPING_SCHEDULER = "housekeeping-hourly";
-export const HOUSEKEEPING_EVERY_MS = 60 * 60_000;
-/** How long an upload may go unused, a stray file lie about, a spent reset link be kept. */
-export const KEEP_UNUSED_MS = 24 * 60 * 60_000;
-/** Rows removed per statement, so that a large backlog never holds long locks. */
-const BATCH = 1000;
-
-export type HousekeepingResult = { uploads: number; strayFiles: number; sessions: number; passwordResets: number };
+const actor = systemActor("housekeeping");
 const LABELS: Record<keyof HousekeepingResult, string> = {
   uploads: "unused uploads",
   strayFiles: "stray files",
@@ -36,90 +28,10 @@ const LABELS: Record<keyof HousekeepingResult, string> = {
   passwordResets: "spent reset links",
 };
 
-/** Deletes by `select` (a query of ids/keys, at most BATCH) until nothing is left; the keys deleted. */
-async function deleteInBatches(db: Knex, table: string, column: string, select: (db: Knex) => Knex.QueryBuilder): Promise<string[]> {
-  const deleted: string[] = [];
-  for (;;) {
-    const keys: string[] = await db(table)
-      .whereIn(column, select(db).limit(BATCH))
-      .delete()
-      .returning(column)
-      .then((rows: Record<string, string>[]) => rows.map((row) => row[column]!));
-    deleted.push(...keys);
-    if (keys.length < BATCH) return deleted;
-  }
-}
 
-/** Of these image keys, the ones a row still names: an upload, a gig's image, a profile picture. */
-async function referencedKeys(db: Knex, keys: string[]): Promise<Set<string>> {
-  const found = new Set<string>();
-  for (let i = 0; i < keys.length; i += BATCH) {
-    const { rows } = await db.raw<{ rows: { key: string }[] }>(
-      `SELECT k AS key FROM unnest(?::text[]) AS k
-       WHERE EXISTS (SELECT 1 FROM uploads u WHERE u.storage_key = k)
-          OR EXISTS (SELECT 1 FROM gig_images i WHERE i.storage_key = k)
-          OR EXISTS (SELECT 1 FROM users s WHERE s.avatar_key = k)`,
-      [keys.slice(i, i + BATCH)],
-    );
-    for (const row of rows) found.add(row.key);
-  }
-  return found;
-}
-
-/** Image files in `dir` last written before `before`, by key ([] when the directory does not exist yet). */
-async function oldImageFiles(dir: string, before: Date): Promise<Map<string, string[]>> {
-  let names: string[];
-  try {
-    names = await fs.readdir(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return new Map();
-    throw error;
-  }
-  const byKey = new Map<string, string[]>();
-  for (const name of names) {
-    const image = imageOfFile(name);
-    if (!image) continue; // never ours: left alone
-    const stat = await fs.stat(path.join(dir, name)).catch(() => null);
-    if (!stat?.isFile() || stat.mtime >= before) continue;
-    byKey.set(image.key, [...(byKey.get(image.key) ?? []), name]);
-  }
-  return byKey;
-}
-
-/** One round of housekeeping against this database and upload directory; what it removed. */
-export async function runHousekeeping({ db, uploadDir, now = new Date() }: { db: Knex; uploadDir: string; now?: Date }): Promise<HousekeepingResult> {
-  const dayAgo = new Date(now.getTime() - KEEP_UNUSED_MS);
-
-  // Rows first, files after: a crash in between leaves files no row names, which the next step removes
-  // a day later. The row is deleted only if, in the same statement, nothing uses it.
-  const unused = await deleteInBatches(db, "uploads", "storage_key", (q) =>
-    q("uploads as u")
-      .select("u.storage_key")
-      .where("u.created_at", "<", dayAgo)
-      .whereNotExists((sub) => sub.select(q.raw("1")).from("gig_images as i").whereRaw("i.storage_key = u.storage_key"))
-      .whereNotExists((sub) => sub.select(q.raw("1")).from("users as s").whereRaw("s.avatar_key = u.storage_key")),
-  );
-  for (const key of unused) await deleteImageFrom(uploadDir, key);
-
-  const old = await oldImageFiles(uploadDir, dayAgo);
-  const named = await referencedKeys(db, [...old.keys()]);
-  let strayFiles = 0;
-  for (const [key, names] of old) {
-    if (named.has(key)) continue;
-    for (const name of names) await fs.rm(path.join(uploadDir, name), { force: true });
-    strayFiles += names.length;
-  }
-
-  const sessions = await deleteInBatches(db, "sessions", "id", (q) => q("sessions").select("id").where("expires_at", "<", now));
-  const passwordResets = await deleteInBatches(db, "password_resets", "id", (q) =>
-    q("password_resets")
-      .select("id")
-      .where("expires_at", "<", dayAgo)
-      .orWhere("used_at", "<", dayAgo),
-  );
-
-  return { uploads: unused.length, strayFiles, sessions: sessions.length, passwordResets: passwordResets.length };
-}
+export const HOUSEKEEPING_QUEUE = "housekeeping";
+export const HOUSEKEEPING_SCHEDULER = "housekeeping-hourly";
+export const HOUSEKEEPING_EVERY_MS = 60 * 60_000;
 
 export type Housekeeping = { queue: Queue; close: () => Promise<void> };
 
@@ -141,7 +53,9 @@ export async function startHousekeeping(env: Env, redis: Redis, options: Houseke
   const worker = new Worker(
     HOUSEKEEPING_QUEUE,
     async () => {
-      const result = await runHousekeeping({ db, uploadDir: dir });
+      const done = await runHousekeeping(actor, { uploadDir: dir }, { db });
+      if (!done.ok) throw new Error(done.error);
+      const result = done.value;
       const removed = (Object.keys(result) as (keyof HousekeepingResult)[]).filter((what) => result[what] > 0);
       if (removed.length) console.log(`[housekeeping] removed ${removed.map((what) => `${result[what]} ${LABELS[what]}`).join(", ")}`);
       return result;

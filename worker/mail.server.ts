@@ -8,7 +8,9 @@
  */
 import type { Knex } from "knex";
 import nodemailer from "nodemailer";
-import { claimDueMail, markMailFailed, markMailSent, type OutgoingMail } from "../app/models/outbox.server";
+import type { OutgoingMail } from "../app/models/outbox.server";
+import { systemActor } from "../app/operations/core.server";
+import { claimDueMail, markMailFailed, markMailSent } from "../app/operations/mail.server";
 import { createDb } from "../app/utils/db.server";
 import type { Env } from "../app/utils/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
@@ -28,6 +30,8 @@ export type MailOptions = {
 };
 
 export type MailDelivery = { close: () => Promise<void> };
+
+const actor = systemActor("mail");
 
 export function startMailDelivery(env: Env, options: MailOptions = {}): MailDelivery | null {
   if (!env.SMTP_URL) {
@@ -77,7 +81,7 @@ export function startMailDelivery(env: Env, options: MailOptions = {}): MailDeli
         // The same id on every attempt: a duplicate after a lost acknowledgement is recognisable.
         messageId: `<outbox-${mail.id}-${mail.createdAt.getTime()}@${fromDomain}>`,
       });
-      await markMailSent(db, mail.id);
+      await markMailSent(actor, mail.id, { db });
       console.log(`[mail] #${mail.id} sent (attempt ${mail.attempts})`);
     } catch (error) {
       const err = error as Error & { responseCode?: number };
@@ -87,7 +91,7 @@ export function startMailDelivery(env: Env, options: MailOptions = {}): MailDeli
         permanent || mail.attempts >= maxAttempts
           ? null
           : Math.min(retryMaxMs, retryInitialMs * 2 ** (mail.attempts - 1)) * (0.8 + Math.random() * 0.4);
-      await markMailFailed(db, mail.id, { error: message, retryInMs });
+      await markMailFailed(actor, mail.id, { error: message, retryInMs }, { db });
       console.error(
         `[mail] #${mail.id} not sent (attempt ${mail.attempts}): ${message}; ` +
           (retryInMs === null ? "giving up" : `retrying in ${Math.round(retryInMs / 1000)} s`),
@@ -100,7 +104,8 @@ export function startMailDelivery(env: Env, options: MailOptions = {}): MailDeli
     while (!closed) {
       let found = 0;
       try {
-        const mails = await claimDueMail(db, { limit: 10, leaseMs, maxAgeMs });
+        const claimed = await claimDueMail(actor, { limit: 10, leaseMs, maxAgeMs }, { db });
+        const mails = claimed.ok ? claimed.value : [];
         found = mails.length;
         for (const mail of mails) await deliver(mail);
         failedLooks = 0;

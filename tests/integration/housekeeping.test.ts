@@ -17,9 +17,10 @@ import {
   HOUSEKEEPING_EVERY_MS,
   HOUSEKEEPING_QUEUE,
   HOUSEKEEPING_SCHEDULER,
-  runHousekeeping,
   startHousekeeping,
 } from "../../worker/housekeeping.server";
+import { systemActor } from "~/operations/core.server";
+import { runHousekeeping as housekeepingOperation } from "~/operations/housekeeping.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { LOGO_CATEGORY } from "../support/gig-form";
 
@@ -75,7 +76,19 @@ async function gigWithImage(key: string) {
   await t.db("gig_images").insert({ gig_id: gig.id, storage_key: key });
 }
 
+/** The operation as the worker runs it: the platform acting, against this test's database. */
+async function runHousekeeping({ db, uploadDir, now }: { db: TestDatabase["db"]; uploadDir: string; now?: Date }) {
+  const result = await housekeepingOperation(systemActor("test"), { uploadDir, now }, { db });
+  if (!result.ok) throw new Error(`housekeeping refused: ${result.error}`);
+  return result.value;
+}
+
 describe("runHousekeeping", () => {
+  it("is the platform's alone", async () => {
+    const member = { kind: "anonymous" as const, client: { ip: "", userAgent: "", analyticsConsent: false, tabSessionId: null } };
+    expect(await housekeepingOperation(member, { uploadDir: os.tmpdir() }, { db: t.db })).toMatchObject({ ok: false, error: "forbidden" });
+  });
+
   it("removes an upload nothing uses after a day, row and files; keeps newer ones and those a gig or profile uses", async () => {
     const unused = await upload(2 * DAY);
     const fresh = await upload(2 * HOUR);
