@@ -7,6 +7,7 @@ import { SiteFooter } from "~/components/site-footer";
 import { SiteHeader } from "~/components/site-header";
 import { AdminHeader } from "~/components/admin-header";
 import { getUser } from "~/utils/auth.server";
+import { readConsent } from "~/utils/cookies.server";
 import { getDisplayCurrency } from "~/utils/currency.server";
 import { getDb } from "~/utils/db.server";
 import { getAdminSiteUrl, getMainSiteUrl, getSiteHost } from "~/utils/host.server";
@@ -24,7 +25,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   // analytics allowed, the tracker re-sends it with the same id and time, so the one row gets the tab's
   // session (and a signed-in visitor's user id).
   const pageview = (context as { pageview?: { eventId: string; time: number } | null }).pageview ?? null;
-  const consent = /(?:^|;\s*)soko_consent=(granted|denied)(?:;|$)/.exec(request.headers.get("Cookie") ?? "")?.[1] ?? null;
+  const consent = readConsent(request.headers.get("Cookie"));
   return {
     user: user ? { name: user.name, username: user.username, role: user.role } : null,
     currency: await getDisplayCurrency(getDb(), request, user),
@@ -34,7 +35,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     adminSiteUrl: getAdminSiteUrl(request),
     year: new Date().getFullYear(),
     /** The analytics choice (`soko_consent`), null until the visitor makes one: the banner asks. */
-    consent: consent as "granted" | "denied" | null,
+    consent,
     pageview,
   };
 }

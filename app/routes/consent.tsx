@@ -3,7 +3,7 @@ import { Form, Link, useActionData, useLoaderData, useRouteLoaderData } from "@r
 import { FormMessage } from "~/components/forms";
 import type { loader as rootLoader } from "~/root";
 import { safeRedirect } from "~/utils/auth.server";
-import { getEnv } from "~/utils/env.server";
+import { CONSENT_COOKIE, serializeCookie } from "~/utils/cookies.server";
 import { readFormData } from "~/utils/form-data.server";
 
 /**
@@ -26,8 +26,7 @@ export async function action({ request }: ActionFunctionArgs) {
   if (consent !== "granted" && consent !== "denied") {
     return data({ error: "Choose to allow analytics or to allow only anonymous page views." }, { status: 400 });
   }
-  const secure = getEnv().isHttps ? "; Secure" : "";
-  const headers = { "Set-Cookie": `soko_consent=${consent}; Path=/; Max-Age=31536000; SameSite=Lax${secure}` };
+  const headers = { "Set-Cookie": serializeCookie(CONSENT_COOKIE, consent, { maxAge: 31_536_000, httpOnly: false }) };
   // The banner, with JavaScript, submits in place (a fetcher) and adds `inPlace`: no navigation.
   if (form.get("inPlace") === "1") return data({ consent }, { headers });
   return redirect(safeRedirect(form.get("redirectTo"), "/consent?saved=1"), { headers });

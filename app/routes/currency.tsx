@@ -2,9 +2,9 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { setPreferredCurrency } from "~/models/user.server";
 import { getUser, safeRedirect } from "~/utils/auth.server";
+import { serializeCookie } from "~/utils/cookies.server";
 import { CURRENCY_COOKIE } from "~/utils/currency.server";
 import { getDb } from "~/utils/db.server";
-import { getEnv } from "~/utils/env.server";
 import { readFormData } from "~/utils/form-data.server";
 
 /**
@@ -21,10 +21,7 @@ export async function action({ request }: ActionFunctionArgs) {
     await setPreferredCurrency(getDb(), user.id, currency);
     return redirect(back);
   }
-  const secure = getEnv().isHttps ? "; Secure" : "";
-  return redirect(back, {
-    headers: { "Set-Cookie": `${CURRENCY_COOKIE}=${currency}; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly${secure}` },
-  });
+  return redirect(back, { headers: { "Set-Cookie": serializeCookie(CURRENCY_COOKIE, currency, { maxAge: 31_536_000 }) } });
 }
 
 export const loader = () => redirect("/");

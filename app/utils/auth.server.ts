@@ -4,6 +4,7 @@
  */
 import { data, redirect } from "@remix-run/node";
 import { createSession, deleteSession, getSessionUser, SESSION_COOKIE, type SessionUser } from "~/models/session.server";
+import { CONSENT_COOKIE, readCookie, serializeCookie } from "~/utils/cookies.server";
 import { getDb, type Db } from "~/utils/db.server";
 import { getEnv } from "~/utils/env.server";
 import { getSiteHost } from "~/utils/host.server";
@@ -30,29 +31,17 @@ export function getSessionToken(request: Request): string | null {
 export function sessionTokenOf({ authorization, cookie }: Pick<Credentials, "authorization" | "cookie">): string | null {
   const bearer = authorization?.match(/^Bearer\s+(\S+)$/i);
   if (bearer?.[1]) return bearer[1];
-  const cookieHeader = cookie ?? "";
-  const name = sessionCookieName();
-  for (const part of cookieHeader.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) {
-      const value = part.slice(eq + 1).trim();
-      return value || null;
-    }
-  }
-  return null;
+  return readCookie(cookie, sessionCookieName());
 }
 
 export async function getUser(request: Request): Promise<SessionUser | null> {
   return getSessionUser(getDb(), getSessionToken(request));
 }
 
-const cookieValue = (cookies: string, name: string) => new RegExp(`(?:^|;\\s*)${name}=([^;]*)`).exec(cookies)?.[1];
-
 /** The client behind a request: address, software, and the visitor's analytics choice (ADR 007). */
 export function clientOf({ cookie, ip, userAgent }: Credentials): Client {
-  const cookies = cookie ?? "";
-  const analyticsConsent = cookieValue(cookies, "soko_consent") === "granted";
-  return { ip, userAgent: (userAgent ?? "").slice(0, 512), analyticsConsent, tabSessionId: analyticsConsent ? (cookieValue(cookies, "soko_sid") ?? null) : null };
+  const analyticsConsent = readCookie(cookie, CONSENT_COOKIE) === "granted";
+  return { ip, userAgent: (userAgent ?? "").slice(0, 512), analyticsConsent, tabSessionId: analyticsConsent ? readCookie(cookie, "soko_sid") : null };
 }
 
 /** The actor of any door's credentials: a member with a live session, else an anonymous visitor. */
@@ -119,10 +108,7 @@ export async function requireAnonymous(request: Request): Promise<void> {
 
 /** The Set-Cookie value that carries a session token: httpOnly, SameSite=Lax, Secure and `__Host-` over https. */
 export function sessionCookie(token: string, expiresAt: Date | null): string {
-  const parts = [`${sessionCookieName()}=${token}`, "Path=/", "HttpOnly", "SameSite=Lax"];
-  if (expiresAt) parts.push(`Expires=${expiresAt.toUTCString()}`);
-  if (getEnv().isHttps) parts.push("Secure");
-  return parts.join("; ");
+  return serializeCookie(sessionCookieName(), token, { expires: expiresAt ?? undefined });
 }
 
 export function clearSessionCookie(): string {

@@ -3,14 +3,15 @@
  * cookie an anonymous visitor sets, else UGX. USD figures use the stored exchange rate.
  */
 import type { SessionUser } from "~/models/session.server";
+import { readCookie } from "~/utils/cookies.server";
 import type { Db } from "~/utils/db.server";
 import type { Currency, DisplayCurrency } from "~/utils/money";
 
 export const CURRENCY_COOKIE = "soko_currency";
 
 export function currencyFromCookie(request: Request): Currency | null {
-  const match = (request.headers.get("Cookie") ?? "").match(/(?:^|;\s*)soko_currency=(UGX|USD)(?:;|$)/);
-  return (match?.[1] as Currency | undefined) ?? null;
+  const value = readCookie(request.headers.get("Cookie"), CURRENCY_COOKIE);
+  return value === "UGX" || value === "USD" ? value : null;
 }
 
 export async function getUgxPerUsd(db: Db): Promise<number> {
