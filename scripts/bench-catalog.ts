@@ -99,9 +99,9 @@ async function loadApp() {
     import("~/models/gig.server"),
     import("~/models/review.server"),
     import("~/utils/gig-schemas"),
-    import("~/utils/migrate.server"),
+    import("./lib/migrate"),
     import("~/utils/db.server"),
-    import("~/utils/seed.server"),
+    import("./lib/seed"),
   ]);
   return {
     listCatalog: gigModel.listCatalog,

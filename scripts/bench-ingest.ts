@@ -410,7 +410,7 @@ async function main() {
   process.env.CLICKHOUSE_DATABASE = database;
 
   const [{ migrateClickHouse }, { createClickHouse }] = await Promise.all([
-    import("~/utils/migrate.server"),
+    import("./lib/migrate"),
     import("~/analytics/clickhouse.server"),
   ]);
 

@@ -3,11 +3,11 @@
  *   tsx scripts/migrate.ts [--seed]
  * Demo data is loaded only with --seed, never when NODE_ENV=production unless SEED_DEMO=1.
  */
-import { migrateClickHouse, migratePostgres } from "~/utils/migrate.server";
+import { migrateClickHouse, migratePostgres } from "./lib/migrate";
 import { closeDb, getDb } from "~/utils/db.server";
 import { getEnv } from "~/utils/env.server";
 import { maskUrlCredentials } from "~/utils/mask-url";
-import { isDatabaseEmpty, seedDemoData } from "~/utils/seed.server";
+import { isDatabaseEmpty, seedDemoData } from "./lib/seed";
 
 const env = getEnv();
 const db = getDb();

@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { LOCAL_URLS } from "~/utils/local-services";
-import { DEMO_ACCOUNTS, DEMO_PASSWORD } from "~/utils/seed.server";
+import { DEMO_ACCOUNTS, DEMO_PASSWORD } from "./lib/seed";
 import { bin, buildApp, root } from "./build";
 import { supervise } from "./supervise";
 

@@ -24,7 +24,7 @@ import { createClickHouse } from "~/analytics/clickhouse.server";
 import { INGEST_QUEUE, TABLES, type IngestJob } from "~/analytics/events";
 import { pageViews, TOP_ROWS, userActivity } from "~/analytics/reports.server";
 import { createSession } from "~/models/session.server";
-import { migrateClickHouse } from "~/utils/migrate.server";
+import { migrateClickHouse } from "../../scripts/lib/migrate";
 import { createRedis } from "~/utils/redis.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { startPrivateClickHouse, startPrivateRedis, type PrivateService } from "../support/private-services";

@@ -20,7 +20,7 @@ import { queuedEvent as event, SESSION_ID as sessionIdOf } from "../support/anal
 import { checkEvents, enrichEvents } from "~/analytics/ingest.server";
 import { pageViews } from "~/analytics/reports.server";
 import { getEnv, parseEnv } from "~/utils/env.server";
-import { migrateClickHouse } from "~/utils/migrate.server";
+import { migrateClickHouse } from "../../scripts/lib/migrate";
 import { createRedis } from "~/utils/redis.server";
 import { analyticsCountersKey, startIngest, type Ingest, type IngestOptions } from "../../worker/ingest.server";
 

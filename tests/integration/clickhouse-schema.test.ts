@@ -20,7 +20,7 @@ import {
 } from "~/analytics/clickhouse-sql.server";
 import { TABLES } from "~/analytics/events";
 import { getEnv } from "~/utils/env.server";
-import { migrateClickHouse, splitStatements } from "~/utils/migrate.server";
+import { migrateClickHouse, splitStatements } from "../../scripts/lib/migrate";
 
 const env = getEnv();
 const database = `soko_test_${randomBytes(5).toString("hex")}`;

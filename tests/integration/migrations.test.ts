@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClickHouse } from "~/analytics/clickhouse.server";
 import { getEnv } from "~/utils/env.server";
-import { migrateClickHouse, migratePostgres, splitStatements } from "~/utils/migrate.server";
+import { migrateClickHouse, migratePostgres, splitStatements } from "../../scripts/lib/migrate";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 
 describe("Postgres migrations", () => {

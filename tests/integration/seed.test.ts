@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listCategories } from "~/models/category.server";
 import { verifyPassword } from "~/utils/password.server";
 import { DELIVERY_DAYS } from "~/utils/gig-schemas";
-import { CATEGORIES, DEMO_ACCOUNTS, DEMO_PASSWORD, isDatabaseEmpty, seedDemoData } from "~/utils/seed.server";
+import { CATEGORIES, DEMO_ACCOUNTS, DEMO_PASSWORD, isDatabaseEmpty, seedDemoData } from "../../scripts/lib/seed";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 
 describe("demo data", () => {

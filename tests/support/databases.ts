@@ -6,7 +6,7 @@ import { createHash, randomBytes } from "node:crypto";
 import knex, { type Knex } from "knex";
 import { createDb } from "~/utils/db.server";
 import { getEnv } from "~/utils/env.server";
-import { migrateClickHouse, migratePostgres } from "~/utils/migrate.server";
+import { migrateClickHouse, migratePostgres } from "../../scripts/lib/migrate";
 
 /**
  * One template per checkout (named from its path, or SOKO_TEST_TEMPLATE), so two checkouts testing at

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { seedDemoData } from "~/utils/seed.server";
+import { seedDemoData } from "../../scripts/lib/seed";
 import { createTestClickHouseDatabase, createTestDatabase } from "./databases";
 import { startTestServer } from "./test-server";
 

@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 import { refreshCatalog } from "~/models/gig.server";
 import { DELIVERY_DAYS } from "~/utils/gig-schemas";
-import { hashPassword } from "./password.server";
+import { hashPassword } from "~/utils/password.server";
 
 /** The six categories of spec §9, in the landing page's order. */
 export const CATEGORIES = [
