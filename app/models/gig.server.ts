@@ -414,76 +414,86 @@ export async function recordUpload(db: Db, ownerId: number, storageKey: string) 
 }
 
 /**
- * Creates (no gigId) or updates a seller's gig with its packages and images, in one transaction. Throws
- * GigInputError for a category that does not exist or an image the seller did not upload; returns the id
- * and the images no gig uses any more (the caller deletes their files after the commit).
+ * A seller's own gig, locked for the rest of the transaction (an operation about to change it reads it
+ * first): null when it is not theirs, or does not exist.
+ */
+export async function lockOwnGig(db: Db, sellerId: number, gigId: number) {
+  if (!Number.isSafeInteger(gigId) || gigId <= 0) return null;
+  const row = await db("gigs").where({ id: gigId, seller_id: sellerId }).forUpdate().first("id", "title", "status", "published_at");
+  if (!row) return null;
+  return { id: Number(row.id), title: row.title as string, status: row.status as GigStatus, publishedAt: (row.published_at as Date | null) ?? null };
+}
+
+/**
+ * Creates (no gigId) or updates a seller's gig with its packages and images. Throws GigInputError for a
+ * category that does not exist or an image the seller did not upload (before writing anything); returns the
+ * id and the images no gig uses any more (the caller deletes their files after the commit). It opens no
+ * transaction of its own: the operation that calls it runs it inside its one transaction (ADR 012).
  */
 export async function saveGig(
-  db: Knex,
+  db: Db,
   sellerId: number,
   value: GigFormValue,
   status: "draft" | "published",
   gigId?: number,
 ): Promise<{ id: number; removedImages: string[] }> {
-  return db.transaction(async (trx) => {
-    const category = await trx("categories").where({ slug: value.categorySlug }).first("id");
-    if (!category) throw new GigInputError("category", "Choose a category from the list");
-    let current: { status: GigStatus; published_at: Date | null } | undefined;
-    if (gigId !== undefined) {
-      current = await trx("gigs").where({ id: gigId, seller_id: sellerId }).forUpdate().first("status", "published_at");
-      if (!current) throw new GigInputError("form", "This gig does not exist");
-    }
-    const previousImages = gigId === undefined ? [] : await listImages(trx, gigId);
-    const allowed = new Set(await ownImages(trx, sellerId, value.images, previousImages));
-    if (value.images.some((key) => !allowed.has(key))) throw new GigInputError("images", NOT_YOUR_IMAGE);
+  const category = await db("categories").where({ slug: value.categorySlug }).first("id");
+  if (!category) throw new GigInputError("category", "Choose a category from the list");
+  let current: { status: GigStatus; published_at: Date | null } | undefined;
+  if (gigId !== undefined) {
+    current = await db("gigs").where({ id: gigId, seller_id: sellerId }).forUpdate().first("status", "published_at");
+    if (!current) throw new GigInputError("form", "This gig does not exist");
+  }
+  const previousImages = gigId === undefined ? [] : await listImages(db, gigId);
+  const allowed = new Set(await ownImages(db, sellerId, value.images, previousImages));
+  if (value.images.some((key) => !allowed.has(key))) throw new GigInputError("images", NOT_YOUR_IMAGE);
 
-    const packages = value.packages;
-    const columns = {
-      category_id: category.id,
-      title: value.title,
-      description: value.description,
-      tags: value.tags,
-      status,
-      starting_price_ugx: packages.length ? Math.min(...packages.map((p) => p.priceUgx)) : null,
-      fastest_delivery_days: packages.length ? Math.min(...packages.map((p) => p.deliveryDays)) : null,
-      published_at: status === "published" ? (current?.published_at ?? trx.fn.now()) : (current?.published_at ?? null),
-      updated_at: trx.fn.now(),
-    };
-    let id = gigId;
-    if (id === undefined) {
-      const [row] = await trx("gigs").insert({ ...columns, seller_id: sellerId }).returning("id");
-      id = Number(row.id);
-    } else {
-      await trx("gigs").where({ id }).update(columns);
-      await trx("gig_packages").where({ gig_id: id }).delete();
-      await trx("gig_images").where({ gig_id: id }).delete();
-    }
-    if (packages.length) {
-      const popular = packages.some((p) => p.tier === "standard") ? "standard" : null;
-      await trx("gig_packages").insert(
-        packages.map((p) => ({
-          gig_id: id,
-          tier: p.tier,
-          name: p.name,
-          description: p.description,
-          price_ugx: p.priceUgx,
-          delivery_days: p.deliveryDays,
-          revisions: p.revisions,
-          features: p.features,
-          popular: p.tier === popular,
-        })),
-      );
-    }
-    if (value.images.length) {
-      await trx("gig_images").insert(value.images.map((key, position) => ({ gig_id: id, storage_key: key, position, alt: value.title })));
-    }
-    if (status === "published") await addSearchTerms(trx, [id]);
-    // An image taken off the gig is gone for good (its files are deleted after commit), so it is no longer
-    // an upload the seller could put back on a form.
-    const removedImages = previousImages.filter((key) => !value.images.includes(key));
-    if (removedImages.length) await trx("uploads").whereIn("storage_key", removedImages).delete();
-    return { id, removedImages };
-  });
+  const packages = value.packages;
+  const columns = {
+    category_id: category.id,
+    title: value.title,
+    description: value.description,
+    tags: value.tags,
+    status,
+    starting_price_ugx: packages.length ? Math.min(...packages.map((p) => p.priceUgx)) : null,
+    fastest_delivery_days: packages.length ? Math.min(...packages.map((p) => p.deliveryDays)) : null,
+    published_at: status === "published" ? (current?.published_at ?? db.fn.now()) : (current?.published_at ?? null),
+    updated_at: db.fn.now(),
+  };
+  let id = gigId;
+  if (id === undefined) {
+    const [row] = await db("gigs").insert({ ...columns, seller_id: sellerId }).returning("id");
+    id = Number(row.id);
+  } else {
+    await db("gigs").where({ id }).update(columns);
+    await db("gig_packages").where({ gig_id: id }).delete();
+    await db("gig_images").where({ gig_id: id }).delete();
+  }
+  if (packages.length) {
+    const popular = packages.some((p) => p.tier === "standard") ? "standard" : null;
+    await db("gig_packages").insert(
+      packages.map((p) => ({
+        gig_id: id,
+        tier: p.tier,
+        name: p.name,
+        description: p.description,
+        price_ugx: p.priceUgx,
+        delivery_days: p.deliveryDays,
+        revisions: p.revisions,
+        features: p.features,
+        popular: p.tier === popular,
+      })),
+    );
+  }
+  if (value.images.length) {
+    await db("gig_images").insert(value.images.map((key, position) => ({ gig_id: id, storage_key: key, position, alt: value.title })));
+  }
+  if (status === "published") await addSearchTerms(db, [id]);
+  // An image taken off the gig is gone for good (its files are deleted after commit), so it is no longer
+  // an upload the seller could put back on a form.
+  const removedImages = previousImages.filter((key) => !value.images.includes(key));
+  if (removedImages.length) await db("uploads").whereIn("storage_key", removedImages).delete();
+  return { id, removedImages };
 }
 
 /** Pauses a published gig or publishes a paused one again; false when it is not the seller's or not in that state. */
@@ -496,16 +506,31 @@ export async function setGigStatus(db: Db, sellerId: number, gigId: number, stat
   return updated === 1;
 }
 
-/** Deletes a seller's gig; returns its image keys (to delete their files), or null when it is not theirs. */
-export async function deleteGig(db: Knex, sellerId: number, gigId: number): Promise<string[] | null> {
-  return db.transaction(async (trx) => {
-    const gig = await trx("gigs").where({ id: gigId, seller_id: sellerId }).forUpdate().first("id");
-    if (!gig) return null;
-    const images = await listImages(trx, gigId);
-    await trx("gigs").where({ id: gigId }).delete();
-    await trx("uploads").whereIn("storage_key", images).delete();
-    return images;
-  });
+/**
+ * Deletes a seller's gig (its packages and images go with it) and forgets its images as uploads; returns
+ * their keys (to delete their files after the commit), or null when it is not theirs. No transaction of its
+ * own: the operation's.
+ */
+export async function deleteGig(db: Db, sellerId: number, gigId: number): Promise<string[] | null> {
+  const gig = await db("gigs").where({ id: gigId, seller_id: sellerId }).forUpdate().first("id");
+  if (!gig) return null;
+  const images = await listImages(db, gigId);
+  await db("gigs").where({ id: gigId }).delete();
+  if (images.length) await db("uploads").whereIn("storage_key", images).delete();
+  return images;
+}
+
+/**
+ * Forgets a member's upload that no gig uses (an image taken off a form before it was saved):
+ * "removed" (the caller deletes its files after the commit), "in_use" when a gig still shows it (it goes
+ * when that gig is saved without it), "not_found" when it is not their upload.
+ */
+export async function forgetUpload(db: Db, ownerId: number, storageKey: string): Promise<"removed" | "in_use" | "not_found"> {
+  const upload = await db("uploads").where({ storage_key: storageKey, owner_id: ownerId }).forUpdate().first("storage_key");
+  if (!upload) return "not_found";
+  if (await db("gig_images").where({ storage_key: storageKey }).first("id")) return "in_use";
+  await db("uploads").where({ storage_key: storageKey, owner_id: ownerId }).delete();
+  return "removed";
 }
 
 /** Adds the words of these gigs (title, tags, description) to the words search can correct towards. */

@@ -3,54 +3,56 @@ import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { SubmitButton } from "~/components/forms";
 import { GigForm } from "~/components/gig-form";
-import { recordActivity } from "~/models/activity.server";
 import { listCategoryOptions } from "~/models/category.server";
-import { deleteGig, getOwnGig, setGigStatus } from "~/models/gig.server";
-import { requireUser } from "~/utils/auth.server";
+import { getOwnGig } from "~/models/gig.server";
+import type { Failure } from "~/operations/core.server";
+import { deleteGig, pauseGig, resumeGig } from "~/operations/gigs.server";
+import { requireMemberActor } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
 import { gigFormOf, handleGigForm } from "~/utils/gig-form.server";
-import { deleteImage } from "~/utils/storage.server";
 import { readFormData } from "~/utils/form-data.server";
+import { failureStatus } from "~/utils/operation-results.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `Edit ${data.title} | Soko` : "Not found | Soko" }];
 
 /** Only the owner edits: anyone else, and any id that is not a gig, gets the same 404. */
-async function ownGig(request: Request, id: string | undefined) {
-  const user = await requireUser(request);
-  const gig = await getOwnGig(getDb(), Number(id), user.id);
+async function ownGig(request: Request, clientIp: string, id: string | undefined) {
+  const actor = await requireMemberActor(request, clientIp);
+  const gig = await getOwnGig(getDb(), Number(id), actor.user.id);
   if (!gig) throw new Response("Not Found", { status: 404 });
-  return { user, gig };
+  return { actor, gig };
 }
 
-export async function loader({ request, params }: LoaderFunctionArgs) {
-  const { gig } = await ownGig(request, params.id);
+export async function loader({ request, params, context }: LoaderFunctionArgs) {
+  const { gig } = await ownGig(request, context.clientIp, params.id);
   const confirmDelete = new URL(request.url).searchParams.get("delete") === "confirm";
   return { id: gig.id, title: gig.title, status: gig.status, confirmDelete, categories: await listCategoryOptions(getDb()), state: gigFormOf(gig) };
 }
 
-export async function action({ request, params }: ActionFunctionArgs) {
-  const { user, gig } = await ownGig(request, params.id);
-  if ((request.headers.get("Content-Type") ?? "").startsWith("multipart/form-data")) return handleGigForm(request, user, gig.id);
+export async function action({ request, params, context }: ActionFunctionArgs) {
+  const { actor, gig } = await ownGig(request, context.clientIp, params.id);
+  if ((request.headers.get("Content-Type") ?? "").startsWith("multipart/form-data")) return handleGigForm(request, actor, gig.id);
 
   // The small forms beside the editor: pause, publish again, delete (after a confirmation).
   const intent = (await readFormData(request)).get("intent");
-  const db = getDb();
   if (intent === "pause" || intent === "resume") {
-    const changed = await setGigStatus(db, user.id, gig.id, intent === "pause" ? "paused" : "published");
-    if (!changed) return data({ manageError: intent === "pause" ? "Only a published gig can be paused." : "Only a paused gig can be published again this way." }, { status: 409 });
-    await recordActivity(db, user.id, intent === "pause" ? "gig_paused" : "gig_resumed", { gigId: gig.id });
+    const result = await (intent === "pause" ? pauseGig : resumeGig)(actor, { gigId: gig.id });
+    if (!result.ok) return manageFailure(result);
     return redirect(`/gig/${gig.id}/edit`);
   }
   if (intent === "delete") return redirect(`/gig/${gig.id}/edit?delete=confirm#delete`);
   if (intent === "delete-confirmed") {
-    const images = await deleteGig(db, user.id, gig.id);
-    if (images) {
-      await Promise.all(images.map(deleteImage));
-      await recordActivity(db, user.id, "gig_deleted", { gigId: gig.id, title: gig.title });
-    }
+    const result = await deleteGig(actor, { gigId: gig.id });
+    if (!result.ok) return manageFailure(result);
     return redirect("/dashboard?gig=deleted");
   }
   return data({ manageError: "Choose what to do with this gig." }, { status: 400 });
+}
+
+/** A refused pause, resume or delete: its reason beside the buttons (409), or the error page (404). */
+function manageFailure(failure: Failure) {
+  if (failure.error === "not_found" || failure.error === "forbidden") throw new Response("Not Found", { status: 404 });
+  return data({ manageError: "message" in failure ? failure.message : "Choose what to do with this gig." }, { status: failureStatus(failure) });
 }
 
 const STATUS = { draft: "Draft: only you can see it", published: "Published: buyers can find it", paused: "Paused: hidden from buyers" };

@@ -5,7 +5,7 @@ import { SubmitButton } from "~/components/forms";
 import { GigForm } from "~/components/gig-form";
 import { listCategoryOptions } from "~/models/category.server";
 import { becomeSeller } from "~/models/user.server";
-import { requireUser } from "~/utils/auth.server";
+import { requireMemberActor, requireUser } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
 import { emptyGigForm, handleGigForm } from "~/utils/gig-form.server";
 import { readFormData } from "~/utils/form-data.server";
@@ -18,7 +18,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return { role: user.role, categories: await listCategoryOptions(getDb()), state: emptyGigForm() };
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireUser(request);
   if (user.role === "client") {
     const form = await readFormData(request);
@@ -27,7 +27,7 @@ export async function action({ request }: ActionFunctionArgs) {
     return redirect("/gig/create");
   }
   if (user.role !== "freelancer") throw new Response("Admins do not sell on Soko", { status: 403 });
-  return handleGigForm(request, user);
+  return handleGigForm(request, await requireMemberActor(request, context.clientIp));
 }
 
 export default function CreateGig() {

@@ -6,10 +6,9 @@
  */
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, unstable_parseMultipartFormData, type UploadHandler } from "@remix-run/node";
-import { recordGigPublished } from "~/analytics/conversions.server";
-import { recordActivity } from "~/models/activity.server";
-import { gigImagesOf, GigInputError, NOT_YOUR_IMAGE, ownImages, recordUpload, saveGig, type GigPackage } from "~/models/gig.server";
-import type { SessionUser } from "~/models/session.server";
+import { gigImagesOf, NOT_YOUR_IMAGE, ownImages, type GigPackage } from "~/models/gig.server";
+import type { Actor } from "~/operations/core.server";
+import { attachImage, saveGig } from "~/operations/gigs.server";
 import { getDb } from "~/utils/db.server";
 import {
   gigFormSchema,
@@ -32,8 +31,7 @@ import {
   refuseTooLarge,
   UNREADABLE_FORM,
 } from "~/utils/form-data.server";
-import { consume } from "~/utils/rate-limit.server";
-import { deleteImage, InvalidImageError, MAX_IMAGE_BYTES, saveImage } from "~/utils/storage.server";
+import { MAX_IMAGE_BYTES } from "~/utils/storage.server";
 
 export type TierValues = { name: string; description: string; price: string; delivery: string; revisions: string; features: string };
 export type GigFormState = {
@@ -155,7 +153,8 @@ const reply = (state: GigFormState, errors: GigFormErrors, status = 400) => data
  * Handles a submission of the gig form for a seller; `gigId` when editing their gig (the caller has checked
  * it is theirs). Returns the redirect after saving, or the form with its messages.
  */
-export async function handleGigForm(request: Request, user: SessionUser, gigId?: number) {
+export async function handleGigForm(request: Request, actor: Extract<Actor, { kind: "member" }>, gigId?: number) {
+  const user = actor.user;
   const read = await readForm(request);
   if (read === "too-large") {
     // The body was not read in full, so what was typed cannot be shown back; say what was wrong.
@@ -185,19 +184,14 @@ export async function handleGigForm(request: Request, user: SessionUser, gigId?:
     if (state.images.length + files.length > MAX_IMAGES) {
       errors.upload = [`A gig can have at most ${MAX_IMAGES} images`];
     } else {
-      // Each file is one use of the limit: the disk fills per image, not per request.
-      const limited = await consume("upload", [String(user.id)], files.length);
-      if (limited) errors.upload = [limited.message];
-      else {
-        for (const file of files) {
-          try {
-            const key = await saveImage(Buffer.from(await file.arrayBuffer()), ["thumb", "large"]);
-            await recordUpload(getDb(), user.id, key);
-            state.images.push(key);
-          } catch (error) {
-            if (!(error instanceof InvalidImageError)) throw error;
-            errors.upload = [`${file.name}: ${error.message}`];
-          }
+      // Each file is stored by attachImage, one use of the upload limit each.
+      for (const file of files) {
+        const attached = await attachImage(actor, { file });
+        if (attached.ok) state.images.push(attached.value.key);
+        else if (attached.error === "invalid") errors.upload = [...(errors.upload ?? []), ...(attached.issues.upload ?? [])];
+        else {
+          errors.upload = [...(errors.upload ?? []), attached.message];
+          break;
         }
       }
     }
@@ -239,20 +233,9 @@ export async function handleGigForm(request: Request, user: SessionUser, gigId?:
     if (!Object.keys(errors).length) errors.form = ["Check the form and try again"];
     return reply(state, errors);
   }
-  if (gigId === undefined) {
-    const limited = await consume("gigCreate", [String(user.id)]);
-    if (limited) return reply(state, { form: [limited.message] }, limited.status);
-  }
-  try {
-    const status = intent === "publish" ? "published" : "draft";
-    const saved = await saveGig(getDb(), user.id, submission.value, status, gigId);
-    await Promise.all(saved.removedImages.map(deleteImage));
-    await recordActivity(getDb(), user.id, status === "published" ? "gig_published" : "gig_saved", { gigId: saved.id, title: submission.value.title });
-    // Analytics' gig_published, once per gig (at its first publication), recorded by the server after the commit.
-    if (status === "published") await recordGigPublished({ request, userId: user.id, gigId: saved.id });
-    return redirect(`/dashboard?gig=${status}`);
-  } catch (error) {
-    if (!(error instanceof GigInputError)) throw error;
-    return reply(state, { [error.field]: [error.message] });
-  }
+  const result = await saveGig(actor, { intent: intent as GigIntent, gig: submission.value, gigId });
+  if (result.ok) return redirect(`/dashboard?gig=${result.value.status}`);
+  if (result.error === "invalid") return reply(state, result.issues);
+  if (result.error === "limited") return reply(state, { form: [result.message] }, result.status);
+  throw new Response(result.message, { status: result.error === "not_found" ? 404 : result.error === "forbidden" ? 403 : 409 });
 }

@@ -1,0 +1,202 @@
+/**
+ * Gigs (ADR 012): a seller saves a gig (create or edit, as a draft or published), pauses, resumes and
+ * deletes it, and puts images on it or takes them off. Every door (the gig editor, later the JSON API and
+ * the seed, which acts as each demo seller) calls these, so every gig obeys the same rules: only a seller
+ * acts, only on their own gigs (anyone else's gig is "not found", never "forbidden"), only with their own
+ * uploads, within the same rate limits; activity, file deletions and the gig_published conversion are
+ * committed with the change or not at all.
+ */
+import type { Knex } from "knex";
+import { conversionFact } from "~/analytics/conversions.server";
+import {
+  deleteGig as deleteGigRows,
+  forgetUpload,
+  GigInputError,
+  lockOwnGig,
+  recordUpload,
+  saveGig as saveGigRows,
+  setGigStatus,
+} from "~/models/gig.server";
+import type { SessionUser } from "~/models/session.server";
+import { conflict, forbidden, invalid, limitedBy, notFound, ok, transact, type Actor, type Failure, type Result } from "~/operations/core.server";
+import type { GigFormValue, GigIntent } from "~/utils/gig-schemas";
+import { consume } from "~/utils/rate-limit.server";
+import { deleteImage, InvalidImageError, saveImage } from "~/utils/storage.server";
+
+type Options = { db?: Knex };
+
+export const ONLY_SELLERS = "Only sellers can create gigs";
+export const NO_ADMIN_SELLERS = "Admins do not sell on Soko";
+
+/** The seller behind an actor, or why they may not sell: only a signed-in freelancer sells. */
+function sellerOf(actor: Actor): { ok: true; user: SessionUser } | Failure {
+  if (actor.kind !== "member") return forbidden("Sign in as a seller to do that.");
+  if (actor.user.role === "admin") return forbidden(NO_ADMIN_SELLERS);
+  if (actor.user.role !== "freelancer") return forbidden(ONLY_SELLERS);
+  return { ok: true, user: actor.user };
+}
+
+/** The member behind an actor; a gig someone does not own is "not found" to them whatever their role. */
+function memberOrForbidden(actor: Actor): { ok: true; user: SessionUser } | Failure {
+  return actor.kind === "member" ? { ok: true, user: actor.user } : forbidden("Sign in to do that.");
+}
+
+export type SaveGigInput = {
+  /** Save as Draft or Publish Gig: which schema parsed `gig` (gigFormSchema(intent)). */
+  intent: GigIntent;
+  gig: GigFormValue;
+  /** The gig being edited; none to create one. */
+  gigId?: number;
+};
+
+/**
+ * Creates or edits a seller's gig, as a draft or published. A new gig counts against the seller's
+ * gigCreate limit. Images may be the seller's own uploads or the gig's current ones; images the edit takes
+ * off are deleted after the commit. The gig_published conversion is recorded once per gig, at its first
+ * publication (published_at, which later saves keep), however often it is saved as published.
+ */
+export async function saveGig(actor: Actor, input: SaveGigInput, { db }: Options = {}): Promise<Result<{ id: number; status: "draft" | "published" }>> {
+  const seller = sellerOf(actor);
+  if (!seller.ok) return seller;
+  const { user } = seller;
+  if (input.gigId === undefined) {
+    const limited = await consume("gigCreate", [String(user.id)]);
+    if (limited) return limitedBy(limited);
+  }
+  const status = input.intent === "publish" ? "published" : "draft";
+  return transact(
+    actor,
+    async (tx) => {
+      if (input.gigId !== undefined && !(await lockOwnGig(tx.trx, user.id, input.gigId))) return notFound();
+      let saved: { id: number; removedImages: string[] };
+      try {
+        saved = await saveGigRows(tx.trx, user.id, input.gig, status, input.gigId);
+      } catch (error) {
+        if (error instanceof GigInputError) return invalid({ [error.field]: [error.message] });
+        throw error;
+      }
+      for (const key of saved.removedImages) await tx.effect({ kind: "delete_image", key });
+      await tx.activity(user.id, status === "published" ? "gig_published" : "gig_saved", { gigId: saved.id, title: input.gig.title });
+      if (status === "published") {
+        const gig = await lockOwnGig(tx.trx, user.id, saved.id);
+        if (gig?.publishedAt) {
+          const fact = conversionFact(actor, { type: "gig_published", userId: user.id, subjectId: saved.id, at: gig.publishedAt, metadata: { gig: saved.id } });
+          await tx.effect({ kind: "conversion", fact }, `conversion:gig_published:${saved.id}`);
+        }
+      }
+      return ok({ id: saved.id, status });
+    },
+    { db },
+  );
+}
+
+const NOT_PAUSABLE = "Only a published gig can be paused.";
+const NOT_RESUMABLE = "Only a paused gig can be published again this way.";
+
+async function changeStatus(actor: Actor, gigId: number, to: "paused" | "published", db: Knex | undefined): Promise<Result<{ id: number; status: "paused" | "published" }>> {
+  const member = memberOrForbidden(actor);
+  if (!member.ok) return member;
+  const { user } = member;
+  return transact(
+    actor,
+    async (tx) => {
+      if (!(await lockOwnGig(tx.trx, user.id, gigId))) return notFound();
+      if (!(await setGigStatus(tx.trx, user.id, gigId, to))) {
+        return to === "paused" ? conflict("not_published", NOT_PAUSABLE) : conflict("not_paused", NOT_RESUMABLE);
+      }
+      await tx.activity(user.id, to === "paused" ? "gig_paused" : "gig_resumed", { gigId });
+      return ok({ id: gigId, status: to });
+    },
+    { db },
+  );
+}
+
+/** Hides a published gig from buyers (conflict "not_published" for a draft or a paused gig). */
+export function pauseGig(actor: Actor, input: { gigId: number }, { db }: Options = {}) {
+  return changeStatus(actor, input.gigId, "paused", db);
+}
+
+/** Shows a paused gig to buyers again (conflict "not_paused" for a draft or a published gig). */
+export function resumeGig(actor: Actor, input: { gigId: number }, { db }: Options = {}) {
+  return changeStatus(actor, input.gigId, "published", db);
+}
+
+/** Deletes a seller's gig with its packages; its images' files are deleted after the commit. */
+export async function deleteGig(actor: Actor, input: { gigId: number }, { db }: Options = {}): Promise<Result<{ id: number; title: string }>> {
+  const member = memberOrForbidden(actor);
+  if (!member.ok) return member;
+  const { user } = member;
+  return transact(
+    actor,
+    async (tx) => {
+      const gig = await lockOwnGig(tx.trx, user.id, input.gigId);
+      if (!gig) return notFound();
+      const images = await deleteGigRows(tx.trx, user.id, gig.id);
+      if (!images) return notFound();
+      for (const key of images) await tx.effect({ kind: "delete_image", key });
+      await tx.activity(user.id, "gig_deleted", { gigId: gig.id, title: gig.title });
+      return ok({ id: gig.id, title: gig.title });
+    },
+    { db },
+  );
+}
+
+/**
+ * Stores an image a seller chose for a gig: counted against their upload limit (each file once), checked by
+ * its content and re-encoded (saveImage), and recorded as their upload, so only they can put it on a gig.
+ * Returns its key. The file is written before its row; if the row cannot be committed, the file goes and
+ * nothing is recorded. An image that is not one is `invalid` beside the "upload" field, named by its file.
+ */
+export async function attachImage(actor: Actor, input: { file: File }, { db }: Options = {}): Promise<Result<{ key: string }>> {
+  const seller = sellerOf(actor);
+  if (!seller.ok) return seller;
+  const { user } = seller;
+  const limited = await consume("upload", [String(user.id)]);
+  if (limited) return limitedBy(limited);
+  let key: string;
+  try {
+    key = await saveImage(Buffer.from(await input.file.arrayBuffer()), ["thumb", "large"]);
+  } catch (error) {
+    if (error instanceof InvalidImageError) return invalid({ upload: [`${input.file.name}: ${error.message}`] });
+    throw error;
+  }
+  let result: Result<{ key: string }>;
+  try {
+    result = await transact(
+      actor,
+      async (tx) => {
+        await recordUpload(tx.trx, user.id, key);
+        return ok({ key });
+      },
+      { db },
+    );
+  } catch (error) {
+    await deleteImage(key);
+    throw error;
+  }
+  if (!result.ok) await deleteImage(key);
+  return result;
+}
+
+/**
+ * Takes an image off a gig's form. An upload no gig shows is forgotten and its files are deleted after the
+ * commit (`removed: true`); an image the gig (or another of the seller's gigs) shows stays until that gig
+ * is saved without it (`removed: false`). Not found: an image that is neither their upload nor on their gig.
+ */
+export async function detachImage(actor: Actor, input: { key: string; gigId?: number }, { db }: Options = {}): Promise<Result<{ removed: boolean }>> {
+  const member = memberOrForbidden(actor);
+  if (!member.ok) return member;
+  const { user } = member;
+  return transact<{ removed: boolean }>(
+    actor,
+    async (tx) => {
+      if (input.gigId !== undefined && !(await lockOwnGig(tx.trx, user.id, input.gigId))) return notFound();
+      const outcome = await forgetUpload(tx.trx, user.id, input.key);
+      if (outcome === "not_found") return notFound();
+      if (outcome === "in_use") return ok({ removed: false });
+      await tx.effect({ kind: "delete_image", key: input.key });
+      return ok({ removed: true });
+    },
+    { db },
+  );
+}
