@@ -19,9 +19,7 @@
  * It is a report, not a test: missed targets still exit 0; only errors (a page that does not answer 200
  * or does not show its gigs, a failed load) exit non-zero. soko_bench is kept afterwards for inspection.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -30,7 +28,8 @@ import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import knex, { type Knex } from "knex";
 import { LOCAL_URLS } from "~/utils/local-services";
-import { bin, buildApp, root } from "./build";
+import { buildApp, root } from "./build";
+import { startAppServer, type AppServer } from "./lib/servers";
 
 
 const BENCH_DB = "soko_bench";
@@ -498,80 +497,14 @@ function ensureBuild(force: boolean) {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
-
-type WebServer = { baseUrl: string; output: () => string; stop: () => Promise<void> };
+type WebServer = AppServer;
 
 /**
- * Starts `tsx server.ts` in its own process group (tsx runs node as its child) and waits for /healthz.
- * stop() sends SIGTERM to that group only, and SIGKILL if it has not exited 15 s later.
+ * The built web server (scripts/lib/servers.ts) in its own process group (tsx runs node as its child), so
+ * stopping it reaches both: SIGTERM, then SIGKILL 15 s later.
  */
-async function startServer(env: Record<string, string>): Promise<WebServer> {
-  const port = await freePort();
-  const tail: string[] = [];
-  const child: ChildProcess = spawn(bin("tsx"), ["server.ts"], {
-    cwd: root,
-    env: { ...process.env, ...env, NODE_ENV: "production", ALLOW_HTTP: "1", PORT: String(port) },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  const keep = (chunk: Buffer) => {
-    tail.push(...chunk.toString().split("\n").filter(Boolean));
-    tail.splice(0, Math.max(0, tail.length - 40));
-  };
-  child.stdout?.on("data", keep);
-  child.stderr?.on("data", keep);
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-
-  const signal = (sig: NodeJS.Signals) => {
-    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-    try {
-      process.kill(-child.pid, sig);
-    } catch {
-      // already gone
-    }
-  };
-  const server: WebServer = {
-    baseUrl: `http://127.0.0.1:${port}`,
-    output: () => tail.join("\n"),
-    stop: async () => {
-      signal("SIGTERM");
-      const killer = setTimeout(() => signal("SIGKILL"), 15_000);
-      await exited;
-      clearTimeout(killer);
-    },
-  };
-  try {
-    await waitForHealth(server.baseUrl, () => child.exitCode !== null);
-  } catch (error) {
-    await server.stop();
-    throw new Error(`${(error as Error).message}\n--- server output ---\n${server.output()}`);
-  }
-  return server;
-}
-
-async function waitForHealth(baseUrl: string, hasExited: () => boolean, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (hasExited()) throw new Error("the web server exited while starting");
-    try {
-      const res = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(2_000) });
-      if (res.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`GET /healthz did not answer 200 within ${timeoutMs / 1000} s`);
+function startServer(env: Record<string, string>): Promise<WebServer> {
+  return startAppServer(env, { host: "127.0.0.1", timeoutMs: 60_000, stopGraceMs: 15_000, processGroup: true });
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -21,10 +21,9 @@
  * It is a report, not a test: missed targets still exit 0; errors (a process that does not start, a run
  * with non-202 answers) exit 1. The ClickHouse database and Redis keys are removed afterwards unless --keep.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,6 +33,7 @@ import autocannon from "autocannon";
 import { Redis } from "ioredis";
 import { LOCAL_URLS } from "~/utils/local-services";
 import { bin, buildApp, root } from "./build";
+import { freePort, startAppServer, startTsx, waitUntil, type Child } from "./lib/servers";
 
 const DOCS = path.join(root, "docs", "benchmarks.md");
 const DOCS_HEADING = "## Analytics ingestion (issue 5): `npm run bench:ingest`";
@@ -95,55 +95,13 @@ function readOptions(): Options & { bare?: number } {
 // ---------------------------------------------------------------------------------------------------------
 // Child processes.
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-type Child = { name: string; process: ChildProcess; output: () => string; stop: () => Promise<void> };
 const children: Child[] = [];
 
+/** A `tsx` child of this run (scripts/lib/servers.ts), stopped with the others at the end. */
 function start(name: string, args: string[], env: Record<string, string>): Child {
-  const child = spawn(bin("tsx"), args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  const keep = (d: Buffer) => {
-    output = (output + d.toString()).slice(-20_000);
-  };
-  child.stdout?.on("data", keep);
-  child.stderr?.on("data", keep);
-  const handle: Child = {
-    name,
-    process: child,
-    output: () => output,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-        child.once("exit", () => {
-          clearTimeout(timer);
-          resolve();
-        });
-        child.kill("SIGTERM");
-      }),
-  };
-  children.push(handle);
-  return handle;
-}
-
-async function waitFor(child: Child, check: () => Promise<boolean> | boolean, what: string, ms = 60_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (child.process.exitCode !== null) throw new Error(`${child.name} exited before ${what}:\n${child.output()}`);
-    if (await Promise.resolve().then(check).catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`${child.name}: no ${what} within ${ms / 1000} s:\n${child.output()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const child = startTsx(name, args, env, { stopGraceMs: 20_000 });
+  children.push(child);
+  return child;
 }
 
 async function stopAll() {
@@ -335,10 +293,10 @@ function machineCpuSeconds(): number | null {
 /** The node process a `tsx` child runs (tsx starts node as its own child). */
 function nodePidOf(child: Child): number | null {
   try {
-    const pid = execFileSync("pgrep", ["-P", String(child.process.pid)]).toString().trim().split("\n")[0];
-    return pid ? Number(pid) : child.process.pid ?? null;
+    const pid = execFileSync("pgrep", ["-P", String(child.child.pid)]).toString().trim().split("\n")[0];
+    return pid ? Number(pid) : child.child.pid ?? null;
   } catch {
-    return child.process.pid ?? null;
+    return child.child.pid ?? null;
   }
 }
 
@@ -442,11 +400,8 @@ async function main() {
 
   try {
     const facts = await machineFacts(clickhouse, redis);
-    const [webPort, barePort] = await Promise.all([freePort(), freePort()]);
+    const barePort = await freePort();
     const env = {
-      NODE_ENV: "production",
-      ALLOW_HTTP: "1",
-      PORT: String(webPort),
       ...urls,
       CLICKHOUSE_DATABASE: database,
       QUEUE_PREFIX: prefix,
@@ -454,15 +409,15 @@ async function main() {
       ANALYTICS_RATE_LIMIT: "1000000000",
     };
     const bare = start("bare endpoint", ["scripts/bench-ingest.ts", "--bare", String(barePort)], {});
-    const web = start("web", ["server.ts"], env);
-    const worker = start("worker", ["worker/index.ts"], env);
-    await waitFor(bare, () => bare.output().includes("[bare] listening"), "listening");
-    await waitFor(web, async () => (await fetch(`http://127.0.0.1:${webPort}/healthz`)).ok, "healthy /healthz");
-    await waitFor(worker, () => worker.output().includes("[worker] ready"), "[worker] ready");
+    const worker = start("worker", ["worker/index.ts"], { ...env, NODE_ENV: "production", ALLOW_HTTP: "1" });
+    const web = await startAppServer(env, { name: "web", host: "127.0.0.1", timeoutMs: 60_000, stopGraceMs: 20_000 });
+    children.push(web);
+    await waitUntil(bare, () => bare.output().includes("[bare] listening"), "listening", 60_000);
+    await waitUntil(worker, () => worker.output().includes("[worker] ready"), "[worker] ready", 60_000);
 
     const base = { durationS: options.durationS, connections: options.connections };
     const bareUrl = `http://127.0.0.1:${barePort}/bare`;
-    const ingestUrl = `http://127.0.0.1:${webPort}/api/v1/analytics/action`;
+    const ingestUrl = `${web.baseUrl}/api/v1/analytics/action`;
 
     console.log(`\nWarming up (3 s each), then ${options.durationS} s per run at ${options.connections} connections:`);
     await drive({ ...base, durationS: 3, label: "warm-up", url: bareUrl, eventsPerRequest: 1 });
@@ -548,8 +503,8 @@ async function processMemory(list: Child[]) {
   const out: Record<string, string> = {};
   for (const child of list) {
     try {
-      const pids = execFileSync("pgrep", ["-P", String(child.process.pid)]).toString().trim().split("\n").filter(Boolean);
-      const pid = pids[0] ?? String(child.process.pid);
+      const pids = execFileSync("pgrep", ["-P", String(child.child.pid)]).toString().trim().split("\n").filter(Boolean);
+      const pid = pids[0] ?? String(child.child.pid);
       const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
       const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
       out[child.name] = `${Math.round(kb / 1024)} MB`;

@@ -1,28 +1,11 @@
-import { spawn } from "node:child_process";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { getEnv } from "~/utils/env.server";
-
-const root = path.resolve(import.meta.dirname, "../..");
+import { startTsx, waitUntil } from "../../scripts/lib/servers";
 
 function runWorker(env: Record<string, string>) {
-  const child = spawn(path.join(root, "node_modules", ".bin", "tsx"), ["worker/index.ts"], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout.on("data", (d) => (output += d));
-  child.stderr.on("data", (d) => (output += d));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const waitFor = async (text: string, ms = 20_000) => {
-    const deadline = Date.now() + ms;
-    while (!output.includes(text)) {
-      if (Date.now() > deadline) throw new Error(`worker never printed ${JSON.stringify(text)}:\n${output}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
-  return { child, exited, waitFor, output: () => output };
+  const worker = startTsx("worker", ["worker/index.ts"], env);
+  const waitFor = (text: string) => waitUntil(worker, () => worker.output().includes(text), JSON.stringify(text), 20_000, 50);
+  return { ...worker, exited: worker.exit, waitFor };
 }
 
 describe("worker process", () => {

@@ -1,0 +1,133 @@
+/**
+ * Processes of ours that tests and benchmarks start: a free port, a `tsx` child (the web server, the worker,
+ * a benchmark's bare endpoint) whose output is kept and which is stopped by its own pid, and the built web
+ * server in production mode, ready once /healthz answers 200. One copy for tests/support/test-server.ts
+ * and the benchmarks, which each had their own.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** A TCP port free on 127.0.0.1 at this moment (the kernel's choice). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export type Child = {
+  name: string;
+  child: ChildProcess;
+  /** The last 20,000 characters it wrote to stdout and stderr. */
+  output: () => string;
+  exited: () => boolean;
+  /** Its exit code (null when a signal ended it), once it has exited. */
+  exit: Promise<number | null>;
+  /** SIGTERM, then SIGKILL if it has not exited after the grace period. */
+  stop: () => Promise<void>;
+};
+
+export type ChildOptions = {
+  /** How long stop() waits after SIGTERM before SIGKILL. */
+  stopGraceMs?: number;
+  /**
+   * In a process group of its own, signalled as a group: tsx runs node as its child, so a SIGKILL reaches
+   * both. (Left out, the child shares ours, and a Ctrl-C in the terminal stops it too.)
+   */
+  processGroup?: boolean;
+};
+
+/** Runs `tsx <args>` from the project's root with process.env and `env`. */
+export function startTsx(name: string, args: string[], env: Record<string, string>, options: ChildOptions = {}): Child {
+  const { stopGraceMs = 10_000, processGroup = false } = options;
+  const child = spawn(path.join(root, "node_modules", ".bin", "tsx"), args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: processGroup,
+  });
+  let output = "";
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-20_000);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  const exited = () => child.exitCode !== null || child.signalCode !== null;
+  const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const signal = (sig: NodeJS.Signals) => {
+    if (child.pid === undefined || exited()) return;
+    try {
+      process.kill(processGroup ? -child.pid : child.pid, sig);
+    } catch {
+      // already gone
+    }
+  };
+  return {
+    name,
+    child,
+    output: () => output,
+    exited,
+    exit,
+    stop: async () => {
+      if (exited()) return;
+      const killer = setTimeout(() => signal("SIGKILL"), stopGraceMs);
+      signal("SIGTERM");
+      await exit;
+      clearTimeout(killer);
+    },
+  };
+}
+
+/** Waits until `check` holds (a throw counts as not yet); fails, with the child's output, if it exits first or time runs out. */
+export async function waitUntil(child: Child, check: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000, everyMs = 100) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exited()) throw new Error(`${child.name} exited before ${what}:\n${child.output()}`);
+    if (await Promise.resolve().then(check).catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`${child.name}: no ${what} within ${timeoutMs / 1000} s:\n${child.output()}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export type AppServer = Child & { port: number; baseUrl: string; adminUrl: string };
+
+export type AppServerOptions = ChildOptions & {
+  /** How long to wait for /healthz. */
+  timeoutMs?: number;
+  /** The host name in baseUrl (browsers know admin.localhost, so tests use localhost). */
+  host?: string;
+  /** What its messages call it. */
+  name?: string;
+};
+
+/**
+ * Starts the built app (`tsx server.ts` with NODE_ENV=production over plain http, as `npm start` runs it) on
+ * a free port with `env` (which may override ALLOW_HTTP), and waits for GET /healthz to answer 200. Stops it
+ * again and fails with its output if it exits or does not answer in time.
+ */
+export async function startAppServer(env: Record<string, string>, options: AppServerOptions = {}): Promise<AppServer> {
+  const { timeoutMs = 30_000, host = "localhost", name = "web server", ...childOptions } = options;
+  if (!fs.existsSync(path.join(root, "build", "server", "index.js"))) {
+    throw new Error("build/ is missing: run `npm run build` (npm test does it) before the end-to-end tests");
+  }
+  const port = await freePort();
+  const server = startTsx(name, ["server.ts"], { NODE_ENV: "production", ALLOW_HTTP: "1", ...env, PORT: String(port) }, childOptions);
+  const baseUrl = `http://${host}:${port}`;
+  try {
+    const healthy = async () => (await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(2_000) })).status === 200;
+    await waitUntil(server, healthy, "answer 200 to GET /healthz", timeoutMs);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  return { ...server, port, baseUrl, adminUrl: `http://admin.localhost:${port}` };
+}
