@@ -48,6 +48,13 @@ export async function recordActivity(db: Db, userId: number, kind: ActivityKind,
   await db("activity").insert({ user_id: userId, kind, details: JSON.stringify(details) });
 }
 
+/** Many activity rows in a few statements (a bulk operation's, such as the demo data's thousands of reviews). */
+export async function recordActivities(db: Db, rows: { userId: number; kind: ActivityKind; details: Record<string, unknown> }[]) {
+  for (let from = 0; from < rows.length; from += 1000) {
+    await db("activity").insert(rows.slice(from, from + 1000).map((r) => ({ user_id: r.userId, kind: r.kind, details: JSON.stringify(r.details) })));
+  }
+}
+
 export type ActivityItem = { id: number; label: string; at: Date };
 
 export async function listRecentActivity(db: Db, userId: number, limit = 8): Promise<ActivityItem[]> {
