@@ -3,10 +3,11 @@
  * whole pipeline (web server, worker, ClickHouse) for a test that reads back what was stored.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { createClickHouse } from "~/analytics/clickhouse.server";
+import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import type { EventKind, QueuedEvent } from "~/analytics/events";
 import { getEnv, parseEnv } from "~/utils/env.server";
 import { createRedis } from "~/utils/redis.server";
+import { startEffects } from "../../worker/effects.server";
 import { startIngest } from "../../worker/ingest.server";
 import { createTestClickHouseDatabase } from "./databases";
 import { startTestServer } from "./test-server";
@@ -57,22 +58,28 @@ export function queuedEvent<K extends EventKind>(kind: K, overrides: Partial<Rec
 /**
  * The whole pipeline for one test file: the built web server, the worker (in the test's process) on its
  * own queue prefix, and a ClickHouse database of its own, so a test can post or browse and then read what
- * was stored. `stop` takes it all down again.
+ * was stored. With a database of the test's own (`env.DATABASE_URL`), the worker also carries out the
+ * operations' after-commit effects there (the signup and gig_published conversions wait in it). `stop`
+ * takes it all down again.
  */
 export async function startAnalyticsPipeline(env: Record<string, string>, { name = "soko_pipe" }: { name?: string } = {}) {
   const base = getEnv();
   const prefix = `t_${name}_${randomBytes(4).toString("hex")}`;
   const database = await createTestClickHouseDatabase(name);
-  const clickhouse = createClickHouse({ url: base.CLICKHOUSE_URL, database });
+  const clickhouse = createClickHouse(clickHouseOptions(base, database));
   const redis = createRedis(base.REDIS_URL, { maxRetriesPerRequest: null });
   const server = await startTestServer({ QUEUE_PREFIX: prefix, CLICKHOUSE_DATABASE: database, TRUST_PROXY: "loopback", ...env });
-  const worker = await startIngest(parseEnv({ ...process.env, QUEUE_PREFIX: prefix, CLICKHOUSE_DATABASE: database }), { redis, clickhouse, batchMs: 100 });
+  const workerEnv = parseEnv({ ...process.env, QUEUE_PREFIX: prefix, CLICKHOUSE_DATABASE: database, ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : {}) });
+  const worker = await startIngest(workerEnv, { redis, clickhouse, batchMs: 100 });
+  // Never the shared database's effects: only a test's own database has effects for this pipeline.
+  const effects = env.DATABASE_URL ? startEffects(workerEnv, { pollMs: 100 }) : undefined;
   return {
     server,
     clickhouse,
     database,
     async stop() {
       await server.stop();
+      await effects?.close();
       await worker.close();
       const keys = await redis.keys(`${prefix}:*`);
       if (keys.length) await redis.del(...keys);
