@@ -6,9 +6,10 @@
 import { parseArgs } from "node:util";
 import readline from "node:readline";
 import { z } from "zod";
-import { createAdmin, EmailTakenError } from "~/models/user.server";
+import { createAdmin } from "~/operations/accounts.server";
+import { systemActor } from "~/operations/core.server";
 import { newPassword } from "~/utils/account-schemas";
-import { closeDb, getDb } from "~/utils/db.server";
+import { closeDb } from "~/utils/db.server";
 
 const { values } = parseArgs({ options: { name: { type: "string" }, email: { type: "string" } } });
 
@@ -40,10 +41,16 @@ if (!parsed.success) {
   process.exit(2);
 }
 try {
-  const { username } = await createAdmin(getDb(), parsed.data);
-  console.log(`[admin:create] administrator ${parsed.data.email} (@${username}) created; sign in on the admin host.`);
+  const result = await createAdmin(systemActor("admin:create"), parsed.data);
+  if (result.ok) {
+    console.log(`[admin:create] administrator ${parsed.data.email} (@${result.value.username}) created; sign in on the admin host.`);
+  } else {
+    const messages = result.error === "invalid" ? Object.values(result.issues).flat() : [result.message];
+    for (const message of messages) console.error(`[admin:create] ${message}`);
+    process.exitCode = 1;
+  }
 } catch (error) {
-  console.error(`[admin:create] ${error instanceof EmailTakenError ? error.message : (error as Error).message}`);
+  console.error(`[admin:create] ${(error as Error).message}`);
   process.exitCode = 1;
 } finally {
   await closeDb();

@@ -1,32 +1,36 @@
 /**
  * Password resets: a random single-use token in the link, only its SHA-256 stored, valid for one hour.
- * Asking for a reset never tells whether the email has an account.
+ * Asking for a reset never tells whether the email has an account. Plain reads and writes on a `Db` that
+ * may be a transaction; the account operations put them together (app/operations/accounts.server.ts).
  */
 import { randomBytes } from "node:crypto";
-import type { Knex } from "knex";
 import { sendMail } from "~/models/outbox.server";
 import { hashToken } from "~/models/session.server";
-import { resetPassword } from "~/models/user.server";
+import type { Db } from "~/utils/db.server";
 
 export const RESET_TTL_MS = 60 * 60 * 1000;
 
-/** Writes the reset mail when the email belongs to an active member; does nothing otherwise. */
-export async function requestPasswordReset(db: Knex, email: string, origin: string) {
+export type ResetRecipient = { id: number; name: string; email: string };
+
+/** The active member an email names, to mail a reset link to; null for anyone else. */
+export async function findResetRecipient(db: Db, email: string): Promise<ResetRecipient | null> {
   const user = await db("users").whereRaw("lower(email) = lower(?)", [email]).andWhere({ status: "active" }).first("id", "name", "email");
-  if (!user) return;
+  return user ? { id: Number(user.id), name: user.name, email: user.email } : null;
+}
+
+/** Stores a new reset link for a member and writes the mail that carries it (on the caller's transaction). */
+export async function createPasswordReset(db: Db, user: ResetRecipient, origin: string) {
   const token = randomBytes(32).toString("base64url");
-  await db.transaction(async (trx) => {
-    await trx("password_resets").insert({ id: hashToken(token), user_id: user.id, expires_at: new Date(Date.now() + RESET_TTL_MS) });
-    await sendMail(trx, {
-      to: user.email,
-      subject: "Reset your Soko password",
-      body: `Hello ${user.name},\n\nUse this link within one hour to choose a new password:\n${origin}/reset-password?token=${token}\n\nIf you did not ask for this, ignore this message; your password stays the same.`,
-    });
+  await db("password_resets").insert({ id: hashToken(token), user_id: user.id, expires_at: new Date(Date.now() + RESET_TTL_MS) });
+  await sendMail(db, {
+    to: user.email,
+    subject: "Reset your Soko password",
+    body: `Hello ${user.name},\n\nUse this link within one hour to choose a new password:\n${origin}/reset-password?token=${token}\n\nIf you did not ask for this, ignore this message; your password stays the same.`,
   });
 }
 
 /** True when a token names an unused, unexpired reset. */
-export async function isResetTokenValid(db: Knex, token: string): Promise<boolean> {
+export async function isResetTokenValid(db: Db, token: string): Promise<boolean> {
   if (!token || token.length > 200) return false;
   return Boolean(
     await db("password_resets").where({ id: hashToken(token) }).whereNull("used_at").andWhere("expires_at", ">", db.fn.now()).first("id"),
@@ -34,22 +38,24 @@ export async function isResetTokenValid(db: Knex, token: string): Promise<boolea
 }
 
 /**
- * Uses a token once: sets the password, ends every session, and uses up the member's other unused links too
- * (an older mail lying in an inbox must not reset the password that was just chosen). False when the token
- * is unknown, used or expired.
+ * Uses a token once: locks it, and uses it up together with the member's other unused links (an older mail
+ * lying in an inbox must not reset the password that is being chosen). Answers the member's id, or null when
+ * the token is unknown, used or expired.
  */
-export async function completePasswordReset(db: Knex, token: string, password: string): Promise<boolean> {
-  if (!token || token.length > 200) return false;
-  return db.transaction(async (trx) => {
-    const reset = await trx("password_resets")
-      .where({ id: hashToken(token) })
-      .whereNull("used_at")
-      .andWhere("expires_at", ">", trx.fn.now())
-      .forUpdate()
-      .first("id", "user_id");
-    if (!reset) return false;
-    await trx("password_resets").where({ user_id: reset.user_id }).whereNull("used_at").update({ used_at: trx.fn.now() });
-    await resetPassword(trx, reset.user_id, password);
-    return true;
-  });
+export async function useResetToken(db: Db, token: string): Promise<number | null> {
+  if (!token || token.length > 200) return null;
+  const reset = await db("password_resets")
+    .where({ id: hashToken(token) })
+    .whereNull("used_at")
+    .andWhere("expires_at", ">", db.fn.now())
+    .forUpdate()
+    .first("id", "user_id");
+  if (!reset) return null;
+  await cancelPasswordResets(db, Number(reset.user_id));
+  return Number(reset.user_id);
+}
+
+/** Uses up a member's unused reset links (their password was just changed, by a link or in settings). */
+export async function cancelPasswordResets(db: Db, userId: number) {
+  await db("password_resets").where({ user_id: userId }).whereNull("used_at").update({ used_at: db.fn.now() });
 }

@@ -68,6 +68,11 @@ export async function deleteSession(db: Db, token: string) {
   await db("sessions").where({ id: hashToken(token) }).delete();
 }
 
+/** Ends one session by its row id (a SessionUser's `sessionId`: the token's hash). */
+export async function deleteSessionById(db: Db, sessionId: string) {
+  await db("sessions").where({ id: sessionId }).delete();
+}
+
 /** Ends every session of a user (suspend, ban, delete, "sign out everywhere"), except one if given. */
 export async function deleteUserSessions(db: Db, userId: number, { exceptSessionId }: { exceptSessionId?: string } = {}) {
   const query = db("sessions").where({ user_id: userId });

@@ -1,13 +1,13 @@
 /**
- * Users: joining, signing in, and what a member keeps in their profile and settings.
- * Every write that changes who can sign in (password, status) ends the sessions it must, in the same transaction.
+ * Users: joining, signing in, and what a member keeps in their profile and settings. Plain reads and writes
+ * on a `Db` that may be a transaction: the account operations (app/operations/accounts.server.ts) decide who
+ * may change what and write each change, its activity and the sessions it ends in one transaction. No
+ * function here opens a transaction of its own or writes activity.
  */
 import { randomInt } from "node:crypto";
-import type { Knex } from "knex";
-import { recordActivity, type ActivityKind } from "~/models/activity.server";
 import { deleteUserSessions } from "~/models/session.server";
 import type { Db } from "~/utils/db.server";
-import { hashPassword, passwordNeedsRehash, verifyPassword } from "~/utils/password.server";
+import { verifyPassword } from "~/utils/password.server";
 
 export type Role = "client" | "freelancer" | "admin";
 export type UserStatus = "active" | "suspended" | "banned";
@@ -15,7 +15,8 @@ export type UserStatus = "active" | "suspended" | "banned";
 export type NewUser = {
   name: string;
   email: string;
-  password: string;
+  /** Hashed before the transaction (a hash takes a few hundred milliseconds). */
+  passwordHash: string;
   role: Role;
   skills?: string[];
   yearsExperience?: number | null;
@@ -53,80 +54,69 @@ async function uniqueUsername(db: Db, name: string, { random = false } = {}): Pr
   }
 }
 
-type UniqueViolation = { code?: string; constraint?: string };
-const isUniqueViolation = (error: unknown, constraint: string) =>
-  (error as UniqueViolation).code === "23505" && (error as UniqueViolation).constraint === constraint;
-
 /**
- * How many times a join is tried when other joins took the username it chose between its read and its
- * insert: the first tries take the next free number, the last ones a random number.
+ * How many usernames a join tries when other joins took the one it chose between its read and its insert:
+ * the first tries take the next free number, the last ones a random number.
  */
 const USERNAME_ATTEMPTS = 6;
 const NUMBERED_ATTEMPTS = 3;
 
 /**
  * Creates a member. A taken email (in any letter case) is an EmailTakenError, and nothing is stored.
- * Two people of the same name joining at once may both be offered the same free username; the unique index
- * refuses the second, whose join then runs again and sees the first one's row (so takes the next number).
+ * Two people of the same name joining at once may both be offered the same free username. The insert is
+ * ON CONFLICT DO NOTHING, so a clash leaves the caller's transaction usable (a unique violation would abort
+ * it): it waits for the other join to commit, inserts nothing, and the next attempt reads the usernames
+ * again, now with the other one's row (so takes the next number).
  */
-export async function createUser(db: Knex, input: NewUser): Promise<{ id: number; username: string }> {
-  const passwordHash = await hashPassword(input.password);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await db.transaction(async (trx) => {
-        const username = await uniqueUsername(trx, input.name, { random: attempt > NUMBERED_ATTEMPTS });
-        const [row] = await trx("users")
-          .insert({
-            name: input.name,
-            username,
-            email: input.email,
-            password_hash: passwordHash,
-            role: input.role,
-            skills: input.skills ?? [],
-            years_experience: input.yearsExperience ?? null,
-            portfolio_url: input.portfolioUrl ?? null,
-            bio: input.bio ?? "",
-            level: input.role === "freelancer" ? "New Seller" : "Member",
-          })
-          .returning(["id", "username"]);
-        await recordActivity(trx, row.id, "joined", { role: input.role });
-        return { id: row.id as number, username: row.username as string };
-      });
-    } catch (error) {
-      if (isUniqueViolation(error, "users_email_key")) throw new EmailTakenError();
-      if (isUniqueViolation(error, "users_username_key") && attempt < USERNAME_ATTEMPTS) continue;
-      throw error;
-    }
+export async function createUser(db: Db, input: NewUser): Promise<{ id: number; username: string }> {
+  for (let attempt = 1; attempt <= USERNAME_ATTEMPTS; attempt++) {
+    const username = await uniqueUsername(db, input.name, { random: attempt > NUMBERED_ATTEMPTS });
+    const [row] = await db("users")
+      .insert({
+        name: input.name,
+        username,
+        email: input.email,
+        password_hash: input.passwordHash,
+        role: input.role,
+        skills: input.skills ?? [],
+        years_experience: input.yearsExperience ?? null,
+        portfolio_url: input.portfolioUrl ?? null,
+        bio: input.bio ?? "",
+        level: input.role === "freelancer" ? "New Seller" : "Member",
+      })
+      .onConflict()
+      .ignore()
+      .returning(["id", "username"]);
+    if (row) return { id: Number(row.id), username: row.username as string };
+    if (await emailExists(db, input.email)) throw new EmailTakenError();
   }
+  throw new Error(`no free username for a join after ${USERNAME_ATTEMPTS} attempts`);
 }
 
 export async function emailExists(db: Db, email: string): Promise<boolean> {
   return Boolean(await db("users").whereRaw("lower(email) = lower(?)", [email]).first("id"));
 }
 
-export type SignInResult =
-  | { ok: true; userId: number; role: Role }
-  | { ok: false; reason: "invalid" }
-  | { ok: false; reason: "suspended" | "banned" };
+export type VerifiedUser = { id: number; role: Role; status: UserStatus; passwordHash: string };
 
 /**
- * Checks an email and password. Unknown email and wrong password are the same answer; the password of an
- * unknown email is still hashed, so the two take the same time.
+ * The member an email and password name, whatever their status, or null. Unknown email and wrong password
+ * are the same answer; the password of an unknown email is still hashed, so the two take the same time.
  */
-export async function verifyCredentials(db: Db, email: string, password: string): Promise<SignInResult> {
+export async function verifyCredentials(db: Db, email: string, password: string): Promise<VerifiedUser | null> {
   const user = await db("users")
     .whereRaw("lower(email) = lower(?)", [email])
     .first("id", "password_hash", "role", "status");
   const valid = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
-  if (!user || !valid) return { ok: false, reason: "invalid" };
-  // A hash made with weaker parameters (before N was raised to 2^17) is replaced while we hold the password.
-  if (passwordNeedsRehash(user.password_hash)) {
-    const stronger = await hashPassword(password);
-    await db("users").where({ id: user.id, password_hash: user.password_hash }).update({ password_hash: stronger });
-  }
-  if (user.status !== "active") return { ok: false, reason: user.status };
-  return { ok: true, userId: user.id, role: user.role };
+  if (!user || !valid) return null;
+  return { id: Number(user.id), role: user.role, status: user.status, passwordHash: user.password_hash };
 }
+
+/** Stores a stronger hash of the same password, unless the password changed meanwhile. */
+export async function upgradePasswordHash(db: Db, userId: number, { from, to }: { from: string; to: string }) {
+  await db("users").where({ id: userId, password_hash: from }).update({ password_hash: to });
+}
+
 // A hash in today's format and parameters for a password nobody has, so an unknown email costs a full hash
 // too (with weaker parameters here, the time of an answer would tell which emails have accounts).
 const DUMMY_HASH =
@@ -206,21 +196,25 @@ export async function getSettings(db: Db, userId: number): Promise<Settings | nu
   };
 }
 
-async function updateUser(db: Knex, userId: number, kind: ActivityKind, values: Record<string, unknown>) {
-  await db.transaction(async (trx) => {
-    await trx("users")
-      .where({ id: userId })
-      .update({ ...values, updated_at: trx.fn.now() });
-    await recordActivity(trx, userId, kind, {});
-  });
+async function updateUser(db: Db, userId: number, values: Record<string, unknown>): Promise<boolean> {
+  const updated = await db("users")
+    .where({ id: userId })
+    .update({ ...values, updated_at: db.fn.now() });
+  return updated === 1;
 }
 
-export function updateProfile(
-  db: Knex,
+/**
+ * Stores a member's profile; with `avatarKey`, their new picture. Answers the picture it replaced (for the
+ * caller to delete once this commits), or undefined when the member does not exist.
+ */
+export async function updateProfile(
+  db: Db,
   userId: number,
   p: { name: string; bio: string; location: string; skills: string[]; languages: string[]; avatarKey?: string },
-) {
-  return updateUser(db, userId, "profile_updated", {
+): Promise<{ previousAvatarKey: string | null } | undefined> {
+  const current = await db("users").where({ id: userId }).forUpdate().first("avatar_key");
+  if (!current) return undefined;
+  await updateUser(db, userId, {
     name: p.name,
     bio: p.bio,
     location: p.location,
@@ -228,73 +222,62 @@ export function updateProfile(
     languages: p.languages,
     ...(p.avatarKey ? { avatar_key: p.avatarKey } : {}),
   });
+  return { previousAvatarKey: current.avatar_key ?? null };
 }
 
-export function updateNotifications(db: Knex, userId: number, prefs: NotificationPreferences) {
+export function updateNotifications(db: Db, userId: number, prefs: NotificationPreferences) {
   const values = Object.fromEntries(
     Object.entries(NOTIFICATION_COLUMNS).map(([key, column]) => [column, prefs[key as keyof NotificationPreferences]]),
   );
-  return updateUser(db, userId, "notifications_updated", values);
+  return updateUser(db, userId, values);
 }
 
-export function updateBilling(db: Knex, userId: number, mobileMoneyNumber: string) {
-  return updateUser(db, userId, "billing_updated", { mobile_money_number: mobileMoneyNumber });
+export function updateBilling(db: Db, userId: number, mobileMoneyNumber: string) {
+  return updateUser(db, userId, { mobile_money_number: mobileMoneyNumber });
 }
 
 export function updatePreferences(
-  db: Knex,
+  db: Db,
   userId: number,
   p: { language: Settings["language"]; preferredCurrency: Settings["preferredCurrency"]; timeZone: Settings["timeZone"] },
 ) {
-  return updateUser(db, userId, "preferences_updated", {
+  return updateUser(db, userId, {
     language: p.language,
     preferred_currency: p.preferredCurrency,
     time_zone: p.timeZone,
   });
 }
 
+/** The footer's currency switch, for a signed-in member: stored with their preferences. */
+export function setPreferredCurrency(db: Db, userId: number, currency: Settings["preferredCurrency"]) {
+  return updateUser(db, userId, { preferred_currency: currency });
+}
+
+/** A member's stored password hash (null for a member without a password), or undefined for no such member. */
+export async function getPasswordHash(db: Db, userId: number): Promise<string | null | undefined> {
+  const row = await db("users").where({ id: userId }).first("password_hash");
+  return row ? (row.password_hash ?? null) : undefined;
+}
+
+/** Stores a new password hash (the caller ends the sessions and reset links it must). */
+export function setPasswordHash(db: Db, userId: number, passwordHash: string) {
+  return updateUser(db, userId, { password_hash: passwordHash });
+}
+
 /**
- * Changes a password after checking the current one, and ends every other session of the user
- * (a changed password should lock out whoever else knew the old one). False when the current one is wrong.
+ * Suspends, bans or re-activates a member; anything but active ends their sessions at once. False when
+ * there is no such member. Call it on a transaction to have both writes together (the operation does).
  */
-export async function changePassword(
-  db: Knex,
-  userId: number,
-  { current, next, keepSessionId }: { current: string; next: string; keepSessionId: string },
-): Promise<boolean> {
-  const user = await db("users").where({ id: userId }).first("password_hash");
-  if (!(await verifyPassword(current, user?.password_hash))) return false;
-  const passwordHash = await hashPassword(next);
-  await db.transaction(async (trx) => {
-    await trx("users").where({ id: userId }).update({ password_hash: passwordHash, updated_at: trx.fn.now() });
-    await deleteUserSessions(trx, userId, { exceptSessionId: keepSessionId });
-    // A reset link asked for before the change (perhaps by whoever knew the old password) stops working.
-    await trx("password_resets").where({ user_id: userId }).whereNull("used_at").update({ used_at: trx.fn.now() });
-    await recordActivity(trx, userId, "password_changed", {});
-  });
-  return true;
+export async function setUserStatus(db: Db, userId: number, status: UserStatus): Promise<boolean> {
+  const updated = await updateUser(db, userId, { status });
+  if (updated && status !== "active") await deleteUserSessions(db, userId);
+  return updated;
 }
 
-/** Sets a new password without the old one (a used reset link) and ends every session. */
-export async function resetPassword(trx: Knex.Transaction, userId: number, password: string) {
-  const passwordHash = await hashPassword(password);
-  await trx("users").where({ id: userId }).update({ password_hash: passwordHash, updated_at: trx.fn.now() });
-  await deleteUserSessions(trx, userId);
-  await recordActivity(trx, userId, "password_reset", {});
-}
-
-/** Suspends, bans or re-activates a member; anything but active ends their sessions at once. */
-export async function setUserStatus(db: Knex, userId: number, status: UserStatus) {
-  await db.transaction(async (trx) => {
-    await trx("users").where({ id: userId }).update({ status, updated_at: trx.fn.now() });
-    if (status !== "active") await deleteUserSessions(trx, userId);
-    await recordActivity(trx, userId, `status_${status}`, {});
-  });
-}
-
-/** Makes an administrator (the `npm run admin:create` command). An existing email is an EmailTakenError. */
-export function createAdmin(db: Knex, input: { name: string; email: string; password: string }) {
-  return createUser(db, { ...input, role: "admin" });
+/** A client starts selling: the same account becomes a freelancer (buying stays open to them). False for anyone else. */
+export async function becomeSeller(db: Db, userId: number): Promise<boolean> {
+  const updated = await db("users").where({ id: userId, role: "client" }).update({ role: "freelancer", updated_at: db.fn.now() });
+  return updated === 1;
 }
 
 /** What the profile-completion panel counts, and the names it shows for what is missing. */
@@ -357,18 +340,4 @@ export async function getPublicProfile(db: Db, username: string): Promise<Public
     languages: u.languages,
     skills: u.skills,
   };
-}
-
-/** A client starts selling: the same account becomes a freelancer (buying stays open to them). */
-export async function becomeSeller(db: Knex, userId: number): Promise<boolean> {
-  return db.transaction(async (trx) => {
-    const updated = await trx("users").where({ id: userId, role: "client" }).update({ role: "freelancer", updated_at: trx.fn.now() });
-    if (updated) await recordActivity(trx, userId, "became_seller", {});
-    return updated === 1;
-  });
-}
-
-/** The footer's currency switch, for a signed-in member: stored with their preferences. */
-export function setPreferredCurrency(db: Knex, userId: number, currency: Settings["preferredCurrency"]) {
-  return updateUser(db, userId, "preferences_updated", { preferred_currency: currency });
 }

@@ -3,12 +3,12 @@ import { parseWithZod } from "@conform-to/zod";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData } from "@remix-run/react";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
-import { requestPasswordReset } from "~/models/password-reset.server";
+import { requestPasswordReset } from "~/operations/accounts.server";
 import { ForgotPasswordSchema } from "~/utils/account-schemas";
-import { getDb } from "~/utils/db.server";
+import { getActor } from "~/utils/auth.server";
 import { getMailOrigin } from "~/utils/host.server";
-import { addressKey, consume } from "~/utils/rate-limit.server";
 import { readFormData } from "~/utils/form-data.server";
+import { failureStatus } from "~/utils/operation-results.server";
 
 export { actionHeaders as headers } from "~/utils/headers";
 
@@ -21,11 +21,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
 export async function action({ request, context }: ActionFunctionArgs) {
   const submission = parseWithZod(await readFormData(request), { schema: ForgotPasswordSchema });
   if (submission.status !== "success") return data({ result: submission.reply(), sent: false }, { status: 400 });
-  const limited = await consume("reset", [`ip:${addressKey(context.clientIp)}`, `email:${submission.value.email}`]);
-  if (limited) {
-    return data({ result: submission.reply({ formErrors: [limited.message] }), sent: false }, { status: limited.status, headers: { "Retry-After": String(limited.retryAfter) } });
+  const result = await requestPasswordReset(await getActor(request, context.clientIp), { ...submission.value, origin: getMailOrigin(request) });
+  if (!result.ok) {
+    const message = "message" in result ? result.message : "";
+    const headers = result.error === "limited" ? { "Retry-After": String(result.retryAfter) } : undefined;
+    return data({ result: submission.reply({ formErrors: [message] }), sent: false }, { status: failureStatus(result), headers });
   }
-  await requestPasswordReset(getDb(), submission.value.email, getMailOrigin(request));
   // The same answer whether or not the email has an account.
   return { result: submission.reply({ resetForm: true }), sent: true };
 }

@@ -3,10 +3,11 @@ import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData } from "@remix-run/react";
 import { ErrorList, Field, PasswordField, SubmitButton, TextAreaField } from "~/components/forms";
-import { FreelancerRegisterSchema } from "~/utils/account-schemas";
-import { getUser, requireAnonymous } from "~/utils/auth.server";
-import { HIDDEN_PASSWORDS, join } from "~/utils/join.server";
+import { join } from "~/operations/accounts.server";
+import { FreelancerRegisterSchema, HIDDEN_PASSWORDS } from "~/utils/account-schemas";
+import { getActor, getUser, requireAnonymous, sessionCookie } from "~/utils/auth.server";
 import { readFormData } from "~/utils/form-data.server";
+import { formFailure } from "~/utils/operation-results.server";
 
 export { actionHeaders as headers } from "~/utils/headers";
 
@@ -27,22 +28,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (submission.status !== "success") {
     return data(submission.reply({ hideFields: HIDDEN_PASSWORDS }), { status: 400 });
   }
-  const v = submission.value;
-  return join(
-    request,
-    context.clientIp,
-    {
-      name: v.name,
-      email: v.email,
-      password: v.password,
-      role: "freelancer",
-      skills: v.skills,
-      yearsExperience: v.yearsExperience ?? null,
-      portfolioUrl: v.portfolioUrl ?? null,
-      bio: v.description ?? "",
-    },
-    (o) => submission.reply(o),
-  );
+  const result = await join(await getActor(request, context.clientIp), { ...submission.value, role: "freelancer" });
+  if (!result.ok) return formFailure(submission.reply, result, { hideFields: HIDDEN_PASSWORDS });
+  return redirect("/dashboard", { headers: { "Set-Cookie": sessionCookie(result.value.token, null) } });
 }
 
 export default function FreelancerRegister() {

@@ -4,11 +4,12 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { SubmitButton } from "~/components/forms";
 import { GigForm } from "~/components/gig-form";
 import { listCategoryOptions } from "~/models/category.server";
-import { becomeSeller } from "~/models/user.server";
-import { requireMemberActor, requireUser } from "~/utils/auth.server";
+import { becomeSeller } from "~/operations/accounts.server";
+import { getActor, requireMemberActor, requireUser } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
 import { emptyGigForm, handleGigForm } from "~/utils/gig-form.server";
 import { readFormData } from "~/utils/form-data.server";
+import { failureStatus } from "~/utils/operation-results.server";
 
 export const meta: MetaFunction = () => [{ title: "Create a gig | Soko" }];
 
@@ -23,7 +24,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (user.role === "client") {
     const form = await readFormData(request);
     if (form.get("intent") !== "become-seller") throw new Response("Only sellers can create gigs", { status: 403 });
-    await becomeSeller(getDb(), user.id);
+    const result = await becomeSeller(await getActor(request, context.clientIp));
+    if (!result.ok) throw new Response(result.error === "invalid" ? null : result.message, { status: failureStatus(result) });
     return redirect("/gig/create");
   }
   if (user.role !== "freelancer") throw new Response("Admins do not sell on Soko", { status: 403 });

@@ -3,24 +3,16 @@ import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { ErrorList, Field, PasswordField, SubmitButton } from "~/components/forms";
-import { recordActivity } from "~/models/activity.server";
-import { verifyCredentials } from "~/models/user.server";
+import { signIn } from "~/operations/accounts.server";
 import { LoginSchema } from "~/utils/account-schemas";
-import { getUser, safeRedirect, startSession } from "~/utils/auth.server";
-import { getDb } from "~/utils/db.server";
+import { getActor, getUser, safeRedirect, sessionCookie } from "~/utils/auth.server";
 import { getMainSiteUrl, getSiteHost } from "~/utils/host.server";
-import { addressKey, consume, refund, resetLimit, type Limited } from "~/utils/rate-limit.server";
 import { readFormData } from "~/utils/form-data.server";
+import { formFailure } from "~/utils/operation-results.server";
 
 export { actionHeaders as headers } from "~/utils/headers";
 
 export const meta: MetaFunction = () => [{ title: "Sign in | Soko" }];
-
-const INVALID = "Incorrect email or password.";
-const STATUS_MESSAGES = {
-  suspended: "Your account is suspended. Contact support@soko.ug to find out why and how to restore it.",
-  banned: "Your account has been banned for breaking Soko's terms. Contact support@soko.ug if you think this is a mistake.",
-};
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const site = getSiteHost(request);
@@ -34,35 +26,16 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const site = getSiteHost(request);
   const submission = parseWithZod(await readFormData(request), { schema: LoginSchema });
   if (submission.status !== "success") return data(submission.reply({ hideFields: ["password"] }), { status: 400 });
-  const { email, password, remember, redirectTo } = submission.value;
-  const refused = (limited: Limited) =>
-    data(submission.reply({ formErrors: [limited.message], hideFields: ["password"] }), {
-      status: limited.status,
-      headers: { "Retry-After": String(limited.retryAfter) },
-    });
-
-  // Every attempt is counted before the password is checked, so a burst of parallel guesses cannot all slip
-  // in before the first of them is counted; an attempt with the right password is given back below.
-  const address = addressKey(context.clientIp);
-  const over = (await Promise.all([consume("signIn", [email]), consume("signInAddress", [address])])).filter((l) => l !== null);
-  if (over.length) {
-    // Redis away is a 503 whatever else; otherwise Retry-After is when the last of the limits lets them try again.
-    return refused(over.find((l) => l.status === 503) ?? { ...over[0]!, retryAfter: Math.max(...over.map((l) => l.retryAfter)) });
-  }
-  const db = getDb();
-  const result = await verifyCredentials(db, email, password);
-  if (!result.ok && result.reason === "invalid") {
-    return data(submission.reply({ formErrors: [INVALID], hideFields: ["password"] }), { status: 400 });
-  }
-  // The right password: this attempt was not a guess.
-  await Promise.all([resetLimit("signIn", email), refund("signInAddress", address)]);
+  const result = await signIn(await getActor(request, context.clientIp), { ...submission.value, site });
   if (!result.ok) {
-    return data(submission.reply({ formErrors: [STATUS_MESSAGES[result.reason]], hideFields: ["password"] }), { status: 403 });
+    // A suspended or banned member is told why beside the form (403), not on an error page.
+    if (result.error === "forbidden") return data(submission.reply({ formErrors: [result.message], hideFields: ["password"] }), { status: 403 });
+    return formFailure(submission.reply, result, { hideFields: ["password"] });
   }
-  await recordActivity(db, result.userId, "signed_in", {});
-  // The admin portal never keeps a session past the browser's: "remember me" is honoured on the main site only.
-  const cookie = await startSession(request, result.userId, remember === "on" && site !== "admin");
-  return redirect(safeRedirect(redirectTo, site === "admin" ? "/" : "/dashboard"), { headers: { "Set-Cookie": cookie } });
+  const { token, expiresAt, persistent } = result.value;
+  return redirect(safeRedirect(submission.value.redirectTo, site === "admin" ? "/" : "/dashboard"), {
+    headers: { "Set-Cookie": sessionCookie(token, persistent ? expiresAt : null) },
+  });
 }
 
 export default function Login() {

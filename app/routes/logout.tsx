@@ -1,5 +1,6 @@
 import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
-import { endSession } from "~/utils/auth.server";
+import { signOut } from "~/operations/accounts.server";
+import { clearSessionCookie, getActor } from "~/utils/auth.server";
 import { getSiteHost } from "~/utils/host.server";
 
 /** Signing out is a POST (a link or prefetch must never end a session); GET just goes home. */
@@ -7,7 +8,7 @@ export async function loader(_args: LoaderFunctionArgs) {
   return redirect("/");
 }
 
-export async function action({ request }: ActionFunctionArgs) {
-  const cookie = await endSession(request);
-  return redirect(getSiteHost(request) === "admin" ? "/login" : "/", { headers: { "Set-Cookie": cookie } });
+export async function action({ request, context }: ActionFunctionArgs) {
+  await signOut(await getActor(request, context.clientIp));
+  return redirect(getSiteHost(request) === "admin" ? "/login" : "/", { headers: { "Set-Cookie": clearSessionCookie() } });
 }

@@ -1,12 +1,13 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
-import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData } from "@remix-run/react";
 import { ErrorList, Field, PasswordField, SubmitButton } from "~/components/forms";
-import { RegisterSchema } from "~/utils/account-schemas";
-import { requireAnonymous } from "~/utils/auth.server";
-import { HIDDEN_PASSWORDS, join } from "~/utils/join.server";
+import { join } from "~/operations/accounts.server";
+import { HIDDEN_PASSWORDS, RegisterSchema } from "~/utils/account-schemas";
+import { getActor, requireAnonymous, sessionCookie } from "~/utils/auth.server";
 import { readFormData } from "~/utils/form-data.server";
+import { formFailure } from "~/utils/operation-results.server";
 
 export { actionHeaders as headers } from "~/utils/headers";
 
@@ -24,8 +25,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (submission.status !== "success") {
     return data(submission.reply({ hideFields: HIDDEN_PASSWORDS }), { status: 400 });
   }
-  const { name, email, password, role } = submission.value;
-  return join(request, context.clientIp, { name, email, password, role }, (o) => submission.reply(o));
+  const result = await join(await getActor(request, context.clientIp), submission.value);
+  if (!result.ok) return formFailure(submission.reply, result, { hideFields: HIDDEN_PASSWORDS });
+  return redirect("/dashboard", { headers: { "Set-Cookie": sessionCookie(result.value.token, null) } });
 }
 
 export default function Register() {

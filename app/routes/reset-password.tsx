@@ -3,15 +3,15 @@ import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { ErrorList, PasswordField, SubmitButton } from "~/components/forms";
-import { completePasswordReset, isResetTokenValid } from "~/models/password-reset.server";
-import { ResetPasswordSchema } from "~/utils/account-schemas";
+import { isResetTokenValid } from "~/models/password-reset.server";
+import { completePasswordReset } from "~/operations/accounts.server";
+import { HIDDEN_PASSWORDS, RESET_LINK_EXPIRED, ResetPasswordSchema } from "~/utils/account-schemas";
+import { getActor } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
-import { HIDDEN_PASSWORDS } from "~/utils/join.server";
 import { readFormData } from "~/utils/form-data.server";
+import { formFailure } from "~/utils/operation-results.server";
 
 export const meta: MetaFunction = () => [{ title: "Choose a new password | Soko" }];
-
-const EXPIRED = "This reset link has expired or was already used. Ask for a new one.";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const token = new URL(request.url).searchParams.get("token") ?? "";
@@ -19,11 +19,15 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return data({ token: valid ? token : "", valid }, { status: valid ? 200 : 410 });
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, context }: ActionFunctionArgs) {
   const submission = parseWithZod(await readFormData(request), { schema: ResetPasswordSchema });
   if (submission.status !== "success") return data(submission.reply({ hideFields: HIDDEN_PASSWORDS }), { status: 400 });
-  const done = await completePasswordReset(getDb(), submission.value.token, submission.value.password);
-  if (!done) return data(submission.reply({ formErrors: [EXPIRED], hideFields: HIDDEN_PASSWORDS }), { status: 410 });
+  const result = await completePasswordReset(await getActor(request, context.clientIp), submission.value);
+  if (!result.ok) {
+    // A dead link is gone for good: 410, as the page itself answers for it.
+    if (result.error === "conflict") return data(submission.reply({ formErrors: [result.message], hideFields: HIDDEN_PASSWORDS }), { status: 410 });
+    return formFailure(submission.reply, result, { hideFields: HIDDEN_PASSWORDS });
+  }
   return redirect("/login?reset=1");
 }
 
@@ -40,7 +44,7 @@ export default function ResetPassword() {
     return (
       <section className="container form-page" aria-labelledby="reset-title">
         <h1 id="reset-title">Link expired</h1>
-        <p>{EXPIRED}</p>
+        <p>{RESET_LINK_EXPIRED}</p>
         <p>
           <Link to="/forgot-password" className="button">
             Send a new link

@@ -3,19 +3,19 @@ import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation, useRouteLoaderData, useSearchParams } from "@remix-run/react";
 import { ErrorList, Field, FormMessage, PasswordField, SubmitButton, TextAreaField } from "~/components/forms";
-import { recordActivity } from "~/models/activity.server";
-import { deleteUserSessions } from "~/models/session.server";
+import { getSettings, type NotificationPreferences } from "~/models/user.server";
 import {
   changePassword,
-  getSettings,
+  signOutOthers,
   updateBilling,
   updateNotifications,
   updatePreferences,
   updateProfile,
-  type NotificationPreferences,
-} from "~/models/user.server";
+} from "~/operations/accounts.server";
+import type { Failure } from "~/operations/core.server";
 import {
   BillingSchema,
+  HIDDEN_PASSWORDS,
   LANGUAGES,
   NotificationsSchema,
   PreferencesSchema,
@@ -23,12 +23,11 @@ import {
   SecuritySchema,
 } from "~/utils/account-schemas";
 import type { loader as rootLoader } from "~/root";
-import { requireUser } from "~/utils/auth.server";
+import { requireMemberActor, requireUser } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
 import { readFormData, readMultipartFormData } from "~/utils/form-data.server";
-import { consume } from "~/utils/rate-limit.server";
-import { HIDDEN_PASSWORDS } from "~/utils/join.server";
-import { deleteImage, imageUrl, InvalidImageError, MAX_IMAGE_BYTES, saveImage } from "~/utils/storage.server";
+import { failureStatus, formFailure } from "~/utils/operation-results.server";
+import { imageUrl, MAX_IMAGE_BYTES } from "~/utils/storage.server";
 import { usePreferences } from "~/utils/use-preferences";
 
 export { actionHeaders as headers } from "~/utils/headers";
@@ -80,36 +79,32 @@ const NOTIFICATION_LABELS: Record<keyof NotificationPreferences, string> = {
   pushMessages: "Notify me on this device about new messages",
 };
 
-export async function action({ request }: ActionFunctionArgs) {
-  const user = await requireUser(request);
+export async function action({ request, context }: ActionFunctionArgs) {
+  const actor = await requireMemberActor(request, context.clientIp);
   const tab = tabOf(request);
-  const db = getDb();
   const done = (saved = "1") => redirect(`/settings?tab=${tab}&saved=${saved}`);
   const bad = (reply: Reply, status = 400) => data({ tab, reply }, { status });
+  /** An operation's refusal beside this tab's form (a missing account is the error page instead). */
+  const refused = (reply: Parameters<typeof formFailure>[0], failure: Failure, hideFields?: string[]) => {
+    const answer = formFailure(reply, failure, { hideFields });
+    return data({ tab, reply: answer.data }, answer.init ?? undefined);
+  };
 
   if (tab === "profile") {
     const formData = await readMultipartFormData(request, { maxPartSize: MAX_IMAGE_BYTES });
     if (formData === "too-large") return bad({ status: "error", error: { avatar: ["Images can be at most 5 MB"] } } as Reply, 413);
     const submission = parseWithZod(formData, { schema: ProfileSchema });
     if (submission.status !== "success") return bad(submission.reply());
-    const avatar = formData.get("avatar");
-    let avatarKey: string | undefined;
-    if (avatar instanceof File && avatar.size > 0) {
-      // A profile picture is an image stored like a gig's: it counts against the same per-member limit.
-      const limited = await consume("upload", [String(user.id)]);
-      if (limited) {
-        return data({ tab, reply: submission.reply({ fieldErrors: { avatar: [limited.message] } }) }, { status: limited.status, headers: { "Retry-After": String(limited.retryAfter) } });
+    const file = formData.get("avatar");
+    const avatar = file instanceof File && file.size > 0 ? Buffer.from(await file.arrayBuffer()) : null;
+    const result = await updateProfile(actor, { ...submission.value, avatar });
+    if (!result.ok) {
+      // A picture over the member's upload limit is refused beside its own field.
+      if (result.error === "limited") {
+        return data({ tab, reply: submission.reply({ fieldErrors: { avatar: [result.message] } }) }, { status: result.status, headers: { "Retry-After": String(result.retryAfter) } });
       }
-      try {
-        avatarKey = await saveImage(Buffer.from(await avatar.arrayBuffer()), ["avatar"]);
-      } catch (error) {
-        if (!(error instanceof InvalidImageError)) throw error;
-        return bad(submission.reply({ fieldErrors: { avatar: [error.message] } }));
-      }
+      return refused(submission.reply, result);
     }
-    const previous = await getSettings(db, user.id);
-    await updateProfile(db, user.id, { ...submission.value, avatarKey });
-    if (avatarKey && previous?.avatarKey) await deleteImage(previous.avatarKey);
     return done();
   }
 
@@ -117,45 +112,31 @@ export async function action({ request }: ActionFunctionArgs) {
   if (tab === "notifications") {
     const submission = parseWithZod(formData, { schema: NotificationsSchema });
     if (submission.status !== "success") return bad(submission.reply());
-    const v = submission.value;
-    await updateNotifications(db, user.id, {
-      emailOrders: v.emailOrders === "on",
-      emailMessages: v.emailMessages === "on",
-      emailMarketing: v.emailMarketing === "on",
-      pushOrders: v.pushOrders === "on",
-      pushMessages: v.pushMessages === "on",
-    });
-    return done();
+    const result = await updateNotifications(actor, submission.value);
+    return result.ok ? done() : refused(submission.reply, result);
   }
   if (tab === "security") {
     if (formData.get("intent") === "sign-out-others") {
-      await deleteUserSessions(db, user.id, { exceptSessionId: user.sessionId });
-      await recordActivity(db, user.id, "signed_out_elsewhere", {});
+      const result = await signOutOthers(actor);
+      if (!result.ok) throw new Response("message" in result ? result.message : null, { status: failureStatus(result) });
       return done("others");
     }
     const submission = parseWithZod(formData, { schema: SecuritySchema });
     const hide = [...HIDDEN_PASSWORDS, "currentPassword"];
     if (submission.status !== "success") return bad(submission.reply({ hideFields: hide }));
-    const changed = await changePassword(db, user.id, {
-      current: submission.value.currentPassword,
-      next: submission.value.password,
-      keepSessionId: user.sessionId,
-    });
-    if (!changed) {
-      return bad(submission.reply({ fieldErrors: { currentPassword: ["Your current password is not right"] }, hideFields: hide }));
-    }
-    return done();
+    const result = await changePassword(actor, submission.value);
+    return result.ok ? done() : refused(submission.reply, result, hide);
   }
   if (tab === "billing") {
     const submission = parseWithZod(formData, { schema: BillingSchema });
     if (submission.status !== "success") return bad(submission.reply());
-    await updateBilling(db, user.id, submission.value.mobileMoneyNumber);
-    return done();
+    const result = await updateBilling(actor, submission.value);
+    return result.ok ? done() : refused(submission.reply, result);
   }
   const submission = parseWithZod(formData, { schema: PreferencesSchema });
   if (submission.status !== "success") return bad(submission.reply());
-  await updatePreferences(db, user.id, submission.value);
-  return done();
+  const result = await updatePreferences(actor, submission.value);
+  return result.ok ? done() : refused(submission.reply, result);
 }
 
 export default function Settings() {

@@ -23,6 +23,9 @@ export const newPassword = z
 
 const PASSWORDS_DIFFER = "Passwords do not match";
 
+/** The fields a reply never echoes back into a form (new passwords and their confirmation). */
+export const HIDDEN_PASSWORDS = ["password", "confirmPassword"];
+
 function withConfirmation<T extends z.ZodRawShape>(shape: T) {
   return z
     .object({ ...shape, password: newPassword, confirmPassword: z.string({ required_error: "Confirm your password" }) })
@@ -84,6 +87,9 @@ export const ForgotPasswordSchema = z.object({ email });
 
 export const ResetPasswordSchema = withConfirmation({ token: z.string().max(200) });
 
+/** What a reset link that is unknown, used or expired says (its page, and its form when posted). */
+export const RESET_LINK_EXPIRED = "This reset link has expired or was already used. Ask for a new one.";
+
 export const ProfileSchema = z.object({
   name,
   bio: z.string().trim().max(2000, "A bio has at most 2,000 characters").default(""),
@@ -118,5 +124,16 @@ export const PreferencesSchema = z.object({
   preferredCurrency: z.enum(["UGX", "USD"], { errorMap: () => ({ message: "Choose UGX or USD" }) }),
   timeZone: z.enum(["EAT", "UTC"], { errorMap: () => ({ message: "Choose EAT or UTC" }) }),
 });
+
+export type RegisterInput = z.output<typeof RegisterSchema>;
+export type FreelancerRegisterInput = z.output<typeof FreelancerRegisterSchema>;
+export type LoginInput = z.output<typeof LoginSchema>;
+export type ForgotPasswordInput = z.output<typeof ForgotPasswordSchema>;
+export type ResetPasswordInput = z.output<typeof ResetPasswordSchema>;
+export type ProfileInput = z.output<typeof ProfileSchema>;
+export type NotificationsInput = z.output<typeof NotificationsSchema>;
+export type SecurityInput = z.output<typeof SecuritySchema>;
+export type BillingInput = z.output<typeof BillingSchema>;
+export type PreferencesInput = z.output<typeof PreferencesSchema>;
 
 export const LANGUAGES = { en: "English", lg: "Luganda", sw: "Swahili" } as const;

@@ -1,0 +1,405 @@
+/**
+ * Accounts (ADR 012): joining, signing in and out, settings, passwords, becoming a seller, and what the
+ * platform does to accounts (admins, status). Each operation checks the actor's right, counts its rate limit
+ * before the expensive work (a password hash, an image), and writes its rows, its activity and its
+ * after-commit effects in one transaction; routes, scripts and (later) the JSON API only map its Result.
+ * Password hashes are made before the transaction, so no connection waits on scrypt.
+ */
+import type { Knex } from "knex";
+import { conversionFact } from "~/analytics/conversions.server";
+import { cancelPasswordResets, createPasswordReset, findResetRecipient, isResetTokenValid, useResetToken } from "~/models/password-reset.server";
+import { createSession, deleteSessionById, deleteUserSessions } from "~/models/session.server";
+import * as users from "~/models/user.server";
+import { EmailTakenError, type Role, type UserStatus } from "~/models/user.server";
+import {
+  conflict,
+  forbidden,
+  invalid,
+  limitedBy,
+  memberOf,
+  notFound,
+  ok,
+  transact,
+  type Actor,
+  type Result,
+} from "~/operations/core.server";
+import {
+  RESET_LINK_EXPIRED,
+  type BillingInput,
+  type ForgotPasswordInput,
+  type FreelancerRegisterInput,
+  type LoginInput,
+  type NotificationsInput,
+  type PreferencesInput,
+  type ProfileInput,
+  type RegisterInput,
+  type ResetPasswordInput,
+  type SecurityInput,
+} from "~/utils/account-schemas";
+import { getDb } from "~/utils/db.server";
+import { hashPassword, passwordNeedsRehash, verifyPassword } from "~/utils/password.server";
+import { addressKey, consume, refund, resetLimit } from "~/utils/rate-limit.server";
+import { deleteImage, InvalidImageError, saveImage } from "~/utils/storage.server";
+
+/** Every operation takes the database last: the app's by default, a test's or a script's own when given. */
+type Options = { db?: Knex };
+
+export const INVALID_SIGN_IN = "Incorrect email or password.";
+export const STATUS_MESSAGES = {
+  suspended: "Your account is suspended. Contact support@soko.ug to find out why and how to restore it.",
+  banned: "Your account has been banned for breaking Soko's terms. Contact support@soko.ug if you think this is a mistake.",
+} as const;
+export const WRONG_CURRENT_PASSWORD = "Your current password is not right";
+export const ADMINS_DO_NOT_SELL = "Admins do not sell on Soko";
+
+/** A session the door hands to its client (a cookie, or a Bearer token for the API). */
+export type NewSession = { userId: number; token: string; expiresAt: Date; persistent: boolean };
+
+const onlyMembers = (actor: Actor) => (actor.kind === "member" ? null : forbidden("Sign in to change your account."));
+const userAgentOf = (actor: Actor) => (actor.kind === "system" ? null : actor.client.userAgent || null);
+
+/**
+ * Joining: /register (a client, or a freelancer who chose Work) and /freelancer/register (a seller with
+ * skills). Counted per address before anything else; a taken email is refused beside the field. The new
+ * member is signed in (a browser session) and their signup recorded as a business conversion after the
+ * commit.
+ */
+export type JoinInput = RegisterInput | (FreelancerRegisterInput & { role: "freelancer" });
+
+export async function join(actor: Actor, input: JoinInput, { db }: Options = {}): Promise<Result<NewSession & { username: string }>> {
+  if (actor.kind !== "anonymous") return forbidden("You already have an account.");
+  const limited = await consume("join", [`ip:${addressKey(actor.client.ip)}`]);
+  if (limited) return limitedBy(limited);
+  const passwordHash = await hashPassword(input.password);
+  const seller = "skills" in input ? { skills: input.skills, yearsExperience: input.yearsExperience ?? null, portfolioUrl: input.portfolioUrl ?? null, bio: input.description ?? "" } : {};
+  return transact(
+    actor,
+    async (tx) => {
+      let created: { id: number; username: string };
+      try {
+        created = await users.createUser(tx.trx, { name: input.name, email: input.email, passwordHash, role: input.role, ...seller });
+      } catch (error) {
+        if (error instanceof EmailTakenError) return invalid({ email: [error.message] });
+        throw error;
+      }
+      const { token, expiresAt } = await createSession(tx.trx, { userId: created.id, persistent: false, userAgent: userAgentOf(actor) });
+      await tx.activity(created.id, "joined", { role: input.role });
+      await tx.effect(
+        { kind: "conversion", fact: conversionFact(actor, { type: "signup", userId: created.id, subjectId: created.id, metadata: { role: input.role } }) },
+        `conversion:signup:${created.id}`,
+      );
+      return ok({ userId: created.id, username: created.username, token, expiresAt, persistent: false });
+    },
+    { db },
+  );
+}
+
+/**
+ * Signing in. Both limits (per email, per address) count the attempt before the password is checked, so a
+ * burst of parallel guesses cannot all slip in before the first is counted; the right password gives the
+ * attempt back. A hash made with weaker parameters is replaced while we hold the password. Suspended and
+ * banned members are told why and get no session. The admin host never keeps a session past the browser's.
+ */
+export async function signIn(
+  actor: Actor,
+  input: LoginInput & { site: "main" | "admin" },
+  { db = getDb() }: Options = {},
+): Promise<Result<NewSession>> {
+  if (actor.kind === "system") return forbidden("The platform does not sign in.");
+  const { email, password } = input;
+  const address = addressKey(actor.client.ip);
+  const over = (await Promise.all([consume("signIn", [email]), consume("signInAddress", [address])])).filter((l) => l !== null);
+  if (over.length) {
+    // Redis away is a 503 whatever else; otherwise Retry-After is when the last of the limits lets them try again.
+    return limitedBy(over.find((l) => l.status === 503) ?? { ...over[0]!, retryAfter: Math.max(...over.map((l) => l.retryAfter)) });
+  }
+  const user = await users.verifyCredentials(db, email, password);
+  if (!user) return invalid({ form: [INVALID_SIGN_IN] });
+  // The right password: this attempt was not a guess.
+  await Promise.all([resetLimit("signIn", email), refund("signInAddress", address)]);
+  if (user.status !== "active") return forbidden(STATUS_MESSAGES[user.status]);
+  const stronger = passwordNeedsRehash(user.passwordHash) ? await hashPassword(password) : null;
+  const persistent = input.remember === "on" && input.site !== "admin";
+  return transact(
+    actor,
+    async (tx) => {
+      if (stronger) await users.upgradePasswordHash(tx.trx, user.id, { from: user.passwordHash, to: stronger });
+      const { token, expiresAt } = await createSession(tx.trx, { userId: user.id, persistent, userAgent: userAgentOf(actor) });
+      await tx.activity(user.id, "signed_in");
+      return ok({ userId: user.id, token, expiresAt, persistent });
+    },
+    { db },
+  );
+}
+
+/** Signing out: this session ends. A visitor without a live session has nothing to end. */
+export async function signOut(actor: Actor, { db }: Options = {}): Promise<Result<null>> {
+  if (actor.kind === "system") return forbidden("The platform has no session.");
+  if (actor.kind === "anonymous") return ok(null);
+  const { sessionId } = actor.user;
+  return transact(
+    actor,
+    async (tx) => {
+      await deleteSessionById(tx.trx, sessionId);
+      return ok(null);
+    },
+    { db },
+  );
+}
+
+/** "Sign out of all other sessions": every session of the member but this one ends. */
+export async function signOutOthers(actor: Actor, { db }: Options = {}): Promise<Result<{ ended: number }>> {
+  const refused = onlyMembers(actor);
+  if (refused) return refused;
+  const user = memberOf(actor)!;
+  return transact(
+    actor,
+    async (tx) => {
+      const ended = await deleteUserSessions(tx.trx, user.id, { exceptSessionId: user.sessionId });
+      await tx.activity(user.id, "signed_out_elsewhere");
+      return ok({ ended: Number(ended) });
+    },
+    { db },
+  );
+}
+
+/**
+ * The profile tab. A new picture counts against the member's upload limit (as a gig's images do) and is
+ * stored before the transaction; the picture it replaces is deleted once the change has committed, and a
+ * picture whose change did not commit is deleted at once (no row names it).
+ */
+export async function updateProfile(actor: Actor, input: ProfileInput & { avatar?: Buffer | null }, { db }: Options = {}): Promise<Result<null>> {
+  const refused = onlyMembers(actor);
+  if (refused) return refused;
+  const user = memberOf(actor)!;
+  let avatarKey: string | undefined;
+  if (input.avatar?.length) {
+    const limited = await consume("upload", [String(user.id)]);
+    if (limited) return limitedBy(limited);
+    try {
+      avatarKey = await saveImage(input.avatar, ["avatar"]);
+    } catch (error) {
+      if (error instanceof InvalidImageError) return invalid({ avatar: [error.message] });
+      throw error;
+    }
+  }
+  const { name, bio, location, skills, languages } = input;
+  let result: Result<null> | undefined;
+  try {
+    result = await transact(
+      actor,
+      async (tx) => {
+        const saved = await users.updateProfile(tx.trx, user.id, { name, bio, location, skills, languages, avatarKey });
+        if (!saved) return notFound();
+        const previous = saved.previousAvatarKey;
+        if (avatarKey && previous) await tx.effect({ kind: "delete_image", key: previous }, `delete_image:${previous}`);
+        await tx.activity(user.id, "profile_updated");
+        return ok(null);
+      },
+      { db },
+    );
+    return result;
+  } finally {
+    if (avatarKey && !result?.ok) await deleteImage(avatarKey);
+  }
+}
+
+/** The notifications tab: an unchecked box is stored as off. */
+export async function updateNotifications(actor: Actor, input: NotificationsInput, { db }: Options = {}): Promise<Result<null>> {
+  const refused = onlyMembers(actor);
+  if (refused) return refused;
+  const user = memberOf(actor)!;
+  const prefs = {
+    emailOrders: input.emailOrders === "on",
+    emailMessages: input.emailMessages === "on",
+    emailMarketing: input.emailMarketing === "on",
+    pushOrders: input.pushOrders === "on",
+    pushMessages: input.pushMessages === "on",
+  };
+  return updateOwnRow(actor, user.id, "notifications_updated", (trx) => users.updateNotifications(trx, user.id, prefs), db);
+}
+
+/** The billing tab: the mobile-money number payouts go to. */
+export async function updateBilling(actor: Actor, input: BillingInput, { db }: Options = {}): Promise<Result<null>> {
+  const refused = onlyMembers(actor);
+  if (refused) return refused;
+  const user = memberOf(actor)!;
+  return updateOwnRow(actor, user.id, "billing_updated", (trx) => users.updateBilling(trx, user.id, input.mobileMoneyNumber), db);
+}
+
+/** The preferences tab: language, display currency, time zone. */
+export async function updatePreferences(actor: Actor, input: PreferencesInput, { db }: Options = {}): Promise<Result<null>> {
+  const refused = onlyMembers(actor);
+  if (refused) return refused;
+  const user = memberOf(actor)!;
+  return updateOwnRow(actor, user.id, "preferences_updated", (trx) => users.updatePreferences(trx, user.id, input), db);
+}
+
+/**
+ * The footer's currency switch, for a member: stored with their preferences (a visitor's choice is only a
+ * cookie, which the route sets; there is nothing to store for them).
+ */
+export async function setCurrency(actor: Actor, input: { preferredCurrency: "UGX" | "USD" }, { db }: Options = {}): Promise<Result<null>> {
+  const refused = onlyMembers(actor);
+  if (refused) return refused;
+  const user = memberOf(actor)!;
+  return updateOwnRow(actor, user.id, "preferences_updated", (trx) => users.setPreferredCurrency(trx, user.id, input.preferredCurrency), db);
+}
+
+/** One write to the member's own row and its activity; not found when the row is gone. */
+function updateOwnRow(
+  actor: Actor,
+  userId: number,
+  kind: "notifications_updated" | "billing_updated" | "preferences_updated",
+  write: (trx: Knex.Transaction) => Promise<boolean>,
+  db: Knex | undefined,
+): Promise<Result<null>> {
+  return transact(
+    actor,
+    async (tx) => {
+      if (!(await write(tx.trx))) return notFound();
+      await tx.activity(userId, kind);
+      return ok(null);
+    },
+    { db },
+  );
+}
+
+/**
+ * The security tab: a new password, after the current one. Every other session ends (a changed password
+ * should lock out whoever else knew the old one), and so does every unused reset link (perhaps asked for by
+ * that same person).
+ */
+export async function changePassword(actor: Actor, input: SecurityInput, { db = getDb() }: Options = {}): Promise<Result<null>> {
+  const refused = onlyMembers(actor);
+  if (refused) return refused;
+  const user = memberOf(actor)!;
+  const stored = await users.getPasswordHash(db, user.id);
+  if (stored === undefined) return notFound();
+  if (!(await verifyPassword(input.currentPassword, stored))) return invalid({ currentPassword: [WRONG_CURRENT_PASSWORD] });
+  const passwordHash = await hashPassword(input.password);
+  return transact(
+    actor,
+    async (tx) => {
+      await users.setPasswordHash(tx.trx, user.id, passwordHash);
+      await deleteUserSessions(tx.trx, user.id, { exceptSessionId: user.sessionId });
+      await cancelPasswordResets(tx.trx, user.id);
+      await tx.activity(user.id, "password_changed");
+      return ok(null);
+    },
+    { db },
+  );
+}
+
+/**
+ * "Forgot your password": counted per address and per email, then a reset link is mailed (an outbox row in
+ * the same transaction as the link) when the email belongs to an active member. The answer is the same
+ * whether or not it does. `origin` is where the link points (the configured public URL).
+ */
+export async function requestPasswordReset(
+  actor: Actor,
+  input: ForgotPasswordInput & { origin: string },
+  { db = getDb() }: Options = {},
+): Promise<Result<null>> {
+  if (actor.kind === "system") return forbidden("The platform does not ask for reset links.");
+  const limited = await consume("reset", [`ip:${addressKey(actor.client.ip)}`, `email:${input.email}`]);
+  if (limited) return limitedBy(limited);
+  const recipient = await findResetRecipient(db, input.email);
+  if (!recipient) return ok(null);
+  return transact(
+    actor,
+    async (tx) => {
+      await createPasswordReset(tx.trx, recipient, input.origin);
+      return ok(null);
+    },
+    { db },
+  );
+}
+
+/**
+ * A reset link used: the new password is set, the link and the member's other unused links are used up, and
+ * every session ends. An unknown, used or expired link is a conflict ("link_expired").
+ */
+export async function completePasswordReset(actor: Actor, input: ResetPasswordInput, { db = getDb() }: Options = {}): Promise<Result<{ userId: number }>> {
+  if (actor.kind === "system") return forbidden("The platform does not use reset links.");
+  const expired = conflict("link_expired", RESET_LINK_EXPIRED);
+  // Checked before the hash, so a dead link costs no scrypt; checked again under a lock in the transaction.
+  if (!(await isResetTokenValid(db, input.token))) return expired;
+  const passwordHash = await hashPassword(input.password);
+  return transact(
+    actor,
+    async (tx) => {
+      const userId = await useResetToken(tx.trx, input.token);
+      if (userId === null) return expired;
+      await users.setPasswordHash(tx.trx, userId, passwordHash);
+      await deleteUserSessions(tx.trx, userId);
+      await tx.activity(userId, "password_reset");
+      return ok({ userId });
+    },
+    { db },
+  );
+}
+
+/** A client starts selling: the same account becomes a freelancer. Already a seller: nothing changes. */
+export async function becomeSeller(actor: Actor, { db }: Options = {}): Promise<Result<{ changed: boolean }>> {
+  const refused = onlyMembers(actor);
+  if (refused) return refused;
+  const user = memberOf(actor)!;
+  if (user.role === "admin") return forbidden(ADMINS_DO_NOT_SELL);
+  return transact(
+    actor,
+    async (tx) => {
+      const changed = await users.becomeSeller(tx.trx, user.id);
+      if (changed) await tx.activity(user.id, "became_seller");
+      return ok({ changed });
+    },
+    { db },
+  );
+}
+
+/** An administrator, made by the platform only (`npm run admin:create`). A taken email is refused beside the field. */
+export async function createAdmin(
+  actor: Actor,
+  input: { name: string; email: string; password: string },
+  { db }: Options = {},
+): Promise<Result<{ id: number; username: string }>> {
+  if (actor.kind !== "system") return forbidden("Only the platform makes administrators.");
+  const passwordHash = await hashPassword(input.password);
+  return transact(
+    actor,
+    async (tx) => {
+      let created: { id: number; username: string };
+      try {
+        created = await users.createUser(tx.trx, { name: input.name, email: input.email, passwordHash, role: "admin" satisfies Role });
+      } catch (error) {
+        if (error instanceof EmailTakenError) return invalid({ email: [error.message] });
+        throw error;
+      }
+      await tx.activity(created.id, "joined", { role: "admin" });
+      return ok(created);
+    },
+    { db },
+  );
+}
+
+/**
+ * Suspends, bans or re-activates a member, by an admin or the platform; anything but active ends their
+ * sessions at once. An admin cannot change their own account's status.
+ */
+export async function setUserStatus(
+  actor: Actor,
+  input: { userId: number; status: UserStatus },
+  { db }: Options = {},
+): Promise<Result<null>> {
+  if (actor.kind === "anonymous" || (actor.kind === "member" && actor.user.role !== "admin")) return forbidden();
+  if (actor.kind === "member" && actor.user.id === input.userId) return conflict("own_account", "You cannot change the status of your own account.");
+  return transact(
+    actor,
+    async (tx) => {
+      if (!(await users.setUserStatus(tx.trx, input.userId, input.status))) return notFound("We could not find that member.");
+      await tx.activity(input.userId, `status_${input.status}`);
+      return ok(null);
+    },
+    { db },
+  );
+}
