@@ -367,10 +367,13 @@ async function main() {
   const database = `soko_bench_ingest_${tag}`;
   process.env.CLICKHOUSE_DATABASE = database;
 
-  const [{ migrateClickHouse }, { createClickHouse }] = await Promise.all([
+  const [{ migrateClickHouse }, { clickHouseOptions, createClickHouse }, { parseEnv }] = await Promise.all([
     import("./lib/migrate"),
     import("~/analytics/clickhouse.server"),
+    import("~/utils/env.server"),
   ]);
+  // The configured server's credentials too (CLICKHOUSE_USER, CLICKHOUSE_PASSWORD), on the run's database.
+  const clickhouseOptions = clickHouseOptions(parseEnv({ ...process.env, ...urls }));
 
   if (options.build || !fs.existsSync(path.join(root, "build", "server", "index.js"))) {
     console.log("Building (remix vite:build)...");
@@ -378,8 +381,8 @@ async function main() {
   }
 
   console.log(`ClickHouse database ${database} (migrating), Redis prefix ${prefix}`);
-  await migrateClickHouse({ url: urls.CLICKHOUSE_URL, database });
-  const clickhouse = createClickHouse({ url: urls.CLICKHOUSE_URL, database });
+  await migrateClickHouse(clickhouseOptions);
+  const clickhouse = createClickHouse(clickhouseOptions);
   const redis = new Redis(urls.REDIS_URL, { maxRetriesPerRequest: null });
 
   const cleanup = async () => {

@@ -4,6 +4,7 @@
  * Demo data is loaded only with --seed, never when NODE_ENV=production unless SEED_DEMO=1.
  */
 import { migrateClickHouse, migratePostgres } from "./lib/migrate";
+import { clickHouseOptions } from "~/analytics/clickhouse.server";
 import { closeDb, getDb } from "~/utils/db.server";
 import { getEnv } from "~/utils/env.server";
 import { maskUrlCredentials } from "~/utils/mask-url";
@@ -14,12 +15,7 @@ const db = getDb();
 try {
   const pgApplied = await migratePostgres(db);
   console.log(`[migrate] postgres: ${pgApplied.length ? pgApplied.join(", ") : "up to date"}`);
-  const chApplied = await migrateClickHouse({
-    url: env.CLICKHOUSE_URL,
-    database: env.CLICKHOUSE_DATABASE,
-    username: env.CLICKHOUSE_USER,
-    password: env.CLICKHOUSE_PASSWORD,
-  });
+  const chApplied = await migrateClickHouse(clickHouseOptions(env));
   console.log(`[migrate] clickhouse: ${chApplied.length ? chApplied.join(", ") : "up to date"}`);
 
   const allowed = env.SEED_DEMO ?? !env.isProduction;

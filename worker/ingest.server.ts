@@ -15,10 +15,10 @@
  *   jobs at fault are found; those fail (BullMQ failed set, with ClickHouse's reason, never retried) and the
  *   rest are inserted.
  */
-import type { ClickHouseClient, ClickHouseSettings } from "@clickhouse/client";
+import type { ClickHouseClient } from "@clickhouse/client";
 import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
-import { CLICKHOUSE_SETTINGS, createClickHouse } from "../app/analytics/clickhouse.server";
+import { clickHouseOptions, createClickHouse } from "../app/analytics/clickhouse.server";
 import {
   clickHouseErrorMessage,
   insertErrorKind,
@@ -180,14 +180,7 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
   const ownRedis = !options.redis;
   const redis = options.redis ?? createRedis(env.REDIS_URL, { maxRetriesPerRequest: null });
   const ownClickHouse = !options.clickhouse;
-  const clickhouse =
-    options.clickhouse ??
-    createClickHouse({
-      url: env.CLICKHOUSE_URL,
-      database: env.CLICKHOUSE_DATABASE,
-      username: env.CLICKHOUSE_USER,
-      password: env.CLICKHOUSE_PASSWORD,
-    });
+  const clickhouse = options.clickhouse ?? createClickHouse(clickHouseOptions(env));
   const countersKey = analyticsCountersKey(env.QUEUE_PREFIX);
 
   const stats: IngestStats = {
@@ -255,7 +248,6 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
       table,
       values: rows,
       format: "JSONEachRow",
-      clickhouse_settings: CLICKHOUSE_SETTINGS as ClickHouseSettings,
       abort_signal: abandon.signal,
     });
   }

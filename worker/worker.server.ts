@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from "@clickhouse/client";
 import type { Redis } from "ioredis";
-import { createClickHouse } from "../app/analytics/clickhouse.server";
+import { clickHouseOptions, createClickHouse } from "../app/analytics/clickhouse.server";
 import { INGEST_QUEUE } from "../app/analytics/events";
 import type { Env } from "../app/utils/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
@@ -21,12 +21,7 @@ export type RunningWorker = {
 export async function startWorker(env: Env): Promise<RunningWorker> {
   // BullMQ workers block on their connection: it must not give up on a request (DESIGN.md §2).
   const redis = createRedis(env.REDIS_URL, { maxRetriesPerRequest: null });
-  const clickhouse = createClickHouse({
-    url: env.CLICKHOUSE_URL,
-    database: env.CLICKHOUSE_DATABASE,
-    username: env.CLICKHOUSE_USER,
-    password: env.CLICKHOUSE_PASSWORD,
-  });
+  const clickhouse = createClickHouse(clickHouseOptions(env));
   let ingest: Ingest;
   let housekeeping: Housekeeping;
   try {

@@ -1,5 +1,5 @@
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from "@clickhouse/client";
-import { getEnv } from "~/utils/env.server";
+import { getEnv, type Env } from "~/utils/env.server";
 
 /**
  * Settings our SQL relies on. They are sent with every request too, so a production server without
@@ -18,6 +18,18 @@ export type ClickHouseOptions = {
   password?: string;
 };
 
+/**
+ * The configured server (its URL and credentials) on the app's database, or on `database`: web, worker,
+ * scripts and tests all make their clients from this, so none of them drops the credentials.
+ */
+export function clickHouseOptions(
+  env: Pick<Env, "CLICKHOUSE_URL" | "CLICKHOUSE_DATABASE" | "CLICKHOUSE_USER" | "CLICKHOUSE_PASSWORD">,
+  database: string = env.CLICKHOUSE_DATABASE,
+): ClickHouseOptions {
+  return { url: env.CLICKHOUSE_URL, database, username: env.CLICKHOUSE_USER, password: env.CLICKHOUSE_PASSWORD };
+}
+
+/** The one way a ClickHouse client is made: our settings on every request, compressed answers, a 30 s timeout. */
 export function createClickHouse({ url, database, username, password }: ClickHouseOptions): ClickHouseClient {
   return createClient({
     url,
@@ -38,13 +50,7 @@ declare global {
 
 /** The one ClickHouse client of this process, on the app's analytics database. */
 export function getClickHouse(): ClickHouseClient {
-  const env = getEnv();
-  globalThis.__sokoClickHouse ??= createClickHouse({
-    url: env.CLICKHOUSE_URL,
-    database: env.CLICKHOUSE_DATABASE,
-    username: env.CLICKHOUSE_USER,
-    password: env.CLICKHOUSE_PASSWORD,
-  });
+  globalThis.__sokoClickHouse ??= createClickHouse(clickHouseOptions(getEnv()));
   return globalThis.__sokoClickHouse;
 }
 

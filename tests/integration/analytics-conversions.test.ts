@@ -50,7 +50,7 @@ describe("conversions that are business facts", () => {
   });
 
   async function select<T>(query: string): Promise<T[]> {
-    return (await clickhouse.query({ query, format: "JSONEachRow", clickhouse_settings: { output_format_json_quote_64bit_integers: 0 } })).json<T>();
+    return (await clickhouse.query({ query, format: "JSONEachRow" })).json<T>();
   }
   /** The conversions of a type as stored: every copy, and as the reports see them (FINAL: one per event). */
   const stored = (type: string) => select<Row>(`SELECT * FROM conversions WHERE conversion_type = '${type}' ORDER BY event_time`);

@@ -36,7 +36,7 @@
  */
 import type { ClickHouseClient } from "@clickhouse/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClickHouse } from "~/analytics/clickhouse.server";
+import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import type { Range } from "~/analytics/events";
 import { activeUsers, conversions, countries, pageViews, userActivity } from "~/analytics/reports.server";
 import { getEnv } from "~/utils/env.server";
@@ -219,13 +219,13 @@ describe("analytics reports (ClickHouse)", () => {
   beforeAll(async () => {
     // A fresh database (soko_rep_<random>) with migrations/clickhouse applied.
     database = await createTestClickHouseDatabase("soko_rep");
-    admin = createClickHouse({ url: env.CLICKHOUSE_URL, database: "default" });
+    admin = createClickHouse(clickHouseOptions(env, "default"));
     // No background merge may remove the re-sent copies before the reports read them: the reports
     // themselves must count each event once.
     for (const table of ["pageviews", "actions", "conversions"]) {
       await admin.command({ query: `SYSTEM STOP MERGES ${database}.${table}` });
     }
-    client = createClickHouse({ url: env.CLICKHOUSE_URL, database });
+    client = createClickHouse(clickHouseOptions(env, database));
     const insert = (table: string, values: object[]) => client.insert({ table, values, format: "JSONEachRow" });
     await insert("pageviews", [...PAGEVIEWS, ...COUNTRY_PAGEVIEWS]);
     await insert("actions", ACTIONS);

@@ -13,7 +13,7 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import { Queue, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createClickHouse } from "~/analytics/clickhouse.server";
+import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import { quote, quoteList } from "~/analytics/clickhouse-sql.server";
 import { INGEST_QUEUE, TABLES, type EventKind, type IngestJob, type QueuedEvent } from "~/analytics/events";
 import { queuedEvent as event, SESSION_ID as sessionIdOf } from "../support/analytics-events";
@@ -32,8 +32,8 @@ let redis: Redis;
 let cleanups: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
-  await migrateClickHouse({ url: baseEnv.CLICKHOUSE_URL, database });
-  clickhouse = createClickHouse({ url: baseEnv.CLICKHOUSE_URL, database });
+  await migrateClickHouse(clickHouseOptions(baseEnv, database));
+  clickhouse = createClickHouse(clickHouseOptions(baseEnv, database));
   redis = createRedis(baseEnv.REDIS_URL, { maxRetriesPerRequest: null });
 });
 
@@ -258,7 +258,7 @@ describe("analytics worker", () => {
     }));
     await t.queue.addBulk(jobs);
     const inserts: number[] = [];
-    const counting = createClickHouse({ url: baseEnv.CLICKHOUSE_URL, database });
+    const counting = createClickHouse(clickHouseOptions(baseEnv, database));
     const original = counting.insert.bind(counting);
     counting.insert = ((params: Parameters<typeof original>[0]) => {
       inserts.push((params.values as unknown[]).length);

@@ -7,7 +7,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { ClickHouseError } from "@clickhouse/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClickHouse } from "~/analytics/clickhouse.server";
+import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import {
   clickHouseErrorCode,
   clickHouseErrorMessage,
@@ -24,7 +24,7 @@ import { migrateClickHouse, splitStatements } from "../../scripts/lib/migrate";
 
 const env = getEnv();
 const database = `soko_test_${randomBytes(5).toString("hex")}`;
-const admin = createClickHouse({ url: env.CLICKHOUSE_URL, database: "default" });
+const admin = createClickHouse(clickHouseOptions(env, "default"));
 const migrationsDir = path.resolve(import.meta.dirname, "../../migrations/clickhouse");
 
 async function rows<T>(query: string): Promise<T[]> {
@@ -85,7 +85,7 @@ const SPEC: Record<string, { columns: string[][]; orderBy: string }> = {
 };
 
 beforeAll(async () => {
-  await migrateClickHouse({ url: env.CLICKHOUSE_URL, database });
+  await migrateClickHouse(clickHouseOptions(env, database));
 });
 
 afterAll(async () => {
@@ -95,7 +95,7 @@ afterAll(async () => {
 
 describe("ClickHouse analytics schema", () => {
   it("is applied once, and every statement can run again without error (a migration that died half-way)", async () => {
-    expect(await migrateClickHouse({ url: env.CLICKHOUSE_URL, database })).toEqual([]);
+    expect(await migrateClickHouse(clickHouseOptions(env, database))).toEqual([]);
     const applied = await rows<{ name: string }>(`SELECT name FROM ${database}.schema_migrations ORDER BY name`);
     const files = (await fs.readdir(migrationsDir)).filter((f) => f.endsWith(".sql")).sort();
     expect(applied.map((r) => r.name)).toEqual(files);

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClickHouse } from "~/analytics/clickhouse.server";
+import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import { getEnv } from "~/utils/env.server";
 import { migrateClickHouse, migratePostgres, splitStatements } from "../../scripts/lib/migrate";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
@@ -56,7 +56,7 @@ describe("Postgres migrations", () => {
 describe("ClickHouse migrations", () => {
   const env = getEnv();
   const database = `soko_mig_${process.pid}_${Date.now()}`;
-  const admin = createClickHouse({ url: env.CLICKHOUSE_URL, database: "default" });
+  const admin = createClickHouse(clickHouseOptions(env, "default"));
   let dir: string;
 
   beforeAll(async () => {
@@ -83,7 +83,7 @@ describe("ClickHouse migrations", () => {
   }
 
   it("apply each file once, in name order, into the named database", async () => {
-    const options = { url: env.CLICKHOUSE_URL, database };
+    const options = clickHouseOptions(env, database);
     expect(await migrateClickHouse(options, dir)).toEqual(["001_first.sql", "002_second.sql"]);
     expect(await count("t1")).toBe(2);
     expect(await migrateClickHouse(options, dir)).toEqual([]);
@@ -93,7 +93,7 @@ describe("ClickHouse migrations", () => {
   });
 
   it("refuse an unsafe database name", async () => {
-    await expect(migrateClickHouse({ url: env.CLICKHOUSE_URL, database: "x; DROP" }, dir)).rejects.toThrow(
+    await expect(migrateClickHouse(clickHouseOptions(env, "x; DROP"), dir)).rejects.toThrow(
       /bad ClickHouse database name/,
     );
   });

@@ -4,6 +4,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import knex, { type Knex } from "knex";
+import { clickHouseOptions } from "~/analytics/clickhouse.server";
 import { createDb } from "~/utils/db.server";
 import { getEnv } from "~/utils/env.server";
 import { migrateClickHouse, migratePostgres } from "../../scripts/lib/migrate";
@@ -68,6 +69,6 @@ export async function createTestDatabase(prefix = "soko_t"): Promise<TestDatabas
 export async function createTestClickHouseDatabase(prefix = "soko_t") {
   const env = getEnv();
   const name = `${prefix}_${randomBytes(5).toString("hex")}`;
-  await migrateClickHouse({ url: env.CLICKHOUSE_URL, database: name });
+  await migrateClickHouse(clickHouseOptions(env, name));
   return name;
 }
