@@ -3,7 +3,7 @@
  * The session cookie (browsers) and an `Authorization: Bearer` token (API clients) name the same session rows.
  */
 import { data, redirect } from "@remix-run/node";
-import { createSession, deleteSession, getSessionUser, SESSION_COOKIE, type SessionUser } from "~/models/session.server";
+import { getSessionUser, SESSION_COOKIE, type SessionUser } from "~/models/session.server";
 import { CONSENT_COOKIE, readCookie, serializeCookie } from "~/utils/cookies.server";
 import { getDb, type Db } from "~/utils/db.server";
 import { getEnv } from "~/utils/env.server";
@@ -106,32 +106,17 @@ export async function requireAnonymous(request: Request): Promise<void> {
   if (await getUser(request)) throw redirect("/dashboard");
 }
 
-/** The Set-Cookie value that carries a session token: httpOnly, SameSite=Lax, Secure and `__Host-` over https. */
+/**
+ * The Set-Cookie value that carries a session token (the account operations start sessions): httpOnly,
+ * SameSite=Lax, Secure and `__Host-` over https. Without an expiry ("remember me" off, the admin host) it
+ * ends with the browser; the row still expires after 12 hours.
+ */
 export function sessionCookie(token: string, expiresAt: Date | null): string {
   return serializeCookie(sessionCookieName(), token, { expires: expiresAt ?? undefined });
 }
 
 export function clearSessionCookie(): string {
   return sessionCookie("", new Date(0));
-}
-
-/**
- * Signs a user in: a new session row and the cookie for it. Without "remember me" the cookie has no
- * expiry, so it ends with the browser (the row still expires after 12 hours).
- */
-export async function startSession(request: Request, userId: number, remember: boolean): Promise<string> {
-  const { token, expiresAt } = await createSession(getDb(), {
-    userId,
-    persistent: remember,
-    userAgent: request.headers.get("User-Agent"),
-  });
-  return sessionCookie(token, remember ? expiresAt : null);
-}
-
-export async function endSession(request: Request): Promise<string> {
-  const token = getSessionToken(request);
-  if (token) await deleteSession(getDb(), token);
-  return clearSessionCookie();
 }
 
 /** Whitespace, control characters and backslashes: browsers drop or rewrite them (`/\t/evil.example` is read as `//evil.example`). */
