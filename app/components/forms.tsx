@@ -2,7 +2,7 @@
  * Form pieces every account form shares: a labelled field with its message beside it, a password field whose
  * show/hide toggle exists only where JavaScript runs, and a submit button that says when it is busy.
  */
-import { getInputProps, type FieldMetadata } from "@conform-to/react";
+import { getInputProps, getTextareaProps, type FieldMetadata } from "@conform-to/react";
 import { useNavigation } from "@remix-run/react";
 import { useEffect, useState, type ReactNode } from "react";
 
@@ -50,18 +50,13 @@ export function Field({
 }
 
 export function TextAreaField({ field, label, hint, rows = 4 }: { field: FieldMetadata<unknown>; label: ReactNode; hint?: ReactNode; rows?: number }) {
+  // The schema's constraints (required, maxLength) come with the props, as getInputProps gives an input its own.
+  const props = getTextareaProps(field as FieldMetadata<string>);
   return (
     <div className="field">
       <label htmlFor={field.id}>{label}</label>
       {hint ? <p className="field-hint">{hint}</p> : null}
-      <textarea
-        id={field.id}
-        name={field.name}
-        rows={rows}
-        defaultValue={typeof field.initialValue === "string" ? field.initialValue : ""}
-        aria-invalid={field.errors ? true : undefined}
-        aria-describedby={field.errors ? field.errorId : undefined}
-      />
+      <textarea {...props} key={props.key} rows={rows} />
       <ErrorList id={field.errorId} errors={field.errors} />
     </div>
   );

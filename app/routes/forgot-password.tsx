@@ -3,6 +3,7 @@ import { parseWithZod } from "@conform-to/zod";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData } from "@remix-run/react";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
+import { getFormConstraint } from "~/utils/form-constraint";
 import { requestPasswordReset } from "~/operations/accounts.server";
 import { ForgotPasswordSchema } from "~/utils/account-schemas";
 import { getActor } from "~/utils/auth.server";
@@ -37,6 +38,8 @@ export default function ForgotPassword() {
     id: "forgot-password",
     lastResult: actionData?.result,
     shouldValidate: "onSubmit",
+    constraint: getFormConstraint(ForgotPasswordSchema),
+    defaultNoValidate: false,
     onValidate: ({ formData }) => parseWithZod(formData, { schema: ForgotPasswordSchema }),
   });
   return (

@@ -3,6 +3,7 @@ import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData } from "@remix-run/react";
 import { ErrorList, Field, PasswordField, SubmitButton, TextAreaField } from "~/components/forms";
+import { getFormConstraint } from "~/utils/form-constraint";
 import { join } from "~/operations/accounts.server";
 import { FreelancerRegisterSchema, HIDDEN_PASSWORDS } from "~/utils/account-schemas";
 import { getActor, getUser, requireAnonymous, sessionCookie } from "~/utils/auth.server";
@@ -40,6 +41,8 @@ export default function FreelancerRegister() {
     lastResult,
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
+    constraint: getFormConstraint(FreelancerRegisterSchema),
+    defaultNoValidate: false,
     onValidate: ({ formData }) => parseWithZod(formData, { schema: FreelancerRegisterSchema }),
   });
   return (
@@ -57,7 +60,7 @@ export default function FreelancerRegister() {
         <Field field={fields.portfolioUrl} label="Portfolio URL (optional)" type="url" hint="A link to your work, starting with https://" />
         <TextAreaField field={fields.description} label="Professional description" />
         <div className="checkbox">
-          <input type="checkbox" id={fields.terms.id} name={fields.terms.name} aria-invalid={fields.terms.errors ? true : undefined} aria-describedby={fields.terms.errors ? fields.terms.errorId : undefined} />
+          <input type="checkbox" id={fields.terms.id} name={fields.terms.name} required={fields.terms.required} aria-invalid={fields.terms.errors ? true : undefined} aria-describedby={fields.terms.errors ? fields.terms.errorId : undefined} />
           <label htmlFor={fields.terms.id}>
             I agree to the <Link to="/terms">Terms of Service</Link> and the <Link to="/privacy">Privacy Policy</Link>.
           </label>

@@ -3,6 +3,7 @@ import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { ErrorList, Field, PasswordField, SubmitButton } from "~/components/forms";
+import { getFormConstraint } from "~/utils/form-constraint";
 import { signIn } from "~/operations/accounts.server";
 import { LoginSchema } from "~/utils/account-schemas";
 import { getActor, getUser, safeRedirect, sessionCookie } from "~/utils/auth.server";
@@ -45,6 +46,8 @@ export default function Login() {
     id: "login",
     lastResult,
     shouldValidate: "onSubmit",
+    constraint: getFormConstraint(LoginSchema),
+    defaultNoValidate: false,
     onValidate: ({ formData }) => parseWithZod(formData, { schema: LoginSchema }),
   });
   const admin = site === "admin";

@@ -3,6 +3,7 @@ import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData } from "@remix-run/react";
 import { ErrorList, Field, PasswordField, SubmitButton } from "~/components/forms";
+import { getFormConstraint } from "~/utils/form-constraint";
 import { join } from "~/operations/accounts.server";
 import { HIDDEN_PASSWORDS, RegisterSchema } from "~/utils/account-schemas";
 import { getActor, requireAnonymous, sessionCookie } from "~/utils/auth.server";
@@ -37,6 +38,8 @@ export default function Register() {
     lastResult,
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
+    constraint: getFormConstraint(RegisterSchema),
+    defaultNoValidate: false,
     onValidate: ({ formData }) => parseWithZod(formData, { schema: RegisterSchema }),
   });
   const role = (fields.role.initialValue as string | undefined) ?? "client";

@@ -3,6 +3,7 @@ import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { ErrorList, PasswordField, SubmitButton } from "~/components/forms";
+import { getFormConstraint } from "~/utils/form-constraint";
 import { isResetTokenValid } from "~/models/password-reset.server";
 import { completePasswordReset } from "~/operations/accounts.server";
 import { HIDDEN_PASSWORDS, RESET_LINK_EXPIRED, ResetPasswordSchema } from "~/utils/account-schemas";
@@ -38,6 +39,8 @@ export default function ResetPassword() {
     id: "reset-password",
     lastResult,
     shouldValidate: "onSubmit",
+    constraint: getFormConstraint(ResetPasswordSchema),
+    defaultNoValidate: false,
     onValidate: ({ formData }) => parseWithZod(formData, { schema: ResetPasswordSchema }),
   });
   if (!valid) {

@@ -3,6 +3,7 @@ import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation, useRouteLoaderData, useSearchParams } from "@remix-run/react";
 import { ErrorList, Field, FormMessage, PasswordField, SubmitButton, TextAreaField } from "~/components/forms";
+import { getFormConstraint } from "~/utils/form-constraint";
 import { getSettings, type NotificationPreferences } from "~/models/user.server";
 import {
   changePassword,
@@ -188,6 +189,8 @@ function ProfileTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
     languages: s.languages.join(", "),
   },
     shouldValidate: "onSubmit",
+    constraint: getFormConstraint(ProfileSchema),
+    defaultNoValidate: false,
     onValidate: ({ formData }) => parseWithZod(formData, { schema: ProfileSchema }),
   });
   const avatarErrors = (reply?.error as Record<string, string[] | null> | undefined)?.avatar ?? undefined;
@@ -219,6 +222,8 @@ function NotificationsTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
     id: "settings-notifications",
     lastResult: reply,
     shouldValidate: "onSubmit",
+    constraint: getFormConstraint(NotificationsSchema),
+    defaultNoValidate: false,
     onValidate: ({ formData }) => parseWithZod(formData, { schema: NotificationsSchema }),
   });
   return (
@@ -240,6 +245,8 @@ function SecurityTab({ reply }: { reply?: Reply }) {
     id: "settings-security",
     lastResult: reply,
     shouldValidate: "onSubmit",
+    constraint: getFormConstraint(SecuritySchema),
+    defaultNoValidate: false,
     onValidate: ({ formData }) => parseWithZod(formData, { schema: SecuritySchema }),
   });
   return (
@@ -269,6 +276,8 @@ function BillingTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
     lastResult: reply,
     defaultValue: { mobileMoneyNumber: s.mobileMoneyNumber ?? "" },
     shouldValidate: "onSubmit",
+    constraint: getFormConstraint(BillingSchema),
+    defaultNoValidate: false,
     onValidate: ({ formData }) => parseWithZod(formData, { schema: BillingSchema }),
   });
   return (
@@ -291,6 +300,8 @@ function PreferencesTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
     id: "settings-preferences",
     lastResult: reply,
     shouldValidate: "onSubmit",
+    constraint: getFormConstraint(PreferencesSchema),
+    defaultNoValidate: false,
     onValidate: ({ formData }) => parseWithZod(formData, { schema: PreferencesSchema }),
   });
   const select = (name: string, id: string, label: string, value: string, options: Record<string, string>, errors?: string[]) => (
