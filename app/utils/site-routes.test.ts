@@ -3,7 +3,7 @@ import { ADMIN_SCREENS, adminScreenRouteId, hostsOfRoute, siteServesRoute } from
 
 describe("which host serves which route", () => {
   it("serves the root, sign-in, sign-out, the privacy choice and the 404 page on both hosts", () => {
-    for (const id of ["root", "routes/login", "routes/logout", "routes/consent", "routes/privacy", "routes/$"]) {
+    for (const id of ["root", "routes/login", "routes/logout", "routes/consent", "routes/privacy", "routes/media.$name", "routes/$"]) {
       expect(hostsOfRoute(id), id).toEqual(["main", "admin"]);
     }
   });
