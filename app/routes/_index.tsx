@@ -1,9 +1,8 @@
 import type { MetaFunction } from "@remix-run/node";
-import { Form, Link, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { Form, Link, useLoaderData } from "@remix-run/react";
 import { GigCard, categoryInitials } from "~/components/gig-card";
 import { listCategories } from "~/models/category.server";
 import { listFeaturedGigs } from "~/models/gig.server";
-import type { loader as rootLoader } from "~/root";
 import { getDb } from "~/utils/db.server";
 
 /** The main host's home page (the admin host's `/` is the admin dashboard: app/utils/site-routes.ts). */
