@@ -5,19 +5,17 @@
 import http from "node:http";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { saveGig } from "~/models/gig.server";
 import { createSession } from "~/models/session.server";
 import { setUserStatus } from "~/models/user.server";
 import { getEnv } from "~/utils/env.server";
-import { gigFormSchema } from "~/utils/gig-schemas";
-import { hashPassword } from "~/utils/password.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { DEFAULT_PASSWORD, createCategory, createGig, createUser } from "../support/factories";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let t: TestDatabase;
 let server: TestServer;
 let redis: Redis;
-const PASSWORD = "correct-horse-9";
+const PASSWORD = DEFAULT_PASSWORD;
 /** This server's namespace in Redis: its rate-limit keys are `${QUEUE_PREFIX}:rl:<limit>:<key>`. */
 const QUEUE_PREFIX = `acct_${process.pid}_${Date.now()}`;
 const tokens: Record<string, string> = {};
@@ -27,24 +25,19 @@ let gigId: number;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  const hash = await hashPassword(PASSWORD);
   for (const role of ["client", "freelancer", "admin"] as const) {
-    const [row] = await t.db("users")
-      .insert({ name: `Test ${role}`, username: `test_${role}`, email: `${role}@example.ug`, password_hash: hash, role })
-      .returning("id");
-    ids[role] = row.id;
-    tokens[role] = (await createSession(t.db, { userId: row.id, persistent: false })).token;
+    const { id } = await createUser(t.db, { role, name: `Test ${role}`, username: `test_${role}`, email: `${role}@example.ug` });
+    ids[role] = id;
+    tokens[role] = (await createSession(t.db, { userId: id, persistent: false })).token;
   }
-  await t.db("categories").insert({ slug: "graphic-design", name: "Graphic Design" });
-  const gig = gigFormSchema("publish").parse({
-    title: "Logo design for your shop",
+  await createCategory(t.db, { slug: "graphic-design", name: "Graphic Design" });
+  ({ id: gigId } = await createGig(t.db, {
+    sellerId: ids.freelancer!,
     category: "graphic-design",
+    title: "Logo design for your shop",
     description: "A logo in three days.",
-    basic: { name: "Starter", description: "One concept", price: "75000", delivery: "3", revisions: "1", features: "" },
-    standard: {},
-    premium: {},
-  });
-  gigId = (await saveGig(t.db, ids.freelancer!, gig, "published")).id;
+    packages: { basic: { name: "Starter", description: "One concept", priceUgx: 75_000, deliveryDays: 3, revisions: 1 } },
+  }));
   redis = new Redis(getEnv().REDIS_URL, { maxRetriesPerRequest: 1 });
   // TRUST_PROXY lets a test speak from its own address (X-Forwarded-For), so rate limits of one test never
   // spill into another.
@@ -527,9 +520,8 @@ describe("signing in", () => {
   });
 
   it("tells a suspended or banned member why, and gives no session", async () => {
-    const hash = await hashPassword(PASSWORD);
     for (const status of ["suspended", "banned"] as const) {
-      const [row] = await t.db("users").insert({ name: `Held ${status}`, username: `held_${status}`, email: `${status}@example.ug`, password_hash: hash, role: "client", status }).returning("id");
+      const row = await createUser(t.db, { name: `Held ${status}`, username: `held_${status}`, email: `${status}@example.ug`, status });
       const res = await login({ email: `${status}@example.ug`, password: PASSWORD });
       expect(res.status).toBe(403);
       expect(await res.text()).toContain(status === "suspended" ? "Your account is suspended" : "Your account has been banned");
@@ -593,9 +585,8 @@ describe("signing in", () => {
   });
 
   it("banning or deleting a member ends their sessions at once", async () => {
-    const hash = await hashPassword(PASSWORD);
     for (const end of ["ban", "delete"] as const) {
-      const [row] = await t.db("users").insert({ name: `To ${end}`, username: `to_${end}`, email: `to.${end}@example.ug`, password_hash: hash, role: "freelancer" }).returning("id");
+      const row = await createUser(t.db, { role: "freelancer", name: `To ${end}`, username: `to_${end}`, email: `to.${end}@example.ug` });
       const phone = (await createSession(t.db, { userId: row.id, persistent: true })).token;
       const laptop = (await createSession(t.db, { userId: row.id, persistent: false })).token;
       for (const session of [phone, laptop]) expect(await outcome(await request("/dashboard", { session }))).toBe("200");
@@ -630,7 +621,7 @@ describe("password reset", () => {
     const unknownHtml = await unknown.text();
     expect(Number((await t.db("outbox").count<{ c: string }[]>({ c: "*" }).first())?.c)).toBe(before);
 
-    const [row] = await t.db("users").insert({ name: "Reset Me", username: "reset_me", email: "reset@example.ug", password_hash: await hashPassword(PASSWORD), role: "client" }).returning("id");
+    const row = await createUser(t.db, { name: "Reset Me", email: "reset@example.ug" });
     const { token: oldSession } = await createSession(t.db, { userId: row.id, persistent: true });
     const known = await request("/forgot-password", { method: "POST", body: { email: "reset@example.ug" } });
     expect(await known.text()).toContain("If an account uses that email");
@@ -681,7 +672,7 @@ describe("password reset", () => {
   });
 
   it("using one link uses up the member's other unused links", async () => {
-    const [row] = await t.db("users").insert({ name: "Two Links", username: "two_links", email: "two.links@example.ug", password_hash: await hashPassword(PASSWORD), role: "client" }).returning("id");
+    const row = await createUser(t.db, { name: "Two Links" });
     const links: string[] = [];
     for (const ip of ["10.50.1.1", "10.50.1.2"]) {
       await request("/forgot-password", { method: "POST", ip, body: { email: "two.links@example.ug" } });
@@ -791,7 +782,7 @@ describe("settings store what is valid and refuse the rest", () => {
   });
 
   it("security: signing out of all other sessions ends them and keeps this one", async () => {
-    const [row] = await t.db("users").insert({ name: "Many Devices", username: "many_devices", email: "many.devices@example.ug", password_hash: await hashPassword(PASSWORD), role: "client" }).returning("id");
+    const row = await createUser(t.db, { name: "Many Devices" });
     const [here, phone, laptop] = await Promise.all([0, 1, 2].map(async () => (await createSession(t.db, { userId: row.id, persistent: true })).token));
     const res = await request("/settings?tab=security", { method: "POST", session: here, body: { intent: "sign-out-others" } });
     expect(await outcome(res)).toBe("→ /settings?tab=security&saved=others");
@@ -802,7 +793,7 @@ describe("settings store what is valid and refuse the rest", () => {
   });
 
   it("security: changing the password ends the other sessions, keeps this one, and the new password signs in", async () => {
-    const [row] = await t.db("users").insert({ name: "New Password", username: "new_password", email: "new.password@example.ug", password_hash: await hashPassword(PASSWORD), role: "freelancer" }).returning("id");
+    const row = await createUser(t.db, { role: "freelancer", name: "New Password" });
     const [here, elsewhere] = await Promise.all([0, 1].map(async () => (await createSession(t.db, { userId: row.id, persistent: false })).token));
     const res = await request("/settings?tab=security", { method: "POST", session: here, body: { currentPassword: PASSWORD, password: "a-new-password-9", confirmPassword: "a-new-password-9" } });
     expect(await outcome(res)).toBe("→ /settings?tab=security&saved=1");
