@@ -12,10 +12,10 @@ import path from "node:path";
 import { Redis } from "ioredis";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSession } from "~/models/session.server";
 import { getEnv } from "~/utils/env.server";
 import { hashPassword, passwordNeedsRehash, verifyPassword } from "~/utils/password.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { DEFAULT_PASSWORD, createCategory, createSession, createUser } from "../support/factories";
 import { startPrivateRedis, type PrivateService } from "../support/private-services";
 import { startTestServer, type TestServer } from "../support/test-server";
 
@@ -23,27 +23,24 @@ let t: TestDatabase;
 let server: TestServer;
 let redis: Redis;
 let uploadDir: string;
-const PASSWORD = "correct-horse-9";
+const PASSWORD = DEFAULT_PASSWORD;
 const QUEUE_PREFIX = `sec_${process.pid}_${Date.now()}`;
 const ids: Record<string, number> = {};
 const tokens: Record<string, string> = {};
 
+/** A member named `name` (username `sec_client`, email `sec.client@example.ug`), with PASSWORD unless given a stored hash. */
 async function addUser(role: "client" | "freelancer" | "admin", name: string, passwordHash?: string) {
-  const [row] = await t.db("users")
-    .insert({ name, username: name.toLowerCase().replace(/\W+/g, "_"), email: `${name.toLowerCase().replace(/\W+/g, ".")}@example.ug`, password_hash: passwordHash ?? (await hashPassword(PASSWORD)), role })
-    .returning("id");
-  return row.id as number;
+  return (await createUser(t.db, { role, name, passwordHash })).id;
 }
 
 beforeAll(async () => {
   t = await createTestDatabase();
   uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), "soko-security-"));
-  const hash = await hashPassword(PASSWORD);
   for (const role of ["client", "freelancer", "admin"] as const) {
-    ids[role] = await addUser(role, `Sec ${role}`, hash);
-    tokens[role] = (await createSession(t.db, { userId: ids[role]!, persistent: false })).token;
+    ids[role] = await addUser(role, `Sec ${role}`);
+    tokens[role] = await createSession(t.db, ids[role]!);
   }
-  await t.db("categories").insert({ slug: "graphic-design", name: "Graphic Design" });
+  await createCategory(t.db, { slug: "graphic-design", name: "Graphic Design" });
   redis = new Redis(getEnv().REDIS_URL, { maxRetriesPerRequest: 1 });
   // TRUST_PROXY=1 (one proxy hop, as Express documents the number): X-Forwarded-For names the client.
   server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX, TRUST_PROXY: "1", UPLOAD_DIR: uploadDir });
@@ -294,7 +291,7 @@ describe("sessions and passwords", () => {
 
   it("cancels unused reset links when the password is changed in Security settings", async () => {
     const userId = await addUser("client", "Reset Changer");
-    const session = (await createSession(t.db, { userId, persistent: false })).token;
+    const session = await createSession(t.db, userId);
     await request("/forgot-password", { body: { email: "reset.changer@example.ug" }, ip: "192.0.2.130" });
     const mail = await t.db("outbox").where({ to_address: "reset.changer@example.ug" }).orderBy("id", "desc").first("body");
     const link = /\/reset-password\?token=([\w-]+)/.exec(mail.body)!;

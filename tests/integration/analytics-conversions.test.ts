@@ -12,10 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordServerConversion } from "~/analytics/conversions.server";
 import { createIngest, serverSessionId } from "~/analytics/ingest.server";
 import { conversions } from "~/analytics/reports.server";
-import { createSession } from "~/models/session.server";
 import { startAnalyticsPipeline } from "../support/analytics-events";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { gigFormData, LOGO_CATEGORY, VALID_GIG_FIELDS } from "../support/gig-form";
+import { createCategory, createSession, createUser } from "../support/factories";
+import { gigFormData, VALID_GIG_FIELDS } from "../support/gig-form";
 import { freePort, type TestServer } from "../support/test-server";
 
 const ANDROID =
@@ -33,11 +33,10 @@ describe("conversions that are business facts", () => {
 
   beforeAll(async () => {
     t = await createTestDatabase();
-    await t.db("categories").insert(LOGO_CATEGORY);
+    await createCategory(t.db); // the valid gig form's
     for (const [key, role] of [["buyer", "client"], ["seller", "freelancer"]] as const) {
-      const [row] = await t.db("users").insert({ name: `Test ${key}`, username: `test_${key}`, email: `${key}@example.ug`, role }).returning("id");
-      ids[key] = Number(row.id);
-      tokens[key] = (await createSession(t.db, { userId: row.id, persistent: false })).token;
+      ids[key] = (await createUser(t.db, { role, name: `Test ${key}`, email: `${key}@example.ug` })).id;
+      tokens[key] = await createSession(t.db, ids[key]!);
     }
     pipeline = await startAnalyticsPipeline({ DATABASE_URL: t.url }, { name: "anaconv" });
     ({ server, clickhouse } = pipeline);

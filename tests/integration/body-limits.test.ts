@@ -11,10 +11,9 @@ import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSession } from "~/models/session.server";
-import { hashPassword } from "~/utils/password.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { gigFormData as gigForm, LOGO_CATEGORY } from "../support/gig-form";
+import { DEFAULT_PASSWORD, createCategory, createSession, createUser } from "../support/factories";
+import { gigFormData as gigForm } from "../support/gig-form";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let t: TestDatabase;
@@ -22,7 +21,7 @@ let server: TestServer;
 let uploadDir: string;
 let png: Buffer; // a small real image
 let nearlyFiveMb: Buffer; // a real image just under the 5 MB a file may have
-const PASSWORD = "correct-horse-9";
+const PASSWORD = DEFAULT_PASSWORD;
 const MEMBER = { email: "member@example.ug" };
 const tokens: Record<"member" | "seller", string> = { member: "", seller: "" };
 const ids: Record<"member" | "seller", number> = { member: 0, seller: 0 };
@@ -30,14 +29,10 @@ const MB = 1024 * 1024;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  await t.db("categories").insert(LOGO_CATEGORY);
-  const hash = await hashPassword(PASSWORD);
+  await createCategory(t.db); // the valid gig form's
   for (const [who, role] of [["member", "client"], ["seller", "freelancer"]] as const) {
-    const [row] = await t.db("users")
-      .insert({ name: `Test ${who}`, username: `test_${who}`, email: `${who}@example.ug`, password_hash: hash, role })
-      .returning("id");
-    ids[who] = Number(row.id);
-    tokens[who] = (await createSession(t.db, { userId: row.id, persistent: false })).token;
+    ids[who] = (await createUser(t.db, { role, name: `Test ${who}`, email: `${who}@example.ug` })).id;
+    tokens[who] = await createSession(t.db, ids[who]);
   }
   uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), "soko-body-limits-"));
   png = await sharp({ create: { width: 64, height: 64, channels: 3, background: "#0a0" } }).png().toBuffer();

@@ -9,9 +9,9 @@ import path from "node:path";
 import zlib from "node:zlib";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSession } from "~/models/session.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { gigFormData, LOGO_CATEGORY, VALID_GIG_FIELDS } from "../support/gig-form";
+import { createCategory, createSession, createUser } from "../support/factories";
+import { gigFormData, VALID_GIG_FIELDS } from "../support/gig-form";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let t: TestDatabase;
@@ -22,11 +22,10 @@ const ids: Record<"member" | "seller", number> = { member: 0, seller: 0 };
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  await t.db("categories").insert(LOGO_CATEGORY);
+  await createCategory(t.db); // the valid gig form's
   for (const [who, role] of [["member", "client"], ["seller", "freelancer"]] as const) {
-    const [row] = await t.db("users").insert({ name: `Test ${who}`, username: `test_${who}`, email: `${who}@example.ug`, role }).returning("id");
-    ids[who] = Number(row.id);
-    tokens[who] = (await createSession(t.db, { userId: row.id, persistent: false })).token;
+    ids[who] = (await createUser(t.db, { role, name: `Test ${who}`, email: `${who}@example.ug` })).id;
+    tokens[who] = await createSession(t.db, ids[who]);
   }
   uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), "soko-images-"));
   server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: `images_${process.pid}_${Date.now()}`, UPLOAD_DIR: uploadDir });
