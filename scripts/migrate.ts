@@ -8,6 +8,7 @@ import { clickHouseOptions } from "~/analytics/clickhouse.server";
 import { closeDb, getDb } from "~/utils/db.server";
 import { getEnv } from "~/utils/env.server";
 import { maskUrlCredentials } from "~/utils/mask-url";
+import { closeLimitRedis } from "~/utils/rate-limit.server";
 import { isDatabaseEmpty, seedDemoData } from "./lib/seed";
 
 const env = getEnv();
@@ -20,12 +21,15 @@ try {
 
   const allowed = env.SEED_DEMO ?? !env.isProduction;
   if (process.argv.includes("--seed") && allowed && (await isDatabaseEmpty(db))) {
+    const started = Date.now();
     await seedDemoData(db);
-    console.log("[migrate] loaded demo data into the empty database");
+    console.log(`[migrate] loaded demo data into the empty database (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   }
 } catch (error) {
   console.error(maskUrlCredentials(`[migrate] ${(error as Error).message}`));
   process.exitCode = 1;
 } finally {
   await closeDb();
+  // The seed acts through the operations, which count rate limits in Redis: close that connection too.
+  await closeLimitRedis();
 }

@@ -383,6 +383,36 @@ export async function createAdmin(
 }
 
 /**
+ * A client or freelancer account made by the platform rather than by a visitor joining (the demo data;
+ * later an import): the same row and "joined" activity as a join, but no join limit, no session and no
+ * signup conversion (nobody signed up). `passwordHash` lets many accounts share one hash made once (the
+ * demo password: scrypt costs a few hundred milliseconds a hash). A taken email is refused beside the field.
+ */
+export async function createMember(
+  actor: Actor,
+  input: { name: string; email: string; role: "client" | "freelancer"; passwordHash: string; skills?: string[]; bio?: string },
+  { db }: Options = {},
+): Promise<Result<{ id: number; username: string }>> {
+  if (actor.kind !== "system") return forbidden("Only the platform makes accounts this way.");
+  const { name, email, role, passwordHash, skills, bio } = input;
+  return transact(
+    actor,
+    async (tx) => {
+      let created: { id: number; username: string };
+      try {
+        created = await users.createUser(tx.trx, { name, email, role, passwordHash, skills, bio });
+      } catch (error) {
+        if (error instanceof EmailTakenError) return invalid({ email: [error.message] });
+        throw error;
+      }
+      await tx.activity(created.id, "joined", { role });
+      return ok(created);
+    },
+    { db },
+  );
+}
+
+/**
  * Suspends, bans or re-activates a member, by an admin or the platform; anything but active ends their
  * sessions at once. An admin cannot change their own account's status.
  */

@@ -1,7 +1,23 @@
+/**
+ * Demo data for a machine of one's own (npm start, the tests): the six categories, an admin, clients and
+ * freelancers, 66 published gigs with cover images, and about 3,700 reviews. Demo data obeys the rules real
+ * data does: everything a member makes goes in through the operation their own request would call, acting
+ * as them (accounts, profiles, cover uploads, gigs, reviews), so it passes the same schemas, ownership
+ * checks, rate limits and roll-ups, with the same activity rows. What no operation makes is written after,
+ * in `demoHistory` (see there). All of it is one transaction: a seed that fails leaves the database empty,
+ * so the next start tries again.
+ */
 import type { Knex } from "knex";
-import { refreshCatalog } from "~/models/gig.server";
-import { DELIVERY_DAYS } from "~/utils/gig-schemas";
+import type { SessionUser } from "~/models/session.server";
+import { createAdmin, createMember, updateProfile } from "~/operations/accounts.server";
+import { systemActor, type Actor, type Result } from "~/operations/core.server";
+import { attachImage, saveGig } from "~/operations/gigs.server";
+import { createReviews, type BulkReview } from "~/operations/reviews.server";
+import { ProfileSchema } from "~/utils/account-schemas";
+import { DELIVERY_DAYS, gigFormSchema, TIERS, type Tier } from "~/utils/gig-schemas";
 import { hashPassword } from "~/utils/password.server";
+import { refund } from "~/utils/rate-limit.server";
+import { renderCover } from "./covers";
 
 /** The six categories of spec §9, in the landing page's order. */
 export const CATEGORIES = [
@@ -16,10 +32,11 @@ export const CATEGORIES = [
 
 export const DEMO_PASSWORD = "soko-demo-2026";
 
+/** The accounts README names; usernames come from the names, as a join makes them (soko_admin, sarah_nakato, james_okello). */
 export const DEMO_ACCOUNTS = {
-  admin: { name: "Soko Admin", username: "admin", email: "admin@soko.test", role: "admin" as const },
-  client: { name: "Sarah Nakato", username: "sarah_nakato", email: "client@soko.test", role: "client" as const },
-  freelancer: { name: "James Okello", username: "james_okello", email: "freelancer@soko.test", role: "freelancer" as const },
+  admin: { name: "Soko Admin", email: "admin@soko.test", role: "admin" as const },
+  client: { name: "Sarah Nakato", email: "client@soko.test", role: "client" as const },
+  freelancer: { name: "James Okello", email: "freelancer@soko.test", role: "freelancer" as const },
 };
 
 const CLIENTS = [
@@ -160,6 +177,259 @@ function roundPrice(ugx: number) {
   return Math.min(800_000, Math.max(75_000, Math.round(ugx / 5_000) * 5_000));
 }
 
+/** The value of an operation that must succeed, or an error that says which step refused and why. */
+function must<T>(step: string, result: Result<T>): T {
+  if (result.ok) return result.value;
+  throw new Error(`demo data: ${step} was refused: ${JSON.stringify(result)}`);
+}
+
+/** Runs `fn` over `items`, at most `width` at a time, keeping their order in the result. */
+async function pooled<T, R>(items: T[], width: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        results[i] = await fn(items[i]!, i);
+      }
+    }),
+  );
+  return results;
+}
+
+/** The client a demo member acts from: this machine, no analytics consent. */
+const SEED_CLIENT = { ip: "127.0.0.1", userAgent: "soko-seed", analyticsConsent: false, tabSessionId: null };
+
+/** A member as the operations see them when they act (no session: the seed is not signed in as them). */
+function memberActor(user: Omit<SessionUser, "sessionId" | "preferredCurrency" | "timeZone">): Actor {
+  return { kind: "member", user: { ...user, sessionId: "", preferredCurrency: "UGX", timeZone: "EAT" }, client: SEED_CLIENT };
+}
+
+type Person = {
+  name: string;
+  email: string;
+  role: "client" | "freelancer";
+  location: string;
+  bio: string;
+  skills: string[];
+  languages: string[];
+  joinedDaysAgo: number;
+  level?: string;
+  responseTimeHours?: number;
+};
+
+/** A demo gig as planned up front, so the PRNG is drawn in one fixed order whatever runs in parallel later. */
+type PlannedGig = {
+  category: (typeof CATEGORIES)[number];
+  title: string;
+  sellerIndex: number;
+  form: Record<string, unknown>;
+  publishedDaysAgo: number;
+  reviews: { reviewerIndex: number; rating: number; comment: string; writtenDaysAgo: number }[];
+};
+
+/** The demo gigs: each category's titles in order, sellers taken in turn; prices, delivery and reviews drawn. */
+function planGigs(random: () => number, sellers: number, reviewers: number): PlannedGig[] {
+  const gigs: PlannedGig[] = [];
+  let sellerIndex = 0;
+  for (const category of CATEGORIES) {
+    for (const title of GIG_TITLES[category.slug]) {
+      const seller = sellerIndex++ % sellers;
+      const reviewsCount = Math.floor(random() * 120);
+      const target = 3.6 + random() * 1.4;
+      const stars = Array.from({ length: reviewsCount }, () => Math.max(1, Math.min(5, Math.round(target + (random() - 0.5) * 2))));
+      const basicPrice = roundPrice(75_000 + random() * 200_000);
+      const publishedDaysAgo = Math.floor(random() * 90);
+      const reviews = stars.map((rating, i) => ({
+        reviewerIndex: (i + sellerIndex) % reviewers,
+        rating,
+        comment: REVIEW_COMMENTS[rating]![i % REVIEW_COMMENTS[rating]!.length]!,
+        writtenDaysAgo: 1 + Math.floor(random() * 180),
+      }));
+      const pick = <T>(options: readonly T[]) => options[Math.floor(random() * options.length)]!;
+      const prices: Record<Tier, number> = { basic: basicPrice, standard: 0, premium: 0 };
+      const delivery = {} as Record<Tier, number>;
+      delivery.basic = pick(DELIVERY_DAYS.basic);
+      prices.standard = roundPrice(basicPrice * (1.8 + random()));
+      delivery.standard = pick(DELIVERY_DAYS.standard);
+      prices.premium = roundPrice(basicPrice * (3 + random() * 1.5));
+      delivery.premium = pick(DELIVERY_DAYS.premium);
+      // The gig form as a seller fills it in, parsed by the form's own schema when the gig is saved.
+      const form: Record<string, unknown> = {
+        title,
+        category: category.slug,
+        description:
+          `${title}. I work with businesses across Uganda and deliver on time. ` +
+          `Tell me about your project before you order and I will reply within a few hours.`,
+        tags: title.toLowerCase().replace(/^i will /, "").split(" ").filter((w) => w.length > 4).slice(0, 4),
+      };
+      for (const tier of TIERS) {
+        form[tier] = {
+          name: PACKAGES[tier].name,
+          description: PACKAGES[tier].description,
+          price: String(prices[tier]),
+          delivery: String(delivery[tier]),
+          revisions: String(PACKAGES[tier].revisions),
+          features: FEATURES[tier].join("\n"),
+        };
+      }
+      gigs.push({ category, title, sellerIndex: seller, form, publishedDaysAgo, reviews });
+    }
+  }
+  return gigs;
+}
+
+const PACKAGES: Record<Tier, { name: string; description: string; revisions: number }> = {
+  basic: { name: "Basic", description: "The essentials, done well.", revisions: 1 },
+  standard: { name: "Standard", description: "More options and faster support.", revisions: 3 },
+  premium: { name: "Premium", description: "Everything, with commercial rights.", revisions: 5 },
+};
+
+/** The demo people: the demo client first, then the other clients (the reviewers), then the freelancers. */
+function people(): Person[] {
+  const clients: Person[] = [
+    { ...DEMO_ACCOUNTS.client, location: "Kampala", bio: "I run a small boutique in Ntinda.", skills: [], languages: [], joinedDaysAgo: 120 },
+    ...CLIENTS.map(([name, location], i): Person => ({
+      name,
+      email: `${usernameOf(name)}@soko.test`,
+      role: "client",
+      location,
+      bio: "",
+      skills: [],
+      languages: [],
+      joinedDaysAgo: 30 + i * 17,
+    })),
+  ];
+  const freelancers = [[DEMO_ACCOUNTS.freelancer.name, "Kampala", ["Graphic design", "Web design", "Branding"]] as const, ...FREELANCERS].map(
+    ([name, location, skills], i): Person => ({
+      name,
+      email: i === 0 ? DEMO_ACCOUNTS.freelancer.email : `${usernameOf(name)}@soko.test`,
+      role: "freelancer",
+      location,
+      skills: [...skills],
+      languages: ["English", i % 2 === 0 ? "Luganda" : "Swahili"],
+      bio: `${name.split(" ")[0]} is a ${location}-based freelancer working in ${skills.join(", ")}.`,
+      joinedDaysAgo: 200 + i * 40,
+      level: LEVELS[i % LEVELS.length],
+      responseTimeHours: 1 + (i % 5),
+    }),
+  );
+  return [...clients, ...freelancers];
+}
+
+/** How many cover images are drawn and uploaded at once (sharp's encoding is the seed's slowest step). */
+const COVER_CONCURRENCY = 2;
+
+/**
+ * Loads the demo data, in one transaction, through the operations. Callers check isDatabaseEmpty first.
+ * Cover images are stored where the image storage keeps uploads (UPLOAD_DIR).
+ */
+export async function seedDemoData(db: Knex) {
+  const random = prng(20261122);
+  const system = systemActor("seed");
+  const cast = people();
+  const plan = planGigs(random, cast.filter((p) => p.role === "freelancer").length, cast.filter((p) => p.role === "client").length);
+  const counted: { userId: number; gigs: number; uploads: number }[] = [];
+
+  try {
+    await db.transaction(async (trx) => {
+      const options = { db: trx as unknown as Knex };
+      await trx("categories").insert(CATEGORIES.map((c, position) => ({ ...c, position })));
+
+      // One hash for every other demo account (they share the demo password: scrypt costs a few hundred
+      // milliseconds), made while createAdmin makes its own.
+      const [adminResult, passwordHash] = await Promise.all([
+        createAdmin(system, { name: DEMO_ACCOUNTS.admin.name, email: DEMO_ACCOUNTS.admin.email, password: DEMO_PASSWORD }, options),
+        hashPassword(DEMO_PASSWORD),
+      ]);
+      const admin = must("the demo admin", adminResult);
+      const members: { id: number; actor: Actor; person: Person }[] = [];
+      for (const person of cast) {
+        const { id, username } = must(
+          `the account of ${person.email}`,
+          await createMember(system, { name: person.name, email: person.email, role: person.role, passwordHash, skills: person.skills, bio: person.bio }, options),
+        );
+        const actor = memberActor({ id, name: person.name, username, email: person.email, role: person.role });
+        const profile = ProfileSchema.parse({ name: person.name, bio: person.bio, location: person.location, skills: person.skills.join(", "), languages: person.languages.join(", ") });
+        must(`the profile of ${person.email}`, await updateProfile(actor, profile, options));
+        members.push({ id, actor, person });
+      }
+      const clients = members.filter((m) => m.person.role === "client");
+      const sellers = members.filter((m) => m.person.role === "freelancer");
+
+      // Each gig's cover, drawn and uploaded by its seller (a few at a time: the encoding is what takes time).
+      const covers = await pooled(plan, COVER_CONCURRENCY, async (gig) => {
+        const png = await renderCover({ title: gig.title, categorySlug: gig.category.slug, categoryName: gig.category.name });
+        const file = new File([png as Uint8Array<ArrayBuffer>], "cover.png", { type: "image/png" });
+        return must(`the cover of "${gig.title}"`, await attachImage(sellers[gig.sellerIndex]!.actor, { file }, options)).key;
+      });
+
+      const gigIds: number[] = [];
+      for (const [i, gig] of plan.entries()) {
+        const value = gigFormSchema("publish").parse({ ...gig.form, images: [covers[i]!] });
+        const saved = must(`the gig "${gig.title}"`, await saveGig(sellers[gig.sellerIndex]!.actor, { intent: "publish", gig: value }, options));
+        gigIds.push(saved.id);
+      }
+      for (const seller of sellers) {
+        const gigs = plan.filter((g) => sellers[g.sellerIndex] === seller).length;
+        counted.push({ userId: seller.id, gigs, uploads: gigs });
+      }
+
+      const now = Date.now();
+      const daysAgo = (d: number) => new Date(now - d * 86_400_000);
+      for (const [i, gig] of plan.entries()) {
+        if (gig.reviews.length === 0) continue;
+        const reviews: BulkReview[] = gig.reviews.map((r) => ({
+          reviewerId: clients[r.reviewerIndex]!.id,
+          rating: r.rating,
+          comment: r.comment,
+          createdAt: daysAgo(r.writtenDaysAgo),
+        }));
+        must(`the reviews of "${gig.title}"`, await createReviews(system, { gigId: gigIds[i]!, reviews }, options));
+      }
+
+      await demoHistory(trx, {
+        members: [{ id: admin.id, joinedDaysAgo: 400 }, ...members.map((m) => ({ id: m.id, ...m.person }))],
+        gigs: plan.map((g, i) => ({ id: gigIds[i]!, publishedDaysAgo: g.publishedDaysAgo })),
+        daysAgo,
+      });
+    });
+  } finally {
+    // The seed's gigs and uploads were counted against each demo seller's hourly limits, as a seller's own
+    // would be; they are given back, so the demo seller starts with a whole hour's allowance (and seeding
+    // many test databases, whose sellers share ids, never adds up to a limit).
+    await Promise.all(counted.flatMap((c) => [refund("gigCreate", String(c.userId), c.gigs), refund("upload", String(c.userId), c.uploads)]));
+  }
+}
+
+/**
+ * What no operation makes, because no member makes it: the platform's own category list (spec §9; an admin
+ * screen will own it), and the past that demo data pretends to have: when each member joined and each gig
+ * was first published, the level and response time the platform measures for a seller, and the editors'
+ * Featured Services pick. Written last, over rows the operations made.
+ */
+async function demoHistory(
+  trx: Knex.Transaction,
+  { members, gigs, daysAgo }: { members: { id: number; joinedDaysAgo: number; level?: string; responseTimeHours?: number }[]; gigs: { id: number; publishedDaysAgo: number }[]; daysAgo: (d: number) => Date },
+) {
+  for (const m of members) {
+    await trx("users")
+      .where({ id: m.id })
+      .update({ created_at: daysAgo(m.joinedDaysAgo), ...(m.level ? { level: m.level, response_time_hours: m.responseTimeHours } : {}) });
+  }
+  for (const g of gigs) {
+    await trx("gigs").where({ id: g.id }).update({ created_at: daysAgo(100), published_at: daysAgo(g.publishedDaysAgo) });
+  }
+  // Featured Services: the best-reviewed gig of each of four categories (the editors' pick, in demo data).
+  await trx.raw(`
+    UPDATE gigs SET featured = true WHERE id IN (
+      SELECT DISTINCT ON (category_id) id FROM gigs
+      WHERE reviews_count >= 20 AND category_id IN (SELECT id FROM categories ORDER BY position LIMIT 4)
+      ORDER BY category_id, rating DESC, reviews_count DESC, id
+    )`);
+}
+
 export async function isDatabaseEmpty(db: Knex) {
   const [users, categories] = await Promise.all([
     db("users").count<{ count: string }[]>({ count: "*" }).first(),
@@ -168,153 +438,3 @@ export async function isDatabaseEmpty(db: Knex) {
   return Number(users?.count) === 0 && Number(categories?.count) === 0;
 }
 
-/** Loads the demo data in one transaction. Callers check isDatabaseEmpty first. */
-export async function seedDemoData(db: Knex) {
-  const random = prng(20261122);
-  const passwordHash = await hashPassword(DEMO_PASSWORD);
-  await db.transaction(async (trx) => {
-    const categoryRows = await trx("categories")
-      .insert(CATEGORIES.map((c, i) => ({ ...c, position: i })))
-      .returning(["id", "slug"]);
-    const categoryId = new Map(categoryRows.map((r) => [r.slug as string, r.id as number]));
-
-    const now = Date.now();
-    const daysAgo = (d: number) => new Date(now - d * 86_400_000);
-
-    const people = await trx("users").insert([
-      { ...DEMO_ACCOUNTS.admin, password_hash: passwordHash, location: "Kampala", created_at: daysAgo(400) },
-      {
-        ...DEMO_ACCOUNTS.client,
-        password_hash: passwordHash,
-        location: "Kampala",
-        bio: "I run a small boutique in Ntinda.",
-        created_at: daysAgo(120),
-      },
-      ...CLIENTS.map(([name, location], i) => ({
-        name,
-        username: usernameOf(name),
-        email: `${usernameOf(name)}@soko.test`,
-        role: "client",
-        password_hash: passwordHash,
-        location,
-        created_at: daysAgo(30 + i * 17),
-      })),
-    ]).returning(["id", "role"]);
-    const reviewers = people.filter((p) => p.role === "client");
-
-    const freelancerSpecs = [
-      [DEMO_ACCOUNTS.freelancer.name, "Kampala", ["Graphic design", "Web design", "Branding"]] as const,
-      ...FREELANCERS,
-    ];
-    const sellers = await trx("users")
-      .insert(
-        freelancerSpecs.map(([name, location, skills], i) => ({
-          name,
-          username: i === 0 ? DEMO_ACCOUNTS.freelancer.username : usernameOf(name),
-          email: i === 0 ? DEMO_ACCOUNTS.freelancer.email : `${usernameOf(name)}@soko.test`,
-          role: "freelancer",
-          password_hash: passwordHash,
-          location,
-          skills,
-          languages: ["English", i % 2 === 0 ? "Luganda" : "Swahili"],
-          bio: `${name.split(" ")[0]} is a ${location}-based freelancer working in ${skills.join(", ")}.`,
-          level: LEVELS[i % LEVELS.length],
-          response_time_hours: 1 + (i % 5),
-          created_at: daysAgo(200 + i * 40),
-        })),
-      )
-      .returning(["id"]);
-
-    let sellerIndex = 0;
-    const sellerRatings = new Map<number, { sum: number; count: number }>();
-    for (const category of CATEGORIES) {
-      for (const title of GIG_TITLES[category.slug]) {
-        const seller = sellers[sellerIndex++ % sellers.length]!;
-        // Individual reviews first; the gig's rating and count are what they add up to.
-        const reviewsCount = Math.floor(random() * 120);
-        const target = 3.6 + random() * 1.4;
-        const stars = Array.from({ length: reviewsCount }, () => Math.max(1, Math.min(5, Math.round(target + (random() - 0.5) * 2))));
-        const rating = reviewsCount === 0 ? 0 : Math.round((stars.reduce((a, b) => a + b, 0) / reviewsCount) * 100) / 100;
-        const basicPrice = roundPrice(75_000 + random() * 200_000);
-        const [gig] = await trx("gigs")
-          .insert({
-            seller_id: seller.id,
-            category_id: categoryId.get(category.slug),
-            title,
-            description:
-              `${title.replace(/^I will /, "I will ")}. I work with businesses across Uganda and deliver on time. ` +
-              `Tell me about your project before you order and I will reply within a few hours.`,
-            tags: title.toLowerCase().replace(/^i will /, "").split(" ").filter((w) => w.length > 4).slice(0, 4),
-            status: "published",
-            rating,
-            reviews_count: reviewsCount,
-            published_at: daysAgo(Math.floor(random() * 90)),
-            created_at: daysAgo(100),
-          })
-          .returning(["id"]);
-        for (let from = 0; from < stars.length; from += 500) {
-          await trx("reviews").insert(
-            stars.slice(from, from + 500).map((rating, i) => ({
-              gig_id: gig!.id,
-              reviewer_id: reviewers[(from + i + sellerIndex) % reviewers.length]!.id,
-              rating,
-              comment: REVIEW_COMMENTS[rating]![(from + i) % REVIEW_COMMENTS[rating]!.length]!,
-              created_at: daysAgo(1 + Math.floor(random() * 180)),
-            })),
-          );
-        }
-        const pick = <T>(options: readonly T[], from: number) => options[from + Math.floor(random() * (options.length - from))]!;
-        await trx("gig_packages").insert([
-          {
-            gig_id: gig!.id,
-            tier: "basic",
-            name: "Basic",
-            description: "The essentials, done well.",
-            price_ugx: basicPrice,
-            delivery_days: pick(DELIVERY_DAYS.basic, 0),
-            revisions: 1,
-            features: FEATURES.basic,
-          },
-          {
-            gig_id: gig!.id,
-            tier: "standard",
-            name: "Standard",
-            description: "More options and faster support.",
-            price_ugx: roundPrice(basicPrice * (1.8 + random())),
-            delivery_days: pick(DELIVERY_DAYS.standard, 0),
-            revisions: 3,
-            features: FEATURES.standard,
-            popular: true,
-          },
-          {
-            gig_id: gig!.id,
-            tier: "premium",
-            name: "Premium",
-            description: "Everything, with commercial rights.",
-            price_ugx: roundPrice(basicPrice * (3 + random() * 1.5)),
-            delivery_days: pick(DELIVERY_DAYS.premium, 0),
-            revisions: 5,
-            features: FEATURES.premium,
-          },
-        ]);
-        const total = sellerRatings.get(seller.id) ?? { sum: 0, count: 0 };
-        total.sum += rating * reviewsCount;
-        total.count += reviewsCount;
-        sellerRatings.set(seller.id, total);
-      }
-    }
-    // Featured Services: the best-reviewed gig of each of four categories (the editors' pick, in demo data).
-    await trx.raw(`
-      UPDATE gigs SET featured = true WHERE id IN (
-        SELECT DISTINCT ON (category_id) id FROM gigs
-        WHERE reviews_count >= 20 AND category_id IN (SELECT id FROM categories ORDER BY position LIMIT 4)
-        ORDER BY category_id, rating DESC, reviews_count DESC, id
-      )`);
-    await refreshCatalog(trx);
-    for (const [id, { sum, count }] of sellerRatings) {
-      await trx("users")
-        .where({ id })
-        .update({ rating: count ? Math.round((sum / count) * 100) / 100 : 0, reviews_count: count });
-    }
-  });
-}

@@ -15,6 +15,7 @@ import {
   changePassword,
   completePasswordReset,
   createAdmin,
+  createMember,
   join,
   requestPasswordReset,
   setCurrency,
@@ -536,6 +537,30 @@ describe("createAdmin", () => {
     const { actor } = await member({ role: "admin" });
     expect(await createAdmin(actor, { ...input, email: "another.admin@example.ug" }, opts())).toMatchObject({ ok: false, error: "forbidden" });
     expect(await count("users")).toBe(users + 1);
+  });
+});
+
+describe("createMember (the platform's accounts: demo data)", () => {
+  const passwordHash = scryptSync("x", "y", 8).toString("hex"); // stored as given; never checked here
+
+  it("makes a client or a freelancer for the platform only, as a join stores one, writing 'joined' and nothing else", async () => {
+    const result = await createMember(system, { name: "Ruth Achieng", email: "ruth.member@example.ug", role: "freelancer", passwordHash, skills: ["Branding"], bio: "Logos." }, opts());
+    if (!result.ok) throw new Error(JSON.stringify(result));
+    expect(await user(result.value.id)).toMatchObject({ role: "freelancer", username: "ruth_achieng", level: "New Seller", skills: ["Branding"], bio: "Logos.", password_hash: passwordHash });
+    expect(await t.db("activity").where({ user_id: result.value.id }).select("kind", "details")).toEqual([{ kind: "joined", details: { role: "freelancer" } }]);
+    expect(await count("sessions", { user_id: result.value.id })).toBe(0);
+    expect(await count("effects", { dedupe_key: `conversion:signup:${result.value.id}` })).toBe(0);
+  });
+
+  it("refuses a taken email beside the field, a member and a visitor, and stores nothing (no activity) for them", async () => {
+    const before = { users: await count("users"), activity: await count("activity") };
+    const input = { name: "Twice Member", email: "RUTH.MEMBER@example.ug", role: "client" as const, passwordHash };
+    expect(await createMember(system, input, opts())).toMatchObject({ ok: false, error: "invalid", issues: { email: [expect.stringContaining("already exists")] } });
+    const { actor } = await member({ role: "admin" });
+    before.users += 1;
+    expect(await createMember(actor, { ...input, email: "by.admin@example.ug" }, opts())).toMatchObject({ ok: false, error: "forbidden" });
+    expect(await createMember(visitor(), { ...input, email: "by.visitor@example.ug" }, opts())).toMatchObject({ ok: false, error: "forbidden" });
+    expect({ users: await count("users"), activity: await count("activity") }).toEqual(before);
   });
 });
 

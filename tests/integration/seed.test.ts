@@ -1,15 +1,45 @@
 import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { listCategories } from "~/models/category.server";
 import { verifyPassword } from "~/utils/password.server";
 import { DELIVERY_DAYS } from "~/utils/gig-schemas";
+import { getEnv } from "~/utils/env.server";
+import { closeLimitRedis } from "~/utils/rate-limit.server";
+import { imageFile } from "~/utils/storage.server";
+import { COVER_HEIGHT, COVER_WIDTH } from "../../scripts/lib/covers";
 import { CATEGORIES, DEMO_ACCOUNTS, DEMO_PASSWORD, isDatabaseEmpty, seedDemoData } from "../../scripts/lib/seed";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { startTestServer } from "../support/test-server";
+
+// The seed's covers go where the image storage keeps uploads, and its gigs and uploads count against rate
+// limits in Redis: a directory and a key prefix of this file's own (both read from the env when first used).
+const { prefix, uploads } = vi.hoisted(() => {
+  const prefix = `t_seed_${process.pid}_${Date.now()}`;
+  const uploads = `${process.env.TMPDIR ?? "/tmp"}/soko-seed-${process.pid}-${Date.now()}`;
+  process.env.QUEUE_PREFIX = prefix;
+  process.env.UPLOAD_DIR = uploads;
+  return { prefix, uploads };
+});
+afterAll(async () => {
+  await closeLimitRedis();
+  fs.rmSync(uploads, { recursive: true, force: true });
+});
+
+/** Each gig's images, with the owner of each image's upload row. */
+const gigImages = (t: TestDatabase) =>
+  t.db("gigs as g")
+    .leftJoin("gig_images as i", "i.gig_id", "g.id")
+    .leftJoin("uploads as u", "u.storage_key", "i.storage_key")
+    .select("g.id", "g.seller_id", "i.storage_key", "u.owner_id");
 
 describe("demo data", () => {
   let t: TestDatabase;
   beforeAll(async () => {
+    expect(getEnv()).toMatchObject({ QUEUE_PREFIX: prefix, UPLOAD_DIR: uploads });
     t = await createTestDatabase();
   });
   afterAll(() => t.drop());
@@ -66,6 +96,31 @@ describe("demo data", () => {
     }
   });
 
+  it("gives every gig a cover image its seller uploaded, stored in both sizes the catalog shows", async () => {
+    const rows = await gigImages(t);
+    expect(rows.length).toBeGreaterThanOrEqual(60);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length); // one image a gig
+    for (const row of rows) {
+      expect(row.storage_key, `gig ${row.id}`).toBeTruthy();
+      expect(row.owner_id, `gig ${row.id}`).toBe(row.seller_id);
+      for (const size of ["thumb", "large"] as const) expect(fs.existsSync(imageFile(row.storage_key, size)!), `gig ${row.id} ${size}`).toBe(true);
+    }
+    const large = await sharp(imageFile(rows[0]!.storage_key, "large")!).metadata();
+    expect({ format: large.format, width: large.width, height: large.height }).toEqual({ format: "webp", width: COVER_WIDTH, height: COVER_HEIGHT });
+  });
+
+  it("was made through the operations: each step left the activity row and the effects a member's own would", async () => {
+    const kinds = await t.db("activity").groupBy("kind").select("kind", t.db.raw("count(*)::int as n"));
+    const byKind = Object.fromEntries(kinds.map((k) => [k.kind, k.n]));
+    const count = async (table: string) => Number((await t.db(table).count<{ n: string }[]>({ n: "*" }))[0]!.n);
+    expect(byKind.joined).toBe(await count("users"));
+    expect(byKind.gig_published).toBe(await count("gigs"));
+    expect(byKind.review_left).toBe(await count("reviews"));
+    // The first publication of each gig is a business conversion, recorded for the worker after the commit.
+    const conversions = await t.db("effects").where({ kind: "conversion" }).select("payload");
+    expect(conversions.filter((c) => c.payload.fact.type === "gig_published")).toHaveLength(await count("gigs"));
+  });
+
   it("has an admin, clients and freelancers whose demo password verifies against a scrypt hash", async () => {
     const roles = await t.db("users").groupBy("role").select("role", t.db.raw("count(*)::int as n"));
     const byRole = Object.fromEntries(roles.map((r) => [r.role, r.n]));
@@ -82,14 +137,19 @@ describe("demo data", () => {
 
 describe("npm run seed (scripts/migrate.ts --seed)", () => {
   let t: TestDatabase;
+  let dir: string;
   beforeAll(async () => {
     t = await createTestDatabase();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "soko-seed-uploads-"));
   });
-  afterAll(() => t.drop());
+  afterAll(async () => {
+    await t.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   const seed = (env: Record<string, string>) =>
     spawnSync(path.resolve("node_modules/.bin/tsx"), ["scripts/migrate.ts", "--seed"], {
-      env: { ...process.env, DATABASE_URL: t.url, ...env },
+      env: { ...process.env, DATABASE_URL: t.url, UPLOAD_DIR: dir, ...env },
       encoding: "utf8",
     });
   const users = async () => Number((await t.db("users").count<{ n: string }[]>({ n: "*" }))[0]!.n);
@@ -103,5 +163,24 @@ describe("npm run seed (scripts/migrate.ts --seed)", () => {
     expect(asked.status, asked.stderr).toBe(0);
     expect(asked.stdout).toContain("loaded demo data");
     expect(await users()).toBeGreaterThan(0);
+    // The covers are in the upload directory the script was given (the web server's own, under npm start).
+    const keys = await t.db("gig_images").pluck("storage_key");
+    expect(keys.length).toBeGreaterThanOrEqual(60);
+    for (const key of keys) expect(fs.existsSync(imageFile(key, "thumb", dir)!), key).toBe(true);
+  });
+
+  it("shows each featured card with its cover, served by the web server from that directory", async () => {
+    const server = await startTestServer({ DATABASE_URL: t.url, UPLOAD_DIR: dir, QUEUE_PREFIX: prefix });
+    try {
+      const html = await (await fetch(`${server.baseUrl}/`)).text();
+      const covers = [...html.matchAll(/<img class="gig-thumb" src="(\/media\/[0-9a-f-]{36}-thumb\.webp)"/g)].map((m) => m[1]!);
+      expect(covers).toHaveLength(4);
+      const image = await fetch(`${server.baseUrl}${covers[0]}`);
+      expect(image.status).toBe(200);
+      expect(image.headers.get("content-type")).toBe("image/webp");
+      expect((await sharp(Buffer.from(await image.arrayBuffer())).metadata()).width).toBe(480);
+    } finally {
+      await server.stop();
+    }
   });
 });
