@@ -6,7 +6,10 @@
  *
  * 1. (Re)creates a separate database, soko_bench, on the project's Postgres, migrates it and loads
  *    2,000 freelancers, 100,000 published gigs with three packages each and ~840,000 reviews with
- *    set-based SQL (generate_series), then calls refreshCatalog and runs VACUUM ANALYZE.
+ *    set-based SQL (generate_series), then calls refreshCatalog and runs VACUUM ANALYZE. Unlike the demo
+ *    data (scripts/lib/seed.ts), this fixture does not go through app/operations/: 100,000 gigs one
+ *    operation at a time would take many minutes and measure nothing the benchmark is about; nobody signs
+ *    in to it, and it lives in its own database.
  *    `--keep-data` reuses soko_bench when it already holds the 100,000 gigs.
  * 2. Runs the production build (building it when missing or with `--build`) as a child process against
  *    soko_bench, checks each page answers 200 and shows what its model returns, warms the server up for
