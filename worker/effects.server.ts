@@ -13,7 +13,7 @@ import { claimDueEffects, markEffectDone, markEffectFailed } from "../app/operat
 import { createDb } from "../app/utils/db.server";
 import type { Env } from "../app/utils/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
-import { deleteImage } from "../app/utils/storage.server";
+import { deleteImageFrom, uploadDir } from "../app/utils/storage.server";
 
 export type EffectsOptions = { db?: Knex; pollMs?: number; retryInitialMs?: number; retryMaxMs?: number; maxAttempts?: number; leaseMs?: number };
 export type EffectsRunner = { close: () => Promise<void> };
@@ -21,9 +21,10 @@ export type EffectsRunner = { close: () => Promise<void> };
 const actor = systemActor("effects");
 
 /** What each kind of effect does. */
-function handlers(ingest: () => Ingest): { [K in Effect["kind"]]: (effect: Extract<Effect, { kind: K }>) => Promise<void> } {
+function handlers(env: Env, ingest: () => Ingest): { [K in Effect["kind"]]: (effect: Extract<Effect, { kind: K }>) => Promise<void> } {
   return {
-    delete_image: (effect) => deleteImage(effect.key),
+    // In this worker's upload directory (its env's UPLOAD_DIR), as the housekeeping does.
+    delete_image: (effect) => deleteImageFrom(uploadDir(env), effect.key),
     conversion: async (effect) => ingest().enqueue([await serverConversionEvent(effect.fact)]),
   };
 }
@@ -33,7 +34,7 @@ export function startEffects(env: Env, options: EffectsOptions = {}): EffectsRun
   const ownDb = options.db ? undefined : createDb(env.DATABASE_URL, { min: 0, max: 2 });
   const db = options.db ?? ownDb!;
   let ingest: Ingest | undefined;
-  const handle = handlers(() => (ingest ??= createIngest({ redisUrl: env.REDIS_URL, prefix: env.QUEUE_PREFIX })));
+  const handle = handlers(env, () => (ingest ??= createIngest({ redisUrl: env.REDIS_URL, prefix: env.QUEUE_PREFIX })));
 
   let closed = false;
   let wake: (() => void) | undefined;
