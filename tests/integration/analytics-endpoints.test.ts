@@ -10,10 +10,10 @@ import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INGEST_QUEUE, MAX_BODY_BYTES, type IngestJob, type QueuedEvent } from "~/analytics/events";
-import { createSession } from "~/models/session.server";
 import { getEnv } from "~/utils/env.server";
 import { createRedis } from "~/utils/redis.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { createSession, createUser } from "../support/factories";
 import { freePort, startTestServer, type TestServer } from "../support/test-server";
 
 const ANDROID =
@@ -85,10 +85,8 @@ describe("tracking endpoints", () => {
 
   beforeAll(async () => {
     t = await createTestDatabase();
-    [{ id: userId }] = await t.db("users")
-      .insert({ name: "Ruth Achieng", username: "ruth_a", email: "ruth@example.ug", role: "client" })
-      .returning("id");
-    ({ token } = await createSession(t.db, { userId, persistent: false }));
+    ({ id: userId } = await createUser(t.db, { name: "Ruth Achieng", username: "ruth_a", email: "ruth@example.ug" }));
+    token = await createSession(t.db, userId);
     server = await startTestServer({
       DATABASE_URL: t.url,
       QUEUE_PREFIX: prefix,

@@ -23,10 +23,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createClickHouse } from "~/analytics/clickhouse.server";
 import { INGEST_QUEUE, TABLES, type IngestJob } from "~/analytics/events";
 import { pageViews, TOP_ROWS, userActivity } from "~/analytics/reports.server";
-import { createSession } from "~/models/session.server";
 import { migrateClickHouse } from "../../scripts/lib/migrate";
 import { createRedis } from "~/utils/redis.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { createSession, createUser } from "../support/factories";
 import { startPrivateClickHouse, startPrivateRedis, type PrivateService } from "../support/private-services";
 import { startTestServer, type TestServer } from "../support/test-server";
 
@@ -167,10 +167,8 @@ describe("analytics pipeline: no event lost", () => {
       await migrateClickHouse({ url: clickhouseServer.url, database });
       clickhouse = createClickHouse({ url: clickhouseServer.url, database });
       postgres = await createTestDatabase();
-      const [user] = await postgres.db("users")
-        .insert({ name: "Grace Nakato", username: "grace_n", email: "grace@example.ug", role: "client" })
-        .returning("id");
-      const { token } = await createSession(postgres.db, { userId: (user as { id: number }).id, persistent: false });
+      const user = await createUser(postgres.db, { name: "Grace Nakato", username: "grace_n", email: "grace@example.ug" });
+      const token = await createSession(postgres.db, user.id);
       web = await startTestServer({
         DATABASE_URL: postgres.url,
         REDIS_URL: redisServer.url,

@@ -10,10 +10,10 @@ import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INGEST_QUEUE, type IngestJob, type QueuedEvent } from "~/analytics/events";
-import { createSession } from "~/models/session.server";
 import { getEnv } from "~/utils/env.server";
 import { createRedis } from "~/utils/redis.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { createSession, createUser } from "../support/factories";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 const ANDROID =
@@ -39,10 +39,8 @@ describe("page views recorded by the server", () => {
 
   beforeAll(async () => {
     t = await createTestDatabase();
-    const [{ id: userId }] = await t.db("users")
-      .insert({ name: "Moses Okello", username: "moses_o", email: "moses@example.ug", role: "client" })
-      .returning("id");
-    ({ token } = await createSession(t.db, { userId, persistent: false }));
+    const { id: userId } = await createUser(t.db, { name: "Moses Okello", username: "moses_o", email: "moses@example.ug" });
+    token = await createSession(t.db, userId);
     server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: prefix, TRUST_PROXY: "loopback" });
     redis = createRedis(getEnv().REDIS_URL, { maxRetriesPerRequest: null });
     queue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix });

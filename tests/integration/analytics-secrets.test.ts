@@ -10,9 +10,10 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { quoteList } from "~/analytics/clickhouse-sql.server";
 import { TABLES } from "~/analytics/events";
-import { createSession, hashToken } from "~/models/session.server";
+import { hashToken } from "~/models/session.server";
 import { startAnalyticsPipeline } from "../support/analytics-events";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { createSession, createUser } from "../support/factories";
 import type { TestServer } from "../support/test-server";
 
 const ANDROID =
@@ -30,10 +31,8 @@ describe("recorded addresses keep no secret", () => {
 
   beforeAll(async () => {
     t = await createTestDatabase();
-    const [{ id: userId }] = await t.db("users")
-      .insert({ name: "Sarah Nakku", username: "sarah_n", email: "sarah@example.ug", role: "client" })
-      .returning("id");
-    ({ token } = await createSession(t.db, { userId, persistent: false }));
+    const { id: userId } = await createUser(t.db, { name: "Sarah Nakku", username: "sarah_n", email: "sarah@example.ug" });
+    token = await createSession(t.db, userId);
     // A real, unused reset link, so its page answers 200 (and the server records its page view).
     await t.db("password_resets").insert({ id: hashToken(SECRET), user_id: userId, expires_at: new Date(Date.now() + 3_600_000) });
     pipeline = await startAnalyticsPipeline({ DATABASE_URL: t.url }, { name: "anasec" });

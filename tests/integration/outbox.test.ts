@@ -10,10 +10,10 @@ import path from "node:path";
 import { SMTPServer, type SMTPServerAddress } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isOutboxOpen, sendMail } from "~/models/outbox.server";
-import { hashPassword } from "~/utils/password.server";
 import { getEnv, parseEnv } from "~/utils/env.server";
 import { startMailDelivery } from "../../worker/mail.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { createUser } from "../support/factories";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -152,7 +152,7 @@ describe("mail through SMTP_URL (the worker drains the outbox)", () => {
         return null;
       },
     });
-    await t.db("users").insert({ name: "Mail Reset", username: "mail_reset", email: "reset.me@example.ug", role: "client", password_hash: await hashPassword("old-password-1") });
+    await createUser(t.db, { name: "Mail Reset", email: "reset.me@example.ug", password: "old-password-1" });
     // As npm start runs it: 127.0.0.1 only (HOST), the demo outbox flag on, and a real mail server.
     server = await startTestServer({ DATABASE_URL: t.url, DEV_OUTBOX: "1", SMTP_URL: smtp.url, HOST: "127.0.0.1", QUEUE_PREFIX: `smtp_${process.pid}` });
   });

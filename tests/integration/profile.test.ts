@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemoData } from "../../scripts/lib/seed";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { createUser } from "../support/factories";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 describe("seller profiles and reviews", () => {
@@ -73,7 +74,7 @@ describe("seller profiles and reviews", () => {
     expect(await (await get("/user/james_okello")).text()).not.toContain(`href="/gig/${gig.id}"`);
     await t.db("gigs").where({ id: gig.id }).update({ status: "published" });
 
-    const [held] = await t.db("users").insert({ name: "Held Seller", username: "held_seller", email: "held@example.ug", role: "freelancer", status: "suspended" }).returning("id");
+    const held = await createUser(t.db, { role: "freelancer", name: "Held Seller", email: "held@example.ug", status: "suspended" });
     for (const path of ["/user/nobody_here", "/user/%3Cscript%3E", `/user/${"a".repeat(300)}`, "/user/held_seller", "/user/admin"]) {
       expect((await get(path)).status, path).toBe(404);
     }

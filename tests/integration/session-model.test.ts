@@ -7,15 +7,14 @@ import {
   hashToken,
 } from "~/models/session.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { createUser } from "../support/factories";
 
 describe("sessions", () => {
   let t: TestDatabase;
   let userId: number;
   beforeAll(async () => {
     t = await createTestDatabase();
-    [{ id: userId }] = await t.db("users")
-      .insert({ name: "Grace N", username: "grace_n", email: "grace@example.test", role: "client" })
-      .returning("id");
+    ({ id: userId } = await createUser(t.db, { name: "Grace N", email: "grace@example.test" }));
   });
   afterAll(() => t.drop());
 
