@@ -3,9 +3,8 @@
  * the member's own rows, and change when those rows do.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { saveGig } from "~/models/gig.server";
-import { gigFormSchema } from "~/utils/gig-schemas";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { createCategory, createGig, createUser } from "../support/factories";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let t: TestDatabase;
@@ -13,7 +12,7 @@ let server: TestServer;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  await t.db("categories").insert({ slug: "graphic-design", name: "Graphic Design" });
+  await createCategory(t.db, { slug: "graphic-design", name: "Graphic Design" });
   server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: `dash_${process.pid}_${Date.now()}` });
 });
 afterAll(async () => {
@@ -54,15 +53,10 @@ async function saveProfile(cookie: string, fields: Record<string, string>) {
   expect(res.headers.get("location")).toBe("/settings?tab=profile&saved=1");
 }
 
-function publishable(title: string) {
-  return gigFormSchema("publish").parse({
-    title,
-    category: "graphic-design",
-    description: "What the buyer gets.",
-    basic: { name: "Starter", description: "One concept", price: "50000", delivery: "7", revisions: "1", features: "" },
-    standard: {},
-    premium: {},
-  });
+/** A published gig of the seller's, as the gig form saves one. */
+function publish(sellerId: number, title: string) {
+  const basic = { name: "Starter", description: "One concept", priceUgx: 50_000, deliveryDays: 7, revisions: 1 };
+  return createGig(t.db, { sellerId, category: "graphic-design", title, description: "What the buyer gets.", packages: { basic } });
 }
 
 describe("a freelancer's dashboard", () => {
@@ -105,9 +99,9 @@ describe("a freelancer's dashboard", () => {
 
   it("counts published gigs only, and lists every gig with its status and an Edit link", async () => {
     expect((await dashboard(cookie)).stats).toEqual({ "Published gigs": "0", "Active orders": "0", Earnings: "UGX 0", Rating: "0.0" });
-    const first = await saveGig(t.db, sellerId, publishable("Storybook illustration"), "published");
-    const second = await saveGig(t.db, sellerId, publishable("Colouring book pages"), "published");
-    const draft = await saveGig(t.db, sellerId, gigFormSchema("draft").parse({ title: "Comic strip (draft)", category: "graphic-design", basic: {}, standard: {}, premium: {} }), "draft");
+    const first = await publish(sellerId, "Storybook illustration");
+    const second = await publish(sellerId, "Colouring book pages");
+    const draft = await createGig(t.db, { sellerId, category: "graphic-design", title: "Comic strip (draft)", status: "draft", packages: {} });
     const d = await dashboard(cookie);
     expect(d.stats["Published gigs"]).toBe("2");
     for (const { id } of [first, second, draft]) expect(d.html).toContain(`href="/gig/${id}/edit"`);
@@ -129,12 +123,7 @@ describe("a client's dashboard", () => {
     expect(d.missing).toEqual(["Profile photo", "Bio", "Location", "Languages"]);
 
     const client = await t.db("users").where({ email: "akello@example.ug" }).first("id");
-    const sellers = await t.db("users")
-      .insert([
-        { name: "Seller One", username: "seller_one", email: "seller.one@example.ug", role: "freelancer" },
-        { name: "Seller Two", username: "seller_two", email: "seller.two@example.ug", role: "freelancer" },
-      ])
-      .returning("id");
+    const sellers = [await createUser(t.db, { role: "freelancer", name: "Seller One" }), await createUser(t.db, { role: "freelancer", name: "Seller Two" })];
     await t.db("saved_sellers").insert(sellers.map((s) => ({ user_id: client.id, seller_id: s.id })));
     d = await dashboard(cookie);
     expect(d.stats["Saved sellers"]).toBe("2");

@@ -7,9 +7,9 @@ import http from "node:http";
 import path from "node:path";
 import type { ServerBuild } from "@remix-run/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSession } from "~/models/session.server";
 import { SITE_HOSTS, siteServesRoute, type SiteHost } from "~/utils/site-routes";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { createSession, createUser } from "../support/factories";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let t: TestDatabase;
@@ -19,8 +19,8 @@ let adminCookie: string;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  const [admin] = await t.db("users").insert({ name: "Site Admin", username: "site_admin", email: "site.admin@example.ug", password_hash: "x", role: "admin" }).returning("id");
-  adminCookie = `soko_session=${(await createSession(t.db, { userId: admin.id, persistent: false })).token}`;
+  const admin = await createUser(t.db, { role: "admin", name: "Site Admin", password: null });
+  adminCookie = `soko_session=${await createSession(t.db, admin.id)}`;
   build = (await import(path.resolve(import.meta.dirname, "../../build/server/index.js"))) as ServerBuild;
   server = await startTestServer({ DATABASE_URL: t.url });
 });
