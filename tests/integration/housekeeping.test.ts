@@ -5,7 +5,6 @@
  * process is tested to register the schedule (once, however often it starts) and run it.
  */
 import { randomUUID } from "node:crypto";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -21,24 +20,21 @@ import {
 } from "../../worker/housekeeping.server";
 import { systemActor } from "~/operations/core.server";
 import { runHousekeeping as housekeepingOperation } from "~/operations/housekeeping.server";
+import { startTsx, waitUntil } from "../../scripts/lib/servers";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { LOGO_CATEGORY } from "../support/gig-form";
+import { createCategory, createGig, createUser } from "../support/factories";
 
-const root = path.resolve(import.meta.dirname, "../..");
 const HOUR = 60 * 60_000;
 const DAY = 24 * HOUR;
 
 let t: TestDatabase;
 let dir: string;
 let ownerId: number;
-let categoryId: number;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  const [owner] = await t.db("users").insert({ name: "Test Seller", username: "test_seller", email: "seller@example.ug", role: "freelancer" }).returning("id");
-  ownerId = Number(owner.id);
-  const [category] = await t.db("categories").insert(LOGO_CATEGORY).returning("id");
-  categoryId = Number(category.id);
+  ({ id: ownerId } = await createUser(t.db, { role: "freelancer", name: "Test Seller", email: "seller@example.ug" }));
+  await createCategory(t.db);
 });
 afterAll(async () => {
   await t?.drop();
@@ -71,9 +67,9 @@ async function upload(age: number, key = randomUUID()) {
   return key;
 }
 
+/** A draft gig of the owner's with this image (the model takes only the owner's uploads: one is recorded if missing). */
 async function gigWithImage(key: string) {
-  const [gig] = await t.db("gigs").insert({ seller_id: ownerId, category_id: categoryId, title: "A gig" }).returning("id");
-  await t.db("gig_images").insert({ gig_id: gig.id, storage_key: key });
+  await createGig(t.db, { sellerId: ownerId, title: "A gig", status: "draft", packages: {}, images: [key] });
 }
 
 /** The operation as the worker runs it: the platform acting, against this test's database. */
@@ -116,6 +112,7 @@ describe("runHousekeeping", () => {
     const gigImage = randomUUID(); // a gig's image whose uploads row is gone
     writeImage(gigImage, ["thumb", "large"], 90 * DAY);
     await gigWithImage(gigImage);
+    await t.db("uploads").where({ storage_key: gigImage }).delete();
     const recorded = await upload(2 * HOUR, randomUUID());
     fs.writeFileSync(path.join(dir, "README.txt"), "not an image of ours");
     fs.utimesSync(path.join(dir, "README.txt"), ago(9 * DAY), ago(9 * DAY));
@@ -215,25 +212,17 @@ describe("the schedule", () => {
     const prefix = `hkw_${process.pid}_${Date.now()}`;
     const unused = await upload(2 * DAY);
     await t.db("sessions").insert({ id: "expired", user_id: ownerId, expires_at: ago(60_000) });
-    const child = spawn(path.join(root, "node_modules", ".bin", "tsx"), ["worker/index.ts"], {
-      cwd: root,
-      env: { ...process.env, QUEUE_PREFIX: prefix, DATABASE_URL: t.url, UPLOAD_DIR: dir },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (d) => (output += d));
-    child.stderr.on("data", (d) => (output += d));
-    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const worker = startTsx("worker", ["worker/index.ts"], { QUEUE_PREFIX: prefix, DATABASE_URL: t.url, UPLOAD_DIR: dir });
     try {
-      await until(async () => output.includes("[housekeeping] removed"), `the worker's first round:\n${output}`);
-      expect(output).toContain("[housekeeping] removed 1 unused uploads, 1 expired sessions");
+      await waitUntil(worker, () => worker.output().includes("[housekeeping] removed"), "the worker's first round", 20_000);
+      expect(worker.output()).toContain("[housekeeping] removed 1 unused uploads, 1 expired sessions");
       expect(await t.db("uploads").where({ storage_key: unused }).first()).toBeUndefined();
       expect(filesOf(unused)).toEqual([]);
       expect(await t.db("sessions").pluck("id")).toEqual([]);
       expect(await schedulers(prefix)).toEqual([{ id: HOUSEKEEPING_SCHEDULER, every: HOUSEKEEPING_EVERY_MS }]);
     } finally {
-      child.kill("SIGTERM");
-      expect(await exited).toBe(0);
+      worker.child.kill("SIGTERM");
+      expect(await worker.exit).toBe(0);
       await forget(prefix);
     }
   }, 40_000);
