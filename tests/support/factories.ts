@@ -104,6 +104,7 @@ export type GigOptions = {
   /** A category's slug; LOGO_CATEGORY when not given (created if this database has none). */
   category?: string;
   title?: string;
+  /** Empty unless given (the form asks for one before publishing; empty keeps search tests' words their own). */
   description?: string;
   tags?: string[];
   status?: "draft" | "published" | "paused";
@@ -147,7 +148,7 @@ export async function createGig(db: Knex, options: GigOptions): Promise<{ id: nu
   const value: GigFormValue = {
     title,
     categorySlug: category,
-    description: options.description ?? (status === "draft" ? "" : `What you get from ${title}.`),
+    description: options.description ?? "",
     tags: options.tags ?? [],
     images,
     packages,
