@@ -1,215 +1,110 @@
 /**
- * The gig form (create and edit). Without JavaScript every button submits the form: Add tag, Remove, and
- * image removal come back with the form as it stands. With JavaScript those happen in place (Enter adds a
- * tag), the title shows a live counter, and Save as Draft / Publish Gig show their pending state.
+ * The gig form (create and edit), a Conform form. Tags and images are Conform lists: Add tag and each Remove
+ * are Conform's list buttons (`form.insert` / `form.remove`, the Epic Stack's note-editor pattern). Without
+ * JavaScript each such button submits the form and the server answers with the button applied (and any
+ * chosen image stored); with JavaScript Conform applies them in place (Enter adds a tag), the title shows a
+ * live counter, and Save as Draft / Publish Gig show their pending state.
+ *
+ * The server decides every rule (categories, whose images these are, what publishing needs), so the form
+ * is sent as it stands and its messages come back beside the fields: the browser's own checks stay off.
  */
+import { getFormProps, parse, useForm, type FieldMetadata, type SubmissionResult } from "@conform-to/react";
+import { getZodConstraint } from "@conform-to/zod";
 import { Form } from "@remix-run/react";
-import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { useRef, useState, type KeyboardEvent } from "react";
 import { ErrorList, SubmitButton } from "~/components/forms";
-import type { GigFormErrors, GigFormState } from "~/utils/gig-form.server";
-import { DELIVERY_DAYS, DESCRIPTION_MAX, MAX_IMAGES, MAX_TAGS, normaliseTags, TAG_MAX, TIER_LABEL, TIERS, TITLE_MAX, type Tier } from "~/utils/gig-schemas";
+import {
+  DELIVERY_DAYS,
+  gigFormSchema,
+  MAX_IMAGES,
+  MAX_TAGS,
+  TAG_MAX,
+  tagToAdd,
+  TIER_LABEL,
+  TIERS,
+  TITLE_MAX,
+  type GigFormValues,
+  type Tier,
+} from "~/utils/gig-schemas";
 import { imageUrl } from "~/utils/media";
 
-function useHydrated() {
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
-  return hydrated;
-}
+type Errors = Record<string, string[] | null | undefined>;
 
-const invalid = (errors: GigFormErrors, name: string) =>
+/** Required and length rules of every field, from the schema the server parses with. */
+const constraint = getZodConstraint(gigFormSchema("publish"));
+const limits = (name: string) => ({ required: constraint[name]?.required || undefined, maxLength: constraint[name]?.maxLength });
+
+const invalid = (errors: Errors, name: string) =>
   errors[name]?.length ? { "aria-invalid": true as const, "aria-describedby": `${name}-error` } : {};
 
-function Errors({ errors, name }: { errors: GigFormErrors; name: string }) {
-  return <ErrorList id={`${name}-error`} errors={errors[name]} />;
+function Errors({ errors, name }: { errors: Errors; name: string }) {
+  return <ErrorList id={`${name}-error`} errors={errors[name] ?? undefined} />;
 }
 
-function Tags({ initial, errors }: { initial: string[]; errors: GigFormErrors }) {
-  const hydrated = useHydrated();
-  const [tags, setTags] = useState(initial);
-  const [draft, setDraft] = useState("");
-  const [message, setMessage] = useState<string | null>(null);
-  useEffect(() => setTags(initial), [initial]);
+/** `result`: the action's reply (Conform's SubmissionResult, as it arrives from useActionData). */
+type GigFormProps = { defaultValue: GigFormValues; result?: object | null; categories: { slug: string; name: string }[] };
 
-  function add() {
-    const tag = draft.trim();
-    if (tag.length > TAG_MAX) return setMessage(`Each tag can have at most ${TAG_MAX} characters`);
-    const next = normaliseTags([...tags, tag]);
-    if (next.length > MAX_TAGS) return setMessage(`A gig can have at most ${MAX_TAGS} tags`);
-    setTags(next);
+/**
+ * The form, started again from each reply of the server: the reply is the form as it now stands (images it
+ * stored included), and a fresh start also empties the file input, whose images the server now holds.
+ */
+export function GigForm(props: GigFormProps) {
+  return <GigFormFields key={useReplyCount(props.result)} {...props} />;
+}
+
+function useReplyCount(result: unknown) {
+  const seen = useRef({ result, count: 0 });
+  if (seen.current.result !== result) seen.current = { result, count: seen.current.count + 1 };
+  return seen.current.count;
+}
+
+function GigFormFields({ defaultValue, result: reply, categories }: GigFormProps) {
+  const result = reply as SubmissionResult<string[]> | null | undefined;
+  const [form, fields] = useForm<GigFormValues>({
+    id: "gig-form",
+    lastResult: result,
+    defaultValue,
+    constraint,
+    // In the browser only the list buttons are applied (in place); the form itself goes to the server.
+    onValidate: ({ formData }) => parse(formData, { resolve: () => ({ value: {} as GigFormValues }) }),
+  });
+  const errors: Errors = result?.error ?? {};
+  const text = (field: FieldMetadata<unknown>) => (typeof field.initialValue === "string" ? field.initialValue : "");
+  const [titleLength, setTitleLength] = useState(text(fields.title).length);
+
+  // The tag being typed; Add tag (and Enter) insert it into the list.
+  const tags = fields.tags.getFieldList();
+  const typed = result?.initialValue?.newTag;
+  const [draft, setDraft] = useState(typeof typed === "string" ? typed : "");
+  const [tagMessage, setTagMessage] = useState<string | null>(null);
+  function addTag() {
+    const outcome = tagToAdd(tags.map(text), draft);
+    if ("error" in outcome) return setTagMessage(outcome.error);
+    if (outcome.tag !== null) form.insert({ name: fields.tags.name, defaultValue: outcome.tag });
     setDraft("");
-    setMessage(null);
+    setTagMessage(null);
   }
-  const onKeyDown = (e: KeyboardEvent<HTMLInputElement>) => {
-    if (e.key === "Enter") {
-      e.preventDefault();
-      add();
-    }
+  const addTagButton = {
+    ...form.insert.getButtonProps({ name: fields.tags.name }),
+    formNoValidate: true,
+    onClick: (e: React.MouseEvent) => (e.preventDefault(), addTag()),
   };
-  const shown = message ? { ...errors, newTag: [message] } : errors;
-  return (
-    <fieldset className="field">
-      <legend>Tags</legend>
-      <p className="field-hint" id="tags-hint">
-        Words buyers search for, such as “logo” or “Luganda”. Up to {MAX_TAGS} tags of {TAG_MAX} characters.
-      </p>
-      <ul className="tag-list tag-editor" aria-label="Tags">
-        {tags.map((tag, i) => (
-          <li key={`${tag}-${i}`}>
-            <input type="hidden" name="tags" value={tag} />
-            {tag}{" "}
-            <button
-              type="submit"
-              name="intent"
-              value={`remove-tag:${i}`}
-              className="link-button"
-              aria-label={`Remove tag ${tag}`}
-              formNoValidate
-              onClick={hydrated ? (e) => (e.preventDefault(), setTags(tags.filter((_, j) => j !== i))) : undefined}
-            >
-              ×
-            </button>
-          </li>
-        ))}
-      </ul>
-      <div className="inline-field">
-        <label htmlFor="newTag" className="visually-hidden">
-          New tag
-        </label>
-        <input
-          id="newTag"
-          name="newTag"
-          type="text"
-          value={draft}
-          onChange={(e) => setDraft(e.target.value)}
-          onKeyDown={hydrated ? onKeyDown : undefined}
-          aria-describedby="tags-hint"
-          {...invalid(shown, "newTag")}
-        />
-        <button
-          type="submit"
-          name="intent"
-          value="add-tag"
-          className="button button-secondary button-small"
-          formNoValidate
-          onClick={hydrated ? (e) => (e.preventDefault(), add()) : undefined}
-        >
-          Add tag
-        </button>
-      </div>
-      <Errors errors={shown} name="newTag" />
-      <Errors errors={errors} name="tags" />
-    </fieldset>
-  );
-}
+  const tagErrors = tagMessage ? { ...errors, newTag: [tagMessage] } : errors;
 
-function Images({ initial, errors }: { initial: string[]; errors: GigFormErrors }) {
-  const hydrated = useHydrated();
-  const [images, setImages] = useState(initial);
-  const fileInput = useRef<HTMLInputElement>(null);
-  // The server stores chosen files on every submit and answers with their keys: once it has, the file
-  // input is cleared, or the next submit would upload the same picture again.
-  useEffect(() => {
-    setImages(initial);
-    if (fileInput.current) fileInput.current.value = "";
-  }, [initial]);
+  const images = fields.images.getFieldList();
   return (
-    <fieldset className="field">
-      <legend>Gallery</legend>
-      <p className="field-hint" id="upload-hint">
-        Up to {MAX_IMAGES} images: JPEG, PNG or WebP, at most 5 MB each. The first is the cover.
-      </p>
-      {images.length ? (
-        <ul className="image-editor" aria-label="Gallery images">
-          {images.map((key, i) => (
-            <li key={key}>
-              <input type="hidden" name="images" value={key} />
-              <img src={imageUrl(key, "thumb")} alt={`Gallery image ${i + 1}`} width={160} height={90} />
-              <button
-                type="submit"
-                name="intent"
-                value={`remove-image:${key}`}
-                className="link-button"
-                formNoValidate
-                onClick={hydrated ? (e) => (e.preventDefault(), setImages(images.filter((k) => k !== key))) : undefined}
-              >
-                Remove image {i + 1}
-              </button>
-            </li>
-          ))}
-        </ul>
-      ) : null}
-      <label htmlFor="upload">Add images</label>
-      <input ref={fileInput} id="upload" name="upload" type="file" accept="image/jpeg,image/png,image/webp" multiple aria-describedby="upload-hint" {...invalid(errors, "upload")} />
-      <Errors errors={errors} name="upload" />
-      <Errors errors={errors} name="images" />
-    </fieldset>
-  );
-}
-
-function PackageFields({ tier, values, errors }: { tier: Tier; values: GigFormState["packages"][Tier]; errors: GigFormErrors }) {
-  const label = TIER_LABEL[tier];
-  const id = (f: string) => `${tier}-${f}`;
-  const name = (f: string) => `${tier}.${f}`;
-  return (
-    <fieldset className="package-fields">
-      <legend>
-        {label} {tier === "basic" ? "(required to publish)" : "(optional)"}
-      </legend>
-      <div className="field">
-        <label htmlFor={id("name")}>{label} package name</label>
-        <input id={id("name")} name={name("name")} type="text" maxLength={60} defaultValue={values.name} placeholder={label} {...invalid(errors, name("name"))} />
-        <Errors errors={errors} name={name("name")} />
-      </div>
-      <div className="field">
-        <label htmlFor={id("description")}>{label} description</label>
-        <textarea id={id("description")} name={name("description")} rows={2} maxLength={600} defaultValue={values.description} {...invalid(errors, name("description"))} />
-        <Errors errors={errors} name={name("description")} />
-      </div>
-      <div className="field">
-        <label htmlFor={id("price")}>{label} price (UGX)</label>
-        <input id={id("price")} name={name("price")} type="text" inputMode="numeric" defaultValue={values.price} placeholder="75000" {...invalid(errors, name("price"))} />
-        <Errors errors={errors} name={name("price")} />
-      </div>
-      <div className="field">
-        <label htmlFor={id("delivery")}>{label} delivery</label>
-        <select id={id("delivery")} name={name("delivery")} defaultValue={values.delivery} {...invalid(errors, name("delivery"))}>
-          <option value="">Choose…</option>
-          {DELIVERY_DAYS[tier].map((d) => (
-            <option key={d} value={d}>
-              {d} {d === 1 ? "day" : "days"}
-            </option>
-          ))}
-        </select>
-        <Errors errors={errors} name={name("delivery")} />
-      </div>
-      <div className="field">
-        <label htmlFor={id("revisions")}>{label} revisions</label>
-        <input id={id("revisions")} name={name("revisions")} type="number" min={0} max={20} defaultValue={values.revisions} placeholder="1" {...invalid(errors, name("revisions"))} />
-        <Errors errors={errors} name={name("revisions")} />
-      </div>
-      <div className="field">
-        <label htmlFor={id("features")}>{label} features (one per line)</label>
-        <textarea id={id("features")} name={name("features")} rows={3} defaultValue={values.features} {...invalid(errors, name("features"))} />
-        <Errors errors={errors} name={name("features")} />
-      </div>
-    </fieldset>
-  );
-}
-
-export function GigForm({ state, errors, categories }: { state: GigFormState; errors: GigFormErrors; categories: { slug: string; name: string }[] }) {
-  const [titleLength, setTitleLength] = useState(state.title.length);
-  useEffect(() => setTitleLength(state.title.length), [state.title]);
-  return (
-    <Form method="post" encType="multipart/form-data" className="gig-form" noValidate>
-      <ErrorList errors={errors.form} />
+    <Form method="post" encType="multipart/form-data" className="gig-form" {...getFormProps(form)} noValidate>
+      {/* Enter in a text field presses the form's first button: adding the tag typed (if any), never a Remove. */}
+      <button {...addTagButton} hidden tabIndex={-1} aria-hidden="true" />
+      <ErrorList errors={errors[""] ?? undefined} />
       <div className="field">
         <label htmlFor="title">Title</label>
         <input
           id="title"
-          name="title"
+          name={fields.title.name}
           type="text"
-          maxLength={TITLE_MAX}
-          defaultValue={state.title}
+          {...limits("title")}
+          defaultValue={text(fields.title)}
           placeholder="I will design a modern logo for your business"
           onChange={(e) => setTitleLength(e.target.value.length)}
           aria-describedby="title-count"
@@ -222,7 +117,7 @@ export function GigForm({ state, errors, categories }: { state: GigFormState; er
       </div>
       <div className="field">
         <label htmlFor="category">Category</label>
-        <select id="category" name="category" defaultValue={state.category} {...invalid(errors, "category")}>
+        <select id="category" name={fields.category.name} required defaultValue={text(fields.category)} {...invalid(errors, "category")}>
           <option value="">Choose a category</option>
           {categories.map((c) => (
             <option key={c.slug} value={c.slug}>
@@ -234,15 +129,81 @@ export function GigForm({ state, errors, categories }: { state: GigFormState; er
       </div>
       <div className="field">
         <label htmlFor="description">Description</label>
-        <textarea id="description" name="description" rows={8} maxLength={DESCRIPTION_MAX} defaultValue={state.description} {...invalid(errors, "description")} />
+        <textarea id="description" name={fields.description.name} rows={8} {...limits("description")} defaultValue={text(fields.description)} {...invalid(errors, "description")} />
         <Errors errors={errors} name="description" />
       </div>
-      <Tags initial={state.tags} errors={errors} />
-      <Images initial={state.images} errors={errors} />
+
+      <fieldset className="field">
+        <legend>Tags</legend>
+        <p className="field-hint" id="tags-hint">
+          Words buyers search for, such as “logo” or “Luganda”. Up to {MAX_TAGS} tags of {TAG_MAX} characters.
+        </p>
+        <ul className="tag-list tag-editor" aria-label="Tags">
+          {tags.map((tag, i) => (
+            <li key={tag.key}>
+              <input type="hidden" name={tag.name} value={text(tag)} />
+              {text(tag)}{" "}
+              <button {...form.remove.getButtonProps({ name: fields.tags.name, index: i })} className="link-button" aria-label={`Remove tag ${text(tag)}`}>
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+        <div className="inline-field">
+          <label htmlFor="newTag" className="visually-hidden">
+            New tag
+          </label>
+          <input
+            id="newTag"
+            name="newTag"
+            type="text"
+            value={draft}
+            onChange={(e) => setDraft(e.target.value)}
+            onKeyDown={(e: KeyboardEvent<HTMLInputElement>) => {
+              if (e.key === "Enter") {
+                e.preventDefault();
+                addTag();
+              }
+            }}
+            aria-describedby="tags-hint"
+            {...invalid(tagErrors, "newTag")}
+          />
+          <button {...addTagButton} className="button button-secondary button-small">
+            Add tag
+          </button>
+        </div>
+        <Errors errors={tagErrors} name="newTag" />
+        <Errors errors={errors} name="tags" />
+      </fieldset>
+
+      <fieldset className="field">
+        <legend>Gallery</legend>
+        <p className="field-hint" id="upload-hint">
+          Up to {MAX_IMAGES} images: JPEG, PNG or WebP, at most 5 MB each. The first is the cover.
+        </p>
+        {images.length ? (
+          <ul className="image-editor" aria-label="Gallery images">
+            {images.map((image, i) => (
+              <li key={image.key}>
+                <input type="hidden" name={image.name} value={text(image)} />
+                <img src={imageUrl(text(image), "thumb")} alt={`Gallery image ${i + 1}`} width={160} height={90} />
+                <button {...form.remove.getButtonProps({ name: fields.images.name, index: i })} className="link-button">
+                  Remove image {i + 1}
+                </button>
+              </li>
+            ))}
+          </ul>
+        ) : null}
+        <label htmlFor="upload">Add images</label>
+        <input id="upload" name="upload" type="file" accept="image/jpeg,image/png,image/webp" multiple aria-describedby="upload-hint" {...invalid(errors, "upload")} />
+        <Errors errors={errors} name="upload" />
+        <Errors errors={errors} name="images" />
+      </fieldset>
+
       <h2>Packages</h2>
       <div className="package-grid">
         {TIERS.map((tier) => (
-          <PackageFields key={tier} tier={tier} values={state.packages[tier]} errors={errors} />
+          <PackageFields key={tier} tier={tier} field={fields[tier]} errors={errors} />
         ))}
       </div>
       <p className="form-actions">
@@ -254,5 +215,60 @@ export function GigForm({ state, errors, categories }: { state: GigFormState; er
         </SubmitButton>
       </p>
     </Form>
+  );
+}
+
+function PackageFields({ tier, field, errors }: { tier: Tier; field: FieldMetadata<GigFormValues[Tier]>; errors: Errors }) {
+  const values = field.getFieldset();
+  const label = TIER_LABEL[tier];
+  const id = (f: string) => `${tier}-${f}`;
+  const name = (f: keyof GigFormValues[Tier]) => values[f].name;
+  const value = (f: keyof GigFormValues[Tier]) => {
+    const initial: unknown = values[f].initialValue;
+    return typeof initial === "string" ? initial : "";
+  };
+  return (
+    <fieldset className="package-fields">
+      <legend>
+        {label} {tier === "basic" ? "(required to publish)" : "(optional)"}
+      </legend>
+      <div className="field">
+        <label htmlFor={id("name")}>{label} package name</label>
+        <input id={id("name")} name={name("name")} type="text" {...limits(name("name"))} defaultValue={value("name")} placeholder={label} {...invalid(errors, name("name"))} />
+        <Errors errors={errors} name={name("name")} />
+      </div>
+      <div className="field">
+        <label htmlFor={id("description")}>{label} description</label>
+        <textarea id={id("description")} name={name("description")} rows={2} {...limits(name("description"))} defaultValue={value("description")} {...invalid(errors, name("description"))} />
+        <Errors errors={errors} name={name("description")} />
+      </div>
+      <div className="field">
+        <label htmlFor={id("price")}>{label} price (UGX)</label>
+        <input id={id("price")} name={name("price")} type="text" inputMode="numeric" {...limits(name("price"))} defaultValue={value("price")} placeholder="75000" {...invalid(errors, name("price"))} />
+        <Errors errors={errors} name={name("price")} />
+      </div>
+      <div className="field">
+        <label htmlFor={id("delivery")}>{label} delivery</label>
+        <select id={id("delivery")} name={name("delivery")} defaultValue={value("delivery")} {...invalid(errors, name("delivery"))}>
+          <option value="">Choose…</option>
+          {DELIVERY_DAYS[tier].map((d) => (
+            <option key={d} value={d}>
+              {d} {d === 1 ? "day" : "days"}
+            </option>
+          ))}
+        </select>
+        <Errors errors={errors} name={name("delivery")} />
+      </div>
+      <div className="field">
+        <label htmlFor={id("revisions")}>{label} revisions</label>
+        <input id={id("revisions")} name={name("revisions")} type="number" min={0} max={20} defaultValue={value("revisions")} placeholder="1" {...invalid(errors, name("revisions"))} />
+        <Errors errors={errors} name={name("revisions")} />
+      </div>
+      <div className="field">
+        <label htmlFor={id("features")}>{label} features (one per line)</label>
+        <textarea id={id("features")} name={name("features")} rows={3} {...limits(name("features"))} defaultValue={value("features")} {...invalid(errors, name("features"))} />
+        <Errors errors={errors} name={name("features")} />
+      </div>
+    </fieldset>
   );
 }

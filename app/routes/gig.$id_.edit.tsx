@@ -60,7 +60,7 @@ const STATUS = { draft: "Draft: only you can see it", published: "Published: buy
 export default function EditGig() {
   const { id, title, status, confirmDelete, categories, state } = useLoaderData<typeof loader>();
   const reply = useActionData<typeof action>();
-  const form = reply && "state" in reply ? reply : null;
+  const result = reply && !("manageError" in reply) ? reply : null;
   const manageError = reply && "manageError" in reply ? reply.manageError : null;
   return (
     <section className="container narrow" aria-labelledby="edit-title">
@@ -68,7 +68,7 @@ export default function EditGig() {
       <p>
         <span className="status-badge">{STATUS[status]}</span> <Link to={`/gig/${id}`}>{status === "published" ? "View it as buyers do" : "Preview"}</Link>
       </p>
-      <GigForm key={id} state={form?.state ?? state} errors={form?.errors ?? {}} categories={categories} />
+      <GigForm key={id} defaultValue={state} result={result} categories={categories} />
 
       <section aria-labelledby="manage-title" className="manage-gig">
         <h2 id="manage-title">Manage this gig</h2>

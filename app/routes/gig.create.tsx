@@ -57,7 +57,7 @@ export default function CreateGig() {
   return (
     <section className="container narrow" aria-labelledby="create-title">
       <h1 id="create-title">Create a gig</h1>
-      <GigForm key="new" state={reply?.state ?? state} errors={reply?.errors ?? {}} categories={categories} />
+      <GigForm key="new" defaultValue={state} result={reply} categories={categories} />
     </section>
   );
 }

@@ -1,66 +1,45 @@
 /**
- * The gig form's action, shared by /gig/create and /gig/{id}/edit. One multipart form carries every intent:
- * Save as Draft, Publish Gig, and — for browsers without JavaScript — adding or removing a tag or an image,
- * which answer with the form as it now stands (nothing saved). Uploaded images are checked and stored at
- * once (as the member's uploads) so they survive those round trips; a gig only ever takes its owner's uploads.
+ * The gig editor's door, shared by /gig/create and /gig/{id}/edit: it reads the form, hands its parts to the
+ * gig operations (app/operations/gigs.server.ts) and answers with Conform's reply of the form as it now
+ * stands, messages beside their fields.
+ *
+ * One multipart form carries every button: Save as Draft and Publish Gig (`intent`), and Conform's list
+ * buttons (`__intent__`): Add tag (insert into `tags`, the tag typed in `newTag`) and the Remove buttons of
+ * tags and images. With JavaScript Conform applies the list buttons in place; without it they submit the
+ * form, and the reply is the form with the button applied (nothing saved). Images chosen are stored on every
+ * submission (attachImage) so they survive those round trips; an image taken off the form that no gig uses
+ * is forgotten (detachImage). A gig only ever takes its owner's uploads and its own current images.
  */
+import { parse, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
-import { data, redirect, unstable_parseMultipartFormData, type UploadHandler } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
+import { z } from "zod";
 import { gigImagesOf, NOT_YOUR_IMAGE, ownImages, type GigPackage } from "~/models/gig.server";
-import type { Actor } from "~/operations/core.server";
-import { attachImage, saveGig } from "~/operations/gigs.server";
+import type { Actor, Issues } from "~/operations/core.server";
+import { attachImage, detachImage, saveGig } from "~/operations/gigs.server";
 import { getDb } from "~/utils/db.server";
-import {
-  gigFormSchema,
-  MAX_IMAGES,
-  MAX_TAGS,
-  normaliseTags,
-  TAG_MAX,
-  TIERS,
-  type GigIntent,
-  type Tier,
-} from "~/utils/gig-schemas";
-import { UPLOAD_BODY_LIMIT } from "~/utils/body-limit.server";
-import {
-  cleanFormData,
-  FIELD_TOO_LARGE,
-  FormTooLargeError,
-  MAX_FIELD_BYTES,
-  partCounter,
-  readFormData,
-  refuseTooLarge,
-  UNREADABLE_FORM,
-} from "~/utils/form-data.server";
+import { readFileForm, UNREADABLE_FORM } from "~/utils/form-data.server";
+import { GIG_INTENTS, gigFormSchema, MAX_IMAGES, tagToAdd, TIERS, type GigFormValues, type TierValues } from "~/utils/gig-schemas";
+import { formFailure } from "~/utils/operation-results.server";
 import { MAX_IMAGE_BYTES } from "~/utils/storage.server";
-
-export type TierValues = { name: string; description: string; price: string; delivery: string; revisions: string; features: string };
-export type GigFormState = {
-  title: string;
-  category: string;
-  description: string;
-  tags: string[];
-  images: string[];
-  packages: Record<Tier, TierValues>;
-};
-export type GigFormErrors = Record<string, string[]>;
-export type GigFormReply = { state: GigFormState; errors: GigFormErrors };
 
 const EMPTY_TIER: TierValues = { name: "", description: "", price: "", delivery: "", revisions: "", features: "" };
 
-export function emptyGigForm(): GigFormState {
-  return { title: "", category: "", description: "", tags: [], images: [], packages: { basic: { ...EMPTY_TIER }, standard: { ...EMPTY_TIER }, premium: { ...EMPTY_TIER } } };
+/** A new gig's form. */
+export function emptyGigForm(): GigFormValues {
+  return { title: "", category: "", description: "", tags: [], images: [], basic: { ...EMPTY_TIER }, standard: { ...EMPTY_TIER }, premium: { ...EMPTY_TIER } };
 }
 
 /** A stored gig as the form shows it. */
-export function gigFormOf(gig: { title: string; category: string; description: string; tags: string[]; images: string[]; packages: GigPackage[] }): GigFormState {
-  const state = emptyGigForm();
-  state.title = gig.title;
-  state.category = gig.category;
-  state.description = gig.description;
-  state.tags = gig.tags;
-  state.images = gig.images;
+export function gigFormOf(gig: { title: string; category: string; description: string; tags: string[]; images: string[]; packages: GigPackage[] }): GigFormValues {
+  const values = emptyGigForm();
+  values.title = gig.title;
+  values.category = gig.category;
+  values.description = gig.description;
+  values.tags = gig.tags;
+  values.images = gig.images;
   for (const p of gig.packages) {
-    state.packages[p.tier] = {
+    values[p.tier] = {
       name: p.name,
       description: p.description,
       price: String(p.priceUgx),
@@ -69,173 +48,166 @@ export function gigFormOf(gig: { title: string; category: string; description: s
       features: p.features.join("\n"),
     };
   }
-  return state;
+  return values;
 }
 
-const text = (v: FormDataEntryValue | null, max = 10_000) => (typeof v === "string" ? v.slice(0, max) : "");
+const TOO_LARGE = "The form is too large: images can be at most 5 MB each";
 
-function stateOf(form: FormData): GigFormState {
-  const packages = {} as Record<Tier, TierValues>;
-  for (const tier of TIERS) {
-    packages[tier] = {
-      name: text(form.get(`${tier}.name`), 200),
-      description: text(form.get(`${tier}.description`), 2000),
-      price: text(form.get(`${tier}.price`), 40),
-      delivery: text(form.get(`${tier}.delivery`), 10),
-      revisions: text(form.get(`${tier}.revisions`), 10),
-      features: text(form.get(`${tier}.features`), 3000),
-    };
-  }
-  return {
-    title: text(form.get("title"), 200),
-    category: text(form.get("category"), 100),
-    description: text(form.get("description"), 10_000),
-    tags: form.getAll("tags").slice(0, 100).map((t) => text(t, 200)),
-    images: [...new Set(form.getAll("images").slice(0, 20).map((k) => text(k, 40)))],
-    packages,
-  };
-}
+/** The list buttons this form has (Conform's `__intent__`); any other value is ignored. */
+const ListIntent = z.union([
+  z.object({ type: z.literal("insert"), payload: z.object({ name: z.literal("tags"), defaultValue: z.string().max(1000).optional() }) }),
+  z.object({ type: z.literal("remove"), payload: z.object({ name: z.enum(["tags", "images"]), index: z.number().int().min(0).max(99) }) }),
+]);
+type ListIntent = z.infer<typeof ListIntent>;
+const INTENT = "__intent__";
 
-/**
- * A form larger than the images it may carry (one more than allowed) plus its fields is cut off: the cap in
- * front of every route (body-limit.server.ts) already refuses such a body; this holds without it too.
- */
-class OverCapError extends Error {}
-
-type ReadForm = { form: FormData; oversized: string[] } | "too-large" | "malformed";
-
-/**
- * The multipart form, read in full so that an image over 5 MB refuses only itself: its bytes are read past
- * and dropped (its file name kept for the message), and everything the seller typed is still there to be
- * shown back. Only a form larger than any legitimate one is cut off ("too-large").
- */
-async function readForm(request: Request): Promise<ReadForm> {
-  if (!(request.headers.get("Content-Type") ?? "").startsWith("multipart/form-data")) {
-    return { form: await readFormData(request), oversized: [] };
-  }
-  const oversized: string[] = [];
-  const countPart = partCounter();
-  let total = 0;
-  const handler: UploadHandler = async ({ filename, contentType, data }) => {
-    countPart(); // more parts than any gig form has: a 413, before the part is read
-    const limit = filename === undefined ? MAX_FIELD_BYTES : MAX_IMAGE_BYTES;
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for await (const chunk of data) {
-      size += chunk.byteLength;
-      total += chunk.byteLength;
-      if (total > UPLOAD_BODY_LIMIT) throw new OverCapError();
-      if (size <= limit) chunks.push(chunk);
-    }
-    if (filename === undefined) {
-      if (size > limit) throw new FormTooLargeError(FIELD_TOO_LARGE);
-      return Buffer.concat(chunks).toString("utf8");
-    }
-    if (size > limit) {
-      oversized.push(filename);
-      return undefined;
-    }
-    // Buffer.concat copies into a fresh (never shared) ArrayBuffer.
-    return new File([Buffer.concat(chunks) as Uint8Array<ArrayBuffer>], filename, { type: contentType });
-  };
+/** The list button pressed: null for none (a Save button, or Enter), "unknown" for a value no button of ours sends. */
+function listIntentOf(form: FormData): ListIntent | null | "unknown" {
+  const raw = form.get(INTENT);
+  form.delete(INTENT);
+  if (raw === null) return null;
+  if (typeof raw !== "string") return "unknown";
   try {
-    return { form: cleanFormData(await unstable_parseMultipartFormData(request, handler)), oversized };
-  } catch (error) {
-    if (error instanceof FormTooLargeError) refuseTooLarge(error);
-    // Anything else that stops the parse is a body that is not the multipart form it claims to be.
-    return error instanceof OverCapError ? "too-large" : "malformed";
+    const parsed = ListIntent.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : "unknown";
+  } catch {
+    return "unknown";
   }
 }
 
-const reply = (state: GigFormState, errors: GigFormErrors, status = 400) => data<GigFormReply>({ state, errors }, { status });
+const CHOOSE = "Choose Save as Draft or Publish Gig";
 
 /**
- * Handles a submission of the gig form for a seller; `gigId` when editing their gig (the caller has checked
- * it is theirs). Returns the redirect after saving, or the form with its messages.
+ * A list's values in order, whether the form named them `tags` (repeated) or `tags[0]`, `tags[1]` (Conform),
+ * written back as Conform names them.
+ */
+function takeList(form: FormData, name: "tags" | "images", max: number): string[] {
+  const indexed = new RegExp(`^${name}\\[(\\d+)\\]$`);
+  const plain: string[] = [];
+  const numbered: [number, string][] = [];
+  for (const [key, value] of [...form.entries()]) {
+    const match = indexed.exec(key);
+    // Anything else under the list's name (`tags[0].x`) is no field of ours: dropped.
+    if (key !== name && !key.startsWith(`${name}[`) && !key.startsWith(`${name}.`)) continue;
+    form.delete(key);
+    if (typeof value !== "string") continue;
+    if (match) numbered.push([Number(match[1]), value]);
+    else if (key === name) plain.push(value);
+  }
+  return [...numbered.sort((a, b) => a[0] - b[0]).map(([, v]) => v), ...plain].slice(0, max);
+}
+
+function putList(form: FormData, name: "tags" | "images", values: string[]) {
+  values.forEach((value, i) => form.set(`${name}[${i}]`, value));
+}
+
+/** The form as it now stands (with its list button, if any, applied by Conform), to be shown back. */
+function formAsItStands(form: FormData, intent: ListIntent | null) {
+  const body = new FormData();
+  for (const [key, value] of form.entries()) body.append(key, value);
+  if (intent) body.set(INTENT, JSON.stringify(intent));
+  return parse(body, { resolve: () => ({ value: {} }) });
+}
+
+/** Conform's reply of the form, with our messages beside their fields ("form": the form's own). */
+function answer(form: FormData, intent: ListIntent | null, issues: Issues, status: number) {
+  const { form: formErrors = [], ...fieldErrors } = issues;
+  return data(formAsItStands(form, intent).reply({ formErrors, fieldErrors }), { status });
+}
+
+/** Adds messages to those already there, each once. */
+function add(issues: Issues, more: Issues) {
+  for (const [name, messages] of Object.entries(more)) issues[name] = [...new Set([...(issues[name] ?? []), ...messages])];
+}
+
+/**
+ * Handles a submission of the gig form by a seller; `gigId` when editing their gig (the caller has checked
+ * it is theirs). Returns the redirect after saving, or Conform's reply of the form with its messages.
  */
 export async function handleGigForm(request: Request, actor: Extract<Actor, { kind: "member" }>, gigId?: number) {
-  const user = actor.user;
-  const read = await readForm(request);
+  const read = await readFileForm(request, { maxFileBytes: MAX_IMAGE_BYTES });
   if (read === "too-large") {
     // The body was not read in full, so what was typed cannot be shown back; say what was wrong.
-    return reply({ ...emptyGigForm() }, { form: ["The form is too large: images can be at most 5 MB each"] }, 413);
+    return answer(new FormData(), null, { form: [TOO_LARGE] }, 413);
   }
-  if (read === "malformed") return reply({ ...emptyGigForm() }, { form: [UNREADABLE_FORM] });
+  if (read === "malformed") return answer(new FormData(), null, { form: [UNREADABLE_FORM] }, 400);
   const { form, oversized } = read;
-  const intent = text(form.get("intent"), 100);
-  const state = stateOf(form);
-  const errors: GigFormErrors = {};
-  if (oversized.length) {
-    // Nothing is saved or uploaded while an image is refused: the seller sees the form as typed and the reason.
-    return reply(state, { upload: oversized.map((name) => `${name}: Images can be at most 5 MB each`) }, 413);
-  }
+  const intent = listIntentOf(form);
+  const tags = takeList(form, "tags", 100);
+  let images = [...new Set(takeList(form, "images", 20))];
+  const files = form.getAll("upload").filter((f): f is File => f instanceof File && f.size > 0);
+  form.delete("upload");
+  putList(form, "tags", tags);
+  const issues: Issues = {};
 
   // Only the member's own uploads (and the gig's current images) may stay on the form, let alone be saved.
-  if (state.images.length) {
-    const current = gigId === undefined ? [] : await gigImagesOf(getDb(), user.id, gigId);
-    const own = await ownImages(getDb(), user.id, state.images, current);
-    if (own.length < state.images.length) errors.images = [NOT_YOUR_IMAGE];
-    state.images = own;
+  if (images.length) {
+    const current = gigId === undefined ? [] : await gigImagesOf(getDb(), actor.user.id, gigId);
+    const own = await ownImages(getDb(), actor.user.id, images, current);
+    if (own.length < images.length) add(issues, { images: [NOT_YOUR_IMAGE] });
+    images = own;
+  }
+  if (oversized.length) {
+    // Nothing is saved or stored while an image is refused: the seller sees the form as typed and the reason.
+    putList(form, "images", images);
+    return answer(form, null, { ...issues, upload: oversized.map((name) => `${name}: Images can be at most 5 MB each`) }, 413);
   }
 
-  // New images: checked by their content, re-encoded, and kept as this member's uploads.
-  const files = form.getAll("upload").filter((f): f is File => f instanceof File && f.size > 0);
+  // New images: stored at once, as this member's uploads, each counted against their limit.
   if (files.length) {
-    if (state.images.length + files.length > MAX_IMAGES) {
-      errors.upload = [`A gig can have at most ${MAX_IMAGES} images`];
-    } else {
-      // Each file is stored by attachImage, one use of the upload limit each.
+    if (images.length + files.length > MAX_IMAGES) add(issues, { upload: [`A gig can have at most ${MAX_IMAGES} images`] });
+    else {
       for (const file of files) {
         const attached = await attachImage(actor, { file });
-        if (attached.ok) state.images.push(attached.value.key);
-        else if (attached.error === "invalid") errors.upload = [...(errors.upload ?? []), ...(attached.issues.upload ?? [])];
+        if (attached.ok) images.push(attached.value.key);
+        else if (attached.error === "invalid") add(issues, attached.issues);
         else {
-          errors.upload = [...(errors.upload ?? []), attached.message];
+          add(issues, { upload: [attached.message] });
           break;
         }
       }
     }
   }
+  putList(form, "images", images);
 
-  if (intent === "add-tag") {
-    const tag = text(form.get("newTag"), 1000).trim();
-    if (tag.length > TAG_MAX) errors.newTag = [`Each tag can have at most ${TAG_MAX} characters`];
-    else if (normaliseTags([...state.tags, tag]).length > MAX_TAGS) errors.newTag = [`A gig can have at most ${MAX_TAGS} tags`];
-    else state.tags = normaliseTags([...state.tags, tag]);
-    return reply(state, errors, Object.keys(errors).length ? 400 : 200);
+  if (intent === "unknown") return answer(form, null, { ...issues, form: [CHOOSE] }, 400);
+  // A list button: the form comes back with it applied, nothing saved.
+  if (intent) {
+    let applied: ListIntent | null = intent;
+    if (intent.type === "insert") {
+      const typed = intent.payload.defaultValue || String(form.get("newTag") ?? "");
+      const outcome = tagToAdd(tags, typed);
+      if ("error" in outcome) {
+        add(issues, { newTag: [outcome.error] });
+        applied = null;
+      } else {
+        form.delete("newTag");
+        applied = outcome.tag === null ? null : { type: "insert", payload: { name: "tags", defaultValue: outcome.tag } };
+      }
+    } else if (intent.payload.index >= (intent.payload.name === "tags" ? tags : images).length) {
+      applied = null;
+    } else if (intent.payload.name === "images") {
+      // An upload no gig uses is forgotten now; the gig's own image goes when the gig is saved without it.
+      await detachImage(actor, { key: images[intent.payload.index]!, gigId });
+    }
+    return answer(form, applied, issues, Object.keys(issues).length ? 400 : 200);
   }
-  if (intent.startsWith("remove-tag:")) {
-    const index = Number(intent.slice("remove-tag:".length));
-    state.tags = state.tags.filter((_, i) => i !== index);
-    return reply(state, errors, Object.keys(errors).length ? 400 : 200);
-  }
-  if (intent.startsWith("remove-image:")) {
-    const key = intent.slice("remove-image:".length);
-    state.images = state.images.filter((k) => k !== key);
-    return reply(state, errors, Object.keys(errors).length ? 400 : 200);
-  }
-  if (intent === "upload") return reply(state, errors, Object.keys(errors).length ? 400 : 200);
-  if (intent !== "draft" && intent !== "publish") return reply(state, { form: ["Choose Save as Draft or Publish Gig"] });
 
-  // The images as they now stand (kept plus newly uploaded) are what is validated and saved.
-  form.delete("images");
-  for (const key of state.images) form.append("images", key);
-  const submission = parseWithZod(form, { schema: gigFormSchema(intent as GigIntent) });
+  const submitted = form.get("intent");
+  const saveIntent = GIG_INTENTS.find((i) => i === submitted);
+  if (!saveIntent) return answer(form, null, { ...issues, form: [CHOOSE] }, 400);
+  const submission = parseWithZod(form, { schema: gigFormSchema(saveIntent) });
   if (submission.status !== "success") {
     for (const [name, messages] of Object.entries(submission.error ?? {})) {
-      if (!messages?.length) continue;
       // A message about one tag or image (tags[3]) is shown beside the list it belongs to.
-      const field = name.replace(/\[\d+\]$/, "");
-      errors[field] = [...new Set([...(errors[field] ?? []), ...messages])];
+      if (messages?.length) add(issues, { [name.replace(/\[\d+\]$/, "")]: messages });
     }
   }
-  if (Object.keys(errors).length || submission.status !== "success") {
-    if (!Object.keys(errors).length) errors.form = ["Check the form and try again"];
-    return reply(state, errors);
+  if (Object.keys(issues).length || submission.status !== "success") {
+    if (!Object.keys(issues).length) issues.form = ["Check the form and try again"];
+    return answer(form, null, issues, 400);
   }
-  const result = await saveGig(actor, { intent: intent as GigIntent, gig: submission.value, gigId });
+  const result = await saveGig(actor, { intent: saveIntent, gig: submission.value, gigId });
   if (result.ok) return redirect(`/dashboard?gig=${result.value.status}`);
-  if (result.error === "invalid") return reply(state, result.issues);
-  if (result.error === "limited") return reply(state, { form: [result.message] }, result.status);
-  throw new Response(result.message, { status: result.error === "not_found" ? 404 : result.error === "forbidden" ? 403 : 409 });
+  return formFailure((options) => formAsItStands(form, null).reply(options) as SubmissionResult<string[]>, result);
 }

@@ -37,6 +37,25 @@ export function normaliseTags(tags: readonly unknown[]): string[] {
   return out;
 }
 
+/**
+ * The tag a seller typed, added to the tags they have: the tag to insert, null when there is nothing to add
+ * (an empty tag, or one they have in another letter case), or why it is refused. The browser (in place) and
+ * the server (the form's Add tag button without JavaScript) decide alike.
+ */
+export function tagToAdd(tags: readonly string[], typed: string): { tag: string | null } | { error: string } {
+  const [tag] = normaliseTags([typed]);
+  if (tag === undefined) return { tag: null };
+  if (tag.length > TAG_MAX) return { error: `Each tag can have at most ${TAG_MAX} characters` };
+  const current = normaliseTags(tags);
+  if (current.some((t) => t.toLowerCase() === tag.toLowerCase())) return { tag: null };
+  if (current.length >= MAX_TAGS) return { error: `A gig can have at most ${MAX_TAGS} tags` };
+  return { tag };
+}
+
+/** The gig form's fields as the editor shows them (Conform's names: `basic.price`, `tags[0]`). */
+export type TierValues = { name: string; description: string; price: string; delivery: string; revisions: string; features: string };
+export type GigFormValues = { title: string; category: string; description: string; tags: string[]; images: string[] } & Record<Tier, TierValues>;
+
 const optionalText = (max: number, message: string) => z.string().trim().max(max, message).optional();
 
 /** A package as typed: every field a string (or absent), checked and converted by `checkTier`. */

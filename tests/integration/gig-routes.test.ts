@@ -12,13 +12,18 @@ import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSession } from "~/models/session.server";
+import { getEnv, parseEnv } from "~/utils/env.server";
 import { hashPassword } from "~/utils/password.server";
+import { createRedis } from "~/utils/redis.server";
+import { startEffects, type EffectsRunner } from "../../worker/effects.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let t: TestDatabase;
 let server: TestServer;
+let effects: EffectsRunner;
 let uploadDir: string;
+const queuePrefix = `gigr_${process.pid}_${Date.now()}`;
 let png: Buffer;
 const tokens: Record<string, string> = {};
 const ids: Record<string, number> = {};
@@ -52,15 +57,19 @@ beforeAll(async () => {
   }
   uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), "soko-gig-routes-"));
   png = await sharp({ create: { width: 64, height: 64, channels: 3, background: "#0a0" } }).png().toBuffer();
-  server = await startTestServer({
-    DATABASE_URL: t.url,
-    QUEUE_PREFIX: `gigr_${process.pid}_${Date.now()}`,
-    UPLOAD_DIR: uploadDir,
-    DEV_OUTBOX: "1",
-  });
+  const env = { DATABASE_URL: t.url, QUEUE_PREFIX: queuePrefix, UPLOAD_DIR: uploadDir };
+  server = await startTestServer({ ...env, DEV_OUTBOX: "1" });
+  // The worker's part: the effects the gig operations leave for after their commit (image files deleted).
+  effects = startEffects(parseEnv({ ...process.env, ...env }), { db: t.db, pollMs: 50 });
 });
 afterAll(async () => {
   await server?.stop();
+  await effects?.close();
+  // The gig_published conversions the effects queued for analytics, under this file's own prefix.
+  const redis = createRedis(getEnv().REDIS_URL, { maxRetriesPerRequest: 1 });
+  const keys = await redis.keys(`${queuePrefix}:*`);
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
   await t?.drop();
   if (uploadDir) fs.rmSync(uploadDir, { recursive: true, force: true });
 });
@@ -167,13 +176,28 @@ function markedInvalid(html: string, name: string) {
   return tag.includes('aria-invalid="true"') && tag.includes(`aria-describedby="${name}-error"`);
 }
 
-/** The values of the hidden inputs of one name, in order (the no-JS tag and image lists). */
+/** The values of the hidden inputs of one list, in order (the tag and image lists: `tags[0]`, `tags[1]`…). */
 function hiddenValues(html: string, name: string): string[] {
   return [...html.matchAll(/<input[^>]*>/g)]
     .map((m) => m[0])
-    .filter((tag) => tag.includes('type="hidden"') && tag.includes(`name="${name}"`))
+    .filter((tag) => tag.includes('type="hidden"') && new RegExp(`name="${escapeRe(name)}(\\[\\d+\\])?"`).test(tag))
     .map((tag) => decode(/value="([^"]*)"/.exec(tag)?.[1] ?? ""));
 }
+
+/** What the button named `label` (its text or aria-label) sends, as a browser without JavaScript posts it. */
+function buttonOf(html: string, label: string): Record<string, string> {
+  const page = html.replace(/<script\b[^>]*>[\s\S]*?<\/script>/g, "").replace(/<!-- -->/g, "");
+  const found = [...page.matchAll(/<button\b([^>]*)>(.*?)<\/button>/gs)].find(
+    ([, attributes, text]) => attributes!.includes(`aria-label="${label}"`) || decode(text!).trim() === label,
+  );
+  if (!found) throw new Error(`no button named ${label}`);
+  const attribute = (name: string) => decode(new RegExp(`${name}="([^"]*)"`).exec(found[1]!)![1]!);
+  return { [attribute("name")]: attribute("value") };
+}
+
+/** Conform's list buttons, as the gig form renders them. */
+const ADD_TAG = { __intent__: JSON.stringify({ type: "insert", payload: { name: "tags" } }) };
+const removeFrom = (name: "tags" | "images", index: number) => ({ __intent__: JSON.stringify({ type: "remove", payload: { name, index } }) });
 
 type Counts = { gigs: number; gig_packages: number; gig_images: number; uploads: number };
 async function counts(): Promise<Counts> {
@@ -280,7 +304,7 @@ describe("POST /gig/create refuses bad input, says why beside the field, and sto
 
   it("refuses to add a 31-character tag (no-JS Add tag)", async () => {
     const before = await counts();
-    const res = await request("/gig/create", { who: "freelancer", body: gigForm({ ...VALID, tags: ["logo"], newTag: "z".repeat(31), intent: "add-tag" }) });
+    const res = await request("/gig/create", { who: "freelancer", body: gigForm({ ...VALID, intent: undefined, tags: ["logo"], newTag: "z".repeat(31), ...ADD_TAG }) });
     const html = await res.text();
     expect(res.status).toBe(400);
     expect(fieldErrors(html, "newTag")).toEqual(["Each tag can have at most 30 characters"]);
@@ -470,20 +494,81 @@ describe("saving gigs", () => {
 
   it("adds and removes tags without JavaScript, storing nothing", async () => {
     const before = await counts();
-    const add = await request("/gig/create", { who: "freelancer", body: gigForm({ title: "Tags", category: LOGO.slug, tags: ["a"], newTag: "b", intent: "add-tag" }) });
+    const add = await request("/gig/create", { who: "freelancer", body: gigForm({ title: "Tags", category: LOGO.slug, tags: ["a"], newTag: "b", ...ADD_TAG }) });
     const addHtml = await add.text();
     expect(add.status).toBe(200);
     expect(hiddenValues(addHtml, "tags")).toEqual(["a", "b"]);
-    expect(addHtml).toContain('value="remove-tag:1"');
+    expect(buttonOf(addHtml, "Remove tag b")).toEqual(removeFrom("tags", 1));
     expect(allFieldErrors(addHtml)).toEqual({});
     // What was typed elsewhere comes back.
     expect(addHtml).toMatch(/<input id="title" name="title"[^>]*value="Tags"/);
 
-    const remove = await request("/gig/create", { who: "freelancer", body: gigForm({ title: "Tags", category: LOGO.slug, tags: ["a", "b"], intent: "remove-tag:0" }) });
+    const remove = await request("/gig/create", { who: "freelancer", body: gigForm({ title: "Tags", category: LOGO.slug, "tags[0]": "a", "tags[1]": "b", ...removeFrom("tags", 0) }) });
     const removeHtml = await remove.text();
     expect(remove.status).toBe(200);
     expect(hiddenValues(removeHtml, "tags")).toEqual(["b"]);
     expect(await counts()).toEqual(before);
+  });
+
+  it("refuses a list button it does not know (400) and ignores fields posing as list items, storing nothing", async () => {
+    const before = await counts();
+    for (const __intent__ of ["{not json", JSON.stringify({ type: "reorder", payload: { name: "tags", from: 0, to: 1 } }), JSON.stringify({ type: "remove", payload: { name: "title", index: 0 } })]) {
+      const res = await request("/gig/create", { who: "freelancer", body: gigForm({ ...VALID, tags: ["a", "b"], __intent__ }) });
+      const html = await res.text();
+      expect(res.status, __intent__).toBe(400);
+      expect(visible(html)).toContain("Choose Save as Draft or Publish Gig");
+      expect(hiddenValues(html, "tags")).toEqual(["a", "b"]);
+    }
+    const odd = await request("/gig/create", { who: "freelancer", body: gigForm({ title: "Odd", "tags[0].x": "y", "tags[0]": "a", "images[0].y": "z", ...removeFrom("tags", 5) }) });
+    const html = await odd.text();
+    expect(odd.status).toBe(200);
+    expect(hiddenValues(html, "tags")).toEqual(["a"]);
+    expect(hiddenValues(html, "images")).toEqual([]);
+    expect(await counts()).toEqual(before);
+  });
+
+  it("takes a new image off the form without JavaScript: the upload is forgotten and its files deleted, nothing saved", async () => {
+    // The image goes up with the first round trip (here Add tag with nothing typed), as a seller's upload.
+    const first = await request("/gig/create", { who: "freelancer", body: gigForm({ title: "Gallery draft", ...ADD_TAG }, [{ name: "cover.png", type: "image/png", data: png }]) });
+    const firstHtml = await first.text();
+    expect(first.status).toBe(200);
+    const [key] = hiddenValues(firstHtml, "images");
+    expect(key).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await t.db("uploads").where({ storage_key: key }).first("owner_id")).toEqual({ owner_id: ids.freelancer });
+    expect(buttonOf(firstHtml, "Remove image 1")).toEqual(removeFrom("images", 0));
+    const before = await counts();
+
+    const removed = await request("/gig/create", { who: "freelancer", body: gigForm({ title: "Gallery draft", "images[0]": key!, ...removeFrom("images", 0) }) });
+    const html = await removed.text();
+    expect(removed.status).toBe(200);
+    expect(hiddenValues(html, "images")).toEqual([]);
+    expect(visible(html)).not.toContain("Gallery image 1");
+    expect(html).toMatch(/<input id="title" name="title"[^>]*value="Gallery draft"/);
+    expect(await t.db("uploads").where({ storage_key: key }).first()).toBeUndefined();
+    expect(await counts()).toEqual({ ...before, uploads: before.uploads - 1 });
+    await expect.poll(() => filesIn(uploadDir).filter((f) => f.startsWith(key!)), { timeout: 10_000 }).toEqual([]);
+  });
+
+  it("keeps a gig's own image until the gig is saved without it, then deletes it", async () => {
+    const { id, imageKey } = await publishGig("freelancer", { title: "Gig whose cover is replaced" }, { image: true });
+    const editor = await (await request(`/gig/${id}/edit`, { who: "freelancer" })).text();
+    expect(hiddenValues(editor, "images")).toEqual([imageKey]);
+    const fields = { ...VALID, intent: undefined, title: "Gig whose cover is replaced", "images[0]": imageKey! };
+
+    const removed = await request(`/gig/${id}/edit`, { who: "freelancer", body: gigForm({ ...fields, ...removeFrom("images", 0) }) });
+    const html = await removed.text();
+    expect(removed.status).toBe(200);
+    expect(hiddenValues(html, "images")).toEqual([]);
+    // Not saved yet: the gig still shows it.
+    expect(await t.db("gig_images").where({ gig_id: id }).pluck("storage_key")).toEqual([imageKey]);
+    expect(filesIn(uploadDir)).toContain(`${imageKey}-thumb.webp`);
+
+    const saved = await request(`/gig/${id}/edit`, { who: "freelancer", body: gigForm({ ...fields, "images[0]": undefined, intent: "publish" }) });
+    await saved.arrayBuffer();
+    expect(location(saved)).toBe("/dashboard?gig=published");
+    expect(await t.db("gig_images").where({ gig_id: id })).toEqual([]);
+    expect(await t.db("uploads").where({ storage_key: imageKey }).first()).toBeUndefined();
+    await expect.poll(() => filesIn(uploadDir).filter((f) => f.startsWith(imageKey!)), { timeout: 10_000 }).toEqual([]);
   });
 });
 
@@ -644,7 +729,8 @@ describe("who may create and manage gigs", () => {
     expect(await t.db("gig_images").where({ gig_id: id })).toEqual([]);
     expect(await t.db("uploads").where({ storage_key: imageKey })).toEqual([]);
     expect(await counts()).toEqual({ gigs: before.gigs - 1, gig_packages: before.gig_packages - 1, gig_images: before.gig_images - 1, uploads: before.uploads - 1 });
-    expect(filesIn(uploadDir).filter((f) => f.startsWith(imageKey!))).toEqual([]);
+    // The files go after the commit, by the worker (an effect of the delete).
+    await expect.poll(() => filesIn(uploadDir).filter((f) => f.startsWith(imageKey!)), { timeout: 10_000 }).toEqual([]);
     const media = await request(`/media/${imageKey}-thumb.webp`);
     await media.arrayBuffer();
     expect(media.status).toBe(404);
