@@ -334,7 +334,9 @@ export async function seedDemoData(db: Knex) {
 
   try {
     await db.transaction(async (trx) => {
-      const options = { db: trx as unknown as Knex };
+      // Each operation's own transaction becomes a savepoint in this one; knex runs sibling savepoints one
+      // after another, so covers uploaded two at a time still write their rows in turn.
+      const options = { db: trx };
       await trx("categories").insert(CATEGORIES.map((c, position) => ({ ...c, position })));
 
       // One hash for every other demo account (they share the demo password: scrypt costs a few hundred
