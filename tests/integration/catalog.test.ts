@@ -17,19 +17,20 @@ import {
   getOwnGig,
   listCatalog,
   recordUpload,
-  refreshCatalog,
   saveGig,
   setGigStatus,
 } from "~/models/gig.server";
 import { QUERY_MAX, catalogSearch, gigFormSchema, parseCatalogQuery, type CatalogQuery, type GigIntent, type Sort, type Tier } from "~/utils/gig-schemas";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { createCategory, createGig, createUser } from "../support/factories";
 
 // ---------------------------------------------------------------------------------------------------------
 // Helpers
 
 type GigRow = {
   seller: number;
-  category: number;
+  /** The category's slug. */
+  category: string;
   title: string;
   status?: "draft" | "published" | "paused";
   rating?: number;
@@ -40,48 +41,39 @@ type GigRow = {
   tags?: string[];
   /** tier → [price in UGX, delivery days] */
   packages?: Partial<Record<Tier, [number, number]>>;
-  images?: [string, number][];
+  /** Image keys, the cover first. */
+  images?: string[];
 };
 
-/** A gig written directly, as bulk loads do (the summary columns come from refreshCatalog). */
+/** A fixture gig, through the factory (the model computes its starting price, fastest delivery and search words). */
 async function insertGig(db: Knex, g: GigRow): Promise<number> {
-  const [row] = await db("gigs")
-    .insert({
-      seller_id: g.seller,
-      category_id: g.category,
-      title: g.title,
-      status: g.status ?? "published",
-      rating: g.rating ?? 0,
-      reviews_count: g.reviews ?? 0,
-      featured: g.featured ?? false,
-      published_at: g.published ?? null,
-      description: g.description ?? "",
-      tags: g.tags ?? [],
-    })
-    .returning("id");
-  const id = Number(row.id);
-  const packages = Object.entries(g.packages ?? {}) as [Tier, [number, number]][];
-  if (packages.length) {
-    await db("gig_packages").insert(
-      packages.map(([tier, [price_ugx, delivery_days]]) => ({ gig_id: id, tier, name: tier, price_ugx, delivery_days })),
-    );
-  }
-  if (g.images?.length) {
-    await db("gig_images").insert(g.images.map(([storage_key, position]) => ({ gig_id: id, storage_key, position })));
-  }
+  const packages = Object.fromEntries(
+    Object.entries(g.packages ?? {}).map(([tier, [priceUgx, deliveryDays]]) => [tier, { priceUgx, deliveryDays }]),
+  );
+  const { id } = await createGig(db, {
+    sellerId: g.seller,
+    category: g.category,
+    title: g.title,
+    status: g.status ?? "published",
+    rating: g.rating ?? 0,
+    reviewsCount: g.reviews ?? 0,
+    featured: g.featured ?? false,
+    publishedAt: g.published ?? null,
+    description: g.description ?? "",
+    tags: g.tags ?? [],
+    packages,
+    images: g.images ?? [],
+  });
   return id;
 }
 
-async function insertUser(db: Knex, username: string, role: "client" | "freelancer" | "admin", status = "active"): Promise<number> {
-  const [row] = await db("users")
-    .insert({ name: username.replace("_", " "), username, email: `${username}@example.ug`, role, status })
-    .returning("id");
-  return Number(row.id);
+/** A member named after their username (amara_n is "amara n"). */
+async function insertUser(db: Knex, username: string, role: "client" | "freelancer" | "admin", status: "active" | "suspended" = "active"): Promise<number> {
+  return (await createUser(db, { role, name: username.replace("_", " "), username, email: `${username}@example.ug`, status })).id;
 }
 
-async function insertCategory(db: Knex, slug: string, name: string): Promise<number> {
-  const [row] = await db("categories").insert({ slug, name }).returning("id");
-  return Number(row.id);
+async function insertCategory(db: Knex, slug: string, name: string): Promise<string> {
+  return (await createCategory(db, { slug, name })).slug;
 }
 
 const query = (over: Partial<CatalogQuery> = {}): CatalogQuery => ({ ...EMPTY_QUERY, ...over });
@@ -121,7 +113,7 @@ describe("catalog filters and sorts", () => {
     const held = await insertUser(db, "held_seller", "freelancer", "suspended");
 
     const day = (d: number) => `2026-01-${String(d).padStart(2, "0")}T09:00:00Z`;
-    await insertGig(db, { seller: amara, category: design, title: LOGO, rating: 4.9, reviews: 120, published: day(5), packages: { basic: [80_000, 3], standard: [150_000, 7], premium: [300_000, 14] }, images: [["img-second", 1], ["img-first", 0]] });
+    await insertGig(db, { seller: amara, category: design, title: LOGO, rating: 4.9, reviews: 120, published: day(5), packages: { basic: [80_000, 3], standard: [150_000, 7], premium: [300_000, 14] }, images: ["img-first", "img-second"] });
     await insertGig(db, { seller: amara, category: web, title: REACT, rating: 4.7, reviews: 40, featured: true, published: day(10), packages: { basic: [500_001, 7], premium: [900_000, 14] } });
     await insertGig(db, { seller: brian, category: design, title: CARDS, rating: 4.5, reviews: 10, published: day(2), packages: { basic: [99_999, 1] } });
     await insertGig(db, { seller: brian, category: web, title: LANDING, rating: 4.0, reviews: 8, published: day(8), packages: { basic: [100_000, 3], standard: [200_000, 7] } });
@@ -135,7 +127,6 @@ describe("catalog filters and sorts", () => {
     await insertGig(db, { seller: brian, category: design, title: BRAND, rating: 4.9, reviews: 60, published: day(9), packages: { basic: [300_000, 7], standard: [450_000, 14] } });
     await insertGig(db, { seller: amara, category: web, title: SEO, rating: 4.0, reviews: 8, published: day(7), packages: { basic: [180_000, 3] } });
     await insertGig(db, { seller: amara, category: web, title: "Gig without packages", rating: 5, reviews: 10, featured: true, published: day(25) });
-    await refreshCatalog(db);
   });
   afterAll(() => t?.drop());
 
@@ -231,7 +222,7 @@ describe("catalog filters and sorts", () => {
 describe("catalog paging", () => {
   let t: TestDatabase;
   let db: Knex;
-  let design: number;
+  let design: string;
   let seller: number;
 
   beforeAll(async () => {
@@ -260,7 +251,6 @@ describe("catalog paging", () => {
       });
     }
     await insertGig(db, { seller, category: design, title: "Widget draft", status: "draft", rating: 5, packages: { basic: [50_000, 1] } });
-    await refreshCatalog(db);
   });
   afterAll(() => t?.drop());
 
@@ -358,7 +348,6 @@ describe("catalog paging", () => {
         if (page !== 2) return;
         const base = { seller, category: design, published: "2026-01-03T00:00:00Z", packages: { basic: [200_000, 3] as [number, number] } };
         lateIds = [await insertGig(db, { ...base, title: `Late before ${sort}`, ...before }), await insertGig(db, { ...base, title: `Late after ${sort}`, ...after })];
-        await refreshCatalog(db);
       });
       expect(new Set(walked.ids).size, sort).toBe(walked.ids.length);
       expect(walked.ids, sort).toEqual([...expected, lateIds[1]]);
@@ -389,7 +378,6 @@ describe("catalog search", () => {
     await insertGig(db, { seller: amara, category: design, title: "Logo animation", description: "Your logo brought to life with motion design.", rating: 4.2, published: day(4), packages: { basic: [400_000, 7] } });
     await insertGig(db, { seller: amara, category: design, title: "Logo design draft", status: "draft", rating: 5, packages: { basic: [10_000, 1] } });
     await insertGig(db, { seller: held, category: design, title: "Logo design cheap", rating: 5, published: day(5), packages: { basic: [10_000, 1] } });
-    await refreshCatalog(db);
   });
   afterAll(() => t?.drop());
 

@@ -1,43 +1,32 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listCategories } from "~/models/category.server";
-import { listFeaturedGigs, ownImages, recordUpload, refreshCatalog, saveGig } from "~/models/gig.server";
+import { correctQuery, listFeaturedGigs, ownImages, recordUpload, refreshCatalog, saveGig } from "~/models/gig.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { createCategory, createGig, createUser } from "../support/factories";
 
 describe("featured gigs and categories", () => {
   let t: TestDatabase;
-  let categoryId: number;
   let sellerId: number;
 
-  async function gig(title: string, fields: Record<string, unknown>, prices: number[]) {
-    const [row] = await t.db("gigs")
-      .insert({ seller_id: sellerId, category_id: categoryId, title, status: "published", ...fields })
-      .returning("id");
-    const tiers = ["basic", "standard", "premium"];
-    const days = [3, 7, 14];
-    await t.db("gig_packages").insert(
-      prices.map((price_ugx, i) => ({ gig_id: row.id, tier: tiers[i], name: tiers[i], price_ugx, delivery_days: days[i] })),
-    );
-    return row.id as number;
+  type Fields = { status?: "draft"; rating: number; reviewsCount: number; featured?: boolean };
+  /** A gig of Ivan's with packages at these prices (Basic in 3 days, Standard in 7, Premium in 14). */
+  async function gig(title: string, fields: Fields, prices: number[]) {
+    const [basic, standard, premium] = prices.map((priceUgx, i) => ({ priceUgx, deliveryDays: [3, 7, 14][i]! }));
+    return (await createGig(t.db, { sellerId, category: "web-development", title, ...fields, packages: { basic, standard, premium } })).id;
   }
 
   beforeAll(async () => {
     t = await createTestDatabase();
-    [{ id: categoryId }] = await t.db("categories").insert({ slug: "web-development", name: "Web Development" }).returning("id");
-    [{ id: sellerId }] = await t.db("users")
-      .insert({ name: "Ivan T", username: "ivan_t", email: "ivan@example.test", role: "freelancer" })
-      .returning("id");
-    const [{ id: suspendedId }] = await t.db("users")
-      .insert({ name: "Gone", username: "gone", email: "gone@example.test", role: "freelancer", status: "suspended" })
-      .returning("id");
-    await gig("Best rated", { rating: 4.9, reviews_count: 10 }, [300_000, 150_000, 500_000]);
-    await gig("Featured but lower", { rating: 4.1, reviews_count: 3, featured: true }, [90_000]);
-    await gig("A draft", { status: "draft", rating: 5, reviews_count: 99 }, [80_000]);
-    await gig("Second best", { rating: 4.5, reviews_count: 50 }, [120_000]);
-    await gig("Third", { rating: 4.5, reviews_count: 20 }, [130_000]);
-    await gig("Fourth", { rating: 4.0, reviews_count: 20 }, [140_000]);
-    await t.db("gigs").insert({ seller_id: suspendedId, category_id: categoryId, title: "Suspended seller's", status: "published", rating: 5 });
-    // Rows written directly, as bulk loads do: the catalog's summary columns are computed afterwards.
-    await refreshCatalog(t.db);
+    await createCategory(t.db, { slug: "web-development", name: "Web Development" });
+    ({ id: sellerId } = await createUser(t.db, { role: "freelancer", name: "Ivan T", email: "ivan@example.test" }));
+    const suspended = await createUser(t.db, { role: "freelancer", name: "Gone", username: "gone", status: "suspended" });
+    await gig("Best rated", { rating: 4.9, reviewsCount: 10 }, [300_000, 150_000, 500_000]);
+    await gig("Featured but lower", { rating: 4.1, reviewsCount: 3, featured: true }, [90_000]);
+    await gig("A draft", { status: "draft", rating: 5, reviewsCount: 99 }, [80_000]);
+    await gig("Second best", { rating: 4.5, reviewsCount: 50 }, [120_000]);
+    await gig("Third", { rating: 4.5, reviewsCount: 20 }, [130_000]);
+    await gig("Fourth", { rating: 4.0, reviewsCount: 20 }, [140_000]);
+    await createGig(t.db, { sellerId: suspended.id, category: "web-development", title: "Suspended seller's", rating: 5 });
   });
   afterAll(() => t.drop());
 
@@ -70,8 +59,8 @@ describe("saving a gig's images", () => {
   let sellerId: number;
   beforeAll(async () => {
     t = await createTestDatabase();
-    await t.db("categories").insert({ slug: "graphics-design", name: "Graphics & Design" });
-    [{ id: sellerId }] = await t.db("users").insert({ name: "Sarah N", username: "sarah_n", email: "sarah@example.test", role: "freelancer" }).returning("id");
+    await createCategory(t.db, { slug: "graphics-design", name: "Graphics & Design" });
+    ({ id: sellerId } = await createUser(t.db, { role: "freelancer", name: "Sarah N", email: "sarah@example.test" }));
   });
   afterAll(() => t.drop());
 
@@ -90,5 +79,26 @@ describe("saving a gig's images", () => {
     expect(saved.removedImages).toEqual(["image-b"]);
     expect(await t.db("uploads").orderBy("storage_key").pluck("storage_key")).toEqual(["image-a"]);
     expect(await ownImages(t.db, sellerId, ["image-a", "image-b"], ["image-a"])).toEqual(["image-a"]);
+  });
+});
+
+describe("gigs written in bulk", () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(() => t.drop());
+
+  it("get their starting price, fastest delivery and search words from refreshCatalog", async () => {
+    const seller = await createUser(t.db, { role: "freelancer" });
+    const { id } = await createGig(t.db, { sellerId: seller.id, title: "Kitenge pattern design", packages: { basic: { priceUgx: 300_000, deliveryDays: 14 } } });
+    // Past the model, as the demo data and the catalog benchmark load their rows: the summary goes stale.
+    await t.db("gig_packages").where({ gig_id: id }).update({ price_ugx: 45_000, delivery_days: 1 });
+    await t.db("gigs").where({ id }).update({ description: "Zanzibar colours." });
+    expect(await correctQuery(t.db, "zanzibr")).toBeNull();
+
+    await refreshCatalog(t.db);
+    expect(await t.db("gigs").where({ id }).first("starting_price_ugx", "fastest_delivery_days")).toEqual({ starting_price_ugx: 45_000, fastest_delivery_days: 1 });
+    expect(await correctQuery(t.db, "zanzibr")).toBe("zanzibar");
   });
 });

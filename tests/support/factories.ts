@@ -134,6 +134,7 @@ export async function createGig(db: Knex, options: GigOptions): Promise<{ id: nu
   if (!options.category) await db("categories").insert(LOGO_CATEGORY).onConflict("slug").ignore();
   const title = options.title ?? `Test gig ${next()}`;
   const packages = Object.entries(options.packages ?? { basic: { priceUgx: 75_000, deliveryDays: 3 } })
+    .filter((entry): entry is [string, PackageOptions] => entry[1] !== undefined)
     .sort(([a], [b]) => TIER_ORDER.indexOf(a as Tier) - TIER_ORDER.indexOf(b as Tier))
     .map(([tier, p]): PackageInput => ({
       tier: tier as Tier,
@@ -141,7 +142,7 @@ export async function createGig(db: Knex, options: GigOptions): Promise<{ id: nu
       description: "",
       revisions: 1,
       features: [],
-      ...p!,
+      ...p,
     }));
   const images = options.images ?? [];
   for (const key of images) await recordUpload(db, options.sellerId, key);
