@@ -1,8 +1,9 @@
 /**
  * Test data: the one place that knows how a valid row looks (like the Epic Stack's tests/db-utils.ts).
  * Tests ask for a member, a session, a category, a gig with its packages or a review, and say only what
- * matters to them; everything else gets a valid default. Rows go in through the models where one writes
- * them (sessions, gigs), so a test sees what the app itself would have stored.
+ * matters to them; everything else gets a valid default. Rows go in the way the app writes them (sessions
+ * and gigs through their models, reviews through the reviews operation), so a test sees what the app itself
+ * would have stored. Members are written directly: a join's operation also records activity and effects.
  *
  * Not the same thing as gig-form.ts, which is the form a browser posts.
  */
@@ -10,6 +11,8 @@ import type { Knex } from "knex";
 import { recordUpload, saveGig } from "~/models/gig.server";
 import { createSession as startSession } from "~/models/session.server";
 import type { Role, UserStatus } from "~/models/user.server";
+import { systemActor } from "~/operations/core.server";
+import { createReviews } from "~/operations/reviews.server";
 import type { Db } from "~/utils/db.server";
 import type { GigFormValue, PackageInput, Tier } from "~/utils/gig-schemas";
 import { hashPassword } from "~/utils/password.server";
@@ -169,31 +172,16 @@ export async function createGig(db: Knex, options: GigOptions): Promise<{ id: nu
 export type ReviewOptions = { gigId: number; reviewerId: number; rating: number; comment?: string; createdAt?: Date };
 
 /**
- * A review of a gig, with the gig's and its seller's rating and review count brought up to date in the same
- * transaction. Every factory review is written by writeReview, so pointing it at the reviews operation
- * (when that lands) changes them all.
+ * A review of a published gig, with the gig's and its seller's rating and review count rolled up in the same
+ * transaction. Every factory review is written by writeReview, the one place that knows how reviews are made.
  */
 export function createReview(db: Knex, options: ReviewOptions): Promise<{ id: number }> {
   return writeReview(db, options);
 }
 
-async function writeReview(db: Knex, { gigId, reviewerId, rating, comment, createdAt }: ReviewOptions): Promise<{ id: number }> {
-  return db.transaction(async (trx) => {
-    const [row] = await trx("reviews")
-      .insert({ gig_id: gigId, reviewer_id: reviewerId, rating, comment: comment ?? "", ...(createdAt ? { created_at: createdAt } : {}) })
-      .returning("id");
-    await trx.raw(
-      `UPDATE gigs g SET rating = coalesce(r.avg, 0), reviews_count = r.n
-       FROM (SELECT round(avg(rating), 2) AS avg, count(*) AS n FROM reviews WHERE gig_id = ?) r WHERE g.id = ?`,
-      [gigId, gigId],
-    );
-    await trx.raw(
-      `UPDATE users u SET rating = coalesce(r.avg, 0), reviews_count = r.n
-       FROM (SELECT round(avg(rv.rating), 2) AS avg, count(*) AS n FROM reviews rv JOIN gigs g ON g.id = rv.gig_id
-             WHERE g.seller_id = (SELECT seller_id FROM gigs WHERE id = ?)) r
-       WHERE u.id = (SELECT seller_id FROM gigs WHERE id = ?)`,
-      [gigId, gigId],
-    );
-    return { id: Number(row.id) };
-  });
+/** Through the reviews operation, as the platform (the demo data's way in): its rules hold for test data too. */
+async function writeReview(db: Knex, { gigId, reviewerId, rating, comment = "", createdAt }: ReviewOptions): Promise<{ id: number }> {
+  const result = await createReviews(systemActor("test data"), { gigId, reviews: [{ reviewerId, rating, comment, createdAt }] }, { db });
+  if (!result.ok) throw new Error(`createReview: ${JSON.stringify(result)}`);
+  return { id: result.value.ids[0]! };
 }
