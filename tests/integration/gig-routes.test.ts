@@ -11,12 +11,11 @@ import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSession } from "~/models/session.server";
 import { getEnv, parseEnv } from "~/utils/env.server";
-import { hashPassword } from "~/utils/password.server";
 import { createRedis } from "~/utils/redis.server";
 import { startEffects, type EffectsRunner } from "../../worker/effects.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { createCategory, createReview, createSession, createUser } from "../support/factories";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let t: TestDatabase;
@@ -43,17 +42,11 @@ const PHOTO = { slug: "photography", name: "Photography" };
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  await t.db("categories").insert([
-    { ...LOGO, position: 1 },
-    { ...PHOTO, position: 2 },
-  ]);
-  const hash = await hashPassword("correct-horse-9");
+  await createCategory(t.db, { ...LOGO, position: 1 });
+  await createCategory(t.db, { ...PHOTO, position: 2 });
   for (const [key, { role, name }] of Object.entries(PEOPLE)) {
-    const [row] = await t.db("users")
-      .insert({ name, username: `test_${key}`, email: `${key}@example.ug`, password_hash: hash, role })
-      .returning("id");
-    ids[key] = Number(row.id);
-    tokens[key] = (await createSession(t.db, { userId: row.id, persistent: false })).token;
+    ids[key] = (await createUser(t.db, { role, name, username: `test_${key}`, email: `${key}@example.ug` })).id;
+    tokens[key] = await createSession(t.db, ids[key]!);
   }
   uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), "soko-gig-routes-"));
   png = await sharp({ create: { width: 64, height: 64, channels: 3, background: "#0a0" } }).png().toBuffer();
@@ -916,15 +909,9 @@ describe("catalog URLs never break", () => {
   it("pages a gig's reviews, newest first, ten to a page, without repeats", async () => {
     const { id } = await publishGig("freelancer", { title: "Reviewed gig: brand kit" });
     const start = Date.parse("2026-01-01T00:00:00Z");
-    await t.db("reviews").insert(
-      Array.from({ length: 12 }, (_, i) => ({
-        gig_id: id,
-        reviewer_id: ids.client,
-        rating: 5,
-        comment: `Review number ${i + 1}`,
-        created_at: new Date(start + i * 60_000),
-      })),
-    );
+    for (let i = 0; i < 12; i++) {
+      await createReview(t.db, { gigId: id, reviewerId: ids.client!, rating: 5, comment: `Review number ${i + 1}`, createdAt: new Date(start + i * 60_000) });
+    }
     const shown = (html: string) => [...visible(html).matchAll(/Review number (\d+)/g)].map((m) => Number(m[1]));
     const first = await (await request(`/gig/${id}`)).text();
     expect(shown(first)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3]);
