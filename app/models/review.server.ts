@@ -106,6 +106,11 @@ export async function rollUpRatings(db: Db, { gigId, sellerId }: { gigId: number
      WHERE gigs.id = ?`,
     [gigId, gigId],
   );
+  await rollUpSellerRating(db, sellerId);
+}
+
+/** Sets a seller's rating and count from the reviews of the gigs they still have (after a gig is deleted too). */
+export async function rollUpSellerRating(db: Db, sellerId: number) {
   await db.raw(
     `UPDATE users SET rating = t.rating, reviews_count = t.n
      FROM (SELECT coalesce(round(avg(r.rating), 2), 0) AS rating, count(*) AS n

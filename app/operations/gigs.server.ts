@@ -17,6 +17,7 @@ import {
   saveGig as saveGigRows,
   setGigStatus,
 } from "~/models/gig.server";
+import { rollUpSellerRating } from "~/models/review.server";
 import type { SessionUser } from "~/models/session.server";
 import { conflict, forbidden, invalid, limitedBy, notFound, ok, transact, type Actor, type Failure, type Result } from "~/operations/core.server";
 import type { GigFormValue, GigIntent } from "~/utils/gig-schemas";
@@ -133,6 +134,8 @@ export async function deleteGig(actor: Actor, input: { gigId: number }, { db }: 
       if (!gig) return notFound();
       const images = await deleteGigRows(tx.trx, user.id, gig.id);
       if (!images) return notFound();
+      // The gig's reviews went with it: the seller's rating and count are what their other gigs' reviews say.
+      await rollUpSellerRating(tx.trx, user.id);
       for (const key of images) await tx.effect({ kind: "delete_image", key });
       await tx.activity(user.id, "gig_deleted", { gigId: gig.id, title: gig.title });
       return ok({ id: gig.id, title: gig.title });

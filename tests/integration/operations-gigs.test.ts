@@ -17,7 +17,7 @@ import { attachImage, deleteGig, detachImage, NO_ADMIN_SELLERS, ONLY_SELLERS, pa
 import { gigFormSchema, type GigIntent } from "~/utils/gig-schemas";
 import { consume } from "~/utils/rate-limit.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { createCategory, createGig, createUser, type TestUser } from "../support/factories";
+import { createCategory, createGig, createReview, createUser, type TestUser } from "../support/factories";
 
 // Limits are counted by user id in Redis, and images written under UPLOAD_DIR: this file's own of both.
 process.env.QUEUE_PREFIX = `t_opgigs_${process.pid}_${Date.now()}`;
@@ -270,6 +270,15 @@ describe("deleteGig", () => {
       activity: before.activity + 1,
       effects: before.effects + 1,
     });
+  });
+
+  it("leaves the seller's rating and count to the reviews of the gigs they still have", async () => {
+    const [kept, gone] = [await createGig(t.db, { sellerId: rival.id, title: "Kept gig" }), await createGig(t.db, { sellerId: rival.id, title: "Deleted gig" })];
+    await createReview(t.db, { gigId: kept.id, reviewerId: buyer.id, rating: 5 });
+    await createReview(t.db, { gigId: gone.id, reviewerId: buyer.id, rating: 1 });
+    expect(await t.db("users").where({ id: rival.id }).first("rating", "reviews_count")).toEqual({ rating: 3, reviews_count: 2 });
+    expect((await deleteGig(member(rival), { gigId: gone.id }, { db: t.db })).ok).toBe(true);
+    expect(await t.db("users").where({ id: rival.id }).first("rating", "reviews_count")).toEqual({ rating: 5, reviews_count: 1 });
   });
 
   it("answers another seller's gig as not found and keeps it; a visitor is forbidden", async () => {
