@@ -5,6 +5,7 @@ import type { Page } from "playwright-core";
 import sharp from "sharp";
 import { beforeAll, expect, it } from "vitest";
 import { adminUrl, appUrl, describeBothModes, e2eDb, waitForHydration, type Mode } from "../support/e2e";
+import { createUser } from "../support/factories";
 
 const DEMO_PASSWORD = "soko-demo-2026";
 let avatarFile: string;
@@ -169,7 +170,8 @@ describeBothModes("Accounts", (mode) => {
   it("resets a forgotten password through the emailed link", async () => {
     await mode.context().clearCookies();
     const email = `reset.${tag}@example.ug`;
-    await e2eDb()("users").insert({ name: "Reset Person", username: `reset_person_${tag}`, email, role: "client", password_hash: "scrypt$1$1$1$AA==$AA==" });
+    // A password they have forgotten: a hash of nothing they could type.
+    await createUser(e2eDb(), { name: "Reset Person", username: `reset_person_${tag}`, email, passwordHash: "scrypt$1$1$1$AA==$AA==" });
     const page = await open(mode, appUrl("/login"));
     await page.getByRole("link", { name: "Forgot your password?" }).click();
     await page.getByRole("heading", { level: 1, name: "Reset your password" }).waitFor();

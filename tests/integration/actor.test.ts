@@ -4,9 +4,9 @@
  * visitor, with the client they act from (address, software, analytics choice).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSession } from "~/models/session.server";
 import { getActor, getSocketActor } from "~/utils/auth.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { createSession, createUser } from "../support/factories";
 
 let t: TestDatabase;
 let userId: number;
@@ -15,9 +15,8 @@ const SID = "3f2b6c1e-9d7a-4c1b-8e2f-5a6b7c8d9e0f";
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  const [row] = await t.db("users").insert({ name: "Actor Tester", username: "actor_tester", email: "actor@example.ug", password_hash: "x", role: "freelancer" }).returning("id");
-  userId = row.id;
-  token = (await createSession(t.db, { userId, persistent: false })).token;
+  ({ id: userId } = await createUser(t.db, { role: "freelancer", name: "Actor Tester", email: "actor@example.ug", password: null }));
+  token = await createSession(t.db, userId);
 });
 afterAll(async () => {
   await t?.drop();

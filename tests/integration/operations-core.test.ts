@@ -13,6 +13,7 @@ import { getEnv } from "~/utils/env.server";
 import { IMAGE_SIZES, imageFile, uploadDir } from "~/utils/storage.server";
 import { startEffects } from "../../worker/effects.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { createUser } from "../support/factories";
 
 let t: TestDatabase;
 let userId: number;
@@ -20,8 +21,7 @@ const system = systemActor("test");
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  const [row] = await t.db("users").insert({ name: "Core Tester", username: "core_tester", email: "core@example.ug", password_hash: "x", role: "client" }).returning("id");
-  userId = row.id;
+  ({ id: userId } = await createUser(t.db, { name: "Core Tester", email: "core@example.ug", password: null }));
 });
 afterAll(async () => {
   await t?.drop();
