@@ -6,7 +6,6 @@
 import { spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type { ClickHouseClient } from "@clickhouse/client";
@@ -21,6 +20,7 @@ import { checkEvents, enrichEvents } from "~/analytics/ingest.server";
 import { pageViews } from "~/analytics/reports.server";
 import { getEnv, parseEnv } from "~/utils/env.server";
 import { migrateClickHouse } from "../../scripts/lib/migrate";
+import { freePort } from "../../scripts/lib/servers";
 import { createRedis } from "~/utils/redis.server";
 import { analyticsCountersKey, startIngest, type Ingest, type IngestOptions } from "../../worker/ingest.server";
 
@@ -95,14 +95,6 @@ async function waitFor(
 }
 
 const ids = (events: QueuedEvent[]) => events.map((e) => e.event_id);
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe("analytics worker", () => {
   it("writes each kind of event to its table with the values it was queued with", async () => {
