@@ -1,12 +1,13 @@
 /**
  * Conversions that are business facts — a signup, a gig published, an order placed, paid or completed —
- * recorded by the server from the action that made them, after its database commit (ADR 007,
- * "Conversions"). A browser can no longer send them: the endpoint refuses these types, so nobody can post
- * an order of any value into the revenue report.
+ * recorded by the server from the operation that made them (ADR 007 "Conversions", ADR 012). A browser
+ * can no longer send them: the endpoint refuses these types, so nobody can post an order of any value into
+ * the revenue report.
  *
- * They go through the same ingest queue as the tracking endpoints, so the worker writes them like any
- * event, with platform "server" (SERVER_PLATFORM), which is what the reports count. Recording never
- * breaks the action: if Redis is away the fact is logged as not recorded and the action goes on.
+ * The operation records the fact as an effect in its own transaction (conversionFact); after the commit
+ * the worker puts it on the same ingest queue as the tracking endpoints (serverConversionEvent), so it is
+ * written like any event, with platform "server" (SERVER_PLATFORM), which is what the reports count. A
+ * fact waits in Postgres while Redis is away and is queued once it is back; it never breaks the action.
  *
  * One fact, one row: the event id is derived from the type, what the fact is about and when it happened,
  * so recording it again (a gig saved as published a second time, a retried order transition) writes the
@@ -19,34 +20,8 @@
  */
 import { createHash } from "node:crypto";
 import { SERVER_PLATFORM, sessionId, type BusinessConversionType, type QueuedEvent } from "~/analytics/events";
-import { getIngest, logThrottled, serverSessionId, visitorEnrichment } from "~/analytics/ingest.server";
+import { serverSessionId, visitorEnrichment } from "~/analytics/ingest.server";
 import type { Actor, Client } from "~/operations/core.server";
-import { clientOf } from "~/utils/auth.server";
-import { getDb } from "~/utils/db.server";
-
-/** A conversion told by a request (the routes that record one after their own commit). */
-function factOfRequest(conversion: ServerConversion): ConversionFact {
-  const { request, ip = "" } = conversion;
-  const client = clientOf({ cookie: request.headers.get("Cookie"), ip, userAgent: request.headers.get("User-Agent") });
-  return conversionFact({ kind: "anonymous", client }, conversion);
-}
-
-export type ServerConversion = {
-  /** The action's request: its User-Agent, and the visitor's analytics choice. */
-  request: Request;
-  /** The client's address (the load context's `clientIp`), when the caller has it. */
-  ip?: string;
-  type: BusinessConversionType;
-  /** The member whose action it was. */
-  userId: number;
-  /** What the fact is about: the new member, the gig, the order. */
-  subjectId: number;
-  /** When it happened (a gig's first publication, an order's transition); now by default. */
-  at?: Date;
-  /** Whole UGX: the order's amount; 0 for a signup or a gig. */
-  valueUgx?: number;
-  metadata?: Record<string, string | number | boolean>;
-};
 
 /** A UUID (RFC 9562 version 8) naming one fact: the same type, subject and time give the same id. */
 function factId(type: string, subjectId: number, atMs: number): string {
@@ -87,8 +62,7 @@ export function conversionFact(
 }
 
 /** The conversion as the worker takes it from the queue. */
-export async function serverConversionEvent(conversion: ServerConversion | ConversionFact): Promise<QueuedEvent> {
-  const fact = "client" in conversion ? conversion : factOfRequest(conversion);
+export async function serverConversionEvent(fact: ConversionFact): Promise<QueuedEvent> {
   const { client, type, subjectId, metadata, atMs } = fact;
   const tab = client.analyticsConsent ? client.tabSessionId : null;
   const userId = client.analyticsConsent ? fact.userId : 0;
@@ -106,32 +80,4 @@ export async function serverConversionEvent(conversion: ServerConversion | Conve
     ...common,
     event_time: new Date(atMs).toISOString(),
   };
-}
-
-/**
- * Records a business fact once its action has committed. Never throws: a fact that cannot be queued
- * (Redis down, the server shutting down) is logged, and the action answers as it would have.
- */
-export async function recordServerConversion(conversion: ServerConversion): Promise<void> {
-  try {
-    await getIngest().enqueue([await serverConversionEvent(conversion)]);
-  } catch (error) {
-    logThrottled("conversion", `${conversion.type} of ${conversion.subjectId} not recorded: ${(error as Error).message}`);
-  }
-}
-
-/**
- * Records that a seller's gig is published: once per gig, at its first publication (`published_at`, which
- * later saves and a pause and resume keep), however often it is saved as published.
- */
-export async function recordGigPublished({ request, ip, userId, gigId }: { request: Request; ip?: string; userId: number; gigId: number }) {
-  let gig: { status: string; published_at: Date | null } | undefined;
-  try {
-    gig = await getDb()("gigs").where({ id: gigId, seller_id: userId }).first("status", "published_at");
-  } catch (error) {
-    logThrottled("conversion", `gig_published of ${gigId} not recorded: ${(error as Error).message}`);
-    return;
-  }
-  if (gig?.status !== "published" || !gig.published_at) return;
-  await recordServerConversion({ request, ip, type: "gig_published", userId, subjectId: gigId, at: gig.published_at, metadata: { gig: gigId } });
 }

@@ -90,7 +90,7 @@ export const ActionPageviewEvent = PageviewEvent.extend({ action_type: z.literal
 
 /**
  * Conversions that are business facts: recorded by the server from the action that made them
- * (recordServerConversion in conversions.server.ts), never taken from a browser, which could send any
+ * (an effect of the operation that made them: conversions.server.ts), never taken from a browser, which could send any
  * value. The reports' signups, orders and revenue read only these, and only as the server recorded them.
  */
 export const BUSINESS_CONVERSION_TYPES = ["signup", "gig_published", "order_placed", "order_paid", "order_completed"] as const;
