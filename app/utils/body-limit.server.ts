@@ -10,8 +10,9 @@
  * rest of the body is read into nothing (as the tracking endpoints do), so that the client, still sending,
  * can read the answer; a client that keeps sending for longer than LINGER_MS after it is disconnected.
  *
- * The part-count and per-part rules need the form's structure: they live in form-data.server.ts and the gig
- * form's reader. The tracking endpoints (mounted before this) keep their own 64 KB cap.
+ * The part-count and per-part rules need the form's structure: they live in form-data.server.ts, whose
+ * readers every form goes through (the gig editor's and the profile picture's too). The tracking endpoints
+ * (mounted before this) keep their own 64 KB cap.
  */
 import type { Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from "express";
 import { MAX_IMAGES } from "~/utils/gig-schemas";
