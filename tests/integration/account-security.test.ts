@@ -208,7 +208,7 @@ describe("catalog and upload limits", () => {
     expect(filesIn(uploadDir)).toEqual(files);
   });
 
-  it("counts each image of a gig form, not each request", async () => {
+  it("counts each image of a gig form, not each request: of three images with two uses left, the third is refused", async () => {
     const key = `${QUEUE_PREFIX}:rl:upload:${ids.freelancer}`;
     await redis.set(key, "58", "EX", 3600);
     const fd = new FormData();
@@ -218,7 +218,10 @@ describe("catalog and upload limits", () => {
     const res = await request("/gig/create", { body: fd, session: tokens.freelancer });
     expect(res.status).toBe(400);
     expect(visible(await res.text())).toContain("You have uploaded many images in a short time.");
-    expect(await count("uploads")).toBe(uploads);
+    // The two images within the limit are kept as the seller's uploads (shown back on the form); counted as
+    // one request, all three would have been stored.
+    expect(await count("uploads")).toBe(uploads + 2);
+    expect(Number(await redis.get(key))).toBeGreaterThanOrEqual(60);
     expect(await count("gigs", { seller_id: ids.freelancer })).toBe(0);
   });
 });
