@@ -10,9 +10,11 @@ import { maskUrlCredentials } from "../app/utils/mask-url";
 import { onShutdown } from "../app/utils/process.server";
 import { startWorker } from "./worker.server";
 
-const worker = await startWorker(env).catch((error: Error) => {
+const starting = startWorker(env).catch((error: Error) => {
   console.error(maskUrlCredentials(`[worker] could not start: ${error.message}`));
   process.exit(1);
 });
 
-onShutdown("worker", () => worker.close(), { forceAfterMs: 15_000 });
+// Listening for SIGTERM from the first moment: a stop that comes while the worker is still connecting waits
+// for it to be up, then closes it like any other stop (rather than Node's default: exit 143 at once).
+onShutdown("worker", async () => (await starting).close(), { forceAfterMs: 15_000 });
