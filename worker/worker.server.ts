@@ -54,7 +54,6 @@ export async function startWorker(env: Env): Promise<RunningWorker> {
     ingest,
     close: async () => {
       // Stop taking jobs and insert what is buffered before the connections go.
-      await Promise.all([ingest.close(), mail?.close(), housekeeping.close()]);
       await Promise.all([ingest.close(), mail?.close(), housekeeping.close(), effects.close()]);
       await redis.quit().catch(() => redis.disconnect());
       await clickhouse.close();
