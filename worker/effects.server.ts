@@ -14,6 +14,7 @@ import { createDb } from "../app/utils/db.server";
 import type { Env } from "../app/utils/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
 import { deleteImageFrom, uploadDir } from "../app/utils/storage.server";
+import { retryDelay, startDrain } from "./drain.server";
 
 export type EffectsOptions = { db?: Knex; pollMs?: number; retryInitialMs?: number; retryMaxMs?: number; maxAttempts?: number; leaseMs?: number };
 export type EffectsRunner = { close: () => Promise<void> };
@@ -36,52 +37,28 @@ export function startEffects(env: Env, options: EffectsOptions = {}): EffectsRun
   let ingest: Ingest | undefined;
   const handle = handlers(env, () => (ingest ??= createIngest({ redisUrl: env.REDIS_URL, prefix: env.QUEUE_PREFIX })));
 
-  let closed = false;
-  let wake: (() => void) | undefined;
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-
   async function carryOut({ id, effect, attempts }: { id: number; effect: Effect; attempts: number }) {
     try {
       await (handle[effect.kind] as (e: Effect) => Promise<void>)(effect);
       await markEffectDone(actor, id, db);
     } catch (error) {
       const message = maskUrlCredentials((error as Error).message);
-      const retryInMs = attempts >= maxAttempts ? null : Math.min(retryMaxMs, retryInitialMs * 2 ** (attempts - 1));
+      const retryInMs = retryDelay(attempts, { initialMs: retryInitialMs, maxMs: retryMaxMs, maxAttempts });
       await markEffectFailed(actor, id, { error: message, retryInMs }, db);
       console.error(`[effects] #${id} ${effect.kind} failed (attempt ${attempts}): ${message}; ${retryInMs === null ? "given up" : `retrying in ${Math.round(retryInMs / 1000)} s`}`);
     }
   }
 
-  const running = (async () => {
-    let failedLooks = 0;
-    while (!closed) {
-      let found = 0;
-      try {
-        const due = await claimDueEffects(actor, { limit: 20, leaseMs }, db);
-        if (due.ok) {
-          found = due.value.length;
-          for (const item of due.value) await carryOut(item);
-        }
-        failedLooks = 0;
-      } catch (error) {
-        if (failedLooks++ % 60 === 0) console.error(`[effects] ${maskUrlCredentials((error as Error).message)}`);
-      }
-      if (found === 0 && !closed) await sleep(pollMs);
-    }
-  })();
+  const drain = startDrain("effects", { pollMs, logEveryFailures: 60 }, async () => {
+    const due = await claimDueEffects(actor, { limit: 20, leaseMs }, db);
+    if (!due.ok) return 0;
+    for (const item of due.value) await carryOut(item);
+    return due.value.length;
+  });
 
   return {
     close: async () => {
-      closed = true;
-      wake?.();
-      await running;
+      await drain.close();
       await ingest?.close();
       await ownDb?.destroy();
     },

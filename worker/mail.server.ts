@@ -14,6 +14,7 @@ import { claimDueMail, markMailFailed, markMailSent } from "../app/operations/ma
 import { createDb } from "../app/utils/db.server";
 import type { Env } from "../app/utils/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
+import { retryDelay, startDrain } from "./drain.server";
 
 export type MailOptions = {
   /** The database to drain; by default a small pool of its own on DATABASE_URL. */
@@ -60,17 +61,6 @@ export function startMailDelivery(env: Env, options: MailOptions = {}): MailDeli
   const fromDomain = /@([^>\s]+)/.exec(env.MAIL_FROM)?.[1] ?? "soko.ug";
   console.log(`[mail] delivering the outbox through ${maskUrlCredentials(env.SMTP_URL)}`);
 
-  let closed = false;
-  let wake: (() => void) | undefined;
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-
   async function deliver(mail: OutgoingMail) {
     try {
       await transport.sendMail({
@@ -87,10 +77,9 @@ export function startMailDelivery(env: Env, options: MailOptions = {}): MailDeli
       const err = error as Error & { responseCode?: number };
       const message = maskUrlCredentials(err.message);
       const permanent = typeof err.responseCode === "number" && err.responseCode >= 500;
-      const retryInMs =
-        permanent || mail.attempts >= maxAttempts
-          ? null
-          : Math.min(retryMaxMs, retryInitialMs * 2 ** (mail.attempts - 1)) * (0.8 + Math.random() * 0.4);
+      const pause = permanent ? null : retryDelay(mail.attempts, { initialMs: retryInitialMs, maxMs: retryMaxMs, maxAttempts });
+      // Jittered, so mails that failed together do not all come back together.
+      const retryInMs = pause === null ? null : pause * (0.8 + Math.random() * 0.4);
       await markMailFailed(actor, mail.id, { error: message, retryInMs }, { db });
       console.error(
         `[mail] #${mail.id} not sent (attempt ${mail.attempts}): ${message}; ` +
@@ -99,30 +88,17 @@ export function startMailDelivery(env: Env, options: MailOptions = {}): MailDeli
     }
   }
 
-  const running = (async () => {
-    let failedLooks = 0;
-    while (!closed) {
-      let found = 0;
-      try {
-        const claimed = await claimDueMail(actor, { limit: 10, leaseMs, maxAgeMs }, { db });
-        const mails = claimed.ok ? claimed.value : [];
-        found = mails.length;
-        for (const mail of mails) await deliver(mail);
-        failedLooks = 0;
-      } catch (error) {
-        // The database is away: say so now and then, and keep looking.
-        if (failedLooks++ % 30 === 0) console.error(`[mail] outbox: ${maskUrlCredentials((error as Error).message)}`);
-      }
-      if (found === 0 && !closed) await sleep(pollMs);
-    }
-  })();
+  const drain = startDrain("mail", { pollMs }, async () => {
+    const claimed = await claimDueMail(actor, { limit: 10, leaseMs, maxAgeMs }, { db });
+    const mails = claimed.ok ? claimed.value : [];
+    for (const mail of mails) await deliver(mail);
+    return mails.length;
+  });
 
   return {
     close: async () => {
-      closed = true;
-      wake?.();
       // The mail being sent finishes (or fails and is retried later); nothing new is taken.
-      await running;
+      await drain.close();
       transport.close();
       await ownDb?.destroy();
     },
