@@ -8,7 +8,8 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { conflict, invalid, ok, recordEffect, systemActor, transact, type Actor } from "~/operations/core.server";
-import { claimDueEffects } from "~/operations/effects.server";
+import { claimDueEffects, markEffectDone, markEffectFailed } from "~/operations/effects.server";
+import { claimDueMail, markMailFailed, markMailSent } from "~/operations/mail.server";
 import { getEnv } from "~/utils/env.server";
 import { IMAGE_SIZES, imageFile, uploadDir } from "~/utils/storage.server";
 import { startEffects } from "../../worker/effects.server";
@@ -102,9 +103,18 @@ describe("transact", () => {
 });
 
 describe("the worker's effects", () => {
-  it("refuses anyone but the platform", async () => {
+  it("refuses anyone but the platform, for effects and for the mail outbox alike", async () => {
     const member: Actor = { kind: "anonymous", client: { ip: "192.0.2.1", userAgent: "", analyticsConsent: false, tabSessionId: null } };
     expect(await claimDueEffects(member, {}, t.db)).toMatchObject({ ok: false, error: "forbidden" });
+    for (const attempt of [
+      () => markEffectDone(member, 1, t.db),
+      () => markEffectFailed(member, 1, { error: "x", retryInMs: null }, t.db),
+      () => claimDueMail(member, { limit: 1, leaseMs: 1000, maxAgeMs: 1000 }, { db: t.db }),
+      () => markMailSent(member, 1, { db: t.db }),
+      () => markMailFailed(member, 1, { error: "x", retryInMs: null }, { db: t.db }),
+    ]) {
+      expect(await attempt()).toMatchObject({ ok: false, error: "forbidden" });
+    }
   });
 
   it("carries out a due effect after the commit: an image's files are deleted and the row marked done", async () => {
