@@ -56,6 +56,8 @@ const EnvSchema = z
     MAIL_FROM: z.string().min(3).default("Soko <no-reply@soko.ug>"),
     /** Tracking requests a minute per address (tests and benchmarks raise or lower it). */
     ANALYTICS_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
+    /** Catalog pages (/search, /browse) a minute per address (the catalog benchmark lifts it: all its load is one address). */
+    CATALOG_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
     DATABASE_URL: optionalUrl(),
     REDIS_URL: optionalUrl(),
     CLICKHOUSE_URL: optionalUrl(),

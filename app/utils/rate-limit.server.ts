@@ -32,7 +32,7 @@ export const LIMITS = {
    * reading results never meets it, even many people behind one carrier address; a script that hammers the
    * costliest query we have (a misspelt search) does.
    */
-  catalog: { points: 300, duration: 60, message: "Too many searches from your network in a short time. Please wait a moment and try again." },
+  catalog: { get points() { return getEnv().CATALOG_RATE_LIMIT; }, duration: 60, message: "Too many searches from your network in a short time. Please wait a moment and try again." },
   /** New gigs per seller: 30 an hour. */
   gigCreate: { points: 30, duration: 60 * 60, message: "You have created many gigs in a short time. Please try again later." },
   /**

@@ -49,6 +49,8 @@ describe("environment", () => {
 
   it("checks ANALYTICS_RATE_LIMIT and SMTP_URL", () => {
     expect(parseEnv({}).ANALYTICS_RATE_LIMIT).toBe(600);
+    expect(parseEnv({}).CATALOG_RATE_LIMIT).toBe(300);
+    expect(() => parseEnv({ CATALOG_RATE_LIMIT: "lots" })).toThrow(/CATALOG_RATE_LIMIT/);
     expect(parseEnv({ ANALYTICS_RATE_LIMIT: "25" }).ANALYTICS_RATE_LIMIT).toBe(25);
     expect(() => parseEnv({ ANALYTICS_RATE_LIMIT: "0" })).toThrow(/ANALYTICS_RATE_LIMIT/);
     expect(() => parseEnv({ SMTP_URL: "http://mail" })).toThrow(/SMTP_URL/);
