@@ -26,6 +26,7 @@ const LABELS: Record<keyof HousekeepingResult, string> = {
   strayFiles: "stray files",
   sessions: "expired sessions",
   passwordResets: "spent reset links",
+  effects: "finished effects",
 };
 
 

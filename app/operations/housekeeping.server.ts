@@ -22,7 +22,7 @@ export const KEEP_UNUSED_MS = 24 * 60 * 60_000;
 /** Rows removed per statement, so that a large backlog never holds long locks. */
 const BATCH = 1000;
 
-export type HousekeepingResult = { uploads: number; strayFiles: number; sessions: number; passwordResets: number };
+export type HousekeepingResult = { uploads: number; strayFiles: number; sessions: number; passwordResets: number; effects: number };
 
 /** Deletes by `select` (a query of ids/keys, at most BATCH) until nothing is left; the keys deleted. */
 async function deleteInBatches(db: Knex, table: string, column: string, select: (db: Knex) => Knex.QueryBuilder): Promise<string[]> {
@@ -111,6 +111,10 @@ export async function runHousekeeping(
       .orWhere("used_at", "<", dayAgo),
   );
 
-  return ok({ uploads: unused.length, strayFiles, sessions: sessions.length, passwordResets: passwordResets.length });
+  // Effects carried out more than a day ago: nothing left to do, and a conversion's payload holds the
+  // visitor's address and browser, which we keep no longer than we need. Given-up ones stay for an admin.
+  const effects = await deleteInBatches(db, "effects", "id", (q) => q("effects").select("id").where("done_at", "<", dayAgo));
+
+  return ok({ uploads: unused.length, strayFiles, sessions: sessions.length, passwordResets: passwordResets.length, effects: effects.length });
 }
 

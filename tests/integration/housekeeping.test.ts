@@ -150,12 +150,26 @@ describe("runHousekeeping", () => {
     expect((await t.db("password_resets").pluck("id")).sort()).toEqual(["expired-just-now", "used-just-now", "waiting"]);
   });
 
+  it("deletes effects carried out more than a day ago (a conversion's payload holds an address), and keeps the rest", async () => {
+    await t.db("effects").delete();
+    await t.db("effects").insert([
+      { kind: "delete_image", payload: JSON.stringify({ key: "done-long-ago" }), done_at: ago(2 * DAY) },
+      { kind: "delete_image", payload: JSON.stringify({ key: "done-just-now" }), done_at: ago(HOUR) },
+      { kind: "delete_image", payload: JSON.stringify({ key: "given-up" }), failed_at: ago(2 * DAY) },
+      { kind: "delete_image", payload: JSON.stringify({ key: "waiting" }) },
+    ]);
+    const result = await runHousekeeping({ db: t.db, uploadDir: dir });
+    expect(result.effects).toBe(1);
+    expect((await t.db("effects").pluck("payload")).map((p: { key: string }) => p.key).sort()).toEqual(["done-just-now", "given-up", "waiting"]);
+    await t.db("effects").delete();
+  });
+
   it("a second round finds nothing more, and a missing upload directory is no error", async () => {
     await upload(2 * DAY);
     await t.db("sessions").insert({ id: "expired", user_id: ownerId, expires_at: ago(60_000) });
-    expect(await runHousekeeping({ db: t.db, uploadDir: dir })).toEqual({ uploads: 1, strayFiles: 0, sessions: 1, passwordResets: 0 });
-    expect(await runHousekeeping({ db: t.db, uploadDir: dir })).toEqual({ uploads: 0, strayFiles: 0, sessions: 0, passwordResets: 0 });
-    expect(await runHousekeeping({ db: t.db, uploadDir: path.join(dir, "never-made") })).toEqual({ uploads: 0, strayFiles: 0, sessions: 0, passwordResets: 0 });
+    expect(await runHousekeeping({ db: t.db, uploadDir: dir })).toEqual({ uploads: 1, strayFiles: 0, sessions: 1, passwordResets: 0, effects: 0 });
+    expect(await runHousekeeping({ db: t.db, uploadDir: dir })).toEqual({ uploads: 0, strayFiles: 0, sessions: 0, passwordResets: 0, effects: 0 });
+    expect(await runHousekeeping({ db: t.db, uploadDir: path.join(dir, "never-made") })).toEqual({ uploads: 0, strayFiles: 0, sessions: 0, passwordResets: 0, effects: 0 });
   });
 });
 
