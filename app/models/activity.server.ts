@@ -20,7 +20,8 @@ export type ActivityKind =
   | "gig_resumed"
   | "gig_deleted"
   | "became_seller"
-  | "review_left";
+  | "review_left"
+  | "order_placed";
 
 const LABELS: Record<string, string> = {
   joined: "You joined Soko",
@@ -42,6 +43,7 @@ const LABELS: Record<string, string> = {
   gig_deleted: "You deleted a gig",
   became_seller: "You started selling on Soko",
   review_left: "You reviewed a gig",
+  order_placed: "You placed an order",
 };
 
 export async function recordActivity(db: Db, userId: number, kind: ActivityKind, details: Record<string, unknown>) {

@@ -53,7 +53,7 @@ export function listGigReviews(db: Db, gigId: number, page = 1) {
 // ---------------------------------------------------------------------------------------------------------
 // Writing (app/operations/reviews.server.ts only, inside its transaction).
 
-export type NewReview = { gigId: number; reviewerId: number; rating: number; comment: string; createdAt?: Date };
+export type NewReview = { gigId: number; reviewerId: number; rating: number; comment: string; createdAt?: Date; orderId?: number };
 
 /**
  * The gig a review is about, locked until the transaction ends, so reviews of one gig roll up one after
@@ -83,6 +83,7 @@ export async function insertReviews(db: Db, reviews: NewReview[]): Promise<numbe
           reviewer_id: r.reviewerId,
           rating: r.rating,
           comment: r.comment,
+          order_id: r.orderId ?? null,
           ...(r.createdAt ? { created_at: r.createdAt } : {}),
         })),
       )

@@ -4,15 +4,15 @@
  * count in the same transaction, recomputed from the review rows under the gig's lock, so two reviews at
  * once both count.
  *
- * Reviews are allowed once per completed order, by its buyer (DESIGN.md §4). Orders do not exist yet: what
- * can be enforced now is enforced (a member with an active account, not the gig's own seller, a gig that
- * has been on the market, 1 to 5 stars, a comment within the table's limit), and the order check has its
- * marked place in `checkReviewable`.
+ * A member's review is of one completed order, by its buyer, once (DESIGN.md §4; a unique order_id on
+ * reviews holds the "once" even against two posts at once): the stars and words go on the gig and the
+ * seller's profile, and on the order's timeline. The platform's bulk reviews (the demo data) name no order.
  */
 import type { Knex } from "knex";
 import { recordActivities } from "~/models/activity.server";
+import { insertOrderEvent } from "~/models/order.server";
 import { activeReviewerIds, insertReviews, lockGigForReview, rollUpRatings, type NewReview } from "~/models/review.server";
-import { forbidden, invalid, issuesOf, notFound, ok, transact, type Actor, type Issues, type Result, type Tx } from "~/operations/core.server";
+import { conflict, forbidden, invalid, issuesOf, notFound, ok, transact, type Actor, type Issues, type Result, type Tx } from "~/operations/core.server";
 import { ReviewSchema, type ReviewInput } from "~/utils/review-schemas";
 
 export const SIGN_IN_TO_REVIEW = "Sign in to leave a review.";
@@ -33,18 +33,22 @@ async function reviewableGig(tx: Tx, gigId: number): Promise<Gig | ReturnType<ty
   return gig && gig.publishedAt ? gig : notFound(NO_SUCH_GIG);
 }
 
-/**
- * Whether this reviewer may review this gig (null when they may).
- *
- * ORDER CHECK (lands with orders): `orderId` must then be required, and must name an order of this gig whose
- * buyer is the reviewer, in the `completed` state, that has no review yet (a unique order_id on reviews);
- * a foreign order is not_found, an order not yet completed or already reviewed a conflict. Until orders
- * exist, no order can be named: an orderId finds nothing.
- */
-function checkReviewable(gig: Gig, reviewerId: number, orderId: number | undefined) {
-  if (orderId !== undefined) return notFound(NO_SUCH_ORDER);
+/** Whether this reviewer may review this gig at all (null when they may). */
+function checkReviewable(gig: Gig, reviewerId: number) {
   if (gig.sellerId === reviewerId) return forbidden(OWN_GIG);
   return null;
+}
+
+/**
+ * The order a member's review is of, locked: theirs as its buyer, of this gig, completed and not yet
+ * reviewed. Somebody else's order, or one of another gig, is not found.
+ */
+async function reviewableOrder(tx: Tx, gig: Gig, reviewerId: number, orderId: number) {
+  const order = await tx.trx("orders").where({ id: orderId }).forUpdate().first("id", "buyer_id", "seller_id", "gig_id", "gig_title", "status");
+  if (!order || Number(order.buyer_id) !== reviewerId || Number(order.gig_id) !== gig.id) return notFound(NO_SUCH_ORDER);
+  if (order.status !== "completed") return conflict("not_completed", "You can review an order once it is completed.");
+  if (await tx.trx("reviews").where({ order_id: orderId }).first("id")) return conflict("already_reviewed", "You have already reviewed this order.");
+  return { ok: true as const, id: Number(order.id), sellerId: Number(order.seller_id), gigTitle: order.gig_title as string };
 }
 
 /** Stores the reviews of one locked gig and rolls its and its seller's rating and count up. */
@@ -72,10 +76,14 @@ export async function createReview(actor: Actor, input: ReviewInput, { db }: { d
       if (!(await activeReviewerIds(tx.trx, [reviewerId])).has(reviewerId)) return forbidden(ACCOUNT_INACTIVE);
       const gig = await reviewableGig(tx, gigId);
       if ("ok" in gig) return gig;
-      const refused = checkReviewable(gig, reviewerId, orderId);
+      const refused = checkReviewable(gig, reviewerId);
       if (refused) return refused;
-      const [id] = await storeReviews(tx, gig, [{ gigId, reviewerId, rating, comment }]);
-      await tx.activity(reviewerId, "review_left", { gigId, reviewId: id, rating });
+      if (orderId === undefined) return invalid({ orderId: ["Choose the order you are reviewing"] });
+      const order = await reviewableOrder(tx, gig, reviewerId, orderId);
+      if (!order.ok) return order;
+      const [id] = await storeReviews(tx, gig, [{ gigId, reviewerId, rating, comment, orderId }]);
+      await tx.activity(reviewerId, "review_left", { gigId, reviewId: id, rating, orderId });
+      await insertOrderEvent(tx.trx, { orderId, actorId: reviewerId, actorRole: "buyer", kind: "reviewed", from: "completed", to: "completed", reason: `${rating} of 5 stars` });
       return ok({ id: id! });
     },
     { db },
@@ -117,7 +125,7 @@ export async function createReviews(
       const active = await activeReviewerIds(tx.trx, reviews.map((r) => r.reviewerId));
       for (const review of reviews) {
         if (!active.has(review.reviewerId)) return forbidden(ACCOUNT_INACTIVE);
-        const refused = checkReviewable(gig, review.reviewerId, undefined);
+        const refused = checkReviewable(gig, review.reviewerId);
         if (refused) return refused;
       }
       if (reviews.length === 0) return ok({ ids: [] });

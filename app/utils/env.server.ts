@@ -78,6 +78,32 @@ const EnvSchema = z
     /** The analytics worker inserts a batch at this many rows or after this many milliseconds, whichever first. */
     INGEST_BATCH_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
     INGEST_BATCH_MS: z.coerce.number().int().min(1).max(60_000).default(1000),
+    /** The buyer's processing fee: a percentage of the package price, at least a minimum in UGX (DESIGN.md §4). */
+    BUYER_FEE_PERCENT: z.coerce.number().min(0).max(50).default(5),
+    BUYER_FEE_MIN_UGX: z.coerce.number().int().min(0).default(1000),
+    /** The platform's share of a package price, kept from the seller at release. */
+    SELLER_FEE_PERCENT: z.coerce.number().min(0).max(90).default(20),
+    /** The smallest withdrawal a seller may ask for. */
+    PAYOUT_MIN_UGX: z.coerce.number().int().min(1).default(5000),
+    /** MTN MoMo Open API (ADR 015): base URL, target environment and the API users of Collections and Disbursements. */
+    MTN_MOMO_BASE_URL: optionalUrl(),
+    MTN_MOMO_TARGET_ENVIRONMENT: z.string().min(1).default("mtnuganda"),
+    MTN_MOMO_COLLECTION_USER: z.string().optional(),
+    MTN_MOMO_COLLECTION_KEY: z.string().optional(),
+    MTN_MOMO_COLLECTION_SUBSCRIPTION_KEY: z.string().optional(),
+    MTN_MOMO_DISBURSEMENT_USER: z.string().optional(),
+    MTN_MOMO_DISBURSEMENT_KEY: z.string().optional(),
+    MTN_MOMO_DISBURSEMENT_SUBSCRIPTION_KEY: z.string().optional(),
+    /** Airtel Money Open API: base URL and the OAuth2 client; the disbursement PIN as Airtel issues it, already encrypted. */
+    AIRTEL_BASE_URL: optionalUrl(),
+    AIRTEL_CLIENT_ID: z.string().optional(),
+    AIRTEL_CLIENT_SECRET: z.string().optional(),
+    AIRTEL_DISBURSEMENT_PIN: z.string().optional(),
+    /**
+     * Use the sandbox provider (a local page approves or declines) even in production: demo machines and the
+     * test suite. Without it, production with no provider credentials takes no payments at all.
+     */
+    PAYMENTS_SANDBOX: booleanish.optional(),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== "production") return;

@@ -1,15 +1,26 @@
 /**
  * The platform's fees (help centre and spec §1): sellers pay 20% of the package price; buyers pay a 5%
- * processing fee of at least UGX 1,000. Shown before anyone pays. Whole shillings, rounded half up.
+ * processing fee of at least UGX 1,000. Both are configurable (BUYER_FEE_PERCENT, BUYER_FEE_MIN_UGX,
+ * SELLER_FEE_PERCENT) and shown before anyone pays; an order keeps the fees it was placed with. Whole
+ * shillings, rounded half up.
  */
-export const SELLER_FEE_RATE = 0.2;
-export const BUYER_FEE_RATE = 0.05;
-export const BUYER_FEE_MIN_UGX = 1_000;
+export type Fees = { buyerPercent: number; buyerMinUgx: number; sellerPercent: number };
 
-export function buyerFee(priceUgx: number) {
-  return Math.max(BUYER_FEE_MIN_UGX, Math.round(priceUgx * BUYER_FEE_RATE));
+export const DEFAULT_FEES: Fees = { buyerPercent: 5, buyerMinUgx: 1_000, sellerPercent: 20 };
+
+export function feesFromEnv(env: { BUYER_FEE_PERCENT: number; BUYER_FEE_MIN_UGX: number; SELLER_FEE_PERCENT: number }): Fees {
+  return { buyerPercent: env.BUYER_FEE_PERCENT, buyerMinUgx: env.BUYER_FEE_MIN_UGX, sellerPercent: env.SELLER_FEE_PERCENT };
 }
 
-export function sellerFee(priceUgx: number) {
-  return Math.round(priceUgx * SELLER_FEE_RATE);
+export function buyerFee(priceUgx: number, fees: Fees = DEFAULT_FEES) {
+  return Math.max(fees.buyerMinUgx, Math.round((priceUgx * fees.buyerPercent) / 100));
+}
+
+export function sellerFee(priceUgx: number, fees: Fees = DEFAULT_FEES) {
+  return Math.min(priceUgx, Math.round((priceUgx * fees.sellerPercent) / 100));
+}
+
+/** How the buyer's fee reads beside its figure ("5%, at least UGX 1,000"). */
+export function buyerFeeRule(fees: Fees = DEFAULT_FEES) {
+  return `${fees.buyerPercent}%, at least UGX ${fees.buyerMinUgx.toLocaleString("en-US")}`;
 }

@@ -33,6 +33,8 @@ export const LIMITS = {
    * costliest query we have (a misspelt search) does.
    */
   catalog: { get points() { return getEnv().CATALOG_RATE_LIMIT; }, duration: 60, message: "Too many searches from your network in a short time. Please wait a moment and try again." },
+  /** Checkouts per member: 30 an hour (each asks a phone to pay; a script must not flood payers with prompts). */
+  checkout: { points: 30, duration: 60 * 60, message: "You have started many orders in a short time. Please try again later." },
   /** New gigs per seller: 30 an hour. */
   gigCreate: { points: 30, duration: 60 * 60, message: "You have created many gigs in a short time. Please try again later." },
   /**

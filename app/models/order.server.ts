@@ -1,0 +1,364 @@
+/**
+ * Orders: rows, their timeline (order_events) and deliveries. Only app/operations/orders.server.ts (and the
+ * payment operations it shares the state machine with) writes through this module; every read a page makes
+ * is filtered by the member asking, so an order id of somebody else's finds nothing.
+ */
+import type { Db } from "~/utils/db.server";
+import { ORDER_TABS, type OrderFacts, type OrderStatus, type OrderTab } from "~/utils/order-rules";
+
+export type OrderRow = {
+  id: number;
+  buyerId: number;
+  sellerId: number;
+  gigId: number | null;
+  gigTitle: string;
+  tier: "basic" | "standard" | "premium";
+  packageName: string;
+  priceUgx: number;
+  buyerFeeUgx: number;
+  sellerFeeUgx: number;
+  totalUgx: number;
+  ugxPerUsd: number;
+  deliveryDays: number;
+  revisionsAllowed: number;
+  revisionsUsed: number;
+  requirements: string;
+  status: OrderStatus;
+  cancelRequestedBy: number | null;
+  dueAt: Date | null;
+  paidAt: Date | null;
+  deliveredAt: Date | null;
+  completedAt: Date | null;
+  cancelledAt: Date | null;
+  clearedAt: Date | null;
+  createdAt: Date;
+};
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function toOrder(r: any): OrderRow {
+  return {
+    id: Number(r.id),
+    buyerId: Number(r.buyer_id),
+    sellerId: Number(r.seller_id),
+    gigId: r.gig_id === null ? null : Number(r.gig_id),
+    gigTitle: r.gig_title,
+    tier: r.tier,
+    packageName: r.package_name,
+    priceUgx: Number(r.price_ugx),
+    buyerFeeUgx: Number(r.buyer_fee_ugx),
+    sellerFeeUgx: Number(r.seller_fee_ugx),
+    totalUgx: Number(r.price_ugx) + Number(r.buyer_fee_ugx),
+    ugxPerUsd: Number(r.ugx_per_usd),
+    deliveryDays: r.delivery_days,
+    revisionsAllowed: r.revisions_allowed,
+    revisionsUsed: r.revisions_used,
+    requirements: r.requirements,
+    status: r.status,
+    cancelRequestedBy: r.cancel_requested_by === null ? null : Number(r.cancel_requested_by),
+    dueAt: r.due_at,
+    paidAt: r.paid_at,
+    deliveredAt: r.delivered_at,
+    completedAt: r.completed_at,
+    cancelledAt: r.cancelled_at,
+    clearedAt: r.cleared_at,
+    createdAt: r.created_at,
+  };
+}
+
+export type NewOrder = {
+  buyerId: number;
+  sellerId: number;
+  gigId: number;
+  gigTitle: string;
+  tier: OrderRow["tier"];
+  packageName: string;
+  priceUgx: number;
+  buyerFeeUgx: number;
+  sellerFeeUgx: number;
+  ugxPerUsd: number;
+  deliveryDays: number;
+  revisionsAllowed: number;
+  requirements: string;
+  checkoutKey: string;
+};
+
+/** Inserts an order unless this buyer's checkout key placed one already; returns the id and whether it is new. */
+export async function insertOrder(db: Db, o: NewOrder): Promise<{ id: number; created: boolean }> {
+  const [row] = await db("orders")
+    .insert({
+      buyer_id: o.buyerId,
+      seller_id: o.sellerId,
+      gig_id: o.gigId,
+      gig_title: o.gigTitle,
+      tier: o.tier,
+      package_name: o.packageName,
+      price_ugx: o.priceUgx,
+      buyer_fee_ugx: o.buyerFeeUgx,
+      seller_fee_ugx: o.sellerFeeUgx,
+      ugx_per_usd: o.ugxPerUsd,
+      delivery_days: o.deliveryDays,
+      revisions_allowed: o.revisionsAllowed,
+      requirements: o.requirements,
+      checkout_key: o.checkoutKey,
+    })
+    .onConflict(["buyer_id", "checkout_key"])
+    .ignore()
+    .returning("id");
+  if (row) return { id: Number(row.id), created: true };
+  const existing = await db("orders").where({ buyer_id: o.buyerId, checkout_key: o.checkoutKey }).first("id");
+  return { id: Number(existing!.id), created: false };
+}
+
+/** The order, locked for the rest of the transaction (every transition takes this lock first). */
+export async function lockOrder(db: Db, id: number): Promise<OrderRow | null> {
+  if (!Number.isSafeInteger(id) || id < 1) return null;
+  const row = await db("orders").where({ id }).forUpdate().first();
+  return row ? toOrder(row) : null;
+}
+
+export async function getOrder(db: Db, id: number): Promise<OrderRow | null> {
+  if (!Number.isSafeInteger(id) || id < 1) return null;
+  const row = await db("orders").where({ id }).first();
+  return row ? toOrder(row) : null;
+}
+
+export function partyRole(order: Pick<OrderRow, "buyerId" | "sellerId">, userId: number): "buyer" | "seller" | null {
+  if (order.buyerId === userId) return "buyer";
+  if (order.sellerId === userId) return "seller";
+  return null;
+}
+
+export async function updateOrder(db: Db, id: number, patch: Record<string, unknown>) {
+  await db("orders").where({ id }).update({ ...patch, updated_at: db.fn.now() });
+}
+
+export type EventRole = "buyer" | "seller" | "admin" | "system";
+
+export async function insertOrderEvent(
+  db: Db,
+  e: { orderId: number; actorId: number | null; actorRole: EventRole; kind: string; from: string | null; to: string; reason?: string },
+) {
+  await db("order_events").insert({
+    order_id: e.orderId,
+    actor_id: e.actorId,
+    actor_role: e.actorRole,
+    kind: e.kind,
+    from_status: e.from,
+    to_status: e.to,
+    reason: e.reason ?? "",
+  });
+}
+
+export type OrderEvent = { id: number; kind: string; actorRole: EventRole; actorName: string | null; from: string | null; to: string; reason: string; at: Date };
+
+export async function listOrderEvents(db: Db, orderId: number): Promise<OrderEvent[]> {
+  const rows = await db("order_events as e")
+    .leftJoin("users as u", "u.id", "e.actor_id")
+    .where("e.order_id", orderId)
+    .orderBy("e.id")
+    .select("e.id", "e.kind", "e.actor_role", "u.name", "e.from_status", "e.to_status", "e.reason", "e.created_at");
+  return rows.map((r) => ({
+    id: Number(r.id),
+    kind: r.kind,
+    actorRole: r.actor_role,
+    actorName: r.name ?? null,
+    from: r.from_status,
+    to: r.to_status,
+    reason: r.reason,
+    at: r.created_at,
+  }));
+}
+
+export async function insertDelivery(db: Db, orderId: number, message: string): Promise<number> {
+  const [row] = await db("deliveries").insert({ order_id: orderId, message }).returning("id");
+  return Number(row.id);
+}
+
+export type OrderFile = { id: number; deliveryId: number | null; fileName: string; contentType: string; sizeBytes: number; storageKey: string };
+
+export async function insertOrderFiles(
+  db: Db,
+  files: { orderId: number; deliveryId: number | null; uploaderId: number; storageKey: string; fileName: string; contentType: string; sizeBytes: number }[],
+) {
+  if (files.length === 0) return;
+  await db("order_files").insert(
+    files.map((f) => ({
+      order_id: f.orderId,
+      delivery_id: f.deliveryId,
+      uploader_id: f.uploaderId,
+      storage_key: f.storageKey,
+      file_name: f.fileName,
+      content_type: f.contentType,
+      size_bytes: f.sizeBytes,
+    })),
+  );
+}
+
+export async function listOrderFiles(db: Db, orderId: number): Promise<OrderFile[]> {
+  const rows = await db("order_files").where({ order_id: orderId }).orderBy("id");
+  return rows.map((r) => ({
+    id: Number(r.id),
+    deliveryId: r.delivery_id === null ? null : Number(r.delivery_id),
+    fileName: r.file_name,
+    contentType: r.content_type,
+    sizeBytes: r.size_bytes,
+    storageKey: r.storage_key,
+  }));
+}
+
+/** A file of an order, only for one of its parties (or an admin, who passes `asAdmin`). */
+export async function findOrderFile(db: Db, orderId: number, fileId: number, viewer: { id: number; isAdmin: boolean }) {
+  if (!Number.isSafeInteger(fileId) || !Number.isSafeInteger(orderId)) return null;
+  const q = db("order_files as f").join("orders as o", "o.id", "f.order_id").where({ "f.id": fileId, "f.order_id": orderId });
+  if (!viewer.isAdmin) q.where((w) => w.where("o.buyer_id", viewer.id).orWhere("o.seller_id", viewer.id));
+  const r = await q.first("f.storage_key", "f.file_name", "f.content_type", "f.size_bytes");
+  return r ? { storageKey: r.storage_key as string, fileName: r.file_name as string, contentType: r.content_type as string, sizeBytes: r.size_bytes as number } : null;
+}
+
+export type Delivery = { id: number; message: string; at: Date };
+
+export async function listDeliveries(db: Db, orderId: number): Promise<Delivery[]> {
+  const rows = await db("deliveries").where({ order_id: orderId }).orderBy("id");
+  return rows.map((r) => ({ id: Number(r.id), message: r.message, at: r.created_at }));
+}
+
+/** The facts the state machine needs about an order (order-rules.ts), in the caller's transaction. */
+export async function orderFacts(db: Db, order: OrderRow): Promise<OrderFacts> {
+  const [dispute, review] = await Promise.all([
+    db("disputes").where({ order_id: order.id, status: "open" }).first("id"),
+    db("reviews").where({ order_id: order.id }).first("id"),
+  ]);
+  return {
+    status: order.status,
+    buyerId: order.buyerId,
+    sellerId: order.sellerId,
+    revisionsAllowed: order.revisionsAllowed,
+    revisionsUsed: order.revisionsUsed,
+    dueAt: order.dueAt,
+    cancelRequestedBy: order.cancelRequestedBy,
+    disputeOpen: Boolean(dispute),
+    reviewed: Boolean(review),
+  };
+}
+
+export type OrderListItem = {
+  id: number;
+  gigId: number | null;
+  gigTitle: string;
+  imageKey: string | null;
+  role: "buyer" | "seller";
+  otherName: string;
+  otherUsername: string;
+  status: string;
+  priceUgx: number;
+  totalUgx: number;
+  deliveryDays: number;
+  dueAt: Date | null;
+  createdAt: Date;
+  facts: OrderFacts;
+};
+
+/** The member's orders (as buyer or seller) in a tab, newest first. */
+export async function listOrders(db: Db, userId: number, tab: OrderTab, { limit = 50 }: { limit?: number } = {}): Promise<OrderListItem[]> {
+  const rows = await db("orders as o")
+    .join("users as b", "b.id", "o.buyer_id")
+    .join("users as s", "s.id", "o.seller_id")
+    .where((w) => w.where("o.buyer_id", userId).orWhere("o.seller_id", userId))
+    .whereIn("o.status", [...ORDER_TABS[tab]])
+    // Only the buyer sees an order that is still waiting for payment: it is no work for the seller yet.
+    .where((w) => w.whereNot("o.status", "pending_payment").orWhere("o.buyer_id", userId))
+    .orderBy([
+      { column: "o.created_at", order: "desc" },
+      { column: "o.id", order: "desc" },
+    ])
+    .limit(limit)
+    .select(
+      "o.*",
+      "b.name as buyer_name",
+      "b.username as buyer_username",
+      "s.name as seller_name",
+      "s.username as seller_username",
+      db.raw("(SELECT storage_key FROM gig_images gi WHERE gi.gig_id = o.gig_id ORDER BY position, id LIMIT 1) as image_key"),
+      db.raw("EXISTS (SELECT 1 FROM disputes d WHERE d.order_id = o.id AND d.status = 'open') as dispute_open"),
+      db.raw("EXISTS (SELECT 1 FROM reviews r WHERE r.order_id = o.id) as reviewed"),
+    );
+  return rows.map((r) => {
+    const o = toOrder(r);
+    const role = o.buyerId === userId ? "buyer" : "seller";
+    return {
+      id: o.id,
+      gigId: o.gigId,
+      gigTitle: o.gigTitle,
+      imageKey: r.image_key ?? null,
+      role,
+      otherName: role === "buyer" ? r.seller_name : r.buyer_name,
+      otherUsername: role === "buyer" ? r.seller_username : r.buyer_username,
+      status: o.status,
+      priceUgx: o.priceUgx,
+      totalUgx: o.totalUgx,
+      deliveryDays: o.deliveryDays,
+      dueAt: o.dueAt,
+      createdAt: o.createdAt,
+      facts: {
+        status: o.status,
+        buyerId: o.buyerId,
+        sellerId: o.sellerId,
+        revisionsAllowed: o.revisionsAllowed,
+        revisionsUsed: o.revisionsUsed,
+        dueAt: o.dueAt,
+        cancelRequestedBy: o.cancelRequestedBy,
+        disputeOpen: Boolean(r.dispute_open),
+        reviewed: Boolean(r.reviewed),
+      },
+    };
+  });
+}
+
+/** How many of the member's orders each tab holds. */
+export async function orderTabCounts(db: Db, userId: number): Promise<Record<OrderTab, number>> {
+  const rows = await db("orders")
+    .where((w) => w.where("buyer_id", userId).orWhere("seller_id", userId))
+    .where((w) => w.whereNot("status", "pending_payment").orWhere("buyer_id", userId))
+    .groupBy("status")
+    .select("status", db.raw("count(*)::int as n"));
+  const by = new Map(rows.map((r) => [r.status as string, Number(r.n)]));
+  const count = (tab: OrderTab) => ORDER_TABS[tab].reduce((n, s) => n + (by.get(s) ?? 0), 0);
+  return { active: count("active"), completed: count("completed"), cancelled: count("cancelled") };
+}
+
+/** Orders the timers act on, oldest first (ids only: each is then locked and checked again). */
+export async function dueOrderIds(db: Db, kind: "auto_complete" | "clearance" | "unpaid", cutoff: Date, limit = 100): Promise<number[]> {
+  const q = db("orders").orderBy("id").limit(limit).select("id");
+  if (kind === "auto_complete") {
+    q.where("status", "delivered")
+      .where("delivered_at", "<=", cutoff)
+      .whereNotExists(db("disputes").whereRaw("disputes.order_id = orders.id").where("status", "open").select(db.raw("1")));
+  } else if (kind === "clearance") {
+    q.where("status", "completed").whereNull("cleared_at").where("completed_at", "<=", cutoff);
+  } else {
+    q.where("status", "pending_payment").where("created_at", "<=", cutoff);
+  }
+  return (await q).map((r) => Number(r.id));
+}
+
+/** A member's figures for the dashboard: active orders as either party, completed as buyer, money spent. */
+export async function orderFigures(db: Db, userId: number) {
+  const row = await db("orders")
+    .select(
+      db.raw("count(*) FILTER (WHERE buyer_id = ? AND status IN ('in_progress', 'delivered'))::int as buying_active", [userId]),
+      db.raw("count(*) FILTER (WHERE seller_id = ? AND status IN ('in_progress', 'delivered'))::int as selling_active", [userId]),
+      db.raw("count(*) FILTER (WHERE buyer_id = ? AND status = 'completed')::int as bought_completed", [userId]),
+      db.raw(
+        "coalesce(sum(price_ugx + buyer_fee_ugx) FILTER (WHERE buyer_id = ? AND status IN ('in_progress', 'delivered', 'completed')), 0) as spent",
+        [userId],
+      ),
+    )
+    .where((w) => w.where("buyer_id", userId).orWhere("seller_id", userId))
+    .first();
+  return {
+    buyingActive: Number(row?.buying_active ?? 0),
+    sellingActive: Number(row?.selling_active ?? 0),
+    boughtCompleted: Number(row?.bought_completed ?? 0),
+    spentUgx: Number(row?.spent ?? 0),
+  };
+}

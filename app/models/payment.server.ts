@@ -1,0 +1,169 @@
+/**
+ * Payments into escrow and payouts out of it: one row per transfer, named by our own reference (a UUID the
+ * provider also knows it by). Written only by app/operations/payments.server.ts.
+ */
+import type { Db } from "~/utils/db.server";
+import type { Network, ProviderName } from "~/payments/provider.server";
+
+export type PaymentRow = {
+  id: number;
+  orderId: number;
+  provider: ProviderName;
+  network: Network;
+  msisdn: string;
+  reference: string;
+  amountUgx: number;
+  status: "pending" | "successful" | "failed";
+  failureReason: string | null;
+  polls: number;
+  createdAt: Date;
+};
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const toPayment = (r: any): PaymentRow => ({
+  id: Number(r.id),
+  orderId: Number(r.order_id),
+  provider: r.provider,
+  network: r.network,
+  msisdn: r.msisdn,
+  reference: r.reference,
+  amountUgx: Number(r.amount_ugx),
+  status: r.status,
+  failureReason: r.failure_reason,
+  polls: r.polls,
+  createdAt: r.created_at,
+});
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isReference = (s: unknown): s is string => typeof s === "string" && UUID.test(s);
+
+export async function insertPayment(
+  db: Db,
+  p: { orderId: number; provider: ProviderName; network: Network; msisdn: string; reference: string; amountUgx: number },
+) {
+  await db("payments").insert({
+    order_id: p.orderId,
+    provider: p.provider,
+    network: p.network,
+    msisdn: p.msisdn,
+    reference: p.reference,
+    amount_ugx: p.amountUgx,
+  });
+}
+
+export async function getPaymentByReference(db: Db, reference: string, { lock = false } = {}): Promise<PaymentRow | null> {
+  if (!isReference(reference)) return null;
+  const q = db("payments").where({ reference }).first();
+  if (lock) q.forUpdate();
+  const row = await q;
+  return row ? toPayment(row) : null;
+}
+
+/** The newest payment of an order (the one its waiting page follows). */
+export async function latestPayment(db: Db, orderId: number): Promise<PaymentRow | null> {
+  const row = await db("payments").where({ order_id: orderId }).orderBy("id", "desc").first();
+  return row ? toPayment(row) : null;
+}
+
+export async function settlePaymentRow(db: Db, id: number, s: { status: "successful" | "failed"; providerTransactionId?: string | null; reason?: string }) {
+  await db("payments")
+    .where({ id })
+    .update({ status: s.status, provider_transaction_id: s.providerTransactionId ?? null, failure_reason: s.reason ?? null, settled_at: db.fn.now() });
+}
+
+/** Asks again later: sooner at first (a phone prompt is answered in seconds), then less often. */
+export async function deferPoll(db: Db, table: "payments" | "payouts", id: number, polls: number) {
+  const seconds = Math.min(300, 5 * 2 ** Math.min(polls, 6));
+  await db(table)
+    .where({ id })
+    .update({ polls: polls + 1, next_poll_at: db.raw(`now() + make_interval(secs => ?)`, [seconds]) });
+}
+
+export async function duePaymentReferences(db: Db, limit = 100): Promise<string[]> {
+  const rows = await db("payments").where("status", "pending").where("next_poll_at", "<=", db.fn.now()).orderBy("next_poll_at").limit(limit).select("reference");
+  return rows.map((r) => r.reference);
+}
+
+export type PayoutRow = {
+  id: number;
+  userId: number;
+  kind: "withdrawal" | "refund";
+  orderId: number | null;
+  provider: ProviderName;
+  network: Network;
+  msisdn: string;
+  reference: string;
+  amountUgx: number;
+  status: "in_transit" | "paid" | "failed";
+  failureReason: string | null;
+  polls: number;
+  createdAt: Date;
+  settledAt: Date | null;
+};
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const toPayout = (r: any): PayoutRow => ({
+  id: Number(r.id),
+  userId: Number(r.user_id),
+  kind: r.kind,
+  orderId: r.order_id === null ? null : Number(r.order_id),
+  provider: r.provider,
+  network: r.network,
+  msisdn: r.msisdn,
+  reference: r.reference,
+  amountUgx: Number(r.amount_ugx),
+  status: r.status,
+  failureReason: r.failure_reason,
+  polls: r.polls,
+  createdAt: r.created_at,
+  settledAt: r.settled_at,
+});
+
+/** Inserts a payout unless this member's request key made one already; returns it either way. */
+export async function insertPayout(
+  db: Db,
+  p: { userId: number; kind: PayoutRow["kind"]; orderId?: number; provider: ProviderName; network: Network; msisdn: string; reference: string; amountUgx: number; requestKey: string },
+): Promise<{ payout: PayoutRow; created: boolean }> {
+  const [row] = await db("payouts")
+    .insert({
+      user_id: p.userId,
+      kind: p.kind,
+      order_id: p.orderId ?? null,
+      provider: p.provider,
+      network: p.network,
+      msisdn: p.msisdn,
+      reference: p.reference,
+      amount_ugx: p.amountUgx,
+      request_key: p.requestKey,
+    })
+    .onConflict(["user_id", "request_key"])
+    .ignore()
+    .returning("*");
+  if (row) return { payout: toPayout(row), created: true };
+  const existing = await db("payouts").where({ user_id: p.userId, request_key: p.requestKey }).first();
+  return { payout: toPayout(existing), created: false };
+}
+
+export async function getPayoutByReference(db: Db, reference: string, { lock = false } = {}): Promise<PayoutRow | null> {
+  if (!isReference(reference)) return null;
+  const q = db("payouts").where({ reference }).first();
+  if (lock) q.forUpdate();
+  const row = await q;
+  return row ? toPayout(row) : null;
+}
+
+export async function settlePayoutRow(db: Db, id: number, s: { status: "paid" | "failed"; providerTransactionId?: string | null; reason?: string }) {
+  await db("payouts")
+    .where({ id })
+    .update({ status: s.status, provider_transaction_id: s.providerTransactionId ?? null, failure_reason: s.reason ?? null, settled_at: db.fn.now() });
+}
+
+export async function duePayoutReferences(db: Db, limit = 100): Promise<string[]> {
+  const rows = await db("payouts").where("status", "in_transit").where("next_poll_at", "<=", db.fn.now()).orderBy("next_poll_at").limit(limit).select("reference");
+  return rows.map((r) => r.reference);
+}
+
+export async function listPayouts(db: Db, userId: number, limit = 20): Promise<PayoutRow[]> {
+  const rows = await db("payouts").where({ user_id: userId }).orderBy("id", "desc").limit(limit);
+  return rows.map(toPayout);
+}

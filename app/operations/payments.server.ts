@@ -1,0 +1,362 @@
+/**
+ * Payments into escrow and payouts out of it (ADR 015). The provider is asked outside any transaction (a
+ * slow provider must not hold a row lock); what it answers is then applied in one transaction under the
+ * order's lock, through the state machine and the ledger, so applying the same answer twice (a callback
+ * and a poll, two callbacks, two workers) moves money once.
+ *
+ * A callback only says which transfer to look at: the status is always read back from the provider.
+ */
+import type { Knex } from "knex";
+import { randomUUID } from "node:crypto";
+import { balanceOf, lockAccounts, payoutInTransit, platform, postJournal, refundDue, sellerAvailable } from "~/models/ledger.server";
+import { lockOrder } from "~/models/order.server";
+import {
+  deferPoll,
+  duePaymentReferences,
+  duePayoutReferences,
+  getPaymentByReference,
+  getPayoutByReference,
+  insertPayout,
+  settlePaymentRow,
+  settlePayoutRow,
+  type PayoutRow,
+} from "~/models/payment.server";
+import { conflict, forbidden, invalid, notFound, ok, transact, type Actor, type Result } from "~/operations/core.server";
+import { capturePayment, note, notifyParty, refundBuyer, transition } from "~/operations/order-machine.server";
+import type { PaymentProvider, TransferStatus } from "~/payments/provider.server";
+import { getProviders, type Providers } from "~/payments/registry.server";
+import { getDb } from "~/utils/db.server";
+import { getEnv } from "~/utils/env.server";
+import { guessNetwork } from "~/utils/mobile-money";
+import { orderNumber, UNPAID_EXPIRY_MS } from "~/utils/order-rules";
+
+export type PaymentOptions = { db?: Knex; providers?: Providers; now?: () => Date };
+
+const SYSTEM = { id: null, role: "system" } as const;
+
+/** Asks a provider about a transfer; a provider that throws is "unknown", never a failed payment. */
+async function ask(provider: PaymentProvider | null, read: (p: PaymentProvider) => Promise<TransferStatus>): Promise<TransferStatus> {
+  if (!provider) return { status: "unknown", reason: "The payment provider is not configured" };
+  try {
+    return await read(provider);
+  } catch {
+    return { status: "unknown", reason: "The payment provider did not answer" };
+  }
+}
+
+export type Settlement = "paid" | "failed" | "pending" | "unchanged";
+
+/**
+ * Applies what the provider says of a payment (a poll, a callback, the sandbox page, the expiry timer).
+ * Successful: the money is captured into escrow and the order starts (or, if the order was cancelled
+ * meanwhile, the money is refunded at once). Failed: the order is cancelled, nothing having been taken.
+ * Pending: asked again later; and once the order has waited 30 minutes, `expire` gives up on it.
+ */
+export async function settlePayment(
+  actor: Actor,
+  input: { reference: string; expire?: boolean },
+  { db, providers = getProviders(), now = () => new Date() }: PaymentOptions = {},
+): Promise<Result<{ orderId: number; settlement: Settlement }>> {
+  if (actor.kind !== "system") return forbidden("Only the platform settles payments.");
+  const known = await getPaymentByReference(db ?? getDb(), input.reference);
+  if (!known) return notFound("We could not find that payment.");
+  if (known.status !== "pending") return ok({ orderId: known.orderId, settlement: "unchanged" });
+  const status = await ask(providers.byName(known.provider), (p) => p.paymentStatus(known.reference));
+  let refundReference: string | null = null;
+  const result = await transact(
+    actor,
+    async (tx) => {
+      const order = await lockOrder(tx.trx, known.orderId);
+      const payment = await getPaymentByReference(tx.trx, input.reference, { lock: true });
+      if (!order || !payment) return notFound("We could not find that payment.");
+      if (payment.status !== "pending") return ok({ orderId: order.id, settlement: "unchanged" as Settlement });
+      if (status.status === "successful") {
+        await settlePaymentRow(tx.trx, payment.id, { status: "successful", providerTransactionId: status.providerTransactionId });
+        payment.status = "successful";
+        await capturePayment(tx, order, payment);
+        if (order.status === "pending_payment") {
+          const at = now();
+          await transition(tx, order, "pay", SYSTEM, {
+            kind: "paid",
+            patch: { paid_at: at, due_at: new Date(at.getTime() + order.deliveryDays * 24 * 60 * 60 * 1000) },
+          });
+          await notifyParty(tx, order.sellerId, order, "order_paid", `New order: ${order.gigTitle}`);
+          await notifyParty(tx, order.buyerId, order, "order_paid", `Your payment for ${order.gigTitle} is held in escrow`);
+          return ok({ orderId: order.id, settlement: "paid" as Settlement });
+        }
+        // Paid after the order was given up (the 30 minutes passed, or the buyer cancelled): give it back.
+        refundReference = await refundBuyer(tx, order, payment);
+        await note(tx, order, SYSTEM, "late_payment_refunded", "The payment arrived after the order was cancelled; it is being refunded.");
+        await notifyParty(tx, order.buyerId, order, "order_refunded", `Your late payment for ${order.gigTitle} is being refunded`);
+        return ok({ orderId: order.id, settlement: "failed" as Settlement });
+      }
+      const expired = input.expire && now().getTime() - order.createdAt.getTime() >= UNPAID_EXPIRY_MS;
+      if (status.status === "failed" || (expired && status.status === "pending")) {
+        const reason = status.status === "failed" ? status.reason : "Not paid within 30 minutes";
+        await settlePaymentRow(tx.trx, payment.id, { status: "failed", reason });
+        if (order.status === "pending_payment") {
+          await transition(tx, order, "fail_payment", SYSTEM, { kind: "payment_failed", reason, patch: { cancelled_at: now() } });
+          await notifyParty(tx, order.buyerId, order, "payment_failed", `Your payment for ${order.gigTitle} did not go through`);
+        }
+        return ok({ orderId: order.id, settlement: "failed" as Settlement });
+      }
+      await deferPoll(tx.trx, "payments", payment.id, payment.polls);
+      return ok({ orderId: order.id, settlement: "pending" as Settlement });
+    },
+    { db },
+  );
+  if (refundReference) await requestPayout(refundReference, { db, providers });
+  return result;
+}
+
+/** A provider's callback: whichever transfer it names is settled by asking the provider. */
+export async function paymentCallback(
+  actor: Actor,
+  input: { provider: "mtn" | "airtel" | "sandbox"; body: unknown },
+  options: PaymentOptions = {},
+): Promise<Result<{ settlement: Settlement }>> {
+  const providers = options.providers ?? getProviders();
+  const provider = providers.byName(input.provider);
+  const reference = provider?.callbackReference(input.body) ?? null;
+  if (!reference) return invalid({ form: ["This callback names no payment of ours."] });
+  const db = options.db ?? getDb();
+  const payment = await getPaymentByReference(db, reference);
+  if (payment) {
+    if (payment.provider !== input.provider) return notFound("We could not find that payment.");
+    const settled = await settlePayment(actor, { reference }, { ...options, providers });
+    return settled.ok ? ok({ settlement: settled.value.settlement }) : settled;
+  }
+  const payout = await getPayoutByReference(db, reference);
+  if (!payout || payout.provider !== input.provider) return notFound("We could not find that payment.");
+  const settled = await settlePayout(actor, { reference }, { ...options, providers });
+  return settled.ok ? ok({ settlement: settled.value.settlement === "paid" ? "paid" : settled.value.settlement }) : settled;
+}
+
+/** Sends a payment request to the payer's phone (after the checkout committed); a refusal settles it as failed. */
+export async function requestPayment(reference: string, { db, providers = getProviders() }: PaymentOptions = {}) {
+  const d = db ?? getDb();
+  const payment = await getPaymentByReference(d, reference);
+  if (!payment || payment.status !== "pending") return;
+  const provider = providers.byName(payment.provider);
+  const outcome = provider
+    ? await provider
+        .requestPayment({ reference, amountUgx: payment.amountUgx, msisdn: payment.msisdn, description: `Soko order ${orderNumber(payment.orderId)}` })
+        .catch(() => ({ outcome: "unknown" as const, reason: "no answer" }))
+    : ({ outcome: "rejected", reason: "Payments are not available" } as const);
+  if (outcome.outcome === "rejected") {
+    await transact(
+      { kind: "system", name: "payments" },
+      async (tx) => {
+        const order = await lockOrder(tx.trx, payment.orderId);
+        const row = await getPaymentByReference(tx.trx, reference, { lock: true });
+        if (!order || !row || row.status !== "pending") return ok(null);
+        await settlePaymentRow(tx.trx, row.id, { status: "failed", reason: outcome.reason });
+        if (order.status === "pending_payment") {
+          await transition(tx, order, "fail_payment", SYSTEM, { kind: "payment_failed", reason: outcome.reason, patch: { cancelled_at: new Date() } });
+        }
+        return ok(null);
+      },
+      { db },
+    );
+  }
+}
+
+/** The worker's payment poll: every pending payment that is due, and every unpaid order past 30 minutes. */
+export async function pollPayments(actor: Actor, options: PaymentOptions = {}): Promise<Result<{ settled: number }>> {
+  if (actor.kind !== "system") return forbidden("Only the platform polls payments.");
+  const db = options.db ?? getDb();
+  const now = options.now ?? (() => new Date());
+  const cutoff = new Date(now().getTime() - UNPAID_EXPIRY_MS);
+  const expiring = await db("payments as p")
+    .join("orders as o", "o.id", "p.order_id")
+    .where("p.status", "pending")
+    .where("o.created_at", "<=", cutoff)
+    .pluck("p.reference");
+  const due = await duePaymentReferences(db);
+  let settled = 0;
+  for (const reference of new Set([...expiring, ...due])) {
+    const r = await settlePayment(actor, { reference, expire: expiring.includes(reference) }, options);
+    if (r.ok && (r.value.settlement === "paid" || r.value.settlement === "failed")) settled += 1;
+  }
+  // An order whose payment row never came to be (a crash between the two) cannot be paid: cancel it.
+  const orphans = await db("orders")
+    .where("status", "pending_payment")
+    .where("created_at", "<=", cutoff)
+    .whereNotExists(db("payments").whereRaw("payments.order_id = orders.id").where("status", "pending").select(db.raw("1")))
+    .pluck("id");
+  for (const id of orphans) {
+    await transact(
+      actor,
+      async (tx) => {
+        const order = await lockOrder(tx.trx, Number(id));
+        if (!order || order.status !== "pending_payment") return ok(null);
+        await transition(tx, order, "fail_payment", SYSTEM, { kind: "payment_failed", reason: "Not paid within 30 minutes", patch: { cancelled_at: now() } });
+        return ok(null);
+      },
+      { db },
+    );
+  }
+  return ok({ settled });
+}
+
+// ── Payouts ────────────────────────────────────────────────────────────────────────────────────────────
+
+export const NO_PAYOUT_NUMBER = "Add your mobile-money number in Settings → Billing first.";
+
+/**
+ * A seller withdraws from their available balance to their mobile-money number (Settings → Billing). The
+ * balance is read under the account's lock, so two withdrawals at once can never take more than there is.
+ * The same request key twice (a double click) is one payout.
+ */
+export async function requestWithdrawal(
+  actor: Actor,
+  input: { amountUgx: number; requestKey: string },
+  { db, providers = getProviders() }: PaymentOptions = {},
+): Promise<Result<{ reference: string; amountUgx: number }>> {
+  if (actor.kind !== "member") return forbidden("Sign in to withdraw.");
+  const user = actor.user;
+  const min = getEnv().PAYOUT_MIN_UGX;
+  const result = await transact(
+    actor,
+    async (tx) => {
+      const me = await tx.trx("users").where({ id: user.id }).first("mobile_money_number", "status");
+      if (!me || me.status !== "active") return forbidden("Your account cannot withdraw.");
+      const msisdn: string | null = me.mobile_money_number;
+      if (!msisdn) return conflict("no_payout_number", NO_PAYOUT_NUMBER);
+      const network = guessNetwork(msisdn) ?? "mtn";
+      const provider = providers.forNetwork(network);
+      if (!provider) return conflict("payments_unavailable", "Payouts are not available right now. Please try again later.");
+      await lockAccounts(tx.trx, [sellerAvailable(user.id), payoutInTransit(user.id)]);
+      const existing = await tx.trx("payouts").where({ user_id: user.id, request_key: input.requestKey }).first("reference", "amount_ugx");
+      if (existing) return ok({ reference: existing.reference as string, amountUgx: Number(existing.amount_ugx) });
+      const available = await balanceOf(tx.trx, sellerAvailable(user.id));
+      if (input.amountUgx > available) {
+        return invalid({ amountUgx: [`You can withdraw at most UGX ${available.toLocaleString("en-US")}.`] });
+      }
+      if (input.amountUgx < min) return invalid({ amountUgx: [`The smallest withdrawal is UGX ${min.toLocaleString("en-US")}.`] });
+      const { payout } = await insertPayout(tx.trx, {
+        userId: user.id,
+        kind: "withdrawal",
+        provider: provider.name,
+        network,
+        msisdn,
+        reference: randomUUID(),
+        amountUgx: input.amountUgx,
+        requestKey: input.requestKey,
+      });
+      await postJournal(tx.trx, {
+        key: `payout:${payout.id}:sent`,
+        kind: "payout_sent",
+        payoutId: payout.id,
+        postings: [
+          { account: sellerAvailable(user.id), amountUgx: -payout.amountUgx },
+          { account: payoutInTransit(user.id), amountUgx: payout.amountUgx },
+        ],
+      });
+      return ok({ reference: payout.reference, amountUgx: payout.amountUgx });
+    },
+    { db },
+  );
+  if (result.ok) await requestPayout(result.value.reference, { db, providers });
+  return result;
+}
+
+/** Sends a payout to the provider (after its commit); a refusal settles it as failed at once. */
+export async function requestPayout(reference: string, { db, providers = getProviders() }: PaymentOptions = {}) {
+  const d = db ?? getDb();
+  const payout = await getPayoutByReference(d, reference);
+  if (!payout || payout.status !== "in_transit") return;
+  const provider = providers.byName(payout.provider);
+  const description = payout.kind === "refund" ? `Soko refund, order ${orderNumber(payout.orderId ?? 0)}` : "Soko earnings";
+  const outcome = provider
+    ? await provider.disburse({ reference, amountUgx: payout.amountUgx, msisdn: payout.msisdn, description }).catch(() => ({ outcome: "unknown" as const, reason: "no answer" }))
+    : ({ outcome: "unknown", reason: "not configured" } as const);
+  if (outcome.outcome === "rejected") await applyPayoutStatus({ kind: "system", name: "payouts" }, payout, { status: "failed", reason: outcome.reason }, db);
+}
+
+/** Applies a payout's status: paid leaves the platform; failed goes back where it came from. */
+type PayoutSettlement = { settlement: "paid" | "failed" | "pending" | "unchanged" };
+
+async function applyPayoutStatus(actor: Actor, known: PayoutRow, status: TransferStatus, db?: Knex): Promise<Result<PayoutSettlement>> {
+  return transact<PayoutSettlement>(
+    actor,
+    async (tx) => {
+      const back = known.kind === "withdrawal" ? sellerAvailable(known.userId) : refundDue(known.userId);
+      await lockAccounts(tx.trx, [payoutInTransit(known.userId), back]);
+      const payout = await getPayoutByReference(tx.trx, known.reference, { lock: true });
+      if (!payout || payout.status !== "in_transit") return ok({ settlement: "unchanged" as const });
+      if (status.status === "successful") {
+        await settlePayoutRow(tx.trx, payout.id, { status: "paid", providerTransactionId: status.providerTransactionId });
+        await postJournal(tx.trx, {
+          key: `payout:${payout.id}:paid`,
+          kind: "payout_paid",
+          payoutId: payout.id,
+          postings: [
+            { account: payoutInTransit(payout.userId), amountUgx: -payout.amountUgx },
+            { account: platform.clearing, amountUgx: payout.amountUgx },
+          ],
+        });
+        return ok({ settlement: "paid" as const });
+      }
+      if (status.status === "failed") {
+        await settlePayoutRow(tx.trx, payout.id, { status: "failed", reason: status.reason });
+        await postJournal(tx.trx, {
+          key: `payout:${payout.id}:returned`,
+          kind: "payout_returned",
+          payoutId: payout.id,
+          postings: [
+            { account: payoutInTransit(payout.userId), amountUgx: -payout.amountUgx },
+            { account: back, amountUgx: payout.amountUgx },
+          ],
+        });
+        await tx.trx("notifications").insert({
+          user_id: payout.userId,
+          kind: "payout_failed",
+          order_id: payout.orderId,
+          body:
+            payout.kind === "withdrawal"
+              ? `Your withdrawal of UGX ${payout.amountUgx.toLocaleString("en-US")} did not go through; the money is back in your available balance`
+              : `Your refund of UGX ${payout.amountUgx.toLocaleString("en-US")} did not go through; our support team will contact you`,
+        });
+        return ok({ settlement: "failed" as const });
+      }
+      await deferPoll(tx.trx, "payouts", payout.id, payout.polls);
+      return ok({ settlement: "pending" as const });
+    },
+    { db },
+  );
+}
+
+/** Asks the provider where a payout stands and applies it. */
+export async function settlePayout(
+  actor: Actor,
+  input: { reference: string },
+  { db, providers = getProviders() }: PaymentOptions = {},
+): Promise<Result<{ settlement: "paid" | "failed" | "pending" | "unchanged" }>> {
+  if (actor.kind !== "system") return forbidden("Only the platform settles payouts.");
+  const d = db ?? getDb();
+  const payout = await getPayoutByReference(d, input.reference);
+  if (!payout) return notFound("We could not find that payout.");
+  if (payout.status !== "in_transit") return ok({ settlement: "unchanged" });
+  const provider = providers.byName(payout.provider);
+  let status = await ask(provider, (p) => p.disbursementStatus(payout.reference));
+  // Never requested (a crash between the commit and the request): the provider knows nothing of it yet.
+  if (status.status === "failed" && /not found/i.test(status.reason) && provider) {
+    await requestPayout(payout.reference, { db, providers });
+    status = await ask(provider, (p) => p.disbursementStatus(payout.reference));
+  }
+  return applyPayoutStatus(actor, payout, status, db);
+}
+
+/** The worker's payout poll. */
+export async function pollPayouts(actor: Actor, options: PaymentOptions = {}): Promise<Result<{ settled: number }>> {
+  if (actor.kind !== "system") return forbidden("Only the platform polls payouts.");
+  const db = options.db ?? getDb();
+  let settled = 0;
+  for (const reference of await duePayoutReferences(db)) {
+    const r = await settlePayout(actor, { reference }, options);
+    if (r.ok && (r.value.settlement === "paid" || r.value.settlement === "failed")) settled += 1;
+  }
+  return ok({ settled });
+}
+

@@ -1,0 +1,39 @@
+/**
+ * Ugandan mobile-money numbers, shared by the server and the browser: how a typed number is read, and which
+ * network it belongs to. MTN and Airtel together hold nearly every wallet in Uganda.
+ */
+import { z } from "zod";
+
+export type Network = "mtn" | "airtel";
+export const NETWORK_LABEL: Record<Network, string> = { mtn: "MTN Mobile Money", airtel: "Airtel Money" };
+
+export const MSISDN_MESSAGE = "Enter a Ugandan mobile number in the format +256 7XX XXXXXX";
+
+/**
+ * A typed number as E.164 (+2567XXXXXXXX): spaces, dashes and dots are dropped, and the local forms
+ * 07XXXXXXXX and 2567XXXXXXXX are accepted. Anything else is returned cleaned but unchanged, to fail the check.
+ */
+export function normaliseMsisdn(typed: string): string {
+  const s = typed.replace(/[\s().-]/g, "");
+  if (/^07\d{8}$/.test(s)) return `+256${s.slice(1)}`;
+  if (/^2567\d{8}$/.test(s)) return `+${s}`;
+  return s;
+}
+
+export const msisdnField = z
+  .string({ required_error: "Enter your mobile-money number" })
+  .max(30, MSISDN_MESSAGE)
+  .transform(normaliseMsisdn)
+  .pipe(z.string().regex(/^\+2567\d{8}$/, MSISDN_MESSAGE));
+
+/**
+ * The network a number belongs to, from its prefix: MTN 076–079, Airtel 070, 074, 075. Null when the
+ * prefix is neither's (the payer chooses).
+ */
+export function guessNetwork(msisdn: string): Network | null {
+  const m = /^\+2567(\d)\d{7}$/.exec(normaliseMsisdn(msisdn));
+  if (!m) return null;
+  if ("6789".includes(m[1]!)) return "mtn";
+  if ("045".includes(m[1]!)) return "airtel";
+  return null;
+}
