@@ -1,6 +1,5 @@
 /**
- * Housekeeping, once an hour (a BullMQ job scheduler, so that however many workers run, one of them does it
- * each hour, and a restart neither doubles nor loses the schedule):
+ * Housekeeping, once an hour (a scheduled job, worker/scheduled.server.ts):
  * - uploads no gig and no profile uses a day after they were made: their `uploads` row and their files. A
  *   seller uploads images while filling in the gig form and may leave without saving; those stay a day, so
  *   a form left open can still be saved;
@@ -10,15 +9,15 @@
  *   day so that following a spent link still says what happened to it).
  * The work itself is the runHousekeeping operation (app/operations/housekeeping.server.ts).
  */
-import { Queue, Worker } from "bullmq";
+import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Knex } from "knex";
 import { createDb } from "../app/utils/db.server";
 import type { Env } from "../app/utils/env.server";
-import { maskUrlCredentials } from "../app/utils/mask-url";
 import { runHousekeeping, type HousekeepingResult } from "../app/operations/housekeeping.server";
 import { systemActor } from "../app/operations/core.server";
 import { uploadDir } from "../app/utils/storage.server";
+import { startScheduledJob } from "./scheduled.server";
 
 const actor = systemActor("housekeeping");
 const LABELS: Record<keyof HousekeepingResult, string> = {
@@ -50,10 +49,12 @@ export async function startHousekeeping(env: Env, redis: Redis, options: Houseke
   const ownDb = options.db ? undefined : createDb(env.DATABASE_URL, { min: 0, max: 2 });
   const db = options.db ?? ownDb!;
   const dir = options.uploadDir ?? uploadDir(env);
-  const queue = new Queue(HOUSEKEEPING_QUEUE, { connection: redis, prefix: env.QUEUE_PREFIX });
-  const worker = new Worker(
-    HOUSEKEEPING_QUEUE,
-    async () => {
+  const { queue, close } = await startScheduledJob(env, redis, {
+    queue: HOUSEKEEPING_QUEUE,
+    scheduler: HOUSEKEEPING_SCHEDULER,
+    everyMs: HOUSEKEEPING_EVERY_MS,
+    label: "housekeeping",
+    run: async () => {
       const done = await runHousekeeping(actor, { uploadDir: dir }, { db });
       if (!done.ok) throw new Error(done.error);
       const result = done.value;
@@ -61,29 +62,9 @@ export async function startHousekeeping(env: Env, redis: Redis, options: Houseke
       if (removed.length) console.log(`[housekeeping] removed ${removed.map((what) => `${result[what]} ${LABELS[what]}`).join(", ")}`);
       return result;
     },
-    { connection: redis, prefix: env.QUEUE_PREFIX, concurrency: 1 },
-  );
-  // The next hour tries again; say why this one failed (a database error may quote a URL).
-  worker.on("failed", (_job, error) => console.error(maskUrlCredentials(`[housekeeping] failed: ${error.message}`)));
-  worker.on("error", (error) => console.error(maskUrlCredentials(`[housekeeping] ${error.message}`)));
-  try {
-    await queue.upsertJobScheduler(
-      HOUSEKEEPING_SCHEDULER,
-      { every: HOUSEKEEPING_EVERY_MS },
-      { name: "housekeeping", opts: { removeOnComplete: { count: 24 }, removeOnFail: { count: 100 } } },
-    );
-  } catch (error) {
-    await worker.close();
-    await queue.close();
-    await ownDb?.destroy();
-    throw error;
-  }
-  return {
-    queue,
-    close: async () => {
-      await worker.close();
-      await queue.close();
+    onClose: async () => {
       await ownDb?.destroy();
     },
-  };
+  });
+  return { queue, close };
 }

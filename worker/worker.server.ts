@@ -9,6 +9,8 @@ import { startEffects } from "./effects.server";
 import { startHousekeeping, type Housekeeping } from "./housekeeping.server";
 import { startIngest, type Ingest } from "./ingest.server";
 import { startMailDelivery } from "./mail.server";
+import { startOrderTimers } from "./orders.server";
+import type { Scheduled } from "./scheduled.server";
 
 export type RunningWorker = {
   redis: Redis;
@@ -24,6 +26,7 @@ export async function startWorker(env: Env): Promise<RunningWorker> {
   const clickhouse = createClickHouse(clickHouseOptions(env));
   let ingest: Ingest;
   let housekeeping: Housekeeping;
+  let orderTimers: Scheduled;
   try {
     const [pong, ping] = await Promise.all([redis.ping(), clickhouse.ping()]);
     if (pong !== "PONG") throw new Error(`Redis answered ${pong}`);
@@ -32,6 +35,8 @@ export async function startWorker(env: Env): Promise<RunningWorker> {
     ingest = await startIngest(env, { redis, clickhouse });
     // Unused uploads, stray files, expired sessions and spent reset links, hourly (worker/housekeeping.server.ts).
     housekeeping = await startHousekeeping(env, redis);
+    // Payment and payout polls, unpaid-order expiry, auto-complete and clearance (worker/orders.server.ts).
+    orderTimers = await startOrderTimers(env, redis);
   } catch (error) {
     redis.disconnect();
     await clickhouse.close();
@@ -54,7 +59,7 @@ export async function startWorker(env: Env): Promise<RunningWorker> {
     ingest,
     close: async () => {
       // Stop taking jobs and insert what is buffered before the connections go.
-      await Promise.all([ingest.close(), mail?.close(), housekeeping.close(), effects.close()]);
+      await Promise.all([ingest.close(), mail?.close(), housekeeping.close(), orderTimers.close(), effects.close()]);
       await redis.quit().catch(() => redis.disconnect());
       await clickhouse.close();
     },

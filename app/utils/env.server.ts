@@ -83,6 +83,8 @@ const EnvSchema = z
     BUYER_FEE_MIN_UGX: z.coerce.number().int().min(0).default(1000),
     /** The platform's share of a package price, kept from the seller at release. */
     SELLER_FEE_PERCENT: z.coerce.number().min(0).max(90).default(20),
+    /** How often the worker runs the order timers (payment and payout polls, auto-complete, clearance). */
+    ORDER_TIMERS_EVERY_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
     /** The smallest withdrawal a seller may ask for. */
     PAYOUT_MIN_UGX: z.coerce.number().int().min(1).default(5000),
     /** MTN MoMo Open API (ADR 015): base URL, target environment and the API users of Collections and Disbursements. */
