@@ -33,6 +33,8 @@ export function SiteHeader({ user }: { user: HeaderUser }) {
           {user ? (
             <>
               <NavLink to="/dashboard">Dashboard</NavLink>
+              <NavLink to="/orders">Orders</NavLink>
+              <NavLink to="/messages">Messages</NavLink>
               <NavLink to="/settings">Settings</NavLink>
               {user.role === "admin" ? <NavLink to="/admin">Admin</NavLink> : null}
               <span className="header-user" aria-label="Signed in as">

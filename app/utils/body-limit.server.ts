@@ -17,6 +17,7 @@
 import type { Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from "express";
 import { MAX_IMAGES } from "~/utils/gig-schemas";
 import { MAX_IMAGE_BYTES } from "~/utils/storage.server";
+import { MAX_ORDER_FILE_BYTES, MAX_ORDER_FILES } from "~/utils/order-files.server";
 
 const MB = 1024 * 1024;
 
@@ -24,6 +25,9 @@ const MB = 1024 * 1024;
 export const FORM_BODY_LIMIT = 1 * MB;
 /** A form with images: MAX_IMAGES of them, one more (refused by the route, alone), and the fields. */
 export const UPLOAD_BODY_LIMIT = (MAX_IMAGES + 1) * MAX_IMAGE_BYTES + FORM_BODY_LIMIT;
+
+/** A form with order files (checkout's requirements, a delivery): MAX_ORDER_FILES of them, one more, and the fields. */
+export const ORDER_FILES_BODY_LIMIT = (MAX_ORDER_FILES + 1) * MAX_ORDER_FILE_BYTES + FORM_BODY_LIMIT;
 
 /** How long a refused client may go on sending the body it was refused, read into nothing, before we hang up. */
 const LINGER_MS = 30_000;
@@ -39,19 +43,25 @@ const UPLOAD_PAGES: ReadonlyArray<(path: string, query: URLSearchParams) => bool
   (path, query) => path === "/settings" && (query.get("tab") ?? "profile") === "profile",
 ];
 
+/** The pages whose forms carry order files: checkout (requirements) and an order's page (a delivery). */
+const ORDER_FILE_PAGES: ReadonlyArray<(path: string) => boolean> = [(path) => /^\/gig\/[^/]+\/order$/.test(path), (path) => /^\/orders\/[^/]+$/.test(path)];
+
 /** The most bytes this request's body may have. */
 export function bodyLimitOf(req: Pick<ExpressRequest, "originalUrl" | "headers">): number {
   const isMultipart = /^\s*multipart\/form-data\s*(;|$)/i.test(req.headers["content-type"] ?? "");
   if (!isMultipart) return FORM_BODY_LIMIT;
   const url = new URL(req.originalUrl, "http://localhost");
   const path = url.pathname.toLowerCase().replace(/\.data$/, "").replace(/\/+$/, "");
+  if (ORDER_FILE_PAGES.some((allows) => allows(path))) return ORDER_FILES_BODY_LIMIT;
   return UPLOAD_PAGES.some((allows) => allows(path, url.searchParams)) ? UPLOAD_BODY_LIMIT : FORM_BODY_LIMIT;
 }
 
 function tooLargeMessage(limit: number) {
   const mb = `${Math.round(limit / MB)} MB`;
   return limit > FORM_BODY_LIMIT
-    ? `This form is larger than ${mb}, more than this page accepts. Images can be at most ${MAX_IMAGE_BYTES / MB} MB each: go back and choose smaller images.`
+    ? limit === ORDER_FILES_BODY_LIMIT
+      ? `This form is larger than ${mb}, more than this page accepts. Files can be at most ${MAX_ORDER_FILE_BYTES / MB} MB each: go back and choose smaller files.`
+      : `This form is larger than ${mb}, more than this page accepts. Images can be at most ${MAX_IMAGE_BYTES / MB} MB each: go back and choose smaller images.`
     : `This form is larger than ${mb}, more than any form of ours sends. Go back and shorten what you typed.`;
 }
 
