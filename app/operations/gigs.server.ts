@@ -122,7 +122,9 @@ export function resumeGig(actor: Actor, input: { gigId: number }, { db }: Option
   return changeStatus(actor, input.gigId, "published", db);
 }
 
-/** Deletes a seller's gig with its packages; its images' files are deleted after the commit. */
+export const OPEN_ORDERS = "This gig has orders in progress. Pause it instead, and delete it once they are finished.";
+
+/** Deletes a seller's gig with its packages; its images' files are deleted after the commit. Not while it has open orders. */
 export async function deleteGig(actor: Actor, input: { gigId: number }, { db }: Options = {}): Promise<Result<{ id: number; title: string }>> {
   const member = memberOrForbidden(actor);
   if (!member.ok) return member;
@@ -132,6 +134,9 @@ export async function deleteGig(actor: Actor, input: { gigId: number }, { db }: 
     async (tx) => {
       const gig = await lockOwnGig(tx.trx, user.id, input.gigId);
       if (!gig) return notFound();
+      // Orders keep what was bought (title, package, price), but a gig with work under way stays until it is done.
+      const open = await tx.trx("orders").where({ gig_id: gig.id }).whereIn("status", ["pending_payment", "in_progress", "delivered"]).first("id");
+      if (open) return conflict("open_orders", OPEN_ORDERS);
       const images = await deleteGigRows(tx.trx, user.id, gig.id);
       if (!images) return notFound();
       // The gig's reviews went with it: the seller's rating and count are what their other gigs' reviews say.

@@ -44,6 +44,9 @@ async function ask(provider: PaymentProvider | null, read: (p: PaymentProvider) 
   }
 }
 
+/** How long a provider's "not found" is taken as "not arrived yet" rather than "never arrived". */
+export const NOT_FOUND_GRACE_MS = 2 * 60 * 1000;
+
 export type Settlement = "paid" | "failed" | "pending" | "unchanged";
 
 /**
@@ -61,7 +64,12 @@ export async function settlePayment(
   const known = await getPaymentByReference(db ?? getDb(), input.reference);
   if (!known) return notFound("We could not find that payment.");
   if (known.status !== "pending") return ok({ orderId: known.orderId, settlement: "unchanged" });
-  const status = await ask(providers.byName(known.provider), (p) => p.paymentStatus(known.reference));
+  let status = await ask(providers.byName(known.provider), (p) => p.paymentStatus(known.reference));
+  // "Not found" soon after the request may be a request still on its way (Airtel asks for a minute before
+  // the first status check): only after NOT_FOUND_GRACE_MS does it mean the request never arrived.
+  if (status.status === "failed" && /not found/i.test(status.reason) && now().getTime() - known.createdAt.getTime() < NOT_FOUND_GRACE_MS) {
+    status = { status: "pending" };
+  }
   let refundReference: string | null = null;
   const result = await transact(
     actor,

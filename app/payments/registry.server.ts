@@ -23,7 +23,9 @@ export type Providers = {
 export function createProviders(env: Env, { sandbox }: { sandbox: Sandbox | null }): Providers {
   const momoConfig = momoConfigFromEnv(env);
   const airtelConfig = airtelConfigFromEnv(env);
-  const mtn = momoConfig ? createMomoProvider(momoConfig) : null;
+  // MoMo calls back the URL each request names; Airtel's callback URL is set on the merchant account.
+  const callbackUrl = env.PUBLIC_URL ? new URL("/payments/callback/mtn", env.PUBLIC_URL).toString() : undefined;
+  const mtn = momoConfig ? createMomoProvider({ ...momoConfig, callbackUrl }) : null;
   const airtel = airtelConfig ? createAirtelProvider(airtelConfig) : null;
   const sandboxProvider = sandbox ? createSandboxProvider(sandbox) : null;
   return {

@@ -11,6 +11,7 @@ import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createGig, createUser, type TestUser } from "../support/factories";
 import { balances, memberActor, opts, placeTestOrder, system, testProviders, type OrderTestContext } from "../support/orders";
 import { settlePayment } from "~/operations/payments.server";
+import { deleteGig } from "~/operations/gigs.server";
 
 let t: TestDatabase;
 let c: OrderTestContext;
@@ -80,4 +81,18 @@ describe("an order from checkout to withdrawal", () => {
     const events = await t.db("order_events").where({ order_id: orderId }).orderBy("id").pluck("kind");
     expect(events).toEqual(["placed", "paid", "delivered", "revision_requested", "delivered", "approved", "cleared"]);
   });
+
+  it("keeps a gig with an order in progress from being deleted; the order keeps what was bought once it is gone", async () => {
+    const gig = await createGig(t.db, { sellerId: seller.id, title: "Gig with an open order" });
+    const { orderId, reference } = await placeTestOrder(c, buyer, gig.id);
+    await c.sandbox.decide(reference, "approve");
+    await settlePayment(system, { reference }, opts(c));
+    expect(await deleteGig(memberActor(seller), { gigId: gig.id }, { db: t.db })).toMatchObject({ ok: false, error: "conflict", reason: "open_orders" });
+    expect(await t.db("gigs").where({ id: gig.id }).first("id")).toBeDefined();
+    await deliverOrder(memberActor(seller), { orderId, message: "Done" }, opts(c));
+    await approveOrder(memberActor(buyer), { orderId }, opts(c));
+    expect(await deleteGig(memberActor(seller), { gigId: gig.id }, { db: t.db })).toMatchObject({ ok: true });
+    expect(await t.db("orders").where({ id: orderId }).first("gig_id", "gig_title", "status")).toEqual({ gig_id: null, gig_title: "Gig with an open order", status: "completed" });
+  });
 });
+
