@@ -24,7 +24,13 @@ export function startEnv(source: Record<string, string | undefined>, { dev = fal
     // show the mails the site "sent" (password-reset links) at /dev/outbox to this machine's browser,
     // while no SMTP server is set.
     ...(embedded
-      ? { SEED_DEMO: source.SEED_DEMO ?? "1", ALLOW_HTTP: source.ALLOW_HTTP ?? "1", DEV_OUTBOX: source.DEV_OUTBOX ?? "1" }
+      ? {
+          SEED_DEMO: source.SEED_DEMO ?? "1",
+          ALLOW_HTTP: source.ALLOW_HTTP ?? "1",
+          DEV_OUTBOX: source.DEV_OUTBOX ?? "1",
+          // No MTN or Airtel credentials on a local machine: payments go to the sandbox, approved by hand.
+          PAYMENTS_SANDBOX: source.PAYMENTS_SANDBOX ?? "1",
+        }
       : {}),
     DATABASE_URL: source.DATABASE_URL ?? LOCAL_URLS.DATABASE_URL,
     REDIS_URL: source.REDIS_URL ?? LOCAL_URLS.REDIS_URL,
@@ -49,6 +55,8 @@ function main() {
     { cwd: root, env },
   );
 
+  // The sandbox stands in for MTN and Airtel: say so, or a tester waits for a phone prompt that never comes.
+  const sandbox = /^\s*(1|true|yes|on)\s*$/i.test(env.PAYMENTS_SANDBOX ?? "");
   console.log(`
   Soko is starting.
     Marketplace:  http://${host}:${port}
@@ -57,7 +65,7 @@ function main() {
     admin       ${DEMO_ACCOUNTS.admin.email}
     client      ${DEMO_ACCOUNTS.client.email}
     freelancer  ${DEMO_ACCOUNTS.freelancer.email}
-  A process that crashes is restarted. Ctrl-C stops the web server and the worker;
+${sandbox ? "  Payments: sandbox (approve or decline at /dev/pay/<reference>, linked from each order's payment page).\n" : ""}  A process that crashes is restarted. Ctrl-C stops the web server and the worker;
   \`npm run services:stop\` stops the databases.
 `);
 

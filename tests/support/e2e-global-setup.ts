@@ -25,6 +25,7 @@ export default async function setup(project: TestProject) {
     CLICKHOUSE_DATABASE: clickhouseDb,
     QUEUE_PREFIX: `e2e_${process.pid}`,
     DEV_OUTBOX: "1",
+    PAYMENTS_SANDBOX: "1",
     UPLOAD_DIR: uploadDir,
   };
   // The demo data as `npm start` loads it (scripts/migrate.ts --seed), into this server's own databases and
