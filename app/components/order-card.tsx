@@ -1,0 +1,160 @@
+/**
+ * One order in the /orders list, and the buttons an order offers: exactly the actions the state machine
+ * (app/utils/order-rules.ts) gives this member now, computed by the loader. A button that changes the order
+ * is a small POST form to the order's page (it works without JavaScript); anything that asks for words (a
+ * delivery, a revision, a reason) is a link to the order page's form.
+ */
+import { Form, Link, useNavigation } from "@remix-run/react";
+import type { ReactNode } from "react";
+import { imageUrl } from "~/utils/media";
+import { orderNumber, statusLabel, type OrderAction } from "~/utils/order-rules";
+import { usePreferences } from "~/utils/use-preferences";
+
+export type OrderCardData = {
+  id: number;
+  gigId: number | null;
+  gigTitle: string;
+  imageKey: string | null;
+  role: "buyer" | "seller";
+  otherName: string;
+  otherUsername: string;
+  status: string;
+  priceUgx: number;
+  totalUgx: number;
+  deliveryDays: number;
+  dueAt: Date | string | null;
+  createdAt: Date | string;
+  actions: OrderAction[];
+};
+
+export const daysText = (days: number) => `${days} ${days === 1 ? "day" : "days"}`;
+
+/** Where Contact leads: the conversation with the other party, about this order. */
+export const contactLink = (username: string, orderId: number) => `/messages?to=${encodeURIComponent(username)}&order=${orderId}`;
+
+/**
+ * A submit button of one of an order's forms. While its own submission is in flight (this order, this
+ * intent) it is disabled and reads `pendingLabel`; the other orders' buttons stay as they are.
+ */
+export function OrderButton({
+  orderId,
+  intent,
+  pendingLabel,
+  children,
+  secondary = false,
+}: {
+  orderId: number;
+  intent: string;
+  pendingLabel: string;
+  children: ReactNode;
+  secondary?: boolean;
+}) {
+  const navigation = useNavigation();
+  const pending =
+    navigation.state === "submitting" &&
+    navigation.formAction?.split("?")[0] === `/orders/${orderId}` &&
+    navigation.formData?.get("intent") === intent;
+  return (
+    <button type="submit" name="intent" value={intent} className={`button button-small${secondary ? " button-secondary" : ""}`} disabled={pending} aria-disabled={pending}>
+      {pending ? pendingLabel : children}
+    </button>
+  );
+}
+
+/** A one-button POST to the order's page; `back` is where a success returns to (this list, say). */
+export function OrderPost({ orderId, intent, label, pendingLabel, back, secondary }: { orderId: number; intent: string; label: string; pendingLabel: string; back?: string; secondary?: boolean }) {
+  return (
+    <Form method="post" action={`/orders/${orderId}`} className="inline-form">
+      <input type="hidden" name="orderId" value={orderId} />
+      {back ? <input type="hidden" name="redirectTo" value={back} /> : null}
+      <OrderButton orderId={orderId} intent={intent} pendingLabel={pendingLabel} secondary={secondary}>
+        {label}
+      </OrderButton>
+    </Form>
+  );
+}
+
+/** The order's actions as links and buttons, in the order a member looks for them. */
+export function OrderActions({ order, back }: { order: Pick<OrderCardData, "id" | "gigId" | "otherUsername" | "actions">; back: string }) {
+  const can = new Set(order.actions);
+  const page = `/orders/${order.id}`;
+  return (
+    <div className="order-actions">
+      {can.has("pay") ? (
+        <Link to={`${page}/pay`} className="button button-small">
+          Complete payment
+        </Link>
+      ) : null}
+      {can.has("deliver") ? (
+        <Link to={`${page}#deliver`} className="button button-small">
+          Deliver
+        </Link>
+      ) : null}
+      {can.has("approve") ? <OrderPost orderId={order.id} intent="approve" label="Approve" pendingLabel="Approving…" back={back} /> : null}
+      {can.has("request_revision") ? <Link to={`${page}#revision`}>Request revision</Link> : null}
+      {can.has("review") ? (
+        <Link to={`${page}#review`} className="button button-small">
+          Leave Review
+        </Link>
+      ) : null}
+      {can.has("agree_cancel") ? <OrderPost orderId={order.id} intent="cancel" label="Agree to cancel" pendingLabel="Cancelling…" back={back} secondary /> : null}
+      {can.has("decline_cancel") ? <OrderPost orderId={order.id} intent="decline_cancel" label="Decline cancel" pendingLabel="Declining…" back={back} secondary /> : null}
+      {can.has("withdraw_cancel") ? (
+        <OrderPost orderId={order.id} intent="decline_cancel" label="Withdraw cancel request" pendingLabel="Withdrawing…" back={back} secondary />
+      ) : null}
+      <Link to={contactLink(order.otherUsername, order.id)}>Contact</Link>
+      {order.gigId !== null ? <Link to={`/gig/${order.gigId}`}>View Gig</Link> : null}
+      {can.has("abandon") ? <OrderPost orderId={order.id} intent="cancel" label="Cancel order" pendingLabel="Cancelling…" back={back} secondary /> : null}
+      {can.has("cancel") ? <Link to={`${page}?confirm=cancel#cancel`}>Cancel</Link> : null}
+      {can.has("request_cancel") ? <Link to={`${page}?confirm=cancel#cancel`}>Request cancel</Link> : null}
+      {can.has("dispute") ? <Link to={`${page}?confirm=dispute#dispute`}>Open dispute</Link> : null}
+    </div>
+  );
+}
+
+/** One order in the list: what was ordered, from or for whom, where it stands, what it cost, what can be done. */
+export function OrderCard({ order, back }: { order: OrderCardData; back: string }) {
+  const { price, date } = usePreferences();
+  const buyer = order.role === "buyer";
+  return (
+    <article className="order-card" aria-labelledby={`order-${order.id}-title`}>
+      {order.imageKey ? (
+        <img className="order-thumb" src={imageUrl(order.imageKey, "thumb")} alt="" loading="lazy" width={160} height={90} />
+      ) : (
+        <div className="order-thumb order-thumb-empty" aria-hidden="true">
+          {order.gigTitle.trim().charAt(0).toUpperCase() || "S"}
+        </div>
+      )}
+      <div className="order-card-body">
+        <p className="order-number">
+          {orderNumber(order.id)} <span className={`status-badge order-status-${order.status}`}>{statusLabel(order.status)}</span>
+        </p>
+        <h3 id={`order-${order.id}-title`} className="order-title">
+          <Link to={`/orders/${order.id}`}>{order.gigTitle}</Link>
+        </h3>
+        <p className="order-party">
+          {buyer ? "Seller" : "Buyer"}: <Link to={`/user/${encodeURIComponent(order.otherUsername)}`}>{order.otherName}</Link>
+        </p>
+        <dl className="order-facts">
+          <div>
+            <dt>{buyer ? "Total" : "Price"}</dt>
+            <dd>{price(buyer ? order.totalUgx : order.priceUgx)}</dd>
+          </div>
+          <div>
+            <dt>Due</dt>
+            <dd>{order.dueAt ? date(order.dueAt) : "Once paid"}</dd>
+          </div>
+          <div>
+            <dt>Ordered</dt>
+            <dd>{date(order.createdAt)}</dd>
+          </div>
+          <div>
+            <dt>Delivery time</dt>
+            <dd>{daysText(order.deliveryDays)}</dd>
+          </div>
+        </dl>
+        <OrderActions order={order} back={back} />
+      </div>
+    </article>
+  );
+}
