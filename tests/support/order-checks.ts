@@ -15,12 +15,20 @@ export const DAY_MS = 24 * HOUR_MS;
 export const at = (date: Date | number) => () => new Date(date);
 
 /**
- * The ledger's rules over the whole database: every entry together sums to zero (each journal does), and
- * an order that is completed or cancelled holds nothing in escrow or in its buyer's fee account.
+ * The ledger's rules over the whole database: every entry together sums to zero (each journal does), no
+ * account that holds money for somebody is below zero (only the outside world, provider_clearing, may be),
+ * and an order that is completed or cancelled holds nothing in escrow or in its buyer's fee account.
  */
 export async function expectLedgerSound(db: Knex) {
   const total = await db("ledger_entries").sum<{ total: string | null }[]>({ total: "amount_ugx" }).first();
   expect(Number(total?.total ?? 0), "the sum of all ledger entries").toBe(0);
+  const negative = await db("ledger_accounts as a")
+    .join("ledger_entries as e", "e.account_id", "a.id")
+    .whereNot("a.kind", "provider_clearing")
+    .groupBy("a.code")
+    .havingRaw("sum(e.amount_ugx) < 0")
+    .select("a.code", db.raw("sum(e.amount_ugx)::bigint as total"));
+  expect(negative, "accounts below zero").toEqual([]);
   const held = await db("ledger_accounts as a")
     .join("orders as o", "o.id", "a.order_id")
     .leftJoin("ledger_entries as e", "e.account_id", "a.id")
