@@ -1,7 +1,9 @@
 /**
- * The dashboard's figures, computed from the member's own rows. Orders do not exist yet: until the orders
- * table arrives, order counts and money are honestly zero (the ledger will be their only source).
+ * The dashboard's figures, computed from the member's own rows: order counts from the orders they are a
+ * party to, money from the ledger (earnings are what was ever credited to the seller, never a stored total).
  */
+import { sellerEarnings } from "~/models/ledger.server";
+import { orderFigures } from "~/models/order.server";
 import type { SessionUser } from "~/models/session.server";
 import type { Db } from "~/utils/db.server";
 
@@ -11,22 +13,27 @@ export type DashboardGig = { id: number; title: string; status: "draft" | "publi
 
 export async function getDashboardStats(db: Db, user: SessionUser): Promise<StatCard[]> {
   if (user.role === "freelancer") {
-    const [published, me] = await Promise.all([
+    const [published, me, orders, earnedUgx] = await Promise.all([
       db("gigs").where({ seller_id: user.id, status: "published" }).count<{ count: number }[]>({ count: "*" }).first(),
       db("users").where({ id: user.id }).first("rating"),
+      orderFigures(db, user.id),
+      sellerEarnings(db, user.id),
     ]);
     return [
       { label: "Published gigs", value: Number(published?.count ?? 0), kind: "count" },
-      { label: "Active orders", value: 0, kind: "count" },
-      { label: "Earnings", value: 0, kind: "money" },
+      { label: "Active orders", value: orders.sellingActive, kind: "count" },
+      { label: "Earnings", value: earnedUgx, kind: "money" },
       { label: "Rating", value: Number(me?.rating ?? 0), kind: "rating" },
     ];
   }
-  const saved = await db("saved_sellers").where({ user_id: user.id }).count<{ count: number }[]>({ count: "*" }).first();
+  const [saved, orders] = await Promise.all([
+    db("saved_sellers").where({ user_id: user.id }).count<{ count: number }[]>({ count: "*" }).first(),
+    orderFigures(db, user.id),
+  ]);
   return [
-    { label: "Active orders", value: 0, kind: "count" },
-    { label: "Completed orders", value: 0, kind: "count" },
-    { label: "Total spent", value: 0, kind: "money" },
+    { label: "Active orders", value: orders.buyingActive, kind: "count" },
+    { label: "Completed orders", value: orders.boughtCompleted, kind: "count" },
+    { label: "Total spent", value: orders.spentUgx, kind: "money" },
     { label: "Saved sellers", value: Number(saved?.count ?? 0), kind: "count" },
   ];
 }

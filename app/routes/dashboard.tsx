@@ -1,25 +1,49 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, useLoaderData } from "@remix-run/react";
+import { getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { randomBytes } from "node:crypto";
+import { ErrorList, Field, SubmitButton } from "~/components/forms";
 import { SignOutButton } from "~/components/site-header";
 import { listRecentActivity } from "~/models/activity.server";
 import { getDashboardStats, listOwnGigs } from "~/models/dashboard.server";
+import { memberBalances } from "~/models/ledger.server";
+import { listPayouts, type PayoutRow } from "~/models/payment.server";
 import { getSettings, profileCompletion } from "~/models/user.server";
-import { requireUser } from "~/utils/auth.server";
+import { requestWithdrawal } from "~/operations/payments.server";
+import { requireMemberActor, requireUser } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
+import { getEnv } from "~/utils/env.server";
+import { getFormConstraint } from "~/utils/form-constraint";
+import { readFormData } from "~/utils/form-data.server";
+import { formatUgx } from "~/utils/money";
+import { formFailure } from "~/utils/operation-results.server";
+import { CLEARANCE_MS } from "~/utils/order-rules";
+import { WithdrawSchema } from "~/utils/order-schemas";
 import { usePreferences } from "~/utils/use-preferences";
 
+export { actionHeaders as headers } from "~/utils/headers";
+
 export const meta: MetaFunction = () => [{ title: "Dashboard | Soko" }];
+
+const CLEARANCE_DAYS = Math.round(CLEARANCE_MS / (24 * 60 * 60 * 1000));
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const db = getDb();
-  const [stats, gigs, activity, settings] = await Promise.all([
+  const [stats, gigs, activity, settings, balances, payouts] = await Promise.all([
     getDashboardStats(db, user),
     user.role === "freelancer" ? listOwnGigs(db, user.id) : Promise.resolve([]),
     listRecentActivity(db, user.id),
     getSettings(db, user.id),
+    memberBalances(db, user.id),
+    listPayouts(db, user.id),
   ]);
   if (!settings) throw new Response("Not Found", { status: 404 });
+  const params = new URL(request.url).searchParams;
+  // The confirmation names the payout by its reference and is read back from the member's own payouts, so
+  // a link cannot make the page claim a withdrawal that did not happen.
+  const withdrawn = payouts.find((p) => p.kind === "withdrawal" && p.reference === params.get("payout")) ?? null;
   return {
     firstName: user.name.split(/\s+/)[0] ?? user.name,
     role: user.role,
@@ -28,8 +52,39 @@ export async function loader({ request }: LoaderFunctionArgs) {
     gigs,
     activity,
     completion: profileCompletion(settings),
-    notice: GIG_NOTICES[new URL(request.url).searchParams.get("gig") ?? ""] ?? null,
+    notice: GIG_NOTICES[params.get("gig") ?? ""] ?? null,
+    balances,
+    payouts: payouts.map(({ id, kind, amountUgx, status, failureReason, createdAt, settledAt }) => ({ id, kind, amountUgx, status, failureReason, createdAt, settledAt })),
+    payoutNumber: settings.mobileMoneyNumber,
+    minWithdrawalUgx: getEnv().PAYOUT_MIN_UGX,
+    // A new key for every form rendered: the same form sent twice is one payout, a new form a new one.
+    requestKey: randomBytes(16).toString("base64url"),
+    withdrawn: withdrawn ? withdrawalMessage(withdrawn) : null,
   };
+}
+
+function withdrawalMessage(p: PayoutRow): string {
+  const amount = formatUgx(p.amountUgx);
+  if (p.status === "paid") return `Your withdrawal of ${amount} was paid to ${formatMsisdn(p.msisdn)}.`;
+  if (p.status === "failed") return `Your withdrawal of ${amount} did not go through${p.failureReason ? `: ${p.failureReason}` : ""}. The money is back in your available balance.`;
+  return `Your withdrawal of ${amount} is on its way to ${formatMsisdn(p.msisdn)}.`;
+}
+
+/** `+256772123456` → `+256 772 123 456`, as people read a number. */
+function formatMsisdn(msisdn: string): string {
+  const m = /^\+256(\d{3})(\d{3})(\d{3})$/.exec(msisdn);
+  return m ? `+256 ${m[1]} ${m[2]} ${m[3]}` : msisdn;
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const actor = await requireMemberActor(request, context.clientIp);
+  const formData = await readFormData(request);
+  if (formData.get("intent") !== "withdraw") throw new Response("Bad Request", { status: 400 });
+  const submission = parseWithZod(formData, { schema: WithdrawSchema });
+  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+  const result = await requestWithdrawal(actor, submission.value);
+  if (!result.ok) return formFailure(submission.reply, result);
+  return redirect(`/dashboard?payout=${result.value.reference}`, 303);
 }
 
 const GIG_NOTICES: Record<string, string> = {
@@ -39,6 +94,8 @@ const GIG_NOTICES: Record<string, string> = {
 };
 
 const STATUS_LABEL = { draft: "Draft", published: "Published", paused: "Paused" } as const;
+
+const PAYOUT_STATUS = { in_transit: "In transit", paid: "Paid", failed: "Failed" } as const;
 
 export default function Dashboard() {
   const d = useLoaderData<typeof loader>();
@@ -50,6 +107,11 @@ export default function Dashboard() {
       {d.notice ? (
         <p className="form-success" role="status">
           {d.notice}
+        </p>
+      ) : null}
+      {d.withdrawn ? (
+        <p className="form-success" role="status">
+          {d.withdrawn}
         </p>
       ) : null}
       <p>{seller ? "Manage your gigs, orders and earnings in one place." : "Find skilled Ugandan freelancers and keep track of your orders."}</p>
@@ -79,6 +141,8 @@ export default function Dashboard() {
             <Link to="/messages">Messages</Link>
             {seller ? null : <Link to="/freelancer/register">Start selling</Link>}
           </p>
+
+          {seller ? <BalancePanel /> : <RefundsPanel />}
 
           {seller ? (
             <>
@@ -151,5 +215,124 @@ export default function Dashboard() {
         </aside>
       </div>
     </section>
+  );
+}
+
+type Loaded = ReturnType<typeof useLoaderData<typeof loader>>;
+
+/** A seller's money: what waits for clearance, what they can withdraw (and the form to do it), what is on its way. */
+function BalancePanel() {
+  const d = useLoaderData<typeof loader>();
+  const { price } = usePreferences();
+  const withdrawals = d.payouts.filter((p) => p.kind === "withdrawal");
+  return (
+    <section aria-labelledby="balance-title" className="money-panel">
+      <h2 id="balance-title">Balance</h2>
+      <dl className="balance-figures">
+        <div>
+          <dt>Pending clearance</dt>
+          <dd>{price(d.balances.pendingUgx)}</dd>
+          <dd className="field-hint">Available {CLEARANCE_DAYS} days after an order completes</dd>
+        </div>
+        <div>
+          <dt>Available to withdraw</dt>
+          <dd>{price(d.balances.availableUgx)}</dd>
+        </div>
+        <div>
+          <dt>In transit</dt>
+          <dd>{price(d.balances.inTransitUgx)}</dd>
+          <dd className="field-hint">Payouts on their way to you</dd>
+        </div>
+      </dl>
+      {/* A new key per rendered form: after a withdrawal the amount is the new balance again. */}
+      <WithdrawForm key={d.requestKey} d={d} />
+      <h3>Recent payouts</h3>
+      {withdrawals.length === 0 ? <p>No payouts yet.</p> : <PayoutList payouts={withdrawals} label="Recent payouts" />}
+    </section>
+  );
+}
+
+function WithdrawForm({ d }: { d: Loaded }) {
+  const reply = useActionData<typeof action>();
+  const [form, fields] = useForm({
+    id: "withdraw",
+    lastResult: reply,
+    defaultValue: { amountUgx: String(d.balances.availableUgx) },
+    shouldValidate: "onSubmit",
+    constraint: getFormConstraint(WithdrawSchema),
+    defaultNoValidate: false,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: WithdrawSchema }),
+  });
+  if (!d.payoutNumber) {
+    return (
+      <>
+        <ErrorList id={form.errorId} errors={form.errors} />
+        <p className="notice" role="note">
+          To withdraw, add the mobile-money number your earnings should go to in <Link to="/settings?tab=billing">Settings → Billing</Link>.
+        </p>
+      </>
+    );
+  }
+  if (d.balances.availableUgx === 0 && !reply) {
+    return <p>Nothing to withdraw yet: earnings become available {CLEARANCE_DAYS} days after an order completes.</p>;
+  }
+  const number = formatMsisdn(d.payoutNumber);
+  return (
+    <Form method="post" className="form-card withdraw-form" {...getFormProps(form)}>
+      <h3>Withdraw</h3>
+      <ErrorList id={form.errorId} errors={form.errors} />
+      <input type="hidden" name="requestKey" value={d.requestKey} />
+      <Field
+        field={fields.amountUgx}
+        label="Amount (UGX)"
+        type="number"
+        hint={
+          <>
+            Up to {formatUgx(d.balances.availableUgx)}; at least {formatUgx(d.minWithdrawalUgx)}. It goes to your mobile-money number {number} (
+            <Link to="/settings?tab=billing">change it in Settings → Billing</Link>).
+          </>
+        }
+        inputProps={{ inputMode: "numeric", step: 1 }}
+      />
+      <SubmitButton name="intent" value="withdraw" pendingLabel="Sending…">
+        Withdraw to {number}
+      </SubmitButton>
+    </Form>
+  );
+}
+
+/** A client's refunds, when there are any: money on its way back to them. */
+function RefundsPanel() {
+  const d = useLoaderData<typeof loader>();
+  const { price } = usePreferences();
+  const refunds = d.payouts.filter((p) => p.kind === "refund");
+  if (refunds.length === 0 && d.balances.refundDueUgx === 0 && d.balances.inTransitUgx === 0) return null;
+  return (
+    <section aria-labelledby="refunds-title" className="money-panel">
+      <h2 id="refunds-title">Refunds</h2>
+      {d.balances.inTransitUgx > 0 || d.balances.refundDueUgx > 0 ? (
+        <p>
+          <strong>{price(d.balances.inTransitUgx + d.balances.refundDueUgx)}</strong> is on its way back to your mobile-money number.
+        </p>
+      ) : null}
+      {refunds.length ? <PayoutList payouts={refunds} label="Your refunds" /> : null}
+    </section>
+  );
+}
+
+function PayoutList({ payouts, label }: { payouts: Loaded["payouts"]; label: string }) {
+  const { price, dateTime } = usePreferences();
+  return (
+    <ul className="plain-list" aria-label={label}>
+      {payouts.map((p) => (
+        <li key={p.id}>
+          <span>
+            {price(p.amountUgx)} <span className={`status-badge payout-${p.status}`}>{PAYOUT_STATUS[p.status]}</span>
+            {p.status === "failed" && p.failureReason ? <> · {p.failureReason}</> : null}
+          </span>
+          <time dateTime={new Date(p.createdAt).toISOString()}>{dateTime(p.createdAt)}</time>
+        </li>
+      ))}
+    </ul>
   );
 }

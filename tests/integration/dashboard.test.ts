@@ -1,22 +1,32 @@
 /**
- * The dashboard, through the real server: the stat cards and the profile-completion panel are computed from
- * the member's own rows, and change when those rows do.
+ * The dashboard, through the real server: the stat cards, the money panels and the profile-completion panel
+ * are computed from the member's own rows (orders and the ledger for the money), and change when those
+ * rows do.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDispute, resolveDispute, runOrderTimers } from "~/operations/orders.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { createCategory, createGig, createUser } from "../support/factories";
+import { createCategory, createGig, createSession, createUser } from "../support/factories";
+import { completedTestOrder, memberActor, opts, paidTestOrder, system, testProviders, type OrderTestContext } from "../support/orders";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let t: TestDatabase;
 let server: TestServer;
+let c: OrderTestContext;
+let closeProviders: () => Promise<unknown>;
 
 beforeAll(async () => {
   t = await createTestDatabase();
   await createCategory(t.db, { slug: "graphic-design", name: "Graphic Design" });
-  server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: `dash_${process.pid}_${Date.now()}` });
+  // Orders are brought to their states by the operations in this process, on a sandbox of its own.
+  const p = testProviders();
+  closeProviders = p.close;
+  c = { db: t.db, providers: p.providers, sandbox: p.sandbox };
+  server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: `dash_${process.pid}_${Date.now()}`, PAYMENTS_SANDBOX: "1" });
 });
 afterAll(async () => {
   await server?.stop();
+  await closeProviders?.();
   await t?.drop();
 });
 
@@ -40,10 +50,11 @@ async function dashboard(cookie: string) {
   const stats = Object.fromEntries(
     [...html.matchAll(/<span class="stat-value">([^<]*)<\/span><span class="stat-label">([^<]*)<\/span>/g)].map((m) => [m[2], m[1]]),
   );
+  const money = Object.fromEntries([...html.matchAll(/<dt>([^<]*)<\/dt><dd>([^<]*)<\/dd>/g)].map((m) => [m[1], m[2]]));
   const percent = Number(/<strong>(\d+)%<\/strong> complete/.exec(html)?.[1]);
   const missingList = /<p>Still missing:<\/p><ul>(.*?)<\/ul>/.exec(html)?.[1] ?? "";
   const missing = [...missingList.matchAll(/<li>([^<]*)<\/li>/g)].map((m) => m[1]);
-  return { html, stats, percent, missing };
+  return { html, stats, money, percent, missing };
 }
 
 async function saveProfile(cookie: string, fields: Record<string, string>) {
@@ -127,5 +138,66 @@ describe("a client's dashboard", () => {
     await t.db("saved_sellers").insert(sellers.map((s) => ({ user_id: client.id, seller_id: s.id })));
     d = await dashboard(cookie);
     expect(d.stats["Saved sellers"]).toBe("2");
+  });
+});
+
+describe("the money on the dashboard", () => {
+  const day = 24 * 60 * 60 * 1000;
+
+  it("shows a seller's active orders, earnings, and balance moving from pending clearance to available", async () => {
+    const seller = await createUser(t.db, { role: "freelancer", name: "Nambi Grace" });
+    const buyer = await createUser(t.db, { role: "client" });
+    const cookie = `soko_session=${await createSession(t.db, seller.id)}`;
+    const gig = await publish(seller.id, "Wedding invitation cards");
+
+    // Before any order: zero everywhere, and no Billing number to withdraw to.
+    let d = await dashboard(cookie);
+    expect(d.stats).toMatchObject({ "Active orders": "0", Earnings: "UGX 0" });
+    expect(d.money).toEqual({ "Pending clearance": "UGX 0", "Available to withdraw": "UGX 0", "In transit": "UGX 0" });
+    expect(d.html).toContain('href="/settings?tab=billing"');
+    expect(d.html).not.toContain("Withdraw to");
+
+    // One order under way, one completed: UGX 50,000 less the 20% fee is earned and waits 14 days.
+    await t.db("users").where({ id: seller.id }).update({ mobile_money_number: "+256772000222" });
+    await paidTestOrder(c, buyer, gig.id);
+    const { orderId } = await completedTestOrder(c, buyer, seller, gig.id);
+    d = await dashboard(cookie);
+    expect(d.stats).toMatchObject({ "Active orders": "1", Earnings: "UGX 40,000" });
+    expect(d.money).toEqual({ "Pending clearance": "UGX 40,000", "Available to withdraw": "UGX 0", "In transit": "UGX 0" });
+    expect(d.html).toContain("Nothing to withdraw yet");
+
+    // Fifteen days on, the earnings clear: available, and the withdraw form offers all of it.
+    expect(await runOrderTimers(system, { ...opts(c), now: () => new Date(Date.now() + 15 * day) })).toMatchObject({ ok: true, value: { cleared: 1 } });
+    expect(await t.db("orders").where({ id: orderId }).first("cleared_at")).toMatchObject({ cleared_at: expect.any(Date) });
+    d = await dashboard(cookie);
+    expect(d.stats).toMatchObject({ "Active orders": "1", Earnings: "UGX 40,000" });
+    expect(d.money).toEqual({ "Pending clearance": "UGX 0", "Available to withdraw": "UGX 40,000", "In transit": "UGX 0" });
+    expect(d.html).toMatch(/<input[^>]*name="amountUgx"[^>]*value="40000"/);
+    expect(d.html).toContain("Withdraw to +256 772 000 222");
+  });
+
+  it("shows a client's active and completed orders, what they spent, and a refund on its way", async () => {
+    const seller = await createUser(t.db, { role: "freelancer" });
+    const buyer = await createUser(t.db, { role: "client", name: "Atim Sarah" });
+    const admin = await createUser(t.db, { role: "admin" });
+    const cookie = `soko_session=${await createSession(t.db, buyer.id)}`;
+    const gig = await publish(seller.id, "Company profile design");
+
+    await paidTestOrder(c, buyer, gig.id);
+    await completedTestOrder(c, buyer, seller, gig.id);
+    let d = await dashboard(cookie);
+    // Each order costs UGX 50,000 and the 5% fee (UGX 2,500).
+    expect(d.stats).toMatchObject({ "Active orders": "1", "Completed orders": "1", "Total spent": "UGX 105,000" });
+    expect(d.html).not.toContain("Refunds</h2>");
+
+    // A third order refunded after a dispute: not spent, and its refund shows until it is paid.
+    const { orderId } = await paidTestOrder(c, buyer, gig.id);
+    expect((await openDispute(memberActor(buyer), { orderId, reason: "Nothing was started" }, opts(c))).ok).toBe(true);
+    expect((await resolveDispute(memberActor(admin), { orderId, resolution: "refund", note: "" }, opts(c))).ok).toBe(true);
+    d = await dashboard(cookie);
+    expect(d.stats).toMatchObject({ "Active orders": "1", "Completed orders": "1", "Total spent": "UGX 105,000" });
+    expect(d.html).toContain("Refunds</h2>");
+    expect(d.html).toMatch(/<strong>UGX 52,500<\/strong> is on its way back/);
+    expect(d.html).toMatch(/UGX 52,500 <span class="status-badge payout-in_transit">In transit<\/span>/);
   });
 });
