@@ -19,6 +19,7 @@ export function AdminHeader({ mainSiteUrl, user }: { mainSiteUrl: string; user: 
               <NavLink to="/users">Users</NavLink>
               <NavLink to="/messages">Messages</NavLink>
               <NavLink to="/analytics">Analytics</NavLink>
+              <NavLink to="/disputes">Disputes</NavLink>
             </>
           ) : null}
           <a href={mainSiteUrl}>Main site</a>

@@ -21,6 +21,7 @@ export const ADMIN_SCREENS = [
   { name: "users", path: "users" },
   { name: "messages", path: "messages" },
   { name: "analytics", path: "analytics" },
+  { name: "disputes", path: "disputes" },
 ] as const;
 
 /**

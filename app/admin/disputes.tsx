@@ -1,0 +1,249 @@
+import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { ErrorList, FormMessage, TextAreaField } from "~/components/forms";
+import { listOpenDisputes } from "~/models/dispute.server";
+import { getOrder, listDeliveries, listOrderEvents, listOrderFiles, type OrderEvent } from "~/models/order.server";
+import { resolveDispute } from "~/operations/orders.server";
+import { adminScreenLoader } from "~/utils/admin-area.server";
+import { requireMemberActor } from "~/utils/auth.server";
+import { getDb } from "~/utils/db.server";
+import { getFormConstraint } from "~/utils/form-constraint";
+import { readFormData } from "~/utils/form-data.server";
+import { formFailure } from "~/utils/operation-results.server";
+import { orderNumber } from "~/utils/order-rules";
+import { ResolveDisputeSchema } from "~/utils/order-schemas";
+import { usePreferences } from "~/utils/use-preferences";
+
+/**
+ * `/disputes` on the admin host, `/admin/disputes` on the main host (app/utils/site-routes.ts): the open
+ * disputes, oldest first, each with both sides' words (the order's requirements, its deliveries and its
+ * timeline, which holds revision reasons, cancel requests and the dispute's reason), and the admin's two
+ * answers: release the escrow to the seller, or refund the buyer.
+ */
+export const meta: MetaFunction = () => [{ title: "Disputes | Soko Admin" }, { name: "robots", content: "noindex" }];
+
+const RESOLVED = { release: "released the escrow to the seller", refund: "refunded the buyer" } as const;
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const { adminName } = await adminScreenLoader(request);
+  const db = getDb();
+  const open = await listOpenDisputes(db);
+  const disputes = await Promise.all(
+    open.map(async (d) => {
+      const [order, events, deliveries, files] = await Promise.all([getOrder(db, d.orderId), listOrderEvents(db, d.orderId), listDeliveries(db, d.orderId), listOrderFiles(db, d.orderId)]);
+      return {
+        ...d,
+        number: orderNumber(d.orderId),
+        requirements: order?.requirements ?? "",
+        events,
+        deliveries: deliveries.map((delivery) => ({
+          ...delivery,
+          files: files.filter((f) => f.deliveryId === delivery.id).map((f) => ({ id: f.id, fileName: f.fileName, sizeBytes: f.sizeBytes })),
+        })),
+        requirementFiles: files.filter((f) => f.deliveryId === null).map((f) => ({ id: f.id, fileName: f.fileName, sizeBytes: f.sizeBytes })),
+      };
+    }),
+  );
+  return { adminName, disputes, resolved: await resolvedNotice(new URL(request.url).searchParams) };
+}
+
+/** The confirmation after a resolution, checked against the order (a link cannot claim what did not happen). */
+async function resolvedNotice(params: URLSearchParams): Promise<string | null> {
+  const resolution = params.get("resolution");
+  if (resolution !== "release" && resolution !== "refund") return null;
+  const order = await getOrder(getDb(), Number(params.get("resolved")));
+  if (!order || order.status !== (resolution === "release" ? "completed" : "cancelled")) return null;
+  return `Dispute over ${orderNumber(order.id)} (${order.gigTitle}) resolved: you ${RESOLVED[resolution]}. Both parties are told.`;
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  // The screen's own rule first (admins only, as for GET), then the admin as the operation's actor.
+  await adminScreenLoader(request);
+  const actor = await requireMemberActor(request, context.clientIp);
+  const formData = await readFormData(request);
+  const form = { orderId: String(formData.get("orderId") ?? ""), resolution: String(formData.get("resolution") ?? "") };
+  const submission = parseWithZod(formData, { schema: ResolveDisputeSchema });
+  if (submission.status !== "success") return data({ ...form, reply: submission.reply() }, { status: 400 });
+  const result = await resolveDispute(actor, submission.value);
+  if (!result.ok) {
+    const failed = formFailure(submission.reply, result);
+    return data({ ...form, reply: failed.data }, failed.init ?? undefined);
+  }
+  const { orderId, resolution } = submission.value;
+  return redirect(`${new URL(request.url).pathname}?${new URLSearchParams({ resolved: String(orderId), resolution })}`, 303);
+}
+
+type Loaded = ReturnType<typeof useLoaderData<typeof loader>>;
+type Dispute = Loaded["disputes"][number];
+
+export default function AdminDisputes() {
+  const { disputes, resolved } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  // A refusal no form on the page can show (another admin resolved that dispute first; a forged answer) is
+  // shown at the top.
+  const placed = answer && answer.resolution in ANSWER && disputes.some((d) => String(d.orderId) === answer.orderId);
+  const orphan = answer && !placed ? Object.values(answer.reply.error ?? {}).flatMap((errors) => errors ?? []) : undefined;
+  return (
+    <section className="container disputes" aria-labelledby="disputes-title">
+      <h1 id="disputes-title">Disputes</h1>
+      <FormMessage success={answer ? null : resolved} />
+      <ErrorList errors={orphan ?? undefined} />
+      {disputes.length === 0 ? (
+        <p>No open disputes.</p>
+      ) : (
+        <>
+          <p>
+            {disputes.length === 1 ? "One open dispute" : `${disputes.length} open disputes`}, oldest first. Read both sides, then release the escrow to the seller or
+            refund the buyer; a note is shown to both of them on the order.
+          </p>
+          {disputes.map((d) => (
+            <DisputeCard key={d.id} d={d} />
+          ))}
+        </>
+      )}
+    </section>
+  );
+}
+
+function DisputeCard({ d }: { d: Dispute }) {
+  const { price, dateTime } = usePreferences();
+  const titleId = `dispute-${d.id}`;
+  return (
+    <article className="dispute-card" aria-labelledby={titleId}>
+      <h2 id={titleId}>
+        {d.number} · {d.gigTitle}
+      </h2>
+      <dl className="dispute-facts">
+        <div>
+          <dt>Buyer</dt>
+          <dd>{d.buyerName}</dd>
+        </div>
+        <div>
+          <dt>Seller</dt>
+          <dd>{d.sellerName}</dd>
+        </div>
+        <div>
+          <dt>Total paid</dt>
+          <dd>{price(d.totalUgx)}</dd>
+        </div>
+        <div>
+          <dt>Opened</dt>
+          <dd>
+            by the {d.openedByRole} ({d.openedByName}), <time dateTime={new Date(d.createdAt).toISOString()}>{dateTime(d.createdAt)}</time>
+          </dd>
+        </div>
+      </dl>
+      <h3>Why</h3>
+      <blockquote className="dispute-reason">{d.reason}</blockquote>
+
+      <h3>What the buyer asked for</h3>
+      <p className="pre-wrap">{d.requirements || "No requirements were given."}</p>
+      <FileNames files={d.requirementFiles} />
+
+      <h3>Deliveries</h3>
+      {d.deliveries.length === 0 ? (
+        <p>Nothing delivered.</p>
+      ) : (
+        <ol className="plain-list" aria-label={`Deliveries of ${d.number}`}>
+          {d.deliveries.map((delivery) => (
+            <li key={delivery.id}>
+              <span className="pre-wrap">
+                {delivery.message}
+                <FileNames files={delivery.files} />
+              </span>
+              <time dateTime={new Date(delivery.at).toISOString()}>{dateTime(delivery.at)}</time>
+            </li>
+          ))}
+        </ol>
+      )}
+
+      <h3>Timeline</h3>
+      <ol className="plain-list" aria-label={`Timeline of ${d.number}`}>
+        {d.events.map((e) => (
+          <li key={e.id}>
+            <span>
+              {eventWords(e)}
+              {e.reason ? <>: “{e.reason}”</> : null}
+            </span>
+            <time dateTime={new Date(e.at).toISOString()}>{dateTime(e.at)}</time>
+          </li>
+        ))}
+      </ol>
+      <p className="field-hint">Chat messages will show here once messaging is built.</p>
+
+      <div className="dispute-answers">
+        <ResolveForm d={d} resolution="release" />
+        <ResolveForm d={d} resolution="refund" />
+      </div>
+    </article>
+  );
+}
+
+function FileNames({ files }: { files: { id: number; fileName: string; sizeBytes: number }[] }) {
+  if (files.length === 0) return null;
+  return <span className="field-hint"> Files: {files.map((f) => `${f.fileName} (${Math.max(1, Math.round(f.sizeBytes / 1024))} KB)`).join(", ")}</span>;
+}
+
+const WHO: Record<OrderEvent["actorRole"], string> = { buyer: "Buyer", seller: "Seller", admin: "Admin", system: "Soko" };
+
+const DID: Record<string, string> = {
+  placed: "placed the order",
+  paid: "received the payment into escrow",
+  payment_failed: "saw the payment fail",
+  delivered: "delivered",
+  revision_requested: "asked for a revision",
+  approved: "approved the delivery",
+  auto_completed: "completed the order automatically",
+  cancel_requested: "asked to cancel",
+  cancel_withdrawn: "withdrew the request to cancel",
+  cancel_declined: "declined the request to cancel",
+  cancel_agreed: "agreed to cancel",
+  cancelled: "cancelled the order",
+  cancelled_late: "cancelled the late order",
+  dispute_opened: "opened the dispute",
+  dispute_released: "resolved the dispute: released to the seller",
+  dispute_refunded: "resolved the dispute: refunded the buyer",
+  cleared: "cleared the seller's earnings",
+  late_payment_refunded: "refunded a late payment",
+};
+
+/** "Buyer (Akello Joan) asked for a revision": who did what, in plain words. */
+function eventWords(e: OrderEvent): string {
+  const who = e.actorName && e.actorRole !== "system" ? `${WHO[e.actorRole]} (${e.actorName})` : WHO[e.actorRole];
+  return `${who} ${DID[e.kind] ?? e.kind.replace(/_/g, " ")}`;
+}
+
+const ANSWER = {
+  release: { button: "Release to the seller", pending: "Releasing…", note: "Note on the release (optional)" },
+  refund: { button: "Refund the buyer", pending: "Refunding…", note: "Note on the refund (optional)" },
+} as const;
+
+function ResolveForm({ d, resolution }: { d: Dispute; resolution: "release" | "refund" }) {
+  const answer = useActionData<typeof action>();
+  const mine = answer && answer.orderId === String(d.orderId) && answer.resolution === resolution;
+  const [form, fields] = useForm({
+    id: `resolve-${d.orderId}-${resolution}`,
+    lastResult: mine ? (answer.reply as SubmissionResult<string[]>) : undefined,
+    shouldValidate: "onSubmit",
+    constraint: getFormConstraint(ResolveDisputeSchema),
+    defaultNoValidate: false,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: ResolveDisputeSchema }),
+  });
+  const navigation = useNavigation();
+  const pending =
+    navigation.state === "submitting" && navigation.formData?.get("orderId") === String(d.orderId) && navigation.formData?.get("resolution") === resolution;
+  const words = ANSWER[resolution];
+  return (
+    <Form method="post" className="form-card" {...getFormProps(form)}>
+      <ErrorList id={form.errorId} errors={form.errors} />
+      <input type="hidden" name="orderId" value={d.orderId} />
+      <input type="hidden" name="resolution" value={resolution} />
+      <TextAreaField field={fields.note} label={words.note} rows={2} />
+      <button type="submit" className={resolution === "refund" ? "button button-secondary" : "button"} disabled={pending} aria-disabled={pending}>
+        {pending ? words.pending : words.button}
+      </button>
+    </Form>
+  );
+}

@@ -1,0 +1,169 @@
+/**
+ * The admin disputes screen, through the real server with JavaScript off: admins only (members are sent
+ * home on the main host and refused on the admin host, for a GET and a POST alike); an admin reads both
+ * sides of each open dispute and resolves it by refunding the buyer or releasing the escrow to the seller,
+ * which the order and the ledger then show.
+ */
+import http from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { memberBalances } from "~/models/ledger.server";
+import { deliverOrder, openDispute } from "~/operations/orders.server";
+import { orderNumber } from "~/utils/order-rules";
+import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { createGig, createSession, createUser, type TestUser } from "../support/factories";
+import { balances, memberActor, opts, paidTestOrder, testProviders, type OrderTestContext } from "../support/orders";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+let t: TestDatabase;
+let server: TestServer;
+let c: OrderTestContext;
+let closeProviders: () => Promise<unknown>;
+let buyer: TestUser;
+let seller: TestUser;
+let adminCookie: string;
+let buyerCookie: string;
+/** Disputed by the buyer after a delivery (older); disputed by the seller before any delivery (newer). */
+let refunded: number;
+let released: number;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  const p = testProviders();
+  closeProviders = p.close;
+  c = { db: t.db, providers: p.providers, sandbox: p.sandbox };
+  server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: `disputes_${process.pid}_${Date.now()}`, PAYMENTS_SANDBOX: "1" });
+
+  const admin = await createUser(t.db, { role: "admin", name: "Disputes Admin" });
+  adminCookie = `soko_session=${await createSession(t.db, admin.id)}`;
+  buyer = await createUser(t.db, { role: "client", name: "Akello Joan" });
+  buyerCookie = `soko_session=${await createSession(t.db, buyer.id)}`;
+  seller = await createUser(t.db, { role: "freelancer", name: "Mugisha Peter" });
+  const gig = await createGig(t.db, { sellerId: seller.id, title: "Shop logo in three colours", packages: { basic: { priceUgx: 100_000, deliveryDays: 3 } } });
+
+  refunded = (await paidTestOrder(c, buyer, gig.id)).orderId;
+  expect((await deliverOrder(memberActor(seller), { orderId: refunded, message: "Your logo, in blue only" }, opts(c))).ok).toBe(true);
+  expect((await openDispute(memberActor(buyer), { orderId: refunded, reason: "We agreed on three colours; this has one." }, opts(c))).ok).toBe(true);
+  released = (await paidTestOrder(c, buyer, gig.id)).orderId;
+  expect((await openDispute(memberActor(seller), { orderId: released, reason: "The buyer wants a website too, outside the package." }, opts(c))).ok).toBe(true);
+});
+afterAll(async () => {
+  await server?.stop();
+  await closeProviders?.();
+  await t?.drop();
+});
+
+/** A request to the test server as a visitor of one host (a Host header: Node's fetch cannot set one). */
+function request(host: "main" | "admin", method: "GET" | "POST", target: string, { cookie, form }: { cookie?: string; form?: Record<string, string> } = {}) {
+  const origin = host === "admin" ? server.adminUrl : server.baseUrl;
+  const body = form ? new URLSearchParams(form).toString() : undefined;
+  const headers: Record<string, string> = { Host: new URL(origin).host, Origin: origin };
+  if (cookie) headers.Cookie = cookie;
+  if (body) headers["Content-Type"] = "application/x-www-form-urlencoded";
+  return new Promise<{ status: number; location: string | undefined; body: string }>((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port: server.port, method, path: target, headers }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, location: res.headers.location, body: text.replace(/<!-- -->/g, "") }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+const resolve = (cookie: string, orderId: number, resolution: string, note = "", host: "main" | "admin" = "main") =>
+  request(host, "POST", host === "main" ? "/admin/disputes" : "/disputes", { cookie, form: { orderId: String(orderId), resolution, note } });
+
+/** How many rows a query finds. */
+async function count(query: ReturnType<TestDatabase["db"]>): Promise<number> {
+  const row = (await query.count({ n: "*" }).first()) as { n: string | number } | undefined;
+  return Number(row?.n ?? 0);
+}
+
+describe("the disputes screen", () => {
+  it("is for admins only: a member is sent home (main host) or refused (admin host), and cannot resolve", async () => {
+    expect(await request("main", "GET", "/admin/disputes", { cookie: buyerCookie })).toMatchObject({ status: 302, location: "/" });
+    expect((await request("admin", "GET", "/disputes", { cookie: buyerCookie })).status).toBe(403);
+    expect((await request("main", "GET", "/admin/disputes")).location).toBe("/login?redirectTo=%2Fadmin%2Fdisputes");
+    // The buyer would like their money back: the POST meets the same rule, and nothing changes.
+    expect(await resolve(buyerCookie, refunded, "refund")).toMatchObject({ status: 302, location: "/" });
+    expect((await resolve(buyerCookie, refunded, "refund", "", "admin")).status).toBe(403);
+    expect(await count(t.db("disputes").where({ status: "open" }))).toBe(2);
+    expect(await t.db("orders").whereIn("id", [refunded, released]).pluck("status")).not.toContain("cancelled");
+  });
+
+  it("lists the open disputes oldest first, with who opened each and why, and both sides' words", async () => {
+    for (const [host, path] of [["main", "/admin/disputes"], ["admin", "/disputes"]] as const) {
+      const page = await request(host, "GET", path, { cookie: adminCookie });
+      expect(page.status).toBe(200);
+      const html = page.body;
+      expect(html).toContain("<h1");
+      const first = html.indexOf(`${orderNumber(refunded)} · Shop logo in three colours`);
+      const second = html.indexOf(`${orderNumber(released)} · Shop logo in three colours`);
+      expect(first).toBeGreaterThan(-1);
+      expect(second).toBeGreaterThan(first);
+      expect(html).toContain("We agreed on three colours; this has one.");
+      expect(html).toContain("by the buyer (Akello Joan)");
+      expect(html).toContain("The buyer wants a website too, outside the package.");
+      expect(html).toContain("by the seller (Mugisha Peter)");
+      // The seller's side: the delivery; the buyer's: the requirements; and the timeline of both.
+      expect(html).toContain("Your logo, in blue only");
+      expect(html).toContain("A logo for my shop");
+      expect(html).toContain("Seller (Mugisha Peter) delivered");
+      expect(html).toContain("Buyer (Akello Joan) opened the dispute");
+      expect(html).toContain("UGX 105,000");
+      expect(html).toContain("Refund the buyer");
+      expect(html).toContain("Release to the seller");
+    }
+  });
+
+  it("refunds the buyer: the order is cancelled, escrow empties, and a refund payout goes to the buyer", async () => {
+    const res = await resolve(adminCookie, refunded, "refund", "The delivery does not match the agreed brief.");
+    expect(res.status).toBe(303);
+    expect(res.location).toBe(`/admin/disputes?resolved=${refunded}&resolution=refund`);
+    expect(await t.db("orders").where({ id: refunded }).first("status")).toEqual({ status: "cancelled" });
+    expect(await t.db("disputes").where({ order_id: refunded }).first("status", "resolution", "resolution_note")).toEqual({
+      status: "resolved",
+      resolution: "refund",
+      resolution_note: "The delivery does not match the agreed brief.",
+    });
+    const ledger = await balances(t.db);
+    expect(ledger[`escrow:order:${refunded}`]).toBe(0);
+    expect(ledger[`buyer_fee_held:order:${refunded}`]).toBe(0);
+    expect(await t.db("payouts").where({ order_id: refunded }).select("user_id", "kind", "amount_ugx")).toEqual([{ user_id: buyer.id, kind: "refund", amount_ugx: 105_000 }]);
+
+    // Back on the screen: the confirmation, and the dispute has left the list.
+    const page = await request("main", "GET", res.location!, { cookie: adminCookie });
+    expect(page.body).toContain(`Dispute over ${orderNumber(refunded)} (Shop logo in three colours) resolved: you refunded the buyer.`);
+    expect(page.body).not.toContain(`${orderNumber(refunded)} · `);
+    expect(page.body).toContain(`${orderNumber(released)} · `);
+  });
+
+  it("answers a second resolution of the same dispute with a conflict, and nothing moves again", async () => {
+    const res = await resolve(adminCookie, refunded, "release");
+    expect(res.status).toBe(409);
+    expect(res.body).toContain("This order has no open dispute.");
+    expect(await t.db("orders").where({ id: refunded }).first("status")).toEqual({ status: "cancelled" });
+    expect(await memberBalances(t.db, seller.id)).toMatchObject({ pendingUgx: 0 });
+  });
+
+  it("refuses a resolution that is neither, beside nothing but the form", async () => {
+    const res = await resolve(adminCookie, released, "split");
+    expect(res.status).toBe(400);
+    expect(res.body).toContain("Choose release to the seller or refund the buyer");
+    expect(await t.db("disputes").where({ order_id: released }).first("status")).toEqual({ status: "open" });
+  });
+
+  it("releases to the seller on the admin host: the order completes and the seller's pending balance is credited", async () => {
+    const res = await resolve(adminCookie, released, "release", "", "admin");
+    expect(res.status).toBe(303);
+    expect(res.location).toBe(`/disputes?resolved=${released}&resolution=release`);
+    expect(await t.db("orders").where({ id: released }).first("status")).toEqual({ status: "completed" });
+    expect(await memberBalances(t.db, seller.id)).toMatchObject({ pendingUgx: 80_000 });
+    expect((await balances(t.db))[`escrow:order:${released}`]).toBe(0);
+
+    const page = await request("admin", "GET", res.location!, { cookie: adminCookie });
+    expect(page.body).toContain("resolved: you released the escrow to the seller.");
+    expect(page.body).toContain("No open disputes.");
+  });
+});
