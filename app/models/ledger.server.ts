@@ -67,7 +67,9 @@ async function accountId(db: Db, ref: AccountRef): Promise<number> {
 
 /**
  * Locks the accounts (in code order, so two journals over the same accounts cannot deadlock) for the rest of
- * the transaction: a balance read after this stays true until commit.
+ * the transaction: a balance read after this stays true until commit. A transaction that posts several
+ * journals locks the union of their accounts in one call first: locks taken journal by journal are not in
+ * one order across the whole transaction, and two such transactions can deadlock.
  */
 export async function lockAccounts(db: Db, refs: AccountRef[]): Promise<Map<string, number>> {
   const codes = [...new Set(refs.map(accountCode))].sort();

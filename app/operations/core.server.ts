@@ -73,9 +73,26 @@ const ROLLBACK = Symbol("rollback");
 /**
  * Runs an operation's body in one transaction. An `ok` result commits everything it wrote (rows, activity,
  * effects); any other result, or a throw, rolls all of it back, so an operation that refuses has changed
- * nothing. `db` is for tests and scripts that hold their own knex instance.
+ * nothing. A transaction Postgres undoes to break a deadlock is run again (its body must only read and
+ * write the database: calls to the outside world belong after the commit). `db` is for tests and scripts that hold their own knex instance.
  */
 export async function transact<T>(actor: Actor, body: (tx: Tx) => Promise<Result<T>>, { db = getDb() }: { db?: Knex } = {}): Promise<Result<T>> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await transactOnce(actor, body, db);
+    } catch (error) {
+      // Postgres chose this transaction to undo (a deadlock, a serialization failure): nothing of it was
+      // written, so the whole body runs again on what is there now, a few times before giving up.
+      const code = (error as { code?: string }).code;
+      if ((code !== "40P01" && code !== "40001") || attempt >= RETRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10 * attempt + Math.random() * 20));
+    }
+  }
+}
+
+const RETRIES = 4;
+
+async function transactOnce<T>(actor: Actor, body: (tx: Tx) => Promise<Result<T>>, db: Knex): Promise<Result<T>> {
   let failure: Failure | undefined;
   try {
     return await db.transaction(async (trx) => {

@@ -24,7 +24,7 @@ import {
 import { insertPayment, type PaymentRow } from "~/models/payment.server";
 import { conflict, forbidden, limitedBy, notFound, ok, transact, type Actor, type Failure, type Result, type Tx } from "~/operations/core.server";
 import { clearEarnings, note, notifyParty, NOT_ALLOWED_NOW, refundBuyer, releaseEscrow, transition, type OrderActor } from "~/operations/order-machine.server";
-import { requestPayment, requestPayout, type PaymentOptions } from "~/operations/payments.server";
+import { eachSafely, requestPayment, requestPayout, type PaymentOptions } from "~/operations/payments.server";
 import { getProviders } from "~/payments/registry.server";
 import { getUgxPerUsd } from "~/utils/currency.server";
 import { getDb } from "~/utils/db.server";
@@ -414,7 +414,7 @@ export async function runOrderTimers(actor: Actor, options: PaymentOptions = {})
   let completed = 0;
   let cleared = 0;
   for (const id of await dueOrderIds(db, "auto_complete", new Date(now.getTime() - AUTO_COMPLETE_MS))) {
-    const r = await transact(
+    const r = await eachSafely("auto-complete of order", id, () => transact(
       actor,
       async (tx) => {
         const order = await lockOrder(tx.trx, id);
@@ -426,11 +426,11 @@ export async function runOrderTimers(actor: Actor, options: PaymentOptions = {})
         return ok(true);
       },
       { db },
-    );
-    if (r.ok && r.value) completed += 1;
+    ));
+    if (r?.ok && r.value) completed += 1;
   }
   for (const id of await dueOrderIds(db, "clearance", new Date(now.getTime() - CLEARANCE_MS))) {
-    const r = await transact(
+    const r = await eachSafely("clearance of order", id, () => transact(
       actor,
       async (tx) => {
         const order = await lockOrder(tx.trx, id);
@@ -443,8 +443,8 @@ export async function runOrderTimers(actor: Actor, options: PaymentOptions = {})
         return ok(true);
       },
       { db },
-    );
-    if (r.ok && r.value) cleared += 1;
+    ));
+    if (r?.ok && r.value) cleared += 1;
   }
   return ok({ completed, cleared });
 }

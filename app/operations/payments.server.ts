@@ -8,7 +8,7 @@
  */
 import type { Knex } from "knex";
 import { randomUUID } from "node:crypto";
-import { balanceOf, lockAccounts, payoutInTransit, platform, postJournal, refundDue, sellerAvailable } from "~/models/ledger.server";
+import { balanceOf, buyerFeeHeld, escrow, lockAccounts, payoutInTransit, platform, postJournal, refundDue, sellerAvailable } from "~/models/ledger.server";
 import { lockOrder } from "~/models/order.server";
 import {
   deferPoll,
@@ -26,6 +26,7 @@ import { capturePayment, note, notifyParty, refundBuyer, transition } from "~/op
 import type { PaymentProvider, TransferStatus } from "~/payments/provider.server";
 import { getProviders, type Providers } from "~/payments/registry.server";
 import { getDb } from "~/utils/db.server";
+import { maskUrlCredentials } from "~/utils/mask-url";
 import { getEnv } from "~/utils/env.server";
 import { guessNetwork } from "~/utils/mobile-money";
 import { orderNumber, UNPAID_EXPIRY_MS } from "~/utils/order-rules";
@@ -46,6 +47,19 @@ async function ask(provider: PaymentProvider | null, read: (p: PaymentProvider) 
 
 /** How long a provider's "not found" is taken as "not arrived yet" rather than "never arrived". */
 export const NOT_FOUND_GRACE_MS = 2 * 60 * 1000;
+
+/**
+ * One item of a timer's round: an error (a database that went away mid-round) is logged and the round goes
+ * on with the next item; the item is tried again next round.
+ */
+export async function eachSafely<T>(what: string, id: string | number, run: () => Promise<T>): Promise<T | null> {
+  try {
+    return await run();
+  } catch (error) {
+    console.error(maskUrlCredentials(`[order-timers] ${what} ${id}: ${(error as Error).message}`));
+    return null;
+  }
+}
 
 export type Settlement = "paid" | "failed" | "pending" | "unchanged";
 
@@ -79,6 +93,12 @@ export async function settlePayment(
       if (!order || !payment) return notFound("We could not find that payment.");
       if (payment.status !== "pending") return ok({ orderId: order.id, settlement: "unchanged" as Settlement });
       if (status.status === "successful") {
+        // Capture and refund at once (the order was given up): every account of both journals locked in one
+        // sorted call, so this never holds provider_clearing while waiting for the buyer's payout accounts,
+        // which a payout being settled takes in the other order (ledger.server.ts, lockAccounts).
+        if (order.status !== "pending_payment") {
+          await lockAccounts(tx.trx, [escrow(order.id), buyerFeeHeld(order.id), platform.clearing, refundDue(order.buyerId), payoutInTransit(order.buyerId)]);
+        }
         await settlePaymentRow(tx.trx, payment.id, { status: "successful", providerTransactionId: status.providerTransactionId });
         payment.status = "successful";
         await capturePayment(tx, order, payment);
@@ -183,8 +203,8 @@ export async function pollPayments(actor: Actor, options: PaymentOptions = {}): 
   const due = await duePaymentReferences(db);
   let settled = 0;
   for (const reference of new Set([...expiring, ...due])) {
-    const r = await settlePayment(actor, { reference, expire: expiring.includes(reference) }, options);
-    if (r.ok && (r.value.settlement === "paid" || r.value.settlement === "failed")) settled += 1;
+    const r = await eachSafely("payment", reference, () => settlePayment(actor, { reference, expire: expiring.includes(reference) }, options));
+    if (r?.ok && (r.value.settlement === "paid" || r.value.settlement === "failed")) settled += 1;
   }
   // An order whose payment row never came to be (a crash between the two) cannot be paid: cancel it.
   const orphans = await db("orders")
@@ -290,7 +310,7 @@ async function applyPayoutStatus(actor: Actor, known: PayoutRow, status: Transfe
     actor,
     async (tx) => {
       const back = known.kind === "withdrawal" ? sellerAvailable(known.userId) : refundDue(known.userId);
-      await lockAccounts(tx.trx, [payoutInTransit(known.userId), back]);
+      await lockAccounts(tx.trx, [payoutInTransit(known.userId), back, platform.clearing]);
       const payout = await getPayoutByReference(tx.trx, known.reference, { lock: true });
       if (!payout || payout.status !== "in_transit") return ok({ settlement: "unchanged" as const });
       if (status.status === "successful") {
@@ -362,8 +382,8 @@ export async function pollPayouts(actor: Actor, options: PaymentOptions = {}): P
   const db = options.db ?? getDb();
   let settled = 0;
   for (const reference of await duePayoutReferences(db)) {
-    const r = await settlePayout(actor, { reference }, options);
-    if (r.ok && (r.value.settlement === "paid" || r.value.settlement === "failed")) settled += 1;
+    const r = await eachSafely("payout", reference, () => settlePayout(actor, { reference }, options));
+    if (r?.ok && (r.value.settlement === "paid" || r.value.settlement === "failed")) settled += 1;
   }
   return ok({ settled });
 }
