@@ -21,13 +21,8 @@
  * never the token, the client secret or the PIN.
  */
 import type { Env } from "~/utils/env.server";
-import {
-  PROVIDER_TIMEOUT_MS,
-  type PaymentProvider,
-  type RequestOutcome,
-  type TransferRequest,
-  type TransferStatus,
-} from "./provider.server";
+import { invalidRequest, jsonExchange, tokenCache, tokenFromAnswer, UUID, type ProviderHttpOptions, type TokenResult } from "./provider-http.server";
+import type { PaymentProvider, RequestOutcome, TransferRequest, TransferStatus } from "./provider.server";
 
 export type AirtelConfig = {
   baseUrl: string;
@@ -37,11 +32,7 @@ export type AirtelConfig = {
   disbursementPin: string | null;
 };
 
-export type AirtelOptions = {
-  fetch?: typeof fetch;
-  /** Each HTTP request (the token's too) gives up after this long. */
-  timeoutMs?: number;
-};
+export type AirtelOptions = ProviderHttpOptions;
 
 /** The AIRTEL_* variables as a config, or null when the base URL or the OAuth2 client is missing. */
 export function airtelConfigFromEnv(
@@ -61,8 +52,6 @@ function present(value: string | undefined): string | null {
 
 const COUNTRY = "UG";
 const CURRENCY = "UGX";
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const MSISDN = /^\+2567\d{8}$/;
 /** The payment's `reference`, a short text on the payer's prompt. */
 const REFERENCE_MAX = 64;
 
@@ -92,31 +81,12 @@ type Envelope = {
   data?: { transaction?: { id?: unknown; status?: unknown; message?: unknown; airtel_money_id?: unknown } };
   status?: { success?: unknown; result_code?: unknown; code?: unknown };
 };
-/** An HTTP exchange: an answer (its body parsed; undefined when it is not JSON), or none at all. */
-type Exchange = { kind: "answer"; status: number; body: unknown } | { kind: "none"; reason: string };
-type Token = { value: string; renewAt: number };
 
 export function createAirtelProvider(config: AirtelConfig, options: AirtelOptions = {}): PaymentProvider {
-  const fetchFn = options.fetch ?? fetch;
-  const timeoutMs = options.timeoutMs ?? PROVIDER_TIMEOUT_MS;
-  const baseUrl = config.baseUrl.replace(/\/+$/, "");
+  const exchange = jsonExchange("Airtel Money", config.baseUrl, options);
 
-  async function exchange(path: string, init: RequestInit): Promise<Exchange> {
-    try {
-      const response = await fetchFn(`${baseUrl}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-      const text = await response.text();
-      return { kind: "answer", status: response.status, body: parseJson(text) };
-    } catch (error) {
-      const timedOut = error instanceof Error && error.name === "TimeoutError";
-      return { kind: "none", reason: timedOut ? "Airtel Money did not answer in time" : "Airtel Money could not be reached" };
-    }
-  }
-
-  // The token, kept until shortly before it expires; calls arriving during a fetch wait for that one fetch.
-  let token: Token | null = null;
-  let fetchingToken: Promise<Token | { error: string }> | null = null;
-
-  async function fetchToken(): Promise<Token | { error: string }> {
+  // One token serves collections and disbursements alike.
+  const tokens = tokenCache(async (): Promise<TokenResult> => {
     const answer = await exchange("/auth/oauth2/token", {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "*/*" },
@@ -126,47 +96,23 @@ export function createAirtelProvider(config: AirtelConfig, options: AirtelOption
     if (answer.status === 400 || answer.status === 401 || answer.status === 403) {
       return { error: `Airtel Money refused our client credentials (HTTP ${answer.status})` };
     }
-    const body = answer.body as { access_token?: unknown; expires_in?: unknown } | undefined;
-    if (answer.status !== 200 || typeof body?.access_token !== "string" || !body.access_token) {
-      return { error: `Airtel Money gave no token (HTTP ${answer.status})` };
-    }
-    return { value: body.access_token, renewAt: renewAt(body.expires_in) };
-  }
+    return tokenFromAnswer(answer) ?? { error: `Airtel Money gave no token (HTTP ${answer.status})` };
+  });
 
-  function getToken(): Promise<Token | { error: string }> {
-    if (token && Date.now() < token.renewAt) return Promise.resolve(token);
-    fetchingToken ??= fetchToken()
-      .then((result) => {
-        if ("value" in result) token = result;
-        return result;
-      })
-      .finally(() => {
-        fetchingToken = null;
-      });
-    return fetchingToken;
-  }
-
-  /** A call with the token and the country headers; a 401 drops the token and tries once more with a fresh one. */
-  async function authorized(path: string, init: { method: string; body?: string }): Promise<Exchange | { kind: "no-token"; reason: string }> {
-    for (let attempt = 1; ; attempt++) {
-      const current = await getToken();
-      if ("error" in current) return { kind: "no-token", reason: current.error };
-      const answer = await exchange(path, {
+  /** A call with the token and the country headers. */
+  function authorized(path: string, init: { method: string; body?: string }) {
+    return tokens.send((bearer) =>
+      exchange(path, {
         ...init,
         headers: {
-          Authorization: `Bearer ${current.value}`,
+          Authorization: `Bearer ${bearer}`,
           "X-Country": COUNTRY,
           "X-Currency": CURRENCY,
           Accept: "*/*",
           ...(init.body === undefined ? {} : { "Content-Type": "application/json" }),
         },
-      });
-      if (answer.kind === "answer" && answer.status === 401 && attempt === 1) {
-        if (token === current) token = null;
-        continue;
-      }
-      return answer;
-    }
+      }),
+    );
   }
 
   async function send(kind: "payment" | "disbursement", request: TransferRequest): Promise<RequestOutcome> {
@@ -270,14 +216,6 @@ export function createAirtelProvider(config: AirtelConfig, options: AirtelOption
   };
 }
 
-/** Why a request cannot be sent at all, or null. Caught here, it costs no call and no wallet prompt. */
-function invalidRequest(request: TransferRequest): string | null {
-  if (!UUID.test(request.reference)) return "The reference is not a UUID";
-  if (!Number.isSafeInteger(request.amountUgx) || request.amountUgx <= 0) return "The amount must be a whole number of UGX above zero";
-  if (!MSISDN.test(request.msisdn)) return "Not a Ugandan mobile number (+2567XXXXXXXX)";
-  return null;
-}
-
 /** Airtel's envelope, or null when the body is not one. */
 function readEnvelope(body: unknown): { success: boolean; resultCode: string | null; transaction: NonNullable<Envelope["data"]>["transaction"] } | null {
   if (!body || typeof body !== "object") return null;
@@ -289,22 +227,6 @@ function readEnvelope(body: unknown): { success: boolean; resultCode: string | n
     resultCode: typeof code === "string" && /^[A-Za-z0-9_]{1,32}$/.test(code) ? code.toUpperCase() : null,
     transaction: data && typeof data === "object" && data.transaction && typeof data.transaction === "object" ? data.transaction : undefined,
   };
-}
-
-/** When to fetch a new token: a minute before it expires, or a quarter of its life before for short ones. */
-function renewAt(expiresIn: unknown): number {
-  const seconds = Number(expiresIn);
-  const lifeMs = Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 60_000;
-  return Date.now() + lifeMs - Math.min(60_000, lifeMs / 4);
-}
-
-function parseJson(text: string): unknown {
-  if (text.trim() === "") return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Airtel's message, fit to show: printable, one line, short. */

@@ -17,13 +17,8 @@
  * Reasons are our own short text plus MoMo's error code; never a token, key or MoMo's free text.
  */
 import type { Env } from "~/utils/env.server";
-import {
-  PROVIDER_TIMEOUT_MS,
-  type PaymentProvider,
-  type RequestOutcome,
-  type TransferRequest,
-  type TransferStatus,
-} from "./provider.server";
+import { invalidRequest, jsonExchange, tokenCache, tokenFromAnswer, UUID, type ProviderHttpOptions, type TokenResult } from "./provider-http.server";
+import type { PaymentProvider, RequestOutcome, TransferRequest, TransferStatus } from "./provider.server";
 
 /** One MoMo product's API user (a UUID), its API key and the subscription key of that product. */
 export type MomoCredentials = { user: string; key: string; subscriptionKey: string };
@@ -39,11 +34,7 @@ export type MomoConfig = {
   callbackUrl?: string;
 };
 
-export type MomoOptions = {
-  fetch?: typeof fetch;
-  /** Each HTTP request (the token's too) gives up after this long. */
-  timeoutMs?: number;
-};
+export type MomoOptions = ProviderHttpOptions;
 
 /** The MTN_MOMO_* variables as a config, or null when the base URL or the Collections credentials are missing. */
 export function momoConfigFromEnv(
@@ -80,8 +71,6 @@ function credentials(user: string | undefined, key: string | undefined, subscrip
   return u && k && s ? { user: u, key: k, subscriptionKey: s } : null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const MSISDN = /^\+2567\d{8}$/;
 /** MoMo refuses a payerMessage or payeeNote longer than this. */
 const NOTE_MAX = 160;
 
@@ -110,36 +99,13 @@ const REFUSALS_AS_500 = new Set(["NOT_ALLOWED", "NOT_ALLOWED_TARGET_ENVIRONMENT"
 const FAILED_STATUSES = new Set(["FAILED", "REJECTED", "TIMEOUT", "EXPIRED"]);
 const PENDING_STATUSES = new Set(["PENDING", "CREATED", "ONGOING"]);
 
-/** An HTTP exchange: an answer (its body parsed; undefined when it is not JSON), or none at all. */
-type Exchange = { kind: "answer"; status: number; body: unknown } | { kind: "none"; reason: string };
-type Token = { value: string; renewAt: number };
-
 export function createMomoProvider(config: MomoConfig, options: MomoOptions = {}): PaymentProvider {
-  const fetchFn = options.fetch ?? fetch;
-  const timeoutMs = options.timeoutMs ?? PROVIDER_TIMEOUT_MS;
-  const baseUrl = config.baseUrl.replace(/\/+$/, "");
+  const exchange = jsonExchange("MTN MoMo", config.baseUrl, options);
   const currency = config.targetEnvironment === "sandbox" ? "EUR" : "UGX";
 
-  async function exchange(path: string, init: RequestInit): Promise<Exchange> {
-    try {
-      const response = await fetchFn(`${baseUrl}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-      const text = await response.text();
-      return { kind: "answer", status: response.status, body: parseJson(text) };
-    } catch (error) {
-      const timedOut = error instanceof Error && error.name === "TimeoutError";
-      return { kind: "none", reason: timedOut ? "MTN MoMo did not answer in time" : "MTN MoMo could not be reached" };
-    }
-  }
-
-  /**
-   * One product's token, kept until shortly before it expires. Calls that arrive while it is being fetched
-   * wait for that one fetch instead of starting their own.
-   */
+  /** One product's token: each product has its own API user, so its own token. */
   function tokenSource(product: "collection" | "disbursement", creds: MomoCredentials) {
-    let current: Token | null = null;
-    let fetching: Promise<Token | { error: string }> | null = null;
-
-    async function fetchToken(): Promise<Token | { error: string }> {
+    return tokenCache(async (): Promise<TokenResult> => {
       const basic = Buffer.from(`${creds.user}:${creds.key}`).toString("base64");
       const answer = await exchange(`/${product}/token/`, {
         method: "POST",
@@ -147,31 +113,8 @@ export function createMomoProvider(config: MomoConfig, options: MomoOptions = {}
       });
       if (answer.kind === "none") return { error: answer.reason };
       if (answer.status === 401 || answer.status === 403) return { error: `MTN MoMo refused our ${product} API user (HTTP ${answer.status})` };
-      const body = answer.body as { access_token?: unknown; expires_in?: unknown } | undefined;
-      if (answer.status !== 200 || typeof body?.access_token !== "string" || !body.access_token) {
-        return { error: `MTN MoMo gave no ${product} token (HTTP ${answer.status})` };
-      }
-      return { value: body.access_token, renewAt: renewAt(body.expires_in) };
-    }
-
-    return {
-      async get(): Promise<Token | { error: string }> {
-        if (current && Date.now() < current.renewAt) return current;
-        fetching ??= fetchToken()
-          .then((result) => {
-            if ("value" in result) current = result;
-            return result;
-          })
-          .finally(() => {
-            fetching = null;
-          });
-        return fetching;
-      },
-      /** Forgets a token MoMo refused, unless a newer one has replaced it meanwhile. */
-      drop(token: Token) {
-        if (current === token) current = null;
-      },
-    };
+      return tokenFromAnswer(answer) ?? { error: `MTN MoMo gave no ${product} token (HTTP ${answer.status})` };
+    });
   }
 
   const collection = { creds: config.collection, tokens: tokenSource("collection", config.collection) };
@@ -179,30 +122,23 @@ export function createMomoProvider(config: MomoConfig, options: MomoOptions = {}
     ? { creds: config.disbursement, tokens: tokenSource("disbursement", config.disbursement) }
     : null;
 
-  /** A call with the product's token; a 401 drops the token and tries once more with a fresh one. */
-  async function authorized(
+  /** A call with the product's token and subscription key, and our target environment. */
+  function authorized(
     product: NonNullable<typeof disbursement>,
     path: string,
     init: { method: string; headers?: Record<string, string>; body?: string },
-  ): Promise<Exchange | { kind: "no-token"; reason: string }> {
-    for (let attempt = 1; ; attempt++) {
-      const token = await product.tokens.get();
-      if ("error" in token) return { kind: "no-token", reason: token.error };
-      const answer = await exchange(path, {
+  ) {
+    return product.tokens.send((bearer) =>
+      exchange(path, {
         ...init,
         headers: {
           ...init.headers,
-          Authorization: `Bearer ${token.value}`,
+          Authorization: `Bearer ${bearer}`,
           "X-Target-Environment": config.targetEnvironment,
           "Ocp-Apim-Subscription-Key": product.creds.subscriptionKey,
         },
-      });
-      if (answer.kind === "answer" && answer.status === 401 && attempt === 1) {
-        product.tokens.drop(token);
-        continue;
-      }
-      return answer;
-    }
+      }),
+    );
   }
 
   async function send(kind: "requesttopay" | "transfer", request: TransferRequest): Promise<RequestOutcome> {
@@ -284,30 +220,6 @@ export function createMomoProvider(config: MomoConfig, options: MomoOptions = {}
       return typeof externalId === "string" && UUID.test(externalId) ? externalId.toLowerCase() : null;
     },
   };
-}
-
-/** Why a request cannot be sent at all, or null. Caught here, it costs no call and no wallet prompt. */
-function invalidRequest(request: TransferRequest): string | null {
-  if (!UUID.test(request.reference)) return "The reference is not a UUID";
-  if (!Number.isSafeInteger(request.amountUgx) || request.amountUgx <= 0) return "The amount must be a whole number of UGX above zero";
-  if (!MSISDN.test(request.msisdn)) return "Not a Ugandan mobile number (+2567XXXXXXXX)";
-  return null;
-}
-
-/** When to fetch a new token: a minute before it expires, or a quarter of its life before for short ones. */
-function renewAt(expiresIn: unknown): number {
-  const seconds = Number(expiresIn);
-  const lifeMs = Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 60_000;
-  return Date.now() + lifeMs - Math.min(60_000, lifeMs / 4);
-}
-
-function parseJson(text: string): unknown {
-  if (text.trim() === "") return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /** A code fit to show: letters, digits and underscores, as MoMo's codes are. Anything else is dropped. */

@@ -3,13 +3,11 @@
  * over real HTTP: what it sends, and what each of Airtel's answers becomes for the order and payout operations.
  */
 import { randomUUID } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { airtelConfigFromEnv, createAirtelProvider, type AirtelConfig } from "~/payments/airtel.server";
-import type { RequestOutcome, TransferRequest } from "~/payments/provider.server";
 import { parseEnv } from "~/utils/env.server";
 import { startFakeAirtel, type FakeAirtel } from "../support/fake-airtel";
+import { expectNoSecretIn, reasonCollector, sleep, startCallbackReceiver, transferRequests } from "../support/payment-test-setup";
 
 let fake: FakeAirtel;
 beforeEach(async () => {
@@ -19,16 +17,9 @@ afterEach(async () => {
   await fake.close();
 });
 
-const payment = (overrides: Partial<TransferRequest> = {}): TransferRequest => ({
-  reference: randomUUID(),
-  amountUgx: 5000,
-  msisdn: "+256752123456",
-  description: "Soko order #1042",
-  ...overrides,
-});
+const payment = transferRequests("+256752123456");
 
 const provider = (config: Partial<AirtelConfig> = {}, timeoutMs = 2000) => createAirtelProvider({ ...fake.config, ...config }, { timeoutMs });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const failure = (resultCode: string, message = "error") => ({ status: { code: "400", message, result_code: resultCode, success: false } });
 
 describe("Airtel Money collection", () => {
@@ -211,10 +202,7 @@ describe("Airtel Money tokens", () => {
 
   it("never puts the client secret, the PIN or a token in a reason", async () => {
     const airtel = provider({}, 100);
-    const reasons: string[] = [];
-    const collect = (r: RequestOutcome) => {
-      if (r.outcome !== "accepted") reasons.push(r.reason);
-    };
+    const { reasons, collect } = reasonCollector();
     await airtel.requestPayment(payment());
     fake.respondNext(200, failure("ROUTER115", `Incorrect Pin ${fake.config.disbursementPin}`));
     collect(await airtel.disburse(payment()));
@@ -226,9 +214,7 @@ describe("Airtel Money tokens", () => {
     collect(await provider({ disbursementPin: null }).disburse(payment()));
     expect(reasons).toHaveLength(5);
 
-    const tokens = fake.requests.map((r) => r.headers.authorization?.replace(/^\w+ /, "")).filter(Boolean) as string[];
-    const secrets = [fake.config.clientSecret, fake.config.disbursementPin!, ...tokens];
-    for (const reason of reasons) for (const secret of secrets) expect(reason).not.toContain(secret);
+    expectNoSecretIn(reasons, [fake.config.clientSecret, fake.config.disbursementPin!], fake.requests);
   });
 });
 
@@ -275,29 +261,19 @@ describe("Airtel Money disbursement", () => {
 
 describe("Airtel Money callbacks", () => {
   it("names our transaction from the body Airtel posts to the callback URL", async () => {
-    const received: unknown[] = [];
-    const receiver = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
-        received.push(JSON.parse(Buffer.concat(chunks).toString("utf8")));
-        res.writeHead(200).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const receiver = await startCallbackReceiver();
     try {
-      fake.setCallbackUrl(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/callback`);
+      fake.setCallbackUrl(receiver.url);
       const airtel = provider();
       const request = payment();
       await airtel.requestPayment(request);
       fake.setOutcome(request.reference, "TF");
-      for (let i = 0; i < 100 && received.length === 0; i++) await sleep(20);
-      expect(received).toHaveLength(1);
-      expect(received[0]).toMatchObject({ transaction: { id: request.reference, status_code: "TF" } });
-      expect(airtel.callbackReference(received[0])).toBe(request.reference);
+      await receiver.waitForOne();
+      expect(receiver.received).toHaveLength(1);
+      expect(receiver.received[0]).toMatchObject({ transaction: { id: request.reference, status_code: "TF" } });
+      expect(airtel.callbackReference(receiver.received[0])).toBe(request.reference);
     } finally {
-      receiver.closeAllConnections();
-      await new Promise((resolve) => receiver.close(resolve));
+      await receiver.close();
     }
   });
 

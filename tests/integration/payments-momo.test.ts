@@ -3,13 +3,11 @@
  * real HTTP: what it sends, and what each of MoMo's answers becomes for the order and payout operations.
  */
 import { randomUUID } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createMomoProvider, momoConfigFromEnv, type MomoConfig } from "~/payments/momo.server";
-import type { RequestOutcome, TransferRequest } from "~/payments/provider.server";
 import { parseEnv } from "~/utils/env.server";
 import { startFakeMomo, type FakeMomo } from "../support/fake-momo";
+import { expectNoSecretIn, reasonCollector, sleep, startCallbackReceiver, transferRequests } from "../support/payment-test-setup";
 
 let fake: FakeMomo;
 beforeEach(async () => {
@@ -19,16 +17,9 @@ afterEach(async () => {
   await fake.close();
 });
 
-const payment = (overrides: Partial<TransferRequest> = {}): TransferRequest => ({
-  reference: randomUUID(),
-  amountUgx: 5000,
-  msisdn: "+256772123456",
-  description: "Soko order #1042",
-  ...overrides,
-});
+const payment = transferRequests("+256772123456");
 
 const provider = (config: Partial<MomoConfig> = {}, timeoutMs = 2000) => createMomoProvider({ ...fake.config, ...config }, { timeoutMs });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("MTN MoMo collection", () => {
   it("asks the payer, stays pending, then reports the payment successful with MoMo's transaction id", async () => {
@@ -233,10 +224,7 @@ describe("MTN MoMo tokens", () => {
 
   it("never puts a key, subscription key or token in a reason", async () => {
     const momo = provider({}, 100);
-    const reasons: string[] = [];
-    const collect = (r: RequestOutcome) => {
-      if (r.outcome !== "accepted") reasons.push(r.reason);
-    };
+    const { reasons, collect } = reasonCollector();
     await momo.requestPayment(payment());
     fake.respondNext(401, undefined, "requesttopay");
     fake.respondNext(401, undefined, "requesttopay");
@@ -249,9 +237,7 @@ describe("MTN MoMo tokens", () => {
     collect(await provider({ disbursement: null }).disburse(payment()));
     expect(reasons).toHaveLength(5);
 
-    const tokens = fake.requests.map((r) => r.headers.authorization?.replace(/^\w+ /, "")).filter(Boolean) as string[];
-    const secrets = [fake.config.collection.key, fake.config.collection.subscriptionKey, ...tokens];
-    for (const reason of reasons) for (const secret of secrets) expect(reason).not.toContain(secret);
+    expectNoSecretIn(reasons, [fake.config.collection.key, fake.config.collection.subscriptionKey], fake.requests);
   });
 });
 
@@ -298,28 +284,18 @@ describe("MTN MoMo disbursement", () => {
 
 describe("MTN MoMo callbacks", () => {
   it("names our transfer from the body MoMo sends to X-Callback-Url", async () => {
-    const received: unknown[] = [];
-    const receiver = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
-        received.push(JSON.parse(Buffer.concat(chunks).toString("utf8")));
-        res.writeHead(200).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const receiver = await startCallbackReceiver();
     try {
-      const momo = provider({ callbackUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/callback` });
+      const momo = provider({ callbackUrl: receiver.url });
       const request = payment();
       await momo.requestPayment(request);
       fake.setOutcome(request.reference, "SUCCESSFUL");
-      for (let i = 0; i < 100 && received.length === 0; i++) await sleep(20);
-      expect(received).toHaveLength(1);
-      expect(received[0]).toMatchObject({ status: "SUCCESSFUL", externalId: request.reference });
-      expect(momo.callbackReference(received[0])).toBe(request.reference);
+      await receiver.waitForOne();
+      expect(receiver.received).toHaveLength(1);
+      expect(receiver.received[0]).toMatchObject({ status: "SUCCESSFUL", externalId: request.reference });
+      expect(momo.callbackReference(receiver.received[0])).toBe(request.reference);
     } finally {
-      receiver.closeAllConnections();
-      await new Promise((resolve) => receiver.close(resolve));
+      await receiver.close();
     }
   });
 

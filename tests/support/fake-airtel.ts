@@ -11,21 +11,13 @@
  * its answer held back), `expireTokens`, `setTokenLifetime`. Everything received is in `requests`.
  */
 import { randomUUID } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import type { AirtelConfig } from "~/payments/airtel.server";
+import { sendCallback, startFakeServer, type Answer, type FakeServer, type FakeTokens, type ReceivedRequest } from "./fake-provider-http";
+
+export type { ReceivedRequest };
 
 /** Airtel's transaction statuses, and the names the MoMo fake uses for the same three outcomes. */
 export type AirtelStatus = "TS" | "TF" | "TA" | "TIP" | "TE" | "SUCCESSFUL" | "FAILED" | "PENDING";
-
-export type ReceivedRequest = {
-  method: string;
-  path: string;
-  /** Lower-cased header names, as Node gives them. */
-  headers: http.IncomingHttpHeaders;
-  /** The parsed JSON body; the raw text when it is not JSON; null when empty. */
-  body: unknown;
-};
 
 type Kind = "payment" | "disbursement";
 type Transaction = {
@@ -37,10 +29,8 @@ type Transaction = {
   calledBack: boolean;
 };
 type Rule = { status: "TS" | "TF" | "TA" | "TIP" | "TE"; message?: string };
-type Override = { match: string; status: number; body?: unknown; holdMs?: number };
 
-export type FakeAirtel = {
-  url: string;
+export type FakeAirtel = FakeServer & {
   /** A config for `createAirtelProvider` pointing here, with the client and PIN this fake accepts. */
   config: AirtelConfig;
   /** The same as AIRTEL_* variables. */
@@ -52,18 +42,6 @@ export type FakeAirtel = {
   setOutcome: (rule: string, status: AirtelStatus, message?: string) => void;
   /** Where final transactions are posted (Airtel's account-wide callback URL); null stops callbacks. */
   setCallbackUrl: (url: string | null) => void;
-  /** The next request whose path contains `match` (every path but the token's by default) gets this answer. */
-  respondNext: (status: number, body?: unknown, match?: string) => void;
-  /** The next request whose path contains `match` is carried out, but its answer is held back `ms`. */
-  holdNext: (ms: number, match?: string) => void;
-  /** Every token issued so far stops working (the next call with one gets 401). */
-  expireTokens: () => void;
-  /** expires_in of tokens issued from now on, in seconds (180 unless set; sent as a string, as Airtel does). */
-  setTokenLifetime: (seconds: number) => void;
-  requests: ReceivedRequest[];
-  /** How many requests had a path containing `match`. */
-  count: (match: string) => number;
-  close: () => Promise<void>;
 };
 
 export type FakeAirtelOptions = { clientId?: string; clientSecret?: string; pin?: string; callbackUrl?: string };
@@ -90,13 +68,8 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
   const clientSecret = options.clientSecret ?? `secret-${randomUUID()}`;
   const pin = options.pin ?? `pin-${randomUUID()}`;
   let callbackUrl = options.callbackUrl ?? null;
-  const requests: ReceivedRequest[] = [];
-  const tokens = new Map<string, number>();
   const transactions = new Map<string, Transaction>();
   const rules = new Map<string, Rule>();
-  const overrides: Override[] = [];
-  const held = new Set<NodeJS.Timeout>();
-  let tokenLifetimeS = 180;
 
   const key = (kind: Kind, id: string) => `${kind}:${id.toLowerCase()}`;
   /** A number as a rule's key: the 9 digits Airtel uses. */
@@ -118,35 +91,26 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
       if (t.calledBack || !callbackUrl || !FINAL.has(status)) continue;
       t.calledBack = true;
       const { airtel_money_id, id, message } = view(t) as { airtel_money_id?: string; id: string; message: string };
-      fetch(callbackUrl, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ transaction: { id, message, status_code: status, airtel_money_id: airtel_money_id ?? "" } }),
-        signal: AbortSignal.timeout(2000),
-      }).catch(() => {
-        /* Airtel does not promise a retry either */
-      });
+      sendCallback(callbackUrl, "POST", { transaction: { id, message, status_code: status, airtel_money_id: airtel_money_id ?? "" } });
     }
   }
 
-  /** Airtel's answer to one request: [status, body]. */
-  function handle(req: ReceivedRequest): [number, unknown?] {
+  /** Airtel's answer to one request. */
+  function handle(req: ReceivedRequest, tokens: FakeTokens): Answer {
     const body = asObject(req.body) ?? {};
     if (req.path === "/auth/oauth2/token") {
       if (req.method !== "POST") return [405];
       if (body.client_id !== clientId || body.client_secret !== clientSecret || body.grant_type !== "client_credentials") {
         return [401, { error_description: "Invalid client authentication", error: "invalid_client" }];
       }
-      const token = `tok-${randomUUID()}`;
-      tokens.set(token, Date.now() + tokenLifetimeS * 1000);
-      return [200, { access_token: token, expires_in: String(tokenLifetimeS), token_type: "bearer" }];
+      const { token, lifetimeS } = tokens.issue();
+      // Airtel sends expires_in as a string.
+      return [200, { access_token: token, expires_in: String(lifetimeS), token_type: "bearer" }];
     }
 
     const route = routeOf(req.path);
     if (!route) return [404, envelope(false, "ESB000001", "No such resource", "404")];
-    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
-    const expiresAt = bearer ? tokens.get(bearer) : undefined;
-    if (expiresAt === undefined || expiresAt < Date.now()) return [401, { error: "invalid_token", error_description: "Access token expired or invalid" }];
+    if (!tokens.accepts(req.headers.authorization)) return [401, { error: "invalid_token", error_description: "Access token expired or invalid" }];
     if (req.headers["x-country"] !== "UG") return [400, envelope(false, "ROUTER006", "Invalid Country")];
     if (req.headers["x-currency"] !== "UGX") return [400, envelope(false, "ROUTER112", "Invalid Currency")];
 
@@ -201,48 +165,11 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
       : [200, { data: { transaction: { reference_id: randomUUID(), id: t.id, status: view(t).status } }, ...envelope(true, "ESB000010", "SUCCESS", "200", "DP00900001001") }];
   }
 
-  function reply(res: http.ServerResponse, status: number, body?: unknown) {
-    if (body === undefined) res.writeHead(status).end();
-    else res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
-  }
-
-  function takeOverride(path: string): Override | undefined {
-    const index = overrides.findIndex((o) => (o.match === "" ? !path.includes("/auth/") : path.includes(o.match)));
-    return index === -1 ? undefined : overrides.splice(index, 1)[0];
-  }
-
-  const server = http.createServer((incoming, res) => {
-    const chunks: Buffer[] = [];
-    incoming.on("data", (c: Buffer) => chunks.push(c));
-    incoming.on("end", () => {
-      const text = Buffer.concat(chunks).toString("utf8");
-      let body: unknown = null;
-      if (text) {
-        try {
-          body = JSON.parse(text);
-        } catch {
-          body = text;
-        }
-      }
-      const path = new URL(incoming.url ?? "/", "http://fake").pathname;
-      const req: ReceivedRequest = { method: incoming.method ?? "GET", path, headers: incoming.headers, body };
-      requests.push(req);
-      const override = takeOverride(path);
-      if (override && override.holdMs === undefined) return reply(res, override.status, override.body);
-      const [status, answer] = handle(req);
-      if (override?.holdMs === undefined) return reply(res, status, answer);
-      const timer = setTimeout(() => {
-        held.delete(timer);
-        if (!res.destroyed) reply(res, status, answer);
-      }, override.holdMs);
-      held.add(timer);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await startFakeServer({ tokenPath: "/auth/", tokenLifetimeS: 180, handle });
+  const { url } = server;
 
   return {
-    url,
+    ...server,
     config: { baseUrl: url, clientId, clientSecret, disbursementPin: pin },
     env: { AIRTEL_BASE_URL: url, AIRTEL_CLIENT_ID: clientId, AIRTEL_CLIENT_SECRET: clientSecret, AIRTEL_DISBURSEMENT_PIN: pin },
     setOutcome(rule, status, message) {
@@ -253,25 +180,5 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
     setCallbackUrl(next) {
       callbackUrl = next;
     },
-    respondNext(status, body, match = "") {
-      overrides.push({ match, status, body });
-    },
-    holdNext(ms, match = "") {
-      overrides.push({ match, status: 0, holdMs: ms });
-    },
-    expireTokens() {
-      tokens.clear();
-    },
-    setTokenLifetime(seconds) {
-      tokenLifetimeS = seconds;
-    },
-    requests,
-    count: (match) => requests.filter((r) => r.path.includes(match)).length,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const timer of held) clearTimeout(timer);
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
   };
 }

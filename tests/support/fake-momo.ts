@@ -11,22 +11,14 @@
  * `setTokenLifetime`. Everything received is in `requests`.
  */
 import { randomUUID } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import type { MomoConfig, MomoCredentials } from "~/payments/momo.server";
+import { sendCallback, startFakeServer, type Answer, type FakeServer, type FakeTokens, type ReceivedRequest } from "./fake-provider-http";
+
+export type { ReceivedRequest };
 
 export type MomoStatus = "PENDING" | "SUCCESSFUL" | "FAILED" | "REJECTED" | "TIMEOUT" | "EXPIRED" | "CREATED" | "ONGOING";
 /** MoMo's failure reason: a code, or an object with a code and a message (both shapes occur). */
 export type MomoReason = string | { code: string; message: string };
-
-export type ReceivedRequest = {
-  method: string;
-  path: string;
-  /** Lower-cased header names, as Node gives them. */
-  headers: http.IncomingHttpHeaders;
-  /** The parsed JSON body; the raw text when it is not JSON; null when empty. */
-  body: unknown;
-};
 
 type Product = "collection" | "disbursement";
 type Transfer = {
@@ -39,10 +31,8 @@ type Transfer = {
   calledBack: boolean;
 };
 type Rule = { status: MomoStatus; reason?: MomoReason };
-type Override = { match: string; status: number; body?: unknown; holdMs?: number };
 
-export type FakeMomo = {
-  url: string;
+export type FakeMomo = FakeServer & {
   /** A config for `createMomoProvider` pointing here, with the credentials this fake accepts. */
   config: MomoConfig;
   /** The same as MTN_MOMO_* variables. */
@@ -52,20 +42,8 @@ export type FakeMomo = {
    * `status`; a reference's rule wins over a number's. FAILED comes with `reason` (APPROVAL_REJECTED unless given).
    */
   setOutcome: (rule: string, status: MomoStatus, reason?: MomoReason) => void;
-  /** The next request whose path contains `match` (every path but the tokens' by default) gets this answer. */
-  respondNext: (status: number, body?: unknown, match?: string) => void;
-  /** The next request whose path contains `match` is carried out, but its answer is held back `ms`. */
-  holdNext: (ms: number, match?: string) => void;
-  /** Every token issued so far stops working (the next call with one gets 401). */
-  expireTokens: () => void;
-  /** expires_in of tokens issued from now on, in seconds (3600 unless set). */
-  setTokenLifetime: (seconds: number) => void;
-  requests: ReceivedRequest[];
-  /** How many requests had a path containing `match`. */
-  count: (match: string) => number;
   /** The transfers MoMo holds, as it would show them. */
   transfer: (product: Product, reference: string) => Record<string, unknown> | null;
-  close: () => Promise<void>;
 };
 
 export type FakeMomoOptions = {
@@ -84,13 +62,8 @@ export async function startFakeMomo(options: FakeMomoOptions = {}): Promise<Fake
     collection: options.collection ?? { user: randomUUID(), key: `ckey-${randomUUID()}`, subscriptionKey: `csub-${randomUUID()}` },
     disbursement: options.disbursement ?? { user: randomUUID(), key: `dkey-${randomUUID()}`, subscriptionKey: `dsub-${randomUUID()}` },
   };
-  const requests: ReceivedRequest[] = [];
-  const tokens = new Map<string, { product: Product; expiresAt: number }>();
   const transfers = new Map<string, Transfer>();
   const rules = new Map<string, Rule>();
-  const overrides: Override[] = [];
-  const held = new Set<NodeJS.Timeout>();
-  let tokenLifetimeS = 3600;
 
   const key = (product: Product, reference: string) => `${product}:${reference.toLowerCase()}`;
 
@@ -119,27 +92,12 @@ export async function startFakeMomo(options: FakeMomoOptions = {}): Promise<Fake
     for (const t of transfers.values()) {
       if (t.calledBack || !t.callbackUrl || !FINAL.has(statusOf(t).status)) continue;
       t.calledBack = true;
-      fetch(t.callbackUrl, {
-        method: "PUT",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(view(t)),
-        signal: AbortSignal.timeout(2000),
-      }).catch(() => {
-        /* MoMo does not retry either */
-      });
+      sendCallback(t.callbackUrl, "PUT", view(t));
     }
   }
 
-  function reply(res: http.ServerResponse, status: number, body?: unknown) {
-    if (body === undefined) {
-      res.writeHead(status).end();
-    } else {
-      res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
-    }
-  }
-
-  /** MoMo's answer to one request: [status, body]. */
-  function handle(req: ReceivedRequest): [number, unknown?] {
+  /** MoMo's answer to one request. */
+  function handle(req: ReceivedRequest, tokens: FakeTokens): Answer {
     const tokenPath = /^\/(collection|disbursement)\/token\/?$/.exec(req.path);
     if (tokenPath) {
       const product = tokenPath[1] as Product;
@@ -149,9 +107,8 @@ export async function startFakeMomo(options: FakeMomoOptions = {}): Promise<Fake
       }
       const basic = Buffer.from(`${creds[product].user}:${creds[product].key}`).toString("base64");
       if (req.headers.authorization !== `Basic ${basic}`) return [401, { error: "login_failed" }];
-      const token = `tok-${randomUUID()}`;
-      tokens.set(token, { product, expiresAt: Date.now() + tokenLifetimeS * 1000 });
-      return [200, { access_token: token, token_type: "access_token", expires_in: tokenLifetimeS }];
+      const { token, lifetimeS } = tokens.issue(product);
+      return [200, { access_token: token, token_type: "access_token", expires_in: lifetimeS }];
     }
 
     const call = /^\/(collection|disbursement)\/v1_0\/(requesttopay|transfer)(?:\/([^/]+))?$/.exec(req.path);
@@ -160,9 +117,7 @@ export async function startFakeMomo(options: FakeMomoOptions = {}): Promise<Fake
     if (req.headers["ocp-apim-subscription-key"] !== creds[product].subscriptionKey) {
       return [401, { statusCode: 401, message: "Access denied due to invalid subscription key." }];
     }
-    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
-    const token = bearer ? tokens.get(bearer) : undefined;
-    if (!token || token.product !== product || token.expiresAt < Date.now()) {
+    if (!tokens.accepts(req.headers.authorization, product)) {
       return [401, { code: "INVALID_CREDENTIALS", message: "Access token is missing, invalid or expired" }];
     }
     if (req.headers["x-target-environment"] !== targetEnvironment) {
@@ -218,46 +173,11 @@ export async function startFakeMomo(options: FakeMomoOptions = {}): Promise<Fake
     return [202];
   }
 
-  function takeOverride(path: string): Override | undefined {
-    const index = overrides.findIndex((o) => (o.match === "" ? !path.includes("/token") : path.includes(o.match)));
-    return index === -1 ? undefined : overrides.splice(index, 1)[0];
-  }
-
-  const server = http.createServer((incoming, res) => {
-    const chunks: Buffer[] = [];
-    incoming.on("data", (c: Buffer) => chunks.push(c));
-    incoming.on("end", () => {
-      const text = Buffer.concat(chunks).toString("utf8");
-      let body: unknown = null;
-      if (text) {
-        try {
-          body = JSON.parse(text);
-        } catch {
-          body = text;
-        }
-      }
-      const path = new URL(incoming.url ?? "/", "http://fake").pathname;
-      const req: ReceivedRequest = { method: incoming.method ?? "GET", path, headers: incoming.headers, body };
-      requests.push(req);
-      const override = takeOverride(path);
-      if (override && override.holdMs === undefined) return reply(res, override.status, override.body);
-      const [status, answer] = handle(req);
-      if (override?.holdMs !== undefined) {
-        const timer = setTimeout(() => {
-          held.delete(timer);
-          if (!res.destroyed) reply(res, status, answer);
-        }, override.holdMs);
-        held.add(timer);
-      } else {
-        reply(res, status, answer);
-      }
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await startFakeServer({ tokenPath: "/token", tokenLifetimeS: 3600, handle });
+  const { url } = server;
 
   return {
-    url,
+    ...server,
     config: { baseUrl: url, targetEnvironment, collection: creds.collection, disbursement: creds.disbursement },
     env: {
       MTN_MOMO_BASE_URL: url,
@@ -273,29 +193,9 @@ export async function startFakeMomo(options: FakeMomoOptions = {}): Promise<Fake
       rules.set(rule.startsWith("+") ? rule.slice(1) : rule.toLowerCase(), { status, reason });
       callBack();
     },
-    respondNext(status, body, match = "") {
-      overrides.push({ match, status, body });
-    },
-    holdNext(ms, match = "") {
-      overrides.push({ match, status: 0, holdMs: ms });
-    },
-    expireTokens() {
-      tokens.clear();
-    },
-    setTokenLifetime(seconds) {
-      tokenLifetimeS = seconds;
-    },
-    requests,
-    count: (match) => requests.filter((r) => r.path.includes(match)).length,
     transfer(product, reference) {
       const t = transfers.get(key(product, reference));
       return t ? view(t) : null;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const timer of held) clearTimeout(timer);
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
   };
 }
