@@ -17,17 +17,22 @@ import {
   DISPUTE_OPEN,
   NO_SUCH_ORDER,
   openDispute,
+  placeOrder,
   requestRevision,
   resolveDispute,
   runOrderTimers,
 } from "~/operations/orders.server";
 import { paymentCallback, pollPayments, pollPayouts, settlePayment, settlePayout } from "~/operations/payments.server";
+import type { PaymentProvider } from "~/payments/provider.server";
+import type { Providers } from "~/payments/registry.server";
+import { createSandboxProvider } from "~/payments/sandbox.server";
 import { closeLimitRedis } from "~/utils/rate-limit.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createGig, createUser, type TestUser } from "../support/factories";
 import { at, DAY_MS, eventKinds, expectLedgerSound, HOUR_MS, journalKeys, MINUTE_MS, orderRow, trail } from "../support/order-checks";
 import {
   balances,
+  checkoutKey,
   completedTestOrder,
   memberActor,
   opts,
@@ -100,6 +105,69 @@ function partySteps(actor: Actor, orderId: number) {
     dispute: () => openDispute(actor, { orderId, reason: "Not what we agreed" }, o()),
   };
 }
+
+describe("checkout", () => {
+  const checkout = (actor: Actor, input: Partial<Parameters<typeof placeOrder>[1]> = {}, options = o()) =>
+    placeOrder(actor, { gigId, tier: "basic", requirements: "A logo", msisdn: "+256772123456", network: "mtn", checkoutKey: checkoutKey(), ...input }, options);
+  const orderCount = async () => Number((await t.db("orders").count<{ c: string }[]>({ c: "*" }).first())?.c);
+
+  it("the same checkout key twice, one after the other or at once, is one order with one payment", async () => {
+    const buyer = await newBuyer();
+    const key = checkoutKey();
+    const first = await checkout(memberActor(buyer), { checkoutKey: key });
+    expect(first).toMatchObject({ ok: true, value: { created: true } });
+    if (!first.ok) return;
+    expect(await checkout(memberActor(buyer), { checkoutKey: key })).toEqual({ ok: true, value: { ...first.value, created: false } });
+
+    const other = checkoutKey();
+    const both = await Promise.all([checkout(memberActor(buyer), { checkoutKey: other }), checkout(memberActor(buyer), { checkoutKey: other })]);
+    expect(both.map((r) => r.ok && r.value.created).sort()).toEqual([false, true]);
+    expect(new Set(both.map((r) => r.ok && r.value.orderId)).size).toBe(1);
+    expect(new Set(both.map((r) => r.ok && r.value.reference)).size).toBe(1);
+
+    const orders = await t.db("orders").where({ buyer_id: buyer.id }).pluck("id");
+    expect(orders).toHaveLength(2);
+    expect(await t.db("payments").whereIn("order_id", orders).count<{ c: string }[]>({ c: "*" })).toEqual([{ c: 2 }]);
+    expect(await t.db("order_events").whereIn("order_id", orders).pluck("kind")).toEqual(["placed", "placed"]);
+    // The payer's phone was asked for the price and the buyer's fee.
+    expect(await c.sandbox.get(first.value.reference)).toMatchObject({ kind: "collection", amountUgx: 105_000, msisdn: "+256772123456", status: "PENDING" });
+  });
+
+  it("refuses a visitor, the platform, an admin, the gig's own seller, an unknown package, and a gig not on offer, with no order", async () => {
+    const before = await orderCount();
+    expect(await checkout(visitor)).toMatchObject({ ok: false, error: "forbidden" });
+    expect(await checkout(system)).toMatchObject({ ok: false, error: "forbidden" });
+    expect(await checkout(memberActor(admin))).toMatchObject({ ok: false, error: "forbidden" });
+    expect(await checkout(memberActor(seller))).toMatchObject({ ok: false, error: "forbidden" });
+    const buyer = await newBuyer();
+    expect(await checkout(memberActor(buyer), { tier: "premium" })).toMatchObject({ ok: false, error: "not_found" });
+    expect(await checkout(memberActor(buyer), { gigId: 987_654 })).toMatchObject({ ok: false, error: "not_found" });
+    for (const status of ["draft", "paused"] as const) {
+      const gig = await createGig(t.db, { sellerId: seller.id, status });
+      expect(await checkout(memberActor(buyer), { gigId: gig.id }), status).toMatchObject({ ok: false, error: "not_found" });
+    }
+    const suspended = await createUser(t.db, { role: "client", name: "Suspended Ops Buyer", status: "suspended" });
+    expect(await checkout(memberActor(suspended))).toMatchObject({ ok: false, error: "forbidden" });
+    expect(await orderCount()).toBe(before);
+  });
+
+  it("a payment request the provider refuses outright cancels the order at once, with nothing taken", async () => {
+    const buyer = await newBuyer();
+    const sandbox = createSandboxProvider(c.sandbox);
+    const refusing: PaymentProvider = { ...sandbox, requestPayment: async () => ({ outcome: "rejected", reason: "This number has no wallet" }) };
+    const providers: Providers = { forNetwork: () => refusing, byName: () => refusing, sandbox: c.sandbox };
+    const placed = await checkout(memberActor(buyer), {}, { db: t.db, providers });
+    expect(placed).toMatchObject({ ok: true, value: { created: true } });
+    if (!placed.ok) return;
+    expect(await t.db("payments").where({ reference: placed.value.reference }).first("status", "failure_reason")).toEqual({
+      status: "failed",
+      failure_reason: "This number has no wallet",
+    });
+    expect(await orderRow(t.db, placed.value.orderId)).toMatchObject({ status: "cancelled" });
+    expect(await eventKinds(t.db, placed.value.orderId)).toEqual(["placed", "payment_failed"]);
+    expect(await journalKeys(t.db, placed.value.orderId)).toEqual([]);
+  });
+});
 
 describe("who may act on an order", () => {
   it("another member's order, or one that does not exist, is not found for every party step, and nothing is written", async () => {
