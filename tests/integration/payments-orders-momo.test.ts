@@ -204,7 +204,7 @@ describe("an order paid by MTN MoMo", () => {
     expect(await orderRow(t.db, orderId)).toMatchObject({ status: "cancelled" });
   });
 
-  it("a refund goes back through MoMo's disbursement, and is paid when MoMo says so", async () => {
+  it("a refund goes back through MoMo's disbursement, and is paid when MoMo calls back about it, once", async () => {
     const buyer = await newBuyer();
     const { orderId, reference } = await placeMomoOrder(buyer);
     fake.setOutcome(reference, "SUCCESSFUL");
@@ -220,8 +220,16 @@ describe("an order paid by MTN MoMo", () => {
       status: "PENDING",
     });
     expect(await settlePayout(system, { reference: payout.reference }, o())).toEqual({ ok: true, value: { settlement: "pending" } });
+    // MoMo calls back about the transfer too; the callback settles the payout, and its replay nothing.
     fake.setOutcome(payout.reference, "SUCCESSFUL");
-    expect(await settlePayout(system, { reference: payout.reference }, o())).toEqual({ ok: true, value: { settlement: "paid" } });
+    const body = await callbackFor(payout.reference);
+    expect(await paymentCallback(system, { provider: "mtn", body }, o())).toEqual({ ok: true, value: { settlement: "paid" } });
+    expect(await paymentCallback(system, { provider: "mtn", body }, o())).toEqual({ ok: true, value: { settlement: "unchanged" } });
+    expect(await settlePayout(system, { reference: payout.reference }, o())).toEqual({ ok: true, value: { settlement: "unchanged" } });
+    expect(await t.db("payouts").where({ reference: payout.reference }).first("status", "provider_transaction_id")).toEqual({
+      status: "paid",
+      provider_transaction_id: fake.transfer("disbursement", payout.reference)!.financialTransactionId,
+    });
     expect(await memberBalances(t.db, buyer.id)).toEqual({ pendingUgx: 0, availableUgx: 0, inTransitUgx: 0, refundDueUgx: 0 });
   });
 });
