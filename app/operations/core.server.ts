@@ -85,6 +85,8 @@ export async function transact<T>(actor: Actor, body: (tx: Tx) => Promise<Result
       // written, so the whole body runs again on what is there now, a few times before giving up.
       const code = (error as { code?: string }).code;
       if ((code !== "40P01" && code !== "40001") || attempt >= RETRIES) throw error;
+      // Said aloud: a retry is a lock-order mistake somewhere, which should be found rather than absorbed.
+      console.warn(`[transact] ${actor.kind === "system" ? actor.name : actor.kind} retried after ${code === "40P01" ? "a deadlock" : "a serialization failure"}`);
       await new Promise((resolve) => setTimeout(resolve, 10 * attempt + Math.random() * 20));
     }
   }

@@ -58,6 +58,11 @@ export async function transition(
 ): Promise<Failure | null> {
   if (!canTransition(order.status, step)) return conflict("not_allowed_now", NOT_ALLOWED_NOW(order.status));
   const to = TRANSITIONS[step].to;
+  // A cancel request lapses when the order moves on (a delivery answers it as surely as a refusal); the
+  // timeline says so, and a party who still wants out asks again.
+  if (order.cancelRequestedBy !== null && to !== "cancelled") {
+    await insertOrderEvent(tx.trx, { orderId: order.id, actorId: by.id, actorRole: by.role, kind: "cancel_request_lapsed", from: order.status, to: order.status });
+  }
   await updateOrder(tx.trx, order.id, { status: to, cancel_requested_by: null, ...patch });
   await insertOrderEvent(tx.trx, { orderId: order.id, actorId: by.id, actorRole: by.role, kind, from: order.status, to, reason });
   const from = order.status;
