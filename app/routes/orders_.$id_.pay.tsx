@@ -1,0 +1,187 @@
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { formatMsisdn, useRevalidateWhile } from "~/components/checkout";
+import { SubmitButton } from "~/components/forms";
+import { getOrder, orderFacts, type OrderRow } from "~/models/order.server";
+import { latestPayment, type PaymentRow } from "~/models/payment.server";
+import { systemActor } from "~/operations/core.server";
+import { cancelOrder } from "~/operations/orders.server";
+import { settlePayment } from "~/operations/payments.server";
+import { getProviders } from "~/payments/registry.server";
+import { requireMemberActor, requireUser } from "~/utils/auth.server";
+import { getDb, type Db } from "~/utils/db.server";
+import { readFormData } from "~/utils/form-data.server";
+import { NETWORK_LABEL } from "~/utils/mobile-money";
+import { formatUgx } from "~/utils/money";
+import { failureStatus } from "~/utils/operation-results.server";
+import { orderActions, orderNumber } from "~/utils/order-rules";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `Paying for ${data.order.number} | Soko` : "Not found | Soko" }];
+
+/** Only the order's buyer waits for its payment: anyone else, and any id that is not an order, gets the same 404. */
+async function ownOrder(db: Db, userId: number, id: string | undefined) {
+  const order = await getOrder(db, Number(id));
+  if (!order || order.buyerId !== userId) throw new Response("Not Found", { status: 404 });
+  return order;
+}
+
+/**
+ * Whether the payment is due to be asked about, on the worker's own schedule (payments.next_poll_at, which
+ * each ask pushes back: 5 s, then 10 s, 20 s…): a page left open, or many tabs, never asks the provider
+ * more often than the worker would.
+ */
+async function askDue(db: Db, paymentId: number): Promise<boolean> {
+  const row = await db("payments").where({ id: paymentId, status: "pending" }).where("next_poll_at", "<=", db.fn.now()).first("id");
+  return Boolean(row);
+}
+
+type PayState = "pending" | "paid" | "failed";
+
+/** Where the buyer stands, from the order (the state machine's word) and its payment. */
+function payState(order: OrderRow, payment: PaymentRow | null): { state: PayState; reason: string | null } {
+  if (order.status === "pending_payment") return { state: "pending", reason: null };
+  if (order.status !== "cancelled") return { state: "paid", reason: null };
+  if (payment?.status === "failed") return { state: "failed", reason: payment.failureReason ?? "the payment was refused" };
+  if (payment?.status === "successful") return { state: "failed", reason: "it arrived after the order was cancelled, so it is being refunded to you" };
+  return { state: "failed", reason: "the order was cancelled before the payment was approved" };
+}
+
+/**
+ * The "waiting for your phone" page: while the payment is open, each load asks the provider (when due) and
+ * the page reloads itself (meta refresh without JavaScript, a revalidation every few seconds with it) until
+ * the payment settles.
+ */
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const db = getDb();
+  let order = await ownOrder(db, user.id, params.id);
+  let payment = await latestPayment(db, order.id);
+  if (order.status === "pending_payment" && payment?.status === "pending" && (await askDue(db, payment.id))) {
+    await settlePayment(systemActor("pay-page"), { reference: payment.reference });
+    [order, payment] = await Promise.all([ownOrder(db, user.id, params.id), latestPayment(db, order.id)]);
+  }
+  const { state, reason } = payState(order, payment);
+  const canCancel = orderActions(await orderFacts(db, order), user.id).has("abandon");
+  const sandbox = getProviders().sandbox !== null && payment?.provider === "sandbox" && state === "pending";
+  return {
+    order: { id: order.id, number: orderNumber(order.id), gigId: order.gigId, gigTitle: order.gigTitle, tier: order.tier, totalUgx: order.totalUgx },
+    payer: payment ? { msisdn: formatMsisdn(payment.msisdn), network: NETWORK_LABEL[payment.network] } : null,
+    state,
+    reason,
+    canCancel,
+    sandboxUrl: sandbox && payment ? `/dev/pay/${payment.reference}` : null,
+  };
+}
+
+/** Cancel this order: only an order still waiting for its payment (a paid one is cancelled on its own page). */
+export async function action({ request, params, context }: ActionFunctionArgs) {
+  const actor = await requireMemberActor(request, context.clientIp);
+  const db = getDb();
+  const order = await ownOrder(db, actor.user.id, params.id);
+  const intent = (await readFormData(request)).get("intent");
+  if (intent !== "cancel") return data({ error: "Choose what to do with this order." }, { status: 400 });
+  // cancelOrder does what the order allows now; here only giving up an unpaid order is meant.
+  if (!orderActions(await orderFacts(db, order), actor.user.id).has("abandon")) {
+    return data({ error: "This order is no longer waiting for a payment, so it cannot be cancelled here." }, { status: 409 });
+  }
+  const result = await cancelOrder(actor, { orderId: order.id, reason: "" });
+  if (!result.ok) {
+    if (result.error === "not_found" || result.error === "forbidden") throw new Response("Not Found", { status: 404 });
+    return data({ error: "message" in result ? result.message : "This order cannot be cancelled now." }, { status: failureStatus(result) });
+  }
+  return redirect("/orders?tab=cancelled");
+}
+
+export default function PayOrder() {
+  const { order, payer, state, reason, canCancel, sandboxUrl } = useLoaderData<typeof loader>();
+  const refused = useActionData<typeof action>();
+  useRevalidateWhile(state === "pending");
+  const total = formatUgx(order.totalUgx);
+  return (
+    <section className="container narrow pay-page" aria-labelledby="pay-title">
+      {/* Without JavaScript the page reloads itself until the payment settles; with it (noscript is inert) the poll does. */}
+      {state === "pending" ? (
+        <noscript>
+          <meta httpEquiv="refresh" content="5" />
+        </noscript>
+      ) : null}
+      <h1 id="pay-title">Pay for your order</h1>
+      <dl className="order-summary">
+        <div>
+          <dt>Order</dt>
+          <dd>{order.number}</dd>
+        </div>
+        <div>
+          <dt>Gig</dt>
+          <dd>{order.gigId ? <Link to={`/gig/${order.gigId}`}>{order.gigTitle}</Link> : order.gigTitle}</dd>
+        </div>
+        <div>
+          <dt>Total</dt>
+          <dd>
+            <strong>{total}</strong>
+          </dd>
+        </div>
+      </dl>
+
+      <div className={`pay-state pay-${state}`} role="status" aria-live="polite">
+        {state === "pending" ? (
+          <>
+            {payer ? (
+              <p>
+                Approve the payment of {total} on your phone {payer.msisdn} ({payer.network}).
+              </p>
+            ) : null}
+            <p className="pay-waiting">Waiting for your phone…</p>
+          </>
+        ) : null}
+        {state === "paid" ? (
+          <>
+            <p className="pay-result">Paid. {total} is held in escrow until you approve the delivery.</p>
+            <p>
+              <Link to={`/orders/${order.id}`} className="button">
+                Go to your order
+              </Link>
+            </p>
+          </>
+        ) : null}
+        {state === "failed" ? (
+          <>
+            <p className="pay-result">The payment did not go through: {reason?.replace(/\.$/, "")}.</p>
+            <p>This order is cancelled.{reason?.includes("refunded") ? "" : " Nothing was taken from your account."}</p>
+            {order.gigId ? (
+              <p>
+                <Link to={`/gig/${order.gigId}/order?package=${order.tier}`} className="button">
+                  Try again
+                </Link>
+              </p>
+            ) : null}
+          </>
+        ) : null}
+      </div>
+
+      {refused ? (
+        <p className="field-errors" role="alert">
+          {refused.error}
+        </p>
+      ) : null}
+
+      {sandboxUrl ? (
+        <aside className="sandbox-box" aria-label="Sandbox">
+          <p>
+            <strong>Sandbox: no real money moves.</strong> No phone is asked here: <Link to={sandboxUrl}>Open the phone prompt</Link> to approve or decline
+            this payment.
+          </p>
+        </aside>
+      ) : null}
+
+      {state === "pending" && canCancel ? (
+        <Form method="post" className="pay-cancel">
+          <p>Changed your mind? If you cancel now, nothing is charged; a payment approved after all is refunded.</p>
+          <SubmitButton name="intent" value="cancel" pendingLabel="Cancelling…">
+            Cancel this order
+          </SubmitButton>
+        </Form>
+      ) : null}
+    </section>
+  );
+}
