@@ -45,6 +45,12 @@ const isIntent = (value: unknown): value is Intent => typeof value === "string" 
 const CONFIRMS = ["cancel", "dispute"] as const;
 type Confirm = (typeof CONFIRMS)[number];
 
+/**
+ * The schemas coerce their own numbers; an empty text box stays "" (Conform would make it undefined), so
+ * it meets the schema's own words ("Tell us what went wrong") rather than zod's bare "Required".
+ */
+const AS_TYPED = true;
+
 const notFound = () => new Response("Not Found", { status: 404 });
 
 /** The order, for one of its two parties; anyone else (an admin too: they use the disputes screen) meets a 404. */
@@ -164,7 +170,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
     const refused = formFailure(reply, result);
     return data({ intent, reply: refused.data } satisfies Answer, refused.init ?? undefined);
   };
-  const parse = <S extends z.ZodTypeAny>(schema: S) => parseWithZod(form, { schema });
+  const parse = <S extends z.ZodTypeAny>(schema: S) => parseWithZod(form, { schema, disableAutoCoercion: AS_TYPED });
 
   switch (intent) {
     case "deliver": {
@@ -459,7 +465,7 @@ function useOrderForm<S extends z.ZodTypeAny>(id: string, schema: S, reply: Repl
     shouldValidate: "onSubmit",
     constraint: getFormConstraint(schema),
     defaultNoValidate: false,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema }),
+    onValidate: ({ formData }) => parseWithZod(formData, { schema, disableAutoCoercion: AS_TYPED }),
   });
 }
 

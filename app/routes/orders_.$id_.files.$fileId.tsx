@@ -39,13 +39,13 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     // The row outlived its file (a disk restored without it): nothing to send.
     throw notFound();
   }
+  // X-Content-Type-Options: nosniff comes with every response (helmet, in server.ts); set here too it would be sent twice.
   const body = Readable.toWeb(fs.createReadStream(filePath)) as ReadableStream<Uint8Array>;
   return new Response(body, {
     headers: {
       "Content-Type": file.contentType,
       "Content-Length": String(size),
       "Content-Disposition": attachmentDisposition(file.fileName),
-      "X-Content-Type-Options": "nosniff",
       "Cache-Control": "private, no-store",
     },
   });
