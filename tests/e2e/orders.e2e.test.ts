@@ -1,0 +1,154 @@
+/**
+ * An order's work in the browser, with JavaScript on and off: the seller delivers (with a small text file),
+ * the buyer downloads it and asks for a revision, the seller delivers again, the buyer approves and leaves
+ * a review, and the review shows on the gig's page. The order is placed and paid beforehand through the
+ * operations (checkout has its own specs).
+ */
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createGig, createUser, DEFAULT_PASSWORD, type TestUser } from "../support/factories";
+import { appUrl, describeBothModes, e2eDb, waitForHydration, type Mode } from "../support/e2e";
+import { paidTestOrder, testProviders } from "../support/orders";
+
+let notesFile: string;
+let providers: ReturnType<typeof testProviders>;
+
+beforeAll(() => {
+  notesFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "soko-order-")), "logo-notes.txt");
+  fs.writeFileSync(notesFile, "Colours: green and gold.\nFont: bold.\n");
+  providers = testProviders();
+});
+afterAll(async () => {
+  await providers?.close();
+  if (notesFile) fs.rmSync(path.dirname(notesFile), { recursive: true, force: true });
+});
+
+async function signIn(mode: Mode, who: TestUser): Promise<Page> {
+  await mode.context().clearCookies();
+  const page = await mode.page();
+  await page.goto(appUrl("/login"));
+  await waitForHydration(page, mode);
+  await page.getByLabel("Email").fill(who.email);
+  await page.getByLabel("Password", { exact: true }).fill(DEFAULT_PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { level: 1, name: /^Welcome back, / }).waitFor();
+  return page;
+}
+
+async function open(page: Page, mode: Mode, url: string) {
+  await page.goto(appUrl(url));
+  await waitForHydration(page, mode);
+}
+
+/** Holds this page's POSTs to `pattern` until the returned function is called (to see a button's pending state). */
+async function holdPosts(page: Page, pattern: string) {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  await page.route(pattern, async (route) => {
+    if (route.request().method() === "POST") await held;
+    await route.continue();
+  });
+  return release;
+}
+
+const timeline = (page: Page) => page.getByRole("list", { name: "Timeline" });
+
+describeBothModes("Orders", (mode) => {
+  let seller: TestUser;
+  let buyer: TestUser;
+  let gig: { id: number; title: string };
+  let orderId: number;
+  const comment = `Fast and friendly work ${randomBytes(4).toString("hex")}`;
+
+  beforeAll(async () => {
+    const db = e2eDb();
+    const tag = randomBytes(4).toString("hex");
+    seller = await createUser(db, { role: "freelancer", name: `Nakato Designs ${tag}`, username: `nakato_${tag}` });
+    buyer = await createUser(db, { role: "client", name: `Okello Buyer ${tag}`, username: `okello_${tag}` });
+    gig = await createGig(db, { sellerId: seller.id, title: `Shop logo ${tag}`, packages: { basic: { priceUgx: 60_000, deliveryDays: 3, revisions: 1 } } });
+    ({ orderId } = await paidTestOrder({ db, providers: providers.providers, sandbox: providers.sandbox }, buyer, gig.id));
+  });
+
+  it("the seller finds the order in Active and delivers it with a file", async () => {
+    const page = await signIn(mode, seller);
+    await open(page, mode, "/orders");
+    const card = page.getByRole("article").filter({ has: page.getByRole("link", { name: gig.title, exact: true }) });
+    await card.getByText(`Buyer: ${buyer.name}`).waitFor();
+    await card.getByRole("link", { name: "Deliver" }).click();
+    await page.getByRole("heading", { name: "Deliver your work" }).waitFor();
+    await waitForHydration(page, mode);
+
+    await page.getByLabel("Message to the buyer").fill("Here is the first draft, with notes.");
+    await page.getByLabel("Files (optional)").setInputFiles(notesFile);
+    if (mode.js) {
+      const release = await holdPosts(page, "**/orders/*.data*");
+      await page.getByRole("button", { name: "Deliver", exact: true }).click();
+      const pending = page.getByRole("button", { name: "Delivering…" });
+      await pending.waitFor();
+      expect(await pending.isDisabled()).toBe(true);
+      release();
+    } else {
+      await page.getByRole("button", { name: "Deliver", exact: true }).click();
+    }
+    await timeline(page).getByText("Seller delivered").waitFor();
+    await page.getByText("Delivered", { exact: true }).first().waitFor();
+    expect(await page.getByRole("heading", { name: "Deliver your work" }).count()).toBe(0);
+    expect(await e2eDb()("orders").where({ id: orderId }).first()).toMatchObject({ status: "delivered" });
+    await page.close();
+  });
+
+  it("the buyer downloads the file and asks for a revision", async () => {
+    const page = await signIn(mode, buyer);
+    await open(page, mode, `/orders/${orderId}`);
+    await page.getByText("Here is the first draft, with notes.").waitFor();
+    const downloaded = page.waitForEvent("download");
+    await page.getByRole("link", { name: "logo-notes.txt" }).click();
+    const download = await downloaded;
+    expect(download.suggestedFilename()).toBe("logo-notes.txt");
+    expect(fs.readFileSync((await download.path())!, "utf8")).toBe("Colours: green and gold.\nFont: bold.\n");
+
+    await page.getByLabel("What should change?").fill("Make the letters bigger.");
+    await page.getByRole("button", { name: "Request revision" }).click();
+    await timeline(page).getByText("Buyer asked for a revision: Make the letters bigger.").waitFor();
+    await page.getByText("1 of 1 used").waitFor();
+    expect(await e2eDb()("orders").where({ id: orderId }).first()).toMatchObject({ status: "in_progress", revisions_used: 1 });
+    await page.close();
+  });
+
+  it("the seller delivers again", async () => {
+    const page = await signIn(mode, seller);
+    await open(page, mode, `/orders/${orderId}`);
+    await page.getByText("Buyer asked for a revision: Make the letters bigger.").waitFor();
+    await page.getByLabel("Message to the buyer").fill("Bigger letters, as you asked.");
+    await page.getByRole("button", { name: "Deliver", exact: true }).click();
+    await page.getByRole("heading", { name: "Delivery 2" }).waitFor();
+    expect(await e2eDb()("deliveries").where({ order_id: orderId })).toHaveLength(2);
+    await page.close();
+  });
+
+  it("the buyer approves and leaves a review, which shows on the gig's page", async () => {
+    const page = await signIn(mode, buyer);
+    await open(page, mode, `/orders/${orderId}`);
+    await page.getByText("Bigger letters, as you asked.").waitFor();
+    // No revisions left: only approval (or a dispute) remains.
+    expect(await page.getByRole("button", { name: "Request revision" }).count()).toBe(0);
+    await page.getByRole("button", { name: "Approve delivery" }).click();
+    await page.getByRole("heading", { name: "Leave a review" }).waitFor();
+    await waitForHydration(page, mode);
+    expect(await e2eDb()("orders").where({ id: orderId }).first()).toMatchObject({ status: "completed" });
+
+    await page.getByLabel("5 stars").check();
+    await page.getByLabel("Your review (optional)").fill(comment);
+    await page.getByRole("button", { name: "Submit review" }).click();
+    await timeline(page).getByText("Buyer left a review: 5 of 5 stars").waitFor();
+    expect(await page.getByRole("heading", { name: "Leave a review" }).count()).toBe(0);
+
+    await open(page, mode, `/gig/${gig.id}`);
+    await page.getByRole("list", { name: "Reviews" }).getByText(comment).waitFor();
+    await page.close();
+  });
+});
