@@ -14,7 +14,7 @@ export default function AdminDashboard() {
   return (
     <ComingSoon title={ADMIN_SECTIONS.dashboard.title}>
       {ADMIN_SECTIONS.dashboard.text} Meanwhile: <Link to="users">users</Link>, <Link to="messages">messages</Link>,{" "}
-      <Link to="analytics">analytics</Link>.
+      <Link to="analytics">analytics</Link>, <Link to="disputes">disputes</Link>.
     </ComingSoon>
   );
 }
