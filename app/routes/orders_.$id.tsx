@@ -292,7 +292,7 @@ export default function OrderPage() {
   const buyer = d.role === "buyer";
   const replyOf = (intent: Intent) => (actionData?.intent === intent ? actionData.reply : undefined);
   const topErrors = (actionData?.reply.error?.[""] as string[] | null | undefined) ?? undefined;
-  useLiveOrder(!FINAL_STATUSES.has(order.status) && !!order.status);
+  useLiveOrder(!FINAL_STATUSES.has(order.status));
   const otherRole = buyer ? "seller" : "buyer";
 
   return (

@@ -12,7 +12,8 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createGig, createUser, DEFAULT_PASSWORD, type TestUser } from "../support/factories";
 import { appUrl, describeBothModes, e2eDb, waitForHydration, type Mode } from "../support/e2e";
-import { paidTestOrder, testProviders } from "../support/orders";
+import { deliverOrder } from "~/operations/orders.server";
+import { memberActor, paidTestOrder, testProviders } from "../support/orders";
 
 let notesFile: string;
 let providers: ReturnType<typeof testProviders>;
@@ -149,6 +150,23 @@ describeBothModes("Orders", (mode) => {
 
     await open(page, mode, `/gig/${gig.id}`);
     await page.getByRole("list", { name: "Reviews" }).getByText(comment).waitFor();
+    await page.close();
+  });
+
+  // With JavaScript the page asks for the order again while it is active: the other party's step appears
+  // without a reload (here the seller delivers through the operation while the buyer's page is open).
+  it.skipIf(!mode.js)("the buyer's open page shows the seller's delivery without a reload", async () => {
+    const db = e2eDb();
+    const { orderId: second } = await paidTestOrder({ db, providers: providers.providers, sandbox: providers.sandbox }, buyer, gig.id);
+    const page = await signIn(mode, buyer);
+    await open(page, mode, `/orders/${second}`);
+    await page.getByText("In progress", { exact: true }).waitFor();
+    let documents = 0;
+    page.on("request", (r) => void (r.resourceType() === "document" && documents++));
+    expect((await deliverOrder(memberActor(seller), { orderId: second, message: "Delivered while you watched." }, { db })).ok).toBe(true);
+    await page.getByText("Delivered while you watched.").waitFor({ timeout: 15_000 });
+    await timeline(page).getByText("Seller delivered").waitFor();
+    expect(documents).toBe(0);
     await page.close();
   });
 });

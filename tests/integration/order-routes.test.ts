@@ -290,6 +290,18 @@ describe("an order's page", () => {
     expect(await order(orderId)).toMatchObject({ status: "in_progress" });
     expect(await t.db("deliveries").where({ order_id: orderId })).toEqual([]);
 
+    // A file over 10 MB: refused beside the files field, with what was typed kept.
+    const big = new FormData();
+    big.set("intent", "deliver");
+    big.set("message", "The big one");
+    big.append("files", new File([Buffer.alloc(10 * 1024 * 1024 + 1, "a")], "huge.txt"));
+    res = await post(here, seller, big);
+    expect(res.status).toBe(400);
+    html = visible(await res.text());
+    expect(messages(html, "deliver-files-error")).toEqual(["huge.txt is over 10 MB"]);
+    expect(html).toMatch(/<textarea[^>]*>The big one<\/textarea>/);
+    expect(await order(orderId)).toMatchObject({ status: "in_progress" });
+
     // Delivered, with a text file.
     const delivery = new FormData();
     delivery.set("intent", "deliver");
