@@ -128,7 +128,7 @@ export default function Checkout() {
   const totalUgx = pkg.priceUgx + feeUgx;
   return (
     <section className="container narrow checkout" aria-labelledby="checkout-title">
-      <h1 id="checkout-title">Checkout</h1>
+      <h1 id="checkout-title">Your order</h1>
       <p>
         <Link to={`/gig/${gig.id}`}>{gig.title}</Link> by {gig.seller}
       </p>
@@ -136,19 +136,10 @@ export default function Checkout() {
         <div>
           <dt>Package</dt>
           <dd>
-            {TIER_LABEL[pkg.tier]}
-            {pkg.name !== TIER_LABEL[pkg.tier] ? `: ${pkg.name}` : ""}
+            {pkg.name !== TIER_LABEL[pkg.tier] ? `${pkg.name}: ` : ""}
+            {TIER_LABEL[pkg.tier]} · {pkg.deliveryDays} {pkg.deliveryDays === 1 ? "day" : "days"} delivery · {pkg.revisions}{" "}
+            {pkg.revisions === 1 ? "revision" : "revisions"}
           </dd>
-        </div>
-        <div>
-          <dt>Delivery</dt>
-          <dd>
-            {pkg.deliveryDays} {pkg.deliveryDays === 1 ? "day" : "days"}
-          </dd>
-        </div>
-        <div>
-          <dt>Revisions</dt>
-          <dd>{pkg.revisions}</dd>
         </div>
         <div>
           <dt>Price</dt>
@@ -226,7 +217,8 @@ function CheckoutForm({ gigId, tier, totalUgx, checkout }: { gigId: number; tier
       </div>
       <h2>Pay by mobile money</h2>
       <p>
-        We will ask your phone to approve the payment. The money is held in escrow: the seller is paid only when you approve the delivery.
+        Nothing has been charged. When you pay, your phone asks you to approve the payment; the money is then held in escrow, and the seller is paid
+        only when you approve the delivery.
       </p>
       <PayerFields
         msisdn={{
