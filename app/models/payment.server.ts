@@ -79,8 +79,8 @@ export async function deferPoll(db: Db, table: "payments" | "payouts", id: numbe
     .update({ polls: polls + 1, next_poll_at: db.raw(`now() + make_interval(secs => ?)`, [seconds]) });
 }
 
-export async function duePaymentReferences(db: Db, limit = 100): Promise<string[]> {
-  const rows = await db("payments").where("status", "pending").where("next_poll_at", "<=", db.fn.now()).orderBy("next_poll_at").limit(limit).select("reference");
+export async function duePaymentReferences(db: Db, at: Date, limit = 100): Promise<string[]> {
+  const rows = await db("payments").where("status", "pending").where("next_poll_at", "<=", at).orderBy("next_poll_at").limit(limit).select("reference");
   return rows.map((r) => r.reference);
 }
 
@@ -158,8 +158,8 @@ export async function settlePayoutRow(db: Db, id: number, s: { status: "paid" | 
     .update({ status: s.status, provider_transaction_id: s.providerTransactionId ?? null, failure_reason: s.reason ?? null, settled_at: db.fn.now() });
 }
 
-export async function duePayoutReferences(db: Db, limit = 100): Promise<string[]> {
-  const rows = await db("payouts").where("status", "in_transit").where("next_poll_at", "<=", db.fn.now()).orderBy("next_poll_at").limit(limit).select("reference");
+export async function duePayoutReferences(db: Db, at: Date, limit = 100): Promise<string[]> {
+  const rows = await db("payouts").where("status", "in_transit").where("next_poll_at", "<=", at).orderBy("next_poll_at").limit(limit).select("reference");
   return rows.map((r) => r.reference);
 }
 

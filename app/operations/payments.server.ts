@@ -45,6 +45,9 @@ async function ask(provider: PaymentProvider | null, read: (p: PaymentProvider) 
   }
 }
 
+/** How long a payment the provider still calls pending is followed before it counts as failed. */
+export const PENDING_GIVE_UP_MS = 24 * 60 * 60 * 1000;
+
 /** How long a provider's "not found" is taken as "not arrived yet" rather than "never arrived". */
 export const NOT_FOUND_GRACE_MS = 2 * 60 * 1000;
 
@@ -67,11 +70,12 @@ export type Settlement = "paid" | "failed" | "pending" | "unchanged";
  * Applies what the provider says of a payment (a poll, a callback, the sandbox page, the expiry timer).
  * Successful: the money is captured into escrow and the order starts (or, if the order was cancelled
  * meanwhile, the money is refunded at once). Failed: the order is cancelled, nothing having been taken.
- * Pending: asked again later; and once the order has waited 30 minutes, `expire` gives up on it.
+ * Pending: asked again later; once the order has waited 30 minutes it is cancelled, while its payment is
+ * still followed (for a day) in case the payer approves after all.
  */
 export async function settlePayment(
   actor: Actor,
-  input: { reference: string; expire?: boolean },
+  input: { reference: string },
   { db, providers = getProviders(), now = () => new Date() }: PaymentOptions = {},
 ): Promise<Result<{ orderId: number; settlement: Settlement }>> {
   if (actor.kind !== "system") return forbidden("Only the platform settles payments.");
@@ -81,7 +85,8 @@ export async function settlePayment(
   let status = await ask(providers.byName(known.provider), (p) => p.paymentStatus(known.reference));
   // "Not found" soon after the request may be a request still on its way (Airtel asks for a minute before
   // the first status check): only after NOT_FOUND_GRACE_MS does it mean the request never arrived.
-  if (status.status === "failed" && /not found/i.test(status.reason) && now().getTime() - known.createdAt.getTime() < NOT_FOUND_GRACE_MS) {
+  const age = (p: { createdAt: Date }) => now().getTime() - p.createdAt.getTime();
+  if (status.status === "failed" && /not found/i.test(status.reason) && age(known) < NOT_FOUND_GRACE_MS) {
     status = { status: "pending" };
   }
   let refundReference: string | null = null;
@@ -118,14 +123,23 @@ export async function settlePayment(
         await notifyParty(tx, order.buyerId, order, "order_refunded", `Your late payment for ${order.gigTitle} is being refunded`);
         return ok({ orderId: order.id, settlement: "failed" as Settlement });
       }
-      const expired = input.expire && now().getTime() - order.createdAt.getTime() >= UNPAID_EXPIRY_MS;
-      if (status.status === "failed" || (expired && status.status === "pending")) {
-        const reason = status.status === "failed" ? status.reason : "Not paid within 30 minutes";
+      if (status.status === "failed" || (status.status === "pending" && age(payment) >= PENDING_GIVE_UP_MS)) {
+        const reason = status.status === "failed" ? status.reason : "No answer from the provider for a day";
         await settlePaymentRow(tx.trx, payment.id, { status: "failed", reason });
         if (order.status === "pending_payment") {
           await transition(tx, order, "fail_payment", SYSTEM, { kind: "payment_failed", reason, patch: { cancelled_at: now() } });
           await notifyParty(tx, order.buyerId, order, "payment_failed", `Your payment for ${order.gigTitle} did not go through`);
         }
+        return ok({ orderId: order.id, settlement: "failed" as Settlement });
+      }
+      // Thirty minutes unpaid: the order is given up, but the payment stays pending and is still asked
+      // about, so that a payer who approves after all is refunded (the late path above), never charged for nothing.
+      // (Only on a clear "pending": a provider that cannot be asked may have taken the money.)
+      if (status.status === "pending" && order.status === "pending_payment" && now().getTime() - order.createdAt.getTime() >= UNPAID_EXPIRY_MS) {
+        const reason = "Not paid within 30 minutes";
+        await transition(tx, order, "fail_payment", SYSTEM, { kind: "payment_failed", reason, patch: { cancelled_at: now() } });
+        await notifyParty(tx, order.buyerId, order, "payment_failed", `Your payment for ${order.gigTitle} did not go through`);
+        await deferPoll(tx.trx, "payments", payment.id, payment.polls);
         return ok({ orderId: order.id, settlement: "failed" as Settlement });
       }
       await deferPoll(tx.trx, "payments", payment.id, payment.polls);
@@ -198,12 +212,13 @@ export async function pollPayments(actor: Actor, options: PaymentOptions = {}): 
   const expiring = await db("payments as p")
     .join("orders as o", "o.id", "p.order_id")
     .where("p.status", "pending")
+    .where("o.status", "pending_payment")
     .where("o.created_at", "<=", cutoff)
     .pluck("p.reference");
-  const due = await duePaymentReferences(db);
+  const due = await duePaymentReferences(db, now());
   let settled = 0;
   for (const reference of new Set([...expiring, ...due])) {
-    const r = await eachSafely("payment", reference, () => settlePayment(actor, { reference, expire: expiring.includes(reference) }, options));
+    const r = await eachSafely("payment", reference, () => settlePayment(actor, { reference }, options));
     if (r?.ok && (r.value.settlement === "paid" || r.value.settlement === "failed")) settled += 1;
   }
   // An order whose payment row never came to be (a crash between the two) cannot be paid: cancel it.
@@ -367,11 +382,14 @@ export async function settlePayout(
   if (!payout) return notFound("We could not find that payout.");
   if (payout.status !== "in_transit") return ok({ settlement: "unchanged" });
   const provider = providers.byName(payout.provider);
-  let status = await ask(provider, (p) => p.disbursementStatus(payout.reference));
-  // Never requested (a crash between the commit and the request): the provider knows nothing of it yet.
+  let status: TransferStatus = await ask(provider, (p) => p.disbursementStatus(payout.reference));
+  // Never requested (a crash between the commit and the request), or not registered yet (Airtel asks for a
+  // minute before the first status check): send it again under the same reference, which the provider takes
+  // as the same transfer, and look again next poll. "Not found" alone never fails a payout, since the money
+  // may be on its way; a provider that refuses the request fails it in requestPayout.
   if (status.status === "failed" && /not found/i.test(status.reason) && provider) {
     await requestPayout(payout.reference, { db, providers });
-    status = await ask(provider, (p) => p.disbursementStatus(payout.reference));
+    status = { status: "pending" };
   }
   return applyPayoutStatus(actor, payout, status, db);
 }
@@ -381,7 +399,7 @@ export async function pollPayouts(actor: Actor, options: PaymentOptions = {}): P
   if (actor.kind !== "system") return forbidden("Only the platform polls payouts.");
   const db = options.db ?? getDb();
   let settled = 0;
-  for (const reference of await duePayoutReferences(db)) {
+  for (const reference of await duePayoutReferences(db, (options.now ?? (() => new Date()))())) {
     const r = await eachSafely("payout", reference, () => settlePayout(actor, { reference }, options));
     if (r?.ok && (r.value.settlement === "paid" || r.value.settlement === "failed")) settled += 1;
   }

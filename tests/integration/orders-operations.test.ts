@@ -465,7 +465,7 @@ describe("payments", () => {
     expect(await t.db("notifications").where({ order_id: orderId }).pluck("kind")).toEqual(["payment_failed"]);
   });
 
-  it("unpaid after 30 minutes, the poll gives up on it; before then it only asks again", async () => {
+  it("unpaid after 30 minutes, the order is cancelled but its payment still followed: approved after all, it is taken and refunded", async () => {
     const buyer = await newBuyer();
     const { orderId, reference } = await placeTestOrder(c, buyer, gigId);
     const placedAt = (await t.db("orders").where({ id: orderId }).first("created_at")).created_at as Date;
@@ -475,10 +475,17 @@ describe("payments", () => {
     expect(await t.db("payments").where({ reference }).first("status", "polls")).toEqual({ status: "pending", polls: 1 });
 
     expect(await pollPayments(system, { ...o(), now: at(placedAt.getTime() + 31 * MINUTE_MS) })).toMatchObject({ ok: true });
-    expect(await t.db("payments").where({ reference }).first("status", "failure_reason")).toEqual({ status: "failed", failure_reason: "Not paid within 30 minutes" });
+    expect(await t.db("payments").where({ reference }).first("status", "failure_reason")).toEqual({ status: "pending", failure_reason: null });
     expect(await orderRow(t.db, orderId)).toMatchObject({ status: "cancelled" });
     expect(await eventKinds(t.db, orderId)).toEqual(["placed", "payment_failed"]);
     expect(await journalKeys(t.db, orderId)).toEqual([]);
+
+    // The payer approves on the phone an hour later: the money is taken and given back in full.
+    expect(await c.sandbox.decide(reference, "approve")).toBe(true);
+    expect(await pollPayments(system, { ...o(), now: at(placedAt.getTime() + 24 * 60 * MINUTE_MS - MINUTE_MS) })).toMatchObject({ ok: true });
+    expect(await t.db("payments").where({ reference }).first("status")).toEqual({ status: "successful" });
+    expect(await eventKinds(t.db, orderId)).toEqual(["placed", "payment_failed", "late_payment_refunded"]);
+    expect(await journalKeys(t.db, orderId)).toEqual([`order:${orderId}:captured`, `order:${orderId}:refunded`]);
   });
 
   it("settled twice, one after the other and both at once, a payment is captured once", async () => {

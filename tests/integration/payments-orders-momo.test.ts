@@ -185,7 +185,7 @@ describe("an order paid by MTN MoMo", () => {
     expect(await journalKeys(t.db, orderId)).toEqual([]);
   });
 
-  it("MoMo answering 500 on the status leaves the payment pending, even past the 30 minutes; its next pending answer lets it expire", async () => {
+  it("MoMo answering 500 on the status leaves the payment pending, even past the 30 minutes; its next pending answer cancels the order, and a day of pending fails the payment", async () => {
     const buyer = await newBuyer();
     const { orderId, reference } = await placeMomoOrder(buyer);
     fake.respondNext(500, { code: "INTERNAL_PROCESSING_ERROR", message: "An internal error occurred" }, `/requesttopay/${reference}`);
@@ -198,10 +198,14 @@ describe("an order paid by MTN MoMo", () => {
     expect(await t.db("payments").where({ reference }).first("status")).toEqual({ status: "pending" });
     expect(await orderRow(t.db, orderId)).toMatchObject({ status: "pending_payment" });
 
-    // MoMo answers again, still pending: now the 30 minutes apply.
+    // MoMo answers again, still pending: now the 30 minutes apply to the order; the payment is still followed.
     expect(await pollPayments(system, o({ now: expired }))).toMatchObject({ ok: true });
-    expect(await t.db("payments").where({ reference }).first("status", "failure_reason")).toEqual({ status: "failed", failure_reason: "Not paid within 30 minutes" });
+    expect(await t.db("payments").where({ reference }).first("status", "failure_reason")).toEqual({ status: "pending", failure_reason: null });
     expect(await orderRow(t.db, orderId)).toMatchObject({ status: "cancelled" });
+
+    // A day on with MoMo still saying pending, the payment counts as failed.
+    expect(await pollPayments(system, o({ now: at(Date.now() + 25 * 60 * MINUTE_MS) }))).toMatchObject({ ok: true });
+    expect(await t.db("payments").where({ reference }).first("status", "failure_reason")).toEqual({ status: "failed", failure_reason: "No answer from the provider for a day" });
   });
 
   it("a refund goes back through MoMo's disbursement, and is paid when MoMo calls back about it, once", async () => {

@@ -217,6 +217,29 @@ describe("settling payouts", () => {
     expect(await withdraw(memberActor(seller), 80_000)).toMatchObject({ ok: true, value: { amountUgx: 80_000 } });
   });
 
+  it("a provider that does not know the payout yet (Airtel, in its first minute) leaves it in transit: the money is not handed back to be paid twice", async () => {
+    const seller = await sellerWithEarnings();
+    // Airtel asks for a minute before the first status enquiry: until then a payout it has taken reads "not found".
+    const scripted = scriptedProvider({ disburse: { outcome: "accepted" }, status: { status: "failed", reason: "Not found at Airtel Money: the request never arrived" } });
+    const result = await withdraw(memberActor(seller), 80_000, randomUUID(), scripted.providers);
+    if (!result.ok) throw new Error(JSON.stringify(result));
+    const { reference } = result.value;
+    const settle = () => settlePayout(system, { reference }, { db: t.db, providers: scripted.providers });
+
+    // The next poll comes within ORDER_TIMERS_EVERY_MS (15 s) of the request.
+    expect(await settle()).toMatchObject({ ok: true, value: { settlement: "pending" } });
+    expect(await t.db("payouts").where({ reference }).first("status")).toEqual({ status: "in_transit" });
+    expect(await memberBalances(t.db, seller.id)).toMatchObject({ availableUgx: 0, inTransitUgx: 80_000 });
+    // Asking again under the same reference is harmless; it was never a second payout.
+    expect(new Set(scripted.disbursed.map((d) => d.reference))).toEqual(new Set([reference]));
+
+    // A minute on, Airtel reports it paid: it was paid once, and the balance shows it.
+    scripted.script.status = { status: "successful", providerTransactionId: "AM-1" };
+    expect(await settle()).toEqual({ ok: true, value: { settlement: "paid" } });
+    expect(await memberBalances(t.db, seller.id)).toEqual({ pendingUgx: 0, availableUgx: 0, inTransitUgx: 0, refundDueUgx: 0 });
+    expect(await count("notifications", { user_id: seller.id, kind: "payout_failed" })).toBe(0);
+  });
+
   it("a provider that cannot be asked leaves the payout in transit: not knowing is never a failure", async () => {
     const seller = await sellerWithEarnings();
     const scripted = scriptedProvider({ disburse: { outcome: "unknown", reason: "Timed out" }, status: "throw" });
