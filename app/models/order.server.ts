@@ -206,6 +206,16 @@ export async function listOrderFiles(db: Db, orderId: number): Promise<OrderFile
   }));
 }
 
+/** The names of an order's two parties, for its page. */
+export async function orderParties(db: Db, order: Pick<OrderRow, "buyerId" | "sellerId">) {
+  const rows = await db("users").whereIn("id", [order.buyerId, order.sellerId]).select("id", "name", "username");
+  const of = (id: number) => {
+    const r = rows.find((u) => Number(u.id) === id);
+    return { id, name: (r?.name as string) ?? "A former member", username: (r?.username as string) ?? "" };
+  };
+  return { buyer: of(order.buyerId), seller: of(order.sellerId) };
+}
+
 /** A file of an order, only for one of its parties (or an admin, who passes `asAdmin`). */
 export async function findOrderFile(db: Db, orderId: number, fileId: number, viewer: { id: number; isAdmin: boolean }) {
   if (!Number.isSafeInteger(fileId) || !Number.isSafeInteger(orderId)) return null;
@@ -265,8 +275,8 @@ export async function listOrders(db: Db, userId: number, tab: OrderTab, { limit 
     .join("users as s", "s.id", "o.seller_id")
     .where((w) => w.where("o.buyer_id", userId).orWhere("o.seller_id", userId))
     .whereIn("o.status", [...ORDER_TABS[tab]])
-    // Only the buyer sees an order that is still waiting for payment: it is no work for the seller yet.
-    .where((w) => w.whereNot("o.status", "pending_payment").orWhere("o.buyer_id", userId))
+    // A seller sees an order once it is paid: one waiting for payment, or given up unpaid, was never work of theirs.
+    .where((w) => w.whereNotNull("o.paid_at").orWhere("o.buyer_id", userId))
     .orderBy([
       { column: "o.created_at", order: "desc" },
       { column: "o.id", order: "desc" },
@@ -318,7 +328,7 @@ export async function listOrders(db: Db, userId: number, tab: OrderTab, { limit 
 export async function orderTabCounts(db: Db, userId: number): Promise<Record<OrderTab, number>> {
   const rows = await db("orders")
     .where((w) => w.where("buyer_id", userId).orWhere("seller_id", userId))
-    .where((w) => w.whereNot("status", "pending_payment").orWhere("buyer_id", userId))
+    .where((w) => w.whereNotNull("paid_at").orWhere("buyer_id", userId))
     .groupBy("status")
     .select("status", db.raw("count(*)::int as n"));
   const by = new Map(rows.map((r) => [r.status as string, Number(r.n)]));

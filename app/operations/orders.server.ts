@@ -41,6 +41,9 @@ export const DISPUTE_OPEN = "This order is in dispute: an admin will decide it, 
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** A text as the timeline keeps it: order_events.reason holds at most 2,000 characters. */
+const quote = (text: string) => (text.length > 2000 ? `${text.slice(0, 1999)}…` : text);
+
 /** The member behind an actor, active, or why they cannot act on orders. */
 function partyOf(actor: Actor) {
   if (actor.kind !== "member") return forbidden("Sign in to do that.");
@@ -222,7 +225,8 @@ export async function deliverOrder(
       if (refused) return refused;
       const deliveryId = await insertDelivery(tx.trx, order.id, input.message);
       await insertOrderFiles(tx.trx, (input.files ?? []).map((f) => ({ ...f, orderId: order.id, deliveryId, uploaderId: userId })));
-      await transition(tx, order, "deliver", by, { kind: "delivered", reason: input.message, patch: { delivered_at: now } });
+      // The timeline quotes the delivery's message (the whole of it is the delivery's own row).
+      await transition(tx, order, "deliver", by, { kind: "delivered", reason: quote(input.message), patch: { delivered_at: now } });
       await notifyParty(tx, order.buyerId, order, "order_delivered", `Your order ${order.gigTitle} has been delivered`);
       return ok({ deliveryId });
     },

@@ -8,7 +8,7 @@ import { ErrorList } from "~/components/forms";
 import { contactLink, daysText, OrderButton, OrderPost } from "~/components/order-card";
 import { OrderTimeline } from "~/components/order-timeline";
 import { openDisputeOf } from "~/models/dispute.server";
-import { getOrder, listDeliveries, listOrderEvents, listOrderFiles, orderFacts, partyRole, type OrderFile } from "~/models/order.server";
+import { getOrder, listDeliveries, listOrderEvents, listOrderFiles, orderFacts, orderParties, partyRole, type OrderFile } from "~/models/order.server";
 import type { Failure } from "~/operations/core.server";
 import { approveOrder, cancelOrder, declineCancel, deliverOrder, openDispute, requestRevision } from "~/operations/orders.server";
 import { createReview } from "~/operations/reviews.server";
@@ -61,13 +61,6 @@ async function ownOrder(orderId: string | undefined, userId: number) {
   return { order, role };
 }
 
-/** Names and usernames of the order's two parties (a row of theirs outlives any gig). */
-async function partiesOf(buyerId: number, sellerId: number) {
-  const rows: { id: number; name: string; username: string }[] = await getDb()("users").whereIn("id", [buyerId, sellerId]).select("id", "name", "username");
-  const of = (id: number) => rows.find((r) => Number(r.id) === id) ?? { id, name: "A former member", username: "" };
-  return { buyer: of(buyerId), seller: of(sellerId) };
-}
-
 const fileView = (f: OrderFile) => ({ id: f.id, fileName: f.fileName, sizeBytes: f.sizeBytes });
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
@@ -80,7 +73,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     listDeliveries(db, order.id),
     listOrderFiles(db, order.id),
     openDisputeOf(db, order.id),
-    partiesOf(order.buyerId, order.sellerId),
+    orderParties(db, order),
   ]);
   const buyer = role === "buyer";
   const other = buyer ? parties.seller : parties.buyer;
