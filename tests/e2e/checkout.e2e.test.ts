@@ -74,6 +74,7 @@ async function orderAndPay(mode: Mode, buyer: TestUser, gig: { id: number; title
     await number.fill("+256 772 123 456");
   }
   await page.getByLabel("What should the seller know? (optional)").fill("A green logo with a drum in it.");
+  await page.getByLabel("Files (optional)").setInputFiles({ name: "colours.txt", mimeType: "text/plain", buffer: Buffer.from("Green and gold, like the drum.") });
 
   const pay = page.getByRole("button", { name: "Pay UGX 105,000" });
   if (mode.js) {
@@ -104,6 +105,9 @@ async function orderAndPay(mode: Mode, buyer: TestUser, gig: { id: number; title
     status: "pending_payment",
     requirements: "A green logo with a drum in it.",
   });
+  expect(await e2eDb()("order_files").where({ order_id: orderId }).select("file_name", "content_type", "size_bytes")).toEqual([
+    { file_name: "colours.txt", content_type: "text/plain", size_bytes: 30 },
+  ]);
   return { page, orderId, errors };
 }
 
