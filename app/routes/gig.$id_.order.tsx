@@ -47,7 +47,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const fees = feesFromEnv(getEnv());
   const feeUgx = buyerFee(pkg.priceUgx, fees);
   const summary = {
-    gig: { id: gig.id, title: gig.title, seller: gig.seller.name, sellerUsername: gig.seller.username },
+    gig: { id: gig.id, title: gig.title, seller: gig.seller.name },
     pkg: { tier: pkg.tier, name: pkg.name, deliveryDays: pkg.deliveryDays, revisions: pkg.revisions, priceUgx: pkg.priceUgx },
     feeUgx,
     feeRule: buyerFeeRule(fees),
