@@ -7,21 +7,12 @@
 import { Form, Link, useNavigation } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { imageUrl } from "~/utils/media";
+import type { OrderListItem } from "~/models/order.server";
 import { orderNumber, statusLabel, type OrderAction } from "~/utils/order-rules";
 import { usePreferences } from "~/utils/use-preferences";
 
-export type OrderCardData = {
-  id: number;
-  gigId: number | null;
-  gigTitle: string;
-  imageKey: string | null;
-  role: "buyer" | "seller";
-  otherName: string;
-  otherUsername: string;
-  status: string;
-  priceUgx: number;
-  totalUgx: number;
-  deliveryDays: number;
+/** An order as the list shows it: the model's item, as JSON carries it, with the actions its viewer may take. */
+export type OrderCardData = Omit<OrderListItem, "facts" | "dueAt" | "createdAt"> & {
   dueAt: Date | string | null;
   createdAt: Date | string;
   actions: OrderAction[];

@@ -1,10 +1,10 @@
-import { getFormProps, getTextareaProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation, useRevalidator } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 import type { z } from "zod";
-import { ErrorList } from "~/components/forms";
+import { ErrorList, TextAreaField } from "~/components/forms";
 import { contactLink, daysText, OrderButton, OrderPost } from "~/components/order-card";
 import { OrderTimeline } from "~/components/order-timeline";
 import { openDisputeOf } from "~/models/dispute.server";
@@ -462,18 +462,6 @@ function useOrderForm<S extends z.ZodTypeAny>(id: string, schema: S, reply: Repl
   });
 }
 
-function Words({ field, label, hint, rows = 4 }: { field: Parameters<typeof getTextareaProps>[0]; label: string; hint?: string; rows?: number }) {
-  const props = getTextareaProps(field);
-  return (
-    <div className="field">
-      <label htmlFor={field.id}>{label}</label>
-      {hint ? <p className="field-hint">{hint}</p> : null}
-      <textarea {...props} key={props.key} rows={rows} />
-      <ErrorList id={field.errorId} errors={field.errors} />
-    </div>
-  );
-}
-
 function DeliverForm({ orderId, rules, reply }: { orderId: number; rules: Loaded["fileRules"]; reply?: Reply }) {
   const [form, fields] = useOrderForm("deliver-form", DeliverSchema, reply);
   const fileErrors = (reply?.error as Record<string, string[] | null> | undefined)?.files ?? undefined;
@@ -482,7 +470,7 @@ function DeliverForm({ orderId, rules, reply }: { orderId: number; rules: Loaded
       <h2 id="deliver-title">Deliver your work</h2>
       <Form method="post" action={`/orders/${orderId}`} encType="multipart/form-data" className="form-card" {...getFormProps(form)}>
         <input type="hidden" name="orderId" value={orderId} />
-        <Words field={fields.message} label="Message to the buyer" hint="What you are delivering, and anything the buyer should know." rows={5} />
+        <TextAreaField field={fields.message} label="Message to the buyer" hint="What you are delivering, and anything the buyer should know." rows={5} />
         <div className="field">
           <label htmlFor="deliver-files">Files (optional)</label>
           <p className="field-hint" id="deliver-files-hint">
@@ -512,7 +500,7 @@ function RevisionForm({ orderId, reply }: { orderId: number; reply?: Reply }) {
     <div id="revision">
       <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
         <input type="hidden" name="orderId" value={orderId} />
-        <Words field={fields.reason} label="What should change?" />
+        <TextAreaField field={fields.reason} label="What should change?" />
         <OrderButton orderId={orderId} intent="request_revision" pendingLabel="Requesting…" secondary>
           Request revision
         </OrderButton>
@@ -543,7 +531,7 @@ function ReviewForm({ orderId, gigId, reply }: { orderId: number; gigId: number;
           ))}
           <ErrorList id={fields.rating.errorId} errors={ratingErrors} />
         </fieldset>
-        <Words field={fields.comment} label="Your review (optional)" hint="What was it like to work with this seller? Your review shows on the gig and the seller's profile." />
+        <TextAreaField field={fields.comment} label="Your review (optional)" hint="What was it like to work with this seller? Your review shows on the gig and the seller's profile." />
         <OrderButton orderId={orderId} intent="review" pendingLabel="Submitting…">
           Submit review
         </OrderButton>
@@ -571,7 +559,7 @@ function CancelStep({ d, late, open, reply }: { d: Loaded; late: boolean; open: 
               ? "The order is more than a day late, so you may cancel it now: your payment is refunded to the number that paid."
               : `The ${otherRole} is asked to agree. If they do, the order is cancelled and the buyer's payment refunded.`}
           </p>
-          <Words field={fields.reason} label="Reason (optional)" rows={3} />
+          <TextAreaField field={fields.reason} label="Reason (optional)" rows={3} />
           <div className="order-actions">
             <OrderButton orderId={orderId} intent="cancel" pendingLabel={late ? "Cancelling…" : "Sending…"}>
               {late ? "Yes, cancel the order" : "Send cancel request"}
@@ -602,7 +590,7 @@ function DisputeStep({ orderId, open, reply }: { orderId: number; open: boolean;
         <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
           <input type="hidden" name="orderId" value={orderId} />
           <p>An admin reads both sides and decides: the payment goes to the seller, or back to the buyer. Until then the order waits.</p>
-          <Words field={fields.reason} label="What went wrong?" />
+          <TextAreaField field={fields.reason} label="What went wrong?" />
           <div className="order-actions">
             <OrderButton orderId={orderId} intent="dispute" pendingLabel="Opening…">
               Open dispute
