@@ -2,7 +2,7 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { formatMsisdn, useRevalidateWhile } from "~/components/checkout";
 import { SubmitButton } from "~/components/forms";
-import { getOrder, orderFacts, type OrderRow } from "~/models/order.server";
+import { getOrder, listOrderEvents, orderFacts, type OrderRow } from "~/models/order.server";
 import { latestPayment, type PaymentRow } from "~/models/payment.server";
 import { systemActor } from "~/operations/core.server";
 import { cancelOrder } from "~/operations/orders.server";
@@ -37,13 +37,18 @@ async function askDue(db: Db, paymentId: number): Promise<boolean> {
 
 type PayState = "pending" | "paid" | "failed";
 
-/** Where the buyer stands, from the order (the state machine's word) and its payment. */
-function payState(order: OrderRow, payment: PaymentRow | null): { state: PayState; reason: string | null } {
+/**
+ * Where the buyer stands, from the order (the state machine's word), its payment, and for a cancelled order
+ * the step that cancelled it (a payment left unanswered for 30 minutes is still followed, so it is pending).
+ */
+async function payState(db: Db, order: OrderRow, payment: PaymentRow | null): Promise<{ state: PayState; reason: string | null }> {
   if (order.status === "pending_payment") return { state: "pending", reason: null };
   if (order.status !== "cancelled") return { state: "paid", reason: null };
   if (payment?.status === "failed") return { state: "failed", reason: payment.failureReason ?? "the payment was refused" };
   if (payment?.status === "successful") return { state: "failed", reason: "it arrived after the order was cancelled, so it is being refunded to you" };
-  return { state: "failed", reason: "the order was cancelled before the payment was approved" };
+  const cancelled = (await listOrderEvents(db, order.id)).filter((e) => e.to === "cancelled").pop();
+  if (cancelled?.actorRole === "buyer") return { state: "failed", reason: "you cancelled this order before approving the payment" };
+  return { state: "failed", reason: cancelled?.reason || "the order was cancelled before the payment was approved" };
 }
 
 /**
@@ -60,7 +65,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     await settlePayment(systemActor("pay-page"), { reference: payment.reference });
     [order, payment] = await Promise.all([ownOrder(db, user.id, params.id), latestPayment(db, order.id)]);
   }
-  const { state, reason } = payState(order, payment);
+  const { state, reason } = await payState(db, order, payment);
   const canCancel = orderActions(await orderFacts(db, order), user.id).has("abandon");
   const sandbox = getProviders().sandbox !== null && payment?.provider === "sandbox" && state === "pending";
   return {

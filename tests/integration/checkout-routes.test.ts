@@ -324,8 +324,17 @@ describe("the waiting page", () => {
     expect(res.headers.get("location")).toBe("/orders?tab=cancelled");
     expect((await orderRow(orderId)).status).toBe("cancelled");
     const { html } = await payPage(orderId);
-    expect(visible(html)).toContain("The payment did not go through");
+    expect(visible(html)).toContain("The payment did not go through: you cancelled this order before approving the payment.");
     expect(html).not.toMatch(METER_REFRESH);
+  });
+
+  it("gives up an order unpaid after 30 minutes when it is next looked at, and says so", async () => {
+    const { orderId } = await checkout();
+    await t.db("orders").where({ id: orderId }).update({ created_at: new Date(Date.now() - 31 * 60 * 1000) });
+    const { html } = await payPage(orderId);
+    expect(visible(html)).toContain("The payment did not go through: Not paid within 30 minutes.");
+    expect(html).not.toMatch(METER_REFRESH);
+    expect((await orderRow(orderId)).status).toBe("cancelled");
   });
 });
 
