@@ -53,10 +53,28 @@ export function OrderButton({
 }
 
 /** A one-button POST to the order's page; `back` is where a success returns to (this list, say). */
-export function OrderPost({ orderId, intent, label, pendingLabel, back, secondary }: { orderId: number; intent: string; label: string; pendingLabel: string; back?: string; secondary?: boolean }) {
+export function OrderPost({
+  orderId,
+  intent,
+  label,
+  pendingLabel,
+  back,
+  secondary,
+  expected,
+}: {
+  orderId: number;
+  intent: string;
+  label: string;
+  pendingLabel: string;
+  back?: string;
+  secondary?: boolean;
+  /** For a cancel: which kind the button means (order-schemas.ts, CancelSchema). */
+  expected?: string;
+}) {
   return (
     <Form method="post" action={`/orders/${orderId}`} className="inline-form">
       <input type="hidden" name="orderId" value={orderId} />
+      {expected ? <input type="hidden" name="expected" value={expected} /> : null}
       {back ? <input type="hidden" name="redirectTo" value={back} /> : null}
       <OrderButton orderId={orderId} intent={intent} pendingLabel={pendingLabel} secondary={secondary}>
         {label}
@@ -88,14 +106,14 @@ export function OrderActions({ order, back }: { order: Pick<OrderCardData, "id" 
           Leave Review
         </Link>
       ) : null}
-      {can.has("agree_cancel") ? <OrderPost orderId={order.id} intent="cancel" label="Agree to cancel" pendingLabel="Cancelling…" back={back} secondary /> : null}
+      {can.has("agree_cancel") ? <OrderPost orderId={order.id} intent="cancel" expected="agree_cancel" label="Agree to cancel" pendingLabel="Cancelling…" back={back} secondary /> : null}
       {can.has("decline_cancel") ? <OrderPost orderId={order.id} intent="decline_cancel" label="Decline cancel" pendingLabel="Declining…" back={back} secondary /> : null}
       {can.has("withdraw_cancel") ? (
         <OrderPost orderId={order.id} intent="decline_cancel" label="Withdraw cancel request" pendingLabel="Withdrawing…" back={back} secondary />
       ) : null}
       <Link to={contactLink(order.otherUsername, order.id)}>Contact</Link>
       {order.gigId !== null ? <Link to={`/gig/${order.gigId}`}>View Gig</Link> : null}
-      {can.has("abandon") ? <OrderPost orderId={order.id} intent="cancel" label="Cancel order" pendingLabel="Cancelling…" back={back} secondary /> : null}
+      {can.has("abandon") ? <OrderPost orderId={order.id} intent="cancel" expected="abandon" label="Cancel order" pendingLabel="Cancelling…" back={back} secondary /> : null}
       {can.has("cancel") ? <Link to={`${page}?confirm=cancel#cancel`}>Cancel</Link> : null}
       {can.has("request_cancel") ? <Link to={`${page}?confirm=cancel#cancel`}>Request cancel</Link> : null}
       {can.has("dispute") ? <Link to={`${page}?confirm=dispute#dispute`}>Open dispute</Link> : null}

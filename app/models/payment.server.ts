@@ -16,6 +16,8 @@ export type PaymentRow = {
   status: "pending" | "successful" | "failed";
   failureReason: string | null;
   polls: number;
+  /** When the payment is next due to be asked about (a backoff shared by the worker and the waiting page). */
+  nextPollAt: Date;
   createdAt: Date;
 };
 
@@ -31,6 +33,7 @@ const toPayment = (r: any): PaymentRow => ({
   status: r.status,
   failureReason: r.failure_reason,
   polls: r.polls,
+  nextPollAt: r.next_poll_at,
   createdAt: r.created_at,
 });
 
@@ -62,6 +65,12 @@ export async function getPaymentByReference(db: Db, reference: string, { lock = 
 /** The newest payment of an order (the one its waiting page follows). */
 export async function latestPayment(db: Db, orderId: number): Promise<PaymentRow | null> {
   const row = await db("payments").where({ order_id: orderId }).orderBy("id", "desc").first();
+  return row ? toPayment(row) : null;
+}
+
+/** The payment of an order that was taken, if any (at most one: payments_one_taken_idx). */
+export async function successfulPaymentOf(db: Db, orderId: number): Promise<PaymentRow | null> {
+  const row = await db("payments").where({ order_id: orderId, status: "successful" }).first();
   return row ? toPayment(row) : null;
 }
 

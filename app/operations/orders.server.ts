@@ -21,7 +21,7 @@ import {
   updateOrder,
   type OrderRow,
 } from "~/models/order.server";
-import { insertPayment, type PaymentRow } from "~/models/payment.server";
+import { insertPayment, successfulPaymentOf } from "~/models/payment.server";
 import { conflict, forbidden, limitedBy, notFound, ok, transact, type Actor, type Failure, type Result, type Tx } from "~/operations/core.server";
 import { clearEarnings, note, notifyParty, NOT_ALLOWED_NOW, refundBuyer, releaseEscrow, transition, type OrderActor } from "~/operations/order-machine.server";
 import { eachSafely, requestPayment, requestPayout, type PaymentOptions } from "~/operations/payments.server";
@@ -71,24 +71,6 @@ async function check(tx: Tx, order: OrderRow, userId: number, action: OrderActio
   }
   if (action === "review" && facts.reviewed) return conflict("already_reviewed", "You have already reviewed this order.");
   return conflict("not_allowed_now", NOT_ALLOWED_NOW(order.status));
-}
-
-async function successfulPayment(tx: Tx, orderId: number): Promise<PaymentRow | null> {
-  const row = await tx.trx("payments").where({ order_id: orderId, status: "successful" }).first();
-  if (!row) return null;
-  return {
-    id: Number(row.id),
-    orderId,
-    provider: row.provider,
-    network: row.network,
-    msisdn: row.msisdn,
-    reference: row.reference,
-    amountUgx: Number(row.amount_ugx),
-    status: "successful",
-    failureReason: null,
-    polls: row.polls,
-    createdAt: row.created_at,
-  };
 }
 
 export type PlaceOrderInput = CheckoutInput & { files?: StoredOrderFile[] };
@@ -287,7 +269,7 @@ async function complete(tx: Tx, order: OrderRow, by: OrderActor, kind: string, n
 async function cancelWithRefund(tx: Tx, order: OrderRow, by: OrderActor, kind: string, reason: string, now: Date, step: "cancel" | "resolve_refund" = "cancel") {
   const refused = await transition(tx, order, step, by, { kind, reason, patch: { cancelled_at: now } });
   if (refused) return { refused, refund: null };
-  const refund = await refundBuyer(tx, order, await successfulPayment(tx, order.id));
+  const refund = await refundBuyer(tx, order, await successfulPaymentOf(tx.trx, order.id));
   const body = `Order ${order.gigTitle} was cancelled; the buyer's payment is being refunded`;
   await notifyParty(tx, order.buyerId, order, "order_cancelled", body);
   await notifyParty(tx, order.sellerId, order, "order_cancelled", body);
@@ -297,11 +279,12 @@ async function cancelWithRefund(tx: Tx, order: OrderRow, by: OrderActor, kind: s
 /**
  * Cancel, as the rules of DESIGN.md §4 allow: the buyer gives up an unpaid order; the buyer cancels alone
  * an order more than 24 hours late; otherwise one party asks and the order is cancelled when the other
- * agrees (by cancelling too). Paid money goes back to the buyer.
+ * agrees (by cancelling too). Paid money goes back to the buyer. With `expected`, only that kind of cancel is
+ * done (a button drawn for an unpaid order must not become a cancel request once the payment lands).
  */
 export async function cancelOrder(
   actor: Actor,
-  input: { orderId: number; reason: string },
+  input: { orderId: number; reason: string; expected?: "abandon" | "cancel" | "request_cancel" | "agree_cancel" },
   options: PaymentOptions = {},
 ): Promise<Result<{ outcome: "cancelled" | "requested" }>> {
   return partyStep<{ outcome: "cancelled" | "requested" }>(
@@ -310,6 +293,7 @@ export async function cancelOrder(
     async (tx, { order, by, userId, now }) => {
       const facts = await orderFacts(tx.trx, order);
       const actions = orderActions(facts, userId, now);
+      if (input.expected && !actions.has(input.expected)) return (await check(tx, order, userId, input.expected, now))!;
       if (actions.has("abandon")) {
         // The payment stays pending: should it be approved after all, the poll finds it and refunds it.
         await transition(tx, order, "fail_payment", by, { kind: "cancelled", reason: input.reason, patch: { cancelled_at: now } });

@@ -554,6 +554,7 @@ function CancelStep({ d, late, open, reply }: { d: Loaded; late: boolean; open: 
       {open ? (
         <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
           <input type="hidden" name="orderId" value={orderId} />
+          <input type="hidden" name="expected" value={late ? "cancel" : "request_cancel"} />
           <p>
             {late
               ? "The order is more than a day late, so you may cancel it now: your payment is refunded to the number that paid."

@@ -30,11 +30,6 @@ async function ownOrder(db: Db, userId: number, id: string | undefined) {
  * each ask pushes back: 5 s, then 10 s, 20 s…): a page left open, or many tabs, never asks the provider
  * more often than the worker would.
  */
-async function askDue(db: Db, paymentId: number): Promise<boolean> {
-  const row = await db("payments").where({ id: paymentId, status: "pending" }).where("next_poll_at", "<=", db.fn.now()).first("id");
-  return Boolean(row);
-}
-
 type PayState = "pending" | "paid" | "failed";
 
 /**
@@ -61,7 +56,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const db = getDb();
   let order = await ownOrder(db, user.id, params.id);
   let payment = await latestPayment(db, order.id);
-  if (order.status === "pending_payment" && payment?.status === "pending" && (await askDue(db, payment.id))) {
+  if (order.status === "pending_payment" && payment?.status === "pending" && payment.nextPollAt <= new Date()) {
     await settlePayment(systemActor("pay-page"), { reference: payment.reference });
     [order, payment] = await Promise.all([ownOrder(db, user.id, params.id), latestPayment(db, order.id)]);
   }
@@ -85,11 +80,8 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const order = await ownOrder(db, actor.user.id, params.id);
   const intent = (await readFormData(request)).get("intent");
   if (intent !== "cancel") return data({ error: "Choose what to do with this order." }, { status: 400 });
-  // cancelOrder does what the order allows now; here only giving up an unpaid order is meant.
-  if (!orderActions(await orderFacts(db, order), actor.user.id).has("abandon")) {
-    return data({ error: "This order is no longer waiting for a payment, so it cannot be cancelled here." }, { status: 409 });
-  }
-  const result = await cancelOrder(actor, { orderId: order.id, reason: "" });
+  // Only giving up an unpaid order is meant here: if the payment landed meanwhile, the operation refuses.
+  const result = await cancelOrder(actor, { orderId: order.id, reason: "", expected: "abandon" });
   if (!result.ok) {
     if (result.error === "not_found" || result.error === "forbidden") throw new Response("Not Found", { status: 404 });
     return data({ error: "message" in result ? result.message : "This order cannot be cancelled now." }, { status: failureStatus(result) });

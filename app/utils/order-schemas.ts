@@ -28,7 +28,15 @@ export type CheckoutInput = z.output<typeof CheckoutSchema>;
 
 export const DeliverSchema = z.object({ orderId: id("Choose an order"), message: text(5000, "Tell the buyer what you are delivering") });
 export const RevisionSchema = z.object({ orderId: id("Choose an order"), reason: text(2000, "Say what should change") });
-export const CancelSchema = z.object({ orderId: id("Choose an order"), reason: text(2000, null) });
+/**
+ * `expected` is the cancel the button meant (give up an unpaid order, cancel a late one, ask, agree): if the
+ * order has moved on since the page was drawn, the operation refuses rather than doing another kind of cancel.
+ */
+export const CancelSchema = z.object({
+  orderId: id("Choose an order"),
+  reason: text(2000, null),
+  expected: z.enum(["abandon", "cancel", "request_cancel", "agree_cancel"]).optional(),
+});
 export const OrderIdSchema = z.object({ orderId: id("Choose an order") });
 export const DisputeSchema = z.object({ orderId: id("Choose an order"), reason: text(2000, "Tell us what went wrong") });
 export const ResolveDisputeSchema = z.object({

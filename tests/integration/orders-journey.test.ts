@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memberBalances } from "~/models/ledger.server";
-import { approveOrder, deliverOrder, requestRevision, runOrderTimers } from "~/operations/orders.server";
+import { approveOrder, cancelOrder, deliverOrder, requestRevision, runOrderTimers } from "~/operations/orders.server";
 import { requestWithdrawal, settlePayout } from "~/operations/payments.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createGig, createUser, type TestUser } from "../support/factories";
@@ -93,6 +93,17 @@ describe("an order from checkout to withdrawal", () => {
     await approveOrder(memberActor(buyer), { orderId }, opts(c));
     expect(await deleteGig(memberActor(seller), { gigId: gig.id }, { db: t.db })).toMatchObject({ ok: true });
     expect(await t.db("orders").where({ id: orderId }).first("gig_id", "gig_title", "status")).toEqual({ gig_id: null, gig_title: "Gig with an open order", status: "completed" });
+  });
+
+  it("a cancel meant for an unpaid order is refused once the payment has landed, rather than becoming a cancel request", async () => {
+    const { orderId, reference } = await placeTestOrder(c, buyer, gigId);
+    await c.sandbox.decide(reference, "approve");
+    await settlePayment(system, { reference }, opts(c));
+    const refused = await cancelOrder(memberActor(buyer), { orderId, reason: "", expected: "abandon" }, opts(c));
+    expect(refused).toMatchObject({ ok: false, error: "conflict", reason: "not_allowed_now" });
+    expect(await t.db("orders").where({ id: orderId }).first("status", "cancel_requested_by")).toEqual({ status: "in_progress", cancel_requested_by: null });
+    // Without `expected`, the same press is a request to the seller.
+    expect(await cancelOrder(memberActor(buyer), { orderId, reason: "" }, opts(c))).toMatchObject({ ok: true, value: { outcome: "requested" } });
   });
 });
 
