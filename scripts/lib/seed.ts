@@ -1,6 +1,7 @@
 /**
  * Demo data for a machine of one's own (npm start, the tests): the six categories, an admin, clients and
- * freelancers, 66 published gigs with cover images, and about 3,700 reviews. Demo data obeys the rules real
+ * freelancers, 66 published gigs with cover images, about 3,700 reviews, and a few orders between the demo
+ * client and the demo freelancer (one cleared, one delivered, one in progress, one in dispute). Demo data obeys the rules real
  * data does: everything a member makes goes in through the operation their own request would call, acting
  * as them (accounts, profiles, cover uploads, gigs, reviews), so it passes the same schemas, ownership
  * checks, rate limits and roll-ups, with the same activity rows. What no operation makes is written after,
@@ -9,14 +10,20 @@
  */
 import type { Knex } from "knex";
 import type { SessionUser } from "~/models/session.server";
-import { createAdmin, createMember, updateProfile } from "~/operations/accounts.server";
+import { createAdmin, createMember, updateBilling, updateProfile } from "~/operations/accounts.server";
+import { approveOrder, deliverOrder, openDispute, placeOrder, runOrderTimers } from "~/operations/orders.server";
+import { settlePayment } from "~/operations/payments.server";
 import { systemActor, type Actor, type Result } from "~/operations/core.server";
 import { attachImage, saveGig } from "~/operations/gigs.server";
-import { createReviews, type BulkReview } from "~/operations/reviews.server";
+import { createReview, createReviews, type BulkReview } from "~/operations/reviews.server";
+import { createProviders } from "~/payments/registry.server";
+import { Sandbox } from "~/payments/sandbox.server";
 import { ProfileSchema } from "~/utils/account-schemas";
 import { DELIVERY_DAYS, gigFormSchema, TIERS, type Tier } from "~/utils/gig-schemas";
+import { getEnv } from "~/utils/env.server";
 import { hashPassword } from "~/utils/password.server";
 import { refund } from "~/utils/rate-limit.server";
+import { createRedis } from "~/utils/redis.server";
 import { renderCover } from "./covers";
 
 /** The six categories of spec §9, in the landing page's order. */
@@ -330,7 +337,7 @@ export async function seedDemoData(db: Knex) {
   const system = systemActor("seed");
   const cast = people();
   const plan = planGigs(random, cast.filter((p) => p.role === "freelancer").length, cast.filter((p) => p.role === "client").length);
-  const counted: { userId: number; gigs: number; uploads: number }[] = [];
+  const counted: { userId: number; gigs: number; uploads: number; checkouts?: number }[] = [];
 
   try {
     await db.transaction(async (trx) => {
@@ -396,12 +403,24 @@ export async function seedDemoData(db: Knex) {
         gigs: plan.map((g, i) => ({ id: gigIds[i]!, publishedDaysAgo: g.publishedDaysAgo })),
         daysAgo,
       });
+
+      const client = members.find((m) => m.person.email === DEMO_ACCOUNTS.client.email)!;
+      const freelancer = members.find((m) => m.person.email === DEMO_ACCOUNTS.freelancer.email)!;
+      const freelancerGigs = plan.flatMap((g, i) => (sellers[g.sellerIndex] === freelancer ? [gigIds[i]!] : []));
+      counted.push({ userId: client.id, gigs: 0, uploads: 0, checkouts: DEMO_ORDERS.length });
+      await demoOrders(trx, { client, freelancer, gigIds: freelancerGigs, daysAgo });
     });
   } finally {
     // The seed's gigs and uploads were counted against each demo seller's hourly limits, as a seller's own
     // would be; they are given back, so the demo seller starts with a whole hour's allowance (and seeding
     // many test databases, whose sellers share ids, never adds up to a limit).
-    await Promise.all(counted.flatMap((c) => [refund("gigCreate", String(c.userId), c.gigs), refund("upload", String(c.userId), c.uploads)]));
+    await Promise.all(
+      counted.flatMap((c) => [
+        refund("gigCreate", String(c.userId), c.gigs),
+        refund("upload", String(c.userId), c.uploads),
+        refund("checkout", String(c.userId), c.checkouts ?? 0),
+      ]),
+    );
   }
 }
 
@@ -430,6 +449,61 @@ async function demoHistory(
       WHERE reviews_count >= 20 AND category_id IN (SELECT id FROM categories ORDER BY position LIMIT 4)
       ORDER BY category_id, rating DESC, reviews_count DESC, id
     )`);
+}
+
+/** The demo client's orders of the demo freelancer's gigs, and how far each has gone. */
+const DEMO_ORDERS = [
+  { stage: "cleared", requirements: "A logo for my juice bar in Ntinda: green and orange, simple enough for a sign." },
+  { stage: "delivered", requirements: "Business cards to go with the logo, 200 pieces." },
+  { stage: "in_progress", requirements: "A flyer for our opening weekend." },
+  { stage: "disputed", requirements: "A banner for the shop front, 3 m by 1 m." },
+] as const;
+
+/**
+ * Orders between the demo client and the demo freelancer, so their dashboards, /orders and the admin's
+ * disputes screen have something to show: each placed, paid in a sandbox of the seed's own, and taken as far
+ * as its stage through the same operations a member's would (deliver, approve, review, dispute); the cleared
+ * one is given a past (completed three weeks ago) and cleared by the order timers, as the worker would.
+ */
+async function demoOrders(
+  trx: Knex.Transaction,
+  { client, freelancer, gigIds, daysAgo }: { client: { id: number; actor: Actor }; freelancer: { id: number; actor: Actor }; gigIds: number[]; daysAgo: (d: number) => Date },
+) {
+  const system = systemActor("seed");
+  const env = getEnv();
+  const redis = createRedis(env.REDIS_URL, { maxRetriesPerRequest: 1 });
+  const sandbox = new Sandbox(redis, env.QUEUE_PREFIX);
+  const options = { db: trx, providers: createProviders({ ...env, MTN_MOMO_BASE_URL: undefined, AIRTEL_BASE_URL: undefined }, { sandbox }) };
+  try {
+    must("the demo freelancer's billing number", await updateBilling(freelancer.actor, { mobileMoneyNumber: "+256772100200" }, options));
+    for (const [i, demo] of DEMO_ORDERS.entries()) {
+      const placed = must(
+        `demo order ${i + 1}`,
+        await placeOrder(
+          client.actor,
+          { gigId: gigIds[i % gigIds.length]!, tier: "basic", requirements: demo.requirements, msisdn: "+256772300400", network: "mtn", checkoutKey: `demo-order-${i + 1}-0000000000` },
+          options,
+        ),
+      );
+      const orderId = placed.orderId;
+      await sandbox.decide(placed.reference, "approve");
+      must(`payment of demo order ${i + 1}`, await settlePayment(system, { reference: placed.reference }, options));
+      if (demo.stage === "in_progress") continue;
+      must(`delivery of demo order ${i + 1}`, await deliverOrder(freelancer.actor, { orderId, message: "Here is the first version, in PNG and PDF." }, options));
+      if (demo.stage === "disputed") {
+        must(`dispute of demo order ${i + 1}`, await openDispute(client.actor, { orderId, reason: "The banner is the wrong size, and the seller stopped answering." }, options));
+      }
+      if (demo.stage !== "cleared") continue;
+      must(`approval of demo order ${i + 1}`, await approveOrder(client.actor, { orderId }, options));
+      const gig = await trx("orders").where({ id: orderId }).first("gig_id");
+      must(`review of demo order ${i + 1}`, await createReview(client.actor, { gigId: Number(gig.gig_id), orderId, rating: 5, comment: "Great logo, quick and friendly. Webale nyo!" }, options));
+      await trx("orders").where({ id: orderId }).update({ created_at: daysAgo(25), paid_at: daysAgo(25), delivered_at: daysAgo(22), completed_at: daysAgo(21), due_at: daysAgo(22) });
+      await trx("order_events").where({ order_id: orderId }).update({ created_at: daysAgo(21) });
+      must("the order timers", await runOrderTimers(system, options));
+    }
+  } finally {
+    await redis.quit().catch(() => redis.disconnect());
+  }
 }
 
 export async function isDatabaseEmpty(db: Knex) {

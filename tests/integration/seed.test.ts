@@ -5,6 +5,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { listCategories } from "~/models/category.server";
+import { balanceOf, escrow, memberBalances } from "~/models/ledger.server";
 import { verifyPassword } from "~/utils/password.server";
 import { DELIVERY_DAYS } from "~/utils/gig-schemas";
 import { getEnv } from "~/utils/env.server";
@@ -119,6 +120,20 @@ describe("demo data", () => {
     // The first publication of each gig is a business conversion, recorded for the worker after the commit.
     const conversions = await t.db("effects").where({ kind: "conversion" }).select("payload");
     expect(conversions.filter((c) => c.payload.fact.type === "gig_published")).toHaveLength(await count("gigs"));
+  });
+
+  it("has orders between the demo client and freelancer, taken through the operations: one cleared, one delivered, one in progress, one in dispute", async () => {
+    const client = await t.db("users").where({ email: DEMO_ACCOUNTS.client.email }).first("id");
+    const freelancer = await t.db("users").where({ email: DEMO_ACCOUNTS.freelancer.email }).first("id", "mobile_money_number");
+    const orders = await t.db("orders").where({ buyer_id: client.id, seller_id: freelancer.id }).orderBy("id").select("id", "status", "cleared_at", "price_ugx", "seller_fee_ugx");
+    expect(orders.map((o) => o.status)).toEqual(["completed", "delivered", "in_progress", "delivered"]);
+    expect(orders[0].cleared_at).not.toBeNull();
+    expect(await t.db("disputes").where({ order_id: orders[3].id, status: "open" }).first("id")).toBeDefined();
+    expect(await t.db("reviews").where({ order_id: orders[0].id }).first("rating")).toEqual({ rating: 5 });
+    // The cleared order's earnings are the freelancer's to withdraw; the others' money waits in escrow.
+    expect(await memberBalances(t.db, freelancer.id)).toMatchObject({ availableUgx: orders[0].price_ugx - orders[0].seller_fee_ugx, pendingUgx: 0 });
+    for (const o of orders.slice(1)) expect(await balanceOf(t.db, escrow(o.id))).toBe(o.price_ugx);
+    expect(freelancer.mobile_money_number).toBe("+256772100200");
   });
 
   it("has an admin, clients and freelancers whose demo password verifies against a scrypt hash", async () => {
