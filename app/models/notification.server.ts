@@ -16,3 +16,8 @@ export async function unreadNotificationCount(db: Db, userId: number): Promise<n
   const row = await db("notifications").where({ user_id: userId }).whereNull("read_at").count<{ n: string }[]>({ n: "*" }).first();
   return Number(row?.n ?? 0);
 }
+
+/** Marks every notification of the member read; returns how many were unread. */
+export async function markAllRead(db: Db, userId: number): Promise<number> {
+  return db("notifications").where({ user_id: userId }).whereNull("read_at").update({ read_at: db.fn.now() });
+}

@@ -6,6 +6,8 @@ import { randomBytes } from "node:crypto";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
 import { SignOutButton } from "~/components/site-header";
 import { listRecentActivity } from "~/models/activity.server";
+import { listNotifications } from "~/models/notification.server";
+import { markNotificationsRead } from "~/operations/notifications.server";
 import { getDashboardStats, listOwnGigs } from "~/models/dashboard.server";
 import { memberBalances } from "~/models/ledger.server";
 import { listPayouts, type PayoutRow } from "~/models/payment.server";
@@ -31,13 +33,14 @@ const CLEARANCE_DAYS = Math.round(CLEARANCE_MS / (24 * 60 * 60 * 1000));
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const db = getDb();
-  const [stats, gigs, activity, settings, balances, payouts] = await Promise.all([
+  const [stats, gigs, activity, settings, balances, payouts, notifications] = await Promise.all([
     getDashboardStats(db, user),
     user.role === "freelancer" ? listOwnGigs(db, user.id) : Promise.resolve([]),
     listRecentActivity(db, user.id),
     getSettings(db, user.id),
     memberBalances(db, user.id),
     listPayouts(db, user.id),
+    listNotifications(db, user.id, 8),
   ]);
   if (!settings) throw new Response("Not Found", { status: 404 });
   const params = new URL(request.url).searchParams;
@@ -51,6 +54,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     stats,
     gigs,
     activity,
+    notifications,
     completion: profileCompletion(settings),
     notice: GIG_NOTICES[params.get("gig") ?? ""] ?? null,
     balances,
@@ -79,6 +83,11 @@ function formatMsisdn(msisdn: string): string {
 export async function action({ request, context }: ActionFunctionArgs) {
   const actor = await requireMemberActor(request, context.clientIp);
   const formData = await readFormData(request);
+  if (formData.get("intent") === "read_notifications") {
+    const marked = await markNotificationsRead(actor);
+    if (!marked.ok) throw new Response("Forbidden", { status: 403 });
+    return redirect("/dashboard#updates", 303);
+  }
   if (formData.get("intent") !== "withdraw") throw new Response("Bad Request", { status: 400 });
   const submission = parseWithZod(formData, { schema: WithdrawSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
@@ -169,6 +178,32 @@ export default function Dashboard() {
               )}
             </>
           ) : null}
+
+          <h2 id="updates">Order updates</h2>
+          {d.notifications.length === 0 ? (
+            <p>No order updates yet.</p>
+          ) : (
+            <>
+              <ul className="plain-list notification-list" aria-label="Order updates">
+                {d.notifications.map((n) => (
+                  <li key={n.id} className={n.read ? undefined : "unread"}>
+                    <span>
+                      {n.read ? null : <span className="visually-hidden">New: </span>}
+                      {n.orderId ? <Link to={`/orders/${n.orderId}`}>{n.body}</Link> : n.body}
+                    </span>
+                    <time dateTime={new Date(n.at).toISOString()}>{dateTime(n.at)}</time>
+                  </li>
+                ))}
+              </ul>
+              {d.notifications.some((n) => !n.read) ? (
+                <Form method="post" className="inline-form">
+                  <button type="submit" name="intent" value="read_notifications" className="link-button">
+                    Mark all as read
+                  </button>
+                </Form>
+              ) : null}
+            </>
+          )}
 
           <h2>Recent activity</h2>
           {d.activity.length === 0 ? (
