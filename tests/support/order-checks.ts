@@ -1,7 +1,12 @@
 /**
- * What the order, payment and ledger tests check beside each step: the book as a whole (every entry ever
- * posted sums to zero; a finished order holds no money), and a trail of everything an order step could
- * write, so a refused step can be shown to have written nothing at all.
+ * What the order, payment and ledger tests check beside each step. The ledger's rules, read from what is
+ * stored whatever ran, in whatever order, however often, or was killed half-way: every journal balances,
+ * money comes into and leaves an order once, no account holding somebody's money is below zero, and each
+ * order's status agrees with its journals, payments, refunds and timeline (a finished order holds nothing).
+ * `ledgerProblems` returns them as sentences naming the order, account or journal at fault, for the property
+ * test and the killed worker round; `expectLedgerSound` asserts them over the whole database, after each
+ * test of a file. And a trail of everything an order step could write, so a refused step can be shown to
+ * have written nothing at all.
  */
 import type { Knex } from "knex";
 import { expect } from "vitest";
@@ -15,29 +20,11 @@ export const DAY_MS = 24 * HOUR_MS;
 export const at = (date: Date | number) => () => new Date(date);
 
 /**
- * The ledger's rules over the whole database: every entry together sums to zero (each journal does), no
- * account that holds money for somebody is below zero (only the outside world, provider_clearing, may be),
- * and an order that is completed or cancelled holds nothing in escrow or in its buyer's fee account.
+ * The ledger's rules (ledgerProblems) over the whole database, as an assertion. Every journal balancing means
+ * every entry ever posted sums to zero (each entry belongs to a journal).
  */
 export async function expectLedgerSound(db: Knex) {
-  const total = await db("ledger_entries").sum<{ total: string | null }[]>({ total: "amount_ugx" }).first();
-  expect(Number(total?.total ?? 0), "the sum of all ledger entries").toBe(0);
-  const negative = await db("ledger_accounts as a")
-    .join("ledger_entries as e", "e.account_id", "a.id")
-    .whereNot("a.kind", "provider_clearing")
-    .groupBy("a.code")
-    .havingRaw("sum(e.amount_ugx) < 0")
-    .select("a.code", db.raw("sum(e.amount_ugx)::bigint as total"));
-  expect(negative, "accounts below zero").toEqual([]);
-  const held = await db("ledger_accounts as a")
-    .join("orders as o", "o.id", "a.order_id")
-    .leftJoin("ledger_entries as e", "e.account_id", "a.id")
-    .whereIn("a.kind", ["escrow", "buyer_fee_held"])
-    .whereIn("o.status", [...FINAL_STATUSES])
-    .groupBy("a.code", "o.status")
-    .havingRaw("coalesce(sum(e.amount_ugx), 0) <> 0")
-    .select("a.code", "o.status", db.raw("sum(e.amount_ugx)::bigint as total"));
-  expect(held, "money held by orders that are completed or cancelled").toEqual([]);
+  expect(await ledgerProblems(db), "what breaks the ledger's rules").toEqual([]);
 }
 
 /**
@@ -73,6 +60,12 @@ export async function trail(db: Knex, orderIds: number[]) {
   };
 }
 
+/** How many rows a query finds. */
+export async function rowCount(query: Knex.QueryBuilder): Promise<number> {
+  const row = (await query.count({ n: "*" }).first()) as { n: string | number } | undefined;
+  return Number(row?.n ?? 0);
+}
+
 /** The kinds of an order's events, oldest first. */
 export const eventKinds = (db: Knex, orderId: number): Promise<string[]> =>
   db("order_events").where({ order_id: orderId }).orderBy("id").pluck("kind");
@@ -95,4 +88,147 @@ export async function orderRow(db: Knex, orderId: number) {
     cancelledAt: row.cancelled_at as Date | null,
     clearedAt: row.cleared_at as Date | null,
   };
+}
+
+/** Journal kinds an order has at most once: its money comes in once, and leaves once, one way or the other. */
+const ONCE_PER_ORDER = ["payment_captured", "escrow_released", "order_refunded", "earnings_cleared"];
+
+/** Accounts allowed below zero: the outside world's (money that came in from the providers). */
+const MAY_GO_NEGATIVE = ["provider_clearing"];
+
+type OrderLedger = {
+  id: number;
+  status: string;
+  price_ugx: number;
+  buyer_fee_ugx: number;
+  cleared: boolean;
+  captured: number;
+  released: number;
+  refunded: number;
+  cleared_journals: number;
+  payments_taken: number;
+  refund_payouts: number;
+  into_completed: number;
+  into_cancelled: number;
+  escrow_ugx: number;
+  fee_held_ugx: number;
+};
+
+/**
+ * Which orders and members to look at (their orders' journals, their payouts' journals, their accounts, and
+ * the platform's fee accounts); all of them when left out.
+ */
+export type Scope = { orderIds: number[]; userIds: number[] };
+
+/** What breaks the ledger's rules within the scope, as sentences; an empty list is a consistent ledger. */
+export async function ledgerProblems(db: Knex, scope?: Scope): Promise<string[]> {
+  const problems: string[] = [];
+  // With no scope, null arrays: every row passes the filters below.
+  const orderIds = scope?.orderIds ?? null;
+  const userIds = scope?.userIds ?? null;
+  const journalInScope = `(?::bigint[] IS NULL OR j.order_id = ANY(?::bigint[])
+    OR j.payout_id IN (SELECT id FROM payouts WHERE user_id = ANY(?::bigint[])))`;
+  const journalBindings = [orderIds, orderIds, userIds];
+
+  const unbalanced = await db.raw<{ rows: { key: string; total: string; n: number }[] }>(
+    `SELECT j.idempotency_key AS key, coalesce(sum(e.amount_ugx), 0) AS total, count(e.id)::int AS n
+     FROM ledger_journals j LEFT JOIN ledger_entries e ON e.journal_id = j.id
+     WHERE ${journalInScope}
+     GROUP BY j.id HAVING coalesce(sum(e.amount_ugx), 0) <> 0 OR count(e.id) < 2`,
+    journalBindings,
+  );
+  for (const r of unbalanced.rows) problems.push(`journal ${r.key} sums to ${r.total} over ${r.n} entries`);
+
+  const doubled = await db.raw<{ rows: { order_id: string; kind: string; n: number }[] }>(
+    `SELECT j.order_id, j.kind, count(*)::int AS n FROM ledger_journals j
+     WHERE j.order_id IS NOT NULL AND j.kind = ANY(?) AND ${journalInScope}
+     GROUP BY j.order_id, j.kind HAVING count(*) > 1`,
+    [ONCE_PER_ORDER, ...journalBindings],
+  );
+  for (const r of doubled.rows) problems.push(`order ${r.order_id} has ${r.n} ${r.kind} journals`);
+
+  const negative = await db.raw<{ rows: { code: string; total: string }[] }>(
+    `SELECT a.code, sum(e.amount_ugx) AS total FROM ledger_accounts a JOIN ledger_entries e ON e.account_id = a.id
+     WHERE a.kind <> ALL(?)
+       AND (?::bigint[] IS NULL OR a.order_id = ANY(?::bigint[]) OR a.user_id = ANY(?::bigint[]) OR a.kind LIKE 'platform_%')
+     GROUP BY a.id HAVING sum(e.amount_ugx) < 0`,
+    [MAY_GO_NEGATIVE, orderIds, orderIds, userIds],
+  );
+  for (const r of negative.rows) problems.push(`account ${r.code} is at ${r.total}`);
+
+  const takenTwice = await db.raw<{ rows: { order_id: string; n: number }[] }>(
+    `SELECT order_id, count(*)::int AS n FROM payments WHERE status = 'successful' AND (?::bigint[] IS NULL OR order_id = ANY(?::bigint[]))
+     GROUP BY order_id HAVING count(*) > 1`,
+    [orderIds, orderIds],
+  );
+  for (const r of takenTwice.rows) problems.push(`order ${r.order_id} has ${r.n} successful payments`);
+
+  for (const o of await orderLedgers(db, orderIds)) problems.push(...orderProblems(o));
+  return problems;
+}
+
+/** The orders (all when null) with the counts their status must agree with. */
+async function orderLedgers(db: Knex, orderIds: number[] | null): Promise<OrderLedger[]> {
+  const { rows } = await db.raw(`
+    SELECT o.id, o.status, o.price_ugx, o.buyer_fee_ugx, o.cleared_at IS NOT NULL AS cleared,
+      (SELECT count(*) FROM ledger_journals j WHERE j.order_id = o.id AND j.kind = 'payment_captured')::int AS captured,
+      (SELECT count(*) FROM ledger_journals j WHERE j.order_id = o.id AND j.kind = 'escrow_released')::int AS released,
+      (SELECT count(*) FROM ledger_journals j WHERE j.order_id = o.id AND j.kind = 'order_refunded')::int AS refunded,
+      (SELECT count(*) FROM ledger_journals j WHERE j.order_id = o.id AND j.kind = 'earnings_cleared')::int AS cleared_journals,
+      (SELECT count(*) FROM payments p WHERE p.order_id = o.id AND p.status = 'successful')::int AS payments_taken,
+      (SELECT count(*) FROM payouts p WHERE p.order_id = o.id AND p.kind = 'refund')::int AS refund_payouts,
+      (SELECT count(*) FROM order_events v WHERE v.order_id = o.id AND v.to_status = 'completed' AND v.from_status IS DISTINCT FROM 'completed')::int AS into_completed,
+      (SELECT count(*) FROM order_events v WHERE v.order_id = o.id AND v.to_status = 'cancelled' AND v.from_status IS DISTINCT FROM 'cancelled')::int AS into_cancelled,
+      (SELECT coalesce(sum(e.amount_ugx), 0) FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
+        WHERE a.code = 'escrow:order:' || o.id OR (a.kind = 'escrow' AND a.order_id = o.id)) AS escrow_ugx,
+      (SELECT coalesce(sum(e.amount_ugx), 0) FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
+        WHERE a.code = 'buyer_fee_held:order:' || o.id OR (a.kind = 'buyer_fee_held' AND a.order_id = o.id)) AS fee_held_ugx
+    FROM orders o WHERE ?::bigint[] IS NULL OR o.id = ANY(?::bigint[]) ORDER BY o.id`,
+    [orderIds, orderIds],
+  );
+  return rows.map((r: Record<string, unknown>) => ({
+    ...(r as OrderLedger),
+    id: Number(r.id),
+    price_ugx: Number(r.price_ugx),
+    buyer_fee_ugx: Number(r.buyer_fee_ugx),
+    escrow_ugx: Number(r.escrow_ugx),
+    fee_held_ugx: Number(r.fee_held_ugx),
+  }));
+}
+
+/** An order's status against its journals, payments, refunds and timeline. */
+function orderProblems(o: OrderLedger): string[] {
+  const problems: string[] = [];
+  const say = (what: string) => problems.push(`order ${o.id} (${o.status}): ${what}`);
+  if (o.captured !== o.payments_taken) say(`${o.payments_taken} successful payments but ${o.captured} payment_captured journals`);
+  if (o.released && o.refunded) say("both released to the seller and refunded to the buyer");
+  if (o.refund_payouts !== o.refunded) say(`${o.refunded} order_refunded journals but ${o.refund_payouts} refund payouts`);
+  if (o.cleared_journals !== (o.cleared ? 1 : 0)) say(`cleared_at ${o.cleared ? "set" : "unset"} but ${o.cleared_journals} earnings_cleared journals`);
+  switch (o.status) {
+    case "pending_payment":
+      if (o.captured || o.released || o.refunded) say("money moved for an unpaid order");
+      break;
+    case "in_progress":
+    case "delivered":
+      if (o.captured !== 1) say(`${o.captured} payment_captured journals for a paid order`);
+      if (o.released || o.refunded) say("money left the escrow of an open order");
+      if (o.escrow_ugx !== o.price_ugx || o.fee_held_ugx !== o.buyer_fee_ugx) say(`escrow ${o.escrow_ugx} and fee held ${o.fee_held_ugx} for a price of ${o.price_ugx} and fee ${o.buyer_fee_ugx}`);
+      break;
+    case "completed":
+      if (o.captured !== 1 || o.released !== 1 || o.refunded !== 0) say(`captured ${o.captured}, released ${o.released}, refunded ${o.refunded} (want 1, 1, 0)`);
+      if (o.into_completed !== 1) say(`${o.into_completed} events completing it`);
+      break;
+    case "cancelled":
+      if (o.released) say("released to the seller");
+      if (o.refunded !== o.captured) say(`captured ${o.captured} but refunded ${o.refunded}`);
+      if (o.into_cancelled !== 1) say(`${o.into_cancelled} events cancelling it`);
+      break;
+    default:
+      say("unknown status");
+  }
+  if (FINAL_STATUSES.has(o.status) && (o.escrow_ugx !== 0 || o.fee_held_ugx !== 0)) {
+    say(`escrow ${o.escrow_ugx} and fee held ${o.fee_held_ugx} left on a finished order`);
+  }
+  if (o.cleared && o.status !== "completed") say("cleared but not completed");
+  return problems;
 }

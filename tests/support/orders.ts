@@ -1,19 +1,21 @@
 /**
- * Helpers for order tests: members as actors, a sandbox provider on the real Redis (its own key prefix),
- * and orders brought to a given state through the real operations.
+ * Helpers for order tests: a test file's context (its own database, QUEUE_PREFIX and sandbox, and the
+ * parties to an order), members as actors, a sandbox provider on the real Redis, and orders brought to a
+ * given state through the real operations.
  */
 import { randomBytes } from "node:crypto";
 import type { Knex } from "knex";
-import { expect } from "vitest";
-import type { Actor } from "~/operations/core.server";
+import { afterAll, beforeAll, expect } from "vitest";
+import { systemActor, type Actor } from "~/operations/core.server";
 import { approveOrder, deliverOrder, placeOrder } from "~/operations/orders.server";
 import { settlePayment, type PaymentOptions } from "~/operations/payments.server";
-import { systemActor } from "~/operations/core.server";
 import { createProviders, type Providers } from "~/payments/registry.server";
 import { Sandbox } from "~/payments/sandbox.server";
 import { getEnv } from "~/utils/env.server";
+import { closeLimitRedis } from "~/utils/rate-limit.server";
 import { createRedis } from "~/utils/redis.server";
-import type { TestUser } from "./factories";
+import { createTestDatabase, type TestDatabase } from "./databases";
+import { createGig, createUser, type GigOptions, type TestUser, type UserOptions } from "./factories";
 
 export const TEST_CLIENT = { ip: "203.0.113.7", userAgent: "vitest", analyticsConsent: false, tabSessionId: null };
 
@@ -27,18 +29,114 @@ export function memberActor(u: Pick<TestUser, "id" | "name" | "username" | "emai
 
 export const system = systemActor("test");
 
-/** A sandbox on the real Redis under its own prefix, and providers that use it for both networks. */
-export function testProviders() {
+/** Somebody not signed in. */
+export const visitor: Actor = { kind: "anonymous", client: TEST_CLIENT };
+
+/**
+ * A sandbox on the real Redis, and providers that use it for both networks. Under a prefix of its own unless
+ * given one: a QUEUE_PREFIX, to share the sandbox of a server started with it.
+ */
+export function testProviders(prefix = `test_${randomBytes(4).toString("hex")}`) {
   const redis = createRedis(getEnv().REDIS_URL, { maxRetriesPerRequest: 1 });
-  const sandbox = new Sandbox(redis, `test_${randomBytes(4).toString("hex")}`);
+  const sandbox = new Sandbox(redis, prefix);
   const providers: Providers = createProviders({ ...getEnv(), MTN_MOMO_BASE_URL: undefined, AIRTEL_BASE_URL: undefined }, { sandbox });
-  return { sandbox, providers, close: () => redis.quit() };
+  return { sandbox, providers, redis, close: () => redis.quit() };
+}
+
+/**
+ * Gives this test file a QUEUE_PREFIX of its own (its name, its process and a random part), and returns it.
+ * The checkout limit (30 an hour per member) is counted in Redis under QUEUE_PREFIX by member id, and every
+ * test database numbers its members from 1: under a shared prefix, other files' checkouts and earlier runs'
+ * would count against this file's members. The environment is read once and then kept, so this must run
+ * before anything reads it: at the top of the test file (orderTestContext calls it).
+ */
+export function ownQueuePrefix(name: string): string {
+  const prefix = `t_${name}_${process.pid}_${randomBytes(4).toString("hex")}`;
+  process.env.QUEUE_PREFIX = prefix;
+  if (getEnv().QUEUE_PREFIX !== prefix) throw new Error(`The environment was read before ownQueuePrefix("${name}"): call it at the top of the test file`);
+  return prefix;
+}
+
+/** An Airtel number: a seller's payouts to it go to the provider of the Airtel network. */
+export const PAYOUT_NUMBER = "+256701234567";
+
+export type PartyOptions = {
+  /** The seller's Billing number is PAYOUT_NUMBER unless another is given, or null for none. */
+  seller?: Omit<UserOptions, "role"> & { payoutNumber?: string | null };
+  buyer?: Omit<UserOptions, "role">;
+  /** One Basic package at UGX 100,000 in 3 days with 1 revision unless packages are given. */
+  gig?: Omit<GigOptions, "sellerId">;
+};
+export type Parties = { seller: TestUser; buyer: TestUser; gigId: number };
+
+/**
+ * The two sides of an order: a seller who can be paid out, a buyer, and the seller's gig (at UGX 100,000 the
+ * buyer pays 105,000 and the seller nets 80,000).
+ */
+export async function createParties(db: Knex, options: PartyOptions = {}): Promise<Parties> {
+  const { payoutNumber = PAYOUT_NUMBER, ...sellerOptions } = options.seller ?? {};
+  const seller = await createUser(db, { ...sellerOptions, role: "freelancer" });
+  if (payoutNumber) await db("users").where({ id: seller.id }).update({ mobile_money_number: payoutNumber });
+  const buyer = await createUser(db, { ...options.buyer, role: "client" });
+  const packages = { basic: { priceUgx: 100_000, deliveryDays: 3, revisions: 1 } };
+  const { id: gigId } = await createGig(db, { packages, ...options.gig, sellerId: seller.id });
+  return { seller, buyer, gigId };
 }
 
 export const checkoutKey = () => randomBytes(12).toString("hex");
 
 export type OrderTestContext = { db: Knex; providers: Providers; sandbox: Sandbox; now?: () => Date };
 export const opts = (c: OrderTestContext): PaymentOptions => ({ db: c.db, providers: c.providers, now: c.now });
+
+export type OrderTestFile = OrderTestContext & {
+  /** The database's URL, for a server or a process the file starts. */
+  url: string;
+  /** The file's own QUEUE_PREFIX: a server started with it (and PAYMENTS_SANDBOX=1) shares the file's sandbox. */
+  queuePrefix: string;
+};
+
+export type OrderTestOptions = {
+  /** A seller, a buyer and the seller's gig (createParties): `t.seller`, `t.buyer`, `t.gigId`. */
+  parties?: true | PartyOptions;
+  /** An admin, who resolves disputes: `t.admin`. */
+  admin?: true | Omit<UserOptions, "role">;
+};
+/** The context with the fields its options add. */
+type OrderTestFileWith<O> = OrderTestFile &
+  (O extends { parties: unknown } ? Parties : unknown) &
+  (O extends { admin: unknown } ? { admin: TestUser } : unknown);
+
+/**
+ * What an order test file runs on, made before its tests and closed after them: a QUEUE_PREFIX of its own
+ * (ownQueuePrefix, given at once, so call this at the top of the file), a database of its own, the sandbox
+ * under that prefix with providers that use it, and the members the options ask for. The rest of its fields
+ * are filled in before the file's tests: read them in hooks and tests. Once the file is done, its Redis keys
+ * (limits, sandbox, a server's queues) are deleted too.
+ */
+export function orderTestContext<O extends OrderTestOptions = Record<never, never>>(name: string, options?: O): OrderTestFileWith<O> {
+  const file = { queuePrefix: ownQueuePrefix(name) } as OrderTestFile & Partial<Parties> & { admin?: TestUser };
+  let database: TestDatabase | undefined;
+  let sandboxed: ReturnType<typeof testProviders> | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    sandboxed = testProviders(file.queuePrefix);
+    Object.assign(file, { db: database.db, url: database.url, providers: sandboxed.providers, sandbox: sandboxed.sandbox });
+    const { parties, admin } = options ?? {};
+    if (parties) Object.assign(file, await createParties(database.db, parties === true ? {} : parties));
+    if (admin) file.admin = await createUser(database.db, { ...(admin === true ? {} : admin), role: "admin" });
+  });
+  afterAll(async () => {
+    await closeLimitRedis();
+    // The shared Redis keeps nothing of a finished file's: limit counts, sandbox transfers, a server's queues.
+    if (sandboxed) {
+      const keys = await sandboxed.redis.keys(`${file.queuePrefix}*`);
+      if (keys.length) await sandboxed.redis.del(...keys);
+      await sandboxed.close();
+    }
+    await database?.drop();
+  });
+  return file as OrderTestFileWith<O>;
+}
 
 /** Places an order of the gig's basic package for the buyer; returns its id and payment reference. */
 export async function placeTestOrder(c: OrderTestContext, buyer: TestUser, gigId: number, { tier = "basic" as const } = {}) {
