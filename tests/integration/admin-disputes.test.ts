@@ -9,17 +9,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memberBalances } from "~/models/ledger.server";
 import { deliverOrder, openDispute } from "~/operations/orders.server";
 import { orderNumber } from "~/utils/order-rules";
-import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { createGig, createSession, createUser, type TestUser } from "../support/factories";
-import { balances, memberActor, opts, paidTestOrder, testProviders, type OrderTestContext } from "../support/orders";
+import { createSession } from "../support/factories";
+import { rowCount } from "../support/order-checks";
+import { balances, memberActor, opts, orderTestContext, paidTestOrder } from "../support/orders";
 import { startTestServer, type TestServer } from "../support/test-server";
 
-let t: TestDatabase;
+const t = orderTestContext("disputes", {
+  parties: { buyer: { name: "Akello Joan" }, seller: { name: "Mugisha Peter" }, gig: { title: "Shop logo in three colours" } },
+  admin: { name: "Disputes Admin" },
+});
 let server: TestServer;
-let c: OrderTestContext;
-let closeProviders: () => Promise<unknown>;
-let buyer: TestUser;
-let seller: TestUser;
 let adminCookie: string;
 let buyerCookie: string;
 /** Disputed by the buyer after a delivery (older); disputed by the seller before any delivery (newer). */
@@ -27,29 +26,19 @@ let refunded: number;
 let released: number;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  const p = testProviders();
-  closeProviders = p.close;
-  c = { db: t.db, providers: p.providers, sandbox: p.sandbox };
-  server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: `disputes_${process.pid}_${Date.now()}`, PAYMENTS_SANDBOX: "1" });
+  server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: t.queuePrefix, PAYMENTS_SANDBOX: "1" });
 
-  const admin = await createUser(t.db, { role: "admin", name: "Disputes Admin" });
-  adminCookie = `soko_session=${await createSession(t.db, admin.id)}`;
-  buyer = await createUser(t.db, { role: "client", name: "Akello Joan" });
-  buyerCookie = `soko_session=${await createSession(t.db, buyer.id)}`;
-  seller = await createUser(t.db, { role: "freelancer", name: "Mugisha Peter" });
-  const gig = await createGig(t.db, { sellerId: seller.id, title: "Shop logo in three colours", packages: { basic: { priceUgx: 100_000, deliveryDays: 3 } } });
+  adminCookie = `soko_session=${await createSession(t.db, t.admin.id)}`;
+  buyerCookie = `soko_session=${await createSession(t.db, t.buyer.id)}`;
 
-  refunded = (await paidTestOrder(c, buyer, gig.id)).orderId;
-  expect((await deliverOrder(memberActor(seller), { orderId: refunded, message: "Your logo, in blue only" }, opts(c))).ok).toBe(true);
-  expect((await openDispute(memberActor(buyer), { orderId: refunded, reason: "We agreed on three colours; this has one." }, opts(c))).ok).toBe(true);
-  released = (await paidTestOrder(c, buyer, gig.id)).orderId;
-  expect((await openDispute(memberActor(seller), { orderId: released, reason: "The buyer wants a website too, outside the package." }, opts(c))).ok).toBe(true);
+  refunded = (await paidTestOrder(t, t.buyer, t.gigId)).orderId;
+  expect((await deliverOrder(memberActor(t.seller), { orderId: refunded, message: "Your logo, in blue only" }, opts(t))).ok).toBe(true);
+  expect((await openDispute(memberActor(t.buyer), { orderId: refunded, reason: "We agreed on three colours; this has one." }, opts(t))).ok).toBe(true);
+  released = (await paidTestOrder(t, t.buyer, t.gigId)).orderId;
+  expect((await openDispute(memberActor(t.seller), { orderId: released, reason: "The buyer wants a website too, outside the package." }, opts(t))).ok).toBe(true);
 });
 afterAll(async () => {
   await server?.stop();
-  await closeProviders?.();
-  await t?.drop();
 });
 
 /** A request to the test server as a visitor of one host (a Host header: Node's fetch cannot set one). */
@@ -74,12 +63,6 @@ function request(host: "main" | "admin", method: "GET" | "POST", target: string,
 const resolve = (cookie: string, orderId: number, resolution: string, note = "", host: "main" | "admin" = "main") =>
   request(host, "POST", host === "main" ? "/admin/disputes" : "/disputes", { cookie, form: { orderId: String(orderId), resolution, note } });
 
-/** How many rows a query finds. */
-async function count(query: ReturnType<TestDatabase["db"]>): Promise<number> {
-  const row = (await query.count({ n: "*" }).first()) as { n: string | number } | undefined;
-  return Number(row?.n ?? 0);
-}
-
 describe("the disputes screen", () => {
   it("is for admins only: a member is sent home (main host) or refused (admin host), and cannot resolve", async () => {
     expect(await request("main", "GET", "/admin/disputes", { cookie: buyerCookie })).toMatchObject({ status: 302, location: "/" });
@@ -88,7 +71,7 @@ describe("the disputes screen", () => {
     // The buyer would like their money back: the POST meets the same rule, and nothing changes.
     expect(await resolve(buyerCookie, refunded, "refund")).toMatchObject({ status: 302, location: "/" });
     expect((await resolve(buyerCookie, refunded, "refund", "", "admin")).status).toBe(403);
-    expect(await count(t.db("disputes").where({ status: "open" }))).toBe(2);
+    expect(await rowCount(t.db("disputes").where({ status: "open" }))).toBe(2);
     expect(await t.db("orders").whereIn("id", [refunded, released]).pluck("status")).not.toContain("cancelled");
   });
 
@@ -130,7 +113,7 @@ describe("the disputes screen", () => {
     const ledger = await balances(t.db);
     expect(ledger[`escrow:order:${refunded}`]).toBe(0);
     expect(ledger[`buyer_fee_held:order:${refunded}`]).toBe(0);
-    expect(await t.db("payouts").where({ order_id: refunded }).select("user_id", "kind", "amount_ugx")).toEqual([{ user_id: buyer.id, kind: "refund", amount_ugx: 105_000 }]);
+    expect(await t.db("payouts").where({ order_id: refunded }).select("user_id", "kind", "amount_ugx")).toEqual([{ user_id: t.buyer.id, kind: "refund", amount_ugx: 105_000 }]);
 
     // Back on the screen: the confirmation, and the dispute has left the list.
     const page = await request("main", "GET", res.location!, { cookie: adminCookie });
@@ -144,7 +127,7 @@ describe("the disputes screen", () => {
     expect(res.status).toBe(409);
     expect(res.body).toContain("This order has no open dispute.");
     expect(await t.db("orders").where({ id: refunded }).first("status")).toEqual({ status: "cancelled" });
-    expect(await memberBalances(t.db, seller.id)).toMatchObject({ pendingUgx: 0 });
+    expect(await memberBalances(t.db, t.seller.id)).toMatchObject({ pendingUgx: 0 });
   });
 
   it("refuses a resolution that is neither, beside nothing but the form", async () => {
@@ -159,7 +142,7 @@ describe("the disputes screen", () => {
     expect(res.status).toBe(303);
     expect(res.location).toBe(`/disputes?resolved=${released}&resolution=release`);
     expect(await t.db("orders").where({ id: released }).first("status")).toEqual({ status: "completed" });
-    expect(await memberBalances(t.db, seller.id)).toMatchObject({ pendingUgx: 80_000 });
+    expect(await memberBalances(t.db, t.seller.id)).toMatchObject({ pendingUgx: 80_000 });
     expect((await balances(t.db))[`escrow:order:${released}`]).toBe(0);
 
     const page = await request("admin", "GET", res.location!, { cookie: adminCookie });

@@ -9,60 +9,43 @@ import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Sandbox } from "~/payments/sandbox.server";
-import { getEnv } from "~/utils/env.server";
-import { createRedis } from "~/utils/redis.server";
-import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createGig, createSession, createUser, type TestUser } from "../support/factories";
+import { orderTestContext } from "../support/orders";
 import { startTestServer, type TestServer } from "../support/test-server";
-
-let t: TestDatabase;
-let server: TestServer;
-let noPayments: TestServer;
-let uploadDir: string;
-let redis: ReturnType<typeof createRedis>;
-/** The server's own sandbox (same Redis, same prefix), to read what the "phone" shows. */
-let sandbox: Sandbox;
-const queuePrefix = `checkout_${process.pid}_${Date.now()}`;
-
-let buyer: TestUser;
-let other: TestUser;
-let seller: TestUser;
-let gigId: number;
-const cookies: Record<string, string> = {};
 
 // UGX 100,000 with the 5% buyer fee: UGX 105,000 to pay.
 const PRICE_UGX = 100_000;
 const TOTAL = "UGX 105,000";
 
-beforeAll(async () => {
-  t = await createTestDatabase();
-  buyer = await createUser(t.db, { name: "Checkout Buyer" });
-  other = await createUser(t.db, { name: "Checkout Other" });
-  seller = await createUser(t.db, { role: "freelancer", name: "Checkout Seller" });
-  // The buyer's Billing number is an Airtel one (075…), so checkout guesses Airtel rather than the default.
-  await t.db("users").where({ id: buyer.id }).update({ mobile_money_number: "+256752123456" });
-  gigId = (
-    await createGig(t.db, {
-      sellerId: seller.id,
+/** The server has the file's QUEUE_PREFIX, so its sandbox is `t.sandbox`: what the "phone" shows is read there. */
+const t = orderTestContext("checkout", {
+  parties: {
+    buyer: { name: "Checkout Buyer" },
+    seller: { name: "Checkout Seller" },
+    gig: {
       title: "A logo for your shop",
       packages: { basic: { priceUgx: PRICE_UGX, deliveryDays: 3, revisions: 2 }, standard: { priceUgx: 200_000, deliveryDays: 7 } },
-    })
-  ).id;
-  for (const [key, user] of Object.entries({ buyer, other, seller })) cookies[key] = `soko_session=${await createSession(t.db, user.id)}`;
+    },
+  },
+});
+let server: TestServer;
+let noPayments: TestServer;
+let uploadDir: string;
+let other: TestUser;
+const cookies: Record<string, string> = {};
+
+beforeAll(async () => {
+  other = await createUser(t.db, { name: "Checkout Other" });
+  // The buyer's Billing number is an Airtel one (075…), so checkout guesses Airtel rather than the default.
+  await t.db("users").where({ id: t.buyer.id }).update({ mobile_money_number: "+256752123456" });
+  for (const [key, user] of Object.entries({ buyer: t.buyer, other, seller: t.seller })) cookies[key] = `soko_session=${await createSession(t.db, user.id)}`;
   uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), "soko-checkout-"));
-  redis = createRedis(getEnv().REDIS_URL, { maxRetriesPerRequest: 1 });
-  sandbox = new Sandbox(redis, queuePrefix);
-  server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: queuePrefix, UPLOAD_DIR: uploadDir, PAYMENTS_SANDBOX: "1" });
+  server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: t.queuePrefix, UPLOAD_DIR: uploadDir, PAYMENTS_SANDBOX: "1" });
   // Production with no provider configured and no sandbox: payments are unavailable.
-  noPayments = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: `${queuePrefix}_off`, UPLOAD_DIR: uploadDir, PAYMENTS_SANDBOX: "0" });
+  noPayments = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: `${t.queuePrefix}_off`, UPLOAD_DIR: uploadDir, PAYMENTS_SANDBOX: "0" });
 });
 afterAll(async () => {
   await Promise.all([server?.stop(), noPayments?.stop()]);
-  const keys = redis ? await redis.keys(`${queuePrefix}*`) : [];
-  if (keys.length) await redis.del(...keys);
-  await redis?.quit();
-  await t?.drop();
   if (uploadDir) fs.rmSync(uploadDir, { recursive: true, force: true });
 });
 
@@ -103,7 +86,7 @@ const newKey = () => randomBytes(16).toString("base64url");
 /** The checkout form as the page sends it (multipart), with the buyer's choices; `files` as the browser attaches them. */
 function checkoutForm(fields: Record<string, string> = {}, files: { name: string; bytes: Buffer | string }[] = []) {
   const fd = new FormData();
-  const values = { gigId: String(gigId), tier: "basic", requirements: "A green logo", msisdn: "+256 772 123 456", network: "mtn", checkoutKey: newKey(), ...fields };
+  const values = { gigId: String(t.gigId), tier: "basic", requirements: "A green logo", msisdn: "+256 772 123 456", network: "mtn", checkoutKey: newKey(), ...fields };
   for (const [k, v] of Object.entries(values)) fd.append(k, v);
   // A browser sends an empty file part when nothing is chosen.
   if (!files.length) fd.append("files", new File([], "", { type: "application/octet-stream" }));
@@ -118,7 +101,7 @@ function checkedNetwork(html: string) {
   return /value="([^"]*)"/.exec(checked[0]!)?.[1];
 }
 
-const checkoutPath = (tier = "basic") => `/gig/${gigId}/order?package=${tier}`;
+const checkoutPath = (tier = "basic") => `/gig/${t.gigId}/order?package=${tier}`;
 
 /** Places an order through the form; answers its id and payment reference. */
 async function checkout(fields: Record<string, string> = {}) {
@@ -192,7 +175,7 @@ describe("the checkout form", () => {
   });
 
   it("answers 404 for a gig that is not published", async () => {
-    const draft = await createGig(t.db, { sellerId: seller.id, status: "draft" });
+    const draft = await createGig(t.db, { sellerId: t.seller.id, status: "draft" });
     expect((await send(`/gig/${draft.id}/order?package=basic`)).status).toBe(404);
     expect((await send(`/gig/${draft.id}/order`, { body: checkoutForm({ gigId: String(draft.id) }) })).status).toBe(404);
   });
@@ -218,13 +201,13 @@ describe("placing an order", () => {
     expect(location).toBe(`/orders/${orderId}/pay`);
     expect(await count("orders")).toBe(before + 1);
     const order = await orderRow(orderId);
-    expect(order).toMatchObject({ buyer_id: buyer.id, seller_id: seller.id, gig_id: gigId, tier: "basic", status: "pending_payment", requirements: "A green logo" });
+    expect(order).toMatchObject({ buyer_id: t.buyer.id, seller_id: t.seller.id, gig_id: t.gigId, tier: "basic", status: "pending_payment", requirements: "A green logo" });
     expect(Number(order.price_ugx)).toBe(PRICE_UGX);
     expect(Number(order.buyer_fee_ugx)).toBe(5_000);
     const payment = await paymentRow(orderId);
     expect(payment).toMatchObject({ status: "pending", provider: "sandbox", network: "mtn", msisdn: "+256772123456" });
     expect(Number(payment.amount_ugx)).toBe(105_000);
-    expect(await sandbox.get(reference)).toMatchObject({ kind: "collection", status: "PENDING", amountUgx: 105_000 });
+    expect(await t.sandbox.get(reference)).toMatchObject({ kind: "collection", status: "PENDING", amountUgx: 105_000 });
   });
 
   it("places one order for the same form sent twice (same checkout key), and both land on its payment page", async () => {
@@ -259,7 +242,7 @@ describe("placing an order", () => {
     const orderId = Number(/\/orders\/(\d+)\/pay/.exec(res.headers.get("location")!)![1]);
     const files = await t.db("order_files").where({ order_id: orderId });
     expect(files).toHaveLength(1);
-    expect(files[0]).toMatchObject({ file_name: "brief.pdf", content_type: "application/pdf", uploader_id: buyer.id, delivery_id: null });
+    expect(files[0]).toMatchObject({ file_name: "brief.pdf", content_type: "application/pdf", uploader_id: t.buyer.id, delivery_id: null });
     expect(fs.readFileSync(path.join(uploadDir, "order-files", files[0].storage_key), "utf8")).toBe(pdf);
   });
 
@@ -346,7 +329,7 @@ describe("the sandbox's phone prompt", () => {
       expect((await send(`/dev/pay/${reference}`, { who, body: { intent: "approve" } })).status).toBe(404);
     }
     expect((await send(`/dev/pay/${randomBytes(16).toString("hex")}`)).status).toBe(404);
-    expect(await sandbox.get(reference)).toMatchObject({ status: "PENDING" });
+    expect(await t.sandbox.get(reference)).toMatchObject({ status: "PENDING" });
     expect((await orderRow(orderId)).status).toBe("pending_payment");
     // The sandbox is off on the other server: no prompt at all, even for the buyer.
     expect((await send(`/dev/pay/${reference}`, { on: noPayments })).status).toBe(404);
@@ -377,7 +360,7 @@ describe("the sandbox's phone prompt", () => {
     expect((await paymentRow(orderId)).status).toBe("failed");
     const { html } = await payPage(orderId);
     expect(visible(html)).toContain("The payment did not go through: Declined on the phone.");
-    expect(html).toContain(`href="/gig/${gigId}/order?package=basic"`);
+    expect(html).toContain(`href="/gig/${t.gigId}/order?package=basic"`);
     expect(html).not.toMatch(METER_REFRESH);
     // Answered once: approving afterwards changes nothing.
     await send(`/dev/pay/${reference}`, { body: { intent: "approve" } });
@@ -397,7 +380,7 @@ describe("the providers' callback", () => {
 
   it("settles a payment the provider says is paid, once however often it is replayed", async () => {
     const { orderId, reference } = await checkout();
-    expect(await sandbox.decide(reference, "approve")).toBe(true);
+    expect(await t.sandbox.decide(reference, "approve")).toBe(true);
     for (let i = 0; i < 3; i++) {
       const res = await callback("sandbox", JSON.stringify({ reference }), i === 1 ? "PUT" : "POST");
       expect(res.status).toBe(200);

@@ -5,29 +5,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDispute, resolveDispute, runOrderTimers } from "~/operations/orders.server";
-import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createCategory, createGig, createSession, createUser } from "../support/factories";
-import { completedTestOrder, memberActor, opts, paidTestOrder, system, testProviders, type OrderTestContext } from "../support/orders";
+import { completedTestOrder, memberActor, opts, orderTestContext, paidTestOrder, system } from "../support/orders";
 import { startTestServer, type TestServer } from "../support/test-server";
 
-let t: TestDatabase;
+// Orders are brought to their states by the operations in this process, on the server's sandbox.
+const t = orderTestContext("dashboard");
 let server: TestServer;
-let c: OrderTestContext;
-let closeProviders: () => Promise<unknown>;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   await createCategory(t.db, { slug: "graphic-design", name: "Graphic Design" });
-  // Orders are brought to their states by the operations in this process, on a sandbox of its own.
-  const p = testProviders();
-  closeProviders = p.close;
-  c = { db: t.db, providers: p.providers, sandbox: p.sandbox };
-  server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: `dash_${process.pid}_${Date.now()}`, PAYMENTS_SANDBOX: "1" });
+  server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: t.queuePrefix, PAYMENTS_SANDBOX: "1" });
 });
 afterAll(async () => {
   await server?.stop();
-  await closeProviders?.();
-  await t?.drop();
 });
 
 /** Joins through the form, as a person would, and answers the session cookie. */
@@ -159,15 +150,15 @@ describe("the money on the dashboard", () => {
 
     // One order under way, one completed: UGX 50,000 less the 20% fee is earned and waits 14 days.
     await t.db("users").where({ id: seller.id }).update({ mobile_money_number: "+256772000222" });
-    await paidTestOrder(c, buyer, gig.id);
-    const { orderId } = await completedTestOrder(c, buyer, seller, gig.id);
+    await paidTestOrder(t, buyer, gig.id);
+    const { orderId } = await completedTestOrder(t, buyer, seller, gig.id);
     d = await dashboard(cookie);
     expect(d.stats).toMatchObject({ "Active orders": "1", Earnings: "UGX 40,000" });
     expect(d.money).toEqual({ "Pending clearance": "UGX 40,000", "Available to withdraw": "UGX 0", "In transit": "UGX 0" });
     expect(d.html).toContain("Nothing to withdraw yet");
 
     // Fifteen days on, the earnings clear: available, and the withdraw form offers all of it.
-    expect(await runOrderTimers(system, { ...opts(c), now: () => new Date(Date.now() + 15 * day) })).toMatchObject({ ok: true, value: { cleared: 1 } });
+    expect(await runOrderTimers(system, { ...opts(t), now: () => new Date(Date.now() + 15 * day) })).toMatchObject({ ok: true, value: { cleared: 1 } });
     expect(await t.db("orders").where({ id: orderId }).first("cleared_at")).toMatchObject({ cleared_at: expect.any(Date) });
     d = await dashboard(cookie);
     expect(d.stats).toMatchObject({ "Active orders": "1", Earnings: "UGX 40,000" });
@@ -183,17 +174,17 @@ describe("the money on the dashboard", () => {
     const cookie = `soko_session=${await createSession(t.db, buyer.id)}`;
     const gig = await publish(seller.id, "Company profile design");
 
-    await paidTestOrder(c, buyer, gig.id);
-    await completedTestOrder(c, buyer, seller, gig.id);
+    await paidTestOrder(t, buyer, gig.id);
+    await completedTestOrder(t, buyer, seller, gig.id);
     let d = await dashboard(cookie);
     // Each order costs UGX 50,000 and the 5% fee (UGX 2,500).
     expect(d.stats).toMatchObject({ "Active orders": "1", "Completed orders": "1", "Total spent": "UGX 105,000" });
     expect(d.html).not.toContain("Refunds</h2>");
 
     // A third order refunded after a dispute: not spent, and its refund shows until it is paid.
-    const { orderId } = await paidTestOrder(c, buyer, gig.id);
-    expect((await openDispute(memberActor(buyer), { orderId, reason: "Nothing was started" }, opts(c))).ok).toBe(true);
-    expect((await resolveDispute(memberActor(admin), { orderId, resolution: "refund", note: "" }, opts(c))).ok).toBe(true);
+    const { orderId } = await paidTestOrder(t, buyer, gig.id);
+    expect((await openDispute(memberActor(buyer), { orderId, reason: "Nothing was started" }, opts(t))).ok).toBe(true);
+    expect((await resolveDispute(memberActor(admin), { orderId, resolution: "refund", note: "" }, opts(t))).ok).toBe(true);
     d = await dashboard(cookie);
     expect(d.stats).toMatchObject({ "Active orders": "1", "Completed orders": "1", "Total spent": "UGX 105,000" });
     expect(d.html).toContain("Refunds</h2>");

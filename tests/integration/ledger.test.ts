@@ -3,10 +3,11 @@
  * that does not balance (at COMMIT, by its deferred trigger) and any change to a posted entry; postJournal
  * posts a key once, and never takes an account that holds somebody's money below zero, even with two
  * journals at once. Each way an order can end is played through the operations, and after every test the
- * whole book sums to zero, no such account is negative, and finished orders hold nothing.
+ * ledger keeps its rules (tests/support/order-checks.ts): every journal balances, so the whole book sums to
+ * zero; no such account is negative; each order's money agrees with its status, a finished one holds nothing.
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import {
   buyerFeeHeld,
   escrow,
@@ -22,50 +23,20 @@ import { cancelOrder, deliverOrder, openDispute, resolveDispute, runOrderTimers 
 import { requestWithdrawal, settlePayment, settlePayout } from "~/operations/payments.server";
 import type { Providers } from "~/payments/registry.server";
 import { createSandboxProvider } from "~/payments/sandbox.server";
-import { closeLimitRedis } from "~/utils/rate-limit.server";
-import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { createGig, createUser, type TestUser } from "../support/factories";
 import { at, DAY_MS, expectLedgerSound, journalKeys, orderRow } from "../support/order-checks";
-import { balances, completedTestOrder, memberActor, opts, paidTestOrder, placeTestOrder, system, testProviders, type OrderTestContext } from "../support/orders";
+import { balances, completedTestOrder, createParties, memberActor, opts, orderTestContext, paidTestOrder, placeTestOrder, system } from "../support/orders";
 
-// Checkouts are limited per member id in Redis, and every test database numbers its members from 1.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `t_ledger_${process.pid}_${Date.now()}`;
-});
-
-let t: TestDatabase;
-let c: OrderTestContext;
-let closeProviders: () => Promise<unknown>;
-let admin: TestUser;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  const p = testProviders();
-  closeProviders = p.close;
-  c = { db: t.db, providers: p.providers, sandbox: p.sandbox };
-  admin = await createUser(t.db, { role: "admin", name: "Ledger Admin" });
-});
-afterEach(async () => {
-  await expectLedgerSound(t.db);
-});
-afterAll(async () => {
-  await closeProviders?.();
-  await closeLimitRedis();
-  await t?.drop();
-});
+const t = orderTestContext("ledger", { admin: { name: "Ledger Admin" } });
+afterEach(() => expectLedgerSound(t.db));
 
 let people = 0;
 /** A seller (with a payout number) and a buyer of their own, and the seller's gig at UGX 100,000. */
 async function parties() {
   const n = ++people;
-  const seller = await createUser(t.db, { role: "freelancer", name: `Ledger Seller ${n}` });
-  await t.db("users").where({ id: seller.id }).update({ mobile_money_number: "+256701234567" });
-  const buyer = await createUser(t.db, { role: "client", name: `Ledger Buyer ${n}` });
-  const gigId = (await createGig(t.db, { sellerId: seller.id, packages: { basic: { priceUgx: 100_000, deliveryDays: 3 } } })).id;
-  return { seller, buyer, gigId };
+  return createParties(t.db, { seller: { name: `Ledger Seller ${n}` }, buyer: { name: `Ledger Buyer ${n}` } });
 }
 
-const o = () => opts(c);
+const o = () => opts(t);
 const count = async (table: string) => Number((await t.db(table).count<{ c: string }[]>({ c: "*" }).first())?.c);
 const book = async () => ({ journals: await count("ledger_journals"), entries: await count("ledger_entries"), balances: await balances(t.db) });
 
@@ -116,7 +87,7 @@ describe("what the database refuses, whatever the code does", () => {
 
   it("a posted entry or journal can be neither changed nor deleted", async () => {
     const { buyer, gigId } = await parties();
-    const { orderId } = await paidTestOrder(c, buyer, gigId);
+    const { orderId } = await paidTestOrder(t, buyer, gigId);
     const before = await book();
     const entries = t.db("ledger_entries").whereIn("journal_id", t.db("ledger_journals").where({ order_id: orderId }).select("id"));
     await expect(entries.clone().update({ amount_ugx: 1 })).rejects.toThrow(/append-only/);
@@ -132,7 +103,7 @@ describe("what the database refuses, whatever the code does", () => {
 describe("postJournal", () => {
   it("posts a key once: the same key again, after or at the same time, returns false and moves nothing", async () => {
     const { buyer, gigId } = await parties();
-    const { orderId } = await paidTestOrder(c, buyer, gigId);
+    const { orderId } = await paidTestOrder(t, buyer, gigId);
     const before = await book();
     // The order's own capture, posted again as a retried callback would.
     const again = await t.db.transaction((trx) =>
@@ -187,7 +158,7 @@ describe("postJournal", () => {
 
   it("never takes an order's escrow or a seller's available balance below zero, and rolls the whole journal back", async () => {
     const { seller, buyer, gigId } = await parties();
-    const { orderId } = await paidTestOrder(c, buyer, gigId);
+    const { orderId } = await paidTestOrder(t, buyer, gigId);
     const before = await book();
     const overdraw = t.db.transaction((trx) =>
       postJournal(trx, {
@@ -220,7 +191,7 @@ describe("postJournal", () => {
 
   it("two journals at once that each take an order's whole escrow: one posts, the other is refused", async () => {
     const { seller, buyer, gigId } = await parties();
-    const { orderId } = await paidTestOrder(c, buyer, gigId);
+    const { orderId } = await paidTestOrder(t, buyer, gigId);
     const take = (n: number) =>
       t.db.transaction((trx) =>
         postJournal(trx, {
@@ -239,6 +210,20 @@ describe("postJournal", () => {
     expect(refused.reason).toBeInstanceOf(NegativeBalanceError);
     expect(await balances(t.db)).toMatchObject({ [`escrow:order:${orderId}`]: 0, [`seller_pending:user:${seller.id}`]: 100_000 });
     expect((await journalKeys(t.db, orderId)).filter((k) => k.startsWith("test:take"))).toHaveLength(1);
+
+    // The order is still in progress, so its escrow must hold its price again for the ledger's rules after
+    // each test: the money taken goes back.
+    await t.db.transaction((trx) =>
+      postJournal(trx, {
+        key: `test:put-back:${orderId}`,
+        kind: "test",
+        orderId,
+        postings: [
+          { account: sellerPending(seller.id), amountUgx: -100_000 },
+          { account: escrow(orderId), amountUgx: 100_000 },
+        ],
+      }),
+    );
   });
 });
 
@@ -246,7 +231,7 @@ describe("the book after each way an order ends", () => {
   it("completed, cleared and withdrawn: the seller's 80,000 leaves, the platform keeps both fees, the order holds nothing", async () => {
     const { seller, buyer, gigId } = await parties();
     const fees = await balances(t.db);
-    const { orderId } = await completedTestOrder(c, buyer, seller, gigId);
+    const { orderId } = await completedTestOrder(t, buyer, seller, gigId);
     const completedAt = (await orderRow(t.db, orderId)).completedAt!;
     await runOrderTimers(system, { ...o(), now: at(completedAt.getTime() + 14 * DAY_MS) });
     const withdrawn = await requestWithdrawal(memberActor(seller), { amountUgx: 80_000, requestKey: randomUUID() }, o());
@@ -265,9 +250,9 @@ describe("the book after each way an order ends", () => {
 
   it("given up unpaid, then paid on the phone after all: taken and refunded in full", async () => {
     const { buyer, gigId } = await parties();
-    const { orderId, reference } = await placeTestOrder(c, buyer, gigId);
+    const { orderId, reference } = await placeTestOrder(t, buyer, gigId);
     expect(await cancelOrder(memberActor(buyer), { orderId, reason: "Wrong gig" }, o())).toMatchObject({ ok: true });
-    expect(await c.sandbox.decide(reference, "approve")).toBe(true);
+    expect(await t.sandbox.decide(reference, "approve")).toBe(true);
     expect(await settlePayment(system, { reference }, o())).toMatchObject({ ok: true });
     const [refund] = await t.db("payouts").where({ order_id: orderId }).pluck("reference");
     expect(await settlePayout(system, { reference: refund }, o())).toMatchObject({ ok: true, value: { settlement: "paid" } });
@@ -277,9 +262,9 @@ describe("the book after each way an order ends", () => {
 
   it("declined on the phone: nothing is posted", async () => {
     const { buyer, gigId } = await parties();
-    const { orderId, reference } = await placeTestOrder(c, buyer, gigId);
+    const { orderId, reference } = await placeTestOrder(t, buyer, gigId);
     const before = await book();
-    expect(await c.sandbox.decide(reference, "decline")).toBe(true);
+    expect(await t.sandbox.decide(reference, "decline")).toBe(true);
     expect(await settlePayment(system, { reference }, o())).toMatchObject({ ok: true, value: { settlement: "failed" } });
     expect(await orderRow(t.db, orderId)).toMatchObject({ status: "cancelled" });
     expect(await book()).toEqual(before);
@@ -287,10 +272,10 @@ describe("the book after each way an order ends", () => {
 
   it("cancelled late, and the refund refused by the provider: the money waits in the buyer's refund due", async () => {
     const { buyer, gigId } = await parties();
-    const { orderId } = await paidTestOrder(c, buyer, gigId);
-    const sandbox = createSandboxProvider(c.sandbox);
+    const { orderId } = await paidTestOrder(t, buyer, gigId);
+    const sandbox = createSandboxProvider(t.sandbox);
     const refusing = { ...sandbox, disburse: async () => ({ outcome: "rejected" as const, reason: "The wallet is barred" }) };
-    const providers: Providers = { forNetwork: () => refusing, byName: () => refusing, sandbox: c.sandbox };
+    const providers: Providers = { forNetwork: () => refusing, byName: () => refusing, sandbox: t.sandbox };
     const late = (await orderRow(t.db, orderId)).dueAt!.getTime() + DAY_MS + 1;
     expect(await cancelOrder(memberActor(buyer), { orderId, reason: "Too late" }, { db: t.db, providers, now: at(late) })).toMatchObject({
       ok: true,
@@ -307,14 +292,14 @@ describe("the book after each way an order ends", () => {
 
   it("disputed and released to the seller, or refunded to the buyer", async () => {
     const { seller, buyer, gigId } = await parties();
-    const released = await paidTestOrder(c, buyer, gigId);
+    const released = await paidTestOrder(t, buyer, gigId);
     expect(await deliverOrder(memberActor(seller), { orderId: released.orderId, message: "Done" }, o())).toMatchObject({ ok: true });
     expect(await openDispute(memberActor(seller), { orderId: released.orderId, reason: "No answer" }, o())).toMatchObject({ ok: true });
-    expect(await resolveDispute(memberActor(admin), { orderId: released.orderId, resolution: "release", note: "" }, o())).toMatchObject({ ok: true });
+    expect(await resolveDispute(memberActor(t.admin), { orderId: released.orderId, resolution: "release", note: "" }, o())).toMatchObject({ ok: true });
 
-    const refunded = await paidTestOrder(c, buyer, gigId);
+    const refunded = await paidTestOrder(t, buyer, gigId);
     expect(await openDispute(memberActor(buyer), { orderId: refunded.orderId, reason: "Nothing yet" }, o())).toMatchObject({ ok: true });
-    expect(await resolveDispute(memberActor(admin), { orderId: refunded.orderId, resolution: "refund", note: "" }, o())).toMatchObject({ ok: true });
+    expect(await resolveDispute(memberActor(t.admin), { orderId: refunded.orderId, resolution: "refund", note: "" }, o())).toMatchObject({ ok: true });
 
     expect(await journalKeys(t.db, released.orderId)).toEqual([`order:${released.orderId}:captured`, `order:${released.orderId}:released`]);
     expect(await journalKeys(t.db, refunded.orderId)).toEqual([`order:${refunded.orderId}:captured`, `order:${refunded.orderId}:refunded`]);

@@ -6,37 +6,16 @@
  * bought and completed through the order operations with the sandbox provider.
  */
 import { parseWithZod } from "@conform-to/zod";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { systemActor, type Actor } from "~/operations/core.server";
+import { describe, expect, it } from "vitest";
+import type { Actor } from "~/operations/core.server";
 import { cancelOrder, deliverOrder } from "~/operations/orders.server";
 import { createReview, createReviews, NO_SUCH_GIG, NO_SUCH_ORDER, OWN_GIG } from "~/operations/reviews.server";
-import { closeLimitRedis } from "~/utils/rate-limit.server";
 import { ReviewSchema, type ReviewInput } from "~/utils/review-schemas";
-import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createGig, createUser, type TestUser } from "../support/factories";
 import { eventKinds } from "../support/order-checks";
-import { completedTestOrder, memberActor, opts, paidTestOrder, placeTestOrder, testProviders, type OrderTestContext } from "../support/orders";
+import { completedTestOrder, memberActor, opts, orderTestContext, paidTestOrder, placeTestOrder, system, visitor } from "../support/orders";
 
-// Checkouts are limited per member id in Redis, and every test database numbers its members from 1.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `t_reviews_${process.pid}_${Date.now()}`;
-});
-
-let t: TestDatabase;
-let c: OrderTestContext;
-let closeProviders: () => Promise<unknown>;
-let seller: TestUser;
-let buyer: TestUser;
-let gigId: number;
-
-const client = { ip: "203.0.113.7", userAgent: "", analyticsConsent: false, tabSessionId: null };
-const member = (u: TestUser): Actor => ({
-  kind: "member",
-  user: { sessionId: "test", id: u.id, name: u.name, username: u.username, email: u.email, role: u.role, preferredCurrency: "UGX", timeZone: "EAT" },
-  client,
-});
-const anonymous: Actor = { kind: "anonymous", client };
-const system = systemActor("test");
+const t = orderTestContext("reviews", { parties: { seller: { name: "Review Seller" }, buyer: { name: "Review Buyer" } } });
 
 const review = (actor: Actor, input: Partial<ReviewInput> & { gigId: number }) =>
   createReview(actor, { rating: 5, comment: "", ...input }, { db: t.db });
@@ -50,122 +29,107 @@ const mean = (stars: number[]) => Math.round((stars.reduce((a, b) => a + b, 0) /
 
 /** A completed order of the gig, bought by the buyer from its seller: what a member's review is of. */
 async function bought(by: TestUser, from: TestUser, gig: number) {
-  return (await completedTestOrder(c, by, from, gig)).orderId;
+  return (await completedTestOrder(t, by, from, gig)).orderId;
 }
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  const p = testProviders();
-  closeProviders = p.close;
-  c = { db: t.db, providers: p.providers, sandbox: p.sandbox };
-  seller = await createUser(t.db, { role: "freelancer", name: "Review Seller" });
-  buyer = await createUser(t.db, { role: "client", name: "Review Buyer" });
-  gigId = (await createGig(t.db, { sellerId: seller.id })).id;
-});
-afterAll(async () => {
-  await closeProviders?.();
-  await closeLimitRedis();
-  await t?.drop();
-});
 
 describe("createReview", () => {
   it("stores a buyer's review of their completed order, rolls the gig's and the seller's rating and count up, and records it on the buyer's activity and the order's timeline", async () => {
-    const orderId = await bought(buyer, seller, gigId);
-    const result = await review(member(buyer), { gigId, orderId, rating: 4, comment: "  Good work and quick replies.  " });
+    const orderId = await bought(t.buyer, t.seller, t.gigId);
+    const result = await review(memberActor(t.buyer), { gigId: t.gigId, orderId, rating: 4, comment: "  Good work and quick replies.  " });
     expect(result).toMatchObject({ ok: true, value: { id: expect.any(Number) } });
     const id = result.ok ? result.value.id : 0;
     expect(await t.db("reviews").where({ id }).first("gig_id", "reviewer_id", "rating", "comment", "order_id")).toEqual({
-      gig_id: gigId,
-      reviewer_id: buyer.id,
+      gig_id: t.gigId,
+      reviewer_id: t.buyer.id,
       rating: 4,
       comment: "Good work and quick replies.",
       order_id: orderId,
     });
-    expect(await ratingOf("gigs", gigId)).toEqual({ rating: 4, count: 1 });
-    expect(await ratingOf("users", seller.id)).toEqual({ rating: 4, count: 1 });
-    const activity = await t.db("activity").where({ user_id: buyer.id, kind: "review_left" }).select("details");
-    expect(activity.map((a) => a.details)).toEqual([{ gigId, reviewId: id, rating: 4, orderId }]);
+    expect(await ratingOf("gigs", t.gigId)).toEqual({ rating: 4, count: 1 });
+    expect(await ratingOf("users", t.seller.id)).toEqual({ rating: 4, count: 1 });
+    const activity = await t.db("activity").where({ user_id: t.buyer.id, kind: "review_left" }).select("details");
+    expect(activity.map((a) => a.details)).toEqual([{ gigId: t.gigId, reviewId: id, rating: 4, orderId }]);
     const reviewed = await t.db("order_events").where({ order_id: orderId, kind: "reviewed" }).select("actor_id", "actor_role", "from_status", "to_status", "reason");
-    expect(reviewed).toEqual([{ actor_id: buyer.id, actor_role: "buyer", from_status: "completed", to_status: "completed", reason: "4 of 5 stars" }]);
+    expect(reviewed).toEqual([{ actor_id: t.buyer.id, actor_role: "buyer", from_status: "completed", to_status: "completed", reason: "4 of 5 stars" }]);
     // The seller's own activity is theirs to make: a review of their gig is not something they did.
-    expect(await count("activity", { user_id: seller.id })).toBe(0);
+    expect(await count("activity", { user_id: t.seller.id })).toBe(0);
   });
 
   it("refuses the gig's own seller, a visitor and the platform, and stores nothing for them", async () => {
-    const before = { reviews: await count("reviews"), activity: await count("activity"), gig: await ratingOf("gigs", gigId) };
-    expect(await review(member(seller), { gigId, rating: 5 })).toEqual({ ok: false, error: "forbidden", message: OWN_GIG });
-    expect(await review(anonymous, { gigId, rating: 5 })).toMatchObject({ ok: false, error: "forbidden" });
-    expect(await review(system, { gigId, rating: 5 })).toMatchObject({ ok: false, error: "forbidden" });
+    const before = { reviews: await count("reviews"), activity: await count("activity"), gig: await ratingOf("gigs", t.gigId) };
+    expect(await review(memberActor(t.seller), { gigId: t.gigId, rating: 5 })).toEqual({ ok: false, error: "forbidden", message: OWN_GIG });
+    expect(await review(visitor, { gigId: t.gigId, rating: 5 })).toMatchObject({ ok: false, error: "forbidden" });
+    expect(await review(system, { gigId: t.gigId, rating: 5 })).toMatchObject({ ok: false, error: "forbidden" });
     const suspended = await createUser(t.db, { name: "Suspended Buyer", status: "suspended" });
-    expect(await review(member(suspended), { gigId, rating: 1 })).toMatchObject({ ok: false, error: "forbidden" });
-    expect({ reviews: await count("reviews"), activity: await count("activity"), gig: await ratingOf("gigs", gigId) }).toEqual(before);
+    expect(await review(memberActor(suspended), { gigId: t.gigId, rating: 1 })).toMatchObject({ ok: false, error: "forbidden" });
+    expect({ reviews: await count("reviews"), activity: await count("activity"), gig: await ratingOf("gigs", t.gigId) }).toEqual(before);
   });
 
   it("refuses stars outside 1 to 5, a comment over 2,000 characters, an unknown or draft gig, no order, and an order that does not exist", async () => {
     const before = { reviews: await count("reviews"), activity: await count("activity") };
     for (const rating of [0, 6, 3.5, Number.NaN]) {
-      expect(await review(member(buyer), { gigId, rating }), `rating ${rating}`).toMatchObject({ ok: false, error: "invalid", issues: { rating: ["Choose from 1 to 5 stars"] } });
+      expect(await review(memberActor(t.buyer), { gigId: t.gigId, rating }), `rating ${rating}`).toMatchObject({ ok: false, error: "invalid", issues: { rating: ["Choose from 1 to 5 stars"] } });
     }
-    expect(await review(member(buyer), { gigId, comment: "x".repeat(2001) })).toMatchObject({
+    expect(await review(memberActor(t.buyer), { gigId: t.gigId, comment: "x".repeat(2001) })).toMatchObject({
       ok: false,
       error: "invalid",
       issues: { comment: ["A review can have at most 2,000 characters"] },
     });
-    expect(await review(member(buyer), { gigId: 987_654 })).toEqual({ ok: false, error: "not_found", message: NO_SUCH_GIG });
-    const draft = await createGig(t.db, { sellerId: seller.id, status: "draft" });
-    expect(await review(member(buyer), { gigId: draft.id })).toEqual({ ok: false, error: "not_found", message: NO_SUCH_GIG });
-    expect(await review(member(buyer), { gigId })).toEqual({ ok: false, error: "invalid", issues: { orderId: ["Choose the order you are reviewing"] } });
-    expect(await review(member(buyer), { gigId, orderId: 987_654 })).toEqual({ ok: false, error: "not_found", message: NO_SUCH_ORDER });
+    expect(await review(memberActor(t.buyer), { gigId: 987_654 })).toEqual({ ok: false, error: "not_found", message: NO_SUCH_GIG });
+    const draft = await createGig(t.db, { sellerId: t.seller.id, status: "draft" });
+    expect(await review(memberActor(t.buyer), { gigId: draft.id })).toEqual({ ok: false, error: "not_found", message: NO_SUCH_GIG });
+    expect(await review(memberActor(t.buyer), { gigId: t.gigId })).toEqual({ ok: false, error: "invalid", issues: { orderId: ["Choose the order you are reviewing"] } });
+    expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId: 987_654 })).toEqual({ ok: false, error: "not_found", message: NO_SUCH_ORDER });
     expect({ reviews: await count("reviews"), activity: await count("activity") }).toEqual(before);
   });
 
   it("reviews only the reviewer's own completed order of this gig: another's order or another gig's is not found, an unfinished one is a conflict", async () => {
     const other = await createUser(t.db, { role: "client", name: "Other Buyer" });
-    const othersOrder = await bought(other, seller, gigId);
-    const otherGig = await createGig(t.db, { sellerId: seller.id });
-    const otherGigsOrder = await bought(buyer, seller, otherGig.id);
-    const placed = await placeTestOrder(c, buyer, gigId);
-    const inProgress = await paidTestOrder(c, buyer, gigId);
-    const delivered = await paidTestOrder(c, buyer, gigId);
-    expect(await deliverOrder(memberActor(seller), { orderId: delivered.orderId, message: "Done" }, opts(c))).toMatchObject({ ok: true });
-    const abandoned = await placeTestOrder(c, buyer, gigId);
-    expect(await cancelOrder(memberActor(buyer), { orderId: abandoned.orderId, reason: "Wrong package" }, opts(c))).toMatchObject({ ok: true });
+    const othersOrder = await bought(other, t.seller, t.gigId);
+    const otherGig = await createGig(t.db, { sellerId: t.seller.id });
+    const otherGigsOrder = await bought(t.buyer, t.seller, otherGig.id);
+    const placed = await placeTestOrder(t, t.buyer, t.gigId);
+    const inProgress = await paidTestOrder(t, t.buyer, t.gigId);
+    const delivered = await paidTestOrder(t, t.buyer, t.gigId);
+    expect(await deliverOrder(memberActor(t.seller), { orderId: delivered.orderId, message: "Done" }, opts(t))).toMatchObject({ ok: true });
+    const abandoned = await placeTestOrder(t, t.buyer, t.gigId);
+    expect(await cancelOrder(memberActor(t.buyer), { orderId: abandoned.orderId, reason: "Wrong package" }, opts(t))).toMatchObject({ ok: true });
 
-    const before = { reviews: await count("reviews"), activity: await count("activity"), events: await count("order_events"), gig: await ratingOf("gigs", gigId) };
-    expect(await review(member(buyer), { gigId, orderId: othersOrder })).toEqual({ ok: false, error: "not_found", message: NO_SUCH_ORDER });
-    expect(await review(member(buyer), { gigId, orderId: otherGigsOrder })).toEqual({ ok: false, error: "not_found", message: NO_SUCH_ORDER });
+    const before = { reviews: await count("reviews"), activity: await count("activity"), events: await count("order_events"), gig: await ratingOf("gigs", t.gigId) };
+    expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId: othersOrder })).toEqual({ ok: false, error: "not_found", message: NO_SUCH_ORDER });
+    expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId: otherGigsOrder })).toEqual({ ok: false, error: "not_found", message: NO_SUCH_ORDER });
     // The order's seller is refused as the gig's seller, before any order is looked at.
-    expect(await review(member(seller), { gigId, orderId: othersOrder })).toEqual({ ok: false, error: "forbidden", message: OWN_GIG });
+    expect(await review(memberActor(t.seller), { gigId: t.gigId, orderId: othersOrder })).toEqual({ ok: false, error: "forbidden", message: OWN_GIG });
     for (const { orderId } of [placed, inProgress, delivered, abandoned]) {
       const status = (await t.db("orders").where({ id: orderId }).first("status")).status;
-      expect(await review(member(buyer), { gigId, orderId }), status).toMatchObject({ ok: false, error: "conflict", reason: "not_completed" });
+      expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId }), status).toMatchObject({ ok: false, error: "conflict", reason: "not_completed" });
     }
-    expect({ reviews: await count("reviews"), activity: await count("activity"), events: await count("order_events"), gig: await ratingOf("gigs", gigId) }).toEqual(before);
+    expect({ reviews: await count("reviews"), activity: await count("activity"), events: await count("order_events"), gig: await ratingOf("gigs", t.gigId) }).toEqual(before);
   });
 
   it("reviews a completed order once: again is already_reviewed, and two posted at once store exactly one", async () => {
     const b = await createUser(t.db, { role: "client", name: "Twice Buyer" });
-    const first = await bought(b, seller, gigId);
-    expect(await review(member(b), { gigId, orderId: first, rating: 5 })).toMatchObject({ ok: true });
-    const gigBefore = await ratingOf("gigs", gigId);
-    expect(await review(member(b), { gigId, orderId: first, rating: 1 })).toEqual({
+    const first = await bought(b, t.seller, t.gigId);
+    expect(await review(memberActor(b), { gigId: t.gigId, orderId: first, rating: 5 })).toMatchObject({ ok: true });
+    const gigBefore = await ratingOf("gigs", t.gigId);
+    expect(await review(memberActor(b), { gigId: t.gigId, orderId: first, rating: 1 })).toEqual({
       ok: false,
       error: "conflict",
       reason: "already_reviewed",
       message: "You have already reviewed this order.",
     });
-    expect(await ratingOf("gigs", gigId)).toEqual(gigBefore);
+    expect(await ratingOf("gigs", t.gigId)).toEqual(gigBefore);
 
-    const second = await bought(b, seller, gigId);
-    const both = await Promise.all([review(member(b), { gigId, orderId: second, rating: 5 }), review(member(b), { gigId, orderId: second, rating: 1 })]);
+    const second = await bought(b, t.seller, t.gigId);
+    const both = await Promise.all([review(memberActor(b), { gigId: t.gigId, orderId: second, rating: 5 }), review(memberActor(b), { gigId: t.gigId, orderId: second, rating: 1 })]);
     expect(both.filter((r) => r.ok)).toHaveLength(1);
     expect(both.find((r) => !r.ok)).toMatchObject({ ok: false, error: "conflict", reason: "already_reviewed" });
     expect(await count("reviews", { order_id: second })).toBe(1);
     expect((await eventKinds(t.db, second)).filter((k) => k === "reviewed")).toHaveLength(1);
     expect(await count("activity", { user_id: b.id, kind: "review_left" })).toBe(2);
     // The roll-up counts the reviews that exist, not the attempts.
-    const stars = (await t.db("reviews").where({ gig_id: gigId }).pluck("rating")).map(Number);
-    expect(await ratingOf("gigs", gigId)).toEqual({ rating: mean(stars), count: stars.length });
+    const stars = (await t.db("reviews").where({ gig_id: t.gigId }).pluck("rating")).map(Number);
+    expect(await ratingOf("gigs", t.gigId)).toEqual({ rating: mean(stars), count: stars.length });
   });
 
   it("the shared schema turns a form's fields into the operation's input, and names what is wrong beside its field", () => {
@@ -190,19 +154,19 @@ describe("createReview", () => {
   });
 
   it("keeps the gig's and the seller's rating the mean of their reviews after many, across the seller's gigs", async () => {
-    const other = await createGig(t.db, { sellerId: seller.id });
+    const other = await createGig(t.db, { sellerId: t.seller.id });
     const buyers = await Promise.all([1, 2, 3].map((i) => createUser(t.db, { name: `Rollup Buyer ${i}` })));
     const stars = [5, 4, 4, 3, 5, 2, 5];
-    const sellersReviews = () => t.db("reviews as r").join("gigs as g", "g.id", "r.gig_id").where("g.seller_id", seller.id).pluck("r.rating");
+    const sellersReviews = () => t.db("reviews as r").join("gigs as g", "g.id", "r.gig_id").where("g.seller_id", t.seller.id).pluck("r.rating");
     const earlier = (await sellersReviews()).length;
     for (const [i, rating] of stars.entries()) {
-      const orderId = await bought(buyers[i % 3]!, seller, other.id);
-      expect((await review(member(buyers[i % 3]!), { gigId: other.id, orderId, rating })).ok).toBe(true);
+      const orderId = await bought(buyers[i % 3]!, t.seller, other.id);
+      expect((await review(memberActor(buyers[i % 3]!), { gigId: other.id, orderId, rating })).ok).toBe(true);
     }
     expect(await ratingOf("gigs", other.id)).toEqual({ rating: mean(stars), count: stars.length });
     const all = (await sellersReviews()).map(Number);
     expect(all.length).toBe(stars.length + earlier);
-    expect(await ratingOf("users", seller.id)).toEqual({ rating: mean(all), count: all.length });
+    expect(await ratingOf("users", t.seller.id)).toEqual({ rating: mean(all), count: all.length });
   });
 
   it("counts every one of many reviews left at once, of one gig and of the seller's other gigs", async () => {
@@ -214,7 +178,7 @@ describe("createReview", () => {
       { user: u, gigId: b!.id, rating: 5 - (i % 3) },
     ]);
     const left = await Promise.all(wanted.map(async (l) => ({ ...l, orderId: await bought(l.user, s, l.gigId) })));
-    const results = await Promise.all(left.map(({ user, gigId, orderId, rating }) => review(member(user), { gigId, orderId, rating })));
+    const results = await Promise.all(left.map(({ user, gigId, orderId, rating }) => review(memberActor(user), { gigId, orderId, rating })));
     expect(results.every((r) => r.ok)).toBe(true);
     const starsOf = (id: number) => left.filter((l) => l.gigId === id).map((l) => l.rating);
     expect(await ratingOf("gigs", a!.id)).toEqual({ rating: mean(starsOf(a!.id)), count: 6 });
@@ -225,15 +189,15 @@ describe("createReview", () => {
   it("writes no review, roll-up or activity when the database refuses a write after the review's own (a trigger forces it)", async () => {
     const s = await createUser(t.db, { role: "freelancer", name: "Trigger Seller" });
     const gig = await createGig(t.db, { sellerId: s.id });
-    const orderId = await bought(buyer, s, gig.id);
+    const orderId = await bought(t.buyer, s, gig.id);
     await t.db.raw(`
       CREATE FUNCTION refuse_rollup() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'seller roll-up refused for the test'; END $$ LANGUAGE plpgsql;
       CREATE TRIGGER refuse_rollup BEFORE UPDATE OF rating ON users FOR EACH ROW EXECUTE FUNCTION refuse_rollup();
     `);
     try {
-      const before = { reviews: await count("reviews"), activity: await count("activity", { user_id: buyer.id }), events: await eventKinds(t.db, orderId) };
-      await expect(review(member(buyer), { gigId: gig.id, orderId, rating: 5 })).rejects.toThrow(/roll-up refused/);
-      expect({ reviews: await count("reviews"), activity: await count("activity", { user_id: buyer.id }), events: await eventKinds(t.db, orderId) }).toEqual(before);
+      const before = { reviews: await count("reviews"), activity: await count("activity", { user_id: t.buyer.id }), events: await eventKinds(t.db, orderId) };
+      await expect(review(memberActor(t.buyer), { gigId: gig.id, orderId, rating: 5 })).rejects.toThrow(/roll-up refused/);
+      expect({ reviews: await count("reviews"), activity: await count("activity", { user_id: t.buyer.id }), events: await eventKinds(t.db, orderId) }).toEqual(before);
       expect(await ratingOf("gigs", gig.id)).toEqual({ rating: 0, count: 0 });
     } finally {
       await t.db.raw(`DROP TRIGGER refuse_rollup ON users; DROP FUNCTION refuse_rollup();`);
@@ -266,9 +230,9 @@ describe("createReviews (the platform's bulk load: demo data)", () => {
     const before = { reviews: await count("reviews"), activity: await count("activity") };
     const load = (actor: Actor, reviews: { reviewerId: number; rating: number; comment: string }[], id = gig.id) =>
       createReviews(actor, { gigId: id, reviews }, { db: t.db });
-    const good = { reviewerId: buyer.id, rating: 5, comment: "Fine" };
+    const good = { reviewerId: t.buyer.id, rating: 5, comment: "Fine" };
 
-    expect(await load(member(buyer), [good])).toMatchObject({ ok: false, error: "forbidden" });
+    expect(await load(memberActor(t.buyer), [good])).toMatchObject({ ok: false, error: "forbidden" });
     expect(await load(system, [good, { ...good, rating: 7 }, { ...good, comment: "x".repeat(2001) }])).toEqual({
       ok: false,
       error: "invalid",

@@ -13,55 +13,35 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cancelOrder, runOrderTimers } from "~/operations/orders.server";
-import { getEnv } from "~/utils/env.server";
 import { orderNumber, statusLabel } from "~/utils/order-rules";
-import { createRedis } from "~/utils/redis.server";
-import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { createCategory, createGig, createSession, createUser, type TestUser } from "../support/factories";
-import { completedTestOrder, memberActor, opts, paidTestOrder, placeTestOrder, system, testProviders, type OrderTestContext } from "../support/orders";
+import { createGig, createSession, createUser, type TestUser } from "../support/factories";
+import { DAY_MS } from "../support/order-checks";
+import { completedTestOrder, memberActor, opts, orderTestContext, paidTestOrder, placeTestOrder, system } from "../support/orders";
 import { startTestServer, type TestServer } from "../support/test-server";
 
-let t: TestDatabase;
-let c: OrderTestContext;
-let closeProviders: () => Promise<unknown>;
+/** The seller's gig: a Basic package at UGX 100,000 in 3 days with 1 revision. */
+const t = orderTestContext("orderroutes", {
+  parties: {
+    seller: { name: "Nakato Sarah", username: "nakato_designs" },
+    buyer: { name: "Okello James", username: "okello_j" },
+    gig: { title: "Logo for a coffee shop" },
+  },
+  admin: { name: "Site Admin" },
+});
 let server: TestServer;
 let uploadDir: string;
-const queuePrefix = `ordr_${process.pid}_${Date.now()}`;
 const tokens = new Map<number, string>();
 
-let seller: TestUser;
-let buyer: TestUser;
 let stranger: TestUser;
-let admin: TestUser;
-let gigId: number;
-
-const DAY = 24 * 60 * 60 * 1000;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  // Checkout's rate limit counts by member id in the shared Redis: ids of this file's own, far from 1.
-  await t.db.raw("SELECT setval('users_id_seq', ?)", [1_000_000 + Math.floor(Math.random() * 1_000_000_000)]);
-  const p = testProviders();
-  closeProviders = p.close;
-  c = { db: t.db, providers: p.providers, sandbox: p.sandbox };
-  await createCategory(t.db);
-  seller = await createUser(t.db, { role: "freelancer", name: "Nakato Sarah", username: "nakato_designs" });
-  buyer = await createUser(t.db, { role: "client", name: "Okello James", username: "okello_j" });
   stranger = await createUser(t.db, { role: "client", name: "Other Member" });
-  admin = await createUser(t.db, { role: "admin", name: "Site Admin" });
-  for (const u of [seller, buyer, stranger, admin]) tokens.set(u.id, await createSession(t.db, u.id));
-  gigId = (await createGig(t.db, { sellerId: seller.id, title: "Logo for a coffee shop", packages: { basic: { priceUgx: 100_000, deliveryDays: 3, revisions: 1 } } })).id;
+  for (const u of [t.seller, t.buyer, stranger, t.admin]) tokens.set(u.id, await createSession(t.db, u.id));
   uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), "soko-order-routes-"));
-  server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: queuePrefix, UPLOAD_DIR: uploadDir, PAYMENTS_SANDBOX: "1" });
+  server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: t.queuePrefix, UPLOAD_DIR: uploadDir, PAYMENTS_SANDBOX: "1" });
 });
 afterAll(async () => {
   await server?.stop();
-  await closeProviders?.();
-  const redis = createRedis(getEnv().REDIS_URL, { maxRetriesPerRequest: 1 });
-  const keys = await redis.keys(`${queuePrefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
-  await t?.drop();
   if (uploadDir) fs.rmSync(uploadDir, { recursive: true, force: true });
 });
 
@@ -146,11 +126,11 @@ describe("/orders", () => {
       })
     ).id;
     const plain = (await createGig(t.db, { sellerId: listSeller.id, title: "Passport photos", packages: { basic: { priceUgx: 20_000, deliveryDays: 1 } } })).id;
-    ids.unpaid = (await placeTestOrder(c, listBuyer, pictured)).orderId;
-    ids.paid = (await paidTestOrder(c, listBuyer, plain)).orderId;
-    ids.completed = (await completedTestOrder(c, listBuyer, listSeller, plain)).orderId;
-    const abandoned = (await placeTestOrder(c, listBuyer, plain)).orderId;
-    expect((await cancelOrder(memberActor(listBuyer), { orderId: abandoned, reason: "" }, opts(c))).ok).toBe(true);
+    ids.unpaid = (await placeTestOrder(t, listBuyer, pictured)).orderId;
+    ids.paid = (await paidTestOrder(t, listBuyer, plain)).orderId;
+    ids.completed = (await completedTestOrder(t, listBuyer, listSeller, plain)).orderId;
+    const abandoned = (await placeTestOrder(t, listBuyer, plain)).orderId;
+    expect((await cancelOrder(memberActor(listBuyer), { orderId: abandoned, reason: "" }, opts(t))).ok).toBe(true);
     ids.cancelled = abandoned;
   });
 
@@ -229,7 +209,7 @@ describe("/orders", () => {
     // A newer version's status (its CHECK widened), read by this one: the page says Unknown and offers nothing.
     const { conname } = (await t.db.raw("SELECT conname FROM pg_constraint WHERE conrelid = 'orders'::regclass AND pg_get_constraintdef(oid) LIKE '%pending_payment%'")).rows[0];
     await t.db.raw("ALTER TABLE orders DROP CONSTRAINT ??", [conname]);
-    const { orderId } = await placeTestOrder(c, listBuyer, (await createGig(t.db, { sellerId: listSeller.id })).id);
+    const { orderId } = await placeTestOrder(t, listBuyer, (await createGig(t.db, { sellerId: listSeller.id })).id);
     await t.db("orders").where({ id: orderId }).update({ status: "on_hold" });
     const html = await page(`/orders/${orderId}`, listBuyer);
     expect(html).toMatch(/<span class="status-badge order-status-on_hold">Unknown<\/span>/);
@@ -239,41 +219,41 @@ describe("/orders", () => {
 
 describe("an order's page", () => {
   it("is only for the order's two parties: anyone else, an admin too, meets a 404", async () => {
-    const { orderId } = await paidTestOrder(c, buyer, gigId);
-    expect((await get(`/orders/${orderId}`, buyer)).status).toBe(200);
-    expect((await get(`/orders/${orderId}`, seller)).status).toBe(200);
-    for (const who of [stranger, admin]) {
+    const { orderId } = await paidTestOrder(t, t.buyer, t.gigId);
+    expect((await get(`/orders/${orderId}`, t.buyer)).status).toBe(200);
+    expect((await get(`/orders/${orderId}`, t.seller)).status).toBe(200);
+    for (const who of [stranger, t.admin]) {
       const res = await get(`/orders/${orderId}`, who);
       expect(res.status).toBe(404);
       expect(await res.text()).not.toContain("Logo for a coffee shop");
       expect((await post(`/orders/${orderId}`, who, { intent: "request_revision", orderId: String(orderId), reason: "x" })).status).toBe(404);
       expect((await post(`/orders/${orderId}`, who, { intent: "cancel", orderId: String(orderId), reason: "mine now" })).status).toBe(404);
     }
-    expect((await get(`/orders/abc`, buyer)).status).toBe(404);
-    expect((await get(`/orders/99999999`, buyer)).status).toBe(404);
+    expect((await get(`/orders/abc`, t.buyer)).status).toBe(404);
+    expect((await get(`/orders/99999999`, t.buyer)).status).toBe(404);
     expect(await order(orderId)).toMatchObject({ status: "in_progress", cancel_requested_by: null });
     const visitor = await get(`/orders/${orderId}`);
     expect(visitor.headers.get("location")).toBe(`/login?redirectTo=${encodeURIComponent(`/orders/${orderId}`)}`);
   });
 
   it("takes an order through delivery with a file, a revision, a second delivery, approval and a review", async () => {
-    const { orderId } = await paidTestOrder(c, buyer, gigId);
+    const { orderId } = await paidTestOrder(t, t.buyer, t.gigId);
     const here = `/orders/${orderId}`;
 
     // The seller's page: their side of the money, and the delivery form.
-    let html = await page(here, seller);
+    let html = await page(here, t.seller);
     expect(text(html)).toContain("Price UGX 100,000 Service fee − UGX 20,000 You earn UGX 80,000");
     expect(text(html)).toContain("Revisions 0 of 1 used");
     expect(intents(html)).toEqual(expect.arrayContaining(["deliver"]));
     expect(html).toMatch(/<form method="post" action="\/orders\/\d+" encType="multipart\/form-data"/i);
-    expect(text(await page(here, buyer))).toContain("Price UGX 100,000 Processing fee UGX 5,000 Total UGX 105,000");
+    expect(text(await page(here, t.buyer))).toContain("Price UGX 100,000 Processing fee UGX 5,000 Total UGX 105,000");
 
     // An empty message: 400, the message beside the field, nothing stored.
     const empty = new FormData();
     empty.set("intent", "deliver");
     empty.set("orderId", String(orderId));
     empty.set("message", "  ");
-    let res = await post(here, seller, empty);
+    let res = await post(here, t.seller, empty);
     expect(res.status).toBe(400);
     html = visible(await res.text());
     expect(messages(html, "deliver-form-message-error")).toEqual(["Tell the buyer what you are delivering"]);
@@ -285,7 +265,7 @@ describe("an order's page", () => {
     bad.set("intent", "deliver");
     bad.set("message", "The logo");
     bad.append("files", new File([new Uint8Array([0, 1, 2, 3, 0xfe])], "logo.bin"));
-    res = await post(here, seller, bad);
+    res = await post(here, t.seller, bad);
     expect(res.status).toBe(400);
     expect(messages(visible(await res.text()), "deliver-files-error")[0]).toMatch(/^logo\.bin is not a file we accept/);
     expect(await order(orderId)).toMatchObject({ status: "in_progress" });
@@ -296,7 +276,7 @@ describe("an order's page", () => {
     big.set("intent", "deliver");
     big.set("message", "The big one");
     big.append("files", new File([Buffer.alloc(10 * 1024 * 1024 + 1, "a")], "huge.txt"));
-    res = await post(here, seller, big);
+    res = await post(here, t.seller, big);
     expect(res.status).toBe(400);
     html = visible(await res.text());
     expect(messages(html, "deliver-files-error")).toEqual(["huge.txt is over 10 MB"]);
@@ -309,23 +289,23 @@ describe("an order's page", () => {
     delivery.set("orderId", String(orderId));
     delivery.set("message", "Here is the first draft of your logo.");
     delivery.append("files", new File(["Colours: green and gold\n"], "Notes for Okello.txt", { type: "text/plain" }));
-    res = await post(here, seller, delivery);
+    res = await post(here, t.seller, delivery);
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe(here);
     expect(await order(orderId)).toMatchObject({ status: "delivered" });
     const [file] = await t.db("order_files").where({ order_id: orderId });
-    expect(file).toMatchObject({ file_name: "Notes for Okello.txt", content_type: "text/plain", uploader_id: seller.id });
+    expect(file).toMatchObject({ file_name: "Notes for Okello.txt", content_type: "text/plain", uploader_id: t.seller.id });
     expect(file.delivery_id).not.toBeNull();
 
     // The buyer sees the delivery and its file, and can approve or ask for a revision.
-    html = await page(here, buyer);
+    html = await page(here, t.buyer);
     expect(text(html)).toContain("Here is the first draft of your logo.");
     expect(html).toContain(`href="/orders/${orderId}/files/${file.id}"`);
     expect(intents(html)).toEqual(expect.arrayContaining(["approve", "request_revision"]));
     expect(intents(html)).not.toContain("deliver");
 
     // The download: the bytes as stored, as an attachment, never sniffed or cached.
-    res = await get(`/orders/${orderId}/files/${file.id}`, buyer);
+    res = await get(`/orders/${orderId}/files/${file.id}`, t.buyer);
     expect(res.status).toBe(200);
     // The stored type (Express names the charset of a text type: the file was checked to be UTF-8 when stored).
     expect(res.headers.get("content-type")).toMatch(/^text\/plain(; charset=utf-8)?$/);
@@ -333,16 +313,16 @@ describe("an order's page", () => {
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     expect(res.headers.get("cache-control")).toBe("private, no-store");
     expect(await res.text()).toBe("Colours: green and gold\n");
-    expect((await get(`/orders/${orderId}/files/${file.id}`, seller)).status).toBe(200);
-    for (const who of [stranger, admin]) expect((await get(`/orders/${orderId}/files/${file.id}`, who)).status).toBe(404);
-    expect((await get(`/orders/${orderId + 1}/files/${file.id}`, buyer)).status).toBe(404);
+    expect((await get(`/orders/${orderId}/files/${file.id}`, t.seller)).status).toBe(200);
+    for (const who of [stranger, t.admin]) expect((await get(`/orders/${orderId}/files/${file.id}`, who)).status).toBe(404);
+    expect((await get(`/orders/${orderId + 1}/files/${file.id}`, t.buyer)).status).toBe(404);
     expect((await get(`/orders/${orderId}/files/${file.id}`)).status).toBe(302);
 
     // A revision, with its reason on the timeline.
-    res = await post(here, buyer, { intent: "request_revision", orderId: String(orderId), reason: "Bigger letters, please" });
+    res = await post(here, t.buyer, { intent: "request_revision", orderId: String(orderId), reason: "Bigger letters, please" });
     expect(res.status).toBe(303);
     expect(await order(orderId)).toMatchObject({ status: "in_progress", revisions_used: 1 });
-    expect(text(await page(here, seller))).toContain("Buyer asked for a revision: Bigger letters, please");
+    expect(text(await page(here, t.seller))).toContain("Buyer asked for a revision: Bigger letters, please");
 
     // The second delivery, without files: the browser still sends the empty file field (filename="").
     const boundary = "----soko-test-boundary";
@@ -355,7 +335,7 @@ describe("an order's page", () => {
     res = await fetch(`${server.baseUrl}${here}`, {
       method: "POST",
       redirect: "manual",
-      headers: { Cookie: `soko_session=${tokens.get(seller.id)}`, Origin: server.baseUrl, "Content-Type": `multipart/form-data; boundary=${boundary}` },
+      headers: { Cookie: `soko_session=${tokens.get(t.seller.id)}`, Origin: server.baseUrl, "Content-Type": `multipart/form-data; boundary=${boundary}` },
       body: raw,
     });
     expect(res.status).toBe(303);
@@ -363,10 +343,10 @@ describe("an order's page", () => {
     expect(await order(orderId)).toMatchObject({ status: "delivered" });
 
     // No revisions left: the form is gone, and a revision posted anyway is a 409 that changes nothing.
-    html = await page(here, buyer);
+    html = await page(here, t.buyer);
     expect(intents(html)).not.toContain("request_revision");
     const before = await eventKinds(orderId);
-    res = await post(here, buyer, { intent: "request_revision", orderId: String(orderId), reason: "Once more" });
+    res = await post(here, t.buyer, { intent: "request_revision", orderId: String(orderId), reason: "Once more" });
     expect(res.status).toBe(409);
     html = visible(await res.text());
     expect(messages(html, "order-errors")).toEqual(["This order has no revisions left. Approve the delivery or open a dispute."]);
@@ -375,12 +355,12 @@ describe("an order's page", () => {
     expect(await eventKinds(orderId)).toEqual(before);
 
     // Approved from the list: back to the list.
-    res = await post(here, buyer, { intent: "approve", orderId: String(orderId), redirectTo: "/orders?tab=active" });
+    res = await post(here, t.buyer, { intent: "approve", orderId: String(orderId), redirectTo: "/orders?tab=active" });
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/orders?tab=active");
     expect(await order(orderId)).toMatchObject({ status: "completed" });
     // A second approve (another tab): 409 with the reason, nothing changed.
-    res = await post(here, buyer, { intent: "approve", orderId: String(orderId) });
+    res = await post(here, t.buyer, { intent: "approve", orderId: String(orderId) });
     expect(res.status).toBe(409);
     expect(messages(visible(await res.text()), "order-errors")).toEqual([
       "This order is completed, so that cannot be done now. Reload the page to see where it stands.",
@@ -388,17 +368,17 @@ describe("an order's page", () => {
     expect(await eventKinds(orderId)).toEqual([...before, "approved"]);
 
     // The review: no stars is a 400 beside the stars; then it is stored and shown on the gig and the profile.
-    res = await post(here, buyer, { intent: "review", orderId: String(orderId), comment: "Lovely" });
+    res = await post(here, t.buyer, { intent: "review", orderId: String(orderId), comment: "Lovely" });
     expect(res.status).toBe(400);
     expect(messages(visible(await res.text()), "review-form-rating-error")).toEqual(["Choose from 1 to 5 stars"]);
-    res = await post(here, buyer, { intent: "review", orderId: String(orderId), gigId: "999999", rating: "5", comment: "Nakato listened and delivered fast." });
+    res = await post(here, t.buyer, { intent: "review", orderId: String(orderId), gigId: "999999", rating: "5", comment: "Nakato listened and delivered fast." });
     expect(res.status).toBe(303);
-    expect(await t.db("reviews").where({ order_id: orderId }).first()).toMatchObject({ gig_id: gigId, rating: 5, reviewer_id: buyer.id });
-    expect(text(await page(`/gig/${gigId}`, stranger))).toContain("Nakato listened and delivered fast.");
-    expect(text(await page(`/user/${seller.username}`, stranger))).toContain("Nakato listened and delivered fast.");
-    html = await page(here, buyer);
+    expect(await t.db("reviews").where({ order_id: orderId }).first()).toMatchObject({ gig_id: t.gigId, rating: 5, reviewer_id: t.buyer.id });
+    expect(text(await page(`/gig/${t.gigId}`, stranger))).toContain("Nakato listened and delivered fast.");
+    expect(text(await page(`/user/${t.seller.username}`, stranger))).toContain("Nakato listened and delivered fast.");
+    html = await page(here, t.buyer);
     expect(intents(html)).toEqual([]);
-    res = await post(here, buyer, { intent: "review", orderId: String(orderId), rating: "4" });
+    res = await post(here, t.buyer, { intent: "review", orderId: String(orderId), rating: "4" });
     expect(res.status).toBe(409);
     expect(await t.db("reviews").where({ order_id: orderId }).pluck("rating")).toEqual([5]);
 
@@ -418,108 +398,108 @@ describe("an order's page", () => {
   });
 
   it("names a file with other letters with filename* beside a plain stand-in", async () => {
-    const { orderId } = await paidTestOrder(c, buyer, gigId);
+    const { orderId } = await paidTestOrder(t, t.buyer, t.gigId);
     const form = new FormData();
     form.set("intent", "deliver");
     form.set("message", "Ripoti");
     form.append("files", new File(["Habari\n"], "Ripoti ya Kampala – Mukono.txt"));
-    expect((await post(`/orders/${orderId}`, seller, form)).status).toBe(303);
+    expect((await post(`/orders/${orderId}`, t.seller, form)).status).toBe(303);
     const file = await t.db("order_files").where({ order_id: orderId }).first();
-    const res = await get(`/orders/${orderId}/files/${file.id}`, buyer);
+    const res = await get(`/orders/${orderId}/files/${file.id}`, t.buyer);
     expect(res.headers.get("content-disposition")).toBe(
       `attachment; filename="Ripoti ya Kampala _ Mukono.txt"; filename*=UTF-8''Ripoti%20ya%20Kampala%20%E2%80%93%20Mukono.txt`,
     );
     // The file gone from disk: a 404, not a broken download.
     fs.rmSync(path.join(uploadDir, "order-files", file.storage_key));
-    expect((await get(`/orders/${orderId}/files/${file.id}`, buyer)).status).toBe(404);
+    expect((await get(`/orders/${orderId}/files/${file.id}`, t.buyer)).status).toBe(404);
   });
 
   it("cancels by agreement: one party asks (with a reason), the other sees it and agrees", async () => {
-    const { orderId } = await paidTestOrder(c, buyer, gigId);
+    const { orderId } = await paidTestOrder(t, t.buyer, t.gigId);
     const here = `/orders/${orderId}`;
     // The confirmation step: the list links to it, and the page shows the form only there.
-    expect(await page(here, seller)).not.toContain('id="cancel-form"');
-    expect(await page(`${here}?confirm=cancel`, seller)).toContain('id="cancel-form"');
-    let res = await post(here, seller, { intent: "cancel", orderId: String(orderId), reason: "I am unwell this week" });
+    expect(await page(here, t.seller)).not.toContain('id="cancel-form"');
+    expect(await page(`${here}?confirm=cancel`, t.seller)).toContain('id="cancel-form"');
+    let res = await post(here, t.seller, { intent: "cancel", orderId: String(orderId), reason: "I am unwell this week" });
     expect(res.status).toBe(303);
-    expect(await order(orderId)).toMatchObject({ status: "in_progress", cancel_requested_by: seller.id });
+    expect(await order(orderId)).toMatchObject({ status: "in_progress", cancel_requested_by: t.seller.id });
 
-    let html = await page(here, buyer);
+    let html = await page(here, t.buyer);
     expect(text(html)).toContain("The seller asked to cancel: I am unwell this week");
     expect(intents(html)).toEqual(expect.arrayContaining(["cancel", "decline_cancel"]));
-    expect(text(await page(here, seller))).toContain("You asked to cancel this order (I am unwell this week). The buyer has not answered yet.");
+    expect(text(await page(here, t.seller))).toContain("You asked to cancel this order (I am unwell this week). The buyer has not answered yet.");
     // In the list, the buyer can agree there too.
-    const card = cards(await page("/orders", buyer)).get(orderId)!;
+    const card = cards(await page("/orders", t.buyer)).get(orderId)!;
     expect(text(card)).toContain("Agree to cancel");
 
-    res = await post(here, buyer, { intent: "cancel", orderId: String(orderId) });
+    res = await post(here, t.buyer, { intent: "cancel", orderId: String(orderId) });
     expect(res.status).toBe(303);
     expect(await order(orderId)).toMatchObject({ status: "cancelled" });
-    expect(await t.db("payouts").where({ order_id: orderId, kind: "refund" }).first()).toMatchObject({ amount_ugx: 105_000, user_id: buyer.id });
-    html = await page(here, buyer);
+    expect(await t.db("payouts").where({ order_id: orderId, kind: "refund" }).first()).toMatchObject({ amount_ugx: 105_000, user_id: t.buyer.id });
+    html = await page(here, t.buyer);
     expect(text(html)).toContain("Seller asked to cancel: I am unwell this week");
     expect(text(html)).toContain("Buyer agreed to cancel: the order is cancelled");
     expect(intents(html)).toEqual([]);
   });
 
   it("lets the other party decline a cancel request, and the asker withdraw one", async () => {
-    const { orderId } = await paidTestOrder(c, buyer, gigId);
+    const { orderId } = await paidTestOrder(t, t.buyer, t.gigId);
     const here = `/orders/${orderId}`;
-    expect((await post(here, buyer, { intent: "cancel", orderId: String(orderId), reason: "" })).status).toBe(303);
-    expect(await order(orderId)).toMatchObject({ cancel_requested_by: buyer.id });
-    expect((await post(here, seller, { intent: "decline_cancel", orderId: String(orderId) })).status).toBe(303);
+    expect((await post(here, t.buyer, { intent: "cancel", orderId: String(orderId), reason: "" })).status).toBe(303);
+    expect(await order(orderId)).toMatchObject({ cancel_requested_by: t.buyer.id });
+    expect((await post(here, t.seller, { intent: "decline_cancel", orderId: String(orderId) })).status).toBe(303);
     expect(await order(orderId)).toMatchObject({ status: "in_progress", cancel_requested_by: null });
-    expect(text(await page(here, buyer))).toContain("Seller declined the cancel request");
-    expect((await post(here, seller, { intent: "cancel", orderId: String(orderId), reason: "" })).status).toBe(303);
-    expect((await post(here, seller, { intent: "decline_cancel", orderId: String(orderId) })).status).toBe(303);
+    expect(text(await page(here, t.buyer))).toContain("Seller declined the cancel request");
+    expect((await post(here, t.seller, { intent: "cancel", orderId: String(orderId), reason: "" })).status).toBe(303);
+    expect((await post(here, t.seller, { intent: "decline_cancel", orderId: String(orderId) })).status).toBe(303);
     expect(await order(orderId)).toMatchObject({ cancel_requested_by: null });
-    expect(text(await page(here, seller))).toContain("Seller withdrew the cancel request");
+    expect(text(await page(here, t.seller))).toContain("Seller withdrew the cancel request");
     // Nothing to decline now: 409.
-    const res = await post(here, buyer, { intent: "decline_cancel", orderId: String(orderId) });
+    const res = await post(here, t.buyer, { intent: "decline_cancel", orderId: String(orderId) });
     expect(res.status).toBe(409);
     expect(messages(visible(await res.text()), "order-errors")).toEqual(["There is no cancel request on this order."]);
   });
 
   it("opens a dispute with a reason, after which only an admin decides", async () => {
-    const { orderId } = await paidTestOrder(c, buyer, gigId);
+    const { orderId } = await paidTestOrder(t, t.buyer, t.gigId);
     const here = `/orders/${orderId}`;
-    let res = await post(here, buyer, { intent: "dispute", orderId: String(orderId), reason: "" });
+    let res = await post(here, t.buyer, { intent: "dispute", orderId: String(orderId), reason: "" });
     expect(res.status).toBe(400);
     const html400 = visible(await res.text());
     expect(messages(html400, "dispute-form-reason-error")).toEqual(["Tell us what went wrong"]);
     expect(await t.db("disputes").where({ order_id: orderId })).toEqual([]);
 
-    res = await post(here, buyer, { intent: "dispute", orderId: String(orderId), reason: "No reply for a week" });
+    res = await post(here, t.buyer, { intent: "dispute", orderId: String(orderId), reason: "No reply for a week" });
     expect(res.status).toBe(303);
-    expect(await t.db("disputes").where({ order_id: orderId }).first()).toMatchObject({ status: "open", opened_by: buyer.id, reason: "No reply for a week" });
-    const html = await page(here, seller);
+    expect(await t.db("disputes").where({ order_id: orderId }).first()).toMatchObject({ status: "open", opened_by: t.buyer.id, reason: "No reply for a week" });
+    const html = await page(here, t.seller);
     expect(text(html)).toContain("This order is in dispute. The buyer opened it on");
     expect(text(html)).toContain("Dispute opened by buyer: No reply for a week");
     // The seller may still deliver; nothing else is offered, and a cancel posted anyway is a 409.
     expect(intents(html)).toEqual(["deliver"]);
-    res = await post(here, seller, { intent: "cancel", orderId: String(orderId), reason: "" });
+    res = await post(here, t.seller, { intent: "cancel", orderId: String(orderId), reason: "" });
     expect(res.status).toBe(409);
     expect(messages(visible(await res.text()), "order-errors")).toEqual(["This order is in dispute: an admin will decide it, and both of you will be told."]);
     expect(await order(orderId)).toMatchObject({ status: "in_progress", cancel_requested_by: null });
   });
 
   it("tells the timers' steps in words: completed automatically, earnings cleared", async () => {
-    const { orderId } = await paidTestOrder(c, buyer, gigId);
+    const { orderId } = await paidTestOrder(t, t.buyer, t.gigId);
     const form = new FormData();
     form.set("intent", "deliver");
     form.set("message", "Done");
-    expect((await post(`/orders/${orderId}`, seller, form)).status).toBe(303);
-    expect(await runOrderTimers(system, { ...opts(c), now: () => new Date(Date.now() + 4 * DAY) })).toMatchObject({ ok: true });
-    expect(await runOrderTimers(system, { ...opts(c), now: () => new Date(Date.now() + 19 * DAY) })).toMatchObject({ ok: true });
-    const html = await page(`/orders/${orderId}`, seller);
+    expect((await post(`/orders/${orderId}`, t.seller, form)).status).toBe(303);
+    expect(await runOrderTimers(system, { ...opts(t), now: () => new Date(Date.now() + 4 * DAY_MS) })).toMatchObject({ ok: true });
+    expect(await runOrderTimers(system, { ...opts(t), now: () => new Date(Date.now() + 19 * DAY_MS) })).toMatchObject({ ok: true });
+    const html = await page(`/orders/${orderId}`, t.seller);
     expect(await order(orderId)).toMatchObject({ status: "completed" });
     expect(text(html)).toContain("Completed automatically after 3 days");
     expect(text(html)).toContain("Earnings cleared");
   });
 
   it("refuses an unknown step with a 400", async () => {
-    const { orderId } = await paidTestOrder(c, buyer, gigId);
-    const res = await post(`/orders/${orderId}`, buyer, { intent: "refund_me", orderId: String(orderId) });
+    const { orderId } = await paidTestOrder(t, t.buyer, t.gigId);
+    const res = await post(`/orders/${orderId}`, t.buyer, { intent: "refund_me", orderId: String(orderId) });
     expect(res.status).toBe(400);
     expect(await order(orderId)).toMatchObject({ status: "in_progress" });
   });

@@ -12,33 +12,21 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memberBalances } from "~/models/ledger.server";
 import { deliverOrder } from "~/operations/orders.server";
-import { closeLimitRedis } from "~/utils/rate-limit.server";
 import { runOrderRound } from "../../worker/orders.server";
 import { startTsx, waitUntil, type Child } from "../../scripts/lib/servers";
-import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createGig, createUser, type TestUser } from "../support/factories";
-import { ledgerProblems } from "../support/order-invariants";
-import { completedTestOrder, memberActor, opts, paidTestOrder, testProviders, type OrderTestContext } from "../support/orders";
-
-// Our own prefix for the checkout limit's Redis keys (counted by member id, which other files' databases share).
-const QUEUE_PREFIX = `t_ordkill_${process.pid}_${Date.now()}`;
-process.env.QUEUE_PREFIX = QUEUE_PREFIX;
+import { ledgerProblems } from "../support/order-checks";
+import { completedTestOrder, memberActor, opts, orderTestContext, paidTestOrder } from "../support/orders";
 
 const PRICE_UGX = 100_000;
 const EARNED_UGX = 80_000; // the price less the seller's 20%
 
-let t: TestDatabase;
-let c: OrderTestContext;
-let closeProviders: () => Promise<unknown>;
+const t = orderTestContext("ordkill");
 let buyers: TestUser[] = [];
 let turn = 0;
 const children: Child[] = [];
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  const p = testProviders();
-  closeProviders = p.close;
-  c = { db: t.db, providers: p.providers, sandbox: p.sandbox };
   // Checkout allows a member 30 orders an hour: enough buyers for every order of this file.
   buyers = [];
   for (let i = 0; i < 8; i++) buyers.push(await createUser(t.db, { role: "client" }));
@@ -47,9 +35,6 @@ afterAll(async () => {
   for (const child of children) {
     if (!child.exited() && child.child.pid) process.kill(-child.child.pid, "SIGKILL");
   }
-  await closeProviders?.();
-  await closeLimitRedis();
-  await t?.drop();
 });
 
 type Seller = { user: TestUser; gigId: number };
@@ -67,9 +52,9 @@ async function seller(): Promise<Seller> {
 async function dueOrders(s: Seller, { delivered, completed }: { delivered: number; completed: number }) {
   const buyer = () => buyers[turn++ % buyers.length]!;
   const make = async (kind: "delivered" | "completed") => {
-    if (kind === "completed") return (await completedTestOrder(c, buyer(), s.user, s.gigId)).orderId;
-    const { orderId } = await paidTestOrder(c, buyer(), s.gigId);
-    expect((await deliverOrder(memberActor(s.user), { orderId, message: "The logo" }, opts(c))).ok).toBe(true);
+    if (kind === "completed") return (await completedTestOrder(t, buyer(), s.user, s.gigId)).orderId;
+    const { orderId } = await paidTestOrder(t, buyer(), s.gigId);
+    expect((await deliverOrder(memberActor(s.user), { orderId, message: "The logo" }, opts(t))).ok).toBe(true);
     return orderId;
   };
   const kinds = [...Array(delivered).fill("delivered"), ...Array(completed).fill("completed")] as ("delivered" | "completed")[];
@@ -134,7 +119,7 @@ const clearedOnce = (id: number) => ({
 
 function roundChild(env: Record<string, string> = {}) {
   // In a process group of its own, so that SIGKILL to the group reaches node under tsx too.
-  const child = startTsx("order round", ["tests/support/order-round-child.ts"], { DATABASE_URL: t.url, QUEUE_PREFIX, ...env }, { processGroup: true });
+  const child = startTsx("order round", ["tests/support/order-round-child.ts"], { DATABASE_URL: t.url, QUEUE_PREFIX: t.queuePrefix, ...env }, { processGroup: true });
   children.push(child);
   return child;
 }
@@ -185,13 +170,13 @@ describe("the order round", () => {
     expect(await t.db("orders").whereIn("id", ofB.delivered).pluck("status")).toEqual(Array(20).fill("delivered"));
 
     // The next round (the worker restarted) does the rest, and only the rest.
-    expect(await runOrderRound({ db: t.db, providers: c.providers })).toMatchObject({ completed: 20, cleared: 40 });
+    expect(await runOrderRound({ db: t.db, providers: t.providers })).toMatchObject({ completed: 20, cleared: 40 });
     expect(await outcome(all)).toEqual([...delivered.map(autoCompleted), ...completed.map(clearedOnce)].sort((x, y) => x.id - y.id));
     for (const s of [a, b]) {
       expect(await memberBalances(t.db, s.user.id)).toMatchObject({ pendingUgx: 20 * EARNED_UGX, availableUgx: 20 * EARNED_UGX });
     }
     // And a round run again after everything is done moves nothing.
-    expect(await runOrderRound({ db: t.db, providers: c.providers })).toMatchObject({ completed: 0, cleared: 0 });
+    expect(await runOrderRound({ db: t.db, providers: t.providers })).toMatchObject({ completed: 0, cleared: 0 });
     expect(await ledgerProblems(t.db)).toEqual([]);
   }, 60_000);
 

@@ -3,10 +3,11 @@
  * a step (another member's order is not found, a visitor and the platform are refused), which step each
  * status allows (the rest are a conflict that writes nothing), cancelling in each of its forms, payments
  * that fail, expire or arrive twice, disputes, and the auto-complete and clearance timers to the
- * millisecond. After every test the ledger still sums to zero and finished orders hold no money.
+ * millisecond. After every test the ledger keeps its rules (every journal balances, no account holding
+ * somebody's money is below zero, each order's money agrees with its status: tests/support/order-checks.ts).
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "~/operations/core.server";
 import { NOT_ALLOWED_NOW } from "~/operations/order-machine.server";
 import {
@@ -26,8 +27,6 @@ import { paymentCallback, pollPayments, pollPayouts, settlePayment, settlePayout
 import type { PaymentProvider } from "~/payments/provider.server";
 import type { Providers } from "~/payments/registry.server";
 import { createSandboxProvider } from "~/payments/sandbox.server";
-import { closeLimitRedis } from "~/utils/rate-limit.server";
-import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createGig, createUser, type TestUser } from "../support/factories";
 import { at, DAY_MS, eventKinds, expectLedgerSound, HOUR_MS, journalKeys, MINUTE_MS, orderRow, trail } from "../support/order-checks";
 import {
@@ -36,57 +35,30 @@ import {
   completedTestOrder,
   memberActor,
   opts,
+  orderTestContext,
   paidTestOrder,
   placeTestOrder,
   system,
-  TEST_CLIENT,
-  testProviders,
-  type OrderTestContext,
+  visitor,
 } from "../support/orders";
 
-// Checkouts are limited per member id in Redis, and every test database numbers its members from 1: a
-// prefix of this file's own keeps other files' (and earlier runs') checkouts from counting against ours.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `t_orderops_${process.pid}_${Date.now()}`;
-});
-
-let t: TestDatabase;
-let c: OrderTestContext;
-let closeProviders: () => Promise<unknown>;
-let seller: TestUser;
-let admin: TestUser;
+/** The gig's Basic package: UGX 100,000, 3 days, 1 revision (the buyer pays 105,000; the seller nets 80,000). */
+const t = orderTestContext("orderops", { parties: { seller: { name: "Ops Seller" } }, admin: { name: "Ops Admin" } });
 let stranger: TestUser;
-/** Basic package: UGX 100,000, 3 days, 1 revision (the buyer pays 105,000; the seller nets 80,000). */
-let gigId: number;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  const p = testProviders();
-  closeProviders = p.close;
-  c = { db: t.db, providers: p.providers, sandbox: p.sandbox };
-  seller = await createUser(t.db, { role: "freelancer", name: "Ops Seller" });
-  admin = await createUser(t.db, { role: "admin", name: "Ops Admin" });
   stranger = await createUser(t.db, { role: "client", name: "Ops Stranger" });
-  gigId = (await createGig(t.db, { sellerId: seller.id, packages: { basic: { priceUgx: 100_000, deliveryDays: 3, revisions: 1 } } })).id;
 });
-afterEach(async () => {
-  await expectLedgerSound(t.db);
-});
-afterAll(async () => {
-  await closeProviders?.();
-  await closeLimitRedis();
-  await t?.drop();
-});
+afterEach(() => expectLedgerSound(t.db));
 
 let buyers = 0;
 /** A buyer of their own for each test, so no test's orders or checkout limit touch another's. */
 const newBuyer = () => createUser(t.db, { role: "client", name: `Ops Buyer ${++buyers}` });
-const o = () => opts(c);
-const visitor: Actor = { kind: "anonymous", client: TEST_CLIENT };
+const o = () => opts(t);
 
-async function deliveredOrder(buyer: TestUser, gig = gigId) {
-  const paid = await paidTestOrder(c, buyer, gig);
-  expect(await deliverOrder(memberActor(seller), { orderId: paid.orderId, message: "First draft" }, o())).toMatchObject({ ok: true });
+async function deliveredOrder(buyer: TestUser, gig = t.gigId) {
+  const paid = await paidTestOrder(t, buyer, gig);
+  expect(await deliverOrder(memberActor(t.seller), { orderId: paid.orderId, message: "First draft" }, o())).toMatchObject({ ok: true });
   return paid;
 }
 
@@ -108,7 +80,7 @@ function partySteps(actor: Actor, orderId: number) {
 
 describe("checkout", () => {
   const checkout = (actor: Actor, input: Partial<Parameters<typeof placeOrder>[1]> = {}, options = o()) =>
-    placeOrder(actor, { gigId, tier: "basic", requirements: "A logo", msisdn: "+256772123456", network: "mtn", checkoutKey: checkoutKey(), ...input }, options);
+    placeOrder(actor, { gigId: t.gigId, tier: "basic", requirements: "A logo", msisdn: "+256772123456", network: "mtn", checkoutKey: checkoutKey(), ...input }, options);
   const orderCount = async () => Number((await t.db("orders").count<{ c: string }[]>({ c: "*" }).first())?.c);
 
   it("the same checkout key twice, one after the other or at once, is one order with one payment", async () => {
@@ -130,20 +102,20 @@ describe("checkout", () => {
     expect(await t.db("payments").whereIn("order_id", orders).count<{ c: string }[]>({ c: "*" })).toEqual([{ c: 2 }]);
     expect(await t.db("order_events").whereIn("order_id", orders).pluck("kind")).toEqual(["placed", "placed"]);
     // The payer's phone was asked for the price and the buyer's fee.
-    expect(await c.sandbox.get(first.value.reference)).toMatchObject({ kind: "collection", amountUgx: 105_000, msisdn: "+256772123456", status: "PENDING" });
+    expect(await t.sandbox.get(first.value.reference)).toMatchObject({ kind: "collection", amountUgx: 105_000, msisdn: "+256772123456", status: "PENDING" });
   });
 
   it("refuses a visitor, the platform, an admin, the gig's own seller, an unknown package, and a gig not on offer, with no order", async () => {
     const before = await orderCount();
     expect(await checkout(visitor)).toMatchObject({ ok: false, error: "forbidden" });
     expect(await checkout(system)).toMatchObject({ ok: false, error: "forbidden" });
-    expect(await checkout(memberActor(admin))).toMatchObject({ ok: false, error: "forbidden" });
-    expect(await checkout(memberActor(seller))).toMatchObject({ ok: false, error: "forbidden" });
+    expect(await checkout(memberActor(t.admin))).toMatchObject({ ok: false, error: "forbidden" });
+    expect(await checkout(memberActor(t.seller))).toMatchObject({ ok: false, error: "forbidden" });
     const buyer = await newBuyer();
     expect(await checkout(memberActor(buyer), { tier: "premium" })).toMatchObject({ ok: false, error: "not_found" });
     expect(await checkout(memberActor(buyer), { gigId: 987_654 })).toMatchObject({ ok: false, error: "not_found" });
     for (const status of ["draft", "paused"] as const) {
-      const gig = await createGig(t.db, { sellerId: seller.id, status });
+      const gig = await createGig(t.db, { sellerId: t.seller.id, status });
       expect(await checkout(memberActor(buyer), { gigId: gig.id }), status).toMatchObject({ ok: false, error: "not_found" });
     }
     const suspended = await createUser(t.db, { role: "client", name: "Suspended Ops Buyer", status: "suspended" });
@@ -153,9 +125,9 @@ describe("checkout", () => {
 
   it("a payment request the provider refuses outright cancels the order at once, with nothing taken", async () => {
     const buyer = await newBuyer();
-    const sandbox = createSandboxProvider(c.sandbox);
+    const sandbox = createSandboxProvider(t.sandbox);
     const refusing: PaymentProvider = { ...sandbox, requestPayment: async () => ({ outcome: "rejected", reason: "This number has no wallet" }) };
-    const providers: Providers = { forNetwork: () => refusing, byName: () => refusing, sandbox: c.sandbox };
+    const providers: Providers = { forNetwork: () => refusing, byName: () => refusing, sandbox: t.sandbox };
     const placed = await checkout(memberActor(buyer), {}, { db: t.db, providers });
     expect(placed).toMatchObject({ ok: true, value: { created: true } });
     if (!placed.ok) return;
@@ -172,7 +144,7 @@ describe("checkout", () => {
 describe("who may act on an order", () => {
   it("another member's order, or one that does not exist, is not found for every party step, and nothing is written", async () => {
     const buyer = await newBuyer();
-    const inProgress = await paidTestOrder(c, buyer, gigId);
+    const inProgress = await paidTestOrder(t, buyer, t.gigId);
     const delivered = await deliveredOrder(buyer);
     const before = await trail(t.db, [inProgress.orderId, delivered.orderId]);
     for (const orderId of [inProgress.orderId, delivered.orderId, 987_654]) {
@@ -181,7 +153,7 @@ describe("who may act on an order", () => {
       }
     }
     // The order's own buyer and seller, asking about an order id that is not theirs either.
-    expect(await partySteps(memberActor(seller), 987_654).deliver()).toEqual(notFound);
+    expect(await partySteps(memberActor(t.seller), 987_654).deliver()).toEqual(notFound);
     expect(await trail(t.db, [inProgress.orderId, delivered.orderId])).toEqual(before);
   });
 
@@ -200,22 +172,22 @@ describe("who may act on an order", () => {
   it("a seller cannot approve or ask for a revision, and a buyer cannot deliver: each is a conflict that writes nothing", async () => {
     const buyer = await newBuyer();
     const delivered = await deliveredOrder(buyer);
-    const inProgress = await paidTestOrder(c, buyer, gigId);
+    const inProgress = await paidTestOrder(t, buyer, t.gigId);
     const before = await trail(t.db, [delivered.orderId, inProgress.orderId]);
-    expect(await approveOrder(memberActor(seller), { orderId: delivered.orderId }, o())).toEqual(notAllowed("delivered"));
-    expect(await requestRevision(memberActor(seller), { orderId: delivered.orderId, reason: "Mine" }, o())).toEqual(notAllowed("delivered"));
+    expect(await approveOrder(memberActor(t.seller), { orderId: delivered.orderId }, o())).toEqual(notAllowed("delivered"));
+    expect(await requestRevision(memberActor(t.seller), { orderId: delivered.orderId, reason: "Mine" }, o())).toEqual(notAllowed("delivered"));
     expect(await deliverOrder(memberActor(buyer), { orderId: inProgress.orderId, message: "Mine" }, o())).toEqual(notAllowed("in_progress"));
     expect(await trail(t.db, [delivered.orderId, inProgress.orderId])).toEqual(before);
   });
 
   it("only an admin resolves a dispute, and only the platform settles, polls and runs the timers", async () => {
     const buyer = await newBuyer();
-    const { orderId, reference } = await placeTestOrder(c, buyer, gigId);
-    expect(await c.sandbox.decide(reference, "approve")).toBe(true);
+    const { orderId, reference } = await placeTestOrder(t, buyer, t.gigId);
+    expect(await t.sandbox.decide(reference, "approve")).toBe(true);
     const disputed = await deliveredOrder(buyer);
     expect(await openDispute(memberActor(buyer), { orderId: disputed.orderId, reason: "Wrong logo" }, o())).toMatchObject({ ok: true });
     const before = await trail(t.db, [orderId, disputed.orderId]);
-    for (const actor of [memberActor(buyer), memberActor(seller), memberActor(stranger), visitor, system]) {
+    for (const actor of [memberActor(buyer), memberActor(t.seller), memberActor(stranger), visitor, system]) {
       for (const resolution of ["release", "refund"] as const) {
         expect(await resolveDispute(actor, { orderId: disputed.orderId, resolution, note: "" }, o()), `${actor.kind} ${resolution}`).toMatchObject({
           ok: false,
@@ -223,7 +195,7 @@ describe("who may act on an order", () => {
         });
       }
     }
-    for (const actor of [memberActor(buyer), memberActor(admin), visitor]) {
+    for (const actor of [memberActor(buyer), memberActor(t.admin), visitor]) {
       expect(await settlePayment(actor, { reference }, o())).toMatchObject({ ok: false, error: "forbidden" });
       expect(await paymentCallback(actor, { provider: "sandbox", body: { reference } }, o())).toMatchObject({ ok: false, error: "forbidden" });
       expect(await pollPayments(actor, o())).toMatchObject({ ok: false, error: "forbidden" });
@@ -240,14 +212,14 @@ describe("who may act on an order", () => {
 describe("steps the order's status does not allow", () => {
   it("each step from each status it cannot leave from is a conflict, not_allowed_now, and writes nothing", async () => {
     const buyer = await newBuyer();
-    const pending = await placeTestOrder(c, buyer, gigId);
-    const inProgress = await paidTestOrder(c, buyer, gigId);
+    const pending = await placeTestOrder(t, buyer, t.gigId);
+    const inProgress = await paidTestOrder(t, buyer, t.gigId);
     const delivered = await deliveredOrder(buyer);
-    const completed = await completedTestOrder(c, buyer, seller, gigId);
-    const declined = await placeTestOrder(c, buyer, gigId);
-    expect(await c.sandbox.decide(declined.reference, "decline")).toBe(true);
+    const completed = await completedTestOrder(t, buyer, t.seller, t.gigId);
+    const declined = await placeTestOrder(t, buyer, t.gigId);
+    expect(await t.sandbox.decide(declined.reference, "decline")).toBe(true);
     expect(await settlePayment(system, { reference: declined.reference }, o())).toMatchObject({ ok: true, value: { settlement: "failed" } });
-    const refunded = await paidTestOrder(c, buyer, gigId);
+    const refunded = await paidTestOrder(t, buyer, t.gigId);
     const late = new Date((await orderRow(t.db, refunded.orderId)).dueAt!.getTime() + DAY_MS + 1);
     expect(await cancelOrder(memberActor(buyer), { orderId: refunded.orderId, reason: "Too late" }, { ...o(), now: at(late) })).toMatchObject({
       ok: true,
@@ -266,7 +238,7 @@ describe("steps the order's status does not allow", () => {
     const before = await trail(t.db, ids);
     expect(before.orders.map((r) => r.status)).toEqual(cases.map(([status]) => status));
     for (const [status, { orderId }, refused] of cases) {
-      const steps = { buyer: partySteps(memberActor(buyer), orderId), seller: partySteps(memberActor(seller), orderId) };
+      const steps = { buyer: partySteps(memberActor(buyer), orderId), seller: partySteps(memberActor(t.seller), orderId) };
       for (const name of refused) {
         const [who, step] = name.split(".") as ["buyer" | "seller", keyof ReturnType<typeof partySteps>];
         expect(await steps[who][step](), `${name} on a ${status} order`).toEqual(notAllowed(status));
@@ -302,7 +274,7 @@ describe("steps the order's status does not allow", () => {
     const { orderId } = await deliveredOrder(buyer);
     expect(await requestRevision(memberActor(buyer), { orderId, reason: "Bigger letters" }, o())).toEqual({ ok: true, value: { revisionsLeft: 0 } });
     expect(await orderRow(t.db, orderId)).toMatchObject({ status: "in_progress", revisionsUsed: 1 });
-    expect(await deliverOrder(memberActor(seller), { orderId, message: "Second draft" }, o())).toMatchObject({ ok: true });
+    expect(await deliverOrder(memberActor(t.seller), { orderId, message: "Second draft" }, o())).toMatchObject({ ok: true });
     const before = await trail(t.db, [orderId]);
     expect(await requestRevision(memberActor(buyer), { orderId, reason: "Again" }, o())).toMatchObject({
       ok: false,
@@ -312,7 +284,7 @@ describe("steps the order's status does not allow", () => {
     expect(await trail(t.db, [orderId])).toEqual(before);
 
     // A package with no revisions at all refuses the first.
-    const none = await createGig(t.db, { sellerId: seller.id, packages: { basic: { priceUgx: 50_000, deliveryDays: 3, revisions: 0 } } });
+    const none = await createGig(t.db, { sellerId: t.seller.id, packages: { basic: { priceUgx: 50_000, deliveryDays: 3, revisions: 0 } } });
     const strict = await deliveredOrder(buyer, none.id);
     expect(await requestRevision(memberActor(buyer), { orderId: strict.orderId, reason: "Please" }, o())).toMatchObject({
       ok: false,
@@ -324,8 +296,8 @@ describe("steps the order's status does not allow", () => {
 
   it("a revision leaves the seller at least two days: a sooner due date moves to two days from the request, a later one stays", async () => {
     const buyer = await newBuyer();
-    const quick = await createGig(t.db, { sellerId: seller.id, packages: { basic: { priceUgx: 40_000, deliveryDays: 1, revisions: 3 } } });
-    const slow = await createGig(t.db, { sellerId: seller.id, packages: { basic: { priceUgx: 40_000, deliveryDays: 7, revisions: 3 } } });
+    const quick = await createGig(t.db, { sellerId: t.seller.id, packages: { basic: { priceUgx: 40_000, deliveryDays: 1, revisions: 3 } } });
+    const slow = await createGig(t.db, { sellerId: t.seller.id, packages: { basic: { priceUgx: 40_000, deliveryDays: 7, revisions: 3 } } });
 
     const soon = await deliveredOrder(buyer, quick.id);
     const { paidAt, dueAt } = await orderRow(t.db, soon.orderId);
@@ -340,7 +312,7 @@ describe("steps the order's status does not allow", () => {
     expect((await orderRow(t.db, later.orderId)).dueAt).toEqual(due);
 
     // Asked for long after the due date: two days from the request again.
-    expect(await deliverOrder(memberActor(seller), { orderId: later.orderId, message: "Again" }, o())).toMatchObject({ ok: true });
+    expect(await deliverOrder(memberActor(t.seller), { orderId: later.orderId, message: "Again" }, o())).toMatchObject({ ok: true });
     const overdue = new Date(due.getTime() + 10 * DAY_MS);
     expect(await requestRevision(memberActor(buyer), { orderId: later.orderId, reason: "Once more" }, { ...o(), now: at(overdue) })).toMatchObject({ ok: true });
     expect((await orderRow(t.db, later.orderId)).dueAt!.getTime()).toBe(overdue.getTime() + 2 * DAY_MS);
@@ -350,14 +322,14 @@ describe("steps the order's status does not allow", () => {
 describe("cancelling", () => {
   it("a buyer gives up an unpaid order: cancelled, the payment left pending; paid after all, it is taken and refunded in full", async () => {
     const buyer = await newBuyer();
-    const { orderId, reference } = await placeTestOrder(c, buyer, gigId);
+    const { orderId, reference } = await placeTestOrder(t, buyer, t.gigId);
     expect(await cancelOrder(memberActor(buyer), { orderId, reason: "Wrong package" }, o())).toEqual({ ok: true, value: { outcome: "cancelled" } });
     expect(await orderRow(t.db, orderId)).toMatchObject({ status: "cancelled", cancelledAt: expect.any(Date) });
     expect(await t.db("payments").where({ reference }).first("status")).toEqual({ status: "pending" });
     expect(await journalKeys(t.db, orderId)).toEqual([]);
 
     // The buyer approves on the phone anyway.
-    expect(await c.sandbox.decide(reference, "approve")).toBe(true);
+    expect(await t.sandbox.decide(reference, "approve")).toBe(true);
     expect(await settlePayment(system, { reference }, o())).toEqual({ ok: true, value: { orderId, settlement: "failed" } });
     expect(await orderRow(t.db, orderId)).toMatchObject({ status: "cancelled" });
     expect(await t.db("payments").where({ reference }).first("status")).toEqual({ status: "successful" });
@@ -384,7 +356,7 @@ describe("cancelling", () => {
 
   it("an order more than 24 hours late: the buyer cancels alone and gets everything back; until then it is only a request", async () => {
     const buyer = await newBuyer();
-    const { orderId } = await paidTestOrder(c, buyer, gigId);
+    const { orderId } = await paidTestOrder(t, buyer, t.gigId);
     const { dueAt } = await orderRow(t.db, orderId);
     const graceEnds = dueAt!.getTime() + DAY_MS;
 
@@ -409,16 +381,16 @@ describe("cancelling", () => {
     ]);
     expect(await balances(t.db)).toMatchObject({ [`escrow:order:${orderId}`]: 0, [`payout_in_transit:user:${buyer.id}`]: 105_000 });
     const told = await t.db("notifications").where({ order_id: orderId, kind: "order_cancelled" }).pluck("user_id");
-    expect(told.map(Number).sort((a, b) => a - b)).toEqual([seller.id, buyer.id].sort((a, b) => a - b));
+    expect(told.map(Number).sort((a, b) => a - b)).toEqual([t.seller.id, buyer.id].sort((a, b) => a - b));
   });
 
   it("the seller asks to cancel and the buyer agrees: cancelled and refunded; the asker asking again is told to wait", async () => {
     const buyer = await newBuyer();
-    const { orderId } = await paidTestOrder(c, buyer, gigId);
-    expect(await cancelOrder(memberActor(seller), { orderId, reason: "I am ill" }, o())).toEqual({ ok: true, value: { outcome: "requested" } });
-    expect(await orderRow(t.db, orderId)).toMatchObject({ status: "in_progress", cancelRequestedBy: seller.id });
+    const { orderId } = await paidTestOrder(t, buyer, t.gigId);
+    expect(await cancelOrder(memberActor(t.seller), { orderId, reason: "I am ill" }, o())).toEqual({ ok: true, value: { outcome: "requested" } });
+    expect(await orderRow(t.db, orderId)).toMatchObject({ status: "in_progress", cancelRequestedBy: t.seller.id });
     const before = await trail(t.db, [orderId]);
-    expect(await cancelOrder(memberActor(seller), { orderId, reason: "Please" }, o())).toMatchObject({ ok: false, error: "conflict", reason: "cancel_pending" });
+    expect(await cancelOrder(memberActor(t.seller), { orderId, reason: "Please" }, o())).toMatchObject({ ok: false, error: "conflict", reason: "cancel_pending" });
     expect(await trail(t.db, [orderId])).toEqual(before);
 
     expect(await cancelOrder(memberActor(buyer), { orderId, reason: "Fine" }, o())).toEqual({ ok: true, value: { outcome: "cancelled" } });
@@ -430,7 +402,7 @@ describe("cancelling", () => {
   it("declining the other party's request clears it: the decliner's own cancel is then a new request, not an agreement", async () => {
     const buyer = await newBuyer();
     const { orderId } = await deliveredOrder(buyer);
-    expect(await cancelOrder(memberActor(seller), { orderId, reason: "Cannot finish" }, o())).toMatchObject({ ok: true, value: { outcome: "requested" } });
+    expect(await cancelOrder(memberActor(t.seller), { orderId, reason: "Cannot finish" }, o())).toMatchObject({ ok: true, value: { outcome: "requested" } });
     expect(await declineCancel(memberActor(buyer), { orderId }, o())).toEqual({ ok: true, value: { status: "delivered" } });
     expect(await orderRow(t.db, orderId)).toMatchObject({ status: "delivered", cancelRequestedBy: null });
     expect(await cancelOrder(memberActor(buyer), { orderId, reason: "Let us stop" }, o())).toEqual({ ok: true, value: { outcome: "requested" } });
@@ -441,12 +413,12 @@ describe("cancelling", () => {
 
   it("the asker withdraws their own request: the other party's cancel is then a request, not an agreement", async () => {
     const buyer = await newBuyer();
-    const { orderId } = await paidTestOrder(c, buyer, gigId);
+    const { orderId } = await paidTestOrder(t, buyer, t.gigId);
     expect(await cancelOrder(memberActor(buyer), { orderId, reason: "Not sure" }, o())).toMatchObject({ ok: true, value: { outcome: "requested" } });
     expect(await declineCancel(memberActor(buyer), { orderId }, o())).toMatchObject({ ok: true });
     expect(await orderRow(t.db, orderId)).toMatchObject({ status: "in_progress", cancelRequestedBy: null });
-    expect(await cancelOrder(memberActor(seller), { orderId, reason: "Then I ask" }, o())).toEqual({ ok: true, value: { outcome: "requested" } });
-    expect(await orderRow(t.db, orderId)).toMatchObject({ status: "in_progress", cancelRequestedBy: seller.id });
+    expect(await cancelOrder(memberActor(t.seller), { orderId, reason: "Then I ask" }, o())).toEqual({ ok: true, value: { outcome: "requested" } });
+    expect(await orderRow(t.db, orderId)).toMatchObject({ status: "in_progress", cancelRequestedBy: t.seller.id });
     expect(await eventKinds(t.db, orderId)).toEqual(["placed", "paid", "cancel_requested", "cancel_withdrawn", "cancel_requested"]);
     expect(await t.db("payouts").where({ order_id: orderId })).toEqual([]);
   });
@@ -455,8 +427,8 @@ describe("cancelling", () => {
 describe("payments", () => {
   it("declined on the phone: the payment fails and the order is cancelled, with no money moved", async () => {
     const buyer = await newBuyer();
-    const { orderId, reference } = await placeTestOrder(c, buyer, gigId);
-    expect(await c.sandbox.decide(reference, "decline")).toBe(true);
+    const { orderId, reference } = await placeTestOrder(t, buyer, t.gigId);
+    expect(await t.sandbox.decide(reference, "decline")).toBe(true);
     expect(await settlePayment(system, { reference }, o())).toEqual({ ok: true, value: { orderId, settlement: "failed" } });
     expect(await t.db("payments").where({ reference }).first("status", "failure_reason")).toEqual({ status: "failed", failure_reason: "Declined on the phone" });
     expect(await orderRow(t.db, orderId)).toMatchObject({ status: "cancelled", paidAt: null });
@@ -467,7 +439,7 @@ describe("payments", () => {
 
   it("unpaid after 30 minutes, the order is cancelled but its payment still followed: approved after all, it is taken and refunded", async () => {
     const buyer = await newBuyer();
-    const { orderId, reference } = await placeTestOrder(c, buyer, gigId);
+    const { orderId, reference } = await placeTestOrder(t, buyer, t.gigId);
     const placedAt = (await t.db("orders").where({ id: orderId }).first("created_at")).created_at as Date;
 
     expect(await pollPayments(system, { ...o(), now: at(placedAt.getTime() + 29 * MINUTE_MS) })).toMatchObject({ ok: true });
@@ -481,7 +453,7 @@ describe("payments", () => {
     expect(await journalKeys(t.db, orderId)).toEqual([]);
 
     // The payer approves on the phone an hour later: the money is taken and given back in full.
-    expect(await c.sandbox.decide(reference, "approve")).toBe(true);
+    expect(await t.sandbox.decide(reference, "approve")).toBe(true);
     expect(await pollPayments(system, { ...o(), now: at(placedAt.getTime() + 24 * 60 * MINUTE_MS - MINUTE_MS) })).toMatchObject({ ok: true });
     expect(await t.db("payments").where({ reference }).first("status")).toEqual({ status: "successful" });
     expect(await eventKinds(t.db, orderId)).toEqual(["placed", "payment_failed", "late_payment_refunded"]);
@@ -490,8 +462,8 @@ describe("payments", () => {
 
   it("settled twice, one after the other and both at once, a payment is captured once", async () => {
     const buyer = await newBuyer();
-    const { orderId, reference } = await placeTestOrder(c, buyer, gigId);
-    expect(await c.sandbox.decide(reference, "approve")).toBe(true);
+    const { orderId, reference } = await placeTestOrder(t, buyer, t.gigId);
+    expect(await t.sandbox.decide(reference, "approve")).toBe(true);
     const both = await Promise.all([settlePayment(system, { reference }, o()), settlePayment(system, { reference }, o())]);
     expect(both.map((r) => (r.ok ? r.value.settlement : r.error)).sort()).toEqual(["paid", "unchanged"]);
     expect(await settlePayment(system, { reference }, o())).toEqual({ ok: true, value: { orderId, settlement: "unchanged" } });
@@ -504,8 +476,8 @@ describe("payments", () => {
 
   it("a callback settles the payment it names; one naming none of ours is not found, and a body that names nothing is invalid", async () => {
     const buyer = await newBuyer();
-    const { orderId, reference } = await placeTestOrder(c, buyer, gigId);
-    expect(await c.sandbox.decide(reference, "approve")).toBe(true);
+    const { orderId, reference } = await placeTestOrder(t, buyer, t.gigId);
+    expect(await t.sandbox.decide(reference, "approve")).toBe(true);
     expect(await paymentCallback(system, { provider: "sandbox", body: { reference } }, o())).toEqual({ ok: true, value: { settlement: "paid" } });
     expect(await orderRow(t.db, orderId)).toMatchObject({ status: "in_progress" });
 
@@ -535,7 +507,7 @@ describe("disputes", () => {
 
     const before = await trail(t.db, [orderId]);
     const buyerSteps = partySteps(memberActor(buyer), orderId);
-    const sellerSteps = partySteps(memberActor(seller), orderId);
+    const sellerSteps = partySteps(memberActor(t.seller), orderId);
     for (const [name, step] of Object.entries({
       "buyer approves": buyerSteps.approve,
       "buyer asks a revision": buyerSteps.revision,
@@ -549,9 +521,9 @@ describe("disputes", () => {
     expect(await trail(t.db, [orderId])).toEqual(before);
 
     // In progress and disputed: the work may still arrive.
-    const other = await paidTestOrder(c, buyer, gigId);
-    expect(await openDispute(memberActor(seller), { orderId: other.orderId, reason: "The buyer does not answer" }, o())).toMatchObject({ ok: true });
-    expect(await deliverOrder(memberActor(seller), { orderId: other.orderId, message: "Done anyway" }, o())).toMatchObject({ ok: true });
+    const other = await paidTestOrder(t, buyer, t.gigId);
+    expect(await openDispute(memberActor(t.seller), { orderId: other.orderId, reason: "The buyer does not answer" }, o())).toMatchObject({ ok: true });
+    expect(await deliverOrder(memberActor(t.seller), { orderId: other.orderId, message: "Done anyway" }, o())).toMatchObject({ ok: true });
     expect(await orderRow(t.db, other.orderId)).toMatchObject({ status: "delivered" });
     expect(await eventKinds(t.db, other.orderId)).toEqual(["placed", "paid", "dispute_opened", "delivered"]);
   });
@@ -559,15 +531,15 @@ describe("disputes", () => {
   it("resolved by release: the order completes, the seller's pending balance gets the price less the fee, the platform both fees", async () => {
     const buyer = await newBuyer();
     const { orderId } = await deliveredOrder(buyer);
-    expect(await openDispute(memberActor(seller), { orderId, reason: "No answer for days" }, o())).toMatchObject({ ok: true });
+    expect(await openDispute(memberActor(t.seller), { orderId, reason: "No answer for days" }, o())).toMatchObject({ ok: true });
     const before = await balances(t.db);
-    expect(await resolveDispute(memberActor(admin), { orderId, resolution: "release", note: "The work matches the brief" }, o())).toEqual({
+    expect(await resolveDispute(memberActor(t.admin), { orderId, resolution: "release", note: "The work matches the brief" }, o())).toEqual({
       ok: true,
       value: { status: "completed" },
     });
     const after = await balances(t.db);
     const delta = (code: string) => (after[code] ?? 0) - (before[code] ?? 0);
-    expect(delta(`seller_pending:user:${seller.id}`)).toBe(80_000);
+    expect(delta(`seller_pending:user:${t.seller.id}`)).toBe(80_000);
     expect(delta("platform_seller_fees")).toBe(20_000);
     expect(delta("platform_buyer_fees")).toBe(5_000);
     expect(after[`escrow:order:${orderId}`]).toBe(0);
@@ -576,7 +548,7 @@ describe("disputes", () => {
       status: "resolved",
       resolution: "release",
       resolution_note: "The work matches the brief",
-      resolved_by: admin.id,
+      resolved_by: t.admin.id,
     });
     const events = await t.db("order_events").where({ order_id: orderId }).orderBy("id").select("kind", "actor_role");
     expect(events.at(-1)).toEqual({ kind: "dispute_released", actor_role: "admin" });
@@ -585,10 +557,10 @@ describe("disputes", () => {
 
   it("resolved by refund: the order is cancelled and everything the buyer paid goes back to them", async () => {
     const buyer = await newBuyer();
-    const { orderId } = await paidTestOrder(c, buyer, gigId);
+    const { orderId } = await paidTestOrder(t, buyer, t.gigId);
     expect(await openDispute(memberActor(buyer), { orderId, reason: "No work after a week" }, o())).toMatchObject({ ok: true });
-    const sellerBefore = (await balances(t.db))[`seller_pending:user:${seller.id}`] ?? 0;
-    expect(await resolveDispute(memberActor(admin), { orderId, resolution: "refund", note: "Nothing was delivered" }, o())).toEqual({
+    const sellerBefore = (await balances(t.db))[`seller_pending:user:${t.seller.id}`] ?? 0;
+    expect(await resolveDispute(memberActor(t.admin), { orderId, resolution: "refund", note: "Nothing was delivered" }, o())).toEqual({
       ok: true,
       value: { status: "cancelled" },
     });
@@ -599,27 +571,27 @@ describe("disputes", () => {
     ]);
     const after = await balances(t.db);
     expect(after).toMatchObject({ [`escrow:order:${orderId}`]: 0, [`payout_in_transit:user:${buyer.id}`]: 105_000 });
-    expect(after[`seller_pending:user:${seller.id}`] ?? 0).toBe(sellerBefore);
+    expect(after[`seller_pending:user:${t.seller.id}`] ?? 0).toBe(sellerBefore);
     expect(await t.db("disputes").where({ order_id: orderId }).first("status", "resolution")).toEqual({ status: "resolved", resolution: "refund" });
   });
 
   it("resolving an order with no open dispute is a conflict, also once its dispute is resolved; an unknown order is not found", async () => {
     const buyer = await newBuyer();
-    const { orderId } = await paidTestOrder(c, buyer, gigId);
+    const { orderId } = await paidTestOrder(t, buyer, t.gigId);
     const before = await trail(t.db, [orderId]);
-    expect(await resolveDispute(memberActor(admin), { orderId, resolution: "release", note: "" }, o())).toMatchObject({
+    expect(await resolveDispute(memberActor(t.admin), { orderId, resolution: "release", note: "" }, o())).toMatchObject({
       ok: false,
       error: "conflict",
       reason: "no_open_dispute",
     });
     expect(await trail(t.db, [orderId])).toEqual(before);
-    expect(await resolveDispute(memberActor(admin), { orderId: 987_654, resolution: "refund", note: "" }, o())).toEqual(notFound);
+    expect(await resolveDispute(memberActor(t.admin), { orderId: 987_654, resolution: "refund", note: "" }, o())).toEqual(notFound);
 
     expect(await openDispute(memberActor(buyer), { orderId, reason: "Late" }, o())).toMatchObject({ ok: true });
-    expect(await resolveDispute(memberActor(admin), { orderId, resolution: "refund", note: "" }, o())).toMatchObject({ ok: true });
+    expect(await resolveDispute(memberActor(t.admin), { orderId, resolution: "refund", note: "" }, o())).toMatchObject({ ok: true });
     const resolved = await trail(t.db, [orderId]);
     for (const resolution of ["release", "refund"] as const) {
-      expect(await resolveDispute(memberActor(admin), { orderId, resolution, note: "" }, o())).toMatchObject({ ok: false, error: "conflict", reason: "no_open_dispute" });
+      expect(await resolveDispute(memberActor(t.admin), { orderId, resolution, note: "" }, o())).toMatchObject({ ok: false, error: "conflict", reason: "no_open_dispute" });
     }
     expect(await trail(t.db, [orderId])).toEqual(resolved);
   });
@@ -628,12 +600,12 @@ describe("disputes", () => {
 describe("timers", () => {
   it("auto-completes a delivered order exactly 3 days after its last delivery (a revision and a new delivery start it again), once", async () => {
     const buyer = await newBuyer();
-    const { orderId } = await paidTestOrder(c, buyer, gigId);
+    const { orderId } = await paidTestOrder(t, buyer, t.gigId);
     const first = new Date();
-    expect(await deliverOrder(memberActor(seller), { orderId, message: "Draft" }, { ...o(), now: at(first) })).toMatchObject({ ok: true });
+    expect(await deliverOrder(memberActor(t.seller), { orderId, message: "Draft" }, { ...o(), now: at(first) })).toMatchObject({ ok: true });
     expect(await requestRevision(memberActor(buyer), { orderId, reason: "Bigger" }, { ...o(), now: at(first.getTime() + HOUR_MS) })).toMatchObject({ ok: true });
     const last = new Date(first.getTime() + DAY_MS);
-    expect(await deliverOrder(memberActor(seller), { orderId, message: "Final" }, { ...o(), now: at(last) })).toMatchObject({ ok: true });
+    expect(await deliverOrder(memberActor(t.seller), { orderId, message: "Final" }, { ...o(), now: at(last) })).toMatchObject({ ok: true });
     expect(await orderRow(t.db, orderId)).toMatchObject({ status: "delivered", deliveredAt: last });
 
     const run = (ms: number) => runOrderTimers(system, { ...o(), now: at(ms) });
@@ -657,7 +629,7 @@ describe("timers", () => {
     const own = await createUser(t.db, { role: "freelancer", name: "Clearance Seller" });
     const gig = await createGig(t.db, { sellerId: own.id, packages: { basic: { priceUgx: 100_000, deliveryDays: 3 } } });
     const buyer = await newBuyer();
-    const { orderId } = await paidTestOrder(c, buyer, gig.id);
+    const { orderId } = await paidTestOrder(t, buyer, gig.id);
     expect(await deliverOrder(memberActor(own), { orderId, message: "Done" }, o())).toMatchObject({ ok: true });
     const completedAt = new Date();
     expect(await approveOrder(memberActor(buyer), { orderId }, { ...o(), now: at(completedAt) })).toMatchObject({ ok: true });

@@ -3,7 +3,7 @@
  * two buyers, and a list of steps, most of them two operations at once (Promise.all) as they happen when two
  * tabs, a provider's callback and the worker's poll, or a timer and a person meet on one order. Against real
  * Postgres and Redis with the sandbox provider. After each run, whatever won each race, the stored orders and
- * ledger must be consistent (tests/support/order-invariants.ts), no race may have two winners, and no
+ * ledger must be consistent (ledgerProblems in tests/support/order-checks.ts), no race may have two winners, and no
  * operation may throw: a loser gets a Result (a conflict), never a deadlock or a serialization error.
  *
  * Each run has its own seller, buyers, gig and orders, and the invariants are checked on those only, so a
@@ -11,7 +11,7 @@
  * path it prints: ORDER_PROPERTY_SEED=… ORDER_PROPERTY_PATH=… npx vitest run --project unit <this file>.
  */
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { memberBalances } from "~/models/ledger.server";
 import type { Result } from "~/operations/core.server";
 import {
@@ -24,17 +24,12 @@ import {
   runOrderTimers,
 } from "~/operations/orders.server";
 import { paymentCallback, pollPayouts, requestWithdrawal, settlePayment, settlePayout } from "~/operations/payments.server";
-import { closeLimitRedis } from "~/utils/rate-limit.server";
-import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { createGig, createUser, type TestUser } from "../support/factories";
-import { ledgerProblems } from "../support/order-invariants";
-import { completedTestOrder, memberActor, opts, paidTestOrder, placeTestOrder, system, testProviders, type OrderTestContext } from "../support/orders";
+import { createUser, type TestUser } from "../support/factories";
+import { DAY_MS, ledgerProblems } from "../support/order-checks";
+import { completedTestOrder, createParties, memberActor, opts, orderTestContext, paidTestOrder, placeTestOrder, system } from "../support/orders";
 
-// The checkout limit is counted in Redis by member id, and other files' databases have members with the same
-// ids: a prefix of our own keeps their checkouts and ours apart.
-process.env.QUEUE_PREFIX = `t_orderprops_${process.pid}_${Date.now()}`;
+const t = orderTestContext("orderprops", { admin: true });
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 const later = (days: number) => () => new Date(Date.now() + days * DAY_MS);
 
 // ── The steps fast-check draws ──────────────────────────────────────────────────────────────────────────
@@ -64,11 +59,6 @@ const Scenario = fc.record({
 type Scenario = typeof Scenario extends fc.Arbitrary<infer S> ? S : never;
 
 // ── One run ─────────────────────────────────────────────────────────────────────────────────────────────
-
-let t: TestDatabase;
-let c: OrderTestContext;
-let closeProviders: () => Promise<unknown>;
-let admin: TestUser;
 
 type RunOrder = { id: number; reference: string; buyer: TestUser };
 
@@ -109,11 +99,11 @@ class Run {
   /** Moves an order forwards (paid, then delivered) when it is not there yet; a finished order stays finished. */
   async bring(o: RunOrder, to: "paid" | "delivered") {
     if ((await this.status(o)) === "pending_payment") {
-      await c.sandbox.decide(o.reference, "approve");
-      await this.attempt(`settle ${o.id}`, () => settlePayment(system, { reference: o.reference }, opts(c)));
+      await t.sandbox.decide(o.reference, "approve");
+      await this.attempt(`settle ${o.id}`, () => settlePayment(system, { reference: o.reference }, opts(t)));
     }
     if (to === "delivered" && (await this.status(o)) === "in_progress") {
-      await this.attempt(`deliver ${o.id}`, () => deliverOrder(memberActor(this.seller), { orderId: o.id, message: "The work" }, opts(c)));
+      await this.attempt(`deliver ${o.id}`, () => deliverOrder(memberActor(this.seller), { orderId: o.id, message: "The work" }, opts(t)));
     }
   }
 
@@ -127,13 +117,13 @@ const changed = (r: Result<unknown>) => !(r.ok && (r.value as { outcome?: string
 const settled = (r: Result<unknown>) => r.ok && ["paid", "failed"].includes((r.value as { settlement?: string }).settlement ?? "");
 
 async function setUp(run: Run, scenario: Scenario) {
-  run.seller = await createUser(t.db, { role: "freelancer" });
-  await t.db("users").where({ id: run.seller.id }).update({ mobile_money_number: "+256701234567" });
-  for (let i = 0; i < scenario.buyers; i++) run.buyers.push(await createUser(t.db, { role: "client" }));
-  const gig = await createGig(t.db, { sellerId: run.seller.id, packages: { basic: { priceUgx: 100_000, deliveryDays: 3, revisions: 1 } } });
+  const { seller, buyer, gigId } = await createParties(t.db);
+  run.seller = seller;
+  run.buyers.push(buyer);
+  while (run.buyers.length < scenario.buyers) run.buyers.push(await createUser(t.db, { role: "client" }));
   for (const [i, start] of scenario.starts.entries()) {
     const buyer = run.buyers[i % run.buyers.length]!;
-    const placed = await placeTestOrder(c, buyer, gig.id);
+    const placed = await placeTestOrder(t, buyer, gigId);
     const o = { id: placed.orderId, reference: placed.reference, buyer };
     run.orders.push(o);
     if (start !== "unpaid") await run.bring(o, start);
@@ -145,40 +135,40 @@ async function perform(run: Run, step: Step) {
   const buyer = memberActor(o.buyer);
   const seller = memberActor(run.seller);
   const on = { orderId: o.id };
-  const callback = () => paymentCallback(system, { provider: "sandbox", body: { reference: o.reference } }, opts(c));
+  const callback = () => paymentCallback(system, { provider: "sandbox", body: { reference: o.reference } }, opts(t));
   switch (step.op) {
     case "approve_twice":
       await run.bring(o, "delivered");
-      return run.race("approve twice", () => approveOrder(buyer, on, opts(c)), () => approveOrder(buyer, on, opts(c)), changed);
+      return run.race("approve twice", () => approveOrder(buyer, on, opts(t)), () => approveOrder(buyer, on, opts(t)), changed);
     case "approve_vs_agree_cancel":
       await run.bring(o, "delivered");
-      await run.attempt("seller asks to cancel", () => cancelOrder(seller, { ...on, reason: "I cannot finish" }, opts(c)));
-      return run.race("approve vs agree to cancel", () => approveOrder(buyer, on, opts(c)), () => cancelOrder(buyer, { ...on, reason: "" }, opts(c)), changed);
+      await run.attempt("seller asks to cancel", () => cancelOrder(seller, { ...on, reason: "I cannot finish" }, opts(t)));
+      return run.race("approve vs agree to cancel", () => approveOrder(buyer, on, opts(t)), () => cancelOrder(buyer, { ...on, reason: "" }, opts(t)), changed);
     case "deliver_vs_cancel":
       await run.bring(o, "paid");
       if (step.late) {
         // A month on the order is long overdue: the buyer may cancel alone, as the seller delivers.
         return run.race(
           "deliver vs late cancel",
-          () => deliverOrder(seller, { ...on, message: "Sorry it is late" }, opts(c)),
-          () => cancelOrder(buyer, { ...on, reason: "Too late" }, { ...opts(c), now: later(30) }),
+          () => deliverOrder(seller, { ...on, message: "Sorry it is late" }, opts(t)),
+          () => cancelOrder(buyer, { ...on, reason: "Too late" }, { ...opts(t), now: later(30) }),
           changed,
         );
       }
-      await run.attempt("buyer asks to cancel", () => cancelOrder(buyer, { ...on, reason: "Changed my mind" }, opts(c)));
-      return run.race("deliver vs agree to cancel", () => deliverOrder(seller, { ...on, message: "Done anyway" }, opts(c)), () => cancelOrder(seller, { ...on, reason: "" }, opts(c)), changed);
+      await run.attempt("buyer asks to cancel", () => cancelOrder(buyer, { ...on, reason: "Changed my mind" }, opts(t)));
+      return run.race("deliver vs agree to cancel", () => deliverOrder(seller, { ...on, message: "Done anyway" }, opts(t)), () => cancelOrder(seller, { ...on, reason: "" }, opts(t)), changed);
     case "callback_twice":
-      await c.sandbox.decide(o.reference, step.decision);
+      await t.sandbox.decide(o.reference, step.decision);
       return run.race("callback twice", callback, callback, settled);
     case "callback_vs_poll":
-      await c.sandbox.decide(o.reference, step.decision);
-      return run.race("callback vs poll", callback, () => settlePayment(system, { reference: o.reference }, opts(c)), settled);
+      await t.sandbox.decide(o.reference, step.decision);
+      return run.race("callback vs poll", callback, () => settlePayment(system, { reference: o.reference }, opts(t)), settled);
     case "timer_vs_approve":
       await run.bring(o, "delivered");
       return run.race(
         "timer vs approve",
-        () => runOrderTimers(system, { ...opts(c), now: later(4) }),
-        () => approveOrder(buyer, on, opts(c)),
+        () => runOrderTimers(system, { ...opts(t), now: later(4) }),
+        () => approveOrder(buyer, on, opts(t)),
         // The timer's round may complete other runs' orders too, so whether it won is told by the order's timeline.
         () => true,
         2,
@@ -193,8 +183,8 @@ async function perform(run: Run, step: Step) {
       const second = step.sameKey ? first : run.key();
       await run.race(
         "two withdrawals",
-        () => requestWithdrawal(seller, { amountUgx, requestKey: first }, opts(c)),
-        () => requestWithdrawal(seller, { amountUgx, requestKey: second }, opts(c)),
+        () => requestWithdrawal(seller, { amountUgx, requestKey: first }, opts(t)),
+        () => requestWithdrawal(seller, { amountUgx, requestKey: second }, opts(t)),
         () => true,
         2,
       );
@@ -204,24 +194,24 @@ async function perform(run: Run, step: Step) {
     }
     case "revision":
       await run.bring(o, "delivered");
-      await run.attempt("request revision", () => requestRevision(buyer, { ...on, reason: "Bigger letters" }, opts(c)));
+      await run.attempt("request revision", () => requestRevision(buyer, { ...on, reason: "Bigger letters" }, opts(t)));
       return;
     case "dispute_and_resolve": {
       await run.bring(o, "paid");
-      await run.attempt("open dispute", () => openDispute(step.by === "buyer" ? buyer : seller, { ...on, reason: "We disagree" }, opts(c)));
+      await run.attempt("open dispute", () => openDispute(step.by === "buyer" ? buyer : seller, { ...on, reason: "We disagree" }, opts(t)));
       // The seller may still deliver during a dispute: the admin's decision and a delivery meet.
-      const decide = () => resolveDispute(memberActor(admin), { ...on, resolution: step.resolution, note: "Decided" }, opts(c));
-      return run.race("resolve vs deliver", decide, () => deliverOrder(seller, { ...on, message: "Here it is" }, opts(c)), () => true, 2);
+      const decide = () => resolveDispute(memberActor(t.admin), { ...on, resolution: step.resolution, note: "Decided" }, opts(t));
+      return run.race("resolve vs deliver", decide, () => deliverOrder(seller, { ...on, message: "Here it is" }, opts(t)), () => true, 2);
     }
     case "clearance":
-      await run.attempt("clearance", () => runOrderTimers(system, { ...opts(c), now: later(15) }));
+      await run.attempt("clearance", () => runOrderTimers(system, { ...opts(t), now: later(15) }));
       return;
     case "late_payment_vs_payout_poll":
       // The buyer gives up an unpaid order, then approves on the phone after all: the late payment is taken and
       // refunded at once, while the worker settles payouts (this buyer's other refunds among them).
-      if ((await run.status(o)) === "pending_payment") await run.attempt("abandon", () => cancelOrder(buyer, { ...on, reason: "" }, opts(c)));
-      await c.sandbox.decide(o.reference, "approve");
-      return run.race("late payment vs payout poll", callback, () => pollPayouts(system, opts(c)), () => true, 2);
+      if ((await run.status(o)) === "pending_payment") await run.attempt("abandon", () => cancelOrder(buyer, { ...on, reason: "" }, opts(t)));
+      await t.sandbox.decide(o.reference, "approve");
+      return run.race("late payment vs payout poll", callback, () => pollPayouts(system, opts(t)), () => true, 2);
   }
 }
 
@@ -230,26 +220,13 @@ async function check(scenario: Scenario) {
   await setUp(run, scenario);
   for (const step of scenario.steps) await perform(run, step);
   // Refunds and withdrawals still in transit are settled too, so the payout journals are part of what is checked.
-  await run.attempt("payout poll", () => pollPayouts(system, opts(c)));
+  await run.attempt("payout poll", () => pollPayouts(system, opts(t)));
   const problems = [
     ...run.problems,
     ...(await ledgerProblems(t.db, { orderIds: run.orders.map((o) => o.id), userIds: [run.seller.id, ...run.buyers.map((b) => b.id)] })),
   ];
   if (problems.length) throw new Error(`${problems.join("\n")}\n\nwhat each operation answered:\n${run.trace.join("\n")}`);
 }
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  const p = testProviders();
-  closeProviders = p.close;
-  c = { db: t.db, providers: p.providers, sandbox: p.sandbox };
-  admin = await createUser(t.db, { role: "admin" });
-});
-afterAll(async () => {
-  await closeProviders?.();
-  await closeLimitRedis();
-  await t?.drop();
-});
 
 describe("concurrent order operations", () => {
   it("keep every order and the ledger consistent, whatever wins each race", async () => {
@@ -278,20 +255,18 @@ describe("one interleaving, held in place", () => {
   }
 
   it("a late payment, taken and refunded, while the same buyer's earlier refund is settled: both settle, neither throws", async () => {
-    const seller = await createUser(t.db, { role: "freelancer" });
-    const buyer = await createUser(t.db, { role: "client" });
-    const gig = await createGig(t.db, { sellerId: seller.id });
+    const { seller, buyer, gigId } = await createParties(t.db);
     // One order paid, then cancelled a month late: its refund is on its way to the buyer's phone.
-    const first = await paidTestOrder(c, buyer, gig.id);
-    expect(await cancelOrder(memberActor(buyer), { orderId: first.orderId, reason: "Too late" }, { ...opts(c), now: later(30) })).toMatchObject({
+    const first = await paidTestOrder(t, buyer, gigId);
+    expect(await cancelOrder(memberActor(buyer), { orderId: first.orderId, reason: "Too late" }, { ...opts(t), now: later(30) })).toMatchObject({
       ok: true,
       value: { outcome: "cancelled" },
     });
     const refund = await t.db("payouts").where({ order_id: first.orderId, kind: "refund" }).first("reference");
     // Another order given up unpaid, then approved on the phone after all: a late payment, to take and refund.
-    const late = await placeTestOrder(c, buyer, gig.id);
-    expect((await cancelOrder(memberActor(buyer), { orderId: late.orderId, reason: "" }, opts(c))).ok).toBe(true);
-    expect(await c.sandbox.decide(late.reference, "approve")).toBe(true);
+    const late = await placeTestOrder(t, buyer, gigId);
+    expect((await cancelOrder(memberActor(buyer), { orderId: late.orderId, reason: "" }, opts(t))).ok).toBe(true);
+    expect(await t.sandbox.decide(late.reference, "approve")).toBe(true);
 
     // Our own transaction holds the two accounts both settlements need (the provider's clearing account and the
     // buyer's payouts in transit) until both are waiting, then lets them go at the same moment: each then takes
@@ -301,8 +276,8 @@ describe("one interleaving, held in place", () => {
     try {
       await gate("ledger_accounts").whereIn("code", ["provider_clearing", `payout_in_transit:user:${buyer.id}`]).forUpdate().select("id");
       const settling = Promise.allSettled([
-        settlePayment(system, { reference: late.reference }, opts(c)),
-        settlePayout(system, { reference: refund.reference }, opts(c)),
+        settlePayment(system, { reference: late.reference }, opts(t)),
+        settlePayout(system, { reference: refund.reference }, opts(t)),
       ]);
       await waitersOnLocks(2);
       await gate.commit();
@@ -318,10 +293,8 @@ describe("one interleaving, held in place", () => {
   });
 
   it("the invariants name a release posted twice (the checker can fail)", async () => {
-    const seller = await createUser(t.db, { role: "freelancer" });
-    const buyer = await createUser(t.db, { role: "client" });
-    const gig = await createGig(t.db, { sellerId: seller.id });
-    const { orderId } = await completedTestOrder(c, buyer, seller, gig.id);
+    const { seller, buyer, gigId } = await createParties(t.db);
+    const { orderId } = await completedTestOrder(t, buyer, seller, gigId);
     const scope = { orderIds: [orderId], userIds: [seller.id, buyer.id] };
     expect(await ledgerProblems(t.db, scope)).toEqual([]);
     // A second release, written around the ledger module (which would refuse it), as a bug would.

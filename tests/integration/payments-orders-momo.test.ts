@@ -8,23 +8,16 @@
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { memberBalances } from "~/models/ledger.server";
 import { cancelOrder, placeOrder, PAYMENTS_UNAVAILABLE } from "~/operations/orders.server";
 import { paymentCallback, pollPayments, settlePayment, settlePayout, type PaymentOptions } from "~/operations/payments.server";
 import { createProviders, type Providers } from "~/payments/registry.server";
 import { parseEnv } from "~/utils/env.server";
-import { closeLimitRedis } from "~/utils/rate-limit.server";
-import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { createGig, createUser, type TestUser } from "../support/factories";
+import { createUser, type TestUser } from "../support/factories";
 import { startFakeMomo, type FakeMomo } from "../support/fake-momo";
 import { at, DAY_MS, eventKinds, expectLedgerSound, journalKeys, MINUTE_MS, orderRow } from "../support/order-checks";
-import { balances, checkoutKey, memberActor, placeTestOrder, system, testProviders } from "../support/orders";
-
-// Checkouts are limited per member id in Redis, and every test database numbers its members from 1.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `t_momoorders_${process.pid}_${Date.now()}`;
-});
+import { balances, checkoutKey, memberActor, opts, orderTestContext, placeTestOrder, system } from "../support/orders";
 
 /** Where MoMo's callbacks arrive: our public URL's /payments/callback/mtn, played by a listener of the test's. */
 type CallbackCatcher = { url: string; bodies: Record<string, unknown>[]; close: () => Promise<void> };
@@ -50,32 +43,22 @@ async function startCallbackCatcher(): Promise<CallbackCatcher> {
   };
 }
 
-let t: TestDatabase;
+/** The seller's gig: a Basic package at UGX 100,000 (the payer is asked for 105,000). */
+const t = orderTestContext("momoorders", { parties: { seller: { name: "MoMo Seller" } } });
 let fake: FakeMomo;
 let catcher: CallbackCatcher;
+/** MoMo's adapter on the local MoMo; `t.providers` are the sandbox's. */
 let providers: Providers;
-let sandboxed: ReturnType<typeof testProviders>;
-let seller: TestUser;
-let gigId: number;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   fake = await startFakeMomo();
   catcher = await startCallbackCatcher();
   providers = createProviders(parseEnv({ ...process.env, ...fake.env, PUBLIC_URL: catcher.url }), { sandbox: null });
-  sandboxed = testProviders();
-  seller = await createUser(t.db, { role: "freelancer", name: "MoMo Seller" });
-  gigId = (await createGig(t.db, { sellerId: seller.id, packages: { basic: { priceUgx: 100_000, deliveryDays: 3 } } })).id;
 });
-afterEach(async () => {
-  await expectLedgerSound(t.db);
-});
+afterEach(() => expectLedgerSound(t.db));
 afterAll(async () => {
-  await sandboxed?.close();
   await catcher?.close();
   await fake?.close();
-  await closeLimitRedis();
-  await t?.drop();
 });
 
 const o = (extra: Partial<PaymentOptions> = {}): PaymentOptions => ({ db: t.db, providers, ...extra });
@@ -83,15 +66,7 @@ let buyers = 0;
 const newBuyer = () => createUser(t.db, { role: "client", name: `MoMo Buyer ${++buyers}` });
 
 /** A checkout paid from an MTN number: MoMo is asked to prompt the payer for the price and the buyer's fee. */
-async function placeMomoOrder(buyer: TestUser) {
-  const placed = await placeOrder(
-    memberActor(buyer),
-    { gigId, tier: "basic", requirements: "A logo", msisdn: "+256772123456", network: "mtn", checkoutKey: checkoutKey() },
-    o(),
-  );
-  if (!placed.ok) throw new Error(`placeOrder failed: ${JSON.stringify(placed)}`);
-  return placed.value;
-}
+const placeMomoOrder = (buyer: TestUser) => placeTestOrder({ ...t, providers }, buyer, t.gigId);
 
 /** The callback MoMo sent about this reference, once it has arrived. */
 async function callbackFor(reference: string) {
@@ -242,16 +217,16 @@ describe("callbacks that are not about a MoMo payment of ours", () => {
   it("a callback naming a payment of another provider is not found, either way round, and settles nothing", async () => {
     const buyer = await newBuyer();
     const momo = await placeMomoOrder(buyer);
-    const sandbox = await placeTestOrder({ db: t.db, providers: sandboxed.providers, sandbox: sandboxed.sandbox }, buyer, gigId);
+    const sandbox = await placeTestOrder(t, buyer, t.gigId);
     expect(await t.db("payments").where({ reference: sandbox.reference }).first("provider")).toEqual({ provider: "sandbox" });
     fake.setOutcome(momo.reference, "SUCCESSFUL");
-    expect(await sandboxed.sandbox.decide(sandbox.reference, "approve")).toBe(true);
+    expect(await t.sandbox.decide(sandbox.reference, "approve")).toBe(true);
 
     expect(await paymentCallback(system, { provider: "mtn", body: { externalId: sandbox.reference, status: "SUCCESSFUL" } }, o())).toMatchObject({
       ok: false,
       error: "not_found",
     });
-    expect(await paymentCallback(system, { provider: "sandbox", body: { reference: momo.reference } }, { db: t.db, providers: sandboxed.providers })).toMatchObject({
+    expect(await paymentCallback(system, { provider: "sandbox", body: { reference: momo.reference } }, opts(t))).toMatchObject({
       ok: false,
       error: "not_found",
     });
@@ -272,7 +247,7 @@ describe("callbacks that are not about a MoMo payment of ours", () => {
     const orders = await t.db("orders").count<{ c: string }[]>({ c: "*" });
     const placed = await placeOrder(
       memberActor(buyer),
-      { gigId, tier: "basic", requirements: "", msisdn: "+256701234567", network: "airtel", checkoutKey: checkoutKey() },
+      { gigId: t.gigId, tier: "basic", requirements: "", msisdn: "+256701234567", network: "airtel", checkoutKey: checkoutKey() },
       o(),
     );
     expect(placed).toEqual({ ok: false, error: "conflict", reason: "payments_unavailable", message: PAYMENTS_UNAVAILABLE });

@@ -5,7 +5,7 @@
  * the outside service). Money is only ever where the ledger says, and after every test the book is sound.
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { memberBalances } from "~/models/ledger.server";
 import type { Actor } from "~/operations/core.server";
 import { runOrderTimers } from "~/operations/orders.server";
@@ -13,53 +13,25 @@ import { NO_PAYOUT_NUMBER, pollPayouts, requestWithdrawal, settlePayout } from "
 import type { PaymentProvider, RequestOutcome, TransferRequest, TransferStatus } from "~/payments/provider.server";
 import type { Providers } from "~/payments/registry.server";
 import { getEnv } from "~/utils/env.server";
-import { closeLimitRedis } from "~/utils/rate-limit.server";
-import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { createGig, createUser, type TestUser } from "../support/factories";
+import type { TestUser } from "../support/factories";
 import { at, DAY_MS, expectLedgerSound, orderRow } from "../support/order-checks";
-import { completedTestOrder, memberActor, opts, system, TEST_CLIENT, testProviders, type OrderTestContext } from "../support/orders";
+import { completedTestOrder, createParties, memberActor, opts, orderTestContext, PAYOUT_NUMBER, system, visitor } from "../support/orders";
 
-// Checkouts are limited per member id in Redis, and every test database numbers its members from 1.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `t_payouts_${process.pid}_${Date.now()}`;
-});
+const t = orderTestContext("payouts");
+afterEach(() => expectLedgerSound(t.db));
 
-let t: TestDatabase;
-let c: OrderTestContext;
-let closeProviders: () => Promise<unknown>;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  const p = testProviders();
-  closeProviders = p.close;
-  c = { db: t.db, providers: p.providers, sandbox: p.sandbox };
-});
-afterEach(async () => {
-  await expectLedgerSound(t.db);
-});
-afterAll(async () => {
-  await closeProviders?.();
-  await closeLimitRedis();
-  await t?.drop();
-});
-
-/** An Airtel number: the payout goes to the provider of the Airtel network. */
-const PAYOUT_NUMBER = "+256701234567";
 let sellers = 0;
 
 /**
- * A seller with UGX 80,000 available (one order of 100,000 completed and cleared), with a payout number
- * unless told otherwise.
+ * A seller with UGX 80,000 available (one order of 100,000 completed and cleared), with PAYOUT_NUMBER (an
+ * Airtel number) to be paid to unless told otherwise.
  */
-async function sellerWithEarnings({ payoutNumber = PAYOUT_NUMBER as string | null } = {}): Promise<TestUser> {
+async function sellerWithEarnings({ payoutNumber }: { payoutNumber?: string | null } = {}): Promise<TestUser> {
   const n = ++sellers;
-  const seller = await createUser(t.db, { role: "freelancer", name: `Payout Seller ${n}` });
-  if (payoutNumber) await t.db("users").where({ id: seller.id }).update({ mobile_money_number: payoutNumber });
-  const buyer = await createUser(t.db, { role: "client", name: `Payout Buyer ${n}` });
-  const gig = await createGig(t.db, { sellerId: seller.id, packages: { basic: { priceUgx: 100_000, deliveryDays: 3 } } });
-  const { orderId } = await completedTestOrder(c, buyer, seller, gig.id);
+  const { seller, buyer, gigId } = await createParties(t.db, { seller: { name: `Payout Seller ${n}`, payoutNumber }, buyer: { name: `Payout Buyer ${n}` } });
+  const { orderId } = await completedTestOrder(t, buyer, seller, gigId);
   const completedAt = (await orderRow(t.db, orderId)).completedAt!;
-  await runOrderTimers(system, { ...opts(c), now: at(completedAt.getTime() + 14 * DAY_MS) });
+  await runOrderTimers(system, { ...opts(t), now: at(completedAt.getTime() + 14 * DAY_MS) });
   expect(await memberBalances(t.db, seller.id)).toMatchObject({ pendingUgx: 0, availableUgx: 80_000 });
   return seller;
 }
@@ -92,7 +64,7 @@ function scriptedProvider(script: { disburse: RequestOutcome; status: TransferSt
   return { providers, disbursed, script };
 }
 
-const withdraw = (actor: Actor, amountUgx: number, requestKey: string = randomUUID(), providers = c.providers) =>
+const withdraw = (actor: Actor, amountUgx: number, requestKey: string = randomUUID(), providers = t.providers) =>
   requestWithdrawal(actor, { amountUgx, requestKey }, { db: t.db, providers });
 const count = async (table: string, where: Record<string, unknown> = {}) =>
   Number((await t.db(table).where(where).count<{ c: string }[]>({ c: "*" }).first())?.c);
@@ -108,7 +80,7 @@ describe("requestWithdrawal", () => {
       issues: { amountUgx: [`The smallest withdrawal is UGX ${min.toLocaleString("en-US")}.`] },
     });
     expect(await withdraw(memberActor(seller), 80_001)).toEqual({ ok: false, error: "invalid", issues: { amountUgx: ["You can withdraw at most UGX 80,000."] } });
-    expect(await withdraw({ kind: "anonymous", client: TEST_CLIENT }, 10_000)).toMatchObject({ ok: false, error: "forbidden" });
+    expect(await withdraw(visitor, 10_000)).toMatchObject({ ok: false, error: "forbidden" });
     expect(await withdraw(system, 10_000)).toMatchObject({ ok: false, error: "forbidden" });
 
     const noNumber = await sellerWithEarnings({ payoutNumber: null });
@@ -142,7 +114,7 @@ describe("requestWithdrawal", () => {
     expect(await memberBalances(t.db, seller.id)).toMatchObject({ availableUgx: 30_000, inTransitUgx: 50_000 });
     // The sandbox was asked once per payout, not once per click.
     for (const reference of await t.db("payouts").where({ user_id: seller.id }).pluck("reference")) {
-      expect(await c.sandbox.get(reference)).toMatchObject({ kind: "disbursement", msisdn: PAYOUT_NUMBER });
+      expect(await t.sandbox.get(reference)).toMatchObject({ kind: "disbursement", msisdn: PAYOUT_NUMBER });
     }
   });
 
@@ -166,10 +138,10 @@ describe("settling payouts", () => {
     const { reference } = result.value;
     expect(await t.db("payouts").where({ reference }).first("status")).toEqual({ status: "in_transit" });
 
-    expect(await pollPayouts(system, opts(c))).toMatchObject({ ok: true });
+    expect(await pollPayouts(system, opts(t))).toMatchObject({ ok: true });
     const payout = await t.db("payouts").where({ reference }).first("status", "provider_transaction_id", "settled_at");
     expect(payout).toMatchObject({ status: "paid", provider_transaction_id: `SBX-${reference.slice(0, 8)}`, settled_at: expect.any(Date) });
-    expect(await settlePayout(system, { reference }, opts(c))).toEqual({ ok: true, value: { settlement: "unchanged" } });
+    expect(await settlePayout(system, { reference }, opts(t))).toEqual({ ok: true, value: { settlement: "unchanged" } });
     expect(await memberBalances(t.db, seller.id)).toEqual({ pendingUgx: 0, availableUgx: 30_000, inTransitUgx: 0, refundDueUgx: 0 });
     expect(await t.db("ledger_journals").where({ payout_id: t.db("payouts").where({ reference }).select("id") }).orderBy("id").pluck("kind")).toEqual([
       "payout_sent",

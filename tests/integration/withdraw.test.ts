@@ -8,52 +8,29 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memberBalances } from "~/models/ledger.server";
 import { runOrderTimers } from "~/operations/orders.server";
 import { NO_PAYOUT_NUMBER, settlePayout } from "~/operations/payments.server";
-import { createProviders } from "~/payments/registry.server";
-import { Sandbox } from "~/payments/sandbox.server";
-import { getEnv } from "~/utils/env.server";
-import { createRedis } from "~/utils/redis.server";
-import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { createGig, createSession, createUser, type TestUser } from "../support/factories";
-import { completedTestOrder, opts, system, testProviders, type OrderTestContext } from "../support/orders";
+import { createSession, createUser } from "../support/factories";
+import { DAY_MS, rowCount } from "../support/order-checks";
+import { completedTestOrder, opts, orderTestContext, system } from "../support/orders";
 import { startTestServer, type TestServer } from "../support/test-server";
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-const QUEUE_PREFIX = `withdraw_${process.pid}_${Date.now()}`;
-
-let t: TestDatabase;
+/**
+ * The server has the file's QUEUE_PREFIX, so its sandbox is `t.sandbox`: the withdrawals it sends are settled
+ * from here with `t.providers`.
+ */
+const t = orderTestContext("withdraw", { parties: { seller: { name: "Okello James" } } });
 let server: TestServer;
-let c: OrderTestContext;
-let closeProviders: () => Promise<unknown>;
-/** The server's own sandbox (its QUEUE_PREFIX), where the withdrawals it sends are: to settle them from here. */
-let serverRedis: ReturnType<typeof createRedis>;
-let serverProviders: ReturnType<typeof createProviders>;
-let seller: TestUser;
 let sellerCookie: string;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  const p = testProviders();
-  closeProviders = p.close;
-  c = { db: t.db, providers: p.providers, sandbox: p.sandbox };
-  serverRedis = createRedis(getEnv().REDIS_URL, { maxRetriesPerRequest: 1 });
-  serverProviders = createProviders({ ...getEnv(), MTN_MOMO_BASE_URL: undefined, AIRTEL_BASE_URL: undefined }, { sandbox: new Sandbox(serverRedis, QUEUE_PREFIX) });
-  server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX, PAYMENTS_SANDBOX: "1" });
-
-  // A seller with UGX 80,000 available: an order of UGX 100,000 (less the 20% fee) completed and cleared.
-  seller = await createUser(t.db, { role: "freelancer", name: "Okello James" });
-  await t.db("users").where({ id: seller.id }).update({ mobile_money_number: "+256701234567" });
-  sellerCookie = `soko_session=${await createSession(t.db, seller.id)}`;
-  const buyer = await createUser(t.db, { role: "client" });
-  const gig = await createGig(t.db, { sellerId: seller.id, packages: { basic: { priceUgx: 100_000, deliveryDays: 3 } } });
-  await completedTestOrder(c, buyer, seller, gig.id);
-  await runOrderTimers(system, { ...opts(c), now: () => new Date(Date.now() + 15 * DAY_MS) });
-  expect(await memberBalances(t.db, seller.id)).toMatchObject({ pendingUgx: 0, availableUgx: 80_000 });
+  server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: t.queuePrefix, PAYMENTS_SANDBOX: "1" });
+  sellerCookie = `soko_session=${await createSession(t.db, t.seller.id)}`;
+  // The seller has UGX 80,000 available: an order of UGX 100,000 (less the 20% fee) completed and cleared.
+  await completedTestOrder(t, t.buyer, t.seller, t.gigId);
+  await runOrderTimers(system, { ...opts(t), now: () => new Date(Date.now() + 15 * DAY_MS) });
+  expect(await memberBalances(t.db, t.seller.id)).toMatchObject({ pendingUgx: 0, availableUgx: 80_000 });
 });
 afterAll(async () => {
   await server?.stop();
-  await closeProviders?.();
-  await serverRedis?.quit();
-  await t?.drop();
 });
 
 let keys = 0;
@@ -77,12 +54,6 @@ async function page(cookie: string, path = "/dashboard") {
 
 const payoutsOf = (userId: number) => t.db("payouts").where({ user_id: userId }).orderBy("id");
 
-/** How many rows a query finds. */
-async function count(query: ReturnType<TestDatabase["db"]>): Promise<number> {
-  const row = (await query.count({ n: "*" }).first()) as { n: string | number } | undefined;
-  return Number(row?.n ?? 0);
-}
-
 describe("withdrawing from the dashboard", () => {
   it("refuses more than the available balance beside the amount, and moves nothing", async () => {
     const res = await withdraw(sellerCookie, "80001");
@@ -91,22 +62,22 @@ describe("withdrawing from the dashboard", () => {
     expect(html).toContain("You can withdraw at most UGX 80,000.");
     // The message is the amount field's own, and the field keeps what was typed.
     expect(html).toMatch(/<input[^>]*name="amountUgx"[^>]*aria-invalid="true"|<input[^>]*aria-invalid="true"[^>]*name="amountUgx"/);
-    expect(await payoutsOf(seller.id)).toEqual([]);
-    expect(await memberBalances(t.db, seller.id)).toMatchObject({ availableUgx: 80_000, inTransitUgx: 0 });
+    expect(await payoutsOf(t.seller.id)).toEqual([]);
+    expect(await memberBalances(t.db, t.seller.id)).toMatchObject({ availableUgx: 80_000, inTransitUgx: 0 });
   });
 
   it("refuses less than the smallest withdrawal", async () => {
     const res = await withdraw(sellerCookie, "4999");
     expect(res.status).toBe(400);
     expect(await res.text()).toContain("The smallest withdrawal is UGX 5,000.");
-    expect(await payoutsOf(seller.id)).toEqual([]);
+    expect(await payoutsOf(t.seller.id)).toEqual([]);
   });
 
   it("refuses an amount that is not whole shillings", async () => {
     const res = await withdraw(sellerCookie, "12.5");
     expect(res.status).toBe(400);
     expect(await res.text()).toContain("Enter an amount in whole shillings");
-    expect(await payoutsOf(seller.id)).toEqual([]);
+    expect(await payoutsOf(t.seller.id)).toEqual([]);
   });
 
   it("says where to add a payout number when the seller has none (409), and links to Settings → Billing", async () => {
@@ -124,10 +95,10 @@ describe("withdrawing from the dashboard", () => {
     const res = await withdraw(sellerCookie, "30000");
     expect(res.status).toBe(303);
     const location = res.headers.get("location")!;
-    const [payout] = await payoutsOf(seller.id);
+    const [payout] = await payoutsOf(t.seller.id);
     expect(payout).toMatchObject({ kind: "withdrawal", amount_ugx: 30_000, msisdn: "+256701234567", status: "in_transit", provider: "sandbox" });
     expect(location).toBe(`/dashboard?payout=${payout.reference}`);
-    expect(await memberBalances(t.db, seller.id)).toMatchObject({ availableUgx: 50_000, inTransitUgx: 30_000 });
+    expect(await memberBalances(t.db, t.seller.id)).toMatchObject({ availableUgx: 50_000, inTransitUgx: 30_000 });
 
     let html = await page(sellerCookie, location);
     expect(html).toContain("Your withdrawal of UGX 30,000 is on its way to +256 701 234 567.");
@@ -135,8 +106,8 @@ describe("withdrawing from the dashboard", () => {
     expect(html).toMatch(/<dt>In transit<\/dt><dd>UGX 30,000<\/dd>/);
 
     // The sandbox pays a disbursement at once; once asked, the payout is paid and leaves the platform.
-    expect(await settlePayout(system, { reference: payout.reference }, { db: t.db, providers: serverProviders })).toMatchObject({ ok: true, value: { settlement: "paid" } });
-    expect(await memberBalances(t.db, seller.id)).toMatchObject({ availableUgx: 50_000, inTransitUgx: 0 });
+    expect(await settlePayout(system, { reference: payout.reference }, { db: t.db, providers: t.providers })).toMatchObject({ ok: true, value: { settlement: "paid" } });
+    expect(await memberBalances(t.db, t.seller.id)).toMatchObject({ availableUgx: 50_000, inTransitUgx: 0 });
     html = await page(sellerCookie, location);
     expect(html).toContain("Your withdrawal of UGX 30,000 was paid to +256 701 234 567.");
     expect(html).toMatch(/UGX 30,000 <span class="status-badge payout-paid">Paid<\/span>/);
@@ -149,11 +120,11 @@ describe("withdrawing from the dashboard", () => {
     const answers = await Promise.all([withdraw(sellerCookie, "10000", key), withdraw(sellerCookie, "10000", key)]);
     expect(answers.map((r) => r.status)).toEqual([303, 303]);
     expect(answers[0]!.headers.get("location")).toBe(answers[1]!.headers.get("location"));
-    expect(await count(t.db("payouts").where({ user_id: seller.id, request_key: key }))).toBe(1);
+    expect(await rowCount(t.db("payouts").where({ user_id: t.seller.id, request_key: key }))).toBe(1);
     // And once more, later (a refresh that re-posts): still one.
     expect((await withdraw(sellerCookie, "10000", key)).status).toBe(303);
-    expect(await payoutsOf(seller.id)).toHaveLength(2);
-    expect(await memberBalances(t.db, seller.id)).toMatchObject({ availableUgx: 40_000 });
+    expect(await payoutsOf(t.seller.id)).toHaveLength(2);
+    expect(await memberBalances(t.db, t.seller.id)).toMatchObject({ availableUgx: 40_000 });
   });
 
   it("lets only one of two withdrawals of the whole balance, sent at once, through", async () => {
@@ -161,12 +132,12 @@ describe("withdrawing from the dashboard", () => {
     expect(answers.map((r) => r.status).sort()).toEqual([303, 400]);
     const refused = answers.find((r) => r.status === 400)!;
     expect(await refused.text()).toContain("You can withdraw at most UGX 0.");
-    expect(await count(t.db("payouts").where({ user_id: seller.id, amount_ugx: 40_000 }))).toBe(1);
-    const balances = await memberBalances(t.db, seller.id);
+    expect(await rowCount(t.db("payouts").where({ user_id: t.seller.id, amount_ugx: 40_000 }))).toBe(1);
+    const balances = await memberBalances(t.db, t.seller.id);
     expect(balances.availableUgx).toBe(0);
     expect(balances.inTransitUgx).toBeGreaterThanOrEqual(40_000);
     // Every withdrawal is accounted for: 80,000 earned = what is available + what left or is leaving.
-    const sent = await t.db("payouts").where({ user_id: seller.id }).whereNot({ status: "failed" }).sum({ total: "amount_ugx" });
+    const sent = await t.db("payouts").where({ user_id: t.seller.id }).whereNot({ status: "failed" }).sum({ total: "amount_ugx" });
     expect(Number(sent[0]!.total)).toBe(80_000);
   });
 });
