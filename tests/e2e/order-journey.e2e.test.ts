@@ -14,7 +14,7 @@ import { runOrderTimers } from "~/operations/orders.server";
 import { orderNumber } from "~/utils/order-rules";
 import { describeBothModes, e2eDb, waitForHydration, type Mode } from "../support/e2e";
 import { DEMO_ADMIN, joinAsClient, joinAsFreelancer, newPerson, open, signIn, timeline, type Person } from "../support/e2e-orders";
-import { ledgerProblems } from "../support/order-invariants";
+import { ledgerProblems } from "../support/order-checks";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
