@@ -21,21 +21,22 @@ export type PaymentRow = {
   createdAt: Date;
 };
 
+/** The columns payments and payouts share: a transfer named by our reference, and where it stands. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const toPayment = (r: any): PaymentRow => ({
+const transferOf = (r: any) => ({
   id: Number(r.id),
-  orderId: Number(r.order_id),
-  provider: r.provider,
-  network: r.network,
-  msisdn: r.msisdn,
-  reference: r.reference,
+  provider: r.provider as ProviderName,
+  network: r.network as Network,
+  msisdn: r.msisdn as string,
+  reference: r.reference as string,
   amountUgx: Number(r.amount_ugx),
-  status: r.status,
-  failureReason: r.failure_reason,
-  polls: r.polls,
-  nextPollAt: r.next_poll_at,
-  createdAt: r.created_at,
+  failureReason: r.failure_reason as string | null,
+  polls: r.polls as number,
+  createdAt: r.created_at as Date,
 });
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const toPayment = (r: any): PaymentRow => ({ ...transferOf(r), orderId: Number(r.order_id), status: r.status, nextPollAt: r.next_poll_at });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isReference = (s: unknown): s is string => typeof s === "string" && UUID.test(s);
@@ -112,19 +113,11 @@ export type PayoutRow = {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const toPayout = (r: any): PayoutRow => ({
-  id: Number(r.id),
+  ...transferOf(r),
   userId: Number(r.user_id),
   kind: r.kind,
   orderId: r.order_id === null ? null : Number(r.order_id),
-  provider: r.provider,
-  network: r.network,
-  msisdn: r.msisdn,
-  reference: r.reference,
-  amountUgx: Number(r.amount_ugx),
   status: r.status,
-  failureReason: r.failure_reason,
-  polls: r.polls,
-  createdAt: r.created_at,
   settledAt: r.settled_at,
 });
 

@@ -17,6 +17,7 @@ import { startEffects, type EffectsRunner } from "../../worker/effects.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createCategory, createReview, createSession, createUser } from "../support/factories";
 import { startTestServer, type TestServer } from "../support/test-server";
+import { decode } from "../support/html";
 
 let t: TestDatabase;
 let server: TestServer;
@@ -127,17 +128,6 @@ function location(res: Response) {
 }
 
 const login = (to: string) => `/login?redirectTo=${encodeURIComponent(to)}`;
-
-function decode(html: string) {
-  return html
-    .replace(/<!-- -->/g, "")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&#x27;/g, "'")
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, "&");
-}
 
 /**
  * The page without its scripts: what a person reads. Loader and action data are streamed inside <script>

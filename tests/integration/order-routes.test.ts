@@ -18,6 +18,7 @@ import { createGig, createSession, createUser, type TestUser } from "../support/
 import { DAY_MS } from "../support/order-checks";
 import { completedTestOrder, memberActor, opts, orderTestContext, paidTestOrder, placeTestOrder, system } from "../support/orders";
 import { startTestServer, type TestServer } from "../support/test-server";
+import { decode } from "../support/html";
 
 /** The seller's gig: a Basic package at UGX 100,000 in 3 days with 1 revision. */
 const t = orderTestContext("orderroutes", {
@@ -61,17 +62,6 @@ function post(urlPath: string, who: TestUser, body: Record<string, string> | For
     headers: { Cookie: `soko_session=${tokens.get(who.id)}`, Origin: server.baseUrl },
     body: body instanceof FormData ? body : new URLSearchParams(body),
   });
-}
-
-function decode(html: string) {
-  return html
-    .replace(/<!-- -->/g, "")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&#x27;/g, "'")
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, "&");
 }
 
 /** The page without its scripts (loader data travels in them): what a person reads, tags kept. */
