@@ -449,7 +449,7 @@ describe("rate limits kept in Redis", () => {
     expect(await redis.pttl(key)).toBeGreaterThan(3_500_000);
     // Another address is not affected.
     expect(await outcome(await request("/register", { method: "POST", ip: "10.40.0.2", body }))).toBe("→ /dashboard");
-  });
+  }, 120_000);
 
   it("password reset: after 5 requests in an hour the 6th is refused with 429, per address and per email, and mails nothing", async () => {
     const outboxCount = async () => Number((await t.db("outbox").count<{ c: string }[]>({ c: "*" }).first())?.c);
@@ -504,7 +504,7 @@ describe("signing in", () => {
       const res = await request(`/login?redirectTo=${redirectTo}`, { who: "client" });
       expect(await outcome(res), redirectTo).toBe("→ /dashboard");
     }
-  });
+  }, 120_000);
 
   it("on the admin host goes to /", async () => {
     expect(await outcome(await login({ email: "admin@example.ug", password: PASSWORD }, "admin"))).toBe("→ /");
@@ -562,7 +562,7 @@ describe("signing in", () => {
     const retryAfter = Number((await login(body)).headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(20);
-  });
+  }, 120_000);
 
   it("refuses missing, malformed and 10,000-character values with a message by the field, keeping the email, never the password", async () => {
     const sessions = async () => Number((await t.db("sessions").count<{ c: string }[]>({ c: "*" }).first())?.c);
