@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { systemActor } from "~/operations/core.server";
 import { paymentCallback } from "~/operations/payments.server";
 import { failureStatus } from "~/utils/operation-results.server";
+import { addressKey, consume } from "~/utils/rate-limit.server";
 
 /**
  * Where MTN MoMo (PUT) and Airtel Money (POST) tell us a transfer has moved. The body is only a hint naming
@@ -23,9 +24,11 @@ export async function loader({ params }: LoaderFunctionArgs) {
   return json({ ok: false, error: "Send the callback with POST or PUT." }, 405, { Allow: "POST, PUT" });
 }
 
-export async function action({ request, params }: ActionFunctionArgs) {
+export async function action({ request, params, context }: ActionFunctionArgs) {
   const provider = providerOf(params.provider);
   if (!provider) return json({ ok: false, error: "Not found" }, 404);
+  const limited = await consume("callback", [addressKey(context.clientIp)]);
+  if (limited) return json({ ok: false, error: limited.message }, limited.status, { "Retry-After": String(limited.retryAfter) });
   if (request.method !== "POST" && request.method !== "PUT") return json({ ok: false, error: "Send the callback with POST or PUT." }, 405, { Allow: "POST, PUT" });
   let body: unknown;
   try {

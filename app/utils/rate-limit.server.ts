@@ -35,6 +35,12 @@ export const LIMITS = {
   catalog: { get points() { return getEnv().CATALOG_RATE_LIMIT; }, duration: 60, message: "Too many searches from your network in a short time. Please wait a moment and try again." },
   /** Checkouts per member: 30 an hour (each asks a phone to pay; a script must not flood payers with prompts). */
   checkout: { points: 30, duration: 60 * 60, message: "You have started many orders in a short time. Please try again later." },
+  /**
+   * Provider callbacks per address: 120 a minute. Each one naming a pending payment makes us ask the provider
+   * again, so a flood of forged callbacks must not become a flood of requests to MTN or Airtel; a provider
+   * calls back once per transfer.
+   */
+  callback: { points: 120, duration: 60, message: "Too many callbacks from this address." },
   /** New gigs per seller: 30 an hour. */
   gigCreate: { points: 30, duration: 60 * 60, message: "You have created many gigs in a short time. Please try again later." },
   /**
