@@ -1,6 +1,6 @@
 /**
  * The worker process: consumes the analytics queue into ClickHouse in batches (ingest.server.ts) and runs
- * the timed jobs (order auto-complete, clearance, payment polls; those arrive with their issues). On
+ * the timed jobs (housekeeping, and the order timers: payment and payout polls, auto-complete, clearance). On
  * SIGTERM/SIGINT it stops taking jobs, inserts what it holds, and exits; a job it could not finish goes
  * back to the queue (or, if the process is killed, is run again by the next worker once its lock expires).
  */
