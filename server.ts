@@ -17,7 +17,7 @@ import { Server as SocketServer } from "socket.io";
 import { closeClickHouse } from "./app/analytics/clickhouse.server";
 import { closeIngest, prepareIngest } from "./app/analytics/ingest.server";
 import { analyticsRouter, serverPageviews, type PageviewContext } from "./app/analytics/router.server";
-import { getSocketActor, memberRoom } from "./app/utils/auth.server";
+import { attachChat, MAX_SOCKET_PAYLOAD_BYTES } from "./app/realtime/chat.server";
 import { bodyLimits } from "./app/utils/body-limit.server";
 import { closeDb, getDb } from "./app/utils/db.server";
 import { isSameOrigin, serverBuildForSite, siteOfHostname } from "./app/utils/host.server";
@@ -172,29 +172,18 @@ const errorHandler: ErrorRequestHandler = (error, _req, res, _next) => {
 };
 app.use(errorHandler);
 
-// socket.io shares the HTTP server. It answers only same-origin pages; chat (a later issue) adds the
-// session-cookie handshake and the Redis adapter for fan-out across processes.
+// socket.io shares the HTTP server and answers only same-origin pages; chat (app/realtime/chat.server.ts) adds
+// the member-only session-cookie handshake, the events, and the Redis adapter that shares rooms with every
+// other web process.
 const io = new SocketServer(httpServer, {
   serveClient: false,
+  maxHttpBufferSize: MAX_SOCKET_PAYLOAD_BYTES,
   allowRequest: (req, callback) => {
     const allowed = isSameOrigin(req.headers.origin, req.headers.host);
     callback(allowed ? null : "origin not allowed", allowed);
   },
 });
-// Every socket knows its actor from the handshake's session cookie (or Bearer token), as every other door
-// does; a member's sockets share a room of their own, so what happens to them reaches each of their tabs.
-io.use((socket, next) => {
-  getSocketActor({ headers: socket.handshake.headers, address: socket.handshake.address })
-    .then((actor) => {
-      socket.data.actor = actor;
-      if (actor.kind === "member") void socket.join(memberRoom(actor.user.id));
-      next();
-    })
-    .catch((error: Error) => {
-      console.error(maskUrlCredentials(`[socket.io] handshake: ${error.message}`));
-      next(new Error("unavailable"));
-    });
-});
+const chat = attachChat(io);
 
 // HOST unset: every interface (a container, a server behind a proxy). `npm start` sets 127.0.0.1, so a
 // laptop's marketplace (and its /dev/outbox) is not served to the whole café's Wi-Fi.
@@ -211,5 +200,5 @@ onShutdown("web", async () => {
   });
   // Queued page views of the last requests are written before the queue's connection closes.
   await closeIngest();
-  await Promise.allSettled([closeVite?.(), closeDb(), closeRedis(), closeLimitRedis(), closeClickHouse()]);
+  await Promise.allSettled([closeVite?.(), closeDb(), closeRedis(), closeLimitRedis(), closeClickHouse(), chat.close()]);
 });

@@ -10,6 +10,7 @@ import { serverConversionEvent } from "../app/analytics/conversions.server";
 import { createIngest, type Ingest } from "../app/analytics/ingest.server";
 import { systemActor, type Effect } from "../app/operations/core.server";
 import { claimDueEffects, markEffectDone, markEffectFailed } from "../app/operations/effects.server";
+import { mailUnreadMessages } from "../app/operations/messages.server";
 import { createDb } from "../app/utils/db.server";
 import type { Env } from "../app/utils/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
@@ -22,11 +23,15 @@ export type EffectsRunner = { close: () => Promise<void> };
 const actor = systemActor("effects");
 
 /** What each kind of effect does. */
-function handlers(env: Env, ingest: () => Ingest): { [K in Effect["kind"]]: (effect: Extract<Effect, { kind: K }>) => Promise<void> } {
+function handlers(env: Env, ingest: () => Ingest, dbOf: () => Knex): { [K in Effect["kind"]]: (effect: Extract<Effect, { kind: K }>) => Promise<void> } {
   return {
     // In this worker's upload directory (its env's UPLOAD_DIR), as the housekeeping does.
     delete_image: (effect) => deleteImageFrom(uploadDir(env), effect.key),
     conversion: async (effect) => ingest().enqueue([await serverConversionEvent(effect.fact)]),
+    // A refusal (not the platform) cannot happen here; a throw is retried like any failed effect.
+    message_mail: async ({ conversationId, userId, round }) => {
+      await mailUnreadMessages(actor, { conversationId, userId, round }, { db: dbOf() });
+    },
   };
 }
 
@@ -35,7 +40,7 @@ export function startEffects(env: Env, options: EffectsOptions = {}): EffectsRun
   const ownDb = options.db ? undefined : createDb(env.DATABASE_URL, { min: 0, max: 2 });
   const db = options.db ?? ownDb!;
   let ingest: Ingest | undefined;
-  const handle = handlers(env, () => (ingest ??= createIngest({ redisUrl: env.REDIS_URL, prefix: env.QUEUE_PREFIX })));
+  const handle = handlers(env, () => (ingest ??= createIngest({ redisUrl: env.REDIS_URL, prefix: env.QUEUE_PREFIX })), () => db);
 
   async function carryOut({ id, effect, attempts }: { id: number; effect: Effect; attempts: number }) {
     try {

@@ -1,15 +1,50 @@
-/** Notifications: what happened to a member's orders (and later messages), newest first. */
+/**
+ * Notifications: what happened to a member's orders and conversations, newest first. A conversation has at
+ * most one unread notification per member (a new message updates it rather than adding another); opening
+ * the conversation reads it.
+ */
 import type { Db } from "~/utils/db.server";
 
 export async function insertNotification(db: Db, n: { userId: number; kind: string; orderId?: number; body: string }) {
   await db("notifications").insert({ user_id: n.userId, kind: n.kind, order_id: n.orderId ?? null, body: n.body });
 }
 
-export type Notification = { id: number; kind: string; orderId: number | null; body: string; read: boolean; at: Date };
+/** The member's unread notification of a conversation says what is new there (created, or brought up to now). */
+export async function upsertMessageNotification(db: Db, n: { userId: number; conversationId: string; body: string }) {
+  await db.raw(
+    `INSERT INTO notifications (user_id, kind, conversation_id, body) VALUES (?, 'message', ?, ?)
+     ON CONFLICT (user_id, conversation_id) WHERE read_at IS NULL AND conversation_id IS NOT NULL
+     DO UPDATE SET body = excluded.body, created_at = now()`,
+    [n.userId, n.conversationId, n.body],
+  );
+}
+
+export type Notification = { id: number; kind: string; orderId: number | null; conversationId: string | null; body: string; read: boolean; at: Date };
+
+const toNotification = (r: Record<string, any>): Notification => ({
+  id: Number(r.id),
+  kind: r.kind,
+  orderId: r.order_id === null ? null : Number(r.order_id),
+  conversationId: r.conversation_id ?? null,
+  body: r.body,
+  read: r.read_at !== null,
+  at: r.created_at,
+});
 
 export async function listNotifications(db: Db, userId: number, limit = 10): Promise<Notification[]> {
   const rows = await db("notifications").where({ user_id: userId }).orderBy("id", "desc").limit(limit);
-  return rows.map((r) => ({ id: Number(r.id), kind: r.kind, orderId: r.order_id === null ? null : Number(r.order_id), body: r.body, read: r.read_at !== null, at: r.created_at }));
+  return rows.map(toNotification);
+}
+
+/** A page of the member's notifications, newest first (by last change), before the cursor `before` (an id). */
+export async function notificationsPage(db: Db, userId: number, { before, limit = 30 }: { before?: number; limit?: number } = {}) {
+  const query = db("notifications").where({ user_id: userId }).orderBy([{ column: "created_at", order: "desc" }, { column: "id", order: "desc" }]).limit(limit + 1);
+  if (before) {
+    const cursor = db("notifications").where({ id: before, user_id: userId }).select("created_at");
+    query.where((w) => w.where("created_at", "<", cursor).orWhere((x) => x.where("created_at", "=", cursor).andWhere("id", "<", before)));
+  }
+  const rows = await query;
+  return { notifications: rows.slice(0, limit).map(toNotification), more: rows.length > limit };
 }
 
 export async function unreadNotificationCount(db: Db, userId: number): Promise<number> {
@@ -20,4 +55,17 @@ export async function unreadNotificationCount(db: Db, userId: number): Promise<n
 /** Marks every notification of the member read; returns how many were unread. */
 export async function markAllRead(db: Db, userId: number): Promise<number> {
   return db("notifications").where({ user_id: userId }).whereNull("read_at").update({ read_at: db.fn.now() });
+}
+
+/** Marks one of the member's notifications read; false if it is not theirs (or there is no such one). */
+export async function markOneRead(db: Db, userId: number, id: number): Promise<boolean> {
+  const found = await db("notifications").where({ id, user_id: userId }).first("id");
+  if (!found) return false;
+  await db("notifications").where({ id, user_id: userId }).whereNull("read_at").update({ read_at: db.fn.now() });
+  return true;
+}
+
+/** The member opened a conversation: its notification is read. Returns how many were unread. */
+export async function markConversationNotificationsRead(db: Db, userId: number, conversationId: string): Promise<number> {
+  return db("notifications").where({ user_id: userId, conversation_id: conversationId }).whereNull("read_at").update({ read_at: db.fn.now() });
 }

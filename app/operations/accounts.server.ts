@@ -141,6 +141,7 @@ export async function signOut(actor: Actor, { db }: Options = {}): Promise<Resul
     actor,
     async (tx) => {
       await deleteSessionById(tx.trx, sessionId);
+      tx.live({ disconnectSession: sessionId });
       return ok(null);
     },
     { db },
@@ -156,6 +157,7 @@ export async function signOutOthers(actor: Actor, { db }: Options = {}): Promise
     actor,
     async (tx) => {
       const ended = await deleteUserSessions(tx.trx, user.id, { exceptSessionId: user.sessionId });
+      tx.live({ disconnect: user.id, except: user.sessionId });
       await tx.activity(user.id, "signed_out_elsewhere");
       return ok({ ended: Number(ended) });
     },
@@ -283,6 +285,7 @@ export async function changePassword(actor: Actor, input: SecurityInput, { db = 
     async (tx) => {
       await users.setPasswordHash(tx.trx, user.id, passwordHash);
       await deleteUserSessions(tx.trx, user.id, { exceptSessionId: user.sessionId });
+      tx.live({ disconnect: user.id, except: user.sessionId });
       await cancelPasswordResets(tx.trx, user.id);
       await tx.activity(user.id, "password_changed");
       return ok(null);
@@ -333,6 +336,7 @@ export async function completePasswordReset(actor: Actor, input: ResetPasswordIn
       if (userId === null) return expired;
       await users.setPasswordHash(tx.trx, userId, passwordHash);
       await deleteUserSessions(tx.trx, userId);
+      tx.live({ disconnect: userId });
       await tx.activity(userId, "password_reset");
       return ok({ userId });
     },
@@ -428,6 +432,9 @@ export async function setUserStatus(
     async (tx) => {
       if (!(await users.setUserStatus(tx.trx, input.userId, input.status))) return notFound("We could not find that member.");
       await tx.activity(input.userId, `status_${input.status}`);
+      // Their open pages lose their live connection at once (every web process, through Redis); a page
+      // that tries to reconnect meets a handshake without a working session.
+      if (input.status !== "active") tx.live({ disconnect: input.userId });
       return ok(null);
     },
     { db },

@@ -10,6 +10,7 @@ import type { Knex } from "knex";
 import { recordActivity, type ActivityKind } from "~/models/activity.server";
 import type { SessionUser } from "~/models/session.server";
 import { getDb } from "~/utils/db.server";
+import { sendLive, type LivePush } from "~/realtime/live.server";
 
 /** The client behind a door: its address and software, and whether it allows analytics (ADR 007). */
 export type Client = { ip: string; userAgent: string; analyticsConsent: boolean; tabSessionId: string | null };
@@ -51,20 +52,31 @@ export const limitedBy = (limited: { status: 429 | 503; message: string; retryAf
  */
 export type Effect =
   | { kind: "delete_image"; key: string }
-  | { kind: "conversion"; fact: import("~/analytics/conversions.server").ConversionFact };
+  | { kind: "conversion"; fact: import("~/analytics/conversions.server").ConversionFact }
+  | { kind: "message_mail"; conversationId: string; userId: number; round: number };
 
 export type Tx = {
   trx: Knex.Transaction;
   actor: Actor;
   /** An activity row for a member's dashboard, committed with the change it describes. */
   activity: (userId: number, kind: ActivityKind, details?: Record<string, unknown>) => Promise<void>;
-  /** An effect to carry out after the commit; with `dedupeKey`, recording it again is a no-op. */
-  effect: (effect: Effect, dedupeKey?: string) => Promise<void>;
+  /**
+   * An effect to carry out after the commit; with `dedupeKey`, recording it again is a no-op; with
+   * `runAfterMs`, not before that long from now.
+   */
+  effect: (effect: Effect, dedupeKey?: string, runAfterMs?: number) => Promise<void>;
+  /**
+   * A live event for members' open pages (socket.io), sent once the transaction has committed and only if
+   * it did: what it announces is stored first. Best effort by design: a page that was not connected
+   * catches up from the database when it reconnects (app/realtime/live.server.ts).
+   */
+  live: (push: LivePush) => void;
 };
 
-export async function recordEffect(db: Knex | Knex.Transaction, effect: Effect, dedupeKey?: string) {
+export async function recordEffect(db: Knex | Knex.Transaction, effect: Effect, dedupeKey?: string, runAfterMs = 0) {
   const { kind, ...payload } = effect;
-  const query = db("effects").insert({ kind, payload: JSON.stringify(payload), dedupe_key: dedupeKey ?? null });
+  const runAfter = runAfterMs > 0 ? db.raw("now() + ?::interval", [`${Math.round(runAfterMs)} milliseconds`]) : db.fn.now();
+  const query = db("effects").insert({ kind, payload: JSON.stringify(payload), dedupe_key: dedupeKey ?? null, run_after: runAfter });
   await (dedupeKey ? query.onConflict("dedupe_key").ignore() : query);
 }
 
@@ -96,13 +108,15 @@ const RETRIES = 4;
 
 async function transactOnce<T>(actor: Actor, body: (tx: Tx) => Promise<Result<T>>, db: Knex): Promise<Result<T>> {
   let failure: Failure | undefined;
+  const pushes: LivePush[] = [];
   try {
-    return await db.transaction(async (trx) => {
+    const result = await db.transaction(async (trx) => {
       const tx: Tx = {
         trx,
         actor,
         activity: (userId, kind, details = {}) => recordActivity(trx, userId, kind, details),
-        effect: (effect, dedupeKey) => recordEffect(trx, effect, dedupeKey),
+        effect: (effect, dedupeKey, runAfterMs) => recordEffect(trx, effect, dedupeKey, runAfterMs),
+        live: (push) => void pushes.push(push),
       };
       const result = await body(tx);
       if (!result.ok) {
@@ -111,6 +125,8 @@ async function transactOnce<T>(actor: Actor, body: (tx: Tx) => Promise<Result<T>
       }
       return result;
     });
+    if (pushes.length) sendLive(pushes);
+    return result;
   } catch (error) {
     if (error === ROLLBACK && failure) return failure;
     throw error;

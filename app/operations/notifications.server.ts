@@ -1,14 +1,67 @@
 /**
- * Notifications (ADR 012): the order steps that concern a member (written by the order operations beside
- * each step), which the member reads on their dashboard and marks read.
+ * Notifications (ADR 012, ADR 016): what happened to a member's orders and conversations. The order and
+ * message operations write them beside each step; the member's preferences decide what else happens: mail
+ * through the outbox (emailOrders, emailMessages) and a live push to their open pages (pushOrders,
+ * pushMessages), which moves the header's bell. Members read them on /notifications and mark them read.
  */
 import type { Knex } from "knex";
-import { markAllRead } from "~/models/notification.server";
-import { forbidden, ok, transact, type Actor, type Result } from "~/operations/core.server";
+import { markAllRead, markOneRead, unreadNotificationCount, type Notification } from "~/models/notification.server";
+import { forbidden, notFound, ok, transact, type Actor, type Result, type Tx } from "~/operations/core.server";
+
+/** The live event that carries the member's unread count (and what is new, when something is). */
+export const NOTIFICATION_EVENT = "notification";
+export type NotificationPush = { unread: number; item: Pick<Notification, "kind" | "body" | "orderId" | "conversationId"> | null };
+
+/** Sends the member's open pages their unread count after the commit, with the new item if there is one. */
+export async function pushUnreadCount(tx: Tx, userId: number, item: NotificationPush["item"] = null) {
+  const unread = await unreadNotificationCount(tx.trx, userId);
+  tx.live({ to: userId, event: NOTIFICATION_EVENT, data: { unread, item } satisfies NotificationPush });
+}
+
+/** What a member wants about orders and messages (their Notifications settings). */
+export async function preferencesOf(tx: Tx, userId: number) {
+  const u = await tx.trx("users")
+    .where({ id: userId })
+    .first("email", "name", "status", "notify_email_orders", "notify_email_messages", "notify_push_orders", "notify_push_messages");
+  return u
+    ? {
+        email: u.email as string,
+        name: u.name as string,
+        active: u.status === "active",
+        emailOrders: Boolean(u.notify_email_orders),
+        emailMessages: Boolean(u.notify_email_messages),
+        pushOrders: Boolean(u.notify_push_orders),
+        pushMessages: Boolean(u.notify_push_messages),
+      }
+    : null;
+}
 
 /** A member marks all their notifications read (only their own: the member is the actor). */
 export async function markNotificationsRead(actor: Actor, { db }: { db?: Knex } = {}): Promise<Result<{ marked: number }>> {
   if (actor.kind !== "member") return forbidden("Sign in to do that.");
   const userId = actor.user.id;
-  return transact(actor, async (tx) => ok({ marked: await markAllRead(tx.trx, userId) }), { db });
+  return transact(
+    actor,
+    async (tx) => {
+      const marked = await markAllRead(tx.trx, userId);
+      if (marked) await pushUnreadCount(tx, userId);
+      return ok({ marked });
+    },
+    { db },
+  );
+}
+
+/** A member marks one of their notifications read; another member's is not found. */
+export async function markNotificationRead(actor: Actor, input: { id: number }, { db }: { db?: Knex } = {}): Promise<Result<null>> {
+  if (actor.kind !== "member") return forbidden("Sign in to do that.");
+  const userId = actor.user.id;
+  return transact(
+    actor,
+    async (tx) => {
+      if (!(await markOneRead(tx.trx, userId, input.id))) return notFound("We could not find that notification.");
+      await pushUnreadCount(tx, userId);
+      return ok(null);
+    },
+    { db },
+  );
 }

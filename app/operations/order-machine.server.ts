@@ -24,6 +24,7 @@ import { insertOrderEvent, updateOrder, type EventRole, type OrderRow } from "~/
 import { sendMail } from "~/models/outbox.server";
 import { insertPayout, type PaymentRow } from "~/models/payment.server";
 import { conflict, type Failure, type Tx } from "~/operations/core.server";
+import { preferencesOf, pushUnreadCount } from "~/operations/notifications.server";
 import { canTransition, orderNumber, statusLabel, TRANSITIONS, type Transition } from "~/utils/order-rules";
 
 export const NOT_ALLOWED_NOW = (status: string) =>
@@ -32,11 +33,12 @@ export const NOT_ALLOWED_NOW = (status: string) =>
 /** Who acts on an order, as its timeline names them. */
 export type OrderActor = { id: number | null; role: EventRole };
 
-/** A notification to one party, and mail too when they want order mail (their settings). */
+/** A notification to one party, pushed to their open pages and mailed when they want that (their settings). */
 export async function notifyParty(tx: Tx, userId: number, order: OrderRow, kind: string, body: string) {
   await insertNotification(tx.trx, { userId, kind, orderId: order.id, body });
-  const user = await tx.trx("users").where({ id: userId }).first("email", "notify_email_orders");
-  if (user?.notify_email_orders) {
+  const user = await preferencesOf(tx, userId);
+  if (user?.pushOrders) await pushUnreadCount(tx, userId, { kind, body, orderId: order.id, conversationId: null });
+  if (user?.emailOrders) {
     await sendMail(tx.trx, {
       to: user.email,
       subject: `Soko: ${body}`,

@@ -41,6 +41,13 @@ export const LIMITS = {
    * calls back once per transfer.
    */
   callback: { points: 120, duration: 60, message: "Too many callbacks from this address." },
+  /**
+   * Messages per member: 120 a minute, two a second for a whole minute. Nobody types that fast for that long;
+   * a script sending spam or flooding a seller does. Counted by member (an account cannot be rotated cheaply: joining is limited).
+   */
+  message: { points: 120, duration: 60, message: "You are sending messages very fast. Please wait a moment and try again." },
+  /** Conversations started (or reopened) per member: 60 an hour (a buyer contacts a few sellers; a spammer contacts them all). */
+  conversation: { points: 60, duration: 60 * 60, message: "You have contacted many members in a short time. Please try again later." },
   /** New gigs per seller: 30 an hour. */
   gigCreate: { points: 30, duration: 60 * 60, message: "You have created many gigs in a short time. Please try again later." },
   /**

@@ -1,0 +1,162 @@
+/**
+ * Conversations between two members (ADR 016): one per pair, found again from a gig, an order or a profile,
+ * with each member's side (unread count, last message read). Every read here is filtered by the member who
+ * asks: a conversation they are not in does not exist for them.
+ */
+import { randomBytes } from "node:crypto";
+import type { Db } from "~/utils/db.server";
+
+/** "conv_" + time + random (product-spec §4): sortable by creation, not guessable. */
+export function newConversationId(now = Date.now()): string {
+  return `conv_${now.toString(36)}${randomBytes(10).toString("hex")}`;
+}
+
+export const pairKey = (a: number, b: number) => (a < b ? `${a}:${b}` : `${b}:${a}`);
+
+/**
+ * The pair's conversation, created if there is none (both members' sides with it); `about` moves to the gig
+ * or order it is continued from. Safe against two members starting it at the same moment.
+ */
+export async function findOrCreateConversation(
+  db: Db,
+  { a, b, createdBy, gigId = null, orderId = null }: { a: number; b: number; createdBy: number; gigId?: number | null; orderId?: number | null },
+): Promise<{ id: string; created: boolean }> {
+  const key = pairKey(a, b);
+  const inserted = await db("conversations")
+    .insert({ id: newConversationId(), pair_key: key, gig_id: gigId, order_id: orderId, created_by: createdBy })
+    .onConflict("pair_key")
+    .ignore()
+    .returning("id");
+  if (inserted.length) {
+    const id = inserted[0]!.id as string;
+    await db("conversation_participants").insert([
+      { conversation_id: id, user_id: a },
+      { conversation_id: id, user_id: b },
+    ]);
+    return { id, created: true };
+  }
+  const existing = await db("conversations").where({ pair_key: key }).first("id");
+  const about: Record<string, number> = {};
+  if (gigId !== null) about.gig_id = gigId;
+  if (orderId !== null) about.order_id = orderId;
+  if (Object.keys(about).length) await db("conversations").where({ id: existing.id }).update(about);
+  return { id: existing.id as string, created: false };
+}
+
+/** The member's side of a conversation and who the other member is, or null if they are not in it. */
+export async function membership(db: Db, conversationId: string, userId: number): Promise<{ otherId: number; unreadCount: number; lastReadMessageId: number } | null> {
+  const rows = await db("conversation_participants").where({ conversation_id: conversationId });
+  const mine = rows.find((r) => Number(r.user_id) === userId);
+  const other = rows.find((r) => Number(r.user_id) !== userId);
+  if (!mine || !other) return null;
+  return { otherId: Number(other.user_id), unreadCount: mine.unread_count, lastReadMessageId: Number(mine.last_read_message_id) };
+}
+
+export type Person = { id: number; name: string; username: string; avatarKey: string | null; status: string };
+
+export type ConversationSummary = {
+  id: string;
+  other: Person;
+  lastMessage: { id: number; senderId: number; body: string; type: "text" | "file"; status: "sent" | "delivered" | "read"; at: string } | null;
+  unreadCount: number;
+  updatedAt: string;
+  gig: { id: number; title: string } | null;
+  orderId: number | null;
+};
+
+const PAGE = 30;
+
+/**
+ * The member's conversations, most recent first, each with the other member, the last message and the
+ * member's unread count. `q` searches the other member's name and username and the text of the messages;
+ * `before` pages on (the last row's `updatedAt` time, as epoch milliseconds, and id).
+ */
+export async function listConversations(
+  db: Db,
+  userId: number,
+  { q = "", before, limit = PAGE, ids }: { q?: string; before?: string; limit?: number; ids?: string[] } = {},
+): Promise<{ conversations: ConversationSummary[]; more: boolean }> {
+  const query = db("conversation_participants as me")
+    .join("conversations as c", "c.id", "me.conversation_id")
+    .join("conversation_participants as them", function () {
+      this.on("them.conversation_id", "=", "me.conversation_id").andOn("them.user_id", "<>", "me.user_id");
+    })
+    .join("users as u", "u.id", "them.user_id")
+    .leftJoin("messages as m", "m.id", "c.last_message_id")
+    .leftJoin("gigs as g", "g.id", "c.gig_id")
+    .where("me.user_id", userId)
+    .select(
+      "c.id",
+      "c.updated_at",
+      "c.order_id",
+      "me.unread_count",
+      "u.id as other_id",
+      "u.name as other_name",
+      "u.username as other_username",
+      "u.avatar_key as other_avatar",
+      "u.status as other_status",
+      "m.id as m_id",
+      "m.sender_id as m_sender",
+      "m.body as m_body",
+      "m.message_type as m_type",
+      "m.status as m_status",
+      "m.created_at as m_at",
+      "g.id as gig_id",
+      "g.title as gig_title",
+    )
+    .orderBy([{ column: "c.updated_at", order: "desc" }, { column: "c.id", order: "desc" }])
+    .limit(limit + 1);
+  if (ids) query.whereIn("c.id", ids);
+  if (q) {
+    const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    query.where((w) =>
+      w
+        .whereILike("u.name", like)
+        .orWhereILike("u.username", like)
+        .orWhereExists(db("messages as s").whereRaw("s.conversation_id = c.id").whereILike("s.body", like)),
+    );
+  }
+  if (before) query.where("c.updated_at", "<", new Date(Number(before)));
+  const rows = await query;
+  const more = rows.length > limit;
+  return {
+    more,
+    conversations: rows.slice(0, limit).map((r) => ({
+      id: r.id,
+      other: { id: Number(r.other_id), name: r.other_name, username: r.other_username, avatarKey: r.other_avatar, status: r.other_status },
+      lastMessage: r.m_id
+        ? { id: Number(r.m_id), senderId: Number(r.m_sender), body: r.m_body, type: r.m_type, status: r.m_status, at: new Date(r.m_at).toISOString() }
+        : null,
+      unreadCount: r.unread_count,
+      updatedAt: new Date(r.updated_at).toISOString(),
+      gig: r.gig_id ? { id: Number(r.gig_id), title: r.gig_title } : null,
+      orderId: r.order_id === null ? null : Number(r.order_id),
+    })),
+  };
+}
+
+/** One conversation as its member sees it in the list, or null if they are not in it. */
+export async function conversationFor(db: Db, conversationId: string, userId: number): Promise<ConversationSummary | null> {
+  const { conversations } = await listConversations(db, userId, { ids: [conversationId], limit: 1 });
+  return conversations[0] ?? null;
+}
+
+/** The member's unread messages over all their conversations (the header's Messages count). */
+export async function unreadMessageCount(db: Db, userId: number): Promise<number> {
+  const row = await db("conversation_participants").where({ user_id: userId }).sum<{ n: string | null }[]>({ n: "unread_count" }).first();
+  return Number(row?.n ?? 0);
+}
+
+/** Whether the two members have an order between them that was paid (so payment talk is about Soko's order). */
+export async function havePaidOrder(db: Db, a: number, b: number): Promise<boolean> {
+  const row = await db("orders")
+    .whereNotNull("paid_at")
+    .andWhere((w) => w.where({ buyer_id: a, seller_id: b }).orWhere({ buyer_id: b, seller_id: a }))
+    .first("id");
+  return Boolean(row);
+}
+
+/** Flags a conversation for an admin's review (the first reason stays). */
+export async function flagConversation(db: Db, conversationId: string, reason: string) {
+  await db("conversations").where({ id: conversationId }).whereNull("flagged_at").update({ flagged_at: db.fn.now(), flag_reason: reason });
+}

@@ -1,0 +1,268 @@
+/**
+ * Messaging (ADR 016): members talk before and during an order. The /messages form actions, the socket.io
+ * events (app/realtime/chat.server.ts) and, later, the JSON API call these operations, which check that the
+ * member is in the conversation, store first, and push live events only after the commit.
+ *
+ * Marks: a message is `sent` when stored, `delivered` when the recipient's page has it (their socket
+ * acknowledged it, or they loaded /messages), `read` when they open the thread.
+ */
+import type { Knex } from "knex";
+import {
+  conversationFor,
+  findOrCreateConversation,
+  flagConversation,
+  havePaidOrder,
+  membership,
+} from "~/models/conversation.server";
+import { insertMessage, markMessages, resetUnread, type Message, type StoredAttachment } from "~/models/message.server";
+import { markConversationNotificationsRead, upsertMessageNotification } from "~/models/notification.server";
+import { sendMail } from "~/models/outbox.server";
+import { conflict, forbidden, invalid, limitedBy, notFound, ok, transact, type Actor, type Result, type Tx } from "~/operations/core.server";
+import { preferencesOf, pushUnreadCount } from "~/operations/notifications.server";
+import type { DeliveredInput, MarkInput, SendMessageInput, StartConversationInput } from "~/utils/message-schemas";
+import { EMPTY_MESSAGE } from "~/utils/message-schemas";
+import { OFF_PLATFORM_WARNING, offPlatformReason } from "~/utils/off-platform";
+import { consume } from "~/utils/rate-limit.server";
+
+type Options = { db?: Knex };
+type Member = Extract<Actor, { kind: "member" }>;
+
+/** product-spec §8: starting a conversation without signing in. */
+export const NOT_SIGNED_IN = "User not authenticated";
+export const NO_SUCH_CONVERSATION = "We could not find that conversation.";
+export const NO_SUCH_MEMBER = "We could not find that member.";
+export const NOT_YOURSELF = "You cannot send messages to yourself.";
+export const UNAVAILABLE_MEMBER = "This member cannot receive messages any more.";
+
+/** The live events (DESIGN.md §6), as the browser's chat hook (app/utils/use-chat.ts) listens for them. */
+export const CHAT_EVENTS = {
+  newMessage: "new_message",
+  statusUpdate: "message_status_update",
+  conversationCreated: "conversation_created",
+  conversationUpdated: "conversation_updated",
+} as const;
+
+/** How long after a message its mail waits (read on the page meanwhile, no mail), and the least gap between two mails. */
+export const MESSAGE_MAIL_DELAY_MS = 2 * 60_000;
+export const MESSAGE_MAIL_GAP_MS = 15 * 60_000;
+
+const memberOnly = (actor: Actor): actor is Member => actor.kind === "member";
+
+/**
+ * Opens the conversation between the member and another (from a gig's Contact Seller, an order, a profile,
+ * or the socket's `create_conversation`), reusing the pair's conversation if there is one; it is then about
+ * the gig or order it was opened from. Both members' pages are told of a new one.
+ */
+export async function startConversation(actor: Actor, input: StartConversationInput, { db }: Options = {}): Promise<Result<{ conversationId: string; created: boolean }>> {
+  if (!memberOnly(actor)) return forbidden(NOT_SIGNED_IN);
+  const me = actor.user.id;
+  return transact(
+    actor,
+    async (tx) => {
+      const other = await otherParty(tx, me, input);
+      if (!other.ok) return other;
+      const otherId = other.value.userId;
+      if (otherId === me) return invalid({ to: [NOT_YOURSELF] });
+      const limited = await consume("conversation", [`user:${me}`]);
+      if (limited) return limitedBy(limited);
+      const { id, created } = await findOrCreateConversation(tx.trx, { a: me, b: otherId, createdBy: me, gigId: other.value.gigId, orderId: other.value.orderId });
+      if (created) {
+        for (const userId of [me, otherId]) {
+          tx.live({ to: userId, event: CHAT_EVENTS.conversationCreated, data: { conversation: await conversationFor(tx.trx, id, userId) } });
+        }
+      }
+      return ok({ conversationId: id, created });
+    },
+    { db },
+  );
+}
+
+/** Who the member means to write to, and what about: an order's other party, a gig's seller, or a member. */
+async function otherParty(tx: Tx, me: number, input: StartConversationInput): Promise<Result<{ userId: number; gigId: number | null; orderId: number | null }>> {
+  const db = tx.trx;
+  if (input.orderId !== undefined) {
+    const order = await db("orders").where({ id: input.orderId }).first("buyer_id", "seller_id", "gig_id");
+    // Someone else's order does not exist for this member.
+    if (!order || (Number(order.buyer_id) !== me && Number(order.seller_id) !== me)) return notFound("We could not find that order.");
+    const userId = Number(order.buyer_id) === me ? Number(order.seller_id) : Number(order.buyer_id);
+    return active(db, userId, { gigId: order.gig_id === null ? null : Number(order.gig_id), orderId: input.orderId });
+  }
+  if (input.gigId !== undefined) {
+    const gig = await db("gigs").where({ id: input.gigId, status: "published" }).first("seller_id");
+    if (!gig) return notFound("We could not find that gig.");
+    return active(db, Number(gig.seller_id), { gigId: input.gigId, orderId: null });
+  }
+  const user = input.userId !== undefined ? await db("users").where({ id: input.userId }).first("id") : await db("users").where({ username: input.to!.toLowerCase() }).first("id");
+  if (!user) return notFound(NO_SUCH_MEMBER);
+  return active(db, Number(user.id), { gigId: null, orderId: null });
+}
+
+/** Members write to active members; admins are reached through support, not the marketplace's chat. */
+async function active(db: Knex.Transaction, userId: number, about: { gigId: number | null; orderId: number | null }) {
+  const user = await db("users").where({ id: userId }).first("status", "role");
+  if (!user || user.status !== "active" || user.role === "admin") return notFound(NO_SUCH_MEMBER);
+  return ok({ userId, ...about });
+}
+
+export type SentMessage = { message: Message; duplicate: boolean; warning: string | null };
+
+/**
+ * Sends a message (text, files, or both) into a conversation the member is in. Before a paid order exists
+ * between the two, payment talk that leaves Soko warns the sender and flags the conversation. The recipient
+ * gets the message live, a notification (pushed and mailed as they chose; mail at most once per 15 minutes
+ * per conversation), and an unread count one higher. The same client id twice stores one message.
+ */
+export async function sendMessage(
+  actor: Actor,
+  input: SendMessageInput & { attachments?: StoredAttachment[] },
+  { db }: Options = {},
+): Promise<Result<SentMessage>> {
+  if (!memberOnly(actor)) return forbidden(NOT_SIGNED_IN);
+  const me = actor.user;
+  const attachments = input.attachments ?? [];
+  if (!input.body && !attachments.length) return invalid({ body: [EMPTY_MESSAGE] });
+  const limited = await consume("message", [`user:${me.id}`]);
+  if (limited) return limitedBy(limited);
+  return transact<SentMessage>(
+    actor,
+    async (tx) => {
+      const side = await membership(tx.trx, input.conversationId, me.id);
+      if (!side) return notFound(NO_SUCH_CONVERSATION);
+      const recipient = await preferencesOf(tx, side.otherId);
+      if (!recipient?.active) return conflict("recipient_unavailable", UNAVAILABLE_MEMBER);
+      const reason = offPlatformReason(input.body);
+      const offPlatform = reason !== null && !(await havePaidOrder(tx.trx, me.id, side.otherId));
+      const { message, duplicate } = await insertMessage(tx.trx, {
+        conversationId: input.conversationId,
+        senderId: me.id,
+        recipientId: side.otherId,
+        body: input.body,
+        clientId: input.clientId,
+        offPlatform,
+        attachments,
+      });
+      const warning = message.offPlatform ? OFF_PLATFORM_WARNING : null;
+      if (duplicate) return ok({ message, duplicate, warning });
+      if (offPlatform) await flagConversation(tx.trx, input.conversationId, `off_platform:${reason}`);
+
+      const body = `New message from ${me.name}`;
+      await upsertMessageNotification(tx.trx, { userId: side.otherId, conversationId: input.conversationId, body });
+      if (recipient.pushMessages) await pushUnreadCount(tx, side.otherId, { kind: "message", body, orderId: null, conversationId: input.conversationId });
+      if (recipient.emailMessages) await queueMessageMail(tx, input.conversationId, side.otherId);
+      for (const userId of [side.otherId, me.id]) {
+        tx.live({ to: userId, event: CHAT_EVENTS.newMessage, data: { message, conversation: await conversationFor(tx.trx, input.conversationId, userId) } });
+      }
+      return ok({ message, duplicate, warning });
+    },
+    { db },
+  );
+}
+
+/**
+ * Mail about unread messages, batched: one effect per conversation, member and mail round, carried out by
+ * the worker a little later (MESSAGE_MAIL_DELAY_MS: a message read on the page meanwhile needs no mail) and
+ * never sooner than 15 minutes after the last mail of that conversation. Messages that come while a round
+ * waits join it (the effect's dedupe key).
+ */
+async function queueMessageMail(tx: Tx, conversationId: string, userId: number) {
+  const side = await tx.trx("conversation_participants").where({ conversation_id: conversationId, user_id: userId }).first("mail_round", "mailed_at");
+  const sinceLast = side.mailed_at ? Date.now() - new Date(side.mailed_at).getTime() : Infinity;
+  const wait = Math.max(MESSAGE_MAIL_DELAY_MS, MESSAGE_MAIL_GAP_MS - sinceLast);
+  await tx.effect({ kind: "message_mail", conversationId, userId, round: side.mail_round }, `message_mail:${conversationId}:${userId}:${side.mail_round}`, wait);
+}
+
+/**
+ * The worker's side of message mail (a `message_mail` effect): if the member still has unread messages in
+ * the conversation and still wants message mail, one mail lists them; either way the round is over, so the
+ * next message starts a new one.
+ */
+export async function mailUnreadMessages(actor: Actor, input: { conversationId: string; userId: number; round: number }, { db }: Options = {}): Promise<Result<{ mailed: boolean }>> {
+  if (actor.kind !== "system") return forbidden("Only the platform sends message mail.");
+  return transact(
+    actor,
+    async (tx) => {
+      const side = await tx.trx("conversation_participants")
+        .where({ conversation_id: input.conversationId, user_id: input.userId })
+        .forUpdate()
+        .first("mail_round", "last_read_message_id");
+      if (!side || side.mail_round !== input.round) return ok({ mailed: false });
+      const unread = await tx.trx("messages as m")
+        .join("users as u", "u.id", "m.sender_id")
+        .where("m.conversation_id", input.conversationId)
+        .whereNot("m.sender_id", input.userId)
+        .where("m.id", ">", side.last_read_message_id)
+        .whereNot("m.status", "read")
+        .orderBy("m.id", "desc")
+        .limit(5)
+        .select("m.body", "m.message_type", "u.name");
+      const user = await preferencesOf(tx, input.userId);
+      const mailed = unread.length > 0 && Boolean(user?.active && user.emailMessages);
+      await tx.trx("conversation_participants")
+        .where({ conversation_id: input.conversationId, user_id: input.userId })
+        .update({ mail_round: input.round + 1, ...(mailed ? { mailed_at: tx.trx.fn.now() } : {}) });
+      if (mailed) {
+        const from = unread[0].name as string;
+        const lines = unread
+          .reverse()
+          .map((m) => `${m.name}: ${m.message_type === "file" && !m.body ? "(sent a file)" : (m.body as string).slice(0, 300)}`)
+          .join("\n");
+        await sendMail(tx.trx, {
+          to: user!.email,
+          subject: `Soko: new messages from ${from}`,
+          body: `You have unread messages on Soko.\n\n${lines}\n\nReply on Soko: /messages/${input.conversationId}\n\nYou can turn off message mail in Settings, Notifications.\n`,
+        });
+      }
+      return ok({ mailed });
+    },
+    { db },
+  );
+}
+
+/**
+ * The member opened the conversation (or read it to `upTo`): the other member's messages are read, the
+ * member's unread count and the conversation's notification follow, and the sender's pages see the marks.
+ */
+export async function markConversationRead(actor: Actor, input: MarkInput, { db }: Options = {}): Promise<Result<{ marked: number }>> {
+  if (!memberOnly(actor)) return forbidden(NOT_SIGNED_IN);
+  const me = actor.user.id;
+  return transact(
+    actor,
+    async (tx) => {
+      const side = await membership(tx.trx, input.conversationId, me);
+      if (!side) return notFound(NO_SUCH_CONVERSATION);
+      const moved = await markMessages(tx.trx, { userId: me, conversationId: input.conversationId, upTo: input.upTo, status: "read" });
+      await resetUnread(tx.trx, input.conversationId, me, input.upTo);
+      const unread = (await membership(tx.trx, input.conversationId, me))!.unreadCount;
+      for (const group of moved) {
+        tx.live({ to: group.senderId, event: CHAT_EVENTS.statusUpdate, data: { conversationId: group.conversationId, ids: group.ids, status: "read" } });
+      }
+      if (side.unreadCount !== unread || moved.length) {
+        tx.live({ to: me, event: CHAT_EVENTS.conversationUpdated, data: { conversationId: input.conversationId, unreadCount: unread } });
+      }
+      if (await markConversationNotificationsRead(tx.trx, me, input.conversationId)) await pushUnreadCount(tx, me);
+      return ok({ marked: moved.reduce((n, g) => n + g.ids.length, 0) });
+    },
+    { db },
+  );
+}
+
+/**
+ * The member's page has the other members' messages up to `upTo` (one conversation's, or all of them after
+ * a reconnect or a visit to /messages): they move from sent to delivered, and their senders' pages see it.
+ */
+export async function markDelivered(actor: Actor, input: Partial<DeliveredInput>, { db }: Options = {}): Promise<Result<{ marked: number }>> {
+  if (!memberOnly(actor)) return forbidden(NOT_SIGNED_IN);
+  const me = actor.user.id;
+  return transact(
+    actor,
+    async (tx) => {
+      if (input.conversationId && !(await membership(tx.trx, input.conversationId, me))) return notFound(NO_SUCH_CONVERSATION);
+      const moved = await markMessages(tx.trx, { userId: me, conversationId: input.conversationId, upTo: input.upTo, status: "delivered" });
+      for (const group of moved) {
+        tx.live({ to: group.senderId, event: CHAT_EVENTS.statusUpdate, data: { conversationId: group.conversationId, ids: group.ids, status: "delivered" } });
+      }
+      return ok({ marked: moved.reduce((n, g) => n + g.ids.length, 0) });
+    },
+    { db },
+  );
+}

@@ -1,0 +1,125 @@
+/**
+ * Live chat over socket.io (DESIGN.md §6, ADR 016). The handshake makes the socket's actor from its session
+ * cookie (getSocketActor) and refuses visitors; a member's sockets share the member's room and their
+ * session's room. Each client event is parsed with the same schema as the /messages form and answered by
+ * the same operation, through its acknowledgement callback: `{ ok: true, ... }` or `{ ok: false, error,
+ * message | issues }`. What the operations push after their commits reaches every web process's sockets
+ * through the Redis adapter.
+ *
+ * Client events: join, get_conversations, send_message, mark_read, mark_delivered, create_conversation.
+ * Server events: new_message, message_status_update, conversation_created, conversation_updated, notification.
+ */
+import { createAdapter } from "@socket.io/redis-adapter";
+import type { Redis } from "ioredis";
+import type { Server, Socket } from "socket.io";
+import type { ZodType } from "zod";
+import { listConversations } from "~/models/conversation.server";
+import { messagesSince } from "~/models/message.server";
+import { issuesOf, type Actor, type Result } from "~/operations/core.server";
+import { markConversationRead, markDelivered, sendMessage, startConversation } from "~/operations/messages.server";
+import { liveChannelKey, sessionRoom } from "~/realtime/live.server";
+import { getSocketActor, memberRoom } from "~/utils/auth.server";
+import { getDb } from "~/utils/db.server";
+import { maskUrlCredentials } from "~/utils/mask-url";
+import { ConversationListSchema, DeliveredSchema, MarkSchema, SendMessageSchema, StartConversationSchema } from "~/utils/message-schemas";
+import { createRedis } from "~/utils/redis.server";
+import { getEnv } from "~/utils/env.server";
+import { z } from "zod";
+
+type Member = Extract<Actor, { kind: "member" }>;
+type Ack = (answer: unknown) => void;
+
+/** A socket event's payload is small (a message is at most 5,000 characters): larger frames are refused by socket.io itself. */
+export const MAX_SOCKET_PAYLOAD_BYTES = 64 * 1024;
+
+/** What a failed operation tells the page: the same words the form would show. */
+function answer<T>(result: Result<T>, value: (v: T) => unknown) {
+  if (result.ok) return { ok: true, ...(value(result.value) as object) };
+  if (result.error === "invalid") return { ok: false, error: "invalid", issues: result.issues };
+  return { ok: false, error: result.error, message: result.message };
+}
+
+const GetConversationsSchema = ConversationListSchema.extend({ after: z.coerce.number().int().nonnegative().optional() });
+const JoinSchema = z.object({ userId: z.coerce.number().int().positive().optional() }).default({});
+
+/**
+ * Registers one client event: its payload parsed by `schema` (a bad one is answered `invalid` and changes
+ * nothing), its handler run for the socket's member, any throw logged and answered `unavailable` (never
+ * left hanging), and an event without an acknowledgement callback still handled.
+ */
+function on<S extends ZodType>(socket: Socket, event: string, schema: S, handle: (actor: Member, input: z.output<S>) => Promise<unknown>) {
+  socket.on(event, (payload: unknown, maybeAck?: unknown) => {
+    const ack: Ack = typeof maybeAck === "function" ? (maybeAck as Ack) : typeof payload === "function" ? (payload as Ack) : () => {};
+    const parsed = schema.safeParse(typeof payload === "function" ? undefined : payload);
+    if (!parsed.success) return ack({ ok: false, error: "invalid", issues: issuesOf(parsed.error) });
+    handle(socket.data.actor as Member, parsed.data).then(ack, (error: Error) => {
+      console.error(maskUrlCredentials(`[chat] ${event}: ${error.message}`));
+      ack({ ok: false, error: "unavailable", message: "This is unavailable for a moment. Please try again." });
+    });
+  });
+}
+
+/** The chat's handlers for one member's socket. */
+function chatEvents(socket: Socket) {
+  // The spec's `join {userId}`: a member's sockets are in their own room from the handshake; asking for
+  // another member's room is refused and joins nothing.
+  on(socket, "join", JoinSchema, async (actor, { userId }) =>
+    userId === undefined || userId === actor.user.id ? { ok: true, userId: actor.user.id } : { ok: false, error: "forbidden", message: "You can only join your own conversations." },
+  );
+
+  // The conversation list (searched, paged) and, with `after` (the last message id the page saw), what it
+  // missed while it was away.
+  on(socket, "get_conversations", GetConversationsSchema, async (actor, input) => {
+    const db = getDb();
+    const list = await listConversations(db, actor.user.id, { q: input.q, before: input.before });
+    const missed = input.after !== undefined ? await messagesSince(db, actor.user.id, input.after) : null;
+    return { ok: true, ...list, missed: missed?.messages ?? [], moreMissed: missed?.more ?? false };
+  });
+
+  on(socket, "send_message", SendMessageSchema, async (actor, input) =>
+    answer(await sendMessage(actor, input), (v) => ({ message: v.message, duplicate: v.duplicate, warning: v.warning })),
+  );
+  on(socket, "mark_read", MarkSchema, async (actor, input) => answer(await markConversationRead(actor, input), (v) => v));
+  on(socket, "mark_delivered", DeliveredSchema, async (actor, input) => answer(await markDelivered(actor, input), (v) => v));
+  on(socket, "create_conversation", StartConversationSchema, async (actor, input) => answer(await startConversation(actor, input), (v) => v));
+}
+
+/**
+ * Chat on a socket.io server: the Redis adapter (rooms shared by every web process, on QUEUE_PREFIX's
+ * channel), the member-only handshake, and the events. Returns what to close on shutdown.
+ */
+export function attachChat(io: Server, { redisUrl = getEnv().REDIS_URL }: { redisUrl?: string } = {}): { close: () => Promise<void> } {
+  const pub: Redis = createRedis(redisUrl, { maxRetriesPerRequest: null });
+  const sub: Redis = pub.duplicate();
+  for (const client of [pub, sub]) client.on("error", (error: Error) => logRedis(error));
+  io.adapter(createAdapter(pub, sub, { key: liveChannelKey() }));
+
+  io.use((socket, next) => {
+    getSocketActor({ headers: socket.handshake.headers, address: socket.handshake.address })
+      .then((actor) => {
+        socket.data.actor = actor;
+        // Chat is for members: a visitor's socket (no cookie, an ended session) is refused here.
+        if (actor.kind !== "member") return next(new Error("unauthorized"));
+        void socket.join([memberRoom(actor.user.id), sessionRoom(actor.user.sessionId)]);
+        next();
+      })
+      .catch((error: Error) => {
+        console.error(maskUrlCredentials(`[socket.io] handshake: ${error.message}`));
+        next(new Error("unavailable"));
+      });
+  });
+  io.on("connection", chatEvents);
+
+  return {
+    close: async () => {
+      await Promise.all([pub, sub].map((c) => c.quit().catch(() => c.disconnect())));
+    },
+  };
+}
+
+let lastRedisLog = 0;
+function logRedis(error: Error) {
+  if (Date.now() - lastRedisLog < 10_000) return;
+  lastRedisLog = Date.now();
+  console.error(maskUrlCredentials(`[chat] Redis: ${error.message}`));
+}

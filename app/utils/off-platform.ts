@@ -1,0 +1,30 @@
+/**
+ * Off-platform payment talk (DESIGN.md §6): before an order exists between two members, a message carrying
+ * a phone number, a mobile-money request or a WhatsApp or Telegram handle warns its sender that payments
+ * outside Soko are not protected, and flags the conversation for an admin. Shared with the browser, which
+ * shows the same warning the server sends back.
+ *
+ * It errs towards warning: a false positive costs the sender one sentence of text; a miss can cost a buyer
+ * their money. Prices ("UGX 150,000"), dates and order numbers are not phone numbers.
+ */
+export const OFF_PLATFORM_WARNING =
+  "Keep payments on Soko. Money sent by mobile money or arranged on WhatsApp or Telegram is not protected: we hold an order's payment until the work is approved, and can refund it only if it was paid here.";
+
+export type OffPlatformReason = "phone_number" | "mobile_money" | "chat_handle";
+
+/** Ugandan and international phone numbers, written with spaces, dots or dashes: 0772 123456, +256 772-123-456. */
+const PHONE = /(?:\+|\b00)?\d(?:[\s.-]?\d){8,13}\b/;
+/** Words people use to ask for mobile money (English and Luganda-English usage). */
+const MOBILE_MONEY = /\b(?:mo\s?mo|mobile\s*money|m[\s-]?money|airtel\s*money|mtn\s*money|send\s+(?:it\s+|the\s+money\s+|money\s+)?(?:to|on)\s+(?:my\s+)?(?:number|line)|my\s+(?:momo|mm)\s+(?:number|no))\b/i;
+/** WhatsApp and Telegram: names, links and short forms. */
+const CHAT_HANDLE = /\b(?:whats\s?app|watsapp|wa\.me|telegram|t\.me|tg\s*:|signal\s+me)\b|(?:^|\s)wa\s*:\s*\+?\d/i;
+/** Money amounts, order numbers and years are digits that are not numbers to call. */
+const NOT_A_PHONE = /\b(?:ugx|usd|shs?|ush|\$)\s*[\d,. ]+|\bORD-\d+\b|\b\d{1,3}(?:,\d{3})+\b/gi;
+
+/** What in a message looks like taking payment off Soko, or null. */
+export function offPlatformReason(text: string): OffPlatformReason | null {
+  if (CHAT_HANDLE.test(text)) return "chat_handle";
+  if (MOBILE_MONEY.test(text)) return "mobile_money";
+  if (PHONE.test(text.replace(NOT_A_PHONE, " "))) return "phone_number";
+  return null;
+}
