@@ -1,0 +1,77 @@
+/**
+ * The browser's one live connection (socket.io), shared by everything on the page that wants live events:
+ * the chat (app/utils/use-chat.ts) and the header's bell. It is opened only for signed-in members and only
+ * once the page has loaded JavaScript; the page works without it (ADR 016). The session cookie goes with the
+ * handshake (same origin), so nothing secret is ever put in a URL.
+ */
+import { useEffect, useState, useSyncExternalStore } from "react";
+import { io, type Socket } from "socket.io-client";
+
+let socket: Socket | null = null;
+
+/** The page's socket, opened on first use (in the browser only). */
+export function getLiveSocket(): Socket {
+  socket ??= io({
+    // WebSocket first: on a slow network the polling round trips are what a user feels. Polling remains the
+    // fallback where a proxy refuses WebSockets.
+    transports: ["websocket", "polling"],
+    withCredentials: true,
+    reconnectionDelayMax: 10_000,
+  });
+  return socket;
+}
+
+/** Ends the page's socket (signing out in place); the next use opens a new one. */
+export function closeLiveSocket() {
+  socket?.disconnect();
+  socket = null;
+}
+
+function subscribe(onChange: () => void) {
+  const s = getLiveSocket();
+  s.on("connect", onChange);
+  s.on("disconnect", onChange);
+  s.io.on("reconnect_attempt", onChange);
+  return () => {
+    s.off("connect", onChange);
+    s.off("disconnect", onChange);
+    s.io.off("reconnect_attempt", onChange);
+  };
+}
+
+/**
+ * Whether the page's live connection is up: null before JavaScript has run (server render, no-JS), then
+ * true or false. `enabled` false (a visitor) opens nothing.
+ */
+export function useLiveConnected(enabled: boolean): boolean | null {
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
+  const connected = useSyncExternalStore(
+    enabled && hydrated ? subscribe : noop,
+    () => (enabled && hydrated ? getLiveSocket().connected : false),
+    () => false,
+  );
+  return enabled && hydrated ? connected : null;
+}
+
+const noop = () => () => {};
+
+/** Calls `handler` for a live event while the component is mounted (members only). */
+export function useLiveEvent<T>(enabled: boolean, event: string, handler: (data: T) => void) {
+  useEffect(() => {
+    if (!enabled) return;
+    const s = getLiveSocket();
+    const listener = (data: T) => handler(data);
+    s.on(event, listener);
+    return () => void s.off(event, listener);
+  }, [enabled, event, handler]);
+}
+
+/** Sends a client event and waits for its acknowledgement (at most `timeoutMs`): the operation's answer. */
+export async function ask<T = { ok: boolean; error?: string; message?: string; issues?: Record<string, string[]> }>(
+  event: string,
+  payload: unknown,
+  timeoutMs = 10_000,
+): Promise<T> {
+  return getLiveSocket().timeout(timeoutMs).emitWithAck(event, payload) as Promise<T>;
+}
