@@ -92,7 +92,12 @@ async function otherParty(tx: Tx, me: number, input: StartConversationInput): Pr
     if (!gig) return notFound("We could not find that gig.");
     return active(db, Number(gig.seller_id), { gigId: input.gigId, orderId: null });
   }
-  const user = input.userId !== undefined ? await db("users").where({ id: input.userId }).first("id") : await db("users").where({ username: input.to!.toLowerCase() }).first("id");
+  const user =
+    input.userId !== undefined
+      ? await db("users").where({ id: input.userId }).first("id")
+      : input.to
+        ? await db("users").where({ username: input.to.toLowerCase() }).first("id")
+        : null;
   if (!user) return notFound(NO_SUCH_MEMBER);
   return active(db, Number(user.id), { gigId: null, orderId: null });
 }
