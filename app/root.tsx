@@ -6,10 +6,12 @@ import { GeneralErrorBoundary } from "~/components/general-error-boundary";
 import { SiteFooter } from "~/components/site-footer";
 import { SiteHeader } from "~/components/site-header";
 import { AdminHeader } from "~/components/admin-header";
+import { unreadMessageCount } from "~/models/conversation.server";
+import { unreadNotificationCount } from "~/models/notification.server";
 import { getUser } from "~/utils/auth.server";
 import { readConsent } from "~/utils/cookies.server";
 import { getDisplayCurrency } from "~/utils/currency.server";
-import { getDb } from "~/utils/db.server";
+import { getDb, type Db } from "~/utils/db.server";
 import { getAdminSiteUrl, getMainSiteUrl, getSiteHost } from "~/utils/host.server";
 import { useNonce } from "~/utils/nonce-provider";
 import appStylesUrl from "~/styles/app.css?url";
@@ -26,11 +28,16 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   // session (and a signed-in visitor's user id).
   const pageview = (context as { pageview?: { eventId: string; time: number } | null }).pageview ?? null;
   const consent = readConsent(request.headers.get("Cookie"));
+  const site = getSiteHost(request);
+  const db = getDb();
+  const [currency, counts] = await Promise.all([getDisplayCurrency(db, request, user), user && site === "main" ? headerCounts(db, user.id) : null]);
   return {
     user: user ? { name: user.name, username: user.username, role: user.role } : null,
-    currency: await getDisplayCurrency(getDb(), request, user),
+    currency,
+    /** The member's unread notifications and messages, for the header (the marketplace's only). */
+    counts,
     timeZone: user?.timeZone ?? "EAT",
-    site: getSiteHost(request),
+    site,
     mainSiteUrl: getMainSiteUrl(request),
     adminSiteUrl: getAdminSiteUrl(request),
     year: new Date().getFullYear(),
@@ -38,6 +45,12 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     consent,
     pageview,
   };
+}
+
+/** The header's two counts: one indexed count each (unread notifications; the sum of the member's unread counts). */
+async function headerCounts(db: Db, userId: number) {
+  const [notifications, messages] = await Promise.all([unreadNotificationCount(db, userId), unreadMessageCount(db, userId)]);
+  return { notifications, messages };
 }
 
 export const meta: MetaFunction = () => [
@@ -70,7 +83,7 @@ export function Layout({ children }: { children: ReactNode }) {
         {site === "admin" ? (
           <AdminHeader mainSiteUrl={data?.mainSiteUrl ?? "/"} user={data?.user ?? null} />
         ) : (
-          <SiteHeader user={data?.user ?? null} />
+          <SiteHeader user={data?.user ?? null} counts={data?.counts ?? null} />
         )}
         {data && data.consent === null && pathname !== "/consent" ? <ConsentBanner /> : null}
         <main id="main" className="site-main" tabIndex={-1}>

@@ -1,4 +1,5 @@
 import { Form, Link, NavLink } from "@remix-run/react";
+import { CountBadge, countLabel, NotificationBell, useHeaderCounts, type HeaderCounts } from "~/components/notification-bell";
 
 export type HeaderUser = { name: string; username: string; role: "client" | "freelancer" | "admin" } | null;
 
@@ -15,9 +16,11 @@ export function SignOutButton() {
 
 /**
  * The main site's header. The nav is a few short links that wrap under the brand on narrow screens, so it
- * works on any phone without JavaScript (no hamburger menu to open).
+ * works on any phone without JavaScript (no hamburger menu to open). A member's Messages link and bell carry
+ * their unread counts, live once the page has JavaScript (app/components/notification-bell.tsx).
  */
-export function SiteHeader({ user }: { user: HeaderUser }) {
+export function SiteHeader({ user, counts: initial }: { user: HeaderUser; counts: HeaderCounts | null }) {
+  const { counts, news } = useHeaderCounts(user ? initial : null);
   return (
     <header className="site-header">
       <div className="container header-row">
@@ -34,9 +37,12 @@ export function SiteHeader({ user }: { user: HeaderUser }) {
             <>
               <NavLink to="/dashboard">Dashboard</NavLink>
               <NavLink to="/orders">Orders</NavLink>
-              <NavLink to="/messages">Messages</NavLink>
+              <NavLink to="/messages" aria-label={countLabel("Messages", counts?.messages ?? 0)}>
+                Messages <CountBadge count={counts?.messages ?? 0} />
+              </NavLink>
               <NavLink to="/settings">Settings</NavLink>
               {user.role === "admin" ? <NavLink to="/admin">Admin</NavLink> : null}
+              <NotificationBell unread={counts?.notifications ?? 0} />
               <span className="header-user" aria-label="Signed in as">
                 {user.name}
               </span>
@@ -51,6 +57,11 @@ export function SiteHeader({ user }: { user: HeaderUser }) {
             </>
           )}
         </nav>
+        {user ? (
+          <p className="visually-hidden" role="status">
+            {news}
+          </p>
+        ) : null}
       </div>
     </header>
   );

@@ -4,6 +4,7 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { randomBytes } from "node:crypto";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
+import { notificationHref } from "~/components/notification-list";
 import { SignOutButton } from "~/components/site-header";
 import { listRecentActivity } from "~/models/activity.server";
 import { listNotifications } from "~/models/notification.server";
@@ -179,29 +180,35 @@ export default function Dashboard() {
             </>
           ) : null}
 
-          <h2 id="updates">Order updates</h2>
+          <h2 id="updates">Notifications</h2>
           {d.notifications.length === 0 ? (
-            <p>No order updates yet.</p>
+            <p>No notifications yet.</p>
           ) : (
             <>
-              <ul className="plain-list notification-list" aria-label="Order updates">
-                {d.notifications.map((n) => (
-                  <li key={n.id} className={n.read ? undefined : "unread"}>
-                    <span>
-                      {n.read ? null : <span className="visually-hidden">New: </span>}
-                      {n.orderId ? <Link to={`/orders/${n.orderId}`}>{n.body}</Link> : n.body}
-                    </span>
-                    <time dateTime={new Date(n.at).toISOString()}>{dateTime(n.at)}</time>
-                  </li>
-                ))}
+              <ul className="plain-list notification-list" aria-label="Latest notifications">
+                {d.notifications.map((n) => {
+                  const href = notificationHref(n);
+                  return (
+                    <li key={n.id} className={n.read ? undefined : "unread"}>
+                      <span>
+                        {n.read ? null : <span className="visually-hidden">New: </span>}
+                        {href ? <Link to={href}>{n.body}</Link> : n.body}
+                      </span>
+                      <time dateTime={new Date(n.at).toISOString()}>{dateTime(n.at)}</time>
+                    </li>
+                  );
+                })}
               </ul>
-              {d.notifications.some((n) => !n.read) ? (
-                <Form method="post" className="inline-form">
-                  <button type="submit" name="intent" value="read_notifications" className="link-button">
-                    Mark all as read
-                  </button>
-                </Form>
-              ) : null}
+              <p className="error-actions">
+                <Link to="/notifications">All notifications</Link>
+                {d.notifications.some((n) => !n.read) ? (
+                  <Form method="post" className="inline-form">
+                    <button type="submit" name="intent" value="read_notifications" className="link-button">
+                      Mark all as read
+                    </button>
+                  </Form>
+                ) : null}
+              </p>
             </>
           )}
 

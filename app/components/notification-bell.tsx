@@ -1,0 +1,89 @@
+/**
+ * The header's unread counts: the bell (unread notifications, a link to /notifications) and the Messages
+ * link's count. The root loader gives both, so without JavaScript they are plain links with the counts of
+ * the moment the page was made. With JavaScript the page's one live connection (app/utils/live-client.ts)
+ * keeps them current: the "notification" event says the new notification total itself; a message from the
+ * other member adds one to Messages; a conversation read somewhere (its event carries that conversation's
+ * count, not the total) and a reconnect (events were missed meanwhile) ask /notifications/counts again.
+ */
+import { NavLink } from "@remix-run/react";
+import { useCallback, useEffect, useState } from "react";
+import type { ConversationSummary } from "~/models/conversation.server";
+import type { Message } from "~/models/message.server";
+import type { NotificationPush } from "~/operations/notifications.server";
+import { getLiveSocket, useLiveEvent } from "~/utils/live-client";
+
+export type HeaderCounts = { notifications: number; messages: number };
+
+/** "Notifications, 3 unread": what a screen reader says for a link with a count, and what tests look for. */
+export const countLabel = (label: string, unread: number) => (unread > 0 ? `${label}, ${unread} unread` : label);
+
+/** The counts from the root loader, moved by live events once the page has JavaScript; null for visitors. */
+export function useHeaderCounts(initial: HeaderCounts | null) {
+  const enabled = initial !== null;
+  const [counts, setCounts] = useState(initial);
+  // What a screen reader announces politely: the newest notification's text (a counter makes the same text
+  // twice a change the reader notices).
+  const [news, setNews] = useState({ text: "", n: 0 });
+  // Fresh loader data (a navigation or a form that revalidated the root) is the truth again.
+  useEffect(() => setCounts(initial), [initial]);
+
+  const refresh = useCallback(async () => {
+    try {
+      const res = await fetch("/notifications/counts", { headers: { Accept: "application/json" } });
+      if (res.ok) setCounts((await res.json()) as HeaderCounts);
+    } catch {
+      // Offline again: the next reconnect asks once more.
+    }
+  }, []);
+
+  useLiveEvent<NotificationPush>(
+    enabled,
+    "notification",
+    useCallback((push) => {
+      setCounts((c) => c && { ...c, notifications: push.unread });
+      if (push.item) setNews((old) => ({ text: push.item!.body, n: old.n + 1 }));
+    }, []),
+  );
+  useLiveEvent<{ message: Message; conversation: ConversationSummary | null }>(
+    enabled,
+    "new_message",
+    useCallback(({ message, conversation }) => {
+      // The member's own messages (sent from this page or another) come back too; only the other's count.
+      if (conversation && message.senderId === conversation.other.id) setCounts((c) => c && { ...c, messages: c.messages + 1 });
+    }, []),
+  );
+  useLiveEvent(enabled, "conversation_updated", refresh);
+  useEffect(() => {
+    if (!enabled) return;
+    const manager = getLiveSocket().io;
+    const onReconnect = () => void refresh();
+    manager.on("reconnect", onReconnect);
+    return () => void manager.off("reconnect", onReconnect);
+  }, [enabled, refresh]);
+
+  return { counts, news: news.text ? `${news.text}${news.n % 2 ? "" : "\u00a0"}` : "" };
+}
+
+/** A count over an icon or a word; the link's own label says it in words. */
+export function CountBadge({ count }: { count: number }) {
+  if (count <= 0) return null;
+  return (
+    <span className="count-badge" aria-hidden="true" data-count={count}>
+      {count > 99 ? "99+" : count}
+    </span>
+  );
+}
+
+/** The bell: a link to /notifications with the unread count (a badge, and in its accessible name). */
+export function NotificationBell({ unread }: { unread: number }) {
+  return (
+    <NavLink to="/notifications" className="header-bell" aria-label={countLabel("Notifications", unread)}>
+      <svg aria-hidden="true" focusable="false" width="22" height="22" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
+        <path d="M6 8a6 6 0 0 1 12 0c0 7 3 9 3 9H3s3-2 3-9" />
+        <path d="M10.3 21a1.94 1.94 0 0 0 3.4 0" />
+      </svg>
+      <CountBadge count={unread} />
+    </NavLink>
+  );
+}

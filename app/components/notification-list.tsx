@@ -1,0 +1,71 @@
+/**
+ * One notification of /notifications and the page's "Mark all read". Both are small POST forms, so they work
+ * without JavaScript (the action redirects back); with JavaScript they go through a fetcher: the page stays
+ * where it is, the button says it is busy, the item shows read at once, and the loaders (the header's counts
+ * with them) reload when the action is done.
+ */
+import { Link, useFetcher, useFetchers } from "@remix-run/react";
+import { useEffect, useState } from "react";
+import type { Notification } from "~/models/notification.server";
+import { usePreferences } from "~/utils/use-preferences";
+
+type Item = Omit<Notification, "at"> & { at: Date | string };
+
+/** Where a notification leads: its order, or its conversation. */
+export function notificationHref(n: Pick<Notification, "orderId" | "conversationId">): string | null {
+  if (n.conversationId) return `/messages/${n.conversationId}`;
+  if (n.orderId) return `/orders/${n.orderId}`;
+  return null;
+}
+
+/** Marks a form sent by a page with JavaScript, which wants an answer in place rather than a redirect. */
+function InPlace() {
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
+  return hydrated ? <input type="hidden" name="inPlace" value="1" /> : null;
+}
+
+/** Whether a "Mark all read" of this page is on its way. */
+function useMarkingAll() {
+  return useFetchers().some((f) => f.state !== "idle" && f.formData?.get("intent") === "read-all");
+}
+
+export function NotificationItem({ notification: n }: { notification: Item }) {
+  const { dateTime } = usePreferences();
+  const fetcher = useFetcher();
+  const markingAll = useMarkingAll();
+  const marking = fetcher.state !== "idle";
+  const read = n.read || markingAll || (marking && fetcher.formData?.get("intent") === "read");
+  const href = notificationHref(n);
+  return (
+    <li className={read ? "notification" : "notification unread"}>
+      <div className="notification-text">
+        {read ? null : <span className="status-badge notification-new">Unread</span>}{" "}
+        {href ? <Link to={href}>{n.body}</Link> : <span>{n.body}</span>}
+        <time dateTime={new Date(n.at).toISOString()}>{dateTime(n.at)}</time>
+      </div>
+      {n.read ? null : (
+        <fetcher.Form method="post" className="inline-form">
+          <InPlace />
+          <input type="hidden" name="id" value={n.id} />
+          <button type="submit" name="intent" value="read" className="link-button" disabled={marking || markingAll} aria-label={`Mark read: ${n.body}`}>
+            {marking ? "Marking…" : "Mark read"}
+          </button>
+        </fetcher.Form>
+      )}
+    </li>
+  );
+}
+
+export function MarkAllReadForm() {
+  const fetcher = useFetcher();
+  const busy = fetcher.state !== "idle";
+  return (
+    <fetcher.Form method="post" className="inline-form">
+      <InPlace />
+      <button type="submit" name="intent" value="read-all" className="button button-secondary button-small" disabled={busy}>
+        {busy ? "Marking all read…" : "Mark all read"}
+      </button>
+    </fetcher.Form>
+  );
+}

@@ -1,0 +1,93 @@
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData, useRevalidator } from "@remix-run/react";
+import { useCallback } from "react";
+import { z } from "zod";
+import { GeneralErrorBoundary } from "~/components/general-error-boundary";
+import { NotificationItem, MarkAllReadForm } from "~/components/notification-list";
+import { notificationsPage, unreadNotificationCount } from "~/models/notification.server";
+import { markNotificationRead, markNotificationsRead, type NotificationPush } from "~/operations/notifications.server";
+import { requireMemberActor, requireUser } from "~/utils/auth.server";
+import { getDb } from "~/utils/db.server";
+import { readFormData } from "~/utils/form-data.server";
+import { failureStatus } from "~/utils/operation-results.server";
+import { useLiveEvent } from "~/utils/live-client";
+
+export { actionHeaders as headers } from "~/utils/headers";
+
+/** The page's two forms, told apart by `intent`: one notification read, or all of them. */
+const NotificationIntentSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("read"), id: z.coerce.number().int().positive().max(2 ** 53) }),
+  z.object({ intent: z.literal("read-all") }),
+]);
+
+const BeforeSchema = z.coerce.number().int().positive().max(2 ** 53).optional();
+
+/** The member's notifications, newest first, a page at a time (`?before=<id>` for older ones). */
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const raw = new URL(request.url).searchParams.get("before");
+  const before = BeforeSchema.safeParse(raw || undefined);
+  if (!before.success) throw new Response("That page of notifications does not exist.", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  const db = getDb();
+  const [page, unread] = await Promise.all([notificationsPage(db, user.id, { before: before.data }), unreadNotificationCount(db, user.id)]);
+  return { ...page, unread, paged: before.data !== undefined };
+}
+
+/**
+ * Mark read (one, by id) and mark all read, through the notification operations: only the member's own;
+ * another member's id is not found and changes nothing. Without JavaScript the answer is a redirect back to
+ * the page the form was on; a page with JavaScript (`inPlace`) stays where it is and its loaders reload.
+ */
+export async function action({ request, context }: ActionFunctionArgs) {
+  const actor = await requireMemberActor(request, context.clientIp);
+  const form = await readFormData(request);
+  const parsed = NotificationIntentSchema.safeParse(Object.fromEntries(form));
+  if (!parsed.success) throw new Response("Choose which notification to mark read.", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  const result = parsed.data.intent === "read" ? await markNotificationRead(actor, { id: parsed.data.id }) : await markNotificationsRead(actor);
+  if (!result.ok) throw new Response("message" in result ? result.message : "That could not be done.", { status: failureStatus(result), headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  if (form.get("inPlace") === "1") return data({ ok: true });
+  const back = new URL(request.url).searchParams.get("before");
+  return redirect(back && /^\d+$/.test(back) ? `/notifications?before=${back}` : "/notifications", 303);
+}
+
+export default function Notifications() {
+  const d = useLoaderData<typeof loader>();
+  // A new notification while the page is open: the list reloads to show it (the header's bell moves by itself).
+  const { revalidate } = useRevalidator();
+  useLiveEvent<NotificationPush>(
+    true,
+    "notification",
+    useCallback((push) => void (push.item && revalidate()), [revalidate]),
+  );
+  const last = d.notifications.at(-1);
+  return (
+    <section className="container notifications-page" aria-labelledby="notifications-title">
+      <div className="notifications-head">
+        <h1 id="notifications-title">Notifications</h1>
+        <p className="notifications-unread">{d.unread ? `${d.unread} unread` : "All read"}</p>
+        {d.unread ? <MarkAllReadForm /> : null}
+      </div>
+      {d.notifications.length === 0 ? (
+        <p className="empty-state">{d.paged ? "No older notifications." : "You have no notifications yet"}</p>
+      ) : (
+        <ul className="notification-feed" aria-label="Your notifications">
+          {d.notifications.map((n) => (
+            <NotificationItem key={n.id} notification={n} />
+          ))}
+        </ul>
+      )}
+      {d.paged || d.more ? (
+        <nav className="pager" aria-label="More notifications">
+          {d.paged ? <Link to="/notifications">Newest</Link> : null}
+          {d.more && last ? <Link to={`/notifications?before=${last.id}`}>Older</Link> : null}
+        </nav>
+      ) : null}
+    </section>
+  );
+}
+
+export const meta: MetaFunction = () => [{ title: "Notifications | Soko" }];
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />;
+}

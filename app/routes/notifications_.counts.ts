@@ -1,0 +1,19 @@
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { unreadMessageCount } from "~/models/conversation.server";
+import { unreadNotificationCount } from "~/models/notification.server";
+import { getUser } from "~/utils/auth.server";
+import { getDb } from "~/utils/db.server";
+
+/**
+ * The header's two counts as JSON, for the page's live header when a live event cannot say the new total
+ * itself: after the socket reconnects (events were missed meanwhile) and when a conversation was read (its
+ * event carries that conversation's count, not the member's total). The same two counts as the root loader.
+ */
+export async function loader({ request }: LoaderFunctionArgs) {
+  const headers = { "Cache-Control": "private, no-store" };
+  const user = await getUser(request);
+  if (!user) return Response.json({ error: "Sign in to see your notifications." }, { status: 401, headers });
+  const db = getDb();
+  const [notifications, messages] = await Promise.all([unreadNotificationCount(db, user.id), unreadMessageCount(db, user.id)]);
+  return Response.json({ notifications, messages }, { headers });
+}
