@@ -11,7 +11,6 @@ import { useCallback, useEffect, useState } from "react";
 import type { ConversationSummary } from "~/models/conversation.server";
 import type { Message } from "~/models/message.server";
 import type { NotificationPush } from "~/operations/notifications.server";
-import { getLiveSocket, useLiveEvent } from "~/utils/live-client";
 
 export type HeaderCounts = { notifications: number; messages: number };
 
@@ -37,29 +36,39 @@ export function useHeaderCounts(initial: HeaderCounts | null) {
     }
   }, []);
 
-  useLiveEvent<NotificationPush>(
-    enabled,
-    "notification",
-    useCallback((push) => {
-      setCounts((c) => c && { ...c, notifications: push.unread });
-      if (push.item) setNews((old) => ({ text: push.item!.body, n: old.n + 1 }));
-    }, []),
-  );
-  useLiveEvent<{ message: Message; conversation: ConversationSummary | null }>(
-    enabled,
-    "new_message",
-    useCallback(({ message, conversation }) => {
-      // The member's own messages (sent from this page or another) come back too; only the other's count.
-      if (conversation && message.senderId === conversation.other.id) setCounts((c) => c && { ...c, messages: c.messages + 1 });
-    }, []),
-  );
-  useLiveEvent(enabled, "conversation_updated", refresh);
+  // The live connection's code (socket.io's client) is fetched only for a member, once the page has
+  // JavaScript: a visitor's page never loads it.
   useEffect(() => {
     if (!enabled) return;
-    const manager = getLiveSocket().io;
-    const onReconnect = () => void refresh();
-    manager.on("reconnect", onReconnect);
-    return () => void manager.off("reconnect", onReconnect);
+    let stop: (() => void) | undefined;
+    let gone = false;
+    void import("~/utils/live-client").then(({ getLiveSocket }) => {
+      if (gone) return;
+      const socket = getLiveSocket();
+      const onNotification = (push: NotificationPush) => {
+        setCounts((c) => c && { ...c, notifications: push.unread });
+        if (push.item) setNews((old) => ({ text: push.item!.body, n: old.n + 1 }));
+      };
+      const onMessage = ({ message, conversation }: { message: Message; conversation: ConversationSummary | null }) => {
+        // The member's own messages (sent from this page or another) come back too; only the other's count.
+        if (conversation && message.senderId === conversation.other.id) setCounts((c) => c && { ...c, messages: c.messages + 1 });
+      };
+      const onRefresh = () => void refresh();
+      socket.on("notification", onNotification);
+      socket.on("new_message", onMessage);
+      socket.on("conversation_updated", onRefresh);
+      socket.io.on("reconnect", onRefresh);
+      stop = () => {
+        socket.off("notification", onNotification);
+        socket.off("new_message", onMessage);
+        socket.off("conversation_updated", onRefresh);
+        socket.io.off("reconnect", onRefresh);
+      };
+    });
+    return () => {
+      gone = true;
+      stop?.();
+    };
   }, [enabled, refresh]);
 
   return { counts, news: news.text ? `${news.text}${news.n % 2 ? "" : "\u00a0"}` : "" };
