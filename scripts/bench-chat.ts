@@ -1,0 +1,661 @@
+/**
+ * Chat benchmark (issue 12): 1,000 connected sockets on this machine exchanging messages. How many messages a
+ * second does the chat carry, and how long does a message take from one member's send to the other member's
+ * page? Target: p99 delivery ≤ 100 ms at 200 messages a second.
+ *
+ *   npm run bench:chat [-- --duration 12] [--rates 50,100,200,400] [--max-seconds 10] [--window 100]
+ *                         [--two-rates 200,400] [--one-server] [--marks read|delivered|none] [--build] [--keep] [--no-docs]
+ *
+ * 1. A throwaway Postgres database (soko_bench_chat_<random>, migrated) and Redis namespace (QUEUE_PREFIX
+ *    bench_chat_<random>), dropped afterwards unless --keep. 500 pairs of members and a session each are
+ *    bulk-inserted as the app writes them (session rows named by the token's SHA-256, as createSession does;
+ *    no passwords: nobody signs in with one).
+ * 2. The production build (`tsx server.ts`, NODE_ENV=production, as `npm start` runs it; built first when
+ *    build/ is missing or with --build), and 1,000 socket.io clients in this process (WebSocket transport,
+ *    each with its member's session cookie and the server's Origin). Each pair's first member opens the
+ *    pair's conversation with `create_conversation`.
+ * 3. Steps of --duration seconds at fixed rates (open loop: sends go out on schedule whether or not earlier
+ *    ones were answered), spread over all 1,000 members (each sends well under the limit of 120 a minute),
+ *    then a step as fast as acknowledgements allow (--window sends in flight). Each recipient behaves as the
+ *    browser's chat does with the thread open (app/utils/use-chat.ts): on `new_message` it emits `mark_read`
+ *    up to that message (or mark_delivered, or nothing, with --marks). Measured per message, on one clock:
+ *    delivery = the recipient's `new_message` − the send; ack = the sender's acknowledgement − the send;
+ *    mark = the sender's `message_status_update` − the send (the full round trip of a read receipt).
+ * 4. Unless --one-server, the same with two web processes sharing rooms through the Redis adapter: each
+ *    pair's members on different processes, so every message crosses Redis.
+ * 5. Prints a table and writes it to docs/benchmarks.md (the "Chat (issue 12)" section) unless --no-docs.
+ *
+ * It is a report, not a test: a missed target still exits 0; errors (a process or socket that does not
+ * start, sends refused, messages not delivered) exit 1. Everything it started is stopped on the way out,
+ * on Ctrl-C too.
+ */
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import { Redis } from "ioredis";
+import knex, { type Knex } from "knex";
+import { io as connect, type Socket } from "socket.io-client";
+import { LOCAL_URLS } from "~/utils/local-services";
+import { buildApp, root } from "./build";
+import {
+  commitOf,
+  cpuSecondsByName,
+  cpuSecondsOf,
+  loadAverage,
+  machine,
+  machineCpuSeconds,
+  markdownTable,
+  median,
+  nodePidOf,
+  plainTable,
+  rssMbOf,
+  spread,
+  writeBenchmarkSection,
+  type Spread,
+} from "./lib/bench";
+import { startAppServer, type AppServer } from "./lib/servers";
+
+const DOCS_HEADING = "## Chat (issue 12): `npm run bench:chat`";
+const TARGET = { rate: 200, p99Ms: 100 };
+/** How long to wait after a step's last send for its answers, deliveries and marks. */
+const SETTLE_MS = 10_000;
+const ACK_TIMEOUT_MS = 30_000;
+
+// ---------------------------------------------------------------------------------------------------------
+// Options.
+
+type Marks = "read" | "delivered" | "none";
+type Options = {
+  members: number;
+  durationS: number;
+  rates: number[];
+  twoRates: number[];
+  maxSeconds: number;
+  window: number;
+  twoServers: boolean;
+  marks: Marks;
+  build: boolean;
+  keep: boolean;
+  docs: boolean;
+};
+
+function readOptions(): Options {
+  const { values } = parseArgs({
+    options: {
+      members: { type: "string", default: "1000" },
+      duration: { type: "string", default: "12" },
+      rates: { type: "string", default: "50,100,200,400" },
+      "two-rates": { type: "string", default: "200,400" },
+      "max-seconds": { type: "string", default: "10" },
+      window: { type: "string", default: "100" },
+      "one-server": { type: "boolean", default: false },
+      marks: { type: "string", default: "read" },
+      build: { type: "boolean", default: false },
+      keep: { type: "boolean", default: false },
+      "no-docs": { type: "boolean", default: false },
+    },
+  });
+  const positive = (name: string, raw: string) => {
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, got "${raw}"`);
+    return n;
+  };
+  const list = (name: string, raw: string) => raw.split(",").filter(Boolean).map((r) => positive(name, r));
+  const members = Math.round(positive("members", values.members));
+  if (members % 2) throw new Error("--members must be even (they chat in pairs)");
+  if (!["read", "delivered", "none"].includes(values.marks)) throw new Error(`--marks must be read, delivered or none, got "${values.marks}"`);
+  return {
+    members,
+    durationS: positive("duration", values.duration),
+    rates: list("rates", values.rates),
+    twoRates: list("two-rates", values["two-rates"]),
+    maxSeconds: positive("max-seconds", values["max-seconds"]),
+    window: Math.round(positive("window", values.window)),
+    twoServers: !values["one-server"],
+    marks: values.marks as Marks,
+    build: values.build,
+    keep: values.keep,
+    docs: !values["no-docs"],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// What this run starts, and stops again on the way out.
+
+const tag = randomBytes(4).toString("hex");
+const DATABASE = `soko_bench_chat_${tag}`;
+const PREFIX = `bench_chat_${tag}`;
+const urls = {
+  DATABASE_URL: process.env.DATABASE_URL ?? LOCAL_URLS.DATABASE_URL,
+  REDIS_URL: process.env.REDIS_URL ?? LOCAL_URLS.REDIS_URL,
+  CLICKHOUSE_URL: process.env.CLICKHOUSE_URL ?? LOCAL_URLS.CLICKHOUSE_URL,
+};
+
+function databaseUrl(database: string) {
+  const url = new URL(urls.DATABASE_URL);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function withAdmin<T>(fn: (admin: Knex) => Promise<T>): Promise<T> {
+  const admin = knex({ client: "pg", connection: databaseUrl("postgres"), pool: { min: 0, max: 1 } });
+  try {
+    return await fn(admin);
+  } finally {
+    await admin.destroy();
+  }
+}
+
+const servers: AppServer[] = [];
+const clients: Client[] = [];
+let databaseCreated = false;
+let cleaning: Promise<void> | null = null;
+
+function cleanup(keep: boolean): Promise<void> {
+  cleaning ??= (async () => {
+    for (const c of clients.splice(0)) c.socket.disconnect();
+    await Promise.all(servers.splice(0).map((s) => s.stop()));
+    if (keep) {
+      console.log(`\nKept: database ${DATABASE}, Redis keys ${PREFIX}:*`);
+      return;
+    }
+    const redis = new Redis(urls.REDIS_URL, { maxRetriesPerRequest: 1 });
+    try {
+      let cursor = "0";
+      do {
+        const [next, keys] = await redis.scan(cursor, "MATCH", `${PREFIX}:*`, "COUNT", 1000);
+        cursor = next;
+        if (keys.length) await redis.del(...keys);
+      } while (cursor !== "0");
+    } finally {
+      redis.disconnect();
+    }
+    if (databaseCreated) await withAdmin((admin) => admin.raw(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`));
+  })();
+  return cleaning;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Members and sessions, bulk-inserted.
+
+type MemberRow = { id: number; token: string };
+
+async function createMembers(db: Knex, count: number, hashToken: (token: string) => string): Promise<MemberRow[]> {
+  const rows: MemberRow[] = [];
+  const expiresAt = new Date(Date.now() + 12 * 60 * 60 * 1000);
+  for (let from = 0; from < count; from += 500) {
+    const batch = Array.from({ length: Math.min(500, count - from) }, (_, i) => {
+      const n = from + i;
+      const role = n % 2 === 0 ? "client" : "freelancer";
+      return { name: `Bench ${role} ${n}`, username: `bench_${n}`, email: `bench.${n}@example.ug`, password_hash: null, role, status: "active", level: role === "freelancer" ? "New Seller" : "Member" };
+    });
+    const ids: { id: string | number }[] = await db("users").insert(batch).returning("id");
+    const sessions = ids.map(({ id }) => ({ id: Number(id), token: randomBytes(32).toString("base64url") }));
+    await db("sessions").insert(sessions.map((s) => ({ id: hashToken(s.token), user_id: s.id, expires_at: expiresAt, persistent: false, user_agent: "bench-chat" })));
+    rows.push(...sessions);
+  }
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Sockets, and what each message went through.
+
+type Step = {
+  label: string;
+  servers: number;
+  /** Messages a second asked for; null for the as-fast-as-acks-allow step. */
+  rate: number | null;
+  sent: Tracked[];
+  sendStart: number;
+  sendEnd: number;
+  errors: Map<string, number>;
+  markErrors: number;
+  /** CPU used over the step, as a share of one core: the web process(es), this process, Postgres, Redis, the whole machine. */
+  webCpu: number;
+  benchCpu: number;
+  postgresCpu: number;
+  redisCpu: number;
+  machineCpu: number;
+  loopP99: number;
+  rssMb: number[];
+};
+
+type Tracked = { step: Step; sentAt: number; id?: number; ackAt?: number; deliveredAt?: number; markedAt?: number; failed?: string };
+
+type Client = { index: number; userId: number; socket: Socket };
+
+const byClientId = new Map<string, Tracked>();
+const byMessageId = new Map<number, Tracked>();
+/** Marks that came before the message's acknowledgement (its id still unknown then). */
+const earlyMarks = new Map<number, number>();
+
+const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
+
+function openSocket(server: AppServer, member: MemberRow, index: number, marks: Marks): Promise<Client> {
+  const socket = connect(server.baseUrl, {
+    transports: ["websocket"],
+    reconnection: false,
+    forceNew: true,
+    timeout: 20_000,
+    extraHeaders: { origin: server.baseUrl, cookie: `soko_session=${member.token}` },
+  });
+  const client: Client = { index, userId: member.id, socket };
+  const markEvent = marks === "read" ? "mark_read" : "mark_delivered";
+  socket.on("new_message", ({ message }: { message: { id: number; senderId: number; clientId: string | null; conversationId: string } }) => {
+    if (message.senderId === member.id) return;
+    const tracked = message.clientId ? byClientId.get(message.clientId) : undefined;
+    if (tracked && tracked.deliveredAt === undefined) tracked.deliveredAt = performance.now();
+    if (marks === "none") return;
+    socket.timeout(ACK_TIMEOUT_MS).emit(markEvent, { conversationId: message.conversationId, upTo: message.id }, (error: Error | null, answer?: { ok: boolean }) => {
+      if ((error || !answer?.ok) && tracked) tracked.step.markErrors++;
+    });
+  });
+  socket.on("message_status_update", ({ ids, status }: { ids: number[]; status: string }) => {
+    if (status !== marks) return;
+    const now = performance.now();
+    for (const id of ids) {
+      const tracked = byMessageId.get(id);
+      if (tracked) tracked.markedAt ??= now;
+      else earlyMarks.set(id, now);
+    }
+  });
+  return new Promise((resolve, reject) => {
+    socket.once("connect", () => resolve(client));
+    socket.once("connect_error", (error) => reject(new Error(`socket of member ${member.id} refused: ${error.message}`)));
+  });
+}
+
+/** Runs `fn` over `items` with at most `limit` at a time. */
+async function pool<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]!, i);
+      }
+    }),
+  );
+  return out;
+}
+
+/** Sockets for every member: with two servers, each pair's first member on the first and second on the second. */
+async function connectAll(members: MemberRow[], on: AppServer[], marks: Marks): Promise<void> {
+  for (const c of clients.splice(0)) c.socket.disconnect();
+  const started = performance.now();
+  const opened = await pool(members, 50, (m, i) => openSocket(on[i % on.length]!, m, i, marks));
+  clients.push(...opened);
+  console.log(`  ${opened.length.toLocaleString("en-US")} sockets connected to ${on.length} web process${on.length > 1 ? "es" : ""} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+const BODIES = [
+  "Hello, is the logo ready for review today?",
+  "Yes, I will send the first draft this evening.",
+  "Please make the colours a little brighter.",
+  "Thank you, the new version looks very good.",
+  "Can we add our slogan under the name?",
+  "Sure, I have added it. Have a look at the file.",
+];
+
+let sequence = 0;
+
+/** Sends one message from member `from` to their pair; its answer and delivery are noted on the returned record. */
+function send(step: Step, from: Client, conversationId: string): Promise<void> {
+  const clientId = `${tag}-${++sequence}`;
+  const tracked: Tracked = { step, sentAt: performance.now() };
+  byClientId.set(clientId, tracked);
+  step.sent.push(tracked);
+  return new Promise((resolve) => {
+    from.socket
+      .timeout(ACK_TIMEOUT_MS)
+      .emit("send_message", { conversationId, body: BODIES[sequence % BODIES.length], clientId }, (error: Error | null, answer?: { ok: boolean; error?: string; message?: { id: number } }) => {
+        tracked.ackAt = performance.now();
+        if (error) tracked.failed = "ack timeout";
+        else if (!answer?.ok || !answer.message) tracked.failed = answer?.error ?? "refused";
+        else {
+          tracked.id = answer.message.id;
+          byMessageId.set(tracked.id, tracked);
+          const early = earlyMarks.get(tracked.id);
+          if (early !== undefined) {
+            tracked.markedAt ??= early;
+            earlyMarks.delete(tracked.id);
+          }
+        }
+        if (tracked.failed) count(step.errors, tracked.failed);
+        resolve();
+      });
+  });
+}
+
+/** The k-th message of a run: pairs in turn, each pair's direction alternating, so every member sends alike. */
+function sender(k: number, conversations: string[]): { from: Client; conversationId: string } {
+  const pairs = conversations.length;
+  const pair = k % pairs;
+  const direction = Math.floor(k / pairs) % 2;
+  return { from: clients[pair * 2 + direction]!, conversationId: conversations[pair]! };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type Meter = { pids: (number | null)[]; redis: Redis };
+
+async function redisCpuSeconds(redis: Redis): Promise<number> {
+  const info = await redis.info("cpu");
+  return Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1]);
+}
+
+async function runStep(
+  label: string,
+  meter: Meter,
+  conversations: string[],
+  marks: Marks,
+  how: { rate: number; seconds: number } | { window: number; seconds: number },
+): Promise<Step> {
+  const step: Step = {
+    label,
+    servers: meter.pids.length,
+    rate: "rate" in how ? how.rate : null,
+    sent: [],
+    sendStart: 0,
+    sendEnd: 0,
+    errors: new Map(),
+    markErrors: 0,
+    webCpu: 0,
+    benchCpu: 0,
+    postgresCpu: 0,
+    redisCpu: 0,
+    machineCpu: 0,
+    loopP99: 0,
+    rssMb: [],
+  };
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const webBefore = meter.pids.map(cpuSecondsOf);
+  const benchBefore = process.cpuUsage();
+  const [postgresBefore, redisBefore, machineBefore] = [cpuSecondsByName("postgres"), await redisCpuSeconds(meter.redis), machineCpuSeconds()];
+  step.sendStart = performance.now();
+  const end = step.sendStart + how.seconds * 1000;
+  let k = 0;
+  if ("rate" in how) {
+    const total = Math.round(how.rate * how.seconds);
+    while (k < total) {
+      const due = Math.min(total, Math.floor(((performance.now() - step.sendStart) / 1000) * how.rate) + 1);
+      while (k < due) {
+        const { from, conversationId } = sender(k++, conversations);
+        void send(step, from, conversationId);
+      }
+      await sleep(Math.max(1, Math.min(20, 500 / how.rate)));
+    }
+  } else {
+    // As fast as acknowledgements allow: `window` sends in flight, each answered one making room for the next.
+    await Promise.all(
+      Array.from({ length: how.window }, async () => {
+        while (performance.now() < end) {
+          const { from, conversationId } = sender(k++, conversations);
+          await send(step, from, conversationId);
+        }
+      }),
+    );
+  }
+  step.sendEnd = performance.now();
+  const done = (t: Tracked) => t.failed !== undefined || (t.ackAt !== undefined && t.deliveredAt !== undefined && (marks === "none" || t.markedAt !== undefined));
+  const settleBy = performance.now() + SETTLE_MS;
+  while (performance.now() < settleBy && !step.sent.every(done)) await sleep(20);
+  const wall = (performance.now() - step.sendStart) / 1000;
+  const webAfter = meter.pids.map(cpuSecondsOf);
+  step.webCpu = webAfter.reduce<number>((sum, after, i) => sum + ((after ?? 0) - (webBefore[i] ?? 0)), 0) / wall;
+  const bench = process.cpuUsage(benchBefore);
+  step.benchCpu = (bench.user + bench.system) / 1e6 / wall;
+  step.postgresCpu = (cpuSecondsByName("postgres") - postgresBefore) / wall;
+  step.redisCpu = ((await redisCpuSeconds(meter.redis)) - redisBefore) / wall;
+  step.machineCpu = ((machineCpuSeconds() ?? Number.NaN) - (machineBefore ?? Number.NaN)) / wall;
+  loop.disable();
+  step.loopP99 = loop.percentile(99) / 1e6;
+  step.rssMb = meter.pids.map((pid) => rssMbOf(pid) ?? Number.NaN);
+  for (const t of step.sent) {
+    if (t.failed) continue;
+    if (t.ackAt === undefined) count(step.errors, "no answer");
+    else if (t.deliveredAt === undefined) count(step.errors, "not delivered");
+    else if (marks !== "none" && t.markedAt === undefined) count(step.errors, `no ${marks} mark`);
+  }
+  return step;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The report.
+
+type Figures = {
+  step: Step;
+  sentPerS: number;
+  deliveredPerS: number;
+  delivery: Spread;
+  ack: Spread;
+  mark: Spread;
+  errors: number;
+};
+
+function figuresOf(step: Step): Figures {
+  const ok = step.sent.filter((t) => !t.failed && t.deliveredAt !== undefined);
+  const sendSeconds = (step.sendEnd - step.sendStart) / 1000;
+  const lastDelivery = Math.max(step.sendEnd, ...ok.map((t) => t.deliveredAt!));
+  return {
+    step,
+    sentPerS: step.sent.length / sendSeconds,
+    deliveredPerS: ok.length / ((lastDelivery - step.sendStart) / 1000),
+    delivery: spread(ok.map((t) => t.deliveredAt! - t.sentAt)),
+    ack: spread(step.sent.filter((t) => !t.failed && t.ackAt !== undefined).map((t) => t.ackAt! - t.sentAt)),
+    mark: spread(ok.filter((t) => t.markedAt !== undefined).map((t) => t.markedAt! - t.sentAt)),
+    errors: [...step.errors.values()].reduce((a, b) => a + b, 0) + step.markErrors,
+  };
+}
+
+const n = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString("en-US") : "–");
+const ms = (x: number) => (Number.isFinite(x) ? (x < 10 ? x.toFixed(1) : Math.round(x).toLocaleString("en-US")) : "–");
+const pct = (x: number) => (Number.isFinite(x) ? `${Math.round(x * 100)}%` : "–");
+
+function tableRows(figures: Figures[], marks: Marks): string[][] {
+  const markHead = marks === "none" ? [] : [`${marks} mark p50 / p99 ms`];
+  return [
+    ["Step", "Web", "Asked/s", "Sent/s", "Delivered/s", "Delivery p50 / p95 / p99 / max ms", "Ack p50 / p99 ms", ...markHead, "Errors", "CPU web / Postgres / Redis / bench / machine", "Bench loop p99 ms", "Web RSS MB"],
+    ...figures.map((f) => [
+      f.step.label,
+      String(f.step.servers),
+      f.step.rate === null ? "max" : n(f.step.rate),
+      n(f.sentPerS),
+      n(f.deliveredPerS),
+      `${ms(f.delivery.p50)} / ${ms(f.delivery.p95)} / ${ms(f.delivery.p99)} / ${ms(f.delivery.max)}`,
+      `${ms(f.ack.p50)} / ${ms(f.ack.p99)}`,
+      ...(marks === "none" ? [] : [`${ms(f.mark.p50)} / ${ms(f.mark.p99)}`]),
+      f.errors ? `${n(f.errors)} (${[...f.step.errors].map(([k, v]) => `${v} ${k}`).concat(f.step.markErrors ? [`${f.step.markErrors} marks`] : []).join(", ")})` : "0",
+      [f.step.webCpu, f.step.postgresCpu, f.step.redisCpu, f.step.benchCpu, f.step.machineCpu].map(pct).join(" / "),
+      ms(f.step.loopP99),
+      f.step.rssMb.map((r) => n(r)).join(" + "),
+    ]),
+  ];
+}
+
+function verdicts(figures: Figures[]) {
+  const lines: string[] = [];
+  for (const servers of [...new Set(figures.map((f) => f.step.servers))]) {
+    const at = figures.find((f) => f.step.servers === servers && f.step.rate === TARGET.rate);
+    if (!at) continue;
+    const met = at.delivery.p99 <= TARGET.p99Ms && at.errors === 0 && at.deliveredPerS >= TARGET.rate * 0.95;
+    lines.push(
+      `${met ? "met" : "MISSED"}: delivery p99 ≤ ${TARGET.p99Ms} ms at ${TARGET.rate} messages/s with ${servers} web process${servers > 1 ? "es" : ""}: ` +
+        `${ms(at.delivery.p99)} ms (p50 ${ms(at.delivery.p50)} ms), ${n(at.deliveredPerS)} delivered/s, ${at.errors} errors`,
+    );
+  }
+  const best = (servers: number) => figures.filter((f) => f.step.servers === servers && f.errors === 0).reduce((a, f) => Math.max(a, f.deliveredPerS), 0);
+  for (const servers of [...new Set(figures.map((f) => f.step.servers))]) {
+    const max = figures.find((f) => f.step.servers === servers && f.step.rate === null);
+    if (max) {
+      lines.push(
+        `Most carried with ${servers} web process${servers > 1 ? "es" : ""}: ${n(max.deliveredPerS)} messages/s as fast as acknowledgements allow ` +
+          `(delivery p50 ${ms(max.delivery.p50)} ms, p99 ${ms(max.delivery.p99)} ms); best error-free step ${n(best(servers))}/s.`,
+      );
+    }
+  }
+  return lines;
+}
+
+/**
+ * Where the time goes: CPU per delivered message (median over the error-free fixed-rate steps with one web
+ * process) for the web process, Postgres, Redis and this benchmark, and the rate the machine's cores allow at
+ * that cost. Postgres and Redis are the project's shared services: other work on them counts too.
+ */
+function costLine(figures: Figures[], cores: number) {
+  const steady = figures.filter((f) => f.step.rate !== null && f.step.servers === 1 && f.errors === 0 && f.deliveredPerS > 0);
+  const per = (share: (s: Step) => number) => median(steady.map((f) => (share(f.step) / f.deliveredPerS) * 1000));
+  const web = per((s) => s.webCpu);
+  const postgres = per((s) => s.postgresCpu);
+  const redis = per((s) => s.redisCpu);
+  const bench = per((s) => s.benchCpu);
+  const machineMs = per((s) => s.machineCpu);
+  const ours = web + postgres + redis + bench;
+  return (
+    `Where the time goes (median CPU per message over the error-free fixed-rate steps with one web process; a message here is a send, ` +
+    `its pushes and the recipient's mark): web ${ms(web)} ms, Postgres ${ms(postgres)} ms, Redis ${ms(redis)} ms, the benchmark's clients ${ms(bench)} ms; ` +
+    `${ms(ours)} ms in all, so ${cores} cores allow about ${n((cores * 1000) / ours)} messages/s. The whole machine was busy ${ms(machineMs)} ms per message ` +
+    `(other work on this shared box included).`
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+async function main() {
+  const options = readOptions();
+  const benchUrl = databaseUrl(DATABASE);
+  Object.assign(process.env, { ...urls, DATABASE_URL: benchUrl, QUEUE_PREFIX: PREFIX, SEED_DEMO: "0" });
+  const [{ migratePostgres }, { createDb }, { hashToken }] = await Promise.all([import("./lib/migrate"), import("~/utils/db.server"), import("~/models/session.server")]);
+
+  const onSignal = () => void cleanup(options.keep).finally(() => process.exit(130));
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+
+  const facts = machine();
+  const load = loadAverage();
+  const commit = commitOf();
+  let db: Knex | null = null;
+  let redis: Redis | null = null;
+  try {
+    redis = new Redis(urls.REDIS_URL, { maxRetriesPerRequest: 1 });
+    if (options.build || !fs.existsSync(path.join(root, "build", "server", "index.js"))) {
+      console.log("Building (remix vite:build)...");
+      if (buildApp() !== 0) throw new Error("the build failed");
+    }
+    console.log(`Chat benchmark: database ${DATABASE}, Redis prefix ${PREFIX}; commit ${commit}; load average ${load}`);
+    await withAdmin((admin) => admin.raw(`CREATE DATABASE ${DATABASE}`));
+    databaseCreated = true;
+    db = createDb(benchUrl, { min: 0, max: 2 });
+    await migratePostgres(db);
+    const { rows: version } = await db.raw<{ rows: { server_version: string }[] }>("SHOW server_version");
+    const members = await createMembers(db, options.members, hashToken);
+    console.log(`  ${members.length.toLocaleString("en-US")} members with sessions`);
+
+    const env = { ...urls, DATABASE_URL: benchUrl, QUEUE_PREFIX: PREFIX, SEED_DEMO: "0" };
+    const first = await startAppServer(env, { name: "web 1", host: "127.0.0.1", timeoutMs: 60_000, stopGraceMs: 20_000 });
+    servers.push(first);
+    await connectAll(members, [first], options.marks);
+
+    // One conversation per pair, opened by its first member.
+    const started = performance.now();
+    const conversations = await pool(Array.from({ length: members.length / 2 }, (_, p) => p), 25, async (p) => {
+      const answer = await clients[p * 2]!.socket.timeout(ACK_TIMEOUT_MS).emitWithAck("create_conversation", { userId: clients[p * 2 + 1]!.userId });
+      if (!answer?.ok) throw new Error(`create_conversation failed: ${JSON.stringify(answer)}`);
+      return answer.conversationId as string;
+    });
+    console.log(`  ${conversations.length} conversations opened in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+    const steps: Step[] = [];
+    const report = (step: Step) => {
+      steps.push(step);
+      const f = figuresOf(step);
+      console.log(`  ${step.label}: ${n(f.deliveredPerS)} delivered/s, delivery p50 ${ms(f.delivery.p50)} ms, p99 ${ms(f.delivery.p99)} ms, errors ${f.errors}`);
+      return step;
+    };
+    const sweep = async (meter: Meter, rates: number[]) => {
+      for (const rate of rates) report(await runStep(`${rate}/s`, meter, conversations, options.marks, { rate, seconds: options.durationS }));
+      report(await runStep("max", meter, conversations, options.marks, { window: options.window, seconds: options.maxSeconds }));
+    };
+
+    console.log(`\nOne web process: warm-up (3 s at 50/s), then ${options.durationS} s per rate and ${options.maxSeconds} s as fast as acks allow (${options.window} in flight):`);
+    const one: Meter = { pids: [nodePidOf(first)], redis: redis! };
+    await runStep("warm-up", one, conversations, options.marks, { rate: 50, seconds: 3 });
+    await sweep(one, options.rates);
+
+    if (options.twoServers) {
+      const second = await startAppServer(env, { name: "web 2", host: "127.0.0.1", timeoutMs: 60_000, stopGraceMs: 20_000 });
+      servers.push(second);
+      console.log(`\nTwo web processes (each pair split across them, every message through the Redis adapter):`);
+      await connectAll(members, [first, second], options.marks);
+      const two: Meter = { pids: [nodePidOf(first), nodePidOf(second)], redis: redis! };
+      await runStep("warm-up", two, conversations, options.marks, { rate: 50, seconds: 2 });
+      await sweep(two, options.twoRates);
+    }
+
+    const figures = steps.map(figuresOf);
+    const rows = tableRows(figures, options.marks);
+    const targets = verdicts(figures);
+    const cost = costLine(figures, facts.cores);
+    const stored = await db("messages").count<{ n: string }[]>("* as n");
+    const sentTotal = steps.reduce((a, s) => a + s.sent.length, 0);
+    const integrity = `${n(Number(stored[0]?.n))} messages stored for ${n(sentTotal)} measured sends (plus the warm-ups).`;
+    console.log(`\n${plainTable(rows).join("\n")}\n\n${targets.join("\n")}\n${cost}\n${integrity}`);
+
+    if (options.docs) {
+      const date = new Date().toISOString().slice(0, 16).replace("T", " ");
+      const args = process.argv.slice(2).join(" ");
+      const section = [
+        DOCS_HEADING,
+        "",
+        `Run ${date} UTC at commit ${commit} on ${facts.cpu}, ${facts.memoryGb} GB RAM, ${facts.os}; Node ${facts.node}, Postgres ${version[0]?.server_version ?? "?"}. ` +
+          `Load average when it started: ${load}. Everything on this one machine at once: the web process(es) (\`tsx server.ts\`, production build), ` +
+          `Postgres, Redis, and the benchmark's ${n(options.members)} socket.io clients in one Node process.`,
+        "",
+        "```",
+        `npm run bench:chat${args ? ` -- ${args}` : ""}`,
+        "```",
+        "",
+        `${n(options.members)} members (${n(options.members / 2)} pairs, one conversation each), each with a WebSocket and its session cookie. ` +
+          `Fixed-rate steps of ${options.durationS} s send on schedule (open loop) from every member in turn; "max" keeps ${options.window} sends in flight for ${options.maxSeconds} s. ` +
+          `Each recipient answers \`new_message\` as the browser does with the thread open (\`${options.marks === "read" ? "mark_read" : options.marks === "delivered" ? "mark_delivered" : "nothing"}\`). ` +
+          `Delivery = the recipient's \`new_message\` − the send; ack = the sender's acknowledgement − the send` +
+          (options.marks === "none" ? "" : `; ${options.marks} mark = the sender's \`message_status_update\` − the send`) +
+          `. Sent/s and delivered/s are over the step's sending time (delivered/s until its last delivery). CPU is a share of one core over the step.`,
+        "",
+        ...markdownTable(rows),
+        "",
+        `Targets (issue 12):`,
+        "",
+        ...targets.map((t) => `- ${t}`),
+        "",
+        cost,
+        integrity,
+        "",
+      ].join("\n");
+      writeBenchmarkSection(DOCS_HEADING, section);
+      console.log(`\nWrote the "${DOCS_HEADING.slice(3)}" section of docs/benchmarks.md.`);
+    }
+    if (figures.some((f) => f.errors > 0)) {
+      console.error("\nSome sends failed or were not delivered: see the table.");
+      process.exitCode = 1;
+    }
+  } catch (error) {
+    for (const s of servers) console.error(`--- last output of ${s.name} ---\n${s.output().slice(-3000)}`);
+    throw error;
+  } finally {
+    await db?.destroy();
+    redis?.disconnect();
+    await cleanup(options.keep);
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exit(1);
+});

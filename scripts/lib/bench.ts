@@ -1,0 +1,153 @@
+/**
+ * What a benchmark reports besides its own figures: percentiles, the CPU and memory of the processes it
+ * started (from /proc, Linux), the commit and machine it ran on, and its section of docs/benchmarks.md.
+ * scripts/bench-chat.ts uses these; bench-ingest.ts and bench-catalog.ts still keep copies of their own.
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Child } from "./servers";
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
+export const BENCHMARKS_DOC = path.join(root, "docs", "benchmarks.md");
+
+/** The p-th percentile (nearest rank) of ascending `sorted`; NaN when empty. */
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+export type Spread = { n: number; p50: number; p95: number; p99: number; max: number };
+
+export function spread(values: number[]): Spread {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { n: sorted.length, p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99), max: sorted.at(-1) ?? Number.NaN };
+}
+
+/** The median of some numbers (NaN when there are none). */
+export function median(values: number[]): number {
+  return percentile([...values].filter(Number.isFinite).sort((a, b) => a - b), 50);
+}
+
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** Seconds of CPU (user + system) a process has used, or null when it is gone. */
+export function cpuSecondsOf(pid: number | null): number | null {
+  if (!pid) return null;
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Seconds of CPU used by every process named `name` (its `comm`, e.g. "postgres"), with what their finished
+ * children used (a database's ended backends are counted in the postmaster's).
+ */
+export function cpuSecondsByName(name: string): number {
+  let total = 0;
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== name) continue;
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
+/** Seconds every core of the machine has been busy (not idle or waiting), from /proc/stat. */
+export function machineCpuSeconds(): number | null {
+  try {
+    const [, ...ticks] = fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).map(Number);
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = ticks;
+    return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+/** Resident memory of a process in MB, or null when it is gone. */
+export function rssMbOf(pid: number | null): number | null {
+  if (!pid) return null;
+  try {
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN);
+    return Number.isFinite(kb) ? kb / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The node process a `tsx` child runs (tsx starts node as a child of its own), else the child itself. */
+export function nodePidOf(child: Child): number | null {
+  try {
+    const pid = execFileSync("pgrep", ["-P", String(child.child.pid)]).toString().trim().split("\n")[0];
+    return pid ? Number(pid) : (child.child.pid ?? null);
+  } catch {
+    return child.child.pid ?? null;
+  }
+}
+
+/** The checked-out commit, with "+ changes" when the working tree differs from it. */
+export function commitOf(): string {
+  try {
+    const sha = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root }).toString().trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: root }).toString().trim() !== "";
+    return dirty ? `${sha} + uncommitted changes` : sha;
+  } catch {
+    return "unknown";
+  }
+}
+
+export function machine() {
+  const cpus = os.cpus();
+  return {
+    cpu: `${cpus.length} × ${cpus[0]?.model.trim() ?? "unknown CPU"}`,
+    cores: cpus.length,
+    memoryGb: (os.totalmem() / 1024 ** 3).toFixed(1),
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+  };
+}
+
+export const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(", ");
+
+/** Rows as aligned plain text (first column left, the rest right) and as a markdown table. */
+export function plainTable(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? "").length)));
+  return rows.map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  "));
+}
+
+export function markdownTable(rows: string[][]): string[] {
+  return [`| ${rows[0]!.join(" | ")} |`, `|${rows[0]!.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`, ...rows.slice(1).map((row) => `| ${row.join(" | ")} |`)];
+}
+
+/**
+ * Puts a section (starting with its `## ` heading) into docs/benchmarks.md: in place of the section with that
+ * heading, else at the end. The file is read right before writing (other benchmarks write theirs too).
+ */
+export function writeBenchmarkSection(heading: string, section: string) {
+  const current = fs.existsSync(BENCHMARKS_DOC) ? fs.readFileSync(BENCHMARKS_DOC, "utf8") : "# Benchmarks\n";
+  const start = current.indexOf(heading);
+  let next: string;
+  if (start >= 0) {
+    const after = current.indexOf("\n## ", start + heading.length);
+    next = current.slice(0, start) + section.replace(/\s*$/, "\n") + (after >= 0 ? `\n${current.slice(after + 1)}` : "");
+  } else {
+    next = `${current.replace(/\s*$/, "")}\n\n${section.replace(/\s*$/, "\n")}`;
+  }
+  fs.writeFileSync(BENCHMARKS_DOC, next);
+}
