@@ -43,8 +43,15 @@ const UPLOAD_PAGES: ReadonlyArray<(path: string, query: URLSearchParams) => bool
   (path, query) => path === "/settings" && (query.get("tab") ?? "profile") === "profile",
 ];
 
-/** The pages whose forms carry order files: checkout (requirements) and an order's page (a delivery). */
-const ORDER_FILE_PAGES: ReadonlyArray<(path: string) => boolean> = [(path) => /^\/gig\/[^/]+\/order$/.test(path), (path) => /^\/orders\/[^/]+$/.test(path)];
+/**
+ * The pages whose forms carry order-sized files: checkout (requirements), an order's page (a delivery) and a
+ * conversation (a message's attachments, at most as many and as large as an order's).
+ */
+const ORDER_FILE_PAGES: ReadonlyArray<(path: string) => boolean> = [
+  (path) => /^\/gig\/[^/]+\/order$/.test(path),
+  (path) => /^\/orders\/[^/]+$/.test(path),
+  (path) => /^\/messages\/[^/]+$/.test(path),
+];
 
 /** The most bytes this request's body may have. */
 export function bodyLimitOf(req: Pick<ExpressRequest, "originalUrl" | "headers">): number {

@@ -1,0 +1,21 @@
+/**
+ * A message's attachment, for the conversation's two members only: findAttachment filters by the member, so
+ * anyone else (an admin on the main host too) meets a 404, as for a file that does not exist. Images are
+ * shown inline (their type was sniffed from their bytes when stored), PDFs are downloaded.
+ */
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { findAttachment } from "~/models/message.server";
+import { requireUser } from "~/utils/auth.server";
+import { getDb } from "~/utils/db.server";
+import { fileNotFound, storedFileResponse } from "~/utils/file-response.server";
+import { orderFilePath } from "~/utils/order-files.server";
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const fileId = Number(params.fileId);
+  if (!Number.isSafeInteger(fileId) || fileId <= 0) throw fileNotFound();
+  const file = await findAttachment(getDb(), fileId, user.id);
+  const filePath = file ? orderFilePath(file.storageKey) : null;
+  if (!file || !filePath) throw fileNotFound();
+  return storedFileResponse({ filePath, contentType: file.contentType, fileName: file.fileName, inline: true });
+}

@@ -1,0 +1,57 @@
+/**
+ * A stored file as a download response, for the pages that serve members' files (an order's files, a
+ * conversation's attachments): streamed from disk, with its recorded type, length and a Content-Disposition
+ * that names it. Only an image (its type sniffed from its bytes when it was stored) may be shown inline;
+ * everything else is an attachment, so a file that looks like a page is never run as one.
+ * X-Content-Type-Options: nosniff comes with every response (helmet, in server.ts).
+ */
+import fs from "node:fs";
+import { Readable } from "node:stream";
+
+/** RFC 5987's encoding of a header parameter: percent-encoded UTF-8, with the few characters it reserves too. */
+const rfc5987 = (value: string) => encodeURIComponent(value).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/**
+ * `attachment; filename="…"` (or `inline`), with `filename*` (RFC 6266/5987) beside a plain-ASCII stand-in
+ * when the name has other characters ("Ripoti ya Kampala – 2026.pdf"), which every current browser prefers.
+ */
+export function contentDisposition(fileName: string, kind: "attachment" | "inline" = "attachment"): string {
+  // eslint-disable-next-line no-control-regex
+  const ascii = fileName.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");
+  if (ascii === fileName) return `${kind}; filename="${ascii}"`;
+  return `${kind}; filename="${ascii}"; filename*=UTF-8''${rfc5987(fileName)}`;
+}
+
+export const fileNotFound = () => new Response("Not Found", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+
+/**
+ * The file at `filePath` as a response, or a thrown 404 when it is gone (a row that outlived its file).
+ * `inline` is honoured for images only.
+ */
+export async function storedFileResponse({
+  filePath,
+  contentType,
+  fileName,
+  inline = false,
+}: {
+  filePath: string;
+  contentType: string;
+  fileName: string;
+  inline?: boolean;
+}): Promise<Response> {
+  let size: number;
+  try {
+    size = (await fs.promises.stat(filePath)).size;
+  } catch {
+    throw fileNotFound();
+  }
+  const body = Readable.toWeb(fs.createReadStream(filePath)) as ReadableStream<Uint8Array>;
+  return new Response(body, {
+    headers: {
+      "Content-Type": contentType,
+      "Content-Length": String(size),
+      "Content-Disposition": contentDisposition(fileName, inline && contentType.startsWith("image/") ? "inline" : "attachment"),
+      "Cache-Control": "private, no-store",
+    },
+  });
+}
