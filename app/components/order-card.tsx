@@ -20,8 +20,21 @@ export type OrderCardData = Omit<OrderListItem, "facts" | "dueAt" | "createdAt">
 
 export const daysText = (days: number) => `${days} ${days === 1 ? "day" : "days"}`;
 
-/** Where Contact leads: the conversation with the other party, about this order. */
-export const contactLink = (username: string, orderId: number) => `/messages?to=${encodeURIComponent(username)}&order=${orderId}`;
+/**
+ * Contact: starts (or finds) the conversation with the order's other party, about this order, and goes to
+ * it (a POST to /messages: opening a conversation is a change, so it is not a link).
+ */
+export function ContactButton({ orderId }: { orderId: number }) {
+  return (
+    <Form method="post" action="/messages" className="inline-form">
+      <input type="hidden" name="intent" value="start" />
+      <input type="hidden" name="orderId" value={orderId} />
+      <button type="submit" className="link-button">
+        Contact
+      </button>
+    </Form>
+  );
+}
 
 /**
  * A submit button of one of an order's forms. While its own submission is in flight (this order, this
@@ -111,7 +124,7 @@ export function OrderActions({ order, back }: { order: Pick<OrderCardData, "id" 
       {can.has("withdraw_cancel") ? (
         <OrderPost orderId={order.id} intent="decline_cancel" label="Withdraw cancel request" pendingLabel="Withdrawing…" back={back} secondary />
       ) : null}
-      <Link to={contactLink(order.otherUsername, order.id)}>Contact</Link>
+      <ContactButton orderId={order.id} />
       {order.gigId !== null ? <Link to={`/gig/${order.gigId}`}>View Gig</Link> : null}
       {can.has("abandon") ? <OrderPost orderId={order.id} intent="cancel" expected="abandon" label="Cancel order" pendingLabel="Cancelling…" back={back} secondary /> : null}
       {can.has("cancel") ? <Link to={`${page}?confirm=cancel#cancel`}>Cancel</Link> : null}

@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { Form, Link, useLoaderData } from "@remix-run/react";
+import { Form, Link, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import type { loader as rootLoader } from "~/root";
 import { SubmitButton } from "~/components/forms";
 import { ReviewList, reviewPageOf, Stars } from "~/components/reviews";
 import { getGigPage } from "~/models/gig.server";
@@ -53,6 +54,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 
 export default function GigDetail() {
   const { gig, own, reviews, hasMore, page } = useLoaderData<typeof loader>();
+  const signedIn = Boolean(useRouteLoaderData<typeof rootLoader>("root")?.user);
   const { price } = usePreferences();
   const [cover, ...more] = gig.images;
   return (
@@ -150,7 +152,17 @@ export default function GigDetail() {
             </section>
           ))}
       </div>
-      {own || gig.status !== "published" ? null : (
+      {own || gig.status !== "published" ? null : signedIn ? (
+        // A member starts (or finds) the conversation with the seller about this gig, and goes to it.
+        <Form method="post" action="/messages" className="contact-seller">
+          <input type="hidden" name="gigId" value={gig.id} />
+          <input type="hidden" name="to" value={gig.seller.username} />
+          <SubmitButton name="intent" value="start" pendingLabel="One moment…">
+            Contact Seller
+          </SubmitButton>
+        </Form>
+      ) : (
+        // A visitor signs in first and comes back to /messages, which offers to start it.
         <Form method="post" className="contact-seller">
           <SubmitButton name="intent" value="contact" pendingLabel="One moment…">
             Contact Seller

@@ -5,7 +5,7 @@ import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation, u
 import { useEffect, useRef } from "react";
 import type { z } from "zod";
 import { ErrorList, TextAreaField } from "~/components/forms";
-import { contactLink, daysText, OrderButton, OrderPost } from "~/components/order-card";
+import { ContactButton, daysText, OrderButton, OrderPost } from "~/components/order-card";
 import { OrderTimeline } from "~/components/order-timeline";
 import { openDisputeOf } from "~/models/dispute.server";
 import { getOrder, listDeliveries, listOrderEvents, listOrderFiles, orderFacts, orderParties, partyRole, type OrderFile } from "~/models/order.server";
@@ -303,7 +303,7 @@ export default function OrderPage() {
         {d.other.username ? (
           <>
             {" · "}
-            <Link to={contactLink(d.other.username, order.id)}>Contact</Link>
+            <ContactButton orderId={order.id} />
           </>
         ) : null}
         {order.gigId !== null ? (

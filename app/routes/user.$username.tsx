@@ -1,5 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { useLoaderData } from "@remix-run/react";
+import { Form, Link, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { SubmitButton } from "~/components/forms";
+import type { loader as rootLoader } from "~/root";
 import { GigCard } from "~/components/gig-card";
 import { ReviewList, reviewPageOf, Stars } from "~/components/reviews";
 import { listSellerGigs } from "~/models/gig.server";
@@ -24,6 +26,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 export default function Profile() {
   const { profile: p, gigs, reviews, hasMore, page } = useLoaderData<typeof loader>();
   const { date } = usePreferences();
+  const viewer = useRouteLoaderData<typeof rootLoader>("root")?.user ?? null;
   return (
     <section className="container profile" aria-labelledby="profile-title">
       <header className="profile-head">
@@ -41,6 +44,20 @@ export default function Profile() {
         <div>
           <h1 id="profile-title">{p.name}</h1>
           <p>@{p.username}</p>
+          {viewer?.username === p.username ? null : viewer ? (
+            // A member starts (or finds) the conversation with this member, and goes to it.
+            <Form method="post" action="/messages" className="contact-seller">
+              <input type="hidden" name="to" value={p.username} />
+              <SubmitButton name="intent" value="start" pendingLabel="One moment…">
+                Contact
+              </SubmitButton>
+            </Form>
+          ) : (
+            // A visitor signs in first; /messages then offers to start the conversation.
+            <Link className="button" to={`/login?redirectTo=${encodeURIComponent(`/messages?to=${p.username}`)}`}>
+              Contact
+            </Link>
+          )}
         </div>
       </header>
       <dl className="profile-facts">
