@@ -4,7 +4,8 @@
  * page? Target: p99 delivery ≤ 100 ms at 200 messages a second.
  *
  *   npm run bench:chat [-- --duration 12] [--rates 50,100,200,400] [--max-seconds 10] [--window 100]
- *                         [--two-rates 200,400] [--one-server] [--marks read|delivered|none] [--build] [--keep] [--no-docs]
+ *                         [--two-rates 200,400] [--one-server] [--marks read|delivered|none] [--runs 1]
+ *                         [--build] [--keep] [--no-docs]
  *
  * 1. A throwaway Postgres database (soko_bench_chat_<random>, migrated) and Redis namespace (QUEUE_PREFIX
  *    bench_chat_<random>), dropped afterwards unless --keep. 500 pairs of members and a session each are
@@ -22,8 +23,11 @@
  *    delivery = the recipient's `new_message` − the send; ack = the sender's acknowledgement − the send;
  *    mark = the sender's `message_status_update` − the send (the full round trip of a read receipt).
  * 4. Unless --one-server, the same with two web processes sharing rooms through the Redis adapter: each
- *    pair's members on different processes, so every message crosses Redis.
- * 5. Prints a table and writes it to docs/benchmarks.md (the "Chat (issue 12)" section) unless --no-docs.
+ *    pair's members on different processes. (With one process too, every push goes through Redis: operations
+ *    publish with the socket.io emitter and the process's adapter hands them to its sockets.)
+ * 5. With --runs N, each set of steps N times in a row; the table then shows each figure's median over the
+ *    runs (max: the largest; errors: all of them). The default run takes about two minutes.
+ * 6. Prints a table and writes it to docs/benchmarks.md (the "Chat (issue 12)" section) unless --no-docs.
  *
  * It is a report, not a test: a missed target still exits 0; errors (a process or socket that does not
  * start, sends refused, messages not delivered) exit 1. Everything it started is stopped on the way out,
@@ -74,6 +78,7 @@ type Options = {
   twoRates: number[];
   maxSeconds: number;
   window: number;
+  runs: number;
   twoServers: boolean;
   marks: Marks;
   build: boolean;
@@ -90,6 +95,7 @@ function readOptions(): Options {
       "two-rates": { type: "string", default: "200,400" },
       "max-seconds": { type: "string", default: "10" },
       window: { type: "string", default: "100" },
+      runs: { type: "string", default: "1" },
       "one-server": { type: "boolean", default: false },
       marks: { type: "string", default: "read" },
       build: { type: "boolean", default: false },
@@ -113,6 +119,7 @@ function readOptions(): Options {
     twoRates: list("two-rates", values["two-rates"]),
     maxSeconds: positive("max-seconds", values["max-seconds"]),
     window: Math.round(positive("window", values.window)),
+    runs: Math.round(positive("runs", values.runs)),
     twoServers: !values["one-server"],
     marks: values.marks as Marks,
     build: values.build,
@@ -152,10 +159,13 @@ const servers: AppServer[] = [];
 const clients: Client[] = [];
 let databaseCreated = false;
 let cleaning: Promise<void> | null = null;
+/** Set on Ctrl-C: the step under way stops sending, and nothing new starts. */
+let stopping = false;
 
 function cleanup(keep: boolean): Promise<void> {
+  stopping = true;
   cleaning ??= (async () => {
-    for (const c of clients.splice(0)) c.socket.disconnect();
+    for (const c of clients) c.socket.disconnect();
     await Promise.all(servers.splice(0).map((s) => s.stop()));
     if (keep) {
       console.log(`\nKept: database ${DATABASE}, Redis keys ${PREFIX}:*`);
@@ -285,6 +295,7 @@ async function pool<T, R>(items: T[], limit: number, fn: (item: T, i: number) =>
 /** Sockets for every member: with two servers, each pair's first member on the first and second on the second. */
 async function connectAll(members: MemberRow[], on: AppServer[], marks: Marks): Promise<void> {
   for (const c of clients.splice(0)) c.socket.disconnect();
+  if (stopping) throw new Error("stopped");
   const started = performance.now();
   const opened = await pool(members, 50, (m, i) => openSocket(on[i % on.length]!, m, i, marks));
   clients.push(...opened);
@@ -381,7 +392,7 @@ async function runStep(
   let k = 0;
   if ("rate" in how) {
     const total = Math.round(how.rate * how.seconds);
-    while (k < total) {
+    while (k < total && !stopping) {
       const due = Math.min(total, Math.floor(((performance.now() - step.sendStart) / 1000) * how.rate) + 1);
       while (k < due) {
         const { from, conversationId } = sender(k++, conversations);
@@ -393,7 +404,7 @@ async function runStep(
     // As fast as acknowledgements allow: `window` sends in flight, each answered one making room for the next.
     await Promise.all(
       Array.from({ length: how.window }, async () => {
-        while (performance.now() < end) {
+        while (performance.now() < end && !stopping) {
           const { from, conversationId } = sender(k++, conversations);
           await send(step, from, conversationId);
         }
@@ -403,7 +414,7 @@ async function runStep(
   step.sendEnd = performance.now();
   const done = (t: Tracked) => t.failed !== undefined || (t.ackAt !== undefined && t.deliveredAt !== undefined && (marks === "none" || t.markedAt !== undefined));
   const settleBy = performance.now() + SETTLE_MS;
-  while (performance.now() < settleBy && !step.sent.every(done)) await sleep(20);
+  while (performance.now() < settleBy && !stopping && !step.sent.every(done)) await sleep(20);
   const wall = (performance.now() - step.sendStart) / 1000;
   const webAfter = meter.pids.map(cpuSecondsOf);
   step.webCpu = webAfter.reduce<number>((sum, after, i) => sum + ((after ?? 0) - (webBefore[i] ?? 0)), 0) / wall;
@@ -449,6 +460,44 @@ function figuresOf(step: Step): Figures {
     ack: spread(step.sent.filter((t) => !t.failed && t.ackAt !== undefined).map((t) => t.ackAt! - t.sentAt)),
     mark: spread(ok.filter((t) => t.markedAt !== undefined).map((t) => t.markedAt! - t.sentAt)),
     errors: [...step.errors.values()].reduce((a, b) => a + b, 0) + step.markErrors,
+  };
+}
+
+/** One step's figures over several runs: the median of each (the largest max; every error). */
+function medianFigures(list: Figures[]): Figures {
+  if (list.length === 1) return list[0]!;
+  const m = (f: (x: Figures) => number) => median(list.map(f));
+  const over = (f: (x: Figures) => Spread): Spread => ({
+    n: list.reduce((a, x) => a + f(x).n, 0),
+    p50: m((x) => f(x).p50),
+    p95: m((x) => f(x).p95),
+    p99: m((x) => f(x).p99),
+    max: Math.max(...list.map((x) => f(x).max)),
+  });
+  const errors = new Map<string, number>();
+  for (const x of list) for (const [k, v] of x.step.errors) errors.set(k, (errors.get(k) ?? 0) + v);
+  const first = list[0]!.step;
+  const step: Step = {
+    ...first,
+    sent: [],
+    errors,
+    markErrors: list.reduce((a, x) => a + x.step.markErrors, 0),
+    webCpu: m((x) => x.step.webCpu),
+    benchCpu: m((x) => x.step.benchCpu),
+    postgresCpu: m((x) => x.step.postgresCpu),
+    redisCpu: m((x) => x.step.redisCpu),
+    machineCpu: m((x) => x.step.machineCpu),
+    loopP99: m((x) => x.step.loopP99),
+    rssMb: list.at(-1)!.step.rssMb,
+  };
+  return {
+    step,
+    sentPerS: m((x) => x.sentPerS),
+    deliveredPerS: m((x) => x.deliveredPerS),
+    delivery: over((x) => x.delivery),
+    ack: over((x) => x.ack),
+    mark: over((x) => x.mark),
+    errors: list.reduce((a, x) => a + x.errors, 0),
   };
 }
 
@@ -556,8 +605,18 @@ async function main() {
     console.log(`  ${members.length.toLocaleString("en-US")} members with sessions`);
 
     const env = { ...urls, DATABASE_URL: benchUrl, QUEUE_PREFIX: PREFIX, SEED_DEMO: "0" };
-    const first = await startAppServer(env, { name: "web 1", host: "127.0.0.1", timeoutMs: 60_000, stopGraceMs: 20_000 });
-    servers.push(first);
+    /** A web process of this run, stopped with the rest (at once, if Ctrl-C came while it started). */
+    const startWeb = async (name: string) => {
+      if (stopping) throw new Error("stopped");
+      const server = await startAppServer(env, { name, host: "127.0.0.1", timeoutMs: 60_000, stopGraceMs: 20_000 });
+      servers.push(server);
+      if (stopping) {
+        await server.stop();
+        throw new Error("stopped");
+      }
+      return server;
+    };
+    const first = await startWeb("web 1");
     await connectAll(members, [first], options.marks);
 
     // One conversation per pair, opened by its first member.
@@ -570,15 +629,17 @@ async function main() {
     console.log(`  ${conversations.length} conversations opened in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
     const steps: Step[] = [];
-    const report = (step: Step) => {
+    const report = (step: Step, run: number) => {
       steps.push(step);
       const f = figuresOf(step);
-      console.log(`  ${step.label}: ${n(f.deliveredPerS)} delivered/s, delivery p50 ${ms(f.delivery.p50)} ms, p99 ${ms(f.delivery.p99)} ms, errors ${f.errors}`);
+      console.log(`  ${options.runs > 1 ? `run ${run}, ` : ""}${step.label}: ${n(f.deliveredPerS)} delivered/s, delivery p50 ${ms(f.delivery.p50)} ms, p99 ${ms(f.delivery.p99)} ms, errors ${f.errors}`);
       return step;
     };
     const sweep = async (meter: Meter, rates: number[]) => {
-      for (const rate of rates) report(await runStep(`${rate}/s`, meter, conversations, options.marks, { rate, seconds: options.durationS }));
-      report(await runStep("max", meter, conversations, options.marks, { window: options.window, seconds: options.maxSeconds }));
+      for (let run = 1; run <= options.runs && !stopping; run++) {
+        for (const rate of rates) report(await runStep(`${rate}/s`, meter, conversations, options.marks, { rate, seconds: options.durationS }), run);
+        report(await runStep("max", meter, conversations, options.marks, { window: options.window, seconds: options.maxSeconds }), run);
+      }
     };
 
     console.log(`\nOne web process: warm-up (3 s at 50/s), then ${options.durationS} s per rate and ${options.maxSeconds} s as fast as acks allow (${options.window} in flight):`);
@@ -587,8 +648,7 @@ async function main() {
     await sweep(one, options.rates);
 
     if (options.twoServers) {
-      const second = await startAppServer(env, { name: "web 2", host: "127.0.0.1", timeoutMs: 60_000, stopGraceMs: 20_000 });
-      servers.push(second);
+      const second = await startWeb("web 2");
       console.log(`\nTwo web processes (each pair split across them, every message through the Redis adapter):`);
       await connectAll(members, [first, second], options.marks);
       const two: Meter = { pids: [nodePidOf(first), nodePidOf(second)], redis: redis! };
@@ -596,7 +656,13 @@ async function main() {
       await sweep(two, options.twoRates);
     }
 
-    const figures = steps.map(figuresOf);
+    // Each step's figures, over the runs when there were several, in the order the steps first ran.
+    const groups = new Map<string, Figures[]>();
+    for (const step of steps) {
+      const key = `${step.servers}:${step.label}`;
+      groups.set(key, [...(groups.get(key) ?? []), figuresOf(step)]);
+    }
+    const figures = [...groups.values()].map(medianFigures);
     const rows = tableRows(figures, options.marks);
     const targets = verdicts(figures);
     const cost = costLine(figures, facts.cores);
@@ -624,7 +690,10 @@ async function main() {
           `Each recipient answers \`new_message\` as the browser does with the thread open (\`${options.marks === "read" ? "mark_read" : options.marks === "delivered" ? "mark_delivered" : "nothing"}\`). ` +
           `Delivery = the recipient's \`new_message\` − the send; ack = the sender's acknowledgement − the send` +
           (options.marks === "none" ? "" : `; ${options.marks} mark = the sender's \`message_status_update\` − the send`) +
-          `. Sent/s and delivered/s are over the step's sending time (delivered/s until its last delivery). CPU is a share of one core over the step.`,
+          `. Sent/s and delivered/s are over the step's sending time (delivered/s until its last delivery). CPU is a share of one core over the step ` +
+          `(Postgres and Redis are shared with whatever else ran on them); "bench loop p99" is this process's event-loop delay, which every latency includes. ` +
+          `With one web process too, every push goes through Redis (the operations publish with the socket.io emitter, the adapter delivers).` +
+          (options.runs > 1 ? ` Each figure is the median of ${options.runs} runs in a row on the same setup (max: the largest; errors: all runs').` : ""),
         "",
         ...markdownTable(rows),
         "",
