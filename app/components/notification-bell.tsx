@@ -24,6 +24,8 @@ export function useHeaderCounts(initial: HeaderCounts | null) {
   // What a screen reader announces politely: the newest notification's text (a counter makes the same text
   // twice a change the reader notices).
   const [news, setNews] = useState({ text: "", n: 0 });
+  // Whether live events reach the page now (the bell says so in an attribute end-to-end specs wait for).
+  const [live, setLive] = useState(false);
   // Fresh loader data (a navigation or a form that revalidated the root) is the truth again.
   useEffect(() => setCounts(initial), [initial]);
 
@@ -54,11 +56,18 @@ export function useHeaderCounts(initial: HeaderCounts | null) {
         if (conversation && message.senderId === conversation.other.id) setCounts((c) => c && { ...c, messages: c.messages + 1 });
       };
       const onRefresh = () => void refresh();
+      const onConnect = () => setLive(true);
+      const onDisconnect = () => setLive(false);
+      setLive(socket.connected);
+      socket.on("connect", onConnect);
+      socket.on("disconnect", onDisconnect);
       socket.on("notification", onNotification);
       socket.on("new_message", onMessage);
       socket.on("conversation_updated", onRefresh);
       socket.io.on("reconnect", onRefresh);
       stop = () => {
+        socket.off("connect", onConnect);
+        socket.off("disconnect", onDisconnect);
         socket.off("notification", onNotification);
         socket.off("new_message", onMessage);
         socket.off("conversation_updated", onRefresh);
@@ -71,7 +80,7 @@ export function useHeaderCounts(initial: HeaderCounts | null) {
     };
   }, [enabled, refresh]);
 
-  return { counts, news: news.text ? `${news.text}${news.n % 2 ? "" : "\u00a0"}` : "" };
+  return { counts, live, news: news.text ? `${news.text}${news.n % 2 ? "" : "\u00a0"}` : "" };
 }
 
 /** A count over an icon or a word; the link's own label says it in words. */
@@ -85,9 +94,9 @@ export function CountBadge({ count }: { count: number }) {
 }
 
 /** The bell: a link to /notifications with the unread count (a badge, and in its accessible name). */
-export function NotificationBell({ unread }: { unread: number }) {
+export function NotificationBell({ unread, live = false }: { unread: number; live?: boolean }) {
   return (
-    <NavLink to="/notifications" className="header-bell" aria-label={countLabel("Notifications", unread)}>
+    <NavLink to="/notifications" className="header-bell" aria-label={countLabel("Notifications", unread)} data-live={live ? "connected" : undefined}>
       <svg aria-hidden="true" focusable="false" width="22" height="22" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
         <path d="M6 8a6 6 0 0 1 12 0c0 7 3 9 3 9H3s3-2 3-9" />
         <path d="M10.3 21a1.94 1.94 0 0 0 3.4 0" />

@@ -20,7 +20,7 @@ export function SignOutButton() {
  * their unread counts, live once the page has JavaScript (app/components/notification-bell.tsx).
  */
 export function SiteHeader({ user, counts: initial }: { user: HeaderUser; counts: HeaderCounts | null }) {
-  const { counts, news } = useHeaderCounts(user ? initial : null);
+  const { counts, live, news } = useHeaderCounts(user ? initial : null);
   return (
     <header className="site-header">
       <div className="container header-row">
@@ -42,7 +42,7 @@ export function SiteHeader({ user, counts: initial }: { user: HeaderUser; counts
               </NavLink>
               <NavLink to="/settings">Settings</NavLink>
               {user.role === "admin" ? <NavLink to="/admin">Admin</NavLink> : null}
-              <NotificationBell unread={counts?.notifications ?? 0} />
+              <NotificationBell unread={counts?.notifications ?? 0} live={live} />
               <span className="header-user" aria-label="Signed in as">
                 {user.name}
               </span>

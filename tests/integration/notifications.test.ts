@@ -202,7 +202,7 @@ describe("/notifications", () => {
     const foreign = await post("/notifications", cookie, { intent: "read", id: String(theirs!.id) });
     expect(foreign.status).toBe(404);
     expect((await notificationsOf(stranger))[0]!.read_at).toBeNull();
-    for (const bad of [{ intent: "read", id: "x" }, { intent: "read" }, { intent: "delete", id: String(one!.id) }]) {
+    for (const bad of [{ intent: "read", id: "x" }, { intent: "read" }, { intent: "delete", id: String(one!.id) }] as Record<string, string>[]) {
       expect((await post("/notifications", cookie, bad)).status).toBe(400);
     }
 
