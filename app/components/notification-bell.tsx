@@ -4,10 +4,11 @@
  * the moment the page was made. With JavaScript the page's one live connection (app/utils/live-client.ts)
  * keeps them current: the "notification" event says the new notification total itself; a message from the
  * other member adds one to Messages; a conversation read somewhere (its event carries that conversation's
- * count, not the total) and a reconnect (events were missed meanwhile) ask /notifications/counts again.
+ * count, not the total) and each connection (events came without the page before it) ask
+ * /notifications/counts again.
  */
 import { NavLink } from "@remix-run/react";
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import type { ConversationSummary } from "~/models/conversation.server";
 import type { Message } from "~/models/message.server";
 import type { NotificationPush } from "~/operations/notifications.server";
@@ -29,12 +30,16 @@ export function useHeaderCounts(initial: HeaderCounts | null) {
   // Fresh loader data (a navigation or a form that revalidated the root) is the truth again.
   useEffect(() => setCounts(initial), [initial]);
 
+  // Live events counted, so counts asked for before one of them came are not applied after it.
+  const events = useRef(0);
   const refresh = useCallback(async () => {
+    const asked = events.current;
     try {
       const res = await fetch("/notifications/counts", { headers: { Accept: "application/json" } });
-      if (res.ok) setCounts((await res.json()) as HeaderCounts);
+      const fresh = res.ok ? ((await res.json()) as HeaderCounts) : null;
+      if (fresh && events.current === asked) setCounts(fresh);
     } catch {
-      // Offline again: the next reconnect asks once more.
+      // Offline again: the next connection asks once more.
     }
   }, []);
 
@@ -48,30 +53,35 @@ export function useHeaderCounts(initial: HeaderCounts | null) {
       if (gone) return;
       const socket = getLiveSocket();
       const onNotification = (push: NotificationPush) => {
+        events.current++;
         setCounts((c) => c && { ...c, notifications: push.unread });
         if (push.item) setNews((old) => ({ text: push.item!.body, n: old.n + 1 }));
       };
       const onMessage = ({ message, conversation }: { message: Message; conversation: ConversationSummary | null }) => {
         // The member's own messages (sent from this page or another) come back too; only the other's count.
+        events.current++;
         if (conversation && message.senderId === conversation.other.id) setCounts((c) => c && { ...c, messages: c.messages + 1 });
       };
       const onRefresh = () => void refresh();
-      const onConnect = () => setLive(true);
+      // Connected (the first time, or again): what happened since the page was made, or while the
+      // connection was down, came without this page, so the counts are asked for once.
+      const onConnect = () => {
+        setLive(true);
+        void refresh();
+      };
       const onDisconnect = () => setLive(false);
-      setLive(socket.connected);
+      if (socket.connected) onConnect();
       socket.on("connect", onConnect);
       socket.on("disconnect", onDisconnect);
       socket.on("notification", onNotification);
       socket.on("new_message", onMessage);
       socket.on("conversation_updated", onRefresh);
-      socket.io.on("reconnect", onRefresh);
       stop = () => {
         socket.off("connect", onConnect);
         socket.off("disconnect", onDisconnect);
         socket.off("notification", onNotification);
         socket.off("new_message", onMessage);
         socket.off("conversation_updated", onRefresh);
-        socket.io.off("reconnect", onRefresh);
       };
     });
     return () => {

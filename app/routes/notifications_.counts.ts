@@ -6,8 +6,9 @@ import { getDb } from "~/utils/db.server";
 
 /**
  * The header's two counts as JSON, for the page's live header when a live event cannot say the new total
- * itself: after the socket reconnects (events were missed meanwhile) and when a conversation was read (its
- * event carries that conversation's count, not the member's total). The same two counts as the root loader.
+ * itself: when the socket connects (what happened between the page's render and then, or while it was
+ * down, came without the page) and when a conversation was read (its event carries that conversation's
+ * count, not the member's total). The same two counts as the root loader.
  */
 export async function loader({ request }: LoaderFunctionArgs) {
   const headers = { "Cache-Control": "private, no-store" };
