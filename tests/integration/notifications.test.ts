@@ -237,6 +237,25 @@ describe("/notifications", () => {
   });
 });
 
+describe("order mail", () => {
+  const mailsTo = (who: TestUser) => t.db("outbox").where({ to_address: who.email }).orderBy("id").pluck("subject");
+
+  it("mails an order step to a party who wants order mail, and not to one who turned it off", async () => {
+    const buyer = await createUser(t.db);
+    await t.db("users").where({ id: buyer.id }).update({ notify_email_orders: false });
+    const sellerMailsBefore = (await mailsTo(t.seller)).length;
+    const { orderId } = await paidTestOrder(t, buyer, t.gigId);
+    expect(await mailsTo(buyer)).toEqual([]);
+    expect((await mailsTo(t.seller)).slice(sellerMailsBefore)).toEqual(["Soko: New order: Poster for a church fundraiser"]);
+    // The notification is stored either way.
+    expect((await notificationsOf(buyer)).map((n) => n.kind)).toEqual(["order_paid"]);
+
+    await t.db("users").where({ id: buyer.id }).update({ notify_email_orders: true });
+    expect((await deliverOrder(memberActor(t.seller), { orderId, message: "Done" }, opts(t))).ok).toBe(true);
+    expect(await mailsTo(buyer)).toEqual(["Soko: Your order Poster for a church fundraiser has been delivered"]);
+  });
+});
+
 describe("live notification pushes", () => {
   /** A member's socket on the server, keeping the "notification" events it receives in order. */
   async function live(who: TestUser) {
