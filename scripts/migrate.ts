@@ -9,6 +9,7 @@ import { closeDb, getDb } from "~/utils/db.server";
 import { getEnv } from "~/utils/env.server";
 import { maskUrlCredentials } from "~/utils/mask-url";
 import { closeLimitRedis } from "~/utils/rate-limit.server";
+import { closeRedis } from "~/utils/redis.server";
 import { isDatabaseEmpty, seedDemoData } from "./lib/seed";
 
 const env = getEnv();
@@ -30,6 +31,8 @@ try {
   process.exitCode = 1;
 } finally {
   await closeDb();
-  // The seed acts through the operations, which count rate limits in Redis: close that connection too.
+  // The seed acts through the operations, which count rate limits in Redis and publish live events through
+  // it (a message's push): close those connections too, or the process never ends.
   await closeLimitRedis();
+  await closeRedis();
 }
