@@ -3,7 +3,8 @@
  * database and one Redis under one QUEUE_PREFIX; member A's socket is connected to the first, member B's to
  * the second, and everything one says reaches the other through the socket.io Redis adapter: new messages,
  * the sent → delivered → read marks, what a page missed while away, one message for a send retried with
- * the same client id, and the end of a suspended member's socket, pushed from a third process (this one).
+ * the same client id, a third member's socket on the same server seeing none of it, and the end of a
+ * suspended member's socket, pushed from a third process (this one).
  */
 import { randomBytes } from "node:crypto";
 import { io as connect, type Socket } from "socket.io-client";
@@ -103,6 +104,7 @@ describe("chat across two web processes (issue 12)", () => {
   let two: TestServer;
   let ann: TestUser;
   let ben: TestUser;
+  let cat: TestUser;
   const tokens: Record<string, string> = {};
   const sockets: Member[] = [];
   let conversationId = "";
@@ -120,6 +122,8 @@ describe("chat across two web processes (issue 12)", () => {
     ben = await createUser(t.db, { role: "freelancer", name: "Ben Two Servers" });
     tokens.ann = await createSession(t.db, ann.id);
     tokens.ben = await createSession(t.db, ben.id);
+    cat = await createUser(t.db, { role: "client", name: "Cat Two Servers" });
+    tokens.cat = await createSession(t.db, cat.id);
     const env = { DATABASE_URL: t.url, QUEUE_PREFIX };
     [one, two] = await Promise.all([startTestServer(env), startTestServer(env)]);
   }, 120_000);
@@ -215,6 +219,30 @@ describe("chat across two web processes (issue 12)", () => {
     expect(stored.map((r) => Number(r.id))).toEqual([first.message.id]);
     a.close();
     b.close();
+  });
+
+  it("keeps a third member on the other server out of the pair's rooms and conversation", async () => {
+    const a = await open(one, tokens.ann!).connect();
+    const b = await open(two, tokens.ben!).connect();
+    const c = await open(two, tokens.cat!).connect();
+    expect(await c.ask("join", { userId: ann.id })).toMatchObject({ ok: false, error: "forbidden" });
+    const sent = await a.ask<SendAck>("send_message", { conversationId, body: "Only for Ben", clientId: clientId() });
+    await b.next<NewMessage>("new_message", (d) => d.message.id === sent.message.id);
+    // Cat's socket shares server two with Ben's, yet nothing of theirs reached it.
+    for (const [event, payload] of [
+      ["send_message", { conversationId, body: "Let me in", clientId: clientId() }],
+      ["mark_read", { conversationId }],
+      ["mark_delivered", { conversationId, upTo: sent.message.id }],
+    ] as const) {
+      expect(await c.ask(event, payload), event).toMatchObject({ ok: false, error: "not_found" });
+    }
+    const list = await c.ask<{ conversations: ConversationSummary[]; missed: Message[] }>("get_conversations", { after: 0 });
+    expect(list).toMatchObject({ ok: true, conversations: [], missed: [] });
+    expect(c.events.map((e) => e.event)).toEqual([]);
+    expect((await t.db("messages").where({ id: sent.message.id }).first("status")).status).toBe("sent");
+    a.close();
+    b.close();
+    c.close();
   });
 
   it("gives a member who reconnects what was sent while they were away", async () => {
