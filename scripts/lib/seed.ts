@@ -12,6 +12,7 @@ import type { Knex } from "knex";
 import type { SessionUser } from "~/models/session.server";
 import { createAdmin, createMember, updateBilling, updateProfile } from "~/operations/accounts.server";
 import { approveOrder, deliverOrder, openDispute, placeOrder, runOrderTimers } from "~/operations/orders.server";
+import { markConversationRead, sendMessage, startConversation } from "~/operations/messages.server";
 import { settlePayment } from "~/operations/payments.server";
 import { systemActor, type Actor, type Result } from "~/operations/core.server";
 import { attachImage, saveGig } from "~/operations/gigs.server";
@@ -409,6 +410,7 @@ export async function seedDemoData(db: Knex) {
       const freelancerGigs = plan.flatMap((g, i) => (sellers[g.sellerIndex] === freelancer ? [gigIds[i]!] : []));
       counted.push({ userId: client.id, gigs: 0, uploads: 0, checkouts: DEMO_ORDERS.length });
       await demoOrders(trx, { client, freelancer, gigIds: freelancerGigs, daysAgo });
+      await demoConversation(trx, { client, freelancer, gigId: freelancerGigs[0]! });
     });
   } finally {
     // The seed's gigs and uploads were counted against each demo seller's hourly limits, as a seller's own
@@ -504,6 +506,27 @@ async function demoOrders(
   } finally {
     await redis.quit().catch(() => redis.disconnect());
   }
+}
+
+/**
+ * A conversation between the demo client and the demo freelancer, started from one of the freelancer's gigs:
+ * the last message is unread by the freelancer, so Messages and the bell have something to show.
+ */
+async function demoConversation(trx: Knex.Transaction, { client, freelancer, gigId }: { client: { id: number; actor: Actor }; freelancer: { id: number; actor: Actor }; gigId: number }) {
+  const options = { db: trx };
+  const { conversationId } = must("the demo conversation", await startConversation(client.actor, { gigId }, options));
+  // Each message is read by the other before they answer; the last one waits for the freelancer.
+  const lines: [{ actor: Actor }, { actor: Actor }, string][] = [
+    [client, freelancer, "Hello! Could you make the logo in our shop's colours, green and gold?"],
+    [freelancer, client, "Yes, of course. Send me a photo of the shop sign and I will start today."],
+    [client, freelancer, "Thank you, I will send it this evening."],
+  ];
+  for (const [i, [from, to, body]] of lines.entries()) {
+    must(`demo message ${i + 1}`, await sendMessage(from.actor, { conversationId, body, clientId: `demo-message-${i + 1}` }, options));
+    if (i < lines.length - 1) must(`demo message ${i + 1} read`, await markConversationRead(to.actor, { conversationId }, options));
+  }
+  // Counted against the demo members' limits like their own sends; given back, as the seed's gigs are.
+  await Promise.all([refund("conversation", `user:${client.id}`, 1), refund("message", `user:${client.id}`, 2), refund("message", `user:${freelancer.id}`, 1)]);
 }
 
 export async function isDatabaseEmpty(db: Knex) {

@@ -5,6 +5,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { listCategories } from "~/models/category.server";
+import { listConversations } from "~/models/conversation.server";
 import { balanceOf, escrow, memberBalances } from "~/models/ledger.server";
 import { verifyPassword } from "~/utils/password.server";
 import { DELIVERY_DAYS } from "~/utils/gig-schemas";
@@ -134,6 +135,15 @@ describe("demo data", () => {
     expect(await memberBalances(t.db, freelancer.id)).toMatchObject({ availableUgx: orders[0].price_ugx - orders[0].seller_fee_ugx, pendingUgx: 0 });
     for (const o of orders.slice(1)) expect(await balanceOf(t.db, escrow(o.id))).toBe(o.price_ugx);
     expect(freelancer.mobile_money_number).toBe("+256772100200");
+  });
+
+  it("has a conversation between the demo client and freelancer, whose last message the freelancer has not read", async () => {
+    const client = await t.db("users").where({ email: DEMO_ACCOUNTS.client.email }).first("id");
+    const freelancer = await t.db("users").where({ email: DEMO_ACCOUNTS.freelancer.email }).first("id");
+    const { conversations } = await listConversations(t.db, freelancer.id);
+    expect(conversations).toHaveLength(1);
+    expect(conversations[0]).toMatchObject({ other: { id: client.id }, unreadCount: 1, lastMessage: { body: "Thank you, I will send it this evening." } });
+    expect(await t.db("messages").where({ conversation_id: conversations[0]!.id }).orderBy("id").pluck("status")).toEqual(["read", "read", "sent"]);
   });
 
   it("has an admin, clients and freelancers whose demo password verifies against a scrypt hash", async () => {
