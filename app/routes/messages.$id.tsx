@@ -13,7 +13,7 @@ import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData, useOutletContext } from "@remix-run/react";
 import { useEffect, useRef } from "react";
-import { ChatAvatar, ConnectionStatus, MessageItem, SendForm } from "~/components/chat";
+import { ChatAvatar, MessageItem, SendForm } from "~/components/chat";
 import { conversationFor, membership } from "~/models/conversation.server";
 import { threadPage } from "~/models/message.server";
 import { sendMessage } from "~/operations/messages.server";
@@ -156,7 +156,6 @@ export default function Thread() {
             ) : null}
           </div>
         </div>
-        <ConnectionStatus connected={chat.connected} />
       </header>
       <div className="chat-scroll" ref={scroller}>
         <div>

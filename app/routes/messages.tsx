@@ -10,7 +10,7 @@
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Outlet, useActionData, useLoaderData, useParams, useRouteLoaderData, useSearchParams } from "@remix-run/react";
-import { ConversationList } from "~/components/chat";
+import { ConnectionStatus, ConversationList } from "~/components/chat";
 import { listConversations } from "~/models/conversation.server";
 import { markConversationRead, markDelivered, startConversation } from "~/operations/messages.server";
 import { requireMemberActor } from "~/utils/auth.server";
@@ -94,7 +94,10 @@ export default function Messages() {
 
   return (
     <section className={`container chat-page${focused ? " chat-page-thread" : ""}`} aria-labelledby="messages-title">
-      <h1 id="messages-title">Messages</h1>
+      <div className="chat-page-head">
+        <h1 id="messages-title">Messages</h1>
+        <ConnectionStatus connected={chat.connected} />
+      </div>
       {startErrors.length ? (
         <ul className="field-errors" role="alert" id="start-errors">
           {startErrors.map((e) => (
