@@ -224,6 +224,43 @@ describe("Contact Seller and a conversation without JavaScript", () => {
     expect(await messagesOf(conversationId)).toHaveLength(before);
   });
 
+  it("refuses to start a conversation with nobody or oneself, and with another member's order (4xx, nothing created)", async () => {
+    const count = async () => Number((await t.db("conversations").count<{ n: string }[]>({ n: "*" }).first())!.n);
+    const before = await count();
+    const nobody = await post("/messages", stranger, { intent: "start", to: "no_such_member" });
+    await nobody.arrayBuffer();
+    expect(nobody.status).toBe(404);
+    const self = await post("/messages", stranger, { intent: "start", to: stranger.username });
+    expect(self.status).toBe(400);
+    expect(text(await self.text())).toContain("You cannot send messages to yourself.");
+    const order = await post("/messages", stranger, { intent: "start", orderId: "999999" });
+    await order.arrayBuffer();
+    expect(order.status).toBe(404);
+    const bad = await post("/messages", stranger, { intent: "start", gigId: "not-a-number", to: t.seller.username });
+    await bad.arrayBuffer();
+    expect(bad.status).toBe(400);
+    expect(await count()).toBe(before);
+  });
+
+  it("pages a long thread: the newest 50, and Load older messages links to the ones before", async () => {
+    const other = await createUser(t.db, { role: "client", name: "Long Talker", username: "long_msg" });
+    tokens.set(other.id, await createSession(t.db, other.id));
+    const start = await post("/messages", other, { intent: "start", to: t.seller.username });
+    const id = start.headers.get("location")!.split("/").pop()!;
+    await t.db("messages").insert(Array.from({ length: 55 }, (_, i) => ({ conversation_id: id, sender_id: other.id, body: `Line number ${i + 1}.` })));
+    const newest = await page(`/messages/${id}`, other);
+    expect(text(newest)).toContain("Line number 55.");
+    expect(text(newest)).toContain("Line number 6.");
+    expect(text(newest)).not.toContain("Line number 5.");
+    const older = /href="[^"?]*(\?before=\d+)">Load older messages</.exec(newest)?.[1];
+    expect(older).toBeDefined();
+    const page2 = text(await page(`/messages/${id}${older}`, other));
+    expect(page2).toContain("Line number 1.");
+    expect(page2).toContain("Line number 5.");
+    expect(page2).not.toContain("Line number 6.");
+    expect(page2).not.toContain("Load older messages");
+  });
+
   it("warns the sender about a phone number before an order, and flags the conversation", async () => {
     const res = await post(`/messages/${conversationId}`, t.buyer, sendForm("Call me on 0772 123 456 and I pay you directly"));
     expect(res.status).toBe(303);
