@@ -22,6 +22,7 @@ import { preferencesOf, pushUnreadCount } from "~/operations/notifications.serve
 import type { DeliveredInput, MarkInput, SendMessageInput, StartConversationInput } from "~/utils/message-schemas";
 import { EMPTY_MESSAGE } from "~/utils/message-schemas";
 import { OFF_PLATFORM_WARNING, offPlatformReason } from "~/utils/off-platform";
+import { appMailOrigin } from "~/utils/host.server";
 import { consume } from "~/utils/rate-limit.server";
 
 type Options = { db?: Knex };
@@ -214,7 +215,7 @@ export async function mailUnreadMessages(actor: Actor, input: { conversationId: 
         await sendMail(tx.trx, {
           to: user!.email,
           subject: `Soko: new messages from ${from}`,
-          body: `You have unread messages on Soko.\n\n${lines}\n\nReply on Soko: /messages/${input.conversationId}\n\nYou can turn off message mail in Settings, Notifications.\n`,
+          body: `You have unread messages on Soko.\n\n${lines}\n\nReply on Soko: ${appMailOrigin()}/messages/${input.conversationId}\n\nYou can turn off message mail in Settings, Notifications.\n`,
         });
       }
       return ok({ mailed });

@@ -25,6 +25,7 @@ import { sendMail } from "~/models/outbox.server";
 import { insertPayout, type PaymentRow } from "~/models/payment.server";
 import { conflict, type Failure, type Tx } from "~/operations/core.server";
 import { preferencesOf, pushUnreadCount } from "~/operations/notifications.server";
+import { appMailOrigin } from "~/utils/host.server";
 import { canTransition, orderNumber, statusLabel, TRANSITIONS, type Transition } from "~/utils/order-rules";
 
 export const NOT_ALLOWED_NOW = (status: string) =>
@@ -42,7 +43,7 @@ export async function notifyParty(tx: Tx, userId: number, order: OrderRow, kind:
     await sendMail(tx.trx, {
       to: user.email,
       subject: `Soko: ${body}`,
-      body: `${body}\n\nOrder ${orderNumber(order.id)}: ${order.gigTitle}\nSee it on Soko: /orders/${order.id}\n`,
+      body: `${body}\n\nOrder ${orderNumber(order.id)}: ${order.gigTitle}\nSee it on Soko: ${appMailOrigin()}/orders/${order.id}\n`,
     });
   }
 }

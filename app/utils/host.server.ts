@@ -88,6 +88,15 @@ export function getMailOrigin(request: Request): string {
   return `http://localhost:${env.PORT}`;
 }
 
+/**
+ * The origin of links in mail written without a request (order steps, message mail from the worker):
+ * PUBLIC_URL, or `http://localhost:PORT` for a machine that has none (development, `npm start`).
+ */
+export function appMailOrigin(): string {
+  const env = getEnv();
+  return env.PUBLIC_URL ? env.PUBLIC_URL.replace(/\/$/, "") : `http://localhost:${env.PORT}`;
+}
+
 /** The admin portal's origin, derived the same way. */
 export function getAdminSiteUrl(request: Request): string {
   const url = new URL(getMainSiteUrl(request));

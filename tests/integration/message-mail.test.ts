@@ -79,7 +79,8 @@ describe("message mail", () => {
     expect(mails[0]!.body).toContain(
       `${from.name}: Hello, are you free this week?\n${from.name}: I need a logo for my juice stall.\n${from.name}: Budget is UGX 100,000.`,
     );
-    expect(mails[0]!.body).toContain(`/messages/${conversationId}`);
+    // An address a mail client can open: PUBLIC_URL, or this machine's own for a local run.
+    expect(mails[0]!.body).toMatch(new RegExp(`Reply on Soko: https?://[^/\\s]+/messages/${conversationId}\\n`));
     // The sender is not mailed about their own messages.
     expect(await mailsTo(from)).toEqual([]);
     expect(await side(conversationId, to)).toMatchObject({ mail_round: 1, mailed_at: expect.any(Date) });
