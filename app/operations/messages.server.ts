@@ -46,6 +46,8 @@ export const CHAT_EVENTS = {
 /** How long after a message its mail waits (read on the page meanwhile, no mail), and the least gap between two mails. */
 export const MESSAGE_MAIL_DELAY_MS = 2 * 60_000;
 export const MESSAGE_MAIL_GAP_MS = 15 * 60_000;
+/** A message mail quotes at most this many of the unread messages. */
+const MAIL_LISTS = 5;
 
 const memberOnly = (actor: Actor): actor is Member => actor.kind === "member";
 
@@ -199,8 +201,9 @@ export async function mailUnreadMessages(actor: Actor, input: { conversationId: 
         .where("m.id", ">", side.last_read_message_id)
         .whereNot("m.status", "read")
         .orderBy("m.id", "desc")
-        .limit(5)
-        .select("m.body", "m.message_type", "u.name");
+        .limit(MAIL_LISTS)
+        // Window functions run before LIMIT: `total` counts every unread message.
+        .select("m.body", "m.message_type", "u.name", tx.trx.raw("count(*) over () as total"));
       const user = await preferencesOf(tx, input.userId);
       const mailed = unread.length > 0 && Boolean(user?.active && user.emailMessages);
       await tx.trx("conversation_participants")
@@ -208,9 +211,12 @@ export async function mailUnreadMessages(actor: Actor, input: { conversationId: 
         .update({ mail_round: input.round + 1, ...(mailed ? { mailed_at: tx.trx.fn.now() } : {}) });
       if (mailed) {
         const from = unread[0].name as string;
+        // The five latest, oldest first, and how many more wait on Soko.
+        const more = Number(unread[0].total) - Math.min(unread.length, MAIL_LISTS);
         const lines = unread
           .reverse()
           .map((m) => `${m.name}: ${m.message_type === "file" && !m.body ? "(sent a file)" : (m.body as string).slice(0, 300)}`)
+          .concat(more > 0 ? [`…and ${more} more`] : [])
           .join("\n");
         await sendMail(tx.trx, {
           to: user!.email,

@@ -86,6 +86,15 @@ describe("message mail", () => {
     expect(await side(conversationId, to)).toMatchObject({ mail_round: 1, mailed_at: expect.any(Date) });
   });
 
+  it("quotes the five latest unread messages and says how many more wait", async () => {
+    const { from, to, conversationId } = await pair();
+    for (let i = 1; i <= 7; i++) await send(from, conversationId, `Line ${i}`);
+    await runNow((await mailEffects(conversationId))[0]!);
+    const [mail] = await mailsTo(to);
+    expect(mail!.body).toContain([3, 4, 5, 6, 7].map((i) => `${from.name}: Line ${i}`).join("\n") + "\n…and 2 more\n");
+    expect(mail!.body).not.toContain("Line 2\n");
+  });
+
   it("sends no mail when the member read the messages before the delay was over", async () => {
     const { from, to, conversationId } = await pair();
     await send(from, conversationId, "Can you start on Monday?");
