@@ -63,7 +63,10 @@ export function ConversationList({
   searched: boolean;
   nextPage: string | null;
 }) {
-  const { dateTime } = usePreferences();
+  const { date, dateTime } = usePreferences();
+  const today = date(new Date());
+  // Today's messages by their time ("09:53 EAT"), older ones by their day: the list's column is narrow.
+  const when = (at: string) => (date(at) === today ? dateTime(at).split(", ").pop()! : date(at));
   const suffix = q ? `?q=${encodeURIComponent(q)}` : "";
   return (
     <nav className="chat-list" aria-label="Conversations">
@@ -91,7 +94,11 @@ export function ConversationList({
                   <span className="chat-conversation-last">{preview(c, me)}</span>
                 </span>
                 <span className="chat-conversation-meta">
-                  {c.lastMessage ? <time dateTime={c.lastMessage.at}>{dateTime(c.lastMessage.at)}</time> : null}
+                  {c.lastMessage ? (
+                    <time dateTime={c.lastMessage.at} title={dateTime(c.lastMessage.at)}>
+                      {when(c.lastMessage.at)}
+                    </time>
+                  ) : null}
                   {c.unreadCount > 0 ? (
                     <span className="chat-unread" data-testid="unread-count">
                       {c.unreadCount}
