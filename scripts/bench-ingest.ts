@@ -33,6 +33,7 @@ import autocannon from "autocannon";
 import { Redis } from "ioredis";
 import { LOCAL_URLS } from "~/utils/local-services";
 import { bin, buildApp, root } from "./build";
+import { cpuSecondsOf, machineCpuSeconds, nodePidOf, percentile } from "./lib/bench";
 import { freePort, startAppServer, startTsx, waitUntil, type Child } from "./lib/servers";
 
 const DOCS = path.join(root, "docs", "benchmarks.md");
@@ -253,52 +254,10 @@ function lagPoller(clickhouse: ClickHouseClient) {
   };
 }
 
-function percentile(sorted: number[], p: number) {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
 // ---------------------------------------------------------------------------------------------------------
 // Where the CPU goes: seconds of CPU used by each process during a run, from /proc (Linux), Redis's INFO
 // and this process's own counter (autocannon and the lag poller). "machine" is every core's busy time, so
 // "other" is what the rest of the machine did meanwhile (other users of the box, Postgres, the kernel).
-
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-function procCpuSeconds(pid: number): number | null {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return null;
-  }
-}
-
-function machineCpuSeconds(): number | null {
-  try {
-    const [, ...ticks] = fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).map(Number);
-    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = ticks;
-    return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS;
-  } catch {
-    return null;
-  }
-}
-
-/** The node process a `tsx` child runs (tsx starts node as its own child). */
-function nodePidOf(child: Child): number | null {
-  try {
-    const pid = execFileSync("pgrep", ["-P", String(child.child.pid)]).toString().trim().split("\n")[0];
-    return pid ? Number(pid) : child.child.pid ?? null;
-  } catch {
-    return child.child.pid ?? null;
-  }
-}
 
 /** ClickHouse's pid when it is the project's embedded one (scripts/services.ts knows it), else null. */
 function embeddedClickHousePid(): number | null {
@@ -316,7 +275,7 @@ function cpuMeter(redis: Redis, processes: Record<string, number | null>) {
     const info = await redis.info("cpu");
     const self = process.cpuUsage();
     const parts: Record<string, number | null> = {};
-    for (const [name, pid] of Object.entries(processes)) parts[name] = pid ? procCpuSeconds(pid) : null;
+    for (const [name, pid] of Object.entries(processes)) parts[name] = pid ? cpuSecondsOf(pid) : null;
     parts.Redis = Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1]);
     parts.autocannon = (self.user + self.system) / 1e6;
     return { parts, machine: machineCpuSeconds() };
