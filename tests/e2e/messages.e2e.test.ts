@@ -15,6 +15,9 @@ import { createGig } from "../support/factories";
 import { describeBothModes, e2eDb, waitForHydration } from "../support/e2e";
 import { joinAsClient, joinAsFreelancer, newPerson, open, type Person } from "../support/e2e-orders";
 
+/** A small PNG (its signature and a few bytes): sniffed as an image. */
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...new Array(64).fill(1)]);
+
 /** A message in the open thread, by its text. */
 const bubble = (page: Page, body: string) => page.locator("li.chat-message", { hasText: body });
 /** The mark under one of my messages (Sending…, Sent, Delivered, Read). */
@@ -106,6 +109,18 @@ describeBothModes("Messages", (mode) => {
     expect(await bubble(c, offPlatform).getByText(OFF_PLATFORM_WARNING).count()).toBe(0);
     const flagged = await e2eDb()("conversations").where({ id: thread.split("/").pop() }).first("flagged_at");
     expect(flagged.flagged_at).not.toBeNull();
+
+    // A picture goes with the form (with JavaScript too, posted in place); both see it as a link to the file.
+    const withFile = `Here is my stall ${tag}`;
+    await c.getByLabel("Message", { exact: true }).fill(withFile);
+    await c.getByLabel("Attach files (optional)").setInputFiles({ name: "stall.png", mimeType: "image/png", buffer: PNG });
+    await c.getByRole("button", { name: "Send", exact: true }).click();
+    await bubble(c, withFile).getByRole("link", { name: "stall.png" }).waitFor();
+    await waitForHydration(c, mode);
+    expect(await c.getByLabel("Message", { exact: true }).inputValue()).toBe("");
+    if (!mode.js) await s.reload();
+    const href = await bubble(s, withFile).getByRole("link", { name: "stall.png" }).getAttribute("href");
+    expect(href).toMatch(new RegExp(`^${thread}/files/\\d+$`));
   }, 120_000);
 
   if (mode.js) {
