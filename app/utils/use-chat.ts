@@ -117,20 +117,29 @@ export function useChat({ me, conversations, filtered, open }: Options): Chat {
     }
   }, []);
 
+  // Marks can overtake the message they are about (the recipient's page marks it delivered before this
+  // page has the send's answer): the latest mark of each id is kept and applied when the message comes.
+  const marks = useRef(new Map<number, MessageStatus>());
+  const marked = useCallback((m: Message): Message => {
+    const later = marks.current.get(m.id);
+    return later && RANK[later] > RANK[m.status] ? { ...m, status: later } : m;
+  }, []);
+
   const onNewMessage = useCallback(
     ({ message, conversation }: { message: Message; conversation: ConversationSummary | null }) => {
       const { openId, filtered, newest } = latest.current;
       seen([message.id]);
       const isOpen = message.conversationId === openId;
       if (conversation) setList((prev) => withConversation(prev, isOpen ? { ...conversation, unreadCount: 0 } : conversation, { add: !filtered, top: true }));
-      if (isOpen && newest) setThread((prev) => withMessage(prev, message));
+      if (isOpen && newest) setThread((prev) => withMessage(prev, marked(message)));
       acknowledge([message]);
     },
-    [acknowledge],
+    [acknowledge, marked],
   );
 
   const onStatus = useCallback(({ conversationId, ids, status }: { conversationId: string; ids: number[]; status: MessageStatus }) => {
     const moved = new Set(ids);
+    for (const id of ids) if (RANK[status] > RANK[marks.current.get(id) ?? "sent"]) marks.current.set(id, status);
     const forward = <T extends { id: number; status: MessageStatus }>(m: T): T => (moved.has(m.id) && RANK[status] > RANK[m.status] ? { ...m, status } : m);
     setThread((prev) => prev.map((m) => (m.conversationId === conversationId ? forward(m) : m)));
     setList((prev) => prev.map((c) => (c.id === conversationId && c.lastMessage ? { ...c, lastMessage: forward(c.lastMessage) } : c)));
@@ -218,7 +227,7 @@ export function useChat({ me, conversations, filtered, open }: Options): Chat {
         if (answer.ok && typeof answer.message === "object") {
           const stored = answer.message;
           seen([stored.id]);
-          setThread((prev) => withMessage(prev, stored));
+          setThread((prev) => withMessage(prev, marked(stored)));
           return { ok: true };
         }
         drop();
@@ -229,7 +238,7 @@ export function useChat({ me, conversations, filtered, open }: Options): Chat {
         return { ok: false, message: "Not sent: the connection dropped. Your message is back in the box: send it again." };
       }
     },
-    [],
+    [marked],
   );
 
   return { connected, conversations: list, thread, send };
