@@ -69,7 +69,7 @@ const PAGE = 30;
 /**
  * The member's conversations, most recent first, each with the other member, the last message and the
  * member's unread count. `q` searches the other member's name and username and the text of the messages;
- * `before` pages on (the last row's `updatedAt` time, as epoch milliseconds, and id).
+ * `before` pages on (listCursor of the last row: its time in epoch milliseconds and its id).
  */
 export async function listConversations(
   db: Db,
@@ -104,7 +104,8 @@ export async function listConversations(
       "g.id as gig_id",
       "g.title as gig_title",
     )
-    .orderBy([{ column: "c.updated_at", order: "desc" }, { column: "c.id", order: "desc" }])
+    // Milliseconds, as the page's cursor carries them (JavaScript dates), then id.
+    .orderByRaw("date_trunc('milliseconds', c.updated_at) desc, c.id desc")
     .limit(limit + 1);
   if (ids) query.whereIn("c.id", ids);
   if (q) {
@@ -116,7 +117,11 @@ export async function listConversations(
         .orWhereExists(db("messages as s").whereRaw("s.conversation_id = c.id").whereILike("s.body", like)),
     );
   }
-  if (before) query.where("c.updated_at", "<", new Date(Number(before)));
+  if (before) {
+    // Time, then id: two conversations changed in the same millisecond are both listed, one per page.
+    const [ms, id] = before.split("~");
+    query.whereRaw("(date_trunc('milliseconds', c.updated_at), c.id) < (?, ?)", [new Date(Number(ms)), id!]);
+  }
   const rows = await query;
   const more = rows.length > limit;
   return {

@@ -17,7 +17,7 @@ import { requireMemberActor } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
 import { readFormData } from "~/utils/form-data.server";
 import { actionHeaders } from "~/utils/headers";
-import { ConversationListSchema, MarkSchema, StartConversationSchema } from "~/utils/message-schemas";
+import { ConversationListSchema, listCursor, MarkSchema, StartConversationSchema } from "~/utils/message-schemas";
 import { formFailure } from "~/utils/operation-results.server";
 import { useChat, type Chat } from "~/utils/use-chat";
 import chatStylesUrl from "~/styles/chat.css?url";
@@ -52,7 +52,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const last = conversations.at(-1);
   const next = new URLSearchParams();
   if (q) next.set("q", q);
-  if (more && last) next.set("before", String(new Date(last.updatedAt).getTime()));
+  if (more && last) next.set("before", listCursor(last));
   return {
     me: actor.user.id,
     q,

@@ -37,7 +37,7 @@ export const StartConversationSchema = z
     gigId: positiveId("Choose a gig").optional(),
     orderId: positiveId("Choose an order").optional(),
   })
-  .refine((v) => v.to !== undefined || v.userId !== undefined || v.orderId !== undefined, { message: "Choose who to write to", path: ["to"] });
+  .refine((v) => v.to !== undefined || v.userId !== undefined || v.gigId !== undefined || v.orderId !== undefined, { message: "Choose who to write to", path: ["to"] });
 export type StartConversationInput = z.output<typeof StartConversationSchema>;
 
 /** Marks the member's side of a conversation read (or delivered) up to a message id (all, without one). */
@@ -48,8 +48,11 @@ export type MarkInput = z.output<typeof MarkSchema>;
 export const DeliveredSchema = z.object({ conversationId: conversationId.optional(), upTo: positiveId("Choose a message") });
 export type DeliveredInput = z.output<typeof DeliveredSchema>;
 
-/** Conversation list: search text (names and message text) and a cursor (the last row's time and id). */
+/** Conversation list: search text (names and message text) and a cursor (the last row's time and id: `listCursor`). */
 export const ConversationListSchema = z.object({
   q: z.string().trim().max(100).default(""),
-  before: z.string().regex(/^\d+$/).optional(),
+  before: z.string().regex(/^\d+~conv_[a-z0-9]{10,40}$/).optional(),
 });
+
+/** Where the next page of conversations starts: after this one (its last change's time, then its id). */
+export const listCursor = (c: { updatedAt: string; id: string }) => `${new Date(c.updatedAt).getTime()}~${c.id}`;

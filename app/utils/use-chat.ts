@@ -158,18 +158,6 @@ export function useChat({ me, conversations, filtered, open }: Options): Chat {
   useLiveEvent(true, CHAT_EVENTS_CLIENT.conversationCreated, onCreated);
   useLiveEvent(true, CHAT_EVENTS_CLIENT.conversationUpdated, onUpdated);
 
-  // The phone lost its network: say so now, rather than when the socket's heartbeat next fails (up to 45
-  // seconds later), and reconnect as soon as it can. (engine.io does this by itself on every host but
-  // localhost; here it is the same on all of them.)
-  useEffect(() => {
-    const drop = () => {
-      const socket = getLiveSocket();
-      if (socket.connected) socket.io.engine?.close();
-    };
-    window.addEventListener("offline", drop);
-    return () => window.removeEventListener("offline", drop);
-  }, []);
-
   // Each (re)connect: what was missed after the last message this page saw, merged and acknowledged. After a
   // reconnect the loaders run again too, for the marks that moved meanwhile.
   const everConnected = useRef(false);

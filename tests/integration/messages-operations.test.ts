@@ -16,7 +16,7 @@ import {
   startConversation,
 } from "~/operations/messages.server";
 import { setUserStatus } from "~/operations/accounts.server";
-import { SendMessageSchema } from "~/utils/message-schemas";
+import { listCursor, SendMessageSchema } from "~/utils/message-schemas";
 import { OFF_PLATFORM_WARNING } from "~/utils/off-platform";
 import { createUser, type TestUser } from "../support/factories";
 import { memberActor, orderTestContext, paidTestOrder, system, visitor } from "../support/orders";
@@ -223,6 +223,22 @@ describe("reading", () => {
     const missed = await messagesSince(t.db, b.id, ids[4]!);
     expect(missed.messages.map((m) => m.body)).toEqual(["message 6", "message 7"]);
     expect((await messagesSince(t.db, outsider.id, 0)).messages).toEqual([]);
+  });
+
+  it("pages the conversation list by time and id, so conversations changed in the same millisecond are each listed once", async () => {
+    const me = await createUser(t.db);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await conversationOf(me, await createUser(t.db)));
+    await t.db("conversations").whereIn("id", ids).update({ updated_at: new Date("2026-11-20T10:00:00.123Z") });
+    const seen: string[] = [];
+    let before: string | undefined;
+    for (let page = 0; page < 4; page++) {
+      const { conversations, more } = await listConversations(t.db, me.id, { limit: 1, before });
+      seen.push(...conversations.map((c) => c.id));
+      if (!more) break;
+      before = listCursor(conversations[0]!);
+    }
+    expect(seen).toEqual([...ids].sort().reverse());
   });
 
   it("searches the member's own conversations by name and message text", async () => {
