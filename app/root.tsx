@@ -1,13 +1,12 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useLocation, useRouteLoaderData } from "@remix-run/react";
+import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useLocation, useMatches, useRouteLoaderData } from "@remix-run/react";
 import { useEffect, useRef, type ReactNode } from "react";
 import { ConsentBanner } from "~/components/consent-banner";
 import { GeneralErrorBoundary } from "~/components/general-error-boundary";
 import { SiteFooter } from "~/components/site-footer";
 import { SiteHeader } from "~/components/site-header";
 import { AdminHeader } from "~/components/admin-header";
-import { unreadMessageCount } from "~/models/conversation.server";
-import { unreadNotificationCount } from "~/models/notification.server";
+import { headerCounts, type HeaderCounts } from "~/models/notification.server";
 import { getUser } from "~/utils/auth.server";
 import { readConsent } from "~/utils/cookies.server";
 import { getDisplayCurrency } from "~/utils/currency.server";
@@ -47,11 +46,6 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   };
 }
 
-/** The header's two counts: one indexed count each (unread notifications; the sum of the member's unread counts). */
-async function headerCounts(db: Db, userId: number) {
-  const [notifications, messages] = await Promise.all([unreadNotificationCount(db, userId), unreadMessageCount(db, userId)]);
-  return { notifications, messages };
-}
 
 export const meta: MetaFunction = () => [
   { title: "Soko: hire Ugandan freelancers" },
@@ -64,6 +58,12 @@ export const meta: MetaFunction = () => [
 export function Layout({ children }: { children: ReactNode }) {
   const nonce = useNonce();
   const data = useRouteLoaderData<typeof loader>("root");
+  // A page that reads the member's messages as it loads (/messages) returns the counts it leaves behind:
+  // the root loader ran beside it and may have counted before the reading.
+  const freshCounts = useMatches()
+    .map((m) => (m.data as { headerCounts?: HeaderCounts } | undefined)?.headerCounts)
+    .filter((c): c is HeaderCounts => Boolean(c))
+    .at(-1);
   const site = data?.site ?? "main";
   const { pathname } = useLocation();
   return (
@@ -83,7 +83,7 @@ export function Layout({ children }: { children: ReactNode }) {
         {site === "admin" ? (
           <AdminHeader mainSiteUrl={data?.mainSiteUrl ?? "/"} user={data?.user ?? null} />
         ) : (
-          <SiteHeader user={data?.user ?? null} counts={data?.counts ?? null} />
+          <SiteHeader user={data?.user ?? null} counts={freshCounts ?? data?.counts ?? null} />
         )}
         {data && data.consent === null && pathname !== "/consent" ? <ConsentBanner /> : null}
         <main id="main" className="site-main" tabIndex={-1}>

@@ -13,7 +13,9 @@ import type { ConversationSummary } from "~/models/conversation.server";
 import type { Message } from "~/models/message.server";
 import type { NotificationPush } from "~/operations/notifications.server";
 
-export type HeaderCounts = { notifications: number; messages: number };
+import type { HeaderCounts } from "~/models/notification.server";
+
+export type { HeaderCounts };
 
 /** "Notifications, 3 unread": what a screen reader says for a link with a count, and what tests look for. */
 export const countLabel = (label: string, unread: number) => (unread > 0 ? `${label}, ${unread} unread` : label);

@@ -3,6 +3,7 @@
  * most one unread notification per member (a new message updates it rather than adding another); opening
  * the conversation reads it.
  */
+import { unreadMessageCount } from "~/models/conversation.server";
 import type { Db } from "~/utils/db.server";
 
 export async function insertNotification(db: Db, n: { userId: number; kind: string; orderId?: number; body: string }) {
@@ -68,4 +69,12 @@ export async function markOneRead(db: Db, userId: number, id: number): Promise<b
 /** The member opened a conversation: its notification is read. Returns how many were unread. */
 export async function markConversationNotificationsRead(db: Db, userId: number, conversationId: string): Promise<number> {
   return db("notifications").where({ user_id: userId, conversation_id: conversationId }).whereNull("read_at").update({ read_at: db.fn.now() });
+}
+
+/** The header's two counts: unread notifications, and unread messages over all the member's conversations. */
+export type HeaderCounts = { notifications: number; messages: number };
+
+export async function headerCounts(db: Db, userId: number): Promise<HeaderCounts> {
+  const [notifications, messages] = await Promise.all([unreadNotificationCount(db, userId), unreadMessageCount(db, userId)]);
+  return { notifications, messages };
 }

@@ -12,6 +12,7 @@ import { data, redirect, type ActionFunctionArgs, type LinksFunction, type Loade
 import { Outlet, useActionData, useLoaderData, useParams, useRouteLoaderData, useSearchParams } from "@remix-run/react";
 import { ConnectionStatus, ConversationList } from "~/components/chat";
 import { listConversations } from "~/models/conversation.server";
+import { headerCounts } from "~/models/notification.server";
 import { markConversationRead, markDelivered, startConversation } from "~/operations/messages.server";
 import { requireMemberActor } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
@@ -55,6 +56,8 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   if (more && last) next.set("before", listCursor(last));
   return {
     me: actor.user.id,
+    // The header's counts after this page's reading (the root loader counted at the same time).
+    headerCounts: await headerCounts(getDb(), actor.user.id),
     q,
     paged: before !== undefined,
     conversations,

@@ -1,6 +1,5 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { unreadMessageCount } from "~/models/conversation.server";
-import { unreadNotificationCount } from "~/models/notification.server";
+import { headerCounts } from "~/models/notification.server";
 import { getUser } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
 
@@ -14,7 +13,5 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const headers = { "Cache-Control": "private, no-store" };
   const user = await getUser(request);
   if (!user) return Response.json({ error: "Sign in to see your notifications." }, { status: 401, headers });
-  const db = getDb();
-  const [notifications, messages] = await Promise.all([unreadNotificationCount(db, user.id), unreadMessageCount(db, user.id)]);
-  return Response.json({ notifications, messages }, { headers });
+  return Response.json(await headerCounts(getDb(), user.id), { headers });
 }
