@@ -6,46 +6,36 @@
  * sockets at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { io as connect, type Socket } from "socket.io-client";
 import { signOut, setUserStatus } from "~/operations/accounts.server";
 import { sendMessage, startConversation } from "~/operations/messages.server";
 import { getSessionUser } from "~/models/session.server";
 import { createSession, createUser, type TestUser } from "../support/factories";
 import { memberActor, orderTestContext, paidTestOrder, system } from "../support/orders";
+import { LiveClient } from "../support/live-client";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 const t = orderTestContext("chat_socket", { parties: { buyer: { name: "Socket Buyer" }, seller: { name: "Socket Seller" } } });
 let server: TestServer;
-const sockets: Socket[] = [];
+const sockets: LiveClient[] = [];
 
 beforeAll(async () => {
   server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: t.queuePrefix });
 });
 afterAll(async () => {
-  for (const s of sockets) s.disconnect();
+  for (const s of sockets) s.close();
   await server?.stop();
 });
 
-type Answer = { ok: boolean; error?: string; message?: string; issues?: Record<string, string[]>; [key: string]: unknown };
-
-/** A member's socket (their session cookie, our Origin), connected. */
-async function socketOf(user: TestUser | null, { origin = server.baseUrl, token }: { origin?: string; token?: string } = {}): Promise<Socket> {
-  const cookie = user ? `soko_session=${token ?? (await createSession(t.db, user.id))}` : undefined;
-  const s = connect(server.baseUrl, { transports: ["websocket"], extraHeaders: { origin, ...(cookie ? { cookie } : {}) }, reconnection: false, forceNew: true });
-  sockets.push(s);
-  return s;
+/** A member's socket (a new session's cookie unless `token` names one; our Origin unless `origin` says), closed after the file. */
+async function socketOf(user: TestUser | null, { origin, token }: { origin?: string; token?: string } = {}): Promise<LiveClient> {
+  const client = new LiveClient(server, user ? (token ?? (await createSession(t.db, user.id))) : null, { origin });
+  sockets.push(client);
+  return client;
 }
-
-const connected = (s: Socket) =>
-  new Promise<void>((resolve, reject) => {
-    if (s.connected) return resolve();
-    s.once("connect", () => resolve());
-    s.once("connect_error", (e) => reject(e));
-  });
-const refusal = (s: Socket) => new Promise<string>((resolve) => s.once("connect_error", (e) => resolve(e.message)));
-const ask = (s: Socket, event: string, payload?: unknown) => s.timeout(5_000).emitWithAck(event, payload) as Promise<Answer>;
-const next = <T>(s: Socket, event: string) => new Promise<T>((resolve) => s.once(event, resolve));
-const disconnection = (s: Socket) => new Promise<string>((resolve) => s.once("disconnect", resolve));
+const refusal = async (s: LiveClient) => {
+  const result = await s.connected();
+  return result.ok ? "connected" : result.reason;
+};
 
 async function conversation(a: TestUser, b: TestUser) {
   const r = await startConversation(memberActor(a), { userId: b.id }, { db: t.db });
@@ -71,56 +61,55 @@ describe("the handshake", () => {
 describe("every event, tried on someone else's conversation", () => {
   let a: TestUser, b: TestUser, stranger: TestUser;
   let theirs: string;
-  let strangerSocket: Socket;
+  let strangerSocket: LiveClient;
 
   beforeAll(async () => {
     [a, b, stranger] = [await createUser(t.db, { name: "Alice A" }), await createUser(t.db, { name: "Bob B" }), await createUser(t.db, { name: "Eve Stranger" })];
     theirs = await conversation(a, b);
     const sent = await sendMessage(memberActor(a), { conversationId: theirs, body: "private: my shop's plans" }, { db: t.db });
     expect(sent.ok).toBe(true);
-    strangerSocket = await socketOf(stranger);
-    await connected(strangerSocket);
+    strangerSocket = await (await socketOf(stranger)).connect();
   });
 
   const statuses = () => t.db("messages").where({ conversation_id: theirs }).orderBy("id").pluck("status");
 
   it("join: only one's own room", async () => {
-    expect(await ask(strangerSocket, "join", { userId: a.id })).toMatchObject({ ok: false, error: "forbidden" });
-    expect(await ask(strangerSocket, "join", { userId: stranger.id })).toEqual({ ok: true, userId: stranger.id });
+    expect(await strangerSocket.ask("join", { userId: a.id })).toMatchObject({ ok: false, error: "forbidden" });
+    expect(await strangerSocket.ask("join", { userId: stranger.id })).toEqual({ ok: true, userId: stranger.id });
   });
 
   it("get_conversations: neither their conversations nor their messages since any id", async () => {
-    const answer = await ask(strangerSocket, "get_conversations", { after: 0 });
+    const answer = await strangerSocket.ask("get_conversations", { after: 0 });
     expect(answer).toMatchObject({ ok: true, conversations: [], missed: [] });
     expect(JSON.stringify(answer)).not.toContain("private");
-    const search = await ask(strangerSocket, "get_conversations", { q: "plans" });
+    const search = await strangerSocket.ask("get_conversations", { q: "plans" });
     expect(search.conversations).toEqual([]);
   });
 
   it("send_message: not found, and nothing stored", async () => {
-    expect(await ask(strangerSocket, "send_message", { conversationId: theirs, body: "let me in", clientId: "x1" })).toMatchObject({ ok: false, error: "not_found" });
+    expect(await strangerSocket.ask("send_message", { conversationId: theirs, body: "let me in", clientId: "x1" })).toMatchObject({ ok: false, error: "not_found" });
     expect(await t.db("messages").where({ conversation_id: theirs }).pluck("body")).toEqual(["private: my shop's plans"]);
   });
 
   it("mark_read and mark_delivered: not found, and no mark moves", async () => {
-    expect(await ask(strangerSocket, "mark_read", { conversationId: theirs })).toMatchObject({ ok: false, error: "not_found" });
-    expect(await ask(strangerSocket, "mark_delivered", { conversationId: theirs, upTo: 2 ** 31 - 1 })).toMatchObject({ ok: false, error: "not_found" });
+    expect(await strangerSocket.ask("mark_read", { conversationId: theirs })).toMatchObject({ ok: false, error: "not_found" });
+    expect(await strangerSocket.ask("mark_delivered", { conversationId: theirs, upTo: 2 ** 31 - 1 })).toMatchObject({ ok: false, error: "not_found" });
     // Without a conversation, only the stranger's own messages could move: there are none.
-    expect(await ask(strangerSocket, "mark_delivered", { upTo: 2 ** 31 - 1 })).toEqual({ ok: true, marked: 0 });
+    expect(await strangerSocket.ask("mark_delivered", { upTo: 2 ** 31 - 1 })).toEqual({ ok: true, marked: 0 });
     expect(await statuses()).toEqual(["sent"]);
   });
 
   it("create_conversation: someone else's order is not found", async () => {
     const { orderId } = await paidTestOrder(t, t.buyer, t.gigId);
-    expect(await ask(strangerSocket, "create_conversation", { orderId })).toMatchObject({ ok: false, error: "not_found" });
+    expect(await strangerSocket.ask("create_conversation", { orderId })).toMatchObject({ ok: false, error: "not_found" });
     expect(await t.db("conversation_participants").where({ user_id: stranger.id }).pluck("conversation_id")).toEqual([]);
   });
 
   it("bad payloads are refused as invalid and change nothing", async () => {
-    expect(await ask(strangerSocket, "send_message", { conversationId: "conv_'; drop table messages;--", body: "x" })).toMatchObject({ ok: false, error: "invalid" });
-    expect(await ask(strangerSocket, "send_message", "just a string")).toMatchObject({ ok: false, error: "invalid" });
-    expect(await ask(strangerSocket, "mark_read", { conversationId: theirs, upTo: -1 })).toMatchObject({ ok: false, error: "invalid" });
-    expect(await ask(strangerSocket, "create_conversation", {})).toMatchObject({ ok: false, error: "invalid" });
+    expect(await strangerSocket.ask("send_message", { conversationId: "conv_'; drop table messages;--", body: "x" })).toMatchObject({ ok: false, error: "invalid" });
+    expect(await strangerSocket.ask("send_message", "just a string")).toMatchObject({ ok: false, error: "invalid" });
+    expect(await strangerSocket.ask("mark_read", { conversationId: theirs, upTo: -1 })).toMatchObject({ ok: false, error: "invalid" });
+    expect(await strangerSocket.ask("create_conversation", {})).toMatchObject({ ok: false, error: "invalid" });
     expect(await statuses()).toEqual(["sent"]);
   });
 });
@@ -128,61 +117,57 @@ describe("every event, tried on someone else's conversation", () => {
 describe("live chat on one server", () => {
   it("a message reaches the recipient (and the sender's other tab), and its marks reach the sender; a stranger hears nothing", async () => {
     const [a, b, stranger] = [await createUser(t.db, { name: "Live A" }), await createUser(t.db, { name: "Live B" }), await createUser(t.db)];
-    const [sa, sa2, sb, ss] = [await socketOf(a), await socketOf(a), await socketOf(b), await socketOf(stranger)];
-    await Promise.all([sa, sa2, sb, ss].map(connected));
-    const heardByStranger: unknown[] = [];
-    ss.onAny((event, data) => heardByStranger.push([event, data]));
+    const [sa, sa2, sb, ss] = await Promise.all([socketOf(a), socketOf(a), socketOf(b), socketOf(stranger)]);
+    await Promise.all([sa, sa2, sb, ss].map((s) => s.connect()));
 
-    const created = next<{ conversation: { id: string; other: { name: string } } }>(sb, "conversation_created");
-    const opened = await ask(sa, "create_conversation", { userId: b.id });
+    const created = sb.next<{ conversation: { id: string; other: { name: string } } }>("conversation_created");
+    const opened = await sa.ask("create_conversation", { userId: b.id });
     expect(opened).toMatchObject({ ok: true, created: true });
     expect((await created).conversation).toMatchObject({ id: opened.conversationId, other: { name: "Live A" } });
 
-    const arrives = next<{ message: { id: number; body: string; status: string }; conversation: { unreadCount: number } }>(sb, "new_message");
-    const otherTab = next<{ message: { clientId: string } }>(sa2, "new_message");
-    const sent = await ask(sa, "send_message", { conversationId: opened.conversationId, body: "Hello <b>Bob</b>", clientId: "live-1" });
+    const arrives = sb.next<{ message: { id: number; body: string; status: string }; conversation: { unreadCount: number } }>("new_message");
+    const otherTab = sa2.next<{ message: { clientId: string } }>("new_message");
+    const sent = await sa.ask("send_message", { conversationId: opened.conversationId, body: "Hello <b>Bob</b>", clientId: "live-1" });
     expect(sent).toMatchObject({ ok: true, duplicate: false, warning: null, message: { status: "sent" } });
     const received = await arrives;
     expect(received.message).toMatchObject({ body: "Hello <b>Bob</b>", status: "sent" });
     expect(received.conversation.unreadCount).toBe(1);
     expect((await otherTab).message.clientId).toBe("live-1");
 
-    const delivered = next<{ ids: number[]; status: string }>(sa, "message_status_update");
-    expect(await ask(sb, "mark_delivered", { conversationId: opened.conversationId, upTo: received.message.id })).toEqual({ ok: true, marked: 1 });
+    const delivered = sa.next<{ ids: number[]; status: string }>("message_status_update", (u) => u.status === "delivered");
+    expect(await sb.ask("mark_delivered", { conversationId: opened.conversationId, upTo: received.message.id })).toEqual({ ok: true, marked: 1 });
     expect(await delivered).toMatchObject({ ids: [received.message.id], status: "delivered" });
-    const read = next<{ ids: number[]; status: string }>(sa, "message_status_update");
-    const cleared = next<{ unreadCount: number }>(sb, "conversation_updated");
-    expect(await ask(sb, "mark_read", { conversationId: opened.conversationId })).toEqual({ ok: true, marked: 1 });
+    const read = sa.next<{ ids: number[]; status: string }>("message_status_update", (u) => u.status === "read");
+    const cleared = sb.next<{ unreadCount: number }>("conversation_updated");
+    expect(await sb.ask("mark_read", { conversationId: opened.conversationId })).toEqual({ ok: true, marked: 1 });
     expect(await read).toMatchObject({ ids: [received.message.id], status: "read" });
     expect((await cleared).unreadCount).toBe(0);
 
     // The same client id again (a resend after a dropped ack) is the same message.
-    expect(await ask(sa, "send_message", { conversationId: opened.conversationId, body: "Hello <b>Bob</b>", clientId: "live-1" })).toMatchObject({ ok: true, duplicate: true, message: { id: received.message.id } });
-    expect(heardByStranger).toEqual([]);
+    expect(await sa.ask("send_message", { conversationId: opened.conversationId, body: "Hello <b>Bob</b>", clientId: "live-1" })).toMatchObject({ ok: true, duplicate: true, message: { id: received.message.id } });
+    expect(ss.events).toEqual([]);
   });
 
   it("suspending, banning or signing out ends the member's sockets at once", async () => {
     const [x, y] = [await createUser(t.db), await createUser(t.db)];
-    const sx = await socketOf(x);
-    const [sy1, sy2] = [await socketOf(y), await socketOf(y)];
-    await Promise.all([sx, sy1, sy2].map(connected));
+    const [sx, sy1, sy2] = await Promise.all([socketOf(x), socketOf(y), socketOf(y)]);
+    await Promise.all([sx, sy1, sy2].map((s) => s.connect()));
 
-    const gone = disconnection(sx);
+    const gone = sx.disconnection();
     expect((await setUserStatus(system, { userId: x.id, status: "suspended" }, { db: t.db })).ok).toBe(true);
     expect(await gone).toBe("io server disconnect");
 
     // Signing out ends that session's sockets only.
     const token = await createSession(t.db, y.id);
-    const sy3 = await socketOf(y, { token });
-    await connected(sy3);
-    const ended = disconnection(sy3);
+    const sy3 = await (await socketOf(y, { token })).connect();
+    const ended = sy3.disconnection();
     const session = (await getSessionUser(t.db, token))!;
     const actor = memberActor(y);
     await signOut({ ...actor, user: session } as typeof actor, { db: t.db });
     expect(await ended).toBe("io server disconnect");
-    expect(sy1.connected && sy2.connected).toBe(true);
+    expect(sy1.socket.connected && sy2.socket.connected).toBe(true);
 
-    const bothGone = Promise.all([disconnection(sy1), disconnection(sy2)]);
+    const bothGone = Promise.all([sy1.disconnection(), sy2.disconnection()]);
     expect((await setUserStatus(system, { userId: y.id, status: "banned" }, { db: t.db })).ok).toBe(true);
     expect(await bothGone).toEqual(["io server disconnect", "io server disconnect"]);
   });

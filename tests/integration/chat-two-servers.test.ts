@@ -7,7 +7,6 @@
  * suspended member's socket, pushed from a third process (this one).
  */
 import { randomBytes } from "node:crypto";
-import { io as connect, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConversationSummary } from "~/models/conversation.server";
 import type { Message } from "~/models/message.server";
@@ -18,80 +17,11 @@ import { closeRedis, getRedis } from "~/utils/redis.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createSession, createUser, type TestUser } from "../support/factories";
 import { ownQueuePrefix, system } from "../support/orders";
+import { LiveClient } from "../support/live-client";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 // Before anything reads the environment: the servers and this process (which suspends B) share it.
 const QUEUE_PREFIX = ownQueuePrefix("chat2");
-const WAIT_MS = 5_000;
-
-type Event = { event: string; data: unknown };
-
-/** A member's socket.io client on one server, keeping every server event it receives in order. */
-class Member {
-  readonly events: Event[] = [];
-  private waiters: (() => void)[] = [];
-  readonly socket: Socket;
-
-  constructor(server: TestServer, token: string | null, { origin = server.baseUrl }: { origin?: string } = {}) {
-    this.socket = connect(server.baseUrl, {
-      transports: ["websocket"],
-      reconnection: false,
-      forceNew: true,
-      extraHeaders: { origin, ...(token ? { cookie: `soko_session=${token}` } : {}) },
-    });
-    this.socket.onAny((event: string, data: unknown) => {
-      this.events.push({ event, data });
-      for (const wake of this.waiters.splice(0)) wake();
-    });
-  }
-
-  /** Connected, or the reason the server gave for refusing the handshake. */
-  connected(): Promise<{ ok: true } | { ok: false; reason: string }> {
-    if (this.socket.connected) return Promise.resolve({ ok: true });
-    return new Promise((resolve) => {
-      this.socket.once("connect", () => resolve({ ok: true }));
-      this.socket.once("connect_error", (error) => resolve({ ok: false, reason: error.message }));
-    });
-  }
-
-  async connect(): Promise<this> {
-    const result = await this.connected();
-    if (!result.ok) throw new Error(`the socket was refused: ${result.reason}`);
-    return this;
-  }
-
-  /** A client event with its acknowledgement (the operation's answer). */
-  ask<T = Record<string, unknown>>(event: string, payload: unknown): Promise<T & { ok: boolean }> {
-    return this.socket.timeout(WAIT_MS).emitWithAck(event, payload);
-  }
-
-  /** The first `event` received (now or later) whose data passes `match`. */
-  async next<T>(event: string, match: (data: T) => boolean = () => true): Promise<T> {
-    const deadline = Date.now() + WAIT_MS;
-    for (;;) {
-      const found = this.events.find((e) => e.event === event && match(e.data as T));
-      if (found) return found.data as T;
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no ${event} within ${WAIT_MS} ms; received: ${JSON.stringify(this.events.map((e) => e.event))}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-  }
-
-  all<T>(event: string): T[] {
-    return this.events.filter((e) => e.event === event).map((e) => e.data as T);
-  }
-
-  close() {
-    this.socket.disconnect();
-  }
-}
-
 type NewMessage = { message: Message; conversation: ConversationSummary };
 type StatusUpdate = { conversationId: string; ids: number[]; status: "delivered" | "read" };
 type SendAck = { ok: boolean; message: Message; duplicate: boolean; warning: string | null; error?: string };
@@ -106,12 +36,12 @@ describe("chat across two web processes (issue 12)", () => {
   let ben: TestUser;
   let cat: TestUser;
   const tokens: Record<string, string> = {};
-  const sockets: Member[] = [];
+  const sockets: LiveClient[] = [];
   let conversationId = "";
 
   /** A member's socket on a server, closed after the file. */
   const open = (server: TestServer, token: string | null, options?: { origin?: string }) => {
-    const member = new Member(server, token, options);
+    const member = new LiveClient(server, token, options);
     sockets.push(member);
     return member;
   };

@@ -6,13 +6,13 @@
  * unread counts; the live "notification" event reaches the member's socket only when their push preference
  * for it is on. The dashboard shows the latest few.
  */
-import { io as connect, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { markConversationRead, sendMessage, startConversation } from "~/operations/messages.server";
-import { markNotificationRead, markNotificationsRead, type NotificationPush } from "~/operations/notifications.server";
+import { markNotificationRead, markNotificationsRead } from "~/operations/notifications.server";
 import { deliverOrder } from "~/operations/orders.server";
 import { createSession, createUser, type TestUser } from "../support/factories";
 import { decode } from "../support/html";
+import { LiveClient } from "../support/live-client";
 import { memberActor, opts, orderTestContext, paidTestOrder } from "../support/orders";
 import { startTestServer, type TestServer } from "../support/test-server";
 
@@ -259,39 +259,15 @@ describe("order mail", () => {
 });
 
 describe("live notification pushes", () => {
-  /** A member's socket on the server, keeping the "notification" events it receives in order. */
-  async function live(who: TestUser) {
-    const pushes: NotificationPush[] = [];
-    const waiters: (() => void)[] = [];
-    const socket: Socket = connect(server.baseUrl, {
-      transports: ["websocket"],
-      reconnection: false,
-      forceNew: true,
-      extraHeaders: { origin: server.baseUrl, cookie: await cookieOf(who) },
-    });
-    socket.on("notification", (push: NotificationPush) => {
-      pushes.push(push);
-      for (const wake of waiters.splice(0)) wake();
-    });
-    await new Promise<void>((resolve, reject) => {
-      socket.once("connect", resolve);
-      socket.once("connect_error", reject);
-    });
-    /** The pushes received once `count` have arrived (or what came within 5 s). */
-    const received = async (count: number) => {
-      const deadline = Date.now() + 5_000;
-      while (pushes.length < count && Date.now() < deadline) await new Promise<void>((resolve) => waiters.push(resolve) && setTimeout(resolve, deadline - Date.now()));
-      return pushes;
-    };
-    return { received, close: () => socket.close() };
-  }
+  /** A member's socket on the server. */
+  const live = async (who: TestUser) => new LiveClient(server, await createSession(t.db, who.id)).connect();
 
   it("pushes an order step's notification when the member's order pushes are on, and none when off", async () => {
     const buyer = await createUser(t.db);
     const socket = await live(buyer);
     try {
       const { orderId } = await paidTestOrder(t, buyer, t.gigId);
-      expect(await socket.received(1)).toEqual([
+      expect(await socket.received("notification", 1)).toEqual([
         { unread: 1, item: { kind: "order_paid", body: expect.stringContaining("is held in escrow"), orderId, conversationId: null } },
       ]);
 
@@ -301,7 +277,7 @@ describe("live notification pushes", () => {
       // delivery's push would have come before it.
       expect(await notificationsOf(buyer)).toHaveLength(2);
       expect((await markNotificationsRead(memberActor(buyer), { db: t.db })).ok).toBe(true);
-      expect(await socket.received(2)).toEqual([expect.objectContaining({ unread: 1 }), { unread: 0, item: null }]);
+      expect(await socket.received("notification", 2)).toEqual([expect.objectContaining({ unread: 1 }), { unread: 0, item: null }]);
     } finally {
       socket.close();
     }
@@ -312,12 +288,12 @@ describe("live notification pushes", () => {
     const socket = await live(reader);
     try {
       const conversationId = await message(writer, reader, "Hello");
-      expect(await socket.received(1)).toEqual([{ unread: 1, item: { kind: "message", body: "New message from Peter Mugisha", orderId: null, conversationId } }]);
+      expect(await socket.received("notification", 1)).toEqual([{ unread: 1, item: { kind: "message", body: "New message from Peter Mugisha", orderId: null, conversationId } }]);
 
       await t.db("users").where({ id: reader.id }).update({ notify_push_messages: false });
       await sendMessage(memberActor(writer), { conversationId, body: "Hello again" }, { db: t.db });
       expect((await markConversationRead(memberActor(reader), { conversationId }, { db: t.db })).ok).toBe(true);
-      expect(await socket.received(2)).toEqual([expect.objectContaining({ unread: 1 }), { unread: 0, item: null }]);
+      expect(await socket.received("notification", 2)).toEqual([expect.objectContaining({ unread: 1 }), { unread: 0, item: null }]);
     } finally {
       socket.close();
     }
