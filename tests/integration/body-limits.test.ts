@@ -11,9 +11,11 @@ import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startConversation } from "~/operations/messages.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { DEFAULT_PASSWORD, createCategory, createSession, createUser } from "../support/factories";
 import { gigFormData as gigForm } from "../support/gig-form";
+import { memberActor } from "../support/orders";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let t: TestDatabase;
@@ -251,6 +253,22 @@ describe("an image form is capped in total", () => {
     expect(res.status).toBe(413);
     expect(res.text).toContain("This form is larger than 31 MB");
     expect(await stored()).toEqual(before);
+  });
+
+  it("a conversation: seven files of 10 MB with a message: 413 over its 61 MB, no message stored, no file written", async () => {
+    const started = await startConversation(memberActor({ id: ids.member, name: "Test member", username: "", email: "member@example.ug", role: "client" }), { userId: ids.seller }, { db: t.db });
+    const conversationId = started.ok ? started.value.conversationId : "";
+    const files = filesIn(path.join(uploadDir, "order-files"));
+    const form = new FormData();
+    form.append("body", "Here are the photos");
+    const tenMb = Buffer.alloc(10 * MB, 0x25);
+    for (let i = 0; i < 7; i++) form.append("files", new Blob([new Uint8Array(tenMb)], { type: "application/pdf" }), `photo-${i}.pdf`);
+    const { body, contentType } = await multipart(form);
+    const res = await send(`/messages/${conversationId}`, { body, contentType, cookie: session("member"), chunked: true });
+    expect(res.status).toBe(413);
+    expect(res.text).toContain("This form is larger than 61 MB");
+    expect(await t.db("messages").where({ conversation_id: conversationId }).pluck("id")).toEqual([]);
+    expect(filesIn(path.join(uploadDir, "order-files"))).toEqual(files);
   });
 
   it("gig editor: seven images of 5 MB: 413, nothing in uploads, no gig, no file written", async () => {
