@@ -43,13 +43,41 @@ const GetConversationsSchema = ConversationListSchema.extend({ after: z.coerce.n
 const JoinSchema = z.object({ userId: z.coerce.number().int().positive().optional() }).default({});
 
 /**
- * Registers one client event: its payload parsed by `schema` (a bad one is answered `invalid` and changes
- * nothing), its handler run for the socket's member, any throw logged and answered `unavailable` (never
- * left hanging), and an event without an acknowledgement callback still handled.
+ * Events per member and web process: a burst of 60, then 20 a second. A page sends a few (a send, its marks,
+ * a list after a reconnect); a script looping on `get_conversations` across many sockets of one session
+ * costs queries, and meets this. Sends are limited in Redis too (LIMITS.message), across processes. Kept in
+ * memory on purpose: it is checked on every event, and a member's sockets are few.
+ */
+export const SOCKET_EVENT_BURST = 60;
+const SOCKET_EVENTS_PER_SECOND = 20;
+const buckets = new Map<number, { tokens: number; at: number }>();
+export const SOCKET_LIMITED = "You are doing that very fast. Please wait a moment and try again.";
+
+function takeToken(userId: number, now = Date.now()): boolean {
+  const bucket = buckets.get(userId) ?? { tokens: SOCKET_EVENT_BURST, at: now };
+  bucket.tokens = Math.min(SOCKET_EVENT_BURST, bucket.tokens + ((now - bucket.at) / 1000) * SOCKET_EVENTS_PER_SECOND);
+  bucket.at = now;
+  buckets.set(userId, bucket);
+  if (bucket.tokens < 1) return false;
+  bucket.tokens -= 1;
+  return true;
+}
+
+// A full bucket is the same as none: forget members who have been quiet for a while.
+setInterval(() => {
+  const quiet = Date.now() - (SOCKET_EVENT_BURST / SOCKET_EVENTS_PER_SECOND) * 1000;
+  for (const [userId, bucket] of buckets) if (bucket.at < quiet) buckets.delete(userId);
+}, 60_000).unref();
+
+/**
+ * Registers one client event: within the member's event allowance, its payload parsed by `schema` (a bad
+ * one is answered `invalid` and changes nothing), its handler run for the socket's member, any throw logged
+ * and answered `unavailable` (never left hanging), and an event without an acknowledgement callback still handled.
  */
 function on<S extends ZodType>(socket: Socket, event: string, schema: S, handle: (actor: Member, input: z.output<S>) => Promise<unknown>) {
   socket.on(event, (payload: unknown, maybeAck?: unknown) => {
     const ack: Ack = typeof maybeAck === "function" ? (maybeAck as Ack) : typeof payload === "function" ? (payload as Ack) : () => {};
+    if (!takeToken((socket.data.actor as Member).user.id)) return ack({ ok: false, error: "limited", message: SOCKET_LIMITED });
     const parsed = schema.safeParse(typeof payload === "function" ? undefined : payload);
     if (!parsed.success) return ack({ ok: false, error: "invalid", issues: issuesOf(parsed.error) });
     handle(socket.data.actor as Member, parsed.data).then(ack, (error: Error) => {

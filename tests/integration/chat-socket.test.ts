@@ -114,6 +114,19 @@ describe("every event, tried on someone else's conversation", () => {
   });
 });
 
+describe("a script on a socket", () => {
+  it("meets the member's event allowance (a burst of 60, then 20 a second) and is told so, across all their sockets", async () => {
+    const member = await createUser(t.db);
+    const [one, two] = await Promise.all([socketOf(member), socketOf(member)]);
+    await Promise.all([one.connect(), two.connect()]);
+    const answers = await Promise.all(Array.from({ length: 80 }, (_, i) => (i % 2 ? one : two).ask("get_conversations", {})));
+    const limited = answers.filter((a) => a.error === "limited");
+    expect(limited.length).toBeGreaterThanOrEqual(15);
+    expect(limited[0]!.message).toBe("You are doing that very fast. Please wait a moment and try again.");
+    expect(answers.filter((a) => a.ok).length).toBeGreaterThanOrEqual(60);
+  });
+});
+
 describe("live chat on one server", () => {
   it("a message reaches the recipient (and the sender's other tab), and its marks reach the sender; a stranger hears nothing", async () => {
     const [a, b, stranger] = [await createUser(t.db, { name: "Live A" }), await createUser(t.db, { name: "Live B" }), await createUser(t.db)];
