@@ -301,8 +301,9 @@ export function SendForm({
           writeDraft(conversationId, e.target.value);
         }}
         onKeyDown={(e) => {
-          // Enter sends, Shift+Enter makes a new line (with JavaScript; without it the button sends).
-          if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+          // With a keyboard, Enter sends and Shift+Enter makes a new line. On a touch screen Enter is the only way
+          // to start a new line, so there the Send button sends (as it does without JavaScript).
+          if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing && !window.matchMedia("(pointer: coarse)").matches) {
             e.preventDefault();
             e.currentTarget.form?.requestSubmit();
           }
