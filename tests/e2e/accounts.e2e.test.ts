@@ -249,7 +249,8 @@ describeBothModes("Accounts", (mode) => {
     expect(image.headers()["content-type"]).toBe("image/webp");
 
     // Notifications: the spec's defaults, then marketing on and push messages off.
-    await page.getByRole("link", { name: "Notifications" }).click();
+    // The settings tab (the header's bell is a link named Notifications too).
+    await page.getByRole("main").getByRole("link", { name: "Notifications" }).click();
     await page.getByLabel("Email me news and offers").waitFor();
     expect(await page.getByLabel("Email me about my orders").isChecked()).toBe(true);
     expect(await page.getByLabel("Email me news and offers").isChecked()).toBe(false);

@@ -129,6 +129,9 @@ describe("analytics pipeline: no event lost", () => {
       cwd: root,
       env: {
         ...process.env,
+        // Its own database: a worker also carries out the effects it finds there, and the machine's own
+        // database (seeded by `npm start`) has the demo data's conversions waiting for a worker.
+        DATABASE_URL: postgres!.url,
         REDIS_URL: redisServer!.url,
         CLICKHOUSE_URL: clickhouseServer!.url,
         CLICKHOUSE_DATABASE: database,

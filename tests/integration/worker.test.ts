@@ -1,9 +1,18 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getEnv } from "~/utils/env.server";
 import { startTsx, waitUntil } from "../../scripts/lib/servers";
+import { createTestDatabase, type TestDatabase } from "../support/databases";
+
+// A database and queues of its own: a worker carries out whatever effects, mail and queued events it finds,
+// and the machine's own database (seeded by `npm start`) is not this test's to drain.
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(() => t?.drop());
 
 function runWorker(env: Record<string, string>) {
-  const worker = startTsx("worker", ["worker/index.ts"], env);
+  const worker = startTsx("worker", ["worker/index.ts"], { DATABASE_URL: t.url, QUEUE_PREFIX: `worker_test_${process.pid}`, ...env });
   const waitFor = (text: string) => waitUntil(worker, () => worker.output().includes(text), JSON.stringify(text), 20_000, 50);
   return { ...worker, exited: worker.exit, waitFor };
 }
