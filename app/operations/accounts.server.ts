@@ -416,6 +416,8 @@ export async function createMember(
   );
 }
 
+const STATUS_AUDIT = { active: "user.activate", suspended: "user.suspend", banned: "user.ban" } as const;
+
 /**
  * Suspends, bans or re-activates a member, by an admin or the platform; anything but active ends their
  * sessions at once. An admin cannot change their own account's status.
@@ -432,6 +434,7 @@ export async function setUserStatus(
     async (tx) => {
       if (!(await users.setUserStatus(tx.trx, input.userId, input.status))) return notFound("We could not find that member.");
       await tx.activity(input.userId, `status_${input.status}`);
+      await tx.audit({ action: STATUS_AUDIT[input.status], targetType: "user", targetId: input.userId });
       // Their open pages lose their live connection at once (every web process, through Redis); a page
       // that tries to reconnect meets a handshake without a working session.
       if (input.status !== "active") tx.live({ disconnect: input.userId });

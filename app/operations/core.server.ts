@@ -71,13 +71,38 @@ export type Tx = {
    * catches up from the database when it reconnects (app/realtime/live.server.ts).
    */
   live: (push: LivePush) => void;
+  /**
+   * An admin_audit_log row (who, what, whom, from which address), committed with the change it describes.
+   * For admin operations: the actor must be an admin member (or the platform, named as such).
+   */
+  audit: (entry: AuditEntry) => Promise<void>;
 };
+
+/** What an admin did (or read), to whom: `user.suspend` on `user` 12, `conversation.read` on `conversation` conv_…. */
+export type AuditEntry = { action: string; targetType: string; targetId?: string | number | null; details?: Record<string, unknown> };
 
 export async function recordEffect(db: Knex | Knex.Transaction, effect: Effect, dedupeKey?: string, runAfterMs = 0) {
   const { kind, ...payload } = effect;
   const runAfter = runAfterMs > 0 ? db.raw("now() + ?::interval", [`${Math.round(runAfterMs)} milliseconds`]) : db.fn.now();
   const query = db("effects").insert({ kind, payload: JSON.stringify(payload), dedupe_key: dedupeKey ?? null, run_after: runAfter });
   await (dedupeKey ? query.onConflict("dedupe_key").ignore() : query);
+}
+
+export async function recordAudit(db: Knex | Knex.Transaction, actor: Actor, entry: AuditEntry) {
+  await db("admin_audit_log").insert({
+    admin_id: actor.kind === "member" ? actor.user.id : null,
+    admin_name: actor.kind === "member" ? actor.user.name : actor.kind === "system" ? `platform (${actor.name})` : "visitor",
+    action: entry.action,
+    target_type: entry.targetType,
+    target_id: entry.targetId === undefined || entry.targetId === null ? null : String(entry.targetId),
+    details: JSON.stringify(entry.details ?? {}),
+    ip: actor.kind === "system" ? "" : actor.client.ip,
+  });
+}
+
+/** The admin behind an actor (an admin member), or null: the check every admin operation starts with. */
+export function adminOf(actor: Actor): SessionUser | null {
+  return actor.kind === "member" && actor.user.role === "admin" ? actor.user : null;
 }
 
 const ROLLBACK = Symbol("rollback");
@@ -117,6 +142,7 @@ async function transactOnce<T>(actor: Actor, body: (tx: Tx) => Promise<Result<T>
         activity: (userId, kind, details = {}) => recordActivity(trx, userId, kind, details),
         effect: (effect, dedupeKey, runAfterMs) => recordEffect(trx, effect, dedupeKey, runAfterMs),
         live: (push) => void pushes.push(push),
+        audit: (entry) => recordAudit(trx, actor, entry),
       };
       const result = await body(tx);
       if (!result.ok) {

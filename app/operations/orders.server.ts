@@ -381,6 +381,7 @@ export async function resolveDispute(
         refund = out.refund;
       }
       await resolveDisputeRow(tx.trx, dispute.id, { resolution: input.resolution, note: input.note, adminId: admin.id });
+      await tx.audit({ action: `dispute.${input.resolution}`, targetType: "order", targetId: order.id, details: { note: input.note } });
       return ok({ status: order.status });
     },
     { db: options.db },

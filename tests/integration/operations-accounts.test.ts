@@ -577,6 +577,11 @@ describe("setUserStatus", () => {
     expect((await user(target.id)).status).toBe("active");
     expect((await setUserStatus(admin, { userId: target.id, status: "banned" }, opts())).ok).toBe(true);
     expect(await t.db("activity").where({ user_id: target.id }).orderBy("id").pluck("kind")).toEqual(["status_suspended", "status_active", "status_banned"]);
+    // Each change is in the admin audit log with who made it and from where.
+    const audit = await t.db("admin_audit_log").where({ target_type: "user", target_id: String(target.id) }).orderBy("id").select("action", "admin_id", "admin_name", "ip");
+    expect(audit.map((a) => a.action)).toEqual(["user.suspend", "user.activate", "user.ban"]);
+    expect(audit[0]).toMatchObject({ admin_id: null, admin_name: "platform (test)", ip: "" });
+    expect(audit[2]).toMatchObject({ admin_id: admin.kind === "member" ? admin.user.id : -1, ip: admin.kind === "member" ? admin.client.ip : "?" });
   });
 
   it("refuses a non-admin member and a visitor, answers not found for no such member, and an admin cannot change their own", async () => {
