@@ -20,6 +20,9 @@ export function AdminHeader({ mainSiteUrl, user }: { mainSiteUrl: string; user: 
               <NavLink to="/messages">Messages</NavLink>
               <NavLink to="/analytics">Analytics</NavLink>
               <NavLink to="/disputes">Disputes</NavLink>
+              <NavLink to="/pipeline">Pipeline</NavLink>
+              <NavLink to="/rates">Rates</NavLink>
+              <NavLink to="/audit">Audit</NavLink>
             </>
           ) : null}
           <a href={mainSiteUrl}>Main site</a>

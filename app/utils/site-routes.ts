@@ -22,6 +22,9 @@ export const ADMIN_SCREENS = [
   { name: "messages", path: "messages" },
   { name: "analytics", path: "analytics" },
   { name: "disputes", path: "disputes" },
+  { name: "audit", path: "audit" },
+  { name: "pipeline", path: "pipeline" },
+  { name: "rates", path: "rates" },
 ] as const;
 
 /**

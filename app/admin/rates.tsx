@@ -1,0 +1,13 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { ComingSoon, ADMIN_SECTIONS } from "~/components/coming-soon";
+import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
+
+/** `/rates` on the admin host, `/admin/rates` on the main host (app/utils/site-routes.ts). */
+export const meta: MetaFunction = () => [{ title: `${ADMIN_SECTIONS.rates.title} | Soko Admin` }, { name: "robots", content: "noindex" }];
+
+export const loader = ({ request }: LoaderFunctionArgs) => adminScreenLoader(request);
+export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(request);
+
+export default function AdminRates() {
+  return <ComingSoon title={ADMIN_SECTIONS.rates.title}>{ADMIN_SECTIONS.rates.text}</ComingSoon>;
+}
