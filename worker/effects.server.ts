@@ -5,6 +5,7 @@
  * file already gone is gone; a conversion has a fixed event id that ClickHouse keeps once), since an effect
  * whose worker died after doing it but before marking it is carried out again.
  */
+import fs from "node:fs/promises";
 import type { Knex } from "knex";
 import { serverConversionEvent } from "../app/analytics/conversions.server";
 import { createIngest, type Ingest } from "../app/analytics/ingest.server";
@@ -14,6 +15,7 @@ import { mailUnreadMessages } from "../app/operations/messages.server";
 import { createDb } from "../app/utils/db.server";
 import type { Env } from "../app/utils/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
+import { orderFilePath } from "../app/utils/order-files.server";
 import { deleteImageFrom, uploadDir } from "../app/utils/storage.server";
 import { retryDelay, startDrain } from "./drain.server";
 
@@ -28,6 +30,11 @@ function handlers(env: Env, ingest: () => Ingest, dbOf: () => Knex): { [K in Eff
     // In this worker's upload directory (its env's UPLOAD_DIR), as the housekeeping does.
     delete_image: (effect) => deleteImageFrom(uploadDir(env), effect.key),
     conversion: async (effect) => ingest().enqueue([await serverConversionEvent(effect.fact)]),
+    // Idempotent: a file already gone is gone (fs.rm with force).
+    delete_file: async ({ key }) => {
+      const file = orderFilePath(key, uploadDir(env));
+      if (file) await fs.rm(file, { force: true });
+    },
     // A refusal (not the platform) cannot happen here; a throw is retried like any failed effect.
     message_mail: async ({ conversationId, userId, round }) => {
       await mailUnreadMessages(actor, { conversationId, userId, round }, { db: dbOf() });

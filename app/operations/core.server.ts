@@ -53,7 +53,9 @@ export const limitedBy = (limited: { status: 429 | 503; message: string; retryAf
 export type Effect =
   | { kind: "delete_image"; key: string }
   | { kind: "conversion"; fact: import("~/analytics/conversions.server").ConversionFact }
-  | { kind: "message_mail"; conversationId: string; userId: number; round: number };
+  | { kind: "message_mail"; conversationId: string; userId: number; round: number }
+  /** A stored file (a message's or an order's attachment, UPLOAD_DIR/order-files/<key>) whose row is gone. */
+  | { kind: "delete_file"; key: string };
 
 export type Tx = {
   trx: Knex.Transaction;
