@@ -21,6 +21,7 @@ export const ADMIN_SCREENS = [
   { name: "users", path: "users" },
   { name: "messages", path: "messages" },
   { name: "analytics", path: "analytics" },
+  { name: "analytics-export", path: "analytics/export" },
   { name: "disputes", path: "disputes" },
   { name: "audit", path: "audit" },
   { name: "pipeline", path: "pipeline" },
