@@ -62,6 +62,26 @@ function toSeconds(now: Date | undefined): number {
   return Math.floor(ms / 1000);
 }
 
+/**
+ * What a report covers: a named range ending at `now`, or a window of whole seconds (a custom from–to,
+ * checked by `customWindow`).
+ */
+export type Period = Range | ReportWindow;
+
+/** The window of a period: a range ending at `now`, or the window itself once checked. */
+export function periodWindow(period: Period, now?: Date): ReportWindow {
+  if (typeof period === "object" && period !== null) {
+    if (!Number.isSafeInteger(period.from) || !Number.isSafeInteger(period.to) || period.from >= period.to) {
+      throw new Error("report window must be whole seconds with from before to");
+    }
+    return { from: period.from, to: period.to };
+  }
+  return reportWindow(period, now);
+}
+
+/** The longest custom window the screens and the export accept (spec: at most one year). */
+export const MAX_WINDOW_SECONDS = 366 * DAY_SECONDS;
+
 /** The window of a range ending at `now` (default: the current time). Throws on an unknown range. */
 export function reportWindow(range: Range, now?: Date): ReportWindow {
   if (typeof range !== "string" || !Object.hasOwn(RANGES, range)) {
@@ -91,12 +111,13 @@ function sessionsSql(window: ReportWindow): string {
       uniqExactIf(event_id, kind = 2 AND interaction = 1) AS interaction_count,
       dateDiff('second', min(event_time), max(event_time)) AS duration,
       argMin(device, event_time) AS session_device,
-      argMin(country, event_time) AS session_country
+      argMin(country, event_time) AS session_country,
+      argMin(browser, event_time) AS session_browser
     FROM (
-      SELECT session_id, event_id, event_time, device, country, 1 AS kind, toUInt8(0) AS interaction
+      SELECT session_id, event_id, event_time, device, country, browser, 1 AS kind, toUInt8(0) AS interaction
       FROM pageviews FINAL WHERE ${where}
       UNION ALL
-      SELECT session_id, event_id, event_time, device, country, 2 AS kind,
+      SELECT session_id, event_id, event_time, device, country, browser, 2 AS kind,
         -- CAST, not toUInt8: on 18.16, IN over a LowCardinality column is LowCardinality(UInt8) inside
         -- UNION ALL, which has no common type with the UInt8 above; CAST gives a plain UInt8 on both versions.
         CAST(action_type IN (${INTERACTION_SQL}) AS UInt8) AS interaction
@@ -141,10 +162,10 @@ function share(part: number, whole: number): number {
  */
 export async function pageViews(
   client: ClickHouseClient,
-  range: Range,
+  range: Period,
   { now }: ReportOptions = {},
 ): Promise<PageViewsReport> {
-  const where = inWindow(reportWindow(range, now));
+  const where = inWindow(periodWindow(range, now));
   const [totals, pages] = await Promise.all([
     selectOne(
       client,
@@ -179,10 +200,10 @@ export async function pageViews(
  */
 export async function userActivity(
   client: ClickHouseClient,
-  range: Range,
+  range: Period,
   { now }: ReportOptions = {},
 ): Promise<UserActivityReport> {
-  const sessions = sessionsSql(reportWindow(range, now));
+  const sessions = sessionsSql(periodWindow(range, now));
   const [totals, devices] = await Promise.all([
     selectOne(
       client,
@@ -217,10 +238,10 @@ export async function userActivity(
  */
 export async function countries(
   client: ClickHouseClient,
-  range: Range,
+  range: Period,
   { now }: ReportOptions = {},
 ): Promise<CountryRow[]> {
-  const sessions = sessionsSql(reportWindow(range, now));
+  const sessions = sessionsSql(periodWindow(range, now));
   // Every country comes back (a few hundred at most) so the percentages are of all sessions.
   const rows = await select(
     client,
@@ -272,10 +293,10 @@ const RATE_TYPES_SQL = (["signup", "order_placed", "gig_published"] as const sat
  */
 export async function conversions(
   client: ClickHouseClient,
-  range: Range,
+  range: Period,
   { now }: ReportOptions = {},
 ): Promise<ConversionsReport> {
-  const where = inWindow(reportWindow(range, now));
+  const where = inWindow(periodWindow(range, now));
   const [totals, rate] = await Promise.all([
     selectOne(
       client,
@@ -304,4 +325,127 @@ export async function conversions(
     ),
   ]);
   return { ...totals, conversionRate: share(rate.converting, rate.sessions) };
+}
+
+export type ShareRow = { name: string; count: number; percentage: number };
+
+/**
+ * Browsers in the period: sessions by the browser of their first event (as devices in userActivity), most
+ * first (ties by name), each with its percentage of all sessions (one decimal). Every browser is listed.
+ */
+export async function browsers(client: ClickHouseClient, range: Period, { now }: ReportOptions = {}): Promise<ShareRow[]> {
+  const rows = await select(
+    client,
+    `SELECT session_browser, count() AS sessions FROM (${sessionsSql(periodWindow(range, now))})
+     GROUP BY session_browser ORDER BY sessions DESC, session_browser ASC`,
+    z.object({ session_browser: z.string(), sessions: uint }),
+  );
+  const all = rows.reduce((sum, r) => sum + r.sessions, 0);
+  return rows.map((r) => ({ name: r.session_browser || "Unknown", count: r.sessions, percentage: percentage(r.sessions, all) }));
+}
+
+/** The name a referrer shows under when the visitor came with none (typed the address, a bookmark, an app). */
+export const DIRECT = "Direct";
+
+/**
+ * Referrers in the period: the sessions with a page view, by the host (`domain()`, with a leading `www.`
+ * dropped) of the referrer of their first page view in the period; "Direct" when it had none. The 10
+ * with the most sessions (ties by name); `percentage` is of all sessions with a page view (one decimal).
+ */
+export async function referrers(client: ClickHouseClient, range: Period, { now }: ReportOptions = {}): Promise<ShareRow[]> {
+  const where = inWindow(periodWindow(range, now));
+  const rows = await select(
+    client,
+    `SELECT source, count() AS sessions FROM (
+       SELECT session_id, replaceRegexpOne(domain(argMin(referrer, event_time)), '^www\\\\.', '') AS source
+       FROM pageviews FINAL WHERE ${where}
+       GROUP BY session_id
+     )
+     GROUP BY source ORDER BY sessions DESC, source ASC`,
+    z.object({ source: z.string(), sessions: uint }),
+  );
+  const all = rows.reduce((sum, r) => sum + r.sessions, 0);
+  return rows
+    .map((r) => ({ name: r.source || DIRECT, count: r.sessions, percentage: percentage(r.sessions, all) }))
+    .sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .slice(0, TOP_ROWS);
+}
+
+export type TrafficPoint = { at: number; views: number; sessions: number };
+
+/**
+ * Page views and sessions (distinct sessions with a page view) per bucket over the period, for the chart:
+ * hours for a window of up to two days, days (UTC) otherwise. Each bucket is named by its start (Unix
+ * seconds, UTC); buckets without a page view are there with zeros, in order. A bucket counts the page
+ * views of the window that fall in it (the first and last bucket may be cut by the window's edges).
+ */
+export async function traffic(client: ClickHouseClient, range: Period, { now }: ReportOptions = {}): Promise<TrafficPoint[]> {
+  const window = periodWindow(range, now);
+  const hourly = window.to - window.from <= 2 * DAY_SECONDS;
+  const step = hourly ? 3600 : DAY_SECONDS;
+  const bucket = hourly ? "toStartOfHour(event_time)" : "toStartOfDay(event_time)";
+  const rows = await select(
+    client,
+    `SELECT toUInt32(${bucket}) AS at, uniqExact(event_id) AS views, uniqExact(session_id) AS sessions
+     FROM pageviews FINAL WHERE ${inWindow(window)}
+     GROUP BY at ORDER BY at`,
+    z.object({ at: uint, views: uint, sessions: uint }),
+  );
+  const found = new Map(rows.map((r) => [r.at, r]));
+  // The first bucket holds the window's first second (from + 1, as the window is open at `from`).
+  const first = Math.floor((window.from + 1) / step) * step;
+  const points: TrafficPoint[] = [];
+  for (let at = first; at <= window.to; at += step) points.push(found.get(at) ?? { at, views: 0, sessions: 0 });
+  return points;
+}
+
+export type RealTimeReport = {
+  activeUsers: number;
+  currentPages: { page: string; users: number }[];
+  recentActions: { userId: number; sessionId: string; action: string; page: string; at: number }[];
+};
+
+/** How many current pages and recent actions the real-time report lists. */
+export const REALTIME_ROWS = 10;
+
+/**
+ * Real time, over the last 5 minutes, (now − 300 s, now]:
+ * - `activeUsers`: as activeUsers.
+ * - `currentPages`: the pages viewed in the window, by the distinct sessions that viewed each, most first
+ *   (ties by page), at most 10.
+ * - `recentActions`: the 10 latest of the window's interactions (click, form_submit, input_focus, named
+ *   "click", "form submit", "input focus") and the actions the server recorded for a member (user_actions:
+ *   sign-ins, orders, …, by their name), newest first (ties by event id); `userId` 0 is a visitor.
+ *   `at` is Unix seconds.
+ */
+export async function realTime(client: ClickHouseClient, { now }: ReportOptions = {}): Promise<RealTimeReport> {
+  const to = toSeconds(now);
+  const where = inWindow({ from: to - ACTIVE_WINDOW_SECONDS, to });
+  const [active, currentPages, recentActions] = await Promise.all([
+    activeUsers(client, { now: new Date(to * 1000) }),
+    select(
+      client,
+      `SELECT page, uniqExact(session_id) AS users FROM pageviews FINAL WHERE ${where}
+       GROUP BY page ORDER BY users DESC, page ASC LIMIT ${REALTIME_ROWS}`,
+      z.object({ page: z.string(), users: uint }),
+    ),
+    select(
+      client,
+      `SELECT user_id, session_id, action, page, toUInt32(event_time) AS at, event_id FROM (
+         SELECT user_id, session_id, replaceAll(CAST(action_type AS String), '_', ' ') AS action, page, event_time,
+           toString(event_id) AS event_id
+         FROM actions FINAL WHERE ${where} AND action_type IN (${INTERACTION_SQL})
+         UNION ALL
+         SELECT user_id, session_id, replaceAll(action, '_', ' ') AS action, page, event_time, toString(event_id) AS event_id
+         FROM user_actions FINAL WHERE ${where}
+       )
+       ORDER BY at DESC, event_id DESC LIMIT ${REALTIME_ROWS}`,
+      z.object({ user_id: uint, session_id: z.string(), action: z.string(), page: z.string(), at: uint }),
+    ),
+  ]);
+  return {
+    activeUsers: active,
+    currentPages,
+    recentActions: recentActions.map((r) => ({ userId: r.user_id, sessionId: r.session_id, action: r.action, page: r.page, at: r.at })),
+  };
 }

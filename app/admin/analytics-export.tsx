@@ -1,0 +1,52 @@
+import { createReadableStreamFromReadable, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { getClickHouse } from "~/analytics/clickhouse.server";
+import { auditExport, EXPORT_REPORTS, exportCsv, isExportReport } from "~/analytics/export.server";
+import { parsePeriod } from "~/analytics/period";
+import { periodWindow } from "~/analytics/reports.server";
+import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
+import { requireMemberActor } from "~/utils/auth.server";
+
+/**
+ * `GET analytics/export?range=…&report=…` (`/analytics/export` on the admin host, `/admin/analytics/export`
+ * on the main host): one report of a period as `analytics-{range}-{date}.csv`, streamed from ClickHouse
+ * (app/analytics/export.server.ts). Custom periods: `range=custom&from=YYYY-MM-DD&to=YYYY-MM-DD`, at most a
+ * year. Bad parameters: 400 with what to change, in plain text. Every export is audited before it starts.
+ */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  await adminScreenLoader(request);
+  const actor = await requireMemberActor(request, context.clientIp);
+  const params = new URL(request.url).searchParams;
+  const report = params.get("report") ?? "pageviews";
+  const parsed = parsePeriod(params);
+  const problems: string[] = [];
+  if (!isExportReport(report)) problems.push(`report: choose one of ${Object.keys(EXPORT_REPORTS).join(", ")}.`);
+  if (!parsed.ok) for (const [field, message] of Object.entries(parsed.errors)) problems.push(`${field}: ${message}`);
+  if (problems.length > 0 || !parsed.ok || !isExportReport(report)) {
+    return new Response(`The export was not made.\n${problems.join("\n")}\n`, {
+      status: 400,
+      headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" },
+    });
+  }
+  const { period } = parsed;
+  const window = periodWindow(period.kind === "range" ? period.range : period.window);
+  const audited = await auditExport(actor, {
+    report,
+    range: period.kind === "range" ? period.range : "custom",
+    ...(period.kind === "custom" ? { from: period.from, to: period.to } : {}),
+  });
+  if (!audited.ok) throw new Response("Forbidden", { status: 403 });
+  const { stream } = await exportCsv(getClickHouse(), { report, window, signal: request.signal });
+  const date = new Date().toISOString().slice(0, 10);
+  const name = `analytics-${period.slug}-${date}.csv`;
+  return new Response(createReadableStreamFromReadable(stream), {
+    status: 200,
+    headers: {
+      "Content-Type": "text/csv; charset=utf-8",
+      "Content-Disposition": `attachment; filename="${name}"`,
+      "Cache-Control": "no-store",
+      "X-Content-Type-Options": "nosniff",
+    },
+  });
+}
+
+export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(request);

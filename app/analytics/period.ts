@@ -1,0 +1,74 @@
+/**
+ * The period an analytics screen or export covers, read from a GET form's fields: `range` 1d, 7d, 30d or
+ * 90d (default 7d), or `range=custom` with `from` and `to` days (YYYY-MM-DD, UTC, both included, at most
+ * a year). No server code: the screen's form and the server read the same rules.
+ */
+import { RANGES, type Range } from "~/analytics/events";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** A custom period covers at most this many days (a year; 366 lets a leap year through). */
+export const MAX_CUSTOM_DAYS = 366;
+export const DEFAULT_RANGE: Range = "7d";
+
+export type PeriodChoice =
+  | { kind: "range"; range: Range; label: string; slug: string }
+  /** `window`: Unix seconds, from < t <= to, as the reports take it. */
+  | { kind: "custom"; from: string; to: string; window: { from: number; to: number }; label: string; slug: string };
+
+export type PeriodErrors = { range?: string; from?: string; to?: string };
+
+export const RANGE_LABELS: Record<Range, string> = { "1d": "Last 24 hours", "7d": "Last 7 days", "30d": "Last 30 days", "90d": "Last 90 days" };
+
+function day(value: string): number | null {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return null;
+  const ms = Date.parse(`${value}T00:00:00Z`);
+  // 2026-02-31 parses to a day in March: refuse it rather than read another day.
+  if (!Number.isFinite(ms) || new Date(ms).toISOString().slice(0, 10) !== value) return null;
+  return ms;
+}
+
+/** The period the parameters ask for, or the errors to show beside the fields. */
+export function parsePeriod(params: URLSearchParams): { ok: true; period: PeriodChoice } | { ok: false; errors: PeriodErrors; values: Record<string, string> } {
+  const range = params.get("range") ?? "";
+  const from = (params.get("from") ?? "").trim();
+  const to = (params.get("to") ?? "").trim();
+  const values = { range, from, to };
+  if (range === "" && from === "" && to === "") return { ok: true, period: named(DEFAULT_RANGE) };
+  if (range !== "custom" && range !== "") {
+    if (Object.hasOwn(RANGES, range)) return { ok: true, period: named(range as Range) };
+    return { ok: false, errors: { range: "Choose a range: last 24 hours, 7 days, 30 days or 90 days, or custom dates." }, values };
+  }
+  const errors: PeriodErrors = {};
+  const fromMs = day(from);
+  const toMs = day(to);
+  if (from === "") errors.from = "Enter the first day (YYYY-MM-DD).";
+  else if (fromMs === null) errors.from = "Enter the first day as a date, such as 2026-01-31.";
+  if (to === "") errors.to = "Enter the last day (YYYY-MM-DD).";
+  else if (toMs === null) errors.to = "Enter the last day as a date, such as 2026-01-31.";
+  if (fromMs !== null && toMs !== null) {
+    if (toMs < fromMs) errors.to = "The last day must be on or after the first day.";
+    else if ((toMs - fromMs) / DAY_MS + 1 > MAX_CUSTOM_DAYS) errors.to = "Choose at most one year (366 days).";
+  }
+  if (errors.from || errors.to || fromMs === null || toMs === null) return { ok: false, errors, values };
+  return {
+    ok: true,
+    period: {
+      kind: "custom",
+      from,
+      to,
+      // Both days whole: from the first day's 00:00:00 to the last day's 23:59:59 (UTC).
+      window: { from: fromMs / 1000 - 1, to: (toMs + DAY_MS) / 1000 - 1 },
+      label: from === to ? `${from} (UTC)` : `${from} to ${to} (UTC)`,
+      slug: from === to ? from : `${from}_${to}`,
+    },
+  };
+}
+
+function named(range: Range): PeriodChoice {
+  return { kind: "range", range, label: RANGE_LABELS[range], slug: range };
+}
+
+/** The query string of a period (for links, the export and the form's values). */
+export function periodQuery(period: PeriodChoice): URLSearchParams {
+  return period.kind === "range" ? new URLSearchParams({ range: period.range }) : new URLSearchParams({ range: "custom", from: period.from, to: period.to });
+}
