@@ -25,6 +25,7 @@ import {
   toDateTimeString,
 } from "../app/analytics/clickhouse-sql.server";
 import { INGEST_QUEUE, TABLES, type IngestJob, type QueuedEvent } from "../app/analytics/events";
+import { countMinute, rollupPipelineMinutes } from "../app/analytics/pipeline-stats.server";
 import type { Env } from "../app/utils/env.server";
 import { createRedis } from "../app/utils/redis.server";
 
@@ -55,6 +56,8 @@ export type IngestOptions = {
    * jobs back to the queue (waiting) for the next worker instead of holding the shutdown.
    */
   closeTimeoutMs?: number;
+  /** How often the counters' minute hashes are moved from Redis to ClickHouse (pipeline-stats.server.ts). */
+  rollupIntervalMs?: number;
 };
 
 export type IngestStats = {
@@ -84,6 +87,8 @@ export type Ingest = {
   close: () => Promise<void>;
   /** Live figures (read them, do not write them). */
   stats: Readonly<IngestStats>;
+  /** Moves the counters' minute hashes to ClickHouse now (also done every rollupIntervalMs and on close). */
+  rollup: () => Promise<void>;
 };
 
 type Row = Record<string, string | number>;
@@ -218,10 +223,31 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
 
   async function count(field: "inserted" | "failed", n: number) {
     if (n <= 0) return;
-    await redis.hincrby(countersKey, field, n).catch((error: Error) => {
-      console.error(`[ingest] could not count ${n} ${field}: ${error.message}`);
-    });
+    const failed = (error: Error) => console.error(`[ingest] could not count ${n} ${field}: ${error.message}`);
+    // The lifetime hash, and this minute's hash for the pipeline health screen (moved to ClickHouse by rollup).
+    await Promise.all([redis.hincrby(countersKey, field, n).catch(failed), countMinute(redis, env.QUEUE_PREFIX, [[field, n]]).catch(failed)]);
   }
+
+  let rolling: Promise<void> | null = null;
+  let lastRollupError = 0;
+  function rollup(): Promise<void> {
+    rolling ??= rollupPipelineMinutes(redis, clickhouse, env.QUEUE_PREFIX, { signal: abandon.signal })
+      .then(
+        () => undefined,
+        (error: Error) => {
+          // Nothing is lost: what was not moved stays in Redis for the next round.
+          if (Date.now() - lastRollupError < 60_000) return;
+          lastRollupError = Date.now();
+          console.error(`[ingest] could not move the pipeline counters to ClickHouse: ${clickHouseErrorMessage(error)}`);
+        },
+      )
+      .finally(() => {
+        rolling = null;
+      });
+    return rolling;
+  }
+  const rollupTimer = setInterval(() => void rollup(), options.rollupIntervalMs ?? 10_000);
+  rollupTimer.unref();
 
   function seal() {
     clearTimeout(timer);
@@ -419,6 +445,7 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
   function close() {
     closed ??= (async () => {
       closing = true;
+      clearInterval(rollupTimer);
       const giveUp = setTimeout(() => {
         abandoned = true;
         abandon.abort();
@@ -429,6 +456,8 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
       await flush();
       await workerClosed;
       await flush();
+      // The last counts (this batch's inserted) go to ClickHouse too, if it answers within a moment.
+      if (!abandoned) await Promise.race([rollup(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
       clearTimeout(giveUp);
       if (ownRedis) await redis.quit().catch(() => redis.disconnect());
       if (ownClickHouse) await clickhouse.close();
@@ -436,5 +465,5 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
     return closed;
   }
 
-  return { worker, flush, close, stats };
+  return { worker, flush, close, stats, rollup };
 }

@@ -27,6 +27,7 @@ import {
   type QueuedEvent,
 } from "~/analytics/events";
 import { lookupPlace, openGeo, rateLimitKey, truncateIp } from "~/analytics/geo.server";
+import { countMinute } from "~/analytics/pipeline-stats.server";
 import { cleanPath, cleanUrl } from "~/analytics/urls";
 import { getEnv } from "~/utils/env.server";
 import { analyticsLimiter, type Limited } from "~/utils/rate-limit.server";
@@ -296,7 +297,10 @@ export type DropReason =
   | "unknown_endpoint";
 export type CounterField = "accepted" | "inserted" | "failed" | `dropped:${DropReason}`;
 
-/** The Redis hash of the pipeline's counters (common brief: accepted, inserted, failed, dropped:<reason>). */
+/**
+ * The Redis hash of the pipeline's lifetime counters (common brief: accepted, inserted, failed, dropped:<reason>).
+ * The same counts also go to a hash per minute, which the worker moves to ClickHouse (pipeline-stats.server.ts).
+ */
 export function countersKey(prefix = getEnv().QUEUE_PREFIX) {
   return `${prefix}:analytics:counters`;
 }
@@ -434,6 +438,8 @@ export function createIngest({ redisUrl, prefix }: { redisUrl: string; prefix: s
     for (const [field, n] of entries) {
       side.hincrby(counters, field, n).catch((error: Error) => logThrottled("counters", `counters: ${error.message}`));
     }
+    // And into this minute's hash, which the worker moves to ClickHouse for the pipeline health screen.
+    countMinute(side, prefix, entries).catch((error: Error) => logThrottled("counters", `counters per minute: ${error.message}`));
   };
   const count = (field: CounterField, n: number) => {
     if (n <= 0) return;

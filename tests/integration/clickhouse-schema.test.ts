@@ -108,7 +108,7 @@ describe("ClickHouse analytics schema", () => {
     const tables = await rows<{ name: string }>(
       `SELECT name FROM system.tables WHERE database = ${quote(database)} ORDER BY name`,
     );
-    expect(tables.map((t) => t.name)).toEqual([...Object.values(TABLES), "schema_migrations"].sort());
+    expect(tables.map((t) => t.name)).toEqual([...Object.values(TABLES), "pipeline_minutes", "schema_migrations"].sort());
   });
 
   it.each(Object.entries(SPEC))("%s has the spec's columns in order, its key, partitions and engine", async (table, spec) => {

@@ -1,0 +1,225 @@
+/**
+ * The analytics pipeline's health (issue 13 item 6): its counters per minute, its queue, and its failed set.
+ *
+ * Counters. The web counts `accepted` and `dropped:<reason>`, the worker `inserted` and `failed`. Each side
+ * adds its counts to a Redis hash of the current UTC minute (`<prefix>:analytics:minute:<epoch minute>`,
+ * kept two days at most), beside the lifetime hash older tools read (`<prefix>:analytics:counters`). The
+ * worker moves the minute hashes into ClickHouse's `pipeline_minutes` (migrations/clickhouse/002) every
+ * few seconds (`rollupPipelineMinutes`): it renames a hash to `<prefix>:analytics:rolling:<minute>:<batch>`
+ * (atomic: counts that arrive later start a new hash), inserts its fields under that batch id, then deletes
+ * it. A move cut short is finished by the next one, under the same batch id, so ReplacingMergeTree keeps
+ * its rows once. Readers sum `n` per minute and counter, and add the minute hashes not moved yet, so the
+ * screen is current to the second.
+ *
+ * Queue and failed set: BullMQ's own counts; the failed jobs (ClickHouse refused their data, or a worker
+ * died on them ten times) are listed; pipeline-replay.server.ts moves them back to waiting, audited.
+ */
+import { randomUUID } from "node:crypto";
+import type { ClickHouseClient } from "@clickhouse/client";
+import { Queue, type Job } from "bullmq";
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import { INGEST_QUEUE, type IngestJob } from "~/analytics/events";
+
+/** A minute hash lives this long in Redis if no worker ever moves it. */
+export const MINUTE_KEY_TTL_SECONDS = 2 * 24 * 60 * 60;
+/** The screen's window: the last day, minute by minute. */
+export const HEALTH_WINDOW_MINUTES = 24 * 60;
+
+const minutePrefix = (prefix: string) => `${prefix}:analytics:minute:`;
+const rollingPrefix = (prefix: string) => `${prefix}:analytics:rolling:`;
+
+/** The Redis hash of the counts of the minute of `timeMs`. */
+export function minuteKey(prefix: string, timeMs: number) {
+  return `${minutePrefix(prefix)}${Math.floor(timeMs / 60_000)}`;
+}
+
+/**
+ * Adds counts to the current minute's hash (fields such as `accepted`, `dropped:bot`), as one pipeline.
+ * Rejects when Redis does; callers log and carry on (a counter is not worth refusing an event for).
+ */
+export async function countMinute(redis: Redis, prefix: string, counts: Iterable<[string, number]>, nowMs = Date.now()) {
+  const key = minuteKey(prefix, nowMs);
+  const pipeline = redis.pipeline();
+  let any = false;
+  for (const [field, n] of counts) {
+    if (n <= 0) continue;
+    pipeline.hincrby(key, field, n);
+    any = true;
+  }
+  if (!any) return;
+  pipeline.expire(key, MINUTE_KEY_TTL_SECONDS);
+  const results = (await pipeline.exec()) ?? [];
+  const failed = results.find(([error]) => error);
+  if (failed?.[0]) throw failed[0];
+}
+
+async function scanKeys(redis: Redis, pattern: string): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor = "0";
+  do {
+    const [next, found] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+    cursor = next;
+    keys.push(...found);
+  } while (cursor !== "0");
+  return keys;
+}
+
+const COUNTER_FIELD = /^(accepted|inserted|failed|dropped:[a-z_]{1,40})$/;
+
+/**
+ * Moves every minute hash of `prefix` into `pipeline_minutes` (the ClickHouse client's database). Returns
+ * the rows inserted. Throws when ClickHouse or Redis fails; what was not moved stays in Redis for the next call.
+ */
+export async function rollupPipelineMinutes(redis: Redis, clickhouse: ClickHouseClient, prefix: string, { signal }: { signal?: AbortSignal } = {}): Promise<number> {
+  // Hashes renamed by a move that did not finish come first, then the current ones.
+  for (const key of await scanKeys(redis, `${minutePrefix(prefix)}*`)) {
+    const minute = key.slice(minutePrefix(prefix).length);
+    if (!/^\d{1,12}$/.test(minute)) continue;
+    // RENAME fails when another worker moved it first: nothing to do then.
+    await redis.rename(key, `${rollingPrefix(prefix)}${minute}:${randomUUID()}`).catch(() => undefined);
+  }
+  let inserted = 0;
+  for (const key of await scanKeys(redis, `${rollingPrefix(prefix)}*`)) {
+    const match = /^(\d{1,12}):([0-9a-f-]{36})$/.exec(key.slice(rollingPrefix(prefix).length));
+    if (!match) continue;
+    const minuteMs = Number(match[1]) * 60_000;
+    const fields = await redis.hgetall(key);
+    const rows = Object.entries(fields)
+      .filter(([field, n]) => COUNTER_FIELD.test(field) && Number(n) > 0)
+      .map(([counter, n]) => ({ minute: Math.floor(minuteMs / 1000), counter, batch: match[2], n: Number(n) }));
+    if (rows.length > 0) {
+      await clickhouse.insert({ table: "pipeline_minutes", values: rows, format: "JSONEachRow", abort_signal: signal });
+      inserted += rows.length;
+    }
+    await redis.del(key);
+  }
+  return inserted;
+}
+
+export type DropCounts = Record<string, number>;
+export type MinuteCounts = { minute: string; accepted: number; inserted: number; failed: number; dropped: number; droppedBy: DropCounts };
+export type PipelineCounts = {
+  /** Minutes with any count, oldest first (ISO times of each minute's start, UTC). */
+  minutes: MinuteCounts[];
+  totals: Omit<MinuteCounts, "minute">;
+  /** The window: (from, to], Unix seconds; to is the end of the current minute. */
+  from: number;
+  to: number;
+};
+
+function addCount(into: Omit<MinuteCounts, "minute">, counter: string, n: number) {
+  if (counter === "accepted" || counter === "inserted" || counter === "failed") into[counter] += n;
+  else if (counter.startsWith("dropped:")) {
+    const reason = counter.slice("dropped:".length);
+    into.dropped += n;
+    into.droppedBy[reason] = (into.droppedBy[reason] ?? 0) + n;
+  }
+}
+
+const empty = (): Omit<MinuteCounts, "minute"> => ({ accepted: 0, inserted: 0, failed: 0, dropped: 0, droppedBy: {} });
+
+/**
+ * The counters per minute over the last `minutes` minutes up to `now`: what ClickHouse holds, plus the
+ * minute hashes still in Redis (not moved yet). A hash being moved right now (renamed, not yet inserted)
+ * is in neither for that moment.
+ */
+export async function pipelineCounts(
+  clickhouse: ClickHouseClient,
+  redis: Redis,
+  prefix: string,
+  { now = new Date(), minutes = HEALTH_WINDOW_MINUTES }: { now?: Date; minutes?: number } = {},
+): Promise<PipelineCounts> {
+  const nowMinute = Math.floor(now.getTime() / 60_000);
+  if (!Number.isSafeInteger(nowMinute) || !Number.isSafeInteger(minutes) || minutes <= 0) throw new Error("bad pipeline window");
+  const fromMinute = nowMinute - minutes + 1;
+  const from = fromMinute * 60;
+  const to = (nowMinute + 1) * 60;
+  const result = await clickhouse.query({
+    query: `SELECT toUnixTimestamp(minute) AS minute, counter, sum(n) AS n FROM pipeline_minutes FINAL
+            WHERE minute >= toDateTime(${from}) AND minute < toDateTime(${to})
+            GROUP BY minute, counter ORDER BY minute`,
+    format: "JSONEachRow",
+  });
+  const rows = z
+    .array(z.object({ minute: z.coerce.number().int(), counter: z.string(), n: z.coerce.number().int().nonnegative() }))
+    .parse(await result.json());
+  const byMinute = new Map<number, Omit<MinuteCounts, "minute">>();
+  const at = (minuteSeconds: number) => {
+    let entry = byMinute.get(minuteSeconds);
+    if (!entry) byMinute.set(minuteSeconds, (entry = empty()));
+    return entry;
+  };
+  for (const row of rows) addCount(at(row.minute), row.counter, row.n);
+  for (const key of await scanKeys(redis, `${minutePrefix(prefix)}*`)) {
+    const minute = Number(key.slice(minutePrefix(prefix).length));
+    if (!Number.isSafeInteger(minute) || minute < fromMinute || minute > nowMinute) continue;
+    for (const [counter, n] of Object.entries(await redis.hgetall(key))) {
+      if (COUNTER_FIELD.test(counter)) addCount(at(minute * 60), counter, Number(n) || 0);
+    }
+  }
+  const totals = empty();
+  const list = [...byMinute]
+    .sort(([a], [b]) => a - b)
+    .map(([minute, counts]) => {
+      totals.accepted += counts.accepted;
+      totals.inserted += counts.inserted;
+      totals.failed += counts.failed;
+      totals.dropped += counts.dropped;
+      for (const [reason, n] of Object.entries(counts.droppedBy)) totals.droppedBy[reason] = (totals.droppedBy[reason] ?? 0) + n;
+      return { minute: new Date(minute * 1000).toISOString(), ...counts };
+    });
+  return { minutes: list, totals, from, to };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The queue.
+
+export type QueueHealth = {
+  waiting: number;
+  active: number;
+  delayed: number;
+  failed: number;
+  /** Age in milliseconds of the oldest job waiting (0 when none waits): how far behind the worker is. */
+  lagMs: number;
+  oldestWaitingAt: string | null;
+};
+
+/** The ingest queue of a prefix, on a connection the caller owns (close the queue, not the connection). */
+export function ingestQueue(redis: Redis, prefix: string) {
+  return new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix });
+}
+
+export async function queueHealth(queue: Queue<IngestJob>, now = Date.now()): Promise<QueueHealth> {
+  const counts = await queue.getJobCounts("waiting", "active", "delayed", "failed", "prioritized", "paused");
+  const [oldest] = await queue.getJobs(["wait", "paused", "prioritized"], 0, 0, true);
+  const at = oldest?.timestamp;
+  return {
+    waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.paused ?? 0),
+    active: counts.active ?? 0,
+    delayed: counts.delayed ?? 0,
+    failed: counts.failed ?? 0,
+    lagMs: at ? Math.max(0, now - at) : 0,
+    oldestWaitingAt: at ? new Date(at).toISOString() : null,
+  };
+}
+
+export type FailedJob = { id: string; events: number; reason: string; attempts: number; failedAt: string | null; queuedAt: string };
+
+/** The failed set, newest first: at most `limit` jobs. */
+export async function failedJobs(queue: Queue<IngestJob>, limit = 50): Promise<FailedJob[]> {
+  const jobs = await queue.getFailed(0, Math.max(0, limit - 1));
+  return jobs.filter((job): job is Job<IngestJob> => Boolean(job)).map(describeFailed);
+}
+
+export function describeFailed(job: Job<IngestJob>): FailedJob {
+  const events = Array.isArray(job.data?.events) ? job.data.events.length : 0;
+  return {
+    id: String(job.id),
+    events,
+    reason: (job.failedReason ?? "").slice(0, 500),
+    attempts: job.attemptsMade,
+    failedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : null,
+    queuedAt: new Date(job.timestamp).toISOString(),
+  };
+}
