@@ -341,3 +341,141 @@ export async function getPublicProfile(db: Db, username: string): Promise<Public
     skills: u.skills,
   };
 }
+
+// ——— The admin portal's Users screen (issue 13) ———
+
+/** A member as the admin's list shows them; `status` "deleted" for a deleted member's kept row. */
+export type AdminUserRow = {
+  id: number;
+  name: string;
+  email: string;
+  username: string;
+  role: Role;
+  status: UserStatus | "deleted";
+  joinedAt: Date;
+  lastActiveAt: Date | null;
+};
+
+export type AdminUserFilter = {
+  q?: string;
+  role?: Role;
+  status?: UserStatus | "deleted";
+  id?: number;
+  page: number;
+  pageSize: number;
+};
+
+/** `%` and `_` typed into a search are letters, not wildcards. */
+const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * Members for the admin's list, newest first, with the total the filter matches (for paging). The search
+ * matches name, email or username anywhere, in any letter case. Deleted members appear only when asked for
+ * (status "deleted", or by id). Last active is the newest of the stored time and the member's latest
+ * activity (a sign-in, a change of settings; not what an admin did to them).
+ */
+export async function listUsersForAdmin(db: Db, f: AdminUserFilter): Promise<{ users: AdminUserRow[]; total: number }> {
+  const base = db("users as u");
+  if (f.id !== undefined) base.where("u.id", f.id);
+  else if (f.status === "deleted") base.whereNotNull("u.deleted_at");
+  else {
+    base.whereNull("u.deleted_at");
+    if (f.status) base.where("u.status", f.status);
+  }
+  if (f.role) base.where("u.role", f.role);
+  if (f.q) {
+    const pattern = likePattern(f.q);
+    base.where((w) => w.whereILike("u.name", pattern).orWhereILike("u.email", pattern).orWhereILike("u.username", pattern));
+  }
+  const { count } = (await base.clone().count({ count: "*" }).first()) as { count: string };
+  const rows = await base
+    .select("u.id", "u.name", "u.email", "u.username", "u.role", "u.status", "u.deleted_at", "u.created_at")
+    .select(
+      db.raw(
+        "GREATEST(u.last_active_at, (SELECT max(a.created_at) FROM activity a WHERE a.user_id = u.id AND a.kind NOT LIKE 'status\\_%')) AS last_active_at",
+      ),
+    )
+    .orderBy([
+      { column: "u.created_at", order: "desc" },
+      { column: "u.id", order: "desc" },
+    ])
+    .limit(f.pageSize)
+    .offset((f.page - 1) * f.pageSize);
+  return {
+    total: Number(count),
+    users: rows.map((u) => ({
+      id: Number(u.id),
+      name: u.name,
+      email: u.email,
+      username: u.username,
+      role: u.role,
+      status: u.deleted_at ? "deleted" : u.status,
+      joinedAt: u.created_at,
+      lastActiveAt: u.last_active_at ?? null,
+    })),
+  };
+}
+
+export type LockedUser = { id: number; name: string; role: Role; status: UserStatus; deleted: boolean; avatarKey: string | null };
+
+/**
+ * Members by id, their rows locked for the rest of the transaction (in id order, so two admins' batches
+ * cannot deadlock); ids with no row are simply absent.
+ */
+export async function lockUsers(db: Db, ids: number[]): Promise<LockedUser[]> {
+  if (ids.length === 0) return [];
+  const rows = await db("users").whereIn("id", ids).orderBy("id").forUpdate().select("id", "name", "role", "status", "deleted_at", "avatar_key");
+  return rows.map((u) => ({ id: Number(u.id), name: u.name, role: u.role, status: u.status, deleted: u.deleted_at !== null, avatarKey: u.avatar_key ?? null }));
+}
+
+/**
+ * The ids of the active admins, their rows locked: an operation that may leave the platform without an
+ * admin takes this lock first, so two admins suspending each other at once cannot both succeed (the second
+ * finds itself no longer active once the first commits).
+ */
+export async function lockActiveAdmins(db: Db): Promise<number[]> {
+  const rows = await db("users").where({ role: "admin", status: "active" }).whereNull("deleted_at").orderBy("id").forUpdate().select("id");
+  return rows.map((r) => Number(r.id));
+}
+
+/**
+ * A member deleted: the row stays (orders, the ledger, reviews and messages name it) but nothing of the
+ * person does: a placeholder name, username and email (unique by id, on a domain that cannot receive
+ * mail), no password, picture, profile or payout number; status banned (never active again) and
+ * `deleted_at`. Their sessions end. The caller locks the row, deletes the old picture after the commit,
+ * and ends their sockets.
+ */
+export async function anonymiseUser(db: Db, userId: number): Promise<boolean> {
+  const updated = await updateUser(db, userId, {
+    name: "Deleted member",
+    username: `deleted_${userId}`,
+    email: `deleted-${userId}@deleted.invalid`,
+    password_hash: null,
+    status: "banned",
+    deleted_at: db.fn.now(),
+    bio: "",
+    location: "",
+    profile_pic_url: null,
+    avatar_key: null,
+    skills: [],
+    languages: [],
+    portfolio_url: null,
+    years_experience: null,
+    mobile_money_number: null,
+  });
+  if (!updated) return false;
+  await deleteUserSessions(db, userId);
+  await db("password_resets").where({ user_id: userId }).whereNull("used_at").update({ used_at: db.fn.now() });
+  // Their gigs leave the catalogue (kept for the orders that name them).
+  await db("gigs").where({ seller_id: userId, status: "published" }).update({ status: "paused", updated_at: db.fn.now() });
+  return true;
+}
+
+/** Whether a member is buyer or seller on an order still under way (awaiting payment, in progress, delivered). */
+export async function hasOpenOrders(db: Db, userId: number): Promise<boolean> {
+  const row = await db("orders")
+    .whereIn("status", ["pending_payment", "in_progress", "delivered"])
+    .andWhere((w) => w.where("buyer_id", userId).orWhere("seller_id", userId))
+    .first("id");
+  return Boolean(row);
+}

@@ -1,0 +1,159 @@
+/**
+ * What an admin does to members from the Users screen (issue 13, ADR 012): suspend, ban, activate (one
+ * member or a selection) and delete. Each runs in one transaction with its audit row (`tx.audit`: who, what,
+ * whom, from which address), the member's activity, the end of their sessions (rows deleted in the same
+ * transaction) and of their open pages' live connections (after the commit).
+ *
+ * The guards, checked under locks so two admins acting at once cannot get round them: an admin never acts on
+ * their own account, and the platform always keeps an active admin (every active admin's row is locked
+ * first, so of two admins suspending each other, the second finds they are no longer active themself).
+ * The transitions are the spec's (§4): suspend only an active member, ban one not banned, activate one not
+ * active; a deleted member is gone for good.
+ */
+import type { Knex } from "knex";
+import { anonymiseUser, hasOpenOrders, lockActiveAdmins, lockUsers, setUserStatus, type LockedUser } from "~/models/user.server";
+import { adminOf, conflict, forbidden, invalid, notFound, ok, transact, type Actor, type Failure, type Result, type Tx } from "~/operations/core.server";
+import { NOTHING_SELECTED, STATUS_OF_ACTION, type StatusAction } from "~/utils/admin-schemas";
+
+type Options = { db?: Knex };
+
+const AUDIT_ACTION: Record<StatusAction, string> = { suspend: "user.suspend", ban: "user.ban", activate: "user.activate" };
+
+export const OWN_ACCOUNT = "You cannot suspend, ban or delete your own account.";
+export const LAST_ADMIN = "That is the last active admin: the platform must keep one.";
+export const NO_SUCH_MEMBER = "We could not find that member.";
+export const OPEN_ORDERS = "This member has orders under way. Resolve or cancel them before deleting the account.";
+
+/** Why a transition does not apply to a member as they are now (the spec's rules), or null when it does. */
+function refusal(action: StatusAction, u: LockedUser): string | null {
+  if (u.deleted) return `${u.name} has been deleted.`;
+  if (action === "suspend" && u.status !== "active") return `${u.name} is not active, so cannot be suspended.`;
+  if (action === "ban" && u.status === "banned") return `${u.name} is already banned.`;
+  if (action === "activate" && u.status === "active") return `${u.name} is already active.`;
+  return null;
+}
+
+type Refusal = Extract<Failure, { error: "conflict" | "forbidden" }>;
+
+/**
+ * Refuses when the admin is among `targets` or `targets` would take the last active admins away (every
+ * action but activate takes a member out of the active ones). Locks every active admin's row first.
+ */
+async function adminGuards(tx: Tx, adminId: number, targets: LockedUser[], leavesActive: boolean): Promise<Refusal | null> {
+  if (targets.some((u) => u.id === adminId)) return conflict("own_account", OWN_ACCOUNT) as Refusal;
+  if (leavesActive) return null;
+  const active = await lockActiveAdmins(tx.trx);
+  // Another admin changed this one's account since the page was read: they may do nothing more.
+  if (!active.includes(adminId)) return forbidden("Your account is no longer an active admin.") as Refusal;
+  const removed = new Set(targets.filter((u) => u.role === "admin").map((u) => u.id));
+  if (active.every((id) => removed.has(id))) return conflict("last_admin", LAST_ADMIN) as Refusal;
+  return null;
+}
+
+/** Applies one status change to a locked member: the row, their sessions (the model ends them), activity, audit, live. */
+async function applyStatus(tx: Tx, u: LockedUser, action: StatusAction, bulk: boolean) {
+  const status = STATUS_OF_ACTION[action];
+  await setUserStatus(tx.trx, u.id, status);
+  await tx.activity(u.id, `status_${status}` as const);
+  await tx.audit({ action: AUDIT_ACTION[action], targetType: "user", targetId: u.id, details: { from: u.status, to: status, ...(bulk ? { bulk: true } : {}) } });
+  if (status !== "active") tx.live({ disconnect: u.id });
+}
+
+/** Suspends, bans or activates one member. */
+export async function changeUserStatus(
+  actor: Actor,
+  input: { userId: number; action: StatusAction },
+  { db }: Options = {},
+): Promise<Result<{ name: string }>> {
+  const admin = adminOf(actor);
+  if (!admin) return forbidden();
+  if (input.userId === admin.id) return conflict("own_account", OWN_ACCOUNT);
+  return transact(
+    actor,
+    async (tx) => {
+      const active = input.action === "activate";
+      // Admins first, then the member: the same lock order as every other admin operation.
+      if (!active) await lockActiveAdmins(tx.trx);
+      const [u] = await lockUsers(tx.trx, [input.userId]);
+      if (!u) return notFound(NO_SUCH_MEMBER);
+      const guarded = await adminGuards(tx, admin.id, [u], active);
+      if (guarded) return guarded;
+      const why = refusal(input.action, u);
+      if (why) return conflict("status", why);
+      await applyStatus(tx, u, input.action, false);
+      return ok({ name: u.name });
+    },
+    { db },
+  );
+}
+
+/**
+ * The bulk action: every selected member, in one transaction. Ids that name no member (or a deleted one)
+ * refuse the whole batch, naming them, and so do the admin's own account and the last active admins:
+ * nothing changes. Members the action does not apply to (suspending one already banned, activating one
+ * already active) are left as they are and counted as skipped.
+ */
+export async function bulkUserAction(
+  actor: Actor,
+  input: { userIds: number[]; action: StatusAction },
+  { db }: Options = {},
+): Promise<Result<{ changed: number; skipped: number }>> {
+  const admin = adminOf(actor);
+  if (!admin) return forbidden();
+  const ids = [...new Set(input.userIds)];
+  if (ids.length === 0) return invalid({ userIds: [NOTHING_SELECTED] });
+  return transact(
+    actor,
+    async (tx) => {
+      const active = input.action === "activate";
+      if (!active) await lockActiveAdmins(tx.trx);
+      const found = await lockUsers(tx.trx, ids);
+      const known = new Set(found.filter((u) => !u.deleted).map((u) => u.id));
+      const unknown = ids.filter((id) => !known.has(id));
+      if (unknown.length) {
+        const list = unknown.map((id) => `#${id}`).join(", ");
+        return conflict("unknown_members", `No such members: ${list}. Nothing was changed.`);
+      }
+      const guarded = await adminGuards(tx, admin.id, found, active);
+      if (guarded) return { ...guarded, message: `${guarded.message} Nothing was changed.` };
+      let changed = 0;
+      for (const u of found) {
+        if (refusal(input.action, u)) continue;
+        await applyStatus(tx, u, input.action, true);
+        changed++;
+      }
+      return ok({ changed, skipped: found.length - changed });
+    },
+    { db },
+  );
+}
+
+/**
+ * Deletes a member: their row is kept (orders, the ledger, reviews and messages name it) with nothing of the
+ * person left (app/models/user.server.ts anonymiseUser), their gigs leave the catalogue, their sessions and
+ * open pages end, and their picture is deleted after the commit. Refused while they have orders under way
+ * (money in escrow needs both parties). The audit row keeps their role and former status, not their name
+ * or email: the log is append-only, and a deletion that the log undid would be none.
+ */
+export async function deleteUser(actor: Actor, input: { userId: number }, { db }: Options = {}): Promise<Result<null>> {
+  const admin = adminOf(actor);
+  if (!admin) return forbidden();
+  if (input.userId === admin.id) return conflict("own_account", OWN_ACCOUNT);
+  return transact(
+    actor,
+    async (tx) => {
+      await lockActiveAdmins(tx.trx);
+      const [u] = await lockUsers(tx.trx, [input.userId]);
+      if (!u || u.deleted) return notFound(NO_SUCH_MEMBER);
+      const guarded = await adminGuards(tx, admin.id, [u], false);
+      if (guarded) return guarded;
+      if (await hasOpenOrders(tx.trx, u.id)) return conflict("open_orders", OPEN_ORDERS);
+      await anonymiseUser(tx.trx, u.id);
+      if (u.avatarKey) await tx.effect({ kind: "delete_image", key: u.avatarKey }, `delete_image:${u.avatarKey}`);
+      await tx.audit({ action: "user.delete", targetType: "user", targetId: u.id, details: { role: u.role, from: u.status } });
+      tx.live({ disconnect: u.id });
+      return ok(null);
+    },
+    { db },
+  );
+}

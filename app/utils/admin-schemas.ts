@@ -1,0 +1,77 @@
+/**
+ * The admin portal's Users and audit screens' forms and queries (issue 13), shared by the server (which
+ * decides) and the browser (which only helps): the Users screen's filters, its per-member and bulk actions,
+ * and the audit log's filters. A query that does not parse is shown as the default listing with the message
+ * beside its field.
+ */
+import { z } from "zod";
+
+export const USER_ROLES = ["client", "freelancer", "admin"] as const;
+/** The statuses a member can have, and "deleted" (a row kept for orders and messages, its person wiped). */
+export const USER_STATUSES = ["active", "suspended", "banned", "deleted"] as const;
+export const STATUS_ACTIONS = ["suspend", "ban", "activate"] as const;
+export type StatusAction = (typeof STATUS_ACTIONS)[number];
+
+/** The status each action leaves a member in. */
+export const STATUS_OF_ACTION = { suspend: "suspended", ban: "banned", activate: "active" } as const;
+
+export const USERS_PAGE_SIZE = 20;
+export const AUDIT_PAGE_SIZE = 30;
+
+/** The spec's words (§5, §8). */
+export const NOTHING_SELECTED = "Bulk user action requires at least one selected user";
+export const DELETE_CONFIRMATION = "Are you sure you want to delete this user? This action cannot be undone.";
+
+const page = z.coerce
+  .number({ invalid_type_error: "Choose a page number" })
+  .int("Choose a page number")
+  .min(1, "Choose a page number")
+  .max(100_000, "Choose a page number")
+  .default(1);
+const blankToUndefined = (v: unknown) => (v === "" || v === "all" || v === null ? undefined : v);
+const userId = (message = "Choose a member") =>
+  z.coerce.number({ invalid_type_error: message, required_error: message }).int(message).positive(message).max(Number.MAX_SAFE_INTEGER, message);
+
+/** GET /users?q&role&status&page (and `id`, one member: where the audit log links). */
+export const UserListQuerySchema = z.object({
+  q: z.string().trim().max(100, "Keep the search to at most 100 characters").default(""),
+  role: z.preprocess(blankToUndefined, z.enum(USER_ROLES, { errorMap: () => ({ message: "Choose client, freelancer or admin" }) }).optional()),
+  status: z.preprocess(blankToUndefined, z.enum(USER_STATUSES, { errorMap: () => ({ message: "Choose active, suspended, banned or deleted" }) }).optional()),
+  page: z.preprocess(blankToUndefined, page),
+  id: z.preprocess(blankToUndefined, userId().optional()),
+});
+export type UserListQuery = z.output<typeof UserListQuerySchema>;
+
+/** One member's action from their row: suspend, ban, activate, or delete (carried out with `confirm=yes` only). */
+export const UserActionSchema = z.object({
+  intent: z.enum([...STATUS_ACTIONS, "delete"], { errorMap: () => ({ message: "Choose suspend, ban, activate or delete" }) }),
+  userId: userId(),
+  confirm: z.preprocess(blankToUndefined, z.literal("yes").optional()),
+});
+
+/** The bulk form: the action and the selected members (checkboxes named userIds, read with getAll). */
+export const BulkActionSchema = z.object({
+  intent: z.literal("bulk"),
+  action: z.enum(STATUS_ACTIONS, { errorMap: () => ({ message: "Choose suspend, ban or activate" }) }),
+  userIds: z
+    .array(z.string())
+    .default([])
+    .transform((ids, ctx) => {
+      const numbers = [...new Set(ids.map((s) => s.trim()))].map(Number);
+      if (numbers.some((n) => !Number.isSafeInteger(n) || n <= 0)) {
+        ctx.addIssue({ code: "custom", message: "Choose members from the list" });
+        return z.NEVER;
+      }
+      return numbers;
+    })
+    .pipe(z.array(z.number()).min(1, NOTHING_SELECTED).max(200, "Choose at most 200 members at a time")),
+});
+export type BulkActionInput = z.output<typeof BulkActionSchema>;
+
+/** GET /audit?action&admin&page. */
+export const AuditQuerySchema = z.object({
+  action: z.preprocess(blankToUndefined, z.string().regex(/^[a-z_]+\.[a-z_]+$/, "Choose an action from the list").optional()),
+  admin: z.preprocess(blankToUndefined, userId("Choose an admin from the list").optional()),
+  page: z.preprocess(blankToUndefined, page),
+});
+export type AuditQuery = z.output<typeof AuditQuerySchema>;
