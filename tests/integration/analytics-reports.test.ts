@@ -38,7 +38,8 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import type { Range } from "~/analytics/events";
-import { activeUsers, conversions, countries, pageViews, userActivity } from "~/analytics/reports.server";
+import { parsePeriod } from "~/analytics/period";
+import { activeUsers, browsers, conversions, countries, pageViews, periodWindow, realTime, referrers, traffic, userActivity } from "~/analytics/reports.server";
 import { getEnv } from "~/utils/env.server";
 import { createTestClickHouseDatabase } from "../support/databases";
 
@@ -46,6 +47,16 @@ const NOW = new Date("2026-03-15T12:00:00Z");
 const RANGE_LIST: Range[] = ["1d", "7d", "30d", "90d"];
 
 type Device = "desktop" | "mobile" | "tablet";
+/** Browsers other than Chrome (every other session's browser). */
+const BROWSERS: Record<string, string> = { s2: "Firefox", s3: "Opera Mini", s7: "Safari", s9: "Firefox" };
+/** Referrers of page views, by event id (all others have none): the first page views of s1, s12, s7, s9, and s1's second. */
+const REFERRERS: Record<number, string> = {
+  1: "https://www.google.com/search?q=logo",
+  2: "https://soko.example/",
+  10: "https://facebook.com/groups/kampala-shops",
+  23: "https://www.google.com/",
+  26: "https://twitter.com/soko",
+};
 const SESSIONS: Record<string, { device: Device; country: string }> = {
   s1: { device: "desktop", country: "Uganda" },
   s2: { device: "mobile", country: "Kenya" },
@@ -81,7 +92,7 @@ function common(id: number, session: string, at: string, received = at) {
     country: s.country,
     city: s.country === "Uganda" ? "Kampala" : "",
     device: s.device,
-    browser: "Chrome",
+    browser: BROWSERS[session] ?? "Chrome",
     os: "Android",
   };
 }
@@ -90,7 +101,7 @@ const pv = (id: number, session: string, at: string, page: string, received?: st
   page,
   title: `Soko ${page}`,
   url: `https://soko.example${page}`,
-  referrer: "",
+  referrer: REFERRERS[id] ?? "",
 });
 const act = (
   id: number,
@@ -198,6 +209,12 @@ const BROWSER_CONVERSIONS = [
   { ...conv(213, "s1", "2026-03-15 10:01:30", "package_selected", 75_000), platform: "web" },
 ];
 
+/** What the server recorded for members (user_actions): a sign-in inside the last 5 minutes, one before. */
+const USER_ACTIONS = [
+  { ...common(401, "s1", "2026-03-15 11:58:00"), user_id: 7, platform: "server", action: "signed_in", details: "{}", page: "/login" },
+  { ...common(402, "s4", "2026-03-15 11:50:00"), user_id: 8, platform: "server", action: "signed_in", details: "{}", page: "/login" },
+];
+
 /** For the countries' top-10 cut: one page view per session on 2025-05-31, read with now = 2025-06-01. */
 const COUNTRIES_NOW = new Date("2025-06-01T00:00:00Z");
 const COUNTRY_SESSIONS = [
@@ -230,6 +247,7 @@ describe("analytics reports (ClickHouse)", () => {
     await insert("pageviews", [...PAGEVIEWS, ...COUNTRY_PAGEVIEWS]);
     await insert("actions", ACTIONS);
     await insert("conversions", [...CONVERSIONS, ...BROWSER_CONVERSIONS]);
+    await insert("user_actions", USER_ACTIONS);
     await insert("pageviews", PAGEVIEW_RESENDS);
     await insert("actions", ACTION_RESENDS);
     await insert("conversions", CONVERSION_RESENDS);
@@ -480,6 +498,145 @@ describe("analytics reports (ClickHouse)", () => {
       expect(await activeUsers(client, { now: new Date("2026-03-15T11:59:59.900Z") })).toBe(2);
       // Long after the fixture: nobody.
       expect(await activeUsers(client, { now: new Date("2026-03-15T13:00:00Z") })).toBe(0);
+    });
+  });
+
+  describe("browsers", () => {
+    const expected: Record<Range, object> = {
+      // 1d (8 sessions): Chrome s1 s4 s5 s12 s13 s15 = 6 (75%), Firefox s2 (12.5%), Opera Mini s3 (12.5%).
+      "1d": [
+        { name: "Chrome", count: 6, percentage: 75 },
+        { name: "Firefox", count: 1, percentage: 12.5 },
+        { name: "Opera Mini", count: 1, percentage: 12.5 },
+      ],
+      // 7d (9): + s7 Safari: Chrome 6 (66.7%), then the three 1s A to Z (11.1%).
+      "7d": [
+        { name: "Chrome", count: 6, percentage: 66.7 },
+        { name: "Firefox", count: 1, percentage: 11.1 },
+        { name: "Opera Mini", count: 1, percentage: 11.1 },
+        { name: "Safari", count: 1, percentage: 11.1 },
+      ],
+      // 30d (11): + s6 Chrome, s9 Firefox: Chrome 7 (63.6%), Firefox 2 (18.2%), Opera Mini 1, Safari 1 (9.1%).
+      "30d": [
+        { name: "Chrome", count: 7, percentage: 63.6 },
+        { name: "Firefox", count: 2, percentage: 18.2 },
+        { name: "Opera Mini", count: 1, percentage: 9.1 },
+        { name: "Safari", count: 1, percentage: 9.1 },
+      ],
+      // 90d (13): + s8, s11 Chrome: 9 (69.2%), Firefox 2 (15.4%), Opera Mini 1, Safari 1 (7.7%).
+      "90d": [
+        { name: "Chrome", count: 9, percentage: 69.2 },
+        { name: "Firefox", count: 2, percentage: 15.4 },
+        { name: "Opera Mini", count: 1, percentage: 7.7 },
+        { name: "Safari", count: 1, percentage: 7.7 },
+      ],
+    };
+    it.each(RANGE_LIST)("%s: sessions by browser", async (range) => {
+      expect(await browsers(client, range, { now: NOW })).toEqual(expected[range]);
+    });
+  });
+
+  describe("referrers", () => {
+    const expected: Record<Range, object> = {
+      // 1d: the 7 sessions with a page view. s1's first (google, www. dropped; its second, from soko.example,
+      // is not its first), s12's first (facebook); s2 s3 s4 s5 s13 came direct = 5 (71.4%); 1/7 = 14.3%.
+      "1d": [
+        { name: "Direct", count: 5, percentage: 71.4 },
+        { name: "facebook.com", count: 1, percentage: 14.3 },
+        { name: "google.com", count: 1, percentage: 14.3 },
+      ],
+      // 7d (8): + s7 from google: Direct 5 (62.5%), google.com 2 (25%), facebook.com 1 (12.5%).
+      "7d": [
+        { name: "Direct", count: 5, percentage: 62.5 },
+        { name: "google.com", count: 2, percentage: 25 },
+        { name: "facebook.com", count: 1, percentage: 12.5 },
+      ],
+      // 30d (10): + s6 direct, s9 from twitter: Direct 6 (60%), google 2 (20%), facebook 1, twitter 1 (10%).
+      "30d": [
+        { name: "Direct", count: 6, percentage: 60 },
+        { name: "google.com", count: 2, percentage: 20 },
+        { name: "facebook.com", count: 1, percentage: 10 },
+        { name: "twitter.com", count: 1, percentage: 10 },
+      ],
+      // 90d (12): + s8, s11 direct: Direct 8 (66.7%), google 2 (16.7%), facebook 1, twitter 1 (8.3%).
+      "90d": [
+        { name: "Direct", count: 8, percentage: 66.7 },
+        { name: "google.com", count: 2, percentage: 16.7 },
+        { name: "facebook.com", count: 1, percentage: 8.3 },
+        { name: "twitter.com", count: 1, percentage: 8.3 },
+      ],
+    };
+    it.each(RANGE_LIST)("%s: sessions by the referrer of their first page view", async (range) => {
+      expect(await referrers(client, range, { now: NOW })).toEqual(expected[range]);
+    });
+  });
+
+  describe("traffic", () => {
+    const at = (iso: string) => Date.parse(iso) / 1000;
+    it("1d: 25 hourly buckets, the empty ones with zeros", async () => {
+      const points = await traffic(client, "1d", { now: NOW });
+      expect(points).toHaveLength(25);
+      expect(points[0]!.at).toBe(at("2026-03-14T12:00:00Z"));
+      expect(points[24]!.at).toBe(at("2026-03-15T12:00:00Z"));
+      // 03-14 12h: s5's 12:00:01; 10h: s1's three; 11h: s2, s3, s12's 11 and s13 = 14 views by 4 sessions;
+      // 12h: s4's 12:00:00. 1 + 3 + 14 + 1 = 19, the 1d total.
+      expect(points.filter((p) => p.views > 0)).toEqual([
+        { at: at("2026-03-14T12:00:00Z"), views: 1, sessions: 1 },
+        { at: at("2026-03-15T10:00:00Z"), views: 3, sessions: 1 },
+        { at: at("2026-03-15T11:00:00Z"), views: 14, sessions: 4 },
+        { at: at("2026-03-15T12:00:00Z"), views: 1, sessions: 1 },
+      ]);
+    });
+    it("7d: 8 daily buckets", async () => {
+      // 03-08: s7's two (s6's 12:00:00 is on the open edge); 03-14: s5's two; 03-15: the other 18 of 1d's 19
+      // by s1 s2 s3 s4 s12 s13. 2 + 2 + 18 = 22, the 7d total.
+      const points = await traffic(client, "7d", { now: NOW });
+      expect(points.map((p) => p.at)).toEqual([8, 9, 10, 11, 12, 13, 14, 15].map((d) => at(`2026-03-${String(d).padStart(2, "0")}T00:00:00Z`)));
+      expect(points.map((p) => [p.views, p.sessions])).toEqual([[2, 1], [0, 0], [0, 0], [0, 0], [0, 0], [0, 0], [2, 1], [18, 6]]);
+    });
+  });
+
+  describe("a custom period", () => {
+    it("covers its first and last day whole (UTC), both included", async () => {
+      const parsed = parsePeriod(new URLSearchParams({ range: "custom", from: "2026-03-14", to: "2026-03-14" }));
+      if (!parsed.ok || parsed.period.kind !== "custom") throw new Error("expected a custom period");
+      // 03-14 00:00:00 .. 23:59:59: s5's two page views (12:00:00 and 12:00:01), nothing else.
+      expect(await pageViews(client, parsed.period.window)).toEqual({
+        total: 2,
+        unique: 1,
+        pages: [
+          { page: "/", views: 1, unique_views: 1 },
+          { page: "/search", views: 1, unique_views: 1 },
+        ],
+      });
+      expect(await conversions(client, parsed.period.window)).toEqual({ signups: 1, orders: 0, revenue: 0, conversionRate: 1 });
+      // 03-08 .. 03-15 whole days: the 7d figures plus s6's 03-08 12:00:00 page view and s4's 03-15 12:00:01
+      // one (after NOW, but inside the day) = 24; sessions 9 + s6 = 10.
+      const week = parsePeriod(new URLSearchParams({ range: "custom", from: "2026-03-08", to: "2026-03-15" }));
+      if (!week.ok || week.period.kind !== "custom") throw new Error("expected a custom period");
+      expect((await pageViews(client, week.period.window)).total).toBe(24);
+      expect((await userActivity(client, week.period.window)).sessions).toBe(10);
+    });
+
+    it("refuses a window that is not whole seconds or runs backwards", () => {
+      expect(() => periodWindow({ from: 10, to: 5 })).toThrow(/from before to/);
+      expect(() => periodWindow({ from: 1.5, to: 5 })).toThrow(/whole seconds/);
+    });
+  });
+
+  describe("realTime", () => {
+    it("lists the last 5 minutes: active users, current pages and recent actions, newest first", async () => {
+      // (11:55:00, 12:00:00]: s4's pv of / at 12:00:00; s15's click at 11:55:01; member 7's sign-in at 11:58
+      // (member 8's at 11:50 is out, as is s12's scroll, which is not an interaction anyway).
+      expect(await realTime(client, { now: NOW })).toEqual({
+        activeUsers: 2,
+        currentPages: [{ page: "/", users: 1 }],
+        recentActions: [
+          { userId: 7, sessionId: "s1", action: "signed in", page: "/login", at: Date.parse("2026-03-15T11:58:00Z") / 1000 },
+          { userId: 0, sessionId: "s15", action: "click", page: "/", at: Date.parse("2026-03-15T11:55:01Z") / 1000 },
+        ],
+      });
+      expect(await realTime(client, { now: new Date("2026-03-15T13:00:00Z") })).toEqual({ activeUsers: 0, currentPages: [], recentActions: [] });
     });
   });
 
