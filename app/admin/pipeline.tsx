@@ -1,13 +1,210 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { ComingSoon, ADMIN_SECTIONS } from "~/components/coming-soon";
-import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import type { Queue } from "bullmq";
+import { getClickHouse } from "~/analytics/clickhouse.server";
+import type { IngestJob } from "~/analytics/events";
+import { replayFailed } from "~/analytics/pipeline-replay.server";
+import { failedJobs, ingestQueue, pipelineCounts, queueHealth } from "~/analytics/pipeline-stats.server";
+import { FigureTable, LineChart } from "~/components/analytics-insights";
+import { FormMessage } from "~/components/forms";
+import { adminScreenLoader } from "~/utils/admin-area.server";
+import { requireMemberActor } from "~/utils/auth.server";
+import { getEnv } from "~/utils/env.server";
+import { readFormData } from "~/utils/form-data.server";
+import { failureStatus } from "~/utils/operation-results.server";
+import { getRedis } from "~/utils/redis.server";
 
-/** `/pipeline` on the admin host, `/admin/pipeline` on the main host (app/utils/site-routes.ts). */
-export const meta: MetaFunction = () => [{ title: `${ADMIN_SECTIONS.pipeline.title} | Soko Admin` }, { name: "robots", content: "noindex" }];
+/**
+ * `/pipeline` on the admin host, `/admin/pipeline` on the main host (app/utils/site-routes.ts): the analytics
+ * pipeline's health. Events accepted, inserted, dropped (by reason) and failed per minute over the last day
+ * (pipeline-stats.server.ts: ClickHouse's pipeline_minutes plus the minutes still in Redis), the queue's
+ * depth and lag, and the failed set with Replay (POST, audited as pipeline.replay).
+ */
+export const meta: MetaFunction = () => [{ title: "Pipeline health | Soko Admin" }, { name: "robots", content: "noindex" }];
 
-export const loader = ({ request }: LoaderFunctionArgs) => adminScreenLoader(request);
-export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(request);
+let queue: Queue<IngestJob> | undefined;
+function getQueue() {
+  queue ??= ingestQueue(getRedis(), getEnv().QUEUE_PREFIX);
+  return queue;
+}
+
+/** Redis or ClickHouse not answering must not hold the page: each part says so instead. */
+function within<T>(promise: Promise<T>, ms = 5_000): Promise<T | null> {
+  return Promise.race([promise.catch(() => null), new Promise<null>((resolve) => setTimeout(() => resolve(null), ms).unref())]);
+}
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await adminScreenLoader(request);
+  const prefix = getEnv().QUEUE_PREFIX;
+  const now = new Date();
+  const [counts, health, failed] = await Promise.all([
+    within(pipelineCounts(getClickHouse(), getRedis(), prefix, { now })),
+    within(queueHealth(getQueue(), now.getTime())),
+    within(failedJobs(getQueue(), 50)),
+  ]);
+  const params = new URL(request.url).searchParams;
+  const replayed = params.get("replayed");
+  return { counts, health, failed, replayed: replayed && /^\d{1,7}$/.test(replayed) ? Number(replayed) : null, now: now.toISOString() };
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  await adminScreenLoader(request);
+  const actor = await requireMemberActor(request, context.clientIp);
+  const form = await readFormData(request);
+  if (form.get("intent") !== "replay") return data({ error: "Choose Replay to send the failed events again." }, { status: 400 });
+  const result = await replayFailed(actor, getQueue());
+  if (!result.ok) {
+    if (result.error === "not_found" || result.error === "forbidden") throw new Response(result.message, { status: failureStatus(result) });
+    return data({ error: "message" in result ? result.message : "Could not replay." }, { status: failureStatus(result) });
+  }
+  return redirect(`${new URL(request.url).pathname}?replayed=${result.value.jobs}`, 303);
+}
+
+const COLOURS = { accepted: "#1f77b4", inserted: "#2ca02c", dropped: "#ff7f0e", failed: "#d62728" } as const;
 
 export default function AdminPipeline() {
-  return <ComingSoon title={ADMIN_SECTIONS.pipeline.title}>{ADMIN_SECTIONS.pipeline.text}</ComingSoon>;
+  const { counts, health, failed, replayed, now } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const replaying = navigation.state === "submitting" && navigation.formData?.get("intent") === "replay";
+  return (
+    <section className="container pipeline" aria-labelledby="pipeline-title">
+      <h1 id="pipeline-title">Pipeline health</h1>
+      <p>
+        Tracking events on their way to ClickHouse: accepted by the web server, inserted by the worker, dropped (bots, bad input, limits) or failed (ClickHouse
+        refused them). As of <time dateTime={now}>{now.slice(0, 16).replace("T", " ")} UTC</time>.
+      </p>
+      <FormMessage errors={answer ? [answer.error] : undefined} success={replayed === null ? null : `${replayed} failed ${replayed === 1 ? "job" : "jobs"} sent back to the queue.`} />
+
+      <h2>Last 24 hours</h2>
+      {counts ? <Counts counts={counts} /> : <p role="alert">The counters are unavailable: ClickHouse or Redis did not answer.</p>}
+
+      <h2>Queue</h2>
+      {health ? (
+        <dl className="pipeline-queue">
+          <div>
+            <dt>Waiting</dt>
+            <dd>{health.waiting}</dd>
+          </div>
+          <div>
+            <dt>Being inserted</dt>
+            <dd>{health.active}</dd>
+          </div>
+          <div>
+            <dt>Delayed (retrying)</dt>
+            <dd>{health.delayed}</dd>
+          </div>
+          <div>
+            <dt>Failed</dt>
+            <dd>{health.failed}</dd>
+          </div>
+          <div>
+            <dt>Lag (oldest waiting job)</dt>
+            <dd>{health.oldestWaitingAt ? `${Math.round(health.lagMs / 1000)} s` : "None waiting"}</dd>
+          </div>
+        </dl>
+      ) : (
+        <p role="alert">The queue is unavailable: Redis did not answer.</p>
+      )}
+
+      <h2>Failed events</h2>
+      {failed === null ? (
+        <p role="alert">The failed set is unavailable: Redis did not answer.</p>
+      ) : failed.length === 0 ? (
+        <p>No failed events.</p>
+      ) : (
+        <>
+          <FigureTable caption={`Failed jobs, newest first (${failed.length}${health && health.failed > failed.length ? ` of ${health.failed}` : ""})`} head={["Job", "Events", "Why", "Queued", "Failed"]}>
+            {failed.map((job) => (
+              <tr key={job.id}>
+                <td>{job.id}</td>
+                <td>{job.events}</td>
+                <td>{job.reason}</td>
+                <td>{job.queuedAt.slice(0, 19).replace("T", " ")}</td>
+                <td>{job.failedAt?.slice(0, 19).replace("T", " ") ?? ""}</td>
+              </tr>
+            ))}
+          </FigureTable>
+          <Form method="post">
+            <p className="field-hint">Replay sends every failed job back to the queue; the worker inserts what ClickHouse now accepts and fails the rest again.</p>
+            <button type="submit" className="button" name="intent" value="replay" disabled={replaying}>
+              {replaying ? "Replaying…" : "Replay failed events"}
+            </button>
+          </Form>
+        </>
+      )}
+    </section>
+  );
+}
+
+type Loaded = ReturnType<typeof useLoaderData<typeof loader>>;
+
+function Counts({ counts }: { counts: NonNullable<Loaded["counts"]> }) {
+  const start = counts.from;
+  const steps = Math.round((counts.to - counts.from) / 60);
+  const byMinute = new Map(counts.minutes.map((m) => [Math.floor(Date.parse(m.minute) / 1000), m]));
+  const series = (["accepted", "inserted", "dropped", "failed"] as const).map((name) => ({
+    name,
+    colour: COLOURS[name],
+    values: Array.from({ length: steps }, (_, i) => byMinute.get(start + i * 60)?.[name] ?? 0),
+  }));
+  const labels: [number, string][] = [0, Math.round(steps / 4), Math.round(steps / 2), Math.round((3 * steps) / 4), steps - 1].map((i) => [i, new Date((start + i * 60) * 1000).toISOString().slice(11, 16)]);
+  const reasons = Object.entries(counts.totals.droppedBy).sort(([a], [b]) => a.localeCompare(b));
+  const t = counts.totals;
+  return (
+    <>
+      <dl className="pipeline-totals">
+        <div>
+          <dt>Accepted</dt>
+          <dd>{t.accepted}</dd>
+        </div>
+        <div>
+          <dt>Inserted</dt>
+          <dd>{t.inserted}</dd>
+        </div>
+        <div>
+          <dt>Dropped</dt>
+          <dd>{t.dropped}</dd>
+        </div>
+        <div>
+          <dt>Failed</dt>
+          <dd>{t.failed}</dd>
+        </div>
+      </dl>
+      <LineChart title="Events per minute, last 24 hours (UTC)" series={series} steps={steps} labels={labels} />
+      {reasons.length > 0 ? (
+        <FigureTable caption="Dropped in the last 24 hours, by reason" head={["Reason", "Events"]}>
+          {reasons.map(([reason, n]) => (
+            <tr key={reason}>
+              <td>{reason.replace(/_/g, " ")}</td>
+              <td>{n}</td>
+            </tr>
+          ))}
+        </FigureTable>
+      ) : null}
+      {counts.minutes.length === 0 ? (
+        <p>No events in the last 24 hours.</p>
+      ) : (
+        <details>
+          <summary>Figures per minute ({counts.minutes.length} minutes with events)</summary>
+          <FigureTable caption="Events per minute (UTC), newest first" head={["Minute", "Accepted", "Inserted", "Dropped", "Failed", "Dropped by reason"]}>
+            {[...counts.minutes].reverse().map((m) => (
+              <tr key={m.minute}>
+                <td>{m.minute.slice(0, 16).replace("T", " ")}</td>
+                <td>{m.accepted}</td>
+                <td>{m.inserted}</td>
+                <td>{m.dropped}</td>
+                <td>{m.failed}</td>
+                <td>
+                  {Object.entries(m.droppedBy)
+                    .map(([reason, n]) => `${reason.replace(/_/g, " ")} ${n}`)
+                    .join(", ")}
+                </td>
+              </tr>
+            ))}
+          </FigureTable>
+        </details>
+      )}
+    </>
+  );
 }

@@ -77,6 +77,9 @@ export async function startAnalyticsPipeline(env: Record<string, string>, { name
     server,
     clickhouse,
     database,
+    /** The queue prefix, and the worker (its rollup moves the counters' minute hashes to ClickHouse). */
+    prefix,
+    worker,
     async stop() {
       await server.stop();
       await effects?.close();

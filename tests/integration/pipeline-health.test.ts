@@ -1,0 +1,148 @@
+/**
+ * Pipeline health (issue 13 item 6): known events sent through the real pipeline (built web server, BullMQ,
+ * the worker, ClickHouse) come out as per-minute counters in ClickHouse's pipeline_minutes (accepted,
+ * inserted, dropped by reason, failed), a move of the counters cut short is counted once, and the admin
+ * screen shows the figures, the queue and the failed set, whose Replay re-queues the failed jobs and is audited.
+ */
+import { randomUUID } from "node:crypto";
+import { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { INGEST_QUEUE, type IngestJob } from "~/analytics/events";
+import { minuteKey, pipelineCounts } from "~/analytics/pipeline-stats.server";
+import { getEnv } from "~/utils/env.server";
+import { createRedis } from "~/utils/redis.server";
+import { startAnalyticsPipeline } from "../support/analytics-events";
+import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { createSession, createUser } from "../support/factories";
+
+const ANDROID = "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
+const BOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+
+describe("pipeline health", () => {
+  let t: TestDatabase;
+  let pipeline: Awaited<ReturnType<typeof startAnalyticsPipeline>>;
+  let redis: Redis;
+  let queue: Queue<IngestJob>;
+  let adminToken: string;
+  let clientToken: string;
+  const started = Date.now();
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    adminToken = await createSession(t.db, (await createUser(t.db, { role: "admin", name: "Health Admin", email: "health-admin@example.ug" })).id);
+    clientToken = await createSession(t.db, (await createUser(t.db, { role: "client", name: "Health Client", email: "health-client@example.ug" })).id);
+    pipeline = await startAnalyticsPipeline({ DATABASE_URL: t.url }, { name: "pipehealth" });
+    redis = createRedis(getEnv().REDIS_URL, { maxRetriesPerRequest: null });
+    queue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix: pipeline.prefix });
+  });
+  afterAll(async () => {
+    await queue?.close();
+    await pipeline?.stop();
+    await redis?.quit();
+    await t?.drop();
+  });
+
+  const track = (events: unknown, userAgent = ANDROID) =>
+    fetch(`${pipeline.server.baseUrl}/api/v1/analytics/action`, {
+      method: "POST",
+      headers: { "Content-Type": "text/plain", "User-Agent": userAgent, Origin: pipeline.server.baseUrl },
+      body: JSON.stringify(events),
+    });
+  const click = (x: number) => ({ event_id: randomUUID(), session_id: "1764000000000-h3a1th", timestamp: Date.now(), action_type: "click", page: "/health", x, y: 10 });
+  const counts = () => pipelineCounts(pipeline.clickhouse, redis, pipeline.prefix);
+  const page = (path: string, token = adminToken, init: RequestInit = {}) =>
+    fetch(`${pipeline.server.baseUrl}${path}`, {
+      redirect: "manual",
+      ...init,
+      headers: { Cookie: `soko_session=${token}`, Origin: pipeline.server.baseUrl, "User-Agent": ANDROID, ...(init.headers ?? {}) },
+    });
+
+  it("counts accepted, inserted and dropped events per minute, moved from Redis into ClickHouse", async () => {
+    expect((await track([click(1), click(2), click(3)])).status).toBe(202);
+    expect((await track([click(4), click(5), click(6)])).status).toBe(202);
+    expect((await track([{ ...click(7), x: -5 }])).status).toBe(400); // one invalid event
+    expect((await track([click(8)], BOT)).status).toBeLessThan(300); // a bot: answered, dropped
+    await expect.poll(async () => (await counts()).totals.inserted, { timeout: 15_000 }).toBe(6);
+    await expect.poll(async () => (await counts()).totals.dropped, { timeout: 5_000 }).toBe(2);
+
+    await pipeline.worker.rollup();
+    // Moved: no minute hash is left in Redis, and ClickHouse alone has the figures.
+    expect(await redis.keys(`${pipeline.prefix}:analytics:minute:*`)).toEqual([]);
+    expect(await redis.keys(`${pipeline.prefix}:analytics:rolling:*`)).toEqual([]);
+    const stored = await (
+      await pipeline.clickhouse.query({
+        query: "SELECT counter, sum(n) AS n, min(toUnixTimestamp(minute)) AS first, max(toUnixTimestamp(minute)) AS last FROM pipeline_minutes FINAL GROUP BY counter ORDER BY counter",
+        format: "JSONEachRow",
+      })
+    ).json<{ counter: string; n: number; first: number; last: number }>();
+    expect(stored.map(({ counter, n }) => [counter, Number(n)])).toEqual([
+      ["accepted", 6],
+      ["dropped:bot", 1],
+      ["dropped:invalid", 1],
+      ["inserted", 6],
+    ]);
+    // Each in the minute it happened (the test's minutes).
+    for (const row of stored) {
+      expect(Number(row.first) * 1000).toBeGreaterThanOrEqual(Math.floor(started / 60_000) * 60_000);
+      expect(Number(row.last) * 1000).toBeLessThanOrEqual(Date.now());
+    }
+    const { totals, minutes } = await counts();
+    expect(totals).toEqual({ accepted: 6, inserted: 6, failed: 0, dropped: 2, droppedBy: { bot: 1, invalid: 1 } });
+    expect(minutes.reduce((n, m) => n + m.accepted, 0)).toBe(6);
+  });
+
+  it("counts a move that was cut short after its insert once", async () => {
+    const minute = Math.floor(Date.now() / 60_000) - 5;
+    const batch = randomUUID();
+    // A worker renamed the hash and inserted it, then died before deleting it: the next move inserts it again.
+    await redis.hset(`${pipeline.prefix}:analytics:rolling:${minute}:${batch}`, { accepted: 5 });
+    await pipeline.clickhouse.insert({ table: "pipeline_minutes", values: [{ minute: minute * 60, counter: "accepted", batch, n: 5 }], format: "JSONEachRow" });
+    // Counts that came in for that minute after it was moved: a hash of their own, another batch.
+    await redis.hset(minuteKey(pipeline.prefix, minute * 60_000), { accepted: 2 });
+    await pipeline.worker.rollup();
+    const { minutes, totals } = await counts();
+    expect(minutes.find((m) => m.minute === new Date(minute * 60_000).toISOString())?.accepted).toBe(7);
+    expect(totals.accepted).toBe(6 + 7);
+  });
+
+  it("shows the figures, the queue and the failed set; Replay re-queues the failed jobs and is audited", async () => {
+    // A job the worker cannot read fails at once (never retried).
+    await queue.add("events", { events: [{ kind: "nonsense" }] } as unknown as IngestJob, { attempts: 1, removeOnFail: false });
+    await expect.poll(async () => (await queue.getJobCounts("failed")).failed, { timeout: 10_000 }).toBe(1);
+
+    const html = await (await page("/admin/pipeline")).text();
+    expect(html).toContain("<dt>Accepted</dt><dd>13</dd>");
+    expect(html).toContain("<dt>Inserted</dt><dd>6</dd>");
+    expect(html).toContain("<dt>Dropped</dt><dd>2</dd>");
+    expect(html).toContain("<dt>Failed</dt><dd>1</dd>");
+    expect(html).toContain("<td>bot</td><td>1</td>");
+    expect(html).toContain("<td>invalid</td><td>1</td>");
+    expect(html).toMatch(/<dt>Waiting<\/dt><dd>0<\/dd>/);
+    expect(html).toContain("unknown event kind");
+    expect(html).toContain("Replay failed events");
+
+    const replay = await page("/admin/pipeline", adminToken, { method: "POST", body: new URLSearchParams({ intent: "replay" }) });
+    expect(replay.status).toBe(303);
+    expect(replay.headers.get("location")).toBe("/admin/pipeline?replayed=1");
+    const audit = await t.db("admin_audit_log").where({ action: "pipeline.replay" });
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ target_type: "pipeline", admin_name: "Health Admin" });
+    // Re-queued, read again by the worker, failed again: counted a second time.
+    await expect.poll(async () => (await counts()).totals.failed, { timeout: 10_000 }).toBe(2);
+    expect((await queue.getJobCounts("failed")).failed).toBe(1);
+    expect(await (await page("/admin/pipeline?replayed=1")).text()).toContain("1 failed job sent back to the queue.");
+
+    // Nothing else to replay once it is back and failed again? It is failed again: a second replay works; an empty set is refused.
+    await queue.clean(0, 100, "failed");
+    const nothing = await page("/admin/pipeline", adminToken, { method: "POST", body: new URLSearchParams({ intent: "replay" }) });
+    expect(nothing.status).toBe(409);
+    expect(await nothing.text()).toContain("No failed events to replay.");
+    const bad = await page("/admin/pipeline", adminToken, { method: "POST", body: new URLSearchParams({ intent: "drop-everything" }) });
+    expect(bad.status).toBe(400);
+    expect(await t.db("admin_audit_log").where({ action: "pipeline.replay" })).toHaveLength(1);
+    // A member cannot replay (sent home, nothing audited).
+    const member = await page("/admin/pipeline", clientToken, { method: "POST", body: new URLSearchParams({ intent: "replay" }) });
+    expect(member.status).toBe(302);
+  });
+});
