@@ -1,20 +1,144 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link } from "@remix-run/react";
-import { ComingSoon, ADMIN_SECTIONS } from "~/components/coming-soon";
+import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData, useRevalidator } from "@remix-run/react";
+import { getClickHouse } from "~/analytics/clickhouse.server";
+import { activeUsers, conversions, countries, userActivity } from "~/analytics/reports.server";
+import { BarChart } from "~/components/charts";
+import { usePolling } from "~/components/use-polling";
+import { businessFigures, recentActivity } from "~/models/admin-dashboard.server";
+import analyticsStylesUrl from "~/styles/admin-analytics.css?url";
 import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
+import { getDb } from "~/utils/db.server";
+import { usePreferences } from "~/utils/use-preferences";
 
-/** The admin portal's entry: `/` on the admin host, `/admin` on the main host (app/utils/site-routes.ts). */
-export const meta: MetaFunction = () => [{ title: `${ADMIN_SECTIONS.dashboard.title} | Soko Admin` }, { name: "robots", content: "noindex" }];
+/**
+ * The admin portal's entry: `/` on the admin host, `/admin` on the main host (app/utils/site-routes.ts).
+ * Spec §3 "Admin dashboard data": business figures from Postgres (app/models/admin-dashboard.server.ts),
+ * behaviour from ClickHouse over the last 7 days, active users over the last 5 minutes. With JavaScript
+ * it refreshes every 30 s while the tab is visible (spec §9); without, it is a plain page.
+ */
+export const meta: MetaFunction = () => [{ title: "Dashboard | Soko Admin" }, { name: "robots", content: "noindex" }];
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: analyticsStylesUrl }];
 
-export const loader = ({ request }: LoaderFunctionArgs) => adminScreenLoader(request);
+/** Spec §9: the admin dashboard is polled every 30 seconds. */
+const REFRESH_MS = 30_000;
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const { adminName } = await adminScreenLoader(request);
+  const db = getDb();
+  const now = new Date();
+  const [business, activity, behaviour] = await Promise.all([businessFigures(db, { now }), recentActivity(db), readBehaviour(now)]);
+  return { adminName, business, activity, behaviour, at: now.toISOString() };
+}
+
+/** ClickHouse's figures, or null when it cannot answer: the business figures are still worth showing. */
+async function readBehaviour(now: Date) {
+  const client = getClickHouse();
+  try {
+    const [active, converted, topCountries, activity] = await Promise.all([
+      activeUsers(client, { now }),
+      conversions(client, "7d", { now }),
+      countries(client, "7d", { now }),
+      userActivity(client, "7d", { now }),
+    ]);
+    return { activeUsers: active, conversionRate: converted.conversionRate, topCountries, deviceBreakdown: activity.devices };
+  } catch (error) {
+    console.error("admin dashboard: analytics unavailable", error);
+    return null;
+  }
+}
+
 export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(request);
 
+const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
+
 export default function AdminDashboard() {
-  // Relative links: /users on the admin host, /admin/users on the main host.
+  const { business, activity, behaviour, at } = useLoaderData<typeof loader>();
+  const { price, dateTime } = usePreferences();
+  const revalidator = useRevalidator();
+  usePolling(REFRESH_MS, () => {
+    if (revalidator.state === "idle") revalidator.revalidate();
+  });
+  const stats: [string, string][] = [
+    ["Active users now", behaviour ? behaviour.activeUsers.toLocaleString("en-US") : "—"],
+    ["New signups today", business.newSignupsToday.toLocaleString("en-US")],
+    ["Orders today", business.ordersToday.toLocaleString("en-US")],
+    ["Order value today", price(business.orderValueTodayUgx)],
+    ["Revenue today", price(business.revenueTodayUgx)],
+    ["Conversion rate (7 days)", behaviour ? percent(behaviour.conversionRate) : "—"],
+    ["Total users", business.totalUsers.toLocaleString("en-US")],
+    ["Total orders", business.totalOrders.toLocaleString("en-US")],
+    ["Total revenue", price(business.totalRevenueUgx)],
+    ["Published gigs", business.totalGigs.toLocaleString("en-US")],
+  ];
   return (
-    <ComingSoon title={ADMIN_SECTIONS.dashboard.title}>
-      {ADMIN_SECTIONS.dashboard.text} Meanwhile: <Link to="users">users</Link>, <Link to="messages">messages</Link>,{" "}
-      <Link to="analytics">analytics</Link>, <Link to="disputes">disputes</Link>.
-    </ComingSoon>
+    <section className="container analytics-page" aria-labelledby="dashboard-title">
+      <h1 id="dashboard-title">Dashboard</h1>
+      <p className="live-note">
+        As of <time dateTime={at}>{dateTime(at)}</time>. Refreshes every 30 seconds with JavaScript; reload the page otherwise. More in{" "}
+        <Link to="analytics">Analytics</Link>.
+      </p>
+      <ul className="analytics-stats" aria-label="Figures">
+        {stats.map(([label, value]) => (
+          <li key={label} className="stat-card">
+            <span className="stat-value">{value}</span> <span className="stat-label">{label}</span>
+          </li>
+        ))}
+      </ul>
+      {behaviour ? null : <p role="status">Analytics are unavailable right now; the business figures above are up to date.</p>}
+      <details className="analytics-definitions">
+        <summary>How these are counted</summary>
+        <ul>
+          <li>Today: since midnight in Kampala (EAT).</li>
+          <li>Orders: orders whose payment was taken into escrow; orders today were paid today. Order value: what buyers paid for them, price plus the buyer&apos;s fee.</li>
+          <li>
+            Revenue: Soko&apos;s own revenue, the fees the ledger credits to the platform (the buyer&apos;s service fee and the seller&apos;s commission) when an
+            order&apos;s escrow is released to the seller; a refunded order earns nothing.
+          </li>
+          <li>Active users: visitors (sessions) seen in the last 5 minutes. Conversion rate: share of the last 7 days&apos; sessions that signed up, placed an order or published a gig.</li>
+          <li>Countries and devices: sessions of the last 7 days, by where and on what they started.</li>
+        </ul>
+      </details>
+
+      <div className="analytics-grid analytics-section">
+        <BarChart
+          title="Top countries (last 7 days)"
+          columns={["Country", "Sessions"]}
+          data={(behaviour?.topCountries ?? []).map((c) => ({ label: c.country, value: c.users, note: `${c.percentage}%` }))}
+        />
+        <BarChart
+          title="Devices (last 7 days)"
+          columns={["Device", "Sessions"]}
+          data={(behaviour?.deviceBreakdown ?? []).map((d) => ({ label: d.device, value: d.count, note: `${d.percentage}%` }))}
+        />
+      </div>
+
+      <section className="analytics-section" aria-labelledby="activity-title">
+        <h2 id="activity-title">Recent activity</h2>
+        {activity.length === 0 ? (
+          <p>No activity yet.</p>
+        ) : (
+          <table className="analytics-table">
+            <thead>
+              <tr>
+                <th scope="col">Member</th>
+                <th scope="col">What</th>
+                <th scope="col">When</th>
+              </tr>
+            </thead>
+            <tbody>
+              {activity.map((a) => (
+                <tr key={a.id}>
+                  <td>{a.user}</td>
+                  <td>{a.action}</td>
+                  <td>
+                    <time dateTime={new Date(a.timestamp).toISOString()}>{dateTime(a.timestamp)}</time>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </section>
   );
 }
