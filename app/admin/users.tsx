@@ -1,13 +1,391 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { ComingSoon, ADMIN_SECTIONS } from "~/components/coming-soon";
-import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
+import { data, redirect, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams, useSubmit } from "@remix-run/react";
+import { useEffect, useRef } from "react";
+import { ErrorList, FormMessage } from "~/components/forms";
+import { AdminPager } from "~/components/admin-pager";
+import { listUsersForAdmin, type AdminUserRow } from "~/models/user.server";
+import { bulkUserAction, changeUserStatus, deleteUser } from "~/operations/admin-users.server";
+import type { Failure } from "~/operations/core.server";
+import {
+  BulkActionSchema,
+  DELETE_CONFIRMATION,
+  STATUS_ACTIONS,
+  UserActionSchema,
+  UserListQuerySchema,
+  USER_ROLES,
+  USER_STATUSES,
+  USERS_PAGE_SIZE,
+  type StatusAction,
+  type UserListQuery,
+} from "~/utils/admin-schemas";
+import { adminScreenLoader } from "~/utils/admin-area.server";
+import { requireAdmin, requireMemberActor } from "~/utils/auth.server";
+import { getDb } from "~/utils/db.server";
+import { readFormData } from "~/utils/form-data.server";
+import { failureStatus } from "~/utils/operation-results.server";
+import { usePreferences } from "~/utils/use-preferences";
+import adminStylesUrl from "~/styles/admin-users.css?url";
 
-/** `/users` on the admin host, `/admin/users` on the main host (app/utils/site-routes.ts). */
-export const meta: MetaFunction = () => [{ title: `${ADMIN_SECTIONS.users.title} | Soko Admin` }, { name: "robots", content: "noindex" }];
+/**
+ * `/users` on the admin host, `/admin/users` on the main host (app/utils/site-routes.ts): members found by
+ * name, email or username, filtered by role and status, paged; per member suspend, ban, activate (as the
+ * spec's §4 allows) and delete after a confirmation; suspend, ban or activate for a selection. A GET form
+ * (submitted on change with JavaScript, by its button without), posts that answer with 303 back to the same
+ * listing, and a confirmation that is a page of its own (`?confirm=delete&id=…`) without JavaScript and the
+ * same panel in place with it.
+ */
+export const meta: MetaFunction = () => [{ title: "Users | Soko Admin" }, { name: "robots", content: "noindex" }];
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStylesUrl }];
 
-export const loader = ({ request }: LoaderFunctionArgs) => adminScreenLoader(request);
-export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(request);
+/** The listing's own query keys, the only ones a redirect carries back. */
+const LIST_KEYS = ["q", "role", "status", "page"] as const;
+
+function listParams(params: URLSearchParams): URLSearchParams {
+  const kept = new URLSearchParams();
+  for (const key of LIST_KEYS) {
+    const value = params.get(key);
+    if (value) kept.set(key, value);
+  }
+  return kept;
+}
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await adminScreenLoader(request);
+  const me = await requireAdmin(request);
+  const params = new URL(request.url).searchParams;
+  const parsed = UserListQuerySchema.safeParse(Object.fromEntries(params));
+  const query: UserListQuery = parsed.success ? parsed.data : { q: "", page: 1 };
+  const queryErrors = parsed.success ? {} : parsed.error.flatten().fieldErrors;
+  const db = getDb();
+  const { users, total } = await listUsersForAdmin(db, { ...query, pageSize: USERS_PAGE_SIZE });
+
+  // The delete confirmation: a member named by id, not deleted yet, and not the admin themself.
+  let confirming: AdminUserRow | null = null;
+  if (params.get("confirm") === "delete") {
+    const id = Number(params.get("id"));
+    if (Number.isSafeInteger(id) && id > 0 && id !== me.id) {
+      confirming = (await listUsersForAdmin(db, { id, page: 1, pageSize: 1 })).users.find((u) => u.status !== "deleted") ?? null;
+    }
+  }
+  const notice = await noticeOf(params);
+  return data(
+    { me: me.id, users, total, query, queryErrors, confirming, notice, pages: Math.max(1, Math.ceil(total / USERS_PAGE_SIZE)) },
+    { status: parsed.success ? 200 : 400 },
+  );
+}
+
+const DONE_WORDS: Record<StatusAction, string> = { suspend: "suspended", ban: "banned", activate: "activated" };
+
+/** The notice after an action, checked against the member where it names one (a link cannot claim what did not happen). */
+async function noticeOf(params: URLSearchParams): Promise<string | null> {
+  const done = params.get("done");
+  if (!done) return null;
+  if (done.startsWith("bulk-")) {
+    const action = done.slice(5) as StatusAction;
+    if (!STATUS_ACTIONS.includes(action)) return null;
+    const changed = Number(params.get("changed"));
+    const skipped = Number(params.get("skipped"));
+    if (!Number.isSafeInteger(changed) || !Number.isSafeInteger(skipped)) return null;
+    const members = (n: number) => (n === 1 ? "1 member" : `${n} members`);
+    return `${members(changed)} ${DONE_WORDS[action]}.${skipped > 0 ? ` ${members(skipped)} left as they were (already so).` : ""}`;
+  }
+  const id = Number(params.get("who"));
+  if (!Number.isSafeInteger(id) || id <= 0) return null;
+  const [u] = (await listUsersForAdmin(getDb(), { id, page: 1, pageSize: 1 })).users;
+  if (!u) return null;
+  if (done === "delete") return u.status === "deleted" ? `The member was deleted. Their orders and messages keep a placeholder name.` : null;
+  const action = done as StatusAction;
+  if (!STATUS_ACTIONS.includes(action)) return null;
+  const expected = { suspend: "suspended", ban: "banned", activate: "active" }[action];
+  return u.status === expected ? `${u.name} was ${DONE_WORDS[action]}.` : null;
+}
+
+type ActionAnswer = { form: "bulk" | "row"; userId?: number; errors: Record<string, string[] | undefined> };
+
+const answer = (body: ActionAnswer, status: number) => data(body, { status });
+
+function refused(form: ActionAnswer["form"], failure: Failure, userId?: number) {
+  const message = failure.error === "invalid" ? Object.values(failure.issues).flat() : [failure.message];
+  return answer({ form, userId, errors: { form: message } }, failureStatus(failure));
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  await adminScreenLoader(request);
+  const actor = await requireMemberActor(request, context.clientIp);
+  const formData = await readFormData(request);
+  const url = new URL(request.url);
+  const back = listParams(url.searchParams);
+  const backTo = (extra: Record<string, string>) => {
+    const params = new URLSearchParams(back);
+    for (const [k, v] of Object.entries(extra)) params.set(k, v);
+    return `${url.pathname}?${params}`;
+  };
+
+  if (formData.get("intent") === "bulk") {
+    const parsed = BulkActionSchema.safeParse({ intent: "bulk", action: formData.get("action") ?? undefined, userIds: formData.getAll("userIds").map(String) });
+    if (!parsed.success) return answer({ form: "bulk", errors: parsed.error.flatten().fieldErrors }, 400);
+    const result = await bulkUserAction(actor, parsed.data);
+    if (!result.ok) return refused("bulk", result);
+    return redirect(backTo({ done: `bulk-${parsed.data.action}`, changed: String(result.value.changed), skipped: String(result.value.skipped) }), 303);
+  }
+
+  const parsed = UserActionSchema.safeParse({ intent: formData.get("intent") ?? undefined, userId: formData.get("userId") ?? undefined, confirm: formData.get("confirm") ?? undefined });
+  if (!parsed.success) return answer({ form: "row", errors: parsed.error.flatten().fieldErrors }, 400);
+  const { intent, userId, confirm } = parsed.data;
+  if (intent === "delete") {
+    // Not confirmed yet: the confirmation page (the same panel JavaScript shows in place).
+    if (confirm !== "yes") return redirect(backTo({ confirm: "delete", id: String(userId) }), 303);
+    const result = await deleteUser(actor, { userId });
+    if (!result.ok) return refused("row", result, userId);
+    return redirect(backTo({ done: "delete", who: String(userId) }), 303);
+  }
+  const result = await changeUserStatus(actor, { userId, action: intent });
+  if (!result.ok) return refused("row", result, userId);
+  return redirect(backTo({ done: intent, who: String(userId) }), 303);
+}
+
+const STATUS_LABEL: Record<AdminUserRow["status"], string> = { active: "Active", suspended: "Suspended", banned: "Banned", deleted: "Deleted" };
+const ROLE_LABEL: Record<AdminUserRow["role"], string> = { client: "Client", freelancer: "Freelancer", admin: "Admin" };
+const ACTION_LABEL: Record<StatusAction, string> = { suspend: "Suspend", ban: "Ban", activate: "Activate" };
+const PENDING_LABEL: Record<StatusAction | "delete", string> = { suspend: "Suspending…", ban: "Banning…", activate: "Activating…", delete: "Deleting…" };
+
+/** What the spec (§4) offers for a member as they are: suspend when active, ban when not banned, activate when not active. */
+function actionsFor(u: AdminUserRow): StatusAction[] {
+  if (u.status === "deleted") return [];
+  return STATUS_ACTIONS.filter((a) => (a === "suspend" ? u.status === "active" : a === "ban" ? u.status !== "banned" : u.status !== "active"));
+}
 
 export default function AdminUsers() {
-  return <ComingSoon title={ADMIN_SECTIONS.users.title}>{ADMIN_SECTIONS.users.text}</ComingSoon>;
+  const { me, users, total, query, queryErrors, confirming, notice, pages } = useLoaderData<typeof loader>();
+  const answered = useActionData<typeof action>();
+  const [searchParams] = useSearchParams();
+  const back = listParams(searchParams);
+  const rowError = answered?.form === "row" ? answered.errors : undefined;
+  const bulkError = answered?.form === "bulk" ? answered.errors : undefined;
+  const errorsOf = (e?: Record<string, string[] | undefined>) => (e ? Object.values(e).flatMap((v) => v ?? []) : undefined);
+
+  return (
+    <section className="container admin-screen" aria-labelledby="users-title">
+      <h1 id="users-title">Users</h1>
+      <FormMessage success={answered ? null : notice} />
+      <ErrorList errors={errorsOf(rowError)} />
+
+      <UserFilters query={query} errors={queryErrors} />
+
+      {confirming ? <DeleteConfirmation user={confirming} back={back} /> : null}
+
+      <Form method="post" id="bulk-users" action={`?${back}`} className="admin-bulk" aria-labelledby="bulk-title">
+        <h2 id="bulk-title" className="visually-hidden">
+          Selected members
+        </h2>
+        <input type="hidden" name="intent" value="bulk" />
+        <span>With the selected members:</span>
+        {STATUS_ACTIONS.map((a) => (
+          <BulkButton key={a} action={a} />
+        ))}
+        <ErrorList id="bulk-users-error" errors={errorsOf(bulkError)} />
+      </Form>
+
+      <p role="status" className="admin-count">
+        {total === 0 ? "" : total === 1 ? "1 member" : `${total.toLocaleString("en-US")} members`}
+      </p>
+      {users.length === 0 ? (
+        <p className="admin-empty">No users found</p>
+      ) : (
+        <div className="admin-table-wrap">
+          <table className="admin-table">
+            <caption className="visually-hidden">Members, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">
+                  <SelectAll />
+                </th>
+                <th scope="col">Name</th>
+                <th scope="col">Email</th>
+                <th scope="col">Username</th>
+                <th scope="col">Role</th>
+                <th scope="col">Status</th>
+                <th scope="col">Joined</th>
+                <th scope="col">Last active</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {users.map((u) => (
+                <UserRow key={u.id} u={u} me={me} back={back} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <AdminPager page={query.page} pages={pages} params={back} label="Pages of members" />
+    </section>
+  );
+}
+
+/** The GET form: submitted by its button without JavaScript; with it, on every change (the search after a pause). */
+function UserFilters({ query, errors }: { query: UserListQuery; errors: Record<string, string[] | undefined> }) {
+  const submit = useSubmit();
+  const timer = useRef<ReturnType<typeof setTimeout>>();
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const navigation = useNavigation();
+  const searching = navigation.state === "loading" && navigation.formMethod?.toLowerCase() === "get";
+  const reload = (form: HTMLFormElement, delayMs: number) => {
+    clearTimeout(timer.current);
+    timer.current = setTimeout(() => submit(form, { replace: true, preventScrollReset: true }), delayMs);
+  };
+  return (
+    <Form method="get" className="admin-filters" role="search" aria-label="Find members" onChange={(e) => reload(e.currentTarget, (e.target as HTMLElement).tagName === "INPUT" ? 350 : 0)}>
+      <div className="field">
+        <label htmlFor="users-q">Search</label>
+        <input id="users-q" name="q" type="search" defaultValue={query.q} maxLength={100} placeholder="Name, email or username" aria-describedby={errors.q ? "users-q-error" : undefined} />
+        <ErrorList id="users-q-error" errors={errors.q} />
+      </div>
+      <div className="field">
+        <label htmlFor="users-role">Role</label>
+        <select id="users-role" name="role" defaultValue={query.role ?? ""} aria-describedby={errors.role ? "users-role-error" : undefined}>
+          <option value="">All roles</option>
+          {USER_ROLES.map((r) => (
+            <option key={r} value={r}>
+              {ROLE_LABEL[r]}
+            </option>
+          ))}
+        </select>
+        <ErrorList id="users-role-error" errors={errors.role} />
+      </div>
+      <div className="field">
+        <label htmlFor="users-status">Status</label>
+        <select id="users-status" name="status" defaultValue={query.status ?? ""} aria-describedby={errors.status ? "users-status-error" : undefined}>
+          <option value="">All statuses</option>
+          {USER_STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {STATUS_LABEL[s]}
+            </option>
+          ))}
+        </select>
+        <ErrorList id="users-status-error" errors={errors.status} />
+      </div>
+      <ErrorList errors={errors.page ?? errors.id} />
+      <button type="submit" className="button">
+        {searching ? "Searching…" : "Search"}
+      </button>
+    </Form>
+  );
+}
+
+function BulkButton({ action }: { action: StatusAction }) {
+  const navigation = useNavigation();
+  const pending = navigation.state === "submitting" && navigation.formData?.get("intent") === "bulk" && navigation.formData.get("action") === action;
+  return (
+    <button type="submit" name="action" value={action} className="button button-secondary" disabled={pending} aria-disabled={pending}>
+      {pending ? PENDING_LABEL[action] : `${ACTION_LABEL[action]} selected`}
+    </button>
+  );
+}
+
+/** With JavaScript only: one box that ticks every member of the page (without it, each box is ticked by hand). */
+function SelectAll() {
+  const ref = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (ref.current) ref.current.hidden = false;
+  }, []);
+  return (
+    <>
+      <span className="visually-hidden">Select</span>
+      <input
+        ref={ref}
+        type="checkbox"
+        hidden
+        aria-label="Select every member on this page"
+        onChange={(e) => {
+          const boxes = document.querySelectorAll<HTMLInputElement>('input[form="bulk-users"][name="userIds"]');
+          boxes.forEach((b) => (b.checked = e.currentTarget.checked));
+        }}
+      />
+    </>
+  );
+}
+
+function UserRow({ u, me, back }: { u: AdminUserRow; me: number; back: URLSearchParams }) {
+  const { date, dateTime } = usePreferences();
+  const confirmParams = new URLSearchParams(back);
+  confirmParams.set("confirm", "delete");
+  confirmParams.set("id", String(u.id));
+  const self = u.id === me;
+  return (
+    <tr>
+      <td>
+        {u.status === "deleted" || self ? null : <input type="checkbox" name="userIds" value={u.id} form="bulk-users" aria-label={`Select ${u.name}`} />}
+      </td>
+      <th scope="row">{u.name}</th>
+      <td>{u.email}</td>
+      <td>{u.username}</td>
+      <td>{ROLE_LABEL[u.role]}</td>
+      <td>
+        <span className={`status-badge status-${u.status}`}>{STATUS_LABEL[u.status]}</span>
+      </td>
+      <td>
+        <time dateTime={new Date(u.joinedAt).toISOString()}>{date(u.joinedAt)}</time>
+      </td>
+      <td>{u.lastActiveAt ? <time dateTime={new Date(u.lastActiveAt).toISOString()}>{dateTime(u.lastActiveAt)}</time> : "Never"}</td>
+      <td className="admin-actions">
+        {self ? (
+          <span className="field-hint">You</span>
+        ) : (
+          <>
+            {actionsFor(u).map((a) => (
+              <RowAction key={a} u={u} action={a} back={back} />
+            ))}
+            {u.status === "deleted" ? null : (
+              <Link to={`?${confirmParams}`} className="button button-danger button-small" preventScrollReset aria-label={`Delete ${u.name}`}>
+                Delete
+              </Link>
+            )}
+          </>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function RowAction({ u, action, back }: { u: AdminUserRow; action: StatusAction; back: URLSearchParams }) {
+  const navigation = useNavigation();
+  const pending = navigation.state === "submitting" && navigation.formData?.get("userId") === String(u.id) && navigation.formData.get("intent") === action;
+  return (
+    <Form method="post" action={`?${back}`} className="inline-form">
+      <input type="hidden" name="userId" value={u.id} />
+      <button type="submit" name="intent" value={action} className="button button-secondary button-small" disabled={pending} aria-disabled={pending} aria-label={`${ACTION_LABEL[action]} ${u.name}`}>
+        {pending ? PENDING_LABEL[action] : ACTION_LABEL[action]}
+      </button>
+    </Form>
+  );
+}
+
+/** The spec's confirmation (§8) before a delete: a page of its own without JavaScript, in place with it. */
+function DeleteConfirmation({ user, back }: { user: AdminUserRow; back: URLSearchParams }) {
+  const navigation = useNavigation();
+  const pending = navigation.state === "submitting" && navigation.formData?.get("intent") === "delete";
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  useEffect(() => headingRef.current?.focus(), [user.id]);
+  return (
+    <div className="admin-confirm" role="alertdialog" aria-labelledby="confirm-delete-title" aria-describedby="confirm-delete-text">
+      <h2 id="confirm-delete-title" ref={headingRef} tabIndex={-1}>
+        Delete {user.name}?
+      </h2>
+      <p id="confirm-delete-text">{DELETE_CONFIRMATION}</p>
+      <p className="field-hint">
+        {user.email} · {user.username}. Their orders, reviews and messages stay, under a placeholder name; their gigs leave the catalogue.
+      </p>
+      <Form method="post" action={`?${back}`} className="inline-form">
+        <input type="hidden" name="userId" value={user.id} />
+        <input type="hidden" name="confirm" value="yes" />
+        <button type="submit" name="intent" value="delete" className="button button-danger" disabled={pending} aria-disabled={pending}>
+          {pending ? PENDING_LABEL.delete : "Delete user"}
+        </button>
+      </Form>{" "}
+      <Link to={`?${back}`} className="button button-secondary" preventScrollReset>
+        Cancel
+      </Link>
+    </div>
+  );
 }

@@ -1,0 +1,32 @@
+import { Link } from "@remix-run/react";
+
+/**
+ * Previous and next pages of an admin listing, as links that keep its filters (relative: the screens live
+ * under /admin on the main host). Nothing when everything fits on one page.
+ */
+export function AdminPager({ page, pages, params, label }: { page: number; pages: number; params: URLSearchParams; label: string }) {
+  if (pages <= 1 && page <= 1) return null;
+  const to = (n: number) => {
+    const p = new URLSearchParams(params);
+    if (n > 1) p.set("page", String(n));
+    else p.delete("page");
+    return `?${p}`;
+  };
+  return (
+    <nav className="admin-pager" aria-label={label}>
+      {page > 1 ? (
+        <Link to={to(Math.min(page - 1, pages))} rel="prev">
+          Previous
+        </Link>
+      ) : null}
+      <span>
+        Page {page} of {pages}
+      </span>
+      {page < pages ? (
+        <Link to={to(page + 1)} rel="next">
+          Next
+        </Link>
+      ) : null}
+    </nav>
+  );
+}
