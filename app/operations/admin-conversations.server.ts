@@ -1,0 +1,119 @@
+/**
+ * Message monitoring (issue 13, product-spec §6: admins view any conversation's messages, flag or delete
+ * conversations). Every one of these is for admins only and is written to admin_audit_log, reading a
+ * conversation included: members' private words are read by an admin only on the record.
+ */
+import type { Knex } from "knex";
+import {
+  adminThreadPage,
+  deleteConversationRows,
+  findAdminConversation,
+  listAdminConversations,
+  setConversationFlag,
+  type AdminConversation,
+  type AdminMessage,
+} from "~/models/admin-conversation.server";
+import { adminOf, forbidden, notFound, ok, transact, type Actor, type Result } from "~/operations/core.server";
+import type { AdminConversationFilter, DeleteConversationInput, FlagConversationInput } from "~/utils/monitoring-schemas";
+import { getDb } from "~/utils/db.server";
+
+type Options = { db?: Knex };
+
+export const ADMINS_ONLY = "You don't have administrator privileges.";
+export const NO_SUCH_CONVERSATION = "We could not find that conversation.";
+
+/** The list (search, filter, page): a read of summaries, not of anyone's messages beyond the last one, so not audited. */
+export async function listConversationsForAdmin(
+  actor: Actor,
+  input: { q: string; filter: AdminConversationFilter; page: number },
+  { db = getDb() }: Options = {},
+): Promise<Result<{ conversations: AdminConversation[]; more: boolean }>> {
+  if (!adminOf(actor)) return forbidden(ADMINS_ONLY);
+  return ok(await listAdminConversations(db, input));
+}
+
+/**
+ * An admin reads a conversation's messages (a page of them: the newest, or those before `before`). The
+ * reading is itself audited (conversation.read), in the same transaction as the read. This is the one GET
+ * in the portal that writes: the accepted exception to "no GET changes data", since the record of who read
+ * members' messages must not depend on the admin pressing a button first.
+ */
+export async function readConversation(
+  actor: Actor,
+  input: { conversationId: string; before?: number },
+  { db }: Options = {},
+): Promise<Result<{ conversation: AdminConversation; messages: AdminMessage[]; older: boolean }>> {
+  if (!adminOf(actor)) return forbidden(ADMINS_ONLY);
+  return transact(
+    actor,
+    async (tx) => {
+      const conversation = await findAdminConversation(tx.trx, input.conversationId);
+      if (!conversation) return notFound(NO_SUCH_CONVERSATION);
+      const page = await adminThreadPage(tx.trx, input.conversationId, { before: input.before });
+      await tx.audit({
+        action: "conversation.read",
+        targetType: "conversation",
+        targetId: input.conversationId,
+        details: {
+          participants: conversation.participants.map((p) => p.id),
+          messages: page.messages.length,
+          ...(input.before ? { before: input.before } : {}),
+        },
+      });
+      return ok({ conversation, ...page });
+    },
+    { db },
+  );
+}
+
+/**
+ * Flags a conversation for review (reason 'admin'; an earlier flag and its reason stay) or clears its flag,
+ * whichever reason raised it. Audited as conversation.flag or conversation.unflag, with whether it changed.
+ */
+export async function flagConversationAsAdmin(actor: Actor, input: FlagConversationInput, { db }: Options = {}): Promise<Result<{ changed: boolean }>> {
+  if (!adminOf(actor)) return forbidden(ADMINS_ONLY);
+  return transact(
+    actor,
+    async (tx) => {
+      const result = await setConversationFlag(tx.trx, input.conversationId, input.flagged, "admin");
+      if (!result) return notFound(NO_SUCH_CONVERSATION);
+      await tx.audit({
+        action: input.flagged ? "conversation.flag" : "conversation.unflag",
+        targetType: "conversation",
+        targetId: input.conversationId,
+        details: { changed: result.changed, previousReason: result.before },
+      });
+      return ok({ changed: result.changed });
+    },
+    { db },
+  );
+}
+
+/**
+ * Deletes a conversation: its messages, attachments, both members' sides and its notifications, in one
+ * transaction with the audit row (conversation.delete, with who was in it and how many messages it had);
+ * the attachments' files are deleted by the worker once that has committed (delete_file effects).
+ */
+export async function deleteConversationAsAdmin(
+  actor: Actor,
+  input: DeleteConversationInput,
+  { db }: Options = {},
+): Promise<Result<{ participants: number[]; messageCount: number; files: number }>> {
+  if (!adminOf(actor)) return forbidden(ADMINS_ONLY);
+  return transact(
+    actor,
+    async (tx) => {
+      const deleted = await deleteConversationRows(tx.trx, input.conversationId);
+      if (!deleted) return notFound(NO_SUCH_CONVERSATION);
+      for (const key of deleted.storageKeys) await tx.effect({ kind: "delete_file", key }, `delete_file:${key}`);
+      await tx.audit({
+        action: "conversation.delete",
+        targetType: "conversation",
+        targetId: input.conversationId,
+        details: { participants: deleted.participants, messageCount: deleted.messageCount, files: deleted.storageKeys.length },
+      });
+      return ok({ participants: deleted.participants, messageCount: deleted.messageCount, files: deleted.storageKeys.length });
+    },
+    { db },
+  );
+}

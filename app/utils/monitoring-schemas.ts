@@ -1,0 +1,60 @@
+/**
+ * The admin portal's forms for message monitoring and the exchange rate (issue 13), shared by the server
+ * (which decides) and the browser (which only helps).
+ */
+import { z } from "zod";
+
+/** The message monitoring list's filters (product-spec §7: flagged, recent, high_volume), and their names on the page. */
+export const ADMIN_CONVERSATION_FILTERS = ["all", "flagged", "recent", "high_volume"] as const;
+export type AdminConversationFilter = (typeof ADMIN_CONVERSATION_FILTERS)[number];
+export const FILTER_LABELS: Record<AdminConversationFilter, string> = {
+  all: "All conversations",
+  flagged: "Flagged",
+  recent: "Recent (last 24 hours)",
+  high_volume: "High volume (most messages)",
+};
+
+/** A conversation id as messaging makes them (product-spec §4: conv_ plus time plus random). */
+export const conversationIdField = z
+  .string({ required_error: "Choose a conversation" })
+  .trim()
+  .regex(/^conv_[a-z0-9]{10,40}$/, "We could not find that conversation.");
+
+/** The list's search and filter (a GET form): anything unknown falls back to the whole list, never a 500. */
+export const ConversationListSchema = z.object({
+  q: z.string().trim().max(200).catch(""),
+  filter: z.enum(ADMIN_CONVERSATION_FILTERS).catch("all"),
+  page: z.coerce.number().int().min(1).max(10_000).catch(1),
+});
+
+export const FlagConversationSchema = z.object({
+  conversationId: conversationIdField,
+  flagged: z.enum(["true", "false"], { errorMap: () => ({ message: "Say whether to flag or unflag" }) }).transform((v) => v === "true"),
+});
+export type FlagConversationInput = z.output<typeof FlagConversationSchema>;
+
+export const DeleteConversationSchema = z.object({ conversationId: conversationIdField });
+export type DeleteConversationInput = z.output<typeof DeleteConversationSchema>;
+
+/** product-spec §8: "same wording for deleting a conversation". */
+export const DELETE_CONVERSATION_CONFIRM = "Are you sure you want to delete this conversation? This action cannot be undone.";
+
+/** Sane bounds for shillings per US dollar: a typo (37.5, 375000) is refused rather than repricing the site. */
+export const MIN_UGX_PER_USD = 1_000;
+export const MAX_UGX_PER_USD = 10_000;
+export const RATE_OUT_OF_BOUNDS = `Enter a rate between ${MIN_UGX_PER_USD.toLocaleString("en-US")} and ${MAX_UGX_PER_USD.toLocaleString("en-US")} shillings per US dollar`;
+export const RATE_NOT_A_NUMBER = "Enter the rate as a number of shillings, such as 3750 or 3750.50";
+
+export const ExchangeRateSchema = z.object({
+  ugxPerUsd: z
+    .string({ required_error: "Enter the new rate" })
+    .trim()
+    .min(1, "Enter the new rate")
+    .max(20, RATE_NOT_A_NUMBER)
+    // "3,750" is how people write it: thousands separators and spaces are dropped.
+    .transform((v) => v.replace(/[,\s]/g, ""))
+    .refine((v) => /^\d+(\.\d{1,2})?$/.test(v), RATE_NOT_A_NUMBER)
+    .transform(Number)
+    .refine((n) => n >= MIN_UGX_PER_USD && n <= MAX_UGX_PER_USD, RATE_OUT_OF_BOUNDS),
+});
+export type ExchangeRateInput = z.output<typeof ExchangeRateSchema>;
