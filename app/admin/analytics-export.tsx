@@ -1,7 +1,7 @@
 import { createReadableStreamFromReadable, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { getClickHouse } from "~/analytics/clickhouse.server";
-import { auditExport, EXPORT_REPORTS, exportCsv, isExportReport } from "~/analytics/export.server";
-import { parsePeriod } from "~/analytics/period";
+import { auditExport, exportCsv } from "~/analytics/export.server";
+import { EXPORT_REPORTS, isExportReport, parsePeriod } from "~/analytics/period";
 import { periodWindow } from "~/analytics/reports.server";
 import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
 import { requireMemberActor } from "~/utils/auth.server";

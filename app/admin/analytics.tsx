@@ -1,13 +1,341 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { ComingSoon, ADMIN_SECTIONS } from "~/components/coming-soon";
+import { data, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, useFetcher, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
+import { getClickHouse } from "~/analytics/clickhouse.server";
+import { EXPORT_REPORTS, parsePeriod, periodQuery, RANGE_LABELS, type PeriodErrors } from "~/analytics/period";
+import { browsers, conversions, countries, pageViews, realTime, referrers, traffic, userActivity, type Period, type RealTimeReport } from "~/analytics/reports.server";
+import { BarChart, LineChart } from "~/components/charts";
+import { usePolling } from "~/components/use-polling";
+import analyticsStylesUrl from "~/styles/admin-analytics.css?url";
 import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
+import { getDb } from "~/utils/db.server";
+import { usePreferences } from "~/utils/use-preferences";
 
-/** `/analytics` on the admin host, `/admin/analytics` on the main host (app/utils/site-routes.ts). */
-export const meta: MetaFunction = () => [{ title: `${ADMIN_SECTIONS.analytics.title} | Soko Admin` }, { name: "robots", content: "noindex" }];
+/**
+ * `/analytics` on the admin host, `/admin/analytics` on the main host (app/utils/site-routes.ts): the
+ * reports of spec §3 "Analytics data" for a period (a GET form: 1d, 7d, 30d, 90d, default 7d, or custom
+ * days, at most a year; anything else is a 400 with the message by its field), real time (refreshed every
+ * 10 s with JavaScript, that section alone), and the CSV export (app/admin/analytics-export.tsx).
+ */
+export const meta: MetaFunction = () => [{ title: "Analytics | Soko Admin" }, { name: "robots", content: "noindex" }];
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: analyticsStylesUrl }];
 
-export const loader = ({ request }: LoaderFunctionArgs) => adminScreenLoader(request);
+/** Spec §9: analytics real time is polled every 10 seconds. */
+const REALTIME_MS = 10_000;
+
+type RealTimeView = Omit<RealTimeReport, "recentActions"> & { recentActions: (RealTimeReport["recentActions"][number] & { user: string })[] };
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await adminScreenLoader(request);
+  const params = new URL(request.url).searchParams;
+  if (params.get("section") === "realtime") return { kind: "realtime" as const, realTime: await readRealTime() };
+  const parsed = parsePeriod(params);
+  if (!parsed.ok) {
+    return data({ kind: "invalid" as const, errors: parsed.errors, values: parsed.values }, { status: 400 });
+  }
+  const { period } = parsed;
+  const range: Period = period.kind === "range" ? period.range : period.window;
+  const client = getClickHouse();
+  try {
+    const [views, activity, byCountry, byBrowser, byReferrer, converted, points, live] = await Promise.all([
+      pageViews(client, range),
+      userActivity(client, range),
+      countries(client, range),
+      browsers(client, range),
+      referrers(client, range),
+      conversions(client, range),
+      traffic(client, range),
+      readRealTime(),
+    ]);
+    return {
+      kind: "report" as const,
+      period,
+      query: periodQuery(period).toString(),
+      values: { range: period.kind === "range" ? period.range : "custom", from: period.kind === "custom" ? period.from : "", to: period.kind === "custom" ? period.to : "" },
+      views,
+      activity,
+      countries: byCountry,
+      browsers: byBrowser,
+      referrers: byReferrer,
+      conversions: converted,
+      traffic: points,
+      hourly: points.length > 1 && points[1]!.at - points[0]!.at === 3600,
+      realTime: live,
+    };
+  } catch (error) {
+    console.error("admin analytics: ClickHouse did not answer", error);
+    return data({ kind: "unavailable" as const, values: { range: params.get("range") ?? "", from: params.get("from") ?? "", to: params.get("to") ?? "" } }, { status: 503 });
+  }
+}
+
+/** Real time, with the members' names in place of their ids ("Visitor" when not signed in). */
+async function readRealTime(): Promise<RealTimeView> {
+  const live = await realTime(getClickHouse());
+  const ids = [...new Set(live.recentActions.map((a) => a.userId).filter((id) => id > 0))];
+  const names = new Map<number, string>();
+  if (ids.length > 0) for (const u of await getDb()("users").whereIn("id", ids).select("id", "name")) names.set(Number(u.id), u.name);
+  return { ...live, recentActions: live.recentActions.map((a) => ({ ...a, user: a.userId > 0 ? (names.get(a.userId) ?? `Member ${a.userId}`) : "Visitor" })) };
+}
+
 export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(request);
 
+type Loaded = ReturnType<typeof useLoaderData<typeof loader>>;
+type Report = Extract<Loaded, { kind: "report" }>;
+
+const count = (n: number) => n.toLocaleString("en-US");
+const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
+function duration(seconds: number): string {
+  const m = Math.floor(seconds / 60);
+  const s = seconds % 60;
+  return m > 0 ? `${m}m ${s}s` : `${s}s`;
+}
+
 export default function AdminAnalytics() {
-  return <ComingSoon title={ADMIN_SECTIONS.analytics.title}>{ADMIN_SECTIONS.analytics.text}</ComingSoon>;
+  const loaded = useLoaderData<typeof loader>();
+  if (loaded.kind === "realtime") return <RealTime initial={loaded.realTime} />;
+  return (
+    <section className="container analytics-page" aria-labelledby="analytics-title">
+      <h1 id="analytics-title">Analytics</h1>
+      <PeriodForm values={loaded.values} errors={loaded.kind === "invalid" ? loaded.errors : {}} />
+      {loaded.kind === "invalid" ? <p role="alert">Fix the period above to see the reports.</p> : null}
+      {loaded.kind === "unavailable" ? <p role="alert">Analytics are unavailable right now. Try again in a minute.</p> : null}
+      {loaded.kind === "report" ? <Reports r={loaded} /> : null}
+    </section>
+  );
+}
+
+function PeriodForm({ values, errors }: { values: { range: string; from: string; to: string }; errors: PeriodErrors }) {
+  const navigation = useNavigation();
+  const { pathname } = useLocation();
+  // The GET form's own navigation: to this page with other parameters.
+  const pending = navigation.state === "loading" && navigation.location.pathname === pathname;
+  const range = values.range === "" ? "7d" : values.range;
+  return (
+    <Form method="get" className="period-form" aria-label="Period" noValidate={false}>
+      <div className="field">
+        <label htmlFor="period-range">Period</label>
+        <select id="period-range" name="range" defaultValue={range} aria-invalid={errors.range ? true : undefined} aria-describedby={errors.range ? "period-range-error" : undefined}>
+          {Object.entries(RANGE_LABELS).map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+          <option value="custom">Custom dates (below)</option>
+        </select>
+        {errors.range ? (
+          <span id="period-range-error" className="field-error">
+            {errors.range}
+          </span>
+        ) : null}
+      </div>
+      <div className="field">
+        <label htmlFor="period-from">From (custom)</label>
+        <input id="period-from" name="from" type="date" defaultValue={values.from} aria-invalid={errors.from ? true : undefined} aria-describedby={errors.from ? "period-from-error" : undefined} />
+        {errors.from ? (
+          <span id="period-from-error" className="field-error">
+            {errors.from}
+          </span>
+        ) : null}
+      </div>
+      <div className="field">
+        <label htmlFor="period-to">To (custom)</label>
+        <input id="period-to" name="to" type="date" defaultValue={values.to} aria-invalid={errors.to ? true : undefined} aria-describedby={errors.to ? "period-to-error" : undefined} />
+        {errors.to ? (
+          <span id="period-to-error" className="field-error">
+            {errors.to}
+          </span>
+        ) : null}
+      </div>
+      <button type="submit" className="button" disabled={pending} aria-disabled={pending}>
+        {pending ? "Loading…" : "Show"}
+      </button>
+    </Form>
+  );
+}
+
+function Reports({ r }: { r: Report }) {
+  const { price } = usePreferences();
+  const day = (at: number) => new Date(at * 1000).toISOString().slice(r.hourly ? 11 : 5, r.hourly ? 16 : 10);
+  return (
+    <>
+      <p className="live-note">
+        {r.period.label}. <DefinitionsNote />
+      </p>
+
+      <section className="analytics-section" aria-labelledby="pageviews-title">
+        <h2 id="pageviews-title">Page views</h2>
+        <ul className="analytics-stats" aria-label="Page view figures">
+          <Stat label="Page views" value={count(r.views.total)} />
+          <Stat label="Unique visitors (sessions)" value={count(r.views.unique)} />
+        </ul>
+        <LineChart
+          title={`Page views and visitors per ${r.hourly ? "hour" : "day"} (UTC)`}
+          xLabel={r.hourly ? "Hour (UTC)" : "Day (UTC)"}
+          series={["Page views", "Visitors"]}
+          points={r.traffic.map((p) => ({ label: day(p.at), values: [p.views, p.sessions] }))}
+        />
+        <h3>Top pages</h3>
+        {r.views.pages.length === 0 ? (
+          <p>No page views in this period.</p>
+        ) : (
+          <table className="analytics-table" aria-label="Top pages">
+            <thead>
+              <tr>
+                <th scope="col">Page</th>
+                <th scope="col" className="number">
+                  Views
+                </th>
+                <th scope="col" className="number">
+                  Unique views
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {r.views.pages.map((p) => (
+                <tr key={p.page}>
+                  <td>{p.page}</td>
+                  <td className="number">{count(p.views)}</td>
+                  <td className="number">{count(p.unique_views)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      <section className="analytics-section" aria-labelledby="sessions-title">
+        <h2 id="sessions-title">Sessions</h2>
+        <ul className="analytics-stats" aria-label="Session figures">
+          <Stat label="Sessions" value={count(r.activity.sessions)} />
+          <Stat label="Average session duration" value={duration(r.activity.avgSessionDuration)} />
+          <Stat label="Bounce rate" value={percent(r.activity.bounceRate)} />
+        </ul>
+        <div className="analytics-grid">
+          <BarChart title="Devices" columns={["Device", "Sessions"]} data={r.activity.devices.map((d) => ({ label: d.device, value: d.count, note: `${d.percentage}%` }))} />
+          <BarChart title="Browsers" columns={["Browser", "Sessions"]} data={r.browsers.map((b) => ({ label: b.name, value: b.count, note: `${b.percentage}%` }))} />
+          <BarChart title="Countries" columns={["Country", "Sessions"]} data={r.countries.map((c) => ({ label: c.country, value: c.users, note: `${c.percentage}%` }))} />
+          <BarChart title="Referrers" columns={["Referrer", "Sessions"]} data={r.referrers.map((c) => ({ label: c.name, value: c.count, note: `${c.percentage}%` }))} />
+        </div>
+      </section>
+
+      <section className="analytics-section" aria-labelledby="conversions-title">
+        <h2 id="conversions-title">Conversions</h2>
+        <ul className="analytics-stats" aria-label="Conversion figures">
+          <Stat label="Revenue (orders placed)" value={price(r.conversions.revenue)} />
+          <Stat label="Orders placed" value={count(r.conversions.orders)} />
+          <Stat label="Conversion rate" value={percent(r.conversions.conversionRate)} />
+          <Stat label="Signups" value={count(r.conversions.signups)} />
+        </ul>
+      </section>
+
+      <RealTime initial={r.realTime} />
+
+      <section className="analytics-section" aria-labelledby="export-title">
+        <h2 id="export-title">Export</h2>
+        <p>Download one report of this period ({r.period.label}) as a CSV file, every row, straight from the analytics store.</p>
+        <Form method="get" action="export" reloadDocument className="export-form">
+          <input type="hidden" name="range" value={r.values.range} />
+          {r.values.range === "custom" ? (
+            <>
+              <input type="hidden" name="from" value={r.values.from} />
+              <input type="hidden" name="to" value={r.values.to} />
+            </>
+          ) : null}
+          <div className="field">
+            <label htmlFor="export-report">Report</label>
+            <select id="export-report" name="report" defaultValue="pageviews">
+              {Object.entries(EXPORT_REPORTS).map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="submit" className="button button-secondary">
+            Download CSV
+          </button>
+        </Form>
+      </section>
+    </>
+  );
+}
+
+function DefinitionsNote() {
+  return (
+    <details className="analytics-definitions">
+      <summary>How these are counted</summary>
+      <ul>
+        <li>Periods end now; custom dates are whole days in UTC, both included.</li>
+        <li>A session is a visitor&apos;s visit with at least one page view or action in the period; its device, browser and country are those it started with.</li>
+        <li>Unique views: sessions that viewed the page. Duration: first to last event of a session. A bounce: one page view and no click, form submit or focus.</li>
+        <li>Referrer: where a session&apos;s first page view came from; Direct when nowhere.</li>
+        <li>Conversions are those the server recorded: signups, orders placed (revenue is their value) and gigs published. Conversion rate: share of sessions with one.</li>
+      </ul>
+    </details>
+  );
+}
+
+function Stat({ label, value }: { label: string; value: string }) {
+  return (
+    <li className="stat-card">
+      <span className="stat-value">{value}</span> <span className="stat-label">{label}</span>
+    </li>
+  );
+}
+
+/** Real time: the loader's figures, then (with JavaScript) this section alone reloaded every 10 s. */
+function RealTime({ initial }: { initial: RealTimeView }) {
+  const fetcher = useFetcher<typeof loader>({ key: "analytics-realtime" });
+  const { pathname } = useLocation();
+  const { dateTime } = usePreferences();
+  usePolling(REALTIME_MS, () => {
+    if (fetcher.state === "idle") fetcher.load(`${pathname}?section=realtime`);
+  });
+  const live = fetcher.data && fetcher.data.kind === "realtime" ? fetcher.data.realTime : initial;
+  return (
+    <section className="analytics-section" aria-labelledby="realtime-title">
+      <h2 id="realtime-title">Real time</h2>
+      <p className="live-note">The last 5 minutes. Refreshes every 10 seconds with JavaScript.</p>
+      <ul className="analytics-stats" aria-label="Real-time figures">
+        <Stat label="Active users (last 5 minutes)" value={count(live.activeUsers)} />
+      </ul>
+      <div className="analytics-grid">
+        <BarChart
+          title="Current pages"
+          columns={["Page", "Visitors"]}
+          data={live.currentPages.map((p) => ({ label: p.page, value: p.users }))}
+          empty="Nobody is viewing a page right now."
+        />
+        <div>
+          <h3>Recent actions</h3>
+          {live.recentActions.length === 0 ? (
+            <p>No actions in the last 5 minutes.</p>
+          ) : (
+            <table className="analytics-table" aria-label="Recent actions">
+              <thead>
+                <tr>
+                  <th scope="col">Who</th>
+                  <th scope="col">Action</th>
+                  <th scope="col">When</th>
+                </tr>
+              </thead>
+              <tbody>
+                {live.recentActions.map((a, i) => (
+                  <tr key={`${a.sessionId}-${a.at}-${i}`}>
+                    <td>{a.user}</td>
+                    <td>
+                      {a.action}
+                      {a.page ? ` on ${a.page}` : ""}
+                    </td>
+                    <td>
+                      <time dateTime={new Date(a.at * 1000).toISOString()}>{dateTime(new Date(a.at * 1000))}</time>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </div>
+      </div>
+    </section>
+  );
 }

@@ -15,21 +15,9 @@
 import { randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
 import type { ClickHouseClient } from "@clickhouse/client";
+import type { ExportReport } from "~/analytics/period";
 import { periodWindow, type ReportWindow } from "~/analytics/reports.server";
 import { adminOf, forbidden, ok, transact, type Actor, type Result } from "~/operations/core.server";
-
-export const EXPORT_REPORTS = {
-  pageviews: "Page views: one row per page view",
-  pages: "Pages: views and unique views of every page",
-  sessions: "Sessions: pages, interactions, duration, device, country and browser of each",
-  actions: "Actions: one row per click, form submit, focus, scroll and time on page",
-  conversions: "Conversions: signups, orders and gigs published, as the server recorded them",
-} as const;
-export type ExportReport = keyof typeof EXPORT_REPORTS;
-
-export function isExportReport(value: string): value is ExportReport {
-  return Object.hasOwn(EXPORT_REPORTS, value);
-}
 
 /** A text cell, escaped against formula injection: a leading `'` when it starts with = + - @ tab or CR. */
 function cell(expression: string, name: string): string {

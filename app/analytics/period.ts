@@ -28,7 +28,7 @@ function day(value: string): number | null {
 }
 
 /** The period the parameters ask for, or the errors to show beside the fields. */
-export function parsePeriod(params: URLSearchParams): { ok: true; period: PeriodChoice } | { ok: false; errors: PeriodErrors; values: Record<string, string> } {
+export function parsePeriod(params: URLSearchParams): { ok: true; period: PeriodChoice } | { ok: false; errors: PeriodErrors; values: { range: string; from: string; to: string } } {
   const range = params.get("range") ?? "";
   const from = (params.get("from") ?? "").trim();
   const to = (params.get("to") ?? "").trim();
@@ -71,4 +71,18 @@ function named(range: Range): PeriodChoice {
 /** The query string of a period (for links, the export and the form's values). */
 export function periodQuery(period: PeriodChoice): URLSearchParams {
   return period.kind === "range" ? new URLSearchParams({ range: period.range }) : new URLSearchParams({ range: "custom", from: period.from, to: period.to });
+}
+
+/** The reports the CSV export offers (app/analytics/export.server.ts writes their SQL), with what each holds. */
+export const EXPORT_REPORTS = {
+  pageviews: "Page views: one row per page view",
+  pages: "Pages: views and unique views of every page",
+  sessions: "Sessions: pages, interactions, duration, device, country and browser of each",
+  actions: "Actions: one row per click, form submit, focus, scroll and time on page",
+  conversions: "Conversions: signups, orders and gigs published, as the server recorded them",
+} as const;
+export type ExportReport = keyof typeof EXPORT_REPORTS;
+
+export function isExportReport(value: string): value is ExportReport {
+  return Object.hasOwn(EXPORT_REPORTS, value);
 }
