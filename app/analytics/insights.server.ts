@@ -1,0 +1,289 @@
+/**
+ * The admin's closer looks at behaviour (issue 13 item 4), read from ClickHouse: a page's click heatmap,
+ * the conversion funnel, one member's journey, and a member's own analytics.
+ *
+ * Ranges and windows are the reports' (reports.server.ts: (now − N days, now], UTC, tables read FINAL so
+ * a re-sent event is one row). SQL that ClickHouse 18.16 and current ClickHouse both accept: the window's
+ * seconds and user ids are checked integers; a page is put in only through clickhouse-sql.server.ts's
+ * quote(), after checking it is a path.
+ */
+import type { ClickHouseClient } from "@clickhouse/client";
+import { z } from "zod";
+import { quote } from "~/analytics/clickhouse-sql.server";
+import { SERVER_PLATFORM, type Range } from "~/analytics/events";
+import { reportWindow, type ReportWindow } from "~/analytics/reports.server";
+
+const uint = z.coerce.number().int().nonnegative();
+
+function inWindow({ from, to }: ReportWindow): string {
+  if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) throw new Error("window must be whole seconds");
+  return `event_time > toDateTime(${from}) AND event_time <= toDateTime(${to})`;
+}
+
+function checkedUserId(userId: number): number {
+  if (!Number.isSafeInteger(userId) || userId <= 0) throw new Error("user id must be a positive whole number");
+  return userId;
+}
+
+async function select<T extends z.ZodTypeAny>(client: ClickHouseClient, query: string, row: T): Promise<z.output<T>[]> {
+  const result = await client.query({ query, format: "JSONEachRow" });
+  return z.array(row).parse(await result.json());
+}
+
+/** Part of a whole in percent, one decimal (halves up); 0 when the whole is 0. */
+function percentage(part: number, whole: number): number {
+  return whole === 0 ? 0 : Math.round((part * 1000) / whole) / 10;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Heatmap.
+
+/** The grid: cells of 80 × 80 CSS pixels over a 1,280-pixel-wide page outline, at most 60 rows (4,800 px). */
+export const HEATMAP_CELL_PX = 80;
+export const HEATMAP_COLUMNS = 16;
+export const HEATMAP_MAX_ROWS = 60;
+
+/** A page as the heatmap takes it: a path as the tables store them (cleanPath), at most 500 characters. */
+export const HeatmapPage = z
+  .string()
+  .trim()
+  .min(1, "Choose a page")
+  .max(500, "A page is at most 500 characters")
+  .regex(/^\/[^\s]*$/, "A page is a path such as /gig/12");
+
+export type HeatmapCell = { row: number; col: number; clicks: number };
+export type Heatmap = {
+  page: string;
+  /** Clicks with a position, each event once. */
+  clicks: number;
+  /** Clicks at 0,0 (no position: a keyboard or a script pressed it), not on the grid. */
+  unplaced: number;
+  rows: number;
+  columns: number;
+  cellPx: number;
+  /** Cells with clicks, hottest first (ties top to bottom, left to right). */
+  cells: HeatmapCell[];
+};
+
+/**
+ * The clicks (`action_type` click) on one page in the range, binned on the grid: column ⌊x / 80⌋ and row
+ * ⌊y / 80⌋, where a click right of 1,280 px is in the last column and one below 4,800 px in the last row.
+ * The outline has as many rows as the lowest click needs (at least 10).
+ */
+export async function heatmap(client: ClickHouseClient, page: string, range: Range, { now }: { now?: Date } = {}): Promise<Heatmap> {
+  const checked = HeatmapPage.parse(page);
+  const where = `${inWindow(reportWindow(range, now))} AND page = ${quote(checked)} AND action_type = 'click'`;
+  const rows = await select(
+    client,
+    `SELECT least(intDiv(x, ${HEATMAP_CELL_PX}), ${HEATMAP_COLUMNS - 1}) AS col, least(intDiv(y, ${HEATMAP_CELL_PX}), ${HEATMAP_MAX_ROWS - 1}) AS row,
+            CAST(x = 0 AND y = 0 AS UInt8) AS unplaced, uniqExact(event_id) AS clicks
+     FROM actions FINAL WHERE ${where}
+     GROUP BY col, row, unplaced`,
+    z.object({ col: uint, row: uint, clicks: uint, unplaced: uint }),
+  );
+  const placed = rows.filter((r) => r.unplaced === 0);
+  const cells = placed
+    .map(({ row, col, clicks }) => ({ row, col, clicks }))
+    .sort((a, b) => b.clicks - a.clicks || a.row - b.row || a.col - b.col);
+  return {
+    page: checked,
+    clicks: placed.reduce((n, c) => n + c.clicks, 0),
+    unplaced: rows.filter((r) => r.unplaced === 1).reduce((n, c) => n + c.clicks, 0),
+    rows: Math.max(10, ...cells.map((c) => c.row + 1)),
+    columns: HEATMAP_COLUMNS,
+    cellPx: HEATMAP_CELL_PX,
+    cells,
+  };
+}
+
+/** The pages with the most clicks in the range (for choosing a heatmap), most first. */
+export async function clickedPages(client: ClickHouseClient, range: Range, { now, limit = 20 }: { now?: Date; limit?: number } = {}) {
+  if (!Number.isSafeInteger(limit) || limit <= 0) throw new Error("limit must be a positive whole number");
+  return select(
+    client,
+    `SELECT page, uniqExact(event_id) AS clicks FROM actions FINAL
+     WHERE ${inWindow(reportWindow(range, now))} AND action_type = 'click'
+     GROUP BY page ORDER BY clicks DESC, page ASC LIMIT ${limit}`,
+    z.object({ page: z.string(), clicks: uint }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Conversion funnel.
+
+export type FunnelStep = { key: string; label: string; count: number; dropOff: number | null };
+
+/** A gig's page, and the pages that continue from it: the order form, or messages (Contact Seller). */
+const GIG_PAGE = `match(page, '^/gig/[0-9]+$')`;
+const CONTINUE_PAGE = `(match(page, '^/gig/[0-9]+/order$') OR match(page, '^/messages(/|$)'))`;
+const FACT = `platform = '${SERVER_PLATFORM}'`;
+
+/**
+ * The funnel in the range (default 30d in the screen):
+ * 1. **Visit**: sessions with a page view.
+ * 2. **Gig view**: of those, sessions that viewed a gig's page (/gig/:id).
+ * 3. **Contact or continue**: of those, sessions that went on from it: a page view of the gig's order form
+ *    (/gig/:id/order) or of /messages, or a `contact_seller` or `package_selected` step the browser reported.
+ * 4. **Order placed**: orders placed (server-recorded `order_placed` conversions, each once).
+ * 5. **Paid**: orders paid (server-recorded `order_paid`).
+ * Steps 1–3 are sessions; 4–5 are orders, recorded by the server, whose session is the visitor's only with
+ * analytics consent, so they are not tied to steps 1–3. `dropOff` is the percentage lost from the step
+ * before (one decimal; null for the first; 0 when the step before had none).
+ */
+export async function conversionFunnel(client: ClickHouseClient, range: Range, { now }: { now?: Date } = {}): Promise<FunnelStep[]> {
+  const where = inWindow(reportWindow(range, now));
+  const [sessions] = await select(
+    client,
+    `SELECT countIf(visit = 1) AS visits, countIf(visit = 1 AND gig = 1) AS gig_views, countIf(visit = 1 AND gig = 1 AND next = 1) AS continued
+     FROM (
+       SELECT session_id, max(kind = 1) AS visit, max(kind = 1 AND gig = 1) AS gig, max(next = 1) AS next FROM (
+         SELECT session_id, 1 AS kind, CAST(${GIG_PAGE} AS UInt8) AS gig, CAST(${CONTINUE_PAGE} AS UInt8) AS next
+         FROM pageviews FINAL WHERE ${where}
+         UNION ALL
+         SELECT session_id, 2 AS kind, toUInt8(0) AS gig, toUInt8(1) AS next
+         FROM conversions FINAL WHERE ${where} AND conversion_type IN ('contact_seller', 'package_selected')
+       )
+       GROUP BY session_id
+     )`,
+    z.object({ visits: uint, gig_views: uint, continued: uint }),
+  );
+  const [orders] = await select(
+    client,
+    `SELECT uniqExactIf(event_id, conversion_type = 'order_placed' AND ${FACT}) AS placed,
+            uniqExactIf(event_id, conversion_type = 'order_paid' AND ${FACT}) AS paid
+     FROM conversions FINAL WHERE ${where} AND conversion_type IN ('order_placed', 'order_paid')`,
+    z.object({ placed: uint, paid: uint }),
+  );
+  const counts: [string, string, number][] = [
+    ["visit", "Visit", sessions?.visits ?? 0],
+    ["gig_view", "Gig view", sessions?.gig_views ?? 0],
+    ["contact", "Contact or continue", sessions?.continued ?? 0],
+    ["order_placed", "Order placed", orders?.placed ?? 0],
+    ["paid", "Paid", orders?.paid ?? 0],
+  ];
+  return counts.map(([key, label, count], i) => {
+    const before = i === 0 ? null : counts[i - 1]![2];
+    return { key, label, count, dropOff: before === null ? null : before === 0 ? 0 : Math.round(((before - count) * 1000) / before) / 10 };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// A member's journey and analytics.
+
+export type JourneyStep = { at: string; kind: "page" | "conversion"; what: string; detail: string };
+export type JourneySession = { sessionId: string; start: string; end: string; device: string; browser: string; country: string; steps: JourneyStep[] };
+
+/** At most this many steps of a journey are read (the latest ones). */
+export const JOURNEY_MAX_STEPS = 1_000;
+
+/**
+ * One member's journey in the range: their page views and the conversions recorded for them (by user id:
+ * events sent while signed in with analytics allowed), grouped by session, each session's steps in time
+ * order, the latest session first. At most JOURNEY_MAX_STEPS steps, the latest.
+ */
+export async function userJourney(client: ClickHouseClient, userId: number, range: Range, { now }: { now?: Date } = {}): Promise<JourneySession[]> {
+  const id = checkedUserId(userId);
+  const where = `${inWindow(reportWindow(range, now))} AND user_id = ${id}`;
+  const rows = await select(
+    client,
+    `SELECT * FROM (
+       SELECT session_id, toUnixTimestamp(event_time) AS at, 'page' AS kind, page AS what, title AS detail,
+              CAST(device AS String) AS device, CAST(browser AS String) AS browser, CAST(country AS String) AS country, event_id
+       FROM pageviews FINAL WHERE ${where}
+       UNION ALL
+       SELECT session_id, toUnixTimestamp(event_time) AS at, 'conversion' AS kind, CAST(conversion_type AS String) AS what,
+              toString(value) AS detail, CAST(device AS String) AS device, CAST(browser AS String) AS browser, CAST(country AS String) AS country, event_id
+       FROM conversions FINAL WHERE ${where}
+     )
+     ORDER BY at DESC, event_id DESC LIMIT ${JOURNEY_MAX_STEPS}`,
+    z.object({
+      session_id: z.string(),
+      at: uint,
+      kind: z.enum(["page", "conversion"]),
+      what: z.string(),
+      detail: z.string(),
+      device: z.string(),
+      browser: z.string(),
+      country: z.string(),
+    }),
+  );
+  const sessions = new Map<string, JourneySession>();
+  for (const row of rows.reverse()) {
+    const at = new Date(row.at * 1000).toISOString();
+    let session = sessions.get(row.session_id);
+    if (!session) {
+      session = { sessionId: row.session_id, start: at, end: at, device: row.device, browser: row.browser, country: row.country, steps: [] };
+      sessions.set(row.session_id, session);
+    }
+    session.end = at;
+    session.steps.push({ at, kind: row.kind, what: row.what, detail: row.detail });
+  }
+  return [...sessions.values()].sort((a, b) => b.start.localeCompare(a.start) || b.sessionId.localeCompare(a.sessionId));
+}
+
+export type MemberAnalytics = {
+  sessions: number;
+  pageViews: number;
+  clicks: number;
+  firstSeen: string | null;
+  lastSeen: string | null;
+  devices: { device: string; sessions: number; percentage: number }[];
+  browsers: { browser: string; sessions: number; percentage: number }[];
+  pages: { page: string; views: number }[];
+  conversions: { type: string; count: number; value: number }[];
+};
+
+/**
+ * A member's own analytics in the range, from the events that carry their user id (page views, actions,
+ * conversions): sessions, page views, clicks, first and last event, devices and browsers (of each
+ * session's first event), their 10 most viewed pages, and their conversions by type (server-recorded
+ * business facts only for order and signup types; value summed, whole UGX).
+ */
+export async function memberAnalytics(client: ClickHouseClient, userId: number, range: Range, { now }: { now?: Date } = {}): Promise<MemberAnalytics> {
+  const id = checkedUserId(userId);
+  const where = `${inWindow(reportWindow(range, now))} AND user_id = ${id}`;
+  const events = `
+    SELECT session_id, event_id, event_time, CAST(device AS String) AS device, CAST(browser AS String) AS browser, 1 AS kind, toUInt8(0) AS click
+    FROM pageviews FINAL WHERE ${where}
+    UNION ALL
+    SELECT session_id, event_id, event_time, CAST(device AS String) AS device, CAST(browser AS String) AS browser, 2 AS kind, CAST(action_type = 'click' AS UInt8) AS click
+    FROM actions FINAL WHERE ${where}`;
+  const sessions = `SELECT session_id, argMin(device, event_time) AS session_device, argMin(browser, event_time) AS session_browser FROM (${events}) GROUP BY session_id`;
+  const [totals, devices, browsers, pages, conversions] = await Promise.all([
+    select(
+      client,
+      `SELECT uniqExact(session_id) AS sessions, uniqExactIf(event_id, kind = 1) AS page_views, uniqExactIf(event_id, kind = 2 AND click = 1) AS clicks,
+              count() AS events, toUnixTimestamp(min(event_time)) AS first_seen, toUnixTimestamp(max(event_time)) AS last_seen
+       FROM (${events})`,
+      z.object({ sessions: uint, page_views: uint, clicks: uint, events: uint, first_seen: uint, last_seen: uint }),
+    ),
+    select(client, `SELECT session_device AS name, count() AS sessions FROM (${sessions}) GROUP BY name ORDER BY sessions DESC, name ASC`, z.object({ name: z.string(), sessions: uint })),
+    select(client, `SELECT session_browser AS name, count() AS sessions FROM (${sessions}) GROUP BY name ORDER BY sessions DESC, name ASC`, z.object({ name: z.string(), sessions: uint })),
+    select(
+      client,
+      `SELECT page, uniqExact(event_id) AS views FROM pageviews FINAL WHERE ${where} GROUP BY page ORDER BY views DESC, page ASC LIMIT 10`,
+      z.object({ page: z.string(), views: uint }),
+    ),
+    select(
+      client,
+      `SELECT CAST(conversion_type AS String) AS type, uniqExact(event_id) AS count, sum(value) AS value FROM conversions FINAL
+       WHERE ${where} AND (${FACT} OR conversion_type NOT IN ('signup', 'gig_published', 'order_placed', 'order_paid', 'order_completed'))
+       GROUP BY type ORDER BY type`,
+      z.object({ type: z.string(), count: uint, value: uint }),
+    ),
+  ]);
+  const t = totals[0];
+  const all = devices.reduce((n, d) => n + d.sessions, 0);
+  const seen = t && t.events > 0;
+  return {
+    sessions: t?.sessions ?? 0,
+    pageViews: t?.page_views ?? 0,
+    clicks: t?.clicks ?? 0,
+    firstSeen: seen ? new Date(t.first_seen * 1000).toISOString() : null,
+    lastSeen: seen ? new Date(t.last_seen * 1000).toISOString() : null,
+    devices: devices.map((d) => ({ device: d.name, sessions: d.sessions, percentage: percentage(d.sessions, all) })),
+    browsers: browsers.map((b) => ({ browser: b.name, sessions: b.sessions, percentage: percentage(b.sessions, all) })),
+    pages,
+    conversions,
+  };
+}
