@@ -1,7 +1,7 @@
 import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation, useRevalidator } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation, useRevalidator, useRouteLoaderData } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 import type { z } from "zod";
 import { ErrorList, TextAreaField } from "~/components/forms";
@@ -31,6 +31,8 @@ import { FINAL_STATUSES, orderActions, orderNumber, statusLabel, type OrderActio
 import { CancelSchema, DeliverSchema, DisputeSchema, OrderIdSchema, RevisionSchema } from "~/utils/order-schemas";
 import { RATING_MAX, RATING_MIN, ReviewSchema } from "~/utils/review-schemas";
 import { usePreferences } from "~/utils/use-preferences";
+import { formatPrice } from "~/utils/money";
+import type { loader as rootLoader } from "~/root";
 
 export const headers = actionHeaders;
 
@@ -101,6 +103,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       feeUgx: buyer ? order.buyerFeeUgx : order.sellerFeeUgx,
       netUgx: buyer ? order.totalUgx : order.priceUgx - order.sellerFeeUgx,
       totalUgx: order.totalUgx,
+      ugxPerUsd: order.ugxPerUsd,
     },
     cancelRequest:
       order.cancelRequestedBy === null ? null : { byMe: order.cancelRequestedBy === user.id, reason: cancelRequest?.reason ?? "" },
@@ -281,6 +284,9 @@ export default function OrderPage() {
   const { key } = useLocation();
   const { price, date, dateTime } = usePreferences();
   const { order } = d;
+  // In USD an order's amounts are at the rate fixed at its checkout (orders.ugx_per_usd), not today's.
+  const inUsd = useRouteLoaderData<typeof rootLoader>("root")?.currency?.code === "USD" && order.ugxPerUsd > 0;
+  const orderPrice = (ugx: number) => (inUsd ? formatPrice(ugx, { code: "USD", ugxPerUsd: order.ugxPerUsd }) : price(ugx));
   const can = new Set<OrderAction>(d.actions);
   const buyer = d.role === "buyer";
   const replyOf = (intent: Intent) => (actionData?.intent === intent ? actionData.reply : undefined);
@@ -367,18 +373,24 @@ export default function OrderPage() {
         </div>
         <div>
           <dt>Price</dt>
-          <dd>{price(order.priceUgx)}</dd>
+          <dd>{orderPrice(order.priceUgx)}</dd>
         </div>
         <div>
           <dt>{buyer ? "Processing fee" : "Service fee"}</dt>
-          <dd>{buyer ? price(order.feeUgx) : `− ${price(order.feeUgx)}`}</dd>
+          <dd>{buyer ? orderPrice(order.feeUgx) : `− ${orderPrice(order.feeUgx)}`}</dd>
         </div>
         <div>
           <dt>{buyer ? "Total" : "You earn"}</dt>
           <dd>
-            <strong>{price(order.netUgx)}</strong>
+            <strong>{orderPrice(order.netUgx)}</strong>
           </dd>
         </div>
+        {inUsd ? (
+          <div>
+            <dt>Exchange rate</dt>
+            <dd>UGX {order.ugxPerUsd.toLocaleString("en-US", { maximumFractionDigits: 2 })} per USD, fixed when the order was placed</dd>
+          </div>
+        ) : null}
         <div>
           <dt>Ordered</dt>
           <dd>{dateTime(order.createdAt)}</dd>

@@ -130,5 +130,13 @@ describe("the exchange rate screen", () => {
     expect(Number((await t.db("orders").where({ id: before.orderId }).first("ugx_per_usd")).ugx_per_usd)).toBe(3700);
     const after = await placeTestOrder(t, t.buyer, t.gigId);
     expect(Number((await t.db("orders").where({ id: after.orderId }).first("ugx_per_usd")).ugx_per_usd)).toBe(3850.5);
+    // A buyer who sees prices in USD sees each order at its own rate: UGX 100,000 at 3,700 is USD 27.03.
+    await t.db("users").where({ id: t.buyer.id }).update({ preferred_currency: "USD" });
+    const old = await request("main", "GET", `/orders/${before.orderId}`, { cookie: buyerCookie });
+    expect(old.body).toMatch(/<dt>Price<\/dt><dd>USD 27.03<\/dd>/);
+    expect(old.body).toContain("UGX 3,700 per USD, fixed when the order was placed");
+    const recent = await request("main", "GET", `/orders/${after.orderId}`, { cookie: buyerCookie });
+    expect(recent.body).toMatch(/<dt>Price<\/dt><dd>USD 25.97<\/dd>/);
+    expect(recent.body).toContain("UGX 3,850.5 per USD, fixed when the order was placed");
   });
 });
