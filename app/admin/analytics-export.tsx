@@ -1,4 +1,5 @@
-import { createReadableStreamFromReadable, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import type { Readable } from "node:stream";
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { getClickHouse } from "~/analytics/clickhouse.server";
 import { auditExport, exportCsv } from "~/analytics/export.server";
 import { EXPORT_REPORTS, isExportReport, parsePeriod } from "~/analytics/period";
@@ -38,7 +39,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const { stream } = await exportCsv(getClickHouse(), { report, window, signal: request.signal });
   const date = new Date().toISOString().slice(0, 10);
   const name = `analytics-${period.slug}-${date}.csv`;
-  return new Response(createReadableStreamFromReadable(stream), {
+  return new Response(pacedBody(stream, context.responseDrained, request.signal), {
     status: 200,
     headers: {
       "Content-Type": "text/csv; charset=utf-8",
@@ -50,3 +51,36 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(request);
+
+/**
+ * The CSV as a response body that reads the next chunk from ClickHouse only when the response has room
+ * (Remix writes a body without waiting for the socket): a slow download holds the query back through the
+ * pipe instead of piling up in this process, and a cancelled one ends the query (the request's signal).
+ */
+function pacedBody(source: Readable, drained: () => Promise<void>, signal: AbortSignal): ReadableStream<Uint8Array> {
+  const chunks = source[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        await drained();
+        if (signal.aborted) {
+          source.destroy();
+          controller.close();
+          return;
+        }
+        try {
+          const next = await chunks.next();
+          if (next.done) controller.close();
+          else controller.enqueue(new Uint8Array(next.value as Buffer));
+        } catch (error) {
+          // ClickHouse failed mid-stream, or the download was cancelled: the response ends here.
+          controller.error(error);
+        }
+      },
+      cancel() {
+        source.destroy();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}

@@ -100,7 +100,14 @@ export async function exportCsv(
   };
   signal?.addEventListener("abort", kill, { once: true });
   try {
-    const { stream } = await client.exec({ query: `${sql}\nFORMAT CSVWithNames`, query_id: queryId, abort_signal: signal });
+    const { stream } = await client.exec({
+      query: `${sql}\nFORMAT CSVWithNames`,
+      query_id: queryId,
+      abort_signal: signal,
+      // Plain bytes, not gzip: the web process passes them on without inflating them, and a slow download
+      // holds ClickHouse back through the pipe (a compressed answer fits whole into the socket buffers).
+      clickhouse_settings: { enable_http_compression: 0 },
+    });
     stream.once("close", () => signal?.removeEventListener("abort", kill));
     return { stream, queryId };
   } catch (error) {
