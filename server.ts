@@ -160,6 +160,18 @@ const remixHandlerFor = (site: SiteHost) =>
       clientIp: req.ip ?? "unknown",
       isLocalRequest: isLocalRequest(req),
       pageview: (res.locals.pageview as PageviewContext | undefined) ?? null,
+      responseDrained: () =>
+        res.writableNeedDrain && !res.destroyed
+          ? new Promise<void>((resolve) => {
+              const done = () => {
+                res.off("drain", done);
+                res.off("close", done);
+                resolve();
+              };
+              res.on("drain", done);
+              res.on("close", done);
+            })
+          : Promise.resolve(),
     }),
   });
 const remixHandlers: Record<SiteHost, RequestHandler> = { main: remixHandlerFor("main"), admin: remixHandlerFor("admin") };

@@ -15,6 +15,12 @@ declare module "@remix-run/node" {
      * can re-send the same view (same event_id, page and time) when the visitor has consented.
      */
     pageview: { eventId: string; time: number } | null;
+    /**
+     * Resolves once the response has room for more (at once if it has; also when the client has gone). Remix
+     * writes a streamed body without waiting for the socket, so a long stream (the analytics CSV export)
+     * awaits this before each chunk to keep a slow download from piling up in memory.
+     */
+    responseDrained: () => Promise<void>;
   }
 }
 export {};
