@@ -10,7 +10,7 @@
 import type { ClickHouseClient } from "@clickhouse/client";
 import { z } from "zod";
 import { quote } from "~/analytics/clickhouse-sql.server";
-import { SERVER_PLATFORM, type Range } from "~/analytics/events";
+import { RANGES, SERVER_PLATFORM, type Range } from "~/analytics/events";
 import { reportWindow, type ReportWindow } from "~/analytics/reports.server";
 
 const uint = z.coerce.number().int().nonnegative();
@@ -286,4 +286,25 @@ export async function memberAnalytics(client: ClickHouseClient, userId: number, 
     pages,
     conversions,
   };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Reading a screen's GET form.
+
+const RANGE_NAMES = Object.keys(RANGES) as Range[];
+
+/** The `range` of a query string: one of 1d, 7d, 30d, 90d; `fallback` when absent; an error message when not one of them. */
+export function rangeParam(params: URLSearchParams, fallback: Range): { range: Range; error: string | null } {
+  const value = params.get("range");
+  if (value === null || value === "") return { range: fallback, error: null };
+  if ((RANGE_NAMES as string[]).includes(value)) return { range: value as Range, error: null };
+  return { range: fallback, error: `Choose a range: ${RANGE_NAMES.join(", ")}` };
+}
+
+/** A member id from a form or a path: a positive whole number, or an error message. */
+export function memberIdParam(value: string | null | undefined): { id: number | null; error: string | null } {
+  if (value === null || value === undefined || value.trim() === "") return { id: null, error: null };
+  const trimmed = value.trim();
+  if (!/^\d{1,12}$/.test(trimmed) || Number(trimmed) <= 0) return { id: null, error: "A member id is a whole number such as 12" };
+  return { id: Number(trimmed), error: null };
 }

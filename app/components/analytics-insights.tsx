@@ -4,6 +4,7 @@
  * from screen readers, which read the table of the same numbers beside it.
  */
 import type { ReactNode } from "react";
+import { ErrorList } from "~/components/forms";
 
 export type Series = { name: string; colour: string; values: number[] };
 
@@ -141,4 +142,38 @@ export function FigureTable({ caption, head, children }: { caption: ReactNode; h
 /** The prefix of admin links on this request's host: "/admin" on the main host, "" on the admin host. */
 export function adminBase(pathname: string): string {
   return pathname === "/admin" || pathname.startsWith("/admin/") ? "/admin" : "";
+}
+
+export const RANGE_CHOICES = [
+  ["1d", "Last day"],
+  ["7d", "Last 7 days"],
+  ["30d", "Last 30 days"],
+  ["90d", "Last 90 days"],
+] as const;
+
+/** The range select of a GET form, with its error beside it. */
+export function RangeSelect({ value, error }: { value: string; error?: string | null }) {
+  return (
+    <div className="field">
+      <label htmlFor="range">Range</label>
+      <select id="range" name="range" defaultValue={value} aria-invalid={error ? true : undefined} aria-describedby={error ? "range-error" : undefined}>
+        {RANGE_CHOICES.map(([range, label]) => (
+          <option key={range} value={range}>
+            {label}
+          </option>
+        ))}
+      </select>
+      <ErrorList id="range-error" errors={error ? [error] : undefined} />
+    </div>
+  );
+}
+
+/** Links between the insight screens (the admin header is shared; these screens link each other). */
+export function InsightLinks({ base }: { base: string }) {
+  return (
+    <nav aria-label="Analytics insights" className="insight-links">
+      <a href={`${base}/analytics`}>Analytics</a> · <a href={`${base}/heatmap`}>Click heatmap</a> · <a href={`${base}/analytics/conversion-funnel`}>Conversion funnel</a> ·{" "}
+      <a href={`${base}/analytics/user-journey`}>User journey</a> · <a href={`${base}/pipeline`}>Pipeline health</a>
+    </nav>
+  );
 }

@@ -24,12 +24,15 @@
  *   j2 desktop Firefox 01-14 09:00 pv /dashboard, 09:00:30 click
  *   user 43's pv /gig/2 in j1 (not 42's); 42's pv /help on 2025-12-20 (outside)
  */
+import http from "node:http";
 import type { ClickHouseClient } from "@clickhouse/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import { clickedPages, conversionFunnel, heatmap, memberAnalytics, userJourney } from "~/analytics/insights.server";
 import { getEnv } from "~/utils/env.server";
-import { createTestClickHouseDatabase } from "../support/databases";
+import { createTestClickHouseDatabase, createTestDatabase, type TestDatabase } from "../support/databases";
+import { createSession, createUser } from "../support/factories";
+import { startTestServer, type TestServer } from "../support/test-server";
 
 const NOW = new Date("2026-03-15T12:00:00Z");
 const NOW_J = new Date("2026-01-31T00:00:00Z");
@@ -247,5 +250,113 @@ describe("analytics insights (ClickHouse)", () => {
       conversions: [{ type: "order_placed", count: 1, value: 150_000 }],
     });
     expect(await memberAnalytics(client, 99, "30d", { now: NOW_J })).toMatchObject({ sessions: 0, pageViews: 0, firstSeen: null, lastSeen: null, devices: [], pages: [] });
+  });
+});
+
+/**
+ * The screens, on the built server with a ClickHouse database of their own, with a few events of the last
+ * hour (the screens' ranges end now): GET forms, their figures in tables, 400 beside a bad field, 404 for
+ * an unknown member, and links that stay on the host (/admin/... on the main host, /... on the admin host).
+ */
+describe("analytics insight screens", () => {
+  const env = getEnv();
+  let t: TestDatabase;
+  let database: string;
+  let client: ClickHouseClient;
+  let server: TestServer;
+  let token: string;
+  let memberId: number;
+
+  const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString().slice(0, 19).replace("T", " ");
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    token = await createSession(t.db, (await createUser(t.db, { role: "admin", name: "Insight Admin", email: "insight-admin@example.ug" })).id);
+    memberId = (await createUser(t.db, { role: "client", name: "Nakato Insight", email: "nakato-insight@example.ug" })).id;
+    database = await createTestClickHouseDatabase("soko_inscr");
+    client = createClickHouse(clickHouseOptions(env, database));
+    const insert = (table: string, values: object[]) => client.insert({ table, values, format: "JSONEachRow" });
+    await insert("actions", [
+      action(1, "r1", ago(50), "/gig/5", "click", 10, 10, { user_id: memberId }),
+      action(2, "r1", ago(49), "/gig/5", "click", 20, 30, { user_id: memberId }),
+      action(3, "r1", ago(48), "/gig/5", "click", 90, 10, { user_id: memberId }),
+    ]);
+    await insert("pageviews", [pv(11, "r1", ago(51), "/", { user_id: memberId }), pv(12, "r1", ago(50), "/gig/5", { user_id: memberId }), pv(13, "r2", ago(40), "/search")]);
+    await insert("conversions", [conv(21, "r1", ago(45), "order_placed", 75_000, { user_id: memberId })]);
+    server = await startTestServer({ DATABASE_URL: t.url, CLICKHOUSE_DATABASE: database });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await client?.close();
+    const admin = createClickHouse(clickHouseOptions(env, "default"));
+    if (database) await admin.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+    await admin.close();
+    await t?.drop();
+  });
+
+  /** A GET as the admin, on either host (fetch cannot set Host; node:http can). */
+  const get = (path: string, host: "main" | "admin" = "main") =>
+    new Promise<Response>((resolve, reject) => {
+      const headers = { Cookie: `soko_session=${token}`, Host: new URL(host === "admin" ? server.adminUrl : server.baseUrl).host };
+      http
+        .get({ host: "127.0.0.1", port: server.port, path, headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => {
+            const h = new Headers();
+            for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(", ") : v);
+            resolve(new Response(Buffer.concat(chunks), { status: res.statusCode, headers: h }));
+          });
+        })
+        .on("error", reject);
+    });
+  const text = (html: string) => html.replace(/<!-- -->/g, "");
+
+  it("shows a page's heatmap with its hottest cells, and the most clicked pages", async () => {
+    const res = await get(`/admin/heatmap?page=${encodeURIComponent("/gig/5")}&range=1d`);
+    expect(res.status).toBe(200);
+    const html = text(await res.text());
+    expect(html).toContain("<td>0–79</td><td>0–79</td><td>2</td>");
+    expect(html).toContain("<td>80–159</td><td>0–79</td><td>1</td>");
+    expect(html).toContain("3 clicks with a position");
+    expect(html).toContain(`href="/admin/heatmap?page=%2Fgig%2F5&amp;range=1d"`);
+    // On the admin host the links have no /admin.
+    const adminHost = text(await (await get(`/heatmap?range=7d`, "admin")).text());
+    expect(adminHost).toContain(`href="/heatmap?page=%2Fgig%2F5&amp;range=7d"`);
+    const bad = await get("/admin/heatmap?page=gig&range=2y");
+    expect(bad.status).toBe(400);
+    const badHtml = text(await bad.text());
+    expect(badHtml).toContain("A page is a path such as /gig/12");
+    expect(badHtml).toContain("Choose a range: 1d, 7d, 30d, 90d");
+  });
+
+  it("shows the funnel's steps in a table", async () => {
+    const html = text(await (await get("/admin/analytics/conversion-funnel")).text());
+    expect(html).toContain('<th scope="row">Visit</th><td>2</td><td>—</td>');
+    expect(html).toContain('<th scope="row">Gig view</th><td>1</td><td>50%</td>');
+    expect(html).toContain('<th scope="row">Order placed</th><td>1</td>');
+    expect((await get("/admin/analytics/conversion-funnel?range=5d")).status).toBe(400);
+  });
+
+  it("picks a member by id and shows their journey and their analytics", async () => {
+    const picked = await get(`/admin/analytics/user-journey?user=${memberId}`);
+    expect(picked.status).toBe(302);
+    expect(picked.headers.get("location")).toBe(`/admin/analytics/user-journey/${memberId}?range=30d`);
+    const html = text(await (await get(`/admin/analytics/user-journey/${memberId}`)).text());
+    expect(html).toContain("Journey of Nakato Insight");
+    expect(html.indexOf(">/</a>")).toBeLessThan(html.indexOf(">/gig/5</a>"));
+    expect(html).toContain("Conversion: order placed");
+    const wrong = await get("/admin/analytics/user-journey?user=abc");
+    expect(wrong.status).toBe(400);
+    expect(text(await wrong.text())).toContain("A member id is a whole number such as 12");
+    expect((await get("/admin/analytics/user-journey/99999999")).status).toBe(404);
+
+    const stats = text(await (await get(`/admin/users/${memberId}/analytics`)).text());
+    expect(stats).toContain("Analytics of Nakato Insight");
+    expect(stats).toContain("<dt>Sessions</dt><dd>1</dd>");
+    expect(stats).toContain("<dt>Page views</dt><dd>2</dd>");
+    expect(stats).toContain("<dt>Clicks</dt><dd>3</dd>");
+    expect(stats).toContain("<td>order placed</td><td>1</td><td>75,000</td>");
+    expect((await get("/admin/users/99999999/analytics")).status).toBe(404);
   });
 });

@@ -1,0 +1,58 @@
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, useLoaderData } from "@remix-run/react";
+import { getClickHouse } from "~/analytics/clickhouse.server";
+import { conversionFunnel, rangeParam } from "~/analytics/insights.server";
+import { adminBase, FigureTable, FunnelChart, InsightLinks, RangeSelect } from "~/components/analytics-insights";
+import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
+
+/**
+ * `/analytics/conversion-funnel?range` on the admin host, `/admin/analytics/conversion-funnel` on the main
+ * host (spec §7): visit → gig view → contact or continue → order placed → paid, with the drop-off at each
+ * step (insights.server.ts defines each step). Default range 30d.
+ */
+export const meta: MetaFunction = () => [{ title: "Conversion funnel | Soko Admin" }, { name: "robots", content: "noindex" }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await adminScreenLoader(request);
+  const url = new URL(request.url);
+  const { range, error } = rangeParam(url.searchParams, "30d");
+  const base = adminBase(url.pathname);
+  if (error) return data({ base, range, error, steps: null }, { status: 400 });
+  return { base, range, error, steps: await conversionFunnel(getClickHouse(), range) };
+}
+
+export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(request);
+
+export default function AdminFunnel() {
+  const { base, range, error, steps } = useLoaderData<typeof loader>();
+  return (
+    <section className="container insights" aria-labelledby="funnel-title">
+      <h1 id="funnel-title">Conversion funnel</h1>
+      <InsightLinks base={base} />
+      <Form method="get" className="insight-form">
+        <RangeSelect value={range} error={error} />
+        <button type="submit" className="button">
+          Show funnel
+        </button>
+      </Form>
+      {steps ? (
+        <>
+          <FunnelChart title="Conversion funnel" steps={steps} />
+          <FigureTable caption="Each step, with the share lost since the step before" head={["Step", "Count", "Drop-off"]}>
+            {steps.map((s) => (
+              <tr key={s.key}>
+                <th scope="row">{s.label}</th>
+                <td>{s.count}</td>
+                <td>{s.dropOff === null ? "—" : `${s.dropOff}%`}</td>
+              </tr>
+            ))}
+          </FigureTable>
+          <p className="field-hint">
+            Visit, gig view and contact or continue count sessions: a session with a page view; of those, one that viewed a gig (/gig/:id); of those, one that went on
+            to the order form or to messages, or chose a package or contacted the seller. Order placed and paid count orders, as the server recorded them.
+          </p>
+        </>
+      ) : null}
+    </section>
+  );
+}

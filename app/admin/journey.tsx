@@ -1,0 +1,103 @@
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, useLoaderData } from "@remix-run/react";
+import { getClickHouse } from "~/analytics/clickhouse.server";
+import { memberIdParam, rangeParam, userJourney } from "~/analytics/insights.server";
+import { adminBase, FigureTable, InsightLinks, RangeSelect } from "~/components/analytics-insights";
+import { ErrorList } from "~/components/forms";
+import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
+import { getDb } from "~/utils/db.server";
+
+/**
+ * `/analytics/user-journey/{id}` on the admin host, `/admin/analytics/user-journey/{id}` on the main host
+ * (spec §7): one member's sessions, the latest first, each with its pages and conversions in time order
+ * (insights.server.ts). Without an id, a GET form picks the member (`?user=12`, sent on to the member's address).
+ */
+export const meta: MetaFunction = () => [{ title: "User journey | Soko Admin" }, { name: "robots", content: "noindex" }];
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  await adminScreenLoader(request);
+  const url = new URL(request.url);
+  const base = adminBase(url.pathname);
+  const { range, error: rangeError } = rangeParam(url.searchParams, "30d");
+  const picked = url.searchParams.get("user");
+  if (params.id === undefined && picked !== null) {
+    const { id, error } = memberIdParam(picked);
+    if (id !== null && !rangeError) return redirect(`${base}/analytics/user-journey/${id}?range=${range}`);
+    return data({ base, range, rangeError, userError: error ?? "Enter a member id", userInput: picked, member: null, sessions: [] }, { status: 400 });
+  }
+  if (params.id === undefined) return { base, range, rangeError, userError: null, userInput: "", member: null, sessions: [] };
+  const { id, error } = memberIdParam(params.id);
+  if (id === null) throw new Response(error ?? "Not found", { status: 404 });
+  const member = await getDb()("users").where({ id }).first<{ id: number; name: string; email: string } | undefined>("id", "name", "email");
+  if (!member) throw new Response("No member has that id.", { status: 404 });
+  if (rangeError) return data({ base, range, rangeError, userError: null, userInput: String(id), member, sessions: [] }, { status: 400 });
+  return { base, range, rangeError, userError: null, userInput: String(id), member, sessions: await userJourney(getClickHouse(), id, range) };
+}
+
+export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(request);
+
+const time = (iso: string) => iso.slice(0, 19).replace("T", " ");
+
+export default function AdminJourney() {
+  const { base, range, rangeError, userError, userInput, member, sessions } = useLoaderData<typeof loader>();
+  return (
+    <section className="container insights" aria-labelledby="journey-title">
+      <h1 id="journey-title">{member ? `Journey of ${member.name}` : "User journey"}</h1>
+      <InsightLinks base={base} />
+      <Form method="get" action={`${base}/analytics/user-journey`} className="insight-form">
+        <div className="field">
+          <label htmlFor="journey-user">Member id</label>
+          <input
+            id="journey-user"
+            name="user"
+            type="text"
+            inputMode="numeric"
+            pattern="[0-9]+"
+            required
+            defaultValue={userInput}
+            aria-invalid={userError ? true : undefined}
+            aria-describedby={userError ? "user-error" : undefined}
+          />
+          <ErrorList id="user-error" errors={userError ? [userError] : undefined} />
+        </div>
+        <RangeSelect value={range} error={rangeError} />
+        <button type="submit" className="button">
+          Show journey
+        </button>
+      </Form>
+      {member ? (
+        <>
+          <p>
+            Member {member.id}, {member.email}. <a href={`${base}/users/${member.id}/analytics?range=${range}`}>Their analytics</a>. Times are UTC; only what they
+            did signed in with analytics allowed carries their id.
+          </p>
+          {sessions.length === 0 ? (
+            <p>No sessions in the range.</p>
+          ) : (
+            sessions.map((s) => (
+              <FigureTable
+                key={s.sessionId}
+                caption={`Session ${s.sessionId}: ${time(s.start)} to ${time(s.end)}, ${s.device}, ${s.browser}, ${s.country}`}
+                head={["Time", "What", "Details"]}
+              >
+                {s.steps.map((step, i) => (
+                  <tr key={i}>
+                    <td>{time(step.at)}</td>
+                    <td>
+                      {step.kind === "page" ? (
+                        <a href={`${base}/heatmap?${new URLSearchParams({ page: step.what, range })}`}>{step.what}</a>
+                      ) : (
+                        `Conversion: ${step.what.replace(/_/g, " ")}`
+                      )}
+                    </td>
+                    <td>{step.kind === "conversion" ? `UGX ${Number(step.detail).toLocaleString("en-US")}` : step.detail}</td>
+                  </tr>
+                ))}
+              </FigureTable>
+            ))
+          )}
+        </>
+      ) : null}
+    </section>
+  );
+}
