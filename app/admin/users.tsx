@@ -1,5 +1,5 @@
 import { data, redirect, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams, useSubmit } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation, useSearchParams, useSubmit } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 import { ErrorList, FormMessage } from "~/components/forms";
 import { AdminPager } from "~/components/admin-pager";
@@ -159,6 +159,7 @@ export default function AdminUsers() {
   const { me, users, total, query, queryErrors, confirming, notice, pages } = useLoaderData<typeof loader>();
   const answered = useActionData<typeof action>();
   const [searchParams] = useSearchParams();
+  const locationKey = useLocation().key;
   const back = listParams(searchParams);
   const rowError = answered?.form === "row" ? answered.errors : undefined;
   const bulkError = answered?.form === "bulk" ? answered.errors : undefined;
@@ -198,7 +199,7 @@ export default function AdminUsers() {
             <thead>
               <tr>
                 <th scope="col">
-                  <SelectAll />
+                  <SelectAll key={locationKey} />
                 </th>
                 <th scope="col">Name</th>
                 <th scope="col">Email</th>
@@ -312,10 +313,12 @@ function UserRow({ u, me, back }: { u: AdminUserRow; me: number; back: URLSearch
   confirmParams.set("confirm", "delete");
   confirmParams.set("id", String(u.id));
   const self = u.id === me;
+  const locationKey = useLocation().key;
   return (
     <tr>
       <td>
-        {u.status === "deleted" || self ? null : <input type="checkbox" name="userIds" value={u.id} form="bulk-users" aria-label={`Select ${u.name}`} />}
+        {/* Keyed by the page's location: a selection is cleared once its action has been carried out. */}
+        {u.status === "deleted" || self ? null : <input key={locationKey} type="checkbox" name="userIds" value={u.id} form="bulk-users" aria-label={`Select ${u.name}`} />}
       </td>
       <th scope="row">{u.name}</th>
       <td>{u.email}</td>

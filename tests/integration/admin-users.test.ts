@@ -159,6 +159,24 @@ describe("deleteUser", () => {
     expect(await changeUserStatus(adminActor, { userId: seller.id, action: "activate" }, opts())).toMatchObject({ ok: false, error: "conflict", message: "Deleted member has been deleted." });
   });
 
+  it("refuses while the member has an order under way (escrow needs both parties), and allows it once the order is done", async () => {
+    const buyer = await member({ name: "Busy Buyer" });
+    const seller = await member({ role: "freelancer" });
+    // An order row as checkout leaves one once paid (arranged directly: the refusal is under test, not checkout).
+    const [order] = await t.db("orders")
+      .insert({ buyer_id: buyer.id, seller_id: seller.id, gig_title: "Menu board", tier: "basic", package_name: "Basic", price_ugx: 50_000, buyer_fee_ugx: 2_500, seller_fee_ugx: 10_000, ugx_per_usd: 3700, delivery_days: 3, revisions_allowed: 1, status: "in_progress", checkout_key: "open-order-key-1" })
+      .returning("id");
+    for (const id of [buyer.id, seller.id]) {
+      expect(await deleteUser(adminActor, { userId: id }, opts())).toMatchObject({ ok: false, error: "conflict", reason: "open_orders" });
+      expect(await t.db("users").where({ id }).first("deleted_at", "status")).toEqual({ deleted_at: null, status: "active" });
+      expect(await auditOf(id)).toEqual([]);
+    }
+    await t.db("orders").where({ id: order.id }).update({ status: "completed" });
+    expect((await deleteUser(adminActor, { userId: buyer.id }, opts())).ok).toBe(true);
+    // The order still names its (now anonymous) buyer.
+    expect(await t.db("orders as o").join("users as u", "u.id", "o.buyer_id").where("o.id", order.id).first("u.name")).toEqual({ name: "Deleted member" });
+  });
+
   it("refuses the admin's own account and a member's attempt", async () => {
     const m = await member();
     expect(await deleteUser(adminActor, { userId: admin.id }, opts())).toMatchObject({ ok: false, message: OWN_ACCOUNT });
