@@ -5,7 +5,7 @@ import { getClickHouse } from "~/analytics/clickhouse.server";
 import type { IngestJob } from "~/analytics/events";
 import { replayFailed } from "~/analytics/pipeline-replay.server";
 import { failedJobs, ingestQueue, pipelineCounts, queueHealth } from "~/analytics/pipeline-stats.server";
-import { FigureTable, LineChart } from "~/components/analytics-insights";
+import { adminBase, FigureTable, InsightLinks, LineChart } from "~/components/analytics-insights";
 import { FormMessage } from "~/components/forms";
 import { adminScreenLoader } from "~/utils/admin-area.server";
 import { requireMemberActor } from "~/utils/auth.server";
@@ -42,9 +42,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
     within(queueHealth(getQueue(), now.getTime())),
     within(failedJobs(getQueue(), 50)),
   ]);
-  const params = new URL(request.url).searchParams;
+  const url = new URL(request.url);
+  const params = url.searchParams;
   const replayed = params.get("replayed");
-  return { counts, health, failed, replayed: replayed && /^\d{1,7}$/.test(replayed) ? Number(replayed) : null, now: now.toISOString() };
+  return { counts, health, failed, replayed: replayed && /^\d{1,7}$/.test(replayed) ? Number(replayed) : null, now: now.toISOString(), base: adminBase(url.pathname) };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -63,13 +64,14 @@ export async function action({ request, context }: ActionFunctionArgs) {
 const COLOURS = { accepted: "#1f77b4", inserted: "#2ca02c", dropped: "#ff7f0e", failed: "#d62728" } as const;
 
 export default function AdminPipeline() {
-  const { counts, health, failed, replayed, now } = useLoaderData<typeof loader>();
+  const { counts, health, failed, replayed, now, base } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const navigation = useNavigation();
   const replaying = navigation.state === "submitting" && navigation.formData?.get("intent") === "replay";
   return (
     <section className="container pipeline" aria-labelledby="pipeline-title">
       <h1 id="pipeline-title">Pipeline health</h1>
+      <InsightLinks base={base} />
       <p>
         Tracking events on their way to ClickHouse: accepted by the web server, inserted by the worker, dropped (bots, bad input, limits) or failed (ClickHouse
         refused them). As of <time dateTime={now}>{now.slice(0, 16).replace("T", " ")} UTC</time>.

@@ -1,0 +1,62 @@
+/**
+ * Issue 13's insight screens and pipeline health, as an admin uses them on the admin host with JavaScript on
+ * and off: the pipeline's figures and queue, then the heatmap, funnel and journey reached by the screens'
+ * own links, each chosen with its GET form. (The figures themselves are checked against fixtures in
+ * tests/integration/analytics-insights.test.ts and pipeline-health.test.ts; the e2e server runs no worker.)
+ */
+import { randomBytes } from "node:crypto";
+import type { Page } from "playwright-core";
+import { beforeAll, expect, it } from "vitest";
+import { adminUrl, describeBothModes, e2eDb, waitForHydration } from "../support/e2e";
+import { DEMO_ADMIN, signIn } from "../support/e2e-orders";
+import { createUser, type TestUser } from "../support/factories";
+
+describeBothModes("Admin analytics insights", (mode) => {
+  const tag = randomBytes(4).toString("hex");
+  let page: Page;
+  let member: TestUser;
+
+  beforeAll(async () => {
+    member = await createUser(e2eDb(), { name: `Journey Member ${tag}`, username: `journey_${tag}`, role: "client" });
+    await mode.context().clearCookies();
+    page = await mode.page();
+    await page.goto(adminUrl("/pipeline"));
+    await waitForHydration(page, mode);
+    await signIn(page, mode, DEMO_ADMIN, "Pipeline health");
+  });
+
+  it("shows the pipeline's health: the last day's figures and the queue", async () => {
+    await page.getByRole("heading", { level: 2, name: "Last 24 hours" }).waitFor();
+    await page.getByRole("heading", { level: 2, name: "Queue" }).waitFor();
+    await page.getByText("Lag (oldest waiting job)").waitFor();
+    await page.getByRole("heading", { level: 2, name: "Failed events" }).waitFor();
+  });
+
+  it("draws a page's heatmap, the funnel and a member's journey, each chosen with its form", async () => {
+    await page.getByRole("navigation", { name: "Analytics insights" }).getByRole("link", { name: "Click heatmap" }).click();
+    await page.getByRole("heading", { level: 1, name: "Click heatmap" }).waitFor();
+    await waitForHydration(page, mode);
+    await page.getByLabel("Page").fill("/gig/1");
+    await page.getByLabel("Range").selectOption("30d");
+    await page.getByRole("button", { name: "Show heatmap" }).click();
+    await page.getByRole("heading", { level: 2, name: "/gig/1" }).waitFor();
+    expect(new URL(page.url()).search).toBe("?page=%2Fgig%2F1&range=30d");
+    await page.getByText(/^\d+ clicks? with a position/).waitFor();
+
+    await page.getByRole("link", { name: "Conversion funnel" }).click();
+    await page.getByRole("heading", { level: 1, name: "Conversion funnel" }).waitFor();
+    await page.getByRole("rowheader", { name: "Visit" }).waitFor();
+    await page.getByRole("rowheader", { name: "Paid" }).waitFor();
+
+    await page.getByRole("link", { name: "User journey" }).click();
+    await page.getByRole("heading", { level: 1, name: "User journey" }).waitFor();
+    await waitForHydration(page, mode);
+    await page.getByLabel("Member id").fill(String(member.id));
+    await page.getByRole("button", { name: "Show journey" }).click();
+    await page.getByRole("heading", { level: 1, name: `Journey of ${member.name}` }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/analytics/user-journey/${member.id}`);
+    await page.getByText("No sessions in the range.").waitFor();
+    await page.getByRole("link", { name: "Their analytics" }).click();
+    await page.getByRole("heading", { level: 1, name: `Analytics of ${member.name}` }).waitFor();
+  });
+});
