@@ -110,7 +110,7 @@ function PeriodForm({ values, errors }: { values: { range: string; from: string;
   const pending = navigation.state === "loading" && navigation.location.pathname === pathname;
   const range = values.range === "" ? "7d" : values.range;
   return (
-    <Form method="get" className="period-form" aria-label="Period" noValidate={false}>
+    <Form method="get" className="period-form" aria-label="Choose the period">
       <div className="field">
         <label htmlFor="period-range">Period</label>
         <select id="period-range" name="range" defaultValue={range} aria-invalid={errors.range ? true : undefined} aria-describedby={errors.range ? "period-range-error" : undefined}>
