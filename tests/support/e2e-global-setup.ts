@@ -12,6 +12,8 @@ declare module "vitest" {
     e2eBaseUrl: string;
     e2eAdminUrl: string;
     e2eDatabaseUrl: string;
+    /** The e2e server's ClickHouse database, to arrange analytics events the admin screens read. */
+    e2eClickHouseDatabase: string;
   }
 }
 
@@ -37,6 +39,7 @@ export default async function setup(project: TestProject) {
   project.provide("e2eBaseUrl", server.baseUrl);
   project.provide("e2eAdminUrl", server.adminUrl);
   project.provide("e2eDatabaseUrl", database.url);
+  project.provide("e2eClickHouseDatabase", clickhouseDb);
   return async () => {
     await server.stop();
     await database.drop();
