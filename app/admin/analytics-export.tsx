@@ -36,7 +36,17 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     ...(period.kind === "custom" ? { from: period.from, to: period.to } : {}),
   });
   if (!audited.ok) throw new Response("Forbidden", { status: 403 });
-  const { stream } = await exportCsv(getClickHouse(), { report, window, signal: request.signal });
+  let stream: Readable;
+  try {
+    ({ stream } = await exportCsv(getClickHouse(), { report, window, signal: request.signal }));
+  } catch (error) {
+    // ClickHouse refused or is down before the first byte: say so, rather than a bare 500.
+    console.error("analytics export: ClickHouse did not answer", error);
+    return new Response("The analytics store is unavailable right now. Try the export again in a minute.\n", {
+      status: 503,
+      headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "Retry-After": "60" },
+    });
+  }
   const date = new Date().toISOString().slice(0, 10);
   const name = `analytics-${period.slug}-${date}.csv`;
   return new Response(pacedBody(stream, context.responseDrained, request.signal), {
