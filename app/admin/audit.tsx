@@ -151,7 +151,7 @@ function AuditEntry({ r }: { r: AuditRow }) {
 /** A member links to their row on the Users screen (a sibling screen: relative, so right on either host). */
 function Target({ r }: { r: AuditRow }) {
   if (r.targetType === "user" && r.targetId) {
-    return <Link to={`../users?id=${encodeURIComponent(r.targetId)}`} relative="path">{r.targetName ? `${r.targetName} (#${r.targetId})` : `Member #${r.targetId}`}</Link>;
+    return <Link to={`../users?member=${encodeURIComponent(r.targetId)}`} relative="path">{r.targetName ? `${r.targetName} (#${r.targetId})` : `Member #${r.targetId}`}</Link>;
   }
   return (
     <>

@@ -38,7 +38,7 @@ export const meta: MetaFunction = () => [{ title: "Users | Soko Admin" }, { name
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStylesUrl }];
 
 /** The listing's own query keys, the only ones a redirect carries back. */
-const LIST_KEYS = ["q", "role", "status", "page"] as const;
+const LIST_KEYS = ["q", "role", "status", "page", "member"] as const;
 
 function listParams(params: URLSearchParams): URLSearchParams {
   const kept = new URLSearchParams();
@@ -57,7 +57,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const query: UserListQuery = parsed.success ? parsed.data : { q: "", page: 1 };
   const queryErrors = parsed.success ? {} : parsed.error.flatten().fieldErrors;
   const db = getDb();
-  const { users, total } = await listUsersForAdmin(db, { ...query, pageSize: USERS_PAGE_SIZE });
+  const { users, total } = await listUsersForAdmin(db, { ...query, id: query.member, pageSize: USERS_PAGE_SIZE });
 
   // The delete confirmation: a member named by id, not deleted yet, and not the admin themself.
   let confirming: AdminUserRow | null = null;
@@ -172,6 +172,11 @@ export default function AdminUsers() {
       <ErrorList errors={errorsOf(rowError)} />
 
       <UserFilters query={query} errors={queryErrors} />
+      {query.member ? (
+        <p className="notice" role="note">
+          Showing member #{query.member} only (from the audit log). <Link to=".">Show all members</Link>
+        </p>
+      ) : null}
 
       {confirming ? <DeleteConfirmation user={confirming} back={back} /> : null}
 
@@ -266,7 +271,7 @@ function UserFilters({ query, errors }: { query: UserListQuery; errors: Record<s
         </select>
         <ErrorList id="users-status-error" errors={errors.status} />
       </div>
-      <ErrorList errors={errors.page ?? errors.id} />
+      <ErrorList errors={errors.page ?? errors.member} />
       <button type="submit" className="button">
         {searching ? "Searching…" : "Search"}
       </button>

@@ -32,13 +32,13 @@ const blankToUndefined = (v: unknown) => (v === "" || v === "all" || v === null 
 const userId = (message = "Choose a member") =>
   z.coerce.number({ invalid_type_error: message, required_error: message }).int(message).positive(message).max(Number.MAX_SAFE_INTEGER, message);
 
-/** GET /users?q&role&status&page (and `id`, one member: where the audit log links). */
+/** GET /users?q&role&status&page (and `member`, one member by id: where the audit log links; `id` names the member a delete confirmation asks about). */
 export const UserListQuerySchema = z.object({
   q: z.string().trim().max(100, "Keep the search to at most 100 characters").default(""),
   role: z.preprocess(blankToUndefined, z.enum(USER_ROLES, { errorMap: () => ({ message: "Choose client, freelancer or admin" }) }).optional()),
   status: z.preprocess(blankToUndefined, z.enum(USER_STATUSES, { errorMap: () => ({ message: "Choose active, suspended, banned or deleted" }) }).optional()),
   page: z.preprocess(blankToUndefined, page),
-  id: z.preprocess(blankToUndefined, userId().optional()),
+  member: z.preprocess(blankToUndefined, userId().optional()),
 });
 export type UserListQuery = z.output<typeof UserListQuerySchema>;
 

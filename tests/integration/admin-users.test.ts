@@ -276,7 +276,7 @@ describe("the Users screen without JavaScript", () => {
     expect((await request("admin", "GET", done.location!)).body).toContain("The member was deleted.");
     expect((await t.db("users").where({ id: m.id }).first("name")).name).toBe("Deleted member");
     expect(namesIn((await request("admin", "GET", "/users?q=kato_screen")).body)).toEqual([]);
-    expect(namesIn((await request("admin", "GET", `/users?id=${m.id}`)).body)).toEqual(["Deleted member"]);
+    expect(namesIn((await request("admin", "GET", `/users?member=${m.id}`)).body)).toEqual(["Deleted member"]);
   });
 
   it("bulk: refuses nothing selected and unknown members (nothing changes), activates a selection", async () => {
@@ -311,7 +311,7 @@ describe("the audit screen", () => {
   it("lists the log newest first with admin, action, target (linked), details and IP; filters by action and admin", async () => {
     const m = await member({ name: "Audit Target", username: "audit_target" });
     expect((await changeUserStatus(adminActor, { userId: m.id, action: "ban" }, opts())).ok).toBe(true);
-    for (const [host, path, link] of [["main", "/admin/audit", `/admin/users?id=${m.id}`], ["admin", "/audit", `/users?id=${m.id}`]] as const) {
+    for (const [host, path, link] of [["main", "/admin/audit", `/admin/users?member=${m.id}`], ["admin", "/audit", `/users?member=${m.id}`]] as const) {
       const page = await request(host, "GET", path);
       expect(page.status).toBe(200);
       const first = /<tbody>\s*<tr>(.*?)<\/tr>/s.exec(page.body)![1]!;
