@@ -75,15 +75,15 @@ export async function heatmap(client: ClickHouseClient, page: string, range: Ran
   const where = `${inWindow(reportWindow(range, now))} AND page = ${quote(checked)} AND action_type = 'click'`;
   const rows = await select(
     client,
-    `SELECT least(intDiv(x, ${HEATMAP_CELL_PX}), ${HEATMAP_COLUMNS - 1}) AS col, least(intDiv(y, ${HEATMAP_CELL_PX}), ${HEATMAP_MAX_ROWS - 1}) AS row,
+    `SELECT least(intDiv(x, ${HEATMAP_CELL_PX}), ${HEATMAP_COLUMNS - 1}) AS cell_col, least(intDiv(y, ${HEATMAP_CELL_PX}), ${HEATMAP_MAX_ROWS - 1}) AS cell_row,
             CAST(x = 0 AND y = 0 AS UInt8) AS unplaced, uniqExact(event_id) AS clicks
      FROM actions FINAL WHERE ${where}
-     GROUP BY col, row, unplaced`,
-    z.object({ col: uint, row: uint, clicks: uint, unplaced: uint }),
+     GROUP BY cell_col, cell_row, unplaced`,
+    z.object({ cell_col: uint, cell_row: uint, clicks: uint, unplaced: uint }),
   );
   const placed = rows.filter((r) => r.unplaced === 0);
   const cells = placed
-    .map(({ row, col, clicks }) => ({ row, col, clicks }))
+    .map(({ cell_row, cell_col, clicks }) => ({ row: cell_row, col: cell_col, clicks }))
     .sort((a, b) => b.clicks - a.clicks || a.row - b.row || a.col - b.col);
   return {
     page: checked,
@@ -188,11 +188,11 @@ export async function userJourney(client: ClickHouseClient, userId: number, rang
     client,
     `SELECT * FROM (
        SELECT session_id, toUnixTimestamp(event_time) AS at, 'page' AS kind, page AS what, title AS detail,
-              CAST(device AS String) AS device, CAST(browser AS String) AS browser, CAST(country AS String) AS country, event_id
+              CAST(device AS String) AS s_device, CAST(browser AS String) AS s_browser, CAST(country AS String) AS s_country, event_id
        FROM pageviews FINAL WHERE ${where}
        UNION ALL
        SELECT session_id, toUnixTimestamp(event_time) AS at, 'conversion' AS kind, CAST(conversion_type AS String) AS what,
-              toString(value) AS detail, CAST(device AS String) AS device, CAST(browser AS String) AS browser, CAST(country AS String) AS country, event_id
+              toString(value) AS detail, CAST(device AS String) AS s_device, CAST(browser AS String) AS s_browser, CAST(country AS String) AS s_country, event_id
        FROM conversions FINAL WHERE ${where}
      )
      ORDER BY at DESC, event_id DESC LIMIT ${JOURNEY_MAX_STEPS}`,
@@ -202,9 +202,9 @@ export async function userJourney(client: ClickHouseClient, userId: number, rang
       kind: z.enum(["page", "conversion"]),
       what: z.string(),
       detail: z.string(),
-      device: z.string(),
-      browser: z.string(),
-      country: z.string(),
+      s_device: z.string(),
+      s_browser: z.string(),
+      s_country: z.string(),
     }),
   );
   const sessions = new Map<string, JourneySession>();
@@ -212,7 +212,7 @@ export async function userJourney(client: ClickHouseClient, userId: number, rang
     const at = new Date(row.at * 1000).toISOString();
     let session = sessions.get(row.session_id);
     if (!session) {
-      session = { sessionId: row.session_id, start: at, end: at, device: row.device, browser: row.browser, country: row.country, steps: [] };
+      session = { sessionId: row.session_id, start: at, end: at, device: row.s_device, browser: row.s_browser, country: row.s_country, steps: [] };
       sessions.set(row.session_id, session);
     }
     session.end = at;
@@ -243,12 +243,12 @@ export async function memberAnalytics(client: ClickHouseClient, userId: number, 
   const id = checkedUserId(userId);
   const where = `${inWindow(reportWindow(range, now))} AND user_id = ${id}`;
   const events = `
-    SELECT session_id, event_id, event_time, CAST(device AS String) AS device, CAST(browser AS String) AS browser, 1 AS kind, toUInt8(0) AS click
+    SELECT session_id, event_id, event_time, CAST(device AS String) AS s_device, CAST(browser AS String) AS s_browser, 1 AS kind, toUInt8(0) AS click
     FROM pageviews FINAL WHERE ${where}
     UNION ALL
-    SELECT session_id, event_id, event_time, CAST(device AS String) AS device, CAST(browser AS String) AS browser, 2 AS kind, CAST(action_type = 'click' AS UInt8) AS click
+    SELECT session_id, event_id, event_time, CAST(device AS String) AS s_device, CAST(browser AS String) AS s_browser, 2 AS kind, CAST(action_type = 'click' AS UInt8) AS click
     FROM actions FINAL WHERE ${where}`;
-  const sessions = `SELECT session_id, argMin(device, event_time) AS session_device, argMin(browser, event_time) AS session_browser FROM (${events}) GROUP BY session_id`;
+  const sessions = `SELECT session_id, argMin(s_device, event_time) AS session_device, argMin(s_browser, event_time) AS session_browser FROM (${events}) GROUP BY session_id`;
   const [totals, devices, browsers, pages, conversions] = await Promise.all([
     select(
       client,
@@ -266,10 +266,10 @@ export async function memberAnalytics(client: ClickHouseClient, userId: number, 
     ),
     select(
       client,
-      `SELECT CAST(conversion_type AS String) AS type, uniqExact(event_id) AS count, sum(value) AS value FROM conversions FINAL
+      `SELECT CAST(conversion_type AS String) AS type, uniqExact(event_id) AS events, sum(value) AS total FROM conversions FINAL
        WHERE ${where} AND (${FACT} OR conversion_type NOT IN ('signup', 'gig_published', 'order_placed', 'order_paid', 'order_completed'))
        GROUP BY type ORDER BY type`,
-      z.object({ type: z.string(), count: uint, value: uint }),
+      z.object({ type: z.string(), events: uint, total: uint }),
     ),
   ]);
   const t = totals[0];
@@ -284,7 +284,7 @@ export async function memberAnalytics(client: ClickHouseClient, userId: number, 
     devices: devices.map((d) => ({ device: d.name, sessions: d.sessions, percentage: percentage(d.sessions, all) })),
     browsers: browsers.map((b) => ({ browser: b.name, sessions: b.sessions, percentage: percentage(b.sessions, all) })),
     pages,
-    conversions,
+    conversions: conversions.map((c) => ({ type: c.type, count: c.events, value: c.total })),
   };
 }
 

@@ -136,13 +136,14 @@ export async function pipelineCounts(
   const from = fromMinute * 60;
   const to = (nowMinute + 1) * 60;
   const result = await clickhouse.query({
-    query: `SELECT toUnixTimestamp(minute) AS minute, counter, sum(n) AS n FROM pipeline_minutes FINAL
+    // Aliases differ from the columns' names: on some versions an alias named like a column replaces it everywhere.
+    query: `SELECT toUnixTimestamp(minute) AS minute_at, counter, sum(n) AS total FROM pipeline_minutes FINAL
             WHERE minute >= toDateTime(${from}) AND minute < toDateTime(${to})
-            GROUP BY minute, counter ORDER BY minute`,
+            GROUP BY minute_at, counter ORDER BY minute_at`,
     format: "JSONEachRow",
   });
   const rows = z
-    .array(z.object({ minute: z.coerce.number().int(), counter: z.string(), n: z.coerce.number().int().nonnegative() }))
+    .array(z.object({ minute_at: z.coerce.number().int(), counter: z.string(), total: z.coerce.number().int().nonnegative() }))
     .parse(await result.json());
   const byMinute = new Map<number, Omit<MinuteCounts, "minute">>();
   const at = (minuteSeconds: number) => {
@@ -150,7 +151,7 @@ export async function pipelineCounts(
     if (!entry) byMinute.set(minuteSeconds, (entry = empty()));
     return entry;
   };
-  for (const row of rows) addCount(at(row.minute), row.counter, row.n);
+  for (const row of rows) addCount(at(row.minute_at), row.counter, row.total);
   for (const key of await scanKeys(redis, `${minutePrefix(prefix)}*`)) {
     const minute = Number(key.slice(minutePrefix(prefix).length));
     if (!Number.isSafeInteger(minute) || minute < fromMinute || minute > nowMinute) continue;
