@@ -19,15 +19,16 @@ describeBothModes("Admin dashboard, analytics and export", (mode) => {
   const hostile = `=HYPERLINK("http://evil.example/${tag}","x")`;
   let page: Page;
 
-  beforeAll(async () => {
+  /** A visitor's page view `secondsAgo`, straight into the server's ClickHouse. */
+  async function visit(n: number, path: string, secondsAgo: number) {
     const client = createClickHouse(clickHouseOptions(getEnv(), inject("e2eClickHouseDatabase")));
-    const at = new Date(Date.now() - 30 * 60_000).toISOString().slice(0, 19).replace("T", " ");
+    const at = new Date(Date.now() - secondsAgo * 1000).toISOString().slice(0, 19).replace("T", " ");
     await client.insert({
       table: "pageviews",
       format: "JSONEachRow",
       values: [
         {
-          event_id: `00000000-0000-4000-8000-${tag}${mode.js ? "0001" : "0002"}`,
+          event_id: `00000000-0000-4000-8000-${tag}${mode.js ? "1" : "2"}00${n}`,
           session_id: `1764000000000-e2e${tag}`,
           user_id: 0,
           event_time: at,
@@ -39,7 +40,7 @@ describeBothModes("Admin dashboard, analytics and export", (mode) => {
           device: "mobile",
           browser: "Chrome",
           os: "Android",
-          page: hostile,
+          page: path,
           title: "Hostile",
           url: "https://soko.example/",
           referrer: "",
@@ -47,6 +48,10 @@ describeBothModes("Admin dashboard, analytics and export", (mode) => {
       ],
     });
     await client.close();
+  }
+
+  beforeAll(async () => {
+    await visit(1, hostile, 30 * 60);
     await mode.context().clearCookies();
     page = await mode.page();
     await page.goto(adminUrl("/"));
@@ -92,6 +97,24 @@ describeBothModes("Admin dashboard, analytics and export", (mode) => {
     await page.getByText("The last day must be on or after the first day.").waitFor();
     await page.getByText("Fix the period above to see the reports.").waitFor();
   });
+
+  it("shows real time, which with JavaScript refreshes by itself every 10 seconds", async () => {
+    await page.goto(adminUrl("/analytics?range=1d"));
+    await waitForHydration(page, mode);
+    await page.getByRole("heading", { level: 2, name: "Real time" }).waitFor();
+    const live = `/live-${tag}`;
+    const current = page.getByRole("table", { name: "Current pages" }).getByRole("rowheader", { name: live, exact: true });
+    expect(await current.count()).toBe(0);
+    await visit(3, live, 5);
+    if (mode.js) {
+      // No reload: the section asks again within 10 s and the new page is there.
+      await current.waitFor({ state: "attached", timeout: 15_000 });
+      expect(new URL(page.url()).searchParams.get("range")).toBe("1d");
+    } else {
+      await page.reload();
+      await current.waitFor({ state: "attached" });
+    }
+  }, 30_000);
 
   it("downloads the page views as a CSV whose formula cells are escaped", async () => {
     await page.goto(adminUrl("/analytics?range=1d"));
