@@ -1,15 +1,18 @@
-import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { getClickHouse } from "~/analytics/clickhouse.server";
 import { conversionFunnel, rangeParam } from "~/analytics/insights.server";
 import { adminBase, FigureTable, FunnelChart, InsightLinks, RangeSelect } from "~/components/analytics-insights";
 import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
+import insightsStylesUrl from "~/styles/insights.css?url";
 
 /**
  * `/analytics/conversion-funnel?range` on the admin host, `/admin/analytics/conversion-funnel` on the main
  * host (spec §7): visit → gig view → contact or continue → order placed → paid, with the drop-off at each
  * step (insights.server.ts defines each step). Default range 30d.
  */
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: insightsStylesUrl }];
+
 export const meta: MetaFunction = () => [{ title: "Conversion funnel | Soko Admin" }, { name: "robots", content: "noindex" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {

@@ -1,16 +1,19 @@
-import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useLoaderData, useNavigation } from "@remix-run/react";
 import { getClickHouse } from "~/analytics/clickhouse.server";
 import { clickedPages, heatmap, HeatmapPage, rangeParam } from "~/analytics/insights.server";
 import { adminBase, FigureTable, HeatmapGrid, InsightLinks, RangeSelect } from "~/components/analytics-insights";
 import { ErrorList } from "~/components/forms";
 import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
+import insightsStylesUrl from "~/styles/insights.css?url";
 
 /**
  * `/heatmap?page&range` on the admin host, `/admin/heatmap` on the main host (spec §7 GET /admin/heatmap):
  * one page's clicks binned on an 80 px grid over the page's outline (insights.server.ts), with the hottest
  * cells in a table. Page and range (default 7d) come from a GET form; the most clicked pages are offered.
  */
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: insightsStylesUrl }];
+
 export const meta: MetaFunction = () => [{ title: "Click heatmap | Soko Admin" }, { name: "robots", content: "noindex" }];
 
 /** The hottest cells listed in the table. */

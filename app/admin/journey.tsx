@@ -1,4 +1,4 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, redirect, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { getClickHouse } from "~/analytics/clickhouse.server";
 import { memberIdParam, rangeParam, userJourney } from "~/analytics/insights.server";
@@ -6,12 +6,15 @@ import { adminBase, FigureTable, InsightLinks, RangeSelect } from "~/components/
 import { ErrorList } from "~/components/forms";
 import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
 import { getDb } from "~/utils/db.server";
+import insightsStylesUrl from "~/styles/insights.css?url";
 
 /**
  * `/analytics/user-journey/{id}` on the admin host, `/admin/analytics/user-journey/{id}` on the main host
  * (spec §7): one member's sessions, the latest first, each with its pages and conversions in time order
  * (insights.server.ts). Without an id, a GET form picks the member (`?user=12`, sent on to the member's address).
  */
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: insightsStylesUrl }];
+
 export const meta: MetaFunction = () => [{ title: "User journey | Soko Admin" }, { name: "robots", content: "noindex" }];
 
 export async function loader({ request, params }: LoaderFunctionArgs) {

@@ -1,16 +1,19 @@
-import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { getClickHouse } from "~/analytics/clickhouse.server";
 import { memberAnalytics, memberIdParam, rangeParam } from "~/analytics/insights.server";
 import { adminBase, FigureTable, InsightLinks, RangeSelect } from "~/components/analytics-insights";
 import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
 import { getDb } from "~/utils/db.server";
+import insightsStylesUrl from "~/styles/insights.css?url";
 
 /**
  * `/users/{id}/analytics` on the admin host, `/admin/users/{id}/analytics` on the main host (spec §7): a
  * member's own analytics in a range (default 30d): sessions, page views, clicks, devices, browsers, their
  * most viewed pages and their conversions (insights.server.ts).
  */
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: insightsStylesUrl }];
+
 export const meta: MetaFunction = () => [{ title: "Member analytics | Soko Admin" }, { name: "robots", content: "noindex" }];
 
 export async function loader({ request, params }: LoaderFunctionArgs) {

@@ -1,4 +1,4 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, redirect, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import type { Queue } from "bullmq";
 import { getClickHouse } from "~/analytics/clickhouse.server";
@@ -13,6 +13,7 @@ import { getEnv } from "~/utils/env.server";
 import { readFormData } from "~/utils/form-data.server";
 import { failureStatus } from "~/utils/operation-results.server";
 import { getRedis } from "~/utils/redis.server";
+import insightsStylesUrl from "~/styles/insights.css?url";
 
 /**
  * `/pipeline` on the admin host, `/admin/pipeline` on the main host (app/utils/site-routes.ts): the analytics
@@ -20,6 +21,8 @@ import { getRedis } from "~/utils/redis.server";
  * (pipeline-stats.server.ts: ClickHouse's pipeline_minutes plus the minutes still in Redis), the queue's
  * depth and lag, and the failed set with Replay (POST, audited as pipeline.replay).
  */
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: insightsStylesUrl }];
+
 export const meta: MetaFunction = () => [{ title: "Pipeline health | Soko Admin" }, { name: "robots", content: "noindex" }];
 
 let queue: Queue<IngestJob> | undefined;
