@@ -31,8 +31,8 @@ export function LineChart({ series, steps, labels, title }: { series: Series[]; 
         <text x={pad.left - 4} y={y(0)} textAnchor="end" fontSize="10">
           0
         </text>
-        {labels.map(([i, text]) => (
-          <text key={i} x={x(i)} y={height - 4} textAnchor="middle" fontSize="10">
+        {labels.map(([i, text], n) => (
+          <text key={i} x={x(i)} y={height - 4} textAnchor={n === 0 ? "start" : n === labels.length - 1 ? "end" : "middle"} fontSize="10">
             {text}
           </text>
         ))}
