@@ -83,9 +83,12 @@ type Report = Extract<Loaded, { kind: "report" }>;
 
 const count = (n: number) => n.toLocaleString("en-US");
 const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
+/** 45s, 1m 43s, 2h 5m. */
 function duration(seconds: number): string {
-  const m = Math.floor(seconds / 60);
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
   const s = seconds % 60;
+  if (h > 0) return `${h}h ${m}m`;
   return m > 0 ? `${m}m ${s}s` : `${s}s`;
 }
 
@@ -172,6 +175,7 @@ function Reports({ r }: { r: Report }) {
           xLabel={r.hourly ? "Hour (UTC)" : "Day (UTC)"}
           series={["Page views", "Visitors"]}
           points={r.traffic.map((p) => ({ label: day(p.at), values: [p.views, p.sessions] }))}
+          empty="No page views in this period."
         />
         <h3>Top pages</h3>
         {r.views.pages.length === 0 ? (

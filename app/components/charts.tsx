@@ -97,7 +97,26 @@ const PAD = { left: 48, right: 12, top: 12, bottom: 28 };
  * Lines over time: one line per series (`series` names them, in the order of each point's `values`),
  * with the first, middle and last labels under the axis and the highest value beside it.
  */
-export function LineChart({ title, points, series, xLabel }: { title: string; points: LinePoint[]; series: string[]; xLabel: string }) {
+export function LineChart({
+  title,
+  points,
+  series,
+  xLabel,
+  empty = "No data for this period.",
+}: {
+  title: string;
+  points: LinePoint[];
+  series: string[];
+  xLabel: string;
+  empty?: string;
+}) {
+  if (points.every((p) => p.values.every((v) => v === 0))) {
+    return (
+      <ChartFigure title={title}>
+        <p className="chart-empty">{empty}</p>
+      </ChartFigure>
+    );
+  }
   const max = Math.max(1, ...points.flatMap((p) => p.values));
   const plotWidth = CHART_WIDTH - PAD.left - PAD.right;
   const plotHeight = LINE_HEIGHT - PAD.top - PAD.bottom;
