@@ -34,7 +34,7 @@ import adminStylesUrl from "~/styles/admin-users.css?url";
  * listing, and a confirmation that is a page of its own (`?confirm=delete&id=…`) without JavaScript and the
  * same panel in place with it.
  */
-export const meta: MetaFunction = () => [{ title: "Users | Soko Admin" }, { name: "robots", content: "noindex" }];
+export const meta: MetaFunction = () => [{ title: "User management | Soko Admin" }, { name: "robots", content: "noindex" }];
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStylesUrl }];
 
 /** The listing's own query keys, the only ones a redirect carries back. */
@@ -167,7 +167,7 @@ export default function AdminUsers() {
 
   return (
     <section className="container admin-screen" aria-labelledby="users-title">
-      <h1 id="users-title">Users</h1>
+      <h1 id="users-title">User management</h1>
       <FormMessage success={answered ? null : notice} />
       <ErrorList errors={errorsOf(rowError)} />
 

@@ -37,7 +37,7 @@ describeBothModes("Admin user management", (mode) => {
     page = await mode.page();
     await page.goto(adminUrl("/users"));
     await waitForHydration(page, mode);
-    await signIn(page, mode, DEMO_ADMIN, "Users");
+    await signIn(page, mode, DEMO_ADMIN, "User management");
   });
   afterAll(async () => {
     await member?.close();
@@ -99,7 +99,7 @@ describeBothModes("Admin user management", (mode) => {
     const newest = page.getByRole("table").getByRole("row").nth(1);
     await newest.getByText("Deleted a member").waitFor();
     await newest.getByRole("link", { name: `Deleted member (#${sleepers[1]!.id})` }).click();
-    await page.getByRole("heading", { level: 1, name: "Users" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "User management" }).waitFor();
     await page.getByRole("row", { name: /Deleted member/ }).getByText("Deleted", { exact: true }).waitFor();
     expect(new URL(page.url()).pathname).toBe("/users");
   });
