@@ -1,8 +1,9 @@
 import { data, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { getClickHouse } from "~/analytics/clickhouse.server";
-import { conversionFunnel, rangeParam } from "~/analytics/insights.server";
+import { conversionFunnel, rangeParam, readOrFailure } from "~/analytics/insights.server";
 import { adminBase, FigureTable, FunnelChart, InsightLinks, RangeSelect } from "~/components/analytics-insights";
+import { ErrorList } from "~/components/forms";
 import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
 import insightsStylesUrl from "~/styles/insights.css?url";
 
@@ -20,14 +21,16 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   const { range, error } = rangeParam(url.searchParams, "30d");
   const base = adminBase(url.pathname);
-  if (error) return data({ base, range, error, steps: null }, { status: 400 });
-  return { base, range, error, steps: await conversionFunnel(getClickHouse(), range) };
+  if (error) return data({ base, range, error, steps: null, failure: null }, { status: 400 });
+  const read = await readOrFailure(conversionFunnel(getClickHouse(), range), "Failed to fetch conversion funnel");
+  if (!read.ok) return data({ base, range, error, steps: null, failure: read.message }, { status: 503 });
+  return { base, range, error, steps: read.value, failure: null };
 }
 
 export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(request);
 
 export default function AdminFunnel() {
-  const { base, range, error, steps } = useLoaderData<typeof loader>();
+  const { base, range, error, steps, failure } = useLoaderData<typeof loader>();
   return (
     <section className="container insights" aria-labelledby="funnel-title">
       <h1 id="funnel-title">Conversion funnel</h1>
@@ -38,6 +41,7 @@ export default function AdminFunnel() {
           Show funnel
         </button>
       </Form>
+      <ErrorList errors={failure ? [failure] : undefined} />
       {steps ? (
         <>
           <FunnelChart title="Conversion funnel" steps={steps} />

@@ -1,7 +1,7 @@
 import { data, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useLoaderData, useNavigation } from "@remix-run/react";
 import { getClickHouse } from "~/analytics/clickhouse.server";
-import { clickedPages, heatmap, HeatmapPage, rangeParam } from "~/analytics/insights.server";
+import { clickedPages, heatmap, HeatmapPage, rangeParam, readOrFailure } from "~/analytics/insights.server";
 import { adminBase, FigureTable, HeatmapGrid, InsightLinks, RangeSelect } from "~/components/analytics-insights";
 import { ErrorList } from "~/components/forms";
 import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
@@ -30,16 +30,21 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const client = getClickHouse();
   const form = { page: rawPage ?? "", range };
   if (rangeError || pageError) {
-    return data({ base, form, rangeError, pageError, pages: [], map: null }, { status: 400 });
+    return data({ base, form, rangeError, pageError, pages: [], map: null, failure: null }, { status: 400 });
   }
-  const [pages, map] = await Promise.all([clickedPages(client, range), page?.success ? heatmap(client, page.data, range) : Promise.resolve(null)]);
-  return { base, form, rangeError, pageError, pages, map };
+  const read = await readOrFailure(
+    Promise.all([clickedPages(client, range), page?.success ? heatmap(client, page.data, range) : Promise.resolve(null)]),
+    "Failed to fetch heatmap data",
+  );
+  if (!read.ok) return data({ base, form, rangeError, pageError, pages: [], map: null, failure: read.message }, { status: 503 });
+  const [pages, map] = read.value;
+  return { base, form, rangeError, pageError, pages, map, failure: null };
 }
 
 export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(request);
 
 export default function AdminHeatmap() {
-  const { base, form, rangeError, pageError, pages, map } = useLoaderData<typeof loader>();
+  const { base, form, rangeError, pageError, pages, map, failure } = useLoaderData<typeof loader>();
   const navigation = useNavigation();
   const loading = navigation.state === "loading" && navigation.location?.pathname.endsWith("/heatmap");
   return (
@@ -72,6 +77,7 @@ export default function AdminHeatmap() {
           {loading ? "Loading…" : "Show heatmap"}
         </button>
       </Form>
+      <ErrorList errors={failure ? [failure] : undefined} />
 
       {map ? (
         <>
@@ -106,7 +112,7 @@ export default function AdminHeatmap() {
       ) : null}
 
       <h2>Most clicked pages</h2>
-      {pages.length === 0 ? (
+      {failure ? null : pages.length === 0 ? (
         <p>No clicks in the range.</p>
       ) : (
         <FigureTable caption="Pages with the most clicks in the range" head={["Page", "Clicks"]}>

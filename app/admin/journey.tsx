@@ -1,7 +1,7 @@
 import { data, redirect, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { getClickHouse } from "~/analytics/clickhouse.server";
-import { memberIdParam, rangeParam, userJourney } from "~/analytics/insights.server";
+import { memberIdParam, rangeParam, readOrFailure, userJourney } from "~/analytics/insights.server";
 import { adminBase, FigureTable, InsightLinks, RangeSelect } from "~/components/analytics-insights";
 import { ErrorList } from "~/components/forms";
 import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
@@ -34,7 +34,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const member = await getDb()("users").where({ id }).first<{ id: number; name: string; email: string } | undefined>("id", "name", "email");
   if (!member) throw new Response("No member has that id.", { status: 404 });
   if (rangeError) return data({ base, range, rangeError, userError: null, userInput: String(id), member, sessions: [] }, { status: 400 });
-  return { base, range, rangeError, userError: null, userInput: String(id), member, sessions: await userJourney(getClickHouse(), id, range) };
+  const read = await readOrFailure(userJourney(getClickHouse(), id, range), "Failed to fetch user journey");
+  if (!read.ok) return data({ base, range, rangeError, userError: read.message, userInput: String(id), member: null, sessions: [] }, { status: 503 });
+  return { base, range, rangeError, userError: null, userInput: String(id), member, sessions: read.value };
 }
 
 export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(request);

@@ -1,8 +1,9 @@
 import { data, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { getClickHouse } from "~/analytics/clickhouse.server";
-import { memberAnalytics, memberIdParam, rangeParam } from "~/analytics/insights.server";
+import { memberAnalytics, memberIdParam, rangeParam, readOrFailure } from "~/analytics/insights.server";
 import { adminBase, FigureTable, InsightLinks, RangeSelect } from "~/components/analytics-insights";
+import { ErrorList } from "~/components/forms";
 import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
 import { getDb } from "~/utils/db.server";
 import insightsStylesUrl from "~/styles/insights.css?url";
@@ -25,14 +26,16 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const member = await getDb()("users").where({ id }).first<{ id: number; name: string; email: string; role: string } | undefined>("id", "name", "email", "role");
   if (!member) throw new Response("No member has that id.", { status: 404 });
   const { range, error } = rangeParam(url.searchParams, "30d");
-  if (error) return data({ base, range, error, member, stats: null }, { status: 400 });
-  return { base, range, error, member, stats: await memberAnalytics(getClickHouse(), id, range) };
+  if (error) return data({ base, range, error, member, stats: null, failure: null }, { status: 400 });
+  const read = await readOrFailure(memberAnalytics(getClickHouse(), id, range), "Failed to fetch user analytics");
+  if (!read.ok) return data({ base, range, error, member, stats: null, failure: read.message }, { status: 503 });
+  return { base, range, error, member, stats: read.value, failure: null };
 }
 
 export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(request);
 
 export default function AdminMemberAnalytics() {
-  const { base, range, error, member, stats } = useLoaderData<typeof loader>();
+  const { base, range, error, member, stats, failure } = useLoaderData<typeof loader>();
   return (
     <section className="container insights" aria-labelledby="member-title">
       <h1 id="member-title">Analytics of {member.name}</h1>
@@ -46,6 +49,7 @@ export default function AdminMemberAnalytics() {
           Show
         </button>
       </Form>
+      <ErrorList errors={failure ? [failure] : undefined} />
       {stats ? (
         <>
           <dl className="insight-totals">

@@ -308,3 +308,16 @@ export function memberIdParam(value: string | null | undefined): { id: number | 
   if (!/^\d{1,12}$/.test(trimmed) || Number(trimmed) <= 0) return { id: null, error: "A member id is a whole number such as 12" };
   return { id: Number(trimmed), error: null };
 }
+
+/**
+ * A screen's ClickHouse read, or the spec's message for it (§8, "Failed to fetch heatmap data", ...) when
+ * ClickHouse fails: the screen answers 503 with the message rather than a 500. The cause goes to the log.
+ */
+export async function readOrFailure<T>(read: Promise<T>, message: string): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
+  try {
+    return { ok: true, value: await read };
+  } catch (error) {
+    console.error(`[analytics] ${message}: ${error instanceof Error ? error.message : String(error)}`);
+    return { ok: false, message };
+  }
+}

@@ -32,7 +32,7 @@ import { clickedPages, conversionFunnel, heatmap, memberAnalytics, userJourney }
 import { getEnv } from "~/utils/env.server";
 import { createTestClickHouseDatabase, createTestDatabase, type TestDatabase } from "../support/databases";
 import { createSession, createUser } from "../support/factories";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { freePort, startTestServer, type TestServer } from "../support/test-server";
 
 const NOW = new Date("2026-03-15T12:00:00Z");
 const NOW_J = new Date("2026-01-31T00:00:00Z");
@@ -358,5 +358,29 @@ describe("analytics insight screens", () => {
     expect(stats).toContain("<dt>Clicks</dt><dd>3</dd>");
     expect(stats).toContain("<td>order placed</td><td>1</td><td>75,000</td>");
     expect((await get("/admin/users/99999999/analytics")).status).toBe(404);
+  });
+
+  it("says which read failed, with 503, when ClickHouse does not answer", async () => {
+    const down = await startTestServer({ DATABASE_URL: t.url, CLICKHOUSE_URL: `http://127.0.0.1:${await freePort()}` });
+    try {
+      for (const [path, message] of [
+        ["/admin/heatmap?page=%2Fgig%2F5", "Failed to fetch heatmap data"],
+        ["/admin/analytics/conversion-funnel", "Failed to fetch conversion funnel"],
+        [`/admin/analytics/user-journey/${memberId}`, "Failed to fetch user journey"],
+        [`/admin/users/${memberId}/analytics`, "Failed to fetch user analytics"],
+      ] as const) {
+        const res = await fetch(`${down.baseUrl}${path}`, { headers: { Cookie: `soko_session=${token}` } });
+        expect(res.status, path).toBe(503);
+        expect(await res.text(), path).toContain(message);
+      }
+      // Pipeline health shows what it can (the queue) and says what it cannot.
+      const health = await fetch(`${down.baseUrl}/admin/pipeline`, { headers: { Cookie: `soko_session=${token}` } });
+      expect(health.status).toBe(200);
+      const html = await health.text();
+      expect(html).toContain("The counters are unavailable: ClickHouse or Redis did not answer.");
+      expect(html).toContain("Lag (oldest waiting job)");
+    } finally {
+      await down.stop();
+    }
   });
 });
