@@ -1,7 +1,7 @@
 import { data, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useLoaderData, useNavigation } from "@remix-run/react";
 import { getClickHouse } from "~/analytics/clickhouse.server";
-import { clickedPages, heatmap, HeatmapPage, rangeParam, readOrFailure } from "~/analytics/insights.server";
+import { clickedPages, heatmap, HEATMAP_DEVICES, HeatmapPage, rangeParam, readOrFailure, type HeatmapDevice } from "~/analytics/insights.server";
 import { adminBase, FigureTable, HeatmapGrid, InsightLinks, RangeSelect } from "~/components/analytics-insights";
 import { ErrorList } from "~/components/forms";
 import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
@@ -16,6 +16,8 @@ export const links: LinksFunction = () => [{ rel: "stylesheet", href: insightsSt
 
 export const meta: MetaFunction = () => [{ title: "Click heatmap | Soko Admin" }, { name: "robots", content: "noindex" }];
 
+const DEVICE_WORDS: Record<HeatmapDevice, string> = { mobile: "phones", tablet: "tablets", desktop: "desktops" };
+
 /** The hottest cells listed in the table. */
 const TABLE_CELLS = 20;
 
@@ -28,23 +30,26 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const pageError = page && !page.success ? (page.error.issues[0]?.message ?? "Choose a page") : null;
   const base = adminBase(url.pathname);
   const client = getClickHouse();
-  const form = { page: rawPage ?? "", range };
-  if (rangeError || pageError) {
-    return data({ base, form, rangeError, pageError, pages: [], map: null, failure: null }, { status: 400 });
+  const rawDevice = url.searchParams.get("device") ?? "";
+  const device = (HEATMAP_DEVICES as readonly string[]).includes(rawDevice) ? (rawDevice as HeatmapDevice) : null;
+  const deviceError = rawDevice !== "" && !device ? `Choose a device: all, ${HEATMAP_DEVICES.join(", ")}` : null;
+  const form = { page: rawPage ?? "", range, device: device ?? "" };
+  if (rangeError || pageError || deviceError) {
+    return data({ base, form, rangeError, pageError, deviceError, pages: [], map: null, failure: null }, { status: 400 });
   }
   const read = await readOrFailure(
-    Promise.all([clickedPages(client, range), page?.success ? heatmap(client, page.data, range) : Promise.resolve(null)]),
+    Promise.all([clickedPages(client, range), page?.success ? heatmap(client, page.data, range, { device }) : Promise.resolve(null)]),
     "Failed to fetch heatmap data",
   );
-  if (!read.ok) return data({ base, form, rangeError, pageError, pages: [], map: null, failure: read.message }, { status: 503 });
+  if (!read.ok) return data({ base, form, rangeError, pageError, deviceError, pages: [], map: null, failure: read.message }, { status: 503 });
   const [pages, map] = read.value;
-  return { base, form, rangeError, pageError, pages, map, failure: null };
+  return { base, form, rangeError, pageError, deviceError, pages, map, failure: null };
 }
 
 export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(request);
 
 export default function AdminHeatmap() {
-  const { base, form, rangeError, pageError, pages, map, failure } = useLoaderData<typeof loader>();
+  const { base, form, rangeError, pageError, deviceError, pages, map, failure } = useLoaderData<typeof loader>();
   const navigation = useNavigation();
   const loading = navigation.state === "loading" && navigation.location?.pathname.endsWith("/heatmap");
   return (
@@ -73,6 +78,16 @@ export default function AdminHeatmap() {
           <ErrorList id="page-error" errors={pageError ? [pageError] : undefined} />
         </div>
         <RangeSelect value={form.range} error={rangeError} />
+        <div className="field">
+          <label htmlFor="heatmap-device">Device</label>
+          <select id="heatmap-device" name="device" defaultValue={form.device} aria-invalid={deviceError ? true : undefined} aria-describedby={deviceError ? "device-error" : undefined}>
+            <option value="">All devices</option>
+            <option value="mobile">Phones</option>
+            <option value="tablet">Tablets</option>
+            <option value="desktop">Desktops</option>
+          </select>
+          <ErrorList id="device-error" errors={deviceError ? [deviceError] : undefined} />
+        </div>
         <button type="submit" className="button" disabled={loading}>
           {loading ? "Loading…" : "Show heatmap"}
         </button>
@@ -82,6 +97,7 @@ export default function AdminHeatmap() {
       {map ? (
         <>
           <h2>{map.page}</h2>
+          {form.device ? <p>Clicks on {DEVICE_WORDS[form.device as HeatmapDevice]} only.</p> : null}
           <p>
             {map.clicks} {map.clicks === 1 ? "click" : "clicks"} with a position
             {map.unplaced > 0 ? `, and ${map.unplaced} without one (pressed by keyboard or script, not drawn)` : ""}. Each cell is {map.cellPx} × {map.cellPx} CSS

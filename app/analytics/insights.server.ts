@@ -51,6 +51,10 @@ export const HeatmapPage = z
   .max(500, "A page is at most 500 characters")
   .regex(/^\/[^\s]*$/, "A page is a path such as /gig/12");
 
+/** The devices a heatmap can be narrowed to (a phone's page is laid out apart from a desktop's). */
+export const HEATMAP_DEVICES = ["mobile", "tablet", "desktop"] as const;
+export type HeatmapDevice = (typeof HEATMAP_DEVICES)[number];
+
 export type HeatmapCell = { row: number; col: number; clicks: number };
 export type Heatmap = {
   page: string;
@@ -68,11 +72,19 @@ export type Heatmap = {
 /**
  * The clicks (`action_type` click) on one page in the range, binned on the grid: column ⌊x / 80⌋ and row
  * ⌊y / 80⌋, where a click right of 1,280 px is in the last column and one below 4,800 px in the last row.
- * The outline has as many rows as the lowest click needs (at least 10).
+ * The outline has as many rows as the lowest click needs (at least 10). With `device`, only the clicks
+ * made on that kind of device. The device is not in the sorting key, but every copy of a click (the
+ * tracker re-sending it) comes from the same browser, so filtering on it cannot pick one copy over another.
  */
-export async function heatmap(client: ClickHouseClient, page: string, range: Range, { now }: { now?: Date } = {}): Promise<Heatmap> {
+export async function heatmap(
+  client: ClickHouseClient,
+  page: string,
+  range: Range,
+  { now, device }: { now?: Date; device?: HeatmapDevice | null } = {},
+): Promise<Heatmap> {
   const checked = HeatmapPage.parse(page);
-  const where = `${inWindow(reportWindow(range, now))} AND page = ${quote(checked)} AND action_type = 'click'`;
+  if (device && !(HEATMAP_DEVICES as readonly string[]).includes(device)) throw new Error(`unknown device ${JSON.stringify(device)}`);
+  const where = `${inWindow(reportWindow(range, now))} AND page = ${quote(checked)} AND action_type = 'click'${device ? ` AND device = ${quote(device)}` : ""}`;
   const rows = await select(
     client,
     `SELECT least(intDiv(x, ${HEATMAP_CELL_PX}), ${HEATMAP_COLUMNS - 1}) AS cell_col, least(intDiv(y, ${HEATMAP_CELL_PX}), ${HEATMAP_MAX_ROWS - 1}) AS cell_row,

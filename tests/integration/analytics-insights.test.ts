@@ -7,6 +7,7 @@
  *   /gig/1 clicks: #1 (10,10) sent twice, #2 (70,79) → row 0 col 0 (2); #3 (85,10) → row 0 col 1;
  *   #4 (5000,170) → col 62 clamped to 15, row 2; #5 (100,4900) → col 1, row 61 clamped to 59 (60 rows);
  *   #6 (0,0) → no position; #7 a scroll at (10,10) (not a click); #8 (10,10) on 03-01 (outside 7d).
+ *   #11 (20,20) from a desktop → row 0 col 0 (so 3 there; 2 on phones, 1 on desktops).
  *   /gig/2: #9 (20,20).
  * Funnel, NOW, 30d = (02-13 12:00, NOW]:
  *   f1 pv / → /gig/1 → /gig/1/order   visit, gig view, continue
@@ -91,6 +92,7 @@ const ACTIONS = [
   action(7, "h2", "2026-03-14 10:00:03", "/gig/1", "scroll", 10, 10),
   action(8, "h3", "2026-03-01 10:00:00", "/gig/1", "click", 10, 10),
   action(9, "h3", "2026-03-14 11:00:00", "/gig/2", "click", 20, 20),
+  action(11, "h4", "2026-03-15 09:00:00", "/gig/1", "click", 20, 20, { device: "desktop" }),
   action(10, "j2", "2026-01-14 09:00:30", "/dashboard", "click", 40, 40, { user_id: 42, device: "desktop", browser: "Firefox" }),
 ];
 const ACTION_RESENDS = [{ ...ACTIONS[0]!, received_at: "2026-03-15 10:05:00" }];
@@ -151,7 +153,7 @@ describe("analytics insights (ClickHouse)", () => {
   });
 
   it("bins a page's clicks on the grid: each click once, far ones in the last column and row, no position apart", async () => {
-    expect(await heatmap(client, "/gig/1", "7d", { now: NOW })).toEqual({
+    expect(await heatmap(client, "/gig/1", "7d", { now: NOW, device: "mobile" })).toEqual({
       page: "/gig/1",
       clicks: 5,
       unplaced: 1,
@@ -165,15 +167,18 @@ describe("analytics insights (ClickHouse)", () => {
         { row: 59, col: 1, clicks: 1 },
       ],
     });
-    // 30 days take in #8 too.
-    expect((await heatmap(client, "/gig/1", "30d", { now: NOW })).cells[0]).toEqual({ row: 0, col: 0, clicks: 3 });
+    // All devices: the desktop's click too; 30 days take in #8 as well.
+    expect(await heatmap(client, "/gig/1", "7d", { now: NOW })).toMatchObject({ clicks: 6, unplaced: 1, cells: expect.arrayContaining([{ row: 0, col: 0, clicks: 3 }]) });
+    expect((await heatmap(client, "/gig/1", "30d", { now: NOW })).cells[0]).toEqual({ row: 0, col: 0, clicks: 4 });
+    expect(await heatmap(client, "/gig/1", "7d", { now: NOW, device: "desktop" })).toMatchObject({ clicks: 1, unplaced: 0, rows: 10, cells: [{ row: 0, col: 0, clicks: 1 }] });
+    await expect(heatmap(client, "/gig/1", "7d", { now: NOW, device: "fridge" as "mobile" })).rejects.toThrow(/unknown device/);
     // A page nobody clicked: an empty outline of 10 rows.
     expect(await heatmap(client, "/nowhere", "7d", { now: NOW })).toMatchObject({ clicks: 0, unplaced: 0, rows: 10, cells: [] });
     // Quotes in a page are data, not SQL.
     expect((await heatmap(client, "/gig/1'--", "7d", { now: NOW })).clicks).toBe(0);
     await expect(heatmap(client, "not a path", "7d", { now: NOW })).rejects.toThrow(/A page is a path/);
     expect(await clickedPages(client, "7d", { now: NOW })).toEqual([
-      { page: "/gig/1", clicks: 6 },
+      { page: "/gig/1", clicks: 7 },
       { page: "/gig/2", clicks: 1 },
     ]);
   });
@@ -323,9 +328,12 @@ describe("analytics insight screens", () => {
     // On the admin host the links have no /admin.
     const adminHost = text(await (await get(`/heatmap?range=7d`, "admin")).text());
     expect(adminHost).toContain(`href="/heatmap?page=%2Fgig%2F5&amp;range=7d"`);
-    const bad = await get("/admin/heatmap?page=gig&range=2y");
+    // Narrowed to desktops: none of the member's phone clicks.
+    expect(text(await (await get(`/admin/heatmap?page=${encodeURIComponent("/gig/5")}&range=1d&device=desktop`)).text())).toContain("0 clicks with a position");
+    const bad = await get("/admin/heatmap?page=gig&range=2y&device=fridge");
     expect(bad.status).toBe(400);
     const badHtml = text(await bad.text());
+    expect(badHtml).toContain("Choose a device: all, mobile, tablet, desktop");
     expect(badHtml).toContain("A page is a path such as /gig/12");
     expect(badHtml).toContain("Choose a range: 1d, 7d, 30d, 90d");
   });
