@@ -22,6 +22,18 @@ export function getLiveSocket(): Socket {
   // The phone lost its network: say so now, rather than when the socket's heartbeat next fails (up to 45
   // seconds later), and reconnect as soon as it can. (engine.io does this by itself on every host but
   // localhost; here it is the same on all of them.)
+  // The server ended this page's connection (it does when the member's sessions end: suspended, banned,
+  // deleted, signed out elsewhere), and socket.io does not reconnect by itself after that. Signed out: the
+  // page goes to sign-in at once rather than saying "reconnecting" forever; still signed in: it reconnects.
+  socket.on("disconnect", (reason) => {
+    if (reason !== "io server disconnect") return;
+    void fetch("/notifications/counts", { credentials: "same-origin", cache: "no-store" })
+      .then((res) => {
+        if (res.status === 401) window.location.assign(`/login?redirectTo=${encodeURIComponent(window.location.pathname + window.location.search)}`);
+        else if (res.ok) socket?.connect();
+      })
+      .catch(() => {});
+  });
   if (!watchingNetwork) {
     watchingNetwork = true;
     window.addEventListener("offline", () => {
