@@ -20,9 +20,9 @@ import { periodWindow, type ReportWindow } from "~/analytics/reports.server";
 import { adminOf, forbidden, ok, transact, type Actor, type Result } from "~/operations/core.server";
 
 /** A text cell, escaped against formula injection: a leading `'` when it starts with = + - @ tab or CR. */
-function cell(expression: string, name: string): string {
+function cell(expression: string): string {
   const text = `CAST(${expression} AS String)`;
-  return `if(substring(${text}, 1, 1) IN ('=', '+', '-', '@', '\\t', '\\r'), concat('''', ${text}), ${text}) AS ${name}`;
+  return `if(substring(${text}, 1, 1) IN ('=', '+', '-', '@', '\\t', '\\r'), concat('''', ${text}), ${text})`;
 }
 
 function inWindow({ from, to }: ReportWindow): string {
@@ -30,57 +30,79 @@ function inWindow({ from, to }: ReportWindow): string {
   return `event_time > toDateTime(${from}) AND event_time <= toDateTime(${to})`;
 }
 
-/** The SELECT of each report, oldest first (or by name); every column has a plain, stable name. */
+/** A column of the file: its name in the header, and whether it is text (escaped) or a number. */
+type Column = [name: string, kind: "text" | "number"];
+
+/**
+ * The file's SELECT: the inner query names each column `c_<name>`; the outer one gives it its header name
+ * (escaped if it is text), keeps the rows `where` says, and sorts. An escaped expression never takes the
+ * name of a column it reads: a current ClickHouse may read `f(page) AS page` as a cycle.
+ */
+function file(columns: Column[], inner: string, orderBy: string, where = ""): string {
+  const select = columns.map(([name, kind]) => `${kind === "text" ? cell(`c_${name}`) : `c_${name}`} AS ${name}`).join(", ");
+  return `SELECT ${select} FROM (${inner})${where ? ` WHERE ${where}` : ""} ORDER BY ${orderBy}`;
+}
+
+/** The SELECT of each report, oldest first (pages by views); every column has a plain, stable name. */
 export function exportSql(report: ExportReport, window: ReportWindow): string {
   const where = inWindow(window);
   switch (report) {
     case "pageviews":
-      return `SELECT toString(event_time) AS time_utc, ${cell("session_id", "session_id")}, user_id, ${cell("page", "page")},
-          ${cell("title", "title")}, ${cell("url", "url")}, ${cell("referrer", "referrer")}, ${cell("country", "country")},
-          ${cell("city", "city")}, ${cell("device", "device")}, ${cell("browser", "browser")}, ${cell("os", "os")}
-        FROM pageviews FINAL WHERE ${where}
-        ORDER BY event_time, event_id`;
+      return file(
+        [["time_utc", "text"], ["session_id", "text"], ["user_id", "number"], ["page", "text"], ["title", "text"], ["url", "text"], ["referrer", "text"], ["country", "text"], ["city", "text"], ["device", "text"], ["browser", "text"], ["os", "text"]],
+        `SELECT toString(event_time) AS c_time_utc, session_id AS c_session_id, user_id AS c_user_id, page AS c_page, title AS c_title,
+           url AS c_url, referrer AS c_referrer, country AS c_country, city AS c_city, device AS c_device, browser AS c_browser,
+           os AS c_os, event_time AS c_at, event_id AS c_event_id
+         FROM pageviews FINAL WHERE ${where}`,
+        "c_at, c_event_id",
+      );
     case "pages":
-      return `SELECT ${cell("page", "page")}, views, unique_views FROM (
-          SELECT page, uniqExact(event_id) AS views, uniqExact(session_id) AS unique_views
-          FROM pageviews FINAL WHERE ${where} GROUP BY page
-        ) ORDER BY views DESC, page ASC`;
+      return file(
+        [["page", "text"], ["views", "number"], ["unique_views", "number"]],
+        `SELECT page AS c_page, uniqExact(event_id) AS c_views, uniqExact(session_id) AS c_unique_views
+         FROM pageviews FINAL WHERE ${where} GROUP BY page`,
+        "c_views DESC, c_page ASC",
+      );
     case "sessions":
-      return `SELECT ${cell("session_id", "session_id")}, toString(started) AS started_utc, pageviews, interactions,
-          duration_seconds, ${cell("session_device", "device")}, ${cell("session_country", "country")},
-          ${cell("session_browser", "browser")}
-        FROM (
-          SELECT session_id, min(event_time) AS started,
-            uniqExactIf(event_id, kind = 1) AS pageviews,
-            uniqExactIf(event_id, kind = 2 AND interaction = 1) AS interactions,
-            dateDiff('second', min(event_time), max(event_time)) AS duration_seconds,
-            argMin(device, event_time) AS session_device,
-            argMin(country, event_time) AS session_country,
-            argMin(browser, event_time) AS session_browser
-          FROM (
-            SELECT session_id, event_id, event_time, device, country, browser, 1 AS kind, toUInt8(0) AS interaction
-            FROM pageviews FINAL WHERE ${where}
-            UNION ALL
-            SELECT session_id, event_id, event_time, device, country, browser, 2 AS kind,
-              CAST(action_type IN ('click', 'form_submit', 'input_focus') AS UInt8) AS interaction
-            FROM actions FINAL WHERE ${where}
-          )
-          GROUP BY session_id
-        ) ORDER BY started, session_id`;
+      return file(
+        [["session_id", "text"], ["started_utc", "text"], ["pageviews", "number"], ["interactions", "number"], ["duration_seconds", "number"], ["device", "text"], ["country", "text"], ["browser", "text"]],
+        `SELECT session_id AS c_session_id, min(event_time) AS c_started, toString(min(event_time)) AS c_started_utc,
+           uniqExactIf(event_id, kind = 1) AS c_pageviews,
+           uniqExactIf(event_id, kind = 2 AND interaction = 1) AS c_interactions,
+           dateDiff('second', min(event_time), max(event_time)) AS c_duration_seconds,
+           argMin(device, event_time) AS c_device,
+           argMin(country, event_time) AS c_country,
+           argMin(browser, event_time) AS c_browser
+         FROM (
+           SELECT session_id, event_id, event_time, device, country, browser, 1 AS kind, toUInt8(0) AS interaction
+           FROM pageviews FINAL WHERE ${where}
+           UNION ALL
+           SELECT session_id, event_id, event_time, device, country, browser, 2 AS kind,
+             CAST(action_type IN ('click', 'form_submit', 'input_focus') AS UInt8) AS interaction
+           FROM actions FINAL WHERE ${where}
+         )
+         GROUP BY session_id`,
+        "c_started, c_session_id",
+      );
     case "actions":
-      return `SELECT toString(event_time) AS time_utc, ${cell("session_id", "session_id")}, user_id,
-          ${cell("action_type", "action_type")}, ${cell("page", "page")}, ${cell("element_tag", "element_tag")},
-          ${cell("element_id", "element_id")}, ${cell("element_text", "element_text")}, x, y, toUInt64(value) AS value
-        FROM actions FINAL WHERE ${where}
-        ORDER BY event_time, event_id`;
+      return file(
+        [["time_utc", "text"], ["session_id", "text"], ["user_id", "number"], ["action_type", "text"], ["page", "text"], ["element_tag", "text"], ["element_id", "text"], ["element_text", "text"], ["x", "number"], ["y", "number"], ["value", "number"]],
+        `SELECT toString(event_time) AS c_time_utc, session_id AS c_session_id, user_id AS c_user_id, action_type AS c_action_type,
+           page AS c_page, element_tag AS c_element_tag, element_id AS c_element_id, element_text AS c_element_text, x AS c_x, y AS c_y,
+           toUInt64(value) AS c_value, event_time AS c_at, event_id AS c_event_id
+         FROM actions FINAL WHERE ${where}`,
+        "c_at, c_event_id",
+      );
     case "conversions":
-      // Business facts only: what the server recorded (see reports.server.ts, FACT).
-      return `SELECT time_utc, session_id, user_id, conversion_type, value FROM (
-          SELECT toString(event_time) AS time_utc, ${cell("session_id", "session_id")}, user_id,
-            ${cell("conversion_type", "conversion_type")}, value, platform, event_time, event_id
-          FROM conversions FINAL WHERE ${where}
-        ) WHERE platform = 'server'
-        ORDER BY event_time, event_id`;
+      // Business facts only: what the server recorded (see reports.server.ts, FACT), kept after FINAL.
+      return file(
+        [["time_utc", "text"], ["session_id", "text"], ["user_id", "number"], ["conversion_type", "text"], ["value", "number"]],
+        `SELECT toString(event_time) AS c_time_utc, session_id AS c_session_id, user_id AS c_user_id,
+           conversion_type AS c_conversion_type, value AS c_value, platform AS c_platform, event_time AS c_at, event_id AS c_event_id
+         FROM conversions FINAL WHERE ${where}`,
+        "c_at, c_event_id",
+        "c_platform = 'server'",
+      );
   }
 }
 

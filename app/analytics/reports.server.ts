@@ -431,21 +431,22 @@ export async function realTime(client: ClickHouseClient, { now }: ReportOptions 
     ),
     select(
       client,
-      `SELECT user_id, session_id, action, page, toUInt32(event_time) AS at, event_id FROM (
-         SELECT user_id, session_id, replaceAll(CAST(action_type AS String), '_', ' ') AS action, page, event_time,
-           toString(event_id) AS event_id
+      // No expression takes the name of a column it reads (a current ClickHouse may see a cycle).
+      `SELECT user_id, session_id, what, page, toUInt32(event_time) AS at, id FROM (
+         SELECT user_id, session_id, replaceAll(CAST(action_type AS String), '_', ' ') AS what, page, event_time,
+           toString(event_id) AS id
          FROM actions FINAL WHERE ${where} AND action_type IN (${INTERACTION_SQL})
          UNION ALL
-         SELECT user_id, session_id, replaceAll(action, '_', ' ') AS action, page, event_time, toString(event_id) AS event_id
+         SELECT user_id, session_id, replaceAll(action, '_', ' ') AS what, page, event_time, toString(event_id) AS id
          FROM user_actions FINAL WHERE ${where}
        )
-       ORDER BY at DESC, event_id DESC LIMIT ${REALTIME_ROWS}`,
-      z.object({ user_id: uint, session_id: z.string(), action: z.string(), page: z.string(), at: uint }),
+       ORDER BY at DESC, id DESC LIMIT ${REALTIME_ROWS}`,
+      z.object({ user_id: uint, session_id: z.string(), what: z.string(), page: z.string(), at: uint }),
     ),
   ]);
   return {
     activeUsers: active,
     currentPages,
-    recentActions: recentActions.map((r) => ({ userId: r.user_id, sessionId: r.session_id, action: r.action, page: r.page, at: r.at })),
+    recentActions: recentActions.map((r) => ({ userId: r.user_id, sessionId: r.session_id, action: r.what, page: r.page, at: r.at })),
   };
 }

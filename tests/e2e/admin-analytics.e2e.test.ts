@@ -3,9 +3,9 @@
  * on and off: the dashboard's figures (refreshed every 30 s with JavaScript); the analytics of a chosen
  * range, and a custom period refused with the message by its field; real time (refreshed alone every 10 s
  * with JavaScript; the page's clock is Playwright's, so nobody waits); a CSV downloaded and opened, with a
- * page path that is a formula escaped. The
- * figures themselves are checked against hand-made fixtures in tests/integration (analytics-reports,
- * admin-dashboard, analytics-export); here a visitor's hostile page view is put in the server's ClickHouse.
+ * page path that is a formula escaped. The figures themselves are checked against hand-made fixtures in
+ * tests/integration (analytics-reports, admin-dashboard, analytics-export); here a visitor's hostile page
+ * view is put in the server's ClickHouse.
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
