@@ -1,5 +1,6 @@
 import { data, redirect, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useNavigation, useRevalidator } from "@remix-run/react";
+import { useEffect, useRef } from "react";
 import type { Queue } from "bullmq";
 import { getClickHouse } from "~/analytics/clickhouse.server";
 import type { IngestJob } from "~/analytics/events";
@@ -64,6 +65,21 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return redirect(`${new URL(request.url).pathname}?replayed=${result.value.jobs}`, 303);
 }
 
+/** With JavaScript the figures are read again this often while the tab is visible. */
+const REFRESH_MS = 30_000;
+
+function useRefresh(ms: number) {
+  const revalidator = useRevalidator();
+  const latest = useRef(revalidator);
+  latest.current = revalidator;
+  useEffect(() => {
+    const timer = setInterval(() => {
+      if (document.visibilityState === "visible" && latest.current.state === "idle") latest.current.revalidate();
+    }, ms);
+    return () => clearInterval(timer);
+  }, [ms]);
+}
+
 const COLOURS = { accepted: "#1f77b4", inserted: "#2ca02c", dropped: "#ff7f0e", failed: "#d62728" } as const;
 
 export default function AdminPipeline() {
@@ -71,13 +87,14 @@ export default function AdminPipeline() {
   const answer = useActionData<typeof action>();
   const navigation = useNavigation();
   const replaying = navigation.state === "submitting" && navigation.formData?.get("intent") === "replay";
+  useRefresh(REFRESH_MS);
   return (
     <section className="container pipeline" aria-labelledby="pipeline-title">
       <h1 id="pipeline-title">Pipeline health</h1>
       <InsightLinks base={base} />
       <p>
         Tracking events on their way to ClickHouse: accepted by the web server, inserted by the worker, dropped (bots, bad input, limits) or failed (ClickHouse
-        refused them). As of <time dateTime={now}>{now.slice(0, 16).replace("T", " ")} UTC</time>.
+        refused them). As of <time dateTime={now}>{now.slice(0, 16).replace("T", " ")} UTC</time>; with JavaScript the page reads them again every 30 seconds.
       </p>
       <FormMessage errors={answer ? [answer.error] : undefined} success={replayed === null ? null : `${replayed} failed ${replayed === 1 ? "job" : "jobs"} sent back to the queue.`} />
 

@@ -69,9 +69,11 @@ describeBothModes("Admin analytics insights", (mode) => {
     await waitForHydration(page, mode);
     await page.getByLabel("Page").fill(gigPage);
     await page.getByLabel("Range").selectOption("30d");
+    await page.getByLabel("Device").selectOption({ label: "Phones" });
     await page.getByRole("button", { name: "Show heatmap" }).click();
     await page.getByRole("heading", { level: 2, name: gigPage }).waitFor();
-    expect(new URL(page.url()).search).toBe(`?page=${encodeURIComponent(gigPage)}&range=30d`);
+    expect(new URL(page.url()).search).toBe(`?page=${encodeURIComponent(gigPage)}&range=30d&device=mobile`);
+    await page.getByText("Clicks on phones only.").waitFor();
     await page.getByText("3 clicks with a position").waitFor();
     // The hottest cell first: two clicks in the top left 80 px square, then one further right.
     const cells = page.getByRole("table", { name: `Hottest cells of ${gigPage}` }).getByRole("row");
