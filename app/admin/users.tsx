@@ -163,13 +163,15 @@ export default function AdminUsers() {
   const back = listParams(searchParams);
   const rowError = answered?.form === "row" ? answered.errors : undefined;
   const bulkError = answered?.form === "bulk" ? answered.errors : undefined;
+  const rowPlaced = Boolean(rowError && users.some((u) => u.id === answered?.userId));
   const errorsOf = (e?: Record<string, string[] | undefined>) => (e ? Object.values(e).flatMap((v) => v ?? []) : undefined);
 
   return (
     <section className="container admin-screen" aria-labelledby="users-title">
       <h1 id="users-title">User management</h1>
       <FormMessage success={answered ? null : notice} />
-      <ErrorList errors={errorsOf(rowError)} />
+      {/* A refusal shows in its member's row; one no row can show (a forged form, a member gone) at the top. */}
+      {rowPlaced ? null : <ErrorList errors={errorsOf(rowError)} />}
 
       <UserFilters query={query} errors={queryErrors} />
       {query.member ? (
@@ -218,7 +220,7 @@ export default function AdminUsers() {
             </thead>
             <tbody>
               {users.map((u) => (
-                <UserRow key={u.id} u={u} me={me} back={back} />
+                <UserRow key={u.id} u={u} me={me} back={back} errors={rowPlaced && answered?.userId === u.id ? errorsOf(rowError) : undefined} />
               ))}
             </tbody>
           </table>
@@ -312,7 +314,7 @@ function SelectAll() {
   );
 }
 
-function UserRow({ u, me, back }: { u: AdminUserRow; me: number; back: URLSearchParams }) {
+function UserRow({ u, me, back, errors }: { u: AdminUserRow; me: number; back: URLSearchParams; errors?: string[] }) {
   const { date, dateTime } = usePreferences();
   const confirmParams = new URLSearchParams(back);
   confirmParams.set("confirm", "delete");
@@ -351,6 +353,7 @@ function UserRow({ u, me, back }: { u: AdminUserRow; me: number; back: URLSearch
             )}
           </>
         )}
+        <ErrorList id={`user-${u.id}-error`} errors={errors} />
       </td>
     </tr>
   );

@@ -300,6 +300,11 @@ describe("the Users screen without JavaScript", () => {
     const own = await request("admin", "POST", "/users", { form: [["intent", "ban"], ["userId", String(admin.id)]] });
     expect(own.status).toBe(409);
     expect(own.body).toContain(OWN_ACCOUNT);
+    // A refusal about a member shows in that member's row.
+    const suspended = await member({ name: "Already Suspended", username: "already_susp", status: "suspended" });
+    const again = await request("admin", "POST", "/users?q=already_susp", { form: [["intent", "suspend"], ["userId", String(suspended.id)]] });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatch(new RegExp(`<ul id="user-${suspended.id}-error"[^>]*><li>Already Suspended is not active, so cannot be suspended.</li>`));
     expect(await statusOf(admin.id)).toBe("active");
     expect((await request("admin", "POST", "/users", { form: [["intent", "promote"], ["userId", String(amina.id)]] })).status).toBe(400);
     expect((await request("admin", "POST", "/users", { form: [["intent", "ban"], ["userId", "abc"]] })).status).toBe(400);
