@@ -16,7 +16,7 @@ import { usePreferences } from "~/utils/use-preferences";
  * behaviour from ClickHouse over the last 7 days, active users over the last 5 minutes. With JavaScript
  * it refreshes every 30 s while the tab is visible (spec §9); without, it is a plain page.
  */
-export const meta: MetaFunction = () => [{ title: "Dashboard | Soko Admin" }, { name: "robots", content: "noindex" }];
+export const meta: MetaFunction = () => [{ title: "Admin dashboard | Soko Admin" }, { name: "robots", content: "noindex" }];
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: analyticsStylesUrl }];
 
 /** Spec §9: the admin dashboard is polled every 30 seconds. */
@@ -72,10 +72,13 @@ export default function AdminDashboard() {
   ];
   return (
     <section className="container analytics-page" aria-labelledby="dashboard-title">
-      <h1 id="dashboard-title">Dashboard</h1>
+      <h1 id="dashboard-title">Admin dashboard</h1>
       <p className="live-note">
-        As of <time dateTime={at}>{dateTime(at)}</time>. Refreshes every 30 seconds with JavaScript; reload the page otherwise. More in{" "}
-        <Link to="analytics">Analytics</Link>.
+        As of <time dateTime={at}>{dateTime(at)}</time>. Refreshes every 30 seconds with JavaScript; reload the page otherwise.
+      </p>
+      {/* Relative links: /users on the admin host, /admin/users on the main host. */}
+      <p>
+        Go to <Link to="users">users</Link>, <Link to="messages">messages</Link>, <Link to="analytics">analytics</Link> or <Link to="disputes">disputes</Link>.
       </p>
       <ul className="analytics-stats" aria-label="Figures">
         {stats.map(([label, value]) => (
