@@ -11,6 +11,7 @@
  * active; a deleted member is gone for good.
  */
 import type { Knex } from "knex";
+import { memberBalances } from "~/models/ledger.server";
 import { anonymiseUser, hasOpenOrders, lockActiveAdmins, lockUsers, setUserStatus, type LockedUser } from "~/models/user.server";
 import { adminOf, conflict, forbidden, invalid, notFound, ok, transact, type Actor, type Failure, type Result, type Tx } from "~/operations/core.server";
 import { NOTHING_SELECTED, STATUS_OF_ACTION, type StatusAction } from "~/utils/admin-schemas";
@@ -23,6 +24,7 @@ export const OWN_ACCOUNT = "You cannot suspend, ban or delete your own account."
 export const LAST_ADMIN = "That is the last active admin: the platform must keep one.";
 export const NO_SUCH_MEMBER = "We could not find that member.";
 export const OPEN_ORDERS = "This member has orders under way. Resolve or cancel them before deleting the account.";
+export const MONEY_HELD = "This member has money on Soko (earnings, a payout on its way or a refund due). Settle it before deleting the account.";
 
 /** Why a transition does not apply to a member as they are now (the spec's rules), or null when it does. */
 function refusal(action: StatusAction, u: LockedUser): string | null {
@@ -132,7 +134,7 @@ export async function bulkUserAction(
  * Deletes a member: their row is kept (orders, the ledger, reviews and messages name it) with nothing of the
  * person left (app/models/user.server.ts anonymiseUser), their gigs leave the catalogue, their sessions and
  * open pages end, and their picture is deleted after the commit. Refused while they have orders under way
- * (money in escrow needs both parties). The audit row keeps their role and former status, not their name
+ * (money in escrow needs both parties) or money on the platform (earnings, a payout, a refund due). The audit row keeps their role and former status, not their name
  * or email: the log is append-only, and a deletion that the log undid would be none.
  */
 export async function deleteUser(actor: Actor, input: { userId: number }, { db }: Options = {}): Promise<Result<null>> {
@@ -148,6 +150,8 @@ export async function deleteUser(actor: Actor, input: { userId: number }, { db }
       const guarded = await adminGuards(tx, admin.id, [u], false);
       if (guarded) return guarded;
       if (await hasOpenOrders(tx.trx, u.id)) return conflict("open_orders", OPEN_ORDERS);
+      // Money the platform owes them would have nobody to go to (the payout number is wiped too).
+      if (Object.values(await memberBalances(tx.trx, u.id)).some((ugx) => ugx !== 0)) return conflict("money_held", MONEY_HELD);
       await anonymiseUser(tx.trx, u.id);
       if (u.avatarKey) await tx.effect({ kind: "delete_image", key: u.avatarKey }, `delete_image:${u.avatarKey}`);
       await tx.audit({ action: "user.delete", targetType: "user", targetId: u.id, details: { role: u.role, from: u.status } });
