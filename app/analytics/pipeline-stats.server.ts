@@ -3,11 +3,11 @@
  *
  * Counters. The web counts `accepted` and `dropped:<reason>`, the worker `inserted` and `failed`. Each side
  * adds its counts to a Redis hash of the current UTC minute (`<prefix>:analytics:minute:<epoch minute>`,
- * kept two days at most), beside the lifetime hash older tools read (`<prefix>:analytics:counters`). The
- * worker moves the minute hashes into ClickHouse's `pipeline_minutes` (migrations/clickhouse/002) every
- * few seconds (`rollupPipelineMinutes`): it renames a hash to `<prefix>:analytics:rolling:<minute>:<batch>`
- * (atomic: counts that arrive later start a new hash), inserts its fields under that batch id, then deletes
- * it. A move cut short is finished by the next one, under the same batch id, so ReplacingMergeTree keeps
+ * kept two days at most, named in the set `<prefix>:analytics:minutes`), beside the lifetime hash older
+ * tools read (`<prefix>:analytics:counters`). The worker moves the minute hashes into ClickHouse's
+ * `pipeline_minutes` (migrations/clickhouse/002) every few seconds (`rollupPipelineMinutes`): it renames a
+ * hash to `<prefix>:analytics:rolling:<minute>:<batch>` (atomic: counts that arrive later start a new
+ * hash), inserts its fields under that batch id, then deletes it. A move cut short is finished by the next one, under the same batch id, so ReplacingMergeTree keeps
  * its rows once. Readers sum `n` per minute and counter, and add the minute hashes not moved yet, so the
  * screen is current to the second.
  *
@@ -28,6 +28,12 @@ export const HEALTH_WINDOW_MINUTES = 24 * 60;
 
 const minutePrefix = (prefix: string) => `${prefix}:analytics:minute:`;
 const rollingPrefix = (prefix: string) => `${prefix}:analytics:rolling:`;
+/**
+ * Sets naming the minute hashes (by minute) and the hashes being moved (by key), so neither the worker
+ * nor the screen has to SCAN a keyspace that also holds every BullMQ job.
+ */
+const minuteIndex = (prefix: string) => `${prefix}:analytics:minutes`;
+const rollingIndex = (prefix: string) => `${prefix}:analytics:rollings`;
 
 /** The Redis hash of the counts of the minute of `timeMs`. */
 export function minuteKey(prefix: string, timeMs: number) {
@@ -49,20 +55,10 @@ export async function countMinute(redis: Redis, prefix: string, counts: Iterable
   }
   if (!any) return;
   pipeline.expire(key, MINUTE_KEY_TTL_SECONDS);
+  pipeline.sadd(minuteIndex(prefix), String(Math.floor(nowMs / 60_000)));
   const results = (await pipeline.exec()) ?? [];
   const failed = results.find(([error]) => error);
   if (failed?.[0]) throw failed[0];
-}
-
-async function scanKeys(redis: Redis, pattern: string): Promise<string[]> {
-  const keys: string[] = [];
-  let cursor = "0";
-  do {
-    const [next, found] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
-    cursor = next;
-    keys.push(...found);
-  } while (cursor !== "0");
-  return keys;
 }
 
 const COUNTER_FIELD = /^(accepted|inserted|failed|dropped:[a-z_]{1,40})$/;
@@ -70,19 +66,30 @@ const COUNTER_FIELD = /^(accepted|inserted|failed|dropped:[a-z_]{1,40})$/;
 /**
  * Moves every minute hash of `prefix` into `pipeline_minutes` (the ClickHouse client's database). Returns
  * the rows inserted. Throws when ClickHouse or Redis fails; what was not moved stays in Redis for the next call.
+ *
+ * Each minute hash is taken in one MULTI: off the minute index, renamed to a rolling key, onto the rolling
+ * index. A count that lands in between puts the minute back on the index and either rides along in the
+ * rename or starts a new hash; a minute on the index whose hash is gone (moved, or expired) only fails
+ * its RENAME, and leaves an empty rolling entry that the next step clears.
  */
 export async function rollupPipelineMinutes(redis: Redis, clickhouse: ClickHouseClient, prefix: string, { signal }: { signal?: AbortSignal } = {}): Promise<number> {
-  // Hashes renamed by a move that did not finish come first, then the current ones.
-  for (const key of await scanKeys(redis, `${minutePrefix(prefix)}*`)) {
-    const minute = key.slice(minutePrefix(prefix).length);
-    if (!/^\d{1,12}$/.test(minute)) continue;
-    // RENAME fails when another worker moved it first: nothing to do then.
-    await redis.rename(key, `${rollingPrefix(prefix)}${minute}:${randomUUID()}`).catch(() => undefined);
+  for (const minute of await redis.smembers(minuteIndex(prefix))) {
+    if (!/^\d{1,12}$/.test(minute)) {
+      await redis.srem(minuteIndex(prefix), minute);
+      continue;
+    }
+    const rolling = `${rollingPrefix(prefix)}${minute}:${randomUUID()}`;
+    // Errors inside EXEC (RENAME of a hash another worker moved first) are expected: nothing to do then.
+    await redis.multi().srem(minuteIndex(prefix), minute).rename(`${minutePrefix(prefix)}${minute}`, rolling).sadd(rollingIndex(prefix), rolling).exec();
   }
+  // Every rolling hash, including those of a move that did not finish (inserted again under the same batch).
   let inserted = 0;
-  for (const key of await scanKeys(redis, `${rollingPrefix(prefix)}*`)) {
-    const match = /^(\d{1,12}):([0-9a-f-]{36})$/.exec(key.slice(rollingPrefix(prefix).length));
-    if (!match) continue;
+  for (const key of await redis.smembers(rollingIndex(prefix))) {
+    const match = key.startsWith(rollingPrefix(prefix)) ? /^(\d{1,12}):([0-9a-f-]{36})$/.exec(key.slice(rollingPrefix(prefix).length)) : null;
+    if (!match) {
+      await redis.srem(rollingIndex(prefix), key);
+      continue;
+    }
     const minuteMs = Number(match[1]) * 60_000;
     const fields = await redis.hgetall(key);
     const rows = Object.entries(fields)
@@ -92,7 +99,7 @@ export async function rollupPipelineMinutes(redis: Redis, clickhouse: ClickHouse
       await clickhouse.insert({ table: "pipeline_minutes", values: rows, format: "JSONEachRow", abort_signal: signal });
       inserted += rows.length;
     }
-    await redis.del(key);
+    await redis.multi().del(key).srem(rollingIndex(prefix), key).exec();
   }
   return inserted;
 }
@@ -152,10 +159,10 @@ export async function pipelineCounts(
     return entry;
   };
   for (const row of rows) addCount(at(row.minute_at), row.counter, row.total);
-  for (const key of await scanKeys(redis, `${minutePrefix(prefix)}*`)) {
-    const minute = Number(key.slice(minutePrefix(prefix).length));
+  for (const name of await redis.smembers(minuteIndex(prefix))) {
+    const minute = Number(name);
     if (!Number.isSafeInteger(minute) || minute < fromMinute || minute > nowMinute) continue;
-    for (const [counter, n] of Object.entries(await redis.hgetall(key))) {
+    for (const [counter, n] of Object.entries(await redis.hgetall(`${minutePrefix(prefix)}${minute}`))) {
       if (COUNTER_FIELD.test(counter)) addCount(at(minute * 60), counter, Number(n) || 0);
     }
   }

@@ -9,7 +9,7 @@ import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INGEST_QUEUE, type IngestJob } from "~/analytics/events";
-import { minuteKey, pipelineCounts } from "~/analytics/pipeline-stats.server";
+import { countMinute, pipelineCounts } from "~/analytics/pipeline-stats.server";
 import { getEnv } from "~/utils/env.server";
 import { createRedis } from "~/utils/redis.server";
 import { startAnalyticsPipeline } from "../support/analytics-events";
@@ -70,6 +70,8 @@ describe("pipeline health", () => {
     // Moved: no minute hash is left in Redis, and ClickHouse alone has the figures.
     expect(await redis.keys(`${pipeline.prefix}:analytics:minute:*`)).toEqual([]);
     expect(await redis.keys(`${pipeline.prefix}:analytics:rolling:*`)).toEqual([]);
+    expect(await redis.smembers(`${pipeline.prefix}:analytics:minutes`)).toEqual([]);
+    expect(await redis.smembers(`${pipeline.prefix}:analytics:rollings`)).toEqual([]);
     const stored = await (
       await pipeline.clickhouse.query({
         query: "SELECT counter, sum(n) AS n, min(toUnixTimestamp(minute)) AS first, max(toUnixTimestamp(minute)) AS last FROM pipeline_minutes FINAL GROUP BY counter ORDER BY counter",
@@ -96,14 +98,21 @@ describe("pipeline health", () => {
     const minute = Math.floor(Date.now() / 60_000) - 5;
     const batch = randomUUID();
     // A worker renamed the hash and inserted it, then died before deleting it: the next move inserts it again.
-    await redis.hset(`${pipeline.prefix}:analytics:rolling:${minute}:${batch}`, { accepted: 5 });
+    const rolling = `${pipeline.prefix}:analytics:rolling:${minute}:${batch}`;
+    await redis.hset(rolling, { accepted: 5 });
+    await redis.sadd(`${pipeline.prefix}:analytics:rollings`, rolling);
     await pipeline.clickhouse.insert({ table: "pipeline_minutes", values: [{ minute: minute * 60, counter: "accepted", batch, n: 5 }], format: "JSONEachRow" });
     // Counts that came in for that minute after it was moved: a hash of their own, another batch.
-    await redis.hset(minuteKey(pipeline.prefix, minute * 60_000), { accepted: 2 });
+    await countMinute(redis, pipeline.prefix, [["accepted", 2]], minute * 60_000);
+    // A minute named in the index whose hash has gone (expired after two days unmoved): skipped.
+    await redis.sadd(`${pipeline.prefix}:analytics:minutes`, String(minute - 1));
     await pipeline.worker.rollup();
     const { minutes, totals } = await counts();
     expect(minutes.find((m) => m.minute === new Date(minute * 60_000).toISOString())?.accepted).toBe(7);
     expect(totals.accepted).toBe(6 + 7);
+    expect(await redis.smembers(`${pipeline.prefix}:analytics:minutes`)).toEqual([]);
+    expect(await redis.smembers(`${pipeline.prefix}:analytics:rollings`)).toEqual([]);
+    expect(await redis.keys(`${pipeline.prefix}:analytics:rolling:*`)).toEqual([]);
   });
 
   it("shows the figures, the queue and the failed set; Replay re-queues the failed jobs and is audited", async () => {
