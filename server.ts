@@ -160,18 +160,21 @@ const remixHandlerFor = (site: SiteHost) =>
       clientIp: req.ip ?? "unknown",
       isLocalRequest: isLocalRequest(req),
       pageview: (res.locals.pageview as PageviewContext | undefined) ?? null,
-      responseDrained: () =>
-        res.writableNeedDrain && !res.destroyed
-          ? new Promise<void>((resolve) => {
-              const done = () => {
-                res.off("drain", done);
-                res.off("close", done);
-                resolve();
-              };
-              res.on("drain", done);
-              res.on("close", done);
-            })
-          : Promise.resolve(),
+      // The socket's own events: compression() reroutes the response's "drain" listeners to its gzip
+      // stream, which only says "drain" after a write it refused.
+      responseDrained: () => {
+        const socket = res.socket;
+        if (!res.writableNeedDrain || res.destroyed || !socket) return Promise.resolve();
+        return new Promise<void>((resolve) => {
+          const done = () => {
+            socket.off("drain", done);
+            socket.off("close", done);
+            resolve();
+          };
+          socket.on("drain", done);
+          socket.on("close", done);
+        });
+      },
     }),
   });
 const remixHandlers: Record<SiteHost, RequestHandler> = { main: remixHandlerFor("main"), admin: remixHandlerFor("admin") };

@@ -267,6 +267,38 @@ describe("the CSV export", () => {
   }, 60_000);
 });
 
+describe("a slow download compressed for a browser", () => {
+  it("arrives whole: gzip, read in bursts with pauses, 400,000 rows", async () => {
+    const day = new Date(Date.now() - 40 * 86400 * 1000).toISOString().slice(0, 10);
+    const target = `/admin/analytics/export?range=custom&from=${day}&to=${day}&report=pageviews`;
+    const { gunzipSync } = await import("node:zlib");
+    const body = await new Promise<Buffer>((resolve, reject) => {
+      const req = http.request(
+        { host: "127.0.0.1", port: server.port, path: target, headers: { Host: new URL(server.baseUrl).host, Cookie: adminCookie, "Accept-Encoding": "gzip" } },
+        (res) => {
+          expect(res.headers["content-encoding"]).toBe("gzip");
+          const chunks: Buffer[] = [];
+          let n = 0;
+          res.on("data", (chunk: Buffer) => {
+            chunks.push(chunk);
+            // Every 20th chunk the reader stops for a moment, so the server's response fills up and must wait.
+            if (++n % 20 === 0) {
+              res.pause();
+              setTimeout(() => res.resume(), 50);
+            }
+          });
+          res.on("end", () => resolve(Buffer.concat(chunks)));
+          res.on("error", reject);
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+    const lines = gunzipSync(body).toString("utf8").split("\n").filter((line) => line !== "");
+    expect(lines.length).toBe(1 + 400_000);
+  }, 60_000);
+});
+
 describe("the analytics screen", () => {
   it("shows a period's figures, and with a bad period a 400 with the message by its field", async () => {
     const page = await request("admin", "GET", "/analytics?range=1d", adminCookie);
