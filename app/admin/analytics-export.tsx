@@ -29,6 +29,15 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     });
   }
   const { period } = parsed;
+  const date = new Date().toISOString().slice(0, 10);
+  const headers = {
+    "Content-Type": "text/csv; charset=utf-8",
+    "Content-Disposition": `attachment; filename="analytics-${period.slug}-${date}.csv"`,
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+  };
+  // A HEAD asks what a GET would send: the headers, without running (or auditing) an export.
+  if (request.method === "HEAD") return new Response(null, { status: 200, headers });
   const window = periodWindow(period.kind === "range" ? period.range : period.window);
   const audited = await auditExport(actor, {
     report,
@@ -47,17 +56,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "Retry-After": "60" },
     });
   }
-  const date = new Date().toISOString().slice(0, 10);
-  const name = `analytics-${period.slug}-${date}.csv`;
-  return new Response(pacedBody(stream, context.responseDrained, request.signal), {
-    status: 200,
-    headers: {
-      "Content-Type": "text/csv; charset=utf-8",
-      "Content-Disposition": `attachment; filename="${name}"`,
-      "Cache-Control": "no-store",
-      "X-Content-Type-Options": "nosniff",
-    },
-  });
+  return new Response(pacedBody(stream, context.responseDrained, request.signal), { status: 200, headers });
 }
 
 export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(request);

@@ -104,7 +104,7 @@ afterAll(async () => {
 type Answer = { status: number; headers: http.IncomingHttpHeaders; body: string };
 
 /** A request as a visitor of one host (a Host header: Node's fetch cannot set one). */
-function request(host: "main" | "admin", method: "GET" | "POST", target: string, cookie?: string): Promise<Answer> {
+function request(host: "main" | "admin", method: "GET" | "POST" | "HEAD", target: string, cookie?: string): Promise<Answer> {
   const origin = host === "admin" ? server.adminUrl : server.baseUrl;
   const headers: Record<string, string> = { Host: new URL(origin).host, Origin: origin };
   if (cookie) headers.Cookie = cookie;
@@ -207,6 +207,15 @@ describe("the CSV export", () => {
       { admin_id: adminId, target_type: "analytics", target_id: "conversions", details: { report: "conversions", range: "30d" } },
       { admin_id: adminId, target_type: "analytics", target_id: "actions", details: { report: "actions", range: "custom", from: "2026-01-01", to: "2026-01-31" } },
     ]);
+  });
+
+  it("answers a HEAD with the headers alone: no export runs and nothing is audited", async () => {
+    const before = (await auditRows()).length;
+    const res = await request("main", "HEAD", "/admin/analytics/export?range=90d&report=pages", adminCookie);
+    expect(res.status).toBe(200);
+    expect(res.headers["content-disposition"]).toBe(`attachment; filename="analytics-90d-${today()}.csv"`);
+    expect(res.body).toBe("");
+    expect((await auditRows()).length).toBe(before);
   });
 
   it.each([
