@@ -11,7 +11,8 @@ import { requireMemberActor } from "~/utils/auth.server";
  * `GET analytics/export?range=…&report=…` (`/analytics/export` on the admin host, `/admin/analytics/export`
  * on the main host): one report of a period as `analytics-{range}-{date}.csv`, streamed from ClickHouse
  * (app/analytics/export.server.ts). Custom periods: `range=custom&from=YYYY-MM-DD&to=YYYY-MM-DD`, at most a
- * year. Bad parameters: 400 with what to change, in plain text. Every export is audited before it starts.
+ * year. Bad parameters: 400 with what to change, in plain text; ClickHouse down: 503. Every export is
+ * audited once ClickHouse has taken its query, before the first byte is sent.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await adminScreenLoader(request);
@@ -39,12 +40,6 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   // A HEAD asks what a GET would send: the headers, without running (or auditing) an export.
   if (request.method === "HEAD") return new Response(null, { status: 200, headers });
   const window = periodWindow(period.kind === "range" ? period.range : period.window);
-  const audited = await auditExport(actor, {
-    report,
-    range: period.kind === "range" ? period.range : "custom",
-    ...(period.kind === "custom" ? { from: period.from, to: period.to } : {}),
-  });
-  if (!audited.ok) throw new Response("Forbidden", { status: 403 });
   let stream: Readable;
   try {
     ({ stream } = await exportCsv(getClickHouse(), { report, window, signal: request.signal }));
@@ -55,6 +50,20 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       status: 503,
       headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "Retry-After": "60" },
     });
+  }
+  // Audited once ClickHouse has taken the query, before the first byte goes out (an export that could not
+  // start is not one).
+  const audited = await auditExport(actor, {
+    report,
+    range: period.kind === "range" ? period.range : "custom",
+    ...(period.kind === "custom" ? { from: period.from, to: period.to } : {}),
+  }).catch((error: unknown) => {
+    stream.destroy();
+    throw error;
+  });
+  if (!audited.ok) {
+    stream.destroy();
+    throw new Response("Forbidden", { status: 403 });
   }
   return new Response(pacedBody(stream, context.responseDrained, request.signal), { status: 200, headers });
 }

@@ -13,7 +13,7 @@ import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.serv
 import { getEnv } from "~/utils/env.server";
 import { createTestClickHouseDatabase, createTestDatabase, type TestDatabase } from "../support/databases";
 import { createSession, createUser } from "../support/factories";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { freePort, startTestServer, type TestServer } from "../support/test-server";
 
 const env = getEnv();
 let t: TestDatabase;
@@ -328,4 +328,32 @@ describe("the analytics screen", () => {
     expect((await request("main", "GET", "/admin/analytics", memberCookie)).status).toBe(302);
     expect((await request("admin", "GET", "/analytics", memberCookie)).status).toBe(403);
   });
+});
+
+describe("with ClickHouse down", () => {
+  let down: TestServer;
+  beforeAll(async () => {
+    // Nothing listens on this port: every analytics query fails at once.
+    down = await startTestServer({ DATABASE_URL: t.url, CLICKHOUSE_URL: `http://127.0.0.1:${await freePort()}` });
+  }, 60_000);
+  afterAll(async () => {
+    await down?.stop();
+  });
+
+  it("says so: the analytics screen and the export answer 503, the dashboard keeps its business figures", async () => {
+    const get = (path: string) => fetch(`${down.baseUrl}${path}`, { headers: { Cookie: adminCookie }, redirect: "manual" });
+    const before = (await auditRows()).length;
+    const analytics = await get("/admin/analytics?range=7d");
+    expect(analytics.status).toBe(503);
+    expect(await analytics.text()).toContain("Analytics are unavailable right now. Try again in a minute.");
+    const csv = await get("/admin/analytics/export?range=7d&report=pages");
+    expect(csv.status).toBe(503);
+    expect(await csv.text()).toContain("The analytics store is unavailable right now.");
+    expect((await auditRows()).length).toBe(before);
+    const dashboard = await get("/admin");
+    expect(dashboard.status).toBe(200);
+    const html = await dashboard.text();
+    expect(html).toContain("Analytics are unavailable right now; the business figures above are up to date.");
+    expect(html).toMatch(/<span class="stat-value">—<\/span> <span class="stat-label">Active users now<\/span>/);
+  }, 30_000);
 });
