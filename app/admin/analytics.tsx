@@ -2,7 +2,7 @@ import { data, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionA
 import { Form, useFetcher, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
 import { getClickHouse } from "~/analytics/clickhouse.server";
 import { EXPORT_REPORTS, parsePeriod, periodQuery, RANGE_LABELS, type PeriodErrors } from "~/analytics/period";
-import { browsers, conversions, countries, pageViews, realTime, referrers, traffic, userActivity, type Period, type RealTimeReport } from "~/analytics/reports.server";
+import { conversions, pageViews, realTime, referrers, sessionReport, traffic, type Period, type RealTimeReport } from "~/analytics/reports.server";
 import { BarChart, LineChart } from "~/components/charts";
 import { usePolling } from "~/components/use-polling";
 import analyticsStylesUrl from "~/styles/admin-analytics.css?url";
@@ -36,11 +36,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const range: Period = period.kind === "range" ? period.range : period.window;
   const client = getClickHouse();
   try {
-    const [views, activity, byCountry, byBrowser, byReferrer, converted, points, live] = await Promise.all([
+    const [views, sessions, byReferrer, converted, points, live] = await Promise.all([
       pageViews(client, range),
-      userActivity(client, range),
-      countries(client, range),
-      browsers(client, range),
+      // Sessions, devices, countries and browsers in one pass over the period's sessions.
+      sessionReport(client, range),
       referrers(client, range),
       conversions(client, range),
       traffic(client, range),
@@ -52,9 +51,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
       query: periodQuery(period).toString(),
       values: { range: period.kind === "range" ? period.range : "custom", from: period.kind === "custom" ? period.from : "", to: period.kind === "custom" ? period.to : "" },
       views,
-      activity,
-      countries: byCountry,
-      browsers: byBrowser,
+      activity: sessions.activity,
+      countries: sessions.countries,
+      browsers: sessions.browsers,
       referrers: byReferrer,
       conversions: converted,
       traffic: points,

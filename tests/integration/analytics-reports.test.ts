@@ -39,7 +39,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import type { Range } from "~/analytics/events";
 import { parsePeriod } from "~/analytics/period";
-import { activeUsers, browsers, conversions, countries, pageViews, periodWindow, realTime, referrers, traffic, userActivity } from "~/analytics/reports.server";
+import { activeUsers, browsers, conversions, countries, pageViews, periodWindow, realTime, referrers, sessionReport, traffic, userActivity } from "~/analytics/reports.server";
 import { getEnv } from "~/utils/env.server";
 import { createTestClickHouseDatabase } from "../support/databases";
 
@@ -533,6 +533,21 @@ describe("analytics reports (ClickHouse)", () => {
     };
     it.each(RANGE_LIST)("%s: sessions by browser", async (range) => {
       expect(await browsers(client, range, { now: NOW })).toEqual(expected[range]);
+    });
+  });
+
+  describe("sessionReport", () => {
+    it.each(RANGE_LIST)("%s: the same figures as userActivity, countries and browsers, in one pass", async (range) => {
+      const [activity, byCountry, byBrowser] = await Promise.all([userActivity(client, range, { now: NOW }), countries(client, range, { now: NOW }), browsers(client, range, { now: NOW })]);
+      expect(await sessionReport(client, range, { now: NOW })).toEqual({ activity, countries: byCountry, browsers: byBrowser });
+    });
+    it("cuts the countries at 10 and answers zeros for an empty period, as the separate reports do", async () => {
+      expect((await sessionReport(client, "1d", { now: COUNTRIES_NOW })).countries).toEqual(await countries(client, "1d", { now: COUNTRIES_NOW }));
+      expect(await sessionReport(client, "90d", { now: new Date("2020-01-01T00:00:00Z") })).toEqual({
+        activity: { sessions: 0, avgSessionDuration: 0, bounceRate: 0, devices: [] },
+        countries: [],
+        browsers: [],
+      });
     });
   });
 
