@@ -3,6 +3,7 @@ import { Form, useFetcher, useLoaderData, useLocation, useNavigation } from "@re
 import { getClickHouse } from "~/analytics/clickhouse.server";
 import { EXPORT_REPORTS, parsePeriod, periodQuery, RANGE_LABELS, type PeriodErrors } from "~/analytics/period";
 import { conversions, pageViews, realTime, referrers, sessionReport, traffic, type Period, type RealTimeReport } from "~/analytics/reports.server";
+import { adminBase, InsightLinks } from "~/components/analytics-insights";
 import { BarChart, LineChart } from "~/components/charts";
 import { usePolling } from "~/components/use-polling";
 import analyticsStylesUrl from "~/styles/admin-analytics.css?url";
@@ -93,10 +94,12 @@ function duration(seconds: number): string {
 
 export default function AdminAnalytics() {
   const loaded = useLoaderData<typeof loader>();
+  const { pathname } = useLocation();
   if (loaded.kind === "realtime") return <RealTime initial={loaded.realTime} />;
   return (
     <section className="container analytics-page" aria-labelledby="analytics-title">
       <h1 id="analytics-title">Analytics</h1>
+      <InsightLinks base={adminBase(pathname)} />
       <PeriodForm values={loaded.values} errors={loaded.kind === "invalid" ? loaded.errors : {}} />
       {loaded.kind === "invalid" ? <p role="alert">Fix the period above to see the reports.</p> : null}
       {loaded.kind === "unavailable" ? <p role="alert">Analytics are unavailable right now. Try again in a minute.</p> : null}
