@@ -46,7 +46,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   } catch (error) {
     // ClickHouse refused or is down before the first byte: say so, rather than a bare 500.
     console.error("analytics export: ClickHouse did not answer", error);
-    return new Response("The analytics store is unavailable right now. Try the export again in a minute.\n", {
+    return new Response("Failed to export analytics data: the analytics store is unavailable right now. Try the export again in a minute.\n", {
       status: 503,
       headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "Retry-After": "60" },
     });

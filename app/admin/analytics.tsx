@@ -1,5 +1,6 @@
 import { data, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useFetcher, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
+import { useEffect, useState } from "react";
 import { getClickHouse } from "~/analytics/clickhouse.server";
 import { EXPORT_REPORTS, parsePeriod, periodQuery, RANGE_LABELS, type PeriodErrors } from "~/analytics/period";
 import { conversions, pageViews, realTime, referrers, sessionReport, traffic, type Period, type RealTimeReport } from "~/analytics/reports.server";
@@ -28,7 +29,15 @@ type RealTimeView = Omit<RealTimeReport, "recentActions"> & { recentActions: (Re
 export async function loader({ request }: LoaderFunctionArgs) {
   await adminScreenLoader(request);
   const params = new URL(request.url).searchParams;
-  if (params.get("section") === "realtime") return { kind: "realtime" as const, realTime: await readRealTime() };
+  if (params.get("section") === "realtime") {
+    // The section's own reload: a failure answers 503 with the spec's words (thrown, it would replace the page).
+    try {
+      return { kind: "realtime" as const, realTime: await readRealTime() };
+    } catch (error) {
+      console.error("admin analytics: real time unavailable", error);
+      return data({ kind: "realtime-failed" as const, message: "Failed to fetch realtime metrics" }, { status: 503 });
+    }
+  }
   const parsed = parsePeriod(params);
   if (!parsed.ok) {
     return data({ kind: "invalid" as const, errors: parsed.errors, values: parsed.values }, { status: 400 });
@@ -96,13 +105,14 @@ export default function AdminAnalytics() {
   const loaded = useLoaderData<typeof loader>();
   const { pathname } = useLocation();
   if (loaded.kind === "realtime") return <RealTime initial={loaded.realTime} />;
+  if (loaded.kind === "realtime-failed") return <p role="alert">{loaded.message}</p>;
   return (
     <section className="container analytics-page" aria-labelledby="analytics-title">
       <h1 id="analytics-title">Analytics</h1>
       <InsightLinks base={adminBase(pathname)} />
       <PeriodForm values={loaded.values} errors={loaded.kind === "invalid" ? loaded.errors : {}} />
       {loaded.kind === "invalid" ? <p role="alert">Fix the period above to see the reports.</p> : null}
-      {loaded.kind === "unavailable" ? <p role="alert">Analytics are unavailable right now. Try again in a minute.</p> : null}
+      {loaded.kind === "unavailable" ? <p role="alert">Failed to fetch stats: analytics are unavailable right now. Try again in a minute.</p> : null}
       {loaded.kind === "report" ? <Reports r={loaded} /> : null}
     </section>
   );
@@ -296,11 +306,18 @@ function RealTime({ initial }: { initial: RealTimeView }) {
   usePolling(REALTIME_MS, () => {
     if (fetcher.state === "idle") fetcher.load(`${pathname}?section=realtime`);
   });
-  const live = fetcher.data && fetcher.data.kind === "realtime" ? fetcher.data.realTime : initial;
+  // The latest figures that came; a failed reload keeps them and says so.
+  const [live, setLive] = useState(initial);
+  useEffect(() => setLive(initial), [initial]);
+  useEffect(() => {
+    if (fetcher.data?.kind === "realtime") setLive(fetcher.data.realTime);
+  }, [fetcher.data]);
+  const failed = fetcher.data?.kind === "realtime-failed" ? fetcher.data.message : null;
   return (
     <section className="analytics-section" aria-labelledby="realtime-title">
       <h2 id="realtime-title">Real time</h2>
       <p className="live-note">The last 5 minutes. Refreshes every 10 seconds with JavaScript.</p>
+      {failed ? <p role="status">{failed}; these are the last figures that came.</p> : null}
       <ul className="analytics-stats" aria-label="Real-time figures">
         <Stat label="Active users (last 5 minutes)" value={count(live.activeUsers)} />
       </ul>

@@ -82,7 +82,7 @@ export default function AdminDashboard() {
           </li>
         ))}
       </ul>
-      {behaviour ? null : <p role="status">Analytics are unavailable right now; the business figures above are up to date.</p>}
+      {behaviour ? null : <p role="status">Failed to fetch dashboard data from analytics: the figures shown as — are unavailable right now; the business figures above are up to date.</p>}
       <details className="analytics-definitions">
         <summary>How these are counted</summary>
         <ul>
