@@ -124,7 +124,7 @@ describeBothModes("Admin dashboard, analytics and export", (mode) => {
   });
 
   if (mode.js) {
-    it("refreshes the dashboard every 30 seconds by itself", async () => {
+    it("refreshes the dashboard every 30 seconds by itself, but not while its tab is hidden", async () => {
       const dashboard = await mode.page();
       await dashboard.clock.install();
       await dashboard.goto(adminUrl("/"));
@@ -135,6 +135,22 @@ describeBothModes("Admin dashboard, analytics and export", (mode) => {
       await visit(4, `/dash-${tag}`, 1, `1764000000000-dash${tag}`);
       await dashboard.clock.runFor(31_000);
       await expect.poll(async () => Number(await active.textContent()), { timeout: 10_000 }).toBeGreaterThan(before);
+
+      // A hidden tab is not polled; shown again, it refreshes at once.
+      let reloads = 0;
+      dashboard.on("request", (r) => {
+        if (new URL(r.url()).pathname.endsWith(".data")) reloads++;
+      });
+      const setHidden = (hidden: boolean) =>
+        dashboard.evaluate((value) => {
+          Object.defineProperty(document, "hidden", { configurable: true, get: () => value });
+          document.dispatchEvent(new Event("visibilitychange"));
+        }, hidden);
+      await setHidden(true);
+      await dashboard.clock.runFor(95_000);
+      expect(reloads).toBe(0);
+      await setHidden(false);
+      await expect.poll(() => reloads, { timeout: 5_000 }).toBe(1);
       await dashboard.close();
     });
   }
