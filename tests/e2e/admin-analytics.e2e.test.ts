@@ -78,6 +78,93 @@ describeBothModes("Admin dashboard, analytics and export", (mode) => {
     await page.getByRole("heading", { level: 2, name: "Recent activity" }).waitFor();
   });
 
+  it("reads every report of a past week with the figures worked out by hand", async () => {
+    // A day of its own for each pass (the two share one ClickHouse), long before any other event:
+    //   v1 mobile Uganda Chrome, from Google: pv / 10:00:00, pv /gig/1 10:01:40, click 10:01:50 → 110 s
+    //   v2 desktop Kenya Firefox, direct: pv / 11:00:00 and a signup → a bounce, 0 s
+    //   v3 mobile Uganda Chrome, direct: pv /gig/1 12:00:00, pv /search 12:00:30 and an order of 150,000 → 30 s
+    const day = mode.js ? "2020-01-10" : "2020-02-10";
+    const client = createClickHouse(clickHouseOptions(getEnv(), inject("e2eClickHouseDatabase")));
+    const id = (n: number) => `00000000-0000-4000-9000-${tag}${mode.js ? "1" : "2"}${String(n).padStart(3, "0")}`;
+    const who = {
+      v1: { device: "mobile", country: "Uganda", browser: "Chrome" },
+      v2: { device: "desktop", country: "Kenya", browser: "Firefox" },
+      v3: { device: "mobile", country: "Uganda", browser: "Chrome" },
+    } as const;
+    const base = (n: number, v: keyof typeof who, time: string) => ({
+      event_id: id(n),
+      session_id: `1578650000000-${v}${tag}`,
+      user_id: 0,
+      event_time: `${day} ${time}`,
+      received_at: `${day} ${time}`,
+      platform: "web",
+      ip: "",
+      city: "",
+      os: "Android",
+      ...who[v],
+    });
+    const pv = (n: number, v: keyof typeof who, time: string, page: string, referrer = "") => ({ ...base(n, v, time), page, title: "", url: "", referrer });
+    await client.insert({
+      table: "pageviews",
+      format: "JSONEachRow",
+      values: [
+        pv(1, "v1", "10:00:00", "/", "https://www.google.com/search?q=logo"),
+        pv(2, "v1", "10:01:40", "/gig/1"),
+        pv(3, "v2", "11:00:00", "/"),
+        pv(4, "v3", "12:00:00", "/gig/1"),
+        pv(5, "v3", "12:00:30", "/search"),
+      ],
+    });
+    await client.insert({
+      table: "actions",
+      format: "JSONEachRow",
+      values: [{ ...base(6, "v1", "10:01:50"), action_type: "click", page: "/gig/1", element_id: "", element_class: "", element_tag: "a", element_text: "", x: 1, y: 1, value: 0 }],
+    });
+    await client.insert({
+      table: "conversions",
+      format: "JSONEachRow",
+      values: [
+        { ...base(7, "v2", "11:00:10"), platform: "server", conversion_type: "signup", value: 0, metadata: "{}" },
+        { ...base(8, "v3", "12:00:40"), platform: "server", conversion_type: "order_placed", value: 150_000, metadata: "{}" },
+      ],
+    });
+    await client.close();
+
+    const p = await mode.page();
+    await p.goto(adminUrl(`/analytics?range=custom&from=${day}&to=${day}`));
+    await waitForHydration(page, mode);
+    await p.getByText(`${day} (UTC).`).waitFor();
+    const figure = (list: string, label: string) =>
+      p.getByRole("list", { name: list }).getByRole("listitem").filter({ has: p.locator(".stat-label", { hasText: new RegExp(`^${label}`) }) }).locator(".stat-value").textContent();
+    // 5 page views by 3 visitors.
+    expect(await figure("Page view figures", "Page views")).toBe("5");
+    expect(await figure("Page view figures", "Unique visitors")).toBe("3");
+    // "/" by v1 and v2, /gig/1 by v1 and v3, /search by v3.
+    const rows = await p.getByRole("table", { name: "Top pages" }).getByRole("row").allInnerTexts();
+    expect(rows.slice(1).map((r) => r.split("\t").map((c) => c.trim()))).toEqual([
+      ["/", "2", "2"],
+      ["/gig/1", "2", "2"],
+      ["/search", "1", "1"],
+    ]);
+    // 3 sessions; (110 + 0 + 30) / 3 = 46.7 → 47 s; one bounce (v2) of 3 = 33.3%.
+    expect(await figure("Session figures", "Sessions")).toBe("3");
+    expect(await figure("Session figures", "Average session duration")).toBe("47s");
+    expect(await figure("Session figures", "Bounce rate")).toBe("33.3%");
+    // Each chart's table: mobile 2 of 3, desktop 1; Chrome 2, Firefox 1; Uganda 2, Kenya 1; Direct 2, google.com 1.
+    const chart = async (caption: string) =>
+      (await p.locator("table", { has: p.locator("caption", { hasText: new RegExp(`^${caption}$`) }) }).locator("tbody tr").allTextContents()).map((t) => t.trim());
+    expect(await chart("Devices")).toEqual(["mobile2 (66.7%)", "desktop1 (33.3%)"]);
+    expect(await chart("Browsers")).toEqual(["Chrome2 (66.7%)", "Firefox1 (33.3%)"]);
+    expect(await chart("Countries")).toEqual(["Uganda2 (66.7%)", "Kenya1 (33.3%)"]);
+    expect(await chart("Referrers")).toEqual(["Direct2 (66.7%)", "google.com1 (33.3%)"]);
+    // v3's order and v2's signup: 2 of 3 sessions converted.
+    expect(await figure("Conversion figures", "Revenue")).toBe("UGX 150,000");
+    expect(await figure("Conversion figures", "Orders placed")).toBe("1");
+    expect(await figure("Conversion figures", "Signups")).toBe("1");
+    expect(await figure("Conversion figures", "Conversion rate")).toBe("66.7%");
+    await p.close();
+  });
+
   it("reads the analytics of a range, and a custom period the wrong way round is refused by its field", async () => {
     await page.getByRole("main").getByRole("link", { name: "analytics", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "Analytics" }).waitFor();
