@@ -19,9 +19,6 @@ export function getLiveSocket(): Socket {
     withCredentials: true,
     reconnectionDelayMax: 10_000,
   });
-  // The phone lost its network: say so now, rather than when the socket's heartbeat next fails (up to 45
-  // seconds later), and reconnect as soon as it can. (engine.io does this by itself on every host but
-  // localhost; here it is the same on all of them.)
   // The server ended this page's connection (it does when the member's sessions end: suspended, banned,
   // deleted, signed out elsewhere), and socket.io does not reconnect by itself after that. Signed out: the
   // page goes to sign-in at once rather than saying "reconnecting" forever; still signed in: it reconnects.
@@ -34,6 +31,9 @@ export function getLiveSocket(): Socket {
       })
       .catch(() => {});
   });
+  // The phone lost its network: say so now, rather than when the socket's heartbeat next fails (up to 45
+  // seconds later), and reconnect as soon as it can. (engine.io does this by itself on every host but
+  // localhost; here it is the same on all of them.)
   if (!watchingNetwork) {
     watchingNetwork = true;
     window.addEventListener("offline", () => {
