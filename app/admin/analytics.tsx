@@ -118,6 +118,12 @@ export default function AdminAnalytics() {
   );
 }
 
+/** With JavaScript, picking a date chooses the custom period (without, the select says "Custom dates"). */
+function chooseCustom(event: React.ChangeEvent<HTMLInputElement>) {
+  const select = event.currentTarget.form?.elements.namedItem("range");
+  if (select instanceof HTMLSelectElement) select.value = "custom";
+}
+
 function PeriodForm({ values, errors }: { values: { range: string; from: string; to: string }; errors: PeriodErrors }) {
   const navigation = useNavigation();
   const { pathname } = useLocation();
@@ -144,7 +150,7 @@ function PeriodForm({ values, errors }: { values: { range: string; from: string;
       </div>
       <div className="field">
         <label htmlFor="period-from">From (custom)</label>
-        <input id="period-from" name="from" type="date" defaultValue={values.from} aria-invalid={errors.from ? true : undefined} aria-describedby={errors.from ? "period-from-error" : undefined} />
+        <input id="period-from" name="from" type="date" defaultValue={values.from} onChange={chooseCustom} aria-invalid={errors.from ? true : undefined} aria-describedby={errors.from ? "period-from-error" : undefined} />
         {errors.from ? (
           <span id="period-from-error" className="field-error">
             {errors.from}
@@ -153,7 +159,7 @@ function PeriodForm({ values, errors }: { values: { range: string; from: string;
       </div>
       <div className="field">
         <label htmlFor="period-to">To (custom)</label>
-        <input id="period-to" name="to" type="date" defaultValue={values.to} aria-invalid={errors.to ? true : undefined} aria-describedby={errors.to ? "period-to-error" : undefined} />
+        <input id="period-to" name="to" type="date" defaultValue={values.to} onChange={chooseCustom} aria-invalid={errors.to ? true : undefined} aria-describedby={errors.to ? "period-to-error" : undefined} />
         {errors.to ? (
           <span id="period-to-error" className="field-error">
             {errors.to}
