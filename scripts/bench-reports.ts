@@ -468,7 +468,7 @@ async function main() {
     console.log("");
     for (const line of plainTable(rows)) console.log(line);
     const prototypeRows = [
-      ["Question, of the rollup tables (prototype)", "runs", "p50 ms", "p95 ms", "raw ms"],
+      ["Question (prototype: rollup tables; key pruning)", "runs", "p50 ms", "p95 ms", "raw ms"],
       ...prototype.map((r) => [r.name, String(r.spread.n), ms(r.spread.p50), ms(r.spread.p95), ms(r.rawMs)]),
     ];
     console.log("");
