@@ -8,7 +8,7 @@ import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server"
 import { requireMemberActor } from "~/utils/auth.server";
 
 /**
- * `GET analytics/export?range=…&report=…` (`/analytics/export` on the admin host, `/admin/analytics/export`
+ * `GET analytics/export?range=…&report=…[&format=csv]` (`/analytics/export` on the admin host, `/admin/analytics/export`
  * on the main host): one report of a period as `analytics-{range}-{date}.csv`, streamed from ClickHouse
  * (app/analytics/export.server.ts). Custom periods: `range=custom&from=YYYY-MM-DD&to=YYYY-MM-DD`, at most a
  * year. Bad parameters: 400 with what to change, in plain text; ClickHouse down: 503. Every export is
@@ -22,6 +22,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const parsed = parsePeriod(params);
   const problems: string[] = [];
   if (!isExportReport(report)) problems.push(`report: choose one of ${Object.keys(EXPORT_REPORTS).join(", ")}.`);
+  // Spec §7: `format`, csv by default; it is the only one.
+  const format = params.get("format");
+  if (format !== null && format !== "csv") problems.push("format: the export is CSV only (format=csv, or leave it out).");
   if (!parsed.ok) for (const [field, message] of Object.entries(parsed.errors)) problems.push(`${field}: ${message}`);
   if (problems.length > 0 || !parsed.ok || !isExportReport(report)) {
     return new Response(`The export was not made.\n${problems.join("\n")}\n`, {

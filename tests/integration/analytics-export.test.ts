@@ -174,7 +174,7 @@ describe("the CSV export", () => {
 
   it("exports pages, sessions and conversions from the admin host too, and audits every export", async () => {
     const before = (await auditRows()).length;
-    const pages = await request("admin", "GET", "/analytics/export?range=1d&report=pages", adminCookie);
+    const pages = await request("admin", "GET", "/analytics/export?range=1d&report=pages&format=csv", adminCookie);
     expect(pages.status).toBe(200);
     expect(pages.headers["content-disposition"]).toBe(`attachment; filename="analytics-1d-${today()}.csv"`);
     const pageRows = parseCsv(pages.body);
@@ -225,6 +225,7 @@ describe("the CSV export", () => {
     ["range=custom&from=2026-02-01&to=2026-01-01&report=pages", /to: The last day must be on or after the first day/],
     ["range=custom&from=2026-02-31&to=2026-03-01&report=pages", /from: Enter the first day as a date/],
     ["range=custom&report=pages", /from: Enter the first day/],
+    ["range=7d&report=pages&format=xlsx", /format: the export is CSV only/],
   ])("refuses %s with 400 and audits nothing", async (query, message) => {
     const before = (await auditRows()).length;
     const res = await request("main", "GET", `/admin/analytics/export?${query}`, adminCookie);
