@@ -70,7 +70,28 @@ describe("every route of the build", () => {
     }
     // The table read as addresses: what the admin host serves, and that the main host serves the rest.
     expect(seen.filter((s) => s.startsWith("admin ")).sort()).toEqual(
-      ["/", "/analytics", "/analytics/export", "/audit", "/consent", "/disputes", "/login", "/logout", "/media/1", "/messages", "/no-such-page", "/pipeline", "/privacy", "/rates", "/users"].map((p) => `admin ${p}`),
+      [
+        "/",
+        "/analytics",
+        "/analytics/conversion-funnel",
+        "/analytics/export",
+        // An optional segment, as the sampler writes it.
+        "/analytics/user-journey/1?",
+        "/audit",
+        "/consent",
+        "/disputes",
+        "/heatmap",
+        "/login",
+        "/logout",
+        "/media/1",
+        "/messages",
+        "/no-such-page",
+        "/pipeline",
+        "/privacy",
+        "/rates",
+        "/users",
+        "/users/1/analytics",
+      ].map((p) => `admin ${p}`),
     );
     expect(seen).toEqual(expect.arrayContaining(["main /", "main /admin", "main /admin/users", "main /admin/messages", "main /admin/analytics", "main /messages", "main /help", "main /gig/1/edit"]));
     expect(seen).not.toContain("main /users");
