@@ -157,7 +157,7 @@ describe("the CSV export", () => {
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toBe("text/csv; charset=utf-8");
     expect(res.headers["content-disposition"]).toBe(`attachment; filename="analytics-7d-${today()}.csv"`);
-    expect(res.headers["cache-control"]).toBe("no-store");
+    expect(res.headers["cache-control"]).toBe("no-store, no-transform");
     const rows = parseCsv(res.body);
     expect(rows[0]).toEqual(["time_utc", "session_id", "user_id", "page", "title", "url", "referrer", "country", "city", "device", "browser", "os"]);
     expect(rows).toHaveLength(1 + 3 + HOSTILE.length);
