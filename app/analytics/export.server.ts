@@ -16,7 +16,7 @@ import { randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
 import type { ClickHouseClient } from "@clickhouse/client";
 import type { ExportReport } from "~/analytics/period";
-import { periodWindow, type ReportWindow } from "~/analytics/reports.server";
+import { inWindow, periodWindow, type ReportWindow } from "~/analytics/reports.server";
 import { adminOf, forbidden, ok, transact, type Actor, type Result } from "~/operations/core.server";
 
 /** A text cell, escaped against formula injection: a leading `'` when it starts with = + - @ tab or CR. */
@@ -25,10 +25,6 @@ function cell(expression: string): string {
   return `if(substring(${text}, 1, 1) IN ('=', '+', '-', '@', '\\t', '\\r'), concat('''', ${text}), ${text})`;
 }
 
-function inWindow({ from, to }: ReportWindow): string {
-  if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) throw new Error("export window must be whole seconds");
-  return `event_time > toDateTime(${from}) AND event_time <= toDateTime(${to})`;
-}
 
 /** A column of the file: its name in the header, and whether it is text (escaped) or a number. */
 type Column = [name: string, kind: "text" | "number"];

@@ -11,14 +11,10 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import { z } from "zod";
 import { quote } from "~/analytics/clickhouse-sql.server";
 import { RANGES, SERVER_PLATFORM, type Range } from "~/analytics/events";
-import { reportWindow, type ReportWindow } from "~/analytics/reports.server";
+import { inWindow, reportWindow, type ReportWindow } from "~/analytics/reports.server";
 
 const uint = z.coerce.number().int().nonnegative();
 
-function inWindow({ from, to }: ReportWindow): string {
-  if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) throw new Error("window must be whole seconds");
-  return `event_time > toDateTime(${from}) AND event_time <= toDateTime(${to})`;
-}
 
 function checkedUserId(userId: number): number {
   if (!Number.isSafeInteger(userId) || userId <= 0) throw new Error("user id must be a positive whole number");

@@ -92,7 +92,8 @@ export function reportWindow(range: Range, now?: Date): ReportWindow {
 }
 
 /** The WHERE condition of a window; both bounds are integers, so nothing else can reach the SQL. */
-function inWindow({ from, to }: ReportWindow): string {
+/** The SQL condition of a window, for every module that reads events (reports, insights, the export). */
+export function inWindow({ from, to }: ReportWindow): string {
   if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) throw new Error("report window must be whole seconds");
   // The days too, though the seconds imply them: on 18.16 a FINAL read narrows to the window's granules only
   // by the key's own toDate(event_time) (the 5-minute reports read whole months without it). The dates are
