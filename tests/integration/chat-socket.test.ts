@@ -115,6 +115,16 @@ describe("every event, tried on someone else's conversation", () => {
 });
 
 describe("a script on a socket", () => {
+  it("is cut off for a payload over 64 KB, and nothing is stored", async () => {
+    const [a, b] = [await createUser(t.db), await createUser(t.db)];
+    const id = await conversation(a, b);
+    const client = await (await socketOf(a)).connect();
+    const gone = client.disconnection();
+    client.socket.emit("send_message", { conversationId: id, body: "x".repeat(100 * 1024), clientId: "huge-1" });
+    expect(await gone).toBe("transport close");
+    expect(await t.db("messages").where({ conversation_id: id }).pluck("id")).toEqual([]);
+  });
+
   it("meets the member's event allowance (a burst of 60, then 20 a second) and is told so, across all their sockets", async () => {
     const member = await createUser(t.db);
     const [one, two] = await Promise.all([socketOf(member), socketOf(member)]);

@@ -49,6 +49,16 @@ describe("startConversation", () => {
     expect(await t.db("conversation_participants").where({ conversation_id: first.ok ? first.value.conversationId : "" }).pluck("user_id")).toHaveLength(2);
   });
 
+  it("opens one conversation when both members start it at the same moment", async () => {
+    const a = await createUser(t.db);
+    const b = await createUser(t.db);
+    const [one, two] = await Promise.all([startConversation(memberActor(a), { userId: b.id }, db()), startConversation(memberActor(b), { userId: a.id }, db())]);
+    expect(one.ok && two.ok).toBe(true);
+    expect(one.ok && one.value.conversationId).toBe(two.ok && two.value.conversationId);
+    expect([one.ok && one.value.created, two.ok && two.value.created].sort()).toEqual([false, true]);
+    expect(await t.db("conversation_participants").where({ conversation_id: one.ok ? one.value.conversationId : "" }).pluck("user_id")).toHaveLength(2);
+  });
+
   it("from a gig, writes to its seller and says what it is about", async () => {
     const result = await startConversation(memberActor(t.buyer), { gigId: t.gigId }, db());
     expect(result).toMatchObject({ ok: true });
