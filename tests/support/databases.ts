@@ -32,6 +32,9 @@ async function withAdmin<T>(fn: (admin: Knex) => Promise<T>): Promise<T> {
   }
 }
 
+/** The run's own migrated ClickHouse database (tests/support/global-setup.ts), named like the template. */
+export const RUN_CLICKHOUSE_DB = TEMPLATE_DB.replace(/^soko_tpl_/, "soko_run_");
+
 /** Drops and re-creates the template database and migrates it. Runs once per test run. */
 export async function prepareTemplate() {
   await withAdmin(async (admin) => {

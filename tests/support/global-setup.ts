@@ -1,6 +1,23 @@
-import { prepareTemplate } from "./databases";
+import { createClickHouse, clickHouseOptions } from "~/analytics/clickhouse.server";
+import { getEnv } from "~/utils/env.server";
+import { migrateClickHouse } from "../../scripts/lib/migrate";
+import { RUN_CLICKHOUSE_DB, prepareTemplate } from "./databases";
 
-/** Once per test run: a freshly migrated template database that test files copy. */
+/**
+ * Once per test run: a freshly migrated template database that test files copy, and a migrated ClickHouse
+ * database for the run. A test server started without a ClickHouse database of its own reads that one, never
+ * the developer's `soko` (which a fresh machine, CI, does not even have until `npm start` migrates it).
+ * Workers start after this and inherit the environment.
+ */
 export default async function setup() {
   await prepareTemplate();
+  const options = clickHouseOptions(getEnv(), RUN_CLICKHOUSE_DB);
+  const clickhouse = createClickHouse(clickHouseOptions(getEnv(), "default"));
+  try {
+    await clickhouse.command({ query: `DROP DATABASE IF EXISTS ${RUN_CLICKHOUSE_DB}` });
+  } finally {
+    await clickhouse.close();
+  }
+  await migrateClickHouse(options);
+  process.env.CLICKHOUSE_DATABASE = RUN_CLICKHOUSE_DB;
 }
