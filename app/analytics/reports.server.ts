@@ -17,7 +17,8 @@
  */
 import type { ClickHouseClient } from "@clickhouse/client";
 import { z } from "zod";
-import { RANGES, SERVER_PLATFORM, type ActionType, type BusinessConversionType, type Range } from "~/analytics/events";
+import { RANGES, type Range } from "~/analytics/events";
+import { FACT, INTERACTION_SQL, sessionsOf, sources } from "~/analytics/rollups.server";
 
 export type ReportOptions = { now?: Date };
 
@@ -43,15 +44,6 @@ export const TOP_ROWS = 10;
 /** Active users are sessions seen within this many seconds before now. */
 export const ACTIVE_WINDOW_SECONDS = 5 * 60;
 const DAY_SECONDS = 24 * 60 * 60;
-
-/**
- * The action types that are a visitor's interaction with a page. The tracker also sends actions nobody
- * chose to make (`time_on_page` at unload, `page_focus`, `page_blur`, `scroll`) and `error`s; those are
- * not interactions, so they do not stop a one-page session from being a bounce.
- */
-const INTERACTION_TYPES = ["click", "form_submit", "input_focus"] as const satisfies readonly ActionType[];
-/** `INTERACTION_TYPES` as an SQL list: constant text of this module (the names are plain a-z and _). */
-const INTERACTION_SQL = INTERACTION_TYPES.map((type) => `'${type}'`).join(", ");
 
 /** A report window as whole Unix seconds: events with from < event_time <= to. */
 export type ReportWindow = { from: number; to: number };
@@ -102,33 +94,9 @@ export function inWindow({ from, to }: ReportWindow): string {
   return `toDate(event_time) >= toDate('${day(from)}') AND toDate(event_time) <= toDate('${day(to)}') AND event_time > toDateTime(${from}) AND event_time <= toDateTime(${to})`;
 }
 
-/**
- * One row per session seen in the window: its page views and its interactions (actions of an
- * `INTERACTION_TYPES` type; each event counted once), the seconds from its first to its last event in the
- * window (passive actions included), and the device and country of its first event.
- */
-function sessionsSql(window: ReportWindow): string {
-  const where = inWindow(window);
-  return `
-    SELECT
-      session_id,
-      uniqExactIf(event_id, kind = 1) AS pageview_count,
-      uniqExactIf(event_id, kind = 2 AND interaction = 1) AS interaction_count,
-      dateDiff('second', min(event_time), max(event_time)) AS duration,
-      argMin(device, event_time) AS session_device,
-      argMin(country, event_time) AS session_country,
-      argMin(browser, event_time) AS session_browser
-    FROM (
-      SELECT session_id, event_id, event_time, device, country, browser, 1 AS kind, toUInt8(0) AS interaction
-      FROM pageviews FINAL WHERE ${where}
-      UNION ALL
-      SELECT session_id, event_id, event_time, device, country, browser, 2 AS kind,
-        -- CAST, not toUInt8: on 18.16, IN over a LowCardinality column is LowCardinality(UInt8) inside
-        -- UNION ALL, which has no common type with the UInt8 above; CAST gives a plain UInt8 on both versions.
-        CAST(action_type IN (${INTERACTION_SQL}) AS UInt8) AS interaction
-      FROM actions FINAL WHERE ${where}
-    )
-    GROUP BY session_id`;
+/** One row per session seen in the window (rollups.server.ts `sessionsOf`, over the window's sources). */
+async function sessionsSql(client: ClickHouseClient, window: ReportWindow): Promise<string> {
+  return sessionsOf((await sources(client, window)).pieces);
 }
 
 const uint = z.coerce.number().int().nonnegative();
@@ -170,17 +138,17 @@ export async function pageViews(
   range: Period,
   { now }: ReportOptions = {},
 ): Promise<PageViewsReport> {
-  const where = inWindow(periodWindow(range, now));
+  const from = await sources(client, periodWindow(range, now));
   const [totals, pages] = await Promise.all([
     selectOne(
       client,
-      `SELECT uniqExact(event_id) AS total, uniqExact(session_id) AS sessions FROM pageviews FINAL WHERE ${where}`,
+      `SELECT sum(pageviews) AS total, uniqExactIf(session_id, pageviews > 0) AS sessions FROM (${from.pieces})`,
       z.object({ total: uint, sessions: uint }),
     ),
     select(
       client,
-      `SELECT page, uniqExact(event_id) AS views, uniqExact(session_id) AS unique_views
-       FROM pageviews FINAL WHERE ${where}
+      `SELECT page, sum(views) AS views, uniqMerge(sessions) AS unique_views
+       FROM (${from.pages})
        GROUP BY page
        ORDER BY views DESC, page ASC
        LIMIT ${TOP_ROWS}`,
@@ -208,7 +176,7 @@ export async function userActivity(
   range: Period,
   { now }: ReportOptions = {},
 ): Promise<UserActivityReport> {
-  const sessions = sessionsSql(periodWindow(range, now));
+  const sessions = await sessionsSql(client, periodWindow(range, now));
   const [totals, devices] = await Promise.all([
     selectOne(
       client,
@@ -246,7 +214,7 @@ export async function countries(
   range: Period,
   { now }: ReportOptions = {},
 ): Promise<CountryRow[]> {
-  const sessions = sessionsSql(periodWindow(range, now));
+  const sessions = await sessionsSql(client, periodWindow(range, now));
   // Every country comes back (a few hundred at most) so the percentages are of all sessions.
   const rows = await select(
     client,
@@ -277,18 +245,6 @@ export async function activeUsers(client: ClickHouseClient, { now }: ReportOptio
 }
 
 /**
- * The conversions that are business facts: those of a `BUSINESS_CONVERSION_TYPES` type that the server
- * recorded (platform "server"). A browser cannot send these types; rows one sent before it was refused
- * (platform "web", any value it liked) are never counted. The platform is not in the sorting key, so it is
- * tested after de-duplication (an `-If` condition), as the header says.
- */
-const FACT = `platform = '${SERVER_PLATFORM}'`;
-/** The conversions the rate counts, as an SQL list: constant text of this module (plain a-z and _). */
-const RATE_TYPES_SQL = (["signup", "order_placed", "gig_published"] as const satisfies readonly BusinessConversionType[])
-  .map((type) => `'${type}'`)
-  .join(", ");
-
-/**
  * Conversions in the range, business facts only (see FACT).
  * - `signups`, `orders`: signup and order_placed conversions, each event counted once.
  * - `revenue`: the sum of the order_placed values, whole UGX.
@@ -301,7 +257,9 @@ export async function conversions(
   range: Period,
   { now }: ReportOptions = {},
 ): Promise<ConversionsReport> {
-  const where = inWindow(periodWindow(range, now));
+  const window = periodWindow(range, now);
+  const where = inWindow(window);
+  const pieces = (await sources(client, window)).pieces;
   const [totals, rate] = await Promise.all([
     selectOne(
       client,
@@ -315,16 +273,7 @@ export async function conversions(
     selectOne(
       client,
       `SELECT countIf(active = 1) AS sessions, countIf(active = 1 AND converted = 1) AS converting FROM (
-         SELECT session_id, max(kind != 3) AS active, max(kind = 3 AND fact = 1) AS converted FROM (
-           SELECT session_id, 1 AS kind, toUInt8(0) AS fact FROM pageviews FINAL WHERE ${where}
-           UNION ALL
-           SELECT session_id, 2 AS kind, toUInt8(0) AS fact FROM actions FINAL WHERE ${where}
-           UNION ALL
-           -- CAST, not toUInt8: a comparison of a LowCardinality column is LowCardinality(UInt8) on 18.16.
-           SELECT session_id, 3 AS kind, CAST(${FACT} AS UInt8) AS fact
-           FROM conversions FINAL WHERE ${where} AND conversion_type IN (${RATE_TYPES_SQL})
-         )
-         GROUP BY session_id
+         SELECT session_id, max(active) AS active, max(converted) AS converted FROM (${pieces}) GROUP BY session_id
        )`,
       z.object({ sessions: uint, converting: uint }),
     ),
@@ -341,7 +290,7 @@ export type ShareRow = { name: string; count: number; percentage: number };
 export async function browsers(client: ClickHouseClient, range: Period, { now }: ReportOptions = {}): Promise<ShareRow[]> {
   const rows = await select(
     client,
-    `SELECT session_browser, count() AS sessions FROM (${sessionsSql(periodWindow(range, now))})
+    `SELECT session_browser, count() AS sessions FROM (${await sessionsSql(client, periodWindow(range, now))})
      GROUP BY session_browser ORDER BY sessions DESC, session_browser ASC`,
     z.object({ session_browser: z.string(), sessions: uint }),
   );
@@ -358,13 +307,14 @@ export const DIRECT = "Direct";
  * with the most sessions (ties by name); `percentage` is of all sessions with a page view (one decimal).
  */
 export async function referrers(client: ClickHouseClient, range: Period, { now }: ReportOptions = {}): Promise<ShareRow[]> {
-  const where = inWindow(periodWindow(range, now));
+  const { pieces } = await sources(client, periodWindow(range, now));
   const rows = await select(
     client,
     `SELECT source, count() AS sessions FROM (
-       SELECT session_id, replaceRegexpOne(domain(argMin(referrer, event_time)), '^www\\\\.', '') AS source
-       FROM pageviews FINAL WHERE ${where}
+       SELECT session_id, argMinIf(referrer_source, first_pageview, pageviews > 0) AS source
+       FROM (${pieces})
        GROUP BY session_id
+       HAVING sum(pageviews) > 0
      )
      GROUP BY source ORDER BY sessions DESC, source ASC`,
     z.object({ source: z.string(), sessions: uint }),
@@ -388,12 +338,13 @@ export async function traffic(client: ClickHouseClient, range: Period, { now }: 
   const window = periodWindow(range, now);
   const hourly = window.to - window.from <= 2 * DAY_SECONDS;
   const step = hourly ? 3600 : DAY_SECONDS;
-  const bucket = hourly ? "toStartOfHour(event_time)" : "toStartOfDay(event_time)";
+  const bucket = hourly ? "hour" : "toStartOfDay(hour)";
+  const { pieces } = await sources(client, window);
   const rows = await select(
     client,
-    `SELECT toUInt32(${bucket}) AS at, uniqExact(event_id) AS views, uniqExact(session_id) AS sessions
-     FROM pageviews FINAL WHERE ${inWindow(window)}
-     GROUP BY at ORDER BY at`,
+    `SELECT toUInt32(${bucket}) AS at, sum(pageviews) AS views, uniqExactIf(session_id, pageviews > 0) AS sessions
+     FROM (${pieces})
+     GROUP BY at HAVING views > 0 ORDER BY at`,
     z.object({ at: uint, views: uint, sessions: uint }),
   );
   const found = new Map(rows.map((r) => [r.at, r]));
@@ -470,7 +421,7 @@ export async function sessionReport(client: ClickHouseClient, range: Period, { n
     client,
     `SELECT session_device, session_country, session_browser, count() AS sessions, sum(duration) AS seconds,
        countIf(pageview_count = 1 AND interaction_count = 0) AS bounces
-     FROM (${sessionsSql(periodWindow(range, now))})
+     FROM (${await sessionsSql(client, periodWindow(range, now))})
      GROUP BY session_device, session_country, session_browser`,
     z.object({ session_device: z.string(), session_country: z.string(), session_browser: z.string(), sessions: uint, seconds: uint, bounces: uint }),
   );

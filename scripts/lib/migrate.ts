@@ -3,6 +3,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Knex } from "knex";
 import { z } from "zod";
+import type { ClickHouseClient } from "@clickhouse/client";
 import { createClickHouse, type ClickHouseOptions } from "~/analytics/clickhouse.server";
 
 const migrationsRoot = path.resolve(process.cwd(), "migrations");
@@ -65,35 +66,45 @@ export async function migrateClickHouse(
   if (!IDENTIFIER.test(options.database)) throw new Error(`bad ClickHouse database name: ${options.database}`);
   const admin = createClickHouse({ ...options, database: "default" });
   try {
-    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${options.database}` });
-    await admin.command({
-      query: `CREATE TABLE IF NOT EXISTS ${options.database}.schema_migrations
-              (name String, applied_at DateTime DEFAULT now()) ENGINE = MergeTree ORDER BY name`,
-    });
-    const rows = await (
-      await admin.query({ query: `SELECT name FROM ${options.database}.schema_migrations`, format: "JSONEachRow" })
-    ).json<{ name: string }>();
-    const done = new Set(z.array(z.object({ name: z.string() })).parse(rows).map((r) => r.name));
-
-    const files = (await fs.readdir(directory).catch(() => [] as string[]))
-      .filter((f) => f.endsWith(".sql"))
-      .sort();
-    const applied: string[] = [];
-    for (const file of files) {
-      if (done.has(file)) continue;
-      const sql = (await fs.readFile(path.join(directory, file), "utf8")).replaceAll("{database}", options.database);
-      for (const statement of splitStatements(sql)) {
-        await admin.command({ query: statement });
-      }
-      await admin.insert({
-        table: `${options.database}.schema_migrations`,
-        values: [{ name: file }],
-        format: "JSONEachRow",
-      });
-      applied.push(file);
-    }
-    return applied;
+    return await applyClickHouseMigrations(admin, options.database, directory);
   } finally {
     await admin.close();
   }
+}
+
+/**
+ * The work of migrateClickHouse through a client the caller made (the schema test's current ClickHouse,
+ * chDB, is reached through a client of its own); names are qualified with `database` throughout.
+ */
+export async function applyClickHouseMigrations(admin: ClickHouseClient, database: string, directory = path.join(migrationsRoot, "clickhouse")) {
+  if (!IDENTIFIER.test(database)) throw new Error(`bad ClickHouse database name: ${database}`);
+  const options = { database };
+  await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${options.database}` });
+  await admin.command({
+    query: `CREATE TABLE IF NOT EXISTS ${options.database}.schema_migrations
+            (name String, applied_at DateTime DEFAULT now()) ENGINE = MergeTree ORDER BY name`,
+  });
+  const rows = await (
+    await admin.query({ query: `SELECT name FROM ${options.database}.schema_migrations`, format: "JSONEachRow" })
+  ).json<{ name: string }>();
+  const done = new Set(z.array(z.object({ name: z.string() })).parse(rows).map((r) => r.name));
+
+  const files = (await fs.readdir(directory).catch(() => [] as string[]))
+    .filter((f) => f.endsWith(".sql"))
+    .sort();
+  const applied: string[] = [];
+  for (const file of files) {
+    if (done.has(file)) continue;
+    const sql = (await fs.readFile(path.join(directory, file), "utf8")).replaceAll("{database}", options.database);
+    for (const statement of splitStatements(sql)) {
+      await admin.command({ query: statement });
+    }
+    await admin.insert({
+      table: `${options.database}.schema_migrations`,
+      values: [{ name: file }],
+      format: "JSONEachRow",
+    });
+    applied.push(file);
+  }
+  return applied;
 }

@@ -34,13 +34,18 @@
  *   s11 mobile  Unknown  2025-12-15 12:00:01 pv /help, 12:01:01 input_focus + order 20,000 → 60 s, not a bounce
  * Apart from that, 16 one-page sessions on 2025-05-31 in 13 countries test the top-10 cut of countries.
  */
-import type { ClickHouseClient } from "@clickhouse/client";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createClient, type ClickHouseClient } from "@clickhouse/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import type { Range } from "~/analytics/events";
 import { parsePeriod } from "~/analytics/period";
 import { activeUsers, browsers, conversions, countries, pageViews, periodWindow, realTime, referrers, sessionReport, traffic, userActivity } from "~/analytics/reports.server";
+import { buildRollups, sources } from "~/analytics/rollups.server";
 import { getEnv } from "~/utils/env.server";
+import { applyClickHouseMigrations } from "../../scripts/lib/migrate";
 import { createTestClickHouseDatabase } from "../support/databases";
 
 const NOW = new Date("2026-03-15T12:00:00Z");
@@ -227,22 +232,71 @@ const COUNTRY_PAGEVIEWS = COUNTRY_SESSIONS.map((country, i) => ({
   device: "mobile",
 }));
 
-describe("analytics reports (ClickHouse)", () => {
+/** A ClickHouse to run the reports on: the embedded 18.16 server, or a current one (chDB) in this process. */
+type Engine = { client: ClickHouseClient; admin: ClickHouseClient; database: string; close: () => Promise<void> };
+
+async function embedded(): Promise<Engine> {
   const env = getEnv();
+  // A fresh database (soko_rep_<random>) with migrations/clickhouse applied.
+  const database = await createTestClickHouseDatabase("soko_rep");
+  const admin = createClickHouse(clickHouseOptions(env, "default"));
+  const client = createClickHouse(clickHouseOptions(env, database));
+  return {
+    client,
+    admin,
+    database,
+    close: async () => {
+      await client.close();
+      await admin.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+      await admin.close();
+    },
+  };
+}
+
+/**
+ * A current ClickHouse (26.7, chDB's engine) inside this process, behind @clickhouse/client like the server:
+ * the same migrations, the same report code. chDB has no per-client database, so the session USEs it.
+ */
+async function current(): Promise<Engine> {
+  const { createChdbConnection } = await import("chdb/connection");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "soko-chdb-"));
+  const client = createClient({ connection: createChdbConnection({ path: dir }) } as Parameters<typeof createClient>[0]);
+  const database = "soko_rep";
+  await applyClickHouseMigrations(client, database);
+  await client.command({ query: `USE ${database}` });
+  return {
+    client,
+    admin: client,
+    database,
+    close: async () => {
+      await client.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Every report, three ways over the same fixture and the same hand-worked figures: straight from the events
+ * (nothing built), and after the worker's builder has built the derived tables up to NOW (every day before
+ * NOW's, and NOW's day up to 11:00; the rest is read from the events), on 18.16 and on a current ClickHouse.
+ */
+describe.each([
+  { name: "ClickHouse 18.16, from the events", engine: embedded, build: false },
+  { name: "ClickHouse 18.16, from the derived tables", engine: embedded, build: true },
+  { name: "current ClickHouse (chDB), from the derived tables", engine: current, build: true },
+])("analytics reports ($name)", ({ engine, build }) => {
   let database: string;
   let admin: ClickHouseClient;
   let client: ClickHouseClient;
+  let close: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    // A fresh database (soko_rep_<random>) with migrations/clickhouse applied.
-    database = await createTestClickHouseDatabase("soko_rep");
-    admin = createClickHouse(clickHouseOptions(env, "default"));
+    ({ client, admin, database, close } = await engine());
     // No background merge may remove the re-sent copies before the reports read them: the reports
     // themselves must count each event once.
     for (const table of ["pageviews", "actions", "conversions"]) {
       await admin.command({ query: `SYSTEM STOP MERGES ${database}.${table}` });
     }
-    client = createClickHouse(clickHouseOptions(env, database));
     const insert = (table: string, values: object[]) => client.insert({ table, values, format: "JSONEachRow" });
     await insert("pageviews", [...PAGEVIEWS, ...COUNTRY_PAGEVIEWS]);
     await insert("actions", ACTIONS);
@@ -251,13 +305,34 @@ describe("analytics reports (ClickHouse)", () => {
     await insert("pageviews", PAGEVIEW_RESENDS);
     await insert("actions", ACTION_RESENDS);
     await insert("conversions", CONVERSION_RESENDS);
+    if (build) await buildRollups(client, { now: NOW });
   });
 
   afterAll(async () => {
-    await client?.close();
-    if (database) await admin?.command({ query: `DROP DATABASE IF EXISTS ${database}` });
-    await admin?.close();
+    await close?.();
   });
+
+  if (build) {
+    it("built every day with events, NOW's day up to its last whole hour two minutes before NOW", async () => {
+      const built = await (
+        await client.query({ query: "SELECT toString(day) AS day, toUInt32(built_to) AS until FROM rollup_builds ORDER BY day", format: "JSONEachRow" })
+      ).json<{ day: string; until: number | string }>();
+      expect(built.map((b) => [b.day, new Date(Number(b.until) * 1000).toISOString()])).toEqual([
+        ["2025-05-31", "2025-06-01T00:00:00.000Z"],
+        ["2025-12-15", "2025-12-16T00:00:00.000Z"],
+        ["2026-02-13", "2026-02-14T00:00:00.000Z"],
+        ["2026-03-08", "2026-03-09T00:00:00.000Z"],
+        ["2026-03-14", "2026-03-15T00:00:00.000Z"],
+        ["2026-03-15", "2026-03-15T11:00:00.000Z"],
+      ]);
+      // The 7-day window reads its whole hours from session_hours, and only its edges from the events.
+      const window = periodWindow("7d", NOW);
+      const from = await sources(client, window);
+      expect(from.builtPieces).not.toBeNull();
+      expect(from.raw).toContain(`event_time >= toDateTime(${window.from + 1}) AND event_time < toDateTime(${Date.parse("2026-03-08T13:00:00Z") / 1000})`);
+      expect(from.raw).toContain(`event_time >= toDateTime(${Date.parse("2026-03-15T11:00:00Z") / 1000}) AND event_time < toDateTime(${window.to + 1})`);
+    });
+  }
 
   it("keeps the re-sent copies as separate rows, so the reports have duplicates to remove", async () => {
     const counts = await (

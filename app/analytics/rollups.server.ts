@@ -1,0 +1,352 @@
+/**
+ * The reports' derived tables (migrations/clickhouse/003_rollups.sql, ADR 018): how the worker builds them,
+ * and how a report splits its window between them and the events.
+ *
+ * A report's window is read in two parts that never overlap:
+ * - **built**: the whole hours (sessions) or whole days (pages, clicks) of the window that a build holds,
+ *   read from session_hours / page_days / click_days at the version rollup_builds names;
+ * - **raw**: the rest (the window's ragged edges, the hour in progress, any day not built yet), computed from
+ *   the event tables `FINAL` by the same SQL the builder runs, into rows of the same shape.
+ * Both parts are UNIONed and combined as one, so a report gives the same figures whether nothing, part or
+ * all of its window is built (tests/integration/analytics-reports.test.ts runs every report three ways).
+ *
+ * Freshness: an hour is built once it ended two minutes ago (GRACE_SECONDS: the tracker re-sends the
+ * server's page view within seconds). An event that arrives later for a built hour marks its day dirty
+ * (the worker, after its insert: `markLate`), and the next round rebuilds the day: until then, at most a
+ * minute, the reports miss it.
+ *
+ * SQL for ClickHouse 18.16 and current ClickHouse alike: values in SQL are whole numbers and dates made
+ * here from checked numbers, everything else constant text of this module.
+ */
+import type { ClickHouseClient } from "@clickhouse/client";
+import type Redis from "ioredis";
+import { z } from "zod";
+import { SERVER_PLATFORM, type ActionType, type BusinessConversionType } from "~/analytics/events";
+
+const HOUR = 3600;
+const DAY = 24 * HOUR;
+/** An hour is built once it ended this long ago. */
+export const GRACE_SECONDS = 120;
+
+/**
+ * The action types that are a visitor's interaction with a page. The tracker also sends actions nobody
+ * chose to make (`time_on_page` at unload, `page_focus`, `page_blur`, `scroll`) and `error`s; those are
+ * not interactions, so they do not stop a one-page session from being a bounce.
+ */
+export const INTERACTION_TYPES = ["click", "form_submit", "input_focus"] as const satisfies readonly ActionType[];
+/** `INTERACTION_TYPES` as an SQL list: constant text of this module (the names are plain a-z and _). */
+export const INTERACTION_SQL = INTERACTION_TYPES.map((type) => `'${type}'`).join(", ");
+
+/**
+ * The conversions that are business facts: those the server recorded (platform "server"). A browser cannot
+ * send these types; rows one sent before it was refused (platform "web") are never counted. The platform
+ * is not in the sorting key, so it is tested after de-duplication (in an expression, never in WHERE).
+ */
+export const FACT = `platform = '${SERVER_PLATFORM}'`;
+/** The conversions the conversion rate counts. */
+export const RATE_TYPES_SQL = (["signup", "order_placed", "gig_published"] as const satisfies readonly BusinessConversionType[])
+  .map((type) => `'${type}'`)
+  .join(", ");
+/** The conversions that continue from a gig in the funnel (Contact Seller, choosing a package). */
+const CONTINUE_TYPES_SQL = "'contact_seller', 'package_selected'";
+/** A gig's page, and the pages that continue from it: the order form, or messages (Contact Seller). */
+export const GIG_PAGE = `match(page, '^/gig/[0-9]+$')`;
+export const CONTINUE_PAGE = `(match(page, '^/gig/[0-9]+/order$') OR match(page, '^/messages(/|$)'))`;
+
+/** A half-open span of Unix seconds, [from, to). */
+export type Span = { from: number; to: number };
+
+const isoDay = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
+const hourFloor = (seconds: number) => Math.floor(seconds / HOUR) * HOUR;
+const hourCeil = (seconds: number) => Math.ceil(seconds / HOUR) * HOUR;
+
+function checkSpan({ from, to }: Span) {
+  if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) throw new Error("a span must be whole seconds");
+}
+
+/**
+ * The SQL condition for events in any of the spans. The days are spelled out as well: on 18.16 a FINAL read
+ * narrows to the granules of the key's `toDate(event_time)` only from a condition on it.
+ */
+export function spansCondition(spans: Span[]): string {
+  if (spans.length === 0) return "0";
+  return spans
+    .map((span) => {
+      checkSpan(span);
+      return `(toDate(event_time) >= toDate('${isoDay(span.from)}') AND toDate(event_time) <= toDate('${isoDay(span.to - 1)}') AND event_time >= toDateTime(${span.from}) AND event_time < toDateTime(${span.to}))`;
+    })
+    .join(" OR ");
+}
+
+/** `window` less the covered spans (which must not overlap), in order. */
+export function subtract(window: Span, covered: Span[]): Span[] {
+  const rest: Span[] = [];
+  let at = window.from;
+  for (const span of [...covered].sort((a, b) => a.from - b.from)) {
+    const from = Math.max(span.from, window.from);
+    const to = Math.min(span.to, window.to);
+    if (from >= to) continue;
+    if (from > at) rest.push({ from: at, to: from });
+    at = Math.max(at, to);
+  }
+  if (at < window.to) rest.push({ from: at, to: window.to });
+  return rest;
+}
+
+/** The columns of a session_hours row, in table order after day and version. */
+const PIECE_COLUMNS =
+  "hour, session_id, user_id, active, first_time, last_time, pageviews, interactions, clicks, device, country, browser, first_pageview, referrer_source, gig_view, continued, converted";
+
+/**
+ * session_hours rows computed from the events in `condition`: per hour, session and member, the page views
+ * and actions (each event once: `active`, first and last time, counts, the device, country and browser of
+ * the first of them, the first page view and its referrer's host), and whether the session viewed a gig,
+ * continued from one, or recorded a conversion the rate counts. An hour with only a conversion is a row
+ * with `active` 0 (its times and device are then meaningless and readers skip them).
+ */
+function piecesFromEvents(condition: string): string {
+  return `
+    SELECT toStartOfHour(event_time) AS hour, session_id, user_id,
+      max(kind != 3) AS active,
+      minIf(event_time, kind != 3) AS first_time,
+      maxIf(event_time, kind != 3) AS last_time,
+      toUInt32(uniqExactIf(event_id, kind = 1)) AS pageviews,
+      toUInt32(uniqExactIf(event_id, kind = 2 AND interaction = 1)) AS interactions,
+      toUInt32(uniqExactIf(event_id, kind = 2 AND click = 1)) AS clicks,
+      argMinIf(e_device, event_time, kind != 3) AS device,
+      argMinIf(e_country, event_time, kind != 3) AS country,
+      argMinIf(e_browser, event_time, kind != 3) AS browser,
+      minIf(event_time, kind = 1) AS first_pageview,
+      argMinIf(source, event_time, kind = 1) AS referrer_source,
+      max(gig) AS gig_view,
+      max(next) AS continued,
+      max(fact) AS converted
+    FROM (
+      SELECT session_id, user_id, event_id, event_time, CAST(device AS String) AS e_device, CAST(country AS String) AS e_country,
+        CAST(browser AS String) AS e_browser, 1 AS kind, toUInt8(0) AS interaction, toUInt8(0) AS click,
+        CAST(${GIG_PAGE} AS UInt8) AS gig, CAST(${CONTINUE_PAGE} AS UInt8) AS next, toUInt8(0) AS fact,
+        replaceRegexpOne(domain(referrer), '^www\\\\.', '') AS source
+      FROM pageviews FINAL WHERE ${condition}
+      UNION ALL
+      -- CAST, not toUInt8: on 18.16 a comparison of a LowCardinality column is LowCardinality(UInt8) inside
+      -- UNION ALL, which has no common type with a UInt8; CAST gives a plain UInt8 on both versions.
+      SELECT session_id, user_id, event_id, event_time, CAST(device AS String) AS e_device, CAST(country AS String) AS e_country,
+        CAST(browser AS String) AS e_browser, 2 AS kind, CAST(action_type IN (${INTERACTION_SQL}) AS UInt8) AS interaction,
+        CAST(action_type = 'click' AS UInt8) AS click, toUInt8(0) AS gig, toUInt8(0) AS next, toUInt8(0) AS fact, '' AS source
+      FROM actions FINAL WHERE ${condition}
+      UNION ALL
+      SELECT session_id, user_id, event_id, event_time, CAST(device AS String) AS e_device, CAST(country AS String) AS e_country,
+        CAST(browser AS String) AS e_browser, 3 AS kind, toUInt8(0) AS interaction, toUInt8(0) AS click, toUInt8(0) AS gig,
+        CAST(conversion_type IN (${CONTINUE_TYPES_SQL}) AS UInt8) AS next,
+        CAST(${FACT} AND conversion_type IN (${RATE_TYPES_SQL}) AS UInt8) AS fact, '' AS source
+      FROM conversions FINAL WHERE (${condition}) AND conversion_type IN (${RATE_TYPES_SQL}, ${CONTINUE_TYPES_SQL})
+    )
+    GROUP BY hour, session_id, user_id`;
+}
+
+/** page_days rows (page, views, sessions state) computed from the events in `condition`. */
+function pagesFromEvents(condition: string): string {
+  return `SELECT page, toUInt64(uniqExact(event_id)) AS views, uniqState(session_id) AS sessions
+    FROM pageviews FINAL WHERE ${condition} GROUP BY page`;
+}
+
+/** click_days rows (page, clicks) computed from the events in `condition`. */
+function clicksFromEvents(condition: string): string {
+  return `SELECT page, toUInt64(uniqExact(event_id)) AS clicks
+    FROM actions FINAL WHERE (${condition}) AND action_type = 'click' GROUP BY page`;
+}
+
+const uint = z.coerce.number().int().nonnegative();
+const Build = z.object({ day: z.string(), version: uint, built_to: uint });
+type Build = z.output<typeof Build>;
+
+async function select<T extends z.ZodTypeAny>(client: ClickHouseClient, query: string, row: T): Promise<z.output<T>[]> {
+  const result = await client.query({ query, format: "JSONEachRow" });
+  return z.array(row).parse(await result.json());
+}
+
+/** The latest build of each day from `from` to `to` (ISO days). */
+async function builds(client: ClickHouseClient, from: string, to: string): Promise<Build[]> {
+  return select(
+    client,
+    `SELECT toString(day) AS build_day, max(version) AS latest, toUInt32(argMax(built_to, version)) AS until
+     FROM rollup_builds WHERE day >= toDate('${from}') AND day <= toDate('${to}') GROUP BY day`,
+    z.object({ build_day: z.string(), latest: uint, until: uint }),
+  ).then((rows) => rows.map((r) => ({ day: r.build_day, version: r.latest, built_to: r.until })));
+}
+
+/**
+ * What a report reads for a window, as SQL sources of rows (each a complete SELECT to use in FROM (...)):
+ * - `pieces`: session_hours rows (PIECE_COLUMNS) covering exactly the window's events;
+ * - `pages`: (page, views, sessions) rows, several per page, covering the window's page views;
+ * - `clicks`: (page, clicks) rows covering the window's clicks;
+ * - `raw`: the condition of the events the built part leaves (for reports that read events directly).
+ */
+export type Sources = { pieces: string; pages: string; clicks: string; raw: string; builtPieces: string | null };
+
+/** The window as a half-open span: reports' windows are (from, to] in whole seconds. */
+export const windowSpan = ({ from, to }: { from: number; to: number }): Span => ({ from: from + 1, to: to + 1 });
+
+export async function sources(client: ClickHouseClient, window: { from: number; to: number }): Promise<Sources> {
+  const span = windowSpan(window);
+  checkSpan(span);
+  const days = await builds(client, isoDay(span.from), isoDay(span.to - 1));
+  // Sessions: each built day gives the whole hours of the window that its build holds.
+  const hourParts: { build: Build; span: Span }[] = [];
+  // Pages and clicks: a built day counts only when the window holds all that its build holds.
+  const dayParts: { build: Build; span: Span }[] = [];
+  for (const build of days) {
+    const start = Date.parse(`${build.day}T00:00:00Z`) / 1000;
+    const hours = { from: Math.max(start, hourCeil(span.from)), to: Math.min(build.built_to, hourFloor(span.to)) };
+    if (hours.from < hours.to) hourParts.push({ build, span: hours });
+    if (start >= span.from && build.built_to <= span.to && start < build.built_to) dayParts.push({ build, span: { from: start, to: build.built_to } });
+  }
+  const versions = (parts: { build: Build }[]) => parts.map(({ build }) => `(toDate('${build.day}'), ${build.version})`).join(", ");
+  const rawHours = spansCondition(subtract(span, hourParts.map((p) => p.span)));
+  const rawDays = spansCondition(subtract(span, dayParts.map((p) => p.span)));
+
+  const builtPieces = hourParts.length
+    ? `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE (day, version) IN (${versions(hourParts)}) AND (${hourParts
+        .map((p) => `(hour >= toDateTime(${p.span.from}) AND hour < toDateTime(${p.span.to}))`)
+        .join(" OR ")})`
+    : null;
+  const union = (built: string | null, raw: string | null) => [built, raw].filter(Boolean).join("\n    UNION ALL\n    ");
+  return {
+    pieces: union(builtPieces, rawHours === "0" && builtPieces ? null : `SELECT ${PIECE_COLUMNS} FROM (${piecesFromEvents(rawHours)})`),
+    pages: union(
+      dayParts.length ? `SELECT page, views, sessions FROM page_days WHERE (day, version) IN (${versions(dayParts)})` : null,
+      rawDays === "0" && dayParts.length ? null : pagesFromEvents(rawDays),
+    ),
+    clicks: union(
+      dayParts.length ? `SELECT page, clicks FROM click_days WHERE (day, version) IN (${versions(dayParts)})` : null,
+      rawDays === "0" && dayParts.length ? null : clicksFromEvents(rawDays),
+    ),
+    raw: rawHours,
+    builtPieces,
+  };
+}
+
+/**
+ * One row per session of the pieces (only those with a page view or an action): its page views and
+ * interactions, the seconds from its first to its last page view or action, the device, country and
+ * browser of its first one, and the referrer host of its first page view.
+ */
+export function sessionsOf(pieces: string): string {
+  return `
+    SELECT session_id,
+      sum(pageviews) AS pageview_count,
+      sum(interactions) AS interaction_count,
+      dateDiff('second', minIf(first_time, active = 1), maxIf(last_time, active = 1)) AS duration,
+      argMinIf(device, first_time, active = 1) AS session_device,
+      argMinIf(country, first_time, active = 1) AS session_country,
+      argMinIf(browser, first_time, active = 1) AS session_browser,
+      argMinIf(referrer_source, first_pageview, pageviews > 0) AS session_source
+    FROM (${pieces})
+    GROUP BY session_id
+    HAVING max(active) = 1`;
+}
+
+// Building.
+
+/** Days built in one round at most (a first round over a long history goes on in the next ones). */
+const DAYS_PER_ROUND = 400;
+
+/**
+ * Builds one day's tables from its events up to `builtTo` (Unix seconds, a whole hour within the day or
+ * the day's end), as a new version, names it in rollup_builds, and drops the day's versions older than the
+ * one it replaces.
+ */
+export async function buildDay(client: ClickHouseClient, day: string, builtTo: number, { version = Date.now() }: { version?: number } = {}) {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || !Number.isSafeInteger(builtTo) || !Number.isSafeInteger(version)) throw new Error("bad build");
+  const start = Date.parse(`${day}T00:00:00Z`) / 1000;
+  const condition = spansCondition([{ from: start, to: builtTo }]);
+  const key = `toDate('${day}') AS day, toUInt64(${version}) AS version`;
+  await client.command({ query: `INSERT INTO session_hours SELECT ${key}, ${PIECE_COLUMNS} FROM (${piecesFromEvents(condition)})` });
+  await client.command({ query: `INSERT INTO page_days SELECT ${key}, page, views, sessions FROM (${pagesFromEvents(condition)})` });
+  await client.command({ query: `INSERT INTO click_days SELECT ${key}, page, clicks FROM (${clicksFromEvents(condition)})` });
+  await client.insert({
+    table: "rollup_builds",
+    values: [{ day, version, built_to: builtTo, built_at: Math.floor(Date.now() / 1000) }],
+    format: "JSONEachRow",
+  });
+  // Keep this version and the one before it (a report that read rollup_builds just before may be reading it).
+  const named = await select(client, `SELECT version FROM rollup_builds WHERE day = toDate('${day}') ORDER BY version DESC`, z.object({ version: uint }));
+  const keep = new Set(named.slice(0, 2).map((r) => r.version));
+  for (const table of ["session_hours", "page_days", "click_days"]) {
+    const present = await select(client, `SELECT DISTINCT version FROM ${table} WHERE day = toDate('${day}')`, z.object({ version: uint }));
+    for (const { version: old } of present) {
+      if (!keep.has(old)) await client.command({ query: `ALTER TABLE ${table} DROP PARTITION (toDate('${day}'), ${old})` });
+    }
+  }
+}
+
+export type RollupRound = { built: { day: string; builtTo: number; ms: number }[] };
+
+/**
+ * One round of the builder: every day with events whose build is missing, behind (a whole hour of today has
+ * ended since), or named in `dirty` (late events), up to DAYS_PER_ROUND days, oldest first. `since` limits
+ * the search for days with events (the worker passes yesterday after its first round: older days change
+ * only through late events, which `dirty` names).
+ */
+export async function buildRollups(
+  client: ClickHouseClient,
+  { now = new Date(), dirty = [], since }: { now?: Date; dirty?: string[]; since?: string } = {},
+): Promise<RollupRound> {
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  const closed = hourFloor(nowSeconds - GRACE_SECONDS);
+  const after = since ? `WHERE toDate(event_time) >= toDate('${isoDay(Date.parse(`${since}T00:00:00Z`) / 1000)}')` : "";
+  const withEvents = await select(
+    client,
+    `SELECT DISTINCT day FROM (
+       SELECT toString(toDate(event_time)) AS day FROM pageviews ${after} GROUP BY day
+       UNION ALL SELECT toString(toDate(event_time)) AS day FROM actions ${after} GROUP BY day
+       UNION ALL SELECT toString(toDate(event_time)) AS day FROM conversions ${after} GROUP BY day
+     ) ORDER BY day`,
+    z.object({ day: z.string() }),
+  );
+  const days = [...new Set([...withEvents.map((r) => r.day), ...dirty.filter((d) => /^\d{4}-\d{2}-\d{2}$/.test(d))])].sort();
+  if (days.length === 0) return { built: [] };
+  const known = new Map((await builds(client, days[0]!, days.at(-1)!)).map((b) => [b.day, b]));
+  const late = new Set(dirty);
+  const built: RollupRound["built"] = [];
+  for (const day of days) {
+    if (built.length >= DAYS_PER_ROUND) break;
+    const start = Date.parse(`${day}T00:00:00Z`) / 1000;
+    const builtTo = Math.min(start + DAY, closed);
+    if (builtTo <= start) continue; // nothing of the day has ended yet
+    const previous = known.get(day);
+    if (previous && previous.built_to >= builtTo && !late.has(day)) continue;
+    const started = Date.now();
+    await buildDay(client, day, builtTo);
+    built.push({ day, builtTo, ms: Date.now() - started });
+  }
+  return { built };
+}
+
+// Late events.
+
+/** The Redis set of days that got events after they were built (read and emptied by the builder). */
+export const lateDaysKey = (prefix: string) => `${prefix}:analytics:rollup-late`;
+
+/**
+ * After an insert: names the days of events old enough that their hour may be built already. `times` are
+ * the events' 'YYYY-MM-DD hh:mm:ss' UTC times.
+ */
+export async function markLate(redis: Redis, prefix: string, times: Iterable<string>, now = Date.now()) {
+  const closedAt = new Date(hourFloor(Math.floor(now / 1000) - GRACE_SECONDS) * 1000).toISOString().replace("T", " ").slice(0, 19);
+  const days = new Set<string>();
+  for (const time of times) if (typeof time === "string" && time < closedAt) days.add(time.slice(0, 10));
+  if (days.size > 0) await redis.sadd(lateDaysKey(prefix), ...days);
+}
+
+/** Takes the late days out of Redis for a round (a round that fails puts them back). */
+export async function takeLateDays(redis: Redis, prefix: string): Promise<string[]> {
+  const key = lateDaysKey(prefix);
+  const [[, days]] = (await redis.multi().smembers(key).del(key).exec()) as [[Error | null, string[]], [Error | null, number]];
+  return days ?? [];
+}
+
+export async function returnLateDays(redis: Redis, prefix: string, days: string[]) {
+  if (days.length > 0) await redis.sadd(lateDaysKey(prefix), ...days);
+}
+
