@@ -107,6 +107,42 @@ type Order = { keys: Key[]; direction: "asc" | "desc" };
 
 const RANK = "(ts_rank(g.search_vector, sq.query) * 1000000)::bigint";
 
+/**
+ * A search sorted by relevance ranks a bounded candidate set. Ranking every match meant reading and scoring
+ * every matching row: "logo design" matches 11% of the catalog, 21–34 ms a call at 100,000 gigs. Each gig's
+ * search vector also holds its popularity levels, '~level 1' … '~level 6' (rating × ln(1 + reviews) ÷ 5,
+ * all six when featured; migration 20261126100001), so the GIN index alone finds the matches at a level.
+ *
+ * The order, exactly: L is the highest level at which at least CANDIDATES visible gigs (at least a page)
+ * match the query and the filters, or 0 when no level has that many. The candidates (every match when L is
+ * 0, else the matches at level L or above) come first, by text rank, then rating, then newer id; then every
+ * other match in the same order. A search matching at most CANDIDATES gigs is therefore ordered by text rank
+ * exactly as before; a broad one shows the best text matches among its most popular gigs first, and reads
+ * only those rows. A cursor carries L, so later pages keep the first page's order even when gigs change
+ * level meanwhile. `candidates: Infinity` ranks every match (the old order; the benchmark's A/B).
+ */
+export const CANDIDATES = 500;
+/** The popularity levels a search vector can hold, highest first. */
+const LEVELS = [6, 5, 4, 3, 2, 1];
+const atLevel = (level: number) => `g.search_vector @@ '''~level ${level}'''::tsquery`;
+
+/**
+ * Relevance with a search: the candidate level (a constant), whether the row is a candidate (a constant per
+ * branch of searchRows), text rank, rating, id.
+ */
+function searchOrder(level: number, candidate = true): Order {
+  return {
+    direction: "desc",
+    keys: [
+      { expr: String(level), type: "bigint" },
+      { expr: String(candidate), type: "boolean" },
+      { expr: RANK, type: "bigint" },
+      { expr: "g.rating", type: "numeric" },
+      { expr: "g.id", type: "bigint" },
+    ],
+  };
+}
+
 /** Each sort is one direction over a tuple ending in the id, so a page boundary is a row comparison. */
 function orderOf(sort: Sort, searching: boolean): Order {
   const id: Key = { expr: "g.id", type: "bigint" };
@@ -132,7 +168,7 @@ function orderOf(sort: Sort, searching: boolean): Order {
       };
     case "relevance":
       return searching
-        ? { direction: "desc", keys: [{ expr: RANK, type: "bigint" }, { expr: "g.rating", type: "numeric" }, id] }
+        ? searchOrder(0)
         : {
             direction: "desc",
             keys: [
@@ -217,21 +253,86 @@ export type CatalogPage = {
   searchedFor: string | null;
 };
 
+/** Selects the sort keys (key_i) and their cursor text (cursor_i), pages after a cursor, orders and limits. */
+function pickRows(db: Db, builder: Knex.QueryBuilder, order: Order, after: string[] | null, n: number, compared = order.keys) {
+  builder.select("g.id");
+  order.keys.forEach((k, i) => builder.select(db.raw(`${k.expr} AS key_${i}`), db.raw(`(${k.text ?? k.expr})::text AS cursor_${i}`)));
+  if (after) {
+    const tuple = compared.map((k) => k.expr).join(", ");
+    const params = compared.map((k) => k.param ?? `?::${k.type}`).join(", ");
+    builder.whereRaw(`(${tuple}) ${order.direction === "desc" ? "<" : ">"} (${params})`, after);
+  }
+  return builder.orderByRaw(compared.map((k) => `${k.expr} ${order.direction}`).join(", ")).limit(n);
+}
+
+type PickedRows = Knex.QueryBuilder | Knex.Raw;
+
+/**
+ * The rows of a relevance search's page (see CANDIDATES): on the first page, the highest level with enough
+ * candidates, trying each in turn (a level with too few costs fewer than CANDIDATES rows to learn so); after
+ * a cursor, its level. `matches` resolves to the capped count of all matches (null when not counted).
+ */
+async function searchRows(
+  db: Db,
+  base: () => Knex.QueryBuilder,
+  cursor: string | null,
+  n: number,
+  candidates: number,
+  matches: Promise<number | null>,
+  cards: (picked: PickedRows, order: Order, extra?: string[]) => Knex.QueryBuilder,
+): Promise<{ rows: Record<string, unknown>[]; order: Order }> {
+  // One branch: the candidates at `level` (true), the other matches (false), or every match (level 0).
+  const branch = (level: number, candidate: boolean, after: string[] | null) => {
+    const order = searchOrder(level, candidate);
+    const b = base();
+    if (level > 0) b.whereRaw(candidate ? atLevel(level) : `NOT (${atLevel(level)})`);
+    return pickRows(db, b, order, after, n, order.keys.slice(2));
+  };
+
+  const after = decodeCursor(cursor, searchOrder(0));
+  const level = after ? Number(after[0]) : null;
+  if (after && level !== null && (level === 0 || LEVELS.includes(level))) {
+    const order = searchOrder(level);
+    const rest = after.slice(2);
+    if (level === 0) return { rows: await cards(branch(0, true, rest), order), order };
+    // Past the candidates' last row, or still among them (then the other matches follow, when needed).
+    const picked =
+      after[1] === "false"
+        ? branch(level, false, rest)
+        : db.raw("(?) UNION ALL (?) LIMIT ?", [branch(level, true, rest), branch(level, false, null), n]);
+    return { rows: await cards(picked, order), order };
+  }
+
+  if (Number.isFinite(candidates)) {
+    const enough = Math.max(candidates, n);
+    for (const [i, level] of LEVELS.entries()) {
+      if (i === 1) {
+        // The top level had too few: when all the matches are few, no level has enough.
+        const total = await matches;
+        if (total !== null && total <= Math.min(enough, COUNT_CAP)) break;
+      }
+      const picked = branch(level, true, null).select(db.raw("count(*) OVER () AS candidates"));
+      const rows = await cards(picked, searchOrder(level), ["p.candidates"]);
+      if (rows.length > 0 && Number(rows[0]!.candidates) >= enough) return { rows, order: searchOrder(level) };
+    }
+  }
+  return { rows: await cards(branch(0, true, null), searchOrder(0)), order: searchOrder(0) };
+}
+
 /**
  * One page of the catalog: filters, full-text search (with spelling correction) and sort, paged by keyset,
- * so pages never repeat or skip a gig even while gigs are added.
+ * so pages never repeat or skip a gig even while gigs are added. A search sorted by relevance ranks a
+ * bounded candidate set first (CANDIDATES); `candidates` changes its size (Infinity: rank every match).
  */
 export async function listCatalog(
   db: Db,
   query: CatalogQuery,
-  { limit = PAGE_SIZE, count = true }: { limit?: number; count?: boolean } = {},
+  { limit = PAGE_SIZE, count = true, candidates = CANDIDATES }: { limit?: number; count?: boolean; candidates?: number } = {},
 ): Promise<CatalogPage> {
   query = { ...query, q: query.q.replace(/\u0000/g, " ").trim() };
   const searching = query.q !== "";
   const searchedFor = searching ? await correctQuery(db, query.q) : null;
   const text = searchedFor ?? query.q;
-  const order = orderOf(query.sort, searching);
-  const after = decodeCursor(query.cursor, order);
 
   const base = () => {
     const b = visibleGigs(db);
@@ -241,38 +342,34 @@ export async function listCatalog(
 
   // The page's rows first (ids and sort keys only), then their cards: the card's subqueries (category,
   // first image) run for these few rows, not for every match that a search has to rank before sorting.
-  const picked = base().select("g.id");
-  order.keys.forEach((k, i) => picked.select(db.raw(`${k.expr} AS key_${i}`), db.raw(`(${k.text ?? k.expr})::text AS cursor_${i}`)));
-  if (after) {
-    const tuple = order.keys.map((k) => k.expr).join(", ");
-    const params = order.keys.map((k) => k.param ?? `?::${k.type}`).join(", ");
-    picked.whereRaw(`(${tuple}) ${order.direction === "desc" ? "<" : ">"} (${params})`, after);
-  }
-  picked.orderByRaw(order.keys.map((k) => `${k.expr} ${order.direction}`).join(", ")).limit(limit + 1);
-  const page = db
-    .from(picked.as("p"))
-    .join("gigs as g", "g.id", "p.id")
-    .join("users as u", "u.id", "g.seller_id")
-    .select(gigCardColumns(db))
-    .select(order.keys.map((_, i) => `p.cursor_${i}`))
-    .orderByRaw(order.keys.map((_, i) => `p.key_${i} ${order.direction}`).join(", "));
+  const cards = (picked: PickedRows, order: Order, extra: string[] = []) =>
+    db
+      .from(db.raw("(?) AS p", [picked]))
+      .join("gigs as g", "g.id", "p.id")
+      .join("users as u", "u.id", "g.seller_id")
+      .select(gigCardColumns(db))
+      .select([...order.keys.map((_, i) => `p.cursor_${i}`), ...extra])
+      .orderByRaw(order.keys.map((_, i) => `p.key_${i} ${order.direction}`).join(", "));
 
-  const [rows, total] = await Promise.all([
-    page,
-    count
-      ? db
-          .from(base().select(db.raw("1")).limit(COUNT_CAP + 1).as("m"))
-          .count<{ n: string }[]>({ n: "*" })
-          .then((r) => Number(r[0]?.n ?? 0))
-      : Promise.resolve(null),
-  ]);
+  const total: Promise<number | null> = count
+    ? db
+        .from(base().select(db.raw("1")).limit(COUNT_CAP + 1).as("m"))
+        .count<{ n: string }[]>({ n: "*" })
+        .then((r) => Number(r[0]?.n ?? 0))
+    : Promise.resolve(null);
+  const page = async (): Promise<{ rows: Record<string, unknown>[]; order: Order }> => {
+    if (searching && query.sort === "relevance") return searchRows(db, base, query.cursor, limit + 1, candidates, total, cards);
+    const order = orderOf(query.sort, searching);
+    return { rows: await cards(pickRows(db, base(), order, decodeCursor(query.cursor, order), limit + 1), order), order };
+  };
+  const [{ rows, order }, matches] = await Promise.all([page(), total]);
   const more = rows.length > limit;
   const shown = rows.slice(0, limit);
   const last = shown.at(-1);
   return {
     gigs: shown.map(toGigCard),
     nextCursor: more && last ? encodeCursor(order.keys.map((_, i) => String(last[`cursor_${i}`]))) : null,
-    total,
+    total: matches,
     searchedFor,
   };
 }
