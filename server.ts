@@ -9,7 +9,7 @@ import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequestHandler } from "@remix-run/express";
-import type { ServerBuild } from "@remix-run/node";
+import { createRequestHandler as createFetchHandler, type AppLoadContext, type ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import helmet from "helmet";
@@ -23,6 +23,7 @@ import { closeDb, getDb } from "./app/utils/db.server";
 import { isSameOrigin, serverBuildForSite, siteOfHostname } from "./app/utils/host.server";
 import { isLocalRequest } from "./app/utils/local-request.server";
 import { maskUrlCredentials } from "./app/utils/mask-url";
+import { closePageDrops, fillPage, getPageCache, listenForPageDrops, pageCacheEnabled, pageKeyOf, type CachedPage, type PageKey } from "./app/utils/page-cache.server";
 import { onShutdown } from "./app/utils/process.server";
 import { closeLimitRedis } from "./app/utils/rate-limit.server";
 import { closeRedis, getRedis } from "./app/utils/redis.server";
@@ -178,7 +179,58 @@ const remixHandlerFor = (site: SiteHost) =>
     }),
   });
 const remixHandlers: Record<SiteHost, RequestHandler> = { main: remixHandlerFor("main"), admin: remixHandlerFor("admin") };
-app.all("*", (req, res, next) => remixHandlers[siteOfHostname(req.hostname)](req, res, next));
+
+// The micro-cache for anonymous pages (app/utils/page-cache.server.ts, ADR 019): marketplace pages for
+// visitors without a session. A page is built from its key alone, with placeholders for the nonce and the
+// page view that each response fills with its own; the page-view recorder above still sees every hit.
+const pageCache = pageCacheEnabled() ? getPageCache() : null;
+if (pageCache) await listenForPageDrops();
+const renderMain = createFetchHandler(async () => serverBuildForSite(await getBuild(), "main"), isProduction ? "production" : "development");
+
+function renderKey(key: PageKey, req: express.Request): Promise<Response> {
+  const context: AppLoadContext = {
+    cspNonce: pageCache!.placeholder.nonce,
+    clientIp: req.ip ?? "unknown",
+    isLocalRequest: false,
+    pageview: key.pageview ? { eventId: pageCache!.placeholder.eventId, time: 0 } : null,
+    responseDrained: () => Promise.resolve(),
+  };
+  return renderMain(new Request(key.url, { headers: key.headers }), context);
+}
+
+function sendPage(res: express.Response, page: CachedPage, state: string) {
+  const body = fillPage(page, { nonce: res.locals.cspNonce as string, pageview: (res.locals.pageview as PageviewContext | undefined) ?? null });
+  res.status(page.status);
+  for (const [name, value] of page.headers) res.setHeader(name, value);
+  res.setHeader("X-Page-Cache", state);
+  res.setHeader("Content-Length", body.length);
+  res.end(body);
+}
+
+const servePage = async (key: PageKey, req: express.Request, res: express.Response, next: express.NextFunction) => {
+  const cache = pageCache!;
+  const found = cache.lookup(key.id);
+  if (found.state !== "miss") {
+    if (found.state === "stale" && !cache.isBuilding(key.id)) {
+      cache.build(key.id, () => renderKey(key, req)).catch((error: Error) => console.error("[page-cache] rebuild failed:", error));
+    }
+    return sendPage(res, found.page, found.state);
+  }
+  // Requests that find a build of their key under way share its page once it may be shared; any other
+  // answer (an error page, a redirect, a 429 counted against the builder's address) is the builder's
+  // alone, and one that sets a cookie is nobody's: those requests are rendered as if there were no cache.
+  const builder = !cache.isBuilding(key.id);
+  const built = await cache.build(key.id, () => renderKey(key, req));
+  if (built.setsCookie || !(built.storable || builder)) return remixHandlers.main(req, res, next);
+  sendPage(res, built.page, "miss");
+};
+
+app.all("*", (req, res, next) => {
+  const site = siteOfHostname(req.hostname);
+  const key = pageCache && site === "main" ? pageKeyOf(req, res.locals.pageview !== null && res.locals.pageview !== undefined) : null;
+  if (key) return void servePage(key, req, res, next).catch(next);
+  return remixHandlers[site](req, res, next);
+});
 
 const errorHandler: ErrorRequestHandler = (error, _req, res, _next) => {
   console.error(error);
@@ -215,5 +267,5 @@ onShutdown("web", async () => {
   });
   // Queued page views of the last requests are written before the queue's connection closes.
   await closeIngest();
-  await Promise.allSettled([closeVite?.(), closeDb(), closeRedis(), closeLimitRedis(), closeClickHouse(), chat.close()]);
+  await Promise.allSettled([closePageDrops(), closeVite?.(), closeDb(), closeRedis(), closeLimitRedis(), closeClickHouse(), chat.close()]);
 });

@@ -25,7 +25,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   // The page view server.ts recorded for this HTML document (absent for data requests and bots). With
   // analytics allowed, the tracker re-sends it with the same id and time, so the one row gets the tab's
   // session (and a signed-in visitor's user id).
-  const pageview = (context as { pageview?: { eventId: string; time: number } | null }).pageview ?? null;
+  // Sent as one string, "<eventId> <time>": the page cache (app/utils/page-cache.server.ts) stores pages with
+  // a placeholder for it and fills in each response's own.
+  const view = context.pageview;
+  const pageview = view ? `${view.eventId} ${view.time}` : null;
   const consent = readConsent(request.headers.get("Cookie"));
   const site = getSiteHost(request);
   const db = getDb();
@@ -73,7 +76,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="theme-color" content="#0f5132" />
         <Meta />
-        {data?.pageview ? <meta name="soko-pageview" content={`${data.pageview.eventId} ${data.pageview.time}`} /> : null}
+        {data?.pageview ? <meta name="soko-pageview" content={data.pageview} /> : null}
         <Links />
       </head>
       <body data-site={site}>
@@ -107,6 +110,13 @@ export default function App() {
   return <Outlet />;
 }
 
+/** The server's page view as the tracker takes it, from the root's `"<eventId> <time>"`. */
+function pageviewOf(text: string | null): { eventId: string; time: number } | null {
+  if (!text) return null;
+  const [eventId = "", time = ""] = text.split(" ");
+  return { eventId, time: Number(time) };
+}
+
 /**
  * Starts the browser tracker (app/analytics/tracker.client.ts, its own small chunk, loaded only with
  * consent) and tells it of every route change, client-side navigations included. Also records the signup
@@ -117,7 +127,7 @@ function useTracker(data: ReturnType<typeof useLoaderData<typeof loader>>) {
   const location = useLocation();
   const granted = data.consent === "granted";
   // What this document started with: the server's page view belongs to its first page only.
-  const doc = useRef({ pageview: data.pageview, path: location.pathname, used: false, lastPath: "", signedIn: Boolean(data.user), seen: "" });
+  const doc = useRef({ pageview: pageviewOf(data.pageview), path: location.pathname, used: false, lastPath: "", signedIn: Boolean(data.user), seen: "" });
   useEffect(() => {
     const d = doc.current;
     // Once per route change: React's StrictMode runs a new effect twice in development, which would

@@ -193,6 +193,7 @@ export async function updateProfile(actor: Actor, input: ProfileInput & { avatar
       async (tx) => {
         const saved = await users.updateProfile(tx.trx, user.id, { name, bio, location, skills, languages, avatarKey });
         if (!saved) return notFound();
+        tx.pagesChanged(); // a seller's name, picture and bio show on their gigs and profile
         const previous = saved.previousAvatarKey;
         if (avatarKey && previous) await tx.effect({ kind: "delete_image", key: previous }, `delete_image:${previous}`);
         await tx.activity(user.id, "profile_updated");
@@ -433,6 +434,7 @@ export async function setUserStatus(
     actor,
     async (tx) => {
       if (!(await users.setUserStatus(tx.trx, input.userId, input.status))) return notFound("We could not find that member.");
+      tx.pagesChanged(); // a suspended or banned seller's gigs leave the catalogue
       await tx.activity(input.userId, `status_${input.status}`);
       await tx.audit({ action: STATUS_AUDIT[input.status], targetType: "user", targetId: input.userId });
       // Their open pages lose their live connection at once (every web process, through Redis); a page

@@ -59,6 +59,7 @@ async function applyStatus(tx: Tx, u: LockedUser, action: StatusAction, bulk: bo
   await tx.activity(u.id, `status_${status}` as const);
   await tx.audit({ action: AUDIT_ACTION[action], targetType: "user", targetId: u.id, details: { from: u.status, to: status, ...(bulk ? { bulk: true } : {}) } });
   if (status !== "active") tx.live({ disconnect: u.id });
+  tx.pagesChanged(); // a suspended or banned seller's gigs leave the catalogue
 }
 
 /** Suspends, bans or activates one member. */
@@ -153,6 +154,7 @@ export async function deleteUser(actor: Actor, input: { userId: number }, { db }
       // Money the platform owes them would have nobody to go to (the payout number is wiped too).
       if (Object.values(await memberBalances(tx.trx, u.id)).some((ugx) => ugx !== 0)) return conflict("money_held", MONEY_HELD);
       await anonymiseUser(tx.trx, u.id);
+      tx.pagesChanged();
       if (u.avatarKey) await tx.effect({ kind: "delete_image", key: u.avatarKey }, `delete_image:${u.avatarKey}`);
       await tx.audit({ action: "user.delete", targetType: "user", targetId: u.id, details: { role: u.role, from: u.status } });
       tx.live({ disconnect: u.id });

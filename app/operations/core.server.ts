@@ -11,6 +11,7 @@ import { recordActivity, type ActivityKind } from "~/models/activity.server";
 import type { SessionUser } from "~/models/session.server";
 import { getDb } from "~/utils/db.server";
 import { sendLive, type LivePush } from "~/realtime/live.server";
+import { dropCachedPages } from "~/utils/page-cache.server";
 
 /** The client behind a door: its address and software, and whether it allows analytics (ADR 007). */
 export type Client = { ip: string; userAgent: string; analyticsConsent: boolean; tabSessionId: string | null };
@@ -78,6 +79,12 @@ export type Tx = {
    * For admin operations: the actor must be an admin member (or the platform, named as such).
    */
   audit: (entry: AuditEntry) => Promise<void>;
+  /**
+   * This change shows on pages anyone may see (a gig, a price, a review, a seller's public profile, the
+   * exchange rate): once it has committed, every web process drops its cached anonymous pages before the
+   * operation returns (app/utils/page-cache.server.ts, ADR 019), so the next request sees it.
+   */
+  pagesChanged: () => void;
 };
 
 /** What an admin did (or read), to whom: `user.suspend` on `user` 12, `conversation.read` on `conversation` conv_…. */
@@ -136,6 +143,7 @@ const RETRIES = 4;
 async function transactOnce<T>(actor: Actor, body: (tx: Tx) => Promise<Result<T>>, db: Knex): Promise<Result<T>> {
   let failure: Failure | undefined;
   const pushes: LivePush[] = [];
+  let pagesChanged = false;
   try {
     const result = await db.transaction(async (trx) => {
       const tx: Tx = {
@@ -145,6 +153,7 @@ async function transactOnce<T>(actor: Actor, body: (tx: Tx) => Promise<Result<T>
         effect: (effect, dedupeKey, runAfterMs) => recordEffect(trx, effect, dedupeKey, runAfterMs),
         live: (push) => void pushes.push(push),
         audit: (entry) => recordAudit(trx, actor, entry),
+        pagesChanged: () => void (pagesChanged = true),
       };
       const result = await body(tx);
       if (!result.ok) {
@@ -154,6 +163,7 @@ async function transactOnce<T>(actor: Actor, body: (tx: Tx) => Promise<Result<T>
       return result;
     });
     if (pushes.length) sendLive(pushes);
+    if (pagesChanged) await dropCachedPages();
     return result;
   } catch (error) {
     if (error === ROLLBACK && failure) return failure;

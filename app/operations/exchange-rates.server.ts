@@ -49,6 +49,7 @@ export async function setUsdRate(actor: Actor, input: ExchangeRateInput, { db }:
         .insert({ currency: "USD", ugx_per_unit: input.ugxPerUsd, updated_at: tx.trx.fn.now() })
         .onConflict("currency")
         .merge(["ugx_per_unit", "updated_at"]);
+      tx.pagesChanged();
       await tx.trx("exchange_rate_history").insert({ currency: "USD", ugx_per_unit: input.ugxPerUsd, set_by: admin.id });
       await tx.audit({ action: "exchange_rate.set", targetType: "exchange_rate", targetId: "USD", details: { from: previous, to: input.ugxPerUsd } });
       return ok({ ugxPerUsd: input.ugxPerUsd, previous });

@@ -77,6 +77,7 @@ export async function saveGig(actor: Actor, input: SaveGigInput, { db }: Options
         throw error;
       }
       for (const key of saved.removedImages) await tx.effect({ kind: "delete_image", key });
+      tx.pagesChanged();
       await tx.activity(user.id, status === "published" ? "gig_published" : "gig_saved", { gigId: saved.id, title: input.gig.title });
       if (status === "published") {
         const gig = await lockOwnGig(tx.trx, user.id, saved.id);
@@ -105,6 +106,7 @@ async function changeStatus(actor: Actor, gigId: number, to: "paused" | "publish
       if (!(await setGigStatus(tx.trx, user.id, gigId, to))) {
         return to === "paused" ? conflict("not_published", NOT_PAUSABLE) : conflict("not_paused", NOT_RESUMABLE);
       }
+      tx.pagesChanged();
       await tx.activity(user.id, to === "paused" ? "gig_paused" : "gig_resumed", { gigId });
       return ok({ id: gigId, status: to });
     },
@@ -141,6 +143,7 @@ export async function deleteGig(actor: Actor, input: { gigId: number }, { db }: 
       if (!images) return notFound();
       // The gig's reviews went with it: the seller's rating and count are what their other gigs' reviews say.
       await rollUpSellerRating(tx.trx, user.id);
+      tx.pagesChanged();
       for (const key of images) await tx.effect({ kind: "delete_image", key });
       await tx.activity(user.id, "gig_deleted", { gigId: gig.id, title: gig.title });
       return ok({ id: gig.id, title: gig.title });

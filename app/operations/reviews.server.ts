@@ -82,6 +82,7 @@ export async function createReview(actor: Actor, input: ReviewInput, { db }: { d
       const order = await reviewableOrder(tx, gig, reviewerId, orderId);
       if (!order.ok) return order;
       const [id] = await storeReviews(tx, gig, [{ gigId, reviewerId, rating, comment, orderId }]);
+      tx.pagesChanged();
       await tx.activity(reviewerId, "review_left", { gigId, reviewId: id, rating, orderId });
       await insertOrderEvent(tx.trx, { orderId, actorId: reviewerId, actorRole: "buyer", kind: "reviewed", from: "completed", to: "completed", reason: `${rating} of 5 stars` });
       return ok({ id: id! });
@@ -130,6 +131,7 @@ export async function createReviews(
       }
       if (reviews.length === 0) return ok({ ids: [] });
       const ids = await storeReviews(tx, gig, reviews);
+      tx.pagesChanged();
       // Each reviewer's activity row, as createReview writes it, in a few statements for thousands of reviews.
       await recordActivities(
         tx.trx,

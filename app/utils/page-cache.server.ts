@@ -1,0 +1,345 @@
+/**
+ * The micro-cache for anonymous pages (issue 14, DESIGN.md §9, ADR 019). A GET document or `.data` request on
+ * the marketplace host from a visitor without a session is answered from this process's memory for a few
+ * seconds: fresh for FRESH_MS, then served stale for up to STALE_MS more while one rebuild per key runs.
+ *
+ * - The key is everything a page may depend on for such a visitor: the origin (scheme and host), the path,
+ *   the query with its parameters in name order, the display currency and analytics-consent cookies, the
+ *   language (one today: "en") and whether the server records a page view for it. The page is built from a
+ *   request made of that key alone (`keyRequest`), never from the visitor's own headers, so nothing outside
+ *   the key can leak into a stored page.
+ * - A stored page holds placeholders for what differs per response: the CSP nonce and the page view's
+ *   id and time (root.tsx renders them as `"<eventId> <time>"`). Every response, hit or miss, gets its own.
+ * - Stored only: status 200, HTML or single fetch's `text/x-script`, no Set-Cookie, no `Cache-Control:
+ *   private`/`no-store`, no `Vary`, at most MAX_ENTRY_BYTES. A response that sets a cookie is not even shared
+ *   with the requests that waited for it: each of them is rendered on its own.
+ * - Invalidation: operations that change what such pages show call `tx.pagesChanged()`; after the commit
+ *   `dropCachedPages()` empties this process's cache at once and publishes on Redis, and every web process
+ *   (listening on its own connection) empties its own. A rebuild that began before a drop is not stored.
+ *   While a process cannot hear the channel (its subscriber connection is down) it serves nothing from the
+ *   cache, and it starts empty when the connection is back.
+ */
+import { randomBytes } from "node:crypto";
+import type { Redis } from "ioredis";
+import { getEnv } from "~/utils/env.server";
+import { CONSENT_COOKIE, readCookie } from "~/utils/cookies.server";
+import { CURRENCY_COOKIE } from "~/utils/currency.server";
+import { maskUrlCredentials } from "~/utils/mask-url";
+import { createRedis, getRedis } from "~/utils/redis.server";
+
+/** A stored page is fresh this long after it was built… */
+export const FRESH_MS = 5_000;
+/** …and then served for this much longer while one request rebuilds it. */
+export const STALE_MS = 25_000;
+/** All pages of one process together (insertion order: the oldest go first). */
+const MAX_BYTES = 48 * 1024 * 1024;
+const MAX_ENTRY_BYTES = 1024 * 1024;
+
+/**
+ * The cache is on unless `PAGE_CACHE=off` (benchmarks compare the two). Read here rather than in env.server.ts
+ * for now; a value other than on/off stops the server.
+ */
+export function pageCacheEnabled(): boolean {
+  const value = (process.env.PAGE_CACHE ?? "on").toLowerCase();
+  if (value !== "on" && value !== "off") throw new Error(`PAGE_CACHE must be on or off, not "${process.env.PAGE_CACHE}"`);
+  return value === "on";
+}
+
+/** The Redis channel every web process listens on; each QUEUE_PREFIX (a test run's server) has its own. */
+export const dropChannel = (prefix = getEnv().QUEUE_PREFIX) => `${prefix}:page-cache:drop`;
+
+/**
+ * A cacheable request's key (`id`) and the request a page is built from: its URL with the query in name
+ * order, and the only headers a page may read, made from the key.
+ */
+export type PageKey = { id: string; url: string; headers: Record<string, string>; pageview: boolean };
+
+/** The parts of an Express request the key is made from. */
+export type KeySource = {
+  method: string;
+  path: string;
+  originalUrl: string;
+  protocol: string;
+  hostname: string;
+  headers: { host?: string; cookie?: string; authorization?: string };
+};
+
+/** Paths that are never cached whoever asks: a payment's own pages, callbacks, the API, media, dev tools. */
+const NEVER = /^\/(?:dev|payments|api|media|__manifest)(?:\/|$)/;
+/** Any session cookie, valid or not, under either name (`soko_session`, `__Host-soko_session` over https). */
+const SESSION = /(?:^|;)\s*(?:__Host-)?soko_session=/;
+/** The site's one language: no page reads Accept-Language. A second one joins the key here. */
+const LANGUAGE = "en";
+
+/**
+ * The key of a GET document or `.data` request from a visitor without a session, or null when the request
+ * must not meet the cache. `pageview`: the server records a page view for this request (a browser's HTML
+ * page, not a bot's, not a prefetch), so its page carries one.
+ */
+export function pageKeyOf(req: KeySource, pageview: boolean): PageKey | null {
+  if (req.method !== "GET") return null;
+  const { cookie = "", authorization } = req.headers;
+  if (authorization || SESSION.test(cookie)) return null;
+  const path = req.path;
+  if (NEVER.test(path)) return null;
+  const last = path.slice(path.lastIndexOf("/") + 1);
+  const data = last.endsWith(".data");
+  if (!data && last.includes(".")) return null;
+  const q = req.originalUrl.indexOf("?");
+  let query = "";
+  if (q !== -1) {
+    // Parameters in name order (a name's own values keep theirs), spelt one way.
+    const params = [...new URLSearchParams(req.originalUrl.slice(q + 1))].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    query = new URLSearchParams(params).toString();
+  }
+  const port = /:(\d+)$/.exec(req.headers.host ?? "")?.[1];
+  const origin = `${req.protocol}://${req.hostname.toLowerCase()}${port ? `:${port}` : ""}`;
+  const consent = readCookie(cookie, CONSENT_COOKIE);
+  const currency = readCookie(cookie, CURRENCY_COOKIE);
+  const kept = [
+    consent === "granted" || consent === "denied" ? `${CONSENT_COOKIE}=${consent}` : "",
+    currency === "UGX" || currency === "USD" ? `${CURRENCY_COOKIE}=${currency}` : "",
+  ].filter(Boolean);
+  const url = `${origin}${path}${query ? `?${query}` : ""}`;
+  const id = `${url} ${kept.join(";")} ${LANGUAGE} ${pageview ? "pv" : "-"}`;
+  const headers: Record<string, string> = { Accept: data ? "*/*" : "text/html", "Accept-Language": LANGUAGE };
+  if (kept.length) headers.Cookie = kept.join("; ");
+  return { id, url, headers, pageview };
+}
+
+type Slot = "nonce" | "pageview";
+
+/** A stored answer: its body cut at the placeholders, so a response is the parts with each slot filled in. */
+export type CachedPage = {
+  status: number;
+  headers: [string, string][];
+  parts: Buffer[];
+  slots: Slot[];
+  bytes: number;
+  builtAt: number;
+};
+
+/** What a request needs filled into a page: its own nonce, and its page view (null when none is recorded). */
+export type PageFill = { nonce: string; pageview: { eventId: string; time: number } | null };
+
+/** The built answer to a key's request, and whether others may share it. */
+export type Built = { page: CachedPage; storable: boolean; setsCookie: boolean };
+
+export type Lookup =
+  | { state: "fresh" | "stale"; page: CachedPage }
+  | { state: "miss" };
+
+class PageCache {
+  private entries = new Map<string, CachedPage>();
+  private building = new Map<string, Promise<Built>>();
+  private bytes = 0;
+  /** Bumped by every drop: a rebuild stores its page only if no drop happened while it ran. */
+  private generation = 0;
+  /** Whether drops can reach this process (its subscriber is connected); nothing is served otherwise. */
+  listening = false;
+  /**
+   * Placeholders the build renders instead of the nonce and the page view: random per process, so no text
+   * a seller writes can contain them. The page view's is what root.tsx renders for `{ eventId, time: 0 }`.
+   */
+  readonly placeholder = { nonce: `pcn${randomBytes(12).toString("hex")}`, eventId: `pcv${randomBytes(12).toString("hex")}` };
+  private readonly pageviewText = `${this.placeholder.eventId} 0`;
+
+  lookup(key: string, now = Date.now()): Lookup {
+    if (!this.listening) return { state: "miss" };
+    const page = this.entries.get(key);
+    if (!page) return { state: "miss" };
+    const age = now - page.builtAt;
+    if (age < FRESH_MS) return { state: "fresh", page };
+    if (age < FRESH_MS + STALE_MS) return { state: "stale", page };
+    this.remove(key);
+    return { state: "miss" };
+  }
+
+  /**
+   * Builds the page of `key` unless a build of it is already running, in which case its result is shared:
+   * one rebuild at a time per key. The page is stored when it may be and no drop happened meanwhile.
+   */
+  build(key: string, render: () => Promise<Response>): Promise<Built> {
+    const running = this.building.get(key);
+    if (running) return running;
+    const generation = this.generation;
+    const promise = (async () => {
+      try {
+        const built = await this.capture(await render());
+        if (built.storable && this.listening && generation === this.generation) this.store(key, built.page);
+        return built;
+      } finally {
+        this.building.delete(key);
+      }
+    })();
+    this.building.set(key, promise);
+    return promise;
+  }
+
+  /** Every stored page goes, and rebuilds under way will not store theirs. */
+  dropAll() {
+    this.generation++;
+    this.entries.clear();
+    this.bytes = 0;
+  }
+
+  isBuilding(key: string) {
+    return this.building.has(key);
+  }
+
+  get size() {
+    return this.entries.size;
+  }
+
+  private async capture(response: Response): Promise<Built> {
+    const body = Buffer.from(await response.arrayBuffer());
+    const headers: [string, string][] = [];
+    let setsCookie = false;
+    let shareable = response.status === 200;
+    for (const [name, value] of response.headers) {
+      if (name === "set-cookie") setsCookie = true;
+      else if (name === "vary") shareable = false;
+      else if (name === "cache-control" && /private|no-store/i.test(value)) shareable = false;
+      if (name !== "content-length" && name !== "set-cookie") headers.push([name, value]);
+    }
+    const type = response.headers.get("content-type") ?? "";
+    if (!/^text\/html|^text\/x-script/.test(type)) shareable = false;
+    if (body.length > MAX_ENTRY_BYTES) shareable = false;
+    const { parts, slots } = this.cut(body);
+    return { page: { status: response.status, headers, parts, slots, bytes: body.length, builtAt: Date.now() }, storable: shareable && !setsCookie, setsCookie };
+  }
+
+  /** The body cut at each placeholder. */
+  private cut(body: Buffer): { parts: Buffer[]; slots: Slot[] } {
+    const parts: Buffer[] = [];
+    const slots: Slot[] = [];
+    const marks: [string, Slot][] = [
+      [this.placeholder.nonce, "nonce"],
+      [this.pageviewText, "pageview"],
+    ];
+    let from = 0;
+    for (;;) {
+      let at = -1;
+      let found: [string, Slot] | undefined;
+      for (const mark of marks) {
+        const i = body.indexOf(mark[0], from, "latin1");
+        if (i !== -1 && (at === -1 || i < at)) [at, found] = [i, mark];
+      }
+      if (!found) break;
+      parts.push(body.subarray(from, at));
+      slots.push(found[1]);
+      from = at + found[0].length;
+    }
+    parts.push(body.subarray(from));
+    return { parts, slots };
+  }
+
+  private store(key: string, page: CachedPage) {
+    this.remove(key);
+    this.entries.set(key, page);
+    this.bytes += page.bytes;
+    for (const [oldest, old] of this.entries) {
+      if (this.bytes <= MAX_BYTES) break;
+      this.entries.delete(oldest);
+      this.bytes -= old.bytes;
+    }
+  }
+
+  private remove(key: string) {
+    const page = this.entries.get(key);
+    if (!page) return;
+    this.entries.delete(key);
+    this.bytes -= page.bytes;
+  }
+}
+
+/** A page's body for one response: the placeholders replaced by this request's nonce and page view. */
+export function fillPage(page: CachedPage, fill: PageFill): Buffer {
+  if (page.slots.length === 0) return page.parts[0]!;
+  const nonce = Buffer.from(fill.nonce, "latin1");
+  // A page built for a request with a page view is keyed so (`pv`): one without never meets its slot.
+  const pageview = Buffer.from(fill.pageview ? `${fill.pageview.eventId} ${fill.pageview.time}` : "", "latin1");
+  const chunks: Buffer[] = [];
+  page.slots.forEach((slot, i) => {
+    chunks.push(page.parts[i]!, slot === "nonce" ? nonce : pageview);
+  });
+  chunks.push(page.parts[page.slots.length]!);
+  return Buffer.concat(chunks);
+}
+
+declare global {
+  // eslint-disable-next-line no-var
+  var __sokoPageCache: PageCache | undefined;
+}
+
+/**
+ * This process's cache. One per process even though server.ts and the Remix build each bundle this module
+ * (the operations that drop it run inside the build).
+ */
+export function getPageCache(): PageCache {
+  globalThis.__sokoPageCache ??= new PageCache();
+  return globalThis.__sokoPageCache;
+}
+
+let subscriber: Redis | undefined;
+
+/**
+ * Listens for drops from every process (server.ts calls this once the cache is on). Pages are served from
+ * the cache only while the subscription is up; the cache starts empty each time it comes (back) up.
+ */
+export async function listenForPageDrops(): Promise<void> {
+  const cache = getPageCache();
+  const channel = dropChannel();
+  subscriber = createRedis(getEnv().REDIS_URL, { maxRetriesPerRequest: null });
+  subscriber.on("message", (from: string) => {
+    if (from === channel) cache.dropAll();
+  });
+  const deaf = () => {
+    cache.listening = false;
+    cache.dropAll();
+  };
+  subscriber.on("close", deaf);
+  subscriber.on("reconnecting", deaf);
+  subscriber.on("error", (error: Error) => console.error(maskUrlCredentials(`[page-cache] subscriber: ${error.message}`)));
+  subscriber.on("ready", () => {
+    // ioredis subscribes again on reconnect before it says ready; whatever changed meanwhile is gone with the drop.
+    cache.dropAll();
+    cache.listening = true;
+  });
+  await subscriber.subscribe(channel);
+  cache.dropAll();
+  cache.listening = true;
+}
+
+export async function closePageDrops() {
+  const s = subscriber;
+  subscriber = undefined;
+  if (!s) return;
+  getPageCache().listening = false;
+  await s.quit().catch(() => s.disconnect());
+}
+
+/**
+ * After a commit that changed what anonymous pages show: this process's cache empties at once, and every
+ * other web process's once Redis has passed the word on (the publish is awaited, so the operation's answer
+ * goes out after Redis has handed the drop to every listener). A failed publish is logged, never thrown at
+ * the committed operation; other processes then keep their pages for at most FRESH_MS + STALE_MS.
+ */
+export async function dropCachedPages(): Promise<void> {
+  globalThis.__sokoPageCache?.dropAll();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    // The shared connection queues commands while Redis is away (BullMQ needs it so): the operation waits
+    // for Redis at most this long.
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer from Redis in ${PUBLISH_TIMEOUT_MS} ms`)), PUBLISH_TIMEOUT_MS);
+    });
+    await Promise.race([getRedis().publish(dropChannel(), "drop"), late]);
+  } catch (error) {
+    console.error(maskUrlCredentials(`[page-cache] could not publish a drop: ${(error as Error).message}`));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const PUBLISH_TIMEOUT_MS = 1_000;

@@ -1,0 +1,246 @@
+/**
+ * The micro-cache for anonymous pages (ADR 019), against the built server: a hit carries its own CSP nonce
+ * (the header's, on every script tag) and its own page view, which is recorded; a visitor with a session
+ * never gets a stored page and never leaves one; the currency and consent variants never mix; and a change
+ * to a gig's price, the exchange rate or a gig's status shows on the next request, whether it was made in
+ * the serving process (a form post) or in another one (an operation run here, heard over Redis).
+ */
+// Drops are published on a channel named by QUEUE_PREFIX: this file's own, shared with its server, so the
+// operations run here reach it and no other file's reach it.
+process.env.QUEUE_PREFIX = `t_pagecache_${process.pid}_${Date.now()}`;
+
+import { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { INGEST_QUEUE, type IngestJob } from "~/analytics/events";
+import type { Actor } from "~/operations/core.server";
+import { setUsdRate } from "~/operations/exchange-rates.server";
+import { saveGig } from "~/operations/gigs.server";
+import { getEnv } from "~/utils/env.server";
+import { gigFormSchema } from "~/utils/gig-schemas";
+import { closeRedis, createRedis } from "~/utils/redis.server";
+import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { createCategory, createGig, createSession, createUser, type TestUser } from "../support/factories";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+const BROWSER = "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
+const HTML = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+const prefix = process.env.QUEUE_PREFIX!;
+
+let t: TestDatabase;
+let server: TestServer;
+let redis: Redis;
+let queue: Queue<IngestJob>;
+let seller: TestUser;
+let buyer: TestUser;
+let admin: TestUser;
+let sellerToken: string;
+let buyerToken: string;
+let gigId: number;
+
+const client = { ip: "203.0.113.9", userAgent: BROWSER, analyticsConsent: false, tabSessionId: null };
+const member = (u: TestUser): Actor => ({
+  kind: "member",
+  user: { sessionId: "test", id: u.id, name: u.name, username: u.username, email: u.email, role: u.role, preferredCurrency: "UGX", timeZone: "EAT" },
+  client,
+});
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  await createCategory(t.db, { slug: "logo-design", name: "Logo Design" });
+  seller = await createUser(t.db, { role: "freelancer", name: "Sarah Namuli" });
+  buyer = await createUser(t.db, { role: "client", name: "Brian Okot" });
+  admin = await createUser(t.db, { role: "admin", name: "Agnes Admin" });
+  sellerToken = await createSession(t.db, seller.id);
+  buyerToken = await createSession(t.db, buyer.id);
+  ({ id: gigId } = await createGig(t.db, {
+    sellerId: seller.id,
+    title: "I will design a bold logo for your shop",
+    packages: { basic: { priceUgx: 90_000, deliveryDays: 3 } },
+  }));
+  await setUsdRate(member(admin), { ugxPerUsd: 3_600 }, { db: t.db });
+  server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: prefix });
+  redis = createRedis(getEnv().REDIS_URL, { maxRetriesPerRequest: null });
+  queue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix });
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await queue?.obliterate({ force: true }).catch(() => undefined);
+  await queue?.close();
+  if (redis) {
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
+  }
+  await closeRedis();
+  await t?.drop();
+});
+
+type Page = { status: number; cache: string | null; html: string; nonce: string };
+
+async function get(path: string, { cookie, headers = {} }: { cookie?: string; headers?: Record<string, string> } = {}): Promise<Page> {
+  const res = await fetch(`${server.baseUrl}${path}`, {
+    redirect: "manual",
+    headers: { Accept: HTML, "User-Agent": BROWSER, ...(cookie ? { Cookie: cookie } : {}), ...headers },
+  });
+  const csp = res.headers.get("content-security-policy") ?? "";
+  return {
+    status: res.status,
+    cache: res.headers.get("x-page-cache"),
+    html: await res.text(),
+    nonce: /'nonce-([^']+)'/.exec(csp)?.[1] ?? "",
+  };
+}
+
+const pageviewOf = (html: string) => /<meta name="soko-pageview" content="([^"]+)"/.exec(html)?.[1] ?? null;
+const scriptNonces = (html: string) => [...html.matchAll(/<script[^>]*\snonce="([^"]*)"/g)].map((m) => m[1]);
+const queuedIds = async () => new Set((await queue.getJobs(["waiting"], 0, -1)).flatMap((j) => j.data.events.map((e) => e.event_id)));
+
+/** Asks until the answer comes from the cache (a first request may meet a build another one started). */
+async function cached(path: string, cookie?: string): Promise<Page> {
+  await get(path, { cookie });
+  const page = await get(path, { cookie });
+  expect(page.cache).toBe("fresh");
+  return page;
+}
+
+describe("anonymous page cache", () => {
+  it("gives every hit its own nonce, on the CSP header and every script tag, and its own page view, which is recorded", async () => {
+    const first = await get("/terms");
+    const hits = [await get("/terms"), await get("/terms"), await get("/terms")];
+    expect(first.cache).toBe("miss");
+    expect(hits.map((h) => h.cache)).toEqual(["fresh", "fresh", "fresh"]);
+    const all = [first, ...hits];
+    for (const page of all) {
+      expect(page.status).toBe(200);
+      expect(page.html).toContain("Terms of Service");
+      expect(page.nonce).toMatch(/^[A-Za-z0-9+/]{22}==$/);
+      const nonces = scriptNonces(page.html);
+      expect(nonces.length).toBeGreaterThan(0);
+      expect(new Set(nonces)).toEqual(new Set([page.nonce]));
+      expect(page.html).not.toMatch(/pcn[0-9a-f]{24}|pcv[0-9a-f]{24}/);
+    }
+    expect(new Set(all.map((p) => p.nonce)).size).toBe(all.length);
+
+    const views = all.map((p) => pageviewOf(p.html));
+    for (const view of views) expect(view).toMatch(/^[0-9a-f-]{36} \d{13}$/);
+    expect(new Set(views).size).toBe(all.length);
+    // The tracker's copy in the loader data is the same view.
+    for (const [i, page] of all.entries()) expect(page.html.split(views[i]!).length - 1).toBe(2);
+    const ids = views.map((v) => v!.split(" ")[0]!);
+    await expect.poll(async () => {
+      const queued = await queuedIds();
+      return ids.filter((id) => queued.has(id));
+    }, { timeout: 5_000 }).toEqual(ids);
+  });
+
+  it("never serves a stored page to a visitor with a session, and never stores theirs", async () => {
+    const anonymous = await cached(`/gig/${gigId}`);
+    expect(anonymous.html).not.toContain(buyer.name);
+
+    const signedIn = await get(`/gig/${gigId}`, { cookie: `soko_session=${buyerToken}` });
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.cache).toBeNull();
+    expect(signedIn.html).toContain(buyer.name);
+
+    // A member's page of a path nobody has asked for is not kept for the next visitor either.
+    const theirs = await get("/help?from=member", { cookie: `soko_session=${sellerToken}` });
+    expect(theirs.cache).toBeNull();
+    expect(theirs.html).toContain(seller.name);
+    const next = await get("/help?from=member");
+    expect(next.cache).toBe("miss");
+    expect(next.html).not.toContain(seller.name);
+
+    // A session cookie that names no session still bypasses the cache, and so does a Bearer token.
+    expect((await get(`/gig/${gigId}`, { cookie: "soko_session=not-a-session" })).cache).toBeNull();
+    expect((await get(`/gig/${gigId}`, { headers: { Authorization: `Bearer ${buyerToken}` } })).cache).toBeNull();
+  });
+
+  it("keeps the currency and consent variants apart", async () => {
+    const path = `/gig/${gigId}?ref=variants`;
+    const ugx = await cached(path);
+    expect(ugx.html).toContain("UGX 90,000");
+    expect(ugx.html).toContain('id="consent-banner-title"');
+
+    const usd = await get(path, { cookie: "soko_currency=USD" });
+    expect(usd.cache).toBe("miss");
+    expect(usd.html).toContain("USD 25.00");
+    expect(usd.html).not.toContain("UGX 90,000");
+    expect((await get(path, { cookie: "soko_currency=USD" })).cache).toBe("fresh");
+
+    const denied = await get(path, { cookie: "soko_consent=denied" });
+    expect(denied.cache).toBe("miss");
+    expect(denied.html).not.toContain('id="consent-banner-title"');
+    const deniedUsd = await get(path, { cookie: "soko_consent=denied; soko_currency=USD" });
+    expect(deniedUsd.cache).toBe("miss");
+    expect(deniedUsd.html).toContain("USD 25.00");
+    expect(deniedUsd.html).not.toContain('id="consent-banner-title"');
+
+    // Each variant still answers with its own page; cookies the page does not read share one.
+    const again = await get(path, { cookie: "soko_sid=abc; soko_currency=USD" });
+    expect(again.cache).toBe("fresh");
+    expect(again.html).toContain("USD 25.00");
+    const plain = await get(path);
+    expect(plain.cache).toBe("fresh");
+    expect(plain.html).toContain("UGX 90,000");
+    expect(plain.html).toContain('id="consent-banner-title"');
+    // The query's order does not make another page.
+    expect((await get(`/browse?sort=newest&category=logo-design`)).status).toBe(200);
+    expect((await get(`/browse?category=logo-design&sort=newest`)).cache).toBe("fresh");
+  });
+
+  it("shows a price or exchange-rate change made in another process on the next request", async () => {
+    const path = `/gig/${gigId}`;
+    expect((await cached(path)).html).toContain("UGX 90,000");
+    expect((await cached(path, "soko_currency=USD")).html).toContain("USD 25.00");
+
+    const value = gigFormSchema("publish").parse({
+      title: "I will design a bold logo for your shop",
+      category: "logo-design",
+      description: "Three concepts and the files for print and the web.",
+      basic: { price: "120000", delivery: "3" },
+      standard: {},
+      premium: {},
+    });
+    const saved = await saveGig(member(seller), { intent: "publish", gig: value, gigId }, { db: t.db });
+    expect(saved.ok).toBe(true);
+    const after = await get(path);
+    expect(after.cache).toBe("miss");
+    expect(after.html).toContain("UGX 120,000");
+    expect(after.html).not.toContain("UGX 90,000");
+
+    expect((await setUsdRate(member(admin), { ugxPerUsd: 4_000 }, { db: t.db })).ok).toBe(true);
+    const usd = await get(path, { cookie: "soko_currency=USD" });
+    expect(usd.cache).toBe("miss");
+    expect(usd.html).toContain("USD 30.00");
+  });
+
+  it("serves data requests from the cache too, without a page view", async () => {
+    const path = `/gig/${gigId}.data?_routes=routes%2Fgig.%24id`;
+    const first = await get(path);
+    const hit = await get(path);
+    expect(first.cache).toBe("miss");
+    expect(hit.cache).toBe("fresh");
+    expect(hit.html).toBe(first.html);
+    expect(hit.html).toContain("I will design a bold logo for your shop");
+    expect(hit.html).not.toMatch(/pcn[0-9a-f]{24}|pcv[0-9a-f]{24}/);
+  });
+
+  it("shows a change made through the serving process itself on the next request", async () => {
+    const browse = await cached("/browse?category=logo-design");
+    expect(browse.html).toContain("I will design a bold logo for your shop");
+    const paused = await fetch(`${server.baseUrl}/gig/${gigId}/edit`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { Cookie: `soko_session=${sellerToken}`, Origin: server.baseUrl, "Content-Type": "application/x-www-form-urlencoded" },
+      body: "intent=pause",
+    });
+    expect(paused.status).toBe(302);
+    const after = await get("/browse?category=logo-design");
+    expect(after.cache).toBe("miss");
+    expect(after.html).not.toContain("I will design a bold logo for your shop");
+    expect((await get(`/gig/${gigId}`)).status).toBe(404);
+  });
+
+});
