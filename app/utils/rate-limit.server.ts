@@ -141,30 +141,113 @@ export async function refund(name: keyof typeof LIMITS, key: string, points = 1)
     .catch((error: unknown) => logUnavailable(name, error));
 }
 
+/** What a limiter of the tracking endpoints answers for one request: null when allowed. Rejects when Redis is away. */
+export type AnalyticsLimiter = (key: string) => Promise<Limited | null>;
+
 /**
- * The tracking endpoints' per-address limit, on the Redis connection the caller gives (theirs fails fast
- * when Redis is down instead of queueing commands, so the caller can answer 503 at once: it rejects with
- * Redis's error then). Once an address is over the limit it is refused from memory until the minute ends,
- * so a flood costs no Redis round trips.
+ * The tracking endpoints' per-address limit (ADR 021), on the Redis connection the caller gives (theirs fails
+ * fast when Redis is down instead of queueing commands, so the caller can answer 503 at once: it rejects with
+ * Redis's error then).
+ *
+ * A Redis round trip per request cost more than the rest of a tracking request, so each process takes
+ * uses from Redis in leases and hands them out from memory: the first request of an address in a window
+ * takes a lease of `points / 20` uses (or as many as are waiting, if more) with one INCRBY on the window's
+ * key, `${QUEUE_PREFIX}:rl:analytics:<window>:<address key>`; the next requests spend it without asking
+ * Redis. Windows are fixed (the minute since 1970, for the default 60 s), so every process counts the
+ * same window without talking to the others. Redis's count is always at least what every process has let
+ * through, so the limit is never exceeded, whatever the number of processes. The tolerance is the other
+ * way: uses leased by one process and not spent are lost to the others, so an address whose requests are
+ * spread over P processes may be refused up to (P − 1) × lease uses early (5% of the limit per extra
+ * process). Once Redis says an address is out, this process refuses it from memory until the window ends.
  */
-export function analyticsLimiter(storeClient: Redis) {
-  const { points, duration, message } = LIMITS.analytics;
-  const l = new RateLimiterRedis({
-    storeClient,
-    keyPrefix: `${getEnv().QUEUE_PREFIX}:rl:analytics`,
-    points,
-    duration,
-    inMemoryBlockOnConsumed: points + 1,
-    rejectIfRedisNotReady: true,
+export function analyticsLimiter(storeClient: Redis, { points = LIMITS.analytics.points, durationS = LIMITS.analytics.duration } = {}): AnalyticsLimiter {
+  const { message } = LIMITS.analytics;
+  return leasedLimiter({ redis: storeClient, keyPrefix: `${getEnv().QUEUE_PREFIX}:rl:analytics`, points, durationMs: durationS * 1000, message });
+}
+
+/** Keys a process remembers per window; past it the oldest are forgotten (which only ever refuses earlier). */
+const LEASE_KEYS_MAX = 100_000;
+
+/** INCRBY that sets the key's expiry when it creates it: one round trip, and no key is left without one. */
+const LEASE_SCRIPT = `local n = redis.call('INCRBY', KEYS[1], ARGV[1])
+if n == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return n`;
+
+type Lease = {
+  /** Uses this process holds and has not handed out. */
+  left: number;
+  /** Redis said the window's uses are gone: refuse until the window ends. */
+  out: boolean;
+  /** Requests waiting for the lease being taken. */
+  waiting: { resolve: (allowed: boolean) => void; reject: (error: unknown) => void }[];
+  taking: boolean;
+};
+
+/** The mechanism of analyticsLimiter, with its numbers given (tests use small ones). */
+export function leasedLimiter(opts: { redis: Redis; keyPrefix: string; points: number; durationMs: number; message: string; leaseSize?: number }): AnalyticsLimiter {
+  const { redis, keyPrefix, points, durationMs, message } = opts;
+  const leaseSize = opts.leaseSize ?? Math.max(1, Math.ceil(points / 20));
+  let window = -1;
+  let leases = new Map<string, Lease>();
+
+  const take = (redisKey: string, lease: Lease, windowAtStart: number) => {
+    lease.taking = true;
+    const want = Math.min(points, Math.max(leaseSize, lease.waiting.length));
+    const expiresMs = (windowAtStart + 1) * durationMs - Date.now() + 1_000;
+    redis
+      .eval(LEASE_SCRIPT, 1, redisKey, want, Math.max(1_000, expiresMs))
+      .then((total) => {
+        lease.taking = false;
+        // What Redis counted beyond the limit is not ours: total − want was taken before us.
+        const granted = Math.max(0, Math.min(want, points - (Number(total) - want)));
+        lease.left += granted;
+        if (granted < want) lease.out = true;
+        const waiting = lease.waiting.splice(0);
+        for (const w of waiting) {
+          if (lease.left > 0) {
+            lease.left -= 1;
+            w.resolve(true);
+          } else if (lease.out) w.resolve(false);
+          else lease.waiting.push(w);
+        }
+        if (lease.waiting.length > 0) take(redisKey, lease, windowAtStart);
+      })
+      .catch((error: unknown) => {
+        lease.taking = false;
+        for (const w of lease.waiting.splice(0)) w.reject(error);
+      });
+  };
+
+  const refused = (windowNow: number): Limited => ({
+    status: 429,
+    message,
+    retryAfter: Math.max(1, Math.ceil(((windowNow + 1) * durationMs - Date.now()) / 1000)),
   });
-  return async (key: string): Promise<Limited | null> => {
-    try {
-      await l.consume(key);
-      return null;
-    } catch (error) {
-      if (!(error instanceof RateLimiterRes)) throw error;
-      return { status: 429, message, retryAfter: Math.max(1, Math.ceil(error.msBeforeNext / 1000)) };
+
+  return async (key: string) => {
+    const now = Date.now();
+    const current = Math.floor(now / durationMs);
+    if (current !== window) {
+      // A new window: last window's leases are worth nothing (its Redis keys expire on their own).
+      window = current;
+      leases = new Map();
     }
+    let lease = leases.get(key);
+    if (!lease) {
+      if (leases.size >= LEASE_KEYS_MAX) leases.delete(leases.keys().next().value as string);
+      lease = { left: 0, out: false, waiting: [], taking: false };
+      leases.set(key, lease);
+    }
+    if (lease.left > 0) {
+      lease.left -= 1;
+      return null;
+    }
+    if (lease.out) return refused(current);
+    const allowed = await new Promise<boolean>((resolve, reject) => {
+      lease.waiting.push({ resolve, reject });
+      if (!lease.taking) take(`${keyPrefix}:${current}:${key}`, lease, current);
+    });
+    return allowed ? null : refused(current);
   };
 }
 
