@@ -25,6 +25,7 @@ import {
   type EventKind,
   type IngestJob,
   type QueuedEvent,
+  parseEvent,
 } from "~/analytics/events";
 import { lookupPlace, openGeo, rateLimitKey, truncateIp } from "~/analytics/geo.server";
 import { countMinute } from "~/analytics/pipeline-stats.server";
@@ -136,7 +137,7 @@ export function checkEvents(endpoint: Endpoint, text: string, receivedAtMs: numb
     }
     // An anonymous visitor's route change comes to /action as a page view (ADR 007): checked as one.
     const pageview = kind === "action" && (raw as { action_type?: unknown }).action_type === "pageview";
-    const parsed = (pageview ? ActionPageviewEvent : schema).safeParse(raw);
+    const parsed = parseEvent(pageview ? ActionPageviewEvent : schema, raw as Record<string, unknown>);
     if (!parsed.success) {
       for (const z of parsed.error.issues) issues.push(issue(index, z));
       return;
@@ -318,6 +319,8 @@ const ENQUEUE_TIMEOUT_MS = 3_000;
 /** Requests queued together share a job of at most as many events as one request may carry: a job ClickHouse
  * refuses (it goes to the failed set whole) holds no more than before. A request's own events stay together. */
 const MAX_EVENTS_PER_JOB = MAX_EVENTS_PER_REQUEST;
+/** How often the counters summed in memory are written to Redis. */
+const COUNTS_EVERY_MS = 250;
 
 const lastLogged = new Map<string, number>();
 /** Logs a problem at most once every 10 s per kind, so a Redis outage does not flood the log. */
@@ -340,8 +343,9 @@ export type Ingest = {
 
 /** The ingest side of one process: its Redis connection, BullMQ queue and rate limiter. */
 export function createIngest({ redisUrl, prefix }: { redisUrl: string; prefix: string }): Ingest {
-  const failFast = () => {
+  const failFast = (autoPipelining: boolean) => {
     const connection = createRedis(redisUrl, {
+      enableAutoPipelining: autoPipelining,
       enableOfflineQueue: false,
       connectTimeout: 2_000,
       commandTimeout: 2_000,
@@ -353,9 +357,11 @@ export function createIngest({ redisUrl, prefix }: { redisUrl: string; prefix: s
     return connection;
   };
   // The queue's connection carries BullMQ's ~50 Lua commands; ioredis copies them into every pipeline or
-  // MULTI it builds, which the rate limiter does on each call: the limiter and counters get their own.
-  const redis: Redis = failFast();
-  const side: Redis = failFast();
+  // MULTI it builds, and with auto-pipelining it builds one for every turn that sends a command (a few
+  // percent of a tracking request's CPU): the queue's connection sends its commands one by one (one job write
+  // is in flight at a time anyway), and the limiter and counters get a connection of their own.
+  const redis: Redis = failFast(false);
+  const side: Redis = failFast(true);
 
   let queue: Queue<IngestJob> | undefined;
   const getQueue = () => {
@@ -377,12 +383,15 @@ export function createIngest({ redisUrl, prefix }: { redisUrl: string; prefix: s
   const counters = countersKey(prefix);
   const inFlight = new Set<Promise<unknown>>();
 
-  // Group commit: the requests that reach `enqueue` in the same turn of the event loop share one job, and
-  // each is answered once that job is in Redis (or all of them get 503 if it is not). Under load this is
-  // one BullMQ job for many requests, which is what Redis and the worker pay for; alone, a request waits
-  // for nothing more than before (setImmediate runs before any timer).
+  // Group commit (ADR 009, amended by ADR 021): requests waiting for the queue share one job, and each is
+  // answered once that job is in Redis (or all of them get 503 if it is not). One write is in Redis's hands at
+  // a time: the requests that reach `enqueue` while it is form the next group, written as soon as it is
+  // answered. Under load that is one BullMQ job for many requests, which is what Redis and the worker pay
+  // for; a lone request waits for nothing more than before (setImmediate runs before any timer).
   type Waiting = { events: QueuedEvent[]; resolve: () => void; reject: (error: IngestUnavailableError) => void };
   let waiting: Waiting[] = [];
+  let writing = false;
+  let flushScheduled = false;
 
   const addJobs = async (group: Waiting[]) => {
     const jobs: { name: string; data: IngestJob }[] = [];
@@ -413,25 +422,38 @@ export function createIngest({ redisUrl, prefix }: { redisUrl: string; prefix: s
     for (const w of group) w.resolve();
   };
 
+  const flush = () => {
+    flushScheduled = false;
+    if (writing || waiting.length === 0) return;
+    const group = waiting;
+    waiting = [];
+    writing = true;
+    void addJobs(group).finally(() => {
+      writing = false;
+      scheduleFlush();
+    });
+  };
+  const scheduleFlush = () => {
+    if (flushScheduled || waiting.length === 0) return;
+    flushScheduled = true;
+    setImmediate(flush);
+  };
+
   const enqueue = (events: QueuedEvent[]) =>
     new Promise<void>((resolve, reject) => {
       if (redis.status !== "ready") return reject(new IngestUnavailableError(`Redis connection is ${redis.status}`));
-      if (waiting.length === 0) {
-        setImmediate(() => {
-          const group = waiting;
-          waiting = [];
-          void addJobs(group);
-        });
-      }
       waiting.push({ events, resolve, reject });
+      scheduleFlush();
     });
 
-  // Counts are summed per turn of the event loop and written as one HINCRBY per field: under load that
-  // is one command for hundreds of requests.
+  // Counts are summed in memory and written every COUNTS_EVERY_MS as one HINCRBY per field (and the minute's
+  // hash): a handful of commands a second however many requests there are. At shutdown they are written
+  // at once (close); a crash loses at most the last interval's counts, which were never a promise to anyone.
   const counts = new Map<CounterField, number>();
-  let countsScheduled = false;
+  let countsTimer: NodeJS.Timeout | undefined;
   const writeCounts = () => {
-    countsScheduled = false;
+    countsTimer = undefined;
+    if (counts.size === 0) return;
     const entries = [...counts];
     counts.clear();
     if (side.status !== "ready") return;
@@ -444,9 +466,9 @@ export function createIngest({ redisUrl, prefix }: { redisUrl: string; prefix: s
   const count = (field: CounterField, n: number) => {
     if (n <= 0) return;
     counts.set(field, (counts.get(field) ?? 0) + n);
-    if (!countsScheduled) {
-      countsScheduled = true;
-      setImmediate(writeCounts);
+    if (!countsTimer) {
+      countsTimer = setTimeout(writeCounts, COUNTS_EVERY_MS);
+      countsTimer.unref();
     }
   };
 
@@ -455,7 +477,12 @@ export function createIngest({ redisUrl, prefix }: { redisUrl: string; prefix: s
     enqueue,
     count,
     close: async () => {
-      await Promise.allSettled([...inFlight]);
+      // Every request that reached `enqueue` is written (or refused) before the connections close.
+      while (writing || waiting.length > 0) {
+        await Promise.allSettled([...inFlight]);
+        await new Promise((r) => setImmediate(r));
+      }
+      clearTimeout(countsTimer);
       writeCounts();
       await queue?.close().catch(() => undefined);
       await Promise.all([redis, side].map((c) => c.quit().catch(() => c.disconnect())));
