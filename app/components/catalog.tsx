@@ -123,7 +123,8 @@ export function CatalogResults({ action, query, page, empty }: { action: "/brows
       <ul className="card-grid gig-grid" aria-label="Services">
         {gigs.map((gig) => (
           <li key={gig.id}>
-            <GigCard gig={gig} />
+            {/* The screen's h1 is the only heading above the cards: h2, not h3 (Lighthouse's heading-order). */}
+            <GigCard gig={gig} headingLevel={2} />
           </li>
         ))}
       </ul>

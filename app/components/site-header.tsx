@@ -24,11 +24,13 @@ export function SiteHeader({ user, counts: initial }: { user: HeaderUser; counts
   return (
     <header className="site-header">
       <div className="container header-row">
-        <Link to="/" className="brand" aria-label="Soko home">
+        {/* Named by its visible text (plus a hidden "home"): an aria-label that differs from what a speech-input
+            user reads on screen fails WCAG 2.5.3 (Lighthouse's label-content-name-mismatch). */}
+        <Link to="/" className="brand">
           <span className="brand-mark" aria-hidden="true">
             S
           </span>
-          Soko
+          Soko<span className="visually-hidden"> home</span>
         </Link>
         <nav aria-label="Main" className="site-nav">
           <NavLink to="/browse">Browse</NavLink>
