@@ -10,8 +10,9 @@
 import type { ClickHouseClient } from "@clickhouse/client";
 import { z } from "zod";
 import { quote } from "~/analytics/clickhouse-sql.server";
-import { RANGES, SERVER_PLATFORM, type Range } from "~/analytics/events";
+import { RANGES, type Range } from "~/analytics/events";
 import { inWindow, reportWindow, type ReportWindow } from "~/analytics/reports.server";
+import { FACT, sources, spansCondition, windowSpan } from "~/analytics/rollups.server";
 
 const uint = z.coerce.number().int().nonnegative();
 
@@ -107,11 +108,11 @@ export async function heatmap(
 /** The pages with the most clicks in the range (for choosing a heatmap), most first. */
 export async function clickedPages(client: ClickHouseClient, range: Range, { now, limit = 20 }: { now?: Date; limit?: number } = {}) {
   if (!Number.isSafeInteger(limit) || limit <= 0) throw new Error("limit must be a positive whole number");
+  const from = await sources(client, reportWindow(range, now));
   return select(
     client,
-    `SELECT page, uniqExact(event_id) AS clicks FROM actions FINAL
-     WHERE ${inWindow(reportWindow(range, now))} AND action_type = 'click'
-     GROUP BY page ORDER BY clicks DESC, page ASC LIMIT ${limit}`,
+    `SELECT page, sum(clicks) AS clicks FROM (${from.clicks})
+     GROUP BY page HAVING clicks > 0 ORDER BY clicks DESC, page ASC LIMIT ${limit}`,
     z.object({ page: z.string(), clicks: uint }),
   );
 }
@@ -122,9 +123,6 @@ export async function clickedPages(client: ClickHouseClient, range: Range, { now
 export type FunnelStep = { key: string; label: string; count: number; dropOff: number | null };
 
 /** A gig's page, and the pages that continue from it: the order form, or messages (Contact Seller). */
-const GIG_PAGE = `match(page, '^/gig/[0-9]+$')`;
-const CONTINUE_PAGE = `(match(page, '^/gig/[0-9]+/order$') OR match(page, '^/messages(/|$)'))`;
-const FACT = `platform = '${SERVER_PLATFORM}'`;
 
 /**
  * The funnel in the range (default 30d in the screen):
@@ -139,18 +137,15 @@ const FACT = `platform = '${SERVER_PLATFORM}'`;
  * before (one decimal; null for the first; 0 when the step before had none).
  */
 export async function conversionFunnel(client: ClickHouseClient, range: Range, { now }: { now?: Date } = {}): Promise<FunnelStep[]> {
-  const where = inWindow(reportWindow(range, now));
+  const window = reportWindow(range, now);
+  const where = inWindow(window);
+  const { pieces } = await sources(client, window);
   const [sessions] = await select(
     client,
     `SELECT countIf(visit = 1) AS visits, countIf(visit = 1 AND gig = 1) AS gig_views, countIf(visit = 1 AND gig = 1 AND next = 1) AS continued
      FROM (
-       SELECT session_id, max(kind = 1) AS visit, max(kind = 1 AND gig = 1) AS gig, max(next = 1) AS next FROM (
-         SELECT session_id, 1 AS kind, CAST(${GIG_PAGE} AS UInt8) AS gig, CAST(${CONTINUE_PAGE} AS UInt8) AS next
-         FROM pageviews FINAL WHERE ${where}
-         UNION ALL
-         SELECT session_id, 2 AS kind, toUInt8(0) AS gig, toUInt8(1) AS next
-         FROM conversions FINAL WHERE ${where} AND conversion_type IN ('contact_seller', 'package_selected')
-       )
+       SELECT session_id, max(pageviews > 0) AS visit, max(gig_view) AS gig, max(continued) AS next
+       FROM (${pieces})
        GROUP BY session_id
      )`,
     z.object({ visits: uint, gig_views: uint, continued: uint }),
@@ -178,6 +173,25 @@ export async function conversionFunnel(client: ClickHouseClient, range: Range, {
 // ---------------------------------------------------------------------------------------------------------
 // A member's journey and analytics.
 
+/**
+ * The window's sources, and the condition of the window's days on which the member had a page view or an
+ * action (whole days, cut to the window): their page views are read from the events of those days only,
+ * found in session_hours rather than by reading every page view of the window for one user id.
+ */
+async function memberDays(client: ClickHouseClient, window: ReportWindow, id: number): Promise<{ pieces: string; days: string }> {
+  const { pieces } = await sources(client, window);
+  const rows = await select(
+    client,
+    `SELECT DISTINCT toUInt32(toStartOfDay(hour)) AS day FROM (${pieces}) WHERE user_id = ${id} AND active = 1 ORDER BY day`,
+    z.object({ day: uint }),
+  );
+  const span = windowSpan(window);
+  const spans = rows
+    .map(({ day }) => ({ from: Math.max(day, span.from), to: Math.min(day + 24 * 60 * 60, span.to) }))
+    .filter((s) => s.from < s.to);
+  return { pieces, days: spansCondition(spans) };
+}
+
 export type JourneyStep = { at: string; kind: "page" | "conversion"; what: string; detail: string };
 export type JourneySession = { sessionId: string; start: string; end: string; device: string; browser: string; country: string; steps: JourneyStep[] };
 
@@ -191,13 +205,15 @@ export const JOURNEY_MAX_STEPS = 1_000;
  */
 export async function userJourney(client: ClickHouseClient, userId: number, range: Range, { now }: { now?: Date } = {}): Promise<JourneySession[]> {
   const id = checkedUserId(userId);
-  const where = `${inWindow(reportWindow(range, now))} AND user_id = ${id}`;
+  const window = reportWindow(range, now);
+  const where = `${inWindow(window)} AND user_id = ${id}`;
+  const { days } = await memberDays(client, window, id);
   const rows = await select(
     client,
     `SELECT * FROM (
        SELECT session_id, toUnixTimestamp(event_time) AS at, 'page' AS kind, page AS what, title AS detail,
               CAST(device AS String) AS s_device, CAST(browser AS String) AS s_browser, CAST(country AS String) AS s_country, event_id
-       FROM pageviews FINAL WHERE ${where}
+       FROM pageviews FINAL WHERE (${days}) AND user_id = ${id}
        UNION ALL
        SELECT session_id, toUnixTimestamp(event_time) AS at, 'conversion' AS kind, CAST(conversion_type AS String) AS what,
               toString(value) AS detail, CAST(device AS String) AS s_device, CAST(browser AS String) AS s_browser, CAST(country AS String) AS s_country, event_id
@@ -249,27 +265,24 @@ export type MemberAnalytics = {
  */
 export async function memberAnalytics(client: ClickHouseClient, userId: number, range: Range, { now }: { now?: Date } = {}): Promise<MemberAnalytics> {
   const id = checkedUserId(userId);
-  const where = `${inWindow(reportWindow(range, now))} AND user_id = ${id}`;
-  const events = `
-    SELECT session_id, event_id, event_time, CAST(device AS String) AS s_device, CAST(browser AS String) AS s_browser, 1 AS kind, toUInt8(0) AS click
-    FROM pageviews FINAL WHERE ${where}
-    UNION ALL
-    SELECT session_id, event_id, event_time, CAST(device AS String) AS s_device, CAST(browser AS String) AS s_browser, 2 AS kind, CAST(action_type = 'click' AS UInt8) AS click
-    FROM actions FINAL WHERE ${where}`;
-  const sessions = `SELECT session_id, argMin(s_device, event_time) AS session_device, argMin(s_browser, event_time) AS session_browser FROM (${events}) GROUP BY session_id`;
+  const window = reportWindow(range, now);
+  const where = `${inWindow(window)} AND user_id = ${id}`;
+  const { pieces, days } = await memberDays(client, window, id);
+  const mine = `SELECT * FROM (${pieces}) WHERE user_id = ${id} AND active = 1`;
+  const sessions = `SELECT session_id, argMin(device, first_time) AS session_device, argMin(browser, first_time) AS session_browser FROM (${mine}) GROUP BY session_id`;
   const [totals, devices, browsers, pages, conversions] = await Promise.all([
     select(
       client,
-      `SELECT uniqExact(session_id) AS sessions, uniqExactIf(event_id, kind = 1) AS page_views, uniqExactIf(event_id, kind = 2 AND click = 1) AS clicks,
-              count() AS events, toUnixTimestamp(min(event_time)) AS first_seen, toUnixTimestamp(max(event_time)) AS last_seen
-       FROM (${events})`,
+      `SELECT uniqExact(session_id) AS sessions, sum(pageviews) AS page_views, sum(clicks) AS clicks,
+              count() AS events, toUnixTimestamp(min(first_time)) AS first_seen, toUnixTimestamp(max(last_time)) AS last_seen
+       FROM (${mine})`,
       z.object({ sessions: uint, page_views: uint, clicks: uint, events: uint, first_seen: uint, last_seen: uint }),
     ),
     select(client, `SELECT session_device AS name, count() AS sessions FROM (${sessions}) GROUP BY name ORDER BY sessions DESC, name ASC`, z.object({ name: z.string(), sessions: uint })),
     select(client, `SELECT session_browser AS name, count() AS sessions FROM (${sessions}) GROUP BY name ORDER BY sessions DESC, name ASC`, z.object({ name: z.string(), sessions: uint })),
     select(
       client,
-      `SELECT page, uniqExact(event_id) AS views FROM pageviews FINAL WHERE ${where} GROUP BY page ORDER BY views DESC, page ASC LIMIT 10`,
+      `SELECT page, uniqExact(event_id) AS views FROM pageviews FINAL WHERE (${days}) AND user_id = ${id} GROUP BY page ORDER BY views DESC, page ASC LIMIT 10`,
       z.object({ page: z.string(), views: uint }),
     ),
     select(

@@ -30,7 +30,9 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import { clickedPages, conversionFunnel, heatmap, memberAnalytics, userJourney } from "~/analytics/insights.server";
+import { buildRollups } from "~/analytics/rollups.server";
 import { getEnv } from "~/utils/env.server";
+import { ENGINES } from "../support/clickhouse-engines";
 import { createTestClickHouseDatabase, createTestDatabase, type TestDatabase } from "../support/databases";
 import { createSession, createUser } from "../support/factories";
 import { freePort, startTestServer, type TestServer } from "../support/test-server";
@@ -128,28 +130,28 @@ const CONVERSIONS = [
 ];
 const CONVERSION_RESENDS = [{ ...CONVERSIONS[2]!, received_at: "2026-03-10 09:10:00" }];
 
-describe("analytics insights (ClickHouse)", () => {
-  const env = getEnv();
+describe.each(ENGINES)("analytics insights ($name)", ({ engine, build }) => {
   let database: string;
   let admin: ClickHouseClient;
   let client: ClickHouseClient;
+  let close: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    database = await createTestClickHouseDatabase("soko_ins");
-    admin = createClickHouse(clickHouseOptions(env, "default"));
+    ({ client, admin, database, close } = await engine());
     for (const table of ["pageviews", "actions", "conversions"]) await admin.command({ query: `SYSTEM STOP MERGES ${database}.${table}` });
-    client = createClickHouse(clickHouseOptions(env, database));
     const insert = (table: string, values: object[]) => client.insert({ table, values, format: "JSONEachRow" });
     await insert("pageviews", PAGEVIEWS);
     await insert("actions", ACTIONS);
     await insert("conversions", CONVERSIONS);
     await insert("actions", ACTION_RESENDS);
     await insert("conversions", CONVERSION_RESENDS);
+    if (build) {
+      const { built } = await buildRollups(client, { now: NOW });
+      expect(built.length).toBeGreaterThan(0);
+    }
   });
   afterAll(async () => {
-    await client?.close();
-    if (database) await admin?.command({ query: `DROP DATABASE IF EXISTS ${database}` });
-    await admin?.close();
+    await close?.();
   });
 
   it("bins a page's clicks on the grid: each click once, far ones in the last column and row, no position apart", async () => {

@@ -34,10 +34,7 @@
  *   s11 mobile  Unknown  2025-12-15 12:00:01 pv /help, 12:01:01 input_focus + order 20,000 → 60 s, not a bounce
  * Apart from that, 16 one-page sessions on 2025-05-31 in 13 countries test the top-10 cut of countries.
  */
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { createClient, type ClickHouseClient } from "@clickhouse/client";
+import type { ClickHouseClient } from "@clickhouse/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import type { Range } from "~/analytics/events";
@@ -45,8 +42,7 @@ import { parsePeriod } from "~/analytics/period";
 import { activeUsers, browsers, conversions, countries, pageViews, periodWindow, realTime, referrers, sessionReport, traffic, userActivity } from "~/analytics/reports.server";
 import { buildRollups, sources } from "~/analytics/rollups.server";
 import { getEnv } from "~/utils/env.server";
-import { applyClickHouseMigrations } from "../../scripts/lib/migrate";
-import { createTestClickHouseDatabase } from "../support/databases";
+import { ENGINES } from "../support/clickhouse-engines";
 
 const NOW = new Date("2026-03-15T12:00:00Z");
 const RANGE_LIST: Range[] = ["1d", "7d", "30d", "90d"];
@@ -232,59 +228,12 @@ const COUNTRY_PAGEVIEWS = COUNTRY_SESSIONS.map((country, i) => ({
   device: "mobile",
 }));
 
-/** A ClickHouse to run the reports on: the embedded 18.16 server, or a current one (chDB) in this process. */
-type Engine = { client: ClickHouseClient; admin: ClickHouseClient; database: string; close: () => Promise<void> };
-
-async function embedded(): Promise<Engine> {
-  const env = getEnv();
-  // A fresh database (soko_rep_<random>) with migrations/clickhouse applied.
-  const database = await createTestClickHouseDatabase("soko_rep");
-  const admin = createClickHouse(clickHouseOptions(env, "default"));
-  const client = createClickHouse(clickHouseOptions(env, database));
-  return {
-    client,
-    admin,
-    database,
-    close: async () => {
-      await client.close();
-      await admin.command({ query: `DROP DATABASE IF EXISTS ${database}` });
-      await admin.close();
-    },
-  };
-}
-
-/**
- * A current ClickHouse (26.7, chDB's engine) inside this process, behind @clickhouse/client like the server:
- * the same migrations, the same report code. chDB has no per-client database, so the session USEs it.
- */
-async function current(): Promise<Engine> {
-  const { createChdbConnection } = await import("chdb/connection");
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "soko-chdb-"));
-  const client = createClient({ connection: createChdbConnection({ path: dir }) } as Parameters<typeof createClient>[0]);
-  const database = "soko_rep";
-  await applyClickHouseMigrations(client, database);
-  await client.command({ query: `USE ${database}` });
-  return {
-    client,
-    admin: client,
-    database,
-    close: async () => {
-      await client.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 /**
  * Every report, three ways over the same fixture and the same hand-worked figures: straight from the events
  * (nothing built), and after the worker's builder has built the derived tables up to NOW (every day before
  * NOW's, and NOW's day up to 11:00; the rest is read from the events), on 18.16 and on a current ClickHouse.
  */
-describe.each([
-  { name: "ClickHouse 18.16, from the events", engine: embedded, build: false },
-  { name: "ClickHouse 18.16, from the derived tables", engine: embedded, build: true },
-  { name: "current ClickHouse (chDB), from the derived tables", engine: current, build: true },
-])("analytics reports ($name)", ({ engine, build }) => {
+describe.each(ENGINES)("analytics reports ($name)", ({ engine, build }) => {
   let database: string;
   let admin: ClickHouseClient;
   let client: ClickHouseClient;
