@@ -288,35 +288,37 @@ async function searchRows(
     if (level > 0) b.whereRaw(candidate ? atLevel(level) : `NOT (${atLevel(level)})`);
     return pickRows(db, b, order, after, n, order.keys.slice(2));
   };
+  // A page at a level after a cursor's (rank, rating, id), or from the start: past the candidates' last row,
+  // only other matches; else the candidates, then (when the page is not full yet) the other matches.
+  const levelPage = (level: number, candidate: boolean, after: string[] | null) => {
+    const order = searchOrder(level);
+    if (level === 0 || !candidate) return cards(branch(level, candidate, after), order);
+    return cards(db.raw("(?) UNION ALL (?) LIMIT ?", [branch(level, true, after), branch(level, false, null), n]), order);
+  };
 
   const after = decodeCursor(cursor, searchOrder(0));
   const level = after ? Number(after[0]) : null;
   if (after && level !== null && (level === 0 || LEVELS.includes(level))) {
-    const order = searchOrder(level);
-    const rest = after.slice(2);
-    if (level === 0) return { rows: await cards(branch(0, true, rest), order), order };
-    // Past the candidates' last row, or still among them (then the other matches follow, when needed).
-    const picked =
-      after[1] === "false"
-        ? branch(level, false, rest)
-        : db.raw("(?) UNION ALL (?) LIMIT ?", [branch(level, true, rest), branch(level, false, null), n]);
-    return { rows: await cards(picked, order), order };
+    return { rows: await levelPage(level, after[1] === "true", after.slice(2)), order: searchOrder(level) };
   }
 
   if (Number.isFinite(candidates)) {
-    const enough = Math.max(candidates, n);
+    const enough = Math.max(1, candidates);
     for (const [i, level] of LEVELS.entries()) {
       if (i === 1) {
         // The top level had too few: when all the matches are few, no level has enough.
         const total = await matches;
         if (total !== null && total <= Math.min(enough, COUNT_CAP)) break;
       }
+      // The level's candidates, counted while ranking them: with enough, they are the page.
       const picked = branch(level, true, null).select(db.raw("count(*) OVER () AS candidates"));
       const rows = await cards(picked, searchOrder(level), ["p.candidates"]);
-      if (rows.length > 0 && Number(rows[0]!.candidates) >= enough) return { rows, order: searchOrder(level) };
+      if (rows.length > 0 && Number(rows[0]!.candidates) >= enough) {
+        return { rows: rows.length < n ? await levelPage(level, true, null) : rows, order: searchOrder(level) };
+      }
     }
   }
-  return { rows: await cards(branch(0, true, null), searchOrder(0)), order: searchOrder(0) };
+  return { rows: await levelPage(0, true, null), order: searchOrder(0) };
 }
 
 /**
