@@ -3,6 +3,7 @@
  * and how much of that time is the database query behind each page?
  *
  *   npm run bench:catalog [-- --duration 10] [--warmup 2] [--connections 20] [--build] [--keep-data] [--queries-only]
+ *                         [--search-only] [--database soko_bench]
  *
  * 1. (Re)creates a separate database, soko_bench, on the project's Postgres, migrates it and loads
  *    2,000 freelancers, 100,000 published gigs with three packages each and ~840,000 reviews with
@@ -18,6 +19,10 @@
  *    concurrent workers on a pool of its own, for the same durations, right after its page.
  * 4. Prints p50/p95/p99 and throughput of both, their p95 ratio and whether each page meets the target:
  *    p95 ≤ 50 ms and ≤ 3× its bare query's p95.
+ * 5. Times single search calls (issue 14), one in flight, A/B call by call: a relevance search ranking its
+ *    bounded candidate set (listCatalog as it is) against ranking every match (the old order), for the same
+ *    durations; target: a median under 10 ms. `--search-only` measures only these (no server, no pages).
+ *    `--database` loads and measures another database than soko_bench (two people measuring at once).
  *
  * It is a report, not a test: missed targets still exit 0; only errors (a page that does not answer 200
  * or does not show its gigs, a failed load) exit non-zero. soko_bench is kept afterwards for inspection.
@@ -35,6 +40,7 @@ import { buildApp, root } from "./build";
 import { startAppServer, type AppServer } from "./lib/servers";
 
 
+/** The benchmark's own database; `--database` names another, so two people can load and measure at once. */
 const BENCH_DB = "soko_bench";
 const GIGS = 100_000;
 const SELLERS = 2_000;
@@ -48,7 +54,16 @@ const TARGET_RATIO = 3;
 // ---------------------------------------------------------------------------------------------------------
 // Options and environment.
 
-type Options = { durationS: number; warmupS: number; connections: number; build: boolean; keepData: boolean; queriesOnly: boolean };
+type Options = {
+  durationS: number;
+  warmupS: number;
+  connections: number;
+  build: boolean;
+  keepData: boolean;
+  queriesOnly: boolean;
+  searchOnly: boolean;
+  database: string;
+};
 
 function readOptions(): Options {
   const { values } = parseArgs({
@@ -59,8 +74,13 @@ function readOptions(): Options {
       build: { type: "boolean", default: false },
       "keep-data": { type: "boolean", default: false },
       "queries-only": { type: "boolean", default: false },
+      "search-only": { type: "boolean", default: false },
+      database: { type: "string", default: BENCH_DB },
     },
   });
+  const fail = (message: string): never => {
+    throw new Error(message);
+  };
   const positive = (name: string, raw: string) => {
     const n = Number(raw);
     if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, got "${raw}"`);
@@ -73,6 +93,8 @@ function readOptions(): Options {
     build: values.build,
     keepData: values["keep-data"],
     queriesOnly: values["queries-only"],
+    searchOnly: values["search-only"],
+    database: /^[a-z_][a-z0-9_]{0,62}$/.test(values.database) ? values.database : fail(`--database must be a plain lower-case name, got "${values.database}"`),
   };
 }
 
@@ -109,6 +131,7 @@ async function loadApp() {
   ]);
   return {
     listCatalog: gigModel.listCatalog,
+    COUNT_CAP: gigModel.COUNT_CAP,
     getGigPage: gigModel.getGigPage,
     refreshCatalog: gigModel.refreshCatalog,
     listGigReviews: reviewModel.listGigReviews,
@@ -133,9 +156,9 @@ async function withAdmin<T>(fn: (admin: Knex) => Promise<T>): Promise<T> {
   }
 }
 
-async function hasCompleteData(app: App, url: string): Promise<boolean> {
+async function hasCompleteData(app: App, url: string, database: string): Promise<boolean> {
   const exists = await withAdmin(async (admin) => {
-    const { rows } = await admin.raw<{ rows: unknown[] }>("SELECT 1 FROM pg_database WHERE datname = ?", [BENCH_DB]);
+    const { rows } = await admin.raw<{ rows: unknown[] }>("SELECT 1 FROM pg_database WHERE datname = ?", [database]);
     return rows.length > 0;
   });
   if (!exists) return false;
@@ -152,10 +175,10 @@ async function hasCompleteData(app: App, url: string): Promise<boolean> {
   }
 }
 
-async function recreateDatabase() {
+async function recreateDatabase(database: string) {
   await withAdmin(async (admin) => {
-    await admin.raw(`DROP DATABASE IF EXISTS ${BENCH_DB} WITH (FORCE)`);
-    await admin.raw(`CREATE DATABASE ${BENCH_DB}`);
+    await admin.raw(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.raw(`CREATE DATABASE ${database}`);
   });
 }
 
@@ -167,9 +190,9 @@ async function step<T>(label: string, fn: () => Promise<T>): Promise<T> {
   return result;
 }
 
-async function prepareDatabase(app: App, url: string, keepData: boolean) {
-  if (keepData && (await hasCompleteData(app, url))) {
-    console.log(`\n${BENCH_DB} already holds ${GIGS.toLocaleString("en-US")} gigs (--keep-data): not reloading.`);
+async function prepareDatabase(app: App, url: string, database: string, keepData: boolean) {
+  if (keepData && (await hasCompleteData(app, url, database))) {
+    console.log(`\n${database} already holds ${GIGS.toLocaleString("en-US")} gigs (--keep-data): not reloading.`);
     const db = app.createDb(url, { min: 0, max: 1 });
     try {
       await app.migratePostgres(db);
@@ -178,9 +201,9 @@ async function prepareDatabase(app: App, url: string, keepData: boolean) {
     }
     return;
   }
-  console.log(`\nLoading ${BENCH_DB}:`);
+  console.log(`\nLoading ${database}:`);
   const started = performance.now();
-  await step(`drop and create ${BENCH_DB}`, recreateDatabase);
+  await step(`drop and create ${database}`, () => recreateDatabase(database));
   const db = app.createDb(url, { min: 0, max: 2 });
   try {
     await step("migrate", () => app.migratePostgres(db));
@@ -709,6 +732,68 @@ function printTable(rows: Row[]) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// One search call at a time (issue 14): the bounded candidate set against ranking every match.
+
+/** Searches timed call by call; the last one sorts by price, which the candidate set does not touch. */
+const SEARCH_CALLS = ["q=logo+design", "q=logo+desing", "q=design", "q=translate+luganda", "q=logo+desing&sort=price-low&price=under-100000"];
+const TARGET_SEARCH_MS = 10;
+
+type SearchCallRow = { search: string; bounded: Stats; all: Stats; matches: string; shared: number; shown: number };
+
+/**
+ * Each search called alone, one call in flight (what a buyer waits for when nothing queues), alternating
+ * call by call between listCatalog as it is (a relevance search ranks a bounded candidate set) and the old
+ * order, which ranks every match (`candidates: Infinity`), so both see the same moment of a noisy machine.
+ * Also says how many of the first page's gigs the two orders share.
+ */
+async function measureSearchCalls(app: App, db: Knex, options: Options): Promise<SearchCallRow[]> {
+  const rows: SearchCallRow[] = [];
+  for (const search of SEARCH_CALLS) {
+    const query = app.parseCatalogQuery(new URLSearchParams(search));
+    const bounded = () => app.listCatalog(db, query);
+    const all = () => app.listCatalog(db, query, { candidates: Infinity });
+    const alternate = async (seconds: number) => {
+      const times = { bounded: [] as number[], all: [] as number[] };
+      const end = performance.now() + seconds * 1000;
+      while (performance.now() < end) {
+        for (const [name, call] of [["bounded", bounded], ["all", all]] as const) {
+          const t0 = performance.now();
+          await call();
+          times[name].push(performance.now() - t0);
+        }
+      }
+      return times;
+    };
+    await alternate(options.warmupS);
+    const started = performance.now();
+    const times = await alternate(options.durationS);
+    const seconds = (performance.now() - started) / 1000;
+    const [first, old] = await Promise.all([bounded(), all()]);
+    const oldIds = new Set(old.gigs.map((g) => g.id));
+    rows.push({
+      search,
+      bounded: summarise(times.bounded, seconds),
+      all: summarise(times.all, seconds),
+      matches: first.total === null ? "–" : first.total > app.COUNT_CAP ? `${app.COUNT_CAP.toLocaleString("en-US")}+` : String(first.total),
+      shared: first.gigs.filter((g) => oldIds.has(g.id)).length,
+      shown: first.gigs.length,
+    });
+    console.log(`  ${search}: median ${ms(rows.at(-1)!.bounded.p50)} ms (all matches ranked: ${ms(rows.at(-1)!.all.p50)} ms)`);
+  }
+  return rows;
+}
+
+function reportSearchCalls(rows: SearchCallRow[]) {
+  const header = ["search", "matches", "bounded p50/p95/p99 ms", "rank all p50/p95/p99 ms", "p50 all ÷ bounded", "first page shared", "target"];
+  console.log(`\n| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|`);
+  for (const r of rows) {
+    const verdict = r.bounded.p50 < TARGET_SEARCH_MS ? "met" : `missed: median ${ms(r.bounded.p50)} ms ≥ ${TARGET_SEARCH_MS} ms`;
+    console.log(`| ${[r.search, r.matches, triple(r.bounded), triple(r.all), `${(r.all.p50 / r.bounded.p50).toFixed(1)}×`, `${r.shared} of ${r.shown}`, verdict].join(" | ")} |`);
+  }
+  console.log(`\nOne call in flight, bounded and rank-all alternating call by call; target: a search call under ${TARGET_SEARCH_MS} ms (median).`);
+}
+
+// ---------------------------------------------------------------------------------------------------------
 
 async function printSetup(db: Knex, options: Options) {
   const facts = await machineFacts(db);
@@ -744,11 +829,11 @@ function report(rows: Row[], server: WebServer | null): boolean {
 
 async function main() {
   const options = readOptions();
-  const benchUrl = databaseUrl(BENCH_DB);
+  const benchUrl = databaseUrl(options.database);
   Object.assign(process.env, benchEnv(benchUrl));
   const app = await loadApp();
 
-  await prepareDatabase(app, benchUrl, options.keepData);
+  await prepareDatabase(app, benchUrl, options.database, options.keepData);
 
   const db = app.createDb(benchUrl, { min: 0, max: options.connections });
   let server: WebServer | null = null;
@@ -758,8 +843,12 @@ async function main() {
   process.once("SIGTERM", onSignal);
   try {
     await printSetup(db, options);
-    const scenarios = await buildScenarios(app, db);
     warnIfBusy();
+    if (options.searchOnly) {
+      reportSearchCalls(await measureSearchCalls(app, db, options));
+      return;
+    }
+    const scenarios = await buildScenarios(app, db);
     if (!options.queriesOnly) {
       ensureBuild(options.build);
       server = await startServer(benchEnv(benchUrl));
@@ -767,7 +856,12 @@ async function main() {
       await warmUpServer(server.baseUrl, scenarios, options);
     }
     const rows = await measureScenarios(scenarios, server, options);
+    await stopServer();
+    server = null;
+    console.log("\nSearch calls, one at a time:");
+    const searchCalls = await measureSearchCalls(app, db, options);
     if (!report(rows, server)) process.exitCode = 1;
+    reportSearchCalls(searchCalls);
   } finally {
     await stopServer();
     await db.destroy();
