@@ -11,7 +11,8 @@
  * refusals that come before the events are read (unknown endpoint, 401, 403, 413, 415, 429, bots).
  * Addresses are cleaned on the way in (urls.ts), whatever the tracker sent.
  */
-import express, { type Request as ExpressRequest, type RequestHandler, type Response } from "express";
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import express, { type Express, type Request as ExpressRequest, type RequestHandler } from "express";
 import { ENDPOINTS, MAX_BODY_BYTES, type Endpoint } from "~/analytics/events";
 import {
   checkEvents,
@@ -30,7 +31,7 @@ import { isSameOrigin } from "~/utils/host.server";
 
 type Json = Record<string, unknown>;
 
-function send(res: Response, status: number, body: Json, headers: Record<string, string> = {}) {
+function send(res: ServerResponse, status: number, body: Json, headers: Record<string, string> = {}) {
   const text = JSON.stringify(body);
   res.writeHead(status, {
     "Content-Type": "application/json; charset=utf-8",
@@ -42,7 +43,7 @@ function send(res: Response, status: number, body: Json, headers: Record<string,
   res.end(text);
 }
 
-const refuse = (res: Response, status: number, error: string, extra: Json = {}, headers?: Record<string, string>) =>
+const refuse = (res: ServerResponse, status: number, error: string, extra: Json = {}, headers?: Record<string, string>) =>
   send(res, status, { success: false, error, ...extra }, headers);
 
 /** A declared body this much over the cap is not read to its end: the connection is closed instead. */
@@ -51,7 +52,7 @@ const DISCARD_LIMIT_BYTES = 1024 * 1024;
 type Body = { text: string } | { tooLarge: true } | { aborted: true };
 
 /** The request body as text, reading at most `cap` bytes: past that, the rest is discarded unread. */
-function readBody(req: ExpressRequest, cap: number): Promise<Body> {
+function readBody(req: IncomingMessage, cap: number): Promise<Body> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -89,7 +90,7 @@ const ACCEPTED_TYPE = /^\s*(application\/json|text\/plain)\s*(;|$)/i;
  * the session cookie). The cookie only ever comes from our own pages: a request whose Origin is another site
  * is refused before this is asked (`track`), so another site cannot record events in a signed-in visitor's name.
  */
-function credentials(req: ExpressRequest, ip: string): Credentials {
+function credentials(req: IncomingMessage, ip: string): Credentials {
   return { authorization: req.headers.authorization, cookie: req.headers.cookie, ip, userAgent: req.headers["user-agent"] };
 }
 
@@ -97,12 +98,13 @@ function clientIp(req: ExpressRequest) {
   return req.ip ?? req.socket.remoteAddress ?? "";
 }
 
-async function track(req: ExpressRequest<{ endpoint: string }>, res: Response): Promise<void> {
+/** One tracking request to `/api/v1/analytics/<name>`, from the client at `ip` (as Express's req.ip says). */
+async function track(req: IncomingMessage, res: ServerResponse, name: string, ip: string): Promise<void> {
   const receivedAtMs = Date.now();
-  const endpoint = req.params.endpoint as Endpoint;
+  const endpoint = name as Endpoint;
   if (!Object.hasOwn(ENDPOINTS, endpoint)) {
     countDropped("unknown_endpoint");
-    return refuse(res, 404, `Unknown analytics endpoint "${req.params.endpoint}": use one of ${Object.keys(ENDPOINTS).join(", ")}`);
+    return refuse(res, 404, `Unknown analytics endpoint "${name}": use one of ${Object.keys(ENDPOINTS).join(", ")}`);
   }
   const spec = ENDPOINTS[endpoint];
   let ingest: Ingest;
@@ -140,7 +142,6 @@ async function track(req: ExpressRequest<{ endpoint: string }>, res: Response): 
 
   // The authentication rule comes before the bot rule: an authenticated endpoint without credentials is
   // 401 for everyone. Checking for credentials costs nothing; whether they are valid is looked up below.
-  const ip = clientIp(req);
   const creds = credentials(req, ip);
   // Whether there are credentials at all costs nothing; whether they name a live session is looked up below.
   const token = sessionTokenOf(creds);
@@ -200,12 +201,12 @@ async function track(req: ExpressRequest<{ endpoint: string }>, res: Response): 
   }
 }
 
-function unauthorized(ingest: Ingest, res: Response) {
+function unauthorized(ingest: Ingest, res: ServerResponse) {
   ingest.count("dropped:unauthorized", 1);
   refuse(res, 401, "Authentication required");
 }
 
-function dropBot(ingest: Ingest, res: Response) {
+function dropBot(ingest: Ingest, res: ServerResponse) {
   ingest.count("dropped:bot", 1);
   send(res, 202, { success: true, accepted: 0 });
 }
@@ -219,23 +220,47 @@ function countDropped(reason: DropReason) {
   }
 }
 
-function unavailable(res: Response) {
+function unavailable(res: ServerResponse) {
   refuse(res, 503, "Tracking is unavailable for a moment: please retry", {}, { "Retry-After": "5" });
 }
 
-/** The tracking endpoints. Anything that throws still gets a JSON answer, never an HTML error page. */
+/** Runs `track`; anything that throws still gets a JSON answer, never an HTML error page. */
+function answer(req: IncomingMessage, res: ServerResponse, name: string, ip: string) {
+  track(req, res, name, ip).catch((error: Error) => {
+    console.error("[analytics]", error);
+    if (!res.headersSent) refuse(res, 500, "Something went wrong on our side. Please retry.");
+  });
+}
+
+/** The tracking endpoints, as Express routes. */
 export function analyticsRouter() {
   const router = express.Router();
-  router.post("/api/v1/analytics/:endpoint", (req, res) => {
-    track(req, res).catch((error: Error) => {
-      console.error("[analytics]", error);
-      if (!res.headersSent) refuse(res, 500, "Something went wrong on our side. Please retry.");
-    });
-  });
+  router.post("/api/v1/analytics/:endpoint", (req, res) => answer(req, res, req.params.endpoint, clientIp(req)));
   router.all("/api/v1/analytics/:endpoint", (_req, res) =>
     refuse(res, 405, "Use POST to send tracking events", {}, { Allow: "POST" }),
   );
   return router;
+}
+
+/** A tracking post's path exactly as the tracker sends it (any other form, or a query string, goes through Express). */
+const TRACKING_PATH = /^\/api\/v1\/analytics\/([a-z-]{1,32})$/;
+
+/**
+ * The HTTP server's listener (ADR 021): a tracking post whose path is exactly `/api/v1/analytics/<name>` is
+ * answered here, before Express, whose per-request set-up (request and response prototypes, the query
+ * parser, the malformed-URL check, the router's layers) cost as much as the rest of such a request;
+ * everything else, including any other spelling of those paths, goes to `app` (whose analyticsRouter
+ * answers those the same way). The client's address is what Express's req.ip says, by the app's own
+ * `trust proxy` setting.
+ */
+export function trackingFirst(app: Express): RequestListener {
+  const ipGetter = Object.getOwnPropertyDescriptor(express.request, "ip")!.get!;
+  return (req, res) => {
+    const name = req.method === "POST" ? TRACKING_PATH.exec(req.url ?? "")?.[1] : undefined;
+    if (name === undefined) return app(req, res);
+    const ip = (ipGetter.call({ app, headers: req.headers, socket: req.socket, connection: req.socket }) as string | undefined) ?? "";
+    answer(req, res, name, ip || (req.socket.remoteAddress ?? ""));
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
