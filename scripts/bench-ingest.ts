@@ -33,7 +33,7 @@ import autocannon from "autocannon";
 import { Redis } from "ioredis";
 import { LOCAL_URLS } from "~/utils/local-services";
 import { bin, buildApp, root } from "./build";
-import { cpuSecondsOf, machineCpuSeconds, nodePidOf, percentile } from "./lib/bench";
+import { commitOf, cpuSecondsOf, machineCpuSeconds, nodePidOf, percentile } from "./lib/bench";
 import { freePort, startAppServer, startTsx, waitUntil, type Child } from "./lib/servers";
 
 const DOCS = path.join(root, "docs", "benchmarks.md");
@@ -408,8 +408,9 @@ async function main() {
     const stored = drained.uniqueEvents - warmEvents;
     const counters = await redis.hgetall(`${prefix}:analytics:counters`);
     const memory = await processMemory([web, worker]);
+    const loadAtEnd = os.loadavg().map((l) => l.toFixed(2)).join(", ");
 
-    const report = buildReport({ options, facts, bareRun, single, batched, acceptedInRuns, stored, counters, memory, drainedInMs: drained.ms });
+    const report = buildReport({ options, facts: { ...facts, loadAtEnd }, bareRun, single, batched, acceptedInRuns, stored, counters, memory, drainedInMs: drained.ms });
     console.log(`\n${report.text}`);
     if (options.docs) writeDocs(report.markdown);
     if (single.non2xx + batched.non2xx + bareRun.non2xx > 0 || single.errors + batched.errors + bareRun.errors > 0) {
@@ -457,6 +458,7 @@ async function machineFacts(clickhouse: ClickHouseClient, redis: Redis) {
     redis: /redis_version:(\S+)/.exec(info)?.[1] ?? "?",
     clickhouse: chVersion[0]?.v ?? "?",
     loadAverage: os.loadavg().map((l) => l.toFixed(2)).join(", "),
+    commit: commitOf(),
   };
 }
 
@@ -482,7 +484,7 @@ async function processMemory(list: Child[]) {
 
 function buildReport(r: {
   options: Options;
-  facts: Awaited<ReturnType<typeof machineFacts>>;
+  facts: Awaited<ReturnType<typeof machineFacts>> & { loadAtEnd: string };
   bareRun: RunResult;
   single: RunResult;
   batched: RunResult;
@@ -573,15 +575,15 @@ function buildReport(r: {
     ...rows.slice(1).map((row) => `| ${row.join(" | ")} |`),
   ];
 
-  const text = [...plain(figures), "", ...plain(cpuTable), "", ...targets, "", why, "", integrity].join("\n");
+  const text = [`commit ${facts.commit}, load average ${facts.loadAverage} → ${facts.loadAtEnd}`, "", ...plain(figures), "", ...plain(cpuTable), "", ...targets, "", why, "", integrity].join("\n");
 
   const date = new Date().toISOString().slice(0, 16).replace("T", " ");
   const markdown = [
     DOCS_HEADING,
     "",
-    `Run ${date} UTC on ${facts.cpu}, ${facts.memoryGb} GB RAM, ${facts.os}; Node ${facts.node}, Redis ${facts.redis}, ` +
+    `Run ${date} UTC at commit ${facts.commit} on ${facts.cpu}, ${facts.memoryGb} GB RAM, ${facts.os}; Node ${facts.node}, Redis ${facts.redis}, ` +
       `ClickHouse ${facts.clickhouse}. Everything on this one machine at once: the web process (\`tsx server.ts\`, production ` +
-      `build), the worker, Redis, ClickHouse, Postgres, the bare endpoint and autocannon itself. Load average when it started: ${facts.loadAverage}.`,
+      `build), the worker, Redis, ClickHouse, Postgres, the bare endpoint and autocannon itself. Load average when it started: ${facts.loadAverage}; at the end: ${facts.loadAtEnd}.`,
     "",
     "```",
     `npm run bench:ingest -- --duration ${options.durationS} --connections ${options.connections} --batch ${options.batch}`,
