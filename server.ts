@@ -23,7 +23,7 @@ import { closeDb, getDb } from "./app/utils/db.server";
 import { isSameOrigin, serverBuildForSite, siteOfHostname } from "./app/utils/host.server";
 import { isLocalRequest } from "./app/utils/local-request.server";
 import { maskUrlCredentials } from "./app/utils/mask-url";
-import { closePageDrops, fillPage, getPageCache, listenForPageDrops, pageCacheEnabled, pageKeyOf, type CachedPage, type PageKey } from "./app/utils/page-cache.server";
+import { closePageDrops, fillPage, getPageCache, gzipPage, listenForPageDrops, pageCacheEnabled, pageKeyOf, type CachedPage, type PageKey } from "./app/utils/page-cache.server";
 import { onShutdown } from "./app/utils/process.server";
 import { closeLimitRedis } from "./app/utils/rate-limit.server";
 import { closeRedis, getRedis } from "./app/utils/redis.server";
@@ -130,6 +130,8 @@ function filesOnly(serve: RequestHandler): RequestHandler {
 }
 
 let getBuild: () => Promise<ServerBuild>;
+/** The production build, loaded once; null under `npm run dev`, where Vite reloads it on every request. */
+let productionBuild: ServerBuild | null = null;
 let closeVite: (() => Promise<void>) | undefined;
 if (isProduction) {
   const buildDir = path.join(root, "build");
@@ -137,6 +139,7 @@ if (isProduction) {
   app.use("/assets", express.static(path.join(buildDir, "client", "assets"), { immutable: true, maxAge: "1y" }));
   app.use(filesOnly(express.static(path.join(buildDir, "client"), { maxAge: "1h" })));
   const build = (await import(path.join(buildDir, "server", "index.js"))) as ServerBuild;
+  productionBuild = build;
   getBuild = async () => build;
 } else {
   const vite = await import("vite");
@@ -152,9 +155,15 @@ app.use(filesOnly(express.static(path.join(root, "public"), { maxAge: "1h" })));
 // Each host gets a Remix handler that knows only the routes it serves (app/utils/site-routes.ts, ADR 013):
 // a path the host does not serve meets the 404 page, whether it is asked for as a document, a data request
 // (/x.data) or by the browser's route discovery (/__manifest). req.hostname is the host Remix's URL has.
+//
+// In production each handler gets its build itself, not a function that returns it: given a function, Remix
+// derives its routes and router again on every request (createRoutes, createStaticHandler), which was
+// about a tenth of a page's CPU.
+const buildFor = (site: SiteHost): ServerBuild | (() => Promise<ServerBuild>) =>
+  productionBuild ? serverBuildForSite(productionBuild, site) : async () => serverBuildForSite(await getBuild(), site);
 const remixHandlerFor = (site: SiteHost) =>
   createRequestHandler({
-    build: async () => serverBuildForSite(await getBuild(), site),
+    build: buildFor(site),
     mode: isProduction ? "production" : "development",
     getLoadContext: (req, res) => ({
       cspNonce: res.locals.cspNonce as string,
@@ -185,7 +194,7 @@ const remixHandlers: Record<SiteHost, RequestHandler> = { main: remixHandlerFor(
 // page view that each response fills with its own; the page-view recorder above still sees every hit.
 const pageCache = pageCacheEnabled() ? getPageCache() : null;
 if (pageCache) await listenForPageDrops();
-const renderMain = createFetchHandler(async () => serverBuildForSite(await getBuild(), "main"), isProduction ? "production" : "development");
+const renderMain = createFetchHandler(buildFor("main"), isProduction ? "production" : "development");
 
 function renderKey(key: PageKey, req: express.Request): Promise<Response> {
   const context: AppLoadContext = {
@@ -198,11 +207,19 @@ function renderKey(key: PageKey, req: express.Request): Promise<Response> {
   return renderMain(new Request(key.url, { headers: key.headers }), context);
 }
 
-function sendPage(res: express.Response, page: CachedPage, state: string) {
-  const body = fillPage(page, { nonce: res.locals.cspNonce as string, pageview: (res.locals.pageview as PageviewContext | undefined) ?? null });
+/**
+ * A cached page with this response's nonce and page view. Gzipped from the parts compressed when it was built
+ * (compression() leaves a response that has its Content-Encoding): nothing is compressed per response.
+ */
+function sendPage(req: express.Request, res: express.Response, page: CachedPage, state: string) {
+  const fill = { nonce: res.locals.cspNonce as string, pageview: (res.locals.pageview as PageviewContext | undefined) ?? null };
+  const gzipped = req.acceptsEncodings("gzip", "identity") === "gzip" ? gzipPage(page, fill) : null;
+  const body = gzipped ?? fillPage(page, fill);
   res.status(page.status);
   for (const [name, value] of page.headers) res.setHeader(name, value);
   res.setHeader("X-Page-Cache", state);
+  res.setHeader("Vary", "Accept-Encoding");
+  if (gzipped) res.setHeader("Content-Encoding", "gzip");
   res.setHeader("Content-Length", body.length);
   res.end(body);
 }
@@ -214,7 +231,7 @@ const servePage = async (key: PageKey, req: express.Request, res: express.Respon
     if (found.state === "stale" && !cache.isBuilding(key.id)) {
       cache.build(key.id, () => renderKey(key, req)).catch((error: Error) => console.error("[page-cache] rebuild failed:", error));
     }
-    return sendPage(res, found.page, found.state);
+    return sendPage(req, res, found.page, found.state);
   }
   // Requests that find a build of their key under way share its page once it may be shared; any other
   // answer (an error page, a redirect, a 429 counted against the builder's address) is the builder's
@@ -222,7 +239,7 @@ const servePage = async (key: PageKey, req: express.Request, res: express.Respon
   const builder = !cache.isBuilding(key.id);
   const built = await cache.build(key.id, () => renderKey(key, req));
   if (built.setsCookie || !(built.storable || builder)) return remixHandlers.main(req, res, next);
-  sendPage(res, built.page, "miss");
+  sendPage(req, res, built.page, "miss");
 };
 
 app.all("*", (req, res, next) => {

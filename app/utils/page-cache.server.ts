@@ -20,6 +20,7 @@
  *   cache, and it starts empty when the connection is back.
  */
 import { randomBytes } from "node:crypto";
+import zlib from "node:zlib";
 import type { Redis } from "ioredis";
 import { getEnv } from "~/utils/env.server";
 import { CONSENT_COOKIE, readCookie } from "~/utils/cookies.server";
@@ -115,6 +116,8 @@ export type CachedPage = {
   headers: [string, string][];
   parts: Buffer[];
   slots: Slot[];
+  /** Each part gzipped on its own (`gzipParts`), so a response is gzipped without compressing anything. */
+  gzipped: Buffer[];
   bytes: number;
   builtAt: number;
 };
@@ -206,7 +209,9 @@ class PageCache {
     if (!/^text\/html|^text\/x-script/.test(type)) shareable = false;
     if (body.length > MAX_ENTRY_BYTES) shareable = false;
     const { parts, slots } = this.cut(body);
-    return { page: { status: response.status, headers, parts, slots, bytes: body.length, builtAt: Date.now() }, storable: shareable && !setsCookie, setsCookie };
+    const gzipped = gzipParts(parts, slots);
+    const bytes = body.length + gzipped.reduce((sum, part) => sum + part.length, 0);
+    return { page: { status: response.status, headers, parts, slots, gzipped, bytes, builtAt: Date.now() }, storable: shareable && !setsCookie, setsCookie };
   }
 
   /** The body cut at each placeholder. */
@@ -253,17 +258,88 @@ class PageCache {
   }
 }
 
+/** What fills each slot for one response. */
+function slotValues(fill: PageFill): Record<Slot, Buffer> {
+  return {
+    nonce: Buffer.from(fill.nonce, "latin1"),
+    // A page built for a request with a page view is keyed so (`pv`): one without never meets its slot.
+    pageview: Buffer.from(fill.pageview ? `${fill.pageview.eventId} ${fill.pageview.time}` : "", "latin1"),
+  };
+}
+
 /** A page's body for one response: the placeholders replaced by this request's nonce and page view. */
 export function fillPage(page: CachedPage, fill: PageFill): Buffer {
   if (page.slots.length === 0) return page.parts[0]!;
-  const nonce = Buffer.from(fill.nonce, "latin1");
-  // A page built for a request with a page view is keyed so (`pv`): one without never meets its slot.
-  const pageview = Buffer.from(fill.pageview ? `${fill.pageview.eventId} ${fill.pageview.time}` : "", "latin1");
+  const values = slotValues(fill);
   const chunks: Buffer[] = [];
   page.slots.forEach((slot, i) => {
-    chunks.push(page.parts[i]!, slot === "nonce" ? nonce : pageview);
+    chunks.push(page.parts[i]!, values[slot]);
   });
   chunks.push(page.parts[page.slots.length]!);
+  return Buffer.concat(chunks);
+}
+
+// Gzip without compressing per response. Each part of a page is deflated at build time as a continuation
+// of the stream: its compressor is primed with the 32 KB before it (the dictionary), ends on a sync flush
+// (byte-aligned) and the last one with the final block. A response is the gzip header, the parts with each
+// slot's value between them as a stored (uncompressed) deflate block, and the trailer: the CRC-32 and length
+// of the whole filled page. Any gzip reader reads it as one stream (RFC 1951 §3.2.4, RFC 1952).
+//
+// Back-references may reach into earlier parts, so each slot must have the same length in every response
+// (a 16-byte nonce in base64; "<uuid> <13-digit ms>") and is primed as zero bytes, which no HTML or script
+// text contains: no reference can cover a slot, whose bytes differ per response. A value of another length
+// (never, unless those formats change) is sent uncompressed for compression() to gzip.
+const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]);
+/** Compressed once per build, so the level that makes the page smallest costs no response anything. */
+const GZIP_LEVEL = 9;
+const WINDOW = 32 * 1024;
+const SLOT_LENGTH: Record<Slot, number> = { nonce: 24, pageview: 36 + 1 + 13 };
+
+function gzipParts(parts: Buffer[], slots: Slot[]): Buffer[] {
+  const stream: Buffer[] = [];
+  return parts.map((part, i) => {
+    const before = Buffer.concat(stream);
+    const dictionary = before.subarray(Math.max(0, before.length - WINDOW));
+    const last = i === parts.length - 1;
+    const out = zlib.deflateRawSync(part, {
+      level: GZIP_LEVEL,
+      finishFlush: last ? zlib.constants.Z_FINISH : zlib.constants.Z_SYNC_FLUSH,
+      ...(dictionary.length ? { dictionary } : {}),
+    });
+    stream.push(part);
+    if (!last) stream.push(Buffer.alloc(SLOT_LENGTH[slots[i]!]));
+    return out;
+  });
+}
+
+/** A non-final stored block holding `data` (under 64 KB), for a stream that is byte-aligned. */
+function storedBlock(data: Buffer): Buffer[] {
+  const len = data.length;
+  const header = Buffer.from([0, len & 0xff, len >>> 8, ~len & 0xff, (~len >>> 8) & 0xff]);
+  return [header, data];
+}
+
+/** The page gzipped for one response, from its parts compressed at build time; null if a value does not fit its slot. */
+export function gzipPage(page: CachedPage, fill: PageFill): Buffer | null {
+  const values = slotValues(fill);
+  if (page.slots.some((slot) => values[slot].length !== SLOT_LENGTH[slot])) return null;
+  const chunks: Buffer[] = [GZIP_HEADER];
+  let crc = 0;
+  let size = 0;
+  page.slots.forEach((slot, i) => {
+    const value = values[slot];
+    chunks.push(page.gzipped[i]!, ...storedBlock(value));
+    crc = zlib.crc32(value, zlib.crc32(page.parts[i]!, crc));
+    size += page.parts[i]!.length + value.length;
+  });
+  const last = page.slots.length;
+  chunks.push(page.gzipped[last]!);
+  crc = zlib.crc32(page.parts[last]!, crc);
+  size += page.parts[last]!.length;
+  const trailer = Buffer.alloc(8);
+  trailer.writeUInt32LE(crc >>> 0, 0);
+  trailer.writeUInt32LE(size >>> 0, 4);
+  chunks.push(trailer);
   return Buffer.concat(chunks);
 }
 

@@ -9,6 +9,8 @@
 // operations run here reach it and no other file's reach it.
 process.env.QUEUE_PREFIX = `t_pagecache_${process.pid}_${Date.now()}`;
 
+import http from "node:http";
+import zlib from "node:zlib";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -133,6 +135,37 @@ describe("anonymous page cache", () => {
       const queued = await queuedIds();
       return ids.filter((id) => queued.has(id));
     }, { timeout: 5_000 }).toEqual(ids);
+  });
+
+  it("sends hits gzipped from parts compressed at build time: a valid stream (CRC and length) with the response's own nonce and page view", async () => {
+    const raw = (encoding: string) =>
+      new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        const req = http.get(`${server.baseUrl}/browse?ref=gzip`, { headers: { Accept: HTML, "User-Agent": BROWSER, "Accept-Encoding": encoding }, agent: false }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+        });
+        req.on("error", reject);
+      });
+    const answers = [await raw("gzip"), await raw("gzip"), await raw("gzip, br"), await raw("identity")];
+    expect(answers.map((a) => a.headers["x-page-cache"])).toEqual(["miss", "fresh", "fresh", "fresh"]);
+    const pages = answers.map(({ headers, body }) => {
+      expect(Number(headers["content-length"])).toBe(body.length);
+      const gzipped = headers["content-encoding"] === "gzip";
+      // gunzipSync checks the trailer's CRC-32 and length against what it decompressed.
+      const html = (gzipped ? zlib.gunzipSync(body) : body).toString("utf8");
+      const nonce = /'nonce-([^']+)'/.exec(String(headers["content-security-policy"]))![1]!;
+      expect(new Set(scriptNonces(html))).toEqual(new Set([nonce]));
+      expect(html).toContain("I will design a bold logo for your shop");
+      expect(html).toContain("streamController.close()"); // the whole document, to its last script
+      return { gzipped, html, nonce, view: pageviewOf(html) };
+    });
+    expect(pages.map((p) => p.gzipped)).toEqual([true, true, true, false]);
+    expect(new Set(pages.map((p) => p.nonce)).size).toBe(4);
+    expect(new Set(pages.map((p) => p.view)).size).toBe(4);
+    // Apart from the nonce and the page view, every answer is the same page.
+    const plain = (p: (typeof pages)[number]) => p.html.replaceAll(p.nonce, "N").replaceAll(p.view!, "V");
+    expect(new Set(pages.map(plain)).size).toBe(1);
   });
 
   it("never serves a stored page to a visitor with a session, and never stores theirs", async () => {
