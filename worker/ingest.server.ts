@@ -26,6 +26,7 @@ import {
 } from "../app/analytics/clickhouse-sql.server";
 import { INGEST_QUEUE, TABLES, type IngestJob, type QueuedEvent } from "../app/analytics/events";
 import { countMinute, rollupPipelineMinutes } from "../app/analytics/pipeline-stats.server";
+import { markLate } from "../app/analytics/rollups.server";
 import type { Env } from "../app/utils/env.server";
 import { createRedis } from "../app/utils/redis.server";
 
@@ -171,6 +172,20 @@ type Entry = {
 };
 
 type Batch = { entries: Entry[]; rows: number };
+
+/** The tables the reports' derived tables are built from. */
+const ROLLUP_SOURCES = new Set([TABLES.pageview, TABLES.action, TABLES.conversion]);
+
+/** The event times of a batch's inserted rows in the derived tables' source tables. */
+function* lateTimes(entries: Entry[]): Iterable<string> {
+  for (const entry of entries) {
+    if (entry.failure) continue;
+    for (const [table, rows] of entry.rows) {
+      if (!ROLLUP_SOURCES.has(table)) continue;
+      for (const row of rows) if (typeof row.event_time === "string") yield row.event_time;
+    }
+  }
+}
 
 const newBatch = (): Batch => ({ entries: [], rows: 0 });
 
@@ -338,6 +353,8 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
     }
     try {
       await Promise.all([...byTable].map(([table, entries]) => insertParts(table, entries, tally)));
+      // Events for hours the reports' builder may have built already: name their days for a rebuild.
+      await markLate(redis, env.QUEUE_PREFIX, lateTimes(batch.entries)).catch((error: Error) => console.error(`[ingest] could not name late days for the reports' builder: ${error.message}`));
       const failedEvents = batch.entries.reduce((n, e) => n + (e.failure ? e.events : 0), 0);
       // Counted before the jobs complete, so a completed job's events are always in the counters.
       await Promise.all([count("inserted", tally.inserted), count("failed", failedEvents)]);

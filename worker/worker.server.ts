@@ -8,6 +8,7 @@ import { createRedis } from "../app/utils/redis.server";
 import { startEffects } from "./effects.server";
 import { startHousekeeping, type Housekeeping } from "./housekeeping.server";
 import { startIngest, type Ingest } from "./ingest.server";
+import { startRollups } from "./rollups.server";
 import { startMailDelivery } from "./mail.server";
 import { startOrderTimers } from "./orders.server";
 import type { Scheduled } from "./scheduled.server";
@@ -27,6 +28,7 @@ export async function startWorker(env: Env): Promise<RunningWorker> {
   let ingest: Ingest;
   let housekeeping: Housekeeping;
   let orderTimers: Scheduled;
+  let rollups: Scheduled;
   try {
     const [pong, ping] = await Promise.all([redis.ping(), clickhouse.ping()]);
     if (pong !== "PONG") throw new Error(`Redis answered ${pong}`);
@@ -37,6 +39,8 @@ export async function startWorker(env: Env): Promise<RunningWorker> {
     housekeeping = await startHousekeeping(env, redis);
     // Payment and payout polls, unpaid-order expiry, auto-complete and clearance (worker/orders.server.ts).
     orderTimers = await startOrderTimers(env, redis);
+    // The reports' derived tables, every minute (worker/rollups.server.ts).
+    rollups = await startRollups(env, redis, clickhouse);
   } catch (error) {
     redis.disconnect();
     await clickhouse.close();
@@ -59,7 +63,7 @@ export async function startWorker(env: Env): Promise<RunningWorker> {
     ingest,
     close: async () => {
       // Stop taking jobs and insert what is buffered before the connections go.
-      await Promise.all([ingest.close(), mail?.close(), housekeeping.close(), orderTimers.close(), effects.close()]);
+      await Promise.all([ingest.close(), mail?.close(), housekeeping.close(), orderTimers.close(), rollups.close(), effects.close()]);
       await redis.quit().catch(() => redis.disconnect());
       await clickhouse.close();
     },

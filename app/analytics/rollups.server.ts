@@ -284,13 +284,14 @@ export type RollupRound = { built: { day: string; builtTo: number; ms: number }[
 
 /**
  * One round of the builder: every day with events whose build is missing, behind (a whole hour of today has
- * ended since), or named in `dirty` (late events), up to DAYS_PER_ROUND days, oldest first. `since` limits
+ * ended since), or named in `dirty` (late events), up to DAYS_PER_ROUND days, oldest first, until `signal`
+ * aborts. `since` limits
  * the search for days with events (the worker passes yesterday after its first round: older days change
  * only through late events, which `dirty` names).
  */
 export async function buildRollups(
   client: ClickHouseClient,
-  { now = new Date(), dirty = [], since }: { now?: Date; dirty?: string[]; since?: string } = {},
+  { now = new Date(), dirty = [], since, signal }: { now?: Date; dirty?: string[]; since?: string; signal?: AbortSignal } = {},
 ): Promise<RollupRound> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const closed = hourFloor(nowSeconds - GRACE_SECONDS);
@@ -310,7 +311,8 @@ export async function buildRollups(
   const late = new Set(dirty);
   const built: RollupRound["built"] = [];
   for (const day of days) {
-    if (built.length >= DAYS_PER_ROUND) break;
+    // A worker shutting down stops between days (the next round goes on); the days not reached stay due.
+    if (built.length >= DAYS_PER_ROUND || signal?.aborted) break;
     const start = Date.parse(`${day}T00:00:00Z`) / 1000;
     const builtTo = Math.min(start + DAY, closed);
     if (builtTo <= start) continue; // nothing of the day has ended yet

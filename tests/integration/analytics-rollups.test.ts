@@ -1,0 +1,148 @@
+/**
+ * The reports' derived tables over time (app/analytics/rollups.server.ts, worker/rollups.server.ts): the
+ * ingest names the days of late events, the builder job builds on its first round, a late event reaches
+ * the reports after the rebuild, and a day keeps at most two built versions. The reports' figures on built
+ * tables are tested in analytics-reports.test.ts and analytics-insights.test.ts.
+ */
+import { randomBytes } from "node:crypto";
+import type { ClickHouseClient } from "@clickhouse/client";
+import { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
+import { INGEST_QUEUE, type IngestJob } from "~/analytics/events";
+import { pageViews } from "~/analytics/reports.server";
+import { buildRollups, lateDaysKey, markLate, takeLateDays } from "~/analytics/rollups.server";
+import { getEnv, parseEnv } from "~/utils/env.server";
+import { createRedis } from "~/utils/redis.server";
+import { startIngest } from "../../worker/ingest.server";
+import { ROLLUPS_QUEUE, startRollups } from "../../worker/rollups.server";
+import { createTestClickHouseDatabase } from "../support/databases";
+import { queuedEvent } from "../support/analytics-events";
+
+const baseEnv = getEnv();
+let database: string;
+let clickhouse: ClickHouseClient;
+let redis: Redis;
+
+beforeAll(async () => {
+  database = await createTestClickHouseDatabase("soko_rol");
+  clickhouse = createClickHouse(clickHouseOptions(baseEnv, database));
+  redis = createRedis(baseEnv.REDIS_URL, { maxRetriesPerRequest: null });
+});
+
+afterAll(async () => {
+  await clickhouse?.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+  await clickhouse?.close();
+  await redis?.quit();
+});
+
+const HOUR = 60 * 60 * 1000;
+const iso = (ms: number) => new Date(ms).toISOString();
+const day = (ms: number) => iso(ms).slice(0, 10);
+const row = (id: number, at: number, page = "/") => ({
+  event_id: `00000000-0000-4000-8000-${String(id).padStart(12, "0")}`,
+  session_id: `rollup-${id}`,
+  user_id: 0,
+  event_time: iso(at).slice(0, 19).replace("T", " "),
+  received_at: iso(at).slice(0, 19).replace("T", " "),
+  platform: "web",
+  ip: "",
+  country: "Uganda",
+  city: "",
+  device: "mobile",
+  browser: "Chrome",
+  os: "Android",
+  page,
+  title: "",
+  url: "",
+  referrer: "",
+});
+
+const prefix = () => `soko_rol_${randomBytes(4).toString("hex")}`;
+
+describe("the reports' derived tables over time", () => {
+  it("the ingest names the day of an event whose hour may be built, and not the hour in progress", async () => {
+    const p = prefix();
+    // A database of its own: the next test counts every page view of its database.
+    const own = await createTestClickHouseDatabase("soko_rol");
+    const ownClient = createClickHouse(clickHouseOptions(baseEnv, own));
+    const env = parseEnv({ ...process.env, QUEUE_PREFIX: p, CLICKHOUSE_DATABASE: own, INGEST_BATCH_MS: "50" });
+    const queue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix: p });
+    const ingest = await startIngest(env, { redis, clickhouse: ownClient });
+    try {
+      const now = Date.now();
+      const late = now - 3 * 24 * HOUR; // three days ago: built long since
+      const job = await queue.add("events", {
+        events: [queuedEvent("pageview", { event_time: iso(late), received_at: iso(now) }), queuedEvent("pageview", { event_time: iso(now), received_at: iso(now) })],
+      });
+      await expect.poll(async () => (await queue.getJobState(job.id!)) === "completed", { timeout: 15_000 }).toBe(true);
+      expect(await redis.smembers(lateDaysKey(p))).toEqual([day(late)]);
+      expect(await takeLateDays(redis, p)).toEqual([day(late)]);
+      expect(await redis.exists(lateDaysKey(p))).toBe(0);
+    } finally {
+      await ingest.close();
+      await queue.obliterate({ force: true });
+      await queue.close();
+      await ownClient.command({ query: `DROP DATABASE IF EXISTS ${own}` });
+      await ownClient.close();
+    }
+  });
+
+  it("markLate names only days of hours that ended two minutes ago", async () => {
+    const p = prefix();
+    const now = Date.parse("2026-03-15T12:01:00Z");
+    await markLate(redis, p, ["2026-03-15 10:59:59", "2026-03-15 11:00:00", "2026-03-14 23:00:00"], now);
+    // 12:01 − 2 min = 11:59: the last whole hour that ended is 10:00–11:00.
+    expect((await takeLateDays(redis, p)).sort()).toEqual(["2026-03-14", "2026-03-15"]);
+    await markLate(redis, p, ["2026-03-15 11:00:00", "2026-03-15 11:59:59"], now);
+    expect(await takeLateDays(redis, p)).toEqual([]);
+  });
+
+  it("the builder job builds on its first round; a late event reaches the reports when its day is rebuilt; a day keeps two versions", async () => {
+    const p = prefix();
+    const env = parseEnv({ ...process.env, QUEUE_PREFIX: p, CLICKHOUSE_DATABASE: database });
+    const yesterday = Date.parse(`${day(Date.now() - 24 * HOUR)}T10:00:00Z`);
+    await clickhouse.insert({ table: "pageviews", values: [row(1, yesterday), row(2, yesterday + 60_000, "/search")], format: "JSONEachRow" });
+
+    const job = await startRollups(env, redis, clickhouse);
+    try {
+      const built = async () =>
+        (await (await clickhouse.query({ query: `SELECT count() AS n FROM rollup_builds WHERE day = toDate('${day(yesterday)}')`, format: "JSONEachRow" })).json<{ n: string | number }>())[0]!.n;
+      await expect.poll(async () => Number(await built()), { timeout: 20_000 }).toBe(1);
+    } finally {
+      await job.close();
+      const queue = new Queue(ROLLUPS_QUEUE, { connection: redis, prefix: p });
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
+    // Yesterday is whole in the 7 days before now; its page views come from page_days and session_hours.
+    expect((await pageViews(clickhouse, "7d")).total).toBe(2);
+
+    // A late page view for a built hour: not in the built tables until its day is rebuilt.
+    await clickhouse.insert({ table: "pageviews", values: [row(3, yesterday + 120_000, "/help")], format: "JSONEachRow" });
+    expect((await pageViews(clickhouse, "7d")).total).toBe(2);
+    await markLate(redis, p, [row(3, yesterday + 120_000).event_time]);
+    const late = await takeLateDays(redis, p);
+    expect(late).toEqual([day(yesterday)]);
+    expect((await buildRollups(clickhouse, { dirty: late })).built.map((b) => b.day)).toEqual([day(yesterday)]);
+    const report = await pageViews(clickhouse, "7d");
+    expect(report.total).toBe(3);
+    expect(report.pages.map((x) => x.page).sort()).toEqual(["/", "/help", "/search"]);
+
+    // Nothing late, nothing behind: a round builds nothing. A third build leaves two versions of the day.
+    expect((await buildRollups(clickhouse)).built.filter((b) => b.day === day(yesterday))).toEqual([]);
+    await buildRollups(clickhouse, { dirty: [day(yesterday)] });
+    for (const table of ["session_hours", "page_days", "click_days"]) {
+      const versions = await (
+        await clickhouse.query({ query: `SELECT DISTINCT version FROM ${table} WHERE day = toDate('${day(yesterday)}')`, format: "JSONEachRow" })
+      ).json<{ version: string }>();
+      expect(versions.length, table).toBeLessThanOrEqual(2);
+    }
+    const named = await (
+      await clickhouse.query({ query: `SELECT count() AS n FROM rollup_builds WHERE day = toDate('${day(yesterday)}')`, format: "JSONEachRow" })
+    ).json<{ n: string | number }>();
+    expect(Number(named[0]!.n)).toBe(3);
+    expect((await pageViews(clickhouse, "7d")).total).toBe(3);
+  });
+});
