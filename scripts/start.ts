@@ -1,7 +1,8 @@
 /**
  * `npm start` after scripts/setup.mjs: migrates (loading demo data into an empty local database),
- * builds, and runs the web server and the worker side by side until Ctrl-C, restarting either one that
- * crashes (scripts/supervise.ts). `--dev` runs the web server with Vite's middleware instead of the build.
+ * builds (Remix's bundle, and the web server and worker compiled to JavaScript), and runs the two side by side
+ * until Ctrl-C, restarting either one that crashes (scripts/supervise.ts). `--dev` runs their TypeScript
+ * through tsx, the web server with Vite's middleware instead of the build.
  */
 import { execFileSync } from "node:child_process";
 import path from "node:path";
@@ -9,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { LOCAL_URLS } from "~/utils/local-services";
 import { DEMO_ACCOUNTS, DEMO_PASSWORD } from "./lib/seed";
 import { bin, buildApp, root } from "./build";
+import { compiledProcess } from "./lib/servers";
 import { supervise } from "./supervise";
 
 /** The environment `npm start` gives the web server, the worker and the migrations. */
@@ -47,13 +49,15 @@ function main() {
   execFileSync(bin("tsx"), ["scripts/migrate.ts", "--seed"], { cwd: root, env, stdio: "inherit" });
   if (!dev && buildApp({ env }) !== 0) process.exit(1);
 
-  const supervisor = supervise(
-    [
-      { name: "web", command: bin("tsx"), args: ["server.ts"] },
-      { name: "worker", command: bin("tsx"), args: ["worker/index.ts"] },
-    ],
-    { cwd: root, env },
-  );
+  // Production runs the compiled JavaScript with its memory settings (ADR 020); `--dev` runs the TypeScript
+  // through tsx, with Vite's middleware in the web server.
+  const programs = dev
+    ? [
+        { name: "web", command: bin("tsx"), args: ["server.ts"], env },
+        { name: "worker", command: bin("tsx"), args: ["worker/index.ts"], env },
+      ]
+    : (["web", "worker"] as const).map((name) => ({ name, ...compiledProcess(name, env) }));
+  const supervisor = supervise(programs, { cwd: root, env });
 
   // The sandbox stands in for MTN and Airtel: say so, or a tester waits for a phone prompt that never comes.
   const sandbox = /^\s*(1|true|yes|on)\s*$/i.test(env.PAYMENTS_SANDBOX ?? "");

@@ -7,7 +7,8 @@
  */
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 
-export type Program = { name: string; command: string; args: string[] };
+/** A process to keep running; its own `env`, when given, replaces the options' one. */
+export type Program = { name: string; command: string; args: string[]; env?: NodeJS.ProcessEnv };
 
 export type SuperviseOptions = {
   cwd?: string;
@@ -44,7 +45,7 @@ export function supervise(programs: Program[], options: SuperviseOptions = {}): 
 
   function start(program: Program, delayMs: number) {
     const startedAt = Date.now();
-    const child = spawn(program.command, program.args, { cwd: options.cwd, env: options.env, stdio: options.stdio ?? "inherit" });
+    const child = spawn(program.command, program.args, { cwd: options.cwd, env: program.env ?? options.env, stdio: options.stdio ?? "inherit" });
     running.set(program.name, child);
     // A program that cannot even be spawned (a missing binary) is retried like one that crashed.
     child.once("error", (error) => log(`${program.name} could not start: ${error.message}`));

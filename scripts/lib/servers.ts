@@ -1,14 +1,15 @@
 /**
- * Processes of ours that tests and benchmarks start: a free port, a `tsx` child (the web server, the worker,
- * a benchmark's bare endpoint) whose output is kept and which is stopped by its own pid, and the built web
- * server in production mode, ready once /healthz answers 200. One copy for tests/support/test-server.ts
- * and the benchmarks, which each had their own.
+ * Processes of ours that tests and benchmarks start: a free port, a child process (the web server, the worker,
+ * a benchmark's bare endpoint) whose output is kept and which is stopped by its own pid, and the web server
+ * and worker as production runs them (compiled JavaScript, `compiledProcess`), the web server ready once
+ * /healthz answers 200. One copy for tests/support/test-server.ts, the benchmarks and `npm start`.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { compiledServer, compiledWorker, ensureCompiled } from "./compile";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -48,8 +49,13 @@ export type ChildOptions = {
 
 /** Runs `tsx <args>` from the project's root with process.env and `env`. */
 export function startTsx(name: string, args: string[], env: Record<string, string>, options: ChildOptions = {}): Child {
+  return startChild(name, path.join(root, "node_modules", ".bin", "tsx"), args, env, options);
+}
+
+/** Runs `command <args>` from the project's root with process.env and `env`. */
+export function startChild(name: string, command: string, args: string[], env: Record<string, string>, options: ChildOptions = {}): Child {
   const { stopGraceMs = 10_000, processGroup = false } = options;
-  const child = spawn(path.join(root, "node_modules", ".bin", "tsx"), args, {
+  const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -100,6 +106,53 @@ export async function waitUntil(child: Child, check: () => Promise<boolean> | bo
 
 export type AppServer = Child & { port: number; baseUrl: string; adminUrl: string };
 
+export type ProcessName = "web" | "worker";
+
+/**
+ * V8 flags of each production process (ADR 020). Left to itself, V8 on a machine with gigabytes free lets the
+ * old generation grow to about four times what survived the last full collection before it collects again:
+ * the web process, with 35-50 MB live, held 120-280 MB of V8 heap (most of it garbage) under load, and 350-500
+ * MB RSS in all. Growing by 50% instead keeps the garbage in proportion to the live data (full collections of a
+ * heap this size take tens of milliseconds, and come a few seconds apart under load); a young generation of
+ * 2 × 8 MB rather than 2 × 16 MB, where each request's garbage dies, saves another 16 MB. No hard limit: a
+ * process whose live data outgrew one would crash instead of growing.
+ */
+const NODE_FLAGS: Record<ProcessName, string[]> = {
+  web: ["--max-semi-space-size=8", "--heap-growing-percent=50"],
+  worker: ["--max-semi-space-size=8", "--heap-growing-percent=50"],
+};
+
+/**
+ * How production runs the web server or the worker: node on the compiled JavaScript (scripts/lib/compile.ts),
+ * with the flags above, and glibc's malloc held to two arenas (by default it keeps up to eight per core for
+ * the threads that allocate: zlib, libvips and DNS work on libuv's pool, each arena keeping the memory it
+ * once needed). `npm start`, the end-to-end tests' server and the benchmarks start them from here; `env`
+ * (the caller's) wins over these defaults.
+ */
+export function compiledProcess<Env extends Record<string, string | undefined>>(name: ProcessName, env: Env) {
+  return {
+    command: process.execPath,
+    args: [...NODE_FLAGS[name], name === "web" ? compiledServer : compiledWorker],
+    env: { MALLOC_ARENA_MAX: "2", ...env },
+  };
+}
+
+/**
+ * What runs a process: the compiled JavaScript as production does; the same without the memory settings
+ * above (node's defaults, for A/B benchmarks); or its TypeScript under tsx (the way before ADR 020).
+ */
+export type Runtime = "compiled" | "compiled-defaults" | "tsx";
+
+/** Starts the web server or the worker (compiling first if a source changed since build/processes/ was made). */
+export async function startProcess(name: ProcessName, env: Record<string, string>, options: ChildOptions & { runtime?: Runtime; label?: string } = {}): Promise<Child> {
+  const { runtime = "compiled", label = name, ...childOptions } = options;
+  if (runtime === "tsx") return startTsx(label, [name === "web" ? "server.ts" : "worker/index.ts"], env, childOptions);
+  await ensureCompiled();
+  const run = compiledProcess(name, env);
+  if (runtime === "compiled-defaults") return startChild(label, run.command, run.args.slice(-1), env, childOptions);
+  return startChild(label, run.command, run.args, run.env, childOptions);
+}
+
 export type AppServerOptions = ChildOptions & {
   /** How long to wait for /healthz. */
   timeoutMs?: number;
@@ -107,20 +160,22 @@ export type AppServerOptions = ChildOptions & {
   host?: string;
   /** What its messages call it. */
   name?: string;
+  /** Compiled JavaScript as production runs it (the default), or server.ts under tsx. */
+  runtime?: Runtime;
 };
 
 /**
- * Starts the built app (`tsx server.ts` with NODE_ENV=production over plain http, as `npm start` runs it) on
- * a free port with `env` (which may override ALLOW_HTTP), and waits for GET /healthz to answer 200. Stops it
- * again and fails with its output if it exits or does not answer in time.
+ * Starts the built app (the compiled server with NODE_ENV=production over plain http, as `npm start` runs it)
+ * on a free port with `env` (which may override ALLOW_HTTP), and waits for GET /healthz to answer 200. Stops
+ * it again and fails with its output if it exits or does not answer in time.
  */
 export async function startAppServer(env: Record<string, string>, options: AppServerOptions = {}): Promise<AppServer> {
-  const { timeoutMs = 30_000, host = "localhost", name = "web server", ...childOptions } = options;
+  const { timeoutMs = 30_000, host = "localhost", name = "web server", runtime, ...childOptions } = options;
   if (!fs.existsSync(path.join(root, "build", "server", "index.js"))) {
     throw new Error("build/ is missing: run `npm run build` (npm test does it) before the end-to-end tests");
   }
   const port = await freePort();
-  const server = startTsx(name, ["server.ts"], { NODE_ENV: "production", ALLOW_HTTP: "1", ...env, PORT: String(port) }, childOptions);
+  const server = await startProcess("web", { NODE_ENV: "production", ALLOW_HTTP: "1", ...env, PORT: String(port) }, { ...childOptions, runtime, label: name });
   const baseUrl = `http://${host}:${port}`;
   try {
     const healthy = async () => (await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(2_000) })).status === 200;
