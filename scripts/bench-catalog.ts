@@ -3,7 +3,7 @@
  * and how much of that time is the database query behind each page?
  *
  *   npm run bench:catalog [-- --duration 10] [--warmup 2] [--connections 20] [--build] [--keep-data] [--queries-only]
- *                         [--search-only] [--database soko_bench]
+ *                         [--search-only] [--database soko_bench] [--page-cache on|off]
  *
  * 1. (Re)creates a separate database, soko_bench, on the project's Postgres, migrates it and loads
  *    2,000 freelancers, 100,000 published gigs with three packages each and ~840,000 reviews with
@@ -23,6 +23,8 @@
  *    bounded candidate set (listCatalog as it is) against ranking every match (the old order), for the same
  *    durations; target: a median under 10 ms. `--search-only` measures only these (no server, no pages).
  *    `--database` loads and measures another database than soko_bench (two people measuring at once).
+ *    `--page-cache off` runs the server without the anonymous page cache (ADR 019; on by default, as in
+ *    production): the pages are then rendered for every request, as a signed-in member's are.
  *
  * It is a report, not a test: missed targets still exit 0; only errors (a page that does not answer 200
  * or does not show its gigs, a failed load) exit non-zero. soko_bench is kept afterwards for inspection.
@@ -63,6 +65,8 @@ type Options = {
   queriesOnly: boolean;
   searchOnly: boolean;
   database: string;
+  /** The server's anonymous page cache (ADR 019). */
+  pageCache: "on" | "off";
 };
 
 function readOptions(): Options {
@@ -76,6 +80,7 @@ function readOptions(): Options {
       "queries-only": { type: "boolean", default: false },
       "search-only": { type: "boolean", default: false },
       database: { type: "string", default: BENCH_DB },
+      "page-cache": { type: "string", default: "on" },
     },
   });
   const fail = (message: string): never => {
@@ -94,6 +99,7 @@ function readOptions(): Options {
     keepData: values["keep-data"],
     queriesOnly: values["queries-only"],
     searchOnly: values["search-only"],
+    pageCache: values["page-cache"] === "on" || values["page-cache"] === "off" ? values["page-cache"] : fail(`--page-cache must be on or off, got "${values["page-cache"]}"`),
     database: /^[a-z_][a-z0-9_]{0,62}$/.test(values.database) ? values.database : fail(`--database must be a plain lower-case name, got "${values.database}"`),
   };
 }
@@ -851,8 +857,8 @@ async function main() {
     const scenarios = await buildScenarios(app, db);
     if (!options.queriesOnly) {
       ensureBuild(options.build);
-      server = await startServer(benchEnv(benchUrl));
-      console.log(`Web server (production build) at ${server.baseUrl}; warming it up…`);
+      server = await startServer({ ...benchEnv(benchUrl), PAGE_CACHE: options.pageCache });
+      console.log(`Web server (production build, page cache ${options.pageCache}) at ${server.baseUrl}; warming it up…`);
       await warmUpServer(server.baseUrl, scenarios, options);
     }
     const rows = await measureScenarios(scenarios, server, options);
