@@ -267,6 +267,14 @@ function pickRows(db: Db, builder: Knex.QueryBuilder, order: Order, after: strin
 
 type PickedRows = Knex.QueryBuilder | Knex.Raw;
 
+/** How many rows a query has, counting no further than `cap` (a broad query never counts the whole table). */
+function countUpTo(db: Db, builder: Knex.QueryBuilder, cap: number): Promise<number> {
+  return db
+    .from(builder.select(db.raw("1")).limit(cap).as("m"))
+    .count<{ n: string }[]>({ n: "*" })
+    .then((r) => Number(r[0]?.n ?? 0));
+}
+
 /**
  * The rows of a relevance search's page (see CANDIDATES): on the first page, the highest level with enough
  * candidates, trying each in turn (a level with too few costs fewer than CANDIDATES rows to learn so); after
@@ -278,9 +286,9 @@ async function searchRows(
   cursor: string | null,
   n: number,
   candidates: number,
-  matches: Promise<number | null>,
+  count: boolean,
   cards: (picked: PickedRows, order: Order, extra?: string[]) => Knex.QueryBuilder,
-): Promise<{ rows: Record<string, unknown>[]; order: Order }> {
+): Promise<{ rows: Record<string, unknown>[]; order: Order; total: number | null }> {
   // One branch: the candidates at `level` (true), the other matches (false), or every match (level 0).
   const branch = (level: number, candidate: boolean, after: string[] | null) => {
     const order = searchOrder(level, candidate);
@@ -295,30 +303,41 @@ async function searchRows(
     if (level === 0 || !candidate) return cards(branch(level, candidate, after), order);
     return cards(db.raw("(?) UNION ALL (?) LIMIT ?", [branch(level, true, after), branch(level, false, null), n]), order);
   };
+  const allMatches = () => countUpTo(db, base(), COUNT_CAP + 1);
 
   const after = decodeCursor(cursor, searchOrder(0));
   const level = after ? Number(after[0]) : null;
   if (after && level !== null && (level === 0 || LEVELS.includes(level))) {
-    return { rows: await levelPage(level, after[1] === "true", after.slice(2)), order: searchOrder(level) };
+    const [rows, total] = await Promise.all([levelPage(level, after[1] === "true", after.slice(2)), count ? allMatches() : null]);
+    return { rows, order: searchOrder(level), total };
   }
 
+  let total: number | null = null;
   if (Number.isFinite(candidates)) {
     const enough = Math.max(1, candidates);
-    for (const [i, level] of LEVELS.entries()) {
-      if (i === 1) {
+    for (const level of LEVELS) {
+      if (level !== LEVELS[0]) {
         // The top level had too few: when all the matches are few, no level has enough.
-        const total = await matches;
-        if (total !== null && total <= Math.min(enough, COUNT_CAP)) break;
+        total ??= await allMatches();
+        if (total <= Math.min(enough, COUNT_CAP)) break;
       }
-      // The level's candidates, counted while ranking them: with enough, they are the page.
+      // The level's candidates, counted while ranking them: with enough, they are the page, and the count
+      // of all matches only has to look past them for the rest up to COUNT_CAP.
       const picked = branch(level, true, null).select(db.raw("count(*) OVER () AS candidates"));
       const rows = await cards(picked, searchOrder(level), ["p.candidates"]);
-      if (rows.length > 0 && Number(rows[0]!.candidates) >= enough) {
-        return { rows: rows.length < n ? await levelPage(level, true, null) : rows, order: searchOrder(level) };
+      const found = rows.length > 0 ? Number(rows[0]!.candidates) : 0;
+      if (found >= enough) {
+        const others = () => countUpTo(db, base().whereRaw(`NOT (${atLevel(level)})`), COUNT_CAP + 1 - found).then((m) => found + m);
+        const [page, matches] = await Promise.all([
+          rows.length < n ? levelPage(level, true, null) : rows,
+          total ?? (!count ? null : found > COUNT_CAP ? COUNT_CAP + 1 : others()),
+        ]);
+        return { rows: page, order: searchOrder(level), total: count ? matches : null };
       }
     }
   }
-  return { rows: await levelPage(0, true, null), order: searchOrder(0) };
+  const [rows, matches] = await Promise.all([levelPage(0, true, null), total ?? (count ? allMatches() : null)]);
+  return { rows, order: searchOrder(0), total: count ? matches : null };
 }
 
 /**
@@ -353,25 +372,23 @@ export async function listCatalog(
       .select([...order.keys.map((_, i) => `p.cursor_${i}`), ...extra])
       .orderByRaw(order.keys.map((_, i) => `p.key_${i} ${order.direction}`).join(", "));
 
-  const total: Promise<number | null> = count
-    ? db
-        .from(base().select(db.raw("1")).limit(COUNT_CAP + 1).as("m"))
-        .count<{ n: string }[]>({ n: "*" })
-        .then((r) => Number(r[0]?.n ?? 0))
-    : Promise.resolve(null);
-  const page = async (): Promise<{ rows: Record<string, unknown>[]; order: Order }> => {
-    if (searching && query.sort === "relevance") return searchRows(db, base, query.cursor, limit + 1, candidates, total, cards);
+  let page: { rows: Record<string, unknown>[]; order: Order; total: number | null };
+  if (searching && query.sort === "relevance") {
+    page = await searchRows(db, base, query.cursor, limit + 1, candidates, count, cards);
+  } else {
     const order = orderOf(query.sort, searching);
-    return { rows: await cards(pickRows(db, base(), order, decodeCursor(query.cursor, order), limit + 1), order), order };
-  };
-  const [{ rows, order }, matches] = await Promise.all([page(), total]);
+    const picked = pickRows(db, base(), order, decodeCursor(query.cursor, order), limit + 1);
+    const [rows, total] = await Promise.all([cards(picked, order), count ? countUpTo(db, base(), COUNT_CAP + 1) : null]);
+    page = { rows, order, total };
+  }
+  const { rows, order, total } = page;
   const more = rows.length > limit;
   const shown = rows.slice(0, limit);
   const last = shown.at(-1);
   return {
     gigs: shown.map(toGigCard),
     nextCursor: more && last ? encodeCursor(order.keys.map((_, i) => String(last[`cursor_${i}`]))) : null,
-    total: matches,
+    total,
     searchedFor,
   };
 }
