@@ -5,6 +5,7 @@
 // The environment is checked before anything else runs; a bad one stops here with every problem listed.
 import { env } from "./app/utils/checked-env.server";
 import { randomBytes } from "node:crypto";
+import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -129,6 +130,33 @@ function filesOnly(serve: RequestHandler): RequestHandler {
   return (req, res, next) => (/\.[^/]*$/.test(req.path) ? serve(req, res, next) : next());
 }
 
+/**
+ * The browser assets' brotli (quality 11) and gzip (level 9) copies written at build (vite.config.ts,
+ * `precompress`), sent as they are: brotli where the browser takes it (Chromium offers it over https only),
+ * else gzip. compression() leaves a response that already has a Content-Encoding alone. Files without copies
+ * (under 1 KB) go on to express.static.
+ */
+function precompressedAssets(dir: string): RequestHandler {
+  const copies = new Set(fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".br")).map((f) => f.slice(0, -3)) : []);
+  return (req, res, next) => {
+    if (req.method !== "GET" && req.method !== "HEAD") return next();
+    const name = req.path.slice(1);
+    if (!copies.has(name)) return next();
+    const accepts = String(req.headers["accept-encoding"] ?? "");
+    const encoding = /\bbr\b/.test(accepts) ? "br" : /\bgzip\b/.test(accepts) ? "gzip" : null;
+    res.vary("Accept-Encoding");
+    if (!encoding) return next();
+    res.type(path.extname(name));
+    res.setHeader("Content-Encoding", encoding);
+    res.sendFile(path.join(dir, `${name}.${encoding === "br" ? "br" : "gz"}`), { immutable: true, maxAge: "1y" }, (error) => {
+      if (error && !res.headersSent) {
+        res.removeHeader("Content-Encoding");
+        next();
+      }
+    });
+  };
+}
+
 let getBuild: () => Promise<ServerBuild>;
 /** The production build, loaded once; null under `npm run dev`, where Vite reloads it on every request. */
 let productionBuild: ServerBuild | null = null;
@@ -136,6 +164,7 @@ let closeVite: (() => Promise<void>) | undefined;
 if (isProduction) {
   const buildDir = path.join(root, "build");
   // Hashed file names never change content: cache them for a year. Everything else for an hour.
+  app.use("/assets", precompressedAssets(path.join(buildDir, "client", "assets")));
   app.use("/assets", express.static(path.join(buildDir, "client", "assets"), { immutable: true, maxAge: "1y" }));
   app.use(filesOnly(express.static(path.join(buildDir, "client"), { maxAge: "1h" })));
   const build = (await import(path.join(buildDir, "server", "index.js"))) as ServerBuild;
