@@ -79,11 +79,14 @@ export default defineConfig({
   resolve: {
     alias: { "~": fileURLToPath(new URL("./app", import.meta.url)) },
   },
-  build: {
-    target: "es2019",
-    rollupOptions: { output: { manualChunks: shellChunk } },
-  },
+  build: { target: "es2019" },
   plugins: [
+    // The browser build only: the server's bundle stays one file.
+    {
+      name: "soko-browser-chunks",
+      apply: "build",
+      config: (_config, { isSsrBuild }) => (isSsrBuild ? undefined : { build: { rollupOptions: { output: { manualChunks: shellChunk } } } }),
+    },
     precompress(),
     // Vitest runs without the Remix plugin (DESIGN.md: guard it with !VITEST).
     !process.env.VITEST &&
