@@ -113,13 +113,14 @@ const RANK = "(ts_rank(g.search_vector, sq.query) * 1000000)::bigint";
  * search vector also holds its popularity levels, '~level 1' … '~level 6' (rating × ln(1 + reviews) ÷ 5,
  * all six when featured; migration 20261126100001), so the GIN index alone finds the matches at a level.
  *
- * The order, exactly: L is the highest level at which at least CANDIDATES visible gigs (at least a page)
- * match the query and the filters, or 0 when no level has that many. The candidates (every match when L is
- * 0, else the matches at level L or above) come first, by text rank, then rating, then newer id; then every
- * other match in the same order. A search matching at most CANDIDATES gigs is therefore ordered by text rank
- * exactly as before; a broad one shows the best text matches among its most popular gigs first, and reads
- * only those rows. A cursor carries L, so later pages keep the first page's order even when gigs change
- * level meanwhile. `candidates: Infinity` ranks every match (the old order; the benchmark's A/B).
+ * The order, exactly: L is the highest level at which at least CANDIDATES visible gigs match the query and
+ * the filters, or 0 when no level has that many. The candidates (every match when L is 0, else the matches at
+ * level L or above) come first, by text rank, then rating, then newer id; then every other match in the same
+ * order. A search matching at most CANDIDATES gigs is therefore ordered by text rank exactly as before; a
+ * broad one shows the best text matches among its most popular gigs first, and reads only those rows. A
+ * cursor carries L, so later pages keep the first page's order (a gig whose level changes between pages can
+ * cross the page boundary, as one whose rating changes can in the rating sort). `candidates: Infinity` ranks
+ * every match (the old order; the benchmark's A/B). ADR 022.
  */
 export const CANDIDATES = 500;
 /** The popularity levels a search vector can hold, highest first. */
