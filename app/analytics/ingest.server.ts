@@ -451,23 +451,24 @@ export function createIngest({ redisUrl, prefix }: { redisUrl: string; prefix: s
   // at once (close); a crash loses at most the last interval's counts, which were never a promise to anyone.
   const counts = new Map<CounterField, number>();
   let countsTimer: NodeJS.Timeout | undefined;
-  const writeCounts = () => {
+  const writeCounts = async () => {
     countsTimer = undefined;
     if (counts.size === 0) return;
     const entries = [...counts];
     counts.clear();
     if (side.status !== "ready") return;
-    for (const [field, n] of entries) {
-      side.hincrby(counters, field, n).catch((error: Error) => logThrottled("counters", `counters: ${error.message}`));
-    }
+    const writes: Promise<unknown>[] = entries.map(([field, n]) =>
+      side.hincrby(counters, field, n).catch((error: Error) => logThrottled("counters", `counters: ${error.message}`)),
+    );
     // And into this minute's hash, which the worker moves to ClickHouse for the pipeline health screen.
-    countMinute(side, prefix, entries).catch((error: Error) => logThrottled("counters", `counters per minute: ${error.message}`));
+    writes.push(countMinute(side, prefix, entries).catch((error: Error) => logThrottled("counters", `counters per minute: ${error.message}`)));
+    await Promise.all(writes);
   };
   const count = (field: CounterField, n: number) => {
     if (n <= 0) return;
     counts.set(field, (counts.get(field) ?? 0) + n);
     if (!countsTimer) {
-      countsTimer = setTimeout(writeCounts, COUNTS_EVERY_MS);
+      countsTimer = setTimeout(() => void writeCounts(), COUNTS_EVERY_MS);
       countsTimer.unref();
     }
   };
@@ -483,7 +484,7 @@ export function createIngest({ redisUrl, prefix }: { redisUrl: string; prefix: s
         await new Promise((r) => setImmediate(r));
       }
       clearTimeout(countsTimer);
-      writeCounts();
+      await writeCounts(); // before the connection closes
       await queue?.close().catch(() => undefined);
       await Promise.all([redis, side].map((c) => c.quit().catch(() => c.disconnect())));
     },

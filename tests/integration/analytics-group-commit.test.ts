@@ -72,6 +72,15 @@ describe("group commit of tracking requests", () => {
     expect(stored.length).toBeLessThanOrEqual(10);
   });
 
+  it("writes the counts it holds before its connections close", async () => {
+    const other = createIngest({ redisUrl: getEnv().REDIS_URL, prefix });
+    await new Promise((r) => setTimeout(r, 300)); // connected
+    const before = Number((await redis.hget(countersKey(prefix), "dropped:bot")) ?? 0);
+    other.count("dropped:bot", 3);
+    await other.close();
+    expect(Number(await redis.hget(countersKey(prefix), "dropped:bot"))).toBe(before + 3);
+  });
+
   it("refuses every request of a group, and queues nothing, when Redis is not there", async () => {
     await queue.obliterate({ force: true });
     const down = createIngest({ redisUrl: "redis://127.0.0.1:1", prefix });
