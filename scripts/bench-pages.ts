@@ -130,7 +130,10 @@ async function prepareData(env: Record<string, string>, database: string) {
 // ---------------------------------------------------------------------------------------------------------
 // Servers: ours (this checkout's build) and, with --baseline, another checkout's.
 
-/** Runs `tsx server.ts` in another checkout (its own build/), the way startAppServer runs ours. */
+/**
+ * Runs another checkout's web server (its own build/) with `tsx server.ts`, which every checkout has, also one
+ * from before the server was compiled to JavaScript: the bytes a page sends are the same either way.
+ */
 async function startServerIn(dir: string, env: Record<string, string>, name: string): Promise<AppServer> {
   const port = await freePort();
   const child = spawn(path.join(dir, "node_modules", ".bin", "tsx"), ["server.ts"], {
