@@ -187,10 +187,18 @@ export type Sources = { pieces: string; pages: string; clicks: string; raw: stri
 /** The window as a half-open span: reports' windows are (from, to] in whole seconds. */
 export const windowSpan = ({ from, to }: { from: number; to: number }): Span => ({ from: from + 1, to: to + 1 });
 
+/** Marks a client whose reports read only the events, as if nothing were built (bench:reports' comparison). */
+const EVENTS_ONLY = Symbol("soko.eventsOnly");
+
+/** The client, for reports that read only the events: what every report cost before the derived tables. */
+export function eventsOnly(client: ClickHouseClient): ClickHouseClient {
+  return new Proxy(client, { get: (target, prop, receiver) => (prop === EVENTS_ONLY ? true : Reflect.get(target, prop, receiver)) });
+}
+
 export async function sources(client: ClickHouseClient, window: { from: number; to: number }): Promise<Sources> {
   const span = windowSpan(window);
   checkSpan(span);
-  const days = await builds(client, isoDay(span.from), isoDay(span.to - 1));
+  const days = (client as ClickHouseClient & { [EVENTS_ONLY]?: boolean })[EVENTS_ONLY] ? [] : await builds(client, isoDay(span.from), isoDay(span.to - 1));
   // Sessions: each built day gives the whole hours of the window that its build holds.
   const hourParts: { build: Build; span: Span }[] = [];
   // Pages and clicks: a built day counts only when the window holds all that its build holds.
