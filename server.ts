@@ -237,12 +237,14 @@ function renderKey(key: PageKey, req: express.Request): Promise<Response> {
 }
 
 /**
- * A cached page with this response's nonce and page view. Gzipped from the parts compressed when it was built
- * (compression() leaves a response that has its Content-Encoding): nothing is compressed per response.
+ * A cached page with this response's nonce and page view. A hit is gzipped from the parts compressed at its
+ * page's first hit (compression() leaves a response that has its Content-Encoding): nothing is compressed
+ * per response.
  */
 function sendPage(req: express.Request, res: express.Response, page: CachedPage, state: string) {
   const fill = { nonce: res.locals.cspNonce as string, pageview: (res.locals.pageview as PageviewContext | undefined) ?? null };
-  const gzipped = req.acceptsEncodings("gzip", "identity") === "gzip" ? gzipPage(page, fill) : null;
+  // A miss goes out through compression() as any page does: its parts are gzipped at the first hit.
+  const gzipped = state !== "miss" && req.acceptsEncodings("gzip", "identity") === "gzip" ? gzipPage(page, fill) : null;
   const body = gzipped ?? fillPage(page, fill);
   res.status(page.status);
   for (const [name, value] of page.headers) res.setHeader(name, value);

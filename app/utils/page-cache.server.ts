@@ -116,8 +116,12 @@ export type CachedPage = {
   headers: [string, string][];
   parts: Buffer[];
   slots: Slot[];
-  /** Each part gzipped on its own (`gzipParts`), so a response is gzipped without compressing anything. */
-  gzipped: Buffer[];
+  /**
+   * Each part gzipped (`gzipParts`), so a hit is gzipped without compressing anything. Made at the first hit,
+   * not at the build: it costs about 2.5× gzipping the page once, which a page asked for only once (a
+   * miss) should not pay. Not counted in `bytes` (it is about a quarter of the parts).
+   */
+  gzipped: Buffer[] | null;
   bytes: number;
   builtAt: number;
 };
@@ -209,9 +213,7 @@ class PageCache {
     if (!/^text\/html|^text\/x-script/.test(type)) shareable = false;
     if (body.length > MAX_ENTRY_BYTES) shareable = false;
     const { parts, slots } = this.cut(body);
-    const gzipped = gzipParts(parts, slots);
-    const bytes = body.length + gzipped.reduce((sum, part) => sum + part.length, 0);
-    return { page: { status: response.status, headers, parts, slots, gzipped, bytes, builtAt: Date.now() }, storable: shareable && !setsCookie, setsCookie };
+    return { page: { status: response.status, headers, parts, slots, gzipped: null, bytes: body.length, builtAt: Date.now() }, storable: shareable && !setsCookie, setsCookie };
   }
 
   /** The body cut at each placeholder. */
@@ -279,7 +281,7 @@ export function fillPage(page: CachedPage, fill: PageFill): Buffer {
   return Buffer.concat(chunks);
 }
 
-// Gzip without compressing per response. Each part of a page is deflated at build time as a continuation
+// Gzip without compressing per response. Each part of a page is deflated once, as a continuation
 // of the stream: its compressor is primed with the 32 KB before it (the dictionary), ends on a sync flush
 // (byte-aligned) and the last one with the final block. A response is the gzip header, the parts with each
 // slot's value between them as a stored (uncompressed) deflate block, and the trailer: the CRC-32 and length
@@ -290,7 +292,7 @@ export function fillPage(page: CachedPage, fill: PageFill): Buffer {
 // text contains: no reference can cover a slot, whose bytes differ per response. A value of another length
 // (never, unless those formats change) is sent uncompressed for compression() to gzip.
 const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]);
-/** Compressed once per build, so the level that makes the page smallest costs no response anything. */
+/** Compressed once per stored page, so the level that makes it smallest. */
 const GZIP_LEVEL = 9;
 const WINDOW = 32 * 1024;
 const SLOT_LENGTH: Record<Slot, number> = { nonce: 24, pageview: 36 + 1 + 13 };
@@ -319,21 +321,22 @@ function storedBlock(data: Buffer): Buffer[] {
   return [header, data];
 }
 
-/** The page gzipped for one response, from its parts compressed at build time; null if a value does not fit its slot. */
+/** The page gzipped for one response, from its parts compressed once; null if a value does not fit its slot. */
 export function gzipPage(page: CachedPage, fill: PageFill): Buffer | null {
   const values = slotValues(fill);
   if (page.slots.some((slot) => values[slot].length !== SLOT_LENGTH[slot])) return null;
+  const gzipped = (page.gzipped ??= gzipParts(page.parts, page.slots));
   const chunks: Buffer[] = [GZIP_HEADER];
   let crc = 0;
   let size = 0;
   page.slots.forEach((slot, i) => {
     const value = values[slot];
-    chunks.push(page.gzipped[i]!, ...storedBlock(value));
+    chunks.push(gzipped[i]!, ...storedBlock(value));
     crc = zlib.crc32(value, zlib.crc32(page.parts[i]!, crc));
     size += page.parts[i]!.length + value.length;
   });
   const last = page.slots.length;
-  chunks.push(page.gzipped[last]!);
+  chunks.push(gzipped[last]!);
   crc = zlib.crc32(page.parts[last]!, crc);
   size += page.parts[last]!.length;
   const trailer = Buffer.alloc(8);
