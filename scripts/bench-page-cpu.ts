@@ -1,0 +1,124 @@
+/**
+ * Web CPU per page (issue 14 item 1): how much CPU time the web process spends on one page, with the
+ * anonymous page cache (ADR 019) on and off, for a visitor and for a signed-in member.
+ *
+ *   npx tsx scripts/bench-page-cpu.ts [--database soko] [--duration 3] [--rounds 6] [--connections 20] [--paths /terms,/browse,/gig/1]
+ *
+ * Runs two production servers (the built app, as bench:catalog does) on one database, PAGE_CACHE=on and
+ * PAGE_CACHE=off, and signs a member in (a session row for the first active client). For each path and
+ * visitor it alternates between the servers, round by round: autocannon drives one for `duration` seconds
+ * (20 connections, `Accept-Encoding: gzip`, a browser's Accept and user agent) while the server's own CPU
+ * time is read from /proc/<pid>/stat before and after; CPU per request = CPU time ÷ requests answered. It
+ * prints each cell's median over the rounds (and its range), with the load average: on a shared machine the
+ * figures move with what else runs, so compare only within one run. Issue 14's targets: ≤ 1.5 ms for /terms,
+ * ≤ 3 ms for /browse and a gig page.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import knex from "knex";
+import { createSession } from "~/models/session.server";
+import { LOCAL_URLS } from "~/utils/local-services";
+import { startAppServer, type AppServer } from "./lib/servers";
+
+const { values } = parseArgs({
+  options: {
+    database: { type: "string", default: "soko" },
+    duration: { type: "string", default: "3" },
+    rounds: { type: "string", default: "6" },
+    connections: { type: "string", default: "20" },
+    paths: { type: "string" },
+  },
+});
+const durationS = Number(values.duration);
+const rounds = Number(values.rounds);
+const connections = Number(values.connections);
+if (!(durationS > 0 && rounds > 0 && connections > 0)) throw new Error("--duration, --rounds and --connections must be positive numbers");
+if (!/^[a-z_][a-z0-9_]{0,62}$/.test(values.database)) throw new Error(`--database must be a plain lower-case name, got "${values.database}"`);
+
+const baseUrl = new URL(process.env.DATABASE_URL ?? LOCAL_URLS.DATABASE_URL);
+baseUrl.pathname = `/${values.database}`;
+const databaseUrl = baseUrl.toString();
+const BROWSER = "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
+
+/** utime + stime of a process, in microseconds. */
+function cpuMicros(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  // After "pid (comm) ", utime and stime are the 12th and 13th fields (clock ticks, 100 a second on Linux).
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100;
+}
+
+async function drive(url: string, cookie: string | null, seconds: number) {
+  const result = await autocannon({
+    url,
+    connections,
+    duration: seconds,
+    headers: { Accept: "text/html", "Accept-Encoding": "gzip", "User-Agent": BROWSER, ...(cookie ? { Cookie: cookie } : {}) },
+  });
+  return { requests: result.requests.total, non2xx: result.non2xx, p95: result.latency.p97_5 };
+}
+
+async function measure(server: AppServer, path: string, cookie: string | null) {
+  const pid = server.child.pid!;
+  const before = cpuMicros(pid);
+  const run = await drive(`${server.baseUrl}${path}`, cookie, durationS);
+  const micros = cpuMicros(pid) - before;
+  return { microsPerRequest: run.requests ? micros / run.requests : NaN, ...run };
+}
+
+const db = knex({ client: "pg", connection: databaseUrl, pool: { min: 0, max: 2 } });
+const servers: AppServer[] = [];
+try {
+  const member = await db("users").where({ role: "client", status: "active" }).orderBy("id").first("id");
+  if (!member) throw new Error(`${values.database} has no active client to sign in as: load the demo data (npm start) or pass --database`);
+  const { token } = await createSession(db, { userId: Number(member.id), persistent: false });
+  const gig = await db("gigs").where({ status: "published" }).orderBy("id").first("id");
+  const paths = values.paths?.split(",") ?? ["/terms", "/browse", `/gig/${gig?.id ?? 1}`];
+
+  const env = {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: process.env.REDIS_URL ?? LOCAL_URLS.REDIS_URL,
+    CLICKHOUSE_URL: process.env.CLICKHOUSE_URL ?? LOCAL_URLS.CLICKHOUSE_URL,
+    SEED_DEMO: "0",
+    QUEUE_PREFIX: `bench_cpu_${process.pid}`,
+    CATALOG_RATE_LIMIT: "1000000000",
+  };
+  const on = await startAppServer({ ...env, PAGE_CACHE: "on" }, { host: "127.0.0.1", processGroup: true, name: "cache on" });
+  servers.push(on);
+  const off = await startAppServer({ ...env, PAGE_CACHE: "off" }, { host: "127.0.0.1", processGroup: true, name: "cache off" });
+  servers.push(off);
+  const loadBefore = os.loadavg();
+  console.log(`Web CPU per request, ${connections} connections, ${rounds} rounds of ${durationS} s per cell, alternating; load average ${loadBefore.map((l) => l.toFixed(2)).join(", ")}`);
+
+  const cells = [
+    { name: "anonymous, cache on", server: on, cookie: null },
+    { name: "anonymous, cache off", server: off, cookie: null },
+    { name: "member, cache on", server: on, cookie: `soko_session=${token}` },
+  ];
+  for (const path of paths) {
+    for (const cell of cells) await drive(`${cell.server.baseUrl}${path}`, cell.cookie, 1); // warm-up
+    const samples = new Map<string, { micros: number[]; non2xx: number; p95: number[] }>(cells.map((c) => [c.name, { micros: [], non2xx: 0, p95: [] }]));
+    for (let round = 0; round < rounds; round++) {
+      for (const cell of cells) {
+        const m = await measure(cell.server, path, cell.cookie);
+        const s = samples.get(cell.name)!;
+        s.micros.push(m.microsPerRequest);
+        s.p95.push(m.p95);
+        s.non2xx += m.non2xx;
+      }
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    console.log(`\n${path}`);
+    for (const [name, s] of samples) {
+      const ms = s.micros.map((x) => x / 1000);
+      console.log(
+        `  ${name.padEnd(22)} ${median(ms).toFixed(2)} ms CPU/request (range ${Math.min(...ms).toFixed(2)}–${Math.max(...ms).toFixed(2)}), latency p97.5 median ${median(s.p95)} ms${s.non2xx ? `, ${s.non2xx} non-2xx` : ""}`,
+      );
+    }
+  }
+  console.log(`\nLoad average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(", ")}`);
+} finally {
+  await Promise.all(servers.map((s) => s.stop()));
+  await db.destroy();
+}
