@@ -43,6 +43,7 @@ import { buildApp, root } from "./build";
 import { commitOf, loadAverage, machine, markdownTable, median, nodePidOf, plainTable, rssMbOf, spread, writeBenchmarkSection, type Spread } from "./lib/bench";
 import { DATA_VERSION, DAYS, ROWS, SESSIONS, TOTAL_ROWS, generatorSql } from "./lib/bench-reports-data";
 import { startAppServer, type AppServer } from "./lib/servers";
+import { ensurePackages } from "./services";
 
 const DATABASE = "soko_bench_reports";
 const HEADING = "## Reports (issue 13): `npm run bench:reports`";
@@ -108,6 +109,7 @@ const CLICKHOUSE_TCP_PORT = Number(process.env.CLICKHOUSE_TCP_PORT ?? LOCAL_PORT
 // clickhouse-client, the embedded server's native client.
 
 function clickhouseClientBinary(): string {
+  ensurePackages(["clickhouse-client"]);
   for (const candidate of ["/usr/bin/clickhouse-client", "/usr/local/bin/clickhouse-client"]) if (fs.existsSync(candidate)) return candidate;
   if (fs.existsSync("/usr/bin/clickhouse")) return "/usr/bin/clickhouse";
   throw new Error("clickhouse-client is not installed (Debian: apt-get install clickhouse-client, the server's version)");

@@ -52,6 +52,8 @@ const PACKAGES: Record<string, () => boolean> = {
   postgresql: () => findPostgresBin() !== undefined,
   "redis-server": () => hasCommand("redis-server"),
   "clickhouse-server": () => fs.existsSync("/usr/bin/clickhouse") || hasCommand("clickhouse-server"),
+  // bench:reports times the raw queries with the server's own native client.
+  "clickhouse-client": () => hasCommand("clickhouse-client"),
   chromium: () => fs.existsSync("/usr/bin/chromium"),
   "docker-compose": () => hasCommand("docker-compose"),
 };
