@@ -396,7 +396,9 @@ async function main() {
     import("~/analytics/rollups.server"),
   ]);
   const chOptions = clickHouseOptions(parseEnv({ ...process.env, ...urls }), DATABASE);
-  const admin = createClickHouse({ ...chOptions, database: "default" });
+  // Loading 10M events, OPTIMIZE … FINAL and building the derived tables take minutes on a busy machine.
+  const admin = createClickHouse({ ...chOptions, database: "default" }, { requestTimeoutMs: 30 * 60_000 });
+  const builder = createClickHouse(chOptions, { requestTimeoutMs: 30 * 60_000 });
   const client = createClickHouse(chOptions);
   const bin = clickhouseClientBinary();
   const facts = machine();
@@ -422,7 +424,7 @@ async function main() {
       for (const statement of splitStatements(sql)) await admin.command({ query: statement });
     }
     const buildStarted = performance.now();
-    const round = await rollups.buildRollups(client, { now });
+    const round = await rollups.buildRollups(builder, { now });
     const derived = { days: round.built.length, seconds: (performance.now() - buildStarted) / 1000, dayMs: spread(round.built.map((b) => b.ms)) };
     console.log(
       derived.days
@@ -548,6 +550,7 @@ async function main() {
     }
   } finally {
     await client.close();
+    await builder.close();
     await admin.close();
   }
 }

@@ -29,8 +29,11 @@ export function clickHouseOptions(
   return { url: env.CLICKHOUSE_URL, database, username: env.CLICKHOUSE_USER, password: env.CLICKHOUSE_PASSWORD };
 }
 
-/** The one way a ClickHouse client is made: our settings on every request, compressed answers, a 30 s timeout. */
-export function createClickHouse({ url, database, username, password }: ClickHouseOptions): ClickHouseClient {
+/**
+ * The one way a ClickHouse client is made: our settings on every request, compressed answers, a 30 s timeout
+ * (longer only for a script's bulk work, such as bench:reports loading 10M events).
+ */
+export function createClickHouse({ url, database, username, password }: ClickHouseOptions, { requestTimeoutMs = 30_000 }: { requestTimeoutMs?: number } = {}): ClickHouseClient {
   return createClient({
     url,
     database,
@@ -39,7 +42,7 @@ export function createClickHouse({ url, database, username, password }: ClickHou
     // The client types settings for current servers; these three are accepted by 18.16 too.
     clickhouse_settings: CLICKHOUSE_SETTINGS as ClickHouseSettings,
     compression: { request: false, response: true },
-    request_timeout: 30_000,
+    request_timeout: requestTimeoutMs,
   });
 }
 
