@@ -257,12 +257,21 @@ type Measure = { bytes: Bytes; total: number; performance: number; accessibility
 
 type NetworkItem = { url: string; transferSize?: number; resourceType?: string; mimeType?: string; statusCode?: number };
 
+/** Lighthouse's report of one page load; a failed trace (NO_NAVSTART and the like, seen under heavy load) is tried again, twice at most. */
+async function lighthouseReport(browser: Browser, url: string) {
+  for (let attempt = 1; ; attempt++) {
+    const result = await lighthouse(url, { port: browser.port, output: "json", logLevel: "error", onlyCategories: ["performance", "accessibility"] });
+    if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
+    const { lhr } = result;
+    if (!lhr.runtimeError) return lhr;
+    if (attempt === 3) throw new Error(`Lighthouse could not audit ${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+    console.log(`  (${url}: ${lhr.runtimeError.code}, trying again)`);
+  }
+}
+
 /** One cold first view of `url`, audited by Lighthouse (mobile, simulated throttling: its defaults). */
 async function audit(browser: Browser, url: string): Promise<Measure> {
-  const result = await lighthouse(url, { port: browser.port, output: "json", logLevel: "error", onlyCategories: ["performance", "accessibility"] });
-  if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
-  const { lhr } = result;
-  if (lhr.runtimeError) throw new Error(`Lighthouse could not audit ${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+  const lhr = await lighthouseReport(browser, url);
   const items = ((lhr.audits["network-requests"]?.details as { items?: NetworkItem[] } | undefined)?.items ?? []) as NetworkItem[];
   const bytes: Bytes = { html: 0, css: 0, js: 0, other: 0, images: 0 };
   // A file that failed to load weighs nothing and would flatter the page (a build replacing build/ mid-run does it).
