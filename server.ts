@@ -274,7 +274,8 @@ const servePage = async (key: PageKey, req: express.Request, res: express.Respon
 };
 
 app.all("*", (req, res, next) => {
-  const site = siteOfHostname(req.hostname);
+  // An HTTP/1.0 request may come without a Host: it is the main site's (it was a 500).
+  const site = siteOfHostname(req.hostname ?? "");
   const key = pageCache && site === "main" ? pageKeyOf(req, res.locals.pageview !== null && res.locals.pageview !== undefined) : null;
   if (key) return void servePage(key, req, res, next).catch(next);
   return remixHandlers[site](req, res, next);

@@ -94,6 +94,7 @@ export function pageKeyOf(req: KeySource, pageview: boolean): PageKey | null {
     query = new URLSearchParams(params).toString();
   }
   const port = /:(\d+)$/.exec(req.headers.host ?? "")?.[1];
+  if (!req.hostname) return null;
   const origin = `${req.protocol}://${req.hostname.toLowerCase()}${port ? `:${port}` : ""}`;
   const consent = readCookie(cookie, CONSENT_COOKIE);
   const currency = readCookie(cookie, CURRENCY_COOKIE);
