@@ -317,24 +317,32 @@ async function searchRows(
   if (Number.isFinite(candidates)) {
     const enough = Math.max(1, candidates);
     for (const level of LEVELS) {
-      if (level !== LEVELS[0]) {
+      const top = level === LEVELS[0];
+      if (!top) {
         // The top level had too few: when all the matches are few, no level has enough.
         total ??= await allMatches();
         if (total <= Math.min(enough, COUNT_CAP)) break;
       }
-      // The level's candidates, counted while ranking them: with enough, they are the page, and the count
-      // of all matches only has to look past them for the rest up to COUNT_CAP.
+      // The level's candidates, counted while ranking them: with enough, they are the page, and the count of
+      // all matches only has to look past them, for at most COUNT_CAP + 1 − `enough` more (at the top level
+      // alongside the ranking, so the call waits for the slower of the two, not for both).
+      const others = (cap: number) => countUpTo(db, base().whereRaw(`NOT (${atLevel(level)})`), cap);
+      const restCap = COUNT_CAP + 1 - enough;
+      const rest = top && count && restCap > 0 ? others(restCap) : null;
       const picked = branch(level, true, null).select(db.raw("count(*) OVER () AS candidates"));
-      const rows = await cards(picked, searchOrder(level), ["p.candidates"]);
+      const [rows, restFound] = await Promise.all([cards(picked, searchOrder(level), ["p.candidates"]), rest]);
       const found = rows.length > 0 ? Number(rows[0]!.candidates) : 0;
       if (found >= enough) {
-        const others = () => countUpTo(db, base().whereRaw(`NOT (${atLevel(level)})`), COUNT_CAP + 1 - found).then((m) => found + m);
-        const [page, matches] = await Promise.all([
+        // found ≥ enough, so found + min(rest, COUNT_CAP + 1 − enough) is min(all, COUNT_CAP + 1) or more.
+        const matches = (m: number) => Math.min(COUNT_CAP + 1, found + m);
+        const [page, counted] = await Promise.all([
           rows.length < n ? levelPage(level, true, null) : rows,
-          total ?? (!count ? null : found > COUNT_CAP ? COUNT_CAP + 1 : others()),
+          total ?? (found > COUNT_CAP ? COUNT_CAP + 1 : restFound !== null ? matches(restFound) : others(COUNT_CAP + 1 - found).then(matches)),
         ]);
-        return { rows: page, order: searchOrder(level), total: count ? matches : null };
+        return { rows: page, order: searchOrder(level), total: count ? counted : null };
       }
+      // Too few here; a count of the rest that stopped short of its cap counted every other match.
+      if (restFound !== null && restFound < restCap) total = found + restFound;
     }
   }
   const [rows, matches] = await Promise.all([levelPage(0, true, null), total ?? (count ? allMatches() : null)]);

@@ -89,11 +89,15 @@ describe("relevance search over a bounded candidate set", () => {
     // Four need level 5 (adds Repair); five need level 3 (adds Green).
     expect(await titles({ q: "widget" }, { candidates: 4 })).toEqual([BLUE, REPAIR, PLAIN, STATIONERY, GREEN, DESIGN, RED]);
     expect(await titles({ q: "widget" }, { candidates: 5 })).toEqual([BLUE, REPAIR, GREEN, PLAIN, STATIONERY, DESIGN, RED]);
+    // The count of all matches stays exact whichever level is taken (or none).
+    for (const candidates of [1, 3, 4, 5, 7, 8]) expect((await listCatalog(db, query({ q: "widget" }), { candidates })).total, `${candidates}`).toBe(7);
+    expect((await listCatalog(db, query({ q: "widget" }), { candidates: 3, count: false })).total).toBeNull();
   });
 
   it("counts candidates after the filters", async () => {
     // Rated 4.5 and up: level 6 has Blue and Stationery only, so level 5 (adding Repair) makes the three.
     expect(await titles({ q: "widget", rating: "4.5" }, { candidates: 3 })).toEqual([BLUE, REPAIR, STATIONERY, GREEN]);
+    expect((await listCatalog(db, query({ q: "widget", rating: "4.5" }), { candidates: 3 })).total).toBe(4);
     // Up to 500,000: Stationery is out; level 6 keeps Blue and Plain, level 5 adds Repair.
     expect(await titles({ q: "widget", price: "100000-500000" }, { candidates: 3 })).toEqual([BLUE, REPAIR, PLAIN, GREEN, DESIGN, RED]);
   });
