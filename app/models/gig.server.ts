@@ -317,32 +317,24 @@ async function searchRows(
   if (Number.isFinite(candidates)) {
     const enough = Math.max(1, candidates);
     for (const level of LEVELS) {
-      const top = level === LEVELS[0];
-      if (!top) {
+      if (level !== LEVELS[0]) {
         // The top level had too few: when all the matches are few, no level has enough.
         total ??= await allMatches();
         if (total <= Math.min(enough, COUNT_CAP)) break;
       }
-      // The level's candidates, counted while ranking them: with enough, they are the page, and the count of
-      // all matches only has to look past them, for at most COUNT_CAP + 1 − `enough` more (at the top level
-      // alongside the ranking, so the call waits for the slower of the two, not for both).
-      const others = (cap: number) => countUpTo(db, base().whereRaw(`NOT (${atLevel(level)})`), cap);
-      const restCap = COUNT_CAP + 1 - enough;
-      const rest = top && count && restCap > 0 ? others(restCap) : null;
+      // The level's candidates, counted while ranking them: with enough, they are the page, and the count
+      // of all matches only has to look past them for the rest up to COUNT_CAP.
       const picked = branch(level, true, null).select(db.raw("count(*) OVER () AS candidates"));
-      const [rows, restFound] = await Promise.all([cards(picked, searchOrder(level), ["p.candidates"]), rest]);
+      const rows = await cards(picked, searchOrder(level), ["p.candidates"]);
       const found = rows.length > 0 ? Number(rows[0]!.candidates) : 0;
       if (found >= enough) {
-        // found ≥ enough, so found + min(rest, COUNT_CAP + 1 − enough) is min(all, COUNT_CAP + 1) or more.
-        const matches = (m: number) => Math.min(COUNT_CAP + 1, found + m);
-        const [page, counted] = await Promise.all([
+        const others = () => countUpTo(db, base().whereRaw(`NOT (${atLevel(level)})`), COUNT_CAP + 1 - found).then((m) => found + m);
+        const [page, matches] = await Promise.all([
           rows.length < n ? levelPage(level, true, null) : rows,
-          total ?? (found > COUNT_CAP ? COUNT_CAP + 1 : restFound !== null ? matches(restFound) : others(COUNT_CAP + 1 - found).then(matches)),
+          total ?? (!count ? null : found > COUNT_CAP ? COUNT_CAP + 1 : others()),
         ]);
-        return { rows: page, order: searchOrder(level), total: count ? counted : null };
+        return { rows: page, order: searchOrder(level), total: count ? matches : null };
       }
-      // Too few here; a count of the rest that stopped short of its cap counted every other match.
-      if (restFound !== null && restFound < restCap) total = found + restFound;
     }
   }
   const [rows, matches] = await Promise.all([levelPage(0, true, null), total ?? (count ? allMatches() : null)]);
