@@ -61,7 +61,7 @@ beforeAll(async () => {
     packages: { basic: { priceUgx: 90_000, deliveryDays: 3 } },
   }));
   await setUsdRate(member(admin), { ugxPerUsd: 3_600 }, { db: t.db });
-  server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: prefix });
+  server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: prefix, PAGE_CACHE: "on" });
   redis = createRedis(getEnv().REDIS_URL, { maxRetriesPerRequest: null });
   queue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix });
 });
