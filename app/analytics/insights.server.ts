@@ -12,7 +12,7 @@ import { z } from "zod";
 import { quote } from "~/analytics/clickhouse-sql.server";
 import { RANGES, type Range } from "~/analytics/events";
 import { inWindow, reportWindow, type ReportWindow } from "~/analytics/reports.server";
-import { FACT, sources, spansCondition, windowSpan } from "~/analytics/rollups.server";
+import { FACT, SESSION_KEY, sources, spansCondition, windowSpan } from "~/analytics/rollups.server";
 
 const uint = z.coerce.number().int().nonnegative();
 
@@ -144,9 +144,9 @@ export async function conversionFunnel(client: ClickHouseClient, range: Range, {
     client,
     `SELECT countIf(visit = 1) AS visits, countIf(visit = 1 AND gig = 1) AS gig_views, countIf(visit = 1 AND gig = 1 AND next = 1) AS continued
      FROM (
-       SELECT session_id, max(pageviews > 0) AS visit, max(gig_view) AS gig, max(continued) AS next
+       SELECT ${SESSION_KEY} AS session_key, max(pageviews > 0) AS visit, max(gig_view) AS gig, max(continued) AS next
        FROM (${pieces})
-       GROUP BY session_id
+       GROUP BY session_key
      )`,
     z.object({ visits: uint, gig_views: uint, continued: uint }),
   );

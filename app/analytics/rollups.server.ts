@@ -53,6 +53,12 @@ const CONTINUE_TYPES_SQL = "'contact_seller', 'package_selected'";
 export const GIG_PAGE = `match(page, '^/gig/[0-9]+$')`;
 export const CONTINUE_PAGE = `(match(page, '^/gig/[0-9]+/order$') OR match(page, '^/messages(/|$)'))`;
 
+/**
+ * What readers group a session's pieces by: a 64-bit hash of its id, which ClickHouse groups several times
+ * faster than the string (the chance that two of a million sessions share one is about 3 in 10^8).
+ */
+export const SESSION_KEY = "cityHash64(session_id)";
+
 /** A half-open span of Unix seconds, [from, to). */
 export type Span = { from: number; to: number };
 
@@ -241,7 +247,7 @@ export async function sources(client: ClickHouseClient, window: { from: number; 
  */
 export function sessionsOf(pieces: string): string {
   return `
-    SELECT session_id,
+    SELECT ${SESSION_KEY} AS session_key,
       sum(pageviews) AS pageview_count,
       sum(interactions) AS interaction_count,
       dateDiff('second', minIf(first_time, active = 1), maxIf(last_time, active = 1)) AS duration,
@@ -250,7 +256,7 @@ export function sessionsOf(pieces: string): string {
       argMinIf(browser, first_time, active = 1) AS session_browser,
       argMinIf(referrer_source, first_pageview, pageviews > 0) AS session_source
     FROM (${pieces})
-    GROUP BY session_id
+    GROUP BY session_key
     HAVING max(active) = 1`;
 }
 
