@@ -17,7 +17,7 @@ import helmet from "helmet";
 import { Server as SocketServer } from "socket.io";
 import { closeClickHouse } from "./app/analytics/clickhouse.server";
 import { closeIngest, prepareIngest } from "./app/analytics/ingest.server";
-import { analyticsRouter, serverPageviews, type PageviewContext } from "./app/analytics/router.server";
+import { analyticsRouter, serverPageviews, trackingFirst, type PageviewContext } from "./app/analytics/router.server";
 import { attachChat, MAX_SOCKET_PAYLOAD_BYTES } from "./app/realtime/chat.server";
 import { bodyLimits } from "./app/utils/body-limit.server";
 import { closeDb, getDb } from "./app/utils/db.server";
@@ -34,7 +34,8 @@ const root = path.dirname(fileURLToPath(import.meta.url));
 const isProduction = env.isProduction;
 
 const app = express();
-const httpServer = http.createServer(app);
+// Tracking posts to the exact /api/v1/analytics/<name> paths are answered before Express (ADR 021).
+const httpServer = http.createServer(trackingFirst(app));
 app.disable("x-powered-by");
 // Query strings are parsed by Remix loaders from the URL; Express gets the flat parser only, so
 // `?q[]=a&q[b]=c` never becomes a nested object anywhere.
