@@ -15,7 +15,7 @@ import {
   RATING_FILTERS,
   SORTS,
   type CatalogQuery,
-} from "~/utils/gig-schemas";
+} from "~/utils/catalog-vocabulary";
 
 type Option = { value: string; label: string };
 const options = (record: Record<string, string | { label: string }>): Option[] =>

@@ -8,7 +8,7 @@ import { getGigPage } from "~/models/gig.server";
 import { listGigReviews } from "~/models/review.server";
 import { getUser } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
-import { TIER_LABEL, TIERS } from "~/utils/gig-schemas";
+import { TIER_LABEL, TIERS } from "~/utils/catalog-vocabulary";
 import { imageUrl } from "~/utils/media";
 import { usePreferences } from "~/utils/use-preferences";
 import { readFormData } from "~/utils/form-data.server";

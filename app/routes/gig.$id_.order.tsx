@@ -17,7 +17,7 @@ import { getEnv } from "~/utils/env.server";
 import { buyerFee, buyerFeeRule, feesFromEnv } from "~/utils/fees";
 import { readFormData, readMultipartForm, UNREADABLE_FORM } from "~/utils/form-data.server";
 import { getFormConstraint } from "~/utils/form-constraint";
-import { TIER_LABEL } from "~/utils/gig-schemas";
+import { TIER_LABEL } from "~/utils/catalog-vocabulary";
 import { actionHeaders } from "~/utils/headers";
 import { guessNetwork } from "~/utils/mobile-money";
 import { formatPrice, formatUgx } from "~/utils/money";

@@ -3,10 +3,10 @@
  * browser (which only helps: the title counter, tags added with Enter).
  */
 import { z } from "zod";
+import { TIER_LABEL, TIERS, type Tier } from "~/utils/catalog-vocabulary";
 
-export const TIERS = ["basic", "standard", "premium"] as const;
-export type Tier = (typeof TIERS)[number];
-export const TIER_LABEL: Record<Tier, string> = { basic: "Basic", standard: "Standard", premium: "Premium" };
+// The words the gig form shares with the light pages (tiers, the catalog's URL) live without zod.
+export * from "~/utils/catalog-vocabulary";
 
 /** Delivery options per tier (spec §9). */
 export const DELIVERY_DAYS = {
@@ -175,74 +175,3 @@ export function gigFormSchema(intent: GigIntent) {
     });
 }
 export type GigFormValue = z.output<ReturnType<typeof gigFormSchema>>;
-
-// ---- The catalog's URL: /browse and /search read the same parameters. Unknown values are ignored. ----
-
-export const SORTS = {
-  relevance: "Relevance",
-  rating: "Best rating",
-  "price-low": "Price: low to high",
-  "price-high": "Price: high to low",
-  newest: "Newest",
-} as const;
-export type Sort = keyof typeof SORTS;
-
-/** Price ranges of spec §9, on the starting (lowest package) price. */
-export const PRICE_RANGES = {
-  "under-100000": { label: "Under UGX 100,000", min: null, max: 99_999 },
-  "100000-500000": { label: "UGX 100,000 to 500,000", min: 100_000, max: 500_000 },
-  "above-500000": { label: "Above UGX 500,000", min: 500_001, max: null },
-} as const;
-export type PriceRange = keyof typeof PRICE_RANGES;
-
-export const RATING_FILTERS = { "4.5": "4.5 and up", "4": "4.0 and up", "3.5": "3.5 and up" } as const;
-export type RatingFilter = keyof typeof RATING_FILTERS;
-
-/** Delivery within N days: the gig's fastest package delivers in at most N days. */
-export const DELIVERY_FILTERS = { "1": "Within 24 hours", "3": "Up to 3 days", "7": "Up to 7 days" } as const;
-export type DeliveryFilter = keyof typeof DELIVERY_FILTERS;
-
-export const QUERY_MAX = 100;
-
-export type CatalogQuery = {
-  q: string;
-  category: string | null;
-  price: PriceRange | null;
-  rating: RatingFilter | null;
-  delivery: DeliveryFilter | null;
-  sort: Sort;
-  cursor: string | null;
-};
-
-const pick = <T extends string>(options: Record<T, unknown>, value: string | null): T | null =>
-  value !== null && Object.hasOwn(options, value) ? (value as T) : null;
-
-/** Reads the catalog's state from a URL. A value we do not know is ignored, never an error. */
-export function parseCatalogQuery(params: URLSearchParams): CatalogQuery {
-  // Control characters (a NUL above all) are never part of a search, and Postgres refuses NUL in text.
-  const q = (params.get("q") ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").trim().replace(/\s+/g, " ").slice(0, QUERY_MAX);
-  const category = params.get("category");
-  return {
-    q,
-    category: category && /^[a-z0-9-]{1,60}$/.test(category) ? category : null,
-    price: pick(PRICE_RANGES, params.get("price")),
-    rating: pick(RATING_FILTERS, params.get("rating")),
-    delivery: pick(DELIVERY_FILTERS, params.get("delivery")),
-    sort: pick(SORTS, params.get("sort")) ?? "relevance",
-    cursor: params.get("cursor")?.slice(0, 200) ?? null,
-  };
-}
-
-/** The URL of a catalog state (without the cursor unless given), omitting defaults. */
-export function catalogSearch(query: Omit<CatalogQuery, "cursor"> & { cursor?: string | null }): string {
-  const params = new URLSearchParams();
-  if (query.q) params.set("q", query.q);
-  if (query.category) params.set("category", query.category);
-  if (query.price) params.set("price", query.price);
-  if (query.rating) params.set("rating", query.rating);
-  if (query.delivery) params.set("delivery", query.delivery);
-  if (query.sort !== "relevance") params.set("sort", query.sort);
-  if (query.cursor) params.set("cursor", query.cursor);
-  const s = params.toString();
-  return s ? `?${s}` : "";
-}
