@@ -1,7 +1,7 @@
 /**
- * The micro-cache for anonymous pages (issue 14, DESIGN.md §9, ADR 019). A GET document or `.data` request on
- * the marketplace host from a visitor without a session is answered from this process's memory for a few
- * seconds: fresh for FRESH_MS, then served stale for up to STALE_MS more while one rebuild per key runs.
+ * The micro-cache for anonymous pages (issue 14, DESIGN.md §9, ADR 019). A GET document or `.data` request for
+ * a catalog or static page (`CACHEABLE`) on the marketplace host from a visitor without a session is answered
+ * from this process's memory for a few seconds: fresh for FRESH_MS, then served stale for up to STALE_MS more while one rebuild per key runs.
  *
  * - The key is everything a page may depend on for such a visitor: the origin (scheme and host), the path,
  *   the query with its parameters in name order, the display currency and analytics-consent cookies, the
@@ -50,8 +50,8 @@ export function pageCacheEnabled(): boolean {
 export const dropChannel = (prefix = getEnv().QUEUE_PREFIX) => `${prefix}:page-cache:drop`;
 
 /**
- * A cacheable request's key (`id`) and the request a page is built from: its URL with the query in name
- * order, and the only headers a page may read, made from the key.
+ * A cacheable request's key (`id`, with the query in name order) and the request a page is built from: its
+ * URL, and the only headers a page may read, made from the key.
  */
 export type PageKey = { id: string; url: string; headers: Record<string, string>; pageview: boolean };
 
@@ -65,8 +65,13 @@ export type KeySource = {
   headers: { host?: string; cookie?: string; authorization?: string };
 };
 
-/** Paths that are never cached whoever asks: a payment's own pages, callbacks, the API, media, dev tools. */
-const NEVER = /^\/(?:dev|payments|api|media|__manifest)(?:\/|$)/;
+/**
+ * The pages that may be cached: the catalog (home, browse, search, a gig, a seller's profile) and the static
+ * pages, as documents or `.data` (`/_root.data` is the home page's). Only pages whose content comes from the
+ * URL, the key's cookies and data whose writes drop the cache (gigs, prices, reviews, rates, profiles): a page
+ * that shows any other state (a reset link's, a payment's) would be served after that state changed.
+ */
+const CACHEABLE = /^\/(?:|_root|browse|search|terms|privacy|help|gig\/[^/.]+|user\/[^/.]+)$/;
 /** Any session cookie, valid or not, under either name (`soko_session`, `__Host-soko_session` over https). */
 const SESSION = /(?:^|;)\s*(?:__Host-)?soko_session=/;
 /** The site's one language: no page reads Accept-Language. A second one joins the key here. */
@@ -82,10 +87,8 @@ export function pageKeyOf(req: KeySource, pageview: boolean): PageKey | null {
   const { cookie = "", authorization } = req.headers;
   if (authorization || SESSION.test(cookie)) return null;
   const path = req.path;
-  if (NEVER.test(path)) return null;
-  const last = path.slice(path.lastIndexOf("/") + 1);
-  const data = last.endsWith(".data");
-  if (!data && last.includes(".")) return null;
+  const data = path.endsWith(".data");
+  if (!CACHEABLE.test(data ? path.slice(0, -5) : path)) return null;
   const q = req.originalUrl.indexOf("?");
   let query = "";
   if (q !== -1) {
@@ -102,8 +105,10 @@ export function pageKeyOf(req: KeySource, pageview: boolean): PageKey | null {
     consent === "granted" || consent === "denied" ? `${CONSENT_COOKIE}=${consent}` : "",
     currency === "UGX" || currency === "USD" ? `${CURRENCY_COOKIE}=${currency}` : "",
   ].filter(Boolean);
-  const url = `${origin}${path}${query ? `?${query}` : ""}`;
-  const id = `${url} ${kept.join(";")} ${LANGUAGE} ${pageview ? "pv" : "-"}`;
+  const id = `${origin}${path}${query ? `?${query}` : ""} ${kept.join(";")} ${LANGUAGE} ${pageview ? "pv" : "-"}`;
+  // Built from the address as asked (a redirect's redirectTo keeps its order); pages whose parameters only
+  // come in another order share it.
+  const url = `${origin}${req.originalUrl}`;
   const headers: Record<string, string> = { Accept: data ? "*/*" : "text/html", "Accept-Language": LANGUAGE };
   if (kept.length) headers.Cookie = kept.join("; ");
   return { id, url, headers, pageview };

@@ -186,6 +186,9 @@ describe("anonymous page cache", () => {
     expect(next.cache).toBe("miss");
     expect(next.html).not.toContain(seller.name);
 
+    // Pages that show state no drop reaches (a reset link's) are never cached, for anyone.
+    await get("/reset-password?token=not-a-token");
+    expect((await get("/reset-password?token=not-a-token")).cache).toBeNull();
     // A session cookie that names no session still bypasses the cache, and so does a Bearer token.
     expect((await get(`/gig/${gigId}`, { cookie: "soko_session=not-a-session" })).cache).toBeNull();
     expect((await get(`/gig/${gigId}`, { headers: { Authorization: `Bearer ${buyerToken}` } })).cache).toBeNull();
