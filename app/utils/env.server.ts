@@ -106,6 +106,8 @@ const EnvSchema = z
      * test suite. Without it, production with no provider credentials takes no payments at all.
      */
     PAYMENTS_SANDBOX: booleanish.optional(),
+    /** The micro-cache of anonymous pages (ADR 019): on, or off (benchmarks compare the two; test servers). */
+    PAGE_CACHE: z.preprocess((v) => (typeof v === "string" ? v.trim().toLowerCase() : v), z.enum(["on", "off"])).default("on"),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== "production") return;

@@ -36,14 +36,9 @@ export const STALE_MS = 25_000;
 const MAX_BYTES = 48 * 1024 * 1024;
 const MAX_ENTRY_BYTES = 1024 * 1024;
 
-/**
- * The cache is on unless `PAGE_CACHE=off` (benchmarks compare the two). Read here rather than in env.server.ts
- * for now; a value other than on/off stops the server.
- */
+/** The cache is on unless `PAGE_CACHE=off` (env.server.ts; a value other than on/off stops the server). */
 export function pageCacheEnabled(): boolean {
-  const value = (process.env.PAGE_CACHE ?? "on").toLowerCase();
-  if (value !== "on" && value !== "off") throw new Error(`PAGE_CACHE must be on or off, not "${process.env.PAGE_CACHE}"`);
-  return value === "on";
+  return getEnv().PAGE_CACHE === "on";
 }
 
 /** The Redis channel every web process listens on; each QUEUE_PREFIX (a test run's server) has its own. */

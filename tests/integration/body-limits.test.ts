@@ -120,13 +120,17 @@ async function multipart(form: FormData): Promise<{ body: Buffer; contentType: s
 const URLENCODED = "application/x-www-form-urlencoded";
 const session = (who: "member" | "seller") => `soko_session=${tokens[who]}`;
 
-/** The pid of the web process itself (the test server's child is tsx, which runs node with server.ts). */
+/**
+ * The pid of the web process itself: the test server's child, node running the compiled build/processes/server.js
+ * (ADR 020), or a process under it (tsx running server.ts, as `npm run dev` does).
+ */
 function webPid(): number {
   const queue = [server.child.pid!];
   while (queue.length) {
     const pid = queue.shift()!;
-    const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
-    if (pid !== server.child.pid && cmdline.includes("server.ts")) return pid;
+    const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    const runsServer = cmdline.some((arg) => arg.endsWith("processes/server.js")) || (pid !== server.child.pid && cmdline.some((arg) => arg.endsWith("server.ts")));
+    if (runsServer) return pid;
     const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
     if (children) queue.push(...children.split(/\s+/).map(Number));
   }

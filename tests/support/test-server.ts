@@ -12,5 +12,7 @@ export type TestServer = AppServer;
 
 export function startTestServer(env: Record<string, string>): Promise<TestServer> {
   const base = getEnv();
-  return startAppServer({ DATABASE_URL: base.DATABASE_URL, REDIS_URL: base.REDIS_URL, CLICKHOUSE_URL: base.CLICKHOUSE_URL, ...env });
+  // The page cache is off unless a test turns it on (tests/integration/page-cache.test.ts): many tests arrange
+  // rows with SQL between two page loads, which no operation's drop of the cache would see.
+  return startAppServer({ DATABASE_URL: base.DATABASE_URL, REDIS_URL: base.REDIS_URL, CLICKHOUSE_URL: base.CLICKHOUSE_URL, PAGE_CACHE: "off", ...env });
 }
