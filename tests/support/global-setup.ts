@@ -1,6 +1,7 @@
 import { createClickHouse, clickHouseOptions } from "~/analytics/clickhouse.server";
 import { getEnv } from "~/utils/env.server";
 import { migrateClickHouse } from "../../scripts/lib/migrate";
+import { ensureChdb } from "./clickhouse-engines";
 import { RUN_CLICKHOUSE_DB, prepareTemplate } from "./databases";
 
 /**
@@ -10,6 +11,7 @@ import { RUN_CLICKHOUSE_DB, prepareTemplate } from "./databases";
  * Workers start after this and inherit the environment.
  */
 export default async function setup() {
+  ensureChdb();
   await prepareTemplate();
   const options = clickHouseOptions(getEnv(), RUN_CLICKHOUSE_DB);
   const clickhouse = createClickHouse(clickHouseOptions(getEnv(), "default"));
