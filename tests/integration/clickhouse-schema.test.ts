@@ -108,7 +108,9 @@ describe("ClickHouse analytics schema", () => {
     const tables = await rows<{ name: string }>(
       `SELECT name FROM system.tables WHERE database = ${quote(database)} ORDER BY name`,
     );
-    expect(tables.map((t) => t.name)).toEqual([...Object.values(TABLES), "pipeline_minutes", "schema_migrations"].sort());
+    // The event tables, the pipeline's counters, and the reports' derived tables (003_rollups.sql, ADR 018).
+    const derived = ["session_hours", "page_days", "click_days", "rollup_builds"];
+    expect(tables.map((t) => t.name)).toEqual([...Object.values(TABLES), "pipeline_minutes", "schema_migrations", ...derived].sort());
   });
 
   it.each(Object.entries(SPEC))("%s has the spec's columns in order, its key, partitions and engine", async (table, spec) => {
