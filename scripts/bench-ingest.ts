@@ -22,7 +22,7 @@
  * with non-202 answers) exit 1. The ClickHouse database and Redis keys are removed afterwards unless --keep.
  */
 import { execFileSync } from "node:child_process";
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -33,7 +33,7 @@ import autocannon from "autocannon";
 import { Redis } from "ioredis";
 import { LOCAL_URLS } from "~/utils/local-services";
 import { bin, buildApp, root } from "./build";
-import { commitOf, cpuSecondsOf, machineCpuSeconds, nodePidOf, percentile } from "./lib/bench";
+import { commitOf, cpuSecondsOf, machineCpuSeconds, nodePidOf, percentile, ADDRESSES, actionEvent } from "./lib/bench";
 import { freePort, startAppServer, startTsx, waitUntil, type Child } from "./lib/servers";
 
 const DOCS = path.join(root, "docs", "benchmarks.md");
@@ -112,25 +112,6 @@ async function stopAll() {
 // ---------------------------------------------------------------------------------------------------------
 // Load.
 
-/** 1,000 Ugandan addresses, so the rate limit and GeoIP see many visitors as in real traffic. */
-const ADDRESSES = Array.from({ length: 1_000 }, (_, i) => `41.210.${144 + Math.floor(i / 250)}.${(i % 250) + 1}`);
-
-function actionEvent(page: string) {
-  return {
-    event_id: randomUUID(),
-    session_id: `${Date.now()}-${randomBytes(4).toString("hex")}`,
-    timestamp: Date.now(),
-    platform: "web",
-    action_type: "click",
-    page,
-    element_id: "continue",
-    element_class: "btn btn-primary",
-    element_tag: "button",
-    element_text: "Continue (UGX 150,000)",
-    x: 420,
-    y: 1380,
-  };
-}
 
 type Sample = { id: string; acceptedAt: number; seenAt?: number };
 

@@ -19,7 +19,7 @@
  * It is a report, not a test: missed targets still exit 0; a request answered with an error exits 1.
  */
 import { execFileSync } from "node:child_process";
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -27,7 +27,7 @@ import autocannon from "autocannon";
 import knex from "knex";
 import { LOCAL_URLS } from "~/utils/local-services";
 import { bin, buildApp, root } from "./build";
-import { commitOf, cpuSecondsOf, loadAverage, machine, markdownTable, median, nodePidOf, plainTable, rssMbOf, writeBenchmarkSection } from "./lib/bench";
+import { commitOf, cpuSecondsOf, loadAverage, machine, markdownTable, median, nodePidOf, plainTable, rssMbOf, writeBenchmarkSection, ADDRESSES, actionEvent } from "./lib/bench";
 import { startAppServer, startProcess, waitUntil, type Child, type Runtime } from "./lib/servers";
 
 const DOCS_HEADING = "## Memory (issue 14): `npm run bench:memory`";
@@ -127,24 +127,6 @@ async function pagePaths(url: string): Promise<string[]> {
   }
 }
 
-const ADDRESSES = Array.from({ length: 1_000 }, (_, i) => `41.210.${144 + Math.floor(i / 250)}.${(i % 250) + 1}`);
-
-function actionEvent(page: string) {
-  return {
-    event_id: randomUUID(),
-    session_id: `${Date.now()}-${randomBytes(4).toString("hex")}`,
-    timestamp: Date.now(),
-    platform: "web",
-    action_type: "click",
-    page,
-    element_id: "continue",
-    element_class: "btn btn-primary",
-    element_tag: "button",
-    element_text: "Continue (UGX 150,000)",
-    x: 420,
-    y: 1380,
-  };
-}
 
 type Load = { pages: number; events: number; failed: number };
 

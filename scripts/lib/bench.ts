@@ -4,6 +4,7 @@
  * scripts/bench-chat.ts uses these; bench-ingest.ts and bench-catalog.ts still keep copies of their own.
  */
 import { execFileSync } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -150,4 +151,25 @@ export function writeBenchmarkSection(heading: string, section: string) {
     next = `${current.replace(/\s*$/, "")}\n\n${section.replace(/\s*$/, "\n")}`;
   }
   fs.writeFileSync(BENCHMARKS_DOC, next);
+}
+
+/** 1,000 Ugandan addresses, so the rate limit and GeoIP see many visitors as in real traffic (ingest benches). */
+export const ADDRESSES = Array.from({ length: 1_000 }, (_, i) => `41.210.${144 + Math.floor(i / 250)}.${(i % 250) + 1}`);
+
+/** A tracker click on `page`, as the browser sends it to /api/v1/analytics/action. */
+export function actionEvent(page: string) {
+  return {
+    event_id: randomUUID(),
+    session_id: `${Date.now()}-${randomBytes(4).toString("hex")}`,
+    timestamp: Date.now(),
+    platform: "web",
+    action_type: "click",
+    page,
+    element_id: "continue",
+    element_class: "btn btn-primary",
+    element_tag: "button",
+    element_text: "Continue (UGX 150,000)",
+    x: 420,
+    y: 1380,
+  };
 }
