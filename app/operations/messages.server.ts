@@ -171,9 +171,18 @@ export async function sendMessage(
  * the worker a little later (MESSAGE_MAIL_DELAY_MS: a message read on the page meanwhile needs no mail) and
  * never sooner than 15 minutes after the last mail of that conversation. Messages that come while a round
  * waits join it (the effect's dedupe key).
+ *
+ * The member's side is read under its row lock, as mailUnreadMessages reads it: a message sent while its
+ * round's mail is being written waits for that round to end and starts the next one. Read without the lock,
+ * it could see the round still running (whose list was read without this message) and join that round's
+ * key, and would never be mailed. insertMessage's unread count takes the same lock earlier in the
+ * transaction today; this read does not rely on that order.
  */
 async function queueMessageMail(tx: Tx, conversationId: string, userId: number) {
-  const side = await tx.trx("conversation_participants").where({ conversation_id: conversationId, user_id: userId }).first("mail_round", "mailed_at");
+  const side = await tx.trx("conversation_participants")
+    .where({ conversation_id: conversationId, user_id: userId })
+    .forUpdate()
+    .first("mail_round", "mailed_at");
   const sinceLast = side.mailed_at ? Date.now() - new Date(side.mailed_at).getTime() : Infinity;
   const wait = Math.max(MESSAGE_MAIL_DELAY_MS, MESSAGE_MAIL_GAP_MS - sinceLast);
   await tx.effect({ kind: "message_mail", conversationId, userId, round: side.mail_round }, `message_mail:${conversationId}:${userId}:${side.mail_round}`, wait);

@@ -267,3 +267,59 @@ describe("reading", () => {
     expect((await listConversations(t.db, (await createUser(t.db)).id, { q: "banner" })).conversations).toEqual([]);
   });
 });
+
+describe("off-platform payment talk without a phone number", () => {
+  it("a WhatsApp or Telegram handle alone, and a mobile-money request alone, warn the sender and flag the conversation with their reason", async () => {
+    for (const [body, reason] of [
+      ["Find me at wa.me/nakatodesigns, it is quicker", "off_platform:chat_handle"],
+      ["tg: @nakato_designs", "off_platform:chat_handle"],
+      ["Just send it to my momo number, no need for the site", "off_platform:mobile_money"],
+    ] as const) {
+      const a = await createUser(t.db);
+      const b = await createUser(t.db);
+      const id = await conversationOf(a, b);
+      const sent = await sendMessage(memberActor(a), { conversationId: id, body }, db());
+      expect(sent, body).toMatchObject({ ok: true, value: { warning: OFF_PLATFORM_WARNING, message: { offPlatform: true } } });
+      const row = await t.db("conversations").where({ id }).first("flagged_at", "flag_reason");
+      expect(row.flagged_at, body).not.toBeNull();
+      expect(row.flag_reason, body).toBe(reason);
+    }
+  });
+
+  it("a price and an order number are not a phone number: no warning, no flag", async () => {
+    const a = await createUser(t.db);
+    const b = await createUser(t.db);
+    const id = await conversationOf(a, b);
+    expect(await sendMessage(memberActor(a), { conversationId: id, body: "UGX 1,500,000 for premium, like ORD-20260101-1234 by 2026-11-26 10:30" }, db())).toMatchObject({
+      ok: true,
+      value: { warning: null, message: { offPlatform: false } },
+    });
+    expect((await t.db("conversations").where({ id }).first()).flagged_at).toBeNull();
+  });
+});
+
+describe("message mail while a round is being mailed", () => {
+  it("a message sent while its round's mail is written waits for it and starts the next round", async () => {
+    const a = await createUser(t.db);
+    const b = await createUser(t.db);
+    const id = await conversationOf(a, b);
+    expect((await sendMessage(memberActor(a), { conversationId: id, body: "First, in round 0" }, db())).ok).toBe(true);
+    const rounds = () => t.db("effects").where({ kind: "message_mail" }).whereRaw("payload->>'conversationId' = ?", [id]).orderBy("id").pluck("dedupe_key");
+    expect(await rounds()).toEqual([`message_mail:${id}:${b.id}:0`]);
+
+    // The worker's mailUnreadMessages, midway: it holds b's side, has listed the unread messages, and ends the round.
+    const worker = await t.db.transaction();
+    try {
+      await worker("conversation_participants").where({ conversation_id: id, user_id: b.id }).forUpdate().first();
+      const sending = sendMessage(memberActor(a), { conversationId: id, body: "Second, while round 0 is mailed" }, db());
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await worker("conversation_participants").where({ conversation_id: id, user_id: b.id }).update({ mail_round: 1 });
+      await worker.commit();
+      expect((await sending).ok).toBe(true);
+    } finally {
+      if (!worker.isCompleted()) await worker.rollback();
+    }
+    // Round 0's list was read before the second message was stored: it needs a round of its own.
+    expect(await rounds()).toEqual([`message_mail:${id}:${b.id}:0`, `message_mail:${id}:${b.id}:1`]);
+  });
+});
