@@ -2,13 +2,16 @@
  * The /messages pages through the real built server, as a browser without JavaScript uses them: Contact
  * Seller from a gig (one conversation, found again on the second press), a message posted (303 back to the
  * thread, shown there as text), the rules a post meets (empty, too long, a file that is not an image or a
- * PDF: 400 with the message beside the box, nothing stored), a conversation of other members (404 for the
+ * PDF: 400 with the message beside the box, nothing stored), files (a PDF served as a download; a file over
+ * 10 MB, a corrupt image and one of too many pixels refused), a conversation of other members (404 for the
  * page, the post and its files, nothing stored), the list's search and marks, and the off-platform warning
  * and flag before an order exists.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import zlib from "node:zlib";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OFF_PLATFORM_WARNING } from "~/utils/off-platform";
 import { createSession, createUser, type TestUser } from "../support/factories";
@@ -79,8 +82,11 @@ function errorsIn(html: string, id: string): string[] {
   return list ? [...list[1]!.matchAll(/<li>(.*?)<\/li>/gs)].map((m) => m[1]!) : [];
 }
 
-/** A PNG's first bytes and some more: sniffed as an image. */
-const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...new Array(64).fill(1)]);
+/** A real PNG (images are decoded before they are kept, so its signature alone would be refused); made before the tests. */
+let PNG: Uint8Array<ArrayBuffer>;
+beforeAll(async () => {
+  PNG = new Uint8Array(await sharp({ create: { width: 48, height: 32, channels: 3, background: "#d35400" } }).png().toBuffer());
+});
 
 describe("Contact Seller and a conversation without JavaScript", () => {
   let conversationId = "";
@@ -274,5 +280,60 @@ describe("Contact Seller and a conversation without JavaScript", () => {
     const row = await t.db("conversations").where({ id: conversationId }).first();
     expect(row.flagged_at).not.toBeNull();
     expect(row.flag_reason).toBe("off_platform:phone_number");
+  });
+
+  it("takes a real PDF and serves it to the members as a download, never inline", async () => {
+    const pdf = new TextEncoder().encode("%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n");
+    const res = await post(`/messages/${conversationId}`, t.buyer, sendForm("The quotation", { files: [new File([pdf], "quotation.pdf", { type: "application/pdf" })] }));
+    expect(res.status).toBe(303);
+    const file = await t.db("message_attachments").orderBy("id", "desc").first();
+    expect(file).toMatchObject({ file_name: "quotation.pdf", content_type: "application/pdf", size_bytes: pdf.length });
+    const download = await get(`/messages/${conversationId}/files/${file.id}`, t.seller);
+    expect(download.status).toBe(200);
+    expect(download.headers.get("content-type")).toBe("application/pdf");
+    expect(download.headers.get("content-disposition")).toBe('attachment; filename="quotation.pdf"');
+    expect(download.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(new Uint8Array(await download.arrayBuffer())).toEqual(pdf);
+  });
+
+  /** The files kept on disk for messages and orders. */
+  const storedFiles = () => (fs.existsSync(path.join(uploadDir, "order-files")) ? fs.readdirSync(path.join(uploadDir, "order-files")).length : 0);
+
+  it("refuses a single file over 10 MB (400, beside the files field), storing nothing", async () => {
+    const [before, filesBefore] = [(await messagesOf(conversationId)).length, storedFiles()];
+    const big = new Uint8Array(10 * 1024 * 1024 + 1);
+    big.set(new TextEncoder().encode("%PDF-1.4\n"));
+    const res = await post(`/messages/${conversationId}`, t.buyer, sendForm("The big brochure", { files: [new File([big], "brochure.pdf", { type: "application/pdf" })] }));
+    expect(res.status).toBe(400);
+    expect(errorsIn(visible(await res.text()), "chat-files-error")).toEqual(["brochure.pdf is over 10 MB"]);
+    expect(await messagesOf(conversationId)).toHaveLength(before);
+    expect(storedFiles()).toBe(filesBefore);
+  });
+
+  it("decodes images as gig images are: a corrupt one with a valid header and one of too many pixels are refused, storing nothing", async () => {
+    const [before, filesBefore] = [(await messagesOf(conversationId)).length, storedFiles()];
+    // A photo's first 60%: its header is right, its pixels stop short.
+    const noise = Buffer.from(Array.from({ length: 120 * 120 * 3 }, (_, i) => (i * 7919) % 251));
+    const photo = await sharp(noise, { raw: { width: 120, height: 120, channels: 3 } }).png().toBuffer();
+    const cut = new Uint8Array(photo.subarray(0, Math.floor(photo.length * 0.6)));
+    // A small PNG whose header says 20,000 x 20,000 (its checksum fixed, so the header itself is valid).
+    const header = Buffer.from(PNG);
+    header.writeUInt32BE(20_000, 16);
+    header.writeUInt32BE(20_000, 20);
+    header.writeUInt32BE(zlib.crc32(header.subarray(12, 29)) >>> 0, 29);
+    const huge = new Uint8Array(header);
+    // The signature of a PNG and nothing of one after it.
+    const signature = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...new Array(64).fill(1)]);
+    for (const [name, bytes, error] of [
+      ["cut.png", cut, "cut.png could not be read as an image: attach a whole JPEG, PNG, WebP or GIF"],
+      ["huge.png", huge, "huge.png is 20000 x 20000 pixels: images can be at most 40 megapixels"],
+      ["signature.png", signature, "signature.png could not be read as an image: attach a whole JPEG, PNG, WebP or GIF"],
+    ] as const) {
+      const res = await post(`/messages/${conversationId}`, t.buyer, sendForm("A picture", { files: [new File([bytes], name, { type: "image/png" })] }));
+      expect(res.status, name).toBe(400);
+      expect(errorsIn(visible(await res.text()), "chat-files-error"), name).toEqual([error]);
+    }
+    expect(await messagesOf(conversationId)).toHaveLength(before);
+    expect(storedFiles()).toBe(filesBefore);
   });
 });
