@@ -69,10 +69,27 @@ setInterval(() => {
   for (const [userId, bucket] of buckets) if (bucket.at < quiet) buckets.delete(userId);
 }, 60_000).unref();
 
+export const SOCKET_SIGNED_OUT = "You have been signed out. Please sign in again.";
+
+/**
+ * The socket's member as they are now: its handshake's session read again (one indexed lookup of the session
+ * and its user, the same as every page request makes). A socket outlives its handshake, and the push that
+ * ends a suspended or banned member's sockets (or a signed-out session's) is best effort: so an event is
+ * answered only while the session is still valid and the member still active. Null otherwise.
+ */
+async function currentMember(socket: Socket): Promise<Member | null> {
+  const actor = await getSocketActor({ headers: socket.handshake.headers, address: socket.handshake.address });
+  if (actor.kind !== "member") return null;
+  socket.data.actor = actor;
+  return actor;
+}
+
 /**
  * Registers one client event: within the member's event allowance, its payload parsed by `schema` (a bad
- * one is answered `invalid` and changes nothing), its handler run for the socket's member, any throw logged
- * and answered `unavailable` (never left hanging), and an event without an acknowledgement callback still handled.
+ * one is answered `invalid` and changes nothing), the member checked again (a session that ended or a member
+ * no longer active is answered `unauthorized` and the socket closed), its handler run for the member, any
+ * throw logged and answered `unavailable` (never left hanging), and an event without an acknowledgement
+ * callback still handled.
  */
 function on<S extends ZodType>(socket: Socket, event: string, schema: S, handle: (actor: Member, input: z.output<S>) => Promise<unknown>) {
   socket.on(event, (payload: unknown, maybeAck?: unknown) => {
@@ -80,10 +97,17 @@ function on<S extends ZodType>(socket: Socket, event: string, schema: S, handle:
     if (!takeToken((socket.data.actor as Member).user.id)) return ack({ ok: false, error: "limited", message: SOCKET_LIMITED });
     const parsed = schema.safeParse(typeof payload === "function" ? undefined : payload);
     if (!parsed.success) return ack({ ok: false, error: "invalid", issues: issuesOf(parsed.error) });
-    handle(socket.data.actor as Member, parsed.data).then(ack, (error: Error) => {
-      console.error(maskUrlCredentials(`[chat] ${event}: ${error.message}`));
-      ack({ ok: false, error: "unavailable", message: "This is unavailable for a moment. Please try again." });
-    });
+    currentMember(socket)
+      .then(async (actor) => {
+        if (actor) return ack(await handle(actor, parsed.data));
+        // Told why, then the socket ends as the lost push would have ended it (the page reconnects, and is refused).
+        ack({ ok: false, error: "unauthorized", message: SOCKET_SIGNED_OUT });
+        socket.disconnect(true);
+      })
+      .catch((error: Error) => {
+        console.error(maskUrlCredentials(`[chat] ${event}: ${error.message}`));
+        ack({ ok: false, error: "unavailable", message: "This is unavailable for a moment. Please try again." });
+      });
   });
 }
 
