@@ -414,14 +414,22 @@ async function main() {
       end = await loadData(admin, chOptions, migrateClickHouse);
     } else {
       console.log(`Reusing the ${TOTAL_ROWS.toLocaleString("en-US")} events already in ${DATABASE} (--rebuild to make them again)`);
+      // Kept data takes the schema's later migrations as a deployed database would (timed: 004 copies every
+      // event table).
+      const started = performance.now();
+      const applied = await migrateClickHouse(chOptions);
+      if (applied.length) console.log(`  migrated the kept data: ${applied.join(", ")} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     }
     const now = new Date(end * 1000);
 
     // The derived tables, as the worker builds them (kept with the data; --rebuild-derived makes them again).
     if (options.rebuildDerived) {
       for (const table of ["session_hours", "page_days", "click_days", "rollup_builds"]) await admin.command({ query: `DROP TABLE IF EXISTS ${DATABASE}.${table}` });
-      const sql = fs.readFileSync(path.join(root, "migrations", "clickhouse", "003_rollups.sql"), "utf8").replaceAll("{database}", DATABASE);
-      for (const statement of splitStatements(sql)) await admin.command({ query: statement });
+      // The derived tables' migrations, in order (005 makes click_days again with the heatmap's cells).
+      for (const file of ["003_rollups.sql", "005_click_cells.sql"]) {
+        const sql = fs.readFileSync(path.join(root, "migrations", "clickhouse", file), "utf8").replaceAll("{database}", DATABASE);
+        for (const statement of splitStatements(sql)) await admin.command({ query: statement });
+      }
     }
     const buildStarted = performance.now();
     const round = await rollups.buildRollups(builder, { now });

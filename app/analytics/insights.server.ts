@@ -12,7 +12,7 @@ import { z } from "zod";
 import { quote } from "~/analytics/clickhouse-sql.server";
 import { RANGES, type Range } from "~/analytics/events";
 import { inWindow, reportWindow, type ReportWindow } from "~/analytics/reports.server";
-import { FACT, SESSION_KEY, sources, spansCondition, windowSpan } from "~/analytics/rollups.server";
+import { FACT, HEATMAP_CELL_PX, HEATMAP_COLUMNS, HEATMAP_MAX_ROWS, SESSION_KEY, sources, spansCondition, windowSpan } from "~/analytics/rollups.server";
 
 const uint = z.coerce.number().int().nonnegative();
 
@@ -35,10 +35,8 @@ function percentage(part: number, whole: number): number {
 // ---------------------------------------------------------------------------------------------------------
 // Heatmap.
 
-/** The grid: cells of 80 × 80 CSS pixels over a 1,280-pixel-wide page outline, at most 60 rows (4,800 px). */
-export const HEATMAP_CELL_PX = 80;
-export const HEATMAP_COLUMNS = 16;
-export const HEATMAP_MAX_ROWS = 60;
+/** The grid, as the derived click_days bin it (rollups.server.ts). */
+export { HEATMAP_CELL_PX, HEATMAP_COLUMNS, HEATMAP_MAX_ROWS };
 
 /** A page as the heatmap takes it: a path as the tables store them (cleanPath), at most 500 characters. */
 export const HeatmapPage = z
@@ -81,13 +79,11 @@ export async function heatmap(
 ): Promise<Heatmap> {
   const checked = HeatmapPage.parse(page);
   if (device && !(HEATMAP_DEVICES as readonly string[]).includes(device)) throw new Error(`unknown device ${JSON.stringify(device)}`);
-  const where = `${inWindow(reportWindow(range, now))} AND page = ${quote(checked)} AND action_type = 'click'${device ? ` AND device = ${quote(device)}` : ""}`;
+  const only = `page = ${quote(checked)}${device ? ` AND device = ${quote(device)}` : ""}`;
+  const from = await sources(client, reportWindow(range, now), { clicksOf: only });
   const rows = await select(
     client,
-    `SELECT least(intDiv(x, ${HEATMAP_CELL_PX}), ${HEATMAP_COLUMNS - 1}) AS cell_col, least(intDiv(y, ${HEATMAP_CELL_PX}), ${HEATMAP_MAX_ROWS - 1}) AS cell_row,
-            CAST(x = 0 AND y = 0 AS UInt8) AS unplaced, uniqExact(event_id) AS clicks
-     FROM actions FINAL WHERE ${where}
-     GROUP BY cell_col, cell_row, unplaced`,
+    `SELECT cell_col, cell_row, unplaced, sum(clicks) AS clicks FROM (${from.clicks}) GROUP BY cell_col, cell_row, unplaced`,
     z.object({ cell_col: uint, cell_row: uint, clicks: uint, unplaced: uint }),
   );
   const placed = rows.filter((r) => r.unplaced === 0);

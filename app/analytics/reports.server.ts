@@ -18,7 +18,7 @@
 import type { ClickHouseClient } from "@clickhouse/client";
 import { z } from "zod";
 import { RANGES, type Range } from "~/analytics/events";
-import { FACT, INTERACTION_SQL, SESSION_KEY, sessionsOf, sources } from "~/analytics/rollups.server";
+import { FACT, INTERACTION_SQL, SESSION_KEY, sessionsOf, sources, spansCondition, windowSpan } from "~/analytics/rollups.server";
 
 export type ReportOptions = { now?: Date };
 
@@ -83,15 +83,13 @@ export function reportWindow(range: Range, now?: Date): ReportWindow {
   return { from: to - RANGES[range] * DAY_SECONDS, to };
 }
 
-/** The WHERE condition of a window; both bounds are integers, so nothing else can reach the SQL. */
-/** The SQL condition of a window, for every module that reads events (reports, insights, the export). */
-export function inWindow({ from, to }: ReportWindow): string {
-  if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) throw new Error("report window must be whole seconds");
-  // The days too, though the seconds imply them: on 18.16 a FINAL read narrows to the window's granules only
-  // by the key's own toDate(event_time) (the 5-minute reports read whole months without it). The dates are
-  // made here from the checked seconds (UTC, as the column), so no figure changes.
-  const day = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
-  return `toDate(event_time) >= toDate('${day(from)}') AND toDate(event_time) <= toDate('${day(to)}') AND event_time > toDateTime(${from}) AND event_time <= toDateTime(${to})`;
+/**
+ * The SQL condition of a window, for every module that reads events (reports, insights, the export): the
+ * events after `from` up to and including `to`, which is the span [from + 1, to + 1) of whole seconds.
+ */
+export function inWindow(window: ReportWindow): string {
+  if (!Number.isSafeInteger(window.from) || !Number.isSafeInteger(window.to)) throw new Error("report window must be whole seconds");
+  return spansCondition([windowSpan(window)]);
 }
 
 /** One row per session seen in the window (rollups.server.ts `sessionsOf`, over the window's sources). */

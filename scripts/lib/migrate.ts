@@ -64,7 +64,8 @@ export async function migrateClickHouse(
   directory = path.join(migrationsRoot, "clickhouse"),
 ) {
   if (!IDENTIFIER.test(options.database)) throw new Error(`bad ClickHouse database name: ${options.database}`);
-  const admin = createClickHouse({ ...options, database: "default" });
+  // An hour per statement: a migration may copy a table (004 re-keys every event table).
+  const admin = createClickHouse({ ...options, database: "default" }, { requestTimeoutMs: 60 * 60_000 });
   try {
     return await applyClickHouseMigrations(admin, options.database, directory);
   } finally {

@@ -50,11 +50,11 @@ const COMMON = [
 const SPEC: Record<string, { columns: string[][]; orderBy: string }> = {
   sessions: {
     columns: [["user_agent", "String"], ["screen_resolution", "String"], ["timezone", "String"]],
-    orderBy: "toDate(event_time), session_id, event_id",
+    orderBy: "toStartOfHour(event_time), session_id, event_id",
   },
   pageviews: {
     columns: [["page", "String"], ["title", "String"], ["url", "String"], ["referrer", "String"]],
-    orderBy: "toDate(event_time), page, event_id",
+    orderBy: "toStartOfHour(event_time), page, event_id",
   },
   actions: {
     columns: [
@@ -68,19 +68,19 @@ const SPEC: Record<string, { columns: string[][]; orderBy: string }> = {
       ["y", "UInt32"],
       ["value", "Float64"],
     ],
-    orderBy: "toDate(event_time), page, action_type, event_id",
+    orderBy: "toStartOfHour(event_time), page, action_type, event_id",
   },
   errors: {
     columns: [["page", "String"], ["message", "String"], ["stack", "String"]],
-    orderBy: "toDate(event_time), page, event_id",
+    orderBy: "toStartOfHour(event_time), page, event_id",
   },
   conversions: {
     columns: [["conversion_type", "LowCardinality(String)"], ["value", "UInt64"], ["metadata", "String"]],
-    orderBy: "toDate(event_time), conversion_type, event_id",
+    orderBy: "toStartOfHour(event_time), conversion_type, event_id",
   },
   user_actions: {
     columns: [["action", "String"], ["details", "String"], ["page", "String"]],
-    orderBy: "toDate(event_time), action, event_id",
+    orderBy: "toStartOfHour(event_time), action, event_id",
   },
 };
 
@@ -123,6 +123,45 @@ describe("ClickHouse analytics schema", () => {
     expect(info?.engine_full).toMatch(/^ReplacingMergeTree\(received_at\)/);
     expect(info?.partition_key).toBe("toYYYYMM(event_time)");
     expect(info?.sorting_key).toBe(spec.orderBy);
+  });
+
+  it("reads an hour of events without reading the rest of its day (004: the key starts with the hour)", async () => {
+    // 3 days × 24 hours × 2,000 page views: a day is 48,000 rows (6 granules of 8,192), an hour 2,000. Under
+    // the old key (toDate first) the hour's read would read its whole day; max_rows_to_read makes that fail.
+    const start = Date.UTC(2026, 10, 20) / 1000;
+    await admin.command({
+      query: `INSERT INTO ${database}.pageviews (event_id, session_id, event_time, received_at, page)
+              SELECT generateUUIDv4(), concat('s-', toString(number % 500)), toDateTime(${start} + intDiv(number * 3600, 2000)),
+                     toDateTime(${start}), concat('/gig/', toString(number % 40))
+              FROM system.numbers LIMIT 144000`,
+    });
+    const hour = start + 30 * 3600;
+    const read = (extra: string) =>
+      rows<{ n: number }>(
+        `SELECT count() AS n FROM ${database}.pageviews${extra}
+         WHERE event_time >= toDateTime(${hour}) AND event_time < toDateTime(${hour + 3600})
+         SETTINGS max_rows_to_read = 20000`,
+      );
+    expect(await read("")).toEqual([{ n: 2000 }]);
+    expect(await read(" FINAL")).toEqual([{ n: 2000 }]);
+    // The same read of a whole day is refused: the setting does bound what is read.
+    await expect(
+      rows(`SELECT count() AS n FROM ${database}.pageviews WHERE event_time >= toDateTime(${start}) AND event_time < toDateTime(${start + 86400}) SETTINGS max_rows_to_read = 20000`),
+    ).rejects.toThrow(/Limit for rows|too many rows|TOO_MANY_ROWS/i);
+  });
+
+  it("click_days holds the heatmap's cells per page and device (005)", async () => {
+    const columns = await rows<{ name: string; type: string }>(`DESCRIBE TABLE ${database}.click_days`);
+    expect(columns.map((c) => [c.name, c.type])).toEqual([
+      ["day", "Date"],
+      ["version", "UInt64"],
+      ["page", "String"],
+      ["device", "String"],
+      ["cell_col", "UInt8"],
+      ["cell_row", "UInt8"],
+      ["unplaced", "UInt8"],
+      ["clicks", "UInt64"],
+    ]);
   });
 
   it.each(Object.keys(SPEC))("%s keeps one row per re-sent event under FINAL: the one received last", async (table) => {
