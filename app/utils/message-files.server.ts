@@ -7,7 +7,8 @@
  * An image is judged as a gig image is (storage.server.ts): by its pixels as well as its bytes. Its header
  * must be readable and within MAX_IMAGE_PIXELS, and the whole of it must decode, so a file with an image's
  * first bytes and anything else after them (a corrupt or truncated image, another file behind a PNG
- * signature) is refused rather than shown inline to the other member.
+ * signature) is refused rather than shown inline to the other member. What is kept is the image made again
+ * from its pixels, without the sender's metadata (a photo's GPS position).
  */
 import sharp from "sharp";
 import {
@@ -20,7 +21,7 @@ import {
   storeOrderFiles,
   type StoredOrderFile,
 } from "~/utils/order-files.server";
-import { MAX_IMAGE_PIXELS } from "~/utils/storage.server";
+import { imageHeader, MAX_IMAGE_PIXELS, pixelLimitProblem } from "~/utils/storage.server";
 
 export const MAX_MESSAGE_FILES = MAX_ORDER_FILES;
 export const MAX_MESSAGE_FILE_BYTES = MAX_ORDER_FILE_BYTES;
@@ -32,25 +33,32 @@ export { InvalidOrderFileError as InvalidMessageFileError };
 
 const allowed = (type: string | null) => type === "application/pdf" || (type?.startsWith("image/") ?? false);
 
-/** Why an image is refused (its header unreadable, too many pixels, its pixels not decodable), or null. */
-async function imageProblem(name: string, bytes: Uint8Array): Promise<string | null> {
-  const unreadable = `${name} could not be read as an image: attach a whole JPEG, PNG, WebP or GIF`;
-  let width = 0;
-  let height = 0;
+/** The formats a message image may be, as sharp names them, by the type its first bytes gave. */
+const IMAGE_FORMATS: Record<string, string> = { "image/jpeg": "jpeg", "image/png": "png", "image/webp": "webp", "image/gif": "gif" };
+
+/**
+ * The image made again from its pixels, in its own format, or why it is refused (its header unreadable or
+ * not the format its first bytes say, too many pixels, its pixels not decodable). Made again, as a gig
+ * image is, so nothing but the picture reaches the other member: a phone photo's metadata (its GPS
+ * position, the camera's serial number) is dropped, and a photo is turned upright by its orientation tag.
+ */
+async function remadeImage(name: string, type: string, bytes: Uint8Array): Promise<{ bytes: Uint8Array } | { problem: string }> {
+  const unreadable = { problem: `${name} could not be read as an image: attach a whole JPEG, PNG, WebP or GIF` };
+  const header = await imageHeader(bytes);
+  const format = IMAGE_FORMATS[type];
+  if (!header || !format || header.format !== format) return unreadable;
+  const tooLarge = pixelLimitProblem(header);
+  if (tooLarge) return { problem: `${name} is ${tooLarge}` };
   try {
-    // The header only, never the pixels, so an image too large to decode can be named as such.
-    ({ width = 0, height = 0 } = await sharp(bytes, { limitInputPixels: false }).metadata());
+    // Every pixel is decoded (every frame of an animation); failOn "warning" refuses a cut or corrupt image.
+    const image = sharp(bytes, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: "warning", animated: true });
+    // An animation has no orientation tag, and sharp turns a many-page image only by 180 degrees.
+    const upright = (header.pages ?? 1) > 1 ? image : image.rotate();
+    const remade = await upright.toFormat(format as keyof sharp.FormatEnum, format === "jpeg" || format === "webp" ? { quality: 90 } : {}).toBuffer();
+    return { bytes: new Uint8Array(remade) };
   } catch {
     return unreadable;
   }
-  if (width * height > MAX_IMAGE_PIXELS) return `${name} is ${width} x ${height} pixels: images can be at most ${MAX_IMAGE_PIXELS / 1_000_000} megapixels`;
-  try {
-    // Every pixel is decoded (every frame of an animation), into a thumbnail so the decoded image is never held whole.
-    await sharp(bytes, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: "warning", animated: true }).resize(32, 32, { fit: "inside" }).toBuffer();
-  } catch {
-    return unreadable;
-  }
-  return null;
 }
 
 /**
@@ -60,14 +68,20 @@ async function imageProblem(name: string, bytes: Uint8Array): Promise<string | n
 export async function storeMessageFiles(files: { name: string; bytes: Uint8Array }[]): Promise<StoredOrderFile[]> {
   const real = files.filter((f) => f.bytes.length > 0 || f.name !== "");
   if (real.length > MAX_MESSAGE_FILES) throw new InvalidOrderFileError(`Attach at most ${MAX_MESSAGE_FILES} files`);
+  const kept: { name: string; bytes: Uint8Array }[] = [];
   for (const f of real) {
     if (f.bytes.length === 0) throw new InvalidOrderFileError(`${cleanFileName(f.name)} is empty`);
     const type = sniffOrderFile(f.bytes);
     if (!allowed(type)) throw new InvalidOrderFileError(`${cleanFileName(f.name)} is not a file we accept here: attach ${MESSAGE_FILE_TYPES_TEXT}`);
-    const problem = type!.startsWith("image/") ? await imageProblem(cleanFileName(f.name), f.bytes) : null;
-    if (problem) throw new InvalidOrderFileError(problem);
+    if (!type!.startsWith("image/")) {
+      kept.push(f);
+      continue;
+    }
+    const image = await remadeImage(cleanFileName(f.name), type!, f.bytes);
+    if ("problem" in image) throw new InvalidOrderFileError(image.problem);
+    kept.push({ name: f.name, bytes: image.bytes });
   }
-  return storeOrderFiles(real);
+  return storeOrderFiles(kept);
 }
 
 /** Removes stored files whose message was not stored after all. */

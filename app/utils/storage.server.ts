@@ -51,22 +51,32 @@ export function imageOfFile(name: string): { key: string; size: ImageSize } | nu
 
 export { imageUrl } from "~/utils/media";
 
+/**
+ * An image's header (format, width, height, pages) without decoding its pixels, or null when sharp cannot
+ * read it. Without a pixel limit: with one, sharp would refuse a huge image here as unreadable, and the
+ * member could not be told what is wrong with it.
+ */
+export async function imageHeader(input: Uint8Array): Promise<sharp.Metadata | null> {
+  try {
+    return await sharp(input, { limitInputPixels: false }).metadata();
+  } catch {
+    return null;
+  }
+}
+
+/** "{width} x {height} pixels: …" for an image over MAX_IMAGE_PIXELS, or null. */
+export function pixelLimitProblem({ width = 0, height = 0 }: Pick<sharp.Metadata, "width" | "height">): string | null {
+  return width * height > MAX_IMAGE_PIXELS ? `${width} x ${height} pixels: images can be at most ${MAX_IMAGE_PIXELS / 1_000_000} megapixels` : null;
+}
+
 /** Checks and stores an image in the given sizes; returns its key. Throws InvalidImageError with a message for people. */
 export async function saveImage(input: Buffer, sizes: ImageSize[]): Promise<string> {
   if (input.length === 0) throw new InvalidImageError("Choose an image to upload");
   if (input.length > MAX_IMAGE_BYTES) throw new InvalidImageError("Images can be at most 5 MB");
-  let metadata: sharp.Metadata | undefined;
-  try {
-    // The header only, never the pixels: with a limit sharp would refuse a huge image here as unreadable,
-    // and the member could not be told what is wrong with it.
-    metadata = await sharp(input, { limitInputPixels: false }).metadata();
-  } catch {
-    metadata = undefined;
-  }
+  const metadata = await imageHeader(input);
   if (!metadata?.format || !ACCEPTED.has(metadata.format)) throw new InvalidImageError("Upload a JPEG, PNG or WebP image");
-  if ((metadata.width ?? 0) * (metadata.height ?? 0) > MAX_IMAGE_PIXELS) {
-    throw new InvalidImageError(`This image is ${metadata.width} x ${metadata.height} pixels: images can be at most ${MAX_IMAGE_PIXELS / 1_000_000} megapixels`);
-  }
+  const tooLarge = pixelLimitProblem(metadata);
+  if (tooLarge) throw new InvalidImageError(`This image is ${tooLarge}`);
   const key = randomUUID();
   await fs.mkdir(uploadDir(), { recursive: true });
   try {

@@ -9,6 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import http from "node:http";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteConversationAsAdmin, flagConversationAsAdmin, listConversationsForAdmin, readConversation } from "~/operations/admin-conversations.server";
 import { sendMessage, startConversation } from "~/operations/messages.server";
@@ -70,7 +71,9 @@ beforeAll(async () => {
   await t.db("messages").where({ conversation_id: busy }).update({ created_at: t.db.raw("now() - interval '3 days'") });
   ordinary = await conversation(people.nakato, people.mugisha, ["Can you design an invoice template?", "Sure"]);
   offPlatform = await conversation(people.akello, people.okello, ["I need a logo", "Call me on 0772 123456 to agree the price"]);
-  const [file] = await storeMessageFiles([{ name: "brief.png", bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]) }]);
+  // A real picture: message images are decoded before they are kept.
+  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#2e7d32" } }).png().toBuffer();
+  const [file] = await storeMessageFiles([{ name: "brief.png", bytes: new Uint8Array(png) }]);
   storedKey = file!.storageKey;
   withFile = await conversation(people.quiet1, people.quiet2, []);
   expect((await sendMessage(memberActor(people.quiet1), { conversationId: withFile, body: "Here is the brief", attachments: [file!] }, db())).ok).toBe(true);

@@ -196,7 +196,8 @@ describe("Contact Seller and a conversation without JavaScript", () => {
     expect(download.headers.get("content-type")).toBe("image/png");
     expect(download.headers.get("content-disposition")).toBe('inline; filename="shop.png"');
     expect(download.headers.get("x-content-type-options")).toBe("nosniff");
-    expect(new Uint8Array(await download.arrayBuffer())).toEqual(PNG);
+    // The picture made again from its pixels (metadata dropped): still a 48 x 32 PNG.
+    expect(await sharp(Buffer.from(await download.arrayBuffer())).metadata()).toMatchObject({ format: "png", width: 48, height: 32 });
 
     for (const [who, path] of [
       [stranger, url],
@@ -280,6 +281,27 @@ describe("Contact Seller and a conversation without JavaScript", () => {
     const row = await t.db("conversations").where({ id: conversationId }).first();
     expect(row.flagged_at).not.toBeNull();
     expect(row.flag_reason).toBe("off_platform:phone_number");
+  });
+
+  it("keeps a photo without its metadata: the GPS position and camera never reach the other member", async () => {
+    // A phone photo: EXIF with the camera and a GPS position, and an orientation tag (6: turn 90° clockwise).
+    const photo = await sharp({ create: { width: 60, height: 40, channels: 3, background: "#1565c0" } })
+      .jpeg()
+      .withMetadata({ orientation: 6, exif: { IFD0: { Make: "PhoneMaker", Model: "Phone X" }, IFD3: { GPSLatitudeRef: "N", GPSLatitude: "0/1 18/1 5/1" } } })
+      .toBuffer();
+    const sent = await sharp(photo).metadata();
+    expect(sent.exif?.toString("latin1")).toContain("PhoneMaker");
+    const res = await post(`/messages/${conversationId}`, t.buyer, sendForm("The stall at dawn", { files: [new File([new Uint8Array(photo)], "dawn.jpg", { type: "image/jpeg" })] }));
+    expect(res.status).toBe(303);
+    const file = await t.db("message_attachments").orderBy("id", "desc").first();
+    expect(file).toMatchObject({ file_name: "dawn.jpg", content_type: "image/jpeg" });
+    const download = await get(`/messages/${conversationId}/files/${file.id}`, t.seller);
+    const bytes = Buffer.from(await download.arrayBuffer());
+    const kept = await sharp(bytes).metadata();
+    expect(kept).toMatchObject({ format: "jpeg", width: 40, height: 60 });
+    expect(kept.exif).toBeUndefined();
+    expect(kept.orientation).toBeUndefined();
+    expect(bytes.toString("latin1")).not.toContain("PhoneMaker");
   });
 
   it("takes a real PDF and serves it to the members as a download, never inline", async () => {
