@@ -183,6 +183,33 @@ function writeDraft(conversationId: string, text: string) {
 }
 
 /**
+ * A failed send's text and client id. The send may have been stored with only its answer lost (the connection
+ * dropped): sending the same text again under the same id lets the server keep one message. Kept beside the
+ * draft (so also across a reload) until the text changes or a send succeeds.
+ */
+type Retry = { body: string; clientId: string };
+
+const retryKey = (conversationId: string) => `soko:retry:${conversationId}`;
+
+function readRetry(conversationId: string): Retry | null {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(retryKey(conversationId)) ?? "null") as Partial<Retry> | null;
+    return typeof kept?.body === "string" && typeof kept.clientId === "string" ? { body: kept.body, clientId: kept.clientId } : null;
+  } catch {
+    return null;
+  }
+}
+
+function writeRetry(conversationId: string, retry: Retry | null) {
+  try {
+    if (retry) sessionStorage.setItem(retryKey(conversationId), JSON.stringify(retry));
+    else sessionStorage.removeItem(retryKey(conversationId));
+  } catch {
+    // Storage refused: the retry is remembered while the page lives (the ref).
+  }
+}
+
+/**
  * The send box. Without JavaScript a multipart POST to the thread (the server redirects back). With it, text
  * goes through the socket (`onSend`), and a message with files still posts the form, in place. The box is
  * disabled only while a JavaScript page is disconnected, and what was typed stays (also across a reload:
@@ -201,7 +228,7 @@ export function SendForm({
   clientId: string;
   connected: boolean | null;
   actionReply: Reply;
-  onSend: (body: string) => Promise<SendResult>;
+  onSend: (body: string, clientId?: string) => Promise<SendResult>;
   fileHint: string;
   accept: string;
 }) {
@@ -213,11 +240,17 @@ export function SendForm({
   const [sendError, setSendError] = useState<string | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const posting = useRef(false);
+  const retry = useRef<Retry | null>(null);
+  const keepRetry = (next: Retry | null) => {
+    retry.current = next;
+    writeRetry(conversationId, next);
+  };
 
-  // A draft kept from before a reload (JavaScript only: sessionStorage).
+  // A draft kept from before a reload (JavaScript only: sessionStorage), with its failed send's client id.
   useEffect(() => {
     const draft = readDraft(conversationId);
     if (draft) setText((now) => now || draft);
+    retry.current = readRetry(conversationId);
     setSendError(null);
   }, [conversationId]);
 
@@ -253,12 +286,18 @@ export function SendForm({
     setSendError(null);
     setText("");
     writeDraft(conversationId, "");
-    void onSend(body).then((result) => {
-      if (result.ok) return;
+    const again = retry.current?.body === body ? retry.current.clientId : undefined;
+    void onSend(body, again).then((result) => {
+      if (result.ok) {
+        if (retry.current?.clientId === again) keepRetry(null);
+        return;
+      }
       setSendError(result.message);
       setText((now) => {
         const back = now ? now : body;
         writeDraft(conversationId, back);
+        // The text is back in the box: its send goes again under the same client id.
+        if (back === body) keepRetry({ body, clientId: result.clientId });
         return back;
       });
     });
@@ -299,6 +338,8 @@ export function SendForm({
         onChange={(e) => {
           setText(e.target.value);
           writeDraft(conversationId, e.target.value);
+          // Other text is another message: it gets a client id of its own.
+          if (retry.current && e.target.value.trim() !== retry.current.body) keepRetry(null);
         }}
         onKeyDown={(e) => {
           // With a keyboard, Enter sends and Shift+Enter makes a new line. On a touch screen Enter is the only way

@@ -10,7 +10,10 @@
  * - `conversation_created` adds a conversation; `conversation_updated` sets its unread count.
  * - On every (re)connect the page asks `get_conversations` for what it missed after the largest message id
  *   it has seen, merges it and marks it delivered (or read, in the open thread).
- * - `send` stores through `send_message` with a client id: an optimistic bubble, "Sent" on the ack.
+ * - `send` stores through `send_message` with a client id: an optimistic bubble, "Sent" on the ack. A send
+ *   that fails hands its client id back with the text, and the send box sends it again under that id: if the
+ *   first try was stored and only its answer was lost (the connection dropped), the server keeps one message
+ *   (unique (sender_id, client_id)) and the thread shows it once.
  */
 import { useRevalidator } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState } from "react";
@@ -30,7 +33,8 @@ const CHAT_EVENTS_CLIENT = {
 /** A message as the page shows it: `pending` while this page's send waits for the server's answer. */
 export type ChatMessage = Message & { pending?: boolean };
 
-export type SendResult = { ok: true } | { ok: false; message: string };
+/** A failed send gives back the client id it used, for the retry of the same text (see `send`). */
+export type SendResult = { ok: true } | { ok: false; message: string; clientId: string };
 
 export type Chat = {
   /** null before JavaScript runs (and without it), then whether the socket is up. */
@@ -38,7 +42,8 @@ export type Chat = {
   conversations: ConversationSummary[];
   /** The open thread's messages (this page of them), oldest first. */
   thread: ChatMessage[];
-  send: (body: string) => Promise<SendResult>;
+  /** Sends `body`; `clientId` is a failed send's, when the same text is sent again. */
+  send: (body: string, clientId?: string) => Promise<SendResult>;
 };
 
 const RANK: Record<MessageStatus, number> = { sent: 0, delivered: 1, read: 2 };
@@ -187,10 +192,10 @@ export function useChat({ me, conversations, filtered, open }: Options): Chat {
 
   const tempId = useRef(0);
   const send = useCallback(
-    async (body: string): Promise<SendResult> => {
+    async (body: string, retryOf?: string): Promise<SendResult> => {
       const { me, openId } = latest.current;
-      if (!openId) return { ok: false, message: "Choose a conversation" };
-      const clientId = newClientId();
+      const clientId = retryOf ?? newClientId();
+      if (!openId) return { ok: false, message: "Choose a conversation", clientId };
       const bubble: ChatMessage = {
         id: --tempId.current,
         conversationId: openId,
@@ -204,7 +209,8 @@ export function useChat({ me, conversations, filtered, open }: Options): Chat {
         attachments: [],
         pending: true,
       };
-      setThread((prev) => withMessage(prev, bubble));
+      // A retry whose first try is already shown (the reconnect brought it) keeps that message: no second bubble.
+      setThread((prev) => (prev.some((m) => !m.pending && m.senderId === me && m.clientId === clientId) ? prev : withMessage(prev, bubble)));
       const drop = () => setThread((prev) => prev.filter((m) => m.id !== bubble.id));
       try {
         const answer = await ask<{ ok: boolean; message?: Message | string; issues?: Record<string, string[]> }>(CHAT_EVENTS_CLIENT.send, {
@@ -220,10 +226,10 @@ export function useChat({ me, conversations, filtered, open }: Options): Chat {
         }
         drop();
         const words = typeof answer.message === "string" ? answer.message : Object.values(answer.issues ?? {}).flat()[0];
-        return { ok: false, message: words ?? "This message could not be sent. Please try again." };
+        return { ok: false, message: words ?? "This message could not be sent. Please try again.", clientId };
       } catch {
         drop();
-        return { ok: false, message: "Not sent: the connection dropped. Your message is back in the box: send it again." };
+        return { ok: false, message: "Not sent: the connection dropped. Your message is back in the box: send it again.", clientId };
       }
     },
     [marked],

@@ -9,14 +9,18 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
+import sharp from "sharp";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { OFF_PLATFORM_WARNING } from "~/utils/off-platform";
 import { createGig } from "../support/factories";
 import { describeBothModes, e2eDb, waitForHydration } from "../support/e2e";
 import { joinAsClient, joinAsFreelancer, newPerson, open, type Person } from "../support/e2e-orders";
 
-/** A small PNG (its signature and a few bytes): sniffed as an image. */
-const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...new Array(64).fill(1)]);
+/** A small real PNG (message images are decoded before they are kept: a signature alone is refused); made before the specs. */
+let PNG: Buffer;
+beforeAll(async () => {
+  PNG = await sharp({ create: { width: 48, height: 32, channels: 3, background: "#d35400" } }).png().toBuffer();
+});
 
 /** A message in the open thread, by its text. */
 const bubble = (page: Page, body: string) => page.locator("li.chat-message", { hasText: body });
