@@ -191,6 +191,11 @@ function pagesFromEvents(condition: string): string {
     FROM ${latest("pageviews", condition, { key: ["page"], rest: [] })} GROUP BY page`;
 }
 
+/** (page, views) rows computed from the events in `condition`: copies of a view share its id and page (the key), so no de-duplication. */
+function viewsFromEvents(condition: string): string {
+  return `SELECT page, toUInt64(uniqExact(event_id)) AS views FROM pageviews WHERE ${condition} GROUP BY page`;
+}
+
 /** The heatmap's grid: cells of 80 × 80 CSS pixels over a 1,280-pixel-wide page outline, at most 60 rows (4,800 px). */
 export const HEATMAP_CELL_PX = 80;
 export const HEATMAP_COLUMNS = 16;
@@ -235,10 +240,20 @@ async function builds(client: ClickHouseClient, from: string, to: string): Promi
  * What a report reads for a window, as SQL sources of rows (each a complete SELECT to use in FROM (...)):
  * - `pieces`: session_hours rows (PIECE_COLUMNS) covering exactly the window's events;
  * - `pages`: (page, views, sessions) rows, several per page, covering the window's page views;
+ *   `pagesWhere(condition on page)` the same for some pages only (read from the events for those only);
+ * - `views`: (page, views) rows, the same views without the sessions' states (cheaper from the events);
  * - `clicks`: (page, device, cell_col, cell_row, unplaced, clicks) rows covering the window's clicks;
  * - `raw`: the condition of the events the built part leaves (for reports that read events directly).
  */
-export type Sources = { pieces: string; pages: string; clicks: string; raw: string; builtPieces: string | null };
+export type Sources = {
+  pieces: string;
+  pages: string;
+  pagesWhere: (only: string) => string;
+  views: string;
+  clicks: string;
+  raw: string;
+  builtPieces: string | null;
+};
 
 /** The window as a half-open span: reports' windows are (from, to] in whole seconds. */
 export const windowSpan = ({ from, to }: { from: number; to: number }): Span => ({ from: from + 1, to: to + 1 });
@@ -281,11 +296,19 @@ export async function sources(client: ClickHouseClient, window: { from: number; 
         .join(" OR ")})`
     : null;
   const union = (built: string | null, raw: string | null) => [built, raw].filter(Boolean).join("\n    UNION ALL\n    ");
+  // The page is the events' key and page_days' order: a condition on it narrows both reads.
+  const pagesWhere = (only: string) =>
+    union(
+      dayParts.length ? `SELECT page, views, sessions FROM page_days WHERE (day, version) IN (${versions(dayParts)}) AND (${only})` : null,
+      rawDays === "0" && dayParts.length ? null : pagesFromEvents(`(${rawDays}) AND (${only})`),
+    );
   return {
     pieces: union(builtPieces, rawHours === "0" && builtPieces ? null : `SELECT ${PIECE_COLUMNS} FROM (${piecesFromEvents(rawHours)})`),
-    pages: union(
-      dayParts.length ? `SELECT page, views, sessions FROM page_days WHERE (day, version) IN (${versions(dayParts)})` : null,
-      rawDays === "0" && dayParts.length ? null : pagesFromEvents(rawDays),
+    pages: pagesWhere("1"),
+    pagesWhere,
+    views: union(
+      dayParts.length ? `SELECT page, views FROM page_days WHERE (day, version) IN (${versions(dayParts)})` : null,
+      rawDays === "0" && dayParts.length ? null : viewsFromEvents(rawDays),
     ),
     clicks: union(
       dayParts.length ? `SELECT ${CLICK_COLUMNS} FROM click_days WHERE (day, version) IN (${versions(dayParts)}) AND (${clicksOf})` : null,
