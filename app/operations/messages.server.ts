@@ -8,7 +8,7 @@
  */
 import type { Knex } from "knex";
 import {
-  conversationFor,
+  conversationViews,
   findOrCreateConversation,
   flagConversation,
   havePaidOrder,
@@ -70,8 +70,9 @@ export async function startConversation(actor: Actor, input: StartConversationIn
       if (limited) return limitedBy(limited);
       const { id, created } = await findOrCreateConversation(tx.trx, { a: me, b: otherId, createdBy: me, gigId: other.value.gigId, orderId: other.value.orderId });
       if (created) {
+        const views = await conversationViews(tx.trx, id);
         for (const userId of [me, otherId]) {
-          tx.live({ to: userId, event: CHAT_EVENTS.conversationCreated, data: { conversation: await conversationFor(tx.trx, id, userId) } });
+          tx.live({ to: userId, event: CHAT_EVENTS.conversationCreated, data: { conversation: views.get(userId) ?? null } });
         }
       }
       return ok({ conversationId: id, created });
@@ -157,8 +158,9 @@ export async function sendMessage(
       await upsertMessageNotification(tx.trx, { userId: side.otherId, conversationId: input.conversationId, body });
       if (recipient.pushMessages) await pushUnreadCount(tx, side.otherId, { kind: "message", body, orderId: null, conversationId: input.conversationId });
       if (recipient.emailMessages) await queueMessageMail(tx, input.conversationId, side.otherId);
+      const views = await conversationViews(tx.trx, input.conversationId);
       for (const userId of [side.otherId, me.id]) {
-        tx.live({ to: userId, event: CHAT_EVENTS.newMessage, data: { message, conversation: await conversationFor(tx.trx, input.conversationId, userId) } });
+        tx.live({ to: userId, event: CHAT_EVENTS.newMessage, data: { message, conversation: views.get(userId) ?? null } });
       }
       return ok({ message, duplicate, warning });
     },
