@@ -12,7 +12,7 @@ import { z } from "zod";
 import { quote } from "~/analytics/clickhouse-sql.server";
 import { RANGES, type Range } from "~/analytics/events";
 import { inWindow, reportWindow, type ReportWindow } from "~/analytics/reports.server";
-import { FACT, HEATMAP_CELL_PX, HEATMAP_COLUMNS, HEATMAP_MAX_ROWS, SESSION_KEY, sources, spansCondition, windowSpan } from "~/analytics/rollups.server";
+import { FACT, HEATMAP_CELL_PX, HEATMAP_COLUMNS, HEATMAP_MAX_ROWS, joined, SESSION_KEY, sources, spansCondition, windowSpan } from "~/analytics/rollups.server";
 
 const uint = z.coerce.number().int().nonnegative();
 
@@ -170,22 +170,23 @@ export async function conversionFunnel(client: ClickHouseClient, range: Range, {
 // A member's journey and analytics.
 
 /**
- * The window's sources, and the condition of the window's days on which the member had a page view or an
- * action (whole days, cut to the window): their page views are read from the events of those days only,
- * found in session_hours rather than by reading every page view of the window for one user id.
+ * The window's sources, and the condition of the window's hours in which the member had a page view or an
+ * action (whole hours, cut to the window): their page views are read from the events of those hours only,
+ * found in session_hours rather than by reading every page view of the window for one user id (the events'
+ * key starts with the hour, so the read is of those hours' granules).
  */
-async function memberDays(client: ClickHouseClient, window: ReportWindow, id: number): Promise<{ pieces: string; days: string }> {
+async function memberHours(client: ClickHouseClient, window: ReportWindow, id: number): Promise<{ pieces: string; hours: string }> {
   const { pieces } = await sources(client, window);
   const rows = await select(
     client,
-    `SELECT DISTINCT toUInt32(toStartOfDay(hour)) AS day FROM (${pieces}) WHERE user_id = ${id} AND active = 1 ORDER BY day`,
-    z.object({ day: uint }),
+    `SELECT DISTINCT toUInt32(hour) AS hour FROM (${pieces}) WHERE user_id = ${id} AND active = 1 ORDER BY hour`,
+    z.object({ hour: uint }),
   );
   const span = windowSpan(window);
   const spans = rows
-    .map(({ day }) => ({ from: Math.max(day, span.from), to: Math.min(day + 24 * 60 * 60, span.to) }))
+    .map(({ hour }) => ({ from: Math.max(hour, span.from), to: Math.min(hour + 60 * 60, span.to) }))
     .filter((s) => s.from < s.to);
-  return { pieces, days: spansCondition(spans) };
+  return { pieces, hours: spansCondition(joined(spans)) };
 }
 
 export type JourneyStep = { at: string; kind: "page" | "conversion"; what: string; detail: string };
@@ -203,13 +204,13 @@ export async function userJourney(client: ClickHouseClient, userId: number, rang
   const id = checkedUserId(userId);
   const window = reportWindow(range, now);
   const where = `${inWindow(window)} AND user_id = ${id}`;
-  const { days } = await memberDays(client, window, id);
+  const { hours } = await memberHours(client, window, id);
   const rows = await select(
     client,
     `SELECT * FROM (
        SELECT session_id, toUnixTimestamp(event_time) AS at, 'page' AS kind, page AS what, title AS detail,
               CAST(device AS String) AS s_device, CAST(browser AS String) AS s_browser, CAST(country AS String) AS s_country, event_id
-       FROM pageviews FINAL WHERE (${days}) AND user_id = ${id}
+       FROM pageviews FINAL WHERE (${hours}) AND user_id = ${id}
        UNION ALL
        SELECT session_id, toUnixTimestamp(event_time) AS at, 'conversion' AS kind, CAST(conversion_type AS String) AS what,
               toString(value) AS detail, CAST(device AS String) AS s_device, CAST(browser AS String) AS s_browser, CAST(country AS String) AS s_country, event_id
@@ -263,7 +264,7 @@ export async function memberAnalytics(client: ClickHouseClient, userId: number, 
   const id = checkedUserId(userId);
   const window = reportWindow(range, now);
   const where = `${inWindow(window)} AND user_id = ${id}`;
-  const { pieces, days } = await memberDays(client, window, id);
+  const { pieces, hours } = await memberHours(client, window, id);
   const mine = `SELECT * FROM (${pieces}) WHERE user_id = ${id} AND active = 1`;
   const sessions = `SELECT session_id, argMin(device, first_time) AS session_device, argMin(browser, first_time) AS session_browser FROM (${mine}) GROUP BY session_id`;
   const [totals, devices, browsers, pages, conversions] = await Promise.all([
@@ -278,7 +279,7 @@ export async function memberAnalytics(client: ClickHouseClient, userId: number, 
     select(client, `SELECT session_browser AS name, count() AS sessions FROM (${sessions}) GROUP BY name ORDER BY sessions DESC, name ASC`, z.object({ name: z.string(), sessions: uint })),
     select(
       client,
-      `SELECT page, uniqExact(event_id) AS views FROM pageviews FINAL WHERE (${days}) AND user_id = ${id} GROUP BY page ORDER BY views DESC, page ASC LIMIT 10`,
+      `SELECT page, uniqExact(event_id) AS views FROM pageviews FINAL WHERE (${hours}) AND user_id = ${id} GROUP BY page ORDER BY views DESC, page ASC LIMIT 10`,
       z.object({ page: z.string(), views: uint }),
     ),
     select(
