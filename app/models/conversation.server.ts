@@ -126,17 +126,28 @@ export async function listConversations(
   const more = rows.length > limit;
   return {
     more,
-    conversations: rows.slice(0, limit).map((r) => ({
-      id: r.id,
-      other: { id: Number(r.other_id), name: r.other_name, username: r.other_username, avatarKey: r.other_avatar, status: r.other_status },
-      lastMessage: r.m_id
-        ? { id: Number(r.m_id), senderId: Number(r.m_sender), body: r.m_body, type: r.m_type, status: r.m_status, at: new Date(r.m_at).toISOString() }
-        : null,
-      unreadCount: r.unread_count,
-      updatedAt: new Date(r.updated_at).toISOString(),
-      gig: r.gig_id ? { id: Number(r.gig_id), title: r.gig_title } : null,
-      orderId: r.order_id === null ? null : Number(r.order_id),
-    })),
+    conversations: rows
+      .slice(0, limit)
+      .map((r) => summaryOf(r, { id: Number(r.other_id), name: r.other_name, username: r.other_username, avatarKey: r.other_avatar, status: r.other_status })),
+  };
+}
+
+/**
+ * A summary from a row of the conversation (id, updated_at, order_id), the member's unread_count, the last
+ * message (m_*) and the gig (gig_*), as listConversations and conversationViews select them.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function summaryOf(r: Record<string, any>, other: Person): ConversationSummary {
+  return {
+    id: r.id,
+    other,
+    lastMessage: r.m_id
+      ? { id: Number(r.m_id), senderId: Number(r.m_sender), body: r.m_body, type: r.m_type, status: r.m_status, at: new Date(r.m_at).toISOString() }
+      : null,
+    unreadCount: r.unread_count,
+    updatedAt: new Date(r.updated_at).toISOString(),
+    gig: r.gig_id ? { id: Number(r.gig_id), title: r.gig_title } : null,
+    orderId: r.order_id === null ? null : Number(r.order_id),
   };
 }
 
@@ -179,17 +190,10 @@ export async function conversationViews(db: Db, conversationId: string): Promise
   const views = new Map<number, ConversationSummary>();
   if (rows.length !== 2) return views;
   for (const [mine, theirs] of [[rows[0], rows[1]], [rows[1], rows[0]]]) {
-    views.set(Number(mine.user_id), {
-      id: mine.id,
-      other: { id: Number(theirs.user_id), name: theirs.name, username: theirs.username, avatarKey: theirs.avatar_key, status: theirs.status },
-      lastMessage: mine.m_id
-        ? { id: Number(mine.m_id), senderId: Number(mine.m_sender), body: mine.m_body, type: mine.m_type, status: mine.m_status, at: new Date(mine.m_at).toISOString() }
-        : null,
-      unreadCount: mine.unread_count,
-      updatedAt: new Date(mine.updated_at).toISOString(),
-      gig: mine.gig_id ? { id: Number(mine.gig_id), title: mine.gig_title } : null,
-      orderId: mine.order_id === null ? null : Number(mine.order_id),
-    });
+    views.set(
+      Number(mine.user_id),
+      summaryOf(mine, { id: Number(theirs.user_id), name: theirs.name, username: theirs.username, avatarKey: theirs.avatar_key, status: theirs.status }),
+    );
   }
   return views;
 }
