@@ -20,7 +20,7 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import { z } from "zod";
 import { RANGES, type Range } from "~/analytics/events";
 import { quoteList } from "~/analytics/clickhouse-sql.server";
-import { FACT, INTERACTION_SQL, SESSION_KEY, sessionsOf, sources, spansCondition, windowSpan } from "~/analytics/rollups.server";
+import { FACT, INTERACTION_SQL, SESSION_KEY, sessionsOf, sources, spansCondition, windowSpan, type Sources } from "~/analytics/rollups.server";
 
 export type ReportOptions = { now?: Date };
 
@@ -133,37 +133,42 @@ function share(part: number, whole: number): number {
  * - `pages`: the 10 pages with the most views (ties by page name, A to Z), each with its views and the
  *   distinct sessions that viewed it (`unique_views`).
  */
+/**
+ * The top pages by views first (sums: the events need no de-duplication for them), then the sessions'
+ * states merged for those 10 only, their events read for those pages only: merging every page's states of
+ * every day cost seconds at 10M events, and reading every page's sessions from the events ~100 ms.
+ */
+async function topPages(client: ClickHouseClient, from: Sources): Promise<PageViewsReport["pages"]> {
+  const top = await select(
+    client,
+    `SELECT page FROM (${from.views}) GROUP BY page ORDER BY sum(views) DESC, page ASC LIMIT ${TOP_ROWS}`,
+    z.object({ page: z.string() }),
+  );
+  if (!top.length) return [];
+  return select(
+    client,
+    `SELECT page, sum(views) AS views, uniqMerge(sessions) AS unique_views
+     FROM (${from.pagesWhere(`page IN ${quoteList(top.map((r) => r.page))}`)})
+     GROUP BY page
+     ORDER BY views DESC, page ASC`,
+    z.object({ page: z.string(), views: uint, unique_views: uint }),
+  );
+}
+
 export async function pageViews(
   client: ClickHouseClient,
   range: Period,
   { now }: ReportOptions = {},
 ): Promise<PageViewsReport> {
   const from = await sources(client, periodWindow(range, now));
-  const [totals, top] = await Promise.all([
+  const [totals, pages] = await Promise.all([
     selectOne(
       client,
       `SELECT sum(pageviews) AS total, uniqExactIf(${SESSION_KEY}, pageviews > 0) AS sessions FROM (${from.pieces})`,
       z.object({ total: uint, sessions: uint }),
     ),
-    // The top pages by views first (sums: the events need no de-duplication for them), then the sessions'
-    // states merged for those 10 only, their events read for those pages only: merging every page's states
-    // of every day cost seconds at 10M events, and reading every page's sessions from the events ~100 ms.
-    select(
-      client,
-      `SELECT page FROM (${from.views}) GROUP BY page ORDER BY sum(views) DESC, page ASC LIMIT ${TOP_ROWS}`,
-      z.object({ page: z.string() }),
-    ),
+    topPages(client, from),
   ]);
-  const pages = top.length
-    ? await select(
-        client,
-        `SELECT page, sum(views) AS views, uniqMerge(sessions) AS unique_views
-         FROM (${from.pagesWhere(`page IN ${quoteList(top.map((r) => r.page))}`)})
-         GROUP BY page
-         ORDER BY views DESC, page ASC`,
-        z.object({ page: z.string(), views: uint, unique_views: uint }),
-      )
-    : [];
   return { total: totals.total, unique: totals.sessions, pages };
 }
 
@@ -185,39 +190,28 @@ export async function userActivity(
   range: Period,
   { now }: ReportOptions = {},
 ): Promise<UserActivityReport> {
-  const sessions = await sessionsSql(client, periodWindow(range, now));
-  const [totals, devices] = await Promise.all([
-    selectOne(
-      client,
-      `SELECT count() AS sessions, sum(duration) AS seconds, countIf(pageview_count = 1 AND interaction_count = 0) AS bounces
-       FROM (${sessions})`,
-      z.object({ sessions: uint, seconds: uint, bounces: uint }),
-    ),
-    select(
-      client,
-      `SELECT session_device, count() AS sessions FROM (${sessions})
-       GROUP BY session_device ORDER BY sessions DESC, session_device ASC`,
-      z.object({ session_device: z.string(), sessions: uint }),
-    ),
-  ]);
-  const all = devices.reduce((sum, d) => sum + d.sessions, 0);
+  // One pass over the sessions, counted per device; the totals are the devices' sums.
+  const rows = await select(
+    client,
+    `SELECT session_device, count() AS sessions, sum(duration) AS seconds, countIf(pageview_count = 1 AND interaction_count = 0) AS bounces
+     FROM (${await sessionsSql(client, periodWindow(range, now))})
+     GROUP BY session_device`,
+    z.object({ session_device: z.string(), sessions: uint, seconds: uint, bounces: uint }),
+  );
+  const sessions = rows.reduce((sum, r) => sum + r.sessions, 0);
+  const seconds = rows.reduce((sum, r) => sum + r.seconds, 0);
+  const bounces = rows.reduce((sum, r) => sum + r.bounces, 0);
   return {
-    sessions: totals.sessions,
-    avgSessionDuration: totals.sessions === 0 ? 0 : Math.round(totals.seconds / totals.sessions),
-    bounceRate: share(totals.bounces, totals.sessions),
-    devices: devices.map((d) => ({
-      device: d.session_device,
-      count: d.sessions,
-      percentage: percentage(d.sessions, all),
-    })),
+    sessions,
+    avgSessionDuration: sessions === 0 ? 0 : Math.round(seconds / sessions),
+    bounceRate: share(bounces, sessions),
+    devices: rows
+      .map((r) => ({ key: r.session_device, count: r.sessions }))
+      .sort(byCountThenName)
+      .map((d) => ({ device: d.key, count: d.count, percentage: percentage(d.count, sessions) })),
   };
 }
 
-/**
- * Top countries in the range: the 10 countries with the most sessions, by the country of each session's
- * first event ('Unknown' when the GeoIP database had no answer), ties by name; `percentage` is of all
- * sessions in the range, every country included (one decimal).
- */
 export async function countries(
   client: ClickHouseClient,
   range: Period,

@@ -60,7 +60,11 @@ describe("group commit of tracking requests", () => {
 
   it("while one job is being written, the requests that arrive form the next one", async () => {
     await queue.obliterate({ force: true });
-    // 20 requests, each in a turn of the event loop of its own: before, each turn wrote a job of its own.
+    // 20 requests, each in a turn of the event loop of its own: before, each turn wrote a job of its own. Redis
+    // holds writes for 300 ms (CLIENT PAUSE … WRITE), so the first job is still being written while the other
+    // 19 arrive, however fast Redis would have answered: they must make one job between them. (Without the
+    // pause the count depended on how many turns a write took, and a busy machine made it 11 once.)
+    await redis.call("CLIENT", "PAUSE", "300", "WRITE");
     const answered: Promise<void>[] = [];
     for (let i = 0; i < 20; i++) {
       answered.push(ingest.enqueue([pageview(`/turn/${i}`)]));
@@ -69,7 +73,7 @@ describe("group commit of tracking requests", () => {
     await Promise.all(answered);
     const stored = await jobs();
     expect(stored.flat()).toHaveLength(20);
-    expect(stored.length).toBeLessThanOrEqual(10);
+    expect(stored.length).toBeLessThanOrEqual(2);
   });
 
   it("writes the counts it holds before its connections close", async () => {
