@@ -86,23 +86,13 @@ export async function listConversations(
     .leftJoin("gigs as g", "g.id", "c.gig_id")
     .where("me.user_id", userId)
     .select(
-      "c.id",
-      "c.updated_at",
-      "c.order_id",
+      ...SUMMARY_COLUMNS,
       "me.unread_count",
       "u.id as other_id",
       "u.name as other_name",
       "u.username as other_username",
       "u.avatar_key as other_avatar",
       "u.status as other_status",
-      "m.id as m_id",
-      "m.sender_id as m_sender",
-      "m.body as m_body",
-      "m.message_type as m_type",
-      "m.status as m_status",
-      "m.created_at as m_at",
-      "g.id as gig_id",
-      "g.title as gig_title",
     )
     // Milliseconds, as the page's cursor carries them (JavaScript dates), then id.
     .orderByRaw("date_trunc('milliseconds', c.updated_at) desc, c.id desc")
@@ -131,6 +121,21 @@ export async function listConversations(
       .map((r) => summaryOf(r, { id: Number(r.other_id), name: r.other_name, username: r.other_username, avatarKey: r.other_avatar, status: r.other_status })),
   };
 }
+
+/** The conversation's, its last message's (m_*) and its gig's (gig_*) columns of a summary, as summaryOf reads them. */
+const SUMMARY_COLUMNS = [
+  "c.id",
+  "c.updated_at",
+  "c.order_id",
+  "m.id as m_id",
+  "m.sender_id as m_sender",
+  "m.body as m_body",
+  "m.message_type as m_type",
+  "m.status as m_status",
+  "m.created_at as m_at",
+  "g.id as gig_id",
+  "g.title as gig_title",
+];
 
 /**
  * A summary from a row of the conversation (id, updated_at, order_id), the member's unread_count, the last
@@ -168,25 +173,7 @@ export async function conversationViews(db: Db, conversationId: string): Promise
     .leftJoin("messages as m", "m.id", "c.last_message_id")
     .leftJoin("gigs as g", "g.id", "c.gig_id")
     .where("c.id", conversationId)
-    .select(
-      "c.id",
-      "c.updated_at",
-      "c.order_id",
-      "p.user_id",
-      "p.unread_count",
-      "u.name",
-      "u.username",
-      "u.avatar_key",
-      "u.status",
-      "m.id as m_id",
-      "m.sender_id as m_sender",
-      "m.body as m_body",
-      "m.message_type as m_type",
-      "m.status as m_status",
-      "m.created_at as m_at",
-      "g.id as gig_id",
-      "g.title as gig_title",
-    );
+    .select(...SUMMARY_COLUMNS, "p.user_id", "p.unread_count", "u.name", "u.username", "u.avatar_key", "u.status");
   const views = new Map<number, ConversationSummary>();
   if (rows.length !== 2) return views;
   for (const [mine, theirs] of [[rows[0], rows[1]], [rows[1], rows[0]]]) {
