@@ -4,7 +4,8 @@
  * asks: a conversation they are not in does not exist for them.
  */
 import { randomBytes } from "node:crypto";
-import type { Db } from "~/utils/db.server";
+import { REACH_COLUMNS, reachOf, type Reach } from "~/models/user.server";
+import { prepared, type Db } from "~/utils/db.server";
 
 /** "conv_" + time + random (product-spec §4): sortable by creation, not guessable. */
 export function newConversationId(now = Date.now()): string {
@@ -45,11 +46,27 @@ export async function findOrCreateConversation(
 
 /** The member's side of a conversation and who the other member is, or null if they are not in it. */
 export async function membership(db: Db, conversationId: string, userId: number): Promise<{ otherId: number; unreadCount: number; lastReadMessageId: number } | null> {
-  const rows = await db("conversation_participants").where({ conversation_id: conversationId });
+  const rows = await prepared(db("conversation_participants").where({ conversation_id: conversationId }).select("user_id", "unread_count", "last_read_message_id"));
   const mine = rows.find((r) => Number(r.user_id) === userId);
   const other = rows.find((r) => Number(r.user_id) !== userId);
   if (!mine || !other) return null;
   return { otherId: Number(other.user_id), unreadCount: mine.unread_count, lastReadMessageId: Number(mine.last_read_message_id) };
+}
+
+/**
+ * The sender's side of a conversation for a message: who the other member is and how they want to hear of it,
+ * in one read (the send's first). Null if the sender is not in it; `other` null if that member's row is gone.
+ */
+export async function senderSide(db: Db, conversationId: string, userId: number): Promise<{ otherId: number; other: Reach | null } | null> {
+  const rows = await prepared(
+    db("conversation_participants as p")
+      .leftJoin("users as u", "u.id", "p.user_id")
+      .where("p.conversation_id", conversationId)
+      .select("p.user_id", db.raw("u.id is not null as found"), ...REACH_COLUMNS.map((c) => `u.${c}`)),
+  );
+  const other = rows.find((r) => Number(r.user_id) !== userId);
+  if (!other || !rows.some((r) => Number(r.user_id) === userId)) return null;
+  return { otherId: Number(other.user_id), other: other.found ? reachOf(other) : null };
 }
 
 export type Person = { id: number; name: string; username: string; avatarKey: string | null; status: string };
@@ -167,13 +184,15 @@ export async function conversationFor(db: Db, conversationId: string, userId: nu
  * query made twice cost the chat more Postgres time than the message itself (bench:chat, planning its six joins).
  */
 export async function conversationViews(db: Db, conversationId: string): Promise<Map<number, ConversationSummary>> {
-  const rows = await db("conversations as c")
-    .join("conversation_participants as p", "p.conversation_id", "c.id")
-    .join("users as u", "u.id", "p.user_id")
-    .leftJoin("messages as m", "m.id", "c.last_message_id")
-    .leftJoin("gigs as g", "g.id", "c.gig_id")
-    .where("c.id", conversationId)
-    .select(...SUMMARY_COLUMNS, "p.user_id", "p.unread_count", "u.name", "u.username", "u.avatar_key", "u.status");
+  const rows = await prepared(
+    db("conversations as c")
+      .join("conversation_participants as p", "p.conversation_id", "c.id")
+      .join("users as u", "u.id", "p.user_id")
+      .leftJoin("messages as m", "m.id", "c.last_message_id")
+      .leftJoin("gigs as g", "g.id", "c.gig_id")
+      .where("c.id", conversationId)
+      .select(...SUMMARY_COLUMNS, "p.user_id", "p.unread_count", "u.name", "u.username", "u.avatar_key", "u.status"),
+  );
   const views = new Map<number, ConversationSummary>();
   if (rows.length !== 2) return views;
   for (const [mine, theirs] of [[rows[0], rows[1]], [rows[1], rows[0]]]) {

@@ -3,7 +3,7 @@
  * (the recipient opened the thread). Reads are filtered by the member who asks (through
  * conversation_participants), so a message of a conversation they are not in does not exist for them.
  */
-import type { Db } from "~/utils/db.server";
+import { prepared, type Db } from "~/utils/db.server";
 
 export type MessageStatus = "sent" | "delivered" | "read";
 export type Attachment = { id: number; fileName: string; contentType: string; sizeBytes: number };
@@ -21,6 +21,9 @@ export type Message = {
 };
 
 type Row = Record<string, unknown>;
+
+/** What a Message is made of (named, not `*`: see prepared()). */
+const MESSAGE_COLUMNS = "id, conversation_id, sender_id, client_id, body, message_type, status, off_platform, created_at";
 
 function toMessage(r: Row, attachments: Attachment[] = []): Message {
   return {
@@ -51,42 +54,52 @@ async function withAttachments(db: Db, rows: Row[]): Promise<Message[]> {
 
 export type StoredAttachment = { storageKey: string; fileName: string; contentType: string; sizeBytes: number };
 
+/** The recipient's mail round as the message's write left it (read under its row lock: see queueMessageMail). */
+export type MailRound = { round: number; mailedAt: Date | null };
+
 /**
- * Stores a message and moves its conversation along (last message, count, the recipient's unread count).
- * A second message with the same sender and client id is not stored again: the first is returned, marked
+ * Stores a message and moves its conversation along (last message, count, the recipient's unread count), in
+ * one statement: a message is written on every send, and each statement is a round trip. Returns the
+ * recipient's mail round as that unread count's update returns it, under the row's lock. A second message
+ * with the same sender and client id is not stored again and moves nothing: the first is returned, marked
  * `duplicate`.
  */
 export async function insertMessage(
   db: Db,
   m: { conversationId: string; senderId: number; recipientId: number; body: string; clientId?: string; offPlatform: boolean; attachments: StoredAttachment[] },
-): Promise<{ message: Message; duplicate: boolean }> {
-  const inserted = await db("messages")
-    .insert({
-      conversation_id: m.conversationId,
-      sender_id: m.senderId,
-      client_id: m.clientId ?? null,
-      body: m.body,
-      message_type: m.attachments.length ? "file" : "text",
-      off_platform: m.offPlatform,
-    })
-    .onConflict(db.raw("(sender_id, client_id) WHERE client_id IS NOT NULL"))
-    .ignore()
-    .returning("*");
-  if (!inserted.length) {
+): Promise<{ message: Message; duplicate: true } | { message: Message; duplicate: false; recipientMail: MailRound }> {
+  const { rows } = await prepared(
+    db.raw(
+      `WITH m AS (
+         INSERT INTO messages (conversation_id, sender_id, client_id, body, message_type, off_platform)
+         VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
+         RETURNING ${MESSAGE_COLUMNS}
+       ), moved AS (
+         UPDATE conversations c
+         SET last_message_id = m.id, last_message_at = m.created_at, updated_at = m.created_at, message_count = c.message_count + 1
+         FROM m WHERE c.id = m.conversation_id
+       ), unread AS (
+         UPDATE conversation_participants p SET unread_count = p.unread_count + 1
+         FROM m WHERE p.conversation_id = m.conversation_id AND p.user_id = ?
+         RETURNING p.mail_round, p.mailed_at
+       )
+       SELECT m.*, unread.mail_round AS recipient_mail_round, unread.mailed_at AS recipient_mailed_at FROM m LEFT JOIN unread ON true`,
+      [m.conversationId, m.senderId, m.clientId ?? null, m.body, m.attachments.length ? "file" : "text", m.offPlatform, m.recipientId],
+    ),
+  );
+  if (!rows.length) {
     const existing = await db("messages").where({ sender_id: m.senderId, client_id: m.clientId! }).first();
     return { message: (await withAttachments(db, [existing]))[0]!, duplicate: true };
   }
-  const row = inserted[0]!;
+  const row = rows[0]!;
   if (m.attachments.length) {
     await db("message_attachments").insert(
       m.attachments.map((a) => ({ message_id: row.id, storage_key: a.storageKey, file_name: a.fileName, content_type: a.contentType, size_bytes: a.sizeBytes })),
     );
   }
-  await db("conversations")
-    .where({ id: m.conversationId })
-    .update({ last_message_id: row.id, last_message_at: row.created_at, updated_at: row.created_at, message_count: db.raw("message_count + 1") });
-  await db("conversation_participants").where({ conversation_id: m.conversationId, user_id: m.recipientId }).increment("unread_count", 1);
-  return { message: (await withAttachments(db, [row]))[0]!, duplicate: false };
+  const recipientMail = { round: Number(row.recipient_mail_round), mailedAt: row.recipient_mailed_at ? new Date(row.recipient_mailed_at) : null };
+  return { message: (await withAttachments(db, [row]))[0]!, duplicate: false, recipientMail };
 }
 
 const THREAD_PAGE = 50;
@@ -139,7 +152,7 @@ export async function markMessages(
   if (conversationId) query.where("m.conversation_id", conversationId);
   if (upTo) query.where("m.id", "<=", upTo);
   const patch = status === "read" ? { status, read_at: db.fn.now(), delivered_at: db.raw("coalesce(delivered_at, now())") } : { status, delivered_at: db.fn.now() };
-  const rows: { id: string; conversation_id: string; sender_id: string }[] = await query.update(patch).returning(["m.id", "m.conversation_id", "m.sender_id"]);
+  const rows: { id: string; conversation_id: string; sender_id: string }[] = await prepared(query.update(patch).returning(["m.id", "m.conversation_id", "m.sender_id"]));
   const groups = new Map<string, { conversationId: string; senderId: number; ids: number[] }>();
   for (const r of rows) {
     const g = groups.get(r.conversation_id) ?? { conversationId: r.conversation_id, senderId: Number(r.sender_id), ids: [] };
@@ -149,18 +162,25 @@ export async function markMessages(
   return [...groups.values()].map((g) => ({ ...g, ids: g.ids.sort((a, b) => a - b) }));
 }
 
-/** The member has read the conversation (to `upTo`, or all): their unread count follows what is still unread. */
-export async function resetUnread(db: Db, conversationId: string, userId: number, upTo?: number) {
+/**
+ * The member has read the conversation (to `upTo`, or all): their unread count follows what is still unread.
+ * Returns that count (null if the member is not in the conversation).
+ */
+export async function resetUnread(db: Db, conversationId: string, userId: number, upTo?: number): Promise<number | null> {
   const last = upTo ?? db("messages").where({ conversation_id: conversationId }).max("id");
-  await db("conversation_participants")
-    .where({ conversation_id: conversationId, user_id: userId })
-    .update({
-      last_read_message_id: db.raw("greatest(last_read_message_id, coalesce((?), 0))", [last]),
-      unread_count: db.raw(
-        "(select count(*) from messages m where m.conversation_id = ? and m.sender_id <> ? and m.id > greatest(conversation_participants.last_read_message_id, coalesce((?), 0)))",
-        [conversationId, userId, last],
-      ),
-    });
+  const [side] = await prepared(
+    db("conversation_participants")
+      .where({ conversation_id: conversationId, user_id: userId })
+      .update({
+        last_read_message_id: db.raw("greatest(last_read_message_id, coalesce((?), 0))", [last]),
+        unread_count: db.raw(
+          "(select count(*) from messages m where m.conversation_id = ? and m.sender_id <> ? and m.id > greatest(conversation_participants.last_read_message_id, coalesce((?), 0)))",
+          [conversationId, userId, last],
+        ),
+      })
+      .returning("unread_count"),
+  );
+  return side ? Number(side.unread_count) : null;
 }
 
 /** An attachment the member may download (they are in its conversation), or null. */

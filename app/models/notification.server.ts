@@ -4,20 +4,31 @@
  * the conversation reads it.
  */
 import { unreadMessageCount } from "~/models/conversation.server";
-import type { Db } from "~/utils/db.server";
+import { prepared, type Db } from "~/utils/db.server";
 
 export async function insertNotification(db: Db, n: { userId: number; kind: string; orderId?: number; body: string }) {
   await db("notifications").insert({ user_id: n.userId, kind: n.kind, order_id: n.orderId ?? null, body: n.body });
 }
 
-/** The member's unread notification of a conversation says what is new there (created, or brought up to now). */
-export async function upsertMessageNotification(db: Db, n: { userId: number; conversationId: string; body: string }) {
-  await db.raw(
-    `INSERT INTO notifications (user_id, kind, conversation_id, body) VALUES (?, 'message', ?, ?)
-     ON CONFLICT (user_id, conversation_id) WHERE read_at IS NULL AND conversation_id IS NOT NULL
-     DO UPDATE SET body = excluded.body, created_at = now()`,
-    [n.userId, n.conversationId, n.body],
+/**
+ * The member's unread notification of a conversation says what is new there (created, or brought up to now).
+ * Returns the member's unread notifications after it, counted in the same statement: the others as they were,
+ * and this one.
+ */
+export async function upsertMessageNotification(db: Db, n: { userId: number; conversationId: string; body: string }): Promise<number> {
+  const { rows } = await prepared(
+    db.raw(
+      `WITH n AS (
+         INSERT INTO notifications (user_id, kind, conversation_id, body) VALUES (?, 'message', ?, ?)
+         ON CONFLICT (user_id, conversation_id) WHERE read_at IS NULL AND conversation_id IS NOT NULL
+         DO UPDATE SET body = excluded.body, created_at = now()
+         RETURNING id
+       )
+       SELECT 1 + (SELECT count(*) FROM notifications WHERE user_id = ? AND read_at IS NULL AND id <> (SELECT id FROM n)) AS unread`,
+      [n.userId, n.conversationId, n.body, n.userId],
+    ),
   );
+  return Number(rows[0].unread);
 }
 
 export type Notification = { id: number; kind: string; orderId: number | null; conversationId: string | null; body: string; read: boolean; at: Date };
@@ -66,9 +77,22 @@ export async function markOneRead(db: Db, userId: number, id: number): Promise<b
   return true;
 }
 
-/** The member opened a conversation: its notification is read. Returns how many were unread. */
-export async function markConversationNotificationsRead(db: Db, userId: number, conversationId: string): Promise<number> {
-  return db("notifications").where({ user_id: userId, conversation_id: conversationId }).whereNull("read_at").update({ read_at: db.fn.now() });
+/**
+ * The member opened a conversation: its notification is read. Returns how many were unread, and the member's
+ * unread notifications after it (counted in the same statement: those unread before, less these).
+ */
+export async function markConversationNotificationsRead(db: Db, userId: number, conversationId: string): Promise<{ marked: number; unread: number }> {
+  const { rows } = await prepared(
+    db.raw(
+      `WITH r AS (
+         UPDATE notifications SET read_at = now() WHERE user_id = ? AND conversation_id = ? AND read_at IS NULL RETURNING id
+       )
+       SELECT (SELECT count(*) FROM r) AS marked,
+              (SELECT count(*) FROM notifications WHERE user_id = ? AND read_at IS NULL AND id NOT IN (SELECT id FROM r)) AS unread`,
+      [userId, conversationId, userId],
+    ),
+  );
+  return { marked: Number(rows[0].marked), unread: Number(rows[0].unread) };
 }
 
 /** The header's two counts: unread notifications, and unread messages over all the member's conversations. */

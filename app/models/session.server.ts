@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { Db } from "~/utils/db.server";
+import { prepared, type Db } from "~/utils/db.server";
 
 /** The session cookie's name; the cookie holds the token, the row is named by its SHA-256. */
 export const SESSION_COOKIE = "soko_session";
@@ -45,12 +45,15 @@ export async function createSession(
  */
 export async function getSessionUser(db: Db, token: string | null | undefined): Promise<SessionUser | null> {
   if (!token || token.length > 200) return null;
-  const row = await db("sessions as s")
-    .join("users as u", "u.id", "s.user_id")
-    .where("s.id", hashToken(token))
-    .andWhere("s.expires_at", ">", db.fn.now())
-    .andWhere("u.status", "active")
-    .first("s.id as session_id", "u.id", "u.name", "u.username", "u.email", "u.role", "u.preferred_currency", "u.time_zone");
+  // Every request and socket event of a member asks this: a prepared statement.
+  const row = await prepared(
+    db("sessions as s")
+      .join("users as u", "u.id", "s.user_id")
+      .where("s.id", hashToken(token))
+      .andWhere("s.expires_at", ">", db.fn.now())
+      .andWhere("u.status", "active")
+      .first("s.id as session_id", "u.id", "u.name", "u.username", "u.email", "u.role", "u.preferred_currency", "u.time_zone"),
+  );
   if (!row) return null;
   return {
     sessionId: row.session_id,

@@ -162,6 +162,37 @@ export const NOTIFICATION_COLUMNS = {
   pushMessages: "notify_push_messages",
 } as const satisfies Record<keyof NotificationPreferences, string>;
 
+/** How the platform reaches a member about their orders and messages: where to, whether they can be, and what they chose. */
+export type Reach = {
+  email: string;
+  name: string;
+  active: boolean;
+  emailOrders: boolean;
+  emailMessages: boolean;
+  pushOrders: boolean;
+  pushMessages: boolean;
+};
+
+/** The users columns a Reach is made of (for reads that join users, as a message's send does). */
+export const REACH_COLUMNS = ["email", "name", "status", NOTIFICATION_COLUMNS.emailOrders, NOTIFICATION_COLUMNS.emailMessages, NOTIFICATION_COLUMNS.pushOrders, NOTIFICATION_COLUMNS.pushMessages] as const;
+
+export function reachOf(u: Record<string, unknown>): Reach {
+  return {
+    email: u.email as string,
+    name: u.name as string,
+    active: u.status === "active",
+    emailOrders: Boolean(u[NOTIFICATION_COLUMNS.emailOrders]),
+    emailMessages: Boolean(u[NOTIFICATION_COLUMNS.emailMessages]),
+    pushOrders: Boolean(u[NOTIFICATION_COLUMNS.pushOrders]),
+    pushMessages: Boolean(u[NOTIFICATION_COLUMNS.pushMessages]),
+  };
+}
+
+export async function reachOfUser(db: Db, userId: number): Promise<Reach | null> {
+  const u = await db("users").where({ id: userId }).first(...REACH_COLUMNS);
+  return u ? reachOf(u) : null;
+}
+
 export async function getSettings(db: Db, userId: number): Promise<Settings | null> {
   const u = await db("users").where({ id: userId }).first();
   if (!u) return null;

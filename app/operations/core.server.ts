@@ -9,7 +9,7 @@
 import type { Knex } from "knex";
 import { recordActivity, type ActivityKind } from "~/models/activity.server";
 import type { SessionUser } from "~/models/session.server";
-import { getDb } from "~/utils/db.server";
+import { getDb, prepared } from "~/utils/db.server";
 import { sendLive, type LivePush } from "~/realtime/live.server";
 import { dropCachedPages } from "~/utils/page-cache.server";
 
@@ -94,7 +94,7 @@ export async function recordEffect(db: Knex | Knex.Transaction, effect: Effect, 
   const { kind, ...payload } = effect;
   const runAfter = runAfterMs > 0 ? db.raw("now() + ?::interval", [`${Math.round(runAfterMs)} milliseconds`]) : db.fn.now();
   const query = db("effects").insert({ kind, payload: JSON.stringify(payload), dedupe_key: dedupeKey ?? null, run_after: runAfter });
-  await (dedupeKey ? query.onConflict("dedupe_key").ignore() : query);
+  await prepared(dedupeKey ? query.onConflict("dedupe_key").ignore() : query);
 }
 
 export async function recordAudit(db: Knex | Knex.Transaction, actor: Actor, entry: AuditEntry) {

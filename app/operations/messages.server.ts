@@ -13,8 +13,9 @@ import {
   flagConversation,
   havePaidOrder,
   membership,
+  senderSide,
 } from "~/models/conversation.server";
-import { insertMessage, markMessages, resetUnread, type Message, type StoredAttachment } from "~/models/message.server";
+import { insertMessage, markMessages, resetUnread, type MailRound, type Message, type StoredAttachment } from "~/models/message.server";
 import { markConversationNotificationsRead, upsertMessageNotification } from "~/models/notification.server";
 import { sendMail } from "~/models/outbox.server";
 import { conflict, forbidden, invalid, limitedBy, notFound, ok, transact, type Actor, type Result, type Tx } from "~/operations/core.server";
@@ -135,13 +136,13 @@ export async function sendMessage(
   return transact<SentMessage>(
     actor,
     async (tx) => {
-      const side = await membership(tx.trx, input.conversationId, me.id);
+      const side = await senderSide(tx.trx, input.conversationId, me.id);
       if (!side) return notFound(NO_SUCH_CONVERSATION);
-      const recipient = await preferencesOf(tx, side.otherId);
+      const recipient = side.other;
       if (!recipient?.active) return conflict("recipient_unavailable", UNAVAILABLE_MEMBER);
       const reason = offPlatformReason(input.body);
       const offPlatform = reason !== null && !(await havePaidOrder(tx.trx, me.id, side.otherId));
-      const { message, duplicate } = await insertMessage(tx.trx, {
+      const stored = await insertMessage(tx.trx, {
         conversationId: input.conversationId,
         senderId: me.id,
         recipientId: side.otherId,
@@ -150,14 +151,15 @@ export async function sendMessage(
         offPlatform,
         attachments,
       });
+      const { message, duplicate } = stored;
       const warning = message.offPlatform ? OFF_PLATFORM_WARNING : null;
-      if (duplicate) return ok({ message, duplicate, warning });
+      if (stored.duplicate) return ok({ message, duplicate, warning });
       if (offPlatform) await flagConversation(tx.trx, input.conversationId, `off_platform:${reason}`);
 
       const body = `New message from ${me.name}`;
-      await upsertMessageNotification(tx.trx, { userId: side.otherId, conversationId: input.conversationId, body });
-      if (recipient.pushMessages) await pushUnreadCount(tx, side.otherId, { kind: "message", body, orderId: null, conversationId: input.conversationId });
-      if (recipient.emailMessages) await queueMessageMail(tx, input.conversationId, side.otherId);
+      const unread = await upsertMessageNotification(tx.trx, { userId: side.otherId, conversationId: input.conversationId, body });
+      if (recipient.pushMessages) await pushUnreadCount(tx, side.otherId, { kind: "message", body, orderId: null, conversationId: input.conversationId }, unread);
+      if (recipient.emailMessages) await queueMessageMail(tx, input.conversationId, side.otherId, stored.recipientMail);
       const views = await conversationViews(tx.trx, input.conversationId);
       for (const userId of [side.otherId, me.id]) {
         tx.live({ to: userId, event: CHAT_EVENTS.newMessage, data: { message, conversation: views.get(userId) ?? null } });
@@ -174,20 +176,16 @@ export async function sendMessage(
  * never sooner than 15 minutes after the last mail of that conversation. Messages that come while a round
  * waits join it (the effect's dedupe key).
  *
- * The member's side is read under its row lock, as mailUnreadMessages reads it: a message sent while its
- * round's mail is being written waits for that round to end and starts the next one. Read without the lock,
- * it could see the round still running (whose list was read without this message) and join that round's
- * key, and would never be mailed. insertMessage's unread count takes the same lock earlier in the
- * transaction today; this read does not rely on that order.
+ * `side` is the member's mail round as the message's write returned it: read by the update of their unread
+ * count, so under their row's lock, as mailUnreadMessages reads it. A message sent while its round's mail is
+ * being written waits for that round to end and starts the next one. Read without the lock, it could see the
+ * round still running (whose list was read without this message) and join that round's key, and would never
+ * be mailed.
  */
-async function queueMessageMail(tx: Tx, conversationId: string, userId: number) {
-  const side = await tx.trx("conversation_participants")
-    .where({ conversation_id: conversationId, user_id: userId })
-    .forUpdate()
-    .first("mail_round", "mailed_at");
-  const sinceLast = side.mailed_at ? Date.now() - new Date(side.mailed_at).getTime() : Infinity;
+async function queueMessageMail(tx: Tx, conversationId: string, userId: number, side: MailRound) {
+  const sinceLast = side.mailedAt ? Date.now() - side.mailedAt.getTime() : Infinity;
   const wait = Math.max(MESSAGE_MAIL_DELAY_MS, MESSAGE_MAIL_GAP_MS - sinceLast);
-  await tx.effect({ kind: "message_mail", conversationId, userId, round: side.mail_round }, `message_mail:${conversationId}:${userId}:${side.mail_round}`, wait);
+  await tx.effect({ kind: "message_mail", conversationId, userId, round: side.round }, `message_mail:${conversationId}:${userId}:${side.round}`, wait);
 }
 
 /**
@@ -254,15 +252,15 @@ export async function markConversationRead(actor: Actor, input: MarkInput, { db 
       const side = await membership(tx.trx, input.conversationId, me);
       if (!side) return notFound(NO_SUCH_CONVERSATION);
       const moved = await markMessages(tx.trx, { userId: me, conversationId: input.conversationId, upTo: input.upTo, status: "read" });
-      await resetUnread(tx.trx, input.conversationId, me, input.upTo);
-      const unread = (await membership(tx.trx, input.conversationId, me))!.unreadCount;
+      const unread = (await resetUnread(tx.trx, input.conversationId, me, input.upTo))!;
       for (const group of moved) {
         tx.live({ to: group.senderId, event: CHAT_EVENTS.statusUpdate, data: { conversationId: group.conversationId, ids: group.ids, status: "read" } });
       }
       if (side.unreadCount !== unread || moved.length) {
         tx.live({ to: me, event: CHAT_EVENTS.conversationUpdated, data: { conversationId: input.conversationId, unreadCount: unread } });
       }
-      if (await markConversationNotificationsRead(tx.trx, me, input.conversationId)) await pushUnreadCount(tx, me);
+      const notifications = await markConversationNotificationsRead(tx.trx, me, input.conversationId);
+      if (notifications.marked) await pushUnreadCount(tx, me, null, notifications.unread);
       return ok({ marked: moved.reduce((n, g) => n + g.ids.length, 0) });
     },
     { db },

@@ -6,34 +6,25 @@
  */
 import type { Knex } from "knex";
 import { markAllRead, markOneRead, unreadNotificationCount, type Notification } from "~/models/notification.server";
+import { reachOfUser, type Reach } from "~/models/user.server";
 import { forbidden, notFound, ok, transact, type Actor, type Result, type Tx } from "~/operations/core.server";
 
 /** The live event that carries the member's unread count (and what is new, when something is). */
 export const NOTIFICATION_EVENT = "notification";
 export type NotificationPush = { unread: number; item: Pick<Notification, "kind" | "body" | "orderId" | "conversationId"> | null };
 
-/** Sends the member's open pages their unread count after the commit, with the new item if there is one. */
-export async function pushUnreadCount(tx: Tx, userId: number, item: NotificationPush["item"] = null) {
-  const unread = await unreadNotificationCount(tx.trx, userId);
+/**
+ * Sends the member's open pages their unread count after the commit, with the new item if there is one. `known`:
+ * the count as the caller's own write just returned it (one read fewer on a message's path).
+ */
+export async function pushUnreadCount(tx: Tx, userId: number, item: NotificationPush["item"] = null, known?: number) {
+  const unread = known ?? (await unreadNotificationCount(tx.trx, userId));
   tx.live({ to: userId, event: NOTIFICATION_EVENT, data: { unread, item } satisfies NotificationPush });
 }
 
-/** What a member wants about orders and messages (their Notifications settings). */
-export async function preferencesOf(tx: Tx, userId: number) {
-  const u = await tx.trx("users")
-    .where({ id: userId })
-    .first("email", "name", "status", "notify_email_orders", "notify_email_messages", "notify_push_orders", "notify_push_messages");
-  return u
-    ? {
-        email: u.email as string,
-        name: u.name as string,
-        active: u.status === "active",
-        emailOrders: Boolean(u.notify_email_orders),
-        emailMessages: Boolean(u.notify_email_messages),
-        pushOrders: Boolean(u.notify_push_orders),
-        pushMessages: Boolean(u.notify_push_messages),
-      }
-    : null;
+/** What a member wants about orders and messages (their Notifications settings), and where to mail them. */
+export function preferencesOf(tx: Tx, userId: number): Promise<Reach | null> {
+  return reachOfUser(tx.trx, userId);
 }
 
 /** A member marks all their notifications read (only their own: the member is the actor). */

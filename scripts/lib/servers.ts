@@ -123,6 +123,13 @@ const NODE_FLAGS: Record<ProcessName, string[]> = {
 };
 
 /**
+ * Node flags added to every web process started from here, for profiling a benchmark's server (node refuses
+ * --cpu-prof in NODE_OPTIONS): SOKO_WEB_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (a profile per process,
+ * written as it stops) or "--perf-basic-prof" (JavaScript names for Linux perf). See docs/benchmarks.md.
+ */
+const extraWebFlags = () => (process.env.SOKO_WEB_NODE_FLAGS ?? "").split(" ").filter(Boolean);
+
+/**
  * How production runs the web server or the worker: node on the compiled JavaScript (scripts/lib/compile.ts),
  * with the flags above, and glibc's malloc held to two arenas (by default it keeps up to eight per core for
  * the threads that allocate: zlib, libvips and DNS work on libuv's pool, each arena keeping the memory it
@@ -132,7 +139,7 @@ const NODE_FLAGS: Record<ProcessName, string[]> = {
 export function compiledProcess<Env extends Record<string, string | undefined>>(name: ProcessName, env: Env) {
   return {
     command: process.execPath,
-    args: [...NODE_FLAGS[name], name === "web" ? compiledServer : compiledWorker],
+    args: [...NODE_FLAGS[name], ...(name === "web" ? extraWebFlags() : []), name === "web" ? compiledServer : compiledWorker],
     env: { MALLOC_ARENA_MAX: "2", ...env },
   };
 }

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { markConversationRead, sendMessage, startConversation } from "~/operations/messages.server";
-import { markNotificationRead, markNotificationsRead } from "~/operations/notifications.server";
+import { markNotificationRead, markNotificationsRead, type NotificationPush } from "~/operations/notifications.server";
 import { deliverOrder } from "~/operations/orders.server";
 import { createSession, createUser, type TestUser } from "../support/factories";
 import { decode } from "../support/html";
@@ -294,6 +294,27 @@ describe("live notification pushes", () => {
       await sendMessage(memberActor(writer), { conversationId, body: "Hello again" }, { db: t.db });
       expect((await markConversationRead(memberActor(reader), { conversationId }, { db: t.db })).ok).toBe(true);
       expect(await socket.received("notification", 2)).toEqual([expect.objectContaining({ unread: 1 }), { unread: 0, item: null }]);
+    } finally {
+      socket.close();
+    }
+  });
+
+  it("pushes the member's whole unread count with a message: one per conversation however many messages, and what opening one leaves", async () => {
+    const [first, second, reader] = [await createUser(t.db), await createUser(t.db), await createUser(t.db)];
+    const socket = await live(reader);
+    try {
+      const one = await message(first, reader, "Hello");
+      await sendMessage(memberActor(first), { conversationId: one, body: "Are you there?" }, { db: t.db });
+      const two = await message(second, reader, "Good morning");
+      expect((await markConversationRead(memberActor(reader), { conversationId: one }, { db: t.db })).ok).toBe(true);
+      const pushes = (await socket.received("notification", 4)) as NotificationPush[];
+      expect(pushes.map((p) => [p.unread, p.item?.conversationId ?? null])).toEqual([
+        [1, one],
+        [1, one],
+        [2, two],
+        [1, null],
+      ]);
+      expect(await t.db("notifications").where({ user_id: reader.id }).whereNull("read_at").pluck("conversation_id")).toEqual([two]);
     } finally {
       socket.close();
     }
