@@ -11,7 +11,7 @@
  *    bench_chat_<random>), dropped afterwards unless --keep. 500 pairs of members and a session each are
  *    bulk-inserted as the app writes them (session rows named by the token's SHA-256, as createSession does;
  *    no passwords: nobody signs in with one).
- * 2. The production build (`tsx server.ts`, NODE_ENV=production, as `npm start` runs it; built first when
+ * 2. The production build (the compiled server, NODE_ENV=production, as `npm start` runs it; built first when
  *    build/ is missing or with --build), and 1,000 socket.io clients in this process (WebSocket transport,
  *    each with its member's session cookie and the server's Origin). Each pair's first member opens the
  *    pair's conversation with `create_conversation`.
@@ -683,7 +683,7 @@ async function main() {
         DOCS_HEADING,
         "",
         `Run ${date} UTC at commit ${commit} on ${facts.cpu}, ${facts.memoryGb} GB RAM, ${facts.os}; Node ${facts.node}, Postgres ${version[0]?.server_version ?? "?"}. ` +
-          `Load average when it started: ${load}. Everything on this one machine at once: the web process(es) (\`tsx server.ts\`, production build), ` +
+          `Load average when it started: ${load}. Everything on this one machine at once: the web process(es) (the compiled server, as \`npm start\` runs it), ` +
           `Postgres, Redis, and the benchmark's ${n(options.members)} socket.io clients in one Node process.`,
         "",
         "```",
