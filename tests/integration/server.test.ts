@@ -1,7 +1,11 @@
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemoData } from "../../scripts/lib/seed";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { startTestServer, type TestServer } from "../support/test-server";
+
+const builtAssets = path.resolve(import.meta.dirname, "../../build/client/assets");
 
 describe("server.ts (the built app, as npm start runs it)", () => {
   let t: TestDatabase;
@@ -58,6 +62,34 @@ describe("server.ts (the built app, as npm start runs it)", () => {
     const icon = await get("/favicon.svg");
     expect(icon.status).toBe(200);
     expect(icon.headers.get("content-type")).toContain("image/svg+xml");
+  });
+
+  it("sends scripts and stylesheets with nosniff, CORP and the year's cache but without the page headers; pages keep them all", async () => {
+    const html = await (await get("/")).text();
+    const assets = [...new Set([...html.matchAll(/\/assets\/[^"]+\.(?:js|css)/g)].map((m) => m[0]))];
+    expect(assets.some((a) => a.endsWith(".css"))).toBe(true);
+    // The chunks with brotli and gzip copies (sent as they are) and the small ones without (express.static).
+    const small = fs.readdirSync(builtAssets).find((f) => f.endsWith(".js") && !fs.existsSync(path.join(builtAssets, `${f}.br`)));
+    expect(small).toBeTruthy();
+    for (const [asset, encoding] of [...assets.map((a) => [a, "br"]), [`/assets/${small}`, "gzip"], [assets[0]!, "identity"]] as const) {
+      const res = await get(asset, { headers: { "accept-encoding": encoding } });
+      expect(res.status, asset).toBe(200);
+      expect(res.headers.get("x-content-type-options"), asset).toBe("nosniff");
+      expect(res.headers.get("cross-origin-resource-policy"), asset).toBe("same-origin");
+      expect(res.headers.get("cache-control"), asset).toBe("public, max-age=31536000, immutable");
+      for (const header of ["content-security-policy", "cross-origin-opener-policy", "x-frame-options", "referrer-policy", "origin-agent-cluster"]) {
+        expect(res.headers.get(header), `${asset} ${header}`).toBeNull();
+      }
+    }
+    // A page, and an asset name that is not there (its 404 is a page), keep helmet's headers.
+    for (const page of ["/", "/assets/not-here-0000.js"]) {
+      const res = await get(page);
+      expect(res.headers.get("content-security-policy"), page).toContain("script-src 'self' 'nonce-");
+      expect(res.headers.get("x-frame-options"), page).toBe("SAMEORIGIN");
+      expect(res.headers.get("cross-origin-opener-policy"), page).toBe("same-origin");
+      expect(res.headers.get("referrer-policy"), page).toBe("strict-origin-when-cross-origin");
+      expect(res.headers.get("x-content-type-options"), page).toBe("nosniff");
+    }
   });
 
   it("serves React's production build to browsers, as npm start does (not the development one)", async () => {
