@@ -191,6 +191,12 @@ function pagesFromEvents(condition: string): string {
     FROM ${latest("pageviews", condition, { key: ["page"], rest: [] })} GROUP BY page`;
 }
 
+/** page_hours rows (hour, page, views, sessions state) computed from the events in `condition`. */
+function pageHoursFromEvents(condition: string): string {
+  return `SELECT toStartOfHour(event_time) AS hour, page, toUInt64(uniqExact(event_id)) AS views, uniqState(session_id) AS sessions
+    FROM ${latest("pageviews", condition, { key: ["page"], rest: [] })} GROUP BY hour, page`;
+}
+
 /** (page, views) rows computed from the events in `condition`: copies of a view share its id and page (the key), so no de-duplication. */
 function viewsFromEvents(condition: string): string {
   return `SELECT page, toUInt64(uniqExact(event_id)) AS views FROM pageviews WHERE ${condition} GROUP BY page`;
@@ -276,31 +282,39 @@ export async function sources(client: ClickHouseClient, window: { from: number; 
   const days = (client as ClickHouseClient & { [EVENTS_ONLY]?: boolean })[EVENTS_ONLY] ? [] : await builds(client, isoDay(span.from), isoDay(span.to - 1));
   // Sessions: each built day gives the whole hours of the window that its build holds.
   const hourParts: { build: Build; span: Span }[] = [];
-  // Pages and clicks: a built day counts only when the window holds all that its build holds.
+  // Pages and clicks: a built day counts only when the window holds all that its build holds. Pages of a
+  // built day the window cuts (its first, usually): the whole hours the window holds of it, from page_hours.
   const dayParts: { build: Build; span: Span }[] = [];
+  const pageHourParts: { build: Build; span: Span }[] = [];
   for (const build of days) {
     const start = Date.parse(`${build.day}T00:00:00Z`) / 1000;
     const hours = { from: Math.max(start, hourCeil(span.from)), to: Math.min(build.built_to, hourFloor(span.to)) };
     if (hours.from < hours.to) hourParts.push({ build, span: hours });
     if (start >= span.from && build.built_to <= span.to && start < build.built_to) dayParts.push({ build, span: { from: start, to: build.built_to } });
+    else if (hours.from < hours.to) pageHourParts.push({ build, span: hours });
   }
   const versions = (parts: { build: Build }[]) => parts.map(({ build }) => `(toDate('${build.day}'), ${build.version})`).join(", ");
   const rawHours = spansCondition(subtract(span, hourParts.map((p) => p.span)));
+  const rawPageDays = spansCondition(subtract(span, [...dayParts, ...pageHourParts].map((p) => p.span)));
   const rawDays = spansCondition(subtract(span, dayParts.map((p) => p.span)));
-
+  const builtPages = dayParts.length > 0 || pageHourParts.length > 0;
   // The hours as few ranges as they make (days built to their end join up): thirty ORed ranges cost a 30-day
   // report ~40 ms on 18.16, one costs nothing.
-  const builtPieces = hourParts.length
-    ? `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE (day, version) IN (${versions(hourParts)}) AND (${joined(hourParts.map((p) => p.span))
-        .map((span) => `(hour >= toDateTime(${span.from}) AND hour < toDateTime(${span.to}))`)
-        .join(" OR ")})`
-    : null;
-  const union = (built: string | null, raw: string | null) => [built, raw].filter(Boolean).join("\n    UNION ALL\n    ");
-  // The page is the events' key and page_days' order: a condition on it narrows both reads.
+  const hoursIn = (parts: { span: Span }[]) =>
+    joined(parts.map((p) => p.span))
+      .map((s) => `(hour >= toDateTime(${s.from}) AND hour < toDateTime(${s.to}))`)
+      .join(" OR ");
+  const pageHours = (columns: string, only: string) =>
+    pageHourParts.length ? `SELECT ${columns} FROM page_hours WHERE (day, version) IN (${versions(pageHourParts)}) AND (${hoursIn(pageHourParts)}) AND (${only})` : null;
+
+  const builtPieces = hourParts.length ? `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE (day, version) IN (${versions(hourParts)}) AND (${hoursIn(hourParts)})` : null;
+  const union = (...parts: (string | null)[]) => parts.filter(Boolean).join("\n    UNION ALL\n    ");
+  // The page is the events' key and page_days' and page_hours' order: a condition on it narrows every read.
   const pagesWhere = (only: string) =>
     union(
       dayParts.length ? `SELECT page, views, sessions FROM page_days WHERE (day, version) IN (${versions(dayParts)}) AND (${only})` : null,
-      rawDays === "0" && dayParts.length ? null : pagesFromEvents(`(${rawDays}) AND (${only})`),
+      pageHours("page, views, sessions", only),
+      rawPageDays === "0" && builtPages ? null : pagesFromEvents(`(${rawPageDays}) AND (${only})`),
     );
   return {
     pieces: union(builtPieces, rawHours === "0" && builtPieces ? null : `SELECT ${PIECE_COLUMNS} FROM (${piecesFromEvents(rawHours)})`),
@@ -308,7 +322,8 @@ export async function sources(client: ClickHouseClient, window: { from: number; 
     pagesWhere,
     views: union(
       dayParts.length ? `SELECT page, views FROM page_days WHERE (day, version) IN (${versions(dayParts)})` : null,
-      rawDays === "0" && dayParts.length ? null : viewsFromEvents(rawDays),
+      pageHours("page, views", "1"),
+      rawPageDays === "0" && builtPages ? null : viewsFromEvents(rawPageDays),
     ),
     clicks: union(
       dayParts.length ? `SELECT ${CLICK_COLUMNS} FROM click_days WHERE (day, version) IN (${versions(dayParts)}) AND (${clicksOf})` : null,
@@ -356,6 +371,7 @@ export async function buildDay(client: ClickHouseClient, day: string, builtTo: n
   const key = `toDate('${day}') AS day, toUInt64(${version}) AS version`;
   await client.command({ query: `INSERT INTO session_hours SELECT ${key}, ${PIECE_COLUMNS} FROM (${piecesFromEvents(condition)})` });
   await client.command({ query: `INSERT INTO page_days SELECT ${key}, page, views, sessions FROM (${pagesFromEvents(condition)})` });
+  await client.command({ query: `INSERT INTO page_hours SELECT ${key}, hour, page, views, sessions FROM (${pageHoursFromEvents(condition)})` });
   await client.command({ query: `INSERT INTO click_days SELECT ${key}, ${CLICK_COLUMNS} FROM (${clicksFromEvents(condition)})` });
   await client.insert({
     table: "rollup_builds",
@@ -365,7 +381,7 @@ export async function buildDay(client: ClickHouseClient, day: string, builtTo: n
   // Keep this version and the one before it (a report that read rollup_builds just before may be reading it).
   const named = await select(client, `SELECT version FROM rollup_builds WHERE day = toDate('${day}') ORDER BY version DESC`, z.object({ version: uint }));
   const keep = new Set(named.slice(0, 2).map((r) => r.version));
-  for (const table of ["session_hours", "page_days", "click_days"]) {
+  for (const table of ["session_hours", "page_days", "page_hours", "click_days"]) {
     const present = await select(client, `SELECT DISTINCT version FROM ${table} WHERE day = toDate('${day}')`, z.object({ version: uint }));
     for (const { version: old } of present) {
       if (!keep.has(old)) await client.command({ query: `ALTER TABLE ${table} DROP PARTITION (toDate('${day}'), ${old})` });

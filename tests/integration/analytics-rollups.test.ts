@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import { INGEST_QUEUE, type IngestJob } from "~/analytics/events";
 import { pageViews } from "~/analytics/reports.server";
-import { buildRollups, lateDaysKey, markLate, takeLateDays } from "~/analytics/rollups.server";
+import { buildRollups, eventsOnly, lateDaysKey, markLate, takeLateDays } from "~/analytics/rollups.server";
 import { getEnv, parseEnv } from "~/utils/env.server";
 import { createRedis } from "~/utils/redis.server";
 import { startIngest } from "../../worker/ingest.server";
@@ -133,7 +133,7 @@ describe("the reports' derived tables over time", () => {
     // Nothing late, nothing behind: a round builds nothing. A third build leaves two versions of the day.
     expect((await buildRollups(clickhouse)).built.filter((b) => b.day === day(yesterday))).toEqual([]);
     await buildRollups(clickhouse, { dirty: [day(yesterday)] });
-    for (const table of ["session_hours", "page_days", "click_days"]) {
+    for (const table of ["session_hours", "page_days", "page_hours", "click_days"]) {
       const versions = await (
         await clickhouse.query({ query: `SELECT DISTINCT version FROM ${table} WHERE day = toDate('${day(yesterday)}')`, format: "JSONEachRow" })
       ).json<{ version: string }>();
@@ -144,5 +144,62 @@ describe("the reports' derived tables over time", () => {
     ).json<{ n: string | number }>();
     expect(Number(named[0]!.n)).toBe(3);
     expect((await pageViews(clickhouse, "7d")).total).toBe(3);
+  });
+});
+
+describe("a window that cuts a built day", () => {
+  let cutDatabase: string;
+  let cut: ClickHouseClient;
+  beforeAll(async () => {
+    cutDatabase = await createTestClickHouseDatabase("soko_rph");
+    cut = createClickHouse(clickHouseOptions(baseEnv, cutDatabase));
+  });
+  afterAll(async () => {
+    await cut?.command({ query: `DROP DATABASE IF EXISTS ${cutDatabase}` });
+    await cut?.close();
+  });
+
+  it("counts the day's whole hours in the window from page_hours and its ragged hour from the events, as the events alone count them", async () => {
+    const at = (time: string) => Date.parse(`2026-11-10T${time}Z`);
+    const next = (time: string) => Date.parse(`2026-11-11T${time}Z`);
+    const view = (id: number, ms: number, page: string, session: string) => ({ ...row(id, ms, page), session_id: session });
+    await cut.insert({
+      table: "pageviews",
+      values: [
+        view(1, at("00:20:00"), "/a", "s3"), // before the window
+        view(2, at("02:50:00"), "/b", "s5"), // the window's ragged first hour: from the events
+        view(3, at("03:30:00"), "/a", "s1"), // whole hours of the cut day: from page_hours
+        view(4, at("10:15:00"), "/a", "s2"),
+        view(5, at("10:40:00"), "/b", "s2"),
+        view(6, next("09:00:00"), "/a", "s4"), // a whole day: from page_days
+        view(7, next("12:00:00"), "/b", "s1"),
+      ],
+      format: "JSONEachRow",
+    });
+    const built = await buildRollups(cut, { now: new Date(Date.parse("2026-11-12T12:00:00Z")) });
+    expect(built.built.map((b) => b.day)).toEqual(["2026-11-10", "2026-11-11"]);
+    const hours = await (await cut.query({ query: "SELECT toString(hour) AS hour, page, toUInt32(views) AS views FROM page_hours ORDER BY hour, page", format: "JSONEachRow" })).json();
+    expect(hours).toEqual([
+      { hour: "2026-11-10 00:00:00", page: "/a", views: 1 },
+      { hour: "2026-11-10 02:00:00", page: "/b", views: 1 },
+      { hour: "2026-11-10 03:00:00", page: "/a", views: 1 },
+      { hour: "2026-11-10 10:00:00", page: "/a", views: 1 },
+      { hour: "2026-11-10 10:00:00", page: "/b", views: 1 },
+      { hour: "2026-11-11 09:00:00", page: "/a", views: 1 },
+      { hour: "2026-11-11 12:00:00", page: "/b", views: 1 },
+    ]);
+
+    // (02:45 on the 10th, the end of the 11th]: the 10th is cut, the 11th whole.
+    const window = { from: at("02:45:00") / 1000, to: Date.parse("2026-11-12T00:00:00Z") / 1000 - 1 };
+    const expected = {
+      total: 6,
+      unique: 4, // s5, s1, s2, s4
+      pages: [
+        { page: "/a", views: 3, unique_views: 3 },
+        { page: "/b", views: 3, unique_views: 3 },
+      ],
+    };
+    expect(await pageViews(cut, window)).toEqual(expected);
+    expect(await pageViews(eventsOnly(cut), window)).toEqual(expected);
   });
 });

@@ -108,8 +108,8 @@ describe("ClickHouse analytics schema", () => {
     const tables = await rows<{ name: string }>(
       `SELECT name FROM system.tables WHERE database = ${quote(database)} ORDER BY name`,
     );
-    // The event tables, the pipeline's counters, and the reports' derived tables (003_rollups.sql, ADR 018).
-    const derived = ["session_hours", "page_days", "click_days", "rollup_builds"];
+    // The event tables, the pipeline's counters, and the reports' derived tables (003, 005, 006; ADR 018).
+    const derived = ["session_hours", "page_days", "page_hours", "click_days", "rollup_builds"];
     expect(tables.map((t) => t.name)).toEqual([...Object.values(TABLES), "pipeline_minutes", "schema_migrations", ...derived].sort());
   });
 
@@ -162,6 +162,20 @@ describe("ClickHouse analytics schema", () => {
       ["unplaced", "UInt8"],
       ["clicks", "UInt64"],
     ]);
+  });
+
+  it("page_hours holds each page's views and sessions per hour, ordered by page (006)", async () => {
+    const columns = await rows<{ name: string; type: string }>(`DESCRIBE TABLE ${database}.page_hours`);
+    expect(columns.map((c) => [c.name, c.type])).toEqual([
+      ["day", "Date"],
+      ["version", "UInt64"],
+      ["hour", "DateTime('UTC')"],
+      ["page", "String"],
+      ["views", "UInt64"],
+      ["sessions", "AggregateFunction(uniq, String)"],
+    ]);
+    const [info] = await rows<{ sorting_key: string }>(`SELECT sorting_key FROM system.tables WHERE database = ${quote(database)} AND name = 'page_hours'`);
+    expect(info?.sorting_key).toBe("page, hour");
   });
 
   it.each(Object.keys(SPEC))("%s keeps one row per re-sent event under FINAL: the one received last", async (table) => {
