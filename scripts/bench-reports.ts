@@ -557,7 +557,7 @@ async function main() {
         "Reading the figures:",
         "",
         `- ${results.filter((r) => r.spread.p95 <= TARGET.reportMs).length} of ${results.length} reports are within 200 ms (p95) at 10M events${results.some((r) => r.spread.p95 > TARGET.reportMs) ? `; over it: ${results.filter((r) => r.spread.p95 > TARGET.reportMs).map((r) => `${r.name} (${r.spread.p95.toFixed(0)} ms)`).join(", ")}` : ""}.`,
-        "- A report reads the whole hours (sessions) and whole days (pages, clicks and the heatmap's cells) of its window from the derived tables, and only the rest from the events: the ragged first hour of a 30-day window (for pages and clicks, the rest of its first day), and the hour in progress; the event tables are keyed by the hour (migration 004), so those reads are of their hours only. Active users and real time read the events of their last minutes, as before.",
+        "- A report reads the whole hours (sessions, and pages on a day the window cuts) and whole days (pages, clicks and the heatmap's cells) of its window from the derived tables, and only the rest from the events: the ragged first hour of a 30-day window (for clicks, the rest of its first day), and the hour in progress; the event tables are keyed by the hour (migration 004), so those reads are of their hours only. Active users and real time read the events of their last minutes, as before.",
         "- The export is ClickHouse's own CSV passed through: plain, or ClickHouse's own gzip (level 1) when the download asks for gzip, as browsers do; the web process neither inflates nor compresses it.",
         "",
       ].join("\n");
