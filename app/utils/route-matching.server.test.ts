@@ -1,0 +1,120 @@
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { UNSAFE_flatRoutes as flatRoutes } from "@remix-run/dev";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { createMatchRoutes } from "./route-matching.server";
+import { ADMIN_SCREENS, adminScreenRouteId, SITE_HOSTS, siteServesRoute } from "./site-routes";
+
+// The package's own matchRoutes (this file never installs ours) against ours, on the same tables.
+const router = createRequire(import.meta.url)("@remix-run/router") as typeof import("@remix-run/router");
+const theirs = router.matchRoutes as unknown as (routes: Route[], location: string | { pathname: string }, basename?: string) => Match[] | null;
+const ours = createMatchRoutes(router) as unknown as typeof theirs;
+
+type Route = { id: string; path?: string; index?: boolean; caseSensitive?: boolean; children?: Route[] };
+type Match = { params: Record<string, string | undefined>; pathname: string; pathnameBase: string; route: Route };
+
+/** A match with each route named by its id and object identity kept apart: ours must return the caller's own objects. */
+function described(matches: Match[] | null, routes: Route[]) {
+  const all = new Set<Route>();
+  const walk = (rs: Route[]) => rs.forEach((r) => (all.add(r), walk(r.children ?? [])));
+  walk(routes);
+  return matches?.map((m) => ({ params: { ...m.params }, pathname: m.pathname, pathnameBase: m.pathnameBase, id: m.route.id, own: all.has(m.route) })) ?? null;
+}
+
+function expectSame(routes: Route[], location: string, basename?: string) {
+  expect(described(ours(routes, location, basename), routes), `${location} (basename ${basename})`).toEqual(described(theirs(routes, location, basename), routes));
+}
+
+/** The app's route tables as each host's Remix handler gets them (app/routes.ts, site-routes.ts), built fresh like each render's. */
+function appRouteTables(): Record<string, () => Route[]> {
+  const appDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+  const manifest: { id: string; parentId?: string; path?: string; index?: boolean }[] = [
+    { id: "root", path: "" },
+    ...Object.values(flatRoutes(appDir, [], "routes")),
+    ...ADMIN_SCREENS.flatMap(({ name, path: p }) => [
+      { id: adminScreenRouteId("main", name), parentId: "root", path: p ? `admin/${p}` : "admin" },
+      p ? { id: adminScreenRouteId("admin", name), parentId: "root", path: p } : { id: adminScreenRouteId("admin", name), parentId: "root", index: true },
+    ]),
+  ];
+  const tree = (site: (typeof SITE_HOSTS)[number], parentId?: string): Route[] =>
+    manifest
+      .filter((r) => r.parentId === parentId && siteServesRoute(site, r.id))
+      .map((r) => ({ id: r.id, path: r.path, index: r.index, children: tree(site, r.id) }));
+  return Object.fromEntries(SITE_HOSTS.map((site) => [site, () => tree(site)]));
+}
+
+/** Paths for a table: each route's own path with values for its parameters, and near misses of it. */
+function pathsOf(routes: Route[], parent = ""): string[] {
+  return routes.flatMap((r) => {
+    const full = [parent, r.path ?? ""].filter(Boolean).join("/");
+    const filled = full.replace(/:[\w-]+\??/g, "42").replace(/\*$/, "a/b");
+    const own = [`/${filled}`, `/${filled}/`, `/${filled}/extra`, `/${filled.toUpperCase()}`, `/${filled.replace("42", "a%20b")}`, `/${filled.replace("42", "x%2Fy")}`];
+    return [...own, ...pathsOf(r.children ?? [], full)];
+  });
+}
+
+describe("route matching with ranked tables kept", () => {
+  const tables = appRouteTables();
+
+  it.each(Object.keys(tables))("answers as @remix-run/router does on the %s host's routes", (site) => {
+    const routes = tables[site]!();
+    expect(routes[0]!.children!.length).toBeGreaterThan(site === "main" ? 30 : 10);
+    const paths = [...new Set(["/", "", "/nowhere", "/gig/1", "/gig/1/edit", "/browse", "/terms", "/admin/users/7/analytics", "/users/7/analytics", "/%E0%A4%A", "//gig//1", ...pathsOf(routes)])];
+    // Twice, with a new table each time as a render makes: the second is answered from the ranking kept.
+    for (const fresh of [routes, tables[site]!()]) {
+      for (const p of paths) {
+        expectSame(fresh, p);
+        expectSame(fresh, `${p}?q=1#x`);
+      }
+      expectSame(fresh, "/base/gig/1", "/base");
+      expectSame(fresh, "/Base/terms", "/base/");
+      expectSame(fresh, "/other/terms", "/base");
+    }
+  });
+
+  it("returns the routes of the table it is given, not of the one it ranked first", () => {
+    const first = tables.main!();
+    const second = tables.main!();
+    ours(first, "/gig/1");
+    const matches = ours(second, "/gig/1")!;
+    expect(matches.map((m) => m.route.id)).toEqual(["root", "routes/gig.$id"]);
+    expect(matches[0]!.route).toBe(second[0]);
+    expect(second[0]!.children).toContain(matches[1]!.route);
+  });
+
+  it("answers as @remix-run/router does on generated tables and paths", () => {
+    const segment = fc.constantFrom("a", "b", "B", "gig", ":id", ":x?", "b?", "", "*", "a-b", "c.d");
+    const routePath = fc.oneof(
+      fc.constant(undefined),
+      fc.array(segment, { minLength: 1, maxLength: 3 }).map((s) => s.join("/").replace(/\*(?=.)/g, "s")),
+      fc.array(segment, { minLength: 1, maxLength: 2 }).map((s) => `/${s.join("/")}`.replace(/\*(?=.)/g, "s")),
+    );
+    let n = 0;
+    const route: fc.Memo<Route> = fc.memo((depth) =>
+      fc.record({ path: routePath, caseSensitive: fc.boolean(), index: fc.boolean(), children: depth > 1 ? fc.array(route(depth - 1), { maxLength: 4 }) : fc.constant<Route[]>([]) }).map((r) => ({
+        id: `r${n++}`,
+        caseSensitive: r.caseSensitive,
+        // An index route has no children and no path of its own (the router refuses one with children).
+        ...(r.index && r.children.length === 0 ? { index: true } : { path: r.path, children: r.children }),
+      })),
+    );
+    const pathname = fc.array(fc.constantFrom("a", "b", "B", "gig", "42", "a-b", "c.d", "", "%20", "x%2Fy", "s"), { maxLength: 5 }).map((s) => `/${s.join("/")}`);
+    fc.assert(
+      fc.property(fc.array(route(3), { minLength: 1, maxLength: 5 }), fc.array(pathname, { minLength: 1, maxLength: 8 }), fc.constantFrom(undefined, "/", "/a"), (routes, paths, basename) => {
+        let expected: unknown;
+        try {
+          expected = theirs(routes, "/");
+        } catch (error) {
+          // A table the router refuses (an absolute child path outside its parent's): ours refuses it too.
+          expect(() => ours(routes, "/")).toThrow((error as Error).message);
+          return;
+        }
+        expect(described(ours(routes, "/"), routes)).toEqual(described(expected as Match[] | null, routes));
+        for (const p of paths) expectSame(routes, p, basename);
+      }),
+      { numRuns: 400 },
+    );
+  });
+});

@@ -1,0 +1,274 @@
+/**
+ * Route matching that ranks a route table once instead of on every call (issue 14 item 1, ADR 024).
+ *
+ * `matchRoutes` of @remix-run/router 1.23 flattens the whole route tree, scores and sorts every branch and
+ * compiles a RegExp for each branch it tries, on every call, with nothing kept; a rendered document calls it
+ * four times (Remix's request handler, its static handler, the render's `useRoutes` and the partial manifest
+ * of route discovery), about 15% of a rendered page's CPU. Three of those calls read `matchRoutes` from the
+ * package's exports when they run (@remix-run/server-runtime's `matchServerRoutes`, react-router's
+ * `useRoutes`, @remix-run/react's `getPartialManifest`), so `installRouteMatching` puts this version there:
+ * the same algorithm and the same answers, with the ranked branches kept per route table and each path's
+ * RegExp compiled once. (The static handler calls the package's own function directly and still ranks.)
+ *
+ * The render builds new route objects on every request (the same routes each time), so a table is known by
+ * what ranking reads of it (each route's path, index and caseSensitive flags and children, in order), and a
+ * kept branch names its routes by their indexes among their siblings: a match returns the caller's own
+ * route objects. `route-matching.server.test.ts` checks the answers against the package's on the app's route
+ * tables and on generated ones. Installed only over the release it was written against (1.23.x).
+ */
+import { createRequire } from "node:module";
+
+type Router = typeof import("@remix-run/router");
+type RouteObject = { path?: string; index?: boolean; caseSensitive?: boolean; children?: RouteObject[] };
+type Location = { pathname?: string };
+type RouteMatch = { params: Record<string, string | undefined>; pathname: string; pathnameBase: string; route: RouteObject };
+
+/**
+ * One route of a branch as @remix-run/router's flattenRoutes records it, without the route object itself,
+ * with its path compiled at first use: matched to the end (the branch's last route) and as a prefix.
+ */
+type RouteMeta = { relativePath: string; caseSensitive: boolean; childrenIndex: number; compiled?: [end: CompiledPath | undefined, prefix: CompiledPath | undefined] };
+type Branch = { path: string; score: number; routesMeta: RouteMeta[] };
+type CompiledPath = { matcher: RegExp; params: { paramName: string; isOptional?: boolean }[] };
+
+const require = createRequire(import.meta.url);
+const SUPPORTED_VERSION = /^1\.23\./;
+
+/** The ranked branches of each route table seen, by its shape (a dev server's reloads may add a few). */
+const rankedByShape = new Map<string, Branch[]>();
+const MAX_SHAPES = 64;
+/**
+ * And by the table itself, for the tables matched again and again (the request handler's, made once; a
+ * render's, matched by `useRoutes` and then the partial manifest). Nothing on the server changes a table
+ * once made (only the browser's router adds routes it discovers, and that is another process's copy).
+ */
+const rankedByTable = new WeakMap<RouteObject[], Branch[]>();
+
+let installed = false;
+
+/**
+ * Puts the ranking-once `matchRoutes` into @remix-run/router's exports (the copy every Remix package
+ * requires). Returns whether it is installed: not over a release other than 1.23.x, whose algorithm it
+ * may not match.
+ */
+export function installRouteMatching(): boolean {
+  if (installed) return true;
+  const router = require("@remix-run/router") as Router & { matchRoutes: unknown };
+  const { version } = require("@remix-run/router/package.json") as { version: string };
+  if (!SUPPORTED_VERSION.test(version)) {
+    console.warn(`[web] @remix-run/router ${version} is not the 1.23 release app/utils/route-matching.server.ts was written against: its own matchRoutes stays`);
+    return false;
+  }
+  router.matchRoutes = createMatchRoutes(router) as Router["matchRoutes"];
+  installed = true;
+  return true;
+}
+
+/** The replacement, built on the package's own exported helpers (parsePath, stripBasename, decodePath, joinPaths). */
+export function createMatchRoutes(router: Router) {
+  const { parsePath, stripBasename, UNSAFE_decodePath: decodePath, joinPaths, normalizePathname } = router;
+  const strip = stripBasename as (pathname: string, basename: string) => string | null;
+
+  function matchRouteBranch(routes: RouteObject[], branch: Branch, pathname: string): RouteMatch[] | null {
+    const { routesMeta } = branch;
+    const matchedParams: Record<string, string | undefined> = {};
+    let matchedPathname = "/";
+    const matches: RouteMatch[] = [];
+    let children: RouteObject[] | undefined = routes;
+    for (let i = 0; i < routesMeta.length; ++i) {
+      const meta = routesMeta[i]!;
+      const end = i === routesMeta.length - 1;
+      const remainingPathname = matchedPathname === "/" ? pathname : pathname.slice(matchedPathname.length) || "/";
+      const match = matchPath(compiledOf(meta, end), remainingPathname);
+      if (!match) return null;
+      // A branch's routes run from the table's top down: each one's index is among its parent's children.
+      const route: RouteObject = children![meta.childrenIndex]!;
+      children = route.children;
+      Object.assign(matchedParams, match.params);
+      matches.push({
+        params: matchedParams,
+        pathname: joinPaths([matchedPathname, match.pathname]),
+        pathnameBase: normalizePathname(joinPaths([matchedPathname, match.pathnameBase])),
+        route,
+      });
+      if (match.pathnameBase !== "/") matchedPathname = joinPaths([matchedPathname, match.pathnameBase]);
+    }
+    return matches;
+  }
+
+  return function matchRoutes(routes: RouteObject[], locationArg: Location | string, basename = "/"): RouteMatch[] | null {
+    const location = typeof locationArg === "string" ? parsePath(locationArg) : locationArg;
+    const pathname = strip(location.pathname || "/", basename);
+    if (pathname == null) return null;
+    const branches = rankedBranches(routes, joinPaths);
+    const decoded = decodePath(pathname);
+    let matches: RouteMatch[] | null = null;
+    for (let i = 0; matches == null && i < branches.length; ++i) matches = matchRouteBranch(routes, branches[i]!, decoded);
+    return matches;
+  };
+}
+
+/** What flattenRoutes reads of a table: each route's path, index and caseSensitive flags, and its children, in order. */
+function shapeOf(routes: RouteObject[]): string {
+  let shape = "";
+  for (const route of routes) {
+    shape += `${route.path === undefined ? "\u0000" : route.path === null ? "\u0001" : route.path}\u0002${route.index === true ? 1 : route.index ? 2 : 0}${route.caseSensitive === true ? 1 : 0}`;
+    if (route.children && route.children.length > 0) shape += `(${shapeOf(route.children)})`;
+    shape += "\u0003";
+  }
+  return shape;
+}
+
+function rankedBranches(routes: RouteObject[], joinPaths: Router["joinPaths"]): Branch[] {
+  let branches = rankedByTable.get(routes);
+  if (branches) return branches;
+  const shape = shapeOf(routes);
+  branches = rankedByShape.get(shape);
+  if (!branches) {
+    branches = flattenRoutes(routes, joinPaths);
+    rankRouteBranches(branches);
+    if (rankedByShape.size >= MAX_SHAPES) rankedByShape.clear();
+    rankedByShape.set(shape, branches);
+  }
+  rankedByTable.set(routes, branches);
+  return branches;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// @remix-run/router 1.23.3's flattenRoutes, explodeOptionalSegments, rankRouteBranches, computeScore,
+// compareIndexes, matchPath and compilePath (dist/router.cjs.js), unchanged but for the route objects left out
+// of a branch (matchRouteBranch above finds them by index), the compiled paths kept, and compilePath's
+// development warning about a path ending in "*" without "/" left out.
+
+function flattenRoutes(routes: RouteObject[], joinPaths: Router["joinPaths"], branches: Branch[] = [], parentsMeta: RouteMeta[] = [], parentPath = ""): Branch[] {
+  const flattenRoute = (route: RouteObject, index: number, relativePath?: string) => {
+    const meta: RouteMeta = {
+      relativePath: relativePath === undefined ? route.path || "" : relativePath,
+      caseSensitive: route.caseSensitive === true,
+      childrenIndex: index,
+    };
+    if (meta.relativePath.startsWith("/")) {
+      if (!meta.relativePath.startsWith(parentPath)) {
+        throw new Error(`Absolute route path "${meta.relativePath}" nested under path "${parentPath}" is not valid. An absolute child route path must start with the combined path of all its parent routes.`);
+      }
+      meta.relativePath = meta.relativePath.slice(parentPath.length);
+    }
+    const path = joinPaths([parentPath, meta.relativePath]);
+    const routesMeta = parentsMeta.concat(meta);
+    if (route.children && route.children.length > 0) {
+      if (route.index === true) {
+        throw new Error(`Index routes must not have child routes. Please remove all child routes from route path "${path}".`);
+      }
+      flattenRoutes(route.children, joinPaths, branches, routesMeta, path);
+    }
+    if (route.path == null && !route.index) return;
+    branches.push({ path, score: computeScore(path, route.index), routesMeta });
+  };
+  routes.forEach((route, index) => {
+    if (route.path === "" || !route.path?.includes("?")) {
+      flattenRoute(route, index);
+    } else {
+      for (const exploded of explodeOptionalSegments(route.path)) flattenRoute(route, index, exploded);
+    }
+  });
+  return branches;
+}
+
+function explodeOptionalSegments(path: string): string[] {
+  const segments = path.split("/");
+  if (segments.length === 0) return [];
+  const [first = "", ...rest] = segments;
+  const isOptional = first.endsWith("?");
+  const required = first.replace(/\?$/, "");
+  if (rest.length === 0) return isOptional ? [required, ""] : [required];
+  const restExploded = explodeOptionalSegments(rest.join("/"));
+  const result: string[] = [];
+  result.push(...restExploded.map((subpath) => (subpath === "" ? required : [required, subpath].join("/"))));
+  if (isOptional) result.push(...restExploded);
+  return result.map((exploded) => (path.startsWith("/") && exploded === "" ? "/" : exploded));
+}
+
+function rankRouteBranches(branches: Branch[]) {
+  branches.sort((a, b) =>
+    a.score !== b.score
+      ? b.score - a.score
+      : compareIndexes(
+          a.routesMeta.map((meta) => meta.childrenIndex),
+          b.routesMeta.map((meta) => meta.childrenIndex),
+        ),
+  );
+}
+
+const paramRe = /^:[\w-]+$/;
+const dynamicSegmentValue = 3;
+const indexRouteValue = 2;
+const emptySegmentValue = 1;
+const staticSegmentValue = 10;
+const splatPenalty = -2;
+const isSplat = (s: string) => s === "*";
+
+function computeScore(path: string, index: boolean | undefined): number {
+  const segments = path.split("/");
+  let initialScore = segments.length;
+  if (segments.some(isSplat)) initialScore += splatPenalty;
+  if (index) initialScore += indexRouteValue;
+  return segments
+    .filter((s) => !isSplat(s))
+    .reduce((score, segment) => score + (paramRe.test(segment) ? dynamicSegmentValue : segment === "" ? emptySegmentValue : staticSegmentValue), initialScore);
+}
+
+function compareIndexes(a: number[], b: number[]): number {
+  const siblings = a.length === b.length && a.slice(0, -1).every((n, i) => n === b[i]);
+  return siblings ? a[a.length - 1]! - b[b.length - 1]! : 0;
+}
+
+function compiledOf(meta: RouteMeta, end: boolean): CompiledPath {
+  const compiled = (meta.compiled ??= [undefined, undefined]);
+  return (compiled[end ? 0 : 1] ??= compilePath(meta.relativePath, meta.caseSensitive, end));
+}
+
+function matchPath({ matcher, params: compiledParams }: CompiledPath, pathname: string) {
+  const match = pathname.match(matcher);
+  if (!match) return null;
+  const matchedPathname = match[0];
+  let pathnameBase = matchedPathname.replace(/(.)\/+$/, "$1");
+  const captureGroups = match.slice(1);
+  const params = compiledParams.reduce<Record<string, string | undefined>>((memo, { paramName, isOptional }, index) => {
+    if (paramName === "*") {
+      const splatValue = captureGroups[index] || "";
+      pathnameBase = matchedPathname.slice(0, matchedPathname.length - splatValue.length).replace(/(.)\/+$/, "$1");
+    }
+    const value = captureGroups[index];
+    if (isOptional && !value) {
+      memo[paramName] = undefined;
+    } else {
+      memo[paramName] = (value || "").replace(/%2F/g, "/");
+    }
+    return memo;
+  }, {});
+  return { params, pathname: matchedPathname, pathnameBase };
+}
+
+/** The path's RegExp and parameters (kept by compiledOf: a RegExp without flags g or y keeps no state). */
+function compilePath(path: string, caseSensitive: boolean, end: boolean): CompiledPath {
+  const params: CompiledPath["params"] = [];
+  let regexpSource =
+    "^" +
+    path
+      .replace(/\/*\*?$/, "")
+      .replace(/^\/*/, "/")
+      .replace(/[\\.*+^${}|()[\]]/g, "\\$&")
+      .replace(/\/:([\w-]+)(\?)?/g, (_, paramName: string, isOptional: string | undefined) => {
+        params.push({ paramName, isOptional: isOptional != null });
+        return isOptional ? "/?([^\\/]+)?" : "/([^\\/]+)";
+      });
+  if (path.endsWith("*")) {
+    params.push({ paramName: "*" });
+    regexpSource += path === "*" || path === "/*" ? "(.*)$" : "(?:\\/(.+)|\\/*)$";
+  } else if (end) {
+    regexpSource += "\\/*$";
+  } else if (path !== "" && path !== "/") {
+    regexpSource += "(?:(?=\\/|$))";
+  }
+  return { matcher: new RegExp(regexpSource, caseSensitive ? undefined : "i"), params };
+}
