@@ -4,7 +4,6 @@
  */
 // The environment is checked before anything else runs; a bad one stops here with every problem listed.
 import { env } from "./app/utils/checked-env.server";
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -24,6 +23,7 @@ import { closeDb, getDb } from "./app/utils/db.server";
 import { isSameOrigin, serverBuildForSite, siteOfHostname } from "./app/utils/host.server";
 import { isLocalRequest } from "./app/utils/local-request.server";
 import { maskUrlCredentials } from "./app/utils/mask-url";
+import { pageHeaders } from "./app/utils/page-headers.server";
 import { closePageDrops, fillPage, getPageCache, gzipPage, listenForPageDrops, pageCacheEnabled, pageKeyOf, type CachedPage, type PageKey } from "./app/utils/page-cache.server";
 import { onShutdown } from "./app/utils/process.server";
 import { closeLimitRedis } from "./app/utils/rate-limit.server";
@@ -84,11 +84,6 @@ prepareIngest();
 app.use(analyticsRouter());
 app.use(serverPageviews());
 
-app.use((_req, res, next) => {
-  res.locals.cspNonce = randomBytes(16).toString("base64");
-  next();
-});
-
 // Cross-site form posts are refused: a state-changing request must come from a page of ours (either
 // host). Browsers send Origin on every POST; when it is absent (old browsers, curl) the Referer decides, and a
 // request with neither (an API client with a Bearer token) passes, since it cannot carry our cookie by accident.
@@ -99,31 +94,35 @@ const sameOriginMutations: RequestHandler = (req, res, next) => {
 };
 
 
+// helmet's headers with each page's CSP nonce, worked out once and set by one middleware
+// (app/utils/page-headers.server.ts): helmet's eleven middlewares ran on every request.
 app.use(
-  helmet({
-    contentSecurityPolicy: {
-      useDefaults: true,
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'", (_req, res) => `'nonce-${(res as express.Response).locals.cspNonce}'`],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", "data:"],
-        fontSrc: ["'self'"],
-        connectSrc: ["'self'", ...(isProduction ? [] : ["ws:"])],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        objectSrc: ["'none'"],
-        baseUri: ["'self'"],
-        upgradeInsecureRequests: env.isHttps ? [] : null,
+  pageHeaders(
+    helmet({
+      contentSecurityPolicy: {
+        useDefaults: true,
+        directives: {
+          defaultSrc: ["'self'"],
+          scriptSrc: ["'self'", (_req, res) => `'nonce-${(res as express.Response).locals.cspNonce}'`],
+          styleSrc: ["'self'"],
+          imgSrc: ["'self'", "data:"],
+          fontSrc: ["'self'"],
+          connectSrc: ["'self'", ...(isProduction ? [] : ["ws:"])],
+          formAction: ["'self'"],
+          frameAncestors: ["'none'"],
+          objectSrc: ["'none'"],
+          baseUri: ["'self'"],
+          upgradeInsecureRequests: env.isHttps ? [] : null,
+        },
       },
-    },
-    // Local http:// runs (npm start) must not be told to switch to https.
-    strictTransportSecurity: env.isHttps,
-    crossOriginEmbedderPolicy: false,
-    // Helmet's default "no-referrer" makes Chromium send `Origin: null` on plain form posts, which the
-    // same-origin check below must refuse; this policy sends our origin to ourselves and nothing elsewhere.
-    referrerPolicy: { policy: "strict-origin-when-cross-origin" },
-  }),
+      // Local http:// runs (npm start) must not be told to switch to https.
+      strictTransportSecurity: env.isHttps,
+      crossOriginEmbedderPolicy: false,
+      // Helmet's default "no-referrer" makes Chromium send `Origin: null` on plain form posts, which the
+      // same-origin check below must refuse; this policy sends our origin to ourselves and nothing elsewhere.
+      referrerPolicy: { policy: "strict-origin-when-cross-origin" },
+    }),
+  ),
 );
 app.use(sameOriginMutations);
 // Every form body within its cap (1 MB; the image forms more) before any route reads it: 413 otherwise.
