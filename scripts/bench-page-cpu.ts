@@ -3,6 +3,7 @@
  * anonymous page cache (ADR 019) on and off, for a visitor and for a signed-in member.
  *
  *   npx tsx scripts/bench-page-cpu.ts [--database soko] [--duration 3] [--rounds 6] [--connections 20] [--paths /terms,/browse,/gig/1]
+ *                                     [--baseline <checkout>]
  *
  * Runs two production servers (the built app, as bench:catalog does) on one database, PAGE_CACHE=on and
  * PAGE_CACHE=off, and signs a member in (a session row for the first active client). For each path and
@@ -12,15 +13,21 @@
  * prints each cell's median over the rounds (and its range), with the load average: on a shared machine the
  * figures move with what else runs, so compare only within one run. Issue 14's targets: ≤ 1.5 ms for /terms,
  * ≤ 3 ms for /browse and a gig page.
+ *
+ * `--baseline <checkout>` (another checkout of Soko, built there: `npm run build`) also runs that checkout's
+ * server with the page cache off and compares rendered pages (a visitor's and the member's) A/B: in each round
+ * both servers are driven at the same time, half the connections each, so whatever else the machine runs
+ * falls on both alike; it prints each one's median and the median of the rounds' ratios.
  */
 import fs from "node:fs";
 import os from "node:os";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import knex from "knex";
 import { createSession } from "~/models/session.server";
 import { LOCAL_URLS } from "~/utils/local-services";
-import { startAppServer, type AppServer } from "./lib/servers";
+import { compiledProcess, freePort, startAppServer, startChild, waitUntil, type AppServer } from "./lib/servers";
 
 const { values } = parseArgs({
   options: {
@@ -29,6 +36,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "6" },
     connections: { type: "string", default: "20" },
     paths: { type: "string" },
+    baseline: { type: "string" },
   },
 });
 const durationS = Number(values.duration);
@@ -49,22 +57,39 @@ function cpuMicros(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100;
 }
 
-async function drive(url: string, cookie: string | null, seconds: number) {
+async function drive(url: string, cookie: string | null, seconds: number, conns = connections) {
   const result = await autocannon({
     url,
-    connections,
+    connections: conns,
     duration: seconds,
     headers: { Accept: "text/html", "Accept-Encoding": "gzip", "User-Agent": BROWSER, ...(cookie ? { Cookie: cookie } : {}) },
   });
   return { requests: result.requests.total, non2xx: result.non2xx, p95: result.latency.p97_5 };
 }
 
-async function measure(server: AppServer, path: string, cookie: string | null) {
+async function measure(server: AppServer, path: string, cookie: string | null, conns = connections) {
   const pid = server.child.pid!;
   const before = cpuMicros(pid);
-  const run = await drive(`${server.baseUrl}${path}`, cookie, durationS);
+  const run = await drive(`${server.baseUrl}${path}`, cookie, durationS, conns);
   const micros = cpuMicros(pid) - before;
   return { microsPerRequest: run.requests ? micros / run.requests : NaN, ...run };
+}
+
+/** Another checkout's compiled web server (its own build/), as production runs it, ready once /healthz answers. */
+async function startBaseline(dir: string, env: Record<string, string>): Promise<AppServer> {
+  const server = join(resolve(dir), "build", "processes", "server.js");
+  if (!fs.existsSync(server)) throw new Error(`--baseline ${dir} has no ${server}: run \`npm run build\` there first`);
+  const port = await freePort();
+  const run = compiledProcess("web", { NODE_ENV: "production", ALLOW_HTTP: "1", HOST: "127.0.0.1", ...env, PORT: String(port) });
+  const child = startChild("baseline", run.command, [...run.args.slice(0, -1), server], run.env, { processGroup: true });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntil(child, async () => (await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(2_000) })).status === 200, "answer 200 to GET /healthz");
+  } catch (error) {
+    await child.stop();
+    throw error;
+  }
+  return { ...child, port, baseUrl, adminUrl: baseUrl };
 }
 
 const db = knex({ client: "pg", connection: databaseUrl, pool: { min: 0, max: 2 } });
@@ -88,6 +113,8 @@ try {
   servers.push(on);
   const off = await startAppServer({ ...env, PAGE_CACHE: "off" }, { host: "127.0.0.1", processGroup: true, name: "cache off" });
   servers.push(off);
+  const baseline = values.baseline ? await startBaseline(values.baseline, { ...env, PAGE_CACHE: "off" }) : null;
+  if (baseline) servers.push(baseline);
   const loadBefore = os.loadavg();
   console.log(`Web CPU per request, ${connections} connections, ${rounds} rounds of ${durationS} s per cell, alternating; load average ${loadBefore.map((l) => l.toFixed(2)).join(", ")}`);
 
@@ -116,7 +143,27 @@ try {
         `  ${name.padEnd(22)} ${median(ms).toFixed(2)} ms CPU/request (range ${Math.min(...ms).toFixed(2)}–${Math.max(...ms).toFixed(2)}), latency p97.5 median ${median(s.p95)} ms${s.non2xx ? `, ${s.non2xx} non-2xx` : ""}`,
       );
     }
+    if (!baseline) continue;
+    // Rendered pages A/B: this checkout's cache-off server and the baseline's, driven at the same time.
+    const half = Math.max(1, Math.floor(connections / 2));
+    for (const [name, cookie] of [["anonymous, rendered", null], ["member", `soko_session=${token}`]] as const) {
+      const ours: number[] = [];
+      const theirs: number[] = [];
+      let non2xx = 0;
+      await Promise.all([drive(`${off.baseUrl}${path}`, cookie, 1, half), drive(`${baseline.baseUrl}${path}`, cookie, 1, half)]); // warm-up
+      for (let round = 0; round < rounds; round++) {
+        const [a, b] = await Promise.all([measure(off, path, cookie, half), measure(baseline, path, cookie, half)]);
+        ours.push(a.microsPerRequest / 1000);
+        theirs.push(b.microsPerRequest / 1000);
+        non2xx += a.non2xx + b.non2xx;
+      }
+      const ratio = median(ours.map((x, i) => x / theirs[i]!));
+      console.log(
+        `  A/B ${name.padEnd(18)} this ${median(ours).toFixed(2)} ms, baseline ${median(theirs).toFixed(2)} ms CPU/request; this ÷ baseline ${ratio.toFixed(2)} (median of ${rounds} rounds side by side)${non2xx ? `, ${non2xx} non-2xx` : ""}`,
+      );
+    }
   }
+  if (baseline) console.log(`\nBaseline: ${resolve(values.baseline!)}`);
   console.log(`\nLoad average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(", ")}`);
 } finally {
   await Promise.all(servers.map((s) => s.stop()));
