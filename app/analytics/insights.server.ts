@@ -2,8 +2,8 @@
  * The admin's closer looks at behaviour (issue 13 item 4), read from ClickHouse: a page's click heatmap,
  * the conversion funnel, one member's journey, and a member's own analytics.
  *
- * Ranges and windows are the reports' (reports.server.ts: (now − N days, now], UTC, tables read FINAL so
- * a re-sent event is one row). SQL that ClickHouse 18.16 and current ClickHouse both accept: the window's
+ * Ranges and windows are the reports' (reports.server.ts: from the start of the hour N days before now to
+ * now, UTC; a re-sent event is one row). SQL that ClickHouse 18.16 and current ClickHouse both accept: the window's
  * seconds and user ids are checked integers; a page is put in only through clickhouse-sql.server.ts's
  * quote(), after checking it is a path.
  */
@@ -12,7 +12,7 @@ import { z } from "zod";
 import { quote } from "~/analytics/clickhouse-sql.server";
 import { RANGES, type Range } from "~/analytics/events";
 import { inWindow, reportWindow, type ReportWindow } from "~/analytics/reports.server";
-import { FACT, HEATMAP_CELL_PX, HEATMAP_COLUMNS, HEATMAP_MAX_ROWS, joined, SESSION_KEY, sources, spansCondition, windowSpan } from "~/analytics/rollups.server";
+import { FACT, HEATMAP_CELL_PX, HEATMAP_COLUMNS, HEATMAP_MAX_ROWS, joined, sources, spansCondition, windowSpan } from "~/analytics/rollups.server";
 
 const uint = z.coerce.number().int().nonnegative();
 
@@ -135,15 +135,12 @@ export type FunnelStep = { key: string; label: string; count: number; dropOff: n
 export async function conversionFunnel(client: ClickHouseClient, range: Range, { now }: { now?: Date } = {}): Promise<FunnelStep[]> {
   const window = reportWindow(range, now);
   const where = inWindow(window);
-  const { pieces } = await sources(client, window);
+  const from = await sources(client, window);
   const [sessions] = await select(
     client,
-    `SELECT countIf(visit = 1) AS visits, countIf(visit = 1 AND gig = 1) AS gig_views, countIf(visit = 1 AND gig = 1 AND next = 1) AS continued
-     FROM (
-       SELECT ${SESSION_KEY} AS session_key, max(pageviews > 0) AS visit, max(gig_view) AS gig, max(continued) AS next
-       FROM (${pieces})
-       GROUP BY session_key
-     )`,
+    `SELECT countIf(pageview_count > 0) AS visits, countIf(pageview_count > 0 AND gig_view = 1) AS gig_views,
+       countIf(pageview_count > 0 AND gig_view = 1 AND continued = 1) AS continued
+     FROM (${from.sessions})`,
     z.object({ visits: uint, gig_views: uint, continued: uint }),
   );
   const [orders] = await select(

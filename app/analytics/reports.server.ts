@@ -2,7 +2,9 @@
  * The analytics reports (spec §3 "Analytics data", DESIGN.md §5 "Reports"), read from ClickHouse.
  *
  * Shared definitions, which the admin screens show beside the figures:
- * - **Range**: 1d, 7d, 30d or 90d; the window is (now − N days, now], to the second, in UTC.
+ * - **Range**: 1d, 7d, 30d or 90d; the window is [the start of the hour N days before now, now], to the second,
+ *   in UTC: whole hours and the hour in progress, as the derived tables hold them (ADR 018: a window cut
+ *   within an hour read that hour from the events on every report).
  * - **Event**: counted once per event id. Every query reads the tables `FINAL`, so a re-sent event (the
  *   worker delivers at least once; the tracker re-sends the server's no-JavaScript page view under its own
  *   session) is one row, the last one received; counts are also `uniqExact(event_id)`.
@@ -20,7 +22,7 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import { z } from "zod";
 import { RANGES, type Range } from "~/analytics/events";
 import { quoteList } from "~/analytics/clickhouse-sql.server";
-import { FACT, INTERACTION_SQL, SESSION_KEY, sessionsOf, sources, spansCondition, windowSpan, type Sources } from "~/analytics/rollups.server";
+import { FACT, INTERACTION_SQL, SESSION_KEY, sources, spansCondition, windowSpan, type Sources } from "~/analytics/rollups.server";
 
 export type ReportOptions = { now?: Date };
 
@@ -76,13 +78,16 @@ export function periodWindow(period: Period, now?: Date): ReportWindow {
 /** The longest custom window the screens and the export accept (spec: at most one year). */
 export const MAX_WINDOW_SECONDS = 366 * DAY_SECONDS;
 
-/** The window of a range ending at `now` (default: the current time). Throws on an unknown range. */
+/**
+ * The window of a range ending at `now` (default: the current time): from the start of the hour N days
+ * before, that second included, to `now`. Throws on an unknown range.
+ */
 export function reportWindow(range: Range, now?: Date): ReportWindow {
   if (typeof range !== "string" || !Object.hasOwn(RANGES, range)) {
     throw new Error(`unknown report range ${JSON.stringify(range)}: use one of ${Object.keys(RANGES).join(", ")}`);
   }
   const to = toSeconds(now);
-  return { from: to - RANGES[range] * DAY_SECONDS, to };
+  return { from: Math.floor(to / 3600) * 3600 - RANGES[range] * DAY_SECONDS - 1, to };
 }
 
 /**
@@ -94,9 +99,9 @@ export function inWindow(window: ReportWindow): string {
   return spansCondition([windowSpan(window)]);
 }
 
-/** One row per session seen in the window (rollups.server.ts `sessionsOf`, over the window's sources). */
+/** One row per session seen in the window (rollups.server.ts SESSION_ROW_COLUMNS, the window's `sessions`). */
 async function sessionsSql(client: ClickHouseClient, window: ReportWindow): Promise<string> {
-  return sessionsOf((await sources(client, window)).pieces);
+  return (await sources(client, window)).sessions;
 }
 
 const uint = z.coerce.number().int().nonnegative();
@@ -164,7 +169,7 @@ export async function pageViews(
   const [totals, pages] = await Promise.all([
     selectOne(
       client,
-      `SELECT sum(pageviews) AS total, uniqExactIf(${SESSION_KEY}, pageviews > 0) AS sessions FROM (${from.pieces})`,
+      `SELECT sum(pageview_count) AS total, countIf(pageview_count > 0) AS sessions FROM (${from.sessions})`,
       z.object({ total: uint, sessions: uint }),
     ),
     topPages(client, from),
@@ -262,7 +267,7 @@ export async function conversions(
 ): Promise<ConversionsReport> {
   const window = periodWindow(range, now);
   const where = inWindow(window);
-  const pieces = (await sources(client, window)).pieces;
+  const { sessions } = await sources(client, window);
   const [totals, rate] = await Promise.all([
     selectOne(
       client,
@@ -275,9 +280,7 @@ export async function conversions(
     ),
     selectOne(
       client,
-      `SELECT countIf(active = 1) AS sessions, countIf(active = 1 AND converted = 1) AS converting FROM (
-         SELECT ${SESSION_KEY} AS session_key, max(active) AS active, max(converted) AS converted FROM (${pieces}) GROUP BY session_key
-       )`,
+      `SELECT count() AS sessions, countIf(converted = 1) AS converting FROM (${sessions})`,
       z.object({ sessions: uint, converting: uint }),
     ),
   ]);
@@ -310,15 +313,10 @@ export const DIRECT = "Direct";
  * with the most sessions (ties by name); `percentage` is of all sessions with a page view (one decimal).
  */
 export async function referrers(client: ClickHouseClient, range: Period, { now }: ReportOptions = {}): Promise<ShareRow[]> {
-  const { pieces } = await sources(client, periodWindow(range, now));
+  const { sessions } = await sources(client, periodWindow(range, now));
   const rows = await select(
     client,
-    `SELECT source, count() AS sessions FROM (
-       SELECT ${SESSION_KEY} AS session_key, argMinIf(referrer_source, first_pageview, pageviews > 0) AS source
-       FROM (${pieces})
-       GROUP BY session_key
-       HAVING sum(pageviews) > 0
-     )
+    `SELECT session_source AS source, count() AS sessions FROM (${sessions}) WHERE pageview_count > 0
      GROUP BY source ORDER BY sessions DESC, source ASC`,
     z.object({ source: z.string(), sessions: uint }),
   );

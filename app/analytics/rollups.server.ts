@@ -10,8 +10,10 @@
  * Both parts are UNIONed and combined as one, so a report gives the same figures whether nothing, part or
  * all of its window is built (tests/integration/analytics-reports.test.ts runs every report three ways).
  *
- * Freshness: an hour is built once it ended two minutes ago (GRACE_SECONDS: the tracker re-sends the
- * server's page view within seconds). An event that arrives later for a built hour marks its day dirty
+ * Freshness: every round builds today again up to the whole minute two minutes ago (GRACE_SECONDS: the
+ * tracker re-sends the server's page view within seconds), so the events a report reads itself are its
+ * window's last few minutes and its ragged start, never a whole hour in progress (on 18.16 an hour of
+ * events cost a session report ~100 ms at 10M events). An event that arrives later for a built time marks its day dirty
  * (the worker, after its insert: `markLate`), and the next round rebuilds the day: until then, at most a
  * minute, the reports miss it.
  *
@@ -25,7 +27,7 @@ import { SERVER_PLATFORM, type ActionType, type BusinessConversionType } from "~
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;
-/** An hour is built once it ended this long ago. */
+/** A minute is built once it ended this long ago. */
 export const GRACE_SECONDS = 120;
 
 /**
@@ -65,6 +67,7 @@ export type Span = { from: number; to: number };
 const isoDay = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
 const hourFloor = (seconds: number) => Math.floor(seconds / HOUR) * HOUR;
 const hourCeil = (seconds: number) => Math.ceil(seconds / HOUR) * HOUR;
+const minuteFloor = (seconds: number) => Math.floor(seconds / 60) * 60;
 
 function checkSpan({ from, to }: Span) {
   if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) throw new Error("a span must be whole seconds");
@@ -245,6 +248,8 @@ async function builds(client: ClickHouseClient, from: string, to: string): Promi
 /**
  * What a report reads for a window, as SQL sources of rows (each a complete SELECT to use in FROM (...)):
  * - `pieces`: session_hours rows (PIECE_COLUMNS) covering exactly the window's events;
+ * - `sessions`: one row per active session of the window (SESSION_ROW_COLUMNS), whole sessions from
+ *   session_days where they can be, the others put together from their pieces;
  * - `pages`: (page, views, sessions) rows, several per page, covering the window's page views;
  *   `pagesWhere(condition on page)` the same for some pages only (read from the events for those only);
  * - `views`: (page, views) rows, the same views without the sessions' states (cheaper from the events);
@@ -253,6 +258,7 @@ async function builds(client: ClickHouseClient, from: string, to: string): Promi
  */
 export type Sources = {
   pieces: string;
+  sessions: string;
   pages: string;
   pagesWhere: (only: string) => string;
   views: string;
@@ -288,7 +294,9 @@ export async function sources(client: ClickHouseClient, window: { from: number; 
   const pageHourParts: { build: Build; span: Span }[] = [];
   for (const build of days) {
     const start = Date.parse(`${build.day}T00:00:00Z`) / 1000;
-    const hours = { from: Math.max(start, hourCeil(span.from)), to: Math.min(build.built_to, hourFloor(span.to)) };
+    // A build ends at a whole minute: its last hour's pieces hold that hour up to built_to, so they serve a
+    // window that reaches built_to; a window that ends before it reads that hour from the events.
+    const hours = { from: Math.max(start, hourCeil(span.from)), to: build.built_to <= span.to ? build.built_to : Math.min(build.built_to, hourFloor(span.to)) };
     if (hours.from < hours.to) hourParts.push({ build, span: hours });
     if (start >= span.from && build.built_to <= span.to && start < build.built_to) dayParts.push({ build, span: { from: start, to: build.built_to } });
     else if (hours.from < hours.to) pageHourParts.push({ build, span: hours });
@@ -309,6 +317,7 @@ export async function sources(client: ClickHouseClient, window: { from: number; 
 
   const builtPieces = hourParts.length ? `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE (day, version) IN (${versions(hourParts)}) AND (${hoursIn(hourParts)})` : null;
   const union = (...parts: (string | null)[]) => parts.filter(Boolean).join("\n    UNION ALL\n    ");
+  const rawPieces = rawHours === "0" && builtPieces ? null : `SELECT ${PIECE_COLUMNS} FROM (${piecesFromEvents(rawHours)})`;
   // The page is the events' key and page_days' and page_hours' order: a condition on it narrows every read.
   const pagesWhere = (only: string) =>
     union(
@@ -317,7 +326,8 @@ export async function sources(client: ClickHouseClient, window: { from: number; 
       rawPageDays === "0" && builtPages ? null : pagesFromEvents(`(${rawPageDays}) AND (${only})`),
     );
   return {
-    pieces: union(builtPieces, rawHours === "0" && builtPieces ? null : `SELECT ${PIECE_COLUMNS} FROM (${piecesFromEvents(rawHours)})`),
+    pieces: union(builtPieces, rawPieces),
+    sessions: hourParts.length ? sessionRows(hourParts, rawHours, rawPieces) : sessionsOf(rawPieces!),
     pages: pagesWhere("1"),
     pagesWhere,
     views: union(
@@ -334,23 +344,75 @@ export async function sources(client: ClickHouseClient, window: { from: number; 
   };
 }
 
+/** The columns of a session row (`sessionsOf`, session_days), in order: one row per active session. */
+export const SESSION_ROW_COLUMNS =
+  "pageview_count, interaction_count, duration, session_device, session_country, session_browser, session_source, gig_view, continued, converted";
+
 /**
- * One row per session of the pieces (only those with a page view or an action): its page views and
- * interactions, the seconds from its first to its last page view or action, the device, country and
- * browser of its first one, and the referrer host of its first page view.
+ * A session's figures from its pieces, as `<expression> AS <column>` of SESSION_ROW_COLUMNS less the key:
+ * its page views and interactions, the seconds from its first to its last page view or action, the device,
+ * country and browser of its first one, the referrer host of its first page view, and whether it viewed a
+ * gig, continued from one or recorded a conversion the rate counts. The builder stores the same expressions
+ * per session and day in session_days (types fixed, so both kinds of row UNION on 18.16).
  */
-export function sessionsOf(pieces: string): string {
-  return `
-    SELECT ${SESSION_KEY} AS session_key,
-      sum(pageviews) AS pageview_count,
-      sum(interactions) AS interaction_count,
-      dateDiff('second', minIf(first_time, active = 1), maxIf(last_time, active = 1)) AS duration,
+const SESSION_FIGURES = `toUInt64(sum(pageviews)) AS pageview_count,
+      toUInt64(sum(interactions)) AS interaction_count,
+      toUInt32(dateDiff('second', minIf(first_time, active = 1), maxIf(last_time, active = 1))) AS duration,
       argMinIf(device, first_time, active = 1) AS session_device,
       argMinIf(country, first_time, active = 1) AS session_country,
       argMinIf(browser, first_time, active = 1) AS session_browser,
-      argMinIf(referrer_source, first_pageview, pageviews > 0) AS session_source
+      argMinIf(referrer_source, first_pageview, pageviews > 0) AS session_source,
+      max(gig_view) AS gig_view,
+      max(continued) AS continued,
+      max(converted) AS converted`;
+
+/**
+ * One row per active session of the window (SESSION_ROW_COLUMNS), when some of its hours are built
+ * (`parts`: the built days and the hours of each in the window; `rawHours`, `rawPieces`: the rest of the
+ * window, read from the events). Two kinds of row:
+ * - **whole**: a session that session_days holds as confined to its build (no event outside it), with every
+ *   hour in the window's built hours and no event in the rest of the window: its row as it stands;
+ * - **pieced**: every other session, put back together from its pieces by `sessionsOf`: the pieces of the
+ *   sessions that cross days (`confined` = 0, the first column of session_hours' key: one short range of each
+ *   build), those of the days at the built hours' edges whose session is not whole, and the events' pieces.
+ * The same figures as `sessionsOf` over all the pieces, without grouping the sessions that need none. A session
+ * that crossed days before the builder saw it do so (the builder rebuilds a day found stale, ADR 018) is
+ * counted once, from its pieces, and whole once that day is built again.
+ */
+function sessionRows(parts: { build: Build; span: Span }[], rawHours: string, rawPieces: string | null): string {
+  const spans = joined(parts.map((p) => p.span));
+  const hours = (test: (span: Span) => string) => spans.map((span) => `(${test(span)})`).join(" OR ");
+  const within = hours((s) => `first_hour >= toDateTime(${s.from}) AND last_hour < toDateTime(${s.to})`);
+  // Its negation spelt out: 18.16's index analysis reads NOT over a range of a key column wrongly (sessionHoursSql).
+  const across = spans.map((s) => `(first_hour < toDateTime(${s.from}) OR last_hour >= toDateTime(${s.to}))`).join(" AND ");
+  const inHours = hours((s) => `hour >= toDateTime(${s.from}) AND hour < toDateTime(${s.to})`);
+  const builds = (list: typeof parts) => `(day, version) IN (${list.map(({ build }) => `(toDate('${build.day}'), ${build.version})`).join(", ")})`;
+  // The days at an edge of the built hours: where a confined session can cross them.
+  const edges = parts.filter((p) => spans.some((s) => s.from === p.span.from || s.to === p.span.to));
+  // Sessions that cannot be whole: those that cross days, and (every copy's session) those with events in the rest.
+  const crossing = `SELECT session_id FROM session_days WHERE ${builds(parts)} AND confined = 0`;
+  const rawIds = rawHours === "0" ? [] : ["pageviews", "actions", "conversions"].map((table) => `SELECT session_id FROM ${table} WHERE ${rawHours}`);
+  const notWhole = [crossing, ...rawIds].join(" UNION ALL ");
+  const whole = `SELECT ${SESSION_ROW_COLUMNS} FROM session_days
+    WHERE ${builds(parts)} AND confined = 1 AND active = 1 AND (${within}) AND session_id NOT IN (${notWhole})`;
+  const pieces = [
+    `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE ${builds(parts)} AND confined = 0 AND (${inHours})`,
+    `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE ${builds(edges)} AND confined = 1 AND (${inHours})
+       AND session_id IN (SELECT session_id FROM session_days WHERE ${builds(edges)} AND confined = 1 AND ((${across}) OR session_id IN (${notWhole})))`,
+    rawPieces,
+  ];
+  return `${whole}\n    UNION ALL\n    ${sessionsOf(pieces.filter(Boolean).join("\n    UNION ALL\n    "))}`;
+}
+
+/**
+ * One row per session of the pieces (only those with a page view or an action; SESSION_ROW_COLUMNS): its
+ * figures over those pieces (SESSION_FIGURES).
+ */
+export function sessionsOf(pieces: string): string {
+  return `
+    SELECT ${SESSION_FIGURES}
     FROM (${pieces})
-    GROUP BY session_key
+    GROUP BY ${SESSION_KEY}
     HAVING max(active) = 1`;
 }
 
@@ -360,16 +422,17 @@ export function sessionsOf(pieces: string): string {
 const DAYS_PER_ROUND = 400;
 
 /**
- * Builds one day's tables from its events up to `builtTo` (Unix seconds, a whole hour within the day or
+ * Builds one day's tables from its events up to `builtTo` (Unix seconds, a whole minute within the day or
  * the day's end), as a new version, names it in rollup_builds, and drops the day's versions older than the
  * one it replaces.
  */
-export async function buildDay(client: ClickHouseClient, day: string, builtTo: number, { version = Date.now() }: { version?: number } = {}) {
+export async function buildDay(client: ClickHouseClient, day: string, builtTo: number, { version = Date.now() }: { version?: number } = {}): Promise<number> {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || !Number.isSafeInteger(builtTo) || !Number.isSafeInteger(version)) throw new Error("bad build");
   const start = Date.parse(`${day}T00:00:00Z`) / 1000;
   const condition = spansCondition([{ from: start, to: builtTo }]);
   const key = `toDate('${day}') AS day, toUInt64(${version}) AS version`;
-  await client.command({ query: `INSERT INTO session_hours SELECT ${key}, ${PIECE_COLUMNS} FROM (${piecesFromEvents(condition)})` });
+  await client.command({ query: sessionHoursSql(key, { from: start, to: builtTo }) });
+  await client.command({ query: sessionDaysSql(day, version) });
   await client.command({ query: `INSERT INTO page_days SELECT ${key}, page, views, sessions FROM (${pagesFromEvents(condition)})` });
   await client.command({ query: `INSERT INTO page_hours SELECT ${key}, hour, page, views, sessions FROM (${pageHoursFromEvents(condition)})` });
   await client.command({ query: `INSERT INTO click_days SELECT ${key}, ${CLICK_COLUMNS} FROM (${clicksFromEvents(condition)})` });
@@ -381,18 +444,68 @@ export async function buildDay(client: ClickHouseClient, day: string, builtTo: n
   // Keep this version and the one before it (a report that read rollup_builds just before may be reading it).
   const named = await select(client, `SELECT version FROM rollup_builds WHERE day = toDate('${day}') ORDER BY version DESC`, z.object({ version: uint }));
   const keep = new Set(named.slice(0, 2).map((r) => r.version));
-  for (const table of ["session_hours", "page_days", "page_hours", "click_days"]) {
+  for (const table of ["session_hours", "session_days", "page_days", "page_hours", "click_days"]) {
     const present = await select(client, `SELECT DISTINCT version FROM ${table} WHERE day = toDate('${day}')`, z.object({ version: uint }));
     for (const { version: old } of present) {
       if (!keep.has(old)) await client.command({ query: `ALTER TABLE ${table} DROP PARTITION (toDate('${day}'), ${old})` });
     }
   }
+  return version;
+}
+
+/**
+ * The INSERT of a build's session_hours rows (`key`: its day and version): the pieces of the events in
+ * `condition`, each with `confined` when no event of its session lies outside the build (not on another day,
+ * nor later on this day than the build reaches). Events are looked up by session id in every event table,
+ * copies and all: a copy that a later one replaced can only make a session look unconfined, which costs a
+ * report time, never a figure.
+ */
+function sessionHoursSql(key: string, { from, to }: Span): string {
+  const condition = spansCondition([{ from, to }]);
+  // Not `NOT (<condition>)`: 18.16 reads a negated range of the key's hour as if it were the range itself
+  // (its index analysis skips the granules that hold the events outside; seen at 10M events).
+  const rest = `(event_time < toDateTime(${from}) OR event_time >= toDateTime(${to}))`;
+  const tables = ["pageviews", "actions", "conversions"];
+  const inside = tables.map((table) => `SELECT session_id FROM ${table} WHERE ${condition}`).join(" UNION ALL ");
+  const outside = tables.map((table) => `SELECT session_id FROM ${table} WHERE ${rest} AND session_id IN (${inside})`).join(" UNION ALL ");
+  return `INSERT INTO session_hours SELECT ${key}, ${PIECE_COLUMNS}, CAST(session_id NOT IN (${outside}) AS UInt8) AS is_confined
+    FROM (${piecesFromEvents(condition)})`;
+}
+
+/**
+ * The INSERT of a build's session_days rows: its session_hours pieces merged per session (SESSION_FIGURES),
+ * with the hours of the first and last piece and the pieces' `confined`.
+ */
+function sessionDaysSql(day: string, version: number): string {
+  return `INSERT INTO session_days
+    SELECT day, version, session_id, min(hour) AS first_piece, max(hour) AS last_piece,
+      max(confined) AS is_confined, max(active) AS is_active,
+      ${SESSION_FIGURES}
+    FROM session_hours WHERE day = toDate('${day}') AND version = ${version}
+    GROUP BY day, version, session_id`;
+}
+
+/**
+ * The other built days whose session_days still hold as confined a session that the build `version` of `day`
+ * found elsewhere (a session that came back after its first day was built): the builder builds them again,
+ * so that every day of a session that crosses days says so (`sessionRows` reads its pieces by that flag).
+ */
+async function staleDays(client: ClickHouseClient, day: string, version: number): Promise<string[]> {
+  const rows = await select(
+    client,
+    `SELECT DISTINCT toString(day) AS stale FROM session_days
+     WHERE confined = 1 AND day != toDate('${day}')
+       AND (day, version) IN (SELECT day, max(version) FROM rollup_builds GROUP BY day)
+       AND session_id IN (SELECT session_id FROM session_days WHERE day = toDate('${day}') AND version = ${version} AND confined = 0)`,
+    z.object({ stale: z.string() }),
+  );
+  return rows.map((r) => r.stale);
 }
 
 export type RollupRound = { built: { day: string; builtTo: number; ms: number }[] };
 
 /**
- * One round of the builder: every day with events whose build is missing, behind (a whole hour of today has
+ * One round of the builder: every day with events whose build is missing, behind (a whole minute of today has
  * ended since), or named in `dirty` (late events), up to DAYS_PER_ROUND days, oldest first, until `signal`
  * aborts. `since` limits
  * the search for days with events (the worker passes yesterday after its first round: older days change
@@ -403,7 +516,7 @@ export async function buildRollups(
   { now = new Date(), dirty = [], since, signal }: { now?: Date; dirty?: string[]; since?: string; signal?: AbortSignal } = {},
 ): Promise<RollupRound> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
-  const closed = hourFloor(nowSeconds - GRACE_SECONDS);
+  const closed = minuteFloor(nowSeconds - GRACE_SECONDS);
   const after = since ? `WHERE event_time >= toDateTime(${Date.parse(`${since}T00:00:00Z`) / 1000})` : "";
   const withEvents = await select(
     client,
@@ -419,17 +532,28 @@ export async function buildRollups(
   const known = new Map((await builds(client, days[0]!, days.at(-1)!)).map((b) => [b.day, b]));
   const late = new Set(dirty);
   const built: RollupRound["built"] = [];
-  for (const day of days) {
+  // Days a build found stale (`staleDays`) join the queue, each built at most once a round.
+  const queue = [...days];
+  const done = new Set<string>();
+  for (let day = queue.shift(); day !== undefined; day = queue.shift()) {
     // A worker shutting down stops between days (the next round goes on); the days not reached stay due.
     if (built.length >= DAYS_PER_ROUND || signal?.aborted) break;
+    if (done.has(day)) continue;
     const start = Date.parse(`${day}T00:00:00Z`) / 1000;
     const builtTo = Math.min(start + DAY, closed);
     if (builtTo <= start) continue; // nothing of the day has ended yet
     const previous = known.get(day);
     if (previous && previous.built_to >= builtTo && !late.has(day)) continue;
     const started = Date.now();
-    await buildDay(client, day, builtTo);
+    const version = await buildDay(client, day, builtTo);
+    done.add(day);
     built.push({ day, builtTo, ms: Date.now() - started });
+    for (const stale of await staleDays(client, day, version)) {
+      if (!done.has(stale)) {
+        late.add(stale);
+        queue.push(stale);
+      }
+    }
   }
   return { built };
 }

@@ -2,9 +2,10 @@
  * The report queries against a hand-made fixture in a fresh ClickHouse database. Every expected figure
  * below is worked out by hand from the fixture table (the comments show the sums), never computed by code.
  *
- * NOW = 2026-03-15 12:00:00 UTC. The windows are (NOW − N days, NOW]:
- *   1d  (2026-03-14 12:00:00, NOW]     7d  (2026-03-08 12:00:00, NOW]
- *   30d (2026-02-13 12:00:00, NOW]     90d (2025-12-15 12:00:00, NOW]
+ * NOW = 2026-03-15 12:00:00 UTC, a whole hour. The windows are [NOW − N days, NOW] (from the start of the
+ * hour N days before):
+ *   1d  [2026-03-14 12:00:00, NOW]     7d  [2026-03-08 12:00:00, NOW]
+ *   30d [2026-02-13 12:00:00, NOW]     90d [2025-12-15 12:00:00, NOW]
  *
  * Sessions (device, country) and what they did; "pv" = page view. A bounce is one pv and no interaction
  * (a click, form_submit or input_focus action); the tracker's passive actions (time_on_page, scroll, ...)
@@ -17,7 +18,7 @@
  *   s3  mobile  Uganda   03-15 11:30:00 pv /gig/1, 11:30:20 scroll, 11:30:30 order 150,000 (re-sent),
  *                        11:30:40 time_on_page (unload)         → 40 s, a bounce: only passive actions
  *   s4  tablet  Unknown  03-15 12:00:00 pv / (= NOW, inside), 12:00:01 pv /search (future, outside)
- *   s5  desktop Kenya    03-14 12:00:00 pv /search + signup (the 1d edge, outside 1d), 12:00:01 pv /
+ *   s5  desktop Kenya    03-14 11:59:59 pv /search + signup (just before the 1d edge, outside 1d), 12:00:01 pv /
  *   s12 desktop Uganda   03-15 11:44..11:54 one pv a minute: /about /categories /gig/1 /gig/2 /gig/3
  *                        /gig/4 /gig/5 /gig/6 /help /login /orders; 11:54:30 gig_published;
  *                        11:55:00 scroll (NOW − 5 min, outside "active")                → 660 s
@@ -26,11 +27,11 @@
  *                        the same event id under s13; 11:40:30 click → 30 s, not a bounce (one pv + a click)
  *   s14 desktop Uganda   03-15 09:00:00 signup, and no page view or action at all
  *   s15 mobile  Uganda   03-15 11:55:01 click / (an action and no page view)
- *   s6  desktop Kenya    03-08 12:00:00 pv /gig/3 (the 7d edge, outside 7d)
+ *   s6  desktop Kenya    03-08 11:59:59 pv /gig/3 (just before the 7d edge, outside 7d)
  *   s7  mobile  Uganda   03-08 12:00:01 pv /search, 12:05:01 pv /gig/4, 12:06:01 form_submit + order 80,000 → 360 s
- *   s8  tablet  Unknown  02-13 12:00:00 pv / (the 30d edge, outside 30d)
+ *   s8  tablet  Unknown  02-13 11:59:59 pv / (just before the 30d edge, outside 30d)
  *   s9  mobile  Kenya    02-13 12:00:01 pv /login, 12:10:01 form_submit + signup → 600 s, not a bounce
- *   s10 desktop Uganda   2025-12-15 12:00:00 pv / + order 999,999 (the 90d edge, outside every range)
+ *   s10 desktop Uganda   2025-12-15 11:59:59 pv / + order 999,999 (just before the 90d edge, outside every range)
  *   s11 mobile  Unknown  2025-12-15 12:00:01 pv /help, 12:01:01 input_focus + order 20,000 → 60 s, not a bounce
  * Apart from that, 16 one-page sessions on 2025-05-31 in 13 countries test the top-10 cut of countries.
  */
@@ -141,7 +142,7 @@ const PAGEVIEWS = [
   pv(5, "s3", "2026-03-15 11:30:00", "/gig/1"),
   pv(6, "s4", "2026-03-15 12:00:00", "/"),
   pv(7, "s4", "2026-03-15 12:00:01", "/search"),
-  pv(8, "s5", "2026-03-14 12:00:00", "/search"),
+  pv(8, "s5", "2026-03-14 11:59:59", "/search"),
   pv(9, "s5", "2026-03-14 12:00:01", "/"),
   pv(10, "s12", "2026-03-15 11:44:00", "/about"),
   pv(11, "s12", "2026-03-15 11:45:00", "/categories"),
@@ -155,12 +156,12 @@ const PAGEVIEWS = [
   pv(19, "s12", "2026-03-15 11:53:00", "/login"),
   pv(20, "s12", "2026-03-15 11:54:00", "/orders"),
   { ...pv(21, "s13", "2026-03-15 11:40:00", "/gig/2"), session_id: NOJS_SESSION, platform: "web-nojs" },
-  pv(22, "s6", "2026-03-08 12:00:00", "/gig/3"),
+  pv(22, "s6", "2026-03-08 11:59:59", "/gig/3"),
   pv(23, "s7", "2026-03-08 12:00:01", "/search"),
   pv(24, "s7", "2026-03-08 12:05:01", "/gig/4"),
-  pv(25, "s8", "2026-02-13 12:00:00", "/"),
+  pv(25, "s8", "2026-02-13 11:59:59", "/"),
   pv(26, "s9", "2026-02-13 12:00:01", "/login"),
-  pv(27, "s10", "2025-12-15 12:00:00", "/"),
+  pv(27, "s10", "2025-12-15 11:59:59", "/"),
   pv(28, "s11", "2025-12-15 12:00:01", "/help"),
 ];
 /**
@@ -190,10 +191,10 @@ const CONVERSIONS = [
   conv(201, "s1", "2026-03-15 10:02:00", "signup", 0),
   conv(202, "s3", "2026-03-15 11:30:30", "order_placed", 150_000),
   conv(203, "s12", "2026-03-15 11:54:30", "gig_published", 0),
-  conv(204, "s5", "2026-03-14 12:00:00", "signup", 0),
+  conv(204, "s5", "2026-03-14 11:59:59", "signup", 0),
   conv(205, "s7", "2026-03-08 12:06:01", "order_placed", 80_000),
   conv(206, "s9", "2026-02-13 12:10:01", "signup", 0),
-  conv(207, "s10", "2025-12-15 12:00:00", "order_placed", 999_999),
+  conv(207, "s10", "2025-12-15 11:59:59", "order_placed", 999_999),
   conv(208, "s11", "2025-12-15 12:01:01", "order_placed", 20_000),
   conv(209, "s14", "2026-03-15 09:00:00", "signup", 0),
 ];
@@ -262,7 +263,7 @@ describe.each(ENGINES)("analytics reports ($name)", ({ engine, build }) => {
   });
 
   if (build) {
-    it("built every day with events, NOW's day up to its last whole hour two minutes before NOW", async () => {
+    it("built every day with events, NOW's day up to the whole minute two minutes before NOW", async () => {
       const built = await (
         await client.query({ query: "SELECT toString(day) AS day, toUInt32(built_to) AS until FROM rollup_builds ORDER BY day", format: "JSONEachRow" })
       ).json<{ day: string; until: number | string }>();
@@ -272,14 +273,17 @@ describe.each(ENGINES)("analytics reports ($name)", ({ engine, build }) => {
         ["2026-02-13", "2026-02-14T00:00:00.000Z"],
         ["2026-03-08", "2026-03-09T00:00:00.000Z"],
         ["2026-03-14", "2026-03-15T00:00:00.000Z"],
-        ["2026-03-15", "2026-03-15T11:00:00.000Z"],
+        ["2026-03-15", "2026-03-15T11:58:00.000Z"],
       ]);
-      // The 7-day window reads its whole hours from session_hours, and only its edges from the events.
+      // The 7-day window starts on a whole hour and reads it from session_hours: the events are read for the
+      // two minutes before NOW (and the days without a build, which have no events).
       const window = periodWindow("7d", NOW);
+      expect(window.from + 1).toBe(Date.parse("2026-03-08T12:00:00Z") / 1000);
       const from = await sources(client, window);
       expect(from.builtPieces).not.toBeNull();
-      expect(from.raw).toContain(`event_time >= toDateTime(${window.from + 1}) AND event_time < toDateTime(${Date.parse("2026-03-08T13:00:00Z") / 1000})`);
-      expect(from.raw).toContain(`event_time >= toDateTime(${Date.parse("2026-03-15T11:00:00Z") / 1000}) AND event_time < toDateTime(${window.to + 1})`);
+      expect(from.raw).not.toContain(`toDateTime(${window.from + 1})`);
+      expect(from.raw).toContain(`event_time >= toDateTime(${Date.parse("2026-03-09T00:00:00Z") / 1000}) AND event_time < toDateTime(${Date.parse("2026-03-14T00:00:00Z") / 1000})`);
+      expect(from.raw).toContain(`event_time >= toDateTime(${Date.parse("2026-03-15T11:58:00Z") / 1000}) AND event_time < toDateTime(${window.to + 1})`);
     });
   }
 
@@ -319,7 +323,7 @@ describe.each(ENGINES)("analytics reports ($name)", ({ engine, build }) => {
           { page: "/help", views: 1, unique_views: 1 },
         ],
       },
-      // 7d: 19 + s5 /search (03-14 12:00:00) + s7 /search, /gig/4 = 22 (s6 at the 03-08 edge is out);
+      // 7d: 19 + s5 /search (03-14 11:59:59) + s7 /search, /gig/4 = 22 (s6 just before the 03-08 edge is out);
       // sessions 7 + s7 = 8. /search = s1 + s5 + s7 = 3; /gig/4 = s12 + s7 = 2.
       "7d": {
         total: 22,
@@ -397,13 +401,13 @@ describe.each(ENGINES)("analytics reports ($name)", ({ engine, build }) => {
           { device: "tablet", count: 1, percentage: 12.5 },
         ],
       },
-      // 7d: + s7 = 9 sessions. s5 now lasts 1 s (12:00:00 → 12:00:01) and has 2 pv; s7 lasts 360 s.
-      // 930 + 1 + 360 = 1291; 1291 / 9 = 143.4 → 143. Bounces s2, s3, s4 (s5 now has 2 pv, s7 has 2 pv)
+      // 7d: + s7 = 9 sessions. s5 now lasts 2 s (11:59:59 → 12:00:01) and has 2 pv; s7 lasts 360 s.
+      // 930 + 2 + 360 = 1292; 1292 / 9 = 143.6 → 144. Bounces s2, s3, s4 (s5 now has 2 pv, s7 has 2 pv)
       // = 3 / 9 = 0.33333 → 0.3333.
       // desktop 4 and mobile 4 (s2 s3 s15 s7) tie, A to Z: 4/9 = 44.4%; tablet 1/9 = 11.1%.
       "7d": {
         sessions: 9,
-        avgSessionDuration: 143,
+        avgSessionDuration: 144,
         bounceRate: 0.3333,
         devices: [
           { device: "desktop", count: 4, percentage: 44.4 },
@@ -411,7 +415,7 @@ describe.each(ENGINES)("analytics reports ($name)", ({ engine, build }) => {
           { device: "tablet", count: 1, percentage: 11.1 },
         ],
       },
-      // 30d: + s6 (0 s, a bounce) + s9 (600 s) = 11 sessions; 1291 + 600 = 1891; 1891 / 11 = 171.9 → 172.
+      // 30d: + s6 (0 s, a bounce) + s9 (600 s) = 11 sessions; 1292 + 600 = 1892; 1892 / 11 = 172.0 → 172.
       // Bounces s2 s3 s4 s6 (s9 has 1 pv + a form_submit: not a bounce) = 4 / 11 = 0.363636 → 0.3636.
       // desktop 5 (45.5%), mobile 5 (45.5%), tablet 1 (9.1%).
       "30d": {
@@ -424,7 +428,7 @@ describe.each(ENGINES)("analytics reports ($name)", ({ engine, build }) => {
           { device: "tablet", count: 1, percentage: 9.1 },
         ],
       },
-      // 90d: + s8 (0 s, a bounce) + s11 (60 s) = 13; 1891 + 60 = 1951; 1951 / 13 = 150.08 → 150.
+      // 90d: + s8 (0 s, a bounce) + s11 (60 s) = 13; 1892 + 60 = 1952; 1952 / 13 = 150.15 → 150.
       // Bounces s2 s3 s4 s6 s8 (s11 has 1 pv + an input_focus: not a bounce) = 5 / 13 = 0.384615 → 0.3846.
       // mobile 6 (46.2%), desktop 5 (38.5%), tablet 2 (15.4%).
       "90d": {
@@ -627,7 +631,7 @@ describe.each(ENGINES)("analytics reports ($name)", ({ engine, build }) => {
       ]);
     });
     it("7d: 8 daily buckets", async () => {
-      // 03-08: s7's two (s6's 12:00:00 is on the open edge); 03-14: s5's two; 03-15: the other 18 of 1d's 19
+      // 03-08: s7's two (s6's 11:59:59 is before the window); 03-14: s5's two; 03-15: the other 18 of 1d's 19
       // by s1 s2 s3 s4 s12 s13. 2 + 2 + 18 = 22, the 7d total.
       const points = await traffic(client, "7d", { now: NOW });
       expect(points.map((p) => p.at)).toEqual([8, 9, 10, 11, 12, 13, 14, 15].map((d) => at(`2026-03-${String(d).padStart(2, "0")}T00:00:00Z`)));
@@ -639,7 +643,7 @@ describe.each(ENGINES)("analytics reports ($name)", ({ engine, build }) => {
     it("covers its first and last day whole (UTC), both included", async () => {
       const parsed = parsePeriod(new URLSearchParams({ range: "custom", from: "2026-03-14", to: "2026-03-14" }));
       if (!parsed.ok || parsed.period.kind !== "custom") throw new Error("expected a custom period");
-      // 03-14 00:00:00 .. 23:59:59: s5's two page views (12:00:00 and 12:00:01), nothing else.
+      // 03-14 00:00:00 .. 23:59:59: s5's two page views (11:59:59 and 12:00:01), nothing else.
       expect(await pageViews(client, parsed.period.window)).toEqual({
         total: 2,
         unique: 1,
@@ -649,7 +653,7 @@ describe.each(ENGINES)("analytics reports ($name)", ({ engine, build }) => {
         ],
       });
       expect(await conversions(client, parsed.period.window)).toEqual({ signups: 1, orders: 0, revenue: 0, conversionRate: 1 });
-      // 03-08 .. 03-15 whole days: the 7d figures plus s6's 03-08 12:00:00 page view and s4's 03-15 12:00:01
+      // 03-08 .. 03-15 whole days: the 7d figures plus s6's 03-08 11:59:59 page view and s4's 03-15 12:00:01
       // one (after NOW, but inside the day) = 24; sessions 9 + s6 = 10.
       const week = parsePeriod(new URLSearchParams({ range: "custom", from: "2026-03-08", to: "2026-03-15" }));
       if (!week.ok || week.period.kind !== "custom") throw new Error("expected a custom period");
@@ -658,6 +662,8 @@ describe.each(ENGINES)("analytics reports ($name)", ({ engine, build }) => {
     });
 
     it("refuses a window that is not whole seconds or runs backwards", () => {
+      // A range starts at the top of the hour N days before now, that second included.
+      expect(periodWindow("1d", new Date("2026-03-15T12:34:56.789Z"))).toEqual({ from: Date.parse("2026-03-14T12:00:00Z") / 1000 - 1, to: Date.parse("2026-03-15T12:34:56Z") / 1000 });
       expect(() => periodWindow({ from: 10, to: 5 })).toThrow(/from before to/);
       expect(() => periodWindow({ from: 1.5, to: 5 })).toThrow(/whole seconds/);
     });

@@ -11,7 +11,7 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import { INGEST_QUEUE, type IngestJob } from "~/analytics/events";
-import { pageViews } from "~/analytics/reports.server";
+import { pageViews, userActivity } from "~/analytics/reports.server";
 import { buildRollups, eventsOnly, lateDaysKey, markLate, takeLateDays } from "~/analytics/rollups.server";
 import { getEnv, parseEnv } from "~/utils/env.server";
 import { createRedis } from "~/utils/redis.server";
@@ -201,5 +201,89 @@ describe("a window that cuts a built day", () => {
     };
     expect(await pageViews(cut, window)).toEqual(expected);
     expect(await pageViews(eventsOnly(cut), window)).toEqual(expected);
+  });
+});
+
+describe("sessions read whole from session_days", () => {
+  let wholeDatabase: string;
+  let whole: ClickHouseClient;
+  beforeAll(async () => {
+    wholeDatabase = await createTestClickHouseDatabase("soko_rsd");
+    whole = createClickHouse(clickHouseOptions(baseEnv, wholeDatabase));
+  });
+  afterAll(async () => {
+    await whole?.command({ query: `DROP DATABASE IF EXISTS ${wholeDatabase}` });
+    await whole?.close();
+  });
+
+  it("reads a session whole only when all its events are in one build and the window, and puts every other one together from its pieces", async () => {
+    const at = (time: string) => Date.parse(`2026-11-10T${time}Z`);
+    const next = (time: string) => Date.parse(`2026-11-11T${time}Z`);
+    let id = 0;
+    const view = (ms: number, session: string) => ({ ...row(++id, ms, "/"), session_id: session });
+    await whole.insert({
+      table: "pageviews",
+      values: [
+        view(at("01:00:00"), "b1"), // before the window only
+        view(at("02:30:00"), "b2"), // before the window …
+        view(at("03:20:00"), "b2"), // … and in it: one page view in the window, a bounce
+        view(at("02:50:00"), "e1"), // the window's ragged first hour, from the events …
+        view(at("03:10:00"), "e1"), // … and a built hour: 1,200 s
+        view(at("05:10:00"), "c1"), // confined to the 10th when it is built …
+        view(at("05:12:00"), "c1"),
+        view(at("07:50:00"), "c2"), // two hours of one day: whole, 1,800 s
+        view(at("08:20:00"), "c2"),
+        view(at("10:00:00"), "t1"), // a tab that comes back the next day: 82,800 s
+        view(next("09:00:00"), "t1"),
+        view(at("23:50:00"), "m1"), // across midnight: 1,200 s
+        view(next("00:10:00"), "m1"),
+        view(next("11:00:00"), "c3"), // confined to the 11th's build until its next page view, after the build
+        view(next("12:40:00"), "p1"), // built time and the minutes after the build: 2,940 s
+        view(next("13:29:00"), "p1"),
+      ],
+      format: "JSONEachRow",
+    });
+    const now = new Date(next("13:30:00"));
+    expect((await buildRollups(whole, { now })).built.map((b) => [b.day, iso(b.builtTo * 1000)])).toEqual([
+      ["2026-11-10", "2026-11-11T00:00:00.000Z"],
+      ["2026-11-11", "2026-11-11T13:28:00.000Z"],
+    ]);
+    // After the builds: a late page view of c1 on the 11th, whose day is built again, then c3's next page view
+    // after the build's end (its build holds c3 as confined).
+    await whole.insert({ table: "pageviews", values: [view(next("06:00:00"), "c1")], format: "JSONEachRow" });
+    // The 11th's build finds c1 on the 10th too, whose build still holds c1 as confined: the 10th is built again.
+    expect((await buildRollups(whole, { now, dirty: ["2026-11-11"] })).built.map((b) => b.day)).toEqual(["2026-11-11", "2026-11-10"]);
+    await whole.insert({ table: "pageviews", values: [view(next("13:29:30"), "c3")], format: "JSONEachRow" });
+
+    const confined = await (
+      await whole.query({
+        query: `SELECT toString(day) AS d, session_id, confined FROM session_days
+                WHERE (day, version) IN (SELECT day, max(version) FROM rollup_builds GROUP BY day) ORDER BY d, session_id`,
+        format: "JSONEachRow",
+      })
+    ).json();
+    expect(confined).toEqual([
+      { d: "2026-11-10", session_id: "b1", confined: 1 },
+      { d: "2026-11-10", session_id: "b2", confined: 1 },
+      { d: "2026-11-10", session_id: "c1", confined: 0 },
+      { d: "2026-11-10", session_id: "c2", confined: 1 },
+      { d: "2026-11-10", session_id: "e1", confined: 1 },
+      { d: "2026-11-10", session_id: "m1", confined: 0 },
+      { d: "2026-11-10", session_id: "t1", confined: 0 },
+      { d: "2026-11-11", session_id: "c1", confined: 0 },
+      { d: "2026-11-11", session_id: "c3", confined: 1 },
+      { d: "2026-11-11", session_id: "m1", confined: 0 },
+      { d: "2026-11-11", session_id: "p1", confined: 0 },
+      { d: "2026-11-11", session_id: "t1", confined: 0 },
+    ]);
+
+    // (02:45 on the 10th, now]: b2 (a bounce, 0 s), e1 1,200, c1 05:10 → 06:00 the next day 89,400, c2 1,800,
+    // t1 82,800, m1 1,200, c3 11:00 → 13:29:30 8,970, p1 2,940: 8 sessions, 188,310 s, mean 23,538.75 → 23,539.
+    const window = { from: at("02:45:00") / 1000, to: now.getTime() / 1000 };
+    const expected = { sessions: 8, avgSessionDuration: 23_539, bounceRate: 0.125, devices: [{ device: "mobile", count: 8, percentage: 100 }] };
+    expect(await userActivity(whole, window)).toEqual(expected);
+    expect(await userActivity(eventsOnly(whole), window)).toEqual(expected);
+    // 3 + 2 + 2 + 2 + 2 + 1 (b2) + 2 + 2 page views in the window.
+    expect(await pageViews(whole, window)).toMatchObject({ total: 16, unique: 8 });
   });
 });

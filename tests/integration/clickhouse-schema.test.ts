@@ -108,8 +108,8 @@ describe("ClickHouse analytics schema", () => {
     const tables = await rows<{ name: string }>(
       `SELECT name FROM system.tables WHERE database = ${quote(database)} ORDER BY name`,
     );
-    // The event tables, the pipeline's counters, and the reports' derived tables (003, 005, 006; ADR 018).
-    const derived = ["session_hours", "page_days", "page_hours", "click_days", "rollup_builds"];
+    // The event tables, the pipeline's counters, and the reports' derived tables (003, 005, 006, 007; ADR 018).
+    const derived = ["session_hours", "session_days", "page_days", "page_hours", "click_days", "rollup_builds"];
     expect(tables.map((t) => t.name)).toEqual([...Object.values(TABLES), "pipeline_minutes", "schema_migrations", ...derived].sort());
   });
 
@@ -176,6 +176,38 @@ describe("ClickHouse analytics schema", () => {
     ]);
     const [info] = await rows<{ sorting_key: string }>(`SELECT sorting_key FROM system.tables WHERE database = ${quote(database)} AND name = 'page_hours'`);
     expect(info?.sorting_key).toBe("page, hour");
+  });
+
+  it("session_days holds each build's sessions whole, and session_hours' key starts with whether a session is confined (007)", async () => {
+    const columns = await rows<{ name: string; type: string }>(`DESCRIBE TABLE ${database}.session_days`);
+    expect(columns.map((c) => [c.name, c.type])).toEqual([
+      ["day", "Date"],
+      ["version", "UInt64"],
+      ["session_id", "String"],
+      ["first_hour", "DateTime('UTC')"],
+      ["last_hour", "DateTime('UTC')"],
+      ["confined", "UInt8"],
+      ["active", "UInt8"],
+      ["pageview_count", "UInt64"],
+      ["interaction_count", "UInt64"],
+      ["duration", "UInt32"],
+      ["session_device", "String"],
+      ["session_country", "String"],
+      ["session_browser", "String"],
+      ["session_source", "String"],
+      ["gig_view", "UInt8"],
+      ["continued", "UInt8"],
+      ["converted", "UInt8"],
+    ]);
+    const keys = await rows<{ name: string; sorting_key: string }>(
+      `SELECT name, sorting_key FROM system.tables WHERE database = ${quote(database)} AND name IN ('session_days', 'session_hours') ORDER BY name`,
+    );
+    expect(keys).toEqual([
+      { name: "session_days", sorting_key: "confined, first_hour, session_id" },
+      { name: "session_hours", sorting_key: "confined, hour, session_id, user_id" },
+    ]);
+    const pieces = await rows<{ name: string; type: string }>(`DESCRIBE TABLE ${database}.session_hours`);
+    expect(pieces.at(-1)).toMatchObject({ name: "confined", type: "UInt8" });
   });
 
   it.each(Object.keys(SPEC))("%s keeps one row per re-sent event under FINAL: the one received last", async (table) => {
