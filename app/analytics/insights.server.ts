@@ -12,7 +12,7 @@ import { z } from "zod";
 import { quote } from "~/analytics/clickhouse-sql.server";
 import { RANGES, type Range } from "~/analytics/events";
 import { inWindow, reportWindow, type ReportWindow } from "~/analytics/reports.server";
-import { FACT, HEATMAP_CELL_PX, HEATMAP_COLUMNS, HEATMAP_MAX_ROWS, joined, sources, spansCondition, windowSpan } from "~/analytics/rollups.server";
+import { FACT, HEATMAP_CELL_PX, HEATMAP_COLUMNS, HEATMAP_MAX_ROWS, joined, overSessions, sources, spansCondition, windowSpan } from "~/analytics/rollups.server";
 
 const uint = z.coerce.number().int().nonnegative();
 
@@ -135,13 +135,14 @@ export type FunnelStep = { key: string; label: string; count: number; dropOff: n
 export async function conversionFunnel(client: ClickHouseClient, range: Range, { now }: { now?: Date } = {}): Promise<FunnelStep[]> {
   const window = reportWindow(range, now);
   const where = inWindow(window);
-  const from = await sources(client, window);
-  const [sessions] = await select(
+  const [sessions] = await overSessions(
     client,
-    `SELECT countIf(pageview_count > 0) AS visits, countIf(pageview_count > 0 AND gig_view = 1) AS gig_views,
+    await sources(client, window),
+    (rows) => `SELECT countIf(pageview_count > 0) AS visits, countIf(pageview_count > 0 AND gig_view = 1) AS gig_views,
        countIf(pageview_count > 0 AND gig_view = 1 AND continued = 1) AS continued
-     FROM (${from.sessions})`,
+     FROM (${rows})`,
     z.object({ visits: uint, gig_views: uint, continued: uint }),
+    [],
   );
   const [orders] = await select(
     client,

@@ -22,7 +22,7 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import { z } from "zod";
 import { RANGES, type Range } from "~/analytics/events";
 import { quoteList } from "~/analytics/clickhouse-sql.server";
-import { FACT, INTERACTION_SQL, SESSION_KEY, sources, spansCondition, windowSpan, type Sources } from "~/analytics/rollups.server";
+import { FACT, INTERACTION_SQL, overSessions, SESSION_KEY, sources, spansCondition, windowSpan, type Sources } from "~/analytics/rollups.server";
 
 export type ReportOptions = { now?: Date };
 
@@ -99,9 +99,19 @@ export function inWindow(window: ReportWindow): string {
   return spansCondition([windowSpan(window)]);
 }
 
-/** One row per session seen in the window (rollups.server.ts SESSION_ROW_COLUMNS, the window's `sessions`). */
-async function sessionsSql(client: ClickHouseClient, window: ReportWindow): Promise<string> {
-  return (await sources(client, window)).sessions;
+/**
+ * `query` over the sessions seen in the window (rollups.server.ts SESSION_ROW_COLUMNS), its rows that share
+ * `keys` added up (`overSessions`).
+ */
+async function perSessions<T extends z.ZodObject<z.ZodRawShape>>(
+  client: ClickHouseClient,
+  window: ReportWindow | Sources,
+  query: (sessions: string) => string,
+  row: T,
+  keys: (keyof z.output<T> & string)[] = [],
+): Promise<z.output<T>[]> {
+  const from = "sessions" in window ? window : await sources(client, window);
+  return overSessions(client, from, query, row, keys);
 }
 
 const uint = z.coerce.number().int().nonnegative();
@@ -167,10 +177,8 @@ export async function pageViews(
 ): Promise<PageViewsReport> {
   const from = await sources(client, periodWindow(range, now));
   const [totals, pages] = await Promise.all([
-    selectOne(
-      client,
-      `SELECT sum(pageview_count) AS total, countIf(pageview_count > 0) AS sessions FROM (${from.sessions})`,
-      z.object({ total: uint, sessions: uint }),
+    perSessions(client, from, (sessions) => `SELECT sum(pageview_count) AS total, countIf(pageview_count > 0) AS sessions FROM (${sessions})`, z.object({ total: uint, sessions: uint })).then(
+      ([row]) => row!,
     ),
     topPages(client, from),
   ]);
@@ -196,12 +204,14 @@ export async function userActivity(
   { now }: ReportOptions = {},
 ): Promise<UserActivityReport> {
   // One pass over the sessions, counted per device; the totals are the devices' sums.
-  const rows = await select(
+  const rows = await perSessions(
     client,
-    `SELECT session_device, count() AS sessions, sum(duration) AS seconds, countIf(pageview_count = 1 AND interaction_count = 0) AS bounces
-     FROM (${await sessionsSql(client, periodWindow(range, now))})
+    periodWindow(range, now),
+    (sessions) => `SELECT session_device, count() AS sessions, sum(duration) AS seconds, countIf(pageview_count = 1 AND interaction_count = 0) AS bounces
+     FROM (${sessions})
      GROUP BY session_device`,
     z.object({ session_device: z.string(), sessions: uint, seconds: uint, bounces: uint }),
+    ["session_device"],
   );
   const sessions = rows.reduce((sum, r) => sum + r.sessions, 0);
   const seconds = rows.reduce((sum, r) => sum + r.seconds, 0);
@@ -222,18 +232,20 @@ export async function countries(
   range: Period,
   { now }: ReportOptions = {},
 ): Promise<CountryRow[]> {
-  const sessions = await sessionsSql(client, periodWindow(range, now));
   // Every country comes back (a few hundred at most) so the percentages are of all sessions.
-  const rows = await select(
+  const rows = await perSessions(
     client,
-    `SELECT session_country, count() AS users FROM (${sessions})
-     GROUP BY session_country ORDER BY users DESC, session_country ASC`,
+    periodWindow(range, now),
+    (sessions) => `SELECT session_country, count() AS users FROM (${sessions}) GROUP BY session_country`,
     z.object({ session_country: z.string(), users: uint }),
+    ["session_country"],
   );
   const all = rows.reduce((sum, r) => sum + r.users, 0);
   return rows
+    .map((r) => ({ key: r.session_country, count: r.users }))
+    .sort(byCountThenName)
     .slice(0, TOP_ROWS)
-    .map((r) => ({ country: r.session_country, users: r.users, percentage: percentage(r.users, all) }));
+    .map((r) => ({ country: r.key, users: r.count, percentage: percentage(r.count, all) }));
 }
 
 /** Active users: distinct sessions with a page view or an action in the last 5 minutes, (now − 300 s, now]. */
@@ -267,7 +279,6 @@ export async function conversions(
 ): Promise<ConversionsReport> {
   const window = periodWindow(range, now);
   const where = inWindow(window);
-  const { sessions } = await sources(client, window);
   const [totals, rate] = await Promise.all([
     selectOne(
       client,
@@ -278,10 +289,8 @@ export async function conversions(
        FROM conversions FINAL WHERE ${where}`,
       z.object({ signups: uint, orders: uint, revenue: uint }),
     ),
-    selectOne(
-      client,
-      `SELECT count() AS sessions, countIf(converted = 1) AS converting FROM (${sessions})`,
-      z.object({ sessions: uint, converting: uint }),
+    perSessions(client, window, (sessions) => `SELECT count() AS sessions, countIf(converted = 1) AS converting FROM (${sessions})`, z.object({ sessions: uint, converting: uint })).then(
+      ([row]) => row!,
     ),
   ]);
   return { ...totals, conversionRate: share(rate.converting, rate.sessions) };
@@ -294,14 +303,18 @@ export type ShareRow = { name: string; count: number; percentage: number };
  * first (ties by name), each with its percentage of all sessions (one decimal). Every browser is listed.
  */
 export async function browsers(client: ClickHouseClient, range: Period, { now }: ReportOptions = {}): Promise<ShareRow[]> {
-  const rows = await select(
+  const rows = await perSessions(
     client,
-    `SELECT session_browser, count() AS sessions FROM (${await sessionsSql(client, periodWindow(range, now))})
-     GROUP BY session_browser ORDER BY sessions DESC, session_browser ASC`,
+    periodWindow(range, now),
+    (sessions) => `SELECT session_browser, count() AS sessions FROM (${sessions}) GROUP BY session_browser`,
     z.object({ session_browser: z.string(), sessions: uint }),
+    ["session_browser"],
   );
   const all = rows.reduce((sum, r) => sum + r.sessions, 0);
-  return rows.map((r) => ({ name: r.session_browser || "Unknown", count: r.sessions, percentage: percentage(r.sessions, all) }));
+  return rows
+    .map((r) => ({ key: r.session_browser, count: r.sessions }))
+    .sort(byCountThenName)
+    .map((r) => ({ name: r.key || "Unknown", count: r.count, percentage: percentage(r.count, all) }));
 }
 
 /** The name a referrer shows under when the visitor came with none (typed the address, a bookmark, an app). */
@@ -313,12 +326,12 @@ export const DIRECT = "Direct";
  * with the most sessions (ties by name); `percentage` is of all sessions with a page view (one decimal).
  */
 export async function referrers(client: ClickHouseClient, range: Period, { now }: ReportOptions = {}): Promise<ShareRow[]> {
-  const { sessions } = await sources(client, periodWindow(range, now));
-  const rows = await select(
+  const rows = await perSessions(
     client,
-    `SELECT session_source AS source, count() AS sessions FROM (${sessions}) WHERE pageview_count > 0
-     GROUP BY source ORDER BY sessions DESC, source ASC`,
+    periodWindow(range, now),
+    (sessions) => `SELECT session_source AS source, count() AS sessions FROM (${sessions}) WHERE pageview_count > 0 GROUP BY source`,
     z.object({ source: z.string(), sessions: uint }),
+    ["source"],
   );
   const all = rows.reduce((sum, r) => sum + r.sessions, 0);
   return rows
@@ -418,13 +431,15 @@ const byCountThenName = <T extends { key: string; count: number }>(a: T, b: T) =
  * sessions are counted by (device, country, browser) in ClickHouse, and those few rows summed here.
  */
 export async function sessionReport(client: ClickHouseClient, range: Period, { now }: ReportOptions = {}): Promise<SessionReport> {
-  const rows = await select(
+  const rows = await perSessions(
     client,
-    `SELECT session_device, session_country, session_browser, count() AS sessions, sum(duration) AS seconds,
+    periodWindow(range, now),
+    (sessions) => `SELECT session_device, session_country, session_browser, count() AS sessions, sum(duration) AS seconds,
        countIf(pageview_count = 1 AND interaction_count = 0) AS bounces
-     FROM (${await sessionsSql(client, periodWindow(range, now))})
+     FROM (${sessions})
      GROUP BY session_device, session_country, session_browser`,
     z.object({ session_device: z.string(), session_country: z.string(), session_browser: z.string(), sessions: uint, seconds: uint, bounces: uint }),
+    ["session_device", "session_country", "session_browser"],
   );
   const total = rows.reduce((sum, r) => sum + r.sessions, 0);
   const seconds = rows.reduce((sum, r) => sum + r.seconds, 0);

@@ -248,8 +248,9 @@ async function builds(client: ClickHouseClient, from: string, to: string): Promi
 /**
  * What a report reads for a window, as SQL sources of rows (each a complete SELECT to use in FROM (...)):
  * - `pieces`: session_hours rows (PIECE_COLUMNS) covering exactly the window's events;
- * - `sessions`: one row per active session of the window (SESSION_ROW_COLUMNS), whole sessions from
- *   session_days where they can be, the others put together from their pieces;
+ * - `sessions`: one row per active session of the window (SESSION_ROW_COLUMNS), as one or two sources whose
+ *   sessions do not overlap (whole sessions from session_days where they can be, the others put together
+ *   from their pieces): read them with `overSessions`;
  * - `pages`: (page, views, sessions) rows, several per page, covering the window's page views;
  *   `pagesWhere(condition on page)` the same for some pages only (read from the events for those only);
  * - `views`: (page, views) rows, the same views without the sessions' states (cheaper from the events);
@@ -258,7 +259,7 @@ async function builds(client: ClickHouseClient, from: string, to: string): Promi
  */
 export type Sources = {
   pieces: string;
-  sessions: string;
+  sessions: string[];
   pages: string;
   pagesWhere: (only: string) => string;
   views: string;
@@ -327,7 +328,7 @@ export async function sources(client: ClickHouseClient, window: { from: number; 
     );
   return {
     pieces: union(builtPieces, rawPieces),
-    sessions: hourParts.length ? sessionRows(hourParts, rawHours, rawPieces) : sessionsOf(rawPieces!),
+    sessions: hourParts.length ? sessionRows(hourParts, rawHours, rawPieces) : [sessionsOf(rawPieces!)],
     pages: pagesWhere("1"),
     pagesWhere,
     views: union(
@@ -369,7 +370,7 @@ const SESSION_FIGURES = `toUInt64(sum(pageviews)) AS pageview_count,
 /**
  * One row per active session of the window (SESSION_ROW_COLUMNS), when some of its hours are built
  * (`parts`: the built days and the hours of each in the window; `rawHours`, `rawPieces`: the rest of the
- * window, read from the events). Two kinds of row:
+ * window, read from the events), as two sources of two kinds of row:
  * - **whole**: a session that session_days holds as confined to its build (no event outside it), with every
  *   hour in the window's built hours and no event in the rest of the window: its row as it stands;
  * - **pieced**: every other session, put back together from its pieces by `sessionsOf`: the pieces of the
@@ -379,7 +380,7 @@ const SESSION_FIGURES = `toUInt64(sum(pageviews)) AS pageview_count,
  * that crossed days before the builder saw it do so (the builder rebuilds a day found stale, ADR 018) is
  * counted once, from its pieces, and whole once that day is built again.
  */
-function sessionRows(parts: { build: Build; span: Span }[], rawHours: string, rawPieces: string | null): string {
+function sessionRows(parts: { build: Build; span: Span }[], rawHours: string, rawPieces: string | null): string[] {
   const spans = joined(parts.map((p) => p.span));
   const hours = (test: (span: Span) => string) => spans.map((span) => `(${test(span)})`).join(" OR ");
   const within = hours((s) => `first_hour >= toDateTime(${s.from}) AND last_hour < toDateTime(${s.to})`);
@@ -393,15 +394,42 @@ function sessionRows(parts: { build: Build; span: Span }[], rawHours: string, ra
   const crossing = `SELECT session_id FROM session_days WHERE ${builds(parts)} AND confined = 0`;
   const rawIds = rawHours === "0" ? [] : ["pageviews", "actions", "conversions"].map((table) => `SELECT session_id FROM ${table} WHERE ${rawHours}`);
   const notWhole = [crossing, ...rawIds].join(" UNION ALL ");
+  // At the edges: sessions that cross the built hours' edge, or have events after the builds. (Those that cross
+  // days are all in the first piece list: every day of theirs says so once the builder has seen them.)
+  const edgeSessions = rawIds.length ? `(${across}) OR session_id IN (${rawIds.join(" UNION ALL ")})` : across;
   const whole = `SELECT ${SESSION_ROW_COLUMNS} FROM session_days
     WHERE ${builds(parts)} AND confined = 1 AND active = 1 AND (${within}) AND session_id NOT IN (${notWhole})`;
   const pieces = [
     `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE ${builds(parts)} AND confined = 0 AND (${inHours})`,
     `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE ${builds(edges)} AND confined = 1 AND (${inHours})
-       AND session_id IN (SELECT session_id FROM session_days WHERE ${builds(edges)} AND confined = 1 AND ((${across}) OR session_id IN (${notWhole})))`,
+       AND session_id IN (SELECT session_id FROM session_days WHERE ${builds(edges)} AND confined = 1 AND (${edgeSessions}))`,
     rawPieces,
   ];
-  return `${whole}\n    UNION ALL\n    ${sessionsOf(pieces.filter(Boolean).join("\n    UNION ALL\n    "))}`;
+  return [whole, sessionsOf(pieces.filter(Boolean).join("\n    UNION ALL\n    "))];
+}
+
+/**
+ * `query` run over each source of the window's sessions at once, and the rows that share the values of `keys`
+ * added up (every other column must be a count or a sum over the sessions). One query per source: 18.16
+ * builds a query's IN sets one after another on one core, so the whole and the pieced sessions, each with
+ * their own sets, take half the time as two queries (bench:reports).
+ */
+export async function overSessions<T extends z.ZodObject<z.ZodRawShape>>(
+  client: ClickHouseClient,
+  from: Pick<Sources, "sessions">,
+  query: (sessions: string) => string,
+  row: T,
+  keys: (keyof z.output<T> & string)[],
+): Promise<z.output<T>[]> {
+  const results = await Promise.all(from.sessions.map((sessions) => select(client, query(sessions), row)));
+  const merged = new Map<string, Record<string, unknown>>();
+  for (const r of results.flat() as Record<string, unknown>[]) {
+    const id = JSON.stringify(keys.map((k) => r[k]));
+    const into = merged.get(id);
+    if (!into) merged.set(id, { ...r });
+    else for (const [k, v] of Object.entries(r)) if (!keys.includes(k as never)) into[k] = (into[k] as number) + (v as number);
+  }
+  return [...merged.values()] as z.output<T>[];
 }
 
 /**
