@@ -286,7 +286,7 @@ function DefinitionsNote() {
     <details className="analytics-definitions">
       <summary>How these are counted</summary>
       <ul>
-        <li>Periods end now; custom dates are whole days in UTC, both included.</li>
+        <li>Periods end now, and the last N days start at the top of the hour N days ago; custom dates are whole days in UTC, both included.</li>
         <li>A session is a visitor&apos;s visit with at least one page view or action in the period; its device, browser and country are those it started with.</li>
         <li>Unique views: sessions that viewed the page. Duration: first to last event of a session. A bounce: one page view and no click, form submit or focus.</li>
         <li>Referrer: where a session&apos;s first page view came from; Direct when nowhere.</li>
