@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useRevalidator } from "@remix-run/react";
 import { getClickHouse } from "~/analytics/clickhouse.server";
-import { activeUsers, conversions, sessionReport } from "~/analytics/reports.server";
+import { activeUsers, sessionReport } from "~/analytics/reports.server";
 import { BarChart } from "~/components/charts";
 import { usePolling } from "~/components/use-polling";
 import { businessFigures, recentActivity } from "~/models/admin-dashboard.server";
@@ -34,8 +34,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
 async function readBehaviour(now: Date) {
   const client = getClickHouse();
   try {
-    const [active, converted, sessions] = await Promise.all([activeUsers(client, { now }), conversions(client, "7d", { now }), sessionReport(client, "7d", { now })]);
-    return { activeUsers: active, conversionRate: converted.conversionRate, topCountries: sessions.countries, deviceBreakdown: sessions.activity.devices };
+    const [active, sessions] = await Promise.all([activeUsers(client, { now }), sessionReport(client, "7d", { now })]);
+    return { activeUsers: active, conversionRate: sessions.conversionRate, topCountries: sessions.countries, deviceBreakdown: sessions.activity.devices };
   } catch (error) {
     console.error("admin dashboard: analytics unavailable", error);
     return null;

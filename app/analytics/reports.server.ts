@@ -421,29 +421,31 @@ export async function realTime(client: ClickHouseClient, { now }: ReportOptions 
   };
 }
 
-export type SessionReport = { activity: UserActivityReport; countries: CountryRow[]; browsers: ShareRow[] };
+export type SessionReport = { activity: UserActivityReport; countries: CountryRow[]; browsers: ShareRow[]; conversionRate: number };
 
 const byCountThenName = <T extends { key: string; count: number }>(a: T, b: T) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
 /**
- * userActivity, countries and browsers at once, from one pass over the period's sessions (the screens
- * show all three; each alone reads the sessions again). Same definitions and the same figures: the
- * sessions are counted by (device, country, browser) in ClickHouse, and those few rows summed here.
+ * userActivity, countries, browsers and the conversion rate (as in `conversions`) at once, from one pass
+ * over the period's sessions (the screens show them together; each alone reads the sessions again). Same
+ * definitions and the same figures: the sessions are counted by (device, country, browser) in ClickHouse,
+ * and those few rows summed here.
  */
 export async function sessionReport(client: ClickHouseClient, range: Period, { now }: ReportOptions = {}): Promise<SessionReport> {
   const rows = await perSessions(
     client,
     periodWindow(range, now),
     (sessions) => `SELECT session_device, session_country, session_browser, count() AS sessions, sum(duration) AS seconds,
-       countIf(pageview_count = 1 AND interaction_count = 0) AS bounces
+       countIf(pageview_count = 1 AND interaction_count = 0) AS bounces, countIf(converted = 1) AS converting
      FROM (${sessions})
      GROUP BY session_device, session_country, session_browser`,
-    z.object({ session_device: z.string(), session_country: z.string(), session_browser: z.string(), sessions: uint, seconds: uint, bounces: uint }),
+    z.object({ session_device: z.string(), session_country: z.string(), session_browser: z.string(), sessions: uint, seconds: uint, bounces: uint, converting: uint }),
     ["session_device", "session_country", "session_browser"],
   );
   const total = rows.reduce((sum, r) => sum + r.sessions, 0);
   const seconds = rows.reduce((sum, r) => sum + r.seconds, 0);
   const bounces = rows.reduce((sum, r) => sum + r.bounces, 0);
+  const converting = rows.reduce((sum, r) => sum + r.converting, 0);
   const tally = (key: (r: (typeof rows)[number]) => string) => {
     const counts = new Map<string, number>();
     for (const r of rows) counts.set(key(r), (counts.get(key(r)) ?? 0) + r.sessions);
@@ -460,5 +462,6 @@ export async function sessionReport(client: ClickHouseClient, range: Period, { n
       .slice(0, TOP_ROWS)
       .map((c) => ({ country: c.key, users: c.count, percentage: percentage(c.count, total) })),
     browsers: tally((r) => r.session_browser).map((b) => ({ name: b.key || "Unknown", count: b.count, percentage: percentage(b.count, total) })),
+    conversionRate: share(converting, total),
   };
 }

@@ -565,9 +565,14 @@ describe.each(ENGINES)("analytics reports ($name)", ({ engine, build }) => {
   });
 
   describe("sessionReport", () => {
-    it.each(RANGE_LIST)("%s: the same figures as userActivity, countries and browsers, in one pass", async (range) => {
-      const [activity, byCountry, byBrowser] = await Promise.all([userActivity(client, range, { now: NOW }), countries(client, range, { now: NOW }), browsers(client, range, { now: NOW })]);
-      expect(await sessionReport(client, range, { now: NOW })).toEqual({ activity, countries: byCountry, browsers: byBrowser });
+    it.each(RANGE_LIST)("%s: the same figures as userActivity, countries, browsers and the conversion rate, in one pass", async (range) => {
+      const [activity, byCountry, byBrowser, converted] = await Promise.all([
+        userActivity(client, range, { now: NOW }),
+        countries(client, range, { now: NOW }),
+        browsers(client, range, { now: NOW }),
+        conversions(client, range, { now: NOW }),
+      ]);
+      expect(await sessionReport(client, range, { now: NOW })).toEqual({ activity, countries: byCountry, browsers: byBrowser, conversionRate: converted.conversionRate });
     });
     it("cuts the countries at 10 and answers zeros for an empty period, as the separate reports do", async () => {
       expect((await sessionReport(client, "1d", { now: COUNTRIES_NOW })).countries).toEqual(await countries(client, "1d", { now: COUNTRIES_NOW }));
@@ -575,6 +580,7 @@ describe.each(ENGINES)("analytics reports ($name)", ({ engine, build }) => {
         activity: { sessions: 0, avgSessionDuration: 0, bounceRate: 0, devices: [] },
         countries: [],
         browsers: [],
+        conversionRate: 0,
       });
     });
   });
