@@ -33,8 +33,12 @@ import { createRedis, getRedis } from "~/utils/redis.server";
 export const FRESH_MS = 5_000;
 /** …and then served for this much longer while one request rebuilds it. */
 export const STALE_MS = 25_000;
-/** All pages of one process together (insertion order: the oldest go first). */
-const MAX_BYTES = 48 * 1024 * 1024;
+/**
+ * All pages of one process together (insertion order: the oldest go first, and every page past its stale
+ * time goes as soon as another is stored). 16 MB holds the hot pages (a gig page is 10-30 KB); 48 MB held
+ * mostly pages rendered once and never asked for again, and kept the web process over 300 MB (ADR 019).
+ */
+const MAX_BYTES = 16 * 1024 * 1024;
 const MAX_ENTRY_BYTES = 1024 * 1024;
 
 /** The cache is on unless `PAGE_CACHE=off` (env.server.ts; a value other than on/off stops the server). */
@@ -247,8 +251,9 @@ class PageCache {
     this.remove(key);
     this.entries.set(key, page);
     this.bytes += page.bytes;
+    const expired = page.builtAt - FRESH_MS - STALE_MS;
     for (const [oldest, old] of this.entries) {
-      if (this.bytes <= MAX_BYTES) break;
+      if (this.bytes <= MAX_BYTES && old.builtAt > expired) break;
       this.entries.delete(oldest);
       this.bytes -= old.bytes;
     }
