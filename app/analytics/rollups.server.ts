@@ -235,6 +235,12 @@ async function select<T extends z.ZodTypeAny>(client: ClickHouseClient, query: s
   return z.array(row).parse(await result.json());
 }
 
+/** The event tables whose events make a session's pieces: a session id found in any of them is the session's. */
+const SESSION_EVENT_TABLES = ["pageviews", "actions", "conversions"] as const;
+
+/** The builds of `parts` as the SQL list of their (day, version) pairs. */
+const versions = (parts: { build: Build }[]) => parts.map(({ build }) => `(toDate('${build.day}'), ${build.version})`).join(", ");
+
 /** The latest build of each day from `from` to `to` (ISO days). */
 async function builds(client: ClickHouseClient, from: string, to: string): Promise<Build[]> {
   return select(
@@ -302,7 +308,6 @@ export async function sources(client: ClickHouseClient, window: { from: number; 
     if (start >= span.from && build.built_to <= span.to && start < build.built_to) dayParts.push({ build, span: { from: start, to: build.built_to } });
     else if (hours.from < hours.to) pageHourParts.push({ build, span: hours });
   }
-  const versions = (parts: { build: Build }[]) => parts.map(({ build }) => `(toDate('${build.day}'), ${build.version})`).join(", ");
   const rawHours = spansCondition(subtract(span, hourParts.map((p) => p.span)));
   const rawPageDays = spansCondition(subtract(span, [...dayParts, ...pageHourParts].map((p) => p.span)));
   const rawDays = spansCondition(subtract(span, dayParts.map((p) => p.span)));
@@ -387,12 +392,12 @@ function sessionRows(parts: { build: Build; span: Span }[], rawHours: string, ra
   // Its negation spelt out: 18.16's index analysis reads NOT over a range of a key column wrongly (sessionHoursSql).
   const across = spans.map((s) => `(first_hour < toDateTime(${s.from}) OR last_hour >= toDateTime(${s.to}))`).join(" AND ");
   const inHours = hours((s) => `hour >= toDateTime(${s.from}) AND hour < toDateTime(${s.to})`);
-  const builds = (list: typeof parts) => `(day, version) IN (${list.map(({ build }) => `(toDate('${build.day}'), ${build.version})`).join(", ")})`;
+  const builds = (list: typeof parts) => `(day, version) IN (${versions(list)})`;
   // The days at an edge of the built hours: where a confined session can cross them.
   const edges = parts.filter((p) => spans.some((s) => s.from === p.span.from || s.to === p.span.to));
   // Sessions that cannot be whole: those that cross days, and (every copy's session) those with events in the rest.
   const crossing = `SELECT session_id FROM session_days WHERE ${builds(parts)} AND confined = 0`;
-  const rawIds = rawHours === "0" ? [] : ["pageviews", "actions", "conversions"].map((table) => `SELECT session_id FROM ${table} WHERE ${rawHours}`);
+  const rawIds = rawHours === "0" ? [] : SESSION_EVENT_TABLES.map((table) => `SELECT session_id FROM ${table} WHERE ${rawHours}`);
   const notWhole = [crossing, ...rawIds].join(" UNION ALL ");
   // At the edges: sessions that cross the built hours' edge, or have events after the builds. (Those that cross
   // days are all in the first piece list: every day of theirs says so once the builder has seen them.)
@@ -493,9 +498,8 @@ function sessionHoursSql(key: string, { from, to }: Span): string {
   // Not `NOT (<condition>)`: 18.16 reads a negated range of the key's hour as if it were the range itself
   // (its index analysis skips the granules that hold the events outside; seen at 10M events).
   const rest = `(event_time < toDateTime(${from}) OR event_time >= toDateTime(${to}))`;
-  const tables = ["pageviews", "actions", "conversions"];
-  const inside = tables.map((table) => `SELECT session_id FROM ${table} WHERE ${condition}`).join(" UNION ALL ");
-  const outside = tables.map((table) => `SELECT session_id FROM ${table} WHERE ${rest} AND session_id IN (${inside})`).join(" UNION ALL ");
+  const inside = SESSION_EVENT_TABLES.map((table) => `SELECT session_id FROM ${table} WHERE ${condition}`).join(" UNION ALL ");
+  const outside = SESSION_EVENT_TABLES.map((table) => `SELECT session_id FROM ${table} WHERE ${rest} AND session_id IN (${inside})`).join(" UNION ALL ");
   return `INSERT INTO session_hours SELECT ${key}, ${PIECE_COLUMNS}, CAST(session_id NOT IN (${outside}) AS UInt8) AS is_confined
     FROM (${piecesFromEvents(condition)})`;
 }
