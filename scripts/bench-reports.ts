@@ -424,10 +424,10 @@ async function main() {
 
     // The derived tables, as the worker builds them (kept with the data; --rebuild-derived makes them again).
     if (options.rebuildDerived) {
-      for (const table of ["session_hours", "session_days", "page_days", "page_hours", "click_days", "rollup_builds"]) await admin.command({ query: `DROP TABLE IF EXISTS ${DATABASE}.${table}` });
+      for (const table of ["session_hours", "session_days", "page_days", "page_sessions", "page_hours", "click_days", "rollup_builds"]) await admin.command({ query: `DROP TABLE IF EXISTS ${DATABASE}.${table}` });
       // The derived tables' migrations, in order (005 makes click_days again with the heatmap's cells, 006 adds
-      // page_hours, 007 session_days).
-      for (const file of ["003_rollups.sql", "005_click_cells.sql", "006_page_hours.sql", "007_session_days.sql"]) {
+      // page_hours, 007 session_days, 008 page_days again and page_sessions).
+      for (const file of ["003_rollups.sql", "005_click_cells.sql", "006_page_hours.sql", "007_session_days.sql", "008_page_sessions.sql"]) {
         const sql = fs.readFileSync(path.join(root, "migrations", "clickhouse", file), "utf8").replaceAll("{database}", DATABASE);
         for (const statement of splitStatements(sql)) await admin.command({ query: statement });
       }

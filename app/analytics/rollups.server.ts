@@ -23,6 +23,7 @@
 import type { ClickHouseClient } from "@clickhouse/client";
 import type Redis from "ioredis";
 import { z } from "zod";
+import { quoteList } from "~/analytics/clickhouse-sql.server";
 import { SERVER_PLATFORM, type ActionType, type BusinessConversionType } from "~/analytics/events";
 
 const HOUR = 3600;
@@ -114,26 +115,24 @@ export function subtract(window: Span, covered: Span[]): Span[] {
 }
 
 /**
- * The events of `table` in `condition`, each once: its last copy received, as `FINAL` keeps it (the sorting
- * key's columns and the event time are the same in every copy, so they are taken from any). A GROUP BY of
+ * The events of `table` in `condition`, each once: its last copy received, as `FINAL` keeps it. A GROUP BY of
  * the few rows the condition leaves, rather than FINAL, which on 18.16 merges every row of the condition's
  * days in one stream: a window's ragged hour read 4–6 times faster this way (bench:reports data).
- * Every column comes out a plain String or number (CAST: 18.16's LowCardinality has no common type with
- * String in a UNION).
+ * The event id, its time and the sorting key's `key` columns are the same in every copy: grouped by, they keep
+ * their names. Every other column comes out as `last_<column>` (an alias equal to a column would be read back
+ * into its own aggregate), a plain String or number (CAST: 18.16's LowCardinality has no common type with
+ * String in a UNION). One level of subquery, not two: 18.16 analyses a subquery again at every level above it,
+ * and a session report's raw pieces cost ~70 ms of analysis alone with one more (bench:reports data).
  */
 function latest(table: string, condition: string, { key, rest }: { key: string[]; rest: string[] }): string {
-  // Inner names differ from the columns they read (an alias equal to a column would be read back into its
-  // own aggregate); the outer SELECT gives the columns' names back.
-  const taken = [
-    "any(event_time) AS l_event_time",
-    ...key.map((c) => `any(CAST(${c} AS String)) AS l_${c}`),
-    ...["session_id", "user_id", ...rest].map((c) => `argMax(${c === "user_id" ? c : `CAST(${c} AS String)`}, received_at) AS l_${c}`),
-  ];
-  const names = ["event_time", ...key, "session_id", "user_id", ...rest].map((c) => `l_${c} AS ${c}`);
-  return `(SELECT event_id, ${names.join(", ")} FROM (
-      SELECT event_id, ${taken.join(", ")} FROM ${table} WHERE ${condition} GROUP BY event_id))`;
+  const taken = ["session_id", "user_id", ...rest].map((c) => `argMax(${c === "user_id" ? c : `CAST(${c} AS String)`}, received_at) AS last_${c}`);
+  const grouped = ["event_id", "event_time", ...key].join(", ");
+  return `(SELECT ${grouped}, ${taken.join(", ")} FROM ${table} WHERE ${condition} GROUP BY ${grouped})`;
 }
 const SESSION_COLUMNS = ["device", "country", "browser"];
+/** What each branch of `piecesFromEvents` takes from `latest`, under the names its GROUP BY reads. */
+const LAST_SESSION_COLUMNS =
+  "last_session_id AS e_session, last_user_id AS e_user, event_id, event_time, last_device AS e_device, last_country AS e_country, last_browser AS e_browser";
 
 /** The columns of a session_hours row, in table order after day and version. */
 const PIECE_COLUMNS =
@@ -148,7 +147,7 @@ const PIECE_COLUMNS =
  */
 function piecesFromEvents(condition: string): string {
   return `
-    SELECT toStartOfHour(event_time) AS hour, session_id, user_id,
+    SELECT toStartOfHour(event_time) AS hour, e_session AS session_id, e_user AS user_id,
       max(kind != 3) AS active,
       minIf(event_time, kind != 3) AS first_time,
       maxIf(event_time, kind != 3) AS last_time,
@@ -164,39 +163,55 @@ function piecesFromEvents(condition: string): string {
       max(next) AS continued,
       max(fact) AS converted
     FROM (
-      SELECT session_id, user_id, event_id, event_time, device AS e_device, country AS e_country,
-        browser AS e_browser, materialize(toUInt8(1)) AS kind, materialize(toUInt8(0)) AS interaction, materialize(toUInt8(0)) AS click,
+      SELECT ${LAST_SESSION_COLUMNS}, materialize(toUInt8(1)) AS kind, materialize(toUInt8(0)) AS interaction, materialize(toUInt8(0)) AS click,
         CAST(${GIG_PAGE} AS UInt8) AS gig, CAST(${CONTINUE_PAGE} AS UInt8) AS next, materialize(toUInt8(0)) AS fact,
-        replaceRegexpOne(domain(referrer), '^www\\\\.', '') AS source
+        replaceRegexpOne(domain(last_referrer), '^www\\\\.', '') AS source
       FROM ${latest("pageviews", condition, { key: ["page"], rest: [...SESSION_COLUMNS, "referrer"] })}
       UNION ALL
       -- CAST, not toUInt8: on 18.16 a comparison of a LowCardinality column is LowCardinality(UInt8) inside
       -- UNION ALL, which has no common type with a UInt8; CAST gives a plain UInt8 on both versions. And every
       -- constant is materialize()d: 18.16 takes a UNION's header from its first SELECT, constants included, and
       -- refuses a later SELECT whose column there is not constant.
-      SELECT session_id, user_id, event_id, event_time, device AS e_device, country AS e_country,
-        browser AS e_browser, materialize(toUInt8(2)) AS kind, CAST(action_type IN (${INTERACTION_SQL}) AS UInt8) AS interaction,
+      SELECT ${LAST_SESSION_COLUMNS}, materialize(toUInt8(2)) AS kind, CAST(action_type IN (${INTERACTION_SQL}) AS UInt8) AS interaction,
         CAST(action_type = 'click' AS UInt8) AS click, materialize(toUInt8(0)) AS gig, materialize(toUInt8(0)) AS next, materialize(toUInt8(0)) AS fact, materialize('') AS source
       FROM ${latest("actions", condition, { key: ["action_type"], rest: SESSION_COLUMNS })}
       UNION ALL
-      SELECT session_id, user_id, event_id, event_time, device AS e_device, country AS e_country,
-        browser AS e_browser, materialize(toUInt8(3)) AS kind, materialize(toUInt8(0)) AS interaction, materialize(toUInt8(0)) AS click, materialize(toUInt8(0)) AS gig,
+      SELECT ${LAST_SESSION_COLUMNS}, materialize(toUInt8(3)) AS kind, materialize(toUInt8(0)) AS interaction, materialize(toUInt8(0)) AS click, materialize(toUInt8(0)) AS gig,
         CAST(conversion_type IN (${CONTINUE_TYPES_SQL}) AS UInt8) AS next,
-        CAST(${FACT} AND conversion_type IN (${RATE_TYPES_SQL}) AS UInt8) AS fact, materialize('') AS source
+        CAST(last_platform = '${SERVER_PLATFORM}' AND conversion_type IN (${RATE_TYPES_SQL}) AS UInt8) AS fact, materialize('') AS source
       FROM ${latest("conversions", `(${condition}) AND conversion_type IN (${RATE_TYPES_SQL}, ${CONTINUE_TYPES_SQL})`, { key: ["conversion_type"], rest: [...SESSION_COLUMNS, "platform"] })}
     )
-    GROUP BY hour, session_id, user_id`;
+    GROUP BY hour, e_session, e_user`;
 }
 
-/** page_days rows (page, views, sessions state) computed from the events in `condition`. */
+/**
+ * Page rows (PAGE_FIGURES) computed from the events in `condition`: per page, its views and an `uniq`
+ * state of every session that viewed it (none counted as confined).
+ */
 function pagesFromEvents(condition: string): string {
-  return `SELECT page, toUInt64(uniqExact(event_id)) AS views, uniqState(session_id) AS sessions
+  return `SELECT page, toUInt64(uniqExact(event_id)) AS views, materialize(toUInt64(0)) AS confined, materialize(toUInt64(0)) AS repeated, uniqState(last_session_id) AS sessions
     FROM ${latest("pageviews", condition, { key: ["page"], rest: [] })} GROUP BY page`;
+}
+
+/**
+ * The INSERTs of a build's page_days and page_sessions rows (`key`: its day and version; `confined`: a SELECT
+ * of the session ids its session_days hold as confined): per page, its views, how many of its viewing sessions
+ * are confined, and an `uniq` state of the others; and per confined session, the pages it viewed.
+ */
+function pageDaysSql(key: string, condition: string, confined: string): string[] {
+  const views = latest("pageviews", condition, { key: ["page"], rest: [] });
+  return [
+    `INSERT INTO page_days SELECT ${key}, page, toUInt64(uniqExact(event_id)) AS views,
+       toUInt64(uniqExactIf(last_session_id, is_confined = 1)) AS confined_sessions, uniqStateIf(last_session_id, is_confined = 0) AS open_sessions
+     FROM (SELECT page, event_id, last_session_id, CAST(last_session_id IN (${confined}) AS UInt8) AS is_confined FROM ${views})
+     GROUP BY page`,
+    `INSERT INTO page_sessions SELECT ${key}, last_session_id, page FROM ${views} WHERE last_session_id IN (${confined}) GROUP BY last_session_id, page`,
+  ];
 }
 
 /** page_hours rows (hour, page, views, sessions state) computed from the events in `condition`. */
 function pageHoursFromEvents(condition: string): string {
-  return `SELECT toStartOfHour(event_time) AS hour, page, toUInt64(uniqExact(event_id)) AS views, uniqState(session_id) AS sessions
+  return `SELECT toStartOfHour(event_time) AS hour, page, toUInt64(uniqExact(event_id)) AS views, uniqState(last_session_id) AS sessions
     FROM ${latest("pageviews", condition, { key: ["page"], rest: [] })} GROUP BY hour, page`;
 }
 
@@ -257,8 +272,9 @@ async function builds(client: ClickHouseClient, from: string, to: string): Promi
  * - `sessions`: one row per active session of the window (SESSION_ROW_COLUMNS), as one or two sources whose
  *   sessions do not overlap (whole sessions from session_days where they can be, the others put together
  *   from their pieces): read them with `overSessions`;
- * - `pages`: (page, views, sessions) rows, several per page, covering the window's page views;
- *   `pagesWhere(condition on page)` the same for some pages only (read from the events for those only);
+ * - `pageRows()`: resolves to `where(condition on page)`, page rows (PAGE_FIGURES), several per page, covering
+ *   the window's page views of the pages that match (read from the events for those only): combine them by
+ *   PAGE_FIGURES;
  * - `views`: (page, views) rows, the same views without the sessions' states (cheaper from the events);
  * - `clicks`: (page, device, cell_col, cell_row, unplaced, clicks) rows covering the window's clicks;
  * - `raw`: the condition of the events the built part leaves (for reports that read events directly).
@@ -266,8 +282,7 @@ async function builds(client: ClickHouseClient, from: string, to: string): Promi
 export type Sources = {
   pieces: string;
   sessions: string[];
-  pages: string;
-  pagesWhere: (only: string) => string;
+  pageRows: () => Promise<(only: string) => string>;
   views: string;
   clicks: string;
   raw: string;
@@ -323,19 +338,22 @@ export async function sources(client: ClickHouseClient, window: { from: number; 
 
   const builtPieces = hourParts.length ? `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE (day, version) IN (${versions(hourParts)}) AND (${hoursIn(hourParts)})` : null;
   const union = (...parts: (string | null)[]) => parts.filter(Boolean).join("\n    UNION ALL\n    ");
-  const rawPieces = rawHours === "0" && builtPieces ? null : `SELECT ${PIECE_COLUMNS} FROM (${piecesFromEvents(rawHours)})`;
+  // piecesFromEvents' columns are PIECE_COLUMNS in order: no SELECT around it (a level of subquery costs 18.16 analysis).
+  const rawPieces = rawHours === "0" && builtPieces ? null : piecesFromEvents(rawHours);
   // The page is the events' key and page_days' and page_hours' order: a condition on it narrows every read.
-  const pagesWhere = (only: string) =>
-    union(
-      dayParts.length ? `SELECT page, views, sessions FROM page_days WHERE (day, version) IN (${versions(dayParts)}) AND (${only})` : null,
-      pageHours("page, views, sessions", only),
-      rawPageDays === "0" && builtPages ? null : pagesFromEvents(`(${rawPageDays}) AND (${only})`),
-    );
+  const pageRows = async () => {
+    const repeated = dayParts.length ? await repeatedSessions(client, rawPageDays) : "";
+    return (only: string) =>
+      union(
+        dayParts.length ? pageDayRows(dayParts, repeated, only) : null,
+        pageHours("page, views, materialize(toUInt64(0)) AS confined, materialize(toUInt64(0)) AS repeated, sessions", only),
+        rawPageDays === "0" && builtPages ? null : pagesFromEvents(`(${rawPageDays}) AND (${only})`),
+      );
+  };
   return {
     pieces: union(builtPieces, rawPieces),
     sessions: hourParts.length ? sessionRows(hourParts, rawHours, rawPieces) : [sessionsOf(rawPieces!)],
-    pages: pagesWhere("1"),
-    pagesWhere,
+    pageRows,
     views: union(
       dayParts.length ? `SELECT page, views FROM page_days WHERE (day, version) IN (${versions(dayParts)})` : null,
       pageHours("page, views", "1"),
@@ -348,6 +366,51 @@ export async function sources(client: ClickHouseClient, window: { from: number; 
     raw: rawHours,
     builtPieces,
   };
+}
+
+/**
+ * A page's views and unique views (the sessions that viewed it) from its page rows. A page row is (page, views,
+ * confined, repeated, sessions): some of the page's views, a count of sessions that viewed it (those its build
+ * holds as confined), how many of those are also in a `sessions` state, and an `uniq` state of other sessions
+ * that viewed it. Each confined session is counted by the one build it lies in, so the counts add up across
+ * days; the other sessions merge.
+ */
+export const PAGE_FIGURES = "sum(views) AS views, toUInt64(sum(confined) + uniqMerge(sessions) - sum(repeated)) AS unique_views";
+
+/** Up to this many session ids go into a report's SQL as a list (page_sessions' key finds them); more, as a subquery. */
+const LISTED_SESSIONS = 1000;
+
+/**
+ * The sessions with a page view in `rawPageDays` (the events a report reads itself), as the SQL list of them
+ * ("" with none): the confined sessions among them went on after their build (today's, usually). Copies and
+ * all: a session id that a later copy replaced only moves a session from a count to a state.
+ */
+async function repeatedSessions(client: ClickHouseClient, rawPageDays: string): Promise<string> {
+  if (rawPageDays === "0") return "";
+  const query = `SELECT DISTINCT session_id FROM pageviews WHERE ${rawPageDays}`;
+  const ids = await select(client, `${query} LIMIT ${LISTED_SESSIONS + 1}`, z.object({ session_id: z.string() }));
+  if (ids.length === 0) return "";
+  // 18.16 finds a list's rows by the key, not a subquery's: a subquery read all of page_sessions (~40 ms at 10M events).
+  return ids.length > LISTED_SESSIONS ? query : quoteList(ids.map((r) => r.session_id));
+}
+
+/**
+ * The page rows of built days the window holds whole (`parts`), for the pages that match `only`: page_days'
+ * rows, and for the confined sessions also in the events the report reads itself (`repeated`, from
+ * `repeatedSessions`) their pages from page_sessions, taken out of the counts and merged as states instead,
+ * so that each is one session. No other source of the window holds a confined session: the builder publishes
+ * a build only once the other days it concerns are rebuilt (`buildRollups`).
+ */
+function pageDayRows(parts: { build: Build }[], repeated: string, only: string): string {
+  const builds = `(day, version) IN (${versions(parts)})`;
+  const days = `SELECT page, views, confined_sessions AS confined, materialize(toUInt64(0)) AS repeated, open_sessions AS sessions
+      FROM page_days WHERE ${builds} AND (${only})`;
+  if (!repeated) return days;
+  return `${days}
+    UNION ALL
+    SELECT page, materialize(toUInt64(0)) AS views, materialize(toUInt64(0)) AS confined, count() AS repeated, uniqState(session_id) AS sessions
+      FROM page_sessions WHERE ${builds} AND (${only}) AND session_id IN ${repeated.startsWith("SELECT") ? `(${repeated})` : repeated}
+      GROUP BY page`;
 }
 
 /** The columns of a session row (`sessionsOf`, session_days), in order: one row per active session. */
@@ -381,9 +444,10 @@ const SESSION_FIGURES = `toUInt64(sum(pageviews)) AS pageview_count,
  * - **pieced**: every other session, put back together from its pieces by `sessionsOf`: the pieces of the
  *   sessions that cross days (`confined` = 0, the first column of session_hours' key: one short range of each
  *   build), those of the days at the built hours' edges whose session is not whole, and the events' pieces.
- * The same figures as `sessionsOf` over all the pieces, without grouping the sessions that need none. A session
- * that crossed days before the builder saw it do so (the builder rebuilds a day found stale, ADR 018) is
- * counted once, from its pieces, and whole once that day is built again.
+ * The same figures as `sessionsOf` over all the pieces, without grouping the sessions that need none. A build
+ * that holds a session as confined is the only one that holds it: the builder publishes a build only once the
+ * days it finds stale are built again (`buildRollups`), so a session that came back on another day is held as
+ * not confined by every build of its days before any report can read the one that found it.
  */
 function sessionRows(parts: { build: Build; span: Span }[], rawHours: string, rawPieces: string | null): string[] {
   const spans = joined(parts.map((p) => p.span));
@@ -395,15 +459,14 @@ function sessionRows(parts: { build: Build; span: Span }[], rawHours: string, ra
   const builds = (list: typeof parts) => `(day, version) IN (${versions(list)})`;
   // The days at an edge of the built hours: where a confined session can cross them.
   const edges = parts.filter((p) => spans.some((s) => s.from === p.span.from || s.to === p.span.to));
-  // Sessions that cannot be whole: those that cross days, and (every copy's session) those with events in the rest.
-  const crossing = `SELECT session_id FROM session_days WHERE ${builds(parts)} AND confined = 0`;
+  // Confined sessions that cannot be whole: (every copy's session) those with events in the rest.
   const rawIds = rawHours === "0" ? [] : SESSION_EVENT_TABLES.map((table) => `SELECT session_id FROM ${table} WHERE ${rawHours}`);
-  const notWhole = [crossing, ...rawIds].join(" UNION ALL ");
   // At the edges: sessions that cross the built hours' edge, or have events after the builds. (Those that cross
   // days are all in the first piece list: every day of theirs says so once the builder has seen them.)
   const edgeSessions = rawIds.length ? `(${across}) OR session_id IN (${rawIds.join(" UNION ALL ")})` : across;
+  const notRaw = rawIds.length ? ` AND session_id NOT IN (${rawIds.join(" UNION ALL ")})` : "";
   const whole = `SELECT ${SESSION_ROW_COLUMNS} FROM session_days
-    WHERE ${builds(parts)} AND confined = 1 AND active = 1 AND (${within}) AND session_id NOT IN (${notWhole})`;
+    WHERE ${builds(parts)} AND confined = 1 AND active = 1 AND (${within})${notRaw}`;
   const pieces = [
     `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE ${builds(parts)} AND confined = 0 AND (${inHours})`,
     `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE ${builds(edges)} AND confined = 1 AND (${inHours})
@@ -455,20 +518,24 @@ export function sessionsOf(pieces: string): string {
 const DAYS_PER_ROUND = 400;
 
 /**
- * Builds one day's tables from its events up to `builtTo` (Unix seconds, a whole minute within the day or
- * the day's end), as a new version, names it in rollup_builds, and drops the day's versions older than the
- * one it replaces.
+ * Writes one day's tables from its events up to `builtTo` (Unix seconds, a whole minute within the day or
+ * the day's end) as a new version, which readers do not see until `publish` names it.
  */
-export async function buildDay(client: ClickHouseClient, day: string, builtTo: number, { version = Date.now() }: { version?: number } = {}): Promise<number> {
+async function writeDay(client: ClickHouseClient, day: string, builtTo: number, version: number): Promise<void> {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || !Number.isSafeInteger(builtTo) || !Number.isSafeInteger(version)) throw new Error("bad build");
   const start = Date.parse(`${day}T00:00:00Z`) / 1000;
   const condition = spansCondition([{ from: start, to: builtTo }]);
   const key = `toDate('${day}') AS day, toUInt64(${version}) AS version`;
   await client.command({ query: sessionHoursSql(key, { from: start, to: builtTo }) });
   await client.command({ query: sessionDaysSql(day, version) });
-  await client.command({ query: `INSERT INTO page_days SELECT ${key}, page, views, sessions FROM (${pagesFromEvents(condition)})` });
+  const confined = `SELECT session_id FROM session_days WHERE day = toDate('${day}') AND version = ${version} AND confined = 1`;
+  for (const query of pageDaysSql(key, condition, confined)) await client.command({ query });
   await client.command({ query: `INSERT INTO page_hours SELECT ${key}, hour, page, views, sessions FROM (${pageHoursFromEvents(condition)})` });
   await client.command({ query: `INSERT INTO click_days SELECT ${key}, ${CLICK_COLUMNS} FROM (${clicksFromEvents(condition)})` });
+}
+
+/** Names a written build in rollup_builds, for readers, and drops the day's versions older than the one it replaces. */
+async function publish(client: ClickHouseClient, day: string, builtTo: number, version: number): Promise<void> {
   await client.insert({
     table: "rollup_builds",
     values: [{ day, version, built_to: builtTo, built_at: Math.floor(Date.now() / 1000) }],
@@ -477,13 +544,12 @@ export async function buildDay(client: ClickHouseClient, day: string, builtTo: n
   // Keep this version and the one before it (a report that read rollup_builds just before may be reading it).
   const named = await select(client, `SELECT version FROM rollup_builds WHERE day = toDate('${day}') ORDER BY version DESC`, z.object({ version: uint }));
   const keep = new Set(named.slice(0, 2).map((r) => r.version));
-  for (const table of ["session_hours", "session_days", "page_days", "page_hours", "click_days"]) {
+  for (const table of ["session_hours", "session_days", "page_days", "page_sessions", "page_hours", "click_days"]) {
     const present = await select(client, `SELECT DISTINCT version FROM ${table} WHERE day = toDate('${day}')`, z.object({ version: uint }));
     for (const { version: old } of present) {
       if (!keep.has(old)) await client.command({ query: `ALTER TABLE ${table} DROP PARTITION (toDate('${day}'), ${old})` });
     }
   }
-  return version;
 }
 
 /**
@@ -564,10 +630,24 @@ export async function buildRollups(
   const known = new Map((await builds(client, days[0]!, days.at(-1)!)).map((b) => [b.day, b]));
   const late = new Set(dirty);
   const built: RollupRound["built"] = [];
-  // Days a build found stale (`staleDays`) join the queue, each built at most once a round.
-  const queue = [...days];
   const done = new Set<string>();
-  for (let day = queue.shift(); day !== undefined; day = queue.shift()) {
+  // A day's build is published only after the days it finds stale (`staleDays`: they hold as confined a
+  // session it found on this day too) are built and published again, each at most once a round. So no build a
+  // report can read holds as confined a session that another build it can read also holds (the readers count
+  // a confined session once, from its build alone: `sessionRows`, `pageDayRows`).
+  const build = async (day: string, builtTo: number) => {
+    const started = Date.now();
+    const version = Date.now();
+    done.add(day);
+    await writeDay(client, day, builtTo, version);
+    for (const stale of await staleDays(client, day, version)) {
+      const end = Date.parse(`${stale}T00:00:00Z`) / 1000 + DAY;
+      if (!done.has(stale)) await build(stale, Math.min(end, closed));
+    }
+    await publish(client, day, builtTo, version);
+    built.push({ day, builtTo, ms: Date.now() - started });
+  };
+  for (const day of days) {
     // A worker shutting down stops between days (the next round goes on); the days not reached stay due.
     if (built.length >= DAYS_PER_ROUND || signal?.aborted) break;
     if (done.has(day)) continue;
@@ -576,16 +656,7 @@ export async function buildRollups(
     if (builtTo <= start) continue; // nothing of the day has ended yet
     const previous = known.get(day);
     if (previous && previous.built_to >= builtTo && !late.has(day)) continue;
-    const started = Date.now();
-    const version = await buildDay(client, day, builtTo);
-    done.add(day);
-    built.push({ day, builtTo, ms: Date.now() - started });
-    for (const stale of await staleDays(client, day, version)) {
-      if (!done.has(stale)) {
-        late.add(stale);
-        queue.push(stale);
-      }
-    }
+    await build(day, builtTo);
   }
   return { built };
 }

@@ -133,7 +133,7 @@ describe("the reports' derived tables over time", () => {
     // Nothing late, nothing behind: a round builds nothing. A third build leaves two versions of the day.
     expect((await buildRollups(clickhouse)).built.filter((b) => b.day === day(yesterday))).toEqual([]);
     await buildRollups(clickhouse, { dirty: [day(yesterday)] });
-    for (const table of ["session_hours", "page_days", "page_hours", "click_days"]) {
+    for (const table of ["session_hours", "session_days", "page_days", "page_sessions", "page_hours", "click_days"]) {
       const versions = await (
         await clickhouse.query({ query: `SELECT DISTINCT version FROM ${table} WHERE day = toDate('${day(yesterday)}')`, format: "JSONEachRow" })
       ).json<{ version: string }>();
@@ -251,8 +251,9 @@ describe("sessions read whole from session_days", () => {
     // After the builds: a late page view of c1 on the 11th, whose day is built again, then c3's next page view
     // after the build's end (its build holds c3 as confined).
     await whole.insert({ table: "pageviews", values: [view(next("06:00:00"), "c1")], format: "JSONEachRow" });
-    // The 11th's build finds c1 on the 10th too, whose build still holds c1 as confined: the 10th is built again.
-    expect((await buildRollups(whole, { now, dirty: ["2026-11-11"] })).built.map((b) => b.day)).toEqual(["2026-11-11", "2026-11-10"]);
+    // The 11th's build finds c1 on the 10th too, whose build still holds c1 as confined: the 10th is built again,
+    // and named for the reports before the 11th's build is.
+    expect((await buildRollups(whole, { now, dirty: ["2026-11-11"] })).built.map((b) => b.day)).toEqual(["2026-11-10", "2026-11-11"]);
     await whole.insert({ table: "pageviews", values: [view(next("13:29:30"), "c3")], format: "JSONEachRow" });
 
     const confined = await (
@@ -283,7 +284,35 @@ describe("sessions read whole from session_days", () => {
     const expected = { sessions: 8, avgSessionDuration: 23_539, bounceRate: 0.125, devices: [{ device: "mobile", count: 8, percentage: 100 }] };
     expect(await userActivity(whole, window)).toEqual(expected);
     expect(await userActivity(eventsOnly(whole), window)).toEqual(expected);
-    // 3 + 2 + 2 + 2 + 2 + 1 (b2) + 2 + 2 page views in the window.
-    expect(await pageViews(whole, window)).toMatchObject({ total: 16, unique: 8 });
+    // 3 + 2 + 2 + 2 + 2 + 1 (b2) + 2 + 2 page views in the window. The 11th is whole in it: its confined c3 is
+    // counted there, and also viewed the page after the build (events the report reads itself): one session.
+    const pages = { total: 16, unique: 8, pages: [{ page: "/", views: 16, unique_views: 8 }] };
+    expect(await pageViews(whole, window)).toEqual(pages);
+    expect(await pageViews(eventsOnly(whole), window)).toEqual(pages);
+
+    // From the start of the 10th both days are whole in the window: b1, b2, e1, c1, c2, t1, m1, c3, p1, with
+    // 16 + 2 (b1, b2) page views; c2 (confined to the 10th) comes back on the 11th, late, and the 11th is built
+    // again: the 10th, which held c2 as confined, first.
+    await whole.insert({ table: "pageviews", values: [view(next("12:00:00"), "c2")], format: "JSONEachRow" });
+    expect((await buildRollups(whole, { now, dirty: ["2026-11-11"] })).built.map((b) => b.day)).toEqual(["2026-11-10", "2026-11-11"]);
+    const days = { from: at("00:00:00") / 1000 - 1, to: now.getTime() / 1000 };
+    const both = { total: 19, unique: 9, pages: [{ page: "/", views: 19, unique_views: 9 }] };
+    expect(await pageViews(whole, days)).toEqual(both);
+    expect(await pageViews(eventsOnly(whole), days)).toEqual(both);
+    expect(await userActivity(whole, days)).toEqual(await userActivity(eventsOnly(whole), days));
+  });
+
+  it("counts once a confined session that went on after its build, however many there are", async () => {
+    // 1,001 sessions view /many before the build and again after it: more than a report lists by id.
+    const sessions = Array.from({ length: 1001 }, (_, i) => `many-${i}`);
+    const at = (time: string) => Date.parse(`2026-11-20T${time}Z`);
+    const view = (n: number, ms: number, session: string) => ({ ...row(n, ms, "/many"), session_id: session });
+    await whole.insert({ table: "pageviews", values: sessions.map((s, i) => view(10_000 + i, at("11:00:00"), s)), format: "JSONEachRow" });
+    const now = new Date(at("12:00:00"));
+    expect((await buildRollups(whole, { now })).built.map((b) => b.day)).toContain("2026-11-20");
+    await whole.insert({ table: "pageviews", values: sessions.map((s, i) => view(20_000 + i, at("11:59:00"), s)), format: "JSONEachRow" });
+    const report = { total: 2002, unique: 1001, pages: [{ page: "/many", views: 2002, unique_views: 1001 }] };
+    expect(await pageViews(whole, "1d", { now })).toEqual(report);
+    expect(await pageViews(eventsOnly(whole), "1d", { now })).toEqual(report);
   });
 });

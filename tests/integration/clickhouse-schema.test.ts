@@ -108,8 +108,8 @@ describe("ClickHouse analytics schema", () => {
     const tables = await rows<{ name: string }>(
       `SELECT name FROM system.tables WHERE database = ${quote(database)} ORDER BY name`,
     );
-    // The event tables, the pipeline's counters, and the reports' derived tables (003, 005, 006, 007; ADR 018).
-    const derived = ["session_hours", "session_days", "page_days", "page_hours", "click_days", "rollup_builds"];
+    // The event tables, the pipeline's counters, and the reports' derived tables (003, 005, 006, 007, 008; ADR 018).
+    const derived = ["session_hours", "session_days", "page_days", "page_sessions", "page_hours", "click_days", "rollup_builds"];
     expect(tables.map((t) => t.name)).toEqual([...Object.values(TABLES), "pipeline_minutes", "schema_migrations", ...derived].sort());
   });
 
@@ -208,6 +208,32 @@ describe("ClickHouse analytics schema", () => {
     ]);
     const pieces = await rows<{ name: string; type: string }>(`DESCRIBE TABLE ${database}.session_hours`);
     expect(pieces.at(-1)).toMatchObject({ name: "confined", type: "UInt8" });
+  });
+
+  it("page_days counts each page's confined sessions apart from the others' state, and page_sessions names their pages (008)", async () => {
+    const days = await rows<{ name: string; type: string }>(`DESCRIBE TABLE ${database}.page_days`);
+    expect(days.map((c) => [c.name, c.type])).toEqual([
+      ["day", "Date"],
+      ["version", "UInt64"],
+      ["page", "String"],
+      ["views", "UInt64"],
+      ["confined_sessions", "UInt64"],
+      ["open_sessions", "AggregateFunction(uniq, String)"],
+    ]);
+    const sessions = await rows<{ name: string; type: string }>(`DESCRIBE TABLE ${database}.page_sessions`);
+    expect(sessions.map((c) => [c.name, c.type])).toEqual([
+      ["day", "Date"],
+      ["version", "UInt64"],
+      ["session_id", "String"],
+      ["page", "String"],
+    ]);
+    const keys = await rows<{ name: string; sorting_key: string; partition_key: string }>(
+      `SELECT name, sorting_key, partition_key FROM system.tables WHERE database = ${quote(database)} AND name IN ('page_days', 'page_sessions') ORDER BY name`,
+    );
+    expect(keys).toEqual([
+      { name: "page_days", sorting_key: "page", partition_key: "(day, version)" },
+      { name: "page_sessions", sorting_key: "session_id, page", partition_key: "(day, version)" },
+    ]);
   });
 
   it.each(Object.keys(SPEC))("%s keeps one row per re-sent event under FINAL: the one received last", async (table) => {
