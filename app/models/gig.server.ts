@@ -1,10 +1,11 @@
 /**
  * Gigs: the catalog buyers browse and search, the gig page, and a seller's own gigs. The only module that
  * writes `gigs`, `gig_packages`, `gig_images` and `search_terms`; it keeps each gig's starting price,
- * fastest delivery and the searchable words in step with its packages, in the same transaction.
+ * fastest delivery and the searchable words in step with its packages, in the same transaction. A search
+ * reads `gig_search`, which triggers keep in step with `gigs` and `users` (migration 20261126210001).
  */
 import type { Knex } from "knex";
-import type { Db } from "~/utils/db.server";
+import { prepared, type Db } from "~/utils/db.server";
 import {
   PRICE_RANGES,
   TIERS,
@@ -102,16 +103,17 @@ export const EMPTY_QUERY: CatalogQuery = { q: "", category: null, price: null, r
  * A sort key: the expression ordered by, and its cursor form. Timestamps travel as epoch microseconds
  * (`param` turns them back), so a cursor can only ever hold digits, never an impossible date.
  */
-type Key = { expr: string; type: "boolean" | "numeric" | "bigint"; text?: string; param?: string };
+type Key = { expr: string; type: "boolean" | "numeric" | "bigint"; text?: (key: string) => string; param?: string };
 type Order = { keys: Key[]; direction: "asc" | "desc" };
 
 const RANK = "(ts_rank(g.search_vector, sq.query) * 1000000)::bigint";
 
 /**
  * A search sorted by relevance ranks a bounded candidate set. Ranking every match meant reading and scoring
- * every matching row: "logo design" matches 11% of the catalog, 21–34 ms a call at 100,000 gigs. Each gig's
- * search vector also holds its popularity levels, '~level 1' … '~level 6' (rating × ln(1 + reviews) ÷ 5,
- * all six when featured; migration 20261126100001), so the GIN index alone finds the matches at a level.
+ * every matching row: "logo design" matches 11% of the catalog, 21–34 ms a call at 100,000 gigs. A search
+ * reads `gig_search` (migration 20261126210001): one narrow row per gig a buyer may see, with its popularity
+ * level (rating × ln(1 + reviews) ÷ 5, at most 6; 6 when featured) and its text vector, indexed by one GIN
+ * index per level, so "the matches at level 6" reads only the level-6 index and rows.
  *
  * The order, exactly: L is the highest level at which at least CANDIDATES visible gigs match the query and
  * the filters, or 0 when no level has that many. The candidates (every match when L is 0, else the matches at
@@ -123,9 +125,15 @@ const RANK = "(ts_rank(g.search_vector, sq.query) * 1000000)::bigint";
  * every match (the old order; the benchmark's A/B). ADR 022.
  */
 export const CANDIDATES = 500;
-/** The popularity levels a search vector can hold, highest first. */
-const LEVELS = [6, 5, 4, 3, 2, 1];
-const atLevel = (level: number) => `g.search_vector @@ '''~level ${level}'''::tsquery`;
+/** The popularity levels of gig_search, highest first. */
+const LEVELS = [6, 5, 4, 3, 2, 1, 0];
+/**
+ * The rows at these levels, written as an OR of equalities: Postgres answers each from its level's partial
+ * GIN index and ORs the bitmaps (a range such as `level >= 5` would match none of the partial indexes).
+ */
+const atLevels = (levels: number[]) => `(${levels.map((k) => `g.level = ${k}`).join(" OR ")})`;
+const fromLevel = (level: number) => LEVELS.filter((k) => k >= level);
+const belowLevel = (level: number) => LEVELS.filter((k) => k < level);
 
 /**
  * Relevance with a search: the candidate level (a constant), whether the row is a candidate (a constant per
@@ -161,7 +169,7 @@ function orderOf(sort: Sort, searching: boolean): Order {
           {
             expr: "g.published_at",
             type: "bigint",
-            text: "(extract(epoch FROM g.published_at) * 1000000)::bigint",
+            text: (key) => `(extract(epoch FROM ${key}) * 1000000)::bigint`,
             param: "(timestamptz 'epoch' + ?::bigint * interval '1 microsecond')",
           },
           id,
@@ -215,32 +223,51 @@ export function queryWords(q: string): string[] {
  * every word was found as typed.
  */
 export async function correctQuery(db: Db, q: string): Promise<string | null> {
-  const words = queryWords(q);
-  const candidates = words.filter((w) => w.length >= 3 && !/^\d+$/.test(w));
-  if (candidates.length === 0) return null;
-  const { rows } = await db.raw<{ rows: { word: string; fix: string | null }[] }>(
-    `SELECT w.word,
-       CASE WHEN EXISTS (SELECT 1 FROM search_terms t WHERE t.term = w.word) THEN w.word
-       ELSE (SELECT t.term FROM search_terms t WHERE t.term % w.word ORDER BY similarity(t.term, w.word) DESC, t.term LIMIT 1)
-       END AS fix
-     FROM unnest(?::text[]) AS w(word)`,
-    [candidates],
-  );
-  const fixes = new Map(rows.map((r) => [r.word, r.fix ?? r.word]));
-  const corrected = words.map((w) => fixes.get(w) ?? w);
-  return corrected.some((w, i) => w !== words[i]) ? corrected.join(" ") : null;
+  return (await searchQuery(db, q)).searchedFor;
 }
 
-function applyFilters(builder: Knex.QueryBuilder, db: Db, query: CatalogQuery, searching: boolean) {
+/**
+ * What a search looks for, in one statement: the corrected text (correctQuery) and the full-text query of
+ * the text searched (the corrected one, else as typed), as tsquery text. The catalog's statements take the
+ * query as a `tsquery` parameter: with plainto_tsquery(text) in them, a prepared statement's generic plan
+ * would parse the text again for every row it ranks.
+ */
+async function searchQuery(db: Db, q: string): Promise<{ searchedFor: string | null; query: string }> {
+  const words = queryWords(q);
+  const checked = words.map((w) => w.length >= 3 && !/^\d+$/.test(w));
+  const { rows } = await prepared(
+    db.raw<{ rows: { searched_for: string | null; query: string }[] }>(
+      `WITH w AS (
+         SELECT w.i, w.word,
+           CASE WHEN NOT w.checked OR EXISTS (SELECT 1 FROM search_terms t WHERE t.term = w.word) THEN w.word
+           ELSE coalesce((SELECT t.term FROM search_terms t WHERE t.term % w.word ORDER BY similarity(t.term, w.word) DESC, t.term LIMIT 1), w.word)
+           END AS fix
+         FROM unnest(?::text[], ?::boolean[]) WITH ORDINALITY AS w(word, checked, i)
+       ), fixed AS (SELECT CASE WHEN bool_or(w.fix <> w.word) THEN string_agg(w.fix, ' ' ORDER BY w.i) END AS text FROM w)
+       SELECT fixed.text AS searched_for, plainto_tsquery('english', coalesce(fixed.text, ?))::text AS query FROM fixed`,
+      [words, checked, q],
+    ),
+  );
+  return { searchedFor: rows[0]?.searched_for ?? null, query: rows[0]?.query ?? "" };
+}
+
+/**
+ * The buyer's filters. `unindexed` writes price and rating as expressions no index answers (`+ 0`): where a
+ * search reads its matches level by level from the GIN bitmaps, Postgres would otherwise AND each level's
+ * bitmap with one of every gig in the price range (20,000 rows under UGX 100,000, built again for each level),
+ * where checking the matches' own rows is cheaper. A search sorted by price, rating or date keeps them
+ * indexed, to start and stop its walk of that index in the range.
+ */
+function applyFilters(builder: Knex.QueryBuilder, db: Db, query: CatalogQuery, { unindexed = false } = {}) {
+  const column = (name: string) => db.raw(unindexed ? `(g.${name} + 0)` : `g.${name}`);
   if (query.category) builder.whereIn("g.category_id", db("categories").select("id").where("slug", query.category));
   if (query.price) {
     const { min, max } = PRICE_RANGES[query.price];
-    if (min !== null) builder.where("g.starting_price_ugx", ">=", min);
-    if (max !== null) builder.where("g.starting_price_ugx", "<=", max);
+    if (min !== null) builder.where(column("starting_price_ugx"), ">=", min);
+    if (max !== null) builder.where(column("starting_price_ugx"), "<=", max);
   }
-  if (query.rating) builder.where("g.rating", ">=", Number(query.rating));
+  if (query.rating) builder.where(column("rating"), ">=", Number(query.rating));
   if (query.delivery) builder.where("g.fastest_delivery_days", "<=", Number(query.delivery));
-  if (searching) builder.whereRaw("g.search_vector @@ sq.query");
   return builder;
 }
 
@@ -254,97 +281,139 @@ export type CatalogPage = {
   searchedFor: string | null;
 };
 
-/** Selects the sort keys (key_i) and their cursor text (cursor_i), pages after a cursor, orders and limits. */
+/**
+ * Selects the sort keys (key_i), pages after a cursor, orders and limits; the page's cards turn the keys of
+ * their few rows into cursor text (a search's candidates would otherwise each have their text rank computed
+ * twice and printed).
+ * Limits are written into the text, not bound: a prepared statement's generic plan takes a bound limit for a
+ * tenth of the rows and may then walk the whole table instead of reading the index.
+ */
 function pickRows(db: Db, builder: Knex.QueryBuilder, order: Order, after: string[] | null, n: number, compared = order.keys) {
   builder.select("g.id");
-  order.keys.forEach((k, i) => builder.select(db.raw(`${k.expr} AS key_${i}`), db.raw(`(${k.text ?? k.expr})::text AS cursor_${i}`)));
+  order.keys.forEach((k, i) => builder.select(db.raw(`${k.expr} AS key_${i}`)));
   if (after) {
     const tuple = compared.map((k) => k.expr).join(", ");
     const params = compared.map((k) => k.param ?? `?::${k.type}`).join(", ");
     builder.whereRaw(`(${tuple}) ${order.direction === "desc" ? "<" : ">"} (${params})`, after);
   }
-  return builder.orderByRaw(compared.map((k) => `${k.expr} ${order.direction}`).join(", ")).limit(n);
+  return builder.orderByRaw(compared.map((k) => `${k.expr} ${order.direction}`).join(", ")).limit(n, { skipBinding: true });
 }
 
 type PickedRows = Knex.QueryBuilder | Knex.Raw;
 
-/** How many rows a query has, counting no further than `cap` (a broad query never counts the whole table). */
-function countUpTo(db: Db, builder: Knex.QueryBuilder, cap: number): Promise<number> {
-  return db
-    .from(builder.select(db.raw("1")).limit(cap).as("m"))
-    .count<{ n: string }[]>({ n: "*" })
-    .then((r) => Number(r[0]?.n ?? 0));
+/**
+ * How many rows a query has, counting no further than `cap` (a broad query never counts the whole table);
+ * `prepare`: as a prepared statement.
+ */
+function countUpTo(db: Db, builder: Knex.QueryBuilder, cap: number, prepare = false): Promise<number> {
+  const counted = db.from(builder.select(db.raw("1")).limit(cap, { skipBinding: true }).as("m")).count<{ n: string }[]>({ n: "*" });
+  return (prepare ? prepared(counted) : counted).then((r) => Number(r[0]?.n ?? 0));
 }
 
 /**
- * The rows of a relevance search's page (see CANDIDATES): on the first page, the highest level with enough
- * candidates, trying each in turn (a level with too few costs fewer than CANDIDATES rows to learn so); after
- * a cursor, its level. `matches` resolves to the capped count of all matches (null when not counted).
+ * How many gigs match at each of these levels (highest first), each counted only up to what is left of
+ * `cap` (an SQL expression) after the levels above it and `above` (an SQL expression: matches already
+ * counted), so a level is not read at all once the cap is reached: a broad search reads its top levels' rows,
+ * never every match. One row: `n_above`, and `n_<level>` for each level.
+ */
+function levelCounts(db: Db, matches: (level: number) => Knex.QueryBuilder, levels: number[], cap: string | number, above = "0"): Knex.Raw {
+  const sql = [`(SELECT ${above} AS n_above) AS l_above`];
+  const bindings: Knex.QueryBuilder[] = [];
+  const counted = ["l_above.n_above"];
+  for (const k of levels) {
+    sql.push(`CROSS JOIN LATERAL (SELECT count(*) AS n_${k} FROM (? LIMIT greatest(0, ${cap} - (${counted.join(" + ")}))) AS m) AS l_${k}`);
+    bindings.push(matches(k).select(db.raw("1")));
+    counted.push(`l_${k}.n_${k}`);
+  }
+  return db.raw(`SELECT ${["l_above.n_above", ...levels.map((k) => `l_${k}.n_${k}`)].join(", ")} FROM ${sql.join(" ")}`, bindings);
+}
+
+/** The total of levelCounts' row (capped as it was). */
+const sumCounts = (row: Record<string, unknown> | undefined, levels: number[]) => levels.reduce((sum, k) => sum + Number(row?.[`n_${k}`] ?? 0), 0);
+
+/** Counting matches stops here: past the cap of the result count and past the candidates needed. */
+const countCap = (candidates: number) => Math.max(COUNT_CAP, Number.isFinite(candidates) ? candidates : 0) + 1;
+
+/**
+ * The rows of a relevance search's page (see CANDIDATES). The first page tries the top level: one statement
+ * ranks the matches at that level or above, counting them as it goes (count(*) OVER ()), and counts the
+ * levels below, top down: with enough candidates, up to the count's cap, so it is the page and the total at
+ * once; with too few, only until the candidates needed, which names the highest level that has enough, and
+ * the same statement at that level is the page. After a cursor: its level, with the total counted beside it.
  */
 async function searchRows(
   db: Db,
-  base: () => Knex.QueryBuilder,
+  matches: (levels: number[]) => Knex.QueryBuilder,
+  countMatches: (cap: number) => Promise<number>,
   cursor: string | null,
   n: number,
   candidates: number,
   count: boolean,
   cards: (picked: PickedRows, order: Order, extra?: string[]) => Knex.QueryBuilder,
 ): Promise<{ rows: Record<string, unknown>[]; order: Order; total: number | null }> {
-  // One branch: the candidates at `level` (true), the other matches (false), or every match (level 0).
+  const cap = countCap(candidates);
+  const total = (counted: number) => (count ? Math.min(counted, COUNT_CAP + 1) : null);
+  // One branch: the candidates at `level` or above (true), the other matches (false), or every match (level 0).
   const branch = (level: number, candidate: boolean, after: string[] | null) => {
     const order = searchOrder(level, candidate);
-    const b = base();
-    if (level > 0) b.whereRaw(candidate ? atLevel(level) : `NOT (${atLevel(level)})`);
-    return pickRows(db, b, order, after, n, order.keys.slice(2));
+    return pickRows(db, matches(candidate ? fromLevel(level) : belowLevel(level)), order, after, n, order.keys.slice(2));
   };
   // A page at a level after a cursor's (rank, rating, id), or from the start: past the candidates' last row,
   // only other matches; else the candidates, then (when the page is not full yet) the other matches.
   const levelPage = (level: number, candidate: boolean, after: string[] | null) => {
     const order = searchOrder(level);
-    if (level === 0 || !candidate) return cards(branch(level, candidate, after), order);
-    return cards(db.raw("(?) UNION ALL (?) LIMIT ?", [branch(level, true, after), branch(level, false, null), n]), order);
+    if (level === 0 || !candidate) return prepared(cards(branch(level, candidate, after), order));
+    return prepared(cards(db.raw(`(?) UNION ALL (?) LIMIT ${n}`, [branch(level, true, after), branch(level, false, null)]), order));
   };
-  const allMatches = () => countUpTo(db, base(), COUNT_CAP + 1);
+  // The first page's statement at a level: its candidates' first rows, how many there are (`found`), and the
+  // levels below counted after them, up to the cap when the candidates are enough, else up to `enough`.
+  const enough = Number.isFinite(candidates) ? Math.max(1, candidates) : 0;
+  const attempt = async (level: number) => {
+    const below = belowLevel(level);
+    const ranked = branch(level, true, null).select(db.raw("count(*) OVER () AS candidates"));
+    const upTo = `CASE WHEN l_above.n_above >= ${enough} THEN ${cap} ELSE ${enough} END`;
+    const counted = levelCounts(db, (k) => matches([k]), below, upTo, "coalesce((SELECT candidates FROM ranked LIMIT 1), 0)");
+    const result = (await prepared(
+      cards(db.raw("SELECT * FROM ranked"), searchOrder(level), ["counted.*"])
+        .with("ranked", ranked)
+        .with("counted", counted)
+        .joinRaw("RIGHT JOIN counted ON true"),
+    )) as Record<string, unknown>[];
+    const counts = result[0]!;
+    return { rows: result.filter((r) => r.id !== null), found: Number(counts.n_above), counts, below };
+  };
 
   const after = decodeCursor(cursor, searchOrder(0));
   const level = after ? Number(after[0]) : null;
-  if (after && level !== null && (level === 0 || LEVELS.includes(level))) {
-    const [rows, total] = await Promise.all([levelPage(level, after[1] === "true", after.slice(2)), count ? allMatches() : null]);
-    return { rows, order: searchOrder(level), total };
+  if (after && level !== null && LEVELS.includes(level)) {
+    const [rows, matched] = await Promise.all([levelPage(level, after[1] === "true", after.slice(2)), count ? countMatches(cap) : null]);
+    return { rows, order: searchOrder(level), total: matched === null ? null : total(matched) };
   }
 
-  let total: number | null = null;
-  if (Number.isFinite(candidates)) {
-    const enough = Math.max(1, candidates);
-    for (const level of LEVELS) {
-      if (level !== LEVELS[0]) {
-        // The top level had too few: when all the matches are few, no level has enough.
-        total ??= await allMatches();
-        if (total <= Math.min(enough, COUNT_CAP)) break;
-      }
-      // The level's candidates, counted while ranking them: with enough, they are the page, and the count
-      // of all matches only has to look past them for the rest up to COUNT_CAP.
-      const picked = branch(level, true, null).select(db.raw("count(*) OVER () AS candidates"));
-      const rows = await cards(picked, searchOrder(level), ["p.candidates"]);
-      const found = rows.length > 0 ? Number(rows[0]!.candidates) : 0;
-      if (found >= enough) {
-        const others = () => countUpTo(db, base().whereRaw(`NOT (${atLevel(level)})`), COUNT_CAP + 1 - found).then((m) => found + m);
-        const [page, matches] = await Promise.all([
-          rows.length < n ? levelPage(level, true, null) : rows,
-          total ?? (!count ? null : found > COUNT_CAP ? COUNT_CAP + 1 : others()),
-        ]);
-        return { rows: page, order: searchOrder(level), total: count ? matches : null };
+  let chosen = Number.isFinite(candidates) ? LEVELS[0]! : 0;
+  let page = await attempt(chosen);
+  if (page.found < enough) {
+    // Too few at the top: the highest level whose matches, with those above it, are enough (0 when none).
+    let seen = page.found;
+    chosen = 0;
+    for (const k of page.below) {
+      seen += Number(page.counts[`n_${k}`]);
+      if (k > 0 && seen >= enough) {
+        chosen = k;
+        break;
       }
     }
+    page = await attempt(chosen);
   }
-  const [rows, matches] = await Promise.all([levelPage(0, true, null), total ?? (count ? allMatches() : null)]);
-  return { rows, order: searchOrder(0), total: count ? matches : null };
+  const rows = page.rows.length < n && chosen > 0 ? await levelPage(chosen, true, null) : page.rows;
+  return { rows, order: searchOrder(chosen), total: total(page.found + sumCounts(page.counts, page.below)) };
 }
 
 /**
  * One page of the catalog: filters, full-text search (with spelling correction) and sort, paged by keyset,
- * so pages never repeat or skip a gig even while gigs are added. A search sorted by relevance ranks a
- * bounded candidate set first (CANDIDATES); `candidates` changes its size (Infinity: rank every match).
+ * so pages never repeat or skip a gig even while gigs are added. A search reads gig_search, the visible
+ * gigs' search rows; sorted by relevance it ranks a bounded candidate set first (CANDIDATES); `candidates`
+ * changes its size (Infinity: rank every match).
  */
 export async function listCatalog(
   db: Db,
@@ -353,13 +422,28 @@ export async function listCatalog(
 ): Promise<CatalogPage> {
   query = { ...query, q: query.q.replace(/\u0000/g, " ").trim() };
   const searching = query.q !== "";
-  const searchedFor = searching ? await correctQuery(db, query.q) : null;
-  const text = searchedFor ?? query.q;
+  const { searchedFor, query: tsquery } = searching ? await searchQuery(db, query.q) : { searchedFor: null, query: "" };
 
-  const base = () => {
-    const b = visibleGigs(db);
-    if (searching) b.crossJoin(db.raw("(SELECT plainto_tsquery('english', ?) AS query) AS sq", [text]));
-    return applyFilters(b, db, query, searching);
+  // A search's matches at these levels, its price and rating filters unindexed unless said (see
+  // applyFilters); browsing's visible gigs.
+  const matches = (levels: number[], { indexedFilters = false } = {}) =>
+    applyFilters(
+      db("gig_search as g")
+        .crossJoin(db.raw("(SELECT ?::tsquery AS query) AS sq", [tsquery]))
+        .whereRaw("g.search_vector @@ sq.query")
+        .whereRaw(atLevels(levels)),
+      db,
+      query,
+      { unindexed: !indexedFilters },
+    );
+  const browsed = () => applyFilters(visibleGigs(db), db, query);
+  // How many gigs match, up to `cap`. Level by level from the top, so a broad search reads only its top
+  // levels' rows; with a price or rating filter, in one scan whose bitmap Postgres may AND with that filter's
+  // index: most matches of the top levels can fail the filter, and reading them one by one cost more.
+  const countMatches = async (cap: number) => {
+    if (query.price || query.rating) return countUpTo(db, matches(LEVELS, { indexedFilters: true }), cap, true);
+    const rows = (await prepared(levelCounts(db, (k) => matches([k]), LEVELS, cap))).rows as Record<string, unknown>[];
+    return sumCounts(rows[0], LEVELS);
   };
 
   // The page's rows first (ids and sort keys only), then their cards: the card's subqueries (category,
@@ -370,16 +454,22 @@ export async function listCatalog(
       .join("gigs as g", "g.id", "p.id")
       .join("users as u", "u.id", "g.seller_id")
       .select(gigCardColumns(db))
-      .select([...order.keys.map((_, i) => `p.cursor_${i}`), ...extra])
+      .select(order.keys.map((k, i) => db.raw(`(${k.text ? k.text(`p.key_${i}`) : `p.key_${i}`})::text AS cursor_${i}`)))
+      .select(extra)
       .orderByRaw(order.keys.map((_, i) => `p.key_${i} ${order.direction}`).join(", "));
 
   let page: { rows: Record<string, unknown>[]; order: Order; total: number | null };
   if (searching && query.sort === "relevance") {
-    page = await searchRows(db, base, query.cursor, limit + 1, candidates, count, cards);
+    page = await searchRows(db, matches, countMatches, query.cursor, limit + 1, candidates, count, cards);
+  } else if (searching) {
+    const order = orderOf(query.sort, searching);
+    const picked = pickRows(db, matches(LEVELS, { indexedFilters: true }), order, decodeCursor(query.cursor, order), limit + 1);
+    const [rows, total] = await Promise.all([prepared(cards(picked, order)), count ? countMatches(COUNT_CAP + 1) : null]);
+    page = { rows, order, total };
   } else {
     const order = orderOf(query.sort, searching);
-    const picked = pickRows(db, base(), order, decodeCursor(query.cursor, order), limit + 1);
-    const [rows, total] = await Promise.all([cards(picked, order), count ? countUpTo(db, base(), COUNT_CAP + 1) : null]);
+    const picked = pickRows(db, browsed(), order, decodeCursor(query.cursor, order), limit + 1);
+    const [rows, total] = await Promise.all([cards(picked, order), count ? countUpTo(db, browsed(), COUNT_CAP + 1) : null]);
     page = { rows, order, total };
   }
   const { rows, order, total } = page;
