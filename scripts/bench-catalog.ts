@@ -3,7 +3,7 @@
  * and how much of that time is the database query behind each page?
  *
  *   npm run bench:catalog [-- --duration 10] [--warmup 2] [--connections 20] [--build] [--keep-data] [--queries-only]
- *                         [--search-only] [--database soko_bench] [--page-cache on|off]
+ *                         [--search-only] [--database soko_bench] [--page-cache on|off] [--baseline <checkout>]
  *
  * 1. (Re)creates a separate database, soko_bench, on the project's Postgres, migrates it and loads
  *    2,000 freelancers, 100,000 published gigs with three packages each and ~840,000 reviews with
@@ -25,6 +25,10 @@
  *    `--database` loads and measures another database than soko_bench (two people measuring at once).
  *    `--page-cache off` runs the server without the anonymous page cache (ADR 019; on by default, as in
  *    production): the pages are then rendered for every request, as a signed-in member's are.
+ *    `--baseline <checkout>` adds a third arm to the single search calls: that checkout's listCatalog (its
+ *    app/models/gig.server.ts, with our utils), on a database of its own, `<database>_baseline`, migrated with
+ *    its migrations and loaded with the same seeded data (kept with --keep-data): old code against new in
+ *    the same run, call by call (a git worktree of an earlier commit will do).
  *
  * It is a report, not a test: missed targets still exit 0; only errors (a page that does not answer 200
  * or does not show its gigs, a failed load) exit non-zero. soko_bench is kept afterwards for inspection.
@@ -67,6 +71,8 @@ type Options = {
   database: string;
   /** The server's anonymous page cache (ADR 019). */
   pageCache: "on" | "off";
+  /** Another checkout whose search calls are timed beside ours (null: none). */
+  baseline: string | null;
 };
 
 function readOptions(): Options {
@@ -81,6 +87,7 @@ function readOptions(): Options {
       "search-only": { type: "boolean", default: false },
       database: { type: "string", default: BENCH_DB },
       "page-cache": { type: "string", default: "on" },
+      baseline: { type: "string" },
     },
   });
   const fail = (message: string): never => {
@@ -100,7 +107,8 @@ function readOptions(): Options {
     queriesOnly: values["queries-only"],
     searchOnly: values["search-only"],
     pageCache: values["page-cache"] === "on" || values["page-cache"] === "off" ? values["page-cache"] : fail(`--page-cache must be on or off, got "${values["page-cache"]}"`),
-    database: /^[a-z_][a-z0-9_]{0,62}$/.test(values.database) ? values.database : fail(`--database must be a plain lower-case name, got "${values.database}"`),
+    database: /^[a-z_][a-z0-9_]{0,53}$/.test(values.database) ? values.database : fail(`--database must be a plain lower-case name, got "${values.database}"`),
+    baseline: values.baseline === undefined ? null : fs.existsSync(path.join(values.baseline, "app/models/gig.server.ts")) ? path.resolve(values.baseline) : fail(`--baseline must be a checkout of this app, got "${values.baseline}"`),
   };
 }
 
@@ -196,12 +204,13 @@ async function step<T>(label: string, fn: () => Promise<T>): Promise<T> {
   return result;
 }
 
-async function prepareDatabase(app: App, url: string, database: string, keepData: boolean) {
+/** Loads the database (or keeps it, migrated, with --keep-data); `migrations`: another checkout's folder. */
+async function prepareDatabase(app: App, url: string, database: string, keepData: boolean, migrations?: string) {
   if (keepData && (await hasCompleteData(app, url, database))) {
     console.log(`\n${database} already holds ${GIGS.toLocaleString("en-US")} gigs (--keep-data): not reloading.`);
     const db = app.createDb(url, { min: 0, max: 1 });
     try {
-      await app.migratePostgres(db);
+      await app.migratePostgres(db, migrations);
     } finally {
       await db.destroy();
     }
@@ -212,7 +221,7 @@ async function prepareDatabase(app: App, url: string, database: string, keepData
   await step(`drop and create ${database}`, () => recreateDatabase(database));
   const db = app.createDb(url, { min: 0, max: 2 });
   try {
-    await step("migrate", () => app.migratePostgres(db));
+    await step("migrate", () => app.migratePostgres(db, migrations));
     await loadCatalogData(app, db);
     await step("refreshCatalog (prices, delivery, search words)", () => app.refreshCatalog(db));
     await step("VACUUM ANALYZE", () => db.raw("VACUUM ANALYZE"));
@@ -744,8 +753,20 @@ function printTable(rows: Row[]) {
 const SEARCH_CALLS = ["q=logo+design", "q=logo+desing", "q=design", "q=translate+luganda", "q=logo+desing&sort=price-low&price=under-100000"];
 const TARGET_SEARCH_MS = 10;
 
-type Pair = { bounded: number; all: number };
-type SearchCallRow = { search: string; bounded: Stats; all: Stats; fastest: Pair; postgresCpu: Pair | null; matches: string; shared: number; shown: number };
+type Arm = "bounded" | "all" | "baseline";
+type PerArm = Partial<Record<Arm, number>>;
+type SearchCallRow = {
+  search: string;
+  times: Partial<Record<Arm, Stats>>;
+  fastest: PerArm;
+  postgresCpu: PerArm | null;
+  matches: string;
+  shared: number;
+  shown: number;
+};
+
+/** Another checkout's search, timed beside ours: its listCatalog and a pool on its own database. */
+type Baseline = { listCatalog: App["listCatalog"]; db: Knex; url: string };
 
 /**
  * CPU milliseconds a Postgres backend has used (user + system, from /proc: Postgres runs on this machine).
@@ -763,29 +784,41 @@ const CLOCK_TICKS_PER_S = 100;
 
 /**
  * Each search called alone, one call in flight (what a buyer waits for when nothing queues), alternating
- * call by call between listCatalog as it is (a relevance search ranks a bounded candidate set) and the old
- * order, which ranks every match (`candidates: Infinity`), so both see the same moment of a noisy machine.
- * Also says how many of the first page's gigs the two orders share.
+ * call by call between listCatalog as it is (a relevance search ranks a bounded candidate set), the old
+ * order, which ranks every match (`candidates: Infinity`), and (with --baseline) another checkout's
+ * listCatalog on its own copy of the data, so all see the same moment of a noisy machine. Also says how many
+ * of the first page's gigs the bounded and rank-all orders share.
  */
-async function measureSearchCalls(app: App, db: Knex, url: string, options: Options): Promise<SearchCallRow[]> {
-  // Postgres's CPU per call: the same calls on a pool of one connection, whose backend's CPU time is read
-  // before and after each (the clock ticks are coarse, so this reports the sum over all calls ÷ their number).
-  const single = app.createDb(url, { min: 1, max: 1, idleTimeoutMillis: 3_600_000 });
-  const { rows: backend } = await single.raw<{ rows: { pid: number }[] }>("SELECT pg_backend_pid() AS pid");
-  const pid = backend[0]!.pid;
+async function measureSearchCalls(app: App, db: Knex, url: string, options: Options, baseline: Baseline | null): Promise<SearchCallRow[]> {
+  // Postgres's CPU per call: the same calls on a pool of one connection per database, whose backend's CPU
+  // time is read before and after each (the clock ticks are coarse, so this reports the sum over all calls
+  // ÷ their number).
+  const singles = await Promise.all(
+    [url, baseline?.url ?? null].map(async (u) => {
+      if (!u) return null;
+      const single = app.createDb(u, { min: 1, max: 1, idleTimeoutMillis: 3_600_000 });
+      const { rows } = await single.raw<{ rows: { pid: number }[] }>("SELECT pg_backend_pid() AS pid");
+      return { db: single, pid: rows[0]!.pid };
+    }),
+  );
+  const arms: Arm[] = baseline ? ["bounded", "all", "baseline"] : ["bounded", "all"];
   const rows: SearchCallRow[] = [];
   for (const search of SEARCH_CALLS) {
     const query = app.parseCatalogQuery(new URLSearchParams(search));
-    const bounded = () => app.listCatalog(db, query);
-    const all = () => app.listCatalog(db, query, { candidates: Infinity });
+    const call = (arm: Arm, single = false) => {
+      const own = single ? singles[0]!.db : db;
+      if (arm === "bounded") return app.listCatalog(own, query);
+      if (arm === "all") return app.listCatalog(own, query, { candidates: Infinity });
+      return baseline!.listCatalog(single ? singles[1]!.db : baseline!.db, query);
+    };
     const alternate = async (seconds: number) => {
-      const times = { bounded: [] as number[], all: [] as number[] };
+      const times: Partial<Record<Arm, number[]>> = Object.fromEntries(arms.map((a) => [a, []]));
       const end = performance.now() + seconds * 1000;
       while (performance.now() < end) {
-        for (const [name, call] of [["bounded", bounded], ["all", all]] as const) {
+        for (const arm of arms) {
           const t0 = performance.now();
-          await call();
-          times[name].push(performance.now() - t0);
+          await call(arm);
+          times[arm]!.push(performance.now() - t0);
         }
       }
       return times;
@@ -794,49 +827,78 @@ async function measureSearchCalls(app: App, db: Knex, url: string, options: Opti
     const started = performance.now();
     const times = await alternate(options.durationS);
     const seconds = (performance.now() - started) / 1000;
-    const cpu = { bounded: 0, all: 0 };
-    const calls = { bounded: 0, all: 0 };
-    let cpuKnown = backendCpuMs(pid) !== null;
+    const cpu: PerArm = {};
+    const calls: PerArm = {};
+    let cpuKnown = backendCpuMs(singles[0]!.pid) !== null;
     const cpuEnd = performance.now() + options.durationS * 1000;
     while (cpuKnown && performance.now() < cpuEnd) {
-      for (const [name, candidates] of [["bounded", undefined], ["all", Infinity]] as const) {
+      for (const arm of arms) {
+        const pid = arm === "baseline" ? singles[1]!.pid : singles[0]!.pid;
         const before = backendCpuMs(pid);
-        await app.listCatalog(single, query, { candidates });
+        await call(arm, true);
         const after = backendCpuMs(pid);
         if (before === null || after === null) cpuKnown = false;
-        else cpu[name] += after - before;
-        calls[name]++;
+        else cpu[arm] = (cpu[arm] ?? 0) + after - before;
+        calls[arm] = (calls[arm] ?? 0) + 1;
       }
     }
-    const [first, old] = await Promise.all([bounded(), all()]);
+    const [first, old] = await Promise.all([call("bounded"), call("all")]);
     const oldIds = new Set(old.gigs.map((g) => g.id));
     rows.push({
       search,
-      bounded: summarise(times.bounded, seconds),
-      all: summarise(times.all, seconds),
+      times: Object.fromEntries(arms.map((a) => [a, summarise(times[a]!, seconds)])),
       // The fastest call of each: on a busy machine, the nearest to what a quiet one would take.
-      fastest: { bounded: Math.min(...times.bounded), all: Math.min(...times.all) },
-      postgresCpu: cpuKnown ? { bounded: cpu.bounded / calls.bounded, all: cpu.all / calls.all } : null,
+      fastest: Object.fromEntries(arms.map((a) => [a, Math.min(...times[a]!)])),
+      postgresCpu: cpuKnown ? Object.fromEntries(arms.map((a) => [a, cpu[a]! / calls[a]!])) : null,
       matches: first.total === null ? "–" : first.total > app.COUNT_CAP ? `${app.COUNT_CAP.toLocaleString("en-US")}+` : String(first.total),
       shared: first.gigs.filter((g) => oldIds.has(g.id)).length,
       shown: first.gigs.length,
     });
-    console.log(`  ${search}: median ${ms(rows.at(-1)!.bounded.p50)} ms (all matches ranked: ${ms(rows.at(-1)!.all.p50)} ms)`);
+    const row = rows.at(-1)!;
+    console.log(
+      `  ${search}: median ${ms(row.times.bounded!.p50)} ms (all matches ranked: ${ms(row.times.all!.p50)} ms` +
+        `${row.times.baseline ? `; baseline: ${ms(row.times.baseline.p50)} ms` : ""})`,
+    );
   }
-  await single.destroy();
+  await Promise.all(singles.map((s) => s?.db.destroy()));
   return rows;
 }
 
 function reportSearchCalls(rows: SearchCallRow[]) {
-  const header = ["search", "matches", "bounded p50/p95/p99 ms", "rank all p50/p95/p99 ms", "p50 all ÷ bounded", "fastest bounded / rank all ms", "Postgres CPU per call bounded / rank all ms", "first page shared", "target"];
+  const withBaseline = rows.some((r) => r.times.baseline);
+  const arms: Arm[] = withBaseline ? ["bounded", "all", "baseline"] : ["bounded", "all"];
+  const names = { bounded: "bounded", all: "rank all", baseline: "baseline" };
+  const header = [
+    "search",
+    "matches",
+    ...arms.map((a) => `${names[a]} p50/p95/p99 ms`),
+    "p50 all ÷ bounded",
+    ...(withBaseline ? ["p50 baseline ÷ bounded"] : []),
+    `fastest ${arms.map((a) => names[a]).join(" / ")} ms`,
+    `Postgres CPU per call ${arms.map((a) => names[a]).join(" / ")} ms`,
+    "first page shared",
+    "target",
+  ];
   console.log(`\n| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|`);
   for (const r of rows) {
-    const verdict = r.bounded.p50 < TARGET_SEARCH_MS ? "met" : `missed: median ${ms(r.bounded.p50)} ms ≥ ${TARGET_SEARCH_MS} ms`;
-    console.log(`| ${[r.search, r.matches, triple(r.bounded), triple(r.all), `${(r.all.p50 / r.bounded.p50).toFixed(1)}×`, `${ms(r.fastest.bounded)} / ${ms(r.fastest.all)}`, r.postgresCpu ? `${ms(r.postgresCpu.bounded)} / ${ms(r.postgresCpu.all)}` : "–", `${r.shared} of ${r.shown}`, verdict].join(" | ")} |`);
+    const p50 = (a: Arm) => r.times[a]!.p50;
+    const verdict = p50("bounded") < TARGET_SEARCH_MS ? "met" : `missed: median ${ms(p50("bounded"))} ms ≥ ${TARGET_SEARCH_MS} ms`;
+    const cells = [
+      r.search,
+      r.matches,
+      ...arms.map((a) => triple(r.times[a]!)),
+      `${(p50("all") / p50("bounded")).toFixed(1)}×`,
+      ...(withBaseline ? [`${(p50("baseline") / p50("bounded")).toFixed(1)}×`] : []),
+      arms.map((a) => ms(r.fastest[a]!)).join(" / "),
+      r.postgresCpu ? arms.map((a) => ms(r.postgresCpu![a]!)).join(" / ") : "–",
+      `${r.shared} of ${r.shown}`,
+      verdict,
+    ];
+    console.log(`| ${cells.join(" | ")} |`);
   }
   console.log(
-    `\nOne call in flight, bounded and rank-all alternating call by call; Postgres CPU: the same calls on one connection, ` +
-      `its backend's CPU time ÷ calls. Target: a search call under ${TARGET_SEARCH_MS} ms (median).`,
+    `\nOne call in flight, the arms alternating call by call; Postgres CPU: the same calls on one connection per ` +
+      `database, its backend's CPU time ÷ calls. Target: a search call under ${TARGET_SEARCH_MS} ms (median).`,
   );
 }
 
@@ -874,6 +936,16 @@ function report(rows: Row[], server: WebServer | null): boolean {
   return failed.length === 0;
 }
 
+/** The --baseline checkout's listCatalog, and its own database loaded with the same data by its migrations. */
+async function prepareBaseline(app: App, options: Options): Promise<Baseline> {
+  const database = `${options.database}_baseline`;
+  const url = databaseUrl(database);
+  await prepareDatabase(app, url, database, options.keepData, path.join(options.baseline!, "migrations"));
+  const model = (await import(path.join(options.baseline!, "app/models/gig.server.ts"))) as { listCatalog: App["listCatalog"] };
+  console.log(`Baseline: ${options.baseline} on ${database}`);
+  return { listCatalog: model.listCatalog, db: app.createDb(url, { min: 0, max: options.connections }), url };
+}
+
 async function main() {
   const options = readOptions();
   const benchUrl = databaseUrl(options.database);
@@ -881,6 +953,7 @@ async function main() {
   const app = await loadApp();
 
   await prepareDatabase(app, benchUrl, options.database, options.keepData);
+  const baseline = options.baseline ? await prepareBaseline(app, options) : null;
 
   const db = app.createDb(benchUrl, { min: 0, max: options.connections });
   let server: WebServer | null = null;
@@ -892,7 +965,7 @@ async function main() {
     await printSetup(db, options);
     warnIfBusy();
     if (options.searchOnly) {
-      reportSearchCalls(await measureSearchCalls(app, db, benchUrl, options));
+      reportSearchCalls(await measureSearchCalls(app, db, benchUrl, options, baseline));
       return;
     }
     const scenarios = await buildScenarios(app, db);
@@ -908,10 +981,11 @@ async function main() {
     await stopServer();
     server = null;
     console.log("\nSearch calls, one at a time:");
-    reportSearchCalls(await measureSearchCalls(app, db, benchUrl, options));
+    reportSearchCalls(await measureSearchCalls(app, db, benchUrl, options, baseline));
   } finally {
     await stopServer();
     await db.destroy();
+    await baseline?.db.destroy();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
