@@ -352,7 +352,7 @@ export async function sources(client: ClickHouseClient, window: { from: number; 
   };
   return {
     pieces: union(builtPieces, rawPieces),
-    sessions: hourParts.length ? sessionRows(hourParts, rawHours, rawPieces) : [sessionsOf(rawPieces!)],
+    sessions: hourParts.length ? await sessionRows(client, hourParts, rawHours, rawPieces) : [sessionsOf(rawPieces!)],
     pageRows,
     views: union(
       dayParts.length ? `SELECT page, views FROM page_days WHERE (day, version) IN (${versions(dayParts)})` : null,
@@ -377,8 +377,11 @@ export async function sources(client: ClickHouseClient, window: { from: number; 
  */
 export const PAGE_FIGURES = "sum(views) AS views, toUInt64(sum(confined) + uniqMerge(sessions) - sum(repeated)) AS unique_views";
 
-/** Up to this many session ids go into a report's SQL as a list (page_sessions' key finds them); more, as a subquery. */
-const LISTED_SESSIONS = 1000;
+/**
+ * Up to this many session ids go into a report's SQL as a list; more, as a subquery (18.16 analyses a subquery
+ * again at every level around it, and finds a list's rows by a table's key, not a subquery's).
+ */
+const LISTED_IDS = 1000;
 
 /**
  * The sessions with a page view in `rawPageDays` (the events a report reads itself), as the SQL list of them
@@ -388,10 +391,10 @@ const LISTED_SESSIONS = 1000;
 async function repeatedSessions(client: ClickHouseClient, rawPageDays: string): Promise<string> {
   if (rawPageDays === "0") return "";
   const query = `SELECT DISTINCT session_id FROM pageviews WHERE ${rawPageDays}`;
-  const ids = await select(client, `${query} LIMIT ${LISTED_SESSIONS + 1}`, z.object({ session_id: z.string() }));
+  const ids = await select(client, `${query} LIMIT ${LISTED_IDS + 1}`, z.object({ session_id: z.string() }));
   if (ids.length === 0) return "";
   // 18.16 finds a list's rows by the key, not a subquery's: a subquery read all of page_sessions (~40 ms at 10M events).
-  return ids.length > LISTED_SESSIONS ? query : quoteList(ids.map((r) => r.session_id));
+  return ids.length > LISTED_IDS ? query : quoteList(ids.map((r) => r.session_id));
 }
 
 /**
@@ -443,13 +446,14 @@ const SESSION_FIGURES = `toUInt64(sum(pageviews)) AS pageview_count,
  *   hour in the window's built hours and no event in the rest of the window: its row as it stands;
  * - **pieced**: every other session, put back together from its pieces by `sessionsOf`: the pieces of the
  *   sessions that cross days (`confined` = 0, the first column of session_hours' key: one short range of each
- *   build), those of the days at the built hours' edges whose session is not whole, and the events' pieces.
+ *   build), those of the confined sessions that cannot be whole (across the built hours' edge, or with events
+ *   in the rest of the window: looked up first), and the events' pieces.
  * The same figures as `sessionsOf` over all the pieces, without grouping the sessions that need none. A build
  * that holds a session as confined is the only one that holds it: the builder publishes a build only once the
  * days it finds stale are built again (`buildRollups`), so a session that came back on another day is held as
  * not confined by every build of its days before any report can read the one that found it.
  */
-function sessionRows(parts: { build: Build; span: Span }[], rawHours: string, rawPieces: string | null): string[] {
+async function sessionRows(client: ClickHouseClient, parts: { build: Build; span: Span }[], rawHours: string, rawPieces: string | null): Promise<string[]> {
   const spans = joined(parts.map((p) => p.span));
   const hours = (test: (span: Span) => string) => spans.map((span) => `(${test(span)})`).join(" OR ");
   const within = hours((s) => `first_hour >= toDateTime(${s.from}) AND last_hour < toDateTime(${s.to})`);
@@ -457,20 +461,23 @@ function sessionRows(parts: { build: Build; span: Span }[], rawHours: string, ra
   const across = spans.map((s) => `(first_hour < toDateTime(${s.from}) OR last_hour >= toDateTime(${s.to}))`).join(" AND ");
   const inHours = hours((s) => `hour >= toDateTime(${s.from}) AND hour < toDateTime(${s.to})`);
   const builds = (list: typeof parts) => `(day, version) IN (${versions(list)})`;
-  // The days at an edge of the built hours: where a confined session can cross them.
-  const edges = parts.filter((p) => spans.some((s) => s.from === p.span.from || s.to === p.span.to));
-  // Confined sessions that cannot be whole: (every copy's session) those with events in the rest.
-  const rawIds = rawHours === "0" ? [] : SESSION_EVENT_TABLES.map((table) => `SELECT session_id FROM ${table} WHERE ${rawHours}`);
-  // At the edges: sessions that cross the built hours' edge, or have events after the builds. (Those that cross
-  // days are all in the first piece list: every day of theirs says so once the builder has seen them.)
-  const edgeSessions = rawIds.length ? `(${across}) OR session_id IN (${rawIds.join(" UNION ALL ")})` : across;
-  const notRaw = rawIds.length ? ` AND session_id NOT IN (${rawIds.join(" UNION ALL ")})` : "";
+  // Confined sessions that cannot be whole, with the days whose build holds them: those across the built hours'
+  // edge, and (every copy's session) those with events in the rest of the window. Looked up first, once, and
+  // put into the two queries as a list: as a subquery in each, 18.16 analysed it again at every level around
+  // it (~60 ms of a 30-day session report at 10M events).
+  const rawIds = rawHours === "0" ? null : SESSION_EVENT_TABLES.map((table) => `SELECT session_id FROM ${table} WHERE ${rawHours}`).join(" UNION ALL ");
+  const held = `SELECT toString(day) AS held_day, session_id FROM session_days
+    WHERE ${builds(parts)} AND confined = 1 AND ((${across})${rawIds ? ` OR session_id IN (${rawIds})` : ""})`;
+  const found = await select(client, `${held} LIMIT ${LISTED_IDS + 1}`, z.object({ held_day: z.string(), session_id: z.string() }));
+  const many = found.length > LISTED_IDS;
+  const ids = many ? `(SELECT session_id FROM (${held}))` : quoteList([...new Set(found.map((r) => r.session_id))]);
+  const holding = many ? parts : parts.filter((p) => found.some((r) => r.held_day === p.build.day));
   const whole = `SELECT ${SESSION_ROW_COLUMNS} FROM session_days
-    WHERE ${builds(parts)} AND confined = 1 AND active = 1 AND (${within})${notRaw}`;
+    WHERE ${builds(parts)} AND confined = 1 AND active = 1 AND (${within})${found.length ? ` AND session_id NOT IN ${ids}` : ""}`;
   const pieces = [
+    // The sessions that cross days: one short range of each build's key.
     `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE ${builds(parts)} AND confined = 0 AND (${inHours})`,
-    `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE ${builds(edges)} AND confined = 1 AND (${inHours})
-       AND session_id IN (SELECT session_id FROM session_days WHERE ${builds(edges)} AND confined = 1 AND (${edgeSessions}))`,
+    found.length ? `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE ${builds(holding)} AND confined = 1 AND (${inHours}) AND session_id IN ${ids}` : null,
     rawPieces,
   ];
   return [whole, sessionsOf(pieces.filter(Boolean).join("\n    UNION ALL\n    "))];

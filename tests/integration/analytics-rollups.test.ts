@@ -302,6 +302,34 @@ describe("sessions read whole from session_days", () => {
     expect(await userActivity(whole, days)).toEqual(await userActivity(eventsOnly(whole), days));
   });
 
+  it("puts together a session confined to a day inside the window that came back in the minutes after the builds", async () => {
+    // A fresh database: the 21st and the 23rd are the built hours' edges, the 22nd lies between them.
+    const database = await createTestClickHouseDatabase("soko_rsm");
+    const middle = createClickHouse(clickHouseOptions(baseEnv, database));
+    try {
+      const at = (day: number, time: string) => Date.parse(`2026-11-${day}T${time}Z`);
+      const view = (n: number, ms: number, session: string) => ({ ...row(n, ms, "/"), session_id: session });
+      await middle.insert({
+        table: "pageviews",
+        values: [view(1, at(21, "10:00:00"), "a"), view(2, at(22, "10:00:00"), "mid"), view(3, at(22, "10:05:00"), "mid"), view(4, at(23, "09:00:00"), "c")],
+        format: "JSONEachRow",
+      });
+      const now = new Date(at(23, "12:00:00"));
+      expect((await buildRollups(middle, { now })).built.map((b) => b.day)).toEqual(["2026-11-21", "2026-11-22", "2026-11-23"]);
+      await middle.insert({ table: "pageviews", values: [view(5, at(23, "11:59:00"), "mid")], format: "JSONEachRow" });
+      // a and c bounce; mid: 3 page views from 10:00 on the 22nd to 11:59 on the 23rd, 93,540 s; mean 31,180 s.
+      const activity = { sessions: 3, avgSessionDuration: 31_180, bounceRate: 0.6667, devices: [{ device: "mobile", count: 3, percentage: 100 }] };
+      expect(await userActivity(middle, "7d", { now })).toEqual(activity);
+      expect(await userActivity(eventsOnly(middle), "7d", { now })).toEqual(activity);
+      const pages = { total: 5, unique: 3, pages: [{ page: "/", views: 5, unique_views: 3 }] };
+      expect(await pageViews(middle, "7d", { now })).toEqual(pages);
+      expect(await pageViews(eventsOnly(middle), "7d", { now })).toEqual(pages);
+    } finally {
+      await middle.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+      await middle.close();
+    }
+  });
+
   it("counts once a confined session that went on after its build, however many there are", async () => {
     // 1,001 sessions view /many before the build and again after it: more than a report lists by id.
     const sessions = Array.from({ length: 1001 }, (_, i) => `many-${i}`);
