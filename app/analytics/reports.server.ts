@@ -154,15 +154,16 @@ function share(part: number, whole: number): number {
  * seconds at 10M events, and reading every page's sessions from the events ~100 ms.
  */
 async function topPages(client: ClickHouseClient, from: Sources): Promise<PageViewsReport["pages"]> {
-  const [top, pageRows] = await Promise.all([
-    select(client, `SELECT page FROM (${from.views}) GROUP BY page ORDER BY sum(views) DESC, page ASC LIMIT ${TOP_ROWS}`, z.object({ page: z.string() })),
-    from.pageRows(),
-  ]);
+  const top = await select(
+    client,
+    `SELECT page FROM (${from.views}) GROUP BY page ORDER BY sum(views) DESC, page ASC LIMIT ${TOP_ROWS}`,
+    z.object({ page: z.string() }),
+  );
   if (!top.length) return [];
   return select(
     client,
     `SELECT page, ${PAGE_FIGURES}
-     FROM (${pageRows(`page IN ${quoteList(top.map((r) => r.page))}`)})
+     FROM (${await from.pagesWhere(`page IN ${quoteList(top.map((r) => r.page))}`)})
      GROUP BY page
      ORDER BY views DESC, page ASC`,
     z.object({ page: z.string(), views: uint, unique_views: uint }),

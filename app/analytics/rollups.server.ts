@@ -269,20 +269,19 @@ async function builds(client: ClickHouseClient, from: string, to: string): Promi
 /**
  * What a report reads for a window, as SQL sources of rows (each a complete SELECT to use in FROM (...)):
  * - `pieces`: session_hours rows (PIECE_COLUMNS) covering exactly the window's events;
- * - `sessions`: one row per active session of the window (SESSION_ROW_COLUMNS), as one or two sources whose
+ * - `sessions()`: one row per active session of the window (SESSION_ROW_COLUMNS), as one or two sources whose
  *   sessions do not overlap (whole sessions from session_days where they can be, the others put together
  *   from their pieces): read them with `overSessions`;
- * - `pageRows()`: resolves to `where(condition on page)`, page rows (PAGE_FIGURES), several per page, covering
- *   the window's page views of the pages that match (read from the events for those only): combine them by
- *   PAGE_FIGURES;
+ * - `pagesWhere(condition on page)`: resolves to page rows (PAGE_FIGURES), several per page, covering the window's page
+ *   views of the pages that match (read from the events for those only): combine them by PAGE_FIGURES;
  * - `views`: (page, views) rows, the same views without the sessions' states (cheaper from the events);
  * - `clicks`: (page, device, cell_col, cell_row, unplaced, clicks) rows covering the window's clicks;
  * - `raw`: the condition of the events the built part leaves (for reports that read events directly).
  */
 export type Sources = {
   pieces: string;
-  sessions: string[];
-  pageRows: () => Promise<(only: string) => string>;
+  sessions: () => Promise<string[]>;
+  pagesWhere: (only: string) => Promise<string>;
   views: string;
   clicks: string;
   raw: string;
@@ -340,20 +339,23 @@ export async function sources(client: ClickHouseClient, window: { from: number; 
   const union = (...parts: (string | null)[]) => parts.filter(Boolean).join("\n    UNION ALL\n    ");
   // piecesFromEvents' columns are PIECE_COLUMNS in order: no SELECT around it (a level of subquery costs 18.16 analysis).
   const rawPieces = rawHours === "0" && builtPieces ? null : piecesFromEvents(rawHours);
+  // Looked up once, when a report first needs it (the events a report reads itself are those of no build's
+  // hours, for pages and sessions alike).
+  let heldOnce: Promise<Held | null> | undefined;
+  const held = () => (heldOnce ??= hourParts.length ? heldSessions(client, hourParts, rawHours) : Promise.resolve(null));
   // The page is the events' key and page_days' and page_hours' order: a condition on it narrows every read.
-  const pageRows = async () => {
-    const repeated = dayParts.length ? await repeatedSessions(client, rawPageDays) : "";
-    return (only: string) =>
-      union(
-        dayParts.length ? pageDayRows(dayParts, repeated, only) : null,
-        pageHours("page, views, materialize(toUInt64(0)) AS confined, materialize(toUInt64(0)) AS repeated, sessions", only),
-        rawPageDays === "0" && builtPages ? null : pagesFromEvents(`(${rawPageDays}) AND (${only})`),
-      );
+  const pagesWhere = async (only: string) => {
+    const confined = dayParts.length ? pageDayRows(dayParts, await held(), only) : null;
+    return union(
+      confined,
+      pageHours("page, views, materialize(toUInt64(0)) AS confined, materialize(toUInt64(0)) AS repeated, sessions", only),
+      rawPageDays === "0" && builtPages ? null : pagesFromEvents(`(${rawPageDays}) AND (${only})`),
+    );
   };
   return {
     pieces: union(builtPieces, rawPieces),
-    sessions: hourParts.length ? await sessionRows(client, hourParts, rawHours, rawPieces) : [sessionsOf(rawPieces!)],
-    pageRows,
+    sessions: async () => (hourParts.length ? sessionRows(hourParts, await held(), rawPieces) : [sessionsOf(rawPieces!)]),
+    pagesWhere,
     views: union(
       dayParts.length ? `SELECT page, views FROM page_days WHERE (day, version) IN (${versions(dayParts)})` : null,
       pageHours("page, views", "1"),
@@ -384,35 +386,22 @@ export const PAGE_FIGURES = "sum(views) AS views, toUInt64(sum(confined) + uniqM
 const LISTED_IDS = 1000;
 
 /**
- * The sessions with a page view in `rawPageDays` (the events a report reads itself), as the SQL list of them
- * ("" with none): the confined sessions among them went on after their build (today's, usually). Copies and
- * all: a session id that a later copy replaced only moves a session from a count to a state.
- */
-async function repeatedSessions(client: ClickHouseClient, rawPageDays: string): Promise<string> {
-  if (rawPageDays === "0") return "";
-  const query = `SELECT DISTINCT session_id FROM pageviews WHERE ${rawPageDays}`;
-  const ids = await select(client, `${query} LIMIT ${LISTED_IDS + 1}`, z.object({ session_id: z.string() }));
-  if (ids.length === 0) return "";
-  // 18.16 finds a list's rows by the key, not a subquery's: a subquery read all of page_sessions (~40 ms at 10M events).
-  return ids.length > LISTED_IDS ? query : quoteList(ids.map((r) => r.session_id));
-}
-
-/**
  * The page rows of built days the window holds whole (`parts`), for the pages that match `only`: page_days'
- * rows, and for the confined sessions also in the events the report reads itself (`repeated`, from
- * `repeatedSessions`) their pages from page_sessions, taken out of the counts and merged as states instead,
- * so that each is one session. No other source of the window holds a confined session: the builder publishes
- * a build only once the other days it concerns are rebuilt (`buildRollups`).
+ * rows, and for the confined sessions also in the events the report reads itself (among `held`: today's
+ * sessions that went on after the build) their pages from page_sessions, taken out of the counts and merged as
+ * states instead, so that each is one session. (`held` may name other confined sessions too: for them this
+ * only moves a session from a count to a state.) No other source of the window holds a confined session: the
+ * builder publishes a build only once the other days it concerns are rebuilt (`buildRollups`).
  */
-function pageDayRows(parts: { build: Build }[], repeated: string, only: string): string {
-  const builds = `(day, version) IN (${versions(parts)})`;
+function pageDayRows(parts: { build: Build }[], held: Held | null, only: string): string {
   const days = `SELECT page, views, confined_sessions AS confined, materialize(toUInt64(0)) AS repeated, open_sessions AS sessions
-      FROM page_days WHERE ${builds} AND (${only})`;
-  if (!repeated) return days;
+      FROM page_days WHERE (day, version) IN (${versions(parts)}) AND (${only})`;
+  const holding = held && parts.filter((p) => !held.days || held.days.has(p.build.day));
+  if (!held || !holding?.length) return days;
   return `${days}
     UNION ALL
     SELECT page, materialize(toUInt64(0)) AS views, materialize(toUInt64(0)) AS confined, count() AS repeated, uniqState(session_id) AS sessions
-      FROM page_sessions WHERE ${builds} AND (${only}) AND session_id IN ${repeated.startsWith("SELECT") ? `(${repeated})` : repeated}
+      FROM page_sessions WHERE (day, version) IN (${versions(holding)}) AND (${only}) AND session_id IN ${held.ids}
       GROUP BY page`;
 }
 
@@ -453,34 +442,48 @@ const SESSION_FIGURES = `toUInt64(sum(pageviews)) AS pageview_count,
  * days it finds stale are built again (`buildRollups`), so a session that came back on another day is held as
  * not confined by every build of its days before any report can read the one that found it.
  */
-async function sessionRows(client: ClickHouseClient, parts: { build: Build; span: Span }[], rawHours: string, rawPieces: string | null): Promise<string[]> {
+function sessionRows(parts: { build: Build; span: Span }[], held: Held | null, rawPieces: string | null): string[] {
   const spans = joined(parts.map((p) => p.span));
   const hours = (test: (span: Span) => string) => spans.map((span) => `(${test(span)})`).join(" OR ");
   const within = hours((s) => `first_hour >= toDateTime(${s.from}) AND last_hour < toDateTime(${s.to})`);
-  // Its negation spelt out: 18.16's index analysis reads NOT over a range of a key column wrongly (sessionHoursSql).
-  const across = spans.map((s) => `(first_hour < toDateTime(${s.from}) OR last_hour >= toDateTime(${s.to}))`).join(" AND ");
   const inHours = hours((s) => `hour >= toDateTime(${s.from}) AND hour < toDateTime(${s.to})`);
   const builds = (list: typeof parts) => `(day, version) IN (${versions(list)})`;
-  // Confined sessions that cannot be whole, with the days whose build holds them: those across the built hours'
-  // edge, and (every copy's session) those with events in the rest of the window. Looked up first, once, and
-  // put into the two queries as a list: as a subquery in each, 18.16 analysed it again at every level around
-  // it (~60 ms of a 30-day session report at 10M events).
-  const rawIds = rawHours === "0" ? null : SESSION_EVENT_TABLES.map((table) => `SELECT session_id FROM ${table} WHERE ${rawHours}`).join(" UNION ALL ");
-  const held = `SELECT toString(day) AS held_day, session_id FROM session_days
-    WHERE ${builds(parts)} AND confined = 1 AND ((${across})${rawIds ? ` OR session_id IN (${rawIds})` : ""})`;
-  const found = await select(client, `${held} LIMIT ${LISTED_IDS + 1}`, z.object({ held_day: z.string(), session_id: z.string() }));
-  const many = found.length > LISTED_IDS;
-  const ids = many ? `(SELECT session_id FROM (${held}))` : quoteList([...new Set(found.map((r) => r.session_id))]);
-  const holding = many ? parts : parts.filter((p) => found.some((r) => r.held_day === p.build.day));
+  const holding = held && parts.filter((p) => !held.days || held.days.has(p.build.day));
   const whole = `SELECT ${SESSION_ROW_COLUMNS} FROM session_days
-    WHERE ${builds(parts)} AND confined = 1 AND active = 1 AND (${within})${found.length ? ` AND session_id NOT IN ${ids}` : ""}`;
+    WHERE ${builds(parts)} AND confined = 1 AND active = 1 AND (${within})${held ? ` AND session_id NOT IN ${held.ids}` : ""}`;
   const pieces = [
     // The sessions that cross days: one short range of each build's key.
     `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE ${builds(parts)} AND confined = 0 AND (${inHours})`,
-    found.length ? `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE ${builds(holding)} AND confined = 1 AND (${inHours}) AND session_id IN ${ids}` : null,
+    held && holding?.length ? `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE ${builds(holding)} AND confined = 1 AND (${inHours}) AND session_id IN ${held.ids}` : null,
     rawPieces,
   ];
   return [whole, sessionsOf(pieces.filter(Boolean).join("\n    UNION ALL\n    "))];
+}
+
+/**
+ * Confined sessions of a window's builds that a report cannot take from their build alone, as SQL: `ids`, a
+ * list (or, past LISTED_IDS, a subquery), and `days`, the days whose builds hold them (null: any).
+ */
+type Held = { ids: string; days: Set<string> | null };
+
+/**
+ * The confined sessions of the window's builds (`parts`) that cannot be read whole: those across the built
+ * hours' edge, and (every copy's session) those with events in the rest of the window, `rawHours`; null with
+ * none. Looked up once, first, and given to every query as a list: as a subquery in each, 18.16 analysed it
+ * again at every level around it (~60 ms of a 30-day session report at 10M events), and it reads a list's
+ * rows by a table's key, not a subquery's (page_sessions: all 2.6M rows, ~40 ms).
+ */
+async function heldSessions(client: ClickHouseClient, parts: { build: Build; span: Span }[], rawHours: string): Promise<Held | null> {
+  const spans = joined(parts.map((p) => p.span));
+  // Its negation spelt out: 18.16's index analysis reads NOT over a range of a key column wrongly (sessionHoursSql).
+  const across = spans.map((s) => `(first_hour < toDateTime(${s.from}) OR last_hour >= toDateTime(${s.to}))`).join(" AND ");
+  const rawIds = rawHours === "0" ? null : SESSION_EVENT_TABLES.map((table) => `SELECT session_id FROM ${table} WHERE ${rawHours}`).join(" UNION ALL ");
+  const held = `SELECT toString(day) AS held_day, session_id FROM session_days
+    WHERE (day, version) IN (${versions(parts)}) AND confined = 1 AND ((${across})${rawIds ? ` OR session_id IN (${rawIds})` : ""})`;
+  const found = await select(client, `${held} LIMIT ${LISTED_IDS + 1}`, z.object({ held_day: z.string(), session_id: z.string() }));
+  if (found.length === 0) return null;
+  if (found.length > LISTED_IDS) return { ids: `(SELECT session_id FROM (${held}))`, days: null };
+  return { ids: quoteList([...new Set(found.map((r) => r.session_id))]), days: new Set(found.map((r) => r.held_day)) };
 }
 
 /**
@@ -496,7 +499,7 @@ export async function overSessions<T extends z.ZodObject<z.ZodRawShape>>(
   row: T,
   keys: (keyof z.output<T> & string)[],
 ): Promise<z.output<T>[]> {
-  const results = await Promise.all(from.sessions.map((sessions) => select(client, query(sessions), row)));
+  const results = await Promise.all((await from.sessions()).map((sessions) => select(client, query(sessions), row)));
   const merged = new Map<string, Record<string, unknown>>();
   for (const r of results.flat() as Record<string, unknown>[]) {
     const id = JSON.stringify(keys.map((k) => r[k]));
