@@ -302,13 +302,12 @@ function pickRows(db: Db, builder: Knex.QueryBuilder, order: Order, after: strin
 
 type PickedRows = Knex.QueryBuilder | Knex.Raw;
 
-/**
- * How many rows a query has, counting no further than `cap` (a broad query never counts the whole table);
- * `prepare`: as a prepared statement.
- */
-function countUpTo(db: Db, builder: Knex.QueryBuilder, cap: number, prepare = false): Promise<number> {
-  const counted = db.from(builder.select(db.raw("1")).limit(cap, { skipBinding: true }).as("m")).count<{ n: string }[]>({ n: "*" });
-  return (prepare ? prepared(counted) : counted).then((r) => Number(r[0]?.n ?? 0));
+/** How many rows a query has, counting no further than `cap` (a broad query never counts the whole table). */
+function countUpTo(db: Db, builder: Knex.QueryBuilder, cap: number): Promise<number> {
+  return db
+    .from(builder.select(db.raw("1")).limit(cap, { skipBinding: true }).as("m"))
+    .count<{ n: string }[]>({ n: "*" })
+    .then((r) => Number(r[0]?.n ?? 0));
 }
 
 /**
@@ -351,6 +350,7 @@ async function searchRows(
   candidates: number,
   count: boolean,
   cards: (picked: PickedRows, order: Order, extra?: string[]) => Knex.QueryBuilder,
+  prepare: <Q extends Knex.ChainableInterface>(query: Q) => Q,
 ): Promise<{ rows: Record<string, unknown>[]; order: Order; total: number | null }> {
   const cap = countCap(candidates);
   const total = (counted: number) => (count ? Math.min(counted, COUNT_CAP + 1) : null);
@@ -363,8 +363,8 @@ async function searchRows(
   // only other matches; else the candidates, then (when the page is not full yet) the other matches.
   const levelPage = (level: number, candidate: boolean, after: string[] | null) => {
     const order = searchOrder(level);
-    if (level === 0 || !candidate) return prepared(cards(branch(level, candidate, after), order));
-    return prepared(cards(db.raw(`(?) UNION ALL (?) LIMIT ${n}`, [branch(level, true, after), branch(level, false, null)]), order));
+    if (level === 0 || !candidate) return prepare(cards(branch(level, candidate, after), order));
+    return prepare(cards(db.raw(`(?) UNION ALL (?) LIMIT ${n}`, [branch(level, true, after), branch(level, false, null)]), order));
   };
   // The first page's statement at a level: its candidates' first rows, how many there are (`found`), and the
   // levels below counted after them, up to the cap when the candidates are enough, else up to `enough`.
@@ -383,7 +383,7 @@ async function searchRows(
       .limit(n, { skipBinding: true });
     const upTo = `CASE WHEN l_above.n_above >= ${enough} THEN ${cap} ELSE ${enough} END`;
     const counted = levelCounts(db, (k) => matches([k]), below, upTo, "coalesce((SELECT candidates FROM ranked LIMIT 1), 0)");
-    const result = (await prepared(
+    const result = (await prepare(
       cards(db.raw("SELECT * FROM ranked"), searchOrder(level), ["counted.*"])
         .with("ranked", ranked)
         .with("counted", counted)
@@ -447,12 +447,17 @@ export async function listCatalog(
       { unindexed: !indexedFilters },
     );
   const browsed = () => applyFilters(visibleGigs(db), db, query);
+  // A search without filters (what the search box sends) runs prepared statements (ADR 023): a handful of
+  // texts, planned once per connection. Each filter combination would be texts of its own, and a plan of the
+  // first page's statement holds about 400 kB of a connection's memory, so a filtered search is planned anew.
+  const filtered = Boolean(query.category || query.price || query.rating || query.delivery);
+  const prepare = <Q extends Knex.ChainableInterface>(q: Q): Q => (filtered ? q : prepared(q));
   // How many gigs match, up to `cap`. Level by level from the top, so a broad search reads only its top
   // levels' rows; with a price or rating filter, in one scan whose bitmap Postgres may AND with that filter's
   // index: most matches of the top levels can fail the filter, and reading them one by one cost more.
   const countMatches = async (cap: number) => {
-    if (query.price || query.rating) return countUpTo(db, matches(LEVELS, { indexedFilters: true }), cap, true);
-    const rows = (await prepared(levelCounts(db, (k) => matches([k]), LEVELS, cap))).rows as Record<string, unknown>[];
+    if (query.price || query.rating) return countUpTo(db, matches(LEVELS, { indexedFilters: true }), cap);
+    const rows = (await prepare(levelCounts(db, (k) => matches([k]), LEVELS, cap))).rows as Record<string, unknown>[];
     return sumCounts(rows[0], LEVELS);
   };
 
@@ -470,11 +475,11 @@ export async function listCatalog(
 
   let page: { rows: Record<string, unknown>[]; order: Order; total: number | null };
   if (searching && query.sort === "relevance") {
-    page = await searchRows(db, matches, countMatches, query.cursor, limit + 1, candidates, count, cards);
+    page = await searchRows(db, matches, countMatches, query.cursor, limit + 1, candidates, count, cards, prepare);
   } else if (searching) {
     const order = orderOf(query.sort, searching);
     const picked = pickRows(db, matches(LEVELS, { indexedFilters: true }), order, decodeCursor(query.cursor, order), limit + 1);
-    const [rows, total] = await Promise.all([prepared(cards(picked, order)), count ? countMatches(COUNT_CAP + 1) : null]);
+    const [rows, total] = await Promise.all([prepare(cards(picked, order)), count ? countMatches(COUNT_CAP + 1) : null]);
     page = { rows, order, total };
   } else {
     const order = orderOf(query.sort, searching);

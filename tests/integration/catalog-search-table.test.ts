@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { changeUserStatus } from "~/operations/admin-users.server";
 import { deleteGig, pauseGig, resumeGig, saveGig } from "~/operations/gigs.server";
 import { EMPTY_QUERY, listCatalog } from "~/models/gig.server";
+import { createDb } from "~/utils/db.server";
 import { gigFormSchema, type CatalogQuery } from "~/utils/gig-schemas";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createCategory, createGig, createReview, createUser, type TestUser } from "../support/factories";
@@ -167,6 +168,22 @@ describe("a broad search's first page", () => {
       expect(page.gigs.map((g) => g.title), `run ${run}`).toEqual(["Ibis logo 3", "Ibis logo 2", "Ibis logo 1"]);
     }
     expect(await statements(call)).toHaveLength(2);
+  });
+
+  it("keeps prepared statements for searches without filters only, not one set per filter combination", async () => {
+    const single = createDb(t.url, { min: 1, max: 1 });
+    try {
+      const prepared = async () => Number((await single.raw("SELECT count(*) AS n FROM pg_prepared_statements")).rows[0].n);
+      await listCatalog(single, query({ q: "ibis" }), { candidates: 4 });
+      const unfiltered = await prepared();
+      expect(unfiltered).toBeGreaterThan(0);
+      for (const over of [{ category: "graphics-design" }, { price: "under-100000" }, { rating: "4" }, { delivery: "3" }] as const) {
+        for (const sort of ["relevance", "price-high"] as const) await listCatalog(single, query({ q: "ibis", sort, ...over }));
+      }
+      expect(await prepared()).toBe(unfiltered);
+    } finally {
+      await single.destroy();
+    }
   });
 
   it("takes a second statement only when the top level has too few candidates", async () => {
