@@ -41,15 +41,19 @@ export type ChildOptions = {
   /** How long stop() waits after SIGTERM before SIGKILL. */
   stopGraceMs?: number;
   /**
-   * In a process group of its own, signalled as a group: tsx runs node as its child, so a SIGKILL reaches
-   * both. (Left out, the child shares ours, and a Ctrl-C in the terminal stops it too.)
+   * In a process group of its own, signalled as a group: a SIGKILL reaches whatever it started too. (Left
+   * out, the child shares ours, and a Ctrl-C in the terminal stops it too.)
    */
   processGroup?: boolean;
 };
 
-/** Runs `tsx <args>` from the project's root with process.env and `env`. */
+/**
+ * Runs `node --import tsx <args>` from the project's root with process.env and `env`: one process, which gets
+ * our signals itself. (The `tsx` command runs node as its child and relays a signal only if the child answers
+ * within 30 ms; a child busy for longer, as on a loaded machine, is killed and the command exits 143.)
+ */
 export function startTsx(name: string, args: string[], env: Record<string, string>, options: ChildOptions = {}): Child {
-  return startChild(name, path.join(root, "node_modules", ".bin", "tsx"), args, env, options);
+  return startChild(name, process.execPath, ["--import", "tsx", ...args], env, options);
 }
 
 /** Runs `command <args>` from the project's root with process.env and `env`. */
