@@ -230,26 +230,35 @@ export async function correctQuery(db: Db, q: string): Promise<string | null> {
  * What a search looks for, in one statement: the corrected text (correctQuery) and the full-text query of
  * the text searched (the corrected one, else as typed), as tsquery text. The catalog's statements take the
  * query as a `tsquery` parameter: with plainto_tsquery(text) in them, a prepared statement's generic plan
- * would parse the text again for every row it ranks. (The words are materialised so that each misspelt
- * word's nearest term is looked up once, not once per use.)
+ * would parse the text again for every row it ranks.
  */
 async function searchQuery(db: Db, q: string): Promise<{ searchedFor: string | null; query: string }> {
-  const words = queryWords(q);
-  const checked = words.map((w) => w.length >= 3 && !/^\d+$/.test(w));
   const { rows } = await prepared(
-    db.raw<{ rows: { searched_for: string | null; query: string }[] }>(
-      `WITH w AS MATERIALIZED (
-         SELECT w.i, w.word,
-           CASE WHEN NOT w.checked OR EXISTS (SELECT 1 FROM search_terms t WHERE t.term = w.word) THEN w.word
-           ELSE coalesce((SELECT t.term FROM search_terms t WHERE t.term % w.word ORDER BY similarity(t.term, w.word) DESC, t.term LIMIT 1), w.word)
-           END AS fix
-         FROM unnest(?::text[], ?::boolean[]) WITH ORDINALITY AS w(word, checked, i)
-       ), fixed AS (SELECT CASE WHEN bool_or(w.fix <> w.word) THEN string_agg(w.fix, ' ' ORDER BY w.i) END AS text FROM w)
-       SELECT fixed.text AS searched_for, plainto_tsquery('english', coalesce(fixed.text, ?))::text AS query FROM fixed`,
-      [words, checked, q],
-    ),
+    db.raw<{ rows: { searched_for: string | null; query: string }[] }>(`SELECT s.searched_for, s.query::text AS query FROM (?) AS s`, [spellingCheck(db, q)]),
   );
   return { searchedFor: rows[0]?.searched_for ?? null, query: rows[0]?.query ?? "" };
+}
+
+/**
+ * The spelling check as a query of one row: `searched_for` (the corrected text, or null) and `query` (the
+ * tsquery of the text searched). A search's first page runs it inside its own statement (as the CTE
+ * `spelling`), saving a round trip; other statements take searchQuery's result. (The words are materialised
+ * so that each misspelt word's nearest term is looked up once, not once per use.)
+ */
+function spellingCheck(db: Db, q: string): Knex.Raw {
+  const words = queryWords(q);
+  const checked = words.map((w) => w.length >= 3 && !/^\d+$/.test(w));
+  return db.raw(
+    `WITH w AS MATERIALIZED (
+       SELECT w.i, w.word,
+         CASE WHEN NOT w.checked OR EXISTS (SELECT 1 FROM search_terms t WHERE t.term = w.word) THEN w.word
+         ELSE coalesce((SELECT t.term FROM search_terms t WHERE t.term % w.word ORDER BY similarity(t.term, w.word) DESC, t.term LIMIT 1), w.word)
+         END AS fix
+       FROM unnest(?::text[], ?::boolean[]) WITH ORDINALITY AS w(word, checked, i)
+     ), fixed AS (SELECT CASE WHEN bool_or(w.fix <> w.word) THEN string_agg(w.fix, ' ' ORDER BY w.i) END AS text FROM w)
+     SELECT fixed.text AS searched_for, plainto_tsquery('english', coalesce(fixed.text, ?)) AS query FROM fixed`,
+    [words, checked, q],
+  );
 }
 
 /**
@@ -334,89 +343,113 @@ const sumCounts = (row: Record<string, unknown> | undefined, levels: number[]) =
 /** Counting matches stops here: past the cap of the result count and past the candidates needed. */
 const countCap = (candidates: number) => Math.max(COUNT_CAP, Number.isFinite(candidates) ? candidates : 0) + 1;
 
+/** A search's matches at these levels (price and rating filters unindexed unless said: see applyFilters). */
+type Matches = (levels: number[], options?: { indexedFilters?: boolean }) => Knex.QueryBuilder;
+/** What a search looks for (searchQuery). */
+type Spelled = { searchedFor: string | null; query: string };
+
+/** A relevance search's cursor: its (level, candidate, rank, rating, id), or null for the first page. */
+function searchCursor(cursor: string | null): string[] | null {
+  const after = decodeCursor(cursor, searchOrder(0));
+  return after && LEVELS.includes(Number(after[0])) ? after : null;
+}
+
 /**
- * The rows of a relevance search's page (see CANDIDATES). The first page tries the top level: one statement
- * ranks the matches at that level or above, counting them as it goes (count(*) OVER ()), and counts the
- * levels below, top down: with enough candidates, up to the count's cap, so it is the page and the total at
- * once; with too few, only until the candidates needed, which names the highest level that has enough, and
- * the same statement at that level is the page. After a cursor: its level, with the total counted beside it.
+ * The rows of a relevance search's page (see CANDIDATES). The first page is one statement: it ranks the top
+ * level's matches, counting them as it goes (count(*) OVER ()), and counts the levels below, top down, up to
+ * the count's cap. With enough candidates at the top that is the page and the total; with too few, the counts
+ * name the highest level that has enough (`chosen`), and the same statement ranks the matches at that level
+ * or above, in branches per level that a one-time filter leaves unstarted unless that level is needed.
+ * `spelled` null: the statement runs the spelling check too (the CTE `spelling`, which `search(null)`'s
+ * matches read the query from). After a cursor: its level, with the total counted beside it.
  */
 async function searchRows(
   db: Db,
-  matches: (levels: number[]) => Knex.QueryBuilder,
+  search: (tsquery: string | null) => Matches,
   countMatches: (cap: number) => Promise<number>,
-  cursor: string | null,
+  after: string[] | null,
+  spelled: Spelled | null,
+  spelling: () => Knex.Raw,
   n: number,
   candidates: number,
   count: boolean,
-  cards: (picked: PickedRows, order: Order, extra?: string[]) => Knex.QueryBuilder,
+  cards: (picked: PickedRows, order: Order, extra?: (string | Knex.Raw)[]) => Knex.QueryBuilder,
   prepare: <Q extends Knex.ChainableInterface>(query: Q) => Q,
-): Promise<{ rows: Record<string, unknown>[]; order: Order; total: number | null }> {
+): Promise<{ rows: Record<string, unknown>[]; order: Order; total: number | null; spelled: Spelled }> {
   const cap = countCap(candidates);
   const total = (counted: number) => (count ? Math.min(counted, COUNT_CAP + 1) : null);
   // One branch: the candidates at `level` or above (true), the other matches (false), or every match (level 0).
-  const branch = (level: number, candidate: boolean, after: string[] | null) => {
+  const branch = (matches: Matches, level: number, candidate: boolean, after: string[] | null) => {
     const order = searchOrder(level, candidate);
     return pickRows(db, matches(candidate ? fromLevel(level) : belowLevel(level)), order, after, n, order.keys.slice(2));
   };
   // A page at a level after a cursor's (rank, rating, id), or from the start: past the candidates' last row,
   // only other matches; else the candidates, then (when the page is not full yet) the other matches.
-  const levelPage = (level: number, candidate: boolean, after: string[] | null) => {
+  const levelPage = (matches: Matches, level: number, candidate: boolean, after: string[] | null) => {
     const order = searchOrder(level);
-    if (level === 0 || !candidate) return prepare(cards(branch(level, candidate, after), order));
-    return prepare(cards(db.raw(`(?) UNION ALL (?) LIMIT ${n}`, [branch(level, true, after), branch(level, false, null)]), order));
+    if (level === 0 || !candidate) return prepare(cards(branch(matches, level, candidate, after), order));
+    return prepare(cards(db.raw(`(?) UNION ALL (?) LIMIT ${n}`, [branch(matches, level, true, after), branch(matches, level, false, null)]), order));
   };
-  // The first page's statement at a level: its candidates' first rows, how many there are (`found`), and the
-  // levels below counted after them, up to the cap when the candidates are enough, else up to `enough`.
+
+  if (after) {
+    const level = Number(after[0]);
+    const [rows, matched] = await Promise.all([levelPage(search(spelled!.query), level, after[1] === "true", after.slice(2)), count ? countMatches(cap) : null]);
+    return { rows, order: searchOrder(level), total: matched === null ? null : total(matched), spelled: spelled! };
+  }
+
+  const matches = search(spelled ? spelled.query : null);
   const enough = Number.isFinite(candidates) ? Math.max(1, candidates) : 0;
-  const attempt = async (level: number) => {
-    const below = belowLevel(level);
-    // The candidates' keys in a subquery of their own (OFFSET 0 keeps Postgres from merging it), so the
-    // window that counts them holds (id, keys) rows rather than each candidate's whole row: a quarter less work.
-    const order = searchOrder(level);
-    const keys = matches(fromLevel(level)).select("g.id");
-    order.keys.forEach((k, i) => keys.select(db.raw(`${k.expr} AS key_${i}`)));
-    const ranked = db
-      .select("c.*", db.raw("count(*) OVER () AS candidates"))
-      .from(db.raw("(? OFFSET 0) AS c", [keys]))
-      .orderByRaw(order.keys.map((_, i) => `c.key_${i} desc`).join(", "))
-      .limit(n, { skipBinding: true });
-    const upTo = `CASE WHEN l_above.n_above >= ${enough} THEN ${cap} ELSE ${enough} END`;
-    const counted = levelCounts(db, (k) => matches([k]), below, upTo, "coalesce((SELECT candidates FROM ranked LIMIT 1), 0)");
-    const result = (await prepare(
-      cards(db.raw("SELECT * FROM ranked"), searchOrder(level), ["counted.*"])
-        .with("ranked", ranked)
-        .with("counted", counted)
-        .joinRaw("RIGHT JOIN counted ON true"),
-    )) as Record<string, unknown>[];
-    const counts = result[0]!;
-    return { rows: result.filter((r) => r.id !== null), found: Number(counts.n_above), counts, below };
+  const top = Number.isFinite(candidates) ? LEVELS[0]! : 0;
+  const below = belowLevel(top);
+  // The candidates' keys in a subquery of their own (OFFSET 0 keeps Postgres from merging it), so the window
+  // that counts them holds (id, keys) rows rather than each candidate's whole row: a quarter less work.
+  const keysOf = (levels: number[], order: Order, level: string) => {
+    const keys = matches(levels).select("g.id");
+    order.keys.forEach((k, i) => keys.select(db.raw(`${i === 0 ? level : k.expr} AS key_${i}`)));
+    return keys;
   };
-
-  const after = decodeCursor(cursor, searchOrder(0));
-  const level = after ? Number(after[0]) : null;
-  if (after && level !== null && LEVELS.includes(level)) {
-    const [rows, matched] = await Promise.all([levelPage(level, after[1] === "true", after.slice(2)), count ? countMatches(cap) : null]);
-    return { rows, order: searchOrder(level), total: matched === null ? null : total(matched) };
+  const columns = `id, ${searchOrder(top).keys.map((_, i) => `key_${i}`).join(", ")}`;
+  const ranked = db
+    .select("c.*", db.raw("count(*) OVER () AS candidates"))
+    .from(db.raw("(? OFFSET 0) AS c", [keysOf(fromLevel(top), searchOrder(top), String(top))]))
+    .orderByRaw(searchOrder(top).keys.map((_, i) => `c.key_${i} desc`).join(", "))
+    .limit(n, { skipBinding: true });
+  const counted = levelCounts(db, (k) => matches([k]), below, cap, "coalesce((SELECT candidates FROM ranked LIMIT 1), 0)");
+  // The level of the candidates: the highest whose matches, with those above it, are enough (0 when none).
+  let sum = "n_above";
+  const cases = [`WHEN n_above >= ${enough} THEN ${top}`];
+  for (const k of below.filter((k) => k > 0)) {
+    sum += ` + n_${k}`;
+    cases.push(`WHEN ${sum} >= ${enough} THEN ${k}`);
   }
-
-  let chosen = Number.isFinite(candidates) ? LEVELS[0]! : 0;
-  let page = await attempt(chosen);
-  if (page.found < enough) {
-    // Too few at the top: the highest level whose matches, with those above it, are enough (0 when none).
-    let seen = page.found;
-    chosen = 0;
-    for (const k of page.below) {
-      seen += Number(page.counts[`n_${k}`]);
-      if (k > 0 && seen >= enough) {
-        chosen = k;
-        break;
-      }
-    }
-    page = await attempt(chosen);
-  }
-  const rows = page.rows.length < n && chosen > 0 ? await levelPage(chosen, true, null) : page.rows;
-  return { rows, order: searchOrder(chosen), total: total(page.found + sumCounts(page.counts, page.below)) };
+  const chosen = db.raw(below.length ? `SELECT CASE ${cases.join(" ")} ELSE 0 END AS level FROM counted` : `SELECT ${top} AS level`);
+  // Too few at the top: the matches at the chosen level or above, one branch per level, ranked.
+  const lower = LEVELS.map((k) => {
+    const gate = k >= top ? `(SELECT level FROM chosen) < ${top}` : `(SELECT level FROM chosen) <= ${k}`;
+    return keysOf([k], searchOrder(top), "(SELECT level FROM chosen)").whereRaw(gate);
+  });
+  const page = below.length
+    ? db.raw(
+        `(SELECT ${columns} FROM ranked WHERE (SELECT level FROM chosen) = ${top}) UNION ALL ` +
+          `(SELECT ${columns} FROM (${lower.map(() => "(?)").join(" UNION ALL ")}) AS l ORDER BY key_2 desc, key_3 desc, key_4 desc LIMIT ${n})`,
+        lower,
+      )
+    : db.raw(`SELECT ${columns} FROM ranked`);
+  const extra: (string | Knex.Raw)[] = ["counted.*", db.raw("(SELECT level FROM chosen) AS chosen_level")];
+  if (!spelled) extra.push(db.raw("(SELECT s.searched_for FROM spelling AS s) AS searched_for, (SELECT s.query::text FROM spelling AS s) AS search_query"));
+  const statement = cards(page, searchOrder(top), extra);
+  if (!spelled) statement.with("spelling", spelling());
+  const result = (await prepare(statement.with("ranked", ranked).with("counted", counted).with("chosen", chosen).joinRaw("RIGHT JOIN counted ON true"))) as Record<
+    string,
+    unknown
+  >[];
+  const counts = result[0]!;
+  const level = Number(counts.chosen_level);
+  const found = spelled ?? { searchedFor: (counts.searched_for as string | null) ?? null, query: String(counts.search_query ?? "") };
+  const rows = result.filter((r) => r.id !== null);
+  // A page the candidates do not fill (only with a tiny `candidates`) continues with the other matches.
+  const filled = rows.length < n && level > 0 ? await levelPage(search(found.query), level, true, null) : rows;
+  return { rows: filled, order: searchOrder(level), total: total(Number(counts.n_above) + sumCounts(counts, below)), spelled: found };
 }
 
 /**
@@ -432,26 +465,35 @@ export async function listCatalog(
 ): Promise<CatalogPage> {
   query = { ...query, q: query.q.replace(/\u0000/g, " ").trim() };
   const searching = query.q !== "";
-  const { searchedFor, query: tsquery } = searching ? await searchQuery(db, query.q) : { searchedFor: null, query: "" };
-
-  // A search's matches at these levels, its price and rating filters unindexed unless said (see
-  // applyFilters); browsing's visible gigs.
-  const matches = (levels: number[], { indexedFilters = false } = {}) =>
-    applyFilters(
-      db("gig_search as g")
-        .crossJoin(db.raw("(SELECT ?::tsquery AS query) AS sq", [tsquery]))
-        .whereRaw("g.search_vector @@ sq.query")
-        .whereRaw(atLevels(levels)),
-      db,
-      query,
-      { unindexed: !indexedFilters },
-    );
-  const browsed = () => applyFilters(visibleGigs(db), db, query);
   // A search without filters (what the search box sends) runs prepared statements (ADR 023): a handful of
   // texts, planned once per connection. Each filter combination would be texts of its own, and a plan of the
   // first page's statement holds about 400 kB of a connection's memory, so a filtered search is planned anew.
   const filtered = Boolean(query.category || query.price || query.rating || query.delivery);
   const prepare = <Q extends Knex.ChainableInterface>(q: Q): Q => (filtered ? q : prepared(q));
+  // The first page of a relevance search without filters runs the spelling check inside its one statement (a
+  // round trip less); any other search runs it first and passes the query to its statements as a parameter
+  // (a filtered search's plan then knows the query's words when it estimates their matches).
+  const after = searching && query.sort === "relevance" ? searchCursor(query.cursor) : null;
+  const inline = searching && query.sort === "relevance" && after === null && !filtered;
+  const spelled = searching && !inline ? await searchQuery(db, query.q) : null;
+
+  // A search's matches at these levels, for the query `tsquery` (null: the spelling CTE's), its price and
+  // rating filters unindexed unless said (see applyFilters); browsing's visible gigs.
+  const search =
+    (tsquery: string | null): Matches =>
+    (levels, { indexedFilters = false } = {}) =>
+      applyFilters(
+        db("gig_search as g")
+          .crossJoin(tsquery === null ? db.raw("(SELECT (SELECT s.query FROM spelling AS s) AS query) AS sq") : db.raw("(SELECT ?::tsquery AS query) AS sq", [tsquery]))
+          .whereRaw("g.search_vector @@ sq.query")
+          .whereRaw(atLevels(levels)),
+        db,
+        query,
+        { unindexed: !indexedFilters },
+      );
+  // Every search but an inline first page has its query by now.
+  const matches = search(spelled?.query ?? "");
+  const browsed = () => applyFilters(visibleGigs(db), db, query);
   // How many gigs match, up to `cap`. Level by level from the top, so a broad search reads only its top
   // levels' rows; with a price or rating filter, in one scan whose bitmap Postgres may AND with that filter's
   // index: most matches of the top levels can fail the filter, and reading them one by one cost more.
@@ -463,7 +505,7 @@ export async function listCatalog(
 
   // The page's rows first (ids and sort keys only), then their cards: the card's subqueries (category,
   // first image) run for these few rows, not for every match that a search has to rank before sorting.
-  const cards = (picked: PickedRows, order: Order, extra: string[] = []) =>
+  const cards = (picked: PickedRows, order: Order, extra: (string | Knex.Raw)[] = []) =>
     db
       .from(db.raw("(?) AS p", [picked]))
       .join("gigs as g", "g.id", "p.id")
@@ -474,8 +516,11 @@ export async function listCatalog(
       .orderByRaw(order.keys.map((_, i) => `p.key_${i} ${order.direction}`).join(", "));
 
   let page: { rows: Record<string, unknown>[]; order: Order; total: number | null };
+  let searchedFor = spelled?.searchedFor ?? null;
   if (searching && query.sort === "relevance") {
-    page = await searchRows(db, matches, countMatches, query.cursor, limit + 1, candidates, count, cards, prepare);
+    const found = await searchRows(db, search, countMatches, after, spelled, () => spellingCheck(db, query.q), limit + 1, candidates, count, cards, prepare);
+    page = found;
+    searchedFor = found.spelled.searchedFor;
   } else if (searching) {
     const order = orderOf(query.sort, searching);
     const picked = pickRows(db, matches(LEVELS, { indexedFilters: true }), order, decodeCursor(query.cursor, order), limit + 1);

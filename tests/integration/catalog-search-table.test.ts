@@ -158,7 +158,7 @@ describe("a broad search's first page", () => {
     return seen;
   }
 
-  it("is one statement after the spelling check: the candidates, their count and the count past them", async () => {
+  it("is one statement, the spelling check included: the candidates, their count and the count past them", async () => {
     // Four gigs at level 6 are enough for four candidates: ranked, and the other four counted, at once.
     const call = () => listCatalog(db, query({ q: "ibis" }), { candidates: 4, limit: 3 });
     for (let run = 1; run <= 8; run++) {
@@ -167,14 +167,33 @@ describe("a broad search's first page", () => {
       expect(page.total, `run ${run}`).toBe(8);
       expect(page.gigs.map((g) => g.title), `run ${run}`).toEqual(["Ibis logo 3", "Ibis logo 2", "Ibis logo 1"]);
     }
-    expect(await statements(call)).toHaveLength(2);
+    expect(await statements(call)).toHaveLength(1);
+  });
+
+  it("corrects a misspelt word within that one statement", async () => {
+    const call = () => listCatalog(db, query({ q: "ibis logoo" }), { candidates: 4, limit: 3 });
+    for (let run = 1; run <= 7; run++) {
+      const page = await call();
+      expect(page.searchedFor, `run ${run}`).toBe("ibis logo");
+      expect(page.total, `run ${run}`).toBe(8);
+      expect(page.gigs.map((g) => g.title), `run ${run}`).toEqual(["Ibis logo 3", "Ibis logo 2", "Ibis logo 1"]);
+    }
+    expect(await statements(call)).toHaveLength(1);
+    // A later page runs the check on its own, then reads with the corrected query.
+    const first = await call();
+    const next = await listCatalog(db, query({ q: "ibis logoo", cursor: first.nextCursor }), { candidates: 4, limit: 3 });
+    expect(next.searchedFor).toBe("ibis logo");
+    expect(next.gigs.map((g) => g.title)).toEqual(["Ibis logo 0", "Ibis logo 7", "Ibis logo 6"]);
   });
 
   it("keeps prepared statements for searches without filters only, not one set per filter combination", async () => {
     const single = createDb(t.url, { min: 1, max: 1 });
     try {
       const prepared = async () => Number((await single.raw("SELECT count(*) AS n FROM pg_prepared_statements")).rows[0].n);
+      // The search box's searches: a first page (its spelling check inside), and the standalone spelling check
+      // that a search sorted otherwise runs first.
       await listCatalog(single, query({ q: "ibis" }), { candidates: 4 });
+      await listCatalog(single, query({ q: "ibis", sort: "price-high" }));
       const unfiltered = await prepared();
       expect(unfiltered).toBeGreaterThan(0);
       for (const over of [{ category: "graphics-design" }, { price: "under-100000" }, { rating: "4" }, { delivery: "3" }] as const) {
@@ -186,8 +205,14 @@ describe("a broad search's first page", () => {
     }
   });
 
-  it("takes a second statement only when the top level has too few candidates", async () => {
-    expect(await statements(() => listCatalog(db, query({ q: "ibis" }), { candidates: 5, limit: 3 }))).toHaveLength(3);
+  it("ranks a lower level in the same statement when the top level has too few candidates", async () => {
+    // Level 6 holds four matches, too few for five candidates: the level below (every match) is ranked.
+    for (let run = 1; run <= 7; run++) {
+      const page = await listCatalog(db, query({ q: "ibis" }), { candidates: 5, limit: 3 });
+      expect(page.gigs.map((g) => g.title), `run ${run}`).toEqual(["Ibis logo 7", "Ibis logo 6", "Ibis logo 5"]);
+      expect(page.total, `run ${run}`).toBe(8);
+    }
+    expect(await statements(() => listCatalog(db, query({ q: "ibis" }), { candidates: 5, limit: 3 }))).toHaveLength(1);
     expect((await listCatalog(db, query({ q: "ibis" }), { candidates: 5 })).gigs.map((g) => g.title)).toEqual(
       ["Ibis logo 7", "Ibis logo 6", "Ibis logo 5", "Ibis logo 4", "Ibis logo 3", "Ibis logo 2", "Ibis logo 1", "Ibis logo 0"],
     );
