@@ -396,8 +396,8 @@ const LISTED_IDS = 1000;
 function pageDayRows(parts: { build: Build }[], held: Held | null, only: string): string {
   const days = `SELECT page, views, confined_sessions AS confined, materialize(toUInt64(0)) AS repeated, open_sessions AS sessions
       FROM page_days WHERE (day, version) IN (${versions(parts)}) AND (${only})`;
-  const holding = held && parts.filter((p) => !held.days || held.days.has(p.build.day));
-  if (!held || !holding?.length) return days;
+  const holding = holdingBuilds(parts, held);
+  if (!held || !holding.length) return days;
   return `${days}
     UNION ALL
     SELECT page, materialize(toUInt64(0)) AS views, materialize(toUInt64(0)) AS confined, count() AS repeated, uniqState(session_id) AS sessions
@@ -448,13 +448,13 @@ function sessionRows(parts: { build: Build; span: Span }[], held: Held | null, r
   const within = hours((s) => `first_hour >= toDateTime(${s.from}) AND last_hour < toDateTime(${s.to})`);
   const inHours = hours((s) => `hour >= toDateTime(${s.from}) AND hour < toDateTime(${s.to})`);
   const builds = (list: typeof parts) => `(day, version) IN (${versions(list)})`;
-  const holding = held && parts.filter((p) => !held.days || held.days.has(p.build.day));
+  const holding = holdingBuilds(parts, held);
   const whole = `SELECT ${SESSION_ROW_COLUMNS} FROM session_days
     WHERE ${builds(parts)} AND confined = 1 AND active = 1 AND (${within})${held ? ` AND session_id NOT IN ${held.ids}` : ""}`;
   const pieces = [
     // The sessions that cross days: one short range of each build's key.
     `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE ${builds(parts)} AND confined = 0 AND (${inHours})`,
-    held && holding?.length ? `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE ${builds(holding)} AND confined = 1 AND (${inHours}) AND session_id IN ${held.ids}` : null,
+    held && holding.length ? `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE ${builds(holding)} AND confined = 1 AND (${inHours}) AND session_id IN ${held.ids}` : null,
     rawPieces,
   ];
   return [whole, sessionsOf(pieces.filter(Boolean).join("\n    UNION ALL\n    "))];
@@ -465,6 +465,10 @@ function sessionRows(parts: { build: Build; span: Span }[], held: Held | null, r
  * list (or, past LISTED_IDS, a subquery), and `days`, the days whose builds hold them (null: any).
  */
 type Held = { ids: string; days: Set<string> | null };
+
+/** The builds of `parts` that hold some of the `held` sessions. */
+const holdingBuilds = <T extends { build: Build }>(parts: T[], held: Held | null): T[] =>
+  held ? parts.filter((p) => !held.days || held.days.has(p.build.day)) : [];
 
 /**
  * The confined sessions of the window's builds (`parts`) that cannot be read whole: those across the built
