@@ -55,6 +55,9 @@ function pv(id: number, session: string, secondsAgo: number, page: string, extra
   };
 }
 
+/** The start (Unix seconds, UTC) of the day 40 days ago: the bulk page views' day. */
+const BULK_DAY_START = Math.floor(Date.now() / 86_400_000) * 86_400 - 40 * 86_400;
+
 beforeAll(async () => {
   t = await createTestDatabase();
   database = await createTestClickHouseDatabase("soko_exp");
@@ -83,10 +86,11 @@ beforeAll(async () => {
       ({ page: _p, title: _t, url: _u, referrer: _r, ...rest }) => rest,
     ),
   });
-  // For the cancellation: 400,000 page views on one day 40 days ago, far more than one read of the socket.
+  // For the cancellation: 400,000 page views in the first hour of the day 40 days ago (within that day
+  // whatever the time of the run), far more than one read of the socket.
   await admin.command({
     query: `INSERT INTO ${database}.pageviews (event_id, session_id, event_time, received_at, platform, page, title, url)
-      SELECT generateUUIDv4(), concat('bulk-', toString(number % 5000)), toDateTime(${Math.floor(Date.now() / 1000) - 40 * 86400}) + number % 3600,
+      SELECT generateUUIDv4(), concat('bulk-', toString(number % 5000)), toDateTime(${BULK_DAY_START}) + number % 3600,
         now(), 'web', concat('/bulk/', toString(number)), 'A bulk page title that makes each row longer', concat('https://soko.example/bulk/', toString(number))
       FROM numbers(400000)`,
   });
@@ -235,7 +239,7 @@ describe("the CSV export", () => {
   });
 
   it("stops the ClickHouse query when the admin cancels the download, and the server carries on", async () => {
-    const day = new Date(Date.now() - 40 * 86400 * 1000).toISOString().slice(0, 10);
+    const day = new Date(BULK_DAY_START * 1000).toISOString().slice(0, 10);
     const target = `/admin/analytics/export?range=custom&from=${day}&to=${day}&report=pageviews`;
     const running = () =>
       admin
@@ -279,7 +283,7 @@ describe("the CSV export", () => {
 
 describe("a slow download compressed for a browser", () => {
   it("arrives whole: gzip, read in bursts with pauses, 400,000 rows", async () => {
-    const day = new Date(Date.now() - 40 * 86400 * 1000).toISOString().slice(0, 10);
+    const day = new Date(BULK_DAY_START * 1000).toISOString().slice(0, 10);
     const target = `/admin/analytics/export?range=custom&from=${day}&to=${day}&report=pageviews`;
     const { gunzipSync } = await import("node:zlib");
     const body = await new Promise<Buffer>((resolve, reject) => {
