@@ -45,7 +45,9 @@ export const INTERACTION_SQL = INTERACTION_TYPES.map((type) => `'${type}'`).join
  * send these types; rows one sent before it was refused (platform "web") are never counted. The platform
  * is not in the sorting key, so it is tested after de-duplication (in an expression, never in WHERE).
  */
-export const FACT = `platform = '${SERVER_PLATFORM}'`;
+/** FACT over another name of the platform column (the last copy's, in `latest`). */
+const factOf = (platform: string) => `${platform} = '${SERVER_PLATFORM}'`;
+export const FACT = factOf("platform");
 /** The conversions the conversion rate counts. */
 export const RATE_TYPES_SQL = (["signup", "order_placed", "gig_published"] as const satisfies readonly BusinessConversionType[])
   .map((type) => `'${type}'`)
@@ -178,7 +180,7 @@ function piecesFromEvents(condition: string): string {
       UNION ALL
       SELECT ${LAST_SESSION_COLUMNS}, materialize(toUInt8(3)) AS kind, materialize(toUInt8(0)) AS interaction, materialize(toUInt8(0)) AS click, materialize(toUInt8(0)) AS gig,
         CAST(conversion_type IN (${CONTINUE_TYPES_SQL}) AS UInt8) AS next,
-        CAST(last_platform = '${SERVER_PLATFORM}' AND conversion_type IN (${RATE_TYPES_SQL}) AS UInt8) AS fact, materialize('') AS source
+        CAST(${factOf("last_platform")} AND conversion_type IN (${RATE_TYPES_SQL}) AS UInt8) AS fact, materialize('') AS source
       FROM ${latest("conversions", `(${condition}) AND conversion_type IN (${RATE_TYPES_SQL}, ${CONTINUE_TYPES_SQL})`, { key: ["conversion_type"], rest: [...SESSION_COLUMNS, "platform"] })}
     )
     GROUP BY hour, e_session, e_user`;
