@@ -40,13 +40,13 @@ export const INTERACTION_TYPES = ["click", "form_submit", "input_focus"] as cons
 /** `INTERACTION_TYPES` as an SQL list: constant text of this module (the names are plain a-z and _). */
 export const INTERACTION_SQL = INTERACTION_TYPES.map((type) => `'${type}'`).join(", ");
 
+/** FACT over another name of the platform column (the last copy's, in `latest`). */
+const factOf = (platform: string) => `${platform} = '${SERVER_PLATFORM}'`;
 /**
  * The conversions that are business facts: those the server recorded (platform "server"). A browser cannot
  * send these types; rows one sent before it was refused (platform "web") are never counted. The platform
  * is not in the sorting key, so it is tested after de-duplication (in an expression, never in WHERE).
  */
-/** FACT over another name of the platform column (the last copy's, in `latest`). */
-const factOf = (platform: string) => `${platform} = '${SERVER_PLATFORM}'`;
 export const FACT = factOf("platform");
 /** The conversions the conversion rate counts. */
 export const RATE_TYPES_SQL = (["signup", "order_placed", "gig_published"] as const satisfies readonly BusinessConversionType[])
