@@ -28,6 +28,7 @@ import { closePageDrops, fillPage, getPageCache, gzipPage, listenForPageDrops, p
 import { onShutdown } from "./app/utils/process.server";
 import { closeLimitRedis } from "./app/utils/rate-limit.server";
 import { closeRedis, getRedis } from "./app/utils/redis.server";
+import { documentEncoding } from "./app/utils/document-encoding.server";
 import { installRouteMatching } from "./app/utils/route-matching.server";
 import type { SiteHost } from "./app/utils/site-routes";
 
@@ -218,6 +219,7 @@ const remixHandlerFor = (site: SiteHost) =>
       clientIp: req.ip ?? "unknown",
       isLocalRequest: isLocalRequest(req),
       pageview: (res.locals.pageview as PageviewContext | undefined) ?? null,
+      documentEncoding: documentEncoding(req.headers),
       // The socket's own events: compression() reroutes the response's "drain" listeners to its gzip
       // stream, which only says "drain" after a write it refused.
       responseDrained: () => {
@@ -251,6 +253,8 @@ function renderKey(key: PageKey, req: express.Request): Promise<Response> {
     isLocalRequest: false,
     pageview: key.pageview ? { eventId: pageCache!.placeholder.eventId, time: 0 } : null,
     responseDrained: () => Promise.resolve(),
+    // The cache keeps the page as rendered and compresses its parts itself.
+    documentEncoding: null,
   };
   return renderMain(new Request(key.url, { headers: key.headers }), context);
 }

@@ -1,6 +1,7 @@
 import type { AppLoadContext, EntryContext } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
 import { renderToPipeableStream } from "react-dom/server";
+import { encodeDocument } from "~/utils/document-encoding.server";
 import { NonceProvider } from "~/utils/nonce-provider";
 
 const ABORT_DELAY_MS = 5_000;
@@ -11,6 +12,8 @@ export const streamTimeout = ABORT_DELAY_MS;
  * render starts (no deferred data), so streaming the shell first gained nothing, while its many small
  * chunks each cost a compression flush and a socket write: one body is cheaper for the server and, with
  * its Content-Length, for a phone on a slow network too. Bots and browsers without JavaScript get the same.
+ * The finished body is compressed here, in one call, with the encoding the web handler chose for the request
+ * (app/utils/document-encoding.server.ts); compression() leaves a response with a Content-Encoding alone.
  */
 export default function handleRequest(
   request: Request,
@@ -30,8 +33,14 @@ export default function handleRequest(
         nonce,
         onAllReady() {
           pipe(
-            collected((body) => {
+            collected((document) => {
               responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+              const { body, encoding } = encodeDocument(document, loadContext.documentEncoding);
+              if (encoding) {
+                responseHeaders.set("Content-Encoding", encoding);
+                responseHeaders.append("Vary", "Accept-Encoding");
+              }
+              responseHeaders.set("Content-Length", String(body.length));
               resolve(new Response(body, { headers: responseHeaders, status: failed ? 500 : responseStatusCode }));
             }),
           );

@@ -1,3 +1,5 @@
+import type { DocumentEncoding } from "~/utils/document-encoding.server";
+
 declare module "@remix-run/node" {
   interface AppLoadContext {
     /** Per-request nonce for the enforced Content-Security-Policy (server.ts makes it). */
@@ -21,6 +23,12 @@ declare module "@remix-run/node" {
      * awaits this before each chunk to keep a slow download from piling up in memory.
      */
     responseDrained: () => Promise<void>;
+    /**
+     * How entry.server compresses a rendered document for this request (the encoding compression() would
+     * choose: app/utils/document-encoding.server.ts), or null to send it as it is: no acceptable encoding, or
+     * a page the page cache keeps (it compresses its own parts).
+     */
+    documentEncoding: DocumentEncoding | null;
   }
 }
 export {};

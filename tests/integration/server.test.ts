@@ -1,5 +1,7 @@
 import fs from "node:fs";
+import http from "node:http";
 import path from "node:path";
+import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemoData } from "../../scripts/lib/seed";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
@@ -48,6 +50,34 @@ describe("server.ts (the built app, as npm start runs it)", () => {
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     expect(res.headers.get("x-frame-options")).toBe("SAMEORIGIN");
     expect(res.headers.get("x-powered-by")).toBeNull();
+  });
+
+  it("sends a rendered page compressed in one body, with the encoding the browser prefers, and its length", async () => {
+    const raw = (headers: Record<string, string>) =>
+      new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        http
+          .get(`${server.baseUrl}/terms`, { headers }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (chunk: Buffer) => chunks.push(chunk));
+            res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+          })
+          .on("error", reject);
+      });
+    const brotli = await raw({ "accept-encoding": "gzip, deflate, br" });
+    expect(brotli.headers["content-encoding"]).toBe("br");
+    expect(brotli.headers.vary?.split(/\s*,\s*/)).toContain("Accept-Encoding");
+    expect(Number(brotli.headers["content-length"])).toBe(brotli.body.length);
+    const html = zlib.brotliDecompressSync(brotli.body).toString();
+    expect(html).toMatch(/^<!DOCTYPE html>/);
+    expect(html).toContain("Terms");
+    const gzip = await raw({ "accept-encoding": "gzip;q=1, br;q=0.5" });
+    expect(gzip.headers["content-encoding"]).toBe("gzip");
+    expect(Number(gzip.headers["content-length"])).toBe(gzip.body.length);
+    expect(zlib.gunzipSync(gzip.body).toString()).toMatch(/^<!DOCTYPE html>/);
+    const plain = await raw({});
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(Number(plain.headers["content-length"])).toBe(plain.body.length);
+    expect(plain.body.toString()).toMatch(/^<!DOCTYPE html>/);
   });
 
   it("compresses pages and caches hashed assets for a year", async () => {
