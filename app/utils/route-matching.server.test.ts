@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { UNSAFE_flatRoutes as flatRoutes } from "@remix-run/dev";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import { createMatchRoutes, installRouteMatching } from "./route-matching.server";
+import { createMatchRoutes, dataRoutesOncePerTable, installRouteMatching, serverRoutesOncePerBuild } from "./route-matching.server";
 import { ADMIN_SCREENS, adminScreenRouteId, SITE_HOSTS, siteServesRoute } from "./site-routes";
 
 // The package's own matchRoutes (this file never installs ours) against ours, on the same tables.
@@ -88,7 +88,7 @@ describe("route matching with ranked tables kept", () => {
   });
 
   it("answers as @remix-run/router does on generated tables and paths", () => {
-    const segment = fc.constantFrom("a", "b", "B", "gig", ":id", ":x?", "b?", "", "*", "a-b", "c.d");
+    const segment = fc.constantFrom("a", "b", "B", "gig", ":id", ":x?", "b?", "", "*", "a-b", "c.d", "é", "k", "a*", "x:id", ":");
     const routePath = fc.oneof(
       fc.constant(undefined),
       fc.array(segment, { minLength: 1, maxLength: 3 }).map((s) => s.join("/").replace(/\*(?=.)/g, "s")),
@@ -103,7 +103,8 @@ describe("route matching with ranked tables kept", () => {
         ...(r.index && r.children.length === 0 ? { index: true } : { path: r.path, children: r.children }),
       })),
     );
-    const pathname = fc.array(fc.constantFrom("a", "b", "B", "gig", "42", "a-b", "c.d", "", "%20", "x%2Fy", "s"), { maxLength: 5 }).map((s) => `/${s.join("/")}`);
+    // "\u212a" (the Kelvin sign) lower-cases to "k", which a RegExp with flag i (no u) does not make equal to "k".
+    const pathname = fc.array(fc.constantFrom("a", "b", "B", "gig", "42", "a-b", "c.d", "", "%20", "x%2Fy", "s", "É", "é", "\u212a", "K", "x:id", ":"), { maxLength: 5 }).map((s) => `/${s.join("/")}`);
     fc.assert(
       fc.property(fc.array(route(3), { minLength: 1, maxLength: 5 }), fc.array(pathname, { minLength: 1, maxLength: 8 }), fc.constantFrom(undefined, "/", "/a"), (routes, paths, basename) => {
         let expected: unknown;
@@ -121,11 +122,76 @@ describe("route matching with ranked tables kept", () => {
     );
   });
 
+  it("tries only the branches a path's first segment allows, and still answers every other path as the router does", () => {
+    const routes: Route[] = [{ id: "root", path: "", children: [{ id: "terms", path: "terms" }, { id: "gig", path: "gig/:id" }, { id: "page", path: ":page" }, { id: "any", path: "*" }] }];
+    for (const p of ["/terms", "/TERMS", "/terms/", "/gig/1", "/Gig/1/", "/gig", "/about", "/x/y", "/", "//terms", "/\u212aerms", "/t%C3%A9rms"]) expectSame(routes, p);
+    expect(described(ours(routes, "/TERMS"), routes)!.map((m) => m.id)).toEqual(["root", "terms"]);
+  });
+
   // Last: from here on the package's export is ours (`theirs` above was taken before).
   it("is installed over the @remix-run/router release the lockfile holds, where Remix's packages read it", () => {
     expect(installRouteMatching()).toBe(true);
     const remixRouter = createRequire(createRequire(import.meta.url).resolve("@remix-run/server-runtime"))("@remix-run/router");
     expect(remixRouter.matchRoutes).not.toBe(theirs);
     expect(described(remixRouter.matchRoutes(tables.main!(), "/gig/1"), [])!.map((m: { id: string }) => m.id)).toEqual(["root", "routes/gig.$id"]);
+  });
+});
+
+describe("a render's route tables made once per build", () => {
+  type Modules = Record<string, unknown>;
+  const manifest = { root: { id: "root", path: "" }, a: { id: "a", parentId: "root", path: "a" } };
+  const modules = (): Modules => ({ root: { default: "Root" }, a: { default: "A" } });
+
+  it("makes a build's routes once, again when a route's module changes, and always for a call it does not know", () => {
+    const calls: unknown[][] = [];
+    const create = serverRoutesOncePerBuild((...args) => (calls.push(args), [{ path: String(calls.length) }]));
+    const kept = modules();
+    const first = create(manifest, kept, { v3_singleFetch: true }, false);
+    const future = { v3_singleFetch: true };
+    const again = create(manifest, { ...kept }, future, false);
+    expect(calls).toHaveLength(2); // another future object: made again
+    expect(create(manifest, { ...kept }, future, false)).toBe(again); // a new route-modules object of the same modules: kept
+    expect(calls).toHaveLength(2);
+    expect(create(manifest, { ...kept, a: { default: "A after a reload" } }, future, false)).not.toBe(again);
+    expect(create(manifest, { ...kept, b: {} }, future, false)).not.toBe(again);
+    expect(create(manifest, { root: kept.root }, future, false)).not.toBe(again);
+    expect(create({ ...manifest }, kept, future, false)).not.toBe(again);
+    expect(create(manifest, kept, future, true)).not.toBe(again);
+    create(manifest, kept, future, false, "root");
+    expect(calls.at(-1)).toHaveLength(5);
+    expect(first).not.toBe(again);
+  });
+
+  it("converts a table to data routes once, filling each caller's manifest, and leaves other calls to the package", () => {
+    const convert = dataRoutesOncePerTable(router.UNSAFE_convertRoutesToDataRoutes as never);
+    const routes: Route[] = [{ id: "root", path: "", children: [{ id: "a", path: "a" }, { id: "b", index: true }] }];
+    const mapProps = (route: Route) => ({ hasErrorBoundary: route.id === "root" });
+    const m1: Record<string, Route> = {};
+    const d1 = convert(routes, mapProps, undefined, m1);
+    const m2: Record<string, Route> = {};
+    const d2 = convert(routes, mapProps, undefined, m2);
+    expect(d2).toBe(d1);
+    expect(Object.keys(m2)).toEqual(["root", "a", "b"]);
+    expect(m2.a).toBe(d1[0]!.children![0]);
+    expect(m2.root).toMatchObject({ hasErrorBoundary: true });
+    // Another mapping, a manifest already holding routes, or a subtree: converted afresh, as the package does.
+    expect(convert(routes, () => ({}), undefined, {})).not.toBe(d1);
+    expect(() => convert(routes, mapProps, undefined, { root: routes[0]! })).toThrow(/route id collision/);
+    expect(convert(routes, mapProps, ["0"], {})).not.toBe(d1);
+  });
+
+  it("gives react-router-dom's static router the same data routes on every render once installed", () => {
+    installRouteMatching();
+    const requireHere = createRequire(import.meta.url);
+    const { createStaticRouter } = createRequire(requireHere.resolve("@remix-run/react"))("react-router-dom/server") as {
+      createStaticRouter: (routes: Route[], context: { matches: { route: Route }[] }) => { routes: Route[]; state: { matches: { route: Route }[] } };
+    };
+    const routes: Route[] = [{ id: "root", path: "", children: [{ id: "a", path: "a" }] }];
+    const context = (route: Route) => ({ matches: [{ route }], location: { pathname: "/a" }, loaderData: {}, actionData: null, errors: null, basename: "/" });
+    const one = createStaticRouter(routes, context(routes[0]!.children![0]!));
+    const two = createStaticRouter(routes, context(routes[0]!.children![0]!));
+    expect(two.routes).toBe(one.routes);
+    // The matches the render starts from are the kept data routes (by id), not the routes it was given.
+    expect(two.state.matches[0]!.route).toBe(one.routes[0]!.children![0]);
   });
 });

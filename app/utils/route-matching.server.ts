@@ -28,7 +28,12 @@ type RouteMatch = { params: Record<string, string | undefined>; pathname: string
  * with its path compiled at first use: matched to the end (the branch's last route) and as a prefix.
  */
 type RouteMeta = { relativePath: string; caseSensitive: boolean; childrenIndex: number; compiled?: [end: CompiledPath | undefined, prefix: CompiledPath | undefined] };
-type Branch = { path: string; score: number; routesMeta: RouteMeta[] };
+/**
+ * `first`: the first segment every path the branch matches must begin with (lower-cased), when its first
+ * route with a path begins with a plain ASCII segment; null when it begins with a parameter or a splat, or
+ * has no path at all.
+ */
+type Branch = { path: string; score: number; routesMeta: RouteMeta[]; first?: string | null };
 type CompiledPath = { matcher: RegExp; params: { paramName: string; isOptional?: boolean }[] };
 
 const require = createRequire(import.meta.url);
@@ -60,8 +65,75 @@ export function installRouteMatching(): boolean {
     return false;
   }
   router.matchRoutes = createMatchRoutes(router) as Router["matchRoutes"];
+  // A render's route tables, made once per build rather than on every render (see below). react-router-dom's
+  // createStaticRouter reads this export when it runs, as RemixServer reads createServerRoutes.
+  const exported = router as unknown as { UNSAFE_convertRoutesToDataRoutes: ConvertRoutes };
+  exported.UNSAFE_convertRoutesToDataRoutes = dataRoutesOncePerTable(exported.UNSAFE_convertRoutesToDataRoutes);
+  const remix = require("@remix-run/react/package.json") as { version: string };
+  if (SUPPORTED_REMIX_VERSION.test(remix.version)) {
+    const remixRoutes = require("@remix-run/react/dist/routes.js") as { createServerRoutes: CreateServerRoutes };
+    remixRoutes.createServerRoutes = serverRoutesOncePerBuild(remixRoutes.createServerRoutes);
+  } else {
+    console.warn(`[web] @remix-run/react ${remix.version} is not the 2.17 release app/utils/route-matching.server.ts was written against: its render makes its routes on every render`);
+  }
   installed = true;
   return true;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// A render's route tables, once per build. RemixServer (@remix-run/react 2.17) makes on every render the route
+// objects of the whole build (`createServerRoutes`: for each route, a search of every other route for its
+// children) and react-router-dom's createStaticRouter converts them all again (`convertRoutesToDataRoutes`):
+// about 100 KB of garbage and a tenth of a rendered page's CPU, for the same tables every time. Both are pure
+// functions of their arguments, and nothing on the server changes the tables they return, so each is kept:
+// the render's routes by the build's manifest (the same object on every request) and its route modules
+// (a new object on each request, holding the same modules), and the data routes by the routes they were made
+// from. A kept data-route table is also one that `matchRoutes` above has ranked already.
+
+type CreateServerRoutes = (manifest: object, routeModules: Record<string, unknown>, future: unknown, isSpaMode: boolean, ...rest: unknown[]) => RouteObject[];
+type ConvertRoutes = (routes: RouteObject[], mapRouteProperties: unknown, parentPath?: string[], manifest?: Record<string, RouteObject>) => RouteObject[];
+
+const SUPPORTED_REMIX_VERSION = /^2\.17\./;
+
+export function serverRoutesOncePerBuild(create: CreateServerRoutes): CreateServerRoutes {
+  const kept = new WeakMap<object, { routeModules: Record<string, unknown>; future: unknown; isSpaMode: boolean; routes: RouteObject[] }>();
+  return function createServerRoutes(manifest, routeModules, future, isSpaMode, ...rest) {
+    // RemixServer passes four arguments; the rest are the function's own recursion (which calls itself, not this).
+    if (rest.length > 0) return create(manifest, routeModules, future, isSpaMode, ...rest);
+    const hit = kept.get(manifest);
+    if (hit && hit.future === future && hit.isSpaMode === isSpaMode && sameModules(hit.routeModules, routeModules)) return hit.routes;
+    const routes = create(manifest, routeModules, future, isSpaMode);
+    kept.set(manifest, { routeModules: { ...routeModules }, future, isSpaMode, routes });
+    return routes;
+  };
+}
+
+/** The same module object under every route id, and no other ids (a dev server's reload makes new ones). */
+function sameModules(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  let count = 0;
+  for (const id in b) {
+    if (a[id] !== b[id]) return false;
+    count++;
+  }
+  for (const _ in a) count--;
+  return count === 0;
+}
+
+export function dataRoutesOncePerTable(convert: ConvertRoutes): ConvertRoutes {
+  const kept = new WeakMap<RouteObject[], { mapRouteProperties: unknown; dataRoutes: RouteObject[]; manifest: Record<string, RouteObject> }>();
+  return function convertRoutesToDataRoutes(routes, mapRouteProperties, parentPath, manifest) {
+    // Only a whole table into a new manifest, as createStaticRouter asks; anything else as the package does it.
+    if (parentPath !== undefined || !manifest) return convert(routes, mapRouteProperties, parentPath, manifest);
+    for (const _ in manifest) return convert(routes, mapRouteProperties, parentPath, manifest);
+    const hit = kept.get(routes);
+    if (hit && hit.mapRouteProperties === mapRouteProperties) {
+      Object.assign(manifest, hit.manifest);
+      return hit.dataRoutes;
+    }
+    const dataRoutes = convert(routes, mapRouteProperties, parentPath, manifest);
+    kept.set(routes, { mapRouteProperties, dataRoutes, manifest: { ...manifest } });
+    return dataRoutes;
+  };
 }
 
 /** The replacement, built on the package's own exported helpers (parsePath, stripBasename, decodePath, joinPaths). */
@@ -102,8 +174,14 @@ export function createMatchRoutes(router: Router) {
     if (pathname == null) return null;
     const branches = rankedBranches(routes, joinPaths);
     const decoded = decodePath(pathname);
+    const first = firstSegmentOf(decoded);
     let matches: RouteMatch[] | null = null;
-    for (let i = 0; matches == null && i < branches.length; ++i) matches = matchRouteBranch(routes, branches[i]!, decoded);
+    for (let i = 0; matches == null && i < branches.length; ++i) {
+      const branch = branches[i]!;
+      // The cheap test first: trying a branch builds a match object for each of its routes until one fails.
+      if (branch.first != null && branch.first !== first) continue;
+      matches = matchRouteBranch(routes, branch, decoded);
+    }
     return matches;
   };
 }
@@ -119,6 +197,27 @@ function shapeOf(routes: RouteObject[]): string {
   return shape;
 }
 
+/**
+ * A pathname's first segment, lower-cased. A branch's routes are matched from the start of the pathname: its
+ * routes without a path take nothing, so its first route with one must match at the pathname's first "/". When
+ * that path begins with a plain segment, the pathname's first segment must be that segment, up to ASCII case (a
+ * RegExp with flag i but not u never makes a character above 127 equal one below): so a branch whose `first`
+ * differs cannot match and is not tried. Lower-casing may make more characters equal, never fewer.
+ */
+function firstSegmentOf(pathname: string): string {
+  const end = pathname.indexOf("/", 1);
+  return (pathname.startsWith("/") ? pathname.slice(1, end === -1 ? undefined : end) : "\u0000").toLowerCase();
+}
+
+const PLAIN_SEGMENT = /^[\x21-\x7e]+$/;
+
+function firstOf(branch: Branch): string | null {
+  const meta = branch.routesMeta.find((m) => m.relativePath.replace(/^\/+/, "") !== "");
+  if (!meta) return null;
+  const segment = meta.relativePath.replace(/^\/+/, "").split("/")[0]!;
+  return PLAIN_SEGMENT.test(segment) && !segment.startsWith(":") && !segment.includes("*") ? segment.toLowerCase() : null;
+}
+
 function rankedBranches(routes: RouteObject[], joinPaths: Router["joinPaths"]): Branch[] {
   let branches = rankedByTable.get(routes);
   if (branches) return branches;
@@ -127,6 +226,7 @@ function rankedBranches(routes: RouteObject[], joinPaths: Router["joinPaths"]): 
   if (!branches) {
     branches = flattenRoutes(routes, joinPaths);
     rankRouteBranches(branches);
+    for (const branch of branches) branch.first = firstOf(branch);
     if (rankedByShape.size >= MAX_SHAPES) rankedByShape.clear();
     rankedByShape.set(shape, branches);
   }
