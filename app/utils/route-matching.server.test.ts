@@ -4,13 +4,14 @@ import { fileURLToPath } from "node:url";
 import { UNSAFE_flatRoutes as flatRoutes } from "@remix-run/dev";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import { createMatchRoutes, dataRoutesOncePerTable, installRouteMatching, serverRoutesOncePerBuild } from "./route-matching.server";
+import { createMatchRoutes, dataRoutesOncePerTable, installRouteMatching, serverRoutesOncePerBuild, staticHandlerByBranch } from "./route-matching.server";
 import { ADMIN_SCREENS, adminScreenRouteId, SITE_HOSTS, siteServesRoute } from "./site-routes";
 
 // The package's own matchRoutes (this file never installs ours) against ours, on the same tables.
 const router = createRequire(import.meta.url)("@remix-run/router") as typeof import("@remix-run/router");
 const theirs = router.matchRoutes as unknown as (routes: Route[], location: string | { pathname: string }, basename?: string) => Match[] | null;
 const ours = createMatchRoutes(router) as unknown as typeof theirs;
+const theirStaticHandler = router.createStaticHandler;
 
 type Route = { id: string; path?: string; index?: boolean; caseSensitive?: boolean; children?: Route[] };
 type Match = { params: Record<string, string | undefined>; pathname: string; pathnameBase: string; route: Route };
@@ -55,6 +56,28 @@ function pathsOf(routes: Route[], parent = ""): string[] {
   });
 }
 
+/** Route tables (three levels: optional segments, splats, index and case-sensitive routes) and paths for them. */
+function generated() {
+  const segment = fc.constantFrom("a", "b", "B", "gig", ":id", ":x?", "b?", "", "*", "a-b", "c.d", "é", "k", "a*", "x:id", ":");
+  const routePath = fc.oneof(
+    fc.constant(undefined),
+    fc.array(segment, { minLength: 1, maxLength: 3 }).map((s) => s.join("/").replace(/\*(?=.)/g, "s")),
+    fc.array(segment, { minLength: 1, maxLength: 2 }).map((s) => `/${s.join("/")}`.replace(/\*(?=.)/g, "s")),
+  );
+  let n = 0;
+  const route: fc.Memo<Route> = fc.memo((depth) =>
+    fc.record({ path: routePath, caseSensitive: fc.boolean(), index: fc.boolean(), children: depth > 1 ? fc.array(route(depth - 1), { maxLength: 4 }) : fc.constant<Route[]>([]) }).map((r) => ({
+      id: `r${n++}`,
+      caseSensitive: r.caseSensitive,
+      // An index route has no children and no path of its own (the router refuses one with children).
+      ...(r.index && r.children.length === 0 ? { index: true } : { path: r.path, children: r.children }),
+    })),
+  );
+  // "\u212a" (the Kelvin sign) lower-cases to "k", which a RegExp with flag i (no u) does not make equal to "k".
+  const pathname = fc.array(fc.constantFrom("a", "b", "B", "gig", "42", "a-b", "c.d", "", "%20", "x%2Fy", "s", "É", "é", "\u212a", "K", "x:id", ":"), { maxLength: 5 }).map((s) => `/${s.join("/")}`);
+  return { route, pathname };
+}
+
 describe("route matching with ranked tables kept", () => {
   const tables = appRouteTables();
 
@@ -88,23 +111,7 @@ describe("route matching with ranked tables kept", () => {
   });
 
   it("answers as @remix-run/router does on generated tables and paths", () => {
-    const segment = fc.constantFrom("a", "b", "B", "gig", ":id", ":x?", "b?", "", "*", "a-b", "c.d", "é", "k", "a*", "x:id", ":");
-    const routePath = fc.oneof(
-      fc.constant(undefined),
-      fc.array(segment, { minLength: 1, maxLength: 3 }).map((s) => s.join("/").replace(/\*(?=.)/g, "s")),
-      fc.array(segment, { minLength: 1, maxLength: 2 }).map((s) => `/${s.join("/")}`.replace(/\*(?=.)/g, "s")),
-    );
-    let n = 0;
-    const route: fc.Memo<Route> = fc.memo((depth) =>
-      fc.record({ path: routePath, caseSensitive: fc.boolean(), index: fc.boolean(), children: depth > 1 ? fc.array(route(depth - 1), { maxLength: 4 }) : fc.constant<Route[]>([]) }).map((r) => ({
-        id: `r${n++}`,
-        caseSensitive: r.caseSensitive,
-        // An index route has no children and no path of its own (the router refuses one with children).
-        ...(r.index && r.children.length === 0 ? { index: true } : { path: r.path, children: r.children }),
-      })),
-    );
-    // "\u212a" (the Kelvin sign) lower-cases to "k", which a RegExp with flag i (no u) does not make equal to "k".
-    const pathname = fc.array(fc.constantFrom("a", "b", "B", "gig", "42", "a-b", "c.d", "", "%20", "x%2Fy", "s", "É", "é", "\u212a", "K", "x:id", ":"), { maxLength: 5 }).map((s) => `/${s.join("/")}`);
+    const { route, pathname } = generated();
     fc.assert(
       fc.property(fc.array(route(3), { minLength: 1, maxLength: 5 }), fc.array(pathname, { minLength: 1, maxLength: 8 }), fc.constantFrom(undefined, "/", "/a"), (routes, paths, basename) => {
         let expected: unknown;
@@ -134,6 +141,79 @@ describe("route matching with ranked tables kept", () => {
     const remixRouter = createRequire(createRequire(import.meta.url).resolve("@remix-run/server-runtime"))("@remix-run/router");
     expect(remixRouter.matchRoutes).not.toBe(theirs);
     expect(described(remixRouter.matchRoutes(tables.main!(), "/gig/1"), [])!.map((m: { id: string }) => m.id)).toEqual(["root", "routes/gig.$id"]);
+  });
+});
+
+describe("the static handler's query, by the matching branch's routes alone", () => {
+  type Loaded = Route & { loader?: unknown; children?: Loaded[] };
+  /** Every route with a loader that says which route it is and what it was given. */
+  const withLoaders = (routes: Route[]): Loaded[] =>
+    routes.map(({ children, ...r }) => ({ ...r, loader: ({ params }: { params: unknown }) => ({ id: r.id, params }), ...(children?.length ? { children: withLoaders(children) } : {}) }));
+  /** What a query answers, as comparable data. */
+  async function answer(handler: ReturnType<typeof theirStaticHandler>, path: string, method = "GET") {
+    const context = (await handler.query(new Request(`http://localhost${path}`, { method }))) as {
+      matches: { route: { id: string }; params: unknown; pathname: string; pathnameBase: string }[];
+      loaderData: unknown;
+      errors: Record<string, { status?: number; statusText?: string; message?: string }> | null;
+      statusCode: number;
+    };
+    return {
+      matches: context.matches.map((m) => ({ id: m.route.id, params: m.params, pathname: m.pathname, pathnameBase: m.pathnameBase })),
+      loaderData: context.loaderData,
+      errors: context.errors && Object.fromEntries(Object.entries(context.errors).map(([id, e]) => [id, { status: e.status, statusText: e.statusText, message: e.message }])),
+      statusCode: context.statusCode,
+    };
+  }
+  const byBranch = staticHandlerByBranch(theirStaticHandler as never, ours as never) as unknown as typeof theirStaticHandler;
+
+  it.each(["main", "admin"])("answers every path of the %s host's routes as the whole table's handler does", async (site) => {
+    vi.spyOn(console, "warn").mockImplementation(() => {});
+    const routes = withLoaders(appRouteTables()[site]!());
+    const whole = theirStaticHandler(routes as never);
+    const branch = byBranch(routes as never);
+    const paths = [...new Set(["/", "/nowhere", "/gig/1", "/browse", "/terms", "//gig//1", ...pathsOf(routes)])];
+    for (const p of paths) expect(await answer(branch, p), p).toEqual(await answer(whole, p));
+    expect(await answer(branch, "/terms", "PROPFIND")).toEqual(await answer(whole, "/terms", "PROPFIND"));
+    vi.restoreAllMocks();
+  });
+
+  it("answers a path that matches from its branch's own handler, made once, and the rest from the whole table's", async () => {
+    const made: { routes: Loaded[]; queries: string[] }[] = [];
+    const create = (routes: Loaded[], options?: unknown) => {
+      const handler = theirStaticHandler(routes as never, options as never);
+      const record = { routes, queries: [] as string[] };
+      made.push(record);
+      return { ...handler, query: (request: Request, o?: unknown) => (record.queries.push(new URL(request.url).pathname), handler.query(request, o as never)) };
+    };
+    const handler = staticHandlerByBranch(create as never, ours as never)(withLoaders(appRouteTables().main!()) as never);
+    for (const p of ["/terms", "/gig/1", "/terms", "/gig/2", "/nowhere"]) await handler.query(new Request(`http://localhost${p}`));
+    await handler.query(new Request("http://localhost/terms", { method: "PROPFIND" }));
+    // The whole table's (a method the router refuses), /terms', the gig page's, and the 404 page's (a splat route).
+    expect(made.map((m) => m.queries)).toEqual([["/terms"], ["/terms", "/terms"], ["/gig/1", "/gig/2"], ["/nowhere"]]);
+    // A branch's handler knows its routes only: the root and the page.
+    expect(JSON.parse(JSON.stringify(made[2]!.routes))).toEqual([{ id: "root", path: "", children: [{ id: "routes/gig.$id", path: "gig/:id" }] }]);
+  });
+
+  it("answers as the whole table's handler on generated tables and paths", async () => {
+    const { route, pathname } = generated();
+    await fc.assert(
+      fc.asyncProperty(fc.array(route(3), { minLength: 1, maxLength: 5 }), fc.array(pathname, { minLength: 1, maxLength: 8 }), async (routes, paths) => {
+        const loaded = withLoaders(routes);
+        let whole: ReturnType<typeof theirStaticHandler>;
+        try {
+          whole = theirStaticHandler(loaded as never);
+        } catch {
+          return; // a table the router refuses
+        }
+        const branch = byBranch(loaded as never);
+        for (const p of paths) {
+          // A table the router refuses when it first matches (an absolute child path outside its parent's): refused alike.
+          const expected = await answer(whole, p).catch((error: Error) => error.message);
+          expect(await answer(branch, p).catch((error: Error) => error.message), p).toEqual(expected);
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 

@@ -67,8 +67,10 @@ export function installRouteMatching(): boolean {
   router.matchRoutes = createMatchRoutes(router) as Router["matchRoutes"];
   // A render's route tables, made once per build rather than on every render (see below). react-router-dom's
   // createStaticRouter reads this export when it runs, as RemixServer reads createServerRoutes.
-  const exported = router as unknown as { UNSAFE_convertRoutesToDataRoutes: ConvertRoutes };
+  const exported = router as unknown as { UNSAFE_convertRoutesToDataRoutes: ConvertRoutes; createStaticHandler: CreateStaticHandler };
   exported.UNSAFE_convertRoutesToDataRoutes = dataRoutesOncePerTable(exported.UNSAFE_convertRoutesToDataRoutes);
+  // Remix's server runtime reads createStaticHandler when it makes a build's handler (once per build).
+  exported.createStaticHandler = staticHandlerByBranch(exported.createStaticHandler, router.matchRoutes as unknown as MatchRoutes);
   const remix = require("@remix-run/react/package.json") as { version: string };
   if (SUPPORTED_REMIX_VERSION.test(remix.version)) {
     const remixRoutes = require("@remix-run/react/dist/routes.js") as { createServerRoutes: CreateServerRoutes };
@@ -77,6 +79,72 @@ export function installRouteMatching(): boolean {
     console.warn(`[web] @remix-run/react ${remix.version} is not the 2.17 release app/utils/route-matching.server.ts was written against: its render makes its routes on every render`);
   }
   installed = true;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The static handler's own matching. A document's loaders are run by the static handler's `query`, which calls
+// the module's own matchRoutes (not the export): it flattened, ranked and tried the whole build's routes on
+// every document (8% of a rendered /terms' CPU, 200 KB of garbage). Its answer depends only on the routes of
+// the branch that matches, so `query` is given to a static handler made from those routes alone (each
+// branch's made once, from the same route objects: loaders, actions and ids unchanged), whose matching has
+// a route or three to rank. Which branch matches is found by the matchRoutes above (the same answers as the
+// package's), and a request goes to the branch's handler only when that branch, alone, matches the path the
+// same way; anything else (no match: a 404; a method the router refuses) goes to the whole table's handler.
+
+type StaticHandler = { dataRoutes: RouteObject[]; query: (request: Request, options?: unknown) => Promise<unknown>; queryRoute: (request: Request, options?: unknown) => Promise<unknown> };
+type CreateStaticHandler = (routes: RouteObject[], options?: { basename?: string }) => StaticHandler;
+type MatchRoutes = (routes: RouteObject[], location: string, basename?: string) => RouteMatch[] | null;
+
+const QUERY_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]);
+const MAX_BRANCH_HANDLERS = 1000;
+
+export function staticHandlerByBranch(create: CreateStaticHandler, matchRoutes: MatchRoutes): CreateStaticHandler {
+  return function createStaticHandler(routes, options) {
+    const whole = create(routes, options);
+    const basename = options?.basename || "/";
+    const byBranch = new Map<string, { routes: RouteObject[]; handler: StaticHandler }>();
+
+    function handlerFor(request: Request): StaticHandler {
+      if (!QUERY_METHODS.has(request.method)) return whole;
+      const pathname = new URL(request.url).pathname;
+      const matches = matchRoutes(routes, pathname, basename);
+      if (!matches) return whole;
+      const key = matches.map((m) => (m.route as { id: string }).id).join("\u0000");
+      let branch = byBranch.get(key);
+      if (!branch) {
+        if (byBranch.size >= MAX_BRANCH_HANDLERS) byBranch.clear();
+        const own = branchRoutes(matches);
+        branch = { routes: own, handler: create(own, options) };
+        byBranch.set(key, branch);
+      }
+      // The branch's routes alone must match this path as the whole table does (a route with a path of its
+      // own above the one that matched could otherwise answer first, in a table without its siblings).
+      const alone = matchRoutes(branch.routes, pathname, basename);
+      return alone && sameMatches(alone, matches) ? branch.handler : whole;
+    }
+
+    return { ...whole, query: (request, queryOptions) => handlerFor(request).query(request, queryOptions) };
+  };
+}
+
+/** A table of one branch: each route of the match as it is, with only the next one as its child. */
+function branchRoutes(matches: RouteMatch[]): RouteObject[] {
+  let child: RouteObject | undefined;
+  for (let i = matches.length - 1; i >= 0; i--) {
+    const { children: _, ...route } = matches[i]!.route;
+    child = child ? { ...route, children: [child] } : route;
+  }
+  return [child!];
+}
+
+function sameMatches(a: RouteMatch[], b: RouteMatch[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if ((x.route as { id: string }).id !== (y.route as { id: string }).id || x.pathname !== y.pathname || x.pathnameBase !== y.pathnameBase) return false;
+  }
   return true;
 }
 
