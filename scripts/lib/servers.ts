@@ -124,7 +124,7 @@ export type ProcessName = "web" | "worker";
  * outgrew one would crash instead of growing.
  */
 const NODE_FLAGS: Record<ProcessName, string[]> = {
-  web: ["--max-semi-space-size=4", "--heap-growing-percent=50"],
+  web: ["--max-semi-space-size=16", "--heap-growing-percent=50"],
   worker: ["--max-semi-space-size=16", "--heap-growing-percent=50"],
 };
 
