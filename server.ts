@@ -300,7 +300,10 @@ app.all("*", (req, res, next) => {
   // An HTTP/1.0 request may come without a Host: it is the main site's (it was a 500).
   const site = siteOfHostname(req.hostname ?? "");
   const key = pageCache && site === "main" ? pageKeyOf(req, res.locals.pageview !== null && res.locals.pageview !== undefined) : null;
-  if (key) return void servePage(key, req, res, next).catch(next);
+  // A drop another process published before this request was sent is already waiting on our Redis socket,
+  // ready in the same turn of the event loop as this request: the lookup waits for that turn's end (one
+  // setImmediate), by which time the drop has been read and applied (ADR 019, "Drops across processes").
+  if (key) return void setImmediate(() => void servePage(key, req, res, next).catch(next));
   return remixHandlers[site](req, res, next);
 });
 
