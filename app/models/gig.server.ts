@@ -569,23 +569,35 @@ export type GigPage = {
  */
 export async function getGigPage(db: Db, id: number, viewer: { id: number; role: string } | null): Promise<GigPage | null> {
   if (!Number.isSafeInteger(id) || id <= 0) return null;
-  const row = await db("gigs as g")
-    .join("users as u", "u.id", "g.seller_id")
-    .join("categories as c", "c.id", "g.category_id")
-    .where("g.id", id)
-    .first(
-      "g.*",
-      "c.slug as category_slug",
-      "c.name as category_name",
-      "u.name as seller_name",
-      "u.username as seller_username",
-      "u.location as seller_location",
-      "u.level as seller_level",
-      "u.rating as seller_rating",
-      "u.reviews_count as seller_reviews_count",
-      "u.avatar_key as seller_avatar_key",
-      "u.status as seller_status",
-    );
+  // The gig page's three statements are prepared (ADR 023): the page is the catalog's most viewed, rendered for
+  // every member and on every page-cache miss; named columns, so a migration cannot change a statement's result.
+  const row = await prepared(
+    db("gigs as g")
+      .join("users as u", "u.id", "g.seller_id")
+      .join("categories as c", "c.id", "g.category_id")
+      .where("g.id", id)
+      .first(
+        "g.id",
+        "g.title",
+        "g.description",
+        "g.tags",
+        "g.status",
+        "g.rating",
+        "g.reviews_count",
+        "g.seller_id",
+        "g.starting_price_ugx",
+        "c.slug as category_slug",
+        "c.name as category_name",
+        "u.name as seller_name",
+        "u.username as seller_username",
+        "u.location as seller_location",
+        "u.level as seller_level",
+        "u.rating as seller_rating",
+        "u.reviews_count as seller_reviews_count",
+        "u.avatar_key as seller_avatar_key",
+        "u.status as seller_status",
+      ),
+  );
   if (!row) return null;
   const own = viewer !== null && (viewer.id === Number(row.seller_id) || viewer.role === "admin");
   const publicGig = row.status === "published" && row.seller_status === "active" && row.starting_price_ugx !== null;
@@ -616,7 +628,9 @@ export async function getGigPage(db: Db, id: number, viewer: { id: number; role:
 }
 
 async function listPackages(db: Db, gigId: number): Promise<GigPackage[]> {
-  const rows = await db("gig_packages").where({ gig_id: gigId });
+  const rows = await prepared(
+    db("gig_packages").where({ gig_id: gigId }).select("tier", "name", "description", "price_ugx", "delivery_days", "revisions", "features", "popular"),
+  );
   return rows
     .map((p) => ({
       tier: p.tier as Tier,
@@ -632,7 +646,7 @@ async function listPackages(db: Db, gigId: number): Promise<GigPackage[]> {
 }
 
 async function listImages(db: Db, gigId: number): Promise<string[]> {
-  const rows = await db("gig_images").where({ gig_id: gigId }).orderBy(["position", "id"]).select("storage_key");
+  const rows = await prepared(db("gig_images").where({ gig_id: gigId }).orderBy(["position", "id"]).select("storage_key"));
   return rows.map((r) => r.storage_key as string);
 }
 
