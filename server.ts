@@ -20,6 +20,7 @@ import { analyticsRouter, serverPageviews, trackingFirst, type PageviewContext }
 import { attachChat, MAX_SOCKET_PAYLOAD_BYTES } from "./app/realtime/chat.server";
 import { bodyLimits } from "./app/utils/body-limit.server";
 import { closeDb, getDb } from "./app/utils/db.server";
+import { documentEncoding } from "./app/utils/document-encoding.server";
 import { isSameOrigin, serverBuildForSite, siteOfHostname } from "./app/utils/host.server";
 import { isLocalRequest } from "./app/utils/local-request.server";
 import { maskUrlCredentials } from "./app/utils/mask-url";
@@ -28,7 +29,6 @@ import { closePageDrops, fillPage, getPageCache, gzipPage, listenForPageDrops, p
 import { onShutdown } from "./app/utils/process.server";
 import { closeLimitRedis } from "./app/utils/rate-limit.server";
 import { closeRedis, getRedis } from "./app/utils/redis.server";
-import { documentEncoding } from "./app/utils/document-encoding.server";
 import { installRouteMatching } from "./app/utils/route-matching.server";
 import type { SiteHost } from "./app/utils/site-routes";
 
