@@ -485,10 +485,28 @@ export function createIngest({ redisUrl, prefix }: { redisUrl: string; prefix: s
       }
       clearTimeout(countsTimer);
       await writeCounts(); // before the connection closes
+      // The connections end before the queue closes. BullMQ's queue drops its listeners when it closes, and a
+      // shared connection still trying to reach Redis then fails its start with nobody listening: an unhandled
+      // rejection (taskforcesh/bullmq#4225; operations-core.test.ts saw it with Redis away). Ended first, the
+      // failure reaches the queue's "error" listener above.
+      await Promise.all([redis, side].map(endConnection));
       await queue?.close().catch(() => undefined);
-      await Promise.all([redis, side].map((c) => c.quit().catch(() => c.disconnect())));
     },
   };
+}
+
+/** Quits a connection (or drops it, when Redis is away) and waits, at most 200 ms, for it to say it has ended. */
+async function endConnection(connection: Redis): Promise<void> {
+  if (connection.status === "end") return;
+  const ended = new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 200);
+    connection.once("end", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  await connection.quit().catch(() => connection.disconnect());
+  await ended;
 }
 
 declare global {
