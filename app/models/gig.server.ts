@@ -5,6 +5,7 @@
  * reads `gig_search`, which triggers keep in step with `gigs` and `users` (migration 20261126210001).
  */
 import type { Knex } from "knex";
+import { gigReviewsJson, reviewPageFrom, type Review } from "~/models/review.server";
 import { prepared, type Db } from "~/utils/db.server";
 import {
   PRICE_RANGES,
@@ -563,14 +564,29 @@ export type GigPage = {
   images: string[];
 };
 
+/** The gig page's gig with one page of its reviews, newest first, and whether there is another page. */
+export type GigPageWithReviews = { gig: GigPage; reviews: Review[]; hasMore: boolean };
+
 /**
  * A gig as its page shows it. Anyone sees a published gig of an active seller; the owner (and an admin)
  * also sees drafts and paused gigs. Anyone else gets null, exactly as for an id that does not exist.
  */
-export async function getGigPage(db: Db, id: number, viewer: { id: number; role: string } | null): Promise<GigPage | null> {
+export async function getGigPage(db: Db, id: number, viewer: Viewer): Promise<GigPage | null> {
+  return (await readGigPage(db, id, viewer, null))?.gig ?? null;
+}
+
+/** getGigPage with the given page of the gig's reviews (1 is the newest), read in the same statement. */
+export function getGigPageWithReviews(db: Db, id: number, viewer: Viewer, reviewsPage: number): Promise<GigPageWithReviews | null> {
+  return readGigPage(db, id, viewer, reviewsPage);
+}
+
+type Viewer = { id: number; role: string } | null;
+
+async function readGigPage(db: Db, id: number, viewer: Viewer, reviewsPage: number | null): Promise<GigPageWithReviews | null> {
   if (!Number.isSafeInteger(id) || id <= 0) return null;
-  // The gig page's three statements are prepared (ADR 023): the page is the catalog's most viewed, rendered for
-  // every member and on every page-cache miss; named columns, so a migration cannot change a statement's result.
+  // The gig page is the catalog's most viewed, rendered for every member and on every page-cache miss: its gig,
+  // packages, images and reviews are one prepared statement, one round trip (ADR 023); named columns, so a
+  // migration cannot change the statement's result. A gig the viewer may not see is read whole and dropped.
   const row = await prepared(
     db("gigs as g")
       .join("users as u", "u.id", "g.seller_id")
@@ -596,14 +612,21 @@ export async function getGigPage(db: Db, id: number, viewer: { id: number; role:
         "u.reviews_count as seller_reviews_count",
         "u.avatar_key as seller_avatar_key",
         "u.status as seller_status",
+        db.raw(
+          `(SELECT coalesce(json_agg(json_build_object('tier', p.tier, 'name', p.name, 'description', p.description,
+                      'price_ugx', p.price_ugx, 'delivery_days', p.delivery_days, 'revisions', p.revisions,
+                      'features', p.features, 'popular', p.popular)), '[]'::json)
+              FROM gig_packages p WHERE p.gig_id = g.id) AS packages`,
+        ),
+        db.raw(`(SELECT coalesce(array_agg(i.storage_key ORDER BY i.position, i.id), '{}') FROM gig_images i WHERE i.gig_id = g.id) AS images`),
+        ...(reviewsPage === null ? [] : [db.raw("? AS reviews", [gigReviewsJson(db, id, reviewsPage)])]),
       ),
   );
   if (!row) return null;
   const own = viewer !== null && (viewer.id === Number(row.seller_id) || viewer.role === "admin");
   const publicGig = row.status === "published" && row.seller_status === "active" && row.starting_price_ugx !== null;
   if (!publicGig && !own) return null;
-  const [packages, images] = await Promise.all([listPackages(db, id), listImages(db, id)]);
-  return {
+  const gig: GigPage = {
     id: Number(row.id),
     title: row.title,
     description: row.description,
@@ -622,31 +645,36 @@ export async function getGigPage(db: Db, id: number, viewer: { id: number; role:
       reviewsCount: Number(row.seller_reviews_count),
       avatarKey: row.seller_avatar_key ?? null,
     },
-    packages,
-    images,
+    packages: toPackages(row.packages),
+    images: row.images as string[],
   };
+  return { gig, ...(reviewsPage === null ? { reviews: [], hasMore: false } : reviewPageFrom(row.reviews)) };
 }
 
-async function listPackages(db: Db, gigId: number): Promise<GigPackage[]> {
-  const rows = await prepared(
-    db("gig_packages").where({ gig_id: gigId }).select("tier", "name", "description", "price_ugx", "delivery_days", "revisions", "features", "popular"),
-  );
+/** A gig's packages from their rows, basic to premium. */
+function toPackages(rows: Record<string, unknown>[]): GigPackage[] {
   return rows
     .map((p) => ({
       tier: p.tier as Tier,
-      name: p.name,
-      description: p.description,
+      name: p.name as string,
+      description: p.description as string,
       priceUgx: Number(p.price_ugx),
-      deliveryDays: p.delivery_days,
-      revisions: p.revisions,
-      features: p.features,
-      popular: p.popular,
+      deliveryDays: p.delivery_days as number,
+      revisions: p.revisions as number,
+      features: p.features as string[],
+      popular: p.popular as boolean,
     }))
     .sort((a, b) => TIERS.indexOf(a.tier) - TIERS.indexOf(b.tier));
 }
 
+async function listPackages(db: Db, gigId: number): Promise<GigPackage[]> {
+  return toPackages(
+    await db("gig_packages").where({ gig_id: gigId }).select("tier", "name", "description", "price_ugx", "delivery_days", "revisions", "features", "popular"),
+  );
+}
+
 async function listImages(db: Db, gigId: number): Promise<string[]> {
-  const rows = await prepared(db("gig_images").where({ gig_id: gigId }).orderBy(["position", "id"]).select("storage_key"));
+  const rows = await db("gig_images").where({ gig_id: gigId }).orderBy(["position", "id"]).select("storage_key");
   return rows.map((r) => r.storage_key as string);
 }
 

@@ -21,23 +21,33 @@ function toReview(r: Record<string, unknown>): Review {
     id: Number(r.id),
     rating: Number(r.rating),
     comment: String(r.comment),
-    createdAt: r.created_at as Date,
+    // A Date from a row; an ISO string from a page embedded as JSON (gigReviewsJson).
+    createdAt: r.created_at instanceof Date ? r.created_at : new Date(String(r.created_at)),
     reviewerName: String(r.reviewer_name),
     gigId: Number(r.gig_id),
     gigTitle: String(r.gig_title),
   };
 }
 
-/** One page of reviews, newest first, and whether there is another. */
-async function reviewPage(query: ReturnType<typeof reviewQuery>, page: number) {
-  const rows = await query
+/** The rows of one page of reviews, newest first, and one more to tell whether there is another page. */
+function pageRows(query: ReturnType<typeof reviewQuery>, page: number) {
+  return query
     .orderBy([
       { column: "r.created_at", order: "desc" },
       { column: "r.id", order: "desc" },
     ])
     .offset((page - 1) * REVIEWS_PER_PAGE)
     .limit(REVIEWS_PER_PAGE + 1);
+}
+
+/** A page of reviews from its rows (pageRows'). */
+export function reviewPageFrom(rows: Record<string, unknown>[]): { reviews: Review[]; hasMore: boolean } {
   return { reviews: rows.slice(0, REVIEWS_PER_PAGE).map(toReview), hasMore: rows.length > REVIEWS_PER_PAGE };
+}
+
+/** One page of reviews, newest first, and whether there is another. */
+async function reviewPage(query: ReturnType<typeof reviewQuery>, page: number) {
+  return reviewPageFrom(await pageRows(query, page));
 }
 
 /** One page of a seller's reviews across their published gigs. */
@@ -45,9 +55,13 @@ export function listSellerReviews(db: Db, sellerId: number, page = 1) {
   return reviewPage(reviewQuery(db).where("g.seller_id", sellerId).andWhere("g.status", "published"), page);
 }
 
-/** One page of a gig's reviews. */
-export function listGigReviews(db: Db, gigId: number, page = 1) {
-  return reviewPage(reviewQuery(db).where("r.gig_id", gigId), page);
+/**
+ * One page of a gig's reviews as a JSON array of rows: a subquery for the statement that reads the gig itself,
+ * so the gig page is one round trip (ADR 023). reviewPageFrom reads it.
+ */
+export function gigReviewsJson(db: Db, gigId: number, page: number) {
+  const rows = pageRows(reviewQuery(db).where("r.gig_id", gigId), page);
+  return db.raw(`(SELECT coalesce(json_agg(x ORDER BY x.created_at DESC, x.id DESC), '[]'::json) FROM (?) x)`, [rows]);
 }
 
 // ---------------------------------------------------------------------------------------------------------

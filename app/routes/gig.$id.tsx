@@ -4,8 +4,7 @@ import { Form, Link, useLoaderData, useRouteLoaderData } from "@remix-run/react"
 import type { loader as rootLoader } from "~/root";
 import { SubmitButton } from "~/components/forms";
 import { ReviewList, reviewPageOf, Stars } from "~/components/reviews";
-import { getGigPage } from "~/models/gig.server";
-import { listGigReviews } from "~/models/review.server";
+import { getGigPage, getGigPageWithReviews } from "~/models/gig.server";
 import { getUser } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
 import { TIER_LABEL, TIERS } from "~/utils/catalog-vocabulary";
@@ -21,11 +20,11 @@ export const meta: MetaFunction<typeof loader> = ({ data }) =>
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await getUser(request);
   const db = getDb();
-  const gig = await getGigPage(db, Number(params.id), user);
-  if (!gig) throw new Response("Not Found", { status: 404 });
   const page = reviewPageOf(request);
-  const reviews = await listGigReviews(db, gig.id, page);
-  return { gig, own: user?.id === gig.seller.id, reviews: reviews.reviews, hasMore: reviews.hasMore, page };
+  const found = await getGigPageWithReviews(db, Number(params.id), user, page);
+  if (!found) throw new Response("Not Found", { status: 404 });
+  const { gig, reviews, hasMore } = found;
+  return { gig, own: user?.id === gig.seller.id, reviews, hasMore, page };
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   correctQuery,
   deleteGig,
   getGigPage,
+  getGigPageWithReviews,
   getOwnGig,
   listCatalog,
   recordUpload,
@@ -22,7 +23,7 @@ import {
 } from "~/models/gig.server";
 import { QUERY_MAX, catalogSearch, gigFormSchema, parseCatalogQuery, type CatalogQuery, type GigIntent, type Sort, type Tier } from "~/utils/gig-schemas";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { createCategory, createGig, createUser } from "../support/factories";
+import { createCategory, createGig, createReview, createUser } from "../support/factories";
 
 // ---------------------------------------------------------------------------------------------------------
 // Helpers
@@ -816,5 +817,39 @@ describe("saving, showing and removing gigs", () => {
     const page = await getGigPage(db, id, null);
     expect(page?.description).toBe(description);
     expect(page?.title).toBe("<b>Bold</b> title");
+  });
+
+  it("reads the gig page, its packages, images and a page of reviews in one statement, also once planned generically", async () => {
+    const images = [randomUUID(), randomUUID()];
+    for (const key of images) await recordUpload(db, seller, key);
+    const { id } = await publishOne({ title: "Okapi poster", images, premium: { ...NO_TIER, price: "300000", delivery: "7" } });
+    const other = await publishOne({ title: "Other poster" });
+    const start = Date.UTC(2026, 10, 1, 9, 0, 0, 123);
+    // Twelve reviews a minute apart, and one of the same minute as the last (the newer id comes first).
+    for (let i = 1; i <= 12; i++) await createReview(db, { gigId: id, reviewerId: client, rating: 1 + (i % 5), comment: `Okapi review ${i}`, createdAt: new Date(start + i * 60_000) });
+    await createReview(db, { gigId: id, reviewerId: client, rating: 5, comment: "Okapi review 13", createdAt: new Date(start + 12 * 60_000) });
+    await createReview(db, { gigId: other.id, reviewerId: client, rating: 2, comment: "Not about the okapi", createdAt: new Date(start + 99 * 60_000) });
+    const seen: string[] = [];
+    const record = (q: { sql: string }) => seen.push(q.sql);
+    for (let run = 1; run <= 7; run++) {
+      // Runs 6 and later use Postgres's generic plan of the prepared statement: the same answer.
+      if (run === 7) db.on("query", record);
+      const first = await getGigPageWithReviews(db, id, null, 1);
+      db.off("query", record);
+      expect(first?.gig).toMatchObject({ id, title: "Okapi poster", images });
+      expect(first?.gig.packages.map((p) => [p.tier, p.priceUgx])).toEqual([["basic", 75_000], ["premium", 300_000]]);
+      expect(first?.reviews.map((r) => r.comment), `run ${run}`).toEqual([13, 12, 11, 10, 9, 8, 7, 6, 5, 4].map((n) => `Okapi review ${n}`));
+      expect(first?.reviews[1]).toMatchObject({ rating: 3, reviewerName: expect.any(String), gigId: id, gigTitle: "Okapi poster" });
+      expect(first?.reviews[1]?.createdAt).toEqual(new Date(start + 12 * 60_000));
+      expect(first?.hasMore).toBe(true);
+      const second = await getGigPageWithReviews(db, id, null, 2);
+      expect(second?.reviews.map((r) => r.comment)).toEqual(["Okapi review 3", "Okapi review 2", "Okapi review 1"]);
+      expect(second?.hasMore).toBe(false);
+    }
+    expect(seen).toHaveLength(1);
+    expect(await getGigPageWithReviews(db, id, null, 3)).toMatchObject({ reviews: [], hasMore: false });
+    await setGigStatus(db, seller, id, "paused");
+    expect(await getGigPageWithReviews(db, id, null, 1)).toBeNull();
+    expect(await getGigPageWithReviews(db, id, { id: seller, role: "freelancer" }, 1)).toMatchObject({ gig: { id, status: "paused" }, hasMore: true });
   });
 });
