@@ -6,8 +6,8 @@ import { GeneralErrorBoundary } from "~/components/general-error-boundary";
 import { SiteFooter } from "~/components/site-footer";
 import { SiteHeader } from "~/components/site-header";
 import { AdminHeader } from "~/components/admin-header";
-import { headerCounts, type HeaderCounts } from "~/models/notification.server";
-import { getUser } from "~/utils/auth.server";
+import type { HeaderCounts } from "~/models/notification.server";
+import { getUser, getUserWithHeaderCounts } from "~/utils/auth.server";
 import { readConsent } from "~/utils/cookies.server";
 import { getDisplayCurrency } from "~/utils/currency.server";
 import { getDb, type Db } from "~/utils/db.server";
@@ -21,7 +21,9 @@ export const links: LinksFunction = () => [
 ];
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const user = await getUser(request);
+  const site = getSiteHost(request);
+  // The marketplace's header shows the member's unread counts: read with the session, in one statement.
+  const { user, counts } = site === "main" ? await getUserWithHeaderCounts(request) : { user: await getUser(request), counts: null };
   // The page view server.ts recorded for this HTML document (absent for data requests and bots). With
   // analytics allowed, the tracker re-sends it with the same id and time, so the one row gets the tab's
   // session (and a signed-in visitor's user id).
@@ -30,9 +32,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const view = context.pageview;
   const pageview = view ? `${view.eventId} ${view.time}` : null;
   const consent = readConsent(request.headers.get("Cookie"));
-  const site = getSiteHost(request);
-  const db = getDb();
-  const [currency, counts] = await Promise.all([getDisplayCurrency(db, request, user), user && site === "main" ? headerCounts(db, user.id) : null]);
+  const currency = await getDisplayCurrency(getDb(), request, user);
   return {
     user: user ? { name: user.name, username: user.username, role: user.role } : null,
     currency,

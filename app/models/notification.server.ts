@@ -98,16 +98,22 @@ export async function markConversationNotificationsRead(db: Db, userId: number, 
 export type HeaderCounts = { notifications: number; messages: number };
 
 /**
- * Both in one prepared statement: every page of a member's asks (the root loader), and two queries cost the
- * web process two round trips and two of knex's query builds.
+ * Both in one prepared statement (the messages page and the header's refresh ask; a page's root loader reads
+ * them with the member's session, getSessionUserWithCounts): two queries would cost the web process two round
+ * trips and two of knex's query builds.
  */
 export async function headerCounts(db: Db, userId: number): Promise<HeaderCounts> {
-  const { rows } = await prepared(
-    db.raw(
-      `SELECT (SELECT count(*) FROM notifications WHERE user_id = ? AND read_at IS NULL) AS notifications,
-              (SELECT coalesce(sum(unread_count), 0) FROM conversation_participants WHERE user_id = ?) AS messages`,
-      [userId, userId],
-    ),
-  );
-  return { notifications: Number(rows[0].notifications), messages: Number(rows[0].messages) };
+  const { rows } = await prepared(db.raw(`SELECT ${headerCountsSql("?")}`, [userId, userId]));
+  return headerCountsOf(rows[0]);
+}
+
+/** The two counts as columns of a statement in which `userId` (SQL: a column, or `?` bound twice) is the member. */
+export function headerCountsSql(userId: string): string {
+  return `(SELECT count(*) FROM notifications WHERE user_id = ${userId} AND read_at IS NULL) AS header_notifications,
+          (SELECT coalesce(sum(unread_count), 0) FROM conversation_participants WHERE user_id = ${userId}) AS header_messages`;
+}
+
+/** The counts from a row with headerCountsSql's columns. */
+export function headerCountsOf(row: Record<string, unknown>): HeaderCounts {
+  return { notifications: Number(row.header_notifications), messages: Number(row.header_messages) };
 }

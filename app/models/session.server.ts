@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { headerCounts, headerCountsOf, headerCountsSql, type HeaderCounts } from "~/models/notification.server";
 import { prepared, type Db } from "~/utils/db.server";
 
 /** The session cookie's name; the cookie holds the token, the row is named by its SHA-256. */
@@ -42,20 +43,81 @@ export async function createSession(
 /**
  * The signed-in user for a session token, or null: unknown or expired token, or a user who is not
  * active (suspended and banned users have no working session, whatever rows remain).
+ *
+ * Calls for the same token and database handle while a lookup is in flight share it: a page's loaders (the
+ * root's and the route's, which Remix starts together) then cost one statement. Nothing is kept once it has
+ * answered, so a call that starts after a sign-out never sees the old session.
  */
-export async function getSessionUser(db: Db, token: string | null | undefined): Promise<SessionUser | null> {
+export function getSessionUser(db: Db, token: string | null | undefined): Promise<SessionUser | null> {
+  if (!token || token.length > 200) return Promise.resolve(null);
+  const id = hashToken(token);
+  return inFlight(db).get(id) ?? share(db, id, readSession(db, id, false).then((found) => found?.user ?? null));
+}
+
+/**
+ * getSessionUser with the header's counts of the member's unread notifications and messages, in the same
+ * statement (the root loader of every marketplace page). A plain lookup already in flight is waited for
+ * and the counts read after it.
+ */
+export async function getSessionUserWithCounts(db: Db, token: string | null | undefined): Promise<{ user: SessionUser; counts: HeaderCounts } | null> {
   if (!token || token.length > 200) return null;
-  // Every request and socket event of a member asks this: a prepared statement.
+  const id = hashToken(token);
+  const pending = inFlight(db).get(id);
+  if (pending) {
+    const user = await pending;
+    return user ? { user, counts: await headerCounts(db, user.id) } : null;
+  }
+  const found = readSession(db, id, true);
+  share(
+    db,
+    id,
+    found.then((f) => f?.user ?? null),
+  );
+  const session = await found;
+  return session ? { user: session.user, counts: session.counts! } : null;
+}
+
+const lookups = new WeakMap<Db, Map<string, Promise<SessionUser | null>>>();
+
+function inFlight(db: Db): Map<string, Promise<SessionUser | null>> {
+  let byId = lookups.get(db);
+  if (!byId) lookups.set(db, (byId = new Map()));
+  return byId;
+}
+
+/** Makes `lookup` the one in flight for this session until it settles. */
+function share(db: Db, id: string, lookup: Promise<SessionUser | null>): Promise<SessionUser | null> {
+  const byId = inFlight(db);
+  byId.set(id, lookup);
+  const done = () => {
+    if (byId.get(id) === lookup) byId.delete(id);
+  };
+  lookup.then(done, done);
+  return lookup;
+}
+
+async function readSession(db: Db, id: string, withCounts: boolean): Promise<{ user: SessionUser; counts: HeaderCounts | null } | null> {
+  // Every request and socket event of a member asks this: a prepared statement (one text with counts, one without).
   const row = await prepared(
     db("sessions as s")
       .join("users as u", "u.id", "s.user_id")
-      .where("s.id", hashToken(token))
+      .where("s.id", id)
       .andWhere("s.expires_at", ">", db.fn.now())
       .andWhere("u.status", "active")
-      .first("s.id as session_id", "u.id", "u.name", "u.username", "u.email", "u.role", "u.preferred_currency", "u.time_zone"),
+      .first(
+        "s.id as session_id",
+        "u.id",
+        "u.name",
+        "u.username",
+        "u.email",
+        "u.role",
+        "u.preferred_currency",
+        "u.time_zone",
+        ...(withCounts ? [db.raw(headerCountsSql('"u"."id"'))] : []),
+      ),
   );
   if (!row) return null;
-  return {
+  const user: SessionUser = {
     sessionId: row.session_id,
     id: row.id,
     name: row.name,
@@ -65,6 +127,7 @@ export async function getSessionUser(db: Db, token: string | null | undefined): 
     preferredCurrency: row.preferred_currency,
     timeZone: row.time_zone,
   };
+  return { user, counts: withCounts ? headerCountsOf(row) : null };
 }
 
 export async function deleteSession(db: Db, token: string) {

@@ -3,7 +3,8 @@
  * The session cookie (browsers) and an `Authorization: Bearer` token (API clients) name the same session rows.
  */
 import { data, redirect } from "@remix-run/node";
-import { getSessionUser, SESSION_COOKIE, type SessionUser } from "~/models/session.server";
+import type { HeaderCounts } from "~/models/notification.server";
+import { getSessionUser, getSessionUserWithCounts, SESSION_COOKIE, type SessionUser } from "~/models/session.server";
 import { CONSENT_COOKIE, readCookie, serializeCookie } from "~/utils/cookies.server";
 import { getDb, type Db } from "~/utils/db.server";
 import { getEnv } from "~/utils/env.server";
@@ -36,6 +37,12 @@ export function sessionTokenOf({ authorization, cookie }: Pick<Credentials, "aut
 
 export async function getUser(request: Request): Promise<SessionUser | null> {
   return getSessionUser(getDb(), getSessionToken(request));
+}
+
+/** getUser with the header's unread counts, read in the same statement (the root loader's). */
+export async function getUserWithHeaderCounts(request: Request): Promise<{ user: SessionUser | null; counts: HeaderCounts | null }> {
+  const found = await getSessionUserWithCounts(getDb(), getSessionToken(request));
+  return found ?? { user: null, counts: null };
 }
 
 /** The client behind a request: address, software, and the visitor's analytics choice (ADR 007). */

@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findOrCreateConversation } from "~/models/conversation.server";
+import { insertNotification } from "~/models/notification.server";
 import {
   createSession,
   deleteSession,
   deleteUserSessions,
   getSessionUser,
+  getSessionUserWithCounts,
   hashToken,
 } from "~/models/session.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
@@ -48,5 +51,62 @@ describe("sessions", () => {
     const current = await getSessionUser(t.db, b.token);
     await deleteUserSessions(t.db, userId, { exceptSessionId: current!.sessionId });
     expect(await t.db("sessions").where({ user_id: userId }).pluck("id")).toEqual([current!.sessionId]);
+  });
+
+  describe("lookups of one page", () => {
+    /** The statements `run` sends to Postgres. */
+    async function statements(run: () => Promise<unknown>) {
+      const seen: string[] = [];
+      const record = (q: { sql: string }) => seen.push(q.sql);
+      t.db.on("query", record);
+      try {
+        await run();
+      } finally {
+        t.db.off("query", record);
+      }
+      return seen;
+    }
+
+    it("reads the header's counts with the session, and a lookup started meanwhile shares that one statement", async () => {
+      const { id: other } = await createUser(t.db, { name: "Hassan K" });
+      const { token } = await createSession(t.db, { userId, persistent: false });
+      await insertNotification(t.db, { userId, kind: "order_placed", body: "Unread one" });
+      await insertNotification(t.db, { userId, kind: "order_placed", body: "Unread two" });
+      await insertNotification(t.db, { userId: other, kind: "order_placed", body: "Someone else's" });
+      const { id: conversation } = await findOrCreateConversation(t.db, { a: userId, b: other, createdBy: other });
+      await t.db("conversation_participants").where({ conversation_id: conversation, user_id: userId }).update({ unread_count: 3 });
+      await t.db("conversation_participants").where({ conversation_id: conversation, user_id: other }).update({ unread_count: 7 });
+
+      let both: [Awaited<ReturnType<typeof getSessionUserWithCounts>>, Awaited<ReturnType<typeof getSessionUser>>] | undefined;
+      // As Remix starts a page's loaders: the root's (with counts) and then the route's, before either answers.
+      const seen = await statements(async () => {
+        both = await Promise.all([getSessionUserWithCounts(t.db, token), getSessionUser(t.db, token)]);
+      });
+      expect(seen).toHaveLength(1);
+      expect(both![0]).toMatchObject({ user: { id: userId, username: "grace_n" }, counts: { notifications: 2, messages: 3 } });
+      expect(both![1]).toMatchObject({ id: userId, username: "grace_n" });
+
+      // The other order: the counts are read after the plain lookup, still right.
+      const reversed = await Promise.all([getSessionUser(t.db, token), getSessionUserWithCounts(t.db, token)]);
+      expect(reversed[1]).toMatchObject({ user: { id: userId }, counts: { notifications: 2, messages: 3 } });
+      expect(reversed[0]).toMatchObject({ id: userId });
+
+      // Nothing is kept once a lookup has answered: the next one sees the session gone.
+      const ended = getSessionUser(t.db, token);
+      expect(await ended).not.toBeNull();
+      await deleteSession(t.db, token);
+      expect(await getSessionUserWithCounts(t.db, token)).toBeNull();
+      expect(await getSessionUser(t.db, token)).toBeNull();
+    });
+
+    it("shares a lookup only for the same token", async () => {
+      const { id: other } = await createUser(t.db, { name: "Irene A" });
+      const mine = await createSession(t.db, { userId, persistent: false });
+      const theirs = await createSession(t.db, { userId: other, persistent: false });
+      const [a, b, c] = await Promise.all([getSessionUserWithCounts(t.db, mine.token), getSessionUser(t.db, theirs.token), getSessionUser(t.db, `${mine.token}x`)]);
+      expect(a?.user.id).toBe(userId);
+      expect(b?.id).toBe(other);
+      expect(c).toBeNull();
+    });
   });
 });
