@@ -27,7 +27,8 @@ import {
   type QueuedEvent,
   parseEvent,
 } from "~/analytics/events";
-import { lookupPlace, openGeo, rateLimitKey, truncateIp } from "~/analytics/geo.server";
+import { lookupPlace, openGeo } from "~/analytics/geo.server";
+import { rateLimitKey, truncateIp } from "~/analytics/ip.server";
 import { countMinute } from "~/analytics/pipeline-stats.server";
 import { cleanPath, cleanUrl } from "~/analytics/urls";
 import { getEnv } from "~/utils/env.server";

@@ -7,7 +7,7 @@
 import type { Redis } from "ioredis";
 import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { getEnv } from "~/utils/env.server";
-import { rateLimitKey } from "~/analytics/geo.server";
+import { rateLimitKey } from "~/analytics/ip.server";
 import { createRedis } from "~/utils/redis.server";
 
 type Limit = { points: number; duration: number; message: string };
