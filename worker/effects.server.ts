@@ -29,7 +29,7 @@ function handlers(env: Env, ingest: () => Ingest, dbOf: () => Knex): { [K in Eff
   return {
     // In this worker's upload directory (its env's UPLOAD_DIR), as the housekeeping does.
     delete_image: (effect) => deleteImageFrom(uploadDir(env), effect.key),
-    conversion: async (effect) => ingest().enqueue([await serverConversionEvent(effect.fact)]),
+    conversion: async (effect) => ingest().enqueue([serverConversionEvent(effect.fact)]),
     // Idempotent: a file already gone is gone (fs.rm with force).
     delete_file: async ({ key }) => {
       const file = orderFilePath(key, uploadDir(env));

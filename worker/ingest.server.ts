@@ -14,6 +14,12 @@
  * - ClickHouse refuses the data (a parse or type error): the table's rows are bisected by job until the
  *   jobs at fault are found; those fail (BullMQ failed set, with ClickHouse's reason, never retried) and the
  *   rest are inserted.
+ *
+ * Every event's row gets its country and city here, looked up from the truncated address the web process
+ * queued (geo.server.ts; ADR 021, amended 2026-11-27): every path to ClickHouse (the endpoints, the server's
+ * page views, the server's conversions, a replayed failed job) comes through this consumer, so each event is
+ * placed once, as it is written. An event queued with its place (by a web process from before that change)
+ * keeps it.
  */
 import type { ClickHouseClient } from "@clickhouse/client";
 import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
@@ -29,6 +35,7 @@ import { countMinute, rollupPipelineMinutes } from "../app/analytics/pipeline-st
 import { markLate } from "../app/analytics/rollups.server";
 import type { Env } from "../app/utils/env.server";
 import { createRedis } from "../app/utils/redis.server";
+import { openPlaces, UNKNOWN, type PlaceOf } from "./geo.server";
 
 /** The Redis hash of the pipeline's counters (fields accepted, inserted, failed, dropped:<reason>). */
 export function analyticsCountersKey(prefix: string) {
@@ -95,15 +102,18 @@ export type Ingest = {
 type Row = Record<string, string | number>;
 
 /**
- * The table and the row of one event; throws when the event is not one the pipeline knows.
+ * The table and the row of one event; throws when the event is not one the pipeline knows. An event without
+ * a place (what the web process queues) is placed by `placeOf` from its truncated address; one that carries a
+ * place keeps it, "Unknown" included (an older web process looked it up from the whole address).
  *
  * Hot: every event passes here. Each row starts as the same object literal and gets its table's columns
  * assigned in a fixed order, so V8 keeps one shape per table; rows made with `{ ...base, ... }` cost 18 µs an
  * event against 1.5 µs this way (a copy per spread and an inline-cache miss per added column), 40% of the
  * worker's CPU at 20,000 events/s (bench:ingest, docs/benchmarks.md).
  */
-export function toRow(event: QueuedEvent): { table: string; row: Row } {
+export function toRow(event: QueuedEvent, placeOf: PlaceOf): { table: string; row: Row } {
   if (!event || typeof event !== "object") throw new Error("an event is not an object");
+  const place = typeof event.country === "string" ? null : placeOf(event.ip);
   const row: Row = {
     event_id: event.event_id,
     session_id: event.session_id,
@@ -112,8 +122,8 @@ export function toRow(event: QueuedEvent): { table: string; row: Row } {
     received_at: dateTime(event.received_at),
     platform: event.platform,
     ip: event.ip,
-    country: event.country,
-    city: event.city,
+    country: place ? place.country : event.country!,
+    city: place ? place.city : (event.city ?? UNKNOWN),
     device: event.device,
     browser: event.browser,
     os: event.os,
@@ -212,6 +222,9 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
   const ownClickHouse = !options.clickhouse;
   const clickhouse = options.clickhouse ?? createClickHouse(clickHouseOptions(env));
   const countersKey = analyticsCountersKey(env.QUEUE_PREFIX);
+
+  // The GeoIP files are read now rather than by the first job (and read again by a job, should this fail).
+  openPlaces().catch((error: Error) => console.error(`[ingest] GeoIP database: ${error.message}`));
 
   const stats: IngestStats = {
     batches: 0,
@@ -414,11 +427,16 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
 
   async function processor(job: Job<IngestJob>, token?: string) {
     const events: unknown = job.data?.events;
+    // Without the GeoIP files no event can be placed: the job fails like one whose worker died (BullMQ tries
+    // it again with backoff, then keeps it in the failed set to be replayed), rather than be stored as Unknown.
+    const placeOf = await openPlaces().catch((error: Error) => {
+      throw new Error(`GeoIP database: ${error.message}`);
+    });
     const rows = new Map<string, Row[]>();
     try {
       if (!Array.isArray(events)) throw new Error("the job has no events array");
       for (const event of events as QueuedEvent[]) {
-        const { table, row } = toRow(event);
+        const { table, row } = toRow(event, placeOf);
         const list = rows.get(table) ?? [];
         list.push(row);
         rows.set(table, list);

@@ -61,13 +61,16 @@ export function conversionFact(
   };
 }
 
-/** The conversion as the worker takes it from the queue. */
-export async function serverConversionEvent(fact: ConversionFact): Promise<QueuedEvent> {
+/**
+ * The conversion as it goes on the ingest queue (the worker's effects put it there): like a tracking event,
+ * without its place, which the ingest consumer looks up from the truncated address when it writes the row.
+ */
+export function serverConversionEvent(fact: ConversionFact): QueuedEvent {
   const { client, type, subjectId, metadata, atMs } = fact;
   const tab = client.analyticsConsent ? client.tabSessionId : null;
   const userId = client.analyticsConsent ? fact.userId : 0;
   const ip = client.ip;
-  const common = await visitorEnrichment({ ip, userAgent: client.userAgent, userId }, Date.now());
+  const common = visitorEnrichment({ ip, userAgent: client.userAgent, userId }, Date.now());
   const userAgent = client.userAgent;
   return {
     kind: "conversion",

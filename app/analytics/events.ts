@@ -241,8 +241,13 @@ export type Enrichment = {
   user_id: number;
   /** IPv4 /24 or IPv6 /48, e.g. "41.210.145.0". */
   ip: string;
-  country: string;
-  city: string;
+  /**
+   * Country (English name) and city, or "Unknown". Absent from what the web process queues: the worker looks
+   * them up from `ip` as it writes the event (ADR 021, amended 2026-11-27). Events queued by an older web
+   * process carry the place it found, and keep it.
+   */
+  country?: string;
+  city?: string;
   device: "desktop" | "mobile" | "tablet" | "other";
   browser: string;
   os: string;

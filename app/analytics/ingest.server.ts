@@ -1,7 +1,9 @@
 /**
  * From a tracking request to a BullMQ job (DESIGN.md §5): check the events against the endpoint's schema
- * and the clock window, add what the server knows (receive time, place, device, truncated IP, user), and
- * queue them as one job. The HTTP side is router.server.ts; the worker reads the job on the other end.
+ * and the clock window, add what the server knows (receive time, device, truncated IP, user), and queue them
+ * as one job. The HTTP side is router.server.ts; the worker reads the job on the other end, and adds the
+ * visitor's country and city from the truncated IP (worker/geo.server.ts): the web process holds no GeoIP
+ * database (ADR 021, amended 2026-11-27).
  *
  * Queueing uses a Redis connection of its own that never holds commands back while Redis is away
  * (`enableOfflineQueue: false`), so when Redis is down `enqueue` fails within milliseconds and the endpoint
@@ -27,7 +29,6 @@ import {
   type QueuedEvent,
   parseEvent,
 } from "~/analytics/events";
-import { lookupPlace, openGeo } from "~/analytics/geo.server";
 import { rateLimitKey, truncateIp } from "~/analytics/ip.server";
 import { countMinute } from "~/analytics/pipeline-stats.server";
 import { cleanPath, cleanUrl } from "~/analytics/urls";
@@ -168,16 +169,16 @@ export function checkEvents(endpoint: Endpoint, text: string, receivedAtMs: numb
 
 export type Visitor = { ip: string; userAgent: string; userId: number };
 
-/** What the server adds to each event of one request (the same for all of them, but the event time). */
-export async function visitorEnrichment(visitor: Visitor, receivedAtMs: number): Promise<Omit<Enrichment, "event_time">> {
+/**
+ * What the web process adds to each event of one request (the same for all of them, but the event time). No
+ * place: the worker looks up country and city from the truncated `ip` as it writes the event.
+ */
+export function visitorEnrichment(visitor: Visitor, receivedAtMs: number): Omit<Enrichment, "event_time" | "country" | "city"> {
   const agent = describeAgent(visitor.userAgent);
-  const place = await lookupPlace(visitor.ip);
   return {
     received_at: new Date(receivedAtMs).toISOString(),
     user_id: visitor.userId,
     ip: truncateIp(visitor.ip),
-    country: place.country,
-    city: place.city,
     device: agent.device,
     browser: agent.browser,
     os: agent.os,
@@ -201,8 +202,8 @@ function cleanAddresses(event: Record<string, unknown>, host: string) {
  * The checked events of a request as queued: event, kind and enrichment together, addresses cleaned.
  * `host` is the request's Host header: addresses on it are this site's.
  */
-export async function enrichEvents(events: Checked[], visitor: Visitor, receivedAtMs: number, host: string): Promise<QueuedEvent[]> {
-  const common = await visitorEnrichment(visitor, receivedAtMs);
+export function enrichEvents(events: Checked[], visitor: Visitor, receivedAtMs: number, host: string): QueuedEvent[] {
+  const common = visitorEnrichment(visitor, receivedAtMs);
   return events.map(({ kind, event, timeMs }) => {
     const queued: Record<string, unknown> = { kind, ...event, ...common, event_time: new Date(timeMs).toISOString() };
     // A session's own user_agent field is what the browser said; when it said nothing, what it sent.
@@ -250,8 +251,8 @@ export type ServerPageview = {
  * The page view the server records for an HTML page it served: anonymous, user 0, no title; its address
  * and referrer cleaned as every recorded address is (urls.ts).
  */
-export async function serverPageviewEvent(view: ServerPageview): Promise<QueuedEvent> {
-  const common = await visitorEnrichment({ ip: view.ip, userAgent: view.userAgent, userId: 0 }, Date.now());
+export function serverPageviewEvent(view: ServerPageview): QueuedEvent {
+  const common = visitorEnrichment({ ip: view.ip, userAgent: view.userAgent, userId: 0 }, Date.now());
   const event = {
     kind: "pageview",
     event_id: view.eventId,
@@ -527,10 +528,9 @@ export function getIngest(): Ingest {
   return globalThis.__sokoIngest;
 }
 
-/** Connects to Redis and loads the GeoIP files ahead of the first request. */
+/** Connects to Redis ahead of the first request. (The GeoIP files are the worker's: it reads them at its start.) */
 export function prepareIngest() {
   getIngest();
-  openGeo().catch((error: Error) => console.error(`[analytics] GeoIP database: ${error.message}`));
 }
 
 /** Waits for the jobs being added, writes the counters, and closes the connections (at shutdown). */

@@ -191,7 +191,7 @@ async function track(req: IncomingMessage, res: ServerResponse, name: string, ip
   }
 
   try {
-    const events = await enrichEvents(checked.events, { ip, userAgent, userId }, receivedAtMs, req.headers.host ?? "");
+    const events = enrichEvents(checked.events, { ip, userAgent, userId }, receivedAtMs, req.headers.host ?? "");
     await ingest.enqueue(events);
     send(res, 202, { success: true, accepted: events.length });
   } catch (error) {
@@ -306,8 +306,9 @@ export function serverPageviews(): RequestHandler {
     res.once("finish", () => {
       if (res.statusCode < 200 || res.statusCode >= 300) return;
       if (!String(res.getHeader("content-type") ?? "").startsWith("text/html")) return;
-      serverPageviewEvent({ eventId: pageview.eventId, timeMs: pageview.time, ip, userAgent, path, url, referrer, host })
-        .then((event) => getIngest().enqueue([event]))
+      const view = { eventId: pageview.eventId, timeMs: pageview.time, ip, userAgent, path, url, referrer, host };
+      Promise.resolve()
+        .then(() => getIngest().enqueue([serverPageviewEvent(view)]))
         .catch((error: Error) => logThrottled("server-pageview", `page view of ${path} not queued: ${error.message}`));
     });
     next();

@@ -448,16 +448,16 @@ describe("tracking endpoints", () => {
     });
   });
 
+  // The place (country, city) is the worker's to add, from the truncated address (ADR 021, amended 2026-11-27):
+  // tests/integration/analytics-places.test.ts reads it back from ClickHouse.
   describe("enrichment", () => {
-    it("an IPv4 address: truncated to /24, placed by the offline database; device, browser and OS from the User-Agent", async () => {
+    it("an IPv4 address: truncated to /24 and queued without a place; device, browser and OS from the User-Agent", async () => {
       const before = Date.now();
       const event = action();
       expect((await post("action", event, { ip: "41.210.145.12" })).status).toBe(202);
       const queued = await reader.find(event.event_id);
       expect(queued).toMatchObject({
         ip: "41.210.145.0",
-        country: "Uganda",
-        city: "Kampala",
         device: "mobile",
         browser: "Mobile Chrome",
         os: "Android",
@@ -466,6 +466,9 @@ describe("tracking endpoints", () => {
       });
       expect(JSON.stringify(queued)).not.toContain("41.210.145.12");
       expect(queued).not.toHaveProperty("timestamp");
+      // The web process looks no place up: the worker does, from the address above.
+      expect(queued).not.toHaveProperty("country");
+      expect(queued).not.toHaveProperty("city");
       const receivedAt = Date.parse(queued!.received_at);
       expect(receivedAt).toBeGreaterThanOrEqual(before);
       expect(receivedAt).toBeLessThanOrEqual(Date.now());
@@ -476,8 +479,6 @@ describe("tracking endpoints", () => {
       expect((await post("action", event, { ip: "2c0f:f6d0:12:3456:789a::1", userAgent: IPAD })).status).toBe(202);
       expect(await reader.find(event.event_id)).toMatchObject({
         ip: "2c0f:f6d0:12::",
-        country: "Uganda",
-        city: "Kampala",
         device: "tablet",
         browser: "Mobile Safari",
         os: "iOS",
@@ -489,20 +490,19 @@ describe("tracking endpoints", () => {
       expect((await post("action", event, { ip: "::ffff:41.210.145.12", userAgent: WINDOWS })).status).toBe(202);
       expect(await reader.find(event.event_id)).toMatchObject({
         ip: "41.210.145.0",
-        country: "Uganda",
         device: "desktop",
         browser: "Chrome",
         os: "Windows",
       });
     });
 
-    it("'Unknown' for what the database does not know: private addresses, a country without a city", async () => {
+    it("a private address and another network's: truncated alike", async () => {
       const privateEvent = action();
       const kenyan = action();
       expect((await post("action", privateEvent, { ip: "10.1.2.3" })).status).toBe(202);
       expect((await post("action", kenyan, { ip: "2c0f:fe38::1" })).status).toBe(202);
-      expect(await reader.find(privateEvent.event_id)).toMatchObject({ ip: "10.1.2.0", country: "Unknown", city: "Unknown" });
-      expect(await reader.find(kenyan.event_id)).toMatchObject({ ip: "2c0f:fe38::", country: "Kenya", city: "Unknown" });
+      expect(await reader.find(privateEvent.event_id)).toMatchObject({ ip: "10.1.2.0" });
+      expect(await reader.find(kenyan.event_id)).toMatchObject({ ip: "2c0f:fe38::" });
     });
 
     it("a session event keeps the browser's user agent, or takes the request's", async () => {
