@@ -218,6 +218,41 @@ describe("analytics worker", () => {
     });
   });
 
+  it("places each event by the truncated address the web process queued; an event queued with its place keeps it", async () => {
+    const t = setup({ INGEST_BATCH_MS: "100" });
+    await t.start();
+    const receivedAtMs = Date.parse("2025-06-16T08:00:00.000Z");
+    /** Two clicks of one request from `ip`, as the endpoint checks and enriches them (truncated, no place). */
+    const fromWeb = (ip: string) => {
+      const click = () => ({ event_id: randomUUID(), session_id: "1750060800000-a1b2c3d4e5f6", timestamp: receivedAtMs - 1000, action_type: "click", page: "/browse", x: 1, y: 2 });
+      const checked = checkEvents("action", JSON.stringify([click(), click()]), receivedAtMs);
+      if (!checked.ok) throw new Error(`refused: ${checked.error}`);
+      return enrichEvents(checked.events, { ip, userAgent: "Mozilla/5.0 (X11; Linux x86_64)", userId: 0 }, receivedAtMs, "soko.test");
+    };
+    const uganda = fromWeb("41.210.145.12");
+    const ipv6 = fromWeb("2c0f:f6d0:12:3456:789a::1");
+    const unknown = fromWeb("10.1.2.3");
+    for (const e of [...uganda, ...ipv6, ...unknown]) expect(e).not.toHaveProperty("country");
+    // Queued by a web process from before the worker placed events: whatever place it found stays, even
+    // where the lookup of the truncated address would now say otherwise.
+    const oldPlaced = event("action", { ip: "41.210.145.0", country: "Kenya", city: "Nairobi" });
+    const oldUnknown = event("action", { ip: "41.210.145.0", country: "Unknown", city: "Unknown" });
+    const all = [...uganda, oldPlaced, ...ipv6, oldUnknown, ...unknown];
+    const job = await t.add(all);
+    await waitFor(async () => (await job.getState()) === "completed", 10_000, "the job to complete");
+
+    const rows = await select<{ id: string; ip: string; country: string; city: string }>(
+      `SELECT toString(event_id) AS id, ip, country, city FROM actions FINAL WHERE toString(event_id) IN ${quoteList(ids(all))}`,
+    );
+    const placeOf = (e: QueuedEvent) => rows.filter((r) => r.id === e.event_id).map(({ ip, country, city }) => ({ ip, country, city }));
+    for (const e of uganda) expect(placeOf(e)).toEqual([{ ip: "41.210.145.0", country: "Uganda", city: "Kampala" }]);
+    for (const e of ipv6) expect(placeOf(e)).toEqual([{ ip: "2c0f:f6d0:12::", country: "Uganda", city: "Kampala" }]);
+    for (const e of unknown) expect(placeOf(e)).toEqual([{ ip: "10.1.2.0", country: "Unknown", city: "Unknown" }]);
+    expect(placeOf(oldPlaced)).toEqual([{ ip: "41.210.145.0", country: "Kenya", city: "Nairobi" }]);
+    expect(placeOf(oldUnknown)).toEqual([{ ip: "41.210.145.0", country: "Unknown", city: "Unknown" }]);
+    expect(rows).toHaveLength(all.length);
+  });
+
   it("completes a job only once its rows can be read, never before", async () => {
     const t = setup({ INGEST_BATCH_MS: "60000" });
     const ingest = await t.start();

@@ -8,9 +8,15 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getEnv } from "~/utils/env.server";
-import { compiledServer, compiledWorker, ensureCompiled, staleReason } from "../../scripts/lib/compile";
+import type { Metafile } from "esbuild";
+import { compiledServer, compiledWorker, ensureCompiled, processesDir, staleReason } from "../../scripts/lib/compile";
 import { compiledProcess, startProcess, waitUntil } from "../../scripts/lib/servers";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+/** The GeoIP reader's packages and the database's: the worker's alone (ADR 021, amended 2026-11-27). */
+const GEO_PACKAGES = /^(?:maxmind|mmdb-lib|@ip-location-db\/)/;
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -44,6 +50,25 @@ describe("the compiled processes", () => {
     await ensureCompiled(() => {});
     expect(staleReason()).toBeNull();
     expect(fs.statSync(compiledWorker).mtimeMs).toBeGreaterThan(past.getTime() + 1_000);
+  });
+
+  it("leave the GeoIP lookup to the worker: nothing the web server runs imports it, its reader or its database", () => {
+    const meta = JSON.parse(fs.readFileSync(path.join(processesDir, "meta.json"), "utf8")) as Metafile;
+    const geoIn = (entryPoint: string) => {
+      const output = Object.values(meta.outputs).find((o) => o.entryPoint === entryPoint);
+      if (!output) throw new Error(`no output for ${entryPoint}`);
+      return {
+        modules: Object.keys(output.inputs).filter((input) => /(?:^|\/)geo\.server\.ts$/.test(input)),
+        packages: output.imports.filter((i) => GEO_PACKAGES.test(i.path)).map((i) => i.path),
+      };
+    };
+    expect(geoIn("worker/index.ts")).toEqual({ modules: ["worker/geo.server.ts"], packages: ["maxmind"] });
+    expect(geoIn("server.ts")).toEqual({ modules: [], packages: [] });
+    // Remix's server build (routes, loaders, actions), which the compiled server imports at run time.
+    const remix = fs.readFileSync(path.join(root, "build", "server", "index.js"), "utf8");
+    const specifiers = [...remix.matchAll(/^import\s(?:[^"']*?from\s*)?["']([^"']+)["'];?$/gm)].map((m) => m[1]!);
+    expect(specifiers.length).toBeGreaterThan(5);
+    expect(specifiers.filter((s) => GEO_PACKAGES.test(s))).toEqual([]);
   });
 
   it("run under node itself with production's memory settings", () => {
