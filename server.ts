@@ -29,14 +29,17 @@ import { closePageDrops, fillPage, getPageCache, gzipPage, listenForPageDrops, p
 import { onShutdown } from "./app/utils/process.server";
 import { closeLimitRedis } from "./app/utils/rate-limit.server";
 import { closeRedis, getRedis } from "./app/utils/redis.server";
+import { installLoaderRequests } from "./app/utils/loader-requests.server";
 import { installRouteMatching } from "./app/utils/route-matching.server";
 import type { SiteHost } from "./app/utils/site-routes";
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 const isProduction = env.isProduction;
 // Remix's request handler and its render match routes through a version that ranks each route table once
-// (app/utils/route-matching.server.ts, ADR 024): before any request is handled.
+// (app/utils/route-matching.server.ts, ADR 024), and its loaders get their request without two copies of it
+// (app/utils/loader-requests.server.ts): before any request is handled.
 installRouteMatching();
+installLoaderRequests();
 
 const app = express();
 // Tracking posts to the exact /api/v1/analytics/<name> paths are answered before Express (ADR 021).
