@@ -10,7 +10,7 @@
  * signature) is refused rather than shown inline to the other member. What is kept is the image made again
  * from its pixels, without the sender's metadata (a photo's GPS position).
  */
-import sharp from "sharp";
+import type Sharp from "sharp";
 import {
   cleanFileName,
   deleteOrderFile,
@@ -21,7 +21,7 @@ import {
   storeOrderFiles,
   type StoredOrderFile,
 } from "~/utils/order-files.server";
-import { imageHeader, MAX_IMAGE_PIXELS, pixelLimitProblem } from "~/utils/storage.server";
+import { imageHeader, loadSharp, MAX_IMAGE_PIXELS, pixelLimitProblem } from "~/utils/storage.server";
 
 export const MAX_MESSAGE_FILES = MAX_ORDER_FILES;
 export const MAX_MESSAGE_FILE_BYTES = MAX_ORDER_FILE_BYTES;
@@ -51,10 +51,11 @@ async function remadeImage(name: string, type: string, bytes: Uint8Array): Promi
   if (tooLarge) return { problem: `${name} is ${tooLarge}` };
   try {
     // Every pixel is decoded (every frame of an animation); failOn "warning" refuses a cut or corrupt image.
+    const sharp = await loadSharp();
     const image = sharp(bytes, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: "warning", animated: true });
     // An animation has no orientation tag, and sharp turns a many-page image only by 180 degrees.
     const upright = (header.pages ?? 1) > 1 ? image : image.rotate();
-    const remade = await upright.toFormat(format as keyof sharp.FormatEnum, format === "jpeg" || format === "webp" ? { quality: 90 } : {}).toBuffer();
+    const remade = await upright.toFormat(format as keyof Sharp.FormatEnum, format === "jpeg" || format === "webp" ? { quality: 90 } : {}).toBuffer();
     return { bytes: new Uint8Array(remade) };
   } catch {
     return unreadable;

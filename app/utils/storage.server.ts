@@ -10,7 +10,7 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import sharp from "sharp";
+import type Sharp from "sharp";
 import { getEnv, type Env } from "~/utils/env.server";
 
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -51,12 +51,25 @@ export function imageOfFile(name: string): { key: string; size: ImageSize } | nu
 
 export { imageUrl } from "~/utils/media";
 
+let loadingSharp: Promise<typeof Sharp> | undefined;
+
+/**
+ * sharp, loaded on first use: its native library holds about 20 MB of a process's memory from the moment it
+ * is loaded, and most processes that import this module never decode an image (the worker only deletes
+ * files; a web process decodes only members' uploads).
+ */
+export function loadSharp(): Promise<typeof Sharp> {
+  loadingSharp ??= import("sharp").then((m) => m.default);
+  return loadingSharp;
+}
+
 /**
  * An image's header (format, width, height, pages) without decoding its pixels, or null when sharp cannot
  * read it. Without a pixel limit: with one, sharp would refuse a huge image here as unreadable, and the
  * member could not be told what is wrong with it.
  */
-export async function imageHeader(input: Uint8Array): Promise<sharp.Metadata | null> {
+export async function imageHeader(input: Uint8Array): Promise<Sharp.Metadata | null> {
+  const sharp = await loadSharp();
   try {
     return await sharp(input, { limitInputPixels: false }).metadata();
   } catch {
@@ -65,7 +78,7 @@ export async function imageHeader(input: Uint8Array): Promise<sharp.Metadata | n
 }
 
 /** "{width} x {height} pixels: …" for an image over MAX_IMAGE_PIXELS, or null. */
-export function pixelLimitProblem({ width = 0, height = 0 }: Pick<sharp.Metadata, "width" | "height">): string | null {
+export function pixelLimitProblem({ width = 0, height = 0 }: Pick<Sharp.Metadata, "width" | "height">): string | null {
   return width * height > MAX_IMAGE_PIXELS ? `${width} x ${height} pixels: images can be at most ${MAX_IMAGE_PIXELS / 1_000_000} megapixels` : null;
 }
 
@@ -78,6 +91,7 @@ export async function saveImage(input: Buffer, sizes: ImageSize[]): Promise<stri
   const tooLarge = pixelLimitProblem(metadata);
   if (tooLarge) throw new InvalidImageError(`This image is ${tooLarge}`);
   const key = randomUUID();
+  const sharp = await loadSharp();
   await fs.mkdir(uploadDir(), { recursive: true });
   try {
     for (const size of sizes) {
