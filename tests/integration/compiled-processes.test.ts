@@ -71,6 +71,17 @@ describe("the compiled processes", () => {
     expect(specifiers.filter((s) => GEO_PACKAGES.test(s))).toEqual([]);
   });
 
+  it("load sharp only when an image is decoded: neither process, nor Remix's build, imports it as it starts", () => {
+    const meta = JSON.parse(fs.readFileSync(path.join(processesDir, "meta.json"), "utf8")) as Metafile;
+    for (const entryPoint of ["server.ts", "worker/index.ts"]) {
+      const output = Object.values(meta.outputs).find((o) => o.entryPoint === entryPoint)!;
+      const sharp = output.imports.filter((i) => i.path === "sharp");
+      expect(sharp.every((i) => i.kind === "dynamic-import"), entryPoint).toBe(true);
+    }
+    const remix = fs.readFileSync(path.join(root, "build", "server", "index.js"), "utf8");
+    expect(remix).not.toMatch(/^import\s[^;]*["']sharp["']/m);
+  });
+
   it("run under node itself with production's memory settings", () => {
     const web = compiledProcess("web", { NODE_ENV: "production" });
     expect(web.command).toBe(process.execPath);
