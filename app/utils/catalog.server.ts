@@ -3,14 +3,14 @@ import { listCategoryOptions } from "~/models/category.server";
 import { listCatalog } from "~/models/gig.server";
 import { getDb } from "~/utils/db.server";
 import { parseCatalogQuery } from "~/utils/gig-schemas";
-import { addressKey, consume } from "~/utils/rate-limit.server";
+import { addressKey, consumeCatalog } from "~/utils/rate-limit.server";
 
 /**
  * The catalog page for a request: limited per address first (LIMITS.catalog: a person never meets it, a
  * script hammering the search query does), answered with a 429 or 503 page carrying Retry-After.
  */
 export async function loadCatalog(request: Request, clientIp: string) {
-  const limited = await consume("catalog", [addressKey(clientIp)]);
+  const limited = await consumeCatalog(addressKey(clientIp));
   if (limited) throw new Response(limited.message, { status: limited.status, headers: { "Retry-After": String(limited.retryAfter), "Content-Type": "text/plain; charset=utf-8" } });
   const db = getDb();
   const query = parseCatalogQuery(new URL(request.url).searchParams);

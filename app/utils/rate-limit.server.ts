@@ -87,6 +87,7 @@ function limitRedis(): Redis {
 export async function closeLimitRedis() {
   const redis = globalThis.__sokoLimitRedis;
   globalThis.__sokoLimitRedis = undefined;
+  catalogLimit = undefined;
   if (redis) await redis.quit().catch(() => redis.disconnect());
 }
 
@@ -131,6 +132,25 @@ export async function consume(name: keyof typeof LIMITS, keys: string[], points 
       return LIMITS_UNAVAILABLE;
     }
     return { status: 429, message: LIMITS[name].message, retryAfter: Math.max(1, Math.ceil(error.msBeforeNext / 1000)) };
+  }
+}
+
+let catalogLimit: AnalyticsLimiter | undefined;
+
+/**
+ * `consume` for the catalog's limit (LIMITS.catalog, per address), leased as the tracking endpoints' is
+ * (leasedLimiter, ADR 021): a Redis round trip on every /browse and /search page cost the web process more
+ * than a statement's worth of CPU, and now one page in 15 (a lease of 300 / 20 uses) asks Redis. The limit
+ * holds whatever the number of processes; a process may refuse an address up to a lease early (ADR 010).
+ */
+export async function consumeCatalog(key: string): Promise<Limited | null> {
+  const { points, duration, message } = LIMITS.catalog;
+  catalogLimit ??= leasedLimiter({ redis: limitRedis(), keyPrefix: `${getEnv().QUEUE_PREFIX}:rl:catalog`, points, durationMs: duration * 1000, message });
+  try {
+    return await catalogLimit(key.toLowerCase());
+  } catch (error) {
+    logUnavailable("catalog", error);
+    return LIMITS_UNAVAILABLE;
   }
 }
 

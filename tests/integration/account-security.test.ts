@@ -165,13 +165,19 @@ describe("sign-in counts every attempt before checking the password", () => {
 });
 
 describe("catalog and upload limits", () => {
-  it("counts /search and /browse per address, and refuses past 300 a minute with a 429 page and Retry-After", async () => {
+  it("counts /search and /browse per address in leases from Redis, and refuses past 300 a minute with a 429 page and Retry-After", async () => {
     const ip = "192.0.2.50";
+    // The limit's windows are the minutes since 1970: not in a minute's last seconds, so the test stays in one.
+    const left = 60_000 - (Date.now() % 60_000);
+    if (left < 15_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+    const key = `${QUEUE_PREFIX}:rl:catalog:${Math.floor(Date.now() / 60_000)}:${ip}`;
     expect((await request("/search?q=logo", { ip })).status).toBe(200);
     expect((await request("/browse", { ip })).status).toBe(200);
-    const key = `${QUEUE_PREFIX}:rl:catalog:${ip}`;
-    expect(Number(await redis.get(key))).toBe(2);
-    await redis.set(key, "300", "EX", 60);
+    // Both came out of one lease of 300 / 20 uses, taken from Redis by the first.
+    expect(Number(await redis.get(key))).toBe(15);
+    // The rest of the minute's uses are gone (other processes, as Redis counts): this one spends what it holds, then refuses.
+    await redis.set(key, "300", "PX", 60_000);
+    for (let i = 0; i < 13; i++) expect((await request("/browse", { ip })).status, `request ${i + 3}`).toBe(200);
     const refused = await request("/search?q=lgoo+desgin", { ip });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -258,6 +264,15 @@ describe("while Redis is away", () => {
     expect(await count("users")).toBe(users);
     expect(await count("sessions")).toBe(sessions);
     expect(await count("outbox")).toBe(outbox);
+  });
+
+  it("answers a catalog page 503 with Retry-After within seconds: its limit cannot be counted", async () => {
+    const started = Date.now();
+    const res = await request("/search?q=logo", { base: other, ip: "192.0.2.98" });
+    expect(res.status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(visible(await res.text())).toContain("unavailable for a moment");
   });
 });
 
