@@ -314,10 +314,12 @@ type PickedRows = Knex.QueryBuilder | Knex.Raw;
 
 /** How many rows a query has, counting no further than `cap` (a broad query never counts the whole table). */
 function countUpTo(db: Db, builder: Knex.QueryBuilder, cap: number): Promise<number> {
-  return db
-    .from(builder.select(db.raw("1")).limit(cap, { skipBinding: true }).as("m"))
-    .count<{ n: string }[]>({ n: "*" })
-    .then((r) => Number(r[0]?.n ?? 0));
+  return countUpToQuery(db, builder, cap).then((r) => Number(r[0]?.n ?? 0));
+}
+
+/** countUpTo's statement: one row, `n`. */
+function countUpToQuery(db: Db, builder: Knex.QueryBuilder, cap: number) {
+  return db.from(builder.select(db.raw("1")).limit(cap, { skipBinding: true }).as("m")).count<{ n: string }[]>({ n: "*" });
 }
 
 /**
@@ -530,8 +532,14 @@ export async function listCatalog(
   } else {
     const order = orderOf(query.sort, searching);
     const picked = pickRows(db, browsed(), order, decodeCursor(query.cursor, order), limit + 1);
-    const [rows, total] = await Promise.all([cards(picked, order), count ? countUpTo(db, browsed(), COUNT_CAP + 1) : null]);
-    page = { rows, order, total };
+    if (count) {
+      // The page and the count in one statement, one round trip: a row of nulls but the count when the page is empty.
+      const counted = countUpToQuery(db, browsed(), COUNT_CAP + 1);
+      const result = (await cards(picked, order, ["counted.n AS counted_n"]).with("counted", counted).joinRaw("RIGHT JOIN counted ON true")) as Record<string, unknown>[];
+      page = { rows: result.filter((r) => r.id !== null), order, total: Number(result[0]!.counted_n) };
+    } else {
+      page = { rows: await cards(picked, order), order, total: null };
+    }
   }
   const { rows, order, total } = page;
   const more = rows.length > limit;
