@@ -1,5 +1,6 @@
 import { data, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useLoaderData, useNavigation, useSearchParams, useSubmit } from "@remix-run/react";
+import { Form, useLoaderData, useNavigation, useSearchParams, useSubmit } from "@remix-run/react";
+import { Link } from "~/components/link";
 import { AdminPager } from "~/components/admin-pager";
 import { ErrorList } from "~/components/forms";
 import { auditFilterChoices, listAuditLog, type AuditRow } from "~/models/audit.server";

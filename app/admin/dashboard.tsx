@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, useLoaderData, useRevalidator } from "@remix-run/react";
+import { useLoaderData, useRevalidator } from "@remix-run/react";
+import { Link } from "~/components/link";
 import { getClickHouse } from "~/analytics/clickhouse.server";
 import { activeUsers, sessionReport } from "~/analytics/reports.server";
 import { BarChart } from "~/components/charts";

@@ -1,6 +1,7 @@
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useNavigation, useSubmit } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useNavigation, useSubmit } from "@remix-run/react";
+import { Link } from "~/components/link";
 import { useEffect, useState } from "react";
 import { ChatAvatar } from "~/components/chat";
 import { ADMIN_SECTIONS } from "~/components/coming-soon";

@@ -1,5 +1,6 @@
 import { data, redirect, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation, useSearchParams, useSubmit } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useLocation, useNavigation, useSearchParams, useSubmit } from "@remix-run/react";
+import { Link } from "~/components/link";
 import { useEffect, useRef } from "react";
 import { ErrorList, FormMessage } from "~/components/forms";
 import { AdminPager } from "~/components/admin-pager";

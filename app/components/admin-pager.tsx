@@ -1,4 +1,4 @@
-import { Link } from "@remix-run/react";
+import { Link } from "~/components/link";
 
 /**
  * Previous and next pages of an admin listing, as links that keep its filters (relative: the screens live

@@ -3,7 +3,8 @@
  * without JavaScript), the results grid with skeleton cards while a real request is pending, and Load More
  * (a plain link to the next page; with JavaScript it appends the next page in place).
  */
-import { Form, Link, useFetcher, useLocation, useNavigation, useSubmit } from "@remix-run/react";
+import { Form, useFetcher, useLocation, useNavigation, useSubmit } from "@remix-run/react";
+import { Link } from "~/components/link";
 import { useEffect, useState, type ReactNode } from "react";
 import { GigCard } from "~/components/gig-card";
 import type { GigCard as GigCardData } from "~/models/gig.server";

@@ -3,7 +3,8 @@
  * mark, and the send box. Everything a member wrote is shown as text (React escapes it) and nothing in it
  * becomes a link. Each piece works from the loaders' HTML alone; JavaScript only adds the live parts.
  */
-import { Form, Link, useFetcher, useNavigation } from "@remix-run/react";
+import { Form, useFetcher, useNavigation } from "@remix-run/react";
+import { Link } from "~/components/link";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import type { ConversationSummary, Person } from "~/models/conversation.server";
 import { imageUrl } from "~/utils/media";

@@ -1,4 +1,5 @@
-import { Link, isRouteErrorResponse, useRouteError, useRouteLoaderData } from "@remix-run/react";
+import { isRouteErrorResponse, useRouteError, useRouteLoaderData } from "@remix-run/react";
+import { Link } from "~/components/link";
 import type { loader as rootLoader } from "~/root";
 
 /** `message` is the thrown response's text, when it has one meant for the visitor (400 and 415). */

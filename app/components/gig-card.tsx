@@ -1,4 +1,4 @@
-import { Link } from "@remix-run/react";
+import { Link } from "~/components/link";
 import type { GigCard as GigCardData } from "~/models/gig.server";
 import { imageUrl } from "~/utils/media";
 import { usePreferences } from "~/utils/use-preferences";

@@ -4,7 +4,8 @@
  * where it is, the button says it is busy, the item shows read at once, and the loaders (the header's counts
  * with them) reload when the action is done.
  */
-import { Link, useFetcher, useFetchers } from "@remix-run/react";
+import { useFetcher, useFetchers } from "@remix-run/react";
+import { Link } from "~/components/link";
 import { useEffect, useState } from "react";
 import type { Notification } from "~/models/notification.server";
 import { usePreferences } from "~/utils/use-preferences";

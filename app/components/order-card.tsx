@@ -4,7 +4,8 @@
  * is a small POST form to the order's page (it works without JavaScript); anything that asks for words (a
  * delivery, a revision, a reason) is a link to the order page's form.
  */
-import { Form, Link, useNavigation } from "@remix-run/react";
+import { Form, useNavigation } from "@remix-run/react";
+import { Link } from "~/components/link";
 import type { ReactNode } from "react";
 import { imageUrl } from "~/utils/media";
 import type { OrderListItem } from "~/models/order.server";

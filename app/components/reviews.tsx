@@ -1,4 +1,4 @@
-import { Link } from "@remix-run/react";
+import { Link } from "~/components/link";
 import type { Review } from "~/models/review.server";
 import { usePreferences } from "~/utils/use-preferences";
 

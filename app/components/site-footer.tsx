@@ -1,4 +1,5 @@
-import { Form, Link, useLocation, useRouteLoaderData } from "@remix-run/react";
+import { Form, useLocation, useRouteLoaderData } from "@remix-run/react";
+import { Link } from "~/components/link";
 import type { loader as rootLoader } from "~/root";
 import { SUPPORT_EMAIL, SUPPORT_HOURS, SUPPORT_PHONE, SUPPORT_PHONE_HREF } from "~/utils/faq";
 

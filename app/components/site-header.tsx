@@ -1,4 +1,5 @@
-import { Form, Link, NavLink } from "@remix-run/react";
+import { Form, NavLink } from "@remix-run/react";
+import { Link } from "~/components/link";
 import { CountBadge, countLabel, NotificationBell, useHeaderCounts, type HeaderCounts } from "~/components/notification-bell";
 
 export type HeaderUser = { name: string; username: string; role: "client" | "freelancer" | "admin" } | null;

@@ -1,5 +1,6 @@
 import type { MetaFunction } from "@remix-run/node";
-import { Form, Link, useLoaderData } from "@remix-run/react";
+import { Form, useLoaderData } from "@remix-run/react";
+import { Link } from "~/components/link";
 import { GigCard, categoryInitials } from "~/components/gig-card";
 import { listCategories } from "~/models/category.server";
 import { listFeaturedGigs } from "~/models/gig.server";

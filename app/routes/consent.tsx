@@ -1,5 +1,6 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { Link } from "~/components/link";
 import { FormMessage } from "~/components/forms";
 import type { loader as rootLoader } from "~/root";
 import { safeRedirect } from "~/utils/auth.server";

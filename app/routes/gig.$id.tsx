@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { Form, Link, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { Form, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { Link } from "~/components/link";
 import type { loader as rootLoader } from "~/root";
 import { SubmitButton } from "~/components/forms";
 import { ReviewList, reviewPageOf, Stars } from "~/components/reviews";

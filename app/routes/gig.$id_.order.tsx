@@ -1,7 +1,8 @@
 import { getFormProps, parse, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { Link } from "~/components/link";
 import { randomBytes } from "node:crypto";
 import { PayerFields } from "~/components/checkout";
 import { ErrorList, SubmitButton, TextAreaField } from "~/components/forms";

@@ -11,7 +11,8 @@
 import { randomBytes } from "node:crypto";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Link, useActionData, useLoaderData, useOutletContext } from "@remix-run/react";
+import { useActionData, useLoaderData, useOutletContext } from "@remix-run/react";
+import { Link } from "~/components/link";
 import { useEffect, useRef } from "react";
 import { ChatAvatar, MessageItem, SendForm } from "~/components/chat";
 import { conversationFor, membership } from "~/models/conversation.server";

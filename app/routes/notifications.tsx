@@ -1,5 +1,6 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Link, useLoaderData, useRevalidator } from "@remix-run/react";
+import { useLoaderData, useRevalidator } from "@remix-run/react";
+import { Link } from "~/components/link";
 import { useCallback } from "react";
 import { z } from "zod";
 import { GeneralErrorBoundary } from "~/components/general-error-boundary";

@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, useLoaderData } from "@remix-run/react";
+import { useLoaderData } from "@remix-run/react";
+import { Link } from "~/components/link";
 import { OrderCard } from "~/components/order-card";
 import { listOrders, orderTabCounts } from "~/models/order.server";
 import { requireUser } from "~/utils/auth.server";

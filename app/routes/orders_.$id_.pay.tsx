@@ -1,5 +1,6 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { Link } from "~/components/link";
 import { formatMsisdn, useRevalidateWhile } from "~/components/checkout";
 import { SubmitButton } from "~/components/forms";
 import { getOrder, listOrderEvents, orderFacts, type OrderRow } from "~/models/order.server";

@@ -1,7 +1,8 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData } from "@remix-run/react";
+import { Form, useActionData } from "@remix-run/react";
+import { Link } from "~/components/link";
 import { ErrorList, Field, PasswordField, SubmitButton } from "~/components/forms";
 import { getFormConstraint } from "~/utils/form-constraint";
 import { join } from "~/operations/accounts.server";

@@ -1,5 +1,5 @@
 import type { MetaFunction } from "@remix-run/node";
-import { Link } from "@remix-run/react";
+import { Link } from "~/components/link";
 
 export const meta: MetaFunction = () => [{ title: "Terms of Service | Soko" }];
 

@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { Form, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { Link } from "~/components/link";
 import { SubmitButton } from "~/components/forms";
 import type { loader as rootLoader } from "~/root";
 import { GigCard } from "~/components/gig-card";

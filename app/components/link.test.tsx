@@ -1,0 +1,80 @@
+import { Link as RemixLink, type LinkProps } from "@remix-run/react";
+import fc from "fast-check";
+import { renderToString } from "react-dom/server";
+import { StaticRouter } from "react-router-dom/server";
+import { describe, expect, it } from "vitest";
+import { Link } from "./link";
+
+/** A link's server markup, on a page at `location` (the test runs where there is no document: the server). */
+function markup(Component: typeof Link | typeof RemixLink, props: LinkProps, location = "/orders/5") {
+  return renderToString(
+    <StaticRouter location={location}>
+      <nav>
+        <Component {...props} />
+      </nav>
+    </StaticRouter>,
+  );
+}
+
+function expectSame(props: LinkProps, location?: string) {
+  expect(markup(Link, props, location), JSON.stringify(props)).toBe(markup(RemixLink, props, location));
+}
+
+describe("Link on the server", () => {
+  it("writes the anchor Remix's Link writes, for every kind of link the app has", () => {
+    const targets = [
+      "/",
+      "/browse",
+      "/browse?category=graphics-design&sort=rating",
+      "/gig/12#reviews",
+      "/gig/12?reviews=2#reviews",
+      "/orders/5?confirm=cancel#cancel",
+      "/settings/",
+      "/search?q=logo%20design",
+      "/user/ama%C3%A9",
+      "/a?",
+      "/a#",
+      "/a?#b",
+      "/a/../b",
+      "/a/./b",
+      "//evil.example/x",
+      "/\\evil.example",
+      "/a b",
+      "?tab=2",
+      "#top",
+      "",
+      ".",
+      "../users?member=3",
+      "users",
+      "https://example.com/x",
+      "mailto:help@soko.ug",
+    ];
+    for (const to of targets) {
+      expectSame({ to, children: "Go" });
+      expectSame({ to, children: "Go" }, "/browse/");
+      expectSame({ to, className: "button", "aria-current": "page", preventScrollReset: true, replace: true, state: { a: 1 }, children: <span>Go</span> });
+      expectSame({ to, target: "_blank", rel: "noopener", title: "Opens a tab", children: "Go" });
+      expectSame({ to, prefetch: "intent", children: "Go" });
+      expectSame({ to, discover: "none", children: "Go" });
+      expectSame({ to, reloadDocument: true, children: "Go" });
+      expectSame({ to, relative: "path", children: "Go" });
+    }
+    expectSame({ to: { pathname: "/gig/3", search: "?x=1" }, children: "Go" });
+  });
+
+  it("writes the same anchor for any absolute path", () => {
+    fc.assert(
+      fc.property(fc.webPath(), fc.option(fc.webQueryParameters(), { nil: undefined }), fc.option(fc.webFragments(), { nil: undefined }), (path, query, fragment) => {
+        const to = `/${path.replace(/^\/+/, "")}${query === undefined ? "" : `?${query}`}${fragment === undefined ? "" : `#${fragment}`}`;
+        expectSame({ to, className: "c", children: "x" });
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("writes the anchor itself, not through the router's hooks, for a plain path (what makes it cheaper)", () => {
+    // Outside a router a Remix Link throws (it needs the router's context); the anchor does not.
+    expect(renderToString(<Link to="/browse?category=writing">Writing</Link>)).toBe('<a data-discover="true" href="/browse?category=writing">Writing</a>');
+    expect(() => renderToString(<Link to="?tab=2">Tab</Link>)).toThrow();
+  });
+});
