@@ -3,7 +3,7 @@
  * anonymous page cache (ADR 019) on and off, for a visitor and for a signed-in member.
  *
  *   npx tsx scripts/bench-page-cpu.ts [--database soko] [--duration 3] [--rounds 6] [--connections 20] [--paths /terms,/browse,/gig/1]
- *                                     [--baseline <checkout>]
+ *                                     [--warmup 4] [--baseline <checkout>]
  *
  * Runs two production servers (the built app, as bench:catalog does) on one database, PAGE_CACHE=on and
  * PAGE_CACHE=off, and signs a member in (a session row for the first active client). For each path and
@@ -17,7 +17,10 @@
  * `--baseline <checkout>` (another checkout of Soko, built there: `npm run build`) also runs that checkout's
  * server with the page cache off and compares rendered pages (a visitor's and the member's) A/B: in each round
  * both servers are driven at the same time, half the connections each, so whatever else the machine runs
- * falls on both alike; it prints each one's median and the median of the rounds' ratios.
+ * falls on both alike; it prints each one's median and the median of the rounds' ratios. Every server is first
+ * warmed up on every path, as a visitor and as the member, for `--warmup` seconds each, and this checkout's arm of
+ * the A/B is a server of its own that serves nothing else, as the baseline's. `--baseline .` (this checkout
+ * against itself) shows what is left of the arrangement's own bias: ratios near 1.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -33,6 +36,7 @@ const { values } = parseArgs({
   options: {
     database: { type: "string", default: "soko" },
     duration: { type: "string", default: "3" },
+    warmup: { type: "string", default: "4" },
     rounds: { type: "string", default: "6" },
     connections: { type: "string", default: "20" },
     paths: { type: "string" },
@@ -40,9 +44,10 @@ const { values } = parseArgs({
   },
 });
 const durationS = Number(values.duration);
+const warmupS = Number(values.warmup);
 const rounds = Number(values.rounds);
 const connections = Number(values.connections);
-if (!(durationS > 0 && rounds > 0 && connections > 0)) throw new Error("--duration, --rounds and --connections must be positive numbers");
+if (!(durationS > 0 && warmupS > 0 && rounds > 0 && connections > 0)) throw new Error("--duration, --warmup, --rounds and --connections must be positive numbers");
 if (!/^[a-z_][a-z0-9_]{0,62}$/.test(values.database)) throw new Error(`--database must be a plain lower-case name, got "${values.database}"`);
 
 const baseUrl = new URL(process.env.DATABASE_URL ?? LOCAL_URLS.DATABASE_URL);
@@ -115,6 +120,10 @@ try {
   servers.push(off);
   const baseline = values.baseline ? await startBaseline(values.baseline, { ...env, PAGE_CACHE: "off" }) : null;
   if (baseline) servers.push(baseline);
+  // The A/B's own arm of this checkout: a server that, like the baseline, serves nothing but the warm-up and the
+  // A/B (the cache-off server above has served its own cells by then: an A/A run read up to 0.9 against itself).
+  const mine = baseline ? await startAppServer({ ...env, PAGE_CACHE: "off" }, { host: "127.0.0.1", processGroup: true, name: "A/B this" }) : null;
+  if (mine) servers.push(mine);
   const loadBefore = os.loadavg();
   console.log(`Web CPU per request, ${connections} connections, ${rounds} rounds of ${durationS} s per cell, alternating; load average ${loadBefore.map((l) => l.toFixed(2)).join(", ")}`);
 
@@ -123,8 +132,15 @@ try {
     { name: "anonymous, cache off", server: off, cookie: null },
     { name: "member, cache on", server: on, cookie: `soko_session=${token}` },
   ];
+  // Every server warms up on every path, as a visitor and as the member, before anything is measured: a server
+  // measured after others have run (the cache-off one, before the A/B) had its code optimised by then, and the
+  // baseline, warmed only for its own turn, came out up to 30% dearer against the very same build (an A/A run).
   for (const path of paths) {
-    for (const cell of cells) await drive(`${cell.server.baseUrl}${path}`, cell.cookie, 1); // warm-up
+    for (const server of servers) {
+      for (const cookie of [null, `soko_session=${token}`]) await drive(`${server.baseUrl}${path}`, cookie, warmupS);
+    }
+  }
+  for (const path of paths) {
     const samples = new Map<string, { micros: number[]; non2xx: number; p95: number[] }>(cells.map((c) => [c.name, { micros: [], non2xx: 0, p95: [] }]));
     for (let round = 0; round < rounds; round++) {
       for (const cell of cells) {
@@ -144,15 +160,15 @@ try {
       );
     }
     if (!baseline) continue;
-    // Rendered pages A/B: this checkout's cache-off server and the baseline's, driven at the same time.
+    // Rendered pages A/B: this checkout's A/B server and the baseline's, driven at the same time.
     const half = Math.max(1, Math.floor(connections / 2));
     for (const [name, cookie] of [["anonymous, rendered", null], ["member", `soko_session=${token}`]] as const) {
       const ours: number[] = [];
       const theirs: number[] = [];
       let non2xx = 0;
-      await Promise.all([drive(`${off.baseUrl}${path}`, cookie, 1, half), drive(`${baseline.baseUrl}${path}`, cookie, 1, half)]); // warm-up
+      await Promise.all([drive(`${mine!.baseUrl}${path}`, cookie, 1, half), drive(`${baseline.baseUrl}${path}`, cookie, 1, half)]); // warm-up
       for (let round = 0; round < rounds; round++) {
-        const [a, b] = await Promise.all([measure(off, path, cookie, half), measure(baseline, path, cookie, half)]);
+        const [a, b] = await Promise.all([measure(mine!, path, cookie, half), measure(baseline, path, cookie, half)]);
         ours.push(a.microsPerRequest / 1000);
         theirs.push(b.microsPerRequest / 1000);
         non2xx += a.non2xx + b.non2xx;
