@@ -135,7 +135,7 @@ export async function consume(name: keyof typeof LIMITS, keys: string[], points 
   }
 }
 
-let catalogLimit: AnalyticsLimiter | undefined;
+let catalogLimit: AddressLimiter | undefined;
 
 /**
  * `consume` for the catalog's limit (LIMITS.catalog, per address), leased as the tracking endpoints' is
@@ -161,8 +161,8 @@ export async function refund(name: keyof typeof LIMITS, key: string, points = 1)
     .catch((error: unknown) => logUnavailable(name, error));
 }
 
-/** What a limiter of the tracking endpoints answers for one request: null when allowed. Rejects when Redis is away. */
-export type AnalyticsLimiter = (key: string) => Promise<Limited | null>;
+/** What a leased per-address limiter (tracking, the catalog) answers for one request: null when allowed. Rejects when Redis is away. */
+export type AddressLimiter = (key: string) => Promise<Limited | null>;
 
 /**
  * The tracking endpoints' per-address limit (ADR 021), on the Redis connection the caller gives (theirs fails
@@ -180,7 +180,7 @@ export type AnalyticsLimiter = (key: string) => Promise<Limited | null>;
  * spread over P processes may be refused up to (P − 1) × lease uses early (5% of the limit per extra
  * process). Once Redis says an address is out, this process refuses it from memory until the window ends.
  */
-export function analyticsLimiter(storeClient: Redis, { points = LIMITS.analytics.points, durationS = LIMITS.analytics.duration } = {}): AnalyticsLimiter {
+export function analyticsLimiter(storeClient: Redis, { points = LIMITS.analytics.points, durationS = LIMITS.analytics.duration } = {}): AddressLimiter {
   const { message } = LIMITS.analytics;
   return leasedLimiter({ redis: storeClient, keyPrefix: `${getEnv().QUEUE_PREFIX}:rl:analytics`, points, durationMs: durationS * 1000, message });
 }
@@ -204,7 +204,7 @@ type Lease = {
 };
 
 /** The mechanism of analyticsLimiter, with its numbers given (tests use small ones). */
-export function leasedLimiter(opts: { redis: Redis; keyPrefix: string; points: number; durationMs: number; message: string; leaseSize?: number }): AnalyticsLimiter {
+export function leasedLimiter(opts: { redis: Redis; keyPrefix: string; points: number; durationMs: number; message: string; leaseSize?: number }): AddressLimiter {
   const { redis, keyPrefix, points, durationMs, message } = opts;
   const leaseSize = opts.leaseSize ?? Math.max(1, Math.ceil(points / 20));
   let window = -1;

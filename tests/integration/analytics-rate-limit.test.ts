@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { leasedLimiter, type AnalyticsLimiter } from "~/utils/rate-limit.server";
+import { leasedLimiter, type AddressLimiter } from "~/utils/rate-limit.server";
 import { getEnv } from "~/utils/env.server";
 import { createRedis } from "~/utils/redis.server";
 
@@ -26,7 +26,7 @@ function connect() {
 async function processes(n: number, points: number) {
   const keyPrefix = `soko_t_rl_${randomBytes(4).toString("hex")}`;
   prefixes.push(keyPrefix);
-  const list: { limit: AnalyticsLimiter; redis: Redis }[] = [];
+  const list: { limit: AddressLimiter; redis: Redis }[] = [];
   for (let i = 0; i < n; i++) {
     const redis = connect();
     await redis.connect();
