@@ -131,6 +131,8 @@ type RunResult = {
   samples: Sample[];
   /** CPU time per answered request, in µs, by process (see cpuMeter). */
   cpu?: Record<string, number>;
+  /** BullMQ jobs the web process queued during the run (requests of the same moment share one, ADR 009). */
+  jobs?: number;
 };
 
 /** One autocannon run; with `samples`, tags about ten requests a second for the lag measurement. */
@@ -381,11 +383,15 @@ async function main() {
     const bareRun = await bareMeter.measure(() => drive({ ...base, label: "bare Express, 202 and nothing else", url: bareUrl, eventsPerRequest: 1 }));
     console.log(`  ${bareRun.label}: ${Math.round(bareRun.reqPerS)} req/s`);
 
+    // BullMQ numbers a queue's jobs from this counter: its growth over a run is the jobs queued in it.
+    const jobIds = async () => Number((await redis.get(`${prefix}:analytics-ingest:id`)) ?? 0);
     const runIngest = async (eventsPerRequest: number, label: string, overallRate?: number) => {
       const poller = lagPoller(clickhouse);
+      const jobsBefore = await jobIds();
       const run = await meter.measure(() => drive({ ...base, label, url: ingestUrl, eventsPerRequest, overallRate, sample: (s) => poller.add(s) }));
+      run.jobs = (await jobIds()) - jobsBefore;
       await poller.finish(30_000);
-      console.log(`  ${label}: ${Math.round(run.reqPerS)} req/s, ${Math.round(run.eventsPerS)} events/s`);
+      console.log(`  ${label}: ${Math.round(run.reqPerS)} req/s, ${Math.round(run.eventsPerS)} events/s, ${eventsPerJob(run)} events a job`);
       return run;
     };
     const single = await runIngest(1, "/action, 1 event per request");
@@ -477,6 +483,12 @@ async function processMemory(list: Child[]) {
 // ---------------------------------------------------------------------------------------------------------
 // The report.
 
+/** Events a queued job carried on average in a run (answered requests × events each ÷ jobs). */
+function eventsPerJob(run: RunResult): string {
+  if (!run.jobs) return "–";
+  return ((run.reqPerS * run.durationS * run.eventsPerRequest) / run.jobs).toFixed(1);
+}
+
 function buildReport(r: {
   options: Options;
   facts: Awaited<ReturnType<typeof machineFacts>> & { loadAtEnd: string };
@@ -499,13 +511,13 @@ function buildReport(r: {
   const ratio = single.reqPerS / bareRun.reqPerS;
 
   const figures: string[][] = [
-    ["Run", "Requests/s", "Events/s", "HTTP p50", "HTTP p99", "Lag p50", "Lag p99", "Lag max", "Not 202"],
-    [bareRun.label, n(bareRun.reqPerS), n(bareRun.eventsPerS), ms(bareRun.p50), ms(bareRun.p99), "", "", "", n(bareRun.non2xx + bareRun.errors)],
+    ["Run", "Requests/s", "Events/s", "Events a job", "HTTP p50", "HTTP p99", "Lag p50", "Lag p99", "Lag max", "Not 202"],
+    [bareRun.label, n(bareRun.reqPerS), n(bareRun.eventsPerS), "", ms(bareRun.p50), ms(bareRun.p99), "", "", "", n(bareRun.non2xx + bareRun.errors)],
     ...([
       [single, lagSingle],
       [batched, lagBatched],
       [paced, lagPaced],
-    ] as const).map(([x, l]) => [x.label, n(x.reqPerS), n(x.eventsPerS), ms(x.p50), ms(x.p99), ms(l.p50), ms(l.p99), ms(l.max), n(x.non2xx + x.errors)]),
+    ] as const).map(([x, l]) => [x.label, n(x.reqPerS), n(x.eventsPerS), eventsPerJob(x), ms(x.p50), ms(x.p99), ms(l.p50), ms(l.p99), ms(l.max), n(x.non2xx + x.errors)]),
   ];
 
   // CPU per answered request, and the request rate the machine's cores would allow at that cost.

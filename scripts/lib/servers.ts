@@ -129,11 +129,13 @@ const NODE_FLAGS: Record<ProcessName, string[]> = {
 };
 
 /**
- * Node flags added to every web process started from here, for profiling a benchmark's server (node refuses
- * --cpu-prof in NODE_OPTIONS): SOKO_WEB_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (a profile per process,
- * written as it stops) or "--perf-basic-prof" (JavaScript names for Linux perf). See docs/benchmarks.md.
+ * Node flags added to every web process (SOKO_WEB_NODE_FLAGS) or worker (SOKO_WORKER_NODE_FLAGS) started from
+ * here, for profiling a benchmark's processes (node refuses --cpu-prof in NODE_OPTIONS): "--cpu-prof
+ * --cpu-prof-dir=/tmp/prof" (a profile per process, written as it stops) or "--perf-basic-prof" (JavaScript
+ * names for Linux perf). See docs/benchmarks.md.
  */
-const extraWebFlags = () => (process.env.SOKO_WEB_NODE_FLAGS ?? "").split(" ").filter(Boolean);
+const extraFlags = (name: ProcessName) =>
+  (process.env[name === "web" ? "SOKO_WEB_NODE_FLAGS" : "SOKO_WORKER_NODE_FLAGS"] ?? "").split(" ").filter(Boolean);
 
 /**
  * How production runs the web server or the worker: node on the compiled JavaScript (scripts/lib/compile.ts),
@@ -145,7 +147,7 @@ const extraWebFlags = () => (process.env.SOKO_WEB_NODE_FLAGS ?? "").split(" ").f
 export function compiledProcess<Env extends Record<string, string | undefined>>(name: ProcessName, env: Env) {
   return {
     command: process.execPath,
-    args: [...NODE_FLAGS[name], ...(name === "web" ? extraWebFlags() : []), name === "web" ? compiledServer : compiledWorker],
+    args: [...NODE_FLAGS[name], ...extraFlags(name), name === "web" ? compiledServer : compiledWorker],
     env: { MALLOC_ARENA_MAX: "2", ...env },
   };
 }
