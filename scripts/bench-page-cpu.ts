@@ -15,7 +15,8 @@
  * ≤ 3 ms for /browse and a gig page.
  *
  * `--baseline <checkout>` (another checkout of Soko, built there: `npm run build`) also runs that checkout's
- * server with the page cache off and compares rendered pages (a visitor's and the member's) A/B: in each round
+ * server (compiled, or `tsx server.ts` for a checkout from before ADR 020, as production ran it then) with the
+ * page cache off and compares rendered pages (a visitor's and the member's) A/B: in each round
  * both servers are driven at the same time, half the connections each, so whatever else the machine runs
  * falls on both alike; it prints each one's median and the median of the rounds' ratios. Every server is first
  * warmed up on every path, as a visitor and as the member, for `--warmup` seconds each, and this checkout's arm of
@@ -80,13 +81,21 @@ async function measure(server: AppServer, path: string, cookie: string | null, c
   return { microsPerRequest: run.requests ? micros / run.requests : NaN, ...run };
 }
 
-/** Another checkout's compiled web server (its own build/), as production runs it, ready once /healthz answers. */
+/**
+ * Another checkout's web server, as production ran it there, ready once /healthz answers: its compiled server
+ * (build/processes/, ADR 020) with our node flags, or, for a checkout from before ADR 020, `server.ts` under tsx
+ * with node's defaults, from that checkout's directory. Either way its Remix build must be there (`npm run build`).
+ */
 async function startBaseline(dir: string, env: Record<string, string>): Promise<AppServer> {
-  const server = join(resolve(dir), "build", "processes", "server.js");
-  if (!fs.existsSync(server)) throw new Error(`--baseline ${dir} has no ${server}: run \`npm run build\` there first`);
+  const root = resolve(dir);
+  const compiled = join(root, "build", "processes", "server.js");
+  const remixBuild = join(root, "build", "server", "index.js");
+  if (!fs.existsSync(remixBuild)) throw new Error(`--baseline ${dir} has no ${remixBuild}: run \`npm run build\` there first`);
   const port = await freePort();
   const run = compiledProcess("web", { NODE_ENV: "production", ALLOW_HTTP: "1", HOST: "127.0.0.1", ...env, PORT: String(port) });
-  const child = startChild("baseline", run.command, [...run.args.slice(0, -1), server], run.env, { processGroup: true });
+  const child = fs.existsSync(compiled)
+    ? startChild("baseline", run.command, [...run.args.slice(0, -1), compiled], run.env, { processGroup: true })
+    : startChild("baseline (tsx)", process.execPath, ["--import", "tsx", "server.ts"], { ...env, NODE_ENV: "production", ALLOW_HTTP: "1", HOST: "127.0.0.1", PORT: String(port) }, { processGroup: true, cwd: root });
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
     await waitUntil(child, async () => (await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(2_000) })).status === 200, "answer 200 to GET /healthz");

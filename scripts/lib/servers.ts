@@ -45,6 +45,8 @@ export type ChildOptions = {
    * out, the child shares ours, and a Ctrl-C in the terminal stops it too.)
    */
   processGroup?: boolean;
+  /** Where it runs (the project's root unless given: another checkout, for an A/B). */
+  cwd?: string;
 };
 
 /**
@@ -58,9 +60,9 @@ export function startTsx(name: string, args: string[], env: Record<string, strin
 
 /** Runs `command <args>` from the project's root with process.env and `env`. */
 export function startChild(name: string, command: string, args: string[], env: Record<string, string>, options: ChildOptions = {}): Child {
-  const { stopGraceMs = 10_000, processGroup = false } = options;
+  const { stopGraceMs = 10_000, processGroup = false, cwd = root } = options;
   const child = spawn(command, args, {
-    cwd: root,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: processGroup,
