@@ -1,5 +1,4 @@
-import { NavLink } from "@remix-run/react";
-import { Link } from "~/components/link";
+import { Link, NavLink } from "~/components/link";
 import { SignOutButton, type HeaderUser } from "~/components/site-header";
 
 /** The admin portal's header: its own brand line, its screens, and a way back to the main site (another origin). */

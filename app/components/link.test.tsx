@@ -1,9 +1,9 @@
-import { Link as RemixLink, type LinkProps } from "@remix-run/react";
+import { Link as RemixLink, NavLink as RemixNavLink, type LinkProps, type NavLinkProps } from "@remix-run/react";
 import fc from "fast-check";
 import { renderToString } from "react-dom/server";
 import { StaticRouter } from "react-router-dom/server";
 import { describe, expect, it } from "vitest";
-import { Link } from "./link";
+import { Link, NavLink } from "./link";
 
 /** A link's server markup, on a page at `location` (the test runs where there is no document: the server). */
 function markup(Component: typeof Link | typeof RemixLink, props: LinkProps, location = "/orders/5") {
@@ -76,5 +76,64 @@ describe("Link on the server", () => {
     // Outside a router a Remix Link throws (it needs the router's context); the anchor does not.
     expect(renderToString(<Link to="/browse?category=writing">Writing</Link>)).toBe('<a data-discover="true" href="/browse?category=writing">Writing</a>');
     expect(() => renderToString(<Link to="?tab=2">Tab</Link>)).toThrow();
+  });
+});
+
+/** A NavLink's server markup at `location`. */
+function navMarkup(Component: typeof NavLink | typeof RemixNavLink, props: NavLinkProps, location: string) {
+  return renderToString(
+    <StaticRouter location={location}>
+      <nav>
+        <Component {...props} />
+      </nav>
+    </StaticRouter>,
+  );
+}
+
+function expectSameNav(props: NavLinkProps, location: string) {
+  expect(navMarkup(NavLink, props, location), `${JSON.stringify(props)} at ${location}`).toBe(navMarkup(RemixNavLink, props, location));
+}
+
+describe("NavLink on the server", () => {
+  const locations = ["/", "/browse", "/browse/", "/browse/graphics", "/Browse", "/browsers", "/orders/5", "/messages?c=3", "/settings/password", "/notifications", "/users/", "/a%20b/c"];
+  const targets = ["/", "/browse", "/browse/", "/BROWSE", "/orders", "/orders/5", "/messages", "/settings", "/notifications", "/users/", "/a/../b", "/a//b", "/a b", "/amaé", "/browse?x=1", "browse", "../orders", ".", ""];
+
+  it("writes the anchor, active or not, that Remix's NavLink writes", () => {
+    for (const location of locations) {
+      for (const to of targets) {
+        expectSameNav({ to, children: "Go" }, location);
+        expectSameNav({ to, className: "button button-small", children: "Go" }, location);
+        expectSameNav({ to, end: true, children: "Go" }, location);
+        expectSameNav({ to, caseSensitive: true, children: "Go" }, location);
+        expectSameNav({ to, "aria-current": "location", "aria-label": "Messages, 2 unread", ...{ "data-live": "connected" }, children: <span>Go</span> }, location);
+        expectSameNav({ to, style: { color: "red" }, title: "t", target: "_blank", children: "Go" }, location);
+        expectSameNav({ to, className: ({ isActive }) => (isActive ? "on" : "off"), children: ({ isActive }) => (isActive ? "here" : "there") }, location);
+        expectSameNav({ to, prefetch: "intent", children: "Go" }, location);
+        expectSameNav({ to, reloadDocument: true, children: "Go" }, location);
+      }
+    }
+  });
+
+  it("writes the same anchor for any path of plain characters, at any location", () => {
+    // Segments of one to six characters (an empty one, "//", is no URL react-router's NavLink can encode), and
+    // sometimes a trailing slash.
+    const segment = fc.stringMatching(/^[A-Za-z0-9\-._~]{1,6}$/);
+    const path = fc.tuple(fc.array(segment, { maxLength: 4 }), fc.boolean()).map(([parts, slash]) => `/${parts.join("/")}${slash && parts.length ? "/" : ""}`);
+    fc.assert(
+      fc.property(path, path, fc.boolean(), fc.boolean(), (to, location, end, caseSensitive) => {
+        expectSameNav({ to, end, caseSensitive, className: "c", children: "x" }, location);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("writes the anchor itself, not through the router's hooks, for a plain path", () => {
+    // Outside a router Remix's NavLink throws; ours needs only the location.
+    const html = renderToString(
+      <StaticRouter location="/orders/5">
+        <NavLink to="/orders">Orders</NavLink>
+      </StaticRouter>,
+    );
+    expect(html).toBe('<a data-discover="true" aria-current="page" class="active" href="/orders">Orders</a>');
   });
 });

@@ -9,10 +9,10 @@
  * is always Remix's Link: the same markup to hydrate, and the same client-side navigation, prefetching and route
  * discovery. `link.test.tsx` renders both for every kind of `to` the app uses and compares the markup.
  */
-import { Link as RemixLink, type LinkProps } from "@remix-run/react";
+import { Link as RemixLink, NavLink as RemixNavLink, useLocation, type LinkProps, type NavLinkProps } from "@remix-run/react";
 import { createElement, forwardRef } from "react";
 
-export type { LinkProps };
+export type { LinkProps, NavLinkProps };
 
 /** An absolute path, a query and a fragment (neither empty: react-router drops a lone `?` or `#`), no whitespace. */
 const ABSOLUTE_PATH = /^(\/[^?#\s]*)(?:\?[^#\s]+)?(?:#\S+)?$/;
@@ -49,11 +49,17 @@ const LINK_ONLY = new Set(["to", "prefetch", "reloadDocument", "relative", "disc
 
 const onServer = typeof document === "undefined";
 
+/** Copies the props that reach the anchor (all but `omit`), key by key and in order. */
+function anchorProps(props: object, omit: Set<string>): Record<string, unknown> {
+  // Key by key: an object rest of eleven names cost ~7 µs a link here, most of what the router's hooks cost.
+  const anchor: Record<string, unknown> = {};
+  for (const key in props) if (!omit.has(key)) anchor[key] = props[key as keyof typeof props];
+  return anchor;
+}
+
 export const Link = forwardRef<HTMLAnchorElement, LinkProps>(function Link(props, ref) {
   if (onServer && rendersAsAnchor(props)) {
-    // Copied key by key: an object rest of eleven names cost ~7 µs a link here, most of what the router's hooks cost.
-    const anchor: Record<string, unknown> = {};
-    for (const key in props) if (!LINK_ONLY.has(key)) anchor[key] = props[key as keyof LinkProps];
+    const anchor = anchorProps(props, LINK_ONLY);
     // data-discover="true" asks the browser's router to discover the route, as Remix's Link does.
     anchor["data-discover"] = "true";
     anchor.href = props.to;
@@ -64,3 +70,57 @@ export const Link = forwardRef<HTMLAnchorElement, LinkProps>(function Link(props
   return <RemixLink {...props} ref={ref} />;
 });
 Link.displayName = "Link";
+
+/** A path of plain characters only: react-router writes it, and compares it with the location, as it is. */
+const SIMPLE_PATH = /^\/[A-Za-z0-9\-._~/]*$/;
+
+/** What NavLink reads itself, besides a Link's own props. */
+const NAV_LINK_ONLY = new Set([...LINK_ONLY, "aria-current", "caseSensitive", "className", "end", "style", "children"]);
+
+/** NavLink props whose server markup `NavLink` below writes itself (the rest go to Remix's NavLink). */
+function navRendersAsAnchor(props: NavLinkProps): props is NavLinkProps & { to: string; className?: string } {
+  const { to, className, style, children, viewTransition } = props;
+  return (
+    typeof to === "string" &&
+    SIMPLE_PATH.test(to) &&
+    (className === undefined || typeof className === "string") &&
+    typeof style !== "function" &&
+    typeof children !== "function" &&
+    !viewTransition &&
+    rendersAsAnchor(props as LinkProps)
+  );
+}
+
+/**
+ * Remix's <NavLink>, rendered on the server as the anchor it becomes, for a `to` that is a path of plain
+ * characters (as Link above). NavLink goes through a Link and more hooks besides (~20 µs a link here), and a
+ * member's header has eight. Active as react-router decides (react-router-dom's NavLink, 6.30): the location's
+ * path is `to`, or starts with it followed by a slash (unless `end`), compared without case unless
+ * `caseSensitive`; then `aria-current` (default "page") and the class "active". Nothing is pending while the
+ * server renders. `link.test.tsx` compares the markup with Remix's NavLink.
+ */
+export const NavLink = forwardRef<HTMLAnchorElement, NavLinkProps>(function NavLink(props, ref) {
+  if (onServer && navRendersAsAnchor(props)) return <ServerNavLink {...props} innerRef={ref} />;
+  return <RemixNavLink {...props} ref={ref} />;
+});
+NavLink.displayName = "NavLink";
+
+function ServerNavLink({ innerRef, ...props }: NavLinkProps & { to: string; className?: string; innerRef: React.ForwardedRef<HTMLAnchorElement> }) {
+  let location = useLocation().pathname;
+  let to = props.to;
+  if (!props.caseSensitive) {
+    location = location.toLowerCase();
+    to = to.toLowerCase();
+  }
+  const endSlash = to !== "/" && to.endsWith("/") ? to.length - 1 : to.length;
+  const active = location === to || (!props.end && location.startsWith(to) && location.charAt(endSlash) === "/");
+  const anchor = anchorProps(props, NAV_LINK_ONLY);
+  anchor["data-discover"] = "true";
+  anchor["aria-current"] = active ? (props["aria-current"] ?? "page") : undefined;
+  anchor.className = props.className ? (active ? `${props.className} active` : props.className) : active ? "active" : "";
+  anchor.style = props.style;
+  anchor.href = props.to;
+  anchor.ref = innerRef;
+  anchor.target = props.target;
+  return createElement("a", anchor, props.children as React.ReactNode);
+}

@@ -7,7 +7,7 @@
  * count, not the total) and each connection (events came without the page before it) ask
  * /notifications/counts again.
  */
-import { NavLink } from "@remix-run/react";
+import { NavLink } from "~/components/link";
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { ConversationSummary } from "~/models/conversation.server";
 import type { Message } from "~/models/message.server";

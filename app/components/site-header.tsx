@@ -1,5 +1,5 @@
-import { Form, NavLink } from "@remix-run/react";
-import { Link } from "~/components/link";
+import { Form } from "@remix-run/react";
+import { Link, NavLink } from "~/components/link";
 import { CountBadge, countLabel, NotificationBell, useHeaderCounts, type HeaderCounts } from "~/components/notification-bell";
 
 export type HeaderUser = { name: string; username: string; role: "client" | "freelancer" | "admin" } | null;
