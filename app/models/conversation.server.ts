@@ -204,12 +204,6 @@ export async function conversationViews(db: Db, conversationId: string): Promise
   return views;
 }
 
-/** The member's unread messages over all their conversations (the header's Messages count). */
-export async function unreadMessageCount(db: Db, userId: number): Promise<number> {
-  const row = await db("conversation_participants").where({ user_id: userId }).sum<{ n: string | null }[]>({ n: "unread_count" }).first();
-  return Number(row?.n ?? 0);
-}
-
 /** Whether the two members have an order between them that was paid (so payment talk is about Soko's order). */
 export async function havePaidOrder(db: Db, a: number, b: number): Promise<boolean> {
   const row = await db("orders")

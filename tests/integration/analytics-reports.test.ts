@@ -37,12 +37,10 @@
  */
 import type { ClickHouseClient } from "@clickhouse/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import type { Range } from "~/analytics/events";
 import { parsePeriod } from "~/analytics/period";
 import { activeUsers, browsers, conversions, countries, pageViews, periodWindow, realTime, referrers, sessionReport, traffic, userActivity } from "~/analytics/reports.server";
 import { buildRollups, sources } from "~/analytics/rollups.server";
-import { getEnv } from "~/utils/env.server";
 import { ENGINES } from "../support/clickhouse-engines";
 
 const NOW = new Date("2026-03-15T12:00:00Z");
