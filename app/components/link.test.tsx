@@ -5,15 +5,17 @@ import { StaticRouter } from "react-router-dom/server";
 import { describe, expect, it } from "vitest";
 import { Link, NavLink } from "./link";
 
-/** A link's server markup, on a page at `location` (the test runs where there is no document: the server). */
-function markup(Component: typeof Link | typeof RemixLink, props: LinkProps, location = "/orders/5") {
+/** An element's server markup, on a page at `location` (the test runs where there is no document: the server). */
+function markupOf(element: React.ReactElement, location = "/orders/5") {
   return renderToString(
     <StaticRouter location={location}>
-      <nav>
-        <Component {...props} />
-      </nav>
+      <nav>{element}</nav>
     </StaticRouter>,
   );
+}
+
+function markup(Component: typeof Link | typeof RemixLink, props: LinkProps, location?: string) {
+  return markupOf(<Component {...props} />, location);
 }
 
 function expectSame(props: LinkProps, location?: string) {
@@ -79,15 +81,8 @@ describe("Link on the server", () => {
   });
 });
 
-/** A NavLink's server markup at `location`. */
 function navMarkup(Component: typeof NavLink | typeof RemixNavLink, props: NavLinkProps, location: string) {
-  return renderToString(
-    <StaticRouter location={location}>
-      <nav>
-        <Component {...props} />
-      </nav>
-    </StaticRouter>,
-  );
+  return markupOf(<Component {...props} />, location);
 }
 
 function expectSameNav(props: NavLinkProps, location: string) {
