@@ -98,7 +98,7 @@ function navRendersAsAnchor(props: NavLinkProps): props is NavLinkProps & { to: 
 /**
  * Remix's <NavLink>, rendered on the server as the anchor it becomes, for a `to` that is a path of plain
  * characters (as Link above). NavLink goes through a Link and more hooks besides (~20 µs a link here), and a
- * member's header has eight. Active as react-router decides (react-router-dom's NavLink, 6.30): the location's
+ * member's header has seven (an admin's eight). Active as react-router decides (react-router-dom's NavLink, 6.30): the location's
  * path is `to`, or starts with it followed by a slash (unless `end`), compared without case unless
  * `caseSensitive`; then `aria-current` (default "page") and the class "active". Nothing is pending while the
  * server renders. `link.test.tsx` compares the markup with Remix's NavLink.
