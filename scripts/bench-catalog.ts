@@ -18,7 +18,7 @@
  * 3. Times the bare model call behind each page (listCatalog; getGigPageWithReviews) from 20
  *    concurrent workers on a pool of its own, for the same durations, right after its page.
  * 4. Prints p50/p95/p99 and throughput of both, their p95 ratio and whether each page meets the target:
- *    p95 ≤ 50 ms and ≤ 3× its bare query's p95.
+ *    p95 ≤ 50 ms and ≤ 3× its bare query's p95 with the page cache on; ≤ 3× with it off (see targetText).
  * 5. Times single search calls (issue 14), one in flight, A/B call by call: a relevance search ranking its
  *    bounded candidate set (listCatalog as it is) against ranking every match (the old order), for the same
  *    durations; target: a median under 10 ms. `--search-only` measures only these (no server, no pages).
@@ -718,18 +718,26 @@ function warnIfBusy() {
 const ms = (n: number) => (Number.isFinite(n) ? (n < 10 ? n.toFixed(1) : n.toFixed(0)) : "–");
 const triple = (s: Stats) => `${ms(s.p50)} / ${ms(s.p95)} / ${ms(s.p99)}`;
 
-function verdict(row: Row): string {
+/**
+ * The target a page is held to: with the page cache on (what visitors get), p95 ≤ 50 ms and ≤ 3× its bare query
+ * (issue 4); with it off (every page rendered, as a signed-in member's are), ≤ 3× its bare query (issue 14 asks
+ * no absolute p95 of members' pages).
+ */
+const targetText = (pageCache: "on" | "off") =>
+  pageCache === "on" ? `p95 ≤ ${TARGET_P95_MS} ms and ≤ ${TARGET_RATIO}× the bare query's p95` : `≤ ${TARGET_RATIO}× the bare query's p95, page cache off`;
+
+function verdict(row: Row, pageCache: "on" | "off"): string {
   if (!row.page) return `page failed: ${row.pageError}`;
   const ratio = row.page.p95 / row.query.p95;
   const misses = [
-    row.page.p95 > TARGET_P95_MS ? `p95 ${ms(row.page.p95)} ms > ${TARGET_P95_MS} ms` : null,
+    pageCache === "on" && row.page.p95 > TARGET_P95_MS ? `p95 ${ms(row.page.p95)} ms > ${TARGET_P95_MS} ms` : null,
     ratio > TARGET_RATIO ? `ratio ${ratio.toFixed(1)}× > ${TARGET_RATIO}×` : null,
     row.page.non2xx + row.page.errors > 0 ? `${row.page.non2xx} non-2xx, ${row.page.errors} errors` : null,
   ].filter(Boolean);
   return misses.length ? `missed: ${misses.join("; ")}` : "met";
 }
 
-function printTable(rows: Row[]) {
+function printTable(rows: Row[], pageCache: "on" | "off") {
   const header = ["scenario", "page p50/p95/p99 ms", "page req/s", "query p50/p95/p99 ms", "query calls/s", "page p95 ÷ query p95", "target"];
   const lines = rows.map((row) => [
     row.scenario.name,
@@ -738,7 +746,7 @@ function printTable(rows: Row[]) {
     triple(row.query),
     row.query.perSecond.toFixed(0),
     row.page ? `${(row.page.p95 / row.query.p95).toFixed(1)}×` : "–",
-    verdict(row),
+    verdict(row, pageCache),
   ]);
   console.log(`\n| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|`);
   for (const line of lines) console.log(`| ${line.join(" | ")} |`);
@@ -924,13 +932,13 @@ async function measureScenarios(scenarios: Scenario[], server: WebServer | null,
 }
 
 /** The table and the verdict; true when every page answered (missed targets are not failures). */
-function report(rows: Row[], server: WebServer | null): boolean {
-  printTable(rows);
+function report(rows: Row[], server: WebServer | null, pageCache: "on" | "off"): boolean {
+  printTable(rows, pageCache);
   const failed = server ? rows.filter((r) => !r.page || r.page.errors > 0) : [];
   const non2xx = rows.some((r) => (r.page?.non2xx ?? 0) > 0);
   if (server && (failed.length || non2xx)) console.error(`\n--- last lines of the web server's output ---\n${server.output()}`);
-  const met = rows.filter((r) => verdict(r) === "met").length;
-  console.log(`\n${met} of ${rows.length} pages met the target (p95 ≤ ${TARGET_P95_MS} ms and ≤ ${TARGET_RATIO}× the bare query's p95).`);
+  const met = rows.filter((r) => verdict(r, pageCache) === "met").length;
+  console.log(`\n${met} of ${rows.length} pages met the target (${targetText(pageCache)}).`);
   return failed.length === 0;
 }
 
@@ -974,7 +982,7 @@ async function main() {
       await warmUpServer(server.baseUrl, scenarios, options);
     }
     const rows = await measureScenarios(scenarios, server, options);
-    if (!report(rows, server)) process.exitCode = 1;
+    if (!report(rows, server, options.pageCache)) process.exitCode = 1;
     // The single search calls run with the server stopped, so they do not compete with it.
     await stopServer();
     server = null;
