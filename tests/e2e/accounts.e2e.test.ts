@@ -70,6 +70,15 @@ describeBothModes("Accounts", (mode) => {
     expect(await page.getByRole("list", { name: "Recent activity" }).innerText()).toContain("You joined Soko");
     expect(await e2eDb()("users").where({ email: `ruth.${tag}@example.ug` }).first()).toMatchObject({ role: "client" });
 
+    // The header marks where the member is (written by the server as plain anchors, ADR 024), and follows them.
+    const nav = page.getByRole("navigation", { name: "Main" });
+    expect(await nav.getByRole("link", { name: "Dashboard" }).getAttribute("aria-current")).toBe("page");
+    expect(await nav.getByRole("link", { name: "Orders" }).getAttribute("aria-current")).toBeNull();
+    await nav.getByRole("link", { name: "Orders" }).click();
+    await page.waitForURL((url) => url.pathname === "/orders");
+    await expect.poll(() => nav.getByRole("link", { name: "Orders" }).getAttribute("aria-current")).toBe("page");
+    expect(await nav.getByRole("link", { name: "Dashboard" }).getAttribute("aria-current")).toBeNull();
+
     await page.getByRole("banner").getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("banner").getByRole("link", { name: "Sign in" }).waitFor();
     await page.goto(appUrl("/dashboard"));
