@@ -33,6 +33,7 @@ import { parseArgs } from "node:util";
 import type { ClickHouseClient } from "@clickhouse/client";
 import autocannon from "autocannon";
 import { Redis } from "ioredis";
+import { ingestStreamKey } from "~/analytics/ingest-stream.server";
 import { LOCAL_URLS } from "~/utils/local-services";
 import { bin, buildApp, root } from "./build";
 import { commitOf, cpuSecondsOf, machineCpuSeconds, nodePidOf, percentile, ADDRESSES, actionEvent } from "./lib/bench";
@@ -131,7 +132,7 @@ type RunResult = {
   samples: Sample[];
   /** CPU time per answered request, in µs, by process (see cpuMeter). */
   cpu?: Record<string, number>;
-  /** BullMQ jobs the web process queued during the run (requests of the same moment share one, ADR 009). */
+  /** Stream entries the web process appended during the run (requests of the same moment share one, ADR 009). */
   jobs?: number;
 };
 
@@ -383,15 +384,20 @@ async function main() {
     const bareRun = await bareMeter.measure(() => drive({ ...base, label: "bare Express, 202 and nothing else", url: bareUrl, eventsPerRequest: 1 }));
     console.log(`  ${bareRun.label}: ${Math.round(bareRun.reqPerS)} req/s`);
 
-    // BullMQ numbers a queue's jobs from this counter: its growth over a run is the jobs queued in it.
-    const jobIds = async () => Number((await redis.get(`${prefix}:analytics-ingest:id`)) ?? 0);
+    // The stream counts the entries ever added to it: its growth over a run is the entries the web appended
+    // (requests of the same moment share one, ADR 009 and 025).
+    const jobIds = async () => {
+      const info = (await redis.xinfo("STREAM", ingestStreamKey(prefix)).catch(() => [])) as unknown[];
+      const at = info.indexOf("entries-added");
+      return at < 0 ? 0 : Number(info[at + 1]);
+    };
     const runIngest = async (eventsPerRequest: number, label: string, overallRate?: number) => {
       const poller = lagPoller(clickhouse);
       const jobsBefore = await jobIds();
       const run = await meter.measure(() => drive({ ...base, label, url: ingestUrl, eventsPerRequest, overallRate, sample: (s) => poller.add(s) }));
       run.jobs = (await jobIds()) - jobsBefore;
       await poller.finish(30_000);
-      console.log(`  ${label}: ${Math.round(run.reqPerS)} req/s, ${Math.round(run.eventsPerS)} events/s, ${eventsPerJob(run)} events a job`);
+      console.log(`  ${label}: ${Math.round(run.reqPerS)} req/s, ${Math.round(run.eventsPerS)} events/s, ${eventsPerJob(run)} events an entry`);
       return run;
     };
     const single = await runIngest(1, "/action, 1 event per request");
@@ -435,14 +441,15 @@ async function drainAndCount(redis: Redis, prefix: string, clickhouse: ClickHous
   const started = Date.now();
   const key = (s: string) => `${prefix}:analytics-ingest:${s}`;
   for (;;) {
-    const [wait, active, delayed, prioritized] = await Promise.all([
+    const [wait, active, delayed, prioritized, entries] = await Promise.all([
       redis.llen(key("wait")),
       redis.llen(key("active")),
       redis.zcard(key("delayed")),
       redis.zcard(key("prioritized")),
+      redis.xlen(ingestStreamKey(prefix)),
     ]);
-    if (wait + active + delayed + prioritized === 0) break;
-    if (Date.now() - started > 120_000) throw new Error(`the queue did not drain within 120 s (${wait} waiting, ${active} active)`);
+    if (wait + active + delayed + prioritized + entries === 0) break;
+    if (Date.now() - started > 120_000) throw new Error(`the queue did not drain within 120 s (${entries} stream entries, ${wait} jobs waiting, ${active} active)`);
     await new Promise((r) => setTimeout(r, 200));
   }
   return { ms: Date.now() - started, uniqueEvents: await countEvents(clickhouse) };
@@ -483,7 +490,7 @@ async function processMemory(list: Child[]) {
 // ---------------------------------------------------------------------------------------------------------
 // The report.
 
-/** Events a queued job carried on average in a run (answered requests × events each ÷ jobs). */
+/** Events a stream entry carried on average in a run (answered requests × events each ÷ entries). */
 function eventsPerJob(run: RunResult): string {
   if (!run.jobs) return "–";
   return ((run.reqPerS * run.durationS * run.eventsPerRequest) / run.jobs).toFixed(1);
@@ -511,7 +518,7 @@ function buildReport(r: {
   const ratio = single.reqPerS / bareRun.reqPerS;
 
   const figures: string[][] = [
-    ["Run", "Requests/s", "Events/s", "Events a job", "HTTP p50", "HTTP p99", "Lag p50", "Lag p99", "Lag max", "Not 202"],
+    ["Run", "Requests/s", "Events/s", "Events an entry", "HTTP p50", "HTTP p99", "Lag p50", "Lag p99", "Lag max", "Not 202"],
     [bareRun.label, n(bareRun.reqPerS), n(bareRun.eventsPerS), "", ms(bareRun.p50), ms(bareRun.p99), "", "", "", n(bareRun.non2xx + bareRun.errors)],
     ...([
       [single, lagSingle],
@@ -568,7 +575,7 @@ function buildReport(r: {
     `autocannon ${n(c.autocannon ?? Number.NaN)}), so ${cores} cores allow about ${n((cores * 1e6) / own(single))} requests/s; ` +
     `${n(TARGET.singleRps)} requests/s leaves ${n(budget)} µs per request for all of them, while the bare endpoint alone costs ` +
     `${n(bareRun.cpu?.bare ?? Number.NaN)} µs plus ${n(bareRun.cpu?.autocannon ?? Number.NaN)} µs of autocannon. ` +
-    `The queue (requests of the same moment share a job, ADR 009) costs Redis and the worker ${n((c.Redis ?? 0) + (c.worker ?? 0))} µs per request ` +
+    `The stream (requests of the same moment share an entry, ADRs 009 and 025) costs Redis and the worker ${n((c.Redis ?? 0) + (c.worker ?? 0))} µs per request ` +
     `(${(c.Redis ?? 0) + (c.worker ?? 0) > budget ? "more than" : "within"} that budget). ` +
     `"other" is what the rest of the machine did meanwhile (other users of this box, Postgres, the kernel).`;
   const integrity =

@@ -1,19 +1,28 @@
 /**
- * The analytics consumer: BullMQ jobs from the tracking endpoints → ClickHouse, in batches (DESIGN.md §5).
+ * The analytics consumer: the tracking endpoints' stream (ADR 025) and the BullMQ ingest queue → ClickHouse,
+ * in batches (DESIGN.md §5).
  *
- * A job is not inserted on its own. Its events join an in-memory batch and the job's processor waits; the
- * batch is inserted when it reaches `INGEST_BATCH_ROWS` rows or is `INGEST_BATCH_MS` old (or when every
- * worker slot is waiting, or on flush/close), as one JSONEachRow INSERT per table. Only then do the jobs of
- * that batch complete, so BullMQ acknowledges a job only once its events are in ClickHouse: at-least-once.
- * Duplicates (a worker killed after the insert and before the ack, a stalled job run again, the same event
+ * The web processes append their events to a Redis stream, which this process reads as one consumer of the
+ * group `ingest`, many entries a read. BullMQ's ingest queue carries what is not the hot path: an entry that
+ * could not be written becomes a job there (and fails with its reason, for an admin to see and replay), a
+ * replayed job, a job a web process from before the stream queued. Both feed the same batches.
+ *
+ * An entry (or job) is not inserted on its own. Its events join an in-memory batch; the batch is inserted
+ * when it reaches `INGEST_BATCH_ROWS` rows or is `INGEST_BATCH_MS` old (or when no other entry can arrive
+ * until some are done, or on flush/close), as one JSONEachRow INSERT per table. Only then are the batch's
+ * entries acknowledged and deleted (XACK and XDEL in one MULTI) and its jobs completed: at-least-once.
+ * Duplicates (a worker killed after the insert and before the ack, a stalled entry read again, the same event
  * re-sent by the browser) are harmless: the tables are ReplacingMergeTree on event_id.
  *
  * - ClickHouse down (or any error that is not about the data): the batch is retried with exponential
- *   backoff, its jobs still active and their locks renewed by BullMQ; if the process dies they stall and
- *   another worker runs them again.
- * - ClickHouse refuses the data (a parse or type error): the table's rows are bisected by job until the
- *   jobs at fault are found; those fail (BullMQ failed set, with ClickHouse's reason, never retried) and the
- *   rest are inserted.
+ *   backoff, its entries held (their idle time renewed) and its jobs active (their locks renewed by BullMQ);
+ *   if the process dies, another worker claims the entries once idle `lockDuration` (XPENDING, XCLAIM) and
+ *   BullMQ runs the jobs again.
+ * - ClickHouse refuses the data (a parse or type error): the table's rows are bisected by entry until the
+ *   ones at fault are found; the rest are inserted. A job at fault fails (BullMQ failed set, with ClickHouse's
+ *   reason, never retried); a stream entry at fault becomes such a job (it is tried once more there, and
+ *   fails with the reason). So does an entry that is not events at all, or one delivered more than
+ *   `maxStalledCount` times (it killed workers).
  *
  * Every event's row gets its country and city here, looked up from the truncated address the web process
  * queued (geo.server.ts; ADR 021, amended 2026-11-27): every path to ClickHouse (the endpoints, the server's
@@ -21,8 +30,10 @@
  * placed once, as it is written. An event queued with its place (by a web process from before that change)
  * keeps it.
  */
+import { randomUUID } from "node:crypto";
+import os from "node:os";
 import type { ClickHouseClient } from "@clickhouse/client";
-import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
+import { Queue, UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { clickHouseOptions, createClickHouse } from "../app/analytics/clickhouse.server";
 import {
@@ -31,6 +42,7 @@ import {
   toDateTimeString,
 } from "../app/analytics/clickhouse-sql.server";
 import { INGEST_QUEUE, TABLES, type IngestJob, type QueuedEvent } from "../app/analytics/events";
+import { EVENTS_FIELD, INGEST_GROUP, INGEST_JOB_OPTIONS, entryEvents, ingestStreamKey } from "../app/analytics/ingest-stream.server";
 import { countMinute, rollupPipelineMinutes } from "../app/analytics/pipeline-stats.server";
 import { markLate } from "../app/analytics/rollups.server";
 import type { Env } from "../app/utils/env.server";
@@ -43,19 +55,27 @@ export function analyticsCountersKey(prefix: string) {
 }
 
 export type IngestOptions = {
-  /** Used for the BullMQ worker and the counters; must have maxRetriesPerRequest: null. Not closed by close(). */
+  /**
+   * Used for the BullMQ worker, the stream's acknowledgements and the counters; must have maxRetriesPerRequest:
+   * null. Not closed by close(); the stream's blocking reads use a duplicate of it, which close() does close.
+   */
   redis?: Redis;
   /** Where rows go (its database is the target). Not closed by close(). */
   clickhouse?: ClickHouseClient;
   /** Override INGEST_BATCH_ROWS / INGEST_BATCH_MS. */
   batchRows?: number;
   batchMs?: number;
-  /** Jobs in progress at once; they are what fills a batch. */
+  /** Jobs in progress at once, and stream entries held at once; they are what fills a batch. */
   concurrency?: number;
-  /** BullMQ lock of an active job; renewed every half of it while the job waits for its batch. */
+  /**
+   * BullMQ lock of an active job; renewed every half of it while the job waits for its batch. Also how long a
+   * stream entry may sit idle in another consumer's hands before this one claims it (its own are renewed).
+   */
   lockDurationMs?: number;
-  /** How often BullMQ looks for jobs whose worker died (their lock expired) and runs them again. */
+  /** How often BullMQ looks for jobs whose worker died (their lock expired), and this worker for such entries. */
   stalledIntervalMs?: number;
+  /** Stream entries asked for in one read (XREADGROUP COUNT). */
+  readCount?: number;
   /** Backoff between retries of an insert that failed for a reason other than its data. */
   retryInitialMs?: number;
   retryMaxMs?: number;
@@ -80,9 +100,14 @@ export type IngestStats = {
   failedEvents: number;
   /** INSERTs that failed for a reason other than their data and were retried. */
   retries: number;
-  /** Jobs handed back to the queue because close() ran out of time. */
+  /** Jobs (and stream entries) handed back because close() ran out of time. */
   releasedJobs: number;
-  /** Jobs waiting for their batch right now, and their rows. */
+  /** Stream entries read (claimed ones included), and those handed over to the BullMQ queue as jobs. */
+  streamEntries: number;
+  handedOver: number;
+  /** Stream entries claimed from a consumer that stopped renewing them (a worker that died). */
+  claimedEntries: number;
+  /** Jobs and stream entries waiting for their batch right now, and their rows. */
   pendingJobs: number;
   pendingRows: number;
 };
@@ -179,16 +204,18 @@ function dateTime(value: string | number): string | number {
   return (typeof value === "string" || typeof value === "number" ? toDateTimeString(value) : null) ?? value;
 }
 
+/** Where a batch's entry came from: a BullMQ job (its processor waits on the promise) or a stream entry. */
+type Source =
+  | { kind: "job"; job: Job<IngestJob>; token: string | undefined; resolve: (value: { events: number }) => void; reject: (error: Error) => void }
+  | { kind: "stream"; id: string; payload: string };
+
 type Entry = {
-  job: Job<IngestJob>;
-  token: string | undefined;
+  source: Source;
   events: number;
   rows: Map<string, Row[]>;
-  /** Tables whose rows of this job are not in yet. */
+  /** Tables whose rows of this entry are not in yet. */
   open: number;
   failure: Error | null;
-  resolve: (value: { events: number }) => void;
-  reject: (error: Error) => void;
 };
 
 type Batch = { entries: Entry[]; rows: number };
@@ -234,6 +261,9 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
     failedEvents: 0,
     retries: 0,
     releasedJobs: 0,
+    streamEntries: 0,
+    handedOver: 0,
+    claimedEntries: 0,
     pendingJobs: 0,
     pendingRows: 0,
   };
@@ -378,51 +408,68 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
       await Promise.all([...byTable].map(([table, entries]) => insertParts(table, entries, tally)));
       // Events for hours the reports' builder may have built already: name their days for a rebuild.
       await markLate(redis, env.QUEUE_PREFIX, lateTimes(batch.entries)).catch((error: Error) => console.error(`[ingest] could not name late days for the reports' builder: ${error.message}`));
-      const failedEvents = batch.entries.reduce((n, e) => n + (e.failure ? e.events : 0), 0);
-      // Counted before the jobs complete, so a completed job's events are always in the counters.
+      // A stream entry at fault is counted failed when its job fails (it is tried once more as a job).
+      const failedEvents = batch.entries.reduce((n, e) => n + (e.failure && e.source.kind === "job" ? e.events : 0), 0);
+      // Counted before the entries are acknowledged, so an acknowledged entry's events are always in the counters.
       await Promise.all([count("inserted", tally.inserted), count("failed", failedEvents)]);
     } catch (error) {
-      // Not expected (insert errors are handled above); fail the jobs visibly rather than hang them.
+      // Not expected (insert errors are handled above); fail the entries visibly rather than hang them.
       console.error(`[ingest] batch: ${(error as Error).message}`);
       for (const entry of batch.entries) entry.failure ??= error as Error;
     }
-    for (const entry of batch.entries) settle(entry);
+    const done: Entry[] = [];
+    for (const entry of batch.entries) {
+      stats.pendingJobs--;
+      stats.pendingRows -= entry.events;
+      if (entry.source.kind === "job") settleJob(entry, entry.source);
+      else done.push(entry);
+    }
+    if (done.length > 0) await stream.settle(done);
   }
 
-  function settle(entry: Entry) {
-    stats.pendingJobs--;
-    stats.pendingRows -= entry.events;
+  function settleJob(entry: Entry, job: Extract<Source, { kind: "job" }>) {
     if (entry.failure) {
       stats.failedJobs++;
       stats.failedEvents += entry.events;
-      entry.reject(new UnrecoverableError(entry.failure.message));
+      job.reject(new UnrecoverableError(entry.failure.message));
     } else if (entry.open === 0) {
-      entry.resolve({ events: entry.events });
+      job.resolve({ events: entry.events });
     } else {
       // close() gave up on ClickHouse: back to the queue, where the next worker picks the job up.
       stats.releasedJobs++;
-      entry.job.moveToWait(entry.token).then(
-        () => entry.reject(new WaitingError()),
-        (error: Error) => entry.reject(error),
+      job.job.moveToWait(job.token).then(
+        () => job.reject(new WaitingError()),
+        (error: Error) => job.reject(error),
       );
     }
   }
 
-  function add(job: Job<IngestJob>, token: string | undefined, rows: Map<string, Row[]>, events: number) {
-    return new Promise<{ events: number }>((resolve, reject) => {
-      if (current.rows > 0 && current.rows + events > batchRows) seal();
-      current.entries.push({ job, token, events, rows, open: rows.size, failure: null, resolve, reject });
-      current.rows += events;
-      stats.pendingJobs++;
-      stats.pendingRows += events;
-      if (current.rows >= batchRows || stats.pendingJobs >= concurrency || closing) {
-        // Full, or no other job can arrive until some of these complete, or shutting down.
-        if (closing) setImmediate(seal);
-        else seal();
-      } else {
-        timer ??= setTimeout(seal, batchMs);
-      }
-    });
+  function add(source: Source, rows: Map<string, Row[]>, events: number) {
+    if (current.rows > 0 && current.rows + events > batchRows) seal();
+    current.entries.push({ source, events, rows, open: rows.size, failure: null });
+    current.rows += events;
+    stats.pendingJobs++;
+    stats.pendingRows += events;
+    if (current.rows >= batchRows || stats.pendingJobs >= concurrency || closing) {
+      // Full, or no other job can arrive until some of these complete, or shutting down.
+      if (closing) setImmediate(seal);
+      else seal();
+    } else {
+      timer ??= setTimeout(seal, batchMs);
+    }
+  }
+
+  /** An entry's rows by table; throws when an event is not one the pipeline knows. */
+  function rowsOf(events: unknown, placeOf: PlaceOf): Map<string, Row[]> {
+    if (!Array.isArray(events)) throw new Error("the job has no events array");
+    const rows = new Map<string, Row[]>();
+    for (const event of events as QueuedEvent[]) {
+      const { table, row } = toRow(event, placeOf);
+      const list = rows.get(table);
+      if (list) list.push(row);
+      else rows.set(table, [row]);
+    }
+    return rows;
   }
 
   async function processor(job: Job<IngestJob>, token?: string) {
@@ -432,15 +479,9 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
     const placeOf = await openPlaces().catch((error: Error) => {
       throw new Error(`GeoIP database: ${error.message}`);
     });
-    const rows = new Map<string, Row[]>();
+    let rows: Map<string, Row[]>;
     try {
-      if (!Array.isArray(events)) throw new Error("the job has no events array");
-      for (const event of events as QueuedEvent[]) {
-        const { table, row } = toRow(event, placeOf);
-        const list = rows.get(table) ?? [];
-        list.push(row);
-        rows.set(table, list);
-      }
+      rows = rowsOf(events, placeOf);
     } catch (error) {
       const n = Array.isArray(events) ? events.length : 0;
       stats.failedJobs++;
@@ -448,8 +489,236 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
       await count("failed", n);
       throw new UnrecoverableError((error as Error).message);
     }
-    if (events.length === 0) return { events: 0 };
-    return add(job, token, rows, events.length);
+    const n = (events as unknown[]).length;
+    if (n === 0) return { events: 0 };
+    return new Promise<{ events: number }>((resolve, reject) => add({ kind: "job", job, token, resolve, reject }, rows, n));
+  }
+
+  // The stream (ADR 025). Reads block, so they have a connection of their own; acknowledgements, claims and
+  // hand-overs go on the shared one. Each worker process is a consumer of its own name in the group.
+  const streamKey = ingestStreamKey(env.QUEUE_PREFIX);
+  const consumer = `${os.hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const lockDurationMs = options.lockDurationMs ?? 15_000;
+  const stalledIntervalMs = options.stalledIntervalMs ?? 5_000;
+  const maxStalledCount = 10;
+  const readCount = options.readCount ?? 500;
+  const handOverQueue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix: env.QUEUE_PREFIX, defaultJobOptions: INGEST_JOB_OPTIONS });
+  handOverQueue.on("error", (error: Error) => console.error(`[ingest] queue: ${error.message}`));
+  const stream = streamConsumer();
+
+  function streamConsumer() {
+    const reader = redis.duplicate();
+    reader.on("error", () => undefined); // said by the read loop
+    let readerId: number | undefined;
+    /** Entries read and not yet acknowledged (or handed over): renewed while held, never claimed from ourselves. */
+    const held = new Set<string>();
+    const handing = new Set<Promise<void>>();
+    let room: (() => void) | undefined;
+    let lastError = 0;
+    const logEvery = (message: string) => {
+      if (Date.now() - lastError < 5_000) return;
+      lastError = Date.now();
+      console.error(`[ingest] stream: ${message}`);
+    };
+
+    const ensureGroup = () =>
+      redis.xgroup("CREATE", streamKey, INGEST_GROUP, "0", "MKSTREAM").catch((error: Error) => {
+        if (!/BUSYGROUP/.test(error.message)) throw error;
+      });
+
+    const release = (ids: Iterable<string>) => {
+      for (const id of ids) held.delete(id);
+      if (held.size < concurrency) {
+        room?.();
+        room = undefined;
+      }
+    };
+
+    /** Takes one entry read from the stream into the batch, or hands it over when it is not events we can write. */
+    function take(id: string, fields: string[] | null, placeOf: PlaceOf) {
+      if (held.has(id)) return;
+      if (!fields) {
+        // Claimed after it was deleted (acknowledged by another worker meanwhile): nothing left to do.
+        void acknowledge([id]).catch(() => undefined);
+        return;
+      }
+      held.add(id);
+      stats.streamEntries++;
+      const payload = fields[fields.indexOf(EVENTS_FIELD) + 1] ?? "";
+      const events = entryEvents(fields);
+      let rows: Map<string, Row[]>;
+      try {
+        rows = rowsOf(events, placeOf);
+      } catch (error) {
+        void handOver([{ id, events, reason: (error as Error).message }]);
+        return;
+      }
+      const n = (events as unknown[]).length;
+      if (n === 0) {
+        void acknowledge([id]).then(() => release([id]), () => release([id]));
+        return;
+      }
+      add({ kind: "stream", id, payload }, rows, n);
+    }
+
+    const acknowledge = async (ids: string[]) => {
+      await redis.multi().xack(streamKey, INGEST_GROUP, ...ids).xdel(streamKey, ...ids).exec();
+    };
+
+    /**
+     * Entries that cannot be written here become jobs of the BullMQ queue (where they fail with their reason,
+     * or go in, should ClickHouse take them after all), then are acknowledged. If Redis refuses, they stay
+     * pending and are claimed again later.
+     */
+    function handOver(list: { id: string; events: unknown; reason: string }[]) {
+      const done = handOverNow(list).finally(() => handing.delete(done));
+      handing.add(done);
+      return done;
+    }
+    async function handOverNow(list: { id: string; events: unknown; reason: string }[]) {
+      try {
+        await handOverQueue.addBulk(list.map(({ events }) => ({ name: "events", data: { events } as IngestJob })));
+        await acknowledge(list.map((e) => e.id));
+        stats.handedOver += list.length;
+        for (const { id, reason } of list) console.error(`[ingest] stream entry ${id} handed over to the failed-job queue: ${reason}`);
+      } catch (error) {
+        logEvery(`could not hand ${list.length} entries over to the queue: ${(error as Error).message}`);
+      } finally {
+        release(list.map((e) => e.id));
+      }
+    }
+
+    /** After a batch: acknowledge and delete what is in, hand over what was refused, give back what close() gave up on. */
+    async function settle(entries: Entry[]) {
+      const inserted: string[] = [];
+      const refused: { id: string; events: unknown; reason: string }[] = [];
+      const given: { id: string; payload: string }[] = [];
+      for (const entry of entries) {
+        if (entry.source.kind !== "stream") continue;
+        const { id, payload } = entry.source;
+        if (entry.failure) refused.push({ id, events: JSON.parse(payload) as unknown, reason: entry.failure.message });
+        else if (entry.open === 0) inserted.push(id);
+        else given.push({ id, payload });
+      }
+      if (refused.length > 0) await handOver(refused);
+      if (inserted.length + given.length === 0) return;
+      const ids = [...inserted, ...given.map((g) => g.id)];
+      try {
+        // Given back as new entries (to be read by the next worker at once) in the same MULTI that removes them.
+        const tx = redis.multi();
+        for (const { payload } of given) tx.xadd(streamKey, "*", EVENTS_FIELD, payload);
+        await tx.xack(streamKey, INGEST_GROUP, ...ids).xdel(streamKey, ...ids).exec();
+        stats.releasedJobs += given.length;
+      } catch (error) {
+        // They stay pending: claimed again once idle, and written again (ReplacingMergeTree drops the copies).
+        logEvery(`could not acknowledge ${ids.length} entries: ${(error as Error).message}`);
+      } finally {
+        release(ids);
+      }
+    }
+
+    /** Renews the idle time of the entries held here; claims those another consumer left idle for lockDuration. */
+    async function claim(placeOf: PlaceOf) {
+      if (held.size > 0) await redis.xclaim(streamKey, INGEST_GROUP, consumer, 0, ...held, "JUSTID");
+      const pending = (await redis.xpending(streamKey, INGEST_GROUP, "IDLE", lockDurationMs, "-", "+", readCount)) as [string, string, number, number][];
+      const stalled = pending.filter(([id]) => !held.has(id));
+      if (stalled.length === 0 || closing) return;
+      const dead = stalled.filter(([, , , deliveries]) => deliveries >= maxStalledCount).map(([id]) => id);
+      const claimed = (await redis.xclaim(streamKey, INGEST_GROUP, consumer, lockDurationMs, ...stalled.map(([id]) => id))) as ([string, string[] | null] | null)[];
+      stats.claimedEntries += claimed.length;
+      const deadIds = new Set(dead);
+      const tooOften: { id: string; events: unknown; reason: string }[] = [];
+      for (const entry of claimed) {
+        if (!entry) continue;
+        const [id, fields] = entry;
+        if (fields && deadIds.has(id)) {
+          held.add(id);
+          tooOften.push({ id, events: entryEvents(fields), reason: `read ${maxStalledCount} times by workers that stopped before writing it` });
+        } else take(id, fields, placeOf);
+      }
+      if (tooOften.length > 0) await handOver(tooOften);
+    }
+
+    let claiming = false;
+    const claimTimer = setInterval(() => {
+      if (claiming || closing) return;
+      claiming = true;
+      openPlaces()
+        .then(claim)
+        .catch((error: Error) => {
+          if (/NOGROUP/.test(error.message)) return ensureGroup();
+          logEvery(`claiming stalled entries: ${error.message}`);
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          claiming = false;
+        });
+    }, stalledIntervalMs);
+    claimTimer.unref();
+
+    async function readLoop() {
+      while (!closing) {
+        if (held.size >= concurrency) {
+          await new Promise<void>((resolve) => (room = resolve));
+          continue;
+        }
+        let reply: [string, [string, string[]][]][] | null;
+        try {
+          // Without the GeoIP files no event can be placed: nothing is read until they open (the entries wait).
+          const placeOf = await openPlaces();
+          reply = (await reader.xreadgroup(
+            "GROUP",
+            INGEST_GROUP,
+            consumer,
+            "COUNT",
+            Math.min(readCount, concurrency - held.size),
+            "BLOCK",
+            5_000,
+            "STREAMS",
+            streamKey,
+            ">",
+          )) as typeof reply;
+          if (!reply) continue;
+          for (const [, entries] of reply) for (const [id, fields] of entries) take(id, fields, placeOf);
+          // No other entry can arrive until some of these are done.
+          if (held.size >= concurrency) seal();
+        } catch (error) {
+          if (closing) break;
+          const message = (error as Error).message;
+          if (/NOGROUP/.test(message)) await ensureGroup().catch((e: Error) => logEvery(e.message));
+          else {
+            logEvery(message);
+            await sleep(1_000);
+          }
+        }
+      }
+    }
+
+    let reading: Promise<void> | undefined;
+    return {
+      settle,
+      start: async () => {
+        await ensureGroup();
+        readerId = Number(await reader.client("ID"));
+        reading = readLoop();
+      },
+      /** Stops reading (a blocked read returns at once, having taken nothing) and closes the reading connection. */
+      stop: async () => {
+        clearInterval(claimTimer);
+        room?.();
+        // UNBLOCK makes a blocked XREADGROUP return nothing, so no entry is given to a read nobody will see;
+        // with Redis away there is no read to lose, and the connection is dropped.
+        const stopped = reading ?? Promise.resolve();
+        if (readerId !== undefined && redis.status === "ready") {
+          const unblocked = redis.client("UNBLOCK", readerId).catch(() => undefined);
+          await Promise.race([stopped.then(() => unblocked), new Promise((resolve) => setTimeout(resolve, 1_000))]);
+        }
+        reader.disconnect();
+        await stopped;
+      },
+      /** Waits for the hand-overs in progress. */
+      handingOver: () => Promise.all([...handing]),
+    };
   }
 
   const worker = new Worker<IngestJob>(INGEST_QUEUE, processor, {
@@ -475,15 +744,16 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
   worker.on("failed", (job, error) => {
     if (job && error instanceof UnrecoverableError) console.error(`[ingest] job ${job.id} failed: ${error.message}`);
   });
-  await worker.waitUntilReady();
+  await Promise.all([worker.waitUntilReady(), stream.start()]);
 
   async function flush() {
     for (;;) {
       seal();
       const waiting = draining;
-      if (!waiting) return;
+      if (!waiting) break;
       await waiting;
     }
+    await stream.handingOver();
   }
 
   let closed: Promise<void> | undefined;
@@ -496,11 +766,14 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
         abandon.abort();
         for (const wake of [...wakers]) wake();
       }, closeTimeoutMs);
-      // worker.close() stops fetching and waits for the active jobs, which wait for the flush.
+      // worker.close() stops fetching and waits for the active jobs, which wait for the flush; the stream stops
+      // being read, and what it gave is in the batches.
       const workerClosed = worker.close();
+      await stream.stop();
       await flush();
       await workerClosed;
       await flush();
+      await handOverQueue.close().catch(() => undefined);
       // The last counts (this batch's inserted) go to ClickHouse too, if it answers within a moment.
       if (!abandoned) await Promise.race([rollup(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
       clearTimeout(giveUp);

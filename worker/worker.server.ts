@@ -2,6 +2,7 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import type { Redis } from "ioredis";
 import { clickHouseOptions, createClickHouse } from "../app/analytics/clickhouse.server";
 import { INGEST_QUEUE } from "../app/analytics/events";
+import { ingestStreamKey } from "../app/analytics/ingest-stream.server";
 import type { Env } from "../app/utils/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
 import { createRedis } from "../app/utils/redis.server";
@@ -36,7 +37,7 @@ export async function startWorker(env: Env): Promise<RunningWorker> {
     const [pong, ping] = await Promise.all([redis.ping(), clickhouse.ping()]);
     if (pong !== "PONG") throw new Error(`Redis answered ${pong}`);
     if (!ping.success) throw new Error(`ClickHouse did not answer: ${String(ping.error)}`);
-    // The analytics queue → ClickHouse, in batches (worker/ingest.server.ts).
+    // The analytics stream (and queue) → ClickHouse, in batches (worker/ingest.server.ts).
     ingest = await startIngest(env, { redis, clickhouse });
     // Unused uploads, stray files, expired sessions and spent reset links, hourly (worker/housekeeping.server.ts).
     housekeeping = await startHousekeeping(env, redis);
@@ -53,7 +54,7 @@ export async function startWorker(env: Env): Promise<RunningWorker> {
   console.log(
     maskUrlCredentials(
       `[worker] ready (redis ${env.REDIS_URL}, clickhouse ${env.CLICKHOUSE_URL}/${env.CLICKHOUSE_DATABASE}, ` +
-        `queue ${env.QUEUE_PREFIX}:${INGEST_QUEUE}, batches of ${env.INGEST_BATCH_ROWS} rows or ${env.INGEST_BATCH_MS} ms)`,
+        `stream ${ingestStreamKey(env.QUEUE_PREFIX)} and queue ${env.QUEUE_PREFIX}:${INGEST_QUEUE}, batches of ${env.INGEST_BATCH_ROWS} rows or ${env.INGEST_BATCH_MS} ms)`,
     ),
   );
   // The outbox table → SMTP_URL (worker/mail.server.ts); without SMTP_URL, mail stays in the table.

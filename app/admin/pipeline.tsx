@@ -43,7 +43,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const now = new Date();
   const [counts, health, failed] = await Promise.all([
     within(pipelineCounts(getClickHouse(), getRedis(), prefix, { now })),
-    within(queueHealth(getQueue(), now.getTime())),
+    within(queueHealth(getQueue(), getRedis(), getEnv().QUEUE_PREFIX, now.getTime())),
     within(failedJobs(getQueue(), 50)),
   ]);
   const url = new URL(request.url);
@@ -121,7 +121,7 @@ export default function AdminPipeline() {
             <dd>{health.failed}</dd>
           </div>
           <div>
-            <dt>Lag (oldest waiting job)</dt>
+            <dt>Lag (oldest waiting events)</dt>
             <dd>{health.oldestWaitingAt ? `${Math.round(health.lagMs / 1000)} s` : "None waiting"}</dd>
           </div>
         </dl>

@@ -1,16 +1,16 @@
 /**
- * From a tracking request to a BullMQ job (DESIGN.md §5): check the events against the endpoint's schema
- * and the clock window, add what the server knows (receive time, device, truncated IP, user), and queue them
- * as one job. The HTTP side is router.server.ts; the worker reads the job on the other end, and adds the
- * visitor's country and city from the truncated IP (worker/geo.server.ts): the web process holds no GeoIP
- * database (ADR 021, amended 2026-11-27).
+ * From a tracking request to the ingest stream (DESIGN.md §5, ADR 025): check the events against the endpoint's
+ * schema and the clock window, add what the server knows (receive time, device, truncated IP, user), and
+ * append them to the stream, one entry for the requests of the same moment (ADR 009). The HTTP side is
+ * router.server.ts; the worker reads the stream on the other end, and adds the visitor's country and city
+ * from the truncated IP (worker/geo.server.ts): the web process holds no GeoIP database (ADR 021, amended
+ * 2026-11-27).
  *
  * Queueing uses a Redis connection of its own that never holds commands back while Redis is away
  * (`enableOfflineQueue: false`), so when Redis is down `enqueue` fails within milliseconds and the endpoint
- * answers 503; it resolves only once Redis has the job, which is when the endpoint may answer 202.
+ * answers 503; it resolves only once Redis has the entry, which is when the endpoint may answer 202.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { Queue, type JobsOptions } from "bullmq";
 import { isbot } from "isbot";
 import type { Redis } from "ioredis";
 import { UAParser } from "ua-parser-js";
@@ -18,17 +18,16 @@ import type { ZodIssue } from "zod";
 import {
   ActionPageviewEvent,
   ENDPOINTS,
-  INGEST_QUEUE,
   MAX_EVENT_AGE_MS,
   MAX_EVENT_FUTURE_MS,
   MAX_EVENTS_PER_REQUEST,
   type Endpoint,
   type Enrichment,
   type EventKind,
-  type IngestJob,
   type QueuedEvent,
   parseEvent,
 } from "~/analytics/events";
+import { appendEntry } from "~/analytics/ingest-stream.server";
 import { rateLimitKey, truncateIp } from "~/analytics/ip.server";
 import { countMinute } from "~/analytics/pipeline-stats.server";
 import { cleanPath, cleanUrl } from "~/analytics/urls";
@@ -275,18 +274,7 @@ export function newPageview() {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// The queue.
-
-/**
- * Options of every ingest job. The worker keeps a job active while ClickHouse is down; these attempts are
- * for a worker that dies mid-job: 8 tries, 1 s doubling (about two minutes), then the failed set.
- */
-export const INGEST_JOB_OPTIONS: JobsOptions = {
-  removeOnComplete: true,
-  removeOnFail: false,
-  attempts: 8,
-  backoff: { type: "exponential", delay: 1_000 },
-};
+// The stream.
 
 /** Why a request's events were dropped: `dropped:<reason>` in the counters. */
 export type DropReason =
@@ -318,9 +306,10 @@ export class IngestUnavailableError extends Error {
 
 /** How long an enqueue may take before we give up and answer 503 (Redis is local; normal is < 5 ms). */
 const ENQUEUE_TIMEOUT_MS = 3_000;
-/** Requests queued together share a job of at most as many events as one request may carry: a job ClickHouse
- * refuses (it goes to the failed set whole) holds no more than before. A request's own events stay together. */
-const MAX_EVENTS_PER_JOB = MAX_EVENTS_PER_REQUEST;
+/** Requests queued together share an entry of at most as many events as one request may carry: an entry
+ * ClickHouse refuses (it goes to the failed set whole) holds no more than before. A request's own events stay
+ * together. */
+const MAX_EVENTS_PER_ENTRY = MAX_EVENTS_PER_REQUEST;
 /** How often the counters summed in memory are written to Redis. */
 const COUNTS_EVERY_MS = 250;
 
@@ -336,74 +325,50 @@ export function logThrottled(kind: string, message: string) {
 export type Ingest = {
   /** Counts one request against the address's limit; null when allowed. Rejects when Redis is down. */
   limit: (ip: string) => Promise<Limited | null>;
-  /** Resolves once Redis holds the job with these events; rejects with IngestUnavailableError otherwise. */
+  /** Resolves once Redis holds the stream entry with these events; rejects with IngestUnavailableError otherwise. */
   enqueue: (events: QueuedEvent[]) => Promise<void>;
   /** Adds to a counter; never fails (a counter is not worth refusing an event for). */
   count: (field: CounterField, n: number) => void;
   close: () => Promise<void>;
 };
 
-/** The ingest side of one process: its Redis connection, BullMQ queue and rate limiter. */
+/** The ingest side of one process: its Redis connection (the stream's appends, the limiter, the counters). */
 export function createIngest({ redisUrl, prefix }: { redisUrl: string; prefix: string }): Ingest {
-  const failFast = (autoPipelining: boolean) => {
-    const connection = createRedis(redisUrl, {
-      enableAutoPipelining: autoPipelining,
-      enableOfflineQueue: false,
-      connectTimeout: 2_000,
-      commandTimeout: 2_000,
-      maxRetriesPerRequest: 1,
-      // Reconnect quickly once Redis is back: 50 ms, 100 ms, ... at most 1 s apart.
-      retryStrategy: (times) => Math.min(times * 50, 1_000),
-    });
-    connection.on("error", (error: Error) => logThrottled("redis", `Redis: ${error.message}`));
-    return connection;
-  };
-  // The queue's connection carries BullMQ's ~50 Lua commands; ioredis copies them into every pipeline or
-  // MULTI it builds, and with auto-pipelining it builds one for every turn that sends a command (a few
-  // percent of a tracking request's CPU): the queue's connection sends its commands one by one (one job write
-  // is in flight at a time anyway), and the limiter and counters get a connection of their own.
-  const redis: Redis = failFast(false);
-  const side: Redis = failFast(true);
+  const redis: Redis = createRedis(redisUrl, {
+    enableOfflineQueue: false,
+    connectTimeout: 2_000,
+    commandTimeout: 2_000,
+    maxRetriesPerRequest: 1,
+    // Reconnect quickly once Redis is back: 50 ms, 100 ms, ... at most 1 s apart.
+    retryStrategy: (times) => Math.min(times * 50, 1_000),
+  });
+  redis.on("error", (error: Error) => logThrottled("redis", `Redis: ${error.message}`));
 
-  let queue: Queue<IngestJob> | undefined;
-  const getQueue = () => {
-    if (queue) return queue;
-    const created = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix, defaultJobOptions: INGEST_JOB_OPTIONS });
-    created.on("error", (error: Error) => logThrottled("queue", `queue: ${error.message}`));
-    // BullMQ prepares a queue once (waits for Redis, loads its scripts); if that fails, the next request
-    // starts over with a new queue object rather than waiting on a dead one.
-    created.waitUntilReady().catch(() => {
-      if (queue === created) queue = undefined;
-      void created.close().catch(() => undefined);
-    });
-    queue = created;
-    return created;
-  };
-  getQueue();
-
-  const limit = analyticsLimiter(side);
+  const limit = analyticsLimiter(redis);
   const counters = countersKey(prefix);
   const inFlight = new Set<Promise<unknown>>();
 
-  // Group commit (ADR 009, amended by ADR 021): requests waiting for the queue share one job, and each is
-  // answered once that job is in Redis (or all of them get 503 if it is not). One write is in Redis's hands at
-  // a time: the requests that reach `enqueue` while it is form the next group, written as soon as it is
-  // answered. Under load that is one BullMQ job for many requests, which is what Redis and the worker pay
-  // for; a lone request waits for nothing more than before (setImmediate runs before any timer).
+  // Group commit (ADR 009, amended by ADRs 021 and 025): requests waiting for the stream share one entry, and
+  // each is answered once that entry is in Redis (or all of them get 503 if it is not). One write is in Redis's
+  // hands at a time: the requests that reach `enqueue` while it is form the next group, written as soon as it
+  // is answered. Under load that is one entry for many requests; a lone request waits for nothing more than
+  // before (setImmediate runs before any timer).
   type Waiting = { events: QueuedEvent[]; resolve: () => void; reject: (error: IngestUnavailableError) => void };
   let waiting: Waiting[] = [];
   let writing = false;
   let flushScheduled = false;
 
   const addJobs = async (group: Waiting[]) => {
-    const jobs: { name: string; data: IngestJob }[] = [];
+    const entries: QueuedEvent[][] = [];
     for (const { events } of group) {
-      const last = jobs.at(-1);
-      if (last && last.data.events.length + events.length <= MAX_EVENTS_PER_JOB) last.data.events.push(...events);
-      else jobs.push({ name: "events", data: { events: [...events] } });
+      const last = entries.at(-1);
+      if (last && last.length + events.length <= MAX_EVENTS_PER_ENTRY) last.push(...events);
+      else entries.push([...events]);
     }
     let timer: NodeJS.Timeout | undefined;
-    const added = jobs.length === 1 ? getQueue().add(jobs[0]!.name, jobs[0]!.data) : getQueue().addBulk(jobs);
+    // Several entries are sent together (one write); should only some be stored, their requests get 503 and
+    // are sent again, and the worker's tables drop the duplicates (ReplacingMergeTree on event_id).
+    const added = Promise.all(entries.map((events) => appendEntry(redis, prefix, events)));
     inFlight.add(added);
     try {
       await Promise.race([
@@ -458,12 +423,12 @@ export function createIngest({ redisUrl, prefix }: { redisUrl: string; prefix: s
     if (counts.size === 0) return;
     const entries = [...counts];
     counts.clear();
-    if (side.status !== "ready") return;
+    if (redis.status !== "ready") return;
     const writes: Promise<unknown>[] = entries.map(([field, n]) =>
-      side.hincrby(counters, field, n).catch((error: Error) => logThrottled("counters", `counters: ${error.message}`)),
+      redis.hincrby(counters, field, n).catch((error: Error) => logThrottled("counters", `counters: ${error.message}`)),
     );
     // And into this minute's hash, which the worker moves to ClickHouse for the pipeline health screen.
-    writes.push(countMinute(side, prefix, entries).catch((error: Error) => logThrottled("counters", `counters per minute: ${error.message}`)));
+    writes.push(countMinute(redis, prefix, entries).catch((error: Error) => logThrottled("counters", `counters per minute: ${error.message}`)));
     await Promise.all(writes);
   };
   const count = (field: CounterField, n: number) => {
@@ -487,12 +452,7 @@ export function createIngest({ redisUrl, prefix }: { redisUrl: string; prefix: s
       }
       clearTimeout(countsTimer);
       await writeCounts(); // before the connection closes
-      // The connections end before the queue closes. BullMQ's queue drops its listeners when it closes, and a
-      // shared connection still trying to reach Redis then fails its start with nobody listening: an unhandled
-      // rejection (taskforcesh/bullmq#4225; operations-core.test.ts saw it with Redis away). Ended first, the
-      // failure reaches the queue's "error" listener above.
-      await Promise.all([redis, side].map(endConnection));
-      await queue?.close().catch(() => undefined);
+      await endConnection(redis);
     },
   };
 }
@@ -533,7 +493,7 @@ export function prepareIngest() {
   getIngest();
 }
 
-/** Waits for the jobs being added, writes the counters, and closes the connections (at shutdown). */
+/** Waits for the entries being added, writes the counters, and closes the connections (at shutdown). */
 export async function closeIngest() {
   closed = true;
   const ingest = globalThis.__sokoIngest;

@@ -11,8 +11,9 @@
  * its rows once. Readers sum `n` per minute and counter, and add the minute hashes not moved yet, so the
  * screen is current to the second.
  *
- * Queue and failed set: BullMQ's own counts; the failed jobs (ClickHouse refused their data, or a worker
- * died on them ten times) are listed; pipeline-replay.server.ts moves them back to waiting, audited.
+ * Queue and failed set: the ingest stream's depth (ADR 025) with BullMQ's own counts; the failed jobs
+ * (ClickHouse refused their data, or a worker died on them ten times) are listed; pipeline-replay.server.ts
+ * moves them back to waiting, audited.
  */
 import { randomUUID } from "node:crypto";
 import type { ClickHouseClient } from "@clickhouse/client";
@@ -20,6 +21,7 @@ import { Queue, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { INGEST_QUEUE, type IngestJob } from "~/analytics/events";
+import { streamDepth } from "~/analytics/ingest-stream.server";
 
 /** A minute hash lives this long in Redis if no worker ever moves it. */
 export const MINUTE_KEY_TTL_SECONDS = 2 * 24 * 60 * 60;
@@ -188,7 +190,7 @@ export type QueueHealth = {
   active: number;
   delayed: number;
   failed: number;
-  /** Age in milliseconds of the oldest job waiting (0 when none waits): how far behind the worker is. */
+  /** Age in milliseconds of the oldest entry or job waiting (0 when none waits): how far behind the worker is. */
   lagMs: number;
   oldestWaitingAt: string | null;
 };
@@ -198,13 +200,21 @@ export function ingestQueue(redis: Redis, prefix: string) {
   return new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix });
 }
 
-export async function queueHealth(queue: Queue<IngestJob>, now = Date.now()): Promise<QueueHealth> {
-  const counts = await queue.getJobCounts("waiting", "active", "delayed", "failed", "prioritized", "paused");
-  const [oldest] = await queue.getJobs(["wait", "paused", "prioritized"], 0, 0, true);
-  const at = oldest?.timestamp;
+/**
+ * The stream's entries and the queue's jobs together: waiting (not read by a worker yet), being inserted (held
+ * by a worker), delayed and failed (jobs only), and the age of the oldest that waits.
+ */
+export async function queueHealth(queue: Queue<IngestJob>, redis: Redis, prefix: string, now = Date.now()): Promise<QueueHealth> {
+  const [counts, [oldest], stream] = await Promise.all([
+    queue.getJobCounts("waiting", "active", "delayed", "failed", "prioritized", "paused"),
+    queue.getJobs(["wait", "paused", "prioritized"], 0, 0, true),
+    streamDepth(redis, prefix),
+  ]);
+  const times = [oldest?.timestamp, stream.oldestWaitingMs ?? undefined].filter((t): t is number => typeof t === "number");
+  const at = times.length > 0 ? Math.min(...times) : undefined;
   return {
-    waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.paused ?? 0),
-    active: counts.active ?? 0,
+    waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.paused ?? 0) + stream.waiting,
+    active: (counts.active ?? 0) + stream.active,
     delayed: counts.delayed ?? 0,
     failed: counts.failed ?? 0,
     lagMs: at ? Math.max(0, now - at) : 0,

@@ -59,7 +59,7 @@ describeBothModes("Admin analytics insights", (mode) => {
   it("shows the pipeline's health: the last day's figures and the queue", async () => {
     await page.getByRole("heading", { level: 2, name: "Last 24 hours" }).waitFor();
     await page.getByRole("heading", { level: 2, name: "Queue" }).waitFor();
-    await page.getByText("Lag (oldest waiting job)").waitFor();
+    await page.getByText("Lag (oldest waiting events)").waitFor();
     await page.getByRole("heading", { level: 2, name: "Failed events" }).waitFor();
   });
 

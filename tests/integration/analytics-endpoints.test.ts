@@ -1,15 +1,15 @@
 /**
  * The tracking endpoints of the built app (POST /api/v1/analytics/*): what they accept, what they refuse
- * and why, what they add to each event, and that a 202 means the job is in Redis. The worker is not
- * running here: jobs stay in the queue's waiting list, where the tests read them back.
+ * and why, what they add to each event, and that a 202 means the entry is in Redis. The worker is not
+ * running here: entries stay in the ingest stream (ADR 025), where the tests read them back.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import http from "node:http";
-import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INGEST_QUEUE, MAX_BODY_BYTES, type IngestJob, type QueuedEvent } from "~/analytics/events";
+import { MAX_BODY_BYTES, type QueuedEvent } from "~/analytics/events";
+import { streamEntries } from "~/analytics/ingest-stream.server";
 import { getEnv } from "~/utils/env.server";
 import { createRedis } from "~/utils/redis.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
@@ -59,13 +59,12 @@ function client(baseUrl: () => string) {
 }
 
 function queueReader(prefix: string, redis: Redis) {
-  const queue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix });
   return {
-    queue,
-    jobs: () => queue.getJobs(["waiting"], 0, -1),
-    count: () => queue.getWaitingCount(),
+    /** The stream's entries: one per group of requests written together (here, one request at a time). */
+    entries: () => streamEntries(redis, prefix),
+    count: async () => (await streamEntries(redis, prefix)).length,
     async events(): Promise<QueuedEvent[]> {
-      return (await queue.getJobs(["waiting"], 0, -1)).flatMap((j) => j.data.events);
+      return (await streamEntries(redis, prefix)).flatMap((entry) => entry.events);
     },
     async find(eventId: string): Promise<QueuedEvent | undefined> {
       return (await this.events()).find((e) => e.event_id === eventId);
@@ -98,8 +97,6 @@ describe("tracking endpoints", () => {
   });
   afterAll(async () => {
     await server?.stop();
-    await reader?.queue.obliterate({ force: true }).catch(() => undefined);
-    await reader?.queue.close();
     if (redis) {
       const keys = await redis.keys(`${prefix}:*`);
       if (keys.length) await redis.del(...keys);
@@ -123,27 +120,26 @@ describe("tracking endpoints", () => {
   const counters = async () => redis.hgetall(`${prefix}:analytics:counters`);
 
   describe("accepts", () => {
-    it("one event as JSON: 202 once the job is in Redis, one job per request", async () => {
+    it("one event as JSON: 202 once the entry is in Redis, one entry per request", async () => {
       const before = await reader.count();
       const event = action();
       const res = await post("action", event);
       expect(res.status).toBe(202);
       expect(res.body).toEqual({ success: true, accepted: 1 });
-      // No waiting: the 202 came after Redis had the job.
+      // No waiting: the 202 came after Redis had the entry.
       expect(await reader.count()).toBe(before + 1);
       expect(await reader.find(event.event_id)).toMatchObject({ kind: "action", event_id: event.event_id, page: "/browse", x: 12, y: 340 });
     });
 
-    it("an array of events as text/plain (sendBeacon), as one job", async () => {
+    it("an array of events as text/plain (sendBeacon), as one entry", async () => {
       const events = Array.from({ length: 20 }, (_, i) => action({ page: `/gig/${i}` }));
       const before = await reader.count();
       const res = await post("action", JSON.stringify(events), { raw: true, headers: { "Content-Type": "text/plain;charset=UTF-8" } });
       expect(res.status).toBe(202);
       expect(res.body).toEqual({ success: true, accepted: 20 });
       expect(await reader.count()).toBe(before + 1);
-      const job = (await reader.jobs()).find((j) => j.data.events[0]?.event_id === events[0]!.event_id);
-      expect(job?.data.events.map((e) => e.event_id)).toEqual(events.map((e) => e.event_id));
-      expect(job?.opts).toMatchObject({ removeOnComplete: true, attempts: expect.any(Number) });
+      const entry = (await reader.entries()).find((e) => e.events[0]?.event_id === events[0]!.event_id);
+      expect(entry?.events.map((e) => e.event_id)).toEqual(events.map((e) => e.event_id));
     });
 
     it("a body without a Content-Type", async () => {
@@ -649,11 +645,9 @@ describe("tracking endpoints while Redis is unreachable", () => {
       .poll(async () => (await post("action", action())).status, { timeout: 10_000, interval: 200 })
       .toBe(202);
     const check = createRedis(`redis://127.0.0.1:${redisPort}`, { maxRetriesPerRequest: null });
-    const reader = queueReader(prefix, check);
     try {
-      expect(await reader.count()).toBeGreaterThanOrEqual(1);
+      expect(await queueReader(prefix, check).count()).toBeGreaterThanOrEqual(1);
     } finally {
-      await reader.queue.close();
       await check.quit();
     }
   });

@@ -388,7 +388,7 @@ describe("analytics insight screens", () => {
       expect(health.status).toBe(200);
       const html = await health.text();
       expect(html).toContain("The counters are unavailable: ClickHouse or Redis did not answer.");
-      expect(html).toContain("Lag (oldest waiting job)");
+      expect(html).toContain("Lag (oldest waiting events)");
     } finally {
       await down.stop();
     }

@@ -1,5 +1,6 @@
 /**
- * Issue 5, "No loss": 10,000 events with unique ids go through the built web server, BullMQ and the worker
+ * Issue 5, "No loss": 10,000 events with unique ids go through the built web server, the ingest stream (ADR 025)
+ * and the worker
  * into ClickHouse while (a) the worker is killed with SIGKILL in the middle of a batch and restarted,
  * (b) ClickHouse is killed and kept down for 15 s, then started again on the same files, and (c) Redis is
  * stopped and started again on its append-only file, the web server running throughout. The client
@@ -22,6 +23,7 @@ import type { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { createClickHouse } from "~/analytics/clickhouse.server";
 import { INGEST_QUEUE, TABLES, type IngestJob } from "~/analytics/events";
+import { INGEST_GROUP, ingestStreamKey, streamDepth, streamEntries } from "~/analytics/ingest-stream.server";
 import { pageViews, TOP_ROWS, userActivity } from "~/analytics/reports.server";
 import { migrateClickHouse } from "../../scripts/lib/migrate";
 import { createRedis } from "~/utils/redis.server";
@@ -136,7 +138,7 @@ describe("analytics pipeline: no event lost", () => {
         CLICKHOUSE_URL: clickhouseServer!.url,
         CLICKHOUSE_DATABASE: database,
         QUEUE_PREFIX: prefix,
-        // Several jobs per batch (about 11 requests arrive a second).
+        // Several entries per batch (about 11 requests arrive a second).
         INGEST_BATCH_MS: "1000",
       },
       stdio: ["ignore", "pipe", "pipe"],
@@ -249,21 +251,24 @@ describe("analytics pipeline: no event lost", () => {
       };
 
       async function injectFaults() {
-        // (a) SIGKILL the worker while it holds jobs whose batch is not inserted yet.
+        // (a) SIGKILL the worker while it holds entries whose batch is not inserted yet.
         await sleep(KILL_WORKER_AT_MS);
         const holding = Date.now() + 10_000;
-        while ((await queue!.getActiveCount()) === 0) {
-          if (Date.now() > holding) throw new Error(`the worker held no job to kill it with:\n${workerLog}`);
+        while ((await streamDepth(monitor!, prefix)).active === 0) {
+          if (Date.now() > holding) throw new Error(`the worker held no entry to kill it with:\n${workerLog}`);
           await sleep(20);
         }
         const dying = worker!;
         const gone = new Promise((resolve) => dying.once("exit", resolve));
         dying.kill("SIGKILL");
         await gone;
-        // What the dead worker held: its jobs stay active (locked) until their locks expire.
-        const held = await queue!.getJobs(["active"]);
+        // What the dead worker held: its entries stay pending until the next worker claims them (idle 15 s).
+        const pending = new Set(
+          ((await monitor!.xpending(ingestStreamKey(prefix), INGEST_GROUP, "-", "+", 100_000)) as [string, ...unknown[]][]).map(([id]) => id),
+        );
+        const held = (await streamEntries(monitor!, prefix)).filter((entry) => pending.has(entry.id));
         faults.killedJobs = held.length;
-        const heldIds = held.flatMap((job) => job.data.events.map((e) => e.event_id));
+        const heldIds = held.flatMap((entry) => entry.events.map((e) => e.event_id));
         faults.killedEvents = heldIds.length;
         faults.killedEventsNotStored = heldIds.length - (await storedIds(clickhouse!, heldIds)).size;
         await startWorker();
@@ -304,7 +309,7 @@ describe("analytics pipeline: no event lost", () => {
       expect(accepted.pageview.size).toBe(2_000);
 
       // The faults happened during the sending and were felt where they should be.
-      expect(faults.killedJobs, "jobs the killed worker held").toBeGreaterThan(0);
+      expect(faults.killedJobs, "stream entries the killed worker held").toBeGreaterThan(0);
       expect(faults.redisDown[1]).toBeLessThan(answers.at(-1)!.at);
       const during = ([from, to]: [number, number]) => answers.filter((a) => a.at >= from && a.at <= to);
       // With ClickHouse down the endpoints do not care: they only need Redis.
@@ -328,7 +333,7 @@ describe("analytics pipeline: no event lost", () => {
           const counts = await queue.getJobCounts("waiting", "active", "delayed", "failed", "completed");
           throw new Error(
             `${all.length - stored} of ${all.length} accepted events are not in ClickHouse ${STORED_DEADLINE_MS / 1000} s after the sending ended; ` +
-              `queue ${JSON.stringify(counts)}; worker output:\n${workerLog.slice(-3000)}`,
+              `stream ${JSON.stringify(await streamDepth(monitor!, prefix))}, queue ${JSON.stringify(counts)}; worker output:\n${workerLog.slice(-3000)}`,
           );
         }
         await sleep(500);
@@ -385,7 +390,8 @@ describe("analytics pipeline: no event lost", () => {
       expect(activity.sessions).toBe(sessions.size);
       expect(activity.bounceRate).toBe(Math.round((bounces * 10_000) / sessions.size) / 10_000);
 
-      // Nothing left behind in the queue, nothing failed.
+      // Nothing left behind in the stream or the queue, nothing failed.
+      expect(await monitor!.xlen(ingestStreamKey(prefix))).toBe(0);
       const counts = await queue.getJobCounts("waiting", "active", "delayed", "failed");
       expect(counts).toMatchObject({ waiting: 0, active: 0, delayed: 0, failed: 0 });
 
@@ -396,7 +402,7 @@ describe("analytics pipeline: no event lost", () => {
       );
       console.log(
         `[no-loss] ${all.length} events accepted in ${(sentFor / 1000).toFixed(1)} s (${tally(answers)}); ` +
-          `all in ClickHouse ${(storedFor / 1000).toFixed(1)} s later. Worker killed holding ${faults.killedJobs} jobs ` +
+          `all in ClickHouse ${(storedFor / 1000).toFixed(1)} s later. Worker killed holding ${faults.killedJobs} stream entries ` +
           `(${faults.killedEvents} events, ${faults.killedEventsNotStored} not yet stored); ClickHouse down ` +
           `${faults.clickhouseDown.map((t) => (t / 1000).toFixed(1)).join("–")} s; Redis down ` +
           `${faults.redisDown.map((t) => (t / 1000).toFixed(1)).join("–")} s (its process gone ${((faults.redisGone - faults.redisDown[0]) / 1000).toFixed(2)} s ` +

@@ -3,13 +3,13 @@
  * serves (common brief, "Page views without JavaScript"), hands its id and time to Remix through the load
  * context (the root renders them in <meta name="soko-pageview">), and records nothing for assets, data
  * requests, the API, media, errors, redirects and bots. The worker is not running: the page views stay in
- * the queue's waiting list, where the tests read them back.
+ * the ingest stream (ADR 025), where the tests read them back.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INGEST_QUEUE, type IngestJob, type QueuedEvent } from "~/analytics/events";
+import type { QueuedEvent } from "~/analytics/events";
+import { streamEntries } from "~/analytics/ingest-stream.server";
 import { getEnv } from "~/utils/env.server";
 import { createRedis } from "~/utils/redis.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
@@ -33,7 +33,6 @@ describe("page views recorded by the server", () => {
   let t: TestDatabase;
   let server: TestServer;
   let redis: Redis;
-  let queue: Queue<IngestJob>;
   let token: string;
   const prefix = `t_anapv_${randomBytes(4).toString("hex")}`;
 
@@ -43,12 +42,9 @@ describe("page views recorded by the server", () => {
     token = await createSession(t.db, userId);
     server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: prefix, TRUST_PROXY: "loopback" });
     redis = createRedis(getEnv().REDIS_URL, { maxRetriesPerRequest: null });
-    queue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix });
   });
   afterAll(async () => {
     await server?.stop();
-    await queue?.obliterate({ force: true }).catch(() => undefined);
-    await queue?.close();
     if (redis) {
       const keys = await redis.keys(`${prefix}:*`);
       if (keys.length) await redis.del(...keys);
@@ -60,7 +56,7 @@ describe("page views recorded by the server", () => {
   const get = (path: string, headers: Record<string, string> = {}) =>
     fetch(`${server.baseUrl}${path}`, { redirect: "manual", headers: { Accept: HTML, "User-Agent": ANDROID, ...headers } });
 
-  const queued = async (): Promise<QueuedEvent[]> => (await queue.getJobs(["waiting"], 0, -1)).flatMap((j) => j.data.events);
+  const queued = async (): Promise<QueuedEvent[]> => (await streamEntries(redis, prefix)).flatMap((entry) => entry.events);
 
   /** The page view of a given id, once it is queued (the server queues it after the page has been sent). */
   async function pageviewOf(eventId: string): Promise<QueuedEvent> {
@@ -106,7 +102,7 @@ describe("page views recorded by the server", () => {
       browser: "Mobile Chrome",
       os: "Android",
     });
-    expect((await queue.getJobs(["waiting"], 0, -1)).filter((j) => j.data.events.some((e) => e.event_id === meta!.eventId))).toHaveLength(1);
+    expect((await streamEntries(redis, prefix)).filter((entry) => entry.events.some((e) => e.event_id === meta!.eventId))).toHaveLength(1);
   });
 
   it("one session per address, browser and day; a signed-in visitor's page view is still anonymous", async () => {

@@ -7,7 +7,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { Queue } from "bullmq";
 import express from "express";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,19 +14,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const prefix = `t_trackfirst_${randomBytes(4).toString("hex")}`;
 process.env.QUEUE_PREFIX = prefix;
 
-const { INGEST_QUEUE } = await import("~/analytics/events");
+const { streamEntries } = await import("~/analytics/ingest-stream.server");
 const { closeIngest, getIngest } = await import("~/analytics/ingest.server");
 const { analyticsRouter, trackingFirst } = await import("~/analytics/router.server");
 const { getEnv } = await import("~/utils/env.server");
 const { createRedis } = await import("~/utils/redis.server");
-type IngestJob = import("~/analytics/events").IngestJob;
 
 const ANDROID = "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
 const event = () => ({ event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now(), action_type: "click", page: "/browse" });
 
 describe("tracking posts answered before Express", () => {
   let redis: Redis;
-  let queue: Queue<IngestJob>;
   const servers: http.Server[] = [];
   /** Requests that reached Express, by path. */
   const seenByExpress: string[] = [];
@@ -54,19 +51,16 @@ describe("tracking posts answered before Express", () => {
     });
 
   const queued = async (eventId: string) =>
-    (await queue.getJobs(["waiting"], 0, -1)).flatMap((j) => j.data.events).find((e) => e.event_id === eventId);
+    (await streamEntries(redis, prefix)).flatMap((entry) => entry.events).find((e) => e.event_id === eventId);
 
   beforeAll(async () => {
     redis = createRedis(getEnv().REDIS_URL, { maxRetriesPerRequest: null });
-    queue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix });
     getIngest();
     await new Promise((r) => setTimeout(r, 300)); // connected
   });
   afterAll(async () => {
     await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
     await closeIngest();
-    await queue?.obliterate({ force: true }).catch(() => undefined);
-    await queue?.close();
     const keys = await redis.keys(`${prefix}:*`);
     if (keys.length) await redis.del(...keys);
     await redis?.quit();

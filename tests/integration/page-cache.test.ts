@@ -11,10 +11,9 @@ process.env.QUEUE_PREFIX = `t_pagecache_${process.pid}_${Date.now()}`;
 
 import http from "node:http";
 import zlib from "node:zlib";
-import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INGEST_QUEUE, type IngestJob } from "~/analytics/events";
+import { streamEntries } from "~/analytics/ingest-stream.server";
 import type { Actor } from "~/operations/core.server";
 import { setUsdRate } from "~/operations/exchange-rates.server";
 import { saveGig } from "~/operations/gigs.server";
@@ -32,7 +31,6 @@ const prefix = process.env.QUEUE_PREFIX!;
 let t: TestDatabase;
 let server: TestServer;
 let redis: Redis;
-let queue: Queue<IngestJob>;
 let seller: TestUser;
 let buyer: TestUser;
 let admin: TestUser;
@@ -63,13 +61,10 @@ beforeAll(async () => {
   await setUsdRate(member(admin), { ugxPerUsd: 3_600 }, { db: t.db });
   server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: prefix, PAGE_CACHE: "on" });
   redis = createRedis(getEnv().REDIS_URL, { maxRetriesPerRequest: null });
-  queue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix });
 });
 
 afterAll(async () => {
   await server?.stop();
-  await queue?.obliterate({ force: true }).catch(() => undefined);
-  await queue?.close();
   if (redis) {
     const keys = await redis.keys(`${prefix}:*`);
     if (keys.length) await redis.del(...keys);
@@ -97,7 +92,7 @@ async function get(path: string, { cookie, headers = {} }: { cookie?: string; he
 
 const pageviewOf = (html: string) => /<meta name="soko-pageview" content="([^"]+)"/.exec(html)?.[1] ?? null;
 const scriptNonces = (html: string) => [...html.matchAll(/<script[^>]*\snonce="([^"]*)"/g)].map((m) => m[1]);
-const queuedIds = async () => new Set((await queue.getJobs(["waiting"], 0, -1)).flatMap((j) => j.data.events.map((e) => e.event_id)));
+const queuedIds = async () => new Set((await streamEntries(redis, prefix)).flatMap((entry) => entry.events.map((e) => e.event_id)));
 
 /** Asks until the answer comes from the cache (a first request may meet a build another one started). */
 async function cached(path: string, cookie?: string): Promise<Page> {

@@ -1,18 +1,19 @@
 /**
- * Pipeline health (issue 13 item 6): known events sent through the real pipeline (built web server, BullMQ,
- * the worker, ClickHouse) come out as per-minute counters in ClickHouse's pipeline_minutes (accepted,
+ * Pipeline health (issue 13 item 6): known events sent through the real pipeline (built web server, the ingest
+ * stream, the worker, ClickHouse) come out as per-minute counters in ClickHouse's pipeline_minutes (accepted,
  * inserted, dropped by reason, failed), a move of the counters cut short is counted once, and the admin
  * screen shows the figures, the queue and the failed set, whose Replay re-queues the failed jobs and is audited.
  */
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INGEST_QUEUE, type IngestJob } from "~/analytics/events";
-import { countMinute, pipelineCounts } from "~/analytics/pipeline-stats.server";
+import { appendEntry, INGEST_GROUP, ingestStreamKey } from "~/analytics/ingest-stream.server";
+import { countMinute, pipelineCounts, queueHealth } from "~/analytics/pipeline-stats.server";
 import { getEnv } from "~/utils/env.server";
 import { createRedis } from "~/utils/redis.server";
-import { startAnalyticsPipeline } from "../support/analytics-events";
+import { queuedEvent, startAnalyticsPipeline } from "../support/analytics-events";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createSession, createUser } from "../support/factories";
 
@@ -153,5 +154,37 @@ describe("pipeline health", () => {
     // A member cannot replay (sent home, nothing audited).
     const member = await page("/admin/pipeline", clientToken, { method: "POST", body: new URLSearchParams({ intent: "replay" }) });
     expect(member.status).toBe(302);
+  });
+});
+
+describe("the queue's depth", () => {
+  it("counts the stream's entries no worker has read as waiting and those a worker holds as being inserted, with the jobs", async () => {
+    const prefix = `t_depth_${randomBytes(4).toString("hex")}`;
+    const redis = createRedis(getEnv().REDIS_URL, { maxRetriesPerRequest: null });
+    const queue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix });
+    try {
+      expect(await queueHealth(queue, redis, prefix, Date.now())).toMatchObject({ waiting: 0, active: 0, lagMs: 0, oldestWaitingAt: null });
+      // Entries appended before any worker made the group: all waiting, the first one the oldest.
+      const first = await appendEntry(redis, prefix, [queuedEvent("pageview")]);
+      await new Promise((r) => setTimeout(r, 5));
+      const second = await appendEntry(redis, prefix, [queuedEvent("pageview"), queuedEvent("pageview")]);
+      await appendEntry(redis, prefix, [queuedEvent("pageview")]);
+      const firstAt = Number(first.split("-")[0]);
+      const now = firstAt + 4_000;
+      expect(await queueHealth(queue, redis, prefix, now)).toMatchObject({ waiting: 3, active: 0, lagMs: 4_000, oldestWaitingAt: new Date(firstAt).toISOString() });
+      // A worker reads one (held, not yet acknowledged): the oldest waiting is now the second.
+      await redis.xgroup("CREATE", ingestStreamKey(prefix), INGEST_GROUP, "0");
+      await redis.xreadgroup("GROUP", INGEST_GROUP, "someone", "COUNT", 1, "STREAMS", ingestStreamKey(prefix), ">");
+      const secondAt = Number(second.split("-")[0]);
+      expect(await queueHealth(queue, redis, prefix, now)).toMatchObject({ waiting: 2, active: 1, lagMs: now - secondAt, oldestWaitingAt: new Date(secondAt).toISOString() });
+      // A BullMQ job waiting as well (a replayed one): counted with them.
+      await queue.add("events", { events: [queuedEvent("pageview")] });
+      expect(await queueHealth(queue, redis, prefix, now)).toMatchObject({ waiting: 3, active: 1 });
+    } finally {
+      await queue.obliterate({ force: true }).catch(() => undefined);
+      await queue.close();
+      await redis.del(ingestStreamKey(prefix));
+      await redis.quit();
+    }
   });
 });
