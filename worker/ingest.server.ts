@@ -21,8 +21,9 @@
  * - ClickHouse refuses the data (a parse or type error): the table's rows are bisected by entry until the
  *   ones at fault are found; the rest are inserted. A job at fault fails (BullMQ failed set, with ClickHouse's
  *   reason, never retried); a stream entry at fault becomes such a job (it is tried once more there, and
- *   fails with the reason). So does an entry that is not events at all, or one delivered more than
- *   `maxStalledCount` times (it killed workers).
+ *   fails with the reason). So does an entry that is not events at all. One delivered `maxStalledCount`
+ *   times (workers died holding it) becomes an ordinary job: BullMQ's own stall limit then fails it, should
+ *   it go on killing workers.
  *
  * Every event's row gets its country and city here, looked up from the truncated address the web process
  * queued (geo.server.ts; ADR 021, amended 2026-11-27): every path to ClickHouse (the endpoints, the server's
@@ -633,25 +634,29 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
         const [id, fields] = entry;
         if (fields && deadIds.has(id)) {
           held.add(id);
+          stats.streamEntries++;
           tooOften.push({ id, events: entryEvents(fields), reason: `read ${maxStalledCount} times by workers that stopped before writing it` });
         } else take(id, fields, placeOf);
       }
       if (tooOften.length > 0) await handOver(tooOften);
     }
 
-    let claiming = false;
+    /** The claim in progress: stop() waits for it, so what it claimed is in the batches close() writes. */
+    let claiming: Promise<void> | undefined;
     const claimTimer = setInterval(() => {
       if (claiming || closing) return;
-      claiming = true;
-      openPlaces()
+      claiming = openPlaces()
         .then(claim)
         .catch((error: Error) => {
           if (/NOGROUP/.test(error.message)) return ensureGroup();
           logEvery(`claiming stalled entries: ${error.message}`);
         })
-        .catch(() => undefined)
+        .then(
+          () => undefined,
+          () => undefined,
+        )
         .finally(() => {
-          claiming = false;
+          claiming = undefined;
         });
     }, stalledIntervalMs);
     claimTimer.unref();
@@ -714,7 +719,7 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
           await Promise.race([stopped.then(() => unblocked), new Promise((resolve) => setTimeout(resolve, 1_000))]);
         }
         reader.disconnect();
-        await stopped;
+        await Promise.all([stopped, claiming]);
       },
       /** Waits for the hand-overs in progress. */
       handingOver: () => Promise.all([...handing]),
