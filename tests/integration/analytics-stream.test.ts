@@ -4,27 +4,22 @@
  * and what the stream, its consumer group and the BullMQ failed set hold at each step. Each test has its own
  * queue prefix (so its own stream, group, queue and counters).
  */
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import fs from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import type { ClickHouseClient } from "@clickhouse/client";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import { quoteList } from "~/analytics/clickhouse-sql.server";
-import { INGEST_QUEUE, TABLES, type IngestJob, type QueuedEvent } from "~/analytics/events";
+import { INGEST_QUEUE, type IngestJob, type QueuedEvent } from "~/analytics/events";
 import { appendEntry, INGEST_GROUP, ingestStreamKey, streamDepth, streamEntries } from "~/analytics/ingest-stream.server";
 import { getEnv, parseEnv } from "~/utils/env.server";
 import { createRedis } from "~/utils/redis.server";
 import { freePort } from "../../scripts/lib/servers";
 import { analyticsCountersKey, startIngest, type Ingest, type IngestOptions } from "../../worker/ingest.server";
-import { queuedEvent as event } from "../support/analytics-events";
+import { queuedEvent as event, startIngestChild, storedCommon, storedCount as countStored, waitFor } from "../support/analytics-events";
 import { createTestClickHouseDatabase } from "../support/databases";
 
-const root = path.resolve(import.meta.dirname, "../..");
 const baseEnv = getEnv();
 let database: string;
 let clickhouse: ClickHouseClient;
@@ -100,22 +95,7 @@ async function select<T>(query: string): Promise<T[]> {
   return (await clickhouse.query({ query, format: "JSONEachRow" })).json<T>();
 }
 
-/** How many distinct events of these ids are stored, over every table. */
-async function storedCount(ids: string[]): Promise<number> {
-  const parts = Object.values(TABLES).map(
-    (t) => `SELECT toString(event_id) AS id FROM ${t} WHERE toString(event_id) IN ${quoteList(ids)}`,
-  );
-  const [row] = await select<{ n: number }>(`SELECT uniqExact(id) AS n FROM (${parts.join(" UNION ALL ")})`);
-  return Number(row?.n ?? 0);
-}
-
-async function waitFor(check: () => Promise<boolean> | boolean, ms = 15_000, what: string | (() => string) = "condition") {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === "string" ? what : what()}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const storedCount = (ids: string[]) => countStored(clickhouse, ids);
 
 /** The ids of the Redis connections blocked in an XREADGROUP right now (any process's). */
 async function blockedReads(): Promise<Set<string>> {
@@ -191,20 +171,7 @@ describe("analytics worker: the stream", () => {
     expect(ingest.stats).toMatchObject({ streamEntries: 2, batches: 1, batchRows: [4], insertedRows: 4, handedOver: 0, pendingJobs: 0 });
     expect(await t.counters()).toEqual({ inserted: "4" });
 
-    const common = (e: QueuedEvent) => ({
-      event_id: e.event_id,
-      session_id: e.session_id,
-      user_id: e.user_id,
-      event_time: "2026-11-20 10:11:12",
-      received_at: "2026-11-20 10:11:13",
-      platform: e.platform,
-      ip: "41.210.145.0",
-      country: "UG",
-      city: "Kampala",
-      device: "mobile",
-      browser: "Chrome",
-      os: "Android",
-    });
+    const common = storedCommon;
     const read = (table: string) => select<Record<string, unknown>>(`SELECT * FROM ${table} FINAL WHERE toString(event_id) IN ${quoteList(ids(all))}`);
     expect(await read("pageviews")).toEqual([
       { ...common(first[0]!), page: "/gigs/12", title: "Logo design", url: "https://soko.test/gigs/12?ref=x", referrer: "https://google.com/" },
@@ -388,32 +355,15 @@ describe("analytics worker: the stream", () => {
 
   it("claims and writes the entries of a worker killed with SIGKILL before its batch was inserted", async () => {
     const t = setup();
-    const script = path.join(await fs.mkdtemp(path.join(os.tmpdir(), "soko-stream-")), "dying-worker.mts");
-    await fs.writeFile(
-      script,
-      `import { parseEnv } from ${JSON.stringify(path.join(root, "app/utils/env.server.ts"))};
-       import { startIngest } from ${JSON.stringify(path.join(root, "worker/ingest.server.ts"))};
-       const ingest = await startIngest(parseEnv(process.env), { lockDurationMs: 1500, stalledIntervalMs: 500 });
-       setInterval(() => console.log("entries " + ingest.stats.streamEntries), 50);\n`,
-    );
-    cleanups.push(() => fs.rm(path.dirname(script), { recursive: true, force: true }));
-    // node itself, not the tsx CLI: SIGKILL to the CLI would leave its node child running.
-    const child = spawn(process.execPath, ["--import", "tsx", script], {
-      cwd: root,
-      env: { ...process.env, QUEUE_PREFIX: t.prefix, CLICKHOUSE_DATABASE: database, INGEST_BATCH_MS: "60000" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (d) => (output += d));
-    child.stderr.on("data", (d) => (output += d));
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    cleanups.push(async () => void child.kill("SIGKILL"));
+    const dying = await startIngestChild({ QUEUE_PREFIX: t.prefix, CLICKHOUSE_DATABASE: database, INGEST_BATCH_MS: "60000" }, "streamEntries");
+    cleanups.push(dying.cleanup);
+    const { child, exited } = dying;
 
-    await waitFor(() => output.includes("entries 0"), 20_000, () => `the child to start:\n${output}`);
+    await waitFor(() => dying.output().includes("streamEntries 0"), 20_000, () => `the child to start:\n${dying.output()}`);
     const batches = Array.from({ length: 4 }, () => [event("pageview"), event("session")]);
     const entryIds: string[] = [];
     for (const events of batches) entryIds.push(await t.append(events));
-    await waitFor(() => output.includes("entries 4"), 10_000, () => `the child to hold 4 entries:\n${output}`);
+    await waitFor(() => dying.output().includes("streamEntries 4"), 10_000, () => `the child to hold 4 entries:\n${dying.output()}`);
     const held = await t.pending();
     expect(held.map((p) => p.id)).toEqual(entryIds);
     expect(held.every((p) => p.consumer.includes(`-${child.pid}-`))).toBe(true);

@@ -3,11 +3,7 @@
  * endpoints queue them → rows in a fresh ClickHouse database of this file. Each test has its own queue
  * prefix (so its own queue and counters).
  */
-import { spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import fs from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import type { ClickHouseClient } from "@clickhouse/client";
 import { Queue, type Job } from "bullmq";
 import type { Redis } from "ioredis";
@@ -15,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import { quote, quoteList } from "~/analytics/clickhouse-sql.server";
 import { INGEST_QUEUE, TABLES, type EventKind, type IngestJob, type QueuedEvent } from "~/analytics/events";
-import { queuedEvent as event, SESSION_ID as sessionIdOf } from "../support/analytics-events";
+import { queuedEvent as event, SESSION_ID as sessionIdOf, startIngestChild, storedCommon, storedCount as countStored, waitFor } from "../support/analytics-events";
 import { checkEvents, enrichEvents } from "~/analytics/ingest.server";
 import { pageViews } from "~/analytics/reports.server";
 import { getEnv, parseEnv } from "~/utils/env.server";
@@ -24,7 +20,6 @@ import { freePort } from "../../scripts/lib/servers";
 import { createRedis } from "~/utils/redis.server";
 import { analyticsCountersKey, startIngest, type Ingest, type IngestOptions } from "../../worker/ingest.server";
 
-const root = path.resolve(import.meta.dirname, "../..");
 const baseEnv = getEnv();
 const database = `soko_test_${randomBytes(5).toString("hex")}`;
 let clickhouse: ClickHouseClient;
@@ -73,26 +68,7 @@ async function select<T>(query: string): Promise<T[]> {
   return (await clickhouse.query({ query, format: "JSONEachRow" })).json<T>();
 }
 
-/** How many distinct events of these ids are stored, over every table. */
-async function storedCount(ids: string[]): Promise<number> {
-  const parts = Object.values(TABLES).map(
-    (t) => `SELECT toString(event_id) AS id FROM ${t} WHERE toString(event_id) IN ${quoteList(ids)}`,
-  );
-  const [row] = await select<{ n: number }>(`SELECT uniqExact(id) AS n FROM (${parts.join(" UNION ALL ")})`);
-  return Number(row?.n ?? 0);
-}
-
-async function waitFor(
-  check: () => Promise<boolean> | boolean,
-  ms = 15_000,
-  what: string | (() => string) = "condition",
-) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === "string" ? what : what()}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const storedCount = (ids: string[]) => countStored(clickhouse, ids);
 
 const ids = (events: QueuedEvent[]) => events.map((e) => e.event_id);
 
@@ -112,20 +88,7 @@ describe("analytics worker", () => {
     const job = await t.add(all);
     await waitFor(async () => (await job.getState()) === "completed", 10_000, "the job to complete");
 
-    const common = (e: QueuedEvent) => ({
-      event_id: e.event_id,
-      session_id: e.session_id,
-      user_id: e.user_id,
-      event_time: "2026-11-20 10:11:12",
-      received_at: "2026-11-20 10:11:13",
-      platform: e.platform,
-      ip: "41.210.145.0",
-      country: "UG",
-      city: "Kampala",
-      device: "mobile",
-      browser: "Chrome",
-      os: "Android",
-    });
+    const common = storedCommon;
     const read = (table: string) =>
       select<Record<string, unknown>>(
         `SELECT * FROM ${table} FINAL WHERE toString(event_id) IN ${quoteList(ids(all))} ORDER BY event_time, toString(event_id)`,
@@ -446,30 +409,13 @@ describe("analytics worker", () => {
 
   it("runs again the jobs of a worker killed with SIGKILL before its batch was inserted", async () => {
     const t = setup();
-    const script = path.join(await fs.mkdtemp(path.join(os.tmpdir(), "soko-ingest-")), "dying-worker.mts");
-    await fs.writeFile(
-      script,
-      `import { parseEnv } from ${JSON.stringify(path.join(root, "app/utils/env.server.ts"))};
-       import { startIngest } from ${JSON.stringify(path.join(root, "worker/ingest.server.ts"))};
-       const ingest = await startIngest(parseEnv(process.env), { lockDurationMs: 1500, stalledIntervalMs: 500 });
-       setInterval(() => console.log("pending " + ingest.stats.pendingJobs), 50);\n`,
-    );
-    cleanups.push(() => fs.rm(path.dirname(script), { recursive: true, force: true }));
-    // node itself, not the tsx CLI: SIGKILL to the CLI would leave its node child running.
-    const child = spawn(process.execPath, ["--import", "tsx", script], {
-      cwd: root,
-      env: { ...process.env, QUEUE_PREFIX: t.prefix, CLICKHOUSE_DATABASE: database, INGEST_BATCH_MS: "60000" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (d) => (output += d));
-    child.stderr.on("data", (d) => (output += d));
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    cleanups.push(async () => void child.kill("SIGKILL"));
+    const dying = await startIngestChild({ QUEUE_PREFIX: t.prefix, CLICKHOUSE_DATABASE: database, INGEST_BATCH_MS: "60000" }, "pendingJobs");
+    cleanups.push(dying.cleanup);
+    const { child, exited } = dying;
 
     const batches = Array.from({ length: 4 }, () => [event("pageview"), event("session")]);
     for (const events of batches) await t.add(events);
-    await waitFor(() => output.includes("pending 4"), 20_000, () => `the child to hold 4 jobs:\n${output}`);
+    await waitFor(() => dying.output().includes("pendingJobs 4"), 20_000, () => `the child to hold 4 jobs:\n${dying.output()}`);
     expect(await storedCount(batches.flat().map((e) => e.event_id))).toBe(0);
     child.kill("SIGKILL");
     await exited;

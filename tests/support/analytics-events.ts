@@ -2,18 +2,42 @@
  * Analytics for tests: events as the endpoints queue them (checked and enriched), one of each kind; and the
  * whole pipeline (web server, worker, ClickHouse) for a test that reads back what was stored.
  */
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { ClickHouseClient } from "@clickhouse/client";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
-import type { EventKind, QueuedEvent } from "~/analytics/events";
+import { quoteList } from "~/analytics/clickhouse-sql.server";
+import { TABLES, type EventKind, type QueuedEvent } from "~/analytics/events";
 import { getEnv, parseEnv } from "~/utils/env.server";
 import { createRedis } from "~/utils/redis.server";
 import { startEffects } from "../../worker/effects.server";
-import { startIngest } from "../../worker/ingest.server";
+import { startIngest, type IngestStats } from "../../worker/ingest.server";
 import { createTestClickHouseDatabase } from "./databases";
 import { startTestServer } from "./test-server";
 
 /** A tracking session id as the tracker makes them (time plus random). */
 export const SESSION_ID = "1764000000000-k3j9x2";
+
+/** The columns every table has, as ClickHouse returns them for an event `queuedEvent` made (its defaults). */
+export function storedCommon(e: QueuedEvent) {
+  return {
+    event_id: e.event_id,
+    session_id: e.session_id,
+    user_id: e.user_id,
+    event_time: "2026-11-20 10:11:12",
+    received_at: "2026-11-20 10:11:13",
+    platform: e.platform,
+    ip: "41.210.145.0",
+    country: "UG",
+    city: "Kampala",
+    device: "mobile",
+    browser: "Chrome",
+    os: "Android",
+  };
+}
 
 /** One event as the endpoints queue it (checked and enriched). */
 export function queuedEvent<K extends EventKind>(kind: K, overrides: Partial<Record<string, unknown>> = {}): QueuedEvent {
@@ -91,4 +115,57 @@ export async function startAnalyticsPipeline(env: Record<string, string>, { name
       await clickhouse.close();
     },
   };
+}
+
+/**
+ * A worker's ingest in a child process (node itself, not the tsx CLI, so SIGKILL reaches it), for a test that
+ * kills it while it holds events: it prints `<stat> <n>` every 50 ms, and `output()` is all it has printed.
+ * Killed by `cleanup`, which also removes its script.
+ */
+export async function startIngestChild(env: Record<string, string>, stat: keyof IngestStats) {
+  const root = path.resolve(import.meta.dirname, "../..");
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "soko-ingest-"));
+  const script = path.join(dir, "dying-worker.mts");
+  await fs.writeFile(
+    script,
+    `import { parseEnv } from ${JSON.stringify(path.join(root, "app/utils/env.server.ts"))};
+     import { startIngest } from ${JSON.stringify(path.join(root, "worker/ingest.server.ts"))};
+     const ingest = await startIngest(parseEnv(process.env), { lockDurationMs: 1500, stalledIntervalMs: 500 });
+     setInterval(() => console.log(${JSON.stringify(stat)} + " " + ingest.stats[${JSON.stringify(stat)}]), 50);\n`,
+  );
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", script], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (d) => (output += d));
+  child.stderr!.on("data", (d) => (output += d));
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  return {
+    child,
+    exited,
+    output: () => output,
+    cleanup: async () => {
+      child.kill("SIGKILL");
+      await fs.rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** How many distinct events of these ids `clickhouse`'s database stores, over every table. */
+export async function storedCount(clickhouse: ClickHouseClient, ids: string[]): Promise<number> {
+  const parts = Object.values(TABLES).map((t) => `SELECT toString(event_id) AS id FROM ${t} WHERE toString(event_id) IN ${quoteList(ids)}`);
+  const rs = await clickhouse.query({ query: `SELECT uniqExact(id) AS n FROM (${parts.join(" UNION ALL ")})`, format: "JSONEachRow" });
+  const [row] = await rs.json<{ n: number }>();
+  return Number(row?.n ?? 0);
+}
+
+/** Polls `check` every 25 ms until it holds; throws, naming `what`, after `ms`. */
+export async function waitFor(check: () => Promise<boolean> | boolean, ms = 15_000, what: string | (() => string) = "condition") {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === "string" ? what : what()}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
