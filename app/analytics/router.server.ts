@@ -1,10 +1,11 @@
 /**
  * The tracking endpoints, `POST /api/v1/analytics/{session,action,pageview,conversion,user-action}` (spec §7),
  * and the page views the server records itself for visitors without JavaScript. server.ts mounts both ahead
- * of helmet, compression and Remix: a tracking request costs one Redis round trip for the rate limit and
- * one for the job, and nothing else (Postgres only when it carries a session).
+ * of helmet, compression and Remix: a tracking request costs a share of a leased Redis round trip for the
+ * rate limit and of one for the stream entry its events join (ADRs 021, 025), and nothing else (Postgres only
+ * when it carries a session).
  *
- * Answers are JSON, `{success, ...}`: 202 once Redis holds the job (and for bots, whose events are
+ * Answers are JSON, `{success, ...}`: 202 once Redis holds the stream entry (and for bots, whose events are
  * dropped), 400 with the field errors, 401, 403 (an Origin of another site), 413, 415, 429 and 503 with
  * Retry-After. Bad input is never a 500. Every refused POST but a 503 (which the client retries) is counted
  * as dropped, by reason (`dropped:<reason>` in the counters): the events of a 400, one per request for the
