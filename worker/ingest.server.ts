@@ -508,9 +508,10 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
   const stream = streamConsumer();
 
   function streamConsumer() {
-    const reader = redis.duplicate();
+    // Named, so close() can find its client id in CLIENT LIST (the id changes whenever it reconnects).
+    const readerName = `${consumer}-reader`;
+    const reader = redis.duplicate({ connectionName: readerName });
     reader.on("error", () => undefined); // said by the read loop
-    let readerId: number | undefined;
     /** Entries read and not yet acknowledged (or handed over): renewed while held, never claimed from ourselves. */
     const held = new Set<string>();
     const handing = new Set<Promise<void>>();
@@ -704,7 +705,6 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
       settle,
       start: async () => {
         await ensureGroup();
-        readerId = Number(await reader.client("ID"));
         reading = readLoop();
       },
       /** Stops reading (a blocked read returns at once, having taken nothing) and closes the reading connection. */
@@ -714,8 +714,10 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
         // UNBLOCK makes a blocked XREADGROUP return nothing, so no entry is given to a read nobody will see;
         // with Redis away there is no read to lose, and the connection is dropped.
         const stopped = reading ?? Promise.resolve();
-        if (readerId !== undefined && redis.status === "ready") {
-          const unblocked = redis.client("UNBLOCK", readerId).catch(() => undefined);
+        if (redis.status === "ready") {
+          const unblocked = clientIdOf(redis, readerName)
+            .then((id) => (id ? redis.client("UNBLOCK", id) : undefined))
+            .catch(() => undefined);
           await Promise.race([stopped.then(() => unblocked), new Promise((resolve) => setTimeout(resolve, 1_000))]);
         }
         reader.disconnect();
@@ -789,4 +791,13 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
   }
 
   return { worker, flush, close, stats, rollup };
+}
+
+/** The client id of the connection of this name (CLIENT LIST), or undefined when there is none. */
+async function clientIdOf(redis: Redis, name: string): Promise<string | undefined> {
+  const list = String(await redis.call("CLIENT", "LIST", "TYPE", "normal"));
+  for (const line of list.split("\n")) {
+    if (line.includes(` name=${name} `)) return /^id=(\d+)/.exec(line)?.[1];
+  }
+  return undefined;
 }

@@ -380,6 +380,27 @@ describe("analytics worker: the stream", () => {
     expect(await t.counters()).toEqual({ inserted: "8" });
   }, 60_000);
 
+  it("close() still ends a blocked read at once after the reading connection has reconnected (a new client id)", async () => {
+    const t = setup();
+    const { ingest, readerId } = await startBlocked(() => t.start({ batchMs: 50 }));
+    // Redis drops the reading connection (as a restart would); the worker reconnects and blocks again, as a new client.
+    await redis.call("CLIENT", "KILL", "ID", readerId);
+    let again: string | undefined;
+    await waitFor(async () => {
+      again = [...(await blockedReads())].find((id) => id !== readerId);
+      return again !== undefined;
+    }, 5000, "the read to block again");
+
+    const closing = Date.now();
+    await ingest.close();
+    // Not the 1 s close() allows UNBLOCK before it drops the connection, nor the read's 5 s.
+    expect(Date.now() - closing).toBeLessThan(500);
+    expect(await blockedReads()).not.toContain(again);
+    await t.append([event("pageview")]);
+    await sleep(300);
+    expect(await t.pendingCount()).toBe(0);
+  });
+
   it("close() during a blocked read returns at once and leaves nothing pending for the closed consumer", async () => {
     const t = setup();
     // Its first read blocks (for up to 5 s) in Redis.
