@@ -21,6 +21,9 @@ import { startTestServer } from "./test-server";
 /** A tracking session id as the tracker makes them (time plus random). */
 export const SESSION_ID = "1764000000000-k3j9x2";
 
+/** What the web process and the worker add to `queuedEvent`'s events: truncated address, place, device. */
+const ENRICHED = { ip: "41.210.145.0", country: "UG", city: "Kampala", device: "mobile", browser: "Chrome", os: "Android" };
+
 /** The columns every table has, as ClickHouse returns them for an event `queuedEvent` made (its defaults). */
 export function storedCommon(e: QueuedEvent) {
   return {
@@ -30,12 +33,7 @@ export function storedCommon(e: QueuedEvent) {
     event_time: "2026-11-20 10:11:12",
     received_at: "2026-11-20 10:11:13",
     platform: e.platform,
-    ip: "41.210.145.0",
-    country: "UG",
-    city: "Kampala",
-    device: "mobile",
-    browser: "Chrome",
-    os: "Android",
+    ...ENRICHED,
   };
 }
 
@@ -48,12 +46,7 @@ export function queuedEvent<K extends EventKind>(kind: K, overrides: Partial<Rec
     event_time: "2026-11-20T10:11:12.345Z",
     received_at: "2026-11-20T10:11:13.001Z",
     user_id: 7,
-    ip: "41.210.145.0",
-    country: "UG",
-    city: "Kampala",
-    device: "mobile",
-    browser: "Chrome",
-    os: "Android",
+    ...ENRICHED,
   };
   const action = {
     action_type: "click",
