@@ -13,9 +13,12 @@ let watchingNetwork = false;
 /** The page's socket, opened on first use (in the browser only). */
 export function getLiveSocket(): Socket {
   socket ??= io({
-    // WebSocket first: on a slow network the polling round trips are what a user feels. Polling remains the
-    // fallback where a proxy refuses WebSockets.
+    // WebSocket first: on a slow network the polling round trips are what a user feels. HTTP long-polling is
+    // the fallback where a network or proxy refuses WebSockets; engine.io-client (6.6) tries the next transport
+    // only with tryAllTransports: without it the page tried WebSocket alone, again and again, and such a member
+    // never saw anything live.
     transports: ["websocket", "polling"],
+    tryAllTransports: true,
     withCredentials: true,
     reconnectionDelayMax: 10_000,
   });

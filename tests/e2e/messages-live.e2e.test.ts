@@ -4,7 +4,8 @@
  *   and sending it again stores no second copy: the retry goes under the first try's client id, and the
  *   thread shows the message once;
  * - messages written to a page while it was offline appear after it reconnects, once each and in order;
- * - with one thread open, another conversation's unread count grows live in the list beside it.
+ * - with one thread open, another conversation's unread count grows live in the list beside it;
+ * - where the network refuses WebSockets, the page connects over HTTP long-polling and is just as live.
  * Both modes: a link in a message is shown as text, never as a link (live in the bubble with JavaScript).
  * The other member writes from their own socket.io client, as their phone would.
  */
@@ -193,6 +194,54 @@ describeBothModes("Messages at the connection's edges", (mode) => {
     expect(shown.filter((text) => missed.includes(text))).toEqual(missed);
     // The open thread read them once it had them.
     await expect.poll(async () => (await e2eDb()("messages").whereIn("body", missed).pluck("status")).join()).toBe("read,read,read");
+    phone.close();
+    await close();
+  }, 60_000);
+
+  it("is live over HTTP long-polling where the network refuses WebSockets", async () => {
+    const { page, close } = await pageOf(mode, seller);
+    closers.push(close);
+    // Every WebSocket the page opens for its live connection is refused before it is open, as behind a proxy
+    // that does not carry them: its upgrade goes to a path no WebSocket is served on, which the server drops
+    // (the browser's "error", then "close"). The polling requests go through.
+    await page.addInitScript(() => {
+      const Native = window.WebSocket;
+      window.WebSocket = class extends Native {
+        constructor(url: string | URL, protocols?: string | string[]) {
+          super(String(url).replace("/socket.io/", "/no-websockets-here/"), protocols);
+          (window as unknown as { refusedSockets?: number }).refusedSockets = ((window as unknown as { refusedSockets?: number }).refusedSockets ?? 0) + 1;
+        }
+      };
+    });
+    const refusedSockets = () => page.evaluate(() => (window as unknown as { refusedSockets?: number }).refusedSockets ?? 0);
+    const polls: string[] = [];
+    const formPosts: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().includes("/socket.io/") && request.url().includes("transport=polling")) polls.push(request.method());
+      else if (request.method() === "POST") formPosts.push(request.url());
+    });
+    const pollPosts = () => polls.filter((method) => method === "POST").length;
+    await openThread(page, mode, withSeller);
+    expect(await refusedSockets()).toBeGreaterThan(0);
+    expect(polls.length).toBeGreaterThan(0);
+
+    // The other member's message arrives without a reload, and the page's own send is answered.
+    const phone = await phoneOf(client);
+    closers.push(async () => phone.close());
+    const theirs = `Sent while your network blocks WebSockets ${tag}`;
+    await write(phone, withSeller, theirs);
+    await bubble(page, theirs).waitFor();
+    const mine = `Answered over polling ${tag}`;
+    const postsBefore = pollPosts();
+    await box(page).fill(mine);
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    await bubble(page, mine).getByText(/^(Sent|Delivered|Read)$/).waitFor();
+    await expect.poll(() => box(page).inputValue()).toBe("");
+    expect(await storedCount(mine)).toBe(1);
+    // The send went as a socket.io event over polling (a POST of its own), not as the page's form.
+    expect(pollPosts()).toBeGreaterThan(postsBefore);
+    expect(formPosts).toEqual([]);
+    expect(new URL(page.url()).pathname).toBe(`/messages/${withSeller}`);
     phone.close();
     await close();
   }, 60_000);
