@@ -9,8 +9,8 @@ import insightsStylesUrl from "~/styles/insights.css?url";
 
 /**
  * `/analytics/conversion-funnel?range` on the admin host, `/admin/analytics/conversion-funnel` on the main
- * host (spec §7): visit → gig view → contact or continue → order placed → paid, with the drop-off at each
- * step (insights.server.ts defines each step). Default range 30d.
+ * host (spec §7): visit → gig view → contact or continue → order placed → paid, every step counted in
+ * sessions, with the drop-off at each step (insights.server.ts defines each step). Default range 30d.
  */
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: insightsStylesUrl }];
 
@@ -55,8 +55,9 @@ export default function AdminFunnel() {
             ))}
           </FigureTable>
           <p className="field-hint">
-            Visit, gig view and contact or continue count sessions: a session with a page view; of those, one that viewed a gig (/gig/:id); of those, one that went on
-            to the order form or to messages, or chose a package or contacted the seller. Order placed and paid count orders, as the server recorded them.
+            Every step counts sessions, each of them among the step before: a session with a page view; of those, one that viewed a gig (/gig/:id); of those, one
+            that went on to the order form or to messages, or chose a package or contacted the seller; of those, one in which an order was placed (as the server
+            recorded it; several orders count once); of those, one whose order was then paid.
           </p>
         </>
       ) : null}

@@ -12,7 +12,7 @@ import { z } from "zod";
 import { quote } from "~/analytics/clickhouse-sql.server";
 import { RANGES, type Range } from "~/analytics/events";
 import { inWindow, reportWindow, type ReportWindow } from "~/analytics/reports.server";
-import { FACT, HEATMAP_CELL_PX, HEATMAP_COLUMNS, HEATMAP_MAX_ROWS, joined, overSessions, sources, spansCondition, windowSpan } from "~/analytics/rollups.server";
+import { FACT, HEATMAP_CELL_PX, HEATMAP_COLUMNS, HEATMAP_MAX_ROWS, joined, overSessions, SESSION_KEY, sources, spansCondition, windowSpan } from "~/analytics/rollups.server";
 
 const uint = z.coerce.number().int().nonnegative();
 
@@ -118,45 +118,63 @@ export async function clickedPages(client: ClickHouseClient, range: Range, { now
 
 export type FunnelStep = { key: string; label: string; count: number; dropOff: number | null };
 
-/** A gig's page, and the pages that continue from it: the order form, or messages (Contact Seller). */
+/** A conversion type's server-recorded facts in the window (platform tested after FINAL, never in WHERE). */
+const serverFacts = (where: string, type: "order_placed" | "order_paid", columns: string) =>
+  `SELECT ${columns} FROM (SELECT session_id, platform, metadata FROM conversions FINAL WHERE ${where} AND conversion_type = '${type}') WHERE ${FACT}`;
+/** The order a fact is about: both order facts carry it in their metadata. */
+const ORDER_ID = "visitParamExtractUInt(metadata, 'order_id')";
 
 /**
- * The funnel in the range (default 30d in the screen):
+ * The sessions (SESSION_KEY) in which the server recorded an order placed in the window. The server records
+ * the order on the buyer's own tracking session (ADR 007, "Conversions"): the session that viewed the gig.
+ */
+const placedSessions = (where: string) => serverFacts(where, "order_placed", SESSION_KEY);
+
+/**
+ * The sessions of orders placed in the window that were paid in it. The platform records a payment when the
+ * provider confirms it, on no visitor's session, so a payment is matched to its order by the order id.
+ */
+const paidSessions = (where: string) =>
+  `SELECT session_key FROM (${serverFacts(where, "order_placed", `${SESSION_KEY} AS session_key, ${ORDER_ID} AS order_id`)})
+    WHERE order_id IN (${serverFacts(where, "order_paid", ORDER_ID)})`;
+
+/**
+ * The funnel in the range (default 30d in the screen), in one unit, sessions, each step a share of the one
+ * before (so a drop-off is never negative):
  * 1. **Visit**: sessions with a page view.
  * 2. **Gig view**: of those, sessions that viewed a gig's page (/gig/:id).
  * 3. **Contact or continue**: of those, sessions that went on from it: a page view of the gig's order form
  *    (/gig/:id/order) or of /messages, or a `contact_seller` or `package_selected` step the browser reported.
- * 4. **Order placed**: orders placed (server-recorded `order_placed` conversions, each once).
- * 5. **Paid**: orders paid (server-recorded `order_paid`).
- * Steps 1–3 are sessions; 4–5 are orders, recorded by the server, whose session is the visitor's only with
- * analytics consent, so they are not tied to steps 1–3. `dropOff` is the percentage lost from the step
- * before (one decimal; null for the first; 0 when the step before had none).
+ * 4. **Order placed**: of those, sessions in which the server recorded an order placed (`order_placed`; a
+ *    session that placed three orders counts once).
+ * 5. **Paid**: of those, sessions with an order placed that was then paid (`order_paid` for the same order).
+ * `dropOff` is the percentage lost from the step before (one decimal; null for the first; 0 when the step
+ * before had none).
  */
 export async function conversionFunnel(client: ClickHouseClient, range: Range, { now }: { now?: Date } = {}): Promise<FunnelStep[]> {
   const window = reportWindow(range, now);
   const where = inWindow(window);
+  const visit = "pageview_count > 0";
+  const gigView = `${visit} AND gig_view = 1`;
+  const continued = `${gigView} AND continued = 1`;
+  const placed = `${continued} AND session_key IN (${placedSessions(where)})`;
+  const paid = `${placed} AND session_key IN (${paidSessions(where)})`;
   const [sessions] = await overSessions(
     client,
     await sources(client, window),
-    (rows) => `SELECT countIf(pageview_count > 0) AS visits, countIf(pageview_count > 0 AND gig_view = 1) AS gig_views,
-       countIf(pageview_count > 0 AND gig_view = 1 AND continued = 1) AS continued
+    // Named apart from the session rows' columns (an alias `continued` would stand for the column inside countIf).
+    (rows) => `SELECT countIf(${visit}) AS step_visit, countIf(${gigView}) AS step_gig_view, countIf(${continued}) AS step_contact,
+       countIf(${placed}) AS step_placed, countIf(${paid}) AS step_paid
      FROM (${rows})`,
-    z.object({ visits: uint, gig_views: uint, continued: uint }),
+    z.object({ step_visit: uint, step_gig_view: uint, step_contact: uint, step_placed: uint, step_paid: uint }),
     [],
   );
-  const [orders] = await select(
-    client,
-    `SELECT uniqExactIf(event_id, conversion_type = 'order_placed' AND ${FACT}) AS placed,
-            uniqExactIf(event_id, conversion_type = 'order_paid' AND ${FACT}) AS paid
-     FROM conversions FINAL WHERE ${where} AND conversion_type IN ('order_placed', 'order_paid')`,
-    z.object({ placed: uint, paid: uint }),
-  );
   const counts: [string, string, number][] = [
-    ["visit", "Visit", sessions?.visits ?? 0],
-    ["gig_view", "Gig view", sessions?.gig_views ?? 0],
-    ["contact", "Contact or continue", sessions?.continued ?? 0],
-    ["order_placed", "Order placed", orders?.placed ?? 0],
-    ["paid", "Paid", orders?.paid ?? 0],
+    ["visit", "Visit", sessions?.step_visit ?? 0],
+    ["gig_view", "Gig view", sessions?.step_gig_view ?? 0],
+    ["contact", "Contact or continue", sessions?.step_contact ?? 0],
+    ["order_placed", "Order placed", sessions?.step_placed ?? 0],
+    ["paid", "Paid", sessions?.step_paid ?? 0],
   ];
   return counts.map(([key, label, count], i) => {
     const before = i === 0 ? null : counts[i - 1]![2];

@@ -407,7 +407,11 @@ function pageDayRows(parts: { build: Build }[], held: Held | null, only: string)
       GROUP BY page`;
 }
 
-/** The columns of a session row (`sessionsOf`, session_days), in order: one row per active session. */
+/**
+ * The columns of a session row (`sessionsOf`, session_days), in order: one row per active session. A report
+ * reads one more, `session_key` (SESSION_KEY of the session's id), to match sessions with other events (the
+ * conversion funnel's orders).
+ */
 export const SESSION_ROW_COLUMNS =
   "pageview_count, interaction_count, duration, session_device, session_country, session_browser, session_source, gig_view, continued, converted";
 
@@ -451,7 +455,7 @@ function sessionRows(parts: { build: Build; span: Span }[], held: Held | null, r
   const inHours = hours((s) => `hour >= toDateTime(${s.from}) AND hour < toDateTime(${s.to})`);
   const builds = (list: typeof parts) => `(day, version) IN (${versions(list)})`;
   const holding = holdingBuilds(parts, held);
-  const whole = `SELECT ${SESSION_ROW_COLUMNS} FROM session_days
+  const whole = `SELECT ${SESSION_ROW_COLUMNS}, ${SESSION_KEY} AS session_key FROM session_days
     WHERE ${builds(parts)} AND confined = 1 AND active = 1 AND (${within})${held ? ` AND session_id NOT IN ${held.ids}` : ""}`;
   const pieces = [
     // The sessions that cross days: one short range of each build's key.
@@ -517,12 +521,12 @@ export async function overSessions<T extends z.ZodObject<z.ZodRawShape>>(
 }
 
 /**
- * One row per session of the pieces (only those with a page view or an action; SESSION_ROW_COLUMNS): its
- * figures over those pieces (SESSION_FIGURES).
+ * One row per session of the pieces (only those with a page view or an action; SESSION_ROW_COLUMNS and
+ * `session_key`): its figures over those pieces (SESSION_FIGURES).
  */
 export function sessionsOf(pieces: string): string {
   return `
-    SELECT ${SESSION_FIGURES}
+    SELECT ${SESSION_FIGURES}, ${SESSION_KEY} AS session_key
     FROM (${pieces})
     GROUP BY ${SESSION_KEY}
     HAVING max(active) = 1`;

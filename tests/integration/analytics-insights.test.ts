@@ -17,9 +17,11 @@
  *   f5 pv /search; f8 pv /gig/12/edit    visit
  *   f6 package_selected only             nothing (no page view)
  *   f7 pv /gig/4 on 02-01                outside
- *   server order_placed ×2 (one re-sent), a browser's order_placed (never counted), server order_paid ×1,
- *   and one order_paid on 02-01 (outside)
- *   → visits 6, gig views 3 (−50.0 %), contact 2 (−33.3 %), placed 2 (0 %), paid 1 (−50.0 %)
+ *   server order_placed: f1 orders #1 (re-sent) and #4, f2 order #2, s9 order #3 (a session with no page view);
+ *   a browser's order_placed in f2 (never counted); server order_paid (on the platform's own session) for
+ *   #1 and #3, and one on 02-01 (outside)
+ *   → sessions throughout: visits 6, gig views 3 (−50.0 %), contact 2 (−33.3 %), placed 2 (f1, f2: 0 %),
+ *     paid 1 (f1: −50.0 %). Counted as orders, "placed" would be 4 of 2 sessions (a drop-off of −100 %).
  * Journey and member analytics of user 42, NOW_J = 2026-01-31 00:00, 30d = (01-01 00:00, NOW_J]:
  *   j1 mobile Chrome 01-10 10:00 pv /, 10:01 pv /gig/1, 10:05 order_placed 150,000 (server), 10:06 pv /orders
  *   j2 desktop Firefox 01-14 09:00 pv /dashboard, 09:00:30 click
@@ -77,12 +79,14 @@ const action = (id: number, session: string, time: string, page: string, type: s
   y,
   value: 0,
 });
-const conv = (id: number, session: string, time: string, type: string, value: number, extra: Record<string, unknown> = {}) => ({
+const conv = (id: number, session: string, time: string, type: string, value: number, extra: Record<string, unknown> = {}, metadata: object = {}) => ({
   ...common(id, session, time, { platform: "server", ...extra }),
   conversion_type: type,
   value,
-  metadata: "{}",
+  metadata: JSON.stringify(metadata),
 });
+/** An order fact as the server writes its metadata. */
+const order = (orderId: number) => ({ order_id: orderId, gig_id: 1, tier: "basic" });
 
 const ACTIONS = [
   action(1, "h1", "2026-03-15 10:00:00", "/gig/1", "click", 10, 10),
@@ -121,11 +125,14 @@ const PAGEVIEWS = [
 const CONVERSIONS = [
   conv(301, "f2", "2026-03-11 09:01:00", "contact_seller", 0, { platform: "web" }),
   conv(302, "f6", "2026-03-11 09:02:00", "package_selected", 75_000, { platform: "web" }),
-  conv(303, "f1", "2026-03-10 09:03:00", "order_placed", 75_000),
-  conv(304, "s9", "2026-03-11 09:03:00", "order_placed", 90_000),
-  conv(305, "f2", "2026-03-11 09:04:00", "order_placed", 9_999_999, { platform: "web" }),
-  conv(306, "s9", "2026-03-11 09:05:00", "order_paid", 90_000),
-  conv(307, "s9", "2026-02-01 09:05:00", "order_paid", 90_000),
+  conv(303, "f1", "2026-03-10 09:03:00", "order_placed", 75_000, {}, order(1)),
+  conv(304, "s9", "2026-03-11 09:03:00", "order_placed", 90_000, {}, order(3)),
+  conv(305, "f2", "2026-03-11 09:04:00", "order_placed", 9_999_999, { platform: "web" }, order(2)),
+  conv(306, "pay", "2026-03-11 09:05:00", "order_paid", 90_000, {}, order(3)),
+  conv(307, "pay", "2026-02-01 09:05:00", "order_paid", 90_000, {}, order(9)),
+  conv(308, "f1", "2026-03-10 09:04:00", "order_placed", 80_000, {}, order(4)),
+  conv(309, "f2", "2026-03-11 09:04:30", "order_placed", 85_000, {}, order(2)),
+  conv(310, "pay", "2026-03-10 09:06:00", "order_paid", 78_750, {}, order(1)),
   conv(203, "j1", "2026-01-10 10:05:00", "order_placed", 150_000, { user_id: 42 }),
 ];
 const CONVERSION_RESENDS = [{ ...CONVERSIONS[2]!, received_at: "2026-03-10 09:10:00" }];
@@ -185,7 +192,7 @@ describe.each(ENGINES)("analytics insights ($name)", ({ engine, build }) => {
     ]);
   });
 
-  it("counts the conversion funnel's steps with the drop-off at each", async () => {
+  it("counts every step of the conversion funnel in sessions, each a share of the one before, so no drop-off is negative", async () => {
     expect(await conversionFunnel(client, "30d", { now: NOW })).toEqual([
       { key: "visit", label: "Visit", count: 6, dropOff: null },
       { key: "gig_view", label: "Gig view", count: 3, dropOff: 50 },
