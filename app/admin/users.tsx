@@ -41,10 +41,14 @@ export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStyle
 /** The listing's own query keys, the only ones a redirect carries back. */
 const LIST_KEYS = ["q", "role", "status", "page", "member"] as const;
 
+/**
+ * The listing's query as this screen writes it. The spec's own call names the search `search`
+ * (`/users?search=&role=&status=`): it is read as `q` when `q` is absent, so such links work too.
+ */
 function listParams(params: URLSearchParams): URLSearchParams {
   const kept = new URLSearchParams();
   for (const key of LIST_KEYS) {
-    const value = params.get(key);
+    const value = key === "q" ? (params.get("q") ?? params.get("search")) : params.get(key);
     if (value) kept.set(key, value);
   }
   return kept;
@@ -54,7 +58,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   await adminScreenLoader(request);
   const me = await requireAdmin(request);
   const params = new URL(request.url).searchParams;
-  const parsed = UserListQuerySchema.safeParse(Object.fromEntries(params));
+  const parsed = UserListQuerySchema.safeParse(Object.fromEntries(listParams(params)));
   const query: UserListQuery = parsed.success ? parsed.data : { q: "", page: 1 };
   const queryErrors = parsed.success ? {} : parsed.error.flatten().fieldErrors;
   const db = getDb();

@@ -228,6 +228,11 @@ describe("the Users screen without JavaScript", () => {
     }
     expect(namesIn((await request("admin", "GET", "/users?q=screen&role=freelancer")).body)).toEqual(["Brian Screen"]);
     expect(namesIn((await request("admin", "GET", "/users?q=screen&status=active")).body)).toEqual(["Amina Screen"]);
+    // The spec's own query names (`search`, `role`, `status`) work as well, and the form then shows the search.
+    const spec = await request("admin", "GET", "/users?search=screen&role=freelancer&status=suspended");
+    expect(namesIn(spec.body)).toEqual(["Brian Screen"]);
+    expect(spec.body.match(/<input id="users-q"[^>]*>/)?.[0]).toContain(`value="screen"`);
+    expect(namesIn((await request("main", "GET", "/admin/users?search=amina")).body)).toEqual(["Amina Screen"]);
     const none = await request("admin", "GET", "/users?q=nobody-at-all");
     expect(none.body).toContain("No users found");
     expect(namesIn(none.body)).toEqual([]);
