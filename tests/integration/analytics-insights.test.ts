@@ -295,7 +295,7 @@ describe("analytics insight screens", () => {
       action(2, "r1", ago(49), "/gig/5", "click", 20, 30, { user_id: memberId }),
       action(3, "r1", ago(48), "/gig/5", "click", 90, 10, { user_id: memberId }),
     ]);
-    await insert("pageviews", [pv(11, "r1", ago(51), "/", { user_id: memberId }), pv(12, "r1", ago(50), "/gig/5", { user_id: memberId }), pv(13, "r2", ago(40), "/search")]);
+    await insert("pageviews", [pv(11, "r1", ago(51), "/", { user_id: memberId }), pv(12, "r1", ago(50), "/gig/5", { user_id: memberId }), pv(14, "r1", ago(46), "/gig/5/order"), pv(13, "r2", ago(40), "/search")]);
     await insert("conversions", [conv(21, "r1", ago(45), "order_placed", 75_000, { user_id: memberId })]);
     server = await startTestServer({ DATABASE_URL: t.url, CLICKHOUSE_DATABASE: database });
   });
@@ -351,7 +351,8 @@ describe("analytics insight screens", () => {
     const html = text(await (await get("/admin/analytics/conversion-funnel")).text());
     expect(html).toContain('<th scope="row">Visit</th><td>2</td><td>—</td>');
     expect(html).toContain('<th scope="row">Gig view</th><td>1</td><td>50%</td>');
-    expect(html).toContain('<th scope="row">Order placed</th><td>1</td>');
+    expect(html).toContain('<th scope="row">Contact or continue</th><td>1</td><td>0%</td>');
+    expect(html).toContain('<th scope="row">Order placed</th><td>1</td><td>0%</td>');
     expect((await get("/admin/analytics/conversion-funnel?range=5d")).status).toBe(400);
   });
 
