@@ -137,8 +137,9 @@ export default function Thread() {
   return (
     <section className="chat-thread" aria-labelledby="thread-title">
       <header className="chat-thread-head">
+        {/* Phones only (the list is beside the thread from 48em). Short on screen, named in full. */}
         <Link to="/messages" className="chat-back">
-          Back to conversations
+          <span aria-hidden="true">‹ </span>Back<span className="visually-hidden"> to conversations</span>
         </Link>
         <div className="chat-thread-who">
           <ChatAvatar person={other} />
@@ -158,7 +159,9 @@ export default function Thread() {
           </div>
         </div>
       </header>
-      <div className="chat-scroll" ref={scroller}>
+      {/* A log (new messages are announced politely), focusable so a keyboard can scroll it (axe's
+          scrollable-region-focusable), named after whom the conversation is with. */}
+      <div className="chat-scroll" ref={scroller} role="log" tabIndex={0} aria-label={`Messages with ${other.name}`}>
         <div>
           {d.older && messages.length ? (
             <p className="chat-older">
