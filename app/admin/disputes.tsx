@@ -5,6 +5,7 @@ import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/re
 import { ErrorList, FormMessage, TextAreaField } from "~/components/forms";
 import { listOpenDisputes } from "~/models/dispute.server";
 import { getOrder, listDeliveries, listOrderEvents, listOrderFiles, type OrderEvent } from "~/models/order.server";
+import { readDisputeConversations, type DisputeConversation } from "~/operations/admin-conversations.server";
 import { resolveDispute } from "~/operations/orders.server";
 import { adminScreenLoader } from "~/utils/admin-area.server";
 import { requireMemberActor } from "~/utils/auth.server";
@@ -19,17 +20,23 @@ import { usePreferences } from "~/utils/use-preferences";
 /**
  * `/disputes` on the admin host, `/admin/disputes` on the main host (app/utils/site-routes.ts): the open
  * disputes, oldest first, each with both sides' words (the order's requirements, its deliveries and its
- * timeline, which holds revision reasons, cancel requests and the dispute's reason), and the admin's two
- * answers: release the escrow to the seller, or refund the buyer.
+ * timeline, which holds revision reasons, cancel requests and the dispute's reason) and, beside them, what
+ * the buyer and the seller wrote to each other (read on the record: each conversation shown is audited, as
+ * message monitoring audits its reads), and the admin's two answers: release the escrow to the seller, or
+ * refund the buyer.
  */
 export const meta: MetaFunction = () => [{ title: "Disputes | Soko Admin" }, { name: "robots", content: "noindex" }];
 
 const RESOLVED = { release: "released the escrow to the seller", refund: "refunded the buyer" } as const;
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export async function loader({ request, context }: LoaderFunctionArgs) {
   const { adminName } = await adminScreenLoader(request);
+  const actor = await requireMemberActor(request, context.clientIp);
   const db = getDb();
   const open = await listOpenDisputes(db);
+  // Reading members' messages writes its audit rows: see readConversation for why this GET may.
+  const chats = await readDisputeConversations(actor, { orderIds: open.map((d) => d.orderId) });
+  if (!chats.ok) throw new Response("Forbidden", { status: 403 });
   const disputes = await Promise.all(
     open.map(async (d) => {
       const [order, events, deliveries, files] = await Promise.all([getOrder(db, d.orderId), listOrderEvents(db, d.orderId), listDeliveries(db, d.orderId), listOrderFiles(db, d.orderId)]);
@@ -43,10 +50,29 @@ export async function loader({ request }: LoaderFunctionArgs) {
           files: files.filter((f) => f.deliveryId === delivery.id).map((f) => ({ id: f.id, fileName: f.fileName, sizeBytes: f.sizeBytes })),
         })),
         requirementFiles: files.filter((f) => f.deliveryId === null).map((f) => ({ id: f.id, fileName: f.fileName, sizeBytes: f.sizeBytes })),
+        chat: chatView(chats.value.get(d.orderId), order),
       };
     }),
   );
   return { adminName, disputes, resolved: await resolvedNotice(new URL(request.url).searchParams) };
+}
+
+/** The pair's conversation as the screen shows it: each message with its sender's part in the order. */
+function chatView(read: DisputeConversation | undefined, order: { buyerId: number; sellerId: number } | null) {
+  if (!read) return null;
+  const side = (id: number) => (id === order?.buyerId ? "Buyer" : id === order?.sellerId ? "Seller" : "Member");
+  return {
+    count: read.conversation.messageCount,
+    older: read.older,
+    messages: read.messages.map((m) => ({
+      id: m.id,
+      sender: `${side(m.sender.id)} (${m.sender.name})`,
+      body: m.body,
+      offPlatform: m.offPlatform,
+      at: m.at,
+      attachments: m.attachments.map((a) => ({ id: a.id, fileName: a.fileName, sizeBytes: a.sizeBytes })),
+    })),
+  };
 }
 
 /** The confirmation after a resolution, checked against the order (a link cannot claim what did not happen). */
@@ -135,49 +161,87 @@ function DisputeCard({ d }: { d: Dispute }) {
           </dd>
         </div>
       </dl>
-      <h3>Why</h3>
-      <blockquote className="dispute-reason">{d.reason}</blockquote>
+      <div className="dispute-sides">
+        <div>
+          <h3>Why</h3>
+          <blockquote className="dispute-reason">{d.reason}</blockquote>
 
-      <h3>What the buyer asked for</h3>
-      <p className="pre-wrap">{d.requirements || "No requirements were given."}</p>
-      <FileNames files={d.requirementFiles} />
+          <h3>What the buyer asked for</h3>
+          <p className="pre-wrap">{d.requirements || "No requirements were given."}</p>
+          <FileNames files={d.requirementFiles} />
 
-      <h3>Deliveries</h3>
-      {d.deliveries.length === 0 ? (
-        <p>Nothing delivered.</p>
-      ) : (
-        <ol className="plain-list" aria-label={`Deliveries of ${d.number}`}>
-          {d.deliveries.map((delivery) => (
-            <li key={delivery.id}>
-              <span className="pre-wrap">
-                {delivery.message}
-                <FileNames files={delivery.files} />
-              </span>
-              <time dateTime={new Date(delivery.at).toISOString()}>{dateTime(delivery.at)}</time>
-            </li>
-          ))}
-        </ol>
-      )}
+          <h3>Deliveries</h3>
+          {d.deliveries.length === 0 ? (
+            <p>Nothing delivered.</p>
+          ) : (
+            <ol className="plain-list" aria-label={`Deliveries of ${d.number}`}>
+              {d.deliveries.map((delivery) => (
+                <li key={delivery.id}>
+                  <span className="pre-wrap">
+                    {delivery.message}
+                    <FileNames files={delivery.files} />
+                  </span>
+                  <time dateTime={new Date(delivery.at).toISOString()}>{dateTime(delivery.at)}</time>
+                </li>
+              ))}
+            </ol>
+          )}
 
-      <h3>Timeline</h3>
-      <ol className="plain-list" aria-label={`Timeline of ${d.number}`}>
-        {d.events.map((e) => (
-          <li key={e.id}>
-            <span>
-              {eventWords(e)}
-              {e.reason ? <>: “{e.reason}”</> : null}
-            </span>
-            <time dateTime={new Date(e.at).toISOString()}>{dateTime(e.at)}</time>
-          </li>
-        ))}
-      </ol>
-      <p className="field-hint">Chat messages will show here once messaging is built.</p>
+          <h3>Timeline</h3>
+          <ol className="plain-list" aria-label={`Timeline of ${d.number}`}>
+            {d.events.map((e) => (
+              <li key={e.id}>
+                <span>
+                  {eventWords(e)}
+                  {e.reason ? <>: “{e.reason}”</> : null}
+                </span>
+                <time dateTime={new Date(e.at).toISOString()}>{dateTime(e.at)}</time>
+              </li>
+            ))}
+          </ol>
+        </div>
+        <DisputeChat d={d} />
+      </div>
 
       <div className="dispute-answers">
         <ResolveForm d={d} resolution="release" />
         <ResolveForm d={d} resolution="refund" />
       </div>
     </article>
+  );
+}
+
+/** What the buyer and the seller wrote to each other, oldest first (the latest page of it), files named. */
+function DisputeChat({ d }: { d: Dispute }) {
+  const { dateTime } = usePreferences();
+  const chat = d.chat;
+  const titleId = `dispute-${d.id}-chat`;
+  return (
+    <section className="dispute-chat" aria-labelledby={titleId}>
+      <h3 id={titleId}>Conversation between buyer and seller</h3>
+      {!chat || chat.messages.length === 0 ? (
+        <p>The buyer and the seller have not written to each other on Soko.</p>
+      ) : (
+        <>
+          <p className="field-hint">
+            {chat.older ? `The latest ${chat.messages.length} of ${chat.count} messages` : chat.count === 1 ? "1 message" : `${chat.count} messages`}, oldest first.
+            Reading them is recorded in the audit log.
+          </p>
+          <ol className="dispute-messages" aria-label={`Conversation of ${d.number}`}>
+            {chat.messages.map((m) => (
+              <li key={m.id}>
+                <p className="dispute-message-head">
+                  <strong>{m.sender}</strong> <time dateTime={m.at}>{dateTime(m.at)}</time>
+                  {m.offPlatform ? <span> · Off-platform payment talk</span> : null}
+                </p>
+                {m.body ? <p className="dispute-message-body">{m.body}</p> : null}
+                {m.attachments.length ? <FileNames files={m.attachments} /> : null}
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+    </section>
   );
 }
 

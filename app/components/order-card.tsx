@@ -2,22 +2,30 @@
  * One order in the /orders list, and the buttons an order offers: exactly the actions the state machine
  * (app/utils/order-rules.ts) gives this member now, computed by the loader. A button that changes the order
  * is a small POST form to the order's page (it works without JavaScript); anything that asks for words (a
- * delivery, a revision, a reason) is a link to the order page's form.
+ * delivery, a revision, a reason) is a link to the order page's form, and so is approving a delivery: the
+ * buyer sees the delivery and confirms the release of the payment there, never from the list.
  */
 import { Form, useNavigation } from "@remix-run/react";
 import { Link } from "~/components/link";
 import type { ReactNode } from "react";
 import { imageUrl } from "~/utils/media";
 import type { OrderListItem } from "~/models/order.server";
-import { orderNumber, statusLabel, type OrderAction } from "~/utils/order-rules";
+import { orderBadge, orderNumber, type OrderAction } from "~/utils/order-rules";
 import { usePreferences } from "~/utils/use-preferences";
 
 /** An order as the list shows it: the model's item, as JSON carries it, with the actions its viewer may take. */
 export type OrderCardData = Omit<OrderListItem, "facts" | "dueAt" | "createdAt"> & {
   dueAt: Date | string | null;
   createdAt: Date | string;
+  disputeOpen: boolean;
   actions: OrderAction[];
 };
+
+/** The order's badge: its status, or "In dispute" (order-rules.ts, orderBadge), the same on the list and the order's page. */
+export function OrderBadge({ status, disputeOpen }: { status: string; disputeOpen: boolean }) {
+  const badge = orderBadge(status, disputeOpen);
+  return <span className={`status-badge ${badge.className}`}>{badge.label}</span>;
+}
 
 export const daysText = (days: number) => `${days} ${days === 1 ? "day" : "days"}`;
 
@@ -113,7 +121,11 @@ export function OrderActions({ order, back }: { order: Pick<OrderCardData, "id" 
           Deliver
         </Link>
       ) : null}
-      {can.has("approve") ? <OrderPost orderId={order.id} intent="approve" label="Approve" pendingLabel="Approving…" back={back} /> : null}
+      {can.has("approve") ? (
+        <Link to={`${page}#respond`} className="button button-small">
+          Review delivery
+        </Link>
+      ) : null}
       {can.has("request_revision") ? <Link to={`${page}#revision`}>Request revision</Link> : null}
       {can.has("review") ? (
         <Link to={`${page}#review`} className="button button-small">
@@ -150,14 +162,14 @@ export function OrderCard({ order, back }: { order: OrderCardData; back: string 
       )}
       <div className="order-card-body">
         <p className="order-number">
-          {orderNumber(order.id)} <span className={`status-badge order-status-${order.status}`}>{statusLabel(order.status)}</span>
+          {orderNumber(order.id)} <OrderBadge status={order.status} disputeOpen={order.disputeOpen} />
         </p>
         <h3 id={`order-${order.id}-title`} className="order-title">
           <Link to={`/orders/${order.id}`}>{order.gigTitle}</Link>
         </h3>
-        <p className="order-party">
+        <div className="order-party">
           {buyer ? "Seller" : "Buyer"}: <Link to={`/user/${encodeURIComponent(order.otherUsername)}`}>{order.otherName}</Link>
-        </p>
+        </div>
         <dl className="order-facts">
           <div>
             <dt>{buyer ? "Total" : "Price"}</dt>

@@ -4,6 +4,7 @@
  * count, last message and flag. Only admin operations (app/operations/admin-conversations.server.ts) call
  * these: members read their own conversations through conversation.server.ts, filtered by who asks.
  */
+import { pairKey } from "~/models/conversation.server";
 import type { AdminConversationFilter } from "~/utils/monitoring-schemas";
 import type { Db } from "~/utils/db.server";
 
@@ -107,6 +108,14 @@ async function participantsOf(db: Db, ids: string[]): Promise<Map<string, AdminP
     byConversation.set(r.conversation_id, list);
   }
   return byConversation;
+}
+
+/** The conversations between pairs of members (one per pair, ADR 016), by pairKey; a pair who never wrote has none. */
+export async function conversationsOfPairs(db: Db, pairs: { a: number; b: number }[]): Promise<Map<string, string>> {
+  const keys = [...new Set(pairs.map((p) => pairKey(p.a, p.b)))];
+  if (!keys.length) return new Map();
+  const rows = await db("conversations").whereIn("pair_key", keys).select("id", "pair_key");
+  return new Map(rows.map((r) => [r.pair_key as string, r.id as string]));
 }
 
 /** One conversation as the list shows it, or null. */

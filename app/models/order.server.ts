@@ -3,6 +3,7 @@
  * payment operations it shares the state machine with) writes through this module; every read a page makes
  * is filtered by the member asking, so an order id of somebody else's finds nothing.
  */
+import type { Knex } from "knex";
 import type { Db } from "~/utils/db.server";
 import { ORDER_TABS, type OrderFacts, type OrderStatus, type OrderTab } from "~/utils/order-rules";
 
@@ -122,10 +123,30 @@ export async function getOrder(db: Db, id: number): Promise<OrderRow | null> {
   return row ? toOrder(row) : null;
 }
 
-export function partyRole(order: Pick<OrderRow, "buyerId" | "sellerId">, userId: number): "buyer" | "seller" | null {
+/**
+ * The member's part in an order, or null: the one rule of who may see an order. Before payment an order is
+ * only the buyer's: the seller meets it (its page, its files, its steps, a conversation from it) as they
+ * would somebody else's order only once it is paid (paid_at), so an order waiting for payment, or given up
+ * or cancelled before a payment landed, never shows the buyer's requirements to the seller.
+ */
+export function partyRole(order: Pick<OrderRow, "buyerId" | "sellerId" | "paidAt">, userId: number): "buyer" | "seller" | null {
   if (order.buyerId === userId) return "buyer";
-  if (order.sellerId === userId) return "seller";
+  if (order.sellerId === userId && order.paidAt !== null) return "seller";
   return null;
+}
+
+/** partyRole's rule in SQL, for a `.where(...)` on the orders table as `alias`: the orders this member may see as a party. */
+export function visibleToParty(userId: number, alias = "orders") {
+  return (w: Knex.QueryBuilder) => {
+    w.where(`${alias}.buyer_id`, userId).orWhere((s) => s.where(`${alias}.seller_id`, userId).whereNotNull(`${alias}.paid_at`));
+  };
+}
+
+/** One of the member's orders and their part in it, or null (no such order, or not theirs to see: partyRole). */
+export async function findPartyOrder(db: Db, id: number, userId: number): Promise<{ order: OrderRow; role: "buyer" | "seller" } | null> {
+  const order = await getOrder(db, id);
+  const role = order ? partyRole(order, userId) : null;
+  return order && role ? { order, role } : null;
 }
 
 export async function updateOrder(db: Db, id: number, patch: Record<string, unknown>) {
@@ -216,11 +237,11 @@ export async function orderParties(db: Db, order: Pick<OrderRow, "buyerId" | "se
   return { buyer: of(order.buyerId), seller: of(order.sellerId) };
 }
 
-/** A file of an order, only for one of its parties (or an admin, who passes `asAdmin`). */
+/** A file of an order, only for a party who may see the order (partyRole), or an admin, who passes `isAdmin`. */
 export async function findOrderFile(db: Db, orderId: number, fileId: number, viewer: { id: number; isAdmin: boolean }) {
   if (!Number.isSafeInteger(fileId) || !Number.isSafeInteger(orderId)) return null;
   const q = db("order_files as f").join("orders as o", "o.id", "f.order_id").where({ "f.id": fileId, "f.order_id": orderId });
-  if (!viewer.isAdmin) q.where((w) => w.where("o.buyer_id", viewer.id).orWhere("o.seller_id", viewer.id));
+  if (!viewer.isAdmin) q.where(visibleToParty(viewer.id, "o"));
   const r = await q.first("f.storage_key", "f.file_name", "f.content_type", "f.size_bytes");
   return r ? { storageKey: r.storage_key as string, fileName: r.file_name as string, contentType: r.content_type as string, sizeBytes: r.size_bytes as number } : null;
 }
@@ -273,10 +294,9 @@ export async function listOrders(db: Db, userId: number, tab: OrderTab, { limit 
   const rows = await db("orders as o")
     .join("users as b", "b.id", "o.buyer_id")
     .join("users as s", "s.id", "o.seller_id")
-    .where((w) => w.where("o.buyer_id", userId).orWhere("o.seller_id", userId))
-    .whereIn("o.status", [...ORDER_TABS[tab]])
     // A seller sees an order once it is paid: one waiting for payment, or given up unpaid, was never work of theirs.
-    .where((w) => w.whereNotNull("o.paid_at").orWhere("o.buyer_id", userId))
+    .where(visibleToParty(userId, "o"))
+    .whereIn("o.status", [...ORDER_TABS[tab]])
     .orderBy([
       { column: "o.created_at", order: "desc" },
       { column: "o.id", order: "desc" },
@@ -327,8 +347,7 @@ export async function listOrders(db: Db, userId: number, tab: OrderTab, { limit 
 /** How many of the member's orders each tab holds. */
 export async function orderTabCounts(db: Db, userId: number): Promise<Record<OrderTab, number>> {
   const rows = await db("orders")
-    .where((w) => w.where("buyer_id", userId).orWhere("seller_id", userId))
-    .where((w) => w.whereNotNull("paid_at").orWhere("buyer_id", userId))
+    .where(visibleToParty(userId))
     .groupBy("status")
     .select("status", db.raw("count(*)::int as n"));
   const by = new Map(rows.map((r) => [r.status as string, Number(r.n)]));

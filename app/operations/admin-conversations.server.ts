@@ -6,6 +6,7 @@
 import type { Knex } from "knex";
 import {
   adminThreadPage,
+  conversationsOfPairs,
   deleteConversationRows,
   findAdminConversation,
   listAdminConversations,
@@ -13,6 +14,7 @@ import {
   type AdminConversation,
   type AdminMessage,
 } from "~/models/admin-conversation.server";
+import { pairKey } from "~/models/conversation.server";
 import { adminOf, forbidden, notFound, ok, transact, type Actor, type Result } from "~/operations/core.server";
 import type { AdminConversationFilter, DeleteConversationInput, FlagConversationInput } from "~/utils/monitoring-schemas";
 import { getDb } from "~/utils/db.server";
@@ -61,6 +63,50 @@ export async function readConversation(
         },
       });
       return ok({ conversation, ...page });
+    },
+    { db },
+  );
+}
+
+export type DisputeConversation = { conversation: AdminConversation; messages: AdminMessage[]; older: boolean };
+
+/**
+ * The conversations of disputed orders' two parties, for the admin deciding the disputes (by order id; an
+ * order whose buyer and seller never wrote to each other has none). Reading them is reading members'
+ * messages, so each one shown is audited as readConversation audits it (conversation.read, with the order
+ * it was read for), in the same transaction as the reads.
+ */
+export async function readDisputeConversations(
+  actor: Actor,
+  input: { orderIds: number[] },
+  { db }: Options = {},
+): Promise<Result<Map<number, DisputeConversation>>> {
+  if (!adminOf(actor)) return forbidden(ADMINS_ONLY);
+  if (!input.orderIds.length) return ok(new Map());
+  return transact(
+    actor,
+    async (tx) => {
+      const orders = (await tx.trx("orders").whereIn("id", input.orderIds).orderBy("id").select("id", "buyer_id", "seller_id")).map((o) => ({
+        orderId: Number(o.id),
+        a: Number(o.buyer_id),
+        b: Number(o.seller_id),
+      }));
+      const ids = await conversationsOfPairs(tx.trx, orders);
+      const read = new Map<number, DisputeConversation>();
+      for (const o of orders) {
+        const conversationId = ids.get(pairKey(o.a, o.b));
+        const conversation = conversationId ? await findAdminConversation(tx.trx, conversationId) : null;
+        if (!conversationId || !conversation) continue;
+        const page = await adminThreadPage(tx.trx, conversationId);
+        await tx.audit({
+          action: "conversation.read",
+          targetType: "conversation",
+          targetId: conversationId,
+          details: { participants: conversation.participants.map((p) => p.id), messages: page.messages.length, disputedOrder: o.orderId },
+        });
+        read.set(o.orderId, { conversation, ...page });
+      }
+      return ok(read);
     },
     { db },
   );

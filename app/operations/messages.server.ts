@@ -16,6 +16,7 @@ import {
   senderSide,
 } from "~/models/conversation.server";
 import { insertMessage, markMessages, resetUnread, type MailRound, type Message, type StoredAttachment } from "~/models/message.server";
+import { findPartyOrder } from "~/models/order.server";
 import { markConversationNotificationsRead, upsertMessageNotification } from "~/models/notification.server";
 import { sendMail } from "~/models/outbox.server";
 import { conflict, forbidden, invalid, limitedBy, notFound, ok, transact, type Actor, type Result, type Tx } from "~/operations/core.server";
@@ -86,11 +87,11 @@ export async function startConversation(actor: Actor, input: StartConversationIn
 async function otherParty(tx: Tx, me: number, input: StartConversationInput): Promise<Result<{ userId: number; gigId: number | null; orderId: number | null }>> {
   const db = tx.trx;
   if (input.orderId !== undefined) {
-    const order = await db("orders").where({ id: input.orderId }).first("buyer_id", "seller_id", "gig_id");
-    // Someone else's order does not exist for this member.
-    if (!order || (Number(order.buyer_id) !== me && Number(order.seller_id) !== me)) return notFound("We could not find that order.");
-    const userId = Number(order.buyer_id) === me ? Number(order.seller_id) : Number(order.buyer_id);
-    return active(db, userId, { gigId: order.gig_id === null ? null : Number(order.gig_id), orderId: input.orderId });
+    // Someone else's order does not exist for this member; nor, to its seller, one not paid yet (partyRole).
+    const own = await findPartyOrder(db, input.orderId, me);
+    if (!own) return notFound("We could not find that order.");
+    const { order, role } = own;
+    return active(db, role === "buyer" ? order.sellerId : order.buyerId, { gigId: order.gigId, orderId: order.id });
   }
   if (input.gigId !== undefined) {
     const gig = await db("gigs").where({ id: input.gigId, status: "published" }).first("seller_id");

@@ -35,7 +35,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return {
     tab,
     counts,
-    orders: orders.map(({ facts, ...order }) => ({ ...order, actions: [...orderActions(facts, user.id, now)] })),
+    orders: orders.map(({ facts, ...order }) => ({ ...order, disputeOpen: facts.disputeOpen, actions: [...orderActions(facts, user.id, now)] })),
   };
 }
 

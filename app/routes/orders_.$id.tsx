@@ -6,10 +6,10 @@ import { Link } from "~/components/link";
 import { useEffect, useRef } from "react";
 import type { z } from "zod";
 import { ErrorList, TextAreaField } from "~/components/forms";
-import { ContactButton, daysText, OrderButton, OrderPost } from "~/components/order-card";
+import { ContactButton, daysText, OrderBadge, OrderButton, OrderPost } from "~/components/order-card";
 import { OrderTimeline } from "~/components/order-timeline";
 import { openDisputeOf } from "~/models/dispute.server";
-import { getOrder, listDeliveries, listOrderEvents, listOrderFiles, orderFacts, orderParties, partyRole, type OrderFile } from "~/models/order.server";
+import { findPartyOrder, listDeliveries, listOrderEvents, listOrderFiles, orderFacts, orderParties, type OrderFile } from "~/models/order.server";
 import type { Failure } from "~/operations/core.server";
 import { approveOrder, cancelOrder, declineCancel, deliverOrder, openDispute, requestRevision } from "~/operations/orders.server";
 import { createReview } from "~/operations/reviews.server";
@@ -28,8 +28,8 @@ import {
   ORDER_FILE_TYPES_TEXT,
   storeOrderFiles,
 } from "~/utils/order-files.server";
-import { FINAL_STATUSES, orderActions, orderNumber, statusLabel, type OrderAction } from "~/utils/order-rules";
-import { CancelSchema, DeliverSchema, DisputeSchema, OrderIdSchema, RevisionSchema } from "~/utils/order-schemas";
+import { FINAL_STATUSES, orderActions, orderNumber, type OrderAction } from "~/utils/order-rules";
+import { APPROVE_CONFIRMATION, ApproveSchema, CancelSchema, DeliverSchema, DisputeSchema, OrderIdSchema, RevisionSchema } from "~/utils/order-schemas";
 import { RATING_MAX, RATING_MIN, ReviewSchema } from "~/utils/review-schemas";
 import { usePreferences } from "~/utils/use-preferences";
 import { formatPrice } from "~/utils/money";
@@ -44,8 +44,11 @@ const INTENTS = ["deliver", "request_revision", "approve", "cancel", "decline_ca
 type Intent = (typeof INTENTS)[number];
 const isIntent = (value: unknown): value is Intent => typeof value === "string" && (INTENTS as readonly string[]).includes(value);
 
-/** The steps that ask for words first show their form only after a click (`?confirm=`), as a short confirmation. */
-const CONFIRMS = ["cancel", "dispute"] as const;
+/**
+ * The steps that ask for words first show their form only after a click (`?confirm=`), as a short
+ * confirmation; so does approving, which releases the payment and cannot be undone.
+ */
+const CONFIRMS = ["cancel", "dispute", "approve"] as const;
 type Confirm = (typeof CONFIRMS)[number];
 
 /**
@@ -56,12 +59,14 @@ const AS_TYPED = true;
 
 const notFound = () => new Response("Not Found", { status: 404 });
 
-/** The order, for one of its two parties; anyone else (an admin too: they use the disputes screen) meets a 404. */
+/**
+ * The order, for one of its two parties (its seller only once it is paid: partyRole); anyone else (an admin
+ * too: they use the disputes screen) meets a 404.
+ */
 async function ownOrder(orderId: string | undefined, userId: number) {
-  const order = await getOrder(getDb(), Number(orderId));
-  const role = order ? partyRole(order, userId) : null;
-  if (!order || !role) throw notFound();
-  return { order, role };
+  const own = await findPartyOrder(getDb(), Number(orderId), userId);
+  if (!own) throw notFound();
+  return own;
 }
 
 const fileView = (f: OrderFile) => ({ id: f.id, fileName: f.fileName, sizeBytes: f.sizeBytes });
@@ -190,7 +195,8 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
       return answer(await requestRevision(actor, submission.value), submission.reply);
     }
     case "approve": {
-      const submission = parse(OrderIdSchema);
+      // Only from the confirmation that names the amount released (ApproveSchema): a bare approve is a 400.
+      const submission = parse(ApproveSchema);
       if (submission.status !== "success") return invalid(submission.reply());
       return answer(await approveOrder(actor, submission.value), submission.reply);
     }
@@ -302,9 +308,9 @@ export default function OrderPage() {
       </p>
       <h1 id="order-title">{order.gigTitle}</h1>
       <p className="order-number">
-        {d.number} <span className={`status-badge order-status-${order.status}`}>{statusLabel(order.status)}</span>
+        {d.number} <OrderBadge status={order.status} disputeOpen={d.dispute !== null} />
       </p>
-      <p className="order-party">
+      <div className="order-party">
         {buyer ? "Seller" : "Buyer"}:{" "}
         {d.other.username ? <Link to={`/user/${encodeURIComponent(d.other.username)}`}>{d.other.name}</Link> : d.other.name}
         {d.other.username ? (
@@ -319,7 +325,7 @@ export default function OrderPage() {
             <Link to={`/gig/${order.gigId}`}>View Gig</Link>
           </>
         ) : null}
-      </p>
+      </div>
 
       <ErrorList id="order-errors" errors={topErrors} />
 
@@ -431,7 +437,7 @@ export default function OrderPage() {
 
       {can.has("deliver") ? <DeliverForm key={`deliver-${key}`} orderId={order.id} rules={d.fileRules} reply={replyOf("deliver")} /> : null}
       {can.has("approve") || can.has("request_revision") ? (
-        <section className="order-step" aria-labelledby="respond-title">
+        <section className="order-step" id="respond" aria-labelledby="respond-title">
           <h2 id="respond-title">Your answer to the delivery</h2>
           <p>
             Approve it to complete the order and release the payment to the seller, or ask for changes (
@@ -439,12 +445,15 @@ export default function OrderPage() {
             answer, the order completes by itself 3 days after the delivery.
           </p>
           {can.has("approve") ? (
-            <Form method="post" action={`/orders/${order.id}`} className="order-approve">
-              <input type="hidden" name="orderId" value={order.id} />
-              <OrderButton orderId={order.id} intent="approve" pendingLabel="Approving…">
-                Approve delivery
-              </OrderButton>
-            </Form>
+            <ApproveStep
+              key={`approve-${key}`}
+              orderId={order.id}
+              sellerName={d.other.name}
+              releasedText={orderPrice(order.priceUgx)}
+              paidText={orderPrice(order.totalUgx)}
+              open={d.confirm === "approve" || actionData?.intent === "approve"}
+              reply={replyOf("approve")}
+            />
           ) : null}
           {can.has("request_revision") ? <RevisionForm key={`revision-${key}`} orderId={order.id} reply={replyOf("request_revision")} /> : null}
         </section>
@@ -550,6 +559,63 @@ function ReviewForm({ orderId, gigId, reply }: { orderId: number; gigId: number;
         </OrderButton>
       </Form>
     </section>
+  );
+}
+
+/**
+ * Approve, in two clicks: the first (a link, so it works without JavaScript) opens the confirmation, which
+ * says what is released to whom; only its form carries the confirmation the action asks for.
+ */
+function ApproveStep({
+  orderId,
+  sellerName,
+  releasedText,
+  paidText,
+  open,
+  reply,
+}: {
+  orderId: number;
+  sellerName: string;
+  releasedText: string;
+  paidText: string;
+  open: boolean;
+  reply?: Reply;
+}) {
+  const [form, fields] = useOrderForm("approve-form", ApproveSchema, reply);
+  if (!open) {
+    return (
+      <p id="approve">
+        <Link to={`/orders/${orderId}?confirm=approve#approve`} className="button button-small" preventScrollReset>
+          Approve delivery…
+        </Link>
+      </p>
+    );
+  }
+  return (
+    <div className="order-confirm" id="approve">
+      <Form method="post" action={`/orders/${orderId}`} aria-labelledby="approve-question" {...getFormProps(form)}>
+        <input type="hidden" name="orderId" value={orderId} />
+        <input type="hidden" name={fields.confirm.name} value={APPROVE_CONFIRMATION} />
+        <p className="order-confirm-question" id="approve-question">
+          <strong>
+            Release {releasedText} to {sellerName}? This cannot be undone.
+          </strong>
+        </p>
+        <p>
+          The {paidText} you paid is held in escrow. Approving completes the order and pays the order's price to the seller: you can no longer ask for a revision
+          or open a dispute.
+        </p>
+        <ErrorList id={fields.confirm.errorId} errors={fields.confirm.errors} />
+        <div className="order-actions">
+          <OrderButton orderId={orderId} intent="approve" pendingLabel="Releasing…">
+            Yes, release {releasedText}
+          </OrderButton>
+          <Link to={`/orders/${orderId}#respond`} preventScrollReset>
+            Not yet
+          </Link>
+        </div>
+      </Form>
+    </div>
   );
 }
 

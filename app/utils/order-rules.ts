@@ -16,6 +16,15 @@ export const STATUS_LABEL: Record<string, string> = {
 /** The spec's rule: a status this version does not know shows as "Unknown". */
 export const statusLabel = (status: string) => STATUS_LABEL[status] ?? "Unknown";
 
+/**
+ * The badge an order wears, for both parties alike: its status, or "In dispute" while a dispute is open on it
+ * (the order waits for an admin then, whatever its status says).
+ */
+export function orderBadge(status: string, disputeOpen: boolean): { label: string; className: string } {
+  if (disputeOpen) return { label: "In dispute", className: "order-status-disputed" };
+  return { label: statusLabel(status), className: `order-status-${status}` };
+}
+
 export const FINAL_STATUSES: ReadonlySet<string> = new Set(["completed", "cancelled"]);
 
 /** The tabs of /orders and the statuses each shows. Awaiting payment shows under Active for the buyer. */

@@ -38,6 +38,14 @@ export const CancelSchema = z.object({
   expected: z.enum(["abandon", "cancel", "request_cancel", "agree_cancel"]).optional(),
 });
 export const OrderIdSchema = z.object({ orderId: id("Choose an order") });
+/** The value the approve confirmation carries: the action refuses an approve without it (a one-tap release). */
+export const APPROVE_CONFIRMATION = "release";
+export const ApproveSchema = z.object({
+  orderId: id("Choose an order"),
+  confirm: z.literal(APPROVE_CONFIRMATION, {
+    errorMap: () => ({ message: "Confirm the release of the payment: approving cannot be undone." }),
+  }),
+});
 export const DisputeSchema = z.object({ orderId: id("Choose an order"), reason: text(2000, "Tell us what went wrong") });
 export const ResolveDisputeSchema = z.object({
   orderId: id("Choose an order"),

@@ -13,7 +13,7 @@ import { systemActor } from "~/operations/core.server";
 import { runOrderTimers } from "~/operations/orders.server";
 import { orderNumber } from "~/utils/order-rules";
 import { describeBothModes, e2eDb, waitForHydration, type Mode } from "../support/e2e";
-import { DEMO_ADMIN, joinAsClient, joinAsFreelancer, newPerson, open, signIn, timeline, type Person } from "../support/e2e-orders";
+import { approveDelivery, DEMO_ADMIN, joinAsClient, joinAsFreelancer, newPerson, open, signIn, timeline, type Person } from "../support/e2e-orders";
 import { ledgerProblems } from "../support/order-checks";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -177,7 +177,7 @@ describeBothModes("Order journey", (mode) => {
     const page = client.page;
     await open(page, mode, `/orders/${firstOrder}`);
     await page.getByText("A bigger mango, as you asked.").waitFor();
-    await page.getByRole("button", { name: "Approve delivery" }).click();
+    await approveDelivery(page, mode, { amount: "UGX 50,000", seller: freelancerWho.name });
     await page.getByRole("heading", { name: "Leave a review" }).waitFor();
     await waitForHydration(page, mode);
     await page.getByText("Completed", { exact: true }).first().waitFor();

@@ -12,7 +12,8 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createGig, createUser, DEFAULT_PASSWORD, type TestUser } from "../support/factories";
 import { appUrl, describeBothModes, e2eDb, waitForHydration, type Mode } from "../support/e2e";
-import { deliverOrder } from "~/operations/orders.server";
+import { approveDelivery } from "../support/e2e-orders";
+import { deliverOrder, openDispute } from "~/operations/orders.server";
 import { memberActor, paidTestOrder, testProviders } from "../support/orders";
 
 let notesFile: string;
@@ -131,13 +132,28 @@ describeBothModes("Orders", (mode) => {
     await page.close();
   });
 
-  it("the buyer approves and leaves a review, which shows on the gig's page", async () => {
+  it("the buyer approves through the confirmation that states the amount, and leaves a review, which shows on the gig's page", async () => {
     const page = await signIn(mode, buyer);
-    await open(page, mode, `/orders/${orderId}`);
+    // The list offers no Approve: its card leads to the delivery on the order's page.
+    await open(page, mode, "/orders");
+    const card = page.getByRole("article").filter({ has: page.getByRole("link", { name: gig.title, exact: true }) });
+    await card.getByText("Delivered", { exact: true }).waitFor();
+    expect(await card.getByRole("button", { name: /Approve/ }).count()).toBe(0);
+    expect(await card.getByRole("link", { name: /Approve/ }).count()).toBe(0);
+    await card.getByRole("link", { name: "Review delivery" }).click();
     await page.getByText("Bigger letters, as you asked.").waitFor();
+    await waitForHydration(page, mode);
     // No revisions left: only approval (or a dispute) remains.
     expect(await page.getByRole("button", { name: "Request revision" }).count()).toBe(0);
-    await page.getByRole("button", { name: "Approve delivery" }).click();
+    // Nothing is released until the buyer confirms the amount.
+    await page.getByRole("link", { name: "Approve delivery…" }).click();
+    await page.getByText(`Release UGX 60,000 to ${seller.name}? This cannot be undone.`).waitFor();
+    expect(await e2eDb()("orders").where({ id: orderId }).first()).toMatchObject({ status: "delivered" });
+    await page.getByRole("link", { name: "Not yet" }).click();
+    await page.getByRole("link", { name: "Approve delivery…" }).waitFor();
+    await waitForHydration(page, mode);
+    expect(await e2eDb()("orders").where({ id: orderId }).first()).toMatchObject({ status: "delivered" });
+    await approveDelivery(page, mode, { amount: "UGX 60,000", seller: seller.name });
     await page.getByRole("heading", { name: "Leave a review" }).waitFor();
     await waitForHydration(page, mode);
     expect(await e2eDb()("orders").where({ id: orderId }).first()).toMatchObject({ status: "completed" });
@@ -151,6 +167,24 @@ describeBothModes("Orders", (mode) => {
     await open(page, mode, `/gig/${gig.id}`);
     await page.getByRole("list", { name: "Reviews" }).getByText(comment).waitFor();
     await page.close();
+  });
+
+  it("an order in dispute reads 'In dispute' on its card and its page, for both parties", async () => {
+    const db = e2eDb();
+    const { orderId: disputed } = await paidTestOrder({ db, providers: providers.providers, sandbox: providers.sandbox }, buyer, gig.id);
+    expect((await openDispute(memberActor(buyer), { orderId: disputed, reason: "No word from the seller for a week" }, { db })).ok).toBe(true);
+    for (const who of [buyer, seller]) {
+      const page = await signIn(mode, who);
+      await open(page, mode, "/orders");
+      // The badge of its card, in the style of its own (not the status's).
+      const badge = page.locator(`article[aria-labelledby="order-${disputed}-title"] .status-badge`);
+      expect(await badge.innerText()).toBe("In dispute");
+      expect(await badge.getAttribute("class")).toBe("status-badge order-status-disputed");
+      await open(page, mode, `/orders/${disputed}`);
+      expect(await page.locator(".order-number .status-badge").innerText()).toBe("In dispute");
+      await page.getByText("This order is in dispute.").waitFor();
+      await page.close();
+    }
   });
 
   // With JavaScript the page asks for the order again while it is active: the other party's step appears

@@ -7,6 +7,7 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memberBalances } from "~/models/ledger.server";
+import { sendMessage, startConversation } from "~/operations/messages.server";
 import { deliverOrder, openDispute } from "~/operations/orders.server";
 import { orderNumber } from "~/utils/order-rules";
 import { createSession } from "../support/factories";
@@ -24,6 +25,7 @@ let buyerCookie: string;
 /** Disputed by the buyer after a delivery (older); disputed by the seller before any delivery (newer). */
 let refunded: number;
 let released: number;
+let conversationId: string;
 
 beforeAll(async () => {
   server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: t.queuePrefix, PAYMENTS_SANDBOX: "1" });
@@ -36,6 +38,16 @@ beforeAll(async () => {
   expect((await openDispute(memberActor(t.buyer), { orderId: refunded, reason: "We agreed on three colours; this has one." }, opts(t))).ok).toBe(true);
   released = (await paidTestOrder(t, t.buyer, t.gigId)).orderId;
   expect((await openDispute(memberActor(t.seller), { orderId: released, reason: "The buyer wants a website too, outside the package." }, opts(t))).ok).toBe(true);
+
+  // What the two said to each other, from the first order: three messages, the last with a file.
+  const started = await startConversation(memberActor(t.buyer), { orderId: refunded }, { db: t.db });
+  if (!started.ok) throw new Error(JSON.stringify(started));
+  conversationId = started.value.conversationId;
+  const say = async (who: typeof t.buyer, body: string, attachments: { storageKey: string; fileName: string; contentType: string; sizeBytes: number }[] = []) =>
+    expect((await sendMessage(memberActor(who), { conversationId, body, attachments }, { db: t.db })).ok).toBe(true);
+  await say(t.buyer, "Please use green, gold and black.");
+  await say(t.seller, "Blue looks better for a shop, trust me.");
+  await say(t.seller, "Here is the file", [{ storageKey: "0c0c0c0c-0000-4000-8000-000000000003", fileName: "logo-blue.png", contentType: "image/png", sizeBytes: 2048 }]);
 });
 afterAll(async () => {
   await server?.stop();
@@ -98,6 +110,36 @@ describe("the disputes screen", () => {
       expect(html).toContain("Refund the buyer");
       expect(html).toContain("Release to the seller");
     }
+  });
+
+  it("shows the buyer and seller's conversation beside each dispute, oldest first with files named, and audits the reading", async () => {
+    const before = Number((await t.db("admin_audit_log").max("id as id").first())?.id ?? 0);
+    const page = await request("main", "GET", "/admin/disputes", { cookie: adminCookie });
+    expect(page.status).toBe(200);
+    const html = page.body;
+    expect(html).not.toContain("once messaging is built");
+    const chat = html.slice(html.indexOf(`aria-label="Conversation of ${orderNumber(refunded)}"`));
+    const words = chat.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+    const first = words.indexOf("Buyer (Akello Joan)");
+    const second = words.indexOf("Blue looks better for a shop, trust me.");
+    const third = words.indexOf("Here is the file");
+    expect(first).toBeGreaterThan(-1);
+    expect(words.indexOf("Please use green, gold and black.")).toBeGreaterThan(first);
+    expect(second).toBeGreaterThan(first);
+    expect(third).toBeGreaterThan(second);
+    expect(words).toContain("Seller (Mugisha Peter)");
+    expect(words).toContain("logo-blue.png (2 KB)");
+    // The same pair on the other dispute: the same conversation beside it.
+    expect(html).toContain(`aria-label="Conversation of ${orderNumber(released)}"`);
+    // Read on the record: one conversation.read per dispute it was shown for, naming the order.
+    const reads = await t.db("admin_audit_log").where({ action: "conversation.read", target_id: conversationId }).where("id", ">", before).orderBy("id");
+    expect(reads).toHaveLength(2);
+    expect(reads.map((r) => r.details.disputedOrder).sort()).toEqual([refunded, released].sort());
+    expect(reads[0]).toMatchObject({ admin_id: t.admin.id, target_type: "conversation" });
+    expect(reads[0].details).toMatchObject({ participants: [t.buyer.id, t.seller.id].sort((a, b) => a - b), messages: 3 });
+    // A member never sees it there.
+    const refused = await request("admin", "GET", "/disputes", { cookie: buyerCookie });
+    expect(refused.body).not.toContain("Blue looks better");
   });
 
   it("refunds the buyer: the order is cancelled, escrow empties, and a refund payout goes to the buyer", async () => {

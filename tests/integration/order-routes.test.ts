@@ -12,10 +12,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cancelOrder, runOrderTimers } from "~/operations/orders.server";
+import { cancelOrder, deliverOrder, openDispute, runOrderTimers } from "~/operations/orders.server";
 import { orderNumber, statusLabel } from "~/utils/order-rules";
 import { createGig, createSession, createUser, type TestUser } from "../support/factories";
-import { DAY_MS } from "../support/order-checks";
+import { DAY_MS, trail } from "../support/order-checks";
 import { completedTestOrder, memberActor, opts, orderTestContext, paidTestOrder, placeTestOrder, system } from "../support/orders";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { decode } from "../support/html";
@@ -188,6 +188,34 @@ describe("/orders", () => {
     expect(completed).not.toContain("Leave Review");
   });
 
+  it("offers no Approve on a delivered order's card, only a link to review the delivery on its page", async () => {
+    const { orderId } = await paidTestOrder(t, listBuyer, (await createGig(t.db, { sellerId: listSeller.id, title: "Menu design" })).id);
+    expect((await deliverOrder(memberActor(listSeller), { orderId, message: "Your menu" }, opts(t))).ok).toBe(true);
+    const card = cards(await page("/orders", listBuyer)).get(orderId)!;
+    expect(text(card)).toContain("Delivered");
+    expect(intents(card)).toEqual([]);
+    expect(text(card)).not.toContain("Approve");
+    expect(card).toContain(`href="/orders/${orderId}#respond">Review delivery<`);
+    // The order page's answer section is where that link lands.
+    expect(await page(`/orders/${orderId}`, listBuyer)).toContain('id="respond"');
+  });
+
+  it("badges an order in dispute 'In dispute', on both parties' cards and the order's page", async () => {
+    const { orderId } = await paidTestOrder(t, listBuyer, (await createGig(t.db, { sellerId: listSeller.id, title: "Flyer design" })).id);
+    expect((await deliverOrder(memberActor(listSeller), { orderId, message: "Your flyer" }, opts(t))).ok).toBe(true);
+    expect((await openDispute(memberActor(listBuyer), { orderId, reason: "Wrong phone number on it" }, opts(t))).ok).toBe(true);
+    const badge = /<span class="status-badge order-status-disputed">In dispute<\/span>/;
+    for (const who of [listBuyer, listSeller]) {
+      const card = cards(await page("/orders", who)).get(orderId)!;
+      expect(card).toMatch(badge);
+      expect(text(card)).not.toContain("Delivered");
+      const html = await page(`/orders/${orderId}`, who);
+      const header = html.slice(html.indexOf('<p class="order-number">'), html.indexOf("</p>", html.indexOf('<p class="order-number">')));
+      expect(header).toMatch(badge);
+      expect(header).not.toContain("Delivered");
+    }
+  });
+
   it("shows a friendly empty state with a way to browse", async () => {
     const html = await page("/orders?tab=completed", stranger);
     expect(text(html)).toContain("Active (0) Completed (0) Cancelled (0)");
@@ -226,6 +254,44 @@ describe("an order's page", () => {
     expect(await order(orderId)).toMatchObject({ status: "in_progress", cancel_requested_by: null });
     const visitor = await get(`/orders/${orderId}`);
     expect(visitor.headers.get("location")).toBe(`/login?redirectTo=${encodeURIComponent(`/orders/${orderId}`)}`);
+  });
+
+  it("before payment is only the buyer's: its seller meets a 404 on its page, its files, its steps and a conversation from it", async () => {
+    const { orderId } = await placeTestOrder(t, t.buyer, t.gigId);
+    const [file] = await t.db("order_files").insert({ order_id: orderId, uploader_id: t.buyer.id, storage_key: "0b0b0b0b-0000-4000-8000-000000000002", file_name: "brief.txt", content_type: "text/plain", size_bytes: 6 }).returning("id");
+    fs.mkdirSync(path.join(uploadDir, "order-files"), { recursive: true });
+    fs.writeFileSync(path.join(uploadDir, "order-files", "0b0b0b0b-0000-4000-8000-000000000002"), "Brief\n");
+    const here = `/orders/${orderId}`;
+    const fileUrl = `${here}/files/${file.id}`;
+    expect((await get(here, t.buyer)).status).toBe(200);
+    expect((await get(fileUrl, t.buyer)).status).toBe(200);
+
+    const unpaid = async () => {
+      const res = await get(here, t.seller);
+      expect(res.status).toBe(404);
+      expect(await res.text()).not.toContain("A logo for my shop");
+      expect((await get(fileUrl, t.seller)).status).toBe(404);
+      expect((await get(`${here}?confirm=cancel`, t.seller)).status).toBe(404);
+      expect((await post(here, t.seller, { intent: "cancel", orderId: String(orderId), reason: "" })).status).toBe(404);
+      const delivery = new FormData();
+      delivery.set("intent", "deliver");
+      delivery.set("message", "Early work");
+      expect((await post(here, t.seller, delivery)).status).toBe(404);
+      // Contact from the order: the seller cannot reach it either.
+      const contact = await post("/messages", t.seller, { intent: "start", orderId: String(orderId) });
+      expect(contact.status).toBe(404);
+      expect(await t.db("conversations").where({ order_id: orderId })).toEqual([]);
+    };
+    await unpaid();
+    expect(await order(orderId)).toMatchObject({ status: "pending_payment", cancel_requested_by: null });
+    expect(await t.db("deliveries").where({ order_id: orderId })).toEqual([]);
+
+    // Given up before it was paid: still the buyer's alone.
+    expect((await cancelOrder(memberActor(t.buyer), { orderId, reason: "" }, opts(t))).ok).toBe(true);
+    expect(await order(orderId)).toMatchObject({ status: "cancelled", paid_at: null });
+    await unpaid();
+    expect((await get(here, t.buyer)).status).toBe(200);
+    expect((await get(fileUrl, t.buyer)).status).toBe(200);
   });
 
   it("takes an order through delivery with a file, a revision, a second delivery, approval and a review", async () => {
@@ -289,12 +355,12 @@ describe("an order's page", () => {
     expect(file).toMatchObject({ file_name: "Notes for Okello.txt", content_type: "text/plain", uploader_id: t.seller.id });
     expect(file.delivery_id).not.toBeNull();
 
-    // The buyer sees the delivery and its file, and can approve or ask for a revision.
+    // The buyer sees the delivery and its file, and can approve (through a confirmation) or ask for a revision.
     html = await page(here, t.buyer);
     expect(text(html)).toContain("Here is the first draft of your logo.");
     expect(html).toContain(`href="/orders/${orderId}/files/${file.id}"`);
-    expect(intents(html)).toEqual(expect.arrayContaining(["approve", "request_revision"]));
-    expect(intents(html)).not.toContain("deliver");
+    expect(intents(html)).toEqual(["request_revision"]);
+    expect(html).toContain(`href="/orders/${orderId}?confirm=approve#approve"`);
 
     // The download: the bytes as stored, as an attachment, never sniffed or cached.
     res = await get(`/orders/${orderId}/files/${file.id}`, t.buyer);
@@ -346,13 +412,32 @@ describe("an order's page", () => {
     expect(await order(orderId)).toMatchObject({ status: "delivered", revisions_used: 1 });
     expect(await eventKinds(orderId)).toEqual(before);
 
-    // Approved from the list: back to the list.
-    res = await post(here, t.buyer, { intent: "approve", orderId: String(orderId), redirectTo: "/orders?tab=active" });
+    // Approving without the confirmation (a one-tap POST): 400 with the reason, and nothing moves.
+    const unconfirmed = await trail(t.db, [orderId]);
+    for (const form of [{}, { confirm: "" }, { confirm: "yes" }] as Record<string, string>[]) {
+      res = await post(here, t.buyer, { intent: "approve", orderId: String(orderId), redirectTo: "/orders?tab=active", ...form });
+      expect(res.status).toBe(400);
+      expect(messages(visible(await res.text()), "approve-form-confirm-error")).toEqual(["Confirm the release of the payment: approving cannot be undone."]);
+    }
+    expect(await trail(t.db, [orderId])).toEqual(unconfirmed);
+    expect(await t.db("ledger_journals").where({ order_id: orderId, kind: "escrow_released" })).toEqual([]);
+    expect(await order(orderId)).toMatchObject({ status: "delivered" });
+
+    // The confirmation states what is released, to whom, and that it cannot be undone; its form carries the confirmation.
+    html = await page(`${here}?confirm=approve`, t.buyer);
+    expect(text(html)).toContain("Release UGX 100,000 to Nakato Sarah? This cannot be undone.");
+    expect(text(html)).toContain("The UGX 105,000 you paid is held in escrow.");
+    expect(html).toMatch(/<input type="hidden" name="confirm" value="release"\/>/);
+    expect(intents(html)).toEqual(["approve"]);
+
+    // Confirmed: the order completes and the escrow is released, and the buyer is back where they came from.
+    res = await post(here, t.buyer, { intent: "approve", orderId: String(orderId), confirm: "release", redirectTo: "/orders?tab=active" });
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/orders?tab=active");
     expect(await order(orderId)).toMatchObject({ status: "completed" });
+    expect(await t.db("ledger_journals").where({ order_id: orderId, kind: "escrow_released" }).pluck("kind")).toEqual(["escrow_released"]);
     // A second approve (another tab): 409 with the reason, nothing changed.
-    res = await post(here, t.buyer, { intent: "approve", orderId: String(orderId) });
+    res = await post(here, t.buyer, { intent: "approve", orderId: String(orderId), confirm: "release" });
     expect(res.status).toBe(409);
     expect(messages(visible(await res.text()), "order-errors")).toEqual([
       "This order is completed, so that cannot be done now. Reload the page to see where it stands.",

@@ -68,3 +68,15 @@ export async function joinAsFreelancer(page: Page, mode: Mode, who: NewMember & 
 
 /** An order page's timeline. */
 export const timeline = (page: Page) => page.getByRole("list", { name: "Timeline" });
+
+/**
+ * The buyer approves a delivery on its order's page (the page is open): "Approve delivery…" opens the
+ * confirmation, which must name the amount released and the seller, and "Yes, release" confirms it.
+ * Approving is never one tap: the confirmation is what the server asks for.
+ */
+export async function approveDelivery(page: Page, mode: Mode, { amount, seller }: { amount: string; seller: string }) {
+  await page.getByRole("link", { name: "Approve delivery…" }).click();
+  await page.getByText(`Release ${amount} to ${seller}? This cannot be undone.`).waitFor();
+  await waitForHydration(page, mode);
+  await page.getByRole("button", { name: `Yes, release ${amount}` }).click();
+}
