@@ -324,7 +324,7 @@ describeBothModes("Accounts", (mode) => {
       language: "sw",
     });
     expect(stored.avatar_key).toBeTruthy();
-  });
+  }, 60_000); // every tab, two of them checking a password (scrypt)
 
   it("shows a seller's public profile with gigs and paged reviews", async () => {
     const page = await open(mode, appUrl("/user/james_okello"));

@@ -46,7 +46,7 @@ describeBothModes("Payout number", (mode) => {
     await page.getByLabel("Current password").fill("not-my-password");
     await page.getByRole("button", { name: "Save number" }).click();
     await page.getByText("Your current password is not right").waitFor();
-    expect(await page.getByLabel("Mobile-money number").inputValue()).toBe("+256701234567");
+    expect(await page.getByLabel("Mobile-money number").inputValue()).toBe("+256 701 234 567");
     expect(await page.getByLabel("Current password").inputValue()).toBe("");
     expect(await stored()).toEqual({ mobile_money_number: null, payout_number_set_at: null });
 
