@@ -8,14 +8,16 @@ import { useFetcher, useFetchers } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { useEffect, useState } from "react";
 import type { Notification } from "~/models/notification.server";
+import { PAYOUT_NUMBER_NOTIFICATION } from "~/utils/mobile-money";
 import { usePreferences } from "~/utils/use-preferences";
 
 type Item = Omit<Notification, "at"> & { at: Date | string };
 
-/** Where a notification leads: its order, or its conversation. */
-export function notificationHref(n: Pick<Notification, "orderId" | "conversationId">): string | null {
+/** Where a notification leads: its order, its conversation, or (a payout number changed) Settings → Billing. */
+export function notificationHref(n: Pick<Notification, "kind" | "orderId" | "conversationId">): string | null {
   if (n.conversationId) return `/messages/${n.conversationId}`;
   if (n.orderId) return `/orders/${n.orderId}`;
+  if (n.kind === PAYOUT_NUMBER_NOTIFICATION) return "/settings?tab=billing";
   return null;
 }
 

@@ -141,6 +141,8 @@ export type Settings = {
   createdAt: Date;
   notifications: NotificationPreferences;
   mobileMoneyNumber: string | null;
+  /** When the member last set their payout number (null: before this was stored, or set by the platform). */
+  payoutNumberSetAt: Date | null;
   language: "en" | "lg" | "sw";
   preferredCurrency: "UGX" | "USD";
   timeZone: "EAT" | "UTC";
@@ -221,6 +223,7 @@ export async function getSettings(db: Db, userId: number): Promise<Settings | nu
       pushMessages: u.notify_push_messages,
     },
     mobileMoneyNumber: u.mobile_money_number,
+    payoutNumberSetAt: u.payout_number_set_at ?? null,
     language: u.language,
     preferredCurrency: u.preferred_currency,
     timeZone: u.time_zone,
@@ -263,8 +266,25 @@ export function updateNotifications(db: Db, userId: number, prefs: NotificationP
   return updateUser(db, userId, values);
 }
 
-export function updateBilling(db: Db, userId: number, mobileMoneyNumber: string) {
-  return updateUser(db, userId, { mobile_money_number: mobileMoneyNumber });
+/** A member's payout number, when it was set, and how to tell them about a change; the row locked for the change. */
+export async function lockPayoutNumber(
+  db: Db,
+  userId: number,
+): Promise<{ mobileMoneyNumber: string | null; email: string; name: string; timeZone: Settings["timeZone"] } | undefined> {
+  const u = await db("users").where({ id: userId }).forUpdate().first("mobile_money_number", "email", "name", "time_zone");
+  return u ? { mobileMoneyNumber: u.mobile_money_number, email: u.email, name: u.name, timeZone: u.time_zone } : undefined;
+}
+
+/**
+ * Stores a payout number. `held`: set by the member now, so withdrawals to it wait (ADR 032); otherwise (the
+ * platform's own, such as the demo data) it has no set time and no hold. Answers when it was set, if held.
+ */
+export async function setPayoutNumber(db: Db, userId: number, mobileMoneyNumber: string, { held }: { held: boolean }): Promise<Date | null> {
+  const [row] = await db("users")
+    .where({ id: userId })
+    .update({ mobile_money_number: mobileMoneyNumber, payout_number_set_at: held ? db.fn.now() : null, updated_at: db.fn.now() })
+    .returning("payout_number_set_at");
+  return row?.payout_number_set_at ?? null;
 }
 
 export function updatePreferences(
@@ -493,6 +513,7 @@ export async function anonymiseUser(db: Db, userId: number): Promise<boolean> {
     portfolio_url: null,
     years_experience: null,
     mobile_money_number: null,
+    payout_number_set_at: null,
   });
   if (!updated) return false;
   await deleteUserSessions(db, userId);

@@ -11,6 +11,8 @@ import { cancelPasswordResets, createPasswordReset, findResetRecipient, isResetT
 import { createSession, deleteSessionById, deleteUserSessions } from "~/models/session.server";
 import * as users from "~/models/user.server";
 import { EmailTakenError, type Role, type UserStatus } from "~/models/user.server";
+import { insertNotification } from "~/models/notification.server";
+import { sendMail } from "~/models/outbox.server";
 import {
   conflict,
   forbidden,
@@ -21,8 +23,10 @@ import {
   ok,
   transact,
   type Actor,
+  type Failure,
   type Result,
 } from "~/operations/core.server";
+import { pushUnreadCount } from "~/operations/notifications.server";
 import {
   RESET_LINK_EXPIRED,
   type BillingInput,
@@ -36,7 +40,11 @@ import {
   type ResetPasswordInput,
   type SecurityInput,
 } from "~/utils/account-schemas";
+import { formatDateTime } from "~/utils/dates";
 import { getDb } from "~/utils/db.server";
+import { appMailOrigin } from "~/utils/host.server";
+import { SUPPORT_EMAIL } from "~/utils/faq";
+import { maskMsisdn, PAYOUT_NUMBER_HOLD_MS, PAYOUT_NUMBER_NOTIFICATION } from "~/utils/mobile-money";
 import { hashPassword, passwordNeedsRehash, verifyPassword } from "~/utils/password.server";
 import { addressKey, consume, refund, resetLimit } from "~/utils/rate-limit.server";
 import { deleteImage, InvalidImageError, saveImage } from "~/utils/storage.server";
@@ -222,12 +230,90 @@ export async function updateNotifications(actor: Actor, input: NotificationsInpu
   return updateOwnRow(actor, user.id, "notifications_updated", (trx) => users.updateNotifications(trx, user.id, prefs), db);
 }
 
-/** The billing tab: the mobile-money number payouts go to. */
-export async function updateBilling(actor: Actor, input: BillingInput, { db }: Options = {}): Promise<Result<null>> {
+/**
+ * The billing tab: the mobile-money number payouts go to (ADR 032). Setting it, the first time too, takes the
+ * current password (wrong ones counted per member, as sign-in counts them); a new number is held for 24 hours
+ * (withdrawals to it wait: app/operations/payments.server.ts) and the member is told at once, in
+ * /notifications and by mail to the account's email whatever their mail settings, so someone who got hold of
+ * their session and password has a day in which the member can stop them. The same number again changes nothing.
+ */
+export async function updateBilling(
+  actor: Actor,
+  input: BillingInput,
+  { db = getDb() }: Options = {},
+): Promise<Result<{ changed: boolean; holdUntil: Date | null }>> {
   const refused = onlyMembers(actor);
   if (refused) return refused;
   const user = memberOf(actor)!;
-  return updateOwnRow(actor, user.id, "billing_updated", (trx) => users.updateBilling(trx, user.id, input.mobileMoneyNumber), db);
+  const wrong = await checkCurrentPassword(user.id, input.currentPassword, db);
+  if (wrong) return wrong;
+  return transact<{ changed: boolean; holdUntil: Date | null }>(
+    actor,
+    async (tx) => {
+      const before = await users.lockPayoutNumber(tx.trx, user.id);
+      if (!before) return notFound();
+      if (before.mobileMoneyNumber === input.mobileMoneyNumber) return ok({ changed: false, holdUntil: null });
+      const setAt = (await users.setPayoutNumber(tx.trx, user.id, input.mobileMoneyNumber, { held: true }))!;
+      const holdUntil = new Date(setAt.getTime() + PAYOUT_NUMBER_HOLD_MS);
+      const masked = maskMsisdn(input.mobileMoneyNumber);
+      await tx.activity(user.id, "billing_updated", { number: masked });
+      const when = (d: Date) => formatDateTime(d, before.timeZone);
+      const changed = before.mobileMoneyNumber ? "changed" : "set";
+      const body = `Your payout number was ${changed} to ${masked} on ${when(setAt)}. Withdrawals to it open on ${when(holdUntil)}. Not you? Reset your password now and write to ${SUPPORT_EMAIL}.`;
+      await insertNotification(tx.trx, { userId: user.id, kind: PAYOUT_NUMBER_NOTIFICATION, body });
+      await pushUnreadCount(tx, user.id, { kind: PAYOUT_NUMBER_NOTIFICATION, body, orderId: null, conversationId: null });
+      const origin = appMailOrigin();
+      await sendMail(tx.trx, {
+        to: before.email,
+        subject: `Soko: your payout number was ${changed}`,
+        body:
+          `Hello ${before.name},\n\n` +
+          `The mobile-money number your Soko earnings are paid to was ${changed} to ${masked} on ${when(setAt)}` +
+          `${before.mobileMoneyNumber ? ` (it was ${maskMsisdn(before.mobileMoneyNumber)})` : ""}.\n` +
+          `To keep your earnings safe, withdrawals to the new number open 24 hours later, on ${when(holdUntil)}.\n\n` +
+          `If you made this change, there is nothing to do.\n\n` +
+          `If it was not you, someone has your password. Reset it now at ${origin}/forgot-password (that signs out ` +
+          `every session), then put your own number back in Settings, Billing (${origin}/settings?tab=billing) and ` +
+          `write to ${SUPPORT_EMAIL}. Nothing can be withdrawn to the new number before ${when(holdUntil)}.\n`,
+      });
+      return ok({ changed: true, holdUntil });
+    },
+    { db },
+  );
+}
+
+/**
+ * A payout number set by the platform rather than by the member (the demo data; later an import): no password
+ * to ask for, nobody to warn, no hold.
+ */
+export async function setMemberPayoutNumber(actor: Actor, input: { userId: number; mobileMoneyNumber: string }, { db }: Options = {}): Promise<Result<null>> {
+  if (actor.kind !== "system") return forbidden("Only the platform sets a member's payout number this way.");
+  return transact(
+    actor,
+    async (tx) => {
+      if (!(await users.lockPayoutNumber(tx.trx, input.userId))) return notFound();
+      await users.setPayoutNumber(tx.trx, input.userId, input.mobileMoneyNumber, { held: false });
+      await tx.activity(input.userId, "billing_updated", { number: maskMsisdn(input.mobileMoneyNumber) });
+      return ok(null);
+    },
+    { db },
+  );
+}
+
+/**
+ * The current password of a signed-in member, asked before a change that matters (a new password, a new payout
+ * number): counted per member before the check (parallel guesses all count) and given back when right, so only
+ * wrong ones use up the limit. Null when right; otherwise what to answer.
+ */
+async function checkCurrentPassword(userId: number, password: string, db: Knex): Promise<Failure | null> {
+  const key = `user:${userId}`;
+  const limited = await consume("currentPassword", [key]);
+  if (limited) return limitedBy(limited);
+  const stored = await users.getPasswordHash(db, userId);
+  if (stored === undefined) return notFound();
+  if (!(await verifyPassword(password, stored))) return invalid({ currentPassword: [WRONG_CURRENT_PASSWORD] });
+  await refund("currentPassword", key);
+  return null;
 }
 
 /** The preferences tab: language, display currency, time zone. */
@@ -253,7 +339,7 @@ export async function setCurrency(actor: Actor, input: { preferredCurrency: "UGX
 function updateOwnRow(
   actor: Actor,
   userId: number,
-  kind: "notifications_updated" | "billing_updated" | "preferences_updated",
+  kind: "notifications_updated" | "preferences_updated",
   write: (trx: Knex.Transaction) => Promise<boolean>,
   db: Knex | undefined,
 ): Promise<Result<null>> {
@@ -277,9 +363,8 @@ export async function changePassword(actor: Actor, input: SecurityInput, { db = 
   const refused = onlyMembers(actor);
   if (refused) return refused;
   const user = memberOf(actor)!;
-  const stored = await users.getPasswordHash(db, user.id);
-  if (stored === undefined) return notFound();
-  if (!(await verifyPassword(input.currentPassword, stored))) return invalid({ currentPassword: [WRONG_CURRENT_PASSWORD] });
+  const wrong = await checkCurrentPassword(user.id, input.currentPassword, db);
+  if (wrong) return wrong;
   const passwordHash = await hashPassword(input.password);
   return transact(
     actor,

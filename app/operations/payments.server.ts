@@ -28,7 +28,8 @@ import { getProviders, type Providers } from "~/payments/registry.server";
 import { getDb } from "~/utils/db.server";
 import { maskUrlCredentials } from "~/utils/mask-url";
 import { getEnv } from "~/utils/env.server";
-import { guessNetwork } from "~/utils/mobile-money";
+import { formatDateTime } from "~/utils/dates";
+import { guessNetwork, maskMsisdn, payoutHoldUntil } from "~/utils/mobile-money";
 import { orderNumber, UNPAID_EXPIRY_MS } from "~/utils/order-rules";
 
 export type PaymentOptions = { db?: Knex; providers?: Providers; now?: () => Date };
@@ -246,15 +247,20 @@ export async function pollPayments(actor: Actor, options: PaymentOptions = {}): 
 
 export const NO_PAYOUT_NUMBER = "Add your mobile-money number in Settings → Billing first.";
 
+/** Why a withdrawal waits: the payout number is new (ADR 032). `when` is the hold's end, as the member reads times. */
+export const payoutNumberHeld = (masked: string, when: string) =>
+  `Withdrawals to ${masked} open on ${when}: a new payout number waits 24 hours, to keep your earnings safe. Your money stays available until then.`;
+
 /**
  * A seller withdraws from their available balance to their mobile-money number (Settings → Billing). The
  * balance is read under the account's lock, so two withdrawals at once can never take more than there is.
- * The same request key twice (a double click) is one payout.
+ * The same request key twice (a double click) is one payout. For 24 hours after the member set the number,
+ * withdrawals wait (409) and nothing moves (ADR 032).
  */
 export async function requestWithdrawal(
   actor: Actor,
   input: { amountUgx: number; requestKey: string },
-  { db, providers = getProviders() }: PaymentOptions = {},
+  { db, providers = getProviders(), now = () => new Date() }: PaymentOptions = {},
 ): Promise<Result<{ reference: string; amountUgx: number }>> {
   if (actor.kind !== "member") return forbidden("Sign in to withdraw.");
   const user = actor.user;
@@ -262,10 +268,12 @@ export async function requestWithdrawal(
   const result = await transact(
     actor,
     async (tx) => {
-      const me = await tx.trx("users").where({ id: user.id }).first("mobile_money_number", "status");
+      const me = await tx.trx("users").where({ id: user.id }).first("mobile_money_number", "payout_number_set_at", "status");
       if (!me || me.status !== "active") return forbidden("Your account cannot withdraw.");
       const msisdn: string | null = me.mobile_money_number;
       if (!msisdn) return conflict("no_payout_number", NO_PAYOUT_NUMBER);
+      const heldUntil = payoutHoldUntil(me.payout_number_set_at, now());
+      if (heldUntil) return conflict("payout_number_held", payoutNumberHeld(maskMsisdn(msisdn), formatDateTime(heldUntil, user.timeZone)));
       const network = guessNetwork(msisdn) ?? "mtn";
       const provider = providers.forNetwork(network);
       if (!provider) return conflict("payments_unavailable", "Payouts are not available right now. Please try again later.");

@@ -22,6 +22,7 @@ import { getFormConstraint } from "~/utils/form-constraint";
 import { readFormData } from "~/utils/form-data.server";
 import { formatUgx } from "~/utils/money";
 import { formFailure } from "~/utils/operation-results.server";
+import { maskMsisdn, payoutHoldUntil } from "~/utils/mobile-money";
 import { CLEARANCE_MS } from "~/utils/order-rules";
 import { WithdrawSchema } from "~/utils/order-schemas";
 import { usePreferences } from "~/utils/use-preferences";
@@ -62,6 +63,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     balances,
     payouts: payouts.map(({ id, kind, amountUgx, status, failureReason, createdAt, settledAt }) => ({ id, kind, amountUgx, status, failureReason, createdAt, settledAt })),
     payoutNumber: settings.mobileMoneyNumber,
+    // A newly set payout number waits 24 hours before withdrawals to it (ADR 032): the panel says until when.
+    payoutHoldUntil: payoutHoldUntil(settings.payoutNumberSetAt),
     minWithdrawalUgx: getEnv().PAYOUT_MIN_UGX,
     // A new key for every form rendered: the same form sent twice is one payout, a new form a new one.
     requestKey: randomBytes(16).toString("base64url"),
@@ -297,6 +300,7 @@ function BalancePanel() {
 
 function WithdrawForm({ d }: { d: Loaded }) {
   const reply = useActionData<typeof action>();
+  const { dateTime } = usePreferences();
   const [form, fields] = useForm({
     id: "withdraw",
     lastResult: reply,
@@ -312,6 +316,18 @@ function WithdrawForm({ d }: { d: Loaded }) {
         <ErrorList id={form.errorId} errors={form.errors} />
         <p className="notice" role="note">
           To withdraw, add the mobile-money number your earnings should go to in <Link to="/settings?tab=billing">Settings → Billing</Link>.
+        </p>
+      </>
+    );
+  }
+  if (d.payoutHoldUntil) {
+    // The balance stays available; only sending it waits, so there is no form to send until then.
+    return (
+      <>
+        <ErrorList id={form.errorId} errors={form.errors} />
+        <p className="notice" role="note">
+          Withdrawals to {maskMsisdn(d.payoutNumber)} open on {dateTime(d.payoutHoldUntil)}. A new payout number waits 24 hours, to keep your
+          earnings safe. Not your change? <Link to="/forgot-password">Reset your password</Link> now.
         </p>
       </>
     );

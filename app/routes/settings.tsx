@@ -29,6 +29,7 @@ import { requireMemberActor, requireUser } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
 import { readFormData, readMultipartFormData } from "~/utils/form-data.server";
 import { failureStatus, formFailure } from "~/utils/operation-results.server";
+import { maskMsisdn, payoutHoldUntil } from "~/utils/mobile-money";
 import { imageUrl, MAX_IMAGE_BYTES } from "~/utils/storage.server";
 import { usePreferences } from "~/utils/use-preferences";
 
@@ -66,7 +67,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const saved = url.searchParams.get("saved");
   return {
     tab: tabOf(request),
-    settings: { ...settings, avatarUrl: settings.avatarKey ? imageUrl(settings.avatarKey, "avatar") : null },
+    settings: {
+      ...settings,
+      avatarUrl: settings.avatarKey ? imageUrl(settings.avatarKey, "avatar") : null,
+      payoutHoldUntil: payoutHoldUntil(settings.payoutNumberSetAt),
+    },
     saved: saved === "others" ? "You are signed out of every other session." : saved ? SAVED[tabOf(request)] : null,
   };
 }
@@ -131,9 +136,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
   if (tab === "billing") {
     const submission = parseWithZod(formData, { schema: BillingSchema });
-    if (submission.status !== "success") return bad(submission.reply());
+    const hide = ["currentPassword"];
+    if (submission.status !== "success") return bad(submission.reply({ hideFields: hide }));
     const result = await updateBilling(actor, submission.value);
-    return result.ok ? done() : refused(submission.reply, result);
+    return result.ok ? done() : refused(submission.reply, result, hide);
   }
   const submission = parseWithZod(formData, { schema: PreferencesSchema });
   if (submission.status !== "success") return bad(submission.reply());
@@ -272,6 +278,7 @@ function SecurityTab({ reply }: { reply?: Reply }) {
 }
 
 function BillingTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
+  const { dateTime } = usePreferences();
   const [form, fields] = useForm({
     id: "settings-billing",
     lastResult: reply,
@@ -291,6 +298,16 @@ function BillingTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
         autoComplete="tel"
         hint="MTN or Airtel, in the format +256 7XX XXXXXX. Payouts go here about 14 days after an order completes."
       />
+      {s.mobileMoneyNumber && s.payoutHoldUntil ? (
+        <p className="notice" role="note">
+          Withdrawals to {maskMsisdn(s.mobileMoneyNumber)} open on {dateTime(s.payoutHoldUntil)}.
+        </p>
+      ) : null}
+      <p className="field-hint">
+        Your password is needed to change where your earnings go. Withdrawals to a new number open 24 hours after you save it, and
+        we tell you about the change by mail.
+      </p>
+      <PasswordField field={fields.currentPassword} label="Current password" autoComplete="current-password" />
       <SubmitButton pendingLabel="Saving...">Save number</SubmitButton>
     </Form>
   );

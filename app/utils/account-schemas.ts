@@ -110,13 +110,17 @@ export const SecuritySchema = withConfirmation({
   currentPassword: z.string({ required_error: "Enter your current password" }).max(200),
 });
 
-/** A Ugandan mobile-money number: +256 then 7 and eight digits; spaces and dashes are allowed when typed. */
+/**
+ * A Ugandan mobile-money number: +256 then 7 and eight digits; spaces and dashes are allowed when typed. Where
+ * the earnings go is changed only with the current password (ADR 032): a session alone is not enough.
+ */
 export const BillingSchema = z.object({
   mobileMoneyNumber: z
     .string({ required_error: "Enter your mobile-money number" })
     .max(30, "Enter a Ugandan mobile number in the format +256 7XX XXXXXX")
     .transform((s) => s.replace(/[\s-]/g, ""))
     .pipe(z.string().regex(/^\+2567\d{8}$/, "Enter a Ugandan mobile number in the format +256 7XX XXXXXX")),
+  currentPassword: z.string({ required_error: "Enter your current password" }).max(200, "A password has at most 200 characters"),
 });
 
 export const PreferencesSchema = z.object({

@@ -37,3 +37,21 @@ export function guessNetwork(msisdn: string): Network | null {
   if ("045".includes(m[1]!)) return "airtel";
   return null;
 }
+
+/** `+256772123456` → `****3456`: enough for the member to know their number, too little to copy it. */
+export function maskMsisdn(msisdn: string): string {
+  return `****${msisdn.slice(-4)}`;
+}
+
+/** The notification that tells a member their payout number changed; it leads to Settings → Billing. */
+export const PAYOUT_NUMBER_NOTIFICATION = "payout_number_changed";
+
+/** How long withdrawals to a newly set payout number wait (ADR 032). */
+export const PAYOUT_NUMBER_HOLD_MS = 24 * 60 * 60 * 1000;
+
+/** Until when withdrawals to a payout number set at `setAt` wait, or null when they do not (any more). */
+export function payoutHoldUntil(setAt: Date | string | null, now: Date = new Date()): Date | null {
+  if (!setAt) return null;
+  const until = new Date(new Date(setAt).getTime() + PAYOUT_NUMBER_HOLD_MS);
+  return until > now ? until : null;
+}

@@ -23,6 +23,11 @@ export const LIMITS = {
   signInAddress: { points: 30, duration: 60, message: "Too many sign-in attempts. Please wait a minute and try again." },
   /** New accounts: 20 an hour per address (mobile networks put many people behind one address). */
   join: { points: 20, duration: 60 * 60, message: "Too many accounts were created from your network. Please try again later." },
+  /**
+   * Wrong current passwords of a signed-in member (the Billing and Security tabs), per member: 10 an hour.
+   * Counted before the check and refunded when right, as sign-in's; a stolen session cannot guess the password.
+   */
+  currentPassword: { points: 10, duration: 60 * 60, message: "Too many wrong passwords. Please try again in an hour, or reset your password." },
   /** Reset mails: 5 an hour per address and per email. */
   reset: { points: 5, duration: 60 * 60, message: "Too many reset requests. Please wait before asking again." },
   /** Images stored per member, each file counted (gig images and profile pictures): 60 an hour (a gallery is at most 5; this stops filling the disk). */

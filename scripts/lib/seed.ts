@@ -10,7 +10,7 @@
  */
 import type { Knex } from "knex";
 import type { SessionUser } from "~/models/session.server";
-import { createAdmin, createMember, updateBilling, updateProfile } from "~/operations/accounts.server";
+import { createAdmin, createMember, setMemberPayoutNumber, updateProfile } from "~/operations/accounts.server";
 import { approveOrder, deliverOrder, openDispute, placeOrder, runOrderTimers } from "~/operations/orders.server";
 import { markConversationRead, sendMessage, startConversation } from "~/operations/messages.server";
 import { settlePayment } from "~/operations/payments.server";
@@ -477,7 +477,8 @@ async function demoOrders(
   const sandbox = new Sandbox(redis, env.QUEUE_PREFIX);
   const options = { db: trx, providers: createProviders({ ...env, MTN_MOMO_BASE_URL: undefined, AIRTEL_BASE_URL: undefined }, { sandbox }) };
   try {
-    must("the demo freelancer's billing number", await updateBilling(freelancer.actor, { mobileMoneyNumber: "+256772100200" }, options));
+    // Set by the platform: the demo freelancer can withdraw at once (a member's own change waits 24 hours).
+    must("the demo freelancer's billing number", await setMemberPayoutNumber(system, { userId: freelancer.id, mobileMoneyNumber: "+256772100200" }, options));
     for (const [i, demo] of DEMO_ORDERS.entries()) {
       const placed = must(
         `demo order ${i + 1}`,

@@ -273,9 +273,11 @@ describeBothModes("Accounts", (mode) => {
     // Billing: a bad number is refused beside the field, then a good one is kept.
     await page.getByRole("link", { name: "Billing" }).click();
     await page.getByLabel("Mobile-money number").fill("0772 123456");
+    await page.getByLabel("Current password").fill("settings-pass");
     await page.getByRole("button", { name: "Save number" }).click();
     await page.getByText("Enter a Ugandan mobile number in the format +256 7XX XXXXXX").waitFor();
     await page.getByLabel("Mobile-money number").fill("+256 772 123456");
+    await page.getByLabel("Current password").fill("settings-pass");
     await page.getByRole("button", { name: "Save number" }).click();
     await page.getByText("Your mobile-money number is saved.").waitFor();
     expect(await page.getByLabel("Mobile-money number").inputValue()).toBe("+256772123456");
@@ -322,7 +324,7 @@ describeBothModes("Accounts", (mode) => {
       language: "sw",
     });
     expect(stored.avatar_key).toBeTruthy();
-  });
+  }, 60_000); // every tab, two of them checking a password (scrypt)
 
   it("shows a seller's public profile with gigs and paged reviews", async () => {
     const page = await open(mode, appUrl("/user/james_okello"));

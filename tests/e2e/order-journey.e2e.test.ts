@@ -119,6 +119,7 @@ describeBothModes("Order journey", (mode) => {
     await page.getByRole("heading", { level: 2, name: "Billing" }).waitFor();
     await waitForHydration(page, mode);
     await page.getByLabel("Mobile-money number").fill("+256 701 234 567");
+    await page.getByLabel("Current password").fill(freelancerWho.password);
     await page.getByRole("button", { name: "Save number" }).click();
     await page.getByText("Your mobile-money number is saved.").waitFor();
     expect(await e2eDb()("users").where({ email: freelancerWho.email }).first("role", "mobile_money_number")).toEqual({
@@ -197,8 +198,10 @@ describeBothModes("Order journey", (mode) => {
     expect(await figure(balance, "Pending clearance")).toBe("UGX 40,000");
     expect(await figure(balance, "Available to withdraw")).toBe("UGX 0");
 
-    // The clock advanced for this order only: its completion 15 days back, then the timers as the worker runs them.
+    // The clock advanced for this order only: its completion 15 days back, then the timers as the worker runs them;
+    // and for the freelancer's payout number, set over a day ago (a new number waits 24 hours).
     await e2eDb()("orders").where({ id: firstOrder }).update({ completed_at: new Date(Date.now() - 15 * DAY_MS) });
+    await e2eDb()("users").where({ email: freelancerWho.email }).update({ payout_number_set_at: new Date(Date.now() - DAY_MS - 60_000) });
     expect(await runOrderTimers(systemActor("e2e"), { db: e2eDb() })).toMatchObject({ ok: true });
     expect(await e2eDb()("orders").where({ id: firstOrder }).first("cleared_at")).toEqual({ cleared_at: expect.any(Date) });
 

@@ -769,12 +769,12 @@ describe("settings store what is valid and refuse the rest", () => {
 
   it("billing: a +256 mobile-money number is stored; anything else is refused", async () => {
     for (const bad of ["0772123456", "+254712345678", "+25677212345", long]) {
-      const res = await post("billing", { mobileMoneyNumber: bad });
+      const res = await post("billing", { mobileMoneyNumber: bad, currentPassword: PASSWORD });
       expect(res.status, bad.slice(0, 20)).toBe(400);
       expect(await res.text()).toContain("Enter a Ugandan mobile number in the format +256 7XX XXXXXX");
     }
     expect((await stored()).mobile_money_number).toBeNull();
-    expect(await outcome(await post("billing", { mobileMoneyNumber: "+256 772 123 456" }))).toBe("→ /settings?tab=billing&saved=1");
+    expect(await outcome(await post("billing", { mobileMoneyNumber: "+256 772 123 456", currentPassword: PASSWORD }))).toBe("→ /settings?tab=billing&saved=1");
     expect((await stored()).mobile_money_number).toBe("+256772123456");
   });
 

@@ -374,9 +374,9 @@ describe("the other settings tabs and the currency switch", () => {
 
   it("updateBilling stores the number; a number the schema would refuse is refused by the database too, with no activity", async () => {
     const { row, actor } = await member({ role: "freelancer" });
-    expect((await updateBilling(actor, { mobileMoneyNumber: "+256772123456" }, opts())).ok).toBe(true);
+    expect((await updateBilling(actor, { mobileMoneyNumber: "+256772123456", currentPassword: DEFAULT_PASSWORD }, opts())).ok).toBe(true);
     expect((await user(row.id)).mobile_money_number).toBe("+256772123456");
-    await expect(updateBilling(actor, { mobileMoneyNumber: "0772123456" }, opts())).rejects.toThrow(/check constraint/);
+    await expect(updateBilling(actor, { mobileMoneyNumber: "0772123456", currentPassword: DEFAULT_PASSWORD }, opts())).rejects.toThrow(/check constraint/);
     expect((await user(row.id)).mobile_money_number).toBe("+256772123456");
     expect(await activity(row.id, "billing_updated")).toBe(1);
   });
@@ -405,7 +405,7 @@ describe("the other settings tabs and the currency switch", () => {
     const before = await count("activity");
     const refused = [
       await updateNotifications(visitor(), {}, opts()),
-      await updateBilling(visitor(), { mobileMoneyNumber: "+256772123456" }, opts()),
+      await updateBilling(visitor(), { mobileMoneyNumber: "+256772123456", currentPassword: DEFAULT_PASSWORD }, opts()),
       await updatePreferences(system, { language: "en", preferredCurrency: "UGX", timeZone: "EAT" }, opts()),
       await setCurrency(system, { preferredCurrency: "UGX" }, opts()),
     ];
