@@ -331,9 +331,9 @@ describe("attachImage", () => {
     expect({ rows: await snapshot(), files: filesIn() }).toEqual(before);
   });
 
-  it("counts each image against the seller's upload limit", async () => {
+  it("counts each image against the seller's upload quota", async () => {
     const busy = await createUser(t.db, { role: "freelancer", name: "Busy Uploader" });
-    expect(await consume("upload", [String(busy.id)], 60)).toBeNull(); // the hour's 60
+    expect(await consume("uploadFilesHour", [String(busy.id)], 100)).toBeNull(); // the hour's 100 files
     const before = { rows: await snapshot(), files: filesIn() };
     expect(await attachImage(member(busy), { file: file(png) }, { db: t.db })).toMatchObject({ ok: false, error: "limited", status: 429 });
     expect({ rows: await snapshot(), files: filesIn() }).toEqual(before);
