@@ -30,7 +30,7 @@ export const MESSAGE_FILE_TYPES_TEXT = "images (JPEG, PNG, WebP, GIF) or PDFs";
 /** What the file input offers (a hint for the picker only: the server sniffs every file). */
 export const MESSAGE_FILE_ACCEPT = "image/jpeg,image/png,image/webp,image/gif,application/pdf";
 
-export { InvalidOrderFileError as InvalidMessageFileError, UploadRefusedError } from "~/utils/order-files.server";
+export { InvalidOrderFileError as InvalidMessageFileError };
 
 const allowed = (type: string | null) => type === "application/pdf" || (type?.startsWith("image/") ?? false);
 

@@ -2,7 +2,8 @@
  * Files attached to an order: the buyer's requirements, the seller's delivery. They are kept outside the
  * web root (UPLOAD_DIR/order-files), named by a random key, and served only to the order's parties
  * (/orders/:id/files/:fileId) as downloads. What a file is comes from its first bytes, never its name:
- * PDF, PNG, JPEG, WebP, GIF, ZIP (which includes Word and Excel documents) and plain text.
+ * PDF, PNG, JPEG, WebP, GIF, ZIP (which includes Word and Excel documents) and plain text. Every file is
+ * counted against its owner's upload quota before it is written (upload-quota.server.ts, ADR 031).
  */
 import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
