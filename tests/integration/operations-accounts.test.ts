@@ -315,6 +315,8 @@ describe("updateProfile", () => {
     const first = await user(row.id);
     expect(first).toMatchObject({ name: "Profile Person", bio: "I design logos.", location: "Jinja, Uganda", skills: ["Logos"], languages: ["English", "Luganda"] });
     expect(filesIn(uploads)).toContain(`${first.avatar_key}-avatar.webp`);
+    // The picture's bytes are kept with it: they count against the member's storage cap.
+    expect(Number(first.avatar_size_bytes)).toBe(fs.statSync(`${uploads}/${first.avatar_key}-avatar.webp`).size);
 
     expect((await updateProfile(actor, { ...profile, avatar: await png("#a27") }, opts())).ok).toBe(true);
     const second = await user(row.id);

@@ -308,6 +308,9 @@ describe("attachImage", () => {
     const key = result.ok ? result.value.key : "";
     expect(await t.db("uploads").where({ storage_key: key }).first("owner_id")).toEqual({ owner_id: seller.id });
     expect(filesIn().filter((f) => f.startsWith(key))).toEqual([`${key}-large.webp`, `${key}-thumb.webp`]);
+    // The bytes written (both sizes) are kept with it: they count against the seller's storage cap.
+    const written = ["large", "thumb"].reduce((sum, size) => sum + fs.statSync(path.join(uploadDir, `${key}-${size}.webp`)).size, 0);
+    expect(await t.db("uploads").where({ storage_key: key }).first("size_bytes")).toEqual({ size_bytes: written });
   });
 
   it("refuses a file that is not an image, beside the upload field and named, storing nothing", async () => {
