@@ -3,8 +3,9 @@
  * - uploads no gig and no profile uses a day after they were made: their `uploads` row and their files. A
  *   seller uploads images while filling in the gig form and may leave without saving; those stay a day, so
  *   a form left open can still be saved;
+ * - the requirement files of checkouts never paid, a day after the order was given up (delete_file effects);
  * - files in the upload directory more than a day old that no row names at all (a crash between writing an
- *   image and recording it, or between deleting a row and its files);
+ *   image or an attachment and recording it, or between deleting a row and its files);
  * - expired sessions, and password-reset links that expired or were used more than a day ago (kept that
  *   day so that following a spent link still says what happened to it).
  * The work itself is the runHousekeeping operation (app/operations/housekeeping.server.ts).
@@ -22,6 +23,7 @@ import { startScheduledJob } from "./scheduled.server";
 const actor = systemActor("housekeeping");
 const LABELS: Record<keyof HousekeepingResult, string> = {
   uploads: "unused uploads",
+  unpaidOrderFiles: "files of unpaid checkouts",
   strayFiles: "stray files",
   sessions: "expired sessions",
   passwordResets: "spent reset links",

@@ -725,9 +725,9 @@ export async function gigImagesOf(db: Db, sellerId: number, gigId: number): Prom
   return gig ? listImages(db, gigId) : [];
 }
 
-/** Remembers an image a member uploaded, so only they can attach it to a gig. */
-export async function recordUpload(db: Db, ownerId: number, storageKey: string) {
-  await db("uploads").insert({ storage_key: storageKey, owner_id: ownerId }).onConflict("storage_key").ignore();
+/** Remembers an image a member uploaded (and the bytes written for it), so only they can attach it to a gig. */
+export async function recordUpload(db: Db, ownerId: number, storageKey: string, sizeBytes = 0) {
+  await db("uploads").insert({ storage_key: storageKey, owner_id: ownerId, size_bytes: sizeBytes }).onConflict("storage_key").ignore();
 }
 
 /**

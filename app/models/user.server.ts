@@ -244,7 +244,7 @@ async function updateUser(db: Db, userId: number, values: Record<string, unknown
 export async function updateProfile(
   db: Db,
   userId: number,
-  p: { name: string; bio: string; location: string; skills: string[]; languages: string[]; avatarKey?: string },
+  p: { name: string; bio: string; location: string; skills: string[]; languages: string[]; avatarKey?: string; avatarSizeBytes?: number },
 ): Promise<{ previousAvatarKey: string | null } | undefined> {
   const current = await db("users").where({ id: userId }).forUpdate().first("avatar_key");
   if (!current) return undefined;
@@ -254,7 +254,7 @@ export async function updateProfile(
     location: p.location,
     skills: p.skills,
     languages: p.languages,
-    ...(p.avatarKey ? { avatar_key: p.avatarKey } : {}),
+    ...(p.avatarKey ? { avatar_key: p.avatarKey, avatar_size_bytes: p.avatarSizeBytes ?? 0 } : {}),
   });
   return { previousAvatarKey: current.avatar_key ?? null };
 }

@@ -48,6 +48,7 @@ import { maskMsisdn, PAYOUT_NUMBER_HOLD_MS, PAYOUT_NUMBER_NOTIFICATION } from "~
 import { hashPassword, passwordNeedsRehash, verifyPassword } from "~/utils/password.server";
 import { addressKey, consume, refund, resetLimit } from "~/utils/rate-limit.server";
 import { deleteImage, InvalidImageError, saveImage } from "~/utils/storage.server";
+import { releaseUploads, reserveUploads, uploadFailure } from "~/utils/upload-quota.server";
 
 /** Every operation takes the database last: the app's by default, a test's or a script's own when given. */
 type Options = { db?: Knex };
@@ -174,21 +175,23 @@ export async function signOutOthers(actor: Actor, { db }: Options = {}): Promise
 }
 
 /**
- * The profile tab. A new picture counts against the member's upload limit (as a gig's images do) and is
- * stored before the transaction; the picture it replaces is deleted once the change has committed, and a
- * picture whose change did not commit is deleted at once (no row names it).
+ * The profile tab. A new picture counts against the member's upload quota (ADR 031, as every stored file
+ * does) and is stored before the transaction, its bytes recorded with it; the picture it replaces is deleted
+ * once the change has committed, and a picture whose change did not commit is deleted at once (no row names it).
  */
 export async function updateProfile(actor: Actor, input: ProfileInput & { avatar?: Buffer | null }, { db }: Options = {}): Promise<Result<null>> {
   const refused = onlyMembers(actor);
   if (refused) return refused;
   const user = memberOf(actor)!;
   let avatarKey: string | undefined;
+  let avatarSizeBytes: number | undefined;
   if (input.avatar?.length) {
-    const limited = await consume("upload", [String(user.id)]);
-    if (limited) return limitedBy(limited);
+    const refused = await reserveUploads(user.id, [input.avatar.length], { db });
+    if (refused) return uploadFailure(refused, "avatar");
     try {
-      avatarKey = await saveImage(input.avatar, ["avatar"]);
+      ({ key: avatarKey, sizeBytes: avatarSizeBytes } = await saveImage(input.avatar, ["avatar"]));
     } catch (error) {
+      await releaseUploads(user.id, [input.avatar.length]);
       if (error instanceof InvalidImageError) return invalid({ avatar: [error.message] });
       throw error;
     }
@@ -199,7 +202,7 @@ export async function updateProfile(actor: Actor, input: ProfileInput & { avatar
     result = await transact(
       actor,
       async (tx) => {
-        const saved = await users.updateProfile(tx.trx, user.id, { name, bio, location, skills, languages, avatarKey });
+        const saved = await users.updateProfile(tx.trx, user.id, { name, bio, location, skills, languages, avatarKey, avatarSizeBytes });
         if (!saved) return notFound();
         tx.pagesChanged(); // a seller's name, picture and bio show on their gigs and profile
         const previous = saved.previousAvatarKey;

@@ -23,6 +23,7 @@ import { conflict, forbidden, invalid, limitedBy, notFound, ok, transact, type A
 import type { GigFormValue, GigIntent } from "~/utils/gig-schemas";
 import { consume } from "~/utils/rate-limit.server";
 import { deleteImage, InvalidImageError, saveImage } from "~/utils/storage.server";
+import { releaseUploads, reserveUploads, uploadFailure } from "~/utils/upload-quota.server";
 
 type Options = { db?: Knex };
 
@@ -153,21 +154,25 @@ export async function deleteGig(actor: Actor, input: { gigId: number }, { db }: 
 }
 
 /**
- * Stores an image a seller chose for a gig: counted against their upload limit (each file once), checked by
- * its content and re-encoded (saveImage), and recorded as their upload, so only they can put it on a gig.
- * Returns its key. The file is written before its row; if the row cannot be committed, the file goes and
- * nothing is recorded. An image that is not one is `invalid` beside the "upload" field, named by its file.
+ * Stores an image a seller chose for a gig: counted against their upload quota (ADR 031: its bytes and one
+ * file, and their storage cap), checked by its content and re-encoded (saveImage), and recorded as their
+ * upload with the bytes written, so only they can put it on a gig. Returns its key. The file is written
+ * before its row; if the row cannot be committed, the file goes and nothing is recorded. An image that is
+ * not one is `invalid` beside the "upload" field, named by its file (and not counted).
  */
 export async function attachImage(actor: Actor, input: { file: File }, { db }: Options = {}): Promise<Result<{ key: string }>> {
   const seller = sellerOf(actor);
   if (!seller.ok) return seller;
   const { user } = seller;
-  const limited = await consume("upload", [String(user.id)]);
-  if (limited) return limitedBy(limited);
+  const bytes = Buffer.from(await input.file.arrayBuffer());
+  const refused = await reserveUploads(user.id, [bytes.length], { db });
+  if (refused) return uploadFailure(refused, "upload");
   let key: string;
+  let sizeBytes: number;
   try {
-    key = await saveImage(Buffer.from(await input.file.arrayBuffer()), ["thumb", "large"]);
+    ({ key, sizeBytes } = await saveImage(bytes, ["thumb", "large"]));
   } catch (error) {
+    await releaseUploads(user.id, [bytes.length]);
     if (error instanceof InvalidImageError) return invalid({ upload: [`${input.file.name}: ${error.message}`] });
     throw error;
   }
@@ -176,7 +181,7 @@ export async function attachImage(actor: Actor, input: { file: File }, { db }: O
     result = await transact(
       actor,
       async (tx) => {
-        await recordUpload(tx.trx, user.id, key);
+        await recordUpload(tx.trx, user.id, key, sizeBytes);
         return ok({ key });
       },
       { db },

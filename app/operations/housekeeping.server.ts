@@ -1,20 +1,25 @@
 /**
  * Housekeeping's work (ADR 012: the worker writes only through operations): what no gig or profile uses
- * any more, spent sessions and reset links. The platform alone may run it (worker/housekeeping.server.ts
- * schedules it hourly):
+ * any more, files of checkouts never paid, spent sessions and reset links. The platform alone may run it
+ * (worker/housekeeping.server.ts schedules it hourly):
  * - uploads no gig and no profile uses a day after they were made: their `uploads` row and their files. A
  *   seller uploads images while filling in the gig form and may leave without saving; those stay a day, so
  *   a form left open can still be saved;
- * - files in the upload directory more than a day old that no row names at all (a crash between writing an
- *   image and recording it, or between deleting a row and its files);
+ * - the requirement files of checkouts never paid (ADR 031), a day after the order was given up (cancelled
+ *   unpaid, or still unpaid a day past its 30 minutes): their `order_files` rows, and their files by
+ *   delete_file effects once that has committed. The order itself stays, with its history;
+ * - files in the upload directory more than a day old that no row names at all: images (a crash between
+ *   writing an image and recording it, or between deleting a row and its files), and order and message
+ *   files (a message or checkout refused or crashed after its files were written, an effect given up);
  * - expired sessions, and password-reset links that expired or were used more than a day ago (kept that
  *   day so that following a spent link still says what happened to it).
  */
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Knex } from "knex";
-import { forbidden, ok, type Actor, type Result } from "~/operations/core.server";
+import { forbidden, ok, transact, type Actor, type Result } from "~/operations/core.server";
 import { getDb } from "~/utils/db.server";
+import { UNPAID_EXPIRY_MS } from "~/utils/order-rules";
 import { deleteImageFrom, imageOfFile } from "~/utils/storage.server";
 
 /** How long an upload may go unused, a stray file lie about, a spent reset link be kept. */
@@ -22,7 +27,7 @@ export const KEEP_UNUSED_MS = 24 * 60 * 60_000;
 /** Rows removed per statement, so that a large backlog never holds long locks. */
 const BATCH = 1000;
 
-export type HousekeepingResult = { uploads: number; strayFiles: number; sessions: number; passwordResets: number; effects: number };
+export type HousekeepingResult = { uploads: number; unpaidOrderFiles: number; strayFiles: number; sessions: number; passwordResets: number; effects: number };
 
 /** Deletes by `select` (a query of ids/keys, at most BATCH) until nothing is left; the keys deleted. */
 async function deleteInBatches(db: Knex, table: string, column: string, select: (db: Knex) => Knex.QueryBuilder): Promise<string[]> {
@@ -74,6 +79,89 @@ async function oldImageFiles(dir: string, before: Date): Promise<Map<string, str
   return byKey;
 }
 
+const FILE_KEY = /^[0-9a-f-]{36}$/;
+
+/** Order and message files (UPLOAD_DIR/order-files/<key>) last written before `before`, by key. */
+async function oldStoredFiles(dir: string, before: Date): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(path.join(dir, "order-files"));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  const old: string[] = [];
+  for (const name of names) {
+    if (!FILE_KEY.test(name)) continue; // never ours: left alone
+    const stat = await fs.stat(path.join(dir, "order-files", name)).catch(() => null);
+    if (stat?.isFile() && stat.mtime < before) old.push(name);
+  }
+  return old;
+}
+
+/** Of these file keys, the ones an order file or a message attachment still names. */
+async function referencedFileKeys(db: Knex, keys: string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (let i = 0; i < keys.length; i += BATCH) {
+    const { rows } = await db.raw<{ rows: { key: string }[] }>(
+      `SELECT k AS key FROM unnest(?::text[]) AS k
+       WHERE EXISTS (SELECT 1 FROM order_files f WHERE f.storage_key = k)
+          OR EXISTS (SELECT 1 FROM message_attachments a WHERE a.storage_key = k)`,
+      [keys.slice(i, i + BATCH)],
+    );
+    for (const row of rows) found.add(row.key);
+  }
+  return found;
+}
+
+/**
+ * The files of checkouts never paid, given up before `dayAgo`: orders cancelled without a payment, and
+ * orders still waiting for one a day past their 30 minutes with no payment pending (the payment poll
+ * cancels those; this does not wait for it). Rows go in batches, each with its files' delete_file effects
+ * in one transaction: a file is deleted only once its row's deletion has committed.
+ */
+async function deleteUnpaidOrderFiles(actor: Actor, db: Knex, dayAgo: Date): Promise<number> {
+  const unpaidBefore = new Date(dayAgo.getTime() - UNPAID_EXPIRY_MS);
+  let deleted = 0;
+  for (;;) {
+    const result = await transact(
+      actor,
+      async (tx) => {
+        const keys: string[] = await tx
+          .trx("order_files")
+          .whereIn(
+            "id",
+            tx
+              .trx("order_files as f")
+              .join("orders as o", "o.id", "f.order_id")
+              .whereNull("o.paid_at")
+              .where((q) =>
+                q
+                  .where((c) => c.where("o.status", "cancelled").where("o.cancelled_at", "<", dayAgo))
+                  .orWhere((p) =>
+                    p
+                      .where("o.status", "pending_payment")
+                      .where("o.created_at", "<", unpaidBefore)
+                      .whereNotExists((sub) => sub.select(tx.trx.raw("1")).from("payments as pay").whereRaw("pay.order_id = o.id").where("pay.status", "pending")),
+                  ),
+              )
+              .select("f.id")
+              .limit(BATCH),
+          )
+          .delete()
+          .returning("storage_key")
+          .then((rows: { storage_key: string }[]) => rows.map((row) => row.storage_key));
+        for (const key of keys) await tx.effect({ kind: "delete_file", key }, `delete_file:${key}`);
+        return ok(keys.length);
+      },
+      { db },
+    );
+    if (!result.ok) return deleted;
+    deleted += result.value;
+    if (result.value < BATCH) return deleted;
+  }
+}
+
 /** One round of housekeeping against this database and upload directory; what it removed. */
 export async function runHousekeeping(
   actor: Actor,
@@ -94,6 +182,8 @@ export async function runHousekeeping(
   );
   for (const key of unused) await deleteImageFrom(uploadDir, key);
 
+  const unpaidOrderFiles = await deleteUnpaidOrderFiles(actor, db, dayAgo);
+
   const old = await oldImageFiles(uploadDir, dayAgo);
   const named = await referencedKeys(db, [...old.keys()]);
   let strayFiles = 0;
@@ -101,6 +191,13 @@ export async function runHousekeeping(
     if (named.has(key)) continue;
     for (const name of names) await fs.rm(path.join(uploadDir, name), { force: true });
     strayFiles += names.length;
+  }
+  const oldFiles = await oldStoredFiles(uploadDir, dayAgo);
+  const namedFiles = await referencedFileKeys(db, oldFiles);
+  for (const key of oldFiles) {
+    if (namedFiles.has(key)) continue;
+    await fs.rm(path.join(uploadDir, "order-files", key), { force: true });
+    strayFiles += 1;
   }
 
   const sessions = await deleteInBatches(db, "sessions", "id", (q) => q("sessions").select("id").where("expires_at", "<", now));
@@ -115,6 +212,6 @@ export async function runHousekeeping(
   // visitor's address and browser, which we keep no longer than we need. Given-up ones stay for an admin.
   const effects = await deleteInBatches(db, "effects", "id", (q) => q("effects").select("id").where("done_at", "<", dayAgo));
 
-  return ok({ uploads: unused.length, strayFiles, sessions: sessions.length, passwordResets: passwordResets.length, effects: effects.length });
+  return ok({ uploads: unused.length, unpaidOrderFiles, strayFiles, sessions: sessions.length, passwordResets: passwordResets.length, effects: effects.length });
 }
 

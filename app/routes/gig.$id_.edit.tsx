@@ -10,9 +10,13 @@ import type { Failure } from "~/operations/core.server";
 import { deleteGig, pauseGig, resumeGig } from "~/operations/gigs.server";
 import { requireMemberActor } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
+import { actionHeaders } from "~/utils/headers";
 import { gigFormOf, handleGigForm } from "~/utils/gig-form.server";
 import { readFormData } from "~/utils/form-data.server";
 import { failureStatus } from "~/utils/operation-results.server";
+
+// Retry-After of a refusal over the upload quota reaches the browser.
+export const headers = actionHeaders;
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `Edit ${data.title} | Soko` : "Not found | Soko" }];
 

@@ -25,6 +25,7 @@ import { formatPrice, formatUgx } from "~/utils/money";
 import { formFailure } from "~/utils/operation-results.server";
 import { InvalidOrderFileError, MAX_ORDER_FILE_BYTES, MAX_ORDER_FILES, ORDER_FILE_TYPES_TEXT, storeOrderFiles } from "~/utils/order-files.server";
 import { CheckoutSchema } from "~/utils/order-schemas";
+import { refusalInit } from "~/utils/upload-quota.server";
 
 export const headers = actionHeaders;
 
@@ -106,10 +107,12 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   }
   let stored;
   try {
-    stored = await storeOrderFiles(await Promise.all(files.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) }))));
+    const read = await Promise.all(files.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) })));
+    stored = await storeOrderFiles(read, { userId: actor.user.id });
   } catch (error) {
     if (!(error instanceof InvalidOrderFileError)) throw error;
-    return data(submission.reply({ fieldErrors: { files: [error.message] } }), { status: 400 });
+    // A file we do not take (400), or over the buyer's upload quota (429 with Retry-After).
+    return data(submission.reply({ fieldErrors: { files: [error.message] } }), refusalInit(error));
   }
   const result = await placeOrder(actor, { ...submission.value, files: stored });
   if (!result.ok) {

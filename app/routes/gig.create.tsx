@@ -8,9 +8,13 @@ import { listCategoryOptions } from "~/models/category.server";
 import { becomeSeller } from "~/operations/accounts.server";
 import { getActor, requireMemberActor, requireUser } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
+import { actionHeaders } from "~/utils/headers";
 import { emptyGigForm, handleGigForm } from "~/utils/gig-form.server";
 import { readFormData } from "~/utils/form-data.server";
 import { failureStatus } from "~/utils/operation-results.server";
+
+// Retry-After of a refusal over the upload quota reaches the browser.
+export const headers = actionHeaders;
 
 export const meta: MetaFunction = () => [{ title: "Create a gig | Soko" }];
 

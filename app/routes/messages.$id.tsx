@@ -35,6 +35,7 @@ import {
 import { SendMessageSchema } from "~/utils/message-schemas";
 import { cleanFileName } from "~/utils/order-files.server";
 import { formFailure } from "~/utils/operation-results.server";
+import { refusalInit } from "~/utils/upload-quota.server";
 import type { Chat } from "~/utils/use-chat";
 
 export const headers = actionHeaders;
@@ -98,9 +99,11 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   }
   let stored: Awaited<ReturnType<typeof storeMessageFiles>> = [];
   try {
-    stored = await storeMessageFiles(await Promise.all(files.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) }))));
+    const read = await Promise.all(files.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) })));
+    stored = await storeMessageFiles(read, { userId: actor.user.id });
   } catch (error) {
-    if (error instanceof InvalidMessageFileError) return data(submission.reply({ fieldErrors: { files: [error.message] } }), { status: 400 });
+    // A file we do not take (400), or over the sender's upload quota (429 with Retry-After): the message is not sent.
+    if (error instanceof InvalidMessageFileError) return data(submission.reply({ fieldErrors: { files: [error.message] } }), refusalInit(error));
     throw error;
   }
   const result = await sendMessage(actor, { ...submission.value, attachments: stored }).catch(async (error: unknown) => {

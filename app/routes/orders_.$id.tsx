@@ -31,6 +31,7 @@ import {
 import { FINAL_STATUSES, orderActions, orderNumber, type OrderAction } from "~/utils/order-rules";
 import { APPROVE_CONFIRMATION, ApproveSchema, CancelSchema, DeliverSchema, DisputeSchema, OrderIdSchema, RevisionSchema } from "~/utils/order-schemas";
 import { RATING_MAX, RATING_MIN, ReviewSchema } from "~/utils/review-schemas";
+import { refusalInit } from "~/utils/upload-quota.server";
 import { usePreferences } from "~/utils/use-preferences";
 import { formatPrice } from "~/utils/money";
 import type { loader as rootLoader } from "~/root";
@@ -182,9 +183,10 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
       if (tooBig.length) return invalid(submission.reply({ fieldErrors: { files: tooBig } }));
       let stored;
       try {
-        stored = await storeOrderFiles(await Promise.all(files.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) }))));
+        stored = await storeOrderFiles(await Promise.all(files.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) }))), { userId: actor.user.id });
       } catch (error) {
-        if (error instanceof InvalidOrderFileError) return invalid(submission.reply({ fieldErrors: { files: [error.message] } }));
+        // A file we do not take (400), or over the seller's upload quota (429 with Retry-After).
+        if (error instanceof InvalidOrderFileError) return data({ intent, reply: submission.reply({ fieldErrors: { files: [error.message] } }) } satisfies Answer, refusalInit(error));
         throw error;
       }
       return answer(await deliverOrder(actor, { ...submission.value, files: stored }), submission.reply);

@@ -7,7 +7,7 @@
  * buttons (`__intent__`): Add tag (insert into `tags`, the tag typed in `newTag`) and the Remove buttons of
  * tags and images. With JavaScript Conform applies the list buttons in place; without it they submit the
  * form, and the reply is the form with the button applied (nothing saved). Images chosen are stored on every
- * submission (attachImage) so they survive those round trips; an image taken off the form that no gig uses
+ * submission (attachImage, counted against the member's upload quota) so they survive those round trips; an image taken off the form that no gig uses
  * is forgotten (detachImage). A gig only ever takes its owner's uploads and its own current images.
  */
 import { parse, type SubmissionResult } from "@conform-to/react";
@@ -110,9 +110,9 @@ function formAsItStands(form: FormData, intent: ListIntent | null) {
 }
 
 /** Conform's reply of the form, with our messages beside their fields ("form": the form's own). */
-function answer(form: FormData, intent: ListIntent | null, issues: Issues, status: number) {
+function answer(form: FormData, intent: ListIntent | null, issues: Issues, status: number, headers?: HeadersInit) {
   const { form: formErrors = [], ...fieldErrors } = issues;
-  return data(formAsItStands(form, intent).reply({ formErrors, fieldErrors }), { status });
+  return data(formAsItStands(form, intent).reply({ formErrors, fieldErrors }), { status, headers });
 }
 
 /** Adds messages to those already there, each once. */
@@ -161,7 +161,13 @@ export async function handleGigForm(request: Request, actor: Extract<Actor, { ki
         const attached = await attachImage(actor, { file });
         if (attached.ok) images.push(attached.value.key);
         else if (attached.error === "invalid") add(issues, attached.issues);
-        else {
+        else if (attached.error === "limited") {
+          // Over the upload quota (ADR 031): the form as it stands, with the images stored so far, and the
+          // reason beside the file field; 429 with Retry-After.
+          add(issues, { upload: [attached.message] });
+          putList(form, "images", images);
+          return answer(form, null, issues, attached.status, { "Retry-After": String(attached.retryAfter) });
+        } else {
           add(issues, { upload: [attached.message] });
           break;
         }

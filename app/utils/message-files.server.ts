@@ -19,6 +19,7 @@ import {
   MAX_ORDER_FILES,
   sniffOrderFile,
   storeOrderFiles,
+  type FileOwner,
   type StoredOrderFile,
 } from "~/utils/order-files.server";
 import { imageHeader, loadSharp, MAX_IMAGE_PIXELS, pixelLimitProblem } from "~/utils/storage.server";
@@ -63,10 +64,11 @@ async function remadeImage(name: string, type: string, bytes: Uint8Array): Promi
 }
 
 /**
- * Checks every file before storing any (kind by its bytes, an image by its pixels, count), then stores them all or none; throws
- * InvalidMessageFileError with a message for people.
+ * Checks every file before storing any (kind by its bytes, an image by its pixels, count), then stores them all or none,
+ * counted against the sender's upload quota as they are made (storeOrderFiles); throws InvalidMessageFileError with a
+ * message for people (an UploadRefusedError over the quota).
  */
-export async function storeMessageFiles(files: { name: string; bytes: Uint8Array }[]): Promise<StoredOrderFile[]> {
+export async function storeMessageFiles(files: { name: string; bytes: Uint8Array }[], owner: FileOwner): Promise<StoredOrderFile[]> {
   const real = files.filter((f) => f.bytes.length > 0 || f.name !== "");
   if (real.length > MAX_MESSAGE_FILES) throw new InvalidOrderFileError(`Attach at most ${MAX_MESSAGE_FILES} files`);
   const kept: { name: string; bytes: Uint8Array }[] = [];
@@ -82,7 +84,7 @@ export async function storeMessageFiles(files: { name: string; bytes: Uint8Array
     if ("problem" in image) throw new InvalidOrderFileError(image.problem);
     kept.push({ name: f.name, bytes: image.bytes });
   }
-  return storeOrderFiles(kept);
+  return storeOrderFiles(kept, owner);
 }
 
 /** Removes stored files whose message was not stored after all. */

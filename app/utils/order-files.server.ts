@@ -2,18 +2,37 @@
  * Files attached to an order: the buyer's requirements, the seller's delivery. They are kept outside the
  * web root (UPLOAD_DIR/order-files), named by a random key, and served only to the order's parties
  * (/orders/:id/files/:fileId) as downloads. What a file is comes from its first bytes, never its name:
- * PDF, PNG, JPEG, WebP, GIF, ZIP (which includes Word and Excel documents) and plain text.
+ * PDF, PNG, JPEG, WebP, GIF, ZIP (which includes Word and Excel documents) and plain text. Every file is
+ * counted against its owner's upload quota before it is written (upload-quota.server.ts, ADR 031).
  */
 import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
+import type { Db } from "~/utils/db.server";
 import { uploadDir } from "~/utils/storage.server";
+import { releaseUploads, reserveUploads, type UploadRefusal } from "~/utils/upload-quota.server";
 
 export const MAX_ORDER_FILE_BYTES = 10 * 1024 * 1024;
 export const MAX_ORDER_FILES = 5;
 export const ORDER_FILE_TYPES_TEXT = "PDF, images (JPEG, PNG, WebP, GIF), ZIP, Word or Excel documents, or plain text";
 
-export class InvalidOrderFileError extends Error {}
+/** A file refused, with a message for people beside the file field: 400 for a file we do not take. */
+export class InvalidOrderFileError extends Error {
+  status = 400;
+  retryAfter: number | undefined = undefined;
+}
+
+/** Files refused by the member's upload quota (upload-quota.server.ts): 429 or 503 with Retry-After, or 400 over the storage cap. */
+export class UploadRefusedError extends InvalidOrderFileError {
+  constructor(refusal: UploadRefusal) {
+    super(refusal.message);
+    this.status = refusal.status;
+    this.retryAfter = refusal.retryAfter;
+  }
+}
+
+/** Whose files these are: the member they are counted against (ADR 031). */
+export type FileOwner = { userId: number; db?: Db };
 
 export type StoredOrderFile = { storageKey: string; fileName: string; contentType: string; sizeBytes: number };
 
@@ -51,28 +70,44 @@ export function cleanFileName(name: string): string {
   return (base || "file").slice(0, 200);
 }
 
-/** Checks and stores one file; throws InvalidOrderFileError with a message for people. */
-export async function storeOrderFile(file: { name: string; bytes: Uint8Array }): Promise<StoredOrderFile> {
+type CheckedFile = { name: string; bytes: Uint8Array; contentType: string };
+
+/** Checks one file (not empty, within 10 MB, a kind we keep); throws InvalidOrderFileError with a message for people. */
+function checkOrderFile(file: { name: string; bytes: Uint8Array }): CheckedFile {
   if (file.bytes.length === 0) throw new InvalidOrderFileError(`${cleanFileName(file.name)} is empty`);
   if (file.bytes.length > MAX_ORDER_FILE_BYTES) throw new InvalidOrderFileError(`${cleanFileName(file.name)} is over 10 MB`);
   const contentType = sniffOrderFile(file.bytes);
   if (!contentType) throw new InvalidOrderFileError(`${cleanFileName(file.name)} is not a file we accept: attach ${ORDER_FILE_TYPES_TEXT}`);
+  return { ...file, contentType };
+}
+
+async function writeOrderFile(file: CheckedFile): Promise<StoredOrderFile> {
   const storageKey = randomUUID();
   const target = orderFilePath(storageKey)!;
   await fs.mkdir(path.dirname(target), { recursive: true });
   await fs.writeFile(target, file.bytes);
-  return { storageKey, fileName: cleanFileName(file.name), contentType, sizeBytes: file.bytes.length };
+  return { storageKey, fileName: cleanFileName(file.name), contentType: file.contentType, sizeBytes: file.bytes.length };
 }
 
-/** Stores several files, or none: if one is refused, those already stored are removed. */
-export async function storeOrderFiles(files: { name: string; bytes: Uint8Array }[]): Promise<StoredOrderFile[]> {
+/**
+ * Stores several files of one member, or none: every file is checked, then all of them are counted against
+ * the owner's upload quota (UploadRefusedError when over it), then written; if a write fails, those
+ * already written are removed and the quota given back.
+ */
+export async function storeOrderFiles(files: { name: string; bytes: Uint8Array }[], owner: FileOwner): Promise<StoredOrderFile[]> {
   const real = files.filter((f) => f.bytes.length > 0 || f.name !== "");
   if (real.length > MAX_ORDER_FILES) throw new InvalidOrderFileError(`Attach at most ${MAX_ORDER_FILES} files`);
+  if (!real.length) return [];
+  const checked = real.map(checkOrderFile);
+  const sizes = checked.map((f) => f.bytes.length);
+  const refused = await reserveUploads(owner.userId, sizes, { db: owner.db });
+  if (refused) throw new UploadRefusedError(refused);
   const stored: StoredOrderFile[] = [];
   try {
-    for (const f of real) stored.push(await storeOrderFile(f));
+    for (const f of checked) stored.push(await writeOrderFile(f));
   } catch (error) {
     for (const s of stored) await deleteOrderFile(s.storageKey);
+    await releaseUploads(owner.userId, sizes);
     throw error;
   }
   return stored;

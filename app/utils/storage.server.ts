@@ -82,8 +82,11 @@ export function pixelLimitProblem({ width = 0, height = 0 }: Pick<Sharp.Metadata
   return width * height > MAX_IMAGE_PIXELS ? `${width} x ${height} pixels: images can be at most ${MAX_IMAGE_PIXELS / 1_000_000} megapixels` : null;
 }
 
-/** Checks and stores an image in the given sizes; returns its key. Throws InvalidImageError with a message for people. */
-export async function saveImage(input: Buffer, sizes: ImageSize[]): Promise<string> {
+/**
+ * Checks and stores an image in the given sizes; returns its key and the bytes written for it (every size
+ * together, what counts against the member's storage cap). Throws InvalidImageError with a message for people.
+ */
+export async function saveImage(input: Buffer, sizes: ImageSize[]): Promise<{ key: string; sizeBytes: number }> {
   if (input.length === 0) throw new InvalidImageError("Choose an image to upload");
   if (input.length > MAX_IMAGE_BYTES) throw new InvalidImageError("Images can be at most 5 MB");
   const metadata = await imageHeader(input);
@@ -93,20 +96,22 @@ export async function saveImage(input: Buffer, sizes: ImageSize[]): Promise<stri
   const key = randomUUID();
   const sharp = await loadSharp();
   await fs.mkdir(uploadDir(), { recursive: true });
+  let sizeBytes = 0;
   try {
     for (const size of sizes) {
       const { width, square } = IMAGE_SIZES[size];
-      await sharp(input, SHARP_OPTIONS)
+      const written = await sharp(input, SHARP_OPTIONS)
         .rotate()
         .resize(square ? { width, height: width, fit: "cover" } : { width, height: width, fit: "inside", withoutEnlargement: true })
         .webp({ quality: 80 })
         .toFile(imageFile(key, size)!);
+      sizeBytes += written.size;
     }
   } catch {
     await deleteImage(key);
     throw new InvalidImageError("This image could not be read. Upload a JPEG, PNG or WebP image");
   }
-  return key;
+  return { key, sizeBytes };
 }
 
 /** Removes every size of an image (those that exist). */

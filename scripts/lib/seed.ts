@@ -24,6 +24,7 @@ import { DELIVERY_DAYS, gigFormSchema, TIERS, type Tier } from "~/utils/gig-sche
 import { getEnv } from "~/utils/env.server";
 import { hashPassword } from "~/utils/password.server";
 import { refund } from "~/utils/rate-limit.server";
+import { releaseUploads } from "~/utils/upload-quota.server";
 import { createRedis } from "~/utils/redis.server";
 import { renderCover } from "./covers";
 
@@ -338,7 +339,8 @@ export async function seedDemoData(db: Knex) {
   const system = systemActor("seed");
   const cast = people();
   const plan = planGigs(random, cast.filter((p) => p.role === "freelancer").length, cast.filter((p) => p.role === "client").length);
-  const counted: { userId: number; gigs: number; uploads: number; checkouts?: number }[] = [];
+  const counted: { userId: number; gigs: number; uploads: number[]; checkouts?: number }[] = [];
+  const coverBytes = new Map<number, number[]>();
 
   try {
     await db.transaction(async (trx) => {
@@ -372,7 +374,10 @@ export async function seedDemoData(db: Knex) {
       const covers = await pooled(plan, COVER_CONCURRENCY, async (gig) => {
         const png = await renderCover({ title: gig.title, categorySlug: gig.category.slug, categoryName: gig.category.name });
         const file = new File([png as Uint8Array<ArrayBuffer>], "cover.png", { type: "image/png" });
-        return must(`the cover of "${gig.title}"`, await attachImage(sellers[gig.sellerIndex]!.actor, { file }, options)).key;
+        const key = must(`the cover of "${gig.title}"`, await attachImage(sellers[gig.sellerIndex]!.actor, { file }, options)).key;
+        const sellerId = sellers[gig.sellerIndex]!.id;
+        coverBytes.set(sellerId, [...(coverBytes.get(sellerId) ?? []), file.size]);
+        return key;
       });
 
       const gigIds: number[] = [];
@@ -383,7 +388,7 @@ export async function seedDemoData(db: Knex) {
       }
       for (const seller of sellers) {
         const gigs = plan.filter((g) => sellers[g.sellerIndex] === seller).length;
-        counted.push({ userId: seller.id, gigs, uploads: gigs });
+        counted.push({ userId: seller.id, gigs, uploads: coverBytes.get(seller.id) ?? [] });
       }
 
       const now = Date.now();
@@ -408,7 +413,7 @@ export async function seedDemoData(db: Knex) {
       const client = members.find((m) => m.person.email === DEMO_ACCOUNTS.client.email)!;
       const freelancer = members.find((m) => m.person.email === DEMO_ACCOUNTS.freelancer.email)!;
       const freelancerGigs = plan.flatMap((g, i) => (sellers[g.sellerIndex] === freelancer ? [gigIds[i]!] : []));
-      counted.push({ userId: client.id, gigs: 0, uploads: 0, checkouts: DEMO_ORDERS.length });
+      counted.push({ userId: client.id, gigs: 0, uploads: [], checkouts: DEMO_ORDERS.length });
       await demoOrders(trx, { client, freelancer, gigIds: freelancerGigs, daysAgo });
       await demoConversation(trx, { client, freelancer, gigId: freelancerGigs[0]! });
     });
@@ -419,7 +424,7 @@ export async function seedDemoData(db: Knex) {
     await Promise.all(
       counted.flatMap((c) => [
         refund("gigCreate", String(c.userId), c.gigs),
-        refund("upload", String(c.userId), c.uploads),
+        releaseUploads(c.userId, c.uploads),
         refund("checkout", String(c.userId), c.checkouts ?? 0),
       ]),
     );

@@ -189,8 +189,8 @@ describe("catalog and upload limits", () => {
 
   const png = () => sharp({ create: { width: 64, height: 64, channels: 3, background: "#2a7" } }).png().toBuffer();
 
-  it("counts a profile picture against the member's upload limit, refusing it beside the field and storing nothing", async () => {
-    const key = `${QUEUE_PREFIX}:rl:upload:${ids.client}`;
+  it("counts a profile picture against the member's upload quota, refusing it beside the field and storing nothing", async () => {
+    const key = `${QUEUE_PREFIX}:rl:uploadFilesHour:${ids.client}`;
     const form = () => {
       const fd = new FormData();
       fd.append("name", "Sec client");
@@ -204,30 +204,31 @@ describe("catalog and upload limits", () => {
     const ok = await request("/settings?tab=profile", { body: await withAvatar(), session: tokens.client });
     expect(ok.status).toBe(302);
     expect(Number(await redis.get(key))).toBe(1);
-    await redis.set(key, "60", "EX", 3600);
+    await redis.set(key, "100", "EX", 3600);
     const before = await t.db("users").where({ id: ids.client }).first("avatar_key");
     const files = filesIn(uploadDir);
     const refused = await request("/settings?tab=profile", { body: await withAvatar(), session: tokens.client });
     expect(refused.status).toBe(429);
-    expect(visible(await refused.text())).toContain("You have uploaded many images in a short time.");
+    expect(visible(await refused.text())).toContain("You have uploaded many files in the last hour (at most 100 files or 200 MB an hour). Please try again later.");
     expect(await t.db("users").where({ id: ids.client }).first("avatar_key")).toEqual(before);
     expect(filesIn(uploadDir)).toEqual(files);
   });
 
   it("counts each image of a gig form, not each request: of three images with two uses left, the third is refused", async () => {
-    const key = `${QUEUE_PREFIX}:rl:upload:${ids.freelancer}`;
-    await redis.set(key, "58", "EX", 3600);
+    const key = `${QUEUE_PREFIX}:rl:uploadFilesHour:${ids.freelancer}`;
+    await redis.set(key, "98", "EX", 3600);
     const fd = new FormData();
     for (const [k, v] of Object.entries({ title: "I will design a logo for your shop", category: "graphic-design", description: "Three concepts and the files.", "basic.name": "Starter", "basic.price": "75000", "basic.delivery": "3", "basic.revisions": "1", intent: "publish" })) fd.append(k, v);
     for (let i = 0; i < 3; i++) fd.append("upload", new Blob([new Uint8Array(await png())], { type: "image/png" }), `cover-${i}.png`);
     const uploads = await count("uploads");
     const res = await request("/gig/create", { body: fd, session: tokens.freelancer });
-    expect(res.status).toBe(400);
-    expect(visible(await res.text())).toContain("You have uploaded many images in a short time.");
+    expect(res.status).toBe(429);
+    expect(res.headers.get("Retry-After")).toMatch(/^[1-9][0-9]*$/);
+    expect(visible(await res.text())).toContain("You have uploaded many files in the last hour (at most 100 files or 200 MB an hour). Please try again later.");
     // The two images within the limit are kept as the seller's uploads (shown back on the form); counted as
     // one request, all three would have been stored.
     expect(await count("uploads")).toBe(uploads + 2);
-    expect(Number(await redis.get(key))).toBeGreaterThanOrEqual(60);
+    expect(Number(await redis.get(key))).toBe(100); // the refused third was not counted
     expect(await count("gigs", { seller_id: ids.freelancer })).toBe(0);
   });
 });

@@ -73,7 +73,7 @@ beforeAll(async () => {
   offPlatform = await conversation(people.akello, people.okello, ["I need a logo", "Call me on 0772 123456 to agree the price"]);
   // A real picture: message images are decoded before they are kept.
   const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#2e7d32" } }).png().toBuffer();
-  const [file] = await storeMessageFiles([{ name: "brief.png", bytes: new Uint8Array(png) }]);
+  const [file] = await storeMessageFiles([{ name: "brief.png", bytes: new Uint8Array(png) }], { userId: people.quiet1.id, db: t.db });
   storedKey = file!.storageKey;
   withFile = await conversation(people.quiet1, people.quiet2, []);
   expect((await sendMessage(memberActor(people.quiet1), { conversationId: withFile, body: "Here is the brief", attachments: [file!] }, db())).ok).toBe(true);

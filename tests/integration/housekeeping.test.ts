@@ -1,7 +1,7 @@
 /**
- * The worker's hourly housekeeping (issue 9 item 7 and "Also fix"): uploads no gig or profile uses after a
- * day, with their files; files no row names, a day old; expired sessions; reset links spent more than a day
- * ago. The work is tested directly against a real database and a temporary upload directory, and the worker
+ * The worker's hourly housekeeping: uploads no gig or profile uses after a day, with their files; the
+ * requirement files of checkouts never paid, a day after they were given up; files no row names (images,
+ * attachments of messages gone), a day old; expired sessions; reset links spent more than a day ago. The work is tested directly against a real database and a temporary upload directory, and the worker
  * process is tested to register the schedule (once, however often it starts) and run it.
  */
 import { randomUUID } from "node:crypto";
@@ -20,6 +20,7 @@ import {
 } from "../../worker/housekeeping.server";
 import { systemActor } from "~/operations/core.server";
 import { runHousekeeping as housekeepingOperation } from "~/operations/housekeeping.server";
+import { startEffects } from "../../worker/effects.server";
 import { startTsx, waitUntil } from "../../scripts/lib/servers";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createCategory, createGig, createUser } from "../support/factories";
@@ -40,7 +41,8 @@ afterAll(async () => {
   await t?.drop();
 });
 beforeEach(async () => {
-  await t.db.raw("TRUNCATE uploads, gig_images, gigs CASCADE");
+  await t.db.raw("TRUNCATE uploads, gig_images, gigs, orders, conversations CASCADE");
+  await t.db("effects").delete();
   await t.db("users").update({ avatar_key: null });
   await t.db("sessions").delete();
   await t.db("password_resets").delete();
@@ -167,9 +169,115 @@ describe("runHousekeeping", () => {
   it("a second round finds nothing more, and a missing upload directory is no error", async () => {
     await upload(2 * DAY);
     await t.db("sessions").insert({ id: "expired", user_id: ownerId, expires_at: ago(60_000) });
-    expect(await runHousekeeping({ db: t.db, uploadDir: dir })).toEqual({ uploads: 1, strayFiles: 0, sessions: 1, passwordResets: 0, effects: 0 });
-    expect(await runHousekeeping({ db: t.db, uploadDir: dir })).toEqual({ uploads: 0, strayFiles: 0, sessions: 0, passwordResets: 0, effects: 0 });
-    expect(await runHousekeeping({ db: t.db, uploadDir: path.join(dir, "never-made") })).toEqual({ uploads: 0, strayFiles: 0, sessions: 0, passwordResets: 0, effects: 0 });
+    expect(await runHousekeeping({ db: t.db, uploadDir: dir })).toEqual({ uploads: 1, unpaidOrderFiles: 0, strayFiles: 0, sessions: 1, passwordResets: 0, effects: 0 });
+    expect(await runHousekeeping({ db: t.db, uploadDir: dir })).toEqual({ uploads: 0, unpaidOrderFiles: 0, strayFiles: 0, sessions: 0, passwordResets: 0, effects: 0 });
+    expect(await runHousekeeping({ db: t.db, uploadDir: path.join(dir, "never-made") })).toEqual({ uploads: 0, unpaidOrderFiles: 0, strayFiles: 0, sessions: 0, passwordResets: 0, effects: 0 });
+  });
+});
+
+describe("files of checkouts never paid, and attachments no message names", () => {
+  let buyerId: number;
+  beforeAll(async () => {
+    ({ id: buyerId } = await createUser(t.db, { role: "client", name: "Test Buyer", email: "buyer@example.ug" }));
+  });
+
+  /** An order of the owner's gig as the state machine leaves it, made `age` ago. */
+  async function order(status: "pending_payment" | "in_progress" | "cancelled", age: number, { paid = false, cancelledAge = age } = {}) {
+    const [row] = await t.db("orders").insert(
+      {
+        buyer_id: buyerId,
+        seller_id: ownerId,
+        gig_title: "A logo",
+        tier: "basic",
+        package_name: "Basic",
+        price_ugx: 100_000,
+        buyer_fee_ugx: 3_000,
+        seller_fee_ugx: 10_000,
+        ugx_per_usd: 3700,
+        delivery_days: 3,
+        revisions_allowed: 1,
+        requirements: "A green logo",
+        status,
+        checkout_key: randomUUID(),
+        created_at: ago(age),
+        updated_at: ago(age),
+        paid_at: paid ? ago(age - 60_000) : null,
+        cancelled_at: status === "cancelled" ? ago(cancelledAge) : null,
+      },
+      ["id"],
+    );
+    return Number(row.id);
+  }
+
+  /** A stored file (UPLOAD_DIR/order-files/<key>), last modified `age` ago. */
+  function storedFile(age: number, key = randomUUID()) {
+    fs.mkdirSync(path.join(dir, "order-files"), { recursive: true });
+    const file = path.join(dir, "order-files", key);
+    fs.writeFileSync(file, "%PDF-1.4 requirements");
+    fs.utimesSync(file, ago(age), ago(age));
+    return key;
+  }
+  const stored = (key: string) => fs.existsSync(path.join(dir, "order-files", key));
+
+  /** A requirement file of the order, row and file, written when the order was placed. */
+  async function requirementFile(orderId: number, age: number) {
+    const key = storedFile(age);
+    await t.db("order_files").insert({ order_id: orderId, uploader_id: buyerId, storage_key: key, file_name: "brief.pdf", content_type: "application/pdf", size_bytes: 21 });
+    return key;
+  }
+
+  /** The worker's effects, run against this test's database and upload directory until `done`. */
+  async function carryOutEffects(done: () => boolean) {
+    const worker = startEffects(parseEnv({ ...process.env, UPLOAD_DIR: dir }), { db: t.db, pollMs: 25 });
+    try {
+      await expect.poll(done, { timeout: 5_000 }).toBe(true);
+    } finally {
+      await worker.close();
+    }
+  }
+
+  it("removes a day-old unpaid checkout's requirement files, rows then files (delete_file effects); keeps younger and paid ones", async () => {
+    const cancelledLongAgo = await requirementFile(await order("cancelled", 2 * DAY), 2 * DAY);
+    const neverPaid = await requirementFile(await order("pending_payment", 2 * DAY), 2 * DAY); // the payment poll never cancelled it
+    const cancelledToday = await requirementFile(await order("cancelled", 3 * HOUR), 3 * HOUR);
+    const stillPaying = await requirementFile(await order("pending_payment", 10 * 60_000), 10 * 60_000);
+    const paidThenCancelled = await requirementFile(await order("cancelled", 5 * DAY, { paid: true, cancelledAge: 3 * DAY }), 5 * DAY);
+    const inProgress = await requirementFile(await order("in_progress", 5 * DAY, { paid: true }), 5 * DAY);
+
+    const result = await runHousekeeping({ db: t.db, uploadDir: dir });
+
+    expect(result.unpaidOrderFiles).toBe(2);
+    expect((await t.db("order_files").pluck("storage_key")).sort()).toEqual([cancelledToday, stillPaying, paidThenCancelled, inProgress].sort());
+    expect((await t.db("effects").where({ kind: "delete_file" }).pluck("payload")).map((p: { key: string }) => p.key).sort()).toEqual([cancelledLongAgo, neverPaid].sort());
+    await carryOutEffects(() => !stored(cancelledLongAgo) && !stored(neverPaid));
+    for (const key of [cancelledToday, stillPaying, paidThenCancelled, inProgress]) expect(stored(key), key).toBe(true);
+    // The orders themselves stay, with their history.
+    expect(await t.db("orders").pluck("id")).toHaveLength(6);
+  });
+
+  it("removes a deleted message's attachment a day old that no row names; keeps a younger one and those a message or order names", async () => {
+    const conversationId = `conv_${randomUUID().replace(/-/g, "").slice(0, 16)}`;
+    await t.db("conversations").insert({ id: conversationId, pair_key: `${Math.min(ownerId, buyerId)}:${Math.max(ownerId, buyerId)}` });
+    const [message] = await t.db("messages").insert({ conversation_id: conversationId, sender_id: buyerId, body: "The brief", message_type: "file" }, ["id"]);
+    const kept = storedFile(3 * DAY);
+    await t.db("message_attachments").insert({ message_id: message.id, storage_key: kept, file_name: "brief.pdf", content_type: "application/pdf", size_bytes: 21 });
+    const deleted = storedFile(3 * DAY);
+    await t.db("message_attachments").insert({ message_id: message.id, storage_key: deleted, file_name: "old.pdf", content_type: "application/pdf", size_bytes: 21 });
+    // The message goes without its files' effects (a row removed by a cascade, a crash, an effect given up).
+    await t.db("message_attachments").where({ storage_key: deleted }).delete();
+    const refusedSend = storedFile(2 * DAY); // written, then the message was refused and the process died before removing it
+    const sending = storedFile(60_000); // being sent right now: its message row is not there yet
+    const orderFile = await requirementFile(await order("in_progress", 3 * DAY, { paid: true }), 3 * DAY);
+    fs.writeFileSync(path.join(dir, "order-files", "notes.txt"), "not a file of ours");
+    fs.utimesSync(path.join(dir, "order-files", "notes.txt"), ago(9 * DAY), ago(9 * DAY));
+
+    const result = await runHousekeeping({ db: t.db, uploadDir: dir });
+
+    expect(result.strayFiles).toBe(2);
+    expect(stored(deleted)).toBe(false);
+    expect(stored(refusedSend)).toBe(false);
+    for (const key of [kept, sending, orderFile, "notes.txt"]) expect(stored(key), key).toBe(true);
+    expect(await t.db("message_attachments").pluck("storage_key")).toEqual([kept]);
   });
 });
 

@@ -315,6 +315,8 @@ describe("updateProfile", () => {
     const first = await user(row.id);
     expect(first).toMatchObject({ name: "Profile Person", bio: "I design logos.", location: "Jinja, Uganda", skills: ["Logos"], languages: ["English", "Luganda"] });
     expect(filesIn(uploads)).toContain(`${first.avatar_key}-avatar.webp`);
+    // The picture's bytes are kept with it: they count against the member's storage cap.
+    expect(Number(first.avatar_size_bytes)).toBe(fs.statSync(`${uploads}/${first.avatar_key}-avatar.webp`).size);
 
     expect((await updateProfile(actor, { ...profile, avatar: await png("#a27") }, opts())).ok).toBe(true);
     const second = await user(row.id);
@@ -339,9 +341,9 @@ describe("updateProfile", () => {
     expect(await activity(row.id)).toBe(0);
   });
 
-  it("counts a picture against the member's upload limit: over it, refused (429) and nothing stored", async () => {
+  it("counts a picture against the member's upload quota: over it, refused (429) and nothing stored", async () => {
     const { row, actor } = await member();
-    await redis.set(`${prefix}:rl:upload:${row.id}`, "60", "EX", 3600);
+    await redis.set(`${prefix}:rl:uploadFilesHour:${row.id}`, "100", "EX", 3600);
     const files = filesIn(uploads);
     expect(await updateProfile(actor, { ...profile, avatar: await png() }, opts())).toMatchObject({ ok: false, error: "limited", status: 429 });
     expect(await user(row.id)).toMatchObject({ bio: "", avatar_key: null });

@@ -308,6 +308,9 @@ describe("attachImage", () => {
     const key = result.ok ? result.value.key : "";
     expect(await t.db("uploads").where({ storage_key: key }).first("owner_id")).toEqual({ owner_id: seller.id });
     expect(filesIn().filter((f) => f.startsWith(key))).toEqual([`${key}-large.webp`, `${key}-thumb.webp`]);
+    // The bytes written (both sizes) are kept with it: they count against the seller's storage cap.
+    const written = ["large", "thumb"].reduce((sum, size) => sum + fs.statSync(path.join(uploadDir, `${key}-${size}.webp`)).size, 0);
+    expect(await t.db("uploads").where({ storage_key: key }).first("size_bytes")).toEqual({ size_bytes: written });
   });
 
   it("refuses a file that is not an image, beside the upload field and named, storing nothing", async () => {
@@ -331,9 +334,9 @@ describe("attachImage", () => {
     expect({ rows: await snapshot(), files: filesIn() }).toEqual(before);
   });
 
-  it("counts each image against the seller's upload limit", async () => {
+  it("counts each image against the seller's upload quota", async () => {
     const busy = await createUser(t.db, { role: "freelancer", name: "Busy Uploader" });
-    expect(await consume("upload", [String(busy.id)], 60)).toBeNull(); // the hour's 60
+    expect(await consume("uploadFilesHour", [String(busy.id)], 100)).toBeNull(); // the hour's 100 files
     const before = { rows: await snapshot(), files: filesIn() };
     expect(await attachImage(member(busy), { file: file(png) }, { db: t.db })).toMatchObject({ ok: false, error: "limited", status: 429 });
     expect({ rows: await snapshot(), files: filesIn() }).toEqual(before);

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { createClickHouse, clickHouseOptions } from "~/analytics/clickhouse.server";
 import { getEnv } from "~/utils/env.server";
 import { migrateClickHouse } from "../../scripts/lib/migrate";
@@ -11,6 +12,10 @@ import { RUN_CLICKHOUSE_DB, prepareTemplate } from "./databases";
  * Workers start after this and inherit the environment.
  */
 export default async function setup() {
+  // Rate limits and upload quotas are counted in Redis by member id under QUEUE_PREFIX, and every test
+  // database numbers its members from 1: each run counts under its own prefix (a file may still take its
+  // own, ownQueuePrefix), so other runs' uploads today never count against this run's members.
+  process.env.QUEUE_PREFIX = `t_run_${process.pid}_${randomBytes(3).toString("hex")}`;
   ensureChdb();
   await prepareTemplate();
   const options = clickHouseOptions(getEnv(), RUN_CLICKHOUSE_DB);
