@@ -95,6 +95,7 @@ describeBothModes("A deployment migrated without the demo seed", (mode) => {
   });
 
   it("lets the admin add, rename, move up and hide a category on /admin/categories", async () => {
+    await mode.context().clearCookies(); // the freelancer of the test before signs out
     const page = await mode.page();
     await open(page, mode, `${server.baseUrl}/admin/categories`);
     await page.getByLabel("Email").fill(ADMIN.email);
@@ -105,6 +106,14 @@ describeBothModes("A deployment migrated without the demo seed", (mode) => {
     const names = () => page.locator(".category-admin-title").allTextContents();
     // The migration's six, in order (another pass's category may sit among them).
     expect((await names()).filter((n) => SIX.includes(n))).toEqual(SIX);
+
+    // On a 360 px phone: nothing wider than the screen, and the buttons big enough to touch.
+    await page.setViewportSize({ width: 360, height: 800 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    for (const button of await page.getByRole("button", { name: /^(Up|Down|Hide) / }).all()) {
+      const box = (await button.boundingBox())!;
+      expect(Math.min(box.width, box.height)).toBeGreaterThanOrEqual(44);
+    }
 
     // Add: a clear message beside the field for a name taken, then the new one at the end.
     const add = page.getByRole("form", { name: "Add a category" });
