@@ -97,6 +97,10 @@ describeBothModes("A deployment migrated without the demo seed", (mode) => {
   it("lets the admin add, rename, move up and hide a category on /admin/categories", async () => {
     await mode.context().clearCookies(); // the freelancer of the test before signs out
     const page = await mode.page();
+    // No console or hydration error (the 400 of the refused name is the browser's own resource line, expected).
+    const consoleErrors: string[] = [];
+    page.on("console", (m) => void (m.type() === "error" && !m.text().startsWith("Failed to load resource") && consoleErrors.push(m.text())));
+    page.on("pageerror", (e) => void consoleErrors.push(e.message));
     await open(page, mode, `${server.baseUrl}/admin/categories`);
     await page.getByLabel("Email").fill(ADMIN.email);
     await page.getByLabel("Password", { exact: true }).fill(ADMIN.password);
@@ -162,6 +166,7 @@ describeBothModes("A deployment migrated without the demo seed", (mode) => {
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { level: 1, name: "Categories" }).waitFor();
     expect(new URL(page.url()).pathname).toBe("/categories");
+    expect(consoleErrors).toEqual([]);
     await page.getByRole("button", { name: `Show ${renamed}` }).waitFor();
     await page.close();
   });
