@@ -50,6 +50,12 @@ const ACTION_WORDS: Record<string, string> = {
   "dispute.release": "Resolved a dispute: released to the seller",
   "dispute.refund": "Resolved a dispute: refunded the buyer",
   "pipeline.replay": "Replayed failed events",
+  "category.add": "Added a category",
+  "category.rename": "Renamed a category",
+  "category.move": "Moved a category",
+  "category.hide": "Hid a category",
+  "category.show": "Showed a category again",
+  "category.delete": "Deleted a category",
 };
 
 export default function AdminAudit() {

@@ -22,6 +22,7 @@ export function AdminHeader({ mainSiteUrl, user }: { mainSiteUrl: string; user: 
               <NavLink to="/disputes">Disputes</NavLink>
               <NavLink to="/pipeline">Pipeline</NavLink>
               <NavLink to="/rates">Rates</NavLink>
+              <NavLink to="/categories">Categories</NavLink>
               <NavLink to="/audit">Audit</NavLink>
             </>
           ) : null}

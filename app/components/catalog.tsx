@@ -168,6 +168,12 @@ export function CatalogScreen({
     <section className="container catalog" aria-labelledby="catalog-title">
       <h1 id="catalog-title">{title}</h1>
       <CatalogFilters action={action} query={data.query} categories={data.categories} />
+      {data.query.category && !data.categories.some((c) => c.slug === data.query.category) ? (
+        // A hidden or unknown category (ADR 026): its filter matches nothing, said plainly.
+        <p className="notice" role="note">
+          That category is not offered at the moment. <Link to={action}>See every service</Link>.
+        </p>
+      ) : null}
       <p className="result-count" role="status">
         {resultCount(data.total, noun)}
         {data.searchedFor ? <> · Showing results for “{data.searchedFor}”</> : null}

@@ -271,7 +271,8 @@ function spellingCheck(db: Db, q: string): Knex.Raw {
  */
 function applyFilters(builder: Knex.QueryBuilder, db: Db, query: CatalogQuery, { unindexed = false } = {}) {
   const column = (name: string) => db.raw(unindexed ? `(g.${name} + 0)` : `g.${name}`);
-  if (query.category) builder.whereIn("g.category_id", db("categories").select("id").where("slug", query.category));
+  // A hidden category's filter matches nothing (ADR 026): browsing it is off, as its menu entries are.
+  if (query.category) builder.whereIn("g.category_id", db("categories").select("id").where({ slug: query.category, hidden: false }));
   if (query.price) {
     const { min, max } = PRICE_RANGES[query.price];
     if (min !== null) builder.where(column("starting_price_ugx"), ">=", min);
@@ -754,13 +755,14 @@ export async function saveGig(
   status: "draft" | "published",
   gigId?: number,
 ): Promise<{ id: number; removedImages: string[] }> {
-  const category = await db("categories").where({ slug: value.categorySlug }).first("id");
-  if (!category) throw new GigInputError("category", "Choose a category from the list");
-  let current: { status: GigStatus; published_at: Date | null } | undefined;
+  let current: { status: GigStatus; published_at: Date | null; category_id: number } | undefined;
   if (gigId !== undefined) {
-    current = await db("gigs").where({ id: gigId, seller_id: sellerId }).forUpdate().first("status", "published_at");
+    current = await db("gigs").where({ id: gigId, seller_id: sellerId }).forUpdate().first("status", "published_at", "category_id");
     if (!current) throw new GigInputError("form", "This gig does not exist");
   }
+  // A hidden category (ADR 026) is no choice for a new gig or a move, but a gig already in it keeps it.
+  const category = await db("categories").where({ slug: value.categorySlug }).first("id", "hidden");
+  if (!category || (category.hidden && category.id !== current?.category_id)) throw new GigInputError("category", "Choose a category from the list");
   const previousImages = gigId === undefined ? [] : await listImages(db, gigId);
   const allowed = new Set(await ownImages(db, sellerId, value.images, previousImages));
   if (value.images.some((key) => !allowed.has(key))) throw new GigInputError("images", NOT_YOUR_IMAGE);

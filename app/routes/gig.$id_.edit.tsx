@@ -31,7 +31,15 @@ async function ownGig(request: Request, clientIp: string, id: string | undefined
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const { gig } = await ownGig(request, context.clientIp, params.id);
   const confirmDelete = new URL(request.url).searchParams.get("delete") === "confirm";
-  return { id: gig.id, title: gig.title, status: gig.status, confirmDelete, categories: await listCategoryOptions(getDb()), state: gigFormOf(gig) };
+  return {
+    id: gig.id,
+    title: gig.title,
+    status: gig.status,
+    confirmDelete,
+    // Its own category stays a choice even when hidden (ADR 026), so saving the gig keeps it.
+    categories: await listCategoryOptions(getDb(), { include: gig.category }),
+    state: gigFormOf(gig),
+  };
 }
 
 export async function action({ request, params, context }: ActionFunctionArgs) {

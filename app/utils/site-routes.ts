@@ -26,6 +26,7 @@ export const ADMIN_SCREENS = [
   { name: "audit", path: "audit" },
   { name: "pipeline", path: "pipeline" },
   { name: "rates", path: "rates" },
+  { name: "categories", path: "categories" },
   { name: "heatmap", path: "heatmap" },
   { name: "funnel", path: "analytics/conversion-funnel" },
   { name: "journey", path: "analytics/user-journey/:id?" },

@@ -1,5 +1,5 @@
 /**
- * Demo data for a machine of one's own (npm start, the tests): the six categories, an admin, clients and
+ * Demo data for a machine of one's own (npm start, the tests): an admin, clients and
  * freelancers, 66 published gigs with cover images, about 3,700 reviews, and a few orders between the demo
  * client and the demo freelancer (one cleared, one delivered, one in progress, one in dispute). Demo data obeys the rules real
  * data does: everything a member makes goes in through the operation their own request would call, acting
@@ -28,16 +28,22 @@ import { releaseUploads } from "~/utils/upload-quota.server";
 import { createRedis } from "~/utils/redis.server";
 import { renderCover } from "./covers";
 
-/** The six categories of spec §9, in the landing page's order. */
-export const CATEGORIES = [
-  { slug: "graphics-design", name: "Graphics & Design", description: "Logos, branding, flyers and social media graphics." },
-  { slug: "web-development", name: "Web Development", description: "Websites, online shops and web apps." },
-  { slug: "writing-translation", name: "Writing & Translation", description: "Copy, articles, CVs and Luganda, Swahili or English translation." },
-  { slug: "video-animation", name: "Video & Animation", description: "Video editing, explainers and animated adverts." },
-  { slug: "digital-marketing", name: "Digital Marketing", description: "Social media, SEO and advertising campaigns." },
-  { slug: "local-services", name: "Local Services", description: "Photography, events, tutoring and more near you." },
-] as const;
+/**
+ * The categories the demo gigs are written for: the six a migration creates (reference data, ADR 026), in
+ * the landing page's order. The seed reads their names from the database; it never inserts categories.
+ */
+export const DEMO_CATEGORY_SLUGS = ["graphics-design", "web-development", "writing-translation", "video-animation", "digital-marketing", "local-services"] as const;
+type DemoCategory = { slug: (typeof DEMO_CATEGORY_SLUGS)[number]; name: string };
 
+/** The demo categories as the database has them; throws if a migration's category is missing. */
+async function demoCategories(db: Knex): Promise<DemoCategory[]> {
+  const rows: { slug: string; name: string }[] = await db("categories").whereIn("slug", DEMO_CATEGORY_SLUGS).select("slug", "name");
+  return DEMO_CATEGORY_SLUGS.map((slug) => {
+    const row = rows.find((r) => r.slug === slug);
+    if (!row) throw new Error(`the category ${slug} is missing: run the migrations first`);
+    return { slug, name: row.name };
+  });
+}
 
 export const DEMO_PASSWORD = "soko-demo-2026";
 
@@ -78,7 +84,7 @@ const FREELANCERS = [
 const LEVELS = ["New Seller", "Level 1", "Level 2", "Top Rated"] as const;
 
 /** Gig title templates per category; each becomes one published gig with three packages. */
-const GIG_TITLES: Record<(typeof CATEGORIES)[number]["slug"], string[]> = {
+const GIG_TITLES: Record<DemoCategory["slug"], string[]> = {
   "graphics-design": [
     "I will design a modern logo for your Kampala business",
     "I will create a complete brand identity kit",
@@ -230,7 +236,7 @@ type Person = {
 
 /** A demo gig as planned up front, so the PRNG is drawn in one fixed order whatever runs in parallel later. */
 type PlannedGig = {
-  category: (typeof CATEGORIES)[number];
+  category: DemoCategory;
   title: string;
   sellerIndex: number;
   form: Record<string, unknown>;
@@ -239,10 +245,10 @@ type PlannedGig = {
 };
 
 /** The demo gigs: each category's titles in order, sellers taken in turn; prices, delivery and reviews drawn. */
-function planGigs(random: () => number, sellers: number, reviewers: number): PlannedGig[] {
+function planGigs(categories: DemoCategory[], random: () => number, sellers: number, reviewers: number): PlannedGig[] {
   const gigs: PlannedGig[] = [];
   let sellerIndex = 0;
-  for (const category of CATEGORIES) {
+  for (const category of categories) {
     for (const title of GIG_TITLES[category.slug]) {
       const seller = sellerIndex++ % sellers;
       const reviewsCount = Math.floor(random() * 120);
@@ -338,7 +344,7 @@ export async function seedDemoData(db: Knex) {
   const random = prng(20261122);
   const system = systemActor("seed");
   const cast = people();
-  const plan = planGigs(random, cast.filter((p) => p.role === "freelancer").length, cast.filter((p) => p.role === "client").length);
+  const plan = planGigs(await demoCategories(db), random, cast.filter((p) => p.role === "freelancer").length, cast.filter((p) => p.role === "client").length);
   const counted: { userId: number; gigs: number; uploads: number[]; checkouts?: number }[] = [];
   const coverBytes = new Map<number, number[]>();
 
@@ -347,8 +353,6 @@ export async function seedDemoData(db: Knex) {
       // Each operation's own transaction becomes a savepoint in this one; knex runs sibling savepoints one
       // after another, so covers uploaded two at a time still write their rows in turn.
       const options = { db: trx };
-      await trx("categories").insert(CATEGORIES.map((c, position) => ({ ...c, position })));
-
       // One hash for every other demo account (they share the demo password: scrypt costs a few hundred
       // milliseconds), made while createAdmin makes its own.
       const [adminResult, passwordHash] = await Promise.all([
@@ -432,8 +436,7 @@ export async function seedDemoData(db: Knex) {
 }
 
 /**
- * What no operation makes, because no member makes it: the platform's own category list (spec §9; an admin
- * screen will own it), and the past that demo data pretends to have: when each member joined and each gig
+ * What no operation makes, because no member makes it: the past that demo data pretends to have: when each member joined and each gig
  * was first published, the level and response time the platform measures for a seller, and the editors'
  * Featured Services pick. Written last, over rows the operations made.
  */
@@ -535,11 +538,12 @@ async function demoConversation(trx: Knex.Transaction, { client, freelancer, gig
   await Promise.all([refund("conversation", `user:${client.id}`, 1), refund("message", `user:${client.id}`, 2), refund("message", `user:${freelancer.id}`, 1)]);
 }
 
+/**
+ * Whether nobody has used this database yet: no member and no gig. Categories do not count: a migration
+ * makes them (ADR 026), so every database has them.
+ */
 export async function isDatabaseEmpty(db: Knex) {
-  const [users, categories] = await Promise.all([
-    db("users").count<{ count: string }[]>({ count: "*" }).first(),
-    db("categories").count<{ count: string }[]>({ count: "*" }).first(),
-  ]);
-  return Number(users?.count) === 0 && Number(categories?.count) === 0;
+  const [users, gigs] = await Promise.all([db("users").first("id"), db("gigs").first("id")]);
+  return !users && !gigs;
 }
 

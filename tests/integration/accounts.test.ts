@@ -181,6 +181,8 @@ const MATRIX: Row[] = [
   ["/admin/messages?conversation=conv_doesnotexist000", "main", adminOnMain("/admin/messages?conversation=conv_doesnotexist000", "404"), null],
   ["/admin/messages?conversation=conv_doesnotexist000&confirm=delete", "main", adminOnMain("/admin/messages?conversation=conv_doesnotexist000&confirm=delete", "404"), null],
   ["/admin/rates", "main", adminOnMain("/admin/rates", "200"), adminOnMain("/admin/rates", "400")],
+  // Categories: a POST without a known intent is a bad request.
+  ["/admin/categories", "main", adminOnMain("/admin/categories", "200"), adminOnMain("/admin/categories", "400")],
   ["/admin/analytics", "main", adminOnMain("/admin/analytics", "200"), adminOnMain("/admin/analytics", "405")],
   // Analytics: a period running backwards is a bad request; the CSV export (GET only) refuses bad parameters with 400.
   ["/admin/analytics?range=custom&from=2026-02-01&to=2026-01-01", "main", adminOnMain("/admin/analytics?range=custom&from=2026-02-01&to=2026-01-01", "400"), null],
@@ -206,6 +208,7 @@ const MATRIX: Row[] = [
   ["/gig/999/order?package=basic", "main", [LOGIN("/gig/999/order?package=basic"), "404", "404", "404"], null],
   ["/users", "main", all("404"), all("404")],
   ["/analytics", "main", all("404"), all("404")],
+  ["/categories", "main", all("404"), all("404")],
   ["/login", "admin", ["200", "→ /", "→ /", "→ /"], ["400", "→ /", "→ /", "→ /"]],
   ["/logout", "admin", all("→ /"), all("→ /login"), { ownSession: true }],
   ["/", "admin", adminOnAdmin("/", "200"), null],
@@ -217,6 +220,7 @@ const MATRIX: Row[] = [
   ["/messages?conversation=conv_doesnotexist000", "admin", adminOnAdmin("/messages?conversation=conv_doesnotexist000", "404"), null],
   ["/messages?filter=flagged&q=x", "admin", adminOnAdmin("/messages?filter=flagged&q=x", "200"), null],
   ["/rates", "admin", adminOnAdmin("/rates", "200"), adminOnAdmin("/rates", "400")],
+  ["/categories", "admin", adminOnAdmin("/categories", "200"), adminOnAdmin("/categories", "400")],
   ["/analytics", "admin", adminOnAdmin("/analytics", "200"), adminOnAdmin("/analytics", "405")],
   ["/analytics?range=7d", "admin", adminOnAdmin("/analytics?range=7d", "200"), null],
   ["/analytics/export?range=30d&report=sessions", "admin", adminOnAdmin("/analytics/export?range=30d&report=sessions", "200"), adminOnAdmin("/analytics/export?range=30d&report=sessions", "405")],

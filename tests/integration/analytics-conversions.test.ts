@@ -13,7 +13,7 @@ import { serverSessionId } from "~/analytics/ingest.server";
 import { conversions } from "~/analytics/reports.server";
 import { startAnalyticsPipeline } from "../support/analytics-events";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { createCategory, createSession, createUser } from "../support/factories";
+import { createSession, createUser } from "../support/factories";
 import { gigFormData, VALID_GIG_FIELDS } from "../support/gig-form";
 import type { TestServer } from "../support/test-server";
 
@@ -32,7 +32,6 @@ describe("conversions that are business facts", () => {
 
   beforeAll(async () => {
     t = await createTestDatabase();
-    await createCategory(t.db); // the valid gig form's
     for (const [key, role] of [["buyer", "client"], ["seller", "freelancer"]] as const) {
       ids[key] = (await createUser(t.db, { role, name: `Test ${key}`, email: `${key}@example.ug` })).id;
       tokens[key] = await createSession(t.db, ids[key]!);

@@ -13,7 +13,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startConversation } from "~/operations/messages.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { DEFAULT_PASSWORD, createCategory, createSession, createUser } from "../support/factories";
+import { DEFAULT_PASSWORD, createSession, createUser } from "../support/factories";
 import { gigFormData as gigForm } from "../support/gig-form";
 import { memberActor } from "../support/orders";
 import { startTestServer, type TestServer } from "../support/test-server";
@@ -31,7 +31,6 @@ const MB = 1024 * 1024;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  await createCategory(t.db); // the valid gig form's
   for (const [who, role] of [["member", "client"], ["seller", "freelancer"]] as const) {
     ids[who] = (await createUser(t.db, { role, name: `Test ${who}`, email: `${who}@example.ug` })).id;
     tokens[who] = await createSession(t.db, ids[who]);

@@ -23,7 +23,7 @@ import { runHousekeeping as housekeepingOperation } from "~/operations/housekeep
 import { startEffects } from "../../worker/effects.server";
 import { startTsx, waitUntil } from "../../scripts/lib/servers";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { createCategory, createGig, createUser } from "../support/factories";
+import { createGig, createUser } from "../support/factories";
 
 const HOUR = 60 * 60_000;
 const DAY = 24 * HOUR;
@@ -35,7 +35,6 @@ let ownerId: number;
 beforeAll(async () => {
   t = await createTestDatabase();
   ({ id: ownerId } = await createUser(t.db, { role: "freelancer", name: "Test Seller", email: "seller@example.ug" }));
-  await createCategory(t.db);
 });
 afterAll(async () => {
   await t?.drop();

@@ -10,7 +10,7 @@ import zlib from "node:zlib";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { createCategory, createSession, createUser } from "../support/factories";
+import { createSession, createUser } from "../support/factories";
 import { gigFormData, VALID_GIG_FIELDS } from "../support/gig-form";
 import { startTestServer, type TestServer } from "../support/test-server";
 
@@ -22,7 +22,6 @@ const ids: Record<"member" | "seller", number> = { member: 0, seller: 0 };
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  await createCategory(t.db); // the valid gig form's
   for (const [who, role] of [["member", "client"], ["seller", "freelancer"]] as const) {
     ids[who] = (await createUser(t.db, { role, name: `Test ${who}`, email: `${who}@example.ug` })).id;
     tokens[who] = await createSession(t.db, ids[who]);

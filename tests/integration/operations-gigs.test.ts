@@ -17,7 +17,7 @@ import { attachImage, deleteGig, detachImage, NO_ADMIN_SELLERS, ONLY_SELLERS, pa
 import { gigFormSchema, type GigIntent } from "~/utils/gig-schemas";
 import { consume } from "~/utils/rate-limit.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { createCategory, createGig, createReview, createUser, type TestUser } from "../support/factories";
+import { createGig, createReview, createUser, type TestUser } from "../support/factories";
 
 // Limits are counted by user id in Redis, and images written under UPLOAD_DIR: this file's own of both.
 process.env.QUEUE_PREFIX = `t_opgigs_${process.pid}_${Date.now()}`;
@@ -42,7 +42,6 @@ const system = systemActor("test");
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  await createCategory(t.db);
   seller = await createUser(t.db, { role: "freelancer", name: "Gig Seller" });
   rival = await createUser(t.db, { role: "freelancer", name: "Rival Seller" });
   buyer = await createUser(t.db, { role: "client", name: "Gig Buyer" });
@@ -58,7 +57,7 @@ afterAll(async () => {
 function gigValue(intent: GigIntent, fields: Record<string, unknown> = {}) {
   return gigFormSchema(intent).parse({
     title: "Logo design in three days",
-    category: "logo-design",
+    category: "graphics-design",
     description: "Three concepts and the files for print and the web.",
     basic: { price: "75000", delivery: "3" },
     standard: {},

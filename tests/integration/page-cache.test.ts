@@ -15,13 +15,14 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { streamEntries } from "~/analytics/ingest-stream.server";
 import type { Actor } from "~/operations/core.server";
+import { setCategoryHidden } from "~/operations/categories.server";
 import { setUsdRate } from "~/operations/exchange-rates.server";
 import { saveGig } from "~/operations/gigs.server";
 import { getEnv } from "~/utils/env.server";
 import { gigFormSchema } from "~/utils/gig-schemas";
 import { closeRedis, createRedis } from "~/utils/redis.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { createCategory, createGig, createSession, createUser, type TestUser } from "../support/factories";
+import { createGig, createSession, createUser, type TestUser } from "../support/factories";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 const BROWSER = "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
@@ -47,7 +48,6 @@ const member = (u: TestUser): Actor => ({
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  await createCategory(t.db, { slug: "logo-design", name: "Logo Design" });
   seller = await createUser(t.db, { role: "freelancer", name: "Sarah Namuli" });
   buyer = await createUser(t.db, { role: "client", name: "Brian Okot" });
   admin = await createUser(t.db, { role: "admin", name: "Agnes Admin" });
@@ -218,8 +218,8 @@ describe("anonymous page cache", () => {
     expect(plain.html).toContain("UGX 90,000");
     expect(plain.html).toContain('id="consent-banner-title"');
     // The query's order does not make another page.
-    expect((await get(`/browse?sort=newest&category=logo-design`)).status).toBe(200);
-    expect((await get(`/browse?category=logo-design&sort=newest`)).cache).toBe("fresh");
+    expect((await get(`/browse?sort=newest&category=graphics-design`)).status).toBe(200);
+    expect((await get(`/browse?category=graphics-design&sort=newest`)).cache).toBe("fresh");
   });
 
   it("shows a price or exchange-rate change made in another process on the next request", async () => {
@@ -229,7 +229,7 @@ describe("anonymous page cache", () => {
 
     const value = gigFormSchema("publish").parse({
       title: "I will design a bold logo for your shop",
-      category: "logo-design",
+      category: "graphics-design",
       description: "Three concepts and the files for print and the web.",
       basic: { price: "120000", delivery: "3" },
       standard: {},
@@ -259,8 +259,23 @@ describe("anonymous page cache", () => {
     expect(hit.html).not.toMatch(/pcn[0-9a-f]{24}|pcv[0-9a-f]{24}/);
   });
 
+  it("drops the landing page and the catalog's category choices when an admin hides or shows a category", async () => {
+    const local = await t.db("categories").where({ slug: "local-services" }).first("id");
+    const card = 'href="/browse?category=local-services"';
+    const choice = '<option value="local-services"';
+    expect((await cached("/")).html).toContain(card);
+    expect((await cached("/browse")).html).toContain(choice);
+    expect((await setCategoryHidden(member(admin), { intent: "hide", categoryId: local.id }, { db: t.db })).ok).toBe(true);
+    const home = await get("/");
+    expect(home.cache).toBe("miss");
+    expect(home.html).not.toContain(card);
+    expect((await get("/browse")).html).not.toContain(choice);
+    expect((await setCategoryHidden(member(admin), { intent: "show", categoryId: local.id }, { db: t.db })).ok).toBe(true);
+    expect((await get("/")).html).toContain(card);
+  });
+
   it("shows a change made through the serving process itself on the next request", async () => {
-    const browse = await cached("/browse?category=logo-design");
+    const browse = await cached("/browse?category=graphics-design");
     expect(browse.html).toContain("I will design a bold logo for your shop");
     const paused = await fetch(`${server.baseUrl}/gig/${gigId}/edit`, {
       method: "POST",
@@ -269,7 +284,7 @@ describe("anonymous page cache", () => {
       body: "intent=pause",
     });
     expect(paused.status).toBe(302);
-    const after = await get("/browse?category=logo-design");
+    const after = await get("/browse?category=graphics-design");
     expect(after.cache).toBe("miss");
     expect(after.html).not.toContain("I will design a bold logo for your shop");
     expect((await get(`/gig/${gigId}`)).status).toBe(404);

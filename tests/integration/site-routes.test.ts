@@ -78,6 +78,7 @@ describe("every route of the build", () => {
         // An optional segment, as the sampler writes it.
         "/analytics/user-journey/1?",
         "/audit",
+        "/categories",
         "/consent",
         "/disputes",
         "/heatmap",

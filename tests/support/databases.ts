@@ -68,6 +68,26 @@ export async function createTestDatabase(prefix = "soko_t"): Promise<TestDatabas
   };
 }
 
+/**
+ * A new database with nothing in it, not even the migrations (as a new deployment's is), for a test of what
+ * migrating alone makes.
+ */
+export async function createEmptyDatabase(prefix = "soko_empty"): Promise<TestDatabase> {
+  const name = `${prefix}_${randomBytes(5).toString("hex")}`;
+  await withAdmin((admin) => admin.raw(`CREATE DATABASE ${name}`));
+  const url = serverUrl(name);
+  const db = createDb(url, { min: 0, max: 5 });
+  return {
+    db,
+    url,
+    name,
+    drop: async () => {
+      await db.destroy();
+      await withAdmin((admin) => admin.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
+  };
+}
+
 /** A fresh ClickHouse database with our migrations applied, for one test file or server. */
 export async function createTestClickHouseDatabase(prefix = "soko_t") {
   const env = getEnv();

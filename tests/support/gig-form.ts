@@ -1,8 +1,9 @@
 /**
  * The gig form as a seller fills it in: one place that knows which fields a valid, publishable gig sends
- * (a tests' factory, like analytics-events.ts). The category must exist: insert LOGO_CATEGORY first.
+ * (a tests' factory, like analytics-events.ts). Its category is one a migration makes (ADR 026), so every
+ * test database has it.
  */
-export const LOGO_CATEGORY = { slug: "logo-design", name: "Logo Design", position: 1 };
+export const LOGO_CATEGORY = { slug: "graphics-design", name: "Graphics & Design" };
 
 export const VALID_GIG_FIELDS: Readonly<Record<string, string>> = {
   title: "I will design a modern logo for your business",

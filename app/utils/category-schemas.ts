@@ -1,0 +1,56 @@
+/**
+ * The admin Categories screen's forms (ADR 026), shared by the server (which decides) and the browser (which
+ * only helps). Each form carries its `intent`: add, rename (name and description; the slug never changes),
+ * move up or down, hide, show, delete.
+ */
+import { z } from "zod";
+
+export const CATEGORY_NAME_MAX = 50;
+export const CATEGORY_DESCRIPTION_MAX = 200;
+
+export const NAME_REQUIRED = "Enter the category's name";
+export const NAME_TOO_LONG = `A category's name can have at most ${CATEGORY_NAME_MAX} characters`;
+export const NAME_TAKEN = "Another category already has this name";
+export const NAME_NEEDS_LETTERS = "Use at least one letter or digit in the name";
+export const DESCRIPTION_TOO_LONG = `A description can have at most ${CATEGORY_DESCRIPTION_MAX} characters`;
+
+const name = z.string({ required_error: NAME_REQUIRED }).trim().min(1, NAME_REQUIRED).max(CATEGORY_NAME_MAX, NAME_TOO_LONG);
+const description = z.string().trim().max(CATEGORY_DESCRIPTION_MAX, DESCRIPTION_TOO_LONG).default("");
+const categoryId = z.coerce
+  .number({ invalid_type_error: "Choose a category", required_error: "Choose a category" })
+  .int("Choose a category")
+  .positive("Choose a category")
+  .max(2_147_483_647, "Choose a category");
+
+/** A new category: its name and description (the slug is made from the name, once). */
+export const AddCategorySchema = z.object({ intent: z.literal("add"), name, description });
+export type AddCategoryInput = z.output<typeof AddCategorySchema>;
+
+/** A category's new name and description. */
+export const RenameCategorySchema = z.object({ intent: z.literal("rename"), categoryId, name, description });
+export type RenameCategoryInput = z.output<typeof RenameCategorySchema>;
+
+/** One step up or down the display order. */
+export const MoveCategorySchema = z.object({
+  intent: z.literal("move"),
+  categoryId,
+  direction: z.enum(["up", "down"], { errorMap: () => ({ message: "Choose up or down" }) }),
+});
+export type MoveCategoryInput = z.output<typeof MoveCategorySchema>;
+
+/** Hidden from browsing and the gig form, or shown again. */
+export const CategoryVisibilitySchema = z.object({ intent: z.enum(["hide", "show"]), categoryId });
+export type CategoryVisibilityInput = z.output<typeof CategoryVisibilitySchema>;
+
+export const DeleteCategorySchema = z.object({ intent: z.literal("delete"), categoryId });
+export type DeleteCategoryInput = z.output<typeof DeleteCategorySchema>;
+
+/** Every form of the screen: the action parses with this, each form validates with its own. */
+export const CategoryActionSchema = z.discriminatedUnion("intent", [
+  AddCategorySchema,
+  RenameCategorySchema,
+  MoveCategorySchema,
+  CategoryVisibilitySchema,
+  DeleteCategorySchema,
+]);
+export type CategoryAction = z.output<typeof CategoryActionSchema>;
