@@ -71,6 +71,9 @@ export async function renameCategory(actor: Actor, input: RenameCategoryInput, {
   return transact(
     actor,
     async (tx) => {
+      // As when adding: names are checked under the table's lock, so two admins choosing one name at once get
+      // "taken" for the second, never the unique index's error.
+      await tx.trx.raw("LOCK TABLE categories IN SHARE ROW EXCLUSIVE MODE");
       const before = await lockCategory(tx, input.categoryId);
       if (!before) return notFound(CATEGORY_NOT_FOUND);
       if (await nameTaken(tx, input.name, before.id)) return invalid({ name: [NAME_TAKEN] });

@@ -201,6 +201,18 @@ describe("category operations and screens", () => {
       await renameCategory(adminActor, RenameCategorySchema.parse({ intent: "rename", categoryId: String(web), name: "Web Development", description: "Websites, online shops and web apps." }), opts());
     });
 
+    it("give two admins renaming two categories to one name at once one success and one 'taken', never an error", async () => {
+      const [writing, video] = [await idOf("writing-translation"), await idOf("video-animation")];
+      const rename = (categoryId: number) => renameCategory(adminActor, RenameCategorySchema.parse({ intent: "rename", categoryId: String(categoryId), name: "Words & Pictures" }), opts());
+      const results = await Promise.all([rename(writing), rename(video)]);
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      expect(results.filter((r) => !r.ok)).toEqual([{ ok: false, error: "invalid", issues: { name: [NAME_TAKEN] } }]);
+      expect(await t.db("categories").whereRaw("lower(name) = lower(?)", ["Words & Pictures"]).pluck("name")).toEqual(["Words & Pictures"]);
+      // Back as they were, for the tests after this one.
+      await t.db("categories").where({ id: writing }).update({ name: "Writing & Translation" });
+      await t.db("categories").where({ id: video }).update({ name: "Video & Animation" });
+    });
+
     it("move a category up and down one place; the first cannot go up", async () => {
       const local = await idOf("local-services");
       expect(await moveCategory(adminActor, { intent: "move", categoryId: local, direction: "up" }, opts())).toEqual({ ok: true, value: { id: local, moved: true } });
