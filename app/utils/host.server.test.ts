@@ -1,5 +1,6 @@
+import http from "node:http";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { getEnv } from "./env.server";
+import { getEnv, parseEnv } from "./env.server";
 import type { ServerBuild } from "@remix-run/node";
 import {
   getAdminSiteUrl,
@@ -8,6 +9,7 @@ import {
   getSiteHost,
   hostVerdict,
   isSameOrigin,
+  refuseMisdirected,
   requestOrigin,
   requireLoopbackHost,
   serverBuildForSite,
@@ -202,5 +204,37 @@ describe("requireLoopbackHost", () => {
     for (const host of ["evil.example", "evil.example:3000", "soko.ug", "localhost.evil.example", "192.0.2.10", "local host"]) expect(status({ host }), host).toBe(404);
     expect(status({ host: "localhost:3000", "x-forwarded-host": "evil.example" })).toBe(404);
     expect(status({})).toBe(404);
+  });
+});
+
+describe("refuseMisdirected's word at start", () => {
+  afterEach(() => vi.restoreAllMocks());
+  const prod = { NODE_ENV: "production", DATABASE_URL: "postgres://db/x", REDIS_URL: "redis://r:6379", CLICKHOUSE_URL: "http://ch:8123" };
+  const said = (vars: Record<string, string>) => {
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    refuseMisdirected(http.createServer(), parseEnv({ ...prod, ...vars }));
+    const lines = { log: log.mock.calls.map((c) => String(c[0])), warn: warn.mock.calls.map((c) => String(c[0])) };
+    vi.restoreAllMocks();
+    return lines;
+  };
+
+  it("names the names served", () => {
+    expect(said({ PUBLIC_URL: "http://soko.ug", ALLOWED_HOSTS: "soko.example" }).log).toEqual([
+      "[web] serving the host names soko.example, soko.ug, admin.soko.ug, localhost, *.localhost, 127.0.0.1 and [::1] on any port; any other Host is answered 421 Misdirected Request",
+    ]);
+  });
+
+  it("warns when production on every interface has no PUBLIC_URL, not when it listens on 127.0.0.1 alone", () => {
+    expect(said({ HOST: "0.0.0.0" }).warn).toEqual([expect.stringContaining("[web] PUBLIC_URL is not set: only localhost names are served.")]);
+    expect(said({}).warn).toEqual([expect.stringContaining("[web] PUBLIC_URL is not set")]);
+    expect(said({ ALLOWED_HOSTS: "soko.example" }).warn).toEqual([expect.stringContaining("only localhost names and ALLOWED_HOSTS are served")]);
+    expect(said({ HOST: "127.0.0.1" }).warn).toEqual([]);
+    expect(said({ PUBLIC_URL: "http://soko.ug" }).warn).toEqual([]);
+  });
+
+  it("warns when PUBLIC_URL is https and no proxy is trusted to say so", () => {
+    expect(said({ PUBLIC_URL: "https://soko.ug" }).warn).toEqual([expect.stringContaining("TRUST_PROXY is unset")]);
+    expect(said({ PUBLIC_URL: "https://soko.ug", TRUST_PROXY: "1" }).warn).toEqual([]);
   });
 });

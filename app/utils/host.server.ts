@@ -240,7 +240,9 @@ export function refuseMisdirected<S extends Server>(server: S, env: Env = getEnv
 function logServedHosts(env: Env, served: ReadonlySet<string>) {
   const names = [...served, "localhost, *.localhost, 127.0.0.1 and [::1] on any port"];
   console.log(`[web] serving the host names ${names.join(", ")}; any other Host is answered 421 Misdirected Request`);
-  if (env.isProduction && !env.PUBLIC_URL) {
+  // On 127.0.0.1 alone (npm start) the loopback names are all anyone can reach: nothing to warn about.
+  const listensLocally = env.HOST !== undefined && (isLoopbackHostname(env.HOST) || env.HOST === "::1");
+  if (env.isProduction && !env.PUBLIC_URL && !listensLocally) {
     console.warn(
       `[web] PUBLIC_URL is not set: only localhost names${env.ALLOWED_HOSTS.length ? " and ALLOWED_HOSTS" : ""} are served. ` +
         "Set PUBLIC_URL to the site's address (its admin host is served with it), or list more names in ALLOWED_HOSTS.",
