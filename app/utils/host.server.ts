@@ -65,12 +65,21 @@ export function requestOrigin(req: { headers: IncomingHttpHeaders; socket: { rem
     scheme = forwarded.split(",")[0]!.trim().toLowerCase();
   }
   if (scheme !== "http" && scheme !== "https") return null;
-  try {
-    return new URL(`${scheme}://${host}`).origin;
-  } catch {
-    return null;
+  const key = `${scheme}://${host}`;
+  let origin = origins.get(key);
+  if (origin === undefined) {
+    try {
+      origin = new URL(key).origin;
+    } catch {
+      origin = null;
+    }
+    if (origins.size < 1000) origins.set(key, origin);
   }
+  return origin;
 }
+
+/** Origins by scheme and Host value: few distinct ones, and tracking posts (thousands a second) each ask. */
+const origins = new Map<string, string | null>();
 
 /**
  * Whether a request's Origin (or Referer) is the origin the request was sent to (`requestOrigin`): scheme,
@@ -197,16 +206,13 @@ export function refuseMisdirected<S extends Server>(server: S, env: Env = getEnv
   const verdicts = new Map<string, HostVerdict>();
   const verdictOf = (req: IncomingMessage): HostVerdict => {
     const forwarded = req.headers["x-forwarded-host"];
-    if (forwarded === undefined) {
-      const key = req.headers.host ?? "";
-      let verdict = verdicts.get(key);
-      if (verdict === undefined) {
-        verdict = hostVerdict(req.headers, served);
-        if (verdicts.size < 1000) verdicts.set(key, verdict);
-      }
-      return verdict;
+    const key = forwarded === undefined ? (req.headers.host ?? "") : `${req.headers.host ?? ""}\n${[forwarded].flat().join(",")}`;
+    let verdict = verdicts.get(key);
+    if (verdict === undefined) {
+      verdict = hostVerdict(req.headers, served);
+      if (verdicts.size < 1000) verdicts.set(key, verdict);
     }
-    return hostVerdict(req.headers, served);
+    return verdict;
   };
   const emit = server.emit;
   server.emit = function (this: S, event: string | symbol, ...args: unknown[]): boolean {
