@@ -21,7 +21,7 @@ import { attachChat, MAX_SOCKET_PAYLOAD_BYTES } from "./app/realtime/chat.server
 import { bodyLimits } from "./app/utils/body-limit.server";
 import { closeDb, getDb } from "./app/utils/db.server";
 import { documentEncoding } from "./app/utils/document-encoding.server";
-import { isSameOrigin, serverBuildForSite, siteOfHostname } from "./app/utils/host.server";
+import { isSameOrigin, refuseMisdirected, requestOrigin, serverBuildForSite, siteOfHostname, type TrustProxy } from "./app/utils/host.server";
 import { isLocalRequest } from "./app/utils/local-request.server";
 import { maskUrlCredentials } from "./app/utils/mask-url";
 import { pageHeaders } from "./app/utils/page-headers.server";
@@ -42,13 +42,15 @@ installRouteMatching();
 installLoaderRequests();
 
 const app = express();
-// Tracking posts to the exact /api/v1/analytics/<name> paths are answered before Express (ADR 021).
-const httpServer = http.createServer(trackingFirst(app));
+// Tracking posts to the exact /api/v1/analytics/<name> paths are answered before Express (ADR 021); a host
+// name we do not serve is answered 421 before either, and before socket.io (ADR 029).
+const httpServer = refuseMisdirected(http.createServer(trackingFirst(app)));
 app.disable("x-powered-by");
 // Query strings are parsed by Remix loaders from the URL; Express gets the flat parser only, so
 // `?q[]=a&q[b]=c` never becomes a nested object anywhere.
 app.set("query parser", "simple");
 app.set("trust proxy", env.TRUST_PROXY);
+const trustProxy = app.get("trust proxy fn") as TrustProxy;
 
 // A Host header that cannot form a URL (or a path that is not valid percent-encoding) is the client's
 // mistake: answer 400 before anything tries to parse it.
@@ -88,12 +90,13 @@ prepareIngest();
 app.use(analyticsRouter());
 app.use(serverPageviews());
 
-// Cross-site form posts are refused: a state-changing request must come from a page of ours (either
-// host). Browsers send Origin on every POST; when it is absent (old browsers, curl) the Referer decides, and a
-// request with neither (an API client with a Bearer token) passes, since it cannot carry our cookie by accident.
+// Cross-site form posts are refused: a state-changing request must come from a page of ours (either host, each
+// posting to itself: the same scheme, host and port). Browsers send Origin on every POST; when it is absent (old
+// browsers, curl) the Referer decides, and a request with neither (an API client with a Bearer token) passes,
+// since it cannot carry our cookie by accident.
 const sameOriginMutations: RequestHandler = (req, res, next) => {
   if (req.method === "GET" || req.method === "HEAD" || req.method === "OPTIONS") return next();
-  if (isSameOrigin(req.headers.origin ?? req.headers.referer, req.headers.host)) return next();
+  if (isSameOrigin(req.headers.origin ?? req.headers.referer, requestOrigin(req, trustProxy))) return next();
   res.status(403).type("text/plain").send("Forbidden: this form was sent from another site.");
 };
 
@@ -324,7 +327,7 @@ const io = new SocketServer(httpServer, {
   serveClient: false,
   maxHttpBufferSize: MAX_SOCKET_PAYLOAD_BYTES,
   allowRequest: (req, callback) => {
-    const allowed = isSameOrigin(req.headers.origin, req.headers.host);
+    const allowed = isSameOrigin(req.headers.origin, requestOrigin(req, trustProxy));
     callback(allowed ? null : "origin not allowed", allowed);
   },
 });

@@ -28,7 +28,7 @@ import {
   serverPageviewEvent,
 } from "~/analytics/ingest.server";
 import { actorOf, sessionTokenOf, type Credentials } from "~/utils/auth.server";
-import { isSameOrigin } from "~/utils/host.server";
+import { isSameOrigin, requestOrigin, type TrustProxy } from "~/utils/host.server";
 
 type Json = Record<string, unknown>;
 
@@ -99,8 +99,11 @@ function clientIp(req: ExpressRequest) {
   return req.ip ?? req.socket.remoteAddress ?? "";
 }
 
-/** One tracking request to `/api/v1/analytics/<name>`, from the client at `ip` (as Express's req.ip says). */
-async function track(req: IncomingMessage, res: ServerResponse, name: string, ip: string): Promise<void> {
+/**
+ * One tracking request to `/api/v1/analytics/<name>`, from the client at `ip` (as Express's req.ip says);
+ * `trustProxy` is the app's `trust proxy` setting, which decides the scheme the request was sent with.
+ */
+async function track(req: IncomingMessage, res: ServerResponse, name: string, ip: string, trustProxy: TrustProxy): Promise<void> {
   const receivedAtMs = Date.now();
   const endpoint = name as Endpoint;
   if (!Object.hasOwn(ENDPOINTS, endpoint)) {
@@ -117,9 +120,9 @@ async function track(req: IncomingMessage, res: ServerResponse, name: string, ip
   }
 
   // Only our own pages post here: a browser names the page's site in Origin, and another site's is refused
-  // (the admin host's pages post to the admin host, so "ours" is the host the request was sent to). No
-  // Origin at all (an old browser's sendBeacon, a server with a Bearer token) passes.
-  if (!isSameOrigin(req.headers.origin, req.headers.host)) {
+  // (the admin host's pages post to the admin host, so "ours" is the origin the request was sent to: scheme,
+  // host and port). No Origin at all (an old browser's sendBeacon, a server with a Bearer token) passes.
+  if (!isSameOrigin(req.headers.origin, requestOrigin(req, trustProxy))) {
     ingest.count("dropped:cross_origin", 1);
     return refuse(res, 403, "Tracking events are accepted only from Soko's own pages");
   }
@@ -226,8 +229,8 @@ function unavailable(res: ServerResponse) {
 }
 
 /** Runs `track`; anything that throws still gets a JSON answer, never an HTML error page. */
-function answer(req: IncomingMessage, res: ServerResponse, name: string, ip: string) {
-  track(req, res, name, ip).catch((error: Error) => {
+function answer(req: IncomingMessage, res: ServerResponse, name: string, ip: string, trustProxy: TrustProxy) {
+  track(req, res, name, ip, trustProxy).catch((error: Error) => {
     console.error("[analytics]", error);
     if (!res.headersSent) refuse(res, 500, "Something went wrong on our side. Please retry.");
   });
@@ -236,7 +239,9 @@ function answer(req: IncomingMessage, res: ServerResponse, name: string, ip: str
 /** The tracking endpoints, as Express routes. */
 export function analyticsRouter() {
   const router = express.Router();
-  router.post("/api/v1/analytics/:endpoint", (req, res) => answer(req, res, req.params.endpoint, clientIp(req)));
+  router.post("/api/v1/analytics/:endpoint", (req, res) =>
+    answer(req, res, req.params.endpoint, clientIp(req), req.app.get("trust proxy fn") as TrustProxy),
+  );
   router.all("/api/v1/analytics/:endpoint", (_req, res) =>
     refuse(res, 405, "Use POST to send tracking events", {}, { Allow: "POST" }),
   );
@@ -260,7 +265,7 @@ export function trackingFirst(app: Express): RequestListener {
     const name = req.method === "POST" ? TRACKING_PATH.exec(req.url ?? "")?.[1] : undefined;
     if (name === undefined) return app(req, res);
     const ip = (ipGetter.call({ app, headers: req.headers, socket: req.socket, connection: req.socket }) as string | undefined) ?? "";
-    answer(req, res, name, ip || (req.socket.remoteAddress ?? ""));
+    answer(req, res, name, ip || (req.socket.remoteAddress ?? ""), app.get("trust proxy fn") as TrustProxy);
   };
 }
 

@@ -3,14 +3,17 @@ import { useLoaderData } from "@remix-run/react";
 import { isOutboxOpen, listOutbox } from "~/models/outbox.server";
 import { getDb } from "~/utils/db.server";
 import { getEnv } from "~/utils/env.server";
+import { requireLoopbackHost } from "~/utils/host.server";
 
 export const meta: MetaFunction = () => [{ title: "Outbox (development) | Soko" }, { name: "robots", content: "noindex" }];
 
 /**
- * The mail we would have sent, password-reset links included: for a browser on this machine only, while no
+ * The mail we would have sent, password-reset links included: for a browser on this machine only, asking
+ * for a loopback name (localhost, 127.0.0.1: not a name that another site rebinds to this machine), while no
  * mail server is configured, and in production only on a demo machine (DEV_OUTBOX=1). 404 otherwise.
  */
-export async function loader({ context }: LoaderFunctionArgs) {
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  requireLoopbackHost(request);
   if (!isOutboxOpen(getEnv(), context)) throw new Response("Not Found", { status: 404 });
   return { mails: await listOutbox(getDb()) };
 }

@@ -10,6 +10,7 @@ import { settlePayment } from "~/operations/payments.server";
 import { getProviders } from "~/payments/registry.server";
 import { requireUser } from "~/utils/auth.server";
 import { getDb } from "~/utils/db.server";
+import { requireLoopbackHost } from "~/utils/host.server";
 import { readFormData } from "~/utils/form-data.server";
 import { formatUgx } from "~/utils/money";
 import { orderNumber } from "~/utils/order-rules";
@@ -20,10 +21,13 @@ export const meta: MetaFunction = () => [{ title: "Sandbox phone | Soko" }, { na
  * The sandbox's phone prompt (ADR 015): where a person approves or declines a sandbox payment, as they would
  * on their phone. It exists only while the sandbox is in use, and only for the signed-in buyer of that
  * payment's order (anyone else, and any other reference, gets the same 404), so on an address others can
- * reach nobody approves somebody else's payment. The prompt's state is the sandbox's (in Redis); our order
- * and payment change only through settlePayment, which reads it back like any provider's answer.
+ * reach nobody approves somebody else's payment; and, like the mail outbox, only at a loopback name
+ * (localhost, 127.0.0.1), never at a name another site could rebind to this machine (ADR 029). The
+ * prompt's state is the sandbox's (in Redis); our order and payment change only through settlePayment,
+ * which reads it back like any provider's answer.
  */
 async function ownSandboxPayment(request: Request, reference: string | undefined) {
+  requireLoopbackHost(request);
   const sandbox = getProviders().sandbox;
   if (!sandbox) throw new Response("Not Found", { status: 404 });
   const user = await requireUser(request);

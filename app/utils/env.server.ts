@@ -1,5 +1,6 @@
 import net from "node:net";
 import { z } from "zod";
+import { listedHostname } from "./host-names";
 import { LOCAL_URLS } from "./local-services";
 
 /** An optional URL; an empty value (`SMTP_URL=` in a compose file or .env) counts as unset. */
@@ -40,6 +41,24 @@ const trustProxy = z
     return list;
   });
 
+/**
+ * ALLOWED_HOSTS: host names served besides PUBLIC_URL's, its admin host's and the loopback names, separated
+ * by commas. Each is a bare name or address (`soko.example`, `192.0.2.10`): a scheme, port, path or wildcard
+ * stops the server at start rather than silently never matching.
+ */
+const hostList = z.string().transform((v, ctx): string[] => {
+  const names: string[] = [];
+  for (const entry of v.split(",").map((s) => s.trim()).filter(Boolean)) {
+    const hostname = listedHostname(entry);
+    if (!hostname) {
+      ctx.addIssue({ code: "custom", message: `"${entry}" is not a host name: list names or addresses such as soko.example or 192.0.2.10, without scheme, port or path` });
+      return z.NEVER;
+    }
+    names.push(hostname);
+  }
+  return names;
+});
+
 const EnvSchema = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -66,8 +85,10 @@ const EnvSchema = z
     CLICKHOUSE_PASSWORD: z.string().default(""),
     /** A request whose host name starts with this is served the admin portal. */
     ADMIN_HOST_PREFIX: z.string().min(1).default("admin."),
-    /** Where the main site lives, for links from the admin host ("back to the main site"). */
+    /** Where the main site lives: links from the admin host and in mail, and (with its admin host) the names served. */
     PUBLIC_URL: optionalUrl(),
+    /** More host names to serve (a second domain, an address others type in); any other Host gets 421. */
+    ALLOWED_HOSTS: hostList.default(""),
     SEED_DEMO: booleanish.optional(),
     /** Namespace of our Redis keys (BullMQ queues, rate limits); tests give each server its own. */
     QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default("soko"),

@@ -1,7 +1,21 @@
+import http from "node:http";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { getEnv } from "./env.server";
+import { getEnv, parseEnv } from "./env.server";
 import type { ServerBuild } from "@remix-run/node";
-import { getAdminSiteUrl, getMailOrigin, getMainSiteUrl, getSiteHost, isSameOrigin, serverBuildForSite, siteOfHostname } from "./host.server";
+import {
+  getAdminSiteUrl,
+  getMailOrigin,
+  getMainSiteUrl,
+  getSiteHost,
+  hostVerdict,
+  isSameOrigin,
+  refuseMisdirected,
+  requestOrigin,
+  requireLoopbackHost,
+  serverBuildForSite,
+  servedHostnames,
+  siteOfHostname,
+} from "./host.server";
 
 const request = (url: string) => new Request(url);
 
@@ -81,13 +95,146 @@ describe("the origin of links in mail", () => {
 });
 
 describe("isSameOrigin", () => {
-  it("passes no source and our own host, and refuses another host or a source that is not a URL", () => {
-    expect(isSameOrigin(undefined, "localhost:3000")).toBe(true);
-    expect(isSameOrigin("http://localhost:3000", "localhost:3000")).toBe(true);
-    expect(isSameOrigin("http://localhost:3000/login?x=1", "localhost:3000")).toBe(true);
-    expect(isSameOrigin("https://evil.example", "localhost:3000")).toBe(false);
-    expect(isSameOrigin("http://localhost:3001", "localhost:3000")).toBe(false);
-    for (const bad of ["x", "null", "http://[::1"]) expect(isSameOrigin(bad, "localhost:3000")).toBe(false);
-    expect(isSameOrigin("http://localhost:3000", undefined)).toBe(false);
+  it("passes no source and our own origin, and refuses another host or a source that is not a URL", () => {
+    expect(isSameOrigin(undefined, "http://localhost:3000")).toBe(true);
+    expect(isSameOrigin("http://localhost:3000", "http://localhost:3000")).toBe(true);
+    expect(isSameOrigin("http://localhost:3000/login?x=1", "http://localhost:3000")).toBe(true);
+    expect(isSameOrigin("https://evil.example", "http://localhost:3000")).toBe(false);
+    for (const bad of ["x", "null", "http://[::1"]) expect(isSameOrigin(bad, "http://localhost:3000")).toBe(false);
+    expect(isSameOrigin("http://localhost:3000", null)).toBe(false);
+  });
+
+  it("compares the scheme and the port as well as the host", () => {
+    expect(isSameOrigin("https://localhost:3000", "http://localhost:3000")).toBe(false);
+    expect(isSameOrigin("http://soko.ug", "https://soko.ug")).toBe(false);
+    expect(isSameOrigin("http://localhost:3001", "http://localhost:3000")).toBe(false);
+    expect(isSameOrigin("https://soko.ug:8443/x", "https://soko.ug")).toBe(false);
+    // Default ports are the same origin written either way.
+    expect(isSameOrigin("https://soko.ug/", "https://soko.ug")).toBe(true);
+    expect(isSameOrigin("https://SOKO.ug:443/", "https://soko.ug")).toBe(true);
+  });
+});
+
+describe("requestOrigin", () => {
+  const trustNone = () => false;
+  const trustAll = () => true;
+  const req = (headers: Record<string, string>, socket: { remoteAddress?: string; encrypted?: boolean } = { remoteAddress: "127.0.0.1" }) => ({ headers, socket });
+
+  it("is the scheme of the connection and the Host header, default ports left out", () => {
+    expect(requestOrigin(req({ host: "localhost:3000" }), trustNone)).toBe("http://localhost:3000");
+    expect(requestOrigin(req({ host: "Admin.Localhost:3000" }), trustNone)).toBe("http://admin.localhost:3000");
+    expect(requestOrigin(req({ host: "soko.ug:80" }), trustNone)).toBe("http://soko.ug");
+    expect(requestOrigin(req({ host: "soko.ug" }, { remoteAddress: "10.0.0.1", encrypted: true }), trustNone)).toBe("https://soko.ug");
+    expect(requestOrigin(req({}), trustNone)).toBeNull();
+  });
+
+  it("takes X-Forwarded-Proto from a trusted proxy only, and only http or https", () => {
+    expect(requestOrigin(req({ host: "soko.ug", "x-forwarded-proto": "https" }), trustNone)).toBe("http://soko.ug");
+    expect(requestOrigin(req({ host: "soko.ug", "x-forwarded-proto": "https" }), trustAll)).toBe("https://soko.ug");
+    expect(requestOrigin(req({ host: "soko.ug", "x-forwarded-proto": "HTTPS, http" }), trustAll)).toBe("https://soko.ug");
+    const byAddress = (address: string) => address === "10.0.0.2";
+    expect(requestOrigin(req({ host: "soko.ug", "x-forwarded-proto": "https" }, { remoteAddress: "10.0.0.2" }), byAddress)).toBe("https://soko.ug");
+    expect(requestOrigin(req({ host: "soko.ug", "x-forwarded-proto": "https" }, { remoteAddress: "10.0.0.3" }), byAddress)).toBe("http://soko.ug");
+    // A scheme whose URLs have no origin ("null") would equal a page's `Origin: null`.
+    expect(requestOrigin(req({ host: "soko.ug", "x-forwarded-proto": "foo" }), trustAll)).toBeNull();
+  });
+});
+
+describe("the host names served", () => {
+  const env = (over: Partial<{ PUBLIC_URL: string; ADMIN_HOST_PREFIX: string; ALLOWED_HOSTS: string[] }> = {}) => ({ ADMIN_HOST_PREFIX: "admin.", ALLOWED_HOSTS: [], ...over });
+  const verdict = (host: string | undefined, served: Set<string>, forwarded?: string) =>
+    hostVerdict({ ...(host === undefined ? {} : { host }), ...(forwarded === undefined ? {} : { "x-forwarded-host": forwarded }) }, served);
+
+  it("are PUBLIC_URL's, its admin host's and ALLOWED_HOSTS; without PUBLIC_URL only the list", () => {
+    expect([...servedHostnames(env({ PUBLIC_URL: "https://Soko.UG/", ALLOWED_HOSTS: ["soko.example"] }))].sort()).toEqual(["admin.soko.ug", "soko.example", "soko.ug"]);
+    expect([...servedHostnames(env({ PUBLIC_URL: "http://localhost:3000", ADMIN_HOST_PREFIX: "Staff-" }))].sort()).toEqual(["localhost", "staff-localhost"]);
+    expect([...servedHostnames(env())]).toEqual([]);
+  });
+
+  it("serves loopback names on any port, and the configured names on any port", () => {
+    const served = servedHostnames(env({ PUBLIC_URL: "https://soko.ug", ALLOWED_HOSTS: ["soko.example", "192.0.2.10"] }));
+    for (const host of ["localhost", "localhost:3000", "LOCALHOST:1", "admin.localhost:3000", "x.y.localhost", "127.0.0.1:4000", "[::1]:4000", "localhost.:3000",
+      "soko.ug", "SOKO.UG:443", "soko.ug.", "admin.soko.ug", "soko.example:8080", "192.0.2.10"]) {
+      expect(verdict(host, served), host).toBe("served");
+    }
+    // HTTP/1.0 without a Host: the main site, as before (no browser sends that).
+    expect(verdict(undefined, served)).toBe("served");
+  });
+
+  it("refuses every other name, look-alikes of ours included", () => {
+    const served = servedHostnames(env({ PUBLIC_URL: "https://soko.ug", ALLOWED_HOSTS: ["soko.example"] }));
+    for (const host of ["evil.example", "evil.example:3000", "localhost.evil.example", "127.0.0.1.evil.example", "soko.ug.evil.example", "evilsoko.ug",
+      "admin.soko.example", "admin.evil.example", "www.soko.ug", "10.0.0.5", "127.0.0.2", "[::2]"]) {
+      expect(verdict(host, served), host).toBe("misdirected");
+    }
+    expect(verdict("evil.example", servedHostnames(env()))).toBe("misdirected");
+  });
+
+  it("calls a Host that is no host name malformed", () => {
+    for (const host of ["", "local host", "localhost/x", "localhost:abc", "user@localhost", "[::1", "localhost?x", "a\\b"]) {
+      expect(verdict(host, new Set()), JSON.stringify(host)).toBe("malformed");
+    }
+  });
+
+  it("checks every name a forwarding header adds too", () => {
+    const served = servedHostnames(env({ PUBLIC_URL: "https://soko.ug" }));
+    expect(verdict("127.0.0.1:3000", served, "soko.ug")).toBe("served");
+    expect(verdict("127.0.0.1:3000", served, "soko.ug, admin.soko.ug")).toBe("served");
+    expect(verdict("127.0.0.1:3000", served, "evil.example")).toBe("misdirected");
+    expect(verdict("evil.example", served, "localhost")).toBe("misdirected");
+    expect(verdict("localhost", served, "soko.ug, evil.example")).toBe("misdirected");
+  });
+});
+
+describe("requireLoopbackHost", () => {
+  const status = (headers: Record<string, string>) => {
+    try {
+      requireLoopbackHost(new Request("http://localhost/dev/outbox", { headers }));
+      return 200;
+    } catch (error) {
+      return (error as Response).status;
+    }
+  };
+
+  it("lets through a loopback name, any port", () => {
+    for (const host of ["localhost:3000", "admin.localhost:3000", "127.0.0.1:4123", "[::1]:4123", "localhost"]) expect(status({ host }), host).toBe(200);
+  });
+
+  it("is 404 for any other name, served or not, for one a forwarding header adds, and for none", () => {
+    for (const host of ["evil.example", "evil.example:3000", "soko.ug", "localhost.evil.example", "192.0.2.10", "local host"]) expect(status({ host }), host).toBe(404);
+    expect(status({ host: "localhost:3000", "x-forwarded-host": "evil.example" })).toBe(404);
+    expect(status({})).toBe(404);
+  });
+});
+
+describe("refuseMisdirected's word at start", () => {
+  afterEach(() => vi.restoreAllMocks());
+  const prod = { NODE_ENV: "production", DATABASE_URL: "postgres://db/x", REDIS_URL: "redis://r:6379", CLICKHOUSE_URL: "http://ch:8123" };
+  const said = (vars: Record<string, string>) => {
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    refuseMisdirected(http.createServer(), parseEnv({ ...prod, ...vars }));
+    const lines = { log: log.mock.calls.map((c) => String(c[0])), warn: warn.mock.calls.map((c) => String(c[0])) };
+    vi.restoreAllMocks();
+    return lines;
+  };
+
+  it("names the names served", () => {
+    expect(said({ PUBLIC_URL: "http://soko.ug", ALLOWED_HOSTS: "soko.example" }).log).toEqual([
+      "[web] serving the host names soko.example, soko.ug, admin.soko.ug, localhost, *.localhost, 127.0.0.1 and [::1] on any port; any other Host is answered 421 Misdirected Request",
+    ]);
+  });
+
+  it("warns when production on every interface has no PUBLIC_URL, not when it listens on 127.0.0.1 alone", () => {
+    expect(said({ HOST: "0.0.0.0" }).warn).toEqual([expect.stringContaining("[web] PUBLIC_URL is not set: only localhost names are served.")]);
+    expect(said({}).warn).toEqual([expect.stringContaining("[web] PUBLIC_URL is not set")]);
+    expect(said({ ALLOWED_HOSTS: "soko.example" }).warn).toEqual([expect.stringContaining("only localhost names and ALLOWED_HOSTS are served")]);
+    expect(said({ HOST: "127.0.0.1" }).warn).toEqual([]);
+    expect(said({ PUBLIC_URL: "http://soko.ug" }).warn).toEqual([]);
+  });
+
+  it("warns when PUBLIC_URL is https and no proxy is trusted to say so", () => {
+    expect(said({ PUBLIC_URL: "https://soko.ug" }).warn).toEqual([expect.stringContaining("TRUST_PROXY is unset")]);
+    expect(said({ PUBLIC_URL: "https://soko.ug", TRUST_PROXY: "1" }).warn).toEqual([]);
   });
 });

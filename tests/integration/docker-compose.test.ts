@@ -50,6 +50,14 @@ describe("docker-compose.yml", () => {
     expect(services.web?.ports).toContain("3000:3000");
   });
 
+  it("serves the web container's names (PUBLIC_URL's, ALLOWED_HOSTS) and checks its health at /healthz, which answers any host", () => {
+    const env = services.web?.environment ?? {};
+    expect(env.PUBLIC_URL).toBe("${PUBLIC_URL:-http://localhost:3000}");
+    expect(env.ALLOWED_HOSTS).toBe("${ALLOWED_HOSTS:-}");
+    // Any other path at 127.0.0.1 is answered too (a loopback name); a balancer asking by address must use /healthz.
+    expect(services.web?.healthcheck?.test.join(" ")).toContain("http://127.0.0.1:3000/healthz");
+  });
+
   const compose = spawnSync("docker-compose", ["version"], { stdio: "ignore" }).status === 0;
   it.runIf(compose)("passes `docker-compose config`", () => {
     const out = execFileSync("docker-compose", ["-f", file, "config", "-q"], {

@@ -59,4 +59,18 @@ describe("environment", () => {
     expect(parseEnv({ SMTP_URL: "", PUBLIC_URL: " " }).SMTP_URL).toBeUndefined();
     expect(parseEnv({ DATABASE_URL: "" }).DATABASE_URL).toBe(LOCAL_URLS.DATABASE_URL);
   });
+
+  it("reads ALLOWED_HOSTS as bare host names, normalized, and stops at anything else", () => {
+    expect(parseEnv({}).ALLOWED_HOSTS).toEqual([]);
+    expect(parseEnv({ ALLOWED_HOSTS: "" }).ALLOWED_HOSTS).toEqual([]);
+    expect(parseEnv({ ALLOWED_HOSTS: " Soko.Example , 192.0.2.10,[2001:DB8::1], shop.soko.example. ," }).ALLOWED_HOSTS).toEqual([
+      "soko.example",
+      "192.0.2.10",
+      "[2001:db8::1]",
+      "shop.soko.example",
+    ]);
+    for (const bad of ["https://soko.example", "soko.example:8080", "soko.example/shop", "*.soko.example", "2001:db8::1", "user@soko.example", "soko example"]) {
+      expect(() => parseEnv({ ALLOWED_HOSTS: `ok.example,${bad}` }), bad).toThrow(/ALLOWED_HOSTS: ".*" is not a host name/);
+    }
+  });
 });

@@ -4,6 +4,7 @@
  * once, with retries, and never logs a body.
  */
 import { spawn } from "node:child_process";
+import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -119,9 +120,22 @@ describe("/dev/outbox without a mail server (npm start's demo set-up, listening 
   });
 
   it.runIf(ownAddress)("answers 404 to a client on the network, even though the page exists", async () => {
+    // A browser on the network names the address it asked for: not a name this server serves (ADR 029).
     const res = await get(ownAddress!);
-    expect(res.status).toBe(404);
+    expect(res.status).toBe(421);
     expect(await res.text()).not.toContain("secret-token");
+    // A client that names localhost all the same is still no program on this machine.
+    const named = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      http
+        .get({ host: ownAddress, port: server.port, path: "/dev/outbox", headers: { Host: `localhost:${server.port}` } }, (r) => {
+          let body = "";
+          r.on("data", (d: Buffer) => (body += d));
+          r.on("end", () => resolve({ status: r.statusCode ?? 0, body }));
+        })
+        .on("error", reject);
+    });
+    expect(named.status).toBe(404);
+    expect(named.body).not.toContain("secret-token");
   });
 
   it("answers 404 to a request a proxy forwarded, even from a proxy on this machine", async () => {
