@@ -10,6 +10,7 @@ import { cancelOrder } from "~/operations/orders.server";
 import { settlePayment } from "~/operations/payments.server";
 import { getProviders } from "~/payments/registry.server";
 import { requireMemberActor, requireUser } from "~/utils/auth.server";
+import { isLoopbackHost } from "~/utils/host.server";
 import { getDb, type Db } from "~/utils/db.server";
 import { readFormData } from "~/utils/form-data.server";
 import { NETWORK_LABEL } from "~/utils/mobile-money";
@@ -70,7 +71,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     state,
     reason,
     canCancel,
-    sandboxUrl: sandbox && payment ? `/dev/pay/${payment.reference}` : null,
+    // The phone prompt opens only at a localhost name (ADR 029): elsewhere the page says so rather than link to a 404.
+    sandbox: sandbox && payment ? (isLoopbackHost(request) ? { url: `/dev/pay/${payment.reference}` } : { url: null }) : null,
   };
 }
 
@@ -91,7 +93,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
 }
 
 export default function PayOrder() {
-  const { order, payer, state, reason, canCancel, sandboxUrl } = useLoaderData<typeof loader>();
+  const { order, payer, state, reason, canCancel, sandbox } = useLoaderData<typeof loader>();
   const refused = useActionData<typeof action>();
   useRevalidateWhile(state === "pending");
   const total = formatUgx(order.totalUgx);
@@ -163,12 +165,19 @@ export default function PayOrder() {
         </p>
       ) : null}
 
-      {sandboxUrl ? (
+      {sandbox ? (
         <aside className="sandbox-box" aria-label="Sandbox">
-          <p>
-            <strong>Sandbox: no real money moves.</strong> No phone is asked here: <Link to={sandboxUrl}>Open the phone prompt</Link> to approve or decline
-            this payment.
-          </p>
+          {sandbox.url ? (
+            <p>
+              <strong>Sandbox: no real money moves.</strong> No phone is asked here: <Link to={sandbox.url}>Open the phone prompt</Link> to approve or decline
+              this payment.
+            </p>
+          ) : (
+            <p>
+              <strong>Sandbox: no real money moves.</strong> No phone is asked here, and the sandbox's phone prompt opens only on the machine that runs Soko, at
+              its localhost address.
+            </p>
+          )}
         </aside>
       ) : null}
 

@@ -270,8 +270,11 @@ function logServedHosts(env: Env, served: ReadonlySet<string>) {
  * reach them even where the name is served (ALLOWED_HOSTS) and the connection is loopback.
  */
 export function requireLoopbackHost(request: Request): void {
+  if (!isLoopbackHost(request)) throw new Response("Not Found", { status: 404 });
+}
+
+/** Whether every name the request gives for its host is a loopback name (see requireLoopbackHost). */
+export function isLoopbackHost(request: Request): boolean {
   const names = hostnamesOf(request.headers.get("host") ?? undefined, request.headers.get("x-forwarded-host") ?? undefined);
-  if (names.length === 0 || !names.every((name) => name !== null && isLoopbackHostname(name))) {
-    throw new Response("Not Found", { status: 404 });
-  }
+  return names.length > 0 && names.every((name) => name !== null && isLoopbackHostname(name));
 }

@@ -212,6 +212,14 @@ describe("the pages of this machine alone", () => {
     const answer = await send(listing, "POST", `/dev/pay/${reference}`, { host: evil, headers: { Cookie: cookie, Origin: `http://${evil}` }, form: { intent: "approve" } });
     expect(answer.status).toBe(404);
     expect(await t.sandbox.get(reference)).toMatchObject({ status: "PENDING" });
+    // The payment page links to the prompt at a loopback name only; at a served name it says where the prompt is.
+    const orderId = (await t.db("payments").where({ reference }).first("order_id"))!.order_id as number;
+    const atLocal = await send(listing, "GET", `/orders/${orderId}/pay`, { host: local, headers: { Cookie: cookie } });
+    expect(atLocal.body).toContain(`href="/dev/pay/${reference}"`);
+    const atEvil = await send(listing, "GET", `/orders/${orderId}/pay`, { host: evil, headers: { Cookie: cookie } });
+    expect(atEvil.status).toBe(200);
+    expect(atEvil.body).not.toContain("/dev/pay/");
+    expect(atEvil.body).toContain("opens only on the machine that runs Soko");
   });
 });
 
