@@ -139,7 +139,7 @@ export default function Dashboard() {
       <div className="dashboard-grid">
         <div>
           <h2>Quick actions</h2>
-          <p className="error-actions">
+          <div className="error-actions">
             {seller ? (
               <Link to="/gig/create" className="button">
                 Create a gig
@@ -151,7 +151,7 @@ export default function Dashboard() {
             )}
             <Link to="/messages">Messages</Link>
             {seller ? null : <Link to="/freelancer/register">Start selling</Link>}
-          </p>
+          </div>
 
           {seller ? <BalancePanel /> : <RefundsPanel />}
 
@@ -200,7 +200,7 @@ export default function Dashboard() {
                   );
                 })}
               </ul>
-              <p className="error-actions">
+              <div className="error-actions">
                 <Link to="/notifications">All notifications</Link>
                 {d.notifications.some((n) => !n.read) ? (
                   <Form method="post" className="inline-form">
@@ -209,7 +209,7 @@ export default function Dashboard() {
                     </button>
                   </Form>
                 ) : null}
-              </p>
+              </div>
             </>
           )}
 

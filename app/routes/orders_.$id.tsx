@@ -304,7 +304,7 @@ export default function OrderPage() {
       <p className="order-number">
         {d.number} <span className={`status-badge order-status-${order.status}`}>{statusLabel(order.status)}</span>
       </p>
-      <p className="order-party">
+      <div className="order-party">
         {buyer ? "Seller" : "Buyer"}:{" "}
         {d.other.username ? <Link to={`/user/${encodeURIComponent(d.other.username)}`}>{d.other.name}</Link> : d.other.name}
         {d.other.username ? (
@@ -319,7 +319,7 @@ export default function OrderPage() {
             <Link to={`/gig/${order.gigId}`}>View Gig</Link>
           </>
         ) : null}
-      </p>
+      </div>
 
       <ErrorList id="order-errors" errors={topErrors} />
 
