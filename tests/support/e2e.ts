@@ -27,9 +27,9 @@ export async function launchChromium(): Promise<Browser> {
       "--disable-dev-shm-usage",
     ],
   });
+  // browser.newPage makes its context through this too.
   const newContext = browser.newContext.bind(browser);
   browser.newContext = async (options) => watchConsole(await newContext(options), options?.javaScriptEnabled !== false);
-  browser.newPage = async (options) => (await browser.newContext(options)).newPage();
   return browser;
 }
 
