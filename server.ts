@@ -191,8 +191,12 @@ let getBuild: () => Promise<ServerBuild>;
 let productionBuild: ServerBuild | null = null;
 let closeVite: (() => Promise<void>) | undefined;
 if (isProduction) {
-  // /assets is served above, before helmet; the build's other files (the icon) with the page headers, for an hour.
-  app.use(filesOnly(express.static(path.join(buildDir, "client"), { maxAge: "1h" })));
+  // /assets is served above, before helmet; the build's other files (the icons) with the page headers, for an hour,
+  // and /favicon.ico (asked for by browsers and bots that never read the page's <link rel=icon>) for 30 days.
+  const iconCache = (res: express.Response, file: string) => {
+    if (path.basename(file) === "favicon.ico") res.setHeader("Cache-Control", "public, max-age=2592000");
+  };
+  app.use(filesOnly(express.static(path.join(buildDir, "client"), { maxAge: "1h", setHeaders: iconCache })));
   const build = (await import(path.join(buildDir, "server", "index.js"))) as ServerBuild;
   productionBuild = build;
   getBuild = async () => build;

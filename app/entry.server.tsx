@@ -1,6 +1,7 @@
 import type { AppLoadContext, EntryContext } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
-import { renderToPipeableStream } from "react-dom/server";
+// The web-streams renderer, not react-dom/server's node one: see renderDocument.
+import { renderToReadableStream } from "react-dom/server.browser";
 import { encodeDocument } from "~/utils/document-encoding.server";
 import { NonceProvider } from "~/utils/nonce-provider";
 
@@ -15,7 +16,7 @@ export const streamTimeout = ABORT_DELAY_MS;
  * The finished body is compressed here, in one call, with the encoding the web handler chose for the request
  * (app/utils/document-encoding.server.ts); compression() leaves a response with a Content-Encoding alone.
  */
-export default function handleRequest(
+export default async function handleRequest(
   request: Request,
   responseStatusCode: number,
   responseHeaders: Headers,
@@ -23,67 +24,55 @@ export default function handleRequest(
   loadContext: AppLoadContext,
 ) {
   const nonce = loadContext.cspNonce ?? "";
-  return new Promise<Response>((resolve, reject) => {
-    let failed = false;
-    // A render that has not finished in time is cut short (React then ends it with what it has). The timer is
-    // cleared as soon as the render is done: left to run, it held each page's whole render for six seconds
-    // and then ran React's abort over a finished request (3% of a rendered page's CPU).
-    let timer: NodeJS.Timeout | undefined;
-    const { pipe, abort } = renderToPipeableStream(
-      <NonceProvider value={nonce}>
-        <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY_MS} nonce={nonce} />
-      </NonceProvider>,
-      {
-        nonce,
-        onAllReady() {
-          pipe(
-            collected((document) => {
-              clearTimeout(timer);
-              responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-              const { body, encoding } = encodeDocument(document, loadContext.documentEncoding);
-              if (encoding) {
-                responseHeaders.set("Content-Encoding", encoding);
-                responseHeaders.append("Vary", "Accept-Encoding");
-              }
-              responseHeaders.set("Content-Length", String(body.length));
-              resolve(new Response(body, { headers: responseHeaders, status: failed ? 500 : responseStatusCode }));
-            }),
-          );
-        },
-        onShellError(error: unknown) {
-          clearTimeout(timer);
-          reject(error);
-        },
-        onError(error: unknown) {
-          failed = true;
-          console.error(error);
-        },
-      },
-    );
-    timer = setTimeout(abort, ABORT_DELAY_MS + 1_000).unref();
-  });
+  const { document, failed } = await renderDocument(
+    <NonceProvider value={nonce}>
+      <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY_MS} nonce={nonce} />
+    </NonceProvider>,
+    nonce,
+  );
+  responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+  const { body, encoding } = encodeDocument(document, loadContext.documentEncoding);
+  if (encoding) {
+    responseHeaders.set("Content-Encoding", encoding);
+    responseHeaders.append("Vary", "Accept-Encoding");
+  }
+  responseHeaders.set("Content-Length", String(body.length));
+  return new Response(body, { headers: responseHeaders, status: failed ? 500 : responseStatusCode });
 }
 
 /**
- * Where React writes the finished document: its chunks kept as they come and joined at the end. React's
- * `pipe` needs only `write`, `end` and `on` of its destination, so this is not a stream (a PassThrough
- * cost a transform and a "data" event for each of a page's dozens of 2 KB chunks). Nothing to wait for,
- * so never "drain"; "error" and "close" never come.
+ * The document's bytes once everything in it has rendered, and whether any part of it failed (then logged).
+ *
+ * React 18's node renderer (`renderToPipeableStream`) cannot be used for this: it encodes its strings into
+ * 2 KB views with `TextEncoder.encodeInto`, and where a character of two to four bytes does not fit at the end
+ * of a view it sends the whole view, its unwritten last bytes included (zeros), before going on in a new one.
+ * Pages with "★", "—", "ŋ" or an emoji near one of those boundaries got one to three NUL bytes there (fixed in
+ * React 19, not in 18.3). The web-streams renderer encodes each string whole and sends only what it wrote, so
+ * its bytes are exactly the document's UTF-8 (ADR 027).
+ *
+ * A render that has not finished in time is cut short (React then ends it with what it has); the timer is
+ * cleared as soon as the render is done.
  */
-function collected(done: (body: Buffer<ArrayBuffer>) => void): NodeJS.WritableStream {
-  // React writes a new Uint8Array each time (or one of its constant chunks, never changed), or a string.
-  const chunks: Uint8Array[] = [];
-  const destination = {
-    write(chunk: Uint8Array | string) {
-      chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
-      return true;
-    },
-    end() {
-      done(Buffer.concat(chunks) as Buffer<ArrayBuffer>);
-    },
-    on() {
-      return destination;
-    },
-  };
-  return destination as unknown as NodeJS.WritableStream;
+async function renderDocument(element: React.ReactElement, nonce: string): Promise<{ document: Buffer<ArrayBuffer>; failed: boolean }> {
+  let failed = false;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), ABORT_DELAY_MS + 1_000).unref();
+  try {
+    const stream = await renderToReadableStream(element, {
+      nonce,
+      signal: controller.signal,
+      onError(error: unknown) {
+        failed = true;
+        console.error(error);
+      },
+    });
+    await stream.allReady;
+    // Each chunk is a view React made for this render and hands over (it never writes to it again).
+    const chunks: Uint8Array[] = [];
+    const reader = stream.getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
+    return { document: Buffer.concat(chunks) as Buffer<ArrayBuffer>, failed };
+  } finally {
+    clearTimeout(timer);
+  }
 }

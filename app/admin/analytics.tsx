@@ -178,9 +178,10 @@ function Reports({ r }: { r: Report }) {
   const day = (at: number) => new Date(at * 1000).toISOString().slice(r.hourly ? 11 : 5, r.hourly ? 16 : 10);
   return (
     <>
-      <p className="live-note">
+      {/* A div: the note's <details> may not sit in a paragraph. */}
+      <div className="live-note">
         {r.period.label}. <DefinitionsNote />
-      </p>
+      </div>
 
       <section className="analytics-section" aria-labelledby="pageviews-title">
         <h2 id="pageviews-title">Page views</h2>

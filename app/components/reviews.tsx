@@ -2,9 +2,10 @@ import { Link } from "~/components/link";
 import type { Review } from "~/models/review.server";
 import { usePreferences } from "~/utils/use-preferences";
 
+/** A rating as stars; screen readers hear it as one image named "4.0 out of 5 stars" (a plain span may not have a label). */
 export function Stars({ rating }: { rating: number }) {
   return (
-    <span className="stars" aria-label={`${rating.toFixed(1)} out of 5 stars`}>
+    <span className="stars" role="img" aria-label={`${rating.toFixed(1)} out of 5 stars`}>
       {"★".repeat(Math.round(rating))}
       {"☆".repeat(5 - Math.round(rating))}
     </span>

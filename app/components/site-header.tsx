@@ -46,7 +46,9 @@ export function SiteHeader({ user, counts: initial }: { user: HeaderUser; counts
               <NavLink to="/settings">Settings</NavLink>
               {user.role === "admin" ? <NavLink to="/admin">Admin</NavLink> : null}
               <NotificationBell unread={counts?.notifications ?? 0} live={live} />
-              <span className="header-user" aria-label="Signed in as">
+              {/* Read as "Signed in as <name>": a label on the span would have hidden the name (and a plain span may not have one). */}
+              <span className="header-user">
+                <span className="visually-hidden">Signed in as </span>
                 {user.name}
               </span>
               <SignOutButton />

@@ -142,7 +142,7 @@ export default function Dashboard() {
       <div className="dashboard-grid">
         <div>
           <h2>Quick actions</h2>
-          <p className="error-actions">
+          <div className="error-actions">
             {seller ? (
               <Link to="/gig/create" className="button">
                 Create a gig
@@ -154,7 +154,7 @@ export default function Dashboard() {
             )}
             <Link to="/messages">Messages</Link>
             {seller ? null : <Link to="/freelancer/register">Start selling</Link>}
-          </p>
+          </div>
 
           {seller ? <BalancePanel /> : <RefundsPanel />}
 
@@ -203,7 +203,7 @@ export default function Dashboard() {
                   );
                 })}
               </ul>
-              <p className="error-actions">
+              <div className="error-actions">
                 <Link to="/notifications">All notifications</Link>
                 {d.notifications.some((n) => !n.read) ? (
                   <Form method="post" className="inline-form">
@@ -212,7 +212,7 @@ export default function Dashboard() {
                     </button>
                   </Form>
                 ) : null}
-              </p>
+              </div>
             </>
           )}
 

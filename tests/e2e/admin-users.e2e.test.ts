@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { DELETE_CONFIRMATION, NOTHING_SELECTED } from "~/utils/admin-schemas";
-import { adminUrl, appUrl, describeBothModes, e2eDb, waitForHydration } from "../support/e2e";
+import { adminUrl, allowConsoleErrors, allowStatus, appUrl, describeBothModes, e2eDb, waitForHydration } from "../support/e2e";
 import { DEMO_ADMIN, newPerson, signIn, type Person } from "../support/e2e-orders";
 import { createUser, DEFAULT_PASSWORD, type TestUser } from "../support/factories";
 
@@ -51,6 +51,8 @@ describeBothModes("Admin user management", (mode) => {
   }
 
   it("finds a member by search and suspends them; their open page is signed out at once", async () => {
+
+    allowConsoleErrors(/status of 401 \(Unauthorized\) \(from http:\/\/[^/]+\/notifications\/counts\)$/, "suspended, the member's open page asks whether its session is still on and is told no");
     await search(`wanjiru_${tag}`);
     const rows = page.getByRole("table").getByRole("row");
     await expect.poll(() => rows.count()).toBe(2);
@@ -73,6 +75,8 @@ describeBothModes("Admin user management", (mode) => {
   });
 
   it("refuses a bulk action with nothing selected, then activates a selection", async () => {
+
+    allowStatus(400, "a bulk action is sent with nothing selected");
     await search(tag);
     await page.getByRole("button", { name: "Activate selected" }).click();
     await page.getByText(NOTHING_SELECTED).waitFor();

@@ -9,7 +9,7 @@ import type { BrowserContext, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ActionPageviewEvent, MAX_BODY_BYTES } from "~/analytics/events";
 import { hashToken } from "~/models/session.server";
-import { appUrl, describeBothModes, e2eDb, launchChromium, waitForHydration, type Mode } from "../support/e2e";
+import { allowConsoleErrors, appUrl, describeBothModes, e2eDb, launchChromium, waitForHydration, type Mode } from "../support/e2e";
 
 const DEMO_PASSWORD = "soko-demo-2026";
 /** Headless Chromium's own user agent says "HeadlessChrome", which the server treats as a bot. */
@@ -277,7 +277,8 @@ describe("The tracker (JavaScript on)", () => {
     const heightPx = await page.evaluate(() => document.documentElement.scrollHeight);
     expect(scrolls[0]).toMatchObject({ y: 600, value: Math.min(100, Math.round(((600 + 800) / heightPx) * 100)) });
 
-    // JavaScript errors, thrown and rejected.
+    // JavaScript errors, thrown and rejected (the test's own, which the tracker must record).
+    allowConsoleErrors(/^uncaught Error: tracker-test (boom|rejected)$/, "thrown by the test for the tracker to record");
     await page.evaluate(() => {
       setTimeout(() => {
         throw new Error("tracker-test boom");
@@ -455,6 +456,7 @@ describe("The tracker (JavaScript on)", () => {
 
   it("sends again in halves what a server with a smaller cap refuses with 413, and drops only an event too large on its own", async () => {
     const CAP_BYTES = 16 * 1024;
+    allowConsoleErrors(/status of 413 \(Payload Too Large\) \(from http:\/\/[^/]+\/api\/v1\/analytics\//, "the test's stand-in for the analytics service has a smaller cap");
     const { page, sent } = await visitor("granted", (_endpoint, _events, bytes) => (bytes > CAP_BYTES ? 413 : 202));
     await page.goto(appUrl("/help"));
     await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });
@@ -503,6 +505,7 @@ describe("The tracker (JavaScript on)", () => {
     await e2eDb()("password_resets").insert({ id: hashToken(token), user_id: userId, expires_at: new Date(Date.now() + 60 * 60 * 1000) });
     const link = appUrl(`/reset-password?token=${token}`);
     let down = true;
+    allowConsoleErrors(/status of 503 \(Service Unavailable\) \(from http:\/\/[^/]+\/api\/v1\/analytics\//, "the test's stand-in for the analytics service answers 503");
     const { page, sent } = await visitor("granted", () => (down ? 503 : 202));
     // Opened from a webmail whose own address holds the token too.
     await page.goto(link, { referer: `https://mail.example.ug/inbox/${token}?t=${token}` });
@@ -553,6 +556,7 @@ describe("The tracker (JavaScript on)", () => {
 
   it("keeps events the server could not take (503) and sends them again, later and from the next page", async () => {
     let down = true;
+    allowConsoleErrors(/status of 503 \(Service Unavailable\) \(from http:\/\/[^/]+\/api\/v1\/analytics\//, "the test's stand-in for the analytics service answers 503");
     const { page, sent } = await visitor("granted", () => (down ? 503 : 202));
     await page.goto(appUrl("/help"));
     await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });
@@ -572,6 +576,7 @@ describe("The tracker (JavaScript on)", () => {
   });
 
   it("drops a batch the server refuses with 400 instead of retrying it", async () => {
+    allowConsoleErrors(/status of 400 \(Bad Request\) \(from http:\/\/[^/]+\/api\/v1\/analytics\/session\)$/, "the test's stand-in for the analytics service refuses the session");
     const { page, sent } = await visitor("granted", (endpoint) => (endpoint === "session" ? 400 : 202));
     await page.goto(appUrl("/help"));
     await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });

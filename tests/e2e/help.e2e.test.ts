@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { adminUrl, appUrl, describeBothModes, waitForHydration } from "../support/e2e";
+import { adminUrl, allowConsoleErrors, appUrl, describeBothModes, waitForHydration } from "../support/e2e";
 
 const groups = ["Getting started", "For clients: payments and fees", "For freelancers", "Orders and disputes"];
 
@@ -86,6 +86,7 @@ describeBothModes("Help centre", (mode) => {
   });
 
   it("does not exist on the admin host", async () => {
+    allowConsoleErrors(/status of 404 \(Not Found\)$/, "the admin host has no help centre");
     const page = await mode.page();
     const res = await page.goto(adminUrl("/help"));
     expect(res?.status()).toBe(404);

@@ -14,7 +14,7 @@ import type { Page, WebSocketRoute } from "playwright-core";
 import { io as connect, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { findOrCreateConversation } from "~/models/conversation.server";
-import { appUrl, describeBothModes, e2eDb, waitForHydration, type Mode } from "../support/e2e";
+import { allowConsoleErrors, appUrl, describeBothModes, e2eDb, type Mode, waitForHydration } from "../support/e2e";
 import { createSession, createUser, type TestUser } from "../support/factories";
 
 /** A message in the open thread, by its text. */
@@ -180,6 +180,7 @@ describeBothModes("Messages at the connection's edges", (mode) => {
     const phone = await phoneOf(client);
     closers.push(async () => phone.close());
 
+    allowConsoleErrors(/ERR_INTERNET_DISCONNECTED/, "the page's network is cut while it tries to reconnect");
     await page.context().setOffline(true);
     await page.getByText("Disconnected — reconnecting…").waitFor();
     const missed = [1, 2, 3].map((n) => `While you were away, number ${n} ${tag}`);
@@ -204,6 +205,7 @@ describeBothModes("Messages at the connection's edges", (mode) => {
     // Every WebSocket the page opens for its live connection is refused before it is open, as behind a proxy
     // that does not carry them: its upgrade goes to a path no WebSocket is served on, which the server drops
     // (the browser's "error", then "close"). The polling requests go through.
+    allowConsoleErrors(/^console error: WebSocket connection to 'ws:\/\/[^/]+\/no-websockets-here\/.*' failed/, "the page's WebSockets are refused on purpose");
     await page.addInitScript(() => {
       const Native = window.WebSocket;
       window.WebSocket = class extends Native {

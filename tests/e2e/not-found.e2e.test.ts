@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { adminUrl, appUrl, describeBothModes, waitForHydration } from "../support/e2e";
+import { adminUrl, allowConsoleErrors, appUrl, describeBothModes, waitForHydration } from "../support/e2e";
 
 it("answers unknown paths with 404", async () => {
   for (const path of ["/no-such-page", "/a/b/c", "/gigs%00"]) {
@@ -11,6 +11,7 @@ it("answers unknown paths with 404", async () => {
 
 describeBothModes("Not found page", (mode) => {
   it("shows Page not found inside the site layout, with a way home", async () => {
+    allowConsoleErrors(/status of 404 \(Not Found\)$/, "the page asked for does not exist");
     const page = await mode.page();
     const res = await page.goto(appUrl("/no/such/page"));
     expect(res?.status()).toBe(404);
@@ -26,6 +27,7 @@ describeBothModes("Not found page", (mode) => {
   });
 
   it("leads from the 404 page to the help centre", async () => {
+    allowConsoleErrors(/status of 404 \(Not Found\)$/, "the page asked for does not exist");
     const page = await mode.page();
     const res = await page.goto(appUrl("/gig-that-never-was"));
     expect(res?.status()).toBe(404);
@@ -38,6 +40,7 @@ describeBothModes("Not found page", (mode) => {
   });
 
   it("answers unknown paths on the admin host with 404 and the admin header", async () => {
+    allowConsoleErrors(/status of 404 \(Not Found\)$/, "the page asked for does not exist");
     const page = await mode.page();
     const res = await page.goto(adminUrl("/no-such-admin-page"));
     expect(res?.status()).toBe(404);

@@ -4,13 +4,17 @@
  */
 import type { Knex } from "knex";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, inject } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, inject } from "vitest";
 import { createDb } from "~/utils/db.server";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
+/**
+ * A Chromium for a spec. Every context made from it (`newContext`, `newPage`) is watched: a console error or an
+ * uncaught exception on any of its pages fails the test that was running (see `allowConsoleErrors`).
+ */
+export async function launchChromium(): Promise<Browser> {
+  const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
     args: [
       "--no-sandbox",
@@ -23,7 +27,73 @@ export function launchChromium(): Promise<Browser> {
       "--disable-dev-shm-usage",
     ],
   });
+  // browser.newPage makes its context through this too.
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (options) => watchConsole(await newContext(options), options?.javaScriptEnabled !== false);
+  return browser;
 }
+
+// Console errors and uncaught exceptions, gathered from every watched page while a test runs, and checked after it.
+type ConsoleProblem = { url: string; text: string };
+const problems: ConsoleProblem[] = [];
+let allowed: { pattern: RegExp; reason: string }[] = [];
+const watched = new Map<BrowserContext, { js: boolean }>();
+
+function watchConsole(context: BrowserContext, js: boolean): BrowserContext {
+  const watchPage = (page: Page) => {
+    page.on("console", (message) => {
+      if (message.type() !== "error") return;
+      const source = message.location().url;
+      problems.push({ url: page.url(), text: `console error: ${message.text()}${source && source !== page.url() ? ` (from ${source})` : ""}` });
+    });
+    page.on("pageerror", (error) => problems.push({ url: page.url(), text: `uncaught ${error.name}: ${error.message}` }));
+  };
+  context.pages().forEach(watchPage);
+  context.on("page", watchPage);
+  watched.set(context, { js });
+  context.on("close", () => watched.delete(context));
+  return context;
+}
+
+/**
+ * Lets this test's pages log console errors matching `pattern` (only this test: the list is emptied after each),
+ * for what the test brings about on purpose, e.g. a refused WebSocket or the 404 of a page it asks for. Say why.
+ */
+export function allowConsoleErrors(pattern: RegExp, reason: string) {
+  allowed.push({ pattern, reason });
+}
+
+/**
+ * Lets this test's pages answer `status` (Chromium logs every 4xx/5xx as "Failed to load resource"): for a test
+ * that posts a refused form or asks for a page it may not see, on purpose. Only that status, only this test.
+ */
+export function allowStatus(status: number, reason: string) {
+  allowConsoleErrors(new RegExp(`^console error: Failed to load resource: the server responded with a status of ${status} `), reason);
+}
+
+afterEach(async () => {
+  // What a page logs reaches us over the browser's connection: let each open page that runs scripts finish
+  // hydrating (errors come during it) and answer a round trip, so its messages so far have all arrived.
+  for (const [context, { js }] of watched) {
+    for (const page of context.pages()) {
+      if (page.isClosed()) continue;
+      if (js) await page.waitForSelector("html[data-hydrated=true]", { state: "attached", timeout: 2_000 }).catch(() => {});
+      await Promise.race([page.evaluate(() => 0).catch(() => {}), new Promise((resolve) => setTimeout(resolve, 2_000))]);
+    }
+  }
+  const unexpected = new Map<string, number>();
+  for (const p of problems) {
+    if (allowed.some((a) => a.pattern.test(p.text))) continue;
+    const line = `${p.url}: ${p.text}`;
+    unexpected.set(line, (unexpected.get(line) ?? 0) + 1);
+  }
+  problems.length = 0;
+  allowed = [];
+  if (unexpected.size) {
+    const lines = [...unexpected].map(([line, n]) => (n > 1 ? `${line} (${n} times)` : line));
+    throw new Error(`Console errors or uncaught exceptions on this test's pages:\n${lines.join("\n")}`);
+  }
+});
 
 export function appUrl(path = "/") {
   return new URL(path, inject("e2eBaseUrl")).toString();
