@@ -3,6 +3,7 @@
  * The session cookie (browsers) and an `Authorization: Bearer` token (API clients) name the same session rows.
  */
 import { data, redirect } from "@remix-run/node";
+import type { Knex } from "knex";
 import type { HeaderCounts } from "~/models/notification.server";
 import { getSessionUser, getSessionUserWithCounts, SESSION_COOKIE, type SessionUser } from "~/models/session.server";
 import { CONSENT_COOKIE, readCookie, serializeCookie } from "~/utils/cookies.server";
@@ -10,7 +11,6 @@ import { getDb } from "~/utils/db.server";
 import { getEnv } from "~/utils/env.server";
 import { getSiteHost } from "~/utils/host.server";
 import { deviceCookie } from "~/utils/sign-in-device.server";
-import type { Knex } from "knex";
 import { keepSessionAlive } from "~/operations/accounts.server";
 import type { Actor, Client } from "~/operations/core.server";
 

@@ -368,8 +368,10 @@ describe("joining", () => {
     const { role: _role, ...body } = validClient;
     const res = await request("/register", { method: "POST", body });
     expect(await outcome(res)).toBe("→ /dashboard");
-    const cookie = res.headers.get("set-cookie") ?? "";
+    // The session's cookie, and the device cookie of the browser that made the account (ADR 030).
+    const [cookie = "", device = ""] = (res.headers.get("set-cookie") ?? "").split(", ");
     expect(cookie).toMatch(/^soko_session=[\w-]+; Path=\/; HttpOnly; SameSite=Lax$/);
+    expect(device).toMatch(/^soko_device=v1\.[\w-]{22}\.[\w-]{22}; Max-Age=31536000; Path=\/; HttpOnly; SameSite=Lax$/);
     const user = await t.db("users").where({ email: validClient.email }).first();
     expect(user).toMatchObject({ name: "Amina Nansubuga", role: "client" });
     expect(user.username).toMatch(/^amina_nansubuga(_\d+)?$/);
