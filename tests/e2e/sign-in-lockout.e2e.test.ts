@@ -31,7 +31,6 @@ describeBothModes("Sign-in lock-out", (mode) => {
     await first.getByRole("heading", { level: 1, name: /^Welcome back, / }).waitFor();
     await first.close();
     await adminBrowser.clearCookies({ name: "soko_session" });
-    expect((await adminBrowser.cookies()).map((c) => c.name)).toEqual(["soko_device"]);
 
     // Someone else, at the same address, guesses ten times and is then refused, even with the right password.
     const other = await adminBrowser.browser()!.newContext({ javaScriptEnabled: mode.js, viewport: { width: 360, height: 800 } });
@@ -54,7 +53,7 @@ describeBothModes("Sign-in lock-out", (mode) => {
       for (let i = 1; i <= 10; i++) expect(await attempt(`wrong-guess-${i}`), `guess ${i}`).toBe(400);
       await guesser.getByText("Incorrect email or password.").waitFor();
       expect(await attempt(DEFAULT_PASSWORD)).toBe(429);
-      await guesser.getByText(/Too many sign-in attempts for this account from your network\. Please try again in \d+ (seconds?|minute)\./).waitFor();
+      await guesser.getByText(/^Too many sign-in attempts/).waitFor();
       expect(new URL(guesser.url()).pathname).toBe("/login");
       expect((await other.cookies()).some((c) => c.name === "soko_session")).toBe(false);
     } finally {
@@ -66,6 +65,8 @@ describeBothModes("Sign-in lock-out", (mode) => {
     await again.getByRole("heading", { level: 1, name: /^Welcome back, / }).waitFor();
     await again.goto(appUrl("/admin/users"));
     expect(new URL(again.url()).pathname).toBe("/admin/users");
+    // What let it through: the device cookie its first sign-in left.
+    expect((await adminBrowser.cookies()).map((c) => c.name).sort()).toEqual(["soko_device", "soko_session"]);
     await again.close();
   }, 120_000);
 });
