@@ -4,9 +4,15 @@ import { prepared, type Db } from "~/utils/db.server";
 
 /** The session cookie's name; the cookie holds the token, the row is named by its SHA-256. */
 export const SESSION_COOKIE = "soko_session";
-/** A "remember me" session lasts 30 days; otherwise the cookie ends with the browser and the row in 12 hours. */
+/**
+ * A "remember me" session lasts 30 days from sign-in. Any other (every admin's: ADR 030) has a cookie that ends
+ * with the browser and a row that ends after 12 hours without activity: each request that finds less than
+ * BROWSER_SESSION_MS - RENEW_AFTER_MS left puts its end 12 hours ahead again (renewSession, through the
+ * operation keepSessionAlive), so a session in use is written at most once every RENEW_AFTER_MS.
+ */
 export const PERSISTENT_SESSION_MS = 30 * 24 * 60 * 60 * 1000;
 export const BROWSER_SESSION_MS = 12 * 60 * 60 * 1000;
+export const RENEW_AFTER_MS = 5 * 60 * 1000;
 
 export type SessionUser = {
   sessionId: string;
@@ -17,32 +23,40 @@ export type SessionUser = {
   role: "client" | "freelancer" | "admin";
   preferredCurrency: "UGX" | "USD";
   timeZone: "EAT" | "UTC";
+  /** A browser session whose end is due to move 12 hours ahead (keepSessionAlive); absent when it is not. */
+  renewalDue?: boolean;
 };
 
 export function hashToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
-/** Starts a session and returns the token to put in the cookie (or hand out as a Bearer token). */
+/**
+ * Starts a session and returns the token to put in the cookie (or hand out as a Bearer token). Its end is
+ * set by the database's clock, the clock every later check of it reads.
+ */
 export async function createSession(
   db: Db,
   { userId, persistent, userAgent }: { userId: number; persistent: boolean; userAgent?: string | null },
 ): Promise<{ token: string; expiresAt: Date }> {
   const token = randomBytes(32).toString("base64url");
-  const expiresAt = new Date(Date.now() + (persistent ? PERSISTENT_SESSION_MS : BROWSER_SESSION_MS));
-  await db("sessions").insert({
-    id: hashToken(token),
-    user_id: userId,
-    expires_at: expiresAt,
-    persistent,
-    user_agent: userAgent?.slice(0, 300) ?? null,
-  });
-  return { token, expiresAt };
+  const [row] = await db("sessions")
+    .insert({
+      id: hashToken(token),
+      user_id: userId,
+      expires_at: db.raw(`now() + interval '${persistent ? PERSISTENT_SESSION_MS : BROWSER_SESSION_MS} milliseconds'`),
+      persistent,
+      user_agent: userAgent?.slice(0, 300) ?? null,
+    })
+    .returning("expires_at");
+  return { token, expiresAt: new Date(row.expires_at) };
 }
 
 /**
- * The signed-in user for a session token, or null: unknown or expired token, or a user who is not
- * active (suspended and banned users have no working session, whatever rows remain).
+ * The signed-in user for a session token, or null: unknown or expired token, a user who is not active
+ * (suspended and banned users have no working session, whatever rows remain), or an admin whose session is
+ * not a browser session of at most 12 hours (a "remember me" session from before they became an admin, or
+ * from before admins' sessions were limited: ADR 030), so no admin ever holds a long session.
  *
  * Calls for the same token and database handle while a lookup is in flight share it: a page's loaders (the
  * root's and the route's, which Remix starts together) then cost one statement. Nothing is kept once it has
@@ -104,6 +118,9 @@ async function readSession(db: Db, id: string, withCounts: boolean): Promise<{ u
       .where("s.id", id)
       .andWhere("s.expires_at", ">", db.fn.now())
       .andWhere("u.status", "active")
+      .andWhere((q) =>
+        q.whereNot("u.role", "admin").orWhere((admin) => admin.where("s.persistent", false).andWhere("s.expires_at", "<=", db.raw(`now() + interval '${BROWSER_SESSION_MS} milliseconds'`))),
+      )
       .first(
         "s.id as session_id",
         "u.id",
@@ -113,6 +130,7 @@ async function readSession(db: Db, id: string, withCounts: boolean): Promise<{ u
         "u.role",
         "u.preferred_currency",
         "u.time_zone",
+        db.raw(`(NOT s.persistent AND s.expires_at < now() + interval '${BROWSER_SESSION_MS - RENEW_AFTER_MS} milliseconds') AS renewal_due`),
         ...(withCounts ? [db.raw(headerCountsSql('"u"."id"'))] : []),
       ),
   );
@@ -126,8 +144,22 @@ async function readSession(db: Db, id: string, withCounts: boolean): Promise<{ u
     role: row.role,
     preferredCurrency: row.preferred_currency,
     timeZone: row.time_zone,
+    ...(row.renewal_due ? { renewalDue: true } : {}),
   };
   return { user, counts: withCounts ? headerCountsOf(row) : null };
+}
+
+/**
+ * Moves a browser session's end 12 hours from now (its member is active). Only when it is still due, so
+ * parallel requests of one page write once; a persistent session keeps its fixed end.
+ */
+export async function renewSession(db: Db, sessionId: string): Promise<boolean> {
+  const renewed = await db("sessions")
+    .where({ id: sessionId, persistent: false })
+    .andWhere("expires_at", ">", db.fn.now())
+    .andWhere("expires_at", "<", db.raw(`now() + interval '${BROWSER_SESSION_MS - RENEW_AFTER_MS} milliseconds'`))
+    .update({ expires_at: db.raw(`now() + interval '${BROWSER_SESSION_MS} milliseconds'`) });
+  return renewed > 0;
 }
 
 export async function deleteSession(db: Db, token: string) {

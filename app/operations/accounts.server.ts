@@ -8,7 +8,8 @@
 import type { Knex } from "knex";
 import { conversionFact } from "~/analytics/conversions.server";
 import { cancelPasswordResets, createPasswordReset, findResetRecipient, isResetTokenValid, useResetToken } from "~/models/password-reset.server";
-import { createSession, deleteSessionById, deleteUserSessions } from "~/models/session.server";
+import { createSession, deleteSessionById, deleteUserSessions, renewSession } from "~/models/session.server";
+import { getDeviceKey } from "~/models/sign-in-device.server";
 import * as users from "~/models/user.server";
 import { EmailTakenError, type Role, type UserStatus } from "~/models/user.server";
 import { insertNotification } from "~/models/notification.server";
@@ -46,7 +47,8 @@ import { appMailOrigin } from "~/utils/host.server";
 import { SUPPORT_EMAIL } from "~/utils/faq";
 import { maskMsisdn, PAYOUT_NUMBER_HOLD_MS, PAYOUT_NUMBER_NOTIFICATION } from "~/utils/mobile-money";
 import { hashPassword, passwordNeedsRehash, verifyPassword } from "~/utils/password.server";
-import { addressKey, consume, refund, resetLimit } from "~/utils/rate-limit.server";
+import { addressKey, consume, refund, resetLimit, type Limited } from "~/utils/rate-limit.server";
+import { deviceAfterSignIn, normaliseEmail, trustedDevice } from "~/utils/sign-in-device.server";
 import { deleteImage, InvalidImageError, saveImage } from "~/utils/storage.server";
 import { releaseUploads, reserveUploads, uploadFailure } from "~/utils/upload-quota.server";
 
@@ -70,15 +72,20 @@ const userAgentOf = (actor: Actor) => (actor.kind === "system" ? null : actor.cl
 /**
  * Joining: /register (a client, or a freelancer who chose Work) and /freelancer/register (a seller with
  * skills). Counted per address before anything else; a taken email is refused beside the field. The new
- * member is signed in (a browser session) and their signup recorded as a business conversion after the
- * commit.
+ * member is signed in (a browser session, and the browser's device cookie names the account: ADR 030) and
+ * their signup recorded as a business conversion after the commit.
  */
 export type JoinInput = RegisterInput | (FreelancerRegisterInput & { role: "freelancer" });
 
-export async function join(actor: Actor, input: JoinInput, { db }: Options = {}): Promise<Result<NewSession & { username: string }>> {
+export async function join(
+  actor: Actor,
+  input: JoinInput & { device?: string | null },
+  { db }: Options = {},
+): Promise<Result<NewSession & { username: string; device: string }>> {
   if (actor.kind !== "anonymous") return forbidden("You already have an account.");
   const limited = await consume("join", [`ip:${addressKey(actor.client.ip)}`]);
   if (limited) return limitedBy(limited);
+  const deviceKey = await getDeviceKey(db ?? getDb());
   const passwordHash = await hashPassword(input.password);
   const seller = "skills" in input ? { skills: input.skills, yearsExperience: input.yearsExperience ?? null, portfolioUrl: input.portfolioUrl ?? null, bio: input.description ?? "" } : {};
   return transact(
@@ -97,48 +104,86 @@ export async function join(actor: Actor, input: JoinInput, { db }: Options = {})
         { kind: "conversion", fact: conversionFact(actor, { type: "signup", userId: created.id, subjectId: created.id, metadata: { role: input.role } }) },
         `conversion:signup:${created.id}`,
       );
-      return ok({ userId: created.id, username: created.username, token, expiresAt, persistent: false });
+      // The browser that made the account is one that signed in to it (ADR 030).
+      const device = deviceAfterSignIn(deviceKey, input.device, input.email);
+      return ok({ userId: created.id, username: created.username, token, expiresAt, persistent: false, device });
     },
     { db },
   );
 }
 
+/** The sign-in limits' answer with when to try again, in words: "… Please try again in 2 minutes." */
+function signInLimited(limited: Limited): Failure {
+  if (limited.status === 503) return limitedBy(limited);
+  const s = limited.retryAfter;
+  const wait = s < 60 ? `${s} ${s === 1 ? "second" : "seconds"}` : `${Math.ceil(s / 60)} ${Math.ceil(s / 60) === 1 ? "minute" : "minutes"}`;
+  return limitedBy({ ...limited, message: `${limited.message} Please try again in ${wait}.` });
+}
+
 /**
- * Signing in. Both limits (per email, per address) count the attempt before the password is checked, so a
- * burst of parallel guesses cannot all slip in before the first is counted; the right password gives the
- * attempt back. A hash made with weaker parameters is replaced while we hold the password. Suspended and
- * banned members are told why and get no session. The admin host never keeps a session past the browser's.
+ * Signing in (ADR 030). The attempt is counted before the password is checked, so a burst of parallel
+ * guesses cannot all slip in before the first is counted; the right password gives it back. Whom it counts
+ * against depends on the browser: one that signed in to this account before (a valid device cookie,
+ * `input.device`) only against that account and device, so nobody else's failures can lock it out; any
+ * other against the account and address, the address, and the account's ceiling for new browsers, in turn,
+ * stopping at the first that refuses. A hash made with weaker parameters is replaced while we hold the
+ * password. Suspended and banned members are told why and get no session. An admin's session is never
+ * persistent (nor is any on the admin host): it ends with the browser, and after 12 hours idle.
+ * A successful sign-in hands back the device cookie's new value (`device`).
  */
 export async function signIn(
   actor: Actor,
-  input: LoginInput & { site: "main" | "admin" },
+  input: LoginInput & { site: "main" | "admin"; device?: string | null },
   { db = getDb() }: Options = {},
-): Promise<Result<NewSession>> {
+): Promise<Result<NewSession & { device: string }>> {
   if (actor.kind === "system") return forbidden("The platform does not sign in.");
-  const { email, password } = input;
+  const { password } = input;
+  const email = normaliseEmail(input.email);
   const address = addressKey(actor.client.ip);
-  const over = (await Promise.all([consume("signIn", [email]), consume("signInAddress", [address])])).filter((l) => l !== null);
-  if (over.length) {
-    // Redis away is a 503 whatever else; otherwise Retry-After is when the last of the limits lets them try again.
-    return limitedBy(over.find((l) => l.status === 503) ?? { ...over[0]!, retryAfter: Math.max(...over.map((l) => l.retryAfter)) });
+  const deviceKey = await getDeviceKey(db);
+  const device = trustedDevice(deviceKey, input.device, email);
+  const counts: [name: "signIn" | "signInDevice" | "signInAddress" | "signInEmail", key: string][] = device
+    ? [["signInDevice", `${email}|${device}`]]
+    : [
+        ["signIn", `${email}|${address}`],
+        ["signInAddress", address],
+        ["signInEmail", email],
+      ];
+  for (const [name, key] of counts) {
+    const limited = await consume(name, [key]);
+    if (limited) return signInLimited(limited);
   }
   const user = await users.verifyCredentials(db, email, password);
   if (!user) return invalid({ form: [INVALID_SIGN_IN] });
   // The right password: this attempt was not a guess.
-  await Promise.all([resetLimit("signIn", email), refund("signInAddress", address)]);
+  const [first, ...shared] = counts;
+  await Promise.all([resetLimit(first![0], first![1]), ...shared.map(([name, key]) => refund(name, key))]);
   if (user.status !== "active") return forbidden(STATUS_MESSAGES[user.status]);
   const stronger = passwordNeedsRehash(user.passwordHash) ? await hashPassword(password) : null;
-  const persistent = input.remember === "on" && input.site !== "admin";
+  const persistent = input.remember === "on" && input.site !== "admin" && user.role !== "admin";
   return transact(
     actor,
     async (tx) => {
       if (stronger) await users.upgradePasswordHash(tx.trx, user.id, { from: user.passwordHash, to: stronger });
       const { token, expiresAt } = await createSession(tx.trx, { userId: user.id, persistent, userAgent: userAgentOf(actor) });
       await tx.activity(user.id, "signed_in");
-      return ok({ userId: user.id, token, expiresAt, persistent });
+      return ok({ userId: user.id, token, expiresAt, persistent, device: deviceAfterSignIn(deviceKey, input.device, email) });
     },
     { db },
   );
+}
+
+/**
+ * A member is active: their browser session's end moves 12 hours ahead, when the session's read found it due
+ * (at most once every five minutes; app/models/session.server.ts). Without this an admin working all day
+ * was signed out 12 hours after signing in; with it, a session still ends after 12 hours idle. No activity
+ * row: the member did nothing worth listing.
+ */
+export async function keepSessionAlive(actor: Actor, { db }: Options = {}): Promise<Result<{ renewed: boolean }>> {
+  const refused = onlyMembers(actor);
+  if (refused) return refused;
+  const { sessionId } = memberOf(actor)!;
+  return transact(actor, async (tx) => ok({ renewed: await renewSession(tx.trx, sessionId) }), { db });
 }
 
 /** Signing out: this session ends. A visitor without a live session has nothing to end. */

@@ -7,7 +7,8 @@ import { ErrorList, Field, PasswordField, SubmitButton, TextAreaField } from "~/
 import { getFormConstraint } from "~/utils/form-constraint";
 import { join } from "~/operations/accounts.server";
 import { FreelancerRegisterSchema, HIDDEN_PASSWORDS } from "~/utils/account-schemas";
-import { getActor, getUser, requireAnonymous, sessionCookie } from "~/utils/auth.server";
+import { getActor, getUser, requireAnonymous, signedInHeaders } from "~/utils/auth.server";
+import { readDeviceCookie } from "~/utils/sign-in-device.server";
 import { readFormData } from "~/utils/form-data.server";
 import { formFailure } from "~/utils/operation-results.server";
 
@@ -30,9 +31,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (submission.status !== "success") {
     return data(submission.reply({ hideFields: HIDDEN_PASSWORDS }), { status: 400 });
   }
-  const result = await join(await getActor(request, context.clientIp), { ...submission.value, role: "freelancer" });
+  const result = await join(await getActor(request, context.clientIp), { ...submission.value, role: "freelancer", device: readDeviceCookie(request.headers.get("Cookie")) });
   if (!result.ok) return formFailure(submission.reply, result, { hideFields: HIDDEN_PASSWORDS });
-  return redirect("/dashboard", { headers: { "Set-Cookie": sessionCookie(result.value.token, null) } });
+  return redirect("/dashboard", { headers: signedInHeaders(result.value) });
 }
 
 export default function FreelancerRegister() {

@@ -7,7 +7,8 @@ import { ErrorList, Field, PasswordField, SubmitButton } from "~/components/form
 import { getFormConstraint } from "~/utils/form-constraint";
 import { signIn } from "~/operations/accounts.server";
 import { LoginSchema } from "~/utils/account-schemas";
-import { getActor, getUser, safeRedirect, sessionCookie } from "~/utils/auth.server";
+import { getActor, getUser, safeRedirect, signedInHeaders } from "~/utils/auth.server";
+import { readDeviceCookie } from "~/utils/sign-in-device.server";
 import { getMainSiteUrl, getSiteHost } from "~/utils/host.server";
 import { readFormData } from "~/utils/form-data.server";
 import { formFailure } from "~/utils/operation-results.server";
@@ -28,16 +29,14 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const site = getSiteHost(request);
   const submission = parseWithZod(await readFormData(request), { schema: LoginSchema });
   if (submission.status !== "success") return data(submission.reply({ hideFields: ["password"] }), { status: 400 });
-  const result = await signIn(await getActor(request, context.clientIp), { ...submission.value, site });
+  const device = readDeviceCookie(request.headers.get("Cookie"));
+  const result = await signIn(await getActor(request, context.clientIp), { ...submission.value, site, device });
   if (!result.ok) {
     // A suspended or banned member is told why beside the form (403), not on an error page.
     if (result.error === "forbidden") return data(submission.reply({ formErrors: [result.message], hideFields: ["password"] }), { status: 403 });
     return formFailure(submission.reply, result, { hideFields: ["password"] });
   }
-  const { token, expiresAt, persistent } = result.value;
-  return redirect(safeRedirect(submission.value.redirectTo, site === "admin" ? "/" : "/dashboard"), {
-    headers: { "Set-Cookie": sessionCookie(token, persistent ? expiresAt : null) },
-  });
+  return redirect(safeRedirect(submission.value.redirectTo, site === "admin" ? "/" : "/dashboard"), { headers: signedInHeaders(result.value) });
 }
 
 export default function Login() {

@@ -3,12 +3,15 @@
  * The session cookie (browsers) and an `Authorization: Bearer` token (API clients) name the same session rows.
  */
 import { data, redirect } from "@remix-run/node";
+import type { Knex } from "knex";
 import type { HeaderCounts } from "~/models/notification.server";
 import { getSessionUser, getSessionUserWithCounts, SESSION_COOKIE, type SessionUser } from "~/models/session.server";
 import { CONSENT_COOKIE, readCookie, serializeCookie } from "~/utils/cookies.server";
-import { getDb, type Db } from "~/utils/db.server";
+import { getDb } from "~/utils/db.server";
 import { getEnv } from "~/utils/env.server";
 import { getSiteHost } from "~/utils/host.server";
+import { deviceCookie } from "~/utils/sign-in-device.server";
+import { keepSessionAlive } from "~/operations/accounts.server";
 import type { Actor, Client } from "~/operations/core.server";
 
 /**
@@ -36,14 +39,32 @@ export function sessionTokenOf({ authorization, cookie }: Pick<Credentials, "aut
 }
 
 export async function getUser(request: Request): Promise<SessionUser | null> {
-  return getSessionUser(getDb(), getSessionToken(request));
+  const user = await getSessionUser(getDb(), getSessionToken(request));
+  return user && keptAlive(user, clientOfRequest(request));
 }
 
 /** getUser with the header's unread counts, read in the same statement (the root loader's). */
 export async function getUserWithHeaderCounts(request: Request): Promise<{ user: SessionUser | null; counts: HeaderCounts | null }> {
   const found = await getSessionUserWithCounts(getDb(), getSessionToken(request));
-  return found ?? { user: null, counts: null };
+  return found ? { user: await keptAlive(found.user, clientOfRequest(request)), counts: found.counts } : { user: null, counts: null };
 }
+
+/**
+ * The user of a session in use, whose browser session's end has moved 12 hours ahead if it was due
+ * (keepSessionAlive, ADR 030): every door that reads a session comes through here, so activity on either
+ * host keeps it. A failure to write is only logged: the session works until its old end.
+ */
+async function keptAlive(user: SessionUser, client: Client, db: Knex = getDb()): Promise<SessionUser> {
+  if (!user.renewalDue) return user;
+  const { renewalDue: _, ...rest } = user;
+  await keepSessionAlive({ kind: "member", user: rest, client }, { db }).catch((error: unknown) =>
+    console.error(`[session] could not renew session: ${(error as Error).message}`),
+  );
+  return rest;
+}
+
+/** The client of a request seen by a loader without its load context (no address). */
+const clientOfRequest = (request: Request) => clientOf({ cookie: request.headers.get("Cookie"), ip: "", userAgent: request.headers.get("User-Agent") });
 
 /** The client behind a request: address, software, and the visitor's analytics choice (ADR 007). */
 export function clientOf({ cookie, ip, userAgent }: Credentials): Client {
@@ -52,14 +73,14 @@ export function clientOf({ cookie, ip, userAgent }: Credentials): Client {
 }
 
 /** The actor of any door's credentials: a member with a live session, else an anonymous visitor. */
-export async function actorOf(credentials: Credentials, db: Db = getDb()): Promise<Actor> {
+export async function actorOf(credentials: Credentials, db: Knex = getDb()): Promise<Actor> {
   const client = clientOf(credentials);
   const user = await getSessionUser(db, sessionTokenOf(credentials));
-  return user ? { kind: "member", user, client } : { kind: "anonymous", client };
+  return user ? { kind: "member", user: await keptAlive(user, client, db), client } : { kind: "anonymous", client };
 }
 
 /** The actor of a page request (cookie or Bearer token); `clientIp` is the load context's. */
-export function getActor(request: Request, clientIp: string, db?: Db): Promise<Actor> {
+export function getActor(request: Request, clientIp: string, db?: Knex): Promise<Actor> {
   const h = request.headers;
   return actorOf({ authorization: h.get("Authorization"), cookie: h.get("Cookie"), ip: clientIp, userAgent: h.get("User-Agent") }, db);
 }
@@ -68,7 +89,7 @@ type HeaderValue = string | string[] | undefined;
 const one = (v: HeaderValue) => (Array.isArray(v) ? v.join(", ") : v) ?? null;
 
 /** The actor of a socket.io handshake: its session cookie (or Bearer token), from the socket's peer address. */
-export function getSocketActor(handshake: { headers: Record<string, HeaderValue>; address: string }, db?: Db): Promise<Actor> {
+export function getSocketActor(handshake: { headers: Record<string, HeaderValue>; address: string }, db?: Knex): Promise<Actor> {
   const h = handshake.headers;
   return actorOf({ authorization: one(h.authorization), cookie: one(h.cookie), ip: handshake.address, userAgent: one(h["user-agent"]) }, db);
 }
@@ -115,11 +136,19 @@ export async function requireAnonymous(request: Request): Promise<void> {
 
 /**
  * The Set-Cookie value that carries a session token (the account operations start sessions): httpOnly,
- * SameSite=Lax, Secure and `__Host-` over https. Without an expiry ("remember me" off, the admin host) it
- * ends with the browser; the row still expires after 12 hours.
+ * SameSite=Lax, Secure and `__Host-` over https. Without an expiry ("remember me" off, an admin, the admin
+ * host) it ends with the browser; the row still expires after 12 hours without activity.
  */
 export function sessionCookie(token: string, expiresAt: Date | null): string {
   return serializeCookie(sessionCookieName(), token, { expires: expiresAt ?? undefined });
+}
+
+/** The Set-Cookie headers of a sign-in or a join: the session's cookie, and the browser's device cookie (ADR 030). */
+export function signedInHeaders({ token, expiresAt, persistent, device }: { token: string; expiresAt: Date; persistent: boolean; device: string }): Headers {
+  const headers = new Headers();
+  headers.append("Set-Cookie", sessionCookie(token, persistent ? expiresAt : null));
+  headers.append("Set-Cookie", deviceCookie(device));
+  return headers;
 }
 
 export function clearSessionCookie(): string {

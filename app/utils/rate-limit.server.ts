@@ -14,13 +14,28 @@ type Limit = { points: number; duration: number; message: string };
 const MB = 1024 * 1024;
 
 export const LIMITS = {
-  /**
-   * Wrong passwords for one email: 10 a minute; the 11th is refused. Every attempt is counted before the
-   * password is checked (so a burst of parallel guesses cannot all get through) and a right one is refunded.
+  /*
+   * Sign-in attempts (ADR 030). Every attempt is counted before the password is checked (so a burst of
+   * parallel guesses cannot all get through) and a right one is given back. A browser that signed in to the
+   * account before (a valid device cookie) is counted only by `signInDevice`; any other attempt by
+   * `signIn`, `signInAddress` and `signInEmail`, in that order, and a refused one is not counted further.
+   * The messages end with when to try again (the operation adds it).
    */
-  signIn: { points: 10, duration: 60, message: "Too many sign-in attempts. Please wait a minute and try again." },
+  /** Wrong passwords for one email from one address: 10 a minute; the 11th is refused. */
+  signIn: { points: 10, duration: 60, message: "Too many sign-in attempts for this account from your network." },
+  /** Wrong passwords for one email from one browser that signed in to it before: 10 a minute. */
+  signInDevice: { points: 10, duration: 60, message: "Too many sign-in attempts for this account from this browser." },
   /** Wrong passwords from one address, any email: 30 a minute (a shared mobile-network address is many people). */
-  signInAddress: { points: 30, duration: 60, message: "Too many sign-in attempts. Please wait a minute and try again." },
+  signInAddress: { points: 30, duration: 60, message: "Too many sign-in attempts from your network." },
+  /**
+   * Wrong passwords for one email from browsers that never signed in to it, whatever their address: 50 an
+   * hour. The ceiling on guessing from many addresses at once; it cannot lock out a browser that signed in before.
+   */
+  signInEmail: {
+    points: 50,
+    duration: 60 * 60,
+    message: "Too many sign-in attempts for this account from new browsers. A browser you have signed in with before can still sign in.",
+  },
   /** New accounts: 20 an hour per address (mobile networks put many people behind one address). */
   join: { points: 20, duration: 60 * 60, message: "Too many accounts were created from your network. Please try again later." },
   /**

@@ -372,8 +372,10 @@ describe("joining", () => {
     const { role: _role, ...body } = validClient;
     const res = await request("/register", { method: "POST", body });
     expect(await outcome(res)).toBe("→ /dashboard");
-    const cookie = res.headers.get("set-cookie") ?? "";
+    // The session's cookie, and the device cookie of the browser that made the account (ADR 030).
+    const [cookie = "", device = ""] = (res.headers.get("set-cookie") ?? "").split(", ");
     expect(cookie).toMatch(/^soko_session=[\w-]+; Path=\/; HttpOnly; SameSite=Lax$/);
+    expect(device).toMatch(/^soko_device=v1\.[\w-]{22}\.[\w-]{22}; Max-Age=31536000; Path=\/; HttpOnly; SameSite=Lax$/);
     const user = await t.db("users").where({ email: validClient.email }).first();
     expect(user).toMatchObject({ name: "Amina Nansubuga", role: "client" });
     expect(user.username).toMatch(/^amina_nansubuga(_\d+)?$/);
@@ -584,15 +586,15 @@ describe("signing in", () => {
     tokens.freelancer = (await createSession(t.db, { userId: ids.freelancer!, persistent: false })).token;
   });
 
-  it("refuses the 11th wrong password in a minute with 429, even with the right password then", async () => {
+  it("refuses the 11th wrong password in a minute from one address with 429, even with the right password then from there", async () => {
     const body = { email: "admin@example.ug", password: "not-the-password" };
     // Each attempt costs a full scrypt hash (N=2^17): on a loaded machine ten of them take seconds, which the
     // minute's window counts down from the first.
     const started = Date.now();
     for (let i = 1; i <= 10; i++) expect((await login(body)).status, `attempt ${i}`).toBe(400);
     const windowLeftMs = () => 60_000 - (Date.now() - started) - 1_000;
-    // The failures are counted in Redis, for this email, for the minute.
-    const key = `${QUEUE_PREFIX}:rl:signIn:admin@example.ug`;
+    // The failures are counted in Redis, for this email at this address (the test's own: loopback), for the minute.
+    const key = `${QUEUE_PREFIX}:rl:signIn:admin@example.ug|127.0.0.1`;
     expect(Number(await redis.get(key))).toBe(10);
     expect(await redis.pttl(key)).toBeGreaterThan(windowLeftMs());
     const eleventh = await login(body);

@@ -224,6 +224,14 @@ describe("signIn", () => {
     expect(await t.db("sessions").where({ user_id: row.id }).first("persistent")).toEqual({ persistent: false });
   });
 
+  it("never remembers an admin, on the main host either", async () => {
+    const row = await createUser(t.db, { role: "admin", email: "main.admin@example.ug" });
+    const result = await signIn(visitor(), login("main.admin@example.ug", DEFAULT_PASSWORD, { remember: "on" }), opts());
+    if (!result.ok) throw new Error(JSON.stringify(result));
+    expect(result.value.persistent).toBe(false);
+    expect(await t.db("sessions").where({ user_id: row.id }).first("persistent")).toEqual({ persistent: false });
+  });
+
   it("refuses a wrong password and an unknown email with one message, storing no session or activity", async () => {
     const row = await createUser(t.db, { email: "wrong.pass@example.ug" });
     for (const input of [login("wrong.pass@example.ug", "not-the-password"), login("nobody.here@example.ug")]) {
@@ -247,22 +255,29 @@ describe("signIn", () => {
     expect(await signIn(system, login("signer@example.ug"), opts())).toMatchObject({ ok: false, error: "forbidden" });
   });
 
-  it("counts the attempt before checking the password: over the email's limit, even the right password is refused", async () => {
+  it("counts the attempt before checking the password: over the email's limit at that address, even the right password is refused", async () => {
     const row = await createUser(t.db, { email: "guessed@example.ug" });
-    await redis.set(`${prefix}:rl:signIn:guessed@example.ug`, "10", "EX", 60);
-    const result = await signIn(visitor(), login("guessed@example.ug"), opts());
-    expect(result).toMatchObject({ ok: false, error: "limited", status: 429, message: "Too many sign-in attempts. Please wait a minute and try again." });
+    const ip = "198.51.100.251";
+    await redis.set(`${prefix}:rl:signIn:guessed@example.ug|${ip}`, "10", "EX", 60);
+    const result = await signIn(visitor(ip), login("guessed@example.ug"), opts());
+    expect(result).toMatchObject({
+      ok: false,
+      error: "limited",
+      status: 429,
+      message: expect.stringMatching(/^Too many sign-in attempts for this account from your network\. Please try again in \d+ (seconds?|minute)\.$/),
+    });
     expect(await liveSessions(row.id)).toBe(0);
   });
 
-  it("gives back the attempts of a right password: the email's count is cleared, the address's refunded", async () => {
+  it("gives back the attempts of a right password: the email and address's count is cleared, the address's and the email's refunded", async () => {
     await createUser(t.db, { email: "refunded@example.ug" });
     const ip = "198.51.100.250";
     await signIn(visitor(ip), login("refunded@example.ug", "a-wrong-guess"), opts());
-    expect(Number(await redis.get(`${prefix}:rl:signIn:refunded@example.ug`))).toBe(1);
+    expect(Number(await redis.get(`${prefix}:rl:signIn:refunded@example.ug|${ip}`))).toBe(1);
     expect((await signIn(visitor(ip), login("refunded@example.ug"), opts())).ok).toBe(true);
-    expect(await redis.get(`${prefix}:rl:signIn:refunded@example.ug`)).toBeNull();
+    expect(await redis.get(`${prefix}:rl:signIn:refunded@example.ug|${ip}`)).toBeNull();
     expect(Number(await redis.get(`${prefix}:rl:signInAddress:${ip}`))).toBe(1);
+    expect(Number(await redis.get(`${prefix}:rl:signInEmail:refunded@example.ug`))).toBe(1);
   });
 
   it("replaces a hash made with weaker parameters while it holds the password", async () => {

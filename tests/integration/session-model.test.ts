@@ -8,6 +8,7 @@ import {
   getSessionUser,
   getSessionUserWithCounts,
   hashToken,
+  renewSession,
 } from "~/models/session.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createUser } from "../support/factories";
@@ -51,6 +52,38 @@ describe("sessions", () => {
     const current = await getSessionUser(t.db, b.token);
     await deleteUserSessions(t.db, userId, { exceptSessionId: current!.sessionId });
     expect(await t.db("sessions").where({ user_id: userId }).pluck("id")).toEqual([current!.sessionId]);
+  });
+
+  it("never lets an admin hold a persistent session, whenever it was made (ADR 030)", async () => {
+    const { id: admin } = await createUser(t.db, { name: "Admin Ruth", role: "admin" });
+    const browser = await createSession(t.db, { userId: admin, persistent: false });
+    const remembered = await createSession(t.db, { userId: admin, persistent: true });
+    expect(await getSessionUser(t.db, browser.token)).toMatchObject({ id: admin, role: "admin" });
+    expect(await getSessionUser(t.db, remembered.token)).toBeNull();
+    // A member's 30-day session stops working the moment they become an admin.
+    const { id: member } = await createUser(t.db, { name: "Promoted Paul" });
+    const theirs = await createSession(t.db, { userId: member, persistent: true });
+    expect(await getSessionUser(t.db, theirs.token)).toMatchObject({ id: member });
+    await t.db("users").where({ id: member }).update({ role: "admin" });
+    expect(await getSessionUserWithCounts(t.db, theirs.token)).toBeNull();
+  });
+
+  it("says when a browser session is due to be renewed, and renewing moves its end 12 hours from now", async () => {
+    const { token } = await createSession(t.db, { userId, persistent: false });
+    const id = hashToken(token);
+    expect((await getSessionUser(t.db, token))?.renewalDue).toBeUndefined();
+    expect(await renewSession(t.db, id)).toBe(false);
+    await t.db("sessions").where({ id }).update({ expires_at: t.db.raw("now() + interval '2 hours'") });
+    expect((await getSessionUser(t.db, token))?.renewalDue).toBe(true);
+    expect(await renewSession(t.db, id)).toBe(true);
+    const row = await t.db("sessions").where({ id }).first("expires_at");
+    expect(new Date(row.expires_at).getTime() - Date.now()).toBeGreaterThan(11.9 * 3_600_000);
+    expect((await getSessionUser(t.db, token))?.renewalDue).toBeUndefined();
+    // A remembered session keeps its fixed end.
+    const kept = await createSession(t.db, { userId, persistent: true });
+    await t.db("sessions").where({ id: hashToken(kept.token) }).update({ expires_at: t.db.raw("now() + interval '2 hours'") });
+    expect((await getSessionUser(t.db, kept.token))?.renewalDue).toBeUndefined();
+    expect(await renewSession(t.db, hashToken(kept.token))).toBe(false);
   });
 
   describe("lookups of one page", () => {
