@@ -51,10 +51,10 @@ export async function prepareTemplate() {
 
 export type TestDatabase = { db: Knex; url: string; name: string; drop: () => Promise<void> };
 
-/** A new database copied from the migrated template, for one test file. */
-export async function createTestDatabase(prefix = "soko_t"): Promise<TestDatabase> {
+/** A new database, a copy of `template` or (null) empty. */
+async function newDatabase(prefix: string, template: string | null): Promise<TestDatabase> {
   const name = `${prefix}_${randomBytes(5).toString("hex")}`;
-  await withAdmin((admin) => admin.raw(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DB}`));
+  await withAdmin((admin) => admin.raw(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ""}`));
   const url = serverUrl(name);
   const db = createDb(url, { min: 0, max: 5 });
   return {
@@ -68,25 +68,14 @@ export async function createTestDatabase(prefix = "soko_t"): Promise<TestDatabas
   };
 }
 
+/** A new database copied from the migrated template, for one test file. */
+export const createTestDatabase = (prefix = "soko_t") => newDatabase(prefix, TEMPLATE_DB);
+
 /**
  * A new database with nothing in it, not even the migrations (as a new deployment's is), for a test of what
  * migrating alone makes.
  */
-export async function createEmptyDatabase(prefix = "soko_empty"): Promise<TestDatabase> {
-  const name = `${prefix}_${randomBytes(5).toString("hex")}`;
-  await withAdmin((admin) => admin.raw(`CREATE DATABASE ${name}`));
-  const url = serverUrl(name);
-  const db = createDb(url, { min: 0, max: 5 });
-  return {
-    db,
-    url,
-    name,
-    drop: async () => {
-      await db.destroy();
-      await withAdmin((admin) => admin.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-    },
-  };
-}
+export const createEmptyDatabase = (prefix = "soko_empty") => newDatabase(prefix, null);
 
 /** A fresh ClickHouse database with our migrations applied, for one test file or server. */
 export async function createTestClickHouseDatabase(prefix = "soko_t") {
