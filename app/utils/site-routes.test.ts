@@ -15,7 +15,7 @@ describe("which host serves which route", () => {
   });
 
   it("serves each admin screen at /x on the admin host and /admin/x on the main host, under two ids", () => {
-    expect(ADMIN_SCREENS.map((s) => s.name)).toEqual(["dashboard", "users", "messages", "analytics", "analytics-export", "disputes", "audit", "pipeline", "rates", "heatmap", "funnel", "journey", "member-analytics"]);
+    expect(ADMIN_SCREENS.map((s) => s.name)).toEqual(["dashboard", "users", "messages", "analytics", "analytics-export", "disputes", "audit", "pipeline", "rates", "categories", "heatmap", "funnel", "journey", "member-analytics"]);
     for (const { name } of ADMIN_SCREENS) {
       expect(adminScreenRouteId("admin", name)).toBe(`admin-host/${name}`);
       expect(adminScreenRouteId("main", name)).toBe(`admin/${name}`);
