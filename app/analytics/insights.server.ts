@@ -1,5 +1,5 @@
 /**
- * The admin's closer looks at behaviour (issue 13 item 4), read from ClickHouse: a page's click heatmap,
+ * The admin's closer looks at behaviour (ADR 017), read from ClickHouse: a page's click heatmap,
  * the conversion funnel, one member's journey, and a member's own analytics.
  *
  * Ranges and windows are the reports' (reports.server.ts: from the start of the hour N days before now to

@@ -393,7 +393,7 @@ export async function getPublicProfile(db: Db, username: string): Promise<Public
   };
 }
 
-// ——— The admin portal's Users screen (issue 13) ———
+// ——— The admin portal's Users screen (ADR 017) ———
 
 /** A member as the admin's list shows them; `status` "deleted" for a deleted member's kept row. */
 export type AdminUserRow = {

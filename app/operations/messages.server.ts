@@ -37,7 +37,7 @@ export const NO_SUCH_MEMBER = "We could not find that member.";
 export const NOT_YOURSELF = "You cannot send messages to yourself.";
 export const UNAVAILABLE_MEMBER = "This member cannot receive messages any more.";
 
-/** The live events (DESIGN.md §6), as the browser's chat hook (app/utils/use-chat.ts) listens for them. */
+/** The live events (ADR 016), as the browser's chat hook (app/utils/use-chat.ts) listens for them. */
 export const CHAT_EVENTS = {
   newMessage: "new_message",
   statusUpdate: "message_status_update",

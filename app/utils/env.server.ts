@@ -99,7 +99,7 @@ const EnvSchema = z
     /** The analytics worker inserts a batch at this many rows or after this many milliseconds, whichever first. */
     INGEST_BATCH_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
     INGEST_BATCH_MS: z.coerce.number().int().min(1).max(60_000).default(1000),
-    /** The buyer's processing fee: a percentage of the package price, at least a minimum in UGX (DESIGN.md §4). */
+    /** The buyer's processing fee: a percentage of the package price, at least a minimum in UGX (ADR 014). */
     BUYER_FEE_PERCENT: z.coerce.number().min(0).max(50).default(5),
     BUYER_FEE_MIN_UGX: z.coerce.number().int().min(0).default(1000),
     /** The platform's share of a package price, kept from the seller at release. */

@@ -1,5 +1,5 @@
 /**
- * The order state machine (DESIGN.md §4), as plain data and pure functions shared by the operations that
+ * The order state machine (ADR 014), as plain data and pure functions shared by the operations that
  * enforce it and the pages that offer its buttons: a page shows an action exactly when the operation would
  * accept it (the operation checks again under the order's row lock).
  */
@@ -53,7 +53,7 @@ export function canTransition(status: string, transition: Transition): boolean {
   return (TRANSITIONS[transition].from as readonly string[]).includes(status);
 }
 
-/** Timers (DESIGN.md §4). */
+/** Timers (ADR 014). */
 export const AUTO_COMPLETE_MS = 3 * 24 * 60 * 60 * 1000;
 export const CLEARANCE_MS = 14 * 24 * 60 * 60 * 1000;
 export const UNPAID_EXPIRY_MS = 30 * 60 * 1000;
