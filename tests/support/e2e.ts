@@ -4,7 +4,7 @@
  */
 import type { Knex } from "knex";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, inject } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, inject } from "vitest";
 import { createDb } from "~/utils/db.server";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -38,6 +38,13 @@ type ConsoleProblem = { url: string; text: string };
 const problems: ConsoleProblem[] = [];
 let allowed: { pattern: RegExp; reason: string }[] = [];
 const watched = new Map<BrowserContext, { js: boolean }>();
+// Pages a test opened with `mode.page()`: closed once it has been checked, so a page left open (and polling, say
+// /notifications/counts) cannot log into a later test that signs out or clears the cookies. Undefined outside a
+// test, so pages a `beforeAll` opens stay open for the tests that share them.
+let pagesOfThisTest: Page[] | undefined;
+beforeEach(() => {
+  pagesOfThisTest = [];
+});
 
 function watchConsole(context: BrowserContext, js: boolean): BrowserContext {
   const watchPage = (page: Page) => {
@@ -81,6 +88,9 @@ afterEach(async () => {
       await Promise.race([page.evaluate(() => 0).catch(() => {}), new Promise((resolve) => setTimeout(resolve, 2_000))]);
     }
   }
+  const opened = pagesOfThisTest ?? [];
+  pagesOfThisTest = undefined;
+  await Promise.all(opened.map((page) => page.close().catch(() => {})));
   const unexpected = new Map<string, number>();
   for (const p of problems) {
     if (allowed.some((a) => a.pattern.test(p.text))) continue;
@@ -117,7 +127,10 @@ afterAll(async () => {
 export type Mode = {
   /** Whether JavaScript runs in this pass. */
   js: boolean;
-  /** A new page in this pass's browser context (cookies are shared within the describe block). */
+  /**
+   * A new page in this pass's browser context (cookies are shared within the describe block). Opened in a test,
+   * it is closed when the test ends; opened in `beforeAll`, it stays for the block.
+   */
   page: () => Promise<Page>;
   /** The pass's context, e.g. to clear cookies. */
   context: () => BrowserContext;
@@ -138,7 +151,12 @@ export function describeBothModes(title: string, body: (mode: Mode) => void) {
         await context?.close();
         await browser?.close();
       });
-      body({ js, page: () => context.newPage(), context: () => context });
+      const page = async () => {
+        const opened = await context.newPage();
+        pagesOfThisTest?.push(opened);
+        return opened;
+      };
+      body({ js, page, context: () => context });
     });
   }
 }
