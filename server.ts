@@ -3,7 +3,7 @@
  * assets, the Remix request handler and socket.io on one HTTP server, with graceful shutdown.
  */
 // The environment is checked before anything else runs; a bad one stops here with every problem listed.
-import { env } from "./app/utils/checked-env.server";
+import { env } from "./app/server/checked-env.server";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -18,26 +18,26 @@ import { closeClickHouse } from "./app/analytics/clickhouse.server";
 import { closeIngest, prepareIngest } from "./app/analytics/ingest.server";
 import { analyticsRouter, serverPageviews, trackingFirst, type PageviewContext } from "./app/analytics/router.server";
 import { attachChat, MAX_SOCKET_PAYLOAD_BYTES } from "./app/realtime/chat.server";
-import { bodyLimits } from "./app/utils/body-limit.server";
-import { closeDb, getDb } from "./app/utils/db.server";
-import { documentEncoding } from "./app/utils/document-encoding.server";
-import { isSameOrigin, refuseMisdirected, requestOrigin, serverBuildForSite, siteOfHostname, type TrustProxy } from "./app/utils/host.server";
-import { isLocalRequest } from "./app/utils/local-request.server";
+import { bodyLimits } from "./app/server/body-limit.server";
+import { closeDb, getDb } from "./app/server/db.server";
+import { documentEncoding } from "./app/server/speed/document-encoding.server";
+import { isSameOrigin, refuseMisdirected, requestOrigin, serverBuildForSite, siteOfHostname, type TrustProxy } from "./app/server/host.server";
+import { isLocalRequest } from "./app/server/local-request.server";
 import { maskUrlCredentials } from "./app/utils/mask-url";
-import { pageHeaders } from "./app/utils/page-headers.server";
-import { closePageDrops, fillPage, getPageCache, gzipPage, listenForPageDrops, pageCacheEnabled, pageKeyOf, type CachedPage, type PageKey } from "./app/utils/page-cache.server";
-import { onShutdown } from "./app/utils/process.server";
-import { closeLimitRedis } from "./app/utils/rate-limit.server";
-import { closeRedis, getRedis } from "./app/utils/redis.server";
-import { installLoaderRequests } from "./app/utils/loader-requests.server";
-import { installRouteMatching } from "./app/utils/route-matching.server";
+import { pageHeaders } from "./app/server/speed/page-headers.server";
+import { closePageDrops, fillPage, getPageCache, gzipPage, listenForPageDrops, pageCacheEnabled, pageKeyOf, type CachedPage, type PageKey } from "./app/server/page-cache.server";
+import { onShutdown } from "./app/server/process.server";
+import { closeLimitRedis } from "./app/server/rate-limit.server";
+import { closeRedis, getRedis } from "./app/server/redis.server";
+import { installLoaderRequests } from "./app/server/speed/loader-requests.server";
+import { installRouteMatching } from "./app/server/speed/route-matching.server";
 import type { SiteHost } from "./app/utils/site-routes";
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 const isProduction = env.isProduction;
 // Remix's request handler and its render match routes through a version that ranks each route table once
-// (app/utils/route-matching.server.ts, ADR 024), and its loaders get their request without two copies of it
-// (app/utils/loader-requests.server.ts): before any request is handled.
+// (app/server/speed/route-matching.server.ts, ADR 024), and its loaders get their request without two copies of it
+// (app/server/speed/loader-requests.server.ts): before any request is handled.
 installRouteMatching();
 installLoaderRequests();
 
@@ -102,7 +102,7 @@ const sameOriginMutations: RequestHandler = (req, res, next) => {
 
 
 // helmet's headers with each page's CSP nonce, worked out once and set by one middleware
-// (app/utils/page-headers.server.ts): helmet's eleven middlewares ran on every request.
+// (app/server/speed/page-headers.server.ts): helmet's eleven middlewares ran on every request.
 app.use(
   pageHeaders(
     helmet({
@@ -249,7 +249,7 @@ const remixHandlerFor = (site: SiteHost) =>
   });
 const remixHandlers: Record<SiteHost, RequestHandler> = { main: remixHandlerFor("main"), admin: remixHandlerFor("admin") };
 
-// The micro-cache for anonymous pages (app/utils/page-cache.server.ts, ADR 019): marketplace pages for
+// The micro-cache for anonymous pages (app/server/page-cache.server.ts, ADR 019): marketplace pages for
 // visitors without a session. A page is built from its key alone, with placeholders for the nonce and the
 // page view that each response fills with its own; the page-view recorder above still sees every hit.
 const pageCache = pageCacheEnabled() ? getPageCache() : null;

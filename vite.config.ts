@@ -25,11 +25,11 @@ const SHELL_MODULES = [
   "app/components/notification-bell.tsx",
   "app/components/general-error-boundary.tsx",
   "app/components/gig-card.tsx",
-  "app/utils/faq.ts",
+  "app/content/faq.ts",
   "app/utils/media.ts",
-  "app/utils/money.ts",
+  "app/domain/money.ts",
   "app/utils/dates.ts",
-  "app/utils/use-preferences.ts",
+  "app/hooks/use-preferences.ts",
 ];
 const shellPaths = new Set(SHELL_MODULES.map((m) => fileURLToPath(new URL(`./${m}`, import.meta.url))));
 

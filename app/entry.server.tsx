@@ -2,7 +2,7 @@ import type { AppLoadContext, EntryContext } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
 // The web-streams renderer, not react-dom/server's node one: see renderDocument.
 import { renderToReadableStream } from "react-dom/server.browser";
-import { encodeDocument } from "~/utils/document-encoding.server";
+import { encodeDocument } from "~/server/speed/document-encoding.server";
 import { NonceProvider } from "~/utils/nonce-provider";
 
 const ABORT_DELAY_MS = 5_000;
@@ -14,7 +14,7 @@ export const streamTimeout = ABORT_DELAY_MS;
  * chunks each cost a compression flush and a socket write: one body is cheaper for the server and, with
  * its Content-Length, for a phone on a slow network too. Bots and browsers without JavaScript get the same.
  * The finished body is compressed here, in one call, with the encoding the web handler chose for the request
- * (app/utils/document-encoding.server.ts); compression() leaves a response with a Content-Encoding alone.
+ * (app/server/speed/document-encoding.server.ts); compression() leaves a response with a Content-Encoding alone.
  */
 export default async function handleRequest(
   request: Request,

@@ -1,4 +1,4 @@
-import type { DocumentEncoding } from "~/utils/document-encoding.server";
+import type { DocumentEncoding } from "~/server/speed/document-encoding.server";
 
 declare module "@remix-run/node" {
   interface AppLoadContext {
@@ -8,7 +8,7 @@ declare module "@remix-run/node" {
     clientIp: string;
     /**
      * The request comes from this machine itself: its socket's peer is a loopback address and no proxy
-     * forwarded it (app/utils/local-request.server.ts). Never read from X-Forwarded-For.
+     * forwarded it (app/server/local-request.server.ts). Never read from X-Forwarded-For.
      */
     isLocalRequest: boolean;
     /**
@@ -25,7 +25,7 @@ declare module "@remix-run/node" {
     responseDrained: () => Promise<void>;
     /**
      * How entry.server compresses a rendered document for this request (the encoding compression() would
-     * choose: app/utils/document-encoding.server.ts), or null to send it as it is: no acceptable encoding, or
+     * choose: app/server/speed/document-encoding.server.ts), or null to send it as it is: no acceptable encoding, or
      * a page the page cache keeps (it compresses its own parts).
      */
     documentEncoding: DocumentEncoding | null;

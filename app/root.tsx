@@ -7,11 +7,11 @@ import { SiteFooter } from "~/components/site-footer";
 import { SiteHeader } from "~/components/site-header";
 import { AdminHeader } from "~/components/admin-header";
 import type { HeaderCounts } from "~/models/notification.server";
-import { getUser, getUserWithHeaderCounts } from "~/utils/auth.server";
-import { readConsent } from "~/utils/cookies.server";
-import { getDisplayCurrency } from "~/utils/currency.server";
-import { getDb, type Db } from "~/utils/db.server";
-import { getAdminSiteUrl, getMainSiteUrl, getSiteHost } from "~/utils/host.server";
+import { getUser, getUserWithHeaderCounts } from "~/server/auth.server";
+import { readConsent } from "~/server/cookies.server";
+import { getDisplayCurrency } from "~/server/currency.server";
+import { getDb, type Db } from "~/server/db.server";
+import { getAdminSiteUrl, getMainSiteUrl, getSiteHost } from "~/server/host.server";
 import { useNonce } from "~/utils/nonce-provider";
 import appStylesUrl from "~/styles/app.css?url";
 
@@ -27,7 +27,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   // The page view server.ts recorded for this HTML document (absent for data requests and bots). With
   // analytics allowed, the tracker re-sends it with the same id and time, so the one row gets the tab's
   // session (and a signed-in visitor's user id).
-  // Sent as one string, "<eventId> <time>": the page cache (app/utils/page-cache.server.ts) stores pages with
+  // Sent as one string, "<eventId> <time>": the page cache (app/server/page-cache.server.ts) stores pages with
   // a placeholder for it and fills in each response's own.
   const view = context.pageview;
   const pageview = view ? `${view.eventId} ${view.time}` : null;

@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 
 /**
- * Mail delivery: the worker sends outbox rows through SMTP_URL (worker/mail.server.ts), at least once, with
+ * Mail delivery: the worker sends outbox rows through SMTP_URL (worker/mail-sender.server.ts), at least once, with
  * retries. A row waits for its attempt at `next_attempt_at` (NULL: nothing more to do, sent or given up);
  * `attempts` counts the tries and `last_error` keeps the latest failure (never the body). Rows written
  * before this migration were never meant to leave the machine: they get no attempt.

@@ -8,8 +8,8 @@ import readline from "node:readline";
 import { z } from "zod";
 import { createAdmin } from "~/operations/accounts.server";
 import { systemActor } from "~/operations/core.server";
-import { newPassword } from "~/utils/account-schemas";
-import { closeDb } from "~/utils/db.server";
+import { newPassword } from "~/schemas/account";
+import { closeDb } from "~/server/db.server";
 
 const { values } = parseArgs({ options: { name: { type: "string" }, email: { type: "string" } } });
 

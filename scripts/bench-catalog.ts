@@ -137,9 +137,9 @@ function benchEnv(benchUrl: string): Record<string, string> {
 async function loadApp() {
   const [gigModel, schemas, migrate, db, seed] = await Promise.all([
     import("~/models/gig.server"),
-    import("~/utils/gig-schemas"),
+    import("~/schemas/gig"),
     import("./lib/migrate"),
-    import("~/utils/db.server"),
+    import("~/server/db.server"),
     import("./lib/seed"),
   ]);
   return {

@@ -18,7 +18,7 @@
  * 3. Steps of --duration seconds at fixed rates (open loop: sends go out on schedule whether or not earlier
  *    ones were answered), spread over all 1,000 members (each sends well under the limit of 120 a minute),
  *    then a step as fast as acknowledgements allow (--window sends in flight). Each recipient behaves as the
- *    browser's chat does with the thread open (app/utils/use-chat.ts): on `new_message` it emits `mark_read`
+ *    browser's chat does with the thread open (app/hooks/use-chat.ts): on `new_message` it emits `mark_read`
  *    up to that message (or mark_delivered, or nothing, with --marks). Measured per message, on one clock:
  *    delivery = the recipient's `new_message` − the send; ack = the sender's acknowledgement − the send;
  *    mark = the sender's `message_status_update` − the send (the full round trip of a read receipt).
@@ -581,7 +581,7 @@ async function main() {
   const options = readOptions();
   const benchUrl = databaseUrl(DATABASE);
   Object.assign(process.env, { ...urls, DATABASE_URL: benchUrl, QUEUE_PREFIX: PREFIX, SEED_DEMO: "0" });
-  const [{ migratePostgres }, { createDb }, { hashToken }] = await Promise.all([import("./lib/migrate"), import("~/utils/db.server"), import("~/models/session.server")]);
+  const [{ migratePostgres }, { createDb }, { hashToken }] = await Promise.all([import("./lib/migrate"), import("~/server/db.server"), import("~/models/session.server")]);
 
   const onSignal = () => void cleanup(options.keep).finally(() => process.exit(130));
   process.once("SIGINT", onSignal);

@@ -318,7 +318,7 @@ async function main() {
   const [{ migrateClickHouse }, { clickHouseOptions, createClickHouse }, { parseEnv }] = await Promise.all([
     import("./lib/migrate"),
     import("~/analytics/clickhouse.server"),
-    import("~/utils/env.server"),
+    import("~/server/env.server"),
   ]);
   // The configured server's credentials too (CLICKHOUSE_USER, CLICKHOUSE_PASSWORD), on the run's database.
   const clickhouseOptions = clickHouseOptions(parseEnv({ ...process.env, ...urls }));

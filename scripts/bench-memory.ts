@@ -288,7 +288,7 @@ async function main() {
   const [{ migrateClickHouse }, { clickHouseOptions, createClickHouse }, { parseEnv }, { Redis }] = await Promise.all([
     import("./lib/migrate"),
     import("~/analytics/clickhouse.server"),
-    import("~/utils/env.server"),
+    import("~/server/env.server"),
     import("ioredis"),
   ]);
   const clickhouseOptions = clickHouseOptions(parseEnv({ ...process.env, DATABASE_URL: url, REDIS_URL: redisUrl, CLICKHOUSE_URL: clickhouseUrl, CLICKHOUSE_DATABASE: clickhouseDatabase }));

@@ -390,7 +390,7 @@ async function main() {
   const [{ migrateClickHouse, splitStatements }, { clickHouseOptions, createClickHouse }, { parseEnv }, reports, insights, rollups] = await Promise.all([
     import("./lib/migrate"),
     import("~/analytics/clickhouse.server"),
-    import("~/utils/env.server"),
+    import("~/server/env.server"),
     import("~/analytics/reports.server"),
     import("~/analytics/insights.server"),
     import("~/analytics/rollups.server"),

@@ -5,11 +5,11 @@
  */
 import { migrateClickHouse, migratePostgres } from "./lib/migrate";
 import { clickHouseOptions } from "~/analytics/clickhouse.server";
-import { closeDb, getDb } from "~/utils/db.server";
-import { getEnv } from "~/utils/env.server";
+import { closeDb, getDb } from "~/server/db.server";
+import { getEnv } from "~/server/env.server";
 import { maskUrlCredentials } from "~/utils/mask-url";
-import { closeLimitRedis } from "~/utils/rate-limit.server";
-import { closeRedis } from "~/utils/redis.server";
+import { closeLimitRedis } from "~/server/rate-limit.server";
+import { closeRedis } from "~/server/redis.server";
 import { isDatabaseEmpty, seedDemoData } from "./lib/seed";
 
 const env = getEnv();

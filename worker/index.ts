@@ -1,13 +1,13 @@
 /**
- * The worker process: consumes the analytics queue into ClickHouse in batches (ingest.server.ts) and runs
+ * The worker process: consumes the analytics queue into ClickHouse in batches (ingest-consumer.server.ts) and runs
  * the timed jobs (housekeeping, and the order timers: payment and payout polls, auto-complete, clearance). On
  * SIGTERM/SIGINT it stops taking jobs, inserts what it holds, and exits; a job it could not finish goes
  * back to the queue (or, if the process is killed, is run again by the next worker once its lock expires).
  */
 // The environment is checked before anything else runs; a bad one stops here with every problem listed.
-import { env } from "../app/utils/checked-env.server";
+import { env } from "../app/server/checked-env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
-import { onShutdown } from "../app/utils/process.server";
+import { onShutdown } from "../app/server/process.server";
 import { startWorker } from "./worker.server";
 
 const starting = startWorker(env).catch((error: Error) => {

@@ -6,7 +6,7 @@
  */
 import { Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import type { Env } from "../app/utils/env.server";
+import type { Env } from "../app/server/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
 
 export type Scheduled = { queue: Queue; worker: Worker; close: () => Promise<void> };

@@ -3,15 +3,15 @@ import type { Redis } from "ioredis";
 import { clickHouseOptions, createClickHouse } from "../app/analytics/clickhouse.server";
 import { INGEST_QUEUE } from "../app/analytics/events";
 import { ingestStreamKey } from "../app/analytics/ingest-stream.server";
-import type { Env } from "../app/utils/env.server";
+import type { Env } from "../app/server/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
-import { createRedis } from "../app/utils/redis.server";
-import { startEffects } from "./effects.server";
-import { startHousekeeping, type Housekeeping } from "./housekeeping.server";
-import { startIngest, type Ingest } from "./ingest.server";
-import { startRollups } from "./rollups.server";
-import { startMailDelivery } from "./mail.server";
-import { startOrderTimers } from "./orders.server";
+import { createRedis } from "../app/server/redis.server";
+import { startEffects } from "./effects-runner.server";
+import { startHousekeeping, type Housekeeping } from "./housekeeping-job.server";
+import { startIngest, type Ingest } from "./ingest-consumer.server";
+import { startRollups } from "./rollups-job.server";
+import { startMailDelivery } from "./mail-sender.server";
+import { startOrderTimers } from "./order-timers-job.server";
 import type { Scheduled } from "./scheduled.server";
 
 export type RunningWorker = {
@@ -37,13 +37,13 @@ export async function startWorker(env: Env): Promise<RunningWorker> {
     const [pong, ping] = await Promise.all([redis.ping(), clickhouse.ping()]);
     if (pong !== "PONG") throw new Error(`Redis answered ${pong}`);
     if (!ping.success) throw new Error(`ClickHouse did not answer: ${String(ping.error)}`);
-    // The analytics stream (and queue) → ClickHouse, in batches (worker/ingest.server.ts).
+    // The analytics stream (and queue) → ClickHouse, in batches (worker/ingest-consumer.server.ts).
     ingest = await startIngest(env, { redis, clickhouse });
-    // Unused uploads, stray files, expired sessions and spent reset links, hourly (worker/housekeeping.server.ts).
+    // Unused uploads, stray files, expired sessions and spent reset links, hourly (worker/housekeeping-job.server.ts).
     housekeeping = await startHousekeeping(env, redis);
-    // Payment and payout polls, unpaid-order expiry, auto-complete and clearance (worker/orders.server.ts).
+    // Payment and payout polls, unpaid-order expiry, auto-complete and clearance (worker/order-timers-job.server.ts).
     orderTimers = await startOrderTimers(env, redis);
-    // The reports' derived tables, every minute (worker/rollups.server.ts).
+    // The reports' derived tables, every minute (worker/rollups-job.server.ts).
     rollups = await startRollups(env, redis, clickhouse);
   } catch (error) {
     redis.disconnect();
@@ -57,9 +57,9 @@ export async function startWorker(env: Env): Promise<RunningWorker> {
         `stream ${ingestStreamKey(env.QUEUE_PREFIX)} and queue ${env.QUEUE_PREFIX}:${INGEST_QUEUE}, batches of ${env.INGEST_BATCH_ROWS} rows or ${env.INGEST_BATCH_MS} ms)`,
     ),
   );
-  // The outbox table → SMTP_URL (worker/mail.server.ts); without SMTP_URL, mail stays in the table.
+  // The outbox table → SMTP_URL (worker/mail-sender.server.ts); without SMTP_URL, mail stays in the table.
   const mail = startMailDelivery(env);
-  // The operations layer's after-commit effects (worker/effects.server.ts): file deletions, conversions.
+  // The operations layer's after-commit effects (worker/effects-runner.server.ts): file deletions, conversions.
   const effects = startEffects(env);
   return {
     redis,

@@ -4,8 +4,8 @@ import { getClickHouse } from "~/analytics/clickhouse.server";
 import { auditExport, exportCsv } from "~/analytics/export.server";
 import { EXPORT_REPORTS, isExportReport, parsePeriod } from "~/analytics/period";
 import { periodWindow } from "~/analytics/reports.server";
-import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
-import { requireMemberActor } from "~/utils/auth.server";
+import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
+import { requireMemberActor } from "~/server/auth.server";
 
 /**
  * `GET analytics/export?range=…&report=…[&format=csv]` (`/analytics/export` on the admin host, `/admin/analytics/export`

@@ -6,11 +6,11 @@ import { EXPORT_REPORTS, parsePeriod, periodQuery, RANGE_LABELS, type PeriodErro
 import { conversions, pageViews, realTime, referrers, sessionReport, traffic, type Period, type RealTimeReport } from "~/analytics/reports.server";
 import { adminBase, InsightLinks } from "~/components/analytics-insights";
 import { BarChart, LineChart } from "~/components/charts";
-import { usePolling } from "~/components/use-polling";
+import { usePolling } from "~/hooks/use-polling";
 import analyticsStylesUrl from "~/styles/admin-analytics.css?url";
-import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
-import { getDb } from "~/utils/db.server";
-import { usePreferences } from "~/utils/use-preferences";
+import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
+import { getDb } from "~/server/db.server";
+import { usePreferences } from "~/hooks/use-preferences";
 
 /**
  * `/analytics` on the admin host, `/admin/analytics` on the main host (app/utils/site-routes.ts): the

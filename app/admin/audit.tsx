@@ -5,10 +5,10 @@ import { AdminPager } from "~/components/admin-pager";
 import { ErrorList } from "~/components/forms";
 import { auditFilterChoices, listAuditLog, type AuditRow } from "~/models/audit.server";
 import adminStylesUrl from "~/styles/admin-users.css?url";
-import { AUDIT_PAGE_SIZE, AuditQuerySchema, type AuditQuery } from "~/utils/admin-schemas";
-import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
-import { getDb } from "~/utils/db.server";
-import { usePreferences } from "~/utils/use-preferences";
+import { AUDIT_PAGE_SIZE, AuditQuerySchema, type AuditQuery } from "~/schemas/admin";
+import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
+import { getDb } from "~/server/db.server";
+import { usePreferences } from "~/hooks/use-preferences";
 
 /**
  * `/audit` on the admin host, `/admin/audit` on the main host (app/utils/site-routes.ts): admin_audit_log,

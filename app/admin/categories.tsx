@@ -6,8 +6,8 @@ import { Link } from "~/components/link";
 import { ErrorList, Field, FormMessage, SubmitButton } from "~/components/forms";
 import { listCategoriesForAdmin, type AdminCategory } from "~/models/category.server";
 import { addCategory, deleteCategory, moveCategory, renameCategory, setCategoryHidden } from "~/operations/categories.server";
-import { adminScreenLoader } from "~/utils/admin-area.server";
-import { requireMemberActor } from "~/utils/auth.server";
+import { adminScreenLoader } from "~/server/admin-area.server";
+import { requireMemberActor } from "~/server/auth.server";
 import {
   AddCategorySchema,
   CATEGORY_DESCRIPTION_MAX,
@@ -15,11 +15,11 @@ import {
   CategoryActionSchema,
   RenameCategorySchema,
   type CategoryAction,
-} from "~/utils/category-schemas";
-import { getDb } from "~/utils/db.server";
-import { getFormConstraint } from "~/utils/form-constraint";
-import { readFormData } from "~/utils/form-data.server";
-import { formFailure } from "~/utils/operation-results.server";
+} from "~/schemas/category";
+import { getDb } from "~/server/db.server";
+import { getFormConstraint } from "~/schemas/form-constraint";
+import { readFormData } from "~/server/form-data.server";
+import { formFailure } from "~/server/operation-results.server";
 import adminStylesUrl from "~/styles/admin-users.css?url";
 import categoriesStylesUrl from "~/styles/admin-categories.css?url";
 

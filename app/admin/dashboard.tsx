@@ -4,12 +4,12 @@ import { Link } from "~/components/link";
 import { getClickHouse } from "~/analytics/clickhouse.server";
 import { activeUsers, sessionReport } from "~/analytics/reports.server";
 import { BarChart } from "~/components/charts";
-import { usePolling } from "~/components/use-polling";
+import { usePolling } from "~/hooks/use-polling";
 import { businessFigures, recentActivity } from "~/models/admin-dashboard.server";
 import analyticsStylesUrl from "~/styles/admin-analytics.css?url";
-import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
-import { getDb } from "~/utils/db.server";
-import { usePreferences } from "~/utils/use-preferences";
+import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
+import { getDb } from "~/server/db.server";
+import { usePreferences } from "~/hooks/use-preferences";
 
 /**
  * The admin portal's entry: `/` on the admin host, `/admin` on the main host (app/utils/site-routes.ts).

@@ -7,15 +7,15 @@ import { listOpenDisputes } from "~/models/dispute.server";
 import { getOrder, listDeliveries, listOrderEvents, listOrderFiles, type OrderEvent } from "~/models/order.server";
 import { readDisputeConversations, type DisputeConversation } from "~/operations/admin-conversations.server";
 import { resolveDispute } from "~/operations/orders.server";
-import { adminScreenLoader } from "~/utils/admin-area.server";
-import { requireMemberActor } from "~/utils/auth.server";
-import { getDb } from "~/utils/db.server";
-import { getFormConstraint } from "~/utils/form-constraint";
-import { readFormData } from "~/utils/form-data.server";
-import { formFailure } from "~/utils/operation-results.server";
-import { orderNumber } from "~/utils/order-rules";
-import { ResolveDisputeSchema } from "~/utils/order-schemas";
-import { usePreferences } from "~/utils/use-preferences";
+import { adminScreenLoader } from "~/server/admin-area.server";
+import { requireMemberActor } from "~/server/auth.server";
+import { getDb } from "~/server/db.server";
+import { getFormConstraint } from "~/schemas/form-constraint";
+import { readFormData } from "~/server/form-data.server";
+import { formFailure } from "~/server/operation-results.server";
+import { orderNumber } from "~/domain/order-rules";
+import { ResolveDisputeSchema } from "~/schemas/order";
+import { usePreferences } from "~/hooks/use-preferences";
 
 /**
  * `/disputes` on the admin host, `/admin/disputes` on the main host (app/utils/site-routes.ts): the open

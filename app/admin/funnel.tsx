@@ -4,7 +4,7 @@ import { getClickHouse } from "~/analytics/clickhouse.server";
 import { conversionFunnel, rangeParam, readOrFailure } from "~/analytics/insights.server";
 import { adminBase, FigureTable, FunnelChart, InsightLinks, RangeSelect } from "~/components/analytics-insights";
 import { ErrorList } from "~/components/forms";
-import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
+import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
 import insightsStylesUrl from "~/styles/insights.css?url";
 
 /**

@@ -4,8 +4,8 @@ import { getClickHouse } from "~/analytics/clickhouse.server";
 import { memberAnalytics, memberIdParam, rangeParam, readOrFailure } from "~/analytics/insights.server";
 import { adminBase, FigureTable, InsightLinks, RangeSelect } from "~/components/analytics-insights";
 import { ErrorList } from "~/components/forms";
-import { adminScreenAction, adminScreenLoader } from "~/utils/admin-area.server";
-import { getDb } from "~/utils/db.server";
+import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
+import { getDb } from "~/server/db.server";
 import insightsStylesUrl from "~/styles/insights.css?url";
 
 /**

@@ -8,10 +8,10 @@ import { ADMIN_SECTIONS } from "~/components/coming-soon";
 import { ErrorList, FormMessage } from "~/components/forms";
 import { findAdminConversation, type AdminConversation, type AdminMessage } from "~/models/admin-conversation.server";
 import { deleteConversationAsAdmin, flagConversationAsAdmin, listConversationsForAdmin, readConversation } from "~/operations/admin-conversations.server";
-import { adminScreenLoader } from "~/utils/admin-area.server";
-import { requireMemberActor } from "~/utils/auth.server";
-import { getDb } from "~/utils/db.server";
-import { readFormData } from "~/utils/form-data.server";
+import { adminScreenLoader } from "~/server/admin-area.server";
+import { requireMemberActor } from "~/server/auth.server";
+import { getDb } from "~/server/db.server";
+import { readFormData } from "~/server/form-data.server";
 import {
   ADMIN_CONVERSATION_FILTERS,
   ConversationListSchema,
@@ -20,9 +20,9 @@ import {
   DeleteConversationSchema,
   FILTER_LABELS,
   FlagConversationSchema,
-} from "~/utils/monitoring-schemas";
-import { formFailure } from "~/utils/operation-results.server";
-import { usePreferences } from "~/utils/use-preferences";
+} from "~/schemas/monitoring";
+import { formFailure } from "~/server/operation-results.server";
+import { usePreferences } from "~/hooks/use-preferences";
 import chatStylesUrl from "~/styles/chat.css?url";
 import monitoringStylesUrl from "~/styles/admin-monitoring.css?url";
 

@@ -8,12 +8,12 @@ import { replayFailed } from "~/analytics/pipeline-replay.server";
 import { failedJobs, ingestQueue, pipelineCounts, queueHealth } from "~/analytics/pipeline-stats.server";
 import { adminBase, FigureTable, InsightLinks, LineChart } from "~/components/analytics-insights";
 import { FormMessage } from "~/components/forms";
-import { adminScreenLoader } from "~/utils/admin-area.server";
-import { requireMemberActor } from "~/utils/auth.server";
-import { getEnv } from "~/utils/env.server";
-import { readFormData } from "~/utils/form-data.server";
-import { failureStatus } from "~/utils/operation-results.server";
-import { getRedis } from "~/utils/redis.server";
+import { adminScreenLoader } from "~/server/admin-area.server";
+import { requireMemberActor } from "~/server/auth.server";
+import { getEnv } from "~/server/env.server";
+import { readFormData } from "~/server/form-data.server";
+import { failureStatus } from "~/server/operation-results.server";
+import { getRedis } from "~/server/redis.server";
 import insightsStylesUrl from "~/styles/insights.css?url";
 
 /**

@@ -5,13 +5,13 @@ import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { ADMIN_SECTIONS } from "~/components/coming-soon";
 import { ErrorList, Field, FormMessage, SubmitButton } from "~/components/forms";
 import { currentUsdRate, setUsdRate, usdRateHistory } from "~/operations/exchange-rates.server";
-import { adminScreenLoader } from "~/utils/admin-area.server";
-import { requireMemberActor } from "~/utils/auth.server";
-import { getFormConstraint } from "~/utils/form-constraint";
-import { readFormData } from "~/utils/form-data.server";
-import { ExchangeRateSchema, MAX_UGX_PER_USD, MIN_UGX_PER_USD } from "~/utils/monitoring-schemas";
-import { formFailure } from "~/utils/operation-results.server";
-import { usePreferences } from "~/utils/use-preferences";
+import { adminScreenLoader } from "~/server/admin-area.server";
+import { requireMemberActor } from "~/server/auth.server";
+import { getFormConstraint } from "~/schemas/form-constraint";
+import { readFormData } from "~/server/form-data.server";
+import { ExchangeRateSchema, MAX_UGX_PER_USD, MIN_UGX_PER_USD } from "~/schemas/monitoring";
+import { formFailure } from "~/server/operation-results.server";
+import { usePreferences } from "~/hooks/use-preferences";
 import monitoringStylesUrl from "~/styles/admin-monitoring.css?url";
 
 /**

@@ -18,13 +18,13 @@ import {
   USERS_PAGE_SIZE,
   type StatusAction,
   type UserListQuery,
-} from "~/utils/admin-schemas";
-import { adminScreenLoader } from "~/utils/admin-area.server";
-import { requireAdmin, requireMemberActor } from "~/utils/auth.server";
-import { getDb } from "~/utils/db.server";
-import { readFormData } from "~/utils/form-data.server";
-import { failureStatus } from "~/utils/operation-results.server";
-import { usePreferences } from "~/utils/use-preferences";
+} from "~/schemas/admin";
+import { adminScreenLoader } from "~/server/admin-area.server";
+import { requireAdmin, requireMemberActor } from "~/server/auth.server";
+import { getDb } from "~/server/db.server";
+import { readFormData } from "~/server/form-data.server";
+import { failureStatus } from "~/server/operation-results.server";
+import { usePreferences } from "~/hooks/use-preferences";
 import adminStylesUrl from "~/styles/admin-users.css?url";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { getEnv, parseEnv } from "~/utils/env.server";
+import { getEnv, parseEnv } from "~/server/env.server";
 import { clickHouseOptions, createClickHouse } from "./clickhouse.server";
 
 describe("the ClickHouse client factory", () => {

@@ -1,5 +1,5 @@
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from "@clickhouse/client";
-import { getEnv, type Env } from "~/utils/env.server";
+import { getEnv, type Env } from "~/server/env.server";
 
 /**
  * Settings our SQL relies on. They are sent with every request too, so a production server without

@@ -31,9 +31,9 @@ import { appendEntry } from "~/analytics/ingest-stream.server";
 import { rateLimitKey, truncateIp } from "~/analytics/ip.server";
 import { countMinute } from "~/analytics/pipeline-stats.server";
 import { cleanPath, cleanUrl } from "~/analytics/urls";
-import { getEnv } from "~/utils/env.server";
-import { analyticsLimiter, type Limited } from "~/utils/rate-limit.server";
-import { createRedis } from "~/utils/redis.server";
+import { getEnv } from "~/server/env.server";
+import { analyticsLimiter, type Limited } from "~/server/rate-limit.server";
+import { createRedis } from "~/server/redis.server";
 
 // ---------------------------------------------------------------------------------------------------------
 // The visitor's software: bot or not, and device, browser and OS, from the User-Agent header.

@@ -27,8 +27,8 @@ import {
   newPageview,
   serverPageviewEvent,
 } from "~/analytics/ingest.server";
-import { actorOf, sessionTokenOf, type Credentials } from "~/utils/auth.server";
-import { isSameOrigin, requestOrigin, type TrustProxy } from "~/utils/host.server";
+import { actorOf, sessionTokenOf, type Credentials } from "~/server/auth.server";
+import { isSameOrigin, requestOrigin, type TrustProxy } from "~/server/host.server";
 
 type Json = Record<string, unknown>;
 

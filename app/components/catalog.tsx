@@ -16,7 +16,7 @@ import {
   RATING_FILTERS,
   SORTS,
   type CatalogQuery,
-} from "~/utils/catalog-vocabulary";
+} from "~/domain/catalog-vocabulary";
 
 type Option = { value: string; label: string };
 const options = (record: Record<string, string | { label: string }>): Option[] =>

@@ -8,10 +8,10 @@ import { Link } from "~/components/link";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import type { ConversationSummary, Person } from "~/models/conversation.server";
 import { imageUrl } from "~/utils/media";
-import { EMPTY_MESSAGE, MAX_MESSAGE_CHARS } from "~/utils/message-schemas";
-import { OFF_PLATFORM_WARNING } from "~/utils/off-platform";
-import type { ChatMessage, SendResult } from "~/utils/use-chat";
-import { usePreferences } from "~/utils/use-preferences";
+import { EMPTY_MESSAGE, MAX_MESSAGE_CHARS } from "~/schemas/message";
+import { OFF_PLATFORM_WARNING } from "~/domain/off-platform";
+import type { ChatMessage, SendResult } from "~/hooks/use-chat";
+import { usePreferences } from "~/hooks/use-preferences";
 
 const initials = (name: string) =>
   name

@@ -6,7 +6,7 @@
 import { useRevalidator } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { ErrorList } from "~/components/forms";
-import { guessNetwork, NETWORK_LABEL, type Network } from "~/utils/mobile-money";
+import { guessNetwork, NETWORK_LABEL, type Network } from "~/domain/mobile-money";
 
 /** `+256772123456` → `+256 772 123 456`; anything else as it is. */
 export function formatMsisdn(msisdn: string): string {

@@ -1,7 +1,7 @@
 import { Link } from "~/components/link";
 import type { GigCard as GigCardData } from "~/models/gig.server";
 import { imageUrl } from "~/utils/media";
-import { usePreferences } from "~/utils/use-preferences";
+import { usePreferences } from "~/hooks/use-preferences";
 
 /** "Web Development" → "WD", "Graphics & Design" → "GD": the placeholder's label until gigs have images. */
 export function categoryInitials(name: string): string {

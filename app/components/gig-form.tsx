@@ -25,7 +25,7 @@ import {
   TITLE_MAX,
   type GigFormValues,
   type Tier,
-} from "~/utils/gig-schemas";
+} from "~/schemas/gig";
 import { imageUrl } from "~/utils/media";
 
 type Errors = Record<string, string[] | null | undefined>;

@@ -1,7 +1,7 @@
 /**
  * The header's unread counts: the bell (unread notifications, a link to /notifications) and the Messages
  * link's count. The root loader gives both, so without JavaScript they are plain links with the counts of
- * the moment the page was made. With JavaScript the page's one live connection (app/utils/live-client.ts)
+ * the moment the page was made. With JavaScript the page's one live connection (app/hooks/live-client.ts)
  * keeps them current: the "notification" event says the new notification total itself; a message from the
  * other member adds one to Messages; a conversation read somewhere (its event carries that conversation's
  * count, not the total) and each connection (events came without the page before it) ask
@@ -51,7 +51,7 @@ export function useHeaderCounts(initial: HeaderCounts | null) {
     if (!enabled) return;
     let stop: (() => void) | undefined;
     let gone = false;
-    void import("~/utils/live-client").then(({ getLiveSocket }) => {
+    void import("~/hooks/live-client").then(({ getLiveSocket }) => {
       if (gone) return;
       const socket = getLiveSocket();
       const onNotification = (push: NotificationPush) => {

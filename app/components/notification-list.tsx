@@ -8,8 +8,8 @@ import { useFetcher, useFetchers } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { useEffect, useState } from "react";
 import type { Notification } from "~/models/notification.server";
-import { PAYOUT_NUMBER_NOTIFICATION } from "~/utils/mobile-money";
-import { usePreferences } from "~/utils/use-preferences";
+import { PAYOUT_NUMBER_NOTIFICATION } from "~/domain/mobile-money";
+import { usePreferences } from "~/hooks/use-preferences";
 
 type Item = Omit<Notification, "at"> & { at: Date | string };
 

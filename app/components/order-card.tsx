@@ -1,6 +1,6 @@
 /**
  * One order in the /orders list, and the buttons an order offers: exactly the actions the state machine
- * (app/utils/order-rules.ts) gives this member now, computed by the loader. A button that changes the order
+ * (app/domain/order-rules.ts) gives this member now, computed by the loader. A button that changes the order
  * is a small POST form to the order's page (it works without JavaScript); anything that asks for words (a
  * delivery, a revision, a reason) is a link to the order page's form, and so is approving a delivery: the
  * buyer sees the delivery and confirms the release of the payment there, never from the list.
@@ -10,8 +10,8 @@ import { Link } from "~/components/link";
 import type { ReactNode } from "react";
 import { imageUrl } from "~/utils/media";
 import type { OrderListItem } from "~/models/order.server";
-import { orderBadge, orderNumber, type OrderAction } from "~/utils/order-rules";
-import { usePreferences } from "~/utils/use-preferences";
+import { orderBadge, orderNumber, type OrderAction } from "~/domain/order-rules";
+import { usePreferences } from "~/hooks/use-preferences";
 
 /** An order as the list shows it: the model's item, as JSON carries it, with the actions its viewer may take. */
 export type OrderCardData = Omit<OrderListItem, "facts" | "dueAt" | "createdAt"> & {
@@ -90,7 +90,7 @@ export function OrderPost({
   pendingLabel: string;
   back?: string;
   secondary?: boolean;
-  /** For a cancel: which kind the button means (order-schemas.ts, CancelSchema). */
+  /** For a cancel: which kind the button means (app/schemas/order.ts, CancelSchema). */
   expected?: string;
 }) {
   return (

@@ -2,8 +2,8 @@
  * An order's timeline (its order_events rows) in plain words: who did what, when, and why. The words come
  * from the event's kind; a kind this version does not know still shows, as the status it led to.
  */
-import { statusLabel } from "~/utils/order-rules";
-import { usePreferences } from "~/utils/use-preferences";
+import { statusLabel } from "~/domain/order-rules";
+import { usePreferences } from "~/hooks/use-preferences";
 
 type EventRole = "buyer" | "seller" | "admin" | "system";
 

@@ -1,6 +1,6 @@
 import { Link } from "~/components/link";
 import type { Review } from "~/models/review.server";
-import { usePreferences } from "~/utils/use-preferences";
+import { usePreferences } from "~/hooks/use-preferences";
 
 /** A rating as stars; screen readers hear it as one image named "4.0 out of 5 stars" (a plain span may not have a label). */
 export function Stars({ rating }: { rating: number }) {

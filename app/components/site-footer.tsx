@@ -1,7 +1,7 @@
 import { Form, useLocation, useRouteLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import type { loader as rootLoader } from "~/root";
-import { SUPPORT_EMAIL, SUPPORT_HOURS, SUPPORT_PHONE, SUPPORT_PHONE_HREF } from "~/utils/faq";
+import { SUPPORT_EMAIL, SUPPORT_HOURS, SUPPORT_PHONE, SUPPORT_PHONE_HREF } from "~/content/faq";
 
 /** The main site's footer. `year` comes from the root loader so server and browser render the same text. */
 export function SiteFooter({ year }: { year: number }) {

@@ -1,5 +1,5 @@
 /** What happened on an account: written beside the change it describes, read by the dashboard. */
-import type { Db } from "~/utils/db.server";
+import type { Db } from "~/server/db.server";
 
 export type ActivityKind =
   | "joined"

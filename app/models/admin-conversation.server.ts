@@ -5,8 +5,8 @@
  * these: members read their own conversations through conversation.server.ts, filtered by who asks.
  */
 import { pairKey } from "~/models/conversation.server";
-import type { AdminConversationFilter } from "~/utils/monitoring-schemas";
-import type { Db } from "~/utils/db.server";
+import type { AdminConversationFilter } from "~/schemas/monitoring";
+import type { Db } from "~/server/db.server";
 
 export type AdminParticipant = { id: number; name: string; email: string; avatarKey: string | null };
 export type AdminConversation = {

@@ -12,7 +12,7 @@
  *   to the seller (completion); a refunded order earns nothing. Revenue today: fees credited today.
  * - **Gigs**: published gigs (drafts and paused gigs are not counted).
  */
-import type { Db } from "~/utils/db.server";
+import type { Db } from "~/server/db.server";
 
 export const DASHBOARD_TIME_ZONE = "Africa/Kampala";
 export const RECENT_ACTIVITY_ROWS = 10;

@@ -2,7 +2,7 @@
  * The admin audit log (admin_audit_log, migration 20261126000002): read here, written only by `tx.audit` in
  * an operation's transaction (app/operations/core.server.ts). Newest first; filtered by action and admin.
  */
-import type { Db } from "~/utils/db.server";
+import type { Db } from "~/server/db.server";
 
 export type AuditRow = {
   id: number;

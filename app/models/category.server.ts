@@ -1,5 +1,5 @@
 import { visibleGigs } from "~/models/gig.server";
-import type { Db } from "~/utils/db.server";
+import type { Db } from "~/server/db.server";
 
 /**
  * The marketplace's categories: reference data a migration creates and admins manage (ADR 026). A hidden

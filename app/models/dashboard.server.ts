@@ -5,7 +5,7 @@
 import { sellerEarnings } from "~/models/ledger.server";
 import { orderFigures } from "~/models/order.server";
 import type { SessionUser } from "~/models/session.server";
-import type { Db } from "~/utils/db.server";
+import type { Db } from "~/server/db.server";
 
 export type StatCard = { label: string; value: number; kind: "count" | "money" | "rating" };
 

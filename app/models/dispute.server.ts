@@ -1,5 +1,5 @@
 /** Disputes: one open at a time per order; an admin closes each by releasing to the seller or refunding the buyer. */
-import type { Db } from "~/utils/db.server";
+import type { Db } from "~/server/db.server";
 
 export async function insertDispute(db: Db, d: { orderId: number; openedBy: number; reason: string }): Promise<number | null> {
   const [row] = await db("disputes")

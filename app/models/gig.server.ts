@@ -6,7 +6,7 @@
  */
 import type { Knex } from "knex";
 import { gigReviewsJson, reviewPageFrom, type Review } from "~/models/review.server";
-import { prepared, type Db } from "~/utils/db.server";
+import { prepared, type Db } from "~/server/db.server";
 import {
   PRICE_RANGES,
   TIERS,
@@ -15,7 +15,7 @@ import {
   type PackageInput,
   type Sort,
   type Tier,
-} from "~/utils/gig-schemas";
+} from "~/schemas/gig";
 
 /** What a gig card shows (landing Featured Services, browse, search and seller profiles). */
 export type GigCard = {

@@ -8,7 +8,7 @@
  * them under their row locks inside the caller's transaction. The outside world (`provider_clearing`) goes
  * negative as money comes in and back up as it leaves; the platform's fee accounts only grow.
  */
-import type { Db } from "~/utils/db.server";
+import type { Db } from "~/server/db.server";
 
 export type AccountKind =
   | "provider_clearing"

@@ -3,7 +3,7 @@
  * (the recipient opened the thread). Reads are filtered by the member who asks (through
  * conversation_participants), so a message of a conversation they are not in does not exist for them.
  */
-import { prepared, type Db } from "~/utils/db.server";
+import { prepared, type Db } from "~/server/db.server";
 
 export type MessageStatus = "sent" | "delivered" | "read";
 export type Attachment = { id: number; fileName: string; contentType: string; sizeBytes: number };

@@ -3,7 +3,7 @@
  * most one unread notification per member (a new message updates it rather than adding another); opening
  * the conversation reads it.
  */
-import { prepared, type Db } from "~/utils/db.server";
+import { prepared, type Db } from "~/server/db.server";
 
 export async function insertNotification(db: Db, n: { userId: number; kind: string; orderId?: number; body: string }) {
   await db("notifications").insert({ user_id: n.userId, kind: n.kind, order_id: n.orderId ?? null, body: n.body });

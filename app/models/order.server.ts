@@ -4,8 +4,8 @@
  * is filtered by the member asking, so an order id of somebody else's finds nothing.
  */
 import type { Knex } from "knex";
-import type { Db } from "~/utils/db.server";
-import { ORDER_TABS, type OrderFacts, type OrderStatus, type OrderTab } from "~/utils/order-rules";
+import type { Db } from "~/server/db.server";
+import { ORDER_TABS, type OrderFacts, type OrderStatus, type OrderTab } from "~/domain/order-rules";
 
 export type OrderRow = {
   id: number;

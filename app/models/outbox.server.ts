@@ -1,12 +1,12 @@
 /**
  * Mail. `sendMail` writes a row in the same transaction as what the mail reports (a reset link, a welcome);
- * the worker delivers the rows through SMTP_URL (worker/mail.server.ts), at least once, with retries.
+ * the worker delivers the rows through SMTP_URL (worker/mail-sender.server.ts), at least once, with retries.
  * With no mail server configured the rows stay here, and /dev/outbox shows them to this machine only.
  */
 import type { AppLoadContext } from "@remix-run/node";
 import type { Knex } from "knex";
-import type { Db } from "~/utils/db.server";
-import type { Env } from "~/utils/env.server";
+import type { Db } from "~/server/db.server";
+import type { Env } from "~/server/env.server";
 
 export async function sendMail(db: Db, mail: { to: string; subject: string; body: string }) {
   await db("outbox").insert({ to_address: mail.to, subject: mail.subject, body: mail.body });

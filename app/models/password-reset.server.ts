@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { sendMail } from "~/models/outbox.server";
 import { hashToken } from "~/models/session.server";
-import type { Db } from "~/utils/db.server";
+import type { Db } from "~/server/db.server";
 
 export const RESET_TTL_MS = 60 * 60 * 1000;
 

@@ -2,7 +2,7 @@
  * Payments into escrow and payouts out of it: one row per transfer, named by our own reference (a UUID the
  * provider also knows it by). Written only by app/operations/payments.server.ts.
  */
-import type { Db } from "~/utils/db.server";
+import type { Db } from "~/server/db.server";
 import type { Network, ProviderName } from "~/payments/provider.server";
 
 export type PaymentRow = {

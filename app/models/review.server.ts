@@ -3,7 +3,7 @@
  * written only by app/operations/reviews.server.ts, which keeps each gig's and seller's rating and count
  * equal to their reviews in the same transaction.
  */
-import type { Db } from "~/utils/db.server";
+import type { Db } from "~/server/db.server";
 
 export type Review = { id: number; rating: number; comment: string; createdAt: Date; reviewerName: string; gigId: number; gigTitle: string };
 

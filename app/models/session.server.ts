@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { headerCounts, headerCountsOf, headerCountsSql, type HeaderCounts } from "~/models/notification.server";
-import { prepared, type Db } from "~/utils/db.server";
+import { prepared, type Db } from "~/server/db.server";
 
 /** The session cookie's name; the cookie holds the token, the row is named by its SHA-256. */
 export const SESSION_COOKIE = "soko_session";

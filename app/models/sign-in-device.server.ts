@@ -2,7 +2,7 @@
  * The key device cookies are signed with (ADR 030): one row, made by its migration. Read once per process and
  * database handle; a process that starts after the key is replaced reads the new one.
  */
-import type { Db } from "~/utils/db.server";
+import type { Db } from "~/server/db.server";
 
 const keys = new WeakMap<Db, Promise<Buffer>>();
 

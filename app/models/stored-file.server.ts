@@ -3,7 +3,7 @@
  * yet), their profile picture, the order files they attached and the files of messages they sent. Each row
  * keeps the bytes written for it (ADR 031).
  */
-import type { Db } from "~/utils/db.server";
+import type { Db } from "~/server/db.server";
 
 /** The bytes of every file this member's rows still name. */
 export async function storedBytesOf(db: Db, userId: number): Promise<number> {

@@ -6,8 +6,8 @@
  */
 import { randomInt } from "node:crypto";
 import { deleteUserSessions } from "~/models/session.server";
-import type { Db } from "~/utils/db.server";
-import { verifyPassword } from "~/utils/password.server";
+import type { Db } from "~/server/db.server";
+import { verifyPassword } from "~/server/password.server";
 
 export type Role = "client" | "freelancer" | "admin";
 export type UserStatus = "active" | "suspended" | "banned";

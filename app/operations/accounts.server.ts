@@ -40,17 +40,17 @@ import {
   type RegisterInput,
   type ResetPasswordInput,
   type SecurityInput,
-} from "~/utils/account-schemas";
+} from "~/schemas/account";
 import { formatDateTime } from "~/utils/dates";
-import { getDb } from "~/utils/db.server";
-import { appMailOrigin } from "~/utils/host.server";
-import { SUPPORT_EMAIL } from "~/utils/faq";
-import { maskMsisdn, PAYOUT_NUMBER_HOLD_MS, PAYOUT_NUMBER_NOTIFICATION } from "~/utils/mobile-money";
-import { hashPassword, passwordNeedsRehash, verifyPassword } from "~/utils/password.server";
-import { addressKey, consume, refund, resetLimit, type Limited } from "~/utils/rate-limit.server";
-import { deviceAfterSignIn, normaliseEmail, trustedDevice } from "~/utils/sign-in-device.server";
-import { deleteImage, InvalidImageError, saveImage } from "~/utils/storage.server";
-import { releaseUploads, reserveUploads, uploadFailure } from "~/utils/upload-quota.server";
+import { getDb } from "~/server/db.server";
+import { appMailOrigin } from "~/server/host.server";
+import { SUPPORT_EMAIL } from "~/content/faq";
+import { maskMsisdn, PAYOUT_NUMBER_HOLD_MS, PAYOUT_NUMBER_NOTIFICATION } from "~/domain/mobile-money";
+import { hashPassword, passwordNeedsRehash, verifyPassword } from "~/server/password.server";
+import { addressKey, consume, refund, resetLimit, type Limited } from "~/server/rate-limit.server";
+import { deviceAfterSignIn, normaliseEmail, trustedDevice } from "~/server/sign-in-device.server";
+import { deleteImage, InvalidImageError, saveImage } from "~/server/files/storage.server";
+import { releaseUploads, reserveUploads, uploadFailure } from "~/server/files/upload-quota.server";
 
 /** Every operation takes the database last: the app's by default, a test's or a script's own when given. */
 type Options = { db?: Knex };

@@ -16,8 +16,8 @@ import {
 } from "~/models/admin-conversation.server";
 import { pairKey } from "~/models/conversation.server";
 import { adminOf, forbidden, notFound, ok, transact, type Actor, type Result } from "~/operations/core.server";
-import type { AdminConversationFilter, DeleteConversationInput, FlagConversationInput } from "~/utils/monitoring-schemas";
-import { getDb } from "~/utils/db.server";
+import type { AdminConversationFilter, DeleteConversationInput, FlagConversationInput } from "~/schemas/monitoring";
+import { getDb } from "~/server/db.server";
 
 type Options = { db?: Knex };
 

@@ -14,7 +14,7 @@ import type { Knex } from "knex";
 import { memberBalances } from "~/models/ledger.server";
 import { anonymiseUser, hasOpenOrders, lockActiveAdmins, lockUsers, setUserStatus, type LockedUser } from "~/models/user.server";
 import { adminOf, conflict, forbidden, invalid, notFound, ok, transact, type Actor, type Failure, type Result, type Tx } from "~/operations/core.server";
-import { NOTHING_SELECTED, STATUS_OF_ACTION, type StatusAction } from "~/utils/admin-schemas";
+import { NOTHING_SELECTED, STATUS_OF_ACTION, type StatusAction } from "~/schemas/admin";
 
 type Options = { db?: Knex };
 

@@ -14,7 +14,7 @@ import {
   type DeleteCategoryInput,
   type MoveCategoryInput,
   type RenameCategoryInput,
-} from "~/utils/category-schemas";
+} from "~/schemas/category";
 
 type Options = { db?: Knex };
 

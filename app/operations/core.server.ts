@@ -2,23 +2,23 @@
  * The shape every operation shares (ADR 012). An operation is `(actor, input) → Result`: `input` already
  * parsed by the shared zod schema, the actor's right checked inside, every write in one transaction
  * (`transact`) together with its activity row and its after-commit effects, which the worker carries out
- * at least once (app/operations/effects.server.ts, worker/effects.server.ts). Routes, socket events, worker
+ * at least once (app/operations/effects.server.ts, worker/effects-runner.server.ts). Routes, socket events, worker
  * timers and the JSON API call operations and map the Result to their own kind of answer; nothing else
  * writes to Postgres.
  */
 import type { Knex } from "knex";
 import { recordActivity, type ActivityKind } from "~/models/activity.server";
 import type { SessionUser } from "~/models/session.server";
-import { getDb, prepared } from "~/utils/db.server";
+import { getDb, prepared } from "~/server/db.server";
 import { sendLive, type LivePush } from "~/realtime/live.server";
-import { dropCachedPages } from "~/utils/page-cache.server";
+import { dropCachedPages } from "~/server/page-cache.server";
 
 /** The client behind a door: its address and software, and whether it allows analytics (ADR 007). */
 export type Client = { ip: string; userAgent: string; analyticsConsent: boolean; tabSessionId: string | null };
 
 /**
  * Who acts: a visitor, a signed-in member (each with the client they act from), or the platform itself (a
- * worker timer, the seed, a script). app/utils/auth.server.ts makes them from any door: getActor (pages and
+ * worker timer, the seed, a script). app/server/auth.server.ts makes them from any door: getActor (pages and
  * the API), getSocketActor (socket.io), actorOf (anything with headers).
  */
 export type Actor =
@@ -82,7 +82,7 @@ export type Tx = {
   /**
    * This change shows on pages anyone may see (a gig, a price, a review, a seller's public profile, the
    * exchange rate): once it has committed, every web process drops its cached anonymous pages before the
-   * operation returns (app/utils/page-cache.server.ts, ADR 019), so the next request sees it.
+   * operation returns (app/server/page-cache.server.ts, ADR 019), so the next request sees it.
    */
   pagesChanged: () => void;
 };

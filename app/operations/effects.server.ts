@@ -1,11 +1,11 @@
 /**
- * The after-commit effects' own bookkeeping, for the worker (worker/effects.server.ts), which is the only
+ * The after-commit effects' own bookkeeping, for the worker (worker/effects-runner.server.ts), which is the only
  * actor allowed to take them: a row is leased, carried out, and marked done; a failure waits a doubling
  * pause and is tried again, at least once in all, until it is given up and kept for an admin to see.
  */
 import type { Knex } from "knex";
 import { forbidden, ok, type Actor, type Effect, type Result } from "~/operations/core.server";
-import { getDb } from "~/utils/db.server";
+import { getDb } from "~/server/db.server";
 
 export type DueEffect = { id: number; effect: Effect; attempts: number };
 

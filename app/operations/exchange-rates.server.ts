@@ -1,12 +1,12 @@
 /**
  * The UGX/USD rate (issue 13, DESIGN.md §4): an admin sets it; USD prices across the site follow it at once
- * (app/utils/currency.server.ts reads it on each request, nothing caches it); an order keeps the rate of
+ * (app/server/currency.server.ts reads it on each request, nothing caches it); an order keeps the rate of
  * its checkout (orders.ugx_per_usd), so a change never reprices an order already placed.
  */
 import type { Knex } from "knex";
 import { adminOf, forbidden, ok, transact, type Actor, type Result } from "~/operations/core.server";
-import { getDb, type Db } from "~/utils/db.server";
-import type { ExchangeRateInput } from "~/utils/monitoring-schemas";
+import { getDb, type Db } from "~/server/db.server";
+import type { ExchangeRateInput } from "~/schemas/monitoring";
 
 type Options = { db?: Knex };
 

@@ -20,10 +20,10 @@ import {
 import { rollUpSellerRating } from "~/models/review.server";
 import type { SessionUser } from "~/models/session.server";
 import { conflict, forbidden, invalid, limitedBy, notFound, ok, transact, type Actor, type Failure, type Result } from "~/operations/core.server";
-import type { GigFormValue, GigIntent } from "~/utils/gig-schemas";
-import { consume } from "~/utils/rate-limit.server";
-import { deleteImage, InvalidImageError, saveImage } from "~/utils/storage.server";
-import { releaseUploads, reserveUploads, uploadFailure } from "~/utils/upload-quota.server";
+import type { GigFormValue, GigIntent } from "~/schemas/gig";
+import { consume } from "~/server/rate-limit.server";
+import { deleteImage, InvalidImageError, saveImage } from "~/server/files/storage.server";
+import { releaseUploads, reserveUploads, uploadFailure } from "~/server/files/upload-quota.server";
 
 type Options = { db?: Knex };
 

@@ -1,7 +1,7 @@
 /**
  * Housekeeping's work (ADR 012: the worker writes only through operations): what no gig or profile uses
  * any more, files of checkouts never paid, spent sessions and reset links. The platform alone may run it
- * (worker/housekeeping.server.ts schedules it hourly):
+ * (worker/housekeeping-job.server.ts schedules it hourly):
  * - uploads no gig and no profile uses a day after they were made: their `uploads` row and their files. A
  *   seller uploads images while filling in the gig form and may leave without saving; those stay a day, so
  *   a form left open can still be saved;
@@ -18,9 +18,9 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { Knex } from "knex";
 import { forbidden, ok, transact, type Actor, type Result } from "~/operations/core.server";
-import { getDb } from "~/utils/db.server";
-import { UNPAID_EXPIRY_MS } from "~/utils/order-rules";
-import { deleteImageFrom, imageOfFile } from "~/utils/storage.server";
+import { getDb } from "~/server/db.server";
+import { UNPAID_EXPIRY_MS } from "~/domain/order-rules";
+import { deleteImageFrom, imageOfFile } from "~/server/files/storage.server";
 
 /** How long an upload may go unused, a stray file lie about, a spent reset link be kept. */
 export const KEEP_UNUSED_MS = 24 * 60 * 60_000;

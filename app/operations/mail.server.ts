@@ -1,11 +1,11 @@
 /**
- * Mail delivery's bookkeeping, for the worker (worker/mail.server.ts), which alone may take mail from the
+ * Mail delivery's bookkeeping, for the worker (worker/mail-sender.server.ts), which alone may take mail from the
  * outbox table: lease due mail, mark it sent, or count a failed attempt (ADR 011, ADR 012).
  */
 import type { Knex } from "knex";
 import { claimDueMail as claimRows, markMailFailed as failRow, markMailSent as sentRow, type OutgoingMail } from "~/models/outbox.server";
 import { forbidden, ok, type Actor, type Result } from "~/operations/core.server";
-import { getDb } from "~/utils/db.server";
+import { getDb } from "~/server/db.server";
 
 const onlySystem = (actor: Actor) => (actor.kind === "system" ? null : forbidden("Only the platform sends mail."));
 

@@ -21,11 +21,11 @@ import { markConversationNotificationsRead, upsertMessageNotification } from "~/
 import { sendMail } from "~/models/outbox.server";
 import { conflict, forbidden, invalid, limitedBy, notFound, ok, transact, type Actor, type Result, type Tx } from "~/operations/core.server";
 import { preferencesOf, pushUnreadCount } from "~/operations/notifications.server";
-import type { DeliveredInput, MarkInput, SendMessageInput, StartConversationInput } from "~/utils/message-schemas";
-import { EMPTY_MESSAGE } from "~/utils/message-schemas";
-import { OFF_PLATFORM_WARNING, offPlatformReason } from "~/utils/off-platform";
-import { appMailOrigin } from "~/utils/host.server";
-import { consume } from "~/utils/rate-limit.server";
+import type { DeliveredInput, MarkInput, SendMessageInput, StartConversationInput } from "~/schemas/message";
+import { EMPTY_MESSAGE } from "~/schemas/message";
+import { OFF_PLATFORM_WARNING, offPlatformReason } from "~/domain/off-platform";
+import { appMailOrigin } from "~/server/host.server";
+import { consume } from "~/server/rate-limit.server";
 
 type Options = { db?: Knex };
 type Member = Extract<Actor, { kind: "member" }>;
@@ -37,7 +37,7 @@ export const NO_SUCH_MEMBER = "We could not find that member.";
 export const NOT_YOURSELF = "You cannot send messages to yourself.";
 export const UNAVAILABLE_MEMBER = "This member cannot receive messages any more.";
 
-/** The live events (ADR 016), as the browser's chat hook (app/utils/use-chat.ts) listens for them. */
+/** The live events (ADR 016), as the browser's chat hook (app/hooks/use-chat.ts) listens for them. */
 export const CHAT_EVENTS = {
   newMessage: "new_message",
   statusUpdate: "message_status_update",

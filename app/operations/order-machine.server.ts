@@ -25,8 +25,8 @@ import { sendMail } from "~/models/outbox.server";
 import { insertPayout, type PaymentRow } from "~/models/payment.server";
 import { conflict, type Failure, type Tx } from "~/operations/core.server";
 import { preferencesOf, pushUnreadCount } from "~/operations/notifications.server";
-import { appMailOrigin } from "~/utils/host.server";
-import { canTransition, orderNumber, statusLabel, TRANSITIONS, type Transition } from "~/utils/order-rules";
+import { appMailOrigin } from "~/server/host.server";
+import { canTransition, orderNumber, statusLabel, TRANSITIONS, type Transition } from "~/domain/order-rules";
 
 export const NOT_ALLOWED_NOW = (status: string) =>
   `This order is ${statusLabel(status).toLowerCase()}, so that cannot be done now. Reload the page to see where it stands.`;

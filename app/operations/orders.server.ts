@@ -26,14 +26,14 @@ import { conflict, forbidden, limitedBy, notFound, ok, transact, type Actor, typ
 import { clearEarnings, note, notifyParty, NOT_ALLOWED_NOW, refundBuyer, releaseEscrow, transition, type OrderActor } from "~/operations/order-machine.server";
 import { eachSafely, requestPayment, requestPayout, type PaymentOptions } from "~/operations/payments.server";
 import { getProviders } from "~/payments/registry.server";
-import { getUgxPerUsd } from "~/utils/currency.server";
-import { getDb } from "~/utils/db.server";
-import { getEnv } from "~/utils/env.server";
-import { buyerFee, sellerFee, feesFromEnv } from "~/utils/fees";
-import { deleteOrderFile, type StoredOrderFile } from "~/utils/order-files.server";
-import { AUTO_COMPLETE_MS, CLEARANCE_MS, orderActions, type OrderAction } from "~/utils/order-rules";
-import type { CheckoutInput } from "~/utils/order-schemas";
-import { consume } from "~/utils/rate-limit.server";
+import { getUgxPerUsd } from "~/server/currency.server";
+import { getDb } from "~/server/db.server";
+import { getEnv } from "~/server/env.server";
+import { buyerFee, sellerFee, feesFromEnv } from "~/domain/fees";
+import { deleteOrderFile, type StoredOrderFile } from "~/server/files/order-files.server";
+import { AUTO_COMPLETE_MS, CLEARANCE_MS, orderActions, type OrderAction } from "~/domain/order-rules";
+import type { CheckoutInput } from "~/schemas/order";
+import { consume } from "~/server/rate-limit.server";
 
 export const NO_SUCH_ORDER = "We could not find that order.";
 export const PAYMENTS_UNAVAILABLE = "Payments are not available right now. Please try again later.";

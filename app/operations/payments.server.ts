@@ -25,12 +25,12 @@ import { conflict, forbidden, invalid, notFound, ok, transact, type Actor, type 
 import { capturePayment, note, notifyParty, refundBuyer, transition } from "~/operations/order-machine.server";
 import type { PaymentProvider, TransferStatus } from "~/payments/provider.server";
 import { getProviders, type Providers } from "~/payments/registry.server";
-import { getDb } from "~/utils/db.server";
+import { getDb } from "~/server/db.server";
 import { maskUrlCredentials } from "~/utils/mask-url";
-import { getEnv } from "~/utils/env.server";
+import { getEnv } from "~/server/env.server";
 import { formatDateTime } from "~/utils/dates";
-import { guessNetwork, maskMsisdn, payoutHoldUntil } from "~/utils/mobile-money";
-import { orderNumber, UNPAID_EXPIRY_MS } from "~/utils/order-rules";
+import { guessNetwork, maskMsisdn, payoutHoldUntil } from "~/domain/mobile-money";
+import { orderNumber, UNPAID_EXPIRY_MS } from "~/domain/order-rules";
 
 export type PaymentOptions = { db?: Knex; providers?: Providers; now?: () => Date };
 

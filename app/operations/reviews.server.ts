@@ -13,7 +13,7 @@ import { recordActivities } from "~/models/activity.server";
 import { insertOrderEvent } from "~/models/order.server";
 import { activeReviewerIds, insertReviews, lockGigForReview, rollUpRatings, type NewReview } from "~/models/review.server";
 import { conflict, forbidden, invalid, issuesOf, notFound, ok, transact, type Actor, type Issues, type Result, type Tx } from "~/operations/core.server";
-import { ReviewSchema, type ReviewInput } from "~/utils/review-schemas";
+import { ReviewSchema, type ReviewInput } from "~/schemas/review";
 
 export const SIGN_IN_TO_REVIEW = "Sign in to leave a review.";
 export const OWN_GIG = "You cannot review your own gig.";

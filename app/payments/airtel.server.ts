@@ -20,7 +20,7 @@
  * Reasons are our own short text, Airtel's code and, for a failed transaction, Airtel's short message;
  * never the token, the client secret or the PIN.
  */
-import type { Env } from "~/utils/env.server";
+import type { Env } from "~/server/env.server";
 import { invalidRequest, jsonExchange, tokenCache, tokenFromAnswer, UUID, type ProviderHttpOptions, type TokenResult } from "./provider-http.server";
 import type { PaymentProvider, RequestOutcome, TransferRequest, TransferStatus } from "./provider.server";
 

@@ -16,7 +16,7 @@
  *
  * Reasons are our own short text plus MoMo's error code; never a token, key or MoMo's free text.
  */
-import type { Env } from "~/utils/env.server";
+import type { Env } from "~/server/env.server";
 import { invalidRequest, jsonExchange, tokenCache, tokenFromAnswer, UUID, type ProviderHttpOptions, type TokenResult } from "./provider-http.server";
 import type { PaymentProvider, RequestOutcome, TransferRequest, TransferStatus } from "./provider.server";
 

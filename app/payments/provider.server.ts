@@ -10,7 +10,7 @@
  * A callback is only a hint: `callbackReference` tells which of our transfers it is about, and the operation
  * then asks the provider (`paymentStatus` / `disbursementStatus`) before anything moves.
  */
-import type { Network } from "~/utils/mobile-money";
+import type { Network } from "~/domain/mobile-money";
 
 export type { Network };
 export type ProviderName = "sandbox" | "mtn" | "airtel";

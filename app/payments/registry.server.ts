@@ -8,8 +8,8 @@ import { airtelConfigFromEnv, createAirtelProvider } from "~/payments/airtel.ser
 import { createMomoProvider, momoConfigFromEnv } from "~/payments/momo.server";
 import type { Network, PaymentProvider, ProviderName } from "~/payments/provider.server";
 import { createSandboxProvider, Sandbox } from "~/payments/sandbox.server";
-import { getEnv, type Env } from "~/utils/env.server";
-import { getRedis } from "~/utils/redis.server";
+import { getEnv, type Env } from "~/server/env.server";
+import { getRedis } from "~/server/redis.server";
 
 export type Providers = {
   /** The provider for a payer's network, or null when nothing can take payments from it. */

@@ -18,12 +18,12 @@ import { messagesSince } from "~/models/message.server";
 import { issuesOf, type Actor, type Result } from "~/operations/core.server";
 import { markConversationRead, markDelivered, sendMessage, startConversation } from "~/operations/messages.server";
 import { liveChannelKey, sessionRoom } from "~/realtime/live.server";
-import { getSocketActor, memberRoom } from "~/utils/auth.server";
-import { getDb } from "~/utils/db.server";
+import { getSocketActor, memberRoom } from "~/server/auth.server";
+import { getDb } from "~/server/db.server";
 import { maskUrlCredentials } from "~/utils/mask-url";
-import { ConversationListSchema, DeliveredSchema, MarkSchema, SendMessageSchema, StartConversationSchema } from "~/utils/message-schemas";
-import { createRedis } from "~/utils/redis.server";
-import { getEnv } from "~/utils/env.server";
+import { ConversationListSchema, DeliveredSchema, MarkSchema, SendMessageSchema, StartConversationSchema } from "~/schemas/message";
+import { createRedis } from "~/server/redis.server";
+import { getEnv } from "~/server/env.server";
 import { z } from "zod";
 
 type Member = Extract<Actor, { kind: "member" }>;

@@ -9,10 +9,10 @@
  */
 import { createHash } from "node:crypto";
 import { Emitter } from "@socket.io/redis-emitter";
-import { memberRoom } from "~/utils/auth.server";
-import { getEnv } from "~/utils/env.server";
+import { memberRoom } from "~/server/auth.server";
+import { getEnv } from "~/server/env.server";
 import { maskUrlCredentials } from "~/utils/mask-url";
-import { getRedis } from "~/utils/redis.server";
+import { getRedis } from "~/server/redis.server";
 
 /**
  * An event for every open page of one member; the end of all their connections (suspended, banned, every

@@ -4,7 +4,7 @@ import { Link } from "~/components/link";
 import { GigCard, categoryInitials } from "~/components/gig-card";
 import { listCategories } from "~/models/category.server";
 import { listFeaturedGigs } from "~/models/gig.server";
-import { getDb } from "~/utils/db.server";
+import { getDb } from "~/server/db.server";
 
 /** The main host's home page (the admin host's `/` is the admin dashboard: app/utils/site-routes.ts). */
 export async function loader() {

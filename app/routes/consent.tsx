@@ -3,9 +3,9 @@ import { Form, useActionData, useLoaderData, useRouteLoaderData } from "@remix-r
 import { Link } from "~/components/link";
 import { FormMessage } from "~/components/forms";
 import type { loader as rootLoader } from "~/root";
-import { safeRedirect } from "~/utils/auth.server";
-import { CONSENT_COOKIE, serializeCookie } from "~/utils/cookies.server";
-import { readFormData } from "~/utils/form-data.server";
+import { safeRedirect } from "~/server/auth.server";
+import { CONSENT_COOKIE, serializeCookie } from "~/server/cookies.server";
+import { readFormData } from "~/server/form-data.server";
 
 /**
  * The visitor's analytics choice (Uganda's Data Protection and Privacy Act, 2019: consent before

@@ -1,11 +1,11 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { setCurrency } from "~/operations/accounts.server";
-import { getActor, safeRedirect } from "~/utils/auth.server";
-import { serializeCookie } from "~/utils/cookies.server";
-import { CURRENCY_COOKIE } from "~/utils/currency.server";
-import { readFormData } from "~/utils/form-data.server";
-import { failureStatus } from "~/utils/operation-results.server";
+import { getActor, safeRedirect } from "~/server/auth.server";
+import { serializeCookie } from "~/server/cookies.server";
+import { CURRENCY_COOKIE } from "~/server/currency.server";
+import { readFormData } from "~/server/form-data.server";
+import { failureStatus } from "~/server/operation-results.server";
 
 /**
  * The footer's currency switch (POST only). A member's choice is stored with their preferences; an

@@ -15,17 +15,17 @@ import { memberBalances } from "~/models/ledger.server";
 import { listPayouts, type PayoutRow } from "~/models/payment.server";
 import { getSettings, profileCompletion } from "~/models/user.server";
 import { requestWithdrawal } from "~/operations/payments.server";
-import { requireMemberActor, requireUser } from "~/utils/auth.server";
-import { getDb } from "~/utils/db.server";
-import { getEnv } from "~/utils/env.server";
-import { getFormConstraint } from "~/utils/form-constraint";
-import { readFormData } from "~/utils/form-data.server";
-import { formatUgx } from "~/utils/money";
-import { formFailure } from "~/utils/operation-results.server";
-import { maskMsisdn, payoutHoldUntil } from "~/utils/mobile-money";
-import { CLEARANCE_MS } from "~/utils/order-rules";
-import { WithdrawSchema } from "~/utils/order-schemas";
-import { usePreferences } from "~/utils/use-preferences";
+import { requireMemberActor, requireUser } from "~/server/auth.server";
+import { getDb } from "~/server/db.server";
+import { getEnv } from "~/server/env.server";
+import { getFormConstraint } from "~/schemas/form-constraint";
+import { readFormData } from "~/server/form-data.server";
+import { formatUgx } from "~/domain/money";
+import { formFailure } from "~/server/operation-results.server";
+import { maskMsisdn, payoutHoldUntil } from "~/domain/mobile-money";
+import { CLEARANCE_MS } from "~/domain/order-rules";
+import { WithdrawSchema } from "~/schemas/order";
+import { usePreferences } from "~/hooks/use-preferences";
 
 export { actionHeaders as headers } from "~/utils/headers";
 

@@ -1,9 +1,9 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { isOutboxOpen, listOutbox } from "~/models/outbox.server";
-import { getDb } from "~/utils/db.server";
-import { getEnv } from "~/utils/env.server";
-import { requireLoopbackHost } from "~/utils/host.server";
+import { getDb } from "~/server/db.server";
+import { getEnv } from "~/server/env.server";
+import { requireLoopbackHost } from "~/server/host.server";
 
 export const meta: MetaFunction = () => [{ title: "Outbox (development) | Soko" }, { name: "robots", content: "noindex" }];
 

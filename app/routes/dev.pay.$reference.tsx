@@ -8,12 +8,12 @@ import { getPaymentByReference } from "~/models/payment.server";
 import { systemActor } from "~/operations/core.server";
 import { settlePayment } from "~/operations/payments.server";
 import { getProviders } from "~/payments/registry.server";
-import { requireUser } from "~/utils/auth.server";
-import { getDb } from "~/utils/db.server";
-import { requireLoopbackHost } from "~/utils/host.server";
-import { readFormData } from "~/utils/form-data.server";
-import { formatUgx } from "~/utils/money";
-import { orderNumber } from "~/utils/order-rules";
+import { requireUser } from "~/server/auth.server";
+import { getDb } from "~/server/db.server";
+import { requireLoopbackHost } from "~/server/host.server";
+import { readFormData } from "~/server/form-data.server";
+import { formatUgx } from "~/domain/money";
+import { orderNumber } from "~/domain/order-rules";
 
 export const meta: MetaFunction = () => [{ title: "Sandbox phone | Soko" }, { name: "robots", content: "noindex" }];
 

@@ -4,13 +4,13 @@ import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFuncti
 import { Form, useActionData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
-import { getFormConstraint } from "~/utils/form-constraint";
+import { getFormConstraint } from "~/schemas/form-constraint";
 import { requestPasswordReset } from "~/operations/accounts.server";
-import { ForgotPasswordSchema } from "~/utils/account-schemas";
-import { getActor } from "~/utils/auth.server";
-import { getMailOrigin } from "~/utils/host.server";
-import { readFormData } from "~/utils/form-data.server";
-import { failureStatus } from "~/utils/operation-results.server";
+import { ForgotPasswordSchema } from "~/schemas/account";
+import { getActor } from "~/server/auth.server";
+import { getMailOrigin } from "~/server/host.server";
+import { readFormData } from "~/server/form-data.server";
+import { failureStatus } from "~/server/operation-results.server";
 
 export { actionHeaders as headers } from "~/utils/headers";
 

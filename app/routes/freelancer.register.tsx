@@ -4,13 +4,13 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { Form, useActionData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { ErrorList, Field, PasswordField, SubmitButton, TextAreaField } from "~/components/forms";
-import { getFormConstraint } from "~/utils/form-constraint";
+import { getFormConstraint } from "~/schemas/form-constraint";
 import { join } from "~/operations/accounts.server";
-import { FreelancerRegisterSchema, HIDDEN_PASSWORDS } from "~/utils/account-schemas";
-import { getActor, getUser, requireAnonymous, signedInHeaders } from "~/utils/auth.server";
-import { readDeviceCookie } from "~/utils/sign-in-device.server";
-import { readFormData } from "~/utils/form-data.server";
-import { formFailure } from "~/utils/operation-results.server";
+import { FreelancerRegisterSchema, HIDDEN_PASSWORDS } from "~/schemas/account";
+import { getActor, getUser, requireAnonymous, signedInHeaders } from "~/server/auth.server";
+import { readDeviceCookie } from "~/server/sign-in-device.server";
+import { readFormData } from "~/server/form-data.server";
+import { formFailure } from "~/server/operation-results.server";
 
 export { actionHeaders as headers } from "~/utils/headers";
 

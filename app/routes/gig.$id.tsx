@@ -6,12 +6,12 @@ import type { loader as rootLoader } from "~/root";
 import { SubmitButton } from "~/components/forms";
 import { ReviewList, reviewPageOf, Stars } from "~/components/reviews";
 import { getGigPage, getGigPageWithReviews } from "~/models/gig.server";
-import { getUser } from "~/utils/auth.server";
-import { getDb } from "~/utils/db.server";
-import { TIER_LABEL, TIERS } from "~/utils/catalog-vocabulary";
+import { getUser } from "~/server/auth.server";
+import { getDb } from "~/server/db.server";
+import { TIER_LABEL, TIERS } from "~/domain/catalog-vocabulary";
 import { imageUrl } from "~/utils/media";
-import { usePreferences } from "~/utils/use-preferences";
-import { readFormData } from "~/utils/form-data.server";
+import { usePreferences } from "~/hooks/use-preferences";
+import { readFormData } from "~/server/form-data.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) =>
   data

@@ -8,12 +8,12 @@ import { listCategoryOptions } from "~/models/category.server";
 import { getOwnGig } from "~/models/gig.server";
 import type { Failure } from "~/operations/core.server";
 import { deleteGig, pauseGig, resumeGig } from "~/operations/gigs.server";
-import { requireMemberActor } from "~/utils/auth.server";
-import { getDb } from "~/utils/db.server";
+import { requireMemberActor } from "~/server/auth.server";
+import { getDb } from "~/server/db.server";
 import { actionHeaders } from "~/utils/headers";
-import { gigFormOf, handleGigForm } from "~/utils/gig-form.server";
-import { readFormData } from "~/utils/form-data.server";
-import { failureStatus } from "~/utils/operation-results.server";
+import { gigFormOf, handleGigForm } from "~/server/gig-form.server";
+import { readFormData } from "~/server/form-data.server";
+import { failureStatus } from "~/server/operation-results.server";
 
 // Retry-After of a refusal over the upload quota reaches the browser.
 export const headers = actionHeaders;

@@ -6,12 +6,12 @@ import { SubmitButton } from "~/components/forms";
 import { GigForm } from "~/components/gig-form";
 import { listCategoryOptions } from "~/models/category.server";
 import { becomeSeller } from "~/operations/accounts.server";
-import { getActor, requireMemberActor, requireUser } from "~/utils/auth.server";
-import { getDb } from "~/utils/db.server";
+import { getActor, requireMemberActor, requireUser } from "~/server/auth.server";
+import { getDb } from "~/server/db.server";
 import { actionHeaders } from "~/utils/headers";
-import { emptyGigForm, handleGigForm } from "~/utils/gig-form.server";
-import { readFormData } from "~/utils/form-data.server";
-import { failureStatus } from "~/utils/operation-results.server";
+import { emptyGigForm, handleGigForm } from "~/server/gig-form.server";
+import { readFormData } from "~/server/form-data.server";
+import { failureStatus } from "~/server/operation-results.server";
 
 // Retry-After of a refusal over the upload quota reaches the browser.
 export const headers = actionHeaders;

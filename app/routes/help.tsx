@@ -9,7 +9,7 @@ import {
   SUPPORT_PHONE,
   SUPPORT_PHONE_HREF,
   searchFaq,
-} from "~/utils/faq";
+} from "~/content/faq";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   // `get` takes the first of repeated values; `q[]=x` is simply absent. searchFaq trims and caps the rest.

@@ -4,14 +4,14 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { ErrorList, Field, PasswordField, SubmitButton } from "~/components/forms";
-import { getFormConstraint } from "~/utils/form-constraint";
+import { getFormConstraint } from "~/schemas/form-constraint";
 import { signIn } from "~/operations/accounts.server";
-import { LoginSchema } from "~/utils/account-schemas";
-import { getActor, getUser, safeRedirect, signedInHeaders } from "~/utils/auth.server";
-import { readDeviceCookie } from "~/utils/sign-in-device.server";
-import { getMainSiteUrl, getSiteHost } from "~/utils/host.server";
-import { readFormData } from "~/utils/form-data.server";
-import { formFailure } from "~/utils/operation-results.server";
+import { LoginSchema } from "~/schemas/account";
+import { getActor, getUser, safeRedirect, signedInHeaders } from "~/server/auth.server";
+import { readDeviceCookie } from "~/server/sign-in-device.server";
+import { getMainSiteUrl, getSiteHost } from "~/server/host.server";
+import { readFormData } from "~/server/form-data.server";
+import { formFailure } from "~/server/operation-results.server";
 
 export { actionHeaders as headers } from "~/utils/headers";
 

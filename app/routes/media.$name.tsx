@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { imageFile, type ImageSize } from "~/utils/storage.server";
+import { imageFile, type ImageSize } from "~/server/files/storage.server";
 
 /** Serves a stored image by its key and size. Keys are random and files never change: cache for a year. */
 export async function loader({ params }: LoaderFunctionArgs) {

@@ -5,10 +5,10 @@
  */
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { findAttachment } from "~/models/message.server";
-import { requireUser } from "~/utils/auth.server";
-import { getDb } from "~/utils/db.server";
-import { fileNotFound, storedFileResponse } from "~/utils/file-response.server";
-import { orderFilePath } from "~/utils/order-files.server";
+import { requireUser } from "~/server/auth.server";
+import { getDb } from "~/server/db.server";
+import { fileNotFound, storedFileResponse } from "~/server/files/file-response.server";
+import { orderFilePath } from "~/server/files/order-files.server";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);

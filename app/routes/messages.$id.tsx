@@ -5,7 +5,7 @@
  *
  * The send form posts multipart (text and files) to the action, which stores the files (images and PDFs,
  * sniffed), calls sendMessage and redirects back here (303). With JavaScript the text goes through the
- * socket instead (app/utils/use-chat.ts) and files still post this form, in place. Opening the thread marks
+ * socket instead (app/hooks/use-chat.ts) and files still post this form, in place. Opening the thread marks
  * it read: the layout's loader does that (messages.tsx) before it lists the conversations.
  */
 import { randomBytes } from "node:crypto";
@@ -18,10 +18,10 @@ import { ChatAvatar, MessageItem, SendForm } from "~/components/chat";
 import { conversationFor, membership } from "~/models/conversation.server";
 import { threadPage } from "~/models/message.server";
 import { sendMessage } from "~/operations/messages.server";
-import { requireMemberActor } from "~/utils/auth.server";
-import { ORDER_FILES_BODY_LIMIT } from "~/utils/body-limit.server";
-import { getDb } from "~/utils/db.server";
-import { readFormData, readMultipartForm, UNREADABLE_FORM } from "~/utils/form-data.server";
+import { requireMemberActor } from "~/server/auth.server";
+import { ORDER_FILES_BODY_LIMIT } from "~/server/body-limit.server";
+import { getDb } from "~/server/db.server";
+import { readFormData, readMultipartForm, UNREADABLE_FORM } from "~/server/form-data.server";
 import { actionHeaders } from "~/utils/headers";
 import {
   deleteMessageFiles,
@@ -31,12 +31,12 @@ import {
   MESSAGE_FILE_ACCEPT,
   MESSAGE_FILE_TYPES_TEXT,
   storeMessageFiles,
-} from "~/utils/message-files.server";
-import { SendMessageSchema } from "~/utils/message-schemas";
-import { cleanFileName } from "~/utils/order-files.server";
-import { formFailure } from "~/utils/operation-results.server";
-import { refusalInit } from "~/utils/upload-quota.server";
-import type { Chat } from "~/utils/use-chat";
+} from "~/server/files/message-files.server";
+import { SendMessageSchema } from "~/schemas/message";
+import { cleanFileName } from "~/server/files/order-files.server";
+import { formFailure } from "~/server/operation-results.server";
+import { refusalInit } from "~/server/files/upload-quota.server";
+import type { Chat } from "~/hooks/use-chat";
 
 export const headers = actionHeaders;
 

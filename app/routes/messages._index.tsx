@@ -8,8 +8,8 @@ import { Form, useLoaderData } from "@remix-run/react";
 import { SubmitButton } from "~/components/forms";
 import { getGigPage } from "~/models/gig.server";
 import { getPublicProfile } from "~/models/user.server";
-import { requireUser } from "~/utils/auth.server";
-import { getDb } from "~/utils/db.server";
+import { requireUser } from "~/server/auth.server";
+import { getDb } from "~/server/db.server";
 
 const positive = (value: string | null) => (value && /^\d{1,12}$/.test(value) && Number(value) > 0 ? Number(value) : null);
 

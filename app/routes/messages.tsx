@@ -1,7 +1,7 @@
 /**
  * A member's messages (product-spec §2, issue 12): the conversation list (searched on the server, paged)
  * beside the outlet, which is either nothing chosen (messages._index.tsx) or a thread (messages.$id.tsx).
- * The page is whole without JavaScript; with it, app/utils/use-chat.ts keeps list and thread live, and the
+ * The page is whole without JavaScript; with it, app/hooks/use-chat.ts keeps list and thread live, and the
  * thread reads that state through the outlet's context.
  *
  * The action here starts a conversation (Contact Seller on a gig, Contact on a profile or an order), or
@@ -14,13 +14,13 @@ import { ConnectionStatus, ConversationList } from "~/components/chat";
 import { listConversations } from "~/models/conversation.server";
 import { headerCounts } from "~/models/notification.server";
 import { markConversationRead, markDelivered, startConversation } from "~/operations/messages.server";
-import { requireMemberActor } from "~/utils/auth.server";
-import { getDb } from "~/utils/db.server";
-import { readFormData } from "~/utils/form-data.server";
+import { requireMemberActor } from "~/server/auth.server";
+import { getDb } from "~/server/db.server";
+import { readFormData } from "~/server/form-data.server";
 import { actionHeaders } from "~/utils/headers";
-import { ConversationListSchema, listCursor, MarkSchema, StartConversationSchema } from "~/utils/message-schemas";
-import { formFailure } from "~/utils/operation-results.server";
-import { useChat, type Chat } from "~/utils/use-chat";
+import { ConversationListSchema, listCursor, MarkSchema, StartConversationSchema } from "~/schemas/message";
+import { formFailure } from "~/server/operation-results.server";
+import { useChat, type Chat } from "~/hooks/use-chat";
 import chatStylesUrl from "~/styles/chat.css?url";
 import type { loader as threadLoader } from "~/routes/messages.$id";
 

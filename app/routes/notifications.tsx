@@ -7,11 +7,11 @@ import { GeneralErrorBoundary } from "~/components/general-error-boundary";
 import { NotificationItem, MarkAllReadForm } from "~/components/notification-list";
 import { notificationsPage, unreadNotificationCount } from "~/models/notification.server";
 import { markNotificationRead, markNotificationsRead, type NotificationPush } from "~/operations/notifications.server";
-import { requireMemberActor, requireUser } from "~/utils/auth.server";
-import { getDb } from "~/utils/db.server";
-import { readFormData } from "~/utils/form-data.server";
-import { failureStatus } from "~/utils/operation-results.server";
-import { useLiveEvent } from "~/utils/live-client";
+import { requireMemberActor, requireUser } from "~/server/auth.server";
+import { getDb } from "~/server/db.server";
+import { readFormData } from "~/server/form-data.server";
+import { failureStatus } from "~/server/operation-results.server";
+import { useLiveEvent } from "~/hooks/live-client";
 
 export { actionHeaders as headers } from "~/utils/headers";
 

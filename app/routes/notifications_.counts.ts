@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { headerCounts } from "~/models/notification.server";
-import { getUser } from "~/utils/auth.server";
-import { getDb } from "~/utils/db.server";
+import { getUser } from "~/server/auth.server";
+import { getDb } from "~/server/db.server";
 
 /**
  * The header's two counts as JSON, for the page's live header when a live event cannot say the new total

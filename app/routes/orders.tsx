@@ -3,9 +3,9 @@ import { useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { OrderCard } from "~/components/order-card";
 import { listOrders, orderTabCounts } from "~/models/order.server";
-import { requireUser } from "~/utils/auth.server";
-import { getDb } from "~/utils/db.server";
-import { ORDER_TABS, orderActions, type OrderTab } from "~/utils/order-rules";
+import { requireUser } from "~/server/auth.server";
+import { getDb } from "~/server/db.server";
+import { ORDER_TABS, orderActions, type OrderTab } from "~/domain/order-rules";
 
 export const meta: MetaFunction = () => [{ title: "Orders | Soko" }];
 

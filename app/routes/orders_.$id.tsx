@@ -13,13 +13,13 @@ import { findPartyOrder, listDeliveries, listOrderEvents, listOrderFiles, orderF
 import type { Failure } from "~/operations/core.server";
 import { approveOrder, cancelOrder, declineCancel, deliverOrder, openDispute, requestRevision } from "~/operations/orders.server";
 import { createReview } from "~/operations/reviews.server";
-import { requireMemberActor, requireUser, safeRedirect } from "~/utils/auth.server";
-import { ORDER_FILES_BODY_LIMIT } from "~/utils/body-limit.server";
-import { getDb } from "~/utils/db.server";
-import { getFormConstraint } from "~/utils/form-constraint";
-import { readFormData, readMultipartForm, UNREADABLE_FORM } from "~/utils/form-data.server";
+import { requireMemberActor, requireUser, safeRedirect } from "~/server/auth.server";
+import { ORDER_FILES_BODY_LIMIT } from "~/server/body-limit.server";
+import { getDb } from "~/server/db.server";
+import { getFormConstraint } from "~/schemas/form-constraint";
+import { readFormData, readMultipartForm, UNREADABLE_FORM } from "~/server/form-data.server";
 import { actionHeaders } from "~/utils/headers";
-import { formFailure } from "~/utils/operation-results.server";
+import { formFailure } from "~/server/operation-results.server";
 import {
   cleanFileName,
   InvalidOrderFileError,
@@ -27,13 +27,13 @@ import {
   MAX_ORDER_FILES,
   ORDER_FILE_TYPES_TEXT,
   storeOrderFiles,
-} from "~/utils/order-files.server";
-import { FINAL_STATUSES, orderActions, orderNumber, type OrderAction } from "~/utils/order-rules";
-import { APPROVE_CONFIRMATION, ApproveSchema, CancelSchema, DeliverSchema, DisputeSchema, OrderIdSchema, RevisionSchema } from "~/utils/order-schemas";
-import { RATING_MAX, RATING_MIN, ReviewSchema } from "~/utils/review-schemas";
-import { refusalInit } from "~/utils/upload-quota.server";
-import { usePreferences } from "~/utils/use-preferences";
-import { formatPrice } from "~/utils/money";
+} from "~/server/files/order-files.server";
+import { FINAL_STATUSES, orderActions, orderNumber, type OrderAction } from "~/domain/order-rules";
+import { APPROVE_CONFIRMATION, ApproveSchema, CancelSchema, DeliverSchema, DisputeSchema, OrderIdSchema, RevisionSchema } from "~/schemas/order";
+import { RATING_MAX, RATING_MIN, ReviewSchema } from "~/schemas/review";
+import { refusalInit } from "~/server/files/upload-quota.server";
+import { usePreferences } from "~/hooks/use-preferences";
+import { formatPrice } from "~/domain/money";
 import type { loader as rootLoader } from "~/root";
 
 export const headers = actionHeaders;

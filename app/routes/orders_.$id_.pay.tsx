@@ -9,14 +9,14 @@ import { systemActor } from "~/operations/core.server";
 import { cancelOrder } from "~/operations/orders.server";
 import { settlePayment } from "~/operations/payments.server";
 import { getProviders } from "~/payments/registry.server";
-import { requireMemberActor, requireUser } from "~/utils/auth.server";
-import { isLoopbackHost } from "~/utils/host.server";
-import { getDb, type Db } from "~/utils/db.server";
-import { readFormData } from "~/utils/form-data.server";
-import { NETWORK_LABEL } from "~/utils/mobile-money";
-import { formatUgx } from "~/utils/money";
-import { failureStatus } from "~/utils/operation-results.server";
-import { orderActions, orderNumber } from "~/utils/order-rules";
+import { requireMemberActor, requireUser } from "~/server/auth.server";
+import { isLoopbackHost } from "~/server/host.server";
+import { getDb, type Db } from "~/server/db.server";
+import { readFormData } from "~/server/form-data.server";
+import { NETWORK_LABEL } from "~/domain/mobile-money";
+import { formatUgx } from "~/domain/money";
+import { failureStatus } from "~/server/operation-results.server";
+import { orderActions, orderNumber } from "~/domain/order-rules";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `Paying for ${data.order.number} | Soko` : "Not found | Soko" }];
 

@@ -1,8 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { systemActor } from "~/operations/core.server";
 import { paymentCallback } from "~/operations/payments.server";
-import { failureStatus } from "~/utils/operation-results.server";
-import { addressKey, consume } from "~/utils/rate-limit.server";
+import { failureStatus } from "~/server/operation-results.server";
+import { addressKey, consume } from "~/server/rate-limit.server";
 
 /**
  * Where MTN MoMo (PUT) and Airtel Money (POST) tell us a transfer has moved. The body is only a hint naming

@@ -4,14 +4,14 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { ErrorList, PasswordField, SubmitButton } from "~/components/forms";
-import { getFormConstraint } from "~/utils/form-constraint";
+import { getFormConstraint } from "~/schemas/form-constraint";
 import { isResetTokenValid } from "~/models/password-reset.server";
 import { completePasswordReset } from "~/operations/accounts.server";
-import { HIDDEN_PASSWORDS, RESET_LINK_EXPIRED, ResetPasswordSchema } from "~/utils/account-schemas";
-import { getActor } from "~/utils/auth.server";
-import { getDb } from "~/utils/db.server";
-import { readFormData } from "~/utils/form-data.server";
-import { formFailure } from "~/utils/operation-results.server";
+import { HIDDEN_PASSWORDS, RESET_LINK_EXPIRED, ResetPasswordSchema } from "~/schemas/account";
+import { getActor } from "~/server/auth.server";
+import { getDb } from "~/server/db.server";
+import { readFormData } from "~/server/form-data.server";
+import { formFailure } from "~/server/operation-results.server";
 
 export const meta: MetaFunction = () => [{ title: "Choose a new password | Soko" }];
 

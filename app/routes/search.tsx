@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { CatalogScreen } from "~/components/catalog";
-import { loadCatalog } from "~/utils/catalog.server";
+import { loadCatalog } from "~/server/catalog.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.query.q ? `${data.query.q} | Search | Soko` : "Search | Soko" }];
 

@@ -4,7 +4,7 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { Form, useActionData, useLoaderData, useLocation, useRouteLoaderData, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { ErrorList, Field, FormMessage, PasswordField, SubmitButton, TextAreaField } from "~/components/forms";
-import { getFormConstraint } from "~/utils/form-constraint";
+import { getFormConstraint } from "~/schemas/form-constraint";
 import { getSettings, type NotificationPreferences } from "~/models/user.server";
 import {
   changePassword,
@@ -23,15 +23,15 @@ import {
   PreferencesSchema,
   ProfileSchema,
   SecuritySchema,
-} from "~/utils/account-schemas";
+} from "~/schemas/account";
 import type { loader as rootLoader } from "~/root";
-import { requireMemberActor, requireUser } from "~/utils/auth.server";
-import { getDb } from "~/utils/db.server";
-import { readFormData, readMultipartFormData } from "~/utils/form-data.server";
-import { failureStatus, formFailure } from "~/utils/operation-results.server";
-import { maskMsisdn, payoutHoldUntil } from "~/utils/mobile-money";
-import { imageUrl, MAX_IMAGE_BYTES } from "~/utils/storage.server";
-import { usePreferences } from "~/utils/use-preferences";
+import { requireMemberActor, requireUser } from "~/server/auth.server";
+import { getDb } from "~/server/db.server";
+import { readFormData, readMultipartFormData } from "~/server/form-data.server";
+import { failureStatus, formFailure } from "~/server/operation-results.server";
+import { maskMsisdn, payoutHoldUntil } from "~/domain/mobile-money";
+import { imageUrl, MAX_IMAGE_BYTES } from "~/server/files/storage.server";
+import { usePreferences } from "~/hooks/use-preferences";
 
 export { actionHeaders as headers } from "~/utils/headers";
 

@@ -8,9 +8,9 @@ import { ReviewList, reviewPageOf, Stars } from "~/components/reviews";
 import { listSellerGigs } from "~/models/gig.server";
 import { listSellerReviews } from "~/models/review.server";
 import { getPublicProfile } from "~/models/user.server";
-import { getDb } from "~/utils/db.server";
+import { getDb } from "~/server/db.server";
 import { imageUrl } from "~/utils/media";
-import { usePreferences } from "~/utils/use-preferences";
+import { usePreferences } from "~/hooks/use-preferences";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) =>
   data ? [{ title: `${data.profile.name} (@${data.profile.username}) | Soko` }, { name: "description", content: data.profile.bio.slice(0, 160) }] : [{ title: "Not found | Soko" }];

@@ -19,13 +19,13 @@ import { attachImage, saveGig } from "~/operations/gigs.server";
 import { createReview, createReviews, type BulkReview } from "~/operations/reviews.server";
 import { createProviders } from "~/payments/registry.server";
 import { Sandbox } from "~/payments/sandbox.server";
-import { ProfileSchema } from "~/utils/account-schemas";
-import { DELIVERY_DAYS, gigFormSchema, TIERS, type Tier } from "~/utils/gig-schemas";
-import { getEnv } from "~/utils/env.server";
-import { hashPassword } from "~/utils/password.server";
-import { refund } from "~/utils/rate-limit.server";
-import { releaseUploads } from "~/utils/upload-quota.server";
-import { createRedis } from "~/utils/redis.server";
+import { ProfileSchema } from "~/schemas/account";
+import { DELIVERY_DAYS, gigFormSchema, TIERS, type Tier } from "~/schemas/gig";
+import { getEnv } from "~/server/env.server";
+import { hashPassword } from "~/server/password.server";
+import { refund } from "~/server/rate-limit.server";
+import { releaseUploads } from "~/server/files/upload-quota.server";
+import { createRedis } from "~/server/redis.server";
 import { renderCover } from "./covers";
 
 /**

@@ -12,7 +12,7 @@ import fs from "node:fs";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
-import { getEnv } from "~/utils/env.server";
+import { getEnv } from "~/server/env.server";
 import { adminUrl, allowStatus, describeBothModes, waitForHydration } from "../support/e2e";
 import { DEMO_ADMIN, signIn } from "../support/e2e-orders";
 

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
 import { beforeAll, expect, it } from "vitest";
 import { sendMessage, startConversation } from "~/operations/messages.server";
-import { DELETE_CONVERSATION_CONFIRM, RATE_OUT_OF_BOUNDS } from "~/utils/monitoring-schemas";
+import { DELETE_CONVERSATION_CONFIRM, RATE_OUT_OF_BOUNDS } from "~/schemas/monitoring";
 import { adminUrl, allowStatus, describeBothModes, e2eDb, waitForHydration } from "../support/e2e";
 import { DEMO_ADMIN, signIn } from "../support/e2e-orders";
 import { createUser, type TestUser } from "../support/factories";

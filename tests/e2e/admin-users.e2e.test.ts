@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { DELETE_CONFIRMATION, NOTHING_SELECTED } from "~/utils/admin-schemas";
+import { DELETE_CONFIRMATION, NOTHING_SELECTED } from "~/schemas/admin";
 import { adminUrl, allowConsoleErrors, allowStatus, appUrl, describeBothModes, e2eDb, waitForHydration } from "../support/e2e";
 import { DEMO_ADMIN, newPerson, signIn, type Person } from "../support/e2e-orders";
 import { createUser, DEFAULT_PASSWORD, type TestUser } from "../support/factories";

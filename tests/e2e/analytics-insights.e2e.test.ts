@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { Page } from "playwright-core";
 import { beforeAll, expect, inject, it } from "vitest";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
-import { getEnv } from "~/utils/env.server";
+import { getEnv } from "~/server/env.server";
 import { adminUrl, describeBothModes, e2eDb, waitForHydration } from "../support/e2e";
 import { DEMO_ADMIN, signIn } from "../support/e2e-orders";
 import { createUser, type TestUser } from "../support/factories";

@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
 import sharp from "sharp";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { OFF_PLATFORM_WARNING } from "~/utils/off-platform";
+import { OFF_PLATFORM_WARNING } from "~/domain/off-platform";
 import { createGig } from "../support/factories";
 import { describeBothModes, e2eDb, waitForHydration } from "../support/e2e";
 import { joinAsClient, joinAsFreelancer, newPerson, open, type Person } from "../support/e2e-orders";

@@ -11,7 +11,7 @@ import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { systemActor } from "~/operations/core.server";
 import { runOrderTimers } from "~/operations/orders.server";
-import { orderNumber } from "~/utils/order-rules";
+import { orderNumber } from "~/domain/order-rules";
 import { describeBothModes, e2eDb, waitForHydration, type Mode } from "../support/e2e";
 import { approveDelivery, DEMO_ADMIN, joinAsClient, joinAsFreelancer, newPerson, open, signIn, timeline, type Person } from "../support/e2e-orders";
 import { ledgerProblems } from "../support/order-checks";

@@ -7,7 +7,7 @@
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
 import { formatDateTime } from "~/utils/dates";
-import { PAYOUT_NUMBER_HOLD_MS } from "~/utils/mobile-money";
+import { PAYOUT_NUMBER_HOLD_MS } from "~/domain/mobile-money";
 import { allowStatus, appUrl, describeBothModes, e2eDb, waitForHydration, type Mode } from "../support/e2e";
 import { createUser, DEFAULT_PASSWORD } from "../support/factories";
 

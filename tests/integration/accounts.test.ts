@@ -7,7 +7,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSession } from "~/models/session.server";
 import { setUserStatus } from "~/models/user.server";
-import { getEnv } from "~/utils/env.server";
+import { getEnv } from "~/server/env.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { DEFAULT_PASSWORD, createCategory, createGig, createUser } from "../support/factories";
 import { startTestServer, type TestServer } from "../support/test-server";

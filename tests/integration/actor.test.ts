@@ -4,7 +4,7 @@
  * visitor, with the client they act from (address, software, analytics choice).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getActor, getSocketActor } from "~/utils/auth.server";
+import { getActor, getSocketActor } from "~/server/auth.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createSession, createUser } from "../support/factories";
 

@@ -17,7 +17,7 @@ import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import { businessFigures, recentActivity } from "~/models/admin-dashboard.server";
-import { getEnv } from "~/utils/env.server";
+import { getEnv } from "~/server/env.server";
 import { createTestClickHouseDatabase, createTestDatabase, type TestDatabase } from "../support/databases";
 import { createGig, createSession, createUser } from "../support/factories";
 import { startTestServer, type TestServer } from "../support/test-server";

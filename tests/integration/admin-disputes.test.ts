@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memberBalances } from "~/models/ledger.server";
 import { sendMessage, startConversation } from "~/operations/messages.server";
 import { deliverOrder, openDispute } from "~/operations/orders.server";
-import { orderNumber } from "~/utils/order-rules";
+import { orderNumber } from "~/domain/order-rules";
 import { createSession } from "../support/factories";
 import { rowCount } from "../support/order-checks";
 import { balances, memberActor, opts, orderTestContext, paidTestOrder } from "../support/orders";

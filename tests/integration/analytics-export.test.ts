@@ -10,7 +10,7 @@ import http from "node:http";
 import type { ClickHouseClient } from "@clickhouse/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
-import { getEnv } from "~/utils/env.server";
+import { getEnv } from "~/server/env.server";
 import { createTestClickHouseDatabase, createTestDatabase, type TestDatabase } from "../support/databases";
 import { createSession, createUser } from "../support/factories";
 import { freePort, startTestServer, type TestServer } from "../support/test-server";

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_EVENTS_PER_REQUEST } from "~/analytics/events";
 import { ingestStreamKey, streamEntries } from "~/analytics/ingest-stream.server";
 import { countersKey, createIngest, IngestUnavailableError, type Ingest } from "~/analytics/ingest.server";
-import { getEnv } from "~/utils/env.server";
-import { createRedis } from "~/utils/redis.server";
+import { getEnv } from "~/server/env.server";
+import { createRedis } from "~/server/redis.server";
 import { queuedEvent } from "../support/analytics-events";
 
 const pageview = (page: string) => queuedEvent("pageview", { page, url: `http://localhost${page}` });

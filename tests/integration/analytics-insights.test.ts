@@ -33,7 +33,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import { clickedPages, conversionFunnel, heatmap, memberAnalytics, userJourney } from "~/analytics/insights.server";
 import { buildRollups } from "~/analytics/rollups.server";
-import { getEnv } from "~/utils/env.server";
+import { getEnv } from "~/server/env.server";
 import { ENGINES } from "../support/clickhouse-engines";
 import { createTestClickHouseDatabase, createTestDatabase, type TestDatabase } from "../support/databases";
 import { createSession, createUser } from "../support/factories";

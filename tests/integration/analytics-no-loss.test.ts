@@ -26,7 +26,7 @@ import { INGEST_QUEUE, TABLES, type IngestJob } from "~/analytics/events";
 import { INGEST_GROUP, ingestStreamKey, streamDepth, streamEntries } from "~/analytics/ingest-stream.server";
 import { pageViews, TOP_ROWS, userActivity } from "~/analytics/reports.server";
 import { migrateClickHouse } from "../../scripts/lib/migrate";
-import { createRedis } from "~/utils/redis.server";
+import { createRedis } from "~/server/redis.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createSession, createUser } from "../support/factories";
 import { startPrivateClickHouse, startPrivateRedis, type PrivateService } from "../support/private-services";

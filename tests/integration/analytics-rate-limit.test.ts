@@ -1,5 +1,5 @@
 /**
- * The tracking endpoints' per-address limit (app/utils/rate-limit.server.ts leasedLimiter, ADR 021): uses
+ * The tracking endpoints' per-address limit (app/server/rate-limit.server.ts leasedLimiter, ADR 021): uses
  * taken from Redis in leases and handed out from memory, so most requests cost no round trip, while Redis's
  * count keeps the limit across processes. Against the real Redis, each test on a private key prefix; two
  * limiters on one prefix stand for two web processes.
@@ -7,9 +7,9 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { leasedLimiter, type AddressLimiter } from "~/utils/rate-limit.server";
-import { getEnv } from "~/utils/env.server";
-import { createRedis } from "~/utils/redis.server";
+import { leasedLimiter, type AddressLimiter } from "~/server/rate-limit.server";
+import { getEnv } from "~/server/env.server";
+import { createRedis } from "~/server/redis.server";
 
 const connections: Redis[] = [];
 const prefixes: string[] = [];

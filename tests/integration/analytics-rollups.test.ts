@@ -1,5 +1,5 @@
 /**
- * The reports' derived tables over time (app/analytics/rollups.server.ts, worker/rollups.server.ts): the
+ * The reports' derived tables over time (app/analytics/rollups.server.ts, worker/rollups-job.server.ts): the
  * ingest names the days of late events, the builder job builds on its first round, a late event reaches
  * the reports after the rebuild, and a day keeps at most two built versions. The reports' figures on built
  * tables are tested in analytics-reports.test.ts and analytics-insights.test.ts.
@@ -13,10 +13,10 @@ import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.serv
 import { INGEST_QUEUE, type IngestJob } from "~/analytics/events";
 import { pageViews, userActivity } from "~/analytics/reports.server";
 import { buildRollups, eventsOnly, lateDaysKey, markLate, takeLateDays } from "~/analytics/rollups.server";
-import { getEnv, parseEnv } from "~/utils/env.server";
-import { createRedis } from "~/utils/redis.server";
-import { startIngest } from "../../worker/ingest.server";
-import { ROLLUPS_QUEUE, startRollups } from "../../worker/rollups.server";
+import { getEnv, parseEnv } from "~/server/env.server";
+import { createRedis } from "~/server/redis.server";
+import { startIngest } from "../../worker/ingest-consumer.server";
+import { ROLLUPS_QUEUE, startRollups } from "../../worker/rollups-job.server";
 import { createTestClickHouseDatabase } from "../support/databases";
 import { queuedEvent } from "../support/analytics-events";
 

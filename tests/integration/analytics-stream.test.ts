@@ -1,5 +1,5 @@
 /**
- * The analytics worker's stream path (worker/ingest.server.ts, ADR 025) against the real Redis and ClickHouse:
+ * The analytics worker's stream path (worker/ingest-consumer.server.ts, ADR 025) against the real Redis and ClickHouse:
  * entries as the web processes append them (appendEntry) → rows in a fresh ClickHouse database of this file,
  * and what the stream, its consumer group and the BullMQ failed set hold at each step. Each test has its own
  * queue prefix (so its own stream, group, queue and counters).
@@ -13,10 +13,10 @@ import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.serv
 import { quoteList } from "~/analytics/clickhouse-sql.server";
 import { INGEST_QUEUE, type IngestJob, type QueuedEvent } from "~/analytics/events";
 import { appendEntry, INGEST_GROUP, ingestStreamKey, streamDepth, streamEntries } from "~/analytics/ingest-stream.server";
-import { getEnv, parseEnv } from "~/utils/env.server";
-import { createRedis } from "~/utils/redis.server";
+import { getEnv, parseEnv } from "~/server/env.server";
+import { createRedis } from "~/server/redis.server";
 import { freePort } from "../../scripts/lib/servers";
-import { analyticsCountersKey, startIngest, type Ingest, type IngestOptions } from "../../worker/ingest.server";
+import { analyticsCountersKey, startIngest, type Ingest, type IngestOptions } from "../../worker/ingest-consumer.server";
 import { queuedEvent as event, startIngestChild, storedCommon, storedCount as countStored, waitFor } from "../support/analytics-events";
 import { createTestClickHouseDatabase } from "../support/databases";
 

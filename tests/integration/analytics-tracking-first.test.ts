@@ -17,8 +17,8 @@ process.env.QUEUE_PREFIX = prefix;
 const { streamEntries } = await import("~/analytics/ingest-stream.server");
 const { closeIngest, getIngest } = await import("~/analytics/ingest.server");
 const { analyticsRouter, trackingFirst } = await import("~/analytics/router.server");
-const { getEnv } = await import("~/utils/env.server");
-const { createRedis } = await import("~/utils/redis.server");
+const { getEnv } = await import("~/server/env.server");
+const { createRedis } = await import("~/server/redis.server");
 
 const ANDROID = "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
 const event = () => ({ event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now(), action_type: "click", page: "/browse" });

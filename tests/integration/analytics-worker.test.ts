@@ -1,5 +1,5 @@
 /**
- * The analytics worker (worker/ingest.server.ts) against the real Redis and ClickHouse: jobs as the
+ * The analytics worker (worker/ingest-consumer.server.ts) against the real Redis and ClickHouse: jobs as the
  * endpoints queue them → rows in a fresh ClickHouse database of this file. Each test has its own queue
  * prefix (so its own queue and counters).
  */
@@ -14,11 +14,11 @@ import { INGEST_QUEUE, TABLES, type EventKind, type IngestJob, type QueuedEvent 
 import { queuedEvent as event, SESSION_ID as sessionIdOf, startIngestChild, storedCommon, storedCount as countStored, waitFor } from "../support/analytics-events";
 import { checkEvents, enrichEvents } from "~/analytics/ingest.server";
 import { pageViews } from "~/analytics/reports.server";
-import { getEnv, parseEnv } from "~/utils/env.server";
+import { getEnv, parseEnv } from "~/server/env.server";
 import { migrateClickHouse } from "../../scripts/lib/migrate";
 import { freePort } from "../../scripts/lib/servers";
-import { createRedis } from "~/utils/redis.server";
-import { analyticsCountersKey, startIngest, type Ingest, type IngestOptions } from "../../worker/ingest.server";
+import { createRedis } from "~/server/redis.server";
+import { analyticsCountersKey, startIngest, type Ingest, type IngestOptions } from "../../worker/ingest-consumer.server";
 
 const baseEnv = getEnv();
 const database = `soko_test_${randomBytes(5).toString("hex")}`;

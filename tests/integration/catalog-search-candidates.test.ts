@@ -7,7 +7,7 @@
 import type { Knex } from "knex";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CANDIDATES, EMPTY_QUERY, listCatalog } from "~/models/gig.server";
-import type { CatalogQuery } from "~/utils/gig-schemas";
+import type { CatalogQuery } from "~/schemas/gig";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createCategory, createGig, createReview, createUser } from "../support/factories";
 

@@ -21,7 +21,7 @@ import {
   saveGig,
   setGigStatus,
 } from "~/models/gig.server";
-import { QUERY_MAX, catalogSearch, gigFormSchema, parseCatalogQuery, type CatalogQuery, type GigIntent, type Sort, type Tier } from "~/utils/gig-schemas";
+import { QUERY_MAX, catalogSearch, gigFormSchema, parseCatalogQuery, type CatalogQuery, type GigIntent, type Sort, type Tier } from "~/schemas/gig";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createCategory, createGig, createReview, createUser } from "../support/factories";
 

@@ -19,7 +19,7 @@ import {
   toDateTimeString,
 } from "~/analytics/clickhouse-sql.server";
 import { TABLES } from "~/analytics/events";
-import { getEnv } from "~/utils/env.server";
+import { getEnv } from "~/server/env.server";
 import { migrateClickHouse, splitStatements } from "../../scripts/lib/migrate";
 
 const env = getEnv();

@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getEnv } from "~/utils/env.server";
+import { getEnv } from "~/server/env.server";
 import type { Metafile } from "esbuild";
 import { compiledServer, compiledWorker, ensureCompiled, processesDir, staleReason } from "../../scripts/lib/compile";
 import { compiledProcess, startProcess, waitUntil } from "../../scripts/lib/servers";

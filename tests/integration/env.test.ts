@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseEnv } from "~/utils/env.server";
+import { parseEnv } from "~/server/env.server";
 import { LOCAL_URLS } from "~/utils/local-services";
 
 describe("environment", () => {

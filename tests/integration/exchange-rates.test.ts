@@ -7,7 +7,7 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setUsdRate } from "~/operations/exchange-rates.server";
-import { RATE_NOT_A_NUMBER, RATE_OUT_OF_BOUNDS } from "~/utils/monitoring-schemas";
+import { RATE_NOT_A_NUMBER, RATE_OUT_OF_BOUNDS } from "~/schemas/monitoring";
 import { createSession } from "../support/factories";
 import { decode } from "../support/html";
 import { rowCount } from "../support/order-checks";

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getGigPage, listCatalog, EMPTY_QUERY } from "~/models/gig.server";
 import { getSessionUser } from "~/models/session.server";
-import { verifyPassword } from "~/utils/password.server";
+import { verifyPassword } from "~/server/password.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { DEFAULT_PASSWORD, createCategory, createGig, createReview, createSession, createUser } from "../support/factories";
 

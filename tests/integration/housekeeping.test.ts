@@ -11,16 +11,16 @@ import path from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { parseEnv } from "~/utils/env.server";
+import { parseEnv } from "~/server/env.server";
 import {
   HOUSEKEEPING_EVERY_MS,
   HOUSEKEEPING_QUEUE,
   HOUSEKEEPING_SCHEDULER,
   startHousekeeping,
-} from "../../worker/housekeeping.server";
+} from "../../worker/housekeeping-job.server";
 import { systemActor } from "~/operations/core.server";
 import { runHousekeeping as housekeepingOperation } from "~/operations/housekeeping.server";
-import { startEffects } from "../../worker/effects.server";
+import { startEffects } from "../../worker/effects-runner.server";
 import { startTsx, waitUntil } from "../../scripts/lib/servers";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createGig, createUser } from "../support/factories";

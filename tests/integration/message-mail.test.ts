@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { markConversationRead, MESSAGE_MAIL_DELAY_MS, MESSAGE_MAIL_GAP_MS, sendMessage, startConversation } from "~/operations/messages.server";
-import { getEnv } from "~/utils/env.server";
-import { startEffects, type EffectsRunner } from "../../worker/effects.server";
+import { getEnv } from "~/server/env.server";
+import { startEffects, type EffectsRunner } from "../../worker/effects-runner.server";
 import { createUser, type TestUser } from "../support/factories";
 import { memberActor, orderTestContext } from "../support/orders";
 

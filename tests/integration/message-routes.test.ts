@@ -13,7 +13,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OFF_PLATFORM_WARNING } from "~/utils/off-platform";
+import { OFF_PLATFORM_WARNING } from "~/domain/off-platform";
 import { createSession, createUser, type TestUser } from "../support/factories";
 import { decode } from "../support/html";
 import { orderTestContext } from "../support/orders";

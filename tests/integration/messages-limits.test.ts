@@ -1,13 +1,13 @@
 /**
  * The Redis rate limits on messaging (issue 12 "rate-limited in Redis per sender", ADR 010, LIMITS in
- * app/utils/rate-limit.server.ts), through two real web processes that share one Redis: a member's 120
+ * app/server/rate-limit.server.ts), through two real web processes that share one Redis: a member's 120
  * messages a minute are counted together whether they come by the no-JS form on one process or by the socket
  * on the other, and the 121st is refused either way (the form: 429, Retry-After, the limit's words on the
  * page; the socket: `limited` with the same words) with nothing stored; the same for the 60 conversations an
  * hour that Contact and `create_conversation` may start.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LIMITS } from "~/utils/rate-limit.server";
+import { LIMITS } from "~/server/rate-limit.server";
 import { startConversation } from "~/operations/messages.server";
 import { createSession, createUser, type TestUser } from "../support/factories";
 import { decode } from "../support/html";

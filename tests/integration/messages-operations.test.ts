@@ -16,8 +16,8 @@ import {
   startConversation,
 } from "~/operations/messages.server";
 import { setUserStatus } from "~/operations/accounts.server";
-import { listCursor, SendMessageSchema } from "~/utils/message-schemas";
-import { OFF_PLATFORM_WARNING } from "~/utils/off-platform";
+import { listCursor, SendMessageSchema } from "~/schemas/message";
+import { OFF_PLATFORM_WARNING } from "~/domain/off-platform";
 import { createUser, type TestUser } from "../support/factories";
 import { memberActor, orderTestContext, paidTestOrder, system, visitor } from "../support/orders";
 

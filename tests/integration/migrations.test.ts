@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
-import { getEnv } from "~/utils/env.server";
+import { getEnv } from "~/server/env.server";
 import { migrateClickHouse, migratePostgres, splitStatements } from "../../scripts/lib/migrate";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createCategory, createUser } from "../support/factories";

@@ -1,5 +1,5 @@
 /**
- * One source of truth (issue 10 item 7): a cookie is read and written only by app/utils/cookies.server.ts,
+ * One source of truth (issue 10 item 7): a cookie is read and written only by app/server/cookies.server.ts,
  * a ClickHouse client made only by app/analytics/clickhouse.server.ts (which alone spells out the server's
  * credentials), and a free port or a web server for tests and benchmarks only by scripts/lib/servers.ts.
  * The test walks the source, comments left out, and names every file that has its own copy again.
@@ -40,8 +40,8 @@ function offenders(files: string[], home: string, patterns: RegExp[]): string[] 
 }
 
 describe("one source of truth", () => {
-  it("reads and writes cookies only in app/utils/cookies.server.ts", () => {
-    const home = path.join("app", "utils", "cookies.server.ts");
+  it("reads and writes cookies only in app/server/cookies.server.ts", () => {
+    const home = path.join("app", "server", "cookies.server.ts");
     expect(
       offenders(SERVER, home, [
         /from "cookie"/, // the package itself
@@ -58,7 +58,7 @@ describe("one source of truth", () => {
     const engines = path.join("tests", "support", "clickhouse-engines.ts");
     expect(offenders(SOURCES.filter((f) => f !== engines), home, [/\bcreateClient\(/, /import \{[^}]*\bcreateClient\b[^}]*\} from "@clickhouse\/client"/])).toEqual([]);
     // The environment schema declares them; its own tests and the compose file's test check them there.
-    const declared = [path.join("app", "utils", "env.server.ts"), path.join("tests", "integration", "docker-compose.test.ts"), path.join("app", "analytics", "clickhouse.server.test.ts")];
+    const declared = [path.join("app", "server", "env.server.ts"), path.join("tests", "integration", "docker-compose.test.ts"), path.join("app", "analytics", "clickhouse.server.test.ts")];
     expect(offenders(SOURCES.filter((f) => !declared.includes(f)), home, [/CLICKHOUSE_USER|CLICKHOUSE_PASSWORD/])).toEqual([]);
   });
 

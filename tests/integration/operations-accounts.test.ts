@@ -29,9 +29,9 @@ import {
   updateProfile,
 } from "~/operations/accounts.server";
 import { systemActor, type Actor, type Client } from "~/operations/core.server";
-import { getEnv } from "~/utils/env.server";
-import { passwordNeedsRehash, verifyPassword } from "~/utils/password.server";
-import { closeLimitRedis } from "~/utils/rate-limit.server";
+import { getEnv } from "~/server/env.server";
+import { passwordNeedsRehash, verifyPassword } from "~/server/password.server";
+import { closeLimitRedis } from "~/server/rate-limit.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createSession, createUser, DEFAULT_PASSWORD, type UserOptions } from "../support/factories";
 

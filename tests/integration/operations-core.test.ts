@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { conflict, invalid, ok, recordEffect, systemActor, transact, type Actor } from "~/operations/core.server";
 import { claimDueEffects, markEffectDone, markEffectFailed } from "~/operations/effects.server";
 import { claimDueMail, markMailFailed, markMailSent } from "~/operations/mail.server";
-import { getEnv } from "~/utils/env.server";
-import { IMAGE_SIZES, imageFile, uploadDir } from "~/utils/storage.server";
-import { startEffects } from "../../worker/effects.server";
+import { getEnv } from "~/server/env.server";
+import { IMAGE_SIZES, imageFile, uploadDir } from "~/server/files/storage.server";
+import { startEffects } from "../../worker/effects-runner.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createUser } from "../support/factories";
 

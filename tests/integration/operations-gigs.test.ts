@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConversionFact } from "~/analytics/conversions.server";
 import { systemActor, type Actor } from "~/operations/core.server";
 import { attachImage, deleteGig, detachImage, NO_ADMIN_SELLERS, ONLY_SELLERS, pauseGig, resumeGig, saveGig } from "~/operations/gigs.server";
-import { gigFormSchema, type GigIntent } from "~/utils/gig-schemas";
-import { consume } from "~/utils/rate-limit.server";
+import { gigFormSchema, type GigIntent } from "~/schemas/gig";
+import { consume } from "~/server/rate-limit.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createGig, createReview, createUser, type TestUser } from "../support/factories";
 

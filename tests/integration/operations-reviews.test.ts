@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { Actor } from "~/operations/core.server";
 import { cancelOrder, deliverOrder } from "~/operations/orders.server";
 import { createReview, createReviews, NO_SUCH_GIG, NO_SUCH_ORDER, OWN_GIG } from "~/operations/reviews.server";
-import { ReviewSchema, type ReviewInput } from "~/utils/review-schemas";
+import { ReviewSchema, type ReviewInput } from "~/schemas/review";
 import { createGig, createUser, type TestUser } from "../support/factories";
 import { eventKinds } from "../support/order-checks";
 import { completedTestOrder, memberActor, opts, orderTestContext, paidTestOrder, placeTestOrder, system, visitor } from "../support/orders";

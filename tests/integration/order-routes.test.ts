@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cancelOrder, deliverOrder, openDispute, runOrderTimers } from "~/operations/orders.server";
-import { orderNumber, statusLabel } from "~/utils/order-rules";
+import { orderNumber, statusLabel } from "~/domain/order-rules";
 import { createGig, createSession, createUser, type TestUser } from "../support/factories";
 import { DAY_MS, trail } from "../support/order-checks";
 import { completedTestOrder, memberActor, opts, orderTestContext, paidTestOrder, placeTestOrder, system } from "../support/orders";

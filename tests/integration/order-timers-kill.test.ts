@@ -12,7 +12,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memberBalances } from "~/models/ledger.server";
 import { deliverOrder } from "~/operations/orders.server";
-import { runOrderRound } from "../../worker/orders.server";
+import { runOrderRound } from "../../worker/order-timers-job.server";
 import { startTsx, waitUntil, type Child } from "../../scripts/lib/servers";
 import { createGig, createUser, type TestUser } from "../support/factories";
 import { ledgerProblems } from "../support/order-checks";

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { airtelConfigFromEnv, createAirtelProvider, type AirtelConfig } from "~/payments/airtel.server";
-import { parseEnv } from "~/utils/env.server";
+import { parseEnv } from "~/server/env.server";
 import { startFakeAirtel, type FakeAirtel } from "../support/fake-airtel";
 import { expectNoSecretIn, reasonCollector, sleep, startCallbackReceiver, transferRequests } from "../support/payment-test-setup";
 

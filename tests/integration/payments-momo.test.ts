@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createMomoProvider, momoConfigFromEnv, type MomoConfig } from "~/payments/momo.server";
-import { parseEnv } from "~/utils/env.server";
+import { parseEnv } from "~/server/env.server";
 import { startFakeMomo, type FakeMomo } from "../support/fake-momo";
 import { expectNoSecretIn, reasonCollector, sleep, startCallbackReceiver, transferRequests } from "../support/payment-test-setup";
 

@@ -13,7 +13,7 @@ import { memberBalances } from "~/models/ledger.server";
 import { cancelOrder, placeOrder, PAYMENTS_UNAVAILABLE } from "~/operations/orders.server";
 import { paymentCallback, pollPayments, settlePayment, settlePayout, type PaymentOptions } from "~/operations/payments.server";
 import { createProviders, type Providers } from "~/payments/registry.server";
-import { parseEnv } from "~/utils/env.server";
+import { parseEnv } from "~/server/env.server";
 import { createUser, type TestUser } from "../support/factories";
 import { startFakeMomo, type FakeMomo } from "../support/fake-momo";
 import { at, DAY_MS, eventKinds, expectLedgerSound, journalKeys, MINUTE_MS, orderRow } from "../support/order-checks";

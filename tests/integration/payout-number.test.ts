@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memberBalances } from "~/models/ledger.server";
 import { runOrderTimers } from "~/operations/orders.server";
 import { formatDateTime } from "~/utils/dates";
-import { PAYOUT_NUMBER_HOLD_MS } from "~/utils/mobile-money";
+import { PAYOUT_NUMBER_HOLD_MS } from "~/domain/mobile-money";
 import { createSession, createUser, DEFAULT_PASSWORD } from "../support/factories";
 import { DAY_MS, MINUTE_MS, rowCount } from "../support/order-checks";
 import { completedTestOrder, opts, orderTestContext, system } from "../support/orders";

@@ -12,7 +12,7 @@ import { runOrderTimers } from "~/operations/orders.server";
 import { NO_PAYOUT_NUMBER, pollPayouts, requestWithdrawal, settlePayout } from "~/operations/payments.server";
 import type { PaymentProvider, RequestOutcome, TransferRequest, TransferStatus } from "~/payments/provider.server";
 import type { Providers } from "~/payments/registry.server";
-import { getEnv } from "~/utils/env.server";
+import { getEnv } from "~/server/env.server";
 import type { TestUser } from "../support/factories";
 import { at, DAY_MS, expectLedgerSound, orderRow } from "../support/order-checks";
 import { completedTestOrder, createParties, memberActor, opts, orderTestContext, PAYOUT_NUMBER, system, visitor } from "../support/orders";

@@ -10,7 +10,7 @@ import http from "node:http";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSession, hashToken } from "~/models/session.server";
-import { getEnv } from "~/utils/env.server";
+import { getEnv } from "~/server/env.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { DEFAULT_PASSWORD, createUser } from "../support/factories";
 import { startTestServer, type TestServer } from "../support/test-server";

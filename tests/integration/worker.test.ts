@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getEnv } from "~/utils/env.server";
+import { getEnv } from "~/server/env.server";
 import { startTsx, waitUntil } from "../../scripts/lib/servers";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 

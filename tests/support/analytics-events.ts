@@ -11,10 +11,10 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import { quoteList } from "~/analytics/clickhouse-sql.server";
 import { TABLES, type EventKind, type QueuedEvent } from "~/analytics/events";
-import { getEnv, parseEnv } from "~/utils/env.server";
-import { createRedis } from "~/utils/redis.server";
-import { startEffects } from "../../worker/effects.server";
-import { startIngest, type IngestStats } from "../../worker/ingest.server";
+import { getEnv, parseEnv } from "~/server/env.server";
+import { createRedis } from "~/server/redis.server";
+import { startEffects } from "../../worker/effects-runner.server";
+import { startIngest, type IngestStats } from "../../worker/ingest-consumer.server";
 import { createTestClickHouseDatabase } from "./databases";
 import { startTestServer } from "./test-server";
 
@@ -121,8 +121,8 @@ export async function startIngestChild(env: Record<string, string>, stat: keyof 
   const script = path.join(dir, "dying-worker.mts");
   await fs.writeFile(
     script,
-    `import { parseEnv } from ${JSON.stringify(path.join(root, "app/utils/env.server.ts"))};
-     import { startIngest } from ${JSON.stringify(path.join(root, "worker/ingest.server.ts"))};
+    `import { parseEnv } from ${JSON.stringify(path.join(root, "app/server/env.server.ts"))};
+     import { startIngest } from ${JSON.stringify(path.join(root, "worker/ingest-consumer.server.ts"))};
      const ingest = await startIngest(parseEnv(process.env), { lockDurationMs: 1500, stalledIntervalMs: 500 });
      setInterval(() => console.log(${JSON.stringify(stat)} + " " + ingest.stats[${JSON.stringify(stat)}]), 50);\n`,
   );

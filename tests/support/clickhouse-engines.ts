@@ -11,7 +11,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createClient, type ClickHouseClient } from "@clickhouse/client";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
-import { getEnv } from "~/utils/env.server";
+import { getEnv } from "~/server/env.server";
 import { applyClickHouseMigrations } from "../../scripts/lib/migrate";
 import { createTestClickHouseDatabase } from "./databases";
 

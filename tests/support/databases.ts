@@ -5,8 +5,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import knex, { type Knex } from "knex";
 import { clickHouseOptions } from "~/analytics/clickhouse.server";
-import { createDb } from "~/utils/db.server";
-import { getEnv } from "~/utils/env.server";
+import { createDb } from "~/server/db.server";
+import { getEnv } from "~/server/env.server";
 import { migrateClickHouse, migratePostgres } from "../../scripts/lib/migrate";
 
 /**

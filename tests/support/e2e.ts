@@ -5,7 +5,7 @@
 import type { Knex } from "knex";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, inject } from "vitest";
-import { createDb } from "~/utils/db.server";
+import { createDb } from "~/server/db.server";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 

@@ -13,9 +13,9 @@ import { createSession as startSession } from "~/models/session.server";
 import type { Role, UserStatus } from "~/models/user.server";
 import { systemActor } from "~/operations/core.server";
 import { createReviews } from "~/operations/reviews.server";
-import type { Db } from "~/utils/db.server";
-import type { GigFormValue, PackageInput, Tier } from "~/utils/gig-schemas";
-import { hashPassword } from "~/utils/password.server";
+import type { Db } from "~/server/db.server";
+import type { GigFormValue, PackageInput, Tier } from "~/schemas/gig";
+import { hashPassword } from "~/server/password.server";
 import { LOGO_CATEGORY } from "./gig-form";
 
 /** The password every factory member has unless a test gives another. */

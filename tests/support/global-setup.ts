@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createClickHouse, clickHouseOptions } from "~/analytics/clickhouse.server";
-import { getEnv } from "~/utils/env.server";
+import { getEnv } from "~/server/env.server";
 import { migrateClickHouse } from "../../scripts/lib/migrate";
 import { ensureChdb } from "./clickhouse-engines";
 import { RUN_CLICKHOUSE_DB, prepareTemplate } from "./databases";

@@ -10,7 +10,7 @@
  */
 import type { Knex } from "knex";
 import { expect } from "vitest";
-import { FINAL_STATUSES } from "~/utils/order-rules";
+import { FINAL_STATUSES } from "~/domain/order-rules";
 
 export const MINUTE_MS = 60 * 1000;
 export const HOUR_MS = 60 * MINUTE_MS;

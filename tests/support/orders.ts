@@ -11,9 +11,9 @@ import { approveOrder, deliverOrder, placeOrder } from "~/operations/orders.serv
 import { settlePayment, type PaymentOptions } from "~/operations/payments.server";
 import { createProviders, type Providers } from "~/payments/registry.server";
 import { Sandbox } from "~/payments/sandbox.server";
-import { getEnv } from "~/utils/env.server";
-import { closeLimitRedis } from "~/utils/rate-limit.server";
-import { createRedis } from "~/utils/redis.server";
+import { getEnv } from "~/server/env.server";
+import { closeLimitRedis } from "~/server/rate-limit.server";
+import { createRedis } from "~/server/redis.server";
 import { createTestDatabase, type TestDatabase } from "./databases";
 import { createGig, createUser, type GigOptions, type TestUser, type UserOptions } from "./factories";
 

@@ -3,7 +3,7 @@
  * free port, against the databases a test chooses, and stops it again. The process handling is the
  * benchmarks' too (scripts/lib/servers.ts); this adds the test run's own services as the default.
  */
-import { getEnv } from "~/utils/env.server";
+import { getEnv } from "~/server/env.server";
 import { startAppServer, type AppServer } from "../../scripts/lib/servers";
 
 export { freePort } from "../../scripts/lib/servers";

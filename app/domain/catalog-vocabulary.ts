@@ -1,0 +1,80 @@
+/**
+ * The catalog's vocabulary without zod, for the pages a visitor lands on (browse, search, the gig page): the
+ * package tiers and the catalog URL's parameters. zod is 13 KB gzipped, and the gig form (app/schemas/gig.ts, which
+ * re-exports all of this) is the only catalog screen that needs it in the browser (issue 14, item 6).
+ */
+
+export const TIERS = ["basic", "standard", "premium"] as const;
+export type Tier = (typeof TIERS)[number];
+export const TIER_LABEL: Record<Tier, string> = { basic: "Basic", standard: "Standard", premium: "Premium" };
+
+// ---- The catalog's URL: /browse and /search read the same parameters. Unknown values are ignored. ----
+
+export const SORTS = {
+  relevance: "Relevance",
+  rating: "Best rating",
+  "price-low": "Price: low to high",
+  "price-high": "Price: high to low",
+  newest: "Newest",
+} as const;
+export type Sort = keyof typeof SORTS;
+
+/** Price ranges of spec §9, on the starting (lowest package) price. */
+export const PRICE_RANGES = {
+  "under-100000": { label: "Under UGX 100,000", min: null, max: 99_999 },
+  "100000-500000": { label: "UGX 100,000 to 500,000", min: 100_000, max: 500_000 },
+  "above-500000": { label: "Above UGX 500,000", min: 500_001, max: null },
+} as const;
+export type PriceRange = keyof typeof PRICE_RANGES;
+
+export const RATING_FILTERS = { "4.5": "4.5 and up", "4": "4.0 and up", "3.5": "3.5 and up" } as const;
+export type RatingFilter = keyof typeof RATING_FILTERS;
+
+/** Delivery within N days: the gig's fastest package delivers in at most N days. */
+export const DELIVERY_FILTERS = { "1": "Within 24 hours", "3": "Up to 3 days", "7": "Up to 7 days" } as const;
+export type DeliveryFilter = keyof typeof DELIVERY_FILTERS;
+
+export const QUERY_MAX = 100;
+
+export type CatalogQuery = {
+  q: string;
+  category: string | null;
+  price: PriceRange | null;
+  rating: RatingFilter | null;
+  delivery: DeliveryFilter | null;
+  sort: Sort;
+  cursor: string | null;
+};
+
+const pick = <T extends string>(options: Record<T, unknown>, value: string | null): T | null =>
+  value !== null && Object.hasOwn(options, value) ? (value as T) : null;
+
+/** Reads the catalog's state from a URL. A value we do not know is ignored, never an error. */
+export function parseCatalogQuery(params: URLSearchParams): CatalogQuery {
+  // Control characters (a NUL above all) are never part of a search, and Postgres refuses NUL in text.
+  const q = (params.get("q") ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").trim().replace(/\s+/g, " ").slice(0, QUERY_MAX);
+  const category = params.get("category");
+  return {
+    q,
+    category: category && /^[a-z0-9-]{1,60}$/.test(category) ? category : null,
+    price: pick(PRICE_RANGES, params.get("price")),
+    rating: pick(RATING_FILTERS, params.get("rating")),
+    delivery: pick(DELIVERY_FILTERS, params.get("delivery")),
+    sort: pick(SORTS, params.get("sort")) ?? "relevance",
+    cursor: params.get("cursor")?.slice(0, 200) ?? null,
+  };
+}
+
+/** The URL of a catalog state (without the cursor unless given), omitting defaults. */
+export function catalogSearch(query: Omit<CatalogQuery, "cursor"> & { cursor?: string | null }): string {
+  const params = new URLSearchParams();
+  if (query.q) params.set("q", query.q);
+  if (query.category) params.set("category", query.category);
+  if (query.price) params.set("price", query.price);
+  if (query.rating) params.set("rating", query.rating);
+  if (query.delivery) params.set("delivery", query.delivery);
+  if (query.sort !== "relevance") params.set("sort", query.sort);
+  if (query.cursor) params.set("cursor", query.cursor);
+  const s = params.toString();
+  return s ? `?${s}` : "";
+}

@@ -1,0 +1,177 @@
+/**
+ * The gig form's rules and the catalog's URL vocabulary, shared by the server (which decides) and the
+ * browser (which only helps: the title counter, tags added with Enter).
+ */
+import { z } from "zod";
+import { TIER_LABEL, TIERS, type Tier } from "~/domain/catalog-vocabulary";
+
+// The words the gig form shares with the light pages (tiers, the catalog's URL) live without zod.
+export * from "~/domain/catalog-vocabulary";
+
+/** Delivery options per tier (spec §9). */
+export const DELIVERY_DAYS = {
+  basic: [1, 3, 7, 14],
+  standard: [3, 7, 14, 21],
+  premium: [7, 14, 21, 30],
+} as const satisfies Record<Tier, readonly number[]>;
+
+export const TITLE_MAX = 80;
+export const DESCRIPTION_MAX = 5000;
+export const MAX_TAGS = 10;
+export const TAG_MAX = 30;
+export const MAX_IMAGES = 5;
+export const PRICE_MAX_UGX = 100_000_000;
+export const MAX_FEATURES = 10;
+
+/** Trims tags, drops empty ones and repeats (ignoring letter case); keeps the first spelling. */
+export function normaliseTags(tags: readonly unknown[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const raw of tags) {
+    if (typeof raw !== "string") continue;
+    const tag = raw.trim().replace(/\s+/g, " ");
+    if (!tag || seen.has(tag.toLowerCase())) continue;
+    seen.add(tag.toLowerCase());
+    out.push(tag);
+  }
+  return out;
+}
+
+/**
+ * The tag a seller typed, added to the tags they have: the tag to insert, null when there is nothing to add
+ * (an empty tag, or one they have in another letter case), or why it is refused. The browser (in place) and
+ * the server (the form's Add tag button without JavaScript) decide alike.
+ */
+export function tagToAdd(tags: readonly string[], typed: string): { tag: string | null } | { error: string } {
+  const [tag] = normaliseTags([typed]);
+  if (tag === undefined) return { tag: null };
+  if (tag.length > TAG_MAX) return { error: `Each tag can have at most ${TAG_MAX} characters` };
+  const current = normaliseTags(tags);
+  if (current.some((t) => t.toLowerCase() === tag.toLowerCase())) return { tag: null };
+  if (current.length >= MAX_TAGS) return { error: `A gig can have at most ${MAX_TAGS} tags` };
+  return { tag };
+}
+
+/** The gig form's fields as the editor shows them (Conform's names: `basic.price`, `tags[0]`). */
+export type TierValues = { name: string; description: string; price: string; delivery: string; revisions: string; features: string };
+export type GigFormValues = { title: string; category: string; description: string; tags: string[]; images: string[] } & Record<Tier, TierValues>;
+
+const optionalText = (max: number, message: string) => z.string().trim().max(max, message).optional();
+
+/** A package as typed: every field a string (or absent), checked and converted by `checkTier`. */
+const TierInput = z
+  .object({
+    name: optionalText(60, "A package name can have at most 60 characters"),
+    description: optionalText(600, "A package description can have at most 600 characters"),
+    price: z.string().trim().max(30, "Enter the price in whole shillings, such as 75000").optional(),
+    delivery: z.string().trim().max(10).optional(),
+    revisions: z.string().trim().max(10).optional(),
+    features: z.string().max(2000, "List at most 10 features").optional(),
+  })
+  .default({});
+
+export type PackageInput = {
+  tier: Tier;
+  name: string;
+  description: string;
+  priceUgx: number;
+  deliveryDays: number;
+  revisions: number;
+  features: string[];
+};
+
+type Issue = { path: string[]; message: string };
+
+/** Checks one package as typed; returns it converted (null when a optional tier is left empty) and what is wrong. */
+function checkTier(tier: Tier, input: z.infer<typeof TierInput>, required: boolean): { pkg: PackageInput | null; issues: Issue[] } {
+  const issues: Issue[] = [];
+  const offered = Object.values(input).some((v) => typeof v === "string" && v.trim() !== "");
+  if (!offered && !required) return { pkg: null, issues };
+  const label = TIER_LABEL[tier];
+  const issue = (field: string, message: string) => issues.push({ path: [tier, field], message });
+
+  let priceUgx = Number.NaN;
+  const price = (input.price ?? "").replace(/[\s,]/g, "").replace(/^UGX/i, "");
+  if (price === "") issue("price", `Enter the ${label} price in UGX`);
+  else if (!/^-?\d+(\.\d+)?$/.test(price)) issue("price", "Enter the price in whole shillings, such as 75000");
+  else if (!/^-?\d+$/.test(price)) issue("price", "UGX has no cents: enter a whole number of shillings");
+  else {
+    priceUgx = Number(price);
+    if (priceUgx <= 0) issue("price", "The price must be more than zero");
+    else if (priceUgx > PRICE_MAX_UGX) issue("price", "The price can be at most UGX 100,000,000");
+  }
+
+  const options: readonly number[] = DELIVERY_DAYS[tier];
+  const deliveryDays = Number(input.delivery);
+  if (!input.delivery) issue("delivery", `Choose the ${label} delivery time`);
+  else if (!options.includes(deliveryDays)) issue("delivery", `Choose ${options.join(", ")} days for ${label}`);
+
+  const revisions = input.revisions ? Number(input.revisions) : 1;
+  if (!Number.isInteger(revisions) || revisions < 0 || revisions > 20) issue("revisions", "Revisions must be a whole number from 0 to 20");
+
+  const features = normaliseTags((input.features ?? "").split("\n"));
+  if (features.length > MAX_FEATURES) issue("features", `List at most ${MAX_FEATURES} features, one per line`);
+  if (features.some((f) => f.length > 100)) issue("features", "Each feature can have at most 100 characters");
+
+  return { pkg: { tier, name: input.name || label, description: input.description ?? "", priceUgx, deliveryDays, revisions, features }, issues };
+}
+
+export const GIG_INTENTS = ["draft", "publish"] as const;
+export type GigIntent = (typeof GIG_INTENTS)[number];
+
+/**
+ * The gig form. Save as Draft needs a title and a category; Publish Gig also needs a description and the
+ * Basic package (price and delivery). Any package that is filled in at all is checked in full either way.
+ */
+export function gigFormSchema(intent: GigIntent) {
+  const publishing = intent === "publish";
+  return z
+    .object({
+      title: z
+        .string({ required_error: "Give your gig a title" })
+        .trim()
+        .min(1, "Give your gig a title")
+        .max(TITLE_MAX, `A title can have at most ${TITLE_MAX} characters`),
+      category: z.string({ required_error: "Choose a category" }).trim().max(60),
+      description: z.string().trim().max(DESCRIPTION_MAX, `A description can have at most ${DESCRIPTION_MAX.toLocaleString("en-US")} characters`).optional(),
+      tags: z
+        .array(z.string().max(200))
+        .max(100)
+        .default([])
+        .transform(normaliseTags)
+        .pipe(
+          z
+            .array(z.string().max(TAG_MAX, `Each tag can have at most ${TAG_MAX} characters`))
+            .max(MAX_TAGS, `A gig can have at most ${MAX_TAGS} tags`),
+        ),
+      images: z.array(z.string().regex(/^[0-9a-f-]{36}$/)).max(MAX_IMAGES, `A gig can have at most ${MAX_IMAGES} images`).default([]),
+      basic: TierInput,
+      standard: TierInput,
+      premium: TierInput,
+    })
+    // One refinement for everything that depends on the intent, so every message shows on the first try.
+    .superRefine((v, ctx) => {
+      if (publishing && !v.description) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["description"], message: "Describe what the buyer gets before you publish" });
+      }
+      for (const tier of TIERS) {
+        for (const { path, message } of checkTier(tier, v[tier], tier === "basic" && publishing).issues) {
+          ctx.addIssue({ code: z.ZodIssueCode.custom, path, message });
+        }
+      }
+    })
+    .transform((v) => {
+      const packages = TIERS.map((tier) => checkTier(tier, v[tier], tier === "basic" && publishing).pkg).filter(
+        (p): p is PackageInput => p !== null,
+      );
+      return {
+        title: v.title,
+        categorySlug: v.category,
+        description: v.description ?? "",
+        tags: v.tags,
+        images: [...new Set(v.images)],
+        packages,
+      };
+    });
+}
+export type GigFormValue = z.output<ReturnType<typeof gigFormSchema>>;

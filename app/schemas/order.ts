@@ -1,0 +1,62 @@
+/**
+ * The order forms' rules, shared by the server (which decides) and the browser (which only helps). Prices
+ * never come from a form: checkout names a gig and a package, and the server reads their price.
+ */
+import { z } from "zod";
+import { msisdnField } from "~/domain/mobile-money";
+
+const id = (message: string) => z.coerce.number({ invalid_type_error: message, required_error: message }).int(message).positive(message);
+const text = (max: number, required: string | null) => {
+  const base = z.string({ required_error: required ?? undefined }).trim().max(max, `Keep it to at most ${max.toLocaleString("en-US")} characters`);
+  return required ? base.min(1, required) : base.default("");
+};
+
+/** A random key the form carries, so the same checkout posted twice (two tabs, a double click, a refresh) places one order. */
+export const requestKey = z
+  .string({ required_error: "This form has expired. Please reload the page and try again." })
+  .regex(/^[A-Za-z0-9_-]{16,100}$/, "This form has expired. Please reload the page and try again.");
+
+export const CheckoutSchema = z.object({
+  gigId: id("Choose a gig"),
+  tier: z.enum(["basic", "standard", "premium"], { errorMap: () => ({ message: "Choose a package" }) }),
+  requirements: text(5000, null),
+  msisdn: msisdnField,
+  network: z.enum(["mtn", "airtel"], { errorMap: () => ({ message: "Choose MTN Mobile Money or Airtel Money" }) }),
+  checkoutKey: requestKey,
+});
+export type CheckoutInput = z.output<typeof CheckoutSchema>;
+
+export const DeliverSchema = z.object({ orderId: id("Choose an order"), message: text(5000, "Tell the buyer what you are delivering") });
+export const RevisionSchema = z.object({ orderId: id("Choose an order"), reason: text(2000, "Say what should change") });
+/**
+ * `expected` is the cancel the button meant (give up an unpaid order, cancel a late one, ask, agree): if the
+ * order has moved on since the page was drawn, the operation refuses rather than doing another kind of cancel.
+ */
+export const CancelSchema = z.object({
+  orderId: id("Choose an order"),
+  reason: text(2000, null),
+  expected: z.enum(["abandon", "cancel", "request_cancel", "agree_cancel"]).optional(),
+});
+export const OrderIdSchema = z.object({ orderId: id("Choose an order") });
+/** The value the approve confirmation carries: the action refuses an approve without it (a one-tap release). */
+export const APPROVE_CONFIRMATION = "release";
+export const ApproveSchema = z.object({
+  orderId: id("Choose an order"),
+  confirm: z.literal(APPROVE_CONFIRMATION, {
+    errorMap: () => ({ message: "Confirm the release of the payment: approving cannot be undone." }),
+  }),
+});
+export const DisputeSchema = z.object({ orderId: id("Choose an order"), reason: text(2000, "Tell us what went wrong") });
+export const ResolveDisputeSchema = z.object({
+  orderId: id("Choose an order"),
+  resolution: z.enum(["release", "refund"], { errorMap: () => ({ message: "Choose release to the seller or refund the buyer" }) }),
+  note: text(2000, null),
+});
+
+export const WithdrawSchema = z.object({
+  amountUgx: z.coerce
+    .number({ required_error: "Enter an amount", invalid_type_error: "Enter an amount in whole shillings" })
+    .int("Enter an amount in whole shillings")
+    .positive("Enter an amount in whole shillings"),
+  requestKey,
+});

@@ -1,0 +1,19 @@
+/** What /browse and /search load: the same catalog query, read from the URL. */
+import { listCategoryOptions } from "~/models/category.server";
+import { listCatalog } from "~/models/gig.server";
+import { getDb } from "~/server/db.server";
+import { parseCatalogQuery } from "~/schemas/gig";
+import { addressKey, consumeCatalog } from "~/server/rate-limit.server";
+
+/**
+ * The catalog page for a request: limited per address first (LIMITS.catalog: a person never meets it, a
+ * script hammering the search query does), answered with a 429 or 503 page carrying Retry-After.
+ */
+export async function loadCatalog(request: Request, clientIp: string) {
+  const limited = await consumeCatalog(addressKey(clientIp));
+  if (limited) throw new Response(limited.message, { status: limited.status, headers: { "Retry-After": String(limited.retryAfter), "Content-Type": "text/plain; charset=utf-8" } });
+  const db = getDb();
+  const query = parseCatalogQuery(new URL(request.url).searchParams);
+  const [page, categories] = await Promise.all([listCatalog(db, query), listCategoryOptions(db)]);
+  return { query, categories, ...page };
+}

@@ -1,0 +1,130 @@
+/**
+ * Uploaded images, kept outside the web root (UPLOAD_DIR, default .data/uploads) and served by /media.
+ * The content decides what a file is, never its name: sharp must read it as JPEG, PNG or WebP. Every image
+ * is re-encoded (which also drops metadata such as GPS positions) into fixed sizes.
+ *
+ * A few kilobytes of PNG can say 20000 x 20000 pixels of one colour, which decodes into more than a gigabyte:
+ * an image is judged by its pixels as well as its bytes. Its header is read first and an image over
+ * MAX_IMAGE_PIXELS refused before it is decoded; sharp is told the same limit wherever it decodes input.
+ */
+import { randomUUID } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import type Sharp from "sharp";
+import { getEnv, type Env } from "~/server/env.server";
+
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+/** 40 megapixels: more than any phone's camera (a 7,000 x 5,000 photo is 35), 160 MB once decoded. */
+export const MAX_IMAGE_PIXELS = 40_000_000;
+const SHARP_OPTIONS = { limitInputPixels: MAX_IMAGE_PIXELS } as const;
+const ACCEPTED = new Set(["jpeg", "png", "webp"]);
+
+/** Named sizes: the longest side in pixels, and whether it is cropped square. */
+export const IMAGE_SIZES = {
+  avatar: { width: 256, square: true },
+  thumb: { width: 480, square: false },
+  large: { width: 1280, square: false },
+} as const;
+export type ImageSize = keyof typeof IMAGE_SIZES;
+
+export class InvalidImageError extends Error {}
+
+/** The upload directory of this environment (the web process's own by default). */
+export function uploadDir(env: Pick<Env, "UPLOAD_DIR"> = getEnv()) {
+  return path.resolve(env.UPLOAD_DIR ?? path.join(process.cwd(), ".data", "uploads"));
+}
+
+const KEY = /^[0-9a-f-]{36}$/;
+const FILE_NAME = /^([0-9a-f-]{36})-(avatar|thumb|large)\.webp$/;
+
+/** Where an image of this key and size is kept (null for a key or size that is not one of ours). */
+export function imageFile(key: string, size: ImageSize, dir = uploadDir()) {
+  if (!KEY.test(key) || !(size in IMAGE_SIZES)) return null;
+  return path.join(dir, `${key}-${size}.webp`);
+}
+
+/** The key and size a file in the upload directory is named after; null for a name we never write. */
+export function imageOfFile(name: string): { key: string; size: ImageSize } | null {
+  const match = FILE_NAME.exec(name);
+  return match ? { key: match[1]!, size: match[2] as ImageSize } : null;
+}
+
+export { imageUrl } from "~/utils/media";
+
+let loadingSharp: Promise<typeof Sharp> | undefined;
+
+/**
+ * sharp, loaded on first use: its native library holds about 20 MB of a process's memory from the moment it
+ * is loaded, and most processes that import this module never decode an image (the worker only deletes
+ * files; a web process decodes only members' uploads).
+ */
+export function loadSharp(): Promise<typeof Sharp> {
+  loadingSharp ??= import("sharp").then((m) => m.default);
+  return loadingSharp;
+}
+
+/**
+ * An image's header (format, width, height, pages) without decoding its pixels, or null when sharp cannot
+ * read it. Without a pixel limit: with one, sharp would refuse a huge image here as unreadable, and the
+ * member could not be told what is wrong with it.
+ */
+export async function imageHeader(input: Uint8Array): Promise<Sharp.Metadata | null> {
+  const sharp = await loadSharp();
+  try {
+    return await sharp(input, { limitInputPixels: false }).metadata();
+  } catch {
+    return null;
+  }
+}
+
+/** "{width} x {height} pixels: …" for an image over MAX_IMAGE_PIXELS, or null. */
+export function pixelLimitProblem({ width = 0, height = 0 }: Pick<Sharp.Metadata, "width" | "height">): string | null {
+  return width * height > MAX_IMAGE_PIXELS ? `${width} x ${height} pixels: images can be at most ${MAX_IMAGE_PIXELS / 1_000_000} megapixels` : null;
+}
+
+/**
+ * Checks and stores an image in the given sizes; returns its key and the bytes written for it (every size
+ * together, what counts against the member's storage cap). Throws InvalidImageError with a message for people.
+ */
+export async function saveImage(input: Buffer, sizes: ImageSize[]): Promise<{ key: string; sizeBytes: number }> {
+  if (input.length === 0) throw new InvalidImageError("Choose an image to upload");
+  if (input.length > MAX_IMAGE_BYTES) throw new InvalidImageError("Images can be at most 5 MB");
+  const metadata = await imageHeader(input);
+  if (!metadata?.format || !ACCEPTED.has(metadata.format)) throw new InvalidImageError("Upload a JPEG, PNG or WebP image");
+  const tooLarge = pixelLimitProblem(metadata);
+  if (tooLarge) throw new InvalidImageError(`This image is ${tooLarge}`);
+  const key = randomUUID();
+  const sharp = await loadSharp();
+  await fs.mkdir(uploadDir(), { recursive: true });
+  let sizeBytes = 0;
+  try {
+    for (const size of sizes) {
+      const { width, square } = IMAGE_SIZES[size];
+      const written = await sharp(input, SHARP_OPTIONS)
+        .rotate()
+        .resize(square ? { width, height: width, fit: "cover" } : { width, height: width, fit: "inside", withoutEnlargement: true })
+        .webp({ quality: 80 })
+        .toFile(imageFile(key, size)!);
+      sizeBytes += written.size;
+    }
+  } catch {
+    await deleteImage(key);
+    throw new InvalidImageError("This image could not be read. Upload a JPEG, PNG or WebP image");
+  }
+  return { key, sizeBytes };
+}
+
+/** Removes every size of an image (those that exist). */
+export async function deleteImage(key: string) {
+  await deleteImageFrom(uploadDir(), key);
+}
+
+/** deleteImage in a given upload directory (the worker's housekeeping, and its tests). */
+export async function deleteImageFrom(dir: string, key: string) {
+  await Promise.all(
+    (Object.keys(IMAGE_SIZES) as ImageSize[]).map((size) => {
+      const file = imageFile(key, size, dir);
+      return file ? fs.rm(file, { force: true }) : undefined;
+    }),
+  );
+}

@@ -1,0 +1,80 @@
+/**
+ * A loader's request without two copies of it (issue 14 item 1, ADR 024).
+ *
+ * @remix-run/server-runtime 2.17 hands each loader `stripRoutesParam(stripIndexParam(request))`: two new
+ * Requests (each a URL parse, a Headers copy and an AbortSignal that follows the request's) made on every
+ * loader call so that a loader never sees the `index` and `_routes` parameters Remix's client adds. A page
+ * runs two loaders or more, and a Request costs about 19 µs here, so a rendered page paid ~80 µs for
+ * copies equal to the request it already had. `installLoaderRequests` puts a `callRouteLoader` into the
+ * runtime's data module (its routes call it through the module's exports when a loader runs) that hands a
+ * loader the request itself when its URL has no query string (the copies are then equal to it: most pages,
+ * /browse's first page among them) and otherwise calls the runtime's own, then does with the answer exactly
+ * what the runtime's does. Installed only over the release it was written against, with single fetch on
+ * (the only way this app runs).
+ */
+import { createRequire } from "node:module";
+
+type LoaderArgs = { request: Request; context: unknown; params: Record<string, string | undefined> };
+type CallRouteLoaderArgs = {
+  loadContext: unknown;
+  loader: (args: LoaderArgs) => unknown;
+  params: Record<string, string | undefined>;
+  request: Request;
+  routeId: string;
+  singleFetch: boolean;
+};
+type CallRouteLoader = (args: CallRouteLoaderArgs) => Promise<unknown>;
+type Responses = {
+  isDeferredData: (value: unknown) => value is { init?: ResponseInit; data: unknown };
+  isRedirectStatusCode: (status: number) => boolean;
+  redirect: (url: string, init?: ResponseInit) => Response;
+};
+
+const require = createRequire(import.meta.url);
+const SUPPORTED_VERSION = /^2\.17\./;
+
+/**
+ * Whether the runtime's copies of a request would equal it: when its URL has no query string. (With one,
+ * even without `index` or `_routes`, the copy's URL is the query re-serialised by URLSearchParams, `%20`
+ * becoming `+`: such a request is left to the runtime, so no loader ever sees a URL it would not have.)
+ */
+export function copiesEqual(url: string): boolean {
+  return !url.includes("?");
+}
+
+/** The runtime's callRouteLoader, handing the request itself to a loader when the copies would equal it. */
+export function loaderRequestsAsIs(original: CallRouteLoader, responses: Responses): CallRouteLoader {
+  return async function callRouteLoader(args) {
+    if (!args.singleFetch || !copiesEqual(args.request.url)) return original(args);
+    const { loadContext, loader, params, request, routeId } = args;
+    const result = await loader({ request, context: loadContext, params });
+    // From here on as the runtime's own (data.js), single fetch.
+    if (result === undefined) {
+      throw new Error(`You defined a loader for route "${routeId}" but didn't return ` + "anything from your `loader` function. Please return a value or `null`.");
+    }
+    if (responses.isDeferredData(result)) {
+      if (result.init && responses.isRedirectStatusCode(result.init.status || 200)) {
+        return responses.redirect(new Headers(result.init.headers).get("Location")!, result.init);
+      }
+      return result;
+    }
+    return result;
+  };
+}
+
+let installed = false;
+
+/** Installs loaderRequestsAsIs over the runtime's data module. Returns whether it is installed. */
+export function installLoaderRequests(): boolean {
+  if (installed) return true;
+  const { version } = require("@remix-run/server-runtime/package.json") as { version: string };
+  if (!SUPPORTED_VERSION.test(version)) {
+    console.warn(`[web] @remix-run/server-runtime ${version} is not the 2.17 release app/server/speed/loader-requests.server.ts was written against: loaders get copies of their request`);
+    return false;
+  }
+  const data = require("@remix-run/server-runtime/dist/data.js") as { callRouteLoader: CallRouteLoader };
+  const responses = require("@remix-run/server-runtime/dist/responses.js") as Responses;
+  data.callRouteLoader = loaderRequestsAsIs(data.callRouteLoader, responses);
+  installed = true;
+  return true;
+}

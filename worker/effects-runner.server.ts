@@ -1,0 +1,78 @@
+/**
+ * Carries out the operations layer's after-commit effects (ADR 012), at least once: each due row is leased,
+ * handled by its kind, and marked done; a failure is retried after a pause that doubles (1 s, 2 s … at most
+ * 10 minutes), twelve attempts in all, then given up and kept with its error. Handlers are idempotent (a
+ * file already gone is gone; a conversion has a fixed event id that ClickHouse keeps once), since an effect
+ * whose worker died after doing it but before marking it is carried out again.
+ */
+import fs from "node:fs/promises";
+import type { Knex } from "knex";
+import { serverConversionEvent } from "../app/analytics/conversions.server";
+import { createIngest, type Ingest } from "../app/analytics/ingest.server";
+import { systemActor, type Effect } from "../app/operations/core.server";
+import { claimDueEffects, markEffectDone, markEffectFailed } from "../app/operations/effects.server";
+import { mailUnreadMessages } from "../app/operations/messages.server";
+import { createDb } from "../app/server/db.server";
+import type { Env } from "../app/server/env.server";
+import { maskUrlCredentials } from "../app/utils/mask-url";
+import { orderFilePath } from "../app/server/files/order-files.server";
+import { deleteImageFrom, uploadDir } from "../app/server/files/storage.server";
+import { retryDelay, startDrain } from "./drain.server";
+
+export type EffectsOptions = { db?: Knex; pollMs?: number; retryInitialMs?: number; retryMaxMs?: number; maxAttempts?: number; leaseMs?: number };
+export type EffectsRunner = { close: () => Promise<void> };
+
+const actor = systemActor("effects");
+
+/** What each kind of effect does. */
+function handlers(env: Env, ingest: () => Ingest, dbOf: () => Knex): { [K in Effect["kind"]]: (effect: Extract<Effect, { kind: K }>) => Promise<void> } {
+  return {
+    // In this worker's upload directory (its env's UPLOAD_DIR), as the housekeeping does.
+    delete_image: (effect) => deleteImageFrom(uploadDir(env), effect.key),
+    conversion: async (effect) => ingest().enqueue([serverConversionEvent(effect.fact)]),
+    // Idempotent: a file already gone is gone (fs.rm with force).
+    delete_file: async ({ key }) => {
+      const file = orderFilePath(key, uploadDir(env));
+      if (file) await fs.rm(file, { force: true });
+    },
+    // A refusal (not the platform) cannot happen here; a throw is retried like any failed effect.
+    message_mail: async ({ conversationId, userId, round }) => {
+      await mailUnreadMessages(actor, { conversationId, userId, round }, { db: dbOf() });
+    },
+  };
+}
+
+export function startEffects(env: Env, options: EffectsOptions = {}): EffectsRunner {
+  const { pollMs = 500, retryInitialMs = 1_000, retryMaxMs = 10 * 60_000, maxAttempts = 12, leaseMs = 60_000 } = options;
+  const ownDb = options.db ? undefined : createDb(env.DATABASE_URL, { min: 0, max: 2 });
+  const db = options.db ?? ownDb!;
+  let ingest: Ingest | undefined;
+  const handle = handlers(env, () => (ingest ??= createIngest({ redisUrl: env.REDIS_URL, prefix: env.QUEUE_PREFIX })), () => db);
+
+  async function carryOut({ id, effect, attempts }: { id: number; effect: Effect; attempts: number }) {
+    try {
+      await (handle[effect.kind] as (e: Effect) => Promise<void>)(effect);
+      await markEffectDone(actor, id, db);
+    } catch (error) {
+      const message = maskUrlCredentials((error as Error).message);
+      const retryInMs = retryDelay(attempts, { initialMs: retryInitialMs, maxMs: retryMaxMs, maxAttempts });
+      await markEffectFailed(actor, id, { error: message, retryInMs }, db);
+      console.error(`[effects] #${id} ${effect.kind} failed (attempt ${attempts}): ${message}; ${retryInMs === null ? "given up" : `retrying in ${Math.round(retryInMs / 1000)} s`}`);
+    }
+  }
+
+  const drain = startDrain("effects", { pollMs, logEveryFailures: 60 }, async () => {
+    const due = await claimDueEffects(actor, { limit: 20, leaseMs }, db);
+    if (!due.ok) return 0;
+    for (const item of due.value) await carryOut(item);
+    return due.value.length;
+  });
+
+  return {
+    close: async () => {
+      await drain.close();
+      await ingest?.close();
+      await ownDb?.destroy();
+    },
+  };
+}
