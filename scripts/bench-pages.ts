@@ -42,7 +42,7 @@ import { commitOf, loadAverage, machine, markdownTable, median, plainTable, appe
 import { freePort, startAppServer, waitUntil, type AppServer, type Child } from "./lib/servers";
 
 const CHROMIUM = "/usr/bin/chromium";
-/** The flags that run Debian's Chromium here (DESIGN.md), headless. */
+/** The flags that run Debian's Chromium here without its background traffic, headless. */
 const CHROMIUM_FLAGS = [
   "--headless",
   "--no-sandbox",

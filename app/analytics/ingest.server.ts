@@ -1,5 +1,5 @@
 /**
- * From a tracking request to the ingest stream (DESIGN.md §5, ADR 025): check the events against the endpoint's
+ * From a tracking request to the ingest stream (docs/architecture.md, ADR 025): check the events against the endpoint's
  * schema and the clock window, add what the server knows (receive time, device, truncated IP, user), and
  * append them to the stream, one entry for the requests of the same moment (ADR 009). The HTTP side is
  * router.server.ts; the worker reads the stream on the other end, and adds the visitor's country and city

@@ -1,5 +1,5 @@
 /**
- * The tracking endpoints, `POST /api/v1/analytics/{session,action,pageview,conversion,user-action}` (spec §7),
+ * The tracking endpoints, `POST /api/v1/analytics/{session,action,pageview,conversion,user-action}`,
  * and the page views the server records itself for visitors without JavaScript. server.ts mounts both ahead
  * of helmet, compression and Remix: a tracking request costs a share of a leased Redis round trip for the
  * rate limit and of one for the stream entry its events join (ADRs 021, 025), and nothing else (Postgres only
