@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { appendBenchmarkRun, historyFile, keepConsole } from "./bench";
+import { appendBenchmarkRun, appendPrintedRun, historyFile, keepConsole } from "./bench";
 
 describe("a benchmark's history file", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "soko-bench-history-"));
@@ -32,6 +32,23 @@ describe("a benchmark's history file", () => {
     expect(fs.readFileSync(file, "utf8")).toBe(
       "# History: bench:pages\n\n## 2026-11-27: `npm run bench:pages`\n\nolder\n\n## 2026-12-06 00:00 UTC: Pages: `npm run bench:pages`\n\nnewer\n",
     );
+  });
+});
+
+describe("a run recorded as the text it printed", () => {
+  it("is appended with its heading, commit, machine, the command with this process's arguments, and the text", () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "soko-bench-printed-")), "catalog.md");
+    try {
+      appendPrintedRun("catalog", "Catalog: `npm run bench:catalog`", "npm run bench:catalog", "\nLoad average before measuring: 0.5\n| a | b |\n\n", file);
+      const text = fs.readFileSync(file, "utf8");
+      const args = process.argv.slice(2).join(" ");
+      expect(text).toMatch(/^# History: catalog\n/);
+      expect(text).toMatch(/\n## \d{4}-\d\d-\d\d \d\d:\d\d UTC: Catalog: `npm run bench:catalog`\n\nCommit \S+.* on \d+ × .+; Node v\d+/);
+      expect(text).toContain(`\n\`\`\`\nnpm run bench:catalog${args ? ` -- ${args}` : ""}\n\`\`\`\n`);
+      expect(text).toMatch(/\n```\nLoad average before measuring: 0.5\n\| a \| b \|\n```\n$/);
+    } finally {
+      fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    }
   });
 });
 

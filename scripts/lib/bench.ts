@@ -188,7 +188,7 @@ export function keepConsole(): () => string {
  * Appends a run whose record is the text it printed: a heading, the commit, machine and command, then the text
  * as printed. `script` is how the benchmark is run (`npm run bench:catalog`), the arguments are this process's.
  */
-export function appendPrintedRun(bench: string, title: string, script: string, printed: string): string {
+export function appendPrintedRun(bench: string, title: string, script: string, printed: string, file = historyFile(bench)): string {
   const m = machine();
   const args = process.argv.slice(2).join(" ");
   const command = script.startsWith("npm run") ? `${script}${args ? ` -- ${args}` : ""}` : `${script}${args ? ` ${args}` : ""}`;
@@ -206,7 +206,7 @@ export function appendPrintedRun(bench: string, title: string, script: string, p
     "```",
     "",
   ].join("\n");
-  return appendBenchmarkRun(bench, section);
+  return appendBenchmarkRun(bench, section, file);
 }
 
 /** 1,000 Ugandan addresses, so the rate limit and GeoIP see many visitors as in real traffic (ingest benches). */
