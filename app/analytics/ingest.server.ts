@@ -289,7 +289,7 @@ export type DropReason =
 export type CounterField = "accepted" | "inserted" | "failed" | `dropped:${DropReason}`;
 
 /**
- * The Redis hash of the pipeline's lifetime counters (common brief: accepted, inserted, failed, dropped:<reason>).
+ * The Redis hash of the pipeline's lifetime counters (accepted, inserted, failed, dropped:<reason>: docs/product.md).
  * The same counts also go to a hash per minute, which the worker moves to ClickHouse (pipeline-stats.server.ts).
  */
 export function countersKey(prefix = getEnv().QUEUE_PREFIX) {

@@ -291,7 +291,7 @@ function isPageRequest(req: ExpressRequest): boolean {
 }
 
 /**
- * Records a page view for every HTML page the server serves (the no-JavaScript design of the common brief):
+ * Records a page view for every HTML page the server serves, so pages seen without JavaScript count too (docs/product.md):
  * the view's id and time go to Remix as `res.locals.pageview` (server.ts puts it in the load context), and
  * once the answer has gone out as a 2xx HTML page the anonymous view is queued. A failure to queue is
  * logged; the page never suffers for it.
