@@ -67,7 +67,7 @@ app.use(rejectMalformed);
 
 // The built scripts and stylesheets (/assets/<name>-<hash>.js|css) are answered here, before tracking, the
 // page-view recorder and helmet: they are not documents, so the page headers (CSP, COOP, frame options, referrer
-// policy...) do nothing on them but cost ~600 bytes on each of the 5-9 a first view loads (issue 14, item 6).
+// policy...) do nothing on them but cost ~600 bytes on each of the 5-9 a first view loads (page weight: docs/benchmarks.md).
 // They keep what a script or stylesheet needs: nosniff (only run as the type we say), CORP as helmet sets it
 // (no other site may embed them) and the year's immutable cache. A name not found goes on to the pages
 // below, so its 404 is a document with all of helmet's headers.

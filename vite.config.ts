@@ -16,8 +16,8 @@ declare module "@remix-run/node" {
  * The page shell: what root.tsx renders on every page (the header and its bell, the error boundary) and the
  * small helpers every catalog page uses (gig cards, prices, dates, image URLs), in one browser chunk instead of
  * a chunk each. Each was 0.1 to 2 KB gzipped and cost a request of its own, whose response headers alone
- * (~850 bytes over HTTP/1.1) often weighed more than its code: the landing loaded 11 scripts (issue 14, item 6;
- * `npm run bench:pages`). Only small, browser-safe modules belong here; route modules never (Remix loads each
+ * (~850 bytes over HTTP/1.1) often weighed more than its code: the landing loaded 11 scripts
+ * (`npm run bench:pages`). Only small, browser-safe modules belong here; route modules never (Remix loads each
  * route's own chunk), and nothing heavy that only some pages use (zod, Conform, socket.io, charts).
  */
 const SHELL_MODULES = [
@@ -88,7 +88,7 @@ export default defineConfig({
       config: (_config, { isSsrBuild }) => (isSsrBuild ? undefined : { build: { rollupOptions: { output: { manualChunks: shellChunk } } } }),
     },
     precompress(),
-    // Vitest runs without the Remix plugin (DESIGN.md: guard it with !VITEST).
+    // Vitest runs without the Remix plugin: it is left out while VITEST is set.
     !process.env.VITEST &&
       remix({
         future: {

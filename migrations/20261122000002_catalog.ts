@@ -28,7 +28,7 @@ export async function up(db: Knex) {
     CREATE INDEX gigs_seller_id_idx ON gigs (seller_id);
     CREATE INDEX gigs_published_category_idx ON gigs (category_id, published_at DESC) WHERE status = 'published';
 
-    -- Delivery options per tier are the spec's (§9): Basic 1/3/7/14, Standard 3/7/14/21, Premium 7/14/21/30.
+    -- Delivery options per tier (docs/product.md, Catalog): Basic 1/3/7/14, Standard 3/7/14/21, Premium 7/14/21/30.
     CREATE TABLE gig_packages (
       id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
       gig_id bigint NOT NULL REFERENCES gigs (id) ON DELETE CASCADE,

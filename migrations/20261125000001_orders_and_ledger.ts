@@ -2,7 +2,7 @@ import type { Knex } from "knex";
 
 /**
  * Orders, their payments into escrow, the double-entry ledger that holds the money, payouts, disputes and
- * notifications (DESIGN.md §4, ADR 014 on the ledger, ADR 015 on payment providers).
+ * notifications (docs/product.md, ADR 014 on the ledger, ADR 015 on payment providers).
  *
  * What the database itself guarantees, whatever the code does:
  * - every journal sums to zero (a deferred constraint trigger checks each journal at commit);

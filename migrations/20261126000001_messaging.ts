@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 
 /**
- * Messaging (DESIGN.md §4 and §6, ADR 016): conversations between two members, their messages with
+ * Messaging (docs/product.md, Messages; ADR 016): conversations between two members, their messages with
  * attachments, and message notifications.
  *
  * What the database itself guarantees, whatever the code does:
@@ -13,7 +13,7 @@ import type { Knex } from "knex";
 export async function up(db: Knex) {
   await db.raw(`
     CREATE TABLE conversations (
-      -- "conv_" + time + random (product-spec §4): not guessable, not a count of conversations.
+      -- "conv_" + time + random: not guessable, not a count of conversations.
       id text PRIMARY KEY CHECK (id ~ '^conv_[a-z0-9]{10,40}$'),
       pair_key text NOT NULL UNIQUE,
       -- What the conversation is about now: the gig it was started from, or the order it continued from.

@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 
 /**
- * The admin portal's records (DESIGN.md §4 and §7, issue 13): every admin action, and every admin reading
+ * The admin portal's records (ADR 017): every admin action, and every admin reading
  * of members' private things (a conversation, an export), in `admin_audit_log`, written in the same
  * transaction as the change it describes and never changed afterwards; the history of the UGX/USD rate.
  */

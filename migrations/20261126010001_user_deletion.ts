@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 
 /**
- * Deleting a member (issue 13, the admin's Users screen). Orders, the ledger, reviews and messages name
+ * Deleting a member (ADR 017, the admin's Users screen). Orders, the ledger, reviews and messages name
  * their members and must keep doing so (money moved; the other party keeps their history), so a deleted
  * member's row stays: `deleted_at` says it is gone, and the operation (app/operations/admin-users.server.ts)
  * wipes what named the person (name, email, username, picture, profile, payout number, password) in the

@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 
 /**
- * Search ranks a bounded candidate set (issue 14): ranking every gig that matches a broad query ("logo
+ * Search ranks a bounded candidate set (ADR 022): ranking every gig that matches a broad query ("logo
  * design" matches 11,000 of 100,000) read and scored every matching row, 21–34 ms a call.
  *
  * Each gig's search vector now also carries its popularity levels: '~level 1' … '~level k', where k is

@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 
 /**
- * Search reads its own narrow table (issue 14 item 3; ADR 022). A relevance search at 100,000 gigs spent
+ * Search reads its own narrow table (ADR 022). A relevance search at 100,000 gigs spent
  * its time in three places: intersecting 'logo' & 'design' with a level lexeme in one GIN index over every
  * gig (the posting lists of all 100,000), reading each candidate's wide `gigs` row (title, description and
  * vector) and joining every active seller to check the gig is visible, then doing the same again to count.

@@ -1,9 +1,10 @@
 /**
- * Catalog benchmark (issue 4): how fast are /browse, /search and /gig/:id with 100,000 published gigs,
+ * Catalog benchmark: how fast are /browse, /search and /gig/:id with 100,000 published gigs,
  * and how much of that time is the database query behind each page?
  *
  *   npm run bench:catalog [-- --duration 10] [--warmup 2] [--connections 20] [--build] [--keep-data] [--queries-only]
  *                         [--search-only] [--database soko_bench] [--page-cache on|off] [--baseline <checkout>]
+ *                         [--no-docs]
  *
  * 1. (Re)creates a separate database, soko_bench, on the project's Postgres, migrates it and loads
  *    2,000 freelancers, 100,000 published gigs with three packages each and ~840,000 reviews with
@@ -19,7 +20,7 @@
  *    concurrent workers on a pool of its own, for the same durations, right after its page.
  * 4. Prints p50/p95/p99 and throughput of both, their p95 ratio and whether each page meets the target:
  *    p95 ≤ 50 ms and ≤ 3× its bare query's p95 with the page cache on; ≤ 3× with it off (see targetText).
- * 5. Times single search calls (issue 14), one in flight, A/B call by call: a relevance search ranking its
+ * 5. Times single search calls, one in flight, A/B call by call: a relevance search ranking its
  *    bounded candidate set (listCatalog as it is) against ranking every match (the old order), for the same
  *    durations; target: a median under 10 ms. `--search-only` measures only these (no server, no pages).
  *    `--database` loads and measures another database than soko_bench (two people measuring at once).
@@ -29,6 +30,7 @@
  *    app/models/gig.server.ts, with our utils), on a database of its own, `<database>_baseline`, migrated with
  *    its migrations and loaded with the same seeded data (kept with --keep-data): old code against new in
  *    the same run, call by call (a git worktree of an earlier commit will do).
+ * 6. Appends what it printed to docs/benchmarks/history/catalog.md unless --no-docs.
  *
  * It is a report, not a test: missed targets still exit 0; only errors (a page that does not answer 200
  * or does not show its gigs, a failed load) exit non-zero. soko_bench is kept afterwards for inspection.
@@ -43,6 +45,7 @@ import autocannon from "autocannon";
 import knex, { type Knex } from "knex";
 import { LOCAL_URLS } from "~/utils/local-services";
 import { buildApp, root } from "./build";
+import { appendPrintedRun, keepConsole } from "./lib/bench";
 import { startAppServer, type AppServer } from "./lib/servers";
 
 
@@ -73,6 +76,8 @@ type Options = {
   pageCache: "on" | "off";
   /** Another checkout whose search calls are timed beside ours (null: none). */
   baseline: string | null;
+  /** Append the run to docs/benchmarks/history/catalog.md. */
+  docs: boolean;
 };
 
 function readOptions(): Options {
@@ -88,6 +93,7 @@ function readOptions(): Options {
       database: { type: "string", default: BENCH_DB },
       "page-cache": { type: "string", default: "on" },
       baseline: { type: "string" },
+      "no-docs": { type: "boolean", default: false },
     },
   });
   const fail = (message: string): never => {
@@ -109,6 +115,7 @@ function readOptions(): Options {
     pageCache: values["page-cache"] === "on" || values["page-cache"] === "off" ? values["page-cache"] : fail(`--page-cache must be on or off, got "${values["page-cache"]}"`),
     database: /^[a-z_][a-z0-9_]{0,53}$/.test(values.database) ? values.database : fail(`--database must be a plain lower-case name, got "${values.database}"`),
     baseline: values.baseline === undefined ? null : fs.existsSync(path.join(values.baseline, "app/models/gig.server.ts")) ? path.resolve(values.baseline) : fail(`--baseline must be a checkout of this app, got "${values.baseline}"`),
+    docs: !values["no-docs"],
   };
 }
 
@@ -723,8 +730,8 @@ const triple = (s: Stats) => `${ms(s.p50)} / ${ms(s.p95)} / ${ms(s.p99)}`;
 
 /**
  * The target a page is held to: with the page cache on (what visitors get), p95 ≤ 50 ms and ≤ 3× its bare query
- * (issue 4); with it off (every page rendered, as a signed-in member's are), ≤ 3× its bare query (issue 14 asks
- * no absolute p95 of members' pages).
+ * (docs/benchmarks.md); with it off (every page rendered, as a signed-in member's are), ≤ 3× its bare query (no
+ * absolute p95 is asked of members' pages).
  */
 const targetText = (pageCache: "on" | "off") =>
   pageCache === "on" ? `p95 ≤ ${TARGET_P95_MS} ms and ≤ ${TARGET_RATIO}× the bare query's p95` : `≤ ${TARGET_RATIO}× the bare query's p95, page cache off`;
@@ -756,7 +763,7 @@ function printTable(rows: Row[], pageCache: "on" | "off") {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// One search call at a time (issue 14): the bounded candidate set against ranking every match.
+// One search call at a time: the bounded candidate set against ranking every match.
 
 /** Searches timed call by call; the last one sorts by price, which the candidate set does not touch. */
 const SEARCH_CALLS = ["q=logo+design", "q=logo+desing", "q=design", "q=translate+luganda", "q=logo+desing&sort=price-low&price=under-100000"];
@@ -957,6 +964,7 @@ async function prepareBaseline(app: App, options: Options): Promise<Baseline> {
 
 async function main() {
   const options = readOptions();
+  const printed = keepConsole();
   const benchUrl = databaseUrl(options.database);
   Object.assign(process.env, benchEnv(benchUrl));
   const app = await loadApp();
@@ -975,6 +983,7 @@ async function main() {
     warnIfBusy();
     if (options.searchOnly) {
       reportSearchCalls(await measureSearchCalls(app, db, benchUrl, options, baseline));
+      if (options.docs) recordRun(printed());
       return;
     }
     const scenarios = await buildScenarios(app, db);
@@ -991,6 +1000,7 @@ async function main() {
     server = null;
     console.log("\nSearch calls, one at a time:");
     reportSearchCalls(await measureSearchCalls(app, db, benchUrl, options, baseline));
+    if (options.docs) recordRun(printed());
   } finally {
     await stopServer();
     await db.destroy();
@@ -998,6 +1008,12 @@ async function main() {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
+}
+
+/** Appends what this run printed to docs/benchmarks/history/catalog.md. */
+function recordRun(printed: string) {
+  const file = appendPrintedRun("catalog", "Catalog: `npm run bench:catalog`", "npm run bench:catalog", printed);
+  console.log(`\nAppended this run to ${path.relative(process.cwd(), file)}`);
 }
 
 main().catch((error: unknown) => {

@@ -1,5 +1,5 @@
 /**
- * Chat benchmark (issue 12): 1,000 connected sockets on this machine exchanging messages. How many messages a
+ * Chat benchmark: 1,000 connected sockets on this machine exchanging messages. How many messages a
  * second does the chat carry, and how long does a message take from one member's send to the other member's
  * page? Target: p99 delivery ≤ 100 ms at 200 messages a second.
  *
@@ -27,7 +27,7 @@
  *    publish with the socket.io emitter and the process's adapter hands them to its sockets.)
  * 5. With --runs N, each set of steps N times in a row; the table then shows each figure's median over the
  *    runs (max: the largest; errors: all of them). The default run takes about two minutes.
- * 6. Prints a table and writes it to docs/benchmarks.md (the "Chat (issue 12)" section) unless --no-docs.
+ * 6. Prints a table and appends it to docs/benchmarks/history/chat.md unless --no-docs.
  *
  * It is a report, not a test: a missed target still exits 0; errors (a process or socket that does not
  * start, sends refused, messages not delivered) exit 1. Everything it started is stopped on the way out,
@@ -56,12 +56,12 @@ import {
   plainTable,
   rssMbOf,
   spread,
-  writeBenchmarkSection,
+  appendBenchmarkRun,
   type Spread,
 } from "./lib/bench";
 import { startAppServer, type AppServer } from "./lib/servers";
 
-const DOCS_HEADING = "## Chat (issue 12): `npm run bench:chat`";
+const DOCS_HEADING = "## Chat: `npm run bench:chat`";
 const TARGET = { rate: 200, p99Ms: 100 };
 /** How long to wait after a step's last send for its answers, deliveries and marks. */
 const SETTLE_MS = 10_000;
@@ -702,7 +702,7 @@ async function main() {
         "",
         ...markdownTable(rows),
         "",
-        `Target (issue 12), and the most the machine carried:`,
+        `Target, and the most the machine carried:`,
         "",
         ...targets.map((t) => `- ${t}`),
         "",
@@ -710,8 +710,8 @@ async function main() {
         integrity,
         "",
       ].join("\n");
-      writeBenchmarkSection(DOCS_HEADING, section);
-      console.log(`\nWrote the "${DOCS_HEADING.slice(3)}" section of docs/benchmarks.md.`);
+      const file = appendBenchmarkRun("chat", section);
+      console.log(`\nAppended this run to ${path.relative(process.cwd(), file)}.`);
     }
     if (figures.some((f) => f.errors > 0)) {
       console.error("\nSome sends failed or were not delivered: see the table.");

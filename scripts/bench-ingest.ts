@@ -1,5 +1,5 @@
 /**
- * Analytics ingestion benchmark (issue 5, "Performance"): how many tracking events per second the web
+ * Analytics ingestion benchmark: how many tracking events per second the web
  * process takes, how fast it answers, and how long an accepted event takes to be visible in ClickHouse.
  *
  *   npm run bench:ingest [-- --duration 30] [--connections 20] [--batch 20] [--build] [--keep] [--no-docs]
@@ -17,8 +17,7 @@
  *    a sample: the time of its 202 is noted, and a poller looks for the sampled ids in ClickHouse every
  *    100 ms; end-to-end lag = first seen in ClickHouse − accepted (so it is exact to ~100 ms).
  * 4. After each ingest run waits for the queue to drain and checks that ClickHouse holds every accepted event.
- * 5. Prints a table, and writes it to docs/benchmarks.md ("Analytics ingestion (issue 5)" section: replaced
- *    when it is there, else appended; the rest of the file is left as it is) unless --no-docs.
+ * 5. Prints a table, and appends it to docs/benchmarks/history/ingest.md unless --no-docs.
  *
  * It is a report, not a test: missed targets still exit 0; errors (a process that does not start, a run
  * with non-202 answers) exit 1. The ClickHouse database and Redis keys are removed afterwards unless --keep.
@@ -36,11 +35,10 @@ import { Redis } from "ioredis";
 import { ingestStreamKey } from "~/analytics/ingest-stream.server";
 import { LOCAL_URLS } from "~/utils/local-services";
 import { bin, buildApp, root } from "./build";
-import { commitOf, cpuSecondsOf, machineCpuSeconds, nodePidOf, percentile, ADDRESSES, actionEvent } from "./lib/bench";
+import { commitOf, cpuSecondsOf, machineCpuSeconds, nodePidOf, percentile, appendBenchmarkRun, ADDRESSES, actionEvent } from "./lib/bench";
 import { freePort, startAppServer, startProcess, startTsx, waitUntil, type Child } from "./lib/servers";
 
-const DOCS = path.join(root, "docs", "benchmarks.md");
-const DOCS_HEADING = "## Analytics ingestion (issue 5): `npm run bench:ingest`";
+const DOCS_HEADING = "## Analytics ingestion: `npm run bench:ingest`";
 
 const TARGET = { singleRps: 5_000, bareRatio: 0.4, batchedEventsPerS: 20_000, p99Ms: 50, lagP99Ms: 3_000 };
 const UA = "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
@@ -617,7 +615,7 @@ function buildReport(r: {
     "",
     ...markdownTable(cpuTable),
     "",
-    "Targets (issue 5):",
+    "Targets:",
     "",
     ...targets.map((t) => `- ${t}`),
     "",
@@ -629,20 +627,10 @@ function buildReport(r: {
   return { text, markdown };
 }
 
-/** Puts our section into docs/benchmarks.md, re-reading the file right before (others write theirs too). */
+/** Appends this run to docs/benchmarks/history/ingest.md. */
 function writeDocs(section: string) {
-  const current = fs.existsSync(DOCS) ? fs.readFileSync(DOCS, "utf8") : "# Benchmarks\n";
-  let next: string;
-  const start = current.indexOf(DOCS_HEADING);
-  if (start >= 0) {
-    const after = current.indexOf("\n## ", start + DOCS_HEADING.length);
-    next = current.slice(0, start) + section + (after >= 0 ? `\n${current.slice(after + 1)}` : "");
-  } else {
-    next = `${current.replace(/\s*$/, "")}\n\n${section}`;
-  }
-  fs.mkdirSync(path.dirname(DOCS), { recursive: true });
-  fs.writeFileSync(DOCS, next);
-  console.log(`\nWrote the "${DOCS_HEADING.slice(3)}" section of ${path.relative(root, DOCS)}.`);
+  const file = appendBenchmarkRun("ingest", section);
+  console.log(`\nAppended this run to ${path.relative(root, file)}.`);
 }
 
 main().catch(async (error: Error) => {

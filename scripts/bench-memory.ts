@@ -1,5 +1,5 @@
 /**
- * Memory benchmark (issue 14, item 5): how much memory (RSS) do the web process and the worker hold under
+ * Memory benchmark: how much memory (RSS) do the web process and the worker hold under
  * minutes of mixed load, as production runs them (compiled JavaScript, ADR 020) and as they ran before (tsx)?
  *
  *   npm run bench:memory [-- --duration 300] [--connections 20] [--runtimes compiled,compiled-defaults,tsx] [--rounds 1]
@@ -14,7 +14,8 @@
  *    filters, /search with and without a typo, /terms, and 5,000 different gig pages; gzip, as browsers ask)
  *    and half on tracking (single action events from 1,000 addresses), sampling each process's RSS every 5 s.
  * 3. Reports per run the requests answered, and RSS when idle, after one minute, at the end and at its peak,
- *    against the targets: web under 300 MB and worker under 200 MB after five minutes (peak and end).
+ *    against the targets: web under 300 MB and worker under 200 MB after five minutes (peak and end), and
+ *    appends that to docs/benchmarks/history/memory.md unless --no-docs.
  *
  * It is a report, not a test: missed targets still exit 0; a request answered with an error exits 1.
  */
@@ -27,10 +28,10 @@ import autocannon from "autocannon";
 import knex from "knex";
 import { LOCAL_URLS } from "~/utils/local-services";
 import { bin, buildApp, root } from "./build";
-import { commitOf, cpuSecondsOf, loadAverage, machine, markdownTable, median, nodePidOf, plainTable, rssMbOf, writeBenchmarkSection, ADDRESSES, actionEvent } from "./lib/bench";
+import { commitOf, cpuSecondsOf, loadAverage, machine, markdownTable, median, nodePidOf, plainTable, rssMbOf, appendBenchmarkRun, ADDRESSES, actionEvent } from "./lib/bench";
 import { startAppServer, startProcess, waitUntil, type Child, type Runtime } from "./lib/servers";
 
-const DOCS_HEADING = "## Memory (issue 14): `npm run bench:memory`";
+const DOCS_HEADING = "## Memory: `npm run bench:memory`";
 const TARGET_MB = { web: 300, worker: 200 };
 const SAMPLE_EVERY_MS = 5_000;
 const GIGS = 100_000;
@@ -260,6 +261,8 @@ function report(runs: Run[], options: Options) {
   const markdown = [
     DOCS_HEADING,
     "",
+    `\`npm run bench:memory${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}\``,
+    "",
     `${facts} Database ${options.database} (${GIGS.toLocaleString("en-US")} published gigs). RSS is read from /proc every ${SAMPLE_EVERY_MS / 1000} s; the web process and the worker start fresh for each run.`,
     "",
     ...markdownTable([header, ...rows]),
@@ -345,7 +348,7 @@ async function main() {
   fs.mkdirSync(path.join(root, ".data"), { recursive: true });
   fs.writeFileSync(path.join(root, ".data", "bench-memory.md"), markdown);
   fs.writeFileSync(path.join(root, ".data", "bench-memory-samples.json"), JSON.stringify(runs, null, 1));
-  if (options.docs) writeBenchmarkSection(DOCS_HEADING, markdown);
+  if (options.docs) console.log(`\nAppended this run to ${path.relative(root, appendBenchmarkRun("memory", markdown))}.`);
   if (runs.some((r) => r.load.failed > 0)) {
     console.error("\nSome requests were not answered with 2xx: see the Errors column.");
     process.exitCode = 1;

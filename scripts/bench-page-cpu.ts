@@ -1,9 +1,9 @@
 /**
- * Web CPU per page (issue 14 item 1): how much CPU time the web process spends on one page, with the
+ * Web CPU per page: how much CPU time the web process spends on one page, with the
  * anonymous page cache (ADR 019) on and off, for a visitor and for a signed-in member.
  *
  *   npx tsx scripts/bench-page-cpu.ts [--database soko] [--duration 3] [--rounds 6] [--connections 20] [--paths /terms,/browse,/gig/1]
- *                                     [--warmup 4] [--baseline <checkout>]
+ *                                     [--warmup 4] [--baseline <checkout>] [--no-docs]
  *
  * Runs two production servers (the built app, as bench:catalog does) on one database, PAGE_CACHE=on and
  * PAGE_CACHE=off, and signs a member in (a session row for the first active client). For each path and
@@ -11,8 +11,9 @@
  * (20 connections, `Accept-Encoding: gzip`, a browser's Accept and user agent) while the server's own CPU
  * time is read from /proc/<pid>/stat before and after; CPU per request = CPU time ÷ requests answered. It
  * prints each cell's median over the rounds (and its range), with the load average: on a shared machine the
- * figures move with what else runs, so compare only within one run. Issue 14's targets: ≤ 1.5 ms for /terms,
- * ≤ 3 ms for /browse and a gig page.
+ * figures move with what else runs, so compare only within one run. The targets (docs/benchmarks.md): ≤ 1.5 ms
+ * for /terms, ≤ 3 ms for /browse and a gig page. What it printed is appended to docs/benchmarks/history/page-cpu.md
+ * unless --no-docs.
  *
  * `--baseline <checkout>` (another checkout of Soko, built there: `npm run build`) also runs that checkout's
  * server (compiled, or `tsx server.ts` for a checkout from before ADR 020, as production ran it then) with the
@@ -31,6 +32,7 @@ import autocannon from "autocannon";
 import knex from "knex";
 import { createSession } from "~/models/session.server";
 import { LOCAL_URLS } from "~/utils/local-services";
+import { appendPrintedRun, keepConsole } from "./lib/bench";
 import { compiledProcess, freePort, startAppServer, startChild, waitUntil, type AppServer } from "./lib/servers";
 
 const { values } = parseArgs({
@@ -42,8 +44,10 @@ const { values } = parseArgs({
     connections: { type: "string", default: "20" },
     paths: { type: "string" },
     baseline: { type: "string" },
+    "no-docs": { type: "boolean", default: false },
   },
 });
+const printed = keepConsole();
 const durationS = Number(values.duration);
 const warmupS = Number(values.warmup);
 const rounds = Number(values.rounds);
@@ -190,6 +194,10 @@ try {
   }
   if (baseline) console.log(`\nBaseline: ${resolve(values.baseline!)}`);
   console.log(`\nLoad average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(", ")}`);
+  if (!values["no-docs"]) {
+    const file = appendPrintedRun("page-cpu", "Web CPU per page: `scripts/bench-page-cpu.ts`", "npx tsx scripts/bench-page-cpu.ts", printed());
+    console.log(`Appended this run to ${file}`);
+  }
 } finally {
   await Promise.all(servers.map((s) => s.stop()));
   await db.destroy();

@@ -1,5 +1,5 @@
 /**
- * Page weight and Lighthouse benchmark (issue 14, item 6): what a first visit to the landing (/), browse
+ * Page weight and Lighthouse benchmark: what a first visit to the landing (/), browse
  * (/browse) and a gig page (/gig/<id>) costs a phone, and how Lighthouse's mobile audit scores them.
  *
  *   npm run bench:pages [-- --runs 3] [--https] [--build] [--no-docs] [--baseline <dir>] [--checkout <dir>]
@@ -24,7 +24,7 @@
  *    and accessibility ≥ 95. Lighthouse's failed accessibility audits are listed.
  *
  * It is a report, not a test: missed targets still exit 0; only errors (a page that does not answer 200,
- * Chromium or Lighthouse failing) exit non-zero. Writes its section of docs/benchmarks.md unless --no-docs.
+ * Chromium or Lighthouse failing) exit non-zero. Appends its run to docs/benchmarks/history/pages.md unless --no-docs.
  */
 import { spawn, execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -38,11 +38,11 @@ import knex, { type Knex } from "knex";
 import lighthouse from "lighthouse";
 import { LOCAL_URLS } from "~/utils/local-services";
 import { buildApp, root } from "./build";
-import { commitOf, loadAverage, machine, markdownTable, median, plainTable, writeBenchmarkSection } from "./lib/bench";
+import { commitOf, loadAverage, machine, markdownTable, median, plainTable, appendBenchmarkRun } from "./lib/bench";
 import { freePort, startAppServer, waitUntil, type AppServer, type Child } from "./lib/servers";
 
 const CHROMIUM = "/usr/bin/chromium";
-/** The flags that run Debian's Chromium here (DESIGN.md), headless. */
+/** The flags that run Debian's Chromium here without its background traffic, headless. */
 const CHROMIUM_FLAGS = [
   "--headless",
   "--no-sandbox",
@@ -55,7 +55,7 @@ const CHROMIUM_FLAGS = [
 ];
 const TARGET_KB = 100;
 const TARGET_SCORE = 95;
-const HEADING = "## Pages (issue 14): `npm run bench:pages`";
+const HEADING = "## Pages: `npm run bench:pages`";
 
 type Options = { runs: number; https: boolean; build: boolean; docs: boolean; baseline: string | null; checkout: string | null; database: string };
 
@@ -432,8 +432,8 @@ async function main() {
       ...(failedAudits.length ? ["", "Accessibility audits not passed:", "", ...failedAudits.map((f) => `- ${f}`)] : []),
     ].join("\n");
     if (options.docs) {
-      writeBenchmarkSection(HEADING, section);
-      console.log(`\nWrote "${HEADING}" to docs/benchmarks.md`);
+      const file = appendBenchmarkRun("pages", section);
+      console.log(`\nAppended this run to ${path.relative(process.cwd(), file)}`);
     }
   } finally {
     await browser?.stop();

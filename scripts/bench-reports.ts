@@ -1,5 +1,5 @@
 /**
- * Analytics reports benchmark (issue 13, "Performance"): how long each admin report takes over 10 million
+ * Analytics reports benchmark: how long each admin report takes over 10 million
  * events, and what the CSV export costs.
  *
  *   npm run bench:reports [-- --rebuild] [--rebuild-derived] [--warmups 5] [--runs 20] [--budget 8] [--events-runs 3]
@@ -25,7 +25,7 @@
  *    CSVWithNames` of the same SQL to a file; the web process's resident memory is sampled every 20 ms
  *    (growth = highest during a download − before it). The download asks for plain bytes 3 times, then for
  *    gzip (as browsers do, so the web process's compression() gzips the CSV) 3 times.
- * 4. Prints a table, and writes the "Reports (issue 13)" section of docs/benchmarks.md unless --no-docs.
+ * 4. Prints a table, and appends it to docs/benchmarks/history/reports.md unless --no-docs.
  *
  * A report, not a test: missed targets exit 0; errors exit 1. Everything started is stopped; the Postgres
  * database is dropped; the ClickHouse data is kept for the next run (DROP DATABASE soko_bench_reports to free it).
@@ -40,13 +40,13 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import knex, { type Knex } from "knex";
 import { LOCAL_PORTS, LOCAL_URLS } from "~/utils/local-services";
 import { buildApp, root } from "./build";
-import { commitOf, loadAverage, machine, markdownTable, median, nodePidOf, plainTable, rssMbOf, spread, writeBenchmarkSection, type Spread } from "./lib/bench";
+import { commitOf, loadAverage, machine, markdownTable, median, nodePidOf, plainTable, rssMbOf, spread, appendBenchmarkRun, type Spread } from "./lib/bench";
 import { DATA_VERSION, DAYS, ROWS, SESSIONS, TOTAL_ROWS, generatorSql } from "./lib/bench-reports-data";
 import { startAppServer, type AppServer } from "./lib/servers";
 import { ensurePackages } from "./services";
 
 const DATABASE = "soko_bench_reports";
-const HEADING = "## Reports (issue 13): `npm run bench:reports`";
+const HEADING = "## Reports: `npm run bench:reports`";
 const TARGET = { reportMs: 200, exportRatio: 2, exportRssMb: 50 };
 const RAW_RUNS = 3;
 /** Every report runs at least this often, however slow. */
@@ -540,7 +540,7 @@ async function main() {
       const section = [
         HEADING,
         "",
-        `Run ${runAt} UTC. Command: \`npm run bench:reports\` (defaults: ${options.warmups} warm-ups, up to ${options.runs} runs per report or ${options.budgetS} s, at least ${MIN_RUNS}: a slow report's p95 is the highest of few runs). Commit ${commit}; ${facts.cpu}, ${facts.memoryGb} GB, ${facts.os}, Node ${facts.node}; ClickHouse ${version} (the embedded server); load average at the start ${load}, at the end ${loadAverage()} (a machine shared with other work: the figures are upper bounds for an idle one, and vary up to 2× between runs).`,
+        `Run ${runAt} UTC. Command: \`npm run bench:reports${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}\` (defaults: ${options.warmups} warm-ups, up to ${options.runs} runs per report or ${options.budgetS} s, at least ${MIN_RUNS}: a slow report's p95 is the highest of few runs). Commit ${commit}; ${facts.cpu}, ${facts.memoryGb} GB, ${facts.os}, Node ${facts.node}; ClickHouse ${version} (the embedded server); load average at the start ${load}, at the end ${loadAverage()} (a machine shared with other work: the figures are upper bounds for an idle one, and vary up to 2× between runs).`,
         "",
         `Data: ${TOTAL_ROWS.toLocaleString("en-US")} generated events in \`${DATABASE}\` (${Object.entries(ROWS).map(([t, n]) => `${t} ${n.toLocaleString("en-US")}`).join(", ")}), ${DAYS} days, ${SESSIONS.toLocaleString("en-US")} sessions (40% bounce), mostly Android phones in Uganda, the marketplace's pages (scripts/lib/bench-reports-data.ts), merged (OPTIMIZE … FINAL). Reports run through our code (reports.server.ts, insights.server.ts) with the window ending at the data's end, so 30d covers all of it; raw = the same SQL statements in \`clickhouse-client --time\`, one after another (our code sends a report's statements in parallel), median of up to ${RAW_RUNS}.`,
         "",
@@ -563,8 +563,8 @@ async function main() {
         "- The export is ClickHouse's own CSV passed through: plain, or ClickHouse's own gzip (level 1) when the download asks for gzip, as browsers do; the web process neither inflates nor compresses it.",
         "",
       ].join("\n");
-      writeBenchmarkSection(HEADING, section);
-      console.log(`\nWrote "${HEADING}" in docs/benchmarks.md`);
+      const file = appendBenchmarkRun("reports", section);
+      console.log(`\nAppended this run to ${path.relative(root, file)}`);
     }
   } finally {
     await client.close();

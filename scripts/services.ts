@@ -269,7 +269,7 @@ const redis = {
 };
 
 // ---------------------------------------------------------------------------------------------
-// ClickHouse (Debian ships 18.16; see DESIGN.md for what it accepts)
+// ClickHouse (Debian ships 18.16; docs/architecture.md says what it accepts)
 
 /** The ClickHouse server binary and the arguments before `--config-file=…`. */
 export function clickhouseBinary(): [string, string[]] {

@@ -1,6 +1,6 @@
 /**
  * The analytics consumer: the tracking endpoints' stream (ADR 025) and the BullMQ ingest queue → ClickHouse,
- * in batches (DESIGN.md §5).
+ * in batches (docs/architecture.md, "A tracking event").
  *
  * The web processes append their events to a Redis stream, which this process reads as one consumer of the
  * group `ingest`, many entries a read. BullMQ's ingest queue carries what is not the hot path: an entry that

@@ -23,7 +23,7 @@ export type RunningWorker = {
 
 /** Connects to Redis and ClickHouse, checks both answer, starts the consumers, and says so. */
 export async function startWorker(env: Env): Promise<RunningWorker> {
-  // BullMQ workers block on their connection: it must not give up on a request (DESIGN.md §2). No
+  // BullMQ workers block on their connection: it must not give up on a request (maxRetriesPerRequest: null). No
   // auto-pipelining: BullMQ sends its commands one at a time and waits for each, so ioredis would build a
   // pipeline for nearly every command, copying BullMQ's ~50 Lua commands into each; without it the worker spent
   // 46 µs of CPU per single-event tracking request in bench:ingest instead of 71 (ADR 021).

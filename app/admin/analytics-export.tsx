@@ -22,7 +22,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const parsed = parsePeriod(params);
   const problems: string[] = [];
   if (!isExportReport(report)) problems.push(`report: choose one of ${Object.keys(EXPORT_REPORTS).join(", ")}.`);
-  // Spec §7: `format`, csv by default; it is the only one.
+  // `format`: csv by default, and the only one (docs/product.md, Analytics).
   const format = params.get("format");
   if (format !== null && format !== "csv") problems.push("format: the export is CSV only (format=csv, or leave it out).");
   if (!parsed.ok) for (const [field, message] of Object.entries(parsed.errors)) problems.push(`${field}: ${message}`);

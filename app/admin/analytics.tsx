@@ -14,14 +14,14 @@ import { usePreferences } from "~/hooks/use-preferences";
 
 /**
  * `/analytics` on the admin host, `/admin/analytics` on the main host (app/utils/site-routes.ts): the
- * reports of spec §3 "Analytics data" for a period (a GET form: 1d, 7d, 30d, 90d, default 7d, or custom
+ * analytics reports (docs/product.md, Analytics) for a period (a GET form: 1d, 7d, 30d, 90d, default 7d, or custom
  * days, at most a year; anything else is a 400 with the message by its field), real time (refreshed every
  * 10 s with JavaScript, that section alone), and the CSV export (app/admin/analytics-export.tsx).
  */
 export const meta: MetaFunction = () => [{ title: "Analytics | Soko Admin" }, { name: "robots", content: "noindex" }];
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: analyticsStylesUrl }];
 
-/** Spec §9: analytics real time is polled every 10 seconds. */
+/** Analytics real time is polled every 10 seconds (docs/product.md). */
 const REALTIME_MS = 10_000;
 
 type RealTimeView = Omit<RealTimeReport, "recentActions"> & { recentActions: (RealTimeReport["recentActions"][number] & { user: string })[] };
@@ -30,7 +30,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   await adminScreenLoader(request);
   const params = new URL(request.url).searchParams;
   if (params.get("section") === "realtime") {
-    // The section's own reload: a failure answers 503 with the spec's words (thrown, it would replace the page).
+    // The section's own reload: a failure answers 503 with the screen's own message (thrown, it would replace the page).
     try {
       return { kind: "realtime" as const, realTime: await readRealTime() };
     } catch (error) {

@@ -13,14 +13,14 @@ import { usePreferences } from "~/hooks/use-preferences";
 
 /**
  * The admin portal's entry: `/` on the admin host, `/admin` on the main host (app/utils/site-routes.ts).
- * Spec §3 "Admin dashboard data": business figures from Postgres (app/models/admin-dashboard.server.ts),
+ * The admin dashboard: business figures from Postgres (app/models/admin-dashboard.server.ts),
  * behaviour from ClickHouse over the last 7 days, active users over the last 5 minutes. With JavaScript
- * it refreshes every 30 s while the tab is visible (spec §9); without, it is a plain page.
+ * it refreshes every 30 s while the tab is visible (docs/product.md); without, it is a plain page.
  */
 export const meta: MetaFunction = () => [{ title: "Admin dashboard | Soko Admin" }, { name: "robots", content: "noindex" }];
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: analyticsStylesUrl }];
 
-/** Spec §9: the admin dashboard is polled every 30 seconds. */
+/** The admin dashboard is polled every 30 seconds (docs/product.md). */
 const REFRESH_MS = 30_000;
 
 export async function loader({ request }: LoaderFunctionArgs) {

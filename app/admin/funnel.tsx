@@ -9,7 +9,7 @@ import insightsStylesUrl from "~/styles/insights.css?url";
 
 /**
  * `/analytics/conversion-funnel?range` on the admin host, `/admin/analytics/conversion-funnel` on the main
- * host (spec §7): visit → gig view → contact or continue → order placed → paid, every step counted in
+ * host: visit → gig view → contact or continue → order placed → paid, every step counted in
  * sessions, with the drop-off at each step (insights.server.ts defines each step). Default range 30d.
  */
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: insightsStylesUrl }];

@@ -8,7 +8,7 @@ import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server
 import insightsStylesUrl from "~/styles/insights.css?url";
 
 /**
- * `/heatmap?page&range` on the admin host, `/admin/heatmap` on the main host (spec §7 GET /admin/heatmap):
+ * `/heatmap?page&range` on the admin host, `/admin/heatmap` on the main host (GET /admin/heatmap):
  * one page's clicks binned on an 80 px grid over the page's outline (insights.server.ts), with the hottest
  * cells in a table. Page and range (default 7d) come from a GET form; the most clicked pages are offered.
  */

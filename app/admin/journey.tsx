@@ -9,8 +9,8 @@ import { getDb } from "~/server/db.server";
 import insightsStylesUrl from "~/styles/insights.css?url";
 
 /**
- * `/analytics/user-journey/{id}` on the admin host, `/admin/analytics/user-journey/{id}` on the main host
- * (spec §7): one member's sessions, the latest first, each with its pages and conversions in time order
+ * `/analytics/user-journey/{id}` on the admin host, `/admin/analytics/user-journey/{id}` on the main host:
+ * one member's sessions, the latest first, each with its pages and conversions in time order
  * (insights.server.ts). Without an id, a GET form picks the member (`?user=12`, sent on to the member's address).
  */
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: insightsStylesUrl }];

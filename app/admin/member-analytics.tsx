@@ -9,7 +9,7 @@ import { getDb } from "~/server/db.server";
 import insightsStylesUrl from "~/styles/insights.css?url";
 
 /**
- * `/users/{id}/analytics` on the admin host, `/admin/users/{id}/analytics` on the main host (spec §7): a
+ * `/users/{id}/analytics` on the admin host, `/admin/users/{id}/analytics` on the main host: a
  * member's own analytics in a range (default 30d): sessions, page views, clicks, devices, browsers, their
  * most viewed pages and their conversions (insights.server.ts).
  */

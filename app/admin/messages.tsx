@@ -31,7 +31,7 @@ import monitoringStylesUrl from "~/styles/admin-monitoring.css?url";
  * monitoring. Conversations with a search (participants' names and emails, message text) and a filter
  * (flagged, recent, high volume), the flagged ones first (off-platform flags before an admin's); one
  * conversation's messages (`?conversation=`), whose every showing is audited; flag, unflag and delete (with
- * the spec's confirmation: in place with JavaScript, a confirmation page without).
+ * the confirmation of docs/product.md: in place with JavaScript, a confirmation page without).
  */
 export const meta: MetaFunction = () => [{ title: `${ADMIN_SECTIONS.messages.title} | Soko Admin` }, { name: "robots", content: "noindex" }];
 export const links: LinksFunction = () => [
@@ -320,7 +320,7 @@ function ActionForm({ list, conversationId, intent }: { list: Loaded["list"]; co
 }
 
 /**
- * Delete asks first, with the spec's words. With JavaScript the question opens in place; without, the
+ * Delete asks first, in the words of docs/product.md. With JavaScript the question opens in place; without, the
  * button is a GET to the confirmation page (`?conversation=…&confirm=delete`), which asks the same.
  */
 function DeleteButton({ list, conversation }: { list: Loaded["list"]; conversation: AdminConversation }) {

@@ -30,7 +30,7 @@ import adminStylesUrl from "~/styles/admin-users.css?url";
 /**
  * `/users` on the admin host, `/admin/users` on the main host (app/utils/site-routes.ts): members found by
  * name, email or username, filtered by role and status, paged; per member suspend, ban, activate (as the
- * spec's §4 allows) and delete after a confirmation; suspend, ban or activate for a selection. A GET form
+ * docs/product.md allows) and delete after a confirmation; suspend, ban or activate for a selection. A GET form
  * (submitted on change with JavaScript, by its button without), posts that answer with 303 back to the same
  * listing, and a confirmation that is a page of its own (`?confirm=delete&id=…`) without JavaScript and the
  * same panel in place with it.
@@ -42,7 +42,7 @@ export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStyle
 const LIST_KEYS = ["q", "role", "status", "page", "member"] as const;
 
 /**
- * The listing's query as this screen writes it. The spec's own call names the search `search`
+ * The listing's query as this screen writes it. Links from elsewhere may name the search `search`
  * (`/users?search=&role=&status=`): it is read as `q` when `q` is absent, so such links work too.
  */
 function listParams(params: URLSearchParams): URLSearchParams {
@@ -154,7 +154,7 @@ const ROLE_LABEL: Record<AdminUserRow["role"], string> = { client: "Client", fre
 const ACTION_LABEL: Record<StatusAction, string> = { suspend: "Suspend", ban: "Ban", activate: "Activate" };
 const PENDING_LABEL: Record<StatusAction | "delete", string> = { suspend: "Suspending…", ban: "Banning…", activate: "Activating…", delete: "Deleting…" };
 
-/** What the spec (§4) offers for a member as they are: suspend when active, ban when not banned, activate when not active. */
+/** What the screen offers for a member as they are (docs/product.md, Accounts): suspend when active, ban when not banned, activate when not active. */
 function actionsFor(u: AdminUserRow): StatusAction[] {
   if (u.status === "deleted") return [];
   return STATUS_ACTIONS.filter((a) => (a === "suspend" ? u.status === "active" : a === "ban" ? u.status !== "banned" : u.status !== "active"));
@@ -377,7 +377,7 @@ function RowAction({ u, action, back }: { u: AdminUserRow; action: StatusAction;
   );
 }
 
-/** The spec's confirmation (§8) before a delete: a page of its own without JavaScript, in place with it. */
+/** The confirmation (docs/product.md) before a delete: a page of its own without JavaScript, in place with it. */
 function DeleteConfirmation({ user, back }: { user: AdminUserRow; back: URLSearchParams }) {
   const navigation = useNavigation();
   const pending = navigation.state === "submitting" && navigation.formData?.get("intent") === "delete";

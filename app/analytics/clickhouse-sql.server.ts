@@ -1,5 +1,5 @@
 /**
- * The one place for what differs between Debian's ClickHouse 18.16 and current ClickHouse (DESIGN.md §2),
+ * The one place for what differs between Debian's ClickHouse 18.16 and current ClickHouse (docs/architecture.md, "ClickHouse: what both versions accept"),
  * and for putting values into SQL text:
  *
  * - 18.16 has no query parameters (`{name:Type}`), so values go into SQL as literals through `quote`,

@@ -16,7 +16,7 @@ describe("the ClickHouse client factory", () => {
     expect(clickHouseOptions(env, "soko_t_1")).toEqual({ url: "http://ch:8123", database: "soko_t_1", username: "analyst", password: "s3cret" });
   });
 
-  it("sends our settings with every request (DESIGN.md §2), so a server without our profile reads dates and numbers the same", async () => {
+  it("sends our settings with every request, so a server without our profile reads dates and numbers the same", async () => {
     const client = createClickHouse(clickHouseOptions(getEnv(), "default"));
     try {
       const rows = await (

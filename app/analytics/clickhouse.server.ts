@@ -3,7 +3,7 @@ import { getEnv, type Env } from "~/server/env.server";
 
 /**
  * Settings our SQL relies on. They are sent with every request too, so a production server without
- * our local profile (current ClickHouse) behaves like the embedded 18.16 one (DESIGN.md §2).
+ * our local profile (current ClickHouse) behaves like the embedded 18.16 one (docs/architecture.md).
  */
 export const CLICKHOUSE_SETTINGS = {
   date_time_input_format: "best_effort",

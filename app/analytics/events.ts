@@ -1,5 +1,5 @@
 /**
- * The analytics events: what the browser tracker sends (spec §3 "Tracking records", §7), checked by zod on
+ * The analytics events: what the browser tracker sends (docs/product.md, Analytics), checked by zod on
  * the server, enriched there (receive time, place, device, truncated IP) and queued for the worker, which
  * writes one ClickHouse table per kind. This module is the contract between the tracker, the endpoints,
  * the worker and the reports; it has no server-only imports so the tracker's types can come from it too.
@@ -9,7 +9,7 @@ import { z } from "zod";
 export const EVENT_KINDS = ["session", "action", "pageview", "conversion", "user_action", "error"] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
-/** Spec §9: element text in tracking is cut to 100 characters (cut, never refused). */
+/** Element text in tracking is cut to 100 characters (cut, never refused). */
 export const ELEMENT_TEXT_MAX = 100;
 export const MAX_EVENTS_PER_REQUEST = 100;
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -28,7 +28,7 @@ export type ActionType = (typeof ACTION_TYPES)[number];
 const cut = (max: number) => z.string().transform((s) => s.slice(0, max));
 const optionalCut = (max: number) => cut(max).optional().default("");
 
-/** Spec §4: "Session id for tracking: time plus random" — e.g. `1764000000000-k3j9x2`. */
+/** A tracking session id: time plus random, e.g. `1764000000000-k3j9x2` (docs/product.md). */
 export const sessionId = z
   .string({ required_error: "session_id is required" })
   .regex(/^[0-9]{10,16}-[0-9a-z]{4,24}$/i, "session_id must be time plus random, such as 1764000000000-k3j9x2");
@@ -285,6 +285,6 @@ export const TABLES: Record<EventKind, string> = {
   error: "errors",
 };
 
-/** Report ranges (spec §9), 7d by default. */
+/** Report ranges, 7d by default. */
 export const RANGES = { "1d": 1, "7d": 7, "30d": 30, "90d": 90 } as const;
 export type Range = keyof typeof RANGES;

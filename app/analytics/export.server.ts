@@ -1,5 +1,5 @@
 /**
- * The analytics CSV export (issue 13 item 5, DESIGN.md §5 "CSV export"): one report of a period, streamed
+ * The analytics CSV export (docs/product.md, Analytics): one report of a period, streamed
  * straight from ClickHouse (`FORMAT CSVWithNames`) to the response, never held in memory and never cut
  * short by a row cap. Cancelling the download (the request's abort signal) aborts the HTTP request to
  * ClickHouse and kills the query by its id, so a long query does not run on for nobody.
@@ -9,7 +9,7 @@
  * gets a leading single quote, inside the CSV's own quoting (`"'=HYPERLINK(…)"`). Numbers are never
  * negative here, so they need nothing.
  *
- * SQL for ClickHouse 18.16 and current ClickHouse (DESIGN.md §2): the only values in it are the window's
+ * SQL for ClickHouse 18.16 and current ClickHouse (docs/architecture.md): the only values in it are the window's
  * checked whole seconds and the query id this module made (a UUID).
  */
 import { randomUUID } from "node:crypto";

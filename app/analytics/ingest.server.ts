@@ -1,5 +1,5 @@
 /**
- * From a tracking request to the ingest stream (DESIGN.md §5, ADR 025): check the events against the endpoint's
+ * From a tracking request to the ingest stream (docs/architecture.md, ADR 025): check the events against the endpoint's
  * schema and the clock window, add what the server knows (receive time, device, truncated IP, user), and
  * append them to the stream, one entry for the requests of the same moment (ADR 009). The HTTP side is
  * router.server.ts; the worker reads the stream on the other end, and adds the visitor's country and city
@@ -289,7 +289,7 @@ export type DropReason =
 export type CounterField = "accepted" | "inserted" | "failed" | `dropped:${DropReason}`;
 
 /**
- * The Redis hash of the pipeline's lifetime counters (common brief: accepted, inserted, failed, dropped:<reason>).
+ * The Redis hash of the pipeline's lifetime counters (accepted, inserted, failed, dropped:<reason>: docs/product.md).
  * The same counts also go to a hash per minute, which the worker moves to ClickHouse (pipeline-stats.server.ts).
  */
 export function countersKey(prefix = getEnv().QUEUE_PREFIX) {

@@ -349,7 +349,7 @@ export function memberIdParam(value: string | null | undefined): { id: number | 
 }
 
 /**
- * A screen's ClickHouse read, or the spec's message for it (§8, "Failed to fetch heatmap data", ...) when
+ * A screen's ClickHouse read, or the screen's message for it ("Failed to fetch heatmap data", ...) when
  * ClickHouse fails: the screen answers 503 with the message rather than a 500. The cause goes to the log.
  */
 export async function readOrFailure<T>(read: Promise<T>, message: string): Promise<{ ok: true; value: T } | { ok: false; message: string }> {

@@ -1,6 +1,6 @@
 /**
  * Client addresses as the web process handles them, without the GeoIP database: the truncation we store
- * (DESIGN.md §5: /24 for IPv4, /48 for IPv6) and the key a rate limit counts an address under. An IPv4-mapped
+ * (/24 for IPv4, /48 for IPv6: docs/product.md) and the key a rate limit counts an address under. An IPv4-mapped
  * IPv6 address (`::ffff:41.210.145.12`, what a dual-stack socket reports) is the IPv4 address it carries.
  *
  * Kept apart from the place lookup (geo.server.ts): what needs only these (the rate limits, the truncation)

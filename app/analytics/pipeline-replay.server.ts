@@ -1,5 +1,5 @@
 /**
- * Replaying the analytics pipeline's failed set (issue 13 item 6), an admin operation: audited as
+ * Replaying the analytics pipeline's failed set (ADR 017), an admin operation: audited as
  * `pipeline.replay`. Kept apart from pipeline-stats.server.ts, which the ingest side imports and which
  * must not pull in the operations layer.
  */

@@ -1,5 +1,5 @@
 /**
- * The analytics pipeline's health (issue 13 item 6): its counters per minute, its queue, and its failed set.
+ * The analytics pipeline's health (ADR 017): its counters per minute, its queue, and its failed set.
  *
  * Counters. The web counts `accepted` and `dropped:<reason>`, the worker `inserted` and `failed`. Each side
  * adds its counts to a Redis hash of the current UTC minute (`<prefix>:analytics:minute:<epoch minute>`,

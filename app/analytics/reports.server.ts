@@ -1,5 +1,5 @@
 /**
- * The analytics reports (spec §3 "Analytics data", DESIGN.md §5 "Reports"), read from ClickHouse.
+ * The analytics reports (docs/product.md, Analytics), read from ClickHouse.
  *
  * Shared definitions, which the admin screens show beside the figures:
  * - **Range**: 1d, 7d, 30d or 90d; the window is [the start of the hour N days before now, now], to the second,
@@ -11,7 +11,7 @@
  * - **Session**: a session id with at least one page view or action in the window. Its device and
  *   country are those of its first event in the window.
  *
- * SQL that ClickHouse 18.16 and current ClickHouse both accept (DESIGN.md §2): no query parameters; the
+ * SQL that ClickHouse 18.16 and current ClickHouse both accept (docs/architecture.md): no query parameters; the
  * only values put into the SQL are the window's whole numbers of seconds, checked here, and the top pages
  * read back from ClickHouse, quoted by clickhouse-sql.server.ts (the rest is constant text of this module).
  * The inner `FINAL` selects
@@ -43,7 +43,7 @@ export type CountryRow = { country: string; users: number; percentage: number };
 
 export type ConversionsReport = { signups: number; orders: number; revenue: number; conversionRate: number };
 
-/** "Top pages" and "top countries" show this many rows (spec §9). */
+/** "Top pages" and "top countries" show this many rows. */
 export const TOP_ROWS = 10;
 /** Active users are sessions seen within this many seconds before now. */
 export const ACTIVE_WINDOW_SECONDS = 5 * 60;

@@ -1,5 +1,5 @@
 /**
- * The tracking endpoints, `POST /api/v1/analytics/{session,action,pageview,conversion,user-action}` (spec §7),
+ * The tracking endpoints, `POST /api/v1/analytics/{session,action,pageview,conversion,user-action}`,
  * and the page views the server records itself for visitors without JavaScript. server.ts mounts both ahead
  * of helmet, compression and Remix: a tracking request costs a share of a leased Redis round trip for the
  * rate limit and of one for the stream entry its events join (ADRs 021, 025), and nothing else (Postgres only
@@ -291,7 +291,7 @@ function isPageRequest(req: ExpressRequest): boolean {
 }
 
 /**
- * Records a page view for every HTML page the server serves (the no-JavaScript design of the common brief):
+ * Records a page view for every HTML page the server serves, so pages seen without JavaScript count too (docs/product.md):
  * the view's id and time go to Remix as `res.locals.pageview` (server.ts puts it in the load context), and
  * once the answer has gone out as a 2xx HTML page the anonymous view is queued. A failure to queue is
  * logged; the page never suffers for it.

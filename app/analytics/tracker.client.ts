@@ -1,5 +1,5 @@
 /**
- * The browser tracker (spec §7, DESIGN.md §5). It is a separate chunk that the root imports only once the
+ * The browser tracker (docs/architecture.md, "A tracking event"). It is a separate chunk that the root imports only once the
  * visitor has chosen "Allow analytics" (`soko_consent=granted`): a visitor who has not consented never
  * downloads it, and it checks the cookie again before every event and every send, so withdrawing consent
  * stops it at once. tests/integration/tracker-size.test.ts keeps it at or under 3 KB gzipped.
@@ -79,7 +79,7 @@ function save(items: Queued[]) {
   }
 }
 
-/** The tab's session id (spec §4: time plus random); a new one sends the `session` event first. */
+/** The tab's session id (time plus random); a new one sends the `session` event first. */
 function session(): string {
   if (!sessionId) {
     try {

@@ -30,7 +30,7 @@ export function ChatAvatar({ person, size = 40 }: { person: Pick<Person, "name" 
   );
 }
 
-/** The live connection, in words (product-spec §2): shown only where JavaScript runs, since only then is there one. */
+/** The live connection, in words: shown only where JavaScript runs, since only then is there one. */
 export function ConnectionStatus({ connected }: { connected: boolean | null }) {
   if (connected === null) return null;
   return (

@@ -1,6 +1,6 @@
 /**
  * Remix's <Link>, rendered on the server as the anchor it becomes when its target is a plain absolute path
- * (issue 14 item 1, ADR 024).
+ * (ADR 024: a rendered page's CPU).
  *
  * On the server a Link only renders `<a href data-discover>`, but Remix's and react-router's Links get there
  * through four path resolutions and a dozen hooks: ~10 µs a link on this machine, and a page has 20 (`/terms`) to

@@ -17,7 +17,7 @@ describe("FAQ content", () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it("states the facts of the spec: fees, escrow, payout delay and support hours", () => {
+  it("states the product's facts: fees, escrow, payout delay and support hours", () => {
     expect(allText).toContain("service fee of 20%");
     expect(allText).toContain("processing fee of 5% of the order price, with a minimum of UGX 1,000");
     expect(allText).toContain("held in escrow until the work is approved");

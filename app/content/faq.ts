@@ -1,7 +1,7 @@
 /**
  * The help centre's questions and answers, and the search over them. Plain data and a pure function, so
  * the server filters the list (the page works without JavaScript) and the tests need no database.
- * The fee, escrow, payout and support-hours facts come from the product spec §1.
+ * The fee, escrow, payout and support-hours facts are those of docs/product.md.
  */
 
 export type FaqItem = { id: string; question: string; answer: string };

@@ -1,7 +1,7 @@
 /**
  * The catalog's vocabulary without zod, for the pages a visitor lands on (browse, search, the gig page): the
  * package tiers and the catalog URL's parameters. zod is 13 KB gzipped, and the gig form (app/schemas/gig.ts, which
- * re-exports all of this) is the only catalog screen that needs it in the browser (issue 14, item 6).
+ * re-exports all of this) is the only catalog screen that needs it in the browser (page weight: docs/benchmarks.md).
  */
 
 export const TIERS = ["basic", "standard", "premium"] as const;
@@ -19,7 +19,7 @@ export const SORTS = {
 } as const;
 export type Sort = keyof typeof SORTS;
 
-/** Price ranges of spec §9, on the starting (lowest package) price. */
+/** Price ranges, on the starting (lowest package) price. */
 export const PRICE_RANGES = {
   "under-100000": { label: "Under UGX 100,000", min: null, max: 99_999 },
   "100000-500000": { label: "UGX 100,000 to 500,000", min: 100_000, max: 500_000 },

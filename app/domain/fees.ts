@@ -1,5 +1,5 @@
 /**
- * The platform's fees (help centre and spec §1): sellers pay 20% of the package price; buyers pay a 5%
+ * The platform's fees (docs/product.md, the help centre): sellers pay 20% of the package price; buyers pay a 5%
  * processing fee of at least UGX 1,000. Both are configurable (BUYER_FEE_PERCENT, BUYER_FEE_MIN_UGX,
  * SELLER_FEE_PERCENT) and shown before anyone pays; an order keeps the fees it was placed with. Whole
  * shillings, rounded half up.

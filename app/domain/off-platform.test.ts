@@ -1,5 +1,5 @@
 /**
- * offPlatformReason (DESIGN.md §6, ADR 016): what in a message before an order looks like taking payment off
+ * offPlatformReason (docs/product.md, ADR 016): what in a message before an order looks like taking payment off
  * Soko (a phone number in the ways Ugandans write one, a mobile-money request with or without a number, a
  * WhatsApp or Telegram handle or link), and the digits it must let pass (prices in UGX, order numbers,
  * thousands, dates).

@@ -1,5 +1,5 @@
 /**
- * Off-platform payment talk (DESIGN.md §6): before an order exists between two members, a message carrying
+ * Off-platform payment talk (docs/product.md, Messages): before an order exists between two members, a message carrying
  * a phone number, a mobile-money request or a WhatsApp or Telegram handle warns its sender that payments
  * outside Soko are not protected, and flags the conversation for an admin. Shared with the browser, which
  * shows the same warning the server sends back.

@@ -13,7 +13,7 @@ export const STATUS_LABEL: Record<string, string> = {
   completed: "Completed",
   cancelled: "Cancelled",
 };
-/** The spec's rule: a status this version does not know shows as "Unknown". */
+/** A status this version does not know shows as "Unknown". */
 export const statusLabel = (status: string) => STATUS_LABEL[status] ?? "Unknown";
 
 /**

@@ -1,6 +1,5 @@
 /**
- * Conversations as the admin portal's message monitoring sees them (ADR 017, product-spec §3 "Admin
- * conversation" and "Admin message"): every conversation, not only the asker's, with both participants, its
+ * Conversations as the admin portal's message monitoring sees them (ADR 017): every conversation, not only the asker's, with both participants, its
  * count, last message and flag. Only admin operations (app/operations/admin-conversations.server.ts) call
  * these: members read their own conversations through conversation.server.ts, filtered by who asks.
  */

@@ -1,5 +1,5 @@
 /**
- * The business figures of the admin dashboard (spec §3 "Admin dashboard data"), from Postgres: members,
+ * The business figures of the admin dashboard, from Postgres: members,
  * orders, the ledger and gigs. Behaviour (active users, countries, devices, conversion rate) comes from
  * ClickHouse (app/analytics/reports.server.ts).
  *

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { REACH_COLUMNS, reachOf, type Reach } from "~/models/user.server";
 import { prepared, type Db } from "~/server/db.server";
 
-/** "conv_" + time + random (product-spec §4): sortable by creation, not guessable. */
+/** "conv_" + time + random (docs/product.md): sortable by creation, not guessable. */
 export function newConversationId(now = Date.now()): string {
   return `conv_${now.toString(36)}${randomBytes(10).toString("hex")}`;
 }

@@ -1,5 +1,5 @@
 /**
- * Message monitoring (ADR 017, product-spec §6: admins view any conversation's messages, flag or delete
+ * Message monitoring (ADR 017: admins view any conversation's messages, flag or delete
  * conversations). Every one of these is for admins only and is written to admin_audit_log, reading a
  * conversation included: members' private words are read by an admin only on the record.
  */

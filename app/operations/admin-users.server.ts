@@ -1,5 +1,5 @@
 /**
- * What an admin does to members from the Users screen (issue 13, ADR 012): suspend, ban, activate (one
+ * What an admin does to members from the Users screen (ADRs 012, 017): suspend, ban, activate (one
  * member or a selection) and delete. Each runs in one transaction with its audit row (`tx.audit`: who, what,
  * whom, from which address), the member's activity, the end of their sessions (rows deleted in the same
  * transaction) and of their open pages' live connections (after the commit).
@@ -7,7 +7,7 @@
  * The guards, checked under locks so two admins acting at once cannot get round them: an admin never acts on
  * their own account, and the platform always keeps an active admin (every active admin's row is locked
  * first, so of two admins suspending each other, the second finds they are no longer active themself).
- * The transitions are the spec's (§4): suspend only an active member, ban one not banned, activate one not
+ * The transitions (docs/product.md, Accounts): suspend only an active member, ban one not banned, activate one not
  * active; a deleted member is gone for good.
  */
 import type { Knex } from "knex";
@@ -26,7 +26,7 @@ export const NO_SUCH_MEMBER = "We could not find that member.";
 export const OPEN_ORDERS = "This member has orders under way. Resolve or cancel them before deleting the account.";
 export const MONEY_HELD = "This member has money on Soko (earnings, a payout on its way or a refund due). Settle it before deleting the account.";
 
-/** Why a transition does not apply to a member as they are now (the spec's rules), or null when it does. */
+/** Why a transition does not apply to a member as they are now (docs/product.md), or null when it does. */
 function refusal(action: StatusAction, u: LockedUser): string | null {
   if (u.deleted) return `${u.name} has been deleted.`;
   if (action === "suspend" && u.status !== "active") return `${u.name} is not active, so cannot be suspended.`;

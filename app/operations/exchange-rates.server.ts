@@ -1,5 +1,5 @@
 /**
- * The UGX/USD rate (issue 13, DESIGN.md §4): an admin sets it; USD prices across the site follow it at once
+ * The UGX/USD rate (docs/product.md, Money and fees): an admin sets it; USD prices across the site follow it at once
  * (app/server/currency.server.ts reads it on each request, nothing caches it); an order keeps the rate of
  * its checkout (orders.ugx_per_usd), so a change never reprices an order already placed.
  */

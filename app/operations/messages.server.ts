@@ -30,7 +30,7 @@ import { consume } from "~/server/rate-limit.server";
 type Options = { db?: Knex };
 type Member = Extract<Actor, { kind: "member" }>;
 
-/** product-spec §8: starting a conversation without signing in. */
+/** What a visitor is told on starting a conversation or sending without signing in. */
 export const NOT_SIGNED_IN = "User not authenticated";
 export const NO_SUCH_CONVERSATION = "We could not find that conversation.";
 export const NO_SUCH_MEMBER = "We could not find that member.";

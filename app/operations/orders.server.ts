@@ -277,7 +277,7 @@ async function cancelWithRefund(tx: Tx, order: OrderRow, by: OrderActor, kind: s
 }
 
 /**
- * Cancel, as the rules of DESIGN.md §4 allow: the buyer gives up an unpaid order; the buyer cancels alone
+ * Cancel, as the rules of docs/product.md allow: the buyer gives up an unpaid order; the buyer cancels alone
  * an order more than 24 hours late; otherwise one party asks and the order is cancelled when the other
  * agrees (by cancelling too). Paid money goes back to the buyer. With `expected`, only that kind of cancel is
  * done (a button drawn for an unpaid order must not become a cancel request once the payment lands).

@@ -4,7 +4,7 @@
  * count in the same transaction, recomputed from the review rows under the gig's lock, so two reviews at
  * once both count.
  *
- * A member's review is of one completed order, by its buyer, once (DESIGN.md §4; a unique order_id on
+ * A member's review is of one completed order, by its buyer, once (docs/product.md; a unique order_id on
  * reviews holds the "once" even against two posts at once): the stars and words go on the gig and the
  * seller's profile, and on the order's timeline. The platform's bulk reviews (the demo data) name no order.
  */

@@ -1,5 +1,5 @@
 /**
- * Airtel Money Open API (ADR 015, DESIGN.md §4), Uganda only: collection by USSD push takes a buyer's
+ * Airtel Money Open API (ADR 015), Uganda only: collection by USSD push takes a buyer's
  * payment, a disbursement pays a seller or refunds a buyer. One OAuth2 client-credentials token serves both.
  * Our reference is Airtel's transaction id; numbers go without the country code (7XXXXXXXX).
  *

@@ -1,5 +1,5 @@
 /**
- * MTN MoMo Open API (ADR 015, DESIGN.md §4): Collections' request to pay takes a buyer's payment,
+ * MTN MoMo Open API (ADR 015): Collections' request to pay takes a buyer's payment,
  * Disbursements' transfer pays a seller or refunds a buyer. Each product has its own API user, key,
  * subscription key and token. Our reference is both MoMo's X-Reference-Id and the body's externalId.
  *

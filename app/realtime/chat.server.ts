@@ -1,5 +1,5 @@
 /**
- * Live chat over socket.io (DESIGN.md §6, ADR 016). The handshake makes the socket's actor from its session
+ * Live chat over socket.io (docs/architecture.md, "A message"; ADR 016). The handshake makes the socket's actor from its session
  * cookie (getSocketActor) and refuses visitors; a member's sockets share the member's room and their
  * session's room. Each client event is parsed with the same schema as the /messages form and answered by
  * the same operation, through its acknowledgement callback: `{ ok: true, ... }` or `{ ok: false, error,
@@ -113,7 +113,7 @@ function on<S extends ZodType>(socket: Socket, event: string, schema: S, handle:
 
 /** The chat's handlers for one member's socket. */
 function chatEvents(socket: Socket) {
-  // The spec's `join {userId}`: a member's sockets are in their own room from the handshake; asking for
+  // The `join {userId}` event: a member's sockets are in their own room from the handshake; asking for
   // another member's room is refused and joins nothing.
   on(socket, "join", JoinSchema, async (actor, { userId }) =>
     userId === undefined || userId === actor.user.id ? { ok: true, userId: actor.user.id } : { ok: false, error: "forbidden", message: "You can only join your own conversations." },

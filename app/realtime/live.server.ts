@@ -1,5 +1,5 @@
 /**
- * Live events for members' open pages (DESIGN.md §6, ADR 016). Any process (a web process handling a form
+ * Live events for members' open pages (docs/architecture.md, ADR 016). Any process (a web process handling a form
  * post or a socket event, the worker) publishes through Redis with the socket.io emitter; every web process's
  * Redis adapter (server.ts, app/realtime/chat.server.ts) hands the event to the sockets in the member's room,
  * wherever they are connected. Operations queue pushes with `tx.live(...)`; they go out after the commit.

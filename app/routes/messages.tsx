@@ -1,5 +1,5 @@
 /**
- * A member's messages (product-spec §2, issue 12): the conversation list (searched on the server, paged)
+ * A member's messages (docs/product.md, Messages): the conversation list (searched on the server, paged)
  * beside the outlet, which is either nothing chosen (messages._index.tsx) or a thread (messages.$id.tsx).
  * The page is whole without JavaScript; with it, app/hooks/use-chat.ts keeps list and thread live, and the
  * thread reads that state through the outlet's context.
@@ -39,7 +39,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const parsed = ConversationListSchema.safeParse({ q: url.searchParams.get("q") ?? undefined, before: url.searchParams.get("before") ?? undefined });
   const { q, before } = parsed.success ? parsed.data : { q: "", before: undefined };
 
-  // DESIGN.md §7 says no GET changes data; these two are the exception, made on purpose. Like an email
+  // No GET changes data (docs/architecture.md); these two are the exception, made on purpose. Like an email
   // client marking mail read when it is opened, this page is the member receiving and reading their own
   // messages: nobody else can cause it, it is idempotent, and it only moves marks forward. Both go through
   // the operations (the senders' pages see the marks live). The open thread is read before the list is
@@ -67,7 +67,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
 
 /** Starts (or finds) the conversation with another member and goes to it: POST, redirect, GET. */
 export async function action({ request, context }: ActionFunctionArgs) {
-  // A visitor is sent to sign in (product-spec §8: 'User not authenticated').
+  // A visitor is sent to sign in ('User not authenticated').
   const actor = await requireMemberActor(request, context.clientIp);
   const form = await readFormData(request);
   if (form.get("intent") !== "start") throw new Response("Choose who to write to.", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });

@@ -1,5 +1,5 @@
 /**
- * The admin portal's Users and audit screens' forms and queries (issue 13), shared by the server (which
+ * The admin portal's Users and audit screens' forms and queries (ADR 017), shared by the server (which
  * decides) and the browser (which only helps): the Users screen's filters, its per-member and bulk actions,
  * and the audit log's filters. A query that does not parse is shown as the default listing with the message
  * beside its field.
@@ -18,7 +18,7 @@ export const STATUS_OF_ACTION = { suspend: "suspended", ban: "banned", activate:
 export const USERS_PAGE_SIZE = 20;
 export const AUDIT_PAGE_SIZE = 30;
 
-/** The spec's words (§5, §8). */
+/** The screens' fixed words (docs/product.md, Accounts). */
 export const NOTHING_SELECTED = "Bulk user action requires at least one selected user";
 export const DELETE_CONFIRMATION = "Are you sure you want to delete this user? This action cannot be undone.";
 

@@ -8,7 +8,7 @@ import { TIER_LABEL, TIERS, type Tier } from "~/domain/catalog-vocabulary";
 // The words the gig form shares with the light pages (tiers, the catalog's URL) live without zod.
 export * from "~/domain/catalog-vocabulary";
 
-/** Delivery options per tier (spec §9). */
+/** Delivery options per tier (docs/product.md, Catalog). */
 export const DELIVERY_DAYS = {
   basic: [1, 3, 7, 14],
   standard: [3, 7, 14, 21],

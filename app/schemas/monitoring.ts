@@ -1,10 +1,10 @@
 /**
- * The admin portal's forms for message monitoring and the exchange rate (issue 13), shared by the server
+ * The admin portal's forms for message monitoring and the exchange rate (ADR 017), shared by the server
  * (which decides) and the browser (which only helps).
  */
 import { z } from "zod";
 
-/** The message monitoring list's filters (product-spec §7: flagged, recent, high_volume), and their names on the page. */
+/** The message monitoring list's filters (flagged, recent, high_volume), and their names on the page. */
 export const ADMIN_CONVERSATION_FILTERS = ["all", "flagged", "recent", "high_volume"] as const;
 export type AdminConversationFilter = (typeof ADMIN_CONVERSATION_FILTERS)[number];
 export const FILTER_LABELS: Record<AdminConversationFilter, string> = {
@@ -14,7 +14,7 @@ export const FILTER_LABELS: Record<AdminConversationFilter, string> = {
   high_volume: "High volume (most messages)",
 };
 
-/** A conversation id as messaging makes them (product-spec §4: conv_ plus time plus random). */
+/** A conversation id as messaging makes them (conv_ plus time plus random: docs/product.md). */
 export const conversationIdField = z
   .string({ required_error: "Choose a conversation" })
   .trim()
@@ -36,7 +36,7 @@ export type FlagConversationInput = z.output<typeof FlagConversationSchema>;
 export const DeleteConversationSchema = z.object({ conversationId: conversationIdField });
 export type DeleteConversationInput = z.output<typeof DeleteConversationSchema>;
 
-/** product-spec §8: "same wording for deleting a conversation". */
+/** Deleting a conversation asks in the same words as deleting a member (docs/product.md). */
 export const DELETE_CONVERSATION_CONFIRM = "Are you sure you want to delete this conversation? This action cannot be undone.";
 
 /** Sane bounds for shillings per US dollar: a typo (37.5, 375000) is refused rather than repricing the site. */

@@ -1,9 +1,9 @@
--- The analytics event tables (issue 5). One table per event kind; every table has the same leading
+-- The analytics event tables (ADR 007). One table per event kind; every table has the same leading
 -- columns, then the kind's own. ReplacingMergeTree(received_at) keeps one row per event_id within a
 -- (day, ...) key: a re-sent event (retry, worker restart, the no-JavaScript page view sent again by the
 -- tracker) replaces the earlier copy, so exact reports read with FINAL or count uniqExact(event_id).
 -- The ORDER BY holds only values that are the same when an event is re-sent (never received_at).
--- Written for ClickHouse 18.16 and current ClickHouse alike (DESIGN.md §2): no DateTime64, TTL or CODEC.
+-- Written for ClickHouse 18.16 and current ClickHouse alike (docs/architecture.md): no DateTime64, TTL or CODEC.
 
 CREATE TABLE IF NOT EXISTS {database}.sessions (
   event_id UUID,

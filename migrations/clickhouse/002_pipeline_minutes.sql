@@ -1,4 +1,4 @@
--- The analytics pipeline's counters per minute (issue 13, pipeline health): how many events the web
+-- The analytics pipeline's counters per minute (pipeline health, ADR 017): how many events the web
 -- accepted, the worker inserted or failed, and the web dropped by reason, in each UTC minute.
 --
 -- Both sides count into a Redis hash per minute; the worker moves those hashes here (app/analytics/

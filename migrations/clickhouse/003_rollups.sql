@@ -1,4 +1,4 @@
--- The derived tables the reports read instead of every event (issue 13; ADR 018), as ClickHouse analytics
+-- The derived tables the reports read instead of every event (ADR 018), as ClickHouse analytics
 -- tools keep them beside their events (Plausible's sessions, Umami's hourly rollups).
 --
 -- Built by the worker (app/analytics/rollups.server.ts), one UTC day at a time, from the event tables read
@@ -8,7 +8,7 @@
 -- per day, the version named in rollup_builds (written last), so a build is seen whole or not at all;
 -- the builder then drops that day's older partitions but the one before (a reader may still be on it).
 --
--- Plain types that ClickHouse 18.16 and current ClickHouse both accept (DESIGN.md §2; the schema test
+-- Plain types that ClickHouse 18.16 and current ClickHouse both accept (docs/architecture.md; the schema test
 -- runs them on both). Strings, not LowCardinality, because the readers UNION these rows with rows
 -- computed from the events, and 18.16 finds no common type between the two.
 

@@ -1,4 +1,4 @@
--- The event tables keyed by the hour of the event, not its day (issue 13; ADR 018, "Hour keys").
+-- The event tables keyed by the hour of the event, not its day (ADR 018, "Hour keys").
 --
 -- The reports read whole hours and days from the derived tables (003) and only the window's ragged first
 -- hour and the hours not built yet from the events. Under (toDate(event_time), ...) each of those reads had

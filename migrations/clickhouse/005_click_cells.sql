@@ -1,4 +1,4 @@
--- click_days holds each page's clicks binned on the heatmap's grid, per device (issue 13; ADR 018).
+-- click_days holds each page's clicks binned on the heatmap's grid, per device (ADR 018).
 --
 -- Under the hour keys of 004 a heatmap's read of one page's clicks over 30 days could no longer skip the other
 -- pages (an hour of actions is about one granule), and took seconds at 10M events. The heatmap now reads

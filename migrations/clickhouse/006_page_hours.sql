@@ -1,5 +1,5 @@
 -- page_hours holds each page's views per hour, with the sessions that viewed it as an `uniq` state, beside
--- page_days (issue 13; ADR 018, "Hour keys, the heatmap's cells and pages by the hour").
+-- page_days (ADR 018, "Hour keys, the heatmap's cells and pages by the hour").
 --
 -- A report's window rarely starts at midnight: page_days could serve only the days wholly inside it, so the
 -- rest of the window's first day (up to 24 hours of page views) was read from the events on every report,

@@ -1,6 +1,6 @@
 -- session_days holds each build's sessions whole: one row per session of the day, its hours' pieces
--- (session_hours) merged, beside a flag saying whether the session has any event outside the build (issue 13;
--- ADR 018, "Sessions whole per day").
+-- (session_hours) merged, beside a flag saying whether the session has any event outside the build
+-- (ADR 018, "Sessions whole per day").
 --
 -- The session reports regrouped every piece of their window by session at read time: 260k pieces of 200k
 -- sessions at 10M events, a GROUP BY of strings that was 80% of a 30-day session report. A session whose

@@ -1,4 +1,4 @@
--- Unique views per page that add up across days (issue 13; ADR 018, "Unique views that add up").
+-- Unique views per page that add up across days (ADR 018, "Unique views that add up").
 --
 -- The top pages' unique views merged every day's `uniq` state of the sessions that viewed each page: ~100 ms
 -- for ten pages over 30 days at 10M events, half of the page views report. A session confined to its build

@@ -1,7 +1,7 @@
 /**
  * What a benchmark reports besides its own figures: percentiles, the CPU and memory of the processes it
- * started (from /proc, Linux), the commit and machine it ran on, and its section of docs/benchmarks.md.
- * scripts/bench-chat.ts uses these; bench-ingest.ts and bench-catalog.ts still keep copies of their own.
+ * started (from /proc, Linux), the commit and machine it ran on, and its run appended to its history file under
+ * docs/benchmarks/history/. bench-ingest.ts and bench-catalog.ts still keep copies of some of these.
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
@@ -11,7 +11,7 @@ import path from "node:path";
 import type { Child } from "./servers";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
-export const BENCHMARKS_DOC = path.join(root, "docs", "benchmarks.md");
+export const BENCHMARKS_HISTORY = path.join(root, "docs", "benchmarks", "history");
 
 /** The p-th percentile (nearest rank) of ascending `sorted`; NaN when empty. */
 export function percentile(sorted: number[], p: number): number {
@@ -150,21 +150,63 @@ export function markdownTable(rows: string[][]): string[] {
   return [`| ${rows[0]!.join(" | ")} |`, `|${rows[0]!.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`, ...rows.slice(1).map((row) => `| ${row.join(" | ")} |`)];
 }
 
+/** The file a benchmark's runs are appended to: docs/benchmarks/history/<bench>.md. */
+export function historyFile(bench: string): string {
+  return path.join(BENCHMARKS_HISTORY, `${bench}.md`);
+}
+
 /**
- * Puts a section (starting with its `## ` heading) into docs/benchmarks.md: in place of the section with that
- * heading, else at the end. The file is read right before writing (other benchmarks write theirs too).
+ * Appends one run (markdown starting with its `## ` heading) at the end of the benchmark's history file, newest
+ * last, with the run's date and time put before the heading's text. The file is read right before writing, and
+ * made with a title when it does not exist yet. docs/benchmarks.md, the page of current figures against their
+ * targets, is written by hand from these files.
  */
-export function writeBenchmarkSection(heading: string, section: string) {
-  const current = fs.existsSync(BENCHMARKS_DOC) ? fs.readFileSync(BENCHMARKS_DOC, "utf8") : "# Benchmarks\n";
-  const start = current.indexOf(heading);
-  let next: string;
-  if (start >= 0) {
-    const after = current.indexOf("\n## ", start + heading.length);
-    next = current.slice(0, start) + section.replace(/\s*$/, "\n") + (after >= 0 ? `\n${current.slice(after + 1)}` : "");
-  } else {
-    next = `${current.replace(/\s*$/, "")}\n\n${section.replace(/\s*$/, "\n")}`;
-  }
-  fs.writeFileSync(BENCHMARKS_DOC, next);
+export function appendBenchmarkRun(bench: string, section: string, file = historyFile(bench), when = new Date()): string {
+  const stamp = `${when.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+  const body = section.replace(/^## /, `## ${stamp}: `).replace(/\s*$/, "\n");
+  const current = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : `# History: ${bench}\n\nRuns of this benchmark, oldest first.\n`;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${current.replace(/\s*$/, "")}\n\n${body}`);
+  return file;
+}
+
+/**
+ * What this process prints with console.log from now on, kept as well as printed: for benchmarks whose record of
+ * a run is the text they print (bench-catalog, bench-page-cpu).
+ */
+export function keepConsole(): () => string {
+  const lines: string[] = [];
+  const log = console.log.bind(console);
+  console.log = (...args: unknown[]) => {
+    lines.push(args.map((arg) => (typeof arg === "string" ? arg : String(arg))).join(" "));
+    log(...args);
+  };
+  return () => lines.join("\n");
+}
+
+/**
+ * Appends a run whose record is the text it printed: a heading, the commit, machine and command, then the text
+ * as printed. `script` is how the benchmark is run (`npm run bench:catalog`), the arguments are this process's.
+ */
+export function appendPrintedRun(bench: string, title: string, script: string, printed: string, file = historyFile(bench)): string {
+  const m = machine();
+  const args = process.argv.slice(2).join(" ");
+  const command = script.startsWith("npm run") ? `${script}${args ? ` -- ${args}` : ""}` : `${script}${args ? ` ${args}` : ""}`;
+  const section = [
+    `## ${title}`,
+    "",
+    `Commit ${commitOf()} on ${m.cpu}, ${m.memoryGb} GB, ${m.os}; Node ${m.node}. Load average at the end: ${loadAverage()}.`,
+    "",
+    "```",
+    command,
+    "```",
+    "",
+    "```",
+    printed.replace(/^\n+/, "").replace(/\s*$/, ""),
+    "```",
+    "",
+  ].join("\n");
+  return appendBenchmarkRun(bench, section, file);
 }
 
 /** 1,000 Ugandan addresses, so the rate limit and GeoIP see many visitors as in real traffic (ingest benches). */

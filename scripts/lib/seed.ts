@@ -187,7 +187,7 @@ function usernameOf(name: string) {
   return name.toLowerCase().replace(/[^a-z]+/g, "_");
 }
 
-/** A price in UGX, a multiple of 5,000, within the spec's sample range 75,000 to 800,000. */
+/** A price in UGX, a multiple of 5,000, within the sample range 75,000 to 800,000 (docs/product.md). */
 function roundPrice(ugx: number) {
   return Math.min(800_000, Math.max(75_000, Math.round(ugx / 5_000) * 5_000));
 }

@@ -267,7 +267,7 @@ describeBothModes("Accounts", (mode) => {
     const image = await page.request.get(appUrl(src!));
     expect(image.headers()["content-type"]).toBe("image/webp");
 
-    // Notifications: the spec's defaults, then marketing on and push messages off.
+    // Notifications: the defaults (docs/product.md), then marketing on and push messages off.
     // The settings tab (the header's bell is a link named Notifications too).
     await page.getByRole("main").getByRole("link", { name: "Notifications" }).click();
     await page.getByLabel("Email me news and offers").waitFor();

@@ -1,5 +1,5 @@
 /**
- * Issue 13's dashboard, analytics and CSV export, as an admin uses them on the admin host with JavaScript
+ * The admin portal's dashboard, analytics and CSV export, as an admin uses them on the admin host with JavaScript
  * on and off: the dashboard's figures (refreshed every 30 s with JavaScript); the analytics of a chosen
  * range, and a custom period refused with the message by its field; real time (refreshed alone every 10 s
  * with JavaScript; the page's clock is Playwright's, so nobody waits); a CSV downloaded and opened, with a

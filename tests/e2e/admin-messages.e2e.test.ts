@@ -1,7 +1,7 @@
 /**
- * Issue 13's message monitoring and exchange rate, as an admin uses them on the admin host, with JavaScript
+ * The admin portal's message monitoring and exchange rate, as an admin uses them on the admin host, with JavaScript
  * on and off: a conversation that messaging flagged (a phone number before any order) is listed first and
- * read, with its off-platform marker; another is flagged, unflagged and deleted after the spec's question
+ * read, with its off-platform marker; another is flagged, unflagged and deleted after its question
  * (in place with JavaScript, a page of its own without); a new rate is refused out of bounds, then set, and
  * shows in the history.
  */
@@ -70,7 +70,7 @@ describeBothModes("Admin message monitoring and exchange rate", (mode) => {
     expect(reads).toHaveLength(1);
   });
 
-  it("flags and unflags another conversation, then deletes it after the spec's question", async () => {
+  it("flags and unflags another conversation, then deletes it after asking first", async () => {
     await go(page, mode.js, `/messages?q=${tag}&conversation=${other}`, "Message monitoring");
     await page.getByRole("button", { name: "Flag for review" }).click();
     await page.getByText("Conversation flagged for review.").waitFor();

@@ -1,8 +1,8 @@
 /**
- * Issue 13's user management, as an admin uses it on the admin host with JavaScript on and off: a member
+ * The admin portal's user management, as an admin uses it on the admin host with JavaScript on and off: a member
  * found by search and suspended, whose open page is signed out at once (with JavaScript it goes to sign-in
  * by itself as its live connection ends; either way their next request meets the sign-in page); a selection activated in
- * bulk (and refused with the spec's words when nothing is selected); a member deleted after the spec's
+ * bulk (and refused with its message when nothing is selected); a member deleted after its
  * question; the audit log listing what was done.
  */
 import { randomBytes } from "node:crypto";
@@ -88,7 +88,7 @@ describeBothModes("Admin user management", (mode) => {
     expect(statuses).toEqual(["active", "active", "active"]);
   });
 
-  it("deletes a member after the spec's question", async () => {
+  it("deletes a member after asking first", async () => {
     await search(`sleeper2_${tag}`);
     await page.getByRole("link", { name: `Delete ${sleepers[1]!.name}` }).click();
     await page.getByText(DELETE_CONFIRMATION).waitFor();

@@ -1,5 +1,5 @@
 /**
- * Issue 13's insight screens and pipeline health, as an admin uses them on the admin host with JavaScript on
+ * The admin portal's insight screens and pipeline health, as an admin uses them on the admin host with JavaScript on
  * and off: the pipeline's figures and queue, then the heatmap, funnel and journey reached by the screens'
  * own links, each chosen with its GET form. Three clicks on a page of this run's own are put straight into
  * the server's ClickHouse; the figures themselves are checked against fixtures in

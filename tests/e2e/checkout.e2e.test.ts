@@ -25,7 +25,7 @@ async function buyerAndGig(what: string) {
   return { buyer, gig };
 }
 
-/** Browser errors React reports (a hydration mismatch among them), collected for the spec to check. */
+/** Browser errors React reports (a hydration mismatch among them), collected for the test to check. */
 function reactErrors(page: Page): string[] {
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));

@@ -1,5 +1,5 @@
 /**
- * The /messages panel's size (product-spec §2 Messages): 700 px tall on a wide screen, the list and the thread
+ * The /messages panel's size (docs/product.md, Messages): 700 px tall on a wide screen, the list and the thread
  * side by side; on a phone one screen at a time, and a thread fills the screen (the site's header one scroll
  * up), its messages scrolling inside it and the send box at the bottom of the screen, from the smallest phone
  * (320×568) up, under the privacy banner too. Layout is CSS, so both modes.

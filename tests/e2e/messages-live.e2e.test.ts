@@ -1,5 +1,5 @@
 /**
- * Issue 12's live chat at the edges a connection has (JavaScript on), as a member sees it and as it is stored:
+ * Live chat at the edges a connection has (JavaScript on), as a member sees it and as it is stored:
  * - a send whose answer is lost (the connection drops after the server stored it) comes back into the box,
  *   and sending it again stores no second copy: the retry goes under the first try's client id, and the
  *   thread shows the message once;

@@ -1,5 +1,5 @@
 /**
- * Issue 12's chat between two people, each a browser of their own, with JavaScript on and off: a client
+ * Chat between two people, each a browser of their own, with JavaScript on and off: a client
  * presses Contact Seller on a freelancer's gig and writes; the freelancer finds the conversation in
  * Messages with its unread count, opens it and replies. With JavaScript the reply appears in the client's
  * open thread without a reload, the client's mark goes Sent → Delivered → Read as the freelancer's page

@@ -1,6 +1,5 @@
 /**
- * Notifications in the browser, with JavaScript on and off (issue 12's "notifications for an order event and
- * a message"): a buyer's page is open while the seller delivers the order (a form post to the server) and
+ * Notifications in the browser, with JavaScript on and off, for an order event and a message: a buyer's page is open while the seller delivers the order (a form post to the server) and
  * then writes to the buyer (the seller's own socket.io client): the header's bell and Messages link count
  * them, live with JavaScript and after a reload without; /notifications lists them, each linking to what it
  * is about; "Mark read" and "Mark all read" bring the bell back to no count. The order is placed and paid

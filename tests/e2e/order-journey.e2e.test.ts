@@ -1,5 +1,5 @@
 /**
- * Issue 11's whole journey, as new people meet it, with JavaScript on and off: a client and a freelancer
+ * An order's whole journey, as new people meet it, with JavaScript on and off: a client and a freelancer
  * join, the freelancer publishes a gig and adds a Billing number; the client orders and pays in the
  * sandbox, the freelancer delivers, the client asks for a revision, gets a second delivery, approves and
  * reviews; after the clearance (the order's completion moved back 15 days) the freelancer withdraws the

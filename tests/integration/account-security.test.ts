@@ -1,5 +1,5 @@
 /**
- * Issue 9's account hardening, through the real server: rate-limit keys that an attacker cannot rotate (IPv6
+ * Account hardening, through the real server: rate-limit keys that an attacker cannot rotate (IPv6
  * /64), sign-in counted before the password is checked, TRUST_PROXY read as Express documents it, the
  * catalog and upload limits, 503 (not a hang) while Redis is away, the session cookie over https, the
  * admin host's sessions, reset links cancelled by a password change, and scrypt hashes upgraded at sign-in.

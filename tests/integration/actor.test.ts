@@ -1,5 +1,5 @@
 /**
- * One actor from any door (issue 10): a page request's cookie or Bearer token, a socket.io handshake and a
+ * One actor from any door (ADR 012): a page request's cookie or Bearer token, a socket.io handshake and a
  * tracking request's headers all name the same member, through actorOf; anything else is an anonymous
  * visitor, with the client they act from (address, software, analytics choice).
  */

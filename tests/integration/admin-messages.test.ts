@@ -1,8 +1,8 @@
 /**
- * Message monitoring (issue 13 item 2), through the real server with JavaScript off and through its
+ * Message monitoring (ADR 017), through the real server with JavaScript off and through its
  * operations: admins only (members are sent home or refused and change nothing); the list with its search
  * and filters, flagged conversations first (messaging's off-platform flags before an admin's); a
- * conversation's messages, whose every reading is audited; flag and unflag; delete after the spec's
+ * conversation's messages, whose every reading is audited; flag and unflag; delete after its
  * confirmation, which removes the messages and, once committed, their files.
  */
 import fs from "node:fs";
@@ -234,7 +234,7 @@ describe("flag and unflag", () => {
 });
 
 describe("delete", () => {
-  it("asks first with the spec's words (a page of its own without JavaScript), then deletes the messages and, after the commit, their files", async () => {
+  it("asks first in its own words (a page of its own without JavaScript), then deletes the messages and, after the commit, their files", async () => {
     const reads = await rowCount(t.db("admin_audit_log").where({ action: "conversation.read", target_id: withFile }));
     const confirm = await admin(`/messages?conversation=${withFile}&confirm=delete`);
     expect(confirm.status).toBe(200);

@@ -1,5 +1,5 @@
 /**
- * The admin's Users and Audit screens (issue 13): the operations called directly (what is stored, what is
+ * The admin's Users and Audit screens (ADR 017): the operations called directly (what is stored, what is
  * refused with nothing stored), then the screens through the real server with JavaScript off: filters and
  * paging, each action answered with 303 back to the listing, the delete confirmation page, bulk actions with
  * nothing or unknown members selected, the own-account guard, and the audit log with who, what, whom and
@@ -68,7 +68,7 @@ describe("changeUserStatus", () => {
     expect(await auditOf(m.id)).toEqual([
       { action: "user.suspend", admin_id: admin.id, admin_name: "Nakato Admin", ip: "203.0.113.9", details: { from: "active", to: "suspended" } },
     ]);
-    // The spec's transitions: a suspended member is not suspended again; banned, then activated.
+    // The transitions of docs/product.md: a suspended member is not suspended again; banned, then activated.
     expect(await changeUserStatus(adminActor, { userId: m.id, action: "suspend" }, opts())).toMatchObject({ ok: false, error: "conflict", message: "Okello Sam is not active, so cannot be suspended." });
     expect((await changeUserStatus(adminActor, { userId: m.id, action: "ban" }, opts())).ok).toBe(true);
     expect(await changeUserStatus(adminActor, { userId: m.id, action: "ban" }, opts())).toMatchObject({ ok: false, message: "Okello Sam is already banned." });
@@ -110,7 +110,7 @@ describe("changeUserStatus", () => {
 });
 
 describe("bulkUserAction", () => {
-  it("refuses an empty selection with the spec's message", async () => {
+  it("refuses an empty selection with its message", async () => {
     expect(await bulkUserAction(adminActor, { userIds: [], action: "suspend" }, opts())).toEqual({ ok: false, error: "invalid", issues: { userIds: [NOTHING_SELECTED] } });
   });
 
@@ -228,7 +228,7 @@ describe("the Users screen without JavaScript", () => {
     }
     expect(namesIn((await request("admin", "GET", "/users?q=screen&role=freelancer")).body)).toEqual(["Brian Screen"]);
     expect(namesIn((await request("admin", "GET", "/users?q=screen&status=active")).body)).toEqual(["Amina Screen"]);
-    // The spec's own query names (`search`, `role`, `status`) work as well, and the form then shows the search.
+    // The query names other links may use (`search`, `role`, `status`) work as well, and the form then shows the search.
     const spec = await request("admin", "GET", "/users?search=screen&role=freelancer&status=suspended");
     expect(namesIn(spec.body)).toEqual(["Brian Screen"]);
     expect(spec.body.match(/<input id="users-q"[^>]*>/)?.[0]).toContain(`value="screen"`);
@@ -236,7 +236,7 @@ describe("the Users screen without JavaScript", () => {
     const none = await request("admin", "GET", "/users?q=nobody-at-all");
     expect(none.body).toContain("No users found");
     expect(namesIn(none.body)).toEqual([]);
-    // The row shows what the spec lists, and only the actions the member's status allows.
+    // The row shows what docs/product.md lists, and only the actions the member's status allows.
     const row = /<tr>(?:(?!<\/tr>).)*Brian Screen(?:(?!<\/tr>).)*<\/tr>/s.exec((await request("admin", "GET", "/users?q=bri_screen")).body)![0];
     for (const text of ["brian@mail.example.ug", "bri_screen", "Freelancer", "Suspended", "Never", "Ban Brian Screen", "Activate Brian Screen", "Delete Brian Screen"]) expect(row).toContain(text);
     expect(row).not.toContain("Suspend Brian Screen");

@@ -1,5 +1,5 @@
 /**
- * Conversions that stand for business facts come from the server, never from a browser (issue 9, item 6).
+ * Conversions that stand for business facts come from the server, never from a browser (ADR 007).
  * An account cannot post an order of any value into the revenue report; joining through the real
  * /register form and publishing a gig through the real gig form each record their conversion once, with
  * platform "server"; recording never breaks the action when Redis is away. The built web server, the

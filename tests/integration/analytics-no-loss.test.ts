@@ -1,5 +1,5 @@
 /**
- * Issue 5, "No loss": 10,000 events with unique ids go through the built web server, the ingest stream (ADR 025)
+ * No loss: 10,000 events with unique ids go through the built web server, the ingest stream (ADR 025)
  * and the worker
  * into ClickHouse while (a) the worker is killed with SIGKILL in the middle of a batch and restarted,
  * (b) ClickHouse is killed and kept down for 15 s, then started again on the same files, and (c) Redis is

@@ -1,6 +1,6 @@
 /**
  * Page views without JavaScript: the built server records one anonymous page view for each HTML page it
- * serves (common brief, "Page views without JavaScript"), hands its id and time to Remix through the load
+ * serves (docs/product.md, Analytics), hands its id and time to Remix through the load
  * context (the root renders them in <meta name="soko-pageview">), and records nothing for assets, data
  * requests, the API, media, errors, redirects and bots. The worker is not running: the page views stay in
  * the ingest stream (ADR 025), where the tests read them back.
@@ -22,7 +22,7 @@ const FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefo
 const GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 const HTML = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
 
-/** The session id the common brief specifies: `<UTC day start ms>-<12 hex of sha256(ip/24 + user agent + day)>`. */
+/** The session id of a page view the server records (docs/product.md): `<UTC day start ms>-<12 hex of sha256(ip/24 + user agent + day)>`. */
 function expectedSessionId(ip24: string, userAgent: string, timeMs: number) {
   const dayStart = Math.floor(timeMs / 86_400_000) * 86_400_000;
   const day = new Date(dayStart).toISOString().slice(0, 10);

@@ -1,5 +1,5 @@
 /**
- * No secret reaches ClickHouse through an address (issue 9, item 5). A password-reset link is
+ * No secret reaches ClickHouse through an address (ADR 007, "Addresses"). A password-reset link is
  * `/reset-password?token=…`: the server's own page view of it, and whatever a tracker sends about it (its
  * url, its referrer, the page of every kind of event), must be stored without the token. The built web
  * server, the worker (in this process) and ClickHouse (a database of this file) are all real; every stored

@@ -1,5 +1,5 @@
 /**
- * Request body caps (issue 9 item 3, ADR 010) through the real built server: a form body over 1 MB, or an
+ * Request body caps (ADR 010) through the real built server: a form body over 1 MB, or an
  * image form over its total, is answered 413 in words, whether it says its size up front (Content-Length) or
  * streams without one (chunked), before any action reads it; the web process does not take the body into
  * memory; a form of more than 100 parts is refused by every form reader; nothing is stored; forms under the

@@ -1,5 +1,5 @@
 /**
- * A relevance search ranks a bounded candidate set (issue 14, see CANDIDATES in app/models/gig.server.ts):
+ * A relevance search ranks a bounded candidate set (ADR 022, see CANDIDATES in app/models/gig.server.ts):
  * the matches at the highest popularity level that has enough of them come first, by text rank, then the
  * other matches. The fixture is small, so the tests pass a small `candidates`; the expected orders are
  * written out by hand. Levels: floor(rating × ln(1 + reviews) ÷ 5), at most 6, all six when featured.

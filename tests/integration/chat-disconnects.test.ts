@@ -1,5 +1,5 @@
 /**
- * What a socket may still do once its member may not (issue 12 reliability, ADR 016), through the real built
+ * What a socket may still do once its member may not (ADR 016), through the real built
  * server: the admin portal's suspend, ban (one member or a selection) and delete end the member's open
  * sockets within moments; a socket whose disconnect push was lost (the member suspended, the session ended
  * or expired, all by SQL here, so nothing is pushed) can send nothing and is closed at its next event; and

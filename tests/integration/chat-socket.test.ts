@@ -1,5 +1,5 @@
 /**
- * Live chat through the real built server's socket.io (issue 12): the handshake admits members only, from
+ * Live chat through the real built server's socket.io (ADR 016): the handshake admits members only, from
  * our own origin; every client event is answered by the operation behind it, so a member can neither join
  * another's room nor read, mark or write into a conversation they are not in (each event tried with a
  * stranger's ids); live events reach the right member only; signing out, suspending and banning end the

@@ -1,5 +1,5 @@
 /**
- * Issue 12: "a test runs two servers and chats across them". Two web processes of the built app share one
+ * A chat across two servers. Two web processes of the built app share one
  * database and one Redis under one QUEUE_PREFIX; member A's socket is connected to the first, member B's to
  * the second, and everything one says reaches the other through the socket.io Redis adapter: new messages,
  * the sent → delivered → read marks, what a page missed while away, one message for a send retried with
@@ -28,7 +28,7 @@ type SendAck = { ok: boolean; message: Message; duplicate: boolean; warning: str
 
 const clientId = () => randomBytes(9).toString("base64url");
 
-describe("chat across two web processes (issue 12)", () => {
+describe("chat across two web processes", () => {
   let t: TestDatabase;
   let one: TestServer;
   let two: TestServer;

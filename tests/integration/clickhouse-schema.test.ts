@@ -46,7 +46,7 @@ const COMMON = [
   ["os", "LowCardinality(String)"],
 ];
 
-/** The common brief's table spec: columns in order, then the sorting key. */
+/** Each table's layout: columns in order, then the sorting key. */
 const SPEC: Record<string, { columns: string[][]; orderBy: string }> = {
   sessions: {
     columns: [["user_agent", "String"], ["screen_resolution", "String"], ["timezone", "String"]],
@@ -113,7 +113,7 @@ describe("ClickHouse analytics schema", () => {
     expect(tables.map((t) => t.name)).toEqual([...Object.values(TABLES), "pipeline_minutes", "schema_migrations", ...derived].sort());
   });
 
-  it.each(Object.entries(SPEC))("%s has the spec's columns in order, its key, partitions and engine", async (table, spec) => {
+  it.each(Object.entries(SPEC))("%s has its columns in order, its key, partitions and engine", async (table, spec) => {
     const columns = await rows<{ name: string; type: string }>(`DESCRIBE TABLE ${database}.${table}`);
     expect(columns.map((c) => [c.name, c.type])).toEqual([...COMMON, ...spec.columns]);
     const [info] = await rows<{ engine_full: string; partition_key: string; sorting_key: string }>(

@@ -1,5 +1,5 @@
 /**
- * The exchange rate screen (issue 13 item 7), through the real server with JavaScript off and through its
+ * The exchange rate screen (ADR 017), through the real server with JavaScript off and through its
  * operation: admins only; a new UGX per USD rate within sane bounds updates exchange_rates, adds a history
  * row and an audit row in one go; bad input is refused beside the field and changes nothing; USD prices on
  * the site follow the new rate at once, while an order placed before the change keeps its own.

@@ -2,7 +2,7 @@
  * No element the HTML parser would move sits where the JSX puts it: a block (a form, a div, a list, a
  * <details>) inside a <p> or a heading-like phrasing element, a link or a control inside a link or a button, a
  * form inside a form. The browser closes the paragraph (or drops the inner link) while it reads the server's
- * HTML, so React's hydration finds another tree, throws (#418, #423) and renders the page again, wiping what
+ * HTML, so React's hydration finds another tree, throws (React errors 418 and 423) and renders the page again, wiping what
  * was typed. This walks app/'s JSX: every intrinsic element, and every component of app/ by what it may render
  * anywhere inside it (Form is a form, Link and NavLink are anchors), under each intrinsic ancestor within the
  * same file's tree. The end-to-end specs catch the rest on the pages they visit (tests/support/e2e.ts).

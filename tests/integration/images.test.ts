@@ -1,5 +1,5 @@
 /**
- * Images that decode into far more than they weigh (issue 9 item 7): a PNG of a few kilobytes can say
+ * Images that decode into far more than they weigh: a PNG of a few kilobytes can say
  * 10,000 x 10,000 pixels of one colour, 300 MB once decoded. Through the real built server, the gig editor and
  * the profile picture refuse such an image with a message beside their field, and store nothing.
  */

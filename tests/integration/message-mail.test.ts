@@ -1,5 +1,5 @@
 /**
- * Mail about unread messages (issue 12 item 6), through the real operations and the worker's real effects
+ * Mail about unread messages (docs/product.md, Messages), through the real operations and the worker's real effects
  * runner: messages to a member become one `message_mail` effect per conversation and round, carried out a
  * little later; what the member read meanwhile is not mailed; mails of one conversation are at least 15
  * minutes apart; and a member who turned message mail off gets none. Time is moved by moving an effect's

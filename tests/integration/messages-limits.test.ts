@@ -1,5 +1,5 @@
 /**
- * The Redis rate limits on messaging (issue 12 "rate-limited in Redis per sender", ADR 010, LIMITS in
+ * The Redis rate limits on messaging, per sender (ADR 010, LIMITS in
  * app/server/rate-limit.server.ts), through two real web processes that share one Redis: a member's 120
  * messages a minute are counted together whether they come by the no-JS form on one process or by the socket
  * on the other, and the 121st is refused either way (the form: 429, Retry-After, the limit's words on the

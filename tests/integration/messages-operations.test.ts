@@ -1,5 +1,5 @@
 /**
- * The messages operations (issue 12), as the form actions and socket events call them: who may start,
+ * The messages operations (ADR 016), as the form actions and socket events call them: who may start,
  * write into, read and mark a conversation; what one send stores (the message, the conversation's counts,
  * the recipient's unread count and notification, the mail effect) and what a refused one leaves (nothing);
  * the off-platform warning and flag; a retried send stored once.

@@ -1,5 +1,5 @@
 /**
- * Notifications (issue 12 item 6), through the real operations and the built server: each order step
+ * Notifications (ADR 016), through the real operations and the built server: each order step
  * notifies the other party and a message makes one unread notification per conversation (brought up to date,
  * not repeated) that opening the conversation reads; /notifications lists a member's own (paged, linking to
  * what each is about) and marks one or all of them read, refusing another member's; the header carries the

@@ -1,5 +1,5 @@
 /**
- * One source of truth (issue 10 item 7): a cookie is read and written only by app/server/cookies.server.ts,
+ * One source of truth: a cookie is read and written only by app/server/cookies.server.ts,
  * a ClickHouse client made only by app/analytics/clickhouse.server.ts (which alone spells out the server's
  * credentials), and a free port or a web server for tests and benchmarks only by scripts/lib/servers.ts.
  * The test walks the source, comments left out, and names every file that has its own copy again.

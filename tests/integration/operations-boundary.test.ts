@@ -1,5 +1,5 @@
 /**
- * Nothing writes to Postgres except through app/operations/ (issue 10, ADR 012). This walks the source:
+ * Nothing writes to Postgres except through app/operations/ (ADR 012). This walks the source:
  * it finds the model functions that write (their body runs an insert, update, delete, a raw write or a
  * transaction), and fails if any route, component, utility, analytics module, the worker or server.ts writes
  * itself or imports such a function. Operations may; models may (they are what operations call); the

@@ -1,5 +1,5 @@
 /**
- * Property test of concurrent order operations (issue 11): fast-check draws a few orders of one seller, one or
+ * Property test of concurrent order operations (ADR 014): fast-check draws a few orders of one seller, one or
  * two buyers, and a list of steps, most of them two operations at once (Promise.all) as they happen when two
  * tabs, a provider's callback and the worker's poll, or a timer and a person meet on one order. Against real
  * Postgres and Redis with the sandbox provider. After each run, whatever won each race, the stored orders and

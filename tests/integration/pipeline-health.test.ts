@@ -1,5 +1,5 @@
 /**
- * Pipeline health (issue 13 item 6): known events sent through the real pipeline (built web server, the ingest
+ * Pipeline health (ADR 017): known events sent through the real pipeline (built web server, the ingest
  * stream, the worker, ClickHouse) come out as per-minute counters in ClickHouse's pipeline_minutes (accepted,
  * inserted, dropped by reason, failed), a move of the counters cut short is counted once, and the admin
  * screen shows the figures, the queue and the failed set, whose Replay re-queues the failed jobs and is audited.

@@ -52,7 +52,7 @@ describe("demo data", () => {
     expect(await isDatabaseEmpty(t.db)).toBe(false);
   });
 
-  it("has the six categories of the spec, in order", async () => {
+  it("has the six categories, in order", async () => {
     const categories = await listCategories(t.db);
     expect(categories.map((c) => c.name)).toEqual([
       "Graphics & Design",
@@ -66,7 +66,7 @@ describe("demo data", () => {
     for (const c of categories) expect(c.gigCount).toBeGreaterThanOrEqual(10);
   });
 
-  it("has at least 60 published gigs, each with three packages priced and timed as the spec says", async () => {
+  it("has at least 60 published gigs, each with three packages priced and timed as docs/product.md says", async () => {
     const gigs = await t.db("gigs").where({ status: "published" }).select("id", "rating", "reviews_count");
     expect(gigs.length).toBeGreaterThanOrEqual(60);
     const packages = await t.db("gig_packages").select("gig_id", "tier", "price_ugx", "delivery_days");

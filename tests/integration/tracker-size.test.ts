@@ -1,5 +1,5 @@
 /**
- * The tracker must stay at or under 3 KB gzipped (issue 5, DESIGN.md §5). It is measured twice: built here
+ * The tracker must stay at or under 3 KB gzipped (docs/product.md, Analytics). It is measured twice: built here
  * the way the app's Vite build minifies a chunk (same target), so the test needs no prior build; and, when
  * `npm run build` has run, the chunk the app really serves (build/client/assets/tracker.client-*.js).
  */

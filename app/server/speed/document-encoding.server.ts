@@ -1,5 +1,5 @@
 /**
- * A rendered document compressed in one call (issue 14 item 1, ADR 024).
+ * A rendered document compressed in one call (ADR 024: a rendered page's CPU).
  *
  * entry.server has the whole page in one Buffer before anything is sent. compression() would push it through a
  * zlib stream (a transform, its "data" events and a round trip through libuv's threads: 200–330 µs a page);

@@ -1,5 +1,5 @@
 /**
- * A loader's request without two copies of it (issue 14 item 1, ADR 024).
+ * A loader's request without two copies of it (ADR 024: a rendered page's CPU).
  *
  * @remix-run/server-runtime 2.17 hands each loader `stripRoutesParam(stripIndexParam(request))`: two new
  * Requests (each a URL parse, a Headers copy and an AbortSignal that follows the request's) made on every

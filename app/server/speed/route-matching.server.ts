@@ -1,5 +1,5 @@
 /**
- * Route matching that ranks a route table once instead of on every call (issue 14 item 1, ADR 024).
+ * Route matching that ranks a route table once instead of on every call (ADR 024: a rendered page's CPU).
  *
  * `matchRoutes` of @remix-run/router 1.23 flattens the whole route tree, scores and sorts every branch and
  * compiles a RegExp for each branch it tries, on every call, with nothing kept; a rendered document calls it
