@@ -3,6 +3,11 @@ import { defineConfig } from "vitest/config";
 
 const alias = { "~": fileURLToPath(new URL("./app", import.meta.url)) };
 
+// Three projects (docs/decisions/040-test-projects.md):
+// - unit: tests that need no service at all (no Postgres, Redis, ClickHouse, build or browser): the tests beside
+//   the code in app/, worker/ and scripts/, and tests/unit/. `npm run test:unit` runs them with every service stopped.
+// - integration: tests/integration/, against the real services, with a migrated template database per run.
+// - e2e: tests/e2e/, the built app in Chromium.
 export default defineConfig({
   resolve: { alias },
   test: {
@@ -14,7 +19,17 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: "unit",
-          include: ["app/**/*.test.{ts,tsx}", "worker/**/*.test.ts", "scripts/**/*.test.ts", "tests/integration/**/*.test.ts"],
+          include: ["app/**/*.test.{ts,tsx}", "worker/**/*.test.ts", "scripts/**/*.test.ts", "tests/unit/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "integration",
+          include: ["tests/integration/**/*.test.ts"],
           globalSetup: ["tests/support/global-setup.ts"],
           environment: "node",
           testTimeout: 30_000,
