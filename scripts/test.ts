@@ -63,7 +63,7 @@ try {
     numPendingTests: number;
     numTodoTests: number;
     numFailedTestSuites: number;
-    testResults?: { name: string; assertionResults?: { status: string }[] }[];
+    testResults?: { name: string; status: string; assertionResults?: { status: string }[] }[];
   };
   const projects = new Map<string, { files: number; passed: number; failed: number; skipped: number }>();
   for (const file of report.testResults ?? []) {
@@ -75,6 +75,8 @@ try {
       else if (status === "failed") counts.failed += 1;
       else counts.skipped += 1;
     }
+    // A file that failed outside its tests (it did not load, a hook threw) counts as one failure.
+    if (file.status === "failed" && !file.assertionResults?.some((a) => a.status === "failed")) counts.failed += 1;
     projects.set(name, counts);
   }
   console.log("");
