@@ -33,7 +33,7 @@ const installed = path.join(root, "node_modules", ".package-lock.json");
 if (mtime(installed) === 0 || mtime(installed) < mtime(lock) || mtime(installed) < mtime(path.join(root, "package.json"))) {
   // A fresh clone (CI) installs exactly the lock file with `npm ci`. The lock lists every platform's
   // optional packages (esbuild, rollup, sharp's @img/*, msgpackr-extract), which `npm ci` insists on
-  // (tests/integration/lockfile.test.ts keeps it so). `npm ci` checks the lock before it touches anything
+  // (tests/unit/lockfile.test.ts keeps it so). `npm ci` checks the lock before it touches anything
   // and refuses one out of step with package.json: then `npm install`, which follows the lock where it can.
   // An existing node_modules is brought up to date by `npm install` in place, never deleted and
   // reinstalled under processes that are running from it.

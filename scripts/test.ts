@@ -1,6 +1,7 @@
 /**
  * `npm test` after scripts/setup.mjs: type-checks, builds the app (the end-to-end specs run the built
- * server, as production does), runs every vitest project, and ends with one summary line.
+ * server, as production does), runs every vitest project (unit first, then integration and end-to-end; see
+ * vitest.config.ts), prints each project's counts, and ends with one summary line.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -44,6 +45,14 @@ const status = run("vitest (unit, integration, end-to-end)", bin("vitest"), [
   ...process.argv.slice(2),
 ]);
 
+/** The project a test file belongs to, by where it lives (vitest.config.ts). */
+function projectOf(file: string): "unit" | "integration" | "e2e" {
+  const relative = path.relative(root, file).split(path.sep).join("/");
+  if (relative.startsWith("tests/e2e/")) return "e2e";
+  if (relative.startsWith("tests/integration/")) return "integration";
+  return "unit";
+}
+
 let passed = 0;
 let failed = failedSteps;
 let skipped = 0;
@@ -54,7 +63,27 @@ try {
     numPendingTests: number;
     numTodoTests: number;
     numFailedTestSuites: number;
+    testResults?: { name: string; status: string; assertionResults?: { status: string }[] }[];
   };
+  const projects = new Map<string, { files: number; passed: number; failed: number; skipped: number }>();
+  for (const file of report.testResults ?? []) {
+    const name = projectOf(file.name);
+    const counts = projects.get(name) ?? { files: 0, passed: 0, failed: 0, skipped: 0 };
+    counts.files += 1;
+    for (const { status } of file.assertionResults ?? []) {
+      if (status === "passed") counts.passed += 1;
+      else if (status === "failed") counts.failed += 1;
+      else counts.skipped += 1;
+    }
+    // A file that failed outside its tests (it did not load, a hook threw) counts as one failure.
+    if (file.status === "failed" && !file.assertionResults?.some((a) => a.status === "failed")) counts.failed += 1;
+    projects.set(name, counts);
+  }
+  console.log("");
+  for (const name of ["unit", "integration", "e2e"]) {
+    const c = projects.get(name);
+    if (c) console.log(`[test] ${name}: ${c.files} files, ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped`);
+  }
   passed = report.numPassedTests;
   failed += report.numFailedTests + (report.numFailedTests === 0 && status !== 0 ? report.numFailedTestSuites || 1 : 0);
   skipped = report.numPendingTests + report.numTodoTests;

@@ -2,7 +2,7 @@
  * The browser tracker (docs/architecture.md, "A tracking event"). It is a separate chunk that the root imports only once the
  * visitor has chosen "Allow analytics" (`soko_consent=granted`): a visitor who has not consented never
  * downloads it, and it checks the cookie again before every event and every send, so withdrawing consent
- * stops it at once. tests/integration/tracker-size.test.ts keeps it at or under 3 KB gzipped.
+ * stops it at once. tests/unit/tracker-size.test.ts keeps it at or under 3 KB gzipped.
  *
  * What it records: the session (once per browser tab session), page views (the root calls `pageview` on
  * every route change; see there for anonymous visitors), clicks, form submits, input focus (never the

@@ -235,9 +235,12 @@ export type AddressLimiter = (key: string) => Promise<Limited | null>;
  * spread over P processes may be refused up to (P − 1) × lease uses early (5% of the limit per extra
  * process). Once Redis says an address is out, this process refuses it from memory until the window ends.
  */
-export function analyticsLimiter(storeClient: Redis, { points = LIMITS.analytics.points, durationS = LIMITS.analytics.duration } = {}): AddressLimiter {
+export function analyticsLimiter(
+  storeClient: Redis,
+  { points = LIMITS.analytics.points, durationS = LIMITS.analytics.duration, now }: { points?: number; durationS?: number; now?: () => number } = {},
+): AddressLimiter {
   const { message } = LIMITS.analytics;
-  return leasedLimiter({ redis: storeClient, keyPrefix: `${getEnv().QUEUE_PREFIX}:rl:analytics`, points, durationMs: durationS * 1000, message });
+  return leasedLimiter({ redis: storeClient, keyPrefix: `${getEnv().QUEUE_PREFIX}:rl:analytics`, points, durationMs: durationS * 1000, message, now });
 }
 
 /** Keys a process remembers per window; past it the oldest are forgotten (which only ever refuses earlier). */
@@ -258,9 +261,20 @@ type Lease = {
   taking: boolean;
 };
 
-/** The mechanism of analyticsLimiter, with its numbers given (tests use small ones). */
-export function leasedLimiter(opts: { redis: Redis; keyPrefix: string; points: number; durationMs: number; message: string; leaseSize?: number }): AddressLimiter {
-  const { redis, keyPrefix, points, durationMs, message } = opts;
+/**
+ * The mechanism of analyticsLimiter, with its numbers given (tests use small ones). `now` is the clock its
+ * windows are read from (Date.now; a test gives its own, to cross a window's end without waiting for it).
+ */
+export function leasedLimiter(opts: {
+  redis: Redis;
+  keyPrefix: string;
+  points: number;
+  durationMs: number;
+  message: string;
+  leaseSize?: number;
+  now?: () => number;
+}): AddressLimiter {
+  const { redis, keyPrefix, points, durationMs, message, now = Date.now } = opts;
   const leaseSize = opts.leaseSize ?? Math.max(1, Math.ceil(points / 20));
   let window = -1;
   let leases = new Map<string, Lease>();
@@ -268,7 +282,7 @@ export function leasedLimiter(opts: { redis: Redis; keyPrefix: string; points: n
   const take = (redisKey: string, lease: Lease, windowAtStart: number) => {
     lease.taking = true;
     const want = Math.min(points, Math.max(leaseSize, lease.waiting.length));
-    const expiresMs = (windowAtStart + 1) * durationMs - Date.now() + 1_000;
+    const expiresMs = (windowAtStart + 1) * durationMs - now() + 1_000;
     redis
       .eval(LEASE_SCRIPT, 1, redisKey, want, Math.max(1_000, expiresMs))
       .then((total) => {
@@ -296,12 +310,11 @@ export function leasedLimiter(opts: { redis: Redis; keyPrefix: string; points: n
   const refused = (windowNow: number): Limited => ({
     status: 429,
     message,
-    retryAfter: Math.max(1, Math.ceil(((windowNow + 1) * durationMs - Date.now()) / 1000)),
+    retryAfter: Math.max(1, Math.ceil(((windowNow + 1) * durationMs - now()) / 1000)),
   });
 
   return async (key: string) => {
-    const now = Date.now();
-    const current = Math.floor(now / durationMs);
+    const current = Math.floor(now() / durationMs);
     if (current !== window) {
       // A new window: last window's leases are worth nothing (its Redis keys expire on their own).
       window = current;

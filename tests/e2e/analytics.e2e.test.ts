@@ -129,7 +129,7 @@ describeBothModes("Analytics consent", (mode: Mode) => {
     await page.goto(appUrl("/"));
     await page.getByRole("link", { name: "Browse services" }).first().click();
     await page.getByRole("heading", { level: 1 }).first().waitFor();
-    await page.waitForTimeout(2500);
+    await page.waitForTimeout(2500); // longer than the tracker's 2 s flush: the time a request that must not come would take (nothing to wait for)
     expect(requests).toEqual([]);
     await page.close();
   });
@@ -198,7 +198,7 @@ describe("The tracker (JavaScript on)", () => {
     const { page, sent } = await visitor(null);
     await page.goto(appUrl("/"));
     await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });
-    await page.waitForTimeout(2500);
+    await page.waitForTimeout(2500); // longer than the tracker's 2 s flush: the time a request that must not come would take (nothing to wait for)
     expect(sent).toEqual([]);
     const [documentViewId] = (await page.locator('meta[name="soko-pageview"]').getAttribute("content"))!.split(" ");
     await page.getByRole("region", { name: "Your privacy choice" }).getByRole("button", { name: "Allow analytics" }).click();
@@ -251,7 +251,7 @@ describe("The tracker (JavaScript on)", () => {
     expect(actions(sent, "form_submit")[0]).toMatchObject({ element_tag: "form", element_class: "search-form", page: "/" });
     await page.waitForURL((url) => url.pathname === "/search");
     // Client-side: the same session, no second session event.
-    await page.waitForTimeout(2500);
+    await page.waitForTimeout(2500); // longer than the tracker's 2 s flush: the time a request that must not come would take (nothing to wait for)
     expect(accepted(sent, "session")).toHaveLength(1);
     // What was typed is never read from the field: no action carries it. The search's own URL does, in
     // the page view of /search (the one client-side navigation), as the server's page views of that URL do.
@@ -268,10 +268,10 @@ describe("The tracker (JavaScript on)", () => {
     const before = actions(sent, "scroll").length;
     for (const y of [200, 400, 600]) {
       await page.evaluate((top) => window.scrollTo(0, top), y);
-      await page.waitForTimeout(150);
+      await page.waitForTimeout(150); // a person scrolling: the scrolls are apart in time
     }
     await eventually(() => actions(sent, "scroll").length, 6000).toBe(before + 1);
-    await page.waitForTimeout(2500);
+    await page.waitForTimeout(2500); // longer than the tracker's 2 s flush: the time a request that must not come would take (nothing to wait for)
     const scrolls = actions(sent, "scroll").slice(before);
     expect(scrolls).toHaveLength(1);
     const heightPx = await page.evaluate(() => document.documentElement.scrollHeight);
@@ -324,7 +324,7 @@ describe("The tracker (JavaScript on)", () => {
     expect(stay?.value).toBeGreaterThan(0);
 
     // Leaving the document: the time on /terms goes by sendBeacon (text/plain) at pagehide.
-    await page.waitForTimeout(300);
+    await page.waitForTimeout(300); // time on /terms, which the beacon reports
     await page.goto(appUrl("/privacy"));
     const beacons = JSON.parse((await page.evaluate(() => localStorage.getItem("test_beacons"))) ?? "[]") as { url: string; body: string }[];
     const beaconed = beacons.filter((b) => b.url.endsWith("/api/v1/analytics/action")).flatMap((b) => JSON.parse(b.body) as AnalyticsEvent[]);
@@ -368,7 +368,7 @@ describe("The tracker (JavaScript on)", () => {
     await page.getByRole("heading", { level: 1, name: /Help centre/ }).waitFor();
     await eventually(() => actions(sent, "pageview").map((e) => e.page)).toEqual(["/help", "/terms", "/help"]);
     expect(actions(sent, "pageview")[2]).toMatchObject({ referrer: appUrl("/terms"), session_id: session.session_id });
-    await page.waitForTimeout(2500);
+    await page.waitForTimeout(2500); // longer than the tracker's 2 s flush: the time a request that must not come would take (nothing to wait for)
     // Exactly one per page shown: the document's under the server's id, a new id per navigation, none to
     // /pageview (it needs a sign-in).
     const views = actions(sent, "pageview");
@@ -399,7 +399,7 @@ describe("The tracker (JavaScript on)", () => {
     expect(actions(sent, "page_focus")).toEqual([]);
     await page.getByRole("heading", { level: 1 }).first().click();
     await eventually(() => actions(sent, "page_focus").length).toBe(1);
-    await page.waitForTimeout(2500);
+    await page.waitForTimeout(2500); // longer than the tracker's 2 s flush: the time a request that must not come would take (nothing to wait for)
     const [blur, focus] = [actions(sent, "page_blur"), actions(sent, "page_focus")];
     expect([blur.length, focus.length]).toEqual([1, 1]);
     for (const e of [blur[0]!, focus[0]!]) {
@@ -548,7 +548,7 @@ describe("The tracker (JavaScript on)", () => {
     await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });
     await page.getByRole("main").getByRole("link").first().click();
     await page.evaluate(() => window.scrollTo(0, 300));
-    await page.waitForTimeout(3500);
+    await page.waitForTimeout(3500); // longer than the tracker's 2 s flush: the time a request that must not come would take
     expect(requests).toEqual([]);
     expect(sent).toEqual([]);
     expect(await page.evaluate(() => "sokoTrack" in window)).toBe(false);
@@ -581,7 +581,7 @@ describe("The tracker (JavaScript on)", () => {
     await page.goto(appUrl("/help"));
     await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });
     await eventually(() => sent.filter((s) => s.endpoint === "session").length).toBe(1);
-    await page.waitForTimeout(4000);
+    await page.waitForTimeout(4000); // past the tracker's flush and its retry: a retry that must not come
     expect(sent.filter((s) => s.endpoint === "session")).toHaveLength(1);
     expect(await page.evaluate(() => localStorage.getItem("soko_outbox"))).toBeNull();
   });

@@ -90,7 +90,7 @@ describeBothModes("Forms checked by the browser", (mode) => {
       await page.getByText("Enter your full name").waitFor();
     } else {
       // The browser stops the form itself: the empty field is invalid and nothing is sent.
-      await page.waitForTimeout(500);
+      await page.waitForTimeout(500); // a POST that must not be sent is a non-event: the time it would take
       expect(await page.getByLabel("Full name").evaluate((el) => (el as HTMLInputElement).validity.valueMissing)).toBe(true);
       expect(await page.locator("input:invalid").count()).toBe(1);
     }

@@ -38,7 +38,7 @@ describeBothModes("Payout number", (mode) => {
     if (mode.js) {
       await page.getByText("Enter your current password").waitFor();
     } else {
-      await page.waitForTimeout(300);
+      await page.waitForTimeout(300); // a POST that must not be sent is a non-event: the time it would take
       expect(await page.getByLabel("Current password").evaluate((el) => (el as HTMLInputElement).validity.valueMissing)).toBe(true);
     }
     expect(await stored()).toEqual({ mobile_money_number: null, payout_number_set_at: null });

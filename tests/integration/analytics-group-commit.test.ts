@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { MAX_EVENTS_PER_REQUEST } from "~/analytics/events";
 import { ingestStreamKey, streamEntries } from "~/analytics/ingest-stream.server";
 import { countersKey, createIngest, IngestUnavailableError, type Ingest } from "~/analytics/ingest.server";
@@ -23,7 +23,7 @@ describe("group commit of tracking requests", () => {
   beforeAll(async () => {
     redis = createRedis(getEnv().REDIS_URL, { maxRetriesPerRequest: null });
     ingest = createIngest({ redisUrl: getEnv().REDIS_URL, prefix });
-    await new Promise((r) => setTimeout(r, 300)); // connected
+    await vi.waitFor(() => ingest.limit("192.0.2.254"), { timeout: 5_000, interval: 20 }); // connected: its limiter reaches Redis
   });
   afterAll(async () => {
     await ingest?.close();
@@ -76,7 +76,7 @@ describe("group commit of tracking requests", () => {
 
   it("writes the counts it holds before its connections close", async () => {
     const other = createIngest({ redisUrl: getEnv().REDIS_URL, prefix });
-    await new Promise((r) => setTimeout(r, 300)); // connected
+    await vi.waitFor(() => other.limit("192.0.2.254"), { timeout: 5_000, interval: 20 }); // connected: its limiter reaches Redis
     const before = Number((await redis.hget(countersKey(prefix), "dropped:bot")) ?? 0);
     other.count("dropped:bot", 3);
     await other.close();

@@ -153,7 +153,7 @@ describe("page views recorded by the server", () => {
     // A page afterwards is queued; by then anything the requests above had queued would be there too.
     const sentinel = metaOf(await (await get("/help")).text())!;
     await pageviewOf(sentinel.eventId);
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 300)); // a late extra page view is a non-event: nothing to wait for
     const added = (await queued()).filter((e) => !idsBefore.has(e.event_id));
     expect(added.map((e) => e.kind === "pageview" && e.page)).toEqual(["/help"]);
   });

@@ -152,7 +152,7 @@ describe("analytics worker: the stream", () => {
 
     const entryIds = [await t.append(first), await t.append(second)];
     await waitFor(() => ingest.stats.pendingJobs === 2, 5000, "both entries to be buffered");
-    await sleep(300);
+    await sleep(300); // time for a write the 60 s batch must not make yet (a non-event: nothing to wait for)
     // Read (pending for the worker), not yet written, so still in the stream.
     expect((await t.pending()).map((p) => p.id)).toEqual(entryIds);
     expect(await redis.xlen(t.key)).toBe(2);
@@ -268,7 +268,7 @@ describe("analytics worker: the stream", () => {
     await waitFor(() => holder.stats.pendingJobs === 5, 5000, "the 5 entries to be held");
     // A second worker, on the real ClickHouse, that would write any entry it managed to claim.
     const other = await t.start({ batchMs: 50, lockDurationMs: 1000, stalledIntervalMs: 200 });
-    await sleep(3000);
+    await sleep(3000); // past the 1 s locks and their stalled checks: time for the other worker to claim an entry whose lock lapsed
 
     expect(holder.stats.retries).toBeGreaterThanOrEqual(3);
     expect(other.stats).toMatchObject({ streamEntries: 0, claimedEntries: 0 });
@@ -402,7 +402,7 @@ describe("analytics worker: the stream", () => {
     expect(Date.now() - closing).toBeLessThan(500);
     expect(await blockedReads()).not.toContain(again);
     await t.append([event("pageview")]);
-    await sleep(300);
+    await sleep(300); // time for a read left blocked to take it (a non-event: nothing to wait for)
     expect(await t.pendingCount()).toBe(0);
   });
 
@@ -410,7 +410,6 @@ describe("analytics worker: the stream", () => {
     const t = setup();
     // Its first read blocks (for up to 5 s) in Redis.
     const { ingest, readerId } = await startBlocked(() => t.start({ batchMs: 50 }));
-    await sleep(200);
 
     const closing = Date.now();
     await ingest.close();
@@ -423,7 +422,7 @@ describe("analytics worker: the stream", () => {
     const later = [event("pageview")];
     const id = await t.append(later);
     // A read left blocked in Redis would take this entry for the closed consumer.
-    await sleep(500);
+    await sleep(500); // a non-event: nothing to wait for
     expect(await t.pendingCount()).toBe(0);
     // Redis 7.0 makes a consumer on its first read that returned entries; this one never had any.
     expect((await t.consumers()).filter((c) => Number(c.pending) > 0)).toEqual([]);

@@ -9,7 +9,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 const prefix = `t_trackfirst_${randomBytes(4).toString("hex")}`;
 process.env.QUEUE_PREFIX = prefix;
@@ -55,8 +55,7 @@ describe("tracking posts answered before Express", () => {
 
   beforeAll(async () => {
     redis = createRedis(getEnv().REDIS_URL, { maxRetriesPerRequest: null });
-    getIngest();
-    await new Promise((r) => setTimeout(r, 300)); // connected
+    await vi.waitFor(() => getIngest().limit("192.0.2.254"), { timeout: 5_000, interval: 20 }); // connected: its limiter reaches Redis
   });
   afterAll(async () => {
     await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));

@@ -224,7 +224,7 @@ describe("analytics worker", () => {
     ingest.worker.on("completed", () => void storedCount(ids(events)).then((n) => seenAtCompletion.push(n)));
     const job = await t.add(events);
     await waitFor(() => ingest.stats.pendingJobs === 1, 5000, "the job to be buffered");
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 500)); // time for a flush the 60 s batch must not make yet (a non-event)
     expect(await job.getState()).toBe("active");
     expect(await storedCount(ids(events))).toBe(0);
 
@@ -373,7 +373,7 @@ describe("analytics worker", () => {
     const batches = Array.from({ length: 5 }, () => [event("pageview"), event("action")]);
     const jobs = [];
     for (const events of batches) jobs.push(await t.add(events));
-    await new Promise((r) => setTimeout(r, 3000));
+    await new Promise((r) => setTimeout(r, 3000)); // past the 1 s locks and stalled checks: time for a stalled job to be rerun
 
     expect(ingest.stats.retries).toBeGreaterThanOrEqual(3);
     expect(await t.queue.getJobCounts("active", "completed", "failed", "waiting")).toMatchObject({

@@ -150,7 +150,7 @@ async function growthDuring(work: () => Promise<unknown>): Promise<number> {
   const timer = setInterval(() => (peak = Math.max(peak, rss(pid))), 20);
   try {
     await work();
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 200)); // memory the process takes just after answering is counted too
     peak = Math.max(peak, rss(pid));
   } finally {
     clearInterval(timer);

@@ -4,7 +4,7 @@
  * the recipient's unread count and notification, the mail effect) and what a refused one leaves (nothing);
  * the off-platform warning and flag; a retried send stored once.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { listConversations } from "~/models/conversation.server";
 import { messagesSince, threadPage } from "~/models/message.server";
 import {
@@ -312,7 +312,11 @@ describe("message mail while a round is being mailed", () => {
     try {
       await worker("conversation_participants").where({ conversation_id: id, user_id: b.id }).forUpdate().first();
       const sending = sendMessage(memberActor(a), { conversationId: id, body: "Second, while round 0 is mailed" }, db());
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Until the send waits on the lock the worker holds.
+      await vi.waitFor(async () => {
+        const { rows } = await t.db.raw("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+        expect(rows[0].n).toBeGreaterThan(0);
+      }, { timeout: 10_000, interval: 20 });
       await worker("conversation_participants").where({ conversation_id: id, user_id: b.id }).update({ mail_round: 1 });
       await worker.commit();
       expect((await sending).ok).toBe(true);

@@ -8,7 +8,7 @@
  *
  * Each run has its own seller, buyers, gig and orders, and the invariants are checked on those only, so a
  * failing run does not fail the runs fast-check tries while shrinking it. Replay a failure with the seed and
- * path it prints: ORDER_PROPERTY_SEED=… ORDER_PROPERTY_PATH=… npx vitest run --project unit <this file>.
+ * path it prints: ORDER_PROPERTY_SEED=… ORDER_PROPERTY_PATH=… npx vitest run --project integration <this file>.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

@@ -166,7 +166,7 @@ describe("the queue's depth", () => {
       expect(await queueHealth(queue, redis, prefix, Date.now())).toMatchObject({ waiting: 0, active: 0, lagMs: 0, oldestWaitingAt: null });
       // Entries appended before any worker made the group: all waiting, the first one the oldest.
       const first = await appendEntry(redis, prefix, [queuedEvent("pageview")]);
-      await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, 5)); // the next entry's id is a later millisecond
       const second = await appendEntry(redis, prefix, [queuedEvent("pageview"), queuedEvent("pageview")]);
       await appendEntry(redis, prefix, [queuedEvent("pageview")]);
       const firstAt = Number(first.split("-")[0]);

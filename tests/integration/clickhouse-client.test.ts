@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { getEnv, parseEnv } from "~/server/env.server";
-import { clickHouseOptions, createClickHouse } from "./clickhouse.server";
+import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 
 describe("the ClickHouse client factory", () => {
   it("makes every client of the configured server with its credentials, on the app's database or another", () => {

@@ -29,7 +29,7 @@ function code(file: string): string {
 }
 
 const SOURCES = [...sourceFiles("app"), ...sourceFiles("worker"), ...sourceFiles("scripts"), ...sourceFiles("tests"), "server.ts"].filter(
-  (file) => file !== path.join("tests", "integration", "one-source.test.ts"),
+  (file) => file !== path.join("tests", "unit", "one-source.test.ts"),
 );
 /** Server code, where a cookie is a header to parse (the browser tracker reads document.cookie itself). */
 const SERVER = SOURCES.filter((f) => (f.startsWith("app") || f.startsWith("worker") || f === "server.ts") && !/\.test\.tsx?$/.test(f) && !f.includes("tracker"));
@@ -58,7 +58,7 @@ describe("one source of truth", () => {
     const engines = path.join("tests", "support", "clickhouse-engines.ts");
     expect(offenders(SOURCES.filter((f) => f !== engines), home, [/\bcreateClient\(/, /import \{[^}]*\bcreateClient\b[^}]*\} from "@clickhouse\/client"/])).toEqual([]);
     // The environment schema declares them; its own tests and the compose file's test check them there.
-    const declared = [path.join("app", "server", "env.server.ts"), path.join("tests", "integration", "docker-compose.test.ts"), path.join("app", "analytics", "clickhouse.server.test.ts")];
+    const declared = [path.join("app", "server", "env.server.ts"), path.join("tests", "unit", "docker-compose.test.ts"), path.join("tests", "integration", "clickhouse-client.test.ts")];
     expect(offenders(SOURCES.filter((f) => !declared.includes(f)), home, [/CLICKHOUSE_USER|CLICKHOUSE_PASSWORD/])).toEqual([]);
   });
 
