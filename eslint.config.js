@@ -44,12 +44,18 @@ const soko = {
     "no-writes-outside-operations": restricted("Only app/operations/ and app/models/ write to Postgres", [
       ...BUILDER.map((builder) => ({ selector: `${WRITE_METHOD}:has(${builder})`, message: `This ${WRITES}.` })),
       { selector: `CallExpression[callee.property.name='raw'][arguments.0.value=${RAW_WRITE}]`, message: `This raw statement ${WRITES}.` },
-      { selector: `CallExpression[callee.property.name='raw'] > TemplateLiteral > TemplateElement[value.raw=${RAW_WRITE}]`, message: `This raw statement ${WRITES}.` },
+      {
+        selector: `CallExpression[callee.property.name='raw'] > TemplateLiteral > TemplateElement[value.raw=${RAW_WRITE}]`,
+        message: `This raw statement ${WRITES}.`,
+      },
       { selector: "CallExpression[callee.property.name='transaction'][callee.object.name=/^(db|knex)$/]", message: `A transaction ${WRITES}.` },
       { selector: "CallExpression[callee.property.name='transaction'][callee.object.callee.name='getDb']", message: `A transaction ${WRITES}.` },
     ]),
     "knex-in-one-place": restricted("Only app/server/db.server.ts opens knex among the doors", [
-      { selector: "ImportDeclaration[source.value='knex'][importKind!='type']", message: "Only app/server/db.server.ts opens knex here; import its types with `import type`." },
+      {
+        selector: "ImportDeclaration[source.value='knex'][importKind!='type']",
+        message: "Only app/server/db.server.ts opens knex here; import its types with `import type`.",
+      },
     ]),
     "cookies-in-one-place": restricted("Cookies are read and written only by app/server/cookies.server.ts", [
       { selector: "ImportDeclaration[source.value='cookie']", message: "Cookies are parsed and serialised only in app/server/cookies.server.ts." },
@@ -62,7 +68,10 @@ const soko = {
     "clickhouse-client-in-one-place": restricted("ClickHouse clients are made only by app/analytics/clickhouse.server.ts", [
       { selector: "CallExpression[callee.name='createClient']", message: "ClickHouse clients are made only by app/analytics/clickhouse.server.ts." },
       { selector: "CallExpression[callee.property.name='createClient']", message: "ClickHouse clients are made only by app/analytics/clickhouse.server.ts." },
-      { selector: "ImportDeclaration[source.value='@clickhouse/client'] > ImportSpecifier[imported.name='createClient']", message: "ClickHouse clients are made only by app/analytics/clickhouse.server.ts." },
+      {
+        selector: "ImportDeclaration[source.value='@clickhouse/client'] > ImportSpecifier[imported.name='createClient']",
+        message: "ClickHouse clients are made only by app/analytics/clickhouse.server.ts.",
+      },
     ]),
     "clickhouse-credentials-in-one-place": restricted("Only app/analytics/clickhouse.server.ts reads the ClickHouse credentials", [
       { selector: "Identifier[name=/^CLICKHOUSE_(USER|PASSWORD)$/]", message: "Only app/analytics/clickhouse.server.ts reads the ClickHouse credentials." },
@@ -80,7 +89,10 @@ const soko = {
 };
 
 /** The doors of docs/decisions/012-operations-layer.md: everything but operations, models and the migrations. */
-const DOORS = { files: ["app/**/*.{ts,tsx}", "worker/**/*.ts", "server.ts"], ignores: ["app/operations/**", "app/models/**", "**/migrate.server.ts", "**/*.test.{ts,tsx}"] };
+const DOORS = {
+  files: ["app/**/*.{ts,tsx}", "worker/**/*.ts", "server.ts"],
+  ignores: ["app/operations/**", "app/models/**", "**/migrate.server.ts", "**/*.test.{ts,tsx}"],
+};
 const SOURCES = ["app/**/*.{ts,tsx}", "worker/**/*.ts", "scripts/**/*.{ts,mjs}", "tests/**/*.{ts,tsx}", "server.ts"];
 /** Server code, where a cookie is a header to parse (the browser tracker reads document.cookie itself). */
 const SERVER = { files: ["app/**/*.{ts,tsx}", "worker/**/*.ts", "server.ts"], ignores: ["**/*.test.{ts,tsx}", "**/*tracker*", "app/server/cookies.server.ts"] };
@@ -130,7 +142,12 @@ export default tseslint.config(
   {
     files: SOURCES,
     // The environment schema declares them; its own tests and the compose file's test check them there.
-    ignores: ["app/analytics/clickhouse.server.ts", "app/server/env.server.ts", "app/analytics/clickhouse.server.test.ts", "tests/integration/docker-compose.test.ts"],
+    ignores: [
+      "app/analytics/clickhouse.server.ts",
+      "app/server/env.server.ts",
+      "app/analytics/clickhouse.server.test.ts",
+      "tests/integration/docker-compose.test.ts",
+    ],
     rules: { "soko/clickhouse-credentials-in-one-place": "error" },
   },
   {

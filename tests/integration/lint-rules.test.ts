@@ -31,7 +31,13 @@ const CASES: { rule: string; fixture: string; marker: string; governed: string[]
     rule: "soko/no-writes-outside-operations",
     fixture: "writes.ts.txt",
     marker: "write",
-    governed: ["app/routes/lint-fixture.tsx", "app/components/lint-fixture.tsx", "app/server/lint-fixture.server.ts", "worker/lint-fixture.server.ts", "server.ts"],
+    governed: [
+      "app/routes/lint-fixture.tsx",
+      "app/components/lint-fixture.tsx",
+      "app/server/lint-fixture.server.ts",
+      "worker/lint-fixture.server.ts",
+      "server.ts",
+    ],
     allowed: ["app/operations/lint-fixture.server.ts", "app/models/lint-fixture.server.ts", "app/server/migrate.server.ts"],
   },
   {

@@ -34,7 +34,9 @@ const SOURCES = [...sourceFiles("app"), ...sourceFiles("worker"), ...sourceFiles
   (file) => file !== path.join("tests", "integration", "one-source.test.ts"),
 );
 /** Server code, where a cookie is a header to parse (the browser tracker reads document.cookie itself). */
-const SERVER = SOURCES.filter((f) => (f.startsWith("app") || f.startsWith("worker") || f === "server.ts") && !/\.test\.tsx?$/.test(f) && !f.includes("tracker"));
+const SERVER = SOURCES.filter(
+  (f) => (f.startsWith("app") || f.startsWith("worker") || f === "server.ts") && !/\.test\.tsx?$/.test(f) && !f.includes("tracker"),
+);
 
 /** Files (other than `home`) whose code matches any of the patterns. */
 function offenders(files: string[], home: string, patterns: RegExp[]): string[] {
