@@ -10,7 +10,7 @@ import type { HeaderCounts } from "~/models/notification.server";
 import { getUser, getUserWithHeaderCounts } from "~/server/auth.server";
 import { readConsent } from "~/server/cookies.server";
 import { getDisplayCurrency } from "~/server/currency.server";
-import { getDb, type Db } from "~/server/db.server";
+import { getDb } from "~/server/db.server";
 import { getAdminSiteUrl, getMainSiteUrl, getSiteHost } from "~/server/host.server";
 import { useNonce } from "~/utils/nonce-provider";
 import appStylesUrl from "~/styles/app.css?url";

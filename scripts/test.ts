@@ -29,6 +29,8 @@ const reportFile = path.join(root, ".data", "vitest-report.json");
 fs.rmSync(reportFile, { force: true });
 
 let failedSteps = 0;
+// Lint first, eslint and prettier --check (docs/decisions/039-lint-and-format.md); a failure counts, the tests still run.
+if (run("lint (npm run lint)", "npm", ["run", "--silent", "lint"]) !== 0) failedSteps++;
 if (run("type-check (tsc --noEmit)", bin("tsc"), ["--noEmit"]) !== 0) failedSteps++;
 // The specs drive the production bundle that visitors get, whatever the tests' own NODE_ENV.
 console.log("\n[test] build (remix vite:build)");

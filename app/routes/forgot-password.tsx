@@ -1,6 +1,6 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
-import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, type ActionFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useActionData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
@@ -16,7 +16,7 @@ export { actionHeaders as headers } from "~/utils/headers";
 
 export const meta: MetaFunction = () => [{ title: "Reset your password | Soko" }];
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export async function loader() {
   return null;
 }
 

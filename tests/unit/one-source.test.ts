@@ -1,8 +1,10 @@
 /**
- * One source of truth: a cookie is read and written only by app/server/cookies.server.ts,
- * a ClickHouse client made only by app/analytics/clickhouse.server.ts (which alone spells out the server's
- * credentials), and a free port or a web server for tests and benchmarks only by scripts/lib/servers.ts.
- * The test walks the source, comments left out, and names every file that has its own copy again.
+ * One source of truth: a cookie is read and written only by app/server/cookies.server.ts. Importing the
+ * `cookie` package, writing a Set-Cookie value or a cookie-boundary regex elsewhere are lint errors, as are a
+ * ClickHouse client or its credentials outside app/analytics/clickhouse.server.ts and a free port or a
+ * spawned web server outside scripts/lib/servers.ts (eslint.config.js, checked by
+ * tests/integration/lint-rules.test.ts). What a rule cannot say is a header parser written by hand (a split on
+ * ";" then a search for "="); this walks the server code, comments left out, and names every file that has one.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -32,7 +34,9 @@ const SOURCES = [...sourceFiles("app"), ...sourceFiles("worker"), ...sourceFiles
   (file) => file !== path.join("tests", "unit", "one-source.test.ts"),
 );
 /** Server code, where a cookie is a header to parse (the browser tracker reads document.cookie itself). */
-const SERVER = SOURCES.filter((f) => (f.startsWith("app") || f.startsWith("worker") || f === "server.ts") && !/\.test\.tsx?$/.test(f) && !f.includes("tracker"));
+const SERVER = SOURCES.filter(
+  (f) => (f.startsWith("app") || f.startsWith("worker") || f === "server.ts") && !/\.test\.tsx?$/.test(f) && !f.includes("tracker"),
+);
 
 /** Files (other than `home`) whose code matches any of the patterns. */
 function offenders(files: string[], home: string, patterns: RegExp[]): string[] {
@@ -40,33 +44,8 @@ function offenders(files: string[], home: string, patterns: RegExp[]): string[] 
 }
 
 describe("one source of truth", () => {
-  it("reads and writes cookies only in app/server/cookies.server.ts", () => {
+  it("parses cookie headers only in app/server/cookies.server.ts", () => {
     const home = path.join("app", "server", "cookies.server.ts");
-    expect(
-      offenders(SERVER, home, [
-        /from "cookie"/, // the package itself
-        /\(\?:\^\|;|\(\^\|;/, // a regex that looks for `name=` at a cookie boundary
-        /Path=\/|SameSite=|HttpOnly|Max-Age=/, // a Set-Cookie value written by hand
-        /\.split\(";"\)[\s\S]{0,80}indexOf\("="\)/, // a hand-written header parser
-      ]),
-    ).toEqual([]);
-  });
-
-  it("makes ClickHouse clients only in app/analytics/clickhouse.server.ts, the one place that reads the credentials", () => {
-    const home = path.join("app", "analytics", "clickhouse.server.ts");
-    // The report tests' current ClickHouse (chDB) is a client on an in-process engine: no URL, no credentials.
-    const engines = path.join("tests", "support", "clickhouse-engines.ts");
-    expect(offenders(SOURCES.filter((f) => f !== engines), home, [/\bcreateClient\(/, /import \{[^}]*\bcreateClient\b[^}]*\} from "@clickhouse\/client"/])).toEqual([]);
-    // The environment schema declares them; its own tests and the compose file's test check them there.
-    const declared = [path.join("app", "server", "env.server.ts"), path.join("tests", "unit", "docker-compose.test.ts"), path.join("tests", "integration", "clickhouse-client.test.ts")];
-    expect(offenders(SOURCES.filter((f) => !declared.includes(f)), home, [/CLICKHOUSE_USER|CLICKHOUSE_PASSWORD/])).toEqual([]);
-  });
-
-  it("finds free ports and starts the web server for tests and benchmarks only in scripts/lib/servers.ts", () => {
-    const home = path.join("scripts", "lib", "servers.ts");
-    expect(offenders(SOURCES, home, [/function freePort\b/, /const freePort\s*=/])).toEqual([]);
-    // npm start's supervisor runs server.ts too, for people rather than tests: the one other door.
-    const start = path.join("scripts", "start.ts");
-    expect(offenders(SOURCES.filter((f) => f !== start), home, [/spawn\([^)]*\[\s*"server\.ts"/])).toEqual([]);
+    expect(offenders(SERVER, home, [/\.split\(";"\)[\s\S]{0,80}indexOf\("="\)/])).toEqual([]);
   });
 });
