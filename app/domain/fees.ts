@@ -1,5 +1,5 @@
 /**
- * The platform's fees (help centre and spec §1): sellers pay 20% of the package price; buyers pay a 5%
+ * The platform's fees (as the help centre states them): sellers pay 20% of the package price; buyers pay a 5%
  * processing fee of at least UGX 1,000. Both are configurable (BUYER_FEE_PERCENT, BUYER_FEE_MIN_UGX,
  * SELLER_FEE_PERCENT) and shown before anyone pays; an order keeps the fees it was placed with. Whole
  * shillings, rounded half up.
@@ -18,6 +18,11 @@ export function buyerFee(priceUgx: number, fees: Fees = DEFAULT_FEES) {
 
 export function sellerFee(priceUgx: number, fees: Fees = DEFAULT_FEES) {
   return Math.min(priceUgx, Math.round((priceUgx * fees.sellerPercent) / 100));
+}
+
+/** What the seller earns from an order: its price less the seller fee it was placed with. */
+export function sellerNetUgx(priceUgx: number, sellerFeeUgx: number) {
+  return priceUgx - sellerFeeUgx;
 }
 
 /** How the buyer's fee reads beside its figure ("5%, at least UGX 1,000"). */
