@@ -2,11 +2,13 @@
  * The journal templates (ADR 034) without a database: each balances, names the accounts and amounts ADR 014
  * lists for it, locks every account it posts to, and refuses parameters that are not what it declares. And
  * nothing else in the app writes ledger entries: only the ledger and its templates call the ledger's writer.
+ * The state machine's map (the header of app/operations/order-machine.server.ts) names every transition and journal.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { TRANSITIONS } from "~/domain/order-rules";
 import { accountCode } from "~/models/ledger.server";
 import { JOURNALS, journalAccounts, journalPostings, JournalParamsError, type JournalName, type JournalParams } from "~/models/ledger-journals.server";
 
@@ -134,5 +136,14 @@ describe("the ledger's writer", () => {
       .map((f) => relative(root, f))
       .sort();
     expect(writers).toEqual(["app/models/ledger-journals.server.ts", "app/models/ledger.server.ts"]);
+  });
+});
+
+describe("the state machine's map", () => {
+  it("names every transition of the table and every journal", () => {
+    const path = join(dirname(fileURLToPath(import.meta.url)), "..", "operations", "order-machine.server.ts");
+    const source = readFileSync(path, "utf8");
+    const header = source.slice(0, source.indexOf("*/"));
+    for (const name of [...Object.keys(TRANSITIONS), ...Object.keys(JOURNALS)]) expect(header, name).toMatch(new RegExp(`\\b${name}\\b`));
   });
 });

@@ -1,10 +1,41 @@
 /**
- * The order state machine's moving parts, shared by the order, payment and payout operations (ADR 014).
- * Each function runs inside an operation's transaction, on an order its caller has locked (lockOrder), so
- * one order changes one step at a time: a transition checks the table of order-rules.ts, updates the row,
- * writes the order_events row with its actor, notifies the other party (a notification row, and mail if
- * they want it), and records the conversion; the money moves in the same transaction, as ledger journals
- * whose idempotency keys make a repeated move a no-op.
+ * The order state machine (ADR 014): start here. Where each part of it lives:
+ *
+ *   rules        app/domain/order-rules.ts: the statuses, the one table of transitions (TRANSITIONS), what a
+ *                party may do now (orderActions, shared with the pages that draw the buttons), the timers'
+ *                durations (UNPAID_EXPIRY_MS, AUTO_COMPLETE_MS, CLEARANCE_MS, LATE_GRACE_MS)
+ *   steps        this file: transition() and note(), and the money each step moves
+ *   operations   app/operations/orders.server.ts (checkout, deliver, revision, approve, cancel, dispute,
+ *                resolve, runOrderTimers); app/operations/payments.server.ts (settlePayment, pollPayments,
+ *                withdrawals, settlePayout, pollPayouts)
+ *   journals     app/models/ledger-journals.server.ts (one template per journal, ADR 034), written by
+ *                app/models/ledger.server.ts
+ *   timers       worker/order-timers-job.server.ts, each round: pollPayments (payment polls, the 30-minute
+ *                expiry), pollPayouts, runOrderTimers (auto-completion, clearance)
+ *
+ *   transition        from → to                        who (operation)                              journals
+ *   pay               pending_payment → in_progress    provider says paid (settlePayment)           payment_captured
+ *   fail_payment      pending_payment → cancelled      provider, 30 minutes, buyer gives up         —
+ *                                                      (settlePayment, requestPayment, pollPayments, cancelOrder)
+ *   deliver           in_progress → delivered          seller (deliverOrder)                        —
+ *   request_revision  delivered → in_progress          buyer (requestRevision)                      —
+ *   approve           delivered → completed            buyer (approveOrder)                         escrow_released
+ *   auto_complete     delivered → completed            3 days unanswered (runOrderTimers)           escrow_released
+ *   cancel            in_progress, delivered           both agree, or the buyer alone when late     order_refunded,
+ *                       → cancelled                    (cancelOrder)                                payout_sent
+ *   resolve_refund    in_progress, delivered           admin (resolveDispute)                       order_refunded,
+ *                       → cancelled                                                                 payout_sent
+ *   resolve_release   in_progress, delivered           admin (resolveDispute)                       escrow_released
+ *                       → completed
+ *   no status change: clearance 14 days after completion (runOrderTimers): earnings_cleared; a payment that
+ *   lands after its order was cancelled (settlePayment): payment_captured, order_refunded, payout_sent; a
+ *   withdrawal (requestWithdrawal): payout_sent; a payout settled (settlePayout): payout_paid or payout_returned.
+ *
+ * Each function here runs inside an operation's transaction, on an order its caller has locked (lockOrder),
+ * so one order changes one step at a time: a transition checks the table, updates the row, writes the
+ * order_events row with its actor, notifies the other party (a notification row, and mail if they want it),
+ * and records the conversion; the money moves in the same transaction, as journals posted by name whose
+ * idempotency keys make a repeated move a no-op.
  */
 import { randomUUID } from "node:crypto";
 import { conversionFact } from "~/analytics/conversions.server";
