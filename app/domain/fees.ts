@@ -20,6 +20,11 @@ export function sellerFee(priceUgx: number, fees: Fees = DEFAULT_FEES) {
   return Math.min(priceUgx, Math.round((priceUgx * fees.sellerPercent) / 100));
 }
 
+/** What the seller earns from an order: its price less the seller fee it was placed with. */
+export function sellerNetUgx(priceUgx: number, sellerFeeUgx: number) {
+  return priceUgx - sellerFeeUgx;
+}
+
 /** How the buyer's fee reads beside its figure ("5%, at least UGX 1,000"). */
 export function buyerFeeRule(fees: Fees = DEFAULT_FEES) {
   return `${fees.buyerPercent}%, at least UGX ${fees.buyerMinUgx.toLocaleString("en-US")}`;

@@ -1,7 +1,9 @@
 /**
  * The order state machine (ADR 014), as plain data and pure functions shared by the operations that
  * enforce it and the pages that offer its buttons: a page shows an action exactly when the operation would
- * accept it (the operation checks again under the order's row lock).
+ * accept it (the operation checks again under the order's row lock). Which operation takes each
+ * transition, the timers that drive some, and the ledger journals each posts: the map at the top of
+ * app/operations/order-machine.server.ts.
  */
 export const ORDER_STATUSES = ["pending_payment", "in_progress", "delivered", "completed", "cancelled"] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
@@ -53,7 +55,7 @@ export function canTransition(status: string, transition: Transition): boolean {
   return (TRANSITIONS[transition].from as readonly string[]).includes(status);
 }
 
-/** Timers (ADR 014). */
+/** Timers (ADR 014), run by worker/order-timers-job.server.ts. */
 export const AUTO_COMPLETE_MS = 3 * 24 * 60 * 60 * 1000;
 export const CLEARANCE_MS = 14 * 24 * 60 * 60 * 1000;
 export const UNPAID_EXPIRY_MS = 30 * 60 * 1000;

@@ -1,10 +1,11 @@
 /**
  * The escrow ledger (ADR 014): double-entry, in whole UGX. Money moves only as a journal, a set of entries
  * that sums to zero (the database refuses one that does not, at commit), posted once per idempotency key.
- * A balance is never stored: it is the sum of an account's entries.
+ * A balance is never stored: it is the sum of an account's entries. Which journals exist, and what each
+ * moves, is declared in ledger-journals.server.ts (ADR 034); this module only writes and reads entries.
  *
  * Sign: an entry adds to the account it names. Accounts that hold money for somebody (escrow, a seller's
- * pending and available balances, refunds due, payouts in transit) are never negative; `postJournal` checks
+ * pending and available balances, refunds due, payouts in transit) are never negative; `postEntries` checks
  * them under their row locks inside the caller's transaction. The outside world (`provider_clearing`) goes
  * negative as money comes in and back up as it leaves; the platform's fee accounts only grow.
  */
@@ -102,11 +103,13 @@ export class NegativeBalanceError extends Error {
 export type Posting = { account: AccountRef; amountUgx: number };
 
 /**
- * Posts a journal in the caller's transaction: returns true when it was posted, false when a journal with
- * this key already exists (the same money has moved already, and nothing moves again). Throws, rolling the
- * caller back, if the postings do not sum to zero or would leave an account that holds money negative.
+ * Writes a journal's entries in the caller's transaction: returns true when it was posted, false when a
+ * journal with this key already exists (the same money has moved already, and nothing moves again). Throws,
+ * rolling the caller back, if the postings do not sum to zero or would leave an account that holds money
+ * negative. Operations never call this: they post a journal by name (ledger-journals.server.ts, ADR 034),
+ * whose template says the key, the accounts and the amounts.
  */
-export async function postJournal(
+export async function postEntries(
   db: Db,
   journal: { key: string; kind: string; orderId?: number; payoutId?: number; postings: Posting[] },
 ): Promise<boolean> {

@@ -1,24 +1,45 @@
 /**
- * The order state machine's moving parts, shared by the order, payment and payout operations (ADR 014).
- * Each function runs inside an operation's transaction, on an order its caller has locked (lockOrder), so
- * one order changes one step at a time: a transition checks the table of order-rules.ts, updates the row,
- * writes the order_events row with its actor, notifies the other party (a notification row, and mail if
- * they want it), and records the conversion; the money moves in the same transaction, as ledger journals
- * whose idempotency keys make a repeated move a no-op.
+ * The order state machine (ADR 014): start here. Where each part of it lives:
+ *
+ *   rules        app/domain/order-rules.ts: the statuses, the one table of transitions (TRANSITIONS), what a
+ *                party may do now (orderActions, shared with the pages that draw the buttons), the timers'
+ *                durations (UNPAID_EXPIRY_MS, AUTO_COMPLETE_MS, CLEARANCE_MS, LATE_GRACE_MS)
+ *   steps        this file: transition() and note(), and the money each step moves
+ *   operations   app/operations/orders.server.ts (checkout, deliver, revision, approve, cancel, dispute,
+ *                resolve, runOrderTimers); app/operations/payments.server.ts (settlePayment, pollPayments,
+ *                withdrawals, settlePayout, pollPayouts)
+ *   journals     app/models/ledger-journals.server.ts (one template per journal, ADR 034), written by
+ *                app/models/ledger.server.ts
+ *   timers       worker/order-timers-job.server.ts, each round: pollPayments (payment polls, the 30-minute
+ *                expiry), pollPayouts, runOrderTimers (auto-completion, clearance)
+ *
+ *   transition        from → to                        who (operation)                              journals
+ *   pay               pending_payment → in_progress    provider says paid (settlePayment)           payment_captured
+ *   fail_payment      pending_payment → cancelled      provider, 30 minutes, buyer gives up         —
+ *                                                      (settlePayment, requestPayment, pollPayments, cancelOrder)
+ *   deliver           in_progress → delivered          seller (deliverOrder)                        —
+ *   request_revision  delivered → in_progress          buyer (requestRevision)                      —
+ *   approve           delivered → completed            buyer (approveOrder)                         escrow_released
+ *   auto_complete     delivered → completed            3 days unanswered (runOrderTimers)           escrow_released
+ *   cancel            in_progress, delivered           both agree, or the buyer alone when late     order_refunded,
+ *                       → cancelled                    (cancelOrder)                                payout_sent
+ *   resolve_refund    in_progress, delivered           admin (resolveDispute)                       order_refunded,
+ *                       → cancelled                                                                 payout_sent
+ *   resolve_release   in_progress, delivered           admin (resolveDispute)                       escrow_released
+ *                       → completed
+ *   no status change: clearance 14 days after completion (runOrderTimers): earnings_cleared; a payment that
+ *   lands after its order was cancelled (settlePayment): payment_captured, order_refunded, payout_sent; a
+ *   withdrawal (requestWithdrawal): payout_sent; a payout settled (settlePayout): payout_paid or payout_returned.
+ *
+ * Each function here runs inside an operation's transaction, on an order its caller has locked (lockOrder),
+ * so one order changes one step at a time: a transition checks the table, updates the row, writes the
+ * order_events row with its actor, notifies the other party (a notification row, and mail if they want it),
+ * and records the conversion; the money moves in the same transaction, as journals posted by name whose
+ * idempotency keys make a repeated move a no-op.
  */
 import { randomUUID } from "node:crypto";
 import { conversionFact } from "~/analytics/conversions.server";
-import {
-  buyerFeeHeld,
-  escrow,
-  lockAccounts,
-  payoutInTransit,
-  platform,
-  postJournal,
-  refundDue,
-  sellerAvailable,
-  sellerPending,
-} from "~/models/ledger.server";
+import { lockJournalAccounts, postJournal } from "~/models/ledger-journals.server";
 import { insertNotification } from "~/models/notification.server";
 import { insertOrderEvent, updateOrder, type EventRole, type OrderRow } from "~/models/order.server";
 import { sendMail } from "~/models/outbox.server";
@@ -93,48 +114,29 @@ async function recordConversion(tx: Tx, order: OrderRow, from: string) {
   await tx.effect({ kind: "conversion", fact }, `conversion:${type}:${order.id}`);
 }
 
+/** The money of an order as its journals take it: the ids, price and fees it was placed with. */
+const orderMoney = (order: OrderRow) => ({
+  orderId: order.id,
+  buyerId: order.buyerId,
+  sellerId: order.sellerId,
+  priceUgx: order.priceUgx,
+  buyerFeeUgx: order.buyerFeeUgx,
+  sellerFeeUgx: order.sellerFeeUgx,
+});
+
 /** The buyer's money arrives: the price into the order's escrow, the buyer's fee held beside it. */
 export async function capturePayment(tx: Tx, order: OrderRow, payment: PaymentRow) {
-  return postJournal(tx.trx, {
-    key: `order:${order.id}:captured`,
-    kind: "payment_captured",
-    orderId: order.id,
-    postings: [
-      { account: platform.clearing, amountUgx: -payment.amountUgx },
-      { account: escrow(order.id), amountUgx: order.priceUgx },
-      { account: buyerFeeHeld(order.id), amountUgx: payment.amountUgx - order.priceUgx },
-    ],
-  });
+  return postJournal(tx.trx, "payment_captured", { ...orderMoney(order), paidUgx: payment.amountUgx });
 }
 
 /** Completion: escrow to the seller's pending balance less the seller fee; both fees to the platform. */
 export async function releaseEscrow(tx: Tx, order: OrderRow) {
-  return postJournal(tx.trx, {
-    key: `order:${order.id}:released`,
-    kind: "escrow_released",
-    orderId: order.id,
-    postings: [
-      { account: escrow(order.id), amountUgx: -order.priceUgx },
-      { account: buyerFeeHeld(order.id), amountUgx: -order.buyerFeeUgx },
-      { account: sellerPending(order.sellerId), amountUgx: order.priceUgx - order.sellerFeeUgx },
-      { account: platform.sellerFees, amountUgx: order.sellerFeeUgx },
-      { account: platform.buyerFees, amountUgx: order.buyerFeeUgx },
-    ],
-  });
+  return postJournal(tx.trx, "escrow_released", orderMoney(order));
 }
 
 /** Fourteen days after completion the seller's earnings become available to withdraw. */
 export async function clearEarnings(tx: Tx, order: OrderRow) {
-  const net = order.priceUgx - order.sellerFeeUgx;
-  return postJournal(tx.trx, {
-    key: `order:${order.id}:cleared`,
-    kind: "earnings_cleared",
-    orderId: order.id,
-    postings: [
-      { account: sellerPending(order.sellerId), amountUgx: -net },
-      { account: sellerAvailable(order.sellerId), amountUgx: net },
-    ],
-  });
+  return postJournal(tx.trx, "earnings_cleared", orderMoney(order));
 }
 
 /**
@@ -146,17 +148,11 @@ export async function refundBuyer(tx: Tx, order: OrderRow, payment: PaymentRow |
   if (!payment || payment.status !== "successful") return null;
   const total = payment.amountUgx;
   // Every account both journals touch, locked in one go (code order), so two refunds cannot deadlock.
-  await lockAccounts(tx.trx, [escrow(order.id), buyerFeeHeld(order.id), refundDue(order.buyerId), payoutInTransit(order.buyerId)]);
-  const posted = await postJournal(tx.trx, {
-    key: `order:${order.id}:refunded`,
-    kind: "order_refunded",
-    orderId: order.id,
-    postings: [
-      { account: escrow(order.id), amountUgx: -order.priceUgx },
-      { account: buyerFeeHeld(order.id), amountUgx: -(total - order.priceUgx) },
-      { account: refundDue(order.buyerId), amountUgx: total },
-    ],
-  });
+  await lockJournalAccounts(tx.trx, [
+    ["order_refunded", { orderId: order.id, buyerId: order.buyerId }],
+    ["payout_sent", { userId: order.buyerId, payoutKind: "refund" }],
+  ]);
+  const posted = await postJournal(tx.trx, "order_refunded", { ...orderMoney(order), paidUgx: total });
   if (!posted) return null;
   const { payout } = await insertPayout(tx.trx, {
     userId: order.buyerId,
@@ -169,15 +165,7 @@ export async function refundBuyer(tx: Tx, order: OrderRow, payment: PaymentRow |
     amountUgx: total,
     requestKey: `refund:order:${order.id}`,
   });
-  await postJournal(tx.trx, {
-    key: `payout:${payout.id}:sent`,
-    kind: "payout_sent",
-    payoutId: payout.id,
-    postings: [
-      { account: refundDue(order.buyerId), amountUgx: -total },
-      { account: payoutInTransit(order.buyerId), amountUgx: total },
-    ],
-  });
+  await postJournal(tx.trx, "payout_sent", { payoutId: payout.id, userId: order.buyerId, payoutKind: "refund", amountUgx: total });
   return payout.reference;
 }
 

@@ -8,7 +8,8 @@
  */
 import type { Knex } from "knex";
 import { randomUUID } from "node:crypto";
-import { balanceOf, buyerFeeHeld, escrow, lockAccounts, payoutInTransit, platform, postJournal, refundDue, sellerAvailable } from "~/models/ledger.server";
+import { balanceOf, sellerAvailable } from "~/models/ledger.server";
+import { lockJournalAccounts, postJournal } from "~/models/ledger-journals.server";
 import { lockOrder } from "~/models/order.server";
 import {
   deferPoll,
@@ -103,7 +104,11 @@ export async function settlePayment(
         // sorted call, so this never holds provider_clearing while waiting for the buyer's payout accounts,
         // which a payout being settled takes in the other order (ledger.server.ts, lockAccounts).
         if (order.status !== "pending_payment") {
-          await lockAccounts(tx.trx, [escrow(order.id), buyerFeeHeld(order.id), platform.clearing, refundDue(order.buyerId), payoutInTransit(order.buyerId)]);
+          await lockJournalAccounts(tx.trx, [
+            ["payment_captured", { orderId: order.id }],
+            ["order_refunded", { orderId: order.id, buyerId: order.buyerId }],
+            ["payout_sent", { userId: order.buyerId, payoutKind: "refund" }],
+          ]);
         }
         await settlePaymentRow(tx.trx, payment.id, { status: "successful", providerTransactionId: status.providerTransactionId });
         payment.status = "successful";
@@ -277,7 +282,7 @@ export async function requestWithdrawal(
       const network = guessNetwork(msisdn) ?? "mtn";
       const provider = providers.forNetwork(network);
       if (!provider) return conflict("payments_unavailable", "Payouts are not available right now. Please try again later.");
-      await lockAccounts(tx.trx, [sellerAvailable(user.id), payoutInTransit(user.id)]);
+      await lockJournalAccounts(tx.trx, [["payout_sent", { userId: user.id, payoutKind: "withdrawal" }]]);
       const existing = await tx.trx("payouts").where({ user_id: user.id, request_key: input.requestKey }).first("reference", "amount_ugx");
       if (existing) return ok({ reference: existing.reference as string, amountUgx: Number(existing.amount_ugx) });
       const available = await balanceOf(tx.trx, sellerAvailable(user.id));
@@ -295,15 +300,7 @@ export async function requestWithdrawal(
         amountUgx: input.amountUgx,
         requestKey: input.requestKey,
       });
-      await postJournal(tx.trx, {
-        key: `payout:${payout.id}:sent`,
-        kind: "payout_sent",
-        payoutId: payout.id,
-        postings: [
-          { account: sellerAvailable(user.id), amountUgx: -payout.amountUgx },
-          { account: payoutInTransit(user.id), amountUgx: payout.amountUgx },
-        ],
-      });
+      await postJournal(tx.trx, "payout_sent", { payoutId: payout.id, userId: user.id, payoutKind: "withdrawal", amountUgx: payout.amountUgx });
       return ok({ reference: payout.reference, amountUgx: payout.amountUgx });
     },
     { db },
@@ -332,34 +329,18 @@ async function applyPayoutStatus(actor: Actor, known: PayoutRow, status: Transfe
   return transact<PayoutSettlement>(
     actor,
     async (tx) => {
-      const back = known.kind === "withdrawal" ? sellerAvailable(known.userId) : refundDue(known.userId);
-      await lockAccounts(tx.trx, [payoutInTransit(known.userId), back, platform.clearing]);
+      const parties = { userId: known.userId, payoutKind: known.kind };
+      await lockJournalAccounts(tx.trx, [["payout_paid", parties], ["payout_returned", parties]]);
       const payout = await getPayoutByReference(tx.trx, known.reference, { lock: true });
       if (!payout || payout.status !== "in_transit") return ok({ settlement: "unchanged" as const });
       if (status.status === "successful") {
         await settlePayoutRow(tx.trx, payout.id, { status: "paid", providerTransactionId: status.providerTransactionId });
-        await postJournal(tx.trx, {
-          key: `payout:${payout.id}:paid`,
-          kind: "payout_paid",
-          payoutId: payout.id,
-          postings: [
-            { account: payoutInTransit(payout.userId), amountUgx: -payout.amountUgx },
-            { account: platform.clearing, amountUgx: payout.amountUgx },
-          ],
-        });
+        await postJournal(tx.trx, "payout_paid", { payoutId: payout.id, userId: payout.userId, amountUgx: payout.amountUgx });
         return ok({ settlement: "paid" as const });
       }
       if (status.status === "failed") {
         await settlePayoutRow(tx.trx, payout.id, { status: "failed", reason: status.reason });
-        await postJournal(tx.trx, {
-          key: `payout:${payout.id}:returned`,
-          kind: "payout_returned",
-          payoutId: payout.id,
-          postings: [
-            { account: payoutInTransit(payout.userId), amountUgx: -payout.amountUgx },
-            { account: back, amountUgx: payout.amountUgx },
-          ],
-        });
+        await postJournal(tx.trx, "payout_returned", { payoutId: payout.id, userId: payout.userId, payoutKind: payout.kind, amountUgx: payout.amountUgx });
         await tx.trx("notifications").insert({
           user_id: payout.userId,
           kind: "payout_failed",

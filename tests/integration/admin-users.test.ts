@@ -8,7 +8,7 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { getSessionUser } from "~/models/session.server";
-import { platform, postJournal, sellerAvailable } from "~/models/ledger.server";
+import { platform, postEntries, sellerAvailable } from "~/models/ledger.server";
 import { bulkUserAction, changeUserStatus, deleteUser, MONEY_HELD, OWN_ACCOUNT } from "~/operations/admin-users.server";
 import type { Actor, Client } from "~/operations/core.server";
 import { DELETE_CONFIRMATION, NOTHING_SELECTED } from "~/schemas/admin";
@@ -177,7 +177,7 @@ describe("deleteUser", () => {
     // The order still names its (now anonymous) buyer.
     expect(await t.db("orders as o").join("users as u", "u.id", "o.buyer_id").where("o.id", order.id).first("u.name")).toEqual({ name: "Deleted member" });
     // The seller has earnings waiting: those must be paid out first (the payout number goes with the account).
-    await postJournal(t.db, { key: `test-earnings-${seller.id}`, kind: "test", postings: [{ account: platform.clearing, amountUgx: -40_000 }, { account: sellerAvailable(seller.id), amountUgx: 40_000 }] });
+    await postEntries(t.db, { key: `test-earnings-${seller.id}`, kind: "test", postings: [{ account: platform.clearing, amountUgx: -40_000 }, { account: sellerAvailable(seller.id), amountUgx: 40_000 }] });
     expect(await deleteUser(adminActor, { userId: seller.id }, opts())).toMatchObject({ ok: false, error: "conflict", message: MONEY_HELD });
     expect(await t.db("users").where({ id: seller.id }).first("deleted_at")).toEqual({ deleted_at: null });
   });

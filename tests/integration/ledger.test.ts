@@ -1,24 +1,28 @@
 /**
  * The escrow ledger's guarantees (ADR 014), against a real Postgres: the database itself refuses a journal
- * that does not balance (at COMMIT, by its deferred trigger) and any change to a posted entry; postJournal
+ * that does not balance (at COMMIT, by its deferred trigger) and any change to a posted entry; postEntries
  * posts a key once, and never takes an account that holds somebody's money below zero, even with two
  * journals at once. Each way an order can end is played through the operations, and after every test the
  * ledger keeps its rules (tests/support/order-checks.ts): every journal balances, so the whole book sums to
  * zero; no such account is negative; each order's money agrees with its status, a finished one holds nothing.
+ * The journals the operations post are exactly what their templates declare (ledger-journals.server.ts), and
+ * a template that refuses its parameters writes nothing.
  */
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  accountCode,
   buyerFeeHeld,
   escrow,
   memberBalances,
   NegativeBalanceError,
   platform,
-  postJournal,
+  postEntries,
   sellerAvailable,
   sellerPending,
   UnbalancedJournalError,
 } from "~/models/ledger.server";
+import { journalPostings, JournalParamsError, postJournal, type JournalName } from "~/models/ledger-journals.server";
 import { cancelOrder, deliverOrder, openDispute, resolveDispute, runOrderTimers } from "~/operations/orders.server";
 import { requestWithdrawal, settlePayment, settlePayout } from "~/operations/payments.server";
 import type { Providers } from "~/payments/registry.server";
@@ -100,14 +104,16 @@ describe("what the database refuses, whatever the code does", () => {
   });
 });
 
-describe("postJournal", () => {
+describe("postEntries, the writer every template posts through", () => {
   it("posts a key once: the same key again, after or at the same time, returns false and moves nothing", async () => {
     const { buyer, gigId } = await parties();
     const { orderId } = await paidTestOrder(t, buyer, gigId);
     const before = await book();
-    // The order's own capture, posted again as a retried callback would.
-    const again = await t.db.transaction((trx) =>
-      postJournal(trx, {
+    // The order's own capture, posted again as a retried callback would: by its template, and as raw entries.
+    const again = await t.db.transaction((trx) => postJournal(trx, "payment_captured", { orderId, priceUgx: 100_000, paidUgx: 105_000 }));
+    expect(again).toBe(false);
+    const rawAgain = await t.db.transaction((trx) =>
+      postEntries(trx, {
         key: `order:${orderId}:captured`,
         kind: "payment_captured",
         orderId,
@@ -118,7 +124,7 @@ describe("postJournal", () => {
         ],
       }),
     );
-    expect(again).toBe(false);
+    expect(rawAgain).toBe(false);
     expect(await book()).toEqual(before);
 
     const journal = {
@@ -129,9 +135,9 @@ describe("postJournal", () => {
         { account: platform.buyerFees, amountUgx: 700 },
       ],
     };
-    const both = await Promise.all([t.db.transaction((trx) => postJournal(trx, journal)), t.db.transaction((trx) => postJournal(trx, journal))]);
+    const both = await Promise.all([t.db.transaction((trx) => postEntries(trx, journal)), t.db.transaction((trx) => postEntries(trx, journal))]);
     expect(both.sort()).toEqual([false, true]);
-    expect(await t.db.transaction((trx) => postJournal(trx, journal))).toBe(false);
+    expect(await t.db.transaction((trx) => postEntries(trx, journal))).toBe(false);
     const after = await book();
     expect(after.entries).toBe(before.entries + 2);
     expect(after.balances.platform_buyer_fees).toBe((before.balances.platform_buyer_fees ?? 0) + 700);
@@ -141,7 +147,7 @@ describe("postJournal", () => {
     const before = await book();
     const post = (amounts: [number, number]) =>
       t.db.transaction((trx) =>
-        postJournal(trx, {
+        postEntries(trx, {
           key: `test:bad:${randomUUID()}`,
           kind: "test",
           postings: [
@@ -161,7 +167,7 @@ describe("postJournal", () => {
     const { orderId } = await paidTestOrder(t, buyer, gigId);
     const before = await book();
     const overdraw = t.db.transaction((trx) =>
-      postJournal(trx, {
+      postEntries(trx, {
         key: `test:overdraw:${randomUUID()}`,
         kind: "test",
         orderId,
@@ -175,7 +181,7 @@ describe("postJournal", () => {
     await expect(overdraw).rejects.toMatchObject({ code: `escrow:order:${orderId}` });
 
     const empty = t.db.transaction((trx) =>
-      postJournal(trx, {
+      postEntries(trx, {
         key: `test:empty:${randomUUID()}`,
         kind: "test",
         postings: [
@@ -194,7 +200,7 @@ describe("postJournal", () => {
     const { orderId } = await paidTestOrder(t, buyer, gigId);
     const take = (n: number) =>
       t.db.transaction((trx) =>
-        postJournal(trx, {
+        postEntries(trx, {
           key: `test:take:${orderId}:${n}`,
           kind: "test",
           orderId,
@@ -214,7 +220,7 @@ describe("postJournal", () => {
     // The order is still in progress, so its escrow must hold its price again for the ledger's rules after
     // each test: the money taken goes back.
     await t.db.transaction((trx) =>
-      postJournal(trx, {
+      postEntries(trx, {
         key: `test:put-back:${orderId}`,
         kind: "test",
         orderId,
@@ -305,5 +311,84 @@ describe("the book after each way an order ends", () => {
     expect(await journalKeys(t.db, refunded.orderId)).toEqual([`order:${refunded.orderId}:captured`, `order:${refunded.orderId}:refunded`]);
     expect(await memberBalances(t.db, seller.id)).toMatchObject({ pendingUgx: 80_000 });
     expect(await memberBalances(t.db, buyer.id)).toMatchObject({ inTransitUgx: 105_000, refundDueUgx: 0 });
+  });
+});
+
+/** The entries stored under a journal key, as account code and amount, in code order. */
+async function storedEntries(key: string) {
+  const rows = await t.db("ledger_entries as e")
+    .join("ledger_journals as j", "j.id", "e.journal_id")
+    .join("ledger_accounts as a", "a.id", "e.account_id")
+    .where("j.idempotency_key", key)
+    .select("a.code", "e.amount_ugx", "j.kind");
+  return rows.map((r) => ({ kind: r.kind as string, code: r.code as string, amountUgx: Number(r.amount_ugx) })).sort((a, b) => a.code.localeCompare(b.code));
+}
+
+/** What a template declares for these parameters, in the same shape. */
+function declared<N extends JournalName>(name: N, params: Parameters<typeof journalPostings<N>>[1]) {
+  const { key, postings } = journalPostings(name, params);
+  const entries = postings
+    .filter((p) => p.amountUgx !== 0)
+    .map((p) => ({ kind: name as string, code: accountCode(p.account), amountUgx: p.amountUgx }))
+    .sort((a, b) => a.code.localeCompare(b.code));
+  return { key, entries };
+}
+
+async function expectPostedAsDeclared<N extends JournalName>(name: N, params: Parameters<typeof journalPostings<N>>[1]) {
+  const { key, entries } = declared(name, params);
+  expect(entries.length, key).toBeGreaterThanOrEqual(2);
+  expect(await storedEntries(key), key).toEqual(entries);
+}
+
+describe("journal templates, posted by the operations", () => {
+  it("an order completed, cleared and withdrawn posts each journal exactly as its template declares", async () => {
+    const { seller, buyer, gigId } = await parties();
+    const { orderId } = await completedTestOrder(t, buyer, seller, gigId);
+    const order = { orderId, buyerId: buyer.id, sellerId: seller.id, priceUgx: 100_000, buyerFeeUgx: 5_000, sellerFeeUgx: 20_000 };
+    await runOrderTimers(system, { ...o(), now: at((await orderRow(t.db, orderId)).completedAt!.getTime() + 14 * DAY_MS) });
+    const withdrawn = await requestWithdrawal(memberActor(seller), { amountUgx: 50_000, requestKey: randomUUID() }, o());
+    if (!withdrawn.ok) throw new Error("the withdrawal was refused");
+    await settlePayout(system, { reference: withdrawn.value.reference }, o());
+    const payoutId = Number((await t.db("payouts").where({ reference: withdrawn.value.reference }).first("id")).id);
+
+    await expectPostedAsDeclared("payment_captured", { ...order, paidUgx: 105_000 });
+    await expectPostedAsDeclared("escrow_released", order);
+    await expectPostedAsDeclared("earnings_cleared", order);
+    await expectPostedAsDeclared("payout_sent", { payoutId, userId: seller.id, payoutKind: "withdrawal", amountUgx: 50_000 });
+    await expectPostedAsDeclared("payout_paid", { payoutId, userId: seller.id, amountUgx: 50_000 });
+    expect(await memberBalances(t.db, seller.id)).toEqual({ pendingUgx: 0, availableUgx: 30_000, inTransitUgx: 0, refundDueUgx: 0 });
+  });
+
+  it("an order cancelled late whose refund the provider refuses posts the refund, its payout and its return as declared", async () => {
+    const { buyer, gigId } = await parties();
+    const { orderId } = await paidTestOrder(t, buyer, gigId);
+    const sandbox = createSandboxProvider(t.sandbox);
+    const refusing = { ...sandbox, disburse: async () => ({ outcome: "rejected" as const, reason: "The wallet is barred" }) };
+    const providers: Providers = { forNetwork: () => refusing, byName: () => refusing, sandbox: t.sandbox };
+    const late = (await orderRow(t.db, orderId)).dueAt!.getTime() + DAY_MS + 1;
+    expect(await cancelOrder(memberActor(buyer), { orderId, reason: "Too late" }, { db: t.db, providers, now: at(late) })).toMatchObject({ ok: true });
+    const payoutId = Number((await t.db("payouts").where({ order_id: orderId }).first("id")).id);
+
+    await expectPostedAsDeclared("order_refunded", { orderId, buyerId: buyer.id, priceUgx: 100_000, paidUgx: 105_000 });
+    await expectPostedAsDeclared("payout_sent", { payoutId, userId: buyer.id, payoutKind: "refund", amountUgx: 105_000 });
+    await expectPostedAsDeclared("payout_returned", { payoutId, userId: buyer.id, payoutKind: "refund", amountUgx: 105_000 });
+  });
+
+  it("parameters a template refuses, or a move the ledger refuses, write nothing", async () => {
+    const { seller, buyer, gigId } = await parties();
+    const { orderId } = await paidTestOrder(t, buyer, gigId);
+    const before = await book();
+    const order = { orderId, sellerId: seller.id, priceUgx: 100_000, buyerFeeUgx: 5_000 };
+    const post = (run: (trx: Parameters<typeof postJournal>[0]) => Promise<boolean>) => t.db.transaction(run);
+    await expect(post((trx) => postJournal(trx, "escrow_released", { ...order, sellerFeeUgx: 100_001 }))).rejects.toBeInstanceOf(JournalParamsError);
+    await expect(post((trx) => postJournal(trx, "escrow_released", { ...order, sellerFeeUgx: 0.5 }))).rejects.toBeInstanceOf(JournalParamsError);
+    await expect(post((trx) => postJournal(trx, "order_refunded", { orderId, buyerId: buyer.id, priceUgx: 100_000, paidUgx: 99_999 }))).rejects.toBeInstanceOf(
+      JournalParamsError,
+    );
+    // Well-formed, but more than there is: nothing of this order is pending for the seller yet.
+    const overdraw = post((trx) => postJournal(trx, "earnings_cleared", { ...order, sellerFeeUgx: 20_000 }));
+    await expect(overdraw).rejects.toMatchObject({ code: `seller_pending:user:${seller.id}` });
+    await expect(overdraw).rejects.toBeInstanceOf(NegativeBalanceError);
+    expect(await book()).toEqual(before);
   });
 });
