@@ -1,5 +1,5 @@
 /**
- * The micro-cache for anonymous pages (issue 14, DESIGN.md §9, ADR 019). A GET document or `.data` request for
+ * The micro-cache for anonymous pages (ADR 019). A GET document or `.data` request for
  * a catalog or static page (`CACHEABLE`) on the marketplace host from a visitor without a session is answered
  * from this process's memory for a few seconds: fresh for FRESH_MS, then served stale for up to STALE_MS more while one rebuild per key runs.
  *
@@ -292,7 +292,7 @@ export function fillPage(page: CachedPage, fill: PageFill): Buffer {
 // of the stream: its compressor is primed with the 32 KB before it (the dictionary), ends on a sync flush
 // (byte-aligned) and the last one with the final block. A response is the gzip header, the parts with each
 // slot's value between them as a stored (uncompressed) deflate block, and the trailer: the CRC-32 and length
-// of the whole filled page. Any gzip reader reads it as one stream (RFC 1951 §3.2.4, RFC 1952).
+// of the whole filled page. Any gzip reader reads it as one stream (RFC 1951 section 3.2.4, RFC 1952).
 //
 // Back-references may reach into earlier parts, so each slot must have the same length in every response
 // (a 16-byte nonce in base64; "<uuid> <13-digit ms>") and is primed as zero bytes, which no HTML or script
