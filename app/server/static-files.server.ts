@@ -9,8 +9,8 @@ import express, { type RequestHandler } from "express";
 /**
  * The built scripts and stylesheets (/assets/<name>-<hash>.js|css), mounted at /assets before tracking, the
  * page-view recorder and the page headers: they are not documents, so the page headers (CSP, COOP, frame
- * options, referrer policy...) would do nothing on them but cost ~600 bytes on each of the 5-9 a first view
- * loads. They keep what a script or stylesheet needs: nosniff (only run as the type we say), CORP as helmet
+ * options, referrer policy...) would do nothing on them but add bytes to each of the several a first view loads
+ * (ADR 024). They keep what a script or stylesheet needs: nosniff (only run as the type we say), CORP as helmet
  * sets it (no other site may embed them) and the year's immutable cache (hashed names never change content).
  * A name not found goes on to the pages, so its 404 is a document with all the page headers.
  */
