@@ -1,15 +1,15 @@
 /**
- * The web process: Express with helmet (enforced CSP with a per-request nonce), compression, static
- * assets, the Remix request handler and socket.io on one HTTP server, with graceful shutdown.
+ * The web process, assembled: Express with helmet (enforced CSP with a per-request nonce), compression, static
+ * assets, the anonymous page cache, a Remix request handler per host and socket.io on one HTTP server, with
+ * graceful shutdown. The framework patches for speed are installed by one call (app/server/speed/, ADR 033).
  */
 // The environment is checked before anything else runs; a bad one stops here with every problem listed.
 import { env } from "./app/server/checked-env.server";
-import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequestHandler } from "@remix-run/express";
-import { createRequestHandler as createFetchHandler, type AppLoadContext, type ServerBuild } from "@remix-run/node";
+import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import helmet from "helmet";
@@ -20,26 +20,24 @@ import { analyticsRouter, serverPageviews, trackingFirst, type PageviewContext }
 import { attachChat, MAX_SOCKET_PAYLOAD_BYTES } from "./app/realtime/chat.server";
 import { bodyLimits } from "./app/server/body-limit.server";
 import { closeDb, getDb } from "./app/server/db.server";
-import { documentEncoding } from "./app/server/speed/document-encoding.server";
 import { isSameOrigin, refuseMisdirected, requestOrigin, serverBuildForSite, siteOfHostname, type TrustProxy } from "./app/server/host.server";
 import { isLocalRequest } from "./app/server/local-request.server";
 import { maskUrlCredentials } from "./app/utils/mask-url";
-import { pageHeaders } from "./app/server/speed/page-headers.server";
-import { closePageDrops, fillPage, getPageCache, gzipPage, listenForPageDrops, pageCacheEnabled, pageKeyOf, type CachedPage, type PageKey } from "./app/server/page-cache.server";
+import { closePageDrops } from "./app/server/page-cache.server";
+import { startPageCacheServing } from "./app/server/page-cache-serving.server";
 import { onShutdown } from "./app/server/process.server";
 import { closeLimitRedis } from "./app/server/rate-limit.server";
 import { closeRedis, getRedis } from "./app/server/redis.server";
-import { installLoaderRequests } from "./app/server/speed/loader-requests.server";
-import { installRouteMatching } from "./app/server/speed/route-matching.server";
+import { installSpeedPatches } from "./app/server/speed/index.server";
+import { builtAssets, builtFiles, publicFiles } from "./app/server/static-files.server";
 import type { SiteHost } from "./app/utils/site-routes";
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 const isProduction = env.isProduction;
-// Remix's request handler and its render match routes through a version that ranks each route table once
-// (app/server/speed/route-matching.server.ts, ADR 024), and its loaders get their request without two copies of it
-// (app/server/speed/loader-requests.server.ts): before any request is handled.
-installRouteMatching();
-installLoaderRequests();
+const mode = isProduction ? "production" : "development";
+// Every framework patch for speed, or none with SPEED_PATCHES=off (ADR 033): before the Remix build is loaded
+// and any request handled. What it returns is plugged in below (the page headers, the document's encoding).
+const speed = installSpeedPatches({ on: env.SPEED_PATCHES === "on" });
 
 const app = express();
 // Tracking posts to the exact /api/v1/analytics/<name> paths are answered before Express (ADR 021); a host
@@ -66,22 +64,9 @@ const rejectMalformed: RequestHandler = (req, res, next) => {
 app.use(rejectMalformed);
 
 // The built scripts and stylesheets (/assets/<name>-<hash>.js|css) are answered here, before tracking, the
-// page-view recorder and helmet: they are not documents, so the page headers (CSP, COOP, frame options, referrer
-// policy...) do nothing on them but cost ~600 bytes on each of the 5-9 a first view loads (page weight: docs/benchmarks.md).
-// They keep what a script or stylesheet needs: nosniff (only run as the type we say), CORP as helmet sets it
-// (no other site may embed them) and the year's immutable cache. A name not found goes on to the pages
-// below, so its 404 is a document with all of helmet's headers.
+// page-view recorder and the page headers: they are not documents (app/server/static-files.server.ts).
 const buildDir = path.join(root, "build");
-if (isProduction) {
-  const assetHeaders: RequestHandler = (_req, res, next) => {
-    res.setHeader("X-Content-Type-Options", "nosniff");
-    res.setHeader("Cross-Origin-Resource-Policy", "same-origin");
-    next();
-  };
-  const assetsDir = path.join(buildDir, "client", "assets");
-  // Hashed file names never change content: cache them for a year.
-  app.use("/assets", assetHeaders, precompressedAssets(assetsDir), express.static(assetsDir, { immutable: true, maxAge: "1y" }));
-}
+if (isProduction) app.use("/assets", ...builtAssets(path.join(buildDir, "client", "assets")));
 
 // Tracking comes first: its endpoints answer JSON themselves and need none of the page machinery below
 // (they run thousands of times a second). The page-view recorder only looks at the request here and
@@ -101,10 +86,10 @@ const sameOriginMutations: RequestHandler = (req, res, next) => {
 };
 
 
-// helmet's headers with each page's CSP nonce, worked out once and set by one middleware
-// (app/server/speed/page-headers.server.ts): helmet's eleven middlewares ran on every request.
+// helmet's headers with each page's CSP nonce (res.locals.cspNonce): worked out once at start unless
+// SPEED_PATCHES=off (app/server/speed/page-headers.server.ts). These options are the one source of the headers.
 app.use(
-  pageHeaders(
+  speed.pageHeaders(
     helmet({
       contentSecurityPolicy: {
         useDefaults: true,
@@ -154,49 +139,13 @@ app.get("/healthz", async (_req, res) => {
   }
 });
 
-/** A file's path has a dot in its last segment and a page's never does: pages skip the disk look-ups. */
-function filesOnly(serve: RequestHandler): RequestHandler {
-  return (req, res, next) => (/\.[^/]*$/.test(req.path) ? serve(req, res, next) : next());
-}
-
-/**
- * The browser assets' brotli (quality 11) and gzip (level 9) copies written at build (vite.config.ts,
- * `precompress`), sent as they are: brotli where the browser takes it (Chromium offers it over https only),
- * else gzip. compression() leaves a response that already has a Content-Encoding alone. Files without copies
- * (under 1 KB) go on to express.static.
- */
-function precompressedAssets(dir: string): RequestHandler {
-  const copies = new Set(fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".br")).map((f) => f.slice(0, -3)) : []);
-  return (req, res, next) => {
-    if (req.method !== "GET" && req.method !== "HEAD") return next();
-    const name = req.path.slice(1);
-    if (!copies.has(name)) return next();
-    const accepts = String(req.headers["accept-encoding"] ?? "");
-    const encoding = /\bbr\b/.test(accepts) ? "br" : /\bgzip\b/.test(accepts) ? "gzip" : null;
-    res.vary("Accept-Encoding");
-    if (!encoding) return next();
-    res.type(path.extname(name));
-    res.setHeader("Content-Encoding", encoding);
-    res.sendFile(path.join(dir, `${name}.${encoding === "br" ? "br" : "gz"}`), { immutable: true, maxAge: "1y" }, (error) => {
-      if (error && !res.headersSent) {
-        res.removeHeader("Content-Encoding");
-        next();
-      }
-    });
-  };
-}
-
 let getBuild: () => Promise<ServerBuild>;
 /** The production build, loaded once; null under `npm run dev`, where Vite reloads it on every request. */
 let productionBuild: ServerBuild | null = null;
 let closeVite: (() => Promise<void>) | undefined;
 if (isProduction) {
-  // /assets is served above, before helmet; the build's other files (the icons) with the page headers, for an hour,
-  // and /favicon.ico (asked for by browsers and bots that never read the page's <link rel=icon>) for 30 days.
-  const iconCache = (res: express.Response, file: string) => {
-    if (path.basename(file) === "favicon.ico") res.setHeader("Cache-Control", "public, max-age=2592000");
-  };
-  app.use(filesOnly(express.static(path.join(buildDir, "client"), { maxAge: "1h", setHeaders: iconCache })));
+  // /assets is served above, before the page headers; the build's other files (the icons) with them.
+  app.use(builtFiles(path.join(buildDir, "client")));
   const build = (await import(path.join(buildDir, "server", "index.js"))) as ServerBuild;
   productionBuild = build;
   getBuild = async () => build;
@@ -209,27 +158,27 @@ if (isProduction) {
   getBuild = () => viteServer.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>;
   closeVite = () => viteServer.close();
 }
-app.use(filesOnly(express.static(path.join(root, "public"), { maxAge: "1h" })));
+app.use(publicFiles(path.join(root, "public")));
 
 // Each host gets a Remix handler that knows only the routes it serves (app/utils/site-routes.ts, ADR 013):
 // a path the host does not serve meets the 404 page, whether it is asked for as a document, a data request
 // (/x.data) or by the browser's route discovery (/__manifest). req.hostname is the host Remix's URL has.
 //
 // In production each handler gets its build itself, not a function that returns it: given a function, Remix
-// derives its routes and router again on every request (createRoutes, createStaticHandler), which was
-// about a tenth of a page's CPU.
+// derives its routes and router again on every request (createRoutes, createStaticHandler).
 const buildFor = (site: SiteHost): ServerBuild | (() => Promise<ServerBuild>) =>
   productionBuild ? serverBuildForSite(productionBuild, site) : async () => serverBuildForSite(await getBuild(), site);
 const remixHandlerFor = (site: SiteHost) =>
   createRequestHandler({
     build: buildFor(site),
-    mode: isProduction ? "production" : "development",
+    mode,
     getLoadContext: (req, res) => ({
       cspNonce: res.locals.cspNonce as string,
       clientIp: req.ip ?? "unknown",
       isLocalRequest: isLocalRequest(req),
       pageview: (res.locals.pageview as PageviewContext | undefined) ?? null,
-      documentEncoding: documentEncoding(req.headers),
+      // entry.server compresses a rendered document itself in this encoding; null leaves it to compression().
+      documentEncoding: speed.documentEncoding(req.headers),
       // The socket's own events: compression() reroutes the response's "drain" listeners to its gzip
       // stream, which only says "drain" after a write it refused.
       responseDrained: () => {
@@ -249,71 +198,14 @@ const remixHandlerFor = (site: SiteHost) =>
   });
 const remixHandlers: Record<SiteHost, RequestHandler> = { main: remixHandlerFor("main"), admin: remixHandlerFor("admin") };
 
-// The micro-cache for anonymous pages (app/server/page-cache.server.ts, ADR 019): marketplace pages for
-// visitors without a session. A page is built from its key alone, with placeholders for the nonce and the
-// page view that each response fills with its own; the page-view recorder above still sees every hit.
-const pageCache = pageCacheEnabled() ? getPageCache() : null;
-if (pageCache) await listenForPageDrops();
-const renderMain = createFetchHandler(buildFor("main"), isProduction ? "production" : "development");
-
-function renderKey(key: PageKey, req: express.Request): Promise<Response> {
-  const context: AppLoadContext = {
-    cspNonce: pageCache!.placeholder.nonce,
-    clientIp: req.ip ?? "unknown",
-    isLocalRequest: false,
-    pageview: key.pageview ? { eventId: pageCache!.placeholder.eventId, time: 0 } : null,
-    responseDrained: () => Promise.resolve(),
-    // The cache keeps the page as rendered and compresses its parts itself.
-    documentEncoding: null,
-  };
-  return renderMain(new Request(key.url, { headers: key.headers }), context);
-}
-
-/**
- * A cached page with this response's nonce and page view. A hit is gzipped from the parts compressed at its
- * page's first hit (compression() leaves a response that has its Content-Encoding): nothing is compressed
- * per response.
- */
-function sendPage(req: express.Request, res: express.Response, page: CachedPage, state: string) {
-  const fill = { nonce: res.locals.cspNonce as string, pageview: (res.locals.pageview as PageviewContext | undefined) ?? null };
-  // A miss goes out through compression() as any page does: its parts are gzipped at the first hit.
-  const gzipped = state !== "miss" && req.acceptsEncodings("gzip", "identity") === "gzip" ? gzipPage(page, fill) : null;
-  const body = gzipped ?? fillPage(page, fill);
-  res.status(page.status);
-  for (const [name, value] of page.headers) res.setHeader(name, value);
-  res.setHeader("X-Page-Cache", state);
-  res.setHeader("Vary", "Accept-Encoding");
-  if (gzipped) res.setHeader("Content-Encoding", "gzip");
-  res.setHeader("Content-Length", body.length);
-  res.end(body);
-}
-
-const servePage = async (key: PageKey, req: express.Request, res: express.Response, next: express.NextFunction) => {
-  const cache = pageCache!;
-  const found = cache.lookup(key.id);
-  if (found.state !== "miss") {
-    if (found.state === "stale" && !cache.isBuilding(key.id)) {
-      cache.build(key.id, () => renderKey(key, req)).catch((error: Error) => console.error("[page-cache] rebuild failed:", error));
-    }
-    return sendPage(req, res, found.page, found.state);
-  }
-  // Requests that find a build of their key under way share its page once it may be shared; any other
-  // answer (an error page, a redirect, a 429 counted against the builder's address) is the builder's
-  // alone, and one that sets a cookie is nobody's: those requests are rendered as if there were no cache.
-  const builder = !cache.isBuilding(key.id);
-  const built = await cache.build(key.id, () => renderKey(key, req));
-  if (built.setsCookie || !(built.storable || builder)) return remixHandlers.main(req, res, next);
-  sendPage(req, res, built.page, "miss");
-};
+// The micro-cache for anonymous pages (ADR 019): marketplace pages for visitors without a session, asked
+// first for each main-host request (app/server/page-cache-serving.server.ts); null when PAGE_CACHE=off.
+const pageCache = await startPageCacheServing({ build: buildFor("main"), mode, rendered: remixHandlers.main });
 
 app.all("*", (req, res, next) => {
   // An HTTP/1.0 request may come without a Host: it is the main site's (it was a 500).
   const site = siteOfHostname(req.hostname ?? "");
-  const key = pageCache && site === "main" ? pageKeyOf(req, res.locals.pageview !== null && res.locals.pageview !== undefined) : null;
-  // A drop another process published before this request was sent is already waiting on our Redis socket,
-  // ready in the same turn of the event loop as this request: the lookup waits for that turn's end (one
-  // setImmediate), by which time the drop has been read and applied (ADR 019, "Drops across processes").
-  if (key) return void setImmediate(() => void servePage(key, req, res, next).catch(next));
+  if (site === "main" && pageCache?.serve(req, res, next)) return;
   return remixHandlers[site](req, res, next);
 });
 
@@ -341,7 +233,7 @@ const chat = attachChat(io);
 // laptop's marketplace (and its /dev/outbox) is not served to the whole café's Wi-Fi.
 httpServer.listen(env.PORT, env.HOST, () => {
   const where = env.HOST ? `address ${env.HOST}` : "every interface";
-  console.log(`[web] listening on http://localhost:${env.PORT} (${where}, ${isProduction ? "production" : "development"})`);
+  console.log(`[web] listening on http://localhost:${env.PORT} (${where}, ${mode})`);
 });
 
 onShutdown("web", async () => {

@@ -25,8 +25,8 @@ declare module "@remix-run/node" {
     responseDrained: () => Promise<void>;
     /**
      * How entry.server compresses a rendered document for this request (the encoding compression() would
-     * choose: app/server/speed/document-encoding.server.ts), or null to send it as it is: no acceptable encoding, or
-     * a page the page cache keeps (it compresses its own parts).
+     * choose: app/server/speed/document-encoding.server.ts), or null to send it as it is: no acceptable encoding,
+     * a page the page cache keeps (it compresses its own parts), or SPEED_PATCHES=off (compression() encodes it).
      */
     documentEncoding: DocumentEncoding | null;
   }

@@ -129,6 +129,11 @@ const EnvSchema = z
     PAYMENTS_SANDBOX: booleanish.optional(),
     /** The micro-cache of anonymous pages (ADR 019): on, or off (benchmarks compare the two; test servers). */
     PAGE_CACHE: z.preprocess((v) => (typeof v === "string" ? v.trim().toLowerCase() : v), z.enum(["on", "off"])).default("on"),
+    /**
+     * The web process's patches of Remix, Express and helmet for speed (app/server/speed/, ADR 033): on, or off
+     * for the stock behaviour (tests/integration/speed-patches.test.ts compares the two; benchmarks measure them).
+     */
+    SPEED_PATCHES: z.preprocess((v) => (typeof v === "string" ? v.trim().toLowerCase() : v), z.enum(["on", "off"])).default("on"),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== "production") return;

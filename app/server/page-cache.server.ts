@@ -1,5 +1,5 @@
 /**
- * The micro-cache for anonymous pages (ADR 019; docs/architecture.md, "A page"). A GET document or `.data` request for
+ * The micro-cache for anonymous pages (ADR 019). A GET document or `.data` request for
  * a catalog or static page (`CACHEABLE`) on the marketplace host from a visitor without a session is answered
  * from this process's memory for a few seconds: fresh for FRESH_MS, then served stale for up to STALE_MS more while one rebuild per key runs.
  *

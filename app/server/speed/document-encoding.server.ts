@@ -1,12 +1,19 @@
 /**
- * A rendered document compressed in one call (ADR 024: a rendered page's CPU).
+ * A rendered document compressed in one call (ADR 024).
  *
- * entry.server has the whole page in one Buffer before anything is sent. compression() would push it through a
- * zlib stream (a transform, its "data" events and a round trip through libuv's threads: 200–330 µs a page);
- * the same bytes come from one synchronous call in 130–240 µs. So the web handler works out here, from the
- * request's Accept-Encoding, the encoding compression() would have chosen, and entry.server encodes the page
- * itself and says so in Content-Encoding, which compression() leaves alone. Everything else (data requests,
- * files, the JSON API) still goes through compression().
+ * Written against: compression 1.8 (with negotiator 0.6.4, compression()'s own, now ours at the same line).
+ * Replaces: compression()'s zlib stream for rendered documents only. entry.server has the whole page in one
+ *   Buffer before anything is sent; compression() would push it through a zlib stream (a transform, its "data"
+ *   events and a round trip through libuv's threads). So the web handler works out here, from the request's
+ *   Accept-Encoding, the encoding compression() would have chosen (`documentEncoding`, handed to the render in
+ *   the load context), and entry.server encodes the page itself (`encodeDocument`) and says so in
+ *   Content-Encoding, which compression() leaves alone. Everything else (data requests, files, the JSON API)
+ *   still goes through compression(). With the patches off the load context's encoding is null: entry.server
+ *   sends the page as it is and compression() encodes it.
+ * What it saves: see ADR 024.
+ * Remove it when: the response middleware compresses a finished body in one call (or the app stops rendering
+ *   whole documents before sending them, ADR 008); then delete this file, the load context's
+ *   `documentEncoding` and the two lines in entry.server.tsx that use it.
  */
 import type { IncomingHttpHeaders } from "node:http";
 import { brotliCompressSync, constants, deflateSync, gzipSync } from "node:zlib";

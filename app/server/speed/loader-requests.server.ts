@@ -1,16 +1,18 @@
 /**
- * A loader's request without two copies of it (ADR 024: a rendered page's CPU).
+ * A loader's request without two copies of it (ADR 024).
  *
- * @remix-run/server-runtime 2.17 hands each loader `stripRoutesParam(stripIndexParam(request))`: two new
- * Requests (each a URL parse, a Headers copy and an AbortSignal that follows the request's) made on every
- * loader call so that a loader never sees the `index` and `_routes` parameters Remix's client adds. A page
- * runs two loaders or more, and a Request costs about 19 µs here, so a rendered page paid ~80 µs for
- * copies equal to the request it already had. `installLoaderRequests` puts a `callRouteLoader` into the
- * runtime's data module (its routes call it through the module's exports when a loader runs) that hands a
- * loader the request itself when its URL has no query string (the copies are then equal to it: most pages,
- * /browse's first page among them) and otherwise calls the runtime's own, then does with the answer exactly
- * what the runtime's does. Installed only over the release it was written against, with single fetch on
- * (the only way this app runs).
+ * Written against: @remix-run/server-runtime 2.17.5, single fetch on (the only way this app runs); installed
+ *   only over 2.17.x.
+ * Replaces: the runtime's `callRouteLoader` (dist/data.js; its routes call it through the module's exports
+ *   when a loader runs). The runtime hands each loader `stripRoutesParam(stripIndexParam(request))`, two new
+ *   Requests (each a URL parse, a Headers copy and an AbortSignal following the original) so that a loader never
+ *   sees the `index` and `_routes` parameters Remix's client adds. This hands a loader the request itself when
+ *   its URL has no query string (the copies then equal it: most pages) and otherwise calls the runtime's own,
+ *   then does with the answer exactly what the runtime's does.
+ * What it saves: see ADR 024.
+ * Remove it when: the runtime stops copying a request whose URL has nothing to strip (React Router 7's
+ *   server runtime still strips per loader; check on upgrade); then delete this file and its line in
+ *   index.server.ts.
  */
 import { createRequire } from "node:module";
 

@@ -1,6 +1,14 @@
 /**
- * A page's security headers (helmet's, ADR 024): worked out once at start instead of by helmet's eleven
- * middlewares on every request, and the CSP nonce each page needs.
+ * A page's security headers, helmet's, worked out once at start, and the CSP nonce each page needs (ADR 024).
+ *
+ * Written against: helmet 8.1 (8.3 installed).
+ * Replaces: helmet's middlewares on every request. helmet (with server.ts's options, which stay the one source
+ *   of the headers) runs once against a response that records what it sets; one middleware then sets those
+ *   headers on each response with its own nonce. With the patches off, server.ts runs helmet itself on every
+ *   request after a middleware that draws the nonce (`stockPageHeaders` in index.server.ts).
+ * What it saves: see ADR 024.
+ * Remove it when: helmet can hand back its headers as a precomputed list (it builds them per request in 8.x);
+ *   then delete this file and use `stockPageHeaders` (index.server.ts) unconditionally.
  */
 import { randomBytes } from "node:crypto";
 import type { RequestHandler, Response } from "express";

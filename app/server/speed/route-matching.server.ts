@@ -1,20 +1,28 @@
 /**
- * Route matching that ranks a route table once instead of on every call (ADR 024: a rendered page's CPU).
+ * Route matching that ranks a route table once instead of on every call, and a render's route tables made once
+ * per build (ADR 024).
  *
- * `matchRoutes` of @remix-run/router 1.23 flattens the whole route tree, scores and sorts every branch and
- * compiles a RegExp for each branch it tries, on every call, with nothing kept; a rendered document calls it
- * four times (Remix's request handler, its static handler, the render's `useRoutes` and the partial manifest
- * of route discovery), about 15% of a rendered page's CPU. Three of those calls read `matchRoutes` from the
- * package's exports when they run (@remix-run/server-runtime's `matchServerRoutes`, react-router's
- * `useRoutes`, @remix-run/react's `getPartialManifest`), so `installRouteMatching` puts this version there:
- * the same algorithm and the same answers, with the ranked branches kept per route table and each path's
- * RegExp compiled once. (The static handler calls the package's own function directly and still ranks.)
+ * Written against: @remix-run/router 1.23.3 and @remix-run/react 2.17.5 (over react-router 6.30); installed only
+ *   over 1.23.x and 2.17.x (any other release keeps the package's own functions, with a warning at start).
+ * Replaces, in the packages' exports, which their callers read when they run:
+ *   - @remix-run/router's `matchRoutes` (Remix's request handler through @remix-run/server-runtime's
+ *     `matchServerRoutes`, react-router's `useRoutes` in the render, @remix-run/react's `getPartialManifest` of
+ *     route discovery): the same algorithm and the same answers, with each table's ranked branches kept and each
+ *     path's RegExp compiled once, where the package flattens, scores and sorts the whole tree on every call;
+ *   - @remix-run/router's `createStaticHandler` (read by the server runtime once per build): its `query` runs on
+ *     the matching branch's routes alone (`staticHandlerByBranch`);
+ *   - @remix-run/router's `UNSAFE_convertRoutesToDataRoutes` and @remix-run/react's `createServerRoutes`: kept
+ *     per table and per build instead of made again on every render.
+ * What it saves: see ADR 024.
+ * Remove it when: the router keeps its ranked branches between calls (React Router 7's `matchRoutes` still
+ *   ranks per call; check the release notes) and Remix's render stops re-making its route tables per request;
+ *   then delete this file and its line in index.server.ts.
  *
  * The render builds new route objects on every request (the same routes each time), so a table is known by
  * what ranking reads of it (each route's path, index and caseSensitive flags and children, in order), and a
  * kept branch names its routes by their indexes among their siblings: a match returns the caller's own
  * route objects. `route-matching.server.test.ts` checks the answers against the package's on the app's route
- * tables and on generated ones. Installed only over the release it was written against (1.23.x).
+ * tables and on generated ones.
  */
 import { createRequire } from "node:module";
 
@@ -85,7 +93,7 @@ export function installRouteMatching(): boolean {
 // ---------------------------------------------------------------------------------------------------------
 // The static handler's own matching. A document's loaders are run by the static handler's `query`, which calls
 // the module's own matchRoutes (not the export): it flattened, ranked and tried the whole build's routes on
-// every document (8% of a rendered /terms' CPU, 200 KB of garbage). Its answer depends only on the routes of
+// every document. Its answer depends only on the routes of
 // the branch that matches, so `query` is given to a static handler made from those routes alone (each
 // branch's made once, from the same route objects: loaders, actions and ids unchanged), whose matching has
 // a route or three to rank. Which branch matches is found by the matchRoutes above (the same answers as the
@@ -151,8 +159,8 @@ function sameMatches(a: RouteMatch[], b: RouteMatch[]): boolean {
 // ---------------------------------------------------------------------------------------------------------
 // A render's route tables, once per build. RemixServer (@remix-run/react 2.17) makes on every render the route
 // objects of the whole build (`createServerRoutes`: for each route, a search of every other route for its
-// children) and react-router-dom's createStaticRouter converts them all again (`convertRoutesToDataRoutes`):
-// about 100 KB of garbage and a tenth of a rendered page's CPU, for the same tables every time. Both are pure
+// children) and react-router-dom's createStaticRouter converts them all again (`convertRoutesToDataRoutes`),
+// the same tables every time. Both are pure
 // functions of their arguments, and nothing on the server changes the tables they return, so each is kept:
 // the render's routes by the build's manifest (the same object on every request) and its route modules
 // (a new object on each request, holding the same modules), and the data routes by the routes they were made

@@ -2,8 +2,13 @@ import { Link as RemixLink, NavLink as RemixNavLink, type LinkProps, type NavLin
 import fc from "fast-check";
 import { renderToString } from "react-dom/server";
 import { StaticRouter } from "react-router-dom/server";
-import { describe, expect, it } from "vitest";
-import { Link, NavLink } from "./link";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Link, NavLink } from "~/components/link";
+import { installServerAnchors } from "./server-anchors.server";
+
+// The app's Link and NavLink with the anchors installed, as the web process has them unless SPEED_PATCHES=off.
+beforeAll(() => void installServerAnchors());
+afterAll(() => void installServerAnchors(false));
 
 /** An element's server markup, on a page at `location` (the test runs where there is no document: the server). */
 function markupOf(element: React.ReactElement, location = "/orders/5") {
@@ -88,6 +93,18 @@ function navMarkup(Component: typeof NavLink | typeof RemixNavLink, props: NavLi
 function expectSameNav(props: NavLinkProps, location: string) {
   expect(navMarkup(NavLink, props, location), `${JSON.stringify(props)} at ${location}`).toBe(navMarkup(RemixNavLink, props, location));
 }
+
+describe("without the patch (SPEED_PATCHES=off)", () => {
+  it("is Remix's Link and NavLink, which need the router", () => {
+    installServerAnchors(false);
+    try {
+      expect(() => renderToString(<Link to="/browse">Browse</Link>)).toThrow();
+      expect(markupOf(<NavLink to="/orders">Orders</NavLink>)).toBe(markupOf(<RemixNavLink to="/orders">Orders</RemixNavLink>));
+    } finally {
+      installServerAnchors();
+    }
+  });
+});
 
 describe("NavLink on the server", () => {
   const locations = ["/", "/browse", "/browse/", "/browse/graphics", "/Browse", "/browsers", "/orders/5", "/messages?c=3", "/settings/password", "/notifications", "/users/", "/a%20b/c"];

@@ -1,0 +1,95 @@
+/**
+ * How the web process answers from the anonymous page cache (app/server/page-cache.server.ts, ADR 019):
+ * marketplace pages for visitors without a session. A page is built from its key alone, with placeholders for
+ * the nonce and the page view that each response fills with its own; the page-view recorder (which runs
+ * before) still sees every hit. server.ts asks `serve` first for each main-host request.
+ */
+import { createRequestHandler as createFetchHandler, type AppLoadContext, type ServerBuild } from "@remix-run/node";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { PageviewContext } from "~/analytics/router.server";
+import { fillPage, getPageCache, gzipPage, listenForPageDrops, pageCacheEnabled, pageKeyOf, type CachedPage, type PageKey } from "./page-cache.server";
+
+export type PageCacheServing = {
+  /**
+   * Takes the request when the cache may answer it (a cacheable GET of a visitor without a session) and
+   * returns true; false leaves it to the caller's Remix handler.
+   */
+  serve(req: Request, res: Response, next: NextFunction): boolean;
+};
+
+/**
+ * The cache's serving, or null when PAGE_CACHE=off. Starts listening for drops from other processes.
+ * `build` and `mode` as the main host's Remix handler has them; `rendered` is that handler, for the requests
+ * that must be rendered as if there were no cache.
+ */
+export async function startPageCacheServing(options: {
+  build: ServerBuild | (() => Promise<ServerBuild>);
+  mode: "production" | "development";
+  rendered: RequestHandler;
+}): Promise<PageCacheServing | null> {
+  if (!pageCacheEnabled()) return null;
+  const cache = getPageCache();
+  await listenForPageDrops();
+  const renderMain = createFetchHandler(options.build, options.mode);
+
+  function renderKey(key: PageKey, req: Request): Promise<globalThis.Response> {
+    const context: AppLoadContext = {
+      cspNonce: cache.placeholder.nonce,
+      clientIp: req.ip ?? "unknown",
+      isLocalRequest: false,
+      pageview: key.pageview ? { eventId: cache.placeholder.eventId, time: 0 } : null,
+      responseDrained: () => Promise.resolve(),
+      // The cache keeps the page as rendered and compresses its parts itself.
+      documentEncoding: null,
+    };
+    return renderMain(new globalThis.Request(key.url, { headers: key.headers }), context);
+  }
+
+  async function servePage(key: PageKey, req: Request, res: Response, next: NextFunction) {
+    const found = cache.lookup(key.id);
+    if (found.state !== "miss") {
+      if (found.state === "stale" && !cache.isBuilding(key.id)) {
+        cache.build(key.id, () => renderKey(key, req)).catch((error: Error) => console.error("[page-cache] rebuild failed:", error));
+      }
+      return sendPage(req, res, found.page, found.state);
+    }
+    // Requests that find a build of their key under way share its page once it may be shared; any other
+    // answer (an error page, a redirect, a 429 counted against the builder's address) is the builder's
+    // alone, and one that sets a cookie is nobody's: those requests are rendered as if there were no cache.
+    const builder = !cache.isBuilding(key.id);
+    const built = await cache.build(key.id, () => renderKey(key, req));
+    if (built.setsCookie || !(built.storable || builder)) return options.rendered(req, res, next);
+    sendPage(req, res, built.page, "miss");
+  }
+
+  return {
+    serve(req, res, next) {
+      const key = pageKeyOf(req, res.locals.pageview !== null && res.locals.pageview !== undefined);
+      if (!key) return false;
+      // A drop another process published before this request was sent is already waiting on our Redis socket,
+      // ready in the same turn of the event loop as this request: the lookup waits for that turn's end (one
+      // setImmediate), by which time the drop has been read and applied (ADR 019, "Drops across processes").
+      setImmediate(() => void servePage(key, req, res, next).catch(next));
+      return true;
+    },
+  };
+}
+
+/**
+ * A cached page with this response's nonce and page view. A hit is gzipped from the parts compressed at its
+ * page's first hit (compression() leaves a response that has its Content-Encoding): nothing is compressed
+ * per response.
+ */
+function sendPage(req: Request, res: Response, page: CachedPage, state: string) {
+  const fill = { nonce: res.locals.cspNonce as string, pageview: (res.locals.pageview as PageviewContext | undefined) ?? null };
+  // A miss goes out through compression() as any page does: its parts are gzipped at the first hit.
+  const gzipped = state !== "miss" && req.acceptsEncodings("gzip", "identity") === "gzip" ? gzipPage(page, fill) : null;
+  const body = gzipped ?? fillPage(page, fill);
+  res.status(page.status);
+  for (const [name, value] of page.headers) res.setHeader(name, value);
+  res.setHeader("X-Page-Cache", state);
+  res.setHeader("Vary", "Accept-Encoding");
+  if (gzipped) res.setHeader("Content-Encoding", "gzip");
+  res.setHeader("Content-Length", body.length);
+  res.end(body);
+}
