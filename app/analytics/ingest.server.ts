@@ -1,5 +1,5 @@
 /**
- * From a tracking request to the ingest stream (DESIGN.md §5, ADR 025): check the events against the endpoint's
+ * From a tracking request to the ingest stream (ADR 036): check the events against the endpoint's
  * schema and the clock window, add what the server knows (receive time, device, truncated IP, user), and
  * append them to the stream, one entry for the requests of the same moment (ADR 009). The HTTP side is
  * router.server.ts; the worker reads the stream on the other end, and adds the visitor's country and city
@@ -11,9 +11,7 @@
  * answers 503; it resolves only once Redis has the entry, which is when the endpoint may answer 202.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { isbot } from "isbot";
 import type { Redis } from "ioredis";
-import { UAParser } from "ua-parser-js";
 import type { ZodIssue } from "zod";
 import {
   ActionPageviewEvent,
@@ -27,6 +25,7 @@ import {
   type QueuedEvent,
   parseEvent,
 } from "~/analytics/events";
+import { describeAgent } from "~/analytics/ingest-agent.server";
 import { appendEntry } from "~/analytics/ingest-stream.server";
 import { rateLimitKey, truncateIp } from "~/analytics/ip.server";
 import { countMinute } from "~/analytics/pipeline-stats.server";
@@ -34,38 +33,6 @@ import { cleanPath, cleanUrl } from "~/analytics/urls";
 import { getEnv } from "~/server/env.server";
 import { analyticsLimiter, type Limited } from "~/server/rate-limit.server";
 import { createRedis } from "~/server/redis.server";
-
-// ---------------------------------------------------------------------------------------------------------
-// The visitor's software: bot or not, and device, browser and OS, from the User-Agent header.
-
-export type Agent = { bot: boolean; device: Enrichment["device"]; browser: string; os: string };
-
-const MOBILE_OSES = new Set(["Android", "iOS", "KaiOS", "Windows Phone", "BlackBerry", "Symbian", "HarmonyOS"]);
-const agents = new Map<string, Agent>();
-const AGENT_CACHE_SIZE = 5_000;
-/** Longer User-Agent strings are cut before parsing (real ones are under 300 characters). */
-const AGENT_MAX_LENGTH = 512;
-
-/**
- * Parsing a User-Agent takes ua-parser-js ~0.1-0.3 ms, more than the rest of a request: answers are kept
- * for the last 5,000 distinct strings (a site's visitors share a few hundred).
- */
-export function describeAgent(userAgent: string | undefined): Agent {
-  const ua = (userAgent ?? "").slice(0, AGENT_MAX_LENGTH);
-  const known = agents.get(ua);
-  if (known) return known;
-  const { browser, os, device } = UAParser(ua);
-  let kind: Agent["device"];
-  if (device.type === "mobile" || device.type === "tablet") kind = device.type;
-  else if (device.type) kind = "other"; // smart TVs, consoles, wearables, cars, XR headsets
-  else if (os.name && MOBILE_OSES.has(os.name)) kind = "mobile"; // e.g. Opera Mini on a feature phone
-  else if (os.name || browser.name) kind = "desktop";
-  else kind = "other";
-  const agent: Agent = { bot: isbot(ua), device: kind, browser: browser.name || "Unknown", os: os.name || "Unknown" };
-  if (agents.size >= AGENT_CACHE_SIZE) agents.delete(agents.keys().next().value as string);
-  agents.set(ua, agent);
-  return agent;
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // Checking a request body: JSON, one event or an array, each against the endpoint's schema and the clock.
