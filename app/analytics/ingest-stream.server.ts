@@ -1,6 +1,6 @@
 /**
- * The handoff of tracked events from the web processes to the worker (ADR 025): a Redis stream, read by the
- * worker's consumer group in batches. One entry is one group of requests answered together (ADR 009), at
+ * The handoff of tracked events from the web processes to the worker (ADR 036): a Redis stream, read by the
+ * worker's consumer group in batches. One entry is one group of requests answered together, at
  * most MAX_EVENTS_PER_REQUEST events, in one field `events` (JSON). The web answers 202 once Redis holds the
  * entry; the worker deletes it (XACK and XDEL in one MULTI) once its events are in ClickHouse. So the stream
  * holds exactly the entries not yet written: undelivered ones (waiting) and ones a worker holds (pending).

@@ -1,10 +1,9 @@
 /**
  * From a tracking request to the ingest stream (ADR 036): check the events against the endpoint's
  * schema and the clock window, add what the server knows (receive time, device, truncated IP, user), and
- * append them to the stream, one entry for the requests of the same moment (ADR 009). The HTTP side is
+ * append them to the stream, one entry for the requests of the same moment. The HTTP side is
  * router.server.ts; the worker reads the stream on the other end, and adds the visitor's country and city
- * from the truncated IP (worker/geo.server.ts): the web process holds no GeoIP database (ADR 021, amended
- * 2026-11-27).
+ * from the truncated IP (worker/geo.server.ts): the web process holds no GeoIP database.
  *
  * Queueing uses a Redis connection of its own that never holds commands back while Redis is away
  * (`enableOfflineQueue: false`), so when Redis is down `enqueue` fails within milliseconds and the endpoint
@@ -103,7 +102,7 @@ export function checkEvents(endpoint: Endpoint, text: string, receivedAtMs: numb
       issues.push({ index, path: "", message: "An event must be a JSON object" });
       return;
     }
-    // An anonymous visitor's route change comes to /action as a page view (ADR 007): checked as one.
+    // An anonymous visitor's route change comes to /action as a page view (ADR 036): checked as one.
     const pageview = kind === "action" && (raw as { action_type?: unknown }).action_type === "pageview";
     const parsed = parseEvent(pageview ? ActionPageviewEvent : schema, raw as Record<string, unknown>);
     if (!parsed.success) {
@@ -274,7 +273,7 @@ export class IngestUnavailableError extends Error {
 /** How long an enqueue may take before we give up and answer 503 (Redis is local; normal is < 5 ms). */
 const ENQUEUE_TIMEOUT_MS = 3_000;
 /** Requests queued together share an entry of at most as many events as one request may carry: an entry
- * ClickHouse refuses (it goes to the failed set whole) holds no more than before. A request's own events stay
+ * ClickHouse refuses (it goes to the dead letters whole) holds no more than before. A request's own events stay
  * together. */
 const MAX_EVENTS_PER_ENTRY = MAX_EVENTS_PER_REQUEST;
 /** How often the counters summed in memory are written to Redis. */
@@ -315,7 +314,7 @@ export function createIngest({ redisUrl, prefix }: { redisUrl: string; prefix: s
   const counters = countersKey(prefix);
   const inFlight = new Set<Promise<unknown>>();
 
-  // Group commit (ADR 009, amended by ADRs 021 and 025): requests waiting for the stream share one entry, and
+  // Group commit (ADR 036): requests waiting for the stream share one entry, and
   // each is answered once that entry is in Redis (or all of them get 503 if it is not). One write is in Redis's
   // hands at a time: the requests that reach `enqueue` while it is form the next group, written as soon as it
   // is answered. Under load that is one entry for many requests; a lone request waits for nothing more than

@@ -1,5 +1,5 @@
 /**
- * The tracking endpoints, `POST /api/v1/analytics/{session,action,pageview,conversion,user-action}` (spec §7),
+ * The tracking endpoints, `POST /api/v1/analytics/{session,action,pageview,conversion,user-action}`,
  * and the page views the server records itself for visitors without JavaScript. server.ts mounts both ahead
  * of helmet, compression and Remix: a tracking request costs a share of a leased Redis round trip for the
  * rate limit and of one for the stream entry its events join (ADRs 021, 025), and nothing else (Postgres only
@@ -311,7 +311,7 @@ export function analyticsRouter() {
 const TRACKING_PATH = /^\/api\/v1\/analytics\/([a-z-]{1,32})$/;
 
 /**
- * The HTTP server's listener (ADR 021): a tracking post whose path is exactly `/api/v1/analytics/<name>` is
+ * The HTTP server's listener (ADR 036): a tracking post whose path is exactly `/api/v1/analytics/<name>` is
  * answered here, before Express, whose per-request set-up (request and response prototypes, the query
  * parser, the malformed-URL check, the router's layers) cost as much as the rest of such a request;
  * everything else, including any other spelling of those paths, goes to `app` (whose analyticsRouter
