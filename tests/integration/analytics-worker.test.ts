@@ -243,7 +243,8 @@ describe("analytics worker", () => {
     const counting = createClickHouse(clickHouseOptions(baseEnv, database));
     const original = counting.insert.bind(counting);
     counting.insert = ((params: Parameters<typeof original>[0]) => {
-      inserts.push((params.values as unknown[]).length);
+      // The events' tables only (not the counters' pipeline_minutes, moved every 10 s on the same client).
+      if (params.table !== "pipeline_minutes") inserts.push((params.values as unknown[]).length);
       return original(params);
     }) as typeof counting.insert;
     cleanups.push(() => counting.close());
