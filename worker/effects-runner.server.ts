@@ -17,7 +17,8 @@ import type { Env } from "../app/server/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
 import { orderFilePath } from "../app/server/files/order-files.server";
 import { deleteImageFrom, uploadDir } from "../app/server/files/storage.server";
-import { retryDelay, startDrain } from "./drain.server";
+import { retryDelay } from "../app/utils/backoff";
+import { startDrain } from "./drain.server";
 
 export type EffectsOptions = { db?: Knex; pollMs?: number; retryInitialMs?: number; retryMaxMs?: number; maxAttempts?: number; leaseMs?: number };
 export type EffectsRunner = { close: () => Promise<void> };

@@ -30,7 +30,6 @@ const LABELS: Record<keyof HousekeepingResult, string> = {
   effects: "finished effects",
 };
 
-
 export const HOUSEKEEPING_QUEUE = "housekeeping";
 export const HOUSEKEEPING_SCHEDULER = "housekeeping-hourly";
 export const HOUSEKEEPING_EVERY_MS = 60 * 60_000;
@@ -41,6 +40,8 @@ export type HousekeepingOptions = {
   /** The database to keep; by default a small pool of its own on DATABASE_URL. */
   db?: Knex;
   uploadDir?: string;
+  /** How often a round runs (worker/jobs.server.ts); HOUSEKEEPING_EVERY_MS by default. */
+  everyMs?: number;
 };
 
 /**
@@ -54,7 +55,7 @@ export async function startHousekeeping(env: Env, redis: Redis, options: Houseke
   const { queue, close } = await startScheduledJob(env, redis, {
     queue: HOUSEKEEPING_QUEUE,
     scheduler: HOUSEKEEPING_SCHEDULER,
-    everyMs: HOUSEKEEPING_EVERY_MS,
+    everyMs: options.everyMs ?? HOUSEKEEPING_EVERY_MS,
     label: "housekeeping",
     run: async () => {
       const done = await runHousekeeping(actor, { uploadDir: dir }, { db });

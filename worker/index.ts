@@ -1,8 +1,8 @@
 /**
- * The worker process: consumes the analytics queue into ClickHouse in batches (ingest-consumer.server.ts) and runs
- * the timed jobs (housekeeping, and the order timers: payment and payout polls, auto-complete, clearance). On
- * SIGTERM/SIGINT it stops taking jobs, inserts what it holds, and exits; a job it could not finish goes
- * back to the queue (or, if the process is killed, is run again by the next worker once its lock expires).
+ * The worker process: every background activity of worker/jobs.server.ts (the analytics ingest, the mail
+ * outbox, the after-commit effects, the order timers, housekeeping and the reports' rollups). On SIGTERM/SIGINT
+ * it stops taking work, finishes what it holds (the ingest inserts its batch), and exits; what it could not
+ * finish is taken again by the next worker (ADR 037).
  */
 // The environment is checked before anything else runs; a bad one stops here with every problem listed.
 import { env } from "../app/server/checked-env.server";

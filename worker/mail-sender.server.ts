@@ -14,7 +14,8 @@ import { claimDueMail, markMailFailed, markMailSent } from "../app/operations/ma
 import { createDb } from "../app/server/db.server";
 import type { Env } from "../app/server/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
-import { retryDelay, startDrain } from "./drain.server";
+import { retryDelay } from "../app/utils/backoff";
+import { startDrain } from "./drain.server";
 
 export type MailOptions = {
   /** The database to drain; by default a small pool of its own on DATABASE_URL. */
@@ -77,9 +78,8 @@ export function startMailDelivery(env: Env, options: MailOptions = {}): MailDeli
       const err = error as Error & { responseCode?: number };
       const message = maskUrlCredentials(err.message);
       const permanent = typeof err.responseCode === "number" && err.responseCode >= 500;
-      const pause = permanent ? null : retryDelay(mail.attempts, { initialMs: retryInitialMs, maxMs: retryMaxMs, maxAttempts });
       // Jittered, so mails that failed together do not all come back together.
-      const retryInMs = pause === null ? null : pause * (0.8 + Math.random() * 0.4);
+      const retryInMs = permanent ? null : retryDelay(mail.attempts, { initialMs: retryInitialMs, maxMs: retryMaxMs, maxAttempts, jitter: 0.2 });
       await markMailFailed(actor, mail.id, { error: message, retryInMs }, { db });
       console.error(
         `[mail] #${mail.id} not sent (attempt ${mail.attempts}): ${message}; ` +

@@ -32,13 +32,13 @@ export async function runOrderRound(options: PaymentOptions & { db: Knex }) {
   };
 }
 
-export async function startOrderTimers(env: Env, redis: Redis, options: PaymentOptions = {}): Promise<Scheduled> {
+export async function startOrderTimers(env: Env, redis: Redis, { everyMs = env.ORDER_TIMERS_EVERY_MS, ...options }: PaymentOptions & { everyMs?: number } = {}): Promise<Scheduled> {
   const ownDb = options.db ? undefined : createDb(env.DATABASE_URL, { min: 0, max: 2 });
   const db = options.db ?? ownDb!;
   return startScheduledJob(env, redis, {
     queue: ORDER_TIMERS_QUEUE,
     scheduler: ORDER_TIMERS_SCHEDULER,
-    everyMs: env.ORDER_TIMERS_EVERY_MS,
+    everyMs,
     label: "order-timers",
     keep: 10,
     run: async () => {

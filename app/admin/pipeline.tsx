@@ -1,11 +1,9 @@
 import { data, redirect, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation, useRevalidator } from "@remix-run/react";
 import { useEffect, useRef } from "react";
-import type { Queue } from "bullmq";
 import { getClickHouse } from "~/analytics/clickhouse.server";
-import type { IngestJob } from "~/analytics/events";
 import { replayFailed } from "~/analytics/pipeline-replay.server";
-import { failedJobs, ingestQueue, pipelineCounts, queueHealth } from "~/analytics/pipeline-stats.server";
+import { failedEntries, pipelineCounts, queueHealth } from "~/analytics/pipeline-stats.server";
 import { adminBase, FigureTable, InsightLinks, LineChart } from "~/components/analytics-insights";
 import { FormMessage } from "~/components/forms";
 import { adminScreenLoader } from "~/server/admin-area.server";
@@ -20,17 +18,11 @@ import insightsStylesUrl from "~/styles/insights.css?url";
  * `/pipeline` on the admin host, `/admin/pipeline` on the main host (app/utils/site-routes.ts): the analytics
  * pipeline's health. Events accepted, inserted, dropped (by reason) and failed per minute over the last day
  * (pipeline-stats.server.ts: ClickHouse's pipeline_minutes plus the minutes still in Redis), the queue's
- * depth and lag, and the failed set with Replay (POST, audited as pipeline.replay).
+ * depth and lag, and the failed events (the dead letters) with Replay (POST, audited as pipeline.replay).
  */
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: insightsStylesUrl }];
 
 export const meta: MetaFunction = () => [{ title: "Pipeline health | Soko Admin" }, { name: "robots", content: "noindex" }];
-
-let queue: Queue<IngestJob> | undefined;
-function getQueue() {
-  queue ??= ingestQueue(getRedis(), getEnv().QUEUE_PREFIX);
-  return queue;
-}
 
 /** Redis or ClickHouse not answering must not hold the page: each part says so instead. */
 function within<T>(promise: Promise<T>, ms = 5_000): Promise<T | null> {
@@ -43,8 +35,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const now = new Date();
   const [counts, health, failed] = await Promise.all([
     within(pipelineCounts(getClickHouse(), getRedis(), prefix, { now })),
-    within(queueHealth(getQueue(), getRedis(), getEnv().QUEUE_PREFIX, now.getTime())),
-    within(failedJobs(getQueue(), 50)),
+    within(queueHealth(getRedis(), prefix, now.getTime())),
+    within(failedEntries(getRedis(), prefix, 50)),
   ]);
   const url = new URL(request.url);
   const params = url.searchParams;
@@ -57,12 +49,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const actor = await requireMemberActor(request, context.clientIp);
   const form = await readFormData(request);
   if (form.get("intent") !== "replay") return data({ error: "Choose Replay to send the failed events again." }, { status: 400 });
-  const result = await replayFailed(actor, getQueue());
+  const result = await replayFailed(actor, getRedis(), getEnv().QUEUE_PREFIX);
   if (!result.ok) {
     if (result.error === "not_found" || result.error === "forbidden") throw new Response(result.message, { status: failureStatus(result) });
     return data({ error: "message" in result ? result.message : "Could not replay." }, { status: failureStatus(result) });
   }
-  return redirect(`${new URL(request.url).pathname}?replayed=${result.value.jobs}`, 303);
+  return redirect(`${new URL(request.url).pathname}?replayed=${result.value.entries}`, 303);
 }
 
 /** With JavaScript the figures are read again this often while the tab is visible. */
@@ -111,10 +103,6 @@ export default function AdminPipeline() {
           <div>
             <dt>Being inserted</dt>
             <dd>{health.active}</dd>
-          </div>
-          <div>
-            <dt>Delayed (retrying)</dt>
-            <dd>{health.delayed}</dd>
           </div>
           <div>
             <dt>Failed</dt>

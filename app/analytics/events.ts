@@ -266,15 +266,6 @@ type Parsed = {
 /** One event as queued: its kind, what the browser sent (checked), and what the server added. */
 export type QueuedEvent = { [K in EventKind]: { kind: K } & Omit<Parsed[K], "timestamp"> & Enrichment }[EventKind];
 
-/**
- * A job of the BullMQ ingest queue: a stream entry the worker could not write (it fails there, with its reason,
- * and can be replayed), or a job an older web process queued (ADR 025).
- */
-export type IngestJob = { events: QueuedEvent[] };
-
-/** BullMQ queue name (the Redis key prefix is QUEUE_PREFIX). */
-export const INGEST_QUEUE = "analytics-ingest";
-
 /** The ClickHouse table of each kind. */
 export const TABLES: Record<EventKind, string> = {
   session: "sessions",

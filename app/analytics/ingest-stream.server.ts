@@ -1,17 +1,15 @@
 /**
- * The handoff of tracked events from the web processes to the worker (ADR 025): a Redis stream, read by the
- * worker's consumer group in batches. One entry is one group of requests answered together (ADR 009), at
+ * The handoff of tracked events from the web processes to the worker (ADR 036): a Redis stream, read by the
+ * worker's consumer group in batches. One entry is one group of requests answered together, at
  * most MAX_EVENTS_PER_REQUEST events, in one field `events` (JSON). The web answers 202 once Redis holds the
  * entry; the worker deletes it (XACK and XDEL in one MULTI) once its events are in ClickHouse. So the stream
  * holds exactly the entries not yet written: undelivered ones (waiting) and ones a worker holds (pending).
  *
- * BullMQ's ingest queue stays for what is not the hot path: an entry ClickHouse refuses, or one that killed
- * workers, becomes a job there and fails with its reason (the pipeline screen lists the failed set and
- * replays it, pipeline-replay.server.ts), and the worker still consumes jobs, so a replayed job, or one a web
- * process from before this change queued, is written the same way.
+ * An entry that fails for good (ClickHouse refuses its data, it is not events at all, or workers died holding
+ * it ten times) moves to the dead letters, a second stream, with its reason; the pipeline screen lists them
+ * and replays them into the ingest stream (pipeline-replay.server.ts). The design is ADR 036.
  */
-import type { JobsOptions } from "bullmq";
-import type { Redis } from "ioredis";
+import type { ChainableCommander, Redis } from "ioredis";
 import type { QueuedEvent } from "~/analytics/events";
 
 /** The stream's key (the prefix is QUEUE_PREFIX). */
@@ -25,17 +23,13 @@ export const INGEST_GROUP = "ingest";
 /** The one field of an entry. */
 export const EVENTS_FIELD = "events";
 
-/**
- * Options of every job of the BullMQ ingest queue (a handed-over entry, or a job an older web process queued).
- * The worker keeps a job active while ClickHouse is down; these attempts are for a worker that dies mid-job:
- * 8 tries, 1 s doubling (about two minutes), then the failed set.
- */
-export const INGEST_JOB_OPTIONS: JobsOptions = {
-  removeOnComplete: true,
-  removeOnFail: false,
-  attempts: 8,
-  backoff: { type: "exponential", delay: 1_000 },
-};
+/** The dead letters' key: entries that failed for good, each `events` (as it was), `reason` and `queued` (ms). */
+export function deadLetterKey(prefix: string) {
+  return `${prefix}:analytics:dead`;
+}
+
+/** The dead letters keep about this many entries (XADD MAXLEN ~): the oldest go first. */
+export const DEAD_LETTERS_MAX = 100_000;
 
 /** Appends one entry; resolves with its id once Redis holds it. */
 export async function appendEntry(redis: Redis, prefix: string, events: QueuedEvent[]): Promise<string> {
@@ -57,6 +51,75 @@ export function entryEvents(fields: string[]): unknown {
 /** The time Redis gave an entry (its id is `<ms>-<seq>`). */
 export function entryTimeMs(id: string): number {
   return Number(id.slice(0, id.indexOf("-")));
+}
+
+/**
+ * Queues, on `tx`, the move of ingest entries to the dead letters: each added there with its reason, then
+ * acknowledged and deleted from the ingest stream, in the one MULTI the caller executes.
+ */
+export function moveToDeadLetters(tx: ChainableCommander, prefix: string, entries: { id: string; payload: string; reason: string }[]) {
+  const key = ingestStreamKey(prefix);
+  for (const { id, payload, reason } of entries) {
+    tx.xadd(deadLetterKey(prefix), "MAXLEN", "~", DEAD_LETTERS_MAX, "*", EVENTS_FIELD, payload, "reason", reason, "queued", String(entryTimeMs(id)));
+  }
+  const ids = entries.map((e) => e.id);
+  return tx.xack(key, INGEST_GROUP, ...ids).xdel(key, ...ids);
+}
+
+export type DeadLetter = { id: string; events: number; reason: string; queuedAt: string; failedAt: string };
+
+function deadLetterOf([id, fields]: [string, string[]]): DeadLetter {
+  const field = (name: string) => {
+    const at = fields.indexOf(name);
+    return at >= 0 && at % 2 === 0 ? (fields[at + 1] ?? "") : "";
+  };
+  const events = entryEvents(fields);
+  const queued = Number(field("queued")) || entryTimeMs(id);
+  return {
+    id,
+    events: Array.isArray(events) ? events.length : 0,
+    reason: field("reason").slice(0, 500),
+    queuedAt: new Date(queued).toISOString(),
+    failedAt: new Date(entryTimeMs(id)).toISOString(),
+  };
+}
+
+/** The dead letters, newest first (`newest`) or oldest first: at most `limit`. */
+export async function deadLetters(redis: Redis, prefix: string, { limit, newest = true }: { limit: number; newest?: boolean }): Promise<DeadLetter[]> {
+  const key = deadLetterKey(prefix);
+  const entries = newest ? await redis.xrevrange(key, "+", "-", "COUNT", limit) : await redis.xrange(key, "-", "+", "COUNT", limit);
+  return entries.map(deadLetterOf);
+}
+
+/** How many dead letters there are. */
+export function deadLetterCount(redis: Redis, prefix: string): Promise<number> {
+  return redis.xlen(deadLetterKey(prefix));
+}
+
+/**
+ * Each named dead letter still there goes back to the ingest stream (a new entry with its events) and leaves the
+ * dead letters, atomically (one script): two replays at once move each entry once. Resolves with the ids moved.
+ */
+const REPLAY_SCRIPT = `
+local moved = {}
+for _, id in ipairs(ARGV) do
+  local found = redis.call('XRANGE', KEYS[1], id, id)
+  if #found > 0 then
+    local fields = found[1][2]
+    local payload = ''
+    for i = 1, #fields, 2 do
+      if fields[i] == 'events' then payload = fields[i + 1] end
+    end
+    redis.call('XADD', KEYS[2], '*', 'events', payload)
+    redis.call('XDEL', KEYS[1], id)
+    table.insert(moved, id)
+  end
+end
+return moved`;
+
+export async function replayDeadLetters(redis: Redis, prefix: string, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  return (await redis.eval(REPLAY_SCRIPT, 2, deadLetterKey(prefix), ingestStreamKey(prefix), ...ids)) as string[];
 }
 
 export type StreamEntry = { id: string; events: QueuedEvent[] };

@@ -1,19 +1,16 @@
 /**
- * From a tracking request to the ingest stream (docs/architecture.md, ADR 025): check the events against the endpoint's
+ * From a tracking request to the ingest stream (ADR 036): check the events against the endpoint's
  * schema and the clock window, add what the server knows (receive time, device, truncated IP, user), and
- * append them to the stream, one entry for the requests of the same moment (ADR 009). The HTTP side is
+ * append them to the stream, one entry for the requests of the same moment. The HTTP side is
  * router.server.ts; the worker reads the stream on the other end, and adds the visitor's country and city
- * from the truncated IP (worker/geo.server.ts): the web process holds no GeoIP database (ADR 021, amended
- * 2026-11-27).
+ * from the truncated IP (worker/geo.server.ts): the web process holds no GeoIP database.
  *
  * Queueing uses a Redis connection of its own that never holds commands back while Redis is away
  * (`enableOfflineQueue: false`), so when Redis is down `enqueue` fails within milliseconds and the endpoint
  * answers 503; it resolves only once Redis has the entry, which is when the endpoint may answer 202.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { isbot } from "isbot";
 import type { Redis } from "ioredis";
-import { UAParser } from "ua-parser-js";
 import type { ZodIssue } from "zod";
 import {
   ActionPageviewEvent,
@@ -27,6 +24,7 @@ import {
   type QueuedEvent,
   parseEvent,
 } from "~/analytics/events";
+import { describeAgent } from "~/analytics/ingest-agent.server";
 import { appendEntry } from "~/analytics/ingest-stream.server";
 import { rateLimitKey, truncateIp } from "~/analytics/ip.server";
 import { countMinute } from "~/analytics/pipeline-stats.server";
@@ -34,38 +32,6 @@ import { cleanPath, cleanUrl } from "~/analytics/urls";
 import { getEnv } from "~/server/env.server";
 import { analyticsLimiter, type Limited } from "~/server/rate-limit.server";
 import { createRedis } from "~/server/redis.server";
-
-// ---------------------------------------------------------------------------------------------------------
-// The visitor's software: bot or not, and device, browser and OS, from the User-Agent header.
-
-export type Agent = { bot: boolean; device: Enrichment["device"]; browser: string; os: string };
-
-const MOBILE_OSES = new Set(["Android", "iOS", "KaiOS", "Windows Phone", "BlackBerry", "Symbian", "HarmonyOS"]);
-const agents = new Map<string, Agent>();
-const AGENT_CACHE_SIZE = 5_000;
-/** Longer User-Agent strings are cut before parsing (real ones are under 300 characters). */
-const AGENT_MAX_LENGTH = 512;
-
-/**
- * Parsing a User-Agent takes ua-parser-js ~0.1-0.3 ms, more than the rest of a request: answers are kept
- * for the last 5,000 distinct strings (a site's visitors share a few hundred).
- */
-export function describeAgent(userAgent: string | undefined): Agent {
-  const ua = (userAgent ?? "").slice(0, AGENT_MAX_LENGTH);
-  const known = agents.get(ua);
-  if (known) return known;
-  const { browser, os, device } = UAParser(ua);
-  let kind: Agent["device"];
-  if (device.type === "mobile" || device.type === "tablet") kind = device.type;
-  else if (device.type) kind = "other"; // smart TVs, consoles, wearables, cars, XR headsets
-  else if (os.name && MOBILE_OSES.has(os.name)) kind = "mobile"; // e.g. Opera Mini on a feature phone
-  else if (os.name || browser.name) kind = "desktop";
-  else kind = "other";
-  const agent: Agent = { bot: isbot(ua), device: kind, browser: browser.name || "Unknown", os: os.name || "Unknown" };
-  if (agents.size >= AGENT_CACHE_SIZE) agents.delete(agents.keys().next().value as string);
-  agents.set(ua, agent);
-  return agent;
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // Checking a request body: JSON, one event or an array, each against the endpoint's schema and the clock.
@@ -136,7 +102,7 @@ export function checkEvents(endpoint: Endpoint, text: string, receivedAtMs: numb
       issues.push({ index, path: "", message: "An event must be a JSON object" });
       return;
     }
-    // An anonymous visitor's route change comes to /action as a page view (ADR 007): checked as one.
+    // An anonymous visitor's route change comes to /action as a page view (ADR 036): checked as one.
     const pageview = kind === "action" && (raw as { action_type?: unknown }).action_type === "pageview";
     const parsed = parseEvent(pageview ? ActionPageviewEvent : schema, raw as Record<string, unknown>);
     if (!parsed.success) {
@@ -289,7 +255,7 @@ export type DropReason =
 export type CounterField = "accepted" | "inserted" | "failed" | `dropped:${DropReason}`;
 
 /**
- * The Redis hash of the pipeline's lifetime counters (accepted, inserted, failed, dropped:<reason>: docs/product.md).
+ * The Redis hash of the pipeline's lifetime counters (common brief: accepted, inserted, failed, dropped:<reason>).
  * The same counts also go to a hash per minute, which the worker moves to ClickHouse (pipeline-stats.server.ts).
  */
 export function countersKey(prefix = getEnv().QUEUE_PREFIX) {
@@ -307,7 +273,7 @@ export class IngestUnavailableError extends Error {
 /** How long an enqueue may take before we give up and answer 503 (Redis is local; normal is < 5 ms). */
 const ENQUEUE_TIMEOUT_MS = 3_000;
 /** Requests queued together share an entry of at most as many events as one request may carry: an entry
- * ClickHouse refuses (it goes to the failed set whole) holds no more than before. A request's own events stay
+ * ClickHouse refuses (it goes to the dead letters whole) holds no more than before. A request's own events stay
  * together. */
 const MAX_EVENTS_PER_ENTRY = MAX_EVENTS_PER_REQUEST;
 /** How often the counters summed in memory are written to Redis. */
@@ -348,7 +314,7 @@ export function createIngest({ redisUrl, prefix }: { redisUrl: string; prefix: s
   const counters = countersKey(prefix);
   const inFlight = new Set<Promise<unknown>>();
 
-  // Group commit (ADR 009, amended by ADRs 021 and 025): requests waiting for the stream share one entry, and
+  // Group commit (ADR 036): requests waiting for the stream share one entry, and
   // each is answered once that entry is in Redis (or all of them get 503 if it is not). One write is in Redis's
   // hands at a time: the requests that reach `enqueue` while it is form the next group, written as soon as it
   // is answered. Under load that is one entry for many requests; a lone request waits for nothing more than

@@ -1,5 +1,5 @@
 /**
- * The analytics pipeline's health (ADR 017): its counters per minute, its queue, and its failed set.
+ * The analytics pipeline's health: its counters per minute, its stream, and its dead letters (ADR 036).
  *
  * Counters. The web counts `accepted` and `dropped:<reason>`, the worker `inserted` and `failed`. Each side
  * adds its counts to a Redis hash of the current UTC minute (`<prefix>:analytics:minute:<epoch minute>`,
@@ -11,17 +11,15 @@
  * its rows once. Readers sum `n` per minute and counter, and add the minute hashes not moved yet, so the
  * screen is current to the second.
  *
- * Queue and failed set: the ingest stream's depth (ADR 025) with BullMQ's own counts; the failed jobs
- * (ClickHouse refused their data, or a worker died on them ten times) are listed; pipeline-replay.server.ts
- * moves them back to waiting, audited.
+ * Stream and dead letters: the ingest stream's depth; the entries that failed for good (ClickHouse refused
+ * their data, they were not events, or workers died on them ten times) are listed; pipeline-replay.server.ts
+ * moves them back into the stream, audited.
  */
 import { randomUUID } from "node:crypto";
 import type { ClickHouseClient } from "@clickhouse/client";
-import { Queue, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { INGEST_QUEUE, type IngestJob } from "~/analytics/events";
-import { streamDepth } from "~/analytics/ingest-stream.server";
+import { deadLetterCount, deadLetters, streamDepth, type DeadLetter } from "~/analytics/ingest-stream.server";
 
 /** A minute hash lives this long in Redis if no worker ever moves it. */
 export const MINUTE_KEY_TTL_SECONDS = 2 * 24 * 60 * 60;
@@ -32,7 +30,7 @@ const minutePrefix = (prefix: string) => `${prefix}:analytics:minute:`;
 const rollingPrefix = (prefix: string) => `${prefix}:analytics:rolling:`;
 /**
  * Sets naming the minute hashes (by minute) and the hashes being moved (by key), so neither the worker
- * nor the screen has to SCAN a keyspace that also holds every BullMQ job.
+ * nor the screen has to SCAN a keyspace that also holds the scheduled jobs' BullMQ keys.
  */
 const minuteIndex = (prefix: string) => `${prefix}:analytics:minutes`;
 const rollingIndex = (prefix: string) => `${prefix}:analytics:rollings`;
@@ -183,61 +181,34 @@ export async function pipelineCounts(
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// The queue.
+// The stream and its dead letters.
 
 export type QueueHealth = {
   waiting: number;
   active: number;
-  delayed: number;
+  /** Entries in the dead letters. */
   failed: number;
-  /** Age in milliseconds of the oldest entry or job waiting (0 when none waits): how far behind the worker is. */
+  /** Age in milliseconds of the oldest entry waiting (0 when none waits): how far behind the worker is. */
   lagMs: number;
   oldestWaitingAt: string | null;
 };
 
-/** The ingest queue of a prefix, on a connection the caller owns (close the queue, not the connection). */
-export function ingestQueue(redis: Redis, prefix: string) {
-  return new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix });
-}
-
-/**
- * The stream's entries and the queue's jobs together: waiting (not read by a worker yet), being inserted (held
- * by a worker), delayed and failed (jobs only), and the age of the oldest that waits.
- */
-export async function queueHealth(queue: Queue<IngestJob>, redis: Redis, prefix: string, now = Date.now()): Promise<QueueHealth> {
-  const [counts, [oldest], stream] = await Promise.all([
-    queue.getJobCounts("waiting", "active", "delayed", "failed", "prioritized", "paused"),
-    queue.getJobs(["wait", "paused", "prioritized"], 0, 0, true),
-    streamDepth(redis, prefix),
-  ]);
-  const times = [oldest?.timestamp, stream.oldestWaitingMs ?? undefined].filter((t): t is number => typeof t === "number");
-  const at = times.length > 0 ? Math.min(...times) : undefined;
+/** The ingest stream's entries: waiting (not read by a worker yet), being inserted (held by a worker), failed (dead letters), and the age of the oldest that waits. */
+export async function queueHealth(redis: Redis, prefix: string, now = Date.now()): Promise<QueueHealth> {
+  const [stream, failed] = await Promise.all([streamDepth(redis, prefix), deadLetterCount(redis, prefix)]);
+  const at = stream.oldestWaitingMs ?? undefined;
   return {
-    waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.paused ?? 0) + stream.waiting,
-    active: (counts.active ?? 0) + stream.active,
-    delayed: counts.delayed ?? 0,
-    failed: counts.failed ?? 0,
+    waiting: stream.waiting,
+    active: stream.active,
+    failed,
     lagMs: at ? Math.max(0, now - at) : 0,
     oldestWaitingAt: at ? new Date(at).toISOString() : null,
   };
 }
 
-export type FailedJob = { id: string; events: number; reason: string; attempts: number; failedAt: string | null; queuedAt: string };
+export type FailedEntry = DeadLetter;
 
-/** The failed set, newest first: at most `limit` jobs. */
-export async function failedJobs(queue: Queue<IngestJob>, limit = 50): Promise<FailedJob[]> {
-  const jobs = await queue.getFailed(0, Math.max(0, limit - 1));
-  return jobs.filter((job): job is Job<IngestJob> => Boolean(job)).map(describeFailed);
-}
-
-export function describeFailed(job: Job<IngestJob>): FailedJob {
-  const events = Array.isArray(job.data?.events) ? job.data.events.length : 0;
-  return {
-    id: String(job.id),
-    events,
-    reason: (job.failedReason ?? "").slice(0, 500),
-    attempts: job.attemptsMade,
-    failedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : null,
-    queuedAt: new Date(job.timestamp).toISOString(),
-  };
+/** The dead letters, newest first: at most `limit`. */
+export function failedEntries(redis: Redis, prefix: string, limit = 50): Promise<FailedEntry[]> {
+  return deadLetters(redis, prefix, { limit });
 }

@@ -14,10 +14,10 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import express, { type Express, type Request as ExpressRequest, type RequestHandler } from "express";
-import { ENDPOINTS, MAX_BODY_BYTES, type Endpoint } from "~/analytics/events";
+import { ENDPOINTS, MAX_BODY_BYTES, type Endpoint, type QueuedEvent } from "~/analytics/events";
+import { describeAgent } from "~/analytics/ingest-agent.server";
 import {
   checkEvents,
-  describeAgent,
   enrichEvents,
   getIngest,
   IngestUnavailableError,
@@ -99,133 +99,192 @@ function clientIp(req: ExpressRequest) {
   return req.ip ?? req.socket.remoteAddress ?? "";
 }
 
+/** What a tracking request has gathered so far, handed from step to step. */
+type Tracking = {
+  req: IncomingMessage;
+  name: string;
+  ip: string;
+  trustProxy: TrustProxy;
+  receivedAtMs: number;
+  endpoint: Endpoint;
+  ingest: Ingest;
+  creds: Credentials;
+  token: string | null;
+  userAgent: string;
+  bot: boolean;
+  text: string;
+  userId: number;
+  events: QueuedEvent[];
+};
+
+/** How a request ends: an answer (a refusal counted as dropped, by reason), or none (the client went away). */
+type Answer = { status: number; body: Json; headers?: Record<string, string>; dropped?: { reason: DropReason; events: number } };
+const NO_ANSWER = "no answer" as const;
+/** A step's outcome: nothing to go on to the next step, or how the request ends. */
+type Step = (t: Tracking) => void | Answer | typeof NO_ANSWER | Promise<void | Answer | typeof NO_ANSWER>;
+
+const refusal = (status: number, error: string, extra: Json = {}, headers?: Record<string, string>, dropped?: DropReason, events = 1): Answer => ({
+  status,
+  body: { success: false, error, ...extra },
+  headers,
+  dropped: dropped && { reason: dropped, events },
+});
+const UNAVAILABLE = refusal(503, "Tracking is unavailable for a moment: please retry", {}, { "Retry-After": "5" });
+const UNAUTHORIZED = refusal(401, "Authentication required", {}, undefined, "unauthorized");
+/** Bots are told all is well (so they do not retry) and their events go nowhere. */
+const BOT_DROPPED: Answer = { status: 202, body: { success: true, accepted: 0 }, dropped: { reason: "bot", events: 1 } };
+const tooLarge = (headers?: Record<string, string>) =>
+  refusal(413, `The body is larger than ${MAX_BODY_BYTES / 1024} KB: send fewer events per request`, {}, headers, "too_large");
+
+/** The endpoint is one of ENDPOINTS. */
+const knownEndpoint: Step = (t) => {
+  if (!Object.hasOwn(ENDPOINTS, t.name)) return refusal(404, `Unknown analytics endpoint "${t.name}": use one of ${Object.keys(ENDPOINTS).join(", ")}`, {}, undefined, "unknown_endpoint");
+  t.endpoint = t.name as Endpoint;
+};
+
+/** This process still takes events (not shutting down). */
+const ingestOpen: Step = (t) => {
+  try {
+    t.ingest = getIngest();
+  } catch (error) {
+    if (!(error instanceof IngestUnavailableError)) throw error;
+    return UNAVAILABLE;
+  }
+};
+
+/**
+ * Only our own pages post here: a browser names the page's site in Origin, and another site's is refused
+ * (the admin host's pages post to the admin host, so "ours" is the origin the request was sent to: scheme,
+ * host and port). No Origin at all (an old browser's sendBeacon, a server with a Bearer token) passes.
+ */
+const sameOrigin: Step = (t) => {
+  if (!isSameOrigin(t.req.headers.origin, requestOrigin(t.req, t.trustProxy))) {
+    return refusal(403, "Tracking events are accepted only from Soko's own pages", {}, undefined, "cross_origin");
+  }
+};
+
+/** The body as declared: JSON or text, uncompressed, not over MAX_BODY_BYTES. */
+const acceptableBody: Step = (t) => {
+  const type = t.req.headers["content-type"];
+  if (type !== undefined && !ACCEPTED_TYPE.test(type)) return refusal(415, "Send the events as application/json or text/plain", {}, undefined, "unsupported_type");
+  const encoding = t.req.headers["content-encoding"];
+  if (encoding !== undefined && encoding.toLowerCase() !== "identity") {
+    return refusal(415, "Compressed bodies are not accepted: send the events uncompressed", {}, undefined, "unsupported_type");
+  }
+  const declared = Number(t.req.headers["content-length"] ?? 0);
+  if (declared > MAX_BODY_BYTES) return tooLarge(declared > DISCARD_LIMIT_BYTES ? { Connection: "close" } : {});
+};
+
+/**
+ * The authentication rule comes before the bot rule: an authenticated endpoint without credentials is 401 for
+ * everyone. Whether there are credentials at all costs nothing; whether they name a live session is `identify`'s.
+ */
+const credentialsIfNeeded: Step = (t) => {
+  t.creds = credentials(t.req, t.ip);
+  t.token = sessionTokenOf(t.creds);
+  if (ENDPOINTS[t.endpoint].auth && !t.token) return UNAUTHORIZED;
+};
+
+/** A bot on an anonymous endpoint is answered now; on an authenticated one, once its credentials are checked. */
+const botsOnAnonymousEndpoints: Step = (t) => {
+  t.userAgent = t.req.headers["user-agent"] ?? "";
+  t.bot = describeAgent(t.userAgent).bot;
+  if (t.bot && !ENDPOINTS[t.endpoint].auth) return BOT_DROPPED;
+};
+
+/** The address's rate limit and the body's arrival, overlapped. */
+const withinLimitAndRead: Step = async (t) => {
+  const [limited, body] = await Promise.all([
+    t.ingest.limit(t.ip).catch((error: Error) => {
+      logThrottled("rate-limit", `rate limit: ${error.message}`);
+      return "unavailable" as const;
+    }),
+    readBody(t.req, MAX_BODY_BYTES),
+  ]);
+  if (limited === "unavailable") return UNAVAILABLE;
+  if (limited) return refusal(429, limited.message, {}, { "Retry-After": String(limited.retryAfter) }, "rate_limited");
+  if ("aborted" in body) return NO_ANSWER; // the client went away: nobody to answer
+  if ("tooLarge" in body) return tooLarge();
+  t.text = body.text;
+};
+
+/** The member a session names (user 0 without one); an authenticated endpoint needs one. */
+const identify: Step = async (t) => {
+  if (t.token) {
+    try {
+      const actor = await actorOf(t.creds);
+      t.userId = actor.kind === "member" ? actor.user.id : 0;
+    } catch (error) {
+      logThrottled("auth", `session lookup: ${(error as Error).message}`);
+      return UNAVAILABLE;
+    }
+  }
+  if (ENDPOINTS[t.endpoint].auth && t.userId === 0) return UNAUTHORIZED;
+};
+
+const botsOnAuthenticatedEndpoints: Step = (t) => {
+  if (t.bot) return BOT_DROPPED;
+};
+
+/** The events, checked against the endpoint's schema and the clock, and enriched with what the server knows. */
+const parseAndEnrich: Step = (t) => {
+  const checked = checkEvents(t.endpoint, t.text, t.receivedAtMs);
+  if (!checked.ok) {
+    return refusal(checked.status, checked.error, checked.issues ? { issues: checked.issues } : {}, undefined, "invalid", Math.max(1, checked.events));
+  }
+  t.events = enrichEvents(checked.events, { ip: t.ip, userAgent: t.userAgent, userId: t.userId }, t.receivedAtMs, t.req.headers.host ?? "");
+};
+
+/** Into the stream: 202 once Redis holds the entry. */
+const enqueue: Step = async (t) => {
+  try {
+    await t.ingest.enqueue(t.events);
+    return { status: 202, body: { success: true, accepted: t.events.length } };
+  } catch (error) {
+    if (!(error instanceof IngestUnavailableError)) throw error;
+    logThrottled("enqueue", error.message);
+    return UNAVAILABLE;
+  }
+};
+
+/** A tracking request's steps, in order (as Plausible's event pipeline): each may end the request with its answer. */
+const STEPS: Step[] = [
+  knownEndpoint,
+  ingestOpen,
+  sameOrigin,
+  acceptableBody,
+  credentialsIfNeeded,
+  botsOnAnonymousEndpoints,
+  withinLimitAndRead,
+  identify,
+  botsOnAuthenticatedEndpoints,
+  parseAndEnrich,
+  enqueue,
+];
+
 /**
  * One tracking request to `/api/v1/analytics/<name>`, from the client at `ip` (as Express's req.ip says);
  * `trustProxy` is the app's `trust proxy` setting, which decides the scheme the request was sent with.
  */
 async function track(req: IncomingMessage, res: ServerResponse, name: string, ip: string, trustProxy: TrustProxy): Promise<void> {
-  const receivedAtMs = Date.now();
-  const endpoint = name as Endpoint;
-  if (!Object.hasOwn(ENDPOINTS, endpoint)) {
-    countDropped("unknown_endpoint");
-    return refuse(res, 404, `Unknown analytics endpoint "${name}": use one of ${Object.keys(ENDPOINTS).join(", ")}`);
-  }
-  const spec = ENDPOINTS[endpoint];
-  let ingest: Ingest;
-  try {
-    ingest = getIngest();
-  } catch (error) {
-    if (!(error instanceof IngestUnavailableError)) throw error;
-    return unavailable(res);
-  }
-
-  // Only our own pages post here: a browser names the page's site in Origin, and another site's is refused
-  // (the admin host's pages post to the admin host, so "ours" is the origin the request was sent to: scheme,
-  // host and port). No Origin at all (an old browser's sendBeacon, a server with a Bearer token) passes.
-  if (!isSameOrigin(req.headers.origin, requestOrigin(req, trustProxy))) {
-    ingest.count("dropped:cross_origin", 1);
-    return refuse(res, 403, "Tracking events are accepted only from Soko's own pages");
-  }
-
-  const type = req.headers["content-type"];
-  if (type !== undefined && !ACCEPTED_TYPE.test(type)) {
-    ingest.count("dropped:unsupported_type", 1);
-    return refuse(res, 415, "Send the events as application/json or text/plain");
-  }
-  const encoding = req.headers["content-encoding"];
-  if (encoding !== undefined && encoding.toLowerCase() !== "identity") {
-    ingest.count("dropped:unsupported_type", 1);
-    return refuse(res, 415, "Compressed bodies are not accepted: send the events uncompressed");
-  }
-  const declared = Number(req.headers["content-length"] ?? 0);
-  if (declared > MAX_BODY_BYTES) {
-    ingest.count("dropped:too_large", 1);
-    return refuse(res, 413, `The body is larger than ${MAX_BODY_BYTES / 1024} KB: send fewer events per request`, {},
-      declared > DISCARD_LIMIT_BYTES ? { Connection: "close" } : {});
-  }
-
-  // The authentication rule comes before the bot rule: an authenticated endpoint without credentials is
-  // 401 for everyone. Checking for credentials costs nothing; whether they are valid is looked up below.
-  const creds = credentials(req, ip);
-  // Whether there are credentials at all costs nothing; whether they name a live session is looked up below.
-  const token = sessionTokenOf(creds);
-  if (spec.auth && !token) return unauthorized(ingest, res);
-  const userAgent = req.headers["user-agent"] ?? "";
-  const bot = describeAgent(userAgent).bot;
-  // Bots are told all is well (so they do not retry) and their events go nowhere. On an authenticated
-  // endpoint that answer waits until their credentials have been checked.
-  if (bot && !spec.auth) return dropBot(ingest, res);
-
-  // The rate limit's Redis round trip and the body's arrival overlap.
-  const [limited, body] = await Promise.all([
-    ingest.limit(ip).catch((error: Error) => {
-      logThrottled("rate-limit", `rate limit: ${error.message}`);
-      return "unavailable" as const;
-    }),
-    readBody(req, MAX_BODY_BYTES),
-  ]);
-  if (limited === "unavailable") return unavailable(res);
-  if (limited) {
-    ingest.count("dropped:rate_limited", 1);
-    return refuse(res, 429, limited.message, {}, { "Retry-After": String(limited.retryAfter) });
-  }
-  if ("aborted" in body) return; // the client went away: nobody to answer
-  if ("tooLarge" in body) {
-    ingest.count("dropped:too_large", 1);
-    return refuse(res, 413, `The body is larger than ${MAX_BODY_BYTES / 1024} KB: send fewer events per request`);
-  }
-
-  let userId = 0;
-  if (token) {
-    try {
-      const actor = await actorOf(creds);
-      userId = actor.kind === "member" ? actor.user.id : 0;
-    } catch (error) {
-      logThrottled("auth", `session lookup: ${(error as Error).message}`);
-      return unavailable(res);
-    }
-  }
-  if (spec.auth && userId === 0) return unauthorized(ingest, res);
-  if (bot) return dropBot(ingest, res);
-
-  const checked = checkEvents(endpoint, body.text, receivedAtMs);
-  if (!checked.ok) {
-    ingest.count("dropped:invalid", Math.max(1, checked.events));
-    return refuse(res, checked.status, checked.error, checked.issues ? { issues: checked.issues } : {});
-  }
-
-  try {
-    const events = enrichEvents(checked.events, { ip, userAgent, userId }, receivedAtMs, req.headers.host ?? "");
-    await ingest.enqueue(events);
-    send(res, 202, { success: true, accepted: events.length });
-  } catch (error) {
-    if (!(error instanceof IngestUnavailableError)) throw error;
-    logThrottled("enqueue", error.message);
-    unavailable(res);
+  const t = { req, name, ip, trustProxy, receivedAtMs: Date.now(), userId: 0 } as Tracking;
+  for (const step of STEPS) {
+    const outcome = step(t);
+    const answer = outcome instanceof Promise ? await outcome : outcome;
+    if (answer === undefined) continue;
+    if (answer === NO_ANSWER) return;
+    if (answer.dropped) countDropped(t.ingest, answer.dropped.reason, answer.dropped.events);
+    return send(res, answer.status, answer.body, answer.headers);
   }
 }
 
-function unauthorized(ingest: Ingest, res: ServerResponse) {
-  ingest.count("dropped:unauthorized", 1);
-  refuse(res, 401, "Authentication required");
-}
-
-function dropBot(ingest: Ingest, res: ServerResponse) {
-  ingest.count("dropped:bot", 1);
-  send(res, 202, { success: true, accepted: 0 });
-}
-
-/** Counts a request refused before the ingest is needed; the answer never waits for, or fails on, it. */
-function countDropped(reason: DropReason) {
+/** Counts a refused request's events; the answer never waits for, or fails on, it. */
+function countDropped(ingest: Ingest | undefined, reason: DropReason, events: number) {
   try {
-    getIngest().count(`dropped:${reason}`, 1);
+    (ingest ?? getIngest()).count(`dropped:${reason}`, events);
   } catch {
     /* shutting down: nothing left to count with */
   }
-}
-
-function unavailable(res: ServerResponse) {
-  refuse(res, 503, "Tracking is unavailable for a moment: please retry", {}, { "Retry-After": "5" });
 }
 
 /** Runs `track`; anything that throws still gets a JSON answer, never an HTML error page. */
@@ -252,7 +311,7 @@ export function analyticsRouter() {
 const TRACKING_PATH = /^\/api\/v1\/analytics\/([a-z-]{1,32})$/;
 
 /**
- * The HTTP server's listener (ADR 021): a tracking post whose path is exactly `/api/v1/analytics/<name>` is
+ * The HTTP server's listener (ADR 036): a tracking post whose path is exactly `/api/v1/analytics/<name>` is
  * answered here, before Express, whose per-request set-up (request and response prototypes, the query
  * parser, the malformed-URL check, the router's layers) cost as much as the rest of such a request;
  * everything else, including any other spelling of those paths, goes to `app` (whose analyticsRouter

@@ -9,6 +9,7 @@ import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { getEnv } from "~/server/env.server";
 import { rateLimitKey } from "~/analytics/ip.server";
 import { createRedis } from "~/server/redis.server";
+import { LRUCache } from "lru-cache";
 
 type Limit = { points: number; duration: number; message: string };
 const MB = 1024 * 1024;
@@ -277,7 +278,7 @@ export function leasedLimiter(opts: {
   const { redis, keyPrefix, points, durationMs, message, now = Date.now } = opts;
   const leaseSize = opts.leaseSize ?? Math.max(1, Math.ceil(points / 20));
   let window = -1;
-  let leases = new Map<string, Lease>();
+  const leases = new LRUCache<string, Lease>({ max: LEASE_KEYS_MAX });
 
   const take = (redisKey: string, lease: Lease, windowAtStart: number) => {
     lease.taking = true;
@@ -318,11 +319,10 @@ export function leasedLimiter(opts: {
     if (current !== window) {
       // A new window: last window's leases are worth nothing (its Redis keys expire on their own).
       window = current;
-      leases = new Map();
+      leases.clear();
     }
     let lease = leases.get(key);
     if (!lease) {
-      if (leases.size >= LEASE_KEYS_MAX) leases.delete(leases.keys().next().value as string);
       lease = { left: 0, out: false, waiting: [], taking: false };
       leases.set(key, lease);
     }

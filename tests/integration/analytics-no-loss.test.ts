@@ -1,5 +1,5 @@
 /**
- * No loss: 10,000 events with unique ids go through the built web server, the ingest stream (ADR 025)
+ * No loss: 10,000 events with unique ids go through the built web server, the ingest stream (ADR 036)
  * and the worker
  * into ClickHouse while (a) the worker is killed with SIGKILL in the middle of a batch and restarted,
  * (b) ClickHouse is killed and kept down for 15 s, then started again on the same files, and (c) Redis is
@@ -18,12 +18,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ClickHouseClient } from "@clickhouse/client";
-import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { createClickHouse } from "~/analytics/clickhouse.server";
-import { INGEST_QUEUE, TABLES, type IngestJob } from "~/analytics/events";
-import { INGEST_GROUP, ingestStreamKey, streamDepth, streamEntries } from "~/analytics/ingest-stream.server";
+import { TABLES } from "~/analytics/events";
+import { deadLetterCount, INGEST_GROUP, ingestStreamKey, streamDepth, streamEntries } from "~/analytics/ingest-stream.server";
 import { pageViews, TOP_ROWS, userActivity } from "~/analytics/reports.server";
 import { migrateClickHouse } from "../../scripts/lib/migrate";
 import { createRedis } from "~/server/redis.server";
@@ -111,13 +110,11 @@ describe("analytics pipeline: no event lost", () => {
   let worker: ChildProcess | undefined;
   let workerLog = "";
   let monitor: Redis | undefined;
-  let queue: Queue<IngestJob> | undefined;
   let clickhouse: ClickHouseClient | undefined;
 
   afterAll(async () => {
     if (worker?.pid && worker.exitCode === null && worker.signalCode === null) worker.kill("SIGKILL");
     await web?.stop();
-    await queue?.close().catch(() => undefined);
     monitor?.disconnect();
     await clickhouse?.close();
     await Promise.all([redisServer?.stop("SIGKILL"), clickhouseServer?.stop("SIGKILL")]);
@@ -186,8 +183,6 @@ describe("analytics pipeline: no event lost", () => {
       await startWorker();
       monitor = createRedis(redisServer.url, { maxRetriesPerRequest: null });
       monitor.on("error", () => undefined); // down on purpose during (c)
-      queue = new Queue<IngestJob>(INGEST_QUEUE, { connection: monitor, prefix });
-      queue.on("error", () => undefined);
 
       // ------------------------------------------------------------------------------------------------
       // The sending: like the tracker, the same events again after a 503, 429 or network error.
@@ -330,10 +325,10 @@ describe("analytics pipeline: no event lost", () => {
       let stored = 0;
       while ((stored = await storedCount(clickhouse)) < all.length) {
         if (Date.now() - waitStart > STORED_DEADLINE_MS) {
-          const counts = await queue.getJobCounts("waiting", "active", "delayed", "failed", "completed");
+          const dead = await deadLetterCount(monitor!, prefix);
           throw new Error(
             `${all.length - stored} of ${all.length} accepted events are not in ClickHouse ${STORED_DEADLINE_MS / 1000} s after the sending ended; ` +
-              `stream ${JSON.stringify(await streamDepth(monitor!, prefix))}, queue ${JSON.stringify(counts)}; worker output:\n${workerLog.slice(-3000)}`,
+              `stream ${JSON.stringify(await streamDepth(monitor!, prefix))}, dead letters ${dead}; worker output:\n${workerLog.slice(-3000)}`,
           );
         }
         await sleep(500);
@@ -390,10 +385,9 @@ describe("analytics pipeline: no event lost", () => {
       expect(activity.sessions).toBe(sessions.size);
       expect(activity.bounceRate).toBe(Math.round((bounces * 10_000) / sessions.size) / 10_000);
 
-      // Nothing left behind in the stream or the queue, nothing failed.
+      // Nothing left behind in the stream, nothing failed.
       expect(await monitor!.xlen(ingestStreamKey(prefix))).toBe(0);
-      const counts = await queue.getJobCounts("waiting", "active", "delayed", "failed");
-      expect(counts).toMatchObject({ waiting: 0, active: 0, delayed: 0, failed: 0 });
+      expect(await deadLetterCount(monitor!, prefix)).toBe(0);
 
       // What happened, for whoever reads the test output.
       const [raw] = await select<{ actions: number; pageviews: number }>(

@@ -10,7 +10,7 @@ import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
-import { INGEST_QUEUE, type IngestJob } from "~/analytics/events";
+import { appendEntry, ingestStreamKey } from "~/analytics/ingest-stream.server";
 import { pageViews, userActivity } from "~/analytics/reports.server";
 import { buildRollups, eventsOnly, lateDaysKey, markLate, takeLateDays } from "~/analytics/rollups.server";
 import { getEnv, parseEnv } from "~/server/env.server";
@@ -68,22 +68,21 @@ describe("the reports' derived tables over time", () => {
     const own = await createTestClickHouseDatabase("soko_rol");
     const ownClient = createClickHouse(clickHouseOptions(baseEnv, own));
     const env = parseEnv({ ...process.env, QUEUE_PREFIX: p, CLICKHOUSE_DATABASE: own, INGEST_BATCH_MS: "50" });
-    const queue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix: p });
     const ingest = await startIngest(env, { redis, clickhouse: ownClient });
     try {
       const now = Date.now();
       const late = now - 3 * 24 * HOUR; // three days ago: built long since
-      const job = await queue.add("events", {
-        events: [queuedEvent("pageview", { event_time: iso(late), received_at: iso(now) }), queuedEvent("pageview", { event_time: iso(now), received_at: iso(now) })],
-      });
-      await expect.poll(async () => (await queue.getJobState(job.id!)) === "completed", { timeout: 15_000 }).toBe(true);
+      await appendEntry(redis, p, [
+        queuedEvent("pageview", { event_time: iso(late), received_at: iso(now) }),
+        queuedEvent("pageview", { event_time: iso(now), received_at: iso(now) }),
+      ]);
+      await expect.poll(async () => redis.xlen(ingestStreamKey(p)), { timeout: 15_000 }).toBe(0);
       expect(await redis.smembers(lateDaysKey(p))).toEqual([day(late)]);
       expect(await takeLateDays(redis, p)).toEqual([day(late)]);
       expect(await redis.exists(lateDaysKey(p))).toBe(0);
     } finally {
       await ingest.close();
-      await queue.obliterate({ force: true });
-      await queue.close();
+      await redis.del(ingestStreamKey(p));
       await ownClient.command({ query: `DROP DATABASE IF EXISTS ${own}` });
       await ownClient.close();
     }

@@ -1,22 +1,22 @@
 /**
  * The analytics worker's stream path (worker/ingest-consumer.server.ts, ADR 025) against the real Redis and ClickHouse:
  * entries as the web processes append them (appendEntry) → rows in a fresh ClickHouse database of this file,
- * and what the stream, its consumer group and the BullMQ failed set hold at each step. Each test has its own
- * queue prefix (so its own stream, group, queue and counters).
+ * and what the stream, its consumer group and the dead letters hold at each step. Each test has its own
+ * queue prefix (so its own stream, group, dead letters and counters).
  */
 import { randomBytes } from "node:crypto";
 import type { ClickHouseClient } from "@clickhouse/client";
-import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import { quoteList } from "~/analytics/clickhouse-sql.server";
-import { INGEST_QUEUE, type IngestJob, type QueuedEvent } from "~/analytics/events";
-import { appendEntry, INGEST_GROUP, ingestStreamKey, streamDepth, streamEntries } from "~/analytics/ingest-stream.server";
+import type { QueuedEvent } from "~/analytics/events";
+import { appendEntry, deadLetterKey, deadLetters, INGEST_GROUP, ingestStreamKey, replayDeadLetters, streamDepth, streamEntries } from "~/analytics/ingest-stream.server";
 import { getEnv, parseEnv } from "~/server/env.server";
 import { createRedis } from "~/server/redis.server";
 import { freePort } from "../../scripts/lib/servers";
-import { analyticsCountersKey, startIngest, type Ingest, type IngestOptions } from "../../worker/ingest-consumer.server";
+import { startIngest, type Ingest, type IngestOptions } from "../../worker/ingest-consumer.server";
+import { analyticsCountersKey } from "../../worker/ingest-counters.server";
 import { queuedEvent as event, startIngestChild, storedCommon, storedCount as countStored, waitFor } from "../support/analytics-events";
 import { createTestClickHouseDatabase } from "../support/databases";
 
@@ -39,7 +39,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  // Whatever a test left under its prefix (stream, queue, counters, late days, minute hashes).
+  // Whatever a test left under its prefix (stream, dead letters, counters, late days, minute hashes).
   for (const prefix of prefixes) {
     const keys = await redis.keys(`${prefix}:*`);
     if (keys.length) await redis.del(...keys);
@@ -49,17 +49,14 @@ afterAll(async () => {
   await redis.quit();
 });
 
-/** A stream and queue of this test's own, and a way to start workers on them. */
+/** A stream of this test's own, and a way to start workers on it. */
 function setup() {
   const prefix = `soko_ts_${randomBytes(4).toString("hex")}`;
   prefixes.push(prefix);
   const key = ingestStreamKey(prefix);
-  const queue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix });
   const env = parseEnv({ ...process.env, QUEUE_PREFIX: prefix, CLICKHOUSE_DATABASE: database });
   cleanups.push(async () => {
-    await queue.obliterate({ force: true });
-    await queue.close();
-    await redis.del(key, analyticsCountersKey(prefix));
+    await redis.del(key, deadLetterKey(prefix), analyticsCountersKey(prefix));
   });
   const start = async (options: IngestOptions = {}): Promise<Ingest> => {
     const ingest = await startIngest(env, { redis, clickhouse, ...options });
@@ -82,7 +79,10 @@ function setup() {
   };
   /** XINFO CONSUMERS of the ingest group. */
   const consumers = async () => ((await redis.xinfo("CONSUMERS", key, INGEST_GROUP)) as unknown[][]).map(fields);
-  return { prefix, key, queue, env, start, append, counters, pending, pendingCount, group, consumers };
+  /** The dead letters, oldest first, with their events. */
+  const dead = async () =>
+    (await redis.xrange(deadLetterKey(prefix), "-", "+")).map(([id, f]) => ({ id, events: f[f.indexOf("events") + 1], reason: f[f.indexOf("reason") + 1] }));
+  return { prefix, key, env, dead, start, append, counters, pending, pendingCount, group, consumers };
 }
 
 function fields(flat: unknown[]): Record<string, unknown> {
@@ -151,7 +151,7 @@ describe("analytics worker: the stream", () => {
     const ingest = await t.start({ clickhouse: watching, batchMs: 60_000 });
 
     const entryIds = [await t.append(first), await t.append(second)];
-    await waitFor(() => ingest.stats.pendingJobs === 2, 5000, "both entries to be buffered");
+    await waitFor(() => ingest.stats.pendingEntries === 2, 5000, "both entries to be buffered");
     await sleep(300); // time for a write the 60 s batch must not make yet (a non-event: nothing to wait for)
     // Read (pending for the worker), not yet written, so still in the stream.
     expect((await t.pending()).map((p) => p.id)).toEqual(entryIds);
@@ -168,7 +168,7 @@ describe("analytics worker: the stream", () => {
     // One batch, one INSERT per table (4), each begun and ended with both entries still held.
     expect(seen).toHaveLength(8);
     for (const s of seen) expect(s).toEqual({ xlen: 2, pending: 2 });
-    expect(ingest.stats).toMatchObject({ streamEntries: 2, batches: 1, batchRows: [4], insertedRows: 4, handedOver: 0, pendingJobs: 0 });
+    expect(ingest.stats).toMatchObject({ streamEntries: 2, batches: 1, batchRows: [4], insertedRows: 4, deadLettered: 0, pendingEntries: 0 });
     expect(await t.counters()).toEqual({ inserted: "4" });
 
     const common = storedCommon;
@@ -196,7 +196,7 @@ describe("analytics worker: the stream", () => {
     expect(await read("conversions")).toEqual([{ ...common(second[1]!), conversion_type: "order_placed", value: 80_000, metadata: '{"gig":12}' }]);
   });
 
-  it("hands the entries ClickHouse refuses, or that are not events, over to the failed set with their reason, and inserts the rest of their batch", async () => {
+  it("moves the entries ClickHouse refuses, or that are not events, to the dead letters with their reason, and inserts the rest of their batch", async () => {
     const t = setup();
     const good = Array.from({ length: 6 }, () => [event("pageview"), event("action")]);
     // Valid to TypeScript (strings), refused by ClickHouse: a UUID that is not one, a date that is not one.
@@ -211,42 +211,41 @@ describe("analytics worker: the stream", () => {
     await t.append(unknownKind);
     // All ten entries are there before the worker starts: one read, one batch.
     const ingest = await t.start({ batchMs: 1500 });
-    await waitFor(async () => (await t.queue.getJobCounts("failed")).failed === 4, 15_000, "the 4 handed-over entries to fail");
+    await waitFor(async () => (await t.dead()).length === 4, 15_000, "the 4 refused entries to be dead letters");
+    await waitFor(async () => (await redis.xlen(t.key)) === 0, 5_000, "the stream to empty");
 
-    expect(await redis.xlen(t.key)).toBe(0);
     expect(await t.pendingCount()).toBe(0);
-    expect(await t.queue.getJobCounts("completed", "failed", "waiting", "active", "delayed")).toMatchObject({
-      completed: 0,
-      failed: 4,
-      waiting: 0,
-      active: 0,
-      delayed: 0,
-    });
-    const failed = await t.queue.getJobs(["failed"]);
-    const jobOf = (data: unknown) => {
-      const job = failed.find((j) => JSON.stringify(j.data.events) === JSON.stringify(data));
-      if (!job) throw new Error(`no failed job for ${JSON.stringify(data)}`);
-      return job;
+    const dead = await t.dead();
+    const deadOf = (data: unknown) => {
+      const entry = dead.find((d) => d.events === (typeof data === "string" ? data : JSON.stringify(data)));
+      if (!entry) throw new Error(`no dead letter for ${JSON.stringify(data)}`);
+      return entry;
     };
-    const uuidJob = jobOf(badUuid);
-    expect(uuidJob.failedReason).toMatch(/^ClickHouse refused the pageviews rows: Code: (27|376)\b/);
-    // Tried once more as a job (the stream's try is not one of its attempts), then failed for good.
-    expect(uuidJob.attemptsMade).toBe(1);
-    // A job like any other of the queue (kept when failed, for the pipeline screen to list and replay).
-    expect(uuidJob.opts).toMatchObject({ attempts: 8, removeOnFail: false });
-    const dateJob = jobOf(badDate);
-    expect(dateJob.failedReason).toMatch(/^ClickHouse refused the sessions rows: Code: 41\b.*DateTime/);
-    expect(dateJob.attemptsMade).toBe(1);
-    expect(jobOf(unknownKind).failedReason).toBe('unknown event kind "heartbeat"');
-    expect(jobOf("not json").failedReason).toBe("the job has no events array");
+    expect(deadOf(badUuid).reason).toMatch(/^ClickHouse refused the pageviews rows: Code: (27|376)\b/);
+    expect(deadOf(badDate).reason).toMatch(/^ClickHouse refused the sessions rows: Code: 41\b.*DateTime/);
+    expect(deadOf(unknownKind).reason).toBe('unknown event kind "heartbeat"');
+    expect(deadOf("not json").reason).toBe("the entry has no events array");
+    // As the pipeline screen lists them: newest first, with their events counted.
+    const listed = await deadLetters(redis, t.prefix, { limit: 10 });
+    expect(listed.map((d) => d.id)).toEqual(dead.map((d) => d.id).reverse());
+    expect(listed.find((d) => d.reason.startsWith("ClickHouse refused the pageviews"))).toMatchObject({ events: 2 });
 
     expect(await storedCount(good.flat().map((e) => e.event_id))).toBe(12);
     // An entry is refused whole: the valid-looking pageview of the bad-UUID entry is not stored either.
     expect(await storedCount([badUuid[0]!.event_id, badDate[0]!.event_id, unknownKind[0]!.event_id])).toBe(0);
-    expect(ingest.stats).toMatchObject({ streamEntries: 10, handedOver: 4, insertedRows: 12, failedJobs: 4, failedEvents: 4 });
+    expect(ingest.stats).toMatchObject({ streamEntries: 10, deadLettered: 4, insertedRows: 12, failedEvents: 4 });
     // The good entries' batch was one; the refused ones were found by splitting it.
     expect(ingest.stats.batchRows[0]).toBe(15);
     expect(await t.counters()).toEqual({ inserted: "12", failed: "4" });
+
+    // Replayed: back in the stream, refused again, dead letters again (counted failed a second time).
+    const moved = await replayDeadLetters(redis, t.prefix, dead.map((d) => d.id));
+    expect(moved).toEqual(dead.map((d) => d.id));
+    // A second replay of the same ids moves nothing.
+    expect(await replayDeadLetters(redis, t.prefix, dead.map((d) => d.id))).toEqual([]);
+    await waitFor(async () => ingest.stats.deadLettered === 8, 15_000, "the replayed entries to be refused again");
+    expect((await t.dead()).map((d) => d.events).sort()).toEqual(dead.map((d) => d.events).sort());
+    expect(await t.counters()).toEqual({ inserted: "12", failed: "8" });
   });
 
   it("while ClickHouse is down, holds the entries (renewed, never claimed by another worker), gives them back on close, and a new worker writes them", async () => {
@@ -265,10 +264,10 @@ describe("analytics worker: the stream", () => {
     const batches = Array.from({ length: 5 }, () => [event("pageview"), event("action")]);
     const entryIds: string[] = [];
     for (const events of batches) entryIds.push(await t.append(events));
-    await waitFor(() => holder.stats.pendingJobs === 5, 5000, "the 5 entries to be held");
+    await waitFor(() => holder.stats.pendingEntries === 5, 5000, "the 5 entries to be held");
     // A second worker, on the real ClickHouse, that would write any entry it managed to claim.
     const other = await t.start({ batchMs: 50, lockDurationMs: 1000, stalledIntervalMs: 200 });
-    await sleep(3000); // past the 1 s locks and their stalled checks: time for the other worker to claim an entry whose lock lapsed
+    await sleep(3000);
 
     expect(holder.stats.retries).toBeGreaterThanOrEqual(3);
     expect(other.stats).toMatchObject({ streamEntries: 0, claimedEntries: 0 });
@@ -287,7 +286,7 @@ describe("analytics worker: the stream", () => {
     const closing = Date.now();
     await holder.close();
     expect(Date.now() - closing).toBeLessThan(5000);
-    expect(holder.stats.releasedJobs).toBe(5);
+    expect(holder.stats.releasedEntries).toBe(5);
     // Given back as new entries with the same events, in the same order, read by no one.
     const given = await streamEntries(redis, t.prefix);
     expect(given.map((e) => e.events)).toEqual(batches);
@@ -295,7 +294,7 @@ describe("analytics worker: the stream", () => {
     expect(await t.group()).toMatchObject({ pending: 0, lag: 5 });
     expect(await t.pendingCount()).toBe(0);
     expect(await streamDepth(redis, t.prefix)).toMatchObject({ waiting: 5, active: 0 });
-    expect(await t.queue.getJobCounts("waiting", "failed")).toMatchObject({ waiting: 0, failed: 0 });
+    expect(await t.dead()).toEqual([]);
 
     // ClickHouse is back (a worker on the real server): everything goes in, and the stream empties.
     const next = await t.start({ batchMs: 50 });
@@ -328,14 +327,14 @@ describe("analytics worker: the stream", () => {
     await waitFor(async () => (await redis.xlen(t.key)) === 0, 5000, "the stream to empty");
 
     expect(await t.pendingCount()).toBe(0);
-    expect(ingest.stats).toMatchObject({ claimedEntries: 3, streamEntries: 4, insertedRows: 7, handedOver: 0 });
+    expect(ingest.stats).toMatchObject({ claimedEntries: 3, streamEntries: 4, insertedRows: 7, deadLettered: 0 });
     const stopped = (await t.consumers()).find((c) => c.name === "stopped-worker");
     expect(stopped).toMatchObject({ pending: 0 });
-    expect(await t.queue.getJobCounts("waiting", "failed")).toMatchObject({ waiting: 0, failed: 0 });
+    expect(await t.dead()).toEqual([]);
     expect(await t.counters()).toEqual({ inserted: "7" });
   });
 
-  it("hands an entry read maxStalledCount times by workers that stopped over to the queue, which writes it", async () => {
+  it("moves an entry read maxStalledCount times by workers that stopped to the dead letters; replayed, it is written", async () => {
     const t = setup();
     const events = [event("pageview"), event("error")];
     await redis.xgroup("CREATE", t.key, INGEST_GROUP, "0", "MKSTREAM");
@@ -346,11 +345,19 @@ describe("analytics worker: the stream", () => {
     expect(await t.pending()).toMatchObject([{ id, consumer: "stopped-worker", deliveries: 10 }]);
 
     const ingest = await t.start({ batchMs: 50, lockDurationMs: 1000, stalledIntervalMs: 200 });
-    await waitFor(async () => (await storedCount(ids(events))) === 2, 10_000, "the entry's events");
+    await waitFor(async () => (await t.dead()).length === 1, 10_000, "the entry to be a dead letter");
     expect(await redis.xlen(t.key)).toBe(0);
     expect(await t.pendingCount()).toBe(0);
-    expect(ingest.stats).toMatchObject({ claimedEntries: 1, handedOver: 1, insertedRows: 2 });
-    expect(await t.queue.getJobCounts("waiting", "active", "failed")).toMatchObject({ waiting: 0, active: 0, failed: 0 });
+    expect(ingest.stats).toMatchObject({ claimedEntries: 1, deadLettered: 1, insertedRows: 0 });
+    const [dead] = await t.dead();
+    expect(dead).toMatchObject({ events: JSON.stringify(events), reason: "read 10 times by workers that stopped before writing it" });
+    expect(await storedCount(ids(events))).toBe(0);
+
+    expect(await replayDeadLetters(redis, t.prefix, [dead!.id])).toEqual([dead!.id]);
+    await waitFor(async () => (await storedCount(ids(events))) === 2, 10_000, "the entry's events");
+    await waitFor(async () => (await redis.xlen(t.key)) === 0, 5_000, "the stream to empty");
+    expect(await t.dead()).toEqual([]);
+    expect(await t.counters()).toEqual({ inserted: "2", failed: "2" });
   });
 
   it("claims and writes the entries of a worker killed with SIGKILL before its batch was inserted", async () => {
@@ -376,7 +383,7 @@ describe("analytics worker: the stream", () => {
     await waitFor(async () => (await storedCount(batches.flat().map((e) => e.event_id))) === 8, 15_000, "the 4 entries to be claimed");
     await waitFor(async () => (await redis.xlen(t.key)) === 0, 5000, "the stream to empty");
     expect(await t.pendingCount()).toBe(0);
-    expect(ingest.stats).toMatchObject({ claimedEntries: 4, streamEntries: 4, insertedRows: 8, handedOver: 0 });
+    expect(ingest.stats).toMatchObject({ claimedEntries: 4, streamEntries: 4, insertedRows: 8, deadLettered: 0 });
     expect(await t.counters()).toEqual({ inserted: "8" });
   }, 60_000);
 
@@ -402,7 +409,7 @@ describe("analytics worker: the stream", () => {
     expect(Date.now() - closing).toBeLessThan(500);
     expect(await blockedReads()).not.toContain(again);
     await t.append([event("pageview")]);
-    await sleep(300); // time for a read left blocked to take it (a non-event: nothing to wait for)
+    await sleep(300);
     expect(await t.pendingCount()).toBe(0);
   });
 
@@ -410,6 +417,7 @@ describe("analytics worker: the stream", () => {
     const t = setup();
     // Its first read blocks (for up to 5 s) in Redis.
     const { ingest, readerId } = await startBlocked(() => t.start({ batchMs: 50 }));
+    await sleep(200);
 
     const closing = Date.now();
     await ingest.close();
@@ -422,7 +430,7 @@ describe("analytics worker: the stream", () => {
     const later = [event("pageview")];
     const id = await t.append(later);
     // A read left blocked in Redis would take this entry for the closed consumer.
-    await sleep(500); // a non-event: nothing to wait for
+    await sleep(500);
     expect(await t.pendingCount()).toBe(0);
     // Redis 7.0 makes a consumer on its first read that returned entries; this one never had any.
     expect((await t.consumers()).filter((c) => Number(c.pending) > 0)).toEqual([]);

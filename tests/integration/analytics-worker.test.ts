@@ -1,24 +1,25 @@
 /**
- * The analytics worker (worker/ingest-consumer.server.ts) against the real Redis and ClickHouse: jobs as the
- * endpoints queue them → rows in a fresh ClickHouse database of this file. Each test has its own queue
- * prefix (so its own queue and counters).
+ * The analytics worker (worker/ingest-consumer.server.ts) against the real Redis and ClickHouse: stream entries
+ * as the endpoints append them → rows in a fresh ClickHouse database of this file. Each test has its own
+ * queue prefix (so its own stream and counters). The stream protocol itself (claims, dead letters, ClickHouse
+ * down, a worker killed) is analytics-stream.test.ts's.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import type { ClickHouseClient } from "@clickhouse/client";
-import { Queue, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import { quote, quoteList } from "~/analytics/clickhouse-sql.server";
-import { INGEST_QUEUE, TABLES, type EventKind, type IngestJob, type QueuedEvent } from "~/analytics/events";
-import { queuedEvent as event, SESSION_ID as sessionIdOf, startIngestChild, storedCommon, storedCount as countStored, waitFor } from "../support/analytics-events";
+import { TABLES, type EventKind, type QueuedEvent } from "~/analytics/events";
+import { appendEntry, ingestStreamKey } from "~/analytics/ingest-stream.server";
+import { queuedEvent as event, SESSION_ID as sessionIdOf, storedCommon, storedCount as countStored, waitFor } from "../support/analytics-events";
 import { checkEvents, enrichEvents } from "~/analytics/ingest.server";
 import { pageViews } from "~/analytics/reports.server";
 import { getEnv, parseEnv } from "~/server/env.server";
 import { migrateClickHouse } from "../../scripts/lib/migrate";
-import { freePort } from "../../scripts/lib/servers";
 import { createRedis } from "~/server/redis.server";
-import { analyticsCountersKey, startIngest, type Ingest, type IngestOptions } from "../../worker/ingest-consumer.server";
+import { startIngest, type Ingest, type IngestOptions } from "../../worker/ingest-consumer.server";
+import { analyticsCountersKey } from "../../worker/ingest-counters.server";
 
 const baseEnv = getEnv();
 const database = `soko_test_${randomBytes(5).toString("hex")}`;
@@ -43,15 +44,12 @@ afterAll(async () => {
   await redis.quit();
 });
 
-/** A queue of this test's own, and a way to start workers on it. */
+/** A stream of this test's own, and a way to start workers on it. */
 function setup(envOverrides: Record<string, string> = {}) {
   const prefix = `soko_t_${randomBytes(4).toString("hex")}`;
-  const queue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix });
   const env = parseEnv({ ...process.env, QUEUE_PREFIX: prefix, CLICKHOUSE_DATABASE: database, ...envOverrides });
   cleanups.push(async () => {
-    await queue.obliterate({ force: true });
-    await queue.close();
-    await redis.del(analyticsCountersKey(prefix));
+    await redis.del(ingestStreamKey(prefix), analyticsCountersKey(prefix));
   });
   const start = async (options: IngestOptions = {}): Promise<Ingest> => {
     const ingest = await startIngest(env, { redis, clickhouse, ...options });
@@ -59,8 +57,11 @@ function setup(envOverrides: Record<string, string> = {}) {
     return ingest;
   };
   const counters = async () => redis.hgetall(analyticsCountersKey(prefix));
-  const add = (events: QueuedEvent[], opts = {}) => queue.add("events", { events }, opts);
-  return { prefix, queue, env, start, counters, add };
+  const add = (events: QueuedEvent[]) => appendEntry(redis, prefix, events);
+  /** Whether the entry has left the stream (acknowledged and deleted: its rows are in). */
+  const written = async (id: string) => (await redis.xrange(ingestStreamKey(prefix), id, id)).length === 0;
+  const empty = async () => (await redis.xlen(ingestStreamKey(prefix))) === 0;
+  return { prefix, env, start, counters, add, written, empty };
 }
 
 
@@ -85,8 +86,8 @@ describe("analytics worker", () => {
     const userAction = event("user_action");
     const all = [session, pageview, click, jsError, actionError, conversion, userAction];
     await t.start();
-    const job = await t.add(all);
-    await waitFor(async () => (await job.getState()) === "completed", 10_000, "the job to complete");
+    const id = await t.add(all);
+    await waitFor(() => t.written(id), 10_000, "the entry to be written");
 
     const common = storedCommon;
     const read = (table: string) =>
@@ -149,8 +150,8 @@ describe("analytics worker", () => {
     if (!checked.ok) throw new Error(`refused: ${checked.error}`);
     const android = "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
     const queued = await enrichEvents(checked.events, { ip: "41.210.145.12", userAgent: android, userId: 0 }, receivedAtMs, "soko.test");
-    const job = await t.add(queued);
-    await waitFor(async () => (await job.getState()) === "completed", 10_000, "the job to complete");
+    const id = await t.add(queued);
+    await waitFor(() => t.written(id), 10_000, "the entry to be written");
 
     const where = `toString(event_id) = ${quote(sent.event_id)}`;
     expect(await select(`SELECT * FROM pageviews FINAL WHERE ${where}`)).toEqual([
@@ -201,8 +202,8 @@ describe("analytics worker", () => {
     const oldPlaced = event("action", { ip: "41.210.145.0", country: "Kenya", city: "Nairobi" });
     const oldUnknown = event("action", { ip: "41.210.145.0", country: "Unknown", city: "Unknown" });
     const all = [...uganda, oldPlaced, ...ipv6, oldUnknown, ...unknown];
-    const job = await t.add(all);
-    await waitFor(async () => (await job.getState()) === "completed", 10_000, "the job to complete");
+    const id = await t.add(all);
+    await waitFor(() => t.written(id), 10_000, "the entry to be written");
 
     const rows = await select<{ id: string; ip: string; country: string; city: string }>(
       `SELECT toString(event_id) AS id, ip, country, city FROM actions FINAL WHERE toString(event_id) IN ${quoteList(ids(all))}`,
@@ -216,24 +217,19 @@ describe("analytics worker", () => {
     expect(rows).toHaveLength(all.length);
   });
 
-  it("completes a job only once its rows can be read, never before", async () => {
+  it("deletes an entry only once its rows can be read, never before", async () => {
     const t = setup({ INGEST_BATCH_MS: "60000" });
     const ingest = await t.start();
     const events = [event("pageview"), event("action"), event("session")];
-    const seenAtCompletion: number[] = [];
-    ingest.worker.on("completed", () => void storedCount(ids(events)).then((n) => seenAtCompletion.push(n)));
-    const job = await t.add(events);
-    await waitFor(() => ingest.stats.pendingJobs === 1, 5000, "the job to be buffered");
+    const id = await t.add(events);
+    await waitFor(() => ingest.stats.pendingEntries === 1, 5000, "the entry to be buffered");
     await new Promise((r) => setTimeout(r, 500)); // time for a flush the 60 s batch must not make yet (a non-event)
-    expect(await job.getState()).toBe("active");
+    expect(await t.written(id)).toBe(false);
     expect(await storedCount(ids(events))).toBe(0);
 
     await ingest.flush();
-    await waitFor(async () => (await job.getState()) === "completed", 5000, "the job to complete");
+    expect(await t.written(id)).toBe(true);
     expect(await storedCount(ids(events))).toBe(3);
-    await waitFor(() => seenAtCompletion.length === 1, 2000, "the completed event");
-    expect(seenAtCompletion).toEqual([3]);
-    expect((await t.queue.getJob(job.id!))?.returnvalue).toEqual({ events: 3 });
   });
 
   it("inserts 25,000 events in batches of at most 10,000 rows (the default), one INSERT per table", async () => {
@@ -242,27 +238,24 @@ describe("analytics worker", () => {
     const t = setup({ INGEST_BATCH_ROWS: "10000", INGEST_BATCH_MS: "1000" });
     const kinds: EventKind[] = ["pageview", "action", "session", "conversion", "user_action", "error"];
     const marker = `1764000000000-${randomBytes(6).toString("hex")}`;
-    const jobs = Array.from({ length: 250 }, (_, j) => ({
-      name: "events",
-      data: { events: Array.from({ length: 100 }, (_, i) => event(kinds[(j + i) % kinds.length]!, { session_id: marker })) },
-    }));
-    await t.queue.addBulk(jobs);
+    for (let j = 0; j < 250; j++) await t.add(Array.from({ length: 100 }, (_, i) => event(kinds[(j + i) % kinds.length]!, { session_id: marker })));
     const inserts: number[] = [];
     const counting = createClickHouse(clickHouseOptions(baseEnv, database));
     const original = counting.insert.bind(counting);
     counting.insert = ((params: Parameters<typeof original>[0]) => {
-      inserts.push((params.values as unknown[]).length);
+      // The events' tables only (not the counters' pipeline_minutes, moved every 10 s on the same client).
+      if (params.table !== "pipeline_minutes") inserts.push((params.values as unknown[]).length);
       return original(params);
     }) as typeof counting.insert;
     cleanups.push(() => counting.close());
     const ingest = await t.start({ clickhouse: counting });
 
-    await waitFor(async () => (await t.queue.getJobCounts("completed")).completed === 250, 25_000, "250 jobs");
+    await waitFor(() => t.empty(), 25_000, "250 entries");
     expect(ingest.stats.batches).toBeGreaterThanOrEqual(3);
     expect(ingest.stats.batchRows.reduce((a, b) => a + b, 0)).toBe(25_000);
     expect(Math.max(...ingest.stats.batchRows)).toBeLessThanOrEqual(10_000);
-    // Each batch has rows of all six tables: six INSERTs per batch, none of them per job.
-    expect(inserts).toHaveLength(ingest.stats.batches * 6);
+    // Each batch has rows of all six tables: six INSERTs per batch (and one per retry, on a busy machine), none per entry.
+    expect(inserts).toHaveLength(ingest.stats.batches * 6 + ingest.stats.retries);
     expect(inserts.reduce((a, b) => a + b, 0)).toBe(25_000);
     const parts = Object.values(TABLES).map((t) => `SELECT event_id FROM ${t} WHERE session_id = ${quote(marker)}`);
     const [stored] = await select<{ n: number; all: number }>(
@@ -283,52 +276,15 @@ describe("analytics worker", () => {
     expect(Date.now() - startedAt).toBeLessThan(1000);
   });
 
-  it("fails only the jobs whose data ClickHouse refuses, with its reason, and inserts the rest of their batch", async () => {
-    const t = setup({ INGEST_BATCH_MS: "1500" });
-    const good = Array.from({ length: 10 }, () => [event("pageview"), event("action")]);
-    // Valid to TypeScript (strings), refused by ClickHouse: a UUID that is not one, a date that is not one.
-    const badUuid = [event("pageview"), event("pageview", { event_id: "not-a-uuid" })];
-    const badDate = [event("session", { event_time: "the day after tomorrow" })];
-    const unknownKind = [event("pageview", { kind: "heartbeat" })];
-    await t.queue.addBulk([
-      ...good.slice(0, 5).map((events) => ({ name: "events", data: { events } })),
-      { name: "events", data: { events: badUuid }, opts: { attempts: 3, jobId: "bad-uuid" } },
-      ...good.slice(5).map((events) => ({ name: "events", data: { events } })),
-      { name: "events", data: { events: badDate }, opts: { attempts: 3, jobId: "bad-date" } },
-      { name: "events", data: { events: unknownKind }, opts: { jobId: "bad-kind" } },
-    ]);
-    const ingest = await t.start();
-    await waitFor(async () => {
-      const c = await t.queue.getJobCounts("completed", "failed");
-      return (c.completed ?? 0) + (c.failed ?? 0) === 13;
-    }, 15_000, "all jobs to finish");
-
-    expect(await t.queue.getJobCounts("completed", "failed")).toEqual({ completed: 10, failed: 3 });
-    // All twelve jobs with known kinds were in the one batch; the bad ones were found by splitting it.
-    expect(ingest.stats.batches).toBe(1);
-    const uuidJob = (await t.queue.getJob("bad-uuid")) as Job;
-    expect(uuidJob.failedReason).toMatch(/^ClickHouse refused the pageviews rows: Code: (27|376)\b/);
-    expect(uuidJob.attemptsMade).toBe(1);
-    expect(await uuidJob.getState()).toBe("failed");
-    const dateJob = (await t.queue.getJob("bad-date")) as Job;
-    expect(dateJob.failedReason).toMatch(/^ClickHouse refused the sessions rows: Code: 41\b.*DateTime/);
-    expect(dateJob.attemptsMade).toBe(1);
-    expect((await t.queue.getJob("bad-kind"))?.failedReason).toBe('unknown event kind "heartbeat"');
-
-    expect(await storedCount(good.flat().map((e) => e.event_id))).toBe(20);
-    // A failed job is failed whole: its valid-looking pageview is not stored either.
-    expect(await storedCount([badUuid[0]!.event_id, badDate[0]!.event_id, unknownKind[0]!.event_id])).toBe(0);
-    expect(await t.counters()).toEqual({ inserted: "20", failed: "4" });
-    expect(ingest.stats).toMatchObject({ insertedRows: 20, failedJobs: 3, failedEvents: 4 });
-  });
-
   it("stores an event sent twice (or three times) once as the reports count it, keeping the copy received last", async () => {
     const t = setup({ INGEST_BATCH_MS: "100" });
     const first = [event("pageview", { platform: "web-nojs", session_id: "1763596800000-0a1b2c3d4e5f", user_id: 0 }), event("action")];
     const again = first.map((e) => ({ ...e, received_at: "2026-11-20T10:11:20.000Z", platform: "web", session_id: sessionIdOf }));
     await t.start();
-    const jobs = [await t.add(first), await t.add(again), await t.add(first)];
-    await waitFor(async () => (await Promise.all(jobs.map((j) => j.getState()))).every((s) => s === "completed"), 10_000, "3 jobs");
+    await t.add(first);
+    await t.add(again);
+    await t.add(first);
+    await waitFor(() => t.empty(), 10_000, "3 entries");
 
     const where = `toString(event_id) IN ${quoteList(ids(first))}`;
     const [pv] = await select<{ n: number; platform: string; session_id: string }>(
@@ -346,86 +302,15 @@ describe("analytics worker", () => {
     const t = setup({ INGEST_BATCH_MS: "60000" });
     const ingest = await t.start();
     const events = [event("pageview"), event("conversion"), event("user_action"), event("error"), event("session")];
-    const jobs = [await t.add(events.slice(0, 2)), await t.add(events.slice(2))];
-    await waitFor(() => ingest.stats.pendingJobs === 2, 5000, "both jobs to be buffered");
+    await t.add(events.slice(0, 2));
+    await t.add(events.slice(2));
+    await waitFor(() => ingest.stats.pendingEntries === 2, 5000, "both entries to be buffered");
     expect(await storedCount(ids(events))).toBe(0);
 
     await ingest.close();
     expect(await storedCount(ids(events))).toBe(5);
-    expect(await Promise.all(jobs.map((j) => j.getState()))).toEqual(["completed", "completed"]);
-    expect(ingest.stats).toMatchObject({ batches: 1, batchRows: [5], pendingJobs: 0, releasedJobs: 0 });
+    expect(await t.empty()).toBe(true);
+    expect(ingest.stats).toMatchObject({ batches: 1, batchRows: [5], pendingEntries: 0, releasedEntries: 0 });
     expect(await t.counters()).toEqual({ inserted: "5" });
   });
-
-  it("while ClickHouse is down, holds the jobs (locks renewed, none completed or failed), then hands them over on close", async () => {
-    const t = setup({ INGEST_BATCH_MS: "50" });
-    const down = createClickHouse({ url: `http://127.0.0.1:${await freePort()}`, database });
-    cleanups.push(() => down.close());
-    const ingest = await t.start({
-      clickhouse: down,
-      retryInitialMs: 50,
-      retryMaxMs: 300,
-      closeTimeoutMs: 1000,
-      // Short locks: were they not renewed while the jobs wait, BullMQ would count them stalled and rerun them.
-      lockDurationMs: 1000,
-      stalledIntervalMs: 300,
-    });
-    const batches = Array.from({ length: 5 }, () => [event("pageview"), event("action")]);
-    const jobs = [];
-    for (const events of batches) jobs.push(await t.add(events));
-    await new Promise((r) => setTimeout(r, 3000)); // past the 1 s locks and stalled checks: time for a stalled job to be rerun
-
-    expect(ingest.stats.retries).toBeGreaterThanOrEqual(3);
-    expect(await t.queue.getJobCounts("active", "completed", "failed", "waiting")).toMatchObject({
-      active: 5,
-      completed: 0,
-      failed: 0,
-      waiting: 0,
-    });
-    for (const job of jobs) {
-      const fresh = (await t.queue.getJob(job.id!)) as Job;
-      expect(fresh.attemptsStarted).toBe(1);
-      expect(fresh.stalledCounter).toBe(0);
-    }
-    expect(await t.counters()).toEqual({});
-
-    const closing = Date.now();
-    await ingest.close();
-    expect(Date.now() - closing).toBeLessThan(5000);
-    expect(ingest.stats.releasedJobs).toBe(5);
-    expect(await t.queue.getJobCounts("active", "completed", "failed", "waiting")).toMatchObject({
-      active: 0,
-      completed: 0,
-      failed: 0,
-      waiting: 5,
-    });
-
-    // ClickHouse is back (a worker on the real server): everything goes in.
-    await t.start({ batchMs: 50 });
-    await waitFor(async () => (await t.queue.getJobCounts("completed")).completed === 5, 10_000, "5 jobs");
-    expect(await storedCount(batches.flat().map((e) => e.event_id))).toBe(10);
-    expect(await t.counters()).toEqual({ inserted: "10" });
-  });
-
-  it("runs again the jobs of a worker killed with SIGKILL before its batch was inserted", async () => {
-    const t = setup();
-    const dying = await startIngestChild({ QUEUE_PREFIX: t.prefix, CLICKHOUSE_DATABASE: database, INGEST_BATCH_MS: "60000" }, "pendingJobs");
-    cleanups.push(dying.cleanup);
-    const { child, exited } = dying;
-
-    const batches = Array.from({ length: 4 }, () => [event("pageview"), event("session")]);
-    for (const events of batches) await t.add(events);
-    await waitFor(() => dying.output().includes("pendingJobs 4"), 20_000, () => `the child to hold 4 jobs:\n${dying.output()}`);
-    expect(await storedCount(batches.flat().map((e) => e.event_id))).toBe(0);
-    child.kill("SIGKILL");
-    await exited;
-    expect(await t.queue.getJobCounts("active")).toEqual({ active: 4 });
-
-    const ingest = await t.start({ batchMs: 50, lockDurationMs: 1500, stalledIntervalMs: 500 });
-    await waitFor(async () => (await t.queue.getJobCounts("completed")).completed === 4, 15_000, "the 4 jobs to be rerun");
-    expect(await storedCount(batches.flat().map((e) => e.event_id))).toBe(8);
-    expect(ingest.stats.insertedRows).toBe(8);
-    const [job] = await t.queue.getJobs(["completed"]);
-    expect(job?.stalledCounter).toBe(1);
-  }, 60_000);
 });

@@ -1,15 +1,13 @@
 /**
- * Pipeline health (ADR 017): known events sent through the real pipeline (built web server, the ingest
+ * Pipeline health: known events sent through the real pipeline (built web server, the ingest
  * stream, the worker, ClickHouse) come out as per-minute counters in ClickHouse's pipeline_minutes (accepted,
  * inserted, dropped by reason, failed), a move of the counters cut short is counted once, and the admin
- * screen shows the figures, the queue and the failed set, whose Replay re-queues the failed jobs and is audited.
+ * screen shows the figures, the stream and the dead letters, whose Replay puts them back in the stream and is audited.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INGEST_QUEUE, type IngestJob } from "~/analytics/events";
-import { appendEntry, INGEST_GROUP, ingestStreamKey } from "~/analytics/ingest-stream.server";
+import { appendEntry, deadLetterCount, deadLetterKey, INGEST_GROUP, ingestStreamKey, moveToDeadLetters } from "~/analytics/ingest-stream.server";
 import { countMinute, pipelineCounts, queueHealth } from "~/analytics/pipeline-stats.server";
 import { getEnv } from "~/server/env.server";
 import { createRedis } from "~/server/redis.server";
@@ -24,7 +22,6 @@ describe("pipeline health", () => {
   let t: TestDatabase;
   let pipeline: Awaited<ReturnType<typeof startAnalyticsPipeline>>;
   let redis: Redis;
-  let queue: Queue<IngestJob>;
   let adminToken: string;
   let clientToken: string;
   const started = Date.now();
@@ -35,10 +32,8 @@ describe("pipeline health", () => {
     clientToken = await createSession(t.db, (await createUser(t.db, { role: "client", name: "Health Client", email: "health-client@example.ug" })).id);
     pipeline = await startAnalyticsPipeline({ DATABASE_URL: t.url }, { name: "pipehealth" });
     redis = createRedis(getEnv().REDIS_URL, { maxRetriesPerRequest: null });
-    queue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix: pipeline.prefix });
   });
   afterAll(async () => {
-    await queue?.close();
     await pipeline?.stop();
     await redis?.quit();
     await t?.drop();
@@ -116,10 +111,10 @@ describe("pipeline health", () => {
     expect(await redis.keys(`${pipeline.prefix}:analytics:rolling:*`)).toEqual([]);
   });
 
-  it("shows the figures, the queue and the failed set; Replay re-queues the failed jobs and is audited", async () => {
-    // A job the worker cannot read fails at once (never retried).
-    await queue.add("events", { events: [{ kind: "nonsense" }] } as unknown as IngestJob, { attempts: 1, removeOnFail: false });
-    await expect.poll(async () => (await queue.getJobCounts("failed")).failed, { timeout: 10_000 }).toBe(1);
+  it("shows the figures, the stream and the dead letters; Replay puts them back in the stream and is audited", async () => {
+    // An entry the worker cannot read goes to the dead letters at once (never retried).
+    await redis.xadd(ingestStreamKey(pipeline.prefix), "*", "events", JSON.stringify([{ kind: "nonsense" }]));
+    await expect.poll(async () => deadLetterCount(redis, pipeline.prefix), { timeout: 10_000 }).toBe(1);
 
     const html = await (await page("/admin/pipeline")).text();
     expect(html).toContain("<dt>Accepted</dt><dd>13</dd>");
@@ -138,13 +133,13 @@ describe("pipeline health", () => {
     const audit = await t.db("admin_audit_log").where({ action: "pipeline.replay" });
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ target_type: "pipeline", admin_name: "Health Admin" });
-    // Re-queued, read again by the worker, failed again: counted a second time.
+    // Back in the stream, read again by the worker, failed again: counted a second time.
     await expect.poll(async () => (await counts()).totals.failed, { timeout: 10_000 }).toBe(2);
-    expect((await queue.getJobCounts("failed")).failed).toBe(1);
+    await expect.poll(async () => deadLetterCount(redis, pipeline.prefix), { timeout: 5_000 }).toBe(1);
     expect(await (await page("/admin/pipeline?replayed=1")).text()).toContain("1 failed job sent back to the queue.");
 
     // Nothing else to replay once it is back and failed again? It is failed again: a second replay works; an empty set is refused.
-    await queue.clean(0, 100, "failed");
+    await redis.del(deadLetterKey(pipeline.prefix));
     const nothing = await page("/admin/pipeline", adminToken, { method: "POST", body: new URLSearchParams({ intent: "replay" }) });
     expect(nothing.status).toBe(409);
     expect(await nothing.text()).toContain("No failed events to replay.");
@@ -157,33 +152,30 @@ describe("pipeline health", () => {
   });
 });
 
-describe("the queue's depth", () => {
-  it("counts the stream's entries no worker has read as waiting and those a worker holds as being inserted, with the jobs", async () => {
+describe("the stream's depth", () => {
+  it("counts the stream's entries no worker has read as waiting, those a worker holds as being inserted, and the dead letters as failed", async () => {
     const prefix = `t_depth_${randomBytes(4).toString("hex")}`;
     const redis = createRedis(getEnv().REDIS_URL, { maxRetriesPerRequest: null });
-    const queue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix });
     try {
-      expect(await queueHealth(queue, redis, prefix, Date.now())).toMatchObject({ waiting: 0, active: 0, lagMs: 0, oldestWaitingAt: null });
+      expect(await queueHealth(redis, prefix, Date.now())).toMatchObject({ waiting: 0, active: 0, failed: 0, lagMs: 0, oldestWaitingAt: null });
       // Entries appended before any worker made the group: all waiting, the first one the oldest.
       const first = await appendEntry(redis, prefix, [queuedEvent("pageview")]);
-      await new Promise((r) => setTimeout(r, 5)); // the next entry's id is a later millisecond
+      await new Promise((r) => setTimeout(r, 5));
       const second = await appendEntry(redis, prefix, [queuedEvent("pageview"), queuedEvent("pageview")]);
       await appendEntry(redis, prefix, [queuedEvent("pageview")]);
       const firstAt = Number(first.split("-")[0]);
       const now = firstAt + 4_000;
-      expect(await queueHealth(queue, redis, prefix, now)).toMatchObject({ waiting: 3, active: 0, lagMs: 4_000, oldestWaitingAt: new Date(firstAt).toISOString() });
+      expect(await queueHealth(redis, prefix, now)).toMatchObject({ waiting: 3, active: 0, lagMs: 4_000, oldestWaitingAt: new Date(firstAt).toISOString() });
       // A worker reads one (held, not yet acknowledged): the oldest waiting is now the second.
       await redis.xgroup("CREATE", ingestStreamKey(prefix), INGEST_GROUP, "0");
       await redis.xreadgroup("GROUP", INGEST_GROUP, "someone", "COUNT", 1, "STREAMS", ingestStreamKey(prefix), ">");
       const secondAt = Number(second.split("-")[0]);
-      expect(await queueHealth(queue, redis, prefix, now)).toMatchObject({ waiting: 2, active: 1, lagMs: now - secondAt, oldestWaitingAt: new Date(secondAt).toISOString() });
-      // A BullMQ job waiting as well (a replayed one): counted with them.
-      await queue.add("events", { events: [queuedEvent("pageview")] });
-      expect(await queueHealth(queue, redis, prefix, now)).toMatchObject({ waiting: 3, active: 1 });
+      expect(await queueHealth(redis, prefix, now)).toMatchObject({ waiting: 2, active: 1, lagMs: now - secondAt, oldestWaitingAt: new Date(secondAt).toISOString() });
+      // The held one fails for good: a dead letter, no longer in the stream.
+      await moveToDeadLetters(redis.multi(), prefix, [{ id: first, payload: "[]", reason: "refused" }]).exec();
+      expect(await queueHealth(redis, prefix, now)).toMatchObject({ waiting: 2, active: 0, failed: 1 });
     } finally {
-      await queue.obliterate({ force: true }).catch(() => undefined);
-      await queue.close();
-      await redis.del(ingestStreamKey(prefix));
+      await redis.del(ingestStreamKey(prefix), deadLetterKey(prefix));
       await redis.quit();
     }
   });

@@ -25,6 +25,7 @@
  * tables and on generated ones.
  */
 import { createRequire } from "node:module";
+import { LRUCache } from "lru-cache";
 
 type Router = typeof import("@remix-run/router");
 type RouteObject = { path?: string; index?: boolean; caseSensitive?: boolean; children?: RouteObject[] };
@@ -48,8 +49,7 @@ const require = createRequire(import.meta.url);
 const SUPPORTED_VERSION = /^1\.23\./;
 
 /** The ranked branches of each route table seen, by its shape (a dev server's reloads may add a few). */
-const rankedByShape = new Map<string, Branch[]>();
-const MAX_SHAPES = 64;
+const rankedByShape = new LRUCache<string, Branch[]>({ max: 64 });
 /**
  * And by the table itself, for the tables matched again and again (the request handler's, made once; a
  * render's, matched by `useRoutes` and then the partial manifest). Nothing on the server changes a table
@@ -111,7 +111,7 @@ export function staticHandlerByBranch(create: CreateStaticHandler, matchRoutes: 
   return function createStaticHandler(routes, options) {
     const whole = create(routes, options);
     const basename = options?.basename || "/";
-    const byBranch = new Map<string, { routes: RouteObject[]; handler: StaticHandler }>();
+    const byBranch = new LRUCache<string, { routes: RouteObject[]; handler: StaticHandler }>({ max: MAX_BRANCH_HANDLERS });
 
     function handlerFor(request: Request): StaticHandler {
       if (!QUERY_METHODS.has(request.method)) return whole;
@@ -121,7 +121,6 @@ export function staticHandlerByBranch(create: CreateStaticHandler, matchRoutes: 
       const key = matches.map((m) => (m.route as { id: string }).id).join("\u0000");
       let branch = byBranch.get(key);
       if (!branch) {
-        if (byBranch.size >= MAX_BRANCH_HANDLERS) byBranch.clear();
         const own = branchRoutes(matches);
         branch = { routes: own, handler: create(own, options) };
         byBranch.set(key, branch);
@@ -303,7 +302,6 @@ function rankedBranches(routes: RouteObject[], joinPaths: Router["joinPaths"]): 
     branches = flattenRoutes(routes, joinPaths);
     rankRouteBranches(branches);
     for (const branch of branches) branch.first = firstOf(branch);
-    if (rankedByShape.size >= MAX_SHAPES) rankedByShape.clear();
     rankedByShape.set(shape, branches);
   }
   rankedByTable.set(routes, branches);
