@@ -11,7 +11,6 @@ import { gigCardColumns, toGigCard, visibleGigs, type GigCard } from "~/models/g
 import { prepared, type Db } from "~/server/db.server";
 import { PRICE_RANGES, type CatalogQuery, type Sort } from "~/schemas/gig";
 
-
 /** Featured Services on the landing page: the catalog's default order (featured first, then best rated). */
 export async function listFeaturedGigs(db: Db, { limit = 4 }: { limit?: number } = {}): Promise<GigCard[]> {
   const { gigs } = await listCatalog(db, { ...EMPTY_QUERY }, { limit, count: false });

@@ -7,7 +7,6 @@
 import type { Knex } from "knex";
 import { prepared, type Db } from "~/server/db.server";
 
-
 /** Words a buyer typed, lower-cased, as search_terms holds them. */
 export function queryWords(q: string): string[] {
   return q
