@@ -27,9 +27,10 @@
  *    `--page-cache off` runs the server without the anonymous page cache (ADR 019; on by default, as in
  *    production): the pages are then rendered for every request, as a signed-in member's are.
  *    `--baseline <checkout>` adds a third arm to the single search calls: that checkout's listCatalog (its
- *    app/models/gig.server.ts, with our utils), on a database of its own, `<database>_baseline`, migrated with
- *    its migrations and loaded with the same seeded data (kept with --keep-data): old code against new in
- *    the same run, call by call (a git worktree of an earlier commit will do).
+ *    app/models/catalog-search.server.ts, or app/models/gig.server.ts in older checkouts, with our utils), on
+ *    a database of its own, `<database>_baseline`, migrated with its migrations and loaded with the same
+ *    seeded data (kept with --keep-data): old code against new in the same run, call by call (a git worktree
+ *    of an earlier commit will do).
  * 6. Appends what it printed to docs/benchmarks/history/catalog.md unless --no-docs.
  *
  * It is a report, not a test: missed targets still exit 0; only errors (a page that does not answer 200
@@ -142,16 +143,17 @@ function benchEnv(benchUrl: string): Record<string, string> {
 
 /** App modules read process.env when first used, so they are imported only after it points at soko_bench. */
 async function loadApp() {
-  const [gigModel, schemas, migrate, db, seed] = await Promise.all([
+  const [gigModel, catalogModel, schemas, migrate, db, seed] = await Promise.all([
     import("~/models/gig.server"),
+    import("~/models/catalog-search.server"),
     import("~/schemas/gig"),
     import("./lib/migrate"),
     import("~/server/db.server"),
     import("./lib/seed"),
   ]);
   return {
-    listCatalog: gigModel.listCatalog,
-    COUNT_CAP: gigModel.COUNT_CAP,
+    listCatalog: catalogModel.listCatalog,
+    COUNT_CAP: catalogModel.COUNT_CAP,
     getGigPageWithReviews: gigModel.getGigPageWithReviews,
     refreshCatalog: gigModel.refreshCatalog,
     parseCatalogQuery: schemas.parseCatalogQuery,
@@ -957,7 +959,9 @@ async function prepareBaseline(app: App, options: Options): Promise<Baseline> {
   const database = `${options.database}_baseline`;
   const url = databaseUrl(database);
   await prepareDatabase(app, url, database, options.keepData, path.join(options.baseline!, "migrations"));
-  const model = (await import(path.join(options.baseline!, "app/models/gig.server.ts"))) as { listCatalog: App["listCatalog"] };
+  // listCatalog is in app/models/catalog-search.server.ts, or in app/models/gig.server.ts in older checkouts.
+  const catalogModule = ["app/models/catalog-search.server.ts", "app/models/gig.server.ts"].find((file) => fs.existsSync(path.join(options.baseline!, file)))!;
+  const model = (await import(path.join(options.baseline!, catalogModule))) as { listCatalog: App["listCatalog"] };
   console.log(`Baseline: ${options.baseline} on ${database}`);
   return { listCatalog: model.listCatalog, db: app.createDb(url, { min: 0, max: options.connections }), url };
 }

@@ -387,13 +387,14 @@ async function benchExport(client: ClickHouseClient, bin: string, end: number, b
 async function main() {
   const options = readOptions();
   process.env.CLICKHOUSE_DATABASE = DATABASE;
-  const [{ migrateClickHouse, splitStatements }, { clickHouseOptions, createClickHouse }, { parseEnv }, reports, insights, rollups] = await Promise.all([
+  const [{ migrateClickHouse, splitStatements }, { clickHouseOptions, createClickHouse }, { parseEnv }, reports, insights, rollups, rollupSources] = await Promise.all([
     import("./lib/migrate"),
     import("~/analytics/clickhouse.server"),
     import("~/server/env.server"),
     import("~/analytics/reports.server"),
     import("~/analytics/insights.server"),
     import("~/analytics/rollups.server"),
+    import("~/analytics/rollup-sources.server"),
   ]);
   const chOptions = clickHouseOptions(parseEnv({ ...process.env, ...urls }), DATABASE);
   // Loading 10M events, OPTIMIZE … FINAL and building the derived tables take minutes on a busy machine.
@@ -480,7 +481,7 @@ async function main() {
       if (options.eventsRuns > 0) {
         // The comparison may not fit at all (grouping a month of events by id can pass ClickHouse's memory
         // limit per query): it is then shown as failed, and the run goes on.
-        const before = await measureReport(rollups.eventsOnly(client), null, `${name}, events only`, run, { ...options, warmups: 1, runs: options.eventsRuns }).catch(
+        const before = await measureReport(rollupSources.eventsOnly(client), null, `${name}, events only`, run, { ...options, warmups: 1, runs: options.eventsRuns }).catch(
           (error: Error) => {
             console.log(`  ${name}, events only: failed (${error.message.split("\n")[0]!.slice(0, 160)})`);
             return null;

@@ -4,7 +4,7 @@ import { Link } from "~/components/link";
 import { useEffect, useRef } from "react";
 import { ErrorList, FormMessage } from "~/components/forms";
 import { AdminPager } from "~/components/admin-pager";
-import { listUsersForAdmin, type AdminUserRow } from "~/models/user.server";
+import { listUsersForAdmin, type AdminUserRow } from "~/models/admin-users.server";
 import { bulkUserAction, changeUserStatus, deleteUser } from "~/operations/admin-users.server";
 import type { Failure } from "~/operations/core.server";
 import {

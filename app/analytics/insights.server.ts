@@ -12,7 +12,8 @@ import { z } from "zod";
 import { quote } from "~/analytics/clickhouse-sql.server";
 import { RANGES, type Range } from "~/analytics/events";
 import { inWindow, reportWindow, type ReportWindow } from "~/analytics/reports.server";
-import { FACT, HEATMAP_CELL_PX, HEATMAP_COLUMNS, HEATMAP_MAX_ROWS, joined, overSessions, SESSION_KEY, sources, spansCondition, windowSpan } from "~/analytics/rollups.server";
+import { overSessions, sources, windowSpan } from "~/analytics/rollup-sources.server";
+import { FACT, HEATMAP_CELL_PX, HEATMAP_COLUMNS, HEATMAP_MAX_ROWS, joined, SESSION_KEY, spansCondition } from "~/analytics/rollup-sql.server";
 
 const uint = z.coerce.number().int().nonnegative();
 
@@ -35,7 +36,7 @@ function percentage(part: number, whole: number): number {
 // ---------------------------------------------------------------------------------------------------------
 // Heatmap.
 
-/** The grid, as the derived click_days bin it (rollups.server.ts). */
+/** The grid, as the derived click_days bin it (rollup-sql.server.ts). */
 export { HEATMAP_CELL_PX, HEATMAP_COLUMNS, HEATMAP_MAX_ROWS };
 
 /** A page as the heatmap takes it: a path as the tables store them (cleanPath), at most 500 characters. */

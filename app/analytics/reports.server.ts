@@ -22,7 +22,8 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import { z } from "zod";
 import { RANGES, type Range } from "~/analytics/events";
 import { quoteList } from "~/analytics/clickhouse-sql.server";
-import { FACT, INTERACTION_SQL, overSessions, PAGE_FIGURES, SESSION_KEY, sources, spansCondition, windowSpan, type Sources } from "~/analytics/rollups.server";
+import { overSessions, PAGE_FIGURES, sources, windowSpan, type Sources } from "~/analytics/rollup-sources.server";
+import { FACT, INTERACTION_SQL, SESSION_KEY, spansCondition } from "~/analytics/rollup-sql.server";
 
 export type ReportOptions = { now?: Date };
 
@@ -100,7 +101,7 @@ export function inWindow(window: ReportWindow): string {
 }
 
 /**
- * `query` over the sessions seen in the window (rollups.server.ts SESSION_ROW_COLUMNS), its rows that share
+ * `query` over the sessions seen in the window (rollup-sql.server.ts SESSION_ROW_COLUMNS), its rows that share
  * `keys` added up (`overSessions`).
  */
 async function perSessions<T extends z.ZodObject<z.ZodRawShape>>(

@@ -2,7 +2,9 @@
  * Users: joining, signing in, and what a member keeps in their profile and settings. Plain reads and writes
  * on a `Db` that may be a transaction: the account operations (app/operations/accounts.server.ts) decide who
  * may change what and write each change, its activity and the sessions it ends in one transaction. No
- * function here opens a transaction of its own or writes activity.
+ * function here opens a transaction of its own or writes activity. What a profile shows (the public page,
+ * the completion panel) is app/models/profile.server.ts; the admin's list of members,
+ * app/models/admin-users.server.ts.
  */
 import { randomInt } from "node:crypto";
 import { deleteUserSessions } from "~/models/session.server";
@@ -331,141 +333,7 @@ export async function becomeSeller(db: Db, userId: number): Promise<boolean> {
   return updated === 1;
 }
 
-/** What the profile-completion panel counts, and the names it shows for what is missing. */
-export function profileCompletion(s: Settings): { percent: number; missing: string[] } {
-  const fields: [string, boolean][] = [
-    ["Name", s.name.trim().length > 0],
-    ["Profile photo", Boolean(s.avatarKey)],
-    ["Bio", s.bio.trim().length > 0],
-    ["Location", s.location.trim().length > 0],
-    ["Languages", s.languages.length > 0],
-    ...(s.role === "freelancer"
-      ? ([
-          ["Skills", s.skills.length > 0],
-          ["Mobile money number", Boolean(s.mobileMoneyNumber)],
-        ] as [string, boolean][])
-      : []),
-  ];
-  const done = fields.filter(([, ok]) => ok).length;
-  return {
-    percent: Math.round((done / fields.length) * 100),
-    missing: fields.filter(([, ok]) => !ok).map(([name]) => name),
-  };
-}
-
-export type PublicProfile = {
-  id: number;
-  name: string;
-  username: string;
-  role: Role;
-  avatarKey: string | null;
-  level: string;
-  rating: number;
-  reviewsCount: number;
-  location: string;
-  bio: string;
-  memberSince: Date;
-  responseTimeHours: number | null;
-  languages: string[];
-  skills: string[];
-};
-
-/** What anyone may see of an active member; null for unknown usernames and for suspended or banned members. */
-export async function getPublicProfile(db: Db, username: string): Promise<PublicProfile | null> {
-  if (!/^[a-z0-9_]{3,30}$/.test(username)) return null;
-  const u = await db("users").where({ username, status: "active" }).whereNot({ role: "admin" }).first();
-  if (!u) return null;
-  return {
-    id: u.id,
-    name: u.name,
-    username: u.username,
-    role: u.role,
-    avatarKey: u.avatar_key,
-    level: u.level,
-    rating: Number(u.rating),
-    reviewsCount: u.reviews_count,
-    location: u.location,
-    bio: u.bio,
-    memberSince: u.created_at,
-    responseTimeHours: u.response_time_hours,
-    languages: u.languages,
-    skills: u.skills,
-  };
-}
-
-// ——— The admin portal's Users screen (ADR 017) ———
-
-/** A member as the admin's list shows them; `status` "deleted" for a deleted member's kept row. */
-export type AdminUserRow = {
-  id: number;
-  name: string;
-  email: string;
-  username: string;
-  role: Role;
-  status: UserStatus | "deleted";
-  joinedAt: Date;
-  lastActiveAt: Date | null;
-};
-
-export type AdminUserFilter = {
-  q?: string;
-  role?: Role;
-  status?: UserStatus | "deleted";
-  id?: number;
-  page: number;
-  pageSize: number;
-};
-
-/** `%` and `_` typed into a search are letters, not wildcards. */
-const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
-/**
- * Members for the admin's list, newest first, with the total the filter matches (for paging). The search
- * matches name, email or username anywhere, in any letter case. Deleted members appear only when asked for
- * (status "deleted", or by id). Last active is the newest of the stored time and the member's latest
- * activity (a sign-in, a change of settings; not what an admin did to them).
- */
-export async function listUsersForAdmin(db: Db, f: AdminUserFilter): Promise<{ users: AdminUserRow[]; total: number }> {
-  const base = db("users as u");
-  if (f.id !== undefined) base.where("u.id", f.id);
-  else if (f.status === "deleted") base.whereNotNull("u.deleted_at");
-  else {
-    base.whereNull("u.deleted_at");
-    if (f.status) base.where("u.status", f.status);
-  }
-  if (f.role) base.where("u.role", f.role);
-  if (f.q) {
-    const pattern = likePattern(f.q);
-    base.where((w) => w.whereILike("u.name", pattern).orWhereILike("u.email", pattern).orWhereILike("u.username", pattern));
-  }
-  const { count } = (await base.clone().count({ count: "*" }).first()) as { count: string };
-  const rows = await base
-    .select("u.id", "u.name", "u.email", "u.username", "u.role", "u.status", "u.deleted_at", "u.created_at")
-    .select(
-      db.raw(
-        "GREATEST(u.last_active_at, (SELECT max(a.created_at) FROM activity a WHERE a.user_id = u.id AND a.kind NOT LIKE 'status\\_%')) AS last_active_at",
-      ),
-    )
-    .orderBy([
-      { column: "u.created_at", order: "desc" },
-      { column: "u.id", order: "desc" },
-    ])
-    .limit(f.pageSize)
-    .offset((f.page - 1) * f.pageSize);
-  return {
-    total: Number(count),
-    users: rows.map((u) => ({
-      id: Number(u.id),
-      name: u.name,
-      email: u.email,
-      username: u.username,
-      role: u.role,
-      status: u.deleted_at ? "deleted" : u.status,
-      joinedAt: u.created_at,
-      lastActiveAt: u.last_active_at ?? null,
-    })),
-  };
-}
+// ——— What an admin does to members (app/operations/admin-users.server.ts) ———
 
 export type LockedUser = { id: number; name: string; role: Role; status: UserStatus; deleted: boolean; avatarKey: string | null };
 

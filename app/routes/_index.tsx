@@ -2,8 +2,8 @@ import type { MetaFunction } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { GigCard, categoryInitials } from "~/components/gig-card";
+import { listFeaturedGigs } from "~/models/catalog-search.server";
 import { listCategories } from "~/models/category.server";
-import { listFeaturedGigs } from "~/models/gig.server";
 import { getDb } from "~/server/db.server";
 
 /** The main host's home page (the admin host's `/` is the admin dashboard: app/utils/site-routes.ts). */

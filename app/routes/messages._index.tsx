@@ -7,7 +7,7 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { SubmitButton } from "~/components/forms";
 import { getGigPage } from "~/models/gig.server";
-import { getPublicProfile } from "~/models/user.server";
+import { getPublicProfile } from "~/models/profile.server";
 import { requireUser } from "~/server/auth.server";
 import { getDb } from "~/server/db.server";
 

@@ -1,25 +1,31 @@
-import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+/**
+ * An order's page (/orders/:id), for its two parties: the loader reads the order, its timeline, deliveries,
+ * files and any dispute; the action sends each step, told apart by its form's `intent`, to the order
+ * operation that takes it. The step forms are app/components/order-steps.tsx, the file lists
+ * app/components/order-files.tsx, the page's polling while the order can still move
+ * app/hooks/use-live-order.ts, and reading the (multipart) forms app/server/order-form.server.ts.
+ */
+import type { SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useLocation, useNavigation, useRevalidator, useRouteLoaderData } from "@remix-run/react";
+import { useActionData, useLoaderData, useLocation, useRouteLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
-import { useEffect, useRef } from "react";
 import type { z } from "zod";
-import { ErrorList, TextAreaField } from "~/components/forms";
-import { ContactButton, daysText, OrderBadge, OrderButton, OrderPost } from "~/components/order-card";
+import { ErrorList } from "~/components/forms";
+import { ContactButton, daysText, OrderBadge, OrderPost } from "~/components/order-card";
+import { FileList } from "~/components/order-files";
+import { ApproveStep, AS_TYPED, CancelStep, DeliverForm, DisputeStep, ReviewForm, RevisionForm } from "~/components/order-steps";
 import { OrderTimeline } from "~/components/order-timeline";
 import { openDisputeOf } from "~/models/dispute.server";
 import { findPartyOrder, listDeliveries, listOrderEvents, listOrderFiles, orderFacts, orderParties, type OrderFile } from "~/models/order.server";
 import type { Failure } from "~/operations/core.server";
 import { approveOrder, cancelOrder, declineCancel, deliverOrder, openDispute, requestRevision } from "~/operations/orders.server";
 import { createReview } from "~/operations/reviews.server";
-import { requireMemberActor, requireUser, safeRedirect } from "~/server/auth.server";
-import { ORDER_FILES_BODY_LIMIT } from "~/server/body-limit.server";
+import { requireMemberActor, requireUser } from "~/server/auth.server";
 import { getDb } from "~/server/db.server";
-import { getFormConstraint } from "~/schemas/form-constraint";
-import { readFormData, readMultipartForm, UNREADABLE_FORM } from "~/server/form-data.server";
 import { actionHeaders } from "~/utils/headers";
 import { formFailure } from "~/server/operation-results.server";
+import { backTo, readOrderForm } from "~/server/order-form.server";
 import {
   cleanFileName,
   InvalidOrderFileError,
@@ -29,9 +35,10 @@ import {
   storeOrderFiles,
 } from "~/server/files/order-files.server";
 import { FINAL_STATUSES, orderActions, orderNumber, type OrderAction } from "~/domain/order-rules";
-import { APPROVE_CONFIRMATION, ApproveSchema, CancelSchema, DeliverSchema, DisputeSchema, OrderIdSchema, RevisionSchema } from "~/schemas/order";
-import { RATING_MAX, RATING_MIN, ReviewSchema } from "~/schemas/review";
+import { ApproveSchema, CancelSchema, DeliverSchema, DisputeSchema, OrderIdSchema, RevisionSchema } from "~/schemas/order";
+import { ReviewSchema } from "~/schemas/review";
 import { refusalInit } from "~/server/files/upload-quota.server";
+import { useLiveOrder } from "~/hooks/use-live-order";
 import { usePreferences } from "~/hooks/use-preferences";
 import { formatPrice } from "~/domain/money";
 import type { loader as rootLoader } from "~/root";
@@ -51,12 +58,6 @@ const isIntent = (value: unknown): value is Intent => typeof value === "string" 
  */
 const CONFIRMS = ["cancel", "dispute", "approve"] as const;
 type Confirm = (typeof CONFIRMS)[number];
-
-/**
- * The schemas coerce their own numbers; an empty text box stays "" (Conform would make it undefined), so
- * it meets the schema's own words ("Tell us what went wrong") rather than zod's bare "Required".
- */
-const AS_TYPED = true;
 
 const notFound = () => new Response("Not Found", { status: 404 });
 
@@ -128,26 +129,6 @@ type Reply = SubmissionResult<string[]>;
 type Answer = { intent: Intent; reply: Reply };
 
 const TOO_LARGE = `Files can be at most ${MAX_ORDER_FILE_BYTES / 1024 / 1024} MB each, and at most ${MAX_ORDER_FILES} at once.`;
-
-/** The deliver form is multipart (it carries files); the others are plain forms. */
-async function readOrderForm(request: Request) {
-  const multipart = /^\s*multipart\/form-data\s*(;|$)/i.test(request.headers.get("Content-Type") ?? "");
-  if (!multipart) return { form: await readFormData(request), files: [] as File[], oversized: [] as string[] };
-  const read = await readMultipartForm(request, { maxFileBytes: MAX_ORDER_FILE_BYTES, maxBodyBytes: ORDER_FILES_BODY_LIMIT });
-  if (read === "malformed") throw new Response(UNREADABLE_FORM, { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
-  if (read === "too-large") return "too-large" as const;
-  // The files are taken out of the form: the schemas read its words, storeOrderFiles the files.
-  const files = read.form.getAll("files").filter((f): f is File => typeof f !== "string");
-  read.form.delete("files");
-  return { form: read.form, files, oversized: read.oversized };
-}
-
-/** A success goes back where the form came from: the order's page, or the /orders list it was posted from. */
-function backTo(value: FormDataEntryValue | null, orderId: number) {
-  const page = `/orders/${orderId}`;
-  const to = safeRedirect(value, page);
-  return to === "/orders" || to.startsWith("/orders?") || to.startsWith(`${page}`) ? to : page;
-}
 
 /**
  * Every step of the order, one intent each, through the order operations: they lock the order and ask the
@@ -227,64 +208,6 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
     }
   }
 }
-
-/**
- * While the order can still move, the page asks for it again every 10 seconds (only with JavaScript, only
- * while the tab is shown, never in the middle of a submission), so the other party's steps appear.
- */
-function useLiveOrder(active: boolean) {
-  const revalidator = useRevalidator();
-  const navigation = useNavigation();
-  const latest = useRef({ revalidator, navigation });
-  latest.current = { revalidator, navigation };
-  useEffect(() => {
-    if (!active) return;
-    let timer: ReturnType<typeof setInterval> | undefined;
-    const refresh = () => {
-      const { revalidator, navigation } = latest.current;
-      if (revalidator.state === "idle" && navigation.state === "idle") revalidator.revalidate();
-    };
-    const start = () => {
-      if (timer === undefined && document.visibilityState === "visible") timer = setInterval(refresh, 10_000);
-    };
-    const stop = () => {
-      clearInterval(timer);
-      timer = undefined;
-    };
-    const onVisibility = () => {
-      if (document.visibilityState === "visible") {
-        refresh();
-        start();
-      } else stop();
-    };
-    start();
-    document.addEventListener("visibilitychange", onVisibility);
-    return () => {
-      stop();
-      document.removeEventListener("visibilitychange", onVisibility);
-    };
-  }, [active]);
-}
-
-const sizeText = (bytes: number) => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1024))} KB`);
-
-function FileList({ orderId, files, label }: { orderId: number; files: { id: number; fileName: string; sizeBytes: number }[]; label: string }) {
-  if (!files.length) return null;
-  return (
-    <ul className="order-files" aria-label={label}>
-      {files.map((f) => (
-        <li key={f.id}>
-          <a href={`/orders/${orderId}/files/${f.id}`} download={f.fileName}>
-            {f.fileName}
-          </a>{" "}
-          <span className="order-event-meta">({sizeText(f.sizeBytes)})</span>
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-type Loaded = ReturnType<typeof useLoaderData<typeof loader>>;
 
 export default function OrderPage() {
   const d = useLoaderData<typeof loader>();
@@ -471,222 +394,5 @@ export default function OrderPage() {
       <h2>Timeline</h2>
       <OrderTimeline events={d.events} paidUgx={order.totalUgx} />
     </article>
-  );
-}
-
-/** Conform's form for one of the order's schemas: the browser checks what the server will, JavaScript or not. */
-function useOrderForm<S extends z.ZodTypeAny>(id: string, schema: S, reply: Reply | undefined) {
-  return useForm<z.input<S>, z.output<S>>({
-    id,
-    lastResult: reply,
-    shouldValidate: "onSubmit",
-    constraint: getFormConstraint(schema),
-    defaultNoValidate: false,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema, disableAutoCoercion: AS_TYPED }),
-  });
-}
-
-function DeliverForm({ orderId, rules, reply }: { orderId: number; rules: Loaded["fileRules"]; reply?: Reply }) {
-  const [form, fields] = useOrderForm("deliver-form", DeliverSchema, reply);
-  const fileErrors = (reply?.error as Record<string, string[] | null> | undefined)?.files ?? undefined;
-  return (
-    <section className="order-step" id="deliver" aria-labelledby="deliver-title">
-      <h2 id="deliver-title">Deliver your work</h2>
-      <Form method="post" action={`/orders/${orderId}`} encType="multipart/form-data" className="form-card" {...getFormProps(form)}>
-        <input type="hidden" name="orderId" value={orderId} />
-        <TextAreaField field={fields.message} label="Message to the buyer" hint="What you are delivering, and anything the buyer should know." rows={5} />
-        <div className="field">
-          <label htmlFor="deliver-files">Files (optional)</label>
-          <p className="field-hint" id="deliver-files-hint">
-            Up to {rules.maxFiles} files of at most {rules.maxMb} MB each: {rules.types}.
-          </p>
-          <input
-            id="deliver-files"
-            name="files"
-            type="file"
-            multiple
-            aria-describedby={fileErrors ? "deliver-files-error deliver-files-hint" : "deliver-files-hint"}
-            aria-invalid={fileErrors ? true : undefined}
-          />
-          <ErrorList id="deliver-files-error" errors={fileErrors} />
-        </div>
-        <OrderButton orderId={orderId} intent="deliver" pendingLabel="Delivering…">
-          Deliver
-        </OrderButton>
-      </Form>
-    </section>
-  );
-}
-
-function RevisionForm({ orderId, reply }: { orderId: number; reply?: Reply }) {
-  const [form, fields] = useOrderForm("revision-form", RevisionSchema, reply);
-  return (
-    <div id="revision">
-      <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
-        <input type="hidden" name="orderId" value={orderId} />
-        <TextAreaField field={fields.reason} label="What should change?" />
-        <OrderButton orderId={orderId} intent="request_revision" pendingLabel="Requesting…" secondary>
-          Request revision
-        </OrderButton>
-      </Form>
-    </div>
-  );
-}
-
-function ReviewForm({ orderId, gigId, reply }: { orderId: number; gigId: number; reply?: Reply }) {
-  const [form, fields] = useOrderForm("review-form", ReviewSchema, reply);
-  const stars = Array.from({ length: RATING_MAX - RATING_MIN + 1 }, (_, i) => RATING_MAX - i);
-  const ratingErrors = fields.rating.errors;
-  return (
-    <section className="order-step" id="review" aria-labelledby="review-title">
-      <h2 id="review-title">Leave a review</h2>
-      <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
-        <input type="hidden" name="orderId" value={orderId} />
-        <input type="hidden" name="gigId" value={gigId} />
-        <fieldset className="field rating-field" aria-describedby={ratingErrors ? fields.rating.errorId : undefined}>
-          <legend>Rating</legend>
-          {stars.map((n) => (
-            <div className="checkbox" key={n}>
-              <input type="radio" id={`rating-${n}`} name="rating" value={n} required={n === RATING_MAX} defaultChecked={fields.rating.initialValue === String(n)} />
-              <label htmlFor={`rating-${n}`}>
-                {n} {n === 1 ? "star" : "stars"}
-              </label>
-            </div>
-          ))}
-          <ErrorList id={fields.rating.errorId} errors={ratingErrors} />
-        </fieldset>
-        <TextAreaField field={fields.comment} label="Your review (optional)" hint="What was it like to work with this seller? Your review shows on the gig and the seller's profile." />
-        <OrderButton orderId={orderId} intent="review" pendingLabel="Submitting…">
-          Submit review
-        </OrderButton>
-      </Form>
-    </section>
-  );
-}
-
-/**
- * Approve, in two clicks: the first (a link, so it works without JavaScript) opens the confirmation, which
- * says what is released to whom; only its form carries the confirmation the action asks for.
- */
-function ApproveStep({
-  orderId,
-  sellerName,
-  releasedText,
-  paidText,
-  open,
-  reply,
-}: {
-  orderId: number;
-  sellerName: string;
-  releasedText: string;
-  paidText: string;
-  open: boolean;
-  reply?: Reply;
-}) {
-  const [form, fields] = useOrderForm("approve-form", ApproveSchema, reply);
-  if (!open) {
-    return (
-      <p id="approve">
-        <Link to={`/orders/${orderId}?confirm=approve#approve`} className="button button-small" preventScrollReset>
-          Approve delivery…
-        </Link>
-      </p>
-    );
-  }
-  return (
-    <div className="order-confirm" id="approve">
-      <Form method="post" action={`/orders/${orderId}`} aria-labelledby="approve-question" {...getFormProps(form)}>
-        <input type="hidden" name="orderId" value={orderId} />
-        <input type="hidden" name={fields.confirm.name} value={APPROVE_CONFIRMATION} />
-        <p className="order-confirm-question" id="approve-question">
-          <strong>
-            Release {releasedText} to {sellerName}? This cannot be undone.
-          </strong>
-        </p>
-        <p>
-          The {paidText} you paid is held in escrow. Approving completes the order and pays the order's price to the seller: you can no longer ask for a revision
-          or open a dispute.
-        </p>
-        <ErrorList id={fields.confirm.errorId} errors={fields.confirm.errors} />
-        <div className="order-actions">
-          <OrderButton orderId={orderId} intent="approve" pendingLabel="Releasing…">
-            Yes, release {releasedText}
-          </OrderButton>
-          <Link to={`/orders/${orderId}#respond`} preventScrollReset>
-            Not yet
-          </Link>
-        </div>
-      </Form>
-    </div>
-  );
-}
-
-/**
- * Cancel, in two clicks: a link opens the form (a reason is asked: the other party reads it), which then
- * cancels a late order outright or sends the other party the request.
- */
-function CancelStep({ d, late, open, reply }: { d: Loaded; late: boolean; open: boolean; reply?: Reply }) {
-  const [form, fields] = useOrderForm("cancel-form", CancelSchema, reply);
-  const orderId = d.order.id;
-  const otherRole = d.role === "buyer" ? "seller" : "buyer";
-  return (
-    <section className="order-step" id="cancel" aria-labelledby="cancel-title">
-      <h2 id="cancel-title">{late ? "Cancel the order" : "Ask to cancel"}</h2>
-      {open ? (
-        <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
-          <input type="hidden" name="orderId" value={orderId} />
-          <input type="hidden" name="expected" value={late ? "cancel" : "request_cancel"} />
-          <p>
-            {late
-              ? "The order is more than a day late, so you may cancel it now: your payment is refunded to the number that paid."
-              : `The ${otherRole} is asked to agree. If they do, the order is cancelled and the buyer's payment refunded.`}
-          </p>
-          <TextAreaField field={fields.reason} label="Reason (optional)" rows={3} />
-          <div className="order-actions">
-            <OrderButton orderId={orderId} intent="cancel" pendingLabel={late ? "Cancelling…" : "Sending…"}>
-              {late ? "Yes, cancel the order" : "Send cancel request"}
-            </OrderButton>
-            <Link to={`/orders/${orderId}`} preventScrollReset>
-              Keep the order
-            </Link>
-          </div>
-        </Form>
-      ) : (
-        <p>
-          <Link to={`/orders/${orderId}?confirm=cancel#cancel`} preventScrollReset>
-            {late ? "Cancel this order…" : "Ask to cancel this order…"}
-          </Link>
-        </p>
-      )}
-    </section>
-  );
-}
-
-/** A dispute, in two clicks: an admin will read the reason, and both parties wait for their decision. */
-function DisputeStep({ orderId, open, reply }: { orderId: number; open: boolean; reply?: Reply }) {
-  const [form, fields] = useOrderForm("dispute-form", DisputeSchema, reply);
-  return (
-    <section className="order-step" id="dispute" aria-labelledby="dispute-title">
-      <h2 id="dispute-title">Something wrong?</h2>
-      {open ? (
-        <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
-          <input type="hidden" name="orderId" value={orderId} />
-          <p>An admin reads both sides and decides: the payment goes to the seller, or back to the buyer. Until then the order waits.</p>
-          <TextAreaField field={fields.reason} label="What went wrong?" />
-          <div className="order-actions">
-            <OrderButton orderId={orderId} intent="dispute" pendingLabel="Opening…">
-              Open dispute
-            </OrderButton>
-            <Link to={`/orders/${orderId}`} preventScrollReset>
-              Never mind
-            </Link>
-          </div>
-        </Form>
-      ) : (
-        <p>
-          Try talking it through first. If that does not help, <Link to={`/orders/${orderId}?confirm=dispute#dispute`}>open a dispute…</Link>
-        </p>
-      )}
-    </section>
   );
 }

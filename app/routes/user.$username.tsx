@@ -7,7 +7,7 @@ import { GigCard } from "~/components/gig-card";
 import { ReviewList, reviewPageOf, Stars } from "~/components/reviews";
 import { listSellerGigs } from "~/models/gig.server";
 import { listSellerReviews } from "~/models/review.server";
-import { getPublicProfile } from "~/models/user.server";
+import { getPublicProfile } from "~/models/profile.server";
 import { getDb } from "~/server/db.server";
 import { imageUrl } from "~/utils/media";
 import { usePreferences } from "~/hooks/use-preferences";

@@ -1,6 +1,6 @@
 /** What /browse and /search load: the same catalog query, read from the URL. */
+import { listCatalog } from "~/models/catalog-search.server";
 import { listCategoryOptions } from "~/models/category.server";
-import { listCatalog } from "~/models/gig.server";
 import { getDb } from "~/server/db.server";
 import { parseCatalogQuery } from "~/schemas/gig";
 import { addressKey, consumeCatalog } from "~/server/rate-limit.server";

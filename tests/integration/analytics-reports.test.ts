@@ -40,7 +40,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Range } from "~/analytics/events";
 import { parsePeriod } from "~/analytics/period";
 import { activeUsers, browsers, conversions, countries, pageViews, periodWindow, realTime, referrers, sessionReport, traffic, userActivity } from "~/analytics/reports.server";
-import { buildRollups, sources } from "~/analytics/rollups.server";
+import { sources } from "~/analytics/rollup-sources.server";
+import { buildRollups } from "~/analytics/rollups.server";
 import { ENGINES } from "../support/clickhouse-engines";
 
 const NOW = new Date("2026-03-15T12:00:00Z");

@@ -1,12 +1,12 @@
 /**
- * A relevance search ranks a bounded candidate set (ADR 022, see CANDIDATES in app/models/gig.server.ts):
+ * A relevance search ranks a bounded candidate set (ADR 022, see CANDIDATES in app/models/catalog-search.server.ts):
  * the matches at the highest popularity level that has enough of them come first, by text rank, then the
  * other matches. The fixture is small, so the tests pass a small `candidates`; the expected orders are
  * written out by hand. Levels: floor(rating × ln(1 + reviews) ÷ 5), at most 6, all six when featured.
  */
 import type { Knex } from "knex";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CANDIDATES, EMPTY_QUERY, listCatalog } from "~/models/gig.server";
+import { CANDIDATES, EMPTY_QUERY, listCatalog } from "~/models/catalog-search.server";
 import type { CatalogQuery } from "~/schemas/gig";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createCategory, createGig, createReview, createUser } from "../support/factories";

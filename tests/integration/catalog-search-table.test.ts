@@ -9,7 +9,7 @@ import type { Knex } from "knex";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { changeUserStatus } from "~/operations/admin-users.server";
 import { deleteGig, pauseGig, resumeGig, saveGig } from "~/operations/gigs.server";
-import { EMPTY_QUERY, listCatalog } from "~/models/gig.server";
+import { EMPTY_QUERY, listCatalog } from "~/models/catalog-search.server";
 import { createDb } from "~/server/db.server";
 import { gigFormSchema, type CatalogQuery } from "~/schemas/gig";
 import { createTestDatabase, type TestDatabase } from "../support/databases";

@@ -7,20 +7,17 @@ import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  COUNT_CAP,
-  EMPTY_QUERY,
   GigInputError,
-  PAGE_SIZE,
-  correctQuery,
   deleteGig,
   getGigPage,
   getGigPageWithReviews,
   getOwnGig,
-  listCatalog,
   recordUpload,
   saveGig,
   setGigStatus,
 } from "~/models/gig.server";
+import { COUNT_CAP, EMPTY_QUERY, PAGE_SIZE, listCatalog } from "~/models/catalog-search.server";
+import { correctQuery } from "~/models/catalog-spelling.server";
 import { QUERY_MAX, catalogSearch, gigFormSchema, parseCatalogQuery, type CatalogQuery, type GigIntent, type Sort, type Tier } from "~/schemas/gig";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createCategory, createGig, createReview, createUser } from "../support/factories";

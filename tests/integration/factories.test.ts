@@ -3,7 +3,8 @@
  * shows with its packages, reviews that add up to the gig's and the seller's rating.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getGigPage, listCatalog, EMPTY_QUERY } from "~/models/gig.server";
+import { listCatalog, EMPTY_QUERY } from "~/models/catalog-search.server";
+import { getGigPage } from "~/models/gig.server";
 import { getSessionUser } from "~/models/session.server";
 import { verifyPassword } from "~/server/password.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listCategories } from "~/models/category.server";
-import { correctQuery, listFeaturedGigs, ownImages, recordUpload, refreshCatalog, saveGig } from "~/models/gig.server";
+import { listFeaturedGigs } from "~/models/catalog-search.server";
+import { correctQuery } from "~/models/catalog-spelling.server";
+import { ownImages, recordUpload, refreshCatalog, saveGig } from "~/models/gig.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createGig, createUser } from "../support/factories";
 

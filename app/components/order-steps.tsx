@@ -1,0 +1,245 @@
+/**
+ * The forms of an order's page (app/routes/orders_.$id.tsx), one per step the state machine offers its
+ * viewer: deliver, ask for a revision, approve (two clicks), review, cancel or ask to (two clicks), open a
+ * dispute (two clicks). Each posts to the order's page with its `intent`, checked in the browser by the same
+ * schema the action parses; the page shows each only when the step is among the viewer's actions.
+ */
+import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod";
+import { Form } from "@remix-run/react";
+import type { z } from "zod";
+import { ErrorList, TextAreaField } from "~/components/forms";
+import { Link } from "~/components/link";
+import { OrderButton } from "~/components/order-card";
+import { getFormConstraint } from "~/schemas/form-constraint";
+import { APPROVE_CONFIRMATION, ApproveSchema, CancelSchema, DeliverSchema, DisputeSchema, RevisionSchema } from "~/schemas/order";
+import { RATING_MAX, RATING_MIN, ReviewSchema } from "~/schemas/review";
+
+/**
+ * The schemas coerce their own numbers; an empty text box stays "" (Conform would make it undefined), so
+ * it meets the schema's own words ("Tell us what went wrong") rather than zod's bare "Required".
+ */
+export const AS_TYPED = true;
+
+/** What the action answered a form: Conform's reply. */
+type Reply = SubmissionResult<string[]>;
+
+/** The delivery form's hint: the rules of order files (server code, so they travel as the loader's data). */
+export type OrderFileRules = { maxFiles: number; maxMb: number; types: string };
+
+/** Conform's form for one of the order's schemas: the browser checks what the server will, JavaScript or not. */
+function useOrderForm<S extends z.ZodTypeAny>(id: string, schema: S, reply: Reply | undefined) {
+  return useForm<z.input<S>, z.output<S>>({
+    id,
+    lastResult: reply,
+    shouldValidate: "onSubmit",
+    constraint: getFormConstraint(schema),
+    defaultNoValidate: false,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema, disableAutoCoercion: AS_TYPED }),
+  });
+}
+
+export function DeliverForm({ orderId, rules, reply }: { orderId: number; rules: OrderFileRules; reply?: Reply }) {
+  const [form, fields] = useOrderForm("deliver-form", DeliverSchema, reply);
+  const fileErrors = (reply?.error as Record<string, string[] | null> | undefined)?.files ?? undefined;
+  return (
+    <section className="order-step" id="deliver" aria-labelledby="deliver-title">
+      <h2 id="deliver-title">Deliver your work</h2>
+      <Form method="post" action={`/orders/${orderId}`} encType="multipart/form-data" className="form-card" {...getFormProps(form)}>
+        <input type="hidden" name="orderId" value={orderId} />
+        <TextAreaField field={fields.message} label="Message to the buyer" hint="What you are delivering, and anything the buyer should know." rows={5} />
+        <div className="field">
+          <label htmlFor="deliver-files">Files (optional)</label>
+          <p className="field-hint" id="deliver-files-hint">
+            Up to {rules.maxFiles} files of at most {rules.maxMb} MB each: {rules.types}.
+          </p>
+          <input
+            id="deliver-files"
+            name="files"
+            type="file"
+            multiple
+            aria-describedby={fileErrors ? "deliver-files-error deliver-files-hint" : "deliver-files-hint"}
+            aria-invalid={fileErrors ? true : undefined}
+          />
+          <ErrorList id="deliver-files-error" errors={fileErrors} />
+        </div>
+        <OrderButton orderId={orderId} intent="deliver" pendingLabel="Delivering…">
+          Deliver
+        </OrderButton>
+      </Form>
+    </section>
+  );
+}
+
+export function RevisionForm({ orderId, reply }: { orderId: number; reply?: Reply }) {
+  const [form, fields] = useOrderForm("revision-form", RevisionSchema, reply);
+  return (
+    <div id="revision">
+      <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
+        <input type="hidden" name="orderId" value={orderId} />
+        <TextAreaField field={fields.reason} label="What should change?" />
+        <OrderButton orderId={orderId} intent="request_revision" pendingLabel="Requesting…" secondary>
+          Request revision
+        </OrderButton>
+      </Form>
+    </div>
+  );
+}
+
+export function ReviewForm({ orderId, gigId, reply }: { orderId: number; gigId: number; reply?: Reply }) {
+  const [form, fields] = useOrderForm("review-form", ReviewSchema, reply);
+  const stars = Array.from({ length: RATING_MAX - RATING_MIN + 1 }, (_, i) => RATING_MAX - i);
+  const ratingErrors = fields.rating.errors;
+  return (
+    <section className="order-step" id="review" aria-labelledby="review-title">
+      <h2 id="review-title">Leave a review</h2>
+      <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
+        <input type="hidden" name="orderId" value={orderId} />
+        <input type="hidden" name="gigId" value={gigId} />
+        <fieldset className="field rating-field" aria-describedby={ratingErrors ? fields.rating.errorId : undefined}>
+          <legend>Rating</legend>
+          {stars.map((n) => (
+            <div className="checkbox" key={n}>
+              <input type="radio" id={`rating-${n}`} name="rating" value={n} required={n === RATING_MAX} defaultChecked={fields.rating.initialValue === String(n)} />
+              <label htmlFor={`rating-${n}`}>
+                {n} {n === 1 ? "star" : "stars"}
+              </label>
+            </div>
+          ))}
+          <ErrorList id={fields.rating.errorId} errors={ratingErrors} />
+        </fieldset>
+        <TextAreaField field={fields.comment} label="Your review (optional)" hint="What was it like to work with this seller? Your review shows on the gig and the seller's profile." />
+        <OrderButton orderId={orderId} intent="review" pendingLabel="Submitting…">
+          Submit review
+        </OrderButton>
+      </Form>
+    </section>
+  );
+}
+
+/**
+ * Approve, in two clicks: the first (a link, so it works without JavaScript) opens the confirmation, which
+ * says what is released to whom; only its form carries the confirmation the action asks for.
+ */
+export function ApproveStep({
+  orderId,
+  sellerName,
+  releasedText,
+  paidText,
+  open,
+  reply,
+}: {
+  orderId: number;
+  sellerName: string;
+  releasedText: string;
+  paidText: string;
+  open: boolean;
+  reply?: Reply;
+}) {
+  const [form, fields] = useOrderForm("approve-form", ApproveSchema, reply);
+  if (!open) {
+    return (
+      <p id="approve">
+        <Link to={`/orders/${orderId}?confirm=approve#approve`} className="button button-small" preventScrollReset>
+          Approve delivery…
+        </Link>
+      </p>
+    );
+  }
+  return (
+    <div className="order-confirm" id="approve">
+      <Form method="post" action={`/orders/${orderId}`} aria-labelledby="approve-question" {...getFormProps(form)}>
+        <input type="hidden" name="orderId" value={orderId} />
+        <input type="hidden" name={fields.confirm.name} value={APPROVE_CONFIRMATION} />
+        <p className="order-confirm-question" id="approve-question">
+          <strong>
+            Release {releasedText} to {sellerName}? This cannot be undone.
+          </strong>
+        </p>
+        <p>
+          The {paidText} you paid is held in escrow. Approving completes the order and pays the order's price to the seller: you can no longer ask for a revision
+          or open a dispute.
+        </p>
+        <ErrorList id={fields.confirm.errorId} errors={fields.confirm.errors} />
+        <div className="order-actions">
+          <OrderButton orderId={orderId} intent="approve" pendingLabel="Releasing…">
+            Yes, release {releasedText}
+          </OrderButton>
+          <Link to={`/orders/${orderId}#respond`} preventScrollReset>
+            Not yet
+          </Link>
+        </div>
+      </Form>
+    </div>
+  );
+}
+
+/**
+ * Cancel, in two clicks: a link opens the form (a reason is asked: the other party reads it), which then
+ * cancels a late order outright or sends the other party the request.
+ */
+export function CancelStep({ d, late, open, reply }: { d: { order: { id: number }; role: "buyer" | "seller" }; late: boolean; open: boolean; reply?: Reply }) {
+  const [form, fields] = useOrderForm("cancel-form", CancelSchema, reply);
+  const orderId = d.order.id;
+  const otherRole = d.role === "buyer" ? "seller" : "buyer";
+  return (
+    <section className="order-step" id="cancel" aria-labelledby="cancel-title">
+      <h2 id="cancel-title">{late ? "Cancel the order" : "Ask to cancel"}</h2>
+      {open ? (
+        <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
+          <input type="hidden" name="orderId" value={orderId} />
+          <input type="hidden" name="expected" value={late ? "cancel" : "request_cancel"} />
+          <p>
+            {late
+              ? "The order is more than a day late, so you may cancel it now: your payment is refunded to the number that paid."
+              : `The ${otherRole} is asked to agree. If they do, the order is cancelled and the buyer's payment refunded.`}
+          </p>
+          <TextAreaField field={fields.reason} label="Reason (optional)" rows={3} />
+          <div className="order-actions">
+            <OrderButton orderId={orderId} intent="cancel" pendingLabel={late ? "Cancelling…" : "Sending…"}>
+              {late ? "Yes, cancel the order" : "Send cancel request"}
+            </OrderButton>
+            <Link to={`/orders/${orderId}`} preventScrollReset>
+              Keep the order
+            </Link>
+          </div>
+        </Form>
+      ) : (
+        <p>
+          <Link to={`/orders/${orderId}?confirm=cancel#cancel`} preventScrollReset>
+            {late ? "Cancel this order…" : "Ask to cancel this order…"}
+          </Link>
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** A dispute, in two clicks: an admin will read the reason, and both parties wait for their decision. */
+export function DisputeStep({ orderId, open, reply }: { orderId: number; open: boolean; reply?: Reply }) {
+  const [form, fields] = useOrderForm("dispute-form", DisputeSchema, reply);
+  return (
+    <section className="order-step" id="dispute" aria-labelledby="dispute-title">
+      <h2 id="dispute-title">Something wrong?</h2>
+      {open ? (
+        <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
+          <input type="hidden" name="orderId" value={orderId} />
+          <p>An admin reads both sides and decides: the payment goes to the seller, or back to the buyer. Until then the order waits.</p>
+          <TextAreaField field={fields.reason} label="What went wrong?" />
+          <div className="order-actions">
+            <OrderButton orderId={orderId} intent="dispute" pendingLabel="Opening…">
+              Open dispute
+            </OrderButton>
+            <Link to={`/orders/${orderId}`} preventScrollReset>
+              Never mind
+            </Link>
+          </div>
+        </Form>
+      ) : (
+        <p>
+          Try talking it through first. If that does not help, <Link to={`/orders/${orderId}?confirm=dispute#dispute`}>open a dispute…</Link>
+        </p>
+      )}
+    </section>
+  );
+}

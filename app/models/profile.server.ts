@@ -1,0 +1,70 @@
+/**
+ * What a member's profile shows: the public profile anyone may see of an active member (their page, a
+ * conversation's side panel), and how complete the member's own profile is (the dashboard's panel). Reads
+ * only; a member's profile is written by the account operations through app/models/user.server.ts.
+ */
+import type { Db } from "~/server/db.server";
+import type { Role, Settings } from "~/models/user.server";
+
+
+/** What the profile-completion panel counts, and the names it shows for what is missing. */
+export function profileCompletion(s: Settings): { percent: number; missing: string[] } {
+  const fields: [string, boolean][] = [
+    ["Name", s.name.trim().length > 0],
+    ["Profile photo", Boolean(s.avatarKey)],
+    ["Bio", s.bio.trim().length > 0],
+    ["Location", s.location.trim().length > 0],
+    ["Languages", s.languages.length > 0],
+    ...(s.role === "freelancer"
+      ? ([
+          ["Skills", s.skills.length > 0],
+          ["Mobile money number", Boolean(s.mobileMoneyNumber)],
+        ] as [string, boolean][])
+      : []),
+  ];
+  const done = fields.filter(([, ok]) => ok).length;
+  return {
+    percent: Math.round((done / fields.length) * 100),
+    missing: fields.filter(([, ok]) => !ok).map(([name]) => name),
+  };
+}
+
+export type PublicProfile = {
+  id: number;
+  name: string;
+  username: string;
+  role: Role;
+  avatarKey: string | null;
+  level: string;
+  rating: number;
+  reviewsCount: number;
+  location: string;
+  bio: string;
+  memberSince: Date;
+  responseTimeHours: number | null;
+  languages: string[];
+  skills: string[];
+};
+
+/** What anyone may see of an active member; null for unknown usernames and for suspended or banned members. */
+export async function getPublicProfile(db: Db, username: string): Promise<PublicProfile | null> {
+  if (!/^[a-z0-9_]{3,30}$/.test(username)) return null;
+  const u = await db("users").where({ username, status: "active" }).whereNot({ role: "admin" }).first();
+  if (!u) return null;
+  return {
+    id: u.id,
+    name: u.name,
+    username: u.username,
+    role: u.role,
+    avatarKey: u.avatar_key,
+    level: u.level,
+    rating: Number(u.rating),
+    reviewsCount: u.reviews_count,
+    location: u.location,
+    bio: u.bio,
+    memberSince: u.created_at,
+    responseTimeHours: u.response_time_hours,
+    languages: u.languages,
+    skills: u.skills,
+  };
+}
