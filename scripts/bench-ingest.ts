@@ -27,7 +27,6 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { ClickHouseClient } from "@clickhouse/client";
 import autocannon from "autocannon";

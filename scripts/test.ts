@@ -6,7 +6,6 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { LOCAL_URLS } from "~/utils/local-services";
 import { bin, buildApp, root } from "./build";
 

@@ -110,7 +110,7 @@ const browserTypes = BROWSER_CONVERSION_TYPES.join(", ");
 export const ConversionEvent = z.object({
   ...common,
   conversion_type: z.enum(BROWSER_CONVERSION_TYPES, {
-    errorMap: (issue, ctx) => {
+    errorMap: (issue, _ctx) => {
       const business = issue.code === "invalid_enum_value" && (BUSINESS_CONVERSION_TYPES as readonly unknown[]).includes(issue.received);
       return {
         message: business

@@ -19,7 +19,7 @@ import { useRevalidator } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { ConversationSummary } from "~/models/conversation.server";
 import type { Message, MessageStatus } from "~/models/message.server";
-import { ask, getLiveSocket, useLiveConnected, useLiveEvent } from "~/hooks/live-client";
+import { ask, useLiveConnected, useLiveEvent } from "~/hooks/live-client";
 
 /** The socket events this page uses (the server's names: CHAT_EVENTS in app/operations/messages.server.ts). */
 const CHAT_EVENTS_CLIENT = {

@@ -19,7 +19,7 @@ import type { Actor, Issues } from "~/operations/core.server";
 import { attachImage, detachImage, saveGig } from "~/operations/gigs.server";
 import { getDb } from "~/server/db.server";
 import { readFileForm, UNREADABLE_FORM } from "~/server/form-data.server";
-import { GIG_INTENTS, gigFormSchema, MAX_IMAGES, tagToAdd, TIERS, type GigFormValues, type TierValues } from "~/schemas/gig";
+import { GIG_INTENTS, gigFormSchema, MAX_IMAGES, tagToAdd, type GigFormValues, type TierValues } from "~/schemas/gig";
 import { formFailure } from "~/server/operation-results.server";
 import { MAX_IMAGE_BYTES } from "~/server/files/storage.server";
 

@@ -9,7 +9,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { findOrCreateConversation } from "~/models/conversation.server";
 import { insertMessage } from "~/models/message.server";
-import { appUrl, describeBothModes, e2eDb, waitForHydration, type Mode } from "../support/e2e";
+import { appUrl, describeBothModes, e2eDb, waitForHydration } from "../support/e2e";
 import { createSession, createUser, type TestUser } from "../support/factories";
 
 const box = async (page: Page, selector: string) => {

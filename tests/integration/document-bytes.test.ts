@@ -43,7 +43,7 @@ let cached: TestServer;
 let redis: Redis;
 let seller: TestUser;
 let sellerToken: string;
-let gigIds: number[] = [];
+const gigIds: number[] = [];
 let demoGigId: number;
 let demoSeller: string;
 const titles: string[] = [];
