@@ -18,9 +18,9 @@ export const REPLAY_MAX = 1_000;
  * committed before the jobs move (the transaction touches only Postgres); nothing to replay is a conflict.
  */
 export async function replayFailed(actor: Actor, queue: Queue<IngestJob>): Promise<Result<{ jobs: number; events: number }>> {
-  if (!adminOf(actor)) return forbidden("Only an administrator can replay the pipeline's failed events.");
+  if (!adminOf(actor)) return forbidden("pipeline.admins_only");
   const jobs = (await queue.getFailed(0, REPLAY_MAX - 1)).filter((job): job is Job<IngestJob> => Boolean(job));
-  if (jobs.length === 0) return conflict("nothing_failed", "No failed events to replay.");
+  if (jobs.length === 0) return conflict("pipeline.nothing_failed");
   const described = jobs.map(describeFailed);
   const events = described.reduce((n, job) => n + job.events, 0);
   const audited = await transact(actor, async (tx) => {

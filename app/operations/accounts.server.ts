@@ -18,6 +18,7 @@ import {
   conflict,
   forbidden,
   invalid,
+  issue,
   limitedBy,
   memberOf,
   notFound,
@@ -29,7 +30,6 @@ import {
 } from "~/operations/core.server";
 import { pushUnreadCount } from "~/operations/notifications.server";
 import {
-  RESET_LINK_EXPIRED,
   type BillingInput,
   type ForgotPasswordInput,
   type FreelancerRegisterInput,
@@ -55,18 +55,10 @@ import { releaseUploads, reserveUploads, uploadFailure } from "~/server/files/up
 /** Every operation takes the database last: the app's by default, a test's or a script's own when given. */
 type Options = { db?: Knex };
 
-export const INVALID_SIGN_IN = "Incorrect email or password.";
-export const STATUS_MESSAGES = {
-  suspended: "Your account is suspended. Contact support@soko.ug to find out why and how to restore it.",
-  banned: "Your account has been banned for breaking Soko's terms. Contact support@soko.ug if you think this is a mistake.",
-} as const;
-export const WRONG_CURRENT_PASSWORD = "Your current password is not right";
-export const ADMINS_DO_NOT_SELL = "Admins do not sell on Soko";
-
 /** A session the door hands to its client (a cookie, or a Bearer token for the API). */
 export type NewSession = { userId: number; token: string; expiresAt: Date; persistent: boolean };
 
-const onlyMembers = (actor: Actor) => (actor.kind === "member" ? null : forbidden("Sign in to change your account."));
+const onlyMembers = (actor: Actor) => (actor.kind === "member" ? null : forbidden("account.sign_in_required"));
 const userAgentOf = (actor: Actor) => (actor.kind === "system" ? null : actor.client.userAgent || null);
 
 /**
@@ -82,7 +74,7 @@ export async function join(
   input: JoinInput & { device?: string | null },
   { db }: Options = {},
 ): Promise<Result<NewSession & { username: string; device: string }>> {
-  if (actor.kind !== "anonymous") return forbidden("You already have an account.");
+  if (actor.kind !== "anonymous") return forbidden("account.already_member");
   const limited = await consume("join", [`ip:${addressKey(actor.client.ip)}`]);
   if (limited) return limitedBy(limited);
   const deviceKey = await getDeviceKey(db ?? getDb());
@@ -95,7 +87,7 @@ export async function join(
       try {
         created = await users.createUser(tx.trx, { name: input.name, email: input.email, passwordHash, role: input.role, ...seller });
       } catch (error) {
-        if (error instanceof EmailTakenError) return invalid({ email: [error.message] });
+        if (error instanceof EmailTakenError) return invalid({ email: [issue("account.email_taken")] });
         throw error;
       }
       const { token, expiresAt } = await createSession(tx.trx, { userId: created.id, persistent: false, userAgent: userAgentOf(actor) });
@@ -110,14 +102,6 @@ export async function join(
     },
     { db },
   );
-}
-
-/** The sign-in limits' answer with when to try again, in words: "… Please try again in 2 minutes." */
-function signInLimited(limited: Limited): Failure {
-  if (limited.status === 503) return limitedBy(limited);
-  const s = limited.retryAfter;
-  const wait = s < 60 ? `${s} ${s === 1 ? "second" : "seconds"}` : `${Math.ceil(s / 60)} ${Math.ceil(s / 60) === 1 ? "minute" : "minutes"}`;
-  return limitedBy({ ...limited, message: `${limited.message} Please try again in ${wait}.` });
 }
 
 /**
@@ -136,7 +120,7 @@ export async function signIn(
   input: LoginInput & { site: "main" | "admin"; device?: string | null },
   { db = getDb() }: Options = {},
 ): Promise<Result<NewSession & { device: string }>> {
-  if (actor.kind === "system") return forbidden("The platform does not sign in.");
+  if (actor.kind === "system") return forbidden("access.not_for_platform", { task: "sign_in" });
   const { password } = input;
   const email = normaliseEmail(input.email);
   const address = addressKey(actor.client.ip);
@@ -151,14 +135,14 @@ export async function signIn(
       ];
   for (const [name, key] of counts) {
     const limited = await consume(name, [key]);
-    if (limited) return signInLimited(limited);
+    if (limited) return limitedBy(limited); // its words say when to try again
   }
   const user = await users.verifyCredentials(db, email, password);
-  if (!user) return invalid({ form: [INVALID_SIGN_IN] });
+  if (!user) return invalid({ form: [issue("account.invalid_sign_in")] });
   // The right password: this attempt was not a guess.
   const [first, ...shared] = counts;
   await Promise.all([resetLimit(first![0], first![1]), ...shared.map(([name, key]) => refund(name, key))]);
-  if (user.status !== "active") return forbidden(STATUS_MESSAGES[user.status]);
+  if (user.status !== "active") return forbidden(user.status === "banned" ? "account.banned" : "account.suspended");
   const stronger = passwordNeedsRehash(user.passwordHash) ? await hashPassword(password) : null;
   const persistent = input.remember === "on" && input.site !== "admin" && user.role !== "admin";
   return transact(
@@ -188,7 +172,7 @@ export async function keepSessionAlive(actor: Actor, { db }: Options = {}): Prom
 
 /** Signing out: this session ends. A visitor without a live session has nothing to end. */
 export async function signOut(actor: Actor, { db }: Options = {}): Promise<Result<null>> {
-  if (actor.kind === "system") return forbidden("The platform has no session.");
+  if (actor.kind === "system") return forbidden("access.not_for_platform", { task: "session" });
   if (actor.kind === "anonymous") return ok(null);
   const { sessionId } = actor.user;
   return transact(
@@ -237,7 +221,7 @@ export async function updateProfile(actor: Actor, input: ProfileInput & { avatar
       ({ key: avatarKey, sizeBytes: avatarSizeBytes } = await saveImage(input.avatar, ["avatar"]));
     } catch (error) {
       await releaseUploads(user.id, [input.avatar.length]);
-      if (error instanceof InvalidImageError) return invalid({ avatar: [error.message] });
+      if (error instanceof InvalidImageError) return invalid({ avatar: [error.issue] });
       throw error;
     }
   }
@@ -335,7 +319,7 @@ export async function updateBilling(
  * to ask for, nobody to warn, no hold.
  */
 export async function setMemberPayoutNumber(actor: Actor, input: { userId: number; mobileMoneyNumber: string }, { db }: Options = {}): Promise<Result<null>> {
-  if (actor.kind !== "system") return forbidden("Only the platform sets a member's payout number this way.");
+  if (actor.kind !== "system") return forbidden("access.platform_only", { task: "set_payout_numbers" });
   return transact(
     actor,
     async (tx) => {
@@ -359,7 +343,7 @@ async function checkCurrentPassword(userId: number, password: string, db: Knex):
   if (limited) return limitedBy(limited);
   const stored = await users.getPasswordHash(db, userId);
   if (stored === undefined) return notFound();
-  if (!(await verifyPassword(password, stored))) return invalid({ currentPassword: [WRONG_CURRENT_PASSWORD] });
+  if (!(await verifyPassword(password, stored))) return invalid({ currentPassword: [issue("account.wrong_current_password")] });
   await refund("currentPassword", key);
   return null;
 }
@@ -438,7 +422,7 @@ export async function requestPasswordReset(
   input: ForgotPasswordInput & { origin: string },
   { db = getDb() }: Options = {},
 ): Promise<Result<null>> {
-  if (actor.kind === "system") return forbidden("The platform does not ask for reset links.");
+  if (actor.kind === "system") return forbidden("access.not_for_platform", { task: "ask_reset_link" });
   const limited = await consume("reset", [`ip:${addressKey(actor.client.ip)}`, `email:${input.email}`]);
   if (limited) return limitedBy(limited);
   const recipient = await findResetRecipient(db, input.email);
@@ -455,11 +439,11 @@ export async function requestPasswordReset(
 
 /**
  * A reset link used: the new password is set, the link and the member's other unused links are used up, and
- * every session ends. An unknown, used or expired link is a conflict ("link_expired").
+ * every session ends. An unknown, used or expired link is a conflict ("account.reset_link_expired").
  */
 export async function completePasswordReset(actor: Actor, input: ResetPasswordInput, { db = getDb() }: Options = {}): Promise<Result<{ userId: number }>> {
-  if (actor.kind === "system") return forbidden("The platform does not use reset links.");
-  const expired = conflict("link_expired", RESET_LINK_EXPIRED);
+  if (actor.kind === "system") return forbidden("access.not_for_platform", { task: "use_reset_link" });
+  const expired = conflict("account.reset_link_expired");
   // Checked before the hash, so a dead link costs no scrypt; checked again under a lock in the transaction.
   if (!(await isResetTokenValid(db, input.token))) return expired;
   const passwordHash = await hashPassword(input.password);
@@ -483,7 +467,7 @@ export async function becomeSeller(actor: Actor, { db }: Options = {}): Promise<
   const refused = onlyMembers(actor);
   if (refused) return refused;
   const user = memberOf(actor)!;
-  if (user.role === "admin") return forbidden(ADMINS_DO_NOT_SELL);
+  if (user.role === "admin") return forbidden("seller.admins_do_not_sell");
   return transact(
     actor,
     async (tx) => {
@@ -501,7 +485,7 @@ export async function createAdmin(
   input: { name: string; email: string; password: string },
   { db }: Options = {},
 ): Promise<Result<{ id: number; username: string }>> {
-  if (actor.kind !== "system") return forbidden("Only the platform makes administrators.");
+  if (actor.kind !== "system") return forbidden("access.platform_only", { task: "make_admins" });
   const passwordHash = await hashPassword(input.password);
   return transact(
     actor,
@@ -510,7 +494,7 @@ export async function createAdmin(
       try {
         created = await users.createUser(tx.trx, { name: input.name, email: input.email, passwordHash, role: "admin" satisfies Role });
       } catch (error) {
-        if (error instanceof EmailTakenError) return invalid({ email: [error.message] });
+        if (error instanceof EmailTakenError) return invalid({ email: [issue("account.email_taken")] });
         throw error;
       }
       await tx.activity(created.id, "joined", { role: "admin" });
@@ -531,7 +515,7 @@ export async function createMember(
   input: { name: string; email: string; role: "client" | "freelancer"; passwordHash: string; skills?: string[]; bio?: string },
   { db }: Options = {},
 ): Promise<Result<{ id: number; username: string }>> {
-  if (actor.kind !== "system") return forbidden("Only the platform makes accounts this way.");
+  if (actor.kind !== "system") return forbidden("access.platform_only", { task: "make_accounts" });
   const { name, email, role, passwordHash, skills, bio } = input;
   return transact(
     actor,
@@ -540,7 +524,7 @@ export async function createMember(
       try {
         created = await users.createUser(tx.trx, { name, email, role, passwordHash, skills, bio });
       } catch (error) {
-        if (error instanceof EmailTakenError) return invalid({ email: [error.message] });
+        if (error instanceof EmailTakenError) return invalid({ email: [issue("account.email_taken")] });
         throw error;
       }
       await tx.activity(created.id, "joined", { role });
@@ -562,11 +546,11 @@ export async function setUserStatus(
   { db }: Options = {},
 ): Promise<Result<null>> {
   if (actor.kind === "anonymous" || (actor.kind === "member" && actor.user.role !== "admin")) return forbidden();
-  if (actor.kind === "member" && actor.user.id === input.userId) return conflict("own_account", "You cannot change the status of your own account.");
+  if (actor.kind === "member" && actor.user.id === input.userId) return conflict("account.own_status");
   return transact(
     actor,
     async (tx) => {
-      if (!(await users.setUserStatus(tx.trx, input.userId, input.status))) return notFound("We could not find that member.");
+      if (!(await users.setUserStatus(tx.trx, input.userId, input.status))) return notFound("member.not_found");
       tx.pagesChanged(); // a suspended or banned seller's gigs leave the catalogue
       await tx.activity(input.userId, `status_${input.status}`);
       await tx.audit({ action: STATUS_AUDIT[input.status], targetType: "user", targetId: input.userId });

@@ -11,6 +11,7 @@ import { getActor } from "~/server/auth.server";
 import { getMailOrigin } from "~/server/host.server";
 import { readFormData } from "~/server/form-data.server";
 import { failureStatus } from "~/server/operation-results.server";
+import { messageOf } from "~/content/operation-messages";
 
 export { actionHeaders as headers } from "~/utils/headers";
 
@@ -25,7 +26,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (submission.status !== "success") return data({ result: submission.reply(), sent: false }, { status: 400 });
   const result = await requestPasswordReset(await getActor(request, context.clientIp), { ...submission.value, origin: getMailOrigin(request) });
   if (!result.ok) {
-    const message = "message" in result ? result.message : "";
+    const message = result.error === "invalid" ? "" : messageOf(result);
     const headers = result.error === "limited" ? { "Retry-After": String(result.retryAfter) } : undefined;
     return data({ result: submission.reply({ formErrors: [message] }), sent: false }, { status: failureStatus(result), headers });
   }

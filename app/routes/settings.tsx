@@ -32,6 +32,7 @@ import { failureStatus, formFailure } from "~/server/operation-results.server";
 import { maskMsisdn, payoutHoldUntil } from "~/domain/mobile-money";
 import { imageUrl, MAX_IMAGE_BYTES } from "~/server/files/storage.server";
 import { usePreferences } from "~/hooks/use-preferences";
+import { messageOf } from "~/content/operation-messages";
 
 export { actionHeaders as headers } from "~/utils/headers";
 
@@ -108,7 +109,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (!result.ok) {
       // A picture over the member's upload limit is refused beside its own field.
       if (result.error === "limited") {
-        return data({ tab, reply: submission.reply({ fieldErrors: { avatar: [result.message] } }) }, { status: result.status, headers: { "Retry-After": String(result.retryAfter) } });
+        return data({ tab, reply: submission.reply({ fieldErrors: { avatar: [messageOf(result)] } }) }, { status: result.status, headers: { "Retry-After": String(result.retryAfter) } });
       }
       return refused(submission.reply, result);
     }
@@ -125,7 +126,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (tab === "security") {
     if (formData.get("intent") === "sign-out-others") {
       const result = await signOutOthers(actor);
-      if (!result.ok) throw new Response("message" in result ? result.message : null, { status: failureStatus(result) });
+      if (!result.ok) throw new Response(result.error === "invalid" ? null : messageOf(result), { status: failureStatus(result) });
       return done("others");
     }
     const submission = parseWithZod(formData, { schema: SecuritySchema });

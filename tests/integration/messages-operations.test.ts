@@ -10,8 +10,6 @@ import { messagesSince, threadPage } from "~/models/message.server";
 import {
   markConversationRead,
   markDelivered,
-  NOT_SIGNED_IN,
-  NOT_YOURSELF,
   sendMessage,
   startConversation,
 } from "~/operations/messages.server";
@@ -69,8 +67,8 @@ describe("startConversation", () => {
   });
 
   it("refuses a visitor, oneself, an unknown member, an admin, and someone else's order", async () => {
-    expect(await startConversation(visitor, { userId: t.seller.id }, db())).toMatchObject({ ok: false, error: "forbidden", message: NOT_SIGNED_IN });
-    expect(await startConversation(memberActor(t.buyer), { userId: t.buyer.id }, db())).toEqual({ ok: false, error: "invalid", issues: { to: [NOT_YOURSELF] } });
+    expect(await startConversation(visitor, { userId: t.seller.id }, db())).toMatchObject({ ok: false, error: "forbidden", code: "message.sign_in_required" });
+    expect(await startConversation(memberActor(t.buyer), { userId: t.buyer.id }, db())).toEqual({ ok: false, error: "invalid", issues: { to: [{ code: "message.to_yourself", params: {} }] } });
     expect(await startConversation(memberActor(t.buyer), { to: "nobody_here" }, db())).toMatchObject({ ok: false, error: "not_found" });
     expect(await startConversation(memberActor(t.buyer), { userId: t.admin.id }, db())).toMatchObject({ ok: false, error: "not_found" });
     const { orderId } = await paidTestOrder(t, t.buyer, t.gigId);

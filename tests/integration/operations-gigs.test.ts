@@ -13,7 +13,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConversionFact } from "~/analytics/conversions.server";
 import { systemActor, type Actor } from "~/operations/core.server";
-import { attachImage, deleteGig, detachImage, NO_ADMIN_SELLERS, ONLY_SELLERS, pauseGig, resumeGig, saveGig } from "~/operations/gigs.server";
+import { attachImage, deleteGig, detachImage, pauseGig, resumeGig, saveGig } from "~/operations/gigs.server";
 import { gigFormSchema, type GigIntent } from "~/schemas/gig";
 import { consume } from "~/server/rate-limit.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
@@ -149,8 +149,8 @@ describe("saveGig", () => {
 
   it("refuses anyone but a seller, and stores nothing", async () => {
     const before = await snapshot();
-    expect(await save(member(buyer), "publish")).toEqual({ ok: false, error: "forbidden", message: ONLY_SELLERS });
-    expect(await save(member(admin), "publish")).toEqual({ ok: false, error: "forbidden", message: NO_ADMIN_SELLERS });
+    expect(await save(member(buyer), "publish")).toEqual({ ok: false, error: "forbidden", code: "seller.only_sellers", params: {} });
+    expect(await save(member(admin), "publish")).toEqual({ ok: false, error: "forbidden", code: "seller.admins_do_not_sell", params: {} });
     expect(await save(anonymous, "publish")).toMatchObject({ ok: false, error: "forbidden" });
     expect(await save(system, "publish")).toMatchObject({ ok: false, error: "forbidden" });
     expect(await snapshot()).toEqual(before);

@@ -9,14 +9,11 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "~/operations/core.server";
-import { NOT_ALLOWED_NOW } from "~/operations/order-machine.server";
 import {
   approveOrder,
   cancelOrder,
   declineCancel,
   deliverOrder,
-  DISPUTE_OPEN,
-  NO_SUCH_ORDER,
   openDispute,
   placeOrder,
   requestRevision,
@@ -62,9 +59,9 @@ async function deliveredOrder(buyer: TestUser, gig = t.gigId) {
   return paid;
 }
 
-const notFound = { ok: false, error: "not_found", message: NO_SUCH_ORDER };
-const notAllowed = (status: string) => ({ ok: false, error: "conflict", reason: "not_allowed_now", message: NOT_ALLOWED_NOW(status) });
-const disputeOpen = { ok: false, error: "conflict", reason: "dispute_open", message: DISPUTE_OPEN };
+const notFound = { ok: false, error: "not_found", code: "order.not_found", params: {} };
+const notAllowed = (status: string) => ({ ok: false, error: "conflict", code: "order.not_allowed_now", params: { status } });
+const disputeOpen = { ok: false, error: "conflict", code: "order.dispute_open", params: {} };
 
 /** Every party step, by one actor, on one order. */
 function partySteps(actor: Actor, orderId: number) {

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { memberBalances } from "~/models/ledger.server";
 import type { Actor } from "~/operations/core.server";
 import { runOrderTimers } from "~/operations/orders.server";
-import { NO_PAYOUT_NUMBER, pollPayouts, requestWithdrawal, settlePayout } from "~/operations/payments.server";
+import { pollPayouts, requestWithdrawal, settlePayout } from "~/operations/payments.server";
 import type { PaymentProvider, RequestOutcome, TransferRequest, TransferStatus } from "~/payments/provider.server";
 import type { Providers } from "~/payments/registry.server";
 import { getEnv } from "~/server/env.server";
@@ -85,7 +85,7 @@ describe("requestWithdrawal", () => {
 
     const noNumber = await sellerWithEarnings({ payoutNumber: null });
     const beforeNoNumber = { payouts: await count("payouts"), journals: await count("ledger_journals") };
-    expect(await withdraw(memberActor(noNumber), 10_000)).toEqual({ ok: false, error: "conflict", reason: "no_payout_number", message: NO_PAYOUT_NUMBER });
+    expect(await withdraw(memberActor(noNumber), 10_000)).toEqual({ ok: false, error: "conflict", code: "payout.no_number", params: {} });
     expect({ payouts: await count("payouts"), journals: await count("ledger_journals") }).toEqual(beforeNoNumber);
     expect(beforeNoNumber.payouts).toBe(before.payouts);
     expect(await memberBalances(t.db, seller.id)).toMatchObject({ availableUgx: 80_000, inTransitUgx: 0 });
