@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { setCurrency } from "~/operations/accounts.server";
+import { setCurrency } from "~/operations/account-settings.server";
 import { getActor, safeRedirect } from "~/server/auth.server";
 import { serializeCookie } from "~/server/cookies.server";
 import { CURRENCY_COOKIE } from "~/server/currency.server";

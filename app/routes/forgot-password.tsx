@@ -5,7 +5,7 @@ import { Form, useActionData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
 import { getFormConstraint } from "~/schemas/form-constraint";
-import { requestPasswordReset } from "~/operations/accounts.server";
+import { requestPasswordReset } from "~/operations/passwords.server";
 import { ForgotPasswordSchema } from "~/schemas/account";
 import { getActor } from "~/server/auth.server";
 import { getMailOrigin } from "~/server/host.server";

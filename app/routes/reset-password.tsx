@@ -6,7 +6,7 @@ import { Link } from "~/components/link";
 import { ErrorList, PasswordField, SubmitButton } from "~/components/forms";
 import { getFormConstraint } from "~/schemas/form-constraint";
 import { isResetTokenValid } from "~/models/password-reset.server";
-import { completePasswordReset } from "~/operations/accounts.server";
+import { completePasswordReset } from "~/operations/passwords.server";
 import { HIDDEN_PASSWORDS, RESET_LINK_EXPIRED, ResetPasswordSchema } from "~/schemas/account";
 import { getActor } from "~/server/auth.server";
 import { getDb } from "~/server/db.server";

@@ -6,14 +6,9 @@ import { Link } from "~/components/link";
 import { ErrorList, Field, FormMessage, PasswordField, SubmitButton, TextAreaField } from "~/components/forms";
 import { getFormConstraint } from "~/schemas/form-constraint";
 import { getSettings, type NotificationPreferences } from "~/models/user.server";
-import {
-  changePassword,
-  signOutOthers,
-  updateBilling,
-  updateNotifications,
-  updatePreferences,
-  updateProfile,
-} from "~/operations/accounts.server";
+import { signOutOthers } from "~/operations/accounts.server";
+import { updateBilling, updateNotifications, updatePreferences, updateProfile } from "~/operations/account-settings.server";
+import { changePassword } from "~/operations/passwords.server";
 import type { Failure } from "~/operations/core.server";
 import {
   BillingSchema,

@@ -10,24 +10,9 @@ import { Redis } from "ioredis";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { getSessionUser, hashToken } from "~/models/session.server";
-import {
-  becomeSeller,
-  changePassword,
-  completePasswordReset,
-  createAdmin,
-  createMember,
-  join,
-  requestPasswordReset,
-  setCurrency,
-  setUserStatus,
-  signIn,
-  signOut,
-  signOutOthers,
-  updateBilling,
-  updateNotifications,
-  updatePreferences,
-  updateProfile,
-} from "~/operations/accounts.server";
+import { becomeSeller, createAdmin, createMember, join, setUserStatus, signIn, signOut, signOutOthers } from "~/operations/accounts.server";
+import { setCurrency, updateBilling, updateNotifications, updatePreferences, updateProfile } from "~/operations/account-settings.server";
+import { changePassword, completePasswordReset, requestPasswordReset } from "~/operations/passwords.server";
 import { systemActor, type Actor, type Client } from "~/operations/core.server";
 import { getEnv } from "~/server/env.server";
 import { passwordNeedsRehash, verifyPassword } from "~/server/password.server";
@@ -179,7 +164,8 @@ describe("join", () => {
       ok: false,
       error: "limited",
       status: 429,
-      message: "Too many accounts were created from your network. Please try again later.",
+      code: "limit.exceeded",
+      params: { limit: "join" },
     });
     expect(await count("users")).toBe(users);
   });
@@ -483,7 +469,8 @@ describe("passwords", () => {
       ok: false,
       error: "limited",
       status: 429,
-      message: "Too many reset requests. Please wait before asking again.",
+      code: "limit.exceeded",
+      params: { limit: "reset" },
     });
     expect(await count("outbox")).toBe(mails);
   });
@@ -502,8 +489,8 @@ describe("passwords", () => {
       expect(await completePasswordReset(visitor(), input(token), opts())).toEqual({
         ok: false,
         error: "conflict",
-        reason: "link_expired",
-        message: "This reset link has expired or was already used. Ask for a new one.",
+        code: "account.reset_link_expired",
+        params: {},
       });
     }
     expect(await activity(row.id)).toBe(1);
@@ -513,7 +500,7 @@ describe("passwords", () => {
     const row = await createUser(t.db);
     await t.db("password_resets").insert({ id: hashToken("an-expired-token"), user_id: row.id, expires_at: new Date(Date.now() - 1000) });
     const input = { token: "an-expired-token", password: "chosen-again-1", confirmPassword: "chosen-again-1" };
-    expect(await completePasswordReset(visitor(), input, opts())).toMatchObject({ ok: false, error: "conflict", reason: "link_expired" });
+    expect(await completePasswordReset(visitor(), input, opts())).toMatchObject({ ok: false, error: "conflict", code: "account.reset_link_expired" });
     expect(await completePasswordReset(system, input, opts())).toMatchObject({ ok: false, error: "forbidden" });
     expect(await verifyPassword(DEFAULT_PASSWORD, (await user(row.id)).password_hash)).toBe(true);
   });
@@ -530,7 +517,7 @@ describe("becomeSeller", () => {
 
   it("refuses an admin and a visitor", async () => {
     const { row, actor } = await member({ role: "admin" });
-    expect(await becomeSeller(actor, opts())).toEqual({ ok: false, error: "forbidden", message: "Admins do not sell on Soko" });
+    expect(await becomeSeller(actor, opts())).toEqual({ ok: false, error: "forbidden", code: "seller.admins_do_not_sell", params: {} });
     expect((await user(row.id)).role).toBe("admin");
     expect(await activity(row.id)).toBe(0);
     expect(await becomeSeller(visitor(), opts())).toMatchObject({ ok: false, error: "forbidden" });
@@ -609,7 +596,7 @@ describe("setUserStatus", () => {
     expect(await setUserStatus(visitor(), { userId: target.id, status: "banned" }, opts())).toMatchObject({ ok: false, error: "forbidden" });
     expect(await setUserStatus(system, { userId: 987_654_321, status: "banned" }, opts())).toMatchObject({ ok: false, error: "not_found" });
     const { row: adminRow, actor: admin } = await member({ role: "admin" });
-    expect(await setUserStatus(admin, { userId: adminRow.id, status: "suspended" }, opts())).toMatchObject({ ok: false, error: "conflict", reason: "own_account" });
+    expect(await setUserStatus(admin, { userId: adminRow.id, status: "suspended" }, opts())).toMatchObject({ ok: false, error: "conflict", code: "account.own_status" });
     expect((await user(target.id)).status).toBe("active");
     expect(await liveSessions(target.id)).toBe(1);
     expect(await activity(target.id)).toBe(0);

@@ -203,7 +203,7 @@ describe("saveGig", () => {
     expect(await consume("gigCreate", [String(limited.id)], 29)).toBeNull(); // the rest of the hour's 30
     const before = await snapshot();
     const refused = await save(member(limited), "draft", { title: "Over the limit", description: "", basic: {} });
-    expect(refused).toMatchObject({ ok: false, error: "limited", status: 429, message: "You have created many gigs in a short time. Please try again later." });
+    expect(refused).toMatchObject({ ok: false, error: "limited", status: 429, code: "limit.exceeded", params: { limit: "gigCreate" } });
     expect(await snapshot()).toEqual(before);
     // Editing an existing gig is not creating one.
     expect(await save(member(limited), "draft", { title: "Edited after the limit", description: "", basic: {} }, first.ok ? first.value.id : 0)).toMatchObject({ ok: true });
@@ -218,13 +218,13 @@ describe("pauseGig and resumeGig", () => {
     expect((await activities(seller.id)).at(-1)).toEqual({ kind: "gig_paused", details: { gigId: id } });
 
     const before = await snapshot();
-    expect(await pauseGig(member(seller), { gigId: id }, { db: t.db })).toEqual({ ok: false, error: "conflict", reason: "not_published", message: "Only a published gig can be paused." });
+    expect(await pauseGig(member(seller), { gigId: id }, { db: t.db })).toEqual({ ok: false, error: "conflict", code: "gig.not_published", params: {} });
     expect(await snapshot()).toEqual(before);
 
     expect(await resumeGig(member(seller), { gigId: id }, { db: t.db })).toEqual({ ok: true, value: { id, status: "published" } });
     expect((await activities(seller.id)).at(-1)).toEqual({ kind: "gig_resumed", details: { gigId: id } });
     const after = await snapshot();
-    expect(await resumeGig(member(seller), { gigId: id }, { db: t.db })).toMatchObject({ ok: false, error: "conflict", reason: "not_paused" });
+    expect(await resumeGig(member(seller), { gigId: id }, { db: t.db })).toMatchObject({ ok: false, error: "conflict", code: "gig.not_paused" });
     expect(await snapshot()).toEqual(after);
   });
 

@@ -102,7 +102,7 @@ describe("createReview", () => {
     expect(await review(memberActor(t.seller), { gigId: t.gigId, orderId: othersOrder })).toEqual({ ok: false, error: "forbidden", code: "review.own_gig", params: {} });
     for (const { orderId } of [placed, inProgress, delivered, abandoned]) {
       const status = (await t.db("orders").where({ id: orderId }).first("status")).status;
-      expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId }), status).toMatchObject({ ok: false, error: "conflict", reason: "not_completed" });
+      expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId }), status).toMatchObject({ ok: false, error: "conflict", code: "review.order_not_completed" });
     }
     expect({ reviews: await count("reviews"), activity: await count("activity"), events: await count("order_events"), gig: await ratingOf("gigs", t.gigId) }).toEqual(before);
   });
@@ -115,15 +115,15 @@ describe("createReview", () => {
     expect(await review(memberActor(b), { gigId: t.gigId, orderId: first, rating: 1 })).toEqual({
       ok: false,
       error: "conflict",
-      reason: "already_reviewed",
-      message: "You have already reviewed this order.",
+      code: "order.already_reviewed",
+      params: {},
     });
     expect(await ratingOf("gigs", t.gigId)).toEqual(gigBefore);
 
     const second = await bought(b, t.seller, t.gigId);
     const both = await Promise.all([review(memberActor(b), { gigId: t.gigId, orderId: second, rating: 5 }), review(memberActor(b), { gigId: t.gigId, orderId: second, rating: 1 })]);
     expect(both.filter((r) => r.ok)).toHaveLength(1);
-    expect(both.find((r) => !r.ok)).toMatchObject({ ok: false, error: "conflict", reason: "already_reviewed" });
+    expect(both.find((r) => !r.ok)).toMatchObject({ ok: false, error: "conflict", code: "order.already_reviewed" });
     expect(await count("reviews", { order_id: second })).toBe(1);
     expect((await eventKinds(t.db, second)).filter((k) => k === "reviewed")).toHaveLength(1);
     expect(await count("activity", { user_id: b.id, kind: "review_left" })).toBe(2);

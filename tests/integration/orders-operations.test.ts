@@ -245,7 +245,7 @@ describe("steps the order's status does not allow", () => {
       }
       // With no cancel request on the table, there is none to decline or withdraw, whatever the status.
       for (const who of ["buyer", "seller"] as const) {
-        const expected = who === "seller" && unpaid.has(orderId) ? notFound : { ok: false, error: "conflict", reason: "no_cancel_request" };
+        const expected = who === "seller" && unpaid.has(orderId) ? notFound : { ok: false, error: "conflict", code: "order.no_cancel_request" };
         expect(await steps[who].decline(), `${who} declines on a ${status} order`).toMatchObject(expected);
       }
     }
@@ -280,7 +280,7 @@ describe("steps the order's status does not allow", () => {
     expect(await requestRevision(memberActor(buyer), { orderId, reason: "Again" }, o())).toMatchObject({
       ok: false,
       error: "conflict",
-      reason: "no_revisions_left",
+      code: "order.no_revisions_left",
     });
     expect(await trail(t.db, [orderId])).toEqual(before);
 
@@ -290,7 +290,7 @@ describe("steps the order's status does not allow", () => {
     expect(await requestRevision(memberActor(buyer), { orderId: strict.orderId, reason: "Please" }, o())).toMatchObject({
       ok: false,
       error: "conflict",
-      reason: "no_revisions_left",
+      code: "order.no_revisions_left",
     });
     expect(await orderRow(t.db, strict.orderId)).toMatchObject({ status: "delivered", revisionsUsed: 0 });
   });
@@ -583,7 +583,7 @@ describe("disputes", () => {
     expect(await resolveDispute(memberActor(t.admin), { orderId, resolution: "release", note: "" }, o())).toMatchObject({
       ok: false,
       error: "conflict",
-      reason: "no_open_dispute",
+      code: "order.no_open_dispute",
     });
     expect(await trail(t.db, [orderId])).toEqual(before);
     expect(await resolveDispute(memberActor(t.admin), { orderId: 987_654, resolution: "refund", note: "" }, o())).toEqual(notFound);
@@ -592,7 +592,7 @@ describe("disputes", () => {
     expect(await resolveDispute(memberActor(t.admin), { orderId, resolution: "refund", note: "" }, o())).toMatchObject({ ok: true });
     const resolved = await trail(t.db, [orderId]);
     for (const resolution of ["release", "refund"] as const) {
-      expect(await resolveDispute(memberActor(t.admin), { orderId, resolution, note: "" }, o())).toMatchObject({ ok: false, error: "conflict", reason: "no_open_dispute" });
+      expect(await resolveDispute(memberActor(t.admin), { orderId, resolution, note: "" }, o())).toMatchObject({ ok: false, error: "conflict", code: "order.no_open_dispute" });
     }
     expect(await trail(t.db, [orderId])).toEqual(resolved);
   });
