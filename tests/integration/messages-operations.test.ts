@@ -120,7 +120,7 @@ describe("sendMessage", () => {
     const outsider = await createUser(t.db);
     const id = await conversationOf(a, b);
     expect(SendMessageSchema.safeParse({ conversationId: id, body: "   " }).data?.body).toBe("");
-    expect(await sendMessage(memberActor(a), { conversationId: id, body: "" }, db())).toEqual({ ok: false, error: "invalid", issues: { body: ["Write a message"] } });
+    expect(await sendMessage(memberActor(a), { conversationId: id, body: "" }, db())).toEqual({ ok: false, error: "invalid", issues: { body: [{ code: "message.empty", params: {} }] } });
     const long = SendMessageSchema.safeParse({ conversationId: id, body: "x".repeat(5001) });
     expect(long.success).toBe(false);
     expect(long.error?.issues[0]?.message).toBe("Keep a message to at most 5,000 characters");
@@ -135,7 +135,7 @@ describe("sendMessage", () => {
     const b = await createUser(t.db);
     const id = await conversationOf(a, b);
     expect((await setUserStatus(system, { userId: b.id, status: "suspended" }, db())).ok).toBe(true);
-    expect(await sendMessage(memberActor(a), { conversationId: id, body: "Are you there?" }, db())).toMatchObject({ ok: false, error: "conflict", reason: "recipient_unavailable" });
+    expect(await sendMessage(memberActor(a), { conversationId: id, body: "Are you there?" }, db())).toMatchObject({ ok: false, error: "conflict", code: "message.recipient_unavailable" });
     expect((await counts(id)).messages).toBe(0);
   });
 

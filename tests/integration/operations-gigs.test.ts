@@ -170,10 +170,10 @@ describe("saveGig", () => {
     expect(await save(member(seller), "publish", { category: "no-such-category" })).toEqual({
       ok: false,
       error: "invalid",
-      issues: { category: ["Choose a category from the list"] },
+      issues: { category: [{ code: "gig.category_unknown", params: {} }] },
     });
     for (const images of [[theirs], [randomUUID()]]) {
-      expect(await save(member(seller), "publish", { images })).toEqual({ ok: false, error: "invalid", issues: { images: ["One of the images is not yours to use"] } });
+      expect(await save(member(seller), "publish", { images })).toEqual({ ok: false, error: "invalid", issues: { images: [{ code: "gig.image_not_yours", params: {} }] } });
     }
     expect(await snapshot()).toEqual(before);
   });
@@ -315,7 +315,7 @@ describe("attachImage", () => {
   it("refuses a file that is not an image, beside the upload field and named, storing nothing", async () => {
     const before = { rows: await snapshot(), files: filesIn() };
     const result = await attachImage(member(seller), { file: file(Buffer.from("only text, pretending"), "logo.png") }, { db: t.db });
-    expect(result).toEqual({ ok: false, error: "invalid", issues: { upload: ["logo.png: Upload a JPEG, PNG or WebP image"] } });
+    expect(result).toEqual({ ok: false, error: "invalid", issues: { upload: [{ code: "image.wrong_type", params: { file: "logo.png" } }] } });
     expect({ rows: await snapshot(), files: filesIn() }).toEqual(before);
   });
 

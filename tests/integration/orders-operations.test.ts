@@ -391,7 +391,7 @@ describe("cancelling", () => {
     expect(await cancelOrder(memberActor(t.seller), { orderId, reason: "I am ill" }, o())).toEqual({ ok: true, value: { outcome: "requested" } });
     expect(await orderRow(t.db, orderId)).toMatchObject({ status: "in_progress", cancelRequestedBy: t.seller.id });
     const before = await trail(t.db, [orderId]);
-    expect(await cancelOrder(memberActor(t.seller), { orderId, reason: "Please" }, o())).toMatchObject({ ok: false, error: "conflict", reason: "cancel_pending" });
+    expect(await cancelOrder(memberActor(t.seller), { orderId, reason: "Please" }, o())).toMatchObject({ ok: false, error: "conflict", code: "order.cancel_pending" });
     expect(await trail(t.db, [orderId])).toEqual(before);
 
     expect(await cancelOrder(memberActor(buyer), { orderId, reason: "Fine" }, o())).toEqual({ ok: true, value: { outcome: "cancelled" } });
