@@ -68,17 +68,17 @@ describe("createReview", () => {
   it("refuses stars outside 1 to 5, a comment over 2,000 characters, an unknown or draft gig, no order, and an order that does not exist", async () => {
     const before = { reviews: await count("reviews"), activity: await count("activity") };
     for (const rating of [0, 6, 3.5, Number.NaN]) {
-      expect(await review(memberActor(t.buyer), { gigId: t.gigId, rating }), `rating ${rating}`).toMatchObject({ ok: false, error: "invalid", issues: { rating: ["Choose from 1 to 5 stars"] } });
+      expect(await review(memberActor(t.buyer), { gigId: t.gigId, rating }), `rating ${rating}`).toMatchObject({ ok: false, error: "invalid", issues: { rating: [{ code: "schema", message: "Choose from 1 to 5 stars" }] } });
     }
     expect(await review(memberActor(t.buyer), { gigId: t.gigId, comment: "x".repeat(2001) })).toMatchObject({
       ok: false,
       error: "invalid",
-      issues: { comment: ["A review can have at most 2,000 characters"] },
+      issues: { comment: [{ code: "schema", message: "A review can have at most 2,000 characters" }] },
     });
     expect(await review(memberActor(t.buyer), { gigId: 987_654 })).toEqual({ ok: false, error: "not_found", code: "gig.not_found", params: {} });
     const draft = await createGig(t.db, { sellerId: t.seller.id, status: "draft" });
     expect(await review(memberActor(t.buyer), { gigId: draft.id })).toEqual({ ok: false, error: "not_found", code: "gig.not_found", params: {} });
-    expect(await review(memberActor(t.buyer), { gigId: t.gigId })).toEqual({ ok: false, error: "invalid", issues: { orderId: ["Choose the order you are reviewing"] } });
+    expect(await review(memberActor(t.buyer), { gigId: t.gigId })).toEqual({ ok: false, error: "invalid", issues: { orderId: [{ code: "review.order_required", params: {} }] } });
     expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId: 987_654 })).toEqual({ ok: false, error: "not_found", code: "order.not_found", params: {} });
     expect({ reviews: await count("reviews"), activity: await count("activity") }).toEqual(before);
   });
@@ -236,7 +236,10 @@ describe("createReviews (the platform's bulk load: demo data)", () => {
     expect(await load(system, [good, { ...good, rating: 7 }, { ...good, comment: "x".repeat(2001) }])).toEqual({
       ok: false,
       error: "invalid",
-      issues: { "reviews.1.rating": ["Choose from 1 to 5 stars"], "reviews.2.comment": ["A review can have at most 2,000 characters"] },
+      issues: {
+        "reviews.1.rating": [{ code: "schema", message: "Choose from 1 to 5 stars" }],
+        "reviews.2.comment": [{ code: "schema", message: "A review can have at most 2,000 characters" }],
+      },
     });
     expect(await load(system, [good, { ...good, reviewerId: s.id }])).toEqual({ ok: false, error: "forbidden", code: "review.own_gig", params: {} });
     const banned = await createUser(t.db, { name: "Banned Buyer", status: "banned" });
