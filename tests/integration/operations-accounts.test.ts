@@ -131,7 +131,7 @@ describe("join", () => {
   it("refuses a taken email (any letter case) beside the field, storing no member, session, activity or effect", async () => {
     const before = { users: await count("users"), sessions: await count("sessions"), activity: await count("activity"), effects: await count("effects") };
     const result = await join(visitor(), joinInput("AMINA@example.ug", "Another Amina"), opts());
-    expect(result).toEqual({ ok: false, error: "invalid", issues: { email: ["An account with this email already exists. Sign in instead, or use another email."] } });
+    expect(result).toEqual({ ok: false, error: "invalid", issues: { email: [{ code: "account.email_taken", params: {} }] } });
     expect({ users: await count("users"), sessions: await count("sessions"), activity: await count("activity"), effects: await count("effects") }).toEqual(before);
   });
 
@@ -221,7 +221,7 @@ describe("signIn", () => {
   it("refuses a wrong password and an unknown email with one message, storing no session or activity", async () => {
     const row = await createUser(t.db, { email: "wrong.pass@example.ug" });
     for (const input of [login("wrong.pass@example.ug", "not-the-password"), login("nobody.here@example.ug")]) {
-      expect(await signIn(visitor(), input, opts())).toEqual({ ok: false, error: "invalid", issues: { form: ["Incorrect email or password."] } });
+      expect(await signIn(visitor(), input, opts())).toEqual({ ok: false, error: "invalid", issues: { form: [{ code: "account.invalid_sign_in", params: {} }] } });
     }
     expect(await liveSessions(row.id)).toBe(0);
     expect(await activity(row.id)).toBe(0);
@@ -336,7 +336,7 @@ describe("updateProfile", () => {
     const { row, actor } = await member();
     const files = filesIn(uploads);
     const result = await updateProfile(actor, { ...profile, avatar: Buffer.from("<?php echo 'hi'; ?>") }, opts());
-    expect(result).toEqual({ ok: false, error: "invalid", issues: { avatar: ["Upload a JPEG, PNG or WebP image"] } });
+    expect(result).toEqual({ ok: false, error: "invalid", issues: { avatar: [{ code: "image.wrong_type", params: {} }] } });
     expect(await user(row.id)).toMatchObject({ bio: "", avatar_key: null });
     expect(filesIn(uploads)).toEqual(files);
     expect(await activity(row.id)).toBe(0);
@@ -436,7 +436,7 @@ describe("passwords", () => {
     const { row, actor } = await member();
     const other = await createSession(t.db, row.id);
     const hash = (await user(row.id)).password_hash;
-    expect(await changePassword(actor, change("not-my-password"), opts())).toEqual({ ok: false, error: "invalid", issues: { currentPassword: ["Your current password is not right"] } });
+    expect(await changePassword(actor, change("not-my-password"), opts())).toEqual({ ok: false, error: "invalid", issues: { currentPassword: [{ code: "account.wrong_current_password", params: {} }] } });
     expect((await user(row.id)).password_hash).toBe(hash);
     expect(await getSessionUser(t.db, other)).not.toBeNull();
     expect(await activity(row.id)).toBe(0);

@@ -79,7 +79,7 @@ describe("requestWithdrawal", () => {
       error: "invalid",
       issues: { amountUgx: [`The smallest withdrawal is UGX ${min.toLocaleString("en-US")}.`] },
     });
-    expect(await withdraw(memberActor(seller), 80_001)).toEqual({ ok: false, error: "invalid", issues: { amountUgx: ["You can withdraw at most UGX 80,000."] } });
+    expect(await withdraw(memberActor(seller), 80_001)).toEqual({ ok: false, error: "invalid", issues: { amountUgx: [{ code: "payout.above_available", params: { maxUgx: 80_000 } }] } });
     expect(await withdraw(visitor, 10_000)).toMatchObject({ ok: false, error: "forbidden" });
     expect(await withdraw(system, 10_000)).toMatchObject({ ok: false, error: "forbidden" });
 
@@ -123,7 +123,7 @@ describe("requestWithdrawal", () => {
     const results = await Promise.all([withdraw(memberActor(seller), 80_000), withdraw(memberActor(seller), 80_000), withdraw(memberActor(seller), 80_000)]);
     expect(results.filter((r) => r.ok)).toHaveLength(1);
     for (const refused of results.filter((r) => !r.ok)) {
-      expect(refused).toEqual({ ok: false, error: "invalid", issues: { amountUgx: ["You can withdraw at most UGX 0."] } });
+      expect(refused).toEqual({ ok: false, error: "invalid", issues: { amountUgx: [{ code: "payout.above_available", params: { maxUgx: 0 } }] } });
     }
     expect(await count("payouts", { user_id: seller.id })).toBe(1);
     expect(await memberBalances(t.db, seller.id)).toMatchObject({ availableUgx: 0, inTransitUgx: 80_000 });
