@@ -77,7 +77,7 @@ describe("requestWithdrawal", () => {
     expect(await withdraw(memberActor(seller), min - 1)).toEqual({
       ok: false,
       error: "invalid",
-      issues: { amountUgx: [`The smallest withdrawal is UGX ${min.toLocaleString("en-US")}.`] },
+      issues: { amountUgx: [{ code: "payout.below_minimum", params: { minUgx: min } }] },
     });
     expect(await withdraw(memberActor(seller), 80_001)).toEqual({ ok: false, error: "invalid", issues: { amountUgx: [{ code: "payout.above_available", params: { maxUgx: 80_000 } }] } });
     expect(await withdraw(visitor, 10_000)).toMatchObject({ ok: false, error: "forbidden" });
