@@ -10,6 +10,7 @@ import { createAdmin } from "~/operations/accounts.server";
 import { systemActor } from "~/operations/core.server";
 import { newPassword } from "~/schemas/account";
 import { closeDb } from "~/server/db.server";
+import { issueMessages, messageOf } from "~/content/operation-messages";
 
 const { values } = parseArgs({ options: { name: { type: "string" }, email: { type: "string" } } });
 
@@ -45,7 +46,7 @@ try {
   if (result.ok) {
     console.log(`[admin:create] administrator ${parsed.data.email} (@${result.value.username}) created; sign in on the admin host.`);
   } else {
-    const messages = result.error === "invalid" ? Object.values(result.issues).flat() : [result.message];
+    const messages = result.error === "invalid" ? Object.values(issueMessages(result.issues)).flat() : [messageOf(result)];
     for (const message of messages) console.error(`[admin:create] ${message}`);
     process.exitCode = 1;
   }

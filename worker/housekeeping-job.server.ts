@@ -19,6 +19,7 @@ import { runHousekeeping, type HousekeepingResult } from "../app/operations/hous
 import { systemActor } from "../app/operations/core.server";
 import { uploadDir } from "../app/server/files/storage.server";
 import { startScheduledJob } from "./scheduled.server";
+import { failureMessage } from "../app/content/operation-messages";
 
 const actor = systemActor("housekeeping");
 const LABELS: Record<keyof HousekeepingResult, string> = {
@@ -59,7 +60,7 @@ export async function startHousekeeping(env: Env, redis: Redis, options: Houseke
     label: "housekeeping",
     run: async () => {
       const done = await runHousekeeping(actor, { uploadDir: dir }, { db });
-      if (!done.ok) throw new Error(done.error);
+      if (!done.ok) throw new Error(`${done.error}: ${failureMessage(done)}`);
       const result = done.value;
       const removed = (Object.keys(result) as (keyof HousekeepingResult)[]).filter((what) => result[what] > 0);
       if (removed.length) console.log(`[housekeeping] removed ${removed.map((what) => `${result[what]} ${LABELS[what]}`).join(", ")}`);

@@ -13,6 +13,7 @@ import { readFormData } from "~/server/form-data.server";
 import { failureStatus } from "~/server/operation-results.server";
 import { getRedis } from "~/server/redis.server";
 import insightsStylesUrl from "~/styles/insights.css?url";
+import { messageOf } from "~/content/operation-messages";
 
 /**
  * `/pipeline` on the admin host, `/admin/pipeline` on the main host (app/utils/site-routes.ts): the analytics
@@ -51,8 +52,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (form.get("intent") !== "replay") return data({ error: "Choose Replay to send the failed events again." }, { status: 400 });
   const result = await replayFailed(actor, getRedis(), getEnv().QUEUE_PREFIX);
   if (!result.ok) {
-    if (result.error === "not_found" || result.error === "forbidden") throw new Response(result.message, { status: failureStatus(result) });
-    return data({ error: "message" in result ? result.message : "Could not replay." }, { status: failureStatus(result) });
+    if (result.error === "not_found" || result.error === "forbidden") throw new Response(messageOf(result), { status: failureStatus(result) });
+    return data({ error: result.error === "invalid" ? "Could not replay." : messageOf(result) }, { status: failureStatus(result) });
   }
   return redirect(`${new URL(request.url).pathname}?replayed=${result.value.entries}`, 303);
 }

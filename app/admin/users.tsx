@@ -26,6 +26,7 @@ import { readFormData } from "~/server/form-data.server";
 import { failureStatus } from "~/server/operation-results.server";
 import { usePreferences } from "~/hooks/use-preferences";
 import adminStylesUrl from "~/styles/admin-users.css?url";
+import { issueMessages, messageOf } from "~/content/operation-messages";
 
 /**
  * `/users` on the admin host, `/admin/users` on the main host (app/utils/site-routes.ts): members found by
@@ -110,7 +111,7 @@ type ActionAnswer = { form: "bulk" | "row"; userId?: number; errors: Record<stri
 const answer = (body: ActionAnswer, status: number) => data(body, { status });
 
 function refused(form: ActionAnswer["form"], failure: Failure, userId?: number) {
-  const message = failure.error === "invalid" ? Object.values(failure.issues).flat() : [failure.message];
+  const message = failure.error === "invalid" ? Object.values(issueMessages(failure.issues)).flat() : [messageOf(failure)];
   return answer({ form, userId, errors: { form: message } }, failureStatus(failure));
 }
 

@@ -17,9 +17,9 @@ export const REPLAY_MAX = 1_000;
  * entries move (the transaction touches only Postgres); nothing to replay is a conflict.
  */
 export async function replayFailed(actor: Actor, redis: Redis, prefix: string): Promise<Result<{ entries: number; events: number }>> {
-  if (!adminOf(actor)) return forbidden("Only an administrator can replay the pipeline's failed events.");
+  if (!adminOf(actor)) return forbidden("pipeline.admins_only");
   const failed = await deadLetters(redis, prefix, { limit: REPLAY_MAX, newest: false });
-  if (failed.length === 0) return conflict("nothing_failed", "No failed events to replay.");
+  if (failed.length === 0) return conflict("pipeline.nothing_failed");
   const events = failed.reduce((n, entry) => n + entry.events, 0);
   const audited = await transact(actor, async (tx) => {
     await tx.audit({ action: "pipeline.replay", targetType: "pipeline", targetId: "analytics-ingest", details: { entries: failed.map((e) => e.id), events } });

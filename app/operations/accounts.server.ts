@@ -1,6 +1,6 @@
 /**
- * Accounts (ADR 012): joining, signing in and out, settings, passwords, becoming a seller, and what the
- * platform does to accounts (admins, status). Each operation checks the actor's right, counts its rate limit
+ * Accounts (ADR 012): joining, signing in and out, becoming a seller, and what the platform does to accounts
+ * (admins, status). The settings tabs are in account-settings.server.ts, passwords in passwords.server.ts. Each operation checks the actor's right, counts its rate limit
  * before the expensive work (a password hash, an image), and writes its rows, its activity and its
  * after-commit effects in one transaction; routes, scripts and (later) the JSON API only map its Result.
  * Password hashes are made before the transaction, so no connection waits on scrypt.
@@ -18,6 +18,7 @@ import {
   conflict,
   forbidden,
   invalid,
+  issue,
   limitedBy,
   memberOf,
   notFound,
@@ -29,7 +30,6 @@ import {
 } from "~/operations/core.server";
 import { pushUnreadCount } from "~/operations/notifications.server";
 import {
-  RESET_LINK_EXPIRED,
   type BillingInput,
   type ForgotPasswordInput,
   type FreelancerRegisterInput,
@@ -53,20 +53,12 @@ import { deleteImage, InvalidImageError, saveImage } from "~/server/files/storag
 import { releaseUploads, reserveUploads, uploadFailure } from "~/server/files/upload-quota.server";
 
 /** Every operation takes the database last: the app's by default, a test's or a script's own when given. */
-type Options = { db?: Knex };
-
-export const INVALID_SIGN_IN = "Incorrect email or password.";
-export const STATUS_MESSAGES = {
-  suspended: "Your account is suspended. Contact support@soko.ug to find out why and how to restore it.",
-  banned: "Your account has been banned for breaking Soko's terms. Contact support@soko.ug if you think this is a mistake.",
-} as const;
-export const WRONG_CURRENT_PASSWORD = "Your current password is not right";
-export const ADMINS_DO_NOT_SELL = "Admins do not sell on Soko";
+export type Options = { db?: Knex };
 
 /** A session the door hands to its client (a cookie, or a Bearer token for the API). */
 export type NewSession = { userId: number; token: string; expiresAt: Date; persistent: boolean };
 
-const onlyMembers = (actor: Actor) => (actor.kind === "member" ? null : forbidden("Sign in to change your account."));
+export const onlyMembers = (actor: Actor) => (actor.kind === "member" ? null : forbidden("account.sign_in_required"));
 const userAgentOf = (actor: Actor) => (actor.kind === "system" ? null : actor.client.userAgent || null);
 
 /**
@@ -82,7 +74,7 @@ export async function join(
   input: JoinInput & { device?: string | null },
   { db }: Options = {},
 ): Promise<Result<NewSession & { username: string; device: string }>> {
-  if (actor.kind !== "anonymous") return forbidden("You already have an account.");
+  if (actor.kind !== "anonymous") return forbidden("account.already_member");
   const limited = await consume("join", [`ip:${addressKey(actor.client.ip)}`]);
   if (limited) return limitedBy(limited);
   const deviceKey = await getDeviceKey(db ?? getDb());
@@ -95,7 +87,7 @@ export async function join(
       try {
         created = await users.createUser(tx.trx, { name: input.name, email: input.email, passwordHash, role: input.role, ...seller });
       } catch (error) {
-        if (error instanceof EmailTakenError) return invalid({ email: [error.message] });
+        if (error instanceof EmailTakenError) return invalid({ email: [issue("account.email_taken")] });
         throw error;
       }
       const { token, expiresAt } = await createSession(tx.trx, { userId: created.id, persistent: false, userAgent: userAgentOf(actor) });
@@ -110,14 +102,6 @@ export async function join(
     },
     { db },
   );
-}
-
-/** The sign-in limits' answer with when to try again, in words: "… Please try again in 2 minutes." */
-function signInLimited(limited: Limited): Failure {
-  if (limited.status === 503) return limitedBy(limited);
-  const s = limited.retryAfter;
-  const wait = s < 60 ? `${s} ${s === 1 ? "second" : "seconds"}` : `${Math.ceil(s / 60)} ${Math.ceil(s / 60) === 1 ? "minute" : "minutes"}`;
-  return limitedBy({ ...limited, message: `${limited.message} Please try again in ${wait}.` });
 }
 
 /**
@@ -136,7 +120,7 @@ export async function signIn(
   input: LoginInput & { site: "main" | "admin"; device?: string | null },
   { db = getDb() }: Options = {},
 ): Promise<Result<NewSession & { device: string }>> {
-  if (actor.kind === "system") return forbidden("The platform does not sign in.");
+  if (actor.kind === "system") return forbidden("access.not_for_platform", { task: "sign_in" });
   const { password } = input;
   const email = normaliseEmail(input.email);
   const address = addressKey(actor.client.ip);
@@ -151,14 +135,14 @@ export async function signIn(
       ];
   for (const [name, key] of counts) {
     const limited = await consume(name, [key]);
-    if (limited) return signInLimited(limited);
+    if (limited) return limitedBy(limited); // its words say when to try again
   }
   const user = await users.verifyCredentials(db, email, password);
-  if (!user) return invalid({ form: [INVALID_SIGN_IN] });
+  if (!user) return invalid({ form: [issue("account.invalid_sign_in")] });
   // The right password: this attempt was not a guess.
   const [first, ...shared] = counts;
   await Promise.all([resetLimit(first![0], first![1]), ...shared.map(([name, key]) => refund(name, key))]);
-  if (user.status !== "active") return forbidden(STATUS_MESSAGES[user.status]);
+  if (user.status !== "active") return forbidden(user.status === "banned" ? "account.banned" : "account.suspended");
   const stronger = passwordNeedsRehash(user.passwordHash) ? await hashPassword(password) : null;
   const persistent = input.remember === "on" && input.site !== "admin" && user.role !== "admin";
   return transact(
@@ -188,7 +172,7 @@ export async function keepSessionAlive(actor: Actor, { db }: Options = {}): Prom
 
 /** Signing out: this session ends. A visitor without a live session has nothing to end. */
 export async function signOut(actor: Actor, { db }: Options = {}): Promise<Result<null>> {
-  if (actor.kind === "system") return forbidden("The platform has no session.");
+  if (actor.kind === "system") return forbidden("access.not_for_platform", { task: "session" });
   if (actor.kind === "anonymous") return ok(null);
   const { sessionId } = actor.user;
   return transact(
@@ -219,271 +203,12 @@ export async function signOutOthers(actor: Actor, { db }: Options = {}): Promise
   );
 }
 
-/**
- * The profile tab. A new picture counts against the member's upload quota (ADR 031, as every stored file
- * does) and is stored before the transaction, its bytes recorded with it; the picture it replaces is deleted
- * once the change has committed, and a picture whose change did not commit is deleted at once (no row names it).
- */
-export async function updateProfile(actor: Actor, input: ProfileInput & { avatar?: Buffer | null }, { db }: Options = {}): Promise<Result<null>> {
-  const refused = onlyMembers(actor);
-  if (refused) return refused;
-  const user = memberOf(actor)!;
-  let avatarKey: string | undefined;
-  let avatarSizeBytes: number | undefined;
-  if (input.avatar?.length) {
-    const refused = await reserveUploads(user.id, [input.avatar.length], { db });
-    if (refused) return uploadFailure(refused, "avatar");
-    try {
-      ({ key: avatarKey, sizeBytes: avatarSizeBytes } = await saveImage(input.avatar, ["avatar"]));
-    } catch (error) {
-      await releaseUploads(user.id, [input.avatar.length]);
-      if (error instanceof InvalidImageError) return invalid({ avatar: [error.message] });
-      throw error;
-    }
-  }
-  const { name, bio, location, skills, languages } = input;
-  let result: Result<null> | undefined;
-  try {
-    result = await transact(
-      actor,
-      async (tx) => {
-        const saved = await users.updateProfile(tx.trx, user.id, { name, bio, location, skills, languages, avatarKey, avatarSizeBytes });
-        if (!saved) return notFound();
-        tx.pagesChanged(); // a seller's name, picture and bio show on their gigs and profile
-        const previous = saved.previousAvatarKey;
-        if (avatarKey && previous) await tx.effect({ kind: "delete_image", key: previous }, `delete_image:${previous}`);
-        await tx.activity(user.id, "profile_updated");
-        return ok(null);
-      },
-      { db },
-    );
-    return result;
-  } finally {
-    if (avatarKey && !result?.ok) await deleteImage(avatarKey);
-  }
-}
-
-/** The notifications tab: an unchecked box is stored as off. */
-export async function updateNotifications(actor: Actor, input: NotificationsInput, { db }: Options = {}): Promise<Result<null>> {
-  const refused = onlyMembers(actor);
-  if (refused) return refused;
-  const user = memberOf(actor)!;
-  const prefs = {
-    emailOrders: input.emailOrders === "on",
-    emailMessages: input.emailMessages === "on",
-    emailMarketing: input.emailMarketing === "on",
-    pushOrders: input.pushOrders === "on",
-    pushMessages: input.pushMessages === "on",
-  };
-  return updateOwnRow(actor, user.id, "notifications_updated", (trx) => users.updateNotifications(trx, user.id, prefs), db);
-}
-
-/**
- * The billing tab: the mobile-money number payouts go to (ADR 032). Setting it, the first time too, takes the
- * current password (wrong ones counted per member, as sign-in counts them); a new number is held for 24 hours
- * (withdrawals to it wait: app/operations/payments.server.ts) and the member is told at once, in
- * /notifications and by mail to the account's email whatever their mail settings, so someone who got hold of
- * their session and password has a day in which the member can stop them. The same number again changes nothing.
- */
-export async function updateBilling(
-  actor: Actor,
-  input: BillingInput,
-  { db = getDb() }: Options = {},
-): Promise<Result<{ changed: boolean; holdUntil: Date | null }>> {
-  const refused = onlyMembers(actor);
-  if (refused) return refused;
-  const user = memberOf(actor)!;
-  const wrong = await checkCurrentPassword(user.id, input.currentPassword, db);
-  if (wrong) return wrong;
-  return transact<{ changed: boolean; holdUntil: Date | null }>(
-    actor,
-    async (tx) => {
-      const before = await users.lockPayoutNumber(tx.trx, user.id);
-      if (!before) return notFound();
-      if (before.mobileMoneyNumber === input.mobileMoneyNumber) return ok({ changed: false, holdUntil: null });
-      const setAt = (await users.setPayoutNumber(tx.trx, user.id, input.mobileMoneyNumber, { held: true }))!;
-      const holdUntil = new Date(setAt.getTime() + PAYOUT_NUMBER_HOLD_MS);
-      const masked = maskMsisdn(input.mobileMoneyNumber);
-      await tx.activity(user.id, "billing_updated", { number: masked });
-      const when = (d: Date) => formatDateTime(d, before.timeZone);
-      const changed = before.mobileMoneyNumber ? "changed" : "set";
-      const body = `Your payout number was ${changed} to ${masked} on ${when(setAt)}. Withdrawals to it open on ${when(holdUntil)}. Not you? Reset your password now and write to ${SUPPORT_EMAIL}.`;
-      await insertNotification(tx.trx, { userId: user.id, kind: PAYOUT_NUMBER_NOTIFICATION, body });
-      await pushUnreadCount(tx, user.id, { kind: PAYOUT_NUMBER_NOTIFICATION, body, orderId: null, conversationId: null });
-      const origin = appMailOrigin();
-      await sendMail(tx.trx, {
-        to: before.email,
-        subject: `Soko: your payout number was ${changed}`,
-        body:
-          `Hello ${before.name},\n\n` +
-          `The mobile-money number your Soko earnings are paid to was ${changed} to ${masked} on ${when(setAt)}` +
-          `${before.mobileMoneyNumber ? ` (it was ${maskMsisdn(before.mobileMoneyNumber)})` : ""}.\n` +
-          `To keep your earnings safe, withdrawals to the new number open 24 hours later, on ${when(holdUntil)}.\n\n` +
-          `If you made this change, there is nothing to do.\n\n` +
-          `If it was not you, someone has your password. Reset it now at ${origin}/forgot-password (that signs out ` +
-          `every session), then put your own number back in Settings, Billing (${origin}/settings?tab=billing) and ` +
-          `write to ${SUPPORT_EMAIL}. Nothing can be withdrawn to the new number before ${when(holdUntil)}.\n`,
-      });
-      return ok({ changed: true, holdUntil });
-    },
-    { db },
-  );
-}
-
-/**
- * A payout number set by the platform rather than by the member (the demo data; later an import): no password
- * to ask for, nobody to warn, no hold.
- */
-export async function setMemberPayoutNumber(actor: Actor, input: { userId: number; mobileMoneyNumber: string }, { db }: Options = {}): Promise<Result<null>> {
-  if (actor.kind !== "system") return forbidden("Only the platform sets a member's payout number this way.");
-  return transact(
-    actor,
-    async (tx) => {
-      if (!(await users.lockPayoutNumber(tx.trx, input.userId))) return notFound();
-      await users.setPayoutNumber(tx.trx, input.userId, input.mobileMoneyNumber, { held: false });
-      await tx.activity(input.userId, "billing_updated", { number: maskMsisdn(input.mobileMoneyNumber) });
-      return ok(null);
-    },
-    { db },
-  );
-}
-
-/**
- * The current password of a signed-in member, asked before a change that matters (a new password, a new payout
- * number): counted per member before the check (parallel guesses all count) and given back when right, so only
- * wrong ones use up the limit. Null when right; otherwise what to answer.
- */
-async function checkCurrentPassword(userId: number, password: string, db: Knex): Promise<Failure | null> {
-  const key = `user:${userId}`;
-  const limited = await consume("currentPassword", [key]);
-  if (limited) return limitedBy(limited);
-  const stored = await users.getPasswordHash(db, userId);
-  if (stored === undefined) return notFound();
-  if (!(await verifyPassword(password, stored))) return invalid({ currentPassword: [WRONG_CURRENT_PASSWORD] });
-  await refund("currentPassword", key);
-  return null;
-}
-
-/** The preferences tab: language, display currency, time zone. */
-export async function updatePreferences(actor: Actor, input: PreferencesInput, { db }: Options = {}): Promise<Result<null>> {
-  const refused = onlyMembers(actor);
-  if (refused) return refused;
-  const user = memberOf(actor)!;
-  return updateOwnRow(actor, user.id, "preferences_updated", (trx) => users.updatePreferences(trx, user.id, input), db);
-}
-
-/**
- * The footer's currency switch, for a member: stored with their preferences (a visitor's choice is only a
- * cookie, which the route sets; there is nothing to store for them).
- */
-export async function setCurrency(actor: Actor, input: { preferredCurrency: "UGX" | "USD" }, { db }: Options = {}): Promise<Result<null>> {
-  const refused = onlyMembers(actor);
-  if (refused) return refused;
-  const user = memberOf(actor)!;
-  return updateOwnRow(actor, user.id, "preferences_updated", (trx) => users.setPreferredCurrency(trx, user.id, input.preferredCurrency), db);
-}
-
-/** One write to the member's own row and its activity; not found when the row is gone. */
-function updateOwnRow(
-  actor: Actor,
-  userId: number,
-  kind: "notifications_updated" | "preferences_updated",
-  write: (trx: Knex.Transaction) => Promise<boolean>,
-  db: Knex | undefined,
-): Promise<Result<null>> {
-  return transact(
-    actor,
-    async (tx) => {
-      if (!(await write(tx.trx))) return notFound();
-      await tx.activity(userId, kind);
-      return ok(null);
-    },
-    { db },
-  );
-}
-
-/**
- * The security tab: a new password, after the current one. Every other session ends (a changed password
- * should lock out whoever else knew the old one), and so does every unused reset link (perhaps asked for by
- * that same person).
- */
-export async function changePassword(actor: Actor, input: SecurityInput, { db = getDb() }: Options = {}): Promise<Result<null>> {
-  const refused = onlyMembers(actor);
-  if (refused) return refused;
-  const user = memberOf(actor)!;
-  const wrong = await checkCurrentPassword(user.id, input.currentPassword, db);
-  if (wrong) return wrong;
-  const passwordHash = await hashPassword(input.password);
-  return transact(
-    actor,
-    async (tx) => {
-      await users.setPasswordHash(tx.trx, user.id, passwordHash);
-      await deleteUserSessions(tx.trx, user.id, { exceptSessionId: user.sessionId });
-      tx.live({ disconnect: user.id, except: user.sessionId });
-      await cancelPasswordResets(tx.trx, user.id);
-      await tx.activity(user.id, "password_changed");
-      return ok(null);
-    },
-    { db },
-  );
-}
-
-/**
- * "Forgot your password": counted per address and per email, then a reset link is mailed (an outbox row in
- * the same transaction as the link) when the email belongs to an active member. The answer is the same
- * whether or not it does. `origin` is where the link points (the configured public URL).
- */
-export async function requestPasswordReset(
-  actor: Actor,
-  input: ForgotPasswordInput & { origin: string },
-  { db = getDb() }: Options = {},
-): Promise<Result<null>> {
-  if (actor.kind === "system") return forbidden("The platform does not ask for reset links.");
-  const limited = await consume("reset", [`ip:${addressKey(actor.client.ip)}`, `email:${input.email}`]);
-  if (limited) return limitedBy(limited);
-  const recipient = await findResetRecipient(db, input.email);
-  if (!recipient) return ok(null);
-  return transact(
-    actor,
-    async (tx) => {
-      await createPasswordReset(tx.trx, recipient, input.origin);
-      return ok(null);
-    },
-    { db },
-  );
-}
-
-/**
- * A reset link used: the new password is set, the link and the member's other unused links are used up, and
- * every session ends. An unknown, used or expired link is a conflict ("link_expired").
- */
-export async function completePasswordReset(actor: Actor, input: ResetPasswordInput, { db = getDb() }: Options = {}): Promise<Result<{ userId: number }>> {
-  if (actor.kind === "system") return forbidden("The platform does not use reset links.");
-  const expired = conflict("link_expired", RESET_LINK_EXPIRED);
-  // Checked before the hash, so a dead link costs no scrypt; checked again under a lock in the transaction.
-  if (!(await isResetTokenValid(db, input.token))) return expired;
-  const passwordHash = await hashPassword(input.password);
-  return transact(
-    actor,
-    async (tx) => {
-      const userId = await useResetToken(tx.trx, input.token);
-      if (userId === null) return expired;
-      await users.setPasswordHash(tx.trx, userId, passwordHash);
-      await deleteUserSessions(tx.trx, userId);
-      tx.live({ disconnect: userId });
-      await tx.activity(userId, "password_reset");
-      return ok({ userId });
-    },
-    { db },
-  );
-}
-
 /** A client starts selling: the same account becomes a freelancer. Already a seller: nothing changes. */
 export async function becomeSeller(actor: Actor, { db }: Options = {}): Promise<Result<{ changed: boolean }>> {
   const refused = onlyMembers(actor);
   if (refused) return refused;
   const user = memberOf(actor)!;
-  if (user.role === "admin") return forbidden(ADMINS_DO_NOT_SELL);
+  if (user.role === "admin") return forbidden("seller.admins_do_not_sell");
   return transact(
     actor,
     async (tx) => {
@@ -501,7 +226,7 @@ export async function createAdmin(
   input: { name: string; email: string; password: string },
   { db }: Options = {},
 ): Promise<Result<{ id: number; username: string }>> {
-  if (actor.kind !== "system") return forbidden("Only the platform makes administrators.");
+  if (actor.kind !== "system") return forbidden("access.platform_only", { task: "make_admins" });
   const passwordHash = await hashPassword(input.password);
   return transact(
     actor,
@@ -510,7 +235,7 @@ export async function createAdmin(
       try {
         created = await users.createUser(tx.trx, { name: input.name, email: input.email, passwordHash, role: "admin" satisfies Role });
       } catch (error) {
-        if (error instanceof EmailTakenError) return invalid({ email: [error.message] });
+        if (error instanceof EmailTakenError) return invalid({ email: [issue("account.email_taken")] });
         throw error;
       }
       await tx.activity(created.id, "joined", { role: "admin" });
@@ -531,7 +256,7 @@ export async function createMember(
   input: { name: string; email: string; role: "client" | "freelancer"; passwordHash: string; skills?: string[]; bio?: string },
   { db }: Options = {},
 ): Promise<Result<{ id: number; username: string }>> {
-  if (actor.kind !== "system") return forbidden("Only the platform makes accounts this way.");
+  if (actor.kind !== "system") return forbidden("access.platform_only", { task: "make_accounts" });
   const { name, email, role, passwordHash, skills, bio } = input;
   return transact(
     actor,
@@ -540,7 +265,7 @@ export async function createMember(
       try {
         created = await users.createUser(tx.trx, { name, email, role, passwordHash, skills, bio });
       } catch (error) {
-        if (error instanceof EmailTakenError) return invalid({ email: [error.message] });
+        if (error instanceof EmailTakenError) return invalid({ email: [issue("account.email_taken")] });
         throw error;
       }
       await tx.activity(created.id, "joined", { role });
@@ -562,11 +287,11 @@ export async function setUserStatus(
   { db }: Options = {},
 ): Promise<Result<null>> {
   if (actor.kind === "anonymous" || (actor.kind === "member" && actor.user.role !== "admin")) return forbidden();
-  if (actor.kind === "member" && actor.user.id === input.userId) return conflict("own_account", "You cannot change the status of your own account.");
+  if (actor.kind === "member" && actor.user.id === input.userId) return conflict("account.own_status");
   return transact(
     actor,
     async (tx) => {
-      if (!(await users.setUserStatus(tx.trx, input.userId, input.status))) return notFound("We could not find that member.");
+      if (!(await users.setUserStatus(tx.trx, input.userId, input.status))) return notFound("member.not_found");
       tx.pagesChanged(); // a suspended or banned seller's gigs leave the catalogue
       await tx.activity(input.userId, `status_${input.status}`);
       await tx.audit({ action: STATUS_AUDIT[input.status], targetType: "user", targetId: input.userId });

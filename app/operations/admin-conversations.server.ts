@@ -21,16 +21,13 @@ import { getDb } from "~/server/db.server";
 
 type Options = { db?: Knex };
 
-export const ADMINS_ONLY = "You don't have administrator privileges.";
-export const NO_SUCH_CONVERSATION = "We could not find that conversation.";
-
 /** The list (search, filter, page): a read of summaries, not of anyone's messages beyond the last one, so not audited. */
 export async function listConversationsForAdmin(
   actor: Actor,
   input: { q: string; filter: AdminConversationFilter; page: number },
   { db = getDb() }: Options = {},
 ): Promise<Result<{ conversations: AdminConversation[]; more: boolean }>> {
-  if (!adminOf(actor)) return forbidden(ADMINS_ONLY);
+  if (!adminOf(actor)) return forbidden("access.admins_only");
   return ok(await listAdminConversations(db, input));
 }
 
@@ -45,12 +42,12 @@ export async function readConversation(
   input: { conversationId: string; before?: number },
   { db }: Options = {},
 ): Promise<Result<{ conversation: AdminConversation; messages: AdminMessage[]; older: boolean }>> {
-  if (!adminOf(actor)) return forbidden(ADMINS_ONLY);
+  if (!adminOf(actor)) return forbidden("access.admins_only");
   return transact(
     actor,
     async (tx) => {
       const conversation = await findAdminConversation(tx.trx, input.conversationId);
-      if (!conversation) return notFound(NO_SUCH_CONVERSATION);
+      if (!conversation) return notFound("conversation.not_found");
       const page = await adminThreadPage(tx.trx, input.conversationId, { before: input.before });
       await tx.audit({
         action: "conversation.read",
@@ -81,7 +78,7 @@ export async function readDisputeConversations(
   input: { orderIds: number[] },
   { db }: Options = {},
 ): Promise<Result<Map<number, DisputeConversation>>> {
-  if (!adminOf(actor)) return forbidden(ADMINS_ONLY);
+  if (!adminOf(actor)) return forbidden("access.admins_only");
   if (!input.orderIds.length) return ok(new Map());
   return transact(
     actor,
@@ -117,12 +114,12 @@ export async function readDisputeConversations(
  * whichever reason raised it. Audited as conversation.flag or conversation.unflag, with whether it changed.
  */
 export async function flagConversationAsAdmin(actor: Actor, input: FlagConversationInput, { db }: Options = {}): Promise<Result<{ changed: boolean }>> {
-  if (!adminOf(actor)) return forbidden(ADMINS_ONLY);
+  if (!adminOf(actor)) return forbidden("access.admins_only");
   return transact(
     actor,
     async (tx) => {
       const result = await setConversationFlag(tx.trx, input.conversationId, input.flagged, "admin");
-      if (!result) return notFound(NO_SUCH_CONVERSATION);
+      if (!result) return notFound("conversation.not_found");
       await tx.audit({
         action: input.flagged ? "conversation.flag" : "conversation.unflag",
         targetType: "conversation",
@@ -145,12 +142,12 @@ export async function deleteConversationAsAdmin(
   input: DeleteConversationInput,
   { db }: Options = {},
 ): Promise<Result<{ participants: number[]; messageCount: number; files: number }>> {
-  if (!adminOf(actor)) return forbidden(ADMINS_ONLY);
+  if (!adminOf(actor)) return forbidden("access.admins_only");
   return transact(
     actor,
     async (tx) => {
       const deleted = await deleteConversationRows(tx.trx, input.conversationId);
-      if (!deleted) return notFound(NO_SUCH_CONVERSATION);
+      if (!deleted) return notFound("conversation.not_found");
       for (const key of deleted.storageKeys) await tx.effect({ kind: "delete_file", key }, `delete_file:${key}`);
       await tx.audit({
         action: "conversation.delete",

@@ -13,25 +13,20 @@
 import type { Knex } from "knex";
 import { memberBalances } from "~/models/ledger.server";
 import { anonymiseUser, hasOpenOrders, lockActiveAdmins, lockUsers, setUserStatus, type LockedUser } from "~/models/user.server";
-import { adminOf, conflict, forbidden, invalid, notFound, ok, transact, type Actor, type Failure, type Result, type Tx } from "~/operations/core.server";
-import { NOTHING_SELECTED, STATUS_OF_ACTION, type StatusAction } from "~/schemas/admin";
+import { adminOf, conflict, forbidden, invalid, issue, notFound, ok, transact, type Actor, type Failure, type Result, type Tx } from "~/operations/core.server";
+import { STATUS_OF_ACTION, type StatusAction } from "~/schemas/admin";
 
 type Options = { db?: Knex };
 
 const AUDIT_ACTION: Record<StatusAction, string> = { suspend: "user.suspend", ban: "user.ban", activate: "user.activate" };
 
-export const OWN_ACCOUNT = "You cannot suspend, ban or delete your own account.";
-export const LAST_ADMIN = "That is the last active admin: the platform must keep one.";
-export const NO_SUCH_MEMBER = "We could not find that member.";
-export const OPEN_ORDERS = "This member has orders under way. Resolve or cancel them before deleting the account.";
-export const MONEY_HELD = "This member has money on Soko (earnings, a payout on its way or a refund due). Settle it before deleting the account.";
-
-/** Why a transition does not apply to a member as they are now (docs/product.md), or null when it does. */
-function refusal(action: StatusAction, u: LockedUser): string | null {
-  if (u.deleted) return `${u.name} has been deleted.`;
-  if (action === "suspend" && u.status !== "active") return `${u.name} is not active, so cannot be suspended.`;
-  if (action === "ban" && u.status === "banned") return `${u.name} is already banned.`;
-  if (action === "activate" && u.status === "active") return `${u.name} is already active.`;
+/** Why a transition does not apply to a member as they are now, or null when it does. */
+function refusal(action: StatusAction, u: LockedUser): Failure | null {
+  const { name } = u;
+  if (u.deleted) return conflict("member.deleted", { name });
+  if (action === "suspend" && u.status !== "active") return conflict("member.not_active", { name });
+  if (action === "ban" && u.status === "banned") return conflict("member.already_banned", { name });
+  if (action === "activate" && u.status === "active") return conflict("member.already_active", { name });
   return null;
 }
 
@@ -40,15 +35,17 @@ type Refusal = Extract<Failure, { error: "conflict" | "forbidden" }>;
 /**
  * Refuses when the admin is among `targets` or `targets` would take the last active admins away (every
  * action but activate takes a member out of the active ones). Locks every active admin's row first.
+ * `batch`: for the bulk action, whose refusal says that nothing was changed.
  */
-async function adminGuards(tx: Tx, adminId: number, targets: LockedUser[], leavesActive: boolean): Promise<Refusal | null> {
-  if (targets.some((u) => u.id === adminId)) return conflict("own_account", OWN_ACCOUNT) as Refusal;
+async function adminGuards(tx: Tx, adminId: number, targets: LockedUser[], leavesActive: boolean, batch = false): Promise<Refusal | null> {
+  const params = batch ? { batch } : {};
+  if (targets.some((u) => u.id === adminId)) return conflict("admin.own_account", params) as Refusal;
   if (leavesActive) return null;
   const active = await lockActiveAdmins(tx.trx);
   // Another admin changed this one's account since the page was read: they may do nothing more.
-  if (!active.includes(adminId)) return forbidden("Your account is no longer an active admin.") as Refusal;
+  if (!active.includes(adminId)) return forbidden("admin.no_longer_active", params) as Refusal;
   const removed = new Set(targets.filter((u) => u.role === "admin").map((u) => u.id));
-  if (active.every((id) => removed.has(id))) return conflict("last_admin", LAST_ADMIN) as Refusal;
+  if (active.every((id) => removed.has(id))) return conflict("admin.last_admin", params) as Refusal;
   return null;
 }
 
@@ -70,7 +67,7 @@ export async function changeUserStatus(
 ): Promise<Result<{ name: string }>> {
   const admin = adminOf(actor);
   if (!admin) return forbidden();
-  if (input.userId === admin.id) return conflict("own_account", OWN_ACCOUNT);
+  if (input.userId === admin.id) return conflict("admin.own_account");
   return transact(
     actor,
     async (tx) => {
@@ -78,11 +75,11 @@ export async function changeUserStatus(
       // Admins first, then the member: the same lock order as every other admin operation.
       if (!active) await lockActiveAdmins(tx.trx);
       const [u] = await lockUsers(tx.trx, [input.userId]);
-      if (!u) return notFound(NO_SUCH_MEMBER);
+      if (!u) return notFound("member.not_found");
       const guarded = await adminGuards(tx, admin.id, [u], active);
       if (guarded) return guarded;
-      const why = refusal(input.action, u);
-      if (why) return conflict("status", why);
+      const refused = refusal(input.action, u);
+      if (refused) return refused;
       await applyStatus(tx, u, input.action, false);
       return ok({ name: u.name });
     },
@@ -104,7 +101,7 @@ export async function bulkUserAction(
   const admin = adminOf(actor);
   if (!admin) return forbidden();
   const ids = [...new Set(input.userIds)];
-  if (ids.length === 0) return invalid({ userIds: [NOTHING_SELECTED] });
+  if (ids.length === 0) return invalid({ userIds: [issue("admin.nothing_selected")] });
   return transact(
     actor,
     async (tx) => {
@@ -113,12 +110,9 @@ export async function bulkUserAction(
       const found = await lockUsers(tx.trx, ids);
       const known = new Set(found.filter((u) => !u.deleted).map((u) => u.id));
       const unknown = ids.filter((id) => !known.has(id));
-      if (unknown.length) {
-        const list = unknown.map((id) => `#${id}`).join(", ");
-        return conflict("unknown_members", `No such members: ${list}. Nothing was changed.`);
-      }
-      const guarded = await adminGuards(tx, admin.id, found, active);
-      if (guarded) return { ...guarded, message: `${guarded.message} Nothing was changed.` };
+      if (unknown.length) return conflict("member.unknown", { ids: unknown });
+      const guarded = await adminGuards(tx, admin.id, found, active, true);
+      if (guarded) return guarded;
       let changed = 0;
       for (const u of found) {
         if (refusal(input.action, u)) continue;
@@ -141,18 +135,18 @@ export async function bulkUserAction(
 export async function deleteUser(actor: Actor, input: { userId: number }, { db }: Options = {}): Promise<Result<null>> {
   const admin = adminOf(actor);
   if (!admin) return forbidden();
-  if (input.userId === admin.id) return conflict("own_account", OWN_ACCOUNT);
+  if (input.userId === admin.id) return conflict("admin.own_account");
   return transact(
     actor,
     async (tx) => {
       await lockActiveAdmins(tx.trx);
       const [u] = await lockUsers(tx.trx, [input.userId]);
-      if (!u || u.deleted) return notFound(NO_SUCH_MEMBER);
+      if (!u || u.deleted) return notFound("member.not_found");
       const guarded = await adminGuards(tx, admin.id, [u], false);
       if (guarded) return guarded;
-      if (await hasOpenOrders(tx.trx, u.id)) return conflict("open_orders", OPEN_ORDERS);
+      if (await hasOpenOrders(tx.trx, u.id)) return conflict("member.open_orders");
       // Money the platform owes them would have nobody to go to (the payout number is wiped too).
-      if (Object.values(await memberBalances(tx.trx, u.id)).some((ugx) => ugx !== 0)) return conflict("money_held", MONEY_HELD);
+      if (Object.values(await memberBalances(tx.trx, u.id)).some((ugx) => ugx !== 0)) return conflict("member.money_held");
       await anonymiseUser(tx.trx, u.id);
       tx.pagesChanged();
       if (u.avatarKey) await tx.effect({ kind: "delete_image", key: u.avatarKey }, `delete_image:${u.avatarKey}`);

@@ -5,10 +5,8 @@
  */
 import type { Knex } from "knex";
 import { slugOf } from "~/models/category.server";
-import { adminOf, conflict, forbidden, invalid, notFound, ok, transact, type Actor, type Result, type Tx } from "~/operations/core.server";
+import { adminOf, conflict, forbidden, invalid, issue, notFound, ok, transact, type Actor, type Result, type Tx } from "~/operations/core.server";
 import {
-  NAME_NEEDS_LETTERS,
-  NAME_TAKEN,
   type AddCategoryInput,
   type CategoryVisibilityInput,
   type DeleteCategoryInput,
@@ -17,10 +15,6 @@ import {
 } from "~/schemas/category";
 
 type Options = { db?: Knex };
-
-export const ADMINS_ONLY = "You don't have administrator privileges.";
-export const CATEGORY_NOT_FOUND = "We could not find that category.";
-export const CATEGORY_HAS_GIGS = "This category has gigs, so it cannot be deleted. Hide it instead: its gigs keep it.";
 
 type CategoryRow = { id: number; slug: string; name: string; description: string; hidden: boolean; position: number };
 
@@ -40,15 +34,15 @@ async function nameTaken(tx: Tx, name: string, exceptId?: number) {
  * (links and filters use it); a slug already taken (by a category renamed since) gets a number.
  */
 export async function addCategory(actor: Actor, input: AddCategoryInput, { db }: Options = {}): Promise<Result<{ id: number; slug: string }>> {
-  if (!adminOf(actor)) return forbidden(ADMINS_ONLY);
+  if (!adminOf(actor)) return forbidden("access.admins_only");
   const base = slugOf(input.name);
-  if (!base) return invalid({ name: [NAME_NEEDS_LETTERS] });
+  if (!base) return invalid({ name: [issue("category.name_needs_letters")] });
   return transact(
     actor,
     async (tx) => {
       // One add at a time, so two admins adding the same name meet the check rather than the unique index.
       await tx.trx.raw("LOCK TABLE categories IN SHARE ROW EXCLUSIVE MODE");
-      if (await nameTaken(tx, input.name)) return invalid({ name: [NAME_TAKEN] });
+      if (await nameTaken(tx, input.name)) return invalid({ name: [issue("category.name_taken")] });
       const slugs = new Set(await tx.trx("categories").where("slug", "like", `${base}%`).pluck("slug"));
       let slug = base;
       for (let n = 2; slugs.has(slug); n++) slug = `${base}-${n}`;
@@ -67,7 +61,7 @@ export async function addCategory(actor: Actor, input: AddCategoryInput, { db }:
 
 /** A category's new name and description; its slug stays, so links and gigs are unchanged. */
 export async function renameCategory(actor: Actor, input: RenameCategoryInput, { db }: Options = {}): Promise<Result<{ id: number }>> {
-  if (!adminOf(actor)) return forbidden(ADMINS_ONLY);
+  if (!adminOf(actor)) return forbidden("access.admins_only");
   return transact(
     actor,
     async (tx) => {
@@ -75,8 +69,8 @@ export async function renameCategory(actor: Actor, input: RenameCategoryInput, {
       // "taken" for the second, never the unique index's error.
       await tx.trx.raw("LOCK TABLE categories IN SHARE ROW EXCLUSIVE MODE");
       const before = await lockCategory(tx, input.categoryId);
-      if (!before) return notFound(CATEGORY_NOT_FOUND);
-      if (await nameTaken(tx, input.name, before.id)) return invalid({ name: [NAME_TAKEN] });
+      if (!before) return notFound("category.not_found");
+      if (await nameTaken(tx, input.name, before.id)) return invalid({ name: [issue("category.name_taken")] });
       if (before.name === input.name && before.description === input.description) return ok({ id: before.id });
       await tx.trx("categories").where({ id: before.id }).update({ name: input.name, description: input.description });
       const details: Record<string, unknown> = { slug: before.slug };
@@ -95,13 +89,13 @@ export async function renameCategory(actor: Actor, input: RenameCategoryInput, {
  * changes). The whole order is numbered again 0, 1, 2…, so equal positions left by older data sort out too.
  */
 export async function moveCategory(actor: Actor, input: MoveCategoryInput, { db }: Options = {}): Promise<Result<{ id: number; moved: boolean }>> {
-  if (!adminOf(actor)) return forbidden(ADMINS_ONLY);
+  if (!adminOf(actor)) return forbidden("access.admins_only");
   return transact<{ id: number; moved: boolean }>(
     actor,
     async (tx) => {
       const rows: { id: number; name: string; position: number }[] = await tx.trx("categories").orderBy([{ column: "position" }, { column: "id" }]).forUpdate().select("id", "name", "position");
       const from = rows.findIndex((r) => r.id === input.categoryId);
-      if (from === -1) return notFound(CATEGORY_NOT_FOUND);
+      if (from === -1) return notFound("category.not_found");
       const to = input.direction === "up" ? from - 1 : from + 1;
       if (to < 0 || to >= rows.length) return ok({ id: input.categoryId, moved: false });
       const order = rows.slice();
@@ -119,13 +113,13 @@ export async function moveCategory(actor: Actor, input: MoveCategoryInput, { db 
 
 /** Hides a category from browsing and the gig form (its gigs keep it), or shows it again. */
 export async function setCategoryHidden(actor: Actor, input: CategoryVisibilityInput, { db }: Options = {}): Promise<Result<{ id: number; hidden: boolean }>> {
-  if (!adminOf(actor)) return forbidden(ADMINS_ONLY);
+  if (!adminOf(actor)) return forbidden("access.admins_only");
   const hidden = input.intent === "hide";
   return transact(
     actor,
     async (tx) => {
       const before = await lockCategory(tx, input.categoryId);
-      if (!before) return notFound(CATEGORY_NOT_FOUND);
+      if (!before) return notFound("category.not_found");
       if (before.hidden === hidden) return ok({ id: before.id, hidden });
       await tx.trx("categories").where({ id: before.id }).update({ hidden });
       await tx.audit({ action: hidden ? "category.hide" : "category.show", targetType: "category", targetId: before.id, details: { name: before.name, slug: before.slug } });
@@ -138,14 +132,14 @@ export async function setCategoryHidden(actor: Actor, input: CategoryVisibilityI
 
 /** Deletes a category no gig uses, draft or not; one with gigs is refused (hide it instead). */
 export async function deleteCategory(actor: Actor, input: DeleteCategoryInput, { db }: Options = {}): Promise<Result<{ id: number; name: string }>> {
-  if (!adminOf(actor)) return forbidden(ADMINS_ONLY);
+  if (!adminOf(actor)) return forbidden("access.admins_only");
   return transact(
     actor,
     async (tx) => {
       const before = await lockCategory(tx, input.categoryId);
-      if (!before) return notFound(CATEGORY_NOT_FOUND);
+      if (!before) return notFound("category.not_found");
       // The row lock holds off a gig being saved into it meanwhile (its foreign key check waits for the lock).
-      if (await tx.trx("gigs").where({ category_id: before.id }).first("id")) return conflict("category_has_gigs", CATEGORY_HAS_GIGS);
+      if (await tx.trx("gigs").where({ category_id: before.id }).first("id")) return conflict("category.has_gigs");
       await tx.trx("categories").where({ id: before.id }).delete();
       await tx.audit({ action: "category.delete", targetType: "category", targetId: before.id, details: { name: before.name, slug: before.slug } });
       tx.pagesChanged();

@@ -12,6 +12,8 @@ import type { SessionUser } from "~/models/session.server";
 import { getDb, prepared } from "~/server/db.server";
 import { sendLive, type LivePush } from "~/realtime/live.server";
 import { dropCachedPages } from "~/server/page-cache.server";
+import type { Limited } from "~/server/rate-limit.server";
+import type { Coded, FailureCode, FailureParams, FieldIssue, Issues } from "~/operations/failure-codes";
 
 /** The client behind a door: its address and software, and whether it allows analytics (ADR 007). */
 export type Client = { ip: string; userAgent: string; analyticsConsent: boolean; tabSessionId: string | null };
@@ -28,24 +30,54 @@ export type Actor =
 
 export const systemActor = (name: string): Actor => ({ kind: "system", name });
 
-/** Messages by field name ("" or "form" for the form as a whole), as Conform shows them beside fields. */
-export type Issues = Record<string, string[]>;
+export type { Coded, FailureCode, FailureParams, FieldIssue, Issues } from "~/operations/failure-codes";
 
+/**
+ * Why an operation refused: a kind (which says the status) and a stable code with plain parameters, never a
+ * sentence (ADR 035). The doors turn codes into words with app/content/operation-messages.ts; the JSON API
+ * hands them on.
+ */
 export type Failure =
-  | { ok: false; error: "not_found"; message: string }
-  | { ok: false; error: "forbidden"; message: string }
-  | { ok: false; error: "conflict"; reason: string; message: string }
+  | ({ ok: false; error: "not_found" } & Coded)
+  | ({ ok: false; error: "forbidden" } & Coded)
+  | ({ ok: false; error: "conflict" } & Coded)
   | { ok: false; error: "invalid"; issues: Issues }
   /** Over a rate limit (429), or the limit could not be counted because Redis is away (503). */
-  | { ok: false; error: "limited"; status: 429 | 503; message: string; retryAfter: number };
+  | ({ ok: false; error: "limited"; status: 429 | 503; retryAfter: number } & Coded<"limit.exceeded" | "limit.unavailable">);
 export type Result<T> = { ok: true; value: T } | Failure;
 
+/** A code's parameters as the rest of a call: optional when the code has none. */
+type ParamsOf<C extends FailureCode> = Record<string, never> extends FailureParams[C] ? [params?: FailureParams[C]] : [params: FailureParams[C]];
+
+const coded = <C extends FailureCode>(code: C, params: FailureParams[C] | undefined) => ({ code, params: params ?? {} }) as Coded;
+
 export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
-export const notFound = (message = "We could not find that."): Failure => ({ ok: false, error: "not_found", message });
-export const forbidden = (message = "You are not allowed to do that."): Failure => ({ ok: false, error: "forbidden", message });
-export const conflict = (reason: string, message: string): Failure => ({ ok: false, error: "conflict", reason, message });
+export const notFound = <C extends FailureCode = "record.not_found">(code: C = "record.not_found" as C, ...[params]: ParamsOf<C>): Failure => ({
+  ok: false,
+  error: "not_found",
+  ...coded(code, params),
+});
+export const forbidden = <C extends FailureCode = "access.denied">(code: C = "access.denied" as C, ...[params]: ParamsOf<C>): Failure => ({
+  ok: false,
+  error: "forbidden",
+  ...coded(code, params),
+});
+export const conflict = <C extends FailureCode>(code: C, ...[params]: ParamsOf<C>): Failure => ({ ok: false, error: "conflict", ...coded(code, params) });
 export const invalid = (issues: Issues): Failure => ({ ok: false, error: "invalid", issues });
-export const limitedBy = (limited: { status: 429 | 503; message: string; retryAfter: number }): Failure => ({ ok: false, error: "limited", ...limited });
+/** One issue beside a field, by its code. */
+export const issue = <C extends FailureCode>(code: C, ...[params]: ParamsOf<C>): FieldIssue => coded(code, params);
+/** A rate limit's refusal as a failure: the limit's name becomes the code's parameter, its message stays behind. */
+export const limitedBy = (limited: Limited): Failure =>
+  limited.status === 503 || !limited.limit || limited.limit === "unavailable"
+    ? { ok: false, error: "limited", status: limited.status, retryAfter: limited.retryAfter, code: "limit.unavailable", params: { retryAfter: limited.retryAfter } }
+    : {
+        ok: false,
+        error: "limited",
+        status: limited.status,
+        retryAfter: limited.retryAfter,
+        code: "limit.exceeded",
+        params: { limit: limited.limit, retryAfter: limited.retryAfter },
+      };
 
 /**
  * What must happen once an operation has committed, and not before (a file deleted while the row that
@@ -176,12 +208,15 @@ export function memberOf(actor: Actor): SessionUser | null {
   return actor.kind === "member" ? actor.user : null;
 }
 
-/** Zod issues as field messages: the first path segment names the field (`basic.price` for nested ones). */
+/**
+ * Zod issues beside their fields, in the schema's own words (`schema` issues, ADR 035): the path names the
+ * field (`basic.price` for nested ones).
+ */
 export function issuesOf(error: { issues: { path: (string | number)[]; message: string }[] }): Issues {
   const issues: Issues = {};
-  for (const issue of error.issues) {
-    const field = issue.path.length ? issue.path.join(".") : "form";
-    (issues[field] ??= []).push(issue.message);
+  for (const { path, message } of error.issues) {
+    const field = path.length ? path.join(".") : "form";
+    (issues[field] ??= []).push({ code: "schema", message });
   }
   return issues;
 }

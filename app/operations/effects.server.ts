@@ -10,7 +10,7 @@ import { getDb } from "~/server/db.server";
 export type DueEffect = { id: number; effect: Effect; attempts: number };
 
 const interval = (db: Knex, ms: number) => db.raw("?::interval", [`${Math.round(ms)} milliseconds`]);
-const onlySystem = (actor: Actor) => (actor.kind === "system" ? null : forbidden("Only the platform carries out effects."));
+const onlySystem = (actor: Actor) => (actor.kind === "system" ? null : forbidden("access.platform_only", { task: "carry_out_effects" }));
 
 /**
  * Takes up to `limit` due effects, oldest first, each leased for `leaseMs` (no other worker takes it

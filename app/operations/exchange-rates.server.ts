@@ -10,8 +10,6 @@ import type { ExchangeRateInput } from "~/schemas/monitoring";
 
 type Options = { db?: Knex };
 
-export const ADMINS_ONLY = "You don't have administrator privileges.";
-
 export type CurrentRate = { ugxPerUsd: number; updatedAt: string };
 export type RateChange = { id: number; ugxPerUsd: number; setBy: string; at: string };
 
@@ -39,7 +37,7 @@ export async function usdRateHistory(db: Db = getDb(), limit = 100): Promise<Rat
  */
 export async function setUsdRate(actor: Actor, input: ExchangeRateInput, { db }: Options = {}): Promise<Result<{ ugxPerUsd: number; previous: number | null }>> {
   const admin = adminOf(actor);
-  if (!admin) return forbidden(ADMINS_ONLY);
+  if (!admin) return forbidden("access.admins_only");
   return transact(
     actor,
     async (tx) => {

@@ -19,7 +19,7 @@ import {
 } from "~/models/gig.server";
 import { rollUpSellerRating } from "~/models/review.server";
 import type { SessionUser } from "~/models/session.server";
-import { conflict, forbidden, invalid, limitedBy, notFound, ok, transact, type Actor, type Failure, type Result } from "~/operations/core.server";
+import { conflict, forbidden, invalid, issue, limitedBy, notFound, ok, transact, type Actor, type Failure, type FieldIssue, type Result } from "~/operations/core.server";
 import type { GigFormValue, GigIntent } from "~/schemas/gig";
 import { consume } from "~/server/rate-limit.server";
 import { deleteImage, InvalidImageError, saveImage } from "~/server/files/storage.server";
@@ -27,20 +27,23 @@ import { releaseUploads, reserveUploads, uploadFailure } from "~/server/files/up
 
 type Options = { db?: Knex };
 
-export const ONLY_SELLERS = "Only sellers can create gigs";
-export const NO_ADMIN_SELLERS = "Admins do not sell on Soko";
+/**
+ * The model's refusals of a gig's rows (GigInputError names the field it refuses): a category not on the
+ * list, an image the seller did not upload; on the form as a whole, a gig that went away meanwhile.
+ */
+const GIG_INPUT_ISSUES: Record<string, FieldIssue> = { category: issue("gig.category_unknown"), images: issue("gig.image_not_yours"), form: issue("gig.gone") };
 
 /** The seller behind an actor, or why they may not sell: only a signed-in freelancer sells. */
 function sellerOf(actor: Actor): { ok: true; user: SessionUser } | Failure {
-  if (actor.kind !== "member") return forbidden("Sign in as a seller to do that.");
-  if (actor.user.role === "admin") return forbidden(NO_ADMIN_SELLERS);
-  if (actor.user.role !== "freelancer") return forbidden(ONLY_SELLERS);
+  if (actor.kind !== "member") return forbidden("seller.sign_in_required");
+  if (actor.user.role === "admin") return forbidden("seller.admins_do_not_sell");
+  if (actor.user.role !== "freelancer") return forbidden("seller.only_sellers");
   return { ok: true, user: actor.user };
 }
 
 /** The member behind an actor; a gig someone does not own is "not found" to them whatever their role. */
 function memberOrForbidden(actor: Actor): { ok: true; user: SessionUser } | Failure {
-  return actor.kind === "member" ? { ok: true, user: actor.user } : forbidden("Sign in to do that.");
+  return actor.kind === "member" ? { ok: true, user: actor.user } : forbidden("access.sign_in_required");
 }
 
 export type SaveGigInput = {
@@ -74,7 +77,7 @@ export async function saveGig(actor: Actor, input: SaveGigInput, { db }: Options
       try {
         saved = await saveGigRows(tx.trx, user.id, input.gig, status, input.gigId);
       } catch (error) {
-        if (error instanceof GigInputError) return invalid({ [error.field]: [error.message] });
+        if (error instanceof GigInputError) return invalid({ [error.field]: [GIG_INPUT_ISSUES[error.field] ?? issue("gig.gone")] });
         throw error;
       }
       for (const key of saved.removedImages) await tx.effect({ kind: "delete_image", key });
@@ -93,9 +96,6 @@ export async function saveGig(actor: Actor, input: SaveGigInput, { db }: Options
   );
 }
 
-const NOT_PAUSABLE = "Only a published gig can be paused.";
-const NOT_RESUMABLE = "Only a paused gig can be published again this way.";
-
 async function changeStatus(actor: Actor, gigId: number, to: "paused" | "published", db: Knex | undefined): Promise<Result<{ id: number; status: "paused" | "published" }>> {
   const member = memberOrForbidden(actor);
   if (!member.ok) return member;
@@ -105,7 +105,7 @@ async function changeStatus(actor: Actor, gigId: number, to: "paused" | "publish
     async (tx) => {
       if (!(await lockOwnGig(tx.trx, user.id, gigId))) return notFound();
       if (!(await setGigStatus(tx.trx, user.id, gigId, to))) {
-        return to === "paused" ? conflict("not_published", NOT_PAUSABLE) : conflict("not_paused", NOT_RESUMABLE);
+        return to === "paused" ? conflict("gig.not_published") : conflict("gig.not_paused");
       }
       tx.pagesChanged();
       await tx.activity(user.id, to === "paused" ? "gig_paused" : "gig_resumed", { gigId });
@@ -115,17 +115,15 @@ async function changeStatus(actor: Actor, gigId: number, to: "paused" | "publish
   );
 }
 
-/** Hides a published gig from buyers (conflict "not_published" for a draft or a paused gig). */
+/** Hides a published gig from buyers (conflict "gig.not_published" for a draft or a paused gig). */
 export function pauseGig(actor: Actor, input: { gigId: number }, { db }: Options = {}) {
   return changeStatus(actor, input.gigId, "paused", db);
 }
 
-/** Shows a paused gig to buyers again (conflict "not_paused" for a draft or a published gig). */
+/** Shows a paused gig to buyers again (conflict "gig.not_paused" for a draft or a published gig). */
 export function resumeGig(actor: Actor, input: { gigId: number }, { db }: Options = {}) {
   return changeStatus(actor, input.gigId, "published", db);
 }
-
-export const OPEN_ORDERS = "This gig has orders in progress. Pause it instead, and delete it once they are finished.";
 
 /** Deletes a seller's gig with its packages; its images' files are deleted after the commit. Not while it has open orders. */
 export async function deleteGig(actor: Actor, input: { gigId: number }, { db }: Options = {}): Promise<Result<{ id: number; title: string }>> {
@@ -139,7 +137,7 @@ export async function deleteGig(actor: Actor, input: { gigId: number }, { db }: 
       if (!gig) return notFound();
       // Orders keep what was bought (title, package, price), but a gig with work under way stays until it is done.
       const open = await tx.trx("orders").where({ gig_id: gig.id }).whereIn("status", ["pending_payment", "in_progress", "delivered"]).first("id");
-      if (open) return conflict("open_orders", OPEN_ORDERS);
+      if (open) return conflict("gig.open_orders");
       const images = await deleteGigRows(tx.trx, user.id, gig.id);
       if (!images) return notFound();
       // The gig's reviews went with it: the seller's rating and count are what their other gigs' reviews say.
@@ -173,7 +171,7 @@ export async function attachImage(actor: Actor, input: { file: File }, { db }: O
     ({ key, sizeBytes } = await saveImage(bytes, ["thumb", "large"]));
   } catch (error) {
     await releaseUploads(user.id, [bytes.length]);
-    if (error instanceof InvalidImageError) return invalid({ upload: [`${input.file.name}: ${error.message}`] });
+    if (error instanceof InvalidImageError) return invalid({ upload: [{ ...error.issue, params: { ...error.issue.params, file: input.file.name } } as FieldIssue] });
     throw error;
   }
   let result: Result<{ key: string }>;

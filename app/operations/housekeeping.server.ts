@@ -168,7 +168,7 @@ export async function runHousekeeping(
   { uploadDir, now = new Date() }: { uploadDir: string; now?: Date },
   { db = getDb() }: { db?: Knex } = {},
 ): Promise<Result<HousekeepingResult>> {
-  if (actor.kind !== "system") return forbidden("Only the platform keeps house.");
+  if (actor.kind !== "system") return forbidden("access.platform_only", { task: "keep_house" });
   const dayAgo = new Date(now.getTime() - KEEP_UNUSED_MS);
 
   // Rows first, files after: a crash in between leaves files no row names, which the next step removes

@@ -7,7 +7,7 @@ import { claimDueMail as claimRows, markMailFailed as failRow, markMailSent as s
 import { forbidden, ok, type Actor, type Result } from "~/operations/core.server";
 import { getDb } from "~/server/db.server";
 
-const onlySystem = (actor: Actor) => (actor.kind === "system" ? null : forbidden("Only the platform sends mail."));
+const onlySystem = (actor: Actor) => (actor.kind === "system" ? null : forbidden("access.platform_only", { task: "send_mail" }));
 
 export async function claimDueMail(
   actor: Actor,

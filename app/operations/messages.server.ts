@@ -19,23 +19,15 @@ import { insertMessage, markMessages, resetUnread, type MailRound, type Message,
 import { findPartyOrder } from "~/models/order.server";
 import { markConversationNotificationsRead, upsertMessageNotification } from "~/models/notification.server";
 import { sendMail } from "~/models/outbox.server";
-import { conflict, forbidden, invalid, limitedBy, notFound, ok, transact, type Actor, type Result, type Tx } from "~/operations/core.server";
+import { conflict, forbidden, invalid, issue, limitedBy, notFound, ok, transact, type Actor, type Result, type Tx } from "~/operations/core.server";
 import { preferencesOf, pushUnreadCount } from "~/operations/notifications.server";
 import type { DeliveredInput, MarkInput, SendMessageInput, StartConversationInput } from "~/schemas/message";
-import { EMPTY_MESSAGE } from "~/schemas/message";
 import { OFF_PLATFORM_WARNING, offPlatformReason } from "~/domain/off-platform";
 import { appMailOrigin } from "~/server/host.server";
 import { consume } from "~/server/rate-limit.server";
 
 type Options = { db?: Knex };
 type Member = Extract<Actor, { kind: "member" }>;
-
-/** What a visitor is told on starting a conversation or sending without signing in. */
-export const NOT_SIGNED_IN = "User not authenticated";
-export const NO_SUCH_CONVERSATION = "We could not find that conversation.";
-export const NO_SUCH_MEMBER = "We could not find that member.";
-export const NOT_YOURSELF = "You cannot send messages to yourself.";
-export const UNAVAILABLE_MEMBER = "This member cannot receive messages any more.";
 
 /** The live events (ADR 016), as the browser's chat hook (app/hooks/use-chat.ts) listens for them. */
 export const CHAT_EVENTS = {
@@ -59,7 +51,7 @@ const memberOnly = (actor: Actor): actor is Member => actor.kind === "member";
  * the gig or order it was opened from. Both members' pages are told of a new one.
  */
 export async function startConversation(actor: Actor, input: StartConversationInput, { db }: Options = {}): Promise<Result<{ conversationId: string; created: boolean }>> {
-  if (!memberOnly(actor)) return forbidden(NOT_SIGNED_IN);
+  if (!memberOnly(actor)) return forbidden("message.sign_in_required");
   const me = actor.user.id;
   return transact(
     actor,
@@ -67,7 +59,7 @@ export async function startConversation(actor: Actor, input: StartConversationIn
       const other = await otherParty(tx, me, input);
       if (!other.ok) return other;
       const otherId = other.value.userId;
-      if (otherId === me) return invalid({ to: [NOT_YOURSELF] });
+      if (otherId === me) return invalid({ to: [issue("message.to_yourself")] });
       const limited = await consume("conversation", [`user:${me}`]);
       if (limited) return limitedBy(limited);
       const { id, created } = await findOrCreateConversation(tx.trx, { a: me, b: otherId, createdBy: me, gigId: other.value.gigId, orderId: other.value.orderId });
@@ -89,13 +81,13 @@ async function otherParty(tx: Tx, me: number, input: StartConversationInput): Pr
   if (input.orderId !== undefined) {
     // Someone else's order does not exist for this member; nor, to its seller, one not paid yet (partyRole).
     const own = await findPartyOrder(db, input.orderId, me);
-    if (!own) return notFound("We could not find that order.");
+    if (!own) return notFound("order.not_found");
     const { order, role } = own;
     return active(db, role === "buyer" ? order.sellerId : order.buyerId, { gigId: order.gigId, orderId: order.id });
   }
   if (input.gigId !== undefined) {
     const gig = await db("gigs").where({ id: input.gigId, status: "published" }).first("seller_id");
-    if (!gig) return notFound("We could not find that gig.");
+    if (!gig) return notFound("gig.not_found");
     return active(db, Number(gig.seller_id), { gigId: input.gigId, orderId: null });
   }
   const user =
@@ -104,14 +96,14 @@ async function otherParty(tx: Tx, me: number, input: StartConversationInput): Pr
       : input.to
         ? await db("users").where({ username: input.to.toLowerCase() }).first("id")
         : null;
-  if (!user) return notFound(NO_SUCH_MEMBER);
+  if (!user) return notFound("member.not_found");
   return active(db, Number(user.id), { gigId: null, orderId: null });
 }
 
 /** Members write to active members; admins are reached through support, not the marketplace's chat. */
 async function active(db: Knex.Transaction, userId: number, about: { gigId: number | null; orderId: number | null }) {
   const user = await db("users").where({ id: userId }).first("status", "role");
-  if (!user || user.status !== "active" || user.role === "admin") return notFound(NO_SUCH_MEMBER);
+  if (!user || user.status !== "active" || user.role === "admin") return notFound("member.not_found");
   return ok({ userId, ...about });
 }
 
@@ -128,19 +120,19 @@ export async function sendMessage(
   input: SendMessageInput & { attachments?: StoredAttachment[] },
   { db }: Options = {},
 ): Promise<Result<SentMessage>> {
-  if (!memberOnly(actor)) return forbidden(NOT_SIGNED_IN);
+  if (!memberOnly(actor)) return forbidden("message.sign_in_required");
   const me = actor.user;
   const attachments = input.attachments ?? [];
-  if (!input.body && !attachments.length) return invalid({ body: [EMPTY_MESSAGE] });
+  if (!input.body && !attachments.length) return invalid({ body: [issue("message.empty")] });
   const limited = await consume("message", [`user:${me.id}`]);
   if (limited) return limitedBy(limited);
   return transact<SentMessage>(
     actor,
     async (tx) => {
       const side = await senderSide(tx.trx, input.conversationId, me.id);
-      if (!side) return notFound(NO_SUCH_CONVERSATION);
+      if (!side) return notFound("conversation.not_found");
       const recipient = side.other;
-      if (!recipient?.active) return conflict("recipient_unavailable", UNAVAILABLE_MEMBER);
+      if (!recipient?.active) return conflict("message.recipient_unavailable");
       const reason = offPlatformReason(input.body);
       const offPlatform = reason !== null && !(await havePaidOrder(tx.trx, me.id, side.otherId));
       const stored = await insertMessage(tx.trx, {
@@ -195,7 +187,7 @@ async function queueMessageMail(tx: Tx, conversationId: string, userId: number, 
  * next message starts a new one.
  */
 export async function mailUnreadMessages(actor: Actor, input: { conversationId: string; userId: number; round: number }, { db }: Options = {}): Promise<Result<{ mailed: boolean }>> {
-  if (actor.kind !== "system") return forbidden("Only the platform sends message mail.");
+  if (actor.kind !== "system") return forbidden("access.platform_only", { task: "send_message_mail" });
   return transact(
     actor,
     async (tx) => {
@@ -245,13 +237,13 @@ export async function mailUnreadMessages(actor: Actor, input: { conversationId: 
  * member's unread count and the conversation's notification follow, and the sender's pages see the marks.
  */
 export async function markConversationRead(actor: Actor, input: MarkInput, { db }: Options = {}): Promise<Result<{ marked: number }>> {
-  if (!memberOnly(actor)) return forbidden(NOT_SIGNED_IN);
+  if (!memberOnly(actor)) return forbidden("message.sign_in_required");
   const me = actor.user.id;
   return transact(
     actor,
     async (tx) => {
       const side = await membership(tx.trx, input.conversationId, me);
-      if (!side) return notFound(NO_SUCH_CONVERSATION);
+      if (!side) return notFound("conversation.not_found");
       const moved = await markMessages(tx.trx, { userId: me, conversationId: input.conversationId, upTo: input.upTo, status: "read" });
       const unread = (await resetUnread(tx.trx, input.conversationId, me, input.upTo))!;
       for (const group of moved) {
@@ -273,12 +265,12 @@ export async function markConversationRead(actor: Actor, input: MarkInput, { db 
  * a reconnect or a visit to /messages): they move from sent to delivered, and their senders' pages see it.
  */
 export async function markDelivered(actor: Actor, input: Partial<DeliveredInput>, { db }: Options = {}): Promise<Result<{ marked: number }>> {
-  if (!memberOnly(actor)) return forbidden(NOT_SIGNED_IN);
+  if (!memberOnly(actor)) return forbidden("message.sign_in_required");
   const me = actor.user.id;
   return transact(
     actor,
     async (tx) => {
-      if (input.conversationId && !(await membership(tx.trx, input.conversationId, me))) return notFound(NO_SUCH_CONVERSATION);
+      if (input.conversationId && !(await membership(tx.trx, input.conversationId, me))) return notFound("conversation.not_found");
       const moved = await markMessages(tx.trx, { userId: me, conversationId: input.conversationId, upTo: input.upTo, status: "delivered" });
       for (const group of moved) {
         tx.live({ to: group.senderId, event: CHAT_EVENTS.statusUpdate, data: { conversationId: group.conversationId, ids: group.ids, status: "delivered" } });

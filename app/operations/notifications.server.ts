@@ -29,7 +29,7 @@ export function preferencesOf(tx: Tx, userId: number): Promise<Reach | null> {
 
 /** A member marks all their notifications read (only their own: the member is the actor). */
 export async function markNotificationsRead(actor: Actor, { db }: { db?: Knex } = {}): Promise<Result<{ marked: number }>> {
-  if (actor.kind !== "member") return forbidden("Sign in to do that.");
+  if (actor.kind !== "member") return forbidden("access.sign_in_required");
   const userId = actor.user.id;
   return transact(
     actor,
@@ -44,12 +44,12 @@ export async function markNotificationsRead(actor: Actor, { db }: { db?: Knex } 
 
 /** A member marks one of their notifications read; another member's is not found. */
 export async function markNotificationRead(actor: Actor, input: { id: number }, { db }: { db?: Knex } = {}): Promise<Result<null>> {
-  if (actor.kind !== "member") return forbidden("Sign in to do that.");
+  if (actor.kind !== "member") return forbidden("access.sign_in_required");
   const userId = actor.user.id;
   return transact(
     actor,
     async (tx) => {
-      if (!(await markOneRead(tx.trx, userId, input.id))) return notFound("We could not find that notification.");
+      if (!(await markOneRead(tx.trx, userId, input.id))) return notFound("notification.not_found");
       await pushUnreadCount(tx, userId);
       return ok(null);
     },

@@ -47,10 +47,7 @@ import { insertPayout, type PaymentRow } from "~/models/payment.server";
 import { conflict, type Failure, type Tx } from "~/operations/core.server";
 import { preferencesOf, pushUnreadCount } from "~/operations/notifications.server";
 import { appMailOrigin } from "~/server/host.server";
-import { canTransition, orderNumber, statusLabel, TRANSITIONS, type Transition } from "~/domain/order-rules";
-
-export const NOT_ALLOWED_NOW = (status: string) =>
-  `This order is ${statusLabel(status).toLowerCase()}, so that cannot be done now. Reload the page to see where it stands.`;
+import { canTransition, orderNumber, TRANSITIONS, type Transition } from "~/domain/order-rules";
 
 /** Who acts on an order, as its timeline names them. */
 export type OrderActor = { id: number | null; role: EventRole };
@@ -80,7 +77,7 @@ export async function transition(
   by: OrderActor,
   { kind = step as string, reason = "", patch = {} }: { kind?: string; reason?: string; patch?: Record<string, unknown> } = {},
 ): Promise<Failure | null> {
-  if (!canTransition(order.status, step)) return conflict("not_allowed_now", NOT_ALLOWED_NOW(order.status));
+  if (!canTransition(order.status, step)) return conflict("order.not_allowed_now", { status: order.status });
   const to = TRANSITIONS[step].to;
   // A cancel request lapses when the order moves on (a delivery answers it as surely as a refusal); the
   // timeline says so, and a party who still wants out asks again.
@@ -169,4 +166,3 @@ export async function refundBuyer(tx: Tx, order: OrderRow, payment: PaymentRow |
   return payout.reference;
 }
 
-export const conflictIf = (condition: boolean, reason: string, message: string): Failure | null => (condition ? conflict(reason, message) : null);

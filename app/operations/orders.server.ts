@@ -23,7 +23,7 @@ import {
 } from "~/models/order.server";
 import { insertPayment, successfulPaymentOf } from "~/models/payment.server";
 import { conflict, forbidden, limitedBy, notFound, ok, transact, type Actor, type Failure, type Result, type Tx } from "~/operations/core.server";
-import { clearEarnings, note, notifyParty, NOT_ALLOWED_NOW, refundBuyer, releaseEscrow, transition, type OrderActor } from "~/operations/order-machine.server";
+import { clearEarnings, note, notifyParty, refundBuyer, releaseEscrow, transition, type OrderActor } from "~/operations/order-machine.server";
 import { eachSafely, requestPayment, requestPayout, type PaymentOptions } from "~/operations/payments.server";
 import { getProviders } from "~/payments/registry.server";
 import { getUgxPerUsd } from "~/server/currency.server";
@@ -35,10 +35,6 @@ import { AUTO_COMPLETE_MS, CLEARANCE_MS, orderActions, type OrderAction } from "
 import type { CheckoutInput } from "~/schemas/order";
 import { consume } from "~/server/rate-limit.server";
 
-export const NO_SUCH_ORDER = "We could not find that order.";
-export const PAYMENTS_UNAVAILABLE = "Payments are not available right now. Please try again later.";
-export const DISPUTE_OPEN = "This order is in dispute: an admin will decide it, and both of you will be told.";
-
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** A text as the timeline keeps it: order_events.reason holds at most 2,000 characters. */
@@ -46,7 +42,7 @@ const quote = (text: string) => (text.length > 2000 ? `${text.slice(0, 1999)}…
 
 /** The member behind an actor, active, or why they cannot act on orders. */
 function partyOf(actor: Actor) {
-  if (actor.kind !== "member") return forbidden("Sign in to do that.");
+  if (actor.kind !== "member") return forbidden("access.sign_in_required");
   return { ok: true as const, user: actor.user };
 }
 
@@ -57,7 +53,7 @@ function partyOf(actor: Actor) {
 async function lockOwnOrder(tx: Tx, orderId: number, userId: number) {
   const order = await lockOrder(tx.trx, orderId);
   const role = order ? partyRole(order, userId) : null;
-  if (!order || !role) return notFound(NO_SUCH_ORDER);
+  if (!order || !role) return notFound("order.not_found");
   return { ok: true as const, order, role, by: { id: userId, role } as OrderActor };
 }
 
@@ -65,12 +61,12 @@ async function lockOwnOrder(tx: Tx, orderId: number, userId: number) {
 async function check(tx: Tx, order: OrderRow, userId: number, action: OrderAction, now: Date): Promise<Failure | null> {
   const facts = await orderFacts(tx.trx, order);
   if (orderActions(facts, userId, now).has(action)) return null;
-  if (facts.disputeOpen && order.status !== "completed" && order.status !== "cancelled") return conflict("dispute_open", DISPUTE_OPEN);
+  if (facts.disputeOpen && order.status !== "completed" && order.status !== "cancelled") return conflict("order.dispute_open");
   if (action === "request_revision" && order.status === "delivered" && order.revisionsUsed >= order.revisionsAllowed) {
-    return conflict("no_revisions_left", "This order has no revisions left. Approve the delivery or open a dispute.");
+    return conflict("order.no_revisions_left");
   }
-  if (action === "review" && facts.reviewed) return conflict("already_reviewed", "You have already reviewed this order.");
-  return conflict("not_allowed_now", NOT_ALLOWED_NOW(order.status));
+  if (action === "review" && facts.reviewed) return conflict("order.already_reviewed");
+  return conflict("order.not_allowed_now", { status: order.status });
 }
 
 export type PlaceOrderInput = CheckoutInput & { files?: StoredOrderFile[] };
@@ -98,17 +94,17 @@ async function placeOrderRows(actor: Actor, input: PlaceOrderInput, { db, provid
   const member = partyOf(actor);
   if (!member.ok) return member;
   const buyer = member.user;
-  if (buyer.role === "admin") return forbidden("Admins do not buy on Soko.");
+  if (buyer.role === "admin") return forbidden("order.admins_do_not_buy");
   const provider = providers.forNetwork(input.network);
-  if (!provider) return conflict("payments_unavailable", PAYMENTS_UNAVAILABLE);
+  if (!provider) return conflict("payment.unavailable");
   const limited = await consume("checkout", [String(buyer.id)]);
   if (limited) return limitedBy(limited);
   const d = db ?? getDb();
   const gig = await getGigPage(d, input.gigId, null);
-  if (!gig || gig.status !== "published") return notFound("We could not find that gig.");
-  if (gig.seller.id === buyer.id) return forbidden("You cannot order your own gig.");
+  if (!gig || gig.status !== "published") return notFound("gig.not_found");
+  if (gig.seller.id === buyer.id) return forbidden("order.own_gig");
   const pkg = gig.packages.find((p) => p.tier === input.tier);
-  if (!pkg) return notFound("That gig has no such package.");
+  if (!pkg) return notFound("gig.no_such_package");
   const fees = feesFromEnv(getEnv());
   const buyerFeeUgx = buyerFee(pkg.priceUgx, fees);
   const ugxPerUsd = await getUgxPerUsd(d);
@@ -116,7 +112,7 @@ async function placeOrderRows(actor: Actor, input: PlaceOrderInput, { db, provid
     actor,
     async (tx) => {
       const me = await tx.trx("users").where({ id: buyer.id }).first("status");
-      if (me?.status !== "active") return forbidden("Your account cannot place orders.");
+      if (me?.status !== "active") return forbidden("order.account_cannot_order");
       const placed = await insertOrder(tx.trx, {
         buyerId: buyer.id,
         sellerId: gig.seller.id,
@@ -312,7 +308,7 @@ export async function cancelOrder(
         await notifyParty(tx, other, order, "cancel_requested", `The other party asked to cancel ${order.gigTitle}`);
         return ok({ outcome: "requested" as const });
       }
-      if (actions.has("withdraw_cancel")) return conflict("cancel_pending", "You have asked to cancel; the other party has not answered yet.");
+      if (actions.has("withdraw_cancel")) return conflict("order.cancel_pending");
       return (await check(tx, order, userId, "request_cancel", now))!;
     },
     options,
@@ -326,7 +322,7 @@ export async function declineCancel(actor: Actor, input: { orderId: number }, op
     input.orderId,
     async (tx, { order, by, userId, now }) => {
       const actions = orderActions(await orderFacts(tx.trx, order), userId, now);
-      if (!actions.has("withdraw_cancel") && !actions.has("decline_cancel")) return conflict("no_cancel_request", "There is no cancel request on this order.");
+      if (!actions.has("withdraw_cancel") && !actions.has("decline_cancel")) return conflict("order.no_cancel_request");
       await updateOrder(tx.trx, order.id, { cancel_requested_by: null });
       await note(tx, order, by, actions.has("withdraw_cancel") ? "cancel_withdrawn" : "cancel_declined");
       return ok({ status: order.status });
@@ -344,7 +340,7 @@ export async function openDispute(actor: Actor, input: { orderId: number; reason
       const refused = await check(tx, order, userId, "dispute", now);
       if (refused) return refused;
       const id = await insertDispute(tx.trx, { orderId: order.id, openedBy: userId, reason: input.reason });
-      if (id === null) return conflict("dispute_open", DISPUTE_OPEN);
+      if (id === null) return conflict("order.dispute_open");
       await note(tx, order, by, "dispute_opened", input.reason);
       const other = userId === order.buyerId ? order.sellerId : order.buyerId;
       await notifyParty(tx, other, order, "dispute_opened", `A dispute was opened on ${order.gigTitle}`);
@@ -360,7 +356,7 @@ export async function resolveDispute(
   input: { orderId: number; resolution: "release" | "refund"; note: string },
   options: PaymentOptions = {},
 ): Promise<Result<{ status: string }>> {
-  if (actor.kind !== "member" || actor.user.role !== "admin") return forbidden("Only an admin resolves disputes.");
+  if (actor.kind !== "member" || actor.user.role !== "admin") return forbidden("dispute.admins_only");
   const admin = actor.user;
   const now = (options.now ?? (() => new Date()))();
   let refund: string | null = null;
@@ -368,9 +364,9 @@ export async function resolveDispute(
     actor,
     async (tx) => {
       const order = await lockOrder(tx.trx, input.orderId);
-      if (!order) return notFound(NO_SUCH_ORDER);
+      if (!order) return notFound("order.not_found");
       const dispute = await openDisputeOf(tx.trx, order.id, { lock: true });
-      if (!dispute) return conflict("no_open_dispute", "This order has no open dispute.");
+      if (!dispute) return conflict("order.no_open_dispute");
       const by: OrderActor = { id: admin.id, role: "admin" };
       if (input.resolution === "release") {
         const refused = await complete(tx, order, by, "dispute_released", now, "resolve_release", input.note);
@@ -396,7 +392,7 @@ export async function resolveDispute(
  * into the seller's available balance after 14 days.
  */
 export async function runOrderTimers(actor: Actor, options: PaymentOptions = {}): Promise<Result<{ completed: number; cleared: number }>> {
-  if (actor.kind !== "system") return forbidden("Only the platform runs order timers.");
+  if (actor.kind !== "system") return forbidden("access.platform_only", { task: "run_order_timers" });
   const db = options.db ?? getDb();
   const now = (options.now ?? (() => new Date()))();
   const by: OrderActor = { id: null, role: "system" };

@@ -22,14 +22,13 @@ import {
   settlePayoutRow,
   type PayoutRow,
 } from "~/models/payment.server";
-import { conflict, forbidden, invalid, notFound, ok, transact, type Actor, type Result } from "~/operations/core.server";
+import { conflict, forbidden, invalid, issue, notFound, ok, transact, type Actor, type Result } from "~/operations/core.server";
 import { capturePayment, note, notifyParty, refundBuyer, transition } from "~/operations/order-machine.server";
 import type { PaymentProvider, TransferStatus } from "~/payments/provider.server";
 import { getProviders, type Providers } from "~/payments/registry.server";
 import { getDb } from "~/server/db.server";
 import { maskUrlCredentials } from "~/utils/mask-url";
 import { getEnv } from "~/server/env.server";
-import { formatDateTime } from "~/utils/dates";
 import { guessNetwork, maskMsisdn, payoutHoldUntil } from "~/domain/mobile-money";
 import { orderNumber, UNPAID_EXPIRY_MS } from "~/domain/order-rules";
 
@@ -80,9 +79,9 @@ export async function settlePayment(
   input: { reference: string },
   { db, providers = getProviders(), now = () => new Date() }: PaymentOptions = {},
 ): Promise<Result<{ orderId: number; settlement: Settlement }>> {
-  if (actor.kind !== "system") return forbidden("Only the platform settles payments.");
+  if (actor.kind !== "system") return forbidden("access.platform_only", { task: "settle_payments" });
   const known = await getPaymentByReference(db ?? getDb(), input.reference);
-  if (!known) return notFound("We could not find that payment.");
+  if (!known) return notFound("payment.not_found");
   if (known.status !== "pending") return ok({ orderId: known.orderId, settlement: "unchanged" });
   let status = await ask(providers.byName(known.provider), (p) => p.paymentStatus(known.reference));
   // "Not found" soon after the request may be a request still on its way (Airtel asks for a minute before
@@ -97,7 +96,7 @@ export async function settlePayment(
     async (tx) => {
       const order = await lockOrder(tx.trx, known.orderId);
       const payment = await getPaymentByReference(tx.trx, input.reference, { lock: true });
-      if (!order || !payment) return notFound("We could not find that payment.");
+      if (!order || !payment) return notFound("payment.not_found");
       if (payment.status !== "pending") return ok({ orderId: order.id, settlement: "unchanged" as Settlement });
       if (status.status === "successful") {
         // Capture and refund at once (the order was given up): every account of both journals locked in one
@@ -166,16 +165,16 @@ export async function paymentCallback(
   const providers = options.providers ?? getProviders();
   const provider = providers.byName(input.provider);
   const reference = provider?.callbackReference(input.body) ?? null;
-  if (!reference) return invalid({ form: ["This callback names no payment of ours."] });
+  if (!reference) return invalid({ form: [issue("payment.callback_unknown")] });
   const db = options.db ?? getDb();
   const payment = await getPaymentByReference(db, reference);
   if (payment) {
-    if (payment.provider !== input.provider) return notFound("We could not find that payment.");
+    if (payment.provider !== input.provider) return notFound("payment.not_found");
     const settled = await settlePayment(actor, { reference }, { ...options, providers });
     return settled.ok ? ok({ settlement: settled.value.settlement }) : settled;
   }
   const payout = await getPayoutByReference(db, reference);
-  if (!payout || payout.provider !== input.provider) return notFound("We could not find that payment.");
+  if (!payout || payout.provider !== input.provider) return notFound("payment.not_found");
   const settled = await settlePayout(actor, { reference }, { ...options, providers });
   return settled.ok ? ok({ settlement: settled.value.settlement === "paid" ? "paid" : settled.value.settlement }) : settled;
 }
@@ -211,7 +210,7 @@ export async function requestPayment(reference: string, { db, providers = getPro
 
 /** The worker's payment poll: every pending payment that is due, and every unpaid order past 30 minutes. */
 export async function pollPayments(actor: Actor, options: PaymentOptions = {}): Promise<Result<{ settled: number }>> {
-  if (actor.kind !== "system") return forbidden("Only the platform polls payments.");
+  if (actor.kind !== "system") return forbidden("access.platform_only", { task: "poll_payments" });
   const db = options.db ?? getDb();
   const now = options.now ?? (() => new Date());
   const cutoff = new Date(now().getTime() - UNPAID_EXPIRY_MS);
@@ -250,12 +249,6 @@ export async function pollPayments(actor: Actor, options: PaymentOptions = {}): 
 
 // ── Payouts ────────────────────────────────────────────────────────────────────────────────────────────
 
-export const NO_PAYOUT_NUMBER = "Add your mobile-money number in Settings → Billing first.";
-
-/** Why a withdrawal waits: the payout number is new (ADR 032). `when` is the hold's end, as the member reads times. */
-export const payoutNumberHeld = (masked: string, when: string) =>
-  `Withdrawals to ${masked} open on ${when}: a new payout number waits 24 hours, to keep your earnings safe. Your money stays available until then.`;
-
 /**
  * A seller withdraws from their available balance to their mobile-money number (Settings → Billing). The
  * balance is read under the account's lock, so two withdrawals at once can never take more than there is.
@@ -267,29 +260,29 @@ export async function requestWithdrawal(
   input: { amountUgx: number; requestKey: string },
   { db, providers = getProviders(), now = () => new Date() }: PaymentOptions = {},
 ): Promise<Result<{ reference: string; amountUgx: number }>> {
-  if (actor.kind !== "member") return forbidden("Sign in to withdraw.");
+  if (actor.kind !== "member") return forbidden("payout.sign_in_required");
   const user = actor.user;
   const min = getEnv().PAYOUT_MIN_UGX;
   const result = await transact(
     actor,
     async (tx) => {
       const me = await tx.trx("users").where({ id: user.id }).first("mobile_money_number", "payout_number_set_at", "status");
-      if (!me || me.status !== "active") return forbidden("Your account cannot withdraw.");
+      if (!me || me.status !== "active") return forbidden("payout.account_cannot_withdraw");
       const msisdn: string | null = me.mobile_money_number;
-      if (!msisdn) return conflict("no_payout_number", NO_PAYOUT_NUMBER);
+      if (!msisdn) return conflict("payout.no_number");
       const heldUntil = payoutHoldUntil(me.payout_number_set_at, now());
-      if (heldUntil) return conflict("payout_number_held", payoutNumberHeld(maskMsisdn(msisdn), formatDateTime(heldUntil, user.timeZone)));
+      if (heldUntil) return conflict("payout.number_held", { number: maskMsisdn(msisdn), until: heldUntil.toISOString(), timeZone: user.timeZone });
       const network = guessNetwork(msisdn) ?? "mtn";
       const provider = providers.forNetwork(network);
-      if (!provider) return conflict("payments_unavailable", "Payouts are not available right now. Please try again later.");
+      if (!provider) return conflict("payout.unavailable");
       await lockJournalAccounts(tx.trx, [["payout_sent", { userId: user.id, payoutKind: "withdrawal" }]]);
       const existing = await tx.trx("payouts").where({ user_id: user.id, request_key: input.requestKey }).first("reference", "amount_ugx");
       if (existing) return ok({ reference: existing.reference as string, amountUgx: Number(existing.amount_ugx) });
       const available = await balanceOf(tx.trx, sellerAvailable(user.id));
       if (input.amountUgx > available) {
-        return invalid({ amountUgx: [`You can withdraw at most UGX ${available.toLocaleString("en-US")}.`] });
+        return invalid({ amountUgx: [issue("payout.above_available", { maxUgx: available })] });
       }
-      if (input.amountUgx < min) return invalid({ amountUgx: [`The smallest withdrawal is UGX ${min.toLocaleString("en-US")}.`] });
+      if (input.amountUgx < min) return invalid({ amountUgx: [issue("payout.below_minimum", { minUgx: min })] });
       const { payout } = await insertPayout(tx.trx, {
         userId: user.id,
         kind: "withdrawal",
@@ -365,10 +358,10 @@ export async function settlePayout(
   input: { reference: string },
   { db, providers = getProviders() }: PaymentOptions = {},
 ): Promise<Result<{ settlement: "paid" | "failed" | "pending" | "unchanged" }>> {
-  if (actor.kind !== "system") return forbidden("Only the platform settles payouts.");
+  if (actor.kind !== "system") return forbidden("access.platform_only", { task: "settle_payouts" });
   const d = db ?? getDb();
   const payout = await getPayoutByReference(d, input.reference);
-  if (!payout) return notFound("We could not find that payout.");
+  if (!payout) return notFound("payout.not_found");
   if (payout.status !== "in_transit") return ok({ settlement: "unchanged" });
   const provider = providers.byName(payout.provider);
   let status: TransferStatus = await ask(provider, (p) => p.disbursementStatus(payout.reference));
@@ -385,7 +378,7 @@ export async function settlePayout(
 
 /** The worker's payout poll. */
 export async function pollPayouts(actor: Actor, options: PaymentOptions = {}): Promise<Result<{ settled: number }>> {
-  if (actor.kind !== "system") return forbidden("Only the platform polls payouts.");
+  if (actor.kind !== "system") return forbidden("access.platform_only", { task: "poll_payouts" });
   const db = options.db ?? getDb();
   let settled = 0;
   for (const reference of await duePayoutReferences(db, (options.now ?? (() => new Date()))())) {

@@ -12,14 +12,8 @@ import type { Knex } from "knex";
 import { recordActivities } from "~/models/activity.server";
 import { insertOrderEvent } from "~/models/order.server";
 import { activeReviewerIds, insertReviews, lockGigForReview, rollUpRatings, type NewReview } from "~/models/review.server";
-import { conflict, forbidden, invalid, issuesOf, notFound, ok, transact, type Actor, type Issues, type Result, type Tx } from "~/operations/core.server";
+import { conflict, forbidden, invalid, issue, issuesOf, notFound, ok, transact, type Actor, type Issues, type Result, type Tx } from "~/operations/core.server";
 import { ReviewSchema, type ReviewInput } from "~/schemas/review";
-
-export const SIGN_IN_TO_REVIEW = "Sign in to leave a review.";
-export const OWN_GIG = "You cannot review your own gig.";
-export const NO_SUCH_GIG = "We could not find that gig.";
-export const NO_SUCH_ORDER = "We could not find that order.";
-const ACCOUNT_INACTIVE = "Your account cannot leave reviews.";
 
 type Gig = NonNullable<Awaited<ReturnType<typeof lockGigForReview>>>;
 
@@ -30,12 +24,12 @@ type Gig = NonNullable<Awaited<ReturnType<typeof lockGigForReview>>>;
  */
 async function reviewableGig(tx: Tx, gigId: number): Promise<Gig | ReturnType<typeof notFound>> {
   const gig = await lockGigForReview(tx.trx, gigId);
-  return gig && gig.publishedAt ? gig : notFound(NO_SUCH_GIG);
+  return gig && gig.publishedAt ? gig : notFound("gig.not_found");
 }
 
 /** Whether this reviewer may review this gig at all (null when they may). */
 function checkReviewable(gig: Gig, reviewerId: number) {
-  if (gig.sellerId === reviewerId) return forbidden(OWN_GIG);
+  if (gig.sellerId === reviewerId) return forbidden("review.own_gig");
   return null;
 }
 
@@ -45,9 +39,9 @@ function checkReviewable(gig: Gig, reviewerId: number) {
  */
 async function reviewableOrder(tx: Tx, gig: Gig, reviewerId: number, orderId: number) {
   const order = await tx.trx("orders").where({ id: orderId }).forUpdate().first("id", "buyer_id", "seller_id", "gig_id", "gig_title", "status");
-  if (!order || Number(order.buyer_id) !== reviewerId || Number(order.gig_id) !== gig.id) return notFound(NO_SUCH_ORDER);
-  if (order.status !== "completed") return conflict("not_completed", "You can review an order once it is completed.");
-  if (await tx.trx("reviews").where({ order_id: orderId }).first("id")) return conflict("already_reviewed", "You have already reviewed this order.");
+  if (!order || Number(order.buyer_id) !== reviewerId || Number(order.gig_id) !== gig.id) return notFound("order.not_found");
+  if (order.status !== "completed") return conflict("review.order_not_completed");
+  if (await tx.trx("reviews").where({ order_id: orderId }).first("id")) return conflict("order.already_reviewed");
   return { ok: true as const, id: Number(order.id), sellerId: Number(order.seller_id), gigTitle: order.gig_title as string };
 }
 
@@ -64,7 +58,7 @@ async function storeReviews(tx: Tx, gig: Gig, reviews: NewReview[]) {
  * outside the rules (invalid).
  */
 export async function createReview(actor: Actor, input: ReviewInput, { db }: { db?: Knex } = {}): Promise<Result<{ id: number }>> {
-  if (actor.kind !== "member") return forbidden(SIGN_IN_TO_REVIEW);
+  if (actor.kind !== "member") return forbidden("review.sign_in_required");
   // The shared schema has parsed the input at the door; a door that built it itself is held to the same rules.
   const parsed = ReviewSchema.safeParse(input);
   if (!parsed.success) return invalid(issuesOf(parsed.error));
@@ -73,12 +67,12 @@ export async function createReview(actor: Actor, input: ReviewInput, { db }: { d
   return transact(
     actor,
     async (tx) => {
-      if (!(await activeReviewerIds(tx.trx, [reviewerId])).has(reviewerId)) return forbidden(ACCOUNT_INACTIVE);
+      if (!(await activeReviewerIds(tx.trx, [reviewerId])).has(reviewerId)) return forbidden("review.account_inactive");
       const gig = await reviewableGig(tx, gigId);
       if ("ok" in gig) return gig;
       const refused = checkReviewable(gig, reviewerId);
       if (refused) return refused;
-      if (orderId === undefined) return invalid({ orderId: ["Choose the order you are reviewing"] });
+      if (orderId === undefined) return invalid({ orderId: [issue("review.order_required")] });
       const order = await reviewableOrder(tx, gig, reviewerId, orderId);
       if (!order.ok) return order;
       const [id] = await storeReviews(tx, gig, [{ gigId, reviewerId, rating, comment, orderId }]);
@@ -106,7 +100,7 @@ export async function createReviews(
   input: { gigId: number; reviews: BulkReview[] },
   { db }: { db?: Knex } = {},
 ): Promise<Result<{ ids: number[] }>> {
-  if (actor.kind !== "system") return forbidden("Only the platform loads reviews in bulk.");
+  if (actor.kind !== "system") return forbidden("access.platform_only", { task: "load_reviews" });
   const issues: Issues = {};
   const reviews: NewReview[] = [];
   for (const [i, review] of input.reviews.entries()) {
@@ -125,7 +119,7 @@ export async function createReviews(
       if ("ok" in gig) return gig;
       const active = await activeReviewerIds(tx.trx, reviews.map((r) => r.reviewerId));
       for (const review of reviews) {
-        if (!active.has(review.reviewerId)) return forbidden(ACCOUNT_INACTIVE);
+        if (!active.has(review.reviewerId)) return forbidden("review.account_inactive");
         const refused = checkReviewable(gig, review.reviewerId);
         if (refused) return refused;
       }

@@ -25,6 +25,7 @@ import { ConversationListSchema, DeliveredSchema, MarkSchema, SendMessageSchema,
 import { createRedis } from "~/server/redis.server";
 import { getEnv } from "~/server/env.server";
 import { z } from "zod";
+import { issueMessages, messageOf } from "~/content/operation-messages";
 
 type Member = Extract<Actor, { kind: "member" }>;
 type Ack = (answer: unknown) => void;
@@ -32,11 +33,11 @@ type Ack = (answer: unknown) => void;
 /** A socket event's payload is small (a message is at most 5,000 characters): larger frames are refused by socket.io itself. */
 export const MAX_SOCKET_PAYLOAD_BYTES = 64 * 1024;
 
-/** What a failed operation tells the page: the same words the form would show. */
+/** What a failed operation tells the page: the same words the form would show, and the code they are of (ADR 035). */
 function answer<T>(result: Result<T>, value: (v: T) => unknown) {
   if (result.ok) return { ok: true, ...(value(result.value) as object) };
-  if (result.error === "invalid") return { ok: false, error: "invalid", issues: result.issues };
-  return { ok: false, error: result.error, message: result.message };
+  if (result.error === "invalid") return { ok: false, error: "invalid", issues: issueMessages(result.issues) };
+  return { ok: false, error: result.error, code: result.code, message: messageOf(result) };
 }
 
 const GetConversationsSchema = ConversationListSchema.extend({ after: z.coerce.number().int().nonnegative().optional() });

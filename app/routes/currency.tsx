@@ -1,11 +1,12 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { setCurrency } from "~/operations/accounts.server";
+import { setCurrency } from "~/operations/account-settings.server";
 import { getActor, safeRedirect } from "~/server/auth.server";
 import { serializeCookie } from "~/server/cookies.server";
 import { CURRENCY_COOKIE } from "~/server/currency.server";
 import { readFormData } from "~/server/form-data.server";
 import { failureStatus } from "~/server/operation-results.server";
+import { messageOf } from "~/content/operation-messages";
 
 /**
  * The footer's currency switch (POST only). A member's choice is stored with their preferences; an
@@ -19,7 +20,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const actor = await getActor(request, context.clientIp);
   if (actor.kind === "member") {
     const result = await setCurrency(actor, { preferredCurrency: currency });
-    if (!result.ok) throw new Response(result.error === "invalid" ? null : result.message, { status: failureStatus(result) });
+    if (!result.ok) throw new Response(result.error === "invalid" ? null : messageOf(result), { status: failureStatus(result) });
     return redirect(back);
   }
   return redirect(back, { headers: { "Set-Cookie": serializeCookie(CURRENCY_COOKIE, currency, { maxAge: 31_536_000 }) } });

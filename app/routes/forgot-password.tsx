@@ -5,12 +5,13 @@ import { Form, useActionData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
 import { getFormConstraint } from "~/schemas/form-constraint";
-import { requestPasswordReset } from "~/operations/accounts.server";
+import { requestPasswordReset } from "~/operations/passwords.server";
 import { ForgotPasswordSchema } from "~/schemas/account";
 import { getActor } from "~/server/auth.server";
 import { getMailOrigin } from "~/server/host.server";
 import { readFormData } from "~/server/form-data.server";
 import { failureStatus } from "~/server/operation-results.server";
+import { messageOf } from "~/content/operation-messages";
 
 export { actionHeaders as headers } from "~/utils/headers";
 
@@ -25,7 +26,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (submission.status !== "success") return data({ result: submission.reply(), sent: false }, { status: 400 });
   const result = await requestPasswordReset(await getActor(request, context.clientIp), { ...submission.value, origin: getMailOrigin(request) });
   if (!result.ok) {
-    const message = "message" in result ? result.message : "";
+    const message = result.error === "invalid" ? "" : messageOf(result);
     const headers = result.error === "limited" ? { "Retry-After": String(result.retryAfter) } : undefined;
     return data({ result: submission.reply({ formErrors: [message] }), sent: false }, { status: failureStatus(result), headers });
   }

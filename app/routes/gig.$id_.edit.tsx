@@ -14,6 +14,7 @@ import { actionHeaders } from "~/utils/headers";
 import { gigFormOf, handleGigForm } from "~/server/gig-form.server";
 import { readFormData } from "~/server/form-data.server";
 import { failureStatus } from "~/server/operation-results.server";
+import { messageOf } from "~/content/operation-messages";
 
 // Retry-After of a refusal over the upload quota reaches the browser.
 export const headers = actionHeaders;
@@ -65,7 +66,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
 /** A refused pause, resume or delete: its reason beside the buttons (409), or the error page (404). */
 function manageFailure(failure: Failure) {
   if (failure.error === "not_found" || failure.error === "forbidden") throw new Response("Not Found", { status: 404 });
-  return data({ manageError: "message" in failure ? failure.message : "Choose what to do with this gig." }, { status: failureStatus(failure) });
+  return data({ manageError: failure.error === "invalid" ? "Choose what to do with this gig." : messageOf(failure) }, { status: failureStatus(failure) });
 }
 
 const STATUS = { draft: "Draft: only you can see it", published: "Published: buyers can find it", paused: "Paused: hidden from buyers" };

@@ -26,6 +26,7 @@ import { formFailure } from "~/server/operation-results.server";
 import { InvalidOrderFileError, MAX_ORDER_FILE_BYTES, MAX_ORDER_FILES, ORDER_FILE_TYPES_TEXT, storeOrderFiles } from "~/server/files/order-files.server";
 import { CheckoutSchema } from "~/schemas/order";
 import { refusalInit } from "~/server/files/upload-quota.server";
+import { messageOf } from "~/content/operation-messages";
 
 export const headers = actionHeaders;
 
@@ -117,7 +118,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const result = await placeOrder(actor, { ...submission.value, files: stored });
   if (!result.ok) {
     // Your own gig, or an admin: the reason beside the form rather than an error page.
-    if (result.error === "forbidden") return data(submission.reply({ formErrors: [result.message] }), { status: 403 });
+    if (result.error === "forbidden") return data(submission.reply({ formErrors: [messageOf(result)] }), { status: 403 });
     return formFailure(submission.reply, result);
   }
   return redirect(`/orders/${result.value.orderId}/pay`, 303);

@@ -12,6 +12,7 @@ import { actionHeaders } from "~/utils/headers";
 import { emptyGigForm, handleGigForm } from "~/server/gig-form.server";
 import { readFormData } from "~/server/form-data.server";
 import { failureStatus } from "~/server/operation-results.server";
+import { messageOf } from "~/content/operation-messages";
 
 // Retry-After of a refusal over the upload quota reaches the browser.
 export const headers = actionHeaders;
@@ -30,7 +31,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const form = await readFormData(request);
     if (form.get("intent") !== "become-seller") throw new Response("Only sellers can create gigs", { status: 403 });
     const result = await becomeSeller(await getActor(request, context.clientIp));
-    if (!result.ok) throw new Response(result.error === "invalid" ? null : result.message, { status: failureStatus(result) });
+    if (!result.ok) throw new Response(result.error === "invalid" ? null : messageOf(result), { status: failureStatus(result) });
     return redirect("/gig/create");
   }
   if (user.role !== "freelancer") throw new Response("Admins do not sell on Soko", { status: 403 });

@@ -12,6 +12,7 @@ import { readDeviceCookie } from "~/server/sign-in-device.server";
 import { getMainSiteUrl, getSiteHost } from "~/server/host.server";
 import { readFormData } from "~/server/form-data.server";
 import { formFailure } from "~/server/operation-results.server";
+import { messageOf } from "~/content/operation-messages";
 
 export { actionHeaders as headers } from "~/utils/headers";
 
@@ -33,7 +34,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const result = await signIn(await getActor(request, context.clientIp), { ...submission.value, site, device });
   if (!result.ok) {
     // A suspended or banned member is told why beside the form (403), not on an error page.
-    if (result.error === "forbidden") return data(submission.reply({ formErrors: [result.message], hideFields: ["password"] }), { status: 403 });
+    if (result.error === "forbidden") return data(submission.reply({ formErrors: [messageOf(result)], hideFields: ["password"] }), { status: 403 });
     return formFailure(submission.reply, result, { hideFields: ["password"] });
   }
   return redirect(safeRedirect(submission.value.redirectTo, site === "admin" ? "/" : "/dashboard"), { headers: signedInHeaders(result.value) });

@@ -12,6 +12,7 @@ import { getDb } from "~/server/db.server";
 import { readFormData } from "~/server/form-data.server";
 import { failureStatus } from "~/server/operation-results.server";
 import { useLiveEvent } from "~/hooks/live-client";
+import { messageOf } from "~/content/operation-messages";
 
 export { actionHeaders as headers } from "~/utils/headers";
 
@@ -45,7 +46,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const parsed = NotificationIntentSchema.safeParse(Object.fromEntries(form));
   if (!parsed.success) throw new Response("Choose which notification to mark read.", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   const result = parsed.data.intent === "read" ? await markNotificationRead(actor, { id: parsed.data.id }) : await markNotificationsRead(actor);
-  if (!result.ok) throw new Response("message" in result ? result.message : "That could not be done.", { status: failureStatus(result), headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  if (!result.ok) throw new Response(result.error === "invalid" ? "That could not be done." : messageOf(result), { status: failureStatus(result), headers: { "Content-Type": "text/plain; charset=utf-8" } });
   if (form.get("inPlace") === "1") return data({ ok: true });
   const back = new URL(request.url).searchParams.get("before");
   return redirect(back && /^\d+$/.test(back) ? `/notifications?before=${back}` : "/notifications", 303);

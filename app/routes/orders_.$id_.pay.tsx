@@ -17,6 +17,7 @@ import { NETWORK_LABEL } from "~/domain/mobile-money";
 import { formatUgx } from "~/domain/money";
 import { failureStatus } from "~/server/operation-results.server";
 import { orderActions, orderNumber } from "~/domain/order-rules";
+import { messageOf } from "~/content/operation-messages";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `Paying for ${data.order.number} | Soko` : "Not found | Soko" }];
 
@@ -87,7 +88,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const result = await cancelOrder(actor, { orderId: order.id, reason: "", expected: "abandon" });
   if (!result.ok) {
     if (result.error === "not_found" || result.error === "forbidden") throw new Response("Not Found", { status: 404 });
-    return data({ error: "message" in result ? result.message : "This order cannot be cancelled now." }, { status: failureStatus(result) });
+    return data({ error: result.error === "invalid" ? "This order cannot be cancelled now." : messageOf(result) }, { status: failureStatus(result) });
   }
   return redirect("/orders?tab=cancelled");
 }

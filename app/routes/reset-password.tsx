@@ -6,12 +6,13 @@ import { Link } from "~/components/link";
 import { ErrorList, PasswordField, SubmitButton } from "~/components/forms";
 import { getFormConstraint } from "~/schemas/form-constraint";
 import { isResetTokenValid } from "~/models/password-reset.server";
-import { completePasswordReset } from "~/operations/accounts.server";
+import { completePasswordReset } from "~/operations/passwords.server";
 import { HIDDEN_PASSWORDS, RESET_LINK_EXPIRED, ResetPasswordSchema } from "~/schemas/account";
 import { getActor } from "~/server/auth.server";
 import { getDb } from "~/server/db.server";
 import { readFormData } from "~/server/form-data.server";
 import { formFailure } from "~/server/operation-results.server";
+import { messageOf } from "~/content/operation-messages";
 
 export const meta: MetaFunction = () => [{ title: "Choose a new password | Soko" }];
 
@@ -27,7 +28,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const result = await completePasswordReset(await getActor(request, context.clientIp), submission.value);
   if (!result.ok) {
     // A dead link is gone for good: 410, as the page itself answers for it.
-    if (result.error === "conflict") return data(submission.reply({ formErrors: [result.message], hideFields: HIDDEN_PASSWORDS }), { status: 410 });
+    if (result.error === "conflict") return data(submission.reply({ formErrors: [messageOf(result)], hideFields: HIDDEN_PASSWORDS }), { status: 410 });
     return formFailure(submission.reply, result, { hideFields: HIDDEN_PASSWORDS });
   }
   return redirect("/login?reset=1");

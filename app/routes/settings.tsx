@@ -6,14 +6,9 @@ import { Link } from "~/components/link";
 import { ErrorList, Field, FormMessage, PasswordField, SubmitButton, TextAreaField } from "~/components/forms";
 import { getFormConstraint } from "~/schemas/form-constraint";
 import { getSettings, type NotificationPreferences } from "~/models/user.server";
-import {
-  changePassword,
-  signOutOthers,
-  updateBilling,
-  updateNotifications,
-  updatePreferences,
-  updateProfile,
-} from "~/operations/accounts.server";
+import { signOutOthers } from "~/operations/accounts.server";
+import { updateBilling, updateNotifications, updatePreferences, updateProfile } from "~/operations/account-settings.server";
+import { changePassword } from "~/operations/passwords.server";
 import type { Failure } from "~/operations/core.server";
 import {
   BillingSchema,
@@ -32,6 +27,7 @@ import { failureStatus, formFailure } from "~/server/operation-results.server";
 import { maskMsisdn, payoutHoldUntil } from "~/domain/mobile-money";
 import { imageUrl, MAX_IMAGE_BYTES } from "~/server/files/storage.server";
 import { usePreferences } from "~/hooks/use-preferences";
+import { messageOf } from "~/content/operation-messages";
 
 export { actionHeaders as headers } from "~/utils/headers";
 
@@ -108,7 +104,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (!result.ok) {
       // A picture over the member's upload limit is refused beside its own field.
       if (result.error === "limited") {
-        return data({ tab, reply: submission.reply({ fieldErrors: { avatar: [result.message] } }) }, { status: result.status, headers: { "Retry-After": String(result.retryAfter) } });
+        return data({ tab, reply: submission.reply({ fieldErrors: { avatar: [messageOf(result)] } }) }, { status: result.status, headers: { "Retry-After": String(result.retryAfter) } });
       }
       return refused(submission.reply, result);
     }
@@ -125,7 +121,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (tab === "security") {
     if (formData.get("intent") === "sign-out-others") {
       const result = await signOutOthers(actor);
-      if (!result.ok) throw new Response("message" in result ? result.message : null, { status: failureStatus(result) });
+      if (!result.ok) throw new Response(result.error === "invalid" ? null : messageOf(result), { status: failureStatus(result) });
       return done("others");
     }
     const submission = parseWithZod(formData, { schema: SecuritySchema });

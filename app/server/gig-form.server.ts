@@ -15,13 +15,17 @@ import { parseWithZod } from "@conform-to/zod";
 import { data, redirect } from "@remix-run/node";
 import { z } from "zod";
 import { gigImagesOf, NOT_YOUR_IMAGE, ownImages, type GigPackage } from "~/models/gig.server";
-import type { Actor, Issues } from "~/operations/core.server";
+import { issueMessages, messageOf } from "~/content/operation-messages";
+import type { Actor } from "~/operations/core.server";
 import { attachImage, detachImage, saveGig } from "~/operations/gigs.server";
 import { getDb } from "~/server/db.server";
 import { readFileForm, UNREADABLE_FORM } from "~/server/form-data.server";
 import { GIG_INTENTS, gigFormSchema, MAX_IMAGES, tagToAdd, type GigFormValues, type TierValues } from "~/schemas/gig";
 import { formFailure } from "~/server/operation-results.server";
 import { MAX_IMAGE_BYTES } from "~/server/files/storage.server";
+
+/** Messages by field name ("form": the form's own), as Conform shows them. */
+type Messages = Record<string, string[]>;
 
 const EMPTY_TIER: TierValues = { name: "", description: "", price: "", delivery: "", revisions: "", features: "" };
 
@@ -110,13 +114,13 @@ function formAsItStands(form: FormData, intent: ListIntent | null) {
 }
 
 /** Conform's reply of the form, with our messages beside their fields ("form": the form's own). */
-function answer(form: FormData, intent: ListIntent | null, issues: Issues, status: number, headers?: HeadersInit) {
+function answer(form: FormData, intent: ListIntent | null, issues: Messages, status: number, headers?: HeadersInit) {
   const { form: formErrors = [], ...fieldErrors } = issues;
   return data(formAsItStands(form, intent).reply({ formErrors, fieldErrors }), { status, headers });
 }
 
 /** Adds messages to those already there, each once. */
-function add(issues: Issues, more: Issues) {
+function add(issues: Messages, more: Messages) {
   for (const [name, messages] of Object.entries(more)) issues[name] = [...new Set([...(issues[name] ?? []), ...messages])];
 }
 
@@ -138,7 +142,7 @@ export async function handleGigForm(request: Request, actor: Extract<Actor, { ki
   const files = form.getAll("upload").filter((f): f is File => f instanceof File && f.size > 0);
   form.delete("upload");
   putList(form, "tags", tags);
-  const issues: Issues = {};
+  const issues: Messages = {};
 
   // Only the member's own uploads (and the gig's current images) may stay on the form, let alone be saved.
   if (images.length) {
@@ -160,15 +164,15 @@ export async function handleGigForm(request: Request, actor: Extract<Actor, { ki
       for (const file of files) {
         const attached = await attachImage(actor, { file });
         if (attached.ok) images.push(attached.value.key);
-        else if (attached.error === "invalid") add(issues, attached.issues);
+        else if (attached.error === "invalid") add(issues, issueMessages(attached.issues));
         else if (attached.error === "limited") {
           // Over the upload quota (ADR 031): the form as it stands, with the images stored so far, and the
           // reason beside the file field; 429 with Retry-After.
-          add(issues, { upload: [attached.message] });
+          add(issues, { upload: [messageOf(attached)] });
           putList(form, "images", images);
           return answer(form, null, issues, attached.status, { "Retry-After": String(attached.retryAfter) });
         } else {
-          add(issues, { upload: [attached.message] });
+          add(issues, { upload: [messageOf(attached)] });
           break;
         }
       }

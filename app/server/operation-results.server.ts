@@ -1,11 +1,13 @@
 /**
  * How an HTML door answers an operation's Result (ADR 012): field issues beside their fields (400), a
  * conflict or a limit as the form's own message (409, 429/503 with Retry-After), and a missing or foreign
- * record as the error page (404, 403), never another member's data. The JSON API maps the same failures
- * to JSON with the same statuses.
+ * record as the error page (404, 403), never another member's data. A failure's code becomes words here,
+ * with app/content/operation-messages.ts (ADR 035). The JSON API maps the same failures to JSON with the
+ * same statuses, and hands the codes on.
  */
 import type { SubmissionResult } from "@conform-to/react";
 import { data } from "@remix-run/node";
+import { issueMessages, messageOf } from "~/content/operation-messages";
 import type { Failure } from "~/operations/core.server";
 
 export const STATUS_OF: Record<Failure["error"], number> = { invalid: 400, conflict: 409, forbidden: 403, not_found: 404, limited: 429 };
@@ -23,13 +25,13 @@ type Reply = (options?: { formErrors?: string[]; fieldErrors?: Record<string, st
  */
 export function formFailure(reply: Reply, failure: Failure, { hideFields }: { hideFields?: string[] } = {}) {
   if (failure.error === "not_found" || failure.error === "forbidden") {
-    throw new Response(failure.message, { status: failureStatus(failure), headers: { "Content-Type": "text/plain; charset=utf-8" } });
+    throw new Response(messageOf(failure), { status: failureStatus(failure), headers: { "Content-Type": "text/plain; charset=utf-8" } });
   }
   const status = failureStatus(failure);
   const headers = failure.error === "limited" ? { "Retry-After": String(failure.retryAfter) } : undefined;
   if (failure.error === "invalid") {
-    const { form = [], ...fieldErrors } = failure.issues;
+    const { form = [], ...fieldErrors } = issueMessages(failure.issues);
     return data(reply({ formErrors: form, fieldErrors, hideFields }), { status, headers });
   }
-  return data(reply({ formErrors: [failure.message], hideFields }), { status, headers });
+  return data(reply({ formErrors: [messageOf(failure)], hideFields }), { status, headers });
 }

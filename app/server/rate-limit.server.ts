@@ -87,13 +87,18 @@ export const LIMITS = {
   analytics: { get points() { return getEnv().ANALYTICS_RATE_LIMIT; }, duration: 60, message: "Too many tracking requests from your network. Please slow down." },
 } satisfies Record<string, Limit>;
 
-/** What to tell a visitor who is limited (429), or who cannot be counted because Redis is away (503). */
-export type Limited = { status: 429 | 503; message: string; retryAfter: number };
+/**
+ * What to tell a visitor who is limited (429), or who cannot be counted because Redis is away (503). `limit`
+ * names the limit (or "unavailable") for operations, whose failures carry it as a code, not the message.
+ */
+export type Limited = { status: 429 | 503; message: string; retryAfter: number; limit?: LimitName };
+export type LimitName = keyof typeof LIMITS | "unavailable";
 
 export const LIMITS_UNAVAILABLE: Limited = {
   status: 503,
   message: "This is unavailable for a moment. Please try again in a few seconds.",
   retryAfter: 5,
+  limit: "unavailable",
 };
 
 /** How long a limit waits for Redis before the request is answered 503 instead of hanging. */
@@ -161,7 +166,7 @@ export async function consume(name: keyof typeof LIMITS, keys: string[], points 
       logUnavailable(name, error);
       return LIMITS_UNAVAILABLE;
     }
-    return { status: 429, message: LIMITS[name].message, retryAfter: Math.max(1, Math.ceil(error.msBeforeNext / 1000)) };
+    return { status: 429, message: LIMITS[name].message, retryAfter: Math.max(1, Math.ceil(error.msBeforeNext / 1000)), limit: name };
   }
 }
 
@@ -188,7 +193,12 @@ export async function consumeAll(uses: { name: keyof typeof LIMITS; key: string;
     return LIMITS_UNAVAILABLE;
   }
   const last = refused.reduce((a, b) => ((b.reason as RateLimiterRes).msBeforeNext > (a.reason as RateLimiterRes).msBeforeNext ? b : a));
-  return { status: 429, message: LIMITS[last.use.name].message, retryAfter: Math.max(1, Math.ceil((last.reason as RateLimiterRes).msBeforeNext / 1000)) };
+  return {
+    status: 429,
+    message: LIMITS[last.use.name].message,
+    retryAfter: Math.max(1, Math.ceil((last.reason as RateLimiterRes).msBeforeNext / 1000)),
+    limit: last.use.name,
+  };
 }
 
 let catalogLimit: AddressLimiter | undefined;

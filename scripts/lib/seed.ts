@@ -10,7 +10,8 @@
  */
 import type { Knex } from "knex";
 import type { SessionUser } from "~/models/session.server";
-import { createAdmin, createMember, setMemberPayoutNumber, updateProfile } from "~/operations/accounts.server";
+import { createAdmin, createMember } from "~/operations/accounts.server";
+import { setMemberPayoutNumber, updateProfile } from "~/operations/account-settings.server";
 import { approveOrder, deliverOrder, openDispute, placeOrder, runOrderTimers } from "~/operations/orders.server";
 import { markConversationRead, sendMessage, startConversation } from "~/operations/messages.server";
 import { settlePayment } from "~/operations/payments.server";

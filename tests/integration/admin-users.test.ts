@@ -9,7 +9,9 @@ import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { getSessionUser } from "~/models/session.server";
 import { platform, postEntries, sellerAvailable } from "~/models/ledger.server";
-import { bulkUserAction, changeUserStatus, deleteUser, MONEY_HELD, OWN_ACCOUNT } from "~/operations/admin-users.server";
+import { bulkUserAction, changeUserStatus, deleteUser } from "~/operations/admin-users.server";
+
+const OWN_ACCOUNT = messageOf({ code: "admin.own_account", params: {} });
 import type { Actor, Client } from "~/operations/core.server";
 import { DELETE_CONFIRMATION, NOTHING_SELECTED } from "~/schemas/admin";
 import { getEnv } from "~/server/env.server";
@@ -17,6 +19,7 @@ import { closeRedis } from "~/server/redis.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createCategory, createGig, createSession, createUser, type TestUser, type UserOptions } from "../support/factories";
 import { startTestServer, type TestServer } from "../support/test-server";
+import { messageOf } from "~/content/operation-messages";
 
 const { prefix } = vi.hoisted(() => {
   const prefix = `t_admusers_${process.pid}_${Date.now()}`;
@@ -69,11 +72,11 @@ describe("changeUserStatus", () => {
       { action: "user.suspend", admin_id: admin.id, admin_name: "Nakato Admin", ip: "203.0.113.9", details: { from: "active", to: "suspended" } },
     ]);
     // The transitions of docs/product.md: a suspended member is not suspended again; banned, then activated.
-    expect(await changeUserStatus(adminActor, { userId: m.id, action: "suspend" }, opts())).toMatchObject({ ok: false, error: "conflict", message: "Okello Sam is not active, so cannot be suspended." });
+    expect(await changeUserStatus(adminActor, { userId: m.id, action: "suspend" }, opts())).toMatchObject({ ok: false, error: "conflict", code: "member.not_active", params: { name: "Okello Sam" } });
     expect((await changeUserStatus(adminActor, { userId: m.id, action: "ban" }, opts())).ok).toBe(true);
-    expect(await changeUserStatus(adminActor, { userId: m.id, action: "ban" }, opts())).toMatchObject({ ok: false, message: "Okello Sam is already banned." });
+    expect(await changeUserStatus(adminActor, { userId: m.id, action: "ban" }, opts())).toMatchObject({ ok: false, code: "member.already_banned", params: { name: "Okello Sam" } });
     expect((await changeUserStatus(adminActor, { userId: m.id, action: "activate" }, opts())).ok).toBe(true);
-    expect(await changeUserStatus(adminActor, { userId: m.id, action: "activate" }, opts())).toMatchObject({ ok: false, message: "Okello Sam is already active." });
+    expect(await changeUserStatus(adminActor, { userId: m.id, action: "activate" }, opts())).toMatchObject({ ok: false, code: "member.already_active", params: { name: "Okello Sam" } });
     expect((await auditOf(m.id)).map((a) => a.action)).toEqual(["user.suspend", "user.ban", "user.activate"]);
   });
 
@@ -81,7 +84,7 @@ describe("changeUserStatus", () => {
     const m = await member();
     const other = await member();
     expect(await changeUserStatus(await actorOf(m), { userId: other.id, action: "ban" }, opts())).toMatchObject({ ok: false, error: "forbidden" });
-    expect(await changeUserStatus(adminActor, { userId: admin.id, action: "suspend" }, opts())).toMatchObject({ ok: false, error: "conflict", message: OWN_ACCOUNT });
+    expect(await changeUserStatus(adminActor, { userId: admin.id, action: "suspend" }, opts())).toMatchObject({ ok: false, error: "conflict", code: "admin.own_account" });
     expect(await changeUserStatus(adminActor, { userId: 987_654, action: "ban" }, opts())).toMatchObject({ ok: false, error: "not_found" });
     expect(await statusOf(other.id)).toBe("active");
     expect(await statusOf(admin.id)).toBe("active");
@@ -101,7 +104,7 @@ describe("changeUserStatus", () => {
         changeUserStatus(actorB, { userId: a.id, action: "suspend" }, opts()),
       ]);
       expect(results.filter((r) => r.ok)).toHaveLength(1);
-      expect(results.find((r) => !r.ok)).toMatchObject({ error: "forbidden", message: "Your account is no longer an active admin." });
+      expect(results.find((r) => !r.ok)).toMatchObject({ error: "forbidden", code: "admin.no_longer_active" });
       expect([await statusOf(a.id), await statusOf(b.id)].sort()).toEqual(["active", "suspended"]);
     } finally {
       await t.db("users").where({ id: admin.id }).update({ status: "active" });
@@ -129,12 +132,16 @@ describe("bulkUserAction", () => {
     expect(await bulkUserAction(adminActor, { userIds: [a.id, 999_999, gone.id, b.id], action: "ban" }, opts())).toMatchObject({
       ok: false,
       error: "conflict",
-      message: `No such members: #999999, #${gone.id}. Nothing was changed.`,
+      code: "member.unknown",
+      params: { ids: [999_999, gone.id] },
     });
+    expect(messageOf({ code: "member.unknown", params: { ids: [999_999, gone.id] } })).toBe(`No such members: #999999, #${gone.id}. Nothing was changed.`);
     expect(await bulkUserAction(adminActor, { userIds: [a.id, admin.id], action: "suspend" }, opts())).toMatchObject({
       ok: false,
-      message: `${OWN_ACCOUNT} Nothing was changed.`,
+      code: "admin.own_account",
+      params: { batch: true },
     });
+    expect(messageOf({ code: "admin.own_account", params: { batch: true } })).toBe(`${OWN_ACCOUNT} Nothing was changed.`);
     expect([await statusOf(a.id), await statusOf(b.id)]).toEqual(["active", "active"]);
     expect([...(await auditOf(a.id)), ...(await auditOf(b.id))]).toEqual([]);
   });
@@ -157,7 +164,7 @@ describe("deleteUser", () => {
     ]);
     // Gone for good: not deleted twice, never activated again.
     expect(await deleteUser(adminActor, { userId: seller.id }, opts())).toMatchObject({ ok: false, error: "not_found" });
-    expect(await changeUserStatus(adminActor, { userId: seller.id, action: "activate" }, opts())).toMatchObject({ ok: false, error: "conflict", message: "Deleted member has been deleted." });
+    expect(await changeUserStatus(adminActor, { userId: seller.id, action: "activate" }, opts())).toMatchObject({ ok: false, error: "conflict", code: "member.deleted", params: { name: "Deleted member" } });
   });
 
   it("refuses while the member has an order under way (escrow needs both parties), and allows it once the order is done", async () => {
@@ -168,7 +175,7 @@ describe("deleteUser", () => {
       .insert({ buyer_id: buyer.id, seller_id: seller.id, gig_title: "Menu board", tier: "basic", package_name: "Basic", price_ugx: 50_000, buyer_fee_ugx: 2_500, seller_fee_ugx: 10_000, ugx_per_usd: 3700, delivery_days: 3, revisions_allowed: 1, status: "in_progress", checkout_key: "open-order-key-1" })
       .returning("id");
     for (const id of [buyer.id, seller.id]) {
-      expect(await deleteUser(adminActor, { userId: id }, opts())).toMatchObject({ ok: false, error: "conflict", reason: "open_orders" });
+      expect(await deleteUser(adminActor, { userId: id }, opts())).toMatchObject({ ok: false, error: "conflict", code: "member.open_orders" });
       expect(await t.db("users").where({ id }).first("deleted_at", "status")).toEqual({ deleted_at: null, status: "active" });
       expect(await auditOf(id)).toEqual([]);
     }
@@ -178,13 +185,13 @@ describe("deleteUser", () => {
     expect(await t.db("orders as o").join("users as u", "u.id", "o.buyer_id").where("o.id", order.id).first("u.name")).toEqual({ name: "Deleted member" });
     // The seller has earnings waiting: those must be paid out first (the payout number goes with the account).
     await postEntries(t.db, { key: `test-earnings-${seller.id}`, kind: "test", postings: [{ account: platform.clearing, amountUgx: -40_000 }, { account: sellerAvailable(seller.id), amountUgx: 40_000 }] });
-    expect(await deleteUser(adminActor, { userId: seller.id }, opts())).toMatchObject({ ok: false, error: "conflict", message: MONEY_HELD });
+    expect(await deleteUser(adminActor, { userId: seller.id }, opts())).toMatchObject({ ok: false, error: "conflict", code: "member.money_held" });
     expect(await t.db("users").where({ id: seller.id }).first("deleted_at")).toEqual({ deleted_at: null });
   });
 
   it("refuses the admin's own account and a member's attempt", async () => {
     const m = await member();
-    expect(await deleteUser(adminActor, { userId: admin.id }, opts())).toMatchObject({ ok: false, message: OWN_ACCOUNT });
+    expect(await deleteUser(adminActor, { userId: admin.id }, opts())).toMatchObject({ ok: false, code: "admin.own_account" });
     expect(await deleteUser(await actorOf(m), { userId: admin.id }, opts())).toMatchObject({ ok: false, error: "forbidden" });
     expect(await t.db("users").whereNotNull("deleted_at").whereIn("id", [admin.id, m.id]).count({ c: "*" }).first()).toEqual({ c: 0 });
   });

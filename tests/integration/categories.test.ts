@@ -12,7 +12,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { listCategories, listCategoryOptions } from "~/models/category.server";
 import { getSessionUser } from "~/models/session.server";
-import { addCategory, CATEGORY_HAS_GIGS, deleteCategory, moveCategory, renameCategory, setCategoryHidden } from "~/operations/categories.server";
+import { addCategory, deleteCategory, moveCategory, renameCategory, setCategoryHidden } from "~/operations/categories.server";
 import type { Actor, Client } from "~/operations/core.server";
 import { saveGig } from "~/operations/gigs.server";
 import { AddCategorySchema, NAME_REQUIRED, NAME_TAKEN, NAME_TOO_LONG, RenameCategorySchema } from "~/schemas/category";
@@ -25,6 +25,7 @@ import { createGig, createSession, createUser, type TestUser } from "../support/
 import { gigFormData, VALID_GIG_FIELDS } from "../support/gig-form";
 import { decode } from "../support/html";
 import { startTestServer, type TestServer } from "../support/test-server";
+import { messageOf } from "~/content/operation-messages";
 
 const { prefix } = vi.hoisted(() => {
   const prefix = `t_categories_${process.pid}_${Date.now()}`;
@@ -240,7 +241,7 @@ describe("category operations and screens", () => {
     it("delete a category no gig uses, and refuse one with a gig (even a draft), which stays", async () => {
       const music = await idOf("music-audio");
       await createGig(t.db, { sellerId: seller.id, category: "music-audio", status: "draft", title: "A jingle for your shop" });
-      expect(await deleteCategory(adminActor, { intent: "delete", categoryId: music }, opts())).toEqual({ ok: false, error: "conflict", reason: "category_has_gigs", message: CATEGORY_HAS_GIGS });
+      expect(await deleteCategory(adminActor, { intent: "delete", categoryId: music }, opts())).toEqual({ ok: false, error: "conflict", code: "category.has_gigs", params: {} });
       expect(await idOf("music-audio")).toBe(music);
       await t.db("gigs").where({ category_id: music }).delete();
       expect(await deleteCategory(adminActor, { intent: "delete", categoryId: music }, opts())).toEqual({ ok: true, value: { id: music, name: "Music & Audio" } });
@@ -255,7 +256,7 @@ describe("category operations and screens", () => {
       try {
         const gig = (category: string) => gigFormSchema("publish").parse({ title: "Event photography in Kampala", category, description: "A day of photographs.", basic: { price: "75000", delivery: "3" }, standard: {}, premium: {} });
         expect(await saveGig(sellerActor, { intent: "publish", gig: gig("local-services"), gigId }, opts())).toMatchObject({ ok: true });
-        expect(await saveGig(sellerActor, { intent: "publish", gig: gig("local-services") }, opts())).toMatchObject({ ok: false, error: "invalid", issues: { category: ["Choose a category from the list"] } });
+        expect(await saveGig(sellerActor, { intent: "publish", gig: gig("local-services") }, opts())).toMatchObject({ ok: false, error: "invalid", issues: { category: [{ code: "gig.category_unknown", params: {} }] } });
         const { id: other } = await createGig(t.db, { sellerId: seller.id, category: "graphics-design", title: "Posters" });
         expect(await saveGig(sellerActor, { intent: "publish", gig: gig("local-services"), gigId: other }, opts())).toMatchObject({ ok: false, error: "invalid" });
         expect((await t.db("gigs").where({ id: other }).first("category_id")).category_id).toBe(await idOf("graphics-design"));
@@ -323,7 +324,7 @@ describe("category operations and screens", () => {
     it("refuses to delete a category with gigs, saying why, with a 409", async () => {
       const res = await http("/admin/categories", { who: "admin", form: { intent: "delete", categoryId: String(await idOf("local-services")) } });
       expect(res.status).toBe(409);
-      expect(res.html).toContain(CATEGORY_HAS_GIGS);
+      expect(res.html).toContain(messageOf({ code: "category.has_gigs", params: {} }));
       expect(await idOf("local-services")).toBeGreaterThan(0);
     });
   });

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConversationSummary } from "~/models/conversation.server";
 import type { Message } from "~/models/message.server";
 import { setUserStatus } from "~/operations/accounts.server";
-import { UNAVAILABLE_MEMBER } from "~/operations/messages.server";
+import { messageOf } from "~/content/operation-messages";
 import { closeLimitRedis } from "~/server/rate-limit.server";
 import { closeRedis, getRedis } from "~/server/redis.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
@@ -212,7 +212,7 @@ describe("chat across two web processes", () => {
     // The same cookie no longer opens a socket, on either server; and Ann cannot write to Ben any more.
     expect(await open(two, tokens.ben!).connected()).toEqual({ ok: false, reason: "unauthorized" });
     expect(await open(one, tokens.ben!).connected()).toEqual({ ok: false, reason: "unauthorized" });
-    expect(await a.ask("send_message", { conversationId, body: "Are you there?", clientId: clientId() })).toMatchObject({ ok: false, message: UNAVAILABLE_MEMBER });
+    expect(await a.ask("send_message", { conversationId, body: "Are you there?", clientId: clientId() })).toMatchObject({ ok: false, code: "message.recipient_unavailable", message: messageOf({ code: "message.recipient_unavailable", params: {} }) });
     a.close();
   });
 });

@@ -10,8 +10,6 @@ import { messagesSince, threadPage } from "~/models/message.server";
 import {
   markConversationRead,
   markDelivered,
-  NOT_SIGNED_IN,
-  NOT_YOURSELF,
   sendMessage,
   startConversation,
 } from "~/operations/messages.server";
@@ -69,8 +67,8 @@ describe("startConversation", () => {
   });
 
   it("refuses a visitor, oneself, an unknown member, an admin, and someone else's order", async () => {
-    expect(await startConversation(visitor, { userId: t.seller.id }, db())).toMatchObject({ ok: false, error: "forbidden", message: NOT_SIGNED_IN });
-    expect(await startConversation(memberActor(t.buyer), { userId: t.buyer.id }, db())).toEqual({ ok: false, error: "invalid", issues: { to: [NOT_YOURSELF] } });
+    expect(await startConversation(visitor, { userId: t.seller.id }, db())).toMatchObject({ ok: false, error: "forbidden", code: "message.sign_in_required" });
+    expect(await startConversation(memberActor(t.buyer), { userId: t.buyer.id }, db())).toEqual({ ok: false, error: "invalid", issues: { to: [{ code: "message.to_yourself", params: {} }] } });
     expect(await startConversation(memberActor(t.buyer), { to: "nobody_here" }, db())).toMatchObject({ ok: false, error: "not_found" });
     expect(await startConversation(memberActor(t.buyer), { userId: t.admin.id }, db())).toMatchObject({ ok: false, error: "not_found" });
     const { orderId } = await paidTestOrder(t, t.buyer, t.gigId);
@@ -122,7 +120,7 @@ describe("sendMessage", () => {
     const outsider = await createUser(t.db);
     const id = await conversationOf(a, b);
     expect(SendMessageSchema.safeParse({ conversationId: id, body: "   " }).data?.body).toBe("");
-    expect(await sendMessage(memberActor(a), { conversationId: id, body: "" }, db())).toEqual({ ok: false, error: "invalid", issues: { body: ["Write a message"] } });
+    expect(await sendMessage(memberActor(a), { conversationId: id, body: "" }, db())).toEqual({ ok: false, error: "invalid", issues: { body: [{ code: "message.empty", params: {} }] } });
     const long = SendMessageSchema.safeParse({ conversationId: id, body: "x".repeat(5001) });
     expect(long.success).toBe(false);
     expect(long.error?.issues[0]?.message).toBe("Keep a message to at most 5,000 characters");
@@ -137,7 +135,7 @@ describe("sendMessage", () => {
     const b = await createUser(t.db);
     const id = await conversationOf(a, b);
     expect((await setUserStatus(system, { userId: b.id, status: "suspended" }, db())).ok).toBe(true);
-    expect(await sendMessage(memberActor(a), { conversationId: id, body: "Are you there?" }, db())).toMatchObject({ ok: false, error: "conflict", reason: "recipient_unavailable" });
+    expect(await sendMessage(memberActor(a), { conversationId: id, body: "Are you there?" }, db())).toMatchObject({ ok: false, error: "conflict", code: "message.recipient_unavailable" });
     expect((await counts(id)).messages).toBe(0);
   });
 

@@ -10,24 +10,9 @@ import { Redis } from "ioredis";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { getSessionUser, hashToken } from "~/models/session.server";
-import {
-  becomeSeller,
-  changePassword,
-  completePasswordReset,
-  createAdmin,
-  createMember,
-  join,
-  requestPasswordReset,
-  setCurrency,
-  setUserStatus,
-  signIn,
-  signOut,
-  signOutOthers,
-  updateBilling,
-  updateNotifications,
-  updatePreferences,
-  updateProfile,
-} from "~/operations/accounts.server";
+import { becomeSeller, createAdmin, createMember, join, setUserStatus, signIn, signOut, signOutOthers } from "~/operations/accounts.server";
+import { setCurrency, updateBilling, updateNotifications, updatePreferences, updateProfile } from "~/operations/account-settings.server";
+import { changePassword, completePasswordReset, requestPasswordReset } from "~/operations/passwords.server";
 import { systemActor, type Actor, type Client } from "~/operations/core.server";
 import { getEnv } from "~/server/env.server";
 import { passwordNeedsRehash, verifyPassword } from "~/server/password.server";
@@ -146,7 +131,7 @@ describe("join", () => {
   it("refuses a taken email (any letter case) beside the field, storing no member, session, activity or effect", async () => {
     const before = { users: await count("users"), sessions: await count("sessions"), activity: await count("activity"), effects: await count("effects") };
     const result = await join(visitor(), joinInput("AMINA@example.ug", "Another Amina"), opts());
-    expect(result).toEqual({ ok: false, error: "invalid", issues: { email: ["An account with this email already exists. Sign in instead, or use another email."] } });
+    expect(result).toEqual({ ok: false, error: "invalid", issues: { email: [{ code: "account.email_taken", params: {} }] } });
     expect({ users: await count("users"), sessions: await count("sessions"), activity: await count("activity"), effects: await count("effects") }).toEqual(before);
   });
 
@@ -179,7 +164,8 @@ describe("join", () => {
       ok: false,
       error: "limited",
       status: 429,
-      message: "Too many accounts were created from your network. Please try again later.",
+      code: "limit.exceeded",
+      params: { limit: "join" },
     });
     expect(await count("users")).toBe(users);
   });
@@ -235,7 +221,7 @@ describe("signIn", () => {
   it("refuses a wrong password and an unknown email with one message, storing no session or activity", async () => {
     const row = await createUser(t.db, { email: "wrong.pass@example.ug" });
     for (const input of [login("wrong.pass@example.ug", "not-the-password"), login("nobody.here@example.ug")]) {
-      expect(await signIn(visitor(), input, opts())).toEqual({ ok: false, error: "invalid", issues: { form: ["Incorrect email or password."] } });
+      expect(await signIn(visitor(), input, opts())).toEqual({ ok: false, error: "invalid", issues: { form: [{ code: "account.invalid_sign_in", params: {} }] } });
     }
     expect(await liveSessions(row.id)).toBe(0);
     expect(await activity(row.id)).toBe(0);
@@ -245,7 +231,7 @@ describe("signIn", () => {
     for (const status of ["suspended", "banned"] as const) {
       const row = await createUser(t.db, { email: `held.${status}@example.ug`, status });
       const result = await signIn(visitor(), login(`held.${status}@example.ug`), opts());
-      expect(result).toMatchObject({ ok: false, error: "forbidden", message: expect.stringMatching(status === "suspended" ? /^Your account is suspended/ : /^Your account has been banned/) });
+      expect(result).toMatchObject({ ok: false, error: "forbidden", code: status === "suspended" ? "account.suspended" : "account.banned" });
       expect(await liveSessions(row.id)).toBe(0);
       expect(await activity(row.id)).toBe(0);
     }
@@ -264,7 +250,8 @@ describe("signIn", () => {
       ok: false,
       error: "limited",
       status: 429,
-      message: expect.stringMatching(/^Too many sign-in attempts for this account from your network\. Please try again in \d+ (seconds?|minute)\.$/),
+      code: "limit.exceeded",
+      params: { limit: "signIn" },
     });
     expect(await liveSessions(row.id)).toBe(0);
   });
@@ -350,7 +337,7 @@ describe("updateProfile", () => {
     const { row, actor } = await member();
     const files = filesIn(uploads);
     const result = await updateProfile(actor, { ...profile, avatar: Buffer.from("<?php echo 'hi'; ?>") }, opts());
-    expect(result).toEqual({ ok: false, error: "invalid", issues: { avatar: ["Upload a JPEG, PNG or WebP image"] } });
+    expect(result).toEqual({ ok: false, error: "invalid", issues: { avatar: [{ code: "image.wrong_type", params: {} }] } });
     expect(await user(row.id)).toMatchObject({ bio: "", avatar_key: null });
     expect(filesIn(uploads)).toEqual(files);
     expect(await activity(row.id)).toBe(0);
@@ -450,7 +437,7 @@ describe("passwords", () => {
     const { row, actor } = await member();
     const other = await createSession(t.db, row.id);
     const hash = (await user(row.id)).password_hash;
-    expect(await changePassword(actor, change("not-my-password"), opts())).toEqual({ ok: false, error: "invalid", issues: { currentPassword: ["Your current password is not right"] } });
+    expect(await changePassword(actor, change("not-my-password"), opts())).toEqual({ ok: false, error: "invalid", issues: { currentPassword: [{ code: "account.wrong_current_password", params: {} }] } });
     expect((await user(row.id)).password_hash).toBe(hash);
     expect(await getSessionUser(t.db, other)).not.toBeNull();
     expect(await activity(row.id)).toBe(0);
@@ -483,7 +470,8 @@ describe("passwords", () => {
       ok: false,
       error: "limited",
       status: 429,
-      message: "Too many reset requests. Please wait before asking again.",
+      code: "limit.exceeded",
+      params: { limit: "reset" },
     });
     expect(await count("outbox")).toBe(mails);
   });
@@ -502,8 +490,8 @@ describe("passwords", () => {
       expect(await completePasswordReset(visitor(), input(token), opts())).toEqual({
         ok: false,
         error: "conflict",
-        reason: "link_expired",
-        message: "This reset link has expired or was already used. Ask for a new one.",
+        code: "account.reset_link_expired",
+        params: {},
       });
     }
     expect(await activity(row.id)).toBe(1);
@@ -513,7 +501,7 @@ describe("passwords", () => {
     const row = await createUser(t.db);
     await t.db("password_resets").insert({ id: hashToken("an-expired-token"), user_id: row.id, expires_at: new Date(Date.now() - 1000) });
     const input = { token: "an-expired-token", password: "chosen-again-1", confirmPassword: "chosen-again-1" };
-    expect(await completePasswordReset(visitor(), input, opts())).toMatchObject({ ok: false, error: "conflict", reason: "link_expired" });
+    expect(await completePasswordReset(visitor(), input, opts())).toMatchObject({ ok: false, error: "conflict", code: "account.reset_link_expired" });
     expect(await completePasswordReset(system, input, opts())).toMatchObject({ ok: false, error: "forbidden" });
     expect(await verifyPassword(DEFAULT_PASSWORD, (await user(row.id)).password_hash)).toBe(true);
   });
@@ -530,7 +518,7 @@ describe("becomeSeller", () => {
 
   it("refuses an admin and a visitor", async () => {
     const { row, actor } = await member({ role: "admin" });
-    expect(await becomeSeller(actor, opts())).toEqual({ ok: false, error: "forbidden", message: "Admins do not sell on Soko" });
+    expect(await becomeSeller(actor, opts())).toEqual({ ok: false, error: "forbidden", code: "seller.admins_do_not_sell", params: {} });
     expect((await user(row.id)).role).toBe("admin");
     expect(await activity(row.id)).toBe(0);
     expect(await becomeSeller(visitor(), opts())).toMatchObject({ ok: false, error: "forbidden" });
@@ -550,7 +538,7 @@ describe("createAdmin", () => {
 
   it("refuses a taken email beside the field, and any member, even an admin", async () => {
     const users = await count("users");
-    expect(await createAdmin(system, { ...input, email: "GRACE.OPS@example.ug" }, opts())).toMatchObject({ ok: false, error: "invalid", issues: { email: [expect.stringContaining("already exists")] } });
+    expect(await createAdmin(system, { ...input, email: "GRACE.OPS@example.ug" }, opts())).toMatchObject({ ok: false, error: "invalid", issues: { email: [{ code: "account.email_taken" }] } });
     const { actor } = await member({ role: "admin" });
     expect(await createAdmin(actor, { ...input, email: "another.admin@example.ug" }, opts())).toMatchObject({ ok: false, error: "forbidden" });
     expect(await count("users")).toBe(users + 1);
@@ -572,7 +560,7 @@ describe("createMember (the platform's accounts: demo data)", () => {
   it("refuses a taken email beside the field, a member and a visitor, and stores nothing (no activity) for them", async () => {
     const before = { users: await count("users"), activity: await count("activity") };
     const input = { name: "Twice Member", email: "RUTH.MEMBER@example.ug", role: "client" as const, passwordHash };
-    expect(await createMember(system, input, opts())).toMatchObject({ ok: false, error: "invalid", issues: { email: [expect.stringContaining("already exists")] } });
+    expect(await createMember(system, input, opts())).toMatchObject({ ok: false, error: "invalid", issues: { email: [{ code: "account.email_taken" }] } });
     const { actor } = await member({ role: "admin" });
     before.users += 1;
     expect(await createMember(actor, { ...input, email: "by.admin@example.ug" }, opts())).toMatchObject({ ok: false, error: "forbidden" });
@@ -609,7 +597,7 @@ describe("setUserStatus", () => {
     expect(await setUserStatus(visitor(), { userId: target.id, status: "banned" }, opts())).toMatchObject({ ok: false, error: "forbidden" });
     expect(await setUserStatus(system, { userId: 987_654_321, status: "banned" }, opts())).toMatchObject({ ok: false, error: "not_found" });
     const { row: adminRow, actor: admin } = await member({ role: "admin" });
-    expect(await setUserStatus(admin, { userId: adminRow.id, status: "suspended" }, opts())).toMatchObject({ ok: false, error: "conflict", reason: "own_account" });
+    expect(await setUserStatus(admin, { userId: adminRow.id, status: "suspended" }, opts())).toMatchObject({ ok: false, error: "conflict", code: "account.own_status" });
     expect((await user(target.id)).status).toBe("active");
     expect(await liveSessions(target.id)).toBe(1);
     expect(await activity(target.id)).toBe(0);

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { conflict, invalid, ok, recordEffect, systemActor, transact, type Actor } from "~/operations/core.server";
+import { conflict, invalid, issue, ok, recordEffect, systemActor, transact, type Actor } from "~/operations/core.server";
 import { claimDueEffects, markEffectDone, markEffectFailed } from "~/operations/effects.server";
 import { claimDueMail, markMailFailed, markMailSent } from "~/operations/mail.server";
 import { getEnv } from "~/server/env.server";
@@ -57,15 +57,15 @@ describe("transact", () => {
         await tx.trx("users").where({ id: userId }).update({ bio: "never seen" });
         await tx.activity(userId, "profile_updated");
         await tx.effect({ kind: "delete_image", key: randomUUID() });
-        return invalid({ bio: ["Not like that"] });
+        return invalid({ bio: [issue("account.wrong_current_password")] });
       },
       { db: t.db },
     );
-    expect(result).toEqual({ ok: false, error: "invalid", issues: { bio: ["Not like that"] } });
+    expect(result).toEqual({ ok: false, error: "invalid", issues: { bio: [{ code: "account.wrong_current_password", params: {} }] } });
     expect(await bio()).toBe("committed");
     expect({ activity: await count("activity"), effects: await count("effects") }).toEqual(before);
-    const refused = await transact(system, async () => conflict("taken", "Someone else has it"), { db: t.db });
-    expect(refused).toMatchObject({ ok: false, error: "conflict", reason: "taken" });
+    const refused = await transact(system, async () => conflict("account.own_status"), { db: t.db });
+    expect(refused).toMatchObject({ ok: false, error: "conflict", code: "account.own_status" });
   });
 
   it("writes no activity when the database refuses a write after the main one (a trigger forces the failure)", async () => {

@@ -13,7 +13,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConversionFact } from "~/analytics/conversions.server";
 import { systemActor, type Actor } from "~/operations/core.server";
-import { attachImage, deleteGig, detachImage, NO_ADMIN_SELLERS, ONLY_SELLERS, pauseGig, resumeGig, saveGig } from "~/operations/gigs.server";
+import { attachImage, deleteGig, detachImage, pauseGig, resumeGig, saveGig } from "~/operations/gigs.server";
 import { gigFormSchema, type GigIntent } from "~/schemas/gig";
 import { consume } from "~/server/rate-limit.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
@@ -149,8 +149,8 @@ describe("saveGig", () => {
 
   it("refuses anyone but a seller, and stores nothing", async () => {
     const before = await snapshot();
-    expect(await save(member(buyer), "publish")).toEqual({ ok: false, error: "forbidden", message: ONLY_SELLERS });
-    expect(await save(member(admin), "publish")).toEqual({ ok: false, error: "forbidden", message: NO_ADMIN_SELLERS });
+    expect(await save(member(buyer), "publish")).toEqual({ ok: false, error: "forbidden", code: "seller.only_sellers", params: {} });
+    expect(await save(member(admin), "publish")).toEqual({ ok: false, error: "forbidden", code: "seller.admins_do_not_sell", params: {} });
     expect(await save(anonymous, "publish")).toMatchObject({ ok: false, error: "forbidden" });
     expect(await save(system, "publish")).toMatchObject({ ok: false, error: "forbidden" });
     expect(await snapshot()).toEqual(before);
@@ -170,10 +170,10 @@ describe("saveGig", () => {
     expect(await save(member(seller), "publish", { category: "no-such-category" })).toEqual({
       ok: false,
       error: "invalid",
-      issues: { category: ["Choose a category from the list"] },
+      issues: { category: [{ code: "gig.category_unknown", params: {} }] },
     });
     for (const images of [[theirs], [randomUUID()]]) {
-      expect(await save(member(seller), "publish", { images })).toEqual({ ok: false, error: "invalid", issues: { images: ["One of the images is not yours to use"] } });
+      expect(await save(member(seller), "publish", { images })).toEqual({ ok: false, error: "invalid", issues: { images: [{ code: "gig.image_not_yours", params: {} }] } });
     }
     expect(await snapshot()).toEqual(before);
   });
@@ -203,7 +203,7 @@ describe("saveGig", () => {
     expect(await consume("gigCreate", [String(limited.id)], 29)).toBeNull(); // the rest of the hour's 30
     const before = await snapshot();
     const refused = await save(member(limited), "draft", { title: "Over the limit", description: "", basic: {} });
-    expect(refused).toMatchObject({ ok: false, error: "limited", status: 429, message: "You have created many gigs in a short time. Please try again later." });
+    expect(refused).toMatchObject({ ok: false, error: "limited", status: 429, code: "limit.exceeded", params: { limit: "gigCreate" } });
     expect(await snapshot()).toEqual(before);
     // Editing an existing gig is not creating one.
     expect(await save(member(limited), "draft", { title: "Edited after the limit", description: "", basic: {} }, first.ok ? first.value.id : 0)).toMatchObject({ ok: true });
@@ -218,13 +218,13 @@ describe("pauseGig and resumeGig", () => {
     expect((await activities(seller.id)).at(-1)).toEqual({ kind: "gig_paused", details: { gigId: id } });
 
     const before = await snapshot();
-    expect(await pauseGig(member(seller), { gigId: id }, { db: t.db })).toEqual({ ok: false, error: "conflict", reason: "not_published", message: "Only a published gig can be paused." });
+    expect(await pauseGig(member(seller), { gigId: id }, { db: t.db })).toEqual({ ok: false, error: "conflict", code: "gig.not_published", params: {} });
     expect(await snapshot()).toEqual(before);
 
     expect(await resumeGig(member(seller), { gigId: id }, { db: t.db })).toEqual({ ok: true, value: { id, status: "published" } });
     expect((await activities(seller.id)).at(-1)).toEqual({ kind: "gig_resumed", details: { gigId: id } });
     const after = await snapshot();
-    expect(await resumeGig(member(seller), { gigId: id }, { db: t.db })).toMatchObject({ ok: false, error: "conflict", reason: "not_paused" });
+    expect(await resumeGig(member(seller), { gigId: id }, { db: t.db })).toMatchObject({ ok: false, error: "conflict", code: "gig.not_paused" });
     expect(await snapshot()).toEqual(after);
   });
 
@@ -315,7 +315,7 @@ describe("attachImage", () => {
   it("refuses a file that is not an image, beside the upload field and named, storing nothing", async () => {
     const before = { rows: await snapshot(), files: filesIn() };
     const result = await attachImage(member(seller), { file: file(Buffer.from("only text, pretending"), "logo.png") }, { db: t.db });
-    expect(result).toEqual({ ok: false, error: "invalid", issues: { upload: ["logo.png: Upload a JPEG, PNG or WebP image"] } });
+    expect(result).toEqual({ ok: false, error: "invalid", issues: { upload: [{ code: "image.wrong_type", params: { file: "logo.png" } }] } });
     expect({ rows: await snapshot(), files: filesIn() }).toEqual(before);
   });
 

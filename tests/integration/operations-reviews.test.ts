@@ -9,7 +9,7 @@ import { parseWithZod } from "@conform-to/zod";
 import { describe, expect, it } from "vitest";
 import type { Actor } from "~/operations/core.server";
 import { cancelOrder, deliverOrder } from "~/operations/orders.server";
-import { createReview, createReviews, NO_SUCH_GIG, NO_SUCH_ORDER, OWN_GIG } from "~/operations/reviews.server";
+import { createReview, createReviews } from "~/operations/reviews.server";
 import { ReviewSchema, type ReviewInput } from "~/schemas/review";
 import { createGig, createUser, type TestUser } from "../support/factories";
 import { eventKinds } from "../support/order-checks";
@@ -57,7 +57,7 @@ describe("createReview", () => {
 
   it("refuses the gig's own seller, a visitor and the platform, and stores nothing for them", async () => {
     const before = { reviews: await count("reviews"), activity: await count("activity"), gig: await ratingOf("gigs", t.gigId) };
-    expect(await review(memberActor(t.seller), { gigId: t.gigId, rating: 5 })).toEqual({ ok: false, error: "forbidden", message: OWN_GIG });
+    expect(await review(memberActor(t.seller), { gigId: t.gigId, rating: 5 })).toEqual({ ok: false, error: "forbidden", code: "review.own_gig", params: {} });
     expect(await review(visitor, { gigId: t.gigId, rating: 5 })).toMatchObject({ ok: false, error: "forbidden" });
     expect(await review(system, { gigId: t.gigId, rating: 5 })).toMatchObject({ ok: false, error: "forbidden" });
     const suspended = await createUser(t.db, { name: "Suspended Buyer", status: "suspended" });
@@ -68,18 +68,18 @@ describe("createReview", () => {
   it("refuses stars outside 1 to 5, a comment over 2,000 characters, an unknown or draft gig, no order, and an order that does not exist", async () => {
     const before = { reviews: await count("reviews"), activity: await count("activity") };
     for (const rating of [0, 6, 3.5, Number.NaN]) {
-      expect(await review(memberActor(t.buyer), { gigId: t.gigId, rating }), `rating ${rating}`).toMatchObject({ ok: false, error: "invalid", issues: { rating: ["Choose from 1 to 5 stars"] } });
+      expect(await review(memberActor(t.buyer), { gigId: t.gigId, rating }), `rating ${rating}`).toMatchObject({ ok: false, error: "invalid", issues: { rating: [{ code: "schema", message: "Choose from 1 to 5 stars" }] } });
     }
     expect(await review(memberActor(t.buyer), { gigId: t.gigId, comment: "x".repeat(2001) })).toMatchObject({
       ok: false,
       error: "invalid",
-      issues: { comment: ["A review can have at most 2,000 characters"] },
+      issues: { comment: [{ code: "schema", message: "A review can have at most 2,000 characters" }] },
     });
-    expect(await review(memberActor(t.buyer), { gigId: 987_654 })).toEqual({ ok: false, error: "not_found", message: NO_SUCH_GIG });
+    expect(await review(memberActor(t.buyer), { gigId: 987_654 })).toEqual({ ok: false, error: "not_found", code: "gig.not_found", params: {} });
     const draft = await createGig(t.db, { sellerId: t.seller.id, status: "draft" });
-    expect(await review(memberActor(t.buyer), { gigId: draft.id })).toEqual({ ok: false, error: "not_found", message: NO_SUCH_GIG });
-    expect(await review(memberActor(t.buyer), { gigId: t.gigId })).toEqual({ ok: false, error: "invalid", issues: { orderId: ["Choose the order you are reviewing"] } });
-    expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId: 987_654 })).toEqual({ ok: false, error: "not_found", message: NO_SUCH_ORDER });
+    expect(await review(memberActor(t.buyer), { gigId: draft.id })).toEqual({ ok: false, error: "not_found", code: "gig.not_found", params: {} });
+    expect(await review(memberActor(t.buyer), { gigId: t.gigId })).toEqual({ ok: false, error: "invalid", issues: { orderId: [{ code: "review.order_required", params: {} }] } });
+    expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId: 987_654 })).toEqual({ ok: false, error: "not_found", code: "order.not_found", params: {} });
     expect({ reviews: await count("reviews"), activity: await count("activity") }).toEqual(before);
   });
 
@@ -96,13 +96,13 @@ describe("createReview", () => {
     expect(await cancelOrder(memberActor(t.buyer), { orderId: abandoned.orderId, reason: "Wrong package" }, opts(t))).toMatchObject({ ok: true });
 
     const before = { reviews: await count("reviews"), activity: await count("activity"), events: await count("order_events"), gig: await ratingOf("gigs", t.gigId) };
-    expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId: othersOrder })).toEqual({ ok: false, error: "not_found", message: NO_SUCH_ORDER });
-    expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId: otherGigsOrder })).toEqual({ ok: false, error: "not_found", message: NO_SUCH_ORDER });
+    expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId: othersOrder })).toEqual({ ok: false, error: "not_found", code: "order.not_found", params: {} });
+    expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId: otherGigsOrder })).toEqual({ ok: false, error: "not_found", code: "order.not_found", params: {} });
     // The order's seller is refused as the gig's seller, before any order is looked at.
-    expect(await review(memberActor(t.seller), { gigId: t.gigId, orderId: othersOrder })).toEqual({ ok: false, error: "forbidden", message: OWN_GIG });
+    expect(await review(memberActor(t.seller), { gigId: t.gigId, orderId: othersOrder })).toEqual({ ok: false, error: "forbidden", code: "review.own_gig", params: {} });
     for (const { orderId } of [placed, inProgress, delivered, abandoned]) {
       const status = (await t.db("orders").where({ id: orderId }).first("status")).status;
-      expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId }), status).toMatchObject({ ok: false, error: "conflict", reason: "not_completed" });
+      expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId }), status).toMatchObject({ ok: false, error: "conflict", code: "review.order_not_completed" });
     }
     expect({ reviews: await count("reviews"), activity: await count("activity"), events: await count("order_events"), gig: await ratingOf("gigs", t.gigId) }).toEqual(before);
   });
@@ -115,15 +115,15 @@ describe("createReview", () => {
     expect(await review(memberActor(b), { gigId: t.gigId, orderId: first, rating: 1 })).toEqual({
       ok: false,
       error: "conflict",
-      reason: "already_reviewed",
-      message: "You have already reviewed this order.",
+      code: "order.already_reviewed",
+      params: {},
     });
     expect(await ratingOf("gigs", t.gigId)).toEqual(gigBefore);
 
     const second = await bought(b, t.seller, t.gigId);
     const both = await Promise.all([review(memberActor(b), { gigId: t.gigId, orderId: second, rating: 5 }), review(memberActor(b), { gigId: t.gigId, orderId: second, rating: 1 })]);
     expect(both.filter((r) => r.ok)).toHaveLength(1);
-    expect(both.find((r) => !r.ok)).toMatchObject({ ok: false, error: "conflict", reason: "already_reviewed" });
+    expect(both.find((r) => !r.ok)).toMatchObject({ ok: false, error: "conflict", code: "order.already_reviewed" });
     expect(await count("reviews", { order_id: second })).toBe(1);
     expect((await eventKinds(t.db, second)).filter((k) => k === "reviewed")).toHaveLength(1);
     expect(await count("activity", { user_id: b.id, kind: "review_left" })).toBe(2);
@@ -236,13 +236,16 @@ describe("createReviews (the platform's bulk load: demo data)", () => {
     expect(await load(system, [good, { ...good, rating: 7 }, { ...good, comment: "x".repeat(2001) }])).toEqual({
       ok: false,
       error: "invalid",
-      issues: { "reviews.1.rating": ["Choose from 1 to 5 stars"], "reviews.2.comment": ["A review can have at most 2,000 characters"] },
+      issues: {
+        "reviews.1.rating": [{ code: "schema", message: "Choose from 1 to 5 stars" }],
+        "reviews.2.comment": [{ code: "schema", message: "A review can have at most 2,000 characters" }],
+      },
     });
-    expect(await load(system, [good, { ...good, reviewerId: s.id }])).toEqual({ ok: false, error: "forbidden", message: OWN_GIG });
+    expect(await load(system, [good, { ...good, reviewerId: s.id }])).toEqual({ ok: false, error: "forbidden", code: "review.own_gig", params: {} });
     const banned = await createUser(t.db, { name: "Banned Buyer", status: "banned" });
     expect(await load(system, [good, { ...good, reviewerId: banned.id }])).toMatchObject({ ok: false, error: "forbidden" });
     const draft = await createGig(t.db, { sellerId: s.id, status: "draft" });
-    expect(await load(system, [good], draft.id)).toEqual({ ok: false, error: "not_found", message: NO_SUCH_GIG });
+    expect(await load(system, [good], draft.id)).toEqual({ ok: false, error: "not_found", code: "gig.not_found", params: {} });
     expect({ reviews: await count("reviews"), activity: await count("activity") }).toEqual(before);
     expect(await ratingOf("gigs", gig.id)).toEqual({ rating: 0, count: 0 });
   });

@@ -32,7 +32,7 @@ describe("an order from checkout to withdrawal", () => {
     expect((await deliverOrder(sellerActor, { orderId, message: "First draft" }, opts(t))).ok).toBe(true);
     expect(await requestRevision(buyerActor, { orderId, reason: "Bigger letters" }, opts(t))).toMatchObject({ ok: true, value: { revisionsLeft: 0 } });
     expect((await deliverOrder(sellerActor, { orderId, message: "Second draft" }, opts(t))).ok).toBe(true);
-    expect(await requestRevision(buyerActor, { orderId, reason: "Again" }, opts(t))).toMatchObject({ ok: false, error: "conflict", reason: "no_revisions_left" });
+    expect(await requestRevision(buyerActor, { orderId, reason: "Again" }, opts(t))).toMatchObject({ ok: false, error: "conflict", code: "order.no_revisions_left" });
     expect(await approveOrder(buyerActor, { orderId }, opts(t))).toMatchObject({ ok: true, value: { status: "completed" } });
     expect(await approveOrder(buyerActor, { orderId }, opts(t))).toMatchObject({ ok: false, error: "conflict" });
     const released = await balances(t.db);
@@ -67,7 +67,7 @@ describe("an order from checkout to withdrawal", () => {
     const { orderId, reference } = await placeTestOrder(t, t.buyer, gig.id);
     await t.sandbox.decide(reference, "approve");
     await settlePayment(system, { reference }, opts(t));
-    expect(await deleteGig(memberActor(t.seller), { gigId: gig.id }, { db: t.db })).toMatchObject({ ok: false, error: "conflict", reason: "open_orders" });
+    expect(await deleteGig(memberActor(t.seller), { gigId: gig.id }, { db: t.db })).toMatchObject({ ok: false, error: "conflict", code: "gig.open_orders" });
     expect(await t.db("gigs").where({ id: gig.id }).first("id")).toBeDefined();
     await deliverOrder(memberActor(t.seller), { orderId, message: "Done" }, opts(t));
     await approveOrder(memberActor(t.buyer), { orderId }, opts(t));
@@ -80,7 +80,7 @@ describe("an order from checkout to withdrawal", () => {
     await t.sandbox.decide(reference, "approve");
     await settlePayment(system, { reference }, opts(t));
     const refused = await cancelOrder(memberActor(t.buyer), { orderId, reason: "", expected: "abandon" }, opts(t));
-    expect(refused).toMatchObject({ ok: false, error: "conflict", reason: "not_allowed_now" });
+    expect(refused).toMatchObject({ ok: false, error: "conflict", code: "order.not_allowed_now" });
     expect(await t.db("orders").where({ id: orderId }).first("status", "cancel_requested_by")).toEqual({ status: "in_progress", cancel_requested_by: null });
     // Without `expected`, the same press is a request to the seller.
     expect(await cancelOrder(memberActor(t.buyer), { orderId, reason: "" }, opts(t))).toMatchObject({ ok: true, value: { outcome: "requested" } });

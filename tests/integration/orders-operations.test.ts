@@ -9,14 +9,11 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "~/operations/core.server";
-import { NOT_ALLOWED_NOW } from "~/operations/order-machine.server";
 import {
   approveOrder,
   cancelOrder,
   declineCancel,
   deliverOrder,
-  DISPUTE_OPEN,
-  NO_SUCH_ORDER,
   openDispute,
   placeOrder,
   requestRevision,
@@ -62,9 +59,9 @@ async function deliveredOrder(buyer: TestUser, gig = t.gigId) {
   return paid;
 }
 
-const notFound = { ok: false, error: "not_found", message: NO_SUCH_ORDER };
-const notAllowed = (status: string) => ({ ok: false, error: "conflict", reason: "not_allowed_now", message: NOT_ALLOWED_NOW(status) });
-const disputeOpen = { ok: false, error: "conflict", reason: "dispute_open", message: DISPUTE_OPEN };
+const notFound = { ok: false, error: "not_found", code: "order.not_found", params: {} };
+const notAllowed = (status: string) => ({ ok: false, error: "conflict", code: "order.not_allowed_now", params: { status } });
+const disputeOpen = { ok: false, error: "conflict", code: "order.dispute_open", params: {} };
 
 /** Every party step, by one actor, on one order. */
 function partySteps(actor: Actor, orderId: number) {
@@ -248,7 +245,7 @@ describe("steps the order's status does not allow", () => {
       }
       // With no cancel request on the table, there is none to decline or withdraw, whatever the status.
       for (const who of ["buyer", "seller"] as const) {
-        const expected = who === "seller" && unpaid.has(orderId) ? notFound : { ok: false, error: "conflict", reason: "no_cancel_request" };
+        const expected = who === "seller" && unpaid.has(orderId) ? notFound : { ok: false, error: "conflict", code: "order.no_cancel_request" };
         expect(await steps[who].decline(), `${who} declines on a ${status} order`).toMatchObject(expected);
       }
     }
@@ -283,7 +280,7 @@ describe("steps the order's status does not allow", () => {
     expect(await requestRevision(memberActor(buyer), { orderId, reason: "Again" }, o())).toMatchObject({
       ok: false,
       error: "conflict",
-      reason: "no_revisions_left",
+      code: "order.no_revisions_left",
     });
     expect(await trail(t.db, [orderId])).toEqual(before);
 
@@ -293,7 +290,7 @@ describe("steps the order's status does not allow", () => {
     expect(await requestRevision(memberActor(buyer), { orderId: strict.orderId, reason: "Please" }, o())).toMatchObject({
       ok: false,
       error: "conflict",
-      reason: "no_revisions_left",
+      code: "order.no_revisions_left",
     });
     expect(await orderRow(t.db, strict.orderId)).toMatchObject({ status: "delivered", revisionsUsed: 0 });
   });
@@ -394,7 +391,7 @@ describe("cancelling", () => {
     expect(await cancelOrder(memberActor(t.seller), { orderId, reason: "I am ill" }, o())).toEqual({ ok: true, value: { outcome: "requested" } });
     expect(await orderRow(t.db, orderId)).toMatchObject({ status: "in_progress", cancelRequestedBy: t.seller.id });
     const before = await trail(t.db, [orderId]);
-    expect(await cancelOrder(memberActor(t.seller), { orderId, reason: "Please" }, o())).toMatchObject({ ok: false, error: "conflict", reason: "cancel_pending" });
+    expect(await cancelOrder(memberActor(t.seller), { orderId, reason: "Please" }, o())).toMatchObject({ ok: false, error: "conflict", code: "order.cancel_pending" });
     expect(await trail(t.db, [orderId])).toEqual(before);
 
     expect(await cancelOrder(memberActor(buyer), { orderId, reason: "Fine" }, o())).toEqual({ ok: true, value: { outcome: "cancelled" } });
@@ -586,7 +583,7 @@ describe("disputes", () => {
     expect(await resolveDispute(memberActor(t.admin), { orderId, resolution: "release", note: "" }, o())).toMatchObject({
       ok: false,
       error: "conflict",
-      reason: "no_open_dispute",
+      code: "order.no_open_dispute",
     });
     expect(await trail(t.db, [orderId])).toEqual(before);
     expect(await resolveDispute(memberActor(t.admin), { orderId: 987_654, resolution: "refund", note: "" }, o())).toEqual(notFound);
@@ -595,7 +592,7 @@ describe("disputes", () => {
     expect(await resolveDispute(memberActor(t.admin), { orderId, resolution: "refund", note: "" }, o())).toMatchObject({ ok: true });
     const resolved = await trail(t.db, [orderId]);
     for (const resolution of ["release", "refund"] as const) {
-      expect(await resolveDispute(memberActor(t.admin), { orderId, resolution, note: "" }, o())).toMatchObject({ ok: false, error: "conflict", reason: "no_open_dispute" });
+      expect(await resolveDispute(memberActor(t.admin), { orderId, resolution, note: "" }, o())).toMatchObject({ ok: false, error: "conflict", code: "order.no_open_dispute" });
     }
     expect(await trail(t.db, [orderId])).toEqual(resolved);
   });

@@ -10,7 +10,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { memberBalances } from "~/models/ledger.server";
-import { cancelOrder, placeOrder, PAYMENTS_UNAVAILABLE } from "~/operations/orders.server";
+import { cancelOrder, placeOrder } from "~/operations/orders.server";
 import { paymentCallback, pollPayments, settlePayment, settlePayout, type PaymentOptions } from "~/operations/payments.server";
 import { createProviders, type Providers } from "~/payments/registry.server";
 import { parseEnv } from "~/server/env.server";
@@ -250,7 +250,7 @@ describe("callbacks that are not about a MoMo payment of ours", () => {
       { gigId: t.gigId, tier: "basic", requirements: "", msisdn: "+256701234567", network: "airtel", checkoutKey: checkoutKey() },
       o(),
     );
-    expect(placed).toEqual({ ok: false, error: "conflict", reason: "payments_unavailable", message: PAYMENTS_UNAVAILABLE });
+    expect(placed).toEqual({ ok: false, error: "conflict", code: "payment.unavailable", params: {} });
     expect(await t.db("orders").count<{ c: string }[]>({ c: "*" })).toEqual(orders);
   });
 });

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { memberBalances } from "~/models/ledger.server";
 import type { Actor } from "~/operations/core.server";
 import { runOrderTimers } from "~/operations/orders.server";
-import { NO_PAYOUT_NUMBER, pollPayouts, requestWithdrawal, settlePayout } from "~/operations/payments.server";
+import { pollPayouts, requestWithdrawal, settlePayout } from "~/operations/payments.server";
 import type { PaymentProvider, RequestOutcome, TransferRequest, TransferStatus } from "~/payments/provider.server";
 import type { Providers } from "~/payments/registry.server";
 import { getEnv } from "~/server/env.server";
@@ -77,15 +77,15 @@ describe("requestWithdrawal", () => {
     expect(await withdraw(memberActor(seller), min - 1)).toEqual({
       ok: false,
       error: "invalid",
-      issues: { amountUgx: [`The smallest withdrawal is UGX ${min.toLocaleString("en-US")}.`] },
+      issues: { amountUgx: [{ code: "payout.below_minimum", params: { minUgx: min } }] },
     });
-    expect(await withdraw(memberActor(seller), 80_001)).toEqual({ ok: false, error: "invalid", issues: { amountUgx: ["You can withdraw at most UGX 80,000."] } });
+    expect(await withdraw(memberActor(seller), 80_001)).toEqual({ ok: false, error: "invalid", issues: { amountUgx: [{ code: "payout.above_available", params: { maxUgx: 80_000 } }] } });
     expect(await withdraw(visitor, 10_000)).toMatchObject({ ok: false, error: "forbidden" });
     expect(await withdraw(system, 10_000)).toMatchObject({ ok: false, error: "forbidden" });
 
     const noNumber = await sellerWithEarnings({ payoutNumber: null });
     const beforeNoNumber = { payouts: await count("payouts"), journals: await count("ledger_journals") };
-    expect(await withdraw(memberActor(noNumber), 10_000)).toEqual({ ok: false, error: "conflict", reason: "no_payout_number", message: NO_PAYOUT_NUMBER });
+    expect(await withdraw(memberActor(noNumber), 10_000)).toEqual({ ok: false, error: "conflict", code: "payout.no_number", params: {} });
     expect({ payouts: await count("payouts"), journals: await count("ledger_journals") }).toEqual(beforeNoNumber);
     expect(beforeNoNumber.payouts).toBe(before.payouts);
     expect(await memberBalances(t.db, seller.id)).toMatchObject({ availableUgx: 80_000, inTransitUgx: 0 });
@@ -123,7 +123,7 @@ describe("requestWithdrawal", () => {
     const results = await Promise.all([withdraw(memberActor(seller), 80_000), withdraw(memberActor(seller), 80_000), withdraw(memberActor(seller), 80_000)]);
     expect(results.filter((r) => r.ok)).toHaveLength(1);
     for (const refused of results.filter((r) => !r.ok)) {
-      expect(refused).toEqual({ ok: false, error: "invalid", issues: { amountUgx: ["You can withdraw at most UGX 0."] } });
+      expect(refused).toEqual({ ok: false, error: "invalid", issues: { amountUgx: [{ code: "payout.above_available", params: { maxUgx: 0 } }] } });
     }
     expect(await count("payouts", { user_id: seller.id })).toBe(1);
     expect(await memberBalances(t.db, seller.id)).toMatchObject({ availableUgx: 0, inTransitUgx: 80_000 });

@@ -7,7 +7,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memberBalances } from "~/models/ledger.server";
 import { runOrderTimers } from "~/operations/orders.server";
-import { NO_PAYOUT_NUMBER, settlePayout } from "~/operations/payments.server";
+import { settlePayout } from "~/operations/payments.server";
+import { messageOf } from "~/content/operation-messages";
+
+const NO_PAYOUT_NUMBER = messageOf({ code: "payout.no_number", params: {} });
 import { createSession, createUser } from "../support/factories";
 import { DAY_MS, rowCount } from "../support/order-checks";
 import { completedTestOrder, opts, orderTestContext, system } from "../support/orders";

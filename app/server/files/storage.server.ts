@@ -11,6 +11,8 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type Sharp from "sharp";
+import { messageOf } from "~/content/operation-messages";
+import type { Coded } from "~/operations/failure-codes";
 import { getEnv, type Env } from "~/server/env.server";
 
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -27,7 +29,12 @@ export const IMAGE_SIZES = {
 } as const;
 export type ImageSize = keyof typeof IMAGE_SIZES;
 
-export class InvalidImageError extends Error {}
+/** A file that is no image we take, with the code operations answer it by (ADR 035); its message is the code's words. */
+export class InvalidImageError extends Error {
+  constructor(readonly issue: Coded<"image.empty" | "image.too_many_bytes" | "image.wrong_type" | "image.too_many_pixels" | "image.unreadable">) {
+    super(messageOf(issue));
+  }
+}
 
 /** The upload directory of this environment (the web process's own by default). */
 export function uploadDir(env: Pick<Env, "UPLOAD_DIR"> = getEnv()) {
@@ -87,12 +94,14 @@ export function pixelLimitProblem({ width = 0, height = 0 }: Pick<Sharp.Metadata
  * together, what counts against the member's storage cap). Throws InvalidImageError with a message for people.
  */
 export async function saveImage(input: Buffer, sizes: ImageSize[]): Promise<{ key: string; sizeBytes: number }> {
-  if (input.length === 0) throw new InvalidImageError("Choose an image to upload");
-  if (input.length > MAX_IMAGE_BYTES) throw new InvalidImageError("Images can be at most 5 MB");
+  if (input.length === 0) throw new InvalidImageError({ code: "image.empty", params: {} });
+  if (input.length > MAX_IMAGE_BYTES) throw new InvalidImageError({ code: "image.too_many_bytes", params: { maxMegabytes: MAX_IMAGE_BYTES / (1024 * 1024) } });
   const metadata = await imageHeader(input);
-  if (!metadata?.format || !ACCEPTED.has(metadata.format)) throw new InvalidImageError("Upload a JPEG, PNG or WebP image");
-  const tooLarge = pixelLimitProblem(metadata);
-  if (tooLarge) throw new InvalidImageError(`This image is ${tooLarge}`);
+  if (!metadata?.format || !ACCEPTED.has(metadata.format)) throw new InvalidImageError({ code: "image.wrong_type", params: {} });
+  if (pixelLimitProblem(metadata)) {
+    const { width = 0, height = 0 } = metadata;
+    throw new InvalidImageError({ code: "image.too_many_pixels", params: { width, height, maxMegapixels: MAX_IMAGE_PIXELS / 1_000_000 } });
+  }
   const key = randomUUID();
   const sharp = await loadSharp();
   await fs.mkdir(uploadDir(), { recursive: true });
@@ -109,7 +118,7 @@ export async function saveImage(input: Buffer, sizes: ImageSize[]): Promise<{ ke
     }
   } catch {
     await deleteImage(key);
-    throw new InvalidImageError("This image could not be read. Upload a JPEG, PNG or WebP image");
+    throw new InvalidImageError({ code: "image.unreadable", params: {} });
   }
   return { key, sizeBytes };
 }

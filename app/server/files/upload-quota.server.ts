@@ -8,7 +8,8 @@
  * cannot count), 400 over the cap (nothing will free it by waiting).
  */
 import { storedBytesOf } from "~/models/stored-file.server";
-import { invalid, limitedBy, type Failure } from "~/operations/core.server";
+import { messageOf } from "~/content/operation-messages";
+import { invalid, issue, limitedBy, type Failure } from "~/operations/core.server";
 import { getDb, type Db } from "~/server/db.server";
 import { consumeAll, refund, type Limited, type LIMITS } from "~/server/rate-limit.server";
 
@@ -16,17 +17,7 @@ const MB = 1024 * 1024;
 /** What one member may keep stored, every kind of file together. */
 export const MAX_STORED_BYTES = 1024 * MB;
 
-export type UploadRefusal = Limited | { status: 400; message: string; retryAfter?: undefined };
-
-/** "350 MB", "1 GB", "1.2 GB". */
-function amount(bytes: number): string {
-  if (bytes < 1000 * MB) return `${Math.ceil(bytes / MB)} MB`;
-  return `${(bytes / (1024 * MB)).toFixed(1).replace(/\.0$/, "")} GB`;
-}
-
-function storageFull(storedBytes: number): string {
-  return `These files would take you past the ${amount(MAX_STORED_BYTES)} of files one member may keep on Soko (yours take ${amount(storedBytes)} now).`;
-}
+export type UploadRefusal = Limited | { status: 400; message: string; storedBytes: number; retryAfter?: undefined };
 
 function uses(userId: number, files: number, bytes: number): { name: keyof typeof LIMITS; key: string; points: number }[] {
   const key = String(userId);
@@ -50,7 +41,9 @@ export async function reserveUploads(userId: number, sizes: number[], { db = get
   if (!sizes.length) return null;
   const bytes = total(sizes);
   const stored = await storedBytesOf(db, userId);
-  if (stored + bytes > MAX_STORED_BYTES) return { status: 400, message: storageFull(stored) };
+  if (stored + bytes > MAX_STORED_BYTES) {
+    return { status: 400, message: messageOf({ code: "upload.storage_full", params: { storedBytes: stored, maxBytes: MAX_STORED_BYTES } }), storedBytes: stored };
+  }
   return consumeAll(uses(userId, sizes.length, bytes));
 }
 
@@ -67,5 +60,6 @@ export function refusalInit(refusal: { status: number; retryAfter?: number }): R
 
 /** A refusal as an operation's Failure, beside `field`: over a rate `limited` (429/503), over the cap `invalid` (400). */
 export function uploadFailure(refusal: UploadRefusal, field: string): Failure {
-  return refusal.status === 400 ? invalid({ [field]: [refusal.message] }) : limitedBy(refusal);
+  if (refusal.status !== 400) return limitedBy(refusal);
+  return invalid({ [field]: [issue("upload.storage_full", { storedBytes: refusal.storedBytes, maxBytes: MAX_STORED_BYTES })] });
 }

@@ -1,0 +1,188 @@
+/**
+ * The settings tabs of an account (ADR 012): profile, notifications, preferences and the footer's currency,
+ * and the payout number (ADR 032), by the member or, for the demo data, the platform. Joining, signing in
+ * and the platform's own account changes are in accounts.server.ts; passwords in passwords.server.ts.
+ */
+import type { Knex } from "knex";
+import * as users from "~/models/user.server";
+import { insertNotification } from "~/models/notification.server";
+import { sendMail } from "~/models/outbox.server";
+import { forbidden, invalid, issue, memberOf, notFound, ok, transact, type Actor, type Result } from "~/operations/core.server";
+import { pushUnreadCount } from "~/operations/notifications.server";
+import { type BillingInput, type NotificationsInput, type PreferencesInput, type ProfileInput } from "~/schemas/account";
+import { formatDateTime } from "~/utils/dates";
+import { getDb } from "~/server/db.server";
+import { appMailOrigin } from "~/server/host.server";
+import { SUPPORT_EMAIL } from "~/content/faq";
+import { maskMsisdn, PAYOUT_NUMBER_HOLD_MS, PAYOUT_NUMBER_NOTIFICATION } from "~/domain/mobile-money";
+import { deleteImage, InvalidImageError, saveImage } from "~/server/files/storage.server";
+import { releaseUploads, reserveUploads, uploadFailure } from "~/server/files/upload-quota.server";
+import { onlyMembers, type Options } from "~/operations/accounts.server";
+import { checkCurrentPassword } from "~/operations/passwords.server";
+
+/**
+ * The profile tab. A new picture counts against the member's upload quota (ADR 031, as every stored file
+ * does) and is stored before the transaction, its bytes recorded with it; the picture it replaces is deleted
+ * once the change has committed, and a picture whose change did not commit is deleted at once (no row names it).
+ */
+export async function updateProfile(actor: Actor, input: ProfileInput & { avatar?: Buffer | null }, { db }: Options = {}): Promise<Result<null>> {
+  const refused = onlyMembers(actor);
+  if (refused) return refused;
+  const user = memberOf(actor)!;
+  let avatarKey: string | undefined;
+  let avatarSizeBytes: number | undefined;
+  if (input.avatar?.length) {
+    const refused = await reserveUploads(user.id, [input.avatar.length], { db });
+    if (refused) return uploadFailure(refused, "avatar");
+    try {
+      ({ key: avatarKey, sizeBytes: avatarSizeBytes } = await saveImage(input.avatar, ["avatar"]));
+    } catch (error) {
+      await releaseUploads(user.id, [input.avatar.length]);
+      if (error instanceof InvalidImageError) return invalid({ avatar: [error.issue] });
+      throw error;
+    }
+  }
+  const { name, bio, location, skills, languages } = input;
+  let result: Result<null> | undefined;
+  try {
+    result = await transact(
+      actor,
+      async (tx) => {
+        const saved = await users.updateProfile(tx.trx, user.id, { name, bio, location, skills, languages, avatarKey, avatarSizeBytes });
+        if (!saved) return notFound();
+        tx.pagesChanged(); // a seller's name, picture and bio show on their gigs and profile
+        const previous = saved.previousAvatarKey;
+        if (avatarKey && previous) await tx.effect({ kind: "delete_image", key: previous }, `delete_image:${previous}`);
+        await tx.activity(user.id, "profile_updated");
+        return ok(null);
+      },
+      { db },
+    );
+    return result;
+  } finally {
+    if (avatarKey && !result?.ok) await deleteImage(avatarKey);
+  }
+}
+
+/** The notifications tab: an unchecked box is stored as off. */
+export async function updateNotifications(actor: Actor, input: NotificationsInput, { db }: Options = {}): Promise<Result<null>> {
+  const refused = onlyMembers(actor);
+  if (refused) return refused;
+  const user = memberOf(actor)!;
+  const prefs = {
+    emailOrders: input.emailOrders === "on",
+    emailMessages: input.emailMessages === "on",
+    emailMarketing: input.emailMarketing === "on",
+    pushOrders: input.pushOrders === "on",
+    pushMessages: input.pushMessages === "on",
+  };
+  return updateOwnRow(actor, user.id, "notifications_updated", (trx) => users.updateNotifications(trx, user.id, prefs), db);
+}
+
+/**
+ * The billing tab: the mobile-money number payouts go to (ADR 032). Setting it, the first time too, takes the
+ * current password (wrong ones counted per member, as sign-in counts them); a new number is held for 24 hours
+ * (withdrawals to it wait: app/operations/payments.server.ts) and the member is told at once, in
+ * /notifications and by mail to the account's email whatever their mail settings, so someone who got hold of
+ * their session and password has a day in which the member can stop them. The same number again changes nothing.
+ */
+export async function updateBilling(
+  actor: Actor,
+  input: BillingInput,
+  { db = getDb() }: Options = {},
+): Promise<Result<{ changed: boolean; holdUntil: Date | null }>> {
+  const refused = onlyMembers(actor);
+  if (refused) return refused;
+  const user = memberOf(actor)!;
+  const wrong = await checkCurrentPassword(user.id, input.currentPassword, db);
+  if (wrong) return wrong;
+  return transact<{ changed: boolean; holdUntil: Date | null }>(
+    actor,
+    async (tx) => {
+      const before = await users.lockPayoutNumber(tx.trx, user.id);
+      if (!before) return notFound();
+      if (before.mobileMoneyNumber === input.mobileMoneyNumber) return ok({ changed: false, holdUntil: null });
+      const setAt = (await users.setPayoutNumber(tx.trx, user.id, input.mobileMoneyNumber, { held: true }))!;
+      const holdUntil = new Date(setAt.getTime() + PAYOUT_NUMBER_HOLD_MS);
+      const masked = maskMsisdn(input.mobileMoneyNumber);
+      await tx.activity(user.id, "billing_updated", { number: masked });
+      const when = (d: Date) => formatDateTime(d, before.timeZone);
+      const changed = before.mobileMoneyNumber ? "changed" : "set";
+      const body = `Your payout number was ${changed} to ${masked} on ${when(setAt)}. Withdrawals to it open on ${when(holdUntil)}. Not you? Reset your password now and write to ${SUPPORT_EMAIL}.`;
+      await insertNotification(tx.trx, { userId: user.id, kind: PAYOUT_NUMBER_NOTIFICATION, body });
+      await pushUnreadCount(tx, user.id, { kind: PAYOUT_NUMBER_NOTIFICATION, body, orderId: null, conversationId: null });
+      const origin = appMailOrigin();
+      await sendMail(tx.trx, {
+        to: before.email,
+        subject: `Soko: your payout number was ${changed}`,
+        body:
+          `Hello ${before.name},\n\n` +
+          `The mobile-money number your Soko earnings are paid to was ${changed} to ${masked} on ${when(setAt)}` +
+          `${before.mobileMoneyNumber ? ` (it was ${maskMsisdn(before.mobileMoneyNumber)})` : ""}.\n` +
+          `To keep your earnings safe, withdrawals to the new number open 24 hours later, on ${when(holdUntil)}.\n\n` +
+          `If you made this change, there is nothing to do.\n\n` +
+          `If it was not you, someone has your password. Reset it now at ${origin}/forgot-password (that signs out ` +
+          `every session), then put your own number back in Settings, Billing (${origin}/settings?tab=billing) and ` +
+          `write to ${SUPPORT_EMAIL}. Nothing can be withdrawn to the new number before ${when(holdUntil)}.\n`,
+      });
+      return ok({ changed: true, holdUntil });
+    },
+    { db },
+  );
+}
+
+/**
+ * A payout number set by the platform rather than by the member (the demo data; later an import): no password
+ * to ask for, nobody to warn, no hold.
+ */
+export async function setMemberPayoutNumber(actor: Actor, input: { userId: number; mobileMoneyNumber: string }, { db }: Options = {}): Promise<Result<null>> {
+  if (actor.kind !== "system") return forbidden("access.platform_only", { task: "set_payout_numbers" });
+  return transact(
+    actor,
+    async (tx) => {
+      if (!(await users.lockPayoutNumber(tx.trx, input.userId))) return notFound();
+      await users.setPayoutNumber(tx.trx, input.userId, input.mobileMoneyNumber, { held: false });
+      await tx.activity(input.userId, "billing_updated", { number: maskMsisdn(input.mobileMoneyNumber) });
+      return ok(null);
+    },
+    { db },
+  );
+}
+
+/** The preferences tab: language, display currency, time zone. */
+export async function updatePreferences(actor: Actor, input: PreferencesInput, { db }: Options = {}): Promise<Result<null>> {
+  const refused = onlyMembers(actor);
+  if (refused) return refused;
+  const user = memberOf(actor)!;
+  return updateOwnRow(actor, user.id, "preferences_updated", (trx) => users.updatePreferences(trx, user.id, input), db);
+}
+
+/**
+ * The footer's currency switch, for a member: stored with their preferences (a visitor's choice is only a
+ * cookie, which the route sets; there is nothing to store for them).
+ */
+export async function setCurrency(actor: Actor, input: { preferredCurrency: "UGX" | "USD" }, { db }: Options = {}): Promise<Result<null>> {
+  const refused = onlyMembers(actor);
+  if (refused) return refused;
+  const user = memberOf(actor)!;
+  return updateOwnRow(actor, user.id, "preferences_updated", (trx) => users.setPreferredCurrency(trx, user.id, input.preferredCurrency), db);
+}
+
+/** One write to the member's own row and its activity; not found when the row is gone. */
+function updateOwnRow(
+  actor: Actor,
+  userId: number,
+  kind: "notifications_updated" | "preferences_updated",
+  write: (trx: Knex.Transaction) => Promise<boolean>,
+  db: Knex | undefined,
+): Promise<Result<null>> {
+  return transact(
+    actor,
+    async (tx) => {
+      if (!(await write(tx.trx))) return notFound();
+      await tx.activity(userId, kind);
+      return ok(null);
+    },
+    { db },
+  );
+}
