@@ -85,7 +85,6 @@ const sameOriginMutations: RequestHandler = (req, res, next) => {
   res.status(403).type("text/plain").send("Forbidden: this form was sent from another site.");
 };
 
-
 // helmet's headers with each page's CSP nonce (res.locals.cspNonce): worked out once at start unless
 // SPEED_PATCHES=off (app/server/speed/page-headers.server.ts). These options are the one source of the headers.
 app.use(

@@ -49,7 +49,6 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   };
 }
 
-
 export const meta: MetaFunction = () => [
   { title: "Soko: hire Ugandan freelancers" },
   {

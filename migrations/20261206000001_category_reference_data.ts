@@ -29,7 +29,12 @@ export async function up(db: Knex) {
     CREATE UNIQUE INDEX categories_name_lower_key ON categories (lower(name));
   `);
   for (const [position, c] of CATEGORIES.entries()) {
-    await db.raw(`INSERT INTO categories (slug, name, description, position) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, [c.slug, c.name, c.description, position]);
+    await db.raw(`INSERT INTO categories (slug, name, description, position) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, [
+      c.slug,
+      c.name,
+      c.description,
+      position,
+    ]);
   }
 }
 

@@ -48,7 +48,6 @@ import { buildApp, root } from "./build";
 import { appendPrintedRun, keepConsole } from "./lib/bench";
 import { startAppServer, type AppServer } from "./lib/servers";
 
-
 /** The benchmark's own database; `--database` names another, so two people can load and measure at once. */
 const BENCH_DB = "soko_bench";
 const GIGS = 100_000;
@@ -112,9 +111,17 @@ function readOptions(): Options {
     keepData: values["keep-data"],
     queriesOnly: values["queries-only"],
     searchOnly: values["search-only"],
-    pageCache: values["page-cache"] === "on" || values["page-cache"] === "off" ? values["page-cache"] : fail(`--page-cache must be on or off, got "${values["page-cache"]}"`),
+    pageCache:
+      values["page-cache"] === "on" || values["page-cache"] === "off"
+        ? values["page-cache"]
+        : fail(`--page-cache must be on or off, got "${values["page-cache"]}"`),
     database: /^[a-z_][a-z0-9_]{0,53}$/.test(values.database) ? values.database : fail(`--database must be a plain lower-case name, got "${values.database}"`),
-    baseline: values.baseline === undefined ? null : fs.existsSync(path.join(values.baseline, "app/models/gig.server.ts")) ? path.resolve(values.baseline) : fail(`--baseline must be a checkout of this app, got "${values.baseline}"`),
+    baseline:
+      values.baseline === undefined
+        ? null
+        : fs.existsSync(path.join(values.baseline, "app/models/gig.server.ts"))
+          ? path.resolve(values.baseline)
+          : fail(`--baseline must be a checkout of this app, got "${values.baseline}"`),
     docs: !values["no-docs"],
   };
 }
@@ -237,8 +244,9 @@ async function prepareDatabase(app: App, url: string, database: string, keepData
     );
     const c = counts.rows[0] ?? {};
     console.log(
-      `  loaded ${Object.entries(c).map(([k, v]) => `${v.toLocaleString("en-US")} ${k.replace("_", " ")}`).join(", ")} ` +
-        `in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      `  loaded ${Object.entries(c)
+        .map(([k, v]) => `${v.toLocaleString("en-US")} ${k.replace("_", " ")}`)
+        .join(", ")} ` + `in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
   } finally {
     await db.destroy();
@@ -250,74 +258,277 @@ async function prepareDatabase(app: App, url: string, database: string, keepData
 
 type CategoryWords = { services: string[]; audiences: string[]; tags: string[]; share: number };
 
-const ADJECTIVES = ["modern", "professional", "minimalist", "creative", "unique", "stunning", "affordable", "bold", "premium", "custom", "high quality", "simple"];
+const ADJECTIVES = [
+  "modern",
+  "professional",
+  "minimalist",
+  "creative",
+  "unique",
+  "stunning",
+  "affordable",
+  "bold",
+  "premium",
+  "custom",
+  "high quality",
+  "simple",
+];
 
 const WORDS: Record<string, CategoryWords> = {
   "graphics-design": {
     share: 0.24,
     services: [
-      "design a {adj} logo", "design a {adj} brand identity kit", "design {adj} flyers and posters", "design {adj} social media graphics",
-      "design a {adj} business card", "create {adj} custom illustrations", "design {adj} product packaging and labels",
-      "design a {adj} wedding invitation card", "redesign your logo in 24 hours", "design {adj} billboard and banner artwork",
-      "design a {adj} restaurant menu", "create {adj} YouTube thumbnails", "design a {adj} company profile", "vectorize and redraw your logo",
+      "design a {adj} logo",
+      "design a {adj} brand identity kit",
+      "design {adj} flyers and posters",
+      "design {adj} social media graphics",
+      "design a {adj} business card",
+      "create {adj} custom illustrations",
+      "design {adj} product packaging and labels",
+      "design a {adj} wedding invitation card",
+      "redesign your logo in 24 hours",
+      "design {adj} billboard and banner artwork",
+      "design a {adj} restaurant menu",
+      "create {adj} YouTube thumbnails",
+      "design a {adj} company profile",
+      "vectorize and redraw your logo",
     ],
-    audiences: ["your brand", "your business", "your startup", "your shop", "your church", "your school", "your restaurant", "your salon", "your event", "your NGO"],
-    tags: ["logo", "logo design", "branding", "graphic design", "flyer", "poster", "illustration", "business card", "packaging", "social media", "brand identity", "vector"],
+    audiences: [
+      "your brand",
+      "your business",
+      "your startup",
+      "your shop",
+      "your church",
+      "your school",
+      "your restaurant",
+      "your salon",
+      "your event",
+      "your NGO",
+    ],
+    tags: [
+      "logo",
+      "logo design",
+      "branding",
+      "graphic design",
+      "flyer",
+      "poster",
+      "illustration",
+      "business card",
+      "packaging",
+      "social media",
+      "brand identity",
+      "vector",
+    ],
   },
   "web-development": {
     share: 0.2,
     services: [
-      "build a {adj} responsive website", "build a {adj} online shop with mobile money", "fix bugs on your WordPress website",
-      "build a {adj} school management system", "integrate MTN MoMo and Airtel Money payments", "build a {adj} landing page",
-      "build a {adj} hotel booking website", "speed up your slow website", "build a {adj} REST API with Node.js",
-      "set up hosting, domain and email", "build a {adj} React web app", "build a {adj} Laravel web application",
-      "develop a {adj} Shopify store", "convert your Figma design to HTML",
+      "build a {adj} responsive website",
+      "build a {adj} online shop with mobile money",
+      "fix bugs on your WordPress website",
+      "build a {adj} school management system",
+      "integrate MTN MoMo and Airtel Money payments",
+      "build a {adj} landing page",
+      "build a {adj} hotel booking website",
+      "speed up your slow website",
+      "build a {adj} REST API with Node.js",
+      "set up hosting, domain and email",
+      "build a {adj} React web app",
+      "build a {adj} Laravel web application",
+      "develop a {adj} Shopify store",
+      "convert your Figma design to HTML",
     ],
-    audiences: ["your business", "your company", "your school", "your hotel", "your shop", "your startup", "your church", "your SACCO", "your clinic", "your NGO"],
-    tags: ["website", "web development", "wordpress", "react", "nodejs", "laravel", "php", "ecommerce", "landing page", "mobile money", "api", "responsive design"],
+    audiences: [
+      "your business",
+      "your company",
+      "your school",
+      "your hotel",
+      "your shop",
+      "your startup",
+      "your church",
+      "your SACCO",
+      "your clinic",
+      "your NGO",
+    ],
+    tags: [
+      "website",
+      "web development",
+      "wordpress",
+      "react",
+      "nodejs",
+      "laravel",
+      "php",
+      "ecommerce",
+      "landing page",
+      "mobile money",
+      "api",
+      "responsive design",
+    ],
   },
   "writing-translation": {
     share: 0.15,
     services: [
-      "translate English to Luganda", "translate English to Swahili", "translate documents from French to English",
-      "write {adj} SEO blog articles", "write a {adj} CV and cover letter", "write {adj} website copy", "proofread and edit your documents",
-      "write a {adj} business plan", "write {adj} product descriptions", "write a {adj} grant proposal", "transcribe your audio and video",
-      "write {adj} press releases", "ghostwrite a {adj} ebook", "write a {adj} company profile",
+      "translate English to Luganda",
+      "translate English to Swahili",
+      "translate documents from French to English",
+      "write {adj} SEO blog articles",
+      "write a {adj} CV and cover letter",
+      "write {adj} website copy",
+      "proofread and edit your documents",
+      "write a {adj} business plan",
+      "write {adj} product descriptions",
+      "write a {adj} grant proposal",
+      "transcribe your audio and video",
+      "write {adj} press releases",
+      "ghostwrite a {adj} ebook",
+      "write a {adj} company profile",
     ],
-    audiences: ["your business", "your NGO", "your website", "your project", "your brand", "your startup", "your job search", "your school", "your church", "your clients"],
-    tags: ["translation", "luganda", "swahili", "english", "copywriting", "proofreading", "cv writing", "blog writing", "seo writing", "business plan", "transcription", "content writing"],
+    audiences: [
+      "your business",
+      "your NGO",
+      "your website",
+      "your project",
+      "your brand",
+      "your startup",
+      "your job search",
+      "your school",
+      "your church",
+      "your clients",
+    ],
+    tags: [
+      "translation",
+      "luganda",
+      "swahili",
+      "english",
+      "copywriting",
+      "proofreading",
+      "cv writing",
+      "blog writing",
+      "seo writing",
+      "business plan",
+      "transcription",
+      "content writing",
+    ],
   },
   "video-animation": {
     share: 0.12,
     services: [
-      "edit your {adj} YouTube videos", "create a {adj} explainer video", "make a {adj} animated advert", "edit your wedding video",
-      "create a {adj} logo animation", "produce a {adj} TikTok video", "create {adj} motion graphics", "make a {adj} promo video",
-      "add subtitles to your video", "create a {adj} 2D animation", "edit a {adj} music video", "make a {adj} slideshow video",
-      "create a {adj} whiteboard animation", "color grade your video footage",
+      "edit your {adj} YouTube videos",
+      "create a {adj} explainer video",
+      "make a {adj} animated advert",
+      "edit your wedding video",
+      "create a {adj} logo animation",
+      "produce a {adj} TikTok video",
+      "create {adj} motion graphics",
+      "make a {adj} promo video",
+      "add subtitles to your video",
+      "create a {adj} 2D animation",
+      "edit a {adj} music video",
+      "make a {adj} slideshow video",
+      "create a {adj} whiteboard animation",
+      "color grade your video footage",
     ],
-    audiences: ["your brand", "your business", "your channel", "your event", "your church", "your product", "your startup", "your wedding", "your NGO", "your band"],
-    tags: ["video editing", "video", "animation", "explainer video", "motion graphics", "youtube", "tiktok", "promo video", "subtitles", "2d animation", "after effects", "wedding video"],
+    audiences: [
+      "your brand",
+      "your business",
+      "your channel",
+      "your event",
+      "your church",
+      "your product",
+      "your startup",
+      "your wedding",
+      "your NGO",
+      "your band",
+    ],
+    tags: [
+      "video editing",
+      "video",
+      "animation",
+      "explainer video",
+      "motion graphics",
+      "youtube",
+      "tiktok",
+      "promo video",
+      "subtitles",
+      "2d animation",
+      "after effects",
+      "wedding video",
+    ],
   },
   "digital-marketing": {
     share: 0.16,
     services: [
-      "manage your social media pages", "run {adj} Facebook and Instagram ads", "do {adj} SEO for your website", "set up {adj} Google Ads campaigns",
-      "grow your Instagram followers organically", "create a {adj} content calendar", "run a {adj} WhatsApp marketing campaign",
-      "write a {adj} digital marketing strategy", "do {adj} email marketing", "set up your Google Business Profile", "run {adj} TikTok ads",
-      "audit your website SEO", "plan {adj} influencer marketing", "do {adj} keyword research",
+      "manage your social media pages",
+      "run {adj} Facebook and Instagram ads",
+      "do {adj} SEO for your website",
+      "set up {adj} Google Ads campaigns",
+      "grow your Instagram followers organically",
+      "create a {adj} content calendar",
+      "run a {adj} WhatsApp marketing campaign",
+      "write a {adj} digital marketing strategy",
+      "do {adj} email marketing",
+      "set up your Google Business Profile",
+      "run {adj} TikTok ads",
+      "audit your website SEO",
+      "plan {adj} influencer marketing",
+      "do {adj} keyword research",
     ],
-    audiences: ["your brand", "your business", "your shop", "your restaurant", "your hotel", "your startup", "your salon", "your school", "your NGO", "your events"],
-    tags: ["digital marketing", "social media marketing", "seo", "facebook ads", "instagram", "google ads", "email marketing", "content marketing", "tiktok ads", "marketing strategy", "whatsapp", "keyword research"],
+    audiences: [
+      "your brand",
+      "your business",
+      "your shop",
+      "your restaurant",
+      "your hotel",
+      "your startup",
+      "your salon",
+      "your school",
+      "your NGO",
+      "your events",
+    ],
+    tags: [
+      "digital marketing",
+      "social media marketing",
+      "seo",
+      "facebook ads",
+      "instagram",
+      "google ads",
+      "email marketing",
+      "content marketing",
+      "tiktok ads",
+      "marketing strategy",
+      "whatsapp",
+      "keyword research",
+    ],
   },
   "local-services": {
     share: 0.13,
     services: [
-      "photograph your {adj} event", "shoot {adj} product photography", "cover your wedding with photos and video", "tutor your child in mathematics",
-      "plan and decorate your {adj} event", "fly a drone for {adj} aerial video", "provide {adj} MC services", "do {adj} makeup",
-      "deliver {adj} catering", "take {adj} corporate headshots", "teach you to drive safely", "tutor you in English and Luganda",
-      "provide {adj} DJ services", "set up {adj} sound and lighting",
+      "photograph your {adj} event",
+      "shoot {adj} product photography",
+      "cover your wedding with photos and video",
+      "tutor your child in mathematics",
+      "plan and decorate your {adj} event",
+      "fly a drone for {adj} aerial video",
+      "provide {adj} MC services",
+      "do {adj} makeup",
+      "deliver {adj} catering",
+      "take {adj} corporate headshots",
+      "teach you to drive safely",
+      "tutor you in English and Luganda",
+      "provide {adj} DJ services",
+      "set up {adj} sound and lighting",
     ],
-    audiences: ["your event", "your wedding", "your party", "your business", "your family", "your introduction ceremony", "your conference", "your graduation", "your school", "your church"],
+    audiences: [
+      "your event",
+      "your wedding",
+      "your party",
+      "your business",
+      "your family",
+      "your introduction ceremony",
+      "your conference",
+      "your graduation",
+      "your school",
+      "your church",
+    ],
     tags: ["photography", "event planning", "wedding", "tutoring", "drone", "mc", "makeup", "catering", "headshots", "dj", "decoration", "videography"],
   },
 };
@@ -333,8 +544,55 @@ const SENTENCES = [
   "Ask me about discounts for repeat orders and larger projects.",
 ];
 
-const FIRST_NAMES = ["Ruth", "Ivan", "Esther", "Joseph", "Christine", "Daniel", "Sharon", "Moses", "Grace", "Brian", "Patricia", "David", "Sarah", "James", "Agnes", "Peter", "Harriet", "Robert", "Juliet", "Samuel", "Doreen", "Isaac", "Winnie", "Ronald", "Lydia"];
-const LAST_NAMES = ["Achieng", "Tumusiime", "Nansubuga", "Kato", "Auma", "Byaruhanga", "Nabirye", "Opio", "Namubiru", "Mugisha", "Atim", "Ssemwanga", "Nakato", "Okello", "Kyomuhendo", "Mukasa", "Akello", "Wasswa", "Nalwoga", "Ochieng"];
+const FIRST_NAMES = [
+  "Ruth",
+  "Ivan",
+  "Esther",
+  "Joseph",
+  "Christine",
+  "Daniel",
+  "Sharon",
+  "Moses",
+  "Grace",
+  "Brian",
+  "Patricia",
+  "David",
+  "Sarah",
+  "James",
+  "Agnes",
+  "Peter",
+  "Harriet",
+  "Robert",
+  "Juliet",
+  "Samuel",
+  "Doreen",
+  "Isaac",
+  "Winnie",
+  "Ronald",
+  "Lydia",
+];
+const LAST_NAMES = [
+  "Achieng",
+  "Tumusiime",
+  "Nansubuga",
+  "Kato",
+  "Auma",
+  "Byaruhanga",
+  "Nabirye",
+  "Opio",
+  "Namubiru",
+  "Mugisha",
+  "Atim",
+  "Ssemwanga",
+  "Nakato",
+  "Okello",
+  "Kyomuhendo",
+  "Mukasa",
+  "Akello",
+  "Wasswa",
+  "Nalwoga",
+  "Ochieng",
+];
 const TOWNS = ["Kampala", "Entebbe", "Jinja", "Mbarara", "Gulu", "Mbale", "Masaka", "Lira", "Fort Portal", "Arua", "Wakiso", "Mukono"];
 const LEVELS = ["New Seller", "Level 1", "Level 2", "Top Rated"];
 const REVIEW_COMMENTS = [
@@ -350,7 +608,10 @@ const REVIEW_COMMENTS = [
 function checkTitlesFit() {
   for (const [slug, words] of Object.entries(WORDS)) {
     for (const service of words.services) {
-      const longest = `I will ${service.replace("{adj}", ADJECTIVES.reduce((a, b) => (b.length > a.length ? b : a)))}`;
+      const longest = `I will ${service.replace(
+        "{adj}",
+        ADJECTIVES.reduce((a, b) => (b.length > a.length ? b : a)),
+      )}`;
       if (longest.length > 80) throw new Error(`${slug}: "${longest}" is longer than 80 characters`);
     }
   }
@@ -681,8 +942,7 @@ async function buildScenarios(app: App, db: Knex): Promise<Scenario[]> {
   ];
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" })[c]!);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" })[c]!);
 
 /**
  * One request to each page before measuring: a page that does not answer 200, or does not show what its
@@ -723,7 +983,9 @@ async function machineFacts(db: Knex) {
 function warnIfBusy() {
   const [one, five] = os.loadavg();
   const busy = (one ?? 0) > os.cpus().length * 0.5;
-  console.log(`Load average before measuring: ${one?.toFixed(2)} (1 min), ${five?.toFixed(2)} (5 min)${busy ? " (busy: other work is running, figures will be noisy)" : ""}`);
+  console.log(
+    `Load average before measuring: ${one?.toFixed(2)} (1 min), ${five?.toFixed(2)} (5 min)${busy ? " (busy: other work is running, figures will be noisy)" : ""}`,
+  );
 }
 
 const ms = (n: number) => (Number.isFinite(n) ? (n < 10 ? n.toFixed(1) : n.toFixed(0)) : "–");

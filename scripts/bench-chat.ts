@@ -108,7 +108,11 @@ function readOptions(): Options {
     if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, got "${raw}"`);
     return n;
   };
-  const list = (name: string, raw: string) => raw.split(",").filter(Boolean).map((r) => positive(name, r));
+  const list = (name: string, raw: string) =>
+    raw
+      .split(",")
+      .filter(Boolean)
+      .map((r) => positive(name, r));
   const members = Math.round(positive("members", values.members));
   if (members % 2) throw new Error("--members must be even (they chat in pairs)");
   if (!["read", "delivered", "none"].includes(values.marks)) throw new Error(`--marks must be read, delivered or none, got "${values.marks}"`);
@@ -199,11 +203,21 @@ async function createMembers(db: Knex, count: number, hashToken: (token: string)
     const batch = Array.from({ length: Math.min(500, count - from) }, (_, i) => {
       const n = from + i;
       const role = n % 2 === 0 ? "client" : "freelancer";
-      return { name: `Bench ${role} ${n}`, username: `bench_${n}`, email: `bench.${n}@example.ug`, password_hash: null, role, status: "active", level: role === "freelancer" ? "New Seller" : "Member" };
+      return {
+        name: `Bench ${role} ${n}`,
+        username: `bench_${n}`,
+        email: `bench.${n}@example.ug`,
+        password_hash: null,
+        role,
+        status: "active",
+        level: role === "freelancer" ? "New Seller" : "Member",
+      };
     });
     const ids: { id: string | number }[] = await db("users").insert(batch).returning("id");
     const sessions = ids.map(({ id }) => ({ id: Number(id), token: randomBytes(32).toString("base64url") }));
-    await db("sessions").insert(sessions.map((s) => ({ id: hashToken(s.token), user_id: s.id, expires_at: expiresAt, persistent: false, user_agent: "bench-chat" })));
+    await db("sessions").insert(
+      sessions.map((s) => ({ id: hashToken(s.token), user_id: s.id, expires_at: expiresAt, persistent: false, user_agent: "bench-chat" })),
+    );
     rows.push(...sessions);
   }
   return rows;
@@ -258,9 +272,11 @@ function openSocket(server: AppServer, member: MemberRow, index: number, marks: 
     const tracked = message.clientId ? byClientId.get(message.clientId) : undefined;
     if (tracked && tracked.deliveredAt === undefined) tracked.deliveredAt = performance.now();
     if (marks === "none") return;
-    socket.timeout(ACK_TIMEOUT_MS).emit(markEvent, { conversationId: message.conversationId, upTo: message.id }, (error: Error | null, answer?: { ok: boolean }) => {
-      if ((error || !answer?.ok) && tracked) tracked.step.markErrors++;
-    });
+    socket
+      .timeout(ACK_TIMEOUT_MS)
+      .emit(markEvent, { conversationId: message.conversationId, upTo: message.id }, (error: Error | null, answer?: { ok: boolean }) => {
+        if ((error || !answer?.ok) && tracked) tracked.step.markErrors++;
+      });
   });
   socket.on("message_status_update", ({ ids, status }: { ids: number[]; status: string }) => {
     if (status !== marks) return;
@@ -299,7 +315,9 @@ async function connectAll(members: MemberRow[], on: AppServer[], marks: Marks): 
   const started = performance.now();
   const opened = await pool(members, 50, (m, i) => openSocket(on[i % on.length]!, m, i, marks));
   clients.push(...opened);
-  console.log(`  ${opened.length.toLocaleString("en-US")} sockets connected to ${on.length} web process${on.length > 1 ? "es" : ""} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `  ${opened.length.toLocaleString("en-US")} sockets connected to ${on.length} web process${on.length > 1 ? "es" : ""} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 }
 
 const BODIES = [
@@ -324,23 +342,27 @@ function send(step: Step, from: Client, conversationId: string): Promise<void> {
   return new Promise((resolve) => {
     from.socket
       .timeout(ACK_TIMEOUT_MS)
-      .emit("send_message", { conversationId, body: BODIES[sequence % BODIES.length], clientId }, (error: Error | null, answer?: { ok: boolean; error?: string; message?: { id: number } }) => {
-        tracked.ackAt = performance.now();
-        if (error) tracked.failed = "ack timeout";
-        else if (!answer?.ok || !answer.message) tracked.failed = answer?.error ?? "refused";
-        else {
-          tracked.id = answer.message.id;
-          acknowledged++;
-          byMessageId.set(tracked.id, tracked);
-          const early = earlyMarks.get(tracked.id);
-          if (early !== undefined) {
-            tracked.markedAt ??= early;
-            earlyMarks.delete(tracked.id);
+      .emit(
+        "send_message",
+        { conversationId, body: BODIES[sequence % BODIES.length], clientId },
+        (error: Error | null, answer?: { ok: boolean; error?: string; message?: { id: number } }) => {
+          tracked.ackAt = performance.now();
+          if (error) tracked.failed = "ack timeout";
+          else if (!answer?.ok || !answer.message) tracked.failed = answer?.error ?? "refused";
+          else {
+            tracked.id = answer.message.id;
+            acknowledged++;
+            byMessageId.set(tracked.id, tracked);
+            const early = earlyMarks.get(tracked.id);
+            if (early !== undefined) {
+              tracked.markedAt ??= early;
+              earlyMarks.delete(tracked.id);
+            }
           }
-        }
-        if (tracked.failed) count(step.errors, tracked.failed);
-        resolve();
-      });
+          if (tracked.failed) count(step.errors, tracked.failed);
+          resolve();
+        },
+      );
   });
 }
 
@@ -415,7 +437,8 @@ async function runStep(
     );
   }
   step.sendEnd = performance.now();
-  const done = (t: Tracked) => t.failed !== undefined || (t.ackAt !== undefined && t.deliveredAt !== undefined && (marks === "none" || t.markedAt !== undefined));
+  const done = (t: Tracked) =>
+    t.failed !== undefined || (t.ackAt !== undefined && t.deliveredAt !== undefined && (marks === "none" || t.markedAt !== undefined));
   const settleBy = performance.now() + SETTLE_MS;
   while (performance.now() < settleBy && !stopping && !step.sent.every(done)) await sleep(20);
   const wall = (performance.now() - step.sendStart) / 1000;
@@ -511,7 +534,20 @@ const pct = (x: number) => (Number.isFinite(x) ? `${Math.round(x * 100)}%` : "â€
 function tableRows(figures: Figures[], marks: Marks): string[][] {
   const markHead = marks === "none" ? [] : [`${marks} mark p50 / p99 ms`];
   return [
-    ["Step", "Web processes", "Asked/s", "Sent/s", "Delivered/s", "Delivery p50 / p95 / p99 / max ms", "Ack p50 / p99 ms", ...markHead, "Errors", "CPU web / Postgres / Redis / bench / machine", "Bench loop p99 ms", "Web RSS MB"],
+    [
+      "Step",
+      "Web processes",
+      "Asked/s",
+      "Sent/s",
+      "Delivered/s",
+      "Delivery p50 / p95 / p99 / max ms",
+      "Ack p50 / p99 ms",
+      ...markHead,
+      "Errors",
+      "CPU web / Postgres / Redis / bench / machine",
+      "Bench loop p99 ms",
+      "Web RSS MB",
+    ],
     ...figures.map((f) => [
       f.step.label,
       String(f.step.servers),
@@ -521,7 +557,12 @@ function tableRows(figures: Figures[], marks: Marks): string[][] {
       `${ms(f.delivery.p50)} / ${ms(f.delivery.p95)} / ${ms(f.delivery.p99)} / ${ms(f.delivery.max)}`,
       `${ms(f.ack.p50)} / ${ms(f.ack.p99)}`,
       ...(marks === "none" ? [] : [`${ms(f.mark.p50)} / ${ms(f.mark.p99)}`]),
-      f.errors ? `${n(f.errors)} (${[...f.step.errors].map(([k, v]) => `${v} ${k}`).concat(f.step.markErrors ? [`${f.step.markErrors} marks`] : []).join(", ")})` : "0",
+      f.errors
+        ? `${n(f.errors)} (${[...f.step.errors]
+            .map(([k, v]) => `${v} ${k}`)
+            .concat(f.step.markErrors ? [`${f.step.markErrors} marks`] : [])
+            .join(", ")})`
+        : "0",
       [f.step.webCpu, f.step.postgresCpu, f.step.redisCpu, f.step.benchCpu, f.step.machineCpu].map(pct).join(" / "),
       ms(f.step.loopP99),
       f.step.rssMb.map((r) => n(r)).join(" + "),
@@ -581,7 +622,11 @@ async function main() {
   const options = readOptions();
   const benchUrl = databaseUrl(DATABASE);
   Object.assign(process.env, { ...urls, DATABASE_URL: benchUrl, QUEUE_PREFIX: PREFIX, SEED_DEMO: "0" });
-  const [{ migratePostgres }, { createDb }, { hashToken }] = await Promise.all([import("./lib/migrate"), import("~/server/db.server"), import("~/models/session.server")]);
+  const [{ migratePostgres }, { createDb }, { hashToken }] = await Promise.all([
+    import("./lib/migrate"),
+    import("~/server/db.server"),
+    import("~/models/session.server"),
+  ]);
 
   const onSignal = () => void cleanup(options.keep).finally(() => process.exit(130));
   process.once("SIGINT", onSignal);
@@ -624,18 +669,24 @@ async function main() {
 
     // One conversation per pair, opened by its first member.
     const started = performance.now();
-    const conversations = await pool(Array.from({ length: members.length / 2 }, (_, p) => p), 25, async (p) => {
-      const answer = await clients[p * 2]!.socket.timeout(ACK_TIMEOUT_MS).emitWithAck("create_conversation", { userId: clients[p * 2 + 1]!.userId });
-      if (!answer?.ok) throw new Error(`create_conversation failed: ${JSON.stringify(answer)}`);
-      return answer.conversationId as string;
-    });
+    const conversations = await pool(
+      Array.from({ length: members.length / 2 }, (_, p) => p),
+      25,
+      async (p) => {
+        const answer = await clients[p * 2]!.socket.timeout(ACK_TIMEOUT_MS).emitWithAck("create_conversation", { userId: clients[p * 2 + 1]!.userId });
+        if (!answer?.ok) throw new Error(`create_conversation failed: ${JSON.stringify(answer)}`);
+        return answer.conversationId as string;
+      },
+    );
     console.log(`  ${conversations.length} conversations opened in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
     const steps: Step[] = [];
     const report = (step: Step, run: number) => {
       steps.push(step);
       const f = figuresOf(step);
-      console.log(`  ${options.runs > 1 ? `run ${run}, ` : ""}${step.label}: ${n(f.deliveredPerS)} delivered/s, delivery p50 ${ms(f.delivery.p50)} ms, p99 ${ms(f.delivery.p99)} ms, errors ${f.errors}`);
+      console.log(
+        `  ${options.runs > 1 ? `run ${run}, ` : ""}${step.label}: ${n(f.deliveredPerS)} delivered/s, delivery p50 ${ms(f.delivery.p50)} ms, p99 ${ms(f.delivery.p99)} ms, errors ${f.errors}`,
+      );
       return step;
     };
     const sweep = async (meter: Meter, rates: number[]) => {
@@ -645,7 +696,9 @@ async function main() {
       }
     };
 
-    console.log(`\nOne web process: warm-up (3 s at 50/s), then ${options.durationS} s per rate and ${options.maxSeconds} s as fast as acks allow (${options.window} in flight):`);
+    console.log(
+      `\nOne web process: warm-up (3 s at 50/s), then ${options.durationS} s per rate and ${options.maxSeconds} s as fast as acks allow (${options.window} in flight):`,
+    );
     const one: Meter = { pids: [nodePidOf(first)], redis: redis! };
     await runStep("warm-up", one, conversations, options.marks, { rate: 50, seconds: 3 });
     await sweep(one, options.rates);

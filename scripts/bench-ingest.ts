@@ -112,7 +112,6 @@ async function stopAll() {
 // ---------------------------------------------------------------------------------------------------------
 // Load.
 
-
 type Sample = { id: string; acceptedAt: number; seenAt?: number };
 
 type RunResult = {
@@ -294,7 +293,10 @@ function cpuMeter(redis: Redis, processes: Record<string, number | null>) {
 type Lag = { p50: number; p99: number; max: number; seen: number; missing: number };
 
 function lagOf(samples: Sample[]): Lag {
-  const lags = samples.filter((s) => s.seenAt !== undefined).map((s) => s.seenAt! - s.acceptedAt).sort((a, b) => a - b);
+  const lags = samples
+    .filter((s) => s.seenAt !== undefined)
+    .map((s) => s.seenAt! - s.acceptedAt)
+    .sort((a, b) => a - b);
   return { p50: percentile(lags, 50), p99: percentile(lags, 99), max: lags.at(-1) ?? Number.NaN, seen: lags.length, missing: samples.length - lags.length };
 }
 
@@ -413,9 +415,24 @@ async function main() {
     const stored = drained.uniqueEvents - warmEvents;
     const counters = await redis.hgetall(`${prefix}:analytics:counters`);
     const memory = await processMemory([web, worker]);
-    const loadAtEnd = os.loadavg().map((l) => l.toFixed(2)).join(", ");
+    const loadAtEnd = os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(", ");
 
-    const report = buildReport({ options, facts: { ...facts, loadAtEnd }, bareRun, single, batched, paced, acceptedInRuns, stored, counters, memory, drainedInMs: drained.ms });
+    const report = buildReport({
+      options,
+      facts: { ...facts, loadAtEnd },
+      bareRun,
+      single,
+      batched,
+      paced,
+      acceptedInRuns,
+      stored,
+      counters,
+      memory,
+      drainedInMs: drained.ms,
+    });
     console.log(`\n${report.text}`);
     if (options.docs) writeDocs(report.markdown);
     if (single.non2xx + batched.non2xx + paced.non2xx + bareRun.non2xx > 0 || single.errors + batched.errors + paced.errors + bareRun.errors > 0) {
@@ -456,7 +473,10 @@ async function machineFacts(clickhouse: ClickHouseClient, redis: Redis) {
     node: process.version,
     redis: /redis_version:(\S+)/.exec(info)?.[1] ?? "?",
     clickhouse: chVersion[0]?.v ?? "?",
-    loadAverage: os.loadavg().map((l) => l.toFixed(2)).join(", "),
+    loadAverage: os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(", "),
     commit: commitOf(),
   };
 }
@@ -510,11 +530,13 @@ function buildReport(r: {
   const figures: string[][] = [
     ["Run", "Requests/s", "Events/s", "Events an entry", "HTTP p50", "HTTP p99", "Lag p50", "Lag p99", "Lag max", "Not 202"],
     [bareRun.label, n(bareRun.reqPerS), n(bareRun.eventsPerS), "", ms(bareRun.p50), ms(bareRun.p99), "", "", "", n(bareRun.non2xx + bareRun.errors)],
-    ...([
-      [single, lagSingle],
-      [batched, lagBatched],
-      [paced, lagPaced],
-    ] as const).map(([x, l]) => [x.label, n(x.reqPerS), n(x.eventsPerS), eventsPerJob(x), ms(x.p50), ms(x.p99), ms(l.p50), ms(l.p99), ms(l.max), n(x.non2xx + x.errors)]),
+    ...(
+      [
+        [single, lagSingle],
+        [batched, lagBatched],
+        [paced, lagPaced],
+      ] as const
+    ).map(([x, l]) => [x.label, n(x.reqPerS), n(x.eventsPerS), eventsPerJob(x), ms(x.p50), ms(x.p99), ms(l.p50), ms(l.p99), ms(l.max), n(x.non2xx + x.errors)]),
   ];
 
   // CPU per answered request, and the request rate the machine's cores would allow at that cost.
@@ -522,8 +544,17 @@ function buildReport(r: {
   const own = (run: RunResult) => (run.cpu?.total ?? Number.NaN) - (run.cpu?.other ?? 0);
   const cpuRow = (run: RunResult, server: string) => {
     const c = run.cpu ?? {};
-    return [run.label, n(c[server] ?? Number.NaN), n(c.worker ?? Number.NaN), n(c.Redis ?? Number.NaN), n(c.ClickHouse ?? Number.NaN),
-      n(c.autocannon ?? Number.NaN), n(c.other ?? Number.NaN), n(c.total ?? Number.NaN), n((cores * 1e6) / own(run))];
+    return [
+      run.label,
+      n(c[server] ?? Number.NaN),
+      n(c.worker ?? Number.NaN),
+      n(c.Redis ?? Number.NaN),
+      n(c.ClickHouse ?? Number.NaN),
+      n(c.autocannon ?? Number.NaN),
+      n(c.other ?? Number.NaN),
+      n(c.total ?? Number.NaN),
+      n((cores * 1e6) / own(run)),
+    ];
   };
   const cpuTable: string[][] = [
     ["CPU µs per request", "web", "worker", "Redis", "ClickHouse", "autocannon", "other", "total", `req/s ${cores} cores allow`],
@@ -545,10 +576,7 @@ function buildReport(r: {
       batched.eventsPerS >= TARGET.batchedEventsPerS,
       `batched events/s ≥ ${n(TARGET.batchedEventsPerS)}: ${n(batched.eventsPerS)} (${batched.eventsPerS >= TARGET.batchedEventsPerS ? "+" : ""}${pct(batched.eventsPerS, TARGET.batchedEventsPerS)})`,
     ),
-    verdict(
-      Math.max(single.p99, batched.p99) <= TARGET.p99Ms,
-      `HTTP p99 ≤ ${TARGET.p99Ms} ms: ${single.p99} ms single, ${batched.p99} ms batched`,
-    ),
+    verdict(Math.max(single.p99, batched.p99) <= TARGET.p99Ms, `HTTP p99 ≤ ${TARGET.p99Ms} ms: ${single.p99} ms single, ${batched.p99} ms batched`),
     verdict(
       Math.max(lagSingle.p99, lagPaced.p99) <= TARGET.lagP99Ms && lagSingle.missing + lagPaced.missing === 0,
       `lag p99 ≤ ${n(TARGET.lagP99Ms)} ms: ${ms(lagSingle.p99)} single, ${ms(lagPaced.p99)} batched at ${n(paced.eventsPerS)} events/s ` +
@@ -584,7 +612,19 @@ function buildReport(r: {
     ...rows.slice(1).map((row) => `| ${row.join(" | ")} |`),
   ];
 
-  const text = [`commit ${facts.commit}, load average ${facts.loadAverage} → ${facts.loadAtEnd}`, "", ...plain(figures), "", ...plain(cpuTable), "", ...targets, "", why, "", integrity].join("\n");
+  const text = [
+    `commit ${facts.commit}, load average ${facts.loadAverage} → ${facts.loadAtEnd}`,
+    "",
+    ...plain(figures),
+    "",
+    ...plain(cpuTable),
+    "",
+    ...targets,
+    "",
+    why,
+    "",
+    integrity,
+  ].join("\n");
 
   const date = new Date().toISOString().slice(0, 16).replace("T", " ");
   const markdown = [

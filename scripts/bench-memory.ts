@@ -28,7 +28,20 @@ import autocannon from "autocannon";
 import knex from "knex";
 import { LOCAL_URLS } from "~/utils/local-services";
 import { bin, buildApp, root } from "./build";
-import { commitOf, cpuSecondsOf, loadAverage, machine, markdownTable, median, nodePidOf, plainTable, rssMbOf, appendBenchmarkRun, ADDRESSES, actionEvent } from "./lib/bench";
+import {
+  commitOf,
+  cpuSecondsOf,
+  loadAverage,
+  machine,
+  markdownTable,
+  median,
+  nodePidOf,
+  plainTable,
+  rssMbOf,
+  appendBenchmarkRun,
+  ADDRESSES,
+  actionEvent,
+} from "./lib/bench";
 import { startAppServer, startProcess, waitUntil, type Child, type Runtime } from "./lib/servers";
 
 const DOCS_HEADING = "## Memory: `npm run bench:memory`";
@@ -99,7 +112,10 @@ async function publishedGigs(url: string): Promise<number> {
 /** Loads the catalog benchmark's 100,000 gigs into `database` the way `npm run bench:catalog` does. */
 function loadCatalog(database: string) {
   console.log(`\n${database} does not hold ${GIGS.toLocaleString("en-US")} published gigs: loading it with bench:catalog (--queries-only)…`);
-  execFileSync(bin("tsx"), ["scripts/bench-catalog.ts", "--database", database, "--queries-only", "--duration", "1", "--warmup", "1"], { cwd: root, stdio: "inherit" });
+  execFileSync(bin("tsx"), ["scripts/bench-catalog.ts", "--database", database, "--queries-only", "--duration", "1", "--warmup", "1"], {
+    cwd: root,
+    stdio: "inherit",
+  });
 }
 
 async function pagePaths(url: string): Promise<string[]> {
@@ -127,7 +143,6 @@ async function pagePaths(url: string): Promise<string[]> {
     await db.destroy();
   }
 }
-
 
 type Load = { pages: number; events: number; failed: number };
 
@@ -231,7 +246,17 @@ function figures(samples: Samples, which: "web" | "worker"): Figures {
 const mb = (n: number) => (Number.isFinite(n) ? `${Math.round(n)}` : "–");
 
 function report(runs: Run[], options: Options) {
-  const header = ["Runtime", "Load avg at start", "Pages/s", "Events/s", "Errors", "Web CPU ms / request", "Web RSS MB idle / 1 min / end / peak", "Worker RSS MB idle / 1 min / end / peak", "Targets (web < 300, worker < 200 MB)"];
+  const header = [
+    "Runtime",
+    "Load avg at start",
+    "Pages/s",
+    "Events/s",
+    "Errors",
+    "Web CPU ms / request",
+    "Web RSS MB idle / 1 min / end / peak",
+    "Worker RSS MB idle / 1 min / end / peak",
+    "Targets (web < 300, worker < 200 MB)",
+  ];
   const rows = runs.map((run) => {
     const web = figures(run.samples, "web");
     const worker = figures(run.samples, "worker");
@@ -253,11 +278,16 @@ function report(runs: Run[], options: Options) {
   const ratios = options.runtimes.includes("tsx")
     ? options.runtimes
         .filter((r) => r !== "tsx")
-        .map((r) => `${RUNTIME_LABELS[r]}: ${(["web", "worker"] as const).map((w) => `${w} ${mb(peakOf(r, w))} MB (${(peakOf(r, w) / peakOf("tsx", w)).toFixed(2)}× tsx's ${mb(peakOf("tsx", w))})`).join(", ")}`)
+        .map(
+          (r) =>
+            `${RUNTIME_LABELS[r]}: ${(["web", "worker"] as const).map((w) => `${w} ${mb(peakOf(r, w))} MB (${(peakOf(r, w) / peakOf("tsx", w)).toFixed(2)}× tsx's ${mb(peakOf("tsx", w))})`).join(", ")}`,
+        )
     : [];
   const m = machine();
   const facts = `Commit ${commitOf()}, ${m.cpu}, ${m.memoryGb} GB, ${m.os}, Node ${m.node}; ${options.durationS} s per run at ${options.connections} connections (half pages, half tracking), ${options.rounds} round(s); load average at the end ${loadAverage()}.`;
-  const text = [facts, "", ...plainTable([header, ...rows]), ...(ratios.length ? ["", `Peak RSS, median of the rounds: ${ratios.join("; ")}.`] : [])].join("\n");
+  const text = [facts, "", ...plainTable([header, ...rows]), ...(ratios.length ? ["", `Peak RSS, median of the rounds: ${ratios.join("; ")}.`] : [])].join(
+    "\n",
+  );
   const markdown = [
     DOCS_HEADING,
     "",
@@ -294,7 +324,9 @@ async function main() {
     import("~/server/env.server"),
     import("ioredis"),
   ]);
-  const clickhouseOptions = clickHouseOptions(parseEnv({ ...process.env, DATABASE_URL: url, REDIS_URL: redisUrl, CLICKHOUSE_URL: clickhouseUrl, CLICKHOUSE_DATABASE: clickhouseDatabase }));
+  const clickhouseOptions = clickHouseOptions(
+    parseEnv({ ...process.env, DATABASE_URL: url, REDIS_URL: redisUrl, CLICKHOUSE_URL: clickhouseUrl, CLICKHOUSE_DATABASE: clickhouseDatabase }),
+  );
   await migrateClickHouse(clickhouseOptions);
   const paths = await pagePaths(url);
   const prefixes: string[] = [];
@@ -321,7 +353,9 @@ async function main() {
       const run = await measure(runtime, env, paths, options);
       const web = figures(run.samples, "web");
       const worker = figures(run.samples, "worker");
-      console.log(`  ${run.load.pages} pages, ${run.load.events} events, ${run.load.failed} errors; web RSS peak ${mb(web.peak)} MB (end ${mb(web.end)}), worker peak ${mb(worker.peak)} MB (end ${mb(worker.end)})`);
+      console.log(
+        `  ${run.load.pages} pages, ${run.load.events} events, ${run.load.failed} errors; web RSS peak ${mb(web.peak)} MB (end ${mb(web.end)}), worker peak ${mb(worker.peak)} MB (end ${mb(worker.end)})`,
+      );
       runs.push(run);
     }
   } finally {

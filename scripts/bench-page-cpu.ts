@@ -52,7 +52,8 @@ const durationS = Number(values.duration);
 const warmupS = Number(values.warmup);
 const rounds = Number(values.rounds);
 const connections = Number(values.connections);
-if (!(durationS > 0 && warmupS > 0 && rounds > 0 && connections > 0)) throw new Error("--duration, --warmup, --rounds and --connections must be positive numbers");
+if (!(durationS > 0 && warmupS > 0 && rounds > 0 && connections > 0))
+  throw new Error("--duration, --warmup, --rounds and --connections must be positive numbers");
 if (!/^[a-z_][a-z0-9_]{0,62}$/.test(values.database)) throw new Error(`--database must be a plain lower-case name, got "${values.database}"`);
 
 const baseUrl = new URL(process.env.DATABASE_URL ?? LOCAL_URLS.DATABASE_URL);
@@ -99,10 +100,20 @@ async function startBaseline(dir: string, env: Record<string, string>): Promise<
   const run = compiledProcess("web", { NODE_ENV: "production", ALLOW_HTTP: "1", HOST: "127.0.0.1", ...env, PORT: String(port) });
   const child = fs.existsSync(compiled)
     ? startChild("baseline", run.command, [...run.args.slice(0, -1), compiled], run.env, { processGroup: true })
-    : startChild("baseline (tsx)", process.execPath, ["--import", "tsx", "server.ts"], { ...env, NODE_ENV: "production", ALLOW_HTTP: "1", HOST: "127.0.0.1", PORT: String(port) }, { processGroup: true, cwd: root });
+    : startChild(
+        "baseline (tsx)",
+        process.execPath,
+        ["--import", "tsx", "server.ts"],
+        { ...env, NODE_ENV: "production", ALLOW_HTTP: "1", HOST: "127.0.0.1", PORT: String(port) },
+        { processGroup: true, cwd: root },
+      );
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
-    await waitUntil(child, async () => (await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(2_000) })).status === 200, "answer 200 to GET /healthz");
+    await waitUntil(
+      child,
+      async () => (await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(2_000) })).status === 200,
+      "answer 200 to GET /healthz",
+    );
   } catch (error) {
     await child.stop();
     throw error;
@@ -138,7 +149,9 @@ try {
   const mine = baseline ? await startAppServer({ ...env, PAGE_CACHE: "off" }, { host: "127.0.0.1", processGroup: true, name: "A/B this" }) : null;
   if (mine) servers.push(mine);
   const loadBefore = os.loadavg();
-  console.log(`Web CPU per request, ${connections} connections, ${rounds} rounds of ${durationS} s per cell, alternating; load average ${loadBefore.map((l) => l.toFixed(2)).join(", ")}`);
+  console.log(
+    `Web CPU per request, ${connections} connections, ${rounds} rounds of ${durationS} s per cell, alternating; load average ${loadBefore.map((l) => l.toFixed(2)).join(", ")}`,
+  );
 
   const cells = [
     { name: "anonymous, cache on", server: on, cookie: null },
@@ -175,7 +188,10 @@ try {
     if (!baseline) continue;
     // Rendered pages A/B: this checkout's A/B server and the baseline's, driven at the same time.
     const half = Math.max(1, Math.floor(connections / 2));
-    for (const [name, cookie] of [["anonymous, rendered", null], ["member", `soko_session=${token}`]] as const) {
+    for (const [name, cookie] of [
+      ["anonymous, rendered", null],
+      ["member", `soko_session=${token}`],
+    ] as const) {
       const ours: number[] = [];
       const theirs: number[] = [];
       let non2xx = 0;
@@ -193,7 +209,12 @@ try {
     }
   }
   if (baseline) console.log(`\nBaseline: ${resolve(values.baseline!)}`);
-  console.log(`\nLoad average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(", ")}`);
+  console.log(
+    `\nLoad average at the end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(", ")}`,
+  );
   if (!values["no-docs"]) {
     const file = appendPrintedRun("page-cpu", "Web CPU per page: `scripts/bench-page-cpu.ts`", "npx tsx scripts/bench-page-cpu.ts", printed());
     console.log(`Appended this run to ${file}`);

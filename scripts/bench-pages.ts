@@ -172,7 +172,11 @@ async function startServerIn(dir: string, env: Record<string, string>, name: str
   };
   const baseUrl = `http://localhost:${port}`;
   try {
-    await waitUntil(server, async () => (await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(2_000) })).status === 200, "answer 200 to GET /healthz");
+    await waitUntil(
+      server,
+      async () => (await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(2_000) })).status === 200,
+      "answer 200 to GET /healthz",
+    );
   } catch (error) {
     await server.stop();
     throw error;
@@ -188,7 +192,9 @@ async function tlsProxy(target: AppServer, certDir: string): Promise<{ baseUrl: 
   const key = path.join(certDir, "key.pem");
   const cert = path.join(certDir, "cert.pem");
   if (!fs.existsSync(cert)) {
-    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost"], { stdio: "ignore" });
+    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost"], {
+      stdio: "ignore",
+    });
   }
   const proxy = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (req, res) => {
     const upstream = http.request(
@@ -205,10 +211,11 @@ async function tlsProxy(target: AppServer, certDir: string): Promise<{ baseUrl: 
   await new Promise<void>((resolve) => proxy.listen(port, "127.0.0.1", resolve));
   return {
     baseUrl: `https://localhost:${port}`,
-    close: () => new Promise((resolve) => {
-      proxy.closeAllConnections();
-      proxy.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        proxy.closeAllConnections();
+        proxy.close(() => resolve());
+      }),
   };
 }
 
@@ -242,7 +249,10 @@ async function startChromium(ignoreCertificateErrors: boolean): Promise<Browser>
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`Chromium exited before its DevTools port answered:\n${output}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/json/version`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/json/version`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) {
       await stop();
@@ -305,7 +315,13 @@ async function audit(browser: Browser, url: string): Promise<Measure> {
 function summarise(runs: Measure[]): Measure {
   const m = (pick: (r: Measure) => number) => median(runs.map(pick));
   return {
-    bytes: { html: m((r) => r.bytes.html), css: m((r) => r.bytes.css), js: m((r) => r.bytes.js), other: m((r) => r.bytes.other), images: m((r) => r.bytes.images) },
+    bytes: {
+      html: m((r) => r.bytes.html),
+      css: m((r) => r.bytes.css),
+      js: m((r) => r.bytes.js),
+      other: m((r) => r.bytes.other),
+      images: m((r) => r.bytes.images),
+    },
     total: m((r) => r.total),
     performance: m((r) => r.performance),
     accessibility: m((r) => r.accessibility),
@@ -388,7 +404,21 @@ async function main() {
     }
     const loadAfter = loadAverage();
 
-    const header = ["page", "checkout", "HTML KB", "CSS KB", "JS KB", "other KB", "total KB (no images)", "images KB", "performance", "accessibility", "LCP ms", "TBT ms", "meets targets"];
+    const header = [
+      "page",
+      "checkout",
+      "HTML KB",
+      "CSS KB",
+      "JS KB",
+      "other KB",
+      "total KB (no images)",
+      "images KB",
+      "performance",
+      "accessibility",
+      "LCP ms",
+      "TBT ms",
+      "meets targets",
+    ];
     const rows: string[][] = [header];
     const failedAudits: string[] = [];
     for (const page of pages) {

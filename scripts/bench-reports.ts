@@ -155,7 +155,10 @@ function rawCsv(bin: string, sql: string, file: string): Promise<{ ms: number; b
 /** The end of the data's window (Unix seconds), or null when the database lacks this version's full data. */
 async function existingData(client: ClickHouseClient): Promise<number | null> {
   try {
-    const known = await client.query({ query: `SELECT count() AS n FROM system.tables WHERE database = '${DATABASE}' AND name = 'bench_meta'`, format: "JSONEachRow" });
+    const known = await client.query({
+      query: `SELECT count() AS n FROM system.tables WHERE database = '${DATABASE}' AND name = 'bench_meta'`,
+      format: "JSONEachRow",
+    });
     if (Number((await known.json<{ n: number }>())[0]?.n) !== 1) return null;
     const rs = await client.query({ query: `SELECT version, end_time, rows FROM ${DATABASE}.bench_meta ORDER BY created DESC LIMIT 1`, format: "JSONEachRow" });
     const [meta] = await rs.json<{ version: number; end_time: number; rows: number }>();
@@ -172,7 +175,11 @@ async function existingData(client: ClickHouseClient): Promise<number | null> {
   }
 }
 
-async function loadData(client: ClickHouseClient, options: { url: string; database: string }, migrate: (o: { url: string; database: string }) => Promise<unknown>): Promise<number> {
+async function loadData(
+  client: ClickHouseClient,
+  options: { url: string; database: string },
+  migrate: (o: { url: string; database: string }) => Promise<unknown>,
+): Promise<number> {
   await client.command({ query: `DROP DATABASE IF EXISTS ${DATABASE}` });
   await migrate(options);
   // The window's end: today's UTC midnight, so whole days (the export's custom periods) hold whole data.
@@ -245,7 +252,13 @@ async function measureReport(
     while (each.length < RAW_RUNS && (each.length === 0 || performance.now() - rawStarted < budgetMs / 2)) each.push(await rawTimeMs(bin!, statement));
     raw.push(median(each));
   }
-  const result = { name, spread: spread(times), statements: sql.length, rawMs: bin === null ? Number.NaN : raw.reduce((a, b) => a + b, 0), rawSlowestMs: Math.max(...raw) };
+  const result = {
+    name,
+    spread: spread(times),
+    statements: sql.length,
+    rawMs: bin === null ? Number.NaN : raw.reduce((a, b) => a + b, 0),
+    rawSlowestMs: Math.max(...raw),
+  };
   console.log(
     `  ${name}: p50 ${result.spread.p50.toFixed(0)} ms, p95 ${result.spread.p95.toFixed(0)} ms (${result.spread.n} runs); raw ${result.rawMs.toFixed(0)} ms over ${sql.length} statement(s)`,
   );
@@ -310,10 +323,24 @@ async function benchExport(client: ClickHouseClient, bin: string, end: number, b
     db = knex({ client: "pg", connection: pgUrl(pgName), pool: { min: 0, max: 2 } });
     await migratePostgres(db);
     const [admin] = await db("users")
-      .insert({ name: "Bench Admin", username: "bench_admin", email: "bench.admin@example.ug", password_hash: null, role: "admin", status: "active", level: "Member" })
+      .insert({
+        name: "Bench Admin",
+        username: "bench_admin",
+        email: "bench.admin@example.ug",
+        password_hash: null,
+        role: "admin",
+        status: "active",
+        level: "Member",
+      })
       .returning("id");
     const token = randomBytes(32).toString("base64url");
-    await db("sessions").insert({ id: hashToken(token), user_id: Number(admin.id), expires_at: new Date(Date.now() + 3_600_000), persistent: false, user_agent: "bench-reports" });
+    await db("sessions").insert({
+      id: hashToken(token),
+      user_id: Number(admin.id),
+      expires_at: new Date(Date.now() + 3_600_000),
+      persistent: false,
+      user_agent: "bench-reports",
+    });
 
     web = await startAppServer(
       { ...urls, DATABASE_URL: pgUrl(pgName), CLICKHOUSE_DATABASE: DATABASE, QUEUE_PREFIX: `bench_reports_${pgName.slice(-8)}`, SEED_DEMO: "0" },
@@ -387,15 +414,16 @@ async function benchExport(client: ClickHouseClient, bin: string, end: number, b
 async function main() {
   const options = readOptions();
   process.env.CLICKHOUSE_DATABASE = DATABASE;
-  const [{ migrateClickHouse, splitStatements }, { clickHouseOptions, createClickHouse }, { parseEnv }, reports, insights, rollups, rollupSources] = await Promise.all([
-    import("./lib/migrate"),
-    import("~/analytics/clickhouse.server"),
-    import("~/server/env.server"),
-    import("~/analytics/reports.server"),
-    import("~/analytics/insights.server"),
-    import("~/analytics/rollups.server"),
-    import("~/analytics/rollup-sources.server"),
-  ]);
+  const [{ migrateClickHouse, splitStatements }, { clickHouseOptions, createClickHouse }, { parseEnv }, reports, insights, rollups, rollupSources] =
+    await Promise.all([
+      import("./lib/migrate"),
+      import("~/analytics/clickhouse.server"),
+      import("~/server/env.server"),
+      import("~/analytics/reports.server"),
+      import("~/analytics/insights.server"),
+      import("~/analytics/rollups.server"),
+      import("~/analytics/rollup-sources.server"),
+    ]);
   const chOptions = clickHouseOptions(parseEnv({ ...process.env, ...urls }), DATABASE);
   // Loading 10M events, OPTIMIZE … FINAL and building the derived tables take minutes on a busy machine.
   const admin = createClickHouse({ ...chOptions, database: "default" }, { requestTimeoutMs: 30 * 60_000 });
@@ -425,7 +453,8 @@ async function main() {
 
     // The derived tables, as the worker builds them (kept with the data; --rebuild-derived makes them again).
     if (options.rebuildDerived) {
-      for (const table of ["session_hours", "session_days", "page_days", "page_sessions", "page_hours", "click_days", "rollup_builds"]) await admin.command({ query: `DROP TABLE IF EXISTS ${DATABASE}.${table}` });
+      for (const table of ["session_hours", "session_days", "page_days", "page_sessions", "page_hours", "click_days", "rollup_builds"])
+        await admin.command({ query: `DROP TABLE IF EXISTS ${DATABASE}.${table}` });
       // The derived tables' migrations, in order (005 makes click_days again with the heatmap's cells, 006 adds
       // page_hours, 007 session_days, 008 page_days again and page_sessions).
       for (const file of ["003_rollups.sql", "005_click_cells.sql", "006_page_hours.sql", "007_session_days.sql", "008_page_sessions.sql"]) {
@@ -444,7 +473,12 @@ async function main() {
     );
 
     // A busy member (most events) for the journey and member analytics, and the most clicked page for the heatmap.
-    const [busy] = await (await client.query({ query: `SELECT user_id, count() AS n FROM pageviews WHERE user_id > 0 GROUP BY user_id ORDER BY n DESC LIMIT 1`, format: "JSONEachRow" })).json<{ user_id: number }>();
+    const [busy] = await (
+      await client.query({
+        query: `SELECT user_id, count() AS n FROM pageviews WHERE user_id > 0 GROUP BY user_id ORDER BY n DESC LIMIT 1`,
+        format: "JSONEachRow",
+      })
+    ).json<{ user_id: number }>();
     const [clicked] = await insights.clickedPages(client, "30d", { now, limit: 1 });
     const userId = Number(busy!.user_id);
     const page = clicked!.page;
@@ -468,12 +502,22 @@ async function main() {
       // app/admin/analytics.tsx's loader: every report of the screen at once.
       [
         "Analytics screen, all of it (30d)",
-        (c) => Promise.all([reports.pageViews(c, "30d", { now }), reports.sessionReport(c, "30d", { now }), reports.referrers(c, "30d", { now }), reports.conversions(c, "30d", { now }), reports.traffic(c, "30d", { now }), reports.realTime(c, { now })]),
+        (c) =>
+          Promise.all([
+            reports.pageViews(c, "30d", { now }),
+            reports.sessionReport(c, "30d", { now }),
+            reports.referrers(c, "30d", { now }),
+            reports.conversions(c, "30d", { now }),
+            reports.traffic(c, "30d", { now }),
+            reports.realTime(c, { now }),
+          ]),
       ],
       // app/admin/dashboard.tsx's readBehaviour (not exported): the same two calls at once.
       ["Dashboard, ClickHouse part (7d)", (c) => Promise.all([reports.activeUsers(c, { now }), reports.sessionReport(c, "7d", { now })])],
     ];
-    console.log(`\nReports (${options.warmups} warm-ups, up to ${options.runs} runs or ${options.budgetS} s each; raw: clickhouse-client --time, median of up to ${RAW_RUNS}):`);
+    console.log(
+      `\nReports (${options.warmups} warm-ups, up to ${options.runs} runs or ${options.budgetS} s each; raw: clickhouse-client --time, median of up to ${RAW_RUNS}):`,
+    );
     const results: ReportRun[] = [];
     const fromEvents: (ReportRun | null)[] = [];
     for (const [name, run] of list) {
@@ -481,12 +525,14 @@ async function main() {
       if (options.eventsRuns > 0) {
         // The comparison may not fit at all (grouping a month of events by id can pass ClickHouse's memory
         // limit per query): it is then shown as failed, and the run goes on.
-        const before = await measureReport(rollupSources.eventsOnly(client), null, `${name}, events only`, run, { ...options, warmups: 1, runs: options.eventsRuns }).catch(
-          (error: Error) => {
-            console.log(`  ${name}, events only: failed (${error.message.split("\n")[0]!.slice(0, 160)})`);
-            return null;
-          },
-        );
+        const before = await measureReport(rollupSources.eventsOnly(client), null, `${name}, events only`, run, {
+          ...options,
+          warmups: 1,
+          runs: options.eventsRuns,
+        }).catch((error: Error) => {
+          console.log(`  ${name}, events only: failed (${error.message.split("\n")[0]!.slice(0, 160)})`);
+          return null;
+        });
         fromEvents.push(before);
       }
     }
@@ -543,7 +589,11 @@ async function main() {
         "",
         `Run ${runAt} UTC. Command: \`npm run bench:reports${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}\` (defaults: ${options.warmups} warm-ups, up to ${options.runs} runs per report or ${options.budgetS} s, at least ${MIN_RUNS}: a slow report's p95 is the highest of few runs). Commit ${commit}; ${facts.cpu}, ${facts.memoryGb} GB, ${facts.os}, Node ${facts.node}; ClickHouse ${version} (the embedded server); load average at the start ${load}, at the end ${loadAverage()} (a machine shared with other work: the figures are upper bounds for an idle one, and vary up to 2× between runs).`,
         "",
-        `Data: ${TOTAL_ROWS.toLocaleString("en-US")} generated events in \`${DATABASE}\` (${Object.entries(ROWS).map(([t, n]) => `${t} ${n.toLocaleString("en-US")}`).join(", ")}), ${DAYS} days, ${SESSIONS.toLocaleString("en-US")} sessions (40% bounce), mostly Android phones in Uganda, the marketplace's pages (scripts/lib/bench-reports-data.ts), merged (OPTIMIZE … FINAL). Reports run through our code (reports.server.ts, insights.server.ts) with the window ending at the data's end, so 30d covers all of it; raw = the same SQL statements in \`clickhouse-client --time\`, one after another (our code sends a report's statements in parallel), median of up to ${RAW_RUNS}.`,
+        `Data: ${TOTAL_ROWS.toLocaleString("en-US")} generated events in \`${DATABASE}\` (${Object.entries(ROWS)
+          .map(([t, n]) => `${t} ${n.toLocaleString("en-US")}`)
+          .join(
+            ", ",
+          )}), ${DAYS} days, ${SESSIONS.toLocaleString("en-US")} sessions (40% bounce), mostly Android phones in Uganda, the marketplace's pages (scripts/lib/bench-reports-data.ts), merged (OPTIMIZE … FINAL). Reports run through our code (reports.server.ts, insights.server.ts) with the window ending at the data's end, so 30d covers all of it; raw = the same SQL statements in \`clickhouse-client --time\`, one after another (our code sends a report's statements in parallel), median of up to ${RAW_RUNS}.`,
         "",
         ...markdownTable(rows),
         "",
@@ -551,7 +601,7 @@ async function main() {
           ? `Derived tables (migrations/clickhouse/003_rollups.sql, built by the worker's builder, app/analytics/rollups.server.ts): this run built all ${derived.days} days in ${derived.seconds.toFixed(1)} s, a day in ${derived.dayMs.p50.toFixed(0)} ms (p50; the most ${derived.dayMs.max.toFixed(0)} ms). In production the worker builds each day once its hours end, and today's again as each hour ends.`
           : "Derived tables (migrations/clickhouse/003_rollups.sql): built by an earlier run over the same data (`--rebuild-derived` times the build).",
         "",
-        "\"Events only\" is the same code with nothing counted as built (`eventsOnly`): what a report costs for days the builder has not reached yet (a new install's first minutes), measured in the same run after one warm-up. It is slower than the code before the derived tables, whose queries were specialised per report (at 7d9d2c9 on a quieter machine: page views 1.9 s, user activity 2.7 s, the session report 2.6 s, the analytics screen 6.8 s).",
+        '"Events only" is the same code with nothing counted as built (`eventsOnly`): what a report costs for days the builder has not reached yet (a new install\'s first minutes), measured in the same run after one warm-up. It is slower than the code before the derived tables, whose queries were specialised per report (at 7d9d2c9 on a quieter machine: page views 1.9 s, user activity 2.7 s, the session report 2.6 s, the analytics screen 6.8 s).',
         "",
         "Export (1M-row CSV):",
         "",
@@ -559,7 +609,14 @@ async function main() {
         "",
         "Reading the figures:",
         "",
-        `- ${results.filter((r) => r.spread.p95 <= TARGET.reportMs).length} of ${results.length} reports are within 200 ms (p95) at 10M events${results.some((r) => r.spread.p95 > TARGET.reportMs) ? `; over it: ${results.filter((r) => r.spread.p95 > TARGET.reportMs).map((r) => `${r.name} (${r.spread.p95.toFixed(0)} ms)`).join(", ")}` : ""}.`,
+        `- ${results.filter((r) => r.spread.p95 <= TARGET.reportMs).length} of ${results.length} reports are within 200 ms (p95) at 10M events${
+          results.some((r) => r.spread.p95 > TARGET.reportMs)
+            ? `; over it: ${results
+                .filter((r) => r.spread.p95 > TARGET.reportMs)
+                .map((r) => `${r.name} (${r.spread.p95.toFixed(0)} ms)`)
+                .join(", ")}`
+            : ""
+        }.`,
         "- A range's window starts on a whole hour (ADR 018), and the builder has built up to a few minutes before the report (here: its last round half a minute before `now`, built to the whole minute two minutes before that), so a report reads its window from the derived tables and only its last three minutes from the events (for clicks, the rest of the window's first day). Sessions held whole by one build (session_days, migration 007) are read as rows; the rest (crossing a day or the window's edge, or with events after the build) are put together from their pieces, in a second statement run beside the first (the confined sessions that cannot be whole are looked up first, once, and given to both as a list). A page's unique views add each build's count of its confined sessions and merge the others' `uniq` states (migration 008). Active users and real time read the events of their last minutes, as before.",
         "- The export is ClickHouse's own CSV passed through: plain, or ClickHouse's own gzip (level 1) when the download asks for gzip, as browsers do; the web process neither inflates nor compresses it.",
         "",

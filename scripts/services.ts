@@ -221,17 +221,27 @@ export function redisServerArgs({
   appendfsync?: "always" | "everysec" | "no";
 }): string[] {
   return [
-    "--daemonize", daemonize ? "yes" : "no",
-    "--bind", "127.0.0.1",
-    "--port", String(port),
-    "--dir", dir,
-    "--pidfile", pidFile,
-    "--logfile", path.join(dir, "redis.log"),
-    "--appendonly", "yes",
-    "--appendfsync", appendfsync,
-    "--save", "",
+    "--daemonize",
+    daemonize ? "yes" : "no",
+    "--bind",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--dir",
+    dir,
+    "--pidfile",
+    pidFile,
+    "--logfile",
+    path.join(dir, "redis.log"),
+    "--appendonly",
+    "yes",
+    "--appendfsync",
+    appendfsync,
+    "--save",
+    "",
     // BullMQ needs keys never to be evicted.
-    "--maxmemory-policy", "noeviction",
+    "--maxmemory-policy",
+    "noeviction",
   ];
 }
 
@@ -368,9 +378,7 @@ const clickhouse = {
       return;
     }
     if (await portOpen(LOCAL_PORTS.clickhouseHttp)) {
-      throw new Error(
-        `port ${LOCAL_PORTS.clickhouseHttp} is taken by another program; stop it or set CLICKHOUSE_URL`,
-      );
+      throw new Error(`port ${LOCAL_PORTS.clickhouseHttp} is taken by another program; stop it or set CLICKHOUSE_URL`);
     }
     this.writeConfig();
     log(`starting clickhouse on 127.0.0.1:${LOCAL_PORTS.clickhouseHttp}`);
@@ -411,20 +419,14 @@ export async function startServices(options: { browser?: boolean } = {}) {
 
   // Start the three side by side: ClickHouse takes the longest.
   await Promise.all([
-    managed("postgres")
-      ? pg.start().then(() => pg.ensureDatabase("soko"))
-      : Promise.resolve(log(`postgres: using DATABASE_URL, starting nothing`)),
+    managed("postgres") ? pg.start().then(() => pg.ensureDatabase("soko")) : Promise.resolve(log(`postgres: using DATABASE_URL, starting nothing`)),
     managed("redis") ? redis.start() : Promise.resolve(log(`redis: using REDIS_URL, starting nothing`)),
-    managed("clickhouse")
-      ? clickhouse.start()
-      : Promise.resolve(log(`clickhouse: using CLICKHOUSE_URL, starting nothing`)),
+    managed("clickhouse") ? clickhouse.start() : Promise.resolve(log(`clickhouse: using CLICKHOUSE_URL, starting nothing`)),
   ]);
 }
 
 export async function stopServices() {
-  const stopped = [pg.stop() && "postgres", redis.stop() && "redis", clickhouse.stop() && "clickhouse"].filter(
-    Boolean,
-  );
+  const stopped = [pg.stop() && "postgres", redis.stop() && "redis", clickhouse.stop() && "clickhouse"].filter(Boolean);
   log(stopped.length ? `stopped ${stopped.join(", ")}` : "nothing was running");
 }
 

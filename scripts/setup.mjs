@@ -43,7 +43,12 @@ if (mtime(installed) === 0 || mtime(installed) < mtime(lock) || mtime(installed)
   let done = false;
   if (fresh && fs.existsSync(lock)) {
     console.log("[setup] npm ci (a fresh checkout: exactly what package-lock.json lists)");
-    const ci = spawnSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: root, stdio: ["inherit", "inherit", "pipe"], encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+    const ci = spawnSync("npm", ["ci", "--no-audit", "--no-fund"], {
+      cwd: root,
+      stdio: ["inherit", "inherit", "pipe"],
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+    });
     done = ci.status === 0;
     if (!done) {
       // npm's reason, without the usage text it prints after it.

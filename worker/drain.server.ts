@@ -10,7 +10,11 @@ import { maskUrlCredentials } from "../app/utils/mask-url";
 export type Drain = { close: () => Promise<void> };
 
 /** `round` takes and carries out what is due and says how many it took. */
-export function startDrain(name: string, { pollMs, logEveryFailures = 30 }: { pollMs: number; logEveryFailures?: number }, round: () => Promise<number>): Drain {
+export function startDrain(
+  name: string,
+  { pollMs, logEveryFailures = 30 }: { pollMs: number; logEveryFailures?: number },
+  round: () => Promise<number>,
+): Drain {
   const closing = new AbortController();
 
   const running = (async () => {

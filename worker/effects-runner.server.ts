@@ -48,7 +48,11 @@ export function startEffects(env: Env, options: EffectsOptions = {}): EffectsRun
   const ownDb = options.db ? undefined : createDb(env.DATABASE_URL, { min: 0, max: 2 });
   const db = options.db ?? ownDb!;
   let ingest: Ingest | undefined;
-  const handle = handlers(env, () => (ingest ??= createIngest({ redisUrl: env.REDIS_URL, prefix: env.QUEUE_PREFIX })), () => db);
+  const handle = handlers(
+    env,
+    () => (ingest ??= createIngest({ redisUrl: env.REDIS_URL, prefix: env.QUEUE_PREFIX })),
+    () => db,
+  );
 
   async function carryOut({ id, effect, attempts }: { id: number; effect: Effect; attempts: number }) {
     try {
@@ -58,7 +62,9 @@ export function startEffects(env: Env, options: EffectsOptions = {}): EffectsRun
       const message = maskUrlCredentials((error as Error).message);
       const retryInMs = retryDelay(attempts, { initialMs: retryInitialMs, maxMs: retryMaxMs, maxAttempts });
       await markEffectFailed(actor, id, { error: message, retryInMs }, db);
-      console.error(`[effects] #${id} ${effect.kind} failed (attempt ${attempts}): ${message}; ${retryInMs === null ? "given up" : `retrying in ${Math.round(retryInMs / 1000)} s`}`);
+      console.error(
+        `[effects] #${id} ${effect.kind} failed (attempt ${attempts}): ${message}; ${retryInMs === null ? "given up" : `retrying in ${Math.round(retryInMs / 1000)} s`}`,
+      );
     }
   }
 

@@ -95,7 +95,11 @@ export function createStreamConsumer(o: ConsumerOptions): StreamConsumer {
   };
 
   const acknowledge = async (ids: string[]) => {
-    await redis.multi().xack(streamKey, INGEST_GROUP, ...ids).xdel(streamKey, ...ids).exec();
+    await redis
+      .multi()
+      .xack(streamKey, INGEST_GROUP, ...ids)
+      .xdel(streamKey, ...ids)
+      .exec();
   };
 
   /** Takes one entry read from the stream into a batch, or dead-letters it when it is not events we can write. */
@@ -119,7 +123,10 @@ export function createStreamConsumer(o: ConsumerOptions): StreamConsumer {
       return;
     }
     if (n === 0) {
-      void acknowledge([id]).then(() => release([id]), () => release([id]));
+      void acknowledge([id]).then(
+        () => release([id]),
+        () => release([id]),
+      );
       return;
     }
     o.batch({ id, payload, events: n, rows, open: rows.size, failure: null });
@@ -162,7 +169,10 @@ export function createStreamConsumer(o: ConsumerOptions): StreamConsumer {
       // Given back as new entries (to be read by the next worker at once) in the same MULTI that removes them.
       const tx = redis.multi();
       for (const { payload } of given) tx.xadd(streamKey, "*", EVENTS_FIELD, payload);
-      await tx.xack(streamKey, INGEST_GROUP, ...ids).xdel(streamKey, ...ids).exec();
+      await tx
+        .xack(streamKey, INGEST_GROUP, ...ids)
+        .xdel(streamKey, ...ids)
+        .exec();
       stats.releasedEntries += given.length;
     } catch (error) {
       // They stay pending: claimed again once idle, and written again (ReplacingMergeTree drops the copies).
@@ -179,7 +189,9 @@ export function createStreamConsumer(o: ConsumerOptions): StreamConsumer {
     const stalled = pending.filter(([id]) => !held.has(id));
     if (stalled.length === 0 || stopping.signal.aborted) return;
     const dead = new Set(stalled.filter(([, , , deliveries]) => deliveries >= o.maxDeliveries).map(([id]) => id));
-    const claimed = (await redis.xclaim(streamKey, INGEST_GROUP, consumer, lockDurationMs, ...stalled.map(([id]) => id))) as ([string, string[] | null] | null)[];
+    const claimed = (await redis.xclaim(streamKey, INGEST_GROUP, consumer, lockDurationMs, ...stalled.map(([id]) => id))) as (
+      [string, string[] | null] | null
+    )[];
     stats.claimedEntries += claimed.length;
     const tooOften: Refused[] = [];
     for (const entry of claimed) {

@@ -80,14 +80,16 @@ export function backgroundJobs(env: Env): BackgroundJob[] {
       schedule: { kind: "drain", pollMs: 2_000 },
       // A permanent refusal (5xx) is not retried; nor is mail older than a day.
       retry: { kind: "backoff", policy: mailRetry, givenUpTo: "the outbox row (its error kept)" },
-      start: async ({ env }) => startMailDelivery(env, { pollMs: 2_000, retryInitialMs: mailRetry.initialMs, retryMaxMs: mailRetry.maxMs, maxAttempts: mailRetry.maxAttempts }),
+      start: async ({ env }) =>
+        startMailDelivery(env, { pollMs: 2_000, retryInitialMs: mailRetry.initialMs, retryMaxMs: mailRetry.maxMs, maxAttempts: mailRetry.maxAttempts }),
     },
     {
       name: "effects",
       does: "the operations' after-commit effects: file deletions, conversions, message mail (effects-runner.server.ts)",
       schedule: { kind: "drain", pollMs: 500 },
       retry: { kind: "backoff", policy: effectsRetry, givenUpTo: "the effects row (its error kept)" },
-      start: async ({ env }) => startEffects(env, { pollMs: 500, retryInitialMs: effectsRetry.initialMs, retryMaxMs: effectsRetry.maxMs, maxAttempts: effectsRetry.maxAttempts }),
+      start: async ({ env }) =>
+        startEffects(env, { pollMs: 500, retryInitialMs: effectsRetry.initialMs, retryMaxMs: effectsRetry.maxMs, maxAttempts: effectsRetry.maxAttempts }),
     },
   ];
 }

@@ -40,14 +40,7 @@ export function startMailDelivery(env: Env, options: MailOptions = {}): MailDeli
     console.log("[mail] SMTP_URL is not set: mail stays in the outbox table (/dev/outbox on this machine)");
     return null;
   }
-  const {
-    pollMs = 2000,
-    retryInitialMs = 30_000,
-    retryMaxMs = 60 * 60_000,
-    maxAttempts = 10,
-    maxAgeMs = 24 * 60 * 60_000,
-    leaseMs = 5 * 60_000,
-  } = options;
+  const { pollMs = 2000, retryInitialMs = 30_000, retryMaxMs = 60 * 60_000, maxAttempts = 10, maxAgeMs = 24 * 60 * 60_000, leaseMs = 5 * 60_000 } = options;
   const ownDb = options.db ? undefined : createDb(env.DATABASE_URL, { min: 0, max: 2 });
   const db = options.db ?? ownDb!;
   // One connection, kept open between mails; timeouts well inside the lease.

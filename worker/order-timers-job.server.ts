@@ -32,7 +32,11 @@ export async function runOrderRound(options: PaymentOptions & { db: Knex }) {
   };
 }
 
-export async function startOrderTimers(env: Env, redis: Redis, { everyMs = env.ORDER_TIMERS_EVERY_MS, ...options }: PaymentOptions & { everyMs?: number } = {}): Promise<Scheduled> {
+export async function startOrderTimers(
+  env: Env,
+  redis: Redis,
+  { everyMs = env.ORDER_TIMERS_EVERY_MS, ...options }: PaymentOptions & { everyMs?: number } = {},
+): Promise<Scheduled> {
   const ownDb = options.db ? undefined : createDb(env.DATABASE_URL, { min: 0, max: 2 });
   const db = options.db ?? ownDb!;
   return startScheduledJob(env, redis, {

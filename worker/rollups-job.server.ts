@@ -16,7 +16,12 @@ export const ROLLUPS_QUEUE = "analytics-rollups";
 const ROLLUPS_SCHEDULER = "analytics-rollups-every-minute";
 export const ROLLUPS_EVERY_MS = 60_000;
 
-export async function startRollups(env: Env, redis: Redis, clickhouse: ClickHouseClient, { everyMs = ROLLUPS_EVERY_MS }: { everyMs?: number } = {}): Promise<Scheduled> {
+export async function startRollups(
+  env: Env,
+  redis: Redis,
+  clickhouse: ClickHouseClient,
+  { everyMs = ROLLUPS_EVERY_MS }: { everyMs?: number } = {},
+): Promise<Scheduled> {
   let searched = false;
   const stopping = new AbortController();
   const scheduled = await startScheduledJob(env, redis, {

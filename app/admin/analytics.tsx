@@ -59,7 +59,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
       kind: "report" as const,
       period,
       query: periodQuery(period).toString(),
-      values: { range: period.kind === "range" ? period.range : "custom", from: period.kind === "custom" ? period.from : "", to: period.kind === "custom" ? period.to : "" },
+      values: {
+        range: period.kind === "range" ? period.range : "custom",
+        from: period.kind === "custom" ? period.from : "",
+        to: period.kind === "custom" ? period.to : "",
+      },
       views,
       activity: sessions.activity,
       countries: sessions.countries,
@@ -72,7 +76,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
     };
   } catch (error) {
     console.error("admin analytics: ClickHouse did not answer", error);
-    return data({ kind: "unavailable" as const, values: { range: params.get("range") ?? "", from: params.get("from") ?? "", to: params.get("to") ?? "" } }, { status: 503 });
+    return data(
+      { kind: "unavailable" as const, values: { range: params.get("range") ?? "", from: params.get("from") ?? "", to: params.get("to") ?? "" } },
+      { status: 503 },
+    );
   }
 }
 
@@ -134,7 +141,13 @@ function PeriodForm({ values, errors }: { values: { range: string; from: string;
     <Form method="get" className="period-form" aria-label="Choose the period">
       <div className="field">
         <label htmlFor="period-range">Period</label>
-        <select id="period-range" name="range" defaultValue={range} aria-invalid={errors.range ? true : undefined} aria-describedby={errors.range ? "period-range-error" : undefined}>
+        <select
+          id="period-range"
+          name="range"
+          defaultValue={range}
+          aria-invalid={errors.range ? true : undefined}
+          aria-describedby={errors.range ? "period-range-error" : undefined}
+        >
           {Object.entries(RANGE_LABELS).map(([value, label]) => (
             <option key={value} value={value}>
               {label}
@@ -150,7 +163,15 @@ function PeriodForm({ values, errors }: { values: { range: string; from: string;
       </div>
       <div className="field">
         <label htmlFor="period-from">From (custom)</label>
-        <input id="period-from" name="from" type="date" defaultValue={values.from} onChange={chooseCustom} aria-invalid={errors.from ? true : undefined} aria-describedby={errors.from ? "period-from-error" : undefined} />
+        <input
+          id="period-from"
+          name="from"
+          type="date"
+          defaultValue={values.from}
+          onChange={chooseCustom}
+          aria-invalid={errors.from ? true : undefined}
+          aria-describedby={errors.from ? "period-from-error" : undefined}
+        />
         {errors.from ? (
           <span id="period-from-error" className="field-error">
             {errors.from}
@@ -159,7 +180,15 @@ function PeriodForm({ values, errors }: { values: { range: string; from: string;
       </div>
       <div className="field">
         <label htmlFor="period-to">To (custom)</label>
-        <input id="period-to" name="to" type="date" defaultValue={values.to} onChange={chooseCustom} aria-invalid={errors.to ? true : undefined} aria-describedby={errors.to ? "period-to-error" : undefined} />
+        <input
+          id="period-to"
+          name="to"
+          type="date"
+          defaultValue={values.to}
+          onChange={chooseCustom}
+          aria-invalid={errors.to ? true : undefined}
+          aria-describedby={errors.to ? "period-to-error" : undefined}
+        />
         {errors.to ? (
           <span id="period-to-error" className="field-error">
             {errors.to}
@@ -233,10 +262,26 @@ function Reports({ r }: { r: Report }) {
           <Stat label="Bounce rate" value={percent(r.activity.bounceRate)} />
         </ul>
         <div className="analytics-grid">
-          <BarChart title="Devices" columns={["Device", "Sessions"]} data={r.activity.devices.map((d) => ({ label: d.device, value: d.count, note: `${d.percentage}%` }))} />
-          <BarChart title="Browsers" columns={["Browser", "Sessions"]} data={r.browsers.map((b) => ({ label: b.name, value: b.count, note: `${b.percentage}%` }))} />
-          <BarChart title="Countries" columns={["Country", "Sessions"]} data={r.countries.map((c) => ({ label: c.country, value: c.users, note: `${c.percentage}%` }))} />
-          <BarChart title="Referrers" columns={["Referrer", "Sessions"]} data={r.referrers.map((c) => ({ label: c.name, value: c.count, note: `${c.percentage}%` }))} />
+          <BarChart
+            title="Devices"
+            columns={["Device", "Sessions"]}
+            data={r.activity.devices.map((d) => ({ label: d.device, value: d.count, note: `${d.percentage}%` }))}
+          />
+          <BarChart
+            title="Browsers"
+            columns={["Browser", "Sessions"]}
+            data={r.browsers.map((b) => ({ label: b.name, value: b.count, note: `${b.percentage}%` }))}
+          />
+          <BarChart
+            title="Countries"
+            columns={["Country", "Sessions"]}
+            data={r.countries.map((c) => ({ label: c.country, value: c.users, note: `${c.percentage}%` }))}
+          />
+          <BarChart
+            title="Referrers"
+            columns={["Referrer", "Sessions"]}
+            data={r.referrers.map((c) => ({ label: c.name, value: c.count, note: `${c.percentage}%` }))}
+          />
         </div>
       </section>
 
@@ -288,10 +333,17 @@ function DefinitionsNote() {
       <summary>How these are counted</summary>
       <ul>
         <li>Periods end now, and the last N days start at the top of the hour N days ago; custom dates are whole days in UTC, both included.</li>
-        <li>A session is a visitor&apos;s visit with at least one page view or action in the period; its device, browser and country are those it started with.</li>
-        <li>Unique views: sessions that viewed the page. Duration: first to last event of a session. A bounce: one page view and no click, form submit or focus.</li>
+        <li>
+          A session is a visitor&apos;s visit with at least one page view or action in the period; its device, browser and country are those it started with.
+        </li>
+        <li>
+          Unique views: sessions that viewed the page. Duration: first to last event of a session. A bounce: one page view and no click, form submit or focus.
+        </li>
         <li>Referrer: where a session&apos;s first page view came from; Direct when nowhere.</li>
-        <li>Conversions are those the server recorded: signups, orders placed (revenue is their value) and gigs published. Conversion rate: share of sessions with one.</li>
+        <li>
+          Conversions are those the server recorded: signups, orders placed (revenue is their value) and gigs published. Conversion rate: share of sessions with
+          one.
+        </li>
       </ul>
     </details>
   );

@@ -25,9 +25,19 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const parsed = AuditQuerySchema.safeParse(Object.fromEntries(params));
   const query: AuditQuery = parsed.success ? parsed.data : { page: 1 };
   const db = getDb();
-  const [{ rows, total }, choices] = await Promise.all([listAuditLog(db, { action: query.action, adminId: query.admin, page: query.page, pageSize: AUDIT_PAGE_SIZE }), auditFilterChoices(db)]);
+  const [{ rows, total }, choices] = await Promise.all([
+    listAuditLog(db, { action: query.action, adminId: query.admin, page: query.page, pageSize: AUDIT_PAGE_SIZE }),
+    auditFilterChoices(db),
+  ]);
   return data(
-    { rows, total, query, choices, queryErrors: parsed.success ? {} : parsed.error.flatten().fieldErrors, pages: Math.max(1, Math.ceil(total / AUDIT_PAGE_SIZE)) },
+    {
+      rows,
+      total,
+      query,
+      choices,
+      queryErrors: parsed.success ? {} : parsed.error.flatten().fieldErrors,
+      pages: Math.max(1, Math.ceil(total / AUDIT_PAGE_SIZE)),
+    },
     { status: parsed.success ? 200 : 400 },
   );
 }
@@ -70,7 +80,12 @@ export default function AdminAudit() {
     <section className="container admin-screen" aria-labelledby="audit-title">
       <h1 id="audit-title">Audit log</h1>
       <p className="section-lead">Every admin action, and every admin reading of members' conversations and exports: newest first.</p>
-      <Form method="get" className="admin-filters" aria-label="Filter the audit log" onChange={(e) => submit(e.currentTarget, { replace: true, preventScrollReset: true })}>
+      <Form
+        method="get"
+        className="admin-filters"
+        aria-label="Filter the audit log"
+        onChange={(e) => submit(e.currentTarget, { replace: true, preventScrollReset: true })}
+      >
         <div className="field">
           <label htmlFor="audit-action">Action</label>
           <select id="audit-action" name="action" defaultValue={query.action ?? ""}>
@@ -158,7 +173,11 @@ function AuditEntry({ r }: { r: AuditRow }) {
 /** A member links to their row on the Users screen (a sibling screen: relative, so right on either host). */
 function Target({ r }: { r: AuditRow }) {
   if (r.targetType === "user" && r.targetId) {
-    return <Link to={`../users?member=${encodeURIComponent(r.targetId)}`} relative="path">{r.targetName ? `${r.targetName} (#${r.targetId})` : `Member #${r.targetId}`}</Link>;
+    return (
+      <Link to={`../users?member=${encodeURIComponent(r.targetId)}`} relative="path">
+        {r.targetName ? `${r.targetName} (#${r.targetId})` : `Member #${r.targetId}`}
+      </Link>
+    );
   }
   return (
     <>

@@ -97,8 +97,8 @@ export default function AdminCategories() {
     <section className="container admin-screen admin-categories" aria-labelledby="categories-title">
       <h1 id="categories-title">Categories</h1>
       <p className="section-lead">
-        What buyers browse by and sellers file their gigs under, in the order the home page shows them. A hidden category is left out of browsing and the gig form; its gigs keep it. Only a
-        category no gig has ever used can be deleted.
+        What buyers browse by and sellers file their gigs under, in the order the home page shows them. A hidden category is left out of browsing and the gig
+        form; its gigs keep it. Only a category no gig has ever used can be deleted.
       </p>
       <FormMessage success={reply ? null : notice} />
       <ErrorList errors={rowErrors} />
@@ -141,7 +141,21 @@ function CategoryRow({ c, first, last }: { c: AdminCategory; first: boolean; las
 const PENDING: Record<string, string> = { up: "Moving…", down: "Moving…", hide: "Hiding…", show: "Showing…", delete: "Deleting…" };
 
 /** One plain form per button: the category, the intent, and for a move its direction. */
-function RowButton({ c, intent, direction, label, disabled = false, danger = false }: { c: AdminCategory; intent: "move" | "hide" | "show" | "delete"; direction?: "up" | "down"; label: string; disabled?: boolean; danger?: boolean }) {
+function RowButton({
+  c,
+  intent,
+  direction,
+  label,
+  disabled = false,
+  danger = false,
+}: {
+  c: AdminCategory;
+  intent: "move" | "hide" | "show" | "delete";
+  direction?: "up" | "down";
+  label: string;
+  disabled?: boolean;
+  danger?: boolean;
+}) {
   const navigation = useNavigation();
   const form = navigation.state === "submitting" ? navigation.formData : undefined;
   const pending = form?.get("categoryId") === String(c.id) && form.get("intent") === intent && (direction === undefined || form.get("direction") === direction);
@@ -179,8 +193,18 @@ function RenameForm({ category, reply }: { category: AdminCategory; reply: Submi
       <h2 id="rename-title">Rename “{category.name}”</h2>
       <ErrorList id={form.errorId} errors={form.errors} />
       <input type="hidden" name="categoryId" value={category.id} />
-      <Field field={fields.name} label="Name" hint={`At most ${CATEGORY_NAME_MAX} characters. Its address stays /browse?category=${category.slug}.`} inputProps={{ autoComplete: "off" }} />
-      <Field field={fields.description} label="Description (optional)" hint={`At most ${CATEGORY_DESCRIPTION_MAX} characters, shown on the home page's card.`} inputProps={{ autoComplete: "off" }} />
+      <Field
+        field={fields.name}
+        label="Name"
+        hint={`At most ${CATEGORY_NAME_MAX} characters. Its address stays /browse?category=${category.slug}.`}
+        inputProps={{ autoComplete: "off" }}
+      />
+      <Field
+        field={fields.description}
+        label="Description (optional)"
+        hint={`At most ${CATEGORY_DESCRIPTION_MAX} characters, shown on the home page's card.`}
+        inputProps={{ autoComplete: "off" }}
+      />
       <div className="admin-actions">
         <SubmitButton pendingLabel="Saving…" name="intent" value="rename">
           Save
@@ -206,8 +230,18 @@ function AddForm({ reply }: { reply: SubmissionResult<string[]> | undefined }) {
     <Form method="post" className="form-card" {...getFormProps(form)} aria-labelledby="add-title">
       <h2 id="add-title">Add a category</h2>
       <ErrorList id={form.errorId} errors={form.errors} />
-      <Field field={fields.name} label="Name" hint={`At most ${CATEGORY_NAME_MAX} characters. It is added at the end of the list, shown.`} inputProps={{ autoComplete: "off" }} />
-      <Field field={fields.description} label="Description (optional)" hint={`At most ${CATEGORY_DESCRIPTION_MAX} characters, shown on the home page's card.`} inputProps={{ autoComplete: "off" }} />
+      <Field
+        field={fields.name}
+        label="Name"
+        hint={`At most ${CATEGORY_NAME_MAX} characters. It is added at the end of the list, shown.`}
+        inputProps={{ autoComplete: "off" }}
+      />
+      <Field
+        field={fields.description}
+        label="Description (optional)"
+        hint={`At most ${CATEGORY_DESCRIPTION_MAX} characters, shown on the home page's card.`}
+        inputProps={{ autoComplete: "off" }}
+      />
       <SubmitButton pendingLabel="Adding…" name="intent" value="add">
         Add category
       </SubmitButton>

@@ -83,17 +83,27 @@ export default function AdminDashboard() {
           </li>
         ))}
       </ul>
-      {behaviour ? null : <p role="status">Failed to fetch dashboard data from analytics: the figures shown as — are unavailable right now; the business figures above are up to date.</p>}
+      {behaviour ? null : (
+        <p role="status">
+          Failed to fetch dashboard data from analytics: the figures shown as — are unavailable right now; the business figures above are up to date.
+        </p>
+      )}
       <details className="analytics-definitions">
         <summary>How these are counted</summary>
         <ul>
           <li>Today: since midnight in Kampala (EAT).</li>
-          <li>Orders: orders whose payment was taken into escrow; orders today were paid today. Order value: what buyers paid for them, price plus the buyer&apos;s fee.</li>
           <li>
-            Revenue: Soko&apos;s own revenue, the fees the ledger credits to the platform (the buyer&apos;s service fee and the seller&apos;s commission) when an
-            order&apos;s escrow is released to the seller; a refunded order earns nothing.
+            Orders: orders whose payment was taken into escrow; orders today were paid today. Order value: what buyers paid for them, price plus the
+            buyer&apos;s fee.
           </li>
-          <li>Active users: visitors (sessions) seen in the last 5 minutes. Conversion rate: share of the last 7 days&apos; sessions that signed up, placed an order or published a gig.</li>
+          <li>
+            Revenue: Soko&apos;s own revenue, the fees the ledger credits to the platform (the buyer&apos;s service fee and the seller&apos;s commission) when
+            an order&apos;s escrow is released to the seller; a refunded order earns nothing.
+          </li>
+          <li>
+            Active users: visitors (sessions) seen in the last 5 minutes. Conversion rate: share of the last 7 days&apos; sessions that signed up, placed an
+            order or published a gig.
+          </li>
           <li>Countries and devices: sessions of the last 7 days, by where and on what they started.</li>
         </ul>
       </details>

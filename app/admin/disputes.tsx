@@ -39,7 +39,12 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   if (!chats.ok) throw new Response("Forbidden", { status: 403 });
   const disputes = await Promise.all(
     open.map(async (d) => {
-      const [order, events, deliveries, files] = await Promise.all([getOrder(db, d.orderId), listOrderEvents(db, d.orderId), listDeliveries(db, d.orderId), listOrderFiles(db, d.orderId)]);
+      const [order, events, deliveries, files] = await Promise.all([
+        getOrder(db, d.orderId),
+        listOrderEvents(db, d.orderId),
+        listDeliveries(db, d.orderId),
+        listOrderFiles(db, d.orderId),
+      ]);
       return {
         ...d,
         number: orderNumber(d.orderId),
@@ -121,8 +126,8 @@ export default function AdminDisputes() {
       ) : (
         <>
           <p>
-            {disputes.length === 1 ? "One open dispute" : `${disputes.length} open disputes`}, oldest first. Read both sides, then release the escrow to the seller or
-            refund the buyer; a note is shown to both of them on the order.
+            {disputes.length === 1 ? "One open dispute" : `${disputes.length} open disputes`}, oldest first. Read both sides, then release the escrow to the
+            seller or refund the buyer; a note is shown to both of them on the order.
           </p>
           {disputes.map((d) => (
             <DisputeCard key={d.id} d={d} />
@@ -224,8 +229,8 @@ function DisputeChat({ d }: { d: Dispute }) {
       ) : (
         <>
           <p className="field-hint">
-            {chat.older ? `The latest ${chat.messages.length} of ${chat.count} messages` : chat.count === 1 ? "1 message" : `${chat.count} messages`}, oldest first.
-            Reading them is recorded in the audit log.
+            {chat.older ? `The latest ${chat.messages.length} of ${chat.count} messages` : chat.count === 1 ? "1 message" : `${chat.count} messages`}, oldest
+            first. Reading them is recorded in the audit log.
           </p>
           <ol className="dispute-messages" aria-label={`Conversation of ${d.number}`}>
             {chat.messages.map((m) => (

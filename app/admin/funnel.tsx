@@ -55,9 +55,9 @@ export default function AdminFunnel() {
             ))}
           </FigureTable>
           <p className="field-hint">
-            Every step counts sessions, each of them among the step before: a session with a page view; of those, one that viewed a gig (/gig/:id); of those, one
-            that went on to the order form or to messages, or chose a package or contacted the seller; of those, one in which an order was placed (as the server
-            recorded it; several orders count once); of those, one whose order was then paid.
+            Every step counts sessions, each of them among the step before: a session with a page view; of those, one that viewed a gig (/gig/:id); of those,
+            one that went on to the order form or to messages, or chose a package or contacted the seller; of those, one in which an order was placed (as the
+            server recorded it; several orders count once); of those, one whose order was then paid.
           </p>
         </>
       ) : null}

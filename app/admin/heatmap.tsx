@@ -80,7 +80,13 @@ export default function AdminHeatmap() {
         <RangeSelect value={form.range} error={rangeError} />
         <div className="field">
           <label htmlFor="heatmap-device">Device</label>
-          <select id="heatmap-device" name="device" defaultValue={form.device} aria-invalid={deviceError ? true : undefined} aria-describedby={deviceError ? "device-error" : undefined}>
+          <select
+            id="heatmap-device"
+            name="device"
+            defaultValue={form.device}
+            aria-invalid={deviceError ? true : undefined}
+            aria-describedby={deviceError ? "device-error" : undefined}
+          >
             <option value="">All devices</option>
             <option value="mobile">Phones</option>
             <option value="tablet">Tablets</option>
@@ -100,17 +106,22 @@ export default function AdminHeatmap() {
           {form.device ? <p>Clicks on {DEVICE_WORDS[form.device as HeatmapDevice]} only.</p> : null}
           <p>
             {map.clicks} {map.clicks === 1 ? "click" : "clicks"} with a position
-            {map.unplaced > 0 ? `, and ${map.unplaced} without one (pressed by keyboard or script, not drawn)` : ""}. Each cell is {map.cellPx} × {map.cellPx} CSS
-            pixels of a page {map.columns * map.cellPx} pixels wide; clicks further right or lower are in the last column or row.
+            {map.unplaced > 0 ? `, and ${map.unplaced} without one (pressed by keyboard or script, not drawn)` : ""}. Each cell is {map.cellPx} × {map.cellPx}{" "}
+            CSS pixels of a page {map.columns * map.cellPx} pixels wide; clicks further right or lower are in the last column or row.
           </p>
           <HeatmapGrid
             title={`Clicks on ${map.page}`}
-            cells={Array.from({ length: map.rows }, (_, row) => Array.from({ length: map.columns }, (_, col) => map.cells.find((c) => c.row === row && c.col === col)?.clicks ?? 0))}
+            cells={Array.from({ length: map.rows }, (_, row) =>
+              Array.from({ length: map.columns }, (_, col) => map.cells.find((c) => c.row === row && c.col === col)?.clicks ?? 0),
+            )}
           />
           {map.cells.length === 0 ? (
             <p>No clicks on this page in the range.</p>
           ) : (
-            <FigureTable caption={`Hottest cells of ${map.page} (top ${Math.min(TABLE_CELLS, map.cells.length)} of ${map.cells.length})`} head={["Across (px)", "Down (px)", "Clicks"]}>
+            <FigureTable
+              caption={`Hottest cells of ${map.page} (top ${Math.min(TABLE_CELLS, map.cells.length)} of ${map.cells.length})`}
+              head={["Across (px)", "Down (px)", "Clicks"]}
+            >
               {map.cells.slice(0, TABLE_CELLS).map((c) => (
                 <tr key={`${c.row}-${c.col}`}>
                   <td>

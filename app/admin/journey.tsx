@@ -73,8 +73,8 @@ export default function AdminJourney() {
       {member ? (
         <>
           <p>
-            Member {member.id}, {member.email}. <a href={`${base}/users/${member.id}/analytics?range=${range}`}>Their analytics</a>. Times are UTC; only what they
-            did signed in with analytics allowed carries their id.
+            Member {member.id}, {member.email}. <a href={`${base}/users/${member.id}/analytics?range=${range}`}>Their analytics</a>. Times are UTC; only what
+            they did signed in with analytics allowed carries their id.
           </p>
           {sessions.length === 0 ? (
             <p>No sessions in the range.</p>

@@ -23,7 +23,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const base = adminBase(url.pathname);
   const { id } = memberIdParam(params.id);
   if (id === null) throw new Response("No member has that id.", { status: 404 });
-  const member = await getDb()("users").where({ id }).first<{ id: number; name: string; email: string; role: string } | undefined>("id", "name", "email", "role");
+  const member = await getDb()("users")
+    .where({ id })
+    .first<{ id: number; name: string; email: string; role: string } | undefined>("id", "name", "email", "role");
   if (!member) throw new Response("No member has that id.", { status: 404 });
   const { range, error } = rangeParam(url.searchParams, "30d");
   if (error) return data({ base, range, error, member, stats: null, failure: null }, { status: 400 });

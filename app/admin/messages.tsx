@@ -41,7 +41,11 @@ export const links: LinksFunction = () => [
 
 const INTENTS = ["flag", "unflag", "delete"] as const;
 type Intent = (typeof INTENTS)[number];
-const DONE: Record<Intent, string> = { flag: "Conversation flagged for review.", unflag: "Flag cleared.", delete: "Conversation deleted, with its messages and files." };
+const DONE: Record<Intent, string> = {
+  flag: "Conversation flagged for review.",
+  unflag: "Flag cleared.",
+  delete: "Conversation deleted, with its messages and files.",
+};
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { adminName } = await adminScreenLoader(request);
@@ -65,7 +69,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       const before = Number(params.get("before"));
       // Reading members' messages writes its audit row: see readConversation for why this GET may.
       const read = await readConversation(actor, { conversationId: id.data, before: Number.isSafeInteger(before) && before > 0 ? before : undefined });
-      if (!read.ok) throw new Response(read.error === "not_found" ? "We could not find that conversation." : "Forbidden", { status: read.error === "not_found" ? 404 : 403 });
+      if (!read.ok)
+        throw new Response(read.error === "not_found" ? "We could not find that conversation." : "Forbidden", {
+          status: read.error === "not_found" ? 404 : 403,
+        });
       thread = read.value;
     }
   }
@@ -78,7 +85,8 @@ async function doneNotice(params: URLSearchParams): Promise<string | null> {
   const id = conversationIdField.safeParse(params.get("done_id") ?? "");
   if (!(INTENTS as readonly string[]).includes(done ?? "") || !id.success) return null;
   const conversation = await findAdminConversation(getDb(), id.data);
-  const holds = done === "delete" ? conversation === null : done === "flag" ? Boolean(conversation?.flaggedAt) : conversation !== null && !conversation.flaggedAt;
+  const holds =
+    done === "delete" ? conversation === null : done === "flag" ? Boolean(conversation?.flaggedAt) : conversation !== null && !conversation.flaggedAt;
   return holds ? DONE[done as Intent] : null;
 }
 
@@ -195,7 +203,17 @@ function flagWords(reason: string | null): string {
   return `Flagged: ${reason}`;
 }
 
-function ConversationList({ list, conversations, more, selected }: { list: Loaded["list"]; conversations: AdminConversation[]; more: boolean; selected: string | null }) {
+function ConversationList({
+  list,
+  conversations,
+  more,
+  selected,
+}: {
+  list: Loaded["list"];
+  conversations: AdminConversation[];
+  more: boolean;
+  selected: string | null;
+}) {
   const { dateTime } = usePreferences();
   return (
     <div className="monitor-list">
@@ -220,7 +238,8 @@ function ConversationList({ list, conversations, more, selected }: { list: Loade
               <p className="monitor-last">
                 {c.lastMessage ? (
                   <>
-                    <span className="monitor-name">{c.lastMessage.senderName}:</span> {c.lastMessage.body || (c.lastMessage.type === "file" ? "(sent a file)" : "")}{" "}
+                    <span className="monitor-name">{c.lastMessage.senderName}:</span>{" "}
+                    {c.lastMessage.body || (c.lastMessage.type === "file" ? "(sent a file)" : "")}{" "}
                     <time dateTime={c.lastMessage.at}>{dateTime(c.lastMessage.at)}</time>
                   </>
                 ) : (
@@ -229,7 +248,10 @@ function ConversationList({ list, conversations, more, selected }: { list: Loade
               </p>
               <p className="monitor-meta">
                 {c.messageCount === 1 ? "1 message" : `${c.messageCount} messages`} ·{" "}
-                <Link to={listQuery(list, { conversation: c.id })} aria-label={`Read the conversation between ${c.participants.map((p) => p.name).join(" and ")}`}>
+                <Link
+                  to={listQuery(list, { conversation: c.id })}
+                  aria-label={`Read the conversation between ${c.participants.map((p) => p.name).join(" and ")}`}
+                >
                   Read
                 </Link>
               </p>
@@ -308,11 +330,19 @@ const BUTTONS: Record<Intent, { label: string; pending: string }> = {
 
 function ActionForm({ list, conversationId, intent }: { list: Loaded["list"]; conversationId: string; intent: Intent }) {
   const navigation = useNavigation();
-  const pending = navigation.state === "submitting" && navigation.formData?.get("intent") === intent && navigation.formData?.get("conversationId") === conversationId;
+  const pending =
+    navigation.state === "submitting" && navigation.formData?.get("intent") === intent && navigation.formData?.get("conversationId") === conversationId;
   return (
     <Form method="post" action={listQuery(list)} className="inline-form">
       <input type="hidden" name="conversationId" value={conversationId} />
-      <button type="submit" name="intent" value={intent} className={intent === "delete" ? "button button-danger" : "button button-secondary"} disabled={pending} aria-disabled={pending}>
+      <button
+        type="submit"
+        name="intent"
+        value={intent}
+        className={intent === "delete" ? "button button-danger" : "button button-secondary"}
+        disabled={pending}
+        aria-disabled={pending}
+      >
         {pending ? BUTTONS[intent].pending : BUTTONS[intent].label}
       </button>
     </Form>

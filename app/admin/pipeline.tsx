@@ -42,7 +42,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   const params = url.searchParams;
   const replayed = params.get("replayed");
-  return { counts, health, failed, replayed: replayed && /^\d{1,7}$/.test(replayed) ? Number(replayed) : null, now: now.toISOString(), base: adminBase(url.pathname) };
+  return {
+    counts,
+    health,
+    failed,
+    replayed: replayed && /^\d{1,7}$/.test(replayed) ? Number(replayed) : null,
+    now: now.toISOString(),
+    base: adminBase(url.pathname),
+  };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -89,7 +96,10 @@ export default function AdminPipeline() {
         Tracking events on their way to ClickHouse: accepted by the web server, inserted by the worker, dropped (bots, bad input, limits) or failed (ClickHouse
         refused them). As of <time dateTime={now}>{now.slice(0, 16).replace("T", " ")} UTC</time>; with JavaScript the page reads them again every 30 seconds.
       </p>
-      <FormMessage errors={answer ? [answer.error] : undefined} success={replayed === null ? null : `${replayed} failed ${replayed === 1 ? "job" : "jobs"} sent back to the queue.`} />
+      <FormMessage
+        errors={answer ? [answer.error] : undefined}
+        success={replayed === null ? null : `${replayed} failed ${replayed === 1 ? "job" : "jobs"} sent back to the queue.`}
+      />
 
       <h2>Last 24 hours</h2>
       {counts ? <Counts counts={counts} /> : <p role="alert">The counters are unavailable: ClickHouse or Redis did not answer.</p>}
@@ -125,7 +135,10 @@ export default function AdminPipeline() {
         <p>No failed events.</p>
       ) : (
         <>
-          <FigureTable caption={`Failed jobs, newest first (${failed.length}${health && health.failed > failed.length ? ` of ${health.failed}` : ""})`} head={["Job", "Events", "Why", "Queued", "Failed"]}>
+          <FigureTable
+            caption={`Failed jobs, newest first (${failed.length}${health && health.failed > failed.length ? ` of ${health.failed}` : ""})`}
+            head={["Job", "Events", "Why", "Queued", "Failed"]}
+          >
             {failed.map((job) => (
               <tr key={job.id}>
                 <td>{job.id}</td>
@@ -137,7 +150,9 @@ export default function AdminPipeline() {
             ))}
           </FigureTable>
           <Form method="post">
-            <p className="field-hint">Replay sends every failed job back to the queue; the worker inserts what ClickHouse now accepts and fails the rest again.</p>
+            <p className="field-hint">
+              Replay sends every failed job back to the queue; the worker inserts what ClickHouse now accepts and fails the rest again.
+            </p>
             <button type="submit" className="button" name="intent" value="replay" disabled={replaying}>
               {replaying ? "Replaying…" : "Replay failed events"}
             </button>
@@ -159,7 +174,10 @@ function Counts({ counts }: { counts: NonNullable<Loaded["counts"]> }) {
     colour: COLOURS[name],
     values: Array.from({ length: steps }, (_, i) => byMinute.get(start + i * 60)?.[name] ?? 0),
   }));
-  const labels: [number, string][] = [0, Math.round(steps / 4), Math.round(steps / 2), Math.round((3 * steps) / 4), steps - 1].map((i) => [i, new Date((start + i * 60) * 1000).toISOString().slice(11, 16)]);
+  const labels: [number, string][] = [0, Math.round(steps / 4), Math.round(steps / 2), Math.round((3 * steps) / 4), steps - 1].map((i) => [
+    i,
+    new Date((start + i * 60) * 1000).toISOString().slice(11, 16),
+  ]);
   const reasons = Object.entries(counts.totals.droppedBy).sort(([a], [b]) => a.localeCompare(b));
   const t = counts.totals;
   return (

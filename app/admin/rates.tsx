@@ -28,7 +28,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const [current, history] = await Promise.all([currentUsdRate(), usdRateHistory()]);
   const saved = new URL(request.url).searchParams.get("saved");
   // The confirmation names the rate in force, so a crafted link cannot claim a change that did not happen.
-  const notice = saved !== null && current && Number(saved) === current.ugxPerUsd ? `The rate is now UGX ${formatRate(current.ugxPerUsd)} per US dollar.` : null;
+  const notice =
+    saved !== null && current && Number(saved) === current.ugxPerUsd ? `The rate is now UGX ${formatRate(current.ugxPerUsd)} per US dollar.` : null;
   return { adminName, current, history, notice };
 }
 
@@ -72,7 +73,10 @@ export default function AdminRates() {
           "No rate is set: prices are shown in UGX only."
         )}
       </p>
-      <p>Prices are kept in UGX; members who choose USD see them at this rate. An order keeps the rate of its checkout, so a change does not reprice orders already placed.</p>
+      <p>
+        Prices are kept in UGX; members who choose USD see them at this rate. An order keeps the rate of its checkout, so a change does not reprice orders
+        already placed.
+      </p>
 
       <Form method="post" className="form-card" {...getFormProps(form)}>
         <h2>Set a new rate</h2>

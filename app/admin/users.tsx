@@ -135,7 +135,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return redirect(backTo({ done: `bulk-${parsed.data.action}`, changed: String(result.value.changed), skipped: String(result.value.skipped) }), 303);
   }
 
-  const parsed = UserActionSchema.safeParse({ intent: formData.get("intent") ?? undefined, userId: formData.get("userId") ?? undefined, confirm: formData.get("confirm") ?? undefined });
+  const parsed = UserActionSchema.safeParse({
+    intent: formData.get("intent") ?? undefined,
+    userId: formData.get("userId") ?? undefined,
+    confirm: formData.get("confirm") ?? undefined,
+  });
   if (!parsed.success) return answer({ form: "row", errors: parsed.error.flatten().fieldErrors }, 400);
   const { intent, userId, confirm } = parsed.data;
   if (intent === "delete") {
@@ -249,10 +253,24 @@ function UserFilters({ query, errors }: { query: UserListQuery; errors: Record<s
     timer.current = setTimeout(() => submit(form, { replace: true, preventScrollReset: true }), delayMs);
   };
   return (
-    <Form method="get" className="admin-filters" role="search" aria-label="Find members" onChange={(e) => reload(e.currentTarget, (e.target as HTMLElement).tagName === "INPUT" ? 350 : 0)}>
+    <Form
+      method="get"
+      className="admin-filters"
+      role="search"
+      aria-label="Find members"
+      onChange={(e) => reload(e.currentTarget, (e.target as HTMLElement).tagName === "INPUT" ? 350 : 0)}
+    >
       <div className="field">
         <label htmlFor="users-q">Search</label>
-        <input id="users-q" name="q" type="search" defaultValue={query.q} maxLength={100} placeholder="Name, email or username" aria-describedby={errors.q ? "users-q-error" : undefined} />
+        <input
+          id="users-q"
+          name="q"
+          type="search"
+          defaultValue={query.q}
+          maxLength={100}
+          placeholder="Name, email or username"
+          aria-describedby={errors.q ? "users-q-error" : undefined}
+        />
         <ErrorList id="users-q-error" errors={errors.q} />
       </div>
       <div className="field">
@@ -331,7 +349,9 @@ function UserRow({ u, me, back, errors }: { u: AdminUserRow; me: number; back: U
     <tr>
       <td>
         {/* Keyed by the page's location: a selection is cleared once its action has been carried out. */}
-        {u.status === "deleted" || self ? null : <input key={locationKey} type="checkbox" name="userIds" value={u.id} form="bulk-users" aria-label={`Select ${u.name}`} />}
+        {u.status === "deleted" || self ? null : (
+          <input key={locationKey} type="checkbox" name="userIds" value={u.id} form="bulk-users" aria-label={`Select ${u.name}`} />
+        )}
       </td>
       <th scope="row">{u.name}</th>
       <td>{u.email}</td>
@@ -371,7 +391,15 @@ function RowAction({ u, action, back }: { u: AdminUserRow; action: StatusAction;
   return (
     <Form method="post" action={`?${back}`} className="inline-form">
       <input type="hidden" name="userId" value={u.id} />
-      <button type="submit" name="intent" value={action} className="button button-secondary button-small" disabled={pending} aria-disabled={pending} aria-label={`${ACTION_LABEL[action]} ${u.name}`}>
+      <button
+        type="submit"
+        name="intent"
+        value={action}
+        className="button button-secondary button-small"
+        disabled={pending}
+        aria-disabled={pending}
+        aria-label={`${ACTION_LABEL[action]} ${u.name}`}
+      >
         {pending ? PENDING_LABEL[action] : ACTION_LABEL[action]}
       </button>
     </Form>

@@ -33,7 +33,10 @@ export function clickHouseOptions(
  * The one way a ClickHouse client is made: our settings on every request, compressed answers, a 30 s timeout
  * (longer only for a script's bulk work, such as bench:reports loading 10M events).
  */
-export function createClickHouse({ url, database, username, password }: ClickHouseOptions, { requestTimeoutMs = 30_000 }: { requestTimeoutMs?: number } = {}): ClickHouseClient {
+export function createClickHouse(
+  { url, database, username, password }: ClickHouseOptions,
+  { requestTimeoutMs = 30_000 }: { requestTimeoutMs?: number } = {},
+): ClickHouseClient {
   return createClient({
     url,
     database,

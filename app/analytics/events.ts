@@ -156,16 +156,27 @@ const UUID = /^[0-9a-fA-F]{8}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{4}
 const SESSION_ID = /^[0-9]{10,16}-[0-9a-z]{4,24}$/i; // sessionId above
 
 const fast = {
-  matches: (re: RegExp): FastField => (v) => (typeof v === "string" && re.test(v) ? v : NOT_FAST),
-  cut: (max: number): FastField => (v) => (typeof v === "string" ? v.slice(0, max) : NOT_FAST),
-  optionalCut: (max: number): FastField => (v) => (v === undefined ? "" : typeof v === "string" ? v.slice(0, max) : NOT_FAST),
+  matches:
+    (re: RegExp): FastField =>
+    (v) =>
+      typeof v === "string" && re.test(v) ? v : NOT_FAST,
+  cut:
+    (max: number): FastField =>
+    (v) =>
+      typeof v === "string" ? v.slice(0, max) : NOT_FAST,
+  optionalCut:
+    (max: number): FastField =>
+    (v) =>
+      v === undefined ? "" : typeof v === "string" ? v.slice(0, max) : NOT_FAST,
   oneOf: (values: readonly string[]): FastField => {
     const set = new Set<unknown>(values);
     return (v) => (set.has(v) ? v : NOT_FAST);
   },
   /** An optional number, 0 when absent (finite and within bounds, and whole with `int`). */
-  number: (min: number, max: number, int: boolean): FastField => (v) =>
-    v === undefined ? 0 : typeof v === "number" && Number.isFinite(v) && v >= min && v <= max && (!int || Number.isInteger(v)) ? v : NOT_FAST,
+  number:
+    (min: number, max: number, int: boolean): FastField =>
+    (v) =>
+      v === undefined ? 0 : typeof v === "number" && Number.isFinite(v) && v >= min && v <= max && (!int || Number.isInteger(v)) ? v : NOT_FAST,
   /** Only the number form: an ISO date string is left to the schema. */
   timestamp: ((v) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : NOT_FAST)) as FastField,
 };

@@ -25,7 +25,6 @@ function cell(expression: string): string {
   return `if(substring(${text}, 1, 1) IN ('=', '+', '-', '@', '\\t', '\\r'), concat('''', ${text}), ${text})`;
 }
 
-
 /** A column of the file: its name in the header, and whether it is text (escaped) or a number. */
 type Column = [name: string, kind: "text" | "number"];
 
@@ -45,7 +44,20 @@ export function exportSql(report: ExportReport, window: ReportWindow): string {
   switch (report) {
     case "pageviews":
       return file(
-        [["time_utc", "text"], ["session_id", "text"], ["user_id", "number"], ["page", "text"], ["title", "text"], ["url", "text"], ["referrer", "text"], ["country", "text"], ["city", "text"], ["device", "text"], ["browser", "text"], ["os", "text"]],
+        [
+          ["time_utc", "text"],
+          ["session_id", "text"],
+          ["user_id", "number"],
+          ["page", "text"],
+          ["title", "text"],
+          ["url", "text"],
+          ["referrer", "text"],
+          ["country", "text"],
+          ["city", "text"],
+          ["device", "text"],
+          ["browser", "text"],
+          ["os", "text"],
+        ],
         `SELECT toString(event_time) AS c_time_utc, session_id AS c_session_id, user_id AS c_user_id, page AS c_page, title AS c_title,
            url AS c_url, referrer AS c_referrer, country AS c_country, city AS c_city, device AS c_device, browser AS c_browser,
            os AS c_os, event_time AS c_at, event_id AS c_event_id
@@ -54,14 +66,27 @@ export function exportSql(report: ExportReport, window: ReportWindow): string {
       );
     case "pages":
       return file(
-        [["page", "text"], ["views", "number"], ["unique_views", "number"]],
+        [
+          ["page", "text"],
+          ["views", "number"],
+          ["unique_views", "number"],
+        ],
         `SELECT page AS c_page, uniqExact(event_id) AS c_views, uniqExact(session_id) AS c_unique_views
          FROM pageviews FINAL WHERE ${where} GROUP BY page`,
         "c_views DESC, c_page ASC",
       );
     case "sessions":
       return file(
-        [["session_id", "text"], ["started_utc", "text"], ["pageviews", "number"], ["interactions", "number"], ["duration_seconds", "number"], ["device", "text"], ["country", "text"], ["browser", "text"]],
+        [
+          ["session_id", "text"],
+          ["started_utc", "text"],
+          ["pageviews", "number"],
+          ["interactions", "number"],
+          ["duration_seconds", "number"],
+          ["device", "text"],
+          ["country", "text"],
+          ["browser", "text"],
+        ],
         `SELECT session_id AS c_session_id, min(event_time) AS c_started, toString(min(event_time)) AS c_started_utc,
            uniqExactIf(event_id, kind = 1) AS c_pageviews,
            uniqExactIf(event_id, kind = 2 AND interaction = 1) AS c_interactions,
@@ -82,7 +107,19 @@ export function exportSql(report: ExportReport, window: ReportWindow): string {
       );
     case "actions":
       return file(
-        [["time_utc", "text"], ["session_id", "text"], ["user_id", "number"], ["action_type", "text"], ["page", "text"], ["element_tag", "text"], ["element_id", "text"], ["element_text", "text"], ["x", "number"], ["y", "number"], ["value", "number"]],
+        [
+          ["time_utc", "text"],
+          ["session_id", "text"],
+          ["user_id", "number"],
+          ["action_type", "text"],
+          ["page", "text"],
+          ["element_tag", "text"],
+          ["element_id", "text"],
+          ["element_text", "text"],
+          ["x", "number"],
+          ["y", "number"],
+          ["value", "number"],
+        ],
         `SELECT toString(event_time) AS c_time_utc, session_id AS c_session_id, user_id AS c_user_id, action_type AS c_action_type,
            page AS c_page, element_tag AS c_element_tag, element_id AS c_element_id, element_text AS c_element_text, x AS c_x, y AS c_y,
            toUInt64(value) AS c_value, event_time AS c_at, event_id AS c_event_id
@@ -92,7 +129,13 @@ export function exportSql(report: ExportReport, window: ReportWindow): string {
     case "conversions":
       // Business facts only: what the server recorded (see reports.server.ts, FACT), kept after FINAL.
       return file(
-        [["time_utc", "text"], ["session_id", "text"], ["user_id", "number"], ["conversion_type", "text"], ["value", "number"]],
+        [
+          ["time_utc", "text"],
+          ["session_id", "text"],
+          ["user_id", "number"],
+          ["conversion_type", "text"],
+          ["value", "number"],
+        ],
         `SELECT toString(event_time) AS c_time_utc, session_id AS c_session_id, user_id AS c_user_id,
            conversion_type AS c_conversion_type, value AS c_value, platform AS c_platform, event_time AS c_at, event_id AS c_event_id
          FROM conversions FINAL WHERE ${where}`,

@@ -22,8 +22,10 @@ export function describeAgent(userAgent: string | undefined): Agent {
   const { browser, os, device } = UAParser(ua);
   let kind: Agent["device"];
   if (device.type === "mobile" || device.type === "tablet") kind = device.type;
-  else if (device.type) kind = "other"; // smart TVs, consoles, wearables, cars, XR headsets
-  else if (os.name && MOBILE_OSES.has(os.name)) kind = "mobile"; // e.g. Opera Mini on a feature phone
+  else if (device.type)
+    kind = "other"; // smart TVs, consoles, wearables, cars, XR headsets
+  else if (os.name && MOBILE_OSES.has(os.name))
+    kind = "mobile"; // e.g. Opera Mini on a feature phone
   else if (os.name || browser.name) kind = "desktop";
   else kind = "other";
   const agent: Agent = { bot: isbot(ua), device: kind, browser: browser.name || "Unknown", os: os.name || "Unknown" };

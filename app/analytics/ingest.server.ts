@@ -194,7 +194,9 @@ function utcDayStart(timeMs: number) {
 export function serverSessionId(ip: string, userAgent: string, timeMs: number): string {
   const dayStart = utcDayStart(timeMs);
   const day = new Date(dayStart).toISOString().slice(0, 10);
-  const hash = createHash("sha256").update(`${truncateIp(ip)}\n${userAgent}\n${day}`).digest("hex");
+  const hash = createHash("sha256")
+    .update(`${truncateIp(ip)}\n${userAgent}\n${day}`)
+    .digest("hex");
   return `${dayStart}-${hash.slice(0, 12)}`;
 }
 
@@ -243,15 +245,7 @@ export function newPageview() {
 // The stream.
 
 /** Why a request's events were dropped: `dropped:<reason>` in the counters. */
-export type DropReason =
-  | "bot"
-  | "cross_origin"
-  | "invalid"
-  | "rate_limited"
-  | "too_large"
-  | "unauthorized"
-  | "unsupported_type"
-  | "unknown_endpoint";
+export type DropReason = "bot" | "cross_origin" | "invalid" | "rate_limited" | "too_large" | "unauthorized" | "unsupported_type" | "unknown_endpoint";
 export type CounterField = "accepted" | "inserted" | "failed" | `dropped:${DropReason}`;
 
 /**
@@ -351,7 +345,10 @@ export function createIngest({ redisUrl, prefix }: { redisUrl: string; prefix: s
       clearTimeout(timer);
       inFlight.delete(added);
     }
-    count("accepted", group.reduce((n, w) => n + w.events.length, 0));
+    count(
+      "accepted",
+      group.reduce((n, w) => n + w.events.length, 0),
+    );
     for (const w of group) w.resolve();
   };
 

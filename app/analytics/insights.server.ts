@@ -17,7 +17,6 @@ import { FACT, HEATMAP_CELL_PX, HEATMAP_COLUMNS, HEATMAP_MAX_ROWS, joined, SESSI
 
 const uint = z.coerce.number().int().nonnegative();
 
-
 function checkedUserId(userId: number): number {
   if (!Number.isSafeInteger(userId) || userId <= 0) throw new Error("user id must be a positive whole number");
   return userId;
@@ -200,9 +199,7 @@ async function memberHours(client: ClickHouseClient, window: ReportWindow, id: n
     z.object({ hour: uint }),
   );
   const span = windowSpan(window);
-  const spans = rows
-    .map(({ hour }) => ({ from: Math.max(hour, span.from), to: Math.min(hour + 60 * 60, span.to) }))
-    .filter((s) => s.from < s.to);
+  const spans = rows.map(({ hour }) => ({ from: Math.max(hour, span.from), to: Math.min(hour + 60 * 60, span.to) })).filter((s) => s.from < s.to);
   return { pieces, hours: spansCondition(joined(spans)) };
 }
 
@@ -292,7 +289,15 @@ export async function memberAnalytics(client: ClickHouseClient, userId: number, 
               toUnixTimestamp(min(first_time)) AS first_seen, toUnixTimestamp(max(last_time)) AS last_seen
        FROM (${pieces}) WHERE user_id = ${id} AND active = 1
        GROUP BY session_id`,
-      z.object({ session_id: z.string(), session_device: z.string(), session_browser: z.string(), page_views: uint, clicks: uint, first_seen: uint, last_seen: uint }),
+      z.object({
+        session_id: z.string(),
+        session_device: z.string(),
+        session_browser: z.string(),
+        page_views: uint,
+        clicks: uint,
+        first_seen: uint,
+        last_seen: uint,
+      }),
     ),
     select(
       client,

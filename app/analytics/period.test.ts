@@ -25,18 +25,30 @@ describe("parsePeriod", () => {
     if (parsed.ok) expect(periodQuery(parsed.period).toString()).toBe("range=custom&from=2026-03-01&to=2026-03-31");
     // A whole leap year is 366 days: allowed; a day more is not.
     expect(parse({ range: "custom", from: "2024-01-01", to: "2024-12-31" }).ok).toBe(true);
-    expect(parse({ range: "custom", from: "2024-01-01", to: "2025-01-01" })).toMatchObject({ ok: false, errors: { to: "Choose at most one year (366 days)." } });
+    expect(parse({ range: "custom", from: "2024-01-01", to: "2025-01-01" })).toMatchObject({
+      ok: false,
+      errors: { to: "Choose at most one year (366 days)." },
+    });
   });
 
   it("says what is wrong beside each field", () => {
     expect(parse({ range: "2d" })).toMatchObject({ ok: false, errors: { range: expect.stringMatching(/^Choose a range/) } });
-    expect(parse({ range: "custom" })).toMatchObject({ ok: false, errors: { from: "Enter the first day (YYYY-MM-DD).", to: "Enter the last day (YYYY-MM-DD)." } });
+    expect(parse({ range: "custom" })).toMatchObject({
+      ok: false,
+      errors: { from: "Enter the first day (YYYY-MM-DD).", to: "Enter the last day (YYYY-MM-DD)." },
+    });
     expect(parse({ range: "custom", from: "2026-02-30", to: "yesterday" })).toMatchObject({
       ok: false,
       errors: { from: "Enter the first day as a date, such as 2026-01-31.", to: "Enter the last day as a date, such as 2026-01-31." },
     });
-    expect(parse({ range: "custom", from: "2026-03-02", to: "2026-03-01" })).toMatchObject({ ok: false, errors: { to: "The last day must be on or after the first day." } });
+    expect(parse({ range: "custom", from: "2026-03-02", to: "2026-03-01" })).toMatchObject({
+      ok: false,
+      errors: { to: "The last day must be on or after the first day." },
+    });
     // Dates alone (no range) are a custom period.
-    expect(parse({ from: "2026-03-01", to: "2026-03-01" })).toMatchObject({ ok: true, period: { kind: "custom", slug: "2026-03-01", label: "2026-03-01 (UTC)" } });
+    expect(parse({ from: "2026-03-01", to: "2026-03-01" })).toMatchObject({
+      ok: true,
+      period: { kind: "custom", slug: "2026-03-01", label: "2026-03-01 (UTC)" },
+    });
   });
 });

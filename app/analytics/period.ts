@@ -28,7 +28,9 @@ function day(value: string): number | null {
 }
 
 /** The period the parameters ask for, or the errors to show beside the fields. */
-export function parsePeriod(params: URLSearchParams): { ok: true; period: PeriodChoice } | { ok: false; errors: PeriodErrors; values: { range: string; from: string; to: string } } {
+export function parsePeriod(
+  params: URLSearchParams,
+): { ok: true; period: PeriodChoice } | { ok: false; errors: PeriodErrors; values: { range: string; from: string; to: string } } {
   const range = params.get("range") ?? "";
   const from = (params.get("from") ?? "").trim();
   const to = (params.get("to") ?? "").trim();

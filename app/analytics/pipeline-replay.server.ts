@@ -27,6 +27,12 @@ export async function replayFailed(actor: Actor, redis: Redis, prefix: string): 
   });
   if (!audited.ok) return audited;
   // An entry another admin replayed a moment ago is no longer there: it is not moved twice.
-  const moved = new Set(await replayDeadLetters(redis, prefix, failed.map((e) => e.id)));
+  const moved = new Set(
+    await replayDeadLetters(
+      redis,
+      prefix,
+      failed.map((e) => e.id),
+    ),
+  );
   return ok({ entries: moved.size, events: failed.reduce((n, e) => n + (moved.has(e.id) ? e.events : 0), 0) });
 }

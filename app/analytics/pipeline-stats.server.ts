@@ -72,7 +72,12 @@ const COUNTER_FIELD = /^(accepted|inserted|failed|dropped:[a-z_]{1,40})$/;
  * rename or starts a new hash; a minute on the index whose hash is gone (moved, or expired) only fails
  * its RENAME, and leaves an empty rolling entry that the next step clears.
  */
-export async function rollupPipelineMinutes(redis: Redis, clickhouse: ClickHouseClient, prefix: string, { signal }: { signal?: AbortSignal } = {}): Promise<number> {
+export async function rollupPipelineMinutes(
+  redis: Redis,
+  clickhouse: ClickHouseClient,
+  prefix: string,
+  { signal }: { signal?: AbortSignal } = {},
+): Promise<number> {
   for (const minute of await redis.smembers(minuteIndex(prefix))) {
     if (!/^\d{1,12}$/.test(minute)) {
       await redis.srem(minuteIndex(prefix), minute);
@@ -80,7 +85,12 @@ export async function rollupPipelineMinutes(redis: Redis, clickhouse: ClickHouse
     }
     const rolling = `${rollingPrefix(prefix)}${minute}:${randomUUID()}`;
     // Errors inside EXEC (RENAME of a hash another worker moved first) are expected: nothing to do then.
-    await redis.multi().srem(minuteIndex(prefix), minute).rename(`${minutePrefix(prefix)}${minute}`, rolling).sadd(rollingIndex(prefix), rolling).exec();
+    await redis
+      .multi()
+      .srem(minuteIndex(prefix), minute)
+      .rename(`${minutePrefix(prefix)}${minute}`, rolling)
+      .sadd(rollingIndex(prefix), rolling)
+      .exec();
   }
   // Every rolling hash, including those of a move that did not finish (inserted again under the same batch).
   let inserted = 0;

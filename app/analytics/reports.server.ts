@@ -122,11 +122,7 @@ async function select<T extends z.ZodTypeAny>(client: ClickHouseClient, query: s
   return z.array(row).parse(await result.json());
 }
 
-async function selectOne<T extends z.ZodTypeAny>(
-  client: ClickHouseClient,
-  query: string,
-  row: T,
-): Promise<z.output<T>> {
+async function selectOne<T extends z.ZodTypeAny>(client: ClickHouseClient, query: string, row: T): Promise<z.output<T>> {
   const [first] = await select(client, query, row);
   if (first === undefined) throw new Error("ClickHouse returned no row for an aggregate query");
   return first;
@@ -171,16 +167,15 @@ async function topPages(client: ClickHouseClient, from: Sources): Promise<PageVi
   );
 }
 
-export async function pageViews(
-  client: ClickHouseClient,
-  range: Period,
-  { now }: ReportOptions = {},
-): Promise<PageViewsReport> {
+export async function pageViews(client: ClickHouseClient, range: Period, { now }: ReportOptions = {}): Promise<PageViewsReport> {
   const from = await sources(client, periodWindow(range, now));
   const [totals, pages] = await Promise.all([
-    perSessions(client, from, (sessions) => `SELECT sum(pageview_count) AS total, countIf(pageview_count > 0) AS sessions FROM (${sessions})`, z.object({ total: uint, sessions: uint })).then(
-      ([row]) => row!,
-    ),
+    perSessions(
+      client,
+      from,
+      (sessions) => `SELECT sum(pageview_count) AS total, countIf(pageview_count > 0) AS sessions FROM (${sessions})`,
+      z.object({ total: uint, sessions: uint }),
+    ).then(([row]) => row!),
     topPages(client, from),
   ]);
   return { total: totals.total, unique: totals.sessions, pages };
@@ -199,11 +194,7 @@ export async function pageViews(
  * - `devices`: sessions by the device of their first event, most first (ties by name), with their
  *   percentage of all sessions (one decimal).
  */
-export async function userActivity(
-  client: ClickHouseClient,
-  range: Period,
-  { now }: ReportOptions = {},
-): Promise<UserActivityReport> {
+export async function userActivity(client: ClickHouseClient, range: Period, { now }: ReportOptions = {}): Promise<UserActivityReport> {
   // One pass over the sessions, counted per device; the totals are the devices' sums.
   const rows = await perSessions(
     client,
@@ -228,11 +219,7 @@ export async function userActivity(
   };
 }
 
-export async function countries(
-  client: ClickHouseClient,
-  range: Period,
-  { now }: ReportOptions = {},
-): Promise<CountryRow[]> {
+export async function countries(client: ClickHouseClient, range: Period, { now }: ReportOptions = {}): Promise<CountryRow[]> {
   // Every country comes back (a few hundred at most) so the percentages are of all sessions.
   const rows = await perSessions(
     client,
@@ -273,11 +260,7 @@ export async function activeUsers(client: ClickHouseClient, { now }: ReportOptio
  *   a signup, an order placed or a gig published in the range; 0 with no sessions. The steps a browser
  *   may report (`package_selected`, ...) are not conversions here.
  */
-export async function conversions(
-  client: ClickHouseClient,
-  range: Period,
-  { now }: ReportOptions = {},
-): Promise<ConversionsReport> {
+export async function conversions(client: ClickHouseClient, range: Period, { now }: ReportOptions = {}): Promise<ConversionsReport> {
   const window = periodWindow(range, now);
   const where = inWindow(window);
   const [totals, rate] = await Promise.all([
@@ -290,9 +273,12 @@ export async function conversions(
        FROM conversions FINAL WHERE ${where}`,
       z.object({ signups: uint, orders: uint, revenue: uint }),
     ),
-    perSessions(client, window, (sessions) => `SELECT count() AS sessions, countIf(converted = 1) AS converting FROM (${sessions})`, z.object({ sessions: uint, converting: uint })).then(
-      ([row]) => row!,
-    ),
+    perSessions(
+      client,
+      window,
+      (sessions) => `SELECT count() AS sessions, countIf(converted = 1) AS converting FROM (${sessions})`,
+      z.object({ sessions: uint, converting: uint }),
+    ).then(([row]) => row!),
   ]);
   return { ...totals, conversionRate: share(rate.converting, rate.sessions) };
 }
@@ -440,7 +426,15 @@ export async function sessionReport(client: ClickHouseClient, range: Period, { n
        countIf(pageview_count = 1 AND interaction_count = 0) AS bounces, countIf(converted = 1) AS converting
      FROM (${sessions})
      GROUP BY session_device, session_country, session_browser`,
-    z.object({ session_device: z.string(), session_country: z.string(), session_browser: z.string(), sessions: uint, seconds: uint, bounces: uint, converting: uint }),
+    z.object({
+      session_device: z.string(),
+      session_country: z.string(),
+      session_browser: z.string(),
+      sessions: uint,
+      seconds: uint,
+      bounces: uint,
+      converting: uint,
+    }),
     ["session_device", "session_country", "session_browser"],
   );
   const total = rows.reduce((sum, r) => sum + r.sessions, 0);

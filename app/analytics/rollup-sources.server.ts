@@ -78,7 +78,11 @@ export function eventsOnly(client: ClickHouseClient): ClickHouseClient {
  * `clicksOf` narrows the clicks to a condition on their page and device (the heatmap's one page), in the
  * derived rows and the events alike, so the events' edge is read for that page only.
  */
-export async function sources(client: ClickHouseClient, window: { from: number; to: number }, { clicksOf = "1" }: { clicksOf?: string } = {}): Promise<Sources> {
+export async function sources(
+  client: ClickHouseClient,
+  window: { from: number; to: number },
+  { clicksOf = "1" }: { clicksOf?: string } = {},
+): Promise<Sources> {
   const span = windowSpan(window);
   checkSpan(span);
   const days = (client as ClickHouseClient & { [EVENTS_ONLY]?: boolean })[EVENTS_ONLY] ? [] : await builds(client, isoDay(span.from), isoDay(span.to - 1));
@@ -97,9 +101,24 @@ export async function sources(client: ClickHouseClient, window: { from: number; 
     if (start >= span.from && build.built_to <= span.to && start < build.built_to) dayParts.push({ build, span: { from: start, to: build.built_to } });
     else if (hours.from < hours.to) pageHourParts.push({ build, span: hours });
   }
-  const rawHours = spansCondition(subtract(span, hourParts.map((p) => p.span)));
-  const rawPageDays = spansCondition(subtract(span, [...dayParts, ...pageHourParts].map((p) => p.span)));
-  const rawDays = spansCondition(subtract(span, dayParts.map((p) => p.span)));
+  const rawHours = spansCondition(
+    subtract(
+      span,
+      hourParts.map((p) => p.span),
+    ),
+  );
+  const rawPageDays = spansCondition(
+    subtract(
+      span,
+      [...dayParts, ...pageHourParts].map((p) => p.span),
+    ),
+  );
+  const rawDays = spansCondition(
+    subtract(
+      span,
+      dayParts.map((p) => p.span),
+    ),
+  );
   const builtPages = dayParts.length > 0 || pageHourParts.length > 0;
   // The hours as few ranges as they make (days built to their end join up): thirty ORed ranges cost a 30-day
   // report ~40 ms on 18.16, one costs nothing.
@@ -108,9 +127,13 @@ export async function sources(client: ClickHouseClient, window: { from: number; 
       .map((s) => `(hour >= toDateTime(${s.from}) AND hour < toDateTime(${s.to}))`)
       .join(" OR ");
   const pageHours = (columns: string, only: string) =>
-    pageHourParts.length ? `SELECT ${columns} FROM page_hours WHERE (day, version) IN (${versions(pageHourParts)}) AND (${hoursIn(pageHourParts)}) AND (${only})` : null;
+    pageHourParts.length
+      ? `SELECT ${columns} FROM page_hours WHERE (day, version) IN (${versions(pageHourParts)}) AND (${hoursIn(pageHourParts)}) AND (${only})`
+      : null;
 
-  const builtPieces = hourParts.length ? `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE (day, version) IN (${versions(hourParts)}) AND (${hoursIn(hourParts)})` : null;
+  const builtPieces = hourParts.length
+    ? `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE (day, version) IN (${versions(hourParts)}) AND (${hoursIn(hourParts)})`
+    : null;
   const union = (...parts: (string | null)[]) => parts.filter(Boolean).join("\n    UNION ALL\n    ");
   // piecesFromEvents' columns are PIECE_COLUMNS in order: no SELECT around it (a level of subquery costs 18.16 analysis).
   const rawPieces = rawHours === "0" && builtPieces ? null : piecesFromEvents(rawHours);
@@ -207,7 +230,9 @@ function sessionRows(parts: { build: Build; span: Span }[], held: Held | null, r
   const pieces = [
     // The sessions that cross days: one short range of each build's key.
     `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE ${builds(parts)} AND confined = 0 AND (${inHours})`,
-    held && holding.length ? `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE ${builds(holding)} AND confined = 1 AND (${inHours}) AND session_id IN ${held.ids}` : null,
+    held && holding.length
+      ? `SELECT ${PIECE_COLUMNS} FROM session_hours WHERE ${builds(holding)} AND confined = 1 AND (${inHours}) AND session_id IN ${held.ids}`
+      : null,
     rawPieces,
   ];
   return [whole, sessionsOf(pieces.filter(Boolean).join("\n    UNION ALL\n    "))];

@@ -138,7 +138,8 @@ const tooLarge = (headers?: Record<string, string>) =>
 
 /** The endpoint is one of ENDPOINTS. */
 const knownEndpoint: Step = (t) => {
-  if (!Object.hasOwn(ENDPOINTS, t.name)) return refusal(404, `Unknown analytics endpoint "${t.name}": use one of ${Object.keys(ENDPOINTS).join(", ")}`, {}, undefined, "unknown_endpoint");
+  if (!Object.hasOwn(ENDPOINTS, t.name))
+    return refusal(404, `Unknown analytics endpoint "${t.name}": use one of ${Object.keys(ENDPOINTS).join(", ")}`, {}, undefined, "unknown_endpoint");
   t.endpoint = t.name as Endpoint;
 };
 
@@ -166,7 +167,8 @@ const sameOrigin: Step = (t) => {
 /** The body as declared: JSON or text, uncompressed, not over MAX_BODY_BYTES. */
 const acceptableBody: Step = (t) => {
   const type = t.req.headers["content-type"];
-  if (type !== undefined && !ACCEPTED_TYPE.test(type)) return refusal(415, "Send the events as application/json or text/plain", {}, undefined, "unsupported_type");
+  if (type !== undefined && !ACCEPTED_TYPE.test(type))
+    return refusal(415, "Send the events as application/json or text/plain", {}, undefined, "unsupported_type");
   const encoding = t.req.headers["content-encoding"];
   if (encoding !== undefined && encoding.toLowerCase() !== "identity") {
     return refusal(415, "Compressed bodies are not accepted: send the events uncompressed", {}, undefined, "unsupported_type");
@@ -298,12 +300,8 @@ function answer(req: IncomingMessage, res: ServerResponse, name: string, ip: str
 /** The tracking endpoints, as Express routes. */
 export function analyticsRouter() {
   const router = express.Router();
-  router.post("/api/v1/analytics/:endpoint", (req, res) =>
-    answer(req, res, req.params.endpoint, clientIp(req), req.app.get("trust proxy fn") as TrustProxy),
-  );
-  router.all("/api/v1/analytics/:endpoint", (_req, res) =>
-    refuse(res, 405, "Use POST to send tracking events", {}, { Allow: "POST" }),
-  );
+  router.post("/api/v1/analytics/:endpoint", (req, res) => answer(req, res, req.params.endpoint, clientIp(req), req.app.get("trust proxy fn") as TrustProxy));
+  router.all("/api/v1/analytics/:endpoint", (_req, res) => refuse(res, 405, "Use POST to send tracking events", {}, { Allow: "POST" }));
   return router;
 }
 

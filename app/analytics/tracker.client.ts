@@ -107,10 +107,7 @@ function session(): string {
 
 function track(endpoint: Endpoint, fields: Fields) {
   if (!granted()) return;
-  buffer.push([
-    endpoint,
-    { event_id: uuid(), session_id: session(), timestamp: Date.now(), platform: "web", page: location.pathname, ...fields },
-  ]);
+  buffer.push([endpoint, { event_id: uuid(), session_id: session(), timestamp: Date.now(), platform: "web", page: location.pathname, ...fields }]);
   if (buffer.length >= 20) flush();
   else if (!flushTimer) flushTimer = setTimeout(flush, 2000);
 }

@@ -17,7 +17,10 @@ describe("cleanUrl: what of an address analytics keeps", () => {
     // Pages whose query is known: only their own keys survive, in order, and never the cursor.
     ["/search?q=logo", "/search?q=logo"],
     ["https://soko.test/search?q=logo%20design&token=SECRET&sort=newest#r", "https://soko.test/search?q=logo+design&sort=newest"],
-    ["/browse?category=design&price=under-100000&rating=4.5&delivery=3&cursor=abc&utm_source=x", "/browse?category=design&price=under-100000&rating=4.5&delivery=3"],
+    [
+      "/browse?category=design&price=under-100000&rating=4.5&delivery=3&cursor=abc&utm_source=x",
+      "/browse?category=design&price=under-100000&rating=4.5&delivery=3",
+    ],
     ["/help?q=refund", "/help?q=refund"],
     ["/gig/12/order?package=standard&token=SECRET", "/gig/12/order?package=standard"],
     ["/settings?tab=preferences&saved=1", "/settings?tab=preferences"],

@@ -37,7 +37,13 @@ export function LineChart({ series, steps, labels, title }: { series: Series[]; 
           </text>
         ))}
         {series.map((s) => (
-          <polyline key={s.name} fill="none" stroke={s.colour} strokeWidth="1.5" points={s.values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ")} />
+          <polyline
+            key={s.name}
+            fill="none"
+            stroke={s.colour}
+            strokeWidth="1.5"
+            points={s.values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ")}
+          />
         ))}
       </svg>
       <figcaption>
@@ -70,7 +76,7 @@ export function FunnelChart({ steps, title }: { steps: { label: string; count: n
   const max = Math.max(1, ...steps.map((s) => s.count));
   return (
     <svg viewBox={`0 0 ${width} ${steps.length * row}`} width="100%" aria-hidden="true" focusable="false">
-        <title>{title}</title>
+      <title>{title}</title>
       {steps.map((s, i) => {
         const w = ((width - labelWidth - 60) * s.count) / max;
         return (
@@ -99,7 +105,7 @@ export function HeatmapGrid({ cells, title }: { cells: number[][]; title: string
   const max = Math.max(1, ...cells.flat());
   return (
     <svg viewBox={`0 0 ${cols * size + 2} ${rows * size + 2}`} width="100%" className="heatmap" aria-hidden="true" focusable="false">
-        <title>{title}</title>
+      <title>{title}</title>
       <rect x="1" y="1" width={cols * size} height={rows * size} fill="#fff" stroke="#555" strokeWidth="2" />
       {cells.map((line, r) =>
         line.map((n, c) => (
@@ -172,8 +178,9 @@ export function RangeSelect({ value, error }: { value: string; error?: string | 
 export function InsightLinks({ base }: { base: string }) {
   return (
     <nav aria-label="Analytics insights" className="insight-links">
-      <a href={`${base}/analytics`}>Analytics</a> · <a href={`${base}/heatmap`}>Click heatmap</a> · <a href={`${base}/analytics/conversion-funnel`}>Conversion funnel</a> ·{" "}
-      <a href={`${base}/analytics/user-journey`}>User journey</a> · <a href={`${base}/pipeline`}>Pipeline health</a>
+      <a href={`${base}/analytics`}>Analytics</a> · <a href={`${base}/heatmap`}>Click heatmap</a> ·{" "}
+      <a href={`${base}/analytics/conversion-funnel`}>Conversion funnel</a> · <a href={`${base}/analytics/user-journey`}>User journey</a> ·{" "}
+      <a href={`${base}/pipeline`}>Pipeline health</a>
     </nav>
   );
 }

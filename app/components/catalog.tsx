@@ -8,15 +8,7 @@ import { Link } from "~/components/link";
 import { useEffect, useState, type ReactNode } from "react";
 import { GigCard } from "~/components/gig-card";
 import type { GigCard as GigCardData } from "~/models/gig.server";
-import {
-  catalogSearch,
-  DELIVERY_FILTERS,
-  PRICE_RANGES,
-  QUERY_MAX,
-  RATING_FILTERS,
-  SORTS,
-  type CatalogQuery,
-} from "~/domain/catalog-vocabulary";
+import { catalogSearch, DELIVERY_FILTERS, PRICE_RANGES, QUERY_MAX, RATING_FILTERS, SORTS, type CatalogQuery } from "~/domain/catalog-vocabulary";
 
 type Option = { value: string; label: string };
 const options = (record: Record<string, string | { label: string }>): Option[] =>
@@ -45,7 +37,15 @@ function Select({ name, label, value, all, choices }: { name: string; label: str
   );
 }
 
-export function CatalogFilters({ action, query, categories }: { action: "/browse" | "/search"; query: CatalogQuery; categories: { slug: string; name: string }[] }) {
+export function CatalogFilters({
+  action,
+  query,
+  categories,
+}: {
+  action: "/browse" | "/search";
+  query: CatalogQuery;
+  categories: { slug: string; name: string }[];
+}) {
   const location = useLocation();
   return (
     // Keyed by the URL so the fields show the state the page was loaded with, also after back/forward.
@@ -54,7 +54,13 @@ export function CatalogFilters({ action, query, categories }: { action: "/browse
         <label htmlFor="filter-q">Search</label>
         <input id="filter-q" type="search" name="q" defaultValue={query.q} maxLength={QUERY_MAX} placeholder="Logo design, website, translation…" />
       </div>
-      <Select name="category" label="Category" value={query.category} all="All categories" choices={categories.map((c) => ({ value: c.slug, label: c.name }))} />
+      <Select
+        name="category"
+        label="Category"
+        value={query.category}
+        all="All categories"
+        choices={categories.map((c) => ({ value: c.slug, label: c.name }))}
+      />
       <Select name="price" label="Price" value={query.price} all="Any price" choices={options(PRICE_RANGES)} />
       <Select name="rating" label="Rating" value={query.rating} all="Any rating" choices={options(RATING_FILTERS)} />
       <Select name="delivery" label="Delivery" value={query.delivery} all="Any time" choices={options(DELIVERY_FILTERS)} />

@@ -19,8 +19,8 @@ export function ConsentBanner() {
       <section className="notice" aria-labelledby="consent-banner-title">
         <h2 id="consent-banner-title">Your privacy choice</h2>
         <p>
-          We count anonymous page views. May we also record how you use Soko (clicks, scrolling, time on a page,
-          page errors) to improve it? <Link to="/privacy">How we handle your data</Link>
+          We count anonymous page views. May we also record how you use Soko (clicks, scrolling, time on a page, page errors) to improve it?{" "}
+          <Link to="/privacy">How we handle your data</Link>
         </p>
         <fetcher.Form method="post" action="/consent" className="form-actions">
           <input type="hidden" name="redirectTo" value={location.pathname + location.search} />

@@ -92,7 +92,19 @@ export function PasswordField({ field, label, autoComplete }: { field: FieldMeta
 }
 
 /** Submit button; while this form's submission is in flight it is disabled and reads `pendingLabel`. */
-export function SubmitButton({ children, pendingLabel, name, value, formAction }: { children: ReactNode; pendingLabel: string; name?: string; value?: string; formAction?: string }) {
+export function SubmitButton({
+  children,
+  pendingLabel,
+  name,
+  value,
+  formAction,
+}: {
+  children: ReactNode;
+  pendingLabel: string;
+  name?: string;
+  value?: string;
+  formAction?: string;
+}) {
   const navigation = useNavigation();
   const pending = navigation.state === "submitting" && (!value || navigation.formData?.get(name ?? "") === value);
   return (

@@ -34,8 +34,7 @@ type Errors = Record<string, string[] | null | undefined>;
 const constraint = getZodConstraint(gigFormSchema("publish"));
 const limits = (name: string) => ({ required: constraint[name]?.required || undefined, maxLength: constraint[name]?.maxLength });
 
-const invalid = (errors: Errors, name: string) =>
-  errors[name]?.length ? { "aria-invalid": true as const, "aria-describedby": `${name}-error` } : {};
+const invalid = (errors: Errors, name: string) => (errors[name]?.length ? { "aria-invalid": true as const, "aria-describedby": `${name}-error` } : {});
 
 function Errors({ errors, name }: { errors: Errors; name: string }) {
   return <ErrorList id={`${name}-error`} errors={errors[name] ?? undefined} />;
@@ -129,7 +128,14 @@ function GigFormFields({ defaultValue, result: reply, categories }: GigFormProps
       </div>
       <div className="field">
         <label htmlFor="description">Description</label>
-        <textarea id="description" name={fields.description.name} rows={8} {...limits("description")} defaultValue={text(fields.description)} {...invalid(errors, "description")} />
+        <textarea
+          id="description"
+          name={fields.description.name}
+          rows={8}
+          {...limits("description")}
+          defaultValue={text(fields.description)}
+          {...invalid(errors, "description")}
+        />
         <Errors errors={errors} name="description" />
       </div>
 
@@ -195,7 +201,15 @@ function GigFormFields({ defaultValue, result: reply, categories }: GigFormProps
           </ul>
         ) : null}
         <label htmlFor="upload">Add images</label>
-        <input id="upload" name="upload" type="file" accept="image/jpeg,image/png,image/webp" multiple aria-describedby="upload-hint" {...invalid(errors, "upload")} />
+        <input
+          id="upload"
+          name="upload"
+          type="file"
+          accept="image/jpeg,image/png,image/webp"
+          multiple
+          aria-describedby="upload-hint"
+          {...invalid(errors, "upload")}
+        />
         <Errors errors={errors} name="upload" />
         <Errors errors={errors} name="images" />
       </fieldset>
@@ -234,17 +248,41 @@ function PackageFields({ tier, field, errors }: { tier: Tier; field: FieldMetada
       </legend>
       <div className="field">
         <label htmlFor={id("name")}>{label} package name</label>
-        <input id={id("name")} name={name("name")} type="text" {...limits(name("name"))} defaultValue={value("name")} placeholder={label} {...invalid(errors, name("name"))} />
+        <input
+          id={id("name")}
+          name={name("name")}
+          type="text"
+          {...limits(name("name"))}
+          defaultValue={value("name")}
+          placeholder={label}
+          {...invalid(errors, name("name"))}
+        />
         <Errors errors={errors} name={name("name")} />
       </div>
       <div className="field">
         <label htmlFor={id("description")}>{label} description</label>
-        <textarea id={id("description")} name={name("description")} rows={2} {...limits(name("description"))} defaultValue={value("description")} {...invalid(errors, name("description"))} />
+        <textarea
+          id={id("description")}
+          name={name("description")}
+          rows={2}
+          {...limits(name("description"))}
+          defaultValue={value("description")}
+          {...invalid(errors, name("description"))}
+        />
         <Errors errors={errors} name={name("description")} />
       </div>
       <div className="field">
         <label htmlFor={id("price")}>{label} price (UGX)</label>
-        <input id={id("price")} name={name("price")} type="text" inputMode="numeric" {...limits(name("price"))} defaultValue={value("price")} placeholder="75000" {...invalid(errors, name("price"))} />
+        <input
+          id={id("price")}
+          name={name("price")}
+          type="text"
+          inputMode="numeric"
+          {...limits(name("price"))}
+          defaultValue={value("price")}
+          placeholder="75000"
+          {...invalid(errors, name("price"))}
+        />
         <Errors errors={errors} name={name("price")} />
       </div>
       <div className="field">
@@ -261,12 +299,28 @@ function PackageFields({ tier, field, errors }: { tier: Tier; field: FieldMetada
       </div>
       <div className="field">
         <label htmlFor={id("revisions")}>{label} revisions</label>
-        <input id={id("revisions")} name={name("revisions")} type="number" min={0} max={20} defaultValue={value("revisions")} placeholder="1" {...invalid(errors, name("revisions"))} />
+        <input
+          id={id("revisions")}
+          name={name("revisions")}
+          type="number"
+          min={0}
+          max={20}
+          defaultValue={value("revisions")}
+          placeholder="1"
+          {...invalid(errors, name("revisions"))}
+        />
         <Errors errors={errors} name={name("revisions")} />
       </div>
       <div className="field">
         <label htmlFor={id("features")}>{label} features (one per line)</label>
-        <textarea id={id("features")} name={name("features")} rows={3} {...limits(name("features"))} defaultValue={value("features")} {...invalid(errors, name("features"))} />
+        <textarea
+          id={id("features")}
+          name={name("features")}
+          rows={3}
+          {...limits(name("features"))}
+          defaultValue={value("features")}
+          {...invalid(errors, name("features"))}
+        />
         <Errors errors={errors} name={name("features")} />
       </div>
     </fieldset>

@@ -43,8 +43,7 @@ export function NotificationItem({ notification: n }: { notification: Item }) {
   return (
     <li className={read ? "notification" : "notification unread"}>
       <div className="notification-text">
-        {read ? null : <span className="status-badge notification-new">Unread</span>}{" "}
-        {href ? <Link to={href}>{n.body}</Link> : <span>{n.body}</span>}
+        {read ? null : <span className="status-badge notification-new">Unread</span>} {href ? <Link to={href}>{n.body}</Link> : <span>{n.body}</span>}
         <time dateTime={new Date(n.at).toISOString()}>{dateTime(n.at)}</time>
       </div>
       {n.read ? null : (

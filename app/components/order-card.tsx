@@ -64,11 +64,16 @@ export function OrderButton({
 }) {
   const navigation = useNavigation();
   const pending =
-    navigation.state === "submitting" &&
-    navigation.formAction?.split("?")[0] === `/orders/${orderId}` &&
-    navigation.formData?.get("intent") === intent;
+    navigation.state === "submitting" && navigation.formAction?.split("?")[0] === `/orders/${orderId}` && navigation.formData?.get("intent") === intent;
   return (
-    <button type="submit" name="intent" value={intent} className={`button button-small${secondary ? " button-secondary" : ""}`} disabled={pending} aria-disabled={pending}>
+    <button
+      type="submit"
+      name="intent"
+      value={intent}
+      className={`button button-small${secondary ? " button-secondary" : ""}`}
+      disabled={pending}
+      aria-disabled={pending}
+    >
       {pending ? pendingLabel : children}
     </button>
   );
@@ -132,14 +137,20 @@ export function OrderActions({ order, back }: { order: Pick<OrderCardData, "id" 
           Leave Review
         </Link>
       ) : null}
-      {can.has("agree_cancel") ? <OrderPost orderId={order.id} intent="cancel" expected="agree_cancel" label="Agree to cancel" pendingLabel="Cancelling…" back={back} secondary /> : null}
-      {can.has("decline_cancel") ? <OrderPost orderId={order.id} intent="decline_cancel" label="Decline cancel" pendingLabel="Declining…" back={back} secondary /> : null}
+      {can.has("agree_cancel") ? (
+        <OrderPost orderId={order.id} intent="cancel" expected="agree_cancel" label="Agree to cancel" pendingLabel="Cancelling…" back={back} secondary />
+      ) : null}
+      {can.has("decline_cancel") ? (
+        <OrderPost orderId={order.id} intent="decline_cancel" label="Decline cancel" pendingLabel="Declining…" back={back} secondary />
+      ) : null}
       {can.has("withdraw_cancel") ? (
         <OrderPost orderId={order.id} intent="decline_cancel" label="Withdraw cancel request" pendingLabel="Withdrawing…" back={back} secondary />
       ) : null}
       <ContactButton orderId={order.id} />
       {order.gigId !== null ? <Link to={`/gig/${order.gigId}`}>View Gig</Link> : null}
-      {can.has("abandon") ? <OrderPost orderId={order.id} intent="cancel" expected="abandon" label="Cancel order" pendingLabel="Cancelling…" back={back} secondary /> : null}
+      {can.has("abandon") ? (
+        <OrderPost orderId={order.id} intent="cancel" expected="abandon" label="Cancel order" pendingLabel="Cancelling…" back={back} secondary />
+      ) : null}
       {can.has("cancel") ? <Link to={`${page}?confirm=cancel#cancel`}>Cancel</Link> : null}
       {can.has("request_cancel") ? <Link to={`${page}?confirm=cancel#cancel`}>Request cancel</Link> : null}
       {can.has("dispute") ? <Link to={`${page}?confirm=dispute#dispute`}>Open dispute</Link> : null}

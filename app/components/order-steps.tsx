@@ -100,7 +100,14 @@ export function ReviewForm({ orderId, gigId, reply }: { orderId: number; gigId: 
           <legend>Rating</legend>
           {stars.map((n) => (
             <div className="checkbox" key={n}>
-              <input type="radio" id={`rating-${n}`} name="rating" value={n} required={n === RATING_MAX} defaultChecked={fields.rating.initialValue === String(n)} />
+              <input
+                type="radio"
+                id={`rating-${n}`}
+                name="rating"
+                value={n}
+                required={n === RATING_MAX}
+                defaultChecked={fields.rating.initialValue === String(n)}
+              />
               <label htmlFor={`rating-${n}`}>
                 {n} {n === 1 ? "star" : "stars"}
               </label>
@@ -108,7 +115,11 @@ export function ReviewForm({ orderId, gigId, reply }: { orderId: number; gigId: 
           ))}
           <ErrorList id={fields.rating.errorId} errors={ratingErrors} />
         </fieldset>
-        <TextAreaField field={fields.comment} label="Your review (optional)" hint="What was it like to work with this seller? Your review shows on the gig and the seller's profile." />
+        <TextAreaField
+          field={fields.comment}
+          label="Your review (optional)"
+          hint="What was it like to work with this seller? Your review shows on the gig and the seller's profile."
+        />
         <OrderButton orderId={orderId} intent="review" pendingLabel="Submitting…">
           Submit review
         </OrderButton>
@@ -157,8 +168,8 @@ export function ApproveStep({
           </strong>
         </p>
         <p>
-          The {paidText} you paid is held in escrow. Approving completes the order and pays the order's price to the seller: you can no longer ask for a revision
-          or open a dispute.
+          The {paidText} you paid is held in escrow. Approving completes the order and pays the order's price to the seller: you can no longer ask for a
+          revision or open a dispute.
         </p>
         <ErrorList id={fields.confirm.errorId} errors={fields.confirm.errors} />
         <div className="order-actions">

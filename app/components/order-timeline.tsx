@@ -7,7 +7,16 @@ import { usePreferences } from "~/hooks/use-preferences";
 
 type EventRole = "buyer" | "seller" | "admin" | "system";
 
-export type TimelineEvent = { id: number; kind: string; actorRole: EventRole; actorName: string | null; from: string | null; to: string; reason: string; at: Date | string };
+export type TimelineEvent = {
+  id: number;
+  kind: string;
+  actorRole: EventRole;
+  actorName: string | null;
+  from: string | null;
+  to: string;
+  reason: string;
+  at: Date | string;
+};
 
 const WHO: Record<EventRole, string> = { buyer: "Buyer", seller: "Seller", admin: "Admin", system: "Soko" };
 

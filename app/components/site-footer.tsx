@@ -19,19 +19,35 @@ export function SiteFooter({ year }: { year: number }) {
         <nav aria-labelledby="footer-clients">
           <h2 id="footer-clients">For clients</h2>
           <ul>
-            <li><Link to="/browse">Browse services</Link></li>
-            <li><Link to="/search">Search</Link></li>
-            <li><Link to="/help">How it works</Link></li>
-            <li><Link to="/register">Join as a client</Link></li>
+            <li>
+              <Link to="/browse">Browse services</Link>
+            </li>
+            <li>
+              <Link to="/search">Search</Link>
+            </li>
+            <li>
+              <Link to="/help">How it works</Link>
+            </li>
+            <li>
+              <Link to="/register">Join as a client</Link>
+            </li>
           </ul>
         </nav>
         <nav aria-labelledby="footer-freelancers">
           <h2 id="footer-freelancers">For freelancers</h2>
           <ul>
-            <li><Link to="/freelancer/register">Become a seller</Link></li>
-            <li><Link to="/gig/create">Create a gig</Link></li>
-            <li><Link to="/dashboard">Dashboard</Link></li>
-            <li><Link to="/help">Seller help</Link></li>
+            <li>
+              <Link to="/freelancer/register">Become a seller</Link>
+            </li>
+            <li>
+              <Link to="/gig/create">Create a gig</Link>
+            </li>
+            <li>
+              <Link to="/dashboard">Dashboard</Link>
+            </li>
+            <li>
+              <Link to="/help">Seller help</Link>
+            </li>
           </ul>
         </nav>
         <section aria-labelledby="footer-contact">

@@ -6,12 +6,7 @@ const allText = faqGroups.flatMap((g) => g.items.map((i) => `${i.question} ${i.a
 
 describe("FAQ content", () => {
   it("has four groups, each with questions, and unique ids", () => {
-    expect(faqGroups.map((g) => g.title)).toEqual([
-      "Getting started",
-      "For clients: payments and fees",
-      "For freelancers",
-      "Orders and disputes",
-    ]);
+    expect(faqGroups.map((g) => g.title)).toEqual(["Getting started", "For clients: payments and fees", "For freelancers", "Orders and disputes"]);
     for (const group of faqGroups) expect(group.items.length).toBeGreaterThan(0);
     const ids = faqGroups.flatMap((g) => g.items.map((i) => i.id));
     expect(new Set(ids).size).toBe(ids.length);

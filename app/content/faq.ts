@@ -35,8 +35,7 @@ export const faqGroups: FaqGroup[] = [
       {
         id: "cost-to-join",
         question: "Does it cost anything to join?",
-        answer:
-          "No. Creating an account, browsing gigs and messaging freelancers is free. Fees apply only when an order is paid for.",
+        answer: "No. Creating an account, browsing gigs and messaging freelancers is free. Fees apply only when an order is paid for.",
       },
       {
         id: "find-service",
@@ -59,8 +58,7 @@ export const faqGroups: FaqGroup[] = [
       {
         id: "buyer-fee",
         question: "What fees do buyers pay?",
-        answer:
-          "Buyers pay a small processing fee of 5% of the order price, with a minimum of UGX 1,000. It is shown before you confirm an order.",
+        answer: "Buyers pay a small processing fee of 5% of the order price, with a minimum of UGX 1,000. It is shown before you confirm an order.",
       },
       {
         id: "escrow-safe",
@@ -76,8 +74,7 @@ export const faqGroups: FaqGroup[] = [
       {
         id: "talk-first",
         question: "Can I talk to a freelancer before ordering?",
-        answer:
-          "Yes. Use Contact Seller on any gig to discuss your project, agree the details and ask questions before you pay.",
+        answer: "Yes. Use Contact Seller on any gig to discuss your project, agree the details and ask questions before you pay.",
       },
     ],
   },
@@ -123,8 +120,7 @@ export const faqGroups: FaqGroup[] = [
       {
         id: "cancel-order",
         question: "Can I cancel an order?",
-        answer:
-          "An order that is still in progress can be cancelled from the Orders page. The escrow payment goes back to the client.",
+        answer: "An order that is still in progress can be cancelled from the Orders page. The escrow payment goes back to the client.",
       },
       {
         id: "dispute",
@@ -144,7 +140,11 @@ export const faqGroups: FaqGroup[] = [
 /** The query as it will be searched: control characters made spaces, trimmed, at most 200 characters. */
 export function normalizeFaqQuery(raw: unknown): string {
   if (typeof raw !== "string") return "";
-  return raw.replace(/[\u0000-\u001f\u007f]/g, " ").trim().slice(0, FAQ_QUERY_MAX_LENGTH).trim();
+  return raw
+    .replace(/[\u0000-\u001f\u007f]/g, " ")
+    .trim()
+    .slice(0, FAQ_QUERY_MAX_LENGTH)
+    .trim();
 }
 
 export type FaqSearchResult = {

@@ -61,7 +61,9 @@ describe("operation failure codes", () => {
       "These files would take you past the 1 GB of files one member may keep on Soko (yours take 1 GB now).",
     );
     expect(messageOf({ code: "image.wrong_type", params: { file: "cat.gif" } })).toBe("cat.gif: Upload a JPEG, PNG or WebP image");
-    expect(messageOf({ code: "admin.last_admin", params: { batch: true } })).toBe("That is the last active admin: the platform must keep one. Nothing was changed.");
+    expect(messageOf({ code: "admin.last_admin", params: { batch: true } })).toBe(
+      "That is the last active admin: the platform must keep one. Nothing was changed.",
+    );
     expect(failureMessage({ error: "invalid", issues: { amountUgx: [{ code: "schema", message: "Enter an amount" }] } })).toBe("Enter an amount");
   });
 });

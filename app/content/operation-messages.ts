@@ -103,7 +103,8 @@ export const OPERATION_MESSAGES: { [C in FailureCode]: (params: FailureParams[C]
   "access.not_for_platform": ({ task }) => NOT_THE_PLATFORM[task],
   "record.not_found": () => "We could not find that.",
 
-  "limit.exceeded": ({ limit, retryAfter }) => (SAYS_WHEN.has(limit) ? `${LIMIT_MESSAGES[limit]} Please try again in ${wait(retryAfter)}.` : LIMIT_MESSAGES[limit]),
+  "limit.exceeded": ({ limit, retryAfter }) =>
+    SAYS_WHEN.has(limit) ? `${LIMIT_MESSAGES[limit]} Please try again in ${wait(retryAfter)}.` : LIMIT_MESSAGES[limit],
   "limit.unavailable": () => "This is unavailable for a moment. Please try again in a few seconds.",
 
   "account.sign_in_required": () => "Sign in to change your account.",

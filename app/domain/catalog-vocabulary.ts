@@ -52,7 +52,11 @@ const pick = <T extends string>(options: Record<T, unknown>, value: string | nul
 /** Reads the catalog's state from a URL. A value we do not know is ignored, never an error. */
 export function parseCatalogQuery(params: URLSearchParams): CatalogQuery {
   // Control characters (a NUL above all) are never part of a search, and Postgres refuses NUL in text.
-  const q = (params.get("q") ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").trim().replace(/\s+/g, " ").slice(0, QUERY_MAX);
+  const q = (params.get("q") ?? "")
+    .replace(/[\u0000-\u001f\u007f]/g, " ")
+    .trim()
+    .replace(/\s+/g, " ")
+    .slice(0, QUERY_MAX);
   const category = params.get("category");
   return {
     q,

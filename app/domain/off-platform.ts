@@ -19,7 +19,8 @@ export type OffPlatformReason = "phone_number" | "mobile_money" | "chat_handle";
 const PHONE = /(?:\+|\b00)?\d(?:[\s.-]?\d){8,13}\b/;
 const BRACKETED = /\(\s*(\d{1,4})\s*\)\s*/g;
 /** Words people use to ask for mobile money (English and Luganda-English usage). */
-const MOBILE_MONEY = /\b(?:mo[\s-]?mo|mobile[\s-]*money|m[\s-]?money|airtel\s*money|mtn\s*money|send\s+(?:it\s+|the\s+money\s+|money\s+)?(?:to|on)\s+(?:my\s+)?(?:number|line)|my\s+(?:momo|mm)\s+(?:number|no))\b/i;
+const MOBILE_MONEY =
+  /\b(?:mo[\s-]?mo|mobile[\s-]*money|m[\s-]?money|airtel\s*money|mtn\s*money|send\s+(?:it\s+|the\s+money\s+|money\s+)?(?:to|on)\s+(?:my\s+)?(?:number|line)|my\s+(?:momo|mm)\s+(?:number|no))\b/i;
 /**
  * WhatsApp and Telegram: names ("What's app" too), links and short forms ("wa: 0772…", "tg: @name", "on WA").
  * The short forms end in punctuation, so they are not followed by `\b` as the words are.

@@ -58,7 +58,8 @@ export function newClientId(): string {
 /** The thread with `m` in it once: replacing the same id, or this page's pending bubble of the same client id. */
 function withMessage(list: ChatMessage[], m: ChatMessage): ChatMessage[] {
   const at = list.findIndex((x) => x.id === m.id || (m.clientId !== null && x.clientId === m.clientId && x.senderId === m.senderId));
-  const next = at === -1 ? [...list, m] : list.map((x, i) => (i === at ? { ...m, status: RANK[x.status] > RANK[m.status] && !x.pending ? x.status : m.status } : x));
+  const next =
+    at === -1 ? [...list, m] : list.map((x, i) => (i === at ? { ...m, status: RANK[x.status] > RANK[m.status] && !x.pending ? x.status : m.status } : x));
   // Stored messages by id; pending ones (not stored yet) after them, as they were sent.
   return [...next.filter((x) => !x.pending).sort((a, b) => a.id - b.id), ...next.filter((x) => x.pending)];
 }

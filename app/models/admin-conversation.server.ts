@@ -52,7 +52,10 @@ export async function listAdminConversations(
   if (filter === "flagged") query.whereNotNull("c.flagged_at");
   if (filter === "recent") query.where("c.last_message_at", ">", db.raw("now() - interval '24 hours'"));
   if (filter === "high_volume") {
-    query.where("c.message_count", ">", 0).orderBy([{ column: "c.message_count", order: "desc" }, { column: "c.id", order: "desc" }]);
+    query.where("c.message_count", ">", 0).orderBy([
+      { column: "c.message_count", order: "desc" },
+      { column: "c.id", order: "desc" },
+    ]);
   } else {
     query
       .orderByRaw("(c.flagged_at IS NULL), (c.flag_reason LIKE 'off\\_platform:%') DESC NULLS LAST, c.flagged_at DESC NULLS LAST")
@@ -123,7 +126,17 @@ export async function findAdminConversation(db: Db, conversationId: string): Pro
     .leftJoin("messages as m", "m.id", "c.last_message_id")
     .leftJoin("users as s", "s.id", "m.sender_id")
     .where("c.id", conversationId)
-    .first("c.id", "c.flagged_at", "c.flag_reason", "c.message_count", "c.updated_at", "m.body as m_body", "m.message_type as m_type", "m.created_at as m_at", "s.name as m_sender");
+    .first(
+      "c.id",
+      "c.flagged_at",
+      "c.flag_reason",
+      "c.message_count",
+      "c.updated_at",
+      "m.body as m_body",
+      "m.message_type as m_type",
+      "m.created_at as m_at",
+      "s.name as m_sender",
+    );
   if (!row) return null;
   const people = await participantsOf(db, [row.id]);
   return {
@@ -162,7 +175,16 @@ export async function adminThreadPage(
     .where("m.conversation_id", conversationId)
     .orderBy("m.id", "desc")
     .limit(limit + 1)
-    .select("m.id", "m.body", "m.message_type", "m.off_platform", "m.created_at", "u.id as sender_id", "u.name as sender_name", "u.avatar_key as sender_avatar");
+    .select(
+      "m.id",
+      "m.body",
+      "m.message_type",
+      "m.off_platform",
+      "m.created_at",
+      "u.id as sender_id",
+      "u.name as sender_name",
+      "u.avatar_key as sender_avatar",
+    );
   if (before) query.where("m.id", "<", before);
   const rows = await query;
   const older = rows.length > limit;
@@ -190,7 +212,12 @@ export async function adminThreadPage(
  * off-platform reason says more than "admin"); unflagging clears both. Returns whether it changed, or null
  * if there is no such conversation. Locks the row, so two admins' clicks are taken one after the other.
  */
-export async function setConversationFlag(db: Db, conversationId: string, flagged: boolean, reason = "admin"): Promise<{ changed: boolean; before: string | null } | null> {
+export async function setConversationFlag(
+  db: Db,
+  conversationId: string,
+  flagged: boolean,
+  reason = "admin",
+): Promise<{ changed: boolean; before: string | null } | null> {
   const row = await db("conversations").where({ id: conversationId }).forUpdate().first("flagged_at", "flag_reason");
   if (!row) return null;
   const before = row.flagged_at ? (row.flag_reason ?? "") : null;

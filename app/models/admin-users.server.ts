@@ -6,8 +6,6 @@
 import type { Role, UserStatus } from "~/models/user.server";
 import type { Db } from "~/server/db.server";
 
-
-
 /** A member as the admin's list shows them; `status` "deleted" for a deleted member's kept row. */
 export type AdminUserRow = {
   id: number;

@@ -58,11 +58,7 @@ export async function listAuditLog(
 export async function auditFilterChoices(db: Db): Promise<{ actions: string[]; admins: { id: number; name: string }[] }> {
   const [actions, admins] = await Promise.all([
     db("admin_audit_log").distinct("action").orderBy("action").pluck("action"),
-    db("admin_audit_log as l")
-      .join("users as u", "u.id", "l.admin_id")
-      .distinct("u.id", "u.name")
-      .orderBy("u.name")
-      .select("u.id", "u.name"),
+    db("admin_audit_log as l").join("users as u", "u.id", "l.admin_id").distinct("u.id", "u.name").orderBy("u.name").select("u.id", "u.name"),
   ]);
   return { actions: actions as string[], admins: admins.map((a) => ({ id: Number(a.id), name: a.name as string })) };
 }

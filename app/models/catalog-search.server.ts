@@ -104,12 +104,7 @@ function orderOf(sort: Sort, searching: boolean): Order {
         ? searchOrder(0)
         : {
             direction: "desc",
-            keys: [
-              { expr: "g.featured", type: "boolean" },
-              { expr: "g.rating", type: "numeric" },
-              { expr: "g.reviews_count", type: "bigint" },
-              id,
-            ],
+            keys: [{ expr: "g.featured", type: "boolean" }, { expr: "g.rating", type: "numeric" }, { expr: "g.reviews_count", type: "bigint" }, id],
           };
   }
 }
@@ -267,7 +262,10 @@ async function searchRows(
 
   if (after) {
     const level = Number(after[0]);
-    const [rows, matched] = await Promise.all([levelPage(search(spelled!.query), level, after[1] === "true", after.slice(2)), count ? countMatches(cap) : null]);
+    const [rows, matched] = await Promise.all([
+      levelPage(search(spelled!.query), level, after[1] === "true", after.slice(2)),
+      count ? countMatches(cap) : null,
+    ]);
     return { rows, order: searchOrder(level), total: matched === null ? null : total(matched), spelled: spelled! };
   }
 
@@ -282,11 +280,17 @@ async function searchRows(
     order.keys.forEach((k, i) => keys.select(db.raw(`${i === 0 ? level : k.expr} AS key_${i}`)));
     return keys;
   };
-  const columns = `id, ${searchOrder(top).keys.map((_, i) => `key_${i}`).join(", ")}`;
+  const columns = `id, ${searchOrder(top)
+    .keys.map((_, i) => `key_${i}`)
+    .join(", ")}`;
   const ranked = db
     .select("c.*", db.raw("count(*) OVER () AS candidates"))
     .from(db.raw("(? OFFSET 0) AS c", [keysOf(fromLevel(top), searchOrder(top), String(top))]))
-    .orderByRaw(searchOrder(top).keys.map((_, i) => `c.key_${i} desc`).join(", "))
+    .orderByRaw(
+      searchOrder(top)
+        .keys.map((_, i) => `c.key_${i} desc`)
+        .join(", "),
+    )
     .limit(n, { skipBinding: true });
   const counted = levelCounts(db, (k) => matches([k]), below, cap, "coalesce((SELECT candidates FROM ranked LIMIT 1), 0)");
   // The level of the candidates: the highest whose matches, with those above it, are enough (0 when none).
@@ -313,10 +317,9 @@ async function searchRows(
   if (!spelled) extra.push(db.raw("(SELECT s.searched_for FROM spelling AS s) AS searched_for, (SELECT s.query::text FROM spelling AS s) AS search_query"));
   const statement = cards(page, searchOrder(top), extra);
   if (!spelled) statement.with("spelling", spelling());
-  const result = (await prepare(statement.with("ranked", ranked).with("counted", counted).with("chosen", chosen).joinRaw("RIGHT JOIN counted ON true"))) as Record<
-    string,
-    unknown
-  >[];
+  const result = (await prepare(
+    statement.with("ranked", ranked).with("counted", counted).with("chosen", chosen).joinRaw("RIGHT JOIN counted ON true"),
+  )) as Record<string, unknown>[];
   const counts = result[0]!;
   const level = Number(counts.chosen_level);
   const found = spelled ?? { searchedFor: (counts.searched_for as string | null) ?? null, query: String(counts.search_query ?? "") };
@@ -358,7 +361,9 @@ export async function listCatalog(
     (levels, { indexedFilters = false } = {}) =>
       applyFilters(
         db("gig_search as g")
-          .crossJoin(tsquery === null ? db.raw("(SELECT (SELECT s.query FROM spelling AS s) AS query) AS sq") : db.raw("(SELECT ?::tsquery AS query) AS sq", [tsquery]))
+          .crossJoin(
+            tsquery === null ? db.raw("(SELECT (SELECT s.query FROM spelling AS s) AS query) AS sq") : db.raw("(SELECT ?::tsquery AS query) AS sq", [tsquery]),
+          )
           .whereRaw("g.search_vector @@ sq.query")
           .whereRaw(atLevels(levels)),
         db,
@@ -406,7 +411,10 @@ export async function listCatalog(
     if (count) {
       // The page and the count in one statement, one round trip: a row of nulls but the count when the page is empty.
       const counted = countUpToQuery(db, browsed(), COUNT_CAP + 1);
-      const result = (await cards(picked, order, ["counted.n AS counted_n"]).with("counted", counted).joinRaw("RIGHT JOIN counted ON true")) as Record<string, unknown>[];
+      const result = (await cards(picked, order, ["counted.n AS counted_n"]).with("counted", counted).joinRaw("RIGHT JOIN counted ON true")) as Record<
+        string,
+        unknown
+      >[];
       page = { rows: result.filter((r) => r.id !== null), order, total: Number(result[0]!.counted_n) };
     } else {
       page = { rows: await cards(picked, order), order, total: null };

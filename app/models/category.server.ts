@@ -37,7 +37,9 @@ export async function listCategories(db: Db): Promise<Category[]> {
  * browsable ones, and `include` (a gig's current category) even when hidden, so its edit form keeps it.
  */
 export async function listCategoryOptions(db: Db, { include }: { include?: string } = {}): Promise<{ slug: string; name: string }[]> {
-  const query = db("categories").orderBy([{ column: "position" }, { column: "id" }]).select("slug", "name");
+  const query = db("categories")
+    .orderBy([{ column: "position" }, { column: "id" }])
+    .select("slug", "name");
   if (include) query.where((q) => q.where("hidden", false).orWhere("slug", include));
   else query.where("hidden", false);
   return query;

@@ -45,8 +45,14 @@ export async function findOrCreateConversation(
 }
 
 /** The member's side of a conversation and who the other member is, or null if they are not in it. */
-export async function membership(db: Db, conversationId: string, userId: number): Promise<{ otherId: number; unreadCount: number; lastReadMessageId: number } | null> {
-  const rows = await prepared(db("conversation_participants").where({ conversation_id: conversationId }).select("user_id", "unread_count", "last_read_message_id"));
+export async function membership(
+  db: Db,
+  conversationId: string,
+  userId: number,
+): Promise<{ otherId: number; unreadCount: number; lastReadMessageId: number } | null> {
+  const rows = await prepared(
+    db("conversation_participants").where({ conversation_id: conversationId }).select("user_id", "unread_count", "last_read_message_id"),
+  );
   const mine = rows.find((r) => Number(r.user_id) === userId);
   const other = rows.find((r) => Number(r.user_id) !== userId);
   if (!mine || !other) return null;
@@ -195,7 +201,10 @@ export async function conversationViews(db: Db, conversationId: string): Promise
   );
   const views = new Map<number, ConversationSummary>();
   if (rows.length !== 2) return views;
-  for (const [mine, theirs] of [[rows[0], rows[1]], [rows[1], rows[0]]]) {
+  for (const [mine, theirs] of [
+    [rows[0], rows[1]],
+    [rows[1], rows[0]],
+  ]) {
     views.set(
       Number(mine.user_id),
       summaryOf(mine, { id: Number(theirs.user_id), name: theirs.name, username: theirs.username, avatarKey: theirs.avatar_key, status: theirs.status }),

@@ -47,7 +47,21 @@ export async function listOpenDisputes(db: Db, limit = 100): Promise<OpenDispute
     .where("d.status", "open")
     .orderBy("d.created_at")
     .limit(limit)
-    .select("d.id", "d.order_id", "d.reason", "d.created_at", "d.opened_by", "u.name as opener", "o.buyer_id", "o.gig_title", "o.status", "o.price_ugx", "o.buyer_fee_ugx", "b.name as buyer", "s.name as seller");
+    .select(
+      "d.id",
+      "d.order_id",
+      "d.reason",
+      "d.created_at",
+      "d.opened_by",
+      "u.name as opener",
+      "o.buyer_id",
+      "o.gig_title",
+      "o.status",
+      "o.price_ugx",
+      "o.buyer_fee_ugx",
+      "b.name as buyer",
+      "s.name as seller",
+    );
   return rows.map((r) => ({
     id: Number(r.id),
     orderId: Number(r.order_id),

@@ -94,7 +94,16 @@ export type GigPage = {
   rating: number;
   reviewsCount: number;
   category: { slug: string; name: string };
-  seller: { id: number; name: string; username: string; location: string; level: string | null; rating: number; reviewsCount: number; avatarKey: string | null };
+  seller: {
+    id: number;
+    name: string;
+    username: string;
+    location: string;
+    level: string | null;
+    rating: number;
+    reviewsCount: number;
+    avatarKey: string | null;
+  };
   packages: GigPackage[];
   images: string[];
 };
@@ -222,7 +231,16 @@ export async function getOwnGig(db: Db, gigId: number, sellerId: number) {
     .first("g.id", "g.title", "g.description", "g.tags", "g.status", "c.slug as category");
   if (!gig) return null;
   const [packages, images] = await Promise.all([listPackages(db, gigId), listImages(db, gigId)]);
-  return { id: Number(gig.id), title: gig.title as string, description: gig.description as string, tags: gig.tags as string[], status: gig.status as GigStatus, category: gig.category as string, packages, images };
+  return {
+    id: Number(gig.id),
+    title: gig.title as string,
+    description: gig.description as string,
+    tags: gig.tags as string[],
+    status: gig.status as GigStatus,
+    category: gig.category as string,
+    packages,
+    images,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -307,7 +325,9 @@ export async function saveGig(
   };
   let id = gigId;
   if (id === undefined) {
-    const [row] = await db("gigs").insert({ ...columns, seller_id: sellerId }).returning("id");
+    const [row] = await db("gigs")
+      .insert({ ...columns, seller_id: sellerId })
+      .returning("id");
     id = Number(row.id);
   } else {
     await db("gigs").where({ id }).update(columns);

@@ -83,7 +83,9 @@ describe("each journal template", () => {
 
   it.each(names)("%s locks every account it posts to, knowing only whose they are", (name) => {
     const parties = Object.fromEntries(JOURNALS[name].parties.map((k) => [k, (CASES[name].params as Record<string, unknown>)[k]]));
-    const locked = journalAccounts(name, parties as never).map(accountCode).sort();
+    const locked = journalAccounts(name, parties as never)
+      .map(accountCode)
+      .sort();
     expect(locked).toEqual(Object.keys(CASES[name].entries).sort());
   });
 
@@ -132,7 +134,9 @@ describe("the ledger's writer", () => {
     walk(join(root, "worker"));
     files.push(join(root, "server.ts"));
     const writers = files
-      .filter((f) => /\b(postEntries|lockAccounts)\s*[(,}]|\("ledger_(entries|journals)"\)\s*\.insert|into ledger_(entries|journals)/i.test(readFileSync(f, "utf8")))
+      .filter((f) =>
+        /\b(postEntries|lockAccounts)\s*[(,}]|\("ledger_(entries|journals)"\)\s*\.insert|into ledger_(entries|journals)/i.test(readFileSync(f, "utf8")),
+      )
       .map((f) => relative(root, f))
       .sort();
     expect(writers).toEqual(["app/models/ledger-journals.server.ts", "app/models/ledger.server.ts"]);

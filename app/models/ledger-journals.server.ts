@@ -184,16 +184,22 @@ function checkParams(name: JournalName, t: AnyTemplate, p: Record<string, unknow
     const field = t.params[key];
     const value = p[key];
     const ok =
-      field === undefined ? false
-      : field === "id" ? Number.isSafeInteger(value) && (value as number) > 0
-      : field === "ugx" ? Number.isSafeInteger(value) && (value as number) >= 0
-      : typeof value === "string" && field.includes(value);
+      field === undefined
+        ? false
+        : field === "id"
+          ? Number.isSafeInteger(value) && (value as number) > 0
+          : field === "ugx"
+            ? Number.isSafeInteger(value) && (value as number) >= 0
+            : typeof value === "string" && field.includes(value);
     if (!ok) throw new JournalParamsError(`journal ${name}: ${key} is ${JSON.stringify(value) ?? "missing"}`);
   }
 }
 
 /** The entries a journal would post: its moves summed per account (an account that nets to zero is left out by the ledger). */
-export function journalPostings<N extends JournalName>(name: N, params: JournalParams<N>): { key: string; links: { orderId?: number; payoutId?: number }; postings: Posting[] } {
+export function journalPostings<N extends JournalName>(
+  name: N,
+  params: JournalParams<N>,
+): { key: string; links: { orderId?: number; payoutId?: number }; postings: Posting[] } {
   const t = templateOf(name);
   if (!t) throw new JournalParamsError(`no journal named ${String(name)}`);
   const p = params as Record<string, unknown>;

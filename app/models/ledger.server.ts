@@ -79,7 +79,11 @@ export async function lockAccounts(db: Db, refs: AccountRef[]): Promise<Map<stri
     const ref = refs.find((r) => accountCode(r) === code)!;
     ids.set(code, await accountId(db, ref));
   }
-  await db("ledger_accounts").whereIn("id", [...ids.values()]).orderBy("code").forUpdate().select("id");
+  await db("ledger_accounts")
+    .whereIn("id", [...ids.values()])
+    .orderBy("code")
+    .forUpdate()
+    .select("id");
   return ids;
 }
 
@@ -109,16 +113,16 @@ export type Posting = { account: AccountRef; amountUgx: number };
  * negative. Operations never call this: they post a journal by name (ledger-journals.server.ts, ADR 034),
  * whose template says the key, the accounts and the amounts.
  */
-export async function postEntries(
-  db: Db,
-  journal: { key: string; kind: string; orderId?: number; payoutId?: number; postings: Posting[] },
-): Promise<boolean> {
+export async function postEntries(db: Db, journal: { key: string; kind: string; orderId?: number; payoutId?: number; postings: Posting[] }): Promise<boolean> {
   const postings = journal.postings.filter((p) => p.amountUgx !== 0);
   const sum = postings.reduce((total, p) => total + p.amountUgx, 0);
   if (sum !== 0 || postings.some((p) => !Number.isSafeInteger(p.amountUgx))) {
     throw new UnbalancedJournalError(`journal ${journal.key} does not balance`);
   }
-  const ids = await lockAccounts(db, postings.map((p) => p.account));
+  const ids = await lockAccounts(
+    db,
+    postings.map((p) => p.account),
+  );
   const [inserted] = await db("ledger_journals")
     .insert({ idempotency_key: journal.key, kind: journal.kind, order_id: journal.orderId ?? null, payout_id: journal.payoutId ?? null })
     .onConflict("idempotency_key")
@@ -126,9 +130,7 @@ export async function postEntries(
     .returning("id");
   if (!inserted) return false;
   if (postings.length === 0) throw new UnbalancedJournalError(`journal ${journal.key} moves nothing`);
-  await db("ledger_entries").insert(
-    postings.map((p) => ({ journal_id: inserted.id, account_id: ids.get(accountCode(p.account)), amount_ugx: p.amountUgx })),
-  );
+  await db("ledger_entries").insert(postings.map((p) => ({ journal_id: inserted.id, account_id: ids.get(accountCode(p.account)), amount_ugx: p.amountUgx })));
   for (const p of postings) {
     if (p.amountUgx > 0 || OUTSIDE.has(p.account.kind)) continue;
     if ((await balanceOf(db, p.account)) < 0) throw new NegativeBalanceError(accountCode(p.account));

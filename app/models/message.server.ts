@@ -95,7 +95,13 @@ export async function insertMessage(
   const row = rows[0]!;
   if (m.attachments.length) {
     await db("message_attachments").insert(
-      m.attachments.map((a) => ({ message_id: row.id, storage_key: a.storageKey, file_name: a.fileName, content_type: a.contentType, size_bytes: a.sizeBytes })),
+      m.attachments.map((a) => ({
+        message_id: row.id,
+        storage_key: a.storageKey,
+        file_name: a.fileName,
+        content_type: a.contentType,
+        size_bytes: a.sizeBytes,
+      })),
     );
   }
   const recipientMail = { round: Number(row.recipient_mail_round), mailedAt: row.recipient_mailed_at ? new Date(row.recipient_mailed_at) : null };
@@ -116,7 +122,10 @@ export async function threadPage(
 ): Promise<{ messages: Message[]; older: boolean } | null> {
   const member = await db("conversation_participants").where({ conversation_id: conversationId, user_id: userId }).first("user_id");
   if (!member) return null;
-  const query = db("messages").where({ conversation_id: conversationId }).orderBy("id", "desc").limit(limit + 1);
+  const query = db("messages")
+    .where({ conversation_id: conversationId })
+    .orderBy("id", "desc")
+    .limit(limit + 1);
   if (before) query.where("id", "<", before);
   const rows = await query;
   const older = rows.length > limit;
@@ -151,8 +160,11 @@ export async function markMessages(
     .whereIn("m.conversation_id", db("conversation_participants").select("conversation_id").where({ user_id: userId }));
   if (conversationId) query.where("m.conversation_id", conversationId);
   if (upTo) query.where("m.id", "<=", upTo);
-  const patch = status === "read" ? { status, read_at: db.fn.now(), delivered_at: db.raw("coalesce(delivered_at, now())") } : { status, delivered_at: db.fn.now() };
-  const rows: { id: string; conversation_id: string; sender_id: string }[] = await prepared(query.update(patch).returning(["m.id", "m.conversation_id", "m.sender_id"]));
+  const patch =
+    status === "read" ? { status, read_at: db.fn.now(), delivered_at: db.raw("coalesce(delivered_at, now())") } : { status, delivered_at: db.fn.now() };
+  const rows: { id: string; conversation_id: string; sender_id: string }[] = await prepared(
+    query.update(patch).returning(["m.id", "m.conversation_id", "m.sender_id"]),
+  );
   const groups = new Map<string, { conversationId: string; senderId: number; ids: number[] }>();
   for (const r of rows) {
     const g = groups.get(r.conversation_id) ?? { conversationId: r.conversation_id, senderId: Number(r.sender_id), ids: [] };

@@ -49,7 +49,13 @@ export async function listNotifications(db: Db, userId: number, limit = 10): Pro
 
 /** A page of the member's notifications, newest first (by last change), before the cursor `before` (an id). */
 export async function notificationsPage(db: Db, userId: number, { before, limit = 30 }: { before?: number; limit?: number } = {}) {
-  const query = db("notifications").where({ user_id: userId }).orderBy([{ column: "created_at", order: "desc" }, { column: "id", order: "desc" }]).limit(limit + 1);
+  const query = db("notifications")
+    .where({ user_id: userId })
+    .orderBy([
+      { column: "created_at", order: "desc" },
+      { column: "id", order: "desc" },
+    ])
+    .limit(limit + 1);
   if (before) {
     const cursor = db("notifications").where({ id: before, user_id: userId }).select("created_at");
     query.where((w) => w.where("created_at", "<", cursor).orWhere((x) => x.where("created_at", "=", cursor).andWhere("id", "<", before)));

@@ -150,7 +150,9 @@ export async function findPartyOrder(db: Db, id: number, userId: number): Promis
 }
 
 export async function updateOrder(db: Db, id: number, patch: Record<string, unknown>) {
-  await db("orders").where({ id }).update({ ...patch, updated_at: db.fn.now() });
+  await db("orders")
+    .where({ id })
+    .update({ ...patch, updated_at: db.fn.now() });
 }
 
 export type EventRole = "buyer" | "seller" | "admin" | "system";
@@ -170,7 +172,16 @@ export async function insertOrderEvent(
   });
 }
 
-export type OrderEvent = { id: number; kind: string; actorRole: EventRole; actorName: string | null; from: string | null; to: string; reason: string; at: Date };
+export type OrderEvent = {
+  id: number;
+  kind: string;
+  actorRole: EventRole;
+  actorName: string | null;
+  from: string | null;
+  to: string;
+  reason: string;
+  at: Date;
+};
 
 export async function listOrderEvents(db: Db, orderId: number): Promise<OrderEvent[]> {
   const rows = await db("order_events as e")
@@ -243,7 +254,9 @@ export async function findOrderFile(db: Db, orderId: number, fileId: number, vie
   const q = db("order_files as f").join("orders as o", "o.id", "f.order_id").where({ "f.id": fileId, "f.order_id": orderId });
   if (!viewer.isAdmin) q.where(visibleToParty(viewer.id, "o"));
   const r = await q.first("f.storage_key", "f.file_name", "f.content_type", "f.size_bytes");
-  return r ? { storageKey: r.storage_key as string, fileName: r.file_name as string, contentType: r.content_type as string, sizeBytes: r.size_bytes as number } : null;
+  return r
+    ? { storageKey: r.storage_key as string, fileName: r.file_name as string, contentType: r.content_type as string, sizeBytes: r.size_bytes as number }
+    : null;
 }
 
 export type Delivery = { id: number; message: string; at: Date };
@@ -346,10 +359,7 @@ export async function listOrders(db: Db, userId: number, tab: OrderTab, { limit 
 
 /** How many of the member's orders each tab holds. */
 export async function orderTabCounts(db: Db, userId: number): Promise<Record<OrderTab, number>> {
-  const rows = await db("orders")
-    .where(visibleToParty(userId))
-    .groupBy("status")
-    .select("status", db.raw("count(*)::int as n"));
+  const rows = await db("orders").where(visibleToParty(userId)).groupBy("status").select("status", db.raw("count(*)::int as n"));
   const by = new Map(rows.map((r) => [r.status as string, Number(r.n)]));
   const count = (tab: OrderTab) => ORDER_TABS[tab].reduce((n, s) => n + (by.get(s) ?? 0), 0);
   return { active: count("active"), completed: count("completed"), cancelled: count("cancelled") };
@@ -377,10 +387,9 @@ export async function orderFigures(db: Db, userId: number) {
       db.raw("count(*) FILTER (WHERE buyer_id = ? AND status IN ('in_progress', 'delivered'))::int as buying_active", [userId]),
       db.raw("count(*) FILTER (WHERE seller_id = ? AND status IN ('in_progress', 'delivered'))::int as selling_active", [userId]),
       db.raw("count(*) FILTER (WHERE buyer_id = ? AND status = 'completed')::int as bought_completed", [userId]),
-      db.raw(
-        "coalesce(sum(price_ugx + buyer_fee_ugx) FILTER (WHERE buyer_id = ? AND status IN ('in_progress', 'delivered', 'completed')), 0) as spent",
-        [userId],
-      ),
+      db.raw("coalesce(sum(price_ugx + buyer_fee_ugx) FILTER (WHERE buyer_id = ? AND status IN ('in_progress', 'delivered', 'completed')), 0) as spent", [
+        userId,
+      ]),
     )
     .where((w) => w.where("buyer_id", userId).orWhere("seller_id", userId))
     .first();

@@ -14,7 +14,13 @@ export async function sendMail(db: Db, mail: { to: string; subject: string; body
 
 export async function listOutbox(db: Db, limit = 50) {
   const rows = await db("outbox").orderBy("id", "desc").limit(limit).select("id", "to_address", "subject", "body", "created_at");
-  return rows.map((r) => ({ id: r.id as number, to: r.to_address as string, subject: r.subject as string, body: r.body as string, createdAt: r.created_at as Date }));
+  return rows.map((r) => ({
+    id: r.id as number,
+    to: r.to_address as string,
+    subject: r.subject as string,
+    body: r.body as string,
+    createdAt: r.created_at as Date,
+  }));
 }
 
 /**
@@ -56,7 +62,14 @@ export async function claimDueMail(db: Knex, { limit, leaseMs, maxAgeMs }: { lim
     .update({ attempts: db.raw("attempts + 1"), next_attempt_at: db.raw("now() + ?", [interval(db, leaseMs)]) })
     .returning(["id", "to_address", "subject", "body", "attempts", "created_at"]);
   return rows
-    .map((r) => ({ id: r.id as number, to: r.to_address as string, subject: r.subject as string, body: r.body as string, attempts: r.attempts as number, createdAt: r.created_at as Date }))
+    .map((r) => ({
+      id: r.id as number,
+      to: r.to_address as string,
+      subject: r.subject as string,
+      body: r.body as string,
+      attempts: r.attempts as number,
+      createdAt: r.created_at as Date,
+    }))
     .sort((a, b) => a.id - b.id);
 }
 

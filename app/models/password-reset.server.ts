@@ -33,7 +33,11 @@ export async function createPasswordReset(db: Db, user: ResetRecipient, origin: 
 export async function isResetTokenValid(db: Db, token: string): Promise<boolean> {
   if (!token || token.length > 200) return false;
   return Boolean(
-    await db("password_resets").where({ id: hashToken(token) }).whereNull("used_at").andWhere("expires_at", ">", db.fn.now()).first("id"),
+    await db("password_resets")
+      .where({ id: hashToken(token) })
+      .whereNull("used_at")
+      .andWhere("expires_at", ">", db.fn.now())
+      .first("id"),
   );
 }
 

@@ -124,7 +124,17 @@ const toPayout = (r: any): PayoutRow => ({
 /** Inserts a payout unless this member's request key made one already; returns it either way. */
 export async function insertPayout(
   db: Db,
-  p: { userId: number; kind: PayoutRow["kind"]; orderId?: number; provider: ProviderName; network: Network; msisdn: string; reference: string; amountUgx: number; requestKey: string },
+  p: {
+    userId: number;
+    kind: PayoutRow["kind"];
+    orderId?: number;
+    provider: ProviderName;
+    network: Network;
+    msisdn: string;
+    reference: string;
+    amountUgx: number;
+    requestKey: string;
+  },
 ): Promise<{ payout: PayoutRow; created: boolean }> {
   const [row] = await db("payouts")
     .insert({

@@ -6,7 +6,6 @@
 import type { Db } from "~/server/db.server";
 import type { Role, Settings } from "~/models/user.server";
 
-
 /** What the profile-completion panel counts, and the names it shows for what is missing. */
 export function profileCompletion(s: Settings): { percent: number; missing: string[] } {
   const fields: [string, boolean][] = [

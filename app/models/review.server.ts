@@ -82,7 +82,10 @@ export async function lockGigForReview(db: Db, gigId: number): Promise<{ id: num
 /** Of these users, those who may write a review: members whose account is active. */
 export async function activeReviewerIds(db: Db, userIds: number[]): Promise<Set<number>> {
   if (userIds.length === 0) return new Set();
-  const ids = await db("users").whereIn("id", [...new Set(userIds)]).andWhere({ status: "active" }).pluck("id");
+  const ids = await db("users")
+    .whereIn("id", [...new Set(userIds)])
+    .andWhere({ status: "active" })
+    .pluck("id");
   return new Set(ids.map(Number));
 }
 

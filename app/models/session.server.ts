@@ -65,7 +65,14 @@ export async function createSession(
 export function getSessionUser(db: Db, token: string | null | undefined): Promise<SessionUser | null> {
   if (!token || token.length > 200) return Promise.resolve(null);
   const id = hashToken(token);
-  return inFlight(db).get(id) ?? share(db, id, readSession(db, id, false).then((found) => found?.user ?? null));
+  return (
+    inFlight(db).get(id) ??
+    share(
+      db,
+      id,
+      readSession(db, id, false).then((found) => found?.user ?? null),
+    )
+  );
 }
 
 /**
@@ -119,7 +126,11 @@ async function readSession(db: Db, id: string, withCounts: boolean): Promise<{ u
       .andWhere("s.expires_at", ">", db.fn.now())
       .andWhere("u.status", "active")
       .andWhere((q) =>
-        q.whereNot("u.role", "admin").orWhere((admin) => admin.where("s.persistent", false).andWhere("s.expires_at", "<=", db.raw(`now() + interval '${BROWSER_SESSION_MS} milliseconds'`))),
+        q
+          .whereNot("u.role", "admin")
+          .orWhere((admin) =>
+            admin.where("s.persistent", false).andWhere("s.expires_at", "<=", db.raw(`now() + interval '${BROWSER_SESSION_MS} milliseconds'`)),
+          ),
       )
       .first(
         "s.id as session_id",
@@ -163,7 +174,9 @@ export async function renewSession(db: Db, sessionId: string): Promise<boolean> 
 }
 
 export async function deleteSession(db: Db, token: string) {
-  await db("sessions").where({ id: hashToken(token) }).delete();
+  await db("sessions")
+    .where({ id: hashToken(token) })
+    .delete();
 }
 
 /** Ends one session by its row id (a SessionUser's `sessionId`: the token's hash). */

@@ -46,9 +46,7 @@ async function uniqueUsername(db: Db, name: string, { random = false } = {}): Pr
       .slice(0, 24) || "member";
   const padded = base.length < 3 ? `${base}_member` : base;
   if (random) return `${padded}_${randomInt(1000, 100_000)}`;
-  const taken = new Set(
-    (await db("users").where("username", "like", `${padded}%`).pluck("username")) as string[],
-  );
+  const taken = new Set((await db("users").where("username", "like", `${padded}%`).pluck("username")) as string[]);
   if (!taken.has(padded)) return padded;
   for (let n = 2; ; n++) {
     const candidate = `${padded}_${n}`;
@@ -106,9 +104,7 @@ export type VerifiedUser = { id: number; role: Role; status: UserStatus; passwor
  * are the same answer; the password of an unknown email is still hashed, so the two take the same time.
  */
 export async function verifyCredentials(db: Db, email: string, password: string): Promise<VerifiedUser | null> {
-  const user = await db("users")
-    .whereRaw("lower(email) = lower(?)", [email])
-    .first("id", "password_hash", "role", "status");
+  const user = await db("users").whereRaw("lower(email) = lower(?)", [email]).first("id", "password_hash", "role", "status");
   const valid = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
   if (!user || !valid) return null;
   return { id: Number(user.id), role: user.role, status: user.status, passwordHash: user.password_hash };
@@ -121,8 +117,7 @@ export async function upgradePasswordHash(db: Db, userId: number, { from, to }: 
 
 // A hash in today's format and parameters for a password nobody has, so an unknown email costs a full hash
 // too (with weaker parameters here, the time of an answer would tell which emails have accounts).
-const DUMMY_HASH =
-  "scrypt$131072$8$1$3b9a1d1f2c4e5a6b7c8d9e0f1a2b3c4d$Wq1hA6fJt0mD2YkZB0m7b6cQvS1xk3t2b9E5aW8n0lU=";
+const DUMMY_HASH = "scrypt$131072$8$1$3b9a1d1f2c4e5a6b7c8d9e0f1a2b3c4d$Wq1hA6fJt0mD2YkZB0m7b6cQvS1xk3t2b9E5aW8n0lU=";
 
 export type Settings = {
   id: number;
@@ -178,7 +173,15 @@ export type Reach = {
 };
 
 /** The users columns a Reach is made of (for reads that join users, as a message's send does). */
-export const REACH_COLUMNS = ["email", "name", "status", NOTIFICATION_COLUMNS.emailOrders, NOTIFICATION_COLUMNS.emailMessages, NOTIFICATION_COLUMNS.pushOrders, NOTIFICATION_COLUMNS.pushMessages] as const;
+export const REACH_COLUMNS = [
+  "email",
+  "name",
+  "status",
+  NOTIFICATION_COLUMNS.emailOrders,
+  NOTIFICATION_COLUMNS.emailMessages,
+  NOTIFICATION_COLUMNS.pushOrders,
+  NOTIFICATION_COLUMNS.pushMessages,
+] as const;
 
 export function reachOf(u: Record<string, unknown>): Reach {
   return {
@@ -193,7 +196,9 @@ export function reachOf(u: Record<string, unknown>): Reach {
 }
 
 export async function reachOfUser(db: Db, userId: number): Promise<Reach | null> {
-  const u = await db("users").where({ id: userId }).first(...REACH_COLUMNS);
+  const u = await db("users")
+    .where({ id: userId })
+    .first(...REACH_COLUMNS);
   return u ? reachOf(u) : null;
 }
 
@@ -262,9 +267,7 @@ export async function updateProfile(
 }
 
 export function updateNotifications(db: Db, userId: number, prefs: NotificationPreferences) {
-  const values = Object.fromEntries(
-    Object.entries(NOTIFICATION_COLUMNS).map(([key, column]) => [column, prefs[key as keyof NotificationPreferences]]),
-  );
+  const values = Object.fromEntries(Object.entries(NOTIFICATION_COLUMNS).map(([key, column]) => [column, prefs[key as keyof NotificationPreferences]]));
   return updateUser(db, userId, values);
 }
 

@@ -7,7 +7,7 @@ import type { Knex } from "knex";
 import * as users from "~/models/user.server";
 import { insertNotification } from "~/models/notification.server";
 import { sendMail } from "~/models/outbox.server";
-import { forbidden, invalid, issue, memberOf, notFound, ok, transact, type Actor, type Result } from "~/operations/core.server";
+import { forbidden, invalid, memberOf, notFound, ok, transact, type Actor, type Result } from "~/operations/core.server";
 import { pushUnreadCount } from "~/operations/notifications.server";
 import { type BillingInput, type NotificationsInput, type PreferencesInput, type ProfileInput } from "~/schemas/account";
 import { formatDateTime } from "~/utils/dates";

@@ -7,50 +7,16 @@
  */
 import type { Knex } from "knex";
 import { conversionFact } from "~/analytics/conversions.server";
-import { cancelPasswordResets, createPasswordReset, findResetRecipient, isResetTokenValid, useResetToken } from "~/models/password-reset.server";
 import { createSession, deleteSessionById, deleteUserSessions, renewSession } from "~/models/session.server";
 import { getDeviceKey } from "~/models/sign-in-device.server";
 import * as users from "~/models/user.server";
 import { EmailTakenError, type Role, type UserStatus } from "~/models/user.server";
-import { insertNotification } from "~/models/notification.server";
-import { sendMail } from "~/models/outbox.server";
-import {
-  conflict,
-  forbidden,
-  invalid,
-  issue,
-  limitedBy,
-  memberOf,
-  notFound,
-  ok,
-  transact,
-  type Actor,
-  type Failure,
-  type Result,
-} from "~/operations/core.server";
-import { pushUnreadCount } from "~/operations/notifications.server";
-import {
-  type BillingInput,
-  type ForgotPasswordInput,
-  type FreelancerRegisterInput,
-  type LoginInput,
-  type NotificationsInput,
-  type PreferencesInput,
-  type ProfileInput,
-  type RegisterInput,
-  type ResetPasswordInput,
-  type SecurityInput,
-} from "~/schemas/account";
-import { formatDateTime } from "~/utils/dates";
+import { conflict, forbidden, invalid, issue, limitedBy, memberOf, notFound, ok, transact, type Actor, type Result } from "~/operations/core.server";
+import { type FreelancerRegisterInput, type LoginInput, type RegisterInput } from "~/schemas/account";
 import { getDb } from "~/server/db.server";
-import { appMailOrigin } from "~/server/host.server";
-import { SUPPORT_EMAIL } from "~/content/faq";
-import { maskMsisdn, PAYOUT_NUMBER_HOLD_MS, PAYOUT_NUMBER_NOTIFICATION } from "~/domain/mobile-money";
-import { hashPassword, passwordNeedsRehash, verifyPassword } from "~/server/password.server";
-import { addressKey, consume, refund, resetLimit, type Limited } from "~/server/rate-limit.server";
+import { hashPassword, passwordNeedsRehash } from "~/server/password.server";
+import { addressKey, consume, refund, resetLimit } from "~/server/rate-limit.server";
 import { deviceAfterSignIn, normaliseEmail, trustedDevice } from "~/server/sign-in-device.server";
-import { deleteImage, InvalidImageError, saveImage } from "~/server/files/storage.server";
-import { releaseUploads, reserveUploads, uploadFailure } from "~/server/files/upload-quota.server";
 
 /** Every operation takes the database last: the app's by default, a test's or a script's own when given. */
 export type Options = { db?: Knex };
@@ -79,7 +45,10 @@ export async function join(
   if (limited) return limitedBy(limited);
   const deviceKey = await getDeviceKey(db ?? getDb());
   const passwordHash = await hashPassword(input.password);
-  const seller = "skills" in input ? { skills: input.skills, yearsExperience: input.yearsExperience ?? null, portfolioUrl: input.portfolioUrl ?? null, bio: input.description ?? "" } : {};
+  const seller =
+    "skills" in input
+      ? { skills: input.skills, yearsExperience: input.yearsExperience ?? null, portfolioUrl: input.portfolioUrl ?? null, bio: input.description ?? "" }
+      : {};
   return transact(
     actor,
     async (tx) => {
@@ -281,11 +250,7 @@ const STATUS_AUDIT = { active: "user.activate", suspended: "user.suspend", banne
  * Suspends, bans or re-activates a member, by an admin or the platform; anything but active ends their
  * sessions at once. An admin cannot change their own account's status.
  */
-export async function setUserStatus(
-  actor: Actor,
-  input: { userId: number; status: UserStatus },
-  { db }: Options = {},
-): Promise<Result<null>> {
+export async function setUserStatus(actor: Actor, input: { userId: number; status: UserStatus }, { db }: Options = {}): Promise<Result<null>> {
   if (actor.kind === "anonymous" || (actor.kind === "member" && actor.user.role !== "admin")) return forbidden();
   if (actor.kind === "member" && actor.user.id === input.userId) return conflict("account.own_status");
   return transact(

@@ -54,17 +54,18 @@ async function applyStatus(tx: Tx, u: LockedUser, action: StatusAction, bulk: bo
   const status = STATUS_OF_ACTION[action];
   await setUserStatus(tx.trx, u.id, status);
   await tx.activity(u.id, `status_${status}` as const);
-  await tx.audit({ action: AUDIT_ACTION[action], targetType: "user", targetId: u.id, details: { from: u.status, to: status, ...(bulk ? { bulk: true } : {}) } });
+  await tx.audit({
+    action: AUDIT_ACTION[action],
+    targetType: "user",
+    targetId: u.id,
+    details: { from: u.status, to: status, ...(bulk ? { bulk: true } : {}) },
+  });
   if (status !== "active") tx.live({ disconnect: u.id });
   tx.pagesChanged(); // a suspended or banned seller's gigs leave the catalogue
 }
 
 /** Suspends, bans or activates one member. */
-export async function changeUserStatus(
-  actor: Actor,
-  input: { userId: number; action: StatusAction },
-  { db }: Options = {},
-): Promise<Result<{ name: string }>> {
+export async function changeUserStatus(actor: Actor, input: { userId: number; action: StatusAction }, { db }: Options = {}): Promise<Result<{ name: string }>> {
   const admin = adminOf(actor);
   if (!admin) return forbidden();
   if (input.userId === admin.id) return conflict("admin.own_account");

@@ -47,7 +47,8 @@ export async function addCategory(actor: Actor, input: AddCategoryInput, { db }:
       let slug = base;
       for (let n = 2; slugs.has(slug); n++) slug = `${base}-${n}`;
       const last = await tx.trx("categories").max<{ max: number | null }>("position as max").first();
-      const [row] = await tx.trx("categories")
+      const [row] = await tx
+        .trx("categories")
         .insert({ slug, name: input.name, description: input.description, position: (last?.max ?? -1) + 1 })
         .returning("id");
       const id = Number(row.id);
@@ -93,7 +94,11 @@ export async function moveCategory(actor: Actor, input: MoveCategoryInput, { db 
   return transact<{ id: number; moved: boolean }>(
     actor,
     async (tx) => {
-      const rows: { id: number; name: string; position: number }[] = await tx.trx("categories").orderBy([{ column: "position" }, { column: "id" }]).forUpdate().select("id", "name", "position");
+      const rows: { id: number; name: string; position: number }[] = await tx
+        .trx("categories")
+        .orderBy([{ column: "position" }, { column: "id" }])
+        .forUpdate()
+        .select("id", "name", "position");
       const from = rows.findIndex((r) => r.id === input.categoryId);
       if (from === -1) return notFound("category.not_found");
       const to = input.direction === "up" ? from - 1 : from + 1;
@@ -103,7 +108,12 @@ export async function moveCategory(actor: Actor, input: MoveCategoryInput, { db 
       for (const [position, row] of order.entries()) {
         if (row.position !== position) await tx.trx("categories").where({ id: row.id }).update({ position });
       }
-      await tx.audit({ action: "category.move", targetType: "category", targetId: input.categoryId, details: { name: rows[from]!.name, direction: input.direction, from: from + 1, to: to + 1 } });
+      await tx.audit({
+        action: "category.move",
+        targetType: "category",
+        targetId: input.categoryId,
+        details: { name: rows[from]!.name, direction: input.direction, from: from + 1, to: to + 1 },
+      });
       tx.pagesChanged();
       return ok({ id: input.categoryId, moved: true });
     },
@@ -122,7 +132,12 @@ export async function setCategoryHidden(actor: Actor, input: CategoryVisibilityI
       if (!before) return notFound("category.not_found");
       if (before.hidden === hidden) return ok({ id: before.id, hidden });
       await tx.trx("categories").where({ id: before.id }).update({ hidden });
-      await tx.audit({ action: hidden ? "category.hide" : "category.show", targetType: "category", targetId: before.id, details: { name: before.name, slug: before.slug } });
+      await tx.audit({
+        action: hidden ? "category.hide" : "category.show",
+        targetType: "category",
+        targetId: before.id,
+        details: { name: before.name, slug: before.slug },
+      });
       tx.pagesChanged();
       return ok({ id: before.id, hidden });
     },

@@ -23,10 +23,7 @@ export type Client = { ip: string; userAgent: string; analyticsConsent: boolean;
  * worker timer, the seed, a script). app/server/auth.server.ts makes them from any door: getActor (pages and
  * the API), getSocketActor (socket.io), actorOf (anything with headers).
  */
-export type Actor =
-  | { kind: "anonymous"; client: Client }
-  | { kind: "member"; user: SessionUser; client: Client }
-  | { kind: "system"; name: string };
+export type Actor = { kind: "anonymous"; client: Client } | { kind: "member"; user: SessionUser; client: Client } | { kind: "system"; name: string };
 
 export const systemActor = (name: string): Actor => ({ kind: "system", name });
 
@@ -69,7 +66,14 @@ export const issue = <C extends FailureCode>(code: C, ...[params]: ParamsOf<C>):
 /** A rate limit's refusal as a failure: the limit's name becomes the code's parameter, its message stays behind. */
 export const limitedBy = (limited: Limited): Failure =>
   limited.status === 503 || !limited.limit || limited.limit === "unavailable"
-    ? { ok: false, error: "limited", status: limited.status, retryAfter: limited.retryAfter, code: "limit.unavailable", params: { retryAfter: limited.retryAfter } }
+    ? {
+        ok: false,
+        error: "limited",
+        status: limited.status,
+        retryAfter: limited.retryAfter,
+        code: "limit.unavailable",
+        params: { retryAfter: limited.retryAfter },
+      }
     : {
         ok: false,
         error: "limited",
@@ -164,7 +168,9 @@ export async function transact<T>(actor: Actor, body: (tx: Tx) => Promise<Result
       const code = (error as { code?: string }).code;
       if ((code !== "40P01" && code !== "40001") || attempt >= RETRIES) throw error;
       // Said aloud: a retry is a lock-order mistake somewhere, which should be found rather than absorbed.
-      console.warn(`[transact] ${actor.kind === "system" ? actor.name : actor.kind} retried after ${code === "40P01" ? "a deadlock" : "a serialization failure"}`);
+      console.warn(
+        `[transact] ${actor.kind === "system" ? actor.name : actor.kind} retried after ${code === "40P01" ? "a deadlock" : "a serialization failure"}`,
+      );
       await new Promise((resolve) => setTimeout(resolve, 10 * attempt + Math.random() * 20));
     }
   }

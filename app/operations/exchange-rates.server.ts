@@ -24,10 +24,18 @@ export async function usdRateHistory(db: Db = getDb(), limit = 100): Promise<Rat
   const rows = await db("exchange_rate_history as h")
     .leftJoin("users as u", "u.id", "h.set_by")
     .where("h.currency", "USD")
-    .orderBy([{ column: "h.created_at", order: "desc" }, { column: "h.id", order: "desc" }])
+    .orderBy([
+      { column: "h.created_at", order: "desc" },
+      { column: "h.id", order: "desc" },
+    ])
     .limit(limit)
     .select("h.id", "h.ugx_per_unit", "h.created_at", "u.name");
-  return rows.map((r) => ({ id: Number(r.id), ugxPerUsd: Number(r.ugx_per_unit), setBy: r.name ?? "A former admin", at: new Date(r.created_at).toISOString() }));
+  return rows.map((r) => ({
+    id: Number(r.id),
+    ugxPerUsd: Number(r.ugx_per_unit),
+    setBy: r.name ?? "A former admin",
+    at: new Date(r.created_at).toISOString(),
+  }));
 }
 
 /**
@@ -35,7 +43,11 @@ export async function usdRateHistory(db: Db = getDb(), limit = 100): Promise<Rat
  * to) in one transaction. The row is locked, so two admins setting it at once leave a history in the order
  * their changes took effect.
  */
-export async function setUsdRate(actor: Actor, input: ExchangeRateInput, { db }: Options = {}): Promise<Result<{ ugxPerUsd: number; previous: number | null }>> {
+export async function setUsdRate(
+  actor: Actor,
+  input: ExchangeRateInput,
+  { db }: Options = {},
+): Promise<Result<{ ugxPerUsd: number; previous: number | null }>> {
   const admin = adminOf(actor);
   if (!admin) return forbidden("access.admins_only");
   return transact(
@@ -43,7 +55,8 @@ export async function setUsdRate(actor: Actor, input: ExchangeRateInput, { db }:
     async (tx) => {
       const before = await tx.trx("exchange_rates").where({ currency: "USD" }).forUpdate().first("ugx_per_unit");
       const previous = before ? Number(before.ugx_per_unit) : null;
-      await tx.trx("exchange_rates")
+      await tx
+        .trx("exchange_rates")
         .insert({ currency: "USD", ugx_per_unit: input.ugxPerUsd, updated_at: tx.trx.fn.now() })
         .onConflict("currency")
         .merge(["ugx_per_unit", "updated_at"]);

@@ -8,18 +8,23 @@
  */
 import type { Knex } from "knex";
 import { conversionFact } from "~/analytics/conversions.server";
-import {
-  deleteGig as deleteGigRows,
-  forgetUpload,
-  GigInputError,
-  lockOwnGig,
-  recordUpload,
-  saveGig as saveGigRows,
-  setGigStatus,
-} from "~/models/gig.server";
+import { deleteGig as deleteGigRows, forgetUpload, GigInputError, lockOwnGig, recordUpload, saveGig as saveGigRows, setGigStatus } from "~/models/gig.server";
 import { rollUpSellerRating } from "~/models/review.server";
 import type { SessionUser } from "~/models/session.server";
-import { conflict, forbidden, invalid, issue, limitedBy, notFound, ok, transact, type Actor, type Failure, type FieldIssue, type Result } from "~/operations/core.server";
+import {
+  conflict,
+  forbidden,
+  invalid,
+  issue,
+  limitedBy,
+  notFound,
+  ok,
+  transact,
+  type Actor,
+  type Failure,
+  type FieldIssue,
+  type Result,
+} from "~/operations/core.server";
 import type { GigFormValue, GigIntent } from "~/schemas/gig";
 import { consume } from "~/server/rate-limit.server";
 import { deleteImage, InvalidImageError, saveImage } from "~/server/files/storage.server";
@@ -96,7 +101,12 @@ export async function saveGig(actor: Actor, input: SaveGigInput, { db }: Options
   );
 }
 
-async function changeStatus(actor: Actor, gigId: number, to: "paused" | "published", db: Knex | undefined): Promise<Result<{ id: number; status: "paused" | "published" }>> {
+async function changeStatus(
+  actor: Actor,
+  gigId: number,
+  to: "paused" | "published",
+  db: Knex | undefined,
+): Promise<Result<{ id: number; status: "paused" | "published" }>> {
   const member = memberOrForbidden(actor);
   if (!member.ok) return member;
   const { user } = member;
@@ -171,7 +181,8 @@ export async function attachImage(actor: Actor, input: { file: File }, { db }: O
     ({ key, sizeBytes } = await saveImage(bytes, ["thumb", "large"]));
   } catch (error) {
     await releaseUploads(user.id, [bytes.length]);
-    if (error instanceof InvalidImageError) return invalid({ upload: [{ ...error.issue, params: { ...error.issue.params, file: input.file.name } } as FieldIssue] });
+    if (error instanceof InvalidImageError)
+      return invalid({ upload: [{ ...error.issue, params: { ...error.issue.params, file: input.file.name } } as FieldIssue] });
     throw error;
   }
   let result: Result<{ key: string }>;

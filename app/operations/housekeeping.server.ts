@@ -142,7 +142,9 @@ async function deleteUnpaidOrderFiles(actor: Actor, db: Knex, dayAgo: Date): Pro
                     p
                       .where("o.status", "pending_payment")
                       .where("o.created_at", "<", unpaidBefore)
-                      .whereNotExists((sub) => sub.select(tx.trx.raw("1")).from("payments as pay").whereRaw("pay.order_id = o.id").where("pay.status", "pending")),
+                      .whereNotExists((sub) =>
+                        sub.select(tx.trx.raw("1")).from("payments as pay").whereRaw("pay.order_id = o.id").where("pay.status", "pending"),
+                      ),
                   ),
               )
               .select("f.id")
@@ -202,16 +204,19 @@ export async function runHousekeeping(
 
   const sessions = await deleteInBatches(db, "sessions", "id", (q) => q("sessions").select("id").where("expires_at", "<", now));
   const passwordResets = await deleteInBatches(db, "password_resets", "id", (q) =>
-    q("password_resets")
-      .select("id")
-      .where("expires_at", "<", dayAgo)
-      .orWhere("used_at", "<", dayAgo),
+    q("password_resets").select("id").where("expires_at", "<", dayAgo).orWhere("used_at", "<", dayAgo),
   );
 
   // Effects carried out more than a day ago: nothing left to do, and a conversion's payload holds the
   // visitor's address and browser, which we keep no longer than we need. Given-up ones stay for an admin.
   const effects = await deleteInBatches(db, "effects", "id", (q) => q("effects").select("id").where("done_at", "<", dayAgo));
 
-  return ok({ uploads: unused.length, unpaidOrderFiles, strayFiles, sessions: sessions.length, passwordResets: passwordResets.length, effects: effects.length });
+  return ok({
+    uploads: unused.length,
+    unpaidOrderFiles,
+    strayFiles,
+    sessions: sessions.length,
+    passwordResets: passwordResets.length,
+    effects: effects.length,
+  });
 }
-

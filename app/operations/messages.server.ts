@@ -7,14 +7,7 @@
  * acknowledged it, or they loaded /messages), `read` when they open the thread.
  */
 import type { Knex } from "knex";
-import {
-  conversationViews,
-  findOrCreateConversation,
-  flagConversation,
-  havePaidOrder,
-  membership,
-  senderSide,
-} from "~/models/conversation.server";
+import { conversationViews, findOrCreateConversation, flagConversation, havePaidOrder, membership, senderSide } from "~/models/conversation.server";
 import { insertMessage, markMessages, resetUnread, type MailRound, type Message, type StoredAttachment } from "~/models/message.server";
 import { findPartyOrder } from "~/models/order.server";
 import { markConversationNotificationsRead, upsertMessageNotification } from "~/models/notification.server";
@@ -50,7 +43,11 @@ const memberOnly = (actor: Actor): actor is Member => actor.kind === "member";
  * or the socket's `create_conversation`), reusing the pair's conversation if there is one; it is then about
  * the gig or order it was opened from. Both members' pages are told of a new one.
  */
-export async function startConversation(actor: Actor, input: StartConversationInput, { db }: Options = {}): Promise<Result<{ conversationId: string; created: boolean }>> {
+export async function startConversation(
+  actor: Actor,
+  input: StartConversationInput,
+  { db }: Options = {},
+): Promise<Result<{ conversationId: string; created: boolean }>> {
   if (!memberOnly(actor)) return forbidden("message.sign_in_required");
   const me = actor.user.id;
   return transact(
@@ -62,7 +59,13 @@ export async function startConversation(actor: Actor, input: StartConversationIn
       if (otherId === me) return invalid({ to: [issue("message.to_yourself")] });
       const limited = await consume("conversation", [`user:${me}`]);
       if (limited) return limitedBy(limited);
-      const { id, created } = await findOrCreateConversation(tx.trx, { a: me, b: otherId, createdBy: me, gigId: other.value.gigId, orderId: other.value.orderId });
+      const { id, created } = await findOrCreateConversation(tx.trx, {
+        a: me,
+        b: otherId,
+        createdBy: me,
+        gigId: other.value.gigId,
+        orderId: other.value.orderId,
+      });
       if (created) {
         const views = await conversationViews(tx.trx, id);
         for (const userId of [me, otherId]) {
@@ -76,7 +79,11 @@ export async function startConversation(actor: Actor, input: StartConversationIn
 }
 
 /** Who the member means to write to, and what about: an order's other party, a gig's seller, or a member. */
-async function otherParty(tx: Tx, me: number, input: StartConversationInput): Promise<Result<{ userId: number; gigId: number | null; orderId: number | null }>> {
+async function otherParty(
+  tx: Tx,
+  me: number,
+  input: StartConversationInput,
+): Promise<Result<{ userId: number; gigId: number | null; orderId: number | null }>> {
   const db = tx.trx;
   if (input.orderId !== undefined) {
     // Someone else's order does not exist for this member; nor, to its seller, one not paid yet (partyRole).
@@ -151,7 +158,8 @@ export async function sendMessage(
 
       const body = `New message from ${me.name}`;
       const unread = await upsertMessageNotification(tx.trx, { userId: side.otherId, conversationId: input.conversationId, body });
-      if (recipient.pushMessages) await pushUnreadCount(tx, side.otherId, { kind: "message", body, orderId: null, conversationId: input.conversationId }, unread);
+      if (recipient.pushMessages)
+        await pushUnreadCount(tx, side.otherId, { kind: "message", body, orderId: null, conversationId: input.conversationId }, unread);
       if (recipient.emailMessages) await queueMessageMail(tx, input.conversationId, side.otherId, stored.recipientMail);
       const views = await conversationViews(tx.trx, input.conversationId);
       for (const userId of [side.otherId, me.id]) {
@@ -186,17 +194,23 @@ async function queueMessageMail(tx: Tx, conversationId: string, userId: number, 
  * the conversation and still wants message mail, one mail lists them; either way the round is over, so the
  * next message starts a new one.
  */
-export async function mailUnreadMessages(actor: Actor, input: { conversationId: string; userId: number; round: number }, { db }: Options = {}): Promise<Result<{ mailed: boolean }>> {
+export async function mailUnreadMessages(
+  actor: Actor,
+  input: { conversationId: string; userId: number; round: number },
+  { db }: Options = {},
+): Promise<Result<{ mailed: boolean }>> {
   if (actor.kind !== "system") return forbidden("access.platform_only", { task: "send_message_mail" });
   return transact(
     actor,
     async (tx) => {
-      const side = await tx.trx("conversation_participants")
+      const side = await tx
+        .trx("conversation_participants")
         .where({ conversation_id: input.conversationId, user_id: input.userId })
         .forUpdate()
         .first("mail_round", "last_read_message_id");
       if (!side || side.mail_round !== input.round) return ok({ mailed: false });
-      const unread = await tx.trx("messages as m")
+      const unread = await tx
+        .trx("messages as m")
         .join("users as u", "u.id", "m.sender_id")
         .where("m.conversation_id", input.conversationId)
         .whereNot("m.sender_id", input.userId)
@@ -208,7 +222,8 @@ export async function mailUnreadMessages(actor: Actor, input: { conversationId: 
         .select("m.body", "m.message_type", "u.name", tx.trx.raw("count(*) over () as total"));
       const user = await preferencesOf(tx, input.userId);
       const mailed = unread.length > 0 && Boolean(user?.active && user.emailMessages);
-      await tx.trx("conversation_participants")
+      await tx
+        .trx("conversation_participants")
         .where({ conversation_id: input.conversationId, user_id: input.userId })
         .update({ mail_round: input.round + 1, ...(mailed ? { mailed_at: tx.trx.fn.now() } : {}) });
       if (mailed) {

@@ -82,7 +82,14 @@ export async function transition(
   // A cancel request lapses when the order moves on (a delivery answers it as surely as a refusal); the
   // timeline says so, and a party who still wants out asks again.
   if (order.cancelRequestedBy !== null && to !== "cancelled") {
-    await insertOrderEvent(tx.trx, { orderId: order.id, actorId: by.id, actorRole: by.role, kind: "cancel_request_lapsed", from: order.status, to: order.status });
+    await insertOrderEvent(tx.trx, {
+      orderId: order.id,
+      actorId: by.id,
+      actorRole: by.role,
+      kind: "cancel_request_lapsed",
+      from: order.status,
+      to: order.status,
+    });
   }
   await updateOrder(tx.trx, order.id, { status: to, cancel_requested_by: null, ...patch });
   await insertOrderEvent(tx.trx, { orderId: order.id, actorId: by.id, actorRole: by.role, kind, from: order.status, to, reason });
@@ -165,4 +172,3 @@ export async function refundBuyer(tx: Tx, order: OrderRow, payment: PaymentRow |
   await postJournal(tx.trx, "payout_sent", { payoutId: payout.id, userId: order.buyerId, payoutKind: "refund", amountUgx: total });
   return payout.reference;
 }
-

@@ -4,7 +4,6 @@
  * and makes the step and its money move in one transaction (order-machine.server.ts). Another member's
  * order is "not found" to them; a step the order's state does not allow is a conflict (409) that says why.
  */
-import type { Knex } from "knex";
 import { randomUUID } from "node:crypto";
 import { conversionFact } from "~/analytics/conversions.server";
 import { insertDispute, openDisputeOf, resolveDisputeRow } from "~/models/dispute.server";
@@ -142,7 +141,10 @@ async function placeOrderRows(actor: Actor, input: PlaceOrderInput, { db, provid
         reference,
         amountUgx: pkg.priceUgx + buyerFeeUgx,
       });
-      await insertOrderFiles(tx.trx, (input.files ?? []).map((f) => ({ ...f, orderId: placed.id, deliveryId: null, uploaderId: buyer.id })));
+      await insertOrderFiles(
+        tx.trx,
+        (input.files ?? []).map((f) => ({ ...f, orderId: placed.id, deliveryId: null, uploaderId: buyer.id })),
+      );
       await insertOrderEvent(tx.trx, { orderId: placed.id, actorId: buyer.id, actorRole: "buyer", kind: "placed", from: null, to: "pending_payment" });
       await tx.activity(buyer.id, "order_placed", { orderId: placed.id, gigId: gig.id });
       const fact = conversionFact(actor, {
@@ -163,7 +165,10 @@ async function placeOrderRows(actor: Actor, input: PlaceOrderInput, { db, provid
 async function partyStep<T>(
   actor: Actor,
   orderId: number,
-  body: (tx: Tx, o: { order: OrderRow; role: "buyer" | "seller"; by: OrderActor; userId: number; now: Date }) => Promise<Result<T> | { result: Result<T>; refund: string | null }>,
+  body: (
+    tx: Tx,
+    o: { order: OrderRow; role: "buyer" | "seller"; by: OrderActor; userId: number; now: Date },
+  ) => Promise<Result<T> | { result: Result<T>; refund: string | null }>,
   options: PaymentOptions,
 ): Promise<Result<T>> {
   const member = partyOf(actor);
@@ -202,7 +207,10 @@ export async function deliverOrder(
       const refused = await check(tx, order, userId, "deliver", now);
       if (refused) return refused;
       const deliveryId = await insertDelivery(tx.trx, order.id, input.message);
-      await insertOrderFiles(tx.trx, (input.files ?? []).map((f) => ({ ...f, orderId: order.id, deliveryId, uploaderId: userId })));
+      await insertOrderFiles(
+        tx.trx,
+        (input.files ?? []).map((f) => ({ ...f, orderId: order.id, deliveryId, uploaderId: userId })),
+      );
       // The timeline quotes the delivery's message (the whole of it is the delivery's own row).
       await transition(tx, order, "deliver", by, { kind: "delivered", reason: quote(input.message), patch: { delivered_at: now } });
       await notifyParty(tx, order.buyerId, order, "order_delivered", `Your order ${order.gigTitle} has been delivered`);
@@ -254,7 +262,15 @@ export async function approveOrder(actor: Actor, input: { orderId: number }, opt
   );
 }
 
-async function complete(tx: Tx, order: OrderRow, by: OrderActor, kind: string, now: Date, step: "approve" | "auto_complete" | "resolve_release" = "approve", reason = "") {
+async function complete(
+  tx: Tx,
+  order: OrderRow,
+  by: OrderActor,
+  kind: string,
+  now: Date,
+  step: "approve" | "auto_complete" | "resolve_release" = "approve",
+  reason = "",
+) {
   const refused = await transition(tx, order, step, by, { kind, reason, patch: { completed_at: now } });
   if (refused) return refused;
   await releaseEscrow(tx, order);
@@ -262,7 +278,15 @@ async function complete(tx: Tx, order: OrderRow, by: OrderActor, kind: string, n
   return null;
 }
 
-async function cancelWithRefund(tx: Tx, order: OrderRow, by: OrderActor, kind: string, reason: string, now: Date, step: "cancel" | "resolve_refund" = "cancel") {
+async function cancelWithRefund(
+  tx: Tx,
+  order: OrderRow,
+  by: OrderActor,
+  kind: string,
+  reason: string,
+  now: Date,
+  step: "cancel" | "resolve_refund" = "cancel",
+) {
   const refused = await transition(tx, order, step, by, { kind, reason, patch: { cancelled_at: now } });
   if (refused) return { refused, refund: null };
   const refund = await refundBuyer(tx, order, await successfulPaymentOf(tx.trx, order.id));
@@ -399,36 +423,40 @@ export async function runOrderTimers(actor: Actor, options: PaymentOptions = {})
   let completed = 0;
   let cleared = 0;
   for (const id of await dueOrderIds(db, "auto_complete", new Date(now.getTime() - AUTO_COMPLETE_MS))) {
-    const r = await eachSafely("auto-complete of order", id, () => transact(
-      actor,
-      async (tx) => {
-        const order = await lockOrder(tx.trx, id);
-        if (!order || order.status !== "delivered" || !order.deliveredAt || order.deliveredAt.getTime() > now.getTime() - AUTO_COMPLETE_MS) return ok(false);
-        if (await openDisputeOf(tx.trx, order.id)) return ok(false);
-        const refused = await complete(tx, order, by, "auto_completed", now, "auto_complete", "No answer within 3 days of the delivery");
-        if (refused) return ok(false);
-        await notifyParty(tx, order.buyerId, order, "order_completed", `Your order ${order.gigTitle} was completed automatically`);
-        return ok(true);
-      },
-      { db },
-    ));
+    const r = await eachSafely("auto-complete of order", id, () =>
+      transact(
+        actor,
+        async (tx) => {
+          const order = await lockOrder(tx.trx, id);
+          if (!order || order.status !== "delivered" || !order.deliveredAt || order.deliveredAt.getTime() > now.getTime() - AUTO_COMPLETE_MS) return ok(false);
+          if (await openDisputeOf(tx.trx, order.id)) return ok(false);
+          const refused = await complete(tx, order, by, "auto_completed", now, "auto_complete", "No answer within 3 days of the delivery");
+          if (refused) return ok(false);
+          await notifyParty(tx, order.buyerId, order, "order_completed", `Your order ${order.gigTitle} was completed automatically`);
+          return ok(true);
+        },
+        { db },
+      ),
+    );
     if (r?.ok && r.value) completed += 1;
   }
   for (const id of await dueOrderIds(db, "clearance", new Date(now.getTime() - CLEARANCE_MS))) {
-    const r = await eachSafely("clearance of order", id, () => transact(
-      actor,
-      async (tx) => {
-        const order = await lockOrder(tx.trx, id);
-        if (!order || order.status !== "completed" || order.clearedAt || !order.completedAt) return ok(false);
-        if (order.completedAt.getTime() > now.getTime() - CLEARANCE_MS) return ok(false);
-        await clearEarnings(tx, order);
-        await updateOrder(tx.trx, order.id, { cleared_at: now });
-        await note(tx, order, by, "cleared", "The earnings are available to withdraw");
-        await notifyParty(tx, order.sellerId, order, "earnings_cleared", `Your earnings from ${order.gigTitle} are available to withdraw`);
-        return ok(true);
-      },
-      { db },
-    ));
+    const r = await eachSafely("clearance of order", id, () =>
+      transact(
+        actor,
+        async (tx) => {
+          const order = await lockOrder(tx.trx, id);
+          if (!order || order.status !== "completed" || order.clearedAt || !order.completedAt) return ok(false);
+          if (order.completedAt.getTime() > now.getTime() - CLEARANCE_MS) return ok(false);
+          await clearEarnings(tx, order);
+          await updateOrder(tx.trx, order.id, { cleared_at: now });
+          await note(tx, order, by, "cleared", "The earnings are available to withdraw");
+          await notifyParty(tx, order.sellerId, order, "earnings_cleared", `Your earnings from ${order.gigTitle} are available to withdraw`);
+          return ok(true);
+        },
+        { db },
+      ),
+    );
     if (r?.ok && r.value) cleared += 1;
   }
   return ok({ completed, cleared });

@@ -4,13 +4,7 @@
  * connection waits on scrypt.
  */
 import type { Knex } from "knex";
-import {
-  cancelPasswordResets,
-  createPasswordReset,
-  findResetRecipient,
-  isResetTokenValid,
-  useResetToken,
-} from "~/models/password-reset.server";
+import { cancelPasswordResets, createPasswordReset, findResetRecipient, isResetTokenValid, useResetToken } from "~/models/password-reset.server";
 import { deleteUserSessions } from "~/models/session.server";
 import * as users from "~/models/user.server";
 import {

@@ -310,7 +310,9 @@ export async function requestPayout(reference: string, { db, providers = getProv
   const provider = providers.byName(payout.provider);
   const description = payout.kind === "refund" ? `Soko refund, order ${orderNumber(payout.orderId ?? 0)}` : "Soko earnings";
   const outcome = provider
-    ? await provider.disburse({ reference, amountUgx: payout.amountUgx, msisdn: payout.msisdn, description }).catch(() => ({ outcome: "unknown" as const, reason: "no answer" }))
+    ? await provider
+        .disburse({ reference, amountUgx: payout.amountUgx, msisdn: payout.msisdn, description })
+        .catch(() => ({ outcome: "unknown" as const, reason: "no answer" }))
     : ({ outcome: "unknown", reason: "not configured" } as const);
   if (outcome.outcome === "rejected") await applyPayoutStatus({ kind: "system", name: "payouts" }, payout, { status: "failed", reason: outcome.reason }, db);
 }
@@ -323,7 +325,10 @@ async function applyPayoutStatus(actor: Actor, known: PayoutRow, status: Transfe
     actor,
     async (tx) => {
       const parties = { userId: known.userId, payoutKind: known.kind };
-      await lockJournalAccounts(tx.trx, [["payout_paid", parties], ["payout_returned", parties]]);
+      await lockJournalAccounts(tx.trx, [
+        ["payout_paid", parties],
+        ["payout_returned", parties],
+      ]);
       const payout = await getPayoutByReference(tx.trx, known.reference, { lock: true });
       if (!payout || payout.status !== "in_transit") return ok({ settlement: "unchanged" as const });
       if (status.status === "successful") {
@@ -387,4 +392,3 @@ export async function pollPayouts(actor: Actor, options: PaymentOptions = {}): P
   }
   return ok({ settled });
 }
-

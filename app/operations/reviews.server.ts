@@ -78,7 +78,15 @@ export async function createReview(actor: Actor, input: ReviewInput, { db }: { d
       const [id] = await storeReviews(tx, gig, [{ gigId, reviewerId, rating, comment, orderId }]);
       tx.pagesChanged();
       await tx.activity(reviewerId, "review_left", { gigId, reviewId: id, rating, orderId });
-      await insertOrderEvent(tx.trx, { orderId, actorId: reviewerId, actorRole: "buyer", kind: "reviewed", from: "completed", to: "completed", reason: `${rating} of 5 stars` });
+      await insertOrderEvent(tx.trx, {
+        orderId,
+        actorId: reviewerId,
+        actorRole: "buyer",
+        kind: "reviewed",
+        from: "completed",
+        to: "completed",
+        reason: `${rating} of 5 stars`,
+      });
       return ok({ id: id! });
     },
     { db },
@@ -117,7 +125,10 @@ export async function createReviews(
     async (tx) => {
       const gig = await reviewableGig(tx, input.gigId);
       if ("ok" in gig) return gig;
-      const active = await activeReviewerIds(tx.trx, reviews.map((r) => r.reviewerId));
+      const active = await activeReviewerIds(
+        tx.trx,
+        reviews.map((r) => r.reviewerId),
+      );
       for (const review of reviews) {
         if (!active.has(review.reviewerId)) return forbidden("review.account_inactive");
         const refused = checkReviewable(gig, review.reviewerId);

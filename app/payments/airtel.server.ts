@@ -232,6 +232,10 @@ function readEnvelope(body: unknown): { success: boolean; resultCode: string | n
 /** Airtel's message, fit to show: printable, one line, short. */
 function safeText(value: unknown): string | null {
   if (typeof value !== "string") return null;
-  const text = value.replace(/[^\x20-\x7E]+/g, " ").replace(/\s+/g, " ").trim().slice(0, 100);
+  const text = value
+    .replace(/[^\x20-\x7E]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, 100);
   return text || null;
 }

@@ -118,16 +118,10 @@ export function createMomoProvider(config: MomoConfig, options: MomoOptions = {}
   }
 
   const collection = { creds: config.collection, tokens: tokenSource("collection", config.collection) };
-  const disbursement = config.disbursement
-    ? { creds: config.disbursement, tokens: tokenSource("disbursement", config.disbursement) }
-    : null;
+  const disbursement = config.disbursement ? { creds: config.disbursement, tokens: tokenSource("disbursement", config.disbursement) } : null;
 
   /** A call with the product's token and subscription key, and our target environment. */
-  function authorized(
-    product: NonNullable<typeof disbursement>,
-    path: string,
-    init: { method: string; headers?: Record<string, string>; body?: string },
-  ) {
+  function authorized(product: NonNullable<typeof disbursement>, path: string, init: { method: string; headers?: Record<string, string>; body?: string }) {
     return product.tokens.send((bearer) =>
       exchange(path, {
         ...init,

@@ -32,10 +32,7 @@ export type TransferRequest = {
  * - unknown: no clear answer (timeout, 5xx, a duplicate reference we cannot explain) — ask the status later,
  *   never send the request again under a new reference.
  */
-export type RequestOutcome =
-  | { outcome: "accepted" }
-  | { outcome: "rejected"; reason: string }
-  | { outcome: "unknown"; reason: string };
+export type RequestOutcome = { outcome: "accepted" } | { outcome: "rejected"; reason: string } | { outcome: "unknown"; reason: string };
 
 /**
  * Where a transfer stands. `failed` is final (declined, expired, insufficient funds); `pending` may still

@@ -117,7 +117,9 @@ function chatEvents(socket: Socket) {
   // The `join {userId}` event: a member's sockets are in their own room from the handshake; asking for
   // another member's room is refused and joins nothing.
   on(socket, "join", JoinSchema, async (actor, { userId }) =>
-    userId === undefined || userId === actor.user.id ? { ok: true, userId: actor.user.id } : { ok: false, error: "forbidden", message: "You can only join your own conversations." },
+    userId === undefined || userId === actor.user.id
+      ? { ok: true, userId: actor.user.id }
+      : { ok: false, error: "forbidden", message: "You can only join your own conversations." },
   );
 
   // The conversation list (searched, paged) and, with `after` (the last message id the page saw), what it

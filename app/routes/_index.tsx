@@ -55,7 +55,9 @@ export default function Index() {
               ))}
             </ul>
           ) : (
-            <p>No services are published yet. Check back soon, or <Link to="/freelancer/register">offer yours</Link>.</p>
+            <p>
+              No services are published yet. Check back soon, or <Link to="/freelancer/register">offer yours</Link>.
+            </p>
           )}
         </div>
       </section>
@@ -84,22 +86,12 @@ function Hero() {
     <section className="hero" aria-labelledby="hero-title">
       <div className="container">
         <h1 id="hero-title">Find the right Ugandan freelancer for your business</h1>
-        <p className="hero-lead">
-          Fixed-price services from vetted local talent. Your payment is held safely in escrow until you approve the
-          work.
-        </p>
+        <p className="hero-lead">Fixed-price services from vetted local talent. Your payment is held safely in escrow until you approve the work.</p>
         <Form method="get" action="/search" className="search-form" role="search">
           <label htmlFor="hero-q" className="visually-hidden">
             Search for a service
           </label>
-          <input
-            id="hero-q"
-            type="search"
-            name="q"
-            placeholder="Try “logo design” or “website”"
-            maxLength={200}
-            autoComplete="off"
-          />
+          <input id="hero-q" type="search" name="q" placeholder="Try “logo design” or “website”" maxLength={200} autoComplete="off" />
           <button type="submit" className="button">
             Search
           </button>
@@ -123,8 +115,8 @@ function WhatIsSoko() {
       <div className="container">
         <h2 id="what-title">What is Soko?</h2>
         <p className="section-lead">
-          Soko is Uganda’s marketplace for fixed-price freelance services. Clients see the price before they order;
-          freelancers get paid for work that is approved.
+          Soko is Uganda’s marketplace for fixed-price freelance services. Clients see the price before they order; freelancers get paid for work that is
+          approved.
         </p>
         <div className="card-grid two-up">
           <article className="panel">

@@ -43,19 +43,17 @@ export default function Consent() {
       <h1 id="consent-title">Privacy choices</h1>
       <FormMessage errors={error ? [error] : undefined} success={saved ? "Your choice is saved." : null} />
       <p>
-        Soko always counts anonymous page views: which page was opened, when, and roughly where from (the
-        country and city from a shortened IP address). This keeps the site working well and is not linked to your
-        account.
+        Soko always counts anonymous page views: which page was opened, when, and roughly where from (the country and city from a shortened IP address). This
+        keeps the site working well and is not linked to your account.
       </p>
       <p>
-        With your permission we also record how you use the site: which buttons and links you click, which
-        form fields you move through (never what you type), how far you scroll, how long you stay on a page,
-        and errors in the page, with your screen size and time zone. We use it only to improve Soko, and never
+        With your permission we also record how you use the site: which buttons and links you click, which form fields you move through (never what you type),
+        how far you scroll, how long you stay on a page, and errors in the page, with your screen size and time zone. We use it only to improve Soko, and never
         sell it or share it with advertisers.
       </p>
       <p>
-        Your choice is kept in this browser for a year. You can change it here at any time, from the link in
-        the footer, or in your settings. Read more in our <Link to="/privacy">Privacy Policy</Link>.
+        Your choice is kept in this browser for a year. You can change it here at any time, from the link in the footer, or in your settings. Read more in our{" "}
+        <Link to="/privacy">Privacy Policy</Link>.
       </p>
       <Form method="post" className="form-card">
         {redirectTo ? <input type="hidden" name="redirectTo" value={redirectTo} /> : null}

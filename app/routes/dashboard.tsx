@@ -62,7 +62,15 @@ export async function loader({ request }: LoaderFunctionArgs) {
     completion: profileCompletion(settings),
     notice: GIG_NOTICES[params.get("gig") ?? ""] ?? null,
     balances,
-    payouts: payouts.map(({ id, kind, amountUgx, status, failureReason, createdAt, settledAt }) => ({ id, kind, amountUgx, status, failureReason, createdAt, settledAt })),
+    payouts: payouts.map(({ id, kind, amountUgx, status, failureReason, createdAt, settledAt }) => ({
+      id,
+      kind,
+      amountUgx,
+      status,
+      failureReason,
+      createdAt,
+      settledAt,
+    })),
     payoutNumber: settings.mobileMoneyNumber,
     // A newly set payout number waits 24 hours before withdrawals to it (ADR 032): the panel says until when.
     payoutHoldUntil: payoutHoldUntil(settings.payoutNumberSetAt),
@@ -76,7 +84,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
 function withdrawalMessage(p: PayoutRow): string {
   const amount = formatUgx(p.amountUgx);
   if (p.status === "paid") return `Your withdrawal of ${amount} was paid to ${formatMsisdn(p.msisdn)}.`;
-  if (p.status === "failed") return `Your withdrawal of ${amount} did not go through${p.failureReason ? `: ${p.failureReason}` : ""}. The money is back in your available balance.`;
+  if (p.status === "failed")
+    return `Your withdrawal of ${amount} did not go through${p.failureReason ? `: ${p.failureReason}` : ""}. The money is back in your available balance.`;
   return `Your withdrawal of ${amount} is on its way to ${formatMsisdn(p.msisdn)}.`;
 }
 
@@ -327,8 +336,8 @@ function WithdrawForm({ d }: { d: Loaded }) {
       <>
         <ErrorList id={form.errorId} errors={form.errors} />
         <p className="notice" role="note">
-          Withdrawals to {maskMsisdn(d.payoutNumber)} open on {dateTime(d.payoutHoldUntil)}. A new payout number waits 24 hours, to keep your
-          earnings safe. Not your change? <Link to="/forgot-password">Reset your password</Link> now.
+          Withdrawals to {maskMsisdn(d.payoutNumber)} open on {dateTime(d.payoutHoldUntil)}. A new payout number waits 24 hours, to keep your earnings safe. Not
+          your change? <Link to="/forgot-password">Reset your password</Link> now.
         </p>
       </>
     );

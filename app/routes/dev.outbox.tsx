@@ -39,5 +39,13 @@ export default function Outbox() {
 }
 
 function linkify(body: string) {
-  return body.split(/(https?:\/\/\S+)/).map((part, i) => (/^https?:\/\//.test(part) ? <a key={i} href={part}>{part}</a> : part));
+  return body.split(/(https?:\/\/\S+)/).map((part, i) =>
+    /^https?:\/\//.test(part) ? (
+      <a key={i} href={part}>
+        {part}
+      </a>
+    ) : (
+      part
+    ),
+  );
 }

@@ -31,7 +31,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (submission.status !== "success") {
     return data(submission.reply({ hideFields: HIDDEN_PASSWORDS }), { status: 400 });
   }
-  const result = await join(await getActor(request, context.clientIp), { ...submission.value, role: "freelancer", device: readDeviceCookie(request.headers.get("Cookie")) });
+  const result = await join(await getActor(request, context.clientIp), {
+    ...submission.value,
+    role: "freelancer",
+    device: readDeviceCookie(request.headers.get("Cookie")),
+  });
   if (!result.ok) return formFailure(submission.reply, result, { hideFields: HIDDEN_PASSWORDS });
   return redirect("/dashboard", { headers: signedInHeaders(result.value) });
 }
@@ -62,7 +66,14 @@ export default function FreelancerRegister() {
         <Field field={fields.portfolioUrl} label="Portfolio URL (optional)" type="url" hint="A link to your work, starting with https://" />
         <TextAreaField field={fields.description} label="Professional description" />
         <div className="checkbox">
-          <input type="checkbox" id={fields.terms.id} name={fields.terms.name} required={fields.terms.required} aria-invalid={fields.terms.errors ? true : undefined} aria-describedby={fields.terms.errors ? fields.terms.errorId : undefined} />
+          <input
+            type="checkbox"
+            id={fields.terms.id}
+            name={fields.terms.name}
+            required={fields.terms.required}
+            aria-invalid={fields.terms.errors ? true : undefined}
+            aria-describedby={fields.terms.errors ? fields.terms.errorId : undefined}
+          />
           <label htmlFor={fields.terms.id}>
             I agree to the <Link to="/terms">Terms of Service</Link> and the <Link to="/privacy">Privacy Policy</Link>.
           </label>

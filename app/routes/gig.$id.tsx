@@ -14,9 +14,7 @@ import { usePreferences } from "~/hooks/use-preferences";
 import { readFormData } from "~/server/form-data.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) =>
-  data
-    ? [{ title: `${data.gig.title} | Soko` }, { name: "description", content: data.gig.description.slice(0, 160) }]
-    : [{ title: "Not found | Soko" }];
+  data ? [{ title: `${data.gig.title} | Soko` }, { name: "description", content: data.gig.description.slice(0, 160) }] : [{ title: "Not found | Soko" }];
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await getUser(request);

@@ -107,9 +107,7 @@ export default function EditGig() {
         ) : null}
         {confirmDelete ? (
           <Form method="post" id="delete" className="danger-zone">
-            <p role="alert">
-              Delete “{title}”? This cannot be undone.
-            </p>
+            <p role="alert">Delete “{title}”? This cannot be undone.</p>
             <SubmitButton name="intent" value="delete-confirmed" pendingLabel="Deleting…">
               Yes, delete this gig
             </SubmitButton>{" "}

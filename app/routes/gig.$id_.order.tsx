@@ -100,7 +100,9 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   // The amount is never read from the form: placeOrder prices the gig's package itself.
   const submission = parseWithZod(form, { schema: CheckoutSchema });
   if (oversized.length) {
-    return data(submission.reply({ fieldErrors: { files: oversized.map((name) => `${name} is over ${MAX_ORDER_FILE_BYTES / 1024 / 1024} MB`) } }), { status: 413 });
+    return data(submission.reply({ fieldErrors: { files: oversized.map((name) => `${name} is over ${MAX_ORDER_FILE_BYTES / 1024 / 1024} MB`) } }), {
+      status: 413,
+    });
   }
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   if (submission.value.gigId !== Number(params.id)) {
@@ -204,7 +206,12 @@ function CheckoutForm({ gigId, tier, totalUgx, checkout }: { gigId: number; tier
       <input type="hidden" name="tier" value={tier} />
       <input type="hidden" name="checkoutKey" value={checkout.checkoutKey} />
       <h2>Your requirements</h2>
-      <TextAreaField field={fields.requirements} label="What should the seller know? (optional)" hint="Describe what you need; you can add files below." rows={5} />
+      <TextAreaField
+        field={fields.requirements}
+        label="What should the seller know? (optional)"
+        hint="Describe what you need; you can add files below."
+        rows={5}
+      />
       <div className="field">
         <label htmlFor="checkout-files">Files (optional)</label>
         <p id="checkout-files-hint" className="field-hint">
@@ -222,8 +229,8 @@ function CheckoutForm({ gigId, tier, totalUgx, checkout }: { gigId: number; tier
       </div>
       <h2>Pay by mobile money</h2>
       <p>
-        Nothing has been charged. When you pay, your phone asks you to approve the payment; the money is then held in escrow, and the seller is paid
-        only when you approve the delivery.
+        Nothing has been charged. When you pay, your phone asks you to approve the payment; the money is then held in escrow, and the seller is paid only when
+        you approve the delivery.
       </p>
       <PayerFields
         msisdn={{

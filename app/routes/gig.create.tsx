@@ -46,8 +46,8 @@ export default function CreateGig() {
       <section className="container narrow" aria-labelledby="create-title">
         <h1 id="create-title">Start selling on Soko</h1>
         <p>
-          Gigs are sold by sellers. Your account can sell too: you keep your orders and messages as a buyer, and gain a seller
-          dashboard, gigs and payouts to your mobile-money number.
+          Gigs are sold by sellers. Your account can sell too: you keep your orders and messages as a buyer, and gain a seller dashboard, gigs and payouts to
+          your mobile-money number.
         </p>
         <Form method="post">
           <SubmitButton name="intent" value="become-seller" pendingLabel="Setting up…">

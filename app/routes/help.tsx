@@ -2,14 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { GeneralErrorBoundary } from "~/components/general-error-boundary";
-import {
-  FAQ_QUERY_MAX_LENGTH,
-  SUPPORT_EMAIL,
-  SUPPORT_HOURS,
-  SUPPORT_PHONE,
-  SUPPORT_PHONE_HREF,
-  searchFaq,
-} from "~/content/faq";
+import { FAQ_QUERY_MAX_LENGTH, SUPPORT_EMAIL, SUPPORT_HOURS, SUPPORT_PHONE, SUPPORT_PHONE_HREF, searchFaq } from "~/content/faq";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   // `get` takes the first of repeated values; `q[]=x` is simply absent. searchFaq trims and caps the rest.
@@ -53,13 +46,11 @@ export default function Help() {
             <p className="search-summary" role="status">
               {matchCount === 0 ? (
                 <>
-                  <strong>No results found</strong> for “{query}”. Try another word, or{" "}
-                  <Link to="/help">show all questions</Link>.
+                  <strong>No results found</strong> for “{query}”. Try another word, or <Link to="/help">show all questions</Link>.
                 </>
               ) : (
                 <>
-                  {matchCount} {matchCount === 1 ? "question matches" : "questions match"} “{query}”.{" "}
-                  <Link to="/help">Show all questions</Link>
+                  {matchCount} {matchCount === 1 ? "question matches" : "questions match"} “{query}”. <Link to="/help">Show all questions</Link>
                 </>
               )}
             </p>

@@ -95,7 +95,9 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const submission = parseWithZod(form, { schema: SendMessageSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   if (oversized.length) {
-    return data(submission.reply({ fieldErrors: { files: oversized.map((name) => `${cleanFileName(name)} is over ${MAX_MESSAGE_FILE_BYTES / MB} MB`) } }), { status: 400 });
+    return data(submission.reply({ fieldErrors: { files: oversized.map((name) => `${cleanFileName(name)} is over ${MAX_MESSAGE_FILE_BYTES / MB} MB`) } }), {
+      status: 400,
+    });
   }
   let stored: Awaited<ReturnType<typeof storeMessageFiles>> = [];
   try {

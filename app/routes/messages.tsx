@@ -93,7 +93,12 @@ export default function Messages() {
     filtered: Boolean(d.q) || d.paged,
     open: openId && thread ? { id: openId, messages: thread.messages, newest: !thread.before } : null,
   });
-  const startErrors = started && "error" in started && started.error ? Object.values(started.error).flat().filter((e): e is string => typeof e === "string") : [];
+  const startErrors =
+    started && "error" in started && started.error
+      ? Object.values(started.error)
+          .flat()
+          .filter((e): e is string => typeof e === "string")
+      : [];
 
   return (
     <section className={`container chat-page${focused ? " chat-page-thread" : ""}`} aria-labelledby="messages-title">

@@ -18,18 +18,31 @@ export { actionHeaders as headers } from "~/utils/headers";
 
 /** The page's two forms, told apart by `intent`: one notification read, or all of them. */
 const NotificationIntentSchema = z.discriminatedUnion("intent", [
-  z.object({ intent: z.literal("read"), id: z.coerce.number().int().positive().max(2 ** 53) }),
+  z.object({
+    intent: z.literal("read"),
+    id: z.coerce
+      .number()
+      .int()
+      .positive()
+      .max(2 ** 53),
+  }),
   z.object({ intent: z.literal("read-all") }),
 ]);
 
-const BeforeSchema = z.coerce.number().int().positive().max(2 ** 53).optional();
+const BeforeSchema = z.coerce
+  .number()
+  .int()
+  .positive()
+  .max(2 ** 53)
+  .optional();
 
 /** The member's notifications, newest first, a page at a time (`?before=<id>` for older ones). */
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const raw = new URL(request.url).searchParams.get("before");
   const before = BeforeSchema.safeParse(raw || undefined);
-  if (!before.success) throw new Response("That page of notifications does not exist.", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  if (!before.success)
+    throw new Response("That page of notifications does not exist.", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   const db = getDb();
   const [page, unread] = await Promise.all([notificationsPage(db, user.id, { before: before.data }), unreadNotificationCount(db, user.id)]);
   return { ...page, unread, paged: before.data !== undefined };
@@ -46,7 +59,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const parsed = NotificationIntentSchema.safeParse(Object.fromEntries(form));
   if (!parsed.success) throw new Response("Choose which notification to mark read.", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   const result = parsed.data.intent === "read" ? await markNotificationRead(actor, { id: parsed.data.id }) : await markNotificationsRead(actor);
-  if (!result.ok) throw new Response(result.error === "invalid" ? "That could not be done." : messageOf(result), { status: failureStatus(result), headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  if (!result.ok)
+    throw new Response(result.error === "invalid" ? "That could not be done." : messageOf(result), {
+      status: failureStatus(result),
+      headers: { "Content-Type": "text/plain; charset=utf-8" },
+    });
   if (form.get("inPlace") === "1") return data({ ok: true });
   const back = new URL(request.url).searchParams.get("before");
   return redirect(back && /^\d+$/.test(back) ? `/notifications?before=${back}` : "/notifications", 303);

@@ -113,9 +113,10 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       totalUgx: order.totalUgx,
       ugxPerUsd: order.ugxPerUsd,
     },
-    cancelRequest:
-      order.cancelRequestedBy === null ? null : { byMe: order.cancelRequestedBy === user.id, reason: cancelRequest?.reason ?? "" },
-    dispute: dispute ? { byMe: dispute.openedBy === user.id, byRole: dispute.openedBy === order.buyerId ? "buyer" : "seller", reason: dispute.reason, at: dispute.createdAt } : null,
+    cancelRequest: order.cancelRequestedBy === null ? null : { byMe: order.cancelRequestedBy === user.id, reason: cancelRequest?.reason ?? "" },
+    dispute: dispute
+      ? { byMe: dispute.openedBy === user.id, byRole: dispute.openedBy === order.buyerId ? "buyer" : "seller", reason: dispute.reason, at: dispute.createdAt }
+      : null,
     requirementFiles: files.filter((f) => f.deliveryId === null).map(fileView),
     deliveries: deliveries.map((d) => ({ ...d, files: files.filter((f) => f.deliveryId === d.id).map(fileView) })),
     events,
@@ -139,7 +140,8 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const actor = await requireMemberActor(request, context.clientIp);
   const { order } = await ownOrder(params.id, actor.user.id);
   const read = await readOrderForm(request);
-  if (read === "too-large") return data({ intent: "deliver", reply: { status: "error", error: { files: [TOO_LARGE] } } as Reply } satisfies Answer, { status: 413 });
+  if (read === "too-large")
+    return data({ intent: "deliver", reply: { status: "error", error: { files: [TOO_LARGE] } } as Reply } satisfies Answer, { status: 413 });
   const { form, files, oversized } = read;
   const intent = form.get("intent");
   if (!isIntent(intent)) throw new Response("Choose what to do with this order.", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
@@ -164,10 +166,13 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
       if (tooBig.length) return invalid(submission.reply({ fieldErrors: { files: tooBig } }));
       let stored;
       try {
-        stored = await storeOrderFiles(await Promise.all(files.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) }))), { userId: actor.user.id });
+        stored = await storeOrderFiles(await Promise.all(files.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) }))), {
+          userId: actor.user.id,
+        });
       } catch (error) {
         // A file we do not take (400), or over the seller's upload quota (429 with Retry-After).
-        if (error instanceof InvalidOrderFileError) return data({ intent, reply: submission.reply({ fieldErrors: { files: [error.message] } }) } satisfies Answer, refusalInit(error));
+        if (error instanceof InvalidOrderFileError)
+          return data({ intent, reply: submission.reply({ fieldErrors: { files: [error.message] } }) } satisfies Answer, refusalInit(error));
         throw error;
       }
       return answer(await deliverOrder(actor, { ...submission.value, files: stored }), submission.reply);
@@ -236,8 +241,7 @@ export default function OrderPage() {
         {d.number} <OrderBadge status={order.status} disputeOpen={d.dispute !== null} />
       </p>
       <div className="order-party">
-        {buyer ? "Seller" : "Buyer"}:{" "}
-        {d.other.username ? <Link to={`/user/${encodeURIComponent(d.other.username)}`}>{d.other.name}</Link> : d.other.name}
+        {buyer ? "Seller" : "Buyer"}: {d.other.username ? <Link to={`/user/${encodeURIComponent(d.other.username)}`}>{d.other.name}</Link> : d.other.name}
         {d.other.username ? (
           <>
             {" · "}
@@ -257,7 +261,8 @@ export default function OrderPage() {
       {d.dispute ? (
         <div className="notice" role="status">
           <p>
-            <strong>This order is in dispute.</strong> {d.dispute.byMe ? "You" : `The ${d.dispute.byRole}`} opened it on {date(d.dispute.at)}: {d.dispute.reason}
+            <strong>This order is in dispute.</strong> {d.dispute.byMe ? "You" : `The ${d.dispute.byRole}`} opened it on {date(d.dispute.at)}:{" "}
+            {d.dispute.reason}
           </p>
           <p>An admin will decide it, releasing the payment to the seller or refunding the buyer; both of you will be told.</p>
         </div>
@@ -278,7 +283,9 @@ export default function OrderPage() {
           <div className="order-actions">
             {can.has("agree_cancel") ? <OrderPost orderId={order.id} intent="cancel" label="Agree to cancel" pendingLabel="Cancelling…" /> : null}
             {can.has("decline_cancel") ? <OrderPost orderId={order.id} intent="decline_cancel" label="Decline" pendingLabel="Declining…" secondary /> : null}
-            {can.has("withdraw_cancel") ? <OrderPost orderId={order.id} intent="decline_cancel" label="Withdraw request" pendingLabel="Withdrawing…" secondary /> : null}
+            {can.has("withdraw_cancel") ? (
+              <OrderPost orderId={order.id} intent="decline_cancel" label="Withdraw request" pendingLabel="Withdrawing…" secondary />
+            ) : null}
           </div>
         </div>
       ) : null}
@@ -365,9 +372,9 @@ export default function OrderPage() {
         <section className="order-step" id="respond" aria-labelledby="respond-title">
           <h2 id="respond-title">Your answer to the delivery</h2>
           <p>
-            Approve it to complete the order and release the payment to the seller, or ask for changes (
-            {order.revisionsAllowed - order.revisionsUsed} of {order.revisionsAllowed} {order.revisionsAllowed === 1 ? "revision" : "revisions"} left). With no
-            answer, the order completes by itself 3 days after the delivery.
+            Approve it to complete the order and release the payment to the seller, or ask for changes ({order.revisionsAllowed - order.revisionsUsed} of{" "}
+            {order.revisionsAllowed} {order.revisionsAllowed === 1 ? "revision" : "revisions"} left). With no answer, the order completes by itself 3 days after
+            the delivery.
           </p>
           {can.has("approve") ? (
             <ApproveStep
@@ -385,7 +392,13 @@ export default function OrderPage() {
       ) : null}
       {can.has("review") && order.gigId !== null ? <ReviewForm key={`review-${key}`} orderId={order.id} gigId={order.gigId} reply={replyOf("review")} /> : null}
       {can.has("cancel") || can.has("request_cancel") ? (
-        <CancelStep key={`cancel-${key}`} d={d} late={can.has("cancel")} open={d.confirm === "cancel" || actionData?.intent === "cancel"} reply={replyOf("cancel")} />
+        <CancelStep
+          key={`cancel-${key}`}
+          d={d}
+          late={can.has("cancel")}
+          open={d.confirm === "cancel" || actionData?.intent === "cancel"}
+          reply={replyOf("cancel")}
+        />
       ) : null}
       {can.has("dispute") ? (
         <DisputeStep key={`dispute-${key}`} orderId={order.id} open={d.confirm === "dispute" || actionData?.intent === "dispute"} reply={replyOf("dispute")} />

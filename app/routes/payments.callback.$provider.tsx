@@ -29,7 +29,8 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   if (!provider) return json({ ok: false, error: "Not found" }, 404);
   const limited = await consume("callback", [addressKey(context.clientIp)]);
   if (limited) return json({ ok: false, error: limited.message }, limited.status, { "Retry-After": String(limited.retryAfter) });
-  if (request.method !== "POST" && request.method !== "PUT") return json({ ok: false, error: "Send the callback with POST or PUT." }, 405, { Allow: "POST, PUT" });
+  if (request.method !== "POST" && request.method !== "PUT")
+    return json({ ok: false, error: "Send the callback with POST or PUT." }, 405, { Allow: "POST, PUT" });
   let body: unknown;
   try {
     body = JSON.parse(await request.text());

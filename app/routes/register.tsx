@@ -72,8 +72,7 @@ export default function Register() {
         <SubmitButton pendingLabel="Creating your account...">Create account</SubmitButton>
       </Form>
       <p className="form-links">
-        Already have an account? <Link to="/login">Sign in</Link>. Want to sell your skills?{" "}
-        <Link to="/freelancer/register">Become a seller</Link>.
+        Already have an account? <Link to="/login">Sign in</Link>. Want to sell your skills? <Link to="/freelancer/register">Become a seller</Link>.
       </p>
     </section>
   );

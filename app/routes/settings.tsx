@@ -10,15 +10,7 @@ import { signOutOthers } from "~/operations/accounts.server";
 import { updateBilling, updateNotifications, updatePreferences, updateProfile } from "~/operations/account-settings.server";
 import { changePassword } from "~/operations/passwords.server";
 import type { Failure } from "~/operations/core.server";
-import {
-  BillingSchema,
-  HIDDEN_PASSWORDS,
-  LANGUAGES,
-  NotificationsSchema,
-  PreferencesSchema,
-  ProfileSchema,
-  SecuritySchema,
-} from "~/schemas/account";
+import { BillingSchema, HIDDEN_PASSWORDS, LANGUAGES, NotificationsSchema, PreferencesSchema, ProfileSchema, SecuritySchema } from "~/schemas/account";
 import type { loader as rootLoader } from "~/root";
 import { requireMemberActor, requireUser } from "~/server/auth.server";
 import { getDb } from "~/server/db.server";
@@ -104,7 +96,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (!result.ok) {
       // A picture over the member's upload limit is refused beside its own field.
       if (result.error === "limited") {
-        return data({ tab, reply: submission.reply({ fieldErrors: { avatar: [messageOf(result)] } }) }, { status: result.status, headers: { "Retry-After": String(result.retryAfter) } });
+        return data(
+          { tab, reply: submission.reply({ fieldErrors: { avatar: [messageOf(result)] } }) },
+          { status: result.status, headers: { "Retry-After": String(result.retryAfter) } },
+        );
       }
       return refused(submission.reply, result);
     }
@@ -185,12 +180,12 @@ function ProfileTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
     id: "settings-profile",
     lastResult: reply,
     defaultValue: {
-    name: s.name,
-    bio: s.bio,
-    location: s.location,
-    skills: s.skills.join(", "),
-    languages: s.languages.join(", "),
-  },
+      name: s.name,
+      bio: s.bio,
+      location: s.location,
+      skills: s.skills.join(", "),
+      languages: s.languages.join(", "),
+    },
     shouldValidate: "onSubmit",
     constraint: getFormConstraint(ProfileSchema),
     defaultNoValidate: false,
@@ -300,8 +295,8 @@ function BillingTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
         </p>
       ) : null}
       <p className="field-hint">
-        Your password is needed to change where your earnings go. Withdrawals to a new number open 24 hours after you save it, and
-        we tell you about the change by mail.
+        Your password is needed to change where your earnings go. Withdrawals to a new number open 24 hours after you save it, and we tell you about the change
+        by mail.
       </p>
       <PasswordField field={fields.currentPassword} label="Current password" autoComplete="current-password" />
       <SubmitButton pendingLabel="Saving...">Save number</SubmitButton>
@@ -335,7 +330,14 @@ function PreferencesTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
     <Form method="post" action="/settings?tab=preferences" className="form-card" {...getFormProps(form)}>
       <ErrorList id={form.errorId} errors={form.errors} />
       {select("language", "pref-language", "Language", s.language, LANGUAGES, fields.language.errors)}
-      {select("preferredCurrency", "pref-currency", "Currency", s.preferredCurrency, { UGX: "UGX (Uganda shilling)", USD: "USD (US dollar)" }, fields.preferredCurrency.errors)}
+      {select(
+        "preferredCurrency",
+        "pref-currency",
+        "Currency",
+        s.preferredCurrency,
+        { UGX: "UGX (Uganda shilling)", USD: "USD (US dollar)" },
+        fields.preferredCurrency.errors,
+      )}
       {select("timeZone", "pref-timezone", "Time zone", s.timeZone, { EAT: "EAT (East Africa Time, UTC+3)", UTC: "UTC" }, fields.timeZone.errors)}
       <SubmitButton pendingLabel="Saving...">Save preferences</SubmitButton>
     </Form>

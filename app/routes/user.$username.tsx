@@ -13,7 +13,9 @@ import { imageUrl } from "~/utils/media";
 import { usePreferences } from "~/hooks/use-preferences";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) =>
-  data ? [{ title: `${data.profile.name} (@${data.profile.username}) | Soko` }, { name: "description", content: data.profile.bio.slice(0, 160) }] : [{ title: "Not found | Soko" }];
+  data
+    ? [{ title: `${data.profile.name} (@${data.profile.username}) | Soko` }, { name: "description", content: data.profile.bio.slice(0, 160) }]
+    : [{ title: "Not found | Soko" }];
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const db = getDb();

@@ -10,11 +10,7 @@ const email = z
   .max(254, "An email address has at most 254 characters")
   .email("Enter an email address like name@example.com");
 
-const name = z
-  .string({ required_error: "Enter your full name" })
-  .trim()
-  .min(2, "Enter your full name")
-  .max(100, "A name has at most 100 characters");
+const name = z.string({ required_error: "Enter your full name" }).trim().min(2, "Enter your full name").max(100, "A name has at most 100 characters");
 
 export const newPassword = z
   .string({ required_error: "Choose a password" })
@@ -43,7 +39,14 @@ const list = (max: number, each: number, label: string) =>
   z
     .string()
     .max(max * (each + 2), `Too many ${label}`)
-    .transform((s) => [...new Set(s.split(",").map((x) => x.trim()).filter(Boolean))])
+    .transform((s) => [
+      ...new Set(
+        s
+          .split(",")
+          .map((x) => x.trim())
+          .filter(Boolean),
+      ),
+    ])
     .pipe(z.array(z.string().max(each, `Each of your ${label} can have at most ${each} characters`)).max(max, `List at most ${max} ${label}`));
 
 export const FreelancerRegisterSchema = withConfirmation({
@@ -52,13 +55,15 @@ export const FreelancerRegisterSchema = withConfirmation({
   skills: z
     .string({ required_error: "List at least one skill" })
     .max(600, "List at most 20 skills")
-    .transform((s) => [...new Set(s.split(",").map((x) => x.trim()).filter(Boolean))])
-    .pipe(
-      z
-        .array(z.string().max(40, "Each skill can have at most 40 characters"))
-        .min(1, "List at least one skill")
-        .max(20, "List at most 20 skills"),
-    ),
+    .transform((s) => [
+      ...new Set(
+        s
+          .split(",")
+          .map((x) => x.trim())
+          .filter(Boolean),
+      ),
+    ])
+    .pipe(z.array(z.string().max(40, "Each skill can have at most 40 characters")).min(1, "List at least one skill").max(20, "List at most 20 skills")),
   yearsExperience: z.coerce
     .number({ invalid_type_error: "Enter a number of years" })
     .int("Enter whole years")

@@ -70,7 +70,13 @@ export type BulkActionInput = z.output<typeof BulkActionSchema>;
 
 /** GET /audit?action&admin&page. */
 export const AuditQuerySchema = z.object({
-  action: z.preprocess(blankToUndefined, z.string().regex(/^[a-z_]+\.[a-z_]+$/, "Choose an action from the list").optional()),
+  action: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .regex(/^[a-z_]+\.[a-z_]+$/, "Choose an action from the list")
+      .optional(),
+  ),
   admin: z.preprocess(blankToUndefined, userId("Choose an admin from the list").optional()),
   page: z.preprocess(blankToUndefined, page),
 });

@@ -125,53 +125,56 @@ export type GigIntent = (typeof GIG_INTENTS)[number];
  */
 export function gigFormSchema(intent: GigIntent) {
   const publishing = intent === "publish";
-  return z
-    .object({
-      title: z
-        .string({ required_error: "Give your gig a title" })
-        .trim()
-        .min(1, "Give your gig a title")
-        .max(TITLE_MAX, `A title can have at most ${TITLE_MAX} characters`),
-      category: z.string({ required_error: "Choose a category" }).trim().max(60),
-      description: z.string().trim().max(DESCRIPTION_MAX, `A description can have at most ${DESCRIPTION_MAX.toLocaleString("en-US")} characters`).optional(),
-      tags: z
-        .array(z.string().max(200))
-        .max(100)
-        .default([])
-        .transform(normaliseTags)
-        .pipe(
-          z
-            .array(z.string().max(TAG_MAX, `Each tag can have at most ${TAG_MAX} characters`))
-            .max(MAX_TAGS, `A gig can have at most ${MAX_TAGS} tags`),
-        ),
-      images: z.array(z.string().regex(/^[0-9a-f-]{36}$/)).max(MAX_IMAGES, `A gig can have at most ${MAX_IMAGES} images`).default([]),
-      basic: TierInput,
-      standard: TierInput,
-      premium: TierInput,
-    })
-    // One refinement for everything that depends on the intent, so every message shows on the first try.
-    .superRefine((v, ctx) => {
-      if (publishing && !v.description) {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["description"], message: "Describe what the buyer gets before you publish" });
-      }
-      for (const tier of TIERS) {
-        for (const { path, message } of checkTier(tier, v[tier], tier === "basic" && publishing).issues) {
-          ctx.addIssue({ code: z.ZodIssueCode.custom, path, message });
+  return (
+    z
+      .object({
+        title: z
+          .string({ required_error: "Give your gig a title" })
+          .trim()
+          .min(1, "Give your gig a title")
+          .max(TITLE_MAX, `A title can have at most ${TITLE_MAX} characters`),
+        category: z.string({ required_error: "Choose a category" }).trim().max(60),
+        description: z
+          .string()
+          .trim()
+          .max(DESCRIPTION_MAX, `A description can have at most ${DESCRIPTION_MAX.toLocaleString("en-US")} characters`)
+          .optional(),
+        tags: z
+          .array(z.string().max(200))
+          .max(100)
+          .default([])
+          .transform(normaliseTags)
+          .pipe(z.array(z.string().max(TAG_MAX, `Each tag can have at most ${TAG_MAX} characters`)).max(MAX_TAGS, `A gig can have at most ${MAX_TAGS} tags`)),
+        images: z
+          .array(z.string().regex(/^[0-9a-f-]{36}$/))
+          .max(MAX_IMAGES, `A gig can have at most ${MAX_IMAGES} images`)
+          .default([]),
+        basic: TierInput,
+        standard: TierInput,
+        premium: TierInput,
+      })
+      // One refinement for everything that depends on the intent, so every message shows on the first try.
+      .superRefine((v, ctx) => {
+        if (publishing && !v.description) {
+          ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["description"], message: "Describe what the buyer gets before you publish" });
         }
-      }
-    })
-    .transform((v) => {
-      const packages = TIERS.map((tier) => checkTier(tier, v[tier], tier === "basic" && publishing).pkg).filter(
-        (p): p is PackageInput => p !== null,
-      );
-      return {
-        title: v.title,
-        categorySlug: v.category,
-        description: v.description ?? "",
-        tags: v.tags,
-        images: [...new Set(v.images)],
-        packages,
-      };
-    });
+        for (const tier of TIERS) {
+          for (const { path, message } of checkTier(tier, v[tier], tier === "basic" && publishing).issues) {
+            ctx.addIssue({ code: z.ZodIssueCode.custom, path, message });
+          }
+        }
+      })
+      .transform((v) => {
+        const packages = TIERS.map((tier) => checkTier(tier, v[tier], tier === "basic" && publishing).pkg).filter((p): p is PackageInput => p !== null);
+        return {
+          title: v.title,
+          categorySlug: v.category,
+          description: v.description ?? "",
+          tags: v.tags,
+          images: [...new Set(v.images)],
+          packages,
+        };
+      })
+  );
 }
 export type GigFormValue = z.output<ReturnType<typeof gigFormSchema>>;

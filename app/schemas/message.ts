@@ -9,7 +9,9 @@ export const EMPTY_MESSAGE = "Write a message";
 export const LONG_MESSAGE = `Keep a message to at most ${MAX_MESSAGE_CHARS.toLocaleString("en-US")} characters`;
 export const NO_CONVERSATION = "Choose a conversation";
 
-export const conversationId = z.string({ required_error: NO_CONVERSATION, invalid_type_error: NO_CONVERSATION }).regex(/^conv_[a-z0-9]{10,40}$/, NO_CONVERSATION);
+export const conversationId = z
+  .string({ required_error: NO_CONVERSATION, invalid_type_error: NO_CONVERSATION })
+  .regex(/^conv_[a-z0-9]{10,40}$/, NO_CONVERSATION);
 
 /** A random id the sending page gives each message, so a send retried after a dropped connection is stored once. */
 export const clientMessageId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "This message could not be sent. Please try again.");
@@ -37,7 +39,10 @@ export const StartConversationSchema = z
     gigId: positiveId("Choose a gig").optional(),
     orderId: positiveId("Choose an order").optional(),
   })
-  .refine((v) => v.to !== undefined || v.userId !== undefined || v.gigId !== undefined || v.orderId !== undefined, { message: "Choose who to write to", path: ["to"] });
+  .refine((v) => v.to !== undefined || v.userId !== undefined || v.gigId !== undefined || v.orderId !== undefined, {
+    message: "Choose who to write to",
+    path: ["to"],
+  });
 export type StartConversationInput = z.output<typeof StartConversationSchema>;
 
 /** Marks the member's side of a conversation read (or delivered) up to a message id (all, without one). */
@@ -51,7 +56,10 @@ export type DeliveredInput = z.output<typeof DeliveredSchema>;
 /** Conversation list: search text (names and message text) and a cursor (the last row's time and id: `listCursor`). */
 export const ConversationListSchema = z.object({
   q: z.string().trim().max(100).default(""),
-  before: z.string().regex(/^\d+~conv_[a-z0-9]{10,40}$/).optional(),
+  before: z
+    .string()
+    .regex(/^\d+~conv_[a-z0-9]{10,40}$/)
+    .optional(),
 });
 
 /** Where the next page of conversations starts: after this one (its last change's time, then its id). */

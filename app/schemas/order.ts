@@ -7,7 +7,10 @@ import { msisdnField } from "~/domain/mobile-money";
 
 const id = (message: string) => z.coerce.number({ invalid_type_error: message, required_error: message }).int(message).positive(message);
 const text = (max: number, required: string | null) => {
-  const base = z.string({ required_error: required ?? undefined }).trim().max(max, `Keep it to at most ${max.toLocaleString("en-US")} characters`);
+  const base = z
+    .string({ required_error: required ?? undefined })
+    .trim()
+    .max(max, `Keep it to at most ${max.toLocaleString("en-US")} characters`);
   return required ? base.min(1, required) : base.default("");
 };
 

@@ -20,6 +20,10 @@ export const ReviewSchema = z.object({
     .int("Choose from 1 to 5 stars")
     .min(RATING_MIN, "Choose from 1 to 5 stars")
     .max(RATING_MAX, "Choose from 1 to 5 stars"),
-  comment: z.string().trim().max(COMMENT_MAX, `A review can have at most ${COMMENT_MAX.toLocaleString("en-US")} characters`).default(""),
+  comment: z
+    .string()
+    .trim()
+    .max(COMMENT_MAX, `A review can have at most ${COMMENT_MAX.toLocaleString("en-US")} characters`)
+    .default(""),
 });
 export type ReviewInput = z.output<typeof ReviewSchema>;

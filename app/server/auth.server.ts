@@ -117,10 +117,7 @@ export function returnPath(request: Request): string {
  * The signed-in user, or a redirect to /login that brings them back here afterwards.
  * With `roles`, a signed-in user of another role is sent to the home page.
  */
-export async function requireUser(
-  request: Request,
-  { roles }: { roles?: SessionUser["role"][] } = {},
-): Promise<SessionUser> {
+export async function requireUser(request: Request, { roles }: { roles?: SessionUser["role"][] } = {}): Promise<SessionUser> {
   const user = await getUser(request);
   if (!user) {
     throw redirect(`/login?redirectTo=${encodeURIComponent(returnPath(request))}`);

@@ -58,7 +58,10 @@ export function bodyLimitOf(req: Pick<ExpressRequest, "originalUrl" | "headers">
   const isMultipart = /^\s*multipart\/form-data\s*(;|$)/i.test(req.headers["content-type"] ?? "");
   if (!isMultipart) return FORM_BODY_LIMIT;
   const url = new URL(req.originalUrl, "http://localhost");
-  const path = url.pathname.toLowerCase().replace(/\.data$/, "").replace(/\/+$/, "");
+  const path = url.pathname
+    .toLowerCase()
+    .replace(/\.data$/, "")
+    .replace(/\/+$/, "");
   if (ORDER_FILE_PAGES.some((allows) => allows(path))) return ORDER_FILES_BODY_LIMIT;
   return UPLOAD_PAGES.some((allows) => allows(path, url.searchParams)) ? UPLOAD_BODY_LIMIT : FORM_BODY_LIMIT;
 }
@@ -133,6 +136,11 @@ export function bodyLimits(): RequestHandler {
       return Number(declared) > limit ? refuse(req, res, limit) : next();
     }
     if (req.headers["transfer-encoding"] === undefined) return next(); // no body
-    holdBody(req, limit, () => next(), () => refuse(req, res, limit));
+    holdBody(
+      req,
+      limit,
+      () => next(),
+      () => refuse(req, res, limit),
+    );
   };
 }

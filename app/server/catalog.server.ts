@@ -11,7 +11,11 @@ import { addressKey, consumeCatalog } from "~/server/rate-limit.server";
  */
 export async function loadCatalog(request: Request, clientIp: string) {
   const limited = await consumeCatalog(addressKey(clientIp));
-  if (limited) throw new Response(limited.message, { status: limited.status, headers: { "Retry-After": String(limited.retryAfter), "Content-Type": "text/plain; charset=utf-8" } });
+  if (limited)
+    throw new Response(limited.message, {
+      status: limited.status,
+      headers: { "Retry-After": String(limited.retryAfter), "Content-Type": "text/plain; charset=utf-8" },
+    });
   const db = getDb();
   const query = parseCatalogQuery(new URL(request.url).searchParams);
   const [page, categories] = await Promise.all([listCatalog(db, query), listCategoryOptions(db)]);

@@ -11,7 +11,7 @@ const optionalUrl = (schema: z.ZodString = z.string().url()) =>
 const booleanish = z
   .string()
   .transform((v) => v.trim().toLowerCase())
-  .pipe(z.enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""], { message: 'must be 1, 0, true, false, yes or no' }))
+  .pipe(z.enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""], { message: "must be 1, 0, true, false, yes or no" }))
   .transform((v) => v === "1" || v === "true" || v === "yes" || v === "on");
 
 /**
@@ -27,7 +27,10 @@ const trustProxy = z
     if (lower === "true") return true;
     if (lower === "false" || lower === "") return false;
     if (/^\d+$/.test(v)) return Number(v);
-    const list = v.split(",").map((s) => s.trim()).filter(Boolean);
+    const list = v
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     const named = new Set(["loopback", "linklocal", "uniquelocal"]);
     for (const item of list) {
       const [address, bits, extra] = item.split("/");
@@ -48,10 +51,16 @@ const trustProxy = z
  */
 const hostList = z.string().transform((v, ctx): string[] => {
   const names: string[] = [];
-  for (const entry of v.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of v
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const hostname = listedHostname(entry);
     if (!hostname) {
-      ctx.addIssue({ code: "custom", message: `"${entry}" is not a host name: list names or addresses such as soko.example or 192.0.2.10, without scheme, port or path` });
+      ctx.addIssue({
+        code: "custom",
+        message: `"${entry}" is not a host name: list names or addresses such as soko.example or 192.0.2.10, without scheme, port or path`,
+      });
       return z.NEVER;
     }
     names.push(hostname);
@@ -70,7 +79,12 @@ const EnvSchema = z
     /** Serve production over plain http: no Secure cookies, no HSTS, no upgrade-insecure-requests. */
     ALLOW_HTTP: booleanish.default("0"),
     /** A real mail transport (smtp://user:pass@host:port or smtps://…). Unset: mail stays in the outbox table. */
-    SMTP_URL: optionalUrl(z.string().url().regex(/^smtps?:\/\//, "must start with smtp:// or smtps://")),
+    SMTP_URL: optionalUrl(
+      z
+        .string()
+        .url()
+        .regex(/^smtps?:\/\//, "must start with smtp:// or smtps://"),
+    ),
     /** The From address of mail sent through SMTP_URL. */
     MAIL_FROM: z.string().min(3).default("Soko <no-reply@soko.ug>"),
     /** Tracking requests a minute per address (tests and benchmarks raise or lower it). */
@@ -80,7 +94,10 @@ const EnvSchema = z
     DATABASE_URL: optionalUrl(),
     REDIS_URL: optionalUrl(),
     CLICKHOUSE_URL: optionalUrl(),
-    CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default("soko"),
+    CLICKHOUSE_DATABASE: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+      .default("soko"),
     CLICKHOUSE_USER: z.string().default("default"),
     CLICKHOUSE_PASSWORD: z.string().default(""),
     /** A request whose host name starts with this is served the admin portal. */
@@ -91,7 +108,10 @@ const EnvSchema = z
     ALLOWED_HOSTS: hostList.default(""),
     SEED_DEMO: booleanish.optional(),
     /** Namespace of our Redis keys (BullMQ queues, rate limits); tests give each server its own. */
-    QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default("soko"),
+    QUEUE_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .default("soko"),
     /** Show the mail outbox page (/dev/outbox) in production too: demo machines and the test suite. */
     DEV_OUTBOX: booleanish.optional(),
     /** Where uploaded images are kept (outside the web root). */

@@ -35,7 +35,14 @@ export function emptyGigForm(): GigFormValues {
 }
 
 /** A stored gig as the form shows it. */
-export function gigFormOf(gig: { title: string; category: string; description: string; tags: string[]; images: string[]; packages: GigPackage[] }): GigFormValues {
+export function gigFormOf(gig: {
+  title: string;
+  category: string;
+  description: string;
+  tags: string[];
+  images: string[];
+  packages: GigPackage[];
+}): GigFormValues {
   const values = emptyGigForm();
   values.title = gig.title;
   values.category = gig.category;

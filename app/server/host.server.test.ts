@@ -78,7 +78,12 @@ describe("the origin of links in mail", () => {
 
   it("never comes from a foreign Host header: without PUBLIC_URL it is this machine, with a warning in the log", () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
-    for (const url of ["http://evil.example/forgot-password", "https://soko.ug/forgot-password", "http://localhost.evil.example/", "http://127.0.0.1.evil.example/"]) {
+    for (const url of [
+      "http://evil.example/forgot-password",
+      "https://soko.ug/forgot-password",
+      "http://localhost.evil.example/",
+      "http://127.0.0.1.evil.example/",
+    ]) {
       expect(getMailOrigin(request(url)), url).toBe(`http://localhost:${getEnv().PORT}`);
     }
     expect(warn).toHaveBeenCalledTimes(1);
@@ -118,7 +123,10 @@ describe("isSameOrigin", () => {
 describe("requestOrigin", () => {
   const trustNone = () => false;
   const trustAll = () => true;
-  const req = (headers: Record<string, string>, socket: { remoteAddress?: string; encrypted?: boolean } = { remoteAddress: "127.0.0.1" }) => ({ headers, socket });
+  const req = (headers: Record<string, string>, socket: { remoteAddress?: string; encrypted?: boolean } = { remoteAddress: "127.0.0.1" }) => ({
+    headers,
+    socket,
+  });
 
   it("is the scheme of the connection and the Host header, default ports left out", () => {
     expect(requestOrigin(req({ host: "localhost:3000" }), trustNone)).toBe("http://localhost:3000");
@@ -141,20 +149,42 @@ describe("requestOrigin", () => {
 });
 
 describe("the host names served", () => {
-  const env = (over: Partial<{ PUBLIC_URL: string; ADMIN_HOST_PREFIX: string; ALLOWED_HOSTS: string[] }> = {}) => ({ ADMIN_HOST_PREFIX: "admin.", ALLOWED_HOSTS: [], ...over });
+  const env = (over: Partial<{ PUBLIC_URL: string; ADMIN_HOST_PREFIX: string; ALLOWED_HOSTS: string[] }> = {}) => ({
+    ADMIN_HOST_PREFIX: "admin.",
+    ALLOWED_HOSTS: [],
+    ...over,
+  });
   const verdict = (host: string | undefined, served: Set<string>, forwarded?: string) =>
     hostVerdict({ ...(host === undefined ? {} : { host }), ...(forwarded === undefined ? {} : { "x-forwarded-host": forwarded }) }, served);
 
   it("are PUBLIC_URL's, its admin host's and ALLOWED_HOSTS; without PUBLIC_URL only the list", () => {
-    expect([...servedHostnames(env({ PUBLIC_URL: "https://Soko.UG/", ALLOWED_HOSTS: ["soko.example"] }))].sort()).toEqual(["admin.soko.ug", "soko.example", "soko.ug"]);
+    expect([...servedHostnames(env({ PUBLIC_URL: "https://Soko.UG/", ALLOWED_HOSTS: ["soko.example"] }))].sort()).toEqual([
+      "admin.soko.ug",
+      "soko.example",
+      "soko.ug",
+    ]);
     expect([...servedHostnames(env({ PUBLIC_URL: "http://localhost:3000", ADMIN_HOST_PREFIX: "Staff-" }))].sort()).toEqual(["localhost", "staff-localhost"]);
     expect([...servedHostnames(env())]).toEqual([]);
   });
 
   it("serves loopback names on any port, and the configured names on any port", () => {
     const served = servedHostnames(env({ PUBLIC_URL: "https://soko.ug", ALLOWED_HOSTS: ["soko.example", "192.0.2.10"] }));
-    for (const host of ["localhost", "localhost:3000", "LOCALHOST:1", "admin.localhost:3000", "x.y.localhost", "127.0.0.1:4000", "[::1]:4000", "localhost.:3000",
-      "soko.ug", "SOKO.UG:443", "soko.ug.", "admin.soko.ug", "soko.example:8080", "192.0.2.10"]) {
+    for (const host of [
+      "localhost",
+      "localhost:3000",
+      "LOCALHOST:1",
+      "admin.localhost:3000",
+      "x.y.localhost",
+      "127.0.0.1:4000",
+      "[::1]:4000",
+      "localhost.:3000",
+      "soko.ug",
+      "SOKO.UG:443",
+      "soko.ug.",
+      "admin.soko.ug",
+      "soko.example:8080",
+      "192.0.2.10",
+    ]) {
       expect(verdict(host, served), host).toBe("served");
     }
     // HTTP/1.0 without a Host: the main site, as before (no browser sends that).
@@ -163,8 +193,20 @@ describe("the host names served", () => {
 
   it("refuses every other name, look-alikes of ours included", () => {
     const served = servedHostnames(env({ PUBLIC_URL: "https://soko.ug", ALLOWED_HOSTS: ["soko.example"] }));
-    for (const host of ["evil.example", "evil.example:3000", "localhost.evil.example", "127.0.0.1.evil.example", "soko.ug.evil.example", "evilsoko.ug",
-      "admin.soko.example", "admin.evil.example", "www.soko.ug", "10.0.0.5", "127.0.0.2", "[::2]"]) {
+    for (const host of [
+      "evil.example",
+      "evil.example:3000",
+      "localhost.evil.example",
+      "127.0.0.1.evil.example",
+      "soko.ug.evil.example",
+      "evilsoko.ug",
+      "admin.soko.example",
+      "admin.evil.example",
+      "www.soko.ug",
+      "10.0.0.5",
+      "127.0.0.2",
+      "[::2]",
+    ]) {
       expect(verdict(host, served), host).toBe("misdirected");
     }
     expect(verdict("evil.example", servedHostnames(env()))).toBe("misdirected");
@@ -201,7 +243,8 @@ describe("requireLoopbackHost", () => {
   });
 
   it("is 404 for any other name, served or not, for one a forwarding header adds, and for none", () => {
-    for (const host of ["evil.example", "evil.example:3000", "soko.ug", "localhost.evil.example", "192.0.2.10", "local host"]) expect(status({ host }), host).toBe(404);
+    for (const host of ["evil.example", "evil.example:3000", "soko.ug", "localhost.evil.example", "192.0.2.10", "local host"])
+      expect(status({ host }), host).toBe(404);
     expect(status({ host: "localhost:3000", "x-forwarded-host": "evil.example" })).toBe(404);
     expect(status({})).toBe(404);
   });

@@ -138,9 +138,7 @@ export type PageFill = { nonce: string; pageview: { eventId: string; time: numbe
 /** The built answer to a key's request, and whether others may share it. */
 export type Built = { page: CachedPage; storable: boolean; setsCookie: boolean };
 
-export type Lookup =
-  | { state: "fresh" | "stale"; page: CachedPage }
-  | { state: "miss" };
+export type Lookup = { state: "fresh" | "stale"; page: CachedPage } | { state: "miss" };
 
 class PageCache {
   private entries = new Map<string, CachedPage>();
@@ -219,7 +217,11 @@ class PageCache {
     if (!/^text\/html|^text\/x-script/.test(type)) shareable = false;
     if (body.length > MAX_ENTRY_BYTES) shareable = false;
     const { parts, slots } = this.cut(body);
-    return { page: { status: response.status, headers, parts, slots, gzipped: null, bytes: body.length, builtAt: Date.now() }, storable: shareable && !setsCookie, setsCookie };
+    return {
+      page: { status: response.status, headers, parts, slots, gzipped: null, bytes: body.length, builtAt: Date.now() },
+      storable: shareable && !setsCookie,
+      setsCookie,
+    };
   }
 
   /** The body cut at each placeholder. */

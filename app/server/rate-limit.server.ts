@@ -51,18 +51,48 @@ export const LIMITS = {
    * requirements and deliveries): a count of files and a count of bytes per minute, hour and day, all six
    * consumed at once by upload-quota.server.ts before a file is written. ADR 031 says why these numbers.
    */
-  uploadFilesMinute: { points: 20, duration: 60, message: "You have uploaded many files in the last minute (at most 20 files or 25 MB a minute). Please wait a minute and try again." },
-  uploadBytesMinute: { points: 25 * MB, duration: 60, message: "You have uploaded many files in the last minute (at most 20 files or 25 MB a minute). Please wait a minute and try again." },
-  uploadFilesHour: { points: 100, duration: 60 * 60, message: "You have uploaded many files in the last hour (at most 100 files or 200 MB an hour). Please try again later." },
-  uploadBytesHour: { points: 200 * MB, duration: 60 * 60, message: "You have uploaded many files in the last hour (at most 100 files or 200 MB an hour). Please try again later." },
-  uploadFilesDay: { points: 300, duration: 24 * 60 * 60, message: "You have uploaded many files today (at most 300 files or 500 MB a day). Please try again tomorrow." },
-  uploadBytesDay: { points: 500 * MB, duration: 24 * 60 * 60, message: "You have uploaded many files today (at most 300 files or 500 MB a day). Please try again tomorrow." },
+  uploadFilesMinute: {
+    points: 20,
+    duration: 60,
+    message: "You have uploaded many files in the last minute (at most 20 files or 25 MB a minute). Please wait a minute and try again.",
+  },
+  uploadBytesMinute: {
+    points: 25 * MB,
+    duration: 60,
+    message: "You have uploaded many files in the last minute (at most 20 files or 25 MB a minute). Please wait a minute and try again.",
+  },
+  uploadFilesHour: {
+    points: 100,
+    duration: 60 * 60,
+    message: "You have uploaded many files in the last hour (at most 100 files or 200 MB an hour). Please try again later.",
+  },
+  uploadBytesHour: {
+    points: 200 * MB,
+    duration: 60 * 60,
+    message: "You have uploaded many files in the last hour (at most 100 files or 200 MB an hour). Please try again later.",
+  },
+  uploadFilesDay: {
+    points: 300,
+    duration: 24 * 60 * 60,
+    message: "You have uploaded many files today (at most 300 files or 500 MB a day). Please try again tomorrow.",
+  },
+  uploadBytesDay: {
+    points: 500 * MB,
+    duration: 24 * 60 * 60,
+    message: "You have uploaded many files today (at most 300 files or 500 MB a day). Please try again tomorrow.",
+  },
   /**
    * Catalog pages (/search, /browse) per address: 300 a minute, five a second for a whole minute. A person
    * reading results never meets it, even many people behind one carrier address; a script that hammers the
    * costliest query we have (a misspelt search) does.
    */
-  catalog: { get points() { return getEnv().CATALOG_RATE_LIMIT; }, duration: 60, message: "Too many searches from your network in a short time. Please wait a moment and try again." },
+  catalog: {
+    get points() {
+      return getEnv().CATALOG_RATE_LIMIT;
+    },
+    duration: 60,
+    message: "Too many searches from your network in a short time. Please wait a moment and try again.",
+  },
   /** Checkouts per member: 30 an hour (each asks a phone to pay; a script must not flood payers with prompts). */
   checkout: { points: 30, duration: 60 * 60, message: "You have started many orders in a short time. Please try again later." },
   /**
@@ -84,7 +114,13 @@ export const LIMITS = {
    * Tracking requests per address: 600 a minute (a tracker batches its events, but one mobile carrier's NAT
    * address is many visitors). See analyticsLimiter.
    */
-  analytics: { get points() { return getEnv().ANALYTICS_RATE_LIMIT; }, duration: 60, message: "Too many tracking requests from your network. Please slow down." },
+  analytics: {
+    get points() {
+      return getEnv().ANALYTICS_RATE_LIMIT;
+    },
+    duration: 60,
+    message: "Too many tracking requests from your network. Please slow down.",
+  },
 } satisfies Record<string, Limit>;
 
 /**

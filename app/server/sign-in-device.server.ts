@@ -36,7 +36,11 @@ export function normaliseEmail(email: string): string {
 }
 
 function tagOf(key: Buffer, deviceId: string, email: string): string {
-  return createHmac("sha256", key).update(`soko-device-v1\n${deviceId}\n${normaliseEmail(email)}`).digest().subarray(0, TAG_BYTES).toString("base64url");
+  return createHmac("sha256", key)
+    .update(`soko-device-v1\n${deviceId}\n${normaliseEmail(email)}`)
+    .digest()
+    .subarray(0, TAG_BYTES)
+    .toString("base64url");
 }
 
 function parse(value: string | null | undefined): { deviceId: string; tags: string[] } | null {

@@ -51,7 +51,14 @@ function filesOnly(serve: RequestHandler): RequestHandler {
  * (under 1 KB) go on to express.static.
  */
 function precompressedAssets(dir: string): RequestHandler {
-  const copies = new Set(fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".br")).map((f) => f.slice(0, -3)) : []);
+  const copies = new Set(
+    fs.existsSync(dir)
+      ? fs
+          .readdirSync(dir)
+          .filter((f) => f.endsWith(".br"))
+          .map((f) => f.slice(0, -3))
+      : [],
+  );
   return (req, res, next) => {
     if (req.method !== "GET" && req.method !== "HEAD") return next();
     const name = req.path.slice(1);

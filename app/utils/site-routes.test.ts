@@ -9,13 +9,37 @@ describe("which host serves which route", () => {
   });
 
   it("serves every other page of app/routes/ on the main host only", () => {
-    for (const id of ["routes/_index", "routes/messages", "routes/help", "routes/browse", "routes/settings", "routes/gig.$id_.edit", "routes/dev.outbox", "routes/terms"]) {
+    for (const id of [
+      "routes/_index",
+      "routes/messages",
+      "routes/help",
+      "routes/browse",
+      "routes/settings",
+      "routes/gig.$id_.edit",
+      "routes/dev.outbox",
+      "routes/terms",
+    ]) {
       expect(hostsOfRoute(id), id).toEqual(["main"]);
     }
   });
 
   it("serves each admin screen at /x on the admin host and /admin/x on the main host, under two ids", () => {
-    expect(ADMIN_SCREENS.map((s) => s.name)).toEqual(["dashboard", "users", "messages", "analytics", "analytics-export", "disputes", "audit", "pipeline", "rates", "categories", "heatmap", "funnel", "journey", "member-analytics"]);
+    expect(ADMIN_SCREENS.map((s) => s.name)).toEqual([
+      "dashboard",
+      "users",
+      "messages",
+      "analytics",
+      "analytics-export",
+      "disputes",
+      "audit",
+      "pipeline",
+      "rates",
+      "categories",
+      "heatmap",
+      "funnel",
+      "journey",
+      "member-analytics",
+    ]);
     for (const { name } of ADMIN_SCREENS) {
       expect(adminScreenRouteId("admin", name)).toBe(`admin-host/${name}`);
       expect(adminScreenRouteId("main", name)).toBe(`admin/${name}`);

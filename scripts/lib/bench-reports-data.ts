@@ -46,13 +46,50 @@ function sessionColumns(end: number) {
     start: `(${end - span} + 1 + cityHash64(s, 11) % ${span - 1_800})`,
     sessionId: `concat(toString(1764000000000 + s * 37), '-', lower(hex(cityHash64(s, 5))))`,
     userId: `if(cityHash64(s, 3) % 10 < 3, 1 + cityHash64(s, 4) % 20000, 0)`,
-    device: weighted([["mobile", 78], ["desktop", 15], ["tablet", 7]], "cityHash64(s, 1)"),
+    device: weighted(
+      [
+        ["mobile", 78],
+        ["desktop", 15],
+        ["tablet", 7],
+      ],
+      "cityHash64(s, 1)",
+    ),
     browser: weighted(
-      [["Chrome", 52], ["Opera Mini", 16], ["Opera", 8], ["Samsung Internet", 7], ["Safari", 6], ["Firefox", 5], ["Edge", 3], ["UC Browser", 3]],
+      [
+        ["Chrome", 52],
+        ["Opera Mini", 16],
+        ["Opera", 8],
+        ["Samsung Internet", 7],
+        ["Safari", 6],
+        ["Firefox", 5],
+        ["Edge", 3],
+        ["UC Browser", 3],
+      ],
       "cityHash64(s, 2)",
     ),
-    os: weighted([["Android", 76], ["Windows", 12], ["iOS", 6], ["macOS", 3], ["KaiOS", 2], ["Linux", 1]], "cityHash64(s, 6)"),
-    country: weighted([["UG", 80], ["KE", 7], ["TZ", 4], ["RW", 3], ["US", 3], ["GB", 2], ["Unknown", 1]], "cityHash64(s, 7)"),
+    os: weighted(
+      [
+        ["Android", 76],
+        ["Windows", 12],
+        ["iOS", 6],
+        ["macOS", 3],
+        ["KaiOS", 2],
+        ["Linux", 1],
+      ],
+      "cityHash64(s, 6)",
+    ),
+    country: weighted(
+      [
+        ["UG", 80],
+        ["KE", 7],
+        ["TZ", 4],
+        ["RW", 3],
+        ["US", 3],
+        ["GB", 2],
+        ["Unknown", 1],
+      ],
+      "cityHash64(s, 7)",
+    ),
   };
 }
 
@@ -81,18 +118,55 @@ const GIG = (salt: number) => `toString(1 + toUInt32(4999 * pow((intHash32(n + $
 /** A page path of the marketplace for the n-th row. */
 function pageOf(salt: number, landing: boolean) {
   const templates: [string, number][] = landing
-    ? [["/", 35], ["/browse", 10], ["/search", 10], ["/gig/{id}", 35], ["/login", 5], ["/register", 5]]
+    ? [
+        ["/", 35],
+        ["/browse", 10],
+        ["/search", 10],
+        ["/gig/{id}", 35],
+        ["/login", 5],
+        ["/register", 5],
+      ]
     : [
-        ["/", 9], ["/browse", 10], ["/search", 12], ["/gig/{id}", 33], ["/gig/{id}/order", 5], ["/messages", 6], ["/messages/{id}", 6],
-        ["/orders", 5], ["/orders/{id}", 5], ["/dashboard", 4], ["/category/design", 2], ["/category/writing", 2], ["/profile/{id}", 1],
+        ["/", 9],
+        ["/browse", 10],
+        ["/search", 12],
+        ["/gig/{id}", 33],
+        ["/gig/{id}/order", 5],
+        ["/messages", 6],
+        ["/messages/{id}", 6],
+        ["/orders", 5],
+        ["/orders/{id}", 5],
+        ["/dashboard", 4],
+        ["/category/design", 2],
+        ["/category/writing", 2],
+        ["/profile/{id}", 1],
       ];
   // 18.16's replaceOne wants a constant replacement: split the template at {id} and put the id between.
   const parts = `splitByString('{id}', ${weighted(templates, `cityHash64(n, ${salt})`)})`;
   return `concat(${parts}[1], if(length(${parts}) > 1, concat(${GIG(salt + 1)}, ${parts}[2]), ''))`;
 }
 
-const SEARCH_TERMS = ["logo design", "website", "cv writing", "translation luganda", "video editing", "photography kampala", "mobile app", "data entry", "social media", "tutoring"];
-const REFERRERS: [string, number][] = [["", 45], ["https://www.google.com/", 30], ["https://www.facebook.com/", 10], ["https://l.instagram.com/", 5], ["https://t.co/", 3], ["https://www.linkedin.com/", 2], ["https://web.whatsapp.com/", 5]];
+const SEARCH_TERMS = [
+  "logo design",
+  "website",
+  "cv writing",
+  "translation luganda",
+  "video editing",
+  "photography kampala",
+  "mobile app",
+  "data entry",
+  "social media",
+  "tutoring",
+];
+const REFERRERS: [string, number][] = [
+  ["", 45],
+  ["https://www.google.com/", 30],
+  ["https://www.facebook.com/", 10],
+  ["https://l.instagram.com/", 5],
+  ["https://t.co/", 3],
+  ["https://www.linkedin.com/", 2],
+  ["https://web.whatsapp.com/", 5],
+];
 
 /** The INSERT statements that fill `database`'s event tables (migrated and empty) for a window ending at `end`. */
 export function generatorSql(database: string, end: number): { table: string; sql: string }[] {
@@ -138,7 +212,18 @@ export function generatorSql(database: string, end: number): { table: string; sq
           if(a_type = 'click', if(s_device = 'mobile', cityHash64(n, 34) % 412, if(s_device = 'tablet', cityHash64(n, 34) % 800, cityHash64(n, 34) % 1366)), 0) AS x,
           if(a_type = 'click', toUInt32(2400 * pow((cityHash64(n, 35) % 10000) / 10000, 1.5)), 0) AS y,
           if(a_type = 'time_on_page', toFloat64(cityHash64(n, 36) % 600), 0) AS value
-        FROM (SELECT *, ${weighted([["click", 38], ["scroll", 22], ["time_on_page", 14], ["page_focus", 8], ["page_blur", 8], ["input_focus", 6], ["form_submit", 4]], "cityHash64(n, 30)")} AS a_type,
+        FROM (SELECT *, ${weighted(
+          [
+            ["click", 38],
+            ["scroll", 22],
+            ["time_on_page", 14],
+            ["page_focus", 8],
+            ["page_blur", 8],
+            ["input_focus", 6],
+            ["form_submit", 4],
+          ],
+          "cityHash64(n, 30)",
+        )} AS a_type,
           ${pageOf(24, false)} AS p_page FROM (${rows(ROWS.actions, 0, 200, "")}))`,
     },
     {
@@ -146,7 +231,17 @@ export function generatorSql(database: string, end: number): { table: string; sq
       sql: `INSERT INTO ${database}.conversions
         SELECT ${common(inSessionNoLanding, "if(c_type IN ('package_selected', 'contact_seller'), 'web', 'server')")}, c_type AS conversion_type,
           if(c_type IN ('order_placed', 'order_paid'), 20000 + (cityHash64(n, 41) % 97) * 5000, 0) AS value, '{}' AS metadata
-        FROM (SELECT *, ${weighted([["package_selected", 30], ["contact_seller", 30], ["signup", 15], ["order_placed", 12], ["order_paid", 10], ["gig_published", 3]], "cityHash64(n, 40)")} AS c_type
+        FROM (SELECT *, ${weighted(
+          [
+            ["package_selected", 30],
+            ["contact_seller", 30],
+            ["signup", 15],
+            ["order_placed", 12],
+            ["order_paid", 10],
+            ["gig_published", 3],
+          ],
+          "cityHash64(n, 40)",
+        )} AS c_type
           FROM (${rows(ROWS.conversions, 0, 300, "")}))`,
     },
     {

@@ -28,7 +28,10 @@ export function spread(values: number[]): Spread {
 
 /** The median of some numbers (NaN when there are none). */
 export function median(values: number[]): number {
-  return percentile([...values].filter(Number.isFinite).sort((a, b) => a - b), 50);
+  return percentile(
+    [...values].filter(Number.isFinite).sort((a, b) => a - b),
+    50,
+  );
 }
 
 const CLOCK_TICKS = (() => {
@@ -101,7 +104,12 @@ export function nodePidOf(child: Child): number | null {
   const own = child.child.pid ?? null;
   if (own === null) return own;
   try {
-    const children = execFileSync("pgrep", ["-P", String(own)]).toString().trim().split("\n").filter(Boolean).map(Number);
+    const children = execFileSync("pgrep", ["-P", String(own)])
+      .toString()
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map(Number);
     return children.find(isNode) ?? own;
   } catch {
     return own;
@@ -138,7 +146,11 @@ export function machine() {
   };
 }
 
-export const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(", ");
+export const loadAverage = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(", ");
 
 /** Rows as aligned plain text (first column left, the rest right) and as a markdown table. */
 export function plainTable(rows: string[][]): string[] {
@@ -147,7 +159,11 @@ export function plainTable(rows: string[][]): string[] {
 }
 
 export function markdownTable(rows: string[][]): string[] {
-  return [`| ${rows[0]!.join(" | ")} |`, `|${rows[0]!.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`, ...rows.slice(1).map((row) => `| ${row.join(" | ")} |`)];
+  return [
+    `| ${rows[0]!.join(" | ")} |`,
+    `|${rows[0]!.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`,
+    ...rows.slice(1).map((row) => `| ${row.join(" | ")} |`),
+  ];
 }
 
 /** The file a benchmark's runs are appended to: docs/benchmarks/history/<bench>.md. */

@@ -80,7 +80,10 @@ export async function compileProcesses(): Promise<void> {
   const result = await esbuild.build({ ...compileOptions, write: false });
   fs.mkdirSync(processesDir, { recursive: true });
   const suffix = `.${process.pid}.${Date.now()}.tmp`;
-  const files = [...result.outputFiles.map((f) => ({ path: f.path, contents: f.contents })), { path: metafilePath, contents: Buffer.from(JSON.stringify(result.metafile)) }];
+  const files = [
+    ...result.outputFiles.map((f) => ({ path: f.path, contents: f.contents })),
+    { path: metafilePath, contents: Buffer.from(JSON.stringify(result.metafile)) },
+  ];
   for (const file of files) fs.writeFileSync(file.path + suffix, file.contents);
   // The metafile last: while it is older than the bundles, a reader sees them as current at worst a moment early.
   for (const file of files) fs.renameSync(file.path + suffix, file.path);

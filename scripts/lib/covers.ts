@@ -73,5 +73,7 @@ export function coverSvg({ title, categorySlug, categoryName }: { title: string;
 
 /** The cover as a PNG of COVER_WIDTH x COVER_HEIGHT (fast, light compression: it is re-encoded on upload). */
 export async function renderCover(gig: { title: string; categorySlug: string; categoryName: string }): Promise<Buffer> {
-  return sharp(Buffer.from(coverSvg(gig))).png({ compressionLevel: 1 }).toBuffer();
+  return sharp(Buffer.from(coverSvg(gig)))
+    .png({ compressionLevel: 1 })
+    .toBuffer();
 }

@@ -59,10 +59,7 @@ export function splitStatements(sql: string): string[] {
  * {database}.schema_migrations; statements should also be idempotent (IF NOT EXISTS) so a run that
  * died half-way can simply run again. `{database}` in a file is replaced by the target database.
  */
-export async function migrateClickHouse(
-  options: ClickHouseOptions,
-  directory = path.join(migrationsRoot, "clickhouse"),
-) {
+export async function migrateClickHouse(options: ClickHouseOptions, directory = path.join(migrationsRoot, "clickhouse")) {
   if (!IDENTIFIER.test(options.database)) throw new Error(`bad ClickHouse database name: ${options.database}`);
   // An hour per statement: a migration may copy a table (004 re-keys every event table).
   const admin = createClickHouse({ ...options, database: "default" }, { requestTimeoutMs: 60 * 60_000 });
@@ -85,14 +82,15 @@ export async function applyClickHouseMigrations(admin: ClickHouseClient, databas
     query: `CREATE TABLE IF NOT EXISTS ${options.database}.schema_migrations
             (name String, applied_at DateTime DEFAULT now()) ENGINE = MergeTree ORDER BY name`,
   });
-  const rows = await (
-    await admin.query({ query: `SELECT name FROM ${options.database}.schema_migrations`, format: "JSONEachRow" })
-  ).json<{ name: string }>();
-  const done = new Set(z.array(z.object({ name: z.string() })).parse(rows).map((r) => r.name));
+  const rows = await (await admin.query({ query: `SELECT name FROM ${options.database}.schema_migrations`, format: "JSONEachRow" })).json<{ name: string }>();
+  const done = new Set(
+    z
+      .array(z.object({ name: z.string() }))
+      .parse(rows)
+      .map((r) => r.name),
+  );
 
-  const files = (await fs.readdir(directory).catch(() => [] as string[]))
-    .filter((f) => f.endsWith(".sql"))
-    .sort();
+  const files = (await fs.readdir(directory).catch(() => [] as string[])).filter((f) => f.endsWith(".sql")).sort();
   const applied: string[] = [];
   for (const file of files) {
     if (done.has(file)) continue;

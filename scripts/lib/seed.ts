@@ -33,7 +33,14 @@ import { renderCover } from "./covers";
  * The categories the demo gigs are written for: the six a migration creates (reference data, ADR 026), in
  * the landing page's order. The seed reads their names from the database; it never inserts categories.
  */
-export const DEMO_CATEGORY_SLUGS = ["graphics-design", "web-development", "writing-translation", "video-animation", "digital-marketing", "local-services"] as const;
+export const DEMO_CATEGORY_SLUGS = [
+  "graphics-design",
+  "web-development",
+  "writing-translation",
+  "video-animation",
+  "digital-marketing",
+  "local-services",
+] as const;
 type DemoCategory = { slug: (typeof DEMO_CATEGORY_SLUGS)[number]; name: string };
 
 /** The demo categories as the database has them; throws if a migration's category is missing. */
@@ -64,7 +71,11 @@ const CLIENTS = [
 
 /** What clients say, by the stars they gave. */
 const REVIEW_COMMENTS: Record<number, string[]> = {
-  5: ["Excellent work, delivered early. Will order again.", "Very professional and easy to talk to. Highly recommended!", "Exactly what my business needed. Webale nyo!"],
+  5: [
+    "Excellent work, delivered early. Will order again.",
+    "Very professional and easy to talk to. Highly recommended!",
+    "Exactly what my business needed. Webale nyo!",
+  ],
   4: ["Good work and quick replies; one small revision needed.", "Solid result, delivered on time."],
   3: ["The work was fine but took longer than promised.", "Okay overall; I had to explain twice."],
   2: ["Not what I asked for at first; fixed after several revisions."],
@@ -278,7 +289,12 @@ function planGigs(categories: DemoCategory[], random: () => number, sellers: num
         description:
           `${title}. I work with businesses across Uganda and deliver on time. ` +
           `Tell me about your project before you order and I will reply within a few hours.`,
-        tags: title.toLowerCase().replace(/^i will /, "").split(" ").filter((w) => w.length > 4).slice(0, 4),
+        tags: title
+          .toLowerCase()
+          .replace(/^i will /, "")
+          .split(" ")
+          .filter((w) => w.length > 4)
+          .slice(0, 4),
       };
       for (const tier of TIERS) {
         form[tier] = {
@@ -365,10 +381,20 @@ export async function seedDemoData(db: Knex) {
       for (const person of cast) {
         const { id, username } = must(
           `the account of ${person.email}`,
-          await createMember(system, { name: person.name, email: person.email, role: person.role, passwordHash, skills: person.skills, bio: person.bio }, options),
+          await createMember(
+            system,
+            { name: person.name, email: person.email, role: person.role, passwordHash, skills: person.skills, bio: person.bio },
+            options,
+          ),
         );
         const actor = memberActor({ id, name: person.name, username, email: person.email, role: person.role });
-        const profile = ProfileSchema.parse({ name: person.name, bio: person.bio, location: person.location, skills: person.skills.join(", "), languages: person.languages.join(", ") });
+        const profile = ProfileSchema.parse({
+          name: person.name,
+          bio: person.bio,
+          location: person.location,
+          skills: person.skills.join(", "),
+          languages: person.languages.join(", "),
+        });
         must(`the profile of ${person.email}`, await updateProfile(actor, profile, options));
         members.push({ id, actor, person });
       }
@@ -443,7 +469,15 @@ export async function seedDemoData(db: Knex) {
  */
 async function demoHistory(
   trx: Knex.Transaction,
-  { members, gigs, daysAgo }: { members: { id: number; joinedDaysAgo: number; level?: string; responseTimeHours?: number }[]; gigs: { id: number; publishedDaysAgo: number }[]; daysAgo: (d: number) => Date },
+  {
+    members,
+    gigs,
+    daysAgo,
+  }: {
+    members: { id: number; joinedDaysAgo: number; level?: string; responseTimeHours?: number }[];
+    gigs: { id: number; publishedDaysAgo: number }[];
+    daysAgo: (d: number) => Date;
+  },
 ) {
   for (const m of members) {
     await trx("users")
@@ -451,7 +485,9 @@ async function demoHistory(
       .update({ created_at: daysAgo(m.joinedDaysAgo), ...(m.level ? { level: m.level, response_time_hours: m.responseTimeHours } : {}) });
   }
   for (const g of gigs) {
-    await trx("gigs").where({ id: g.id }).update({ created_at: daysAgo(100), published_at: daysAgo(g.publishedDaysAgo) });
+    await trx("gigs")
+      .where({ id: g.id })
+      .update({ created_at: daysAgo(100), published_at: daysAgo(g.publishedDaysAgo) });
   }
   // Featured Services: the best-reviewed gig of each of four categories (the editors' pick, in demo data).
   await trx.raw(`
@@ -478,7 +514,12 @@ const DEMO_ORDERS = [
  */
 async function demoOrders(
   trx: Knex.Transaction,
-  { client, freelancer, gigIds, daysAgo }: { client: { id: number; actor: Actor }; freelancer: { id: number; actor: Actor }; gigIds: number[]; daysAgo: (d: number) => Date },
+  {
+    client,
+    freelancer,
+    gigIds,
+    daysAgo,
+  }: { client: { id: number; actor: Actor }; freelancer: { id: number; actor: Actor }; gigIds: number[]; daysAgo: (d: number) => Date },
 ) {
   const system = systemActor("seed");
   const env = getEnv();
@@ -493,7 +534,14 @@ async function demoOrders(
         `demo order ${i + 1}`,
         await placeOrder(
           client.actor,
-          { gigId: gigIds[i % gigIds.length]!, tier: "basic", requirements: demo.requirements, msisdn: "+256772300400", network: "mtn", checkoutKey: `demo-order-${i + 1}-0000000000` },
+          {
+            gigId: gigIds[i % gigIds.length]!,
+            tier: "basic",
+            requirements: demo.requirements,
+            msisdn: "+256772300400",
+            network: "mtn",
+            checkoutKey: `demo-order-${i + 1}-0000000000`,
+          },
           options,
         ),
       );
@@ -501,16 +549,29 @@ async function demoOrders(
       await sandbox.decide(placed.reference, "approve");
       must(`payment of demo order ${i + 1}`, await settlePayment(system, { reference: placed.reference }, options));
       if (demo.stage === "in_progress") continue;
-      must(`delivery of demo order ${i + 1}`, await deliverOrder(freelancer.actor, { orderId, message: "Here is the first version, in PNG and PDF." }, options));
+      must(
+        `delivery of demo order ${i + 1}`,
+        await deliverOrder(freelancer.actor, { orderId, message: "Here is the first version, in PNG and PDF." }, options),
+      );
       if (demo.stage === "disputed") {
-        must(`dispute of demo order ${i + 1}`, await openDispute(client.actor, { orderId, reason: "The banner is the wrong size, and the seller stopped answering." }, options));
+        must(
+          `dispute of demo order ${i + 1}`,
+          await openDispute(client.actor, { orderId, reason: "The banner is the wrong size, and the seller stopped answering." }, options),
+        );
       }
       if (demo.stage !== "cleared") continue;
       must(`approval of demo order ${i + 1}`, await approveOrder(client.actor, { orderId }, options));
       const gig = await trx("orders").where({ id: orderId }).first("gig_id");
-      must(`review of demo order ${i + 1}`, await createReview(client.actor, { gigId: Number(gig.gig_id), orderId, rating: 5, comment: "Great logo, quick and friendly. Webale nyo!" }, options));
-      await trx("orders").where({ id: orderId }).update({ created_at: daysAgo(25), paid_at: daysAgo(25), delivered_at: daysAgo(22), completed_at: daysAgo(21), due_at: daysAgo(22) });
-      await trx("order_events").where({ order_id: orderId }).update({ created_at: daysAgo(21) });
+      must(
+        `review of demo order ${i + 1}`,
+        await createReview(client.actor, { gigId: Number(gig.gig_id), orderId, rating: 5, comment: "Great logo, quick and friendly. Webale nyo!" }, options),
+      );
+      await trx("orders")
+        .where({ id: orderId })
+        .update({ created_at: daysAgo(25), paid_at: daysAgo(25), delivered_at: daysAgo(22), completed_at: daysAgo(21), due_at: daysAgo(22) });
+      await trx("order_events")
+        .where({ order_id: orderId })
+        .update({ created_at: daysAgo(21) });
       must("the order timers", await runOrderTimers(system, options));
     }
   } finally {
@@ -522,7 +583,10 @@ async function demoOrders(
  * A conversation between the demo client and the demo freelancer, started from one of the freelancer's gigs:
  * the last message is unread by the freelancer, so Messages and the bell have something to show.
  */
-async function demoConversation(trx: Knex.Transaction, { client, freelancer, gigId }: { client: { id: number; actor: Actor }; freelancer: { id: number; actor: Actor }; gigId: number }) {
+async function demoConversation(
+  trx: Knex.Transaction,
+  { client, freelancer, gigId }: { client: { id: number; actor: Actor }; freelancer: { id: number; actor: Actor }; gigId: number },
+) {
   const options = { db: trx };
   const { conversationId } = must("the demo conversation", await startConversation(client.actor, { gigId }, options));
   // Each message is read by the other before they answer; the last one waits for the freelancer.
@@ -547,4 +611,3 @@ export async function isDatabaseEmpty(db: Knex) {
   const [users, gigs] = await Promise.all([db("users").first("id"), db("gigs").first("id")]);
   return !users && !gigs;
 }
-

@@ -104,7 +104,12 @@ export async function waitUntil(child: Child, check: () => Promise<boolean> | bo
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exited()) throw new Error(`${child.name} exited before ${what}:\n${child.output()}`);
-    if (await Promise.resolve().then(check).catch(() => false)) return;
+    if (
+      await Promise.resolve()
+        .then(check)
+        .catch(() => false)
+    )
+      return;
     if (Date.now() > deadline) throw new Error(`${child.name}: no ${what} within ${timeoutMs / 1000} s:\n${child.output()}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
@@ -136,8 +141,7 @@ const NODE_FLAGS: Record<ProcessName, string[]> = {
  * --cpu-prof-dir=/tmp/prof" (a profile per process, written as it stops) or "--perf-basic-prof" (JavaScript
  * names for Linux perf). See docs/benchmarks.md.
  */
-const extraFlags = (name: ProcessName) =>
-  (process.env[name === "web" ? "SOKO_WEB_NODE_FLAGS" : "SOKO_WORKER_NODE_FLAGS"] ?? "").split(" ").filter(Boolean);
+const extraFlags = (name: ProcessName) => (process.env[name === "web" ? "SOKO_WEB_NODE_FLAGS" : "SOKO_WORKER_NODE_FLAGS"] ?? "").split(" ").filter(Boolean);
 
 /**
  * How production runs the web server or the worker: node on the compiled JavaScript (scripts/lib/compile.ts),
@@ -161,7 +165,11 @@ export function compiledProcess<Env extends Record<string, string | undefined>>(
 export type Runtime = "compiled" | "compiled-defaults" | "tsx";
 
 /** Starts the web server or the worker (compiling first if a source changed since build/processes/ was made). */
-export async function startProcess(name: ProcessName, env: Record<string, string>, options: ChildOptions & { runtime?: Runtime; label?: string } = {}): Promise<Child> {
+export async function startProcess(
+  name: ProcessName,
+  env: Record<string, string>,
+  options: ChildOptions & { runtime?: Runtime; label?: string } = {},
+): Promise<Child> {
   const { runtime = "compiled", label = name, ...childOptions } = options;
   if (runtime === "tsx") return startTsx(label, [name === "web" ? "server.ts" : "worker/index.ts"], env, childOptions);
   await ensureCompiled();

@@ -12,7 +12,9 @@ let avatarFile: string;
 
 beforeAll(async () => {
   avatarFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "soko-avatar-")), "me.png");
-  await sharp({ create: { width: 300, height: 200, channels: 3, background: "#0f5132" } }).png().toFile(avatarFile);
+  await sharp({ create: { width: 300, height: 200, channels: 3, background: "#0f5132" } })
+    .png()
+    .toFile(avatarFile);
 });
 
 async function open(mode: Mode, url: string): Promise<Page> {
@@ -36,10 +38,12 @@ describeBothModes("Accounts", (mode) => {
   const tag = mode.js ? "on" : "off";
 
   it("joins as a client, lands on the dashboard signed in, and signs out", async () => {
-
     allowStatus(400, "the join form is sent with passwords that do not match");
 
-    allowConsoleErrors(/status of 401 \(Unauthorized\) \(from http:\/\/[^/]+\/notifications\/counts\)$/, "signed out, the page asks whether its session is still on and is told no");
+    allowConsoleErrors(
+      /status of 401 \(Unauthorized\) \(from http:\/\/[^/]+\/notifications\/counts\)$/,
+      "signed out, the page asks whether its session is still on and is told no",
+    );
     await mode.context().clearCookies();
     const page = await open(mode, appUrl("/register"));
     // The show/hide toggle exists only where JavaScript can run it.
@@ -60,7 +64,11 @@ describeBothModes("Accounts", (mode) => {
     await page.getByRole("button", { name: "Create account" }).click();
     await page.getByText("Passwords do not match").waitFor();
     expect(await page.getByLabel("Email").inputValue()).toBe(`ruth.${tag}@example.ug`);
-    expect(await e2eDb()("users").where({ email: `ruth.${tag}@example.ug` }).first()).toBeUndefined();
+    expect(
+      await e2eDb()("users")
+        .where({ email: `ruth.${tag}@example.ug` })
+        .first(),
+    ).toBeUndefined();
 
     await page.getByLabel("Password", { exact: true }).fill("ruths-password");
     await page.getByLabel("Confirm password").fill("ruths-password");
@@ -72,7 +80,11 @@ describeBothModes("Accounts", (mode) => {
     expect(stats).toContain("Active orders");
     expect(stats).toContain("Total spent");
     expect(await page.getByRole("list", { name: "Recent activity" }).innerText()).toContain("You joined Soko");
-    expect(await e2eDb()("users").where({ email: `ruth.${tag}@example.ug` }).first()).toMatchObject({ role: "client" });
+    expect(
+      await e2eDb()("users")
+        .where({ email: `ruth.${tag}@example.ug` })
+        .first(),
+    ).toMatchObject({ role: "client" });
 
     // The header marks where the member is (written by the server as plain anchors, ADR 024), and follows them.
     const nav = page.getByRole("navigation", { name: "Main" });
@@ -113,7 +125,9 @@ describeBothModes("Accounts", (mode) => {
     expect(new URL(page.url()).pathname).toBe("/dashboard");
     expect(await page.getByRole("list", { name: "Your numbers" }).innerText()).toContain("Published gigs");
     await page.getByRole("link", { name: "Create your first gig" }).waitFor();
-    const user = await e2eDb()("users").where({ email: `moses.${tag}@example.ug` }).first();
+    const user = await e2eDb()("users")
+      .where({ email: `moses.${tag}@example.ug` })
+      .first();
     expect(user).toMatchObject({ role: "freelancer", skills: ["Video editing", "Motion graphics"], years_experience: 3 });
 
     // From the dashboard to the profile buyers see: their name, their skills, no gigs yet.
@@ -147,7 +161,6 @@ describeBothModes("Accounts", (mode) => {
   });
 
   it("signs in with remember me (a 30-day cookie) and comes back to where it was going", async () => {
-
     allowStatus(400, "a wrong password is tried first");
     await mode.context().clearCookies();
     const page = await open(mode, appUrl("/settings?tab=billing"));
@@ -196,7 +209,10 @@ describeBothModes("Accounts", (mode) => {
     await page.getByText("If an account uses that email").waitFor();
 
     await page.goto(appUrl("/dev/outbox"));
-    const mail = page.getByRole("article").filter({ hasText: `To: ${email}` }).first();
+    const mail = page
+      .getByRole("article")
+      .filter({ hasText: `To: ${email}` })
+      .first();
     await mail.getByRole("link").click();
     await page.getByRole("heading", { level: 1, name: "Choose a new password" }).waitFor();
     await waitForHydration(page, mode);
@@ -210,7 +226,6 @@ describeBothModes("Accounts", (mode) => {
   });
 
   it("keeps the admin host to administrators: Access Denied for a client, the portal for an admin", async () => {
-
     allowStatus(403, "a client signs in to the admin host");
     await mode.context().clearCookies();
     const page = await open(mode, adminUrl("/users"));
@@ -238,7 +253,6 @@ describeBothModes("Accounts", (mode) => {
   });
 
   it("saves every settings tab and shows the stored values back", async () => {
-
     allowStatus(400, "settings are sent with a wrong current password and a refused value");
     await mode.context().clearCookies();
     const email = `settings.${tag}@example.ug`;
@@ -337,7 +351,6 @@ describeBothModes("Accounts", (mode) => {
   }, 60_000); // every tab, two of them checking a password (scrypt)
 
   it("shows a seller's public profile with gigs and paged reviews", async () => {
-
     allowStatus(404, "a profile that does not exist is asked for");
     const page = await open(mode, appUrl("/user/james_okello"));
     expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe("James Okello");

@@ -67,7 +67,16 @@ describeBothModes("Admin dashboard, analytics and export", (mode) => {
   const stat = (label: string) => page.getByRole("list", { name: "Figures" }).getByRole("listitem").filter({ hasText: label }).locator(".stat-value");
 
   it("reads the dashboard: today's and total figures, how they are counted, countries, devices and recent activity", async () => {
-    for (const label of ["Active users now", "New signups today", "Orders today", "Revenue today", "Total users", "Total orders", "Total revenue", "Published gigs"]) {
+    for (const label of [
+      "Active users now",
+      "New signups today",
+      "Orders today",
+      "Revenue today",
+      "Total users",
+      "Total orders",
+      "Total revenue",
+      "Published gigs",
+    ]) {
       await expect.poll(() => stat(label).textContent()).toMatch(/\S/);
     }
     expect(Number((await stat("Total users").textContent())?.replace(/,/g, ""))).toBeGreaterThan(0);
@@ -118,7 +127,20 @@ describeBothModes("Admin dashboard, analytics and export", (mode) => {
     await client.insert({
       table: "actions",
       format: "JSONEachRow",
-      values: [{ ...base(6, "v1", "10:01:50"), action_type: "click", page: "/gig/1", element_id: "", element_class: "", element_tag: "a", element_text: "", x: 1, y: 1, value: 0 }],
+      values: [
+        {
+          ...base(6, "v1", "10:01:50"),
+          action_type: "click",
+          page: "/gig/1",
+          element_id: "",
+          element_class: "",
+          element_tag: "a",
+          element_text: "",
+          x: 1,
+          y: 1,
+          value: 0,
+        },
+      ],
     });
     await client.insert({
       table: "conversions",
@@ -135,7 +157,12 @@ describeBothModes("Admin dashboard, analytics and export", (mode) => {
     await waitForHydration(page, mode);
     await p.getByText(`${day} (UTC).`).waitFor();
     const figure = (list: string, label: string) =>
-      p.getByRole("list", { name: list }).getByRole("listitem").filter({ has: p.locator(".stat-label", { hasText: new RegExp(`^${label}`) }) }).locator(".stat-value").textContent();
+      p
+        .getByRole("list", { name: list })
+        .getByRole("listitem")
+        .filter({ has: p.locator(".stat-label", { hasText: new RegExp(`^${label}`) }) })
+        .locator(".stat-value")
+        .textContent();
     // 5 page views by 3 visitors.
     expect(await figure("Page view figures", "Page views")).toBe("5");
     expect(await figure("Page view figures", "Unique visitors")).toBe("3");
@@ -152,7 +179,12 @@ describeBothModes("Admin dashboard, analytics and export", (mode) => {
     expect(await figure("Session figures", "Bounce rate")).toBe("33.3%");
     // Each chart's table: mobile 2 of 3, desktop 1; Chrome 2, Firefox 1; Uganda 2, Kenya 1; Direct 2, google.com 1.
     const chart = async (caption: string) =>
-      (await p.locator("table", { has: p.locator("caption", { hasText: new RegExp(`^${caption}$`) }) }).locator("tbody tr").allTextContents()).map((t) => t.trim());
+      (
+        await p
+          .locator("table", { has: p.locator("caption", { hasText: new RegExp(`^${caption}$`) }) })
+          .locator("tbody tr")
+          .allTextContents()
+      ).map((t) => t.trim());
     expect(await chart("Devices")).toEqual(["mobile2 (66.7%)", "desktop1 (33.3%)"]);
     expect(await chart("Browsers")).toEqual(["Chrome2 (66.7%)", "Firefox1 (33.3%)"]);
     expect(await chart("Countries")).toEqual(["Uganda2 (66.7%)", "Kenya1 (33.3%)"]);
@@ -166,7 +198,6 @@ describeBothModes("Admin dashboard, analytics and export", (mode) => {
   });
 
   it("reads the analytics of a range, and a custom period the wrong way round is refused by its field", async () => {
-
     allowStatus(400, "a custom period the wrong way round is sent");
     await page.getByRole("main").getByRole("link", { name: "analytics", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "Analytics" }).waitFor();

@@ -94,7 +94,6 @@ describeBothModes("Admin message monitoring and exchange rate", (mode) => {
   });
 
   it("refuses a rate out of bounds, sets a new one and shows it in the history", async () => {
-
     allowStatus(400, "a rate out of bounds is sent");
     await go(page, mode.js, "/rates", "Exchange rate");
     const rate = mode.js ? "3,750" : "3760";

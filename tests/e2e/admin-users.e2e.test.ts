@@ -51,15 +51,23 @@ describeBothModes("Admin user management", (mode) => {
   }
 
   it("finds a member by search and suspends them; their open page is signed out at once", async () => {
-
-    allowConsoleErrors(/status of 401 \(Unauthorized\) \(from http:\/\/[^/]+\/notifications\/counts\)$/, "suspended, the member's open page asks whether its session is still on and is told no");
+    allowConsoleErrors(
+      /status of 401 \(Unauthorized\) \(from http:\/\/[^/]+\/notifications\/counts\)$/,
+      "suspended, the member's open page asks whether its session is still on and is told no",
+    );
     await search(`wanjiru_${tag}`);
     const rows = page.getByRole("table").getByRole("row");
     await expect.poll(() => rows.count()).toBe(2);
-    await page.getByRole("row", { name: new RegExp(target.name) }).getByText("Active", { exact: true }).waitFor();
+    await page
+      .getByRole("row", { name: new RegExp(target.name) })
+      .getByText("Active", { exact: true })
+      .waitFor();
     await page.getByRole("button", { name: `Suspend ${target.name}` }).click();
     await page.getByText(`${target.name} was suspended.`).waitFor();
-    await page.getByRole("row", { name: new RegExp(target.name) }).getByText("Suspended", { exact: true }).waitFor();
+    await page
+      .getByRole("row", { name: new RegExp(target.name) })
+      .getByText("Suspended", { exact: true })
+      .waitFor();
     expect(await e2eDb()("users").where({ id: target.id }).first("status")).toEqual({ status: "suspended" });
 
     if (mode.js) {
@@ -75,7 +83,6 @@ describeBothModes("Admin user management", (mode) => {
   });
 
   it("refuses a bulk action with nothing selected, then activates a selection", async () => {
-
     allowStatus(400, "a bulk action is sent with nothing selected");
     await search(tag);
     await page.getByRole("button", { name: "Activate selected" }).click();
@@ -84,7 +91,9 @@ describeBothModes("Admin user management", (mode) => {
     await page.getByRole("checkbox", { name: `Select ${target.name}` }).check();
     await page.getByRole("button", { name: "Activate selected" }).click();
     await page.getByText("3 members activated.").waitFor();
-    const statuses = await e2eDb()("users").whereIn("id", [target.id, ...sleepers.map((s) => s.id)]).pluck("status");
+    const statuses = await e2eDb()("users")
+      .whereIn("id", [target.id, ...sleepers.map((s) => s.id)])
+      .pluck("status");
     expect(statuses).toEqual(["active", "active", "active"]);
   });
 
@@ -108,7 +117,10 @@ describeBothModes("Admin user management", (mode) => {
     await newest.getByText("Deleted a member").waitFor();
     await newest.getByRole("link", { name: `Deleted member (#${sleepers[1]!.id})` }).click();
     await page.getByRole("heading", { level: 1, name: "User management" }).waitFor();
-    await page.getByRole("row", { name: /Deleted member/ }).getByText("Deleted", { exact: true }).waitFor();
+    await page
+      .getByRole("row", { name: /Deleted member/ })
+      .getByText("Deleted", { exact: true })
+      .waitFor();
     expect(new URL(page.url()).pathname).toBe("/users");
   });
 });

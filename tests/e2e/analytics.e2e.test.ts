@@ -16,7 +16,7 @@ const DEMO_PASSWORD = "soko-demo-2026";
 const USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 
 /** The tracker batches for up to 2 s and backs off for seconds: wait up to 10 s for what it should send. */
-const eventually = <T,>(fn: () => T | Promise<T>, timeout = 10_000) => expect.poll(fn, { timeout, interval: 100 });
+const eventually = <T>(fn: () => T | Promise<T>, timeout = 10_000) => expect.poll(fn, { timeout, interval: 100 });
 const YEAR_S = 365 * 24 * 60 * 60;
 
 async function consentCookie(context: BrowserContext) {
@@ -149,12 +149,14 @@ describe("The tracker (JavaScript on)", () => {
   });
 
   /** A fresh browser profile (cookies, localStorage) with the given choice, its analytics calls recorded. */
-  async function visitor(
-    consent: "granted" | "denied" | null,
-    answer: (endpoint: string, events: AnalyticsEvent[], bytes: number) => number = () => 202,
-  ) {
+  async function visitor(consent: "granted" | "denied" | null, answer: (endpoint: string, events: AnalyticsEvent[], bytes: number) => number = () => 202) {
     await context?.close();
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, screen: { width: 1280, height: 720 }, userAgent: USER_AGENT, timezoneId: "Africa/Kampala" });
+    context = await browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      screen: { width: 1280, height: 720 },
+      userAgent: USER_AGENT,
+      timezoneId: "Africa/Kampala",
+    });
     context.setDefaultTimeout(10_000);
     if (consent) await context.addCookies([{ name: "soko_consent", value: consent, url: appUrl("/") }]);
     const sent: Sent[] = [];
@@ -285,10 +287,11 @@ describe("The tracker (JavaScript on)", () => {
       });
       void Promise.reject(new Error("tracker-test rejected"));
     });
-    await eventually(() => actions(sent, "error").map((e) => e.error_message).sort()).toEqual([
-      expect.stringContaining("tracker-test boom"),
-      "tracker-test rejected",
-    ]);
+    await eventually(() =>
+      actions(sent, "error")
+        .map((e) => e.error_message)
+        .sort(),
+    ).toEqual([expect.stringContaining("tracker-test boom"), "tracker-test rejected"]);
     expect(actions(sent, "error").find((e) => e.error_message === "tracker-test rejected")!.error_stack).toContain("tracker-test rejected");
     expect(accepted(sent, "session")).toHaveLength(1);
     expect(new Set(sent.flatMap((s) => s.events.map((e) => e.event_id))).size).toBe(sent.flatMap((s) => s.events).length);
@@ -433,7 +436,10 @@ describe("The tracker (JavaScript on)", () => {
   }
 
   const acceptedTimes = (sent: Sent[], eventId: string) =>
-    sent.filter((s) => s.status === 202).flatMap((s) => s.events).filter((e) => e.event_id === eventId).length;
+    sent
+      .filter((s) => s.status === 202)
+      .flatMap((s) => s.events)
+      .filter((e) => e.event_id === eventId).length;
 
   it("sends a large outbox in sends of at most 100 events and 64 KB each, and every event arrives once", async () => {
     const { page, sent } = await visitor("granted");
@@ -456,7 +462,10 @@ describe("The tracker (JavaScript on)", () => {
 
   it("sends again in halves what a server with a smaller cap refuses with 413, and drops only an event too large on its own", async () => {
     const CAP_BYTES = 16 * 1024;
-    allowConsoleErrors(/status of 413 \(Payload Too Large\) \(from http:\/\/[^/]+\/api\/v1\/analytics\//, "the test's stand-in for the analytics service has a smaller cap");
+    allowConsoleErrors(
+      /status of 413 \(Payload Too Large\) \(from http:\/\/[^/]+\/api\/v1\/analytics\//,
+      "the test's stand-in for the analytics service has a smaller cap",
+    );
     const { page, sent } = await visitor("granted", (_endpoint, _events, bytes) => (bytes > CAP_BYTES ? 413 : 202));
     await page.goto(appUrl("/help"));
     await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });
@@ -505,7 +514,10 @@ describe("The tracker (JavaScript on)", () => {
     await e2eDb()("password_resets").insert({ id: hashToken(token), user_id: userId, expires_at: new Date(Date.now() + 60 * 60 * 1000) });
     const link = appUrl(`/reset-password?token=${token}`);
     let down = true;
-    allowConsoleErrors(/status of 503 \(Service Unavailable\) \(from http:\/\/[^/]+\/api\/v1\/analytics\//, "the test's stand-in for the analytics service answers 503");
+    allowConsoleErrors(
+      /status of 503 \(Service Unavailable\) \(from http:\/\/[^/]+\/api\/v1\/analytics\//,
+      "the test's stand-in for the analytics service answers 503",
+    );
     const { page, sent } = await visitor("granted", () => (down ? 503 : 202));
     // Opened from a webmail whose own address holds the token too.
     await page.goto(link, { referer: `https://mail.example.ug/inbox/${token}?t=${token}` });
@@ -556,7 +568,10 @@ describe("The tracker (JavaScript on)", () => {
 
   it("keeps events the server could not take (503) and sends them again, later and from the next page", async () => {
     let down = true;
-    allowConsoleErrors(/status of 503 \(Service Unavailable\) \(from http:\/\/[^/]+\/api\/v1\/analytics\//, "the test's stand-in for the analytics service answers 503");
+    allowConsoleErrors(
+      /status of 503 \(Service Unavailable\) \(from http:\/\/[^/]+\/api\/v1\/analytics\//,
+      "the test's stand-in for the analytics service answers 503",
+    );
     const { page, sent } = await visitor("granted", () => (down ? 503 : 202));
     await page.goto(appUrl("/help"));
     await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });
@@ -576,7 +591,10 @@ describe("The tracker (JavaScript on)", () => {
   });
 
   it("drops a batch the server refuses with 400 instead of retrying it", async () => {
-    allowConsoleErrors(/status of 400 \(Bad Request\) \(from http:\/\/[^/]+\/api\/v1\/analytics\/session\)$/, "the test's stand-in for the analytics service refuses the session");
+    allowConsoleErrors(
+      /status of 400 \(Bad Request\) \(from http:\/\/[^/]+\/api\/v1\/analytics\/session\)$/,
+      "the test's stand-in for the analytics service refuses the session",
+    );
     const { page, sent } = await visitor("granted", (endpoint) => (endpoint === "session" ? 400 : 202));
     await page.goto(appUrl("/help"));
     await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });

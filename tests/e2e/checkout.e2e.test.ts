@@ -74,7 +74,9 @@ async function orderAndPay(mode: Mode, buyer: TestUser, gig: { id: number; title
     await number.fill("+256 772 123 456");
   }
   await page.getByLabel("What should the seller know? (optional)").fill("A green logo with a drum in it.");
-  await page.getByLabel("Files (optional)").setInputFiles({ name: "colours.txt", mimeType: "text/plain", buffer: Buffer.from("Green and gold, like the drum.") });
+  await page
+    .getByLabel("Files (optional)")
+    .setInputFiles({ name: "colours.txt", mimeType: "text/plain", buffer: Buffer.from("Green and gold, like the drum.") });
 
   const pay = page.getByRole("button", { name: "Pay UGX 105,000" });
   if (mode.js) {

@@ -11,9 +11,13 @@ const DEMO_PASSWORD = "soko-demo-2026";
 
 /** The constraint attributes of the element a label names, as the browser has them. */
 async function constraints(page: Page, label: string | RegExp) {
-  return page.getByLabel(label, { exact: typeof label === "string" }).evaluate((el) =>
-    Object.fromEntries(["required", "minlength", "maxlength", "min", "max", "pattern", "multiple"].filter((a) => el.hasAttribute(a)).map((a) => [a, el.getAttribute(a)])),
-  );
+  return page
+    .getByLabel(label, { exact: typeof label === "string" })
+    .evaluate((el) =>
+      Object.fromEntries(
+        ["required", "minlength", "maxlength", "min", "max", "pattern", "multiple"].filter((a) => el.hasAttribute(a)).map((a) => [a, el.getAttribute(a)]),
+      ),
+    );
 }
 
 it("serves the join form with its rules on its inputs", async () => {

@@ -36,7 +36,9 @@ beforeAll(async () => {
   const tsx = path.resolve("node_modules/.bin/tsx");
   // docker-compose's `migrate` service: scripts/migrate.ts without --seed. Then the first admin, as README says.
   await promisify(execFile)(tsx, ["scripts/migrate.ts"], { env: { ...process.env, ...env } });
-  await promisify(execFile)(tsx, ["scripts/admin-create.ts", "--name", ADMIN.name, "--email", ADMIN.email], { env: { ...process.env, ...env, ADMIN_PASSWORD: ADMIN.password } });
+  await promisify(execFile)(tsx, ["scripts/admin-create.ts", "--name", ADMIN.name, "--email", ADMIN.email], {
+    env: { ...process.env, ...env, ADMIN_PASSWORD: ADMIN.password },
+  });
   expect(await database.db("gigs").first("id")).toBeUndefined();
   server = await startTestServer(env);
 }, 120_000);
@@ -84,7 +86,7 @@ describeBothModes("A deployment migrated without the demo seed", (mode) => {
     const gig = await database.db("gigs as g").join("categories as c", "c.id", "g.category_id").where("g.title", title).first("g.id", "g.status", "c.slug");
     expect(gig).toMatchObject({ status: "published", slug: "local-services" });
     // A visitor finds it at its page and under its category.
-    const visitor = await (mode.context().browser()!).newContext({ javaScriptEnabled: mode.js });
+    const visitor = await mode.context().browser()!.newContext({ javaScriptEnabled: mode.js });
     const other = await visitor.newPage();
     await other.goto(`${server.baseUrl}/gig/${gig.id}`);
     await other.getByRole("heading", { level: 1, name: title }).waitFor();

@@ -13,7 +13,9 @@ let galleryFile: string;
 
 beforeAll(async () => {
   galleryFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "soko-gig-")), "drums.png");
-  await sharp({ create: { width: 640, height: 360, channels: 3, background: "#7a3e12" } }).png().toFile(galleryFile);
+  await sharp({ create: { width: 640, height: 360, channels: 3, background: "#7a3e12" } })
+    .png()
+    .toFile(galleryFile);
 });
 
 /**
@@ -87,7 +89,10 @@ type Gig = { id: number; title: string; word: string };
 
 /** The catalog's card for a gig (its title is unique). */
 const cardOf = (page: Page, title: string) =>
-  page.getByRole("list", { name: "Services" }).getByRole("listitem").filter({ has: page.getByRole("link", { name: title, exact: true }) });
+  page
+    .getByRole("list", { name: "Services" })
+    .getByRole("listitem")
+    .filter({ has: page.getByRole("link", { name: title, exact: true }) });
 
 /** Links of every card shown, in order. */
 async function cardLinks(page: Page): Promise<string[]> {

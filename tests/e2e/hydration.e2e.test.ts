@@ -42,7 +42,12 @@ describeBothModes("Hydration keeps the server's page", (mode) => {
     const tag = randomBytes(4).toString("hex");
     const seller = await createUser(db, { role: "freelancer", name: `Achieng Studio ${tag}`, username: `achieng_${tag}` });
     buyer = await createUser(db, { role: "client", name: `Mukasa Buyer ${tag}`, username: `mukasa_${tag}` });
-    const gig = await createGig(db, { sellerId: seller.id, category: "graphics-design", title: `Banner ${tag}`, packages: { basic: { priceUgx: 50_000, deliveryDays: 3, revisions: 2 } } });
+    const gig = await createGig(db, {
+      sellerId: seller.id,
+      category: "graphics-design",
+      title: `Banner ${tag}`,
+      packages: { basic: { priceUgx: 50_000, deliveryDays: 3, revisions: 2 } },
+    });
     ({ orderId } = await paidTestOrder({ db, providers: providers.providers, sandbox: providers.sandbox }, buyer, gig.id));
     const delivered = await deliverOrder(memberActor(seller), { orderId, message: "First draft of the banner." }, { db, providers: providers.providers });
     expect(delivered.ok).toBe(true);

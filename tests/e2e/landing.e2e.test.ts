@@ -26,7 +26,12 @@ describeBothModes("Landing page", (mode) => {
     expect(res?.status()).toBe(200);
     expect(await page.title()).toContain("Soko");
     const nav = page.getByRole("navigation", { name: "Main" });
-    for (const [name, href] of [["Browse", "/browse"], ["How it works", "/help"], ["Sign in", "/login"], ["Join", "/register"]]) {
+    for (const [name, href] of [
+      ["Browse", "/browse"],
+      ["How it works", "/help"],
+      ["Sign in", "/login"],
+      ["Join", "/register"],
+    ]) {
       expect(await nav.getByRole("link", { name, exact: true }).getAttribute("href")).toBe(href);
     }
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toMatch(/freelancer/i);

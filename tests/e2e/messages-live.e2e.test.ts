@@ -106,7 +106,9 @@ describeBothModes("Messages at the connection's edges", (mode) => {
     const mine = `My portfolio: https://evil.example/me ${tag}`;
     await box(page).fill(mine);
     await page.getByRole("button", { name: "Send", exact: true }).click();
-    await bubble(page, mine).getByText(/^(Sent|Delivered|Read)$/).waitFor();
+    await bubble(page, mine)
+      .getByText(/^(Sent|Delivered|Read)$/)
+      .waitFor();
     expect(await bubble(page, mine).locator("a").count()).toBe(0);
     expect(await bubble(page, mine).locator(".chat-message-body").innerText()).toBe(mine);
     phone.close();
@@ -155,7 +157,9 @@ describeBothModes("Messages at the connection's edges", (mode) => {
     await cut!.server.close();
     await page.getByText(/Not sent: the connection dropped/).waitFor();
     await page.getByText("Connected", { exact: true }).waitFor({ timeout: 20_000 });
-    await bubble(page, body).getByText(/^(Sent|Delivered|Read)$/).waitFor();
+    await bubble(page, body)
+      .getByText(/^(Sent|Delivered|Read)$/)
+      .waitFor();
     expect(await box(page).inputValue()).toBe(body);
     expect(await bubble(page, body).count()).toBe(1);
 
@@ -163,7 +167,9 @@ describeBothModes("Messages at the connection's edges", (mode) => {
     await page.getByRole("button", { name: "Send", exact: true }).click();
     await expect.poll(() => box(page).inputValue()).toBe("");
     await expect(page.getByText(/Not sent/).count()).resolves.toBe(0);
-    await bubble(page, body).getByText(/^(Sent|Delivered|Read)$/).waitFor();
+    await bubble(page, body)
+      .getByText(/^(Sent|Delivered|Read)$/)
+      .waitFor();
     expect(await storedCount(body)).toBe(1);
     expect(await bubble(page, body).count()).toBe(1);
     await page.reload();
@@ -237,7 +243,9 @@ describeBothModes("Messages at the connection's edges", (mode) => {
     const postsBefore = pollPosts();
     await box(page).fill(mine);
     await page.getByRole("button", { name: "Send", exact: true }).click();
-    await bubble(page, mine).getByText(/^(Sent|Delivered|Read)$/).waitFor();
+    await bubble(page, mine)
+      .getByText(/^(Sent|Delivered|Read)$/)
+      .waitFor();
     await expect.poll(() => box(page).inputValue()).toBe("");
     expect(await storedCount(mine)).toBe(1);
     // The send went as a socket.io event over polling (a POST of its own), not as the page's form.

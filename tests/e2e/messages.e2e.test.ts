@@ -19,7 +19,9 @@ import { joinAsClient, joinAsFreelancer, newPerson, open, type Person } from "..
 /** A small real PNG (message images are decoded before they are kept: a signature alone is refused); made before the specs. */
 let PNG: Buffer;
 beforeAll(async () => {
-  PNG = await sharp({ create: { width: 48, height: 32, channels: 3, background: "#d35400" } }).png().toBuffer();
+  PNG = await sharp({ create: { width: 48, height: 32, channels: 3, background: "#d35400" } })
+    .png()
+    .toBuffer();
 });
 
 /** A message in the open thread, by its text. */
@@ -33,7 +35,11 @@ const listed = (page: Page, name: string) => page.getByRole("navigation", { name
 async function send(page: Page, js: boolean, body: string) {
   await page.getByLabel("Message", { exact: true }).fill(body);
   await page.getByRole("button", { name: "Send", exact: true }).click();
-  await markOf(page, body, "Sent").or(markOf(page, body, "Delivered")).or(markOf(page, body, "Read")).first().waitFor();
+  await markOf(page, body, "Sent")
+    .or(markOf(page, body, "Delivered"))
+    .or(markOf(page, body, "Read"))
+    .first()
+    .waitFor();
   if (!js) await waitForHydration(page, { js });
 }
 
@@ -111,7 +117,9 @@ describeBothModes("Messages", (mode) => {
     if (!mode.js) await c.reload();
     await bubble(c, offPlatform).waitFor();
     expect(await bubble(c, offPlatform).getByText(OFF_PLATFORM_WARNING).count()).toBe(0);
-    const flagged = await e2eDb()("conversations").where({ id: thread.split("/").pop() }).first("flagged_at");
+    const flagged = await e2eDb()("conversations")
+      .where({ id: thread.split("/").pop() })
+      .first("flagged_at");
     expect(flagged.flagged_at).not.toBeNull();
 
     // A picture goes with the form (with JavaScript too, posted in place); both see it as a link to the file.
@@ -156,7 +164,10 @@ describeBothModes("Messages", (mode) => {
       await c.getByText("Connected", { exact: true }).waitFor({ timeout: 20_000 });
       expect(await box.inputValue()).toBe(typed);
       await c.getByRole("button", { name: "Send", exact: true }).click();
-      await markOf(c, typed, "Sent").or(markOf(c, typed, "Delivered")).first().waitFor();
+      await markOf(c, typed, "Sent")
+        .or(markOf(c, typed, "Delivered"))
+        .first()
+        .waitFor();
       await listed(s, clientWho.name).filter({ hasText: "2 unread" }).waitFor();
 
       // A draft survives a reload (sessionStorage, per conversation).

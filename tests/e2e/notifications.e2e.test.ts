@@ -30,7 +30,12 @@ async function deliver(seller: TestUser, orderId: number) {
   const form = new FormData();
   form.set("intent", "deliver");
   form.set("message", "Your poster, ready to print.");
-  const res = await fetch(appUrl(`/orders/${orderId}`), { method: "POST", redirect: "manual", headers: { Cookie: await cookieOf(seller), Origin: new URL(appUrl()).origin }, body: form });
+  const res = await fetch(appUrl(`/orders/${orderId}`), {
+    method: "POST",
+    redirect: "manual",
+    headers: { Cookie: await cookieOf(seller), Origin: new URL(appUrl()).origin },
+    body: form,
+  });
   expect(res.status).toBe(303);
 }
 
@@ -45,7 +50,9 @@ async function write(seller: TestUser, buyer: TestUser, body: string): Promise<s
   try {
     const started = await socket.timeout(5_000).emitWithAck("create_conversation", { userId: buyer.id });
     expect(started).toMatchObject({ ok: true });
-    const sent = await socket.timeout(5_000).emitWithAck("send_message", { conversationId: started.conversationId, body, clientId: randomBytes(8).toString("hex") });
+    const sent = await socket
+      .timeout(5_000)
+      .emitWithAck("send_message", { conversationId: started.conversationId, body, clientId: randomBytes(8).toString("hex") });
     expect(sent).toMatchObject({ ok: true });
     return started.conversationId as string;
   } finally {
@@ -73,7 +80,12 @@ describeBothModes("Notifications", (mode) => {
     const tag = randomBytes(4).toString("hex");
     seller = await createUser(db, { role: "freelancer", name: `Nambi Prints ${tag}`, username: `nambi_${tag}` });
     buyer = await createUser(db, { role: "client", name: `Opio Buyer ${tag}`, username: `opio_${tag}` });
-    const gig = await createGig(db, { sellerId: seller.id, category: "graphics-design", title: `Event poster ${tag}`, packages: { basic: { priceUgx: 40_000, deliveryDays: 3, revisions: 1 } } });
+    const gig = await createGig(db, {
+      sellerId: seller.id,
+      category: "graphics-design",
+      title: `Event poster ${tag}`,
+      packages: { basic: { priceUgx: 40_000, deliveryDays: 3, revisions: 1 } },
+    });
     ({ orderId } = await paidTestOrder({ db, providers: providers.providers, sandbox: providers.sandbox }, buyer, gig.id));
     await mode.context().clearCookies();
     await mode.context().addCookies([{ name: "soko_session", value: (await cookieOf(buyer)).split("=")[1]!, url: appUrl("/") }]);
@@ -93,14 +105,26 @@ describeBothModes("Notifications", (mode) => {
     const conversationId = await write(seller, buyer, "Tell me if the colours need changing");
     await expectHeader(page, mode, { notifications: "Notifications, 3 unread", messages: "Messages, 1 unread" });
     // A screen reader hears what is new, politely.
-    if (mode.js) await page.getByRole("status").filter({ hasText: `New message from ${seller.name}` }).waitFor({ state: "attached" });
+    if (mode.js)
+      await page
+        .getByRole("status")
+        .filter({ hasText: `New message from ${seller.name}` })
+        .waitFor({ state: "attached" });
 
     await bell(page, "Notifications, 3 unread").click();
     await page.getByRole("heading", { level: 1, name: "Notifications" }).waitFor();
     const list = page.getByRole("list", { name: "Your notifications" });
     const links = list.getByRole("link");
-    expect(await links.allInnerTexts()).toEqual([`New message from ${seller.name}`, expect.stringMatching(/^Your order Event poster .* has been delivered$/), expect.stringMatching(/is held in escrow$/)]);
-    expect(await links.evaluateAll((as) => as.map((a) => a.getAttribute("href")))).toEqual([`/messages/${conversationId}`, `/orders/${orderId}`, `/orders/${orderId}`]);
+    expect(await links.allInnerTexts()).toEqual([
+      `New message from ${seller.name}`,
+      expect.stringMatching(/^Your order Event poster .* has been delivered$/),
+      expect.stringMatching(/is held in escrow$/),
+    ]);
+    expect(await links.evaluateAll((as) => as.map((a) => a.getAttribute("href")))).toEqual([
+      `/messages/${conversationId}`,
+      `/orders/${orderId}`,
+      `/orders/${orderId}`,
+    ]);
     expect(await list.getByText("Unread", { exact: true }).count()).toBe(3);
     await page.getByText("3 unread", { exact: true }).waitFor();
 

@@ -138,7 +138,9 @@ describeBothModes("Order journey", (mode) => {
     await page.getByRole("link", { name: "Go to your order" }).click();
     await page.getByRole("heading", { level: 1, name: gig.title }).waitFor();
     await page.getByText("In progress", { exact: true }).waitFor();
-    await timeline(page).getByText(/^Payment received/).waitFor();
+    await timeline(page)
+      .getByText(/^Payment received/)
+      .waitFor();
     expect(await escrowUgx(firstOrder)).toBe(50_000);
   });
 
@@ -200,8 +202,12 @@ describeBothModes("Order journey", (mode) => {
 
     // The clock advanced for this order only: its completion 15 days back, then the timers as the worker runs them;
     // and for the freelancer's payout number, set over a day ago (a new number waits 24 hours).
-    await e2eDb()("orders").where({ id: firstOrder }).update({ completed_at: new Date(Date.now() - 15 * DAY_MS) });
-    await e2eDb()("users").where({ email: freelancerWho.email }).update({ payout_number_set_at: new Date(Date.now() - DAY_MS - 60_000) });
+    await e2eDb()("orders")
+      .where({ id: firstOrder })
+      .update({ completed_at: new Date(Date.now() - 15 * DAY_MS) });
+    await e2eDb()("users")
+      .where({ email: freelancerWho.email })
+      .update({ payout_number_set_at: new Date(Date.now() - DAY_MS - 60_000) });
     expect(await runOrderTimers(systemActor("e2e"), { db: e2eDb() })).toMatchObject({ ok: true });
     expect(await e2eDb()("orders").where({ id: firstOrder }).first("cleared_at")).toEqual({ cleared_at: expect.any(Date) });
 
@@ -211,7 +217,10 @@ describeBothModes("Order journey", (mode) => {
     expect(await figure(balance, "Available to withdraw")).toBe("UGX 40,000");
     expect(await page.getByLabel("Amount (UGX)").inputValue()).toBe("40000");
     await page.getByRole("button", { name: "Withdraw to +256 701 234 567" }).click();
-    await page.getByRole("status").getByText(/^Your withdrawal of UGX 40,000 (is on its way to|was paid to) \+256 701 234 567\.$/).waitFor();
+    await page
+      .getByRole("status")
+      .getByText(/^Your withdrawal of UGX 40,000 (is on its way to|was paid to) \+256 701 234 567\.$/)
+      .waitFor();
     balance = page.getByRole("region", { name: "Balance" });
     const payouts = balance.getByRole("list", { name: "Recent payouts" }).getByRole("listitem");
     expect(await payouts.count()).toBe(1);
@@ -228,7 +237,10 @@ describeBothModes("Order journey", (mode) => {
     await page.getByText("This order is cancelled. Nothing was taken from your account.").waitFor();
 
     await open(page, mode, "/orders?tab=cancelled");
-    const card = page.getByRole("list", { name: "Cancelled orders" }).getByRole("article", { name: gig.title }).filter({ hasText: orderNumber(orderId) });
+    const card = page
+      .getByRole("list", { name: "Cancelled orders" })
+      .getByRole("article", { name: gig.title })
+      .filter({ hasText: orderNumber(orderId) });
     await card.waitFor();
     expect(await card.textContent()).toContain("Cancelled");
     expect(await escrowUgx(orderId)).toBe(0);
@@ -261,18 +273,26 @@ describeBothModes("Order journey", (mode) => {
       expect(await dispute.getByRole("blockquote").textContent()).toBe(reason);
       await dispute.getByLabel("Note on the refund (optional)").fill("Nothing was delivered: the buyer gets everything back.");
       await dispute.getByRole("button", { name: "Refund the buyer" }).click();
-      await admin.page.getByRole("status").getByText(`Dispute over ${orderNumber(orderId)} (${gig.title}) resolved: you refunded the buyer.`).waitFor();
+      await admin.page
+        .getByRole("status")
+        .getByText(`Dispute over ${orderNumber(orderId)} (${gig.title}) resolved: you refunded the buyer.`)
+        .waitFor();
     } finally {
       await admin.close();
     }
 
     await open(page, mode, "/orders?tab=cancelled");
-    const card = page.getByRole("list", { name: "Cancelled orders" }).getByRole("article", { name: gig.title }).filter({ hasText: orderNumber(orderId) });
+    const card = page
+      .getByRole("list", { name: "Cancelled orders" })
+      .getByRole("article", { name: gig.title })
+      .filter({ hasText: orderNumber(orderId) });
     await card.waitFor();
     expect(await card.textContent()).toContain("Cancelled");
     await card.getByRole("link", { name: gig.title }).click();
     await page.getByRole("heading", { level: 1, name: gig.title }).waitFor();
-    await timeline(page).getByText(/^Admin resolved the dispute: refunded/).waitFor();
+    await timeline(page)
+      .getByText(/^Admin resolved the dispute: refunded/)
+      .waitFor();
 
     // What is stored: nothing left in escrow, the whole total on its way back to the buyer, and the books sound.
     expect(await escrowUgx(orderId)).toBe(0);

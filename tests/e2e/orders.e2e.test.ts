@@ -71,7 +71,12 @@ describeBothModes("Orders", (mode) => {
     const tag = randomBytes(4).toString("hex");
     seller = await createUser(db, { role: "freelancer", name: `Nakato Designs ${tag}`, username: `nakato_${tag}` });
     buyer = await createUser(db, { role: "client", name: `Okello Buyer ${tag}`, username: `okello_${tag}` });
-    gig = await createGig(db, { sellerId: seller.id, category: "graphics-design", title: `Shop logo ${tag}`, packages: { basic: { priceUgx: 60_000, deliveryDays: 3, revisions: 1 } } });
+    gig = await createGig(db, {
+      sellerId: seller.id,
+      category: "graphics-design",
+      title: `Shop logo ${tag}`,
+      packages: { basic: { priceUgx: 60_000, deliveryDays: 3, revisions: 1 } },
+    });
     ({ orderId } = await paidTestOrder({ db, providers: providers.providers, sandbox: providers.sandbox }, buyer, gig.id));
   });
 

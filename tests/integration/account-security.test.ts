@@ -98,7 +98,8 @@ function visible(html: string) {
     .replace(/&amp;/g, "&");
 }
 
-const count = async (table: string, where: Record<string, unknown> = {}) => Number((await t.db(table).where(where).count<{ c: string }[]>({ c: "*" }).first())?.c);
+const count = async (table: string, where: Record<string, unknown> = {}) =>
+  Number((await t.db(table).where(where).count<{ c: string }[]>({ c: "*" }).first())?.c);
 const filesIn = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).sort() : []);
 
 describe("rate-limit keys an attacker cannot rotate", () => {
@@ -189,7 +190,10 @@ describe("catalog and upload limits", () => {
     });
   });
 
-  const png = () => sharp({ create: { width: 64, height: 64, channels: 3, background: "#2a7" } }).png().toBuffer();
+  const png = () =>
+    sharp({ create: { width: 64, height: 64, channels: 3, background: "#2a7" } })
+      .png()
+      .toBuffer();
 
   it("counts a profile picture against the member's upload quota, refusing it beside the field and storing nothing", async () => {
     const key = `${QUEUE_PREFIX}:rl:uploadFilesHour:${ids.client}`;
@@ -211,7 +215,9 @@ describe("catalog and upload limits", () => {
     const files = filesIn(uploadDir);
     const refused = await request("/settings?tab=profile", { body: await withAvatar(), session: tokens.client });
     expect(refused.status).toBe(429);
-    expect(visible(await refused.text())).toContain("You have uploaded many files in the last hour (at most 100 files or 200 MB an hour). Please try again later.");
+    expect(visible(await refused.text())).toContain(
+      "You have uploaded many files in the last hour (at most 100 files or 200 MB an hour). Please try again later.",
+    );
     expect(await t.db("users").where({ id: ids.client }).first("avatar_key")).toEqual(before);
     expect(filesIn(uploadDir)).toEqual(files);
   });
@@ -220,7 +226,17 @@ describe("catalog and upload limits", () => {
     const key = `${QUEUE_PREFIX}:rl:uploadFilesHour:${ids.freelancer}`;
     await redis.set(key, "98", "EX", 3600);
     const fd = new FormData();
-    for (const [k, v] of Object.entries({ title: "I will design a logo for your shop", category: "graphic-design", description: "Three concepts and the files.", "basic.name": "Starter", "basic.price": "75000", "basic.delivery": "3", "basic.revisions": "1", intent: "publish" })) fd.append(k, v);
+    for (const [k, v] of Object.entries({
+      title: "I will design a logo for your shop",
+      category: "graphic-design",
+      description: "Three concepts and the files.",
+      "basic.name": "Starter",
+      "basic.price": "75000",
+      "basic.delivery": "3",
+      "basic.revisions": "1",
+      intent: "publish",
+    }))
+      fd.append(k, v);
     for (let i = 0; i < 3; i++) fd.append("upload", new Blob([new Uint8Array(await png())], { type: "image/png" }), `cover-${i}.png`);
     const uploads = await count("uploads");
     const res = await request("/gig/create", { body: fd, session: tokens.freelancer });
@@ -330,7 +346,9 @@ describe("sessions and passwords", () => {
     expect(await count("password_resets", { user_id: userId, used_at: null })).toBe(0);
     // The old link no longer opens, nor sets a password.
     expect((await request(`/reset-password?token=${link[1]}`)).status).toBe(410);
-    const used = await request(`/reset-password?token=${link[1]}`, { body: { token: link[1]!, password: "attacker-pass-1", confirmPassword: "attacker-pass-1" } });
+    const used = await request(`/reset-password?token=${link[1]}`, {
+      body: { token: link[1]!, password: "attacker-pass-1", confirmPassword: "attacker-pass-1" },
+    });
     expect(used.status).toBe(410);
     const stored = await t.db("users").where({ id: userId }).first("password_hash");
     expect(await verifyPassword("a-new-password-1", stored.password_hash)).toBe(true);

@@ -70,7 +70,10 @@ type RequestOptions = {
  * One request to the test server, as a visitor of either host. The admin host is reached with a Host header
  * (Node's resolver does not know *.localhost names, browsers do).
  */
-function request(path: string, { host = "main", who = "anonymous", session, method = "GET", body, raw, ip, headers: extra }: RequestOptions = {}): Promise<Response> {
+function request(
+  path: string,
+  { host = "main", who = "anonymous", session, method = "GET", body, raw, ip, headers: extra }: RequestOptions = {},
+): Promise<Response> {
   const origin = host === "admin" ? server.adminUrl : server.baseUrl;
   const headers: Record<string, string> = { Host: new URL(origin).host };
   const token = session ?? (who === "anonymous" ? undefined : tokens[who]);
@@ -114,7 +117,11 @@ async function outcome(res: Response) {
 /** The message shown beside a field: the error list Conform names `<form>-<field>-error`, as text. */
 function besideField(html: string, field: string): string {
   const list = new RegExp(`<ul id="[\\w-]*-${field}-error"[^>]*>(.*?)</ul>`, "s").exec(html)?.[1] ?? "";
-  return list.replace(/<[^>]+>/g, " ").replace(/&#x27;/g, "'").replace(/\s+/g, " ").trim();
+  return list
+    .replace(/<[^>]+>/g, " ")
+    .replace(/&#x27;/g, "'")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 /** The `value` an input of that name shows (what the form kept), or null. */
@@ -162,7 +169,13 @@ const MATRIX: Row[] = [
   ["/orders", "main", members("/orders", "200"), null],
   ["/settings", "main", members("/settings", "200"), members("/settings", "400")],
   ["/settings?tab=profile", "main", members("/settings?tab=profile", "200"), members("/settings?tab=profile", "400")],
-  ["/settings?tab=notifications", "main", members("/settings?tab=notifications", "200"), members("/settings?tab=notifications", "400"), { body: { emailOrders: "maybe" } }],
+  [
+    "/settings?tab=notifications",
+    "main",
+    members("/settings?tab=notifications", "200"),
+    members("/settings?tab=notifications", "400"),
+    { body: { emailOrders: "maybe" } },
+  ],
   ["/settings?tab=security", "main", members("/settings?tab=security", "200"), members("/settings?tab=security", "400")],
   ["/settings?tab=billing", "main", members("/settings?tab=billing", "200"), members("/settings?tab=billing", "400")],
   ["/settings?tab=preferences", "main", members("/settings?tab=preferences", "200"), members("/settings?tab=preferences", "400")],
@@ -179,23 +192,48 @@ const MATRIX: Row[] = [
   // Message monitoring: a POST without flag, unflag or delete is a bad request; a conversation that does not exist is a 404 (read and confirm alike).
   ["/admin/messages", "main", adminOnMain("/admin/messages", "200"), adminOnMain("/admin/messages", "400")],
   ["/admin/messages?conversation=conv_doesnotexist000", "main", adminOnMain("/admin/messages?conversation=conv_doesnotexist000", "404"), null],
-  ["/admin/messages?conversation=conv_doesnotexist000&confirm=delete", "main", adminOnMain("/admin/messages?conversation=conv_doesnotexist000&confirm=delete", "404"), null],
+  [
+    "/admin/messages?conversation=conv_doesnotexist000&confirm=delete",
+    "main",
+    adminOnMain("/admin/messages?conversation=conv_doesnotexist000&confirm=delete", "404"),
+    null,
+  ],
   ["/admin/rates", "main", adminOnMain("/admin/rates", "200"), adminOnMain("/admin/rates", "400")],
   // Categories: a POST without a known intent is a bad request.
   ["/admin/categories", "main", adminOnMain("/admin/categories", "200"), adminOnMain("/admin/categories", "400")],
   ["/admin/analytics", "main", adminOnMain("/admin/analytics", "200"), adminOnMain("/admin/analytics", "405")],
   // Analytics: a period running backwards is a bad request; the CSV export (GET only) refuses bad parameters with 400.
-  ["/admin/analytics?range=custom&from=2026-02-01&to=2026-01-01", "main", adminOnMain("/admin/analytics?range=custom&from=2026-02-01&to=2026-01-01", "400"), null],
-  ["/admin/analytics/export?range=7d&report=pages", "main", adminOnMain("/admin/analytics/export?range=7d&report=pages", "200"), adminOnMain("/admin/analytics/export?range=7d&report=pages", "405")],
+  [
+    "/admin/analytics?range=custom&from=2026-02-01&to=2026-01-01",
+    "main",
+    adminOnMain("/admin/analytics?range=custom&from=2026-02-01&to=2026-01-01", "400"),
+    null,
+  ],
+  [
+    "/admin/analytics/export?range=7d&report=pages",
+    "main",
+    adminOnMain("/admin/analytics/export?range=7d&report=pages", "200"),
+    adminOnMain("/admin/analytics/export?range=7d&report=pages", "405"),
+  ],
   ["/admin/analytics/export?range=400d", "main", adminOnMain("/admin/analytics/export?range=400d", "400"), null],
   ["/analytics/export?range=7d", "main", all("404"), all("404")],
   // Insights and pipeline health: GET screens (a POST is 405) but the pipeline's, whose POST without intent=replay is a bad request; an unknown member is a 404.
   ["/admin/pipeline", "main", adminOnMain("/admin/pipeline", "200"), adminOnMain("/admin/pipeline", "400")],
   ["/admin/heatmap?range=1d", "main", adminOnMain("/admin/heatmap?range=1d", "200"), adminOnMain("/admin/heatmap?range=1d", "405")],
   ["/admin/heatmap?range=2y", "main", adminOnMain("/admin/heatmap?range=2y", "400"), null],
-  ["/admin/analytics/conversion-funnel", "main", adminOnMain("/admin/analytics/conversion-funnel", "200"), adminOnMain("/admin/analytics/conversion-funnel", "405")],
+  [
+    "/admin/analytics/conversion-funnel",
+    "main",
+    adminOnMain("/admin/analytics/conversion-funnel", "200"),
+    adminOnMain("/admin/analytics/conversion-funnel", "405"),
+  ],
   ["/admin/analytics/user-journey", "main", adminOnMain("/admin/analytics/user-journey", "200"), adminOnMain("/admin/analytics/user-journey", "405")],
-  ["/admin/analytics/user-journey/99999999", "main", adminOnMain("/admin/analytics/user-journey/99999999", "404"), adminOnMain("/admin/analytics/user-journey/99999999", "405")],
+  [
+    "/admin/analytics/user-journey/99999999",
+    "main",
+    adminOnMain("/admin/analytics/user-journey/99999999", "404"),
+    adminOnMain("/admin/analytics/user-journey/99999999", "405"),
+  ],
   ["/admin/users/99999999/analytics", "main", adminOnMain("/admin/users/99999999/analytics", "404"), adminOnMain("/admin/users/99999999/analytics", "405")],
   ["/heatmap", "main", all("404"), all("404")],
   ["/browse", "main", all("200"), null],
@@ -223,12 +261,32 @@ const MATRIX: Row[] = [
   ["/categories", "admin", adminOnAdmin("/categories", "200"), adminOnAdmin("/categories", "400")],
   ["/analytics", "admin", adminOnAdmin("/analytics", "200"), adminOnAdmin("/analytics", "405")],
   ["/analytics?range=7d", "admin", adminOnAdmin("/analytics?range=7d", "200"), null],
-  ["/analytics/export?range=30d&report=sessions", "admin", adminOnAdmin("/analytics/export?range=30d&report=sessions", "200"), adminOnAdmin("/analytics/export?range=30d&report=sessions", "405")],
-  ["/analytics/export?range=custom&from=2025-01-01&to=2026-06-01", "admin", adminOnAdmin("/analytics/export?range=custom&from=2025-01-01&to=2026-06-01", "400"), null],
+  [
+    "/analytics/export?range=30d&report=sessions",
+    "admin",
+    adminOnAdmin("/analytics/export?range=30d&report=sessions", "200"),
+    adminOnAdmin("/analytics/export?range=30d&report=sessions", "405"),
+  ],
+  [
+    "/analytics/export?range=custom&from=2025-01-01&to=2026-06-01",
+    "admin",
+    adminOnAdmin("/analytics/export?range=custom&from=2025-01-01&to=2026-06-01", "400"),
+    null,
+  ],
   ["/pipeline", "admin", adminOnAdmin("/pipeline", "200"), adminOnAdmin("/pipeline", "400")],
   ["/heatmap", "admin", adminOnAdmin("/heatmap", "200"), adminOnAdmin("/heatmap", "405")],
-  ["/analytics/conversion-funnel?range=90d", "admin", adminOnAdmin("/analytics/conversion-funnel?range=90d", "200"), adminOnAdmin("/analytics/conversion-funnel?range=90d", "405")],
-  ["/analytics/user-journey?user=abc", "admin", adminOnAdmin("/analytics/user-journey?user=abc", "400"), adminOnAdmin("/analytics/user-journey?user=abc", "405")],
+  [
+    "/analytics/conversion-funnel?range=90d",
+    "admin",
+    adminOnAdmin("/analytics/conversion-funnel?range=90d", "200"),
+    adminOnAdmin("/analytics/conversion-funnel?range=90d", "405"),
+  ],
+  [
+    "/analytics/user-journey?user=abc",
+    "admin",
+    adminOnAdmin("/analytics/user-journey?user=abc", "400"),
+    adminOnAdmin("/analytics/user-journey?user=abc", "405"),
+  ],
   ["/users/99999999/analytics", "admin", adminOnAdmin("/users/99999999/analytics", "404"), adminOnAdmin("/users/99999999/analytics", "405")],
   ["/dashboard", "admin", all("404"), null],
   ["/settings", "admin", all("404"), all("404")],
@@ -251,7 +309,10 @@ const WHO: Who[] = ["anonymous", "client", "freelancer", "admin"];
 describe("access matrix", () => {
   const withGig = (s: string) => s.replaceAll("{gig}", String(gigId)).replaceAll(encodeURIComponent("{gig}"), String(gigId));
   for (const [path, host, get, post, options = {}] of MATRIX) {
-    for (const [method, expected] of [["GET", get], ["POST", post]] as const) {
+    for (const [method, expected] of [
+      ["GET", get],
+      ["POST", post],
+    ] as const) {
       if (!expected) continue;
       it(`${method} ${host} host ${path}`, async () => {
         const got = await Promise.all(
@@ -280,7 +341,9 @@ describe("access matrix", () => {
     expect(await outcome(await request("/settings?tab=billing", { method: "POST", body: { mobileMoneyNumber: "+256772123456" } }))).toBe(
       LOGIN("/settings?tab=billing"),
     );
-    expect(await outcome(await request("/settings?tab=billing", { method: "POST", host: "admin", who: "client", body: { mobileMoneyNumber: "+256772123456" } }))).toBe("404");
+    expect(
+      await outcome(await request("/settings?tab=billing", { method: "POST", host: "admin", who: "client", body: { mobileMoneyNumber: "+256772123456" } })),
+    ).toBe("404");
     expect(await outcome(await request(`/gig/${gigId}/edit`, { method: "POST", who: "client", body: { intent: "delete-confirmed" } }))).toBe("404");
     expect(await t.db("users").where({ id: ids.client }).first()).toEqual(before);
     expect(await t.db("gigs").where({ id: gigId }).first("status")).toEqual({ status: "published" });
@@ -394,7 +457,13 @@ describe("joining", () => {
   it("creates a seller with skills, experience and portfolio", async () => {
     expect(await outcome(await request("/freelancer/register", { method: "POST", body: validSeller }))).toBe("→ /dashboard");
     const user = await t.db("users").where({ email: validSeller.email }).first();
-    expect(user).toMatchObject({ role: "freelancer", skills: ["Logo design", "Branding"], years_experience: 4, portfolio_url: "https://brian.example.ug", bio: "Brand designer in Kampala." });
+    expect(user).toMatchObject({
+      role: "freelancer",
+      skills: ["Logo design", "Branding"],
+      years_experience: 4,
+      portfolio_url: "https://brian.example.ug",
+      bio: "Brand designer in Kampala.",
+    });
   });
 
   it("sends a signed-in member who posts a join form to the dashboard, creating no second account", async () => {
@@ -557,7 +626,10 @@ describe("signing in", () => {
   });
 
   it("gives one generic message for an unknown email and a wrong password", async () => {
-    for (const body of [{ email: "nobody@example.ug", password: PASSWORD }, { email: "freelancer@example.ug", password: "wrong-password" }]) {
+    for (const body of [
+      { email: "nobody@example.ug", password: PASSWORD },
+      { email: "freelancer@example.ug", password: "wrong-password" },
+    ]) {
       const res = await login(body);
       expect(res.status).toBe(400);
       expect(await res.text()).toContain("Incorrect email or password.");
@@ -649,7 +721,11 @@ describe("signing in", () => {
 
   it("logout is a POST that ends the session row", async () => {
     const { token } = await createSession(t.db, { userId: ids.client!, persistent: false });
-    const res = await fetch(`${server.baseUrl}/logout`, { method: "POST", redirect: "manual", headers: { Cookie: `soko_session=${token}`, Origin: server.baseUrl } });
+    const res = await fetch(`${server.baseUrl}/logout`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { Cookie: `soko_session=${token}`, Origin: server.baseUrl },
+    });
     expect(await outcome(res)).toBe("→ /");
     expect(res.headers.get("set-cookie")).toMatch(/^soko_session=; .*Expires=Thu, 01 Jan 1970/);
     expect((await fetch(`${server.baseUrl}/dashboard`, { redirect: "manual", headers: { Cookie: `soko_session=${token}` } })).status).toBe(302);
@@ -685,18 +761,27 @@ describe("password reset", () => {
     expect(outbox).toContain("Reset your Soko password");
 
     expect((await request(`/reset-password?token=${token}`)).status).toBe(200);
-    const mismatch = await request(`/reset-password?token=${token}`, { method: "POST", body: { token, password: "brand-new-pass", confirmPassword: "other-pass-123" } });
+    const mismatch = await request(`/reset-password?token=${token}`, {
+      method: "POST",
+      body: { token, password: "brand-new-pass", confirmPassword: "other-pass-123" },
+    });
     expect(mismatch.status).toBe(400);
     expect(await mismatch.text()).toContain("Passwords do not match");
 
-    const done = await request(`/reset-password?token=${token}`, { method: "POST", body: { token, password: "brand-new-pass", confirmPassword: "brand-new-pass" } });
+    const done = await request(`/reset-password?token=${token}`, {
+      method: "POST",
+      body: { token, password: "brand-new-pass", confirmPassword: "brand-new-pass" },
+    });
     expect(await outcome(done)).toBe("→ /login?reset=1");
     expect((await fetch(`${server.baseUrl}/dashboard`, { redirect: "manual", headers: { Cookie: `soko_session=${oldSession}` } })).status).toBe(302);
     expect(await outcome(await request("/login", { method: "POST", body: { email: "reset@example.ug", password: "brand-new-pass" } }))).toBe("→ /dashboard");
 
     // Used once: the same link no longer works.
     expect((await request(`/reset-password?token=${token}`)).status).toBe(410);
-    const reuse = await request(`/reset-password?token=${token}`, { method: "POST", body: { token, password: "another-pass-1", confirmPassword: "another-pass-1" } });
+    const reuse = await request(`/reset-password?token=${token}`, {
+      method: "POST",
+      body: { token, password: "another-pass-1", confirmPassword: "another-pass-1" },
+    });
     expect(reuse.status).toBe(410);
   });
 
@@ -715,7 +800,12 @@ describe("password reset", () => {
     }
     expect(Number((await t.db("outbox").count<{ c: string }[]>({ c: "*" }).first())?.c)).toBe(before);
     // A request to this machine itself (development, tests, `npm start`) keeps its own origin.
-    await request("/forgot-password", { method: "POST", ip: "10.50.0.9", body: { email: "client@example.ug" }, headers: { Host: `127.0.0.1:${server.port}`, Origin: `http://127.0.0.1:${server.port}` } });
+    await request("/forgot-password", {
+      method: "POST",
+      ip: "10.50.0.9",
+      body: { email: "client@example.ug" },
+      headers: { Host: `127.0.0.1:${server.port}`, Origin: `http://127.0.0.1:${server.port}` },
+    });
     expect((await lastResetLink()).link![0]).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/reset-password\\?token=`));
   });
 
@@ -728,15 +818,23 @@ describe("password reset", () => {
     }
     const [older, newer] = links as [string, string];
     for (const token of [older, newer]) expect((await request(`/reset-password?token=${token}`)).status).toBe(200);
-    const done = await request("/reset-password", { method: "POST", body: { token: newer, password: "chosen-with-newer", confirmPassword: "chosen-with-newer" } });
+    const done = await request("/reset-password", {
+      method: "POST",
+      body: { token: newer, password: "chosen-with-newer", confirmPassword: "chosen-with-newer" },
+    });
     expect(await outcome(done)).toBe("→ /login?reset=1");
     // The older mail, still in the inbox, can no longer change the password just chosen.
     expect((await request(`/reset-password?token=${older}`)).status).toBe(410);
-    const reuse = await request("/reset-password", { method: "POST", body: { token: older, password: "chosen-with-older", confirmPassword: "chosen-with-older" } });
+    const reuse = await request("/reset-password", {
+      method: "POST",
+      body: { token: older, password: "chosen-with-older", confirmPassword: "chosen-with-older" },
+    });
     expect(reuse.status).toBe(410);
     expect(await reuse.text()).toContain("This reset link has expired or was already used");
     expect(await t.db("password_resets").where({ user_id: row.id }).whereNull("used_at").count<{ c: number }[]>({ c: "*" }).first()).toEqual({ c: 0 });
-    expect(await outcome(await request("/login", { method: "POST", body: { email: "two.links@example.ug", password: "chosen-with-newer" } }))).toBe("→ /dashboard");
+    expect(await outcome(await request("/login", { method: "POST", body: { email: "two.links@example.ug", password: "chosen-with-newer" } }))).toBe(
+      "→ /dashboard",
+    );
   });
 
   it("/forgot-password refuses missing, malformed and 10,000-character emails with a message by the field and sends nothing", async () => {
@@ -798,7 +896,13 @@ describe("settings store what is valid and refuse the rest", () => {
 
   it("notifications: unchecked boxes are stored as off", async () => {
     expect(await outcome(await post("notifications", { emailOrders: "on" }))).toBe("→ /settings?tab=notifications&saved=1");
-    expect(await stored()).toMatchObject({ notify_email_orders: true, notify_email_messages: false, notify_email_marketing: false, notify_push_orders: false, notify_push_messages: false });
+    expect(await stored()).toMatchObject({
+      notify_email_orders: true,
+      notify_email_messages: false,
+      notify_email_marketing: false,
+      notify_push_orders: false,
+      notify_push_messages: false,
+    });
   });
 
   it("security: a wrong current password changes nothing", async () => {
@@ -843,9 +947,15 @@ describe("settings store what is valid and refuse the rest", () => {
   it("security: changing the password ends the other sessions, keeps this one, and the new password signs in", async () => {
     const row = await createUser(t.db, { role: "freelancer", name: "New Password" });
     const [here, elsewhere] = await Promise.all([0, 1].map(async () => (await createSession(t.db, { userId: row.id, persistent: false })).token));
-    const res = await request("/settings?tab=security", { method: "POST", session: here, body: { currentPassword: PASSWORD, password: "a-new-password-9", confirmPassword: "a-new-password-9" } });
+    const res = await request("/settings?tab=security", {
+      method: "POST",
+      session: here,
+      body: { currentPassword: PASSWORD, password: "a-new-password-9", confirmPassword: "a-new-password-9" },
+    });
     expect(await outcome(res)).toBe("→ /settings?tab=security&saved=1");
-    expect(await (await request("/settings?tab=security&saved=1", { session: here })).text()).toContain("Your password is changed. Your other sessions were signed out.");
+    expect(await (await request("/settings?tab=security&saved=1", { session: here })).text()).toContain(
+      "Your password is changed. Your other sessions were signed out.",
+    );
     expect(await outcome(await request("/dashboard", { session: elsewhere }))).toBe(LOGIN("/dashboard"));
     expect(await outcome(await request("/dashboard", { session: here }))).toBe("200");
     const signIn = (password: string) => request("/login", { method: "POST", ip: "10.60.0.1", body: { email: "new.password@example.ug", password } });
@@ -857,7 +967,12 @@ describe("settings store what is valid and refuse the rest", () => {
     const form = new FormData();
     form.set("name", "Test client");
     form.set("bio", long);
-    const res = await fetch(`${server.baseUrl}/settings?tab=profile`, { method: "POST", redirect: "manual", body: form, headers: { Cookie: `soko_session=${tokens.client}`, Origin: server.baseUrl } });
+    const res = await fetch(`${server.baseUrl}/settings?tab=profile`, {
+      method: "POST",
+      redirect: "manual",
+      body: form,
+      headers: { Cookie: `soko_session=${tokens.client}`, Origin: server.baseUrl },
+    });
     expect(res.status).toBe(400);
     expect(await res.text()).toContain("A bio has at most 2,000 characters");
     expect((await stored()).bio).toBe("");
@@ -867,7 +982,12 @@ describe("settings store what is valid and refuse the rest", () => {
     const form = new FormData();
     form.set("name", "Test client");
     form.set("avatar", new Blob(["<?php echo 'hi'; ?>"], { type: "image/jpeg" }), "photo.jpg");
-    const res = await fetch(`${server.baseUrl}/settings?tab=profile`, { method: "POST", redirect: "manual", body: form, headers: { Cookie: `soko_session=${tokens.client}`, Origin: server.baseUrl } });
+    const res = await fetch(`${server.baseUrl}/settings?tab=profile`, {
+      method: "POST",
+      redirect: "manual",
+      body: form,
+      headers: { Cookie: `soko_session=${tokens.client}`, Origin: server.baseUrl },
+    });
     expect(res.status).toBe(400);
     expect(await res.text()).toContain("Upload a JPEG, PNG or WebP image");
     expect((await stored()).avatar_key).toBeNull();
@@ -887,13 +1007,37 @@ describe("a body that is not a form gets a 4xx saying so, and nothing is stored 
   const cases: [string, string, Who, Host, RequestOptions["raw"], number, string][] = [
     ["JSON sign-in", "/login", "anonymous", "main", json({ email: "client@example.ug", password: PASSWORD }), 415, "not JSON or plain text"],
     ["JSON admin sign-in", "/login", "anonymous", "admin", json({ email: "admin@example.ug", password: PASSWORD }), 415, "not JSON or plain text"],
-    ["plain-text join", "/register", "anonymous", "main", { type: "text/plain", body: "name=Plain Text&email=plain@example.ug" }, 415, "not JSON or plain text"],
+    [
+      "plain-text join",
+      "/register",
+      "anonymous",
+      "main",
+      { type: "text/plain", body: "name=Plain Text&email=plain@example.ug" },
+      415,
+      "not JSON or plain text",
+    ],
     ["JSON seller join", "/freelancer/register", "anonymous", "main", json(validSeller), 415, "not JSON or plain text"],
     ["JSON reset request", "/forgot-password", "anonymous", "main", json({ email: "client@example.ug" }), 415, "not JSON or plain text"],
-    ["JSON new password", "/reset-password", "anonymous", "main", json({ token: "x", password: "abcdefgh1", confirmPassword: "abcdefgh1" }), 415, "not JSON or plain text"],
+    [
+      "JSON new password",
+      "/reset-password",
+      "anonymous",
+      "main",
+      json({ token: "x", password: "abcdefgh1", confirmPassword: "abcdefgh1" }),
+      415,
+      "not JSON or plain text",
+    ],
     ["a body without a type", "/login", "anonymous", "main", { body: "email=client%40example.ug" }, 415, "not JSON or plain text"],
     ["a broken multipart sign-in", "/login", "anonymous", "main", brokenMultipart, 400, "This form could not be read"],
-    ["URL-encoded profile (it carries a photo)", "/settings?tab=profile", "client", "main", { type: "application/x-www-form-urlencoded", body: "name=Url+Encoded" }, 415, "must be sent as multipart/form-data"],
+    [
+      "URL-encoded profile (it carries a photo)",
+      "/settings?tab=profile",
+      "client",
+      "main",
+      { type: "application/x-www-form-urlencoded", body: "name=Url+Encoded" },
+      415,
+      "must be sent as multipart/form-data",
+    ],
     ["a broken multipart profile", "/settings?tab=profile", "client", "main", brokenMultipart, 400, "This form could not be read"],
     ["JSON billing", "/settings?tab=billing", "client", "main", json({ mobileMoneyNumber: "+256772123456" }), 415, "not JSON or plain text"],
     ["JSON consent", "/consent", "anonymous", "main", json({ consent: "granted" }), 415, "not JSON or plain text"],

@@ -26,9 +26,18 @@ const page = (headers: Record<string, string>) => new Request("http://localhost/
 
 describe("getActor (pages and the API)", () => {
   it("names the member of a session cookie, with the client they act from", async () => {
-    const actor = await getActor(page({ Cookie: `soko_consent=granted; soko_session=${token}; soko_sid=${SID}`, "User-Agent": "Mozilla/5.0 (Linux; Android 10)" }), "196.43.1.2", t.db);
+    const actor = await getActor(
+      page({ Cookie: `soko_consent=granted; soko_session=${token}; soko_sid=${SID}`, "User-Agent": "Mozilla/5.0 (Linux; Android 10)" }),
+      "196.43.1.2",
+      t.db,
+    );
     expect(actor).toMatchObject({ kind: "member", user: { id: userId, role: "freelancer", username: "actor_tester" } });
-    expect(actor.kind !== "system" && actor.client).toEqual({ ip: "196.43.1.2", userAgent: "Mozilla/5.0 (Linux; Android 10)", analyticsConsent: true, tabSessionId: SID });
+    expect(actor.kind !== "system" && actor.client).toEqual({
+      ip: "196.43.1.2",
+      userAgent: "Mozilla/5.0 (Linux; Android 10)",
+      analyticsConsent: true,
+      tabSessionId: SID,
+    });
   });
 
   it("names the same member from a Bearer token", async () => {
@@ -39,7 +48,10 @@ describe("getActor (pages and the API)", () => {
     const none = await getActor(page({ Cookie: `soko_sid=${SID}` }), "196.43.1.3", t.db);
     expect(none).toEqual({ kind: "anonymous", client: { ip: "196.43.1.3", userAgent: "", analyticsConsent: false, tabSessionId: null } });
     expect((await getActor(page({ Cookie: "soko_session=not-a-real-token" }), "", t.db)).kind).toBe("anonymous");
-    const [expired] = await t.db("sessions").insert({ id: "0".repeat(64), user_id: userId, expires_at: new Date(Date.now() - 1000), persistent: false }).returning("id");
+    const [expired] = await t
+      .db("sessions")
+      .insert({ id: "0".repeat(64), user_id: userId, expires_at: new Date(Date.now() - 1000), persistent: false })
+      .returning("id");
     expect(expired).toBeTruthy();
     await t.db("users").where({ id: userId }).update({ status: "suspended" });
     expect((await getActor(page({ Cookie: `soko_session=${token}` }), "", t.db)).kind).toBe("anonymous");

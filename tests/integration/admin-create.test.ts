@@ -63,11 +63,14 @@ function postToAdminHost(pathname: string, form: Record<string, string>): Promis
 
 function getFromAdminHost(pathname: string, cookie: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port: server.port, path: pathname, headers: { Host: new URL(server.adminUrl).host, Cookie: cookie } }, (res) => {
-      let body = "";
-      res.on("data", (d) => (body += d));
-      res.on("end", () => resolve({ status: res.statusCode!, body }));
-    });
+    const req = http.request(
+      { host: "127.0.0.1", port: server.port, path: pathname, headers: { Host: new URL(server.adminUrl).host, Cookie: cookie } },
+      (res) => {
+        let body = "";
+        res.on("data", (d) => (body += d));
+        res.on("end", () => resolve({ status: res.statusCode!, body }));
+      },
+    );
     req.on("error", reject);
     req.end();
   });

@@ -91,10 +91,25 @@ beforeAll(async () => {
   const clearing = await account("provider_clearing", "provider_clearing");
   const escrow = (id: number) => account(`escrow:order:${id}`, "escrow", id);
   const [e1, e2, e4] = [await escrow(o1), await escrow(o2), await escrow(o4)];
-  await journal("j1", "2026-03-14T20:30:00Z", [[e1, -25_000], [buyerFees, 5_000], [sellerFees, 20_000]]);
-  await journal("j2", "2026-03-15T07:00:00Z", [[e2, -50_000], [buyerFees, 10_000], [sellerFees, 40_000]]);
-  await journal("j3", "2026-03-15T08:00:00Z", [[clearing, -30_000], [e4, 30_000]]);
-  await journal("j4", "2026-03-15T09:30:00Z", [[e4, -12_500], [buyerFees, 2_500], [sellerFees, 10_000]]);
+  await journal("j1", "2026-03-14T20:30:00Z", [
+    [e1, -25_000],
+    [buyerFees, 5_000],
+    [sellerFees, 20_000],
+  ]);
+  await journal("j2", "2026-03-15T07:00:00Z", [
+    [e2, -50_000],
+    [buyerFees, 10_000],
+    [sellerFees, 40_000],
+  ]);
+  await journal("j3", "2026-03-15T08:00:00Z", [
+    [clearing, -30_000],
+    [e4, 30_000],
+  ]);
+  await journal("j4", "2026-03-15T09:30:00Z", [
+    [e4, -12_500],
+    [buyerFees, 2_500],
+    [sellerFees, 10_000],
+  ]);
   for (const status of ["published", "published", "draft", "paused"] as const) await createGig(t.db, { sellerId: ids.seller!, status });
   await t.db("activity").insert([
     { user_id: ids.seller, kind: "joined", details: "{}", created_at: "2026-03-14T21:00:00Z" },
@@ -169,7 +184,15 @@ describe("business figures", () => {
     const figures = await businessFigures(t.db, { now: new Date("2026-03-14T20:59:59Z") });
     // Kampala's 14th began 03-13 21:00 UTC: admin is older, buyer joined that day; o1 paid at 20:00 and
     // its fees (j1, 25,000) were credited at 20:30.
-    expect(figures).toMatchObject({ newSignupsToday: 1, ordersToday: 1, orderValueTodayUgx: 105_000, revenueTodayUgx: 25_000, totalUsers: 2, totalOrders: 1, totalRevenueUgx: 25_000 });
+    expect(figures).toMatchObject({
+      newSignupsToday: 1,
+      ordersToday: 1,
+      orderValueTodayUgx: 105_000,
+      revenueTodayUgx: 25_000,
+      totalUsers: 2,
+      totalOrders: 1,
+      totalRevenueUgx: 25_000,
+    });
   });
 
   it("lists recent activity newest first, in words about the member", async () => {
@@ -201,7 +224,10 @@ const stat = (html: string, label: string) => new RegExp(`<span class="stat-valu
 
 describe("the dashboard screen", () => {
   it("shows an admin the figures, their definitions, the charts with their tables, and recent activity", async () => {
-    for (const [host, path] of [["main", "/admin"], ["admin", "/"]] as const) {
+    for (const [host, path] of [
+      ["main", "/admin"],
+      ["admin", "/"],
+    ] as const) {
       const page = await get(host, path, adminCookie);
       expect(page.status).toBe(200);
       const html = page.body;

@@ -37,7 +37,9 @@ beforeAll(async () => {
   expect((await deliverOrder(memberActor(t.seller), { orderId: refunded, message: "Your logo, in blue only" }, opts(t))).ok).toBe(true);
   expect((await openDispute(memberActor(t.buyer), { orderId: refunded, reason: "We agreed on three colours; this has one." }, opts(t))).ok).toBe(true);
   released = (await paidTestOrder(t, t.buyer, t.gigId)).orderId;
-  expect((await openDispute(memberActor(t.seller), { orderId: released, reason: "The buyer wants a website too, outside the package." }, opts(t))).ok).toBe(true);
+  expect((await openDispute(memberActor(t.seller), { orderId: released, reason: "The buyer wants a website too, outside the package." }, opts(t))).ok).toBe(
+    true,
+  );
 
   // What the two said to each other, from the first order: three messages, the last with a file.
   const started = await startConversation(memberActor(t.buyer), { orderId: refunded }, { db: t.db });
@@ -47,7 +49,9 @@ beforeAll(async () => {
     expect((await sendMessage(memberActor(who), { conversationId, body, attachments }, { db: t.db })).ok).toBe(true);
   await say(t.buyer, "Please use green, gold and black.");
   await say(t.seller, "Blue looks better for a shop, trust me.");
-  await say(t.seller, "Here is the file", [{ storageKey: "0c0c0c0c-0000-4000-8000-000000000003", fileName: "logo-blue.png", contentType: "image/png", sizeBytes: 2048 }]);
+  await say(t.seller, "Here is the file", [
+    { storageKey: "0c0c0c0c-0000-4000-8000-000000000003", fileName: "logo-blue.png", contentType: "image/png", sizeBytes: 2048 },
+  ]);
 });
 afterAll(async () => {
   await server?.stop();
@@ -88,7 +92,10 @@ describe("the disputes screen", () => {
   });
 
   it("lists the open disputes oldest first, with who opened each and why, and both sides' words", async () => {
-    for (const [host, path] of [["main", "/admin/disputes"], ["admin", "/disputes"]] as const) {
+    for (const [host, path] of [
+      ["main", "/admin/disputes"],
+      ["admin", "/disputes"],
+    ] as const) {
       const page = await request(host, "GET", path, { cookie: adminCookie });
       expect(page.status).toBe(200);
       const html = page.body;
@@ -155,7 +162,9 @@ describe("the disputes screen", () => {
     const ledger = await balances(t.db);
     expect(ledger[`escrow:order:${refunded}`]).toBe(0);
     expect(ledger[`buyer_fee_held:order:${refunded}`]).toBe(0);
-    expect(await t.db("payouts").where({ order_id: refunded }).select("user_id", "kind", "amount_ugx")).toEqual([{ user_id: t.buyer.id, kind: "refund", amount_ugx: 105_000 }]);
+    expect(await t.db("payouts").where({ order_id: refunded }).select("user_id", "kind", "amount_ugx")).toEqual([
+      { user_id: t.buyer.id, kind: "refund", amount_ugx: 105_000 },
+    ]);
 
     // Back on the screen: the confirmation, and the dispute has left the list.
     const page = await request("main", "GET", res.location!, { cookie: adminCookie });

@@ -67,12 +67,20 @@ beforeAll(async () => {
   };
   busy = await conversation(people.sarah, people.brian, ["Hello", "Hi Sarah", "A website for my salon?", "Yes, five pages", "Price?", "UGX 400,000"]);
   // Three days quiet: not "recent".
-  await t.db("conversations").where({ id: busy }).update({ last_message_at: t.db.raw("now() - interval '3 days'"), updated_at: t.db.raw("now() - interval '3 days'") });
-  await t.db("messages").where({ conversation_id: busy }).update({ created_at: t.db.raw("now() - interval '3 days'") });
+  await t
+    .db("conversations")
+    .where({ id: busy })
+    .update({ last_message_at: t.db.raw("now() - interval '3 days'"), updated_at: t.db.raw("now() - interval '3 days'") });
+  await t
+    .db("messages")
+    .where({ conversation_id: busy })
+    .update({ created_at: t.db.raw("now() - interval '3 days'") });
   ordinary = await conversation(people.nakato, people.mugisha, ["Can you design an invoice template?", "Sure"]);
   offPlatform = await conversation(people.akello, people.okello, ["I need a logo", "Call me on 0772 123456 to agree the price"]);
   // A real picture: message images are decoded before they are kept.
-  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#2e7d32" } }).png().toBuffer();
+  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#2e7d32" } })
+    .png()
+    .toBuffer();
   const [file] = await storeMessageFiles([{ name: "brief.png", bytes: new Uint8Array(png) }], { userId: people.quiet1.id, db: t.db });
   storedKey = file!.storageKey;
   withFile = await conversation(people.quiet1, people.quiet2, []);
@@ -118,7 +126,10 @@ describe("who may monitor messages", () => {
     expect((await request("admin", "GET", `/messages?conversation=${offPlatform}`, { cookie: memberCookie })).status).toBe(403);
     expect((await request("main", "GET", "/admin/messages")).location).toBe("/login?redirectTo=%2Fadmin%2Fmessages");
     expect((await post({ intent: "delete", conversationId: ordinary }, "/messages", memberCookie)).status).toBe(403);
-    expect(await request("main", "POST", "/admin/messages", { cookie: memberCookie, form: { intent: "flag", conversationId: ordinary } })).toMatchObject({ status: 302, location: "/" });
+    expect(await request("main", "POST", "/admin/messages", { cookie: memberCookie, form: { intent: "flag", conversationId: ordinary } })).toMatchObject({
+      status: 302,
+      location: "/",
+    });
     expect(await t.db("conversations").where({ id: ordinary }).first("flagged_at")).toEqual({ flagged_at: null });
     expect(await rowCount(t.db("messages").where({ conversation_id: ordinary }))).toBe(2);
     expect(await rowCount(t.db("admin_audit_log"))).toBe(0);
@@ -271,7 +282,10 @@ describe("delete", () => {
   });
 
   it("a delete that fails leaves the conversation and its files", async () => {
-    expect(await deleteConversationAsAdmin(memberActor(t.admin), { conversationId: "conv_doesnotexist000" }, db())).toMatchObject({ ok: false, error: "not_found" });
+    expect(await deleteConversationAsAdmin(memberActor(t.admin), { conversationId: "conv_doesnotexist000" }, db())).toMatchObject({
+      ok: false,
+      error: "not_found",
+    });
     expect(await rowCount(t.db("effects").where({ kind: "delete_file" }))).toBe(1);
     expect(await rowCount(t.db("conversations").where({ id: busy }))).toBe(1);
   });

@@ -59,7 +59,12 @@ afterAll(async () => {
 const member = (o: UserOptions = {}) => createUser(t.db, o);
 const statusOf = async (id: number) => (await t.db("users").where({ id }).first("status")).status as string;
 const sessionsOf = async (id: number) => Number((await t.db("sessions").where({ user_id: id }).count({ c: "*" }).first())!.c);
-const auditOf = (id: number) => t.db("admin_audit_log").where({ target_type: "user", target_id: String(id) }).orderBy("id").select("action", "admin_id", "admin_name", "ip", "details");
+const auditOf = (id: number) =>
+  t
+    .db("admin_audit_log")
+    .where({ target_type: "user", target_id: String(id) })
+    .orderBy("id")
+    .select("action", "admin_id", "admin_name", "ip", "details");
 
 describe("changeUserStatus", () => {
   it("suspends an active member: their sessions end, and the audit row says who, what, whom and from where", async () => {
@@ -72,11 +77,24 @@ describe("changeUserStatus", () => {
       { action: "user.suspend", admin_id: admin.id, admin_name: "Nakato Admin", ip: "203.0.113.9", details: { from: "active", to: "suspended" } },
     ]);
     // The transitions of docs/product.md: a suspended member is not suspended again; banned, then activated.
-    expect(await changeUserStatus(adminActor, { userId: m.id, action: "suspend" }, opts())).toMatchObject({ ok: false, error: "conflict", code: "member.not_active", params: { name: "Okello Sam" } });
+    expect(await changeUserStatus(adminActor, { userId: m.id, action: "suspend" }, opts())).toMatchObject({
+      ok: false,
+      error: "conflict",
+      code: "member.not_active",
+      params: { name: "Okello Sam" },
+    });
     expect((await changeUserStatus(adminActor, { userId: m.id, action: "ban" }, opts())).ok).toBe(true);
-    expect(await changeUserStatus(adminActor, { userId: m.id, action: "ban" }, opts())).toMatchObject({ ok: false, code: "member.already_banned", params: { name: "Okello Sam" } });
+    expect(await changeUserStatus(adminActor, { userId: m.id, action: "ban" }, opts())).toMatchObject({
+      ok: false,
+      code: "member.already_banned",
+      params: { name: "Okello Sam" },
+    });
     expect((await changeUserStatus(adminActor, { userId: m.id, action: "activate" }, opts())).ok).toBe(true);
-    expect(await changeUserStatus(adminActor, { userId: m.id, action: "activate" }, opts())).toMatchObject({ ok: false, code: "member.already_active", params: { name: "Okello Sam" } });
+    expect(await changeUserStatus(adminActor, { userId: m.id, action: "activate" }, opts())).toMatchObject({
+      ok: false,
+      code: "member.already_active",
+      params: { name: "Okello Sam" },
+    });
     expect((await auditOf(m.id)).map((a) => a.action)).toEqual(["user.suspend", "user.ban", "user.activate"]);
   });
 
@@ -84,7 +102,11 @@ describe("changeUserStatus", () => {
     const m = await member();
     const other = await member();
     expect(await changeUserStatus(await actorOf(m), { userId: other.id, action: "ban" }, opts())).toMatchObject({ ok: false, error: "forbidden" });
-    expect(await changeUserStatus(adminActor, { userId: admin.id, action: "suspend" }, opts())).toMatchObject({ ok: false, error: "conflict", code: "admin.own_account" });
+    expect(await changeUserStatus(adminActor, { userId: admin.id, action: "suspend" }, opts())).toMatchObject({
+      ok: false,
+      error: "conflict",
+      code: "admin.own_account",
+    });
     expect(await changeUserStatus(adminActor, { userId: 987_654, action: "ban" }, opts())).toMatchObject({ ok: false, error: "not_found" });
     expect(await statusOf(other.id)).toBe("active");
     expect(await statusOf(admin.id)).toBe("active");
@@ -114,12 +136,19 @@ describe("changeUserStatus", () => {
 
 describe("bulkUserAction", () => {
   it("refuses an empty selection with its message", async () => {
-    expect(await bulkUserAction(adminActor, { userIds: [], action: "suspend" }, opts())).toEqual({ ok: false, error: "invalid", issues: { userIds: [NOTHING_SELECTED] } });
+    expect(await bulkUserAction(adminActor, { userIds: [], action: "suspend" }, opts())).toEqual({
+      ok: false,
+      error: "invalid",
+      issues: { userIds: [NOTHING_SELECTED] },
+    });
   });
 
   it("changes every selected member in one go, leaving those it does not apply to, each audited", async () => {
     const [a, b, c] = [await member(), await member({ status: "suspended" }), await member({ status: "banned" })];
-    expect(await bulkUserAction(adminActor, { userIds: [a.id, b.id, c.id], action: "activate" }, opts())).toEqual({ ok: true, value: { changed: 2, skipped: 1 } });
+    expect(await bulkUserAction(adminActor, { userIds: [a.id, b.id, c.id], action: "activate" }, opts())).toEqual({
+      ok: true,
+      value: { changed: 2, skipped: 1 },
+    });
     expect([await statusOf(a.id), await statusOf(b.id), await statusOf(c.id)]).toEqual(["active", "active", "active"]);
     expect((await auditOf(b.id))[0]).toMatchObject({ action: "user.activate", details: { from: "suspended", to: "active", bulk: true } });
     expect(await auditOf(a.id)).toEqual([]);
@@ -155,7 +184,13 @@ describe("deleteUser", () => {
     const gig = await createGig(t.db, { sellerId: seller.id, categoryId: category.id, title: "Logo for your shop", status: "published" } as never);
     expect(await deleteUser(adminActor, { userId: seller.id }, opts())).toEqual({ ok: true, value: null });
     const row = await t.db("users").where({ id: seller.id }).first();
-    expect(row).toMatchObject({ name: "Deleted member", username: `deleted_${seller.id}`, email: `deleted-${seller.id}@deleted.invalid`, password_hash: null, status: "banned" });
+    expect(row).toMatchObject({
+      name: "Deleted member",
+      username: `deleted_${seller.id}`,
+      email: `deleted-${seller.id}@deleted.invalid`,
+      password_hash: null,
+      status: "banned",
+    });
     expect(row.deleted_at).toBeInstanceOf(Date);
     expect(await sessionsOf(seller.id)).toBe(0);
     expect((await t.db("gigs").where({ id: gig.id }).first("status")).status).not.toBe("published");
@@ -164,15 +199,35 @@ describe("deleteUser", () => {
     ]);
     // Gone for good: not deleted twice, never activated again.
     expect(await deleteUser(adminActor, { userId: seller.id }, opts())).toMatchObject({ ok: false, error: "not_found" });
-    expect(await changeUserStatus(adminActor, { userId: seller.id, action: "activate" }, opts())).toMatchObject({ ok: false, error: "conflict", code: "member.deleted", params: { name: "Deleted member" } });
+    expect(await changeUserStatus(adminActor, { userId: seller.id, action: "activate" }, opts())).toMatchObject({
+      ok: false,
+      error: "conflict",
+      code: "member.deleted",
+      params: { name: "Deleted member" },
+    });
   });
 
   it("refuses while the member has an order under way (escrow needs both parties), and allows it once the order is done", async () => {
     const buyer = await member({ name: "Busy Buyer" });
     const seller = await member({ role: "freelancer" });
     // An order row as checkout leaves one once paid (arranged directly: the refusal is under test, not checkout).
-    const [order] = await t.db("orders")
-      .insert({ buyer_id: buyer.id, seller_id: seller.id, gig_title: "Menu board", tier: "basic", package_name: "Basic", price_ugx: 50_000, buyer_fee_ugx: 2_500, seller_fee_ugx: 10_000, ugx_per_usd: 3700, delivery_days: 3, revisions_allowed: 1, status: "in_progress", checkout_key: "open-order-key-1" })
+    const [order] = await t
+      .db("orders")
+      .insert({
+        buyer_id: buyer.id,
+        seller_id: seller.id,
+        gig_title: "Menu board",
+        tier: "basic",
+        package_name: "Basic",
+        price_ugx: 50_000,
+        buyer_fee_ugx: 2_500,
+        seller_fee_ugx: 10_000,
+        ugx_per_usd: 3700,
+        delivery_days: 3,
+        revisions_allowed: 1,
+        status: "in_progress",
+        checkout_key: "open-order-key-1",
+      })
       .returning("id");
     for (const id of [buyer.id, seller.id]) {
       expect(await deleteUser(adminActor, { userId: id }, opts())).toMatchObject({ ok: false, error: "conflict", code: "member.open_orders" });
@@ -184,7 +239,14 @@ describe("deleteUser", () => {
     // The order still names its (now anonymous) buyer.
     expect(await t.db("orders as o").join("users as u", "u.id", "o.buyer_id").where("o.id", order.id).first("u.name")).toEqual({ name: "Deleted member" });
     // The seller has earnings waiting: those must be paid out first (the payout number goes with the account).
-    await postEntries(t.db, { key: `test-earnings-${seller.id}`, kind: "test", postings: [{ account: platform.clearing, amountUgx: -40_000 }, { account: sellerAvailable(seller.id), amountUgx: 40_000 }] });
+    await postEntries(t.db, {
+      key: `test-earnings-${seller.id}`,
+      kind: "test",
+      postings: [
+        { account: platform.clearing, amountUgx: -40_000 },
+        { account: sellerAvailable(seller.id), amountUgx: 40_000 },
+      ],
+    });
     expect(await deleteUser(adminActor, { userId: seller.id }, opts())).toMatchObject({ ok: false, error: "conflict", code: "member.money_held" });
     expect(await t.db("users").where({ id: seller.id }).first("deleted_at")).toEqual({ deleted_at: null });
   });
@@ -198,7 +260,12 @@ describe("deleteUser", () => {
 });
 
 /** A request to the test server as a visitor of one host (a Host header: Node's fetch cannot set one). */
-function request(host: "main" | "admin", method: "GET" | "POST", target: string, { cookie = adminCookie, form }: { cookie?: string | null; form?: [string, string][] } = {}) {
+function request(
+  host: "main" | "admin",
+  method: "GET" | "POST",
+  target: string,
+  { cookie = adminCookie, form }: { cookie?: string | null; form?: [string, string][] } = {},
+) {
   const origin = host === "admin" ? server.adminUrl : server.baseUrl;
   const body = form ? new URLSearchParams(form).toString() : undefined;
   const headers: Record<string, string> = { Host: new URL(origin).host, Origin: origin, "X-Forwarded-For": "198.51.100.77" };
@@ -209,7 +276,9 @@ function request(host: "main" | "admin", method: "GET" | "POST", target: string,
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (chunk) => (text += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, location: res.headers.location, body: text.replace(/<!-- -->/g, "").replace(/&#x27;/g, "'") }));
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, location: res.headers.location, body: text.replace(/<!-- -->/g, "").replace(/&#x27;/g, "'") }),
+      );
     });
     req.on("error", reject);
     req.end(body);
@@ -245,7 +314,17 @@ describe("the Users screen without JavaScript", () => {
     expect(namesIn(none.body)).toEqual([]);
     // The row shows what docs/product.md lists, and only the actions the member's status allows.
     const row = /<tr>(?:(?!<\/tr>).)*Brian Screen(?:(?!<\/tr>).)*<\/tr>/s.exec((await request("admin", "GET", "/users?q=bri_screen")).body)![0];
-    for (const text of ["brian@mail.example.ug", "bri_screen", "Freelancer", "Suspended", "Never", "Ban Brian Screen", "Activate Brian Screen", "Delete Brian Screen"]) expect(row).toContain(text);
+    for (const text of [
+      "brian@mail.example.ug",
+      "bri_screen",
+      "Freelancer",
+      "Suspended",
+      "Never",
+      "Ban Brian Screen",
+      "Activate Brian Screen",
+      "Delete Brian Screen",
+    ])
+      expect(row).toContain(text);
     expect(row).not.toContain("Suspend Brian Screen");
   });
 
@@ -270,7 +349,12 @@ describe("the Users screen without JavaScript", () => {
     const m = await member({ name: "Wasswa Screen", username: "wasswa_screen" });
     const cookie = `soko_session=${await createSession(t.db, m.id)}`;
     expect((await request("main", "GET", "/dashboard", { cookie })).status).toBe(200);
-    const res = await request("main", "POST", "/admin/users?q=wasswa", { form: [["intent", "suspend"], ["userId", String(m.id)]] });
+    const res = await request("main", "POST", "/admin/users?q=wasswa", {
+      form: [
+        ["intent", "suspend"],
+        ["userId", String(m.id)],
+      ],
+    });
     expect(res.status).toBe(303);
     expect(res.location).toBe(`/admin/users?q=wasswa&done=suspend&who=${m.id}`);
     expect((await request("main", "GET", res.location!)).body).toContain("Wasswa Screen was suspended.");
@@ -282,13 +366,24 @@ describe("the Users screen without JavaScript", () => {
 
   it("deletes only after the confirmation page", async () => {
     const m = await member({ name: "Kato Screen", username: "kato_screen" });
-    const asked = await request("admin", "POST", "/users?q=kato", { form: [["intent", "delete"], ["userId", String(m.id)]] });
+    const asked = await request("admin", "POST", "/users?q=kato", {
+      form: [
+        ["intent", "delete"],
+        ["userId", String(m.id)],
+      ],
+    });
     expect(asked).toMatchObject({ status: 303, location: `/users?q=kato&confirm=delete&id=${m.id}` });
     expect(await t.db("users").where({ id: m.id }).first("deleted_at")).toEqual({ deleted_at: null });
     const confirm = await request("admin", "GET", asked.location!);
     expect(confirm.body).toContain(DELETE_CONFIRMATION);
     expect(confirm.body).toContain("Delete Kato Screen?");
-    const done = await request("admin", "POST", "/users?q=kato", { form: [["intent", "delete"], ["userId", String(m.id)], ["confirm", "yes"]] });
+    const done = await request("admin", "POST", "/users?q=kato", {
+      form: [
+        ["intent", "delete"],
+        ["userId", String(m.id)],
+        ["confirm", "yes"],
+      ],
+    });
     expect(done).toMatchObject({ status: 303, location: `/users?q=kato&done=delete&who=${m.id}` });
     expect((await request("admin", "GET", done.location!)).body).toContain("The member was deleted.");
     expect((await t.db("users").where({ id: m.id }).first("name")).name).toBe("Deleted member");
@@ -297,35 +392,97 @@ describe("the Users screen without JavaScript", () => {
   });
 
   it("bulk: refuses nothing selected and unknown members (nothing changes), activates a selection", async () => {
-    const nothing = await request("admin", "POST", "/users", { form: [["intent", "bulk"], ["action", "ban"]] });
+    const nothing = await request("admin", "POST", "/users", {
+      form: [
+        ["intent", "bulk"],
+        ["action", "ban"],
+      ],
+    });
     expect(nothing.status).toBe(400);
     expect(nothing.body).toContain(NOTHING_SELECTED);
-    const unknown = await request("admin", "POST", "/users", { form: [["intent", "bulk"], ["action", "ban"], ["userIds", String(amina.id)], ["userIds", "424242"]] });
+    const unknown = await request("admin", "POST", "/users", {
+      form: [
+        ["intent", "bulk"],
+        ["action", "ban"],
+        ["userIds", String(amina.id)],
+        ["userIds", "424242"],
+      ],
+    });
     expect(unknown.status).toBe(409);
     expect(unknown.body).toContain("No such members: #424242. Nothing was changed.");
     expect(await statusOf(amina.id)).toBe("active");
-    const forged = await request("admin", "POST", "/users", { form: [["intent", "bulk"], ["action", "ban"], ["userIds", "1; DROP TABLE users"]] });
+    const forged = await request("admin", "POST", "/users", {
+      form: [
+        ["intent", "bulk"],
+        ["action", "ban"],
+        ["userIds", "1; DROP TABLE users"],
+      ],
+    });
     expect(forged.status).toBe(400);
     expect(forged.body).toContain("Choose members from the list");
-    const ok = await request("admin", "POST", "/users?status=suspended", { form: [["intent", "bulk"], ["action", "activate"], ["userIds", String(brian.id)], ["userIds", String(amina.id)]] });
+    const ok = await request("admin", "POST", "/users?status=suspended", {
+      form: [
+        ["intent", "bulk"],
+        ["action", "activate"],
+        ["userIds", String(brian.id)],
+        ["userIds", String(amina.id)],
+      ],
+    });
     expect(ok).toMatchObject({ status: 303, location: "/users?status=suspended&done=bulk-activate&changed=1&skipped=1" });
     expect((await request("admin", "GET", ok.location!)).body).toContain("1 member activated. 1 member left as they were (already so).");
     expect(await statusOf(brian.id)).toBe("active");
   });
 
   it("refuses the admin's own account with 409 and the reason; a bad action with 400", async () => {
-    const own = await request("admin", "POST", "/users", { form: [["intent", "ban"], ["userId", String(admin.id)]] });
+    const own = await request("admin", "POST", "/users", {
+      form: [
+        ["intent", "ban"],
+        ["userId", String(admin.id)],
+      ],
+    });
     expect(own.status).toBe(409);
     expect(own.body).toContain(OWN_ACCOUNT);
     // A refusal about a member shows in that member's row.
     const suspended = await member({ name: "Already Suspended", username: "already_susp", status: "suspended" });
-    const again = await request("admin", "POST", "/users?q=already_susp", { form: [["intent", "suspend"], ["userId", String(suspended.id)]] });
+    const again = await request("admin", "POST", "/users?q=already_susp", {
+      form: [
+        ["intent", "suspend"],
+        ["userId", String(suspended.id)],
+      ],
+    });
     expect(again.status).toBe(409);
     expect(again.body).toMatch(new RegExp(`<ul id="user-${suspended.id}-error"[^>]*><li>Already Suspended is not active, so cannot be suspended.</li>`));
     expect(await statusOf(admin.id)).toBe("active");
-    expect((await request("admin", "POST", "/users", { form: [["intent", "promote"], ["userId", String(amina.id)]] })).status).toBe(400);
-    expect((await request("admin", "POST", "/users", { form: [["intent", "ban"], ["userId", "abc"]] })).status).toBe(400);
-    expect((await request("admin", "POST", "/users", { form: [["intent", "ban"], ["userId", "777777"]] })).status).toBe(404);
+    expect(
+      (
+        await request("admin", "POST", "/users", {
+          form: [
+            ["intent", "promote"],
+            ["userId", String(amina.id)],
+          ],
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await request("admin", "POST", "/users", {
+          form: [
+            ["intent", "ban"],
+            ["userId", "abc"],
+          ],
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await request("admin", "POST", "/users", {
+          form: [
+            ["intent", "ban"],
+            ["userId", "777777"],
+          ],
+        })
+      ).status,
+    ).toBe(404);
   });
 });
 
@@ -333,7 +490,10 @@ describe("the audit screen", () => {
   it("lists the log newest first with admin, action, target (linked), details and IP; filters by action and admin", async () => {
     const m = await member({ name: "Audit Target", username: "audit_target" });
     expect((await changeUserStatus(adminActor, { userId: m.id, action: "ban" }, opts())).ok).toBe(true);
-    for (const [host, path, link] of [["main", "/admin/audit", `/admin/users?member=${m.id}`], ["admin", "/audit", `/users?member=${m.id}`]] as const) {
+    for (const [host, path, link] of [
+      ["main", "/admin/audit", `/admin/users?member=${m.id}`],
+      ["admin", "/audit", `/users?member=${m.id}`],
+    ] as const) {
       const page = await request(host, "GET", path);
       expect(page.status).toBe(200);
       const first = /<tbody>\s*<tr>(.*?)<\/tr>/s.exec(page.body)![1]!;

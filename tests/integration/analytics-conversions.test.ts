@@ -17,10 +17,20 @@ import { createSession, createUser } from "../support/factories";
 import { gigFormData, VALID_GIG_FIELDS } from "../support/gig-form";
 import type { TestServer } from "../support/test-server";
 
-const ANDROID =
-  "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
+const ANDROID = "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
 
-type Row = { event_id: string; session_id: string; user_id: number; platform: string; conversion_type: string; value: number; metadata: string; ip: string; country: string; event_time: string };
+type Row = {
+  event_id: string;
+  session_id: string;
+  user_id: number;
+  platform: string;
+  conversion_type: string;
+  value: number;
+  metadata: string;
+  ip: string;
+  country: string;
+  event_time: string;
+};
 
 describe("conversions that are business facts", () => {
   let t: TestDatabase;
@@ -32,7 +42,10 @@ describe("conversions that are business facts", () => {
 
   beforeAll(async () => {
     t = await createTestDatabase();
-    for (const [key, role] of [["buyer", "client"], ["seller", "freelancer"]] as const) {
+    for (const [key, role] of [
+      ["buyer", "client"],
+      ["seller", "freelancer"],
+    ] as const) {
       ids[key] = (await createUser(t.db, { role, name: `Test ${key}`, email: `${key}@example.ug` })).id;
       tokens[key] = await createSession(t.db, ids[key]!);
     }
@@ -75,7 +88,9 @@ describe("conversions that are business facts", () => {
     const fake = await post({ ...event(), conversion_type: "order_placed", value: 9_999_999, metadata: { gig: 1 } });
     expect(fake.status).toBe(400);
     const answer = (await fake.json()) as { error: string; issues: { message: string }[] };
-    expect(answer.issues[0]!.message).toMatch(/order_placed is recorded by the server, not sent from a browser: send one of search, package_selected, contact_seller/);
+    expect(answer.issues[0]!.message).toMatch(
+      /order_placed is recorded by the server, not sent from a browser: send one of search, package_selected, contact_seller/,
+    );
 
     // A step a browser may report, with a value: stored, and still no money in the report.
     const step = { ...event(), conversion_type: "package_selected", value: 9_999_999 };
@@ -88,7 +103,11 @@ describe("conversions that are business facts", () => {
   it("records one signup, from the server, when someone joins through the /register form", async () => {
     const tab = `${Date.now()}-t4bs3ss10n`;
     const join = (email: string, ip: string, cookie: string) =>
-      submit("/register", { name: "Amina Nansubuga", email, role: "client", password: "a-long-password", confirmPassword: "a-long-password" }, { "X-Forwarded-For": ip, Cookie: cookie });
+      submit(
+        "/register",
+        { name: "Amina Nansubuga", email, role: "client", password: "a-long-password", confirmPassword: "a-long-password" },
+        { "X-Forwarded-For": ip, Cookie: cookie },
+      );
 
     // Analytics allowed: the member and the tracker's session (its soko_sid cookie) are on the row.
     const before = Date.now();
@@ -98,7 +117,15 @@ describe("conversions that are business facts", () => {
     const amina = Number((await t.db("users").where({ email: "amina@example.ug" }).first("id")).id);
     await expect.poll(async () => (await stored("signup")).length, { timeout: 15_000 }).toBe(1);
     const [row] = await stored("signup");
-    expect(row).toMatchObject({ user_id: amina, session_id: tab, platform: "server", value: 0, metadata: '{"role":"client"}', ip: "41.210.145.0", country: "Uganda" });
+    expect(row).toMatchObject({
+      user_id: amina,
+      session_id: tab,
+      platform: "server",
+      value: 0,
+      metadata: '{"role":"client"}',
+      ip: "41.210.145.0",
+      country: "Uganda",
+    });
     expect(Date.parse(`${row!.event_time.replace(" ", "T")}Z`)).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
 
     // Not allowed (no choice, or "denied"): counted all the same, but anonymous, in the server's own session
@@ -137,10 +164,14 @@ describe("conversions that are business facts", () => {
     // (conversion:gig_published:<id>), so it is not sent again; every report counts one.
     const again = await submit(`/gig/${gigId}/edit`, form("publish"), seller);
     expect(again.headers.get("location")).toBe("/dashboard?gig=published");
-    expect(await t.db("effects").where({ dedupe_key: `conversion:gig_published:${gigId}` }).pluck("id")).toHaveLength(1);
+    expect(
+      await t
+        .db("effects")
+        .where({ dedupe_key: `conversion:gig_published:${gigId}` })
+        .pluck("id"),
+    ).toHaveLength(1);
     await expect.poll(async () => (await t.db("effects").whereNull("done_at").pluck("id")).length, { timeout: 15_000 }).toBe(0);
     expect(await stored("gig_published")).toHaveLength(1);
     expect(await once("gig_published")).toHaveLength(1);
   });
-
 });

@@ -17,10 +17,8 @@ import { createSession, createUser } from "../support/factories";
 import { inOneWindow } from "../support/one-window";
 import { freePort, startTestServer, type TestServer } from "../support/test-server";
 
-const ANDROID =
-  "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
-const IPAD =
-  "Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
+const ANDROID = "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
+const IPAD = "Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
 const WINDOWS = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
 const GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 
@@ -41,7 +39,12 @@ function client(baseUrl: () => string) {
   return async function post(
     endpoint: string,
     body: unknown,
-    { ip = privateAddress(), userAgent = ANDROID, headers = {}, raw = false }: { ip?: string; userAgent?: string; headers?: Record<string, string>; raw?: boolean } = {},
+    {
+      ip = privateAddress(),
+      userAgent = ANDROID,
+      headers = {},
+      raw = false,
+    }: { ip?: string; userAgent?: string; headers?: Record<string, string>; raw?: boolean } = {},
   ): Promise<Answer> {
     const res = await fetch(`${baseUrl()}/api/v1/analytics/${endpoint}`, {
       method: "POST",
@@ -155,7 +158,14 @@ describe("tracking endpoints", () => {
     });
 
     it("exactly 100 events, and a body just under 64 KB", async () => {
-      expect((await post("action", Array.from({ length: 100 }, () => action()))).status).toBe(202);
+      expect(
+        (
+          await post(
+            "action",
+            Array.from({ length: 100 }, () => action()),
+          )
+        ).status,
+      ).toBe(202);
       const big = [action({ error_stack: "s".repeat(4000) })];
       while (JSON.stringify([...big, big[0]]).length <= MAX_BODY_BYTES) big.push(action({ error_stack: "s".repeat(4000) }));
       expect(JSON.stringify(big).length).toBeGreaterThan(MAX_BODY_BYTES - 4_500);
@@ -278,7 +288,12 @@ describe("tracking endpoints", () => {
     });
 
     it("101 events: 400", async () => {
-      const res = await refused(() => post("action", Array.from({ length: 101 }, () => action())));
+      const res = await refused(() =>
+        post(
+          "action",
+          Array.from({ length: 101 }, () => action()),
+        ),
+      );
       expect(res.status).toBe(400);
       expect(res.body.error).toMatch(/at most 100 per request, this one has 101/);
     });
@@ -318,9 +333,7 @@ describe("tracking endpoints", () => {
     });
 
     it("a body that is neither JSON nor text: 415", async () => {
-      const res = await refused(() =>
-        post("action", "event_id=1", { raw: true, headers: { "Content-Type": "application/x-www-form-urlencoded" } }),
-      );
+      const res = await refused(() => post("action", "event_id=1", { raw: true, headers: { "Content-Type": "application/x-www-form-urlencoded" } }));
       expect(res.status).toBe(415);
       expect(res.body.error).toMatch(/application\/json or text\/plain/);
     });
@@ -329,8 +342,17 @@ describe("tracking endpoints", () => {
       const pageview = { event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now(), page: "/" };
       const conversion = { event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now(), conversion_type: "signup" };
       const userAction = { event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now(), action: "saved_gig" };
-      for (const [endpoint, event] of [["pageview", pageview], ["conversion", conversion], ["user-action", userAction]] as const) {
-        const attempts: Record<string, string>[] = [{}, { Authorization: "Bearer not-a-real-token" }, { Cookie: "soko_session=forged" }, { Authorization: `Bearer ${token}x` }];
+      for (const [endpoint, event] of [
+        ["pageview", pageview],
+        ["conversion", conversion],
+        ["user-action", userAction],
+      ] as const) {
+        const attempts: Record<string, string>[] = [
+          {},
+          { Authorization: "Bearer not-a-real-token" },
+          { Cookie: "soko_session=forged" },
+          { Authorization: `Bearer ${token}x` },
+        ];
         for (const headers of attempts) {
           const res = await refused(() => post(endpoint, event, { headers }));
           expect(res.status, `${endpoint} ${JSON.stringify(headers)}`).toBe(401);
@@ -382,7 +404,13 @@ describe("tracking endpoints", () => {
       const admin = action();
       const status = await new Promise<number | undefined>((resolve, reject) => {
         const body = JSON.stringify(admin);
-        const headers = { "Content-Type": "text/plain", "Content-Length": Buffer.byteLength(body), "User-Agent": ANDROID, Host: new URL(server.adminUrl).host, Origin: server.adminUrl };
+        const headers = {
+          "Content-Type": "text/plain",
+          "Content-Length": Buffer.byteLength(body),
+          "User-Agent": ANDROID,
+          Host: new URL(server.adminUrl).host,
+          Origin: server.adminUrl,
+        };
         const req = http.request({ host: "127.0.0.1", port: server.port, path: "/api/v1/analytics/action", method: "POST", headers }, (res) => {
           res.resume();
           res.on("end", () => resolve(res.statusCode));
@@ -503,7 +531,15 @@ describe("tracking endpoints", () => {
     });
 
     it("a session event keeps the browser's user agent, or takes the request's", async () => {
-      const stated = { event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now(), user_agent: "Stated/1.0", screen_resolution: "1280x720", timezone: "Africa/Kampala", platform: "web" };
+      const stated = {
+        event_id: randomUUID(),
+        session_id: "1764000000000-k3j9x2",
+        timestamp: Date.now(),
+        user_agent: "Stated/1.0",
+        screen_resolution: "1280x720",
+        timezone: "Africa/Kampala",
+        platform: "web",
+      };
       const silent = { event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now() };
       expect((await post("session", [stated, silent])).status).toBe(202);
       expect(await reader.find(stated.event_id)).toMatchObject({ kind: "session", user_agent: "Stated/1.0", screen_resolution: "1280x720", platform: "web" });
@@ -515,10 +551,23 @@ describe("tracking endpoints", () => {
       expect((await post("pageview", pageview, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(202);
       expect(await reader.find(pageview.event_id)).toMatchObject({ kind: "pageview", user_id: userId, page: "/dashboard", title: "Dashboard" });
 
-      const conversion = { event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now(), conversion_type: "package_selected", value: 150000, metadata: { gig: 12 } };
+      const conversion = {
+        event_id: randomUUID(),
+        session_id: "1764000000000-k3j9x2",
+        timestamp: Date.now(),
+        conversion_type: "package_selected",
+        value: 150000,
+        metadata: { gig: 12 },
+      };
       const cookie = { Cookie: `soko_consent=granted; soko_session=${token}`, Origin: server.baseUrl };
       expect((await post("conversion", conversion, { headers: cookie })).status).toBe(202);
-      expect(await reader.find(conversion.event_id)).toMatchObject({ kind: "conversion", user_id: userId, conversion_type: "package_selected", value: 150000, metadata: '{"gig":12}' });
+      expect(await reader.find(conversion.event_id)).toMatchObject({
+        kind: "conversion",
+        user_id: userId,
+        conversion_type: "package_selected",
+        value: 150000,
+        metadata: '{"gig":12}',
+      });
 
       const userAction = { event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now(), action: "saved_gig", details: { gig: 3 } };
       expect((await post("user-action", userAction, { headers: { Cookie: `soko_session=${token}` } })).status).toBe(202);
@@ -642,9 +691,7 @@ describe("tracking endpoints while Redis is unreachable", () => {
     expect(await page.text()).toContain("</html>");
 
     redisServer = await startRedis(redisPort);
-    await expect
-      .poll(async () => (await post("action", action())).status, { timeout: 10_000, interval: 200 })
-      .toBe(202);
+    await expect.poll(async () => (await post("action", action())).status, { timeout: 10_000, interval: 200 }).toBe(202);
     const check = createRedis(`redis://127.0.0.1:${redisPort}`, { maxRetriesPerRequest: null });
     try {
       expect(await queueReader(prefix, check).count()).toBeGreaterThanOrEqual(1);

@@ -136,8 +136,7 @@ function parseCsv(text: string): string[][] {
       if (c === '"' && text[i + 1] === '"') {
         cell += '"';
         i++;
-      }
-      else if (c === '"') quoted = false;
+      } else if (c === '"') quoted = false;
       else cell += c;
     } else if (c === '"') quoted = true;
     else if (c === ",") {
@@ -148,8 +147,7 @@ function parseCsv(text: string): string[][] {
       rows.push(row);
       row = [];
       cell = "";
-    }
-    else cell += c;
+    } else cell += c;
   }
   if (cell !== "" || row.length > 0) {
     row.push(cell);
@@ -162,7 +160,10 @@ const auditRows = () => t.db("admin_audit_log").where({ action: "analytics.expor
 
 describe("the CSV export", () => {
   it("is for admins only, on both hosts", async () => {
-    expect(await request("main", "GET", "/admin/analytics/export?range=7d&report=pages", memberCookie)).toMatchObject({ status: 302, headers: { location: "/" } });
+    expect(await request("main", "GET", "/admin/analytics/export?range=7d&report=pages", memberCookie)).toMatchObject({
+      status: 302,
+      headers: { location: "/" },
+    });
     expect((await request("admin", "GET", "/analytics/export?range=7d&report=pages", memberCookie)).status).toBe(403);
     expect((await request("main", "GET", "/admin/analytics/export?range=7d&report=pages")).headers.location).toMatch(/^\/login\?redirectTo=/);
     expect((await request("main", "POST", "/admin/analytics/export?range=7d", adminCookie)).status).toBe(405);
@@ -222,7 +223,12 @@ describe("the CSV export", () => {
       { admin_id: adminId, target_type: "analytics", target_id: "pages", details: { report: "pages", range: "1d" } },
       { admin_id: adminId, target_type: "analytics", target_id: "sessions", details: { report: "sessions", range: "1d" } },
       { admin_id: adminId, target_type: "analytics", target_id: "conversions", details: { report: "conversions", range: "30d" } },
-      { admin_id: adminId, target_type: "analytics", target_id: "actions", details: { report: "actions", range: "custom", from: "2026-01-01", to: "2026-01-31" } },
+      {
+        admin_id: adminId,
+        target_type: "analytics",
+        target_id: "actions",
+        details: { report: "actions", range: "custom", from: "2026-01-01", to: "2026-01-31" },
+      },
     ]);
   });
 
@@ -256,7 +262,10 @@ describe("the CSV export", () => {
     const target = `/admin/analytics/export?range=custom&from=${day}&to=${day}&report=pageviews`;
     const running = () =>
       admin
-        .query({ query: `SELECT count() AS n FROM system.processes WHERE query LIKE '%FORMAT CSVWithNames%' AND query NOT LIKE '%system.processes%'`, format: "JSONEachRow" })
+        .query({
+          query: `SELECT count() AS n FROM system.processes WHERE query LIKE '%FORMAT CSVWithNames%' AND query NOT LIKE '%system.processes%'`,
+          format: "JSONEachRow",
+        })
         .then((r) => r.json<{ n: number }>())
         .then((rows) => Number(rows[0]?.n ?? 0));
     let received = 0;
@@ -321,7 +330,10 @@ describe("a slow download compressed for a browser", () => {
       req.on("error", reject);
       req.end();
     });
-    const lines = gunzipSync(body).toString("utf8").split("\n").filter((line) => line !== "");
+    const lines = gunzipSync(body)
+      .toString("utf8")
+      .split("\n")
+      .filter((line) => line !== "");
     expect(lines.length).toBe(1 + 400_000);
   }, 60_000);
 });

@@ -177,9 +177,18 @@ describe.each(ENGINES)("analytics insights ($name)", ({ engine, build }) => {
       ],
     });
     // All devices: the desktop's click too; 30 days take in #8 as well.
-    expect(await heatmap(client, "/gig/1", "7d", { now: NOW })).toMatchObject({ clicks: 6, unplaced: 1, cells: expect.arrayContaining([{ row: 0, col: 0, clicks: 3 }]) });
+    expect(await heatmap(client, "/gig/1", "7d", { now: NOW })).toMatchObject({
+      clicks: 6,
+      unplaced: 1,
+      cells: expect.arrayContaining([{ row: 0, col: 0, clicks: 3 }]),
+    });
     expect((await heatmap(client, "/gig/1", "30d", { now: NOW })).cells[0]).toEqual({ row: 0, col: 0, clicks: 4 });
-    expect(await heatmap(client, "/gig/1", "7d", { now: NOW, device: "desktop" })).toMatchObject({ clicks: 1, unplaced: 0, rows: 10, cells: [{ row: 0, col: 0, clicks: 1 }] });
+    expect(await heatmap(client, "/gig/1", "7d", { now: NOW, device: "desktop" })).toMatchObject({
+      clicks: 1,
+      unplaced: 0,
+      rows: 10,
+      cells: [{ row: 0, col: 0, clicks: 1 }],
+    });
     await expect(heatmap(client, "/gig/1", "7d", { now: NOW, device: "fridge" as "mobile" })).rejects.toThrow(/unknown device/);
     // A page nobody clicked: an empty outline of 10 rows.
     expect(await heatmap(client, "/nowhere", "7d", { now: NOW })).toMatchObject({ clicks: 0, unplaced: 0, rows: 10, cells: [] });
@@ -263,7 +272,14 @@ describe.each(ENGINES)("analytics insights ($name)", ({ engine, build }) => {
       ],
       conversions: [{ type: "order_placed", count: 1, value: 150_000 }],
     });
-    expect(await memberAnalytics(client, 99, "30d", { now: NOW_J })).toMatchObject({ sessions: 0, pageViews: 0, firstSeen: null, lastSeen: null, devices: [], pages: [] });
+    expect(await memberAnalytics(client, 99, "30d", { now: NOW_J })).toMatchObject({
+      sessions: 0,
+      pageViews: 0,
+      firstSeen: null,
+      lastSeen: null,
+      devices: [],
+      pages: [],
+    });
   });
 });
 
@@ -295,7 +311,12 @@ describe("analytics insight screens", () => {
       action(2, "r1", ago(49), "/gig/5", "click", 20, 30, { user_id: memberId }),
       action(3, "r1", ago(48), "/gig/5", "click", 90, 10, { user_id: memberId }),
     ]);
-    await insert("pageviews", [pv(11, "r1", ago(51), "/", { user_id: memberId }), pv(12, "r1", ago(50), "/gig/5", { user_id: memberId }), pv(14, "r1", ago(46), "/gig/5/order"), pv(13, "r2", ago(40), "/search")]);
+    await insert("pageviews", [
+      pv(11, "r1", ago(51), "/", { user_id: memberId }),
+      pv(12, "r1", ago(50), "/gig/5", { user_id: memberId }),
+      pv(14, "r1", ago(46), "/gig/5/order"),
+      pv(13, "r2", ago(40), "/search"),
+    ]);
     await insert("conversions", [conv(21, "r1", ago(45), "order_placed", 75_000, { user_id: memberId })]);
     server = await startTestServer({ DATABASE_URL: t.url, CLICKHOUSE_DATABASE: database });
   });

@@ -11,8 +11,7 @@ import { quoteList } from "~/analytics/clickhouse-sql.server";
 import { startAnalyticsPipeline } from "../support/analytics-events";
 import type { TestServer } from "../support/test-server";
 
-const ANDROID =
-  "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
+const ANDROID = "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
 
 type Stored = { ip: string; country: string; city: string };
 

@@ -39,7 +39,19 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Range } from "~/analytics/events";
 import { parsePeriod } from "~/analytics/period";
-import { activeUsers, browsers, conversions, countries, pageViews, periodWindow, realTime, referrers, sessionReport, traffic, userActivity } from "~/analytics/reports.server";
+import {
+  activeUsers,
+  browsers,
+  conversions,
+  countries,
+  pageViews,
+  periodWindow,
+  realTime,
+  referrers,
+  sessionReport,
+  traffic,
+  userActivity,
+} from "~/analytics/reports.server";
 import { sources } from "~/analytics/rollup-sources.server";
 import { buildRollups } from "~/analytics/rollups.server";
 import { ENGINES } from "../support/clickhouse-engines";
@@ -104,15 +116,7 @@ const pv = (id: number, session: string, at: string, page: string, received?: st
   url: `https://soko.example${page}`,
   referrer: REFERRERS[id] ?? "",
 });
-const act = (
-  id: number,
-  session: string,
-  at: string,
-  page: string,
-  action_type: string,
-  value = 0,
-  received?: string,
-) => ({
+const act = (id: number, session: string, at: string, page: string, action_type: string, value = 0, received?: string) => ({
   ...common(id, session, at, received),
   action_type,
   page,
@@ -219,8 +223,22 @@ const USER_ACTIONS = [
 /** For the countries' top-10 cut: one page view per session on 2025-05-31, read with now = 2025-06-01. */
 const COUNTRIES_NOW = new Date("2025-06-01T00:00:00Z");
 const COUNTRY_SESSIONS = [
-  "Uganda", "Uganda", "Uganda", "Kenya", "Kenya", "Zambia", "Unknown", "Tanzania", "South Sudan",
-  "South Africa", "Rwanda", "Nigeria", "Ghana", "Ethiopia", "DR Congo", "Burundi",
+  "Uganda",
+  "Uganda",
+  "Uganda",
+  "Kenya",
+  "Kenya",
+  "Zambia",
+  "Unknown",
+  "Tanzania",
+  "South Sudan",
+  "South Africa",
+  "Rwanda",
+  "Nigeria",
+  "Ghana",
+  "Ethiopia",
+  "DR Congo",
+  "Burundi",
 ];
 const COUNTRY_PAGEVIEWS = COUNTRY_SESSIONS.map((country, i) => ({
   ...pv(300 + i, `c${i}`, `2025-05-31 ${String(8 + (i % 10)).padStart(2, "0")}:00:00`, "/"),
@@ -281,7 +299,9 @@ describe.each(ENGINES)("analytics reports ($name)", ({ engine, build }) => {
       const from = await sources(client, window);
       expect(from.builtPieces).not.toBeNull();
       expect(from.raw).not.toContain(`toDateTime(${window.from + 1})`);
-      expect(from.raw).toContain(`event_time >= toDateTime(${Date.parse("2026-03-09T00:00:00Z") / 1000}) AND event_time < toDateTime(${Date.parse("2026-03-14T00:00:00Z") / 1000})`);
+      expect(from.raw).toContain(
+        `event_time >= toDateTime(${Date.parse("2026-03-09T00:00:00Z") / 1000}) AND event_time < toDateTime(${Date.parse("2026-03-14T00:00:00Z") / 1000})`,
+      );
       expect(from.raw).toContain(`event_time >= toDateTime(${Date.parse("2026-03-15T11:58:00Z") / 1000}) AND event_time < toDateTime(${window.to + 1})`);
     });
   }
@@ -571,7 +591,12 @@ describe.each(ENGINES)("analytics reports ($name)", ({ engine, build }) => {
         browsers(client, range, { now: NOW }),
         conversions(client, range, { now: NOW }),
       ]);
-      expect(await sessionReport(client, range, { now: NOW })).toEqual({ activity, countries: byCountry, browsers: byBrowser, conversionRate: converted.conversionRate });
+      expect(await sessionReport(client, range, { now: NOW })).toEqual({
+        activity,
+        countries: byCountry,
+        browsers: byBrowser,
+        conversionRate: converted.conversionRate,
+      });
     });
     it("cuts the countries at 10 and answers zeros for an empty period, as the separate reports do", async () => {
       expect((await sessionReport(client, "1d", { now: COUNTRIES_NOW })).countries).toEqual(await countries(client, "1d", { now: COUNTRIES_NOW }));
@@ -640,7 +665,16 @@ describe.each(ENGINES)("analytics reports ($name)", ({ engine, build }) => {
       // by s1 s2 s3 s4 s12 s13. 2 + 2 + 18 = 22, the 7d total.
       const points = await traffic(client, "7d", { now: NOW });
       expect(points.map((p) => p.at)).toEqual([8, 9, 10, 11, 12, 13, 14, 15].map((d) => at(`2026-03-${String(d).padStart(2, "0")}T00:00:00Z`)));
-      expect(points.map((p) => [p.views, p.sessions])).toEqual([[2, 1], [0, 0], [0, 0], [0, 0], [0, 0], [0, 0], [2, 1], [18, 6]]);
+      expect(points.map((p) => [p.views, p.sessions])).toEqual([
+        [2, 1],
+        [0, 0],
+        [0, 0],
+        [0, 0],
+        [0, 0],
+        [0, 0],
+        [2, 1],
+        [18, 6],
+      ]);
     });
   });
 
@@ -668,7 +702,10 @@ describe.each(ENGINES)("analytics reports ($name)", ({ engine, build }) => {
 
     it("refuses a window that is not whole seconds or runs backwards", () => {
       // A range starts at the top of the hour N days before now, that second included.
-      expect(periodWindow("1d", new Date("2026-03-15T12:34:56.789Z"))).toEqual({ from: Date.parse("2026-03-14T12:00:00Z") / 1000 - 1, to: Date.parse("2026-03-15T12:34:56Z") / 1000 });
+      expect(periodWindow("1d", new Date("2026-03-15T12:34:56.789Z"))).toEqual({
+        from: Date.parse("2026-03-14T12:00:00Z") / 1000 - 1,
+        to: Date.parse("2026-03-15T12:34:56Z") / 1000,
+      });
       expect(() => periodWindow({ from: 10, to: 5 })).toThrow(/from before to/);
       expect(() => periodWindow({ from: 1.5, to: 5 })).toThrow(/whole seconds/);
     });

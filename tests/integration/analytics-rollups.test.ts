@@ -108,7 +108,11 @@ describe("the reports' derived tables over time", () => {
     const job = await startRollups(env, redis, clickhouse);
     try {
       const built = async () =>
-        (await (await clickhouse.query({ query: `SELECT count() AS n FROM rollup_builds WHERE day = toDate('${day(yesterday)}')`, format: "JSONEachRow" })).json<{ n: string | number }>())[0]!.n;
+        (
+          await (
+            await clickhouse.query({ query: `SELECT count() AS n FROM rollup_builds WHERE day = toDate('${day(yesterday)}')`, format: "JSONEachRow" })
+          ).json<{ n: string | number }>()
+        )[0]!.n;
       await expect.poll(async () => Number(await built()), { timeout: 20_000 }).toBe(1);
     } finally {
       await job.close();
@@ -178,7 +182,9 @@ describe("a window that cuts a built day", () => {
     });
     const built = await buildRollups(cut, { now: new Date(Date.parse("2026-11-12T12:00:00Z")) });
     expect(built.built.map((b) => b.day)).toEqual(["2026-11-10", "2026-11-11"]);
-    const hours = await (await cut.query({ query: "SELECT toString(hour) AS hour, page, toUInt32(views) AS views FROM page_hours ORDER BY hour, page", format: "JSONEachRow" })).json();
+    const hours = await (
+      await cut.query({ query: "SELECT toString(hour) AS hour, page, toUInt32(views) AS views FROM page_hours ORDER BY hour, page", format: "JSONEachRow" })
+    ).json();
     expect(hours).toEqual([
       { hour: "2026-11-10 00:00:00", page: "/a", views: 1 },
       { hour: "2026-11-10 02:00:00", page: "/b", views: 1 },

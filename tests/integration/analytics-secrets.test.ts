@@ -16,8 +16,7 @@ import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createSession, createUser } from "../support/factories";
 import type { TestServer } from "../support/test-server";
 
-const ANDROID =
-  "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
+const ANDROID = "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
 /** The reset link's token: what must appear nowhere in ClickHouse. */
 const SECRET = `SECRET${randomBytes(16).toString("hex")}`;
 const SESSION_ID = "1764000000000-s3cr3t";
@@ -87,7 +86,14 @@ describe("recorded addresses keep no secret", () => {
     // What a tracker sends, honest or not: a route change from the reset page, a signed-in page view, and
     // the page of an action, an error and a user action.
     const anonymous = { ...common(), action_type: "pageview", page: reset, title: "Choose a new password | Soko", url: `${link}#pw`, referrer: link };
-    const search = { ...common(), action_type: "pageview", page: "/search", title: "logo | Search | Soko", url: `${server.baseUrl}/search?q=logo&sort=newest&token=${SECRET}`, referrer: link };
+    const search = {
+      ...common(),
+      action_type: "pageview",
+      page: "/search",
+      title: "logo | Search | Soko",
+      url: `${server.baseUrl}/search?q=logo&sort=newest&token=${SECRET}`,
+      referrer: link,
+    };
     const click = { ...common(), action_type: "click", page: `${reset}#x`, element_tag: "button", x: 1, y: 2 };
     const error = { ...common(), action_type: "error", page: reset, error_message: "TypeError", error_stack: "at app.js:1:2" };
     await track("action", [anonymous, search, click, error]);
@@ -105,9 +111,20 @@ describe("recorded addresses keep no secret", () => {
     expect(JSON.stringify(rows)).not.toContain(SECRET);
     expect(JSON.stringify(rows)).not.toContain("token");
 
-    expect(byId(resetView)).toMatchObject({ table: "pageviews", page: "/reset-password", url: "/reset-password", referrer: "https://mail.example.ug", platform: "web-nojs" });
+    expect(byId(resetView)).toMatchObject({
+      table: "pageviews",
+      page: "/reset-password",
+      url: "/reset-password",
+      referrer: "https://mail.example.ug",
+      platform: "web-nojs",
+    });
     expect(byId(searchView)).toMatchObject({ table: "pageviews", page: "/search", url: "/search?q=logo", referrer: `${server.baseUrl}/reset-password` });
-    expect(byId(anonymous.event_id)).toMatchObject({ table: "pageviews", page: "/reset-password", url: `${server.baseUrl}/reset-password`, referrer: `${server.baseUrl}/reset-password` });
+    expect(byId(anonymous.event_id)).toMatchObject({
+      table: "pageviews",
+      page: "/reset-password",
+      url: `${server.baseUrl}/reset-password`,
+      referrer: `${server.baseUrl}/reset-password`,
+    });
     expect(byId(search.event_id)).toMatchObject({ url: `${server.baseUrl}/search?q=logo&sort=newest` });
     expect(byId(signedIn.event_id)).toMatchObject({ table: "pageviews", url: `${server.baseUrl}/reset-password`, referrer: "https://evil.example" });
     expect(byId(click.event_id)).toMatchObject({ table: "actions", page: "/reset-password" });

@@ -11,7 +11,16 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import { quoteList } from "~/analytics/clickhouse-sql.server";
 import type { QueuedEvent } from "~/analytics/events";
-import { appendEntry, deadLetterKey, deadLetters, INGEST_GROUP, ingestStreamKey, replayDeadLetters, streamDepth, streamEntries } from "~/analytics/ingest-stream.server";
+import {
+  appendEntry,
+  deadLetterKey,
+  deadLetters,
+  INGEST_GROUP,
+  ingestStreamKey,
+  replayDeadLetters,
+  streamDepth,
+  streamEntries,
+} from "~/analytics/ingest-stream.server";
 import { getEnv, parseEnv } from "~/server/env.server";
 import { createRedis } from "~/server/redis.server";
 import { freePort } from "../../scripts/lib/servers";
@@ -67,9 +76,12 @@ function setup() {
   const counters = async () => redis.hgetall(analyticsCountersKey(prefix));
   /** The group's pending entries: id, consumer, idle ms, deliveries. */
   const pending = async () =>
-    ((await redis.xpending(key, INGEST_GROUP, "-", "+", 1000)) as [string, string, number, number][]).map(
-      ([id, consumer, idleMs, deliveries]) => ({ id, consumer, idleMs, deliveries }),
-    );
+    ((await redis.xpending(key, INGEST_GROUP, "-", "+", 1000)) as [string, string, number, number][]).map(([id, consumer, idleMs, deliveries]) => ({
+      id,
+      consumer,
+      idleMs,
+      deliveries,
+    }));
   /** How many entries the group holds for its consumers (XPENDING's summary). */
   const pendingCount = async () => Number(((await redis.xpending(key, INGEST_GROUP)) as [number])[0]);
   /** XINFO GROUPS for the ingest group (pending, lag, last-delivered-id…). */
@@ -113,10 +125,14 @@ async function startBlocked(start: () => Promise<Ingest>): Promise<{ ingest: Ing
   const before = await blockedReads();
   const ingest = await start();
   let readerId: string | undefined;
-  await waitFor(async () => {
-    readerId = [...(await blockedReads())].find((id) => !before.has(id));
-    return readerId !== undefined;
-  }, 5000, "the worker's read to block");
+  await waitFor(
+    async () => {
+      readerId = [...(await blockedReads())].find((id) => !before.has(id));
+      return readerId !== undefined;
+    },
+    5000,
+    "the worker's read to block",
+  );
   return { ingest, readerId: readerId! };
 }
 
@@ -239,10 +255,20 @@ describe("analytics worker: the stream", () => {
     expect(await t.counters()).toEqual({ inserted: "12", failed: "4" });
 
     // Replayed: back in the stream, refused again, dead letters again (counted failed a second time).
-    const moved = await replayDeadLetters(redis, t.prefix, dead.map((d) => d.id));
+    const moved = await replayDeadLetters(
+      redis,
+      t.prefix,
+      dead.map((d) => d.id),
+    );
     expect(moved).toEqual(dead.map((d) => d.id));
     // A second replay of the same ids moves nothing.
-    expect(await replayDeadLetters(redis, t.prefix, dead.map((d) => d.id))).toEqual([]);
+    expect(
+      await replayDeadLetters(
+        redis,
+        t.prefix,
+        dead.map((d) => d.id),
+      ),
+    ).toEqual([]);
     await waitFor(async () => ingest.stats.deadLettered === 8, 15_000, "the replayed entries to be refused again");
     expect((await t.dead()).map((d) => d.events).sort()).toEqual(dead.map((d) => d.events).sort());
     expect(await t.counters()).toEqual({ inserted: "12", failed: "8" });
@@ -366,11 +392,19 @@ describe("analytics worker: the stream", () => {
     cleanups.push(dying.cleanup);
     const { child, exited } = dying;
 
-    await waitFor(() => dying.output().includes("streamEntries 0"), 20_000, () => `the child to start:\n${dying.output()}`);
+    await waitFor(
+      () => dying.output().includes("streamEntries 0"),
+      20_000,
+      () => `the child to start:\n${dying.output()}`,
+    );
     const batches = Array.from({ length: 4 }, () => [event("pageview"), event("session")]);
     const entryIds: string[] = [];
     for (const events of batches) entryIds.push(await t.append(events));
-    await waitFor(() => dying.output().includes("streamEntries 4"), 10_000, () => `the child to hold 4 entries:\n${dying.output()}`);
+    await waitFor(
+      () => dying.output().includes("streamEntries 4"),
+      10_000,
+      () => `the child to hold 4 entries:\n${dying.output()}`,
+    );
     const held = await t.pending();
     expect(held.map((p) => p.id)).toEqual(entryIds);
     expect(held.every((p) => p.consumer.includes(`-${child.pid}-`))).toBe(true);
@@ -392,16 +426,21 @@ describe("analytics worker: the stream", () => {
     const { ingest, readerId } = await startBlocked(() => t.start({ batchMs: 50 }));
     // Redis drops the reading connection (as a restart would); the worker reconnects and blocks again, as a new
     // client of the same name (other files' workers block reads of their own meanwhile: found by name).
-    const clients = async () => ((await redis.client("LIST")) as string).split("\n").map((line) => Object.fromEntries(line.split(" ").map((kv) => kv.split("=", 2) as [string, string])));
+    const clients = async () =>
+      ((await redis.client("LIST")) as string).split("\n").map((line) => Object.fromEntries(line.split(" ").map((kv) => kv.split("=", 2) as [string, string])));
     const name = (await clients()).find((c) => c.id === readerId)?.name;
     expect(name).toMatch(/-reader$/);
     await redis.call("CLIENT", "KILL", "ID", readerId);
     let again: string | undefined;
-    await waitFor(async () => {
-      const blocked = await blockedReads();
-      again = (await clients()).find((c) => c.name === name && c.id !== readerId && blocked.has(c.id!))?.id;
-      return again !== undefined;
-    }, 5000, "the read to block again");
+    await waitFor(
+      async () => {
+        const blocked = await blockedReads();
+        again = (await clients()).find((c) => c.name === name && c.id !== readerId && blocked.has(c.id!))?.id;
+        return again !== undefined;
+      },
+      5000,
+      "the read to block again",
+    );
 
     const closing = Date.now();
     await ingest.close();

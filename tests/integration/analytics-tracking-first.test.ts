@@ -50,8 +50,7 @@ describe("tracking posts answered before Express", () => {
       body: JSON.stringify(body),
     });
 
-  const queued = async (eventId: string) =>
-    (await streamEntries(redis, prefix)).flatMap((entry) => entry.events).find((e) => e.event_id === eventId);
+  const queued = async (eventId: string) => (await streamEntries(redis, prefix)).flatMap((entry) => entry.events).find((e) => e.event_id === eventId);
 
   beforeAll(async () => {
     redis = createRedis(getEnv().REDIS_URL, { maxRetriesPerRequest: null });

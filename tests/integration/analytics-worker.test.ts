@@ -64,7 +64,6 @@ function setup(envOverrides: Record<string, string> = {}) {
   return { prefix, env, start, counters, add, written, empty };
 }
 
-
 async function select<T>(query: string): Promise<T[]> {
   return (await clickhouse.query({ query, format: "JSONEachRow" })).json<T>();
 }
@@ -122,9 +121,7 @@ describe("analytics worker", () => {
         { ...common(actionError), page: "/gigs", message: "boom", stack: "s" },
       ]),
     );
-    expect(await read("conversions")).toEqual([
-      { ...common(conversion), conversion_type: "order_placed", value: 80_000, metadata: '{"gig":12}' },
-    ]);
+    expect(await read("conversions")).toEqual([{ ...common(conversion), conversion_type: "order_placed", value: 80_000, metadata: '{"gig":12}' }]);
     expect(await read("user_actions")).toEqual([{ ...common(userAction), action: "search", details: '{"q":"logo"}', page: "/search" }]);
     expect(await t.counters()).toEqual({ inserted: "7" });
   });
@@ -188,7 +185,15 @@ describe("analytics worker", () => {
     const receivedAtMs = Date.parse("2025-06-16T08:00:00.000Z");
     /** Two clicks of one request from `ip`, as the endpoint checks and enriches them (truncated, no place). */
     const fromWeb = (ip: string) => {
-      const click = () => ({ event_id: randomUUID(), session_id: "1750060800000-a1b2c3d4e5f6", timestamp: receivedAtMs - 1000, action_type: "click", page: "/browse", x: 1, y: 2 });
+      const click = () => ({
+        event_id: randomUUID(),
+        session_id: "1750060800000-a1b2c3d4e5f6",
+        timestamp: receivedAtMs - 1000,
+        action_type: "click",
+        page: "/browse",
+        x: 1,
+        y: 2,
+      });
       const checked = checkEvents("action", JSON.stringify([click(), click()]), receivedAtMs);
       if (!checked.ok) throw new Error(`refused: ${checked.error}`);
       return enrichEvents(checked.events, { ip, userAgent: "Mozilla/5.0 (X11; Linux x86_64)", userId: 0 }, receivedAtMs, "soko.test");
@@ -258,9 +263,7 @@ describe("analytics worker", () => {
     expect(inserts).toHaveLength(ingest.stats.batches * 6 + ingest.stats.retries);
     expect(inserts.reduce((a, b) => a + b, 0)).toBe(25_000);
     const parts = Object.values(TABLES).map((t) => `SELECT event_id FROM ${t} WHERE session_id = ${quote(marker)}`);
-    const [stored] = await select<{ n: number; all: number }>(
-      `SELECT uniqExact(event_id) AS n, count() AS all FROM (${parts.join(" UNION ALL ")})`,
-    );
+    const [stored] = await select<{ n: number; all: number }>(`SELECT uniqExact(event_id) AS n, count() AS all FROM (${parts.join(" UNION ALL ")})`);
     expect(stored).toEqual({ n: 25_000, all: 25_000 });
     expect(await t.counters()).toEqual({ inserted: "25000" });
     expect(ingest.stats.insertedRows).toBe(25_000);

@@ -31,12 +31,17 @@ const MB = 1024 * 1024;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  for (const [who, role] of [["member", "client"], ["seller", "freelancer"]] as const) {
+  for (const [who, role] of [
+    ["member", "client"],
+    ["seller", "freelancer"],
+  ] as const) {
     ids[who] = (await createUser(t.db, { role, name: `Test ${who}`, email: `${who}@example.ug` })).id;
     tokens[who] = await createSession(t.db, ids[who]);
   }
   uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), "soko-body-limits-"));
-  png = await sharp({ create: { width: 64, height: 64, channels: 3, background: "#0a0" } }).png().toBuffer();
+  png = await sharp({ create: { width: 64, height: 64, channels: 3, background: "#0a0" } })
+    .png()
+    .toBuffer();
   // 1320 x 1320 x 3 bytes, stored without compression: 5,229,000 bytes of PNG, 13 KB under the limit.
   nearlyFiveMb = await sharp({ create: { width: 1320, height: 1320, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 40 } } })
     .png({ compressionLevel: 0 })
@@ -62,7 +67,10 @@ type Body = Buffer | (() => AsyncGenerator<Buffer>);
  * goes on sending the whole body even when the answer comes first, as curl and browsers do; the answer is
  * what it reads. An error after the answer (the server hanging up on the rest) does not count.
  */
-function send(urlPath: string, { body, contentType, cookie, chunked = false }: { body: Body; contentType: string; cookie?: string; chunked?: boolean }): Promise<Answer> {
+function send(
+  urlPath: string,
+  { body, contentType, cookie, chunked = false }: { body: Body; contentType: string; cookie?: string; chunked?: boolean },
+): Promise<Answer> {
   const headers: Record<string, string> = { Host: `localhost:${server.port}`, Origin: server.baseUrl, "Content-Type": contentType };
   if (cookie) headers.Cookie = cookie;
   if (!chunked) {
@@ -128,7 +136,8 @@ function webPid(): number {
   while (queue.length) {
     const pid = queue.shift()!;
     const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
-    const runsServer = cmdline.some((arg) => arg.endsWith("processes/server.js")) || (pid !== server.child.pid && cmdline.some((arg) => arg.endsWith("server.ts")));
+    const runsServer =
+      cmdline.some((arg) => arg.endsWith("processes/server.js")) || (pid !== server.child.pid && cmdline.some((arg) => arg.endsWith("server.ts")));
     if (runsServer) return pid;
     const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
     if (children) queue.push(...children.split(/\s+/).map(Number));
@@ -259,7 +268,11 @@ describe("an image form is capped in total", () => {
   });
 
   it("a conversation: seven files of 10 MB with a message: 413 over its 61 MB, no message stored, no file written", async () => {
-    const started = await startConversation(memberActor({ id: ids.member, name: "Test member", username: "", email: "member@example.ug", role: "client" }), { userId: ids.seller }, { db: t.db });
+    const started = await startConversation(
+      memberActor({ id: ids.member, name: "Test member", username: "", email: "member@example.ug", role: "client" }),
+      { userId: ids.seller },
+      { db: t.db },
+    );
     const conversationId = started.ok ? started.value.conversationId : "";
     const files = filesIn(path.join(uploadDir, "order-files"));
     const form = new FormData();

@@ -128,8 +128,20 @@ describe("relevance search over a bounded candidate set", () => {
 
   it("moves a gig into the candidates when reviews raise its level", async () => {
     const client = (await createUser(db, { role: "client", name: "Brian K", username: "brian_k", email: "brian@example.ug" })).id;
-    const { id: gadget } = await createGig(db, { sellerId: seller, category, title: "Gadget gadget tune-up", packages: { basic: { priceUgx: 90_000, deliveryDays: 3 } } });
-    const { id: rated } = await createGig(db, { sellerId: seller, category, title: "Gadget cleaning", rating: 5, reviewsCount: 3, packages: { basic: { priceUgx: 90_000, deliveryDays: 3 } } });
+    const { id: gadget } = await createGig(db, {
+      sellerId: seller,
+      category,
+      title: "Gadget gadget tune-up",
+      packages: { basic: { priceUgx: 90_000, deliveryDays: 3 } },
+    });
+    const { id: rated } = await createGig(db, {
+      sellerId: seller,
+      category,
+      title: "Gadget cleaning",
+      rating: 5,
+      reviewsCount: 3,
+      packages: { basic: { priceUgx: 90_000, deliveryDays: 3 } },
+    });
     const order = async () => (await listCatalog(db, query({ q: "gadget" }), { candidates: 1 })).gigs.map((g) => g.id);
     // 'gadget' twice in its title ranks the tune-up higher, but only the rated gig is at level 1.
     expect(await order()).toEqual([rated, gadget]);

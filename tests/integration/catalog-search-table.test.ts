@@ -165,7 +165,10 @@ describe("a broad search's first page", () => {
       // Runs 6 and later use Postgres's generic plan of the prepared statements: the same answer.
       const page = await call();
       expect(page.total, `run ${run}`).toBe(8);
-      expect(page.gigs.map((g) => g.title), `run ${run}`).toEqual(["Ibis logo 3", "Ibis logo 2", "Ibis logo 1"]);
+      expect(
+        page.gigs.map((g) => g.title),
+        `run ${run}`,
+      ).toEqual(["Ibis logo 3", "Ibis logo 2", "Ibis logo 1"]);
     }
     expect(await statements(call)).toHaveLength(1);
   });
@@ -176,7 +179,10 @@ describe("a broad search's first page", () => {
       const page = await call();
       expect(page.searchedFor, `run ${run}`).toBe("ibis logo");
       expect(page.total, `run ${run}`).toBe(8);
-      expect(page.gigs.map((g) => g.title), `run ${run}`).toEqual(["Ibis logo 3", "Ibis logo 2", "Ibis logo 1"]);
+      expect(
+        page.gigs.map((g) => g.title),
+        `run ${run}`,
+      ).toEqual(["Ibis logo 3", "Ibis logo 2", "Ibis logo 1"]);
     }
     expect(await statements(call)).toHaveLength(1);
     // A later page runs the check on its own, then reads with the corrected query.
@@ -209,12 +215,22 @@ describe("a broad search's first page", () => {
     // Level 6 holds four matches, too few for five candidates: the level below (every match) is ranked.
     for (let run = 1; run <= 7; run++) {
       const page = await listCatalog(db, query({ q: "ibis" }), { candidates: 5, limit: 3 });
-      expect(page.gigs.map((g) => g.title), `run ${run}`).toEqual(["Ibis logo 7", "Ibis logo 6", "Ibis logo 5"]);
+      expect(
+        page.gigs.map((g) => g.title),
+        `run ${run}`,
+      ).toEqual(["Ibis logo 7", "Ibis logo 6", "Ibis logo 5"]);
       expect(page.total, `run ${run}`).toBe(8);
     }
     expect(await statements(() => listCatalog(db, query({ q: "ibis" }), { candidates: 5, limit: 3 }))).toHaveLength(1);
-    expect((await listCatalog(db, query({ q: "ibis" }), { candidates: 5 })).gigs.map((g) => g.title)).toEqual(
-      ["Ibis logo 7", "Ibis logo 6", "Ibis logo 5", "Ibis logo 4", "Ibis logo 3", "Ibis logo 2", "Ibis logo 1", "Ibis logo 0"],
-    );
+    expect((await listCatalog(db, query({ q: "ibis" }), { candidates: 5 })).gigs.map((g) => g.title)).toEqual([
+      "Ibis logo 7",
+      "Ibis logo 6",
+      "Ibis logo 5",
+      "Ibis logo 4",
+      "Ibis logo 3",
+      "Ibis logo 2",
+      "Ibis logo 1",
+      "Ibis logo 0",
+    ]);
   });
 });

@@ -6,16 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  GigInputError,
-  deleteGig,
-  getGigPage,
-  getGigPageWithReviews,
-  getOwnGig,
-  recordUpload,
-  saveGig,
-  setGigStatus,
-} from "~/models/gig.server";
+import { GigInputError, deleteGig, getGigPage, getGigPageWithReviews, getOwnGig, recordUpload, saveGig, setGigStatus } from "~/models/gig.server";
 import { COUNT_CAP, EMPTY_QUERY, PAGE_SIZE, listCatalog } from "~/models/catalog-search.server";
 import { correctQuery } from "~/models/catalog-spelling.server";
 import { QUERY_MAX, catalogSearch, gigFormSchema, parseCatalogQuery, type CatalogQuery, type GigIntent, type Sort, type Tier } from "~/schemas/gig";
@@ -45,9 +36,7 @@ type GigRow = {
 
 /** A fixture gig, through the factory (the model computes its starting price, fastest delivery and search words). */
 async function insertGig(db: Knex, g: GigRow): Promise<number> {
-  const packages = Object.fromEntries(
-    Object.entries(g.packages ?? {}).map(([tier, [priceUgx, deliveryDays]]) => [tier, { priceUgx, deliveryDays }]),
-  );
+  const packages = Object.fromEntries(Object.entries(g.packages ?? {}).map(([tier, [priceUgx, deliveryDays]]) => [tier, { priceUgx, deliveryDays }]));
   const { id } = await createGig(db, {
     sellerId: g.seller,
     category: g.category,
@@ -111,18 +100,105 @@ describe("catalog filters and sorts", () => {
     const held = await insertUser(db, "held_seller", "freelancer", "suspended");
 
     const day = (d: number) => `2026-01-${String(d).padStart(2, "0")}T09:00:00Z`;
-    await insertGig(db, { seller: amara, category: design, title: LOGO, rating: 4.9, reviews: 120, published: day(5), packages: { basic: [80_000, 3], standard: [150_000, 7], premium: [300_000, 14] }, images: ["img-first", "img-second"] });
-    await insertGig(db, { seller: amara, category: web, title: REACT, rating: 4.7, reviews: 40, featured: true, published: day(10), packages: { basic: [500_001, 7], premium: [900_000, 14] } });
+    await insertGig(db, {
+      seller: amara,
+      category: design,
+      title: LOGO,
+      rating: 4.9,
+      reviews: 120,
+      published: day(5),
+      packages: { basic: [80_000, 3], standard: [150_000, 7], premium: [300_000, 14] },
+      images: ["img-first", "img-second"],
+    });
+    await insertGig(db, {
+      seller: amara,
+      category: web,
+      title: REACT,
+      rating: 4.7,
+      reviews: 40,
+      featured: true,
+      published: day(10),
+      packages: { basic: [500_001, 7], premium: [900_000, 14] },
+    });
     await insertGig(db, { seller: brian, category: design, title: CARDS, rating: 4.5, reviews: 10, published: day(2), packages: { basic: [99_999, 1] } });
-    await insertGig(db, { seller: brian, category: web, title: LANDING, rating: 4.0, reviews: 8, published: day(8), packages: { basic: [100_000, 3], standard: [200_000, 7] } });
-    await insertGig(db, { seller: amara, category: design, title: FLYER, rating: 3.5, reviews: 3, featured: true, published: day(12), packages: { basic: [250_000, 7] } });
-    await insertGig(db, { seller: brian, category: web, title: WORDPRESS, rating: 3.4, reviews: 2, published: day(1), packages: { basic: [500_000, 14], standard: [600_000, 21] } });
-    await insertGig(db, { seller: amara, category: web, title: MOBILE, rating: 4.49, reviews: 30, published: day(3), packages: { basic: [750_000, 14], standard: [800_000, 3], premium: [1_200_000, 30] } });
+    await insertGig(db, {
+      seller: brian,
+      category: web,
+      title: LANDING,
+      rating: 4.0,
+      reviews: 8,
+      published: day(8),
+      packages: { basic: [100_000, 3], standard: [200_000, 7] },
+    });
+    await insertGig(db, {
+      seller: amara,
+      category: design,
+      title: FLYER,
+      rating: 3.5,
+      reviews: 3,
+      featured: true,
+      published: day(12),
+      packages: { basic: [250_000, 7] },
+    });
+    await insertGig(db, {
+      seller: brian,
+      category: web,
+      title: WORDPRESS,
+      rating: 3.4,
+      reviews: 2,
+      published: day(1),
+      packages: { basic: [500_000, 14], standard: [600_000, 21] },
+    });
+    await insertGig(db, {
+      seller: amara,
+      category: web,
+      title: MOBILE,
+      rating: 4.49,
+      reviews: 30,
+      published: day(3),
+      packages: { basic: [750_000, 14], standard: [800_000, 3], premium: [1_200_000, 30] },
+    });
     await insertGig(db, { seller: brian, category: design, title: ILLUSTRATION, published: day(15), packages: { basic: [120_000, 3] } });
-    await insertGig(db, { seller: amara, category: design, title: "Draft logo idea", status: "draft", rating: 5, reviews: 99, featured: true, packages: { basic: [50_000, 1] } });
-    await insertGig(db, { seller: brian, category: web, title: "Paused website audit", status: "paused", rating: 5, reviews: 50, featured: true, published: day(30), packages: { basic: [60_000, 1] } });
-    await insertGig(db, { seller: held, category: design, title: "Suspended seller logo", rating: 5, reviews: 200, featured: true, published: day(20), packages: { basic: [70_000, 1] } });
-    await insertGig(db, { seller: brian, category: design, title: BRAND, rating: 4.9, reviews: 60, published: day(9), packages: { basic: [300_000, 7], standard: [450_000, 14] } });
+    await insertGig(db, {
+      seller: amara,
+      category: design,
+      title: "Draft logo idea",
+      status: "draft",
+      rating: 5,
+      reviews: 99,
+      featured: true,
+      packages: { basic: [50_000, 1] },
+    });
+    await insertGig(db, {
+      seller: brian,
+      category: web,
+      title: "Paused website audit",
+      status: "paused",
+      rating: 5,
+      reviews: 50,
+      featured: true,
+      published: day(30),
+      packages: { basic: [60_000, 1] },
+    });
+    await insertGig(db, {
+      seller: held,
+      category: design,
+      title: "Suspended seller logo",
+      rating: 5,
+      reviews: 200,
+      featured: true,
+      published: day(20),
+      packages: { basic: [70_000, 1] },
+    });
+    await insertGig(db, {
+      seller: brian,
+      category: design,
+      title: BRAND,
+      rating: 4.9,
+      reviews: 60,
+      published: day(9),
+      packages: { basic: [300_000, 7], standard: [450_000, 14] },
+    });
     await insertGig(db, { seller: amara, category: web, title: SEO, rating: 4.0, reviews: 8, published: day(7), packages: { basic: [180_000, 3] } });
     await insertGig(db, { seller: amara, category: web, title: "Gig without packages", rating: 5, reviews: 10, featured: true, published: day(25) });
   });
@@ -173,7 +249,11 @@ describe("catalog filters and sorts", () => {
     for (const sort of SORTS) {
       for (const over of [{}, { delivery: "1" as const }, { price: "under-100000" as const }, { rating: "4.5" as const }, { category: "graphic-design" }]) {
         const { gigs } = await listCatalog(db, query({ ...over, sort }), { limit: 100 });
-        for (const title of HIDDEN) expect(gigs.map((g) => g.title), `${sort} ${JSON.stringify(over)}`).not.toContain(title);
+        for (const title of HIDDEN)
+          expect(
+            gigs.map((g) => g.title),
+            `${sort} ${JSON.stringify(over)}`,
+          ).not.toContain(title);
       }
     }
   });
@@ -205,7 +285,10 @@ describe("catalog filters and sorts", () => {
       imageKey: "img-first",
     });
     expect(gigs[1]).toMatchObject({ title: CARDS, startingPriceUgx: 99_999, sellerUsername: "brian_k", imageKey: null });
-    const rows = await db("gigs").whereIn("title", [REACT, MOBILE, "Gig without packages"]).orderBy("title").select("title", "starting_price_ugx", "fastest_delivery_days");
+    const rows = await db("gigs")
+      .whereIn("title", [REACT, MOBILE, "Gig without packages"])
+      .orderBy("title")
+      .select("title", "starting_price_ugx", "fastest_delivery_days");
     expect(rows).toEqual([
       { title: REACT, starting_price_ugx: 500_001, fastest_delivery_days: 7 },
       { title: "Gig without packages", starting_price_ugx: null, fastest_delivery_days: null },
@@ -318,7 +401,10 @@ describe("catalog paging", () => {
     ];
     for (const cursor of garbage) {
       const page = await listCatalog(db, query({ sort, cursor }), { limit: 5 });
-      expect(page.gigs.map((g) => g.id), cursor).toEqual(first);
+      expect(
+        page.gigs.map((g) => g.id),
+        cursor,
+      ).toEqual(first);
     }
     expect(await db("gigs").count<{ n: string }[]>({ n: "*" })).toEqual([{ n: 41 }]);
   });
@@ -345,7 +431,10 @@ describe("catalog paging", () => {
       const walked = await walk(q, 5, async (page) => {
         if (page !== 2) return;
         const base = { seller, category: design, published: "2026-01-03T00:00:00Z", packages: { basic: [200_000, 3] as [number, number] } };
-        lateIds = [await insertGig(db, { ...base, title: `Late before ${sort}`, ...before }), await insertGig(db, { ...base, title: `Late after ${sort}`, ...after })];
+        lateIds = [
+          await insertGig(db, { ...base, title: `Late before ${sort}`, ...before }),
+          await insertGig(db, { ...base, title: `Late after ${sort}`, ...after }),
+        ];
       });
       expect(new Set(walked.ids).size, sort).toBe(walked.ids.length);
       expect(walked.ids, sort).toEqual([...expected, lateIds[1]]);
@@ -369,11 +458,46 @@ describe("catalog search", () => {
     const amara = await insertUser(db, "amara_n", "freelancer");
     const held = await insertUser(db, "held_seller", "freelancer", "suspended");
     const day = (d: number) => `2026-01-${String(d).padStart(2, "0")}T09:00:00Z`;
-    await insertGig(db, { seller: amara, category: design, title: "Logo design for your brand", description: "I draw a clean mark for your business.", tags: ["branding"], rating: 4.0, published: day(1), packages: { basic: [80_000, 3] } });
+    await insertGig(db, {
+      seller: amara,
+      category: design,
+      title: "Logo design for your brand",
+      description: "I draw a clean mark for your business.",
+      tags: ["branding"],
+      rating: 4.0,
+      published: day(1),
+      packages: { basic: [80_000, 3] },
+    });
     // 'logo' only in the description, and better rated: a title match must still rank above it
-    await insertGig(db, { seller: amara, category: design, title: "Business stationery", description: "Cards and letterheads, with a matching logo if you need one.", rating: 5.0, reviews: 90, featured: true, published: day(2), packages: { basic: [60_000, 3] } });
-    await insertGig(db, { seller: amara, category: web, title: "Website design in Webflow", description: "Responsive sites that load fast.", rating: 4.8, published: day(3), packages: { basic: [300_000, 7] } });
-    await insertGig(db, { seller: amara, category: design, title: "Logo animation", description: "Your logo brought to life with motion design.", rating: 4.2, published: day(4), packages: { basic: [400_000, 7] } });
+    await insertGig(db, {
+      seller: amara,
+      category: design,
+      title: "Business stationery",
+      description: "Cards and letterheads, with a matching logo if you need one.",
+      rating: 5.0,
+      reviews: 90,
+      featured: true,
+      published: day(2),
+      packages: { basic: [60_000, 3] },
+    });
+    await insertGig(db, {
+      seller: amara,
+      category: web,
+      title: "Website design in Webflow",
+      description: "Responsive sites that load fast.",
+      rating: 4.8,
+      published: day(3),
+      packages: { basic: [300_000, 7] },
+    });
+    await insertGig(db, {
+      seller: amara,
+      category: design,
+      title: "Logo animation",
+      description: "Your logo brought to life with motion design.",
+      rating: 4.2,
+      published: day(4),
+      packages: { basic: [400_000, 7] },
+    });
     await insertGig(db, { seller: amara, category: design, title: "Logo design draft", status: "draft", rating: 5, packages: { basic: [10_000, 1] } });
     await insertGig(db, { seller: held, category: design, title: "Logo design cheap", rating: 5, published: day(5), packages: { basic: [10_000, 1] } });
   });
@@ -386,7 +510,11 @@ describe("catalog search", () => {
 
   it("ranks a title match above a description-only match, whatever the rating", async () => {
     // 'Logo animation' has 'logo' in its title and its description, 'Logo design…' in its title only
-    expect(await titles({ q: "logo" })).toEqual({ titles: ["Logo animation", "Logo design for your brand", "Business stationery"], total: 3, searchedFor: null });
+    expect(await titles({ q: "logo" })).toEqual({
+      titles: ["Logo animation", "Logo design for your brand", "Business stationery"],
+      total: 3,
+      searchedFor: null,
+    });
     // without the search, the description-only gig would come first (featured, 5.0)
     expect((await titles({ category: "graphic-design" })).titles[0]).toBe("Business stationery");
   });
@@ -420,11 +548,18 @@ describe("catalog search", () => {
   });
 
   it("combines search with a filter and a sort", async () => {
-    expect(await titles({ q: "logo", category: "graphic-design", sort: "price-low" })).toMatchObject({ titles: ["Business stationery", "Logo design for your brand", "Logo animation"], total: 3 });
+    expect(await titles({ q: "logo", category: "graphic-design", sort: "price-low" })).toMatchObject({
+      titles: ["Business stationery", "Logo design for your brand", "Logo animation"],
+      total: 3,
+    });
     expect(await titles({ q: "logo", sort: "price-high", price: "100000-500000" })).toMatchObject({ titles: ["Logo animation"], total: 1 });
     expect(await titles({ q: "design", category: "web-development", sort: "newest" })).toMatchObject({ titles: ["Website design in Webflow"], total: 1 });
     expect(await titles({ q: "logo", rating: "4.5", sort: "rating" })).toMatchObject({ titles: ["Business stationery"], total: 1 });
-    expect(await titles({ q: "logo desing", sort: "newest" })).toEqual({ titles: ["Logo animation", "Logo design for your brand"], total: 2, searchedFor: "logo design" });
+    expect(await titles({ q: "logo desing", sort: "newest" })).toEqual({
+      titles: ["Logo animation", "Logo design for your brand"],
+      total: 2,
+      searchedFor: "logo design",
+    });
   });
 
   it("survives very long and SQL- or regex-special queries", async () => {
@@ -485,7 +620,8 @@ describe("parseCatalogQuery and catalogSearch", () => {
     for (const price of ["under-99999", "toString", "hasOwnProperty"]) expect(parse(`price=${price}`).price).toBeNull();
     for (const rating of ["4.0", "3", "4.50", "valueOf"]) expect(parse(`rating=${rating}`).rating).toBeNull();
     for (const delivery of ["0", "14", "01", "1 "]) expect(parse(`delivery=${encodeURIComponent(delivery)}`).delivery).toBeNull();
-    for (const category of ["../etc", "a_b", "UPPER", "", "a".repeat(61), "x'--", "émoji"]) expect(parse(`category=${encodeURIComponent(category)}`).category).toBeNull();
+    for (const category of ["../etc", "a_b", "UPPER", "", "a".repeat(61), "x'--", "émoji"])
+      expect(parse(`category=${encodeURIComponent(category)}`).category).toBeNull();
     expect(parse(`category=${"a".repeat(60)}`).category).toBe("a".repeat(60));
   });
 
@@ -544,7 +680,10 @@ function valid(intent: GigIntent, input: unknown) {
 
 describe("the gig form", () => {
   it("accepts a complete gig and converts it", () => {
-    const value = valid("publish", form({ tags: [" Logo ", "logo", "LOGO", "brand   identity", ""], standard: { ...NO_TIER, price: "UGX 150,000", delivery: "3" } }));
+    const value = valid(
+      "publish",
+      form({ tags: [" Logo ", "logo", "LOGO", "brand   identity", ""], standard: { ...NO_TIER, price: "UGX 150,000", delivery: "3" } }),
+    );
     expect(value).toEqual({
       title: "Logo design for your brand",
       categorySlug: "graphic-design",
@@ -578,10 +717,14 @@ describe("the gig form", () => {
   });
 
   it("refuses a delivery time not offered for the tier", () => {
-    expect(problems("publish", form({ standard: { ...NO_TIER, price: "150000", delivery: "1" } }))).toEqual(["standard.delivery: Choose 3, 7, 14, 21 days for Standard"]);
+    expect(problems("publish", form({ standard: { ...NO_TIER, price: "150000", delivery: "1" } }))).toEqual([
+      "standard.delivery: Choose 3, 7, 14, 21 days for Standard",
+    ]);
     expect(problems("publish", form({ basic: { ...form().basic, delivery: "2" } }))).toEqual(["basic.delivery: Choose 1, 3, 7, 14 days for Basic"]);
     expect(problems("draft", form({ premium: { ...NO_TIER, price: "1000000", delivery: "14" } }))).toEqual([]);
-    expect(problems("draft", form({ premium: { ...NO_TIER, price: "1000000", delivery: "3" } }))).toEqual(["premium.delivery: Choose 7, 14, 21, 30 days for Premium"]);
+    expect(problems("draft", form({ premium: { ...NO_TIER, price: "1000000", delivery: "3" } }))).toEqual([
+      "premium.delivery: Choose 7, 14, 21, 30 days for Premium",
+    ]);
   });
 
   it("refuses an 81-character title and accepts 80", () => {
@@ -598,7 +741,10 @@ describe("the gig form", () => {
   });
 
   it("publishing needs a description and the Basic price and delivery", () => {
-    expect(problems("publish", form({ basic: { ...NO_TIER } }))).toEqual(["basic.price: Enter the Basic price in UGX", "basic.delivery: Choose the Basic delivery time"]);
+    expect(problems("publish", form({ basic: { ...NO_TIER } }))).toEqual([
+      "basic.price: Enter the Basic price in UGX",
+      "basic.delivery: Choose the Basic delivery time",
+    ]);
     expect(problems("publish", form({ basic: { ...form().basic, price: "" } }))).toEqual(["basic.price: Enter the Basic price in UGX"]);
     expect(problems("publish", form({ basic: { ...form().basic, delivery: "" } }))).toEqual(["basic.delivery: Choose the Basic delivery time"]);
     expect(problems("publish", form({ description: "   " }))).toEqual(["description: Describe what the buyer gets before you publish"]);
@@ -656,9 +802,19 @@ describe("saving, showing and removing gigs", () => {
     });
     expect(removedImages).toEqual([]);
     const row = await db("gigs").where({ id }).first();
-    expect(row).toMatchObject({ seller_id: seller, title: "Quokka mascot logo", status: "published", starting_price_ugx: 75_000, fastest_delivery_days: 3, tags: ["logo", "branding"] });
+    expect(row).toMatchObject({
+      seller_id: seller,
+      title: "Quokka mascot logo",
+      status: "published",
+      starting_price_ugx: 75_000,
+      fastest_delivery_days: 3,
+      tags: ["logo", "branding"],
+    });
     expect(row.published_at).toBeInstanceOf(Date);
-    const packages = await db("gig_packages").where({ gig_id: id }).orderBy("price_ugx").select("tier", "name", "price_ugx", "delivery_days", "revisions", "features", "popular");
+    const packages = await db("gig_packages")
+      .where({ gig_id: id })
+      .orderBy("price_ugx")
+      .select("tier", "name", "price_ugx", "delivery_days", "revisions", "features", "popular");
     expect(packages).toEqual([
       { tier: "basic", name: "Starter", price_ugx: 75_000, delivery_days: 14, revisions: 2, features: ["Source file", "PNG"], popular: false },
       { tier: "standard", name: "Standard", price_ugx: 150_000, delivery_days: 3, revisions: 1, features: [], popular: true },
@@ -776,7 +932,12 @@ describe("saving, showing and removing gigs", () => {
   it("shows a draft to its owner and admins only, a published gig to everyone", async () => {
     const draft = await saveGig(db, seller, valid("draft", { title: "Secret draft", category: "graphic-design" }), "draft");
     const published = await publishOne({ title: "Public gig" });
-    expect(await getGigPage(db, draft.id, { id: seller, role: "freelancer" })).toMatchObject({ id: draft.id, title: "Secret draft", status: "draft", packages: [] });
+    expect(await getGigPage(db, draft.id, { id: seller, role: "freelancer" })).toMatchObject({
+      id: draft.id,
+      title: "Secret draft",
+      status: "draft",
+      packages: [],
+    });
     expect(await getGigPage(db, draft.id, { id: admin, role: "admin" })).toMatchObject({ id: draft.id, status: "draft" });
     expect(await getGigPage(db, draft.id, null)).toBeNull();
     expect(await getGigPage(db, draft.id, { id: client, role: "client" })).toBeNull();
@@ -823,7 +984,8 @@ describe("saving, showing and removing gigs", () => {
     const other = await publishOne({ title: "Other poster" });
     const start = Date.UTC(2026, 10, 1, 9, 0, 0, 123);
     // Twelve reviews a minute apart, and one of the same minute as the last (the newer id comes first).
-    for (let i = 1; i <= 12; i++) await createReview(db, { gigId: id, reviewerId: client, rating: 1 + (i % 5), comment: `Okapi review ${i}`, createdAt: new Date(start + i * 60_000) });
+    for (let i = 1; i <= 12; i++)
+      await createReview(db, { gigId: id, reviewerId: client, rating: 1 + (i % 5), comment: `Okapi review ${i}`, createdAt: new Date(start + i * 60_000) });
     await createReview(db, { gigId: id, reviewerId: client, rating: 5, comment: "Okapi review 13", createdAt: new Date(start + 12 * 60_000) });
     await createReview(db, { gigId: other.id, reviewerId: client, rating: 2, comment: "Not about the okapi", createdAt: new Date(start + 99 * 60_000) });
     const seen: string[] = [];
@@ -834,8 +996,14 @@ describe("saving, showing and removing gigs", () => {
       const first = await getGigPageWithReviews(db, id, null, 1);
       db.off("query", record);
       expect(first?.gig).toMatchObject({ id, title: "Okapi poster", images });
-      expect(first?.gig.packages.map((p) => [p.tier, p.priceUgx])).toEqual([["basic", 75_000], ["premium", 300_000]]);
-      expect(first?.reviews.map((r) => r.comment), `run ${run}`).toEqual([13, 12, 11, 10, 9, 8, 7, 6, 5, 4].map((n) => `Okapi review ${n}`));
+      expect(first?.gig.packages.map((p) => [p.tier, p.priceUgx])).toEqual([
+        ["basic", 75_000],
+        ["premium", 300_000],
+      ]);
+      expect(
+        first?.reviews.map((r) => r.comment),
+        `run ${run}`,
+      ).toEqual([13, 12, 11, 10, 9, 8, 7, 6, 5, 4].map((n) => `Okapi review ${n}`));
       expect(first?.reviews[1]).toMatchObject({ rating: 3, reviewerName: expect.any(String), gigId: id, gigTitle: "Okapi poster" });
       expect(first?.reviews[1]?.createdAt).toEqual(new Date(start + 12 * 60_000));
       expect(first?.hasMore).toBe(true);

@@ -42,7 +42,10 @@ const SIX = [
   ["local-services", "Local Services"],
 ];
 
-const categoryRows = (db: TestDatabase["db"]) => db("categories").orderBy([{ column: "position" }, { column: "id" }]).select("slug", "name", "description", "hidden");
+const categoryRows = (db: TestDatabase["db"]) =>
+  db("categories")
+    .orderBy([{ column: "position" }, { column: "id" }])
+    .select("slug", "name", "description", "hidden");
 
 describe("a database migrated without the seed", () => {
   let empty: TestDatabase;
@@ -151,12 +154,15 @@ describe("category operations and screens", () => {
   /** A GET on the admin host (its name in the Host header), as the admin. */
   function adminHostGet(target: string): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
-      const req = nodeHttp.request({ host: "127.0.0.1", port: server.port, path: target, headers: { Host: new URL(server.adminUrl).host, Cookie: `soko_session=${tokens.admin}` } }, (res) => {
-        let body = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => (body += chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-      });
+      const req = nodeHttp.request(
+        { host: "127.0.0.1", port: server.port, path: target, headers: { Host: new URL(server.adminUrl).host, Cookie: `soko_session=${tokens.admin}` } },
+        (res) => {
+          let body = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => (body += chunk));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
       req.on("error", reject);
       req.end();
     });
@@ -164,28 +170,56 @@ describe("category operations and screens", () => {
 
   describe("the operations", () => {
     it("add a category at the end with a slug from its name, shown, with its audit row", async () => {
-      const added = await addCategory(adminActor, AddCategorySchema.parse({ intent: "add", name: "  Music & Audio ", description: "Jingles, voice-overs and mixing." }), opts());
+      const added = await addCategory(
+        adminActor,
+        AddCategorySchema.parse({ intent: "add", name: "  Music & Audio ", description: "Jingles, voice-overs and mixing." }),
+        opts(),
+      );
       expect(added).toEqual({ ok: true, value: { id: expect.any(Number), slug: "music-audio" } });
       expect(await slugsInOrder()).toEqual([...SIX.map(([s]) => s), "music-audio"]);
       expect((await listCategoryOptions(t.db)).map((c) => c.name)).toContain("Music & Audio");
       expect(await auditRows()).toEqual([
-        { action: "category.add", target_id: String(added.ok && added.value.id), admin_id: admin.id, details: { name: "Music & Audio", slug: "music-audio" }, ip: "203.0.113.7" },
+        {
+          action: "category.add",
+          target_id: String(added.ok && added.value.id),
+          admin_id: admin.id,
+          details: { name: "Music & Audio", slug: "music-audio" },
+          ip: "203.0.113.7",
+        },
       ]);
     });
 
     it("refuse a duplicate name (in any case), an empty or too long one, and anyone but an admin, changing nothing", async () => {
       const before = await categoryRows(t.db);
       const audits = (await auditRows()).length;
-      expect(await addCategory(adminActor, AddCategorySchema.parse({ intent: "add", name: "web development" }), opts())).toEqual({ ok: false, error: "invalid", issues: { name: [NAME_TAKEN] } });
+      expect(await addCategory(adminActor, AddCategorySchema.parse({ intent: "add", name: "web development" }), opts())).toEqual({
+        ok: false,
+        error: "invalid",
+        issues: { name: [NAME_TAKEN] },
+      });
       expect(await addCategory(adminActor, AddCategorySchema.parse({ intent: "add", name: "&&&" }), opts())).toMatchObject({ ok: false, error: "invalid" });
-      expect(await addCategory(sellerActor, AddCategorySchema.parse({ intent: "add", name: "Sneaky" }), opts())).toMatchObject({ ok: false, error: "forbidden" });
+      expect(await addCategory(sellerActor, AddCategorySchema.parse({ intent: "add", name: "Sneaky" }), opts())).toMatchObject({
+        ok: false,
+        error: "forbidden",
+      });
       const web = await idOf("web-development");
-      expect(await renameCategory(adminActor, RenameCategorySchema.parse({ intent: "rename", categoryId: String(web), name: "GRAPHICS & DESIGN" }), opts())).toEqual({ ok: false, error: "invalid", issues: { name: [NAME_TAKEN] } });
-      expect(await renameCategory(sellerActor, RenameCategorySchema.parse({ intent: "rename", categoryId: String(web), name: "Mine" }), opts())).toMatchObject({ ok: false, error: "forbidden" });
+      expect(
+        await renameCategory(adminActor, RenameCategorySchema.parse({ intent: "rename", categoryId: String(web), name: "GRAPHICS & DESIGN" }), opts()),
+      ).toEqual({ ok: false, error: "invalid", issues: { name: [NAME_TAKEN] } });
+      expect(await renameCategory(sellerActor, RenameCategorySchema.parse({ intent: "rename", categoryId: String(web), name: "Mine" }), opts())).toMatchObject({
+        ok: false,
+        error: "forbidden",
+      });
       expect(await moveCategory(sellerActor, { intent: "move", categoryId: web, direction: "up" }, opts())).toMatchObject({ ok: false, error: "forbidden" });
       expect(await setCategoryHidden(sellerActor, { intent: "hide", categoryId: web }, opts())).toMatchObject({ ok: false, error: "forbidden" });
-      expect(await deleteCategory(sellerActor, { intent: "delete", categoryId: await idOf("music-audio") }, opts())).toMatchObject({ ok: false, error: "forbidden" });
-      expect(await renameCategory(adminActor, { intent: "rename", categoryId: 999_999, name: "Ghost", description: "" }, opts())).toMatchObject({ ok: false, error: "not_found" });
+      expect(await deleteCategory(sellerActor, { intent: "delete", categoryId: await idOf("music-audio") }, opts())).toMatchObject({
+        ok: false,
+        error: "forbidden",
+      });
+      expect(await renameCategory(adminActor, { intent: "rename", categoryId: 999_999, name: "Ghost", description: "" }, opts())).toMatchObject({
+        ok: false,
+        error: "not_found",
+      });
       // The schema's own refusals, as the form shows them.
       expect(AddCategorySchema.safeParse({ intent: "add", name: "   " }).error?.issues.map((i) => i.message)).toEqual([NAME_REQUIRED]);
       expect(AddCategorySchema.safeParse({ intent: "add", name: "x".repeat(51) }).error?.issues.map((i) => i.message)).toEqual([NAME_TOO_LONG]);
@@ -195,16 +229,33 @@ describe("category operations and screens", () => {
 
     it("rename a category's name and description, keeping its slug", async () => {
       const web = await idOf("web-development");
-      const result = await renameCategory(adminActor, RenameCategorySchema.parse({ intent: "rename", categoryId: String(web), name: "Websites & Apps", description: "Sites, shops and apps." }), opts());
+      const result = await renameCategory(
+        adminActor,
+        RenameCategorySchema.parse({ intent: "rename", categoryId: String(web), name: "Websites & Apps", description: "Sites, shops and apps." }),
+        opts(),
+      );
       expect(result).toEqual({ ok: true, value: { id: web } });
-      expect(await t.db("categories").where({ id: web }).first("slug", "name", "description")).toEqual({ slug: "web-development", name: "Websites & Apps", description: "Sites, shops and apps." });
-      expect((await auditRows()).at(-1)).toMatchObject({ action: "category.rename", target_id: String(web), details: { slug: "web-development", from: "Web Development", to: "Websites & Apps", description: "Sites, shops and apps." } });
-      await renameCategory(adminActor, RenameCategorySchema.parse({ intent: "rename", categoryId: String(web), name: "Web Development", description: "Websites, online shops and web apps." }), opts());
+      expect(await t.db("categories").where({ id: web }).first("slug", "name", "description")).toEqual({
+        slug: "web-development",
+        name: "Websites & Apps",
+        description: "Sites, shops and apps.",
+      });
+      expect((await auditRows()).at(-1)).toMatchObject({
+        action: "category.rename",
+        target_id: String(web),
+        details: { slug: "web-development", from: "Web Development", to: "Websites & Apps", description: "Sites, shops and apps." },
+      });
+      await renameCategory(
+        adminActor,
+        RenameCategorySchema.parse({ intent: "rename", categoryId: String(web), name: "Web Development", description: "Websites, online shops and web apps." }),
+        opts(),
+      );
     });
 
     it("give two admins renaming two categories to one name at once one success and one 'taken', never an error", async () => {
       const [writing, video] = [await idOf("writing-translation"), await idOf("video-animation")];
-      const rename = (categoryId: number) => renameCategory(adminActor, RenameCategorySchema.parse({ intent: "rename", categoryId: String(categoryId), name: "Words & Pictures" }), opts());
+      const rename = (categoryId: number) =>
+        renameCategory(adminActor, RenameCategorySchema.parse({ intent: "rename", categoryId: String(categoryId), name: "Words & Pictures" }), opts());
       const results = await Promise.all([rename(writing), rename(video)]);
       expect(results.filter((r) => r.ok)).toHaveLength(1);
       expect(results.filter((r) => !r.ok)).toEqual([{ ok: false, error: "invalid", issues: { name: [NAME_TAKEN] } }]);
@@ -216,13 +267,19 @@ describe("category operations and screens", () => {
 
     it("move a category up and down one place; the first cannot go up", async () => {
       const local = await idOf("local-services");
-      expect(await moveCategory(adminActor, { intent: "move", categoryId: local, direction: "up" }, opts())).toEqual({ ok: true, value: { id: local, moved: true } });
+      expect(await moveCategory(adminActor, { intent: "move", categoryId: local, direction: "up" }, opts())).toEqual({
+        ok: true,
+        value: { id: local, moved: true },
+      });
       expect((await slugsInOrder()).slice(4, 6)).toEqual(["local-services", "digital-marketing"]);
       expect((await listCategories(t.db)).map((c) => c.slug).slice(4, 6)).toEqual(["local-services", "digital-marketing"]);
       await moveCategory(adminActor, { intent: "move", categoryId: local, direction: "down" }, opts());
       expect((await slugsInOrder()).slice(4, 6)).toEqual(["digital-marketing", "local-services"]);
       const audits = (await auditRows()).length;
-      expect(await moveCategory(adminActor, { intent: "move", categoryId: await idOf("graphics-design"), direction: "up" }, opts())).toMatchObject({ ok: true, value: { moved: false } });
+      expect(await moveCategory(adminActor, { intent: "move", categoryId: await idOf("graphics-design"), direction: "up" }, opts())).toMatchObject({
+        ok: true,
+        value: { moved: false },
+      });
       expect(await auditRows()).toHaveLength(audits);
       expect((await auditRows()).at(-1)).toMatchObject({ action: "category.move", details: { name: "Local Services", direction: "down", from: 5, to: 6 } });
     });
@@ -241,12 +298,24 @@ describe("category operations and screens", () => {
     it("delete a category no gig uses, and refuse one with a gig (even a draft), which stays", async () => {
       const music = await idOf("music-audio");
       await createGig(t.db, { sellerId: seller.id, category: "music-audio", status: "draft", title: "A jingle for your shop" });
-      expect(await deleteCategory(adminActor, { intent: "delete", categoryId: music }, opts())).toEqual({ ok: false, error: "conflict", code: "category.has_gigs", params: {} });
+      expect(await deleteCategory(adminActor, { intent: "delete", categoryId: music }, opts())).toEqual({
+        ok: false,
+        error: "conflict",
+        code: "category.has_gigs",
+        params: {},
+      });
       expect(await idOf("music-audio")).toBe(music);
       await t.db("gigs").where({ category_id: music }).delete();
-      expect(await deleteCategory(adminActor, { intent: "delete", categoryId: music }, opts())).toEqual({ ok: true, value: { id: music, name: "Music & Audio" } });
+      expect(await deleteCategory(adminActor, { intent: "delete", categoryId: music }, opts())).toEqual({
+        ok: true,
+        value: { id: music, name: "Music & Audio" },
+      });
       expect(await t.db("categories").where({ id: music }).first()).toBeUndefined();
-      expect((await auditRows()).at(-1)).toMatchObject({ action: "category.delete", target_id: String(music), details: { name: "Music & Audio", slug: "music-audio" } });
+      expect((await auditRows()).at(-1)).toMatchObject({
+        action: "category.delete",
+        target_id: String(music),
+        details: { name: "Music & Audio", slug: "music-audio" },
+      });
     });
 
     it("keep a gig in a hidden category there when its seller saves it, but refuse a hidden category for a new gig or a move", async () => {
@@ -254,11 +323,26 @@ describe("category operations and screens", () => {
       const local = await idOf("local-services");
       await setCategoryHidden(adminActor, { intent: "hide", categoryId: local }, opts());
       try {
-        const gig = (category: string) => gigFormSchema("publish").parse({ title: "Event photography in Kampala", category, description: "A day of photographs.", basic: { price: "75000", delivery: "3" }, standard: {}, premium: {} });
+        const gig = (category: string) =>
+          gigFormSchema("publish").parse({
+            title: "Event photography in Kampala",
+            category,
+            description: "A day of photographs.",
+            basic: { price: "75000", delivery: "3" },
+            standard: {},
+            premium: {},
+          });
         expect(await saveGig(sellerActor, { intent: "publish", gig: gig("local-services"), gigId }, opts())).toMatchObject({ ok: true });
-        expect(await saveGig(sellerActor, { intent: "publish", gig: gig("local-services") }, opts())).toMatchObject({ ok: false, error: "invalid", issues: { category: [{ code: "gig.category_unknown", params: {} }] } });
+        expect(await saveGig(sellerActor, { intent: "publish", gig: gig("local-services") }, opts())).toMatchObject({
+          ok: false,
+          error: "invalid",
+          issues: { category: [{ code: "gig.category_unknown", params: {} }] },
+        });
         const { id: other } = await createGig(t.db, { sellerId: seller.id, category: "graphics-design", title: "Posters" });
-        expect(await saveGig(sellerActor, { intent: "publish", gig: gig("local-services"), gigId: other }, opts())).toMatchObject({ ok: false, error: "invalid" });
+        expect(await saveGig(sellerActor, { intent: "publish", gig: gig("local-services"), gigId: other }, opts())).toMatchObject({
+          ok: false,
+          error: "invalid",
+        });
         expect((await t.db("gigs").where({ id: other }).first("category_id")).category_id).toBe(await idOf("graphics-design"));
       } finally {
         await setCategoryHidden(adminActor, { intent: "show", categoryId: local }, opts());
@@ -277,7 +361,7 @@ describe("category operations and screens", () => {
     it("lists the categories with their gigs, and the admin host serves it at /categories", async () => {
       const page = await http("/admin/categories", { who: "admin" });
       expect(page.status).toBe(200);
-      expect(page.html).toContain("<h1 id=\"categories-title\">Categories</h1>");
+      expect(page.html).toContain('<h1 id="categories-title">Categories</h1>');
       const names = [...page.html.matchAll(/<span class="category-admin-title">([^<]+)<\/span>/g)].map((m) => m[1]);
       expect(names).toEqual(SIX.map(([, name]) => name));
       expect(page.html).toMatch(/local-services<\/code> · 1 gig</);
@@ -288,7 +372,11 @@ describe("category operations and screens", () => {
 
     it("shows a bad name beside its field with a 400, adding nothing", async () => {
       const before = await categoryRows(t.db);
-      for (const [name, message] of [["", NAME_REQUIRED], ["Local services", NAME_TAKEN], ["x".repeat(51), NAME_TOO_LONG]]) {
+      for (const [name, message] of [
+        ["", NAME_REQUIRED],
+        ["Local services", NAME_TAKEN],
+        ["x".repeat(51), NAME_TOO_LONG],
+      ]) {
         const res = await http("/admin/categories", { who: "admin", form: { intent: "add", name: name!, description: "" } });
         expect(res.status, name).toBe(400);
         expect(res.html).toContain(message);
@@ -305,7 +393,10 @@ describe("category operations and screens", () => {
 
       const edit = await http(`/admin/categories?edit=${id}`, { who: "admin" });
       expect(edit.html).toContain("Rename “Tutoring”");
-      const renamed = await http(`/admin/categories?edit=${id}`, { who: "admin", form: { intent: "rename", categoryId: String(id), name: "Tutoring & Lessons", description: "At home or online." } });
+      const renamed = await http(`/admin/categories?edit=${id}`, {
+        who: "admin",
+        form: { intent: "rename", categoryId: String(id), name: "Tutoring & Lessons", description: "At home or online." },
+      });
       expect(renamed.status).toBe(303);
       expect(await t.db("categories").where({ id }).first("slug", "name")).toEqual({ slug: "tutoring", name: "Tutoring & Lessons" });
 
@@ -361,7 +452,10 @@ describe("category operations and screens", () => {
     it("stays the category of a gig already in it: its edit form shows it, and saving keeps it", async () => {
       const edit = await http(`/gig/${gigId}/edit`, { who: "seller" });
       expect(edit.html).toMatch(/<option value="local-services" selected="">|<option selected="" value="local-services">/);
-      const saved = await http(`/gig/${gigId}/edit`, { who: "seller", multipart: gigFormData([], { ...VALID_GIG_FIELDS, title: "Event photography, all day", category: "local-services" }) });
+      const saved = await http(`/gig/${gigId}/edit`, {
+        who: "seller",
+        multipart: gigFormData([], { ...VALID_GIG_FIELDS, title: "Event photography, all day", category: "local-services" }),
+      });
       expect([302, 303]).toContain(saved.status);
       expect(await t.db("gigs").where({ id: gigId }).first("title", "category_id")).toEqual({ title: "Event photography, all day", category_id: local });
       const refused = await http("/gig/create", { who: "seller", multipart: gigFormData([], { ...VALID_GIG_FIELDS, category: "local-services" }) });

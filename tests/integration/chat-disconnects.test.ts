@@ -90,7 +90,10 @@ describe("a socket whose disconnect push was lost", () => {
     // Suspended without the push (and with the session row left in place): only the socket's own check can stop it.
     await t.db("users").where({ id: mia.id }).update({ status: "suspended" });
     const gone = endsWithin(socket);
-    expect(await socket.ask("send_message", { conversationId: id, body: "after the suspension", clientId: "stale-2" })).toMatchObject({ ok: false, error: "unauthorized" });
+    expect(await socket.ask("send_message", { conversationId: id, body: "after the suspension", clientId: "stale-2" })).toMatchObject({
+      ok: false,
+      error: "unauthorized",
+    });
     expect(await gone).toBe("io server disconnect");
     expect(await bodies(id)).toEqual(["before"]);
   });
@@ -102,10 +105,16 @@ describe("a socket whose disconnect push was lost", () => {
     const expired = await socketOf(eve);
     const [endedToken, expiredToken] = await t.db("sessions").where({ user_id: eve.id }).orderBy("created_at").pluck("id");
     await t.db("sessions").where({ id: endedToken }).delete();
-    await t.db("sessions").where({ id: expiredToken }).update({ expires_at: new Date(Date.now() - 1_000) });
+    await t
+      .db("sessions")
+      .where({ id: expiredToken })
+      .update({ expires_at: new Date(Date.now() - 1_000) });
 
     const gone = Promise.all([endsWithin(ended), endsWithin(expired)]);
-    expect(await ended.ask("send_message", { conversationId: id, body: "from an ended session", clientId: "ended-1" })).toMatchObject({ ok: false, error: "unauthorized" });
+    expect(await ended.ask("send_message", { conversationId: id, body: "from an ended session", clientId: "ended-1" })).toMatchObject({
+      ok: false,
+      error: "unauthorized",
+    });
     expect(await expired.ask("get_conversations", {})).toMatchObject({ ok: false, error: "unauthorized" });
     expect(await gone).toEqual(["io server disconnect", "io server disconnect"]);
     expect(await bodies(id)).toEqual([]);
@@ -125,7 +134,9 @@ describe("live events announce only what is stored", () => {
   it("a send that rolls back at its commit pushes nothing (by the socket and by the operation)", async () => {
     const answer = await annSocket.ask("send_message", { conversationId: id, body: "refused at commit, by socket", clientId: "commit-1" });
     expect(answer).toMatchObject({ ok: false, error: "unavailable" });
-    await expect(sendMessage(memberActor(ann), { conversationId: id, body: "refused at commit, in process" }, { db: t.db })).rejects.toThrow(/refused at commit/);
+    await expect(sendMessage(memberActor(ann), { conversationId: id, body: "refused at commit, in process" }, { db: t.db })).rejects.toThrow(
+      /refused at commit/,
+    );
     // A later message that does commit arrives; nothing arrived before it.
     expect(await annSocket.ask("send_message", { conversationId: id, body: "this one commits", clientId: "commit-2" })).toMatchObject({ ok: true });
     // Each socket's events come in order: once this one is here, an earlier push would be too.

@@ -64,7 +64,11 @@ describe("every event, tried on someone else's conversation", () => {
   let strangerSocket: LiveClient;
 
   beforeAll(async () => {
-    [a, b, stranger] = [await createUser(t.db, { name: "Alice A" }), await createUser(t.db, { name: "Bob B" }), await createUser(t.db, { name: "Eve Stranger" })];
+    [a, b, stranger] = [
+      await createUser(t.db, { name: "Alice A" }),
+      await createUser(t.db, { name: "Bob B" }),
+      await createUser(t.db, { name: "Eve Stranger" }),
+    ];
     theirs = await conversation(a, b);
     const sent = await sendMessage(memberActor(a), { conversationId: theirs, body: "private: my shop's plans" }, { db: t.db });
     expect(sent.ok).toBe(true);
@@ -87,7 +91,10 @@ describe("every event, tried on someone else's conversation", () => {
   });
 
   it("send_message: not found, and nothing stored", async () => {
-    expect(await strangerSocket.ask("send_message", { conversationId: theirs, body: "let me in", clientId: "x1" })).toMatchObject({ ok: false, error: "not_found" });
+    expect(await strangerSocket.ask("send_message", { conversationId: theirs, body: "let me in", clientId: "x1" })).toMatchObject({
+      ok: false,
+      error: "not_found",
+    });
     expect(await t.db("messages").where({ conversation_id: theirs }).pluck("body")).toEqual(["private: my shop's plans"]);
   });
 
@@ -106,7 +113,10 @@ describe("every event, tried on someone else's conversation", () => {
   });
 
   it("bad payloads are refused as invalid and change nothing", async () => {
-    expect(await strangerSocket.ask("send_message", { conversationId: "conv_'; drop table messages;--", body: "x" })).toMatchObject({ ok: false, error: "invalid" });
+    expect(await strangerSocket.ask("send_message", { conversationId: "conv_'; drop table messages;--", body: "x" })).toMatchObject({
+      ok: false,
+      error: "invalid",
+    });
     expect(await strangerSocket.ask("send_message", "just a string")).toMatchObject({ ok: false, error: "invalid" });
     expect(await strangerSocket.ask("mark_read", { conversationId: theirs, upTo: -1 })).toMatchObject({ ok: false, error: "invalid" });
     expect(await strangerSocket.ask("create_conversation", {})).toMatchObject({ ok: false, error: "invalid" });
@@ -167,7 +177,11 @@ describe("live chat on one server", () => {
     expect((await cleared).unreadCount).toBe(0);
 
     // The same client id again (a resend after a dropped ack) is the same message.
-    expect(await sa.ask("send_message", { conversationId: opened.conversationId, body: "Hello <b>Bob</b>", clientId: "live-1" })).toMatchObject({ ok: true, duplicate: true, message: { id: received.message.id } });
+    expect(await sa.ask("send_message", { conversationId: opened.conversationId, body: "Hello <b>Bob</b>", clientId: "live-1" })).toMatchObject({
+      ok: true,
+      duplicate: true,
+      message: { id: received.message.id },
+    });
     expect(ss.events).toEqual([]);
   });
 

@@ -75,7 +75,9 @@ describe("chat across two web processes", () => {
     const foreign = await open(one, tokens.ann!, { origin: "http://evil.example" }).connected();
     expect(foreign.ok).toBe(false);
     // Over HTTP long-polling the same refusal is visible as the status: 403, and no session id handed out.
-    const polling = await fetch(`${two.baseUrl}/socket.io/?EIO=4&transport=polling`, { headers: { origin: "http://evil.example", cookie: `soko_session=${tokens.ben}` } });
+    const polling = await fetch(`${two.baseUrl}/socket.io/?EIO=4&transport=polling`, {
+      headers: { origin: "http://evil.example", cookie: `soko_session=${tokens.ben}` },
+    });
     expect(polling.status).toBe(403);
     expect(await polling.text()).not.toContain('"sid"');
   });
@@ -126,9 +128,13 @@ describe("chat across two web processes", () => {
     expect(atAnn.message).toMatchObject({ body: "Hello back from server two", senderId: ben.id });
     expect(atAnn.conversation.unreadCount).toBe(1);
     expect(await a.ask("mark_delivered", { conversationId, upTo: reply.message.id })).toMatchObject({ ok: true, marked: 1 });
-    expect(await b.next<StatusUpdate>("message_status_update", (d) => d.ids.includes(reply.message.id) && d.status === "delivered")).toMatchObject({ status: "delivered" });
+    expect(await b.next<StatusUpdate>("message_status_update", (d) => d.ids.includes(reply.message.id) && d.status === "delivered")).toMatchObject({
+      status: "delivered",
+    });
     expect(await a.ask("mark_read", { conversationId, upTo: reply.message.id })).toMatchObject({ ok: true, marked: 1 });
-    expect(await b.next<StatusUpdate>("message_status_update", (d) => d.ids.includes(reply.message.id) && d.status === "read")).toMatchObject({ status: "read" });
+    expect(await b.next<StatusUpdate>("message_status_update", (d) => d.ids.includes(reply.message.id) && d.status === "read")).toMatchObject({
+      status: "read",
+    });
     a.close();
     b.close();
   });
@@ -212,7 +218,11 @@ describe("chat across two web processes", () => {
     // The same cookie no longer opens a socket, on either server; and Ann cannot write to Ben any more.
     expect(await open(two, tokens.ben!).connected()).toEqual({ ok: false, reason: "unauthorized" });
     expect(await open(one, tokens.ben!).connected()).toEqual({ ok: false, reason: "unauthorized" });
-    expect(await a.ask("send_message", { conversationId, body: "Are you there?", clientId: clientId() })).toMatchObject({ ok: false, code: "message.recipient_unavailable", message: messageOf({ code: "message.recipient_unavailable", params: {} }) });
+    expect(await a.ask("send_message", { conversationId, body: "Are you there?", clientId: clientId() })).toMatchObject({
+      ok: false,
+      code: "message.recipient_unavailable",
+      message: messageOf({ code: "message.recipient_unavailable", params: {} }),
+    });
     a.close();
   });
 });

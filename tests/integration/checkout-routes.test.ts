@@ -86,7 +86,15 @@ const newKey = () => randomBytes(16).toString("base64url");
 /** The checkout form as the page sends it (multipart), with the buyer's choices; `files` as the browser attaches them. */
 function checkoutForm(fields: Record<string, string> = {}, files: { name: string; bytes: Buffer | string }[] = []) {
   const fd = new FormData();
-  const values = { gigId: String(t.gigId), tier: "basic", requirements: "A green logo", msisdn: "+256 772 123 456", network: "mtn", checkoutKey: newKey(), ...fields };
+  const values = {
+    gigId: String(t.gigId),
+    tier: "basic",
+    requirements: "A green logo",
+    msisdn: "+256 772 123 456",
+    network: "mtn",
+    checkoutKey: newKey(),
+    ...fields,
+  };
   for (const [k, v] of Object.entries(values)) fd.append(k, v);
   // A browser sends an empty file part when nothing is chosen.
   if (!files.length) fd.append("files", new File([], "", { type: "application/octet-stream" }));
@@ -116,7 +124,8 @@ async function checkout(fields: Record<string, string> = {}) {
 
 const orderRow = (id: number) => t.db("orders").where({ id }).first();
 const paymentRow = (orderId: number) => t.db("payments").where({ order_id: orderId }).first();
-const count = async (table: string, where: Record<string, unknown> = {}) => Number((await t.db(table).where(where).count<{ c: string }[]>({ c: "*" }).first())?.c);
+const count = async (table: string, where: Record<string, unknown> = {}) =>
+  Number((await t.db(table).where(where).count<{ c: string }[]>({ c: "*" }).first())?.c);
 
 async function payPage(orderId: number, who: Who = "buyer") {
   const res = await send(`/orders/${orderId}/pay`, { who });
@@ -125,7 +134,11 @@ async function payPage(orderId: number, who: Who = "buyer") {
 
 /** A provider's callback: from its server, so no cookie and no Origin. */
 function callback(provider: string, body: string, method = "POST") {
-  return fetch(`${server.baseUrl}/payments/callback/${provider}`, { method, headers: { "Content-Type": "application/json" }, body: method === "GET" ? undefined : body });
+  return fetch(`${server.baseUrl}/payments/callback/${provider}`, {
+    method,
+    headers: { "Content-Type": "application/json" },
+    body: method === "GET" ? undefined : body,
+  });
 }
 
 const METER_REFRESH = /<meta http-equiv="refresh" content="5"\/?>/;
@@ -201,7 +214,14 @@ describe("placing an order", () => {
     expect(location).toBe(`/orders/${orderId}/pay`);
     expect(await count("orders")).toBe(before + 1);
     const order = await orderRow(orderId);
-    expect(order).toMatchObject({ buyer_id: t.buyer.id, seller_id: t.seller.id, gig_id: t.gigId, tier: "basic", status: "pending_payment", requirements: "A green logo" });
+    expect(order).toMatchObject({
+      buyer_id: t.buyer.id,
+      seller_id: t.seller.id,
+      gig_id: t.gigId,
+      tier: "basic",
+      status: "pending_payment",
+      requirements: "A green logo",
+    });
     expect(Number(order.price_ugx)).toBe(PRICE_UGX);
     expect(Number(order.buyer_fee_ugx)).toBe(5_000);
     const payment = await paymentRow(orderId);
@@ -313,7 +333,10 @@ describe("the waiting page", () => {
 
   it("gives up an order unpaid after 30 minutes when it is next looked at, and says so", async () => {
     const { orderId } = await checkout();
-    await t.db("orders").where({ id: orderId }).update({ created_at: new Date(Date.now() - 31 * 60 * 1000) });
+    await t
+      .db("orders")
+      .where({ id: orderId })
+      .update({ created_at: new Date(Date.now() - 31 * 60 * 1000) });
     const { html } = await payPage(orderId);
     expect(visible(html)).toContain("The payment did not go through: Not paid within 30 minutes.");
     expect(html).not.toMatch(METER_REFRESH);

@@ -49,11 +49,20 @@ const COMMON = [
 /** Each table's layout: columns in order, then the sorting key. */
 const SPEC: Record<string, { columns: string[][]; orderBy: string }> = {
   sessions: {
-    columns: [["user_agent", "String"], ["screen_resolution", "String"], ["timezone", "String"]],
+    columns: [
+      ["user_agent", "String"],
+      ["screen_resolution", "String"],
+      ["timezone", "String"],
+    ],
     orderBy: "toStartOfHour(event_time), session_id, event_id",
   },
   pageviews: {
-    columns: [["page", "String"], ["title", "String"], ["url", "String"], ["referrer", "String"]],
+    columns: [
+      ["page", "String"],
+      ["title", "String"],
+      ["url", "String"],
+      ["referrer", "String"],
+    ],
     orderBy: "toStartOfHour(event_time), page, event_id",
   },
   actions: {
@@ -71,15 +80,27 @@ const SPEC: Record<string, { columns: string[][]; orderBy: string }> = {
     orderBy: "toStartOfHour(event_time), page, action_type, event_id",
   },
   errors: {
-    columns: [["page", "String"], ["message", "String"], ["stack", "String"]],
+    columns: [
+      ["page", "String"],
+      ["message", "String"],
+      ["stack", "String"],
+    ],
     orderBy: "toStartOfHour(event_time), page, event_id",
   },
   conversions: {
-    columns: [["conversion_type", "LowCardinality(String)"], ["value", "UInt64"], ["metadata", "String"]],
+    columns: [
+      ["conversion_type", "LowCardinality(String)"],
+      ["value", "UInt64"],
+      ["metadata", "String"],
+    ],
     orderBy: "toStartOfHour(event_time), conversion_type, event_id",
   },
   user_actions: {
-    columns: [["action", "String"], ["details", "String"], ["page", "String"]],
+    columns: [
+      ["action", "String"],
+      ["details", "String"],
+      ["page", "String"],
+    ],
     orderBy: "toStartOfHour(event_time), action, event_id",
   },
 };
@@ -105,9 +126,7 @@ describe("ClickHouse analytics schema", () => {
         await admin.command({ query: statement });
       }
     }
-    const tables = await rows<{ name: string }>(
-      `SELECT name FROM system.tables WHERE database = ${quote(database)} ORDER BY name`,
-    );
+    const tables = await rows<{ name: string }>(`SELECT name FROM system.tables WHERE database = ${quote(database)} ORDER BY name`);
     // The event tables, the pipeline's counters, and the reports' derived tables (003, 005, 006, 007, 008; ADR 018).
     const derived = ["session_hours", "session_days", "page_days", "page_sessions", "page_hours", "click_days", "rollup_builds"];
     expect(tables.map((t) => t.name)).toEqual([...Object.values(TABLES), "pipeline_minutes", "schema_migrations", ...derived].sort());
@@ -146,7 +165,9 @@ describe("ClickHouse analytics schema", () => {
     expect(await read(" FINAL")).toEqual([{ n: 2000 }]);
     // The same read of a whole day is refused: the setting does bound what is read.
     await expect(
-      rows(`SELECT count() AS n FROM ${database}.pageviews WHERE event_time >= toDateTime(${start}) AND event_time < toDateTime(${start + 86400}) SETTINGS max_rows_to_read = 20000`),
+      rows(
+        `SELECT count() AS n FROM ${database}.pageviews WHERE event_time >= toDateTime(${start}) AND event_time < toDateTime(${start + 86400}) SETTINGS max_rows_to_read = 20000`,
+      ),
     ).rejects.toThrow(/Limit for rows|too many rows|TOO_MANY_ROWS/i);
   });
 
@@ -252,9 +273,7 @@ describe("ClickHouse analytics schema", () => {
     });
     const insert = async (values: Record<string, unknown>[]) => {
       const columns = new Set(SPEC[table]!.columns.map((c) => c[0]));
-      const trimmed = values.map((v) =>
-        Object.fromEntries(Object.entries(v).filter(([k]) => columns.has(k) || COMMON.some((c) => c[0] === k))),
-      );
+      const trimmed = values.map((v) => Object.fromEntries(Object.entries(v).filter(([k]) => columns.has(k) || COMMON.some((c) => c[0] === k))));
       await admin.insert({ table: `${database}.${table}`, values: trimmed, format: "JSONEachRow" });
     };
     // The server's page view without JavaScript, then the tracker re-sending it (another insert, a later time,
@@ -271,9 +290,7 @@ describe("ClickHouse analytics schema", () => {
       { event_id: other, platform: "web", received_at: "2026-11-20 10:00:02" },
       { event_id: eventId, platform: "web", received_at: "2026-11-20 10:00:05" },
     ]);
-    const [counts] = await rows<{ n: number; exact: number }>(
-      `SELECT count() AS n, uniqExact(event_id) AS exact FROM ${database}.${table} WHERE ${where}`,
-    );
+    const [counts] = await rows<{ n: number; exact: number }>(`SELECT count() AS n, uniqExact(event_id) AS exact FROM ${database}.${table} WHERE ${where}`);
     // Without FINAL both copies may still be there until a merge; uniqExact counts the event once either way.
     expect(counts).toMatchObject({ exact: 2 });
     await admin.command({ query: `OPTIMIZE TABLE ${database}.${table} FINAL` });
@@ -344,29 +361,33 @@ describe("clickhouse-sql: values into SQL for 18.16 (no query parameters)", () =
     // The real server (18.16): values it cannot parse, and a table that is not there.
     const scratch = `${database}.scratch`;
     await admin.command({ query: `CREATE TABLE ${scratch} (id UUID, at DateTime('UTC')) ENGINE = MergeTree ORDER BY id` });
-    const badUuid = await admin
-      .insert({ table: scratch, values: [{ id: "not-a-uuid", at: "2026-11-20 10:00:00" }], format: "JSONEachRow" })
-      .then(() => null, (e: unknown) => e);
+    const badUuid = await admin.insert({ table: scratch, values: [{ id: "not-a-uuid", at: "2026-11-20 10:00:00" }], format: "JSONEachRow" }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     // 18.16 says 27 (a parse assertion) or 376 (CANNOT_PARSE_UUID) depending on the string's length.
     expect([27, 376]).toContain(clickHouseErrorCode(badUuid));
     expect(insertErrorKind(badUuid)).toBe("data");
     expect(clickHouseErrorMessage(badUuid)).toMatch(/^Code: (27|376), .*key id/);
     expect(clickHouseErrorMessage(badUuid)).not.toMatch(/e\.what\(\)/);
-    const badDate = await admin
-      .insert({ table: scratch, values: [{ id: randomUUID(), at: "the day after tomorrow" }], format: "JSONEachRow" })
-      .then(() => null, (e: unknown) => e);
+    const badDate = await admin.insert({ table: scratch, values: [{ id: randomUUID(), at: "the day after tomorrow" }], format: "JSONEachRow" }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(insertErrorKind(badDate)).toBe("data");
-    const noTable = await admin
-      .insert({ table: `${database}.not_migrated_yet`, values: [{ id: randomUUID() }], format: "JSONEachRow" })
-      .then(() => null, (e: unknown) => e);
+    const noTable = await admin.insert({ table: `${database}.not_migrated_yet`, values: [{ id: randomUUID() }], format: "JSONEachRow" }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(clickHouseErrorCode(noTable)).toBe(60);
     expect(insertErrorKind(noTable)).toBe("retry");
 
     // Nothing listening: the network, so retry.
     const down = createClickHouse({ url: "http://127.0.0.1:9", database: "default" });
-    const unreachable = await down
-      .insert({ table: "t", values: [{ a: 1 }], format: "JSONEachRow" })
-      .then(() => null, (e: unknown) => e);
+    const unreachable = await down.insert({ table: "t", values: [{ a: 1 }], format: "JSONEachRow" }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     await down.close();
     expect(clickHouseErrorCode(unreachable)).toBeNull();
     expect(insertErrorKind(unreachable)).toBe("retry");

@@ -76,7 +76,10 @@ describe("the compiled processes", () => {
     for (const entryPoint of ["server.ts", "worker/index.ts"]) {
       const output = Object.values(meta.outputs).find((o) => o.entryPoint === entryPoint)!;
       const sharp = output.imports.filter((i) => i.path === "sharp");
-      expect(sharp.every((i) => i.kind === "dynamic-import"), entryPoint).toBe(true);
+      expect(
+        sharp.every((i) => i.kind === "dynamic-import"),
+        entryPoint,
+      ).toBe(true);
     }
     const remix = fs.readFileSync(path.join(root, "build", "server", "index.js"), "utf8");
     expect(remix).not.toMatch(/^import\s[^;]*["']sharp["']/m);

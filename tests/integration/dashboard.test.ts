@@ -51,7 +51,12 @@ async function dashboard(cookie: string) {
 async function saveProfile(cookie: string, fields: Record<string, string>) {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.set(name, value);
-  const res = await fetch(`${server.baseUrl}/settings?tab=profile`, { method: "POST", redirect: "manual", body: form, headers: { Cookie: cookie, Origin: server.baseUrl } });
+  const res = await fetch(`${server.baseUrl}/settings?tab=profile`, {
+    method: "POST",
+    redirect: "manual",
+    body: form,
+    headers: { Cookie: cookie, Origin: server.baseUrl },
+  });
   expect(res.headers.get("location")).toBe("/settings?tab=profile&saved=1");
 }
 
@@ -82,7 +87,13 @@ describe("a freelancer's dashboard", () => {
     expect(d.percent).toBe(43);
     expect(d.missing).toEqual(["Profile photo", "Location", "Languages", "Mobile money number"]);
 
-    await saveProfile(cookie, { name: "Wasswa Brian", bio: "Children's book illustrator.", location: "Mbarara, Uganda", skills: "Illustration", languages: "English, Runyankole" });
+    await saveProfile(cookie, {
+      name: "Wasswa Brian",
+      bio: "Children's book illustrator.",
+      location: "Mbarara, Uganda",
+      skills: "Illustration",
+      languages: "English, Runyankole",
+    });
     d = await dashboard(cookie);
     expect(d.percent).toBe(71);
     expect(d.missing).toEqual(["Profile photo", "Mobile money number"]);

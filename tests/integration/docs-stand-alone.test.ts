@@ -25,7 +25,10 @@ const FORBIDDEN: { what: string; pattern: RegExp }[] = [
 /** Tracked files (git), or every file but dependencies, data and builds where there is no git. */
 function trackedFiles(): string[] {
   try {
-    return execFileSync("git", ["ls-files", "-z"], { cwd: root, maxBuffer: 64 * 1024 * 1024 }).toString().split("\0").filter(Boolean);
+    return execFileSync("git", ["ls-files", "-z"], { cwd: root, maxBuffer: 64 * 1024 * 1024 })
+      .toString()
+      .split("\0")
+      .filter(Boolean);
   } catch {
     const skip = new Set([".git", "node_modules", ".data", "build", "public/build"]);
     const walk = (dir: string): string[] =>

@@ -52,9 +52,14 @@ beforeAll(async () => {
   t = await createTestDatabase();
   await seedDemoData(t.db);
   seller = await createUser(t.db, { role: "freelancer", name: `Ŋaŋga Nakato ${mixed(20, 1)}`, username: "nganga_nakato" });
-  await t.db("users").where({ id: seller.id }).update({ bio: mixed(600, 2), location: `Kampala — ${mixed(9, 3)}` });
+  await t
+    .db("users")
+    .where({ id: seller.id })
+    .update({ bio: mixed(600, 2), location: `Kampala — ${mixed(9, 3)}` });
   sellerToken = await createSession(t.db, seller.id);
-  const reviewers = await Promise.all(Array.from({ length: 9 }, (_, i) => createUser(t.db, { name: `Ékù ${mixed(5 + i, 40 + i)}`, username: `mb_reviewer_${i}` })));
+  const reviewers = await Promise.all(
+    Array.from({ length: 9 }, (_, i) => createUser(t.db, { name: `Ékù ${mixed(5 + i, 40 + i)}`, username: `mb_reviewer_${i}` })),
+  );
   for (let g = 0; g < 4; g++) {
     const title = `Ŋ ${mixed(40 + g * 7, 10 + g)}`;
     titles.push(title);
@@ -70,10 +75,20 @@ beforeAll(async () => {
     });
     gigIds.push(id);
     for (const [r, reviewer] of reviewers.entries()) {
-      await createReview(t.db, { gigId: id, reviewerId: reviewer.id, rating: 1 + ((r + g) % 5), comment: mixed(31 + ((r * 53 + g * 29) % 560), 1000 + g * 50 + r) });
+      await createReview(t.db, {
+        gigId: id,
+        reviewerId: reviewer.id,
+        rating: 1 + ((r + g) % 5),
+        comment: mixed(31 + ((r * 53 + g * 29) % 560), 1000 + g * 50 + r),
+      });
     }
   }
-  const demo = await t.db("gigs").join("users", "users.id", "gigs.seller_id").where("gigs.status", "published").orderBy("gigs.reviews_count", "desc").first("gigs.id", "users.username");
+  const demo = await t
+    .db("gigs")
+    .join("users", "users.id", "gigs.seller_id")
+    .where("gigs.status", "published")
+    .orderBy("gigs.reviews_count", "desc")
+    .first("gigs.id", "users.username");
   demoGigId = Number(demo.id);
   demoSeller = demo.username;
   [rendered, cached] = await Promise.all([
@@ -118,7 +133,10 @@ function bodyOf(server: TestServer, path: string, encoding: (typeof ENCODINGS)[n
 /** Fails naming the page, the place and the bytes around it. */
 function expectCleanUtf8(page: string, bytes: Buffer) {
   const nul = bytes.indexOf(0);
-  expect(nul, `${page}: a 0x00 byte at ${nul} of ${bytes.length}, around ${JSON.stringify(bytes.subarray(Math.max(0, nul - 24), nul + 8).toString("latin1"))}`).toBe(-1);
+  expect(
+    nul,
+    `${page}: a 0x00 byte at ${nul} of ${bytes.length}, around ${JSON.stringify(bytes.subarray(Math.max(0, nul - 24), nul + 8).toString("latin1"))}`,
+  ).toBe(-1);
   const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
   const bad = text.indexOf("\uFFFD");
   expect(bad, `${page}: U+FFFD at character ${bad}: ${JSON.stringify(text.slice(Math.max(0, bad - 24), bad + 8))}`).toBe(-1);

@@ -51,7 +51,11 @@ function request(host: "main" | "admin", method: "GET" | "POST", target: string,
 
 const rate = async () => Number((await t.db("exchange_rates").where({ currency: "USD" }).first("ugx_per_unit")).ugx_per_unit);
 /** The message shown beside the rate field. */
-const besideField = (html: string) => (/<ul id="set-rate-ugxPerUsd-error"[^>]*>(.*?)<\/ul>/s.exec(html)?.[1] ?? "").replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim();
+const besideField = (html: string) =>
+  (/<ul id="set-rate-ugxPerUsd-error"[^>]*>(.*?)<\/ul>/s.exec(html)?.[1] ?? "")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
 
 describe("the exchange rate screen", () => {
   it("is for admins only, and a member's post changes nothing", async () => {

@@ -22,7 +22,12 @@ describe("test-data factories", () => {
     const other = await createUser(t.db, { password: "another-pass-1" });
     const held = await createUser(t.db, { status: "suspended" });
     expect(seller).toMatchObject({ username: "amara_n", email: "amara.n@example.ug", password: DEFAULT_PASSWORD, role: "freelancer" });
-    const stored = (id: number) => t.db("users").where({ id }).first("password_hash", "status", "level").then((r) => r!);
+    const stored = (id: number) =>
+      t
+        .db("users")
+        .where({ id })
+        .first("password_hash", "status", "level")
+        .then((r) => r!);
     expect(await verifyPassword(DEFAULT_PASSWORD, (await stored(seller.id)).password_hash)).toBe(true);
     expect(await verifyPassword("another-pass-1", (await stored(other.id)).password_hash)).toBe(true);
     expect(await stored(held.id)).toMatchObject({ status: "suspended", level: "Member" });
@@ -43,7 +48,10 @@ describe("test-data factories", () => {
     });
     await createGig(t.db, { sellerId: seller.id, title: "Factory draft", status: "draft" });
     const page = await getGigPage(t.db, id, null);
-    expect(page?.packages.map((p) => [p.tier, p.priceUgx])).toEqual([["basic", 90_000], ["standard", 200_000]]);
+    expect(page?.packages.map((p) => [p.tier, p.priceUgx])).toEqual([
+      ["basic", 90_000],
+      ["standard", 200_000],
+    ]);
     expect((await listCatalog(t.db, { ...EMPTY_QUERY, category: "web-development" })).gigs).toEqual([
       expect.objectContaining({ id, title: "Factory website", categoryName: "Web Development", startingPriceUgx: 90_000 }),
     ]);

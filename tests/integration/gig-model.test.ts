@@ -91,14 +91,21 @@ describe("gigs written in bulk", () => {
 
   it("get their starting price, fastest delivery and search words from refreshCatalog", async () => {
     const seller = await createUser(t.db, { role: "freelancer" });
-    const { id } = await createGig(t.db, { sellerId: seller.id, title: "Kitenge pattern design", packages: { basic: { priceUgx: 300_000, deliveryDays: 14 } } });
+    const { id } = await createGig(t.db, {
+      sellerId: seller.id,
+      title: "Kitenge pattern design",
+      packages: { basic: { priceUgx: 300_000, deliveryDays: 14 } },
+    });
     // Past the model, as the demo data and the catalog benchmark load their rows: the summary goes stale.
     await t.db("gig_packages").where({ gig_id: id }).update({ price_ugx: 45_000, delivery_days: 1 });
     await t.db("gigs").where({ id }).update({ description: "Zanzibar colours." });
     expect(await correctQuery(t.db, "zanzibr")).toBeNull();
 
     await refreshCatalog(t.db);
-    expect(await t.db("gigs").where({ id }).first("starting_price_ugx", "fastest_delivery_days")).toEqual({ starting_price_ugx: 45_000, fastest_delivery_days: 1 });
+    expect(await t.db("gigs").where({ id }).first("starting_price_ugx", "fastest_delivery_days")).toEqual({
+      starting_price_ugx: 45_000,
+      fastest_delivery_days: 1,
+    });
     expect(await correctQuery(t.db, "zanzibr")).toBe("zanzibar");
   });
 });

@@ -50,7 +50,9 @@ beforeAll(async () => {
     tokens[key] = await createSession(t.db, ids[key]!);
   }
   uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), "soko-gig-routes-"));
-  png = await sharp({ create: { width: 64, height: 64, channels: 3, background: "#0a0" } }).png().toBuffer();
+  png = await sharp({ create: { width: 64, height: 64, channels: 3, background: "#0a0" } })
+    .png()
+    .toBuffer();
   const env = { DATABASE_URL: t.url, QUEUE_PREFIX: queuePrefix, UPLOAD_DIR: uploadDir };
   server = await startTestServer({ ...env, DEV_OUTBOX: "1" });
   // The worker's part: the effects the gig operations leave for after their commit (image files deleted).
@@ -79,7 +81,13 @@ type Body = Record<string, string> | FormData;
  */
 async function request(
   urlPath: string,
-  { who = "anonymous", method, body, cookie, raw }: { who?: Who; method?: string; body?: Body; cookie?: string; raw?: { body: string; contentType: string } } = {},
+  {
+    who = "anonymous",
+    method,
+    body,
+    cookie,
+    raw,
+  }: { who?: Who; method?: string; body?: Body; cookie?: string; raw?: { body: string; contentType: string } } = {},
 ): Promise<Response> {
   method ??= body || raw ? "POST" : "GET";
   const headers: Record<string, string> = { Host: new URL(server.baseUrl).host };
@@ -240,12 +248,32 @@ const gigLink = (id: number) => `href="/gig/${id}"`;
 
 describe("POST /gig/create refuses bad input, says why beside the field, and stores nothing", () => {
   const cases: { name: string; fields: Fields; field: string; message: string }[] = [
-    { name: 'a price with cents ("12.5")', fields: { "basic.price": "12.5" }, field: "basic.price", message: "UGX has no cents: enter a whole number of shillings" },
+    {
+      name: 'a price with cents ("12.5")',
+      fields: { "basic.price": "12.5" },
+      field: "basic.price",
+      message: "UGX has no cents: enter a whole number of shillings",
+    },
     { name: 'a negative price ("-5")', fields: { "basic.price": "-5" }, field: "basic.price", message: "The price must be more than zero" },
     { name: 'a zero price ("0")', fields: { "basic.price": "0" }, field: "basic.price", message: "The price must be more than zero" },
-    { name: 'a price over the maximum ("100000001")', fields: { "basic.price": "100000001" }, field: "basic.price", message: "The price can be at most UGX 100,000,000" },
-    { name: 'a price that is not a number ("abc")', fields: { "basic.price": "abc" }, field: "basic.price", message: "Enter the price in whole shillings, such as 75000" },
-    { name: "a Basic delivery of 2 days (not offered)", fields: { "basic.delivery": "2" }, field: "basic.delivery", message: "Choose 1, 3, 7, 14 days for Basic" },
+    {
+      name: 'a price over the maximum ("100000001")',
+      fields: { "basic.price": "100000001" },
+      field: "basic.price",
+      message: "The price can be at most UGX 100,000,000",
+    },
+    {
+      name: 'a price that is not a number ("abc")',
+      fields: { "basic.price": "abc" },
+      field: "basic.price",
+      message: "Enter the price in whole shillings, such as 75000",
+    },
+    {
+      name: "a Basic delivery of 2 days (not offered)",
+      fields: { "basic.delivery": "2" },
+      field: "basic.delivery",
+      message: "Choose 1, 3, 7, 14 days for Basic",
+    },
     {
       name: "a Standard delivery of 1 day (not offered)",
       fields: { "standard.price": "150000", "standard.delivery": "1" },
@@ -287,7 +315,10 @@ describe("POST /gig/create refuses bad input, says why beside the field, and sto
 
   it("refuses to add a 31-character tag (no-JS Add tag)", async () => {
     const before = await counts();
-    const res = await request("/gig/create", { who: "freelancer", body: gigForm({ ...VALID, intent: undefined, tags: ["logo"], newTag: "z".repeat(31), ...ADD_TAG }) });
+    const res = await request("/gig/create", {
+      who: "freelancer",
+      body: gigForm({ ...VALID, intent: undefined, tags: ["logo"], newTag: "z".repeat(31), ...ADD_TAG }),
+    });
     const html = await res.text();
     expect(res.status).toBe(400);
     expect(fieldErrors(html, "newTag")).toEqual(["Each tag can have at most 30 characters"]);
@@ -443,7 +474,12 @@ describe("saving gigs", () => {
     const key = images[0].storage_key as string;
     expect(key).toMatch(/^[0-9a-f-]{36}$/);
     expect(await t.db("uploads").where({ storage_key: key }).first()).toMatchObject({ owner_id: ids.freelancer });
-    expect(await counts()).toEqual({ gigs: before.gigs + 1, gig_packages: before.gig_packages + 1, gig_images: before.gig_images + 1, uploads: before.uploads + 1 });
+    expect(await counts()).toEqual({
+      gigs: before.gigs + 1,
+      gig_packages: before.gig_packages + 1,
+      gig_images: before.gig_images + 1,
+      uploads: before.uploads + 1,
+    });
     expect(filesIn(uploadDir)).toEqual([...files, `${key}-large.webp`, `${key}-thumb.webp`].sort());
 
     const thumb = await request(`/media/${key}-thumb.webp`);
@@ -477,7 +513,10 @@ describe("saving gigs", () => {
 
   it("adds and removes tags without JavaScript, storing nothing", async () => {
     const before = await counts();
-    const add = await request("/gig/create", { who: "freelancer", body: gigForm({ title: "Tags", category: LOGO.slug, tags: ["a"], newTag: "b", ...ADD_TAG }) });
+    const add = await request("/gig/create", {
+      who: "freelancer",
+      body: gigForm({ title: "Tags", category: LOGO.slug, tags: ["a"], newTag: "b", ...ADD_TAG }),
+    });
     const addHtml = await add.text();
     expect(add.status).toBe(200);
     expect(hiddenValues(addHtml, "tags")).toEqual(["a", "b"]);
@@ -486,7 +525,10 @@ describe("saving gigs", () => {
     // What was typed elsewhere comes back.
     expect(addHtml).toMatch(/<input id="title" name="title"[^>]*value="Tags"/);
 
-    const remove = await request("/gig/create", { who: "freelancer", body: gigForm({ title: "Tags", category: LOGO.slug, "tags[0]": "a", "tags[1]": "b", ...removeFrom("tags", 0) }) });
+    const remove = await request("/gig/create", {
+      who: "freelancer",
+      body: gigForm({ title: "Tags", category: LOGO.slug, "tags[0]": "a", "tags[1]": "b", ...removeFrom("tags", 0) }),
+    });
     const removeHtml = await remove.text();
     expect(remove.status).toBe(200);
     expect(hiddenValues(removeHtml, "tags")).toEqual(["b"]);
@@ -495,14 +537,21 @@ describe("saving gigs", () => {
 
   it("refuses a list button it does not know (400) and ignores fields posing as list items, storing nothing", async () => {
     const before = await counts();
-    for (const __intent__ of ["{not json", JSON.stringify({ type: "reorder", payload: { name: "tags", from: 0, to: 1 } }), JSON.stringify({ type: "remove", payload: { name: "title", index: 0 } })]) {
+    for (const __intent__ of [
+      "{not json",
+      JSON.stringify({ type: "reorder", payload: { name: "tags", from: 0, to: 1 } }),
+      JSON.stringify({ type: "remove", payload: { name: "title", index: 0 } }),
+    ]) {
       const res = await request("/gig/create", { who: "freelancer", body: gigForm({ ...VALID, tags: ["a", "b"], __intent__ }) });
       const html = await res.text();
       expect(res.status, __intent__).toBe(400);
       expect(visible(html)).toContain("Choose Save as Draft or Publish Gig");
       expect(hiddenValues(html, "tags")).toEqual(["a", "b"]);
     }
-    const odd = await request("/gig/create", { who: "freelancer", body: gigForm({ title: "Odd", "tags[0].x": "y", "tags[0]": "a", "images[0].y": "z", ...removeFrom("tags", 5) }) });
+    const odd = await request("/gig/create", {
+      who: "freelancer",
+      body: gigForm({ title: "Odd", "tags[0].x": "y", "tags[0]": "a", "images[0].y": "z", ...removeFrom("tags", 5) }),
+    });
     const html = await odd.text();
     expect(odd.status).toBe(200);
     expect(hiddenValues(html, "tags")).toEqual(["a"]);
@@ -512,7 +561,10 @@ describe("saving gigs", () => {
 
   it("takes a new image off the form without JavaScript: the upload is forgotten and its files deleted, nothing saved", async () => {
     // The image goes up with the first round trip (here Add tag with nothing typed), as a seller's upload.
-    const first = await request("/gig/create", { who: "freelancer", body: gigForm({ title: "Gallery draft", ...ADD_TAG }, [{ name: "cover.png", type: "image/png", data: png }]) });
+    const first = await request("/gig/create", {
+      who: "freelancer",
+      body: gigForm({ title: "Gallery draft", ...ADD_TAG }, [{ name: "cover.png", type: "image/png", data: png }]),
+    });
     const firstHtml = await first.text();
     expect(first.status).toBe(200);
     const [key] = hiddenValues(firstHtml, "images");
@@ -521,7 +573,10 @@ describe("saving gigs", () => {
     expect(buttonOf(firstHtml, "Remove image 1")).toEqual(removeFrom("images", 0));
     const before = await counts();
 
-    const removed = await request("/gig/create", { who: "freelancer", body: gigForm({ title: "Gallery draft", "images[0]": key!, ...removeFrom("images", 0) }) });
+    const removed = await request("/gig/create", {
+      who: "freelancer",
+      body: gigForm({ title: "Gallery draft", "images[0]": key!, ...removeFrom("images", 0) }),
+    });
     const html = await removed.text();
     expect(removed.status).toBe(200);
     expect(hiddenValues(html, "images")).toEqual([]);
@@ -711,7 +766,12 @@ describe("who may create and manage gigs", () => {
     expect(await t.db("gig_packages").where({ gig_id: id })).toEqual([]);
     expect(await t.db("gig_images").where({ gig_id: id })).toEqual([]);
     expect(await t.db("uploads").where({ storage_key: imageKey })).toEqual([]);
-    expect(await counts()).toEqual({ gigs: before.gigs - 1, gig_packages: before.gig_packages - 1, gig_images: before.gig_images - 1, uploads: before.uploads - 1 });
+    expect(await counts()).toEqual({
+      gigs: before.gigs - 1,
+      gig_packages: before.gig_packages - 1,
+      gig_images: before.gig_images - 1,
+      uploads: before.uploads - 1,
+    });
     // The files go after the commit, by the worker (an effect of the delete).
     await expect.poll(() => filesIn(uploadDir).filter((f) => f.startsWith(imageKey!)), { timeout: 10_000 }).toEqual([]);
     const media = await request(`/media/${imageKey}-thumb.webp`);
@@ -867,7 +927,14 @@ describe("catalog URLs never break", () => {
   }
 
   it("ignores unknown values instead of emptying the results", async () => {
-    for (const url of ["/browse?sort=bogus", "/browse?price=cheap", "/browse?rating=9", "/browse?delivery=0", "/browse?cursor=garbage", "/browse?category=NOPE!!"]) {
+    for (const url of [
+      "/browse?sort=bogus",
+      "/browse?price=cheap",
+      "/browse?rating=9",
+      "/browse?delivery=0",
+      "/browse?cursor=garbage",
+      "/browse?category=NOPE!!",
+    ]) {
       expect(await (await request(url)).text(), url).toContain(gigLink(gigId));
     }
     // A well-formed category that does not exist is a filter with no results, not an error.

@@ -32,7 +32,14 @@ beforeAll(async () => {
   redis = createRedis(getEnv().REDIS_URL, { maxRetriesPerRequest: 1 });
   [served, listing] = await Promise.all([
     // TRUST_PROXY: the proxy test below speaks as a TLS-terminating proxy on this machine.
-    startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: SERVED_PREFIX, DEV_OUTBOX: "1", PUBLIC_URL: "http://soko.test", ALLOWED_HOSTS: "partner.example", TRUST_PROXY: "loopback" }),
+    startTestServer({
+      DATABASE_URL: t.url,
+      QUEUE_PREFIX: SERVED_PREFIX,
+      DEV_OUTBOX: "1",
+      PUBLIC_URL: "http://soko.test",
+      ALLOWED_HOSTS: "partner.example",
+      TRUST_PROXY: "loopback",
+    }),
     startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: t.queuePrefix, DEV_OUTBOX: "1", ALLOWED_HOSTS: "evil.example", PAYMENTS_SANDBOX: "1" }),
   ]);
 });
@@ -45,7 +52,12 @@ type Answer = { status: number; headers: http.IncomingHttpHeaders; body: string 
 type SendOptions = { host?: string; headers?: Record<string, string>; form?: Record<string, string>; body?: string };
 
 /** One request to a server from this machine (a browser here), with the Host header it names (node:http can set one; fetch cannot). */
-function send(server: TestServer, method: string, target: string, { host = `localhost:${server.port}`, headers = {}, form, body }: SendOptions = {}): Promise<Answer> {
+function send(
+  server: TestServer,
+  method: string,
+  target: string,
+  { host = `localhost:${server.port}`, headers = {}, form, body }: SendOptions = {},
+): Promise<Answer> {
   const payload = form ? Buffer.from(new URLSearchParams(form).toString()) : body !== undefined ? Buffer.from(body) : undefined;
   const all: Record<string, string> = { Host: host, ...headers };
   if (form) all["Content-Type"] = "application/x-www-form-urlencoded";
@@ -69,7 +81,14 @@ function upgrade(server: TestServer, host: string, origin = `http://${host}`): P
       port: server.port,
       path: "/socket.io/?EIO=4&transport=websocket",
       agent: false,
-      headers: { Host: host, Origin: origin, Connection: "Upgrade", Upgrade: "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": randomBytes(16).toString("base64") },
+      headers: {
+        Host: host,
+        Origin: origin,
+        Connection: "Upgrade",
+        Upgrade: "websocket",
+        "Sec-WebSocket-Version": "13",
+        "Sec-WebSocket-Key": randomBytes(16).toString("base64"),
+      },
     });
     req.on("upgrade", (res, socket) => {
       socket.destroy();
@@ -93,10 +112,17 @@ const trackingPost = (host: string, origin: string) => {
 const queued = async (eventId: string) => (await streamEntries(redis, SERVED_PREFIX)).flatMap((entry) => entry.events).some((e) => e.event_id === eventId);
 /** A sign-in that fails (400) once it reaches the form's action: an email of its own, so no sign-in limit is met. */
 const wrongPassword = () => ({ email: `nobody.${randomBytes(4).toString("hex")}@example.ug`, password: "wrong-password-1" });
-const count = async (table: string, where: Record<string, unknown> = {}) => Number((await t.db(table).where(where).count<{ c: string }[]>({ c: "*" }).first())?.c);
+const count = async (table: string, where: Record<string, unknown> = {}) =>
+  Number((await t.db(table).where(where).count<{ c: string }[]>({ c: "*" }).first())?.c);
 
 describe("a host name the server does not serve", () => {
-  const foreign = () => [`evil.example:${served.port}`, "evil.example", `localhost.evil.example:${served.port}`, `soko.test.evil.example:${served.port}`, "10.0.0.5:3000"];
+  const foreign = () => [
+    `evil.example:${served.port}`,
+    "evil.example",
+    `localhost.evil.example:${served.port}`,
+    `soko.test.evil.example:${served.port}`,
+    "10.0.0.5:3000",
+  ];
 
   it("is answered 421 Misdirected Request, for a page and any path, before any route runs", async () => {
     for (const host of foreign()) {
@@ -130,7 +156,11 @@ describe("a host name the server does not serve", () => {
 
     // The same requests at our own name do what they are for: the refusals above were the host's.
     const local = `localhost:${served.port}`;
-    const asked = await send(served, "POST", "/forgot-password", { host: local, headers: { Origin: `http://${local}` }, form: { email: "host.victim@example.ug" } });
+    const asked = await send(served, "POST", "/forgot-password", {
+      host: local,
+      headers: { Origin: `http://${local}` },
+      form: { email: "host.victim@example.ug" },
+    });
     expect(asked.status).toBe(200);
     expect(await count("outbox")).toBe(before.outbox + 1);
     const { event, options } = trackingPost(local, `http://${local}`);
@@ -158,7 +188,16 @@ describe("a host name the server does not serve", () => {
 describe("the host names the server serves", () => {
   it("are the loopback names on any port, PUBLIC_URL's host and its admin host on any port, and ALLOWED_HOSTS", async () => {
     const port = served.port;
-    const main = [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, "localhost", `soko.test:${port}`, "soko.test", "partner.example", `partner.example:${port}`];
+    const main = [
+      `localhost:${port}`,
+      `127.0.0.1:${port}`,
+      `[::1]:${port}`,
+      "localhost",
+      `soko.test:${port}`,
+      "soko.test",
+      "partner.example",
+      `partner.example:${port}`,
+    ];
     const admin = [`admin.localhost:${port}`, `admin.soko.test:${port}`, "admin.soko.test"];
     for (const host of [...main, ...admin]) {
       const res = await send(served, "GET", "/login", { host });
@@ -185,13 +224,19 @@ describe("the host names the server serves", () => {
 
 describe("the pages of this machine alone", () => {
   it("/dev/outbox is 404 at any name but a loopback one, even one the server serves and from this machine", async () => {
-    await t.db("outbox").insert({ to_address: "someone@example.ug", subject: "Reset your Soko password", body: "http://localhost/reset-password?token=outbox-secret" });
+    await t
+      .db("outbox")
+      .insert({ to_address: "someone@example.ug", subject: "Reset your Soko password", body: "http://localhost/reset-password?token=outbox-secret" });
     for (const host of [`localhost:${listing.port}`, `127.0.0.1:${listing.port}`]) {
       const res = await send(listing, "GET", "/dev/outbox", { host });
       expect(res.status, host).toBe(200);
       expect(res.body).toContain("outbox-secret");
     }
-    for (const [host, headers] of [[`evil.example:${listing.port}`, {}], ["evil.example", {}], [`localhost:${listing.port}`, { "X-Forwarded-Host": "evil.example" }]] as const) {
+    for (const [host, headers] of [
+      [`evil.example:${listing.port}`, {}],
+      ["evil.example", {}],
+      [`localhost:${listing.port}`, { "X-Forwarded-Host": "evil.example" }],
+    ] as const) {
       for (const target of ["/dev/outbox", "/dev/outbox.data"]) {
         const res = await send(listing, "GET", target, { host, headers });
         expect(res.status, `${host} ${JSON.stringify(headers)} ${target}`).toBe(404);
@@ -209,7 +254,11 @@ describe("the pages of this machine alone", () => {
     expect(prompt.body).toContain("Approve");
     const evil = `evil.example:${listing.port}`;
     expect((await send(listing, "GET", `/dev/pay/${reference}`, { host: evil, headers: { Cookie: cookie } })).status).toBe(404);
-    const answer = await send(listing, "POST", `/dev/pay/${reference}`, { host: evil, headers: { Cookie: cookie, Origin: `http://${evil}` }, form: { intent: "approve" } });
+    const answer = await send(listing, "POST", `/dev/pay/${reference}`, {
+      host: evil,
+      headers: { Cookie: cookie, Origin: `http://${evil}` },
+      form: { intent: "approve" },
+    });
     expect(answer.status).toBe(404);
     expect(await t.sandbox.get(reference)).toMatchObject({ status: "PENDING" });
     // The payment page links to the prompt at a loopback name only; at a served name it says where the prompt is.
@@ -225,12 +274,16 @@ describe("the pages of this machine alone", () => {
 
 describe("a form's Origin", () => {
   const refused = "Forbidden: this form was sent from another site.";
-  const login = (server: TestServer, host: string, headers: Record<string, string>) =>
-    send(server, "POST", "/login", { host, headers, form: wrongPassword() });
+  const login = (server: TestServer, host: string, headers: Record<string, string>) => send(server, "POST", "/login", { host, headers, form: wrongPassword() });
 
   it("must be the origin posted to: our host over another scheme or port is refused (403), for forms, tracking and socket.io", async () => {
     const local = `localhost:${served.port}`;
-    const sources: Record<string, string>[] = [{ Origin: `https://${local}` }, { Origin: `http://localhost:${served.port + 1}` }, { Origin: "http://localhost" }, { Referer: `https://${local}/login` }];
+    const sources: Record<string, string>[] = [
+      { Origin: `https://${local}` },
+      { Origin: `http://localhost:${served.port + 1}` },
+      { Origin: "http://localhost" },
+      { Referer: `https://${local}/login` },
+    ];
     for (const source of sources) {
       const res = await login(served, local, source);
       expect(res.status, JSON.stringify(source)).toBe(403);
@@ -290,7 +343,10 @@ describe("the DNS-rebinding take-over, replayed", () => {
     expect(await rebind(served, victim.email)).toEqual({ asked: 421, read: 421, token: null, signedIn: false });
     expect(await count("password_resets", { user_id: victim.id })).toBe(0);
     // The victim's own password still signs them in.
-    const own = await send(served, "POST", "/login", { headers: { Origin: `http://localhost:${served.port}` }, form: { email: victim.email, password: DEFAULT_PASSWORD } });
+    const own = await send(served, "POST", "/login", {
+      headers: { Origin: `http://localhost:${served.port}` },
+      form: { email: victim.email, password: DEFAULT_PASSWORD },
+    });
     expect(own.status).toBe(302);
     expect(own.headers.location).toBe("/dashboard");
   });
@@ -301,7 +357,10 @@ describe("the DNS-rebinding take-over, replayed", () => {
     const mail = await t.db("outbox").where({ to_address: victim.email }).orderBy("id", "desc").first();
     expect(mail.body).toMatch(new RegExp(`http://localhost:${listing.port}/reset-password\\?token=`));
     expect(mail.body).not.toContain("evil.example");
-    const own = await send(listing, "POST", "/login", { headers: { Origin: `http://localhost:${listing.port}` }, form: { email: victim.email, password: DEFAULT_PASSWORD } });
+    const own = await send(listing, "POST", "/login", {
+      headers: { Origin: `http://localhost:${listing.port}` },
+      form: { email: victim.email, password: DEFAULT_PASSWORD },
+    });
     expect(own.headers.location).toBe("/dashboard");
   });
 });

@@ -12,12 +12,7 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parseEnv } from "~/server/env.server";
-import {
-  HOUSEKEEPING_EVERY_MS,
-  HOUSEKEEPING_QUEUE,
-  HOUSEKEEPING_SCHEDULER,
-  startHousekeeping,
-} from "../../worker/housekeeping-job.server";
+import { HOUSEKEEPING_EVERY_MS, HOUSEKEEPING_QUEUE, HOUSEKEEPING_SCHEDULER, startHousekeeping } from "../../worker/housekeeping-job.server";
 import { systemActor } from "~/operations/core.server";
 import { runHousekeeping as housekeepingOperation } from "~/operations/housekeeping.server";
 import { startEffects } from "../../worker/effects-runner.server";
@@ -123,7 +118,15 @@ describe("runHousekeeping", () => {
     expect(result.strayFiles).toBe(2);
     expect(filesOf(crashed)).toEqual([]);
     expect(files()).toEqual(
-      ["README.txt", `${justWritten}-thumb.webp`, `${avatar}-avatar.webp`, `${gigImage}-thumb.webp`, `${gigImage}-large.webp`, `${recorded}-thumb.webp`, `${recorded}-large.webp`].sort(),
+      [
+        "README.txt",
+        `${justWritten}-thumb.webp`,
+        `${avatar}-avatar.webp`,
+        `${gigImage}-thumb.webp`,
+        `${gigImage}-large.webp`,
+        `${recorded}-thumb.webp`,
+        `${recorded}-large.webp`,
+      ].sort(),
     );
   });
 
@@ -168,9 +171,30 @@ describe("runHousekeeping", () => {
   it("a second round finds nothing more, and a missing upload directory is no error", async () => {
     await upload(2 * DAY);
     await t.db("sessions").insert({ id: "expired", user_id: ownerId, expires_at: ago(60_000) });
-    expect(await runHousekeeping({ db: t.db, uploadDir: dir })).toEqual({ uploads: 1, unpaidOrderFiles: 0, strayFiles: 0, sessions: 1, passwordResets: 0, effects: 0 });
-    expect(await runHousekeeping({ db: t.db, uploadDir: dir })).toEqual({ uploads: 0, unpaidOrderFiles: 0, strayFiles: 0, sessions: 0, passwordResets: 0, effects: 0 });
-    expect(await runHousekeeping({ db: t.db, uploadDir: path.join(dir, "never-made") })).toEqual({ uploads: 0, unpaidOrderFiles: 0, strayFiles: 0, sessions: 0, passwordResets: 0, effects: 0 });
+    expect(await runHousekeeping({ db: t.db, uploadDir: dir })).toEqual({
+      uploads: 1,
+      unpaidOrderFiles: 0,
+      strayFiles: 0,
+      sessions: 1,
+      passwordResets: 0,
+      effects: 0,
+    });
+    expect(await runHousekeeping({ db: t.db, uploadDir: dir })).toEqual({
+      uploads: 0,
+      unpaidOrderFiles: 0,
+      strayFiles: 0,
+      sessions: 0,
+      passwordResets: 0,
+      effects: 0,
+    });
+    expect(await runHousekeeping({ db: t.db, uploadDir: path.join(dir, "never-made") })).toEqual({
+      uploads: 0,
+      unpaidOrderFiles: 0,
+      strayFiles: 0,
+      sessions: 0,
+      passwordResets: 0,
+      effects: 0,
+    });
   });
 });
 
@@ -221,7 +245,9 @@ describe("files of checkouts never paid, and attachments no message names", () =
   /** A requirement file of the order, row and file, written when the order was placed. */
   async function requirementFile(orderId: number, age: number) {
     const key = storedFile(age);
-    await t.db("order_files").insert({ order_id: orderId, uploader_id: buyerId, storage_key: key, file_name: "brief.pdf", content_type: "application/pdf", size_bytes: 21 });
+    await t
+      .db("order_files")
+      .insert({ order_id: orderId, uploader_id: buyerId, storage_key: key, file_name: "brief.pdf", content_type: "application/pdf", size_bytes: 21 });
     return key;
   }
 
@@ -247,7 +273,9 @@ describe("files of checkouts never paid, and attachments no message names", () =
 
     expect(result.unpaidOrderFiles).toBe(2);
     expect((await t.db("order_files").pluck("storage_key")).sort()).toEqual([cancelledToday, stillPaying, paidThenCancelled, inProgress].sort());
-    expect((await t.db("effects").where({ kind: "delete_file" }).pluck("payload")).map((p: { key: string }) => p.key).sort()).toEqual([cancelledLongAgo, neverPaid].sort());
+    expect((await t.db("effects").where({ kind: "delete_file" }).pluck("payload")).map((p: { key: string }) => p.key).sort()).toEqual(
+      [cancelledLongAgo, neverPaid].sort(),
+    );
     await carryOutEffects(() => !stored(cancelledLongAgo) && !stored(neverPaid));
     for (const key of [cancelledToday, stillPaying, paidThenCancelled, inProgress]) expect(stored(key), key).toBe(true);
     // The orders themselves stay, with their history.
@@ -259,9 +287,13 @@ describe("files of checkouts never paid, and attachments no message names", () =
     await t.db("conversations").insert({ id: conversationId, pair_key: `${Math.min(ownerId, buyerId)}:${Math.max(ownerId, buyerId)}` });
     const [message] = await t.db("messages").insert({ conversation_id: conversationId, sender_id: buyerId, body: "The brief", message_type: "file" }, ["id"]);
     const kept = storedFile(3 * DAY);
-    await t.db("message_attachments").insert({ message_id: message.id, storage_key: kept, file_name: "brief.pdf", content_type: "application/pdf", size_bytes: 21 });
+    await t
+      .db("message_attachments")
+      .insert({ message_id: message.id, storage_key: kept, file_name: "brief.pdf", content_type: "application/pdf", size_bytes: 21 });
     const deleted = storedFile(3 * DAY);
-    await t.db("message_attachments").insert({ message_id: message.id, storage_key: deleted, file_name: "old.pdf", content_type: "application/pdf", size_bytes: 21 });
+    await t
+      .db("message_attachments")
+      .insert({ message_id: message.id, storage_key: deleted, file_name: "old.pdf", content_type: "application/pdf", size_bytes: 21 });
     // The message goes without its files' effects (a row removed by a cascade, a crash, an effect given up).
     await t.db("message_attachments").where({ storage_key: deleted }).delete();
     const refusedSend = storedFile(2 * DAY); // written, then the message was refused and the process died before removing it

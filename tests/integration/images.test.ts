@@ -22,7 +22,10 @@ const ids: Record<"member" | "seller", number> = { member: 0, seller: 0 };
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  for (const [who, role] of [["member", "client"], ["seller", "freelancer"]] as const) {
+  for (const [who, role] of [
+    ["member", "client"],
+    ["seller", "freelancer"],
+  ] as const) {
     ids[who] = (await createUser(t.db, { role, name: `Test ${who}`, email: `${who}@example.ug` })).id;
     tokens[who] = await createSession(t.db, ids[who]);
   }
@@ -128,7 +131,9 @@ describe.each([
 });
 
 it("an ordinary photo-sized image is still stored as a profile picture", async () => {
-  const photo = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: "#246" } }).jpeg().toBuffer();
+  const photo = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: "#246" } })
+    .jpeg()
+    .toBuffer();
   const form = new FormData();
   form.append("name", "Test member");
   form.append("avatar", new Blob([new Uint8Array(photo)], { type: "image/jpeg" }), "me.jpg");

@@ -46,7 +46,8 @@ const book = async () => ({ journals: await count("ledger_journals"), entries: a
 
 /** The ids of two platform accounts, made on first use, for journals written straight in SQL. */
 async function platformAccountIds() {
-  await t.db("ledger_accounts")
+  await t
+    .db("ledger_accounts")
     .insert([
       { code: "provider_clearing", kind: "provider_clearing" },
       { code: "platform_buyer_fees", kind: "platform_buyer_fees" },
@@ -80,7 +81,9 @@ describe("what the database refuses, whatever the code does", () => {
 
     // The same statements with entries that balance commit: it is the sum that is refused.
     await t.db.transaction(async (trx) => {
-      const [journal] = await trx("ledger_journals").insert({ idempotency_key: `test:balanced:${randomUUID()}`, kind: "test" }).returning("id");
+      const [journal] = await trx("ledger_journals")
+        .insert({ idempotency_key: `test:balanced:${randomUUID()}`, kind: "test" })
+        .returning("id");
       await trx("ledger_entries").insert([
         { journal_id: journal.id, account_id: clearing, amount_ugx: -500 },
         { journal_id: journal.id, account_id: fees, amount_ugx: 500 },
@@ -316,7 +319,8 @@ describe("the book after each way an order ends", () => {
 
 /** The entries stored under a journal key, as account code and amount, in code order. */
 async function storedEntries(key: string) {
-  const rows = await t.db("ledger_entries as e")
+  const rows = await t
+    .db("ledger_entries as e")
     .join("ledger_journals as j", "j.id", "e.journal_id")
     .join("ledger_accounts as a", "a.id", "e.account_id")
     .where("j.idempotency_key", key)

@@ -63,7 +63,8 @@ const msBetween = (later: Date, earlier: Date) => new Date(later).getTime() - ne
 describe("message mail", () => {
   it("batches three messages sent within a minute into one mail, sent a little later, that lists them", async () => {
     const { from, to, conversationId } = await pair();
-    for (const body of ["Hello, are you free this week?", "I need a logo for my juice stall.", "Budget is UGX 100,000."]) await send(from, conversationId, body);
+    for (const body of ["Hello, are you free this week?", "I need a logo for my juice stall.", "Budget is UGX 100,000."])
+      await send(from, conversationId, body);
 
     const effects = await mailEffects(conversationId);
     expect(effects).toHaveLength(1);
@@ -132,7 +133,10 @@ describe("message mail", () => {
     expect(mails[1]!.body).toContain(`${from.name}: A second message, a moment after the mail\n${from.name}: And a third`);
 
     // Long after the last mail, a new message waits only the short delay again.
-    await t.db("conversation_participants").where({ conversation_id: conversationId, user_id: to.id }).update({ mailed_at: t.db.raw("now() - interval '1 hour'") });
+    await t
+      .db("conversation_participants")
+      .where({ conversation_id: conversationId, user_id: to.id })
+      .update({ mailed_at: t.db.raw("now() - interval '1 hour'") });
     await send(from, conversationId, "Are you there?");
     const latest = (await mailEffects(conversationId)).at(-1)!;
     expect(latest.payload.round).toBe(2);

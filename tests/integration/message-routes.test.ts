@@ -57,7 +57,10 @@ function post(urlPath: string, who: TestUser | null, body: Record<string, string
 
 /** The page without its scripts (loader data travels in them): what a person reads, tags kept. */
 const visible = (html: string) => decode(html.replace(/<script\b[^>]*>[\s\S]*?<\/script>/g, "").replace(/ data-discover="true"/g, ""));
-const text = (html: string) => visible(html).replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+const text = (html: string) =>
+  visible(html)
+    .replace(/<[^>]+>/g, " ")
+    .replace(/\s+/g, " ");
 
 async function page(urlPath: string, who: TestUser) {
   const res = await get(urlPath, who);
@@ -85,7 +88,11 @@ function errorsIn(html: string, id: string): string[] {
 /** A real PNG (images are decoded before they are kept, so its signature alone would be refused); made before the tests. */
 let PNG: Uint8Array<ArrayBuffer>;
 beforeAll(async () => {
-  PNG = new Uint8Array(await sharp({ create: { width: 48, height: 32, channels: 3, background: "#d35400" } }).png().toBuffer());
+  PNG = new Uint8Array(
+    await sharp({ create: { width: 48, height: 32, channels: 3, background: "#d35400" } })
+      .png()
+      .toBuffer(),
+  );
 });
 
 describe("Contact Seller and a conversation without JavaScript", () => {
@@ -178,7 +185,8 @@ describe("Contact Seller and a conversation without JavaScript", () => {
 
   it("stores a double submit (the same client id) once", async () => {
     const before = (await messagesOf(conversationId)).length;
-    for (let i = 0; i < 2; i++) expect((await post(`/messages/${conversationId}`, t.buyer, sendForm("Only once, please", { clientId: "same-id-1" }))).status).toBe(303);
+    for (let i = 0; i < 2; i++)
+      expect((await post(`/messages/${conversationId}`, t.buyer, sendForm("Only once, please", { clientId: "same-id-1" }))).status).toBe(303);
     expect(await messagesOf(conversationId)).toHaveLength(before + 1);
   });
 
@@ -210,12 +218,22 @@ describe("Contact Seller and a conversation without JavaScript", () => {
 
     const before = (await messagesOf(conversationId)).length;
     const exe = new Uint8Array([0x4d, 0x5a, 0x90, 0x00, 0x03, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0xff, 0xff]);
-    const refused = await post(`/messages/${conversationId}`, t.buyer, sendForm("The invoice", { files: [new File([exe], "invoice.pdf", { type: "application/pdf" })] }));
+    const refused = await post(
+      `/messages/${conversationId}`,
+      t.buyer,
+      sendForm("The invoice", { files: [new File([exe], "invoice.pdf", { type: "application/pdf" })] }),
+    );
     expect(refused.status).toBe(400);
-    expect(errorsIn(visible(await refused.text()), "chat-files-error")).toEqual(["invoice.pdf is not a file we accept here: attach images (JPEG, PNG, WebP, GIF) or PDFs"]);
+    expect(errorsIn(visible(await refused.text()), "chat-files-error")).toEqual([
+      "invoice.pdf is not a file we accept here: attach images (JPEG, PNG, WebP, GIF) or PDFs",
+    ]);
     expect(await messagesOf(conversationId)).toHaveLength(before);
     // Plain text is an order file, not a message's.
-    const txt = await post(`/messages/${conversationId}`, t.buyer, sendForm("Notes", { files: [new File(["just words"], "notes.txt", { type: "text/plain" })] }));
+    const txt = await post(
+      `/messages/${conversationId}`,
+      t.buyer,
+      sendForm("Notes", { files: [new File(["just words"], "notes.txt", { type: "text/plain" })] }),
+    );
     expect(txt.status).toBe(400);
     await txt.arrayBuffer();
     expect(await messagesOf(conversationId)).toHaveLength(before);
@@ -291,7 +309,11 @@ describe("Contact Seller and a conversation without JavaScript", () => {
       .toBuffer();
     const sent = await sharp(photo).metadata();
     expect(sent.exif?.toString("latin1")).toContain("PhoneMaker");
-    const res = await post(`/messages/${conversationId}`, t.buyer, sendForm("The stall at dawn", { files: [new File([new Uint8Array(photo)], "dawn.jpg", { type: "image/jpeg" })] }));
+    const res = await post(
+      `/messages/${conversationId}`,
+      t.buyer,
+      sendForm("The stall at dawn", { files: [new File([new Uint8Array(photo)], "dawn.jpg", { type: "image/jpeg" })] }),
+    );
     expect(res.status).toBe(303);
     const file = await t.db("message_attachments").orderBy("id", "desc").first();
     expect(file).toMatchObject({ file_name: "dawn.jpg", content_type: "image/jpeg" });
@@ -305,8 +327,14 @@ describe("Contact Seller and a conversation without JavaScript", () => {
   });
 
   it("takes a real PDF and serves it to the members as a download, never inline", async () => {
-    const pdf = new TextEncoder().encode("%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n");
-    const res = await post(`/messages/${conversationId}`, t.buyer, sendForm("The quotation", { files: [new File([pdf], "quotation.pdf", { type: "application/pdf" })] }));
+    const pdf = new TextEncoder().encode(
+      "%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n",
+    );
+    const res = await post(
+      `/messages/${conversationId}`,
+      t.buyer,
+      sendForm("The quotation", { files: [new File([pdf], "quotation.pdf", { type: "application/pdf" })] }),
+    );
     expect(res.status).toBe(303);
     const file = await t.db("message_attachments").orderBy("id", "desc").first();
     expect(file).toMatchObject({ file_name: "quotation.pdf", content_type: "application/pdf", size_bytes: pdf.length });
@@ -325,7 +353,11 @@ describe("Contact Seller and a conversation without JavaScript", () => {
     const [before, filesBefore] = [(await messagesOf(conversationId)).length, storedFiles()];
     const big = new Uint8Array(10 * 1024 * 1024 + 1);
     big.set(new TextEncoder().encode("%PDF-1.4\n"));
-    const res = await post(`/messages/${conversationId}`, t.buyer, sendForm("The big brochure", { files: [new File([big], "brochure.pdf", { type: "application/pdf" })] }));
+    const res = await post(
+      `/messages/${conversationId}`,
+      t.buyer,
+      sendForm("The big brochure", { files: [new File([big], "brochure.pdf", { type: "application/pdf" })] }),
+    );
     expect(res.status).toBe(400);
     expect(errorsIn(visible(await res.text()), "chat-files-error")).toEqual(["brochure.pdf is over 10 MB"]);
     expect(await messagesOf(conversationId)).toHaveLength(before);
@@ -336,7 +368,9 @@ describe("Contact Seller and a conversation without JavaScript", () => {
     const [before, filesBefore] = [(await messagesOf(conversationId)).length, storedFiles()];
     // A photo's first 60%: its header is right, its pixels stop short.
     const noise = Buffer.from(Array.from({ length: 120 * 120 * 3 }, (_, i) => (i * 7919) % 251));
-    const photo = await sharp(noise, { raw: { width: 120, height: 120, channels: 3 } }).png().toBuffer();
+    const photo = await sharp(noise, { raw: { width: 120, height: 120, channels: 3 } })
+      .png()
+      .toBuffer();
     const cut = new Uint8Array(photo.subarray(0, Math.floor(photo.length * 0.6)));
     // A small PNG whose header says 20,000 x 20,000 (its checksum fixed, so the header itself is valid).
     const header = Buffer.from(PNG);

@@ -52,7 +52,10 @@ async function inBatches<T>(count: number, width: number, send: (i: number) => P
 }
 
 /** What a person reads on the page: no scripts, no tags. */
-const text = (html: string) => decode(html.replace(/<script\b[^>]*>[\s\S]*?<\/script>/g, "")).replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+const text = (html: string) =>
+  decode(html.replace(/<script\b[^>]*>[\s\S]*?<\/script>/g, ""))
+    .replace(/<[^>]+>/g, " ")
+    .replace(/\s+/g, " ");
 
 const rows = async (table: string, where: Record<string, unknown>) => Number((await t.db(table).where(where).count<{ n: string }[]>({ n: "*" }))[0]!.n);
 
@@ -85,7 +88,11 @@ describe("messages: 120 a minute per sender, in Redis", () => {
     expect(await rows("messages", { conversation_id: conversationId })).toBe(120);
 
     // The 121st by the socket: refused with the Redis limit's words (not the per-process event allowance's).
-    expect(await socket.ask("send_message", { conversationId, body: "One too many", clientId: "sock-121" })).toEqual({ ok: false, error: "limited", message: LIMITS.message.message });
+    expect(await socket.ask("send_message", { conversationId, body: "One too many", clientId: "sock-121" })).toEqual({
+      ok: false,
+      error: "limited",
+      message: LIMITS.message.message,
+    });
     // And by the form on the other process: 429, when to come back, and the words beside the send box.
     const refused = await post(one, `/messages/${conversationId}`, token, { body: "One too many by form", clientId: "form-121" });
     expect(refused.status).toBe(429);

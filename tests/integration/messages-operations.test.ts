@@ -7,12 +7,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { listConversations } from "~/models/conversation.server";
 import { messagesSince, threadPage } from "~/models/message.server";
-import {
-  markConversationRead,
-  markDelivered,
-  sendMessage,
-  startConversation,
-} from "~/operations/messages.server";
+import { markConversationRead, markDelivered, sendMessage, startConversation } from "~/operations/messages.server";
 import { setUserStatus } from "~/operations/accounts.server";
 import { listCursor, SendMessageSchema } from "~/schemas/message";
 import { OFF_PLATFORM_WARNING } from "~/domain/off-platform";
@@ -31,7 +26,10 @@ async function conversationOf(a: TestUser, b: TestUser) {
 const counts = async (conversationId: string) => ({
   messages: Number((await t.db("messages").where({ conversation_id: conversationId }).count<{ n: string }[]>({ n: "*" }))[0]!.n),
   notifications: Number((await t.db("notifications").where({ conversation_id: conversationId }).count<{ n: string }[]>({ n: "*" }))[0]!.n),
-  effects: Number((await t.db("effects").where({ kind: "message_mail" }).whereRaw("payload->>'conversationId' = ?", [conversationId]).count<{ n: string }[]>({ n: "*" }))[0]!.n),
+  effects: Number(
+    (await t.db("effects").where({ kind: "message_mail" }).whereRaw("payload->>'conversationId' = ?", [conversationId]).count<{ n: string }[]>({ n: "*" }))[0]!
+      .n,
+  ),
 });
 
 describe("startConversation", () => {
@@ -44,23 +42,39 @@ describe("startConversation", () => {
     expect(again).toMatchObject({ ok: true, value: { created: false } });
     expect(again.ok && first.ok && again.value.conversationId).toBe(first.ok && first.value.conversationId);
     expect(first.ok && first.value.conversationId).toMatch(/^conv_[a-z0-9]+$/);
-    expect(await t.db("conversation_participants").where({ conversation_id: first.ok ? first.value.conversationId : "" }).pluck("user_id")).toHaveLength(2);
+    expect(
+      await t
+        .db("conversation_participants")
+        .where({ conversation_id: first.ok ? first.value.conversationId : "" })
+        .pluck("user_id"),
+    ).toHaveLength(2);
   });
 
   it("opens one conversation when both members start it at the same moment", async () => {
     const a = await createUser(t.db);
     const b = await createUser(t.db);
-    const [one, two] = await Promise.all([startConversation(memberActor(a), { userId: b.id }, db()), startConversation(memberActor(b), { userId: a.id }, db())]);
+    const [one, two] = await Promise.all([
+      startConversation(memberActor(a), { userId: b.id }, db()),
+      startConversation(memberActor(b), { userId: a.id }, db()),
+    ]);
     expect(one.ok && two.ok).toBe(true);
     expect(one.ok && one.value.conversationId).toBe(two.ok && two.value.conversationId);
     expect([one.ok && one.value.created, two.ok && two.value.created].sort()).toEqual([false, true]);
-    expect(await t.db("conversation_participants").where({ conversation_id: one.ok ? one.value.conversationId : "" }).pluck("user_id")).toHaveLength(2);
+    expect(
+      await t
+        .db("conversation_participants")
+        .where({ conversation_id: one.ok ? one.value.conversationId : "" })
+        .pluck("user_id"),
+    ).toHaveLength(2);
   });
 
   it("from a gig, writes to its seller and says what it is about", async () => {
     const result = await startConversation(memberActor(t.buyer), { gigId: t.gigId }, db());
     expect(result).toMatchObject({ ok: true });
-    const row = await t.db("conversations").where({ id: result.ok ? result.value.conversationId : "" }).first();
+    const row = await t
+      .db("conversations")
+      .where({ id: result.ok ? result.value.conversationId : "" })
+      .first();
     expect(Number(row.gig_id)).toBe(t.gigId);
     const { conversations } = await listConversations(t.db, t.buyer.id);
     expect(conversations.find((c) => c.id === row.id)).toMatchObject({ other: { id: t.seller.id, name: "Okello Seller" }, gig: { id: t.gigId } });
@@ -68,7 +82,11 @@ describe("startConversation", () => {
 
   it("refuses a visitor, oneself, an unknown member, an admin, and someone else's order", async () => {
     expect(await startConversation(visitor, { userId: t.seller.id }, db())).toMatchObject({ ok: false, error: "forbidden", code: "message.sign_in_required" });
-    expect(await startConversation(memberActor(t.buyer), { userId: t.buyer.id }, db())).toEqual({ ok: false, error: "invalid", issues: { to: [{ code: "message.to_yourself", params: {} }] } });
+    expect(await startConversation(memberActor(t.buyer), { userId: t.buyer.id }, db())).toEqual({
+      ok: false,
+      error: "invalid",
+      issues: { to: [{ code: "message.to_yourself", params: {} }] },
+    });
     expect(await startConversation(memberActor(t.buyer), { to: "nobody_here" }, db())).toMatchObject({ ok: false, error: "not_found" });
     expect(await startConversation(memberActor(t.buyer), { userId: t.admin.id }, db())).toMatchObject({ ok: false, error: "not_found" });
     const { orderId } = await paidTestOrder(t, t.buyer, t.gigId);
@@ -79,7 +97,16 @@ describe("startConversation", () => {
     // The order's parties may: the conversation is now about the order.
     const fromOrder = await startConversation(memberActor(t.seller), { orderId }, db());
     expect(fromOrder).toMatchObject({ ok: true });
-    expect(Number((await t.db("conversations").where({ id: fromOrder.ok ? fromOrder.value.conversationId : "" }).first()).order_id)).toBe(orderId);
+    expect(
+      Number(
+        (
+          await t
+            .db("conversations")
+            .where({ id: fromOrder.ok ? fromOrder.value.conversationId : "" })
+            .first()
+        ).order_id,
+      ),
+    ).toBe(orderId);
   });
 });
 
@@ -89,7 +116,10 @@ describe("sendMessage", () => {
     const b = await createUser(t.db, { name: "Recipient Rita" });
     const id = await conversationOf(a, b);
     const first = await sendMessage(memberActor(a), { conversationId: id, body: "Hello Rita, is the logo still on offer?" }, db());
-    expect(first).toMatchObject({ ok: true, value: { duplicate: false, warning: null, message: { body: "Hello Rita, is the logo still on offer?", status: "sent", senderId: a.id } } });
+    expect(first).toMatchObject({
+      ok: true,
+      value: { duplicate: false, warning: null, message: { body: "Hello Rita, is the logo still on offer?", status: "sent", senderId: a.id } },
+    });
     await sendMessage(memberActor(a), { conversationId: id, body: "I need it by Friday." }, db());
     expect(await counts(id)).toEqual({ messages: 2, notifications: 1, effects: 1 });
     const notification = await t.db("notifications").where({ user_id: b.id, conversation_id: id }).first();
@@ -120,7 +150,11 @@ describe("sendMessage", () => {
     const outsider = await createUser(t.db);
     const id = await conversationOf(a, b);
     expect(SendMessageSchema.safeParse({ conversationId: id, body: "   " }).data?.body).toBe("");
-    expect(await sendMessage(memberActor(a), { conversationId: id, body: "" }, db())).toEqual({ ok: false, error: "invalid", issues: { body: [{ code: "message.empty", params: {} }] } });
+    expect(await sendMessage(memberActor(a), { conversationId: id, body: "" }, db())).toEqual({
+      ok: false,
+      error: "invalid",
+      issues: { body: [{ code: "message.empty", params: {} }] },
+    });
     const long = SendMessageSchema.safeParse({ conversationId: id, body: "x".repeat(5001) });
     expect(long.success).toBe(false);
     expect(long.error?.issues[0]?.message).toBe("Keep a message to at most 5,000 characters");
@@ -135,7 +169,11 @@ describe("sendMessage", () => {
     const b = await createUser(t.db);
     const id = await conversationOf(a, b);
     expect((await setUserStatus(system, { userId: b.id, status: "suspended" }, db())).ok).toBe(true);
-    expect(await sendMessage(memberActor(a), { conversationId: id, body: "Are you there?" }, db())).toMatchObject({ ok: false, error: "conflict", code: "message.recipient_unavailable" });
+    expect(await sendMessage(memberActor(a), { conversationId: id, body: "Are you there?" }, db())).toMatchObject({
+      ok: false,
+      error: "conflict",
+      code: "message.recipient_unavailable",
+    });
     expect((await counts(id)).messages).toBe(0);
   });
 
@@ -143,7 +181,10 @@ describe("sendMessage", () => {
     const a = await createUser(t.db);
     const b = await createUser(t.db);
     const id = await conversationOf(a, b);
-    expect(await sendMessage(memberActor(a), { conversationId: id, body: "What is your price for a flyer?" }, db())).toMatchObject({ ok: true, value: { warning: null } });
+    expect(await sendMessage(memberActor(a), { conversationId: id, body: "What is your price for a flyer?" }, db())).toMatchObject({
+      ok: true,
+      value: { warning: null },
+    });
     expect((await t.db("conversations").where({ id }).first()).flagged_at).toBeNull();
     const phone = await sendMessage(memberActor(b), { conversationId: id, body: "Call me on 0772 123 456, we can do it cheaper" }, db());
     expect(phone).toMatchObject({ ok: true, value: { warning: OFF_PLATFORM_WARNING, message: { offPlatform: true } } });
@@ -156,7 +197,9 @@ describe("sendMessage", () => {
     const started = await startConversation(memberActor(t.buyer), { orderId }, db());
     const orderConversation = started.ok ? started.value.conversationId : "";
     await t.db("conversations").where({ id: orderConversation }).update({ flagged_at: null, flag_reason: null });
-    expect(await sendMessage(memberActor(t.seller), { conversationId: orderConversation, body: "My WhatsApp is on my profile if the upload fails" }, db())).toMatchObject({
+    expect(
+      await sendMessage(memberActor(t.seller), { conversationId: orderConversation, body: "My WhatsApp is on my profile if the upload fails" }, db()),
+    ).toMatchObject({
       ok: true,
       value: { warning: null, message: { offPlatform: false } },
     });
@@ -237,7 +280,10 @@ describe("reading", () => {
     const me = await createUser(t.db);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push(await conversationOf(me, await createUser(t.db)));
-    await t.db("conversations").whereIn("id", ids).update({ updated_at: new Date("2026-11-20T10:00:00.123Z") });
+    await t
+      .db("conversations")
+      .whereIn("id", ids)
+      .update({ updated_at: new Date("2026-11-20T10:00:00.123Z") });
     const seen: string[] = [];
     let before: string | undefined;
     for (let page = 0; page < 4; page++) {
@@ -288,7 +334,9 @@ describe("off-platform payment talk without a phone number", () => {
     const a = await createUser(t.db);
     const b = await createUser(t.db);
     const id = await conversationOf(a, b);
-    expect(await sendMessage(memberActor(a), { conversationId: id, body: "UGX 1,500,000 for premium, like ORD-20260101-1234 by 2026-11-26 10:30" }, db())).toMatchObject({
+    expect(
+      await sendMessage(memberActor(a), { conversationId: id, body: "UGX 1,500,000 for premium, like ORD-20260101-1234 by 2026-11-26 10:30" }, db()),
+    ).toMatchObject({
       ok: true,
       value: { warning: null, message: { offPlatform: false } },
     });
@@ -311,10 +359,13 @@ describe("message mail while a round is being mailed", () => {
       await worker("conversation_participants").where({ conversation_id: id, user_id: b.id }).forUpdate().first();
       const sending = sendMessage(memberActor(a), { conversationId: id, body: "Second, while round 0 is mailed" }, db());
       // Until the send waits on the lock the worker holds.
-      await vi.waitFor(async () => {
-        const { rows } = await t.db.raw("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
-        expect(rows[0].n).toBeGreaterThan(0);
-      }, { timeout: 10_000, interval: 20 });
+      await vi.waitFor(
+        async () => {
+          const { rows } = await t.db.raw("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+          expect(rows[0].n).toBeGreaterThan(0);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
       await worker("conversation_participants").where({ conversation_id: id, user_id: b.id }).update({ mail_round: 1 });
       await worker.commit();
       expect((await sending).ok).toBe(true);

@@ -18,9 +18,7 @@ describe("Postgres migrations", () => {
   it("are already applied to the template and a second run applies nothing", async () => {
     expect(await migratePostgres(t.db)).toEqual([]);
     const tables = await t.db("information_schema.tables").where({ table_schema: "public" }).pluck("table_name");
-    expect(tables).toEqual(
-      expect.arrayContaining(["users", "sessions", "categories", "gigs", "gig_packages", "gig_images"]),
-    );
+    expect(tables).toEqual(expect.arrayContaining(["users", "sessions", "categories", "gigs", "gig_packages", "gig_images"]));
   });
 
   it("refuse a gig title over 80 characters and a delivery option outside its tier", async () => {
@@ -31,12 +29,8 @@ describe("Postgres migrations", () => {
     const [ok] = await t.db("gigs").insert(gig).returning("id");
     await expect(t.db("gigs").insert({ ...gig, title: "x".repeat(81) })).rejects.toThrow(/check constraint/);
     const pkg = { gig_id: ok.id, name: "Basic", price_ugx: 75_000 };
-    await expect(t.db("gig_packages").insert({ ...pkg, tier: "basic", delivery_days: 21 })).rejects.toThrow(
-      /check constraint/,
-    );
-    await expect(t.db("gig_packages").insert({ ...pkg, tier: "premium", delivery_days: 3 })).rejects.toThrow(
-      /check constraint/,
-    );
+    await expect(t.db("gig_packages").insert({ ...pkg, tier: "basic", delivery_days: 21 })).rejects.toThrow(/check constraint/);
+    await expect(t.db("gig_packages").insert({ ...pkg, tier: "premium", delivery_days: 3 })).rejects.toThrow(/check constraint/);
     await t.db("gig_packages").insert({ ...pkg, tier: "basic", delivery_days: 14 });
     expect(await t.db("gig_packages").where({ gig_id: ok.id }).pluck("delivery_days")).toEqual([14]);
   });
@@ -44,12 +38,8 @@ describe("Postgres migrations", () => {
   it("refuse a registration role outside client, freelancer and admin, and a duplicate email in any case", async () => {
     const base = { name: "A", role: "client" };
     await t.db("users").insert({ ...base, username: "dup_a", email: "Dup@Example.test" });
-    await expect(t.db("users").insert({ ...base, username: "dup_b", email: "dup@example.TEST" })).rejects.toThrow(
-      /users_email_key/,
-    );
-    await expect(
-      t.db("users").insert({ ...base, role: "root", username: "dup_c", email: "c@example.test" }),
-    ).rejects.toThrow(/check constraint/);
+    await expect(t.db("users").insert({ ...base, username: "dup_b", email: "dup@example.TEST" })).rejects.toThrow(/users_email_key/);
+    await expect(t.db("users").insert({ ...base, role: "root", username: "dup_c", email: "c@example.test" })).rejects.toThrow(/check constraint/);
   });
 });
 
@@ -93,9 +83,7 @@ describe("ClickHouse migrations", () => {
   });
 
   it("refuse an unsafe database name", async () => {
-    await expect(migrateClickHouse(clickHouseOptions(env, "x; DROP"), dir)).rejects.toThrow(
-      /bad ClickHouse database name/,
-    );
+    await expect(migrateClickHouse(clickHouseOptions(env, "x; DROP"), dir)).rejects.toThrow(/bad ClickHouse database name/);
   });
 
   it("split statements, dropping comment lines, and refuse a ';' inside a string", () => {

@@ -46,7 +46,8 @@ async function message(from: TestUser, to: TestUser, body: string) {
   return started.value.conversationId;
 }
 
-const notificationsOf = (who: TestUser) => t.db("notifications").where({ user_id: who.id }).orderBy("id").select("id", "kind", "order_id", "conversation_id", "body", "read_at", "created_at");
+const notificationsOf = (who: TestUser) =>
+  t.db("notifications").where({ user_id: who.id }).orderBy("id").select("id", "kind", "order_id", "conversation_id", "body", "read_at", "created_at");
 
 describe("order updates on the dashboard", () => {
   async function updates(cookie: string) {
@@ -180,7 +181,11 @@ describe("/notifications", () => {
   it("marks one read, then all, by forms that come back to the page; another member's id is not found and changes nothing", async () => {
     const reader = await createUser(t.db);
     const stranger = await createUser(t.db);
-    const senders = [await createUser(t.db, { name: "Sender One" }), await createUser(t.db, { name: "Sender Two" }), await createUser(t.db, { name: "Sender Three" })];
+    const senders = [
+      await createUser(t.db, { name: "Sender One" }),
+      await createUser(t.db, { name: "Sender Two" }),
+      await createUser(t.db, { name: "Sender Three" }),
+    ];
     for (const s of senders) await message(s, reader, "Hello");
     await message(senders[0]!, stranger, "Hello stranger");
     const cookie = await cookieOf(reader);
@@ -219,7 +224,12 @@ describe("/notifications", () => {
   it("pages 30 at a time with an Older link, and refuses a cursor that is not one", async () => {
     const member = await createUser(t.db);
     await t.db("notifications").insert(
-      Array.from({ length: 35 }, (_, i) => ({ user_id: member.id, kind: "test", body: `Update number ${i + 1}`, created_at: new Date(Date.UTC(2026, 10, 1, 8, i)) })),
+      Array.from({ length: 35 }, (_, i) => ({
+        user_id: member.id,
+        kind: "test",
+        body: `Update number ${i + 1}`,
+        created_at: new Date(Date.UTC(2026, 10, 1, 8, i)),
+      })),
     );
     const cookie = await cookieOf(member);
     const first = await page("/notifications", cookie);
@@ -288,7 +298,9 @@ describe("live notification pushes", () => {
     const socket = await live(reader);
     try {
       const conversationId = await message(writer, reader, "Hello");
-      expect(await socket.received("notification", 1)).toEqual([{ unread: 1, item: { kind: "message", body: "New message from Peter Mugisha", orderId: null, conversationId } }]);
+      expect(await socket.received("notification", 1)).toEqual([
+        { unread: 1, item: { kind: "message", body: "New message from Peter Mugisha", orderId: null, conversationId } },
+      ]);
 
       await t.db("users").where({ id: reader.id }).update({ notify_push_messages: false });
       await sendMessage(memberActor(writer), { conversationId, body: "Hello again" }, { db: t.db });

@@ -71,7 +71,10 @@ const count = async (table: string, where: Record<string, unknown> = {}) =>
 const activity = (userId: number, kind?: string) => count("activity", { user_id: userId, ...(kind ? { kind } : {}) });
 const user = (id: number) => t.db("users").where({ id }).first();
 const liveSessions = (userId: number) => count("sessions", { user_id: userId });
-const png = (colour = "#2a7") => sharp({ create: { width: 64, height: 64, channels: 3, background: colour } }).png().toBuffer();
+const png = (colour = "#2a7") =>
+  sharp({ create: { width: 64, height: 64, channels: 3, background: colour } })
+    .png()
+    .toBuffer();
 const filesIn = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).sort() : []);
 
 const joinInput = (email: string, name = "Amina Nansubuga") =>
@@ -88,8 +91,14 @@ describe("join", () => {
     expect(persistent).toBe(false);
     expect(await getSessionUser(t.db, token)).toMatchObject({ id: userId, username });
     expect(await t.db("activity").where({ user_id: userId }).select("kind", "details")).toEqual([{ kind: "joined", details: { role: "client" } }]);
-    const effect = await t.db("effects").where({ dedupe_key: `conversion:signup:${userId}` }).first("kind", "payload");
-    expect(effect).toMatchObject({ kind: "conversion", payload: { fact: { type: "signup", userId, subjectId: userId, metadata: { role: "client" }, client: actor.client } } });
+    const effect = await t
+      .db("effects")
+      .where({ dedupe_key: `conversion:signup:${userId}` })
+      .first("kind", "payload");
+    expect(effect).toMatchObject({
+      kind: "conversion",
+      payload: { fact: { type: "signup", userId, subjectId: userId, metadata: { role: "client" }, client: actor.client } },
+    });
   });
 
   it("creates a seller from the seller form: skills, experience, portfolio, description as bio", async () => {
@@ -132,7 +141,9 @@ describe("join", () => {
     const before = { users: await count("users"), sessions: await count("sessions"), activity: await count("activity"), effects: await count("effects") };
     const result = await join(visitor(), joinInput("AMINA@example.ug", "Another Amina"), opts());
     expect(result).toEqual({ ok: false, error: "invalid", issues: { email: [{ code: "account.email_taken", params: {} }] } });
-    expect({ users: await count("users"), sessions: await count("sessions"), activity: await count("activity"), effects: await count("effects") }).toEqual(before);
+    expect({ users: await count("users"), sessions: await count("sessions"), activity: await count("activity"), effects: await count("effects") }).toEqual(
+      before,
+    );
   });
 
   it("gives the next username when another join of the same name commits first, waiting for it instead of failing", async () => {
@@ -186,7 +197,12 @@ describe("join", () => {
 });
 
 describe("signIn", () => {
-  const login = (email: string, password = DEFAULT_PASSWORD, extra: { remember?: "on"; site?: "main" | "admin" } = {}) => ({ email, password, site: "main" as const, ...extra });
+  const login = (email: string, password = DEFAULT_PASSWORD, extra: { remember?: "on"; site?: "main" | "admin" } = {}) => ({
+    email,
+    password,
+    site: "main" as const,
+    ...extra,
+  });
 
   it("starts a session (30 days with remember me) and writes 'signed_in'", async () => {
     const row = await createUser(t.db, { email: "signer@example.ug" });
@@ -194,7 +210,12 @@ describe("signIn", () => {
     if (!result.ok) throw new Error(JSON.stringify(result));
     expect(result.value).toMatchObject({ userId: row.id, persistent: true });
     expect((result.value.expiresAt.getTime() - Date.now()) / 86_400_000).toBeGreaterThan(29.9);
-    expect(await t.db("sessions").where({ id: hashToken(result.value.token) }).first("user_id", "persistent", "user_agent")).toEqual({
+    expect(
+      await t
+        .db("sessions")
+        .where({ id: hashToken(result.value.token) })
+        .first("user_id", "persistent", "user_agent"),
+    ).toEqual({
       user_id: row.id,
       persistent: true,
       user_agent: "Mozilla/5.0 (test)",
@@ -221,7 +242,11 @@ describe("signIn", () => {
   it("refuses a wrong password and an unknown email with one message, storing no session or activity", async () => {
     const row = await createUser(t.db, { email: "wrong.pass@example.ug" });
     for (const input of [login("wrong.pass@example.ug", "not-the-password"), login("nobody.here@example.ug")]) {
-      expect(await signIn(visitor(), input, opts())).toEqual({ ok: false, error: "invalid", issues: { form: [{ code: "account.invalid_sign_in", params: {} }] } });
+      expect(await signIn(visitor(), input, opts())).toEqual({
+        ok: false,
+        error: "invalid",
+        issues: { form: [{ code: "account.invalid_sign_in", params: {} }] },
+      });
     }
     expect(await liveSessions(row.id)).toBe(0);
     expect(await activity(row.id)).toBe(0);
@@ -315,7 +340,13 @@ describe("updateProfile", () => {
     const { row, actor } = await member();
     expect(await updateProfile(actor, { ...profile, avatar: await png() }, opts())).toEqual({ ok: true, value: null });
     const first = await user(row.id);
-    expect(first).toMatchObject({ name: "Profile Person", bio: "I design logos.", location: "Jinja, Uganda", skills: ["Logos"], languages: ["English", "Luganda"] });
+    expect(first).toMatchObject({
+      name: "Profile Person",
+      bio: "I design logos.",
+      location: "Jinja, Uganda",
+      skills: ["Logos"],
+      languages: ["English", "Luganda"],
+    });
     expect(filesIn(uploads)).toContain(`${first.avatar_key}-avatar.webp`);
     // The picture's bytes are kept with it: they count against the member's storage cap.
     expect(Number(first.avatar_size_bytes)).toBe(fs.statSync(`${uploads}/${first.avatar_key}-avatar.webp`).size);
@@ -323,7 +354,12 @@ describe("updateProfile", () => {
     expect((await updateProfile(actor, { ...profile, avatar: await png("#a27") }, opts())).ok).toBe(true);
     const second = await user(row.id);
     expect(second.avatar_key).not.toBe(first.avatar_key);
-    expect(await t.db("effects").where({ dedupe_key: `delete_image:${first.avatar_key}` }).first("kind", "payload")).toEqual({
+    expect(
+      await t
+        .db("effects")
+        .where({ dedupe_key: `delete_image:${first.avatar_key}` })
+        .first("kind", "payload"),
+    ).toEqual({
       kind: "delete_image",
       payload: { key: first.avatar_key },
     });
@@ -437,7 +473,11 @@ describe("passwords", () => {
     const { row, actor } = await member();
     const other = await createSession(t.db, row.id);
     const hash = (await user(row.id)).password_hash;
-    expect(await changePassword(actor, change("not-my-password"), opts())).toEqual({ ok: false, error: "invalid", issues: { currentPassword: [{ code: "account.wrong_current_password", params: {} }] } });
+    expect(await changePassword(actor, change("not-my-password"), opts())).toEqual({
+      ok: false,
+      error: "invalid",
+      issues: { currentPassword: [{ code: "account.wrong_current_password", params: {} }] },
+    });
     expect((await user(row.id)).password_hash).toBe(hash);
     expect(await getSessionUser(t.db, other)).not.toBeNull();
     expect(await activity(row.id)).toBe(0);
@@ -454,12 +494,20 @@ describe("passwords", () => {
     const mail = await t.db("outbox").orderBy("id", "desc").first("to_address", "body");
     expect(mail.to_address).toBe("forgetful@example.ug");
     const token = /https:\/\/soko\.example\/reset-password\?token=([\w-]+)/.exec(mail.body)![1]!;
-    expect(await t.db("password_resets").where({ id: hashToken(token) }).first("user_id")).toEqual({ user_id: row.id });
+    expect(
+      await t
+        .db("password_resets")
+        .where({ id: hashToken(token) })
+        .first("user_id"),
+    ).toEqual({ user_id: row.id });
     // The same answer, and no mail, for an unknown email or a suspended member.
     expect(await ask("nobody.at.all@example.ug")).toEqual({ ok: true, value: null });
     expect(await ask("held.reset@example.ug")).toEqual({ ok: true, value: null });
     expect(await count("outbox")).toBe(mails + 1);
-    expect(await requestPasswordReset(system, { email: "forgetful@example.ug", origin: "https://soko.example" }, opts())).toMatchObject({ ok: false, error: "forbidden" });
+    expect(await requestPasswordReset(system, { email: "forgetful@example.ug", origin: "https://soko.example" }, opts())).toMatchObject({
+      ok: false,
+      error: "forbidden",
+    });
   });
 
   it("requestPasswordReset counts per email: the 6th in an hour is refused (429) and mails nothing", async () => {
@@ -538,7 +586,11 @@ describe("createAdmin", () => {
 
   it("refuses a taken email beside the field, and any member, even an admin", async () => {
     const users = await count("users");
-    expect(await createAdmin(system, { ...input, email: "GRACE.OPS@example.ug" }, opts())).toMatchObject({ ok: false, error: "invalid", issues: { email: [{ code: "account.email_taken" }] } });
+    expect(await createAdmin(system, { ...input, email: "GRACE.OPS@example.ug" }, opts())).toMatchObject({
+      ok: false,
+      error: "invalid",
+      issues: { email: [{ code: "account.email_taken" }] },
+    });
     const { actor } = await member({ role: "admin" });
     expect(await createAdmin(actor, { ...input, email: "another.admin@example.ug" }, opts())).toMatchObject({ ok: false, error: "forbidden" });
     expect(await count("users")).toBe(users + 1);
@@ -549,9 +601,20 @@ describe("createMember (the platform's accounts: demo data)", () => {
   const passwordHash = scryptSync("x", "y", 8).toString("hex"); // stored as given; never checked here
 
   it("makes a client or a freelancer for the platform only, as a join stores one, writing 'joined' and nothing else", async () => {
-    const result = await createMember(system, { name: "Ruth Achieng", email: "ruth.member@example.ug", role: "freelancer", passwordHash, skills: ["Branding"], bio: "Logos." }, opts());
+    const result = await createMember(
+      system,
+      { name: "Ruth Achieng", email: "ruth.member@example.ug", role: "freelancer", passwordHash, skills: ["Branding"], bio: "Logos." },
+      opts(),
+    );
     if (!result.ok) throw new Error(JSON.stringify(result));
-    expect(await user(result.value.id)).toMatchObject({ role: "freelancer", username: "ruth_achieng", level: "New Seller", skills: ["Branding"], bio: "Logos.", password_hash: passwordHash });
+    expect(await user(result.value.id)).toMatchObject({
+      role: "freelancer",
+      username: "ruth_achieng",
+      level: "New Seller",
+      skills: ["Branding"],
+      bio: "Logos.",
+      password_hash: passwordHash,
+    });
     expect(await t.db("activity").where({ user_id: result.value.id }).select("kind", "details")).toEqual([{ kind: "joined", details: { role: "freelancer" } }]);
     expect(await count("sessions", { user_id: result.value.id })).toBe(0);
     expect(await count("effects", { dedupe_key: `conversion:signup:${result.value.id}` })).toBe(0);
@@ -583,7 +646,11 @@ describe("setUserStatus", () => {
     expect((await setUserStatus(admin, { userId: target.id, status: "banned" }, opts())).ok).toBe(true);
     expect(await t.db("activity").where({ user_id: target.id }).orderBy("id").pluck("kind")).toEqual(["status_suspended", "status_active", "status_banned"]);
     // Each change is in the admin audit log with who made it and from where.
-    const audit = await t.db("admin_audit_log").where({ target_type: "user", target_id: String(target.id) }).orderBy("id").select("action", "admin_id", "admin_name", "ip");
+    const audit = await t
+      .db("admin_audit_log")
+      .where({ target_type: "user", target_id: String(target.id) })
+      .orderBy("id")
+      .select("action", "admin_id", "admin_name", "ip");
     expect(audit.map((a) => a.action)).toEqual(["user.suspend", "user.activate", "user.ban"]);
     expect(audit[0]).toMatchObject({ admin_id: null, admin_name: "platform (test)", ip: "" });
     expect(audit[2]).toMatchObject({ admin_id: admin.kind === "member" ? admin.user.id : -1, ip: admin.kind === "member" ? admin.client.ip : "?" });
@@ -597,7 +664,11 @@ describe("setUserStatus", () => {
     expect(await setUserStatus(visitor(), { userId: target.id, status: "banned" }, opts())).toMatchObject({ ok: false, error: "forbidden" });
     expect(await setUserStatus(system, { userId: 987_654_321, status: "banned" }, opts())).toMatchObject({ ok: false, error: "not_found" });
     const { row: adminRow, actor: admin } = await member({ role: "admin" });
-    expect(await setUserStatus(admin, { userId: adminRow.id, status: "suspended" }, opts())).toMatchObject({ ok: false, error: "conflict", code: "account.own_status" });
+    expect(await setUserStatus(admin, { userId: adminRow.id, status: "suspended" }, opts())).toMatchObject({
+      ok: false,
+      error: "conflict",
+      code: "account.own_status",
+    });
     expect((await user(target.id)).status).toBe("active");
     expect(await liveSessions(target.id)).toBe(1);
     expect(await activity(target.id)).toBe(0);

@@ -43,7 +43,9 @@ export function writes(code: string): boolean {
 /** The top-level functions of a module (exported or not), with their bodies (up to the next top-level declaration). */
 function topLevelFunctions(source: string): Map<string, { body: string; exported: boolean }> {
   const found = new Map<string, { body: string; exported: boolean }>();
-  const starts = [...source.matchAll(/^(export\s+)?(?:default\s+)?(?:async\s+)?(?:function\s+(\w+)|const\s+(\w+)\s*=|let\s|class\s|type\s|interface\s|declare\s)/gm)];
+  const starts = [
+    ...source.matchAll(/^(export\s+)?(?:default\s+)?(?:async\s+)?(?:function\s+(\w+)|const\s+(\w+)\s*=|let\s|class\s|type\s|interface\s|declare\s)/gm),
+  ];
   starts.forEach((m, i) => {
     const name = m[2] ?? m[3];
     if (!name) return;
@@ -91,7 +93,7 @@ function modelWriters(): Map<string, Set<string>> {
   });
   const writing = new Map<string, Set<string>>(modules.map((m) => [m.file, new Set<string>()]));
   for (const m of modules) for (const [name, f] of m.functions) if (writes(f.body)) writing.get(m.file)!.add(name);
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const m of modules) {
       const known = writing.get(m.file)!;

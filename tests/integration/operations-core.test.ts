@@ -28,7 +28,8 @@ afterAll(async () => {
   await t?.drop();
 });
 
-const count = async (table: string, where: Record<string, unknown> = {}) => Number((await t.db(table).where(where).count<{ c: string }[]>({ c: "*" }).first())?.c);
+const count = async (table: string, where: Record<string, unknown> = {}) =>
+  Number((await t.db(table).where(where).count<{ c: string }[]>({ c: "*" }).first())?.c);
 const bio = async () => (await t.db("users").where({ id: userId }).first("bio")).bio as string;
 
 describe("transact", () => {
@@ -122,13 +123,21 @@ describe("the worker's effects", () => {
     const key = randomUUID();
     fs.mkdirSync(uploadDir(), { recursive: true });
     for (const size of Object.keys(IMAGE_SIZES)) fs.writeFileSync(imageFile(key, size as keyof typeof IMAGE_SIZES)!, "image bytes");
-    await transact(system, async (tx) => {
-      await tx.effect({ kind: "delete_image", key });
-      return ok(null);
-    }, { db: t.db });
+    await transact(
+      system,
+      async (tx) => {
+        await tx.effect({ kind: "delete_image", key });
+        return ok(null);
+      },
+      { db: t.db },
+    );
     const runner = startEffects(getEnv(), { db: t.db, pollMs: 50 });
     try {
-      await expect.poll(async () => (await t.db("effects").where({ kind: "delete_image" }).whereNull("done_at").count<{ c: string }[]>({ c: "*" }).first())?.c, { timeout: 10_000 }).toEqual(0);
+      await expect
+        .poll(async () => (await t.db("effects").where({ kind: "delete_image" }).whereNull("done_at").count<{ c: string }[]>({ c: "*" }).first())?.c, {
+          timeout: 10_000,
+        })
+        .toEqual(0);
     } finally {
       await runner.close();
     }
@@ -136,8 +145,19 @@ describe("the worker's effects", () => {
   });
 
   it("retries a failed effect later with its error kept, and gives it up after the last attempt", async () => {
-    const fact = { type: "signup" as const, userId, subjectId: userId, atMs: Date.now(), valueUgx: 0, metadata: {}, client: { ip: "", userAgent: "", analyticsConsent: false, tabSessionId: null } };
-    const [row] = await t.db("effects").insert({ kind: "conversion", payload: JSON.stringify({ fact }) }).returning("id");
+    const fact = {
+      type: "signup" as const,
+      userId,
+      subjectId: userId,
+      atMs: Date.now(),
+      valueUgx: 0,
+      metadata: {},
+      client: { ip: "", userAgent: "", analyticsConsent: false, tabSessionId: null },
+    };
+    const [row] = await t
+      .db("effects")
+      .insert({ kind: "conversion", payload: JSON.stringify({ fact }) })
+      .returning("id");
     // A Redis nobody listens on: queueing the conversion fails.
     const runner = startEffects({ ...getEnv(), REDIS_URL: "redis://127.0.0.1:1" }, { db: t.db, pollMs: 50, retryInitialMs: 100, maxAttempts: 2 });
     try {

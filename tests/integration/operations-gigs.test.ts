@@ -46,7 +46,9 @@ beforeAll(async () => {
   rival = await createUser(t.db, { role: "freelancer", name: "Rival Seller" });
   buyer = await createUser(t.db, { role: "client", name: "Gig Buyer" });
   admin = await createUser(t.db, { role: "admin", name: "Gig Admin" });
-  png = await sharp({ create: { width: 64, height: 48, channels: 3, background: "#c60" } }).png().toBuffer();
+  png = await sharp({ create: { width: 64, height: 48, channels: 3, background: "#c60" } })
+    .png()
+    .toBuffer();
 });
 afterAll(async () => {
   await t?.drop();
@@ -68,7 +70,8 @@ function gigValue(intent: GigIntent, fields: Record<string, unknown> = {}) {
 const save = (actor: Actor, intent: GigIntent, fields: Record<string, unknown> = {}, gigId?: number) =>
   saveGig(actor, { intent, gig: gigValue(intent, fields), gigId }, { db: t.db });
 
-const count = async (table: string, where: Record<string, unknown> = {}) => Number((await t.db(table).where(where).count<{ c: string }[]>({ c: "*" }).first())?.c);
+const count = async (table: string, where: Record<string, unknown> = {}) =>
+  Number((await t.db(table).where(where).count<{ c: string }[]>({ c: "*" }).first())?.c);
 const activities = (userId: number) => t.db("activity").where({ user_id: userId }).orderBy("id").select("kind", "details");
 const snapshot = async () => ({
   gigs: await count("gigs"),
@@ -173,7 +176,11 @@ describe("saveGig", () => {
       issues: { category: [{ code: "gig.category_unknown", params: {} }] },
     });
     for (const images of [[theirs], [randomUUID()]]) {
-      expect(await save(member(seller), "publish", { images })).toEqual({ ok: false, error: "invalid", issues: { images: [{ code: "gig.image_not_yours", params: {} }] } });
+      expect(await save(member(seller), "publish", { images })).toEqual({
+        ok: false,
+        error: "invalid",
+        issues: { images: [{ code: "gig.image_not_yours", params: {} }] },
+      });
     }
     expect(await snapshot()).toEqual(before);
   });
@@ -206,7 +213,9 @@ describe("saveGig", () => {
     expect(refused).toMatchObject({ ok: false, error: "limited", status: 429, code: "limit.exceeded", params: { limit: "gigCreate" } });
     expect(await snapshot()).toEqual(before);
     // Editing an existing gig is not creating one.
-    expect(await save(member(limited), "draft", { title: "Edited after the limit", description: "", basic: {} }, first.ok ? first.value.id : 0)).toMatchObject({ ok: true });
+    expect(await save(member(limited), "draft", { title: "Edited after the limit", description: "", basic: {} }, first.ok ? first.value.id : 0)).toMatchObject({
+      ok: true,
+    });
   });
 });
 
@@ -242,7 +251,8 @@ describe("pauseGig and resumeGig", () => {
     for (const actor of [member(rival), member(buyer), member(admin)]) {
       expect(await pauseGig(actor, { gigId: id }, { db: t.db })).toMatchObject({ ok: false, error: "not_found" });
     }
-    for (const gigId of [0, -1, 999_999, Number.NaN]) expect(await pauseGig(member(seller), { gigId }, { db: t.db })).toMatchObject({ ok: false, error: "not_found" });
+    for (const gigId of [0, -1, 999_999, Number.NaN])
+      expect(await pauseGig(member(seller), { gigId }, { db: t.db })).toMatchObject({ ok: false, error: "not_found" });
     expect(await pauseGig(anonymous, { gigId: id }, { db: t.db })).toMatchObject({ ok: false, error: "forbidden" });
     expect(await resumeGig(anonymous, { gigId: id }, { db: t.db })).toMatchObject({ ok: false, error: "forbidden" });
     expect(await snapshot()).toEqual(before);
@@ -272,7 +282,10 @@ describe("deleteGig", () => {
   });
 
   it("leaves the seller's rating and count to the reviews of the gigs they still have", async () => {
-    const [kept, gone] = [await createGig(t.db, { sellerId: rival.id, title: "Kept gig" }), await createGig(t.db, { sellerId: rival.id, title: "Deleted gig" })];
+    const [kept, gone] = [
+      await createGig(t.db, { sellerId: rival.id, title: "Kept gig" }),
+      await createGig(t.db, { sellerId: rival.id, title: "Deleted gig" }),
+    ];
     await createReview(t.db, { gigId: kept.id, reviewerId: buyer.id, rating: 5 });
     await createReview(t.db, { gigId: gone.id, reviewerId: buyer.id, rating: 1 });
     expect(await t.db("users").where({ id: rival.id }).first("rating", "reviews_count")).toEqual({ rating: 3, reviews_count: 2 });

@@ -17,8 +17,7 @@ import { completedTestOrder, memberActor, opts, orderTestContext, paidTestOrder,
 
 const t = orderTestContext("reviews", { parties: { seller: { name: "Review Seller" }, buyer: { name: "Review Buyer" } } });
 
-const review = (actor: Actor, input: Partial<ReviewInput> & { gigId: number }) =>
-  createReview(actor, { rating: 5, comment: "", ...input }, { db: t.db });
+const review = (actor: Actor, input: Partial<ReviewInput> & { gigId: number }) => createReview(actor, { rating: 5, comment: "", ...input }, { db: t.db });
 const count = async (table: string, where: Record<string, unknown> = {}) =>
   Number((await t.db(table).where(where).count<{ c: string }[]>({ c: "*" }).first())?.c);
 const ratingOf = async (table: "gigs" | "users", id: number) => {
@@ -49,7 +48,10 @@ describe("createReview", () => {
     expect(await ratingOf("users", t.seller.id)).toEqual({ rating: 4, count: 1 });
     const activity = await t.db("activity").where({ user_id: t.buyer.id, kind: "review_left" }).select("details");
     expect(activity.map((a) => a.details)).toEqual([{ gigId: t.gigId, reviewId: id, rating: 4, orderId }]);
-    const reviewed = await t.db("order_events").where({ order_id: orderId, kind: "reviewed" }).select("actor_id", "actor_role", "from_status", "to_status", "reason");
+    const reviewed = await t
+      .db("order_events")
+      .where({ order_id: orderId, kind: "reviewed" })
+      .select("actor_id", "actor_role", "from_status", "to_status", "reason");
     expect(reviewed).toEqual([{ actor_id: t.buyer.id, actor_role: "buyer", from_status: "completed", to_status: "completed", reason: "4 of 5 stars" }]);
     // The seller's own activity is theirs to make: a review of their gig is not something they did.
     expect(await count("activity", { user_id: t.seller.id })).toBe(0);
@@ -68,7 +70,11 @@ describe("createReview", () => {
   it("refuses stars outside 1 to 5, a comment over 2,000 characters, an unknown or draft gig, no order, and an order that does not exist", async () => {
     const before = { reviews: await count("reviews"), activity: await count("activity") };
     for (const rating of [0, 6, 3.5, Number.NaN]) {
-      expect(await review(memberActor(t.buyer), { gigId: t.gigId, rating }), `rating ${rating}`).toMatchObject({ ok: false, error: "invalid", issues: { rating: [{ code: "schema", message: "Choose from 1 to 5 stars" }] } });
+      expect(await review(memberActor(t.buyer), { gigId: t.gigId, rating }), `rating ${rating}`).toMatchObject({
+        ok: false,
+        error: "invalid",
+        issues: { rating: [{ code: "schema", message: "Choose from 1 to 5 stars" }] },
+      });
     }
     expect(await review(memberActor(t.buyer), { gigId: t.gigId, comment: "x".repeat(2001) })).toMatchObject({
       ok: false,
@@ -78,8 +84,17 @@ describe("createReview", () => {
     expect(await review(memberActor(t.buyer), { gigId: 987_654 })).toEqual({ ok: false, error: "not_found", code: "gig.not_found", params: {} });
     const draft = await createGig(t.db, { sellerId: t.seller.id, status: "draft" });
     expect(await review(memberActor(t.buyer), { gigId: draft.id })).toEqual({ ok: false, error: "not_found", code: "gig.not_found", params: {} });
-    expect(await review(memberActor(t.buyer), { gigId: t.gigId })).toEqual({ ok: false, error: "invalid", issues: { orderId: [{ code: "review.order_required", params: {} }] } });
-    expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId: 987_654 })).toEqual({ ok: false, error: "not_found", code: "order.not_found", params: {} });
+    expect(await review(memberActor(t.buyer), { gigId: t.gigId })).toEqual({
+      ok: false,
+      error: "invalid",
+      issues: { orderId: [{ code: "review.order_required", params: {} }] },
+    });
+    expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId: 987_654 })).toEqual({
+      ok: false,
+      error: "not_found",
+      code: "order.not_found",
+      params: {},
+    });
     expect({ reviews: await count("reviews"), activity: await count("activity") }).toEqual(before);
   });
 
@@ -95,16 +110,45 @@ describe("createReview", () => {
     const abandoned = await placeTestOrder(t, t.buyer, t.gigId);
     expect(await cancelOrder(memberActor(t.buyer), { orderId: abandoned.orderId, reason: "Wrong package" }, opts(t))).toMatchObject({ ok: true });
 
-    const before = { reviews: await count("reviews"), activity: await count("activity"), events: await count("order_events"), gig: await ratingOf("gigs", t.gigId) };
-    expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId: othersOrder })).toEqual({ ok: false, error: "not_found", code: "order.not_found", params: {} });
-    expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId: otherGigsOrder })).toEqual({ ok: false, error: "not_found", code: "order.not_found", params: {} });
+    const before = {
+      reviews: await count("reviews"),
+      activity: await count("activity"),
+      events: await count("order_events"),
+      gig: await ratingOf("gigs", t.gigId),
+    };
+    expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId: othersOrder })).toEqual({
+      ok: false,
+      error: "not_found",
+      code: "order.not_found",
+      params: {},
+    });
+    expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId: otherGigsOrder })).toEqual({
+      ok: false,
+      error: "not_found",
+      code: "order.not_found",
+      params: {},
+    });
     // The order's seller is refused as the gig's seller, before any order is looked at.
-    expect(await review(memberActor(t.seller), { gigId: t.gigId, orderId: othersOrder })).toEqual({ ok: false, error: "forbidden", code: "review.own_gig", params: {} });
+    expect(await review(memberActor(t.seller), { gigId: t.gigId, orderId: othersOrder })).toEqual({
+      ok: false,
+      error: "forbidden",
+      code: "review.own_gig",
+      params: {},
+    });
     for (const { orderId } of [placed, inProgress, delivered, abandoned]) {
       const status = (await t.db("orders").where({ id: orderId }).first("status")).status;
-      expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId }), status).toMatchObject({ ok: false, error: "conflict", code: "review.order_not_completed" });
+      expect(await review(memberActor(t.buyer), { gigId: t.gigId, orderId }), status).toMatchObject({
+        ok: false,
+        error: "conflict",
+        code: "review.order_not_completed",
+      });
     }
-    expect({ reviews: await count("reviews"), activity: await count("activity"), events: await count("order_events"), gig: await ratingOf("gigs", t.gigId) }).toEqual(before);
+    expect({
+      reviews: await count("reviews"),
+      activity: await count("activity"),
+      events: await count("order_events"),
+      gig: await ratingOf("gigs", t.gigId),
+    }).toEqual(before);
   });
 
   it("reviews a completed order once: again is already_reviewed, and two posted at once store exactly one", async () => {
@@ -121,7 +165,10 @@ describe("createReview", () => {
     expect(await ratingOf("gigs", t.gigId)).toEqual(gigBefore);
 
     const second = await bought(b, t.seller, t.gigId);
-    const both = await Promise.all([review(memberActor(b), { gigId: t.gigId, orderId: second, rating: 5 }), review(memberActor(b), { gigId: t.gigId, orderId: second, rating: 1 })]);
+    const both = await Promise.all([
+      review(memberActor(b), { gigId: t.gigId, orderId: second, rating: 5 }),
+      review(memberActor(b), { gigId: t.gigId, orderId: second, rating: 1 }),
+    ]);
     expect(both.filter((r) => r.ok)).toHaveLength(1);
     expect(both.find((r) => !r.ok)).toMatchObject({ ok: false, error: "conflict", code: "order.already_reviewed" });
     expect(await count("reviews", { order_id: second })).toBe(1);
@@ -197,7 +244,9 @@ describe("createReview", () => {
     try {
       const before = { reviews: await count("reviews"), activity: await count("activity", { user_id: t.buyer.id }), events: await eventKinds(t.db, orderId) };
       await expect(review(memberActor(t.buyer), { gigId: gig.id, orderId, rating: 5 })).rejects.toThrow(/roll-up refused/);
-      expect({ reviews: await count("reviews"), activity: await count("activity", { user_id: t.buyer.id }), events: await eventKinds(t.db, orderId) }).toEqual(before);
+      expect({ reviews: await count("reviews"), activity: await count("activity", { user_id: t.buyer.id }), events: await eventKinds(t.db, orderId) }).toEqual(
+        before,
+      );
       expect(await ratingOf("gigs", gig.id)).toEqual({ rating: 0, count: 0 });
     } finally {
       await t.db.raw(`DROP TRIGGER refuse_rollup ON users; DROP FUNCTION refuse_rollup();`);

@@ -67,7 +67,10 @@ function post(urlPath: string, who: TestUser, body: Record<string, string> | For
 /** The page without its scripts (loader data travels in them): what a person reads, tags kept. */
 const visible = (html: string) => decode(html.replace(/<script\b[^>]*>[\s\S]*?<\/script>/g, "").replace(/ data-discover="true"/g, ""));
 /** The page's words only. */
-const text = (html: string) => visible(html).replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+const text = (html: string) =>
+  visible(html)
+    .replace(/<[^>]+>/g, " ")
+    .replace(/\s+/g, " ");
 
 async function page(urlPath: string, who: TestUser) {
   const res = await get(urlPath, who);
@@ -157,7 +160,11 @@ describe("/orders", () => {
     expect(text(paid)).toContain("Delivery time 1 day");
     expect(text(paid)).not.toContain("Due Once paid");
     // Contact posts to /messages with the order (starting a conversation is not a GET).
-    expect(paid).toMatch(new RegExp(`<form method="post" action="/messages" class="inline-form"><input type="hidden" name="intent" value="start"/><input type="hidden" name="orderId" value="${ids.paid}"/><button type="submit" class="link-button">Contact</button></form>`));
+    expect(paid).toMatch(
+      new RegExp(
+        `<form method="post" action="/messages" class="inline-form"><input type="hidden" name="intent" value="start"/><input type="hidden" name="orderId" value="${ids.paid}"/><button type="submit" class="link-button">Contact</button></form>`,
+      ),
+    );
     expect(paid).toMatch(/href="\/gig\/\d+">View Gig</);
     expect(paid).toContain(`href="/orders/${ids.paid}?confirm=cancel#cancel">Request cancel<`);
     expect(paid).toContain(`href="/orders/${ids.paid}?confirm=dispute#dispute">Open dispute<`);
@@ -183,7 +190,11 @@ describe("/orders", () => {
     expect(text(paid)).toContain("Price UGX 20,000");
     expect(paid).toContain(`href="/orders/${ids.paid}#deliver">Deliver<`);
     // Contact posts to /messages with the order (starting a conversation is not a GET).
-    expect(paid).toMatch(new RegExp(`<form method="post" action="/messages" class="inline-form"><input type="hidden" name="intent" value="start"/><input type="hidden" name="orderId" value="${ids.paid}"/><button type="submit" class="link-button">Contact</button></form>`));
+    expect(paid).toMatch(
+      new RegExp(
+        `<form method="post" action="/messages" class="inline-form"><input type="hidden" name="intent" value="start"/><input type="hidden" name="orderId" value="${ids.paid}"/><button type="submit" class="link-button">Contact</button></form>`,
+      ),
+    );
     const completed = cards(await page("/orders?tab=completed", listSeller)).get(ids.completed)!;
     expect(completed).not.toContain("Leave Review");
   });
@@ -227,7 +238,9 @@ describe("/orders", () => {
     expect(statusLabel("on_hold")).toBe("Unknown");
     expect(statusLabel("delivered")).toBe("Delivered");
     // A newer version's status (its CHECK widened), read by this one: the page says Unknown and offers nothing.
-    const { conname } = (await t.db.raw("SELECT conname FROM pg_constraint WHERE conrelid = 'orders'::regclass AND pg_get_constraintdef(oid) LIKE '%pending_payment%'")).rows[0];
+    const { conname } = (
+      await t.db.raw("SELECT conname FROM pg_constraint WHERE conrelid = 'orders'::regclass AND pg_get_constraintdef(oid) LIKE '%pending_payment%'")
+    ).rows[0];
     await t.db.raw("ALTER TABLE orders DROP CONSTRAINT ??", [conname]);
     const { orderId } = await placeTestOrder(t, listBuyer, (await createGig(t.db, { sellerId: listSeller.id })).id);
     await t.db("orders").where({ id: orderId }).update({ status: "on_hold" });
@@ -258,7 +271,17 @@ describe("an order's page", () => {
 
   it("before payment is only the buyer's: its seller meets a 404 on its page, its files, its steps and a conversation from it", async () => {
     const { orderId } = await placeTestOrder(t, t.buyer, t.gigId);
-    const [file] = await t.db("order_files").insert({ order_id: orderId, uploader_id: t.buyer.id, storage_key: "0b0b0b0b-0000-4000-8000-000000000002", file_name: "brief.txt", content_type: "text/plain", size_bytes: 6 }).returning("id");
+    const [file] = await t
+      .db("order_files")
+      .insert({
+        order_id: orderId,
+        uploader_id: t.buyer.id,
+        storage_key: "0b0b0b0b-0000-4000-8000-000000000002",
+        file_name: "brief.txt",
+        content_type: "text/plain",
+        size_bytes: 6,
+      })
+      .returning("id");
     fs.mkdirSync(path.join(uploadDir, "order-files"), { recursive: true });
     fs.writeFileSync(path.join(uploadDir, "order-files", "0b0b0b0b-0000-4000-8000-000000000002"), "Brief\n");
     const here = `/orders/${orderId}`;
@@ -448,7 +471,13 @@ describe("an order's page", () => {
     res = await post(here, t.buyer, { intent: "review", orderId: String(orderId), comment: "Lovely" });
     expect(res.status).toBe(400);
     expect(messages(visible(await res.text()), "review-form-rating-error")).toEqual(["Choose from 1 to 5 stars"]);
-    res = await post(here, t.buyer, { intent: "review", orderId: String(orderId), gigId: "999999", rating: "5", comment: "Nakato listened and delivered fast." });
+    res = await post(here, t.buyer, {
+      intent: "review",
+      orderId: String(orderId),
+      gigId: "999999",
+      rating: "5",
+      comment: "Nakato listened and delivered fast.",
+    });
     expect(res.status).toBe(303);
     expect(await t.db("reviews").where({ order_id: orderId }).first()).toMatchObject({ gig_id: t.gigId, rating: 5, reviewer_id: t.buyer.id });
     expect(text(await page(`/gig/${t.gigId}`, stranger))).toContain("Nakato listened and delivered fast.");

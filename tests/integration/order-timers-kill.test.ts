@@ -64,14 +64,25 @@ async function dueOrders(s: Seller, { delivered, completed }: { delivered: numbe
     const made = await Promise.all(batch.map(make));
     batch.forEach((kind, j) => ids[kind].push(made[j]!));
   }
-  await t.db("orders").whereIn("id", ids.delivered).update({ delivered_at: t.db.raw("now() - interval '4 days'") });
-  await t.db("orders").whereIn("id", ids.completed).update({ completed_at: t.db.raw("now() - interval '15 days'") });
+  await t
+    .db("orders")
+    .whereIn("id", ids.delivered)
+    .update({ delivered_at: t.db.raw("now() - interval '4 days'") });
+  await t
+    .db("orders")
+    .whereIn("id", ids.completed)
+    .update({ completed_at: t.db.raw("now() - interval '15 days'") });
   return ids;
 }
 
 /** How many of these orders the timers have done so far: completions and clearances, as their timelines say. */
 async function progress(ids: number[]) {
-  const rows = await t.db("order_events").whereIn("order_id", ids).whereIn("kind", ["auto_completed", "cleared"]).groupBy("kind").select("kind", t.db.raw("count(*)::int as n"));
+  const rows = await t
+    .db("order_events")
+    .whereIn("order_id", ids)
+    .whereIn("kind", ["auto_completed", "cleared"])
+    .groupBy("kind")
+    .select("kind", t.db.raw("count(*)::int as n"));
   const by = Object.fromEntries(rows.map((r) => [r.kind, r.n as number]));
   return { completed: by.auto_completed ?? 0, cleared: by.cleared ?? 0 };
 }
@@ -119,14 +130,22 @@ const clearedOnce = (id: number) => ({
 
 function roundChild(env: Record<string, string> = {}) {
   // In a process group of its own, so that SIGKILL to the group reaches node under tsx too.
-  const child = startTsx("order round", ["tests/support/order-round-child.ts"], { DATABASE_URL: t.url, QUEUE_PREFIX: t.queuePrefix, ...env }, { processGroup: true });
+  const child = startTsx(
+    "order round",
+    ["tests/support/order-round-child.ts"],
+    { DATABASE_URL: t.url, QUEUE_PREFIX: t.queuePrefix, ...env },
+    { processGroup: true },
+  );
   children.push(child);
   return child;
 }
 
 /** What a child's round reported it did. */
 function reported(child: Child) {
-  const line = child.output().split("\n").find((l) => l.startsWith("round "));
+  const line = child
+    .output()
+    .split("\n")
+    .find((l) => l.startsWith("round "));
   if (!line) throw new Error(`no round report:\n${child.output()}`);
   return JSON.parse(line.slice("round ".length)) as { completed: number; cleared: number };
 }
@@ -156,7 +175,10 @@ describe("the order round", () => {
     const gate = await t.db.transaction();
     let child: Child;
     try {
-      await gate("ledger_accounts").where({ code: `seller_pending:user:${b.user.id}` }).forUpdate().select("id");
+      await gate("ledger_accounts")
+        .where({ code: `seller_pending:user:${b.user.id}` })
+        .forUpdate()
+        .select("id");
       child = roundChild();
       await waitUntil(child, async () => (await progress(all)).completed === 20 && (await writersWaitingOnLocks()) >= 1, "a round half done", 40_000, 20);
       process.kill(-child.child.pid!, "SIGKILL");

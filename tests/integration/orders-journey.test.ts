@@ -25,14 +25,22 @@ describe("an order from checkout to withdrawal", () => {
     expect(await settlePayment(system, { reference }, opts(t))).toMatchObject({ ok: true, value: { settlement: "pending" } });
     expect(await t.sandbox.decide(reference, "approve")).toBe(true);
     expect(await settlePayment(system, { reference }, opts(t))).toMatchObject({ ok: true, value: { settlement: "paid" } });
-    expect(await balances(t.db)).toMatchObject({ [`escrow:order:${orderId}`]: 100_000, [`buyer_fee_held:order:${orderId}`]: 5_000, provider_clearing: -105_000 });
+    expect(await balances(t.db)).toMatchObject({
+      [`escrow:order:${orderId}`]: 100_000,
+      [`buyer_fee_held:order:${orderId}`]: 5_000,
+      provider_clearing: -105_000,
+    });
 
     const sellerActor = memberActor(t.seller);
     const buyerActor = memberActor(t.buyer);
     expect((await deliverOrder(sellerActor, { orderId, message: "First draft" }, opts(t))).ok).toBe(true);
     expect(await requestRevision(buyerActor, { orderId, reason: "Bigger letters" }, opts(t))).toMatchObject({ ok: true, value: { revisionsLeft: 0 } });
     expect((await deliverOrder(sellerActor, { orderId, message: "Second draft" }, opts(t))).ok).toBe(true);
-    expect(await requestRevision(buyerActor, { orderId, reason: "Again" }, opts(t))).toMatchObject({ ok: false, error: "conflict", code: "order.no_revisions_left" });
+    expect(await requestRevision(buyerActor, { orderId, reason: "Again" }, opts(t))).toMatchObject({
+      ok: false,
+      error: "conflict",
+      code: "order.no_revisions_left",
+    });
     expect(await approveOrder(buyerActor, { orderId }, opts(t))).toMatchObject({ ok: true, value: { status: "completed" } });
     expect(await approveOrder(buyerActor, { orderId }, opts(t))).toMatchObject({ ok: false, error: "conflict" });
     const released = await balances(t.db);
@@ -72,7 +80,11 @@ describe("an order from checkout to withdrawal", () => {
     await deliverOrder(memberActor(t.seller), { orderId, message: "Done" }, opts(t));
     await approveOrder(memberActor(t.buyer), { orderId }, opts(t));
     expect(await deleteGig(memberActor(t.seller), { gigId: gig.id }, { db: t.db })).toMatchObject({ ok: true });
-    expect(await t.db("orders").where({ id: orderId }).first("gig_id", "gig_title", "status")).toEqual({ gig_id: null, gig_title: "Gig with an open order", status: "completed" });
+    expect(await t.db("orders").where({ id: orderId }).first("gig_id", "gig_title", "status")).toEqual({
+      gig_id: null,
+      gig_title: "Gig with an open order",
+      status: "completed",
+    });
   });
 
   it("a cancel meant for an unpaid order is refused once the payment has landed, rather than becoming a cancel request", async () => {
@@ -86,4 +98,3 @@ describe("an order from checkout to withdrawal", () => {
     expect(await cancelOrder(memberActor(t.buyer), { orderId, reason: "" }, opts(t))).toMatchObject({ ok: true, value: { outcome: "requested" } });
   });
 });
-

@@ -77,7 +77,11 @@ function partySteps(actor: Actor, orderId: number) {
 
 describe("checkout", () => {
   const checkout = (actor: Actor, input: Partial<Parameters<typeof placeOrder>[1]> = {}, options = o()) =>
-    placeOrder(actor, { gigId: t.gigId, tier: "basic", requirements: "A logo", msisdn: "+256772123456", network: "mtn", checkoutKey: checkoutKey(), ...input }, options);
+    placeOrder(
+      actor,
+      { gigId: t.gigId, tier: "basic", requirements: "A logo", msisdn: "+256772123456", network: "mtn", checkoutKey: checkoutKey(), ...input },
+      options,
+    );
   const orderCount = async () => Number((await t.db("orders").count<{ c: string }[]>({ c: "*" }).first())?.c);
 
   it("the same checkout key twice, one after the other or at once, is one order with one payment", async () => {
@@ -315,7 +319,9 @@ describe("steps the order's status does not allow", () => {
     // Asked for long after the due date: two days from the request again.
     expect(await deliverOrder(memberActor(t.seller), { orderId: later.orderId, message: "Again" }, o())).toMatchObject({ ok: true });
     const overdue = new Date(due.getTime() + 10 * DAY_MS);
-    expect(await requestRevision(memberActor(buyer), { orderId: later.orderId, reason: "Once more" }, { ...o(), now: at(overdue) })).toMatchObject({ ok: true });
+    expect(await requestRevision(memberActor(buyer), { orderId: later.orderId, reason: "Once more" }, { ...o(), now: at(overdue) })).toMatchObject({
+      ok: true,
+    });
     expect((await orderRow(t.db, later.orderId)).dueAt!.getTime()).toBe(overdue.getTime() + 2 * DAY_MS);
   });
 });
@@ -391,7 +397,11 @@ describe("cancelling", () => {
     expect(await cancelOrder(memberActor(t.seller), { orderId, reason: "I am ill" }, o())).toEqual({ ok: true, value: { outcome: "requested" } });
     expect(await orderRow(t.db, orderId)).toMatchObject({ status: "in_progress", cancelRequestedBy: t.seller.id });
     const before = await trail(t.db, [orderId]);
-    expect(await cancelOrder(memberActor(t.seller), { orderId, reason: "Please" }, o())).toMatchObject({ ok: false, error: "conflict", code: "order.cancel_pending" });
+    expect(await cancelOrder(memberActor(t.seller), { orderId, reason: "Please" }, o())).toMatchObject({
+      ok: false,
+      error: "conflict",
+      code: "order.cancel_pending",
+    });
     expect(await trail(t.db, [orderId])).toEqual(before);
 
     expect(await cancelOrder(memberActor(buyer), { orderId, reason: "Fine" }, o())).toEqual({ ok: true, value: { outcome: "cancelled" } });
@@ -431,7 +441,10 @@ describe("payments", () => {
     const { orderId, reference } = await placeTestOrder(t, buyer, t.gigId);
     expect(await t.sandbox.decide(reference, "decline")).toBe(true);
     expect(await settlePayment(system, { reference }, o())).toEqual({ ok: true, value: { orderId, settlement: "failed" } });
-    expect(await t.db("payments").where({ reference }).first("status", "failure_reason")).toEqual({ status: "failed", failure_reason: "Declined on the phone" });
+    expect(await t.db("payments").where({ reference }).first("status", "failure_reason")).toEqual({
+      status: "failed",
+      failure_reason: "Declined on the phone",
+    });
     expect(await orderRow(t.db, orderId)).toMatchObject({ status: "cancelled", paidAt: null });
     expect(await eventKinds(t.db, orderId)).toEqual(["placed", "payment_failed"]);
     expect(await journalKeys(t.db, orderId)).toEqual([]);
@@ -470,7 +483,9 @@ describe("payments", () => {
     expect(await settlePayment(system, { reference }, o())).toEqual({ ok: true, value: { orderId, settlement: "unchanged" } });
     expect(await paymentCallback(system, { provider: "sandbox", body: { reference } }, o())).toEqual({ ok: true, value: { settlement: "unchanged" } });
     expect(await journalKeys(t.db, orderId)).toEqual([`order:${orderId}:captured`]);
-    expect(await t.db("ledger_entries as e").join("ledger_journals as j", "j.id", "e.journal_id").where("j.order_id", orderId).count<{ c: string }[]>({ c: "*" })).toEqual([{ c: 3 }]);
+    expect(
+      await t.db("ledger_entries as e").join("ledger_journals as j", "j.id", "e.journal_id").where("j.order_id", orderId).count<{ c: string }[]>({ c: "*" }),
+    ).toEqual([{ c: 3 }]);
     expect(await balances(t.db)).toMatchObject({ [`escrow:order:${orderId}`]: 100_000, [`buyer_fee_held:order:${orderId}`]: 5_000 });
     expect(await eventKinds(t.db, orderId)).toEqual(["placed", "paid"]);
   });
@@ -592,7 +607,11 @@ describe("disputes", () => {
     expect(await resolveDispute(memberActor(t.admin), { orderId, resolution: "refund", note: "" }, o())).toMatchObject({ ok: true });
     const resolved = await trail(t.db, [orderId]);
     for (const resolution of ["release", "refund"] as const) {
-      expect(await resolveDispute(memberActor(t.admin), { orderId, resolution, note: "" }, o())).toMatchObject({ ok: false, error: "conflict", code: "order.no_open_dispute" });
+      expect(await resolveDispute(memberActor(t.admin), { orderId, resolution, note: "" }, o())).toMatchObject({
+        ok: false,
+        error: "conflict",
+        code: "order.no_open_dispute",
+      });
     }
     expect(await trail(t.db, [orderId])).toEqual(resolved);
   });
@@ -604,7 +623,9 @@ describe("timers", () => {
     const { orderId } = await paidTestOrder(t, buyer, t.gigId);
     const first = new Date();
     expect(await deliverOrder(memberActor(t.seller), { orderId, message: "Draft" }, { ...o(), now: at(first) })).toMatchObject({ ok: true });
-    expect(await requestRevision(memberActor(buyer), { orderId, reason: "Bigger" }, { ...o(), now: at(first.getTime() + HOUR_MS) })).toMatchObject({ ok: true });
+    expect(await requestRevision(memberActor(buyer), { orderId, reason: "Bigger" }, { ...o(), now: at(first.getTime() + HOUR_MS) })).toMatchObject({
+      ok: true,
+    });
     const last = new Date(first.getTime() + DAY_MS);
     expect(await deliverOrder(memberActor(t.seller), { orderId, message: "Final" }, { ...o(), now: at(last) })).toMatchObject({ ok: true });
     expect(await orderRow(t.db, orderId)).toMatchObject({ status: "delivered", deliveredAt: last });

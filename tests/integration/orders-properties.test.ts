@@ -14,15 +14,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { memberBalances } from "~/models/ledger.server";
 import type { Result } from "~/operations/core.server";
-import {
-  approveOrder,
-  cancelOrder,
-  deliverOrder,
-  openDispute,
-  requestRevision,
-  resolveDispute,
-  runOrderTimers,
-} from "~/operations/orders.server";
+import { approveOrder, cancelOrder, deliverOrder, openDispute, requestRevision, resolveDispute, runOrderTimers } from "~/operations/orders.server";
 import { paymentCallback, pollPayouts, requestWithdrawal, settlePayment, settlePayout } from "~/operations/payments.server";
 import { createUser, type TestUser } from "../support/factories";
 import { DAY_MS, ledgerProblems } from "../support/order-checks";
@@ -44,7 +36,12 @@ const Step = fc.oneof(
   fc.record({ op: fc.constant("timer_vs_approve" as const), order }),
   fc.record({ op: fc.constant("withdraw_twice" as const), sameKey: fc.boolean(), percent: fc.integer({ min: 30, max: 90 }) }),
   fc.record({ op: fc.constant("revision" as const), order }),
-  fc.record({ op: fc.constant("dispute_and_resolve" as const), order, by: fc.constantFrom("buyer" as const, "seller" as const), resolution: fc.constantFrom("release" as const, "refund" as const) }),
+  fc.record({
+    op: fc.constant("dispute_and_resolve" as const),
+    order,
+    by: fc.constantFrom("buyer" as const, "seller" as const),
+    resolution: fc.constantFrom("release" as const, "refund" as const),
+  }),
   fc.record({ op: fc.constant("clearance" as const) }),
   fc.record({ op: fc.constant("late_payment_vs_payout_poll" as const), order }),
 );
@@ -76,7 +73,9 @@ class Run {
     try {
       const result = await fn();
       if (typeof result?.ok !== "boolean") this.problems.push(`${label} returned ${JSON.stringify(result)}, not a Result`);
-      this.trace.push(`${label} → ${result.ok ? `ok ${JSON.stringify(result.value)}` : `${result.error}${"reason" in result ? ` ${String(result.reason)}` : ""}`}`);
+      this.trace.push(
+        `${label} → ${result.ok ? `ok ${JSON.stringify(result.value)}` : `${result.error}${"reason" in result ? ` ${String(result.reason)}` : ""}`}`,
+      );
       return result;
     } catch (error) {
       this.problems.push(`${label} threw: ${(error as Error).message}`);
@@ -139,11 +138,21 @@ async function perform(run: Run, step: Step) {
   switch (step.op) {
     case "approve_twice":
       await run.bring(o, "delivered");
-      return run.race("approve twice", () => approveOrder(buyer, on, opts(t)), () => approveOrder(buyer, on, opts(t)), changed);
+      return run.race(
+        "approve twice",
+        () => approveOrder(buyer, on, opts(t)),
+        () => approveOrder(buyer, on, opts(t)),
+        changed,
+      );
     case "approve_vs_agree_cancel":
       await run.bring(o, "delivered");
       await run.attempt("seller asks to cancel", () => cancelOrder(seller, { ...on, reason: "I cannot finish" }, opts(t)));
-      return run.race("approve vs agree to cancel", () => approveOrder(buyer, on, opts(t)), () => cancelOrder(buyer, { ...on, reason: "" }, opts(t)), changed);
+      return run.race(
+        "approve vs agree to cancel",
+        () => approveOrder(buyer, on, opts(t)),
+        () => cancelOrder(buyer, { ...on, reason: "" }, opts(t)),
+        changed,
+      );
     case "deliver_vs_cancel":
       await run.bring(o, "paid");
       if (step.late) {
@@ -156,7 +165,12 @@ async function perform(run: Run, step: Step) {
         );
       }
       await run.attempt("buyer asks to cancel", () => cancelOrder(buyer, { ...on, reason: "Changed my mind" }, opts(t)));
-      return run.race("deliver vs agree to cancel", () => deliverOrder(seller, { ...on, message: "Done anyway" }, opts(t)), () => cancelOrder(seller, { ...on, reason: "" }, opts(t)), changed);
+      return run.race(
+        "deliver vs agree to cancel",
+        () => deliverOrder(seller, { ...on, message: "Done anyway" }, opts(t)),
+        () => cancelOrder(seller, { ...on, reason: "" }, opts(t)),
+        changed,
+      );
     case "callback_twice":
       await t.sandbox.decide(o.reference, step.decision);
       return run.race("callback twice", callback, callback, settled);
@@ -165,17 +179,19 @@ async function perform(run: Run, step: Step) {
       return run.race("callback vs poll", callback, () => settlePayment(system, { reference: o.reference }, opts(t)), settled);
     case "timer_vs_approve":
       await run.bring(o, "delivered");
-      return run.race(
-        "timer vs approve",
-        () => runOrderTimers(system, { ...opts(t), now: later(4) }),
-        () => approveOrder(buyer, on, opts(t)),
-        // The timer's round may complete other runs' orders too, so whether it won is told by the order's timeline.
-        () => true,
-        2,
-      ).then(async () => {
-        const completions = await t.db("order_events").where({ order_id: o.id }).whereIn("kind", ["approved", "auto_completed"]).pluck("kind");
-        if (completions.length > 1) run.problems.push(`timer vs approve: order ${o.id} completed ${completions.length} times`);
-      });
+      return run
+        .race(
+          "timer vs approve",
+          () => runOrderTimers(system, { ...opts(t), now: later(4) }),
+          () => approveOrder(buyer, on, opts(t)),
+          // The timer's round may complete other runs' orders too, so whether it won is told by the order's timeline.
+          () => true,
+          2,
+        )
+        .then(async () => {
+          const completions = await t.db("order_events").where({ order_id: o.id }).whereIn("kind", ["approved", "auto_completed"]).pluck("kind");
+          if (completions.length > 1) run.problems.push(`timer vs approve: order ${o.id} completed ${completions.length} times`);
+        });
     case "withdraw_twice": {
       const { availableUgx } = await memberBalances(t.db, run.seller.id);
       const amountUgx = Math.max(5_000, Math.floor((availableUgx * step.percent) / 100));
@@ -201,7 +217,13 @@ async function perform(run: Run, step: Step) {
       await run.attempt("open dispute", () => openDispute(step.by === "buyer" ? buyer : seller, { ...on, reason: "We disagree" }, opts(t)));
       // The seller may still deliver during a dispute: the admin's decision and a delivery meet.
       const decide = () => resolveDispute(memberActor(t.admin), { ...on, resolution: step.resolution, note: "Decided" }, opts(t));
-      return run.race("resolve vs deliver", decide, () => deliverOrder(seller, { ...on, message: "Here it is" }, opts(t)), () => true, 2);
+      return run.race(
+        "resolve vs deliver",
+        decide,
+        () => deliverOrder(seller, { ...on, message: "Here it is" }, opts(t)),
+        () => true,
+        2,
+      );
     }
     case "clearance":
       await run.attempt("clearance", () => runOrderTimers(system, { ...opts(t), now: later(15) }));
@@ -211,7 +233,13 @@ async function perform(run: Run, step: Step) {
       // refunded at once, while the worker settles payouts (this buyer's other refunds among them).
       if ((await run.status(o)) === "pending_payment") await run.attempt("abandon", () => cancelOrder(buyer, { ...on, reason: "" }, opts(t)));
       await t.sandbox.decide(o.reference, "approve");
-      return run.race("late payment vs payout poll", callback, () => pollPayouts(system, opts(t)), () => true, 2);
+      return run.race(
+        "late payment vs payout poll",
+        callback,
+        () => pollPayouts(system, opts(t)),
+        () => true,
+        2,
+      );
   }
 }
 
@@ -274,7 +302,10 @@ describe("one interleaving, held in place", () => {
     // to the other deadlocks (Postgres aborts one of them).
     const gate = await t.db.transaction();
     try {
-      await gate("ledger_accounts").whereIn("code", ["provider_clearing", `payout_in_transit:user:${buyer.id}`]).forUpdate().select("id");
+      await gate("ledger_accounts")
+        .whereIn("code", ["provider_clearing", `payout_in_transit:user:${buyer.id}`])
+        .forUpdate()
+        .select("id");
       const settling = Promise.allSettled([
         settlePayment(system, { reference: late.reference }, opts(t)),
         settlePayout(system, { reference: refund.reference }, opts(t)),
@@ -299,8 +330,14 @@ describe("one interleaving, held in place", () => {
     expect(await ledgerProblems(t.db, scope)).toEqual([]);
     // A second release, written around the ledger module (which would refuse it), as a bug would.
     await t.db.transaction(async (trx) => {
-      const [journal] = await trx("ledger_journals").insert({ idempotency_key: `forged:${orderId}`, kind: "escrow_released", order_id: orderId }).returning("id");
-      const account = (code: string) => trx("ledger_accounts").where({ code }).first("id").then((r) => r.id);
+      const [journal] = await trx("ledger_journals")
+        .insert({ idempotency_key: `forged:${orderId}`, kind: "escrow_released", order_id: orderId })
+        .returning("id");
+      const account = (code: string) =>
+        trx("ledger_accounts")
+          .where({ code })
+          .first("id")
+          .then((r) => r.id);
       await trx("ledger_entries").insert([
         { journal_id: journal.id, account_id: await account(`escrow:order:${orderId}`), amount_ugx: -1_000 },
         { journal_id: journal.id, account_id: await account(`seller_pending:user:${seller.id}`), amount_ugx: 1_000 },

@@ -139,7 +139,12 @@ describe("/dev/outbox without a mail server (npm start's demo set-up, listening 
   });
 
   it("answers 404 to a request a proxy forwarded, even from a proxy on this machine", async () => {
-    const forwarded: Record<string, string>[] = [{ "X-Forwarded-For": "203.0.113.9" }, { "X-Forwarded-For": "127.0.0.1" }, { Forwarded: "for=203.0.113.9" }, { "X-Real-IP": "127.0.0.1" }];
+    const forwarded: Record<string, string>[] = [
+      { "X-Forwarded-For": "203.0.113.9" },
+      { "X-Forwarded-For": "127.0.0.1" },
+      { Forwarded: "for=203.0.113.9" },
+      { "X-Real-IP": "127.0.0.1" },
+    ];
     for (const headers of forwarded) {
       const res = await get("127.0.0.1", headers);
       expect(res.status, JSON.stringify(headers)).toBe(404);
@@ -187,7 +192,14 @@ describe("mail through SMTP_URL (the worker drains the outbox)", () => {
     const env = getEnv();
     const worker = spawn(path.join(root, "node_modules", ".bin", "tsx"), ["worker/index.ts"], {
       cwd: root,
-      env: { ...process.env, DATABASE_URL: t.url, REDIS_URL: env.REDIS_URL, CLICKHOUSE_URL: env.CLICKHOUSE_URL, SMTP_URL: smtp.url, QUEUE_PREFIX: `smtp_${process.pid}` },
+      env: {
+        ...process.env,
+        DATABASE_URL: t.url,
+        REDIS_URL: env.REDIS_URL,
+        CLICKHOUSE_URL: env.CLICKHOUSE_URL,
+        SMTP_URL: smtp.url,
+        QUEUE_PREFIX: `smtp_${process.pid}`,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
@@ -195,8 +207,14 @@ describe("mail through SMTP_URL (the worker drains the outbox)", () => {
     worker.stderr.on("data", (d) => (output += d));
     const exited = new Promise<number | null>((resolve) => worker.once("exit", (code) => resolve(code)));
     try {
-      await until(() => smtp.received.length, (n) => n >= 1);
-      const row = await until(() => t.db("outbox").where({ to_address: "reset.me@example.ug" }).first(), (r) => r?.sent_at != null);
+      await until(
+        () => smtp.received.length,
+        (n) => n >= 1,
+      );
+      const row = await until(
+        () => t.db("outbox").where({ to_address: "reset.me@example.ug" }).first(),
+        (r) => r?.sent_at != null,
+      );
       expect(row.attempts).toBe(1);
     } finally {
       worker.kill("SIGTERM");
@@ -237,12 +255,18 @@ describe("mail through SMTP_URL (the worker drains the outbox)", () => {
     const before = smtp.received.length;
     const delivery = startMailDelivery(parseEnv({ ...process.env, DATABASE_URL: t.url, SMTP_URL: smtp.url }), { db: t.db, pollMs: 50, retryInitialMs: 500 })!;
     try {
-      const busy = await until(() => t.db("outbox").where({ to_address: "busy@example.ug" }).first(), (r) => r?.sent_at != null);
+      const busy = await until(
+        () => t.db("outbox").where({ to_address: "busy@example.ug" }).first(),
+        (r) => r?.sent_at != null,
+      );
       expect(busy.attempts).toBe(2);
       expect(busy.last_error).toContain("451");
       // The second attempt waited out its pause (500 ms, ±20%).
       expect(new Date(busy.sent_at).getTime() - new Date(busy.created_at).getTime()).toBeGreaterThanOrEqual(400);
-      const nobody = await until(() => t.db("outbox").where({ to_address: "nobody@example.ug" }).first(), (r) => r?.next_attempt_at === null);
+      const nobody = await until(
+        () => t.db("outbox").where({ to_address: "nobody@example.ug" }).first(),
+        (r) => r?.next_attempt_at === null,
+      );
       expect(nobody).toMatchObject({ sent_at: null, attempts: 1 });
       expect(nobody.last_error).toContain("550");
     } finally {

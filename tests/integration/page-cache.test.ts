@@ -126,20 +126,29 @@ describe("anonymous page cache", () => {
     // The tracker's copy in the loader data is the same view.
     for (const [i, page] of all.entries()) expect(page.html.split(views[i]!).length - 1).toBe(2);
     const ids = views.map((v) => v!.split(" ")[0]!);
-    await expect.poll(async () => {
-      const queued = await queuedIds();
-      return ids.filter((id) => queued.has(id));
-    }, { timeout: 5_000 }).toEqual(ids);
+    await expect
+      .poll(
+        async () => {
+          const queued = await queuedIds();
+          return ids.filter((id) => queued.has(id));
+        },
+        { timeout: 5_000 },
+      )
+      .toEqual(ids);
   });
 
   it("sends hits gzipped from parts compressed once per page: a valid stream (CRC and length) with the response's own nonce and page view", async () => {
     const raw = (encoding: string) =>
       new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
-        const req = http.get(`${server.baseUrl}/browse?ref=gzip`, { headers: { Accept: HTML, "User-Agent": BROWSER, "Accept-Encoding": encoding }, agent: false }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
-        });
+        const req = http.get(
+          `${server.baseUrl}/browse?ref=gzip`,
+          { headers: { Accept: HTML, "User-Agent": BROWSER, "Accept-Encoding": encoding }, agent: false },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (c: Buffer) => chunks.push(c));
+            res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+          },
+        );
         req.on("error", reject);
       });
     const answers = [await raw("gzip"), await raw("gzip"), await raw("gzip, br"), await raw("identity")];
@@ -289,5 +298,4 @@ describe("anonymous page cache", () => {
     expect(after.html).not.toContain("I will design a bold logo for your shop");
     expect((await get(`/gig/${gigId}`)).status).toBe(404);
   });
-
 });

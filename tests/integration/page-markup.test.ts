@@ -44,7 +44,10 @@ describe("markup for screen readers and browsers", () => {
         expect(tag, path).toContain('role="img"');
         expect(tag, path).toMatch(/aria-label="\d\.\d out of 5 stars"/);
       }
-      expect(stars.some((tag) => tag.includes('aria-label="4.0 out of 5 stars"')), path).toBe(true);
+      expect(
+        stars.some((tag) => tag.includes('aria-label="4.0 out of 5 stars"')),
+        path,
+      ).toBe(true);
     }
   });
 

@@ -111,7 +111,10 @@ describe("Airtel Money collection", () => {
     expect(await airtel.requestPayment(payment())).toEqual({ outcome: "rejected", reason: "Airtel Money has not enabled this for our account (ESB000039)" });
 
     const before = fake.requests.length;
-    expect(await airtel.requestPayment(payment({ msisdn: "0752123456" }))).toMatchObject({ outcome: "rejected", reason: expect.stringMatching(/Ugandan mobile number/) });
+    expect(await airtel.requestPayment(payment({ msisdn: "0752123456" }))).toMatchObject({
+      outcome: "rejected",
+      reason: expect.stringMatching(/Ugandan mobile number/),
+    });
     expect(await airtel.requestPayment(payment({ reference: "order-1042" }))).toMatchObject({ outcome: "rejected" });
     expect(await airtel.requestPayment(payment({ amountUgx: 0 }))).toMatchObject({ outcome: "rejected" });
     expect(fake.requests.length).toBe(before);
@@ -281,7 +284,20 @@ describe("Airtel Money callbacks", () => {
     const airtel = provider();
     const uuid = randomUUID();
     expect(airtel.callbackReference({ transaction: { id: uuid.toUpperCase(), status_code: "TS", airtel_money_id: "MP1" } })).toBe(uuid);
-    for (const body of [null, undefined, "", uuid, [uuid], {}, { transaction: null }, { transaction: [uuid] }, { transaction: { id: "order-1042" } }, { transaction: { id: 7 } }, { externalId: uuid }, { id: uuid }]) {
+    for (const body of [
+      null,
+      undefined,
+      "",
+      uuid,
+      [uuid],
+      {},
+      { transaction: null },
+      { transaction: [uuid] },
+      { transaction: { id: "order-1042" } },
+      { transaction: { id: 7 } },
+      { externalId: uuid },
+      { id: uuid },
+    ]) {
       expect(airtel.callbackReference(body), JSON.stringify(body)).toBeNull();
     }
   });

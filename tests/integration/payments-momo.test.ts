@@ -129,7 +129,10 @@ describe("MTN MoMo collection", () => {
     expect(await momo.requestPayment(payment())).toEqual({ outcome: "rejected", reason: "MTN MoMo does not allow this for our account (NOT_ALLOWED)" });
 
     const before = fake.requests.length;
-    expect(await momo.requestPayment(payment({ msisdn: "+254712345678" }))).toMatchObject({ outcome: "rejected", reason: expect.stringMatching(/Ugandan mobile number/) });
+    expect(await momo.requestPayment(payment({ msisdn: "+254712345678" }))).toMatchObject({
+      outcome: "rejected",
+      reason: expect.stringMatching(/Ugandan mobile number/),
+    });
     expect(await momo.requestPayment(payment({ reference: "order-1042" }))).toMatchObject({ outcome: "rejected" });
     expect(await momo.requestPayment(payment({ amountUgx: 12.5 }))).toMatchObject({ outcome: "rejected" });
     expect(fake.requests.length).toBe(before);
@@ -274,7 +277,10 @@ describe("MTN MoMo disbursement", () => {
     const payout = payment();
     await momo.disburse(payout);
     fake.setOutcome(payout.reference, "FAILED", { code: "PAYEE_NOT_FOUND", message: "Payee not found" });
-    expect(await momo.disbursementStatus(payout.reference)).toEqual({ status: "failed", reason: "This number has no MTN Mobile Money wallet (PAYEE_NOT_FOUND)" });
+    expect(await momo.disbursementStatus(payout.reference)).toEqual({
+      status: "failed",
+      reason: "This number has no MTN Mobile Money wallet (PAYEE_NOT_FOUND)",
+    });
 
     const collectionOnly = provider({ disbursement: null });
     expect(await collectionOnly.disburse(payment())).toEqual({ outcome: "rejected", reason: "MTN MoMo payouts are not configured" });
@@ -303,7 +309,20 @@ describe("MTN MoMo callbacks", () => {
     const momo = provider();
     const uuid = randomUUID();
     expect(momo.callbackReference({ externalId: uuid.toUpperCase(), status: "SUCCESSFUL" })).toBe(uuid);
-    for (const body of [null, undefined, "", uuid, 42, [uuid], {}, { externalId: "order-1042" }, { externalId: 7 }, { externalId: `${uuid}x` }, { transaction: { id: uuid } }, { referenceId: uuid }]) {
+    for (const body of [
+      null,
+      undefined,
+      "",
+      uuid,
+      42,
+      [uuid],
+      {},
+      { externalId: "order-1042" },
+      { externalId: 7 },
+      { externalId: `${uuid}x` },
+      { transaction: { id: uuid } },
+      { referenceId: uuid },
+    ]) {
       expect(momo.callbackReference(body), JSON.stringify(body)).toBeNull();
     }
   });

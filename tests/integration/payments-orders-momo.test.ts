@@ -155,7 +155,10 @@ describe("an order paid by MTN MoMo", () => {
     const reads = statusReads(reference);
     expect(await paymentCallback(system, { provider: "mtn", body: forged }, o())).toEqual({ ok: true, value: { settlement: "pending" } });
     expect(statusReads(reference)).toBe(reads + 1);
-    expect(await t.db("payments").where({ reference }).first("status", "provider_transaction_id")).toEqual({ status: "pending", provider_transaction_id: null });
+    expect(await t.db("payments").where({ reference }).first("status", "provider_transaction_id")).toEqual({
+      status: "pending",
+      provider_transaction_id: null,
+    });
     expect(await orderRow(t.db, orderId)).toMatchObject({ status: "pending_payment" });
     expect(await journalKeys(t.db, orderId)).toEqual([]);
   });
@@ -180,7 +183,10 @@ describe("an order paid by MTN MoMo", () => {
 
     // A day on with MoMo still saying pending, the payment counts as failed.
     expect(await pollPayments(system, o({ now: at(Date.now() + 25 * 60 * MINUTE_MS) }))).toMatchObject({ ok: true });
-    expect(await t.db("payments").where({ reference }).first("status", "failure_reason")).toEqual({ status: "failed", failure_reason: "No answer from the provider for a day" });
+    expect(await t.db("payments").where({ reference }).first("status", "failure_reason")).toEqual({
+      status: "failed",
+      failure_reason: "No answer from the provider for a day",
+    });
   });
 
   it("a refund goes back through MoMo's disbursement, and is paid when MoMo calls back about it, once", async () => {
@@ -189,7 +195,10 @@ describe("an order paid by MTN MoMo", () => {
     fake.setOutcome(reference, "SUCCESSFUL");
     expect(await settlePayment(system, { reference }, o())).toMatchObject({ ok: true, value: { settlement: "paid" } });
     const late = (await orderRow(t.db, orderId)).dueAt!.getTime() + DAY_MS + 1;
-    expect(await cancelOrder(memberActor(buyer), { orderId, reason: "Too late" }, o({ now: at(late) }))).toMatchObject({ ok: true, value: { outcome: "cancelled" } });
+    expect(await cancelOrder(memberActor(buyer), { orderId, reason: "Too late" }, o({ now: at(late) }))).toMatchObject({
+      ok: true,
+      value: { outcome: "cancelled" },
+    });
 
     const payout = await t.db("payouts").where({ order_id: orderId }).first("reference", "provider", "amount_ugx", "status");
     expect(payout).toMatchObject({ provider: "mtn", amount_ugx: 105_000, status: "in_transit" });

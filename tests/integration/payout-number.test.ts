@@ -39,7 +39,8 @@ function post(cookie: string, path: string, form: Record<string, string>) {
 }
 const saveNumber = (cookie: string, form: Record<string, string>) => post(cookie, "/settings?tab=billing", form);
 let keys = 0;
-const withdraw = (cookie: string, amountUgx: string) => post(cookie, "/dashboard", { amountUgx, requestKey: `payout-number-${process.pid}-${++keys}`, intent: "withdraw" });
+const withdraw = (cookie: string, amountUgx: string) =>
+  post(cookie, "/dashboard", { amountUgx, requestKey: `payout-number-${process.pid}-${++keys}`, intent: "withdraw" });
 
 async function page(cookie: string, path: string) {
   const res = await fetch(`${server.baseUrl}${path}`, { headers: { Cookie: cookie } });
@@ -47,18 +48,26 @@ async function page(cookie: string, path: string) {
   return text(await res.text());
 }
 /** A page's HTML as a reader sees its text runs (React's text separators and escapes undone). */
-const text = (html: string) => html.replace(/<!-- -->/g, "").replace(/&#x27;/g, "'").replace(/&amp;/g, "&");
+const text = (html: string) =>
+  html
+    .replace(/<!-- -->/g, "")
+    .replace(/&#x27;/g, "'")
+    .replace(/&amp;/g, "&");
 
 /** The message shown beside a field (Conform's `<form>-<field>-error` list), as text. */
 function besideField(html: string, field: string): string {
   const list = new RegExp(`<ul id="[\\w-]*-${field}-error"[^>]*>(.*?)</ul>`, "s").exec(html)?.[1] ?? "";
-  return list.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim();
+  return list
+    .replace(/<[^>]+>/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 const stored = (userId: number) => t.db("users").where({ id: userId }).first("mobile_money_number", "payout_number_set_at");
 /** The member's mails and notifications about their payout number (the order's own steps sent them others). */
 const mailsTo = (email: string) => t.db("outbox").where({ to_address: email }).whereLike("subject", "%payout number%").orderBy("id").select("subject", "body");
-const notificationsOf = (userId: number) => t.db("notifications").where({ user_id: userId, kind: "payout_number_changed" }).orderBy("id").select("kind", "body");
+const notificationsOf = (userId: number) =>
+  t.db("notifications").where({ user_id: userId, kind: "payout_number_changed" }).orderBy("id").select("kind", "body");
 const journals = () => rowCount(t.db("ledger_journals"));
 
 describe("setting the payout number takes the current password", () => {
@@ -158,10 +167,16 @@ describe("withdrawals to a new payout number wait 24 hours", () => {
 
   it("24 hours after the number was set, the withdrawal goes through to it (not a few minutes before)", async () => {
     // The clock moved for this member only: their number set a day less two minutes ago, then a day and a minute ago.
-    await t.db("users").where({ id: t.seller.id }).update({ payout_number_set_at: new Date(Date.now() - PAYOUT_NUMBER_HOLD_MS + 2 * MINUTE_MS) });
+    await t
+      .db("users")
+      .where({ id: t.seller.id })
+      .update({ payout_number_set_at: new Date(Date.now() - PAYOUT_NUMBER_HOLD_MS + 2 * MINUTE_MS) });
     expect((await withdraw(sellerCookie, "30000")).status).toBe(409);
     expect(await rowCount(t.db("payouts").where({ user_id: t.seller.id }))).toBe(0);
-    await t.db("users").where({ id: t.seller.id }).update({ payout_number_set_at: new Date(Date.now() - PAYOUT_NUMBER_HOLD_MS - MINUTE_MS) });
+    await t
+      .db("users")
+      .where({ id: t.seller.id })
+      .update({ payout_number_set_at: new Date(Date.now() - PAYOUT_NUMBER_HOLD_MS - MINUTE_MS) });
     const dashboard = await page(sellerCookie, "/dashboard");
     expect(dashboard).not.toContain("Withdrawals to ****4567 open on");
     expect(dashboard).toContain('name="amountUgx"');
@@ -194,7 +209,11 @@ describe("wrong current passwords are counted per member", () => {
     expect((await saveNumber(cookie, { mobileMoneyNumber: "+256772000001", currentPassword: DEFAULT_PASSWORD })).status).toBe(302);
     for (let i = 0; i < 5; i++) {
       expect((await saveNumber(cookie, { mobileMoneyNumber: "+256772999999", currentPassword: `guess-${i}` })).status).toBe(400);
-      const security = await post(cookie, "/settings?tab=security", { currentPassword: `guess-s-${i}`, password: "a-new-password", confirmPassword: "a-new-password" });
+      const security = await post(cookie, "/settings?tab=security", {
+        currentPassword: `guess-s-${i}`,
+        password: "a-new-password",
+        confirmPassword: "a-new-password",
+      });
       expect(security.status).toBe(400);
     }
     const limited = await saveNumber(cookie, { mobileMoneyNumber: "+256772999999", currentPassword: DEFAULT_PASSWORD });

@@ -79,7 +79,11 @@ describe("requestWithdrawal", () => {
       error: "invalid",
       issues: { amountUgx: [{ code: "payout.below_minimum", params: { minUgx: min } }] },
     });
-    expect(await withdraw(memberActor(seller), 80_001)).toEqual({ ok: false, error: "invalid", issues: { amountUgx: [{ code: "payout.above_available", params: { maxUgx: 80_000 } }] } });
+    expect(await withdraw(memberActor(seller), 80_001)).toEqual({
+      ok: false,
+      error: "invalid",
+      issues: { amountUgx: [{ code: "payout.above_available", params: { maxUgx: 80_000 } }] },
+    });
     expect(await withdraw(visitor, 10_000)).toMatchObject({ ok: false, error: "forbidden" });
     expect(await withdraw(system, 10_000)).toMatchObject({ ok: false, error: "forbidden" });
 
@@ -143,10 +147,13 @@ describe("settling payouts", () => {
     expect(payout).toMatchObject({ status: "paid", provider_transaction_id: `SBX-${reference.slice(0, 8)}`, settled_at: expect.any(Date) });
     expect(await settlePayout(system, { reference }, opts(t))).toEqual({ ok: true, value: { settlement: "unchanged" } });
     expect(await memberBalances(t.db, seller.id)).toEqual({ pendingUgx: 0, availableUgx: 30_000, inTransitUgx: 0, refundDueUgx: 0 });
-    expect(await t.db("ledger_journals").where({ payout_id: t.db("payouts").where({ reference }).select("id") }).orderBy("id").pluck("kind")).toEqual([
-      "payout_sent",
-      "payout_paid",
-    ]);
+    expect(
+      await t
+        .db("ledger_journals")
+        .where({ payout_id: t.db("payouts").where({ reference }).select("id") })
+        .orderBy("id")
+        .pluck("kind"),
+    ).toEqual(["payout_sent", "payout_paid"]);
   });
 
   it("refused outright by the provider: the payout fails at once, the money is back in the available balance, and the seller is told", async () => {
@@ -166,7 +173,10 @@ describe("settling payouts", () => {
       "Your withdrawal of UGX 80,000 did not go through; the money is back in your available balance",
     ]);
     // Settled again, nothing comes back twice.
-    expect(await settlePayout(system, { reference: result.value.reference }, { db: t.db, providers })).toEqual({ ok: true, value: { settlement: "unchanged" } });
+    expect(await settlePayout(system, { reference: result.value.reference }, { db: t.db, providers })).toEqual({
+      ok: true,
+      value: { settlement: "unchanged" },
+    });
     expect(await memberBalances(t.db, seller.id)).toMatchObject({ availableUgx: 80_000 });
   });
 
@@ -192,7 +202,10 @@ describe("settling payouts", () => {
   it("a provider that does not know the payout yet (Airtel, in its first minute) leaves it in transit: the money is not handed back to be paid twice", async () => {
     const seller = await sellerWithEarnings();
     // Airtel asks for a minute before the first status enquiry: until then a payout it has taken reads "not found".
-    const scripted = scriptedProvider({ disburse: { outcome: "accepted" }, status: { status: "failed", reason: "Not found at Airtel Money: the request never arrived" } });
+    const scripted = scriptedProvider({
+      disburse: { outcome: "accepted" },
+      status: { status: "failed", reason: "Not found at Airtel Money: the request never arrived" },
+    });
     const result = await withdraw(memberActor(seller), 80_000, randomUUID(), scripted.providers);
     if (!result.ok) throw new Error(JSON.stringify(result));
     const { reference } = result.value;

@@ -45,7 +45,15 @@ describe("pipeline health", () => {
       headers: { "Content-Type": "text/plain", "User-Agent": userAgent, Origin: pipeline.server.baseUrl },
       body: JSON.stringify(events),
     });
-  const click = (x: number) => ({ event_id: randomUUID(), session_id: "1764000000000-h3a1th", timestamp: Date.now(), action_type: "click", page: "/health", x, y: 10 });
+  const click = (x: number) => ({
+    event_id: randomUUID(),
+    session_id: "1764000000000-h3a1th",
+    timestamp: Date.now(),
+    action_type: "click",
+    page: "/health",
+    x,
+    y: 10,
+  });
   const counts = () => pipelineCounts(pipeline.clickhouse, redis, pipeline.prefix);
   const page = (path: string, token = adminToken, init: RequestInit = {}) =>
     fetch(`${pipeline.server.baseUrl}${path}`, {
@@ -70,7 +78,8 @@ describe("pipeline health", () => {
     expect(await redis.smembers(`${pipeline.prefix}:analytics:rollings`)).toEqual([]);
     const stored = await (
       await pipeline.clickhouse.query({
-        query: "SELECT counter, sum(n) AS n, min(toUnixTimestamp(minute)) AS first, max(toUnixTimestamp(minute)) AS last FROM pipeline_minutes FINAL GROUP BY counter ORDER BY counter",
+        query:
+          "SELECT counter, sum(n) AS n, min(toUnixTimestamp(minute)) AS first, max(toUnixTimestamp(minute)) AS last FROM pipeline_minutes FINAL GROUP BY counter ORDER BY counter",
         format: "JSONEachRow",
       })
     ).json<{ counter: string; n: number; first: number; last: number }>();
@@ -170,7 +179,12 @@ describe("the stream's depth", () => {
       await redis.xgroup("CREATE", ingestStreamKey(prefix), INGEST_GROUP, "0");
       await redis.xreadgroup("GROUP", INGEST_GROUP, "someone", "COUNT", 1, "STREAMS", ingestStreamKey(prefix), ">");
       const secondAt = Number(second.split("-")[0]);
-      expect(await queueHealth(redis, prefix, now)).toMatchObject({ waiting: 2, active: 1, lagMs: now - secondAt, oldestWaitingAt: new Date(secondAt).toISOString() });
+      expect(await queueHealth(redis, prefix, now)).toMatchObject({
+        waiting: 2,
+        active: 1,
+        lagMs: now - secondAt,
+        oldestWaitingAt: new Date(secondAt).toISOString(),
+      });
       // The held one fails for good: a dead letter, no longer in the stream.
       await moveToDeadLetters(redis.multi(), prefix, [{ id: first, payload: "[]", reason: "refused" }]).exec();
       expect(await queueHealth(redis, prefix, now)).toMatchObject({ waiting: 2, active: 0, failed: 1 });

@@ -44,19 +44,45 @@ describe("seller profiles and reviews", () => {
     const res = await get("/user/james_okello");
     expect(res.status).toBe(200);
     const html = await res.text();
-    for (const text of [seller.name, "@james_okello", seller.level, seller.location, "Graphic design", "Luganda", `(${seller.reviews_count} reviews)`, `Within ${seller.response_time_hours}`]) {
+    for (const text of [
+      seller.name,
+      "@james_okello",
+      seller.level,
+      seller.location,
+      "Graphic design",
+      "Luganda",
+      `(${seller.reviews_count} reviews)`,
+      `Within ${seller.response_time_hours}`,
+    ]) {
       expect(html).toContain(text);
     }
     const titles = await t.db("gigs").where({ seller_id: seller.id, status: "published" }).pluck("title");
     for (const title of titles) expect(html).toContain(title);
-    const newest = await t.db("reviews as r").join("gigs as g", "g.id", "r.gig_id").where("g.seller_id", seller.id).orderBy([{ column: "r.created_at", order: "desc" }, { column: "r.id", order: "desc" }]).first("r.comment", "r.id");
+    const newest = await t
+      .db("reviews as r")
+      .join("gigs as g", "g.id", "r.gig_id")
+      .where("g.seller_id", seller.id)
+      .orderBy([
+        { column: "r.created_at", order: "desc" },
+        { column: "r.id", order: "desc" },
+      ])
+      .first("r.comment", "r.id");
     expect(html).toContain(newest.comment);
     expect(html).toContain('?reviews=2#reviews"');
   });
 
   it("pages through reviews, newest first, without repeating or skipping one", async () => {
     const seller = await t.db("users").where({ username: "james_okello" }).first();
-    const expected = await t.db("reviews as r").join("gigs as g", "g.id", "r.gig_id").where("g.seller_id", seller.id).orderBy([{ column: "r.created_at", order: "desc" }, { column: "r.id", order: "desc" }]).limit(30).pluck("r.id");
+    const expected = await t
+      .db("reviews as r")
+      .join("gigs as g", "g.id", "r.gig_id")
+      .where("g.seller_id", seller.id)
+      .orderBy([
+        { column: "r.created_at", order: "desc" },
+        { column: "r.id", order: "desc" },
+      ])
+      .limit(30)
+      .pluck("r.id");
     const shown: number[] = [];
     for (const page of [1, 2, 3]) {
       const html = await (await get(`/user/james_okello?reviews=${page}`)).text();

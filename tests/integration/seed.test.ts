@@ -33,7 +33,8 @@ afterAll(async () => {
 
 /** Each gig's images, with the owner of each image's upload row. */
 const gigImages = (t: TestDatabase) =>
-  t.db("gigs as g")
+  t
+    .db("gigs as g")
     .leftJoin("gig_images as i", "i.gig_id", "g.id")
     .leftJoin("uploads as u", "u.storage_key", "i.storage_key")
     .select("g.id", "g.seller_id", "i.storage_key", "u.owner_id");
@@ -62,7 +63,14 @@ describe("demo data", () => {
       "Digital Marketing",
       "Local Services",
     ]);
-    expect(categories.map((c) => c.slug)).toEqual(["graphics-design", "web-development", "writing-translation", "video-animation", "digital-marketing", "local-services"]);
+    expect(categories.map((c) => c.slug)).toEqual([
+      "graphics-design",
+      "web-development",
+      "writing-translation",
+      "video-animation",
+      "digital-marketing",
+      "local-services",
+    ]);
     for (const c of categories) expect(c.gigCount).toBeGreaterThanOrEqual(10);
   });
 
@@ -89,11 +97,7 @@ describe("demo data", () => {
     expect(new Set(featured.map((g) => g.category_id)).size).toBe(4);
     for (const g of featured) {
       expect(g.reviews_count).toBeGreaterThanOrEqual(20);
-      const better = await t.db("gigs")
-        .where({ category_id: g.category_id })
-        .andWhere("reviews_count", ">=", 20)
-        .andWhere("rating", ">", g.rating)
-        .first();
+      const better = await t.db("gigs").where({ category_id: g.category_id }).andWhere("reviews_count", ">=", 20).andWhere("rating", ">", g.rating).first();
       expect(better).toBeUndefined();
     }
   });
@@ -126,7 +130,11 @@ describe("demo data", () => {
   it("has orders between the demo client and freelancer, taken through the operations: one cleared, one delivered, one in progress, one in dispute", async () => {
     const client = await t.db("users").where({ email: DEMO_ACCOUNTS.client.email }).first("id");
     const freelancer = await t.db("users").where({ email: DEMO_ACCOUNTS.freelancer.email }).first("id", "mobile_money_number");
-    const orders = await t.db("orders").where({ buyer_id: client.id, seller_id: freelancer.id }).orderBy("id").select("id", "status", "cleared_at", "price_ugx", "seller_fee_ugx");
+    const orders = await t
+      .db("orders")
+      .where({ buyer_id: client.id, seller_id: freelancer.id })
+      .orderBy("id")
+      .select("id", "status", "cleared_at", "price_ugx", "seller_fee_ugx");
     expect(orders.map((o) => o.status)).toEqual(["completed", "delivered", "in_progress", "delivered"]);
     expect(orders[0].cleared_at).not.toBeNull();
     expect(await t.db("disputes").where({ order_id: orders[3].id, status: "open" }).first("id")).toBeDefined();

@@ -1,15 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findOrCreateConversation } from "~/models/conversation.server";
 import { insertNotification } from "~/models/notification.server";
-import {
-  createSession,
-  deleteSession,
-  deleteUserSessions,
-  getSessionUser,
-  getSessionUserWithCounts,
-  hashToken,
-  renewSession,
-} from "~/models/session.server";
+import { createSession, deleteSession, deleteUserSessions, getSessionUser, getSessionUserWithCounts, hashToken, renewSession } from "~/models/session.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createUser } from "../support/factories";
 
@@ -35,7 +27,10 @@ describe("sessions", () => {
 
   it("ignores expired sessions and sessions of suspended users", async () => {
     const { token } = await createSession(t.db, { userId, persistent: false });
-    await t.db("sessions").where({ id: hashToken(token) }).update({ expires_at: new Date(Date.now() - 1000) });
+    await t
+      .db("sessions")
+      .where({ id: hashToken(token) })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     expect(await getSessionUser(t.db, token)).toBeNull();
     const { token: live } = await createSession(t.db, { userId, persistent: false });
     await t.db("users").where({ id: userId }).update({ status: "suspended" });
@@ -73,7 +68,10 @@ describe("sessions", () => {
     const id = hashToken(token);
     expect((await getSessionUser(t.db, token))?.renewalDue).toBeUndefined();
     expect(await renewSession(t.db, id)).toBe(false);
-    await t.db("sessions").where({ id }).update({ expires_at: t.db.raw("now() + interval '2 hours'") });
+    await t
+      .db("sessions")
+      .where({ id })
+      .update({ expires_at: t.db.raw("now() + interval '2 hours'") });
     expect((await getSessionUser(t.db, token))?.renewalDue).toBe(true);
     expect(await renewSession(t.db, id)).toBe(true);
     const row = await t.db("sessions").where({ id }).first("expires_at");
@@ -81,7 +79,10 @@ describe("sessions", () => {
     expect((await getSessionUser(t.db, token))?.renewalDue).toBeUndefined();
     // A remembered session keeps its fixed end.
     const kept = await createSession(t.db, { userId, persistent: true });
-    await t.db("sessions").where({ id: hashToken(kept.token) }).update({ expires_at: t.db.raw("now() + interval '2 hours'") });
+    await t
+      .db("sessions")
+      .where({ id: hashToken(kept.token) })
+      .update({ expires_at: t.db.raw("now() + interval '2 hours'") });
     expect((await getSessionUser(t.db, kept.token))?.renewalDue).toBeUndefined();
     expect(await renewSession(t.db, hashToken(kept.token))).toBe(false);
   });
@@ -136,7 +137,11 @@ describe("sessions", () => {
       const { id: other } = await createUser(t.db, { name: "Irene A" });
       const mine = await createSession(t.db, { userId, persistent: false });
       const theirs = await createSession(t.db, { userId: other, persistent: false });
-      const [a, b, c] = await Promise.all([getSessionUserWithCounts(t.db, mine.token), getSessionUser(t.db, theirs.token), getSessionUser(t.db, `${mine.token}x`)]);
+      const [a, b, c] = await Promise.all([
+        getSessionUserWithCounts(t.db, mine.token),
+        getSessionUser(t.db, theirs.token),
+        getSessionUser(t.db, `${mine.token}x`),
+      ]);
       expect(a?.user.id).toBe(userId);
       expect(b?.id).toBe(other);
       expect(c).toBeNull();

@@ -37,10 +37,20 @@ afterAll(async () => {
 type Answer = { status: number; headers: http.IncomingHttpHeaders; setCookies: string[]; text: string };
 
 /** One request from `ip`, with the cookies given, on the main or the admin host. */
-function request(urlPath: string, { body, ip = "192.0.2.1", cookies = {}, host = "main" }: { body?: Record<string, string>; ip?: string; cookies?: Record<string, string>; host?: "main" | "admin" } = {}): Promise<Answer> {
+function request(
+  urlPath: string,
+  {
+    body,
+    ip = "192.0.2.1",
+    cookies = {},
+    host = "main",
+  }: { body?: Record<string, string>; ip?: string; cookies?: Record<string, string>; host?: "main" | "admin" } = {},
+): Promise<Answer> {
   const origin = host === "admin" ? server.adminUrl : server.baseUrl;
   const headers: Record<string, string> = { Host: new URL(origin).host, "X-Forwarded-For": ip };
-  const cookie = Object.entries(cookies).map(([k, v]) => `${k}=${v}`).join("; ");
+  const cookie = Object.entries(cookies)
+    .map(([k, v]) => `${k}=${v}`)
+    .join("; ");
   if (cookie) headers.Cookie = cookie;
   let payload: Buffer | undefined;
   if (body) {
@@ -76,7 +86,11 @@ const setCookie = (answer: Answer, name: string) => answer.setCookies.find((c) =
 const valueOf = (header: string | undefined) => /^[^=]+=([^;]*)/.exec(header ?? "")?.[1] ?? "";
 
 /** What a person reads on the page: tags out, entities decoded. */
-const visible = (html: string) => html.replace(/<script\b[^>]*>[\s\S]*?<\/script>/g, "").replace(/<!-- -->/g, "").replace(/&#x27;|&#39;/g, "'");
+const visible = (html: string) =>
+  html
+    .replace(/<script\b[^>]*>[\s\S]*?<\/script>/g, "")
+    .replace(/<!-- -->/g, "")
+    .replace(/&#x27;|&#39;/g, "'");
 
 let n = 0;
 /** A member of that role with DEFAULT_PASSWORD, and their email. */
@@ -142,7 +156,11 @@ describe("failed sign-ins cannot lock a named account out", () => {
     // Keys are kept lower-cased (as emails are).
     expect(Number(await redis.get(rl("signInDevice", deviceKey.toLowerCase())))).toBe(2);
     // Not counted against the address nor the account's ceiling for new browsers.
-    for (const [limit, key] of [["signInAddress", "198.51.100.30"], ["signIn", `${client.email}|198.51.100.30`], ["signInEmail", client.email]]) {
+    for (const [limit, key] of [
+      ["signInAddress", "198.51.100.30"],
+      ["signIn", `${client.email}|198.51.100.30`],
+      ["signInEmail", client.email],
+    ]) {
       expect(Number((await redis.get(rl(limit!, key!))) ?? 0), limit).toBe(0);
     }
     await spent("signInDevice", deviceKey, 10);
@@ -162,7 +180,11 @@ describe("failed sign-ins cannot lock a named account out", () => {
     expect((await signIn(admin.email, PASSWORD, { ip: "198.51.100.40", device: otherDevice })).status).toBe(429);
     // A cookie of the right shape, signed with a key that is not the server's.
     const deviceId = "AAAAAAAAAAAAAAAAAAAAAA";
-    const forgedTag = createHmac("sha256", "not-the-server-key").update(`soko-device-v1\n${deviceId}\n${admin.email}`).digest().subarray(0, 16).toString("base64url");
+    const forgedTag = createHmac("sha256", "not-the-server-key")
+      .update(`soko-device-v1\n${deviceId}\n${admin.email}`)
+      .digest()
+      .subarray(0, 16)
+      .toString("base64url");
     expect((await signIn(admin.email, PASSWORD, { ip: "198.51.100.40", device: `v1.${deviceId}.${forgedTag}` })).status).toBe(429);
     // Nor garbage.
     expect((await signIn(admin.email, PASSWORD, { ip: "198.51.100.40", device: "v1.x.y" })).status).toBe(429);
@@ -179,7 +201,14 @@ describe("failed sign-ins cannot lock a named account out", () => {
     expect(header).toContain("; SameSite=Lax");
     // Joining signs the new member in: that browser is theirs too.
     const joined = await request("/register", {
-      body: { name: "Lock Joiner", email: "lock.joiner@example.ug", password: "a-long-password-1", confirmPassword: "a-long-password-1", role: "client", terms: "on" },
+      body: {
+        name: "Lock Joiner",
+        email: "lock.joiner@example.ug",
+        password: "a-long-password-1",
+        confirmPassword: "a-long-password-1",
+        role: "client",
+        terms: "on",
+      },
       ip: "198.51.100.51",
     });
     expect(joined.status, joined.text.slice(0, 500)).toBe(302);
@@ -218,7 +247,9 @@ describe("failed sign-ins cannot lock a named account out", () => {
     await redis.set(key, "50", "EX", 3000);
     const refused = await signIn(admin.email, PASSWORD, { ip: "203.0.113.73" });
     expect(refused.status).toBe(429);
-    expect(visible(refused.text)).toMatch(/for this account from new browsers\. A browser you have signed in with before can still sign in\. Please try again in \d+ minutes\./);
+    expect(visible(refused.text)).toMatch(
+      /for this account from new browsers\. A browser you have signed in with before can still sign in\. Please try again in \d+ minutes\./,
+    );
     expect(Number(refused.headers["retry-after"])).toBeGreaterThan(2900);
     expect((await signIn(admin.email, PASSWORD, { ip: "203.0.113.73", device })).status).toBe(302);
   }, 120_000);
@@ -235,7 +266,10 @@ describe("failed sign-ins cannot lock a named account out", () => {
 describe("an admin's session ends with the browser and after 12 hours idle", () => {
   const sessionOf = async (answer: Answer) => {
     const token = valueOf(setCookie(answer, "soko_session"));
-    const row = await t.db("sessions").where({ id: hashToken(token) }).first("persistent", "expires_at");
+    const row = await t
+      .db("sessions")
+      .where({ id: hashToken(token) })
+      .first("persistent", "expires_at");
     return { token, row: row as { persistent: boolean; expires_at: Date } };
   };
   const hoursLeft = (row: { expires_at: Date }) => (new Date(row.expires_at).getTime() - Date.now()) / 3_600_000;
@@ -276,11 +310,17 @@ describe("an admin's session ends with the browser and after 12 hours idle", () 
       const { token } = await sessionOf(answer);
       const id = hashToken(token);
       // Eleven hours idle: still signed in, and the request moves the end 12 hours ahead.
-      await t.db("sessions").where({ id }).update({ expires_at: t.db.raw("expires_at - interval '11 hours'") });
+      await t
+        .db("sessions")
+        .where({ id })
+        .update({ expires_at: t.db.raw("expires_at - interval '11 hours'") });
       expect(await usersPage(token, host)).toBe(200);
       expect(hoursLeft(await t.db("sessions").where({ id }).first("expires_at"))).toBeGreaterThan(11.9);
       // Twelve hours and a minute idle: signed out, on both hosts.
-      await t.db("sessions").where({ id }).update({ expires_at: t.db.raw("expires_at - interval '12 hours 1 minute'") });
+      await t
+        .db("sessions")
+        .where({ id })
+        .update({ expires_at: t.db.raw("expires_at - interval '12 hours 1 minute'") });
       expect(await usersPage(token, "main")).toBe("302 /login?redirectTo=%2Fadmin%2Fusers");
       expect(await usersPage(token, "admin")).toBe("302 /login?redirectTo=%2Fusers");
     }, 60_000);
@@ -308,7 +348,10 @@ describe("an admin's session ends with the browser and after 12 hours idle", () 
     const client = await member("client");
     const { token } = await createSession(t.db, { userId: client.id, persistent: true });
     const id = hashToken(token);
-    await t.db("sessions").where({ id }).update({ expires_at: t.db.raw("now() + interval '1 hour'") });
+    await t
+      .db("sessions")
+      .where({ id })
+      .update({ expires_at: t.db.raw("now() + interval '1 hour'") });
     expect((await request("/dashboard", { cookies: { soko_session: token } })).status).toBe(200);
     expect(hoursLeft(await t.db("sessions").where({ id }).first("expires_at"))).toBeLessThan(1.01);
   }, 60_000);

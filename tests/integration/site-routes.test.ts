@@ -94,7 +94,18 @@ describe("every route of the build", () => {
         "/users/1/analytics",
       ].map((p) => `admin ${p}`),
     );
-    expect(seen).toEqual(expect.arrayContaining(["main /", "main /admin", "main /admin/users", "main /admin/messages", "main /admin/analytics", "main /messages", "main /help", "main /gig/1/edit"]));
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        "main /",
+        "main /admin",
+        "main /admin/users",
+        "main /admin/messages",
+        "main /admin/analytics",
+        "main /messages",
+        "main /help",
+        "main /gig/1/edit",
+      ]),
+    );
     expect(seen).not.toContain("main /users");
     expect(seen).not.toContain("main /analytics");
   });
@@ -102,7 +113,13 @@ describe("every route of the build", () => {
 
 describe("a page the host does not serve", () => {
   it("is the 404 page in that host's layout, as a document and as a data request", async () => {
-    for (const [host, target] of [["admin", "/browse"], ["admin", "/help"], ["admin", "/admin/users"], ["main", "/users"], ["main", "/analytics"]] as const) {
+    for (const [host, target] of [
+      ["admin", "/browse"],
+      ["admin", "/help"],
+      ["admin", "/admin/users"],
+      ["main", "/users"],
+      ["main", "/analytics"],
+    ] as const) {
       const doc = await get(host, target, { Cookie: adminCookie });
       expect(doc.status, `${host} ${target}`).toBe(404);
       expect(doc.body).toContain("Page not found");
@@ -112,7 +129,12 @@ describe("a page the host does not serve", () => {
   });
 
   it("is still served where it belongs, with the same data requests", async () => {
-    for (const [host, target] of [["admin", "/users"], ["admin", "/analytics"], ["main", "/admin/users"], ["main", "/help"]] as const) {
+    for (const [host, target] of [
+      ["admin", "/users"],
+      ["admin", "/analytics"],
+      ["main", "/admin/users"],
+      ["main", "/help"],
+    ] as const) {
       expect((await get(host, target, { Cookie: adminCookie })).status, `${host} ${target}`).toBe(200);
       expect((await get(host, `${target}.data`, { Cookie: adminCookie })).status, `${host} ${target}.data`).toBe(200);
     }
@@ -122,7 +144,12 @@ describe("a page the host does not serve", () => {
 
   it("shows each admin screen once: the same words on the admin host's /x and the main host's /admin/x", async () => {
     const h1 = (html: string) => /<h1[^>]*>(.*?)<\/h1>/s.exec(html)?.[1];
-    for (const [adminPath, mainPath, heading] of [["/", "/admin", "Admin dashboard"], ["/users", "/admin/users", "User management"], ["/messages", "/admin/messages", "Message monitoring"], ["/analytics", "/admin/analytics", "Analytics"]]) {
+    for (const [adminPath, mainPath, heading] of [
+      ["/", "/admin", "Admin dashboard"],
+      ["/users", "/admin/users", "User management"],
+      ["/messages", "/admin/messages", "Message monitoring"],
+      ["/analytics", "/admin/analytics", "Analytics"],
+    ]) {
       const onAdmin = await get("admin", adminPath!, { Cookie: adminCookie });
       const onMain = await get("main", mainPath!, { Cookie: adminCookie });
       expect(h1(onAdmin.body)).toBe(heading);

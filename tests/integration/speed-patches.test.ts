@@ -58,8 +58,16 @@ beforeAll(async () => {
     const row = await t.db("users").where({ email }).first("id", "name", "username", "email", "role");
     return { ...row, id: Number(row.id), password: null } as TestUser;
   };
-  const [client, freelancer, admin] = await Promise.all([account(DEMO_ACCOUNTS.client.email), account(DEMO_ACCOUNTS.freelancer.email), account(DEMO_ACCOUNTS.admin.email)]);
-  for (const [persona, user] of [["client", client], ["freelancer", freelancer], ["admin", admin]] as const) {
+  const [client, freelancer, admin] = await Promise.all([
+    account(DEMO_ACCOUNTS.client.email),
+    account(DEMO_ACCOUNTS.freelancer.email),
+    account(DEMO_ACCOUNTS.admin.email),
+  ]);
+  for (const [persona, user] of [
+    ["client", client],
+    ["freelancer", freelancer],
+    ["admin", admin],
+  ] as const) {
     cookies[persona] = `soko_session=${await createSession(t.db, user.id)}`;
   }
   const gig = await t.db("gigs").where({ seller_id: freelancer.id, status: "published" }).orderBy("id").first("id");
@@ -177,7 +185,14 @@ function get(server: TestServer, host: SiteHost, target: string, cookie: string 
       res.on("end", () => {
         const raw = Buffer.concat(chunks);
         const encoding = res.headers["content-encoding"];
-        const body = encoding === "gzip" ? zlib.gunzipSync(raw) : encoding === "br" ? zlib.brotliDecompressSync(raw) : encoding === "deflate" ? zlib.inflateSync(raw) : raw;
+        const body =
+          encoding === "gzip"
+            ? zlib.gunzipSync(raw)
+            : encoding === "br"
+              ? zlib.brotliDecompressSync(raw)
+              : encoding === "deflate"
+                ? zlib.inflateSync(raw)
+                : raw;
         const pairs: [string, string][] = [];
         for (let i = 0; i < res.rawHeaders.length; i += 2) pairs.push([res.rawHeaders[i]!.toLowerCase(), res.rawHeaders[i + 1]!]);
         resolve({ status: res.statusCode ?? 0, headers: pairs, body });

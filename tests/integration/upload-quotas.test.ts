@@ -30,7 +30,11 @@ const MINUTE_QUOTA = "You have uploaded many files in the last minute (at most 2
 let PNG: Uint8Array<ArrayBuffer>;
 
 beforeAll(async () => {
-  PNG = new Uint8Array(await sharp({ create: { width: 24, height: 16, channels: 3, background: "#2e7d32" } }).png().toBuffer());
+  PNG = new Uint8Array(
+    await sharp({ create: { width: 24, height: 16, channels: 3, background: "#2e7d32" } })
+      .png()
+      .toBuffer(),
+  );
   // The parties' gig made the category already.
   for (const u of [t.seller, t.buyer]) tokens.set(u.id, await createSession(t.db, u.id));
   uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), "soko-upload-quotas-"));
@@ -54,7 +58,12 @@ async function conversationWith(who: TestUser, other: TestUser): Promise<string>
 }
 
 function post(urlPath: string, who: TestUser, body: FormData) {
-  return fetch(`${server.baseUrl}${urlPath}`, { method: "POST", redirect: "manual", headers: { Cookie: `soko_session=${tokens.get(who.id)}`, Origin: server.baseUrl }, body });
+  return fetch(`${server.baseUrl}${urlPath}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { Cookie: `soko_session=${tokens.get(who.id)}`, Origin: server.baseUrl },
+    body,
+  });
 }
 
 /** The send form as the page posts it: multipart, with its client id and files. */
@@ -119,7 +128,9 @@ describe("message attachments count against one upload quota per member", () => 
     // The seller sent one file above; 19 more make the minute's 20.
     for (const n of [5, 5, 5, 4]) await sent(conversationId, t.seller, pngs(n));
     const [uploadsBefore, filesBefore] = [await t.db("uploads").where({ owner_id: t.seller.id }).pluck("storage_key"), storedFiles()];
-    const cover = await sharp({ create: { width: 64, height: 48, channels: 3, background: "#d35400" } }).png().toBuffer();
+    const cover = await sharp({ create: { width: 64, height: 48, channels: 3, background: "#d35400" } })
+      .png()
+      .toBuffer();
 
     const refused = await post("/gig/create", t.seller, gigFormData([cover]));
 
@@ -137,7 +148,14 @@ describe("message attachments count against one upload quota per member", () => 
     for (let i = 0; i < 4; i++) await sent(withSeller, buyer, pngs(5));
     const filesBefore = storedFiles();
     const form = new FormData();
-    const fields = { gigId: String(t.gigId), tier: "basic", requirements: "A green logo", msisdn: "+256 772 123 456", network: "mtn", checkoutKey: `checkout-${Date.now()}-key` };
+    const fields = {
+      gigId: String(t.gigId),
+      tier: "basic",
+      requirements: "A green logo",
+      msisdn: "+256 772 123 456",
+      network: "mtn",
+      checkoutKey: `checkout-${Date.now()}-key`,
+    };
     for (const [name, value] of Object.entries(fields)) form.append(name, value);
     form.append("files", new File(["%PDF-1.4 the brief"], "brief.pdf", { type: "application/pdf" }));
 
@@ -154,7 +172,11 @@ describe("message attachments count against one upload quota per member", () => 
     const sender = await member("Big Sender");
     const withSeller = await conversationWith(sender, t.seller);
     // PDFs are kept as sent: 5 of 2 MB are 10 MB a message.
-    const pdfs = () => Array.from({ length: 5 }, (_, i) => new File([Buffer.concat([Buffer.from("%PDF-1.4\n"), Buffer.alloc(2 * MB - 9, 0x20)])], `scan-${i}.pdf`, { type: "application/pdf" }));
+    const pdfs = () =>
+      Array.from(
+        { length: 5 },
+        (_, i) => new File([Buffer.concat([Buffer.from("%PDF-1.4\n"), Buffer.alloc(2 * MB - 9, 0x20)])], `scan-${i}.pdf`, { type: "application/pdf" }),
+      );
     await sent(withSeller, sender, pdfs());
     await sent(withSeller, sender, pdfs());
     const [messagesBefore, filesBefore] = [await messageCount(withSeller), storedFiles()];
@@ -166,7 +188,9 @@ describe("message attachments count against one upload quota per member", () => 
     expect(await messageCount(withSeller)).toBe(messagesBefore);
     expect(storedFiles()).toEqual(filesBefore);
     // What was refused was not counted: 5 MB more still fit in the minute's 25.
-    await sent(withSeller, sender, [new File([Buffer.concat([Buffer.from("%PDF-1.4\n"), Buffer.alloc(4 * MB, 0x20)])], "small.pdf", { type: "application/pdf" })]);
+    await sent(withSeller, sender, [
+      new File([Buffer.concat([Buffer.from("%PDF-1.4\n"), Buffer.alloc(4 * MB, 0x20)])], "small.pdf", { type: "application/pdf" }),
+    ]);
   });
 });
 
@@ -176,13 +200,21 @@ describe("the storage cap", () => {
     const conversationId = await conversationWith(keeper, t.seller);
     // What the member keeps already: one message's files, 10 bytes short of 1 GB.
     const [message] = await t.db("messages").insert({ conversation_id: conversationId, sender_id: keeper.id, body: "Archive", message_type: "file" }, ["id"]);
-    await t.db("message_attachments").insert({ message_id: message.id, storage_key: "0b9f3f1e-0000-4000-8000-000000000001", file_name: "archive.pdf", content_type: "application/pdf", size_bytes: 1024 * MB - 10 });
+    await t.db("message_attachments").insert({
+      message_id: message.id,
+      storage_key: "0b9f3f1e-0000-4000-8000-000000000001",
+      file_name: "archive.pdf",
+      content_type: "application/pdf",
+      size_bytes: 1024 * MB - 10,
+    });
     const [messagesBefore, filesBefore] = [await messageCount(conversationId), storedFiles()];
 
     const refused = await post(`/messages/${conversationId}`, keeper, sendForm("One more", pngs(1)));
 
     expect(refused.status).toBe(400);
-    expect(errorsIn(await refused.text(), "chat-files-error")).toEqual(["These files would take you past the 1 GB of files one member may keep on Soko (yours take 1 GB now)."]);
+    expect(errorsIn(await refused.text(), "chat-files-error")).toEqual([
+      "These files would take you past the 1 GB of files one member may keep on Soko (yours take 1 GB now).",
+    ]);
     expect(await messageCount(conversationId)).toBe(messagesBefore);
     expect(storedFiles()).toEqual(filesBefore);
   });

@@ -109,7 +109,10 @@ describe("withdrawing from the dashboard", () => {
     expect(html).toMatch(/<dt>In transit<\/dt><dd>UGX 30,000<\/dd>/);
 
     // The sandbox pays a disbursement at once; once asked, the payout is paid and leaves the platform.
-    expect(await settlePayout(system, { reference: payout.reference }, { db: t.db, providers: t.providers })).toMatchObject({ ok: true, value: { settlement: "paid" } });
+    expect(await settlePayout(system, { reference: payout.reference }, { db: t.db, providers: t.providers })).toMatchObject({
+      ok: true,
+      value: { settlement: "paid" },
+    });
     expect(await memberBalances(t.db, t.seller.id)).toMatchObject({ availableUgx: 50_000, inTransitUgx: 0 });
     html = await page(sellerCookie, location);
     expect(html).toContain("Your withdrawal of UGX 30,000 was paid to +256 701 234 567.");

@@ -86,7 +86,12 @@ export async function startAnalyticsPipeline(env: Record<string, string>, { name
   const clickhouse = createClickHouse(clickHouseOptions(base, database));
   const redis = createRedis(base.REDIS_URL, { maxRetriesPerRequest: null });
   const server = await startTestServer({ QUEUE_PREFIX: prefix, CLICKHOUSE_DATABASE: database, TRUST_PROXY: "loopback", ...env });
-  const workerEnv = parseEnv({ ...process.env, QUEUE_PREFIX: prefix, CLICKHOUSE_DATABASE: database, ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : {}) });
+  const workerEnv = parseEnv({
+    ...process.env,
+    QUEUE_PREFIX: prefix,
+    CLICKHOUSE_DATABASE: database,
+    ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : {}),
+  });
   const worker = await startIngest(workerEnv, { redis, clickhouse, batchMs: 100 });
   // Never the shared database's effects: only a test's own database has effects for this pipeline.
   const effects = env.DATABASE_URL ? startEffects(workerEnv, { pollMs: 100 }) : undefined;

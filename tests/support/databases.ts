@@ -13,9 +13,7 @@ import { migrateClickHouse, migratePostgres } from "../../scripts/lib/migrate";
  * One template per checkout (named from its path, or SOKO_TEST_TEMPLATE), so two checkouts testing at
  * once against the same Postgres never drop or migrate each other's template.
  */
-export const TEMPLATE_DB =
-  process.env.SOKO_TEST_TEMPLATE ??
-  `soko_tpl_${createHash("sha256").update(process.cwd()).digest("hex").slice(0, 10)}`;
+export const TEMPLATE_DB = process.env.SOKO_TEST_TEMPLATE ?? `soko_tpl_${createHash("sha256").update(process.cwd()).digest("hex").slice(0, 10)}`;
 
 function serverUrl(database: string) {
   const url = new URL(getEnv().DATABASE_URL);

@@ -39,7 +39,12 @@ function cachedHash(password: string): Promise<string> {
 
 /** A username from a name, as the users table allows them (3 to 30 of a-z, 0-9 and _). */
 function usernameOf(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "").slice(0, 30).padEnd(3, "_");
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "")
+    .slice(0, 30)
+    .padEnd(3, "_");
 }
 
 export type UserOptions = {
@@ -105,11 +110,17 @@ export async function createCategory(db: Db, options: CategoryOptions = {}): Pro
   }
   const name = options.name ?? titleOf(slug);
   const last = await db("categories").max<{ max: number | null }>("position as max").first();
-  const [row] = await db("categories").insert({ slug, name, position: options.position ?? (last?.max ?? -1) + 1 }).returning("id");
+  const [row] = await db("categories")
+    .insert({ slug, name, position: options.position ?? (last?.max ?? -1) + 1 })
+    .returning("id");
   return { id: Number(row.id), slug, name };
 }
 
-const titleOf = (slug: string) => slug.split("-").map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(" ");
+const titleOf = (slug: string) =>
+  slug
+    .split("-")
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join(" ");
 
 /** A package as a test names it: its price and delivery; the rest has the form's defaults. */
 export type PackageOptions = { priceUgx: number; deliveryDays: number } & Partial<Omit<PackageInput, "tier" | "priceUgx" | "deliveryDays">>;

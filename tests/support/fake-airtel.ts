@@ -49,8 +49,7 @@ export type FakeAirtelOptions = { clientId?: string; clientSecret?: string; pin?
 const ALIAS: Record<AirtelStatus, Rule["status"]> = { TS: "TS", TF: "TF", TA: "TA", TIP: "TIP", TE: "TE", SUCCESSFUL: "TS", FAILED: "TF", PENDING: "TIP" };
 const FINAL = new Set(["TS", "TF", "TE"]);
 
-const asObject = (value: unknown) =>
-  value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+const asObject = (value: unknown) => (value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
 
 function routeOf(path: string): { kind: Kind; id: string | null } | null {
   if (/^\/merchant\/v2\/payments\/?$/.test(path)) return { kind: "payment", id: null };
@@ -162,7 +161,13 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
     setImmediate(callBack);
     return route.kind === "payment"
       ? [200, { data: { transaction: { id: t.id, status: "Success." } }, ...envelope(true, "ESB000010", "SUCCESS", "200", "DP00800001006") }]
-      : [200, { data: { transaction: { reference_id: randomUUID(), id: t.id, status: view(t).status } }, ...envelope(true, "ESB000010", "SUCCESS", "200", "DP00900001001") }];
+      : [
+          200,
+          {
+            data: { transaction: { reference_id: randomUUID(), id: t.id, status: view(t).status } },
+            ...envelope(true, "ESB000010", "SUCCESS", "200", "DP00900001001"),
+          },
+        ];
   }
 
   const server = await startFakeServer({ tokenPath: "/auth/", tokenLifetimeS: 180, handle });

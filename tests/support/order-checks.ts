@@ -32,22 +32,13 @@ export async function expectLedgerSound(db: Knex) {
  * disputes, notifications and payouts, and the whole ledger (journals and entries by count).
  */
 export async function trail(db: Knex, orderIds: number[]) {
-  const count = async (table: string, column = "order_id") =>
-    Number((await db(table).whereIn(column, orderIds).count<{ c: string }[]>({ c: "*" }).first())?.c);
+  const count = async (table: string, column = "order_id") => Number((await db(table).whereIn(column, orderIds).count<{ c: string }[]>({ c: "*" }).first())?.c);
   const all = async (table: string) => Number((await db(table).count<{ c: string }[]>({ c: "*" }).first())?.c);
   return {
-    orders: await db("orders").whereIn("id", orderIds).orderBy("id").select(
-      "id",
-      "status",
-      "cancel_requested_by",
-      "revisions_used",
-      "due_at",
-      "delivered_at",
-      "completed_at",
-      "cancelled_at",
-      "cleared_at",
-      "updated_at",
-    ),
+    orders: await db("orders")
+      .whereIn("id", orderIds)
+      .orderBy("id")
+      .select("id", "status", "cancel_requested_by", "revisions_used", "due_at", "delivered_at", "completed_at", "cancelled_at", "cleared_at", "updated_at"),
     payments: await db("payments").whereIn("order_id", orderIds).orderBy("id").select("id", "status", "polls"),
     events: await count("order_events"),
     deliveries: await count("deliveries"),
@@ -67,8 +58,7 @@ export async function rowCount(query: Knex.QueryBuilder): Promise<number> {
 }
 
 /** The kinds of an order's events, oldest first. */
-export const eventKinds = (db: Knex, orderId: number): Promise<string[]> =>
-  db("order_events").where({ order_id: orderId }).orderBy("id").pluck("kind");
+export const eventKinds = (db: Knex, orderId: number): Promise<string[]> => db("order_events").where({ order_id: orderId }).orderBy("id").pluck("kind");
 
 /** The idempotency keys of the journals posted for an order, oldest first. */
 export const journalKeys = (db: Knex, orderId: number): Promise<string[]> =>
@@ -169,7 +159,8 @@ export async function ledgerProblems(db: Knex, scope?: Scope): Promise<string[]>
 
 /** The orders (all when null) with the counts their status must agree with. */
 async function orderLedgers(db: Knex, orderIds: number[] | null): Promise<OrderLedger[]> {
-  const { rows } = await db.raw(`
+  const { rows } = await db.raw(
+    `
     SELECT o.id, o.status, o.price_ugx, o.buyer_fee_ugx, o.cleared_at IS NOT NULL AS cleared,
       (SELECT count(*) FROM ledger_journals j WHERE j.order_id = o.id AND j.kind = 'payment_captured')::int AS captured,
       (SELECT count(*) FROM ledger_journals j WHERE j.order_id = o.id AND j.kind = 'escrow_released')::int AS released,
@@ -212,10 +203,12 @@ function orderProblems(o: OrderLedger): string[] {
     case "delivered":
       if (o.captured !== 1) say(`${o.captured} payment_captured journals for a paid order`);
       if (o.released || o.refunded) say("money left the escrow of an open order");
-      if (o.escrow_ugx !== o.price_ugx || o.fee_held_ugx !== o.buyer_fee_ugx) say(`escrow ${o.escrow_ugx} and fee held ${o.fee_held_ugx} for a price of ${o.price_ugx} and fee ${o.buyer_fee_ugx}`);
+      if (o.escrow_ugx !== o.price_ugx || o.fee_held_ugx !== o.buyer_fee_ugx)
+        say(`escrow ${o.escrow_ugx} and fee held ${o.fee_held_ugx} for a price of ${o.price_ugx} and fee ${o.buyer_fee_ugx}`);
       break;
     case "completed":
-      if (o.captured !== 1 || o.released !== 1 || o.refunded !== 0) say(`captured ${o.captured}, released ${o.released}, refunded ${o.refunded} (want 1, 1, 0)`);
+      if (o.captured !== 1 || o.released !== 1 || o.refunded !== 0)
+        say(`captured ${o.captured}, released ${o.released}, refunded ${o.refunded} (want 1, 1, 0)`);
       if (o.into_completed !== 1) say(`${o.into_completed} events completing it`);
       break;
     case "cancelled":

@@ -91,7 +91,18 @@ describe(".dockerignore (what `COPY . .` may put into the image)", () => {
   });
 
   it("sends what the image builds from", () => {
-    for (const file of ["package.json", "package-lock.json", "server.ts", "app/root.tsx", "worker/index.ts", "migrations/20261122000001_users_and_sessions.ts", "scripts/migrate.ts", "public/favicon.svg", "vite.config.ts", "tsconfig.json"]) {
+    for (const file of [
+      "package.json",
+      "package-lock.json",
+      "server.ts",
+      "app/root.tsx",
+      "worker/index.ts",
+      "migrations/20261122000001_users_and_sessions.ts",
+      "scripts/migrate.ts",
+      "public/favicon.svg",
+      "vite.config.ts",
+      "tsconfig.json",
+    ]) {
       expect(ignored.ignores(file), file).toBe(false);
     }
   });

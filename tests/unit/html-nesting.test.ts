@@ -24,11 +24,33 @@ function tsxFiles(dir: string): string[] {
 
 // HTML's phrasing content (plus SVG's parts): what a <p> may hold.
 const PHRASING = new Set(
-  "a abbr b bdi bdo br button canvas cite code data datalist del dfn em embed i iframe img input ins kbd label map mark meter noscript object output picture progress q ruby s samp script select slot small span strong sub sup svg template textarea time u var video wbr path circle rect line polyline polygon g text tspan title desc defs linearGradient stop".split(" "),
+  "a abbr b bdi bdo br button canvas cite code data datalist del dfn em embed i iframe img input ins kbd label map mark meter noscript object output picture progress q ruby s samp script select slot small span strong sub sup svg template textarea time u var video wbr path circle rect line polyline polygon g text tspan title desc defs linearGradient stop".split(
+    " ",
+  ),
 );
 const INTERACTIVE = new Set(["a", "button", "input", "select", "textarea", "label", "details", "embed", "iframe", "form"]);
 // Elements whose content model is phrasing content only.
-const PHRASING_ONLY = new Set(["p", "span", "strong", "em", "small", "b", "i", "label", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "legend", "time", "abbr", "code"]);
+const PHRASING_ONLY = new Set([
+  "p",
+  "span",
+  "strong",
+  "em",
+  "small",
+  "b",
+  "i",
+  "label",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "dt",
+  "legend",
+  "time",
+  "abbr",
+  "code",
+]);
 
 function misplaced(ancestor: string, tag: string): boolean {
   if (PHRASING_ONLY.has(ancestor) && !PHRASING.has(tag)) return true;
@@ -51,7 +73,8 @@ function componentsOf(sources: Source[]) {
     const visit = (n: ts.Node, owner: string | null) => {
       let current = owner;
       if (ts.isFunctionDeclaration(n) && n.name && /^[A-Z]/.test(n.name.text)) current = n.name.text;
-      if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && /^[A-Z]/.test(n.name.text) && n.initializer && !ts.isObjectLiteralExpression(n.initializer)) current = n.name.text;
+      if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && /^[A-Z]/.test(n.name.text) && n.initializer && !ts.isObjectLiteralExpression(n.initializer))
+        current = n.name.text;
       if (current && (ts.isJsxOpeningElement(n) || ts.isJsxSelfClosingElement(n))) {
         const part = parts.get(current) ?? { tags: new Set<string>(), uses: new Set<string>() };
         parts.set(current, part);

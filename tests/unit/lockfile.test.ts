@@ -9,7 +9,12 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 const root = path.resolve(import.meta.dirname, "../..");
-type Entry = { version?: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
+type Entry = {
+  version?: string;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+};
 const lock = JSON.parse(fs.readFileSync(path.join(root, "package-lock.json"), "utf8")) as { lockfileVersion: number; packages: Record<string, Entry> };
 const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as Entry;
 
@@ -43,7 +48,10 @@ describe("package-lock.json", () => {
     expect(missing).toEqual([]);
     // The native binaries of the build tools, for more than this machine.
     for (const name of ["@esbuild/darwin-arm64", "@esbuild/win32-x64", "@rollup/rollup-darwin-arm64", "@img/sharp-darwin-arm64", "@img/sharp-linux-arm64"]) {
-      expect(Object.keys(lock.packages).some((p) => p.endsWith(`node_modules/${name}`)), name).toBe(true);
+      expect(
+        Object.keys(lock.packages).some((p) => p.endsWith(`node_modules/${name}`)),
+        name,
+      ).toBe(true);
     }
   });
 });

@@ -14,7 +14,14 @@ function program(name: string, body: string) {
   const log = path.join(dir, `${name}.log`);
   const file = path.join(dir, `${name}.cjs`);
   fs.writeFileSync(file, `require("fs").appendFileSync(${JSON.stringify(log)}, process.pid + " " + Date.now() + "\\n");\n${body}\n`);
-  const starts = () => (fs.existsSync(log) ? fs.readFileSync(log, "utf8").trim().split("\n").map((l) => l.split(" ").map(Number) as [number, number]) : []);
+  const starts = () =>
+    fs.existsSync(log)
+      ? fs
+          .readFileSync(log, "utf8")
+          .trim()
+          .split("\n")
+          .map((l) => l.split(" ").map(Number) as [number, number])
+      : [];
   return { name, command: process.execPath, args: [file], starts };
 }
 
@@ -66,7 +73,10 @@ describe("scripts/supervise.ts (npm start's web server and worker)", () => {
   });
 
   it("on SIGTERM stops every process, cancels a pending restart, and exits", async () => {
-    const web = program("web", `process.on("SIGTERM", () => { require("fs").appendFileSync(${JSON.stringify(path.join(dir, "web.stopped"))}, "x"); process.exit(0); }); setInterval(() => {}, 1000);`);
+    const web = program(
+      "web",
+      `process.on("SIGTERM", () => { require("fs").appendFileSync(${JSON.stringify(path.join(dir, "web.stopped"))}, "x"); process.exit(0); }); setInterval(() => {}, 1000);`,
+    );
     const worker = program("worker", "process.exit(1);");
     // The supervisor in its own process, as npm start runs it (scripts/start.ts wires signals the same way).
     const runner = path.join(dir, "runner.ts");

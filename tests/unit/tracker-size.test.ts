@@ -44,9 +44,7 @@ describe("the browser tracker's size", () => {
     const assets = path.join(root, "build/client/assets");
     const files = fs.existsSync(assets) ? fs.readdirSync(assets).filter((f) => /^tracker\.client-.*\.js$/.test(f)) : [];
     if (files.length === 0) return context.skip("no build/ with the tracker chunk: run `npm run build` first");
-    const newest = files
-      .map((f) => path.join(assets, f))
-      .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0]!;
+    const newest = files.map((f) => path.join(assets, f)).sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0]!;
     const code = fs.readFileSync(newest);
     expect(code.toString()).toContain("/api/v1/analytics/");
     expect(gzipped(code)).toBeLessThanOrEqual(LIMIT_BYTES);

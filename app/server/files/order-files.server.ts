@@ -66,7 +66,11 @@ export function sniffOrderFile(bytes: Uint8Array): string | null {
 /** A file name safe to show and to put in a download header: no paths, no control characters, at most 200 characters. */
 export function cleanFileName(name: string): string {
   // eslint-disable-next-line no-control-regex
-  const base = name.split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f"]/g, "").trim();
+  const base = name
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/[\u0000-\u001f\u007f"]/g, "")
+    .trim();
   return (base || "file").slice(0, 200);
 }
 

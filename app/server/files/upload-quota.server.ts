@@ -42,7 +42,11 @@ export async function reserveUploads(userId: number, sizes: number[], { db = get
   const bytes = total(sizes);
   const stored = await storedBytesOf(db, userId);
   if (stored + bytes > MAX_STORED_BYTES) {
-    return { status: 400, message: messageOf({ code: "upload.storage_full", params: { storedBytes: stored, maxBytes: MAX_STORED_BYTES } }), storedBytes: stored };
+    return {
+      status: 400,
+      message: messageOf({ code: "upload.storage_full", params: { storedBytes: stored, maxBytes: MAX_STORED_BYTES } }),
+      storedBytes: stored,
+    };
   }
   return consumeAll(uses(userId, sizes.length, bytes));
 }

@@ -59,7 +59,10 @@ const ACCEPTED = [
 describe("a rendered document compressed in one call", () => {
   it.each(ACCEPTED)("chooses what compression() chooses, and sends the same bytes, for Accept-Encoding %j", async (acceptEncoding) => {
     const headers = acceptEncoding === undefined ? {} : { "accept-encoding": acceptEncoding };
-    for (const [name, page] of [["page", PAGE], ["small", SMALL]] as const) {
+    for (const [name, page] of [
+      ["page", PAGE],
+      ["small", SMALL],
+    ] as const) {
       const expected = await viaCompression(name, acceptEncoding);
       const ours = encodeDocument(page as Buffer<ArrayBuffer>, documentEncoding(headers));
       expect(ours.encoding, `${name}: Content-Encoding`).toBe(expected.encoding);

@@ -63,24 +63,20 @@ describe("a loader's request", () => {
 
   it("takes the runtime's path whenever the copy's URL would differ", () => {
     fc.assert(
-      fc.property(
-        fc.webPath(),
-        fc.option(fc.webQueryParameters(), { nil: undefined }),
-        (path, query) => {
-          const url = `http://localhost${path.startsWith("/") ? path : `/${path}`}${query === undefined ? "" : `?${query}`}`;
-          let href: string;
-          try {
-            href = new Request(url).url;
-          } catch {
-            return;
-          }
-          // The runtime's copy: the URL with `index` and `_routes` deleted (see data.js).
-          const copy = new URL(href);
-          copy.searchParams.delete("index");
-          copy.searchParams.delete("_routes");
-          if (copiesEqual(href)) expect(copy.href).toBe(href);
-        },
-      ),
+      fc.property(fc.webPath(), fc.option(fc.webQueryParameters(), { nil: undefined }), (path, query) => {
+        const url = `http://localhost${path.startsWith("/") ? path : `/${path}`}${query === undefined ? "" : `?${query}`}`;
+        let href: string;
+        try {
+          href = new Request(url).url;
+        } catch {
+          return;
+        }
+        // The runtime's copy: the URL with `index` and `_routes` deleted (see data.js).
+        const copy = new URL(href);
+        copy.searchParams.delete("index");
+        copy.searchParams.delete("_routes");
+        if (copiesEqual(href)) expect(copy.href).toBe(href);
+      }),
       { numRuns: 2000 },
     );
   });

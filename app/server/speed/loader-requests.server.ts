@@ -52,7 +52,9 @@ export function loaderRequestsAsIs(original: CallRouteLoader, responses: Respons
     const result = await loader({ request, context: loadContext, params });
     // From here on as the runtime's own (data.js), single fetch.
     if (result === undefined) {
-      throw new Error(`You defined a loader for route "${routeId}" but didn't return ` + "anything from your `loader` function. Please return a value or `null`.");
+      throw new Error(
+        `You defined a loader for route "${routeId}" but didn't return ` + "anything from your `loader` function. Please return a value or `null`.",
+      );
     }
     if (responses.isDeferredData(result)) {
       if (result.init && responses.isRedirectStatusCode(result.init.status || 200)) {
@@ -71,7 +73,9 @@ export function installLoaderRequests(): boolean {
   if (installed) return true;
   const { version } = require("@remix-run/server-runtime/package.json") as { version: string };
   if (!SUPPORTED_VERSION.test(version)) {
-    console.warn(`[web] @remix-run/server-runtime ${version} is not the 2.17 release app/server/speed/loader-requests.server.ts was written against: loaders get copies of their request`);
+    console.warn(
+      `[web] @remix-run/server-runtime ${version} is not the 2.17 release app/server/speed/loader-requests.server.ts was written against: loaders get copies of their request`,
+    );
     return false;
   }
   const data = require("@remix-run/server-runtime/dist/data.js") as { callRouteLoader: CallRouteLoader };

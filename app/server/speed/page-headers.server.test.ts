@@ -40,7 +40,12 @@ async function appWith(...middlewares: RequestHandler[]): Promise<string> {
 async function headersOf(url: string) {
   const res = await fetch(url);
   const nonce = (await res.text()).replace("nonce ", "");
-  return { nonce, headers: [...res.headers].filter(([name]) => !["date", "etag", "content-length", "keep-alive", "connection"].includes(name)).map(([name, value]) => [name, value.replaceAll(nonce, "<nonce>")]) };
+  return {
+    nonce,
+    headers: [...res.headers]
+      .filter(([name]) => !["date", "etag", "content-length", "keep-alive", "connection"].includes(name))
+      .map(([name, value]) => [name, value.replaceAll(nonce, "<nonce>")]),
+  };
 }
 
 describe("a page's security headers", () => {

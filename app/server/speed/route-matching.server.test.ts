@@ -25,7 +25,9 @@ function described(matches: Match[] | null, routes: Route[]) {
 }
 
 function expectSame(routes: Route[], location: string, basename?: string) {
-  expect(described(ours(routes, location, basename), routes), `${location} (basename ${basename})`).toEqual(described(theirs(routes, location, basename), routes));
+  expect(described(ours(routes, location, basename), routes), `${location} (basename ${basename})`).toEqual(
+    described(theirs(routes, location, basename), routes),
+  );
 }
 
 /** The app's route tables as each host's Remix handler gets them (app/routes.ts, site-routes.ts), built fresh like each render's. */
@@ -51,7 +53,14 @@ function pathsOf(routes: Route[], parent = ""): string[] {
   return routes.flatMap((r) => {
     const full = [parent, r.path ?? ""].filter(Boolean).join("/");
     const filled = full.replace(/:[\w-]+\??/g, "42").replace(/\*$/, "a/b");
-    const own = [`/${filled}`, `/${filled}/`, `/${filled}/extra`, `/${filled.toUpperCase()}`, `/${filled.replace("42", "a%20b")}`, `/${filled.replace("42", "x%2Fy")}`];
+    const own = [
+      `/${filled}`,
+      `/${filled}/`,
+      `/${filled}/extra`,
+      `/${filled.toUpperCase()}`,
+      `/${filled.replace("42", "a%20b")}`,
+      `/${filled.replace("42", "x%2Fy")}`,
+    ];
     return [...own, ...pathsOf(r.children ?? [], full)];
   });
 }
@@ -66,15 +75,24 @@ function generated() {
   );
   let n = 0;
   const route: fc.Memo<Route> = fc.memo((depth) =>
-    fc.record({ path: routePath, caseSensitive: fc.boolean(), index: fc.boolean(), children: depth > 1 ? fc.array(route(depth - 1), { maxLength: 4 }) : fc.constant<Route[]>([]) }).map((r) => ({
-      id: `r${n++}`,
-      caseSensitive: r.caseSensitive,
-      // An index route has no children and no path of its own (the router refuses one with children).
-      ...(r.index && r.children.length === 0 ? { index: true } : { path: r.path, children: r.children }),
-    })),
+    fc
+      .record({
+        path: routePath,
+        caseSensitive: fc.boolean(),
+        index: fc.boolean(),
+        children: depth > 1 ? fc.array(route(depth - 1), { maxLength: 4 }) : fc.constant<Route[]>([]),
+      })
+      .map((r) => ({
+        id: `r${n++}`,
+        caseSensitive: r.caseSensitive,
+        // An index route has no children and no path of its own (the router refuses one with children).
+        ...(r.index && r.children.length === 0 ? { index: true } : { path: r.path, children: r.children }),
+      })),
   );
   // "\u212a" (the Kelvin sign) lower-cases to "k", which a RegExp with flag i (no u) does not make equal to "k".
-  const pathname = fc.array(fc.constantFrom("a", "b", "B", "gig", "42", "a-b", "c.d", "", "%20", "x%2Fy", "s", "É", "é", "\u212a", "K", "x:id", ":"), { maxLength: 5 }).map((s) => `/${s.join("/")}`);
+  const pathname = fc
+    .array(fc.constantFrom("a", "b", "B", "gig", "42", "a-b", "c.d", "", "%20", "x%2Fy", "s", "É", "é", "\u212a", "K", "x:id", ":"), { maxLength: 5 })
+    .map((s) => `/${s.join("/")}`);
   return { route, pathname };
 }
 
@@ -86,7 +104,22 @@ describe("route matching with ranked tables kept", () => {
     vi.spyOn(console, "warn").mockImplementation(() => {});
     const routes = tables[site]!();
     expect(routes[0]!.children!.length).toBeGreaterThan(site === "main" ? 30 : 10);
-    const paths = [...new Set(["/", "", "/nowhere", "/gig/1", "/gig/1/edit", "/browse", "/terms", "/admin/users/7/analytics", "/users/7/analytics", "/%E0%A4%A", "//gig//1", ...pathsOf(routes)])];
+    const paths = [
+      ...new Set([
+        "/",
+        "",
+        "/nowhere",
+        "/gig/1",
+        "/gig/1/edit",
+        "/browse",
+        "/terms",
+        "/admin/users/7/analytics",
+        "/users/7/analytics",
+        "/%E0%A4%A",
+        "//gig//1",
+        ...pathsOf(routes),
+      ]),
+    ];
     // Twice, with a new table each time as a render makes: the second is answered from the ranking kept.
     for (const fresh of [routes, tables[site]!()]) {
       for (const p of paths) {
@@ -113,25 +146,42 @@ describe("route matching with ranked tables kept", () => {
   it("answers as @remix-run/router does on generated tables and paths", () => {
     const { route, pathname } = generated();
     fc.assert(
-      fc.property(fc.array(route(3), { minLength: 1, maxLength: 5 }), fc.array(pathname, { minLength: 1, maxLength: 8 }), fc.constantFrom(undefined, "/", "/a"), (routes, paths, basename) => {
-        let expected: unknown;
-        try {
-          expected = theirs(routes, "/");
-        } catch (error) {
-          // A table the router refuses (an absolute child path outside its parent's): ours refuses it too.
-          expect(() => ours(routes, "/")).toThrow((error as Error).message);
-          return;
-        }
-        expect(described(ours(routes, "/"), routes)).toEqual(described(expected as Match[] | null, routes));
-        for (const p of paths) expectSame(routes, p, basename);
-      }),
+      fc.property(
+        fc.array(route(3), { minLength: 1, maxLength: 5 }),
+        fc.array(pathname, { minLength: 1, maxLength: 8 }),
+        fc.constantFrom(undefined, "/", "/a"),
+        (routes, paths, basename) => {
+          let expected: unknown;
+          try {
+            expected = theirs(routes, "/");
+          } catch (error) {
+            // A table the router refuses (an absolute child path outside its parent's): ours refuses it too.
+            expect(() => ours(routes, "/")).toThrow((error as Error).message);
+            return;
+          }
+          expect(described(ours(routes, "/"), routes)).toEqual(described(expected as Match[] | null, routes));
+          for (const p of paths) expectSame(routes, p, basename);
+        },
+      ),
       { numRuns: 400 },
     );
   });
 
   it("tries only the branches a path's first segment allows, and still answers every other path as the router does", () => {
-    const routes: Route[] = [{ id: "root", path: "", children: [{ id: "terms", path: "terms" }, { id: "gig", path: "gig/:id" }, { id: "page", path: ":page" }, { id: "any", path: "*" }] }];
-    for (const p of ["/terms", "/TERMS", "/terms/", "/gig/1", "/Gig/1/", "/gig", "/about", "/x/y", "/", "//terms", "/\u212aerms", "/t%C3%A9rms"]) expectSame(routes, p);
+    const routes: Route[] = [
+      {
+        id: "root",
+        path: "",
+        children: [
+          { id: "terms", path: "terms" },
+          { id: "gig", path: "gig/:id" },
+          { id: "page", path: ":page" },
+          { id: "any", path: "*" },
+        ],
+      },
+    ];
+    for (const p of ["/terms", "/TERMS", "/terms/", "/gig/1", "/Gig/1/", "/gig", "/about", "/x/y", "/", "//terms", "/\u212aerms", "/t%C3%A9rms"])
+      expectSame(routes, p);
     expect(described(ours(routes, "/TERMS"), routes)!.map((m) => m.id)).toEqual(["root", "terms"]);
   });
 
@@ -148,7 +198,11 @@ describe("the static handler's query, by the matching branch's routes alone", ()
   type Loaded = Route & { loader?: unknown; children?: Loaded[] };
   /** Every route with a loader that says which route it is and what it was given. */
   const withLoaders = (routes: Route[]): Loaded[] =>
-    routes.map(({ children, ...r }) => ({ ...r, loader: ({ params }: { params: unknown }) => ({ id: r.id, params }), ...(children?.length ? { children: withLoaders(children) } : {}) }));
+    routes.map(({ children, ...r }) => ({
+      ...r,
+      loader: ({ params }: { params: unknown }) => ({ id: r.id, params }),
+      ...(children?.length ? { children: withLoaders(children) } : {}),
+    }));
   /** What a query answers, as comparable data. */
   async function answer(handler: ReturnType<typeof theirStaticHandler>, path: string, method = "GET") {
     const context = (await handler.query(new Request(`http://localhost${path}`, { method }))) as {
@@ -160,7 +214,9 @@ describe("the static handler's query, by the matching branch's routes alone", ()
     return {
       matches: context.matches.map((m) => ({ id: m.route.id, params: m.params, pathname: m.pathname, pathnameBase: m.pathnameBase })),
       loaderData: context.loaderData,
-      errors: context.errors && Object.fromEntries(Object.entries(context.errors).map(([id, e]) => [id, { status: e.status, statusText: e.statusText, message: e.message }])),
+      errors:
+        context.errors &&
+        Object.fromEntries(Object.entries(context.errors).map(([id, e]) => [id, { status: e.status, statusText: e.statusText, message: e.message }])),
       statusCode: context.statusCode,
     };
   }
@@ -244,7 +300,16 @@ describe("a render's route tables made once per build", () => {
 
   it("converts a table to data routes once, filling each caller's manifest, and leaves other calls to the package", () => {
     const convert = dataRoutesOncePerTable(router.UNSAFE_convertRoutesToDataRoutes as never);
-    const routes: Route[] = [{ id: "root", path: "", children: [{ id: "a", path: "a" }, { id: "b", index: true }] }];
+    const routes: Route[] = [
+      {
+        id: "root",
+        path: "",
+        children: [
+          { id: "a", path: "a" },
+          { id: "b", index: true },
+        ],
+      },
+    ];
     const mapProps = (route: Route) => ({ hasErrorBoundary: route.id === "root" });
     const m1: Record<string, Route> = {};
     const d1 = convert(routes, mapProps, undefined, m1);

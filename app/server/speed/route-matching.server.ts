@@ -36,7 +36,12 @@ type RouteMatch = { params: Record<string, string | undefined>; pathname: string
  * One route of a branch as @remix-run/router's flattenRoutes records it, without the route object itself,
  * with its path compiled at first use: matched to the end (the branch's last route) and as a prefix.
  */
-type RouteMeta = { relativePath: string; caseSensitive: boolean; childrenIndex: number; compiled?: [end: CompiledPath | undefined, prefix: CompiledPath | undefined] };
+type RouteMeta = {
+  relativePath: string;
+  caseSensitive: boolean;
+  childrenIndex: number;
+  compiled?: [end: CompiledPath | undefined, prefix: CompiledPath | undefined];
+};
 /**
  * `first`: the first segment every path the branch matches must begin with (lower-cased), when its first
  * route with a path begins with a plain ASCII segment; null when it begins with a parameter or a splat, or
@@ -69,7 +74,9 @@ export function installRouteMatching(): boolean {
   const router = require("@remix-run/router") as Router & { matchRoutes: unknown };
   const { version } = require("@remix-run/router/package.json") as { version: string };
   if (!SUPPORTED_VERSION.test(version)) {
-    console.warn(`[web] @remix-run/router ${version} is not the 1.23 release app/server/speed/route-matching.server.ts was written against: its own matchRoutes stays`);
+    console.warn(
+      `[web] @remix-run/router ${version} is not the 1.23 release app/server/speed/route-matching.server.ts was written against: its own matchRoutes stays`,
+    );
     return false;
   }
   router.matchRoutes = createMatchRoutes(router) as Router["matchRoutes"];
@@ -84,7 +91,9 @@ export function installRouteMatching(): boolean {
     const remixRoutes = require("@remix-run/react/dist/routes.js") as { createServerRoutes: CreateServerRoutes };
     remixRoutes.createServerRoutes = serverRoutesOncePerBuild(remixRoutes.createServerRoutes);
   } else {
-    console.warn(`[web] @remix-run/react ${remix.version} is not the 2.17 release app/server/speed/route-matching.server.ts was written against: its render makes its routes on every render`);
+    console.warn(
+      `[web] @remix-run/react ${remix.version} is not the 2.17 release app/server/speed/route-matching.server.ts was written against: its render makes its routes on every render`,
+    );
   }
   installed = true;
   return true;
@@ -100,7 +109,11 @@ export function installRouteMatching(): boolean {
 // package's), and a request goes to the branch's handler only when that branch, alone, matches the path the
 // same way; anything else (no match: a 404; a method the router refuses) goes to the whole table's handler.
 
-type StaticHandler = { dataRoutes: RouteObject[]; query: (request: Request, options?: unknown) => Promise<unknown>; queryRoute: (request: Request, options?: unknown) => Promise<unknown> };
+type StaticHandler = {
+  dataRoutes: RouteObject[];
+  query: (request: Request, options?: unknown) => Promise<unknown>;
+  queryRoute: (request: Request, options?: unknown) => Promise<unknown>;
+};
 type CreateStaticHandler = (routes: RouteObject[], options?: { basename?: string }) => StaticHandler;
 type MatchRoutes = (routes: RouteObject[], location: string, basename?: string) => RouteMatch[] | null;
 
@@ -314,7 +327,13 @@ function rankedBranches(routes: RouteObject[], joinPaths: Router["joinPaths"]): 
 // of a branch (matchRouteBranch above finds them by index), the compiled paths kept, and compilePath's
 // development warning about a path ending in "*" without "/" left out.
 
-function flattenRoutes(routes: RouteObject[], joinPaths: Router["joinPaths"], branches: Branch[] = [], parentsMeta: RouteMeta[] = [], parentPath = ""): Branch[] {
+function flattenRoutes(
+  routes: RouteObject[],
+  joinPaths: Router["joinPaths"],
+  branches: Branch[] = [],
+  parentsMeta: RouteMeta[] = [],
+  parentPath = "",
+): Branch[] {
   const flattenRoute = (route: RouteObject, index: number, relativePath?: string) => {
     const meta: RouteMeta = {
       relativePath: relativePath === undefined ? route.path || "" : relativePath,
@@ -323,7 +342,9 @@ function flattenRoutes(routes: RouteObject[], joinPaths: Router["joinPaths"], br
     };
     if (meta.relativePath.startsWith("/")) {
       if (!meta.relativePath.startsWith(parentPath)) {
-        throw new Error(`Absolute route path "${meta.relativePath}" nested under path "${parentPath}" is not valid. An absolute child route path must start with the combined path of all its parent routes.`);
+        throw new Error(
+          `Absolute route path "${meta.relativePath}" nested under path "${parentPath}" is not valid. An absolute child route path must start with the combined path of all its parent routes.`,
+        );
       }
       meta.relativePath = meta.relativePath.slice(parentPath.length);
     }

@@ -71,10 +71,15 @@ describe("Link on the server", () => {
 
   it("writes the same anchor for any absolute path", () => {
     fc.assert(
-      fc.property(fc.webPath(), fc.option(fc.webQueryParameters(), { nil: undefined }), fc.option(fc.webFragments(), { nil: undefined }), (path, query, fragment) => {
-        const to = `/${path.replace(/^\/+/, "")}${query === undefined ? "" : `?${query}`}${fragment === undefined ? "" : `#${fragment}`}`;
-        expectSame({ to, className: "c", children: "x" });
-      }),
+      fc.property(
+        fc.webPath(),
+        fc.option(fc.webQueryParameters(), { nil: undefined }),
+        fc.option(fc.webFragments(), { nil: undefined }),
+        (path, query, fragment) => {
+          const to = `/${path.replace(/^\/+/, "")}${query === undefined ? "" : `?${query}`}${fragment === undefined ? "" : `#${fragment}`}`;
+          expectSame({ to, className: "c", children: "x" });
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -107,8 +112,41 @@ describe("without the patch (SPEED_PATCHES=off)", () => {
 });
 
 describe("NavLink on the server", () => {
-  const locations = ["/", "/browse", "/browse/", "/browse/graphics", "/Browse", "/browsers", "/orders/5", "/messages?c=3", "/settings/password", "/notifications", "/users/", "/a%20b/c"];
-  const targets = ["/", "/browse", "/browse/", "/BROWSE", "/orders", "/orders/5", "/messages", "/settings", "/notifications", "/users/", "/a/../b", "/a//b", "/a b", "/amaé", "/browse?x=1", "browse", "../orders", ".", ""];
+  const locations = [
+    "/",
+    "/browse",
+    "/browse/",
+    "/browse/graphics",
+    "/Browse",
+    "/browsers",
+    "/orders/5",
+    "/messages?c=3",
+    "/settings/password",
+    "/notifications",
+    "/users/",
+    "/a%20b/c",
+  ];
+  const targets = [
+    "/",
+    "/browse",
+    "/browse/",
+    "/BROWSE",
+    "/orders",
+    "/orders/5",
+    "/messages",
+    "/settings",
+    "/notifications",
+    "/users/",
+    "/a/../b",
+    "/a//b",
+    "/a b",
+    "/amaé",
+    "/browse?x=1",
+    "browse",
+    "../orders",
+    ".",
+    "",
+  ];
 
   it("writes the anchor, active or not, that Remix's NavLink writes", () => {
     for (const location of locations) {
@@ -117,7 +155,10 @@ describe("NavLink on the server", () => {
         expectSameNav({ to, className: "button button-small", children: "Go" }, location);
         expectSameNav({ to, end: true, children: "Go" }, location);
         expectSameNav({ to, caseSensitive: true, children: "Go" }, location);
-        expectSameNav({ to, "aria-current": "location", "aria-label": "Messages, 2 unread", ...{ "data-live": "connected" }, children: <span>Go</span> }, location);
+        expectSameNav(
+          { to, "aria-current": "location", "aria-label": "Messages, 2 unread", ...{ "data-live": "connected" }, children: <span>Go</span> },
+          location,
+        );
         expectSameNav({ to, style: { color: "red" }, title: "t", target: "_blank", children: "Go" }, location);
         expectSameNav({ to, className: ({ isActive }) => (isActive ? "on" : "off"), children: ({ isActive }) => (isActive ? "here" : "there") }, location);
         expectSameNav({ to, prefetch: "intent", children: "Go" }, location);

@@ -34,7 +34,8 @@ const plainPaths = new Map<string, boolean>();
 
 /** Props a Link reads and does not render, all with their default (or no effect on the server's markup). */
 function rendersAsAnchor({ to, prefetch, reloadDocument, relative, discover }: LinkProps): boolean {
-  if (typeof to !== "string" || (prefetch !== undefined && prefetch !== "none") || reloadDocument || relative !== undefined || discover !== undefined) return false;
+  if (typeof to !== "string" || (prefetch !== undefined && prefetch !== "none") || reloadDocument || relative !== undefined || discover !== undefined)
+    return false;
   let plain = plainPaths.get(to);
   if (plain === undefined) {
     if (plainPaths.size >= 1_000) plainPaths.clear();
@@ -48,7 +49,19 @@ function rendersAsAnchor({ to, prefetch, reloadDocument, relative, discover }: L
  * What Remix's Link leaves out of the anchor (its own props and the router's); `target` is written after the
  * href, as react-router writes it.
  */
-const LINK_ONLY = new Set(["to", "prefetch", "reloadDocument", "relative", "discover", "replace", "state", "preventScrollReset", "viewTransition", "onClick", "target"]);
+const LINK_ONLY = new Set([
+  "to",
+  "prefetch",
+  "reloadDocument",
+  "relative",
+  "discover",
+  "replace",
+  "state",
+  "preventScrollReset",
+  "viewTransition",
+  "onClick",
+  "target",
+]);
 
 /** Copies the props that reach the anchor (all but `omit`), key by key (an object rest is much slower) and in order. */
 function anchorProps(props: object, omit: Set<string>): Record<string, unknown> {
