@@ -19,6 +19,7 @@
  * A send holds at most 100 events and 64 KB (the server's caps); a 413 all the same splits the send in
  * two and tries again, so only an event too large on its own is ever refused for its size.
  */
+import { backoffDelay } from "../utils/backoff";
 import type { ActionType, Endpoint } from "./events";
 import { cleanUrl } from "./urls";
 
@@ -180,7 +181,7 @@ async function send(): Promise<void> {
   sending = false;
   if (failed) {
     // 1 s, 2 s, 4 s ... at most a minute, each between half and one and a half times that.
-    const delay = Math.min(60_000, 1000 * 2 ** attempt++) * (0.5 + Math.random());
+    const delay = backoffDelay(attempt++, { initialMs: 1000, maxMs: 60_000, jitter: 0.5 });
     retryTimer = setTimeout(() => {
       retryTimer = 0;
       void send();

@@ -3,6 +3,7 @@
  * provider also knows it by). Written only by app/operations/payments.server.ts.
  */
 import type { Db } from "~/server/db.server";
+import { backoffDelay } from "~/utils/backoff";
 import type { Network, ProviderName } from "~/payments/provider.server";
 
 export type PaymentRow = {
@@ -83,7 +84,8 @@ export async function settlePaymentRow(db: Db, id: number, s: { status: "success
 
 /** Asks again later: sooner at first (a phone prompt is answered in seconds), then less often. */
 export async function deferPoll(db: Db, table: "payments" | "payouts", id: number, polls: number) {
-  const seconds = Math.min(300, 5 * 2 ** Math.min(polls, 6));
+  // 5 s, 10 s, 20 s … at most 5 minutes between polls.
+  const seconds = backoffDelay(polls, { initialMs: 5_000, maxMs: 300_000 }) / 1000;
   await db(table)
     .where({ id })
     .update({ polls: polls + 1, next_poll_at: db.raw(`now() + make_interval(secs => ?)`, [seconds]) });
