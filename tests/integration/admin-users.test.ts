@@ -135,12 +135,13 @@ describe("changeUserStatus", () => {
 });
 
 describe("bulkUserAction", () => {
-  it("refuses an empty selection with its message", async () => {
+  it("refuses an empty selection with its code, whose words are the form's own", async () => {
     expect(await bulkUserAction(adminActor, { userIds: [], action: "suspend" }, opts())).toEqual({
       ok: false,
       error: "invalid",
-      issues: { userIds: [NOTHING_SELECTED] },
+      issues: { userIds: [{ code: "admin.nothing_selected", params: {} }] },
     });
+    expect(messageOf({ code: "admin.nothing_selected", params: {} })).toBe(NOTHING_SELECTED);
   });
 
   it("changes every selected member in one go, leaving those it does not apply to, each audited", async () => {

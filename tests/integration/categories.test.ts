@@ -195,7 +195,7 @@ describe("category operations and screens", () => {
       expect(await addCategory(adminActor, AddCategorySchema.parse({ intent: "add", name: "web development" }), opts())).toEqual({
         ok: false,
         error: "invalid",
-        issues: { name: [NAME_TAKEN] },
+        issues: { name: [{ code: "category.name_taken", params: {} }] },
       });
       expect(await addCategory(adminActor, AddCategorySchema.parse({ intent: "add", name: "&&&" }), opts())).toMatchObject({ ok: false, error: "invalid" });
       expect(await addCategory(sellerActor, AddCategorySchema.parse({ intent: "add", name: "Sneaky" }), opts())).toMatchObject({
@@ -205,7 +205,7 @@ describe("category operations and screens", () => {
       const web = await idOf("web-development");
       expect(
         await renameCategory(adminActor, RenameCategorySchema.parse({ intent: "rename", categoryId: String(web), name: "GRAPHICS & DESIGN" }), opts()),
-      ).toEqual({ ok: false, error: "invalid", issues: { name: [NAME_TAKEN] } });
+      ).toEqual({ ok: false, error: "invalid", issues: { name: [{ code: "category.name_taken", params: {} }] } });
       expect(await renameCategory(sellerActor, RenameCategorySchema.parse({ intent: "rename", categoryId: String(web), name: "Mine" }), opts())).toMatchObject({
         ok: false,
         error: "forbidden",
@@ -258,7 +258,7 @@ describe("category operations and screens", () => {
         renameCategory(adminActor, RenameCategorySchema.parse({ intent: "rename", categoryId: String(categoryId), name: "Words & Pictures" }), opts());
       const results = await Promise.all([rename(writing), rename(video)]);
       expect(results.filter((r) => r.ok)).toHaveLength(1);
-      expect(results.filter((r) => !r.ok)).toEqual([{ ok: false, error: "invalid", issues: { name: [NAME_TAKEN] } }]);
+      expect(results.filter((r) => !r.ok)).toEqual([{ ok: false, error: "invalid", issues: { name: [{ code: "category.name_taken", params: {} }] } }]);
       expect(await t.db("categories").whereRaw("lower(name) = lower(?)", ["Words & Pictures"]).pluck("name")).toEqual(["Words & Pictures"]);
       // Back as they were, for the tests after this one.
       await t.db("categories").where({ id: writing }).update({ name: "Writing & Translation" });
