@@ -91,6 +91,7 @@ describe("messages: 120 a minute per sender, in Redis", () => {
     expect(await socket.ask("send_message", { conversationId, body: "One too many", clientId: "sock-121" })).toEqual({
       ok: false,
       error: "limited",
+      code: "limit.exceeded",
       message: LIMITS.message.message,
     });
     // And by the form on the other process: 429, when to come back, and the words beside the send box.
@@ -124,7 +125,12 @@ describe("conversations: 60 started an hour per member, in Redis", () => {
     expect(await rows("conversation_participants", { user_id: buyer.id })).toBe(60);
 
     const last = sellers[60]!;
-    expect(await socket.ask("create_conversation", { userId: last.id })).toEqual({ ok: false, error: "limited", message: LIMITS.conversation.message });
+    expect(await socket.ask("create_conversation", { userId: last.id })).toEqual({
+      ok: false,
+      error: "limited",
+      code: "limit.exceeded",
+      message: LIMITS.conversation.message,
+    });
     const refused = await post(one, "/messages", token, { intent: "start", to: last.username });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(60);
