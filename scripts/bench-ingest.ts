@@ -128,7 +128,7 @@ type RunResult = {
   samples: Sample[];
   /** CPU time per answered request, in µs, by process (see cpuMeter). */
   cpu?: Record<string, number>;
-  /** Stream entries the web process appended during the run (requests of the same moment share one, ADR 009). */
+  /** Stream entries the web process appended during the run (requests of the same moment share one, ADR 036). */
   jobs?: number;
 };
 
@@ -384,7 +384,7 @@ async function main() {
     console.log(`  ${bareRun.label}: ${Math.round(bareRun.reqPerS)} req/s`);
 
     // The stream counts the entries ever added to it: its growth over a run is the entries the web appended
-    // (requests of the same moment share one, ADR 009 and 025).
+    // (requests of the same moment share one, ADR 036).
     const jobIds = async () => {
       const info = (await redis.xinfo("STREAM", ingestStreamKey(prefix)).catch(() => [])) as unknown[];
       const at = info.indexOf("entries-added");
@@ -593,7 +593,7 @@ function buildReport(r: {
     `autocannon ${n(c.autocannon ?? Number.NaN)}), so ${cores} cores allow about ${n((cores * 1e6) / own(single))} requests/s; ` +
     `${n(TARGET.singleRps)} requests/s leaves ${n(budget)} µs per request for all of them, while the bare endpoint alone costs ` +
     `${n(bareRun.cpu?.bare ?? Number.NaN)} µs plus ${n(bareRun.cpu?.autocannon ?? Number.NaN)} µs of autocannon. ` +
-    `The stream (requests of the same moment share an entry, ADRs 009 and 025) costs Redis and the worker ${n((c.Redis ?? 0) + (c.worker ?? 0))} µs per request ` +
+    `The stream (requests of the same moment share an entry, ADR 036) costs Redis and the worker ${n((c.Redis ?? 0) + (c.worker ?? 0))} µs per request ` +
     `(${(c.Redis ?? 0) + (c.worker ?? 0) > budget ? "more than" : "within"} that budget). ` +
     `"other" is what the rest of the machine did meanwhile (other users of this box, Postgres, the kernel).`;
   const integrity =

@@ -137,7 +137,7 @@ export type FailureParams = {
   "conversation.not_found": Record<string, never>;
   "notification.not_found": Record<string, never>;
 
-  // The analytics pipeline's failed events (ADR 025).
+  // The analytics pipeline's failed events (ADR 036).
   "pipeline.admins_only": Record<string, never>;
   "pipeline.nothing_failed": Record<string, never>;
 };

@@ -1,5 +1,5 @@
 /**
- * The analytics worker's stream path (worker/ingest-consumer.server.ts, ADR 025) against the real Redis and ClickHouse:
+ * The analytics worker's stream path (worker/ingest-consumer.server.ts, ADR 036) against the real Redis and ClickHouse:
  * entries as the web processes append them (appendEntry) → rows in a fresh ClickHouse database of this file,
  * and what the stream, its consumer group and the dead letters hold at each step. Each test has its own
  * queue prefix (so its own stream, group, dead letters and counters).
