@@ -3,20 +3,11 @@
  * from the event's kind; a kind this version does not know still shows, as the status it led to.
  */
 import { statusLabel } from "~/domain/order-rules";
+import type { EventRole, OrderEvent } from "~/models/order.server";
 import { usePreferences } from "~/hooks/use-preferences";
 
-type EventRole = "buyer" | "seller" | "admin" | "system";
-
-export type TimelineEvent = {
-  id: number;
-  kind: string;
-  actorRole: EventRole;
-  actorName: string | null;
-  from: string | null;
-  to: string;
-  reason: string;
-  at: Date | string;
-};
+/** An order event as the page gets it: the model's row, its time as JSON brought it (a string) or a Date. */
+export type TimelineEvent = Omit<OrderEvent, "at"> & { at: Date | string };
 
 const WHO: Record<EventRole, string> = { buyer: "Buyer", seller: "Seller", admin: "Admin", system: "Soko" };
 

@@ -23,6 +23,19 @@ export const ADMIN_CONVERSATIONS_PAGE = 25;
 
 const escapeLike = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+/** What a conversation's row in the list is read from: the conversation, its last message and that message's sender. */
+const SUMMARY_COLUMNS = [
+  "c.id",
+  "c.flagged_at",
+  "c.flag_reason",
+  "c.message_count",
+  "c.updated_at",
+  "m.body as m_body",
+  "m.message_type as m_type",
+  "m.created_at as m_at",
+  "s.name as m_sender",
+];
+
 /**
  * One page of conversations. `q` searches both participants' names and emails and the text of every
  * message; `filter` keeps the flagged ones, those with a message in the last 24 hours, or orders by the most
@@ -36,17 +49,7 @@ export async function listAdminConversations(
   const query = db("conversations as c")
     .leftJoin("messages as m", "m.id", "c.last_message_id")
     .leftJoin("users as s", "s.id", "m.sender_id")
-    .select(
-      "c.id",
-      "c.flagged_at",
-      "c.flag_reason",
-      "c.message_count",
-      "c.updated_at",
-      "m.body as m_body",
-      "m.message_type as m_type",
-      "m.created_at as m_at",
-      "s.name as m_sender",
-    )
+    .select(SUMMARY_COLUMNS)
     .limit(limit + 1)
     .offset((page - 1) * limit);
   if (filter === "flagged") query.whereNotNull("c.flagged_at");
@@ -126,17 +129,7 @@ export async function findAdminConversation(db: Db, conversationId: string): Pro
     .leftJoin("messages as m", "m.id", "c.last_message_id")
     .leftJoin("users as s", "s.id", "m.sender_id")
     .where("c.id", conversationId)
-    .first(
-      "c.id",
-      "c.flagged_at",
-      "c.flag_reason",
-      "c.message_count",
-      "c.updated_at",
-      "m.body as m_body",
-      "m.message_type as m_type",
-      "m.created_at as m_at",
-      "s.name as m_sender",
-    );
+    .first(SUMMARY_COLUMNS);
   if (!row) return null;
   const people = await participantsOf(db, [row.id]);
   return {
