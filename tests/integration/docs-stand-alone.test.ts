@@ -71,10 +71,11 @@ const readFile = (file: string): Buffer | null => {
 
 describe("the repository stands alone", () => {
   it("finds what it looks for", () => {
+    // Put together at run time, so that this file does not itself name what it forbids.
     const lines = [
-      "// as DESIGN.md §5 says",
-      "see ../shared/STYLE.md",
-      " * Live chat (issue 12): the handshake",
+      `// as ${"DESIGN"}.md §5 says`,
+      `see ${".."}/shared/STYLE.md`,
+      ` * Live chat (${"issue"} 12): the handshake`,
       "issues 9 and 10 asked for it",
       "fixed in a follow-up (#29)",
       "closes #29",
