@@ -17,6 +17,8 @@ import { Server as SocketServer } from "socket.io";
 import { closeClickHouse } from "./app/analytics/clickhouse.server";
 import { closeIngest, prepareIngest } from "./app/analytics/ingest.server";
 import { analyticsRouter, serverPageviews, trackingFirst, type PageviewContext } from "./app/analytics/router.server";
+import { API_CALLS } from "./app/api/calls.server";
+import { API_PREFIX, apiRouter } from "./app/api/router.server";
 import { attachChat, MAX_SOCKET_PAYLOAD_BYTES } from "./app/realtime/chat.server";
 import { bodyLimits } from "./app/server/body-limit.server";
 import { closeDb, getDb } from "./app/server/db.server";
@@ -79,8 +81,10 @@ app.use(serverPageviews());
 // posting to itself: the same scheme, host and port). Browsers send Origin on every POST; when it is absent (old
 // browsers, curl) the Referer decides, and a request with neither (an API client with a Bearer token) passes,
 // since it cannot carry our cookie by accident.
+// The JSON API reads only Bearer tokens, never the cookie (ADR 041): another site's page cannot act through it.
 const sameOriginMutations: RequestHandler = (req, res, next) => {
   if (req.method === "GET" || req.method === "HEAD" || req.method === "OPTIONS") return next();
+  if (req.path.startsWith(`${API_PREFIX}/`)) return next();
   if (isSameOrigin(req.headers.origin ?? req.headers.referer, requestOrigin(req, trustProxy))) return next();
   res.status(403).type("text/plain").send("Forbidden: this form was sent from another site.");
 };
@@ -116,6 +120,8 @@ app.use(
   ),
 );
 app.use(sameOriginMutations);
+// The JSON API (ADR 041): its own body caps, JSON answers for every failure, and compression of its own below.
+app.use(compression(), apiRouter(API_CALLS));
 // Every form body within its cap (1 MB; the image forms more) before any route reads it: 413 otherwise.
 app.use(bodyLimits());
 app.use(compression());

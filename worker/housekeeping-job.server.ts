@@ -29,6 +29,7 @@ const LABELS: Record<keyof HousekeepingResult, string> = {
   sessions: "expired sessions",
   passwordResets: "spent reset links",
   effects: "finished effects",
+  idempotencyKeys: "spent idempotency keys",
 };
 
 export const HOUSEKEEPING_QUEUE = "housekeeping";

@@ -76,7 +76,7 @@ export function serverConversionEvent(fact: ConversionFact): QueuedEvent {
     kind: "conversion",
     event_id: factId(type, subjectId, atMs),
     session_id: tab && sessionId.safeParse(tab).success ? tab : serverSessionId(ip, userAgent, atMs),
-    platform: SERVER_PLATFORM,
+    platform: client.platform ?? SERVER_PLATFORM,
     conversion_type: type,
     value: fact.valueUgx,
     metadata: JSON.stringify(metadata).slice(0, 2000),

@@ -183,7 +183,7 @@ const acceptableBody: Step = (t) => {
  */
 const credentialsIfNeeded: Step = (t) => {
   t.creds = credentials(t.req, t.ip);
-  t.token = sessionTokenOf(t.creds);
+  t.token = sessionTokenOf(t.creds)?.token ?? null;
   if (ENDPOINTS[t.endpoint].auth && !t.token) return UNAUTHORIZED;
 };
 

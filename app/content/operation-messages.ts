@@ -62,6 +62,8 @@ export const LIMIT_MESSAGES: Record<Exclude<LimitName, "unavailable">, string> =
   message: "You are sending messages very fast. Please wait a moment and try again.",
   conversation: "You have contacted many members in a short time. Please try again later.",
   gigCreate: "You have created many gigs in a short time. Please try again later.",
+  apiToken: "Too many API calls with this token. Please slow down.",
+  apiAddress: "Too many API calls from your network. Please slow down.",
   analytics: "Too many tracking requests from your network. Please slow down.",
 };
 
@@ -197,6 +199,21 @@ export const OPERATION_MESSAGES: { [C in FailureCode]: (params: FailureParams[C]
 
   "pipeline.admins_only": () => "Only an administrator can replay the pipeline's failed events.",
   "pipeline.nothing_failed": () => "No failed events to replay.",
+
+  "request.malformed_json": () => "The request's body is not valid JSON.",
+  "request.unsupported_type": ({ expected }) => `Send the body as ${expected}.`,
+  "request.too_large": ({ maxBytes }) => `The request's body is larger than ${Math.round(maxBytes / 1024)} KB.`,
+  "request.invalid": () => "Some of what was sent is not right: see the issues beside each field.",
+  "request.unknown_call": () => "There is no such API call. The calls are listed at /api/v1/openapi.json.",
+  "request.method_not_allowed": ({ allow }) => `This call does not take that method. It takes ${allow}.`,
+  "request.server_error": () => "Something went wrong on our side. Please try again.",
+  "token.missing": () => "Sign in first: send your token as Authorization: Bearer <token>.",
+  "token.invalid": () => "Your token is not valid or has expired. Please sign in again.",
+  "token.reused": () => "This token was already replaced, so it may have been copied. Every token of that sign-in has been ended: please sign in again.",
+  "token.admins_only": () => "Only an administrator's token may make this call.",
+  "idempotency.in_progress": () => "A request with this Idempotency-Key is still being answered. Try again in a moment.",
+  "idempotency.key_reused": () => "This Idempotency-Key was used for a different request. Use a new key for a new request.",
+  "idempotency.bad_key": () => "An Idempotency-Key has 8 to 100 letters, digits, dashes or underscores.",
 };
 
 /** A code and its parameters in words. */

@@ -13,6 +13,17 @@ export const SESSION_COOKIE = "soko_session";
 export const PERSISTENT_SESSION_MS = 30 * 24 * 60 * 60 * 1000;
 export const BROWSER_SESSION_MS = 12 * 60 * 60 * 1000;
 export const RENEW_AFTER_MS = 5 * 60 * 1000;
+/**
+ * An app's token (ADR 041) lasts 30 days from its sign-in or last refresh; an admin's only 12 hours from the
+ * sign-in, however often it is refreshed.
+ */
+export const APP_TOKEN_MS = 30 * 24 * 60 * 60 * 1000;
+export const ADMIN_APP_TOKEN_MS = BROWSER_SESSION_MS;
+
+/** A browser's session (named by its cookie) or an app's (named by a Bearer token): one never works as the other. */
+export type SessionKind = "browser" | "app";
+/** Where an app's token was issued to: a phone app, or any other program (a partner's). */
+export type AppPlatform = "android" | "ios" | "api";
 
 export type SessionUser = {
   sessionId: string;
@@ -23,7 +34,12 @@ export type SessionUser = {
   role: "client" | "freelancer" | "admin";
   preferredCurrency: "UGX" | "USD";
   timeZone: "EAT" | "UTC";
-  /** A browser session whose end is due to move 12 hours ahead (keepSessionAlive); absent when it is not. */
+  /** An app's session: the platform its token was issued to. */
+  platform?: AppPlatform;
+  /**
+   * A browser session whose end is due to move 12 hours ahead, or an app's whose last use is due to be noted
+   * (keepSessionAlive); absent when it is not.
+   */
   renewalDue?: boolean;
 };
 
@@ -39,7 +55,7 @@ export async function createSession(
   db: Db,
   { userId, persistent, userAgent }: { userId: number; persistent: boolean; userAgent?: string | null },
 ): Promise<{ token: string; expiresAt: Date }> {
-  const token = randomBytes(32).toString("base64url");
+  const token = newToken();
   const [row] = await db("sessions")
     .insert({
       id: hashToken(token),
@@ -52,6 +68,122 @@ export async function createSession(
   return { token, expiresAt: new Date(row.expires_at) };
 }
 
+const newToken = () => randomBytes(32).toString("base64url");
+
+export type AppSessionInput = { userId: number; admin: boolean; platform: AppPlatform; deviceName: string | null; userAgent?: string | null };
+
+/**
+ * Starts an app's session (ADR 041): a new family of tokens and its first token. A member's lasts 30 days; an
+ * admin's 12 hours, and it is not persistent, as every admin session must be (readSession).
+ */
+export async function createAppSession(db: Db, input: AppSessionInput): Promise<{ token: string; expiresAt: Date }> {
+  const token = newToken();
+  const [row] = await db("sessions")
+    .insert({
+      id: hashToken(token),
+      user_id: input.userId,
+      kind: "app",
+      family_id: randomBytes(12).toString("base64url"),
+      platform: input.platform,
+      device_name: input.deviceName?.slice(0, 100) ?? null,
+      expires_at: db.raw(`now() + interval '${input.admin ? ADMIN_APP_TOKEN_MS : APP_TOKEN_MS} milliseconds'`),
+      persistent: !input.admin,
+      user_agent: input.userAgent?.slice(0, 300) ?? null,
+      last_used_at: db.fn.now(),
+    })
+    .returning("expires_at");
+  return { token, expiresAt: new Date(row.expires_at) };
+}
+
+/**
+ * Replaces an app's token with a new one of its family (a refresh). The old row stays, marked rotated, until it
+ * would have expired: presented again it is a reuse (appTokenReused). A member's new token lasts 30 days from
+ * now; an admin's keeps its family's end. Null when the session is not a live, unrotated app session.
+ * Call inside a transaction: the old row is locked, so two refreshes of one token give one new token.
+ */
+export async function rotateAppSession(db: Db, sessionId: string): Promise<{ token: string; expiresAt: Date } | null> {
+  const old = await db("sessions")
+    .where({ id: sessionId, kind: "app" })
+    .whereNull("rotated_at")
+    .andWhere("expires_at", ">", db.fn.now())
+    .forUpdate()
+    .first("user_id", "family_id", "platform", "device_name", "user_agent", "persistent", "expires_at");
+  if (!old) return null;
+  await db("sessions").where({ id: sessionId }).update({ rotated_at: db.fn.now() });
+  const token = newToken();
+  const [row] = await db("sessions")
+    .insert({
+      id: hashToken(token),
+      user_id: old.user_id,
+      kind: "app",
+      family_id: old.family_id,
+      platform: old.platform,
+      device_name: old.device_name,
+      user_agent: old.user_agent,
+      persistent: old.persistent,
+      expires_at: old.persistent ? db.raw(`now() + interval '${APP_TOKEN_MS} milliseconds'`) : old.expires_at,
+      last_used_at: db.fn.now(),
+    })
+    .returning("expires_at");
+  return { token, expiresAt: new Date(row.expires_at) };
+}
+
+/**
+ * Whether a token is one an app was given and has since replaced by a refresh: someone else holds a copy. Its
+ * whole family is ended then (every token of that sign-in), and the owner signs in again. Returns the member's
+ * id when it was such a token.
+ */
+export async function endReusedAppSession(db: Db, token: string | null | undefined): Promise<number | null> {
+  if (!token || token.length > 200) return null;
+  const row = await db("sessions").where({ id: hashToken(token), kind: "app" }).whereNotNull("rotated_at").first("family_id", "user_id");
+  if (!row) return null;
+  await db("sessions").where({ family_id: row.family_id }).delete();
+  return Number(row.user_id);
+}
+
+/** A member's live sessions, browsers and apps, newest use first (Settings › Security). */
+export type MemberSession = {
+  id: string;
+  kind: SessionKind;
+  platform: AppPlatform | null;
+  deviceName: string | null;
+  userAgent: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string;
+};
+
+export async function listMemberSessions(db: Db, userId: number): Promise<MemberSession[]> {
+  const rows = await db("sessions")
+    .where({ user_id: userId })
+    .whereNull("rotated_at")
+    .andWhere("expires_at", ">", db.fn.now())
+    .orderByRaw("coalesce(last_used_at, created_at) DESC")
+    .select("id", "kind", "platform", "device_name", "user_agent", "created_at", "last_used_at", "expires_at");
+  return rows.map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    platform: r.platform,
+    deviceName: r.device_name,
+    userAgent: r.user_agent,
+    createdAt: new Date(r.created_at).toISOString(),
+    lastUsedAt: r.last_used_at ? new Date(r.last_used_at).toISOString() : null,
+    expiresAt: new Date(r.expires_at).toISOString(),
+  }));
+}
+
+/**
+ * Ends one of a member's sessions by its id, with its whole family when it is an app's (the replaced tokens of
+ * that sign-in too). Returns the ids that went; none when the id is not this member's.
+ */
+export async function deleteMemberSession(db: Db, userId: number, sessionId: string): Promise<string[]> {
+  const row = await db("sessions").where({ id: sessionId, user_id: userId }).first("family_id");
+  if (!row) return [];
+  const query = db("sessions").where({ user_id: userId });
+  const rows: { id: string }[] = await (row.family_id ? query.where({ family_id: row.family_id }) : query.where({ id: sessionId })).delete().returning("id");
+  return rows.map((r) => r.id);
+}
+
 /**
  * The signed-in user for a session token, or null: unknown or expired token, a user who is not active
  * (suspended and banned users have no working session, whatever rows remain), or an admin whose session is
@@ -62,15 +194,16 @@ export async function createSession(
  * root's and the route's, which Remix starts together) then cost one statement. Nothing is kept once it has
  * answered, so a call that starts after a sign-out never sees the old session.
  */
-export function getSessionUser(db: Db, token: string | null | undefined): Promise<SessionUser | null> {
+export function getSessionUser(db: Db, token: string | null | undefined, kind: SessionKind = "browser"): Promise<SessionUser | null> {
   if (!token || token.length > 200) return Promise.resolve(null);
   const id = hashToken(token);
+  const key = kind === "browser" ? id : `${kind}:${id}`;
   return (
-    inFlight(db).get(id) ??
+    inFlight(db).get(key) ??
     share(
       db,
-      id,
-      readSession(db, id, false).then((found) => found?.user ?? null),
+      key,
+      readSession(db, id, false, kind).then((found) => found?.user ?? null),
     )
   );
 }
@@ -88,7 +221,7 @@ export async function getSessionUserWithCounts(db: Db, token: string | null | un
     const user = await pending;
     return user ? { user, counts: await headerCounts(db, user.id) } : null;
   }
-  const found = readSession(db, id, true);
+  const found = readSession(db, id, true, "browser");
   share(
     db,
     id,
@@ -117,12 +250,14 @@ function share(db: Db, id: string, lookup: Promise<SessionUser | null>): Promise
   return lookup;
 }
 
-async function readSession(db: Db, id: string, withCounts: boolean): Promise<{ user: SessionUser; counts: HeaderCounts | null } | null> {
+async function readSession(db: Db, id: string, withCounts: boolean, kind: SessionKind): Promise<{ user: SessionUser; counts: HeaderCounts | null } | null> {
   // Every request and socket event of a member asks this: a prepared statement (one text with counts, one without).
   const row = await prepared(
     db("sessions as s")
       .join("users as u", "u.id", "s.user_id")
       .where("s.id", id)
+      .andWhere("s.kind", kind)
+      .whereNull("s.rotated_at")
       .andWhere("s.expires_at", ">", db.fn.now())
       .andWhere("u.status", "active")
       .andWhere((q) =>
@@ -141,7 +276,8 @@ async function readSession(db: Db, id: string, withCounts: boolean): Promise<{ u
         "u.role",
         "u.preferred_currency",
         "u.time_zone",
-        db.raw(`(NOT s.persistent AND s.expires_at < now() + interval '${BROWSER_SESSION_MS - RENEW_AFTER_MS} milliseconds') AS renewal_due`),
+        "s.platform",
+        db.raw(`${RENEWAL_DUE} AS renewal_due`),
         ...(withCounts ? [db.raw(headerCountsSql('"u"."id"'))] : []),
       ),
   );
@@ -155,21 +291,34 @@ async function readSession(db: Db, id: string, withCounts: boolean): Promise<{ u
     role: row.role,
     preferredCurrency: row.preferred_currency,
     timeZone: row.time_zone,
+    ...(row.platform ? { platform: row.platform } : {}),
     ...(row.renewal_due ? { renewalDue: true } : {}),
   };
   return { user, counts: withCounts ? headerCountsOf(row) : null };
 }
 
 /**
- * Moves a browser session's end 12 hours from now (its member is active). Only when it is still due, so
- * parallel requests of one page write once; a persistent session keeps its fixed end.
+ * Due for keepSessionAlive: a browser session (not "remember me") with less than 12 hours less five minutes left,
+ * or an app's whose last use was noted more than five minutes ago. So a session in use is written at most once
+ * every five minutes.
+ */
+const RENEWAL_DUE = `(CASE WHEN s.kind = 'app' THEN (s.last_used_at IS NULL OR s.last_used_at < now() - interval '${RENEW_AFTER_MS} milliseconds')
+  ELSE (NOT s.persistent AND s.expires_at < now() + interval '${BROWSER_SESSION_MS - RENEW_AFTER_MS} milliseconds') END)`;
+
+/**
+ * A session in use: a browser session's end moves 12 hours from now (a persistent one keeps its fixed end),
+ * and its last use is noted. Only when still due (RENEWAL_DUE), so parallel requests of one page write once.
  */
 export async function renewSession(db: Db, sessionId: string): Promise<boolean> {
-  const renewed = await db("sessions")
-    .where({ id: sessionId, persistent: false })
-    .andWhere("expires_at", ">", db.fn.now())
-    .andWhere("expires_at", "<", db.raw(`now() + interval '${BROWSER_SESSION_MS - RENEW_AFTER_MS} milliseconds'`))
-    .update({ expires_at: db.raw(`now() + interval '${BROWSER_SESSION_MS} milliseconds'`) });
+  const renewed = await db("sessions as s")
+    .where("s.id", sessionId)
+    .whereNull("s.rotated_at")
+    .andWhere("s.expires_at", ">", db.fn.now())
+    .andWhereRaw(RENEWAL_DUE)
+    .update({
+      expires_at: db.raw(`CASE WHEN kind = 'browser' THEN now() + interval '${BROWSER_SESSION_MS} milliseconds' ELSE expires_at END`),
+      last_used_at: db.fn.now(),
+    });
   return renewed > 0;
 }
 
@@ -177,11 +326,6 @@ export async function deleteSession(db: Db, token: string) {
   await db("sessions")
     .where({ id: hashToken(token) })
     .delete();
-}
-
-/** Ends one session by its row id (a SessionUser's `sessionId`: the token's hash). */
-export async function deleteSessionById(db: Db, sessionId: string) {
-  await db("sessions").where({ id: sessionId }).delete();
 }
 
 /** Ends every session of a user (suspend, ban, delete, "sign out everywhere"), except one if given. */

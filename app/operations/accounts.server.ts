@@ -7,7 +7,7 @@
  */
 import type { Knex } from "knex";
 import { conversionFact } from "~/analytics/conversions.server";
-import { createSession, deleteSessionById, deleteUserSessions, renewSession } from "~/models/session.server";
+import { createAppSession, createSession, deleteMemberSession, deleteUserSessions, renewSession, type AppPlatform } from "~/models/session.server";
 import { getDeviceKey } from "~/models/sign-in-device.server";
 import * as users from "~/models/user.server";
 import { EmailTakenError, type Role, type UserStatus } from "~/models/user.server";
@@ -24,6 +24,12 @@ export type Options = { db?: Knex };
 /** A session the door hands to its client (a cookie, or a Bearer token for the API). */
 export type NewSession = { userId: number; token: string; expiresAt: Date; persistent: boolean };
 
+/**
+ * Signing in or joining from an app (the JSON API, ADR 041) rather than a browser: the session is an app's,
+ * named by a Bearer token, and no device cookie is involved.
+ */
+export type AppSignIn = { platform: AppPlatform; deviceName: string | null };
+
 export const onlyMembers = (actor: Actor) => (actor.kind === "member" ? null : forbidden("account.sign_in_required"));
 const userAgentOf = (actor: Actor) => (actor.kind === "system" ? null : actor.client.userAgent || null);
 
@@ -37,7 +43,7 @@ export type JoinInput = RegisterInput | (FreelancerRegisterInput & { role: "free
 
 export async function join(
   actor: Actor,
-  input: JoinInput & { device?: string | null },
+  input: JoinInput & { device?: string | null; app?: AppSignIn },
   { db }: Options = {},
 ): Promise<Result<NewSession & { username: string; device: string }>> {
   if (actor.kind !== "anonymous") return forbidden("account.already_member");
@@ -59,15 +65,17 @@ export async function join(
         if (error instanceof EmailTakenError) return invalid({ email: [issue("account.email_taken")] });
         throw error;
       }
-      const { token, expiresAt } = await createSession(tx.trx, { userId: created.id, persistent: false, userAgent: userAgentOf(actor) });
+      const { token, expiresAt } = input.app
+        ? await createAppSession(tx.trx, { userId: created.id, admin: false, ...input.app, userAgent: userAgentOf(actor) })
+        : await createSession(tx.trx, { userId: created.id, persistent: false, userAgent: userAgentOf(actor) });
       await tx.activity(created.id, "joined", { role: input.role });
       await tx.effect(
         { kind: "conversion", fact: conversionFact(actor, { type: "signup", userId: created.id, subjectId: created.id, metadata: { role: input.role } }) },
         `conversion:signup:${created.id}`,
       );
       // The browser that made the account is one that signed in to it (ADR 030).
-      const device = deviceAfterSignIn(deviceKey, input.device, input.email);
-      return ok({ userId: created.id, username: created.username, token, expiresAt, persistent: false, device });
+      const device = input.app ? "" : deviceAfterSignIn(deviceKey, input.device, input.email);
+      return ok({ userId: created.id, username: created.username, token, expiresAt, persistent: Boolean(input.app), device });
     },
     { db },
   );
@@ -86,9 +94,9 @@ export async function join(
  */
 export async function signIn(
   actor: Actor,
-  input: LoginInput & { site: "main" | "admin"; device?: string | null },
+  input: LoginInput & { site: "main" | "admin"; device?: string | null; app?: AppSignIn },
   { db = getDb() }: Options = {},
-): Promise<Result<NewSession & { device: string }>> {
+): Promise<Result<NewSession & { device: string; role: Role }>> {
   if (actor.kind === "system") return forbidden("access.not_for_platform", { task: "sign_in" });
   const { password } = input;
   const email = normaliseEmail(input.email);
@@ -113,14 +121,18 @@ export async function signIn(
   await Promise.all([resetLimit(first![0], first![1]), ...shared.map(([name, key]) => refund(name, key))]);
   if (user.status !== "active") return forbidden(user.status === "banned" ? "account.banned" : "account.suspended");
   const stronger = passwordNeedsRehash(user.passwordHash) ? await hashPassword(password) : null;
-  const persistent = input.remember === "on" && input.site !== "admin" && user.role !== "admin";
+  const admin = user.role === "admin";
+  const persistent = input.app ? !admin : input.remember === "on" && input.site !== "admin" && !admin;
   return transact(
     actor,
     async (tx) => {
       if (stronger) await users.upgradePasswordHash(tx.trx, user.id, { from: user.passwordHash, to: stronger });
-      const { token, expiresAt } = await createSession(tx.trx, { userId: user.id, persistent, userAgent: userAgentOf(actor) });
+      const { token, expiresAt } = input.app
+        ? await createAppSession(tx.trx, { userId: user.id, admin, ...input.app, userAgent: userAgentOf(actor) })
+        : await createSession(tx.trx, { userId: user.id, persistent, userAgent: userAgentOf(actor) });
       await tx.activity(user.id, "signed_in");
-      return ok({ userId: user.id, token, expiresAt, persistent, device: deviceAfterSignIn(deviceKey, input.device, email) });
+      const device = input.app ? "" : deviceAfterSignIn(deviceKey, input.device, email);
+      return ok({ userId: user.id, token, expiresAt, persistent, device, role: user.role });
     },
     { db },
   );
@@ -139,16 +151,15 @@ export async function keepSessionAlive(actor: Actor, { db }: Options = {}): Prom
   return transact(actor, async (tx) => ok({ renewed: await renewSession(tx.trx, sessionId) }), { db });
 }
 
-/** Signing out: this session ends. A visitor without a live session has nothing to end. */
+/** Signing out: this session ends (an app's with the tokens its refreshes replaced). A visitor has nothing to end. */
 export async function signOut(actor: Actor, { db }: Options = {}): Promise<Result<null>> {
   if (actor.kind === "system") return forbidden("access.not_for_platform", { task: "session" });
   if (actor.kind === "anonymous") return ok(null);
-  const { sessionId } = actor.user;
+  const { sessionId, id } = actor.user;
   return transact(
     actor,
     async (tx) => {
-      await deleteSessionById(tx.trx, sessionId);
-      tx.live({ disconnectSession: sessionId });
+      for (const ended of await deleteMemberSession(tx.trx, id, sessionId)) tx.live({ disconnectSession: ended });
       return ok(null);
     },
     { db },

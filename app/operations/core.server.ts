@@ -15,8 +15,11 @@ import { dropCachedPages } from "~/server/page-cache.server";
 import type { Limited } from "~/server/rate-limit.server";
 import type { Coded, FailureCode, FailureParams, FieldIssue, Issues } from "~/operations/failure-codes";
 
-/** The client behind a door: its address and software, and whether it allows analytics (ADR 007). */
-export type Client = { ip: string; userAgent: string; analyticsConsent: boolean; tabSessionId: string | null };
+/**
+ * The client behind a door: its address and software, and whether it allows analytics (ADR 007); for a call of
+ * the JSON API, the platform its token was issued to (server-side conversions are tagged with it).
+ */
+export type Client = { ip: string; userAgent: string; analyticsConsent: boolean; tabSessionId: string | null; platform?: "android" | "ios" | "api" };
 
 /**
  * Who acts: a visitor, a signed-in member (each with the client they act from), or the platform itself (a

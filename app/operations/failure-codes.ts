@@ -140,6 +140,22 @@ export type FailureParams = {
   // The analytics pipeline's failed events (ADR 036).
   "pipeline.admins_only": Record<string, never>;
   "pipeline.nothing_failed": Record<string, never>;
+
+  // The JSON API's door (ADR 041): what is wrong with a request before any operation sees it.
+  "request.malformed_json": Record<string, never>;
+  "request.unsupported_type": { expected: string };
+  "request.too_large": { maxBytes: number };
+  "request.invalid": Record<string, never>;
+  "request.unknown_call": Record<string, never>;
+  "request.method_not_allowed": { allow: string };
+  "request.server_error": Record<string, never>;
+  "token.missing": Record<string, never>;
+  "token.invalid": Record<string, never>;
+  "token.reused": Record<string, never>;
+  "token.admins_only": Record<string, never>;
+  "idempotency.in_progress": Record<string, never>;
+  "idempotency.key_reused": Record<string, never>;
+  "idempotency.bad_key": Record<string, never>;
 };
 
 export type FailureCode = keyof FailureParams;

@@ -27,7 +27,7 @@ export const KEEP_UNUSED_MS = 24 * 60 * 60_000;
 /** Rows removed per statement, so that a large backlog never holds long locks. */
 const BATCH = 1000;
 
-export type HousekeepingResult = { uploads: number; unpaidOrderFiles: number; strayFiles: number; sessions: number; passwordResets: number; effects: number };
+export type HousekeepingResult = { uploads: number; unpaidOrderFiles: number; strayFiles: number; sessions: number; passwordResets: number; effects: number; idempotencyKeys: number };
 
 /** Deletes by `select` (a query of ids/keys, at most BATCH) until nothing is left; the keys deleted. */
 async function deleteInBatches(db: Knex, table: string, column: string, select: (db: Knex) => Knex.QueryBuilder): Promise<string[]> {
@@ -210,6 +210,8 @@ export async function runHousekeeping(
   // Effects carried out more than a day ago: nothing left to do, and a conversion's payload holds the
   // visitor's address and browser, which we keep no longer than we need. Given-up ones stay for an admin.
   const effects = await deleteInBatches(db, "effects", "id", (q) => q("effects").select("id").where("done_at", "<", dayAgo));
+  // The JSON API's idempotency keys are honoured for a day (ADR 041).
+  const idempotencyKeys = Number(await db("idempotency_keys").where("created_at", "<", dayAgo).delete());
 
   return ok({
     uploads: unused.length,
@@ -218,5 +220,6 @@ export async function runHousekeeping(
     sessions: sessions.length,
     passwordResets: passwordResets.length,
     effects: effects.length,
+    idempotencyKeys,
   });
 }

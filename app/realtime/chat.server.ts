@@ -79,7 +79,7 @@ export const SOCKET_SIGNED_OUT = "You have been signed out. Please sign in again
  * answered only while the session is still valid and the member still active. Null otherwise.
  */
 async function currentMember(socket: Socket): Promise<Member | null> {
-  const actor = await getSocketActor({ headers: socket.handshake.headers, address: socket.handshake.address });
+  const actor = await getSocketActor({ headers: socket.handshake.headers, address: socket.handshake.address, auth: socket.handshake.auth });
   if (actor.kind !== "member") return null;
   socket.data.actor = actor;
   return actor;
@@ -150,7 +150,7 @@ export function attachChat(io: Server, { redisUrl = getEnv().REDIS_URL }: { redi
   io.adapter(createAdapter(pub, sub, { key: liveChannelKey() }));
 
   io.use((socket, next) => {
-    getSocketActor({ headers: socket.handshake.headers, address: socket.handshake.address })
+    getSocketActor({ headers: socket.handshake.headers, address: socket.handshake.address, auth: socket.handshake.auth })
       .then((actor) => {
         socket.data.actor = actor;
         // Chat is for members: a visitor's socket (no cookie, an ended session) is refused here.

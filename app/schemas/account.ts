@@ -4,13 +4,13 @@
  */
 import { z } from "zod";
 
-const email = z
+export const email = z
   .string({ required_error: "Enter your email address" })
   .trim()
   .max(254, "An email address has at most 254 characters")
   .email("Enter an email address like name@example.com");
 
-const name = z.string({ required_error: "Enter your full name" }).trim().min(2, "Enter your full name").max(100, "A name has at most 100 characters");
+export const name = z.string({ required_error: "Enter your full name" }).trim().min(2, "Enter your full name").max(100, "A name has at most 100 characters");
 
 export const newPassword = z
   .string({ required_error: "Choose a password" })

@@ -1,11 +1,12 @@
 /**
  * Who is asking: the one place loaders and actions learn the signed-in user.
- * The session cookie (browsers) and an `Authorization: Bearer` token (API clients) name the same session rows.
+ * The session cookie names a browser's session, an `Authorization: Bearer` token an app's (ADR 041): pages read
+ * only the cookie, the JSON API only the token, and the other doors (tracking, live chat) either.
  */
 import { data, redirect } from "@remix-run/node";
 import type { Knex } from "knex";
 import type { HeaderCounts } from "~/models/notification.server";
-import { getSessionUser, getSessionUserWithCounts, SESSION_COOKIE, type SessionUser } from "~/models/session.server";
+import { getSessionUser, getSessionUserWithCounts, SESSION_COOKIE, type SessionKind, type SessionUser } from "~/models/session.server";
 import { CONSENT_COOKIE, readCookie, serializeCookie } from "~/server/cookies.server";
 import { getDb } from "~/server/db.server";
 import { getEnv } from "~/server/env.server";
@@ -26,16 +27,22 @@ export function sessionCookieName(): string {
 /** What any door (a page, a socket.io handshake, a tracking request, the JSON API) knows of who is asking. */
 export type Credentials = { authorization?: string | null; cookie?: string | null; ip: string; userAgent?: string | null };
 
-/** The session token a request carries: the Bearer token if there is one, else the session cookie. */
+/** A page's session token: its session cookie's (a Bearer token is the JSON API's, not a page's). */
 export function getSessionToken(request: Request): string | null {
-  return sessionTokenOf({ authorization: request.headers.get("Authorization"), cookie: request.headers.get("Cookie") });
+  return readCookie(request.headers.get("Cookie"), sessionCookieName());
 }
 
-/** The session token of a set of credentials: the Bearer token if there is one, else the session cookie. */
-export function sessionTokenOf({ authorization, cookie }: Pick<Credentials, "authorization" | "cookie">): string | null {
-  const bearer = authorization?.match(/^Bearer\s+(\S+)$/i);
-  if (bearer?.[1]) return bearer[1];
-  return readCookie(cookie, sessionCookieName());
+/** The session a set of credentials names: the Bearer token (an app's) if there is one, else the session cookie (a browser's). */
+export function sessionTokenOf({ authorization, cookie }: Pick<Credentials, "authorization" | "cookie">): { token: string; kind: SessionKind } | null {
+  const bearer = bearerTokenOf(authorization);
+  if (bearer) return { token: bearer, kind: "app" };
+  const token = readCookie(cookie, sessionCookieName());
+  return token ? { token, kind: "browser" } : null;
+}
+
+/** The token of an `Authorization: Bearer <token>` header, or null. */
+export function bearerTokenOf(authorization: string | null | undefined): string | null {
+  return authorization?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? null;
 }
 
 export async function getUser(request: Request): Promise<SessionUser | null> {
@@ -75,23 +82,32 @@ export function clientOf({ cookie, ip, userAgent }: Credentials): Client {
 /** The actor of any door's credentials: a member with a live session, else an anonymous visitor. */
 export async function actorOf(credentials: Credentials, db: Knex = getDb()): Promise<Actor> {
   const client = clientOf(credentials);
-  const user = await getSessionUser(db, sessionTokenOf(credentials));
+  const session = sessionTokenOf(credentials);
+  const user = session && (await getSessionUser(db, session.token, session.kind));
   return user ? { kind: "member", user: await keptAlive(user, client, db), client } : { kind: "anonymous", client };
 }
 
-/** The actor of a page request (cookie or Bearer token); `clientIp` is the load context's. */
+/** The actor of a page request (its session cookie); `clientIp` is the load context's. */
 export function getActor(request: Request, clientIp: string, db?: Knex): Promise<Actor> {
   const h = request.headers;
-  return actorOf({ authorization: h.get("Authorization"), cookie: h.get("Cookie"), ip: clientIp, userAgent: h.get("User-Agent") }, db);
+  return actorOf({ cookie: h.get("Cookie"), ip: clientIp, userAgent: h.get("User-Agent") }, db);
 }
 
 type HeaderValue = string | string[] | undefined;
 const one = (v: HeaderValue) => (Array.isArray(v) ? v.join(", ") : v) ?? null;
 
-/** The actor of a socket.io handshake: its session cookie (or Bearer token), from the socket's peer address. */
-export function getSocketActor(handshake: { headers: Record<string, HeaderValue>; address: string }, db?: Knex): Promise<Actor> {
+/**
+ * The actor of a socket.io handshake, from the socket's peer address: an app's token (`auth: { token }`, or an
+ * Authorization header) or a page's session cookie.
+ */
+export function getSocketActor(
+  handshake: { headers: Record<string, HeaderValue>; address: string; auth?: Record<string, unknown> },
+  db?: Knex,
+): Promise<Actor> {
   const h = handshake.headers;
-  return actorOf({ authorization: one(h.authorization), cookie: one(h.cookie), ip: handshake.address, userAgent: one(h["user-agent"]) }, db);
+  const token = typeof handshake.auth?.token === "string" ? handshake.auth.token : null;
+  const authorization = token ? `Bearer ${token}` : one(h.authorization);
+  return actorOf({ authorization, cookie: one(h.cookie), ip: handshake.address, userAgent: one(h["user-agent"]) }, db);
 }
 
 /** The socket.io room of a member's sockets (every tab they have open). */

@@ -91,6 +91,24 @@ const EnvSchema = z
     ANALYTICS_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
     /** Catalog pages (/search, /browse) a minute per address (the catalog benchmark lifts it: all its load is one address). */
     CATALOG_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
+    /** JSON API calls a minute per token (ADR 041; the API benchmark lifts it). */
+    API_TOKEN_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
+    /** JSON API calls a minute per address, with or without a token (many phones share a carrier's address). */
+    API_ADDRESS_RATE_LIMIT: z.coerce.number().int().min(1).default(1200),
+    /**
+     * Origins (comma-separated, `https://app.example`) whose pages may call the JSON API from a browser (CORS).
+     * Empty: none. The API reads only Bearer tokens, never the cookie, so this is about reading answers, not forgery.
+     */
+    API_CORS_ORIGINS: z
+      .string()
+      .default("")
+      .transform((v) =>
+        v
+          .split(",")
+          .map((o) => o.trim().replace(/\/+$/, ""))
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.string().url("each origin must be a URL like https://app.example"))),
     DATABASE_URL: optionalUrl(),
     REDIS_URL: optionalUrl(),
     CLICKHOUSE_URL: optionalUrl(),

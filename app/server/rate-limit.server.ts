@@ -114,6 +114,22 @@ export const LIMITS = {
    * Tracking requests per address: 600 a minute (a tracker batches its events, but one mobile carrier's NAT
    * address is many visitors). See analyticsLimiter.
    */
+  /** JSON API calls per token: 300 a minute (API_TOKEN_RATE_LIMIT; ADR 041). */
+  apiToken: {
+    get points() {
+      return getEnv().API_TOKEN_RATE_LIMIT;
+    },
+    duration: 60,
+    message: "Too many API calls with this token. Please slow down.",
+  },
+  /** JSON API calls per address: 1,200 a minute (API_ADDRESS_RATE_LIMIT): a carrier's address is many phones. */
+  apiAddress: {
+    get points() {
+      return getEnv().API_ADDRESS_RATE_LIMIT;
+    },
+    duration: 60,
+    message: "Too many API calls from your network. Please slow down.",
+  },
   analytics: {
     get points() {
       return getEnv().ANALYTICS_RATE_LIMIT;

@@ -178,6 +178,7 @@ describe("runHousekeeping", () => {
       sessions: 1,
       passwordResets: 0,
       effects: 0,
+      idempotencyKeys: 0,
     });
     expect(await runHousekeeping({ db: t.db, uploadDir: dir })).toEqual({
       uploads: 0,
@@ -186,6 +187,7 @@ describe("runHousekeeping", () => {
       sessions: 0,
       passwordResets: 0,
       effects: 0,
+      idempotencyKeys: 0,
     });
     expect(await runHousekeeping({ db: t.db, uploadDir: path.join(dir, "never-made") })).toEqual({
       uploads: 0,
@@ -194,6 +196,7 @@ describe("runHousekeeping", () => {
       sessions: 0,
       passwordResets: 0,
       effects: 0,
+      idempotencyKeys: 0,
     });
   });
 });

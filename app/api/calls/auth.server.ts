@@ -1,0 +1,140 @@
+/**
+ * Auth calls (spec §7 "Auth"; ADR 041): tokens for apps. Login and register answer `{ user, token }`; logout
+ * ends the token (with every token its refreshes replaced); refresh replaces it; forgot and reset password are
+ * the same operations as the pages'. Email verification is not yet required of anyone.
+ */
+import { z } from "zod";
+import { join, signIn, signOut } from "~/operations/accounts.server";
+import { refreshAppToken } from "~/operations/app-sessions.server";
+import { ok } from "~/operations/core.server";
+import { completePasswordReset, requestPasswordReset } from "~/operations/passwords.server";
+import { email, name, newPassword } from "~/schemas/account";
+import { getDb } from "~/server/db.server";
+import { requestOrigin, type TrustProxy } from "~/server/host.server";
+import { call } from "../route.server";
+import { iso, Platform, TokenAnswer } from "../shapes";
+
+const Device = {
+  platform: Platform.default("api"),
+  deviceName: z.string().trim().max(100, "A device name has at most 100 characters").optional(),
+};
+
+const LoginBody = z
+  .object({ email, password: z.string({ required_error: "Enter your password" }).min(1, "Enter your password").max(200), ...Device })
+  .strict();
+const RegisterBody = z
+  .object({ name, email, password: newPassword, role: z.enum(["client", "freelancer"], { message: "role is client or freelancer" }).default("client"), ...Device })
+  .strict();
+
+async function memberOfId(id: number) {
+  const row = await getDb()("users").where({ id }).first("id", "name", "username", "email", "role");
+  return { id: Number(row.id), name: row.name, username: row.username, email: row.email, role: row.role };
+}
+
+export const authCalls = [
+  call({
+    method: "post",
+    path: "/auth/login",
+    operationId: "login",
+    summary: "Sign in: a token for this app",
+    description: "An admin's token lasts 12 hours, a member's 30 days from its sign-in or last refresh.",
+    tag: "Auth",
+    access: "public",
+    body: LoginBody,
+    response: TokenAnswer,
+    async handle({ actor, body }) {
+      if (actor.kind === "member") return { ok: false, error: "forbidden", code: "account.already_member", params: {} };
+      const result = await signIn(actor, { email: body.email, password: body.password, site: "main", app: { platform: body.platform, deviceName: body.deviceName ?? null } });
+      if (!result.ok) return result;
+      return ok({ user: await memberOfId(result.value.userId), token: result.value.token, expiresAt: iso(result.value.expiresAt) });
+    },
+  }),
+  call({
+    method: "post",
+    path: "/auth/register",
+    operationId: "register",
+    summary: "Join as a client or a freelancer: a token for this app",
+    tag: "Auth",
+    access: "public",
+    body: RegisterBody,
+    response: TokenAnswer,
+    status: 201,
+    async handle({ actor, body }) {
+      const { platform, deviceName, ...input } = body;
+      const result = await join(actor, { ...input, confirmPassword: input.password, app: { platform, deviceName: deviceName ?? null } });
+      if (!result.ok) return result;
+      return { ok: true, status: 201, value: { user: await memberOfId(result.value.userId), token: result.value.token, expiresAt: iso(result.value.expiresAt) } };
+    },
+  }),
+  call({
+    method: "post",
+    path: "/auth/logout",
+    operationId: "logout",
+    summary: "Sign out: this token stops working",
+    tag: "Auth",
+    access: "member",
+    response: z.null(),
+    handle: ({ actor }) => signOut(actor),
+  }),
+  call({
+    method: "post",
+    path: "/auth/refresh",
+    operationId: "refreshToken",
+    summary: "Replace this token with a new one",
+    description:
+      "The old token stops working. Presenting a replaced token again ends every token of that sign-in (it may have been copied): the app must sign in again.",
+    tag: "Auth",
+    access: "member",
+    response: TokenAnswer,
+    async handle({ actor }) {
+      const result = await refreshAppToken(actor);
+      if (!result.ok || actor.kind !== "member") return result as never;
+      return ok({ user: await memberOfId(actor.user.id), token: result.value.token, expiresAt: iso(result.value.expiresAt) });
+    },
+  }),
+  call({
+    method: "post",
+    path: "/auth/forgot-password",
+    operationId: "forgotPassword",
+    summary: "Mail a password reset link",
+    description: "Answers the same whether or not the email belongs to a member, so nobody can learn who has an account.",
+    tag: "Auth",
+    access: "public",
+    body: z.object({ email }).strict(),
+    response: z.null(),
+    async handle({ actor, body, req }) {
+      const origin = requestOrigin(req, req.app.get("trust proxy fn") as TrustProxy) ?? "";
+      const result = await requestPasswordReset(actor, { email: body.email, origin });
+      return result.ok ? { ok: true, value: null, message: "If that email belongs to a member, a reset link is on its way." } : result;
+    },
+  }),
+  call({
+    method: "post",
+    path: "/auth/reset-password",
+    operationId: "resetPassword",
+    summary: "Set a new password with a reset link's token",
+    description: "Every session and token of the member ends: sign in again with the new password.",
+    tag: "Auth",
+    access: "public",
+    body: z.object({ token: z.string().min(1).max(200), password: newPassword }).strict(),
+    response: z.null(),
+    failures: [409],
+    async handle({ actor, body }) {
+      const result = await completePasswordReset(actor, { token: body.token, password: body.password, confirmPassword: body.password });
+      return result.ok ? { ok: true, value: null, message: "Your password is changed. Sign in with it." } : result;
+    },
+  }),
+  call({
+    method: "post",
+    path: "/auth/verify-email",
+    operationId: "verifyEmail",
+    summary: "Verify an email address (not yet required)",
+    description: "Email verification is not yet required of anyone: this call answers so, and changes nothing.",
+    tag: "Auth",
+    access: "public",
+    body: z.object({ token: z.string().max(200).optional() }).strict(),
+    response: z.object({ required: z.literal(false) }),
+    handle: async () => ({ ok: true, value: { required: false as const }, message: "Email verification is not yet required." }),
+  }),
+];
+
