@@ -210,8 +210,10 @@ export async function runHousekeeping(
   // Effects carried out more than a day ago: nothing left to do, and a conversion's payload holds the
   // visitor's address and browser, which we keep no longer than we need. Given-up ones stay for an admin.
   const effects = await deleteInBatches(db, "effects", "id", (q) => q("effects").select("id").where("done_at", "<", dayAgo));
-  // The JSON API's idempotency keys are honoured for a day (ADR 041).
+  // The JSON API's idempotency keys are honoured for a day, and its uploads wait as long to be used (ADR 041):
+  // an unused upload's row goes now; its file, which no row names, goes with the stray files.
   const idempotencyKeys = Number(await db("idempotency_keys").where("created_at", "<", dayAgo).delete());
+  await db("uploaded_files").where("created_at", "<", dayAgo).delete();
 
   return ok({
     uploads: unused.length,
