@@ -14,6 +14,7 @@ import { getEnv } from "~/server/env.server";
 import { createRedis } from "~/server/redis.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createSession, createUser } from "../support/factories";
+import { createAppToken } from "../support/api";
 import { inOneWindow } from "../support/one-window";
 import { freePort, startTestServer, type TestServer } from "../support/test-server";
 
@@ -83,6 +84,8 @@ describe("tracking endpoints", () => {
   let reader: ReturnType<typeof queueReader>;
   let userId: number;
   let token: string;
+  /** An app's token (ADR 041): a Bearer token names an app's session, the cookie a browser's. */
+  let appToken: string;
   const prefix = `t_anaep_${randomBytes(4).toString("hex")}`;
   const post = client(() => server.baseUrl);
 
@@ -90,6 +93,7 @@ describe("tracking endpoints", () => {
     t = await createTestDatabase();
     ({ id: userId } = await createUser(t.db, { name: "Ruth Achieng", username: "ruth_a", email: "ruth@example.ug" }));
     token = await createSession(t.db, userId);
+    appToken = await createAppToken(t.db, userId);
     server = await startTestServer({
       DATABASE_URL: t.url,
       QUEUE_PREFIX: prefix,
@@ -351,7 +355,7 @@ describe("tracking endpoints", () => {
           {},
           { Authorization: "Bearer not-a-real-token" },
           { Cookie: "soko_session=forged" },
-          { Authorization: `Bearer ${token}x` },
+          { Authorization: `Bearer ${appToken}x` },
         ];
         for (const headers of attempts) {
           const res = await refused(() => post(endpoint, event, { headers }));
@@ -369,7 +373,7 @@ describe("tracking endpoints", () => {
         expect(res.body).toEqual({ success: false, error: "Authentication required" });
       }
       // Signed in, it is a bot again: told all is well, and dropped.
-      const signedIn = await post("pageview", pageview, { userAgent: GOOGLEBOT, headers: { Authorization: `Bearer ${token}` } });
+      const signedIn = await post("pageview", pageview, { userAgent: GOOGLEBOT, headers: { Authorization: `Bearer ${appToken}` } });
       expect(signedIn.status).toBe(202);
       expect(signedIn.body).toEqual({ success: true, accepted: 0 });
       expect(await reader.find(pageview.event_id)).toBeUndefined();
@@ -387,7 +391,7 @@ describe("tracking endpoints", () => {
         ["action", action(), { Origin: `http://localhost:${server.port + 1}` }],
         ["action", action(), { Origin: server.adminUrl }],
         ["action", action(), { Origin: "null" }],
-        ["conversion", { ...event, conversion_type: "package_selected" }, { Authorization: `Bearer ${token}`, Origin: "https://evil.example" }],
+        ["conversion", { ...event, conversion_type: "package_selected" }, { Authorization: `Bearer ${appToken}`, Origin: "https://evil.example" }],
       ];
       for (const [endpoint, body, headers] of attempts) {
         const res = await refused(() => post(endpoint, body, { headers }));
@@ -422,7 +426,7 @@ describe("tracking endpoints", () => {
       const none = action();
       expect((await post("action", none)).status).toBe(202);
       const bearer = { event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now(), page: "/dashboard" };
-      expect((await post("pageview", bearer, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(202);
+      expect((await post("pageview", bearer, { headers: { Authorization: `Bearer ${appToken}` } })).status).toBe(202);
       for (const id of [own.event_id, admin.event_id, none.event_id, bearer.event_id]) expect(await reader.find(id)).toBeDefined();
     });
 
@@ -548,7 +552,7 @@ describe("tracking endpoints", () => {
 
     it("the signed-in user on authenticated endpoints (Bearer or cookie), and on action with a session cookie", async () => {
       const pageview = { event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now(), page: "/dashboard", title: "Dashboard" };
-      expect((await post("pageview", pageview, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(202);
+      expect((await post("pageview", pageview, { headers: { Authorization: `Bearer ${appToken}` } })).status).toBe(202);
       expect(await reader.find(pageview.event_id)).toMatchObject({ kind: "pageview", user_id: userId, page: "/dashboard", title: "Dashboard" });
 
       const conversion = {

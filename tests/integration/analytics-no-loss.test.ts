@@ -27,7 +27,8 @@ import { pageViews, TOP_ROWS, userActivity } from "~/analytics/reports.server";
 import { migrateClickHouse } from "../../scripts/lib/migrate";
 import { createRedis } from "~/server/redis.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { createSession, createUser } from "../support/factories";
+import { createUser } from "../support/factories";
+import { createAppToken } from "../support/api";
 import { startPrivateClickHouse, startPrivateRedis, type PrivateService } from "../support/private-services";
 import { startTestServer, type TestServer } from "../support/test-server";
 
@@ -164,7 +165,7 @@ describe("analytics pipeline: no event lost", () => {
     clickhouse = createClickHouse({ url: clickhouseServer.url, database });
     postgres = await createTestDatabase();
     const user = await createUser(postgres.db, { name: "Grace Nakato", username: "grace_n", email: "grace@example.ug" });
-    const token = await createSession(postgres.db, user.id);
+    const token = await createAppToken(postgres.db, user.id);
     web = await startTestServer({
       DATABASE_URL: postgres.url,
       REDIS_URL: redisServer.url,

@@ -13,7 +13,8 @@ import { TABLES } from "~/analytics/events";
 import { hashToken } from "~/models/session.server";
 import { startAnalyticsPipeline } from "../support/analytics-events";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { createSession, createUser } from "../support/factories";
+import { createUser } from "../support/factories";
+import { createAppToken } from "../support/api";
 import type { TestServer } from "../support/test-server";
 
 const ANDROID = "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
@@ -26,12 +27,12 @@ describe("recorded addresses keep no secret", () => {
   let pipeline: Awaited<ReturnType<typeof startAnalyticsPipeline>>;
   let server: TestServer;
   let clickhouse: ClickHouseClient;
-  let token: string;
+  let appToken: string;
 
   beforeAll(async () => {
     t = await createTestDatabase();
     const { id: userId } = await createUser(t.db, { name: "Sarah Nakku", username: "sarah_n", email: "sarah@example.ug" });
-    token = await createSession(t.db, userId);
+    appToken = await createAppToken(t.db, userId);
     // A real, unused reset link, so its page answers 200 (and the server records its page view).
     await t.db("password_resets").insert({ id: hashToken(SECRET), user_id: userId, expires_at: new Date(Date.now() + 3_600_000) });
     pipeline = await startAnalyticsPipeline({ DATABASE_URL: t.url }, { name: "anasec" });
@@ -98,9 +99,9 @@ describe("recorded addresses keep no secret", () => {
     const error = { ...common(), action_type: "error", page: reset, error_message: "TypeError", error_stack: "at app.js:1:2" };
     await track("action", [anonymous, search, click, error]);
     const signedIn = { ...common(), page: reset, title: "Reset", url: link, referrer: `https://evil.example/${SECRET}?token=${SECRET}` };
-    await track("pageview", [signedIn], { Authorization: `Bearer ${token}` });
+    await track("pageview", [signedIn], { Authorization: `Bearer ${appToken}` });
     const userAction = { ...common(), action: "opened_reset_link", page: reset, details: { from: "mail" } };
-    await track("user-action", [userAction], { Authorization: `Bearer ${token}` });
+    await track("user-action", [userAction], { Authorization: `Bearer ${appToken}` });
 
     const ids = [resetView, searchView, anonymous.event_id, search.event_id, click.event_id, error.event_id, signedIn.event_id, userAction.event_id];
     await expect.poll(async () => new Set((await rowsOf(ids)).map((r) => r.event_id)).size, { timeout: 15_000 }).toBe(ids.length);
