@@ -24,14 +24,14 @@ const FailureSchema = z
 /** The failures every call may answer, and what each means. */
 const DOOR_FAILURES: Record<number, string> = {
   400: "The request is not right: malformed JSON, an unknown or wrong field (see `issues`).",
+  401: "A token was needed, or the one sent is not valid, has expired or was revoked.",
+  403: "The token's member (or a visitor) may not do this.",
   413: "The body is too large.",
   415: "The body is not of the type this call takes.",
   429: "Too many calls: wait `Retry-After` seconds.",
   503: "A service we depend on is unavailable: try again in `Retry-After` seconds.",
 };
 const FAILURES: Record<number, string> = {
-  401: "No token, or one that is not valid, expired or revoked.",
-  403: "The token's member may not do this.",
   404: "No such record, or not yours.",
   409: "The record is not in a state that allows this; `code` says why.",
 };
@@ -50,7 +50,6 @@ export function openApiDocument(calls: readonly ApiCall[], { fresh = false } = {
   registry.register("Failure", FailureSchema);
   for (const call of calls) {
     const failures: Record<number, string> = { ...DOOR_FAILURES };
-    if (call.access !== "public") Object.assign(failures, { 401: FAILURES[401], 403: FAILURES[403] });
     for (const status of call.failures ?? []) failures[status] = FAILURES[status]!;
     const body = call.body;
     registry.registerPath({
@@ -64,7 +63,16 @@ export function openApiDocument(calls: readonly ApiCall[], { fresh = false } = {
       request: {
         ...(call.params ? { params: call.params as z.AnyZodObject } : {}),
         ...(call.query ? { query: call.query as z.AnyZodObject } : {}),
-        ...(call.idempotent ? { headers: z.object({ "Idempotency-Key": z.string().regex(/^[A-Za-z0-9_-]{8,100}$/).optional() }) } : {}),
+        ...(call.idempotent
+          ? {
+              headers: z.object({
+                "Idempotency-Key": z
+                  .string()
+                  .regex(/^[A-Za-z0-9_-]{8,100}$/)
+                  .optional(),
+              }),
+            }
+          : {}),
         ...(body === "multipart"
           ? {
               body: {

@@ -32,7 +32,12 @@ export type Answer<T> = { ok: true; value: T; status?: 200 | 201 | 202; message?
 /** A handler that wrote its own answer (a file, a CSV stream) returns this. */
 export const ANSWERED = Symbol("answered");
 
-export type ApiCall<P extends ZodTypeAny = ZodTypeAny, Q extends ZodTypeAny = ZodTypeAny, B extends ZodTypeAny = ZodTypeAny, R extends ZodTypeAny = ZodTypeAny> = {
+export type ApiCall<
+  P extends ZodTypeAny = ZodTypeAny,
+  Q extends ZodTypeAny = ZodTypeAny,
+  B extends ZodTypeAny = ZodTypeAny,
+  R extends ZodTypeAny = ZodTypeAny,
+> = {
   method: Method;
   /** The path under /api/v1, with OpenAPI's `{name}` parameters: `/gigs/{id}`. */
   path: string;

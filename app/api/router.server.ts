@@ -7,11 +7,12 @@
  * before this router (app/analytics/router.server.ts).
  */
 import { createHash } from "node:crypto";
-import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import express, { Router, type Request, type RequestHandler, type Response } from "express";
 import { z, type ZodTypeAny } from "zod";
-import { claimKey, releaseKey, saveAnswer } from "~/models/idempotency-key.server";
-import { endReusedAppSession, getSessionUser, type SessionUser } from "~/models/session.server";
+import { getSessionUser, type SessionUser } from "~/models/session.server";
 import { keepSessionAlive } from "~/operations/accounts.server";
+import { endReusedToken } from "~/operations/app-sessions.server";
+import { claimIdempotencyKey, releaseIdempotencyKey, saveIdempotentAnswer } from "~/operations/idempotency.server";
 import { issuesOf, limitedBy, type Actor, type Client } from "~/operations/core.server";
 import { FORM_BODY_LIMIT } from "~/server/body-limit.server";
 import { getDb } from "~/server/db.server";
@@ -80,7 +81,9 @@ async function answer(call: ApiCall, req: Request, res: Response) {
   const caller = await authenticate(call, req, res);
   if (!caller) return;
 
-  const keys: { name: "apiAddress" | "apiToken"; key: string }[] = [{ name: "apiAddress", key: `ip:${addressKey(caller.actor.kind === "system" ? "" : caller.actor.client.ip)}` }];
+  const keys: { name: "apiAddress" | "apiToken"; key: string }[] = [
+    { name: "apiAddress", key: `ip:${addressKey(caller.actor.kind === "system" ? "" : caller.actor.client.ip)}` },
+  ];
   if (caller.user) keys.push({ name: "apiToken" as const, key: `user:${caller.user.id}` });
   for (const { name, key } of keys) {
     const limited = await consume(name, [key]);
@@ -95,7 +98,7 @@ async function answer(call: ApiCall, req: Request, res: Response) {
   const parsed = parseParts(call, req, body);
   if (!parsed.ok) return sendFailure(res, 400, invalidBody(parsed.issues));
 
-  const idempotency = call.idempotent && caller.user ? await claimIdempotency(call, req, res, caller.user.id, body) : null;
+  const idempotency = call.idempotent && caller.user ? await claimIdempotency(call, req, res, caller.actor, body) : null;
   if (idempotency === "answered") return;
   try {
     const result = await call.handle({
@@ -108,17 +111,21 @@ async function answer(call: ApiCall, req: Request, res: Response) {
       res,
     });
     if (result === ANSWERED) return;
-    let status: number, payload: unknown, headers: Record<string, string> = {};
+    let status: number,
+      payload: unknown,
+      headers: Record<string, string> = {};
     if (result.ok) {
       const { value, status: given, message } = result as Answer<unknown>;
       status = given ?? call.status ?? 200;
       payload = message === undefined ? { data: value } : { data: value, message };
     } else ({ status, body: payload, headers } = failureAnswer(result));
-    if (idempotency) await saveAnswer(getDb(), { ...idempotency, status, body: payload });
+    // A refusal for now (a limit, an unavailable service) is not the request's answer: the key may be sent again.
+    if (idempotency && (status === 429 || status === 503)) await releaseIdempotencyKey(caller.actor, { key: idempotency.key });
+    else if (idempotency) await saveIdempotentAnswer(caller.actor, { key: idempotency.key, status, body: payload });
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     res.status(status).json(payload);
   } catch (error) {
-    if (idempotency) await releaseKey(getDb(), idempotency).catch(() => {});
+    if (idempotency) await releaseIdempotencyKey(caller.actor, { key: idempotency.key }).catch(() => {});
     throw error;
   }
 }
@@ -138,7 +145,8 @@ async function authenticate(call: ApiCall, req: Request, res: Response): Promise
   const db = getDb();
   const user = await getSessionUser(db, token, "app");
   if (!user) {
-    const reused = await endReusedAppSession(db, token);
+    const ended = await endReusedToken({ kind: "anonymous", client }, { token }, { db });
+    const reused = ended.ok && ended.value.reused;
     const error = reused ? 'error="invalid_token", error_description="token reused"' : 'error="invalid_token"';
     sendCoded(res, 401, { code: reused ? "token.reused" : "token.invalid", params: {} }, { "WWW-Authenticate": `Bearer realm="soko", ${error}` });
     return null;
@@ -203,7 +211,9 @@ function parseParts(call: ApiCall, req: Request, body: unknown) {
   for (const [prefix, schema, value] of parts) {
     const parsed = (schema ?? z.any()).safeParse(value);
     if (parsed.success) values.push(parsed.data);
-    else for (const [field, list] of Object.entries(issuesOf(parsed.error))) (issues[`${prefix}${field}`] ??= []).push(...(list as { code: "schema"; message: string }[]));
+    else
+      for (const [field, list] of Object.entries(issuesOf(parsed.error)))
+        (issues[`${prefix}${field}`] ??= []).push(...(list as { code: "schema"; message: string }[]));
   }
   if (Object.keys(issues).length) return { ok: false as const, issues };
   return { ok: true as const, params: values[0], query: values[1], body: values[2] };
@@ -214,7 +224,7 @@ function parseParts(call: ApiCall, req: Request, body: unknown) {
  * was answered here (a replay of the first answer, 409 while the first is still running or for a key used with
  * another request, 400 for a malformed key). Without the header, null: the call runs as any other.
  */
-async function claimIdempotency(call: ApiCall, req: Request, res: Response, userId: number, body: unknown) {
+async function claimIdempotency(call: ApiCall, req: Request, res: Response, actor: Actor, body: unknown) {
   const key = req.headers["idempotency-key"];
   if (key === undefined) return null;
   if (typeof key !== "string" || !IDEMPOTENCY_KEY.test(key)) {
@@ -223,8 +233,10 @@ async function claimIdempotency(call: ApiCall, req: Request, res: Response, user
   }
   const request = `${call.method.toUpperCase()} ${req.path}`;
   const requestHash = createHash("sha256").update(JSON.stringify(body)).digest("hex");
-  const claim = await claimKey(getDb(), { userId, key, request, requestHash });
-  if (claim === "claimed") return { userId, key };
+  const claimed = await claimIdempotencyKey(actor, { key, request, requestHash });
+  if (!claimed.ok) throw new Error(`idempotency key not claimed: ${claimed.error}`);
+  const claim = claimed.value;
+  if (claim === "claimed") return { key };
   if (claim === "busy" || claim === "mismatch") {
     sendCoded(res, 409, { code: claim === "busy" ? "idempotency.in_progress" : "idempotency.key_reused", params: {} });
     return "answered" as const;

@@ -37,7 +37,13 @@ export const Money = z.object({
 });
 
 /** A numeric id in a path (`/gigs/{id}`). */
-export const IdParams = z.object({ id: z.coerce.number({ invalid_type_error: "id is a number" }).int().positive().max(2 ** 53) });
+export const IdParams = z.object({
+  id: z.coerce
+    .number({ invalid_type_error: "id is a number" })
+    .int()
+    .positive()
+    .max(2 ** 53),
+});
 
 export const Iso = z.string().datetime();
 export const iso = (d: Date | string) => new Date(d).toISOString();

@@ -35,13 +35,15 @@ export async function claimKey(
   return row.status === null ? "busy" : { status: row.status, body: row.body };
 }
 
-export async function saveAnswer(db: Db, { userId, key, status, body }: { userId: number; key: string } & StoredAnswer) {
+export async function saveAnswer(db: Db, { userId, key, status, body }: { userId: number; key: string } & StoredAnswer): Promise<null> {
   await db("idempotency_keys")
     .where({ user_id: userId, key })
     .update({ status, body: JSON.stringify(body) });
+  return null;
 }
 
 /** A claim whose request failed before any operation ran (a thrown error): the key may be used again. */
-export async function releaseKey(db: Db, { userId, key }: { userId: number; key: string }) {
+export async function releaseKey(db: Db, { userId, key }: { userId: number; key: string }): Promise<null> {
   await db("idempotency_keys").where({ user_id: userId, key }).whereNull("status").delete();
+  return null;
 }

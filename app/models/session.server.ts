@@ -131,14 +131,17 @@ export async function rotateAppSession(db: Db, sessionId: string): Promise<{ tok
 /**
  * Whether a token is one an app was given and has since replaced by a refresh: someone else holds a copy. Its
  * whole family is ended then (every token of that sign-in), and the owner signs in again. Returns the member's
- * id when it was such a token.
+ * id and the sessions ended when it was such a token.
  */
-export async function endReusedAppSession(db: Db, token: string | null | undefined): Promise<number | null> {
+export async function endReusedAppSession(db: Db, token: string | null | undefined): Promise<{ userId: number; ended: string[] } | null> {
   if (!token || token.length > 200) return null;
-  const row = await db("sessions").where({ id: hashToken(token), kind: "app" }).whereNotNull("rotated_at").first("family_id", "user_id");
+  const row = await db("sessions")
+    .where({ id: hashToken(token), kind: "app" })
+    .whereNotNull("rotated_at")
+    .first("family_id", "user_id");
   if (!row) return null;
-  await db("sessions").where({ family_id: row.family_id }).delete();
-  return Number(row.user_id);
+  const ended: { id: string }[] = await db("sessions").where({ family_id: row.family_id }).delete().returning("id");
+  return { userId: Number(row.user_id), ended: ended.map((r) => r.id) };
 }
 
 /** A member's live sessions, browsers and apps, newest use first (Settings › Security). */

@@ -3,7 +3,7 @@
  * the old one kept as replaced so that its reuse is caught), and any session ended from Settings › Security or
  * by the app itself. Signing in and out are in accounts.server.ts.
  */
-import { deleteMemberSession, listMemberSessions, rotateAppSession, type MemberSession } from "~/models/session.server";
+import { deleteMemberSession, endReusedAppSession, listMemberSessions, rotateAppSession, type MemberSession } from "~/models/session.server";
 import { forbidden, memberOf, notFound, ok, transact, type Actor, type Result } from "~/operations/core.server";
 import { getDb } from "~/server/db.server";
 import type { Options } from "./accounts.server";
@@ -48,6 +48,23 @@ export async function endSession(actor: Actor, input: { sessionId: string }, { d
       for (const id of ended) tx.live({ disconnectSession: id });
       await tx.activity(user.id, "signed_out_elsewhere");
       return ok({ current: ended.includes(user.sessionId) });
+    },
+    { db },
+  );
+}
+
+/**
+ * A token that names no live app session: when it is one a refresh replaced, someone else holds a copy, and
+ * every token of its sign-in ends (their sockets close). Answers whether it was such a token.
+ */
+export async function endReusedToken(actor: Actor, input: { token: string }, { db }: Options = {}): Promise<Result<{ reused: boolean }>> {
+  if (actor.kind === "system") return forbidden("access.not_for_platform", { task: "session" });
+  return transact(
+    actor,
+    async (tx) => {
+      const ended = await endReusedAppSession(tx.trx, input.token);
+      for (const id of ended?.ended ?? []) tx.live({ disconnectSession: id });
+      return ok({ reused: ended !== null });
     },
     { db },
   );

@@ -27,7 +27,15 @@ export const KEEP_UNUSED_MS = 24 * 60 * 60_000;
 /** Rows removed per statement, so that a large backlog never holds long locks. */
 const BATCH = 1000;
 
-export type HousekeepingResult = { uploads: number; unpaidOrderFiles: number; strayFiles: number; sessions: number; passwordResets: number; effects: number; idempotencyKeys: number };
+export type HousekeepingResult = {
+  uploads: number;
+  unpaidOrderFiles: number;
+  strayFiles: number;
+  sessions: number;
+  passwordResets: number;
+  effects: number;
+  idempotencyKeys: number;
+};
 
 /** Deletes by `select` (a query of ids/keys, at most BATCH) until nothing is left; the keys deleted. */
 async function deleteInBatches(db: Knex, table: string, column: string, select: (db: Knex) => Knex.QueryBuilder): Promise<string[]> {

@@ -19,11 +19,15 @@ const Device = {
   deviceName: z.string().trim().max(100, "A device name has at most 100 characters").optional(),
 };
 
-const LoginBody = z
-  .object({ email, password: z.string({ required_error: "Enter your password" }).min(1, "Enter your password").max(200), ...Device })
-  .strict();
+const LoginBody = z.object({ email, password: z.string({ required_error: "Enter your password" }).min(1, "Enter your password").max(200), ...Device }).strict();
 const RegisterBody = z
-  .object({ name, email, password: newPassword, role: z.enum(["client", "freelancer"], { message: "role is client or freelancer" }).default("client"), ...Device })
+  .object({
+    name,
+    email,
+    password: newPassword,
+    role: z.enum(["client", "freelancer"], { message: "role is client or freelancer" }).default("client"),
+    ...Device,
+  })
   .strict();
 
 async function memberOfId(id: number) {
@@ -44,7 +48,12 @@ export const authCalls = [
     response: TokenAnswer,
     async handle({ actor, body }) {
       if (actor.kind === "member") return { ok: false, error: "forbidden", code: "account.already_member", params: {} };
-      const result = await signIn(actor, { email: body.email, password: body.password, site: "main", app: { platform: body.platform, deviceName: body.deviceName ?? null } });
+      const result = await signIn(actor, {
+        email: body.email,
+        password: body.password,
+        site: "main",
+        app: { platform: body.platform, deviceName: body.deviceName ?? null },
+      });
       if (!result.ok) return result;
       return ok({ user: await memberOfId(result.value.userId), token: result.value.token, expiresAt: iso(result.value.expiresAt) });
     },
@@ -63,7 +72,11 @@ export const authCalls = [
       const { platform, deviceName, ...input } = body;
       const result = await join(actor, { ...input, confirmPassword: input.password, app: { platform, deviceName: deviceName ?? null } });
       if (!result.ok) return result;
-      return { ok: true, status: 201, value: { user: await memberOfId(result.value.userId), token: result.value.token, expiresAt: iso(result.value.expiresAt) } };
+      return {
+        ok: true,
+        status: 201,
+        value: { user: await memberOfId(result.value.userId), token: result.value.token, expiresAt: iso(result.value.expiresAt) },
+      };
     },
   }),
   call({
@@ -137,4 +150,3 @@ export const authCalls = [
     handle: async () => ({ ok: true, value: { required: false as const }, message: "Email verification is not yet required." }),
   }),
 ];
-
