@@ -151,6 +151,7 @@ export const OPERATION_MESSAGES: { [C in FailureCode]: (params: FailureParams[C]
   "order.cancel_pending": () => "You have asked to cancel; the other party has not answered yet.",
   "order.no_cancel_request": () => "There is no cancel request on this order.",
   "order.no_open_dispute": () => "This order has no open dispute.",
+  "order.upload_unknown": () => "One of the files is not an upload of yours that can still be used. Upload it again.",
   "dispute.admins_only": () => "Only an admin resolves disputes.",
 
   "payment.unavailable": () => "Payments are not available right now. Please try again later.",

@@ -154,6 +154,17 @@ export async function memberBalances(db: Db, userId: number) {
   };
 }
 
+/** What is held in escrow for a seller's paid orders not yet completed or cancelled: their prices, before the seller fee. */
+export async function sellerEscrow(db: Db, userId: number): Promise<number> {
+  const row = await db("ledger_entries as e")
+    .join("ledger_accounts as a", "a.id", "e.account_id")
+    .join("orders as o", "o.id", "a.order_id")
+    .where({ "a.kind": "escrow", "o.seller_id": userId })
+    .sum<{ total: string | null }[]>({ total: "e.amount_ugx" })
+    .first();
+  return Number(row?.total ?? 0);
+}
+
 /** What a seller has earned: everything ever credited to their pending balance (the price less the fee). */
 export async function sellerEarnings(db: Db, userId: number): Promise<number> {
   const row = await db("ledger_entries as e")

@@ -302,59 +302,86 @@ export type OrderListItem = {
   facts: OrderFacts;
 };
 
+/** The list's query: the member's orders as a party (partyRole), with both parties' names and the facts the buttons need. */
+function listQuery(db: Db, userId: number) {
+  return (
+    db("orders as o")
+      .join("users as b", "b.id", "o.buyer_id")
+      .join("users as s", "s.id", "o.seller_id")
+      // A seller sees an order once it is paid: one waiting for payment, or given up unpaid, was never work of theirs.
+      .where(visibleToParty(userId, "o"))
+      .select(
+        "o.*",
+        "b.name as buyer_name",
+        "b.username as buyer_username",
+        "s.name as seller_name",
+        "s.username as seller_username",
+        db.raw("(SELECT storage_key FROM gig_images gi WHERE gi.gig_id = o.gig_id ORDER BY position, id LIMIT 1) as image_key"),
+        db.raw("EXISTS (SELECT 1 FROM disputes d WHERE d.order_id = o.id AND d.status = 'open') as dispute_open"),
+        db.raw("EXISTS (SELECT 1 FROM reviews r WHERE r.order_id = o.id) as reviewed"),
+      )
+  );
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function toListItem(r: any, userId: number): OrderListItem {
+  const o = toOrder(r);
+  const role = o.buyerId === userId ? "buyer" : "seller";
+  return {
+    id: o.id,
+    gigId: o.gigId,
+    gigTitle: o.gigTitle,
+    imageKey: r.image_key ?? null,
+    role,
+    otherName: role === "buyer" ? r.seller_name : r.buyer_name,
+    otherUsername: role === "buyer" ? r.seller_username : r.buyer_username,
+    status: o.status,
+    priceUgx: o.priceUgx,
+    totalUgx: o.totalUgx,
+    deliveryDays: o.deliveryDays,
+    dueAt: o.dueAt,
+    createdAt: o.createdAt,
+    facts: {
+      status: o.status,
+      buyerId: o.buyerId,
+      sellerId: o.sellerId,
+      revisionsAllowed: o.revisionsAllowed,
+      revisionsUsed: o.revisionsUsed,
+      dueAt: o.dueAt,
+      cancelRequestedBy: o.cancelRequestedBy,
+      disputeOpen: Boolean(r.dispute_open),
+      reviewed: Boolean(r.reviewed),
+    },
+  };
+}
+
 /** The member's orders (as buyer or seller) in a tab, newest first. */
 export async function listOrders(db: Db, userId: number, tab: OrderTab, { limit = 50 }: { limit?: number } = {}): Promise<OrderListItem[]> {
-  const rows = await db("orders as o")
-    .join("users as b", "b.id", "o.buyer_id")
-    .join("users as s", "s.id", "o.seller_id")
-    // A seller sees an order once it is paid: one waiting for payment, or given up unpaid, was never work of theirs.
-    .where(visibleToParty(userId, "o"))
+  const rows = await listQuery(db, userId)
     .whereIn("o.status", [...ORDER_TABS[tab]])
     .orderBy([
       { column: "o.created_at", order: "desc" },
       { column: "o.id", order: "desc" },
     ])
-    .limit(limit)
-    .select(
-      "o.*",
-      "b.name as buyer_name",
-      "b.username as buyer_username",
-      "s.name as seller_name",
-      "s.username as seller_username",
-      db.raw("(SELECT storage_key FROM gig_images gi WHERE gi.gig_id = o.gig_id ORDER BY position, id LIMIT 1) as image_key"),
-      db.raw("EXISTS (SELECT 1 FROM disputes d WHERE d.order_id = o.id AND d.status = 'open') as dispute_open"),
-      db.raw("EXISTS (SELECT 1 FROM reviews r WHERE r.order_id = o.id) as reviewed"),
-    );
-  return rows.map((r) => {
-    const o = toOrder(r);
-    const role = o.buyerId === userId ? "buyer" : "seller";
-    return {
-      id: o.id,
-      gigId: o.gigId,
-      gigTitle: o.gigTitle,
-      imageKey: r.image_key ?? null,
-      role,
-      otherName: role === "buyer" ? r.seller_name : r.buyer_name,
-      otherUsername: role === "buyer" ? r.seller_username : r.buyer_username,
-      status: o.status,
-      priceUgx: o.priceUgx,
-      totalUgx: o.totalUgx,
-      deliveryDays: o.deliveryDays,
-      dueAt: o.dueAt,
-      createdAt: o.createdAt,
-      facts: {
-        status: o.status,
-        buyerId: o.buyerId,
-        sellerId: o.sellerId,
-        revisionsAllowed: o.revisionsAllowed,
-        revisionsUsed: o.revisionsUsed,
-        dueAt: o.dueAt,
-        cancelRequestedBy: o.cancelRequestedBy,
-        disputeOpen: Boolean(r.dispute_open),
-        reviewed: Boolean(r.reviewed),
-      },
-    };
-  });
+    .limit(limit);
+  return rows.map((r) => toListItem(r, userId));
+}
+
+/**
+ * A page of the member's orders on one side or both, newest first (by id, which grows with each order), with
+ * the package's tier and name: those with ids below `beforeId` (the last of the previous page).
+ */
+export async function listOrdersPage(
+  db: Db,
+  userId: number,
+  { side, limit, beforeId }: { side: "both" | "buyer" | "seller"; limit: number; beforeId?: number },
+): Promise<(OrderListItem & { buyerId: number; sellerId: number; tier: OrderRow["tier"]; packageName: string })[]> {
+  const q = listQuery(db, userId).orderBy("o.id", "desc").limit(limit);
+  if (side === "buyer") q.where("o.buyer_id", userId);
+  if (side === "seller") q.where("o.seller_id", userId);
+  if (beforeId !== undefined) q.where("o.id", "<", beforeId);
+  const rows = await q;
+  return rows.map((r) => ({ ...toListItem(r, userId), buyerId: Number(r.buyer_id), sellerId: Number(r.seller_id), tier: r.tier, packageName: r.package_name }));
 }
 
 /** How many of the member's orders each tab holds. */

@@ -181,3 +181,15 @@ export async function listPayouts(db: Db, userId: number, limit = 20): Promise<P
   const rows = await db("payouts").where({ user_id: userId }).orderBy("id", "desc").limit(limit);
   return rows.map(toPayout);
 }
+
+/** A page of the member's payouts (withdrawals and refunds, or one kind), newest first: those with ids below `beforeId`. */
+export async function listPayoutsPage(
+  db: Db,
+  userId: number,
+  { limit, beforeId, kind }: { limit: number; beforeId?: number; kind?: PayoutRow["kind"] },
+): Promise<PayoutRow[]> {
+  const q = db("payouts").where({ user_id: userId }).orderBy("id", "desc").limit(limit);
+  if (kind) q.where({ kind });
+  if (beforeId !== undefined) q.where("id", "<", beforeId);
+  return (await q).map(toPayout);
+}

@@ -86,6 +86,8 @@ export type FailureParams = {
   "order.cancel_pending": Record<string, never>;
   "order.no_cancel_request": Record<string, never>;
   "order.no_open_dispute": Record<string, never>;
+  /** A file named by an upload key that is not the member's unused upload (unknown, used already, or too old). */
+  "order.upload_unknown": Record<string, never>;
   "dispute.admins_only": Record<string, never>;
 
   // Payments and payouts (ADR 015, 032).

@@ -21,7 +21,21 @@ import {
   type OrderRow,
 } from "~/models/order.server";
 import { insertPayment, successfulPaymentOf } from "~/models/payment.server";
-import { conflict, forbidden, limitedBy, notFound, ok, transact, type Actor, type Failure, type Result, type Tx } from "~/operations/core.server";
+import { takeUploadedFiles } from "~/models/uploaded-file.server";
+import {
+  conflict,
+  forbidden,
+  invalid,
+  issue,
+  limitedBy,
+  notFound,
+  ok,
+  transact,
+  type Actor,
+  type Failure,
+  type Result,
+  type Tx,
+} from "~/operations/core.server";
 import { clearEarnings, note, notifyParty, refundBuyer, releaseEscrow, transition, type OrderActor } from "~/operations/order-machine.server";
 import { eachSafely, requestPayment, requestPayout, type PaymentOptions } from "~/operations/payments.server";
 import { getProviders } from "~/payments/registry.server";
@@ -68,7 +82,17 @@ async function check(tx: Tx, order: OrderRow, userId: number, action: OrderActio
   return conflict("order.not_allowed_now", { status: order.status });
 }
 
-export type PlaceOrderInput = CheckoutInput & { files?: StoredOrderFile[] };
+/**
+ * `files` are stored by the caller (the checkout page); `uploadKeys` name the buyer's earlier uploads (the JSON
+ * API), taken in the order's transaction: a key that is not theirs, or used already, refuses the order.
+ */
+export type PlaceOrderInput = CheckoutInput & { files?: StoredOrderFile[]; uploadKeys?: string[] };
+
+/** The member's uploads by key, or the refusal beside `files` when any is not theirs to use. */
+async function takeUploads(tx: Tx, userId: number, keys: string[] | undefined): Promise<StoredOrderFile[] | Failure> {
+  const taken = await takeUploadedFiles(tx.trx, userId, keys ?? []);
+  return taken ?? invalid({ files: [issue("order.upload_unknown")] });
+}
 
 /**
  * Checkout: places the order (pending_payment) with its payment, at the package's own price and the fees
@@ -132,6 +156,8 @@ async function placeOrderRows(actor: Actor, input: PlaceOrderInput, { db, provid
         const payment = await tx.trx("payments").where({ order_id: placed.id }).orderBy("id", "desc").first("reference");
         return ok({ orderId: placed.id, reference: String(payment?.reference ?? ""), created: false });
       }
+      const uploads = await takeUploads(tx, buyer.id, input.uploadKeys);
+      if (!Array.isArray(uploads)) return uploads;
       const reference = randomUUID();
       await insertPayment(tx.trx, {
         orderId: placed.id,
@@ -143,7 +169,7 @@ async function placeOrderRows(actor: Actor, input: PlaceOrderInput, { db, provid
       });
       await insertOrderFiles(
         tx.trx,
-        (input.files ?? []).map((f) => ({ ...f, orderId: placed.id, deliveryId: null, uploaderId: buyer.id })),
+        [...(input.files ?? []), ...uploads].map((f) => ({ ...f, orderId: placed.id, deliveryId: null, uploaderId: buyer.id })),
       );
       await insertOrderEvent(tx.trx, { orderId: placed.id, actorId: buyer.id, actorRole: "buyer", kind: "placed", from: null, to: "pending_payment" });
       await tx.activity(buyer.id, "order_placed", { orderId: placed.id, gigId: gig.id });
@@ -194,10 +220,13 @@ async function partyStep<T>(
   return result;
 }
 
-/** The seller delivers: a message and optional files; the buyer has 3 days to approve or ask for a revision. */
+/**
+ * The seller delivers: a message and optional files (stored by the caller, or the seller's uploads by key,
+ * as placeOrder takes them); the buyer has 3 days to approve or ask for a revision.
+ */
 export async function deliverOrder(
   actor: Actor,
-  input: { orderId: number; message: string; files?: StoredOrderFile[] },
+  input: { orderId: number; message: string; files?: StoredOrderFile[]; uploadKeys?: string[] },
   options: PaymentOptions = {},
 ): Promise<Result<{ deliveryId: number }>> {
   const result = await partyStep(
@@ -206,10 +235,12 @@ export async function deliverOrder(
     async (tx, { order, by, userId, now }) => {
       const refused = await check(tx, order, userId, "deliver", now);
       if (refused) return refused;
+      const uploads = await takeUploads(tx, userId, input.uploadKeys);
+      if (!Array.isArray(uploads)) return uploads;
       const deliveryId = await insertDelivery(tx.trx, order.id, input.message);
       await insertOrderFiles(
         tx.trx,
-        (input.files ?? []).map((f) => ({ ...f, orderId: order.id, deliveryId, uploaderId: userId })),
+        [...(input.files ?? []), ...uploads].map((f) => ({ ...f, orderId: order.id, deliveryId, uploaderId: userId })),
       );
       // The timeline quotes the delivery's message (the whole of it is the delivery's own row).
       await transition(tx, order, "deliver", by, { kind: "delivered", reason: quote(input.message), patch: { delivered_at: now } });
