@@ -7,6 +7,8 @@ import { openApiDocument } from "./openapi.server";
 import { ANSWERED, call, type ApiCall } from "./route.server";
 import { authCalls } from "./calls/auth.server";
 import { orderCalls } from "./calls/orders.server";
+import { notificationCalls } from "./calls/notifications.server";
+import { reviewCalls } from "./calls/reviews.server";
 
 const documentCall = call({
   method: "get",
@@ -22,4 +24,4 @@ const documentCall = call({
   },
 });
 
-export const API_CALLS: readonly ApiCall[] = [documentCall, ...authCalls, ...orderCalls];
+export const API_CALLS: readonly ApiCall[] = [] = [documentCall, ...authCalls, ...orderCalls, ...reviewCalls, ...notificationCalls];

@@ -172,6 +172,8 @@ export const OPERATION_MESSAGES: { [C in FailureCode]: (params: FailureParams[C]
   "review.order_not_completed": () => "You can review an order once it is completed.",
   "review.account_inactive": () => "Your account cannot leave reviews.",
   "review.order_required": () => "Choose the order you are reviewing",
+  "review.not_found": () => "We could not find that review.",
+  "review.edit_window_closed": ({ days }) => `A review can be changed or deleted only within ${days} days of posting it.`,
 
   "member.not_found": () => NO_SUCH_MEMBER,
   "member.unknown": ({ ids }) => `No such members: ${ids.map((id) => `#${id}`).join(", ")}. Nothing was changed.`,

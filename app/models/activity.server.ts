@@ -21,6 +21,8 @@ export type ActivityKind =
   | "gig_deleted"
   | "became_seller"
   | "review_left"
+  | "review_edited"
+  | "review_deleted"
   | "order_placed";
 
 const LABELS: Record<string, string> = {
@@ -43,6 +45,8 @@ const LABELS: Record<string, string> = {
   gig_deleted: "You deleted a gig",
   became_seller: "You started selling on Soko",
   review_left: "You reviewed a gig",
+  review_edited: "You changed a review",
+  review_deleted: "You deleted a review",
   order_placed: "You placed an order",
 };
 

@@ -137,3 +137,91 @@ export async function rollUpSellerRating(db: Db, sellerId: number) {
     [sellerId, sellerId],
   );
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// The JSON API's reads: pages by keyset (the time and id of the last review seen), any length up to 100.
+
+/** Where a page of reviews starts: after the review of this time (microseconds since 1970, as text) and id. */
+export type ReviewCursor = { micros: string; id: number };
+
+export type ReviewWithCursor = Review & { cursor: ReviewCursor };
+
+/**
+ * A page of a gig's reviews, or a seller's across their published gigs (as the profile shows them), newest
+ * first, after `after`. `next` is the cursor of the page after it, null on the last. The time is carried to
+ * the microsecond, as stored, so reviews of the same millisecond are neither skipped nor repeated.
+ */
+export async function reviewsAfter(
+  db: Db,
+  of: { gigId: number } | { sellerId: number },
+  { after, limit }: { after?: ReviewCursor; limit: number },
+): Promise<{ reviews: Review[]; next: ReviewCursor | null }> {
+  const query = reviewQuery(db).select(db.raw("(extract(epoch FROM r.created_at) * 1000000)::bigint::text AS created_micros"));
+  if ("gigId" in of) query.where("r.gig_id", of.gigId);
+  else query.where("g.seller_id", of.sellerId).andWhere("g.status", "published");
+  if (after) query.whereRaw("(r.created_at, r.id) < (timestamptz 'epoch' + ?::bigint * interval '1 microsecond', ?)", [after.micros, after.id]);
+  const rows = await query
+    .orderBy([
+      { column: "r.created_at", order: "desc" },
+      { column: "r.id", order: "desc" },
+    ])
+    .limit(limit + 1);
+  const last = rows.length > limit ? rows[limit - 1] : undefined;
+  return { reviews: rows.slice(0, limit).map(toReview), next: last ? { micros: String(last.created_micros), id: Number(last.id) } : null };
+}
+
+/** One review as the lists show it, or null. */
+export async function getReview(db: Db, id: number): Promise<Review | null> {
+  const row = await reviewQuery(db).where("r.id", id).first();
+  return row ? toReview(row) : null;
+}
+
+/**
+ * The member whose gigs' reviews a profile shows, by id or username: found as the profile page finds them
+ * (an active member who is not an admin), or null.
+ */
+export async function profileMemberId(db: Db, key: { id: number } | { username: string }): Promise<number | null> {
+  const row = await db("users")
+    .where("id" in key ? { id: key.id } : { username: key.username })
+    .andWhere({ status: "active" })
+    .whereNot({ role: "admin" })
+    .first("id");
+  return row ? Number(row.id) : null;
+}
+
+/** The gig of a buyer's own order (what their review of it is about), or null for an order that is not theirs or has no gig. */
+export async function gigOfBuyersOrder(db: Db, orderId: number, buyerId: number): Promise<number | null> {
+  const row = await db("orders").where({ id: orderId, buyer_id: buyerId }).first("gig_id");
+  return row && row.gig_id !== null ? Number(row.gig_id) : null;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Changing a review (app/operations/reviews.server.ts only, inside its transaction).
+
+/** Who wrote a review and of which gig (read before its gig is locked), or null. */
+export async function reviewAuthorship(db: Db, id: number): Promise<{ reviewerId: number; gigId: number } | null> {
+  const row = await db("reviews").where({ id }).first("reviewer_id", "gig_id");
+  return row ? { reviewerId: Number(row.reviewer_id), gigId: Number(row.gig_id) } : null;
+}
+
+/**
+ * A review locked until the transaction ends (after its gig's lock: lockGigForReview), with whether it is
+ * still within `days` of being posted, by the database's clock. Null when there is no such review (any more).
+ */
+export async function lockReview(db: Db, id: number, days: number): Promise<{ id: number; reviewerId: number; gigId: number; open: boolean } | null> {
+  const row = await db("reviews")
+    .where({ id })
+    .forUpdate()
+    .first("id", "reviewer_id", "gig_id", db.raw("created_at > now() - make_interval(days => ?) AS open", [days]));
+  return row ? { id: Number(row.id), reviewerId: Number(row.reviewer_id), gigId: Number(row.gig_id), open: Boolean(row.open) } : null;
+}
+
+/** Sets a review's stars and words (those given). */
+export async function updateReviewRow(db: Db, id: number, change: { rating?: number; comment?: string }) {
+  const patch = { ...(change.rating === undefined ? {} : { rating: change.rating }), ...(change.comment === undefined ? {} : { comment: change.comment }) };
+  if (Object.keys(patch).length) await db("reviews").where({ id }).update(patch);
+}
+
+export async function deleteReviewRow(db: Db, id: number) {
+  await db("reviews").where({ id }).delete();
+}

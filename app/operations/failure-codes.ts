@@ -110,6 +110,9 @@ export type FailureParams = {
   "review.order_not_completed": Record<string, never>;
   "review.account_inactive": Record<string, never>;
   "review.order_required": Record<string, never>;
+  "review.not_found": Record<string, never>;
+  /** Its author may change or delete a review only within `days` of posting it. */
+  "review.edit_window_closed": { days: number };
 
   // Members, as an admin acts on them (ADR 017). `batch`: one of several members, so nothing was changed.
   "member.not_found": Record<string, never>;

@@ -7,13 +7,25 @@
  * A member's review is of one completed order, by its buyer, once (docs/product.md; a unique order_id on
  * reviews holds the "once" even against two posts at once): the stars and words go on the gig and the
  * seller's profile, and on the order's timeline. The platform's bulk reviews (the demo data) name no order.
+ * Its author may change or delete it within REVIEW_EDIT_DAYS of posting it; the roll-up follows in the same
+ * transaction.
  */
 import type { Knex } from "knex";
 import { recordActivities } from "~/models/activity.server";
 import { insertOrderEvent } from "~/models/order.server";
-import { activeReviewerIds, insertReviews, lockGigForReview, rollUpRatings, type NewReview } from "~/models/review.server";
+import {
+  activeReviewerIds,
+  deleteReviewRow,
+  insertReviews,
+  lockGigForReview,
+  lockReview,
+  reviewAuthorship,
+  rollUpRatings,
+  updateReviewRow,
+  type NewReview,
+} from "~/models/review.server";
 import { conflict, forbidden, invalid, issue, issuesOf, notFound, ok, transact, type Actor, type Issues, type Result, type Tx } from "~/operations/core.server";
-import { ReviewSchema, type ReviewInput } from "~/schemas/review";
+import { REVIEW_EDIT_DAYS, ReviewEditSchema, ReviewSchema, type ReviewEditInput, type ReviewInput } from "~/schemas/review";
 
 type Gig = NonNullable<Awaited<ReturnType<typeof lockGigForReview>>>;
 
@@ -143,6 +155,71 @@ export async function createReviews(
         reviews.map((r, i) => ({ userId: r.reviewerId, kind: "review_left", details: { gigId: gig.id, reviewId: ids[i], rating: r.rating } })),
       );
       return ok({ ids });
+    },
+    { db },
+  );
+}
+
+/**
+ * The actor's own review, locked for a change after its gig (the order every roll-up takes its locks in), or
+ * the failure that refuses it: another member's review, or none, is not found; one posted more than
+ * REVIEW_EDIT_DAYS ago is a conflict.
+ */
+async function ownOpenReview(tx: Tx, reviewerId: number, reviewId: number) {
+  if (!(await activeReviewerIds(tx.trx, [reviewerId])).has(reviewerId)) return forbidden("review.account_inactive");
+  const authorship = await reviewAuthorship(tx.trx, reviewId);
+  if (!authorship || authorship.reviewerId !== reviewerId) return notFound("review.not_found");
+  const gig = await lockGigForReview(tx.trx, authorship.gigId);
+  // Read again under the locks: a delete at the same moment may have taken it.
+  const review = await lockReview(tx.trx, reviewId, REVIEW_EDIT_DAYS);
+  if (!gig || !review || review.reviewerId !== reviewerId) return notFound("review.not_found");
+  if (!review.open) return conflict("review.edit_window_closed", { days: REVIEW_EDIT_DAYS });
+  return { ok: true as const, gig, review };
+}
+
+/**
+ * Its author changes a review's stars or words within REVIEW_EDIT_DAYS of posting it; the gig's and the
+ * seller's rating are rolled up again from the reviews in the same transaction.
+ */
+export async function updateReview(actor: Actor, input: ReviewEditInput, { db }: { db?: Knex } = {}): Promise<Result<{ id: number }>> {
+  if (actor.kind !== "member") return forbidden("review.sign_in_required");
+  const parsed = ReviewEditSchema.safeParse(input);
+  if (!parsed.success) return invalid(issuesOf(parsed.error));
+  const { reviewId, rating, comment } = parsed.data;
+  const reviewerId = actor.user.id;
+  return transact(
+    actor,
+    async (tx) => {
+      const found = await ownOpenReview(tx, reviewerId, reviewId);
+      if (!found.ok) return found;
+      await updateReviewRow(tx.trx, reviewId, { rating, comment });
+      await rollUpRatings(tx.trx, { gigId: found.gig.id, sellerId: found.gig.sellerId });
+      tx.pagesChanged();
+      await tx.activity(reviewerId, "review_edited", { gigId: found.gig.id, reviewId, ...(rating === undefined ? {} : { rating }) });
+      return ok({ id: reviewId });
+    },
+    { db },
+  );
+}
+
+/**
+ * Its author deletes a review within REVIEW_EDIT_DAYS of posting it; the gig's and the seller's rating and
+ * count are rolled up again from the reviews that remain, in the same transaction. The order it was of may be
+ * reviewed again.
+ */
+export async function deleteReview(actor: Actor, input: { reviewId: number }, { db }: { db?: Knex } = {}): Promise<Result<null>> {
+  if (actor.kind !== "member") return forbidden("review.sign_in_required");
+  const reviewerId = actor.user.id;
+  return transact(
+    actor,
+    async (tx) => {
+      const found = await ownOpenReview(tx, reviewerId, input.reviewId);
+      if (!found.ok) return found;
+      await deleteReviewRow(tx.trx, input.reviewId);
+      await rollUpRatings(tx.trx, { gigId: found.gig.id, sellerId: found.gig.sellerId });
+      tx.pagesChanged();
+      await tx.activity(reviewerId, "review_deleted", { gigId: found.gig.id, reviewId: input.reviewId });
+      return ok(null);
     },
     { db },
   );

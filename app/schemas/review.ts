@@ -27,3 +27,15 @@ export const ReviewSchema = z.object({
     .default(""),
 });
 export type ReviewInput = z.output<typeof ReviewSchema>;
+
+/** How long after posting it a review's author may change or delete it. */
+export const REVIEW_EDIT_DAYS = 7;
+
+/** A review's stars and words as a change takes them: either may be left out (it stays as it is), not both. */
+export const reviewChangeFields = { rating: ReviewSchema.shape.rating.optional(), comment: ReviewSchema.shape.comment.removeDefault().optional() };
+export const changesSomething = (v: { rating?: number; comment?: string }) => v.rating !== undefined || v.comment !== undefined;
+export const NOTHING_TO_CHANGE = { message: "Change the stars or the words", path: ["rating"] };
+
+/** Its author changes a review. */
+export const ReviewEditSchema = z.object({ reviewId: id("Choose the review to change"), ...reviewChangeFields }).refine(changesSomething, NOTHING_TO_CHANGE);
+export type ReviewEditInput = z.output<typeof ReviewEditSchema>;

@@ -2,14 +2,15 @@
  * The reviews operations against a real Postgres: who may review (a member, never the gig's seller, never a
  * visitor), of which order (their own completed order of that gig, once, even when posted twice at once),
  * what input is refused, the gig's and seller's rating and count kept equal to their reviews (after many, and
- * with reviews arriving at once), and the reviewer's activity row written iff the review commits. Orders are
- * bought and completed through the order operations with the sandbox provider.
+ * with reviews arriving at once), and the reviewer's activity row written iff the review commits; a review
+ * changed or deleted by its author within 7 days, never by anyone else or later, with both roll-ups exact
+ * after it. Orders are bought and completed through the order operations with the sandbox provider.
  */
 import { parseWithZod } from "@conform-to/zod";
 import { describe, expect, it } from "vitest";
 import type { Actor } from "~/operations/core.server";
 import { cancelOrder, deliverOrder } from "~/operations/orders.server";
-import { createReview, createReviews } from "~/operations/reviews.server";
+import { createReview, createReviews, deleteReview, updateReview } from "~/operations/reviews.server";
 import { ReviewSchema, type ReviewInput } from "~/schemas/review";
 import { createGig, createUser, type TestUser } from "../support/factories";
 import { eventKinds } from "../support/order-checks";
@@ -297,5 +298,138 @@ describe("createReviews (the platform's bulk load: demo data)", () => {
     expect(await load(system, [good], draft.id)).toEqual({ ok: false, error: "not_found", code: "gig.not_found", params: {} });
     expect({ reviews: await count("reviews"), activity: await count("activity") }).toEqual(before);
     expect(await ratingOf("gigs", gig.id)).toEqual({ rating: 0, count: 0 });
+  });
+});
+
+describe("updateReview and deleteReview (their author, within 7 days)", () => {
+  /** A fresh seller with two gigs, so the seller's roll-up spans gigs. */
+  async function shop(name: string) {
+    const seller = await createUser(t.db, { role: "freelancer", name });
+    const [a, b] = [await createGig(t.db, { sellerId: seller.id }), await createGig(t.db, { sellerId: seller.id })];
+    return { seller, a: a.id, b: b.id };
+  }
+  /** A buyer's review of a completed order of the gig; its id. */
+  async function reviewed(buyer: TestUser, seller: TestUser, gigId: number, rating: number, comment = "") {
+    const orderId = await bought(buyer, seller, gigId);
+    const result = await review(memberActor(buyer), { gigId, orderId, rating, comment });
+    if (!result.ok) throw new Error(JSON.stringify(result));
+    return { id: result.value.id, orderId };
+  }
+  /** Both roll-ups are what the review rows say they are. */
+  async function expectExact(seller: TestUser, gigs: number[]) {
+    for (const gigId of gigs) {
+      const stars = (await t.db("reviews").where({ gig_id: gigId }).pluck("rating")).map(Number);
+      expect(await ratingOf("gigs", gigId), `gig ${gigId}`).toEqual({ rating: stars.length ? mean(stars) : 0, count: stars.length });
+    }
+    const all = (await t.db("reviews as r").join("gigs as g", "g.id", "r.gig_id").where("g.seller_id", seller.id).pluck("r.rating")).map(Number);
+    expect(await ratingOf("users", seller.id), "seller").toEqual({ rating: all.length ? mean(all) : 0, count: all.length });
+  }
+  const edit = (actor: Actor, input: { reviewId: number; rating?: number; comment?: string }) => updateReview(actor, input, { db: t.db });
+  const remove = (actor: Actor, reviewId: number) => deleteReview(actor, { reviewId }, { db: t.db });
+  const rowOf = (id: number) => t.db("reviews").where({ id }).first("rating", "comment");
+
+  it("changes the stars and words, rolls the gig and the seller up again exactly, and records the author's activity", async () => {
+    const { seller, a, b } = await shop("Edit Seller");
+    const buyer = await createUser(t.db, { name: "Edit Buyer" });
+    const first = await reviewed(buyer, seller, a, 5, "Great");
+    await reviewed(t.buyer, seller, a, 4);
+    await reviewed(buyer, seller, b, 3);
+    expect(await ratingOf("gigs", a)).toEqual({ rating: 4.5, count: 2 });
+
+    expect(await edit(memberActor(buyer), { reviewId: first.id, rating: 1 })).toEqual({ ok: true, value: { id: first.id } });
+    expect(await rowOf(first.id)).toEqual({ rating: 1, comment: "Great" });
+    expect(await ratingOf("gigs", a)).toEqual({ rating: 2.5, count: 2 });
+    expect(await ratingOf("users", seller.id)).toEqual({ rating: mean([1, 4, 3]), count: 3 });
+    await expectExact(seller, [a, b]);
+
+    expect((await edit(memberActor(buyer), { reviewId: first.id, comment: "  Slow in the end.  " })).ok).toBe(true);
+    expect(await rowOf(first.id)).toEqual({ rating: 1, comment: "Slow in the end." });
+    const activity = await t.db("activity").where({ user_id: buyer.id, kind: "review_edited" }).orderBy("id").pluck("details");
+    expect(activity).toEqual([
+      { gigId: a, reviewId: first.id, rating: 1 },
+      { gigId: a, reviewId: first.id },
+    ]);
+  });
+
+  it("deletes the review, rolls up from the reviews left (to none), and lets the order be reviewed again", async () => {
+    const { seller, a, b } = await shop("Delete Seller");
+    const buyer = await createUser(t.db, { name: "Delete Buyer" });
+    const only = await reviewed(buyer, seller, a, 2);
+    await reviewed(buyer, seller, b, 5);
+    expect(await remove(memberActor(buyer), only.id)).toEqual({ ok: true, value: null });
+    expect(await t.db("reviews").where({ id: only.id }).first()).toBeUndefined();
+    expect(await ratingOf("gigs", a)).toEqual({ rating: 0, count: 0 });
+    expect(await ratingOf("users", seller.id)).toEqual({ rating: 5, count: 1 });
+    await expectExact(seller, [a, b]);
+    expect(await t.db("activity").where({ user_id: buyer.id, kind: "review_deleted" }).pluck("details")).toEqual([{ gigId: a, reviewId: only.id }]);
+    expect((await review(memberActor(buyer), { gigId: a, orderId: only.orderId, rating: 4 })).ok).toBe(true);
+    await expectExact(seller, [a, b]);
+  });
+
+  it("another member's review is not found, the gig's seller's too, a visitor is refused, and nothing changes", async () => {
+    const { seller, a } = await shop("Guarded Seller");
+    const author = await createUser(t.db, { name: "Guarded Author" });
+    const stranger = await createUser(t.db, { name: "Guarded Stranger" });
+    const { id } = await reviewed(author, seller, a, 4, "Fine");
+    const before = { row: await rowOf(id), gig: await ratingOf("gigs", a), activity: await count("activity") };
+    for (const who of [stranger, seller]) {
+      expect(await edit(memberActor(who), { reviewId: id, rating: 1 })).toEqual({ ok: false, error: "not_found", code: "review.not_found", params: {} });
+      expect(await remove(memberActor(who), id)).toEqual({ ok: false, error: "not_found", code: "review.not_found", params: {} });
+    }
+    expect(await edit(memberActor(author), { reviewId: 987_654, rating: 1 })).toMatchObject({ ok: false, error: "not_found" });
+    expect(await edit(visitor, { reviewId: id, rating: 1 })).toMatchObject({ ok: false, error: "forbidden" });
+    expect(await remove(visitor, id)).toMatchObject({ ok: false, error: "forbidden" });
+    expect({ row: await rowOf(id), gig: await ratingOf("gigs", a), activity: await count("activity") }).toEqual(before);
+  });
+
+  it("refuses stars outside 1 to 5, a long comment, and a change of nothing, beside the field", async () => {
+    const { seller, a } = await shop("Strict Edit Seller");
+    const author = await createUser(t.db, { name: "Strict Author" });
+    const { id } = await reviewed(author, seller, a, 4, "Fine");
+    expect(await edit(memberActor(author), { reviewId: id, rating: 6 })).toMatchObject({
+      ok: false,
+      error: "invalid",
+      issues: { rating: [{ code: "schema" }] },
+    });
+    expect(await edit(memberActor(author), { reviewId: id, comment: "x".repeat(2001) })).toMatchObject({
+      ok: false,
+      error: "invalid",
+      issues: { comment: [{ code: "schema", message: "A review can have at most 2,000 characters" }] },
+    });
+    expect(await edit(memberActor(author), { reviewId: id })).toMatchObject({ ok: false, error: "invalid", issues: { rating: [{ code: "schema" }] } });
+    expect(await rowOf(id)).toEqual({ rating: 4, comment: "Fine" });
+  });
+
+  it("changes and deletes only within 7 days of posting: after that a conflict, and nothing changes", async () => {
+    const { seller, a } = await shop("Window Seller");
+    const author = await createUser(t.db, { name: "Window Author" });
+    const late = await reviewed(author, seller, a, 4, "Old");
+    const nearly = await reviewed(author, seller, a, 2, "Recent");
+    await t.db.raw(`UPDATE reviews SET created_at = now() - interval '7 days 1 minute' WHERE id = ?`, [late.id]);
+    await t.db.raw(`UPDATE reviews SET created_at = now() - interval '6 days 23 hours' WHERE id = ?`, [nearly.id]);
+    const before = { row: await rowOf(late.id), gig: await ratingOf("gigs", a), seller: await ratingOf("users", seller.id) };
+    const closed = { ok: false, error: "conflict", code: "review.edit_window_closed", params: { days: 7 } };
+    expect(await edit(memberActor(author), { reviewId: late.id, rating: 1 })).toEqual(closed);
+    expect(await remove(memberActor(author), late.id)).toEqual(closed);
+    expect({ row: await rowOf(late.id), gig: await ratingOf("gigs", a), seller: await ratingOf("users", seller.id) }).toEqual(before);
+    expect((await edit(memberActor(author), { reviewId: nearly.id, rating: 5 })).ok).toBe(true);
+    expect((await remove(memberActor(author), nearly.id)).ok).toBe(true);
+    await expectExact(seller, [a]);
+  });
+
+  it("keeps both roll-ups exact with edits, deletes and new reviews of one seller's gigs at once", async () => {
+    const { seller, a, b } = await shop("Rush Edit Seller");
+    const buyers = await Promise.all([1, 2, 3, 4].map((i) => createUser(t.db, { name: `Rush Editor ${i}` })));
+    const mine = await Promise.all(buyers.map((u, i) => reviewed(u, seller, i % 2 ? a : b, 1 + i)));
+    const fresh = await Promise.all(buyers.map(async (u, i) => ({ u, gigId: i % 2 ? b : a, orderId: await bought(u, seller, i % 2 ? b : a) })));
+    const [changes, added, twice] = await Promise.all([
+      Promise.all(mine.map(({ id }, i) => (i % 2 ? remove(memberActor(buyers[i]!), id) : edit(memberActor(buyers[i]!), { reviewId: id, rating: 5 })))),
+      Promise.all(fresh.map(({ u, gigId, orderId }) => review(memberActor(u), { gigId, orderId, rating: 3 }))),
+      // A review deleted again at the same moment: one of the two finds it gone.
+      remove(memberActor(buyers[1]!), mine[1]!.id),
+    ]);
+    expect([...changes, ...added, twice].filter((r) => !r.ok)).toEqual([{ ok: false, error: "not_found", code: "review.not_found", params: {} }]);
+    expect(await count("reviews", { id: mine[1]!.id })).toBe(0);
+    await expectExact(seller, [a, b]);
   });
 });
