@@ -24,4 +24,4 @@ const documentCall = call({
   },
 });
 
-export const API_CALLS: readonly ApiCall[] = [] = [documentCall, ...authCalls, ...orderCalls, ...reviewCalls, ...notificationCalls];
+export const API_CALLS: readonly ApiCall[] = [documentCall, ...authCalls, ...orderCalls, ...reviewCalls, ...notificationCalls];
