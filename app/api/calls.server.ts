@@ -9,6 +9,7 @@ import { authCalls } from "./calls/auth.server";
 import { orderCalls } from "./calls/orders.server";
 import { notificationCalls } from "./calls/notifications.server";
 import { reviewCalls } from "./calls/reviews.server";
+import { messageCalls } from "./calls/messages.server";
 
 const documentCall = call({
   method: "get",
@@ -24,4 +25,4 @@ const documentCall = call({
   },
 });
 
-export const API_CALLS: readonly ApiCall[] = [documentCall, ...authCalls, ...orderCalls, ...reviewCalls, ...notificationCalls];
+export const API_CALLS: readonly ApiCall[] = [documentCall, ...authCalls, ...orderCalls, ...reviewCalls, ...notificationCalls, ...messageCalls];

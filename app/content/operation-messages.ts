@@ -197,6 +197,8 @@ export const OPERATION_MESSAGES: { [C in FailureCode]: (params: FailureParams[C]
   "message.to_yourself": () => "You cannot send messages to yourself.",
   "message.empty": () => EMPTY_MESSAGE,
   "message.recipient_unavailable": () => "This member cannot receive messages any more.",
+  "message.file_unavailable": () => "A file is not one of your uploads, was used already, or waited too long: upload it again.",
+  "message.file_type": (p) => `${p.file} is not a file we accept here: attach images (JPEG, PNG, WebP, GIF) or PDFs`,
   "conversation.not_found": () => "We could not find that conversation.",
   "notification.not_found": () => "We could not find that notification.",
 

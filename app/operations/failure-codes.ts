@@ -139,6 +139,8 @@ export type FailureParams = {
   "message.to_yourself": Record<string, never>;
   "message.empty": Record<string, never>;
   "message.recipient_unavailable": Record<string, never>;
+  "message.file_unavailable": Record<string, never>;
+  "message.file_type": { file: string };
   "conversation.not_found": Record<string, never>;
   "notification.not_found": Record<string, never>;
 
