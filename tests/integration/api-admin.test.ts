@@ -38,12 +38,23 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const audits = (action: string, targetId: string | number) => t.db("admin_audit_log").where({ action, target_id: String(targetId) }).orderBy("id");
-const asAdmin = (method: string, template: string, path: string, body?: unknown) => api.call(method, template, path, { headers: from(), token: adminToken, body });
+const audits = (action: string, targetId: string | number) =>
+  t
+    .db("admin_audit_log")
+    .where({ action, target_id: String(targetId) })
+    .orderBy("id");
+const asAdmin = (method: string, template: string, path: string, body?: unknown) =>
+  api.call(method, template, path, { headers: from(), token: adminToken, body });
 
 /** A socket opened with an app token, connected. */
 async function socketOf(token: string): Promise<Socket> {
-  const socket = io(server.baseUrl, { transports: ["websocket"], reconnection: false, forceNew: true, auth: { token }, extraHeaders: { origin: server.baseUrl } });
+  const socket = io(server.baseUrl, {
+    transports: ["websocket"],
+    reconnection: false,
+    forceNew: true,
+    auth: { token },
+    extraHeaders: { origin: server.baseUrl },
+  });
   await new Promise<void>((resolve, reject) => {
     socket.once("connect", () => resolve());
     socket.once("connect_error", reject);
@@ -119,7 +130,13 @@ describe("GET /admin/users", () => {
     expect(all.status).toBe(200);
     expect(all.body.data.items.map((u: { id: number }) => u.id)).toEqual([found[2]!.id, found[1]!.id, found[0]!.id]);
     expect(all.body.data).toMatchObject({ total: 3, nextCursor: null });
-    expect(all.body.data.items[0]).toMatchObject({ name: "Other Nakimuli", email: "other.n@example.ug", role: "client", status: "suspended", lastActiveAt: null });
+    expect(all.body.data.items[0]).toMatchObject({
+      name: "Other Nakimuli",
+      email: "other.n@example.ug",
+      role: "client",
+      status: "suspended",
+      lastActiveAt: null,
+    });
     const clients = await asAdmin("get", "/admin/users", "/admin/users?search=NAKIMULI&role=client&status=active");
     expect(clients.body.data.items.map((u: { id: number }) => u.id)).toEqual([found[1]!.id]);
     const byEmail = await asAdmin("get", "/admin/users", "/admin/users?search=kato.n%40example");

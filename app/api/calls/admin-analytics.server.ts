@@ -57,7 +57,7 @@ export const Window = { range: z.enum(RANGE_NAMES), from: Iso.describe("Events a
 
 export function windowOf(range: Range, now: Date) {
   const w = periodWindow(range, now);
-  return { range, from: iso(w.from * 1000), to: iso(w.to * 1000) };
+  return { range, from: iso(new Date(w.from * 1000)), to: iso(new Date(w.to * 1000)) };
 }
 
 const CountryRow = z.object({ country: z.string(), sessions: count(), percentage: percent() });
@@ -77,7 +77,8 @@ const countriesOf = (rows: { country: string; users: number; percentage: number 
   rows.map((c) => ({ country: c.country, sessions: c.users, percentage: c.percentage }));
 const devicesOf = (rows: { device: string; count: number; percentage: number }[]) =>
   rows.map((d) => ({ device: d.device, sessions: d.count, percentage: d.percentage }));
-const sharesOf = (rows: { name: string; count: number; percentage: number }[]) => rows.map((r) => ({ name: r.name, sessions: r.count, percentage: r.percentage }));
+const sharesOf = (rows: { name: string; count: number; percentage: number }[]) =>
+  rows.map((r) => ({ name: r.name, sessions: r.count, percentage: r.percentage }));
 const conversionsOf = (c: { signups: number; orders: number; revenue: number; conversionRate: number }, usd: Rate) => ({
   signups: c.signups,
   orders: c.orders,
@@ -163,7 +164,7 @@ async function readRealTime(): Promise<z.input<typeof RealTime>> {
       sessionId: a.sessionId,
       action: a.action,
       page: a.page,
-      at: iso(a.at * 1000),
+      at: iso(new Date(a.at * 1000)),
     })),
   };
 }
@@ -302,7 +303,11 @@ export const adminAnalyticsCalls = [
       const hourly = points.length > 1 && points[1]!.at - points[0]!.at === 3600;
       return ok({
         ...windowOf(range, now),
-        pageViews: { total: views.total, unique: views.unique, topPages: views.pages.map((p) => ({ page: p.page, views: p.views, uniqueViews: p.unique_views })) },
+        pageViews: {
+          total: views.total,
+          unique: views.unique,
+          topPages: views.pages.map((p) => ({ page: p.page, views: p.views, uniqueViews: p.unique_views })),
+        },
         sessions: {
           total: sessions.activity.sessions,
           avgSessionDuration: sessions.activity.avgSessionDuration,
@@ -313,7 +318,10 @@ export const adminAnalyticsCalls = [
         browsers: sharesOf(sessions.browsers),
         referrers: sharesOf(byReferrer),
         conversions: conversionsOf(converted, usd),
-        traffic: { interval: hourly ? ("hour" as const) : ("day" as const), points: points.map((p) => ({ at: iso(p.at * 1000), views: p.views, sessions: p.sessions })) },
+        traffic: {
+          interval: hourly ? ("hour" as const) : ("day" as const),
+          points: points.map((p) => ({ at: iso(new Date(p.at * 1000)), views: p.views, sessions: p.sessions })),
+        },
       });
     },
   }),

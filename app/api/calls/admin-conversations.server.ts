@@ -61,7 +61,10 @@ const conversationOf = (c: AdminConversation): z.input<typeof Conversation> => (
   updatedAt: c.updatedAt,
 });
 
-const messageOf = (m: AdminMessage): z.input<typeof Message> => ({ ...m, sender: { id: m.sender.id, name: m.sender.name, avatarUrl: avatar(m.sender.avatarKey) } });
+const messageOf = (m: AdminMessage): z.input<typeof Message> => ({
+  ...m,
+  sender: { id: m.sender.id, name: m.sender.name, avatarUrl: avatar(m.sender.avatarKey) },
+});
 
 const blank = (v: unknown) => (v === "" ? undefined : v);
 

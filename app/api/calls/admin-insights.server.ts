@@ -31,7 +31,6 @@ const Member = z.object({ id: z.number().int(), name: z.string(), email: z.strin
 
 const REPORT_NAMES = Object.keys(EXPORT_REPORTS) as [ExportReport, ...ExportReport[]];
 
-
 export const adminInsightCalls = [
   call({
     method: "get",

@@ -79,10 +79,7 @@ const blank = (v: unknown) => (v === "" ? undefined : v);
 const UserListQuery = PageQuery.extend({
   search: z.string().trim().max(100, "Keep the search to at most 100 characters").default("").describe("Part of a name, email or username."),
   role: z.preprocess(blank, z.enum(USER_ROLES, { errorMap: () => ({ message: "role is client, freelancer or admin" }) }).optional()),
-  status: z.preprocess(
-    blank,
-    z.enum(USER_STATUSES, { errorMap: () => ({ message: "status is active, suspended, banned or deleted" }) }).optional(),
-  ),
+  status: z.preprocess(blank, z.enum(USER_STATUSES, { errorMap: () => ({ message: "status is active, suspended, banned or deleted" }) }).optional()),
   cursor: cursorOf("o"),
 });
 
