@@ -10,6 +10,7 @@ import { orderCalls } from "./calls/orders.server";
 import { notificationCalls } from "./calls/notifications.server";
 import { reviewCalls } from "./calls/reviews.server";
 import { messageCalls } from "./calls/messages.server";
+import { adminCalls } from "./calls/admin.server";
 
 const documentCall = call({
   method: "get",
@@ -25,4 +26,4 @@ const documentCall = call({
   },
 });
 
-export const API_CALLS: readonly ApiCall[] = [documentCall, ...authCalls, ...orderCalls, ...reviewCalls, ...notificationCalls, ...messageCalls];
+export const API_CALLS: readonly ApiCall[] = [documentCall, ...authCalls, ...orderCalls, ...reviewCalls, ...notificationCalls, ...messageCalls, ...adminCalls];

@@ -87,7 +87,9 @@ export function openApiDocument(calls: readonly ApiCall[], { fresh = false } = {
       responses: {
         [call.status ?? 200]: {
           description: "Done.",
-          content: { "application/json": { schema: z.object({ data: call.response, message: z.string().optional() }) } },
+          content: call.produces
+            ? { [call.produces]: { schema: call.response } }
+            : { "application/json": { schema: z.object({ data: call.response, message: z.string().optional() }) } },
         },
         ...Object.fromEntries(
           Object.entries(failures).map(([status, description]) => [status, { description, content: { "application/json": { schema: FailureSchema } } }]),

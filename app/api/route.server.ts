@@ -51,8 +51,10 @@ export type ApiCall<
   query?: Q;
   /** A JSON body's schema (strict: unknown fields are refused), or "multipart" for file uploads (parsed by the handler). */
   body?: B | "multipart";
-  /** The schema of the answer's `data`. */
+  /** The schema of the answer's `data`; with `produces`, of the whole body. */
   response: R;
+  /** A call whose handler writes a file instead of JSON (a CSV export): the document lists this type for its success. */
+  produces?: "text/csv";
   /** The success status; 200 unless said. */
   status?: 200 | 201 | 202;
   /** The call honours an `Idempotency-Key` header: a repeat with the same key and body gets the first answer. */

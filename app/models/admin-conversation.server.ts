@@ -37,21 +37,27 @@ const SUMMARY_COLUMNS = [
 ];
 
 /**
- * One page of conversations. `q` searches both participants' names and emails and the text of every
- * message; `filter` keeps the flagged ones, those with a message in the last 24 hours, or orders by the most
+ * One page of conversations (`offset`, when given, in place of the page's: the JSON API pages by cursor).
+ * `q` searches both participants' names and emails and the text of every message; `filter` keeps the flagged ones, those with a message in the last 24 hours, or orders by the most
  * messages (high volume). Flagged conversations come first (the off-platform flags messaging raised before
  * an admin's own), then the most recent activity; high volume is ordered by message count alone.
  */
 export async function listAdminConversations(
   db: Db,
-  { q = "", filter = "all", page = 1, limit = ADMIN_CONVERSATIONS_PAGE }: { q?: string; filter?: AdminConversationFilter; page?: number; limit?: number } = {},
+  {
+    q = "",
+    filter = "all",
+    page = 1,
+    limit = ADMIN_CONVERSATIONS_PAGE,
+    offset = (page - 1) * limit,
+  }: { q?: string; filter?: AdminConversationFilter; page?: number; limit?: number; offset?: number } = {},
 ): Promise<{ conversations: AdminConversation[]; more: boolean }> {
   const query = db("conversations as c")
     .leftJoin("messages as m", "m.id", "c.last_message_id")
     .leftJoin("users as s", "s.id", "m.sender_id")
     .select(SUMMARY_COLUMNS)
     .limit(limit + 1)
-    .offset((page - 1) * limit);
+    .offset(offset);
   if (filter === "flagged") query.whereNotNull("c.flagged_at");
   if (filter === "recent") query.where("c.last_message_at", ">", db.raw("now() - interval '24 hours'"));
   if (filter === "high_volume") {

@@ -25,6 +25,8 @@ export type AdminUserFilter = {
   id?: number;
   page: number;
   pageSize: number;
+  /** Rows to skip, in place of the page's (the JSON API pages by cursor). */
+  offset?: number;
 };
 
 /** `%` and `_` typed into a search are letters, not wildcards. */
@@ -62,7 +64,7 @@ export async function listUsersForAdmin(db: Db, f: AdminUserFilter): Promise<{ u
       { column: "u.id", order: "desc" },
     ])
     .limit(f.pageSize)
-    .offset((f.page - 1) * f.pageSize);
+    .offset(f.offset ?? (f.page - 1) * f.pageSize);
   return {
     total: Number(count),
     users: rows.map((u) => ({

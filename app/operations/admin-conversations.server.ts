@@ -24,7 +24,7 @@ type Options = { db?: Knex };
 /** The list (search, filter, page): a read of summaries, not of anyone's messages beyond the last one, so not audited. */
 export async function listConversationsForAdmin(
   actor: Actor,
-  input: { q: string; filter: AdminConversationFilter; page: number },
+  input: { q: string; filter: AdminConversationFilter; page: number; limit?: number; offset?: number },
   { db = getDb() }: Options = {},
 ): Promise<Result<{ conversations: AdminConversation[]; more: boolean }>> {
   if (!adminOf(actor)) return forbidden("access.admins_only");
@@ -39,7 +39,7 @@ export async function listConversationsForAdmin(
  */
 export async function readConversation(
   actor: Actor,
-  input: { conversationId: string; before?: number },
+  input: { conversationId: string; before?: number; limit?: number },
   { db }: Options = {},
 ): Promise<Result<{ conversation: AdminConversation; messages: AdminMessage[]; older: boolean }>> {
   if (!adminOf(actor)) return forbidden("access.admins_only");
@@ -48,7 +48,7 @@ export async function readConversation(
     async (tx) => {
       const conversation = await findAdminConversation(tx.trx, input.conversationId);
       if (!conversation) return notFound("conversation.not_found");
-      const page = await adminThreadPage(tx.trx, input.conversationId, { before: input.before });
+      const page = await adminThreadPage(tx.trx, input.conversationId, { before: input.before, limit: input.limit });
       await tx.audit({
         action: "conversation.read",
         targetType: "conversation",
