@@ -53,7 +53,14 @@ describe("GET /categories", () => {
     const answer = await api.call("get", "/categories", "/categories", { headers: from() });
     expect(answer.status).toBe(200);
     const items: { slug: string; gigCount: number; hidden: boolean }[] = answer.body.data.items;
-    expect(items.map((c) => c.slug)).toEqual(["graphics-design", "web-development", "writing-translation", "video-animation", "digital-marketing", "local-services"]);
+    expect(items.map((c) => c.slug)).toEqual([
+      "graphics-design",
+      "web-development",
+      "writing-translation",
+      "video-animation",
+      "digital-marketing",
+      "local-services",
+    ]);
     expect(items.find((c) => c.slug === "web-development")).toMatchObject({ name: "Web Development", gigCount: 2, hidden: false });
     expect(answer.body.data.nextCursor).toBeNull();
     const member = await api.call("get", "/categories", "/categories", { headers: from(), token: memberToken });

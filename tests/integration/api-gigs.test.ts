@@ -14,7 +14,7 @@ import { getEnv } from "~/server/env.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createCategory, createGig, createReview, createUser, type TestUser } from "../support/factories";
 import { startTestServer, type TestServer } from "../support/test-server";
-import { apiClient, createAppToken } from "../support/api";
+import { apiClient, createAppToken, type ApiAnswer } from "../support/api";
 
 const { prefix } = vi.hoisted(() => {
   const prefix = `t_apigigs_${process.pid}_${Date.now()}`;
@@ -86,7 +86,10 @@ async function allPages(template: string, url: string, options = {}) {
   let cursor: string | null = null;
   do {
     const sep = url.includes("?") ? "&" : "?";
-    const answer = await api.call("get", template, cursor ? `${url}${sep}cursor=${encodeURIComponent(cursor)}` : url, { headers: from(), ...options });
+    const answer: ApiAnswer = await api.call("get", template, cursor ? `${url}${sep}cursor=${encodeURIComponent(cursor)}` : url, {
+      headers: from(),
+      ...options,
+    });
     expect(answer.status).toBe(200);
     ids.push(...answer.body.data.items.map((g: { id: number }) => g.id));
     cursor = answer.body.data.nextCursor;
@@ -98,9 +101,29 @@ async function allPages(template: string, url: string, options = {}) {
 describe("GET /gigs", () => {
   it("lists visible gigs as cards with Money prices, filters and sorts them, and pages by cursor", async () => {
     const category = "video-animation";
-    const cheap = await createGig(t.db, { sellerId: seller.id, category, title: "Short video edit", packages: { basic: { priceUgx: 50_000, deliveryDays: 1 } }, rating: 4.8, reviewsCount: 3 });
-    const mid = await createGig(t.db, { sellerId: seller.id, category, title: "Explainer video", packages: { basic: { priceUgx: 200_000, deliveryDays: 7 } }, rating: 4.2, reviewsCount: 1 });
-    const dear = await createGig(t.db, { sellerId: other.id, category, title: "Advert animation", packages: { basic: { priceUgx: 900_000, deliveryDays: 14 } }, rating: 3.0 });
+    const cheap = await createGig(t.db, {
+      sellerId: seller.id,
+      category,
+      title: "Short video edit",
+      packages: { basic: { priceUgx: 50_000, deliveryDays: 1 } },
+      rating: 4.8,
+      reviewsCount: 3,
+    });
+    const mid = await createGig(t.db, {
+      sellerId: seller.id,
+      category,
+      title: "Explainer video",
+      packages: { basic: { priceUgx: 200_000, deliveryDays: 7 } },
+      rating: 4.2,
+      reviewsCount: 1,
+    });
+    const dear = await createGig(t.db, {
+      sellerId: other.id,
+      category,
+      title: "Advert animation",
+      packages: { basic: { priceUgx: 900_000, deliveryDays: 14 } },
+      rating: 3.0,
+    });
     await createGig(t.db, { sellerId: seller.id, category, title: "Draft video", status: "draft" });
     await createGig(t.db, { sellerId: seller.id, category, title: "Paused video", status: "paused" });
 
@@ -258,14 +281,25 @@ describe("GET /gigs/{id}", () => {
 
 describe("POST /gigs", () => {
   it("creates a draft, or a published gig buyers can find", async () => {
-    const draft = await api.call("post", "/gigs", "/gigs", { headers: from(), token: tokens.seller, body: { title: "Just a title", category: "writing-translation" } });
+    const draft = await api.call("post", "/gigs", "/gigs", {
+      headers: from(),
+      token: tokens.seller,
+      body: { title: "Just a title", category: "writing-translation" },
+    });
     expect(draft.status).toBe(201);
     expect(draft.body.data).toMatchObject({ title: "Just a title", status: "draft", startingPrice: null, packages: { basic: null } });
     expect(await gigRow(draft.body.data.id)).toMatchObject({ status: "draft", seller_id: seller.id });
 
-    const published = await api.call("post", "/gigs", "/gigs", { headers: from(), token: tokens.seller, body: validBody({ category: "writing-translation", publish: true }) });
+    const published = await api.call("post", "/gigs", "/gigs", {
+      headers: from(),
+      token: tokens.seller,
+      body: validBody({ category: "writing-translation", publish: true }),
+    });
     expect(published.status).toBe(201);
-    expect(published.body.data).toMatchObject({ status: "published", packages: { basic: { name: "Starter", revisions: 2, price: { ugx: 75_000 } }, standard: { name: "Standard" } } });
+    expect(published.body.data).toMatchObject({
+      status: "published",
+      packages: { basic: { name: "Starter", revisions: 2, price: { ugx: 75_000 } }, standard: { name: "Standard" } },
+    });
     const listed = await api.call("get", "/gigs", "/gigs?category=writing-translation", { headers: from() });
     expect(listed.body.data.items.map((g: { id: number }) => g.id)).toEqual([published.body.data.id]);
   });
@@ -279,14 +313,27 @@ describe("POST /gigs", () => {
     });
     expect(answer.status).toBe(400);
     expect(answer.body.code).toBe("request.invalid");
-    expect(Object.keys(answer.body.issues).sort()).toEqual(["description", "packages.basic.deliveryDays", "packages.basic.priceUgx", "packages.premium.priceUgx"]);
-    const unknown = await api.call("post", "/gigs", "/gigs", { headers: from(), token: tokens.seller, body: validBody({ category: "no-such-category", isFeatured: true }) });
+    expect(Object.keys(answer.body.issues).sort()).toEqual([
+      "description",
+      "packages.basic.deliveryDays",
+      "packages.basic.priceUgx",
+      "packages.premium.priceUgx",
+    ]);
+    const unknown = await api.call("post", "/gigs", "/gigs", {
+      headers: from(),
+      token: tokens.seller,
+      body: validBody({ category: "no-such-category", isFeatured: true }),
+    });
     expect(unknown.status).toBe(400);
     expect(Object.keys(unknown.body.issues)).toEqual(["form"]);
     const category = await api.call("post", "/gigs", "/gigs", { headers: from(), token: tokens.seller, body: validBody({ category: "no-such-category" }) });
     expect(category.status).toBe(400);
     expect(category.body.issues.category[0].code).toBe("gig.category_unknown");
-    const image = await api.call("post", "/gigs", "/gigs", { headers: from(), token: tokens.seller, body: validBody({ images: ["00000000-0000-0000-0000-000000000000"] }) });
+    const image = await api.call("post", "/gigs", "/gigs", {
+      headers: from(),
+      token: tokens.seller,
+      body: validBody({ images: ["00000000-0000-0000-0000-000000000000"] }),
+    });
     expect(image.status).toBe(400);
     expect(image.body.issues.images[0].code).toBe("gig.image_not_yours");
     expect(await gigsOf(seller.id)).toBe(before);
@@ -377,17 +424,18 @@ describe("POST /gigs/{id}/images", () => {
     form.append("file", file, name);
     return api.call("post", "/gigs/{id}/images", `/gigs/${gigId}/images`, { headers: from(), token, raw: form });
   };
+  const pngFile = () => new Blob([new Uint8Array(png)], { type: "image/png" });
   const imagesOf = (gigId: number) => t.db("gig_images").where({ gig_id: gigId }).orderBy("position").pluck("storage_key");
 
   it("stores an image and adds it to the gig, which keeps its status", async () => {
     const gig = await createGig(t.db, { sellerId: seller.id, status: "paused" });
-    const answer = await upload(gig.id, tokens.seller, new Blob([png], { type: "image/png" }));
+    const answer = await upload(gig.id, tokens.seller, pngFile());
     expect(answer.status).toBe(201);
     const [image] = answer.body.data.images;
     expect(image.thumb).toBe(`/media/${image.key}-thumb.webp`);
     expect(await imagesOf(gig.id)).toEqual([image.key]);
     expect(await gigRow(gig.id)).toMatchObject({ status: "paused" });
-    const second = await upload(gig.id, tokens.seller, new Blob([png], { type: "image/png" }));
+    const second = await upload(gig.id, tokens.seller, pngFile());
     expect(second.body.data.images.map((i: { key: string }) => i.key)).toEqual(await imagesOf(gig.id));
     expect(second.body.data.images).toHaveLength(2);
   });
@@ -398,19 +446,19 @@ describe("POST /gigs/{id}/images", () => {
     const text = await upload(gig.id, tokens.seller, new Blob(["just some words"], { type: "image/png" }), "notes.png");
     expect(text.status).toBe(400);
     expect(Object.keys(text.body.issues)).toEqual(["file"]);
-    const huge = await upload(gig.id, tokens.seller, new Blob([Buffer.alloc(6 * 1024 * 1024, 1)], { type: "image/png" }));
+    const huge = await upload(gig.id, tokens.seller, new Blob([new Uint8Array(6 * 1024 * 1024).fill(1)], { type: "image/png" }));
     expect(huge.status).toBe(413);
     expect(huge.body.code).toBe("image.too_many_bytes");
     const theirs = await createGig(t.db, { sellerId: other.id });
-    expect((await upload(theirs.id, tokens.seller, new Blob([png], { type: "image/png" }))).status).toBe(404);
+    expect((await upload(theirs.id, tokens.seller, pngFile())).status).toBe(404);
     expect(await imagesOf(gig.id)).toEqual([]);
     expect(await imagesOf(theirs.id)).toEqual([]);
     expect(await t.db("uploads").count({ n: "*" }).first()).toEqual(uploadsBefore);
     const json = await api.send("post", `/gigs/${gig.id}/images`, { headers: from(), token: tokens.seller, body: { file: "x" } });
     expect(json.status).toBe(415);
 
-    for (let i = 0; i < 5; i++) expect((await upload(gig.id, tokens.seller, new Blob([png], { type: "image/png" }))).status).toBe(201);
-    const sixth = await upload(gig.id, tokens.seller, new Blob([png], { type: "image/png" }));
+    for (let i = 0; i < 5; i++) expect((await upload(gig.id, tokens.seller, pngFile())).status).toBe(201);
+    const sixth = await upload(gig.id, tokens.seller, pngFile());
     expect(sixth.status).toBe(400);
     expect(sixth.body.issues.file[0].code).toBe("gig.too_many_images");
     expect(await imagesOf(gig.id)).toHaveLength(5);

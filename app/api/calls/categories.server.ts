@@ -33,7 +33,12 @@ async function categoriesFor(actor: Actor): Promise<CategoryAnswer[]> {
 }
 
 /** A page's cursor is how many categories came before it. */
-const CategoryQuery = PageQuery.extend({ cursor: z.string().regex(/^\d{1,6}$/, "cursor is a nextCursor of this list").optional() });
+const CategoryQuery = PageQuery.extend({
+  cursor: z
+    .string()
+    .regex(/^\d{1,6}$/, "cursor is a nextCursor of this list")
+    .optional(),
+});
 
 export const categoryCalls = [
   call({

@@ -248,7 +248,12 @@ export const IdOrSlug = z.object({
 // A seller's gigs.
 
 const UserParams = z.object({ id: z.string().regex(/^(\d{1,15}|[A-Za-z0-9_]{3,30})$/, "id is a member's number or username") });
-const SellerQuery = PageQuery.extend({ cursor: z.string().regex(/^\d{1,16}$/, "cursor is a nextCursor of this list").optional() });
+const SellerQuery = PageQuery.extend({
+  cursor: z
+    .string()
+    .regex(/^\d{1,16}$/, "cursor is a nextCursor of this list")
+    .optional(),
+});
 
 /**
  * A seller's gigs, newest first: the published ones a buyer may see, or, to the seller themselves, every gig

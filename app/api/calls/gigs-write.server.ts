@@ -140,7 +140,8 @@ function webRequest(req: ExpressRequest): Request {
   } as RequestInit);
 }
 
-const unreadable = (): Failure => invalid({ file: [{ code: "schema", message: "The body is not a multipart form we could read: send the image in the field `file`." }] });
+const unreadable = (): Failure =>
+  invalid({ file: [{ code: "schema", message: "The body is not a multipart form we could read: send the image in the field `file`." }] });
 
 /**
  * The image in the multipart body's `file` field, read as the gig editor reads its form (the same part and
