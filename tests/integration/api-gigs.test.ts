@@ -339,6 +339,18 @@ describe("POST /gigs", () => {
     expect(await gigsOf(seller.id)).toBe(before);
   });
 
+  it("with an Idempotency-Key, a repeat gets the first answer and creates nothing more", async () => {
+    const before = await gigsOf(other.id);
+    const headers = { ...from(), "Idempotency-Key": "create-gig-once-1" };
+    const first = await api.call("post", "/gigs", "/gigs", { headers, token: tokens.other, body: validBody({ title: "Only once" }) });
+    const again = await api.call("post", "/gigs", "/gigs", { headers, token: tokens.other, body: validBody({ title: "Only once" }) });
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body.data.id).toBe(first.body.data.id);
+    expect(await gigsOf(other.id)).toBe(before + 1);
+  });
+
   it("is 403 for a client's token and 401 without one", async () => {
     const before = await gigsOf(client.id);
     const asClient = await api.call("post", "/gigs", "/gigs", { headers: from(), token: tokens.client, body: validBody() });
@@ -454,6 +466,8 @@ describe("POST /gigs/{id}/images", () => {
     expect(await imagesOf(gig.id)).toEqual([]);
     expect(await imagesOf(theirs.id)).toEqual([]);
     expect(await t.db("uploads").count({ n: "*" }).first()).toEqual(uploadsBefore);
+    const asClient = await upload(gig.id, tokens.client, pngFile());
+    expect(asClient.status).toBe(403);
     const json = await api.send("post", `/gigs/${gig.id}/images`, { headers: from(), token: tokens.seller, body: { file: "x" } });
     expect(json.status).toBe(415);
 
