@@ -11,6 +11,7 @@ import { notificationCalls } from "./calls/notifications.server";
 import { reviewCalls } from "./calls/reviews.server";
 import { messageCalls } from "./calls/messages.server";
 import { adminCalls } from "./calls/admin.server";
+import { gigCalls } from "./calls/gigs.server";
 
 const documentCall = call({
   method: "get",
@@ -26,4 +27,4 @@ const documentCall = call({
   },
 });
 
-export const API_CALLS: readonly ApiCall[] = [documentCall, ...authCalls, ...orderCalls, ...reviewCalls, ...notificationCalls, ...messageCalls, ...adminCalls];
+export const API_CALLS: readonly ApiCall[] = [documentCall, ...authCalls, ...orderCalls, ...reviewCalls, ...notificationCalls, ...messageCalls, ...adminCalls, ...gigCalls];

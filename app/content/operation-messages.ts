@@ -138,6 +138,7 @@ export const OPERATION_MESSAGES: { [C in FailureCode]: (params: FailureParams[C]
   "gig.not_published": () => "Only a published gig can be paused.",
   "gig.not_paused": () => "Only a paused gig can be published again this way.",
   "gig.open_orders": () => "This gig has orders in progress. Pause it instead, and delete it once they are finished.",
+  "gig.too_many_images": ({ max }) => `A gig can have at most ${max} images`,
 
   "order.not_found": () => NO_SUCH_ORDER,
   "order.not_allowed_now": ({ status }) =>

@@ -73,6 +73,7 @@ export type FailureParams = {
   "gig.not_published": Record<string, never>;
   "gig.not_paused": Record<string, never>;
   "gig.open_orders": Record<string, never>;
+  "gig.too_many_images": { max: number };
 
   // Orders and disputes (ADR 014).
   "order.not_found": Record<string, never>;
