@@ -31,7 +31,7 @@ const DOOR_FAILURES: Record<number, string> = {
 };
 const FAILURES: Record<number, string> = {
   401: "No token, or one that is not valid, expired or revoked.",
-  403: "The token's member may not do this.",
+  403: "The caller (the token's member, or a visitor) may not do this; `code` says why.",
   404: "No such record, or not yours.",
   409: "The record is not in a state that allows this; `code` says why.",
 };
@@ -50,7 +50,8 @@ export function openApiDocument(calls: readonly ApiCall[], { fresh = false } = {
   registry.register("Failure", FailureSchema);
   for (const call of calls) {
     const failures: Record<number, string> = { ...DOOR_FAILURES };
-    if (call.access !== "public") Object.assign(failures, { 401: FAILURES[401], 403: FAILURES[403] });
+    // 403 for every call: a public one's operation may refuse too (a suspended member's sign-in).
+    Object.assign(failures, call.access === "public" ? { 403: FAILURES[403] } : { 401: FAILURES[401], 403: FAILURES[403] });
     for (const status of call.failures ?? []) failures[status] = FAILURES[status]!;
     const body = call.body;
     registry.registerPath({

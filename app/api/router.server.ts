@@ -7,7 +7,7 @@
  * before this router (app/analytics/router.server.ts).
  */
 import { createHash } from "node:crypto";
-import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import express, { Router, type Request, type RequestHandler, type Response } from "express";
 import { z, type ZodTypeAny } from "zod";
 import { claimKey, releaseKey, saveAnswer } from "~/models/idempotency-key.server";
 import { endReusedAppSession, getSessionUser, type SessionUser } from "~/models/session.server";

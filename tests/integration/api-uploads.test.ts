@@ -29,7 +29,7 @@ let t: TestDatabase;
 let server: TestServer;
 let api: ReturnType<typeof apiClient>;
 let uploadDir: string;
-let PNG: Buffer;
+let PNG: Uint8Array<ArrayBuffer>;
 
 const PDF = new TextEncoder().encode("%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n");
 const TEXT = new TextEncoder().encode("Requirements: a logo in green and gold.\n");
@@ -42,9 +42,11 @@ beforeAll(async () => {
   uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), "soko-api-uploads-"));
   server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: prefix, TRUST_PROXY: "loopback", UPLOAD_DIR: uploadDir });
   api = apiClient(server.baseUrl);
-  PNG = await sharp({ create: { width: 64, height: 48, channels: 3, background: "#2e7d32" } })
-    .png()
-    .toBuffer();
+  PNG = new Uint8Array(
+    await sharp({ create: { width: 64, height: 48, channels: 3, background: "#2e7d32" } })
+      .png()
+      .toBuffer(),
+  );
 });
 afterAll(async () => {
   await server?.stop();
@@ -62,7 +64,7 @@ async function memberWithToken(role: "client" | "freelancer" = "client") {
   return { user, token: await createAppToken(t.db, user.id) };
 }
 
-type Part = { name: string; bytes: Uint8Array; type?: string; field?: string };
+type Part = { name: string; bytes: Uint8Array<ArrayBuffer>; type?: string; field?: string };
 function form(...parts: Part[]) {
   const body = new FormData();
   for (const p of parts) body.append(p.field ?? "file", new File([p.bytes], p.name, { type: p.type ?? "application/octet-stream" }));

@@ -28,7 +28,7 @@ let t: TestDatabase;
 let server: TestServer;
 let api: ReturnType<typeof apiClient>;
 let uploadDir: string;
-let PNG: Buffer;
+let PNG: Uint8Array<ArrayBuffer>;
 
 beforeAll(async () => {
   expect(getEnv().QUEUE_PREFIX).toBe(prefix);
@@ -36,9 +36,11 @@ beforeAll(async () => {
   uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), "soko-api-users-"));
   server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: prefix, TRUST_PROXY: "loopback", UPLOAD_DIR: uploadDir });
   api = apiClient(server.baseUrl);
-  PNG = await sharp({ create: { width: 40, height: 30, channels: 3, background: "#1565c0" } })
-    .png()
-    .toBuffer();
+  PNG = new Uint8Array(
+    await sharp({ create: { width: 40, height: 30, channels: 3, background: "#1565c0" } })
+      .png()
+      .toBuffer(),
+  );
 });
 afterAll(async () => {
   await server?.stop();
@@ -58,7 +60,7 @@ async function memberWithToken(options: Parameters<typeof createUser>[1] = {}) {
 
 const filesIn = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((name) => name.endsWith(".webp")) : []);
 
-function fileForm(name: string, bytes: Uint8Array, type: string, field = "file") {
+function fileForm(name: string, bytes: Uint8Array<ArrayBuffer>, type: string, field = "file") {
   const form = new FormData();
   form.append(field, new File([bytes], name, { type }));
   return form;
@@ -91,10 +93,13 @@ describe("GET /users/profile", () => {
     expect(JSON.stringify(answer.body)).not.toMatch(/password|mobile/i);
   });
 
-  it("is 401 without a token", async () => {
+  it("is 401 without a token, and 405 naming each method once for another method", async () => {
     const answer = await api.call("get", "/users/profile", "/users/profile", { headers: from() });
     expect(answer.status).toBe(401);
     expect(answer.body.code).toBe("token.missing");
+    const method = await api.send("delete", "/users/profile", { headers: from() });
+    expect(method.status).toBe(405);
+    expect(method.headers.get("allow")).toBe("GET, PUT");
   });
 });
 

@@ -125,11 +125,11 @@ const MemberParams = z.object({
 });
 
 const DirectoryQuery = PageQuery.extend({
-  skill: z.string().trim().min(1).max(40).optional().describe("One of their skills, whatever its case."),
-  category: z.string().trim().min(1).max(60).optional().describe("A category's slug or id: freelancers with a published gig in it."),
-  location: z.string().trim().min(1).max(100).optional().describe("Part of their location, whatever its case."),
+  skill: z.string().trim().max(40).optional().describe("One of their skills, whatever its case."),
+  category: z.string().trim().max(60).optional().describe("A category's slug or id: freelancers with a published gig in it."),
+  location: z.string().trim().max(100).optional().describe("Part of their location, whatever its case."),
   rating: z.coerce.number({ invalid_type_error: "rating is a number from 0 to 5" }).min(0).max(5).optional().describe("The lowest rating."),
-  level: z.string().trim().min(1).max(40).optional().describe("Their level, whatever its case: New Seller, Level 1, Level 2, Top Rated."),
+  level: z.string().trim().max(40).optional().describe("Their level, whatever its case: New Seller, Level 1, Level 2, Top Rated."),
   cursor: z
     .string()
     .max(500)
@@ -226,7 +226,7 @@ export const userCalls = [
     path: "/users/freelancers",
     operationId: "listFreelancers",
     summary: "The directory of freelancers",
-    description: "Active freelancers, best rated first (then by id), filtered by skill, category, location, lowest rating and level.",
+    description: "Active freelancers, best rated first (then by id), filtered by skill, category, location, lowest rating and level; an empty filter is none.",
     tag: "Users",
     access: "public",
     query: DirectoryQuery,
