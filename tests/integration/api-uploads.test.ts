@@ -6,29 +6,33 @@
  * 400 over the storage cap). Each answer is checked against the OpenAPI document.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { takeUploadedFiles } from "~/models/uploaded-file.server";
+import { uploadDocuments } from "~/operations/uploads.server";
 import { MAX_STORED_BYTES } from "~/server/files/upload-quota.server";
+import { closeLimitRedis } from "~/server/rate-limit.server";
 import { closeRedis } from "~/server/redis.server";
 import { getEnv } from "~/server/env.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createUser } from "../support/factories";
+import { memberActor } from "../support/orders";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { apiClient, createAppToken } from "../support/api";
 
-const { prefix } = vi.hoisted(() => {
+const { prefix, uploadDir } = vi.hoisted(() => {
   const prefix = `t_apiuploads_${process.pid}_${Date.now()}`;
   process.env.QUEUE_PREFIX = prefix;
-  return { prefix };
+  // The server's upload directory is this process's too, so an operation called here stores where the server does.
+  const uploadDir = `${process.env.TMPDIR ?? "/tmp"}/soko-api-uploads-${process.pid}-${Date.now()}`;
+  process.env.UPLOAD_DIR = uploadDir;
+  return { prefix, uploadDir };
 });
 
 let t: TestDatabase;
 let server: TestServer;
 let api: ReturnType<typeof apiClient>;
-let uploadDir: string;
 let PNG: Uint8Array<ArrayBuffer>;
 
 const PDF = new TextEncoder().encode("%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n");
@@ -39,7 +43,8 @@ const BINARY = new Uint8Array([0x00, 0xff, 0xfe, 0x01, 0x02, 0x03, 0x80, 0x81]);
 beforeAll(async () => {
   expect(getEnv().QUEUE_PREFIX).toBe(prefix);
   t = await createTestDatabase();
-  uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), "soko-api-uploads-"));
+  expect(getEnv().UPLOAD_DIR).toBe(uploadDir);
+  fs.mkdirSync(uploadDir, { recursive: true });
   server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX: prefix, TRUST_PROXY: "loopback", UPLOAD_DIR: uploadDir });
   api = apiClient(server.baseUrl);
   PNG = new Uint8Array(
@@ -51,6 +56,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   await closeRedis();
+  await closeLimitRedis();
   await t?.drop();
   if (uploadDir) fs.rmSync(uploadDir, { recursive: true, force: true });
 });
@@ -206,6 +212,13 @@ describe("POST /upload/document", () => {
     });
     expect(broken.status).toBe(400);
     expect(await count("uploaded_files", { user_id: user.id })).toBe(0);
+  });
+
+  it("deletes the stored files when their record cannot be written", async () => {
+    const gone = { id: 2 ** 40, name: "Gone Member", username: "gone_member", email: "gone@example.ug", role: "client" as const };
+    const before = documents().length;
+    await expect(uploadDocuments(memberActor(gone), { files: [{ name: "notes.txt", bytes: TEXT }] }, { db: t.db })).rejects.toThrow(/foreign key/);
+    expect(documents()).toHaveLength(before);
   });
 
   it("refuses a document past the member's storage cap beside `file` (400), storing nothing", async () => {
