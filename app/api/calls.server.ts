@@ -12,6 +12,8 @@ import { reviewCalls } from "./calls/reviews.server";
 import { messageCalls } from "./calls/messages.server";
 import { adminCalls } from "./calls/admin.server";
 import { gigCalls } from "./calls/gigs.server";
+import { uploadCalls } from "./calls/uploads.server";
+import { userCalls } from "./calls/users.server";
 
 const documentCall = call({
   method: "get",
@@ -27,4 +29,4 @@ const documentCall = call({
   },
 });
 
-export const API_CALLS: readonly ApiCall[] = [documentCall, ...authCalls, ...orderCalls, ...reviewCalls, ...notificationCalls, ...messageCalls, ...adminCalls, ...gigCalls];
+export const API_CALLS: readonly ApiCall[] = [documentCall, ...authCalls, ...orderCalls, ...reviewCalls, ...notificationCalls, ...messageCalls, ...adminCalls, ...gigCalls, ...userCalls, ...uploadCalls];

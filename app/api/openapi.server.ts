@@ -25,7 +25,7 @@ const FailureSchema = z
 const DOOR_FAILURES: Record<number, string> = {
   400: "The request is not right: malformed JSON, an unknown or wrong field (see `issues`).",
   401: "A token was needed, or the one sent is not valid, has expired or was revoked.",
-  403: "The token's member (or a visitor) may not do this.",
+  403: "The caller (the token's member, or a visitor) may not do this; `code` says why.",
   413: "The body is too large.",
   415: "The body is not of the type this call takes.",
   429: "Too many calls: wait `Retry-After` seconds.",

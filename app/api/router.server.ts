@@ -39,7 +39,8 @@ export function apiRouter(calls: readonly ApiCall[]): Router {
   }
   // A path we serve with another method is 405 with what it takes; any other path under /api/v1 is 404.
   router.all(`${API_PREFIX}/*`, (req, res) => {
-    const allow = ordered.filter((c) => matches(c.path, req.path.slice(API_PREFIX.length))).map((c) => c.method.toUpperCase());
+    // Once each: a path can match a static call and a parameter one (`/users/profile` and `/users/{id}`).
+    const allow = [...new Set(ordered.filter((c) => matches(c.path, req.path.slice(API_PREFIX.length))).map((c) => c.method.toUpperCase()))];
     if (allow.length) return sendCoded(res, 405, { code: "request.method_not_allowed", params: { allow: allow.join(", ") } }, { Allow: allow.join(", ") });
     sendCoded(res, 404, { code: "request.unknown_call", params: {} });
   });

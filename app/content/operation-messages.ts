@@ -121,6 +121,12 @@ export const OPERATION_MESSAGES: { [C in FailureCode]: (params: FailureParams[C]
 
   "upload.storage_full": ({ storedBytes, maxBytes }) =>
     `These files would take you past the ${amount(maxBytes)} of files one member may keep on Soko (yours take ${amount(storedBytes)} now).`,
+  "upload.no_file": () => "Choose a file to upload",
+  "upload.too_many_files": ({ max }) => `Attach at most ${max} files`,
+  "upload.file_empty": ({ file }) => `${file} is empty`,
+  "upload.file_too_large": ({ file, maxMegabytes }) => `${file} is over ${maxMegabytes} MB`,
+  "upload.file_wrong_type": ({ file }) =>
+    `${file} is not a file we accept: attach PDF, images (JPEG, PNG, WebP, GIF), ZIP, Word or Excel documents, or plain text`,
   "image.empty": (p) => image(p, "Choose an image to upload"),
   "image.too_many_bytes": (p) => image(p, `Images can be at most ${p.maxMegabytes} MB`),
   "image.wrong_type": (p) => image(p, "Upload a JPEG, PNG or WebP image"),

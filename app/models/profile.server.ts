@@ -48,10 +48,19 @@ export type PublicProfile = {
 /** What anyone may see of an active member; null for unknown usernames and for suspended or banned members. */
 export async function getPublicProfile(db: Db, username: string): Promise<PublicProfile | null> {
   if (!/^[a-z0-9_]{3,30}$/.test(username)) return null;
-  const u = await db("users").where({ username, status: "active" }).whereNot({ role: "admin" }).first();
+  return publicProfileOf(await db("users").where({ username, status: "active" }).whereNot({ role: "admin" }).first());
+}
+
+/** The same by the member's id (the JSON API names members by id or username). */
+export async function getPublicProfileById(db: Db, id: number): Promise<PublicProfile | null> {
+  if (!Number.isSafeInteger(id) || id <= 0) return null;
+  return publicProfileOf(await db("users").where({ id, status: "active" }).whereNot({ role: "admin" }).first());
+}
+
+function publicProfileOf(u: Record<string, any> | undefined): PublicProfile | null {
   if (!u) return null;
   return {
-    id: u.id,
+    id: Number(u.id),
     name: u.name,
     username: u.username,
     role: u.role,

@@ -55,6 +55,11 @@ export type FailureParams = {
 
   // Stored files (ADR 031) and images.
   "upload.storage_full": { storedBytes: number; maxBytes: number };
+  "upload.no_file": Record<string, never>;
+  "upload.too_many_files": { max: number };
+  "upload.file_empty": { file: string };
+  "upload.file_too_large": { file: string; maxMegabytes: number };
+  "upload.file_wrong_type": { file: string };
   "image.empty": ImageParams;
   "image.too_many_bytes": ImageParams & { maxMegabytes: number };
   "image.wrong_type": ImageParams;

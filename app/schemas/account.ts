@@ -35,19 +35,34 @@ export const RegisterSchema = withConfirmation({
   role: z.enum(["client", "freelancer"], { errorMap: () => ({ message: "Choose Hire or Work" }) }).default("client"),
 });
 
+/** A profile list's items, unique, trimmed and without empty ones; an item with commas is several (as the form splits them). */
+const uniqueItems = (items: string[]) => [
+  ...new Set(
+    items
+      .flatMap((s) => s.split(","))
+      .map((x) => x.trim())
+      .filter(Boolean),
+  ),
+];
+
+const listItems = (max: number, each: number, label: string) =>
+  z.array(z.string().max(each, `Each of your ${label} can have at most ${each} characters`)).max(max, `List at most ${max} ${label}`);
+
+/** A list typed as one comma-separated field (the settings form). */
 const list = (max: number, each: number, label: string) =>
   z
     .string()
     .max(max * (each + 2), `Too many ${label}`)
-    .transform((s) => [
-      ...new Set(
-        s
-          .split(",")
-          .map((x) => x.trim())
-          .filter(Boolean),
-      ),
-    ])
-    .pipe(z.array(z.string().max(each, `Each of your ${label} can have at most ${each} characters`)).max(max, `List at most ${max} ${label}`));
+    .transform((s) => uniqueItems([s]))
+    .pipe(listItems(max, each, label));
+
+/** The same list sent as an array (the JSON API): the same rules once split, trimmed and made unique. */
+const arrayList = (max: number, each: number, label: string) =>
+  z
+    .array(z.string().max(max * (each + 2), `Too many ${label}`), { invalid_type_error: `List your ${label} as an array of words` })
+    .max(max * 2, `List at most ${max} ${label}`)
+    .transform(uniqueItems)
+    .pipe(listItems(max, each, label));
 
 export const FreelancerRegisterSchema = withConfirmation({
   name,
@@ -95,13 +110,20 @@ export const ResetPasswordSchema = withConfirmation({ token: z.string().max(200)
 /** What a reset link that is unknown, used or expired says (its page, and its form when posted). */
 export const RESET_LINK_EXPIRED = "This reset link has expired or was already used. Ask for a new one.";
 
+export const bio = z.string().trim().max(2000, "A bio has at most 2,000 characters");
+export const location = z.string().trim().max(100, "A location has at most 100 characters");
+
 export const ProfileSchema = z.object({
   name,
-  bio: z.string().trim().max(2000, "A bio has at most 2,000 characters").default(""),
-  location: z.string().trim().max(100, "A location has at most 100 characters").default(""),
+  bio: bio.default(""),
+  location: location.default(""),
   skills: list(20, 40, "skills").default(""),
   languages: list(10, 40, "languages").default(""),
 });
+
+/** The profile's lists as arrays, for the JSON API (same limits as the form's). */
+export const skillsArray = arrayList(20, 40, "skills");
+export const languagesArray = arrayList(10, 40, "languages");
 
 export const NotificationsSchema = z.object({
   emailOrders: z.literal("on").optional(),

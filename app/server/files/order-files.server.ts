@@ -24,7 +24,7 @@ export class InvalidOrderFileError extends Error {
 
 /** Files refused by the member's upload quota (upload-quota.server.ts): 429 or 503 with Retry-After, or 400 over the storage cap. */
 export class UploadRefusedError extends InvalidOrderFileError {
-  constructor(refusal: UploadRefusal) {
+  constructor(readonly refusal: UploadRefusal) {
     super(refusal.message);
     this.status = refusal.status;
     this.retryAfter = refusal.retryAfter;
