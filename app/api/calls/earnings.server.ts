@@ -8,6 +8,8 @@ import { getPayoutByReference, listPayoutsPage, type PayoutRow } from "~/models/
 import { getSettings } from "~/models/user.server";
 import { forbidden, notFound, ok } from "~/operations/core.server";
 import { requestWithdrawal } from "~/operations/payments.server";
+import { updateBilling } from "~/operations/account-settings.server";
+import { BillingSchema } from "~/schemas/account";
 import { getDb } from "~/server/db.server";
 import { getEnv } from "~/server/env.server";
 import { maskMsisdn, payoutHoldUntil } from "~/domain/mobile-money";
@@ -133,6 +135,23 @@ export const earningsCalls = [
       ]);
       const { items, nextCursor } = pageFrom(rows, query.limit);
       return ok({ items: items.map((p) => payoutView(p, rate)), nextCursor });
+    },
+  }),
+  call({
+    method: "put",
+    path: "/payouts/number",
+    operationId: "setPayoutNumber",
+    summary: "Set the mobile-money number earnings are paid to",
+    description:
+      "As Settings › Billing: it takes the current password, the member is told by notification and mail, and withdrawals to a new number wait 24 hours.",
+    tag: "Earnings",
+    access: "member",
+    body: BillingSchema.strict(),
+    response: z.object({ changed: z.boolean(), number: z.string().describe("The number, masked (****3456)."), heldUntil: Iso.nullable() }),
+    async handle({ actor, body }) {
+      const result = await updateBilling(actor, body);
+      if (!result.ok) return result;
+      return ok({ changed: result.value.changed, number: maskMsisdn(body.mobileMoneyNumber), heldUntil: result.value.holdUntil ? iso(result.value.holdUntil) : null });
     },
   }),
 ];
