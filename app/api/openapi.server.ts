@@ -31,10 +31,11 @@ const DOOR_FAILURES: Record<number, string> = {
 };
 const FAILURES: Record<number, string> = {
   401: "No token, or one that is not valid, expired or revoked.",
-  403: "The token's member may not do this.",
+  403: "The token's member may not do this, or this account may not (suspended, for instance); `code` says why.",
   404: "No such record, or not yours.",
   409: "The record is not in a state that allows this; `code` says why.",
 };
+const PUBLIC_401 = "A token was sent that is not valid, expired or revoked (this call needs none).";
 
 let cached: object | null = null;
 
@@ -50,7 +51,9 @@ export function openApiDocument(calls: readonly ApiCall[], { fresh = false } = {
   registry.register("Failure", FailureSchema);
   for (const call of calls) {
     const failures: Record<number, string> = { ...DOOR_FAILURES };
-    if (call.access !== "public") Object.assign(failures, { 401: FAILURES[401], 403: FAILURES[403] });
+    // Every call may answer these: a public call too, when a token is sent that is not valid (401) or when its
+    // operation refuses the caller (403: a suspended member signing in, a member asking to register).
+    Object.assign(failures, { 401: call.access === "public" ? PUBLIC_401 : FAILURES[401], 403: FAILURES[403] });
     for (const status of call.failures ?? []) failures[status] = FAILURES[status]!;
     const body = call.body;
     registry.registerPath({
