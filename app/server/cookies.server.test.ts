@@ -25,9 +25,9 @@ describe("readCookie", () => {
     expect(readConsent("soko_consent=grantedx")).toBeNull();
   });
 
-  it("prefers a Bearer token to the session cookie", () => {
-    expect(sessionTokenOf({ authorization: "Bearer tok-1", cookie: "soko_session=tok-2" })).toBe("tok-1");
-    expect(sessionTokenOf({ cookie: "a=1; soko_session=tok-2" })).toBe("tok-2");
+  it("prefers a Bearer token (an app's session) to the session cookie (a browser's)", () => {
+    expect(sessionTokenOf({ authorization: "Bearer tok-1", cookie: "soko_session=tok-2" })).toEqual({ token: "tok-1", kind: "app" });
+    expect(sessionTokenOf({ cookie: "a=1; soko_session=tok-2" })).toEqual({ token: "tok-2", kind: "browser" });
   });
 });
 
