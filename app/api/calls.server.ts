@@ -22,7 +22,8 @@ const documentCall = call({
   summary: "This API's OpenAPI 3.1 document",
   tag: "Meta",
   access: "public",
-  response: z.object({}).passthrough().describe("The document itself is the answer, not wrapped in `data`."),
+  produces: "application/json",
+  response: z.object({ openapi: z.string(), info: z.object({}).passthrough(), paths: z.record(z.unknown()) }).passthrough().describe("The document itself, not wrapped in `data`."),
   async handle({ res }) {
     res.json(openApiDocument(API_CALLS));
     return ANSWERED;

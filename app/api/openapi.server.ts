@@ -59,6 +59,8 @@ export function openApiDocument(calls: readonly ApiCall[], { fresh = false } = {
       summary: call.summary,
       ...(call.description ? { description: call.description } : {}),
       tags: [call.tag],
+      // Who may call (public, member, admin): the security requirement cannot tell a member's token from an admin's.
+      "x-access": call.access,
       ...(call.access === "public" ? { security: [{}, { [bearer.name]: [] }] } : { security: [{ [bearer.name]: [] }] }),
       request: {
         ...(call.params ? { params: call.params as z.AnyZodObject } : {}),

@@ -53,8 +53,11 @@ export type ApiCall<
   body?: B | "multipart";
   /** The schema of the answer's `data`; with `produces`, of the whole body. */
   response: R;
-  /** A call whose handler writes a file instead of JSON (a CSV export): the document lists this type for its success. */
-  produces?: "text/csv";
+  /**
+   * A call whose handler writes its answer itself, not wrapped in `data`: a file (a CSV export), or a JSON
+   * document of its own (the OpenAPI document). The document lists this type and `response` as the whole body.
+   */
+  produces?: "text/csv" | "application/json";
   /** The success status; 200 unless said. */
   status?: 200 | 201 | 202;
   /** The call honours an `Idempotency-Key` header: a repeat with the same key and body gets the first answer. */

@@ -79,6 +79,10 @@ export default function Help() {
             </li>
             <li>Office: Kampala, Uganda</li>
           </ul>
+          <h3>Building an app?</h3>
+          <p>
+            Our JSON API does what the website does. The <Link to="/api/docs">API reference</Link> lists every call.
+          </p>
         </aside>
       </div>
     </>

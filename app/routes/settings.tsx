@@ -7,12 +7,24 @@ import { ErrorList, Field, FormMessage, PasswordField, SubmitButton, TextAreaFie
 import { getFormConstraint } from "~/schemas/form-constraint";
 import { getSettings, type NotificationPreferences } from "~/models/user.server";
 import { signOutOthers } from "~/operations/accounts.server";
+import { endSession } from "~/operations/app-sessions.server";
 import { updateBilling, updateNotifications, updatePreferences, updateProfile } from "~/operations/account-settings.server";
 import { changePassword } from "~/operations/passwords.server";
 import type { Failure } from "~/operations/core.server";
-import { BillingSchema, HIDDEN_PASSWORDS, LANGUAGES, NotificationsSchema, PreferencesSchema, ProfileSchema, SecuritySchema } from "~/schemas/account";
+import {
+  BillingSchema,
+  EndSessionSchema,
+  HIDDEN_PASSWORDS,
+  LANGUAGES,
+  NotificationsSchema,
+  PreferencesSchema,
+  ProfileSchema,
+  SecuritySchema,
+} from "~/schemas/account";
 import type { loader as rootLoader } from "~/root";
-import { requireMemberActor, requireUser } from "~/server/auth.server";
+import { clearSessionCookie, requireMemberActor, requireUser } from "~/server/auth.server";
+import { memberSessionRows, type SessionRow } from "~/server/member-sessions.server";
+import { SessionList } from "~/components/session-list";
 import { getDb } from "~/server/db.server";
 import { readFormData, readMultipartFormData } from "~/server/form-data.server";
 import { failureStatus, formFailure } from "~/server/operation-results.server";
@@ -47,20 +59,29 @@ const SAVED: Record<Tab, string> = {
   preferences: "Your preferences are saved.",
 };
 
+/** Confirmations of the Security tab's other forms, by the `saved` value they redirect with. */
+const OTHER_SAVED: Record<string, string> = {
+  others: "You are signed out of every other session.",
+  ended: "That session is signed out.",
+};
+
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const settings = await getSettings(getDb(), user.id);
   if (!settings) throw new Response("Not Found", { status: 404 });
   const url = new URL(request.url);
   const saved = url.searchParams.get("saved");
+  const tab = tabOf(request);
   return {
-    tab: tabOf(request),
+    tab,
     settings: {
       ...settings,
       avatarUrl: settings.avatarKey ? imageUrl(settings.avatarKey, "avatar") : null,
       payoutHoldUntil: payoutHoldUntil(settings.payoutNumberSetAt),
     },
-    saved: saved === "others" ? "You are signed out of every other session." : saved ? SAVED[tabOf(request)] : null,
+    saved: saved ? (Object.hasOwn(OTHER_SAVED, saved) ? OTHER_SAVED[saved] : SAVED[tab]) : null,
+    // Where the member is signed in: only the Security tab shows it.
+    sessions: tab === "security" ? await memberSessionRows(getDb(), user) : [],
   };
 }
 
@@ -114,6 +135,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return result.ok ? done() : refused(submission.reply, result);
   }
   if (tab === "security") {
+    if (formData.get("intent") === "end-session") return endOneSession(actor, formData, done);
     if (formData.get("intent") === "sign-out-others") {
       const result = await signOutOthers(actor);
       if (!result.ok) throw new Response(result.error === "invalid" ? null : messageOf(result), { status: failureStatus(result) });
@@ -138,13 +160,34 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return result.ok ? done() : refused(submission.reply, result);
 }
 
+/**
+ * "Sign out" beside one session: it ends (an app's with every token of its sign-in) and the page comes back
+ * saying so; the member's own session signs them out. An id that is not one of theirs (or has ended) is 404
+ * beside the list, and nothing ends.
+ */
+async function endOneSession(actor: Awaited<ReturnType<typeof requireMemberActor>>, formData: FormData, done: (saved: string) => Response) {
+  const submission = parseWithZod(formData, { schema: EndSessionSchema });
+  if (submission.status !== "success") return data({ tab: "security" as const, sessionError: "Choose a session from the list." }, { status: 400 });
+  const result = await endSession(actor, { sessionId: submission.value.sessionId });
+  if (!result.ok) {
+    if (result.error === "not_found") {
+      return data({ tab: "security" as const, sessionError: "That session has already ended, or it is not one of yours." }, { status: 404 });
+    }
+    throw new Response(result.error === "invalid" ? null : messageOf(result), { status: failureStatus(result) });
+  }
+  // Signed out here: the sign-in page (where this page's live connection, closed by the same end, sends it too).
+  if (result.value.current) return redirect("/login", { headers: { "Set-Cookie": clearSessionCookie() } });
+  return done("ended");
+}
+
 export default function Settings() {
-  const { tab, settings, saved } = useLoaderData<typeof loader>();
+  const { tab, settings, saved, sessions } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const [params] = useSearchParams();
   // Each navigation (such as the redirect after a save) remounts the form, so it shows the stored values.
   const { key } = useLocation();
-  const reply = actionData?.tab === tab ? actionData.reply : undefined;
+  const reply = actionData?.tab === tab && "reply" in actionData ? actionData.reply : undefined;
+  const sessionError = actionData && "sessionError" in actionData ? actionData.sessionError : null;
   const success = reply ? null : params.get("saved") ? saved : null;
   return (
     <section className="container form-page" aria-labelledby="settings-title">
@@ -164,7 +207,7 @@ export default function Settings() {
       <FormMessage success={success} />
       {tab === "profile" ? <ProfileTab key={key} s={settings} reply={reply} /> : null}
       {tab === "notifications" ? <NotificationsTab s={settings} key={key} reply={reply} /> : null}
-      {tab === "security" ? <SecurityTab key={key} reply={reply} /> : null}
+      {tab === "security" ? <SecurityTab key={key} reply={reply} sessions={sessions} sessionError={sessionError} /> : null}
       {tab === "billing" ? <BillingTab s={settings} key={key} reply={reply} /> : null}
       {tab === "preferences" ? <PreferencesTab s={settings} key={key} reply={reply} /> : null}
       {tab === "preferences" ? <AnalyticsChoice /> : null}
@@ -238,7 +281,7 @@ function NotificationsTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
   );
 }
 
-function SecurityTab({ reply }: { reply?: Reply }) {
+function SecurityTab({ reply, sessions, sessionError }: { reply?: Reply; sessions: SessionRow[]; sessionError: string | null }) {
   const [form, fields] = useForm({
     id: "settings-security",
     lastResult: reply,
@@ -257,7 +300,8 @@ function SecurityTab({ reply }: { reply?: Reply }) {
         <PasswordField field={fields.confirmPassword} label="Confirm new password" autoComplete="new-password" />
         <SubmitButton pendingLabel="Saving...">Change password</SubmitButton>
       </Form>
-      <Form method="post" action="/settings?tab=security" className="form-card">
+      <SessionList sessions={sessions} action="/settings?tab=security" error={sessionError} />
+      <Form method="post" action="/settings?tab=security" className="form-card session-card">
         <h3>Other sessions</h3>
         <p>Signed in on a phone or computer you no longer use? End every session except this one.</p>
         <SubmitButton name="intent" value="sign-out-others" pendingLabel="Signing out...">

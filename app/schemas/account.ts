@@ -137,6 +137,12 @@ export const SecuritySchema = withConfirmation({
   currentPassword: z.string({ required_error: "Enter your current password" }).max(200),
 });
 
+/** "Sign out" beside one of the member's sessions (Settings › Security): the session's id, as the list gave it. */
+export const EndSessionSchema = z.object({
+  intent: z.literal("end-session"),
+  sessionId: z.string({ required_error: "Choose a session" }).regex(/^[0-9a-f]{64}$/, "Choose a session from the list"),
+});
+
 /**
  * A Ugandan mobile-money number: +256 then 7 and eight digits; spaces and dashes are allowed when typed. Where
  * the earnings go is changed only with the current password (ADR 032): a session alone is not enough.

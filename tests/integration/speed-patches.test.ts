@@ -138,6 +138,7 @@ function samplesOf(routeId: string): string[] {
     "routes/terms": ["/terms"],
     "routes/privacy": ["/privacy"],
     "routes/help": ["/help"],
+    "routes/api.docs": ["/api/docs"],
   };
   const screen = /^admin(?:-host)?\/(.+)$/.exec(routeId)?.[1];
   if (screen) {

@@ -1,5 +1,5 @@
 /**
- * Auth calls (spec §7 "Auth"; ADR 041): tokens for apps. Login and register answer `{ user, token }`; logout
+ * Auth calls (ADR 041): tokens for apps. Login and register answer `{ user, token }`; logout
  * ends the token (with every token its refreshes replaced); refresh replaces it; forgot and reset password are
  * the same operations as the pages'. Email verification is not yet required of anyone.
  */

@@ -1,0 +1,58 @@
+/**
+ * Settings › Security: where the member is signed in (browsers and apps), each with its own "Sign out". Each
+ * row is a plain form (intent=end-session and the session's id) that works without JavaScript; with it, the
+ * row submits in place and its button says it is working until the page comes back.
+ */
+import { useFetcher } from "@remix-run/react";
+import { ErrorList } from "~/components/forms";
+import { usePreferences } from "~/hooks/use-preferences";
+import type { SessionRow } from "~/server/member-sessions.server";
+
+type EndAnswer = { sessionError?: string };
+
+export function SessionList({ sessions, action, error }: { sessions: SessionRow[]; action: string; error?: string | null }) {
+  return (
+    <section className="form-card session-card" aria-labelledby="sessions-title">
+      <h3 id="sessions-title">Where you are signed in</h3>
+      <p className="field-hint">Browsers and apps signed in to your account. Sign out of any you do not recognise, then change your password.</p>
+      <ErrorList errors={error ? [error] : undefined} />
+      <ul className="session-list" aria-labelledby="sessions-title">
+        {sessions.map((s) => (
+          <SessionItem key={s.id} session={s} action={action} />
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function SessionItem({ session: s, action }: { session: SessionRow; action: string }) {
+  const fetcher = useFetcher<EndAnswer>();
+  const { dateTime } = usePreferences();
+  const pending = fetcher.state !== "idle";
+  return (
+    <li className="session-row">
+      <div className="session-about">
+        <p className="session-name">
+          <strong>{s.label}</strong>
+          {s.current ? <span className="status-badge">This device</span> : null}
+        </p>
+        {s.device ? <p className="session-device">{s.device}</p> : null}
+        <dl className="session-times">
+          <dt>Signed in</dt>
+          <dd>{dateTime(s.createdAt)}</dd>
+          <dt>Last used</dt>
+          <dd>{s.current ? "Now" : s.lastUsedAt ? dateTime(s.lastUsedAt) : "Not recorded"}</dd>
+        </dl>
+        <ErrorList errors={fetcher.data?.sessionError ? [fetcher.data.sessionError] : undefined} />
+      </div>
+      <fetcher.Form method="post" action={action}>
+        <input type="hidden" name="intent" value="end-session" />
+        <input type="hidden" name="sessionId" value={s.id} />
+        <button type="submit" className="button button-secondary session-end" disabled={pending} aria-disabled={pending}>
+          {pending ? "Signing out..." : "Sign out"}
+          <span className="visually-hidden">{s.current ? " of this device" : ` of ${s.label}${s.device ? ` (${s.device})` : ""}`}</span>
+        </button>
+      </fetcher.Form>
+    </li>
+  );
+}
