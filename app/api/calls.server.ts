@@ -23,11 +23,25 @@ const documentCall = call({
   tag: "Meta",
   access: "public",
   produces: "application/json",
-  response: z.object({ openapi: z.string(), info: z.object({}).passthrough(), paths: z.record(z.unknown()) }).passthrough().describe("The document itself, not wrapped in `data`."),
+  response: z
+    .object({ openapi: z.string(), info: z.object({}).passthrough(), paths: z.record(z.unknown()) })
+    .passthrough()
+    .describe("The document itself, not wrapped in `data`."),
   async handle({ res }) {
     res.json(openApiDocument(API_CALLS));
     return ANSWERED;
   },
 });
 
-export const API_CALLS: readonly ApiCall[] = [documentCall, ...authCalls, ...orderCalls, ...reviewCalls, ...notificationCalls, ...messageCalls, ...adminCalls, ...gigCalls, ...userCalls, ...uploadCalls];
+export const API_CALLS: readonly ApiCall[] = [
+  documentCall,
+  ...authCalls,
+  ...orderCalls,
+  ...reviewCalls,
+  ...notificationCalls,
+  ...messageCalls,
+  ...adminCalls,
+  ...gigCalls,
+  ...userCalls,
+  ...uploadCalls,
+];

@@ -151,7 +151,11 @@ export const earningsCalls = [
     async handle({ actor, body }) {
       const result = await updateBilling(actor, body);
       if (!result.ok) return result;
-      return ok({ changed: result.value.changed, number: maskMsisdn(body.mobileMoneyNumber), heldUntil: result.value.holdUntil ? iso(result.value.holdUntil) : null });
+      return ok({
+        changed: result.value.changed,
+        number: maskMsisdn(body.mobileMoneyNumber),
+        heldUntil: result.value.holdUntil ? iso(result.value.holdUntil) : null,
+      });
     },
   }),
 ];
