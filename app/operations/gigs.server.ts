@@ -36,7 +36,7 @@ import {
   type FieldIssue,
   type Result,
 } from "~/operations/core.server";
-import { gigFormSchema, MAX_IMAGES, type GigFormValue, type GigIntent, type GigFormValues } from "~/schemas/gig";
+import { gigFormOf, gigFormSchema, MAX_IMAGES, type GigFormValue, type GigIntent } from "~/schemas/gig";
 import { getDb } from "~/server/db.server";
 import { consume } from "~/server/rate-limit.server";
 import { deleteImage, InvalidImageError, saveImage } from "~/server/files/storage.server";
@@ -238,23 +238,6 @@ export async function detachImage(actor: Actor, input: { key: string; gigId?: nu
   );
 }
 
-/** A stored gig as the editor's fields (every value a string), so the editor's own rules can judge it. */
-function formValuesOf(gig: NonNullable<Awaited<ReturnType<typeof getOwnGig>>>): GigFormValues {
-  const empty = { name: "", description: "", price: "", delivery: "", revisions: "", features: "" };
-  const values: GigFormValues = { ...gig, basic: { ...empty }, standard: { ...empty }, premium: { ...empty } };
-  for (const p of gig.packages) {
-    values[p.tier] = {
-      name: p.name,
-      description: p.description,
-      price: String(p.priceUgx),
-      delivery: String(p.deliveryDays),
-      revisions: String(p.revisions),
-      features: p.features.join("\n"),
-    };
-  }
-  return values;
-}
-
 /**
  * Publishes a seller's gig as it stands (a draft, or a paused gig shown again), as the editor's Publish Gig
  * would: the same rules (a description and the Basic package), their issues beside the editor's fields.
@@ -264,7 +247,7 @@ export async function publishGig(actor: Actor, input: { gigId: number }, { db }:
   if (!seller.ok) return seller;
   const gig = await getOwnGig(db ?? getDb(), input.gigId, seller.user.id);
   if (!gig) return notFound();
-  const parsed = gigFormSchema("publish").safeParse(formValuesOf(gig));
+  const parsed = gigFormSchema("publish").safeParse(gigFormOf(gig));
   if (!parsed.success) return invalid(issuesOf(parsed.error));
   return saveGig(actor, { intent: "publish", gig: parsed.data, gigId: gig.id }, { db });
 }

@@ -178,3 +178,46 @@ export function gigFormSchema(intent: GigIntent) {
   );
 }
 export type GigFormValue = z.output<ReturnType<typeof gigFormSchema>>;
+
+const EMPTY_TIER: TierValues = { name: "", description: "", price: "", delivery: "", revisions: "", features: "" };
+
+/** A new gig's form. */
+export function emptyGigForm(): GigFormValues {
+  return { title: "", category: "", description: "", tags: [], images: [], basic: { ...EMPTY_TIER }, standard: { ...EMPTY_TIER }, premium: { ...EMPTY_TIER } };
+}
+
+/** A stored gig as the form shows it. */
+export function gigFormOf(gig: {
+  title: string;
+  category: string;
+  description: string;
+  tags: string[];
+  images: string[];
+  packages: {
+    tier: "basic" | "standard" | "premium";
+    name: string;
+    description: string;
+    priceUgx: number;
+    deliveryDays: number;
+    revisions: number;
+    features: string[];
+  }[];
+}): GigFormValues {
+  const values = emptyGigForm();
+  values.title = gig.title;
+  values.category = gig.category;
+  values.description = gig.description;
+  values.tags = gig.tags;
+  values.images = gig.images;
+  for (const p of gig.packages) {
+    values[p.tier] = {
+      name: p.name,
+      description: p.description,
+      price: String(p.priceUgx),
+      delivery: String(p.deliveryDays),
+      revisions: String(p.revisions),
+      features: p.features.join("\n"),
+    };
+  }
+  return values;
+}

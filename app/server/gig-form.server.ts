@@ -14,53 +14,18 @@ import { parse, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect } from "@remix-run/node";
 import { z } from "zod";
-import { gigImagesOf, NOT_YOUR_IMAGE, ownImages, type GigPackage } from "~/models/gig.server";
+import { gigImagesOf, NOT_YOUR_IMAGE, ownImages } from "~/models/gig.server";
 import { issueMessages, messageOf } from "~/content/operation-messages";
 import type { Actor } from "~/operations/core.server";
 import { attachImage, detachImage, saveGig } from "~/operations/gigs.server";
 import { getDb } from "~/server/db.server";
 import { readFileForm, UNREADABLE_FORM } from "~/server/form-data.server";
-import { GIG_INTENTS, gigFormSchema, MAX_IMAGES, tagToAdd, type GigFormValues, type TierValues } from "~/schemas/gig";
+import { GIG_INTENTS, gigFormSchema, MAX_IMAGES, tagToAdd } from "~/schemas/gig";
 import { formFailure } from "~/server/operation-results.server";
 import { MAX_IMAGE_BYTES } from "~/server/files/storage.server";
 
 /** Messages by field name ("form": the form's own), as Conform shows them. */
 type Messages = Record<string, string[]>;
-
-const EMPTY_TIER: TierValues = { name: "", description: "", price: "", delivery: "", revisions: "", features: "" };
-
-/** A new gig's form. */
-export function emptyGigForm(): GigFormValues {
-  return { title: "", category: "", description: "", tags: [], images: [], basic: { ...EMPTY_TIER }, standard: { ...EMPTY_TIER }, premium: { ...EMPTY_TIER } };
-}
-
-/** A stored gig as the form shows it. */
-export function gigFormOf(gig: {
-  title: string;
-  category: string;
-  description: string;
-  tags: string[];
-  images: string[];
-  packages: GigPackage[];
-}): GigFormValues {
-  const values = emptyGigForm();
-  values.title = gig.title;
-  values.category = gig.category;
-  values.description = gig.description;
-  values.tags = gig.tags;
-  values.images = gig.images;
-  for (const p of gig.packages) {
-    values[p.tier] = {
-      name: p.name,
-      description: p.description,
-      price: String(p.priceUgx),
-      delivery: String(p.deliveryDays),
-      revisions: String(p.revisions),
-      features: p.features.join("\n"),
-    };
-  }
-  return values;
-}
 
 const TOO_LARGE = "The form is too large: images can be at most 5 MB each";
 
