@@ -6,6 +6,8 @@ import { z } from "zod";
 import { openApiDocument } from "./openapi.server";
 import { ANSWERED, call, type ApiCall } from "./route.server";
 import { authCalls } from "./calls/auth.server";
+import { gigCalls } from "./calls/gigs.server";
+import { messageCalls } from "./calls/messages.server";
 
 const documentCall = call({
   method: "get",
@@ -21,4 +23,4 @@ const documentCall = call({
   },
 });
 
-export const API_CALLS: readonly ApiCall[] = [documentCall, ...authCalls];
+export const API_CALLS: readonly ApiCall[] = [documentCall, ...authCalls, ...gigCalls, ...messageCalls];

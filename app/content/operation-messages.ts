@@ -138,6 +138,7 @@ export const OPERATION_MESSAGES: { [C in FailureCode]: (params: FailureParams[C]
   "gig.not_published": () => "Only a published gig can be paused.",
   "gig.not_paused": () => "Only a paused gig can be published again this way.",
   "gig.open_orders": () => "This gig has orders in progress. Pause it instead, and delete it once they are finished.",
+  "gig.too_many_images": ({ max }) => `A gig can have at most ${max} images`,
 
   "order.not_found": () => NO_SUCH_ORDER,
   "order.not_allowed_now": ({ status }) =>
@@ -194,6 +195,8 @@ export const OPERATION_MESSAGES: { [C in FailureCode]: (params: FailureParams[C]
   "message.to_yourself": () => "You cannot send messages to yourself.",
   "message.empty": () => EMPTY_MESSAGE,
   "message.recipient_unavailable": () => "This member cannot receive messages any more.",
+  "message.file_unavailable": () => "A file is not one of your uploads, was used already, or waited too long: upload it again.",
+  "message.file_type": (p) => `${p.file} is not a file we accept here: attach images (JPEG, PNG, WebP, GIF) or PDFs`,
   "conversation.not_found": () => "We could not find that conversation.",
   "notification.not_found": () => "We could not find that notification.",
 

@@ -128,6 +128,17 @@ function decodeCursor(cursor: string | null, order: Order): string[] | null {
 }
 
 /**
+ * Whether a page's cursor fits this query's order. The pages start over at the first page on a cursor that
+ * does not; the JSON API refuses it instead, so a client learns its mistake.
+ */
+export function catalogCursorFits(query: CatalogQuery): boolean {
+  if (!query.cursor) return true;
+  const searching = query.q.replace(/\u0000/g, " ").trim() !== "";
+  if (searching && query.sort === "relevance") return searchCursor(query.cursor) !== null;
+  return decodeCursor(query.cursor, orderOf(query.sort, searching)) !== null;
+}
+
+/**
  * The buyer's filters. `unindexed` writes price and rating as expressions no index answers (`+ 0`): where a
  * search reads its matches level by level from the GIN bitmaps, Postgres would otherwise AND each level's
  * bitmap with one of every gig in the price range (20,000 rows under UGX 100,000, built again for each level),

@@ -372,6 +372,21 @@ export async function setGigStatus(db: Db, sellerId: number, gigId: number, stat
 }
 
 /**
+ * Puts one more image at the end of a seller's gig (the caller holds the gig's lock): the gig's images after
+ * it, or null when the gig already shows `max` images. No transaction of its own: the operation's.
+ */
+export async function appendGigImage(db: Db, gigId: number, storageKey: string, max: number): Promise<string[] | null> {
+  const images = await listImages(db, gigId);
+  if (images.includes(storageKey)) return images;
+  if (images.length >= max) return null;
+  const gig = await db("gigs").where({ id: gigId }).first("title");
+  const last = await db("gig_images").where({ gig_id: gigId }).max<{ position: number | null }>("position as position").first();
+  await db("gig_images").insert({ gig_id: gigId, storage_key: storageKey, position: (last?.position ?? -1) + 1, alt: gig?.title ?? "" });
+  await db("gigs").where({ id: gigId }).update({ updated_at: db.fn.now() });
+  return [...images, storageKey];
+}
+
+/**
  * Deletes a seller's gig (its packages and images go with it) and forgets its images as uploads; returns
  * their keys (to delete their files after the commit), or null when it is not theirs. No transaction of its
  * own: the operation's.

@@ -88,10 +88,7 @@ export async function insertMessage(
       [m.conversationId, m.senderId, m.clientId ?? null, m.body, m.attachments.length ? "file" : "text", m.offPlatform, m.recipientId],
     ),
   );
-  if (!rows.length) {
-    const existing = await db("messages").where({ sender_id: m.senderId, client_id: m.clientId! }).first();
-    return { message: (await withAttachments(db, [existing]))[0]!, duplicate: true };
-  }
+  if (!rows.length) return { message: (await sentMessage(db, m.senderId, m.clientId!))!, duplicate: true };
   const row = rows[0]!;
   if (m.attachments.length) {
     await db("message_attachments").insert(
@@ -106,6 +103,12 @@ export async function insertMessage(
   }
   const recipientMail = { round: Number(row.recipient_mail_round), mailedAt: row.recipient_mailed_at ? new Date(row.recipient_mailed_at) : null };
   return { message: (await withAttachments(db, [row]))[0]!, duplicate: false, recipientMail };
+}
+
+/** The message a sender already sent with this client id, with its files, or null. */
+export async function sentMessage(db: Db, senderId: number, clientId: string): Promise<Message | null> {
+  const row = await db("messages").where({ sender_id: senderId, client_id: clientId }).first();
+  return row ? (await withAttachments(db, [row]))[0]! : null;
 }
 
 const THREAD_PAGE = 50;

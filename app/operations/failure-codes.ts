@@ -73,6 +73,7 @@ export type FailureParams = {
   "gig.not_published": Record<string, never>;
   "gig.not_paused": Record<string, never>;
   "gig.open_orders": Record<string, never>;
+  "gig.too_many_images": { max: number };
 
   // Orders and disputes (ADR 014).
   "order.not_found": Record<string, never>;
@@ -134,6 +135,8 @@ export type FailureParams = {
   "message.to_yourself": Record<string, never>;
   "message.empty": Record<string, never>;
   "message.recipient_unavailable": Record<string, never>;
+  "message.file_unavailable": Record<string, never>;
+  "message.file_type": { file: string };
   "conversation.not_found": Record<string, never>;
   "notification.not_found": Record<string, never>;
 

@@ -8,7 +8,17 @@
  */
 import type { Knex } from "knex";
 import { conversionFact } from "~/analytics/conversions.server";
-import { deleteGig as deleteGigRows, forgetUpload, GigInputError, lockOwnGig, recordUpload, saveGig as saveGigRows, setGigStatus } from "~/models/gig.server";
+import {
+  appendGigImage,
+  deleteGig as deleteGigRows,
+  forgetUpload,
+  getOwnGig,
+  GigInputError,
+  lockOwnGig,
+  recordUpload,
+  saveGig as saveGigRows,
+  setGigStatus,
+} from "~/models/gig.server";
 import { rollUpSellerRating } from "~/models/review.server";
 import type { SessionUser } from "~/models/session.server";
 import {
@@ -16,6 +26,7 @@ import {
   forbidden,
   invalid,
   issue,
+  issuesOf,
   limitedBy,
   notFound,
   ok,
@@ -25,7 +36,8 @@ import {
   type FieldIssue,
   type Result,
 } from "~/operations/core.server";
-import type { GigFormValue, GigIntent } from "~/schemas/gig";
+import { gigFormSchema, MAX_IMAGES, type GigFormValue, type GigIntent, type GigFormValues } from "~/schemas/gig";
+import { getDb } from "~/server/db.server";
 import { consume } from "~/server/rate-limit.server";
 import { deleteImage, InvalidImageError, saveImage } from "~/server/files/storage.server";
 import { releaseUploads, reserveUploads, uploadFailure } from "~/server/files/upload-quota.server";
@@ -224,4 +236,67 @@ export async function detachImage(actor: Actor, input: { key: string; gigId?: nu
     },
     { db },
   );
+}
+
+/** A stored gig as the editor's fields (every value a string), so the editor's own rules can judge it. */
+function formValuesOf(gig: NonNullable<Awaited<ReturnType<typeof getOwnGig>>>): GigFormValues {
+  const empty = { name: "", description: "", price: "", delivery: "", revisions: "", features: "" };
+  const values: GigFormValues = { ...gig, basic: { ...empty }, standard: { ...empty }, premium: { ...empty } };
+  for (const p of gig.packages) {
+    values[p.tier] = {
+      name: p.name,
+      description: p.description,
+      price: String(p.priceUgx),
+      delivery: String(p.deliveryDays),
+      revisions: String(p.revisions),
+      features: p.features.join("\n"),
+    };
+  }
+  return values;
+}
+
+/**
+ * Publishes a seller's gig as it stands (a draft, or a paused gig shown again), as the editor's Publish Gig
+ * would: the same rules (a description and the Basic package), their issues beside the editor's fields.
+ */
+export async function publishGig(actor: Actor, input: { gigId: number }, { db }: Options = {}): Promise<Result<{ id: number; status: "draft" | "published" }>> {
+  const seller = sellerOf(actor);
+  if (!seller.ok) return seller;
+  const gig = await getOwnGig(db ?? getDb(), input.gigId, seller.user.id);
+  if (!gig) return notFound();
+  const parsed = gigFormSchema("publish").safeParse(formValuesOf(gig));
+  if (!parsed.success) return invalid(issuesOf(parsed.error));
+  return saveGig(actor, { intent: "publish", gig: parsed.data, gigId: gig.id }, { db });
+}
+
+/**
+ * Stores an image (attachImage: the upload quota, the content checks) and puts it last on the seller's gig,
+ * which keeps its status; at most MAX_IMAGES images, refused beside "upload" ("gig.too_many_images"). An
+ * image stored for a gig that is full by the time it is added is forgotten again. Answers the gig's images.
+ */
+export async function addGigImage(actor: Actor, input: { gigId: number; file: File }, { db }: Options = {}): Promise<Result<{ images: string[] }>> {
+  const seller = sellerOf(actor);
+  if (!seller.ok) return seller;
+  const { user } = seller;
+  const gig = await getOwnGig(db ?? getDb(), input.gigId, user.id);
+  if (!gig) return notFound();
+  const full = invalid({ upload: [issue("gig.too_many_images", { max: MAX_IMAGES })] });
+  if (gig.images.length >= MAX_IMAGES) return full;
+  const attached = await attachImage(actor, { file: input.file }, { db });
+  if (!attached.ok) return attached;
+  const { key } = attached.value;
+  const result = await transact<{ images: string[] }>(
+    actor,
+    async (tx) => {
+      if (!(await lockOwnGig(tx.trx, user.id, input.gigId))) return notFound();
+      const images = await appendGigImage(tx.trx, input.gigId, key, MAX_IMAGES);
+      if (!images) return full;
+      tx.pagesChanged();
+      await tx.activity(user.id, "gig_saved", { gigId: input.gigId, title: gig.title });
+      return ok({ images });
+    },
+    { db },
+  );
+  if (!result.ok) await detachImage(actor, { key }, { db });
+  return result;
 }

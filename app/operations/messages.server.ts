@@ -8,7 +8,8 @@
  */
 import type { Knex } from "knex";
 import { conversationViews, findOrCreateConversation, flagConversation, havePaidOrder, membership, senderSide } from "~/models/conversation.server";
-import { insertMessage, markMessages, resetUnread, type MailRound, type Message, type StoredAttachment } from "~/models/message.server";
+import { insertMessage, markMessages, resetUnread, sentMessage, type MailRound, type Message, type StoredAttachment } from "~/models/message.server";
+import { takeUploadedFiles } from "~/models/uploaded-file.server";
 import { findPartyOrder } from "~/models/order.server";
 import { markConversationNotificationsRead, upsertMessageNotification } from "~/models/notification.server";
 import { sendMail } from "~/models/outbox.server";
@@ -17,6 +18,7 @@ import { preferencesOf, pushUnreadCount } from "~/operations/notifications.serve
 import type { DeliveredInput, MarkInput, SendMessageInput, StartConversationInput } from "~/schemas/message";
 import { OFF_PLATFORM_WARNING, offPlatformReason } from "~/domain/off-platform";
 import { appMailOrigin } from "~/server/host.server";
+import { isMessageFileType } from "~/server/files/message-files.server";
 import { consume } from "~/server/rate-limit.server";
 
 type Options = { db?: Knex };
@@ -121,16 +123,20 @@ export type SentMessage = { message: Message; duplicate: boolean; warning: strin
  * between the two, payment talk that leaves Soko warns the sender and flags the conversation. The recipient
  * gets the message live, a notification (pushed and mailed as they chose; mail at most once per 15 minutes
  * per conversation), and an unread count one higher. The same client id twice stores one message.
+ *
+ * Files come stored already (`attachments`, the page's form), or as the member's uploads by key (`uploadKeys`,
+ * the JSON API): those are taken in this transaction, so a message that is not stored leaves them unused.
  */
 export async function sendMessage(
   actor: Actor,
-  input: SendMessageInput & { attachments?: StoredAttachment[] },
+  input: SendMessageInput & { attachments?: StoredAttachment[]; uploadKeys?: string[] },
   { db }: Options = {},
 ): Promise<Result<SentMessage>> {
   if (!memberOnly(actor)) return forbidden("message.sign_in_required");
   const me = actor.user;
-  const attachments = input.attachments ?? [];
-  if (!input.body && !attachments.length) return invalid({ body: [issue("message.empty")] });
+  const uploadKeys = input.uploadKeys ?? [];
+  let attachments = input.attachments ?? [];
+  if (!input.body && !attachments.length && !uploadKeys.length) return invalid({ body: [issue("message.empty")] });
   const limited = await consume("message", [`user:${me.id}`]);
   if (limited) return limitedBy(limited);
   return transact<SentMessage>(
@@ -140,6 +146,21 @@ export async function sendMessage(
       if (!side) return notFound("conversation.not_found");
       const recipient = side.other;
       if (!recipient?.active) return conflict("message.recipient_unavailable");
+      if (uploadKeys.length) {
+        // A resend of a message that took its uploads already is answered with that message, as any resend is.
+        const resent = async () => {
+          const earlier = input.clientId ? await sentMessage(tx.trx, me.id, input.clientId) : null;
+          return earlier && ok({ message: earlier, duplicate: true, warning: earlier.offPlatform ? OFF_PLATFORM_WARNING : null });
+        };
+        const earlier = await resent();
+        if (earlier) return earlier;
+        const taken = await takeUploadedFiles(tx.trx, me.id, uploadKeys);
+        // Null: a key is not this member's unused upload, or a resend racing the first send found them taken.
+        if (!taken) return (await resent()) ?? invalid({ files: [issue("message.file_unavailable")] });
+        const refused = taken.find((f) => !isMessageFileType(f.contentType));
+        if (refused) return invalid({ files: [issue("message.file_type", { file: refused.fileName })] });
+        attachments = taken;
+      }
       const reason = offPlatformReason(input.body);
       const offPlatform = reason !== null && !(await havePaidOrder(tx.trx, me.id, side.otherId));
       const stored = await insertMessage(tx.trx, {

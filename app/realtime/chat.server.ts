@@ -1,6 +1,6 @@
 /**
  * Live chat over socket.io (docs/architecture.md, "A message"; ADR 016). The handshake makes the socket's actor from its session
- * cookie (getSocketActor) and refuses visitors; a member's sockets share the member's room and their
+ * cookie, or an app's token (`auth: { token }`, ADR 041), with getSocketActor, and refuses visitors; a member's sockets share the member's room and their
  * session's room. Each client event is parsed with the same schema as the /messages form and answered by
  * the same operation, through its acknowledgement callback: `{ ok: true, ... }` or `{ ok: false, error,
  * message | issues }`. What the operations push after their commits reaches every web process's sockets

@@ -32,7 +32,9 @@ export const MESSAGE_FILE_ACCEPT = "image/jpeg,image/png,image/webp,image/gif,ap
 
 export { InvalidOrderFileError as InvalidMessageFileError };
 
-const allowed = (type: string | null) => type === "application/pdf" || (type?.startsWith("image/") ?? false);
+/** Whether a stored file's type (sniffed from its bytes) may be attached to a message: an image or a PDF. */
+export const isMessageFileType = (type: string | null) => type === "application/pdf" || (type?.startsWith("image/") ?? false);
+const allowed = isMessageFileType;
 
 /** The formats a message image may be, as sharp names them, by the type its first bytes gave. */
 const IMAGE_FORMATS: Record<string, string> = { "image/jpeg": "jpeg", "image/png": "png", "image/webp": "webp", "image/gif": "gif" };
