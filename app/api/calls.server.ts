@@ -14,6 +14,7 @@ import { adminCalls } from "./calls/admin.server";
 import { gigCalls } from "./calls/gigs.server";
 import { uploadCalls } from "./calls/uploads.server";
 import { userCalls } from "./calls/users.server";
+import { fileCalls } from "./calls/files.server";
 
 const documentCall = call({
   method: "get",
@@ -44,4 +45,5 @@ export const API_CALLS: readonly ApiCall[] = [
   ...gigCalls,
   ...userCalls,
   ...uploadCalls,
+  ...fileCalls,
 ];

@@ -57,7 +57,7 @@ export type ApiCall<
    * A call whose handler writes its answer itself, not wrapped in `data`: a file (a CSV export), or a JSON
    * document of its own (the OpenAPI document). The document lists this type and `response` as the whole body.
    */
-  produces?: "text/csv" | "application/json";
+  produces?: "text/csv" | "application/json" | "application/octet-stream";
   /** The success status; 200 unless said. */
   status?: 200 | 201 | 202;
   /** The call honours an `Idempotency-Key` header: a repeat with the same key and body gets the first answer. */

@@ -198,13 +198,19 @@ export async function resetUnread(db: Db, conversationId: string, userId: number
   return side ? Number(side.unread_count) : null;
 }
 
-/** An attachment the member may download (they are in its conversation), or null. */
-export async function findAttachment(db: Db, attachmentId: number, userId: number): Promise<(Attachment & { storageKey: string }) | null> {
-  const row = await db("message_attachments as a")
+/** An attachment the member may download (they are in its conversation, which is `conversationId` if given), or null. */
+export async function findAttachment(
+  db: Db,
+  attachmentId: number,
+  userId: number,
+  conversationId?: string,
+): Promise<(Attachment & { storageKey: string }) | null> {
+  const query = db("message_attachments as a")
     .join("messages as m", "m.id", "a.message_id")
     .join("conversation_participants as p", "p.conversation_id", "m.conversation_id")
-    .where({ "a.id": attachmentId, "p.user_id": userId })
-    .first("a.*");
+    .where({ "a.id": attachmentId, "p.user_id": userId });
+  if (conversationId !== undefined) query.andWhere("m.conversation_id", conversationId);
+  const row = await query.first("a.*");
   if (!row) return null;
   return { id: Number(row.id), fileName: row.file_name, contentType: row.content_type, sizeBytes: row.size_bytes, storageKey: row.storage_key };
 }

@@ -148,6 +148,18 @@ describe("a client and a freelancer who never open a page", () => {
     );
     expect(delivered.status).toBe(200);
     expect(await t.db("order_files").where({ order_id: orderId }).pluck("file_name")).toContain("okello-logo.pdf");
+    // The client's app downloads the delivered file with its token.
+    const order = await api.call("get", "/orders/{id}", `/orders/${orderId}`, as(buyer, undefined, laptop));
+    const deliveredFile = order.body.data.deliveries[0].files[0];
+    expect(deliveredFile.fileName).toBe("okello-logo.pdf");
+    const download = await fetch(`${server.baseUrl}/api/v1/orders/${orderId}/files/${deliveredFile.id}`, {
+      headers: { Authorization: `Bearer ${buyer}`, ...laptop },
+    });
+    expect(download.status).toBe(200);
+    expect(Buffer.from(await download.arrayBuffer())).toEqual(pdf);
+    const stranger = await createAppToken(t.db, (await createUser(t.db)).id);
+    const notTheirs = await api.call("get", "/orders/{id}/files/{fileId}", `/orders/${orderId}/files/${deliveredFile.id}`, as(stranger));
+    expect(notTheirs.status).toBe(404);
     const approved = await api.call("patch", "/orders/{id}/status", `/orders/${orderId}/status`, as(buyer, { status: "completed" }, laptop));
     expect(approved.status).toBe(200);
     const review = await api.call("post", "/reviews", "/reviews", as(buyer, { orderId, rating: 5, comment: "Quick and exactly what I asked for." }, laptop));

@@ -276,18 +276,25 @@ describe("POST /messages/send", () => {
       name: "Quote – Kampala.pdf",
       contentType: "application/pdf",
       sizeBytes: bytes.length,
-      downloadUrl: `/messages/${id}/files/${file.id}`,
+      downloadUrl: `/api/v1/messages/${id}/files/${file.id}`,
     });
     expect(await count("uploaded_files", { storage_key: storageKey })).toBe(0);
     expect(await t.db("message_attachments").where({ message_id: message.id }).pluck("storage_key")).toEqual([storageKey]);
 
-    // The other member's page opens the path; a stranger's does not.
-    const download = await fetch(`${server.baseUrl}${file.downloadUrl}`, { headers: { Cookie: `soko_session=${await createSession(t.db, b.id)}` } });
+    // The other member's app downloads it with its token, and so does their page at the page's path; a stranger does neither.
+    const download = await fetch(`${server.baseUrl}${file.downloadUrl}`, { headers: { Authorization: `Bearer ${await tokenOf(b)}`, ...from() } });
     expect(download.status).toBe(200);
+    expect(download.headers.get("content-type")).toBe("application/pdf");
     expect(Buffer.from(await download.arrayBuffer())).toEqual(bytes);
+    const page = await fetch(`${server.baseUrl}/messages/${id}/files/${file.id}`, { headers: { Cookie: `soko_session=${await createSession(t.db, b.id)}` } });
+    expect(page.status).toBe(200);
     const stranger = await createUser(t.db);
-    const refused = await fetch(`${server.baseUrl}${file.downloadUrl}`, { headers: { Cookie: `soko_session=${await createSession(t.db, stranger.id)}` } });
+    const refused = await api.call("get", "/messages/{id}/files/{fileId}", `/messages/${id}/files/${file.id}`, {
+      token: await tokenOf(stranger),
+      headers: from(),
+    });
     expect(refused.status).toBe(404);
+    expect(refused.body.code).toBe("record.not_found");
 
     // The same send again (its answer was lost): the first message, and nothing taken or stored twice.
     const again = await as(a, "post", "/messages/send", "/messages/send", { conversationId: id, body: "", clientId: "with-file-1", files: [storageKey] });

@@ -51,7 +51,7 @@ const AttachmentItem = z.object({
   name: z.string(),
   contentType: z.string(),
   sizeBytes: z.number().int(),
-  downloadUrl: z.string().describe("The file's path on this site, for the conversation's two members."),
+  downloadUrl: z.string().describe("The file's API path (GET it with the token), for the conversation's two members."),
 });
 
 const MessageItem = z.object({
@@ -98,7 +98,7 @@ const messageOf = (m: Message): z.input<typeof MessageItem> => ({
     name: a.fileName,
     contentType: a.contentType,
     sizeBytes: a.sizeBytes,
-    downloadUrl: `/messages/${encodeURIComponent(m.conversationId)}/files/${a.id}`,
+    downloadUrl: `/api/v1/messages/${encodeURIComponent(m.conversationId)}/files/${a.id}`,
   })),
 });
 
