@@ -205,6 +205,25 @@ describe("POST /orders", () => {
   });
 });
 
+describe("the same POST /orders twice at once", () => {
+  it("with one Idempotency-Key places one order: the other answer is the same order, or 409 while the first runs", async () => {
+    const buyer = await createUser(t.db, { role: "client" });
+    const token = await createAppToken(t.db, buyer.id);
+    const key = `twice-${randomUUID()}`;
+    const send = () => api.call("post", "/orders", "/orders", { token, body: placeBody(), headers: { ...from(), "Idempotency-Key": key } });
+    const answers = await Promise.all([send(), send(), send()]);
+    const placed = answers.filter((a) => a.status === 201);
+    expect(placed.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(placed.map((a) => a.body.data.id)).size).toBe(1);
+    for (const other of answers.filter((a) => a.status !== 201)) {
+      expect(other.status).toBe(409);
+      expect(other.body.code).toBe("idempotency.in_progress");
+    }
+    expect(await count("orders", { buyer_id: buyer.id })).toBe(1);
+    expect(await count("payments", { order_id: placed[0]!.body.data.id })).toBe(1);
+  });
+});
+
 describe("GET /orders, /orders/buyer, /orders/seller", () => {
   let parties: Parties;
   let tokenOf: { buyer: string; seller: string };
