@@ -172,6 +172,24 @@ async function readImage(req: ExpressRequest, res: ExpressResponse): Promise<Fil
   return file;
 }
 
+/** POST /gigs/{id}/pause or /resume: the operation of that name, then the gig as it now is. */
+const statusStep = (step: "pause" | "resume", operation: typeof pauseGig, summary: string) =>
+  call({
+    method: "post",
+    path: `/gigs/{id}/${step}`,
+    operationId: `${step}Gig`,
+    summary,
+    tag: TAG,
+    access: "member",
+    params: IdParams,
+    response: GigDetail,
+    failures: [404, 409],
+    async handle({ actor, params }) {
+      const result = await operation(actor, { gigId: params.id });
+      return result.ok ? detailAfter(actor, params.id) : result;
+    },
+  });
+
 export const gigWriteCalls = [
   call({
     method: "post",
@@ -239,36 +257,8 @@ export const gigWriteCalls = [
       return result.ok ? detailAfter(actor, params.id) : result;
     },
   }),
-  call({
-    method: "post",
-    path: "/gigs/{id}/pause",
-    operationId: "pauseGig",
-    summary: "Hide a published gig from buyers",
-    tag: TAG,
-    access: "member",
-    params: IdParams,
-    response: GigDetail,
-    failures: [404, 409],
-    async handle({ actor, params }) {
-      const result = await pauseGig(actor, { gigId: params.id });
-      return result.ok ? detailAfter(actor, params.id) : result;
-    },
-  }),
-  call({
-    method: "post",
-    path: "/gigs/{id}/resume",
-    operationId: "resumeGig",
-    summary: "Show a paused gig to buyers again",
-    tag: TAG,
-    access: "member",
-    params: IdParams,
-    response: GigDetail,
-    failures: [404, 409],
-    async handle({ actor, params }) {
-      const result = await resumeGig(actor, { gigId: params.id });
-      return result.ok ? detailAfter(actor, params.id) : result;
-    },
-  }),
+  statusStep("pause", pauseGig, "Hide a published gig from buyers"),
+  statusStep("resume", resumeGig, "Show a paused gig to buyers again"),
   call({
     method: "post",
     path: "/gigs/{id}/images",
