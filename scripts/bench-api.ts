@@ -3,7 +3,7 @@
  * time is the model call or operation behind each?
  *
  *   npm run bench:api [-- --duration 10] [--warmup 2] [--connections 20] [--rate 200] [--pairs 300] [--runs 1]
- *                     [--visitor] [--build] [--keep-data] [--database soko_bench] [--no-docs]
+ *                     [--visitor] [--no-cache] [--build] [--keep-data] [--database soko_bench] [--no-docs]
  *
  * 1. The database of bench:catalog (scripts/lib/catalog-data.ts): soko_bench with 100,000 published gigs,
  *    (re)loaded unless --keep-data finds it complete. --pairs clients and as many freelancers get an app token
@@ -11,7 +11,9 @@
  *    reused when the pair already has one). The tokens are deleted on the way out; messages and conversations
  *    stay in soko_bench.
  * 2. The production build (built when missing or with --build) as a child process against soko_bench, with the
- *    API's per-token and per-address limits lifted (all the load comes from one address and a few tokens).
+ *    API's per-token and per-address limits lifted (all the load comes from one address and a few tokens). The
+ *    catalog calls are shared reads, answered from the web process's micro-cache (ADR 042); --no-cache runs the
+ *    server with PAGE_CACHE=off, so that every call runs its handler.
  * 3. Each GET with autocannon, --connections connections, --warmup s then --duration s measured, each request
  *    with one of the members' tokens in turn (--visitor: none): GET /api/v1/gigs with filters, GET
  *    /api/v1/gigs/{id} over 200 gigs, GET /api/v1/gigs/search?q=logo+design; right after each, its bare model
@@ -63,6 +65,8 @@ type Options = {
   runs: number;
   /** GETs without a token, as a visitor's app sends them. */
   visitor: boolean;
+  /** The server with PAGE_CACHE=off: every GET runs its handler. */
+  cache: boolean;
   build: boolean;
   keepData: boolean;
   database: string;
@@ -79,6 +83,7 @@ function readOptions(): Options {
       pairs: { type: "string", default: String(CLIENTS) },
       runs: { type: "string", default: "1" },
       visitor: { type: "boolean", default: false },
+      "no-cache": { type: "boolean", default: false },
       build: { type: "boolean", default: false },
       "keep-data": { type: "boolean", default: false },
       database: { type: "string", default: BENCH_DB },
@@ -101,6 +106,7 @@ function readOptions(): Options {
     pairs,
     runs: Math.round(positive("runs", values.runs)),
     visitor: values.visitor,
+    cache: !values["no-cache"],
     build: values.build,
     keepData: values["keep-data"],
     database: values.database,
@@ -587,7 +593,7 @@ function summariseRuns(runs: Run[]) {
 async function main() {
   const options = readOptions();
   const url = databaseUrl(options.database);
-  const env = apiBenchEnv(url);
+  const env = { ...apiBenchEnv(url), PAGE_CACHE: options.cache ? "on" : "off" };
   Object.assign(process.env, env);
   const app = await loadApp();
   const facts = machine();
@@ -609,6 +615,7 @@ async function main() {
     console.log(`\nMachine: ${facts.cpu}, ${facts.memoryGb} GB, ${facts.os}; Node ${facts.node}; Postgres ${postgres}; commit ${commit}`);
     console.log(
       `Each measurement: ${options.connections} connections/workers, ${options.warmupS} s warm-up, ${options.durationS} s measured; ` +
+        `micro-cache ${options.cache ? "on" : "off (PAGE_CACHE=off)"}; ` +
         `sends at ${n(options.rate)}/s from ${options.pairs} pairs; ${options.runs} run${options.runs > 1 ? "s" : ""}.`,
     );
     const loadBefore = loadAverage();
@@ -668,7 +675,8 @@ async function main() {
         "```",
         "",
         `${options.database} with 100,000 published gigs. Each GET with autocannon, ${options.connections} connections, ${options.warmupS} s warm-up and ` +
-          `${options.durationS} s measured, ${options.visitor ? "without a token (a visitor)" : `each request with one of ${n(pairs.length * 2)} members' app tokens in turn`}; ` +
+          `${options.durationS} s measured, ${options.visitor ? "without a token (a visitor)" : `each request with one of ${n(pairs.length * 2)} members' app tokens in turn`}, ` +
+          `${options.cache ? "the catalog calls answered from the web process's micro-cache (ADR 042)" : "with PAGE_CACHE=off (every call runs its handler)"}; ` +
           `its bare model call right after, from ${options.connections} workers on a pool of the benchmark's own. ` +
           `The send: POST /api/v1/messages/send on schedule at ${n(options.rate)}/s (open loop, at most ${options.connections} connections) from ` +
           `${n(pairs.length * 2)} members of ${n(pairs.length)} pairs in turn, each message with a clientId of its own; then the operation (sendMessage) ` +

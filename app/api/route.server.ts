@@ -62,6 +62,13 @@ export type ApiCall<
   status?: 200 | 201 | 202;
   /** The call honours an `Idempotency-Key` header: a repeat with the same key and body gets the first answer. */
   idempotent?: boolean;
+  /**
+   * A read whose answer to a visitor is every caller's answer (the catalog, a published gig): it is answered
+   * from the web process's micro-cache for a few seconds, dropped when what it shows changes (ADR 042). A
+   * caller whose token lets them see more (a seller's own paused gig, a hidden category for an admin) gets their
+   * own answer where a visitor's is not a 200. Only a GET that answers through a Result may say so.
+   */
+  shared?: boolean;
   /** The failure statuses this call may answer besides the door's own (400, 401, 403, 413, 415, 429, 503). */
   failures?: (404 | 409)[];
   handle(context: CallContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<Result<z.input<R>> | Answer<z.input<R>> | typeof ANSWERED>;

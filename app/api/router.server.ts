@@ -17,7 +17,8 @@ import { issuesOf, limitedBy, type Actor, type Client } from "~/operations/core.
 import { FORM_BODY_LIMIT } from "~/server/body-limit.server";
 import { getDb } from "~/server/db.server";
 import { getEnv } from "~/server/env.server";
-import { addressKey, consume } from "~/server/rate-limit.server";
+import { addressKey, consumeAll } from "~/server/rate-limit.server";
+import { serveShared } from "~/server/page-cache-serving.server";
 import { bearerTokenOf } from "~/server/auth.server";
 import { failureAnswer, invalidBody, sendCoded, sendFailure } from "./answers.server";
 import { ANSWERED, expressPath, type Answer, type ApiCall } from "./route.server";
@@ -82,16 +83,14 @@ async function answer(call: ApiCall, req: Request, res: Response) {
   const caller = await authenticate(call, req, res);
   if (!caller) return;
 
-  const keys: { name: "apiAddress" | "apiToken"; key: string }[] = [
-    { name: "apiAddress", key: `ip:${addressKey(caller.actor.kind === "system" ? "" : caller.actor.client.ip)}` },
-  ];
-  if (caller.user) keys.push({ name: "apiToken" as const, key: `user:${caller.user.id}` });
-  for (const { name, key } of keys) {
-    const limited = await consume(name, [key]);
-    if (limited) {
-      const { status, body, headers } = failureAnswer(limitedBy(limited));
-      return sendFailure(res, status, body, headers);
-    }
+  const ip = caller.actor.kind === "system" ? "" : caller.actor.client.ip;
+  const uses: Parameters<typeof consumeAll>[0] = [{ name: "apiAddress", key: `ip:${addressKey(ip)}`, points: 1 }];
+  if (caller.user) uses.push({ name: "apiToken", key: `user:${caller.user.id}`, points: 1 });
+  // Both limits in one round trip; a refusal by either leaves both as they were.
+  const limited = await consumeAll(uses);
+  if (limited) {
+    const { status, body, headers } = failureAnswer(limitedBy(limited));
+    return sendFailure(res, status, body, headers);
   }
 
   const body = await readBody(call, req, res);
@@ -99,36 +98,69 @@ async function answer(call: ApiCall, req: Request, res: Response) {
   const parsed = parseParts(call, req, body);
   if (!parsed.ok) return sendFailure(res, 400, invalidBody(parsed.issues));
 
+  if (call.shared && caller.actor.kind !== "system") return answerShared(call, caller, parsed, req, res);
+
   const idempotency = call.idempotent && caller.user ? await claimIdempotency(call, req, res, caller.actor, body) : null;
   if (idempotency === "answered") return;
   try {
-    const result = await call.handle({
-      actor: caller.actor,
-      params: parsed.params,
-      query: parsed.query,
-      body: parsed.body,
-      sessionId: caller.user?.sessionId ?? null,
-      req,
-      res,
-    });
+    const result = await run(call, caller, parsed, req, res);
     if (result === ANSWERED) return;
-    let status: number,
-      payload: unknown,
-      headers: Record<string, string> = {};
-    if (result.ok) {
-      const { value, status: given, message } = result as Answer<unknown>;
-      status = given ?? call.status ?? 200;
-      payload = message === undefined ? { data: value } : { data: value, message };
-    } else ({ status, body: payload, headers } = failureAnswer(result));
+    const { status, payload } = result;
     // A refusal for now (a limit, an unavailable service) is not the request's answer: the key may be sent again.
     if (idempotency && (status === 429 || status === 503)) await releaseIdempotencyKey(caller.actor, { key: idempotency.key });
     else if (idempotency) await saveIdempotentAnswer(caller.actor, { key: idempotency.key, status, body: payload });
-    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    res.status(status).json(payload);
+    send(res, result);
   } catch (error) {
     if (idempotency) await releaseIdempotencyKey(caller.actor, { key: idempotency.key }).catch(() => {});
     throw error;
   }
+}
+
+type Parsed = { params: unknown; query: unknown; body: unknown };
+type Reply = { status: number; payload: unknown; headers: Record<string, string> };
+
+/** The call's handler with this caller, its Result as the status, body and headers of the answer. */
+async function run(call: ApiCall, caller: Caller, parsed: Parsed, req: Request, res: Response): Promise<Reply | typeof ANSWERED> {
+  const result = await call.handle({ actor: caller.actor, ...parsed, sessionId: caller.user?.sessionId ?? null, req, res });
+  if (result === ANSWERED) return ANSWERED;
+  if (result.ok) {
+    const { value, status, message } = result as Answer<unknown>;
+    return { status: status ?? call.status ?? 200, payload: message === undefined ? { data: value } : { data: value, message }, headers: {} };
+  }
+  const { status, body, headers } = failureAnswer(result);
+  return { status, payload: body, headers };
+}
+
+function send(res: Response, { status, payload, headers }: Reply) {
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.status(status).json(payload);
+}
+
+/**
+ * A shared read (ApiCall.shared): the visitor's answer for these parameters, from the micro-cache or made now
+ * with a visitor's actor (the caller's address and client, no member), so nothing of a member's can enter it.
+ * The key is the call and its parsed parameters (defaults filled in, so `?limit=20` and no limit share one);
+ * answers carry no words that depend on the caller's language yet (a second language joins the key).
+ */
+async function answerShared(call: ApiCall, caller: Caller, parsed: Parsed, req: Request, res: Response) {
+  const visitor: Caller = { actor: { kind: "anonymous", client: (caller.actor as { client: Client }).client }, user: null };
+  const key = `api ${call.method} ${call.path} ${JSON.stringify(parsed.params)} ${JSON.stringify(parsed.query)}`;
+  await serveShared(key, req, res, {
+    async build() {
+      const reply = await run(call, visitor, parsed, req, res);
+      if (reply === ANSWERED) throw new Error(`${call.operationId} is shared but answered by itself`);
+      const headers = new Headers({ ...reply.headers, "Content-Type": "application/json; charset=utf-8" });
+      return new globalThis.Response(JSON.stringify(reply.payload), { status: reply.status, headers });
+    },
+    // A visitor's refusal (a 404 for a paused gig, a 429 counted against their address) is theirs to have; a
+    // member gets their own answer, which may show more.
+    builderMayUse: caller.user === null,
+    async own() {
+      const reply = await run(call, caller, parsed, req, res);
+      if (reply !== ANSWERED) send(res, reply);
+    },
+    fill: { nonce: "", pageview: null },
+  });
 }
 
 /**

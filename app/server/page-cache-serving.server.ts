@@ -7,7 +7,17 @@
 import { createRequestHandler as createFetchHandler, type AppLoadContext, type ServerBuild } from "@remix-run/node";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { PageviewContext } from "~/analytics/router.server";
-import { fillPage, getPageCache, gzipPage, listenForPageDrops, pageCacheEnabled, pageKeyOf, type CachedPage, type PageKey } from "./page-cache.server";
+import {
+  fillPage,
+  getPageCache,
+  gzipPage,
+  listenForPageDrops,
+  pageCacheEnabled,
+  pageKeyOf,
+  type CachedPage,
+  type PageFill,
+  type PageKey,
+} from "./page-cache.server";
 
 export type PageCacheServing = {
   /**
@@ -45,22 +55,15 @@ export async function startPageCacheServing(options: {
     return renderMain(new globalThis.Request(key.url, { headers: key.headers }), context);
   }
 
-  async function servePage(key: PageKey, req: Request, res: Response, next: NextFunction) {
-    const found = cache.lookup(key.id);
-    if (found.state !== "miss") {
-      if (found.state === "stale" && !cache.isBuilding(key.id)) {
-        cache.build(key.id, () => renderKey(key, req)).catch((error: Error) => console.error("[page-cache] rebuild failed:", error));
-      }
-      return sendPage(req, res, found.page, found.state);
-    }
-    // Requests that find a build of their key under way share its page once it may be shared; any other
-    // answer (an error page, a redirect, a 429 counted against the builder's address) is the builder's
-    // alone, and one that sets a cookie is nobody's: those requests are rendered as if there were no cache.
-    const builder = !cache.isBuilding(key.id);
-    const built = await cache.build(key.id, () => renderKey(key, req));
-    if (built.setsCookie || !(built.storable || builder)) return options.rendered(req, res, next);
-    sendPage(req, res, built.page, "miss");
-  }
+  const servePage = (key: PageKey, req: Request, res: Response, next: NextFunction) =>
+    serveShared(key.id, req, res, {
+      build: () => renderKey(key, req),
+      // The request that built a page may have any answer it rendered (an error page, a redirect, a 429
+      // counted against its address): it was rendered as that request's own.
+      builderMayUse: true,
+      own: () => options.rendered(req, res, next),
+      fill: fillOf(res),
+    });
 
   return {
     serve(req, res, next) {
@@ -75,13 +78,46 @@ export async function startPageCacheServing(options: {
   };
 }
 
+/** What a response fills into a page: its nonce and its page view (server.ts put both in res.locals). */
+const fillOf = (res: Response): PageFill => ({ nonce: res.locals.cspNonce as string, pageview: (res.locals.pageview as PageviewContext | undefined) ?? null });
+
+/**
+ * Answers a request from the cache under `key`: a fresh entry, or a stale one while one rebuild of it runs
+ * in the background; on a miss, the entry `build` makes now, shared with the requests for the same key that
+ * arrive while it is built. An answer that may not be shared (not a 200, a cookie, `no-store`) goes only to
+ * the request that built it, and only when `builderMayUse`; every other request then gets `own()`, its
+ * answer as if there were no cache. The anonymous pages and the JSON API's shared reads (ADR 042) both
+ * answer through this.
+ */
+export async function serveShared(
+  key: string,
+  req: Request,
+  res: Response,
+  options: { build: () => Promise<globalThis.Response>; builderMayUse: boolean; own: () => unknown; fill: PageFill },
+): Promise<void> {
+  const cache = getPageCache();
+  const found = cache.lookup(key);
+  if (found.state !== "miss") {
+    if (found.state === "stale" && !cache.isBuilding(key)) {
+      cache.build(key, options.build).catch((error: Error) => console.error("[page-cache] rebuild failed:", error));
+    }
+    return sendPage(req, res, found.page, found.state, options.fill);
+  }
+  const builder = !cache.isBuilding(key);
+  const built = await cache.build(key, options.build);
+  if (built.setsCookie || !(built.storable || (builder && options.builderMayUse))) {
+    await options.own();
+    return;
+  }
+  sendPage(req, res, built.page, "miss", options.fill);
+}
+
 /**
  * A cached page with this response's nonce and page view. A hit is gzipped from the parts compressed at its
  * page's first hit (compression() leaves a response that has its Content-Encoding): nothing is compressed
  * per response.
  */
-function sendPage(req: Request, res: Response, page: CachedPage, state: string) {
-  const fill = { nonce: res.locals.cspNonce as string, pageview: (res.locals.pageview as PageviewContext | undefined) ?? null };
+function sendPage(req: Request, res: Response, page: CachedPage, state: string, fill: PageFill) {
   // A miss goes out through compression() as any page does: its parts are gzipped at the first hit.
   const gzipped = state !== "miss" && req.acceptsEncodings("gzip", "identity") === "gzip" ? gzipPage(page, fill) : null;
   const body = gzipped ?? fillPage(page, fill);

@@ -10,7 +10,7 @@
  *   the key can leak into a stored page.
  * - A stored page holds placeholders for what differs per response: the CSP nonce and the page view's
  *   id and time (root.tsx renders them as `"<eventId> <time>"`). Every response, hit or miss, gets its own.
- * - Stored only: status 200, HTML or single fetch's `text/x-script`, no Set-Cookie, no `Cache-Control:
+ * - Stored only: status 200, HTML, single fetch's `text/x-script` or the JSON API's answers, no Set-Cookie, no `Cache-Control:
  *   private`/`no-store`, no `Vary`, at most MAX_ENTRY_BYTES. A response that sets a cookie is not even shared
  *   with the requests that waited for it: each of them is rendered on its own.
  * - Invalidation: operations that change what such pages show call `tx.pagesChanged()`; after the commit
@@ -18,6 +18,8 @@
  *   (listening on its own connection) empties its own. A rebuild that began before a drop is not stored.
  *   While a process cannot hear the channel (its subscriber connection is down) it serves nothing from the
  *   cache, and it starts empty when the connection is back.
+ * - The JSON API's shared reads (the catalog, a published gig: ADR 042) are stored here too, under keys of their
+ *   own, built as a visitor's answer and dropped with the pages.
  */
 import { randomBytes } from "node:crypto";
 import zlib from "node:zlib";
@@ -214,7 +216,7 @@ class PageCache {
       if (name !== "content-length" && name !== "set-cookie") headers.push([name, value]);
     }
     const type = response.headers.get("content-type") ?? "";
-    if (!/^text\/html|^text\/x-script/.test(type)) shareable = false;
+    if (!/^text\/html|^text\/x-script|^application\/json/.test(type)) shareable = false;
     if (body.length > MAX_ENTRY_BYTES) shareable = false;
     const { parts, slots } = this.cut(body);
     return {

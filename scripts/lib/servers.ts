@@ -179,7 +179,7 @@ export async function startProcess(
 }
 
 export type AppServerOptions = ChildOptions & {
-  /** How long to wait for /healthz. */
+  /** How long to wait for /healthz: 60 s unless said (seen taking 45 s with other suites on the same 2 cores). */
   timeoutMs?: number;
   /** The host name in baseUrl (browsers know admin.localhost, so tests use localhost). */
   host?: string;
@@ -195,7 +195,7 @@ export type AppServerOptions = ChildOptions & {
  * it again and fails with its output if it exits or does not answer in time.
  */
 export async function startAppServer(env: Record<string, string>, options: AppServerOptions = {}): Promise<AppServer> {
-  const { timeoutMs = 30_000, host = "localhost", name = "web server", runtime, ...childOptions } = options;
+  const { timeoutMs = 60_000, host = "localhost", name = "web server", runtime, ...childOptions } = options;
   if (!fs.existsSync(path.join(root, "build", "server", "index.js"))) {
     throw new Error("build/ is missing: run `npm run build` (npm test does it) before the end-to-end tests");
   }

@@ -104,6 +104,7 @@ export const reviewCalls = [
     description: "A gig that is not on offer (a draft, paused, or its seller away) is 404 to anyone but its seller.",
     tag: TAG,
     access: "public",
+    shared: true,
     params: IdParams,
     query: ReviewPageQuery,
     response: pageOf(ReviewItem),
