@@ -26,6 +26,7 @@ import { isSameOrigin, refuseMisdirected, requestOrigin, serverBuildForSite, sit
 import { isLocalRequest } from "./app/server/local-request.server";
 import { maskUrlCredentials } from "./app/utils/mask-url";
 import { closePageDrops } from "./app/server/page-cache.server";
+import { closeTokenDrops, listenForTokenDrops } from "./app/server/token-cache.server";
 import { startPageCacheServing } from "./app/server/page-cache-serving.server";
 import { onShutdown } from "./app/server/process.server";
 import { closeLimitRedis } from "./app/server/rate-limit.server";
@@ -121,6 +122,8 @@ app.use(
 );
 app.use(sameOriginMutations);
 // The JSON API (ADR 041): its own body caps, JSON answers for every failure, and compression of its own below.
+// Its tokens' lookups are held while Postgres can tell this process when to forget them (ADR 042).
+if (env.TOKEN_CACHE === "on") await listenForTokenDrops();
 app.use(compression(), apiRouter(API_CALLS));
 // Every form body within its cap (1 MB; the image forms more) before any route reads it: 413 otherwise.
 app.use(bodyLimits());
@@ -249,5 +252,5 @@ onShutdown("web", async () => {
   });
   // Queued page views of the last requests are written before the queue's connection closes.
   await closeIngest();
-  await Promise.allSettled([closePageDrops(), closeVite?.(), closeDb(), closeRedis(), closeLimitRedis(), closeClickHouse(), chat.close()]);
+  await Promise.allSettled([closePageDrops(), closeTokenDrops(), closeVite?.(), closeDb(), closeRedis(), closeLimitRedis(), closeClickHouse(), chat.close()]);
 });

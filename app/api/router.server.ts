@@ -19,6 +19,7 @@ import { getDb } from "~/server/db.server";
 import { getEnv } from "~/server/env.server";
 import { addressKey, consumeAll } from "~/server/rate-limit.server";
 import { serveShared } from "~/server/page-cache-serving.server";
+import { appTokenUser } from "~/server/token-cache.server";
 import { bearerTokenOf } from "~/server/auth.server";
 import { failureAnswer, invalidBody, sendCoded, sendFailure } from "./answers.server";
 import { ANSWERED, expressPath, type Answer, type ApiCall } from "./route.server";
@@ -176,7 +177,7 @@ async function authenticate(call: ApiCall, req: Request, res: Response): Promise
     return null;
   }
   const db = getDb();
-  const user = await getSessionUser(db, token, "app");
+  const user = getEnv().TOKEN_CACHE === "on" ? await appTokenUser(db, token) : await getSessionUser(db, token, "app");
   if (!user) {
     const ended = await endReusedToken({ kind: "anonymous", client }, { token }, { db });
     const reused = ended.ok && ended.value.reused;

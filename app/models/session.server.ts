@@ -234,6 +234,13 @@ export async function getSessionUserWithCounts(db: Db, token: string | null | un
   return session ? { user: session.user, counts: session.counts! } : null;
 }
 
+/** An app token's member and when its session ends (app/server/token-cache.server.ts holds the answer until then at most). */
+export async function getAppTokenSession(db: Db, token: string): Promise<{ user: SessionUser; expiresAt: Date } | null> {
+  if (!token || token.length > 200) return null;
+  const session = await readSession(db, hashToken(token), false, "app");
+  return session && { user: session.user, expiresAt: session.expiresAt };
+}
+
 const lookups = new WeakMap<Db, Map<string, Promise<SessionUser | null>>>();
 
 function inFlight(db: Db): Map<string, Promise<SessionUser | null>> {
@@ -253,7 +260,12 @@ function share(db: Db, id: string, lookup: Promise<SessionUser | null>): Promise
   return lookup;
 }
 
-async function readSession(db: Db, id: string, withCounts: boolean, kind: SessionKind): Promise<{ user: SessionUser; counts: HeaderCounts | null } | null> {
+async function readSession(
+  db: Db,
+  id: string,
+  withCounts: boolean,
+  kind: SessionKind,
+): Promise<{ user: SessionUser; counts: HeaderCounts | null; expiresAt: Date } | null> {
   // Every request and socket event of a member asks this: a prepared statement (one text with counts, one without).
   const row = await prepared(
     db("sessions as s")
@@ -280,6 +292,7 @@ async function readSession(db: Db, id: string, withCounts: boolean, kind: Sessio
         "u.preferred_currency",
         "u.time_zone",
         "s.platform",
+        "s.expires_at",
         db.raw(`${RENEWAL_DUE} AS renewal_due`),
         ...(withCounts ? [db.raw(headerCountsSql('"u"."id"'))] : []),
       ),
@@ -297,7 +310,7 @@ async function readSession(db: Db, id: string, withCounts: boolean, kind: Sessio
     ...(row.platform ? { platform: row.platform } : {}),
     ...(row.renewal_due ? { renewalDue: true } : {}),
   };
-  return { user, counts: withCounts ? headerCountsOf(row) : null };
+  return { user, counts: withCounts ? headerCountsOf(row) : null, expiresAt: new Date(row.expires_at) };
 }
 
 /**

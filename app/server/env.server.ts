@@ -167,6 +167,8 @@ const EnvSchema = z
     PAYMENTS_SANDBOX: booleanish.optional(),
     /** The micro-cache of anonymous pages (ADR 019): on, or off (benchmarks compare the two; test servers). */
     PAGE_CACHE: z.preprocess((v) => (typeof v === "string" ? v.trim().toLowerCase() : v), z.enum(["on", "off"])).default("on"),
+    /** App tokens' lookups held per web process, dropped by Postgres's announcements (ADR 042): on, or off. */
+    TOKEN_CACHE: z.preprocess((v) => (typeof v === "string" ? v.trim().toLowerCase() : v), z.enum(["on", "off"])).default("on"),
     /**
      * The web process's patches of Remix, Express and helmet for speed (app/server/speed/, ADR 033): on, or off
      * for the stock behaviour (tests/integration/speed-patches.test.ts compares the two; benchmarks measure them).
