@@ -76,6 +76,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     // The order waits 30 minutes from checkout for a payment, however often the prompt is sent again.
     minutesLeft: Math.max(0, Math.ceil((order.createdAt.getTime() + UNPAID_EXPIRY_MS - Date.now()) / 60_000)),
     waitMinutes: UNPAID_EXPIRY_MS / 60_000,
+    // "Use another number" opens its form by a link (?number): without JavaScript a form inside the
+    // self-reloading page would be lost at the next reload, so this view does not reload itself.
+    choosing: new URL(request.url).searchParams.has("number"),
     state,
     reason,
     canCancel,
@@ -150,15 +153,16 @@ function PhoneSteps({ network, total, number }: { network: Network; total: strin
 }
 
 export default function PayOrder() {
-  const { order, payer, minutesLeft, waitMinutes, state, reason, canCancel, sandbox } = useLoaderData<typeof loader>();
+  const { order, payer, minutesLeft, waitMinutes, choosing, state, reason, canCancel, sandbox } = useLoaderData<typeof loader>();
   const refused = useActionData<typeof action>() as Refusal | undefined;
   useRevalidateWhile(state === "pending");
   const total = formatUgx(order.totalUgx);
   const numberRefused = refused?.intent === "number";
+  const numberForm = choosing || numberRefused;
   return (
     <section className="container narrow pay-page" aria-labelledby="pay-title">
       {/* Without JavaScript the page reloads itself until the payment settles; with it (noscript is inert) the poll does. */}
-      {state === "pending" && !numberRefused ? (
+      {state === "pending" && !numberForm ? (
         <noscript>
           <meta httpEquiv="refresh" content="5" />
         </noscript>
@@ -173,7 +177,7 @@ export default function PayOrder() {
           <>
             {payer ? (
               <p>
-                We asked {payer.msisdn} ({NETWORK_LABEL[payer.network]}) to pay {total}.
+                Approve the payment of {total} on your phone {payer.msisdn} ({NETWORK_LABEL[payer.network]}).
               </p>
             ) : null}
             <p className="pay-waiting">Waiting for your phone…</p>
@@ -214,28 +218,33 @@ export default function PayOrder() {
         <>
           <h2 className="pay-heading">On your phone</h2>
           <PhoneSteps network={payer.network} total={total} number={order.number} />
-          <p className="pay-timing">
-            The prompt stays on your phone only for a short while. If it has gone, or never came, send it again. This order waits {waitMinutes} minutes
-            for your payment: {minutesLeft === 1 ? "1 minute" : `${minutesLeft} minutes`} left.
-          </p>
           <Form method="post" className="pay-again">
             <SubmitButton name="intent" value="again" pendingLabel="Sending…">
               Send the prompt again
             </SubmitButton>
           </Form>
-          <details className="pay-number" open={numberRefused || undefined}>
-            <summary>Use another number</summary>
-            <Form method="post" className="form-card">
+          {numberForm ? (
+            <Form method="post" action={`/orders/${order.id}/pay`} className="form-card pay-number">
+              <h2 className="pay-heading">Use another number</h2>
               <PayerFields
-                key={numberRefused ? "refused" : "fresh"}
-                msisdn={{ id: "pay-msisdn", name: "msisdn", initialValue: numberRefused ? (refused?.msisdn ?? "") : "", errorId: "pay-msisdn-error", errors: refused?.fields?.msisdn }}
-                network={{ name: "network", initialValue: (numberRefused && refused?.network) || "mtn", errorId: "pay-network-error", errors: refused?.fields?.network }}
+                msisdn={{ id: "pay-msisdn", name: "msisdn", initialValue: refused?.msisdn ?? "", errorId: "pay-msisdn-error", errors: refused?.fields?.msisdn }}
+                network={{ name: "network", initialValue: refused?.network ?? "mtn", errorId: "pay-network-error", errors: refused?.fields?.network }}
               />
               <SubmitButton name="intent" value="number" pendingLabel="Sending…">
                 Send the prompt to this number
               </SubmitButton>
             </Form>
-          </details>
+          ) : (
+            <p>
+              <Link to="?number" className="button button-secondary">
+                Use another number
+              </Link>
+            </p>
+          )}
+          <p className="field-hint pay-timing">
+            The prompt stays on your phone only for a short while. If it has gone, or never came, send it again. This order waits {waitMinutes} minutes
+            for your payment: {minutesLeft === 1 ? "1 minute" : `${minutesLeft} minutes`} left.
+          </p>
           <p className="field-hint">Each new prompt replaces the last one. If you approve an old one as well, only one payment counts and the other is refunded.</p>
         </>
       ) : null}
