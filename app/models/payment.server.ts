@@ -98,7 +98,11 @@ export async function successfulPaymentOf(db: Db, orderId: number): Promise<Paym
   return row ? toPayment(row) : null;
 }
 
-export async function settlePaymentRow(db: Db, id: number, s: { status: "successful" | "failed" | "refunded"; providerTransactionId?: string | null; reason?: string }) {
+export async function settlePaymentRow(
+  db: Db,
+  id: number,
+  s: { status: "successful" | "failed" | "refunded"; providerTransactionId?: string | null; reason?: string },
+) {
   await db("payments")
     .where({ id })
     .update({ status: s.status, provider_transaction_id: s.providerTransactionId ?? null, failure_reason: s.reason ?? null, settled_at: db.fn.now() });

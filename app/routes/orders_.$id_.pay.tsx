@@ -242,10 +242,12 @@ export default function PayOrder() {
             </p>
           )}
           <p className="field-hint pay-timing">
-            The prompt stays on your phone only for a short while. If it has gone, or never came, send it again. This order waits {waitMinutes} minutes
-            for your payment: {minutesLeft === 1 ? "1 minute" : `${minutesLeft} minutes`} left.
+            The prompt stays on your phone only for a short while. If it has gone, or never came, send it again. This order waits {waitMinutes} minutes for your
+            payment: {minutesLeft === 1 ? "1 minute" : `${minutesLeft} minutes`} left.
           </p>
-          <p className="field-hint">Each new prompt replaces the last one. If you approve an old one as well, only one payment counts and the other is refunded.</p>
+          <p className="field-hint">
+            Each new prompt replaces the last one. If you approve an old one as well, only one payment counts and the other is refunded.
+          </p>
         </>
       ) : null}
 
