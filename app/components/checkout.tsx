@@ -14,10 +14,14 @@ export function formatMsisdn(msisdn: string): string {
   return m ? `+256 ${m[1]} ${m[2]} ${m[3]}` : msisdn;
 }
 
+/** The hidden field that tells the server which network the form showed chosen (resolveNetwork). */
+export const NETWORK_OFFERED = "networkOffered";
+
 /**
- * The payer's number and network. Without JavaScript the network is the one guessed from the prefilled
- * number (the payer changes it by hand); with it, typing a number moves the choice to that number's
- * network, until the payer picks a network themselves.
+ * The payer's number and network. With JavaScript, typing a number moves the choice to that number's
+ * network until the payer picks one themselves. Without it the radio stays where the page drew it, so the
+ * form also sends that first choice (`networkOffered`): a radio left on it lets the server take the typed
+ * number's network instead. A network the payer picked is sent as picked.
  */
 export function PayerFields({
   msisdn,
@@ -34,7 +38,7 @@ export function PayerFields({
       <div className="field">
         <label htmlFor={msisdn.id}>Mobile-money number</label>
         <p id={`${msisdn.id}-hint`} className="field-hint">
-          The phone that will approve the payment, in the format +256 7XX XXXXXX.
+          The phone that will approve the payment, such as 0772 123456 or +256 772 123456.
         </p>
         <input
           id={msisdn.id}
@@ -56,6 +60,7 @@ export function PayerFields({
       </div>
       <fieldset className="field network-choice" aria-describedby={network.errors?.length ? network.errorId : undefined}>
         <legend>Network</legend>
+        <input type="hidden" name={NETWORK_OFFERED} value={picked ? "" : network.initialValue} />
         {(Object.keys(NETWORK_LABEL) as Network[]).map((n) => (
           <label key={n}>
             <input

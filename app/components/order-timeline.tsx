@@ -54,6 +54,10 @@ export function eventText(e: Pick<TimelineEvent, "kind" | "actorRole" | "to" | "
       return because("Admin resolved the dispute: refunded");
     case "late_payment_refunded":
       return plain("A payment arrived after the order was cancelled: it is being refunded");
+    case "payment_requested":
+      return because(`${who} asked for the payment again`);
+    case "extra_payment_refunded":
+      return because("A second payment arrived after the order was paid: it is being refunded");
     case "cleared":
       return plain("Earnings cleared");
     case "reviewed":

@@ -38,6 +38,17 @@ export function guessNetwork(msisdn: string): Network | null {
   return null;
 }
 
+/**
+ * The network a payment goes to. `offered` is the network the form showed chosen when it was drawn: a radio
+ * still on it may only mean the payer never touched it (without JavaScript it does not follow the typed
+ * number), so the number's own network wins; a radio the payer moved is their choice. Without `offered`
+ * (a client that names the network itself) the choice stands.
+ */
+export function resolveNetwork(msisdn: string, network: Network, offered?: string | null): Network {
+  if (offered !== network) return network;
+  return guessNetwork(msisdn) ?? network;
+}
+
 /** `+256772123456` → `****3456`: enough for the member to know their number, too little to copy it. */
 export function maskMsisdn(msisdn: string): string {
   return `****${msisdn.slice(-4)}`;

@@ -23,7 +23,8 @@ export type ActivityKind =
   | "review_left"
   | "review_edited"
   | "review_deleted"
-  | "order_placed";
+  | "order_placed"
+  | "payment_requested";
 
 const LABELS: Record<string, string> = {
   joined: "You joined Soko",
@@ -48,6 +49,7 @@ const LABELS: Record<string, string> = {
   review_edited: "You changed a review",
   review_deleted: "You deleted a review",
   order_placed: "You placed an order",
+  payment_requested: "You asked for an order's payment again",
 };
 
 export async function recordActivity(db: Db, userId: number, kind: ActivityKind, details: Record<string, unknown>) {

@@ -22,6 +22,12 @@ const CASES: { [N in JournalName]: { params: JournalParams<N>; entries: Record<s
     key: "order:12:captured",
     links: { orderId: 12 },
   },
+  payment_returned: {
+    params: { paymentId: 9, orderId: 12, buyerId: 7, paidUgx: 105_000 },
+    entries: { provider_clearing: -105_000, "refund_due:user:7": 105_000 },
+    key: "payment:9:returned",
+    links: { orderId: 12 },
+  },
   escrow_released: {
     params: order,
     entries: {

@@ -12,6 +12,7 @@
  *
  *   journal            key                     moves
  *   payment_captured   order:N:captured        clearing → escrow (price); clearing → fee held (paid − price)
+ *   payment_returned   payment:P:returned      clearing → refund due (paid): a second payment of one order (ADR 043)
  *   escrow_released    order:N:released        escrow → seller pending (price − seller fee); escrow → platform
  *                                              seller fees (seller fee); fee held → platform buyer fees (buyer fee)
  *   earnings_cleared   order:N:cleared         seller pending → seller available (price − seller fee)
@@ -86,6 +87,17 @@ export const JOURNALS = {
     links: (p) => ({ orderId: p.orderId }),
     requires: (p) => (p.paidUgx < p.priceUgx ? "the payment is less than the price" : null),
     moves: (a, p) => [send(p.priceUgx, a.clearing, a.escrow), send(p.paidUgx - p.priceUgx, a.clearing, a.feeHeld)],
+  }),
+
+  payment_returned: template({
+    summary: "A payment taken after another payment of its order was taken: it never counts for the order and is all due back to the buyer.",
+    params: { paymentId: "id", orderId: "id", buyerId: "id", paidUgx: "ugx" },
+    parties: ["buyerId"],
+    accounts: (p) => ({ clearing: platform.clearing, refundDue: refundDue(p.buyerId) }),
+    key: (p) => `payment:${p.paymentId}:returned`,
+    links: (p) => ({ orderId: p.orderId }),
+    requires: (p) => (p.paidUgx === 0 ? "a payment of nothing" : null),
+    moves: (a, p) => [send(p.paidUgx, a.clearing, a.refundDue)],
   }),
 
   escrow_released: template({

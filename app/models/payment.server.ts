@@ -14,9 +14,15 @@ export type PaymentRow = {
   msisdn: string;
   reference: string;
   amountUgx: number;
-  status: "pending" | "successful" | "failed";
+  /**
+   * successful: the payment that counts for the order (at most one); refunded: taken after another payment of
+   * the order was, so given back whole (ADR 043).
+   */
+  status: "pending" | "successful" | "failed" | "refunded";
   failureReason: string | null;
   polls: number;
+  /** Set when a newer payment of the order replaced it (the prompt sent again, another number); still followed while pending. */
+  supersededAt: Date | null;
   /** When the payment is next due to be asked about (a backoff shared by the worker and the waiting page). */
   nextPollAt: Date;
   createdAt: Date;
@@ -37,7 +43,13 @@ const transferOf = (r: any) => ({
 });
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const toPayment = (r: any): PaymentRow => ({ ...transferOf(r), orderId: Number(r.order_id), status: r.status, nextPollAt: r.next_poll_at });
+const toPayment = (r: any): PaymentRow => ({
+  ...transferOf(r),
+  orderId: Number(r.order_id),
+  status: r.status,
+  nextPollAt: r.next_poll_at,
+  supersededAt: r.superseded_at ?? null,
+});
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isReference = (s: unknown): s is string => typeof s === "string" && UUID.test(s);
@@ -70,13 +82,27 @@ export async function latestPayment(db: Db, orderId: number): Promise<PaymentRow
   return row ? toPayment(row) : null;
 }
 
+/** Marks every pending payment of the order superseded (a newer one is about to be asked for); returns their references. */
+export async function supersedePendingPayments(db: Db, orderId: number): Promise<string[]> {
+  const rows = await db("payments")
+    .where({ order_id: orderId, status: "pending" })
+    .whereNull("superseded_at")
+    .update({ superseded_at: db.fn.now() })
+    .returning("reference");
+  return rows.map((r: { reference: string }) => r.reference);
+}
+
 /** The payment of an order that was taken, if any (at most one: payments_one_taken_idx). */
 export async function successfulPaymentOf(db: Db, orderId: number): Promise<PaymentRow | null> {
   const row = await db("payments").where({ order_id: orderId, status: "successful" }).first();
   return row ? toPayment(row) : null;
 }
 
-export async function settlePaymentRow(db: Db, id: number, s: { status: "successful" | "failed"; providerTransactionId?: string | null; reason?: string }) {
+export async function settlePaymentRow(
+  db: Db,
+  id: number,
+  s: { status: "successful" | "failed" | "refunded"; providerTransactionId?: string | null; reason?: string },
+) {
   await db("payments")
     .where({ id })
     .update({ status: s.status, provider_transaction_id: s.providerTransactionId ?? null, failure_reason: s.reason ?? null, settled_at: db.fn.now() });

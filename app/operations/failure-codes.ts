@@ -100,6 +100,8 @@ export type FailureParams = {
   "payment.unavailable": Record<string, never>;
   "payment.not_found": Record<string, never>;
   "payment.callback_unknown": Record<string, never>;
+  /** An unpaid order's `minutes` are over: no new prompt (ADR 043). */
+  "payment.window_closed": { minutes: number };
   "payout.not_found": Record<string, never>;
   "payout.sign_in_required": Record<string, never>;
   "payout.account_cannot_withdraw": Record<string, never>;

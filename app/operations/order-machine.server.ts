@@ -29,7 +29,8 @@
  *                       → completed
  *   no status change: clearance 14 days after completion (runOrderTimers): earnings_cleared; a payment that
  *   lands after its order was cancelled (settlePayment): payment_captured, order_refunded, payout_sent; a
- *   withdrawal (requestWithdrawal): payout_sent; a payout settled (settlePayout): payout_paid or payout_returned.
+ *   withdrawal (requestWithdrawal): payout_sent; a payout settled (settlePayout): payout_paid or payout_returned;
+ *   a second payment of one order taken (settlePayment, ADR 043): payment_returned, payout_sent.
  *
  * Each function here runs inside an operation's transaction, on an order its caller has locked (lockOrder),
  * so one order changes one step at a time: a transition checks the table, updates the row, writes the

@@ -20,10 +20,12 @@ import {
   insertPayout,
   settlePaymentRow,
   settlePayoutRow,
+  successfulPaymentOf,
   type PayoutRow,
 } from "~/models/payment.server";
 import { conflict, forbidden, invalid, issue, notFound, ok, transact, type Actor, type Result } from "~/operations/core.server";
 import { capturePayment, note, notifyParty, refundBuyer, transition } from "~/operations/order-machine.server";
+import { returnExtraPayment } from "~/operations/payment-retries.server";
 import type { PaymentProvider, TransferStatus } from "~/payments/provider.server";
 import { getProviders, type Providers } from "~/payments/registry.server";
 import { getDb } from "~/server/db.server";
@@ -99,6 +101,12 @@ export async function settlePayment(
       if (!order || !payment) return notFound("payment.not_found");
       if (payment.status !== "pending") return ok({ orderId: order.id, settlement: "unchanged" as Settlement });
       if (status.status === "successful") {
+        // Another payment of this order was taken first (a prompt sent again, another number): this one never
+        // counts, and is given back whole (ADR 043).
+        if (await successfulPaymentOf(tx.trx, order.id)) {
+          refundReference = await returnExtraPayment(tx, order, payment, status.providerTransactionId);
+          return ok({ orderId: order.id, settlement: "failed" as Settlement });
+        }
         // Capture and refund at once (the order was given up): every account of both journals locked in one
         // sorted call, so this never holds provider_clearing while waiting for the buyer's payout accounts,
         // which a payout being settled takes in the other order (ledger.server.ts, lockAccounts).
@@ -131,7 +139,8 @@ export async function settlePayment(
       if (status.status === "failed" || (status.status === "pending" && age(payment) >= PENDING_GIVE_UP_MS)) {
         const reason = status.status === "failed" ? status.reason : "No answer from the provider for a day";
         await settlePaymentRow(tx.trx, payment.id, { status: "failed", reason });
-        if (order.status === "pending_payment") {
+        // A superseded payment failing (declined, expired, withdrawn) leaves its order to the newer one.
+        if (order.status === "pending_payment" && !payment.supersededAt) {
           await transition(tx, order, "fail_payment", SYSTEM, { kind: "payment_failed", reason, patch: { cancelled_at: now() } });
           await notifyParty(tx, order.buyerId, order, "payment_failed", `Your payment for ${order.gigTitle} did not go through`);
         }
@@ -198,7 +207,7 @@ export async function requestPayment(reference: string, { db, providers = getPro
         const row = await getPaymentByReference(tx.trx, reference, { lock: true });
         if (!order || !row || row.status !== "pending") return ok(null);
         await settlePaymentRow(tx.trx, row.id, { status: "failed", reason: outcome.reason });
-        if (order.status === "pending_payment") {
+        if (order.status === "pending_payment" && !row.supersededAt) {
           await transition(tx, order, "fail_payment", SYSTEM, { kind: "payment_failed", reason: outcome.reason, patch: { cancelled_at: new Date() } });
         }
         return ok(null);

@@ -53,6 +53,12 @@ export interface PaymentProvider {
   disburse(request: TransferRequest): Promise<RequestOutcome>;
   disbursementStatus(reference: string): Promise<TransferStatus>;
   /**
+   * Withdraws a collection's prompt that is still waiting, where the provider allows it (ADR 043): true when
+   * withdrawn. MTN MoMo and Airtel Money have no such call, so their adapters leave it out; the caller reads
+   * the status back either way.
+   */
+  cancelPayment?(reference: string): Promise<boolean>;
+  /**
    * Which of our transfers a callback body is about, or null when it names none. Nothing in the body is
    * believed beyond that: the caller re-reads the status from the provider.
    */

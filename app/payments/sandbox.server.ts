@@ -10,7 +10,7 @@ import type { PaymentProvider, RequestOutcome, TransferRequest, TransferStatus }
 
 const TTL_SECONDS = 7 * 24 * 60 * 60;
 
-export type SandboxTransfer = TransferRequest & { kind: "collection" | "disbursement"; status: "PENDING" | "SUCCESSFUL" | "FAILED" };
+export type SandboxTransfer = TransferRequest & { kind: "collection" | "disbursement"; status: "PENDING" | "SUCCESSFUL" | "FAILED" | "WITHDRAWN" };
 
 export class Sandbox {
   constructor(
@@ -43,12 +43,22 @@ export class Sandbox {
     return true;
   }
 
+  /** A newer prompt replaced this one: a pending collection is withdrawn (it reads as failed). Returns whether it was. */
+  async withdraw(reference: string): Promise<boolean> {
+    const transfer = await this.get(reference);
+    if (!transfer || transfer.kind !== "collection" || transfer.status !== "PENDING") return false;
+    transfer.status = "WITHDRAWN";
+    await this.redis.set(this.key(reference), JSON.stringify(transfer), "EX", TTL_SECONDS, "XX");
+    return true;
+  }
+
   async status(reference: string, kind: SandboxTransfer["kind"]): Promise<TransferStatus> {
     const transfer = await this.get(reference).catch(() => undefined);
     if (transfer === undefined) return { status: "unknown", reason: "The sandbox could not be reached" };
     if (!transfer || transfer.kind !== kind) return { status: "failed", reason: "Not found at the provider" };
     if (transfer.status === "SUCCESSFUL") return { status: "successful", providerTransactionId: `SBX-${reference.slice(0, 8)}` };
     if (transfer.status === "FAILED") return { status: "failed", reason: "Declined on the phone" };
+    if (transfer.status === "WITHDRAWN") return { status: "failed", reason: "Replaced by a newer prompt" };
     return { status: "pending" };
   }
 }
@@ -60,6 +70,7 @@ export function createSandboxProvider(sandbox: Sandbox): PaymentProvider {
     paymentStatus: (reference) => sandbox.status(reference, "collection"),
     disburse: (request) => sandbox.create("disbursement", request, "SUCCESSFUL"),
     disbursementStatus: (reference) => sandbox.status(reference, "disbursement"),
+    cancelPayment: (reference) => sandbox.withdraw(reference),
     callbackReference: (body) => {
       const reference = (body as { reference?: unknown } | null)?.reference;
       return typeof reference === "string" ? reference : null;

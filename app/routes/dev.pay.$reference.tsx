@@ -61,7 +61,11 @@ export async function action({ request, params }: ActionFunctionArgs) {
   return redirect(`/orders/${order.id}/pay`);
 }
 
-const ANSWERED = { SUCCESSFUL: "You approved this payment.", FAILED: "You declined this payment." } as const;
+const ANSWERED = {
+  SUCCESSFUL: "You approved this payment.",
+  FAILED: "You declined this payment.",
+  WITHDRAWN: "This prompt was replaced by a newer one: nothing can be paid here.",
+} as const;
 
 export default function SandboxPhone() {
   const { orderId, orderNumber, amountUgx, msisdn, status } = useLoaderData<typeof loader>();

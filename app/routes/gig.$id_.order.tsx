@@ -4,7 +4,7 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { Form, useActionData, useLoaderData, useRouteLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { randomBytes } from "node:crypto";
-import { PayerFields } from "~/components/checkout";
+import { NETWORK_OFFERED, PayerFields } from "~/components/checkout";
 import { ErrorList, SubmitButton, TextAreaField } from "~/components/forms";
 import { getGigPage } from "~/models/gig.server";
 import { getSettings } from "~/models/user.server";
@@ -20,7 +20,7 @@ import { readFormData, readMultipartForm, UNREADABLE_FORM } from "~/server/form-
 import { getFormConstraint } from "~/schemas/form-constraint";
 import { TIER_LABEL } from "~/domain/catalog-vocabulary";
 import { actionHeaders } from "~/utils/headers";
-import { guessNetwork } from "~/domain/mobile-money";
+import { guessNetwork, resolveNetwork } from "~/domain/mobile-money";
 import { formatPrice, formatUgx } from "~/domain/money";
 import { formFailure } from "~/server/operation-results.server";
 import { InvalidOrderFileError, MAX_ORDER_FILE_BYTES, MAX_ORDER_FILES, ORDER_FILE_TYPES_TEXT, storeOrderFiles } from "~/server/files/order-files.server";
@@ -117,7 +117,11 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
     // A file we do not take (400), or over the buyer's upload quota (429 with Retry-After).
     return data(submission.reply({ fieldErrors: { files: [error.message] } }), refusalInit(error));
   }
-  const result = await placeOrder(actor, { ...submission.value, files: stored });
+  // Without JavaScript a radio left where the page drew it says nothing: the typed number's network is taken.
+  const { msisdn, network } = submission.value;
+  const offered = form.get(NETWORK_OFFERED);
+  const payer = { msisdn, network: resolveNetwork(msisdn, network, typeof offered === "string" ? offered : null) };
+  const result = await placeOrder(actor, { ...submission.value, ...payer, files: stored });
   if (!result.ok) {
     // Your own gig, or an admin: the reason beside the form rather than an error page.
     if (result.error === "forbidden") return data(submission.reply({ formErrors: [messageOf(result)] }), { status: 403 });

@@ -29,6 +29,9 @@ export const CheckoutSchema = z.object({
 });
 export type CheckoutInput = z.output<typeof CheckoutSchema>;
 
+/** Another number for an order's payment (the payment page's "Use another number"). */
+export const PayerSchema = CheckoutSchema.pick({ msisdn: true, network: true });
+
 export const DeliverSchema = z.object({ orderId: id("Choose an order"), message: text(5000, "Tell the buyer what you are delivering") });
 export const RevisionSchema = z.object({ orderId: id("Choose an order"), reason: text(2000, "Say what should change") });
 /**

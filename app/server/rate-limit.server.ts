@@ -96,6 +96,11 @@ export const LIMITS = {
   /** Checkouts per member: 30 an hour (each asks a phone to pay; a script must not flood payers with prompts). */
   checkout: { points: 30, duration: 60 * 60, message: "You have started many orders in a short time. Please try again later." },
   /**
+   * A payment asked for again ("Send the prompt again", "Use another number"), per order and member: 5 in 10
+   * minutes. Each one makes a phone ring; a payer who missed a prompt asks once or twice (ADR 043).
+   */
+  payAgain: { points: 5, duration: 10 * 60, message: "You have asked for this payment many times. Please wait a few minutes and try again." },
+  /**
    * Provider callbacks per address: 120 a minute. Each one naming a pending payment makes us ask the provider
    * again, so a flood of forged callbacks must not become a flood of requests to MTN or Airtel; a provider
    * calls back once per transfer.

@@ -98,6 +98,8 @@ type OrderLedger = {
   cleared_journals: number;
   payments_taken: number;
   refund_payouts: number;
+  payments_returned: number;
+  returned: number;
   into_completed: number;
   into_cancelled: number;
   escrow_ugx: number;
@@ -167,6 +169,8 @@ async function orderLedgers(db: Knex, orderIds: number[] | null): Promise<OrderL
       (SELECT count(*) FROM ledger_journals j WHERE j.order_id = o.id AND j.kind = 'order_refunded')::int AS refunded,
       (SELECT count(*) FROM ledger_journals j WHERE j.order_id = o.id AND j.kind = 'earnings_cleared')::int AS cleared_journals,
       (SELECT count(*) FROM payments p WHERE p.order_id = o.id AND p.status = 'successful')::int AS payments_taken,
+      (SELECT count(*) FROM payments p WHERE p.order_id = o.id AND p.status = 'refunded')::int AS payments_returned,
+      (SELECT count(*) FROM ledger_journals j WHERE j.order_id = o.id AND j.kind = 'payment_returned')::int AS returned,
       (SELECT count(*) FROM payouts p WHERE p.order_id = o.id AND p.kind = 'refund')::int AS refund_payouts,
       (SELECT count(*) FROM order_events v WHERE v.order_id = o.id AND v.to_status = 'completed' AND v.from_status IS DISTINCT FROM 'completed')::int AS into_completed,
       (SELECT count(*) FROM order_events v WHERE v.order_id = o.id AND v.to_status = 'cancelled' AND v.from_status IS DISTINCT FROM 'cancelled')::int AS into_cancelled,
@@ -193,7 +197,9 @@ function orderProblems(o: OrderLedger): string[] {
   const say = (what: string) => problems.push(`order ${o.id} (${o.status}): ${what}`);
   if (o.captured !== o.payments_taken) say(`${o.payments_taken} successful payments but ${o.captured} payment_captured journals`);
   if (o.released && o.refunded) say("both released to the seller and refunded to the buyer");
-  if (o.refund_payouts !== o.refunded) say(`${o.refunded} order_refunded journals but ${o.refund_payouts} refund payouts`);
+  // A second payment of the order (ADR 043) is given back by a refund of its own.
+  if (o.returned !== o.payments_returned) say(`${o.payments_returned} refunded payments but ${o.returned} payment_returned journals`);
+  if (o.refund_payouts !== o.refunded + o.returned) say(`${o.refunded + o.returned} refund journals but ${o.refund_payouts} refund payouts`);
   if (o.cleared_journals !== (o.cleared ? 1 : 0)) say(`cleared_at ${o.cleared ? "set" : "unset"} but ${o.cleared_journals} earnings_cleared journals`);
   switch (o.status) {
     case "pending_payment":

@@ -91,7 +91,7 @@ export const OrderDetail = OrderSummary.extend({
   ),
   payment: z
     .object({
-      status: z.enum(["pending", "successful", "failed"]),
+      status: z.enum(["pending", "successful", "failed", "refunded"]).describe("refunded: taken after another payment of the order was, so given back."),
       network: z.enum(["mtn", "airtel"]),
       amount: Money,
       reference: z.string().describe("Our reference of the payment, which the provider knows it by."),

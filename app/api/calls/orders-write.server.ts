@@ -9,9 +9,10 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Request } from "express";
 import { z } from "zod";
 import { approveOrder, cancelOrder, declineCancel, deliverOrder, openDispute, placeOrder, requestRevision } from "~/operations/orders.server";
-import type { Actor, Result } from "~/operations/core.server";
+import { payAgain } from "~/operations/payment-retries.server";
+import { invalid, type Actor, type Result } from "~/operations/core.server";
 import { MAX_ORDER_FILES } from "~/server/files/order-files.server";
-import { msisdnField } from "~/domain/mobile-money";
+import { guessNetwork, msisdnField } from "~/domain/mobile-money";
 import { CancelSchema, CheckoutSchema, DeliverSchema, DisputeSchema, RevisionSchema } from "~/schemas/order";
 import { call } from "../route.server";
 import { IdParams } from "../shapes";
@@ -32,6 +33,13 @@ const PlaceBody = z
     files: UploadKeys,
     phone: msisdnField.describe("The payer's mobile-money number: +2567XXXXXXXX (07XXXXXXXX is read as such)."),
     network: CheckoutSchema.shape.network,
+  })
+  .strict();
+
+const PayAgainBody = z
+  .object({
+    phone: msisdnField.optional().describe("Another mobile-money number to ask: +2567XXXXXXXX. Omitted: the latest payment's number is asked again."),
+    network: CheckoutSchema.shape.network.optional().describe("The network of `phone`; omitted, the number's prefix says it."),
   })
   .strict();
 
@@ -97,6 +105,32 @@ export const orderWriteCalls = [
       const { phone, files, ...input } = body;
       const placed = await placeOrder(actor, { ...input, msisdn: phone, checkoutKey: requestKeyOf(req), uploadKeys: files });
       return placed.ok ? thenOrder(actor, placed.value.orderId, placed, 201) : placed;
+    },
+  }),
+  call({
+    method: "post",
+    path: "/orders/{id}/payments",
+    operationId: "payAgain",
+    summary: "Ask for an unpaid order's payment again, to the same number or another",
+    description:
+      "A new payment of the order: the payer's phone is prompted again. Earlier prompts still waiting are superseded but still followed; whichever is " +
+      "approved first counts and any later one is refunded whole. Only the buyer, only while the order is `pending_payment` and within its 30 minutes " +
+      "(409 otherwise); at most 5 in 10 minutes per order (429).",
+    tag: "Orders",
+    access: "member",
+    params: IdParams,
+    body: PayAgainBody,
+    response: OrderDetail,
+    status: 201,
+    failures: [404, 409],
+    async handle({ actor, params, body }) {
+      let payer: { msisdn: string; network: "mtn" | "airtel" } | undefined;
+      if (body.phone) {
+        const network = body.network ?? guessNetwork(body.phone);
+        if (!network) return invalid({ network: [{ code: "schema", message: "Choose MTN Mobile Money or Airtel Money" }] });
+        payer = { msisdn: body.phone, network };
+      }
+      return thenOrder(actor, params.id, await payAgain(actor, { orderId: params.id, payer }), 201);
     },
   }),
   call({
