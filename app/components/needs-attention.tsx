@@ -32,7 +32,9 @@ export function NeedsAttention({ orders, messages }: { orders: AttentionItem[]; 
     <section className="attention" aria-labelledby="attention-title">
       <h2 id="attention-title">Needs your attention</h2>
       {empty ? (
-        <p className="attention-empty">Nothing needs your attention right now. We will list here what waits for you: payments, deliveries, due dates and messages.</p>
+        <p className="attention-empty">
+          Nothing needs your attention right now. We will list here what waits for you: payments, deliveries, due dates and messages.
+        </p>
       ) : (
         <ul className="attention-list" aria-label="Needs your attention">
           {orders.map((o) => (
@@ -84,8 +86,7 @@ function OrderLine({ o, day }: { o: AttentionItem; day: (d: Date | string) => st
     case "approve":
       return (
         <>
-          was delivered by {o.otherName}.{" "}
-          {o.completesAt ? <>It completes by itself on {day(o.completesAt)} unless you ask for changes.</> : null}
+          was delivered by {o.otherName}. {o.completesAt ? <>It completes by itself on {day(o.completesAt)} unless you ask for changes.</> : null}
         </>
       );
     case "deliver":

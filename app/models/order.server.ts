@@ -456,7 +456,12 @@ export async function listAttentionOrders(db: Db, userId: number, dueBefore: Dat
         .orWhere((x) => x.where("o.seller_id", userId).where("o.status", "in_progress").where("o.due_at", "<", dueBefore))
         .orWhereExists(db("disputes as d").whereRaw("d.order_id = o.id").where("d.status", "open").select(db.raw("1"))),
     )
-    .orderByRaw("coalesce(o.due_at, o.delivered_at, o.created_at), o.id")
+    // Payments first (they lapse in 30 minutes), then deliveries to answer, then work by due date; disputes last (an admin's move).
+    .orderByRaw(
+      `EXISTS (SELECT 1 FROM disputes d WHERE d.order_id = o.id AND d.status = 'open'),
+       array_position(ARRAY['pending_payment', 'delivered', 'in_progress']::text[], o.status::text),
+       coalesce(o.delivered_at, o.due_at, o.created_at), o.id`,
+    )
     .limit(limit)
     .select(
       "o.id",

@@ -25,7 +25,8 @@ async function delivered(buyer: TestUser, gigId: number, seller: TestUser) {
   return orderId;
 }
 
-const needs = (rows: Awaited<ReturnType<typeof listAttentionOrders>>) => rows.map((r) => ({ id: r.id, need: r.need, role: r.role })).sort((a, b) => a.id - b.id);
+const needs = (rows: Awaited<ReturnType<typeof listAttentionOrders>>) =>
+  rows.map((r) => ({ id: r.id, need: r.need, role: r.role })).sort((a, b) => a.id - b.id);
 
 describe("listAttentionOrders", () => {
   it("lists what waits for each party, on their own orders only", async () => {
@@ -40,14 +41,23 @@ describe("listAttentionOrders", () => {
     const dueSoon = (await paidTestOrder(t, buyer, gigId)).orderId;
     const late = (await paidTestOrder(t, buyer, gigId)).orderId;
     const disputed = (await paidTestOrder(t, buyer, gigId)).orderId;
-    await t.db("orders").where({ id: dueSoon }).update({ due_at: new Date(Date.now() + DAY) });
-    await t.db("orders").where({ id: late }).update({ due_at: new Date(Date.now() - DAY) });
+    await t
+      .db("orders")
+      .where({ id: dueSoon })
+      .update({ due_at: new Date(Date.now() + DAY) });
+    await t
+      .db("orders")
+      .where({ id: late })
+      .update({ due_at: new Date(Date.now() - DAY) });
     expect((await openDispute(memberActor(seller), { orderId: disputed, reason: "The buyer stopped answering" }, opts(t))).ok).toBe(true);
     // The other buyer's orders: one unpaid (not the seller's to see yet), one delivered, one late.
     const othersUnpaid = (await placeTestOrder(t, other, gigId)).orderId;
     const othersDelivered = await delivered(other, gigId, seller);
     const othersLate = (await paidTestOrder(t, other, gigId)).orderId;
-    await t.db("orders").where({ id: othersLate }).update({ due_at: new Date(Date.now() - 2 * DAY) });
+    await t
+      .db("orders")
+      .where({ id: othersLate })
+      .update({ due_at: new Date(Date.now() - 2 * DAY) });
 
     const soon = new Date(Date.now() + 2 * DAY);
     expect(needs(await listAttentionOrders(t.db, buyer.id, soon))).toEqual([
@@ -74,7 +84,10 @@ describe("listAttentionOrders", () => {
     // Further ahead, the order due in three days is due soon too.
     expect((await listAttentionOrders(t.db, seller.id, new Date(Date.now() + 4 * DAY))).map((o) => o.id)).toContain(dueLater);
     // The buyer's delivered order carries when it was delivered (the page says when it completes by itself).
-    expect((await listAttentionOrders(t.db, buyer.id, soon)).find((o) => o.id === toApprove)).toMatchObject({ deliveredAt: expect.any(Date), otherName: seller.name });
+    expect((await listAttentionOrders(t.db, buyer.id, soon)).find((o) => o.id === toApprove)).toMatchObject({
+      deliveredAt: expect.any(Date),
+      otherName: seller.name,
+    });
   });
 });
 
@@ -158,7 +171,11 @@ describe("the notifications an order's steps store", () => {
   it("quote the gig's title and say who did what", async () => {
     const seller = await createUser(t.db, { role: "freelancer", name: "Title Seller" });
     const buyer = await createUser(t.db, { role: "client", name: "Title Buyer" });
-    const gig = await createGig(t.db, { sellerId: seller.id, title: "Logo in 24 hours", packages: { basic: { priceUgx: 100_000, deliveryDays: 3, revisions: 1 } } });
+    const gig = await createGig(t.db, {
+      sellerId: seller.id,
+      title: "Logo in 24 hours",
+      packages: { basic: { priceUgx: 100_000, deliveryDays: 3, revisions: 1 } },
+    });
 
     const { orderId } = await paidTestOrder(t, buyer, gig.id);
     expect((await deliverOrder(memberActor(seller), { orderId, message: "v1" }, opts(t))).ok).toBe(true);
