@@ -83,14 +83,14 @@ describeBothModes("Dashboard", (mode) => {
     const c = { db, providers: providers.providers, sandbox: providers.sandbox };
     seller = await createUser(db, { role: "freelancer", name: `Okot Designs ${tag}`, username: `okot_${tag}` });
     client = await createUser(db, { role: "client", name: `Akello Joan ${tag}`, username: `akello_${tag}` });
-    const gig = await createGig(db, { sellerId: seller.id, category: "graphics-design", title, packages: { basic: { priceUgx: 40_000, deliveryDays: 5 } } });
+    const gig = await createGig(db, { sellerId: seller.id, category: "graphics-design", title, packages: { basic: { priceUgx: 40_000, deliveryDays: 7 } } });
     o.unpaid = (await placeTestOrder(c, client, gig.id)).orderId;
     o.delivered = (await paidTestOrder(c, client, gig.id)).orderId;
     expect((await deliverOrder(memberActor(seller), { orderId: o.delivered, message: "Your logo" }, { db })).ok).toBe(true);
     o.dueSoon = (await paidTestOrder(c, client, gig.id)).orderId;
     o.late = (await paidTestOrder(c, client, gig.id)).orderId;
     o.disputed = (await paidTestOrder(c, client, gig.id)).orderId;
-    o.later = (await paidTestOrder(c, client, gig.id)).orderId; // due in five days: nothing to say yet
+    o.later = (await paidTestOrder(c, client, gig.id)).orderId; // due in seven days: nothing to say yet
     dueSoonAt = new Date(Date.now() + DAY);
     lateAt = new Date(Date.now() - 2 * DAY);
     await db("orders").where({ id: o.dueSoon }).update({ due_at: dueSoonAt });
@@ -157,7 +157,7 @@ describeBothModes("Dashboard", (mode) => {
     } finally {
       await close();
     }
-  });
+  }, 60_000);
 
   it("leads a freelancer to the work due soon and late, with their due days, the dispute and the unread message", async () => {
     const { page, close } = await dashboardOf(mode, seller);
@@ -178,7 +178,7 @@ describeBothModes("Dashboard", (mode) => {
     } finally {
       await close();
     }
-  });
+  }, 60_000);
 
   it("says so when nothing needs the member", async () => {
     const fresh = await createUser(e2eDb(), { role: "client", name: `Fresh Member ${tag}` });
