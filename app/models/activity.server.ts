@@ -1,5 +1,5 @@
 /** What happened on an account: written beside the change it describes, read by the dashboard. */
-import type { Db } from "~/server/db.server";
+import { prepared, type Db } from "~/server/db.server";
 
 export type ActivityKind =
   | "joined"
@@ -63,16 +63,37 @@ export async function recordActivities(db: Db, rows: { userId: number; kind: Act
   }
 }
 
-export type ActivityItem = { id: number; label: string; at: Date };
+/** One line of the activity list: one row, or a run of sign-ins one after another (`count` of them, the last `at`). */
+export type ActivityItem = { id: number; kind: string; label: string; at: Date; count: number };
 
+/** How far back the list looks for runs of sign-ins: a bound on the rows read, however often a member signs in. */
+const WINDOW = 500;
+
+/**
+ * The member's latest activity, newest first, with sign-ins in a row (nothing else between them) as one item:
+ * five sign-ins are one line, not five. Grouped in the query, over the member's latest rows only.
+ */
 export async function listRecentActivity(db: Db, userId: number, limit = 8): Promise<ActivityItem[]> {
-  const rows = await db("activity")
-    .where({ user_id: userId })
-    .orderBy([
-      { column: "created_at", order: "desc" },
-      { column: "id", order: "desc" },
-    ])
-    .limit(limit)
-    .select("id", "kind", "created_at");
-  return rows.map((r) => ({ id: r.id, label: LABELS[r.kind] ?? r.kind.replace(/_/g, " "), at: r.created_at }));
+  const { rows } = await prepared(
+    db.raw(
+      `WITH recent AS (
+         SELECT id, kind, created_at FROM activity WHERE user_id = ? ORDER BY created_at DESC, id DESC LIMIT ${WINDOW}
+       ), marked AS (
+         SELECT *, CASE WHEN kind = 'signed_in' AND lag(kind) OVER w = 'signed_in' THEN 0 ELSE 1 END AS starts
+         FROM recent WINDOW w AS (ORDER BY created_at DESC, id DESC)
+       ), runs AS (
+         SELECT *, sum(starts) OVER (ORDER BY created_at DESC, id DESC) AS run FROM marked
+       )
+       SELECT (array_agg(id ORDER BY created_at DESC, id DESC))[1] AS id, min(kind) AS kind, max(created_at) AS at, count(*)::int AS n
+       FROM runs GROUP BY run ORDER BY run LIMIT ?`,
+      [userId, limit],
+    ),
+  );
+  return rows.map((r: Record<string, any>) => ({
+    id: Number(r.id),
+    kind: r.kind,
+    label: LABELS[r.kind] ?? r.kind.replace(/_/g, " "),
+    at: r.at,
+    count: Number(r.n),
+  }));
 }

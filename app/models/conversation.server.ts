@@ -226,3 +226,36 @@ export async function havePaidOrder(db: Db, a: number, b: number): Promise<boole
 export async function flagConversation(db: Db, conversationId: string, reason: string) {
   await db("conversations").where({ id: conversationId }).whereNull("flagged_at").update({ flagged_at: db.fn.now(), flag_reason: reason });
 }
+
+/** The member's conversations with unread messages: the latest few, with how many are unread over all of them. */
+export type UnreadConversations = {
+  /** Unread messages, and the conversations they are in. */
+  total: number;
+  conversationCount: number;
+  conversations: { id: string; otherName: string; unread: number; gigTitle: string | null }[];
+};
+
+/** Only the member's own sides (conversation_participants of theirs), newest first; the totals count every one. */
+export async function listUnreadConversations(db: Db, userId: number, limit = 3): Promise<UnreadConversations> {
+  const rows = await db("conversation_participants as me")
+    .join("conversations as c", "c.id", "me.conversation_id")
+    .join("conversation_participants as them", function () {
+      this.on("them.conversation_id", "=", "me.conversation_id").andOn("them.user_id", "<>", "me.user_id");
+    })
+    .join("users as u", "u.id", "them.user_id")
+    .leftJoin("gigs as g", "g.id", "c.gig_id")
+    .where("me.user_id", userId)
+    .where("me.unread_count", ">", 0)
+    .orderBy([
+      { column: "c.updated_at", order: "desc" },
+      { column: "c.id", order: "desc" },
+    ])
+    .limit(limit)
+    // Window totals are taken before the limit: every unread conversation of the member's counts.
+    .select("c.id", "u.name", "me.unread_count", "g.title as gig_title", db.raw("sum(me.unread_count) over () as total"), db.raw("count(*) over () as n"));
+  return {
+    total: Number(rows[0]?.total ?? 0),
+    conversationCount: Number(rows[0]?.n ?? 0),
+    conversations: rows.map((r) => ({ id: r.id, otherName: r.name, unread: Number(r.unread_count), gigTitle: r.gig_title ?? null })),
+  };
+}

@@ -427,3 +427,64 @@ export async function orderFigures(db: Db, userId: number) {
     spentUgx: Number(row?.spent ?? 0),
   };
 }
+
+/** An order that waits for the member, and what it waits for. */
+export type AttentionOrder = {
+  id: number;
+  gigTitle: string;
+  role: "buyer" | "seller";
+  /** pay: the buyer's payment; approve: the buyer's answer to a delivery; deliver: the seller's work; dispute: an admin. */
+  need: "pay" | "approve" | "deliver" | "dispute";
+  otherName: string;
+  dueAt: Date | null;
+  deliveredAt: Date | null;
+};
+
+/**
+ * The member's orders that wait for something, in one query over their own orders only: as buyer, those
+ * awaiting payment or an answer to a delivery; as seller, paid orders in progress due before `dueBefore`
+ * (late ones included); as either party, those with an open dispute (which stops everything else).
+ */
+export async function listAttentionOrders(db: Db, userId: number, dueBefore: Date, limit = 20): Promise<AttentionOrder[]> {
+  const rows = await db("orders as o")
+    .join("users as b", "b.id", "o.buyer_id")
+    .join("users as s", "s.id", "o.seller_id")
+    .where(visibleToParty(userId, "o"))
+    .where((w) =>
+      w
+        .where((x) => x.where("o.buyer_id", userId).whereIn("o.status", ["pending_payment", "delivered"]))
+        .orWhere((x) => x.where("o.seller_id", userId).where("o.status", "in_progress").where("o.due_at", "<", dueBefore))
+        .orWhereExists(db("disputes as d").whereRaw("d.order_id = o.id").where("d.status", "open").select(db.raw("1"))),
+    )
+    // Payments first (they lapse in 30 minutes), then deliveries to answer, then work by due date; disputes last (an admin's move).
+    .orderByRaw(
+      `EXISTS (SELECT 1 FROM disputes d WHERE d.order_id = o.id AND d.status = 'open'),
+       array_position(ARRAY['pending_payment', 'delivered', 'in_progress']::text[], o.status::text),
+       coalesce(o.delivered_at, o.due_at, o.created_at), o.id`,
+    )
+    .limit(limit)
+    .select(
+      "o.id",
+      "o.gig_title",
+      "o.buyer_id",
+      "o.status",
+      "o.due_at",
+      "o.delivered_at",
+      "b.name as buyer_name",
+      "s.name as seller_name",
+      db.raw("EXISTS (SELECT 1 FROM disputes d WHERE d.order_id = o.id AND d.status = 'open') as dispute_open"),
+    );
+  return rows.map((r) => {
+    const role = Number(r.buyer_id) === userId ? "buyer" : "seller";
+    const need = r.dispute_open ? "dispute" : r.status === "pending_payment" ? "pay" : r.status === "delivered" && role === "buyer" ? "approve" : "deliver";
+    return {
+      id: Number(r.id),
+      gigTitle: r.gig_title,
+      role,
+      need,
+      otherName: role === "buyer" ? r.seller_name : r.buyer_name,
+      dueAt: r.due_at,
+      deliveredAt: r.delivered_at,
+    };
+  });
+}

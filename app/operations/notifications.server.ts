@@ -3,6 +3,7 @@
  * message operations write them beside each step; the member's preferences decide what else happens: mail
  * through the outbox (emailOrders, emailMessages) and a live push to their open pages (pushOrders,
  * pushMessages), which moves the header's bell. Members read them on /notifications and mark them read.
+ * The words of an order's notifications (which quote its gig's title) are in order-notices.server.ts.
  */
 import type { Knex } from "knex";
 import { markAllRead, markOneRead, unreadNotificationCount, type Notification } from "~/models/notification.server";

@@ -37,6 +37,7 @@ import {
   type Tx,
 } from "~/operations/core.server";
 import { clearEarnings, note, notifyParty, refundBuyer, releaseEscrow, transition, type OrderActor } from "~/operations/order-machine.server";
+import { orderNotice } from "~/operations/order-notices.server";
 import { eachSafely, requestPayment, requestPayout, type PaymentOptions } from "~/operations/payments.server";
 import { getProviders } from "~/payments/registry.server";
 import { getUgxPerUsd } from "~/server/currency.server";
@@ -244,7 +245,7 @@ export async function deliverOrder(
       );
       // The timeline quotes the delivery's message (the whole of it is the delivery's own row).
       await transition(tx, order, "deliver", by, { kind: "delivered", reason: quote(input.message), patch: { delivered_at: now } });
-      await notifyParty(tx, order.buyerId, order, "order_delivered", `Your order ${order.gigTitle} has been delivered`);
+      await notifyParty(tx, order.buyerId, order, "order_delivered", orderNotice.delivered(order));
       return ok({ deliveryId });
     },
     options,
@@ -271,7 +272,7 @@ export async function requestRevision(actor: Actor, input: { orderId: number; re
         reason: input.reason,
         patch: { revisions_used: order.revisionsUsed + 1, due_at: dueAt },
       });
-      await notifyParty(tx, order.sellerId, order, "revision_requested", `The buyer asked for a revision of ${order.gigTitle}`);
+      await notifyParty(tx, order.sellerId, order, "revision_requested", orderNotice.revisionRequested(order));
       return ok({ revisionsLeft: order.revisionsAllowed - order.revisionsUsed - 1 });
     },
     options,
@@ -305,7 +306,7 @@ async function complete(
   const refused = await transition(tx, order, step, by, { kind, reason, patch: { completed_at: now } });
   if (refused) return refused;
   await releaseEscrow(tx, order);
-  await notifyParty(tx, order.sellerId, order, "order_completed", `Your order ${order.gigTitle} is complete; the earnings clear in 14 days`);
+  await notifyParty(tx, order.sellerId, order, "order_completed", orderNotice.completed(order));
   return null;
 }
 
@@ -321,7 +322,7 @@ async function cancelWithRefund(
   const refused = await transition(tx, order, step, by, { kind, reason, patch: { cancelled_at: now } });
   if (refused) return { refused, refund: null };
   const refund = await refundBuyer(tx, order, await successfulPaymentOf(tx.trx, order.id));
-  const body = `Order ${order.gigTitle} was cancelled; the buyer's payment is being refunded`;
+  const body = orderNotice.cancelled(order);
   await notifyParty(tx, order.buyerId, order, "order_cancelled", body);
   await notifyParty(tx, order.sellerId, order, "order_cancelled", body);
   return { refused: null, refund };
@@ -360,7 +361,7 @@ export async function cancelOrder(
         await updateOrder(tx.trx, order.id, { cancel_requested_by: userId });
         await note(tx, order, by, "cancel_requested", input.reason);
         const other = userId === order.buyerId ? order.sellerId : order.buyerId;
-        await notifyParty(tx, other, order, "cancel_requested", `The other party asked to cancel ${order.gigTitle}`);
+        await notifyParty(tx, other, order, "cancel_requested", orderNotice.cancelRequested(order, other === order.sellerId ? "buyer" : "seller"));
         return ok({ outcome: "requested" as const });
       }
       if (actions.has("withdraw_cancel")) return conflict("order.cancel_pending");
@@ -398,7 +399,7 @@ export async function openDispute(actor: Actor, input: { orderId: number; reason
       if (id === null) return conflict("order.dispute_open");
       await note(tx, order, by, "dispute_opened", input.reason);
       const other = userId === order.buyerId ? order.sellerId : order.buyerId;
-      await notifyParty(tx, other, order, "dispute_opened", `A dispute was opened on ${order.gigTitle}`);
+      await notifyParty(tx, other, order, "dispute_opened", orderNotice.disputeOpened(order, other === order.sellerId ? "buyer" : "seller"));
       return ok({ disputeId: id });
     },
     options,
@@ -463,7 +464,7 @@ export async function runOrderTimers(actor: Actor, options: PaymentOptions = {})
           if (await openDisputeOf(tx.trx, order.id)) return ok(false);
           const refused = await complete(tx, order, by, "auto_completed", now, "auto_complete", "No answer within 3 days of the delivery");
           if (refused) return ok(false);
-          await notifyParty(tx, order.buyerId, order, "order_completed", `Your order ${order.gigTitle} was completed automatically`);
+          await notifyParty(tx, order.buyerId, order, "order_completed", orderNotice.autoCompleted(order));
           return ok(true);
         },
         { db },
@@ -482,7 +483,7 @@ export async function runOrderTimers(actor: Actor, options: PaymentOptions = {})
           await clearEarnings(tx, order);
           await updateOrder(tx.trx, order.id, { cleared_at: now });
           await note(tx, order, by, "cleared", "The earnings are available to withdraw");
-          await notifyParty(tx, order.sellerId, order, "earnings_cleared", `Your earnings from ${order.gigTitle} are available to withdraw`);
+          await notifyParty(tx, order.sellerId, order, "earnings_cleared", orderNotice.earningsCleared(order));
           return ok(true);
         },
         { db },

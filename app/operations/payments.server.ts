@@ -26,6 +26,7 @@ import {
 import { conflict, forbidden, invalid, issue, notFound, ok, transact, type Actor, type Result } from "~/operations/core.server";
 import { capturePayment, note, notifyParty, refundBuyer, transition } from "~/operations/order-machine.server";
 import { returnExtraPayment } from "~/operations/payment-retries.server";
+import { orderNotice } from "~/operations/order-notices.server";
 import type { PaymentProvider, TransferStatus } from "~/payments/provider.server";
 import { getProviders, type Providers } from "~/payments/registry.server";
 import { getDb } from "~/server/db.server";
@@ -126,14 +127,14 @@ export async function settlePayment(
             kind: "paid",
             patch: { paid_at: at, due_at: new Date(at.getTime() + order.deliveryDays * 24 * 60 * 60 * 1000) },
           });
-          await notifyParty(tx, order.sellerId, order, "order_paid", `New order: ${order.gigTitle}`);
-          await notifyParty(tx, order.buyerId, order, "order_paid", `Your payment for ${order.gigTitle} is held in escrow`);
+          await notifyParty(tx, order.sellerId, order, "order_paid", orderNotice.newOrder(order));
+          await notifyParty(tx, order.buyerId, order, "order_paid", orderNotice.paymentHeld(order));
           return ok({ orderId: order.id, settlement: "paid" as Settlement });
         }
         // Paid after the order was given up (the 30 minutes passed, or the buyer cancelled): give it back.
         refundReference = await refundBuyer(tx, order, payment);
         await note(tx, order, SYSTEM, "late_payment_refunded", "The payment arrived after the order was cancelled; it is being refunded.");
-        await notifyParty(tx, order.buyerId, order, "order_refunded", `Your late payment for ${order.gigTitle} is being refunded`);
+        await notifyParty(tx, order.buyerId, order, "order_refunded", orderNotice.latePaymentRefunded(order));
         return ok({ orderId: order.id, settlement: "failed" as Settlement });
       }
       if (status.status === "failed" || (status.status === "pending" && age(payment) >= PENDING_GIVE_UP_MS)) {
@@ -142,7 +143,7 @@ export async function settlePayment(
         // A superseded payment failing (declined, expired, withdrawn) leaves its order to the newer one.
         if (order.status === "pending_payment" && !payment.supersededAt) {
           await transition(tx, order, "fail_payment", SYSTEM, { kind: "payment_failed", reason, patch: { cancelled_at: now() } });
-          await notifyParty(tx, order.buyerId, order, "payment_failed", `Your payment for ${order.gigTitle} did not go through`);
+          await notifyParty(tx, order.buyerId, order, "payment_failed", orderNotice.paymentFailed(order));
         }
         return ok({ orderId: order.id, settlement: "failed" as Settlement });
       }
@@ -152,7 +153,7 @@ export async function settlePayment(
       if (status.status === "pending" && order.status === "pending_payment" && now().getTime() - order.createdAt.getTime() >= UNPAID_EXPIRY_MS) {
         const reason = "Not paid within 30 minutes";
         await transition(tx, order, "fail_payment", SYSTEM, { kind: "payment_failed", reason, patch: { cancelled_at: now() } });
-        await notifyParty(tx, order.buyerId, order, "payment_failed", `Your payment for ${order.gigTitle} did not go through`);
+        await notifyParty(tx, order.buyerId, order, "payment_failed", orderNotice.paymentFailed(order));
         await deferPoll(tx.trx, "payments", payment.id, payment.polls);
         return ok({ orderId: order.id, settlement: "failed" as Settlement });
       }

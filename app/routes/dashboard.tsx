@@ -7,7 +7,11 @@ import { randomBytes } from "node:crypto";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
 import { notificationHref } from "~/components/notification-list";
 import { SignOutButton } from "~/components/site-header";
+import { ActivityList } from "~/components/activity-list";
+import { NeedsAttention } from "~/components/needs-attention";
 import { listRecentActivity } from "~/models/activity.server";
+import { listUnreadConversations } from "~/models/conversation.server";
+import { listAttentionOrders } from "~/models/order.server";
 import { listNotifications } from "~/models/notification.server";
 import { markNotificationsRead } from "~/operations/notifications.server";
 import { getDashboardStats, listOwnGigs } from "~/models/dashboard.server";
@@ -24,7 +28,7 @@ import { readFormData } from "~/server/form-data.server";
 import { formatUgx } from "~/domain/money";
 import { formFailure } from "~/server/operation-results.server";
 import { maskMsisdn, payoutHoldUntil } from "~/domain/mobile-money";
-import { CLEARANCE_MS } from "~/domain/order-rules";
+import { AUTO_COMPLETE_MS, CLEARANCE_MS } from "~/domain/order-rules";
 import { WithdrawSchema } from "~/schemas/order";
 import { usePreferences } from "~/hooks/use-preferences";
 
@@ -32,12 +36,18 @@ export { actionHeaders as headers } from "~/utils/headers";
 
 export const meta: MetaFunction = () => [{ title: "Dashboard | Soko" }];
 
-const CLEARANCE_DAYS = Math.round(CLEARANCE_MS / (24 * 60 * 60 * 1000));
+const DAY_MS = 24 * 60 * 60 * 1000;
+const CLEARANCE_DAYS = Math.round(CLEARANCE_MS / DAY_MS);
+/** A seller's order in progress is listed as needing attention from two days before it is due. */
+const DUE_SOON_MS = 2 * DAY_MS;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const db = getDb();
-  const [stats, gigs, activity, settings, balances, payouts, notifications] = await Promise.all([
+  const now = new Date();
+  const [attention, unread, stats, gigs, activity, settings, balances, payouts, notifications] = await Promise.all([
+    listAttentionOrders(db, user.id, new Date(now.getTime() + DUE_SOON_MS)),
+    listUnreadConversations(db, user.id),
     getDashboardStats(db, user),
     user.role === "freelancer" ? listOwnGigs(db, user.id) : Promise.resolve([]),
     listRecentActivity(db, user.id),
@@ -54,6 +64,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return {
     firstName: user.name.split(/\s+/)[0] ?? user.name,
     role: user.role,
+    attention: attention.map((o) => ({
+      ...o,
+      completesAt: o.need === "approve" && o.deliveredAt ? new Date(o.deliveredAt.getTime() + AUTO_COMPLETE_MS) : null,
+      late: o.need === "deliver" && o.dueAt !== null && o.dueAt.getTime() < now.getTime(),
+    })),
+    unread,
     username: user.username,
     stats,
     gigs,
@@ -128,6 +144,7 @@ export default function Dashboard() {
   return (
     <section className="container dashboard" aria-labelledby="dashboard-title">
       <h1 id="dashboard-title">Welcome back, {d.firstName}!</h1>
+      {/* Only just after the member's own action (a gig saved, a withdrawal): its answer, then what waits. */}
       {d.notice ? (
         <p className="form-success" role="status">
           {d.notice}
@@ -138,6 +155,7 @@ export default function Dashboard() {
           {d.withdrawn}
         </p>
       ) : null}
+      <NeedsAttention orders={d.attention} messages={d.unread} />
       <p>{seller ? "Manage your gigs, orders and earnings in one place." : "Find skilled Ugandan freelancers and keep track of your orders."}</p>
 
       <ul className="stat-grid" aria-label="Your numbers">
@@ -227,18 +245,7 @@ export default function Dashboard() {
           )}
 
           <h2>Recent activity</h2>
-          {d.activity.length === 0 ? (
-            <p>Nothing yet.</p>
-          ) : (
-            <ul className="plain-list" aria-label="Recent activity">
-              {d.activity.map((a) => (
-                <li key={a.id}>
-                  <span>{a.label}</span>
-                  <time dateTime={new Date(a.at).toISOString()}>{dateTime(a.at)}</time>
-                </li>
-              ))}
-            </ul>
-          )}
+          <ActivityList items={d.activity} />
         </div>
 
         <aside aria-labelledby="completion-title">

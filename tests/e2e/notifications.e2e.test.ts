@@ -117,7 +117,7 @@ describeBothModes("Notifications", (mode) => {
     const links = list.getByRole("link");
     expect(await links.allInnerTexts()).toEqual([
       `New message from ${seller.name}`,
-      expect.stringMatching(/^Your order Event poster .* has been delivered$/),
+      expect.stringMatching(/^Your order “Event poster \w+” was delivered$/),
       expect.stringMatching(/is held in escrow$/),
     ]);
     expect(await links.evaluateAll((as) => as.map((a) => a.getAttribute("href")))).toEqual([
@@ -129,7 +129,7 @@ describeBothModes("Notifications", (mode) => {
     await page.getByText("3 unread", { exact: true }).waitFor();
 
     // One read: in place with JavaScript, by a form and a redirect without.
-    await page.getByRole("button", { name: `Mark read: Your order Event poster` }).click();
+    await page.getByRole("button", { name: `Mark read: Your order “Event poster` }).click();
     await page.getByText("2 unread", { exact: true }).waitFor();
     await bell(page, "Notifications, 2 unread").waitFor();
     expect(await list.getByText("Unread", { exact: true }).count()).toBe(2);

@@ -68,12 +68,14 @@ describe("order updates on the dashboard", () => {
     const sellerView = await updates(seller);
     expect(sellerView.items).toHaveLength(1);
     expect(sellerView.items[0]).toMatchObject({ unread: true });
-    expect(sellerView.items[0]!.html).toMatch(new RegExp(`<a [^>]*href="/orders/${orderId}">New order: Poster for a church fundraiser</a>`));
+    expect(sellerView.items[0]!.html).toMatch(
+      new RegExp(`<a [^>]*href="/orders/${orderId}">New order “Poster for a church fundraiser”: the buyer has paid</a>`),
+    );
     expect(sellerView.html).toMatch(/<a [^>]*href="\/notifications">All notifications<\/a>/);
     const buyerView = await updates(buyer);
     expect(buyerView.items.map((i) => i.html.replace(/<[^>]+>/g, "").replace(/New: /, ""))).toEqual([
-      expect.stringContaining("Your order Poster for a church fundraiser has been delivered"),
-      expect.stringContaining("Your payment for Poster for a church fundraiser is held in escrow"),
+      expect.stringContaining("Your order “Poster for a church fundraiser” was delivered"),
+      expect.stringContaining("Your payment for “Poster for a church fundraiser” is held in escrow"),
     ]);
 
     const res = await markRead(seller);
@@ -166,7 +168,7 @@ describe("/notifications", () => {
     const html = await page("/notifications", cookie);
     expect(items(html)).toEqual([
       { unread: true, says: true, href: `/messages/${conversationId}`, text: `New message from ${t.seller.name}`, markRead: true },
-      { unread: true, says: true, href: `/orders/${orderId}`, text: "Your order Poster for a church fundraiser has been delivered", markRead: true },
+      { unread: true, says: true, href: `/orders/${orderId}`, text: "Your order “Poster for a church fundraiser” was delivered", markRead: true },
       { unread: true, says: true, href: `/orders/${orderId}`, text: expect.stringContaining("is held in escrow"), markRead: true },
     ]);
     expect(html).toContain("3 unread");
@@ -258,13 +260,13 @@ describe("order mail", () => {
     const sellerMailsBefore = (await mailsTo(t.seller)).length;
     const { orderId } = await paidTestOrder(t, buyer, t.gigId);
     expect(await mailsTo(buyer)).toEqual([]);
-    expect((await mailsTo(t.seller)).slice(sellerMailsBefore)).toEqual(["Soko: New order: Poster for a church fundraiser"]);
+    expect((await mailsTo(t.seller)).slice(sellerMailsBefore)).toEqual(["Soko: New order “Poster for a church fundraiser”: the buyer has paid"]);
     // The notification is stored either way.
     expect((await notificationsOf(buyer)).map((n) => n.kind)).toEqual(["order_paid"]);
 
     await t.db("users").where({ id: buyer.id }).update({ notify_email_orders: true });
     expect((await deliverOrder(memberActor(t.seller), { orderId, message: "Done" }, opts(t))).ok).toBe(true);
-    expect(await mailsTo(buyer)).toEqual(["Soko: Your order Poster for a church fundraiser has been delivered"]);
+    expect(await mailsTo(buyer)).toEqual(["Soko: Your order “Poster for a church fundraiser” was delivered"]);
   });
 });
 
