@@ -48,6 +48,8 @@ export const TRANSITIONS = {
   cancel: { from: ["in_progress", "delivered"], to: "cancelled" },
   resolve_refund: { from: ["in_progress", "delivered"], to: "cancelled" },
   resolve_release: { from: ["in_progress", "delivered"], to: "completed" },
+  // A dispute split (part refunded, the rest released) completes the order: the seller's part clears as usual.
+  resolve_split: { from: ["in_progress", "delivered"], to: "completed" },
 } as const satisfies Record<string, { from: readonly OrderStatus[]; to: OrderStatus }>;
 export type Transition = keyof typeof TRANSITIONS;
 
