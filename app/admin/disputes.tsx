@@ -3,7 +3,7 @@ import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { ErrorList, Field, FormMessage, TextAreaField } from "~/components/forms";
-import { disputeOutcomeOf, listOpenDisputes, RESOLUTIONS, type Resolution } from "~/models/dispute.server";
+import { disputeOutcomeOf, listOpenDisputes } from "~/models/dispute.server";
 import { getOrder, listDeliveries, listOrderEvents, listOrderFiles, type OrderEvent } from "~/models/order.server";
 import { readDisputeConversations, type DisputeConversation } from "~/operations/admin-conversations.server";
 import { resolveDispute } from "~/operations/disputes.server";
@@ -13,7 +13,7 @@ import { getDb } from "~/server/db.server";
 import { getFormConstraint } from "~/schemas/form-constraint";
 import { readFormData } from "~/server/form-data.server";
 import { formFailure } from "~/server/operation-results.server";
-import { orderNumber } from "~/domain/order-rules";
+import { DISPUTE_RESOLUTIONS as RESOLUTIONS, orderNumber, type DisputeResolution as Resolution } from "~/domain/order-rules";
 import { ResolveDisputeSchema } from "~/schemas/order";
 import { usePreferences } from "~/hooks/use-preferences";
 import { formatUgx } from "~/domain/money";
@@ -28,7 +28,6 @@ import { formatUgx } from "~/domain/money";
  * split's amount field is always on the form (without JavaScript too) and is read only for a split.
  */
 export const meta: MetaFunction = () => [{ title: "Disputes | Soko Admin" }, { name: "robots", content: "noindex" }];
-
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { adminName } = await adminScreenLoader(request);
@@ -135,8 +134,8 @@ export default function AdminDisputes() {
       ) : (
         <>
           <p>
-            {disputes.length === 1 ? "One open dispute" : `${disputes.length} open disputes`}, oldest first. Read both sides, then release all to the
-            seller, refund all to the buyer, or split the price; your reason is shown to both of them.
+            {disputes.length === 1 ? "One open dispute" : `${disputes.length} open disputes`}, oldest first. Read both sides, then release all to the seller,
+            refund all to the buyer, or split the price; your reason is shown to both of them.
           </p>
           {disputes.map((d) => (
             <DisputeCard key={d.id} d={d} />

@@ -165,7 +165,8 @@ export const OPERATION_MESSAGES: { [C in FailureCode]: (params: FailureParams[C]
   "dispute.admins_only": () => "Only an admin resolves disputes.",
   "dispute.already_resolved": ({ resolution }) =>
     `This dispute has already been resolved (${DISPUTE_DECIDED[resolution]}). Reload the page to see the open disputes.`,
-  "dispute.split_out_of_range": ({ maxUgx }) => `Enter a refund between UGX 1 and UGX ${maxUgx.toLocaleString("en-US")}, so that each side gets part of the price.`,
+  "dispute.split_out_of_range": ({ maxUgx }) =>
+    `Enter a refund between UGX 1 and UGX ${maxUgx.toLocaleString("en-US")}, so that each side gets part of the price.`,
   "dispute.split_amount_required": () => SPLIT_AMOUNT_REQUIRED,
   "dispute.reason_required": () => DISPUTE_REASON_REQUIRED,
 

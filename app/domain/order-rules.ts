@@ -53,6 +53,10 @@ export const TRANSITIONS = {
 } as const satisfies Record<string, { from: readonly OrderStatus[]; to: OrderStatus }>;
 export type Transition = keyof typeof TRANSITIONS;
 
+/** How an admin may resolve a dispute (ADR 044): all to the seller, all back to the buyer, or the price split. */
+export const DISPUTE_RESOLUTIONS = ["release", "refund", "split"] as const;
+export type DisputeResolution = (typeof DISPUTE_RESOLUTIONS)[number];
+
 export function canTransition(status: string, transition: Transition): boolean {
   return (TRANSITIONS[transition].from as readonly string[]).includes(status);
 }

@@ -4,9 +4,9 @@
  */
 import type { Db } from "~/server/db.server";
 import { splitShares } from "~/domain/fees";
+import type { DisputeResolution } from "~/domain/order-rules";
 
-export const RESOLUTIONS = ["release", "refund", "split"] as const;
-export type Resolution = (typeof RESOLUTIONS)[number];
+export type Resolution = DisputeResolution;
 
 export async function insertDispute(db: Db, d: { orderId: number; openedBy: number; reason: string }): Promise<number | null> {
   const [row] = await db("disputes")
@@ -50,7 +50,11 @@ export async function lastResolutionOf(db: Db, orderId: number): Promise<Resolut
 
 /** The parts of the price the order's resolved dispute gave each side, if one was resolved (the clearance reads it). */
 export async function resolvedPartsOf(db: Db, orderId: number): Promise<{ refundUgx: number; releaseUgx: number } | null> {
-  const r = await db("disputes").where({ order_id: orderId, status: "resolved" }).whereNotNull("refund_ugx").orderBy("resolved_at", "desc").first("refund_ugx", "release_ugx");
+  const r = await db("disputes")
+    .where({ order_id: orderId, status: "resolved" })
+    .whereNotNull("refund_ugx")
+    .orderBy("resolved_at", "desc")
+    .first("refund_ugx", "release_ugx");
   return r ? { refundUgx: Number(r.refund_ugx), releaseUgx: Number(r.release_ugx) } : null;
 }
 
@@ -76,7 +80,10 @@ export async function disputeOutcomeOf(db: Db, orderId: number): Promise<Dispute
     .orderBy("d.resolved_at", "desc")
     .first("d.resolution", "d.refund_ugx", "d.resolution_note", "d.resolved_at", "o.price_ugx", "o.buyer_fee_ugx", "o.seller_fee_ugx");
   if (!r || r.refund_ugx === null) return null;
-  const shares = splitShares({ priceUgx: Number(r.price_ugx), buyerFeeUgx: Number(r.buyer_fee_ugx), sellerFeeUgx: Number(r.seller_fee_ugx) }, Number(r.refund_ugx));
+  const shares = splitShares(
+    { priceUgx: Number(r.price_ugx), buyerFeeUgx: Number(r.buyer_fee_ugx), sellerFeeUgx: Number(r.seller_fee_ugx) },
+    Number(r.refund_ugx),
+  );
   return {
     resolution: r.resolution as Resolution,
     buyerUgx: shares.buyerTotalUgx,

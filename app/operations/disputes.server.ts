@@ -61,7 +61,15 @@ export async function resolveDispute(
       const step = await decide(tx, order, by, input.resolution, refundUgx, note, now);
       if (!step.ok) return step;
       refund = step.value;
-      if (!(await resolveDisputeRow(tx.trx, dispute.id, { resolution: input.resolution, refundUgx, releaseUgx: order.priceUgx - refundUgx, note, adminId: admin.id }))) {
+      if (
+        !(await resolveDisputeRow(tx.trx, dispute.id, {
+          resolution: input.resolution,
+          refundUgx,
+          releaseUgx: order.priceUgx - refundUgx,
+          note,
+          adminId: admin.id,
+        }))
+      ) {
         // Not reached while the order's lock is held; a guard, so a resolution is never recorded twice.
         return conflict("dispute.already_resolved", { resolution: input.resolution });
       }

@@ -294,15 +294,7 @@ export async function approveOrder(actor: Actor, input: { orderId: number }, opt
   );
 }
 
-async function complete(
-  tx: Tx,
-  order: OrderRow,
-  by: OrderActor,
-  kind: string,
-  now: Date,
-  step: "approve" | "auto_complete" = "approve",
-  reason = "",
-) {
+async function complete(tx: Tx, order: OrderRow, by: OrderActor, kind: string, now: Date, step: "approve" | "auto_complete" = "approve", reason = "") {
   const refused = await transition(tx, order, step, by, { kind, reason, patch: { completed_at: now } });
   if (refused) return refused;
   await releaseEscrow(tx, order);
@@ -310,15 +302,7 @@ async function complete(
   return null;
 }
 
-async function cancelWithRefund(
-  tx: Tx,
-  order: OrderRow,
-  by: OrderActor,
-  kind: string,
-  reason: string,
-  now: Date,
-  step: "cancel" = "cancel",
-) {
+async function cancelWithRefund(tx: Tx, order: OrderRow, by: OrderActor, kind: string, reason: string, now: Date, step: "cancel" = "cancel") {
   const refused = await transition(tx, order, step, by, { kind, reason, patch: { cancelled_at: now } });
   if (refused) return { refused, refund: null };
   const refund = await refundBuyer(tx, order, await successfulPaymentOf(tx.trx, order.id));

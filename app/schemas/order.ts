@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { msisdnField } from "~/domain/mobile-money";
+import { DISPUTE_RESOLUTIONS } from "~/domain/order-rules";
 
 const id = (message: string) => z.coerce.number({ invalid_type_error: message, required_error: message }).int(message).positive(message);
 const text = (max: number, required: string | null) => {
@@ -60,7 +61,7 @@ export const SPLIT_AMOUNT_REQUIRED = "Enter the buyer's refund in whole shilling
 export const ResolveDisputeSchema = z
   .object({
     orderId: id("Choose an order"),
-    resolution: z.enum(["release", "refund", "split"], { errorMap: () => ({ message: "Choose release, refund or split" }) }),
+    resolution: z.enum(DISPUTE_RESOLUTIONS, { errorMap: () => ({ message: "Choose release, refund or split" }) }),
     refundUgx: z.string().trim().optional(),
     note: text(2000, DISPUTE_REASON_REQUIRED),
   })

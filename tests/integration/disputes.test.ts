@@ -44,7 +44,11 @@ async function entriesOf(key: string) {
 
 const notes = (orderId: number) => t.db("notifications").where({ order_id: orderId, kind: "dispute_resolved" }).orderBy("id").select("user_id", "body");
 const audit = (orderId: number) =>
-  t.db("admin_audit_log").where({ target_type: "order", target_id: String(orderId) }).orderBy("id").select("admin_id", "action", "details");
+  t
+    .db("admin_audit_log")
+    .where({ target_type: "order", target_id: String(orderId) })
+    .orderBy("id")
+    .select("admin_id", "action", "details");
 
 describe("resolving a dispute", () => {
   it("splits the price: one journal, the buyer's part and fee share refunded, the seller's part less its fee pending, both told why", async () => {
@@ -102,7 +106,9 @@ describe("resolving a dispute", () => {
       actor_role: "admin",
       reason,
     });
-    expect(await t.db("disputes").where({ order_id: orderId }).first("status", "resolution", "refund_ugx", "release_ugx", "resolution_note", "resolved_by")).toEqual({
+    expect(
+      await t.db("disputes").where({ order_id: orderId }).first("status", "resolution", "refund_ugx", "release_ugx", "resolution_note", "resolved_by"),
+    ).toEqual({
       status: "resolved",
       resolution: "split",
       refund_ugx: 40_000,
@@ -272,7 +278,12 @@ describe("resolving a dispute", () => {
       expect(results[1 - winner]).toMatchObject({ ok: false, error: "conflict", code: "dispute.already_resolved", params: { resolution: [a, b][winner] } });
       expect(await t.db("disputes").where({ order_id: orderId }).pluck("status")).toEqual(["resolved"]);
       expect(await journalKeys(t.db, orderId)).toHaveLength(2);
-      expect(await t.db("admin_audit_log").where({ target_type: "order", target_id: String(orderId) }).count({ n: "*" })).toEqual([{ n: "1" }]);
+      expect(
+        await t
+          .db("admin_audit_log")
+          .where({ target_type: "order", target_id: String(orderId) })
+          .count({ n: "*" }),
+      ).toEqual([{ n: "1" }]);
       expect(await notes(orderId)).toHaveLength(2);
     }
   });

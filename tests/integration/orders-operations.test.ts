@@ -9,16 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "~/operations/core.server";
-import {
-  approveOrder,
-  cancelOrder,
-  declineCancel,
-  deliverOrder,
-  openDispute,
-  placeOrder,
-  requestRevision,
-  runOrderTimers,
-} from "~/operations/orders.server";
+import { approveOrder, cancelOrder, declineCancel, deliverOrder, openDispute, placeOrder, requestRevision, runOrderTimers } from "~/operations/orders.server";
 import { resolveDispute } from "~/operations/disputes.server";
 import { paymentCallback, pollPayments, pollPayouts, settlePayment, settlePayout } from "~/operations/payments.server";
 import type { PaymentProvider } from "~/payments/provider.server";
