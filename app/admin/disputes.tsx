@@ -1,33 +1,33 @@
-import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { ErrorList, FormMessage, TextAreaField } from "~/components/forms";
-import { listOpenDisputes } from "~/models/dispute.server";
+import { ErrorList, Field, FormMessage, TextAreaField } from "~/components/forms";
+import { disputeOutcomeOf, listOpenDisputes } from "~/models/dispute.server";
 import { getOrder, listDeliveries, listOrderEvents, listOrderFiles, type OrderEvent } from "~/models/order.server";
 import { readDisputeConversations, type DisputeConversation } from "~/operations/admin-conversations.server";
-import { resolveDispute } from "~/operations/orders.server";
+import { resolveDispute } from "~/operations/disputes.server";
 import { adminScreenLoader } from "~/server/admin-area.server";
 import { requireMemberActor } from "~/server/auth.server";
 import { getDb } from "~/server/db.server";
 import { getFormConstraint } from "~/schemas/form-constraint";
 import { readFormData } from "~/server/form-data.server";
 import { formFailure } from "~/server/operation-results.server";
-import { orderNumber } from "~/domain/order-rules";
+import { DISPUTE_RESOLUTIONS as RESOLUTIONS, orderNumber, type DisputeResolution as Resolution } from "~/domain/order-rules";
 import { ResolveDisputeSchema } from "~/schemas/order";
 import { usePreferences } from "~/hooks/use-preferences";
+import { formatUgx } from "~/domain/money";
 
 /**
  * `/disputes` on the admin host, `/admin/disputes` on the main host (app/utils/site-routes.ts): the open
  * disputes, oldest first, each with both sides' words (the order's requirements, its deliveries and its
  * timeline, which holds revision reasons, cancel requests and the dispute's reason) and, beside them, what
  * the buyer and the seller wrote to each other (read on the record: each conversation shown is audited, as
- * message monitoring audits its reads), and the admin's two answers: release the escrow to the seller, or
- * refund the buyer.
+ * message monitoring audits its reads), and the admin's decision (app/operations/disputes.server.ts, ADR 044):
+ * release all to the seller, refund all to the buyer, or split the price, with a reason both parties read. The
+ * split's amount field is always on the form (without JavaScript too) and is read only for a split.
  */
 export const meta: MetaFunction = () => [{ title: "Disputes | Soko Admin" }, { name: "robots", content: "noindex" }];
-
-const RESOLVED = { release: "released the escrow to the seller", refund: "refunded the buyer" } as const;
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { adminName } = await adminScreenLoader(request);
@@ -80,13 +80,21 @@ function chatView(read: DisputeConversation | undefined, order: { buyerId: numbe
   };
 }
 
-/** The confirmation after a resolution, checked against the order (a link cannot claim what did not happen). */
+/** The confirmation after a resolution, checked against the stored outcome (a link cannot claim what did not happen). */
 async function resolvedNotice(params: URLSearchParams): Promise<string | null> {
   const resolution = params.get("resolution");
-  if (resolution !== "release" && resolution !== "refund") return null;
-  const order = await getOrder(getDb(), Number(params.get("resolved")));
-  if (!order || order.status !== (resolution === "release" ? "completed" : "cancelled")) return null;
-  return `Dispute over ${orderNumber(order.id)} (${order.gigTitle}) resolved: you ${RESOLVED[resolution]}. Both parties are told.`;
+  if (!(RESOLUTIONS as readonly string[]).includes(resolution ?? "")) return null;
+  const db = getDb();
+  const order = await getOrder(db, Number(params.get("resolved")));
+  const outcome = order ? await disputeOutcomeOf(db, order.id) : null;
+  if (!order || outcome?.resolution !== resolution) return null;
+  const did =
+    outcome.resolution === "release"
+      ? "released the escrow to the seller"
+      : outcome.resolution === "refund"
+        ? "refunded the buyer"
+        : `split the price: ${formatUgx(outcome.buyerUgx)} back to the buyer, ${formatUgx(outcome.sellerUgx)} to the seller after the fee`;
+  return `Dispute over ${orderNumber(order.id)} (${order.gigTitle}) resolved: you ${did}. Both parties are told.`;
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -94,7 +102,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   await adminScreenLoader(request);
   const actor = await requireMemberActor(request, context.clientIp);
   const formData = await readFormData(request);
-  const form = { orderId: String(formData.get("orderId") ?? ""), resolution: String(formData.get("resolution") ?? "") };
+  const form = { orderId: String(formData.get("orderId") ?? "") };
   const submission = parseWithZod(formData, { schema: ResolveDisputeSchema });
   if (submission.status !== "success") return data({ ...form, reply: submission.reply() }, { status: 400 });
   const result = await resolveDispute(actor, submission.value);
@@ -114,7 +122,7 @@ export default function AdminDisputes() {
   const answer = useActionData<typeof action>();
   // A refusal no form on the page can show (another admin resolved that dispute first; a forged answer) is
   // shown at the top.
-  const placed = answer && answer.resolution in ANSWER && disputes.some((d) => String(d.orderId) === answer.orderId);
+  const placed = answer && disputes.some((d) => String(d.orderId) === answer.orderId);
   const orphan = answer && !placed ? Object.values(answer.reply.error ?? {}).flatMap((errors) => errors ?? []) : undefined;
   return (
     <section className="container disputes" aria-labelledby="disputes-title">
@@ -126,8 +134,8 @@ export default function AdminDisputes() {
       ) : (
         <>
           <p>
-            {disputes.length === 1 ? "One open dispute" : `${disputes.length} open disputes`}, oldest first. Read both sides, then release the escrow to the
-            seller or refund the buyer; a note is shown to both of them on the order.
+            {disputes.length === 1 ? "One open dispute" : `${disputes.length} open disputes`}, oldest first. Read both sides, then release all to the seller,
+            refund all to the buyer, or split the price; your reason is shown to both of them.
           </p>
           {disputes.map((d) => (
             <DisputeCard key={d.id} d={d} />
@@ -208,10 +216,7 @@ function DisputeCard({ d }: { d: Dispute }) {
         <DisputeChat d={d} />
       </div>
 
-      <div className="dispute-answers">
-        <ResolveForm d={d} resolution="release" />
-        <ResolveForm d={d} resolution="refund" />
-      </div>
+      <ResolveForm d={d} />
     </article>
   );
 }
@@ -274,6 +279,7 @@ const DID: Record<string, string> = {
   dispute_opened: "opened the dispute",
   dispute_released: "resolved the dispute: released to the seller",
   dispute_refunded: "resolved the dispute: refunded the buyer",
+  dispute_split: "resolved the dispute: split the price",
   cleared: "cleared the seller's earnings",
   late_payment_refunded: "refunded a late payment",
 };
@@ -284,16 +290,18 @@ function eventWords(e: OrderEvent): string {
   return `${who} ${DID[e.kind] ?? e.kind.replace(/_/g, " ")}`;
 }
 
-const ANSWER = {
-  release: { button: "Release to the seller", pending: "Releasing…", note: "Note on the release (optional)" },
-  refund: { button: "Refund the buyer", pending: "Refunding…", note: "Note on the refund (optional)" },
-} as const;
+const CHOICES: Record<Resolution, string> = {
+  release: "Release all to the seller",
+  refund: "Refund all to the buyer",
+  split: "Split the price",
+};
 
-function ResolveForm({ d, resolution }: { d: Dispute; resolution: "release" | "refund" }) {
+/** The decision: one of three outcomes, the buyer's refund for a split, and the reason both parties read. */
+function ResolveForm({ d }: { d: Dispute }) {
   const answer = useActionData<typeof action>();
-  const mine = answer && answer.orderId === String(d.orderId) && answer.resolution === resolution;
+  const mine = answer && answer.orderId === String(d.orderId);
   const [form, fields] = useForm({
-    id: `resolve-${d.orderId}-${resolution}`,
+    id: `resolve-${d.orderId}`,
     lastResult: mine ? (answer.reply as SubmissionResult<string[]>) : undefined,
     shouldValidate: "onSubmit",
     constraint: getFormConstraint(ResolveDisputeSchema),
@@ -301,17 +309,34 @@ function ResolveForm({ d, resolution }: { d: Dispute; resolution: "release" | "r
     onValidate: ({ formData }) => parseWithZod(formData, { schema: ResolveDisputeSchema }),
   });
   const navigation = useNavigation();
-  const pending =
-    navigation.state === "submitting" && navigation.formData?.get("orderId") === String(d.orderId) && navigation.formData?.get("resolution") === resolution;
-  const words = ANSWER[resolution];
+  const pending = navigation.state === "submitting" && navigation.formData?.get("orderId") === String(d.orderId);
+  const { price } = usePreferences();
+  const chosen = fields.resolution;
   return (
-    <Form method="post" className="form-card" {...getFormProps(form)}>
+    <Form method="post" className="form-card resolve-form" {...getFormProps(form)}>
       <ErrorList id={form.errorId} errors={form.errors} />
       <input type="hidden" name="orderId" value={d.orderId} />
-      <input type="hidden" name="resolution" value={resolution} />
-      <TextAreaField field={fields.note} label={words.note} rows={2} />
-      <button type="submit" className={resolution === "refund" ? "button button-secondary" : "button"} disabled={pending} aria-disabled={pending}>
-        {pending ? words.pending : words.button}
+      <fieldset className="resolve-choice" aria-describedby={chosen.errors ? chosen.errorId : undefined}>
+        <legend>Decision</legend>
+        {RESOLUTIONS.map((r) => (
+          <label key={r}>
+            <input {...getInputProps(chosen, { type: "radio", value: r })} key={r} />
+            {CHOICES[r]}
+          </label>
+        ))}
+        <ErrorList id={chosen.errorId} errors={chosen.errors} />
+      </fieldset>
+      <div className="resolve-split">
+        <Field
+          field={fields.refundUgx}
+          label="Buyer's refund for a split (UGX)"
+          hint={`Part of the price (${price(d.priceUgx)}) back to the buyer, from 1 to ${formatUgx(d.priceUgx - 1)}; the rest goes to the seller. Each fee is shared the same way. Read only for a split.`}
+          inputProps={{ inputMode: "numeric", autoComplete: "off" }}
+        />
+      </div>
+      <TextAreaField field={fields.note} label="Reason (shown to the buyer and the seller)" rows={3} />
+      <button type="submit" className="button" disabled={pending} aria-disabled={pending}>
+        {pending ? "Resolving…" : "Resolve dispute"}
       </button>
     </Form>
   );

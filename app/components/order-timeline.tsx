@@ -52,6 +52,8 @@ export function eventText(e: Pick<TimelineEvent, "kind" | "actorRole" | "to" | "
       return because("Admin resolved the dispute: released to the seller");
     case "dispute_refunded":
       return because("Admin resolved the dispute: refunded");
+    case "dispute_split":
+      return because("Admin resolved the dispute: split the price");
     case "late_payment_refunded":
       return plain("A payment arrived after the order was cancelled: it is being refunded");
     case "payment_requested":

@@ -12,6 +12,7 @@ import { RESET_LINK_EXPIRED } from "~/schemas/account";
 import { NOTHING_SELECTED } from "~/schemas/admin";
 import { NAME_NEEDS_LETTERS, NAME_TAKEN } from "~/schemas/category";
 import { EMPTY_MESSAGE } from "~/schemas/message";
+import { DISPUTE_REASON_REQUIRED, SPLIT_AMOUNT_REQUIRED } from "~/schemas/order";
 import { formatDateTime, type TimeZoneChoice } from "~/utils/dates";
 
 const ONLY_THE_PLATFORM: Record<PlatformTask, string> = {
@@ -29,6 +30,8 @@ const ONLY_THE_PLATFORM: Record<PlatformTask, string> = {
   make_accounts: "Only the platform makes accounts this way.",
   set_payout_numbers: "Only the platform sets a member's payout number this way.",
 };
+
+const DISPUTE_DECIDED = { release: "released to the seller", refund: "refunded to the buyer", split: "split between them" } as const;
 
 const NOT_THE_PLATFORM: Record<NotForPlatform, string> = {
   sign_in: "The platform does not sign in.",
@@ -161,6 +164,12 @@ export const OPERATION_MESSAGES: { [C in FailureCode]: (params: FailureParams[C]
   "order.no_open_dispute": () => "This order has no open dispute.",
   "order.upload_unknown": () => "One of the files is not an upload of yours that can still be used. Upload it again.",
   "dispute.admins_only": () => "Only an admin resolves disputes.",
+  "dispute.already_resolved": ({ resolution }) =>
+    `This dispute has already been resolved (${DISPUTE_DECIDED[resolution]}). Reload the page to see the open disputes.`,
+  "dispute.split_out_of_range": ({ maxUgx }) =>
+    `Enter a refund between UGX 1 and UGX ${maxUgx.toLocaleString("en-US")}, so that each side gets part of the price.`,
+  "dispute.split_amount_required": () => SPLIT_AMOUNT_REQUIRED,
+  "dispute.reason_required": () => DISPUTE_REASON_REQUIRED,
 
   "payment.unavailable": () => "Payments are not available right now. Please try again later.",
   "payment.not_found": () => NO_SUCH_PAYMENT,

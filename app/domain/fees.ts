@@ -29,3 +29,28 @@ export function sellerNetUgx(priceUgx: number, sellerFeeUgx: number) {
 export function buyerFeeRule(fees: Fees = DEFAULT_FEES) {
   return `${fees.buyerPercent}%, at least UGX ${fees.buyerMinUgx.toLocaleString("en-US")}`;
 }
+
+/**
+ * How a dispute split shares an order's money (ADR 044): `refundUgx` of the price goes back to the buyer and
+ * the rest is released to the seller. Each fee follows the part of the price it belongs to, at the order's own
+ * fees: the seller fee is charged on the released part only, and the buyer's fee is kept by the platform in the
+ * same share and refunded for the rest (rounded half up). A refund of 0 is a release, of the whole price a
+ * refund, to the shilling.
+ */
+export function splitShares(order: { priceUgx: number; buyerFeeUgx: number; sellerFeeUgx: number }, refundUgx: number) {
+  const releaseUgx = order.priceUgx - refundUgx;
+  const share = (feeUgx: number) => (order.priceUgx === 0 ? 0 : Math.round((feeUgx * releaseUgx) / order.priceUgx));
+  const sellerFeeUgx = share(order.sellerFeeUgx);
+  const buyerFeeKeptUgx = share(order.buyerFeeUgx);
+  return {
+    refundUgx,
+    releaseUgx,
+    sellerFeeUgx,
+    /** What the seller earns: the released part less its fee. */
+    sellerNetUgx: sellerNetUgx(releaseUgx, sellerFeeUgx),
+    buyerFeeKeptUgx,
+    buyerFeeRefundUgx: order.buyerFeeUgx - buyerFeeKeptUgx,
+    /** What goes back to the buyer: the refunded part and the unused share of their fee. */
+    buyerTotalUgx: refundUgx + order.buyerFeeUgx - buyerFeeKeptUgx,
+  };
+}

@@ -48,8 +48,14 @@ export const TRANSITIONS = {
   cancel: { from: ["in_progress", "delivered"], to: "cancelled" },
   resolve_refund: { from: ["in_progress", "delivered"], to: "cancelled" },
   resolve_release: { from: ["in_progress", "delivered"], to: "completed" },
+  // A dispute split (part refunded, the rest released) completes the order: the seller's part clears as usual.
+  resolve_split: { from: ["in_progress", "delivered"], to: "completed" },
 } as const satisfies Record<string, { from: readonly OrderStatus[]; to: OrderStatus }>;
 export type Transition = keyof typeof TRANSITIONS;
+
+/** How an admin may resolve a dispute (ADR 044): all to the seller, all back to the buyer, or the price split. */
+export const DISPUTE_RESOLUTIONS = ["release", "refund", "split"] as const;
+export type DisputeResolution = (typeof DISPUTE_RESOLUTIONS)[number];
 
 export function canTransition(status: string, transition: Transition): boolean {
   return (TRANSITIONS[transition].from as readonly string[]).includes(status);

@@ -52,6 +52,20 @@ const CASES: { [N in JournalName]: { params: JournalParams<N>; entries: Record<s
     key: "order:12:refunded",
     links: { orderId: 12 },
   },
+  // UGX 40,000 of the price back to the buyer: the seller's 60,000 less its 20% (12,000), and 60% of the buyer's fee kept.
+  dispute_split: {
+    params: { ...order, refundUgx: 40_000 },
+    entries: {
+      "escrow:order:12": -100_000,
+      "buyer_fee_held:order:12": -5_000,
+      "refund_due:user:7": 42_000,
+      "seller_pending:user:5": 48_000,
+      platform_seller_fees: 12_000,
+      platform_buyer_fees: 3_000,
+    },
+    key: "order:12:split",
+    links: { orderId: 12 },
+  },
   payout_sent: {
     params: { payoutId: 3, userId: 5, payoutKind: "withdrawal", amountUgx: 50_000 },
     entries: { "seller_available:user:5": -50_000, "payout_in_transit:user:5": 50_000 },
@@ -112,6 +126,9 @@ describe("each journal template", () => {
     expect(() => journalPostings("escrow_released", { ...order, sellerFeeUgx: 100_001 })).toThrow(/seller fee/);
     expect(() => journalPostings("earnings_cleared", { ...order, sellerFeeUgx: 100_001 })).toThrow(/seller fee/);
     expect(() => journalPostings("payout_sent", { payoutId: 1, userId: 2, payoutKind: "refund", amountUgx: 0 })).toThrow(JournalParamsError);
+    for (const refundUgx of [0, 100_000, 100_001]) {
+      expect(() => journalPostings("dispute_split", { ...order, refundUgx }), String(refundUgx)).toThrow(/between 1 and the price/);
+    }
     expect(() => journalPostings("nothing_such" as JournalName, {} as never)).toThrow(JournalParamsError);
   });
 

@@ -17,6 +17,10 @@
  *                                              seller fees (seller fee); fee held → platform buyer fees (buyer fee)
  *   earnings_cleared   order:N:cleared         seller pending → seller available (price − seller fee)
  *   order_refunded     order:N:refunded        escrow → refund due (price); fee held → refund due (paid − price)
+ *   dispute_split      order:N:split           escrow → refund due (the refunded part); fee held → refund due (the
+ *                                              buyer fee's refunded share); escrow → seller pending (released part
+ *                                              less its seller fee); escrow → platform seller fees (that fee);
+ *                                              fee held → platform buyer fees (the buyer fee's kept share)
  *   payout_sent        payout:P:sent           seller available, or refund due for a refund → in transit (amount)
  *   payout_paid        payout:P:paid           in transit → clearing (amount)
  *   payout_returned    payout:P:returned       in transit → back where it was sent from (amount)
@@ -26,7 +30,7 @@
  * and payout_sent, as app/operations/order-machine.server.ts composes them.
  */
 import type { Db } from "~/server/db.server";
-import { sellerNetUgx } from "~/domain/fees";
+import { sellerNetUgx, splitShares } from "~/domain/fees";
 import {
   accountCode,
   buyerFeeHeld,
@@ -141,6 +145,38 @@ export const JOURNALS = {
     links: (p) => ({ orderId: p.orderId }),
     requires: (p) => (p.paidUgx < p.priceUgx ? "the payment is less than the price" : null),
     moves: (a, p) => [send(p.priceUgx, a.escrow, a.refundDue), send(p.paidUgx - p.priceUgx, a.feeHeld, a.refundDue)],
+  }),
+
+  dispute_split: template({
+    summary: "An admin splits a disputed order (ADR 044): part of the price back to the buyer, the rest released to the seller, each fee shared alike.",
+    params: { orderId: "id", buyerId: "id", sellerId: "id", priceUgx: "ugx", sellerFeeUgx: "ugx", buyerFeeUgx: "ugx", refundUgx: "ugx" },
+    parties: ["orderId", "buyerId", "sellerId"],
+    accounts: (p) => ({
+      escrow: escrow(p.orderId),
+      feeHeld: buyerFeeHeld(p.orderId),
+      refundDue: refundDue(p.buyerId),
+      pending: sellerPending(p.sellerId),
+      sellerFees: platform.sellerFees,
+      buyerFees: platform.buyerFees,
+    }),
+    key: (p) => `order:${p.orderId}:split`,
+    links: (p) => ({ orderId: p.orderId }),
+    requires: (p) =>
+      p.refundUgx < 1 || p.refundUgx >= p.priceUgx
+        ? "a split refunds between 1 and the price less 1"
+        : p.sellerFeeUgx > p.priceUgx
+          ? "the seller fee is more than the price"
+          : null,
+    moves: (a, p) => {
+      const s = splitShares(p, p.refundUgx);
+      return [
+        send(s.refundUgx, a.escrow, a.refundDue),
+        send(s.buyerFeeRefundUgx, a.feeHeld, a.refundDue),
+        send(s.sellerNetUgx, a.escrow, a.pending),
+        send(s.sellerFeeUgx, a.escrow, a.sellerFees),
+        send(s.buyerFeeKeptUgx, a.feeHeld, a.buyerFees),
+      ];
+    },
   }),
 
   payout_sent: template({

@@ -95,6 +95,12 @@ export type FailureParams = {
   /** A file named by an upload key that is not the member's unused upload (unknown, used already, or too old). */
   "order.upload_unknown": Record<string, never>;
   "dispute.admins_only": Record<string, never>;
+  /** Another admin (or this one, a moment ago) decided it first; `resolution` is what they decided. */
+  "dispute.already_resolved": { resolution: "release" | "refund" | "split" };
+  /** A split's refund must leave something to each side: 1 to the price less 1, in whole shillings (ADR 044). */
+  "dispute.split_out_of_range": { maxUgx: number };
+  "dispute.split_amount_required": Record<string, never>;
+  "dispute.reason_required": Record<string, never>;
 
   // Payments and payouts (ADR 015, 032).
   "payment.unavailable": Record<string, never>;

@@ -6,7 +6,8 @@
  *                durations (UNPAID_EXPIRY_MS, AUTO_COMPLETE_MS, CLEARANCE_MS, LATE_GRACE_MS)
  *   steps        this file: transition() and note(), and the money each step moves
  *   operations   app/operations/orders.server.ts (checkout, deliver, revision, approve, cancel, dispute,
- *                resolve, runOrderTimers); app/operations/payments.server.ts (settlePayment, pollPayments,
+ *                runOrderTimers); app/operations/disputes.server.ts (resolveDispute);
+ *                app/operations/payments.server.ts (settlePayment, pollPayments,
  *                withdrawals, settlePayout, pollPayouts)
  *   journals     app/models/ledger-journals.server.ts (one template per journal, ADR 034), written by
  *                app/models/ledger.server.ts
@@ -27,7 +28,10 @@
  *                       → cancelled                                                                 payout_sent
  *   resolve_release   in_progress, delivered           admin (resolveDispute)                       escrow_released
  *                       → completed
- *   no status change: clearance 14 days after completion (runOrderTimers): earnings_cleared; a payment that
+ *   resolve_split     in_progress, delivered           admin (resolveDispute, ADR 044)              dispute_split,
+ *                       → completed                                                                 payout_sent
+ *   no status change: clearance 14 days after completion (runOrderTimers): earnings_cleared (of the seller's
+ *   part only, after a split); a payment that
  *   lands after its order was cancelled (settlePayment): payment_captured, order_refunded, payout_sent; a
  *   withdrawal (requestWithdrawal): payout_sent; a payout settled (settlePayout): payout_paid or payout_returned;
  *   a second payment of one order taken (settlePayment, ADR 043): payment_returned, payout_sent.
@@ -41,6 +45,7 @@
 import { randomUUID } from "node:crypto";
 import { conversionFact } from "~/analytics/conversions.server";
 import { lockJournalAccounts, postJournal } from "~/models/ledger-journals.server";
+import { resolvedPartsOf } from "~/models/dispute.server";
 import { insertNotification } from "~/models/notification.server";
 import { insertOrderEvent, updateOrder, type EventRole, type OrderRow } from "~/models/order.server";
 import { sendMail } from "~/models/outbox.server";
@@ -49,6 +54,7 @@ import { conflict, type Failure, type Tx } from "~/operations/core.server";
 import { preferencesOf, pushUnreadCount } from "~/operations/notifications.server";
 import { appMailOrigin } from "~/server/host.server";
 import { canTransition, orderNumber, TRANSITIONS, type Transition } from "~/domain/order-rules";
+import { splitShares } from "~/domain/fees";
 
 /** Who acts on an order, as its timeline names them. */
 export type OrderActor = { id: number | null; role: EventRole };
@@ -76,7 +82,12 @@ export async function transition(
   order: OrderRow,
   step: Transition,
   by: OrderActor,
-  { kind = step as string, reason = "", patch = {} }: { kind?: string; reason?: string; patch?: Record<string, unknown> } = {},
+  {
+    kind = step as string,
+    reason = "",
+    patch = {},
+    valueUgx,
+  }: { kind?: string; reason?: string; patch?: Record<string, unknown>; /** what a completion is worth, if not the price */ valueUgx?: number } = {},
 ): Promise<Failure | null> {
   if (!canTransition(order.status, step)) return conflict("order.not_allowed_now", { status: order.status });
   const to = TRANSITIONS[step].to;
@@ -97,7 +108,7 @@ export async function transition(
   const from = order.status;
   order.status = to;
   order.cancelRequestedBy = null;
-  await recordConversion(tx, order, from);
+  await recordConversion(tx, order, from, valueUgx);
   return null;
 }
 
@@ -106,14 +117,14 @@ export async function note(tx: Tx, order: OrderRow, by: OrderActor, kind: string
   await insertOrderEvent(tx.trx, { orderId: order.id, actorId: by.id, actorRole: by.role, kind, from: order.status, to: order.status, reason });
 }
 
-async function recordConversion(tx: Tx, order: OrderRow, from: string) {
+async function recordConversion(tx: Tx, order: OrderRow, from: string, completedUgx = order.priceUgx) {
   const type = order.status === "in_progress" && from === "pending_payment" ? "order_paid" : order.status === "completed" ? "order_completed" : null;
   if (!type) return;
   const fact = conversionFact(tx.actor, {
     type,
     userId: order.buyerId,
     subjectId: order.id,
-    valueUgx: type === "order_paid" ? order.totalUgx : order.priceUgx,
+    valueUgx: type === "order_paid" ? order.totalUgx : completedUgx,
     metadata: { order_id: order.id, gig_id: order.gigId ?? 0, tier: order.tier },
   });
   await tx.effect({ kind: "conversion", fact }, `conversion:${type}:${order.id}`);
@@ -139,8 +150,16 @@ export async function releaseEscrow(tx: Tx, order: OrderRow) {
   return postJournal(tx.trx, "escrow_released", orderMoney(order));
 }
 
-/** Fourteen days after completion the seller's earnings become available to withdraw. */
+/**
+ * Fourteen days after completion the seller's earnings become available to withdraw: after a dispute split,
+ * only the part released to them, less its share of the seller fee (ADR 044).
+ */
 export async function clearEarnings(tx: Tx, order: OrderRow) {
+  const parts = await resolvedPartsOf(tx.trx, order.id);
+  if (parts && parts.refundUgx > 0 && parts.releaseUgx > 0) {
+    const s = splitShares(order, parts.refundUgx);
+    return postJournal(tx.trx, "earnings_cleared", { ...orderMoney(order), priceUgx: s.releaseUgx, sellerFeeUgx: s.sellerFeeUgx });
+  }
   return postJournal(tx.trx, "earnings_cleared", orderMoney(order));
 }
 
@@ -159,6 +178,27 @@ export async function refundBuyer(tx: Tx, order: OrderRow, payment: PaymentRow |
   ]);
   const posted = await postJournal(tx.trx, "order_refunded", { ...orderMoney(order), paidUgx: total });
   if (!posted) return null;
+  return sendRefund(tx, order, payment, total);
+}
+
+/**
+ * A dispute split (ADR 044): `refundUgx` of the price and the matching share of the buyer's fee become a
+ * refund due to the buyer, sent at once to the number that paid; the rest of the price goes to the seller's
+ * pending balance less its share of the seller fee, and the fees' kept shares to the platform. Returns the
+ * refund payout's reference, to request after the commit.
+ */
+export async function splitEscrow(tx: Tx, order: OrderRow, payment: PaymentRow, refundUgx: number): Promise<string | null> {
+  await lockJournalAccounts(tx.trx, [
+    ["dispute_split", { orderId: order.id, buyerId: order.buyerId, sellerId: order.sellerId }],
+    ["payout_sent", { userId: order.buyerId, payoutKind: "refund" }],
+  ]);
+  const posted = await postJournal(tx.trx, "dispute_split", { ...orderMoney(order), refundUgx });
+  if (!posted) return null;
+  return sendRefund(tx, order, payment, splitShares(order, refundUgx).buyerTotalUgx);
+}
+
+/** A refund payout of `total` to the number that paid, taken from the buyer's refund due. */
+async function sendRefund(tx: Tx, order: OrderRow, payment: PaymentRow, total: number): Promise<string> {
   const { payout } = await insertPayout(tx.trx, {
     userId: order.buyerId,
     kind: "refund",

@@ -1,12 +1,13 @@
 /**
- * Orders (ADR 014): checkout, delivery, revisions, approval, cancellation, disputes and the timers. Each
+ * Orders (ADR 014): checkout, delivery, revisions, approval, cancellation, opening a dispute (an admin resolves
+ * it: disputes.server.ts) and the timers. Each
  * operation locks the order, asks the state machine (order-rules.ts) whether this party may do this now,
  * and makes the step and its money move in one transaction (order-machine.server.ts). Another member's
  * order is "not found" to them; a step the order's state does not allow is a conflict (409) that says why.
  */
 import { randomUUID } from "node:crypto";
 import { conversionFact } from "~/analytics/conversions.server";
-import { insertDispute, openDisputeOf, resolveDisputeRow } from "~/models/dispute.server";
+import { insertDispute, openDisputeOf } from "~/models/dispute.server";
 import { getGigPage } from "~/models/gig.server";
 import {
   dueOrderIds,
@@ -294,15 +295,7 @@ export async function approveOrder(actor: Actor, input: { orderId: number }, opt
   );
 }
 
-async function complete(
-  tx: Tx,
-  order: OrderRow,
-  by: OrderActor,
-  kind: string,
-  now: Date,
-  step: "approve" | "auto_complete" | "resolve_release" = "approve",
-  reason = "",
-) {
+async function complete(tx: Tx, order: OrderRow, by: OrderActor, kind: string, now: Date, step: "approve" | "auto_complete" = "approve", reason = "") {
   const refused = await transition(tx, order, step, by, { kind, reason, patch: { completed_at: now } });
   if (refused) return refused;
   await releaseEscrow(tx, order);
@@ -310,15 +303,7 @@ async function complete(
   return null;
 }
 
-async function cancelWithRefund(
-  tx: Tx,
-  order: OrderRow,
-  by: OrderActor,
-  kind: string,
-  reason: string,
-  now: Date,
-  step: "cancel" | "resolve_refund" = "cancel",
-) {
+async function cancelWithRefund(tx: Tx, order: OrderRow, by: OrderActor, kind: string, reason: string, now: Date, step: "cancel" = "cancel") {
   const refused = await transition(tx, order, step, by, { kind, reason, patch: { cancelled_at: now } });
   if (refused) return { refused, refund: null };
   const refund = await refundBuyer(tx, order, await successfulPaymentOf(tx.trx, order.id));
@@ -404,42 +389,6 @@ export async function openDispute(actor: Actor, input: { orderId: number; reason
     },
     options,
   );
-}
-
-/** An admin decides an open dispute: release the escrow to the seller, or refund the buyer. */
-export async function resolveDispute(
-  actor: Actor,
-  input: { orderId: number; resolution: "release" | "refund"; note: string },
-  options: PaymentOptions = {},
-): Promise<Result<{ status: string }>> {
-  if (actor.kind !== "member" || actor.user.role !== "admin") return forbidden("dispute.admins_only");
-  const admin = actor.user;
-  const now = (options.now ?? (() => new Date()))();
-  let refund: string | null = null;
-  const result = await transact(
-    actor,
-    async (tx) => {
-      const order = await lockOrder(tx.trx, input.orderId);
-      if (!order) return notFound("order.not_found");
-      const dispute = await openDisputeOf(tx.trx, order.id, { lock: true });
-      if (!dispute) return conflict("order.no_open_dispute");
-      const by: OrderActor = { id: admin.id, role: "admin" };
-      if (input.resolution === "release") {
-        const refused = await complete(tx, order, by, "dispute_released", now, "resolve_release", input.note);
-        if (refused) return refused;
-      } else {
-        const out = await cancelWithRefund(tx, order, by, "dispute_refunded", input.note, now, "resolve_refund");
-        if (out.refused) return out.refused;
-        refund = out.refund;
-      }
-      await resolveDisputeRow(tx.trx, dispute.id, { resolution: input.resolution, note: input.note, adminId: admin.id });
-      await tx.audit({ action: `dispute.${input.resolution}`, targetType: "order", targetId: order.id, details: { note: input.note } });
-      return ok({ status: order.status });
-    },
-    { db: options.db },
-  );
-  if (result.ok && refund) await requestPayout(refund, options);
-  return result;
 }
 
 /**

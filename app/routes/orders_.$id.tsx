@@ -16,7 +16,8 @@ import { ContactButton, daysText, OrderBadge, OrderPost } from "~/components/ord
 import { FileList } from "~/components/order-files";
 import { ApproveStep, AS_TYPED, CancelStep, DeliverForm, DisputeStep, ReviewForm, RevisionForm } from "~/components/order-steps";
 import { OrderTimeline } from "~/components/order-timeline";
-import { openDisputeOf } from "~/models/dispute.server";
+import { disputeOutcomeOf, openDisputeOf } from "~/models/dispute.server";
+import { DisputeOutcome } from "~/components/dispute-outcome";
 import { findPartyOrder, listDeliveries, listOrderEvents, listOrderFiles, orderFacts, orderParties, type OrderFile } from "~/models/order.server";
 import type { Failure } from "~/operations/core.server";
 import { approveOrder, cancelOrder, declineCancel, deliverOrder, openDispute, requestRevision } from "~/operations/orders.server";
@@ -117,6 +118,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     dispute: dispute
       ? { byMe: dispute.openedBy === user.id, byRole: dispute.openedBy === order.buyerId ? "buyer" : "seller", reason: dispute.reason, at: dispute.createdAt }
       : null,
+    disputeOutcome: dispute ? null : await disputeOutcomeOf(db, order.id),
     requirementFiles: files.filter((f) => f.deliveryId === null).map(fileView),
     deliveries: deliveries.map((d) => ({ ...d, files: files.filter((f) => f.deliveryId === d.id).map(fileView) })),
     events,
@@ -267,6 +269,7 @@ export default function OrderPage() {
           <p>An admin will decide it, releasing the payment to the seller or refunding the buyer; both of you will be told.</p>
         </div>
       ) : null}
+      <DisputeOutcome outcome={d.disputeOutcome} role={d.role} />
 
       {d.cancelRequest ? (
         <div className="notice" role="status" id="cancel-request">

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { msisdnField } from "~/domain/mobile-money";
+import { DISPUTE_RESOLUTIONS } from "~/domain/order-rules";
 
 const id = (message: string) => z.coerce.number({ invalid_type_error: message, required_error: message }).int(message).positive(message);
 const text = (max: number, required: string | null) => {
@@ -53,11 +54,30 @@ export const ApproveSchema = z.object({
   }),
 });
 export const DisputeSchema = z.object({ orderId: id("Choose an order"), reason: text(2000, "Tell us what went wrong") });
-export const ResolveDisputeSchema = z.object({
-  orderId: id("Choose an order"),
-  resolution: z.enum(["release", "refund"], { errorMap: () => ({ message: "Choose release to the seller or refund the buyer" }) }),
-  note: text(2000, null),
-});
+export const DISPUTE_REASON_REQUIRED = "Give the reason for your decision: both parties will read it";
+export const SPLIT_AMOUNT_REQUIRED = "Enter the buyer's refund in whole shillings";
+/**
+ * An admin's decision on a dispute (ADR 044): release all to the seller, refund all to the buyer, or split the
+ * price, `refundUgx` of it back to the buyer. The amount field is always on the form (it works without
+ * JavaScript) and is read only for a split; whether it is below the price is the operation's check.
+ */
+export const ResolveDisputeSchema = z
+  .object({
+    orderId: id("Choose an order"),
+    resolution: z.enum(DISPUTE_RESOLUTIONS, { errorMap: () => ({ message: "Choose release, refund or split" }) }),
+    refundUgx: z.string().trim().optional(),
+    note: text(2000, DISPUTE_REASON_REQUIRED),
+  })
+  .transform((v, ctx) => {
+    if (v.resolution !== "split") return { orderId: v.orderId, resolution: v.resolution, note: v.note };
+    const typed = (v.refundUgx ?? "").replace(/[,\s]/g, "").replace(/^UGX/i, "");
+    if (!/^\d+$/.test(typed)) {
+      ctx.addIssue({ code: "custom", path: ["refundUgx"], message: SPLIT_AMOUNT_REQUIRED });
+      return z.NEVER;
+    }
+    return { orderId: v.orderId, resolution: v.resolution, note: v.note, refundUgx: Number(typed) };
+  });
+export type ResolveDisputeInput = z.output<typeof ResolveDisputeSchema>;
 
 export const WithdrawSchema = z.object({
   amountUgx: z.coerce

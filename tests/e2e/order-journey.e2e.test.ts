@@ -271,8 +271,9 @@ describeBothModes("Order journey", (mode) => {
       const dispute = admin.page.getByRole("article", { name: `${orderNumber(orderId)} · ${gig.title}` });
       await dispute.waitFor();
       expect(await dispute.getByRole("blockquote").textContent()).toBe(reason);
-      await dispute.getByLabel("Note on the refund (optional)").fill("Nothing was delivered: the buyer gets everything back.");
-      await dispute.getByRole("button", { name: "Refund the buyer" }).click();
+      await dispute.getByRole("radio", { name: "Refund all to the buyer" }).check();
+      await dispute.getByLabel("Reason (shown to the buyer and the seller)").fill("Nothing was delivered: the buyer gets everything back.");
+      await dispute.getByRole("button", { name: "Resolve dispute" }).click();
       await admin.page
         .getByRole("status")
         .getByText(`Dispute over ${orderNumber(orderId)} (${gig.title}) resolved: you refunded the buyer.`)

@@ -1,8 +1,9 @@
 /**
  * The admin disputes screen, through the real server with JavaScript off: admins only (members are sent
  * home on the main host and refused on the admin host, for a GET and a POST alike); an admin reads both
- * sides of each open dispute and resolves it by refunding the buyer or releasing the escrow to the seller,
- * which the order and the ledger then show.
+ * sides of each open dispute and resolves it by refunding the buyer, releasing the escrow to the seller or
+ * splitting the price, which the order and the ledger then show. A split's bad amount or a missing reason is
+ * answered beside its field with a 400, and nothing is written.
  */
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -76,8 +77,14 @@ function request(host: "main" | "admin", method: "GET" | "POST", target: string,
   });
 }
 
-const resolve = (cookie: string, orderId: number, resolution: string, note = "", host: "main" | "admin" = "main") =>
-  request(host, "POST", host === "main" ? "/admin/disputes" : "/disputes", { cookie, form: { orderId: String(orderId), resolution, note } });
+const resolve = (cookie: string, orderId: number, resolution: string, note = "Decided on both sides' words", host: "main" | "admin" = "main", refundUgx = "") =>
+  request(host, "POST", host === "main" ? "/admin/disputes" : "/disputes", { cookie, form: { orderId: String(orderId), resolution, note, refundUgx } });
+
+/** The text of a field's error list, by the field's name, in a page of HTML. */
+const fieldError = (html: string, orderId: number, name: string) => {
+  const match = new RegExp(`id="resolve-${orderId}-${name}-error"[^>]*>(.*?)</ul>`).exec(html);
+  return match ? match[1]!.replace(/<[^>]+>/g, "") : null;
+};
 
 describe("the disputes screen", () => {
   it("is for admins only: a member is sent home (main host) or refused (admin host), and cannot resolve", async () => {
@@ -86,7 +93,7 @@ describe("the disputes screen", () => {
     expect((await request("main", "GET", "/admin/disputes")).location).toBe("/login?redirectTo=%2Fadmin%2Fdisputes");
     // The buyer would like their money back: the POST meets the same rule, and nothing changes.
     expect(await resolve(buyerCookie, refunded, "refund")).toMatchObject({ status: 302, location: "/" });
-    expect((await resolve(buyerCookie, refunded, "refund", "", "admin")).status).toBe(403);
+    expect((await resolve(buyerCookie, refunded, "refund", "Mine", "admin")).status).toBe(403);
     expect(await rowCount(t.db("disputes").where({ status: "open" }))).toBe(2);
     expect(await t.db("orders").whereIn("id", [refunded, released]).pluck("status")).not.toContain("cancelled");
   });
@@ -114,8 +121,10 @@ describe("the disputes screen", () => {
       expect(html).toContain("Seller (Mugisha Peter) delivered");
       expect(html).toContain("Buyer (Akello Joan) opened the dispute");
       expect(html).toContain("UGX 105,000");
-      expect(html).toContain("Refund the buyer");
-      expect(html).toContain("Release to the seller");
+      expect(html).toContain("Refund all to the buyer");
+      expect(html).toContain("Release all to the seller");
+      expect(html).toContain("Split the price");
+      expect(html).toContain("Buyer&#x27;s refund for a split (UGX)");
     }
   });
 
@@ -176,20 +185,34 @@ describe("the disputes screen", () => {
   it("answers a second resolution of the same dispute with a conflict, and nothing moves again", async () => {
     const res = await resolve(adminCookie, refunded, "release");
     expect(res.status).toBe(409);
-    expect(res.body).toContain("This order has no open dispute.");
+    expect(res.body).toContain("This dispute has already been resolved (refunded to the buyer).");
     expect(await t.db("orders").where({ id: refunded }).first("status")).toEqual({ status: "cancelled" });
     expect(await memberBalances(t.db, t.seller.id)).toMatchObject({ pendingUgx: 0 });
   });
 
-  it("refuses a resolution that is neither, beside nothing but the form", async () => {
-    const res = await resolve(adminCookie, released, "split");
-    expect(res.status).toBe(400);
-    expect(res.body).toContain("Choose release to the seller or refund the buyer");
+  it("refuses a resolution that is none of the three, a split's bad amount and a missing reason beside their fields, writing nothing", async () => {
+    const before = await t.db("order_events").where({ order_id: released }).count({ n: "*" });
+    const answers: [string, string, string, string, string][] = [
+      ["halve", "Half each", "", "resolution", "Choose release, refund or split"],
+      ["split", "Half each", "", "refundUgx", "Enter the buyer&#x27;s refund in whole shillings"],
+      ["split", "Half each", "12.5", "refundUgx", "Enter the buyer&#x27;s refund in whole shillings"],
+      ["split", "Half each", "0", "refundUgx", "Enter a refund between UGX 1 and UGX 99,999, so that each side gets part of the price."],
+      ["split", "Half each", "100,000", "refundUgx", "Enter a refund between UGX 1 and UGX 99,999, so that each side gets part of the price."],
+      ["split", "", "50000", "note", "Give the reason for your decision: both parties will read it"],
+      ["release", "", "", "note", "Give the reason for your decision: both parties will read it"],
+    ];
+    for (const [resolution, note, refundUgx, field, words] of answers) {
+      const res = await resolve(adminCookie, released, resolution, note, "main", refundUgx);
+      expect(res.status, `${resolution} ${refundUgx} ${note}`).toBe(400);
+      expect(fieldError(res.body, released, field), `${resolution} ${refundUgx} ${note}`).toBe(words);
+    }
     expect(await t.db("disputes").where({ order_id: released }).first("status")).toEqual({ status: "open" });
+    expect(await t.db("order_events").where({ order_id: released }).count({ n: "*" })).toEqual(before);
+    expect(await t.db("ledger_journals").where({ order_id: released }).pluck("kind")).toEqual(["payment_captured"]);
   });
 
   it("releases to the seller on the admin host: the order completes and the seller's pending balance is credited", async () => {
-    const res = await resolve(adminCookie, released, "release", "", "admin");
+    const res = await resolve(adminCookie, released, "release", "The extra website was never part of the package.", "admin", "777");
     expect(res.status).toBe(303);
     expect(res.location).toBe(`/disputes?resolved=${released}&resolution=release`);
     expect(await t.db("orders").where({ id: released }).first("status")).toEqual({ status: "completed" });
@@ -199,5 +222,30 @@ describe("the disputes screen", () => {
     const page = await request("admin", "GET", res.location!, { cookie: adminCookie });
     expect(page.body).toContain("resolved: you released the escrow to the seller.");
     expect(page.body).toContain("No open disputes.");
+  });
+
+  it("splits a third order on the admin host: the confirmation names both parts, and the order page shows the outcome to each party", async () => {
+    const split = (await paidTestOrder(t, t.buyer, t.gigId)).orderId;
+    expect((await openDispute(memberActor(t.buyer), { orderId: split, reason: "Half of it is missing." }, opts(t))).ok).toBe(true);
+    const res = await resolve(adminCookie, split, "split", "Half the work was delivered.", "admin", "50,000");
+    expect(res.status).toBe(303);
+    expect(res.location).toBe(`/disputes?resolved=${split}&resolution=split`);
+    const page = await request("admin", "GET", res.location!, { cookie: adminCookie });
+    expect(page.body).toContain(
+      `Dispute over ${orderNumber(split)} (Shop logo in three colours) resolved: you split the price: UGX 52,500 back to the buyer, UGX 40,000 to the seller after the fee.`,
+    );
+    const sellerCookie = `soko_session=${await createSession(t.db, t.seller.id)}`;
+    for (const [cookie, refunded, paid] of [
+      [buyerCookie, "Refunded to you", "Paid to the seller, after the service fee"],
+      [sellerCookie, "Refunded to the buyer", "Paid to you, after the service fee"],
+    ] as const) {
+      const order = await request("main", "GET", `/orders/${split}`, { cookie });
+      expect(order.status).toBe(200);
+      const box = order.body.slice(order.body.indexOf('id="dispute-outcome"'));
+      expect(box).toContain("Dispute resolved");
+      expect(box).toContain(`<dt>${refunded}</dt><dd>UGX 52,500</dd>`);
+      expect(box).toContain(`<dt>${paid}</dt><dd>UGX 40,000</dd>`);
+      expect(box).toContain("Half the work was delivered.");
+    }
   });
 });

@@ -23,7 +23,8 @@ import {
   UnbalancedJournalError,
 } from "~/models/ledger.server";
 import { journalPostings, JournalParamsError, postJournal, type JournalName } from "~/models/ledger-journals.server";
-import { cancelOrder, deliverOrder, openDispute, resolveDispute, runOrderTimers } from "~/operations/orders.server";
+import { resolveDispute } from "~/operations/disputes.server";
+import { cancelOrder, deliverOrder, openDispute, runOrderTimers } from "~/operations/orders.server";
 import { requestWithdrawal, settlePayment, settlePayout } from "~/operations/payments.server";
 import type { Providers } from "~/payments/registry.server";
 import { createSandboxProvider } from "~/payments/sandbox.server";
@@ -304,11 +305,15 @@ describe("the book after each way an order ends", () => {
     const released = await paidTestOrder(t, buyer, gigId);
     expect(await deliverOrder(memberActor(seller), { orderId: released.orderId, message: "Done" }, o())).toMatchObject({ ok: true });
     expect(await openDispute(memberActor(seller), { orderId: released.orderId, reason: "No answer" }, o())).toMatchObject({ ok: true });
-    expect(await resolveDispute(memberActor(t.admin), { orderId: released.orderId, resolution: "release", note: "" }, o())).toMatchObject({ ok: true });
+    expect(await resolveDispute(memberActor(t.admin), { orderId: released.orderId, resolution: "release", note: "The work was done" }, o())).toMatchObject({
+      ok: true,
+    });
 
     const refunded = await paidTestOrder(t, buyer, gigId);
     expect(await openDispute(memberActor(buyer), { orderId: refunded.orderId, reason: "Nothing yet" }, o())).toMatchObject({ ok: true });
-    expect(await resolveDispute(memberActor(t.admin), { orderId: refunded.orderId, resolution: "refund", note: "" }, o())).toMatchObject({ ok: true });
+    expect(await resolveDispute(memberActor(t.admin), { orderId: refunded.orderId, resolution: "refund", note: "Nothing was delivered" }, o())).toMatchObject({
+      ok: true,
+    });
 
     expect(await journalKeys(t.db, released.orderId)).toEqual([`order:${released.orderId}:captured`, `order:${released.orderId}:released`]);
     expect(await journalKeys(t.db, refunded.orderId)).toEqual([`order:${refunded.orderId}:captured`, `order:${refunded.orderId}:refunded`]);

@@ -9,17 +9,8 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "~/operations/core.server";
-import {
-  approveOrder,
-  cancelOrder,
-  declineCancel,
-  deliverOrder,
-  openDispute,
-  placeOrder,
-  requestRevision,
-  resolveDispute,
-  runOrderTimers,
-} from "~/operations/orders.server";
+import { approveOrder, cancelOrder, declineCancel, deliverOrder, openDispute, placeOrder, requestRevision, runOrderTimers } from "~/operations/orders.server";
+import { resolveDispute } from "~/operations/disputes.server";
 import { paymentCallback, pollPayments, pollPayouts, settlePayment, settlePayout } from "~/operations/payments.server";
 import type { PaymentProvider } from "~/payments/provider.server";
 import type { Providers } from "~/payments/registry.server";
@@ -190,7 +181,7 @@ describe("who may act on an order", () => {
     const before = await trail(t.db, [orderId, disputed.orderId]);
     for (const actor of [memberActor(buyer), memberActor(t.seller), memberActor(stranger), visitor, system]) {
       for (const resolution of ["release", "refund"] as const) {
-        expect(await resolveDispute(actor, { orderId: disputed.orderId, resolution, note: "" }, o()), `${actor.kind} ${resolution}`).toMatchObject({
+        expect(await resolveDispute(actor, { orderId: disputed.orderId, resolution, note: "Decided" }, o()), `${actor.kind} ${resolution}`).toMatchObject({
           ok: false,
           error: "forbidden",
         });
@@ -551,7 +542,7 @@ describe("disputes", () => {
     const before = await balances(t.db);
     expect(await resolveDispute(memberActor(t.admin), { orderId, resolution: "release", note: "The work matches the brief" }, o())).toEqual({
       ok: true,
-      value: { status: "completed" },
+      value: { status: "completed", resolution: "release", buyerUgx: 0, sellerUgx: 80_000 },
     });
     const after = await balances(t.db);
     const delta = (code: string) => (after[code] ?? 0) - (before[code] ?? 0);
@@ -578,7 +569,7 @@ describe("disputes", () => {
     const sellerBefore = (await balances(t.db))[`seller_pending:user:${t.seller.id}`] ?? 0;
     expect(await resolveDispute(memberActor(t.admin), { orderId, resolution: "refund", note: "Nothing was delivered" }, o())).toEqual({
       ok: true,
-      value: { status: "cancelled" },
+      value: { status: "cancelled", resolution: "refund", buyerUgx: 105_000, sellerUgx: 0 },
     });
     expect(await orderRow(t.db, orderId)).toMatchObject({ status: "cancelled" });
     expect(await journalKeys(t.db, orderId)).toEqual([`order:${orderId}:captured`, `order:${orderId}:refunded`]);
@@ -595,22 +586,23 @@ describe("disputes", () => {
     const buyer = await newBuyer();
     const { orderId } = await paidTestOrder(t, buyer, t.gigId);
     const before = await trail(t.db, [orderId]);
-    expect(await resolveDispute(memberActor(t.admin), { orderId, resolution: "release", note: "" }, o())).toMatchObject({
+    expect(await resolveDispute(memberActor(t.admin), { orderId, resolution: "release", note: "Decided" }, o())).toMatchObject({
       ok: false,
       error: "conflict",
       code: "order.no_open_dispute",
     });
     expect(await trail(t.db, [orderId])).toEqual(before);
-    expect(await resolveDispute(memberActor(t.admin), { orderId: 987_654, resolution: "refund", note: "" }, o())).toEqual(notFound);
+    expect(await resolveDispute(memberActor(t.admin), { orderId: 987_654, resolution: "refund", note: "Decided" }, o())).toEqual(notFound);
 
     expect(await openDispute(memberActor(buyer), { orderId, reason: "Late" }, o())).toMatchObject({ ok: true });
-    expect(await resolveDispute(memberActor(t.admin), { orderId, resolution: "refund", note: "" }, o())).toMatchObject({ ok: true });
+    expect(await resolveDispute(memberActor(t.admin), { orderId, resolution: "refund", note: "Decided" }, o())).toMatchObject({ ok: true });
     const resolved = await trail(t.db, [orderId]);
     for (const resolution of ["release", "refund"] as const) {
-      expect(await resolveDispute(memberActor(t.admin), { orderId, resolution, note: "" }, o())).toMatchObject({
+      expect(await resolveDispute(memberActor(t.admin), { orderId, resolution, note: "Decided" }, o())).toMatchObject({
         ok: false,
         error: "conflict",
-        code: "order.no_open_dispute",
+        code: "dispute.already_resolved",
+        params: { resolution: "refund" },
       });
     }
     expect(await trail(t.db, [orderId])).toEqual(resolved);

@@ -81,7 +81,7 @@ export async function orderRow(db: Knex, orderId: number) {
 }
 
 /** Journal kinds an order has at most once: its money comes in once, and leaves once, one way or the other. */
-const ONCE_PER_ORDER = ["payment_captured", "escrow_released", "order_refunded", "earnings_cleared"];
+const ONCE_PER_ORDER = ["payment_captured", "escrow_released", "order_refunded", "dispute_split", "earnings_cleared"];
 
 /** Accounts allowed below zero: the outside world's (money that came in from the providers). */
 const MAY_GO_NEGATIVE = ["provider_clearing"];
@@ -91,6 +91,8 @@ type OrderLedger = {
   status: string;
   price_ugx: number;
   buyer_fee_ugx: number;
+  /** dispute_split journals: part refunded, part released (ADR 044). */
+  split: number;
   cleared: boolean;
   captured: number;
   released: number;
@@ -167,6 +169,7 @@ async function orderLedgers(db: Knex, orderIds: number[] | null): Promise<OrderL
       (SELECT count(*) FROM ledger_journals j WHERE j.order_id = o.id AND j.kind = 'payment_captured')::int AS captured,
       (SELECT count(*) FROM ledger_journals j WHERE j.order_id = o.id AND j.kind = 'escrow_released')::int AS released,
       (SELECT count(*) FROM ledger_journals j WHERE j.order_id = o.id AND j.kind = 'order_refunded')::int AS refunded,
+      (SELECT count(*) FROM ledger_journals j WHERE j.order_id = o.id AND j.kind = 'dispute_split')::int AS split,
       (SELECT count(*) FROM ledger_journals j WHERE j.order_id = o.id AND j.kind = 'earnings_cleared')::int AS cleared_journals,
       (SELECT count(*) FROM payments p WHERE p.order_id = o.id AND p.status = 'successful')::int AS payments_taken,
       (SELECT count(*) FROM payments p WHERE p.order_id = o.id AND p.status = 'refunded')::int AS payments_returned,
@@ -196,10 +199,11 @@ function orderProblems(o: OrderLedger): string[] {
   const problems: string[] = [];
   const say = (what: string) => problems.push(`order ${o.id} (${o.status}): ${what}`);
   if (o.captured !== o.payments_taken) say(`${o.payments_taken} successful payments but ${o.captured} payment_captured journals`);
-  if (o.released && o.refunded) say("both released to the seller and refunded to the buyer");
+  if (o.released + o.refunded + o.split > 1) say("its escrow was emptied more than once (released, refunded or split)");
   // A second payment of the order (ADR 043) is given back by a refund of its own.
   if (o.returned !== o.payments_returned) say(`${o.payments_returned} refunded payments but ${o.returned} payment_returned journals`);
-  if (o.refund_payouts !== o.refunded + o.returned) say(`${o.refunded + o.returned} refund journals but ${o.refund_payouts} refund payouts`);
+  if (o.refund_payouts !== o.refunded + o.split + o.returned)
+    say(`${o.refunded + o.split + o.returned} order_refunded, dispute_split or payment_returned journals but ${o.refund_payouts} refund payouts`);
   if (o.cleared_journals !== (o.cleared ? 1 : 0)) say(`cleared_at ${o.cleared ? "set" : "unset"} but ${o.cleared_journals} earnings_cleared journals`);
   switch (o.status) {
     case "pending_payment":
@@ -208,17 +212,17 @@ function orderProblems(o: OrderLedger): string[] {
     case "in_progress":
     case "delivered":
       if (o.captured !== 1) say(`${o.captured} payment_captured journals for a paid order`);
-      if (o.released || o.refunded) say("money left the escrow of an open order");
+      if (o.released || o.refunded || o.split) say("money left the escrow of an open order");
       if (o.escrow_ugx !== o.price_ugx || o.fee_held_ugx !== o.buyer_fee_ugx)
         say(`escrow ${o.escrow_ugx} and fee held ${o.fee_held_ugx} for a price of ${o.price_ugx} and fee ${o.buyer_fee_ugx}`);
       break;
     case "completed":
-      if (o.captured !== 1 || o.released !== 1 || o.refunded !== 0)
-        say(`captured ${o.captured}, released ${o.released}, refunded ${o.refunded} (want 1, 1, 0)`);
+      if (o.captured !== 1 || o.released + o.split !== 1 || o.refunded !== 0)
+        say(`captured ${o.captured}, released or split ${o.released + o.split}, refunded ${o.refunded} (want 1, 1, 0)`);
       if (o.into_completed !== 1) say(`${o.into_completed} events completing it`);
       break;
     case "cancelled":
-      if (o.released) say("released to the seller");
+      if (o.released || o.split) say("released to the seller");
       if (o.refunded !== o.captured) say(`captured ${o.captured} but refunded ${o.refunded}`);
       if (o.into_cancelled !== 1) say(`${o.into_cancelled} events cancelling it`);
       break;
