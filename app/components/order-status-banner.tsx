@@ -123,7 +123,7 @@ export function orderBanner(f: BannerFacts, zone: TimeZoneChoice): Banner {
         tone: f.late ? "late" : "wait",
         title: due ? (f.late ? `Late: was due ${day(due)}` : `Due ${day(due)}`) : "Work has started",
         lines,
-        main: can.has("cancel") ? { to: `/orders/${id}?confirm=cancel#cancel`, label: "Cancel this order…" } : null,
+        main: can.has("cancel") ? { to: `/orders/${id}?confirm=cancel#cancel`, label: "Cancel for a refund…" } : null,
         more: null,
       };
     }

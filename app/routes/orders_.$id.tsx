@@ -128,7 +128,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     },
     cancelRequest: order.cancelRequestedBy === null ? null : { byMe: order.cancelRequestedBy === user.id, reason: cancelRequest?.reason ?? "" },
     dispute: dispute
-      ? { byMe: dispute.openedBy === user.id, byRole: dispute.openedBy === order.buyerId ? "buyer" : "seller", reason: dispute.reason, at: dispute.createdAt }
+      ? { byMe: dispute.openedBy === user.id, byRole: dispute.openedBy === order.buyerId ? ("buyer" as const) : ("seller" as const), reason: dispute.reason, at: dispute.createdAt }
       : null,
     requirementFiles: files.filter((f) => f.deliveryId === null).map(fileView),
     deliveries: deliveries.map((d) => ({ ...d, files: files.filter((f) => f.deliveryId === d.id).map(fileView) })),
@@ -232,7 +232,7 @@ export default function OrderPage() {
   const actionData = useActionData<typeof action>();
   // Each navigation (the redirect after a step) remounts the forms, so they come back empty.
   const { key } = useLocation();
-  const { price, date, dateTime } = usePreferences();
+  const { price, dateTime } = usePreferences();
   const { order } = d;
   // In USD an order's amounts are at the rate fixed at its checkout (orders.ugx_per_usd), not today's.
   const inUsd = useRouteLoaderData<typeof rootLoader>("root")?.currency?.code === "USD" && order.ugxPerUsd > 0;

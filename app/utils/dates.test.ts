@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatDate, formatDateTime } from "./dates";
+import { formatDate, formatDateTime, formatDay, formatTime } from "./dates";
 
 // 22:30 UTC on 26 November is 01:30 on the 27th in Kampala (UTC+3): the day differs by zone.
 const LATE_EVENING_UTC = "2026-11-26T22:30:00Z";
@@ -13,5 +13,12 @@ describe("dates in the member's time zone", () => {
       expect(formatDateTime(new Date(LATE_EVENING_UTC), "UTC")).toBe("26 Nov 2026, 22:30 UTC");
       expect(formatDate(new Date(LATE_EVENING_UTC), "EAT")).toBe("27 November 2026");
     }
+  });
+
+  it("writes the short day and the time of day in the zone asked for", () => {
+    expect(formatDay(LATE_EVENING_UTC)).toBe("Fri 27 Nov");
+    expect(formatDay(LATE_EVENING_UTC, "UTC")).toBe("Thu 26 Nov");
+    expect(formatTime(LATE_EVENING_UTC, "EAT")).toBe("01:30");
+    expect(formatTime(new Date(LATE_EVENING_UTC), "UTC")).toBe("22:30");
   });
 });

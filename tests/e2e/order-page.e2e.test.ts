@@ -8,11 +8,13 @@ import { randomBytes } from "node:crypto";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { approveOrder, deliverOrder, openDispute } from "~/operations/orders.server";
-import { appUrl, describeBothModes, e2eDb, waitForHydration, type Mode } from "../support/e2e";
+import { appUrl, describeBothModes, e2eDb, waitForHydration } from "../support/e2e";
 import { createGig, createUser, DEFAULT_PASSWORD, type TestUser } from "../support/factories";
 import { memberActor, paidTestOrder, placeTestOrder, testProviders } from "../support/orders";
 
 const PHONE = { width: 360, height: 740 };
+/** Most tests sign in as both parties, each a few page loads. */
+const SLOW = { timeout: 120_000 };
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 let providers: ReturnType<typeof testProviders>;
@@ -66,6 +68,8 @@ describeBothModes("The order page's banner on a phone", (mode) => {
     await mode.context().addCookies([{ name: "soko_consent", value: "denied", url: appUrl("/") }]);
     const page = await mode.page();
     await page.setViewportSize(PHONE);
+    // Each step here is a page load of a server shared with other specs: give each more than the usual 10 s.
+    page.setDefaultTimeout(20_000);
     await page.goto(appUrl("/login"));
     await waitForHydration(page, mode);
     await page.getByLabel("Email").fill(who.email);
@@ -97,7 +101,7 @@ describeBothModes("The order page's banner on a phone", (mode) => {
     return region;
   }
 
-  it("awaiting payment: the buyer is told to pay by the time the order expires, and the button leads to the payment", async () => {
+  it("awaiting payment: the buyer is told to pay by the time the order expires, and the button leads to the payment", SLOW, async () => {
     const { orderId } = await placeTestOrder(c(), buyer, gigId);
     const { created_at } = await order(orderId);
     const expires = expected(new Date(new Date(created_at).getTime() + 30 * 60 * 1000), "EAT");
@@ -111,7 +115,7 @@ describeBothModes("The order page's banner on a phone", (mode) => {
     await page.waitForURL(appUrl(`/orders/${orderId}/pay`));
   });
 
-  it("in progress: the seller sees the due date in UTC and the deliver button, the buyer the same date in EAT; delivering turns the banner", async () => {
+  it("in progress: the seller sees the due date in UTC and the deliver button, the buyer the same date in EAT; delivering turns the banner", SLOW, async () => {
     const { orderId } = await paidTestOrder(c(), buyer, gigId);
     const due = lateEvening(4);
     await e2eDb()("orders").where({ id: orderId }).update({ due_at: due });
@@ -147,7 +151,7 @@ describeBothModes("The order page's banner on a phone", (mode) => {
     await page.getByText(`With no answer it completes by itself on ${auto.dayTime}, and you are paid.`).waitFor();
   });
 
-  it("delivered: the buyer approves from the banner, or asks for changes; then the seller sees the changes asked and the new due date", async () => {
+  it("delivered: the buyer approves from the banner, or asks for changes; then the seller sees the changes asked and the new due date", SLOW, async () => {
     const { orderId } = await paidTestOrder(c(), buyer, gigId);
     expect((await deliverOrder(memberActor(seller), { orderId, message: "Poster attached." }, { db: e2eDb() })).ok).toBe(true);
     const deliveredAt = lateEvening(-1);
@@ -184,7 +188,7 @@ describeBothModes("The order page's banner on a phone", (mode) => {
     await asked.getByText(`Deliver by ${due.dayTime}.`).waitFor();
   });
 
-  it("late: the seller sees the order as late, and the buyer may cancel it from the banner", async () => {
+  it("late: the seller sees the order as late, and the buyer may cancel it from the banner", SLOW, async () => {
     const { orderId } = await paidTestOrder(c(), buyer, gigId);
     const due = lateEvening(-3);
     await e2eDb()("orders").where({ id: orderId }).update({ due_at: due });
@@ -197,14 +201,14 @@ describeBothModes("The order page's banner on a phone", (mode) => {
 
     page = await signIn(buyer);
     await openOrder(page, orderId);
-    const cancel = page.getByRole("link", { name: "Cancel this order…" });
+    const cancel = page.getByRole("link", { name: "Cancel for a refund…" });
     await banner(page, `Late: was due ${expected(due, "EAT").day}`, cancel);
     await cancel.click();
     await page.getByRole("button", { name: "Yes, cancel the order" }).waitFor();
     expect(await order(orderId)).toMatchObject({ status: "in_progress" });
   });
 
-  it("completed: the buyer is asked for a review, the seller told when the earnings clear", async () => {
+  it("completed: the buyer is asked for a review, the seller told when the earnings clear", SLOW, async () => {
     const { orderId } = await paidTestOrder(c(), buyer, gigId);
     expect((await deliverOrder(memberActor(seller), { orderId, message: "Done." }, { db: e2eDb() })).ok).toBe(true);
     expect((await approveOrder(memberActor(buyer), { orderId }, { db: e2eDb() })).ok).toBe(true);
@@ -231,7 +235,7 @@ describeBothModes("The order page's banner on a phone", (mode) => {
     expect(await page.getByRole("link", { name: "Leave a review" }).count()).toBe(0);
   });
 
-  it("disputed: both parties read who opened it and that an admin decides", async () => {
+  it("disputed: both parties read who opened it and that an admin decides", SLOW, async () => {
     const { orderId } = await paidTestOrder(c(), buyer, gigId);
     expect((await openDispute(memberActor(buyer), { orderId, reason: "The seller stopped answering." }, { db: e2eDb() })).ok).toBe(true);
     const { created_at } = await e2eDb()("disputes").where({ order_id: orderId }).first();
