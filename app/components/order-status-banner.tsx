@@ -159,7 +159,10 @@ export function orderBanner(f: BannerFacts, zone: TimeZoneChoice): Banner {
         return {
           tone: "done",
           title: "Completed",
-          lines: [`The order was completed${done} and the payment released to ${f.otherName}.`, ...(can.has("review") ? ["How did it go? Your review helps other buyers."] : [])],
+          lines: [
+            `The order was completed${done} and the payment released to ${f.otherName}.`,
+            ...(can.has("review") ? ["How did it go? Your review helps other buyers."] : []),
+          ],
           main: can.has("review") ? { to: "#review", label: "Leave a review" } : null,
           more: null,
         };

@@ -128,7 +128,12 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     },
     cancelRequest: order.cancelRequestedBy === null ? null : { byMe: order.cancelRequestedBy === user.id, reason: cancelRequest?.reason ?? "" },
     dispute: dispute
-      ? { byMe: dispute.openedBy === user.id, byRole: dispute.openedBy === order.buyerId ? ("buyer" as const) : ("seller" as const), reason: dispute.reason, at: dispute.createdAt }
+      ? {
+          byMe: dispute.openedBy === user.id,
+          byRole: dispute.openedBy === order.buyerId ? ("buyer" as const) : ("seller" as const),
+          reason: dispute.reason,
+          at: dispute.createdAt,
+        }
       : null,
     requirementFiles: files.filter((f) => f.deliveryId === null).map(fileView),
     deliveries: deliveries.map((d) => ({ ...d, files: files.filter((f) => f.deliveryId === d.id).map(fileView) })),

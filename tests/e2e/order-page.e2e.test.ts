@@ -219,7 +219,9 @@ describeBothModes("The order page's banner on a phone", (mode) => {
     await openOrder(page, orderId);
     let region = await banner(page, "Completed");
     await region.getByText(`The order was completed on ${expected(completedAt, "UTC").day}: you earn UGX 80,000.`).waitFor();
-    await region.getByText(`Your earnings clear on ${expected(new Date(completedAt.getTime() + 14 * DAY_MS), "UTC").day}; then you can withdraw them.`).waitFor();
+    await region
+      .getByText(`Your earnings clear on ${expected(new Date(completedAt.getTime() + 14 * DAY_MS), "UTC").day}; then you can withdraw them.`)
+      .waitFor();
     await page.close();
 
     page = await signIn(buyer);
