@@ -149,10 +149,11 @@ export function ApproveStep({
 }) {
   const [form, fields] = useOrderForm("approve-form", ApproveSchema, reply);
   if (!open) {
+    // The banner at the top offers "Approve delivery…" too; this one sits below the work it approves.
     return (
       <p id="approve">
         <Link to={`/orders/${orderId}?confirm=approve#approve`} className="button button-small" preventScrollReset>
-          Approve delivery…
+          Approve and release the payment…
         </Link>
       </p>
     );

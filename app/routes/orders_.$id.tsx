@@ -18,6 +18,7 @@ import { ApproveStep, AS_TYPED, CancelStep, DeliverForm, DisputeStep, ReviewForm
 import { OrderTimeline } from "~/components/order-timeline";
 import { disputeOutcomeOf, openDisputeOf } from "~/models/dispute.server";
 import { DisputeOutcome } from "~/components/dispute-outcome";
+import { OrderStatusBanner, type BannerFacts } from "~/components/order-status-banner";
 import { findPartyOrder, listDeliveries, listOrderEvents, listOrderFiles, orderFacts, orderParties, type OrderFile } from "~/models/order.server";
 import type { Failure } from "~/operations/core.server";
 import { approveOrder, cancelOrder, declineCancel, deliverOrder, openDispute, requestRevision } from "~/operations/orders.server";
@@ -90,11 +91,18 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const other = buyer ? parties.seller : parties.buyer;
   const confirm = new URL(request.url).searchParams.get("confirm");
   const cancelRequest = [...events].reverse().find((e) => e.kind === "cancel_requested");
+  const now = new Date();
+  // Back in progress because the buyer asked for changes: the latest of the deliveries and requests is a request.
+  const lastTurn = [...events].reverse().find((e) => e.kind === "delivered" || e.kind === "revision_requested");
+  const revisionReason = order.status === "in_progress" && lastTurn?.kind === "revision_requested" ? (lastTurn.reason ?? "") : null;
   return {
     number: orderNumber(order.id),
     role,
     other,
-    actions: [...orderActions(facts, user.id, new Date())],
+    actions: [...orderActions(facts, user.id, now)],
+    // Decided here, on the server's clock, so the page reads the same when it hydrates.
+    late: order.status === "in_progress" && order.dueAt !== null && now.getTime() > order.dueAt.getTime(),
+    revisionReason,
     order: {
       id: order.id,
       gigId: order.gigId,
@@ -107,6 +115,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       revisionsUsed: order.revisionsUsed,
       dueAt: order.dueAt,
       createdAt: order.createdAt,
+      deliveredAt: order.deliveredAt,
+      completedAt: order.completedAt,
+      cancelledAt: order.cancelledAt,
+      clearedAt: order.clearedAt,
+      paid: order.paidAt !== null,
       // Each party sees their own side of the money: the buyer what they paid, the seller what they earn.
       priceUgx: order.priceUgx,
       feeUgx: buyer ? order.buyerFeeUgx : order.sellerFeeUgx,
@@ -116,7 +129,12 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     },
     cancelRequest: order.cancelRequestedBy === null ? null : { byMe: order.cancelRequestedBy === user.id, reason: cancelRequest?.reason ?? "" },
     dispute: dispute
-      ? { byMe: dispute.openedBy === user.id, byRole: dispute.openedBy === order.buyerId ? "buyer" : "seller", reason: dispute.reason, at: dispute.createdAt }
+      ? {
+          byMe: dispute.openedBy === user.id,
+          byRole: dispute.openedBy === order.buyerId ? ("buyer" as const) : ("seller" as const),
+          reason: dispute.reason,
+          at: dispute.createdAt,
+        }
       : null,
     disputeOutcome: dispute ? null : await disputeOutcomeOf(db, order.id),
     requirementFiles: files.filter((f) => f.deliveryId === null).map(fileView),
@@ -221,7 +239,7 @@ export default function OrderPage() {
   const actionData = useActionData<typeof action>();
   // Each navigation (the redirect after a step) remounts the forms, so they come back empty.
   const { key } = useLocation();
-  const { price, date, dateTime } = usePreferences();
+  const { price, dateTime } = usePreferences();
   const { order } = d;
   // In USD an order's amounts are at the rate fixed at its checkout (orders.ugx_per_usd), not today's.
   const inUsd = useRouteLoaderData<typeof rootLoader>("root")?.currency?.code === "USD" && order.ugxPerUsd > 0;
@@ -232,6 +250,26 @@ export default function OrderPage() {
   const topErrors = (actionData?.reply.error?.[""] as string[] | null | undefined) ?? undefined;
   useLiveOrder(!FINAL_STATUSES.has(order.status));
   const otherRole = buyer ? "seller" : "buyer";
+  const bannerFacts: BannerFacts = {
+    orderId: order.id,
+    role: d.role,
+    status: order.status,
+    otherName: d.other.name,
+    actions: d.actions,
+    createdAt: order.createdAt,
+    dueAt: order.dueAt,
+    deliveredAt: order.deliveredAt,
+    completedAt: order.completedAt,
+    cancelledAt: order.cancelledAt,
+    clearedAt: order.clearedAt,
+    paid: order.paid,
+    late: d.late,
+    revisionReason: d.revisionReason,
+    revisionsLeft: order.revisionsAllowed - order.revisionsUsed,
+    dispute: d.dispute,
+    cancelRequest: d.cancelRequest,
+    earnText: orderPrice(order.priceUgx - order.feeUgx),
+  };
 
   return (
     <article className="container order-page" aria-labelledby="order-title">
@@ -258,52 +296,84 @@ export default function OrderPage() {
         ) : null}
       </div>
 
+      <OrderStatusBanner facts={bannerFacts}>
+        {d.cancelRequest ? (
+          <div className="notice" role="status" id="cancel-request">
+            {d.cancelRequest.byMe ? (
+              <p>
+                You asked to cancel this order{d.cancelRequest.reason ? ` (${d.cancelRequest.reason})` : ""}. The {otherRole} has not answered yet.
+              </p>
+            ) : (
+              <p>
+                The {otherRole} asked to cancel{d.cancelRequest.reason ? `: ${d.cancelRequest.reason}` : ""}. If you agree, the order is cancelled and the
+                buyer's payment is refunded.
+              </p>
+            )}
+            <div className="order-actions">
+              {can.has("agree_cancel") ? <OrderPost orderId={order.id} intent="cancel" label="Agree to cancel" pendingLabel="Cancelling…" /> : null}
+              {can.has("decline_cancel") ? <OrderPost orderId={order.id} intent="decline_cancel" label="Decline" pendingLabel="Declining…" secondary /> : null}
+              {can.has("withdraw_cancel") ? (
+                <OrderPost orderId={order.id} intent="decline_cancel" label="Withdraw request" pendingLabel="Withdrawing…" secondary />
+              ) : null}
+            </div>
+          </div>
+        ) : null}
+      </OrderStatusBanner>
+
       <ErrorList id="order-errors" errors={topErrors} />
 
-      {d.dispute ? (
-        <div className="notice" role="status">
-          <p>
-            <strong>This order is in dispute.</strong> {d.dispute.byMe ? "You" : `The ${d.dispute.byRole}`} opened it on {date(d.dispute.at)}:{" "}
-            {d.dispute.reason}
-          </p>
-          <p>An admin will decide it, releasing the payment to the seller or refunding the buyer; both of you will be told.</p>
-        </div>
-      ) : null}
+      {/* The outcome of a resolved dispute (who decided what, and why), under the banner. */}
       <DisputeOutcome outcome={d.disputeOutcome} role={d.role} />
 
-      {d.cancelRequest ? (
-        <div className="notice" role="status" id="cancel-request">
-          {d.cancelRequest.byMe ? (
-            <p>
-              You asked to cancel this order{d.cancelRequest.reason ? ` (${d.cancelRequest.reason})` : ""}. The {otherRole} has not answered yet.
-            </p>
-          ) : (
-            <p>
-              The {otherRole} asked to cancel{d.cancelRequest.reason ? `: ${d.cancelRequest.reason}` : ""}. If you agree, the order is cancelled and the buyer's
-              payment is refunded.
-            </p>
-          )}
-          <div className="order-actions">
-            {can.has("agree_cancel") ? <OrderPost orderId={order.id} intent="cancel" label="Agree to cancel" pendingLabel="Cancelling…" /> : null}
-            {can.has("decline_cancel") ? <OrderPost orderId={order.id} intent="decline_cancel" label="Decline" pendingLabel="Declining…" secondary /> : null}
-            {can.has("withdraw_cancel") ? (
-              <OrderPost orderId={order.id} intent="decline_cancel" label="Withdraw request" pendingLabel="Withdrawing…" secondary />
-            ) : null}
-          </div>
-        </div>
+      {d.deliveries.length ? (
+        <>
+          <h2>Deliveries</h2>
+          <ol className="order-deliveries" aria-label="Deliveries">
+            {d.deliveries.map((delivery, i) => (
+              <li key={delivery.id}>
+                <h3>
+                  Delivery {i + 1} <time dateTime={new Date(delivery.at).toISOString()}>{dateTime(delivery.at)}</time>
+                </h3>
+                <div className="order-text">{delivery.message}</div>
+                <FileList orderId={order.id} files={delivery.files} label={`Files of delivery ${i + 1}`} />
+              </li>
+            ))}
+          </ol>
+        </>
       ) : null}
 
-      {can.has("pay") ? (
-        <div className="notice" role="status">
-          <p>This order is waiting for your payment. The seller starts work once it is paid.</p>
-          <div className="order-actions">
-            <Link to={`/orders/${order.id}/pay`} className="button button-small">
-              Complete payment
-            </Link>
-            {can.has("abandon") ? <OrderPost orderId={order.id} intent="cancel" label="Cancel order" pendingLabel="Cancelling…" secondary /> : null}
-          </div>
-        </div>
+      {can.has("approve") || can.has("request_revision") ? (
+        <section className="order-step" id="respond" aria-labelledby="respond-title">
+          <h2 id="respond-title">Your answer to the delivery</h2>
+          <p>
+            Approve it to complete the order and release the payment to the seller, or ask for changes ({order.revisionsAllowed - order.revisionsUsed} of{" "}
+            {order.revisionsAllowed} {order.revisionsAllowed === 1 ? "revision" : "revisions"} left). With no answer, the order completes by itself 3 days after
+            the delivery.
+          </p>
+          {can.has("approve") ? (
+            <ApproveStep
+              key={`approve-${key}`}
+              orderId={order.id}
+              sellerName={d.other.name}
+              releasedText={orderPrice(order.priceUgx)}
+              paidText={orderPrice(order.totalUgx)}
+              open={d.confirm === "approve" || actionData?.intent === "approve"}
+              reply={replyOf("approve")}
+            />
+          ) : null}
+          {can.has("request_revision") ? <RevisionForm key={`revision-${key}`} orderId={order.id} reply={replyOf("request_revision")} /> : null}
+        </section>
       ) : null}
+      {can.has("review") && order.gigId !== null ? <ReviewForm key={`review-${key}`} orderId={order.id} gigId={order.gigId} reply={replyOf("review")} /> : null}
+
+      <h2>Requirements</h2>
+      {order.requirements ? <div className="order-text">{order.requirements}</div> : <p>The buyer gave no written requirements.</p>}
+      <FileList orderId={order.id} files={d.requirementFiles} label="Requirement files" />
+
+      {can.has("deliver") ? <DeliverForm key={`deliver-${key}`} orderId={order.id} rules={d.fileRules} reply={replyOf("deliver")} /> : null}
+
+      <h2>Timeline</h2>
+      <OrderTimeline events={d.events} paidUgx={order.totalUgx} />
 
       <h2>Summary</h2>
       <dl className="order-summary">
@@ -349,51 +419,6 @@ export default function OrderPage() {
         </div>
       </dl>
 
-      <h2>Requirements</h2>
-      {order.requirements ? <div className="order-text">{order.requirements}</div> : <p>The buyer gave no written requirements.</p>}
-      <FileList orderId={order.id} files={d.requirementFiles} label="Requirement files" />
-
-      {d.deliveries.length ? (
-        <>
-          <h2>Deliveries</h2>
-          <ol className="order-deliveries" aria-label="Deliveries">
-            {d.deliveries.map((delivery, i) => (
-              <li key={delivery.id}>
-                <h3>
-                  Delivery {i + 1} <time dateTime={new Date(delivery.at).toISOString()}>{dateTime(delivery.at)}</time>
-                </h3>
-                <div className="order-text">{delivery.message}</div>
-                <FileList orderId={order.id} files={delivery.files} label={`Files of delivery ${i + 1}`} />
-              </li>
-            ))}
-          </ol>
-        </>
-      ) : null}
-
-      {can.has("deliver") ? <DeliverForm key={`deliver-${key}`} orderId={order.id} rules={d.fileRules} reply={replyOf("deliver")} /> : null}
-      {can.has("approve") || can.has("request_revision") ? (
-        <section className="order-step" id="respond" aria-labelledby="respond-title">
-          <h2 id="respond-title">Your answer to the delivery</h2>
-          <p>
-            Approve it to complete the order and release the payment to the seller, or ask for changes ({order.revisionsAllowed - order.revisionsUsed} of{" "}
-            {order.revisionsAllowed} {order.revisionsAllowed === 1 ? "revision" : "revisions"} left). With no answer, the order completes by itself 3 days after
-            the delivery.
-          </p>
-          {can.has("approve") ? (
-            <ApproveStep
-              key={`approve-${key}`}
-              orderId={order.id}
-              sellerName={d.other.name}
-              releasedText={orderPrice(order.priceUgx)}
-              paidText={orderPrice(order.totalUgx)}
-              open={d.confirm === "approve" || actionData?.intent === "approve"}
-              reply={replyOf("approve")}
-            />
-          ) : null}
-          {can.has("request_revision") ? <RevisionForm key={`revision-${key}`} orderId={order.id} reply={replyOf("request_revision")} /> : null}
-        </section>
-      ) : null}
-      {can.has("review") && order.gigId !== null ? <ReviewForm key={`review-${key}`} orderId={order.id} gigId={order.gigId} reply={replyOf("review")} /> : null}
       {can.has("cancel") || can.has("request_cancel") ? (
         <CancelStep
           key={`cancel-${key}`}
@@ -406,9 +431,6 @@ export default function OrderPage() {
       {can.has("dispute") ? (
         <DisputeStep key={`dispute-${key}`} orderId={order.id} open={d.confirm === "dispute" || actionData?.intent === "dispute"} reply={replyOf("dispute")} />
       ) : null}
-
-      <h2>Timeline</h2>
-      <OrderTimeline events={d.events} paidUgx={order.totalUgx} />
     </article>
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatDate, formatDateTime, formatDay, formatDayTime } from "./dates";
+import { formatDate, formatDateTime, formatDay, formatDayTime, formatTime } from "./dates";
 
 // 22:30 UTC on 26 November is 01:30 on the 27th in Kampala (UTC+3): the day differs by zone.
 const LATE_EVENING_UTC = "2026-11-26T22:30:00Z";
@@ -20,5 +20,10 @@ describe("dates in the member's time zone", () => {
     expect(formatDay(LATE_EVENING_UTC, "UTC")).toBe("Thu 26 Nov");
     expect(formatDayTime(LATE_EVENING_UTC, "EAT")).toBe("Fri 27 Nov 01:30");
     expect(formatDayTime(LATE_EVENING_UTC, "UTC")).toBe("Thu 26 Nov 22:30");
+  });
+
+  it("writes the time of day in the zone asked for", () => {
+    expect(formatTime(LATE_EVENING_UTC, "EAT")).toBe("01:30");
+    expect(formatTime(new Date(LATE_EVENING_UTC), "UTC")).toBe("22:30");
   });
 });

@@ -42,3 +42,14 @@ export function formatDay(value: Date | string, zone: TimeZoneChoice = "EAT"): s
 export function formatDayTime(value: Date | string, zone: TimeZoneChoice = "EAT"): string {
   return formatterOf("dayTime", zone).format(new Date(value)).replace(",", "");
 }
+
+/** The time of day, as "14:05" (24-hour), for sentences about what happens next. */
+const timeFormatters = new Map<TimeZoneChoice, Intl.DateTimeFormat>();
+export function formatTime(value: Date | string, zone: TimeZoneChoice = "EAT"): string {
+  let formatter = timeFormatters.get(zone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat("en-GB", { timeZone: IANA[zone], hour: "2-digit", minute: "2-digit", hour12: false });
+    timeFormatters.set(zone, formatter);
+  }
+  return formatter.format(new Date(value));
+}
