@@ -48,7 +48,6 @@ describeBothModes("Phone header, privacy banner and touch targets", (mode) => {
   let paidOrderId: number;
   let unpaidOrderId: number;
   let conversationId: string;
-  let session: string;
 
   beforeAll(async () => {
     const db = e2eDb();
@@ -67,7 +66,6 @@ describeBothModes("Phone header, privacy banner and touch targets", (mode) => {
     conversationId = (await findOrCreateConversation(db, { a: buyer.id, b: seller.id, createdBy: buyer.id })).id;
     // More notifications than a page holds (30), so /notifications has its pager.
     for (let n = 1; n <= 32; n++) await insertNotification(db, { userId: buyer.id, kind: "test", body: `Note ${n} for ${tag}` });
-    session = await createSession(db, buyer.id);
   });
 
   /** A browser context of this pass at `viewport`: signed in as the buyer or not, with the privacy question answered or not. */
@@ -76,7 +74,8 @@ describeBothModes("Phone header, privacy banner and touch targets", (mode) => {
     const context = await browser.newContext({ javaScriptEnabled: mode.js, viewport });
     context.setDefaultTimeout(10_000);
     const cookies = [];
-    if (signedIn) cookies.push({ name: "soko_session", value: session, url: appUrl("/") });
+    // A session of its own: a test that signs out ends only its own.
+    if (signedIn) cookies.push({ name: "soko_session", value: await createSession(e2eDb(), buyer.id), url: appUrl("/") });
     if (consent) cookies.push({ name: "soko_consent", value: "denied", url: appUrl("/") });
     await context.addCookies(cookies);
     return context;
@@ -105,9 +104,9 @@ describeBothModes("Phone header, privacy banner and touch targets", (mode) => {
       async function expectOneRow(page: Page) {
         const header = await rectOf(page, ".site-header");
         expect(header.height).toBeLessThanOrEqual(60);
-        const row = await page.locator(".site-header .header-row > *:not(.visually-hidden), .site-nav > *").evaluateAll((els) =>
-          els.filter((el) => (el as HTMLElement).offsetParent !== null).map((el) => el.getBoundingClientRect().right),
-        );
+        const row = await page
+          .locator(".site-header .header-row > *:not(.visually-hidden), .site-nav > *")
+          .evaluateAll((els) => els.filter((el) => (el as HTMLElement).offsetParent !== null).map((el) => el.getBoundingClientRect().right));
         for (const right of row) expect(right).toBeLessThanOrEqual(viewport.width);
         expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(viewport.width);
       }
@@ -145,7 +144,7 @@ describeBothModes("Phone header, privacy banner and touch targets", (mode) => {
         await page.waitForURL((url) => url.pathname === "/settings");
         await page.getByRole("heading", { level: 1 }).waitFor();
         // The menu is closed on the new page, JavaScript (a client navigation) or not.
-        expect(await page.locator(".header-menu").getAttribute("open")).toBeNull();
+        await expect.poll(() => page.locator(".header-menu").getAttribute("open")).toBeNull();
         await expectOneRow(page);
 
         // Orders, from the menu on a phone or the row on a wide screen.
@@ -158,7 +157,7 @@ describeBothModes("Phone header, privacy banner and touch targets", (mode) => {
         await summary.click();
         await nav.getByRole("button", { name: "Sign out" }).click();
         await nav.getByRole("link", { name: "Sign in", exact: true }).waitFor();
-      });
+      }, 60_000);
 
       it("shows a visitor's header on one row, with Sign in beside the menu", async () => {
         const page = await open({ signedIn: false, consent: true });
@@ -170,7 +169,7 @@ describeBothModes("Phone header, privacy banner and touch targets", (mode) => {
         await page.locator(".header-menu summary").click();
         await nav.getByRole("link", { name: "Join", exact: true }).click();
         await page.waitForURL((url) => url.pathname === "/register");
-      });
+      }, 60_000);
 
       it("asks the privacy question in one line, and stores either answer", async () => {
         for (const [answer, stored] of [
@@ -183,7 +182,8 @@ describeBothModes("Phone header, privacy banner and touch targets", (mode) => {
           // One line: as tall as its 44 px buttons and a little padding; at the foot of the screen.
           const bar = (await banner.boundingBox())!;
           expect(bar.height).toBeLessThanOrEqual(56);
-          expect(bar.y + bar.height).toBeCloseTo(viewport.height, 0);
+          // On the first screen: held at its foot, or (a short page) resting above the footer.
+          expect(bar.y + bar.height).toBeLessThanOrEqual(viewport.height + 0.5);
           const text = await rectOf(page, ".consent-text");
           expect(text.height).toBeLessThanOrEqual(48);
           expect(await banner.getByRole("link", { name: "Privacy policy" }).getAttribute("href")).toBe("/privacy");
@@ -193,7 +193,7 @@ describeBothModes("Phone header, privacy banner and touch targets", (mode) => {
           await page.waitForURL((url) => url.pathname === "/browse");
           expect(await page.getByRole("region", { name: "Your privacy choice" }).count()).toBe(0);
         }
-      });
+      }, 60_000);
 
       it("leaves the privacy question off checkout, the payment page and a chat thread", async () => {
         const page = await open({ signedIn: true, consent: false });
@@ -204,9 +204,10 @@ describeBothModes("Phone header, privacy banner and touch targets", (mode) => {
         for (const path of [`/gig/${gigId}/order`, `/orders/${unpaidOrderId}/pay`, `/messages/${conversationId}`]) {
           await visit(page, path);
           await page.getByRole("heading", { level: 1 }).first().waitFor();
+          expect(new URL(page.url()).pathname).toBe(path);
           expect(await page.getByRole("region", { name: "Your privacy choice" }).count(), path).toBe(0);
         }
-      });
+      }, 60_000);
 
       it("begins every page's content within 120 px of the top", async () => {
         const member = await open({ signedIn: true, consent: false });
@@ -232,7 +233,7 @@ describeBothModes("Phone header, privacy banner and touch targets", (mode) => {
           const h1 = await rectOf(page, "main h1");
           expect(h1.top, path).toBeLessThanOrEqual(120);
         }
-      });
+      }, 60_000);
 
       it("makes the small controls 44 px targets", async () => {
         const page = await open({ signedIn: true, consent: true });
@@ -266,7 +267,7 @@ describeBothModes("Phone header, privacy banner and touch targets", (mode) => {
         expect(label.height).toBeGreaterThanOrEqual(44);
         await visitor.locator(".checkbox label").click();
         expect(await visitor.locator('.checkbox input[type="checkbox"]').isChecked()).toBe(true);
-      });
+      }, 60_000);
 
       it("draws a two-tone focus ring: dark on the control's edge, white around it", async () => {
         const page = await open({ signedIn: false, consent: true });
@@ -281,7 +282,7 @@ describeBothModes("Phone header, privacy banner and touch targets", (mode) => {
           return { focused: el.matches(":focus-visible"), style: s.outlineStyle, color: s.outlineColor, width: s.outlineWidth, shadow: s.boxShadow };
         });
         expect(ring).toEqual({ focused: true, style: "solid", color: "rgb(17, 17, 17)", width: "3px", shadow: "rgb(255, 255, 255) 0px 0px 0px 6px" });
-      });
+      }, 60_000);
     });
   }
 });
