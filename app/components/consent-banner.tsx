@@ -35,15 +35,15 @@ export function ConsentBanner() {
         {hydrated ? <input type="hidden" name="inPlace" value="1" /> : null}
         <p className="consent-text">
           Allow analytics?{" "}
-          <Link to="/privacy">
-            Privacy<span className="visually-hidden"> policy</span>
+          <Link to="/privacy" aria-label="Privacy policy">
+            Privacy
           </Link>
         </p>
-        <button type="submit" name="consent" value="granted" className="button button-small">
-          Yes<span className="visually-hidden">, allow analytics</span>
+        <button type="submit" name="consent" value="granted" className="button button-small" aria-label="Yes, allow analytics">
+          Yes
         </button>
-        <button type="submit" name="consent" value="denied" className="button button-secondary button-small">
-          No<span className="visually-hidden">, only anonymous page views</span>
+        <button type="submit" name="consent" value="denied" className="button button-secondary button-small" aria-label="No, only anonymous page views">
+          No
         </button>
       </fetcher.Form>
     </section>
