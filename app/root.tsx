@@ -1,7 +1,7 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useLocation, useMatches, useRouteLoaderData } from "@remix-run/react";
 import { useEffect, useRef, type ReactNode } from "react";
-import { ConsentBanner } from "~/components/consent-banner";
+import { ConsentBanner, consentBannerShown } from "~/components/consent-banner";
 import { GeneralErrorBoundary } from "~/components/general-error-boundary";
 import { SiteFooter } from "~/components/site-footer";
 import { SiteHeader } from "~/components/site-header";
@@ -87,10 +87,11 @@ export function Layout({ children }: { children: ReactNode }) {
         ) : (
           <SiteHeader user={data?.user ?? null} counts={freshCounts ?? data?.counts ?? null} />
         )}
-        {data && data.consent === null && pathname !== "/consent" ? <ConsentBanner /> : null}
         <main id="main" className="site-main" tabIndex={-1}>
           {children}
         </main>
+        {/* After the page in reading order; held at the foot of the screen by CSS until it is answered. */}
+        {data && data.consent === null && consentBannerShown(pathname) ? <ConsentBanner /> : null}
         {site === "main" ? <SiteFooter year={data?.year ?? new Date().getFullYear()} /> : null}
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />

@@ -3,9 +3,20 @@ import { Link } from "~/components/link";
 import { useEffect, useState } from "react";
 
 /**
- * Asks for the analytics choice while none is stored (the root shows it on both hosts). A plain form posting
- * to /consent, so it works without JavaScript (the server sets the cookie and sends the visitor back here);
- * with JavaScript it submits in place and disappears, and the root starts the tracker if allowed.
+ * Pages where the analytics question would stand in the way of the page's one task (placing an order, paying,
+ * a conversation): the banner waits for the next page.
+ */
+const QUIET_PAGES = [/^\/gig\/[^/]+\/order\/?$/, /^\/orders\/[^/]+\/pay\/?$/, /^\/messages\/[^/]+\/?$/, /^\/consent\/?$/];
+
+/** Whether the banner may ask on this path. */
+export const consentBannerShown = (pathname: string) => !QUIET_PAGES.some((page) => page.test(pathname));
+
+/**
+ * Asks for the analytics choice while none is stored (the root shows it on both hosts): one line, the
+ * question, the policy a tap away, and the two answers. It sits at the foot of the screen (sticky), so it never
+ * pushes the page's content down. A plain form posting to /consent, so it works without JavaScript (the server
+ * sets the cookie and sends the visitor back here); with JavaScript it submits in place and disappears, and the
+ * root starts the tracker if allowed. /consent explains each choice in full.
  */
 export function ConsentBanner() {
   const fetcher = useFetcher();
@@ -15,24 +26,26 @@ export function ConsentBanner() {
   // Gone as soon as a choice is on its way; the root's reloaded data then keeps it gone.
   if (fetcher.state !== "idle" || fetcher.data) return null;
   return (
-    <div className="container">
-      <section className="notice" aria-labelledby="consent-banner-title">
-        <h2 id="consent-banner-title">Your privacy choice</h2>
-        <p>
-          We count anonymous page views. May we also record how you use Soko (clicks, scrolling, time on a page, page errors) to improve it?{" "}
-          <Link to="/privacy">How we handle your data</Link>
+    <section className="consent-bar" aria-labelledby="consent-banner-title">
+      <h2 id="consent-banner-title" className="visually-hidden">
+        Your privacy choice
+      </h2>
+      <fetcher.Form method="post" action="/consent" className="container consent-row">
+        <input type="hidden" name="redirectTo" value={location.pathname + location.search} />
+        {hydrated ? <input type="hidden" name="inPlace" value="1" /> : null}
+        <p className="consent-text">
+          Allow analytics?{" "}
+          <Link to="/privacy" aria-label="Privacy policy">
+            Privacy
+          </Link>
         </p>
-        <fetcher.Form method="post" action="/consent" className="form-actions">
-          <input type="hidden" name="redirectTo" value={location.pathname + location.search} />
-          {hydrated ? <input type="hidden" name="inPlace" value="1" /> : null}
-          <button type="submit" name="consent" value="granted" className="button button-small">
-            Allow analytics
-          </button>
-          <button type="submit" name="consent" value="denied" className="button button-secondary button-small">
-            Only anonymous page views
-          </button>
-        </fetcher.Form>
-      </section>
-    </div>
+        <button type="submit" name="consent" value="granted" className="button button-small" aria-label="Yes, allow analytics">
+          Yes
+        </button>
+        <button type="submit" name="consent" value="denied" className="button button-secondary button-small" aria-label="No, only anonymous page views">
+          No
+        </button>
+      </fetcher.Form>
+    </section>
   );
 }

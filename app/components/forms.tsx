@@ -49,6 +49,48 @@ export function Field({
   );
 }
 
+/**
+ * A file picker: the page's shared look for `<input type="file">` (app.css styles every one as a secondary
+ * button, 44 px tall, with the browser's own text beside it naming the chosen file, JavaScript or not).
+ */
+export function FileField({
+  id,
+  name,
+  label,
+  hint,
+  errors,
+  inputProps,
+}: {
+  id: string;
+  name: string;
+  label: ReactNode;
+  hint?: ReactNode;
+  errors?: string[];
+  inputProps?: React.InputHTMLAttributes<HTMLInputElement>;
+}) {
+  const described = [errors?.length ? `${id}-error` : null, hint ? `${id}-hint` : null].filter(Boolean).join(" ");
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {hint ? (
+        <p id={`${id}-hint`} className="field-hint">
+          {hint}
+        </p>
+      ) : null}
+      <input
+        id={id}
+        name={name}
+        type="file"
+        className="file-input"
+        aria-invalid={errors?.length ? true : undefined}
+        aria-describedby={described || undefined}
+        {...inputProps}
+      />
+      <ErrorList id={`${id}-error`} errors={errors} />
+    </div>
+  );
+}
+
 export function TextAreaField({ field, label, hint, rows = 4 }: { field: FieldMetadata<unknown>; label: ReactNode; hint?: ReactNode; rows?: number }) {
   // The schema's constraints (required, maxLength) come with the props, as getInputProps gives an input its own.
   const props = getTextareaProps(field as FieldMetadata<string>);

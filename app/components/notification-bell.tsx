@@ -108,7 +108,12 @@ export function CountBadge({ count }: { count: number }) {
 /** The bell: a link to /notifications with the unread count (a badge, and in its accessible name). */
 export function NotificationBell({ unread, live = false }: { unread: number; live?: boolean }) {
   return (
-    <NavLink to="/notifications" className="header-bell" aria-label={countLabel("Notifications", unread)} data-live={live ? "connected" : undefined}>
+    <NavLink
+      to="/notifications"
+      className="header-icon header-bell"
+      aria-label={countLabel("Notifications", unread)}
+      data-live={live ? "connected" : undefined}
+    >
       <svg
         aria-hidden="true"
         focusable="false"

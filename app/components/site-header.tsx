@@ -1,4 +1,5 @@
-import { Form } from "@remix-run/react";
+import { Form, useLocation } from "@remix-run/react";
+import { useEffect, useRef } from "react";
 import { Link, NavLink } from "~/components/link";
 import { CountBadge, countLabel, NotificationBell, useHeaderCounts, type HeaderCounts } from "~/components/notification-bell";
 
@@ -15,15 +16,47 @@ export function SignOutButton() {
   );
 }
 
+/** A 22 px line icon, drawn in the text's colour; the link around it carries the name. */
+function Icon({ d }: { d: string }) {
+  return (
+    <svg
+      aria-hidden="true"
+      focusable="false"
+      width="22"
+      height="22"
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="2"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+    >
+      <path d={d} />
+    </svg>
+  );
+}
+
+const SEARCH = "M11 18a7 7 0 1 0 0-14 7 7 0 0 0 0 14zM21 21l-5-5";
+const CHAT = "M21 12a8 8 0 0 1-11.6 7.1L3 21l1.9-6.4A8 8 0 1 1 21 12z";
+const MENU = "M4 6h16M4 12h16M4 18h16";
+
 /**
- * The main site's header. The nav is a few short links that wrap under the brand on narrow screens, so it
- * works on any phone without JavaScript (no hamburger menu to open). A member's Messages link and bell carry
- * their unread counts, live once the page has JavaScript (app/components/notification-bell.tsx).
+ * The main site's header: one row at any width. On a phone it holds the brand, Search, a member's Messages and
+ * notification bell with their unread counts (live once the page has JavaScript, app/components/notification-bell.tsx),
+ * a visitor's "Sign in", and a menu for the rest. The menu is a <details>, so it opens without JavaScript; with
+ * JavaScript it closes again after a navigation (the header stays on the page). A wide screen also shows the
+ * main links in the row; the menu then keeps only what is not already beside it.
  */
 export function SiteHeader({ user, counts: initial }: { user: HeaderUser; counts: HeaderCounts | null }) {
   const { counts, live, news } = useHeaderCounts(user ? initial : null);
+  const menu = useRef<HTMLDetailsElement>(null);
+  const { pathname, search } = useLocation();
+  useEffect(() => {
+    if (menu.current) menu.current.open = false;
+  }, [pathname, search]);
+  const messages = counts?.messages ?? 0;
   return (
-    <header className="site-header">
+    <header className="site-header main-header">
       <div className="container header-row">
         {/* Named by its visible text (plus a hidden "home"): an aria-label that differs from what a speech-input
             user reads on screen fails WCAG 2.5.3 (Lighthouse's label-content-name-mismatch). */}
@@ -34,33 +67,93 @@ export function SiteHeader({ user, counts: initial }: { user: HeaderUser; counts
           Soko<span className="visually-hidden"> home</span>
         </Link>
         <nav aria-label="Main" className="site-nav">
-          <NavLink to="/browse">Browse</NavLink>
-          <NavLink to="/help">How it works</NavLink>
+          <NavLink to="/browse" className="nav-wide">
+            Browse
+          </NavLink>
+          <NavLink to="/help" className="nav-wide">
+            How it works
+          </NavLink>
           {user ? (
             <>
-              <NavLink to="/dashboard">Dashboard</NavLink>
-              <NavLink to="/orders">Orders</NavLink>
-              <NavLink to="/messages" aria-label={countLabel("Messages", counts?.messages ?? 0)}>
-                Messages <CountBadge count={counts?.messages ?? 0} />
+              <NavLink to="/dashboard" className="nav-wide">
+                Dashboard
               </NavLink>
-              <NavLink to="/settings">Settings</NavLink>
-              {user.role === "admin" ? <NavLink to="/admin">Admin</NavLink> : null}
+              <NavLink to="/orders" className="nav-wide">
+                Orders
+              </NavLink>
+            </>
+          ) : null}
+          <NavLink to="/search" className="header-icon" aria-label="Search">
+            <Icon d={SEARCH} />
+          </NavLink>
+          {user ? (
+            <>
+              <NavLink to="/messages" className="header-icon" aria-label={countLabel("Messages", messages)}>
+                <Icon d={CHAT} />
+                <CountBadge count={messages} />
+              </NavLink>
               <NotificationBell unread={counts?.notifications ?? 0} live={live} />
-              {/* Read as "Signed in as <name>": a label on the span would have hidden the name (and a plain span may not have one). */}
-              <span className="header-user">
-                <span className="visually-hidden">Signed in as </span>
-                {user.name}
-              </span>
-              <SignOutButton />
             </>
           ) : (
             <>
-              <NavLink to="/login">Sign in</NavLink>
-              <NavLink to="/register" className="button button-small">
+              <NavLink to="/login" className="header-text">
+                Sign in
+              </NavLink>
+              <NavLink to="/register" className="button button-small nav-wide">
                 Join
               </NavLink>
             </>
           )}
+          <details className="header-menu" ref={menu}>
+            <summary>
+              <Icon d={MENU} />
+              <span className="header-menu-label">Menu</span>
+            </summary>
+            <ul className="header-menu-list">
+              {/* Beside the menu on a wide screen; in it on a phone. */}
+              <li className="menu-narrow">
+                <NavLink to="/browse">Browse</NavLink>
+              </li>
+              <li className="menu-narrow">
+                <NavLink to="/help">How it works</NavLink>
+              </li>
+              {user ? (
+                <>
+                  <li className="menu-narrow">
+                    <NavLink to="/dashboard">Dashboard</NavLink>
+                  </li>
+                  <li className="menu-narrow">
+                    <NavLink to="/orders">Orders</NavLink>
+                  </li>
+                  <li>
+                    <NavLink to="/settings">Settings</NavLink>
+                  </li>
+                  {user.role === "admin" ? (
+                    <li>
+                      <NavLink to="/admin">Admin</NavLink>
+                    </li>
+                  ) : null}
+                  {/* Read as "Signed in as <name>": a label on the span would have hidden the name (and a plain span may not have one). */}
+                  <li className="header-user">
+                    <span className="visually-hidden">Signed in as </span>
+                    {user.name}
+                  </li>
+                  <li>
+                    <SignOutButton />
+                  </li>
+                </>
+              ) : (
+                <>
+                  <li className="menu-narrow">
+                    <NavLink to="/register">Join</NavLink>
+                  </li>
+                  <li>
+                    <NavLink to="/freelancer/register">Become a seller</NavLink>
+                  </li>
+                </>
+              )}
+            </ul>
+          </details>
         </nav>
         {user ? (
           <p className="visually-hidden" role="status">

@@ -88,10 +88,15 @@ describeBothModes("Accounts", (mode) => {
 
     // The header marks where the member is (written by the server as plain anchors, ADR 024), and follows them.
     const nav = page.getByRole("navigation", { name: "Main" });
+    // On a phone they are in the header's menu (it closes again on the next page).
+    const menu = nav.locator(".header-menu summary");
+    await menu.click();
     expect(await nav.getByRole("link", { name: "Dashboard" }).getAttribute("aria-current")).toBe("page");
     expect(await nav.getByRole("link", { name: "Orders" }).getAttribute("aria-current")).toBeNull();
     await nav.getByRole("link", { name: "Orders" }).click();
     await page.waitForURL((url) => url.pathname === "/orders");
+    await nav.locator(".header-menu:not([open])").waitFor();
+    await menu.click();
     await expect.poll(() => nav.getByRole("link", { name: "Orders" }).getAttribute("aria-current")).toBe("page");
     expect(await nav.getByRole("link", { name: "Dashboard" }).getAttribute("aria-current")).toBeNull();
 

@@ -26,6 +26,8 @@ describeBothModes("Landing page", (mode) => {
     expect(res?.status()).toBe(200);
     expect(await page.title()).toContain("Soko");
     const nav = page.getByRole("navigation", { name: "Main" });
+    // On a phone most of the header's links are in its menu.
+    await nav.locator(".header-menu summary").click();
     for (const [name, href] of [
       ["Browse", "/browse"],
       ["How it works", "/help"],
