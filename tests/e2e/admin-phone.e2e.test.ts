@@ -28,6 +28,8 @@ function overflowing(page: Page) {
         .filter((e) => e.getBoundingClientRect().right > width + 0.5)
         .slice(0, 5)
         .map((e) => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`),
+      /** Tables that scroll sideways in their frame: wider than the screen all the same. */
+      scrollingTables: [...document.querySelectorAll(".admin-table-wrap")].filter((e) => e.scrollWidth > e.clientWidth + 1).length,
     };
   });
 }
@@ -141,6 +143,7 @@ describeBothModes("Admin screens on a phone and a laptop", (mode) => {
         await page.getByRole("heading", { level: 1 }).waitFor();
         const size = await overflowing(page);
         expect(size.scrollWidth, `${path} at ${viewport.width}: ${size.culprits.join(", ")}`).toBeLessThanOrEqual(size.innerWidth);
+        expect(size.scrollingTables, `${path} at ${viewport.width}: a table scrolls sideways`).toBe(0);
 
         const header = await page.getByRole("banner").boundingBox();
         expect(header!.width, path).toBeLessThanOrEqual(viewport.width);
@@ -198,13 +201,19 @@ describeBothModes("Admin screens on a phone and a laptop", (mode) => {
     await page.setViewportSize(PHONE);
     await page.goto(adminUrl("/users"));
     await waitForHydration(page, mode);
-    await page.getByRole("checkbox", { name: /^Select / }).first().waitFor();
+    await page
+      .getByRole("checkbox", { name: /^Select / })
+      .first()
+      .waitFor();
     const checks = await boxes(page, "main tbody .admin-check");
     expect(checks.length).toBeGreaterThan(0);
     for (const b of checks) expect(Math.min(b.width, b.height)).toBeGreaterThanOrEqual(44);
     // The box itself is at least 24 px (WCAG 2.2 target size), ticked by a tap anywhere on its 44 px label.
     for (const b of await boxes(page, "main tbody .admin-check input")) expect(Math.min(b.width, b.height)).toBeGreaterThanOrEqual(24);
-    const controls = await boxes(page, "main .admin-actions .button, main .admin-bulk .button, main .admin-filters select, main .admin-filters input, main .admin-filters .button, main .admin-pager a");
+    const controls = await boxes(
+      page,
+      "main .admin-actions .button, main .admin-bulk .button, main .admin-filters select, main .admin-filters input, main .admin-filters .button, main .admin-pager a",
+    );
     expect(controls.length).toBeGreaterThan(5);
     for (const b of controls) expect(b.height).toBeGreaterThanOrEqual(44);
     await page.locator("main tbody .admin-check").first().click();
