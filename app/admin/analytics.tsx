@@ -4,10 +4,11 @@ import { useEffect, useState } from "react";
 import { getClickHouse } from "~/analytics/clickhouse.server";
 import { EXPORT_REPORTS, parsePeriod, periodQuery, RANGE_LABELS, type PeriodErrors } from "~/analytics/period";
 import { conversions, pageViews, realTime, referrers, sessionReport, traffic, type Period, type RealTimeReport } from "~/analytics/reports.server";
-import { adminBase, InsightLinks } from "~/components/analytics-insights";
+import { adminBase, clockTime, InsightLinks, useTimeZone } from "~/components/analytics-insights";
 import { BarChart, LineChart } from "~/components/charts";
 import { usePolling } from "~/hooks/use-polling";
 import analyticsStylesUrl from "~/styles/admin-analytics.css?url";
+import tablesStylesUrl from "~/styles/admin-tables.css?url";
 import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
 import { getDb } from "~/server/db.server";
 import { usePreferences } from "~/hooks/use-preferences";
@@ -19,7 +20,10 @@ import { usePreferences } from "~/hooks/use-preferences";
  * 10 s with JavaScript, that section alone), and the CSV export (app/admin/analytics-export.tsx).
  */
 export const meta: MetaFunction = () => [{ title: "Analytics | Soko Admin" }, { name: "robots", content: "noindex" }];
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: analyticsStylesUrl }];
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: analyticsStylesUrl },
+  { rel: "stylesheet", href: tablesStylesUrl },
+];
 
 /** Analytics real time is polled every 10 seconds (docs/product.md). */
 const REALTIME_MS = 10_000;
@@ -204,7 +208,10 @@ function PeriodForm({ values, errors }: { values: { range: string; from: string;
 
 function Reports({ r }: { r: Report }) {
   const { price } = usePreferences();
-  const day = (at: number) => new Date(at * 1000).toISOString().slice(r.hourly ? 11 : 5, r.hourly ? 16 : 10);
+  const zone = useTimeZone();
+  // Hours in the admin's time zone; days are the reports' UTC days, and say so.
+  const bucketZone = r.hourly ? zone : "UTC";
+  const day = (at: number) => (r.hourly ? clockTime(at * 1000, zone) : new Date(at * 1000).toISOString().slice(5, 10));
   return (
     <>
       {/* A div: the note's <details> may not sit in a paragraph. */}
@@ -219,8 +226,8 @@ function Reports({ r }: { r: Report }) {
           <Stat label="Unique visitors (sessions)" value={count(r.views.unique)} />
         </ul>
         <LineChart
-          title={`Page views and visitors per ${r.hourly ? "hour" : "day"} (UTC)`}
-          xLabel={r.hourly ? "Hour (UTC)" : "Day (UTC)"}
+          title={`Page views and visitors per ${r.hourly ? "hour" : "day"} (${bucketZone})`}
+          xLabel={r.hourly ? `Hour (${bucketZone})` : "Day (UTC)"}
           series={["Page views", "Visitors"]}
           points={r.traffic.map((p) => ({ label: day(p.at), values: [p.views, p.sessions] }))}
           empty="No page views in this period."
@@ -229,7 +236,7 @@ function Reports({ r }: { r: Report }) {
         {r.views.pages.length === 0 ? (
           <p>No page views in this period.</p>
         ) : (
-          <table className="analytics-table" aria-label="Top pages">
+          <table className="analytics-table stack-table" aria-label="Top pages">
             <thead>
               <tr>
                 <th scope="col">Page</th>
@@ -244,9 +251,13 @@ function Reports({ r }: { r: Report }) {
             <tbody>
               {r.views.pages.map((p) => (
                 <tr key={p.page}>
-                  <td>{p.page}</td>
-                  <td className="number">{count(p.views)}</td>
-                  <td className="number">{count(p.unique_views)}</td>
+                  <td data-label="Page">{p.page}</td>
+                  <td className="number" data-label="Views">
+                    {count(p.views)}
+                  </td>
+                  <td className="number" data-label="Unique views">
+                    {count(p.unique_views)}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -392,7 +403,7 @@ function RealTime({ initial }: { initial: RealTimeView }) {
           {live.recentActions.length === 0 ? (
             <p>No actions in the last 5 minutes.</p>
           ) : (
-            <table className="analytics-table" aria-label="Recent actions">
+            <table className="analytics-table stack-table" aria-label="Recent actions">
               <thead>
                 <tr>
                   <th scope="col">Who</th>
@@ -403,12 +414,12 @@ function RealTime({ initial }: { initial: RealTimeView }) {
               <tbody>
                 {live.recentActions.map((a, i) => (
                   <tr key={`${a.sessionId}-${a.at}-${i}`}>
-                    <td>{a.user}</td>
-                    <td>
+                    <td data-label="Who">{a.user}</td>
+                    <td data-label="Action">
                       {a.action}
                       {a.page ? ` on ${a.page}` : ""}
                     </td>
-                    <td>
+                    <td data-label="When">
                       <time dateTime={new Date(a.at * 1000).toISOString()}>{dateTime(new Date(a.at * 1000))}</time>
                     </td>
                   </tr>

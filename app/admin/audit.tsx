@@ -5,6 +5,7 @@ import { AdminPager } from "~/components/admin-pager";
 import { ErrorList } from "~/components/forms";
 import { auditFilterChoices, listAuditLog, type AuditRow } from "~/models/audit.server";
 import adminStylesUrl from "~/styles/admin-users.css?url";
+import tablesStylesUrl from "~/styles/admin-tables.css?url";
 import { AUDIT_PAGE_SIZE, AuditQuerySchema, type AuditQuery } from "~/schemas/admin";
 import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
 import { getDb } from "~/server/db.server";
@@ -17,7 +18,10 @@ import { usePreferences } from "~/hooks/use-preferences";
  * log is read-only here as everywhere (the table refuses updates and deletes).
  */
 export const meta: MetaFunction = () => [{ title: "Audit log | Soko Admin" }, { name: "robots", content: "noindex" }];
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStylesUrl }];
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: adminStylesUrl },
+  { rel: "stylesheet", href: tablesStylesUrl },
+];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await adminScreenLoader(request);
@@ -122,7 +126,7 @@ export default function AdminAudit() {
         <p className="admin-empty">No audit entries found</p>
       ) : (
         <div className="admin-table-wrap">
-          <table className="admin-table">
+          <table className="admin-table stack-table">
             <caption className="visually-hidden">Admin actions, newest first</caption>
             <thead>
               <tr>
@@ -152,20 +156,22 @@ function AuditEntry({ r }: { r: AuditRow }) {
   const details = Object.entries(r.details);
   return (
     <tr>
-      <td>
+      <td data-label="When">
         <time dateTime={new Date(r.at).toISOString()}>{dateTime(r.at)}</time>
       </td>
-      <td>{r.adminName}</td>
-      <td>
+      <td data-label="Admin">{r.adminName}</td>
+      <td data-label="Action">
         {ACTION_WORDS[r.action] ?? r.action}
         <br />
         <code>{r.action}</code>
       </td>
-      <td>
+      <td data-label="Target">
         <Target r={r} />
       </td>
-      <td className="audit-details">{details.length ? details.map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join("\n") : "—"}</td>
-      <td>{r.ip || "—"}</td>
+      <td className="audit-details" data-label="Details">
+        {details.length ? details.map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join("\n") : "—"}
+      </td>
+      <td data-label="IP">{r.ip || "—"}</td>
     </tr>
   );
 }

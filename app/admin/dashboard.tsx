@@ -7,6 +7,7 @@ import { BarChart } from "~/components/charts";
 import { usePolling } from "~/hooks/use-polling";
 import { businessFigures, recentActivity } from "~/models/admin-dashboard.server";
 import analyticsStylesUrl from "~/styles/admin-analytics.css?url";
+import tablesStylesUrl from "~/styles/admin-tables.css?url";
 import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
 import { getDb } from "~/server/db.server";
 import { usePreferences } from "~/hooks/use-preferences";
@@ -18,7 +19,10 @@ import { usePreferences } from "~/hooks/use-preferences";
  * it refreshes every 30 s while the tab is visible (docs/product.md); without, it is a plain page.
  */
 export const meta: MetaFunction = () => [{ title: "Admin dashboard | Soko Admin" }, { name: "robots", content: "noindex" }];
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: analyticsStylesUrl }];
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: analyticsStylesUrl },
+  { rel: "stylesheet", href: tablesStylesUrl },
+];
 
 /** The admin dashboard is polled every 30 seconds (docs/product.md). */
 const REFRESH_MS = 30_000;
@@ -126,7 +130,7 @@ export default function AdminDashboard() {
         {activity.length === 0 ? (
           <p>No activity yet.</p>
         ) : (
-          <table className="analytics-table">
+          <table className="analytics-table stack-table">
             <thead>
               <tr>
                 <th scope="col">Member</th>
@@ -137,9 +141,9 @@ export default function AdminDashboard() {
             <tbody>
               {activity.map((a) => (
                 <tr key={a.id}>
-                  <td>{a.user}</td>
-                  <td>{a.action}</td>
-                  <td>
+                  <td data-label="Member">{a.user}</td>
+                  <td data-label="What">{a.action}</td>
+                  <td data-label="When">
                     <time dateTime={new Date(a.timestamp).toISOString()}>{dateTime(a.timestamp)}</time>
                   </td>
                 </tr>

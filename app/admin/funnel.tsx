@@ -6,13 +6,17 @@ import { adminBase, FigureTable, FunnelChart, InsightLinks, RangeSelect } from "
 import { ErrorList } from "~/components/forms";
 import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
 import insightsStylesUrl from "~/styles/insights.css?url";
+import tablesStylesUrl from "~/styles/admin-tables.css?url";
 
 /**
  * `/analytics/conversion-funnel?range` on the admin host, `/admin/analytics/conversion-funnel` on the main
  * host: visit → gig view → contact or continue → order placed → paid, every step counted in
  * sessions, with the drop-off at each step (insights.server.ts defines each step). Default range 30d.
  */
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: insightsStylesUrl }];
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: insightsStylesUrl },
+  { rel: "stylesheet", href: tablesStylesUrl },
+];
 
 export const meta: MetaFunction = () => [{ title: "Conversion funnel | Soko Admin" }, { name: "robots", content: "noindex" }];
 

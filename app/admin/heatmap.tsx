@@ -6,13 +6,17 @@ import { adminBase, FigureTable, HeatmapGrid, InsightLinks, RangeSelect } from "
 import { ErrorList } from "~/components/forms";
 import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
 import insightsStylesUrl from "~/styles/insights.css?url";
+import tablesStylesUrl from "~/styles/admin-tables.css?url";
 
 /**
  * `/heatmap?page&range` on the admin host, `/admin/heatmap` on the main host (GET /admin/heatmap):
  * one page's clicks binned on an 80 px grid over the page's outline (insights.server.ts), with the hottest
  * cells in a table. Page and range (default 7d) come from a GET form; the most clicked pages are offered.
  */
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: insightsStylesUrl }];
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: insightsStylesUrl },
+  { rel: "stylesheet", href: tablesStylesUrl },
+];
 
 export const meta: MetaFunction = () => [{ title: "Click heatmap | Soko Admin" }, { name: "robots", content: "noindex" }];
 

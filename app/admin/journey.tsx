@@ -2,18 +2,23 @@ import { data, redirect, type ActionFunctionArgs, type LinksFunction, type Loade
 import { Form, useLoaderData } from "@remix-run/react";
 import { getClickHouse } from "~/analytics/clickhouse.server";
 import { memberIdParam, rangeParam, readOrFailure, userJourney } from "~/analytics/insights.server";
-import { adminBase, FigureTable, InsightLinks, RangeSelect } from "~/components/analytics-insights";
+import { adminBase, clockTime, FigureTable, InsightLinks, RangeSelect, useTimeZone } from "~/components/analytics-insights";
+import { usePreferences } from "~/hooks/use-preferences";
 import { ErrorList } from "~/components/forms";
 import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
 import { getDb } from "~/server/db.server";
 import insightsStylesUrl from "~/styles/insights.css?url";
+import tablesStylesUrl from "~/styles/admin-tables.css?url";
 
 /**
  * `/analytics/user-journey/{id}` on the admin host, `/admin/analytics/user-journey/{id}` on the main host:
  * one member's sessions, the latest first, each with its pages and conversions in time order
  * (insights.server.ts). Without an id, a GET form picks the member (`?user=12`, sent on to the member's address).
  */
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: insightsStylesUrl }];
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: insightsStylesUrl },
+  { rel: "stylesheet", href: tablesStylesUrl },
+];
 
 export const meta: MetaFunction = () => [{ title: "User journey | Soko Admin" }, { name: "robots", content: "noindex" }];
 
@@ -41,10 +46,10 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 
 export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(request);
 
-const time = (iso: string) => iso.slice(0, 19).replace("T", " ");
-
 export default function AdminJourney() {
   const { base, range, rangeError, userError, userInput, member, sessions } = useLoaderData<typeof loader>();
+  const zone = useTimeZone();
+  const { dateTime } = usePreferences();
   return (
     <section className="container insights" aria-labelledby="journey-title">
       <h1 id="journey-title">{member ? `Journey of ${member.name}` : "User journey"}</h1>
@@ -73,7 +78,7 @@ export default function AdminJourney() {
       {member ? (
         <>
           <p>
-            Member {member.id}, {member.email}. <a href={`${base}/users/${member.id}/analytics?range=${range}`}>Their analytics</a>. Times are UTC; only what
+            Member {member.id}, {member.email}. <a href={`${base}/users/${member.id}/analytics?range=${range}`}>Their analytics</a>. Times are {zone}; only what
             they did signed in with analytics allowed carries their id.
           </p>
           {sessions.length === 0 ? (
@@ -82,12 +87,14 @@ export default function AdminJourney() {
             sessions.map((s) => (
               <FigureTable
                 key={s.sessionId}
-                caption={`Session ${s.sessionId}: ${time(s.start)} to ${time(s.end)}, ${s.device}, ${s.browser}, ${s.country}`}
+                caption={`Session ${s.sessionId}: ${dateTime(s.start)}, until ${clockTime(s.end, zone, true)}, ${s.device}, ${s.browser}, ${s.country}`}
                 head={["Time", "What", "Details"]}
               >
                 {s.steps.map((step, i) => (
                   <tr key={i}>
-                    <td>{time(step.at)}</td>
+                    <td>
+                      <time dateTime={step.at}>{clockTime(step.at, zone, true)}</time>
+                    </td>
                     <td>
                       {step.kind === "page" ? (
                         <a href={`${base}/heatmap?${new URLSearchParams({ page: step.what, range })}`}>{step.what}</a>

@@ -6,14 +6,19 @@ import { adminBase, FigureTable, InsightLinks, RangeSelect } from "~/components/
 import { ErrorList } from "~/components/forms";
 import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
 import { getDb } from "~/server/db.server";
+import { usePreferences } from "~/hooks/use-preferences";
 import insightsStylesUrl from "~/styles/insights.css?url";
+import tablesStylesUrl from "~/styles/admin-tables.css?url";
 
 /**
  * `/users/{id}/analytics` on the admin host, `/admin/users/{id}/analytics` on the main host: a
  * member's own analytics in a range (default 30d): sessions, page views, clicks, devices, browsers, their
  * most viewed pages and their conversions (insights.server.ts).
  */
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: insightsStylesUrl }];
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: insightsStylesUrl },
+  { rel: "stylesheet", href: tablesStylesUrl },
+];
 
 export const meta: MetaFunction = () => [{ title: "Member analytics | Soko Admin" }, { name: "robots", content: "noindex" }];
 
@@ -38,6 +43,7 @@ export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(req
 
 export default function AdminMemberAnalytics() {
   const { base, range, error, member, stats, failure } = useLoaderData<typeof loader>();
+  const { dateTime } = usePreferences();
   return (
     <section className="container insights" aria-labelledby="member-title">
       <h1 id="member-title">Analytics of {member.name}</h1>
@@ -69,11 +75,11 @@ export default function AdminMemberAnalytics() {
             </div>
             <div>
               <dt>First seen</dt>
-              <dd>{stats.firstSeen ? `${stats.firstSeen.slice(0, 16).replace("T", " ")} UTC` : "Not in the range"}</dd>
+              <dd>{stats.firstSeen ? <time dateTime={stats.firstSeen}>{dateTime(stats.firstSeen)}</time> : "Not in the range"}</dd>
             </div>
             <div>
               <dt>Last seen</dt>
-              <dd>{stats.lastSeen ? `${stats.lastSeen.slice(0, 16).replace("T", " ")} UTC` : "Not in the range"}</dd>
+              <dd>{stats.lastSeen ? <time dateTime={stats.lastSeen}>{dateTime(stats.lastSeen)}</time> : "Not in the range"}</dd>
             </div>
           </dl>
           {stats.sessions === 0 ? <p>No sessions in the range. Only what a member does signed in, with analytics allowed, carries their id.</p> : null}

@@ -4,7 +4,8 @@ import { useEffect, useRef } from "react";
 import { getClickHouse } from "~/analytics/clickhouse.server";
 import { replayFailed } from "~/analytics/pipeline-replay.server";
 import { failedEntries, pipelineCounts, queueHealth } from "~/analytics/pipeline-stats.server";
-import { adminBase, FigureTable, InsightLinks, LineChart } from "~/components/analytics-insights";
+import { adminBase, clockTime, FigureTable, InsightLinks, LineChart, useTimeZone } from "~/components/analytics-insights";
+import { usePreferences } from "~/hooks/use-preferences";
 import { FormMessage } from "~/components/forms";
 import { adminScreenLoader } from "~/server/admin-area.server";
 import { requireMemberActor } from "~/server/auth.server";
@@ -13,6 +14,7 @@ import { readFormData } from "~/server/form-data.server";
 import { failureStatus } from "~/server/operation-results.server";
 import { getRedis } from "~/server/redis.server";
 import insightsStylesUrl from "~/styles/insights.css?url";
+import tablesStylesUrl from "~/styles/admin-tables.css?url";
 import { messageOf } from "~/content/operation-messages";
 
 /**
@@ -21,7 +23,10 @@ import { messageOf } from "~/content/operation-messages";
  * (pipeline-stats.server.ts: ClickHouse's pipeline_minutes plus the minutes still in Redis), the queue's
  * depth and lag, and the failed events (the dead letters) with Replay (POST, audited as pipeline.replay).
  */
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: insightsStylesUrl }];
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: insightsStylesUrl },
+  { rel: "stylesheet", href: tablesStylesUrl },
+];
 
 export const meta: MetaFunction = () => [{ title: "Pipeline health | Soko Admin" }, { name: "robots", content: "noindex" }];
 
@@ -88,13 +93,14 @@ export default function AdminPipeline() {
   const navigation = useNavigation();
   const replaying = navigation.state === "submitting" && navigation.formData?.get("intent") === "replay";
   useRefresh(REFRESH_MS);
+  const { dateTime } = usePreferences();
   return (
     <section className="container pipeline" aria-labelledby="pipeline-title">
       <h1 id="pipeline-title">Pipeline health</h1>
       <InsightLinks base={base} />
       <p>
         Tracking events on their way to ClickHouse: accepted by the web server, inserted by the worker, dropped (bots, bad input, limits) or failed (ClickHouse
-        refused them). As of <time dateTime={now}>{now.slice(0, 16).replace("T", " ")} UTC</time>; with JavaScript the page reads them again every 30 seconds.
+        refused them). As of <time dateTime={now}>{dateTime(now)}</time>; with JavaScript the page reads them again every 30 seconds.
       </p>
       <FormMessage
         errors={answer ? [answer.error] : undefined}
@@ -144,8 +150,10 @@ export default function AdminPipeline() {
                 <td>{job.id}</td>
                 <td>{job.events}</td>
                 <td>{job.reason}</td>
-                <td>{job.queuedAt.slice(0, 19).replace("T", " ")}</td>
-                <td>{job.failedAt?.slice(0, 19).replace("T", " ") ?? ""}</td>
+                <td>
+                  <time dateTime={job.queuedAt}>{dateTime(job.queuedAt)}</time>
+                </td>
+                <td>{job.failedAt ? <time dateTime={job.failedAt}>{dateTime(job.failedAt)}</time> : ""}</td>
               </tr>
             ))}
           </FigureTable>
@@ -166,6 +174,8 @@ export default function AdminPipeline() {
 type Loaded = ReturnType<typeof useLoaderData<typeof loader>>;
 
 function Counts({ counts }: { counts: NonNullable<Loaded["counts"]> }) {
+  const zone = useTimeZone();
+  const { dateTime } = usePreferences();
   const start = counts.from;
   const steps = Math.round((counts.to - counts.from) / 60);
   const byMinute = new Map(counts.minutes.map((m) => [Math.floor(Date.parse(m.minute) / 1000), m]));
@@ -176,7 +186,7 @@ function Counts({ counts }: { counts: NonNullable<Loaded["counts"]> }) {
   }));
   const labels: [number, string][] = [0, Math.round(steps / 4), Math.round(steps / 2), Math.round((3 * steps) / 4), steps - 1].map((i) => [
     i,
-    new Date((start + i * 60) * 1000).toISOString().slice(11, 16),
+    clockTime((start + i * 60) * 1000, zone),
   ]);
   const reasons = Object.entries(counts.totals.droppedBy).sort(([a], [b]) => a.localeCompare(b));
   const t = counts.totals;
@@ -200,7 +210,7 @@ function Counts({ counts }: { counts: NonNullable<Loaded["counts"]> }) {
           <dd>{t.failed}</dd>
         </div>
       </dl>
-      <LineChart title="Events per minute, last 24 hours (UTC)" series={series} steps={steps} labels={labels} />
+      <LineChart title={`Events per minute, last 24 hours (${zone})`} series={series} labels={labels} />
       {reasons.length > 0 ? (
         <FigureTable caption="Dropped in the last 24 hours, by reason" head={["Reason", "Events"]}>
           {reasons.map(([reason, n]) => (
@@ -216,10 +226,15 @@ function Counts({ counts }: { counts: NonNullable<Loaded["counts"]> }) {
       ) : (
         <details>
           <summary>Figures per minute ({counts.minutes.length} minutes with events)</summary>
-          <FigureTable caption="Events per minute (UTC), newest first" head={["Minute", "Accepted", "Inserted", "Dropped", "Failed", "Dropped by reason"]}>
+          <FigureTable
+            caption={`Events per minute (${zone}), newest first`}
+            head={["Minute", "Accepted", "Inserted", "Dropped", "Failed", "Dropped by reason"]}
+          >
             {[...counts.minutes].reverse().map((m) => (
               <tr key={m.minute}>
-                <td>{m.minute.slice(0, 16).replace("T", " ")}</td>
+                <td>
+                  <time dateTime={m.minute}>{dateTime(m.minute)}</time>
+                </td>
                 <td>{m.accepted}</td>
                 <td>{m.inserted}</td>
                 <td>{m.dropped}</td>

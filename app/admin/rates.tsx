@@ -13,6 +13,7 @@ import { ExchangeRateSchema, MAX_UGX_PER_USD, MIN_UGX_PER_USD } from "~/schemas/
 import { formFailure } from "~/server/operation-results.server";
 import { usePreferences } from "~/hooks/use-preferences";
 import monitoringStylesUrl from "~/styles/admin-monitoring.css?url";
+import tablesStylesUrl from "~/styles/admin-tables.css?url";
 
 /**
  * `/rates` on the admin host, `/admin/rates` on the main host (app/utils/site-routes.ts): the UGX per USD
@@ -21,7 +22,10 @@ import monitoringStylesUrl from "~/styles/admin-monitoring.css?url";
  */
 export const meta: MetaFunction = () => [{ title: `${ADMIN_SECTIONS.rates.title} | Soko Admin` }, { name: "robots", content: "noindex" }];
 
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: monitoringStylesUrl }];
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: monitoringStylesUrl },
+  { rel: "stylesheet", href: tablesStylesUrl },
+];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const { adminName } = await adminScreenLoader(request);
@@ -94,7 +98,7 @@ export default function AdminRates() {
       {history.length === 0 ? (
         <p>No admin has changed the rate yet.</p>
       ) : (
-        <table className="admin-table" aria-labelledby="rate-history">
+        <table className="admin-table stack-table" aria-labelledby="rate-history">
           <thead>
             <tr>
               <th scope="col">When</th>
@@ -105,11 +109,11 @@ export default function AdminRates() {
           <tbody>
             {history.map((h) => (
               <tr key={h.id}>
-                <td>
+                <td data-label="When">
                   <time dateTime={h.at}>{dateTime(h.at)}</time>
                 </td>
-                <td>{formatRate(h.ugxPerUsd)}</td>
-                <td>{h.setBy}</td>
+                <td data-label="UGX per USD">{formatRate(h.ugxPerUsd)}</td>
+                <td data-label="Set by">{h.setBy}</td>
               </tr>
             ))}
           </tbody>

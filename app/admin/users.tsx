@@ -26,6 +26,7 @@ import { readFormData } from "~/server/form-data.server";
 import { failureStatus } from "~/server/operation-results.server";
 import { usePreferences } from "~/hooks/use-preferences";
 import adminStylesUrl from "~/styles/admin-users.css?url";
+import tablesStylesUrl from "~/styles/admin-tables.css?url";
 import { issueMessages, messageOf } from "~/content/operation-messages";
 
 /**
@@ -37,7 +38,10 @@ import { issueMessages, messageOf } from "~/content/operation-messages";
  * same panel in place with it.
  */
 export const meta: MetaFunction = () => [{ title: "User management | Soko Admin" }, { name: "robots", content: "noindex" }];
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStylesUrl }];
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: adminStylesUrl },
+  { rel: "stylesheet", href: tablesStylesUrl },
+];
 
 /** The listing's own query keys, the only ones a redirect carries back. */
 const LIST_KEYS = ["q", "role", "status", "page", "member"] as const;
@@ -211,11 +215,11 @@ export default function AdminUsers() {
         <p className="admin-empty">No users found</p>
       ) : (
         <div className="admin-table-wrap">
-          <table className="admin-table">
+          <table className="admin-table stack-table">
             <caption className="visually-hidden">Members, newest first</caption>
             <thead>
               <tr>
-                <th scope="col">
+                <th scope="col" className="stack-keep">
                   <SelectAll key={locationKey} />
                 </th>
                 <th scope="col">Name</th>
@@ -324,16 +328,18 @@ function SelectAll() {
   return (
     <>
       <span className="visually-hidden">Select</span>
-      <input
-        ref={ref}
-        type="checkbox"
-        hidden
-        aria-label="Select every member on this page"
-        onChange={(e) => {
-          const boxes = document.querySelectorAll<HTMLInputElement>('input[form="bulk-users"][name="userIds"]');
-          boxes.forEach((b) => (b.checked = e.currentTarget.checked));
-        }}
-      />
+      <label className="admin-check">
+        <input
+          ref={ref}
+          type="checkbox"
+          hidden
+          aria-label="Select every member on this page"
+          onChange={(e) => {
+            const boxes = document.querySelectorAll<HTMLInputElement>('input[form="bulk-users"][name="userIds"]');
+            boxes.forEach((b) => (b.checked = e.currentTarget.checked));
+          }}
+        />
+      </label>
     </>
   );
 }
@@ -347,38 +353,45 @@ function UserRow({ u, me, back, errors }: { u: AdminUserRow; me: number; back: U
   const locationKey = useLocation().key;
   return (
     <tr>
-      <td>
-        {/* Keyed by the page's location: a selection is cleared once its action has been carried out. */}
+      <td className="admin-select" data-label="Select">
+        {/* Keyed by the page's location: a selection is cleared once its action has been carried out. The label
+            around the box makes a 44 px target of it. */}
         {u.status === "deleted" || self ? null : (
-          <input key={locationKey} type="checkbox" name="userIds" value={u.id} form="bulk-users" aria-label={`Select ${u.name}`} />
+          <label className="admin-check">
+            <input key={locationKey} type="checkbox" name="userIds" value={u.id} form="bulk-users" aria-label={`Select ${u.name}`} />
+          </label>
         )}
       </td>
-      <th scope="row">{u.name}</th>
-      <td>{u.email}</td>
-      <td>{u.username}</td>
-      <td>{ROLE_LABEL[u.role]}</td>
-      <td>
+      <th scope="row" data-label="Name">
+        {u.name}
+      </th>
+      <td data-label="Email">{u.email}</td>
+      <td data-label="Username">{u.username}</td>
+      <td data-label="Role">{ROLE_LABEL[u.role]}</td>
+      <td data-label="Status">
         <span className={`status-badge status-${u.status}`}>{STATUS_LABEL[u.status]}</span>
       </td>
-      <td>
+      <td data-label="Joined">
         <time dateTime={new Date(u.joinedAt).toISOString()}>{date(u.joinedAt)}</time>
       </td>
-      <td>{u.lastActiveAt ? <time dateTime={new Date(u.lastActiveAt).toISOString()}>{dateTime(u.lastActiveAt)}</time> : "Never"}</td>
-      <td className="admin-actions">
-        {self ? (
-          <span className="field-hint">You</span>
-        ) : (
-          <>
-            {actionsFor(u).map((a) => (
-              <RowAction key={a} u={u} action={a} back={back} />
-            ))}
-            {u.status === "deleted" ? null : (
-              <Link to={`?${confirmParams}`} className="button button-danger button-small" preventScrollReset aria-label={`Delete ${u.name}`}>
-                Delete
-              </Link>
-            )}
-          </>
-        )}
+      <td data-label="Last active">{u.lastActiveAt ? <time dateTime={new Date(u.lastActiveAt).toISOString()}>{dateTime(u.lastActiveAt)}</time> : "Never"}</td>
+      <td data-label="Actions">
+        <div className="admin-actions">
+          {self ? (
+            <span className="field-hint">You</span>
+          ) : (
+            <>
+              {actionsFor(u).map((a) => (
+                <RowAction key={a} u={u} action={a} back={back} />
+              ))}
+              {u.status === "deleted" ? null : (
+                <Link to={`?${confirmParams}`} className="button button-danger button-small" preventScrollReset aria-label={`Delete ${u.name}`}>
+                  Delete
+                </Link>
+              )}
+            </>
+          )}
+        </div>
         <ErrorList id={`user-${u.id}-error`} errors={errors} />
       </td>
     </tr>

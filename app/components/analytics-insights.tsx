@@ -3,8 +3,12 @@
  * without JavaScript, drawn only with SVG attributes (no inline styles, which the CSP refuses), each hidden
  * from screen readers, which read the table of the same numbers beside it.
  */
-import type { ReactNode } from "react";
+import { Children, cloneElement, isValidElement, type ReactElement, type ReactNode } from "react";
+import { LinePlot } from "~/components/charts";
+import { useRouteLoaderData } from "@remix-run/react";
 import { ErrorList } from "~/components/forms";
+import type { loader as rootLoader } from "~/root";
+import type { TimeZoneChoice } from "~/utils/dates";
 
 export type Series = { name: string; colour: string; values: number[] };
 
@@ -12,40 +16,11 @@ export type Series = { name: string; colour: string; values: number[] };
  * Lines over equal time steps (e.g. 1,440 minutes), one per series, on a shared scale from 0 to the
  * largest value; `labels` are a few x-axis marks as [index, text].
  */
-export function LineChart({ series, steps, labels, title }: { series: Series[]; steps: number; labels: [number, string][]; title: string }) {
-  const width = 720;
-  const height = 200;
-  const pad = { left: 40, bottom: 20, top: 10 };
+export function LineChart({ series, labels, title }: { series: Series[]; labels: [number, string][]; title: string }) {
   const max = Math.max(1, ...series.flatMap((s) => s.values));
-  const x = (i: number) => pad.left + (steps <= 1 ? 0 : (i * (width - pad.left - 5)) / (steps - 1));
-  const y = (v: number) => pad.top + (height - pad.top - pad.bottom) * (1 - v / max);
   return (
-    <figure className="insight-chart">
-      <svg viewBox={`0 0 ${width} ${height}`} width="100%" aria-hidden="true" focusable="false">
-        <title>{title}</title>
-        <line x1={pad.left} y1={y(0)} x2={width} y2={y(0)} stroke="#999" />
-        <line x1={pad.left} y1={pad.top} x2={pad.left} y2={y(0)} stroke="#999" />
-        <text x={pad.left - 4} y={pad.top + 8} textAnchor="end" fontSize="10">
-          {max}
-        </text>
-        <text x={pad.left - 4} y={y(0)} textAnchor="end" fontSize="10">
-          0
-        </text>
-        {labels.map(([i, text], n) => (
-          <text key={i} x={x(i)} y={height - 4} textAnchor={n === 0 ? "start" : n === labels.length - 1 ? "end" : "middle"} fontSize="10">
-            {text}
-          </text>
-        ))}
-        {series.map((s) => (
-          <polyline
-            key={s.name}
-            fill="none"
-            stroke={s.colour}
-            strokeWidth="1.5"
-            points={s.values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ")}
-          />
-        ))}
-      </svg>
+    <figure className="insight-chart" title={title}>
+      <LinePlot max={max} labels={labels} lines={series.map((s) => ({ className: "insight-line", colour: s.colour, values: s.values }))} />
       <figcaption>
         <Legend items={series} />
       </figcaption>
@@ -68,24 +43,25 @@ export function Legend({ items }: { items: { name: string; colour: string }[] })
   );
 }
 
-/** Horizontal bars, one per step, widths relative to the first (largest) value. */
+/**
+ * Horizontal bars, one per step, widths relative to the first (largest) value: each step's label above its
+ * bar, in an SVG without a viewBox (widths in percent), so the text stays 13 px at any width.
+ */
 export function FunnelChart({ steps, title }: { steps: { label: string; count: number }[]; title: string }) {
-  const width = 720;
-  const row = 34;
-  const labelWidth = 200;
+  const row = 44;
   const max = Math.max(1, ...steps.map((s) => s.count));
   return (
-    <svg viewBox={`0 0 ${width} ${steps.length * row}`} width="100%" aria-hidden="true" focusable="false">
+    <svg className="funnel-chart" width="100%" height={steps.length * row} aria-hidden="true" focusable="false">
       <title>{title}</title>
       {steps.map((s, i) => {
-        const w = ((width - labelWidth - 60) * s.count) / max;
+        const share = s.count > 0 ? Math.max(0.5, (75 * s.count) / max) : 0;
         return (
           <g key={s.label}>
-            <text x={labelWidth - 8} y={i * row + 21} textAnchor="end" fontSize="13">
+            <text x={0} y={i * row + 14} fontSize="13">
               {s.label}
             </text>
-            <rect x={labelWidth} y={i * row + 6} width={Math.max(w, s.count > 0 ? 2 : 0)} height={row - 12} fill="#2f7d4f" />
-            <text x={labelWidth + w + 6} y={i * row + 21} fontSize="13">
+            <rect x={0} y={i * row + 20} width={`${share.toFixed(2)}%`} height={16} fill="#2f7d4f" />
+            <text x={`${share.toFixed(2)}%`} dx={6} y={i * row + 33} fontSize="13">
               {s.count}
             </text>
           </g>
@@ -126,10 +102,13 @@ export function HeatmapGrid({ cells, title }: { cells: number[][]; title: string
   );
 }
 
-/** A caption and a table for screen readers and for reading exact figures. */
+/**
+ * A caption and a table for screen readers and for reading exact figures. Each cell of the rows given is
+ * labelled with its column's heading (`data-label`), which phones show beside it when the rows stack as cards.
+ */
 export function FigureTable({ caption, head, children }: { caption: ReactNode; head: string[]; children: ReactNode }) {
   return (
-    <table className="insight-table">
+    <table className="insight-table stack-table">
       <caption>{caption}</caption>
       <thead>
         <tr>
@@ -140,9 +119,21 @@ export function FigureTable({ caption, head, children }: { caption: ReactNode; h
           ))}
         </tr>
       </thead>
-      <tbody>{children}</tbody>
+      <tbody>{labelCells(children, head)}</tbody>
     </table>
   );
+}
+
+type Cell = ReactElement<{ "data-label"?: string }>;
+
+/** The rows with each cell given `data-label`: its column's heading. */
+function labelCells(rows: ReactNode, head: string[]): ReactNode {
+  return Children.map(rows, (row) => {
+    if (!isValidElement<{ children?: ReactNode }>(row)) return row;
+    let column = 0;
+    const cells = Children.map(row.props.children, (cell) => (isValidElement(cell) ? cloneElement(cell as Cell, { "data-label": head[column++] }) : cell));
+    return cloneElement(row, undefined, cells);
+  });
 }
 
 /** The prefix of admin links on this request's host: "/admin" on the main host, "" on the admin host. */
@@ -183,4 +174,31 @@ export function InsightLinks({ base }: { base: string }) {
       <a href={`${base}/pipeline`}>Pipeline health</a>
     </nav>
   );
+}
+
+const CLOCKS = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * The time of day ("14:05", or "14:05:09" with seconds) in the admin's time zone, for chart marks and the
+ * steps of a session, where formatDateTime's full date would crowd; their zone is named once nearby.
+ */
+export function clockTime(value: Date | string | number, zone: TimeZoneChoice, seconds = false): string {
+  const key = `${zone} ${seconds}`;
+  let clock = CLOCKS.get(key);
+  if (!clock) {
+    clock = new Intl.DateTimeFormat("en-GB", {
+      timeZone: zone === "EAT" ? "Africa/Kampala" : "UTC",
+      hour: "2-digit",
+      minute: "2-digit",
+      ...(seconds ? { second: "2-digit" } : {}),
+      hour12: false,
+    });
+    CLOCKS.set(key, clock);
+  }
+  return clock.format(new Date(value));
+}
+
+/** The admin's time zone (EAT unless they chose UTC in their settings), from the root loader. */
+export function useTimeZone(): TimeZoneChoice {
+  return useRouteLoaderData<typeof rootLoader>("root")?.timeZone ?? "EAT";
 }

@@ -7,20 +7,22 @@ import type { ReactNode } from "react";
 
 export type BarDatum = { label: string; value: number; note?: string };
 
-const BAR_HEIGHT = 22;
-const BAR_GAP = 6;
-const LABEL_WIDTH = 150;
-const VALUE_WIDTH = 90;
-const CHART_WIDTH = 560;
+/** Each bar's row: its label on a line of its own, the bar (with its value after it) below. */
+const LABEL_LINE = 18;
+const BAR_HEIGHT = 16;
+const ROW_GAP = 10;
+/** The share of the width the longest bar takes: the rest is room for its value. */
+const BAR_SHARE = 70;
 
 /** Cuts a long label for the picture (the table keeps it whole). */
-function short(label: string, max = 22): string {
+function short(label: string, max = 40): string {
   return label.length > max ? `${label.slice(0, max - 1)}…` : label;
 }
 
 /**
  * Horizontal bars, one per row, longest first as given. `format` writes a value (default: grouped whole
- * numbers); `columns` names the table's two columns.
+ * numbers); `columns` names the table's two columns. Drawn without a viewBox, bars' widths in percent of the
+ * chart's: the labels stay 12 px on a phone and on a wide screen alike.
  */
 export function BarChart({
   title,
@@ -36,25 +38,24 @@ export function BarChart({
   empty?: string;
 }) {
   const max = Math.max(1, ...data.map((d) => d.value));
-  const height = data.length * (BAR_HEIGHT + BAR_GAP);
-  const barSpace = CHART_WIDTH - LABEL_WIDTH - VALUE_WIDTH;
+  const row = LABEL_LINE + BAR_HEIGHT + ROW_GAP;
   return (
     <ChartFigure title={title}>
       {data.length === 0 ? (
         <p className="chart-empty">{empty}</p>
       ) : (
         <>
-          <svg className="chart" viewBox={`0 0 ${CHART_WIDTH} ${height}`} width="100%" aria-hidden="true" focusable="false" preserveAspectRatio="xMinYMin meet">
+          <svg className="chart" width="100%" height={data.length * row - ROW_GAP} aria-hidden="true" focusable="false">
             {data.map((d, i) => {
-              const y = i * (BAR_HEIGHT + BAR_GAP);
-              const width = Math.max(d.value > 0 ? 2 : 0, Math.round((d.value / max) * barSpace));
+              const y = i * row;
+              const share = d.value > 0 ? Math.max(0.5, (d.value / max) * BAR_SHARE) : 0;
               return (
                 <g key={`${d.label}-${i}`}>
-                  <text x={LABEL_WIDTH - 8} y={y + BAR_HEIGHT / 2} textAnchor="end" dominantBaseline="central" className="chart-label">
+                  <text x={0} y={y + LABEL_LINE - 5} className="chart-label">
                     {short(d.label)}
                   </text>
-                  <rect x={LABEL_WIDTH} y={y} width={width} height={BAR_HEIGHT} rx={3} className="chart-bar" />
-                  <text x={LABEL_WIDTH + width + 6} y={y + BAR_HEIGHT / 2} dominantBaseline="central" className="chart-value">
+                  <rect x={0} y={y + LABEL_LINE} width={`${share.toFixed(2)}%`} height={BAR_HEIGHT} rx={3} className="chart-bar" />
+                  <text x={`${share.toFixed(2)}%`} dx={6} y={y + LABEL_LINE + BAR_HEIGHT / 2} dominantBaseline="central" className="chart-value">
                     {format(d.value)}
                     {d.note ? ` (${d.note})` : ""}
                   </text>
@@ -90,12 +91,61 @@ export function BarChart({
 
 export type LinePoint = { label: string; values: number[] };
 
-const LINE_HEIGHT = 200;
-const PAD = { left: 48, right: 12, top: 12, bottom: 28 };
+/**
+ * The drawing of lines over equal steps, shared by the analytics and pipeline charts. The outer SVG has no
+ * viewBox, so its text (the highest value above the plot, the first, middle and last labels under it) stays
+ * 12 px at any width; only the plot inside stretches to the width, its strokes kept thin.
+ */
+export function LinePlot({
+  lines,
+  max,
+  labels,
+  height = 200,
+}: {
+  /** Each line's class and its values, one per step. */
+  lines: { className: string; values: number[]; colour?: string }[];
+  max: number;
+  /** A few marks under the plot: [step, text]. */
+  labels: [number, string][];
+  height?: number;
+}) {
+  const top = 20;
+  const bottom = 22;
+  const plot = height - top - bottom;
+  const steps = Math.max(1, ...lines.map((l) => l.values.length));
+  const x = (i: number) => (steps <= 1 ? 50 : (i / (steps - 1)) * 100);
+  const y = (v: number) => plot - (v / max) * plot;
+  return (
+    <svg className="chart chart-lines" width="100%" height={height} aria-hidden="true" focusable="false">
+      <text x={0} y={13} className="chart-label">
+        Highest: {max.toLocaleString("en-US")}
+      </text>
+      <svg y={top} width="100%" height={plot} viewBox={`0 0 100 ${plot}`} preserveAspectRatio="none" overflow="visible">
+        <line x1={0} x2={100} y1={plot} y2={plot} className="chart-axis" vectorEffect="non-scaling-stroke" />
+        <line x1={0} x2={0} y1={0} y2={plot} className="chart-axis" vectorEffect="non-scaling-stroke" />
+        {lines.map((l, n) => (
+          <polyline
+            key={n}
+            className={l.className}
+            stroke={l.colour}
+            fill="none"
+            vectorEffect="non-scaling-stroke"
+            points={l.values.map((v, i) => `${x(i).toFixed(3)},${y(v).toFixed(1)}`).join(" ")}
+          />
+        ))}
+      </svg>
+      {labels.map(([i, text], n) => (
+        <text key={n} x={`${x(i)}%`} y={height - 6} textAnchor={n === 0 ? "start" : n === labels.length - 1 ? "end" : "middle"} className="chart-label">
+          {text}
+        </text>
+      ))}
+    </svg>
+  );
+}
 
 /**
  * Lines over time: one line per series (`series` names them, in the order of each point's `values`),
- * with the first, middle and last labels under the axis and the highest value beside it.
+ * with the first, middle and last labels under the axis and the highest value above it.
  */
 export function LineChart({
   title,
@@ -118,36 +168,14 @@ export function LineChart({
     );
   }
   const max = Math.max(1, ...points.flatMap((p) => p.values));
-  const plotWidth = CHART_WIDTH - PAD.left - PAD.right;
-  const plotHeight = LINE_HEIGHT - PAD.top - PAD.bottom;
-  const x = (i: number) => PAD.left + (points.length <= 1 ? plotWidth / 2 : (i / (points.length - 1)) * plotWidth);
-  const y = (v: number) => PAD.top + plotHeight - (v / max) * plotHeight;
   const ticks = [...new Set([0, Math.floor((points.length - 1) / 2), points.length - 1])].filter((i) => i >= 0 && i < points.length);
   return (
     <ChartFigure title={title}>
-      <svg className="chart" viewBox={`0 0 ${CHART_WIDTH} ${LINE_HEIGHT}`} width="100%" aria-hidden="true" focusable="false">
-        <line x1={PAD.left} x2={CHART_WIDTH - PAD.right} y1={PAD.top + plotHeight} y2={PAD.top + plotHeight} className="chart-axis" />
-        <line x1={PAD.left} x2={PAD.left} y1={PAD.top} y2={PAD.top + plotHeight} className="chart-axis" />
-        <text x={PAD.left - 6} y={PAD.top} textAnchor="end" dominantBaseline="central" className="chart-label">
-          {max.toLocaleString("en-US")}
-        </text>
-        <text x={PAD.left - 6} y={PAD.top + plotHeight} textAnchor="end" dominantBaseline="central" className="chart-label">
-          0
-        </text>
-        {ticks.map((i) => (
-          <text key={i} x={x(i)} y={LINE_HEIGHT - 8} textAnchor={i === 0 ? "start" : i === points.length - 1 ? "end" : "middle"} className="chart-label">
-            {points[i]!.label}
-          </text>
-        ))}
-        {series.map((name, s) => (
-          <polyline
-            key={name}
-            className={`chart-line chart-line-${s}`}
-            fill="none"
-            points={points.map((p, i) => `${x(i).toFixed(1)},${y(p.values[s] ?? 0).toFixed(1)}`).join(" ")}
-          />
-        ))}
-      </svg>
+      <LinePlot
+        max={max}
+        lines={series.map((_, s) => ({ className: `chart-line chart-line-${s}`, values: points.map((p) => p.values[s] ?? 0) }))}
+        labels={ticks.map((i) => [i, points[i]!.label])}
+      />
       <ul className="chart-legend" aria-hidden="true">
         {series.map((name, s) => (
           <li key={name}>

@@ -77,7 +77,9 @@ describeBothModes("Admin analytics insights", (mode) => {
     await page.getByText("3 clicks with a position").waitFor();
     // The hottest cell first: two clicks in the top left 80 px square, then one further right.
     const cells = page.getByRole("table", { name: `Hottest cells of ${gigPage}` }).getByRole("row");
-    expect(await cells.allInnerTexts()).toEqual(["Across (px)\tDown (px)\tClicks", "0–79\t0–79\t2", "160–239\t80–159\t1"]);
+    // Read cell by cell: on this phone-sized page the rows are stacked as cards.
+    const texts = await cells.evaluateAll((rows) => rows.map((r) => [...(r as HTMLTableRowElement).cells].map((c) => c.textContent).join("\t")));
+    expect(texts).toEqual(["Across (px)\tDown (px)\tClicks", "0–79\t0–79\t2", "160–239\t80–159\t1"]);
 
     await page.getByRole("link", { name: "Conversion funnel" }).click();
     await page.getByRole("heading", { level: 1, name: "Conversion funnel" }).waitFor();

@@ -38,7 +38,10 @@ describeBothModes("Admin screens on both hosts", (mode) => {
     const main = page.getByRole("main");
     const header = page.getByRole("banner");
     await follow(page, mode, main.getByRole("link", { name: "users", exact: true }), "User management", "/users");
+    // On this phone-sized page the header's links are behind its Menu.
+    await header.getByText("Menu", { exact: true }).click();
     await follow(page, mode, header.getByRole("link", { name: "Analytics" }), "Analytics", "/analytics");
+    await header.getByText("Menu", { exact: true }).click();
     await follow(page, mode, header.getByRole("link", { name: "Messages" }), "Message monitoring", "/messages");
     await follow(page, mode, header.getByRole("link", { name: "Soko Admin home" }), "Admin dashboard", "/");
     await follow(page, mode, main.getByRole("link", { name: "analytics", exact: true }), "Analytics", "/analytics");
