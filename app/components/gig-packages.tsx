@@ -38,7 +38,7 @@ export function PackagePanel({ packages, buyable }: { packages: GigPackage[]; bu
           <h3 id={`package-${p.tier}`}>
             {TIER_LABEL[p.tier]}
             {p.name !== TIER_LABEL[p.tier] ? `: ${p.name}` : ""}
-            {p.popular ? <span className="status-badge">Popular</span> : null}
+            {p.popular ? <> <span className="status-badge">Popular</span></> : null}
           </h3>
           <p className="pkg-price">{price(p.priceUgx)}</p>
           <p className="pkg-facts">
