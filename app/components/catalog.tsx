@@ -86,7 +86,11 @@ export function CatalogFilters({
             <button type="submit" className="button">
               Apply
             </button>
-            {active ? <Link to={`${action}${catalogSearch({ q: query.q, category: null, price: null, rating: null, delivery: null, sort: "relevance" })}`}>Clear filters</Link> : null}
+            {active ? (
+              <Link to={`${action}${catalogSearch({ q: query.q, category: null, price: null, rating: null, delivery: null, sort: "relevance" })}`}>
+                Clear filters
+              </Link>
+            ) : null}
           </p>
         </div>
       </details>

@@ -13,6 +13,7 @@ import { usePreferences } from "~/hooks/use-preferences";
  */
 export function PackagePanel({ packages, buyable }: { packages: GigPackage[]; buyable: boolean }) {
   const { price } = usePreferences();
+  if (packages.length === 0) return null; // a draft that has none yet
   const tabbed = packages.length > 1;
   const part = (p: GigPackage, kind: string) => `pkg-part pkg-${kind} pkg-${p.tier}`;
   const body = (
@@ -38,7 +39,12 @@ export function PackagePanel({ packages, buyable }: { packages: GigPackage[]; bu
           <h3 id={`package-${p.tier}`}>
             {TIER_LABEL[p.tier]}
             {p.name !== TIER_LABEL[p.tier] ? `: ${p.name}` : ""}
-            {p.popular ? <> <span className="status-badge">Popular</span></> : null}
+            {p.popular ? (
+              <>
+                {" "}
+                <span className="status-badge">Popular</span>
+              </>
+            ) : null}
           </h3>
           <p className="pkg-price">{price(p.priceUgx)}</p>
           <p className="pkg-facts">

@@ -66,10 +66,12 @@ describeBothModes("Gig page", (mode) => {
   /** The gig page at this size, as a visitor who has answered the privacy question (no banner above the page). */
   async function visit(viewport: { width: number; height: number }, path = `/gig/${gig.id}`, session?: string) {
     await mode.context().clearCookies();
-    await mode.context().addCookies([
-      { name: "soko_consent", value: "denied", url: appUrl("/") },
-      ...(session ? [{ name: "soko_session", value: session, url: appUrl("/") }] : []),
-    ]);
+    await mode
+      .context()
+      .addCookies([
+        { name: "soko_consent", value: "denied", url: appUrl("/") },
+        ...(session ? [{ name: "soko_session", value: session, url: appUrl("/") }] : []),
+      ]);
     const page = await mode.page();
     await page.setViewportSize(viewport);
     await page.goto(appUrl(path));
