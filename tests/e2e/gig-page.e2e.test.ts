@@ -174,7 +174,7 @@ describeBothModes("Gig page", (mode) => {
     // A signed-in buyer's Contact Seller opens the conversation with the seller.
     const member = await visit(PHONE, `/gig/${gig.id}`, await createSession(e2eDb(), buyer.id));
     await member.getByRole("region", { name: "About the seller" }).getByRole("button", { name: "Contact Seller" }).click();
-    await member.waitForURL((url) => /^\/messages\/\d+$/.test(url.pathname));
+    await member.waitForURL((url) => /^\/messages\/conv_\w+$/.test(url.pathname));
   }, 60_000);
 
   it("a gig without images shows its category's placeholder, and its title once, on its page and its card", async () => {
