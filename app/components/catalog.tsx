@@ -14,6 +14,9 @@ type Option = { value: string; label: string };
 const options = (record: Record<string, string | { label: string }>): Option[] =>
   Object.entries(record).map(([value, v]) => ({ value, label: typeof v === "string" ? v : v.label }));
 
+/** Best first: object keys that look like integers ("4") would otherwise come before "4.5". */
+const RATINGS = options(RATING_FILTERS).sort((a, b) => Number(b.value) - Number(a.value));
+
 function Select({ name, label, value, all, choices }: { name: string; label: string; value: string | null; all?: string; choices: Option[] }) {
   const submit = useSubmit();
   return (
@@ -37,6 +40,11 @@ function Select({ name, label, value, all, choices }: { name: string; label: str
   );
 }
 
+/**
+ * The keyword box, and the filters behind a Filters button (a `<details>`: no JavaScript needed), closed at
+ * first and saying how many filters are on. Fields are keyed by the URL so they show the state the page was
+ * loaded with, also after back/forward; the `<details>` is not, so it stays open while filters change in place.
+ */
 export function CatalogFilters({
   action,
   query,
@@ -46,28 +54,46 @@ export function CatalogFilters({
   query: CatalogQuery;
   categories: { slug: string; name: string }[];
 }) {
-  const location = useLocation();
+  const key = useLocation().search;
+  const active = [query.category, query.price, query.rating, query.delivery, query.sort === "relevance" ? null : query.sort].filter(Boolean).length;
   return (
-    // Keyed by the URL so the fields show the state the page was loaded with, also after back/forward.
-    <Form method="get" action={action} className="catalog-filters" role="search" aria-label="Find services" key={location.search}>
+    <Form method="get" action={action} className="catalog-filters" role="search" aria-label="Find services">
       <div className="field field-search">
-        <label htmlFor="filter-q">Search</label>
-        <input id="filter-q" type="search" name="q" defaultValue={query.q} maxLength={QUERY_MAX} placeholder="Logo design, website, translation…" />
+        <label htmlFor="filter-q" className="visually-hidden">
+          Search
+        </label>
+        <input key={key} id="filter-q" type="search" name="q" defaultValue={query.q} maxLength={QUERY_MAX} placeholder="Logo design, website, translation…" />
+        <button type="submit" className="button">
+          Search
+        </button>
       </div>
-      <Select
-        name="category"
-        label="Category"
-        value={query.category}
-        all="All categories"
-        choices={categories.map((c) => ({ value: c.slug, label: c.name }))}
-      />
-      <Select name="price" label="Price" value={query.price} all="Any price" choices={options(PRICE_RANGES)} />
-      <Select name="rating" label="Rating" value={query.rating} all="Any rating" choices={options(RATING_FILTERS)} />
-      <Select name="delivery" label="Delivery" value={query.delivery} all="Any time" choices={options(DELIVERY_FILTERS)} />
-      <Select name="sort" label="Sort by" value={query.sort} choices={options(SORTS)} />
-      <button type="submit" className="button">
-        Apply
-      </button>
+      <details className="filters">
+        <summary className="button button-secondary">Filters{active ? ` (${active})` : ""}</summary>
+        <div className="filter-fields">
+          <Select
+            key={`category${key}`}
+            name="category"
+            label="Category"
+            value={query.category}
+            all="All categories"
+            choices={categories.map((c) => ({ value: c.slug, label: c.name }))}
+          />
+          <Select key={`price${key}`} name="price" label="Price" value={query.price} all="Any price" choices={options(PRICE_RANGES)} />
+          <Select key={`rating${key}`} name="rating" label="Rating" value={query.rating} all="Any rating" choices={RATINGS} />
+          <Select key={`delivery${key}`} name="delivery" label="Delivery" value={query.delivery} all="Any time" choices={options(DELIVERY_FILTERS)} />
+          <Select key={`sort${key}`} name="sort" label="Sort by" value={query.sort} choices={options(SORTS)} />
+          <p className="filter-actions">
+            <button type="submit" className="button">
+              Apply
+            </button>
+            {active ? (
+              <Link to={`${action}${catalogSearch({ q: query.q, category: null, price: null, rating: null, delivery: null, sort: "relevance" })}`}>
+                Clear filters
+              </Link>
+            ) : null}
+          </p>
+        </div>
+      </details>
     </Form>
   );
 }

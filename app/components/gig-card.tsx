@@ -3,7 +3,7 @@ import type { GigCard as GigCardData } from "~/models/gig.server";
 import { imageUrl } from "~/utils/media";
 import { usePreferences } from "~/hooks/use-preferences";
 
-/** "Web Development" → "WD", "Graphics & Design" → "GD": the placeholder's label until gigs have images. */
+/** "Web Development" → "WD", "Graphics & Design" → "GD": the placeholder's label for a gig without images. */
 export function categoryInitials(name: string): string {
   return name
     .split(/\s+/)
@@ -11,6 +11,18 @@ export function categoryInitials(name: string): string {
     .slice(0, 2)
     .map((word) => word[0]!.toUpperCase())
     .join("");
+}
+
+/**
+ * What a gig without images shows instead of a cover (cards and the gig page): the category's initials in a
+ * badge on its tinted, patterned box, all CSS. Never the title: the card or page shows that right beside it.
+ */
+export function GigPlaceholder({ slug, name, cover = false }: { slug: string; name: string; cover?: boolean }) {
+  return (
+    <div className={`gig-thumb gig-ph cat-${slug}${cover ? " gig-cover" : ""}`} aria-hidden="true">
+      <span>{categoryInitials(name)}</span>
+    </div>
+  );
 }
 
 /** One gig in a grid: landing page Featured Services, and later browse, search and seller profiles. */
@@ -24,9 +36,7 @@ export function GigCard({ gig, headingLevel = 3 }: { gig: GigCardData; headingLe
       {gig.imageKey ? (
         <img className="gig-thumb" src={imageUrl(gig.imageKey, "thumb")} alt="" loading="lazy" width={320} height={180} />
       ) : (
-        <div className={`gig-thumb cat-${gig.categorySlug}`} aria-hidden="true">
-          {categoryInitials(gig.categoryName)}
-        </div>
+        <GigPlaceholder slug={gig.categorySlug} name={gig.categoryName} />
       )}
       <div className="gig-body">
         <p className="gig-category">{gig.categoryName}</p>

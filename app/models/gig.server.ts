@@ -103,6 +103,10 @@ export type GigPage = {
     rating: number;
     reviewsCount: number;
     avatarKey: string | null;
+    /** For the page's "About the seller" card. */
+    responseTimeHours: number | null;
+    memberSince: Date;
+    languages: string[];
   };
   packages: GigPackage[];
   images: string[];
@@ -155,6 +159,9 @@ async function readGigPage(db: Db, id: number, viewer: Viewer, reviewsPage: numb
         "u.rating as seller_rating",
         "u.reviews_count as seller_reviews_count",
         "u.avatar_key as seller_avatar_key",
+        "u.response_time_hours as seller_response_time_hours",
+        "u.created_at as seller_created_at",
+        "u.languages as seller_languages",
         "u.status as seller_status",
         db.raw(
           `(SELECT coalesce(json_agg(json_build_object('tier', p.tier, 'name', p.name, 'description', p.description,
@@ -188,6 +195,9 @@ async function readGigPage(db: Db, id: number, viewer: Viewer, reviewsPage: numb
       rating: Number(row.seller_rating),
       reviewsCount: Number(row.seller_reviews_count),
       avatarKey: row.seller_avatar_key ?? null,
+      responseTimeHours: row.seller_response_time_hours == null ? null : Number(row.seller_response_time_hours),
+      memberSince: row.seller_created_at,
+      languages: row.seller_languages ?? [],
     },
     packages: toPackages(row.packages),
     images: row.images as string[],

@@ -1,16 +1,16 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { Form, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { useLoaderData, useRouteLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import type { loader as rootLoader } from "~/root";
-import { SubmitButton } from "~/components/forms";
 import { ReviewList, reviewPageOf, Stars } from "~/components/reviews";
 import { getGigPage, getGigPageWithReviews } from "~/models/gig.server";
 import { getUser } from "~/server/auth.server";
 import { getDb } from "~/server/db.server";
-import { TIER_LABEL, TIERS } from "~/domain/catalog-vocabulary";
 import { imageUrl } from "~/utils/media";
-import { usePreferences } from "~/hooks/use-preferences";
+import { GigPlaceholder } from "~/components/gig-card";
+import { PackagePanel } from "~/components/gig-packages";
+import { SellerCard } from "~/components/seller-card";
 import { readFormData } from "~/server/form-data.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) =>
@@ -53,7 +53,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 export default function GigDetail() {
   const { gig, own, reviews, hasMore, page } = useLoaderData<typeof loader>();
   const signedIn = Boolean(useRouteLoaderData<typeof rootLoader>("root")?.user);
-  const { price } = usePreferences();
+  const buyable = !own && gig.status === "published";
   const [cover, ...more] = gig.images;
   return (
     <article className="container gig-page" aria-labelledby="gig-title">
@@ -63,112 +63,76 @@ export default function GigDetail() {
           <Link to={`/gig/${gig.id}/edit`}>Edit</Link>
         </p>
       ) : null}
-      <p className="breadcrumbs">
-        <Link to="/browse">Browse</Link> › <Link to={`/browse?category=${gig.category.slug}`}>{gig.category.name}</Link>
-      </p>
-      <h1 id="gig-title">{gig.title}</h1>
-      <p className="gig-seller-line">
-        by <Link to={`/user/${encodeURIComponent(gig.seller.username)}`}>{gig.seller.name}</Link>
-        {gig.seller.level ? <> · {gig.seller.level}</> : null}
-        {gig.seller.location ? <> · {gig.seller.location}</> : null}
-        {" · "}
-        {gig.reviewsCount > 0 ? (
-          <>
-            <Stars rating={gig.rating} /> {gig.rating.toFixed(1)} ({gig.reviewsCount} {gig.reviewsCount === 1 ? "review" : "reviews"})
-          </>
-        ) : (
-          "New"
-        )}
-        {own ? (
-          <>
+      {/* Phones: title, packages, the rest. Wide screens: the packages beside the rest, in view while it scrolls. */}
+      <div className="gig-layout">
+        <header className="gig-head">
+          <p className="breadcrumbs">
+            <Link to="/browse">Browse</Link> › <Link to={`/browse?category=${gig.category.slug}`}>{gig.category.name}</Link>
+          </p>
+          <h1 id="gig-title">{gig.title}</h1>
+          <p className="gig-seller-line">
+            by <Link to={`/user/${encodeURIComponent(gig.seller.username)}`}>{gig.seller.name}</Link>
+            {gig.seller.level ? <> · {gig.seller.level}</> : null}
             {" · "}
-            <Link to={`/gig/${gig.id}/edit`}>Edit your gig</Link>
-          </>
-        ) : null}
-      </p>
+            {gig.reviewsCount > 0 ? (
+              <>
+                <Stars rating={gig.rating} /> {gig.rating.toFixed(1)} ({gig.reviewsCount} {gig.reviewsCount === 1 ? "review" : "reviews"})
+              </>
+            ) : (
+              "New"
+            )}
+            {own ? (
+              <>
+                {" · "}
+                <Link to={`/gig/${gig.id}/edit`}>Edit your gig</Link>
+              </>
+            ) : null}
+          </p>
+        </header>
 
-      {cover ? (
-        <figure className="gig-gallery">
-          <img src={imageUrl(cover, "large")} alt={`${gig.title}: image 1`} width={1280} height={720} />
-          {more.length ? (
-            <ul aria-label="More images">
-              {more.map((key, i) => (
-                <li key={key}>
-                  <a href={imageUrl(key, "large")}>
-                    <img src={imageUrl(key, "thumb")} alt={`${gig.title}: image ${i + 2}`} width={160} height={90} loading="lazy" />
-                  </a>
-                </li>
+        <aside className="gig-buy" aria-labelledby="packages">
+          <h2 id="packages" className="visually-hidden">
+            Packages
+          </h2>
+          <PackagePanel packages={gig.packages} buyable={buyable} />
+        </aside>
+
+        <div className="gig-main">
+          {cover ? (
+            <figure className="gig-gallery">
+              <img src={imageUrl(cover, "large")} alt={`${gig.title}: image 1`} width={1280} height={720} />
+              {more.length ? (
+                <ul aria-label="More images">
+                  {more.map((key, i) => (
+                    <li key={key}>
+                      <a href={imageUrl(key, "large")}>
+                        <img src={imageUrl(key, "thumb")} alt={`${gig.title}: image ${i + 2}`} width={160} height={90} loading="lazy" />
+                      </a>
+                    </li>
+                  ))}
+                </ul>
+              ) : null}
+            </figure>
+          ) : (
+            <GigPlaceholder slug={gig.category.slug} name={gig.category.name} cover />
+          )}
+
+          <h2>About this gig</h2>
+          {/* Text, never markup: React escapes it; line breaks are kept by CSS. */}
+          <div className="gig-description">{gig.description}</div>
+          {gig.tags.length ? (
+            <ul className="tag-list" aria-label="Tags">
+              {gig.tags.map((t) => (
+                <li key={t}>{t}</li>
               ))}
             </ul>
           ) : null}
-        </figure>
-      ) : null}
 
-      <h2>About this gig</h2>
-      {/* Text, never markup: React escapes it; line breaks are kept by CSS. */}
-      <div className="gig-description">{gig.description}</div>
-      {gig.tags.length ? (
-        <ul className="tag-list" aria-label="Tags">
-          {gig.tags.map((t) => (
-            <li key={t}>{t}</li>
-          ))}
-        </ul>
-      ) : null}
+          <SellerCard gigId={gig.id} seller={gig.seller} contact={buyable ? (signedIn ? "member" : "visitor") : null} />
 
-      <h2 id="packages">Packages</h2>
-      <div className="package-grid">
-        {TIERS.map((tier) => gig.packages.find((p) => p.tier === tier))
-          .filter((p) => p !== undefined)
-          .map((p) => (
-            <section key={p.tier} className={`package-card${p.popular ? " package-popular" : ""}`} aria-labelledby={`package-${p.tier}`}>
-              <h3 id={`package-${p.tier}`}>
-                {TIER_LABEL[p.tier]}
-                {p.name !== TIER_LABEL[p.tier] ? `: ${p.name}` : ""}
-                {p.popular ? <span className="status-badge">Popular</span> : null}
-              </h3>
-              <p className="package-price">{price(p.priceUgx)}</p>
-              {p.description ? <p>{p.description}</p> : null}
-              <ul>
-                <li>
-                  {p.deliveryDays} {p.deliveryDays === 1 ? "day" : "days"} delivery
-                </li>
-                <li>
-                  {p.revisions} {p.revisions === 1 ? "revision" : "revisions"}
-                </li>
-                {p.features.map((f) => (
-                  <li key={f}>{f}</li>
-                ))}
-              </ul>
-              {own || gig.status !== "published" ? null : (
-                <Form method="post">
-                  <input type="hidden" name="package" value={p.tier} />
-                  <SubmitButton name="intent" value="continue" pendingLabel="One moment…">
-                    Continue with {TIER_LABEL[p.tier]} ({price(p.priceUgx)})
-                  </SubmitButton>
-                </Form>
-              )}
-            </section>
-          ))}
+          <ReviewList reviews={reviews} page={page} hasMore={hasMore} showGig={false} />
+        </div>
       </div>
-      {own || gig.status !== "published" ? null : signedIn ? (
-        // A member starts (or finds) the conversation with the seller about this gig, and goes to it.
-        <Form method="post" action="/messages" className="contact-seller">
-          <input type="hidden" name="gigId" value={gig.id} />
-          <input type="hidden" name="to" value={gig.seller.username} />
-          <SubmitButton name="intent" value="start" pendingLabel="One moment…">
-            Contact Seller
-          </SubmitButton>
-        </Form>
-      ) : (
-        // A visitor signs in first and comes back to /messages, which offers to start it.
-        <Form method="post" className="contact-seller">
-          <SubmitButton name="intent" value="contact" pendingLabel="One moment…">
-            Contact Seller
-          </SubmitButton>
-        </Form>
-      )}
-
-      <ReviewList reviews={reviews} page={page} hasMore={hasMore} showGig={false} />
     </article>
   );
 }

@@ -1,6 +1,6 @@
 /**
  * Cover images for demo gigs, drawn at seed time: the category's colour (the same pair the catalog's
- * placeholders use, app/styles/app.css) behind the gig's title, as an SVG that sharp renders to a PNG. The
+ * placeholders use, app/styles/app.css) with its initials, as an SVG that sharp renders to a PNG. The
  * PNG then goes in as any seller's upload does (the gigs operation's attachImage), so it is checked and
  * re-encoded into the same sizes as a photo.
  */
@@ -29,45 +29,31 @@ const FALLBACK = { background: "#1f2937", tint: "#f3f4f6" };
 
 const escapeXml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
-/** Words into lines of at most `width` characters (a word longer than a line keeps a line of its own). */
-export function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = "";
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    if (line && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = line ? `${line} ${word}` : word;
-    }
-  }
-  if (line) lines.push(line);
-  return lines;
+/** "Web Development" → "WD": the same initials the catalog's placeholder shows for a gig without images. */
+function initials(name: string): string {
+  return name
+    .split(/\s+/)
+    .filter((word) => /^\p{L}/u.test(word))
+    .slice(0, 2)
+    .map((word) => word[0]!.toUpperCase())
+    .join("");
 }
 
-/** The cover's SVG: the category's name small at the top, the title large, centred in what is left. */
+/**
+ * The cover's SVG: the category's colour with a few tinted shapes and its initials in a ring. Never the gig's
+ * title: every card and page shows the title beside its cover, and a cover that repeats it says it twice.
+ */
 export function coverSvg({ title, categorySlug, categoryName }: { title: string; categorySlug: string; categoryName: string }): string {
   const { background, tint } = COLOURS[categorySlug] ?? FALLBACK;
-  // Bold sans at 72 px is about 40 px a character: 26 characters fill the 1,088 px between the margins.
-  let size = 72;
-  let lines = wrap(title, 26);
-  if (lines.length > 4) {
-    size = 56;
-    lines = wrap(title, 34);
-  }
-  const lineHeight = Math.round(size * 1.2);
-  const top = 150 + (CANVAS_HEIGHT - 150 - 90 - lines.length * lineHeight) / 2 + size;
-  const text = lines
-    .map((line, i) => `<text x="96" y="${Math.round(top + i * lineHeight)}" font-size="${size}" font-weight="700">${escapeXml(line)}</text>`)
-    .join("");
+  // The shapes move with the title, so the covers of one category differ.
+  let h = 0;
+  for (const c of title) h = (h * 31 + c.charCodeAt(0)) >>> 0;
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${COVER_WIDTH}" height="${COVER_HEIGHT}" viewBox="0 0 ${CANVAS_WIDTH} ${CANVAS_HEIGHT}">
 <rect width="${CANVAS_WIDTH}" height="${CANVAS_HEIGHT}" fill="${background}"/>
-<rect x="96" y="96" width="120" height="8" fill="${tint}"/>
-<g font-family="DejaVu Sans, Liberation Sans, Arial, sans-serif">
-<text x="96" y="160" font-size="34" letter-spacing="2" fill="${tint}">${escapeXml(categoryName.toUpperCase())}</text>
-<g fill="#ffffff">${text}</g>
-<text x="96" y="${CANVAS_HEIGHT - 72}" font-size="30" fill="${tint}" fill-opacity="0.8">Soko</text>
-</g>
+<g fill="${tint}" fill-opacity="0.18"><circle cx="${960 + (h % 300)}" cy="${60 + ((h >> 8) % 160)}" r="190"/><circle cx="${40 + ((h >> 4) % 200)}" cy="700" r="300"/><circle cx="${900 + ((h >> 12) % 260)}" cy="${560 + ((h >> 16) % 120)}" r="90"/></g>
+<circle cx="640" cy="360" r="150" fill="${tint}"/>
+<circle cx="640" cy="360" r="150" fill="none" stroke="#ffffff" stroke-width="14"/>
+<text x="640" y="395" text-anchor="middle" font-family="DejaVu Sans, Liberation Sans, Arial, sans-serif" font-size="104" font-weight="700" fill="${background}">${escapeXml(initials(categoryName))}</text>
 </svg>`;
 }
 

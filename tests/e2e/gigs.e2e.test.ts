@@ -268,6 +268,7 @@ describeBothModes("Gigs", (mode) => {
     const { id, title, word } = await publishedGig();
     await mode.context().clearCookies();
     const page = await open(mode, appUrl("/browse"));
+    await page.locator("summary", { hasText: "Filters" }).click();
     await page.getByLabel("Category", { exact: true }).selectOption("local-services");
     if (mode.js) {
       // A choice applies at once.
@@ -357,6 +358,7 @@ describeBothModes("Gigs", (mode) => {
         expect(await page.getByTestId("skeleton-card").count()).toBe(0);
       }
       // Nor after a filter is applied (a new page from the server).
+      await page.locator("summary", { hasText: "Filters" }).click();
       await page.getByLabel("Sort by", { exact: true }).selectOption("rating");
       await page.getByRole("button", { name: "Apply" }).click();
       await page.waitForURL((url) => url.searchParams.get("sort") === "rating");
