@@ -1,0 +1,358 @@
+/**
+ * Phone-first guards over every page of the marketplace and of the admin portal, as each page's own people see
+ * it (signed out, a client, a freelancer, an admin), at 360×740 and 1366×900, with JavaScript on and off:
+ *
+ * - nothing is wider than the screen (the document scrolls only downwards);
+ * - no visible control is under 24×24 px (WCAG 2.2 target size, minimum), unless a 24 px circle centred on it
+ *   touches no other target (its spacing exception); a link inside a sentence is exempt, as WCAG says;
+ * - the main action of checkout, the payment page, the order page (each party) and a chat thread starts on the
+ *   first screen of a 360×740 phone;
+ * - axe finds no violation.
+ *
+ * The pages are a table (path, who, main action): a failure names the page, the check and the elements. The
+ * privacy question is left unanswered, as a new visitor sees the pages, banner and all.
+ */
+import { randomBytes } from "node:crypto";
+import { AxeBuilder } from "@axe-core/playwright";
+import type { BrowserContext, Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { findOrCreateConversation } from "~/models/conversation.server";
+import { insertMessage } from "~/models/message.server";
+import { hashToken } from "~/models/session.server";
+import { deliverOrder } from "~/operations/orders.server";
+import { ADMIN_SCREENS } from "~/utils/site-routes";
+import { adminUrl, allowStatus, appUrl, describeBothModes, e2eDb, waitForHydration, type Mode } from "../support/e2e";
+import { DEMO_ADMIN } from "../support/e2e-orders";
+import { createGig, createSession, createUser, type TestUser } from "../support/factories";
+import { memberActor, paidTestOrder, placeTestOrder, testProviders } from "../support/orders";
+
+const PHONE = { width: 360, height: 740 };
+const DESKTOP = { width: 1366, height: 900 };
+const MIN_TARGET = 24;
+
+type Who = "visitor" | "client" | "freelancer" | "admin";
+type Fixture = {
+  gigId: number;
+  sellerUsername: string;
+  buyerId: number;
+  deliveredOrderId: number;
+  inProgressOrderId: number;
+  pendingOrderId: number;
+  conversationId: string;
+  resetToken: string;
+};
+type GuardedPage = {
+  /** What a failure calls the page. */
+  name: string;
+  who: Who;
+  host?: "main" | "admin";
+  path: (f: Fixture) => string;
+  /** The page's main action, which must start on a phone's first screen. */
+  mainAction?: (page: Page) => Locator;
+  /** A status the page answers on purpose (the 404 page, a dead reset link). */
+  status?: number;
+};
+
+const button = (name: string | RegExp) => (page: Page) => page.getByRole("button", { name }).first();
+const ADMIN_PATH: Record<string, (f: Fixture) => string> = {
+  journey: (f) => `/analytics/user-journey/${f.buyerId}`,
+  "member-analytics": (f) => `/users/${f.buyerId}/analytics`,
+};
+
+const PAGES: GuardedPage[] = [
+  // Signed out.
+  { name: "landing", who: "visitor", path: () => "/" },
+  { name: "browse", who: "visitor", path: () => "/browse" },
+  { name: "search", who: "visitor", path: () => "/search?q=logo" },
+  { name: "gig page", who: "visitor", path: (f) => `/gig/${f.gigId}` },
+  { name: "profile", who: "visitor", path: (f) => `/user/${f.sellerUsername}` },
+  { name: "sign in", who: "visitor", path: () => "/login" },
+  { name: "join", who: "visitor", path: () => "/register" },
+  { name: "join as a seller", who: "visitor", path: () => "/freelancer/register" },
+  { name: "forgot password", who: "visitor", path: () => "/forgot-password" },
+  { name: "reset password", who: "visitor", path: (f) => `/reset-password?token=${f.resetToken}` },
+  { name: "reset password (dead link)", who: "visitor", path: () => "/reset-password?token=gone", status: 410 },
+  { name: "help", who: "visitor", path: () => "/help" },
+  { name: "terms", who: "visitor", path: () => "/terms" },
+  { name: "privacy", who: "visitor", path: () => "/privacy" },
+  { name: "privacy choices", who: "visitor", path: () => "/consent" },
+  { name: "API docs", who: "visitor", path: () => "/api/docs" },
+  { name: "not found", who: "visitor", path: () => "/no-such-page", status: 404 },
+  // The buyer.
+  { name: "dashboard (client)", who: "client", path: () => "/dashboard" },
+  { name: "checkout", who: "client", path: (f) => `/gig/${f.gigId}/order?package=basic`, mainAction: button(/^Pay UGX/) },
+  { name: "payment page", who: "client", path: (f) => `/orders/${f.pendingOrderId}/pay`, mainAction: button("Send the prompt again") },
+  { name: "orders (client)", who: "client", path: () => "/orders" },
+  {
+    name: "order page (buyer)",
+    who: "client",
+    path: (f) => `/orders/${f.deliveredOrderId}`,
+    mainAction: (page) => page.getByRole("link", { name: "Approve delivery…" }).or(page.getByRole("button", { name: /^Approve/ })).first(),
+  },
+  { name: "messages (client)", who: "client", path: () => "/messages" },
+  { name: "chat thread (client)", who: "client", path: (f) => `/messages/${f.conversationId}`, mainAction: button(/^Send$/) },
+  { name: "notifications (client)", who: "client", path: () => "/notifications" },
+  { name: "settings (client)", who: "client", path: () => "/settings" },
+  // The seller.
+  { name: "dashboard (freelancer)", who: "freelancer", path: () => "/dashboard" },
+  { name: "order page (seller)", who: "freelancer", path: (f) => `/orders/${f.inProgressOrderId}`, mainAction: button(/^Deliver/) },
+  { name: "orders (freelancer)", who: "freelancer", path: () => "/orders" },
+  { name: "chat thread (freelancer)", who: "freelancer", path: (f) => `/messages/${f.conversationId}`, mainAction: button(/^Send$/) },
+  { name: "gig create", who: "freelancer", path: () => "/gig/create" },
+  { name: "gig edit", who: "freelancer", path: (f) => `/gig/${f.gigId}/edit` },
+  { name: "notifications (freelancer)", who: "freelancer", path: () => "/notifications" },
+  { name: "settings (freelancer)", who: "freelancer", path: () => "/settings" },
+  // The admin portal, every screen on its own host, and its sign-in page.
+  { name: "admin sign in", who: "visitor", host: "admin", path: () => "/login" },
+  ...ADMIN_SCREENS.map(
+    (screen): GuardedPage => ({
+      name: `admin ${screen.name}`,
+      who: "admin",
+      host: "admin",
+      path: ADMIN_PATH[screen.name] ?? (() => `/${screen.path}`),
+    }),
+  ),
+];
+
+// ---------------------------------------------------------------------------------------------------------
+// The checks, run in the page. Each returns what it found wrong, one line an element.
+
+/**
+ * The layout checks, in the page (one function: what Playwright sends must carry its helpers inside it).
+ * `overflow`: when the document is wider than the window, the outermost elements sticking out.
+ * `small`: WCAG 2.2 target size (minimum). The targets are visible links, buttons, form controls, summaries and
+ * ARIA widgets; a checkbox or radio counts with the label on its line (a tap on either works), and a visually
+ * hidden one is reached through its label. A link inside a sentence is exempt. An undersized target passes if
+ * a 24 px circle centred on it meets no other target and no other undersized target's circle.
+ */
+function layoutInPage(min: number) {
+  type Box = { left: number; top: number; right: number; bottom: number };
+  const describe = (el: Element) => {
+    const tag = el.tagName.toLowerCase();
+    const id = el.id ? `#${el.id}` : "";
+    const cls = !id && typeof el.className === "string" && el.className.trim() ? `.${el.className.trim().split(/\s+/).join(".")}` : "";
+    const type = el.getAttribute("type") ? `[type=${el.getAttribute("type")}]` : "";
+    const text = (el.getAttribute("aria-label") ?? (el as HTMLElement).innerText ?? el.getAttribute("name") ?? "").trim().replace(/\s+/g, " ").slice(0, 40);
+    return `${tag}${id}${cls}${type}${text ? ` "${text}"` : ""}`;
+  };
+
+  const overflow: string[] = [];
+  const width = window.innerWidth;
+  const scrollWidth = document.documentElement.scrollWidth;
+  if (scrollWidth > width) {
+    const wide = [...document.body.querySelectorAll("*")].filter((el) => {
+      const r = el.getBoundingClientRect();
+      return r.width > 0 && r.right > width + 0.5;
+    });
+    const outermost = wide.filter((el) => !wide.some((other) => other !== el && other.contains(el)));
+    overflow.push(
+      `document ${scrollWidth} px wide in a ${width} px window`,
+      ...outermost.slice(0, 6).map((el) => `${describe(el)} reaches ${Math.round(el.getBoundingClientRect().right)} px`),
+    );
+  }
+
+  const shown = (el: Element) => {
+    const style = getComputedStyle(el);
+    if (style.visibility === "hidden" || style.display === "none") return false;
+    if (el.closest("[inert], [aria-hidden=true]")) return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 1 && r.height > 1;
+  };
+  const boxOf = (el: Element): Box => {
+    const r = el.getBoundingClientRect();
+    return { left: r.left + scrollX, top: r.top + scrollY, right: r.right + scrollX, bottom: r.bottom + scrollY };
+  };
+  const union = (a: Box, b: Box): Box => ({
+    left: Math.min(a.left, b.left),
+    top: Math.min(a.top, b.top),
+    right: Math.max(a.right, b.right),
+    bottom: Math.max(a.bottom, b.bottom),
+  });
+  const selector =
+    "a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [role=link], [role=tab], [role=checkbox], [role=radio], [tabindex]:not([tabindex='-1'])";
+  const targets: { el: Element; box: Box }[] = [];
+  const seen = new Set<Element>();
+  for (const el of document.querySelectorAll(selector)) {
+    if (seen.has(el)) continue;
+    const input = el instanceof HTMLInputElement && (el.type === "checkbox" || el.type === "radio") ? el : null;
+    const labels = input ? [...(input.labels ?? [])].filter(shown) : [];
+    if (!shown(el)) {
+      // A visually hidden checkbox or radio (tabs, toggles): its label is the target.
+      for (const label of labels) {
+        if (seen.has(label)) continue;
+        seen.add(label);
+        targets.push({ el: label, box: boxOf(label) });
+      }
+      continue;
+    }
+    seen.add(el);
+    let box = boxOf(el);
+    for (const label of labels) {
+      const lb = boxOf(label);
+      if (Math.abs((lb.top + lb.bottom) / 2 - (box.top + box.bottom) / 2) < min) box = union(box, lb);
+      seen.add(label);
+    }
+    if (el.tagName === "A" && getComputedStyle(el).display === "inline") {
+      let block = el.parentElement;
+      while (block && getComputedStyle(block).display.startsWith("inline")) block = block.parentElement;
+      const all = (block?.textContent ?? "").replace(/\s+/g, " ").trim();
+      const own = (el.textContent ?? "").replace(/\s+/g, " ").trim();
+      if (all.length > own.length + 3) continue;
+    }
+    targets.push({ el, box });
+  }
+  const isSmall = (b: Box) => b.right - b.left < min - 0.5 || b.bottom - b.top < min - 0.5;
+  const centre = (b: Box) => ({ x: (b.left + b.right) / 2, y: (b.top + b.bottom) / 2 });
+  const distanceToBox = (p: { x: number; y: number }, b: Box) =>
+    Math.hypot(Math.max(b.left - p.x, 0, p.x - b.right), Math.max(b.top - p.y, 0, p.y - b.bottom));
+  const small: string[] = [];
+  for (const t of targets) {
+    if (!isSmall(t.box)) continue;
+    const c = centre(t.box);
+    const near = targets.find(
+      (o) =>
+        o !== t &&
+        !o.el.contains(t.el) &&
+        !t.el.contains(o.el) &&
+        (distanceToBox(c, o.box) < min / 2 || (isSmall(o.box) && Math.hypot(centre(o.box).x - c.x, centre(o.box).y - c.y) < min)),
+    );
+    if (near) {
+      const w = Math.round(t.box.right - t.box.left);
+      const h = Math.round(t.box.bottom - t.box.top);
+      small.push(`${describe(t.el)} is ${w}×${h} px, too close to ${describe(near.el)}`);
+    }
+  }
+  return { overflow, small };
+}
+
+/** Where the main action starts on the first screen: nothing when its top is above the fold. */
+async function mainActionPlacement(page: Page, locate: (page: Page) => Locator): Promise<string[]> {
+  const action = locate(page);
+  if (!(await action.count())) return ["the main action is not on the page"];
+  const box = await action.boundingBox();
+  if (!box) return ["the main action is not shown"];
+  return box.y < PHONE.height ? [] : [`the main action starts at y=${Math.round(box.y)}, below the first screen (${PHONE.height} px)`];
+}
+
+/** axe's violations, each with the elements it names. */
+async function axeViolations(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  return violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).slice(0, 6).join(", ")}`);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+let providers: ReturnType<typeof testProviders>;
+beforeAll(() => {
+  providers = testProviders();
+});
+afterAll(async () => {
+  await providers?.close();
+});
+
+/** A buyer and a seller of one's own (with a gig, a delivered order, an order in progress, a payment waiting and a conversation). */
+async function arrange(): Promise<Fixture & { buyer: TestUser; seller: TestUser }> {
+  const db = e2eDb();
+  const tag = randomBytes(4).toString("hex");
+  const seller = await createUser(db, { role: "freelancer", name: `Grace Guard ${tag}` });
+  const buyer = await createUser(db, { role: "client", name: `Moses Guard ${tag}` });
+  await db("users").where({ id: buyer.id }).update({ mobile_money_number: "+256772123456" });
+  const gig = await createGig(db, {
+    sellerId: seller.id,
+    category: "graphics-design",
+    title: `A shop sign that people read from the road ${tag}`,
+    description: "A sign for a shop front: lettering, colours and a layout that reads from across the road.",
+    packages: {
+      basic: { priceUgx: 80_000, deliveryDays: 3, revisions: 1 },
+      standard: { priceUgx: 150_000, deliveryDays: 7, revisions: 2 },
+      premium: { priceUgx: 250_000, deliveryDays: 14, revisions: 3 },
+    },
+  });
+  const c = { db, providers: providers.providers, sandbox: providers.sandbox };
+  const delivered = await paidTestOrder(c, buyer, gig.id);
+  expect((await deliverOrder(memberActor(seller), { orderId: delivered.orderId, message: "The first version of the sign." }, c)).ok).toBe(true);
+  const inProgress = await paidTestOrder(c, buyer, gig.id);
+  const pending = await placeTestOrder(c, buyer, gig.id);
+  const conversationId = (await findOrCreateConversation(db, { a: buyer.id, b: seller.id, createdBy: buyer.id })).id;
+  for (let n = 1; n <= 12; n++) {
+    const from = n % 2 ? buyer : seller;
+    await insertMessage(db, {
+      conversationId,
+      senderId: from.id,
+      recipientId: from === buyer ? seller.id : buyer.id,
+      body: `Message ${n}: the letters should be green on white, large enough to read from a boda boda ${tag}`,
+      offPlatform: false,
+      attachments: [],
+    });
+  }
+  const resetToken = `guard${randomBytes(16).toString("hex")}`;
+  await db("password_resets").insert({ id: hashToken(resetToken), user_id: buyer.id, expires_at: new Date(Date.now() + 60 * 60 * 1000) });
+  return {
+    buyer,
+    seller,
+    gigId: gig.id,
+    sellerUsername: seller.username,
+    buyerId: buyer.id,
+    deliveredOrderId: delivered.orderId,
+    inProgressOrderId: inProgress.orderId,
+    pendingOrderId: pending.orderId,
+    conversationId: String(conversationId),
+    resetToken,
+  };
+}
+
+describeBothModes("Phone-first guards", (mode: Mode) => {
+  let fixture: Fixture;
+  const contexts = new Map<Who, BrowserContext>();
+
+  beforeAll(async () => {
+    const db = e2eDb();
+    const { buyer, seller, ...rest } = await arrange();
+    fixture = rest;
+    const admin = await db("users").where({ email: DEMO_ADMIN.email }).first<{ id: number }>("id");
+    const browser = mode.context().browser()!;
+    const sessions: Record<Who, number | null> = { visitor: null, client: buyer.id, freelancer: seller.id, admin: Number(admin.id) };
+    for (const [who, userId] of Object.entries(sessions) as [Who, number | null][]) {
+      const context = await browser.newContext({ javaScriptEnabled: mode.js, viewport: PHONE });
+      context.setDefaultTimeout(15_000);
+      if (userId !== null) {
+        const token = await createSession(db, userId);
+        await context.addCookies([
+          { name: "soko_session", value: token, url: appUrl("/") },
+          { name: "soko_session", value: token, url: adminUrl("/") },
+        ]);
+      }
+      contexts.set(who, context);
+    }
+  });
+  afterAll(async () => {
+    for (const context of contexts.values()) await context.close();
+  });
+
+  for (const guarded of PAGES) {
+    it(`${guarded.name} (${guarded.who}) fits a phone and a desktop, with targets of 24 px and no axe violation`, { timeout: 120_000 }, async () => {
+      if (guarded.status) allowStatus(guarded.status, `the ${guarded.name} page answers ${guarded.status} on purpose`);
+      const page = await contexts.get(guarded.who)!.newPage();
+      const url = (guarded.host === "admin" ? adminUrl : appUrl)(guarded.path(fixture));
+      const problems: string[] = [];
+      try {
+        for (const viewport of [PHONE, DESKTOP]) {
+          const at = `${viewport.width}×${viewport.height}`;
+          await page.setViewportSize(viewport);
+          const response = await page.goto(url);
+          expect(response?.status(), `${guarded.name}: GET ${url}`).toBe(guarded.status ?? 200);
+          await waitForHydration(page, mode);
+          const report = (check: string, found: string[]) => found.forEach((line) => problems.push(`${guarded.name} at ${at}, ${check}: ${line}`));
+          const layout = await page.evaluate(layoutInPage, MIN_TARGET);
+          report("horizontal overflow", layout.overflow);
+          report("target under 24×24 px", layout.small);
+          if (guarded.mainAction && viewport === PHONE) report("main action", await mainActionPlacement(page, guarded.mainAction));
+          report("axe", await axeViolations(page));
+        }
+      } finally {
+        await page.close();
+      }
+      expect(problems).toEqual([]);
+    });
+  }
+});
