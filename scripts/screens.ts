@@ -58,7 +58,9 @@ async function personOn(contextOf: () => Promise<BrowserContext>, server: AppSer
 async function settle(page: Page) {
   await page.waitForSelector("html[data-hydrated=true]", { state: "attached", timeout: 15_000 });
   await page.waitForLoadState("networkidle").catch(() => {});
-  await page.evaluate(() => Promise.all([...document.images].map((img) => (img.complete ? null : new Promise((r) => img.addEventListener("load", r, { once: true }))))));
+  await page.evaluate(() =>
+    Promise.all([...document.images].map((img) => (img.complete ? null : new Promise((r) => img.addEventListener("load", r, { once: true }))))),
+  );
 }
 
 async function main() {
@@ -90,7 +92,12 @@ async function main() {
       { name: "landing", what: "The landing page, signed out", who: visitor, go: open(visitor, "/") },
       { name: "browse", what: "Browse, signed out", who: visitor, go: open(visitor, "/browse") },
       { name: "gig", what: "The newest gig, signed out", who: visitor, go: open(visitor, `/gig/${demo.gigId}`) },
-      { name: "checkout", what: "Checkout of that gig's Basic package, as the demo client", who: client, go: open(client, `/gig/${demo.gigId}/order?package=basic`) },
+      {
+        name: "checkout",
+        what: "Checkout of that gig's Basic package, as the demo client",
+        who: client,
+        go: open(client, `/gig/${demo.gigId}/order?package=basic`),
+      },
       {
         name: "payment",
         what: "The payment page of the order that checkout places (waiting for the phone)",
@@ -103,7 +110,12 @@ async function main() {
         },
       },
       { name: "order-buyer", what: "A delivered order, as the buyer (the demo client)", who: client, go: open(client, `/orders/${demo.deliveredOrderId}`) },
-      { name: "order-seller", what: "An order in progress, as the seller (the demo freelancer)", who: freelancer, go: open(freelancer, `/orders/${demo.inProgressOrderId}`) },
+      {
+        name: "order-seller",
+        what: "An order in progress, as the seller (the demo freelancer)",
+        who: freelancer,
+        go: open(freelancer, `/orders/${demo.inProgressOrderId}`),
+      },
       { name: "chat", what: "The demo client's chat thread with the demo freelancer", who: client, go: open(client, `/messages/${demo.conversationId}`) },
       { name: "admin-analytics", what: "The admin portal's analytics, as the demo admin", who: admin, go: open(admin, "/analytics") },
     ];

@@ -67,12 +67,12 @@ export async function prepareDemoSite(env: Record<string, string>, database: str
     const gig = await db("gigs").where({ status: "published" }).orderBy("published_at", "desc").first<{ id: string } | undefined>("id");
     if (!gig) throw new Error("the demo data has no published gig");
     const client = await db("users").where({ email: DEMO_LOGINS.client }).first<{ id: string }>("id");
-    const orderIn = (status: string) =>
-      db("orders").where({ buyer_id: client.id, status }).orderBy("id").first<{ id: string } | undefined>("id");
+    const orderIn = (status: string) => db("orders").where({ buyer_id: client.id, status }).orderBy("id").first<{ id: string } | undefined>("id");
     const delivered = await orderIn("delivered");
     const inProgress = await orderIn("in_progress");
     const conversation = await db("conversations").where({ created_by: client.id }).orderBy("id").first<{ id: string } | undefined>("id");
-    if (!delivered || !inProgress || !conversation) throw new Error("the demo data lacks the demo client's delivered or in-progress order, or their conversation");
+    if (!delivered || !inProgress || !conversation)
+      throw new Error("the demo data lacks the demo client's delivered or in-progress order, or their conversation");
     return { gigId: String(gig.id), deliveredOrderId: String(delivered.id), inProgressOrderId: String(inProgress.id), conversationId: String(conversation.id) };
   });
 }

@@ -87,7 +87,11 @@ const PAGES: GuardedPage[] = [
     name: "order page (buyer)",
     who: "client",
     path: (f) => `/orders/${f.deliveredOrderId}`,
-    mainAction: (page) => page.getByRole("link", { name: "Approve delivery…" }).or(page.getByRole("button", { name: /^Approve/ })).first(),
+    mainAction: (page) =>
+      page
+        .getByRole("link", { name: "Approve delivery…" })
+        .or(page.getByRole("button", { name: /^Approve/ }))
+        .first(),
   },
   { name: "messages (client)", who: "client", path: () => "/messages" },
   { name: "chat thread (client)", who: "client", path: (f) => `/messages/${f.conversationId}`, mainAction: button(/^Send$/) },
@@ -104,14 +108,12 @@ const PAGES: GuardedPage[] = [
   { name: "settings (freelancer)", who: "freelancer", path: () => "/settings" },
   // The admin portal, every screen on its own host, and its sign-in page.
   { name: "admin sign in", who: "visitor", host: "admin", path: () => "/login" },
-  ...ADMIN_SCREENS.map(
-    (screen): GuardedPage => ({
-      name: `admin ${screen.name}`,
-      who: "admin",
-      host: "admin",
-      path: ADMIN_PATH[screen.name] ?? (() => `/${screen.path}`),
-    }),
-  ),
+  ...ADMIN_SCREENS.map((screen): GuardedPage => ({
+    name: `admin ${screen.name}`,
+    who: "admin",
+    host: "admin",
+    path: ADMIN_PATH[screen.name] ?? (() => `/${screen.path}`),
+  })),
 ];
 
 // ---------------------------------------------------------------------------------------------------------
@@ -170,6 +172,23 @@ function layoutInPage(min: number) {
   });
   const selector =
     "a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [role=link], [role=tab], [role=checkbox], [role=radio], [tabindex]:not([tabindex='-1'])";
+  // A link in a sentence: an inline link with words that are not a control's on one of its lines.
+  const inSentence = (link: Element) => {
+    let block = link.parentElement;
+    while (block && getComputedStyle(block).display.startsWith("inline")) block = block.parentElement;
+    if (!block) return false;
+    const lines = [...link.getClientRects()];
+    const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!/[\p{L}\p{N}]/u.test(node.textContent ?? "") || node.parentElement?.closest("a, button, label, summary, select")) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      for (const r of range.getClientRects()) {
+        if (lines.some((line) => r.top < line.bottom - 2 && r.bottom > line.top + 2)) return true;
+      }
+    }
+    return false;
+  };
   const targets: { el: Element; box: Box }[] = [];
   const seen = new Set<Element>();
   for (const el of document.querySelectorAll(selector)) {
@@ -192,19 +211,12 @@ function layoutInPage(min: number) {
       if (Math.abs((lb.top + lb.bottom) / 2 - (box.top + box.bottom) / 2) < min) box = union(box, lb);
       seen.add(label);
     }
-    if (el.tagName === "A" && getComputedStyle(el).display === "inline") {
-      let block = el.parentElement;
-      while (block && getComputedStyle(block).display.startsWith("inline")) block = block.parentElement;
-      const all = (block?.textContent ?? "").replace(/\s+/g, " ").trim();
-      const own = (el.textContent ?? "").replace(/\s+/g, " ").trim();
-      if (all.length > own.length + 3) continue;
-    }
+    if (el.tagName === "A" && getComputedStyle(el).display === "inline" && inSentence(el)) continue;
     targets.push({ el, box });
   }
   const isSmall = (b: Box) => b.right - b.left < min - 0.5 || b.bottom - b.top < min - 0.5;
   const centre = (b: Box) => ({ x: (b.left + b.right) / 2, y: (b.top + b.bottom) / 2 });
-  const distanceToBox = (p: { x: number; y: number }, b: Box) =>
-    Math.hypot(Math.max(b.left - p.x, 0, p.x - b.right), Math.max(b.top - p.y, 0, p.y - b.bottom));
+  const distanceToBox = (p: { x: number; y: number }, b: Box) => Math.hypot(Math.max(b.left - p.x, 0, p.x - b.right), Math.max(b.top - p.y, 0, p.y - b.bottom));
   const small: string[] = [];
   for (const t of targets) {
     if (!isSmall(t.box)) continue;
@@ -237,7 +249,13 @@ async function mainActionPlacement(page: Page, locate: (page: Page) => Locator):
 /** axe's violations, each with the elements it names. */
 async function axeViolations(page: Page): Promise<string[]> {
   const { violations } = await new AxeBuilder({ page }).analyze();
-  return violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).slice(0, 6).join(", ")}`);
+  return violations.map(
+    (v) =>
+      `${v.id} (${v.impact}): ${v.nodes
+        .map((n) => n.target.join(" "))
+        .slice(0, 6)
+        .join(", ")}`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------
