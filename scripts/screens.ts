@@ -1,11 +1,12 @@
 /**
  * Screenshots of the main pages on a 360 px phone, for docs/screens/ (see its README).
  *
- *   npm run screens [-- --build] [--full-page] [--database soko_screens]
+ *   npm run screens [-- --build] [--full-page] [--database soko_screens] [--keep-data]
  *
  * 1. (Re)creates its own Postgres and ClickHouse databases (soko_screens) with the demo data as `npm start`
  *    loads it (scripts/lib/demo-site.ts), and runs the production build against it (building it when missing or
  *    with `--build`), its payments in the sandbox, so a checkout waits on its payment page until answered.
+ *    `--keep-data` uses the database an earlier run left (each run adds one order waiting for payment).
  * 2. In Debian's Chromium (playwright-core), at 360×740 with the privacy question answered ("no"), photographs
  *    the landing, browse and a gig page signed out; as the demo client checkout, then the payment page of the
  *    order that checkout places, an order page and their chat thread; the same order page as the demo
@@ -18,7 +19,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { buildApp, root } from "./build";
-import { DEMO_LOGINS, demoSiteEnv, prepareDemoSite } from "./lib/demo-site";
+import { DEMO_LOGINS, demoSiteEnv, findDemoPages, prepareDemoSite, type DemoPages } from "./lib/demo-site";
 import { startAppServer, type AppServer } from "./lib/servers";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -33,9 +34,10 @@ function readOptions() {
       build: { type: "boolean", default: false },
       "full-page": { type: "boolean", default: false },
       database: { type: "string", default: "soko_screens" },
+      "keep-data": { type: "boolean", default: false },
     },
   });
-  return { build: values.build, fullPage: values["full-page"], database: values.database };
+  return { build: values.build, fullPage: values["full-page"], database: values.database, keepData: values["keep-data"] };
 }
 
 /** A browser context signed in as `email` through the site's sign-in page (or signed out), the privacy question answered. */
@@ -57,10 +59,13 @@ async function personOn(contextOf: () => Promise<BrowserContext>, server: AppSer
 /** Waits until the page has hydrated and its images (covers, photos) have loaded, so the picture is the page at rest. */
 async function settle(page: Page) {
   await page.waitForSelector("html[data-hydrated=true]", { state: "attached", timeout: 15_000 });
-  await page.waitForLoadState("networkidle").catch(() => {});
-  await page.evaluate(() =>
-    Promise.all([...document.images].map((img) => (img.complete ? null : new Promise((r) => img.addEventListener("load", r, { once: true }))))),
-  );
+  await page.waitForLoadState("networkidle", { timeout: 15_000 }).catch(() => {});
+  // The images on the first screen (lazy ones further down never load until scrolled to), 10 s at most.
+  await page.evaluate(() => {
+    const shown = [...document.images].filter((img) => !img.complete && img.getBoundingClientRect().top < innerHeight);
+    const loaded = Promise.all(shown.map((img) => new Promise((resolve) => (img.addEventListener("load", resolve), img.addEventListener("error", resolve)))));
+    return Promise.race([loaded, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  });
 }
 
 async function main() {
@@ -70,8 +75,13 @@ async function main() {
     console.log("Building the app (production)...");
     if (buildApp() !== 0) throw new Error("the build failed");
   }
-  console.log(`Loading the demo data into ${options.database}...`);
-  const demo = await prepareDemoSite(env, options.database);
+  let demo: DemoPages;
+  if (options.keepData) {
+    demo = await findDemoPages(env);
+  } else {
+    console.log(`Loading the demo data into ${options.database}...`);
+    demo = await prepareDemoSite(env, options.database);
+  }
   fs.mkdirSync(OUT, { recursive: true });
 
   const server = await startAppServer(env, { processGroup: true, name: "web server (screens)" });
@@ -103,9 +113,10 @@ async function main() {
         what: "The payment page of the order that checkout places (waiting for the phone)",
         who: client,
         go: async () => {
-          // The checkout page is open: pay with the number it offers, as the client would.
+          // The checkout page is open: pay from an MTN number, as the client would.
+          await client.page.getByLabel("Mobile-money number").fill("0772 123456");
           await client.page.getByRole("button", { name: /^Pay / }).click();
-          await client.page.waitForURL((url) => /^\/orders\/\d+\/pay$/.test(url.pathname));
+          await client.page.waitForURL((url) => /^\/orders\/\d+\/pay$/.test(url.pathname), { waitUntil: "commit" });
           await settle(client.page);
         },
       },

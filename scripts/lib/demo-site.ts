@@ -63,6 +63,11 @@ export async function prepareDemoSite(env: Record<string, string>, database: str
     cwd: root,
     env: { ...process.env, ...env, SEED_DEMO: "1" },
   });
+  return findDemoPages(env);
+}
+
+/** The demo site's pages (see DemoPages) in a database that has the demo data already. */
+export function findDemoPages(env: Record<string, string>): Promise<DemoPages> {
   return withDb(env.DATABASE_URL!, async (db) => {
     const gig = await db("gigs").where({ status: "published" }).orderBy("published_at", "desc").first<{ id: string } | undefined>("id");
     if (!gig) throw new Error("the demo data has no published gig");
