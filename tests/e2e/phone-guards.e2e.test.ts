@@ -23,7 +23,7 @@ import { ADMIN_SCREENS } from "~/utils/site-routes";
 import { adminUrl, allowStatus, appUrl, describeBothModes, e2eDb, waitForHydration, type Mode } from "../support/e2e";
 import { DEMO_ADMIN } from "../support/e2e-orders";
 import { createGig, createSession, createUser, type TestUser } from "../support/factories";
-import { axeViolations, layoutInPage, mainActionPlacement, MIN_TARGET, PHONE } from "../support/phone-checks";
+import { axeViolations, checkLayout, mainActionPlacement, PHONE } from "../support/phone-checks";
 import { memberActor, paidTestOrder, placeTestOrder, testProviders } from "../support/orders";
 
 const DESKTOP = { width: 1366, height: 900 };
@@ -217,7 +217,7 @@ describeBothModes("Phone-first guards", (mode: Mode) => {
           expect(response?.status(), `${guarded.name}: GET ${url}`).toBe(guarded.status ?? 200);
           await waitForHydration(page, mode);
           const report = (check: string, found: string[]) => found.forEach((line) => problems.push(`${guarded.name} at ${at}, ${check}: ${line}`));
-          const layout = await page.evaluate(layoutInPage, MIN_TARGET);
+          const layout = await checkLayout(page);
           report("horizontal overflow", layout.overflow);
           report("target under 24×24 px", layout.small);
           if (guarded.mainAction && viewport === PHONE) report("main action", await mainActionPlacement(page, guarded.mainAction));

@@ -147,3 +147,11 @@ export async function axeViolations(page: Page): Promise<string[]> {
         .join(", ")}`,
   );
 }
+
+/**
+ * Runs layoutInPage in the page. Sent as source with a stand-in for the `__name` helper that esbuild (tsx,
+ * vitest) wraps named functions in, which the page does not have.
+ */
+export function checkLayout(page: Page): Promise<ReturnType<typeof layoutInPage>> {
+  return page.evaluate(`(() => { const __name = (f) => f; return (${layoutInPage.toString()})(${MIN_TARGET}); })()`);
+}
