@@ -1,12 +1,15 @@
 /**
- * Page weight and Lighthouse benchmark: what a first visit to the landing (/), browse
- * (/browse) and a gig page (/gig/<id>) costs a phone, and how Lighthouse's mobile audit scores them.
+ * Page weight and Lighthouse benchmark: what a first visit to the landing (/), browse (/browse), a gig page
+ * (/gig/<id>) and, signed in as the demo client, checkout (/gig/<id>/order), an order page (/orders/<id>) and a
+ * chat thread (/messages/<id>) costs a phone, and how Lighthouse's mobile audit scores them.
  *
  *   npm run bench:pages [-- --runs 3] [--https] [--build] [--no-docs] [--baseline <dir>] [--checkout <dir>]
  *                       [--database soko_bench_pages]
  *
  * 1. (Re)creates its own Postgres database (soko_bench_pages) and ClickHouse database, migrated, with the demo
- *    data as `npm start` loads it (scripts/migrate.ts --seed, covers in a temporary upload directory).
+ *    data as `npm start` loads it (scripts/migrate.ts --seed, covers in a temporary upload directory; see
+ *    scripts/lib/demo-site.ts). The signed-in pages are measured with the demo client's session, signed in
+ *    through the sign-in page once per server and sent by Lighthouse as a Cookie header on every request.
  * 2. Runs the production build (building it when missing or with `--build`) against it, as bench:catalog
  *    does. With `--baseline <dir>` it also runs another checkout's built server (its own build/ and server.ts,
  *    e.g. `git archive <commit> | tar -x -C <dir>`, node_modules linked, built there) on the same data, and
@@ -26,19 +29,17 @@
  * It is a report, not a test: missed targets still exit 0; only errors (a page that does not answer 200,
  * Chromium or Lighthouse failing) exit non-zero. Appends its run to docs/benchmarks/history/pages.md unless --no-docs.
  */
-import { spawn, execFile, execFileSync } from "node:child_process";
+import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { parseArgs } from "node:util";
-import knex, { type Knex } from "knex";
 import lighthouse from "lighthouse";
-import { LOCAL_URLS } from "~/utils/local-services";
 import { buildApp, root } from "./build";
 import { commitOf, loadAverage, machine, markdownTable, median, plainTable, appendBenchmarkRun } from "./lib/bench";
+import { DEMO_LOGINS, demoSiteEnv, prepareDemoSite, signInCookie } from "./lib/demo-site";
 import { freePort, startAppServer, waitUntil, type AppServer, type Child } from "./lib/servers";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -91,41 +92,6 @@ function readOptions(): Options {
     checkout: built("checkout", values.checkout),
     database: values.database,
   };
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// The data: the demo data in databases of the benchmark's own.
-
-function databaseUrl(database: string) {
-  const url = new URL(process.env.DATABASE_URL ?? LOCAL_URLS.DATABASE_URL);
-  url.pathname = `/${database}`;
-  return url.toString();
-}
-
-async function withDb<T>(url: string, fn: (db: Knex) => Promise<T>): Promise<T> {
-  const db = knex({ client: "pg", connection: url, pool: { min: 0, max: 1 } });
-  try {
-    return await fn(db);
-  } finally {
-    await db.destroy();
-  }
-}
-
-async function prepareData(env: Record<string, string>, database: string) {
-  await withDb(databaseUrl("postgres"), async (admin) => {
-    await admin.raw(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.raw(`CREATE DATABASE ${database}`);
-  });
-  // The demo data exactly as `npm start` loads it, through the app's own operations.
-  await promisify(execFile)(path.join(root, "node_modules", ".bin", "tsx"), ["scripts/migrate.ts", "--seed"], {
-    cwd: root,
-    env: { ...process.env, ...env, SEED_DEMO: "1" },
-  });
-  const gig = await withDb(env.DATABASE_URL!, (db) =>
-    db("gigs").where({ status: "published" }).orderBy("published_at", "desc").first<{ id: string } | undefined>("id"),
-  );
-  if (!gig) throw new Error("the demo data has no published gig");
-  return { gigId: String(gig.id) };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -269,9 +235,16 @@ type Measure = { bytes: Bytes; total: number; performance: number; accessibility
 type NetworkItem = { url: string; transferSize?: number; resourceType?: string; mimeType?: string; statusCode?: number };
 
 /** Lighthouse's report of one page load; a failed trace (NO_NAVSTART and the like, seen under heavy load) is tried again, twice at most. */
-async function lighthouseReport(browser: Browser, url: string) {
+async function lighthouseReport(browser: Browser, url: string, cookie: string | null) {
   for (let attempt = 1; ; attempt++) {
-    const result = await lighthouse(url, { port: browser.port, output: "json", logLevel: "error", onlyCategories: ["performance", "accessibility"] });
+    const result = await lighthouse(url, {
+      port: browser.port,
+      output: "json",
+      logLevel: "error",
+      onlyCategories: ["performance", "accessibility"],
+      // A signed-in page: the session on every request (Lighthouse clears the browser's own cookies first).
+      ...(cookie ? { extraHeaders: { Cookie: cookie } } : {}),
+    });
     if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
     const { lhr } = result;
     if (!lhr.runtimeError) return lhr;
@@ -280,9 +253,9 @@ async function lighthouseReport(browser: Browser, url: string) {
   }
 }
 
-/** One cold first view of `url`, audited by Lighthouse (mobile, simulated throttling: its defaults). */
-async function audit(browser: Browser, url: string): Promise<Measure> {
-  const lhr = await lighthouseReport(browser, url);
+/** One cold first view of `url` (signed in with `cookie`, if given), audited by Lighthouse (mobile, simulated throttling: its defaults). */
+async function audit(browser: Browser, url: string, cookie: string | null): Promise<Measure> {
+  const lhr = await lighthouseReport(browser, url, cookie);
   const items = ((lhr.audits["network-requests"]?.details as { items?: NetworkItem[] } | undefined)?.items ?? []) as NetworkItem[];
   const bytes: Bytes = { html: 0, css: 0, js: 0, other: 0, images: 0 };
   // A file that failed to load weighs nothing and would flatter the page (a build replacing build/ mid-run does it).
@@ -338,29 +311,25 @@ const kb = (bytes: number) => (bytes / 1024).toFixed(1);
 async function main() {
   const options = readOptions();
   const database = options.database;
-  const env: Record<string, string> = {
-    DATABASE_URL: databaseUrl(database),
-    REDIS_URL: process.env.REDIS_URL ?? LOCAL_URLS.REDIS_URL,
-    CLICKHOUSE_URL: process.env.CLICKHOUSE_URL ?? LOCAL_URLS.CLICKHOUSE_URL,
-    CLICKHOUSE_DATABASE: database,
-    QUEUE_PREFIX: database,
-    SEED_DEMO: "0",
-    UPLOAD_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "soko-bench-pages-uploads-")),
-  };
+  const env = demoSiteEnv(database, "soko-bench-pages");
 
   if (!options.checkout && (options.build || !fs.existsSync(path.join(root, "build", "server", "index.js")))) {
     console.log("Building the app (production)...");
     if (buildApp() !== 0) throw new Error("the build failed");
   }
   console.log(`Loading the demo data into ${database}...`);
-  const { gigId } = await prepareData(env, database);
-  const pages = [
-    { name: "landing", path: "/" },
-    { name: "browse", path: "/browse" },
-    { name: "gig page", path: `/gig/${gigId}` },
+  const demo = await prepareDemoSite(env, database);
+  // Signed in (`as`): the demo client checks out the newest gig, and opens a delivered order and their chat thread.
+  const pages: { name: string; label: string; path: string; as?: string }[] = [
+    { name: "landing", label: "landing (/)", path: "/" },
+    { name: "browse", label: "browse (/browse)", path: "/browse" },
+    { name: "gig page", label: "gig page (/gig/:id)", path: `/gig/${demo.gigId}` },
+    { name: "checkout", label: "checkout (/gig/:id/order)", path: `/gig/${demo.gigId}/order?package=basic`, as: DEMO_LOGINS.client },
+    { name: "order", label: "order page (/orders/:id)", path: `/orders/${demo.deliveredOrderId}`, as: DEMO_LOGINS.client },
+    { name: "chat", label: "chat thread (/messages/:id)", path: `/messages/${demo.conversationId}`, as: DEMO_LOGINS.client },
   ];
 
-  const servers: { label: string; server: AppServer; url: string }[] = [];
+  const servers: { label: string; server: AppServer; url: string; cookies: Map<string, string> }[] = [];
   const proxies: { close: () => Promise<void> }[] = [];
   const certDir = fs.mkdtempSync(path.join(os.tmpdir(), "soko-bench-pages-tls-"));
   const started: { label: string; server: AppServer }[] = [];
@@ -378,10 +347,14 @@ async function main() {
         proxies.push(proxy);
         url = proxy.baseUrl;
       }
-      servers.push({ label, server, url });
+      // Each signed-in member's session on this server, signed in once (the sessions stay valid for the run).
+      const cookies = new Map<string, string>();
+      for (const email of new Set(pages.flatMap((page) => (page.as ? [page.as] : [])))) cookies.set(email, await signInCookie(server.baseUrl, email));
+      servers.push({ label, server, url, cookies });
       for (const page of pages) {
-        const res = await fetch(server.baseUrl + page.path);
-        if (res.status !== 200) throw new Error(`${label}: GET ${page.path} answered ${res.status}`);
+        const cookie = page.as ? cookies.get(page.as)! : null;
+        const res = await fetch(server.baseUrl + page.path, { headers: cookie ? { cookie } : {}, redirect: "manual" });
+        if (res.status !== 200) throw new Error(`${label}: GET ${page.path}${page.as ? ` as ${page.as}` : ""} answered ${res.status}`);
       }
     }
     browser = await startChromium(options.https);
@@ -391,12 +364,12 @@ async function main() {
       for (const page of pages) {
         // Old and new alternately, so a burst of load on the shared machine hits both.
         const order = run % 2 === 0 ? [...servers].reverse() : servers;
-        for (const { label, url } of order) {
-          const measure = await audit(browser, url + page.path);
+        for (const { label, url, cookies } of order) {
+          const measure = await audit(browser, url + page.path, page.as ? cookies.get(page.as)! : null);
           const key = `${label}\t${page.name}`;
           results.set(key, [...(results.get(key) ?? []), measure]);
           console.log(
-            `run ${run} ${label.padEnd(13)} ${page.name.padEnd(8)} ${kb(measure.total).padStart(6)} KB  perf ${measure.performance}  a11y ${measure.accessibility}  ` +
+            `run ${run} ${label.padEnd(13)} ${page.name.padEnd(9)} ${kb(measure.total).padStart(6)} KB  perf ${measure.performance}  a11y ${measure.accessibility}  ` +
               `LCP ${Math.round(measure.lcpMs)} ms  TBT ${Math.round(measure.tbtMs)} ms`,
           );
         }
@@ -426,7 +399,7 @@ async function main() {
         const s = summarise(results.get(`${label}\t${page.name}`)!);
         const meets = s.total <= TARGET_KB * 1024 && s.performance >= TARGET_SCORE && s.accessibility >= TARGET_SCORE;
         rows.push([
-          page.name === "gig page" ? "gig page (/gig/:id)" : `${page.name} (${page.path})`,
+          page.label,
           label,
           kb(s.bytes.html),
           kb(s.bytes.css),
