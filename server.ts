@@ -121,10 +121,10 @@ app.use(
   ),
 );
 app.use(sameOriginMutations);
-// The JSON API (ADR 041): its own body caps, JSON answers for every failure, and compression of its own below.
+// The JSON API (ADR 041): its own body caps, JSON answers for every failure, and its own compression.
 // Its tokens' lookups are held while Postgres can tell this process when to forget them (ADR 042).
 if (env.TOKEN_CACHE === "on") await listenForTokenDrops();
-app.use(compression(), apiRouter(API_CALLS));
+app.use(apiRouter(API_CALLS));
 // Every form body within its cap (1 MB; the image forms more) before any route reads it: 413 otherwise.
 app.use(bodyLimits());
 app.use(compression());

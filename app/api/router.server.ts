@@ -7,6 +7,7 @@
  * before this router (app/analytics/router.server.ts).
  */
 import { createHash } from "node:crypto";
+import compression from "compression";
 import express, { Router, type Request, type RequestHandler, type Response } from "express";
 import { z, type ZodTypeAny } from "zod";
 import { getSessionUser, type SessionUser } from "~/models/session.server";
@@ -35,9 +36,12 @@ export function apiRouter(calls: readonly ApiCall[]): Router {
   const router = Router();
   router.use(API_PREFIX, cors());
   const ordered = [...calls].sort((a, b) => paramCount(a.path) - paramCount(b.path));
+  // Answers are compressed by compression(), but for the shared reads', which the cache sends gzipped itself
+  // (from a copy compressed once per answer), so that a hit sets up no compressor.
+  const compress = compression();
   for (const call of ordered) {
     const handler: RequestHandler = (req, res, next) => void answer(call, req, res).catch(next);
-    router[call.method](`${API_PREFIX}${expressPath(call.path)}`, handler);
+    router[call.method](`${API_PREFIX}${expressPath(call.path)}`, ...(call.shared ? [] : [compress]), handler);
   }
   // A path we serve with another method is 405 with what it takes; any other path under /api/v1 is 404.
   router.all(`${API_PREFIX}/*`, (req, res) => {
@@ -161,6 +165,7 @@ async function answerShared(call: ApiCall, caller: Caller, parsed: Parsed, req: 
       if (reply !== ANSWERED) send(res, reply);
     },
     fill: { nonce: "", pageview: null },
+    gzipMiss: true,
   });
 }
 

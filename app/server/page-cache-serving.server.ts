@@ -93,7 +93,14 @@ export async function serveShared(
   key: string,
   req: Request,
   res: Response,
-  options: { build: () => Promise<globalThis.Response>; builderMayUse: boolean; own: () => unknown; fill: PageFill },
+  options: {
+    build: () => Promise<globalThis.Response>;
+    builderMayUse: boolean;
+    own: () => unknown;
+    fill: PageFill;
+    /** Gzip a miss too (from parts compressed at once), for a caller with no compression() in front. */
+    gzipMiss?: boolean;
+  },
 ): Promise<void> {
   const cache = getPageCache();
   const found = cache.lookup(key);
@@ -101,7 +108,7 @@ export async function serveShared(
     if (found.state === "stale" && !cache.isBuilding(key)) {
       cache.build(key, options.build).catch((error: Error) => console.error("[page-cache] rebuild failed:", error));
     }
-    return sendPage(req, res, found.page, found.state, options.fill);
+    return sendPage(req, res, found.page, found.state, options.fill, false);
   }
   const builder = !cache.isBuilding(key);
   const built = await cache.build(key, options.build);
@@ -109,7 +116,7 @@ export async function serveShared(
     await options.own();
     return;
   }
-  sendPage(req, res, built.page, "miss", options.fill);
+  sendPage(req, res, built.page, "miss", options.fill, options.gzipMiss ?? false);
 }
 
 /**
@@ -117,9 +124,9 @@ export async function serveShared(
  * page's first hit (compression() leaves a response that has its Content-Encoding): nothing is compressed
  * per response.
  */
-function sendPage(req: Request, res: Response, page: CachedPage, state: string, fill: PageFill) {
-  // A miss goes out through compression() as any page does: its parts are gzipped at the first hit.
-  const gzipped = state !== "miss" && req.acceptsEncodings("gzip", "identity") === "gzip" ? gzipPage(page, fill) : null;
+function sendPage(req: Request, res: Response, page: CachedPage, state: string, fill: PageFill, gzipMiss: boolean) {
+  // A page's miss goes out through compression() as any page does: its parts are gzipped at the first hit.
+  const gzipped = (state !== "miss" || gzipMiss) && req.acceptsEncodings("gzip", "identity") === "gzip" ? gzipPage(page, fill) : null;
   const body = gzipped ?? fillPage(page, fill);
   res.status(page.status);
   for (const [name, value] of page.headers) res.setHeader(name, value);
