@@ -70,7 +70,7 @@ async function settle(page: Page) {
 
 async function main() {
   const options = readOptions();
-  const env = { ...demoSiteEnv(options.database, "soko-screens"), PAYMENTS_SANDBOX: "1" };
+  const env: Record<string, string> = { ...demoSiteEnv(options.database, "soko-screens"), PAYMENTS_SANDBOX: "1" };
   if (options.build || !fs.existsSync(path.join(root, "build", "server", "index.js"))) {
     console.log("Building the app (production)...");
     if (buildApp() !== 0) throw new Error("the build failed");

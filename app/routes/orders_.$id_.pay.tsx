@@ -114,7 +114,8 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
       if (result.error === "not_found") throw new Response("Not Found", { status: 404 });
       const status = failureStatus(result);
       const headers = result.error === "limited" ? { "Retry-After": String(result.retryAfter) } : undefined;
-      return data({ intent, error: messageOf(result), msisdn: payer?.msisdn, network: payer?.network } satisfies Refusal, { status, headers });
+      const error = result.error === "invalid" ? "Check the number and try again." : messageOf(result);
+      return data({ intent, error, msisdn: payer?.msisdn, network: payer?.network } satisfies Refusal, { status, headers });
     }
     return redirect(`/orders/${order.id}/pay`, 303);
   }

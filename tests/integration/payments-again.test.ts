@@ -185,7 +185,7 @@ describe("who and when", () => {
     const { orderId, reference } = await placeMtnOrder(buyer);
     const late = await payAgain(memberActor(buyer), { orderId }, o({ now: at(Date.now() + 31 * MINUTE_MS) }));
     expect(late).toMatchObject({ ok: false, error: "conflict", code: "payment.window_closed", params: { minutes: 30 } });
-    if (!late.ok) expect(messageOf(late)).toMatch(/waited 30 minutes/);
+    if (!late.ok && late.error !== "invalid") expect(messageOf(late)).toMatch(/waited 30 minutes/);
     momo.setOutcome(reference, "SUCCESSFUL");
     await settlePayment(system, { reference }, o());
     expect(await payAgain(memberActor(buyer), { orderId }, o())).toMatchObject({ ok: false, code: "order.not_allowed_now", params: { status: "in_progress" } });
@@ -198,7 +198,8 @@ describe("who and when", () => {
     for (let i = 0; i < 5; i++) expect(await payAgain(memberActor(buyer), { orderId }, o())).toMatchObject({ ok: true });
     const refused = await payAgain(memberActor(buyer), { orderId }, o());
     expect(refused).toMatchObject({ ok: false, error: "limited", status: 429, code: "limit.exceeded", params: { limit: "payAgain" } });
-    if (!refused.ok) expect(messageOf(refused)).toBe("You have asked for this payment many times. Please wait a few minutes and try again.");
+    if (!refused.ok && refused.error !== "invalid")
+      expect(messageOf(refused)).toBe("You have asked for this payment many times. Please wait a few minutes and try again.");
     expect(await payments(orderId)).toHaveLength(6);
     const { orderId: next } = await placeMtnOrder(buyer);
     expect(await payAgain(memberActor(buyer), { orderId: next }, o())).toMatchObject({ ok: true });
