@@ -112,7 +112,11 @@ export async function listenForTokenDrops(): Promise<void> {
     const userId = Number(message.payload);
     cache.drop(Number.isSafeInteger(userId) ? userId : null);
   });
+  // Once per connection: an error is followed by "end", and each would otherwise start a listener of its own.
+  let gone = false;
   const lost = (error?: Error) => {
+    if (gone) return;
+    gone = true;
     deaf();
     if (error) console.error(maskUrlCredentials(`[token-cache] listener: ${error.message}`));
     if (state.stopped || listener !== state) return;
