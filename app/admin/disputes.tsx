@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, type LinksFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { ErrorList, Field, FormMessage, TextAreaField } from "~/components/forms";
 import { disputeOutcomeOf, listOpenDisputes } from "~/models/dispute.server";
@@ -17,6 +17,9 @@ import { DISPUTE_RESOLUTIONS as RESOLUTIONS, orderNumber, type DisputeResolution
 import { ResolveDisputeSchema } from "~/schemas/order";
 import { usePreferences } from "~/hooks/use-preferences";
 import { formatUgx } from "~/domain/money";
+import ordersStylesUrl from "~/styles/orders.css?url";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: ordersStylesUrl }];
 
 /**
  * `/disputes` on the admin host, `/admin/disputes` on the main host (app/utils/site-routes.ts): the open

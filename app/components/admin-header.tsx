@@ -24,11 +24,12 @@ export function AdminHeader({ mainSiteUrl, user }: { mainSiteUrl: string; user: 
   return (
     <header className="site-header admin-header">
       <div className="container header-row">
-        <Link to="/" className="brand" aria-label="Soko Admin home">
+        <Link to="/" className="brand">
           <span className="brand-mark" aria-hidden="true">
             S
           </span>
           Soko <span className="brand-tag">Admin</span>
+          <span className="visually-hidden"> home</span>
         </Link>
         {admin ? (
           <>

@@ -8,7 +8,7 @@ import { Link } from "~/components/link";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import type { ConversationSummary, Person } from "~/models/conversation.server";
 import { imageUrl } from "~/utils/media";
-import { EMPTY_MESSAGE, MAX_MESSAGE_CHARS } from "~/schemas/message";
+import { EMPTY_MESSAGE, MAX_MESSAGE_CHARS } from "~/domain/message-rules";
 import { OFF_PLATFORM_WARNING } from "~/domain/off-platform";
 import type { ChatMessage, SendResult } from "~/hooks/use-chat";
 import { usePreferences } from "~/hooks/use-preferences";

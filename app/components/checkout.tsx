@@ -38,7 +38,7 @@ export function PayerFields({
       <div className="field">
         <label htmlFor={msisdn.id}>Mobile-money number</label>
         <p id={`${msisdn.id}-hint`} className="field-hint">
-          The phone that will approve the payment, such as 0772 123456 or +256 772 123456.
+          The phone that approves the payment: 0772 123456 or +256 772 123456.
         </p>
         <input
           id={msisdn.id}

@@ -8,11 +8,8 @@
 import { statusLabel } from "~/domain/order-rules";
 import type { Coded, FailureCode, FailureParams, FieldIssue, Issues, NotForPlatform, PlatformTask } from "~/operations/failure-codes";
 import type { LimitName } from "~/server/rate-limit.server";
-import { RESET_LINK_EXPIRED } from "~/schemas/account";
-import { NOTHING_SELECTED } from "~/schemas/admin";
-import { NAME_NEEDS_LETTERS, NAME_TAKEN } from "~/schemas/category";
-import { EMPTY_MESSAGE } from "~/schemas/message";
-import { DISPUTE_REASON_REQUIRED, SPLIT_AMOUNT_REQUIRED } from "~/schemas/order";
+import { DISPUTE_REASON_REQUIRED, NAME_NEEDS_LETTERS, NAME_TAKEN, NOTHING_SELECTED, RESET_LINK_EXPIRED, SPLIT_AMOUNT_REQUIRED } from "~/content/refusal-words";
+import { EMPTY_MESSAGE } from "~/domain/message-rules";
 import { formatDateTime, type TimeZoneChoice } from "~/utils/dates";
 
 const ONLY_THE_PLATFORM: Record<PlatformTask, string> = {

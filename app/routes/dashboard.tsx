@@ -1,6 +1,6 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, type LinksFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { randomBytes } from "node:crypto";
@@ -31,6 +31,9 @@ import { maskMsisdn, payoutHoldUntil } from "~/domain/mobile-money";
 import { AUTO_COMPLETE_MS, CLEARANCE_MS } from "~/domain/order-rules";
 import { WithdrawSchema } from "~/schemas/order";
 import { usePreferences } from "~/hooks/use-preferences";
+import ordersStylesUrl from "~/styles/orders.css?url";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: ordersStylesUrl }];
 
 export { actionHeaders as headers } from "~/utils/headers";
 

@@ -1,4 +1,4 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, type LinksFunction } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { formatMsisdn } from "~/components/checkout";
@@ -14,6 +14,9 @@ import { requireLoopbackHost } from "~/server/host.server";
 import { readFormData } from "~/server/form-data.server";
 import { formatUgx } from "~/domain/money";
 import { orderNumber } from "~/domain/order-rules";
+import ordersStylesUrl from "~/styles/orders.css?url";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: ordersStylesUrl }];
 
 export const meta: MetaFunction = () => [{ title: "Sandbox phone | Soko" }, { name: "robots", content: "noindex" }];
 

@@ -1,6 +1,6 @@
 import { getFormProps, parse, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, type LinksFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useRouteLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { randomBytes } from "node:crypto";
@@ -27,6 +27,9 @@ import { InvalidOrderFileError, MAX_ORDER_FILE_BYTES, MAX_ORDER_FILES, ORDER_FIL
 import { CheckoutSchema } from "~/schemas/order";
 import { refusalInit } from "~/server/files/upload-quota.server";
 import { messageOf } from "~/content/operation-messages";
+import ordersStylesUrl from "~/styles/orders.css?url";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: ordersStylesUrl }];
 
 export const headers = actionHeaders;
 
@@ -209,33 +212,32 @@ function CheckoutForm({ gigId, tier, totalUgx, checkout }: { gigId: number; tier
       <input type="hidden" name="gigId" value={gigId} />
       <input type="hidden" name="tier" value={tier} />
       <input type="hidden" name="checkoutKey" value={checkout.checkoutKey} />
-      <h2>Your requirements</h2>
-      <TextAreaField
-        field={fields.requirements}
-        label="What should the seller know? (optional)"
-        hint="Describe what you need; you can add files below."
-        rows={5}
-      />
-      <div className="field">
-        <label htmlFor="checkout-files">Files (optional)</label>
-        <p id="checkout-files-hint" className="field-hint">
-          {checkout.files}
-        </p>
-        <input
-          id="checkout-files"
-          name="files"
-          type="file"
-          multiple
-          aria-invalid={fileErrors?.length ? true : undefined}
-          aria-describedby={fileErrors?.length ? "checkout-files-hint files-error" : "checkout-files-hint"}
+      {/* Optional, so folded away: on a phone the payment and its button fit the first screen. Open when they come back with an error. */}
+      <details className="checkout-extra" open={fields.requirements.errors?.length || fileErrors?.length ? true : undefined}>
+        <summary>Add requirements (optional)</summary>
+        <TextAreaField
+          field={fields.requirements}
+          label="What should the seller know? (optional)"
+          hint="Describe what you need; you can add files below."
+          rows={5}
         />
-        <ErrorList id="files-error" errors={fileErrors} />
-      </div>
+        <div className="field">
+          <label htmlFor="checkout-files">Files (optional)</label>
+          <p id="checkout-files-hint" className="field-hint">
+            {checkout.files}
+          </p>
+          <input
+            id="checkout-files"
+            name="files"
+            type="file"
+            multiple
+            aria-invalid={fileErrors?.length ? true : undefined}
+            aria-describedby={fileErrors?.length ? "checkout-files-hint files-error" : "checkout-files-hint"}
+          />
+          <ErrorList id="files-error" errors={fileErrors} />
+        </div>
+      </details>
       <h2>Pay by mobile money</h2>
-      <p>
-        Nothing has been charged. When you pay, your phone asks you to approve the payment; the money is then held in escrow, and the seller is paid only when
-        you approve the delivery.
-      </p>
       <PayerFields
         msisdn={{
           id: fields.msisdn.id,
@@ -252,6 +254,10 @@ function CheckoutForm({ gigId, tier, totalUgx, checkout }: { gigId: number; tier
         }}
       />
       <SubmitButton pendingLabel="Sending to your phone…">Pay {formatUgx(totalUgx)}</SubmitButton>
+      <p className="field-hint checkout-escrow">
+        Nothing has been charged yet. When you pay, your phone asks you to approve the payment; the money is then held in escrow, and the seller is paid only
+        when you approve the delivery.
+      </p>
     </Form>
   );
 }

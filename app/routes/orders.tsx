@@ -1,3 +1,4 @@
+import type { LinksFunction } from "@remix-run/node";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
@@ -6,6 +7,9 @@ import { listOrders, orderTabCounts } from "~/models/order.server";
 import { requireUser } from "~/server/auth.server";
 import { getDb } from "~/server/db.server";
 import { ORDER_TABS, orderActions, type OrderTab } from "~/domain/order-rules";
+import ordersStylesUrl from "~/styles/orders.css?url";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: ordersStylesUrl }];
 
 export const meta: MetaFunction = () => [{ title: "Orders | Soko" }];
 

@@ -7,7 +7,7 @@
  */
 import type { SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, type LinksFunction } from "@remix-run/node";
 import { useActionData, useLoaderData, useLocation, useRouteLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import type { z } from "zod";
@@ -44,6 +44,9 @@ import { useLiveOrder } from "~/hooks/use-live-order";
 import { usePreferences } from "~/hooks/use-preferences";
 import { formatPrice } from "~/domain/money";
 import type { loader as rootLoader } from "~/root";
+import ordersStylesUrl from "~/styles/orders.css?url";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: ordersStylesUrl }];
 
 export const headers = actionHeaders;
 
@@ -394,7 +397,8 @@ export default function OrderPage() {
         <div>
           <dt>{buyer ? "Total" : "You earn"}</dt>
           <dd>
-            <strong>{orderPrice(order.netUgx)}</strong>
+            {/* A dispute's decision sets what the seller earns (all, nothing, or their share of a split). */}
+            <strong>{orderPrice(!buyer && d.disputeOutcome ? d.disputeOutcome.sellerUgx : order.netUgx)}</strong>
           </dd>
         </div>
         {inUsd ? (

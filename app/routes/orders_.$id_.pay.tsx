@@ -1,4 +1,4 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, type LinksFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { formatMsisdn, NETWORK_OFFERED, PayerFields, useRevalidateWhile } from "~/components/checkout";
@@ -20,6 +20,9 @@ import { failureStatus } from "~/server/operation-results.server";
 import { orderActions, orderNumber, UNPAID_EXPIRY_MS } from "~/domain/order-rules";
 import { PayerSchema } from "~/schemas/order";
 import { messageOf } from "~/content/operation-messages";
+import ordersStylesUrl from "~/styles/orders.css?url";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: ordersStylesUrl }];
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `Paying for ${data.order.number} | Soko` : "Not found | Soko" }];
 

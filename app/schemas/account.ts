@@ -3,6 +3,9 @@
  * Messages are written for the person filling the form in.
  */
 import { z } from "zod";
+import { RESET_LINK_EXPIRED } from "~/content/refusal-words";
+
+export { RESET_LINK_EXPIRED };
 
 export const email = z
   .string({ required_error: "Enter your email address" })
@@ -108,7 +111,6 @@ export const ForgotPasswordSchema = z.object({ email });
 export const ResetPasswordSchema = withConfirmation({ token: z.string().max(200) });
 
 /** What a reset link that is unknown, used or expired says (its page, and its form when posted). */
-export const RESET_LINK_EXPIRED = "This reset link has expired or was already used. Ask for a new one.";
 
 export const bio = z.string().trim().max(2000, "A bio has at most 2,000 characters");
 export const location = z.string().trim().max(100, "A location has at most 100 characters");

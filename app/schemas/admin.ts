@@ -5,6 +5,9 @@
  * beside its field.
  */
 import { z } from "zod";
+import { NOTHING_SELECTED } from "~/content/refusal-words";
+
+export { NOTHING_SELECTED };
 
 export const USER_ROLES = ["client", "freelancer", "admin"] as const;
 /** The statuses a member can have, and "deleted" (a row kept for orders and messages, its person wiped). */
@@ -19,7 +22,6 @@ export const USERS_PAGE_SIZE = 20;
 export const AUDIT_PAGE_SIZE = 30;
 
 /** The screens' fixed words (docs/product.md, Accounts). */
-export const NOTHING_SELECTED = "Bulk user action requires at least one selected user";
 export const DELETE_CONFIRMATION = "Are you sure you want to delete this user? This action cannot be undone.";
 
 const page = z.coerce

@@ -4,14 +4,15 @@
  * move up or down, hide, show, delete.
  */
 import { z } from "zod";
+import { NAME_TAKEN, NAME_NEEDS_LETTERS } from "~/content/refusal-words";
+
+export { NAME_TAKEN, NAME_NEEDS_LETTERS };
 
 export const CATEGORY_NAME_MAX = 50;
 export const CATEGORY_DESCRIPTION_MAX = 200;
 
 export const NAME_REQUIRED = "Enter the category's name";
 export const NAME_TOO_LONG = `A category's name can have at most ${CATEGORY_NAME_MAX} characters`;
-export const NAME_TAKEN = "Another category already has this name";
-export const NAME_NEEDS_LETTERS = "Use at least one letter or digit in the name";
 export const DESCRIPTION_TOO_LONG = `A description can have at most ${CATEGORY_DESCRIPTION_MAX} characters`;
 
 const name = z.string({ required_error: NAME_REQUIRED }).trim().min(1, NAME_REQUIRED).max(CATEGORY_NAME_MAX, NAME_TOO_LONG);

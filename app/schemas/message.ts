@@ -4,10 +4,9 @@
  */
 import { z } from "zod";
 
-export const MAX_MESSAGE_CHARS = 5000;
-export const EMPTY_MESSAGE = "Write a message";
-export const LONG_MESSAGE = `Keep a message to at most ${MAX_MESSAGE_CHARS.toLocaleString("en-US")} characters`;
-export const NO_CONVERSATION = "Choose a conversation";
+import { EMPTY_MESSAGE, LONG_MESSAGE, MAX_MESSAGE_CHARS, NO_CONVERSATION } from "~/domain/message-rules";
+
+export { EMPTY_MESSAGE, LONG_MESSAGE, MAX_MESSAGE_CHARS, NO_CONVERSATION };
 
 export const conversationId = z
   .string({ required_error: NO_CONVERSATION, invalid_type_error: NO_CONVERSATION })

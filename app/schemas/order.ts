@@ -3,6 +3,9 @@
  * never come from a form: checkout names a gig and a package, and the server reads their price.
  */
 import { z } from "zod";
+import { DISPUTE_REASON_REQUIRED, SPLIT_AMOUNT_REQUIRED } from "~/content/refusal-words";
+
+export { DISPUTE_REASON_REQUIRED, SPLIT_AMOUNT_REQUIRED };
 import { msisdnField } from "~/domain/mobile-money";
 import { DISPUTE_RESOLUTIONS } from "~/domain/order-rules";
 
@@ -54,8 +57,6 @@ export const ApproveSchema = z.object({
   }),
 });
 export const DisputeSchema = z.object({ orderId: id("Choose an order"), reason: text(2000, "Tell us what went wrong") });
-export const DISPUTE_REASON_REQUIRED = "Give the reason for your decision: both parties will read it";
-export const SPLIT_AMOUNT_REQUIRED = "Enter the buyer's refund in whole shillings";
 /**
  * An admin's decision on a dispute (ADR 044): release all to the seller, refund all to the buyer, or split the
  * price, `refundUgx` of it back to the buyer. The amount field is always on the form (it works without

@@ -253,6 +253,8 @@ describeBothModes("Accounts", (mode) => {
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { level: 1, name: "Admin dashboard" }).waitFor();
     expect(new URL(page.url()).pathname).toBe("/");
+    // On this phone-sized page the header's links are behind its Menu.
+    await page.getByRole("banner").getByText("Menu", { exact: true }).click();
     await page.getByRole("banner").getByRole("link", { name: "Users" }).click();
     await page.getByRole("heading", { level: 1, name: "User management" }).waitFor();
   });

@@ -73,6 +73,8 @@ async function orderAndPay(mode: Mode, buyer: TestUser, gig: { id: number; title
     await mtn.check();
     await number.fill("+256 772 123 456");
   }
+  // The requirements are folded away until asked for.
+  await page.getByText("Add requirements (optional)").click();
   await page.getByLabel("What should the seller know? (optional)").fill("A green logo with a drum in it.");
   await page
     .getByLabel("Files (optional)")

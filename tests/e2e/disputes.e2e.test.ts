@@ -129,5 +129,8 @@ describeBothModes("Dispute split", (mode) => {
     await page.locator("#dispute-outcome").getByText(reason).waitFor();
     expect(await figure(page, "Refunded to the buyer")).toBe("UGX 84,000");
     expect(await figure(page, "Paid to you")).toBe("UGX 96,000");
+    // The order's summary says the same: what the seller earns is their share, not the whole price.
+    const earned = page.locator(".order-summary").locator("dt", { hasText: "You earn" }).locator("xpath=following-sibling::dd[1]");
+    expect(await earned.innerText()).toBe("UGX 96,000");
   });
 });

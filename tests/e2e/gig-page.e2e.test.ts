@@ -205,7 +205,7 @@ describeBothModes("Browse filters", (mode: Mode) => {
     const filters = page.locator("summary", { hasText: "Filters" });
     const category = page.getByLabel("Category", { exact: true });
     const rating = page.getByLabel("Rating", { exact: true });
-    const keyword = page.getByLabel("Search", { exact: true });
+    const keyword = page.getByRole("main").getByLabel("Search", { exact: true });
     expect(await category.isVisible()).toBe(false);
     expect(await keyword.isVisible()).toBe(true);
     // The keyword box is a field like the others: a 44 px target with the same border.

@@ -297,8 +297,8 @@ describeBothModes("Gigs", (mode) => {
     const misspelt = transposed(word);
     await page.goto(appUrl("/search"));
     await waitForHydration(page, mode);
-    await page.getByLabel("Search", { exact: true }).fill(misspelt);
-    await page.getByLabel("Search", { exact: true }).press("Enter");
+    await page.getByRole("main").getByLabel("Search", { exact: true }).fill(misspelt);
+    await page.getByRole("main").getByLabel("Search", { exact: true }).press("Enter");
     await page.waitForURL((url) => url.pathname === "/search" && url.searchParams.get("q") === misspelt);
     await page.getByRole("heading", { level: 1, name: `Results for “${misspelt}”` }).waitFor();
     await page.getByText(`Showing results for “${word}”`).waitFor();
@@ -333,8 +333,8 @@ describeBothModes("Gigs", (mode) => {
         await route.continue();
       });
       try {
-        await page.getByLabel("Search", { exact: true }).fill("logo");
-        await page.getByLabel("Search", { exact: true }).press("Enter");
+        await page.getByRole("main").getByLabel("Search", { exact: true }).fill("logo");
+        await page.getByRole("main").getByLabel("Search", { exact: true }).press("Enter");
         await page.getByTestId("skeleton-card").first().waitFor();
         expect(await page.getByTestId("skeleton-card").count()).toBe(6);
         await page.getByText("Loading services…").waitFor();

@@ -40,6 +40,8 @@ async function orderGig(page: Page, mode: Mode, gig: { id: number }, requirement
   await page.getByRole("button", { name: "Continue with Basic (UGX 50,000)" }).click();
   await page.getByRole("heading", { level: 1, name: "Your order", exact: true }).waitFor();
   await waitForHydration(page, mode);
+  // The requirements are folded away until asked for.
+  await page.getByText("Add requirements (optional)").click();
   await page.getByLabel("What should the seller know? (optional)").fill(requirements);
   await page.getByLabel("Mobile-money number").fill("0772 123 456");
   await page.getByRole("radio", { name: "MTN Mobile Money" }).check();

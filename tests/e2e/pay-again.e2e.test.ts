@@ -48,7 +48,7 @@ async function checkout(mode: Mode, buyer: TestUser, gigId: number, number: stri
   await page.setViewportSize({ width: 360, height: 740 });
   await open(page, mode, `/gig/${gigId}/order`);
   await page.getByRole("heading", { level: 1, name: "Your order", exact: true }).waitFor();
-  await page.getByText("The phone that will approve the payment, such as 0772 123456 or +256 772 123456.").waitFor();
+  await page.getByText("The phone that approves the payment: 0772 123456 or +256 772 123456.").waitFor();
   await page.getByLabel("Mobile-money number").fill(number);
   await page.getByRole("button", { name: "Pay UGX 105,000" }).click();
   await page.getByText("Waiting for your phone…").waitFor();

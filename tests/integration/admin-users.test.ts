@@ -287,7 +287,7 @@ function request(
 }
 
 /** The names in the members table, in order. */
-const namesIn = (html: string) => [...html.matchAll(/<th scope="row">([^<]*)<\/th>/g)].map((m) => m[1]);
+const namesIn = (html: string) => [...html.matchAll(/<th scope="row"[^>]*>([^<]*)<\/th>/g)].map((m) => m[1]);
 
 describe("the Users screen without JavaScript", () => {
   let amina: TestUser;

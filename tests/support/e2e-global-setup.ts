@@ -14,6 +14,8 @@ declare module "vitest" {
     e2eDatabaseUrl: string;
     /** The e2e server's ClickHouse database, to arrange analytics events the admin screens read. */
     e2eClickHouseDatabase: string;
+    /** The e2e server's QUEUE_PREFIX, under which its payments sandbox keeps the transfers it is asked about. */
+    e2eQueuePrefix: string;
   }
 }
 
@@ -40,6 +42,7 @@ export default async function setup(project: TestProject) {
   project.provide("e2eAdminUrl", server.adminUrl);
   project.provide("e2eDatabaseUrl", database.url);
   project.provide("e2eClickHouseDatabase", clickhouseDb);
+  project.provide("e2eQueuePrefix", env.QUEUE_PREFIX);
   return async () => {
     await server.stop();
     await database.drop();
