@@ -2,16 +2,7 @@ import { Link } from "~/components/link";
 import type { GigCard as GigCardData } from "~/models/gig.server";
 import { imageUrl } from "~/utils/media";
 import { usePreferences } from "~/hooks/use-preferences";
-
-/** "Web Development" → "WD", "Graphics & Design" → "GD": the placeholder's label for a gig without images. */
-export function categoryInitials(name: string): string {
-  return name
-    .split(/\s+/)
-    .filter((word) => /^\p{L}/u.test(word))
-    .slice(0, 2)
-    .map((word) => word[0]!.toUpperCase())
-    .join("");
-}
+import { categoryInitials } from "~/domain/catalog-vocabulary";
 
 /**
  * What a gig without images shows instead of a cover (cards and the gig page): the category's initials in a

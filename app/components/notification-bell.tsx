@@ -7,6 +7,7 @@
  * count, not the total) and each connection (events came without the page before it) ask
  * /notifications/counts again.
  */
+import { Icon } from "~/components/icon";
 import { NavLink } from "~/components/link";
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { ConversationSummary } from "~/models/conversation.server";
@@ -114,21 +115,7 @@ export function NotificationBell({ unread, live = false }: { unread: number; liv
       aria-label={countLabel("Notifications", unread)}
       data-live={live ? "connected" : undefined}
     >
-      <svg
-        aria-hidden="true"
-        focusable="false"
-        width="22"
-        height="22"
-        viewBox="0 0 24 24"
-        fill="none"
-        stroke="currentColor"
-        strokeWidth="2"
-        strokeLinecap="round"
-        strokeLinejoin="round"
-      >
-        <path d="M6 8a6 6 0 0 1 12 0c0 7 3 9 3 9H3s3-2 3-9" />
-        <path d="M10.3 21a1.94 1.94 0 0 0 3.4 0" />
-      </svg>
+      <Icon paths={["M6 8a6 6 0 0 1 12 0c0 7 3 9 3 9H3s3-2 3-9", "M10.3 21a1.94 1.94 0 0 0 3.4 0"]} />
       <CountBadge count={unread} />
     </NavLink>
   );

@@ -2,6 +2,7 @@ import { Form, useLocation } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 import { Link, NavLink } from "~/components/link";
 import { CountBadge, countLabel, NotificationBell, useHeaderCounts, type HeaderCounts } from "~/components/notification-bell";
+import { Icon } from "~/components/icon";
 
 export type HeaderUser = { name: string; username: string; role: "client" | "freelancer" | "admin" } | null;
 
@@ -13,26 +14,6 @@ export function SignOutButton() {
         Sign out
       </button>
     </Form>
-  );
-}
-
-/** A 22 px line icon, drawn in the text's colour; the link around it carries the name. */
-function Icon({ d }: { d: string }) {
-  return (
-    <svg
-      aria-hidden="true"
-      focusable="false"
-      width="22"
-      height="22"
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="2"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-    >
-      <path d={d} />
-    </svg>
   );
 }
 
@@ -84,12 +65,12 @@ export function SiteHeader({ user, counts: initial }: { user: HeaderUser; counts
             </>
           ) : null}
           <NavLink to="/search" className="header-icon" aria-label="Search">
-            <Icon d={SEARCH} />
+            <Icon paths={[SEARCH]} />
           </NavLink>
           {user ? (
             <>
               <NavLink to="/messages" className="header-icon" aria-label={countLabel("Messages", messages)}>
-                <Icon d={CHAT} />
+                <Icon paths={[CHAT]} />
                 <CountBadge count={messages} />
               </NavLink>
               <NotificationBell unread={counts?.notifications ?? 0} live={live} />
@@ -106,7 +87,7 @@ export function SiteHeader({ user, counts: initial }: { user: HeaderUser; counts
           )}
           <details className="header-menu" ref={menu}>
             <summary>
-              <Icon d={MENU} />
+              <Icon paths={[MENU]} />
               <span className="header-menu-label">Menu</span>
             </summary>
             <ul className="header-menu-list">

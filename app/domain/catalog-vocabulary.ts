@@ -8,6 +8,16 @@ export const TIERS = ["basic", "standard", "premium"] as const;
 export type Tier = (typeof TIERS)[number];
 export const TIER_LABEL: Record<Tier, string> = { basic: "Basic", standard: "Standard", premium: "Premium" };
 
+/** "Web Development" → "WD", "Graphics & Design" → "GD": a category's badge on the placeholder of a gig without images, and on its cover. */
+export function categoryInitials(name: string): string {
+  return name
+    .split(/\s+/)
+    .filter((word) => /^\p{L}/u.test(word))
+    .slice(0, 2)
+    .map((word) => word[0]!.toUpperCase())
+    .join("");
+}
+
 // ---- The catalog's URL: /browse and /search read the same parameters. Unknown values are ignored. ----
 
 export const SORTS = {

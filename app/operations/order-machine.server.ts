@@ -197,8 +197,11 @@ export async function splitEscrow(tx: Tx, order: OrderRow, payment: PaymentRow, 
   return sendRefund(tx, order, payment, splitShares(order, refundUgx).buyerTotalUgx);
 }
 
-/** A refund payout of `total` to the number that paid, taken from the buyer's refund due. */
-async function sendRefund(tx: Tx, order: OrderRow, payment: PaymentRow, total: number): Promise<string> {
+/**
+ * A refund payout of `total` to the number that paid, taken from the buyer's refund due. Its request key is
+ * the order's (one refund an order), or a payment's for a second payment given back (ADR 043).
+ */
+export async function sendRefund(tx: Tx, order: OrderRow, payment: PaymentRow, total: number, requestKey = `refund:order:${order.id}`): Promise<string> {
   const { payout } = await insertPayout(tx.trx, {
     userId: order.buyerId,
     kind: "refund",
@@ -208,7 +211,7 @@ async function sendRefund(tx: Tx, order: OrderRow, payment: PaymentRow, total: n
     msisdn: payment.msisdn,
     reference: randomUUID(),
     amountUgx: total,
-    requestKey: `refund:order:${order.id}`,
+    requestKey,
   });
   await postJournal(tx.trx, "payout_sent", { payoutId: payout.id, userId: order.buyerId, payoutKind: "refund", amountUgx: total });
   return payout.reference;

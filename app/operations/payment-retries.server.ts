@@ -9,17 +9,9 @@
 import { randomUUID } from "node:crypto";
 import { lockJournalAccounts, postJournal } from "~/models/ledger-journals.server";
 import { getOrder, lockOrder, type OrderRow } from "~/models/order.server";
-import {
-  getPaymentByReference,
-  insertPayment,
-  insertPayout,
-  latestPayment,
-  settlePaymentRow,
-  supersedePendingPayments,
-  type PaymentRow,
-} from "~/models/payment.server";
+import { getPaymentByReference, insertPayment, latestPayment, settlePaymentRow, supersedePendingPayments, type PaymentRow } from "~/models/payment.server";
 import { conflict, forbidden, limitedBy, notFound, ok, systemActor, transact, type Actor, type Result, type Tx } from "~/operations/core.server";
-import { note, notifyParty } from "~/operations/order-machine.server";
+import { note, notifyParty, sendRefund } from "~/operations/order-machine.server";
 import { requestPayment, settlePayment, type PaymentOptions } from "~/operations/payments.server";
 import { getProviders } from "~/payments/registry.server";
 import { getDb } from "~/server/db.server";
@@ -128,19 +120,8 @@ export async function returnExtraPayment(tx: Tx, order: OrderRow, payment: Payme
   ]);
   await settlePaymentRow(tx.trx, payment.id, { status: "refunded", providerTransactionId });
   await postJournal(tx.trx, "payment_returned", { paymentId: payment.id, orderId: order.id, buyerId: order.buyerId, paidUgx: payment.amountUgx });
-  const { payout } = await insertPayout(tx.trx, {
-    userId: order.buyerId,
-    kind: "refund",
-    orderId: order.id,
-    provider: payment.provider,
-    network: payment.network,
-    msisdn: payment.msisdn,
-    reference: randomUUID(),
-    amountUgx: payment.amountUgx,
-    requestKey: `refund:payment:${payment.id}`,
-  });
-  await postJournal(tx.trx, "payout_sent", { ...parties, payoutId: payout.id, amountUgx: payout.amountUgx });
+  const reference = await sendRefund(tx, order, payment, payment.amountUgx, `refund:payment:${payment.id}`);
   await note(tx, order, { id: null, role: "system" }, "extra_payment_refunded", `${maskMsisdn(payment.msisdn)} paid after another payment of this order`);
   await notifyParty(tx, order.buyerId, order, "order_refunded", `A second payment for ${order.gigTitle} was taken; it is being refunded to you`);
-  return payout.reference;
+  return reference;
 }

@@ -1,7 +1,8 @@
 import type { MetaFunction } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
-import { GigCard, categoryInitials } from "~/components/gig-card";
+import { GigCard } from "~/components/gig-card";
+import { categoryInitials } from "~/domain/catalog-vocabulary";
 import { listFeaturedGigs } from "~/models/catalog-search.server";
 import { listCategories } from "~/models/category.server";
 import { getDb } from "~/server/db.server";

@@ -137,24 +137,25 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
  * (requestPayment: "Soko order #N"), as MoMo's payer message and Airtel's reference.
  */
 function PhoneSteps({ network, total, number }: { network: Network; total: string; number: string }) {
-  return network === "mtn" ? (
+  const words = PROMPT_WORDS[network];
+  return (
     <ol className="pay-steps">
       <li>
-        A prompt from MTN Mobile Money asks you to pay {total} for “Soko {number}”.
+        A prompt from {words.service} asks you to {words.ask} {total} for “Soko {number}”.
       </li>
-      <li>Enter your Mobile Money PIN to approve. Nobody from Soko will ever ask you for it.</li>
-      <li>This page moves on by itself when MTN tells us.</li>
-    </ol>
-  ) : (
-    <ol className="pay-steps">
       <li>
-        A prompt from Airtel Money asks you to confirm paying {total} for “Soko {number}”.
+        Enter your {words.pin} PIN to {words.answer}. Nobody from Soko will ever ask you for it.
       </li>
-      <li>Enter your Airtel Money PIN to confirm. Nobody from Soko will ever ask you for it.</li>
-      <li>This page moves on by itself when Airtel tells us.</li>
+      <li>This page moves on by itself when {words.company} tells us.</li>
     </ol>
   );
 }
+
+/** What each network's prompt says, in its own words. */
+const PROMPT_WORDS: Record<Network, { service: string; ask: string; pin: string; answer: string; company: string }> = {
+  mtn: { service: "MTN Mobile Money", ask: "pay", pin: "Mobile Money", answer: "approve", company: "MTN" },
+  airtel: { service: "Airtel Money", ask: "confirm paying", pin: "Airtel Money", answer: "confirm", company: "Airtel" },
+};
 
 export default function PayOrder() {
   const { order, payer, minutesLeft, waitMinutes, choosing, state, reason, canCancel, sandbox } = useLoaderData<typeof loader>();

@@ -5,6 +5,7 @@
  * re-encoded into the same sizes as a photo.
  */
 import sharp from "sharp";
+import { categoryInitials } from "~/domain/catalog-vocabulary";
 
 /**
  * Drawn on a 1280 x 720 canvas, rendered at 960 x 540: sharp's WebP encoding is most of the seed's time, and
@@ -29,16 +30,6 @@ const FALLBACK = { background: "#1f2937", tint: "#f3f4f6" };
 
 const escapeXml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
-/** "Web Development" → "WD": the same initials the catalog's placeholder shows for a gig without images. */
-function initials(name: string): string {
-  return name
-    .split(/\s+/)
-    .filter((word) => /^\p{L}/u.test(word))
-    .slice(0, 2)
-    .map((word) => word[0]!.toUpperCase())
-    .join("");
-}
-
 /**
  * The cover's SVG: the category's colour with a few tinted shapes and its initials in a ring. Never the gig's
  * title: every card and page shows the title beside its cover, and a cover that repeats it says it twice.
@@ -53,7 +44,7 @@ export function coverSvg({ title, categorySlug, categoryName }: { title: string;
 <g fill="${tint}" fill-opacity="0.18"><circle cx="${960 + (h % 300)}" cy="${60 + ((h >> 8) % 160)}" r="190"/><circle cx="${40 + ((h >> 4) % 200)}" cy="700" r="300"/><circle cx="${900 + ((h >> 12) % 260)}" cy="${560 + ((h >> 16) % 120)}" r="90"/></g>
 <circle cx="640" cy="360" r="150" fill="${tint}"/>
 <circle cx="640" cy="360" r="150" fill="none" stroke="#ffffff" stroke-width="14"/>
-<text x="640" y="395" text-anchor="middle" font-family="DejaVu Sans, Liberation Sans, Arial, sans-serif" font-size="104" font-weight="700" fill="${background}">${escapeXml(initials(categoryName))}</text>
+<text x="640" y="395" text-anchor="middle" font-family="DejaVu Sans, Liberation Sans, Arial, sans-serif" font-size="104" font-weight="700" fill="${background}">${escapeXml(categoryInitials(categoryName))}</text>
 </svg>`;
 }
 

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { approveOrder, deliverOrder, openDispute } from "~/operations/orders.server";
 import { appUrl, describeBothModes, e2eDb, waitForHydration } from "../support/e2e";
 import { createGig, createUser, DEFAULT_PASSWORD, type TestUser } from "../support/factories";
+import { signIn as signInAs } from "../support/e2e-orders";
 import { memberActor, paidTestOrder, placeTestOrder, testProviders } from "../support/orders";
 
 const PHONE = { width: 360, height: 740 };
@@ -71,11 +72,7 @@ describeBothModes("The order page's banner on a phone", (mode) => {
     // Each step here is a page load of a server shared with other specs: give each more than the usual 10 s.
     page.setDefaultTimeout(20_000);
     await page.goto(appUrl("/login"));
-    await waitForHydration(page, mode);
-    await page.getByLabel("Email").fill(who.email);
-    await page.getByLabel("Password", { exact: true }).fill(DEFAULT_PASSWORD);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { level: 1, name: /^Welcome back, / }).waitFor();
+    await signInAs(page, mode, { email: who.email, password: DEFAULT_PASSWORD });
     return page;
   }
 
