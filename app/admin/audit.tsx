@@ -63,6 +63,7 @@ const ACTION_WORDS: Record<string, string> = {
   "exchange_rate.set": "Set the exchange rate",
   "dispute.release": "Resolved a dispute: released to the seller",
   "dispute.refund": "Resolved a dispute: refunded the buyer",
+  "dispute.split": "Resolved a dispute: split the price",
   "pipeline.replay": "Replayed failed events",
   "category.add": "Added a category",
   "category.rename": "Renamed a category",

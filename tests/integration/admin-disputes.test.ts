@@ -247,5 +247,9 @@ describe("the disputes screen", () => {
       expect(box).toContain(`<dt>${paid}</dt><dd>UGX 40,000</dd>`);
       expect(box).toContain("Half the work was delivered.");
     }
+    // The audit log says what was decided, in words.
+    const audit = await request("admin", "GET", "/audit?action=dispute.split", { cookie: adminCookie });
+    expect(audit.status).toBe(200);
+    expect(audit.body).toContain("Resolved a dispute: split the price");
   });
 });
