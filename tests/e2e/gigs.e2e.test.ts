@@ -444,7 +444,7 @@ describeBothModes("Gigs", (mode) => {
     expect(summary).toContain("UGX 90,000");
     expect(summary).toMatch(/Processing fee[^\n]*\s+UGX 4,500/);
     expect(summary).toMatch(/Total\s+UGX 94,500/);
-    await page.getByText("Nothing has been charged.").waitFor();
+    await page.getByText("Nothing has been charged yet.").waitFor();
     await page.close();
   });
 });
