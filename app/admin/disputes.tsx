@@ -231,7 +231,10 @@ function DisputeChat({ d }: { d: Dispute }) {
   const titleId = `dispute-${d.id}-chat`;
   return (
     <section className="dispute-chat" aria-labelledby={titleId}>
-      <h3 id={titleId}>Conversation between buyer and seller</h3>
+      {/* Named by its order too: every open dispute has one, and each landmark's name must be its own. */}
+      <h3 id={titleId}>
+        Conversation between buyer and seller<span className="visually-hidden"> of {orderNumber(d.orderId)}</span>
+      </h3>
       {!chat || chat.messages.length === 0 ? (
         <p>The buyer and the seller have not written to each other on Soko.</p>
       ) : (

@@ -67,7 +67,7 @@ describeBothModes("Admin analytics insights", (mode) => {
     await page.getByRole("navigation", { name: "Analytics insights" }).getByRole("link", { name: "Click heatmap" }).click();
     await page.getByRole("heading", { level: 1, name: "Click heatmap" }).waitFor();
     await waitForHydration(page, mode);
-    await page.getByLabel("Page").fill(gigPage);
+    await page.getByLabel("Page", { exact: true }).fill(gigPage);
     await page.getByLabel("Range").selectOption("30d");
     await page.getByLabel("Device").selectOption({ label: "Phones" });
     await page.getByRole("button", { name: "Show heatmap" }).click();

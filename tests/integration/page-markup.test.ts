@@ -53,9 +53,10 @@ describe("markup for screen readers and browsers", () => {
 
   it("names the signed-in member in the header's accessible text", async () => {
     const page = await html("/", `soko_session=${buyerToken}`);
-    const user = /<span class="header-user"[^>]*>(.*?)<\/span>\s*<\/?[a-z]/s.exec(page);
+    // The member's name is an item of the header's menu.
+    const user = /<li class="header-user"[^>]*>(.*?)<\/li>/s.exec(page);
     expect(user).not.toBeNull();
-    const [tag] = /<span class="header-user"[^>]*>/.exec(page)!;
+    const [tag] = /<li class="header-user"[^>]*>/.exec(page)!;
     // No label to replace what is inside: its text, hidden words included, is its name.
     expect(tag).not.toContain("aria-label");
     const text = user![1]!.replace(/<[^>]+>/g, "").replace(/<!-- -->/g, "");

@@ -3,7 +3,7 @@
  * its targets' size (WCAG 2.2), where its main action is, and axe. Each returns what it found wrong, one line
  * an element.
  */
-import { AxeBuilder } from "@axe-core/playwright";
+import axe from "axe-core";
 import type { Locator, Page } from "playwright-core";
 
 export const PHONE = { width: 360, height: 740 };
@@ -136,17 +136,17 @@ export async function mainActionPlacement(page: Page, locate: (page: Page) => Lo
   return box.y < PHONE.height ? [] : [`the main action starts at y=${Math.round(box.y)}, below the first screen (${PHONE.height} px)`];
 }
 
-/** axe's violations, each with the elements it names. */
+/**
+ * axe's violations, each with the elements it names. axe runs in the page itself (`axe.run` on the document,
+ * violations only): our pages have no frames, and this is several times faster than the frame-by-frame
+ * runner of @axe-core/playwright (6 s against 30 s on the API reference).
+ */
 export async function axeViolations(page: Page): Promise<string[]> {
-  // Only the violations are wanted: axe then keeps no detail of what passed, which is most of its time on a long page.
-  const { violations } = await new AxeBuilder({ page }).options({ resultTypes: ["violations"] }).analyze();
-  return violations.map(
-    (v) =>
-      `${v.id} (${v.impact}): ${v.nodes
-        .map((n) => n.target.join(" "))
-        .slice(0, 6)
-        .join(", ")}`,
+  await page.evaluate(axe.source);
+  const violations: { id: string; impact: string | null; targets: string[] }[] = await page.evaluate(
+    `axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(" ")) })))`,
   );
+  return violations.map((v) => `${v.id} (${v.impact}): ${v.targets.slice(0, 6).join(", ")}`);
 }
 
 /**
