@@ -120,7 +120,9 @@ describe("the exchange rate screen", () => {
     expect(page.body).toMatch(/Current rate: <strong[^>]*>UGX 3,850.5<\/strong>/);
     // The history, newest first, with who set each rate.
     // The cells' data-label attributes (the column names on a phone's stacked cards) are left out.
-    const rows = [...page.body.replace(/ data-label="[^"]*"/g, "").matchAll(/<tr><td><time[^>]*>[^<]+<\/time><\/td><td>([^<]+)<\/td><td>([^<]+)<\/td><\/tr>/g)].map((m) => [m[1], m[2]]);
+    const rows = [
+      ...page.body.replace(/ data-label="[^"]*"/g, "").matchAll(/<tr><td><time[^>]*>[^<]+<\/time><\/td><td>([^<]+)<\/td><td>([^<]+)<\/td><\/tr>/g),
+    ].map((m) => [m[1], m[2]]);
     expect(rows).toEqual([
       ["3,850.5", "Rates Admin"],
       ["4,000", "Rates Admin"],
