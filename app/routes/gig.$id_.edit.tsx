@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { data, redirect } from "@remix-run/node";
+import { data, redirect, type LinksFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { SubmitButton } from "~/components/forms";
@@ -16,6 +16,9 @@ import { gigFormOf } from "~/schemas/gig";
 import { readFormData } from "~/server/form-data.server";
 import { failureStatus } from "~/server/operation-results.server";
 import { messageOf } from "~/content/operation-messages";
+import gigFormStylesUrl from "~/styles/gig-form.css?url";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: gigFormStylesUrl }];
 
 // Retry-After of a refusal over the upload quota reaches the browser.
 export const headers = actionHeaders;

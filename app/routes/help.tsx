@@ -1,8 +1,12 @@
+import type { LinksFunction } from "@remix-run/node";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { GeneralErrorBoundary } from "~/components/general-error-boundary";
 import { FAQ_QUERY_MAX_LENGTH, SUPPORT_EMAIL, SUPPORT_HOURS, SUPPORT_PHONE, SUPPORT_PHONE_HREF, searchFaq } from "~/content/faq";
+import helpStylesUrl from "~/styles/help.css?url";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: helpStylesUrl }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   // `get` takes the first of repeated values; `q[]=x` is simply absent. searchFaq trims and caps the rest.

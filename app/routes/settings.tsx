@@ -1,6 +1,6 @@
 import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, type LinksFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useLocation, useRouteLoaderData, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { ErrorList, Field, FormMessage, PasswordField, SubmitButton, TextAreaField } from "~/components/forms";
@@ -32,6 +32,9 @@ import { maskMsisdn, payoutHoldUntil } from "~/domain/mobile-money";
 import { imageUrl, MAX_IMAGE_BYTES } from "~/server/files/storage.server";
 import { usePreferences } from "~/hooks/use-preferences";
 import { messageOf } from "~/content/operation-messages";
+import settingsStylesUrl from "~/styles/settings.css?url";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: settingsStylesUrl }];
 
 export { actionHeaders as headers } from "~/utils/headers";
 
