@@ -57,6 +57,9 @@ type GuardedPage = {
 };
 
 const button = (name: string | RegExp) => (page: Page) => page.getByRole("button", { name }).first();
+/** The banner's link to a step, or the step's own button: whichever comes first on the page. */
+const linkOrButton = (link: string | RegExp, name: string | RegExp) => (page: Page) =>
+  page.getByRole("link", { name: link }).or(page.getByRole("button", { name })).first();
 const ADMIN_PATH: Record<string, (f: Fixture) => string> = {
   journey: (f) => `/analytics/user-journey/${f.buyerId}`,
   "member-analytics": (f) => `/users/${f.buyerId}/analytics`,
@@ -90,11 +93,7 @@ const PAGES: GuardedPage[] = [
     name: "order page (buyer)",
     who: "client",
     path: (f) => `/orders/${f.deliveredOrderId}`,
-    mainAction: (page) =>
-      page
-        .getByRole("link", { name: "Approve delivery…" })
-        .or(page.getByRole("button", { name: /^Approve/ }))
-        .first(),
+    mainAction: linkOrButton("Approve delivery…", /^Approve/),
   },
   { name: "messages (client)", who: "client", path: () => "/messages" },
   { name: "chat thread (client)", who: "client", path: (f) => `/messages/${f.conversationId}`, mainAction: button(/^Send$/) },
@@ -106,12 +105,8 @@ const PAGES: GuardedPage[] = [
     name: "order page (seller)",
     who: "freelancer",
     path: (f) => `/orders/${f.inProgressOrderId}`,
-    mainAction: (page) =>
-      // The status banner's "Deliver your work", which leads to the delivery form.
-      page
-        .getByRole("link", { name: /^Deliver/ })
-        .or(page.getByRole("button", { name: /^Deliver/ }))
-        .first(),
+    // The status banner's "Deliver your work", which leads to the delivery form.
+    mainAction: linkOrButton(/^Deliver/, /^Deliver/),
   },
   { name: "orders (freelancer)", who: "freelancer", path: () => "/orders" },
   { name: "chat thread (freelancer)", who: "freelancer", path: (f) => `/messages/${f.conversationId}`, mainAction: button(/^Send$/) },
