@@ -33,8 +33,22 @@ const SHELL_MODULES = [
 ];
 const shellPaths = new Set(SHELL_MODULES.map((m) => fileURLToPath(new URL(`./${m}`, import.meta.url))));
 
-/** React and Remix stay one chunk of their own (as Rollup made it before), cached across our deploys. */
-const FRAMEWORK = /\/node_modules\/(react|react-dom|scheduler|react-router|react-router-dom|@remix-run\/[^/]+|turbo-stream)\//;
+/**
+ * The browser build runs on Preact through preact/compat (ADR 046): React and React DOM were 32 KB of the 74 KB
+ * compressed framework chunk every page loads, preact/compat is about 4 KB. The server keeps React (its
+ * renderer, error handling and streaming are what Remix is built and tested on), as does the development
+ * server (`npm run dev`, whose browser code is not built). app/entry.client.tsx hydrates the way Preact needs.
+ */
+const PREACT_ALIASES = [
+  { find: /^react$/, replacement: "preact/compat" },
+  { find: /^react-dom$/, replacement: "preact/compat" },
+  { find: /^react-dom\/client$/, replacement: "preact/compat/client" },
+  { find: /^react\/jsx-runtime$/, replacement: "preact/jsx-runtime" },
+  { find: /^react\/jsx-dev-runtime$/, replacement: "preact/jsx-runtime" },
+];
+
+/** Preact (or React) and Remix stay one chunk of their own (as Rollup made it before), cached across our deploys. */
+const FRAMEWORK = /\/node_modules\/(preact|react|react-dom|scheduler|react-router|react-router-dom|@remix-run\/[^/]+|turbo-stream)\//;
 
 function shellChunk(id: string): string | undefined {
   if (FRAMEWORK.test(id)) return "framework";
@@ -85,7 +99,14 @@ export default defineConfig({
     {
       name: "soko-browser-chunks",
       apply: "build",
-      config: (_config, { isSsrBuild }) => (isSsrBuild ? undefined : { build: { rollupOptions: { output: { manualChunks: shellChunk } } } }),
+      config: (_config, { isSsrBuild }) =>
+        isSsrBuild
+          ? undefined
+          : {
+              resolve: { alias: PREACT_ALIASES },
+              define: { "import.meta.env.SOKO_PREACT": "true" },
+              build: { rollupOptions: { output: { manualChunks: shellChunk } } },
+            },
     },
     precompress(),
     // Vitest runs without the Remix plugin: it is left out while VITEST is set.

@@ -57,6 +57,9 @@ export const meta: MetaFunction = () => [
   },
 ];
 
+/** Props that keep a script the browser draws from running (Remix's ScriptProps leave out `type`, hence the cast). */
+const INERT_SCRIPT = { type: "text/plain" } as object;
+
 export function Layout({ children }: { children: ReactNode }) {
   const nonce = useNonce();
   const data = useRouteLoaderData<typeof loader>("root");
@@ -93,7 +96,9 @@ export function Layout({ children }: { children: ReactNode }) {
         {/* After the page in reading order; held at the foot of the screen by CSS until it is answered. */}
         {data && data.consent === null && consentBannerShown(pathname) ? <ConsentBanner /> : null}
         {site === "main" ? <SiteFooter year={data?.year ?? new Date().getFullYear()} /> : null}
-        <ScrollRestoration nonce={nonce} />
+        {/* Its script runs once, from the server's page. Drawn again in the browser (an error boundary remounts the
+            whole document) it must stay inert: React makes such scripts inert, Preact (ADR 046) would run them. */}
+        <ScrollRestoration nonce={nonce} {...(typeof document === "undefined" ? {} : INERT_SCRIPT)} />
         <Scripts nonce={nonce} />
       </body>
     </html>

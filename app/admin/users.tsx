@@ -262,7 +262,8 @@ function UserFilters({ query, errors }: { query: UserListQuery; errors: Record<s
       className="admin-filters"
       role="search"
       aria-label="Find members"
-      onChange={(e) => reload(e.currentTarget, (e.target as HTMLElement).tagName === "INPUT" ? 350 : 0)}
+      // `input`, not `change`: each keystroke (React's onChange means both, Preact's the DOM's own change, on leaving the box).
+      onInput={(e) => reload(e.currentTarget, (e.target as HTMLElement).tagName === "INPUT" ? 350 : 0)}
     >
       <div className="field">
         <label htmlFor="users-q">Search</label>
