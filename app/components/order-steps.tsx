@@ -2,18 +2,19 @@
  * The forms of an order's page (app/routes/orders_.$id.tsx), one per step the state machine offers its
  * viewer: deliver, ask for a revision, approve (two clicks), review, cancel or ask to (two clicks), open a
  * dispute (two clicks). Each posts to the order's page with its `intent`, checked in the browser by the same
- * schema the action parses; the page shows each only when the step is among the viewer's actions.
+ * schema the action parses (loaded once the form is used: app/hooks/use-schema-form.ts); the page shows each
+ * only when the step is among the viewer's actions.
  */
-import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod";
+import { getFormProps, type SubmissionResult } from "@conform-to/react";
 import { Form } from "@remix-run/react";
 import type { z } from "zod";
 import { ErrorList, TextAreaField } from "~/components/forms";
 import { Link } from "~/components/link";
 import { OrderButton } from "~/components/order-card";
-import { getFormConstraint } from "~/schemas/form-constraint";
-import { APPROVE_CONFIRMATION, ApproveSchema, CancelSchema, DeliverSchema, DisputeSchema, RevisionSchema } from "~/schemas/order";
-import { RATING_MAX, RATING_MIN, ReviewSchema } from "~/schemas/review";
+import { APPROVE_CONFIRMATION } from "~/domain/order-rules";
+import { RATING_MAX, RATING_MIN } from "~/domain/review-rules";
+import { useSchemaForm } from "~/hooks/use-schema-form";
+import type { FormConstraint } from "~/schemas/form-constraint";
 
 /**
  * The schemas coerce their own numbers; an empty text box stays "" (Conform would make it undefined), so
@@ -27,20 +28,25 @@ type Reply = SubmissionResult<string[]>;
 /** The delivery form's hint: the rules of order files (server code, so they travel as the loader's data). */
 export type OrderFileRules = { maxFiles: number; maxMb: number; types: string };
 
+/** The order page's forms, each checked by its schema: the loader's `constraints` name them. */
+const schemas = {
+  deliver: () => import("~/schemas/order").then((m) => m.DeliverSchema),
+  revision: () => import("~/schemas/order").then((m) => m.RevisionSchema),
+  approve: () => import("~/schemas/order").then((m) => m.ApproveSchema),
+  cancel: () => import("~/schemas/order").then((m) => m.CancelSchema),
+  dispute: () => import("~/schemas/order").then((m) => m.DisputeSchema),
+  review: () => import("~/schemas/review").then((m) => m.ReviewSchema),
+};
+export type OrderForm = keyof typeof schemas;
+export type OrderFormConstraints = Record<OrderForm, FormConstraint>;
+
 /** Conform's form for one of the order's schemas: the browser checks what the server will, JavaScript or not. */
-function useOrderForm<S extends z.ZodTypeAny>(id: string, schema: S, reply: Reply | undefined) {
-  return useForm<z.input<S>, z.output<S>>({
-    id,
-    lastResult: reply,
-    shouldValidate: "onSubmit",
-    constraint: getFormConstraint(schema),
-    defaultNoValidate: false,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema, disableAutoCoercion: AS_TYPED }),
-  });
+function useOrderForm<S extends z.ZodTypeAny>(id: string, schema: () => Promise<S>, constraint: FormConstraint, reply: Reply | undefined) {
+  return useSchemaForm({ id, lastResult: reply, constraint, schema, asTyped: AS_TYPED });
 }
 
-export function DeliverForm({ orderId, rules, reply }: { orderId: number; rules: OrderFileRules; reply?: Reply }) {
-  const [form, fields] = useOrderForm("deliver-form", DeliverSchema, reply);
+export function DeliverForm({ orderId, rules, constraint, reply }: { orderId: number; rules: OrderFileRules; constraint: FormConstraint; reply?: Reply }) {
+  const [form, fields] = useOrderForm("deliver-form", schemas.deliver, constraint, reply);
   const fileErrors = (reply?.error as Record<string, string[] | null> | undefined)?.files ?? undefined;
   return (
     <section className="order-step" id="deliver" aria-labelledby="deliver-title">
@@ -71,8 +77,8 @@ export function DeliverForm({ orderId, rules, reply }: { orderId: number; rules:
   );
 }
 
-export function RevisionForm({ orderId, reply }: { orderId: number; reply?: Reply }) {
-  const [form, fields] = useOrderForm("revision-form", RevisionSchema, reply);
+export function RevisionForm({ orderId, constraint, reply }: { orderId: number; constraint: FormConstraint; reply?: Reply }) {
+  const [form, fields] = useOrderForm("revision-form", schemas.revision, constraint, reply);
   return (
     <div id="revision">
       <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
@@ -86,8 +92,8 @@ export function RevisionForm({ orderId, reply }: { orderId: number; reply?: Repl
   );
 }
 
-export function ReviewForm({ orderId, gigId, reply }: { orderId: number; gigId: number; reply?: Reply }) {
-  const [form, fields] = useOrderForm("review-form", ReviewSchema, reply);
+export function ReviewForm({ orderId, gigId, constraint, reply }: { orderId: number; gigId: number; constraint: FormConstraint; reply?: Reply }) {
+  const [form, fields] = useOrderForm("review-form", schemas.review, constraint, reply);
   const stars = Array.from({ length: RATING_MAX - RATING_MIN + 1 }, (_, i) => RATING_MAX - i);
   const ratingErrors = fields.rating.errors;
   return (
@@ -138,6 +144,7 @@ export function ApproveStep({
   releasedText,
   paidText,
   open,
+  constraint,
   reply,
 }: {
   orderId: number;
@@ -145,9 +152,10 @@ export function ApproveStep({
   releasedText: string;
   paidText: string;
   open: boolean;
+  constraint: FormConstraint;
   reply?: Reply;
 }) {
-  const [form, fields] = useOrderForm("approve-form", ApproveSchema, reply);
+  const [form, fields] = useOrderForm("approve-form", schemas.approve, constraint, reply);
   if (!open) {
     // The banner at the top offers "Approve delivery…" too; this one sits below the work it approves.
     return (
@@ -190,8 +198,20 @@ export function ApproveStep({
  * Cancel, in two clicks: a link opens the form (a reason is asked: the other party reads it), which then
  * cancels a late order outright or sends the other party the request.
  */
-export function CancelStep({ d, late, open, reply }: { d: { order: { id: number }; role: "buyer" | "seller" }; late: boolean; open: boolean; reply?: Reply }) {
-  const [form, fields] = useOrderForm("cancel-form", CancelSchema, reply);
+export function CancelStep({
+  d,
+  late,
+  open,
+  constraint,
+  reply,
+}: {
+  d: { order: { id: number }; role: "buyer" | "seller" };
+  late: boolean;
+  open: boolean;
+  constraint: FormConstraint;
+  reply?: Reply;
+}) {
+  const [form, fields] = useOrderForm("cancel-form", schemas.cancel, constraint, reply);
   const orderId = d.order.id;
   const otherRole = d.role === "buyer" ? "seller" : "buyer";
   return (
@@ -228,8 +248,8 @@ export function CancelStep({ d, late, open, reply }: { d: { order: { id: number 
 }
 
 /** A dispute, in two clicks: an admin will read the reason, and both parties wait for their decision. */
-export function DisputeStep({ orderId, open, reply }: { orderId: number; open: boolean; reply?: Reply }) {
-  const [form, fields] = useOrderForm("dispute-form", DisputeSchema, reply);
+export function DisputeStep({ orderId, open, constraint, reply }: { orderId: number; open: boolean; constraint: FormConstraint; reply?: Reply }) {
+  const [form, fields] = useOrderForm("dispute-form", schemas.dispute, constraint, reply);
   return (
     <section className="order-step" id="dispute" aria-labelledby="dispute-title">
       <h2 id="dispute-title">Something wrong?</h2>

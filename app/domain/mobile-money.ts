@@ -2,8 +2,6 @@
  * Ugandan mobile-money numbers, shared by the server and the browser: how a typed number is read, and which
  * network it belongs to. MTN and Airtel together hold nearly every wallet in Uganda.
  */
-import { z } from "zod";
-
 export type Network = "mtn" | "airtel";
 export const NETWORK_LABEL: Record<Network, string> = { mtn: "MTN Mobile Money", airtel: "Airtel Money" };
 
@@ -19,12 +17,6 @@ export function normaliseMsisdn(typed: string): string {
   if (/^2567\d{8}$/.test(s)) return `+${s}`;
   return s;
 }
-
-export const msisdnField = z
-  .string({ required_error: "Enter your mobile-money number" })
-  .max(30, MSISDN_MESSAGE)
-  .transform(normaliseMsisdn)
-  .pipe(z.string().regex(/^\+2567\d{8}$/, MSISDN_MESSAGE));
 
 /**
  * The network a number belongs to, from its prefix: MTN 076–079, Airtel 070, 074, 075. Null when the

@@ -132,3 +132,6 @@ export function orderActions(order: OrderFacts, userId: number, now: Date = new 
 
 /** The order's number as people say it (ORD-000123). */
 export const orderNumber = (id: number) => `ORD-${String(id).padStart(6, "0")}`;
+
+/** The value the approve confirmation carries: the action refuses an approve without it (a one-tap release). */
+export const APPROVE_CONFIRMATION = "release";

@@ -1,4 +1,4 @@
-import { getFormProps, parse, useForm, type SubmissionResult } from "@conform-to/react";
+import { getFormProps, parse, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, type LinksFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useRouteLoaderData } from "@remix-run/react";
@@ -17,7 +17,8 @@ import { getDb } from "~/server/db.server";
 import { getEnv } from "~/server/env.server";
 import { buyerFee, buyerFeeRule, feesFromEnv } from "~/domain/fees";
 import { readFormData, readMultipartForm, UNREADABLE_FORM } from "~/server/form-data.server";
-import { getFormConstraint } from "~/schemas/form-constraint";
+import { getFormConstraint, type FormConstraint } from "~/schemas/form-constraint";
+import { useSchemaForm } from "~/hooks/use-schema-form";
 import { TIER_LABEL } from "~/domain/catalog-vocabulary";
 import { actionHeaders } from "~/utils/headers";
 import { guessNetwork, resolveNetwork } from "~/domain/mobile-money";
@@ -72,6 +73,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
           msisdn,
           network: guessNetwork(msisdn) ?? ("mtn" as const),
           checkoutKey: randomBytes(16).toString("base64url"),
+          // The browser's checks; the schema itself loads once the form is used (app/hooks/use-schema-form.ts).
+          constraint: getFormConstraint(CheckoutSchema),
           files: `Up to ${MAX_ORDER_FILES} files, ${MAX_ORDER_FILE_BYTES / 1024 / 1024} MB each: ${ORDER_FILE_TYPES_TEXT}.`,
         }
       : null,
@@ -190,18 +193,17 @@ export default function Checkout() {
   );
 }
 
-type CheckoutValues = { msisdn: string; network: "mtn" | "airtel"; checkoutKey: string; files: string };
+type CheckoutValues = { msisdn: string; network: "mtn" | "airtel"; checkoutKey: string; constraint: FormConstraint; files: string };
+const checkoutSchema = () => import("~/schemas/order").then((m) => m.CheckoutSchema);
 
 function CheckoutForm({ gigId, tier, totalUgx, checkout }: { gigId: number; tier: string; totalUgx: number; checkout: CheckoutValues }) {
   const reply = useActionData<typeof action>() as SubmissionResult<string[]> | undefined;
-  const [form, fields] = useForm({
+  const [form, fields] = useSchemaForm({
     id: "checkout",
     lastResult: reply,
     defaultValue: { requirements: "", msisdn: checkout.msisdn, network: checkout.network },
-    shouldValidate: "onSubmit",
-    constraint: getFormConstraint(CheckoutSchema),
-    defaultNoValidate: false,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: CheckoutSchema }),
+    constraint: checkout.constraint,
+    schema: checkoutSchema,
   });
   const typedNetwork = fields.network.initialValue;
   // Files are not part of the schema (they never come back in a reply): their messages are read from the reply.

@@ -14,7 +14,8 @@ import type { z } from "zod";
 import { ErrorList } from "~/components/forms";
 import { ContactButton, daysText, OrderBadge, OrderPost } from "~/components/order-card";
 import { FileList } from "~/components/order-files";
-import { ApproveStep, AS_TYPED, CancelStep, DeliverForm, DisputeStep, ReviewForm, RevisionForm } from "~/components/order-steps";
+import { ApproveStep, AS_TYPED, CancelStep, DeliverForm, DisputeStep, ReviewForm, RevisionForm, type OrderFormConstraints } from "~/components/order-steps";
+import { formConstraints } from "~/schemas/form-constraint";
 import { OrderTimeline } from "~/components/order-timeline";
 import { disputeOutcomeOf, openDisputeOf } from "~/models/dispute.server";
 import { DisputeOutcome } from "~/components/dispute-outcome";
@@ -146,6 +147,15 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     confirm: (CONFIRMS as readonly string[]).includes(confirm ?? "") ? (confirm as Confirm) : null,
     // The delivery form's hint (order-files.server.ts is server code: its rules travel as data).
     fileRules: { maxFiles: MAX_ORDER_FILES, maxMb: MAX_ORDER_FILE_BYTES / 1024 / 1024, types: ORDER_FILE_TYPES_TEXT },
+    // The browser's checks of the step forms, from the schemas the action parses with (the schemas load later).
+    constraints: formConstraints({
+      deliver: DeliverSchema,
+      revision: RevisionSchema,
+      approve: ApproveSchema,
+      cancel: CancelSchema,
+      dispute: DisputeSchema,
+      review: ReviewSchema,
+    }) satisfies OrderFormConstraints,
   };
 }
 
@@ -361,19 +371,26 @@ export default function OrderPage() {
               releasedText={orderPrice(order.priceUgx)}
               paidText={orderPrice(order.totalUgx)}
               open={d.confirm === "approve" || actionData?.intent === "approve"}
+              constraint={d.constraints.approve}
               reply={replyOf("approve")}
             />
           ) : null}
-          {can.has("request_revision") ? <RevisionForm key={`revision-${key}`} orderId={order.id} reply={replyOf("request_revision")} /> : null}
+          {can.has("request_revision") ? (
+            <RevisionForm key={`revision-${key}`} orderId={order.id} constraint={d.constraints.revision} reply={replyOf("request_revision")} />
+          ) : null}
         </section>
       ) : null}
-      {can.has("review") && order.gigId !== null ? <ReviewForm key={`review-${key}`} orderId={order.id} gigId={order.gigId} reply={replyOf("review")} /> : null}
+      {can.has("review") && order.gigId !== null ? (
+        <ReviewForm key={`review-${key}`} orderId={order.id} gigId={order.gigId} constraint={d.constraints.review} reply={replyOf("review")} />
+      ) : null}
 
       <h2>Requirements</h2>
       {order.requirements ? <div className="order-text">{order.requirements}</div> : <p>The buyer gave no written requirements.</p>}
       <FileList orderId={order.id} files={d.requirementFiles} label="Requirement files" />
 
-      {can.has("deliver") ? <DeliverForm key={`deliver-${key}`} orderId={order.id} rules={d.fileRules} reply={replyOf("deliver")} /> : null}
+      {can.has("deliver") ? (
+        <DeliverForm key={`deliver-${key}`} orderId={order.id} rules={d.fileRules} constraint={d.constraints.deliver} reply={replyOf("deliver")} />
+      ) : null}
 
       <h2>Timeline</h2>
       <OrderTimeline events={d.events} paidUgx={order.totalUgx} />
@@ -429,11 +446,18 @@ export default function OrderPage() {
           d={d}
           late={can.has("cancel")}
           open={d.confirm === "cancel" || actionData?.intent === "cancel"}
+          constraint={d.constraints.cancel}
           reply={replyOf("cancel")}
         />
       ) : null}
       {can.has("dispute") ? (
-        <DisputeStep key={`dispute-${key}`} orderId={order.id} open={d.confirm === "dispute" || actionData?.intent === "dispute"} reply={replyOf("dispute")} />
+        <DisputeStep
+          key={`dispute-${key}`}
+          orderId={order.id}
+          open={d.confirm === "dispute" || actionData?.intent === "dispute"}
+          constraint={d.constraints.dispute}
+          reply={replyOf("dispute")}
+        />
       ) : null}
     </article>
   );

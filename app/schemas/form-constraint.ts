@@ -19,6 +19,13 @@ export function getFormConstraint(schema: z.ZodTypeAny) {
   return getZodConstraint(asTyped(schema));
 }
 
+export type FormConstraint = ReturnType<typeof getFormConstraint>;
+
+/** The constraints of several forms at once, for a loader to hand to useSchemaForm (app/hooks/use-schema-form.ts). */
+export function formConstraints<K extends string>(schemas: Record<K, z.ZodTypeAny>): Record<K, FormConstraint> {
+  return Object.fromEntries(Object.entries<z.ZodTypeAny>(schemas).map(([key, schema]) => [key, getFormConstraint(schema)])) as Record<K, FormConstraint>;
+}
+
 /** The schema as the form's fields see it: every pipe replaced by its input side. */
 function asTyped(schema: z.ZodTypeAny): z.ZodTypeAny {
   if (schema instanceof z.ZodPipeline) return asTyped(schema._def.in);

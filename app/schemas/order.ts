@@ -6,8 +6,10 @@ import { z } from "zod";
 import { DISPUTE_REASON_REQUIRED, SPLIT_AMOUNT_REQUIRED } from "~/content/refusal-words";
 
 export { DISPUTE_REASON_REQUIRED, SPLIT_AMOUNT_REQUIRED };
-import { msisdnField } from "~/domain/mobile-money";
-import { DISPUTE_RESOLUTIONS } from "~/domain/order-rules";
+import { msisdnField } from "~/schemas/msisdn";
+import { APPROVE_CONFIRMATION, DISPUTE_RESOLUTIONS } from "~/domain/order-rules";
+
+export { APPROVE_CONFIRMATION };
 
 const id = (message: string) => z.coerce.number({ invalid_type_error: message, required_error: message }).int(message).positive(message);
 const text = (max: number, required: string | null) => {
@@ -48,8 +50,6 @@ export const CancelSchema = z.object({
   expected: z.enum(["abandon", "cancel", "request_cancel", "agree_cancel"]).optional(),
 });
 export const OrderIdSchema = z.object({ orderId: id("Choose an order") });
-/** The value the approve confirmation carries: the action refuses an approve without it (a one-tap release). */
-export const APPROVE_CONFIRMATION = "release";
 export const ApproveSchema = z.object({
   orderId: id("Choose an order"),
   confirm: z.literal(APPROVE_CONFIRMATION, {

@@ -1,13 +1,11 @@
 /**
- * The review form's rules, shared by the server (which decides) and the browser (which only helps).
- * The limits are the reviews table's own (migrations/20261122010002_reviews.ts): 1 to 5 stars, a comment of
- * at most 2,000 characters (it may be left empty: the stars are the review).
+ * The review form's rules, shared by the server (which decides) and the browser (which only helps, once the
+ * form is used). The limits are in app/domain/review-rules.ts.
  */
 import { z } from "zod";
+import { COMMENT_MAX, RATING_MAX, RATING_MIN } from "~/domain/review-rules";
 
-export const RATING_MIN = 1;
-export const RATING_MAX = 5;
-export const COMMENT_MAX = 2000;
+export { COMMENT_MAX, RATING_MAX, RATING_MIN };
 
 const id = (message: string) => z.coerce.number({ invalid_type_error: message }).int(message).positive(message);
 

@@ -12,7 +12,8 @@ import { approveOrder, cancelOrder, declineCancel, deliverOrder, openDispute, pl
 import { payAgain } from "~/operations/payment-retries.server";
 import { invalid, type Actor, type Result } from "~/operations/core.server";
 import { MAX_ORDER_FILES } from "~/server/files/order-files.server";
-import { guessNetwork, msisdnField } from "~/domain/mobile-money";
+import { guessNetwork } from "~/domain/mobile-money";
+import { msisdnField } from "~/schemas/msisdn";
 import { CancelSchema, CheckoutSchema, DeliverSchema, DisputeSchema, RevisionSchema } from "~/schemas/order";
 import { call } from "../route.server";
 import { IdParams } from "../shapes";

@@ -1,0 +1,56 @@
+/**
+ * Conform's form for a zod schema whose code reaches the browser only when the form is first used.
+ *
+ * zod and @conform-to/zod weigh about 13 KB compressed, more than a page's own code: loaded with the page they
+ * put checkout and the order page over their 100 KB first view (`npm run bench:pages`). So the page carries
+ * only what its HTML needs: the browser's checks (`constraint`: required, lengths, patterns), worked out by
+ * the loader from the same schema (app/schemas/form-constraint.ts). The schema itself is fetched the first
+ * time focus enters the form; from then on the form is checked in the browser, with the schema's own words
+ * beside each field, before it is sent. Sent before that (or if the fetch fails), the server checks it and
+ * answers with the same words: the server always decides.
+ */
+import { useForm, type Submission } from "@conform-to/react";
+import { useEffect, useRef, useState } from "react";
+import type { z } from "zod";
+import type { FormConstraint } from "~/schemas/form-constraint";
+
+type Validate<S extends z.ZodTypeAny> = (formData: FormData) => Submission<z.input<S>, string[], z.output<S>>;
+
+type Options<S extends z.ZodTypeAny> = Omit<Parameters<typeof useForm<z.input<S>, z.output<S>>>[0], "constraint" | "onValidate"> & {
+  id: string;
+  /** From the loader: `getFormConstraint(schema)`. */
+  constraint: FormConstraint;
+  /** A dynamic import of the schema, e.g. `() => import("~/schemas/order").then((m) => m.DeliverSchema)`. */
+  schema: () => Promise<S>;
+  /** Leave the typed values as strings for the schema to coerce (see AS_TYPED in order-steps). */
+  asTyped?: boolean;
+};
+
+export function useSchemaForm<S extends z.ZodTypeAny>({ schema, asTyped, constraint, ...options }: Options<S>) {
+  const [validate, setValidate] = useState<Validate<S> | null>(null);
+  const requested = useRef(false);
+  const formId = options.id;
+  useEffect(() => {
+    const inForm = (target: EventTarget | null) => (target as { form?: HTMLFormElement | null } | null)?.form?.id === formId;
+    const load = () => {
+      if (requested.current) return;
+      requested.current = true;
+      Promise.all([schema(), import("@conform-to/zod")]).then(
+        ([loaded, { parseWithZod }]) => setValidate(() => (formData: FormData) => parseWithZod(formData, { schema: loaded, disableAutoCoercion: asTyped })),
+        () => (requested.current = false), // Offline, say: the server checks; the next focus tries again.
+      );
+    };
+    const onFocusIn = (event: FocusEvent) => inForm(event.target) && load();
+    if (inForm(document.activeElement)) load();
+    document.addEventListener("focusin", onFocusIn);
+    return () => document.removeEventListener("focusin", onFocusIn);
+    // The schema and its options are fixed for a form's life.
+  }, [formId]);
+  return useForm<z.input<S>, z.output<S>>({
+    shouldValidate: "onSubmit",
+    defaultNoValidate: false,
+    ...options,
+    constraint,
+    onValidate: validate ? ({ formData }) => validate(formData) : undefined,
+  });
+}
