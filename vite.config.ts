@@ -30,6 +30,11 @@ const SHELL_MODULES = [
   "app/domain/money.ts",
   "app/utils/dates.ts",
   "app/hooks/use-preferences.ts",
+  // The member pages' small shared pieces (under 1 KB each): the order states' words, the review's star range
+  // and the URL of the orders stylesheet, which five pages link.
+  "app/domain/order-rules.ts",
+  "app/domain/review-rules.ts",
+  "app/styles/orders.css",
 ];
 const shellPaths = new Set(SHELL_MODULES.map((m) => fileURLToPath(new URL(`./${m}`, import.meta.url))));
 
@@ -50,8 +55,17 @@ const PREACT_ALIASES = [
 /** Preact (or React) and Remix stay one chunk of their own (as Rollup made it before), cached across our deploys. */
 const FRAMEWORK = /\/node_modules\/(preact|react|react-dom|scheduler|react-router|react-router-dom|@remix-run\/[^/]+|turbo-stream)\//;
 
+/**
+ * Conform's form state and our hook over it: every page with a checked form loads both. Conform's field
+ * helpers go with our form fields (app/components/forms.tsx), which pages without such a form use too.
+ */
+const CONFORM = /\/node_modules\/@conform-to\/(react\/dist\/(context|hooks|integrations)\.mjs|dom\/)|\/app\/hooks\/use-schema-form\.ts$/;
+const FORM_FIELDS = /\/node_modules\/@conform-to\/react\/dist\/(helpers|_virtual\/.*)\.mjs$|\/app\/components\/forms\.tsx$/;
+
 function shellChunk(id: string): string | undefined {
   if (FRAMEWORK.test(id)) return "framework";
+  if (CONFORM.test(id)) return "conform";
+  if (FORM_FIELDS.test(id)) return "forms";
   return shellPaths.has(id.split("?")[0]!) ? "shell" : undefined;
 }
 

@@ -107,6 +107,8 @@ describe("server.ts (the built app, as npm start runs it)", () => {
       expect(res.headers.get("x-content-type-options"), asset).toBe("nosniff");
       expect(res.headers.get("cross-origin-resource-policy"), asset).toBe("same-origin");
       expect(res.headers.get("cache-control"), asset).toBe("public, max-age=31536000, immutable");
+      // A hashed file is never revalidated nor fetched in parts: no validators, no Accept-Ranges.
+      for (const header of ["etag", "last-modified", "accept-ranges"]) expect(res.headers.get(header), `${asset} ${header}`).toBeNull();
       for (const header of ["content-security-policy", "cross-origin-opener-policy", "x-frame-options", "referrer-policy", "origin-agent-cluster"]) {
         expect(res.headers.get(header), `${asset} ${header}`).toBeNull();
       }
@@ -122,14 +124,16 @@ describe("server.ts (the built app, as npm start runs it)", () => {
     }
   });
 
-  it("serves React's production build to browsers, as npm start does (not the development one)", async () => {
-    // npm test runs with NODE_ENV=test; a build made under it would ship React's development bundle,
-    // twice the size, with StrictMode running every effect twice (every page view counted twice).
+  it("serves the production build to browsers, on Preact, as npm start does (not the development one)", async () => {
+    // npm test runs with NODE_ENV=test; a build made under it would ship the routers' development code, with
+    // its warnings, and StrictMode checks running every effect twice (every page view counted twice).
     const html = await (await get("/")).text();
     const chunks = [...html.matchAll(/\/assets\/[^"]+\.js/g)].map((m) => m[0]);
     const code = (await Promise.all([...new Set(chunks)].map(async (c) => (await get(c)).text()))).join("\n");
-    expect(code).toContain("Minified React error #");
-    expect(code).not.toMatch(/Warning: %s|react-dom\.development/);
+    expect(code).toContain("useNavigate"); // The router is there...
+    expect(code).not.toContain("You should call navigate() in a React.useEffect()"); // ...without its development warnings.
+    // Preact stands in for React in the browser (ADR 046): neither React DOM's production nor its development build.
+    expect(code).not.toMatch(/Minified React error #|Warning: %s|react-dom\.development/);
   });
 
   it("reads the landing page from Postgres", async () => {
