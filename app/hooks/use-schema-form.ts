@@ -6,8 +6,9 @@
  * only what its HTML needs: the browser's checks (`constraint`: required, lengths, patterns), worked out by
  * the loader from the same schema (app/schemas/form-constraint.ts). The schema itself is fetched the first
  * time focus enters the form; from then on the form is checked in the browser, with the schema's own words
- * beside each field, before it is sent. Sent before that (or if the fetch fails), the server checks it and
- * answers with the same words: the server always decides.
+ * beside each field, before it is sent. Until then the browser checks the constraints itself; sent before the
+ * schema is here (or if its fetch failed), the server checks the rest and answers with the same words: the
+ * server always decides.
  */
 import { useForm, type Submission } from "@conform-to/react";
 import { useEffect, useRef, useState } from "react";
@@ -46,11 +47,15 @@ export function useSchemaForm<S extends z.ZodTypeAny>({ schema, asTyped, constra
     return () => document.removeEventListener("focusin", onFocusIn);
     // The schema and its options are fixed for a form's life.
   }, [formId]);
-  return useForm<z.input<S>, z.output<S>>({
+  const [form, fields] = useForm<z.input<S>, z.output<S>>({
     shouldValidate: "onSubmit",
     defaultNoValidate: false,
     ...options,
     constraint,
     onValidate: validate ? ({ formData }) => validate(formData) : undefined,
   });
+  // Conform marks a hydrated form `novalidate` (it checks with the schema instead); until the schema is here the
+  // browser's own checks stay on, so an empty required field is still stopped before it is sent.
+  const checked = validate ? form : new Proxy(form, { get: (target, key) => (key === "noValidate" ? false : Reflect.get(target, key)) });
+  return [checked, fields] as const;
 }

@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
-import { appUrl, describeBothModes, e2eDb, waitForHydration, type Mode } from "../support/e2e";
+import { allowStatus, appUrl, describeBothModes, e2eDb, waitForHydration, type Mode } from "../support/e2e";
 import { createGig, createUser, DEFAULT_PASSWORD, type TestUser } from "../support/factories";
 
 /** A client with an MTN Billing number, and a published gig at UGX 100,000 (UGX 105,000 with the fee). */
@@ -158,6 +158,46 @@ describeBothModes("Checkout", (mode) => {
     expect(`${new URL(page.url()).pathname}${new URL(page.url()).search}`).toBe(`/gig/${gig.id}/order?package=basic`);
     await page.getByRole("button", { name: "Pay UGX 105,000" }).waitFor();
     expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("checks a wrong number before ordering: in the browser with the schema it fetches once the form is used, else on the server", async () => {
+    allowStatus(400, "a checkout sent without JavaScript with a number that is not a Ugandan mobile number");
+    const { buyer, gig } = await buyerAndGig("wrong number");
+    await mode.context().clearCookies();
+    const page = await mode.page();
+    await page.goto(appUrl("/login"));
+    await waitForHydration(page, mode);
+    await page.getByLabel("Email").fill(buyer.email);
+    await page.getByLabel("Password", { exact: true }).fill(DEFAULT_PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { level: 1, name: /^Welcome back, / }).waitFor();
+
+    // Every script the page runs, and whether it is zod's (its parameters' error names are in no other code).
+    const scripts: { url: string; zod: boolean }[] = [];
+    page.on("response", async (res) => {
+      if (res.request().resourceType() !== "script" && !res.url().endsWith(".js")) return;
+      scripts.push({ url: res.url(), zod: (await res.text().catch(() => "")).includes("invalid_type_error") });
+    });
+    const posts: string[] = [];
+    page.on("request", (req) => (req.method() === "POST" ? posts.push(new URL(req.url()).pathname) : undefined));
+    await page.goto(appUrl(`/gig/${gig.id}/order`));
+    await waitForHydration(page, mode);
+    const number = page.getByLabel("Mobile-money number");
+    if (mode.js) {
+      await page.waitForLoadState("networkidle");
+      expect(scripts.length).toBeGreaterThan(0);
+      expect(scripts.filter((s) => s.zod)).toEqual([]); // The first view carries no schema...
+      await number.focus();
+      await expect.poll(() => scripts.some((s) => s.zod)).toBe(true); // ...until the form is used.
+    }
+    await number.fill("0772 12");
+    await page.getByRole("button", { name: "Pay UGX 105,000" }).click();
+    await page.getByText("Enter a Ugandan mobile number in the format +256 7XX XXXXXX").waitFor();
+    expect(await number.getAttribute("aria-invalid")).toBe("true");
+    // With JavaScript nothing was sent; without it the server refused the form.
+    expect(posts).toEqual(mode.js ? [] : [`/gig/${gig.id}/order`]);
+    expect(await e2eDb()("orders").where({ buyer_id: buyer.id }).count({ n: "*" })).toEqual([{ n: "0" }]);
     await page.close();
   });
 });
