@@ -197,7 +197,7 @@ describeBothModes("Checkout", (mode) => {
     expect(await number.getAttribute("aria-invalid")).toBe("true");
     // With JavaScript nothing was sent; without it the server refused the form.
     expect(posts).toEqual(mode.js ? [] : [`/gig/${gig.id}/order`]);
-    expect(await e2eDb()("orders").where({ buyer_id: buyer.id }).count({ n: "*" })).toEqual([{ n: "0" }]);
+    expect(await e2eDb()("orders").where({ buyer_id: buyer.id }).first("id")).toBeUndefined();
     await page.close();
   });
 });
