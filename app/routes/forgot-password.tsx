@@ -1,10 +1,11 @@
-import { getFormProps, useForm } from "@conform-to/react";
+import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, type ActionFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, useActionData } from "@remix-run/react";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
 import { getFormConstraint } from "~/schemas/form-constraint";
+import { useSchemaForm } from "~/hooks/use-schema-form";
 import { requestPasswordReset } from "~/operations/passwords.server";
 import { ForgotPasswordSchema } from "~/schemas/account";
 import { getActor } from "~/server/auth.server";
@@ -18,7 +19,8 @@ export { actionHeaders as headers } from "~/utils/headers";
 export const meta: MetaFunction = () => [{ title: "Reset your password | Soko" }];
 
 export async function loader() {
-  return null;
+  // The browser's checks; the schema itself loads once the form is used (app/hooks/use-schema-form.ts).
+  return { constraint: getFormConstraint(ForgotPasswordSchema) };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -34,16 +36,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return { result: submission.reply({ resetForm: true }), sent: true };
 }
 
+const forgotPasswordSchema = () => import("~/schemas/account").then((m) => m.ForgotPasswordSchema);
+
 export default function ForgotPassword() {
+  const { constraint } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
-  const [form, fields] = useForm({
-    id: "forgot-password",
-    lastResult: actionData?.result,
-    shouldValidate: "onSubmit",
-    constraint: getFormConstraint(ForgotPasswordSchema),
-    defaultNoValidate: false,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: ForgotPasswordSchema }),
-  });
+  const [form, fields] = useSchemaForm({ id: "forgot-password", lastResult: actionData?.result, constraint, schema: forgotPasswordSchema });
   return (
     <section className="container form-page" aria-labelledby="forgot-title">
       <h1 id="forgot-title">Reset your password</h1>

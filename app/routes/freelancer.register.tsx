@@ -1,10 +1,11 @@
-import { getFormProps, useForm } from "@conform-to/react";
+import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, useActionData } from "@remix-run/react";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { ErrorList, Field, PasswordField, SubmitButton, TextAreaField } from "~/components/forms";
 import { getFormConstraint } from "~/schemas/form-constraint";
+import { useSchemaForm } from "~/hooks/use-schema-form";
 import { join } from "~/operations/accounts.server";
 import { FreelancerRegisterSchema, HIDDEN_PASSWORDS } from "~/schemas/account";
 import { getActor, getUser, requireAnonymous, signedInHeaders } from "~/server/auth.server";
@@ -21,7 +22,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   // offers a client to become a seller and a seller the gig editor. An admin does not sell.
   const user = await getUser(request);
   if (user) throw redirect(user.role === "admin" ? "/dashboard" : "/gig/create");
-  return null;
+  // The browser's checks; the schema itself loads once the form is used (app/hooks/use-schema-form.ts).
+  return { constraint: getFormConstraint(FreelancerRegisterSchema) };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -40,17 +42,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return redirect("/dashboard", { headers: signedInHeaders(result.value) });
 }
 
+const freelancerRegisterSchema = () => import("~/schemas/account").then((m) => m.FreelancerRegisterSchema);
+
 export default function FreelancerRegister() {
+  const { constraint } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
-  const [form, fields] = useForm({
-    id: "freelancer-register",
-    lastResult,
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-    constraint: getFormConstraint(FreelancerRegisterSchema),
-    defaultNoValidate: false,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: FreelancerRegisterSchema }),
-  });
+  const [form, fields] = useSchemaForm({ id: "freelancer-register", lastResult, shouldRevalidate: "onInput", constraint, schema: freelancerRegisterSchema });
   return (
     <section className="container form-page" aria-labelledby="seller-title">
       <h1 id="seller-title">Become a Seller</h1>

@@ -1,10 +1,11 @@
-import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { ErrorList, Field, PasswordField, SubmitButton } from "~/components/forms";
 import { getFormConstraint } from "~/schemas/form-constraint";
+import { useSchemaForm } from "~/hooks/use-schema-form";
 import { signIn } from "~/operations/accounts.server";
 import { LoginSchema } from "~/schemas/account";
 import { getActor, getUser, safeRedirect, signedInHeaders } from "~/server/auth.server";
@@ -23,7 +24,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const redirectTo = new URL(request.url).searchParams.get("redirectTo");
   if (await getUser(request)) throw redirect(safeRedirect(redirectTo, site === "admin" ? "/" : "/dashboard"));
   const reset = new URL(request.url).searchParams.get("reset") === "1";
-  return { site, reset, mainSiteUrl: getMainSiteUrl(request), redirectTo: redirectTo ? safeRedirect(redirectTo, "") : "" };
+  return {
+    site,
+    reset,
+    mainSiteUrl: getMainSiteUrl(request),
+    redirectTo: redirectTo ? safeRedirect(redirectTo, "") : "",
+    // The browser's checks; the schema itself loads once the form is used (app/hooks/use-schema-form.ts).
+    constraint: getFormConstraint(LoginSchema),
+  };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -40,17 +48,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return redirect(safeRedirect(submission.value.redirectTo, site === "admin" ? "/" : "/dashboard"), { headers: signedInHeaders(result.value) });
 }
 
+const loginSchema = () => import("~/schemas/account").then((m) => m.LoginSchema);
+
 export default function Login() {
-  const { site, reset, mainSiteUrl, redirectTo } = useLoaderData<typeof loader>();
+  const { site, reset, mainSiteUrl, redirectTo, constraint } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
-  const [form, fields] = useForm({
-    id: "login",
-    lastResult,
-    shouldValidate: "onSubmit",
-    constraint: getFormConstraint(LoginSchema),
-    defaultNoValidate: false,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: LoginSchema }),
-  });
+  const [form, fields] = useSchemaForm({ id: "login", lastResult, constraint, schema: loginSchema });
   const admin = site === "admin";
   return (
     <section className="container form-page" aria-labelledby="login-title">

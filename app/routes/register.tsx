@@ -1,10 +1,11 @@
-import { getFormProps, useForm } from "@conform-to/react";
+import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, useActionData } from "@remix-run/react";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { ErrorList, Field, PasswordField, SubmitButton } from "~/components/forms";
 import { getFormConstraint } from "~/schemas/form-constraint";
+import { useSchemaForm } from "~/hooks/use-schema-form";
 import { join } from "~/operations/accounts.server";
 import { HIDDEN_PASSWORDS, RegisterSchema } from "~/schemas/account";
 import { getActor, requireAnonymous, signedInHeaders } from "~/server/auth.server";
@@ -18,7 +19,8 @@ export const meta: MetaFunction = () => [{ title: "Join Soko" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireAnonymous(request);
-  return null;
+  // The browser's checks; the schema itself loads once the form is used (app/hooks/use-schema-form.ts).
+  return { constraint: getFormConstraint(RegisterSchema) };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -33,17 +35,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return redirect("/dashboard", { headers: signedInHeaders(result.value) });
 }
 
+const registerSchema = () => import("~/schemas/account").then((m) => m.RegisterSchema);
+
 export default function Register() {
+  const { constraint } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
-  const [form, fields] = useForm({
-    id: "register",
-    lastResult,
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-    constraint: getFormConstraint(RegisterSchema),
-    defaultNoValidate: false,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: RegisterSchema }),
-  });
+  const [form, fields] = useSchemaForm({ id: "register", lastResult, shouldRevalidate: "onInput", constraint, schema: registerSchema });
   const role = (fields.role.initialValue as string | undefined) ?? "client";
   return (
     <section className="container form-page" aria-labelledby="register-title">

@@ -1,13 +1,15 @@
-import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { ErrorList, PasswordField, SubmitButton } from "~/components/forms";
 import { getFormConstraint } from "~/schemas/form-constraint";
+import { useSchemaForm } from "~/hooks/use-schema-form";
 import { isResetTokenValid } from "~/models/password-reset.server";
 import { completePasswordReset } from "~/operations/passwords.server";
-import { HIDDEN_PASSWORDS, RESET_LINK_EXPIRED, ResetPasswordSchema } from "~/schemas/account";
+import { HIDDEN_PASSWORDS, ResetPasswordSchema } from "~/schemas/account";
+import { RESET_LINK_EXPIRED } from "~/content/refusal-words";
 import { getActor } from "~/server/auth.server";
 import { getDb } from "~/server/db.server";
 import { readFormData } from "~/server/form-data.server";
@@ -19,7 +21,8 @@ export const meta: MetaFunction = () => [{ title: "Choose a new password | Soko"
 export async function loader({ request }: LoaderFunctionArgs) {
   const token = new URL(request.url).searchParams.get("token") ?? "";
   const valid = await isResetTokenValid(getDb(), token);
-  return data({ token: valid ? token : "", valid }, { status: valid ? 200 : 410 });
+  // The browser's checks; the schema itself loads once the form is used (app/hooks/use-schema-form.ts).
+  return data({ token: valid ? token : "", valid, constraint: getFormConstraint(ResetPasswordSchema) }, { status: valid ? 200 : 410 });
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -34,17 +37,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return redirect("/login?reset=1");
 }
 
+const resetPasswordSchema = () => import("~/schemas/account").then((m) => m.ResetPasswordSchema);
+
 export default function ResetPassword() {
-  const { token, valid } = useLoaderData<typeof loader>();
+  const { token, valid, constraint } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
-  const [form, fields] = useForm({
-    id: "reset-password",
-    lastResult,
-    shouldValidate: "onSubmit",
-    constraint: getFormConstraint(ResetPasswordSchema),
-    defaultNoValidate: false,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: ResetPasswordSchema }),
-  });
+  const [form, fields] = useSchemaForm({ id: "reset-password", lastResult, constraint, schema: resetPasswordSchema });
   if (!valid) {
     return (
       <section className="container form-page" aria-labelledby="reset-title">
