@@ -1,26 +1,18 @@
-import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { getFormProps, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, type LinksFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useLocation, useRouteLoaderData, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { ErrorList, Field, FormMessage, PasswordField, SubmitButton, TextAreaField } from "~/components/forms";
-import { getFormConstraint } from "~/schemas/form-constraint";
+import { getFormConstraint, type FormConstraint } from "~/schemas/form-constraint";
+import { useSchemaForm } from "~/hooks/use-schema-form";
 import { getSettings, type NotificationPreferences } from "~/models/user.server";
 import { signOutOthers } from "~/operations/accounts.server";
 import { endSession } from "~/operations/app-sessions.server";
 import { updateBilling, updateNotifications, updatePreferences, updateProfile } from "~/operations/account-settings.server";
 import { changePassword } from "~/operations/passwords.server";
 import type { Failure } from "~/operations/core.server";
-import {
-  BillingSchema,
-  EndSessionSchema,
-  HIDDEN_PASSWORDS,
-  LANGUAGES,
-  NotificationsSchema,
-  PreferencesSchema,
-  ProfileSchema,
-  SecuritySchema,
-} from "~/schemas/account";
+import { BillingSchema, EndSessionSchema, HIDDEN_PASSWORDS, NotificationsSchema, PreferencesSchema, ProfileSchema, SecuritySchema } from "~/schemas/account";
 import type { loader as rootLoader } from "~/root";
 import { clearSessionCookie, requireMemberActor, requireUser } from "~/server/auth.server";
 import { memberSessionRows, type SessionRow } from "~/server/member-sessions.server";
@@ -29,6 +21,7 @@ import { getDb } from "~/server/db.server";
 import { readFormData, readMultipartFormData } from "~/server/form-data.server";
 import { failureStatus, formFailure } from "~/server/operation-results.server";
 import { maskMsisdn, payoutHoldUntil } from "~/domain/mobile-money";
+import { LANGUAGES } from "~/domain/preferences";
 import { imageUrl, MAX_IMAGE_BYTES } from "~/server/files/storage.server";
 import { usePreferences } from "~/hooks/use-preferences";
 import { messageOf } from "~/content/operation-messages";
@@ -85,10 +78,23 @@ export async function loader({ request }: LoaderFunctionArgs) {
     saved: saved ? (Object.hasOwn(OTHER_SAVED, saved) ? OTHER_SAVED[saved] : SAVED[tab]) : null,
     // Where the member is signed in: only the Security tab shows it.
     sessions: tab === "security" ? await memberSessionRows(getDb(), user) : [],
+    // The browser's checks of the tab's form; its schema loads once the form is used (app/hooks/use-schema-form.ts).
+    constraint: getFormConstraint(
+      { profile: ProfileSchema, notifications: NotificationsSchema, security: SecuritySchema, billing: BillingSchema, preferences: PreferencesSchema }[tab],
+    ),
   };
 }
 
 type Reply = SubmissionResult<string[]>;
+
+/** The tabs' schemas, fetched the first time focus enters a tab's form. */
+const schemas = {
+  profile: () => import("~/schemas/account").then((m) => m.ProfileSchema),
+  notifications: () => import("~/schemas/account").then((m) => m.NotificationsSchema),
+  security: () => import("~/schemas/account").then((m) => m.SecuritySchema),
+  billing: () => import("~/schemas/account").then((m) => m.BillingSchema),
+  preferences: () => import("~/schemas/account").then((m) => m.PreferencesSchema),
+};
 
 const NOTIFICATION_LABELS: Record<keyof NotificationPreferences, string> = {
   emailOrders: "Email me about my orders",
@@ -184,7 +190,7 @@ async function endOneSession(actor: Awaited<ReturnType<typeof requireMemberActor
 }
 
 export default function Settings() {
-  const { tab, settings, saved, sessions } = useLoaderData<typeof loader>();
+  const { tab, settings, saved, sessions, constraint } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const [params] = useSearchParams();
   // Each navigation (such as the redirect after a save) remounts the form, so it shows the stored values.
@@ -208,11 +214,11 @@ export default function Settings() {
       </nav>
       <h2>{TABS[tab]}</h2>
       <FormMessage success={success} />
-      {tab === "profile" ? <ProfileTab key={key} s={settings} reply={reply} /> : null}
-      {tab === "notifications" ? <NotificationsTab s={settings} key={key} reply={reply} /> : null}
-      {tab === "security" ? <SecurityTab key={key} reply={reply} sessions={sessions} sessionError={sessionError} /> : null}
-      {tab === "billing" ? <BillingTab s={settings} key={key} reply={reply} /> : null}
-      {tab === "preferences" ? <PreferencesTab s={settings} key={key} reply={reply} /> : null}
+      {tab === "profile" ? <ProfileTab key={key} s={settings} constraint={constraint} reply={reply} /> : null}
+      {tab === "notifications" ? <NotificationsTab s={settings} key={key} constraint={constraint} reply={reply} /> : null}
+      {tab === "security" ? <SecurityTab key={key} constraint={constraint} reply={reply} sessions={sessions} sessionError={sessionError} /> : null}
+      {tab === "billing" ? <BillingTab s={settings} key={key} constraint={constraint} reply={reply} /> : null}
+      {tab === "preferences" ? <PreferencesTab s={settings} key={key} constraint={constraint} reply={reply} /> : null}
       {tab === "preferences" ? <AnalyticsChoice /> : null}
     </section>
   );
@@ -220,9 +226,9 @@ export default function Settings() {
 
 type LoadedSettings = ReturnType<typeof useLoaderData<typeof loader>>["settings"];
 
-function ProfileTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
+function ProfileTab({ s, constraint, reply }: { s: LoadedSettings; constraint: FormConstraint; reply?: Reply }) {
   const { date } = usePreferences();
-  const [form, fields] = useForm({
+  const [form, fields] = useSchemaForm({
     id: "settings-profile",
     lastResult: reply,
     defaultValue: {
@@ -232,10 +238,8 @@ function ProfileTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
       skills: s.skills.join(", "),
       languages: s.languages.join(", "),
     },
-    shouldValidate: "onSubmit",
-    constraint: getFormConstraint(ProfileSchema),
-    defaultNoValidate: false,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: ProfileSchema }),
+    constraint,
+    schema: schemas.profile,
   });
   const avatarErrors = (reply?.error as Record<string, string[] | null> | undefined)?.avatar ?? undefined;
   return (
@@ -261,15 +265,8 @@ function ProfileTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
   );
 }
 
-function NotificationsTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
-  const [form] = useForm({
-    id: "settings-notifications",
-    lastResult: reply,
-    shouldValidate: "onSubmit",
-    constraint: getFormConstraint(NotificationsSchema),
-    defaultNoValidate: false,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: NotificationsSchema }),
-  });
+function NotificationsTab({ s, constraint, reply }: { s: LoadedSettings; constraint: FormConstraint; reply?: Reply }) {
+  const [form] = useSchemaForm({ id: "settings-notifications", lastResult: reply, constraint, schema: schemas.notifications });
   return (
     <Form method="post" action="/settings?tab=notifications" className="form-card" {...getFormProps(form)}>
       <ErrorList id={form.errorId} errors={form.errors} />
@@ -284,15 +281,18 @@ function NotificationsTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
   );
 }
 
-function SecurityTab({ reply, sessions, sessionError }: { reply?: Reply; sessions: SessionRow[]; sessionError: string | null }) {
-  const [form, fields] = useForm({
-    id: "settings-security",
-    lastResult: reply,
-    shouldValidate: "onSubmit",
-    constraint: getFormConstraint(SecuritySchema),
-    defaultNoValidate: false,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: SecuritySchema }),
-  });
+function SecurityTab({
+  constraint,
+  reply,
+  sessions,
+  sessionError,
+}: {
+  constraint: FormConstraint;
+  reply?: Reply;
+  sessions: SessionRow[];
+  sessionError: string | null;
+}) {
+  const [form, fields] = useSchemaForm({ id: "settings-security", lastResult: reply, constraint, schema: schemas.security });
   return (
     <>
       <Form method="post" action="/settings?tab=security" className="form-card" {...getFormProps(form)}>
@@ -315,16 +315,14 @@ function SecurityTab({ reply, sessions, sessionError }: { reply?: Reply; session
   );
 }
 
-function BillingTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
+function BillingTab({ s, constraint, reply }: { s: LoadedSettings; constraint: FormConstraint; reply?: Reply }) {
   const { dateTime } = usePreferences();
-  const [form, fields] = useForm({
+  const [form, fields] = useSchemaForm({
     id: "settings-billing",
     lastResult: reply,
     defaultValue: { mobileMoneyNumber: s.mobileMoneyNumber ?? "" },
-    shouldValidate: "onSubmit",
-    constraint: getFormConstraint(BillingSchema),
-    defaultNoValidate: false,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: BillingSchema }),
+    constraint,
+    schema: schemas.billing,
   });
   return (
     <Form method="post" action="/settings?tab=billing" className="form-card" {...getFormProps(form)}>
@@ -351,15 +349,8 @@ function BillingTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
   );
 }
 
-function PreferencesTab({ s, reply }: { s: LoadedSettings; reply?: Reply }) {
-  const [form, fields] = useForm({
-    id: "settings-preferences",
-    lastResult: reply,
-    shouldValidate: "onSubmit",
-    constraint: getFormConstraint(PreferencesSchema),
-    defaultNoValidate: false,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: PreferencesSchema }),
-  });
+function PreferencesTab({ s, constraint, reply }: { s: LoadedSettings; constraint: FormConstraint; reply?: Reply }) {
+  const [form, fields] = useSchemaForm({ id: "settings-preferences", lastResult: reply, constraint, schema: schemas.preferences });
   const select = (name: string, id: string, label: string, value: string, options: Record<string, string>, errors?: string[]) => (
     <div className="field">
       <label htmlFor={id}>{label}</label>

@@ -4,8 +4,9 @@
  */
 import { z } from "zod";
 import { RESET_LINK_EXPIRED } from "~/content/refusal-words";
+import { LANGUAGES } from "~/domain/preferences";
 
-export { RESET_LINK_EXPIRED };
+export { LANGUAGES, RESET_LINK_EXPIRED };
 
 export const email = z
   .string({ required_error: "Enter your email address" })
@@ -174,5 +175,3 @@ export type NotificationsInput = z.output<typeof NotificationsSchema>;
 export type SecurityInput = z.output<typeof SecuritySchema>;
 export type BillingInput = z.output<typeof BillingSchema>;
 export type PreferencesInput = z.output<typeof PreferencesSchema>;
-
-export const LANGUAGES = { en: "English", lg: "Luganda", sw: "Swahili" } as const;
