@@ -1,4 +1,4 @@
-import { getFormProps, useForm } from "@conform-to/react";
+import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, type LinksFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
@@ -24,6 +24,7 @@ import { requireMemberActor, requireUser } from "~/server/auth.server";
 import { getDb } from "~/server/db.server";
 import { getEnv } from "~/server/env.server";
 import { getFormConstraint } from "~/schemas/form-constraint";
+import { useSchemaForm } from "~/hooks/use-schema-form";
 import { readFormData } from "~/server/form-data.server";
 import { formatUgx } from "~/domain/money";
 import { formFailure } from "~/server/operation-results.server";
@@ -96,6 +97,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     minWithdrawalUgx: getEnv().PAYOUT_MIN_UGX,
     // A new key for every form rendered: the same form sent twice is one payout, a new form a new one.
     requestKey: randomBytes(16).toString("base64url"),
+    // The withdraw form's checks in the browser; its schema loads once the form is used (app/hooks/use-schema-form.ts).
+    withdrawConstraint: getFormConstraint(WithdrawSchema),
     withdrawn: withdrawn ? withdrawalMessage(withdrawn) : null,
   };
 }
@@ -318,17 +321,17 @@ function BalancePanel() {
   );
 }
 
+const withdrawSchema = () => import("~/schemas/order").then((m) => m.WithdrawSchema);
+
 function WithdrawForm({ d }: { d: Loaded }) {
   const reply = useActionData<typeof action>();
   const { dateTime } = usePreferences();
-  const [form, fields] = useForm({
+  const [form, fields] = useSchemaForm({
     id: "withdraw",
     lastResult: reply,
     defaultValue: { amountUgx: String(d.balances.availableUgx) },
-    shouldValidate: "onSubmit",
-    constraint: getFormConstraint(WithdrawSchema),
-    defaultNoValidate: false,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: WithdrawSchema }),
+    constraint: d.withdrawConstraint,
+    schema: withdrawSchema,
   });
   if (!d.payoutNumber) {
     return (
