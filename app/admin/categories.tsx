@@ -1,4 +1,4 @@
-import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { getFormProps, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
@@ -8,16 +8,11 @@ import { listCategoriesForAdmin, type AdminCategory } from "~/models/category.se
 import { addCategory, deleteCategory, moveCategory, renameCategory, setCategoryHidden } from "~/operations/categories.server";
 import { adminScreenLoader } from "~/server/admin-area.server";
 import { requireMemberActor } from "~/server/auth.server";
-import {
-  AddCategorySchema,
-  CATEGORY_DESCRIPTION_MAX,
-  CATEGORY_NAME_MAX,
-  CategoryActionSchema,
-  RenameCategorySchema,
-  type CategoryAction,
-} from "~/schemas/category";
+import { AddCategorySchema, CategoryActionSchema, RenameCategorySchema, type CategoryAction } from "~/schemas/category";
+import { CATEGORY_DESCRIPTION_MAX, CATEGORY_NAME_MAX } from "~/domain/category-rules";
 import { getDb } from "~/server/db.server";
-import { getFormConstraint } from "~/schemas/form-constraint";
+import { formConstraints, type FormConstraint } from "~/schemas/form-constraint";
+import { useSchemaForm } from "~/hooks/use-schema-form";
 import { readFormData } from "~/server/form-data.server";
 import { formFailure } from "~/server/operation-results.server";
 import adminStylesUrl from "~/styles/admin-users.css?url";
@@ -44,7 +39,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const categories = await listCategoriesForAdmin(getDb());
   const params = new URL(request.url).searchParams;
   const editing = categories.find((c) => String(c.id) === params.get("edit")) ?? null;
-  return { adminName, categories, editing, notice: noticeOf(params, categories) };
+  return {
+    adminName,
+    categories,
+    editing,
+    notice: noticeOf(params, categories),
+    // The browser's checks of the add and rename forms; their schemas load once a form is used (app/hooks/use-schema-form.ts).
+    constraints: formConstraints({ add: AddCategorySchema, rename: RenameCategorySchema }),
+  };
 }
 
 /** The confirmation of what was just done, worded from what is there now, so a crafted link cannot claim a change that did not happen. */
@@ -88,7 +90,7 @@ function intentOf(reply: SubmissionResult<string[]> | undefined): string | null 
 }
 
 export default function AdminCategories() {
-  const { categories, editing, notice } = useLoaderData<typeof loader>();
+  const { categories, editing, notice, constraints } = useLoaderData<typeof loader>();
   const reply = useActionData<typeof action>() as SubmissionResult<string[]> | undefined;
   const intent = intentOf(reply);
   // A refused move, hide, show or delete (a category with gigs cannot be deleted) is said above the list.
@@ -102,13 +104,13 @@ export default function AdminCategories() {
       </p>
       <FormMessage success={reply ? null : notice} />
       <ErrorList errors={rowErrors} />
-      {editing ? <RenameForm key={editing.id} category={editing} reply={intent === "rename" ? reply : undefined} /> : null}
+      {editing ? <RenameForm key={editing.id} category={editing} constraint={constraints.rename} reply={intent === "rename" ? reply : undefined} /> : null}
       <ol className="category-admin-list" aria-label="Categories in display order">
         {categories.map((c, i) => (
           <CategoryRow key={c.id} c={c} first={i === 0} last={i === categories.length - 1} />
         ))}
       </ol>
-      <AddForm reply={intent === "add" ? reply : undefined} />
+      <AddForm constraint={constraints.add} reply={intent === "add" ? reply : undefined} />
     </section>
   );
 }
@@ -178,15 +180,19 @@ function RowButton({
   );
 }
 
-function RenameForm({ category, reply }: { category: AdminCategory; reply: SubmissionResult<string[]> | undefined }) {
-  const [form, fields] = useForm({
+/** The screen's two checked forms, each by its own schema (the action parses with their union). */
+const schemas = {
+  add: () => import("~/schemas/category").then((m) => m.AddCategorySchema),
+  rename: () => import("~/schemas/category").then((m) => m.RenameCategorySchema),
+};
+
+function RenameForm({ category, constraint, reply }: { category: AdminCategory; constraint: FormConstraint; reply: SubmissionResult<string[]> | undefined }) {
+  const [form, fields] = useSchemaForm({
     id: `rename-category-${category.id}`,
     lastResult: reply,
-    shouldValidate: "onSubmit",
-    constraint: getFormConstraint(RenameCategorySchema),
-    defaultNoValidate: false,
+    constraint,
     defaultValue: { name: category.name, description: category.description },
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: RenameCategorySchema }),
+    schema: schemas.rename,
   });
   return (
     <Form method="post" action={`?edit=${category.id}`} className="form-card" {...getFormProps(form)} aria-labelledby="rename-title" preventScrollReset>
@@ -217,15 +223,8 @@ function RenameForm({ category, reply }: { category: AdminCategory; reply: Submi
   );
 }
 
-function AddForm({ reply }: { reply: SubmissionResult<string[]> | undefined }) {
-  const [form, fields] = useForm({
-    id: "add-category",
-    lastResult: reply,
-    shouldValidate: "onSubmit",
-    constraint: getFormConstraint(AddCategorySchema),
-    defaultNoValidate: false,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: AddCategorySchema }),
-  });
+function AddForm({ constraint, reply }: { constraint: FormConstraint; reply: SubmissionResult<string[]> | undefined }) {
+  const [form, fields] = useSchemaForm({ id: "add-category", lastResult: reply, constraint, schema: schemas.add });
   return (
     <Form method="post" className="form-card" {...getFormProps(form)} aria-labelledby="add-title">
       <h2 id="add-title">Add a category</h2>

@@ -1,4 +1,4 @@
-import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { getFormProps, getInputProps, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, type LinksFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
@@ -11,6 +11,7 @@ import { adminScreenLoader } from "~/server/admin-area.server";
 import { requireMemberActor } from "~/server/auth.server";
 import { getDb } from "~/server/db.server";
 import { getFormConstraint } from "~/schemas/form-constraint";
+import { useSchemaForm } from "~/hooks/use-schema-form";
 import { readFormData } from "~/server/form-data.server";
 import { formFailure } from "~/server/operation-results.server";
 import { DISPUTE_RESOLUTIONS as RESOLUTIONS, orderNumber, type DisputeResolution as Resolution } from "~/domain/order-rules";
@@ -62,7 +63,13 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       };
     }),
   );
-  return { adminName, disputes, resolved: await resolvedNotice(new URL(request.url).searchParams) };
+  return {
+    adminName,
+    disputes,
+    resolved: await resolvedNotice(new URL(request.url).searchParams),
+    // The decision form's checks in the browser; its schema loads once a form is used (app/hooks/use-schema-form.ts).
+    constraint: getFormConstraint(ResolveDisputeSchema),
+  };
 }
 
 /** The pair's conversation as the screen shows it: each message with its sender's part in the order. */
@@ -303,16 +310,17 @@ const CHOICES: Record<Resolution, string> = {
 };
 
 /** The decision: one of three outcomes, the buyer's refund for a split, and the reason both parties read. */
+const resolveDisputeSchema = () => import("~/schemas/order").then((m) => m.ResolveDisputeSchema);
+
 function ResolveForm({ d }: { d: Dispute }) {
+  const { constraint } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const mine = answer && answer.orderId === String(d.orderId);
-  const [form, fields] = useForm({
+  const [form, fields] = useSchemaForm({
     id: `resolve-${d.orderId}`,
     lastResult: mine ? (answer.reply as SubmissionResult<string[]>) : undefined,
-    shouldValidate: "onSubmit",
-    constraint: getFormConstraint(ResolveDisputeSchema),
-    defaultNoValidate: false,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: ResolveDisputeSchema }),
+    constraint,
+    schema: resolveDisputeSchema,
   });
   const navigation = useNavigation();
   const pending = navigation.state === "submitting" && navigation.formData?.get("orderId") === String(d.orderId);

@@ -1,4 +1,4 @@
-import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { getFormProps, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
@@ -8,8 +8,10 @@ import { currentUsdRate, setUsdRate, usdRateHistory } from "~/operations/exchang
 import { adminScreenLoader } from "~/server/admin-area.server";
 import { requireMemberActor } from "~/server/auth.server";
 import { getFormConstraint } from "~/schemas/form-constraint";
+import { useSchemaForm } from "~/hooks/use-schema-form";
 import { readFormData } from "~/server/form-data.server";
-import { ExchangeRateSchema, MAX_UGX_PER_USD, MIN_UGX_PER_USD } from "~/schemas/monitoring";
+import { ExchangeRateSchema } from "~/schemas/monitoring";
+import { MAX_UGX_PER_USD, MIN_UGX_PER_USD } from "~/domain/money";
 import { formFailure } from "~/server/operation-results.server";
 import { usePreferences } from "~/hooks/use-preferences";
 import monitoringStylesUrl from "~/styles/admin-monitoring.css?url";
@@ -34,7 +36,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   // The confirmation names the rate in force, so a crafted link cannot claim a change that did not happen.
   const notice =
     saved !== null && current && Number(saved) === current.ugxPerUsd ? `The rate is now UGX ${formatRate(current.ugxPerUsd)} per US dollar.` : null;
-  return { adminName, current, history, notice };
+  // The browser's checks; the schema itself loads once the form is used (app/hooks/use-schema-form.ts).
+  return { adminName, current, history, notice, constraint: getFormConstraint(ExchangeRateSchema) };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -51,17 +54,17 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 const formatRate = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 2 });
 
+const exchangeRateSchema = () => import("~/schemas/monitoring").then((m) => m.ExchangeRateSchema);
+
 export default function AdminRates() {
-  const { current, history, notice } = useLoaderData<typeof loader>();
+  const { current, history, notice, constraint } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
   const { dateTime } = usePreferences();
-  const [form, fields] = useForm({
+  const [form, fields] = useSchemaForm({
     id: "set-rate",
     lastResult: lastResult as SubmissionResult<string[]> | undefined,
-    shouldValidate: "onSubmit",
-    constraint: getFormConstraint(ExchangeRateSchema),
-    defaultNoValidate: false,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: ExchangeRateSchema }),
+    constraint,
+    schema: exchangeRateSchema,
   });
   return (
     <section className="container admin-rates" aria-labelledby="rates-title">

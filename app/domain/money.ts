@@ -16,6 +16,10 @@ export function formatUgx(amount: number): string {
 export type Currency = "UGX" | "USD";
 export type DisplayCurrency = { code: Currency; ugxPerUsd: number };
 
+/** Sane bounds for shillings per US dollar: a typo (37.5, 375000) is refused rather than repricing the site. */
+export const MIN_UGX_PER_USD = 1_000;
+export const MAX_UGX_PER_USD = 10_000;
+
 const usdNumber = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
 /** A price stored in UGX, shown in the visitor's currency: `"UGX 75,000"` or `"USD 20.27"` at the stored rate. */

@@ -3,6 +3,9 @@
  * (which decides) and the browser (which only helps).
  */
 import { z } from "zod";
+import { MAX_UGX_PER_USD, MIN_UGX_PER_USD } from "~/domain/money";
+
+export { MAX_UGX_PER_USD, MIN_UGX_PER_USD };
 
 /** The message monitoring list's filters (flagged, recent, high_volume), and their names on the page. */
 export const ADMIN_CONVERSATION_FILTERS = ["all", "flagged", "recent", "high_volume"] as const;
@@ -39,9 +42,6 @@ export type DeleteConversationInput = z.output<typeof DeleteConversationSchema>;
 /** Deleting a conversation asks in the same words as deleting a member (docs/product.md). */
 export const DELETE_CONVERSATION_CONFIRM = "Are you sure you want to delete this conversation? This action cannot be undone.";
 
-/** Sane bounds for shillings per US dollar: a typo (37.5, 375000) is refused rather than repricing the site. */
-export const MIN_UGX_PER_USD = 1_000;
-export const MAX_UGX_PER_USD = 10_000;
 export const RATE_OUT_OF_BOUNDS = `Enter a rate between ${MIN_UGX_PER_USD.toLocaleString("en-US")} and ${MAX_UGX_PER_USD.toLocaleString("en-US")} shillings per US dollar`;
 export const RATE_NOT_A_NUMBER = "Enter the rate as a number of shillings, such as 3750 or 3750.50";
 
