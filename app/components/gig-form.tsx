@@ -6,33 +6,26 @@
  * live counter, and Save as Draft / Publish Gig show their pending state.
  *
  * The server decides every rule (categories, whose images these are, what publishing needs), so the form
- * is sent as it stands and its messages come back beside the fields: the browser's own checks stay off.
+ * is sent as it stands and its messages come back beside the fields: the browser's own checks stay off. No
+ * schema is ever checked in the browser (so, unlike the other forms, no useSchemaForm): the fields' required
+ * and length rules come from the loader (app/server/gig-form.server.ts), and zod stays on the server.
  */
 import { getFormProps, parse, useForm, type FieldMetadata, type SubmissionResult } from "@conform-to/react";
-import { getZodConstraint } from "@conform-to/zod";
 import { Form } from "@remix-run/react";
 import { useRef, useState, type KeyboardEvent } from "react";
 import { ErrorList, SubmitButton } from "~/components/forms";
-import {
-  DELIVERY_DAYS,
-  gigFormSchema,
-  MAX_IMAGES,
-  MAX_TAGS,
-  TAG_MAX,
-  tagToAdd,
-  TIER_LABEL,
-  TIERS,
-  TITLE_MAX,
-  type GigFormValues,
-  type Tier,
-} from "~/schemas/gig";
+import { TIER_LABEL, TIERS, type Tier } from "~/domain/catalog-vocabulary";
+import { DELIVERY_DAYS, MAX_IMAGES, MAX_TAGS, TAG_MAX, tagToAdd, TITLE_MAX, type GigFormValues } from "~/domain/gig-rules";
+import type { FormConstraint } from "~/schemas/form-constraint";
 import { imageUrl } from "~/utils/media";
 
 type Errors = Record<string, string[] | null | undefined>;
 
-/** Required and length rules of every field, from the schema the server parses with. */
-const constraint = getZodConstraint(gigFormSchema("publish"));
-const limits = (name: string) => ({ required: constraint[name]?.required || undefined, maxLength: constraint[name]?.maxLength });
+/** A field's required and length rules, from the constraint of the schema the server parses with. */
+type Limits = (name: string) => { required: true | undefined; maxLength: number | undefined };
+const limitsOf =
+  (constraint: FormConstraint): Limits =>
+  (name) => ({ required: constraint[name]?.required || undefined, maxLength: constraint[name]?.maxLength });
 
 const invalid = (errors: Errors, name: string) => (errors[name]?.length ? { "aria-invalid": true as const, "aria-describedby": `${name}-error` } : {});
 
@@ -40,8 +33,11 @@ function Errors({ errors, name }: { errors: Errors; name: string }) {
   return <ErrorList id={`${name}-error`} errors={errors[name] ?? undefined} />;
 }
 
-/** `result`: the action's reply (Conform's SubmissionResult, as it arrives from useActionData). */
-type GigFormProps = { defaultValue: GigFormValues; result?: object | null; categories: { slug: string; name: string }[] };
+/**
+ * `result`: the action's reply (Conform's SubmissionResult, as it arrives from useActionData); `constraint`: the
+ * loader's GIG_FORM_CONSTRAINT.
+ */
+type GigFormProps = { defaultValue: GigFormValues; result?: object | null; categories: { slug: string; name: string }[]; constraint: FormConstraint };
 
 /**
  * The form, started again from each reply of the server: the reply is the form as it now stands (images it
@@ -57,8 +53,9 @@ function useReplyCount(result: unknown) {
   return seen.current.count;
 }
 
-function GigFormFields({ defaultValue, result: reply, categories }: GigFormProps) {
+function GigFormFields({ defaultValue, result: reply, categories, constraint }: GigFormProps) {
   const result = reply as SubmissionResult<string[]> | null | undefined;
+  const limits = limitsOf(constraint);
   const [form, fields] = useForm<GigFormValues>({
     id: "gig-form",
     lastResult: result,
@@ -217,7 +214,7 @@ function GigFormFields({ defaultValue, result: reply, categories }: GigFormProps
       <h2>Packages</h2>
       <div className="package-grid">
         {TIERS.map((tier) => (
-          <PackageFields key={tier} tier={tier} field={fields[tier]} errors={errors} />
+          <PackageFields key={tier} tier={tier} field={fields[tier]} errors={errors} limits={limits} />
         ))}
       </div>
       <p className="form-actions">
@@ -232,7 +229,7 @@ function GigFormFields({ defaultValue, result: reply, categories }: GigFormProps
   );
 }
 
-function PackageFields({ tier, field, errors }: { tier: Tier; field: FieldMetadata<GigFormValues[Tier]>; errors: Errors }) {
+function PackageFields({ tier, field, errors, limits }: { tier: Tier; field: FieldMetadata<GigFormValues[Tier]>; errors: Errors; limits: Limits }) {
   const values = field.getFieldset();
   const label = TIER_LABEL[tier];
   const id = (f: string) => `${tier}-${f}`;

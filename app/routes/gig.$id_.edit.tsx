@@ -11,7 +11,7 @@ import { deleteGig, pauseGig, resumeGig } from "~/operations/gigs.server";
 import { requireMemberActor } from "~/server/auth.server";
 import { getDb } from "~/server/db.server";
 import { actionHeaders } from "~/utils/headers";
-import { handleGigForm } from "~/server/gig-form.server";
+import { GIG_FORM_CONSTRAINT, handleGigForm } from "~/server/gig-form.server";
 import { gigFormOf } from "~/schemas/gig";
 import { readFormData } from "~/server/form-data.server";
 import { failureStatus } from "~/server/operation-results.server";
@@ -44,6 +44,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
     // Its own category stays a choice even when hidden (ADR 026), so saving the gig keeps it.
     categories: await listCategoryOptions(getDb(), { include: gig.category }),
     state: gigFormOf(gig),
+    constraint: GIG_FORM_CONSTRAINT,
   };
 }
 
@@ -76,7 +77,7 @@ function manageFailure(failure: Failure) {
 const STATUS = { draft: "Draft: only you can see it", published: "Published: buyers can find it", paused: "Paused: hidden from buyers" };
 
 export default function EditGig() {
-  const { id, title, status, confirmDelete, categories, state } = useLoaderData<typeof loader>();
+  const { id, title, status, confirmDelete, categories, state, constraint } = useLoaderData<typeof loader>();
   const reply = useActionData<typeof action>();
   const result = reply && !("manageError" in reply) ? reply : null;
   const manageError = reply && "manageError" in reply ? reply.manageError : null;
@@ -86,7 +87,7 @@ export default function EditGig() {
       <p>
         <span className="status-badge">{STATUS[status]}</span> <Link to={`/gig/${id}`}>{status === "published" ? "View it as buyers do" : "Preview"}</Link>
       </p>
-      <GigForm key={id} defaultValue={state} result={result} categories={categories} />
+      <GigForm key={id} defaultValue={state} result={result} categories={categories} constraint={constraint} />
 
       <section aria-labelledby="manage-title" className="manage-gig">
         <h2 id="manage-title">Manage this gig</h2>

@@ -9,7 +9,7 @@ import { becomeSeller } from "~/operations/accounts.server";
 import { getActor, requireMemberActor, requireUser } from "~/server/auth.server";
 import { getDb } from "~/server/db.server";
 import { actionHeaders } from "~/utils/headers";
-import { handleGigForm } from "~/server/gig-form.server";
+import { GIG_FORM_CONSTRAINT, handleGigForm } from "~/server/gig-form.server";
 import { emptyGigForm } from "~/schemas/gig";
 import { readFormData } from "~/server/form-data.server";
 import { failureStatus } from "~/server/operation-results.server";
@@ -26,7 +26,7 @@ export const meta: MetaFunction = () => [{ title: "Create a gig | Soko" }];
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   if (user.role === "admin") throw new Response("Admins do not sell on Soko", { status: 403 });
-  return { role: user.role, categories: await listCategoryOptions(getDb()), state: emptyGigForm() };
+  return { role: user.role, categories: await listCategoryOptions(getDb()), state: emptyGigForm(), constraint: GIG_FORM_CONSTRAINT };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -43,7 +43,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function CreateGig() {
-  const { role, categories, state } = useLoaderData<typeof loader>();
+  const { role, categories, state, constraint } = useLoaderData<typeof loader>();
   const reply = useActionData<typeof action>();
   if (role === "client") {
     return (
@@ -67,7 +67,7 @@ export default function CreateGig() {
   return (
     <section className="container narrow" aria-labelledby="create-title">
       <h1 id="create-title">Create a gig</h1>
-      <GigForm key="new" defaultValue={state} result={reply} categories={categories} />
+      <GigForm key="new" defaultValue={state} result={reply} categories={categories} constraint={constraint} />
     </section>
   );
 }

@@ -1,60 +1,27 @@
 /**
- * The gig form's rules and the catalog's URL vocabulary, shared by the server (which decides) and the
- * browser (which only helps: the title counter, tags added with Enter).
+ * The gig form's rules, which the server decides by (the editor sends the form as it stands and shows the
+ * server's messages: app/components/gig-form.tsx), with, re-exported, the catalog's URL vocabulary and the
+ * form's limits: those live without zod, for the browser.
  */
 import { z } from "zod";
 import { TIER_LABEL, TIERS, type Tier } from "~/domain/catalog-vocabulary";
+import {
+  DELIVERY_DAYS,
+  DESCRIPTION_MAX,
+  MAX_FEATURES,
+  MAX_IMAGES,
+  MAX_TAGS,
+  normaliseTags,
+  PRICE_MAX_UGX,
+  TAG_MAX,
+  TITLE_MAX,
+  type TierValues,
+  type GigFormValues,
+} from "~/domain/gig-rules";
 
-// The words the gig form shares with the light pages (tiers, the catalog's URL) live without zod.
+// The words the gig form shares with the light pages (tiers, the catalog's URL), and its limits, live without zod.
 export * from "~/domain/catalog-vocabulary";
-
-/** Delivery options per tier (docs/product.md, Catalog). */
-export const DELIVERY_DAYS = {
-  basic: [1, 3, 7, 14],
-  standard: [3, 7, 14, 21],
-  premium: [7, 14, 21, 30],
-} as const satisfies Record<Tier, readonly number[]>;
-
-export const TITLE_MAX = 80;
-export const DESCRIPTION_MAX = 5000;
-export const MAX_TAGS = 10;
-export const TAG_MAX = 30;
-export const MAX_IMAGES = 5;
-export const PRICE_MAX_UGX = 100_000_000;
-export const MAX_FEATURES = 10;
-
-/** Trims tags, drops empty ones and repeats (ignoring letter case); keeps the first spelling. */
-export function normaliseTags(tags: readonly unknown[]): string[] {
-  const seen = new Set<string>();
-  const out: string[] = [];
-  for (const raw of tags) {
-    if (typeof raw !== "string") continue;
-    const tag = raw.trim().replace(/\s+/g, " ");
-    if (!tag || seen.has(tag.toLowerCase())) continue;
-    seen.add(tag.toLowerCase());
-    out.push(tag);
-  }
-  return out;
-}
-
-/**
- * The tag a seller typed, added to the tags they have: the tag to insert, null when there is nothing to add
- * (an empty tag, or one they have in another letter case), or why it is refused. The browser (in place) and
- * the server (the form's Add tag button without JavaScript) decide alike.
- */
-export function tagToAdd(tags: readonly string[], typed: string): { tag: string | null } | { error: string } {
-  const [tag] = normaliseTags([typed]);
-  if (tag === undefined) return { tag: null };
-  if (tag.length > TAG_MAX) return { error: `Each tag can have at most ${TAG_MAX} characters` };
-  const current = normaliseTags(tags);
-  if (current.some((t) => t.toLowerCase() === tag.toLowerCase())) return { tag: null };
-  if (current.length >= MAX_TAGS) return { error: `A gig can have at most ${MAX_TAGS} tags` };
-  return { tag };
-}
-
-/** The gig form's fields as the editor shows them (Conform's names: `basic.price`, `tags[0]`). */
-export type TierValues = { name: string; description: string; price: string; delivery: string; revisions: string; features: string };
-export type GigFormValues = { title: string; category: string; description: string; tags: string[]; images: string[] } & Record<Tier, TierValues>;
+export * from "~/domain/gig-rules";
 
 const optionalText = (max: number, message: string) => z.string().trim().max(max, message).optional();
 

@@ -11,7 +11,7 @@
  * is forgotten (detachImage). A gig only ever takes its owner's uploads and its own current images.
  */
 import { parse, type SubmissionResult } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod";
 import { data, redirect } from "@remix-run/node";
 import { z } from "zod";
 import { gigImagesOf, NOT_YOUR_IMAGE, ownImages } from "~/models/gig.server";
@@ -23,6 +23,13 @@ import { readFileForm, UNREADABLE_FORM } from "~/server/form-data.server";
 import { GIG_INTENTS, gigFormSchema, MAX_IMAGES, tagToAdd } from "~/schemas/gig";
 import { formFailure } from "~/server/operation-results.server";
 import { MAX_IMAGE_BYTES } from "~/server/files/storage.server";
+
+/**
+ * The editor's required and length rules, for its loaders to hand to the form (app/components/gig-form.tsx): from
+ * the schema the server parses with, so zod stays out of the editor's page. Conform's own reading of it, as the
+ * form always had.
+ */
+export const GIG_FORM_CONSTRAINT = getZodConstraint(gigFormSchema("publish"));
 
 /** Messages by field name ("form": the form's own), as Conform shows them. */
 type Messages = Record<string, string[]>;
