@@ -8,8 +8,14 @@ import { listCategoriesForAdmin, type AdminCategory } from "~/models/category.se
 import { addCategory, deleteCategory, moveCategory, renameCategory, setCategoryHidden } from "~/operations/categories.server";
 import { adminScreenLoader } from "~/server/admin-area.server";
 import { requireMemberActor } from "~/server/auth.server";
-import { AddCategorySchema, CategoryActionSchema, RenameCategorySchema, type CategoryAction } from "~/schemas/category";
-import { CATEGORY_DESCRIPTION_MAX, CATEGORY_NAME_MAX } from "~/domain/category-rules";
+import {
+  AddCategorySchema,
+  CATEGORY_DESCRIPTION_MAX,
+  CATEGORY_NAME_MAX,
+  CategoryActionSchema,
+  RenameCategorySchema,
+  type CategoryAction,
+} from "~/schemas/category";
 import { getDb } from "~/server/db.server";
 import { formConstraints, type FormConstraint } from "~/schemas/form-constraint";
 import { useSchemaForm } from "~/hooks/use-schema-form";
@@ -46,6 +52,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     notice: noticeOf(params, categories),
     // The browser's checks of the add and rename forms; their schemas load once a form is used (app/hooks/use-schema-form.ts).
     constraints: formConstraints({ add: AddCategorySchema, rename: RenameCategorySchema }),
+    // The limits the forms' hints state, as data: they live in the schema's module, which the page loads only once a form is used.
+    limits: { name: CATEGORY_NAME_MAX, description: CATEGORY_DESCRIPTION_MAX },
   };
 }
 
@@ -90,7 +98,7 @@ function intentOf(reply: SubmissionResult<string[]> | undefined): string | null 
 }
 
 export default function AdminCategories() {
-  const { categories, editing, notice, constraints } = useLoaderData<typeof loader>();
+  const { categories, editing, notice, constraints, limits } = useLoaderData<typeof loader>();
   const reply = useActionData<typeof action>() as SubmissionResult<string[]> | undefined;
   const intent = intentOf(reply);
   // A refused move, hide, show or delete (a category with gigs cannot be deleted) is said above the list.
@@ -104,13 +112,15 @@ export default function AdminCategories() {
       </p>
       <FormMessage success={reply ? null : notice} />
       <ErrorList errors={rowErrors} />
-      {editing ? <RenameForm key={editing.id} category={editing} constraint={constraints.rename} reply={intent === "rename" ? reply : undefined} /> : null}
+      {editing ? (
+        <RenameForm key={editing.id} category={editing} constraint={constraints.rename} limits={limits} reply={intent === "rename" ? reply : undefined} />
+      ) : null}
       <ol className="category-admin-list" aria-label="Categories in display order">
         {categories.map((c, i) => (
           <CategoryRow key={c.id} c={c} first={i === 0} last={i === categories.length - 1} />
         ))}
       </ol>
-      <AddForm constraint={constraints.add} reply={intent === "add" ? reply : undefined} />
+      <AddForm constraint={constraints.add} limits={limits} reply={intent === "add" ? reply : undefined} />
     </section>
   );
 }
@@ -185,8 +195,19 @@ const schemas = {
   add: () => import("~/schemas/category").then((m) => m.AddCategorySchema),
   rename: () => import("~/schemas/category").then((m) => m.RenameCategorySchema),
 };
+type Limits = { name: number; description: number };
 
-function RenameForm({ category, constraint, reply }: { category: AdminCategory; constraint: FormConstraint; reply: SubmissionResult<string[]> | undefined }) {
+function RenameForm({
+  category,
+  constraint,
+  limits,
+  reply,
+}: {
+  category: AdminCategory;
+  constraint: FormConstraint;
+  limits: Limits;
+  reply: SubmissionResult<string[]> | undefined;
+}) {
   const [form, fields] = useSchemaForm({
     id: `rename-category-${category.id}`,
     lastResult: reply,
@@ -202,13 +223,13 @@ function RenameForm({ category, constraint, reply }: { category: AdminCategory; 
       <Field
         field={fields.name}
         label="Name"
-        hint={`At most ${CATEGORY_NAME_MAX} characters. Its address stays /browse?category=${category.slug}.`}
+        hint={`At most ${limits.name} characters. Its address stays /browse?category=${category.slug}.`}
         inputProps={{ autoComplete: "off" }}
       />
       <Field
         field={fields.description}
         label="Description (optional)"
-        hint={`At most ${CATEGORY_DESCRIPTION_MAX} characters, shown on the home page's card.`}
+        hint={`At most ${limits.description} characters, shown on the home page's card.`}
         inputProps={{ autoComplete: "off" }}
       />
       <div className="admin-actions">
@@ -223,7 +244,7 @@ function RenameForm({ category, constraint, reply }: { category: AdminCategory; 
   );
 }
 
-function AddForm({ constraint, reply }: { constraint: FormConstraint; reply: SubmissionResult<string[]> | undefined }) {
+function AddForm({ constraint, limits, reply }: { constraint: FormConstraint; limits: Limits; reply: SubmissionResult<string[]> | undefined }) {
   const [form, fields] = useSchemaForm({ id: "add-category", lastResult: reply, constraint, schema: schemas.add });
   return (
     <Form method="post" className="form-card" {...getFormProps(form)} aria-labelledby="add-title">
@@ -232,13 +253,13 @@ function AddForm({ constraint, reply }: { constraint: FormConstraint; reply: Sub
       <Field
         field={fields.name}
         label="Name"
-        hint={`At most ${CATEGORY_NAME_MAX} characters. It is added at the end of the list, shown.`}
+        hint={`At most ${limits.name} characters. It is added at the end of the list, shown.`}
         inputProps={{ autoComplete: "off" }}
       />
       <Field
         field={fields.description}
         label="Description (optional)"
-        hint={`At most ${CATEGORY_DESCRIPTION_MAX} characters, shown on the home page's card.`}
+        hint={`At most ${limits.description} characters, shown on the home page's card.`}
         inputProps={{ autoComplete: "off" }}
       />
       <SubmitButton pendingLabel="Adding…" name="intent" value="add">

@@ -4,9 +4,8 @@
  */
 import { z } from "zod";
 import { RESET_LINK_EXPIRED } from "~/content/refusal-words";
-import { LANGUAGES } from "~/domain/preferences";
 
-export { LANGUAGES, RESET_LINK_EXPIRED };
+export { RESET_LINK_EXPIRED };
 
 export const email = z
   .string({ required_error: "Enter your email address" })

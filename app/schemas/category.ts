@@ -5,9 +5,11 @@
  */
 import { z } from "zod";
 import { NAME_TAKEN, NAME_NEEDS_LETTERS } from "~/content/refusal-words";
-import { CATEGORY_DESCRIPTION_MAX, CATEGORY_NAME_MAX } from "~/domain/category-rules";
 
-export { CATEGORY_DESCRIPTION_MAX, CATEGORY_NAME_MAX, NAME_TAKEN, NAME_NEEDS_LETTERS };
+export { NAME_TAKEN, NAME_NEEDS_LETTERS };
+
+export const CATEGORY_NAME_MAX = 50;
+export const CATEGORY_DESCRIPTION_MAX = 200;
 
 export const NAME_REQUIRED = "Enter the category's name";
 export const NAME_TOO_LONG = `A category's name can have at most ${CATEGORY_NAME_MAX} characters`;
