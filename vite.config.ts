@@ -63,6 +63,9 @@ const CONFORM = /\/node_modules\/@conform-to\/(react\/dist\/(context|hooks|integ
 const FORM_FIELDS = /\/node_modules\/@conform-to\/react\/dist\/(helpers|_virtual\/.*)\.mjs$|\/app\/components\/forms\.tsx$/;
 
 function shellChunk(id: string): string | undefined {
+  // Vite's helper for dynamic imports, which the shell's bell uses: left unassigned, Rollup put it in the first
+  // manual chunk to reach it (Conform's), and every page then loaded Conform.
+  if (id === "\0vite/preload-helper.js") return "shell";
   if (FRAMEWORK.test(id)) return "framework";
   if (CONFORM.test(id)) return "conform";
   if (FORM_FIELDS.test(id)) return "forms";
