@@ -35,8 +35,8 @@ function reactErrors(page: Page): string[] {
   return errors;
 }
 
-/** Signs in, opens the gig, continues with Basic and sends the checkout form; answers the waiting page. */
-async function orderAndPay(mode: Mode, buyer: TestUser, gig: { id: number; title: string }) {
+/** A new page of the mode's browser, signed in as the buyer through the sign-in form. */
+async function signedIn(mode: Mode, buyer: TestUser) {
   await mode.context().clearCookies();
   const page = await mode.page();
   const errors = reactErrors(page);
@@ -46,6 +46,12 @@ async function orderAndPay(mode: Mode, buyer: TestUser, gig: { id: number; title
   await page.getByLabel("Password", { exact: true }).fill(DEFAULT_PASSWORD);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByRole("heading", { level: 1, name: /^Welcome back, / }).waitFor();
+  return { page, errors };
+}
+
+/** Signs in, opens the gig, continues with Basic and sends the checkout form; answers the waiting page. */
+async function orderAndPay(mode: Mode, buyer: TestUser, gig: { id: number; title: string }) {
+  const { page, errors } = await signedIn(mode, buyer);
 
   await page.goto(appUrl(`/gig/${gig.id}`));
   await waitForHydration(page, mode);
@@ -164,14 +170,7 @@ describeBothModes("Checkout", (mode) => {
   it("checks a wrong number before ordering: in the browser with the schema it fetches once the form is used, else on the server", async () => {
     allowStatus(400, "a checkout sent without JavaScript with a number that is not a Ugandan mobile number");
     const { buyer, gig } = await buyerAndGig("wrong number");
-    await mode.context().clearCookies();
-    const page = await mode.page();
-    await page.goto(appUrl("/login"));
-    await waitForHydration(page, mode);
-    await page.getByLabel("Email").fill(buyer.email);
-    await page.getByLabel("Password", { exact: true }).fill(DEFAULT_PASSWORD);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { level: 1, name: /^Welcome back, / }).waitFor();
+    const { page, errors } = await signedIn(mode, buyer);
 
     // Every script the page runs, and whether it is zod's (its parameters' error names are in no other code).
     const scripts: { url: string; zod: boolean }[] = [];
@@ -198,6 +197,7 @@ describeBothModes("Checkout", (mode) => {
     // With JavaScript nothing was sent; without it the server refused the form.
     expect(posts).toEqual(mode.js ? [] : [`/gig/${gig.id}/order`]);
     expect(await e2eDb()("orders").where({ buyer_id: buyer.id }).first("id")).toBeUndefined();
+    expect(errors).toEqual([]);
     await page.close();
   });
 });
