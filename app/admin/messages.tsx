@@ -12,15 +12,8 @@ import { adminScreenLoader } from "~/server/admin-area.server";
 import { requireMemberActor } from "~/server/auth.server";
 import { getDb } from "~/server/db.server";
 import { readFormData } from "~/server/form-data.server";
-import {
-  ADMIN_CONVERSATION_FILTERS,
-  ConversationListSchema,
-  conversationIdField,
-  DELETE_CONVERSATION_CONFIRM,
-  DeleteConversationSchema,
-  FILTER_LABELS,
-  FlagConversationSchema,
-} from "~/schemas/monitoring";
+import { ConversationListSchema, conversationIdField, DeleteConversationSchema, FlagConversationSchema } from "~/schemas/monitoring";
+import { ADMIN_CONVERSATION_FILTERS, DELETE_CONVERSATION_CONFIRM, FILTER_LABELS } from "~/domain/admin-rules";
 import { formFailure } from "~/server/operation-results.server";
 import { usePreferences } from "~/hooks/use-preferences";
 import chatStylesUrl from "~/styles/chat.css?url";

@@ -7,18 +7,8 @@ import { AdminPager } from "~/components/admin-pager";
 import { listUsersForAdmin, type AdminUserRow } from "~/models/admin-users.server";
 import { bulkUserAction, changeUserStatus, deleteUser } from "~/operations/admin-users.server";
 import type { Failure } from "~/operations/core.server";
-import {
-  BulkActionSchema,
-  DELETE_CONFIRMATION,
-  STATUS_ACTIONS,
-  UserActionSchema,
-  UserListQuerySchema,
-  USER_ROLES,
-  USER_STATUSES,
-  USERS_PAGE_SIZE,
-  type StatusAction,
-  type UserListQuery,
-} from "~/schemas/admin";
+import { BulkActionSchema, UserActionSchema, UserListQuerySchema, type UserListQuery } from "~/schemas/admin";
+import { DELETE_CONFIRMATION, STATUS_ACTIONS, USER_ROLES, USER_STATUSES, USERS_PAGE_SIZE, type StatusAction } from "~/domain/admin-rules";
 import { adminScreenLoader } from "~/server/admin-area.server";
 import { requireAdmin, requireMemberActor } from "~/server/auth.server";
 import { getDb } from "~/server/db.server";

@@ -287,6 +287,4 @@ export const TABLES: Record<EventKind, string> = {
   error: "errors",
 };
 
-/** Report ranges, 7d by default. */
-export const RANGES = { "1d": 1, "7d": 7, "30d": 30, "90d": 90 } as const;
-export type Range = keyof typeof RANGES;
+export { RANGES, type Range } from "~/analytics/ranges";

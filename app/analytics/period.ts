@@ -3,7 +3,7 @@
  * 90d (default 7d), or `range=custom` with `from` and `to` days (YYYY-MM-DD, UTC, both included, at most
  * a year). No server code: the screen's form and the server read the same rules.
  */
-import { RANGES, type Range } from "~/analytics/events";
+import { RANGES, type Range } from "~/analytics/ranges";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** A custom period covers at most this many days (a year; 366 lets a leap year through). */

@@ -7,22 +7,12 @@
 import { z } from "zod";
 import { NOTHING_SELECTED } from "~/content/refusal-words";
 
-export { NOTHING_SELECTED };
+import { AUDIT_PAGE_SIZE, DELETE_CONFIRMATION, STATUS_ACTIONS, USER_ROLES, USER_STATUSES, USERS_PAGE_SIZE, type StatusAction } from "~/domain/admin-rules";
 
-export const USER_ROLES = ["client", "freelancer", "admin"] as const;
-/** The statuses a member can have, and "deleted" (a row kept for orders and messages, its person wiped). */
-export const USER_STATUSES = ["active", "suspended", "banned", "deleted"] as const;
-export const STATUS_ACTIONS = ["suspend", "ban", "activate"] as const;
-export type StatusAction = (typeof STATUS_ACTIONS)[number];
+export { AUDIT_PAGE_SIZE, DELETE_CONFIRMATION, NOTHING_SELECTED, STATUS_ACTIONS, USER_ROLES, USER_STATUSES, USERS_PAGE_SIZE, type StatusAction };
 
 /** The status each action leaves a member in. */
 export const STATUS_OF_ACTION = { suspend: "suspended", ban: "banned", activate: "active" } as const;
-
-export const USERS_PAGE_SIZE = 20;
-export const AUDIT_PAGE_SIZE = 30;
-
-/** The screens' fixed words (docs/product.md, Accounts). */
-export const DELETE_CONFIRMATION = "Are you sure you want to delete this user? This action cannot be undone.";
 
 const page = z.coerce
   .number({ invalid_type_error: "Choose a page number" })

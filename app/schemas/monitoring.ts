@@ -5,17 +5,9 @@
 import { z } from "zod";
 import { MAX_UGX_PER_USD, MIN_UGX_PER_USD } from "~/domain/money";
 
-export { MAX_UGX_PER_USD, MIN_UGX_PER_USD };
+import { ADMIN_CONVERSATION_FILTERS, DELETE_CONVERSATION_CONFIRM, FILTER_LABELS, type AdminConversationFilter } from "~/domain/admin-rules";
 
-/** The message monitoring list's filters (flagged, recent, high_volume), and their names on the page. */
-export const ADMIN_CONVERSATION_FILTERS = ["all", "flagged", "recent", "high_volume"] as const;
-export type AdminConversationFilter = (typeof ADMIN_CONVERSATION_FILTERS)[number];
-export const FILTER_LABELS: Record<AdminConversationFilter, string> = {
-  all: "All conversations",
-  flagged: "Flagged",
-  recent: "Recent (last 24 hours)",
-  high_volume: "High volume (most messages)",
-};
+export { ADMIN_CONVERSATION_FILTERS, DELETE_CONVERSATION_CONFIRM, FILTER_LABELS, MAX_UGX_PER_USD, MIN_UGX_PER_USD, type AdminConversationFilter };
 
 /** A conversation id as messaging makes them (conv_ plus time plus random: docs/product.md). */
 export const conversationIdField = z
@@ -38,9 +30,6 @@ export type FlagConversationInput = z.output<typeof FlagConversationSchema>;
 
 export const DeleteConversationSchema = z.object({ conversationId: conversationIdField });
 export type DeleteConversationInput = z.output<typeof DeleteConversationSchema>;
-
-/** Deleting a conversation asks in the same words as deleting a member (docs/product.md). */
-export const DELETE_CONVERSATION_CONFIRM = "Are you sure you want to delete this conversation? This action cannot be undone.";
 
 export const RATE_OUT_OF_BOUNDS = `Enter a rate between ${MIN_UGX_PER_USD.toLocaleString("en-US")} and ${MAX_UGX_PER_USD.toLocaleString("en-US")} shillings per US dollar`;
 export const RATE_NOT_A_NUMBER = "Enter the rate as a number of shillings, such as 3750 or 3750.50";
