@@ -9,6 +9,12 @@ import { getZodConstraint } from "@conform-to/zod";
 import { z } from "zod";
 
 /**
+ * Each schema's constraints, worked out once: loaders hand them to their pages on every request (sign-in among
+ * the busiest), and a schema never changes. Shared, so never changed by a caller (they only serialise them).
+ */
+const worked = new WeakMap<z.ZodTypeAny, ReturnType<typeof getZodConstraint>>();
+
+/**
  * Conform's getZodConstraint, with one difference: a `.pipe()` is constrained by what goes into it (what
  * the person types) where Conform reads what comes out. Our pipes tidy the typing first: the mobile-money
  * number drops spaces before its pattern (Conform would make the browser refuse "+256 772 123456", which
@@ -16,7 +22,9 @@ import { z } from "zod";
  * `multiple` and lose its length cap).
  */
 export function getFormConstraint(schema: z.ZodTypeAny) {
-  return getZodConstraint(asTyped(schema));
+  let constraint = worked.get(schema);
+  if (!constraint) worked.set(schema, (constraint = getZodConstraint(asTyped(schema))));
+  return constraint;
 }
 
 export type FormConstraint = ReturnType<typeof getFormConstraint>;
