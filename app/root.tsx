@@ -14,6 +14,10 @@ import { getDb } from "~/server/db.server";
 import { getAdminSiteUrl, getMainSiteUrl, getSiteHost } from "~/server/host.server";
 import { useNonce } from "~/utils/nonce-provider";
 import appStylesUrl from "~/styles/app.css?url";
+import { messagesFor } from "~/i18n/catalog.server";
+import { requestLocale } from "~/i18n/locale.server";
+import { LANGUAGE_DIRECTION } from "~/i18n/locales";
+import { I18nScope, metaI18n, useT } from "~/i18n/react";
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: appStylesUrl },
@@ -33,7 +37,12 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const pageview = view ? `${view.eventId} ${view.time}` : null;
   const consent = readConsent(request.headers.get("Cookie"));
   const currency = await getDisplayCurrency(getDb(), request, user);
+  // The member's saved language, else the switcher's cookie, else the browser's Accept-Language (ADR 047).
+  const locale = await requestLocale(request);
   return {
+    locale,
+    /** The words every page shares (header, footer, banners, forms' checks); each page's loader sends its own. */
+    i18n: messagesFor(locale, ["common"]),
     user: user ? { name: user.name, username: user.username, role: user.role } : null,
     currency,
     /** The member's unread notifications and messages, for the header (the marketplace's only). */
@@ -49,19 +58,28 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   };
 }
 
-export const meta: MetaFunction = () => [
-  { title: "Soko: hire Ugandan freelancers" },
-  {
-    name: "description",
-    content: "Fixed-price services from vetted Ugandan freelancers, paid through escrow, priced in UGX.",
-  },
-];
+export const meta: MetaFunction = ({ matches }) => {
+  const { _ } = metaI18n(matches);
+  return [
+    { title: _("common.meta.title") },
+    { name: "description", content: _("common.meta.description") },
+  ];
+};
 
 /** Props that keep a script the browser draws from running (Remix's ScriptProps leave out `type`, hence the cast). */
 const INERT_SCRIPT = { type: "text/plain" } as object;
 
 export function Layout({ children }: { children: ReactNode }) {
+  return (
+    <I18nScope>
+      <Document>{children}</Document>
+    </I18nScope>
+  );
+}
+
+function Document({ children }: { children: ReactNode }) {
   const nonce = useNonce();
+  const { t, locale } = useT();
   const data = useRouteLoaderData<typeof loader>("root");
   // A page that reads the member's messages as it loads (/messages) returns the counts it leaves behind:
   // the root loader ran beside it and may have counted before the reading.
@@ -72,7 +90,7 @@ export function Layout({ children }: { children: ReactNode }) {
   const site = data?.site ?? "main";
   const { pathname } = useLocation();
   return (
-    <html lang="en">
+    <html lang={locale} dir={LANGUAGE_DIRECTION[locale]}>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -83,7 +101,7 @@ export function Layout({ children }: { children: ReactNode }) {
       </head>
       <body data-site={site}>
         <a className="skip-link" href="#main">
-          Skip to content
+          {t("common.skipToContent")}
         </a>
         {site === "admin" ? (
           <AdminHeader mainSiteUrl={data?.mainSiteUrl ?? "/"} user={data?.user ?? null} />

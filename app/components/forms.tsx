@@ -5,15 +5,19 @@
 import { getInputProps, getTextareaProps, type FieldMetadata } from "@conform-to/react";
 import { useNavigation } from "@remix-run/react";
 import { useEffect, useState, type ReactNode } from "react";
+import { sayMessage } from "~/i18n/message-key";
+import { useT } from "~/i18n/react";
 
 type InputType = "text" | "email" | "password" | "url" | "number" | "tel" | "file";
 
+/** A field's or form's messages: keyed ones (a schema's, an operation's field issue) in the reader's language. */
 export function ErrorList({ id, errors }: { id?: string; errors?: string[] }) {
+  const { t } = useT();
   if (!errors?.length) return null;
   return (
     <ul id={id} className="field-errors" role="alert">
       {errors.map((e) => (
-        <li key={e}>{e}</li>
+        <li key={e}>{sayMessage(t, e)}</li>
       ))}
     </ul>
   );
@@ -157,11 +161,12 @@ export function SubmitButton({
 }
 
 export function FormMessage({ errors, success }: { errors?: string[]; success?: string | null }) {
+  const { t } = useT();
   if (errors?.length) return <ErrorList errors={errors} />;
   if (success)
     return (
       <p className="form-success" role="status">
-        {success}
+        {sayMessage(t, success)}
       </p>
     );
   return null;

@@ -34,6 +34,8 @@ export type SessionUser = {
   role: "client" | "freelancer" | "admin";
   preferredCurrency: "UGX" | "USD";
   timeZone: "EAT" | "UTC";
+  /** The language the member chose (Settings › Preferences, or the switcher while signed in). */
+  language: "en" | "lg" | "sw";
   /** An app's session: the platform its token was issued to. */
   platform?: AppPlatform;
   /**
@@ -291,6 +293,7 @@ async function readSession(
         "u.role",
         "u.preferred_currency",
         "u.time_zone",
+        "u.language",
         "s.platform",
         "s.expires_at",
         db.raw(`${RENEWAL_DUE} AS renewal_due`),
@@ -307,6 +310,7 @@ async function readSession(
     role: row.role,
     preferredCurrency: row.preferred_currency,
     timeZone: row.time_zone,
+    language: row.language,
     ...(row.platform ? { platform: row.platform } : {}),
     ...(row.renewal_due ? { renewalDue: true } : {}),
   };

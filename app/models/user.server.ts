@@ -309,6 +309,11 @@ export function setPreferredCurrency(db: Db, userId: number, currency: Settings[
   return updateUser(db, userId, { preferred_currency: currency });
 }
 
+/** The language switch, for a signed-in member: stored with their preferences. */
+export function setLanguage(db: Db, userId: number, language: Settings["language"]) {
+  return updateUser(db, userId, { language });
+}
+
 /** A member's stored password hash (null for a member without a password), or undefined for no such member. */
 export async function getPasswordHash(db: Db, userId: number): Promise<string | null | undefined> {
   const row = await db("users").where({ id: userId }).first("password_hash");

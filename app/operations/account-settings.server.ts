@@ -168,6 +168,17 @@ export async function setCurrency(actor: Actor, input: { preferredCurrency: "UGX
   return updateOwnRow(actor, user.id, "preferences_updated", (trx) => users.setPreferredCurrency(trx, user.id, input.preferredCurrency), db);
 }
 
+/**
+ * The language switch, for a member: stored with their preferences, so every device and every mail and
+ * notification follows it (a visitor's choice is only a cookie, which the route sets).
+ */
+export async function setLanguage(actor: Actor, input: { language: "en" | "lg" | "sw" }, { db }: Options = {}): Promise<Result<null>> {
+  const refused = onlyMembers(actor);
+  if (refused) return refused;
+  const user = memberOf(actor)!;
+  return updateOwnRow(actor, user.id, "preferences_updated", (trx) => users.setLanguage(trx, user.id, input.language), db);
+}
+
 /** One write to the member's own row and its activity; not found when the row is gone. */
 function updateOwnRow(
   actor: Actor,

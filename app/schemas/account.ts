@@ -2,7 +2,7 @@
  * The account forms' rules, shared by the server (which decides) and the browser (which only helps).
  * Messages are written for the person filling the form in.
  */
-import { z } from "zod";
+import { z } from "~/schemas/zod";
 import { RESET_LINK_EXPIRED } from "~/content/refusal-words";
 
 export { RESET_LINK_EXPIRED };

@@ -4,7 +4,7 @@
  * and the audit log's filters. A query that does not parse is shown as the default listing with the message
  * beside its field.
  */
-import { z } from "zod";
+import { z } from "~/schemas/zod";
 import { NOTHING_SELECTED } from "~/content/refusal-words";
 
 import { AUDIT_PAGE_SIZE, DELETE_CONFIRMATION, STATUS_ACTIONS, USER_ROLES, USER_STATUSES, USERS_PAGE_SIZE, type StatusAction } from "~/domain/admin-rules";

@@ -3,7 +3,7 @@
  * only helps). Each form carries its `intent`: add, rename (name and description; the slug never changes),
  * move up or down, hide, show, delete.
  */
-import { z } from "zod";
+import { z } from "~/schemas/zod";
 import { NAME_TAKEN, NAME_NEEDS_LETTERS } from "~/content/refusal-words";
 
 export { NAME_TAKEN, NAME_NEEDS_LETTERS };

@@ -3,7 +3,7 @@
  * server's messages: app/components/gig-form.tsx), with, re-exported, the catalog's URL vocabulary and the
  * form's limits: those live without zod, for the browser.
  */
-import { z } from "zod";
+import { z } from "~/schemas/zod";
 import { TIER_LABEL, TIERS, type Tier } from "~/domain/catalog-vocabulary";
 import {
   DELIVERY_DAYS,

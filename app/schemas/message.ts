@@ -2,7 +2,7 @@
  * The messaging forms' and socket events' rules, shared by the server (which decides) and the browser (which
  * only helps): the same schema parses a form post, a socket event's payload and, later, an API call.
  */
-import { z } from "zod";
+import { z } from "~/schemas/zod";
 
 import { EMPTY_MESSAGE, LONG_MESSAGE, MAX_MESSAGE_CHARS, NO_CONVERSATION } from "~/domain/message-rules";
 

@@ -2,7 +2,7 @@
  * The admin portal's forms for message monitoring and the exchange rate (ADR 017), shared by the server
  * (which decides) and the browser (which only helps).
  */
-import { z } from "zod";
+import { z } from "~/schemas/zod";
 import { MAX_UGX_PER_USD, MIN_UGX_PER_USD } from "~/domain/money";
 
 import { ADMIN_CONVERSATION_FILTERS, DELETE_CONVERSATION_CONFIRM, FILTER_LABELS, type AdminConversationFilter } from "~/domain/admin-rules";

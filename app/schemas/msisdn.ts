@@ -1,5 +1,5 @@
 /** A mobile-money number as a form or the API types it, read as E.164 (app/domain/mobile-money.ts). */
-import { z } from "zod";
+import { z } from "~/schemas/zod";
 import { MSISDN_MESSAGE, normaliseMsisdn } from "~/domain/mobile-money";
 
 export const msisdnField = z

@@ -2,7 +2,7 @@
  * The order forms' rules, shared by the server (which decides) and the browser (which only helps). Prices
  * never come from a form: checkout names a gig and a package, and the server reads their price.
  */
-import { z } from "zod";
+import { z } from "~/schemas/zod";
 import { DISPUTE_REASON_REQUIRED, SPLIT_AMOUNT_REQUIRED } from "~/content/refusal-words";
 
 export { DISPUTE_REASON_REQUIRED, SPLIT_AMOUNT_REQUIRED };

@@ -2,7 +2,7 @@
  * The review form's rules, shared by the server (which decides) and the browser (which only helps, once the
  * form is used). The limits are in app/domain/review-rules.ts.
  */
-import { z } from "zod";
+import { z } from "~/schemas/zod";
 import { COMMENT_MAX, RATING_MAX, RATING_MIN } from "~/domain/review-rules";
 
 export { COMMENT_MAX, RATING_MAX, RATING_MIN };

@@ -5,7 +5,7 @@
  *
  * - The key is everything a page may depend on for such a visitor: the origin (scheme and host), the path,
  *   the query with its parameters in name order, the display currency and analytics-consent cookies, the
- *   language (one today: "en") and whether the server records a page view for it. The page is built from a
+ *   visitor's language (the switcher's cookie, else Accept-Language: app/i18n/negotiate.server.ts) and whether the server records a page view for it. The page is built from a
  *   request made of that key alone (`keyRequest`), never from the visitor's own headers, so nothing outside
  *   the key can leak into a stored page.
  * - A stored page holds placeholders for what differs per response: the CSP nonce and the page view's
@@ -29,6 +29,7 @@ import { SESSION_COOKIE } from "~/models/session.server";
 import { CONSENT_COOKIE, readCookie } from "~/server/cookies.server";
 import { CURRENCY_COOKIE } from "~/server/currency.server";
 import { maskUrlCredentials } from "~/utils/mask-url";
+import { visitorLocale } from "~/i18n/negotiate.server";
 import { createRedis, getRedis } from "~/server/redis.server";
 
 /** A stored page is fresh this long after it was built… */
@@ -64,7 +65,7 @@ export type KeySource = {
   originalUrl: string;
   protocol: string;
   hostname: string;
-  headers: { host?: string; cookie?: string; authorization?: string };
+  headers: { host?: string; cookie?: string; authorization?: string; "accept-language"?: string };
 };
 
 /**
@@ -76,8 +77,6 @@ export type KeySource = {
 const CACHEABLE = /^\/(?:|_root|browse|search|terms|privacy|help|gig\/[^/.]+|user\/[^/.]+)$/;
 /** Any session cookie, valid or not, under either name (`soko_session`, `__Host-soko_session` over https). */
 const hasSessionCookie = (cookie: string) => readCookie(cookie, SESSION_COOKIE) !== null || readCookie(cookie, `__Host-${SESSION_COOKIE}`) !== null;
-/** The site's one language: no page reads Accept-Language. A second one joins the key here. */
-const LANGUAGE = "en";
 
 /**
  * The key of a GET document or `.data` request from a visitor without a session, or null when the request
@@ -107,11 +106,13 @@ export function pageKeyOf(req: KeySource, pageview: boolean): PageKey | null {
     consent === "granted" || consent === "denied" ? `${CONSENT_COOKIE}=${consent}` : "",
     currency === "UGX" || currency === "USD" ? `${CURRENCY_COOKIE}=${currency}` : "",
   ].filter(Boolean);
-  const id = `${origin}${path}${query ? `?${query}` : ""} ${kept.join(";")} ${LANGUAGE} ${pageview ? "pv" : "-"}`;
+  // The page is built asking for the language the visitor's own headers resolve to, whichever way they did.
+  const language = visitorLocale(cookie, req.headers["accept-language"]);
+  const id = `${origin}${path}${query ? `?${query}` : ""} ${kept.join(";")} ${language} ${pageview ? "pv" : "-"}`;
   // Built from the address as asked (a redirect's redirectTo keeps its order); pages whose parameters only
   // come in another order share it.
   const url = `${origin}${req.originalUrl}`;
-  const headers: Record<string, string> = { Accept: data ? "*/*" : "text/html", "Accept-Language": LANGUAGE };
+  const headers: Record<string, string> = { Accept: data ? "*/*" : "text/html", "Accept-Language": language };
   if (kept.length) headers.Cookie = kept.join("; ");
   return { id, url, headers, pageview };
 }

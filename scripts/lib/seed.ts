@@ -229,8 +229,8 @@ async function pooled<T, R>(items: T[], width: number, fn: (item: T, index: numb
 const SEED_CLIENT = { ip: "127.0.0.1", userAgent: "soko-seed", analyticsConsent: false, tabSessionId: null };
 
 /** A member as the operations see them when they act (no session: the seed is not signed in as them). */
-function memberActor(user: Omit<SessionUser, "sessionId" | "preferredCurrency" | "timeZone">): Actor {
-  return { kind: "member", user: { ...user, sessionId: "", preferredCurrency: "UGX", timeZone: "EAT" }, client: SEED_CLIENT };
+function memberActor(user: Omit<SessionUser, "sessionId" | "preferredCurrency" | "timeZone" | "language">): Actor {
+  return { kind: "member", user: { ...user, sessionId: "", preferredCurrency: "UGX", timeZone: "EAT", language: "en" }, client: SEED_CLIENT };
 }
 
 type Person = {

@@ -83,6 +83,7 @@ const sellerActor = (): Actor => ({
     role: "freelancer",
     preferredCurrency: "UGX",
     timeZone: "EAT",
+    language: "en",
   },
   client: { ip: "203.0.113.9", userAgent: "test", analyticsConsent: false, tabSessionId: null },
 });

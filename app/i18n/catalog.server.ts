@@ -1,0 +1,83 @@
+/**
+ * The message catalogues (ADR 047): `app/locales/<language>/<namespace>.json`, each a flat object of ICU
+ * messages keyed `<namespace>.<name>`. Read and compiled once per process by Lingui's compiler, so the browser
+ * receives compiled messages and never loads a parser. A page sends only its own namespaces, in its own
+ * language (`pageMessages`); server-side words (operations' refusals, mail, notifications, the API) use the
+ * whole catalogue through `serverI18n`.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { setupI18n, type I18n, type Messages } from "@lingui/core";
+import { compileMessage } from "@lingui/message-utils/compileMessage";
+import { DEFAULT_LOCALE, INTL_LOCALES, LOCALES, type Locale } from "~/i18n/locales";
+
+/** Where the catalogues are: the repository's `app/locales`, from the directory the processes run in. */
+export const LOCALES_DIR = path.resolve(process.env.SOKO_LOCALES_DIR ?? "app/locales");
+
+type Catalogues = Record<Locale, Map<string, Messages>>;
+let catalogues: Catalogues | null = null;
+
+/** The source catalogues as written: language → namespace → key → ICU message. */
+export function readSourceCatalogues(dir = LOCALES_DIR): Record<Locale, Record<string, Record<string, string>>> {
+  const out = {} as Record<Locale, Record<string, Record<string, string>>>;
+  for (const locale of LOCALES) {
+    out[locale] = {};
+    for (const file of readdirSync(path.join(dir, locale)).filter((f) => f.endsWith(".json")).sort()) {
+      out[locale][file.slice(0, -5)] = JSON.parse(readFileSync(path.join(dir, locale, file), "utf8")) as Record<string, string>;
+    }
+  }
+  return out;
+}
+
+function load(): Catalogues {
+  if (catalogues) return catalogues;
+  const source = readSourceCatalogues();
+  const compiled = {} as Catalogues;
+  for (const locale of LOCALES) {
+    compiled[locale] = new Map();
+    for (const [namespace, english] of Object.entries(source[DEFAULT_LOCALE])) {
+      const own = source[locale][namespace] ?? {};
+      const messages: Messages = {};
+      // A key missing in a translation falls back to English (tests/unit/catalogues.test.ts fails on it first).
+      for (const [key, words] of Object.entries(english)) messages[key] = compileMessage(own[key] ?? words);
+      compiled[locale].set(namespace, messages);
+    }
+  }
+  return (catalogues = compiled);
+}
+
+/** The namespaces there are (the English catalogue's files). */
+export function namespaces(): string[] {
+  return [...load()[DEFAULT_LOCALE].keys()];
+}
+
+const merged = new Map<string, Messages>();
+
+/** One language's compiled messages of some namespaces, merged (kept per language and list: pages share them). */
+export function messagesFor(locale: Locale, names: readonly string[]): Messages {
+  const key = `${locale} ${names.join(" ")}`;
+  let messages = merged.get(key);
+  if (!messages) {
+    const byNamespace = load()[locale];
+    messages = {};
+    for (const name of names) {
+      const one = byNamespace.get(name);
+      if (!one) throw new Error(`No message catalogue "${name}" in app/locales/${locale}`);
+      Object.assign(messages, one);
+    }
+    merged.set(key, messages);
+  }
+  return messages;
+}
+
+const instances = new Map<Locale, I18n>();
+
+/** A language's whole catalogue, for words the server says (never sent to a browser whole). */
+export function serverI18n(locale: Locale): I18n {
+  let i18n = instances.get(locale);
+  if (!i18n) {
+    i18n = setupI18n({ locale, locales: INTL_LOCALES[locale], messages: { [locale]: messagesFor(locale, namespaces()) } });
+    instances.set(locale, i18n);
+  }
+  return i18n;
+}

@@ -1,0 +1,55 @@
+/**
+ * Numbers, dates and relative times in the reader's language (ADR 047), through Intl with each language's
+ * Ugandan locale, one formatter per kind made at first use (making one costs about 65 µs, using it 1 µs).
+ *
+ * English keeps the forms the site always had (en-GB dates: "7 December 2026"; en-US grouping), the same in
+ * Node and every browser. Where the runtime's ICU data lacks a language (a runtime without Luganda or Swahili
+ * data, or CLDR's Luganda, which has no relative-time words), `supported` falls back: dates and numbers to
+ * English's forms, relative times to the catalogue's own words (common.time.*).
+ */
+import { DEFAULT_LOCALE, INTL_LOCALES, type Locale } from "~/i18n/locales";
+
+const FORMATTING_LOCALE: Record<Locale, string> = { en: "en-GB", lg: INTL_LOCALES.lg, sw: INTL_LOCALES.sw };
+
+/** The Intl locale to format with: the language's own, or English's when this runtime has no data for it. */
+export function formattingLocale(locale: Locale, supportedOf = Intl.DateTimeFormat.supportedLocalesOf): string {
+  const wanted = FORMATTING_LOCALE[locale] ?? FORMATTING_LOCALE[DEFAULT_LOCALE];
+  return supportedOf([wanted]).length ? wanted : FORMATTING_LOCALE[DEFAULT_LOCALE];
+}
+
+/**
+ * Intl's relative-time words for a language, or null where CLDR has none: Luganda's "ago" comes out of ICU as
+ * root data ("-2 h"), so the catalogue says it instead.
+ */
+export function relativeTimeFormat(locale: Locale): Intl.RelativeTimeFormat | null {
+  if (locale === "lg") return null;
+  const tag = formattingLocale(locale);
+  const key = `rel ${tag}`;
+  let f = cache.get(key) as Intl.RelativeTimeFormat | undefined;
+  if (!f) cache.set(key, (f = new Intl.RelativeTimeFormat(tag, { numeric: "auto" })));
+  // A runtime whose data falls back to root writes a bare "-2 h": no words, so none are used.
+  return /\p{L}{2,}/u.test(f.format(-2, "hour")) ? f : null;
+}
+
+const cache = new Map<string, Intl.DateTimeFormat | Intl.NumberFormat | Intl.RelativeTimeFormat>();
+
+/** A cached Intl.NumberFormat for the language. English groups as en-US (the site's UGX amounts always did). */
+export function numberFormat(locale: Locale, options: Intl.NumberFormatOptions = {}): Intl.NumberFormat {
+  const tag = locale === "en" ? "en-US" : formattingLocale(locale);
+  const key = `num ${tag} ${JSON.stringify(options)}`;
+  let f = cache.get(key) as Intl.NumberFormat | undefined;
+  if (!f) cache.set(key, (f = new Intl.NumberFormat(tag, options)));
+  return f;
+}
+
+/** A cached Intl.DateTimeFormat for the language and options (the time zone among them). */
+export function dateTimeFormat(locale: Locale, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const tag = formattingLocale(locale);
+  const key = `dt ${tag} ${JSON.stringify(options)}`;
+  let f = cache.get(key) as Intl.DateTimeFormat | undefined;
+  if (!f) cache.set(key, (f = new Intl.DateTimeFormat(tag, options)));
+  return f;
+}
+
+/** `1234567` → "1,234,567" in the reader's language. */
+export const formatNumber = (n: number, locale: Locale = DEFAULT_LOCALE, options?: Intl.NumberFormatOptions) => numberFormat(locale, options).format(n);

@@ -1,0 +1,69 @@
+/**
+ * The page's words in React (ADR 047). The root loader sends the common catalogue and each page's loader its
+ * own namespaces (`i18n` in its data, from `pageMessages`); `I18nScope` in the root puts them together in one
+ * Lingui instance, on the server and in the browser alike, so both render the same words. Components read it
+ * with `useT()` or `<T>`.
+ */
+import { setupI18n, type I18n, type Messages } from "@lingui/core";
+import { LinguiContext, Trans } from "@lingui/react";
+import { useMatches, useRouteLoaderData } from "@remix-run/react";
+import { useContext, useRef, type ReactNode } from "react";
+import { DEFAULT_LOCALE, INTL_LOCALES, isLocale, type Locale } from "~/i18n/locales";
+
+/** What a loader adds to its data for its page's words: the compiled messages of its namespaces. */
+export type PageMessages = { i18n: Messages };
+
+type Scope = { locale: Locale; parts: Messages[]; i18n: I18n };
+
+/** An instance holding these messages in this language. */
+export function i18nOf(locale: Locale, parts: readonly Messages[]): I18n {
+  const messages: Messages = Object.assign({}, ...parts);
+  return setupI18n({ locale, locales: INTL_LOCALES[locale], messages: { [locale]: messages } });
+}
+
+/** The messages every matched route's loader sent, in route order (a child's replace a parent's). */
+export function matchedMessages(matches: readonly { data?: unknown }[]): Messages[] {
+  return matches.map((m) => (m.data as Partial<PageMessages> | null | undefined)?.i18n).filter((m): m is Messages => Boolean(m));
+}
+
+/** The root's language and the pages' messages, as one Lingui instance for everything below. */
+export function I18nScope({ children }: { children: ReactNode }) {
+  const root = useRouteLoaderData<{ locale?: string }>("root");
+  const locale: Locale = isLocale(root?.locale) ? root.locale : DEFAULT_LOCALE;
+  const parts = matchedMessages(useMatches());
+  const scope = useRef<Scope | null>(null);
+  const last = scope.current;
+  // A new instance only when the language or a page's messages changed (a navigation, a revalidation).
+  if (!last || last.locale !== locale || last.parts.length !== parts.length || last.parts.some((p, i) => p !== parts[i])) {
+    scope.current = { locale, parts, i18n: i18nOf(locale, parts) };
+  }
+  const { i18n } = scope.current!;
+  return <LinguiContext.Provider value={{ i18n, _: i18n._.bind(i18n) }}>{children}</LinguiContext.Provider>;
+}
+
+const fallback = i18nOf(DEFAULT_LOCALE, []);
+
+/**
+ * The words of the page: `t("ns.key", { values })` returns the message in the reader's language, with ICU
+ * plurals, numbers and dates. `locale` is the language (for formatting numbers and dates).
+ */
+export function useT(): { t: I18n["_"]; locale: Locale; i18n: I18n } {
+  const context = useContext(LinguiContext);
+  const i18n = context?.i18n ?? fallback;
+  return { t: i18n._.bind(i18n), locale: (isLocale(i18n.locale) ? i18n.locale : DEFAULT_LOCALE) as Locale, i18n };
+}
+
+/**
+ * A message with markup in it: `<T id="ns.key" values={{ n }} components={{ 0: <Link to="/x" /> }} />` for
+ * "Read <0>the terms</0>". Translators keep the numbered tags; the markup stays in the code.
+ */
+export const T = Trans;
+
+/**
+ * Words for `meta` (which runs outside React): an instance from the matched routes' messages and the root's
+ * language, as I18nScope makes for the page.
+ */
+export function metaI18n(matches: readonly { id: string; data?: unknown }[]): I18n {
+  const root = matches.find((m) => m.id === "root")?.data as { locale?: string } | undefined;
+  return i18nOf(isLocale(root?.locale) ? root.locale : DEFAULT_LOCALE, matchedMessages(matches));
+}
