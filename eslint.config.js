@@ -39,8 +39,45 @@ const WRITE_METHOD = "CallExpression[callee.property.name=/^(insert|update|del|d
 const RAW_WRITE = "/\\b(INSERT\\s+INTO|UPDATE\\s+\\w+\\s+SET|DELETE\\s+FROM|TRUNCATE|ALTER\\s+TABLE|CREATE\\s+TABLE|DROP\\s+TABLE)\\b/i";
 const WRITES = "writes to Postgres: a change of state goes through app/operations/ (docs/decisions/012-operations-layer.md)";
 
+/**
+ * Words a person reads, written straight into the code (ADR 047): JSX text, the text of attributes people read,
+ * and a result's `message`. Every such word comes from the catalogues (app/locales). Names that are the same in
+ * every language (Soko, UGX, MTN) and punctuation are not words to translate.
+ */
+const SAME_IN_EVERY_LANGUAGE = /^[\s\p{P}\p{S}\d]*(?:(?:Soko|UGX|USD|MTN|MoMo|Airtel|Airtel Money|MTN MoMo|API|CSV|S|OK)[\s\p{P}\p{S}\d]*)*$/u;
+const READ_ATTRIBUTES = new Set(["placeholder", "title", "alt", "aria-label", "aria-description", "aria-roledescription", "label", "hint", "pendingLabel", "legend", "summary", "description", "emptyText", "confirm"]);
+const isWords = (text) => typeof text === "string" && /\p{L}{2,}/u.test(text) && !SAME_IN_EVERY_LANGUAGE.test(text);
+/** A catalogue key ("orders.checkout.title") or one with values: not words. */
+const isKey = (text) => /^[a-z][a-zA-Z0-9]*(?:\.[a-zA-Z0-9_-]+)+(?:\|.*)?$/s.test(text);
+const noLiteralWords = {
+  meta: { type: "problem", docs: { description: "Words people read come from the message catalogues" }, schema: [] },
+  create(context) {
+    const say = (node, where) => context.report({ node, message: `Words in ${where} come from the catalogues (app/locales, docs/i18n.md): use t("ns.key").` });
+    const literalText = (node) => (node.type === "Literal" ? node.value : node.type === "TemplateLiteral" ? node.quasis.map((q) => q.value.cooked).join(" ") : null);
+    return {
+      JSXText(node) {
+        if (isWords(node.value)) say(node, "JSX");
+      },
+      JSXAttribute(node) {
+        const name = typeof node.name.name === "string" ? node.name.name : null;
+        if (!name || !READ_ATTRIBUTES.has(name) || !node.value) return;
+        const value = node.value.type === "JSXExpressionContainer" ? node.value.expression : node.value;
+        const text = literalText(value);
+        if (isWords(text) && !isKey(text)) say(node, `the ${name} attribute`);
+      },
+      Property(node) {
+        if (node.key.type !== "Identifier" || node.key.name !== "message") return;
+        const text = literalText(node.value);
+        if (isWords(text) && !isKey(text) && /\s/.test(text)) say(node, "a message");
+      },
+    };
+  },
+};
+
+
 const soko = {
   rules: {
+    "no-literal-words": noLiteralWords,
     "no-writes-outside-operations": restricted("Only app/operations/ and app/models/ write to Postgres", [
       ...BUILDER.map((builder) => ({ selector: `${WRITE_METHOD}:has(${builder})`, message: `This ${WRITES}.` })),
       { selector: `CallExpression[callee.property.name='raw'][arguments.0.value=${RAW_WRITE}]`, message: `This raw statement ${WRITES}.` },
@@ -88,6 +125,7 @@ const soko = {
   },
 };
 
+
 /** The doors of docs/decisions/012-operations-layer.md: everything but operations, models and the migrations. */
 const DOORS = {
   files: ["app/**/*.{ts,tsx}", "worker/**/*.ts", "server.ts"],
@@ -133,6 +171,12 @@ export default tseslint.config(
   { ...DOORS, rules: { "soko/no-writes-outside-operations": "error" } },
   { ...DOORS, ignores: [...DOORS.ignores, "app/server/db.server.ts"], rules: { "soko/knex-in-one-place": "error" } },
   { ...SERVER, rules: { "soko/cookies-in-one-place": "error" } },
+  {
+    // What people read, in the app's pages and in what its operations and API answer.
+    files: ["app/**/*.{ts,tsx}", "worker/**/*.ts"],
+    ignores: ["**/*.test.{ts,tsx}", "app/routes/dev.*.tsx", "app/routes/api.docs.tsx"],
+    rules: { "soko/no-literal-words": "error" },
+  },
   {
     files: SOURCES,
     // The report tests' chDB engine is a client on an in-process engine: no URL, no credentials.

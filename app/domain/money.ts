@@ -3,14 +3,15 @@
  * en-US grouping is used on purpose: it is identical in Node and every browser, so server-rendered and
  * hydrated text never differ (en-UG data varies between ICU builds).
  */
-const ugxNumber = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+import { numberFormat } from "~/i18n/format";
+import { DEFAULT_LOCALE, type Locale } from "~/i18n/locales";
 
-/** `75000` → `"UGX 75,000"`. Fractions are rounded to the nearest shilling. */
-export function formatUgx(amount: number): string {
+/** `75000` → `"UGX 75,000"`, grouped as the reader's language groups. Fractions are rounded to the nearest shilling. */
+export function formatUgx(amount: number, locale: Locale = DEFAULT_LOCALE): string {
   if (!Number.isFinite(amount)) throw new RangeError(`formatUgx: not a finite amount (${amount})`);
   const rounded = Math.round(amount);
   const sign = rounded < 0 ? "-" : "";
-  return `${sign}UGX ${ugxNumber.format(Math.abs(rounded))}`;
+  return `${sign}UGX ${numberFormat(locale, { maximumFractionDigits: 0 }).format(Math.abs(rounded))}`;
 }
 
 export type Currency = "UGX" | "USD";
@@ -20,10 +21,8 @@ export type DisplayCurrency = { code: Currency; ugxPerUsd: number };
 export const MIN_UGX_PER_USD = 1_000;
 export const MAX_UGX_PER_USD = 10_000;
 
-const usdNumber = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-
 /** A price stored in UGX, shown in the visitor's currency: `"UGX 75,000"` or `"USD 20.27"` at the stored rate. */
-export function formatPrice(amountUgx: number, currency: DisplayCurrency | null | undefined): string {
-  if (!currency || currency.code === "UGX" || !(currency.ugxPerUsd > 0)) return formatUgx(amountUgx);
-  return `USD ${usdNumber.format(amountUgx / currency.ugxPerUsd)}`;
+export function formatPrice(amountUgx: number, currency: DisplayCurrency | null | undefined, locale: Locale = DEFAULT_LOCALE): string {
+  if (!currency || currency.code === "UGX" || !(currency.ugxPerUsd > 0)) return formatUgx(amountUgx, locale);
+  return `USD ${numberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(amountUgx / currency.ugxPerUsd)}`;
 }
