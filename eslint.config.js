@@ -65,6 +65,19 @@ const noLiteralWords = {
         const text = literalText(value);
         if (isWords(text) && !isKey(text)) say(node, `the ${name} attribute`);
       },
+      // {"words"}, {ok ? "Yes" : "No"}, {label ?? "None"} inside JSX.
+      "JSXExpressionContainer > Literal, JSXExpressionContainer > TemplateLiteral, JSXExpressionContainer > ConditionalExpression > Literal, JSXExpressionContainer > ConditionalExpression > TemplateLiteral, JSXExpressionContainer > LogicalExpression > Literal"(
+        node,
+      ) {
+        const container = node.parent.type === "JSXExpressionContainer" ? node.parent : node.parent.parent;
+        // An attribute's value: the JSXAttribute visitor judges the attributes people read.
+        if (container.parent.type === "JSXAttribute") {
+          const name = container.parent.name.name;
+          if (!READ_ATTRIBUTES.has(name) || node.parent === container) return;
+        }
+        const text = literalText(node);
+        if (isWords(text) && !isKey(text)) say(node, "JSX");
+      },
       Property(node) {
         if (node.key.type !== "Identifier" || node.key.name !== "message") return;
         const text = literalText(node.value);

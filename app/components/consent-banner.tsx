@@ -1,6 +1,7 @@
 import { useFetcher, useLocation } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { useEffect, useState } from "react";
+import { useT } from "~/i18n/react";
 
 /**
  * Pages where the analytics question would stand in the way of the page's one task (placing an order, paying,
@@ -19,6 +20,7 @@ export const consentBannerShown = (pathname: string) => !QUIET_PAGES.some((page)
  * root starts the tracker if allowed. /consent explains each choice in full.
  */
 export function ConsentBanner() {
+  const { t } = useT();
   const fetcher = useFetcher();
   const location = useLocation();
   const [hydrated, setHydrated] = useState(false);
@@ -28,22 +30,22 @@ export function ConsentBanner() {
   return (
     <section className="consent-bar" aria-labelledby="consent-banner-title">
       <h2 id="consent-banner-title" className="visually-hidden">
-        Your privacy choice
+        {t("common.consent.title")}
       </h2>
       <fetcher.Form method="post" action="/consent" className="container consent-row">
         <input type="hidden" name="redirectTo" value={location.pathname + location.search} />
         {hydrated ? <input type="hidden" name="inPlace" value="1" /> : null}
         <p className="consent-text">
-          Allow analytics?{" "}
-          <Link to="/privacy" aria-label="Privacy policy">
-            Privacy
+          {t("common.consent.question")}{" "}
+          <Link to="/privacy" aria-label={t("common.consent.policy")}>
+            {t("common.consent.privacy")}
           </Link>
         </p>
-        <button type="submit" name="consent" value="granted" className="button button-small" aria-label="Yes, allow analytics">
-          Yes
+        <button type="submit" name="consent" value="granted" className="button button-small" aria-label={t("common.consent.yesLabel")}>
+          {t("common.consent.yes")}
         </button>
-        <button type="submit" name="consent" value="denied" className="button button-secondary button-small" aria-label="No, only anonymous page views">
-          No
+        <button type="submit" name="consent" value="denied" className="button button-secondary button-small" aria-label={t("common.consent.noLabel")}>
+          {t("common.consent.no")}
         </button>
       </fetcher.Form>
     </section>

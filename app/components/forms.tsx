@@ -110,6 +110,7 @@ export function TextAreaField({ field, label, hint, rows = 4 }: { field: FieldMe
 
 /** A password input. The Show/Hide button is rendered only after hydration: without JavaScript it could not work. */
 export function PasswordField({ field, label, autoComplete }: { field: FieldMetadata<unknown>; label: ReactNode; autoComplete: string }) {
+  const { t } = useT();
   const [hydrated, setHydrated] = useState(false);
   const [shown, setShown] = useState(false);
   useEffect(() => setHydrated(true), []);
@@ -127,8 +128,8 @@ export function PasswordField({ field, label, autoComplete }: { field: FieldMeta
             aria-pressed={shown}
             onClick={() => setShown((s) => !s)}
           >
-            {shown ? "Hide" : "Show"}
-            <span className="visually-hidden"> password</span>
+            {shown ? t("common.form.hide") : t("common.form.show")}
+            <span className="visually-hidden"> {t("common.form.password")}</span>
           </button>
         ) : null}
       </div>

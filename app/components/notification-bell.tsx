@@ -10,6 +10,7 @@
 import { Icon } from "~/components/icon";
 import { NavLink } from "~/components/link";
 import { useCallback, useEffect, useRef, useState } from "react";
+import { useT } from "~/i18n/react";
 import type { ConversationSummary } from "~/models/conversation.server";
 import type { Message } from "~/models/message.server";
 import type { NotificationPush } from "~/operations/notifications.server";
@@ -18,8 +19,11 @@ import type { HeaderCounts } from "~/models/notification.server";
 
 export type { HeaderCounts };
 
-/** "Notifications, 3 unread": what a screen reader says for a link with a count, and what tests look for. */
-export const countLabel = (label: string, unread: number) => (unread > 0 ? `${label}, ${unread} unread` : label);
+/**
+ * "Notifications, 3 unread": what a screen reader says for a link with a count, and what tests look for.
+ * `label` is the link's word, `counted` the message with the count ({label} and {count}).
+ */
+export const countLabel = (label: string, counted: (count: number) => string, unread: number) => (unread > 0 ? counted(unread) : label);
 
 /** The counts from the root loader, moved by live events once the page has JavaScript; null for visitors. */
 export function useHeaderCounts(initial: HeaderCounts | null) {
@@ -108,11 +112,12 @@ export function CountBadge({ count }: { count: number }) {
 
 /** The bell: a link to /notifications with the unread count (a badge, and in its accessible name). */
 export function NotificationBell({ unread, live = false }: { unread: number; live?: boolean }) {
+  const { t } = useT();
   return (
     <NavLink
       to="/notifications"
       className="header-icon header-bell"
-      aria-label={countLabel("Notifications", unread)}
+      aria-label={countLabel(t("common.header.notifications"), (count) => t("common.header.notificationsUnread", { count }), unread)}
       data-live={live ? "connected" : undefined}
     >
       <Icon paths={["M6 8a6 6 0 0 1 12 0c0 7 3 9 3 9H3s3-2 3-9", "M10.3 21a1.94 1.94 0 0 0 3.4 0"]} />

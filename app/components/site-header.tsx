@@ -3,15 +3,17 @@ import { useEffect, useRef } from "react";
 import { Link, NavLink } from "~/components/link";
 import { CountBadge, countLabel, NotificationBell, useHeaderCounts, type HeaderCounts } from "~/components/notification-bell";
 import { Icon } from "~/components/icon";
+import { useT } from "~/i18n/react";
 
 export type HeaderUser = { name: string; username: string; role: "client" | "freelancer" | "admin" } | null;
 
 /** Signing out is a POST form, styled as a link, so it works without JavaScript and no prefetch can trigger it. */
 export function SignOutButton() {
+  const { t } = useT();
   return (
     <Form method="post" action="/logout" className="inline-form">
       <button type="submit" className="link-button">
-        Sign out
+        {t("common.header.signOut")}
       </button>
     </Form>
   );
@@ -29,6 +31,7 @@ const MENU = "M4 6h16M4 12h16M4 18h16";
  * main links in the row; the menu then keeps only what is not already beside it.
  */
 export function SiteHeader({ user, counts: initial }: { user: HeaderUser; counts: HeaderCounts | null }) {
+  const { t } = useT();
   const { counts, live, news } = useHeaderCounts(user ? initial : null);
   const menu = useRef<HTMLDetailsElement>(null);
   const { pathname, search } = useLocation();
@@ -45,31 +48,31 @@ export function SiteHeader({ user, counts: initial }: { user: HeaderUser; counts
           <span className="brand-mark" aria-hidden="true">
             S
           </span>
-          Soko<span className="visually-hidden"> home</span>
+          Soko<span className="visually-hidden"> {t("common.header.home")}</span>
         </Link>
-        <nav aria-label="Main" className="site-nav">
+        <nav aria-label={t("common.header.mainNav")} className="site-nav">
           <NavLink to="/browse" className="nav-wide">
-            Browse
+            {t("common.header.browse")}
           </NavLink>
           <NavLink to="/help" className="nav-wide">
-            How it works
+            {t("common.header.howItWorks")}
           </NavLink>
           {user ? (
             <>
               <NavLink to="/dashboard" className="nav-wide">
-                Dashboard
+                {t("common.header.dashboard")}
               </NavLink>
               <NavLink to="/orders" className="nav-wide">
-                Orders
+                {t("common.header.orders")}
               </NavLink>
             </>
           ) : null}
-          <NavLink to="/search" className="header-icon" aria-label="Search">
+          <NavLink to="/search" className="header-icon" aria-label={t("common.header.search")}>
             <Icon paths={[SEARCH]} />
           </NavLink>
           {user ? (
             <>
-              <NavLink to="/messages" className="header-icon" aria-label={countLabel("Messages", messages)}>
+              <NavLink to="/messages" className="header-icon" aria-label={countLabel(t("common.header.messages"), (count) => t("common.header.messagesUnread", { count }), messages)}>
                 <Icon paths={[CHAT]} />
                 <CountBadge count={messages} />
               </NavLink>
@@ -78,45 +81,45 @@ export function SiteHeader({ user, counts: initial }: { user: HeaderUser; counts
           ) : (
             <>
               <NavLink to="/login" className="header-text">
-                Sign in
+                {t("common.header.signIn")}
               </NavLink>
               <NavLink to="/register" className="button button-small nav-wide">
-                Join
+                {t("common.header.join")}
               </NavLink>
             </>
           )}
           <details className="header-menu" ref={menu}>
             <summary>
               <Icon paths={[MENU]} />
-              <span className="header-menu-label">Menu</span>
+              <span className="header-menu-label">{t("common.header.menu")}</span>
             </summary>
             <ul className="header-menu-list">
               {/* Beside the menu on a wide screen; in it on a phone. */}
               <li className="menu-narrow">
-                <NavLink to="/browse">Browse</NavLink>
+                <NavLink to="/browse">{t("common.header.browse")}</NavLink>
               </li>
               <li className="menu-narrow">
-                <NavLink to="/help">How it works</NavLink>
+                <NavLink to="/help">{t("common.header.howItWorks")}</NavLink>
               </li>
               {user ? (
                 <>
                   <li className="menu-narrow">
-                    <NavLink to="/dashboard">Dashboard</NavLink>
+                    <NavLink to="/dashboard">{t("common.header.dashboard")}</NavLink>
                   </li>
                   <li className="menu-narrow">
-                    <NavLink to="/orders">Orders</NavLink>
+                    <NavLink to="/orders">{t("common.header.orders")}</NavLink>
                   </li>
                   <li>
-                    <NavLink to="/settings">Settings</NavLink>
+                    <NavLink to="/settings">{t("common.header.settings")}</NavLink>
                   </li>
                   {user.role === "admin" ? (
                     <li>
-                      <NavLink to="/admin">Admin</NavLink>
+                      <NavLink to="/admin">{t("common.header.admin")}</NavLink>
                     </li>
                   ) : null}
                   {/* Read as "Signed in as <name>": a label on the span would have hidden the name (and a plain span may not have one). */}
                   <li className="header-user">
-                    <span className="visually-hidden">Signed in as </span>
+                    <span className="visually-hidden">{t("common.header.signedInAs")} </span>
                     {user.name}
                   </li>
                   <li>
@@ -126,10 +129,10 @@ export function SiteHeader({ user, counts: initial }: { user: HeaderUser; counts
               ) : (
                 <>
                   <li className="menu-narrow">
-                    <NavLink to="/register">Join</NavLink>
+                    <NavLink to="/register">{t("common.header.join")}</NavLink>
                   </li>
                   <li>
-                    <NavLink to="/freelancer/register">Become a seller</NavLink>
+                    <NavLink to="/freelancer/register">{t("common.header.becomeSeller")}</NavLink>
                   </li>
                 </>
               )}

@@ -16,28 +16,27 @@ const english = catalogues.en;
 /** The placeholders and numbered tags of a message, sorted: what a translation must keep. */
 function slotsOf(message: string): string[] {
   const slots = new Set<string>();
-  const walk = (token: unknown): void => {
-    if (typeof token === "string") {
-      for (const tag of token.matchAll(/<\/?(\d+)\/?>/g)) slots.add(`<${tag[1]}>`);
-      return;
-    }
-    if (!Array.isArray(token)) return;
-    if (typeof token[0] === "string" && (token.length === 1 || typeof token[1] === "string" || token[2] !== undefined)) {
-      // [name] or [name, format, options]: a placeholder; its options' branches hold more tokens.
-      if (token.length <= 3 && (token.length === 1 || ["plural", "select", "selectordinal", "number", "date", "time"].includes(String(token[1])))) {
-        slots.add(`{${token[0]}}`);
+  const tags = (text: string) => {
+    for (const tag of text.matchAll(/<\/?(\d+)\/?>/g)) slots.add(`<${tag[1]}>`);
+  };
+  // A compiled message is a string, or a list of tokens: strings, and placeholders [name, format?, branches?].
+  const walk = (compiled: unknown): void => {
+    if (typeof compiled === "string") return tags(compiled);
+    if (!Array.isArray(compiled)) return;
+    for (const token of compiled) {
+      if (typeof token === "string") tags(token);
+      else if (Array.isArray(token)) {
+        slots.add(`{${String(token[0])}}`);
         if (token[2] && typeof token[2] === "object") for (const branch of Object.values(token[2] as object)) walk(branch);
-        return;
       }
     }
-    for (const t of token) walk(t);
   };
   walk(compileMessage(message));
   return [...slots].sort();
 }
 
 /** Words that are the same in every language: brand and currency names, numbers, punctuation and placeholders. */
-const SAME = /^(?:[\s\p{P}\p{S}\d]|\{[^}]*\}|<\/?\d+>|Soko|UGX|USD|MTN|MoMo|Airtel|Money|API|CSV|EAT|UTC|OK|Email|E-mail|English|Luganda|Kiswahili)*$/u;
+const SAME = /^(?:[\s\p{P}\p{S}\d]|\{[^}]*\}|<\/?\d+>|Soko|UGX|USD|MTN|MoMo|Airtel|Money|API|CSV|EAT|UTC|OK|Email|E-mail|English|Luganda|Kiswahili|Kampala|Uganda)*$/u;
 
 /** Every file of the code that may name a key. */
 function sources(dir: string, out: string[] = []): string[] {
