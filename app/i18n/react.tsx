@@ -63,7 +63,10 @@ export const T = Trans;
  * Words for `meta` (which runs outside React): an instance from the matched routes' messages and the root's
  * language, as I18nScope makes for the page.
  */
-export function metaI18n(matches: readonly { id: string; data?: unknown }[]): I18n {
+export function metaI18n(matches: readonly { id: string; data?: unknown }[]): { _: I18n["_"]; locale: Locale } {
   const root = matches.find((m) => m.id === "root")?.data as { locale?: string } | undefined;
-  return i18nOf(isLocale(root?.locale) ? root.locale : DEFAULT_LOCALE, matchedMessages(matches));
+  const locale = isLocale(root?.locale) ? root.locale : DEFAULT_LOCALE;
+  const i18n = i18nOf(locale, matchedMessages(matches));
+  // Bound: callers take `_` out of the object (`const { _ } = metaI18n(matches)`).
+  return { _: i18n._.bind(i18n), locale };
 }
