@@ -162,6 +162,7 @@ const MATRIX: Row[] = [
   ["/privacy", "main", all("200"), null],
   ["/consent", "main", all("200"), all("400")],
   ["/currency", "main", all("→ /"), all("400")],
+  ["/language", "main", all("→ /"), all("400")],
   ["/forgot-password", "main", all("200"), all("400")],
   ["/reset-password", "main", all("410"), all("400")],
   ["/logout", "main", all("→ /"), all("→ /"), { ownSession: true }],
