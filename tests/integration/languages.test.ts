@@ -102,7 +102,7 @@ describe("the language switch", () => {
     const res = await switchTo("lg", { cookie });
     expect(res.status).toBe(302);
     expect((await t.db("users").where({ id: member.id }).first("language")).language).toBe("lg");
-    expect(await t.db("activity").where({ user_id: member.id, kind: "preferences_updated" }).count<{ count: string }[]>()).toEqual([{ count: "1" }]);
+    expect(Number((await t.db("activity").where({ user_id: member.id, kind: "preferences_updated" }).count({ n: "*" }).first())?.n)).toBe(1);
     // Another browser: only the session, asking for English.
     const elsewhere = await page("/help", { Cookie: cookie, "Accept-Language": "en-GB" });
     expect(elsewhere.lang).toBe("lg");
