@@ -16,6 +16,7 @@ import { useNonce } from "~/utils/nonce-provider";
 import appStylesUrl from "~/styles/app.css?url";
 import { messagesFor } from "~/i18n/catalog.server";
 import { requestLocale } from "~/i18n/locale.server";
+import { categoryWords } from "~/i18n/categories.server";
 import { LANGUAGE_DIRECTION } from "~/i18n/locales";
 import { I18nScope, metaI18n, useT } from "~/i18n/react";
 
@@ -43,6 +44,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     locale,
     /** The words every page shares (header, footer, banners, forms' checks); each page's loader sends its own. */
     i18n: messagesFor(locale, ["common"]),
+    /** The categories' names and descriptions in this language (null in English: the rows' own). */
+    categoryWords: await categoryWords(locale),
     user: user ? { name: user.name, username: user.username, role: user.role } : null,
     currency,
     /** The member's unread notifications and messages, for the header (the marketplace's only). */

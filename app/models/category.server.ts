@@ -76,3 +76,23 @@ export function slugOf(name: string): string {
     .slice(0, 50)
     .replace(/-+$/, "");
 }
+
+/** A category's words in one language: its name, and its description where it has one there. */
+export type CategoryWords = Record<string, { name: string; description?: string }>;
+
+/**
+ * The categories' names and descriptions in a language other than English (ADR 047), by slug: what the
+ * `translations` column holds for it. A category without an entry there keeps its English.
+ */
+export async function categoryTranslations(db: Db, locale: "lg" | "sw"): Promise<CategoryWords> {
+  const rows: { slug: string; words: { name?: unknown; description?: unknown } | null }[] = await db("categories").select(
+    "slug",
+    db.raw("translations -> ? AS words", [locale]),
+  );
+  const out: CategoryWords = {};
+  for (const { slug, words } of rows) {
+    if (!words || typeof words.name !== "string" || !words.name) continue;
+    out[slug] = { name: words.name, ...(typeof words.description === "string" && words.description ? { description: words.description } : {}) };
+  }
+  return out;
+}

@@ -1,0 +1,23 @@
+/**
+ * The categories' words in the reader's language (ADR 047), for the root loader: nothing for English (the rows'
+ * own), else the translations, read at most once every few seconds per language (a category renamed by an
+ * admin shows within that time, as the page cache's pages do).
+ */
+import { categoryTranslations, type CategoryWords } from "~/models/category.server";
+import { getDb } from "~/server/db.server";
+import type { Locale } from "~/i18n/locales";
+
+const FRESH_MS = 5_000;
+const cache = new Map<Locale, { at: number; words: Promise<CategoryWords> }>();
+
+export function categoryWords(locale: Locale): Promise<CategoryWords> | null {
+  if (locale === "en") return null;
+  const now = Date.now();
+  const hit = cache.get(locale);
+  if (hit && now - hit.at < FRESH_MS) return hit.words;
+  const words = categoryTranslations(getDb(), locale);
+  cache.set(locale, { at: now, words });
+  // A failed read is not kept: the next page asks again.
+  words.catch(() => cache.get(locale)?.words === words && cache.delete(locale));
+  return words;
+}
