@@ -1,10 +1,11 @@
 /**
  * Page weight and Lighthouse benchmark: what a first visit to the landing (/), browse (/browse), a gig page
  * (/gig/<id>) and, signed in as the demo client, checkout (/gig/<id>/order), an order page (/orders/<id>) and a
- * chat thread (/messages/<id>) costs a phone, and how Lighthouse's mobile audit scores them.
+ * chat thread (/messages/<id>) costs a phone, and how Lighthouse's mobile audit scores them. The three public
+ * pages are measured in each language (English, Luganda, Swahili: the browser's Accept-Language asks for it).
  *
  *   npm run bench:pages [-- --runs 3] [--https] [--build] [--no-docs] [--baseline <dir>] [--checkout <dir>]
- *                       [--database soko_bench_pages]
+ *                       [--database soko_bench_pages] [--cpu-requests 150]
  *
  * 1. (Re)creates its own Postgres database (soko_bench_pages) and ClickHouse database, migrated, with the demo
  *    data as `npm start` loads it (scripts/migrate.ts --seed, covers in a temporary upload directory; see
@@ -25,6 +26,12 @@
  *    JS, other; images left out, as the target leaves them out), the performance and accessibility scores,
  *    LCP and TBT; and whether the page meets the targets: ≤ 100 KB transferred without images, performance
  *    and accessibility ≥ 95. Lighthouse's failed accessibility audits are listed.
+ *
+ * 5. The web process's CPU per rendered page (ADR 047's budget: a translated page may cost at most 10% more than
+ *    the English page of the baseline): with `--baseline`, both servers again, with the page cache off so every
+ *    request renders, and for each public page and language `--cpu-requests` requests one at a time (after 20
+ *    to warm up), the servers alternately, `--runs` rounds. CPU is user + system time of each server's process
+ *    group, from /proc. Reported per round, with the ratio to the baseline's English page of the same round.
  *
  * It is a report, not a test: missed targets still exit 0; only errors (a page that does not answer 200,
  * Chromium or Lighthouse failing) exit non-zero. Appends its run to docs/benchmarks/history/pages.md unless --no-docs.
@@ -58,7 +65,16 @@ const TARGET_KB = 100;
 const TARGET_SCORE = 95;
 const HEADING = "## Pages: `npm run bench:pages`";
 
-type Options = { runs: number; https: boolean; build: boolean; docs: boolean; baseline: string | null; checkout: string | null; database: string };
+type Options = {
+  runs: number;
+  https: boolean;
+  build: boolean;
+  docs: boolean;
+  baseline: string | null;
+  checkout: string | null;
+  database: string;
+  cpuRequests: number;
+};
 
 function readOptions(): Options {
   const { values } = parseArgs({
@@ -70,8 +86,11 @@ function readOptions(): Options {
       baseline: { type: "string" },
       checkout: { type: "string" },
       database: { type: "string", default: "soko_bench_pages" },
+      "cpu-requests": { type: "string", default: "150" },
     },
   });
+  const cpuRequests = Number(values["cpu-requests"]);
+  if (!Number.isInteger(cpuRequests) || cpuRequests < 0) throw new Error(`--cpu-requests must be a whole number ≥ 0, got "${values["cpu-requests"]}"`);
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number ≥ 1, got "${values.runs}"`);
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(values.database)) throw new Error(`--database must be a plain lower-case name, got "${values.database}"`);
@@ -91,6 +110,7 @@ function readOptions(): Options {
     baseline: built("baseline", values.baseline),
     checkout: built("checkout", values.checkout),
     database: values.database,
+    cpuRequests,
   };
 }
 
@@ -235,15 +255,16 @@ type Measure = { bytes: Bytes; total: number; performance: number; accessibility
 type NetworkItem = { url: string; transferSize?: number; resourceType?: string; mimeType?: string; statusCode?: number };
 
 /** Lighthouse's report of one page load; a failed trace (NO_NAVSTART and the like, seen under heavy load) is tried again, twice at most. */
-async function lighthouseReport(browser: Browser, url: string, cookie: string | null) {
+async function lighthouseReport(browser: Browser, url: string, headers: Record<string, string>) {
   for (let attempt = 1; ; attempt++) {
     const result = await lighthouse(url, {
       port: browser.port,
       output: "json",
       logLevel: "error",
       onlyCategories: ["performance", "accessibility"],
-      // A signed-in page: the session on every request (Lighthouse clears the browser's own cookies first).
-      ...(cookie ? { extraHeaders: { Cookie: cookie } } : {}),
+      // A signed-in page: the session on every request (Lighthouse clears the browser's own cookies first); a
+      // page in another language: the Accept-Language a phone set to it sends.
+      ...(Object.keys(headers).length ? { extraHeaders: headers } : {}),
     });
     if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
     const { lhr } = result;
@@ -253,9 +274,14 @@ async function lighthouseReport(browser: Browser, url: string, cookie: string | 
   }
 }
 
-/** One cold first view of `url` (signed in with `cookie`, if given), audited by Lighthouse (mobile, simulated throttling: its defaults). */
-async function audit(browser: Browser, url: string, cookie: string | null): Promise<Measure> {
-  const lhr = await lighthouseReport(browser, url, cookie);
+/** The headers a page is asked for with: the member's session cookie, and the language asked for. */
+function headersOf(page: { lang?: string }, cookie: string | null): Record<string, string> {
+  return { ...(cookie ? { Cookie: cookie } : {}), ...(page.lang ? { "Accept-Language": page.lang } : {}) };
+}
+
+/** One cold first view of `url` (with `headers`: a session, a language), audited by Lighthouse (mobile, simulated throttling: its defaults). */
+async function audit(browser: Browser, url: string, headers: Record<string, string>): Promise<Measure> {
+  const lhr = await lighthouseReport(browser, url, headers);
   const items = ((lhr.audits["network-requests"]?.details as { items?: NetworkItem[] } | undefined)?.items ?? []) as NetworkItem[];
   const bytes: Bytes = { html: 0, css: 0, js: 0, other: 0, images: 0 };
   // A file that failed to load weighs nothing and would flatter the page (a build replacing build/ mid-run does it).
@@ -320,10 +346,15 @@ async function main() {
   console.log(`Loading the demo data into ${database}...`);
   const demo = await prepareDemoSite(env, database);
   // Signed in (`as`): the demo client checks out the newest gig, and opens a delivered order and their chat thread.
-  const pages: { name: string; label: string; path: string; as?: string }[] = [
+  const publicPages = [
     { name: "landing", label: "landing (/)", path: "/" },
     { name: "browse", label: "browse (/browse)", path: "/browse" },
     { name: "gig page", label: "gig page (/gig/:id)", path: `/gig/${demo.gigId}` },
+  ];
+  const pages: { name: string; label: string; path: string; as?: string; lang?: string }[] = [
+    ...publicPages,
+    // The same pages for a visitor whose browser asks for Luganda, then Swahili (ADR 047).
+    ...["lg", "sw"].flatMap((lang) => publicPages.map((page) => ({ ...page, name: `${page.name} ${lang}`, label: `${page.label} ${lang}`, lang }))),
     { name: "checkout", label: "checkout (/gig/:id/order)", path: `/gig/${demo.gigId}/order?package=basic`, as: DEMO_LOGINS.client },
     { name: "order", label: "order page (/orders/:id)", path: `/orders/${demo.deliveredOrderId}`, as: DEMO_LOGINS.client },
     { name: "chat", label: "chat thread (/messages/:id)", path: `/messages/${demo.conversationId}`, as: DEMO_LOGINS.client },
@@ -353,8 +384,10 @@ async function main() {
       servers.push({ label, server, url, cookies });
       for (const page of pages) {
         const cookie = page.as ? cookies.get(page.as)! : null;
-        const res = await fetch(server.baseUrl + page.path, { headers: cookie ? { cookie } : {}, redirect: "manual" });
+        const res = await fetch(server.baseUrl + page.path, { headers: headersOf(page, cookie), redirect: "manual" });
         if (res.status !== 200) throw new Error(`${label}: GET ${page.path}${page.as ? ` as ${page.as}` : ""} answered ${res.status}`);
+        const lang = /<html lang="([a-z]+)"/.exec(await res.text())?.[1] ?? "en";
+        if (page.lang && lang !== page.lang && label !== "baseline") throw new Error(`${label}: GET ${page.path} in ${page.lang} answered in ${lang}`);
       }
     }
     browser = await startChromium(options.https);
@@ -365,7 +398,7 @@ async function main() {
         // Old and new alternately, so a burst of load on the shared machine hits both.
         const order = run % 2 === 0 ? [...servers].reverse() : servers;
         for (const { label, url, cookies } of order) {
-          const measure = await audit(browser, url + page.path, page.as ? cookies.get(page.as)! : null);
+          const measure = await audit(browser, url + page.path, headersOf(page, page.as ? cookies.get(page.as)! : null));
           const key = `${label}\t${page.name}`;
           results.set(key, [...(results.get(key) ?? []), measure]);
           console.log(
@@ -420,6 +453,20 @@ async function main() {
     console.log(`\n${plainTable(rows).join("\n")}`);
     if (failedAudits.length) console.log(`\nAccessibility audits not passed:\n  ${failedAudits.join("\n  ")}`);
 
+    // The web process's CPU per rendered page, old and new alternately (with --baseline).
+    let cpuSection: string[] = [];
+    if (options.baseline && options.cpuRequests > 0) {
+      const cpuRows = await measureCpu(options, env, publicPages);
+      console.log(`\nWeb CPU per rendered page (page cache off, ${options.cpuRequests} requests per page, language and round):\n${plainTable(cpuRows).join("\n")}`);
+      cpuSection = [
+        "",
+        `Web CPU per rendered page: the page cache off, ${options.cpuRequests} requests one at a time per page, language, server and round (after 20 to warm up), ` +
+          "the servers alternately; user + system time of each server's processes, from /proc. Ratio: to the baseline's English page in the same round; target ≤ 1.10 in every round.",
+        "",
+        ...markdownTable(cpuRows),
+      ];
+    }
+
     const section = [
       HEADING,
       "",
@@ -433,6 +480,7 @@ async function main() {
       "",
       ...markdownTable(rows),
       ...(failedAudits.length ? ["", "Accessibility audits not passed:", "", ...failedAudits.map((f) => `- ${f}`)] : []),
+      ...cpuSection,
     ].join("\n");
     if (options.docs) {
       const file = appendBenchmarkRun("pages", section);
@@ -445,6 +493,72 @@ async function main() {
     fs.rmSync(certDir, { recursive: true, force: true });
     fs.rmSync(env.UPLOAD_DIR!, { recursive: true, force: true });
   }
+}
+
+/** CPU milliseconds (user + system) used so far by every process of a process group (Linux's /proc; 100 ticks a second). */
+function groupCpuMs(pgid: number): number {
+  let ticks = 0;
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
+    } catch {
+      continue; // gone since the listing
+    }
+    // After "pid (comm) ": state, ppid, pgrp, …, utime (14th field), stime (15th).
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * 10;
+}
+
+/**
+ * The baseline's and this checkout's web servers, the page cache off, each public page in each language asked
+ * `cpuRequests` times one at a time per round, the servers alternately: CPU ms per page, and the ratio to the
+ * baseline's English page of the same round. Rows: page, language, round, baseline, new, ratio.
+ */
+async function measureCpu(options: Options, siteEnv: Record<string, string>, pages: { name: string; path: string }[]): Promise<string[][]> {
+  const env = { ...siteEnv, PAGE_CACHE: "off" };
+  const baseline = await startServerIn(options.baseline!, env, "baseline server (page cache off)");
+  const ours = options.checkout
+    ? await startServerIn(options.checkout, env, "web server (page cache off)")
+    : await startAppServer(env, { processGroup: true, name: "web server (page cache off)" });
+  const rows: string[][] = [["page", "language", "round", "baseline CPU ms/page (en)", "new CPU ms/page", "ratio"]];
+  const worst = new Map<string, number>();
+  try {
+    const perPage = async (server: AppServer, path: string, lang: string) => {
+      const ask = async () => {
+        const res = await fetch(server.baseUrl + path, { headers: { "Accept-Language": lang, Accept: "text/html" } });
+        if (res.status !== 200) throw new Error(`GET ${path} (${lang}) answered ${res.status}`);
+        await res.arrayBuffer();
+      };
+      for (let i = 0; i < 20; i++) await ask();
+      const before = groupCpuMs(server.child.pid!);
+      for (let i = 0; i < options.cpuRequests; i++) await ask();
+      return (groupCpuMs(server.child.pid!) - before) / options.cpuRequests;
+    };
+    for (let round = 1; round <= options.runs; round++) {
+      for (const page of pages) {
+        const base = await perPage(baseline, page.path, "en");
+        for (const lang of ["en", "lg", "sw"]) {
+          const mine = await perPage(ours, page.path, lang);
+          const ratio = mine / base;
+          worst.set(`${page.name} ${lang}`, Math.max(worst.get(`${page.name} ${lang}`) ?? 0, ratio));
+          rows.push([page.name, lang, String(round), base.toFixed(2), mine.toFixed(2), ratio.toFixed(2)]);
+          console.log(`cpu round ${round} ${page.name.padEnd(9)} ${lang}  baseline ${base.toFixed(2)} ms  new ${mine.toFixed(2)} ms  ×${ratio.toFixed(2)}`);
+        }
+      }
+    }
+  } finally {
+    await baseline.stop();
+    await ours.stop();
+  }
+  for (const [key, ratio] of worst) {
+    const [name, lang] = [key.slice(0, key.lastIndexOf(" ")), key.slice(key.lastIndexOf(" ") + 1)];
+    rows.push([name, lang, "worst", "", "", `${ratio.toFixed(2)}${ratio <= 1.1 ? " (met)" : " (not met)"}`]);
+  }
+  return rows;
 }
 
 await main();
