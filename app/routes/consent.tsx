@@ -6,6 +6,8 @@ import type { loader as rootLoader } from "~/root";
 import { safeRedirect } from "~/server/auth.server";
 import { CONSENT_COOKIE, serializeCookie } from "~/server/cookies.server";
 import { readFormData } from "~/server/form-data.server";
+import { pageMessages, requestT } from "~/i18n/messages.server";
+import { metaI18n, T, useT } from "~/i18n/react";
 
 /**
  * The visitor's analytics choice (Uganda's Data Protection and Privacy Act, 2019: consent before
@@ -18,6 +20,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return {
     saved: url.searchParams.has("saved"),
     redirectTo: safeRedirect(url.searchParams.get("redirectTo"), ""),
+    ...(await pageMessages(request, ["legal"])),
   };
 }
 
@@ -25,7 +28,8 @@ export async function action({ request }: ActionFunctionArgs) {
   const form = await readFormData(request);
   const consent = form.get("consent");
   if (consent !== "granted" && consent !== "denied") {
-    return data({ error: "Choose to allow analytics or to allow only anonymous page views." }, { status: 400 });
+    const t = await requestT(request);
+    return data({ error: t("legal.consent.chooseOne") }, { status: 400 });
   }
   const headers = { "Set-Cookie": serializeCookie(CONSENT_COOKIE, consent, { maxAge: 31_536_000, httpOnly: false }) };
   // The banner, with JavaScript, submits in place (a fetcher) and adds `inPlace`: no navigation.
@@ -36,37 +40,30 @@ export async function action({ request }: ActionFunctionArgs) {
 export default function Consent() {
   const { saved, redirectTo } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
+  const { t } = useT();
   const current = useRouteLoaderData<typeof rootLoader>("root")?.consent ?? null;
   const error = actionData && "error" in actionData ? actionData.error : undefined;
   return (
     <section className="container form-page" aria-labelledby="consent-title">
-      <h1 id="consent-title">Privacy choices</h1>
-      <FormMessage errors={error ? [error] : undefined} success={saved ? "Your choice is saved." : null} />
+      <h1 id="consent-title">{t("legal.consent.title")}</h1>
+      <FormMessage errors={error ? [error] : undefined} success={saved ? t("legal.consent.saved") : null} />
+      <p>{t("legal.consent.anonymous")}</p>
+      <p>{t("legal.consent.withPermission")}</p>
       <p>
-        Soko always counts anonymous page views: which page was opened, when, and roughly where from (the country and city from a shortened IP address). This
-        keeps the site working well and is not linked to your account.
-      </p>
-      <p>
-        With your permission we also record how you use the site: which buttons and links you click, which form fields you move through (never what you type),
-        how far you scroll, how long you stay on a page, and errors in the page, with your screen size and time zone. We use it only to improve Soko, and never
-        sell it or share it with advertisers.
-      </p>
-      <p>
-        Your choice is kept in this browser for a year. You can change it here at any time, from the link in the footer, or in your settings. Read more in our{" "}
-        <Link to="/privacy">Privacy Policy</Link>.
+        <T id="legal.consent.keptFor" components={{ 0: <Link to="/privacy" /> }} />
       </p>
       <Form method="post" className="form-card">
         {redirectTo ? <input type="hidden" name="redirectTo" value={redirectTo} /> : null}
         <p>
-          Your current choice:{" "}
-          <strong>{current === "granted" ? "analytics allowed" : current === "denied" ? "only anonymous page views" : "not made yet"}</strong>
+          {/* `choice` selects the words: granted, denied, or none yet. */}
+          <T id="legal.consent.current" values={{ choice: current ?? "none" }} components={{ 0: <strong /> }} />
         </p>
         <div className="form-actions">
           <button type="submit" name="consent" value="granted" className="button">
-            Allow analytics
+            {t("legal.consent.allow")}
           </button>
           <button type="submit" name="consent" value="denied" className="button button-secondary">
-            Only anonymous page views
+            {t("legal.consent.deny")}
           </button>
         </div>
       </Form>
@@ -74,4 +71,7 @@ export default function Consent() {
   );
 }
 
-export const meta: MetaFunction = () => [{ title: "Privacy choices | Soko" }];
+export const meta: MetaFunction<typeof loader> = ({ matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: _("legal.consent.metaTitle") }];
+};
