@@ -7,6 +7,7 @@ import { useRevalidator } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { ErrorList } from "~/components/forms";
 import { guessNetwork, NETWORK_LABEL, type Network } from "~/domain/mobile-money";
+import { useT } from "~/i18n/react";
 
 /** `+256772123456` → `+256 772 123 456`; anything else as it is. */
 export function formatMsisdn(msisdn: string): string {
@@ -33,12 +34,13 @@ export function PayerFields({
   const [chosen, setChosen] = useState<Network>(network.initialValue);
   const [picked, setPicked] = useState(false);
   const invalid = Boolean(msisdn.errors?.length);
+  const { t } = useT();
   return (
     <>
       <div className="field">
-        <label htmlFor={msisdn.id}>Mobile-money number</label>
+        <label htmlFor={msisdn.id}>{t("orders.payer.msisdn")}</label>
         <p id={`${msisdn.id}-hint`} className="field-hint">
-          The phone that approves the payment: 0772 123456 or +256 772 123456.
+          {t("orders.payer.msisdnHint")}
         </p>
         <input
           id={msisdn.id}
@@ -59,7 +61,7 @@ export function PayerFields({
         <ErrorList id={msisdn.errorId} errors={msisdn.errors} />
       </div>
       <fieldset className="field network-choice" aria-describedby={network.errors?.length ? network.errorId : undefined}>
-        <legend>Network</legend>
+        <legend>{t("orders.payer.network")}</legend>
         <input type="hidden" name={NETWORK_OFFERED} value={picked ? "" : network.initialValue} />
         {(Object.keys(NETWORK_LABEL) as Network[]).map((n) => (
           <label key={n}>

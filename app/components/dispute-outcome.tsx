@@ -5,38 +5,41 @@
  */
 import type { DisputeOutcome as Outcome } from "~/models/dispute.server";
 import { usePreferences } from "~/hooks/use-preferences";
+import { useT } from "~/i18n/react";
 
 const HEADLINE = {
-  release: "The dispute was decided for the seller: the payment was released to them.",
-  refund: "The dispute was decided for the buyer: everything they paid was refunded.",
-  split: "The dispute was settled with a split: part of the price was refunded to the buyer, the rest paid to the seller.",
+  release: "orders.outcome.release",
+  refund: "orders.outcome.refund",
+  split: "orders.outcome.split",
 } as const;
 
 export function DisputeOutcome({ outcome, role }: { outcome: Outcome | null; role: "buyer" | "seller" }) {
   const { price, date } = usePreferences();
+  const { t } = useT();
   if (!outcome) return null;
-  const you = (side: "buyer" | "seller") => (side === role ? "you" : `the ${side}`);
+  /** "yes" when the row is about the reader ("Refunded to you"), for the messages' select. */
+  const you = (side: "buyer" | "seller") => (side === role ? "yes" : "no");
   return (
     <section className="notice" aria-labelledby="dispute-outcome-title" id="dispute-outcome">
-      <h2 id="dispute-outcome-title">Dispute resolved</h2>
-      <p>{HEADLINE[outcome.resolution]}</p>
+      <h2 id="dispute-outcome-title">{t("orders.outcome.title")}</h2>
+      <p>{t(HEADLINE[outcome.resolution])}</p>
       <dl className="order-summary">
         <div>
-          <dt>Refunded to {you("buyer")}</dt>
+          <dt>{t("orders.outcome.refundedTo", { you: you("buyer") })}</dt>
           <dd>{price(outcome.buyerUgx)}</dd>
         </div>
         <div>
-          <dt>Paid to {you("seller")}, after the service fee</dt>
+          <dt>{t("orders.outcome.paidTo", { you: you("seller") })}</dt>
           <dd>{price(outcome.sellerUgx)}</dd>
         </div>
         <div>
-          <dt>Decided on</dt>
+          <dt>{t("orders.outcome.decidedOn")}</dt>
           <dd>
             <time dateTime={outcome.resolvedAt}>{date(outcome.resolvedAt)}</time>
           </dd>
         </div>
       </dl>
-      <p>The admin&apos;s reason:</p>
+      <p>{t("orders.outcome.reason")}</p>
       <blockquote className="dispute-reason">{outcome.reason}</blockquote>
     </section>
   );

@@ -12,6 +12,8 @@ import { imageUrl } from "~/utils/media";
 import type { OrderListItem } from "~/models/order.server";
 import { orderBadge, orderNumber, type OrderAction } from "~/domain/order-rules";
 import { usePreferences } from "~/hooks/use-preferences";
+import { useT } from "~/i18n/react";
+import type { I18n } from "@lingui/core";
 
 /** An order as the list shows it: the model's item, as JSON carries it, with the actions its viewer may take. */
 export type OrderCardData = Omit<OrderListItem, "facts" | "dueAt" | "createdAt"> & {
@@ -23,23 +25,26 @@ export type OrderCardData = Omit<OrderListItem, "facts" | "dueAt" | "createdAt">
 
 /** The order's badge: its status, or "In dispute" (order-rules.ts, orderBadge), the same on the list and the order's page. */
 export function OrderBadge({ status, disputeOpen }: { status: string; disputeOpen: boolean }) {
+  const { t } = useT();
   const badge = orderBadge(status, disputeOpen);
-  return <span className={`status-badge ${badge.className}`}>{badge.label}</span>;
+  return <span className={`status-badge ${badge.className}`}>{t(badge.key)}</span>;
 }
 
-export const daysText = (days: number) => `${days} ${days === 1 ? "day" : "days"}`;
+/** "1 day", "3 days", in the reader's language. */
+export const daysText = (t: I18n["_"], days: number) => t("orders.days", { count: days });
 
 /**
  * Contact: starts (or finds) the conversation with the order's other party, about this order, and goes to
  * it (a POST to /messages: opening a conversation is a change, so it is not a link).
  */
 export function ContactButton({ orderId }: { orderId: number }) {
+  const { t } = useT();
   return (
     <Form method="post" action="/messages" className="inline-form">
       <input type="hidden" name="intent" value="start" />
       <input type="hidden" name="orderId" value={orderId} />
       <button type="submit" className="link-button">
-        Contact
+        {t("orders.card.contact")}
       </button>
     </Form>
   );
@@ -112,48 +117,79 @@ export function OrderPost({
 
 /** The order's actions as links and buttons, in the order a member looks for them. */
 export function OrderActions({ order, back }: { order: Pick<OrderCardData, "id" | "gigId" | "otherUsername" | "actions">; back: string }) {
+  const { t } = useT();
   const can = new Set(order.actions);
   const page = `/orders/${order.id}`;
   return (
     <div className="order-actions">
       {can.has("pay") ? (
         <Link to={`${page}/pay`} className="button button-small">
-          Complete payment
+          {t("orders.card.completePayment")}
         </Link>
       ) : null}
       {can.has("deliver") ? (
         <Link to={`${page}#deliver`} className="button button-small">
-          Deliver
+          {t("orders.card.deliver")}
         </Link>
       ) : null}
       {can.has("approve") ? (
         <Link to={`${page}#respond`} className="button button-small">
-          Review delivery
+          {t("orders.card.reviewDelivery")}
         </Link>
       ) : null}
-      {can.has("request_revision") ? <Link to={`${page}#revision`}>Request revision</Link> : null}
+      {can.has("request_revision") ? <Link to={`${page}#revision`}>{t("orders.card.requestRevision")}</Link> : null}
       {can.has("review") ? (
         <Link to={`${page}#review`} className="button button-small">
-          Leave Review
+          {t("orders.card.leaveReview")}
         </Link>
       ) : null}
       {can.has("agree_cancel") ? (
-        <OrderPost orderId={order.id} intent="cancel" expected="agree_cancel" label="Agree to cancel" pendingLabel="Cancelling…" back={back} secondary />
+        <OrderPost
+          orderId={order.id}
+          intent="cancel"
+          expected="agree_cancel"
+          label={t("orders.card.agreeCancel")}
+          pendingLabel={t("orders.card.cancelling")}
+          back={back}
+          secondary
+        />
       ) : null}
       {can.has("decline_cancel") ? (
-        <OrderPost orderId={order.id} intent="decline_cancel" label="Decline cancel" pendingLabel="Declining…" back={back} secondary />
+        <OrderPost
+          orderId={order.id}
+          intent="decline_cancel"
+          label={t("orders.card.declineCancel")}
+          pendingLabel={t("orders.card.declining")}
+          back={back}
+          secondary
+        />
       ) : null}
       {can.has("withdraw_cancel") ? (
-        <OrderPost orderId={order.id} intent="decline_cancel" label="Withdraw cancel request" pendingLabel="Withdrawing…" back={back} secondary />
+        <OrderPost
+          orderId={order.id}
+          intent="decline_cancel"
+          label={t("orders.card.withdrawCancel")}
+          pendingLabel={t("orders.card.withdrawing")}
+          back={back}
+          secondary
+        />
       ) : null}
       <ContactButton orderId={order.id} />
-      {order.gigId !== null ? <Link to={`/gig/${order.gigId}`}>View Gig</Link> : null}
+      {order.gigId !== null ? <Link to={`/gig/${order.gigId}`}>{t("orders.card.viewGig")}</Link> : null}
       {can.has("abandon") ? (
-        <OrderPost orderId={order.id} intent="cancel" expected="abandon" label="Cancel order" pendingLabel="Cancelling…" back={back} secondary />
+        <OrderPost
+          orderId={order.id}
+          intent="cancel"
+          expected="abandon"
+          label={t("orders.card.cancelOrder")}
+          pendingLabel={t("orders.card.cancelling")}
+          back={back}
+          secondary
+        />
       ) : null}
-      {can.has("cancel") ? <Link to={`${page}?confirm=cancel#cancel`}>Cancel</Link> : null}
-      {can.has("request_cancel") ? <Link to={`${page}?confirm=cancel#cancel`}>Request cancel</Link> : null}
-      {can.has("dispute") ? <Link to={`${page}?confirm=dispute#dispute`}>Open dispute</Link> : null}
+      {can.has("cancel") ? <Link to={`${page}?confirm=cancel#cancel`}>{t("orders.card.cancel")}</Link> : null}
+      {can.has("request_cancel") ? <Link to={`${page}?confirm=cancel#cancel`}>{t("orders.card.requestCancel")}</Link> : null}
+      {can.has("dispute") ? <Link to={`${page}?confirm=dispute#dispute`}>{t("orders.card.openDispute")}</Link> : null}
     </div>
   );
 }
@@ -161,6 +197,7 @@ export function OrderActions({ order, back }: { order: Pick<OrderCardData, "id" 
 /** One order in the list: what was ordered, from or for whom, where it stands, what it cost, what can be done. */
 export function OrderCard({ order, back }: { order: OrderCardData; back: string }) {
   const { price, date } = usePreferences();
+  const { t } = useT();
   const buyer = order.role === "buyer";
   return (
     <article className="order-card" aria-labelledby={`order-${order.id}-title`}>
@@ -179,24 +216,24 @@ export function OrderCard({ order, back }: { order: OrderCardData; back: string 
           <Link to={`/orders/${order.id}`}>{order.gigTitle}</Link>
         </h3>
         <div className="order-party">
-          {buyer ? "Seller" : "Buyer"}: <Link to={`/user/${encodeURIComponent(order.otherUsername)}`}>{order.otherName}</Link>
+          {buyer ? t("orders.party.seller") : t("orders.party.buyer")}: <Link to={`/user/${encodeURIComponent(order.otherUsername)}`}>{order.otherName}</Link>
         </div>
         <dl className="order-facts">
           <div>
-            <dt>{buyer ? "Total" : "Price"}</dt>
+            <dt>{buyer ? t("orders.card.total") : t("orders.card.price")}</dt>
             <dd>{price(buyer ? order.totalUgx : order.priceUgx)}</dd>
           </div>
           <div>
-            <dt>Due</dt>
-            <dd>{order.dueAt ? date(order.dueAt) : "Once paid"}</dd>
+            <dt>{t("orders.card.due")}</dt>
+            <dd>{order.dueAt ? date(order.dueAt) : t("orders.card.oncePaid")}</dd>
           </div>
           <div>
-            <dt>Ordered</dt>
+            <dt>{t("orders.card.ordered")}</dt>
             <dd>{date(order.createdAt)}</dd>
           </div>
           <div>
-            <dt>Delivery time</dt>
-            <dd>{daysText(order.deliveryDays)}</dd>
+            <dt>{t("orders.card.deliveryTime")}</dt>
+            <dd>{daysText(t, order.deliveryDays)}</dd>
           </div>
         </dl>
         <OrderActions order={order} back={back} />

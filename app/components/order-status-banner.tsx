@@ -5,15 +5,19 @@
  * plus the unpaid expiry, its completion plus the clearance delay); every button is a step the page already
  * has (a link to its form, or to the payment page), offered only when the state machine allows it.
  */
+import type { I18n } from "@lingui/core";
 import { useRouteLoaderData } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { Link } from "~/components/link";
 import { OrderPost } from "~/components/order-card";
 import { AUTO_COMPLETE_MS, CLEARANCE_MS, UNPAID_EXPIRY_MS, type OrderAction } from "~/domain/order-rules";
+import { DEFAULT_LOCALE, type Locale } from "~/i18n/locales";
+import { useT } from "~/i18n/react";
 import type { loader as rootLoader } from "~/root";
 import { formatDay, formatTime, type TimeZoneChoice } from "~/utils/dates";
 
 type When = Date | string;
+type Say = I18n["_"];
 
 /** What the banner needs to know, from the page's loader (whatever depends on the clock is decided there). */
 export type BannerFacts = {
@@ -54,32 +58,36 @@ export type Banner = {
 
 const at = (when: When, ms: number) => new Date(new Date(when).getTime() + ms);
 
-/** Date formatting in one time zone: "Fri 12 Dec", and "Fri 12 Dec at 14:05 EAT". */
-export function datesIn(zone: TimeZoneChoice) {
+/** Date formatting in one time zone and language: "Fri 12 Dec", and "Fri 12 Dec at 14:05 EAT". */
+export function datesIn(zone: TimeZoneChoice, t: Say, locale: Locale = DEFAULT_LOCALE) {
+  const time = (when: When) => `${formatTime(when, zone, locale)} ${zone}`;
+  const day = (when: When) => formatDay(when, zone, locale);
   return {
-    day: (when: When) => formatDay(when, zone),
-    dayTime: (when: When) => `${formatDay(when, zone)} at ${formatTime(when, zone)} ${zone}`,
-    time: (when: When) => `${formatTime(when, zone)} ${zone}`,
+    day,
+    dayTime: (when: When) => t("orders.banner.dayTime", { day: day(when), time: time(when) }),
+    time,
   };
 }
 
-/** The banner for one party of an order in its current state. */
-export function orderBanner(f: BannerFacts, zone: TimeZoneChoice): Banner {
-  const { day, dayTime, time } = datesIn(zone);
+/** The banner for one party of an order in its current state, in the reader's words (`t`) and language. */
+export function orderBanner(f: BannerFacts, zone: TimeZoneChoice, t: Say, locale: Locale = DEFAULT_LOCALE): Banner {
+  const { day, dayTime, time } = datesIn(zone, t, locale);
   const can = new Set(f.actions);
   const buyer = f.role === "buyer";
   const id = f.orderId;
-  const deliver: BannerButton | null = can.has("deliver") ? { to: "#deliver", label: f.revisionReason ? "Deliver the changes" : "Deliver your work" } : null;
+  const deliver: BannerButton | null = can.has("deliver")
+    ? { to: "#deliver", label: f.revisionReason ? t("orders.banner.deliverChanges") : t("orders.banner.deliverWork") }
+    : null;
 
   if (f.dispute) {
-    const who = f.dispute.byMe ? "You" : `The ${f.dispute.byRole}`;
+    const opened = { day: day(f.dispute.at), reason: f.dispute.reason };
     return {
       tone: "dispute",
-      title: "This order is in dispute.",
+      title: t("orders.banner.disputeTitle"),
       lines: [
-        `${who} opened it on ${day(f.dispute.at)}: ${f.dispute.reason}`,
-        "An admin reads both sides and decides what happens to the payment; until then the order waits, and both of you will be told.",
-        ...(deliver ? ["You may still deliver your work."] : []),
+        f.dispute.byMe ? t("orders.banner.disputeOpenedByMe", opened) : t("orders.banner.disputeOpenedBy", { ...opened, role: f.dispute.byRole }),
+        t("orders.banner.disputeWait"),
+        ...(deliver ? [t("orders.banner.disputeMayDeliver")] : []),
       ],
       main: deliver,
       more: null,
@@ -91,114 +99,117 @@ export function orderBanner(f: BannerFacts, zone: TimeZoneChoice): Banner {
       const expires = at(f.createdAt, UNPAID_EXPIRY_MS);
       return {
         tone: "act",
-        title: "Waiting for your payment",
-        lines: [`Pay by ${time(expires)} (${day(expires)}), or the order is cancelled by itself. The seller starts work once it is paid.`],
-        main: can.has("pay") ? { to: `/orders/${id}/pay`, label: "Complete payment" } : null,
-        more: can.has("abandon") ? { post: "abandon", label: "Cancel order" } : null,
+        title: t("orders.banner.payTitle"),
+        lines: [t("orders.banner.payBy", { time: time(expires), day: day(expires) })],
+        main: can.has("pay") ? { to: `/orders/${id}/pay`, label: t("orders.banner.completePayment") } : null,
+        more: can.has("abandon") ? { post: "abandon", label: t("orders.banner.cancelOrder") } : null,
       };
     }
     case "in_progress": {
       const due = f.dueAt;
+      const title = due ? (f.late ? t("orders.banner.lateTitle", { day: day(due) }) : t("orders.banner.dueTitle", { day: day(due) })) : null;
       if (!buyer) {
         const lines = [
-          ...(f.revisionReason ? [`The buyer asked for changes: ${f.revisionReason}`] : []),
-          due ? (f.late ? `It was due ${dayTime(due)}: deliver as soon as you can.` : `Deliver by ${dayTime(due)}.`) : "Deliver your work.",
+          ...(f.revisionReason ? [t("orders.banner.changesAsked", { reason: f.revisionReason })] : []),
+          due
+            ? f.late
+              ? t("orders.banner.lateDeliver", { when: dayTime(due) })
+              : t("orders.banner.deliverBy", { when: dayTime(due) })
+            : t("orders.banner.deliverYourWork"),
         ];
         return {
           tone: f.late ? "late" : "act",
-          title: due ? (f.late ? `Late: was due ${day(due)}` : `Due ${day(due)}`) : "Your turn",
+          title: title ?? t("orders.banner.yourTurn"),
           lines,
           main: deliver,
           more: null,
         };
       }
       const lines = [
-        f.revisionReason
-          ? `You asked for changes. ${f.otherName} is working on them.`
-          : `${f.otherName} is working on your order. You will be told when it is delivered.`,
-        ...(due ? [f.late ? `It was due ${dayTime(due)}.` : `Due ${dayTime(due)}.`] : []),
-        ...(can.has("cancel") ? ["It is more than a day late: you may cancel it and get your payment back."] : []),
+        f.revisionReason ? t("orders.banner.workingOnChanges", { name: f.otherName }) : t("orders.banner.workingOnOrder", { name: f.otherName }),
+        ...(due ? [f.late ? t("orders.banner.wasDue", { when: dayTime(due) }) : t("orders.banner.dueLine", { when: dayTime(due) })] : []),
+        ...(can.has("cancel") ? [t("orders.banner.mayCancel")] : []),
       ];
       return {
         tone: f.late ? "late" : "wait",
-        title: due ? (f.late ? `Late: was due ${day(due)}` : `Due ${day(due)}`) : "Work has started",
+        title: title ?? t("orders.banner.workStarted"),
         lines,
-        main: can.has("cancel") ? { to: `/orders/${id}?confirm=cancel#cancel`, label: "Cancel for a refund…" } : null,
+        main: can.has("cancel") ? { to: `/orders/${id}?confirm=cancel#cancel`, label: t("orders.banner.cancelForRefund") } : null,
         more: null,
       };
     }
     case "delivered": {
       const auto = f.deliveredAt ? at(f.deliveredAt, AUTO_COMPLETE_MS) : null;
       if (buyer) {
-        const changes = can.has("request_revision");
+        const changes = can.has("request_revision") ? "yes" : "no";
         return {
           tone: "act",
-          title: "Delivered: check the work",
+          title: t("orders.banner.checkWork"),
           lines: [
-            `${f.otherName} delivered${f.deliveredAt ? ` on ${day(f.deliveredAt)}` : ""}. Approve it to release the payment${changes ? ", or ask for changes" : ""}.`,
-            ...(auto ? [`Completes by itself on ${dayTime(auto)}${changes ? " unless you ask for changes" : " unless you answer"}.`] : []),
+            f.deliveredAt
+              ? t("orders.banner.deliveredOn", { name: f.otherName, day: day(f.deliveredAt), changes })
+              : t("orders.banner.delivered", { name: f.otherName, changes }),
+            ...(auto ? [t("orders.banner.autoComplete", { when: dayTime(auto), changes })] : []),
           ],
-          main: can.has("approve") ? { to: `/orders/${id}?confirm=approve#approve`, label: "Approve delivery…" } : null,
-          more: changes ? { to: "#revision", label: "Ask for changes" } : null,
+          main: can.has("approve") ? { to: `/orders/${id}?confirm=approve#approve`, label: t("orders.banner.approveDelivery") } : null,
+          more: changes === "yes" ? { to: "#revision", label: t("orders.banner.askForChanges") } : null,
         };
       }
       return {
         tone: "wait",
-        title: "Delivered: waiting for the buyer",
-        lines: [
-          "The buyer approves the work or asks for changes.",
-          ...(auto ? [`With no answer it completes by itself on ${dayTime(auto)}, and you are paid.`] : []),
-        ],
+        title: t("orders.banner.waitingForBuyer"),
+        lines: [t("orders.banner.buyerAnswers"), ...(auto ? [t("orders.banner.sellerAutoComplete", { when: dayTime(auto) })] : [])],
         main: null,
         more: null,
       };
     }
     case "completed": {
-      const done = f.completedAt ? ` on ${day(f.completedAt)}` : "";
+      const done = f.completedAt ? day(f.completedAt) : null;
       if (buyer) {
         return {
           tone: "done",
-          title: "Completed",
+          title: t("orders.banner.completed"),
           lines: [
-            `The order was completed${done} and the payment released to ${f.otherName}.`,
-            ...(can.has("review") ? ["How did it go? Your review helps other buyers."] : []),
+            done ? t("orders.banner.completedBuyerOn", { day: done, name: f.otherName }) : t("orders.banner.completedBuyer", { name: f.otherName }),
+            ...(can.has("review") ? [t("orders.banner.askReview")] : []),
           ],
-          main: can.has("review") ? { to: "#review", label: "Leave a review" } : null,
+          main: can.has("review") ? { to: "#review", label: t("orders.banner.leaveReview") } : null,
           more: null,
         };
       }
       const clears = f.completedAt && !f.clearedAt ? at(f.completedAt, CLEARANCE_MS) : null;
       return {
         tone: "done",
-        title: "Completed",
+        title: t("orders.banner.completed"),
         lines: [
-          `The order was completed${done}: you earn ${f.earnText}.`,
-          clears ? `Your earnings clear on ${day(clears)}; then you can withdraw them.` : "Your earnings have cleared: you can withdraw them.",
+          done ? t("orders.banner.completedSellerOn", { day: done, amount: f.earnText }) : t("orders.banner.completedSeller", { amount: f.earnText }),
+          clears ? t("orders.banner.earningsClear", { day: day(clears) }) : t("orders.banner.earningsCleared"),
         ],
         main: null,
         more: null,
       };
     }
     case "cancelled": {
-      const when = f.cancelledAt ? ` on ${day(f.cancelledAt)}` : "";
       return {
         tone: "stopped",
-        title: "Cancelled",
+        title: t("orders.banner.cancelled"),
         lines: [
-          `The order was cancelled${when}.`,
-          f.paid ? (buyer ? "Your payment is refunded to the number that paid." : "The buyer's payment is refunded to them.") : "Nothing was paid.",
+          f.cancelledAt ? t("orders.banner.cancelledOn", { day: day(f.cancelledAt) }) : t("orders.banner.cancelledNoDay"),
+          f.paid ? (buyer ? t("orders.banner.refundedToYou") : t("orders.banner.refundedToBuyer")) : t("orders.banner.nothingPaid"),
         ],
         main: null,
         more: null,
       };
     }
     default:
-      return { tone: "wait", title: "Status unknown", lines: ["This order is in a state this page does not know yet."], main: null, more: null };
+      return { tone: "wait", title: t("orders.banner.unknownTitle"), lines: [t("orders.banner.unknown")], main: null, more: null };
   }
 }
 
 function BannerAction({ orderId, button, main }: { orderId: number; button: BannerButton; main: boolean }) {
-  if ("post" in button) return <OrderPost orderId={orderId} intent="cancel" label={button.label} pendingLabel="Cancelling…" secondary={!main} />;
+  const { t } = useT();
+  if ("post" in button)
+    return <OrderPost orderId={orderId} intent="cancel" label={button.label} pendingLabel={t("orders.banner.cancelling")} secondary={!main} />;
   const className = main ? "button" : "button button-secondary";
   // A form further down this page is a plain anchor (no navigation); anything else goes through the router.
   if (button.to.startsWith("#"))
@@ -217,7 +228,8 @@ function BannerAction({ orderId, button, main }: { orderId: number; button: Bann
 /** The banner itself: its title, its lines, its buttons; `children` (a cancel request's answer) go below. */
 export function OrderStatusBanner({ facts, children }: { facts: BannerFacts; children?: ReactNode }) {
   const zone = useRouteLoaderData<typeof rootLoader>("root")?.timeZone ?? "EAT";
-  const b = orderBanner(facts, zone);
+  const { t, locale } = useT();
+  const b = orderBanner(facts, zone, t, locale);
   return (
     <section className={`order-banner order-banner-${b.tone}`} aria-labelledby="order-banner-title">
       <h2 id="order-banner-title">{b.title}</h2>

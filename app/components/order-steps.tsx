@@ -15,6 +15,7 @@ import { APPROVE_CONFIRMATION } from "~/domain/order-rules";
 import { RATING_MAX, RATING_MIN } from "~/domain/review-rules";
 import { useSchemaForm } from "~/hooks/use-schema-form";
 import type { FormConstraint } from "~/schemas/form-constraint";
+import { T, useT } from "~/i18n/react";
 
 /**
  * The schemas coerce their own numbers; an empty text box stays "" (Conform would make it undefined), so
@@ -26,7 +27,7 @@ export const AS_TYPED = true;
 type Reply = SubmissionResult<string[]>;
 
 /** The delivery form's hint: the rules of order files (server code, so they travel as the loader's data). */
-export type OrderFileRules = { maxFiles: number; maxMb: number; types: string };
+export type OrderFileRules = { maxFiles: number; maxMb: number };
 
 /** The order page's forms, each checked by its schema: the loader's `constraints` name them. */
 const schemas = {
@@ -48,16 +49,17 @@ function useOrderForm<S extends z.ZodTypeAny>(id: string, schema: () => Promise<
 export function DeliverForm({ orderId, rules, constraint, reply }: { orderId: number; rules: OrderFileRules; constraint: FormConstraint; reply?: Reply }) {
   const [form, fields] = useOrderForm("deliver-form", schemas.deliver, constraint, reply);
   const fileErrors = (reply?.error as Record<string, string[] | null> | undefined)?.files ?? undefined;
+  const { t } = useT();
   return (
     <section className="order-step" id="deliver" aria-labelledby="deliver-title">
-      <h2 id="deliver-title">Deliver your work</h2>
+      <h2 id="deliver-title">{t("orders.steps.deliverTitle")}</h2>
       <Form method="post" action={`/orders/${orderId}`} encType="multipart/form-data" className="form-card" {...getFormProps(form)}>
         <input type="hidden" name="orderId" value={orderId} />
-        <TextAreaField field={fields.message} label="Message to the buyer" hint="What you are delivering, and anything the buyer should know." rows={5} />
+        <TextAreaField field={fields.message} label={t("orders.steps.deliverMessage")} hint={t("orders.steps.deliverHint")} rows={5} />
         <div className="field">
-          <label htmlFor="deliver-files">Files (optional)</label>
+          <label htmlFor="deliver-files">{t("orders.files.optional")}</label>
           <p className="field-hint" id="deliver-files-hint">
-            Up to {rules.maxFiles} files of at most {rules.maxMb} MB each: {rules.types}.
+            {t("orders.steps.deliverFiles", { max: rules.maxFiles, mb: rules.maxMb, types: t("orders.files.types") })}
           </p>
           <input
             id="deliver-files"
@@ -69,8 +71,8 @@ export function DeliverForm({ orderId, rules, constraint, reply }: { orderId: nu
           />
           <ErrorList id="deliver-files-error" errors={fileErrors} />
         </div>
-        <OrderButton orderId={orderId} intent="deliver" pendingLabel="Delivering…">
-          Deliver
+        <OrderButton orderId={orderId} intent="deliver" pendingLabel={t("orders.steps.delivering")}>
+          {t("orders.steps.deliver")}
         </OrderButton>
       </Form>
     </section>
@@ -79,13 +81,14 @@ export function DeliverForm({ orderId, rules, constraint, reply }: { orderId: nu
 
 export function RevisionForm({ orderId, constraint, reply }: { orderId: number; constraint: FormConstraint; reply?: Reply }) {
   const [form, fields] = useOrderForm("revision-form", schemas.revision, constraint, reply);
+  const { t } = useT();
   return (
     <div id="revision">
       <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
         <input type="hidden" name="orderId" value={orderId} />
-        <TextAreaField field={fields.reason} label="What should change?" />
-        <OrderButton orderId={orderId} intent="request_revision" pendingLabel="Requesting…" secondary>
-          Request revision
+        <TextAreaField field={fields.reason} label={t("orders.steps.revisionReason")} />
+        <OrderButton orderId={orderId} intent="request_revision" pendingLabel={t("orders.steps.requesting")} secondary>
+          {t("orders.steps.requestRevision")}
         </OrderButton>
       </Form>
     </div>
@@ -96,14 +99,15 @@ export function ReviewForm({ orderId, gigId, constraint, reply }: { orderId: num
   const [form, fields] = useOrderForm("review-form", schemas.review, constraint, reply);
   const stars = Array.from({ length: RATING_MAX - RATING_MIN + 1 }, (_, i) => RATING_MAX - i);
   const ratingErrors = fields.rating.errors;
+  const { t } = useT();
   return (
     <section className="order-step" id="review" aria-labelledby="review-title">
-      <h2 id="review-title">Leave a review</h2>
+      <h2 id="review-title">{t("orders.steps.reviewTitle")}</h2>
       <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
         <input type="hidden" name="orderId" value={orderId} />
         <input type="hidden" name="gigId" value={gigId} />
         <fieldset className="field rating-field" aria-describedby={ratingErrors ? fields.rating.errorId : undefined}>
-          <legend>Rating</legend>
+          <legend>{t("orders.steps.rating")}</legend>
           {stars.map((n) => (
             <div className="checkbox" key={n}>
               <input
@@ -114,20 +118,14 @@ export function ReviewForm({ orderId, gigId, constraint, reply }: { orderId: num
                 required={n === RATING_MAX}
                 defaultChecked={fields.rating.initialValue === String(n)}
               />
-              <label htmlFor={`rating-${n}`}>
-                {n} {n === 1 ? "star" : "stars"}
-              </label>
+              <label htmlFor={`rating-${n}`}>{t("orders.steps.stars", { count: n })}</label>
             </div>
           ))}
           <ErrorList id={fields.rating.errorId} errors={ratingErrors} />
         </fieldset>
-        <TextAreaField
-          field={fields.comment}
-          label="Your review (optional)"
-          hint="What was it like to work with this seller? Your review shows on the gig and the seller's profile."
-        />
-        <OrderButton orderId={orderId} intent="review" pendingLabel="Submitting…">
-          Submit review
+        <TextAreaField field={fields.comment} label={t("orders.steps.comment")} hint={t("orders.steps.commentHint")} />
+        <OrderButton orderId={orderId} intent="review" pendingLabel={t("orders.steps.submitting")}>
+          {t("orders.steps.submitReview")}
         </OrderButton>
       </Form>
     </section>
@@ -156,12 +154,13 @@ export function ApproveStep({
   reply?: Reply;
 }) {
   const [form, fields] = useOrderForm("approve-form", schemas.approve, constraint, reply);
+  const { t } = useT();
   if (!open) {
     // The banner at the top offers "Approve delivery…" too; this one sits below the work it approves.
     return (
       <p id="approve">
         <Link to={`/orders/${orderId}?confirm=approve#approve`} className="button button-small" preventScrollReset>
-          Approve and release the payment…
+          {t("orders.steps.approveOpen")}
         </Link>
       </p>
     );
@@ -172,21 +171,16 @@ export function ApproveStep({
         <input type="hidden" name="orderId" value={orderId} />
         <input type="hidden" name={fields.confirm.name} value={APPROVE_CONFIRMATION} />
         <p className="order-confirm-question" id="approve-question">
-          <strong>
-            Release {releasedText} to {sellerName}? This cannot be undone.
-          </strong>
+          <strong>{t("orders.steps.approveQuestion", { amount: releasedText, name: sellerName })}</strong>
         </p>
-        <p>
-          The {paidText} you paid is held in escrow. Approving completes the order and pays the order's price to the seller: you can no longer ask for a
-          revision or open a dispute.
-        </p>
+        <p>{t("orders.steps.approveText", { paid: paidText })}</p>
         <ErrorList id={fields.confirm.errorId} errors={fields.confirm.errors} />
         <div className="order-actions">
-          <OrderButton orderId={orderId} intent="approve" pendingLabel="Releasing…">
-            Yes, release {releasedText}
+          <OrderButton orderId={orderId} intent="approve" pendingLabel={t("orders.steps.releasing")}>
+            {t("orders.steps.approve", { amount: releasedText })}
           </OrderButton>
           <Link to={`/orders/${orderId}#respond`} preventScrollReset>
-            Not yet
+            {t("orders.steps.notYet")}
           </Link>
         </div>
       </Form>
@@ -214,32 +208,29 @@ export function CancelStep({
   const [form, fields] = useOrderForm("cancel-form", schemas.cancel, constraint, reply);
   const orderId = d.order.id;
   const otherRole = d.role === "buyer" ? "seller" : "buyer";
+  const { t } = useT();
   return (
     <section className="order-step" id="cancel" aria-labelledby="cancel-title">
-      <h2 id="cancel-title">{late ? "Cancel the order" : "Ask to cancel"}</h2>
+      <h2 id="cancel-title">{late ? t("orders.steps.cancelTitle") : t("orders.steps.askCancelTitle")}</h2>
       {open ? (
         <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
           <input type="hidden" name="orderId" value={orderId} />
           <input type="hidden" name="expected" value={late ? "cancel" : "request_cancel"} />
-          <p>
-            {late
-              ? "The order is more than a day late, so you may cancel it now: your payment is refunded to the number that paid."
-              : `The ${otherRole} is asked to agree. If they do, the order is cancelled and the buyer's payment refunded.`}
-          </p>
-          <TextAreaField field={fields.reason} label="Reason (optional)" rows={3} />
+          <p>{late ? t("orders.steps.cancelLateText") : t("orders.steps.askCancelText", { role: otherRole })}</p>
+          <TextAreaField field={fields.reason} label={t("orders.steps.reason")} rows={3} />
           <div className="order-actions">
-            <OrderButton orderId={orderId} intent="cancel" pendingLabel={late ? "Cancelling…" : "Sending…"}>
-              {late ? "Yes, cancel the order" : "Send cancel request"}
+            <OrderButton orderId={orderId} intent="cancel" pendingLabel={late ? t("orders.steps.cancelling") : t("orders.steps.sending")}>
+              {late ? t("orders.steps.cancelConfirm") : t("orders.steps.sendCancelRequest")}
             </OrderButton>
             <Link to={`/orders/${orderId}`} preventScrollReset>
-              Keep the order
+              {t("orders.steps.keepOrder")}
             </Link>
           </div>
         </Form>
       ) : (
         <p>
           <Link to={`/orders/${orderId}?confirm=cancel#cancel`} preventScrollReset>
-            {late ? "Cancel this order…" : "Ask to cancel this order…"}
+            {late ? t("orders.steps.cancelOpen") : t("orders.steps.askCancelOpen")}
           </Link>
         </p>
       )}
@@ -250,26 +241,27 @@ export function CancelStep({
 /** A dispute, in two clicks: an admin will read the reason, and both parties wait for their decision. */
 export function DisputeStep({ orderId, open, constraint, reply }: { orderId: number; open: boolean; constraint: FormConstraint; reply?: Reply }) {
   const [form, fields] = useOrderForm("dispute-form", schemas.dispute, constraint, reply);
+  const { t } = useT();
   return (
     <section className="order-step" id="dispute" aria-labelledby="dispute-title">
-      <h2 id="dispute-title">Something wrong?</h2>
+      <h2 id="dispute-title">{t("orders.steps.disputeTitle")}</h2>
       {open ? (
         <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
           <input type="hidden" name="orderId" value={orderId} />
-          <p>An admin reads both sides and decides: the payment goes to the seller, or back to the buyer. Until then the order waits.</p>
-          <TextAreaField field={fields.reason} label="What went wrong?" />
+          <p>{t("orders.steps.disputeText")}</p>
+          <TextAreaField field={fields.reason} label={t("orders.steps.disputeReason")} />
           <div className="order-actions">
-            <OrderButton orderId={orderId} intent="dispute" pendingLabel="Opening…">
-              Open dispute
+            <OrderButton orderId={orderId} intent="dispute" pendingLabel={t("orders.steps.opening")}>
+              {t("orders.steps.openDispute")}
             </OrderButton>
             <Link to={`/orders/${orderId}`} preventScrollReset>
-              Never mind
+              {t("orders.steps.neverMind")}
             </Link>
           </div>
         </Form>
       ) : (
         <p>
-          Try talking it through first. If that does not help, <Link to={`/orders/${orderId}?confirm=dispute#dispute`}>open a dispute…</Link>
+          <T id="orders.steps.disputeFirst" components={{ 0: <Link to={`/orders/${orderId}?confirm=dispute#dispute`} /> }} />
         </p>
       )}
     </section>

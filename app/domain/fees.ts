@@ -25,11 +25,6 @@ export function sellerNetUgx(priceUgx: number, sellerFeeUgx: number) {
   return priceUgx - sellerFeeUgx;
 }
 
-/** How the buyer's fee reads beside its figure ("5%, at least UGX 1,000"). */
-export function buyerFeeRule(fees: Fees = DEFAULT_FEES) {
-  return `${fees.buyerPercent}%, at least UGX ${fees.buyerMinUgx.toLocaleString("en-US")}`;
-}
-
 /**
  * How a dispute split shares an order's money (ADR 044): `refundUgx` of the price goes back to the buyer and
  * the rest is released to the seller. Each fee follows the part of the price it belongs to, at the order's own

@@ -3,9 +3,11 @@
  * network it belongs to. MTN and Airtel together hold nearly every wallet in Uganda.
  */
 export type Network = "mtn" | "airtel";
+/** The networks' own product names: the same in every language. */
 export const NETWORK_LABEL: Record<Network, string> = { mtn: "MTN Mobile Money", airtel: "Airtel Money" };
 
-export const MSISDN_MESSAGE = "Enter a Ugandan mobile number in the format +256 7XX XXXXXX";
+/** A number that is not a Ugandan mobile number, as a message key (app/locales/<language>/orders.json). */
+export const MSISDN_MESSAGE = "orders.form.msisdnFormat";
 
 /**
  * A typed number as E.164 (+2567XXXXXXXX): spaces, dashes and dots are dropped, and the local forms

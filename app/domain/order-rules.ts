@@ -15,16 +15,30 @@ export const STATUS_LABEL: Record<string, string> = {
   completed: "Completed",
   cancelled: "Cancelled",
 };
-/** A status this version does not know shows as "Unknown". */
+/** A status this version does not know shows as "Unknown". English only: words for a reader come from `statusKey`. */
 export const statusLabel = (status: string) => STATUS_LABEL[status] ?? "Unknown";
+
+/** The catalogue key of each status's label (app/locales/<language>/orders.json, ADR 047). */
+export const STATUS_KEY: Record<string, string> = {
+  pending_payment: "orders.status.pendingPayment",
+  in_progress: "orders.status.inProgress",
+  delivered: "orders.status.delivered",
+  completed: "orders.status.completed",
+  cancelled: "orders.status.cancelled",
+};
+/**
+ * The key of a status's label, for `t(statusKey(status))` in a component or `serverI18n(locale)._(statusKey(status))`
+ * on the server (operations' refusals, notifications, mail). A status this version does not know says "Unknown".
+ */
+export const statusKey = (status: string) => STATUS_KEY[status] ?? "orders.status.unknown";
 
 /**
  * The badge an order wears, for both parties alike: its status, or "In dispute" while a dispute is open on it
- * (the order waits for an admin then, whatever its status says).
+ * (the order waits for an admin then, whatever its status says). `key` is its label's catalogue key.
  */
-export function orderBadge(status: string, disputeOpen: boolean): { label: string; className: string } {
-  if (disputeOpen) return { label: "In dispute", className: "order-status-disputed" };
-  return { label: statusLabel(status), className: `order-status-${status}` };
+export function orderBadge(status: string, disputeOpen: boolean): { key: string; className: string } {
+  if (disputeOpen) return { key: "orders.status.disputed", className: "order-status-disputed" };
+  return { key: statusKey(status), className: `order-status-${status}` };
 }
 
 export const FINAL_STATUSES: ReadonlySet<string> = new Set(["completed", "cancelled"]);

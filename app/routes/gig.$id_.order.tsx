@@ -15,16 +15,20 @@ import { requireMemberActor, requireUser } from "~/server/auth.server";
 import { ORDER_FILES_BODY_LIMIT } from "~/server/body-limit.server";
 import { getDb } from "~/server/db.server";
 import { getEnv } from "~/server/env.server";
-import { buyerFee, buyerFeeRule, feesFromEnv } from "~/domain/fees";
+import { buyerFee, feesFromEnv } from "~/domain/fees";
 import { readFormData, readMultipartForm, UNREADABLE_FORM } from "~/server/form-data.server";
 import { getFormConstraint, type FormConstraint } from "~/schemas/form-constraint";
 import { useSchemaForm } from "~/hooks/use-schema-form";
-import { TIER_LABEL } from "~/domain/catalog-vocabulary";
+import { TIER_LABEL, type Tier } from "~/domain/catalog-vocabulary";
 import { actionHeaders } from "~/utils/headers";
 import { guessNetwork, resolveNetwork } from "~/domain/mobile-money";
-import { formatPrice, formatUgx } from "~/domain/money";
+import { formatPrice } from "~/domain/money";
+import { pageMessages, requestT } from "~/i18n/messages.server";
+import { requestLocale } from "~/i18n/locale.server";
+import { metaI18n, T, useT } from "~/i18n/react";
+import { usePreferences } from "~/hooks/use-preferences";
 import { formFailure } from "~/server/operation-results.server";
-import { InvalidOrderFileError, MAX_ORDER_FILE_BYTES, MAX_ORDER_FILES, ORDER_FILE_TYPES_TEXT, storeOrderFiles } from "~/server/files/order-files.server";
+import { InvalidOrderFileError, MAX_ORDER_FILE_BYTES, MAX_ORDER_FILES, storeOrderFiles } from "~/server/files/order-files.server";
 import { CheckoutSchema } from "~/schemas/order";
 import { refusalInit } from "~/server/files/upload-quota.server";
 import { messageOf } from "~/content/operation-messages";
@@ -34,9 +38,13 @@ export const links: LinksFunction = () => [{ rel: "stylesheet", href: ordersStyl
 
 export const headers = actionHeaders;
 
-export const meta: MetaFunction = () => [{ title: "Checkout | Soko" }];
+export const meta: MetaFunction<typeof loader> = ({ matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: _("orders.checkout.metaTitle") }];
+};
 
-const NO_PAYMENTS = "Paying for orders is not available right now, so this order cannot be placed. Nothing has been charged. Please try again later.";
+/** The package tiers' names, in the reader's language (the gig's own package name is the seller's words). */
+const TIER_KEY: Record<Tier, string> = { basic: "orders.tier.basic", standard: "orders.tier.standard", premium: "orders.tier.premium" };
 
 /**
  * Checkout (ADR 014): the chosen package with its fee and total, the buyer's requirements and files, and
@@ -57,10 +65,12 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     gig: { id: gig.id, title: gig.title, seller: gig.seller.name },
     pkg: { tier: pkg.tier, name: pkg.name, deliveryDays: pkg.deliveryDays, revisions: pkg.revisions, priceUgx: pkg.priceUgx },
     feeUgx,
-    feeRule: buyerFeeRule(fees),
+    // How the buyer's fee reads beside its figure ("5%, at least UGX 1,000").
+    feeRule: { percent: fees.buyerPercent, minUgx: fees.buyerMinUgx },
+    ...(await pageMessages(request, ["orders"])),
   };
-  // Said plainly instead of a form that could only be refused.
-  const refusal = gig.seller.id === user.id ? "You cannot order your own gig." : user.role === "admin" ? "Admins do not buy on Soko." : null;
+  // Said plainly instead of a form that could only be refused (a message key of the orders namespace).
+  const refusal = gig.seller.id === user.id ? "orders.checkout.ownGig" : user.role === "admin" ? "orders.checkout.adminsDoNotBuy" : null;
   if (refusal) return data({ ...summary, refusal, checkout: null }, { status: 403 });
   const providers = getProviders();
   const paymentsAvailable = Boolean(providers.forNetwork("mtn") ?? providers.forNetwork("airtel"));
@@ -75,7 +85,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
           checkoutKey: randomBytes(16).toString("base64url"),
           // The browser's checks; the schema itself loads once the form is used (app/hooks/use-schema-form.ts).
           constraint: getFormConstraint(CheckoutSchema),
-          files: `Up to ${MAX_ORDER_FILES} files, ${MAX_ORDER_FILE_BYTES / 1024 / 1024} MB each: ${ORDER_FILE_TYPES_TEXT}.`,
+          files: { max: MAX_ORDER_FILES, mb: MAX_ORDER_FILE_BYTES / 1024 / 1024 },
         }
       : null,
   };
@@ -89,14 +99,16 @@ async function readCheckoutForm(request: Request) {
   return readMultipartForm(request, { maxFileBytes: MAX_ORDER_FILE_BYTES, maxBodyBytes: ORDER_FILES_BODY_LIMIT });
 }
 
-const FILES_TOO_LARGE = `Files can be at most ${MAX_ORDER_FILE_BYTES / 1024 / 1024} MB each, and at most ${MAX_ORDER_FILES} of them.`;
+const MB = MAX_ORDER_FILE_BYTES / 1024 / 1024;
 
 export async function action({ request, params, context }: ActionFunctionArgs) {
   const actor = await requireMemberActor(request, context.clientIp);
+  const t = await requestT(request);
   const read = await readCheckoutForm(request);
   if (read === "too-large" || read === "malformed") {
     // The body was not read in full, so what was typed cannot be shown back: say what was wrong.
-    const reply = parse(new FormData(), { resolve: () => ({ value: {} }) }).reply({ formErrors: [read === "too-large" ? FILES_TOO_LARGE : UNREADABLE_FORM] });
+    const tooLarge = t("orders.checkout.filesTooLarge", { mb: MB, max: MAX_ORDER_FILES });
+    const reply = parse(new FormData(), { resolve: () => ({ value: {} }) }).reply({ formErrors: [read === "too-large" ? tooLarge : UNREADABLE_FORM] });
     return data(reply, { status: read === "too-large" ? 413 : 400 });
   }
   const { form, oversized } = read;
@@ -106,13 +118,13 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   // The amount is never read from the form: placeOrder prices the gig's package itself.
   const submission = parseWithZod(form, { schema: CheckoutSchema });
   if (oversized.length) {
-    return data(submission.reply({ fieldErrors: { files: oversized.map((name) => `${name} is over ${MAX_ORDER_FILE_BYTES / 1024 / 1024} MB`) } }), {
+    return data(submission.reply({ fieldErrors: { files: oversized.map((name) => t("orders.files.over", { name, mb: MB })) } }), {
       status: 413,
     });
   }
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   if (submission.value.gigId !== Number(params.id)) {
-    return data(submission.reply({ formErrors: ["This form is for another gig. Please reload the page and try again."] }), { status: 400 });
+    return data(submission.reply({ formErrors: [t("orders.checkout.otherGig")] }), { status: 400 });
   }
   let stored;
   try {
@@ -130,70 +142,69 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const result = await placeOrder(actor, { ...submission.value, ...payer, files: stored });
   if (!result.ok) {
     // Your own gig, or an admin: the reason beside the form rather than an error page.
-    if (result.error === "forbidden") return data(submission.reply({ formErrors: [messageOf(result)] }), { status: 403 });
-    return formFailure(submission.reply, result);
+    const locale = await requestLocale(request);
+    if (result.error === "forbidden") return data(submission.reply({ formErrors: [messageOf(result, locale)] }), { status: 403 });
+    return formFailure(submission.reply, result, { locale });
   }
   return redirect(`/orders/${result.value.orderId}/pay`, 303);
 }
 
 export default function Checkout() {
   const { gig, pkg, feeUgx, feeRule, refusal, checkout } = useLoaderData<typeof loader>();
+  const { t } = useT();
+  const { locale, ugx, number } = usePreferences();
   const currency = useRouteLoaderData<typeof rootLoader>("root")?.currency;
   const usd = currency?.code === "USD" && currency.ugxPerUsd > 0 ? currency : null;
   // Mobile money is paid in shillings; a visitor who reads USD sees both.
-  const money = (ugx: number) => (usd ? `${formatUgx(ugx)} (${formatPrice(ugx, usd)})` : formatUgx(ugx));
+  const money = (amount: number) => (usd ? `${ugx(amount)} (${formatPrice(amount, usd, locale)})` : ugx(amount));
   const totalUgx = pkg.priceUgx + feeUgx;
+  const tier = pkg.tier as Tier;
   return (
     <section className="container narrow checkout" aria-labelledby="checkout-title">
-      <h1 id="checkout-title">Your order</h1>
+      <h1 id="checkout-title">{t("orders.checkout.title")}</h1>
       <p>
-        <Link to={`/gig/${gig.id}`}>{gig.title}</Link> by {gig.seller}
+        <T id="orders.checkout.byline" values={{ title: gig.title, seller: gig.seller }} components={{ 0: <Link to={`/gig/${gig.id}`} /> }} />
       </p>
       <dl className="order-summary">
         <div>
-          <dt>Package</dt>
+          <dt>{t("orders.checkout.package")}</dt>
           <dd>
-            {pkg.name !== TIER_LABEL[pkg.tier] ? `${pkg.name}: ` : ""}
-            {TIER_LABEL[pkg.tier]} · {pkg.deliveryDays} {pkg.deliveryDays === 1 ? "day" : "days"} delivery · {pkg.revisions}{" "}
-            {pkg.revisions === 1 ? "revision" : "revisions"}
+            {pkg.name !== TIER_LABEL[tier] ? `${pkg.name}: ` : ""}
+            {t("orders.checkout.packageLine", { tier: t(TIER_KEY[tier]), days: pkg.deliveryDays, revisions: pkg.revisions })}
           </dd>
         </div>
         <div>
-          <dt>Price</dt>
+          <dt>{t("orders.checkout.price")}</dt>
           <dd>{money(pkg.priceUgx)}</dd>
         </div>
         <div>
-          <dt>Processing fee ({feeRule})</dt>
+          <dt>{t("orders.checkout.processingFee", { percent: number(feeRule.percent), min: ugx(feeRule.minUgx) })}</dt>
           <dd>{money(feeUgx)}</dd>
         </div>
         <div>
-          <dt>Total</dt>
+          <dt>{t("orders.checkout.total")}</dt>
           <dd>
             <strong>{money(totalUgx)}</strong>
           </dd>
         </div>
       </dl>
-      {usd ? (
-        <p className="field-hint">
-          USD at today&apos;s rate (UGX {usd.ugxPerUsd.toLocaleString("en-US")} per USD), which is fixed on the order when you place it. You pay in UGX.
-        </p>
-      ) : null}
+      {usd ? <p className="field-hint">{t("orders.checkout.usdNote", { rate: number(usd.ugxPerUsd) })}</p> : null}
       {refusal ? (
         <p className="notice" role="alert">
-          {refusal} <Link to={`/gig/${gig.id}`}>Back to the gig</Link>
+          {t(refusal)} <Link to={`/gig/${gig.id}`}>{t("orders.checkout.backToGig")}</Link>
         </p>
       ) : checkout ? (
         <CheckoutForm gigId={gig.id} tier={pkg.tier} totalUgx={totalUgx} checkout={checkout} />
       ) : (
         <p className="notice" role="alert">
-          {NO_PAYMENTS} <Link to={`/gig/${gig.id}`}>Back to the gig</Link>
+          {t("orders.checkout.noPayments")} <Link to={`/gig/${gig.id}`}>{t("orders.checkout.backToGig")}</Link>
         </p>
       )}
     </section>
   );
 }
 
-type CheckoutValues = { msisdn: string; network: "mtn" | "airtel"; checkoutKey: string; constraint: FormConstraint; files: string };
+type CheckoutValues = { msisdn: string; network: "mtn" | "airtel"; checkoutKey: string; constraint: FormConstraint; files: { max: number; mb: number } };
 const checkoutSchema = () => import("~/schemas/order").then((m) => m.CheckoutSchema);
 
 function CheckoutForm({ gigId, tier, totalUgx, checkout }: { gigId: number; tier: string; totalUgx: number; checkout: CheckoutValues }) {
@@ -208,6 +219,8 @@ function CheckoutForm({ gigId, tier, totalUgx, checkout }: { gigId: number; tier
   const typedNetwork = fields.network.initialValue;
   // Files are not part of the schema (they never come back in a reply): their messages are read from the reply.
   const fileErrors = (reply?.error as Record<string, string[] | null> | undefined)?.files ?? undefined;
+  const { t } = useT();
+  const { ugx } = usePreferences();
   return (
     <Form method="post" encType="multipart/form-data" className="form-card" {...getFormProps(form)}>
       <ErrorList id={form.errorId} errors={form.errors} />
@@ -216,17 +229,12 @@ function CheckoutForm({ gigId, tier, totalUgx, checkout }: { gigId: number; tier
       <input type="hidden" name="checkoutKey" value={checkout.checkoutKey} />
       {/* Optional, so folded away: on a phone the payment and its button fit the first screen. Open when they come back with an error. */}
       <details className="checkout-extra" open={fields.requirements.errors?.length || fileErrors?.length ? true : undefined}>
-        <summary>Add requirements (optional)</summary>
-        <TextAreaField
-          field={fields.requirements}
-          label="What should the seller know? (optional)"
-          hint="Describe what you need; you can add files below."
-          rows={5}
-        />
+        <summary>{t("orders.checkout.addRequirements")}</summary>
+        <TextAreaField field={fields.requirements} label={t("orders.checkout.requirements")} hint={t("orders.checkout.requirementsHint")} rows={5} />
         <div className="field">
-          <label htmlFor="checkout-files">Files (optional)</label>
+          <label htmlFor="checkout-files">{t("orders.files.optional")}</label>
           <p id="checkout-files-hint" className="field-hint">
-            {checkout.files}
+            {t("orders.checkout.filesHint", { max: checkout.files.max, mb: checkout.files.mb, types: t("orders.files.types") })}
           </p>
           <input
             id="checkout-files"
@@ -239,7 +247,7 @@ function CheckoutForm({ gigId, tier, totalUgx, checkout }: { gigId: number; tier
           <ErrorList id="files-error" errors={fileErrors} />
         </div>
       </details>
-      <h2>Pay by mobile money</h2>
+      <h2>{t("orders.checkout.payHeading")}</h2>
       <PayerFields
         msisdn={{
           id: fields.msisdn.id,
@@ -255,11 +263,8 @@ function CheckoutForm({ gigId, tier, totalUgx, checkout }: { gigId: number; tier
           errors: fields.network.errors,
         }}
       />
-      <SubmitButton pendingLabel="Sending to your phone…">Pay {formatUgx(totalUgx)}</SubmitButton>
-      <p className="field-hint checkout-escrow">
-        Nothing has been charged yet. When you pay, your phone asks you to approve the payment; the money is then held in escrow, and the seller is paid only
-        when you approve the delivery.
-      </p>
+      <SubmitButton pendingLabel={t("orders.checkout.sending")}>{t("orders.checkout.pay", { total: ugx(totalUgx) })}</SubmitButton>
+      <p className="field-hint checkout-escrow">{t("orders.checkout.escrowNote")}</p>
     </Form>
   );
 }

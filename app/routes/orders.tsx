@@ -1,5 +1,7 @@
 import type { LinksFunction } from "@remix-run/node";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { pageMessages } from "~/i18n/messages.server";
+import { metaI18n, useT } from "~/i18n/react";
 import { useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { OrderCard } from "~/components/order-card";
@@ -11,14 +13,28 @@ import ordersStylesUrl from "~/styles/orders.css?url";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: ordersStylesUrl }];
 
-export const meta: MetaFunction = () => [{ title: "Orders | Soko" }];
+export const meta: MetaFunction<typeof loader> = ({ matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: _("orders.list.metaTitle") }];
+};
 
-const TAB_LABEL: Record<OrderTab, string> = { active: "Active", completed: "Completed", cancelled: "Cancelled" };
+const TAB_LABEL: Record<OrderTab, string> = {
+  active: "orders.list.tab.active",
+  completed: "orders.list.tab.completed",
+  cancelled: "orders.list.tab.cancelled",
+};
+
+/** Each tab's heading for screen readers and its list's name ("Active orders"). */
+const TAB_HEADING: Record<OrderTab, string> = {
+  active: "orders.list.heading.active",
+  completed: "orders.list.heading.completed",
+  cancelled: "orders.list.heading.cancelled",
+};
 
 const EMPTY: Record<OrderTab, string> = {
-  active: "No active orders right now. When you buy a service, or a buyer orders one of your gigs, it shows here.",
-  completed: "No completed orders yet.",
-  cancelled: "No cancelled orders.",
+  active: "orders.list.empty.active",
+  completed: "orders.list.empty.completed",
+  cancelled: "orders.list.empty.cancelled",
 };
 
 function tabOf(request: Request): OrderTab {
@@ -40,29 +56,31 @@ export async function loader({ request }: LoaderFunctionArgs) {
     tab,
     counts,
     orders: orders.map(({ facts, ...order }) => ({ ...order, disputeOpen: facts.disputeOpen, actions: [...orderActions(facts, user.id, now)] })),
+    ...(await pageMessages(request, ["orders"])),
   };
 }
 
 export default function Orders() {
   const { tab, counts, orders } = useLoaderData<typeof loader>();
+  const { t } = useT();
   const back = `/orders?tab=${tab}`;
   return (
     <section className="container orders-page" aria-labelledby="orders-title">
-      <h1 id="orders-title">Orders</h1>
-      <nav aria-label="Order tabs">
+      <h1 id="orders-title">{t("orders.list.title")}</h1>
+      <nav aria-label={t("orders.list.tabs")}>
         <ul className="tabs">
-          {(Object.keys(TAB_LABEL) as OrderTab[]).map((t) => (
-            <li key={t}>
-              <Link to={`/orders?tab=${t}`} aria-current={t === tab ? "page" : undefined} preventScrollReset>
-                {TAB_LABEL[t]} <span className="tab-count">({counts[t]})</span>
+          {(Object.keys(TAB_LABEL) as OrderTab[]).map((name) => (
+            <li key={name}>
+              <Link to={`/orders?tab=${name}`} aria-current={name === tab ? "page" : undefined} preventScrollReset>
+                {t(TAB_LABEL[name])} <span className="tab-count">({counts[name]})</span>
               </Link>
             </li>
           ))}
         </ul>
       </nav>
-      <h2 className="visually-hidden">{TAB_LABEL[tab]} orders</h2>
+      <h2 className="visually-hidden">{t(TAB_HEADING[tab])}</h2>
       {orders.length ? (
-        <ul className="order-list" aria-label={`${TAB_LABEL[tab]} orders`}>
+        <ul className="order-list" aria-label={t(TAB_HEADING[tab])}>
           {orders.map((order) => (
             <li key={order.id}>
               <OrderCard order={order} back={back} />
@@ -71,9 +89,9 @@ export default function Orders() {
         </ul>
       ) : (
         <div className="empty-state">
-          <p>{EMPTY[tab]}</p>
+          <p>{t(EMPTY[tab])}</p>
           <Link to="/browse" className="button">
-            Browse services
+            {t("orders.list.browse")}
           </Link>
         </div>
       )}

@@ -12,7 +12,7 @@ import { useActionData, useLoaderData, useLocation, useRouteLoaderData } from "@
 import { Link } from "~/components/link";
 import type { z } from "zod";
 import { ErrorList } from "~/components/forms";
-import { ContactButton, daysText, OrderBadge, OrderPost } from "~/components/order-card";
+import { ContactButton, OrderBadge, OrderPost } from "~/components/order-card";
 import { FileList } from "~/components/order-files";
 import { ApproveStep, AS_TYPED, CancelStep, DeliverForm, DisputeStep, ReviewForm, RevisionForm, type OrderFormConstraints } from "~/components/order-steps";
 import { formConstraints } from "~/schemas/form-constraint";
@@ -29,14 +29,7 @@ import { getDb } from "~/server/db.server";
 import { actionHeaders } from "~/utils/headers";
 import { formFailure } from "~/server/operation-results.server";
 import { backTo, readOrderForm } from "~/server/order-form.server";
-import {
-  cleanFileName,
-  InvalidOrderFileError,
-  MAX_ORDER_FILE_BYTES,
-  MAX_ORDER_FILES,
-  ORDER_FILE_TYPES_TEXT,
-  storeOrderFiles,
-} from "~/server/files/order-files.server";
+import { cleanFileName, InvalidOrderFileError, MAX_ORDER_FILE_BYTES, MAX_ORDER_FILES, storeOrderFiles } from "~/server/files/order-files.server";
 import { FINAL_STATUSES, orderActions, orderNumber, type OrderAction } from "~/domain/order-rules";
 import { ApproveSchema, CancelSchema, DeliverSchema, DisputeSchema, OrderIdSchema, RevisionSchema } from "~/schemas/order";
 import { ReviewSchema } from "~/schemas/review";
@@ -44,6 +37,9 @@ import { refusalInit } from "~/server/files/upload-quota.server";
 import { useLiveOrder } from "~/hooks/use-live-order";
 import { usePreferences } from "~/hooks/use-preferences";
 import { formatPrice } from "~/domain/money";
+import { pageMessages, requestT } from "~/i18n/messages.server";
+import { requestLocale } from "~/i18n/locale.server";
+import { metaI18n, useT } from "~/i18n/react";
 import type { loader as rootLoader } from "~/root";
 import ordersStylesUrl from "~/styles/orders.css?url";
 
@@ -51,7 +47,10 @@ export const links: LinksFunction = () => [{ rel: "stylesheet", href: ordersStyl
 
 export const headers = actionHeaders;
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `${data.number}: ${data.order.gigTitle} | Soko` : "Order | Soko" }];
+export const meta: MetaFunction<typeof loader> = ({ data, matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: data ? _("orders.order.metaTitle", { number: data.number, title: data.order.gigTitle }) : _("orders.order.metaTitleFallback") }];
+};
 
 /** The forms of this page, told apart by their `intent`. */
 const INTENTS = ["deliver", "request_revision", "approve", "cancel", "decline_cancel", "dispute", "review"] as const;
@@ -146,7 +145,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     events,
     confirm: (CONFIRMS as readonly string[]).includes(confirm ?? "") ? (confirm as Confirm) : null,
     // The delivery form's hint (order-files.server.ts is server code: its rules travel as data).
-    fileRules: { maxFiles: MAX_ORDER_FILES, maxMb: MAX_ORDER_FILE_BYTES / 1024 / 1024, types: ORDER_FILE_TYPES_TEXT },
+    fileRules: { maxFiles: MAX_ORDER_FILES, maxMb: MAX_ORDER_FILE_BYTES / 1024 / 1024 },
     // The browser's checks of the step forms, from the schemas the action parses with (the schemas load later).
     constraints: formConstraints({
       deliver: DeliverSchema,
@@ -156,13 +155,14 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       dispute: DisputeSchema,
       review: ReviewSchema,
     }) satisfies OrderFormConstraints,
+    ...(await pageMessages(request, ["orders"])),
   };
 }
 
 type Reply = SubmissionResult<string[]>;
 type Answer = { intent: Intent; reply: Reply };
 
-const TOO_LARGE = `Files can be at most ${MAX_ORDER_FILE_BYTES / 1024 / 1024} MB each, and at most ${MAX_ORDER_FILES} at once.`;
+const MB = MAX_ORDER_FILE_BYTES / 1024 / 1024;
 
 /**
  * Every step of the order, one intent each, through the order operations: they lock the order and ask the
@@ -172,12 +172,16 @@ const TOO_LARGE = `Files can be at most ${MAX_ORDER_FILE_BYTES / 1024 / 1024} MB
 export async function action({ request, params, context }: ActionFunctionArgs) {
   const actor = await requireMemberActor(request, context.clientIp);
   const { order } = await ownOrder(params.id, actor.user.id);
+  const t = await requestT(request);
+  const locale = await requestLocale(request);
   const read = await readOrderForm(request);
-  if (read === "too-large")
-    return data({ intent: "deliver", reply: { status: "error", error: { files: [TOO_LARGE] } } as Reply } satisfies Answer, { status: 413 });
+  if (read === "too-large") {
+    const tooLarge = t("orders.order.filesTooLarge", { mb: MB, max: MAX_ORDER_FILES });
+    return data({ intent: "deliver", reply: { status: "error", error: { files: [tooLarge] } } as Reply } satisfies Answer, { status: 413 });
+  }
   const { form, files, oversized } = read;
   const intent = form.get("intent");
-  if (!isIntent(intent)) throw new Response("Choose what to do with this order.", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  if (!isIntent(intent)) throw new Response(t("orders.form.chooseIntent"), { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   form.set("orderId", String(order.id));
   const back = backTo(form.get("redirectTo"), order.id);
   form.delete("redirectTo");
@@ -186,7 +190,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   /** The operation's answer: back to the page on success, else its refusal beside the form or at the top. */
   const answer = (result: { ok: true } | Failure, reply: Parameters<typeof formFailure>[0]) => {
     if (result.ok) return redirect(back, 303);
-    const refused = formFailure(reply, result);
+    const refused = formFailure(reply, result, { locale });
     return data({ intent, reply: refused.data } satisfies Answer, refused.init ?? undefined);
   };
   const parse = <S extends z.ZodTypeAny>(schema: S) => parseWithZod(form, { schema, disableAutoCoercion: AS_TYPED });
@@ -194,7 +198,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   switch (intent) {
     case "deliver": {
       const submission = parse(DeliverSchema);
-      const tooBig = oversized.map((name) => `${cleanFileName(name)} is over ${MAX_ORDER_FILE_BYTES / 1024 / 1024} MB`);
+      const tooBig = oversized.map((name) => t("orders.files.over", { name: cleanFileName(name), mb: MB }));
       if (submission.status !== "success") return invalid(submission.reply(tooBig.length ? { fieldErrors: { files: tooBig } } : undefined));
       if (tooBig.length) return invalid(submission.reply({ fieldErrors: { files: tooBig } }));
       let stored;
@@ -252,11 +256,12 @@ export default function OrderPage() {
   const actionData = useActionData<typeof action>();
   // Each navigation (the redirect after a step) remounts the forms, so they come back empty.
   const { key } = useLocation();
-  const { price, dateTime } = usePreferences();
+  const { price, dateTime, number, locale } = usePreferences();
+  const { t } = useT();
   const { order } = d;
   // In USD an order's amounts are at the rate fixed at its checkout (orders.ugx_per_usd), not today's.
   const inUsd = useRouteLoaderData<typeof rootLoader>("root")?.currency?.code === "USD" && order.ugxPerUsd > 0;
-  const orderPrice = (ugx: number) => (inUsd ? formatPrice(ugx, { code: "USD", ugxPerUsd: order.ugxPerUsd }) : price(ugx));
+  const orderPrice = (ugx: number) => (inUsd ? formatPrice(ugx, { code: "USD", ugxPerUsd: order.ugxPerUsd }, locale) : price(ugx));
   const can = new Set<OrderAction>(d.actions);
   const buyer = d.role === "buyer";
   const replyOf = (intent: Intent) => (actionData?.intent === intent ? actionData.reply : undefined);
@@ -287,14 +292,15 @@ export default function OrderPage() {
   return (
     <article className="container order-page" aria-labelledby="order-title">
       <p className="breadcrumbs">
-        <Link to="/orders">Orders</Link> › {d.number}
+        <Link to="/orders">{t("orders.order.breadcrumb")}</Link> › {d.number}
       </p>
       <h1 id="order-title">{order.gigTitle}</h1>
       <p className="order-number">
         {d.number} <OrderBadge status={order.status} disputeOpen={d.dispute !== null} />
       </p>
       <div className="order-party">
-        {buyer ? "Seller" : "Buyer"}: {d.other.username ? <Link to={`/user/${encodeURIComponent(d.other.username)}`}>{d.other.name}</Link> : d.other.name}
+        {buyer ? t("orders.party.seller") : t("orders.party.buyer")}:{" "}
+        {d.other.username ? <Link to={`/user/${encodeURIComponent(d.other.username)}`}>{d.other.name}</Link> : d.other.name}
         {d.other.username ? (
           <>
             {" · "}
@@ -304,7 +310,7 @@ export default function OrderPage() {
         {order.gigId !== null ? (
           <>
             {" · "}
-            <Link to={`/gig/${order.gigId}`}>View Gig</Link>
+            <Link to={`/gig/${order.gigId}`}>{t("orders.order.viewGig")}</Link>
           </>
         ) : null}
       </div>
@@ -314,19 +320,32 @@ export default function OrderPage() {
           <div className="notice" role="status" id="cancel-request">
             {d.cancelRequest.byMe ? (
               <p>
-                You asked to cancel this order{d.cancelRequest.reason ? ` (${d.cancelRequest.reason})` : ""}. The {otherRole} has not answered yet.
+                {d.cancelRequest.reason
+                  ? t("orders.order.cancelAskedMineReason", { reason: d.cancelRequest.reason, role: otherRole })
+                  : t("orders.order.cancelAskedMine", { role: otherRole })}
               </p>
             ) : (
               <p>
-                The {otherRole} asked to cancel{d.cancelRequest.reason ? `: ${d.cancelRequest.reason}` : ""}. If you agree, the order is cancelled and the
-                buyer's payment is refunded.
+                {d.cancelRequest.reason
+                  ? t("orders.order.cancelAskedTheirsReason", { reason: d.cancelRequest.reason, role: otherRole })
+                  : t("orders.order.cancelAskedTheirs", { role: otherRole })}
               </p>
             )}
             <div className="order-actions">
-              {can.has("agree_cancel") ? <OrderPost orderId={order.id} intent="cancel" label="Agree to cancel" pendingLabel="Cancelling…" /> : null}
-              {can.has("decline_cancel") ? <OrderPost orderId={order.id} intent="decline_cancel" label="Decline" pendingLabel="Declining…" secondary /> : null}
+              {can.has("agree_cancel") ? (
+                <OrderPost orderId={order.id} intent="cancel" label={t("orders.order.agreeCancel")} pendingLabel={t("orders.card.cancelling")} />
+              ) : null}
+              {can.has("decline_cancel") ? (
+                <OrderPost orderId={order.id} intent="decline_cancel" label={t("orders.order.decline")} pendingLabel={t("orders.card.declining")} secondary />
+              ) : null}
               {can.has("withdraw_cancel") ? (
-                <OrderPost orderId={order.id} intent="decline_cancel" label="Withdraw request" pendingLabel="Withdrawing…" secondary />
+                <OrderPost
+                  orderId={order.id}
+                  intent="decline_cancel"
+                  label={t("orders.order.withdrawRequest")}
+                  pendingLabel={t("orders.card.withdrawing")}
+                  secondary
+                />
               ) : null}
             </div>
           </div>
@@ -340,15 +359,15 @@ export default function OrderPage() {
 
       {d.deliveries.length ? (
         <>
-          <h2>Deliveries</h2>
-          <ol className="order-deliveries" aria-label="Deliveries">
+          <h2>{t("orders.order.deliveries")}</h2>
+          <ol className="order-deliveries" aria-label={t("orders.order.deliveries")}>
             {d.deliveries.map((delivery, i) => (
               <li key={delivery.id}>
                 <h3>
-                  Delivery {i + 1} <time dateTime={new Date(delivery.at).toISOString()}>{dateTime(delivery.at)}</time>
+                  {t("orders.order.delivery", { n: i + 1 })} <time dateTime={new Date(delivery.at).toISOString()}>{dateTime(delivery.at)}</time>
                 </h3>
                 <div className="order-text">{delivery.message}</div>
-                <FileList orderId={order.id} files={delivery.files} label={`Files of delivery ${i + 1}`} />
+                <FileList orderId={order.id} files={delivery.files} label={t("orders.order.deliveryFiles", { n: i + 1 })} />
               </li>
             ))}
           </ol>
@@ -357,12 +376,8 @@ export default function OrderPage() {
 
       {can.has("approve") || can.has("request_revision") ? (
         <section className="order-step" id="respond" aria-labelledby="respond-title">
-          <h2 id="respond-title">Your answer to the delivery</h2>
-          <p>
-            Approve it to complete the order and release the payment to the seller, or ask for changes ({order.revisionsAllowed - order.revisionsUsed} of{" "}
-            {order.revisionsAllowed} {order.revisionsAllowed === 1 ? "revision" : "revisions"} left). With no answer, the order completes by itself 3 days after
-            the delivery.
-          </p>
+          <h2 id="respond-title">{t("orders.order.respondTitle")}</h2>
+          <p>{t("orders.order.respondText", { left: order.revisionsAllowed - order.revisionsUsed, allowed: order.revisionsAllowed })}</p>
           {can.has("approve") ? (
             <ApproveStep
               key={`approve-${key}`}
@@ -384,35 +399,33 @@ export default function OrderPage() {
         <ReviewForm key={`review-${key}`} orderId={order.id} gigId={order.gigId} constraint={d.constraints.review} reply={replyOf("review")} />
       ) : null}
 
-      <h2>Requirements</h2>
-      {order.requirements ? <div className="order-text">{order.requirements}</div> : <p>The buyer gave no written requirements.</p>}
-      <FileList orderId={order.id} files={d.requirementFiles} label="Requirement files" />
+      <h2>{t("orders.order.requirements")}</h2>
+      {order.requirements ? <div className="order-text">{order.requirements}</div> : <p>{t("orders.order.noRequirements")}</p>}
+      <FileList orderId={order.id} files={d.requirementFiles} label={t("orders.order.requirementFiles")} />
 
       {can.has("deliver") ? (
         <DeliverForm key={`deliver-${key}`} orderId={order.id} rules={d.fileRules} constraint={d.constraints.deliver} reply={replyOf("deliver")} />
       ) : null}
 
-      <h2>Timeline</h2>
+      <h2>{t("orders.order.timeline")}</h2>
       <OrderTimeline events={d.events} paidUgx={order.totalUgx} />
 
-      <h2>Summary</h2>
+      <h2>{t("orders.order.summary")}</h2>
       <dl className="order-summary">
         <div>
-          <dt>Package</dt>
-          <dd>
-            {order.packageName} · {daysText(order.deliveryDays)} delivery
-          </dd>
+          <dt>{t("orders.order.package")}</dt>
+          <dd>{t("orders.order.packageLine", { package: order.packageName, days: order.deliveryDays })}</dd>
         </div>
         <div>
-          <dt>Price</dt>
+          <dt>{t("orders.order.price")}</dt>
           <dd>{orderPrice(order.priceUgx)}</dd>
         </div>
         <div>
-          <dt>{buyer ? "Processing fee" : "Service fee"}</dt>
+          <dt>{buyer ? t("orders.order.processingFee") : t("orders.order.serviceFee")}</dt>
           <dd>{buyer ? orderPrice(order.feeUgx) : `− ${orderPrice(order.feeUgx)}`}</dd>
         </div>
         <div>
-          <dt>{buyer ? "Total" : "You earn"}</dt>
+          <dt>{buyer ? t("orders.order.total") : t("orders.order.youEarn")}</dt>
           <dd>
             {/* A dispute's decision sets what the seller earns (all, nothing, or their share of a split). */}
             <strong>{orderPrice(!buyer && d.disputeOutcome ? d.disputeOutcome.sellerUgx : order.netUgx)}</strong>
@@ -420,23 +433,21 @@ export default function OrderPage() {
         </div>
         {inUsd ? (
           <div>
-            <dt>Exchange rate</dt>
-            <dd>UGX {order.ugxPerUsd.toLocaleString("en-US", { maximumFractionDigits: 2 })} per USD, fixed when the order was placed</dd>
+            <dt>{t("orders.order.exchangeRate")}</dt>
+            <dd>{t("orders.order.rate", { rate: number(order.ugxPerUsd, { maximumFractionDigits: 2 }) })}</dd>
           </div>
         ) : null}
         <div>
-          <dt>Ordered</dt>
+          <dt>{t("orders.order.ordered")}</dt>
           <dd>{dateTime(order.createdAt)}</dd>
         </div>
         <div>
-          <dt>Due</dt>
-          <dd>{order.dueAt ? dateTime(order.dueAt) : "Once paid"}</dd>
+          <dt>{t("orders.order.due")}</dt>
+          <dd>{order.dueAt ? dateTime(order.dueAt) : t("orders.order.oncePaid")}</dd>
         </div>
         <div>
-          <dt>Revisions</dt>
-          <dd>
-            {order.revisionsUsed} of {order.revisionsAllowed} used
-          </dd>
+          <dt>{t("orders.order.revisions")}</dt>
+          <dd>{t("orders.order.revisionsUsed", { used: order.revisionsUsed, allowed: order.revisionsAllowed })}</dd>
         </div>
       </dl>
 

@@ -15,7 +15,11 @@ import { isLoopbackHost } from "~/server/host.server";
 import { getDb, type Db } from "~/server/db.server";
 import { readFormData } from "~/server/form-data.server";
 import { guessNetwork, NETWORK_LABEL, resolveNetwork, type Network } from "~/domain/mobile-money";
-import { formatUgx } from "~/domain/money";
+import { pageMessages, requestT } from "~/i18n/messages.server";
+import { requestLocale } from "~/i18n/locale.server";
+import { sayMessage } from "~/i18n/message-key";
+import { metaI18n, T, useT } from "~/i18n/react";
+import { usePreferences } from "~/hooks/use-preferences";
 import { failureStatus } from "~/server/operation-results.server";
 import { orderActions, orderNumber, UNPAID_EXPIRY_MS } from "~/domain/order-rules";
 import { PayerSchema } from "~/schemas/order";
@@ -24,7 +28,10 @@ import ordersStylesUrl from "~/styles/orders.css?url";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: ordersStylesUrl }];
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `Paying for ${data.order.number} | Soko` : "Not found | Soko" }];
+export const meta: MetaFunction<typeof loader> = ({ data, matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: data ? _("orders.pay.metaTitle", { number: data.order.number }) : _("orders.pay.metaNotFound") }];
+};
 
 /** Only the order's buyer waits for its payment: anyone else, and any id that is not an order, gets the same 404. */
 async function ownOrder(db: Db, userId: number, id: string | undefined) {
@@ -43,17 +50,20 @@ type PayState = "pending" | "paid" | "failed";
 /**
  * Where the buyer stands, from the order (the state machine's word), its payment, and for a cancelled order
  * the step that cancelled it (a payment left unanswered for 30 minutes is still followed, so it is pending).
+ * `reason` is a message key of ours (orders.pay.reason.*) or the words the provider or the cancel gave;
+ * `refunded` says whether money that arrived goes back (then nothing "was taken" is not said).
  */
-async function payState(db: Db, order: OrderRow, payment: PaymentRow | null): Promise<{ state: PayState; reason: string | null }> {
-  if (order.status === "pending_payment") return { state: "pending", reason: null };
-  if (order.status !== "cancelled") return { state: "paid", reason: null };
-  if (payment?.status === "failed") return { state: "failed", reason: payment.failureReason ?? "the payment was refused" };
+async function payState(db: Db, order: OrderRow, payment: PaymentRow | null): Promise<{ state: PayState; reason: string | null; refunded: boolean }> {
+  if (order.status === "pending_payment") return { state: "pending", reason: null, refunded: false };
+  if (order.status !== "cancelled") return { state: "paid", reason: null, refunded: false };
+  const said = (reason: string) => ({ state: "failed" as const, reason, refunded: reason.includes("refunded") });
+  if (payment?.status === "failed") return payment.failureReason ? said(payment.failureReason) : said("orders.pay.reason.refused");
   if (payment?.status === "successful" || payment?.status === "refunded") {
-    return { state: "failed", reason: "it arrived after the order was cancelled, so it is being refunded to you" };
+    return { state: "failed", reason: "orders.pay.reason.late", refunded: true };
   }
   const cancelled = (await listOrderEvents(db, order.id)).filter((e) => e.to === "cancelled").pop();
-  if (cancelled?.actorRole === "buyer") return { state: "failed", reason: "you cancelled this order before approving the payment" };
-  return { state: "failed", reason: cancelled?.reason || "the order was cancelled before the payment was approved" };
+  if (cancelled?.actorRole === "buyer") return said("orders.pay.reason.buyerCancelled");
+  return said(cancelled?.reason || "orders.pay.reason.cancelled");
 }
 
 /**
@@ -70,7 +80,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     await settlePayment(systemActor("pay-page"), { reference: payment.reference });
     [order, payment] = await Promise.all([ownOrder(db, user.id, params.id), latestPayment(db, order.id)]);
   }
-  const { state, reason } = await payState(db, order, payment);
+  const { state, reason, refunded } = await payState(db, order, payment);
   const canCancel = orderActions(await orderFacts(db, order), user.id).has("abandon");
   const sandbox = getProviders().sandbox !== null && payment?.provider === "sandbox" && state === "pending";
   return {
@@ -84,9 +94,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     choosing: new URL(request.url).searchParams.has("number"),
     state,
     reason,
+    refunded,
     canCancel,
     // The phone prompt opens only at a localhost name (ADR 029): elsewhere the page says so rather than link to a 404.
     sandbox: sandbox && payment ? (isLoopbackHost(request) ? { url: `/dev/pay/${payment.reference}` } : { url: null }) : null,
+    ...(await pageMessages(request, ["orders"])),
   };
 }
 
@@ -103,6 +115,8 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const form = await readFormData(request);
   const intent = form.get("intent");
   const refused = (body: Refusal, status: number) => data(body, { status });
+  const t = await requestT(request);
+  const locale = await requestLocale(request);
   if (intent === "again" || intent === "number") {
     let payer: { msisdn: string; network: Network } | undefined;
     if (intent === "number") {
@@ -117,17 +131,17 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
       if (result.error === "not_found") throw new Response("Not Found", { status: 404 });
       const status = failureStatus(result);
       const headers = result.error === "limited" ? { "Retry-After": String(result.retryAfter) } : undefined;
-      const error = result.error === "invalid" ? "Check the number and try again." : messageOf(result);
+      const error = result.error === "invalid" ? t("orders.pay.checkNumber") : messageOf(result, locale);
       return data({ intent, error, msisdn: payer?.msisdn, network: payer?.network } satisfies Refusal, { status, headers });
     }
     return redirect(`/orders/${order.id}/pay`, 303);
   }
-  if (intent !== "cancel") return refused({ intent: "", error: "Choose what to do with this order." }, 400);
+  if (intent !== "cancel") return refused({ intent: "", error: t("orders.form.chooseIntent") }, 400);
   // Only giving up an unpaid order is meant here: if the payment landed meanwhile, the operation refuses.
   const result = await cancelOrder(actor, { orderId: order.id, reason: "", expected: "abandon" });
   if (!result.ok) {
     if (result.error === "not_found" || result.error === "forbidden") throw new Response("Not Found", { status: 404 });
-    return refused({ intent, error: result.error === "invalid" ? "This order cannot be cancelled now." : messageOf(result) }, failureStatus(result));
+    return refused({ intent, error: result.error === "invalid" ? t("orders.pay.cannotCancel") : messageOf(result, locale) }, failureStatus(result));
   }
   return redirect("/orders?tab=cancelled");
 }
@@ -137,31 +151,30 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
  * (requestPayment: "Soko order #N"), as MoMo's payer message and Airtel's reference.
  */
 function PhoneSteps({ network, total, number }: { network: Network; total: string; number: string }) {
-  const words = PROMPT_WORDS[network];
+  const { t } = useT();
+  const steps = PHONE_STEPS[network];
   return (
     <ol className="pay-steps">
-      <li>
-        A prompt from {words.service} asks you to {words.ask} {total} for “Soko {number}”.
-      </li>
-      <li>
-        Enter your {words.pin} PIN to {words.answer}. Nobody from Soko will ever ask you for it.
-      </li>
-      <li>This page moves on by itself when {words.company} tells us.</li>
+      <li>{t(steps.prompt, { total, number })}</li>
+      <li>{t(steps.pin)}</li>
+      <li>{t(steps.done)}</li>
     </ol>
   );
 }
 
-/** What each network's prompt says, in its own words. */
-const PROMPT_WORDS: Record<Network, { service: string; ask: string; pin: string; answer: string; company: string }> = {
-  mtn: { service: "MTN Mobile Money", ask: "pay", pin: "Mobile Money", answer: "approve", company: "MTN" },
-  airtel: { service: "Airtel Money", ask: "confirm paying", pin: "Airtel Money", answer: "confirm", company: "Airtel" },
+/** What each network's prompt says, in its own words: the three steps' message keys. */
+const PHONE_STEPS: Record<Network, { prompt: string; pin: string; done: string }> = {
+  mtn: { prompt: "orders.pay.mtn.prompt", pin: "orders.pay.mtn.pin", done: "orders.pay.mtn.done" },
+  airtel: { prompt: "orders.pay.airtel.prompt", pin: "orders.pay.airtel.pin", done: "orders.pay.airtel.done" },
 };
 
 export default function PayOrder() {
-  const { order, payer, minutesLeft, waitMinutes, choosing, state, reason, canCancel, sandbox } = useLoaderData<typeof loader>();
+  const { order, payer, minutesLeft, waitMinutes, choosing, state, reason, refunded, canCancel, sandbox } = useLoaderData<typeof loader>();
   const refused = useActionData<typeof action>() as Refusal | undefined;
+  const { t } = useT();
+  const { ugx } = usePreferences();
   useRevalidateWhile(state === "pending");
-  const total = formatUgx(order.totalUgx);
+  const total = ugx(order.totalUgx);
   const numberRefused = refused?.intent === "number";
   const numberForm = choosing || numberRefused;
   return (
@@ -172,7 +185,7 @@ export default function PayOrder() {
           <meta httpEquiv="refresh" content="5" />
         </noscript>
       ) : null}
-      <h1 id="pay-title">Pay for your order</h1>
+      <h1 id="pay-title">{t("orders.pay.title")}</h1>
       <p className="pay-order">
         {order.number} · {order.gigId ? <Link to={`/gig/${order.gigId}`}>{order.gigTitle}</Link> : order.gigTitle} · <strong>{total}</strong>
       </p>
@@ -180,32 +193,28 @@ export default function PayOrder() {
       <div className={`pay-state pay-${state}`} role="status" aria-live="polite">
         {state === "pending" ? (
           <>
-            {payer ? (
-              <p>
-                Approve the payment of {total} on your phone {payer.msisdn} ({NETWORK_LABEL[payer.network]}).
-              </p>
-            ) : null}
-            <p className="pay-waiting">Waiting for your phone…</p>
+            {payer ? <p>{t("orders.pay.approveOnPhone", { total, msisdn: payer.msisdn, network: NETWORK_LABEL[payer.network] })}</p> : null}
+            <p className="pay-waiting">{t("orders.pay.waiting")}</p>
           </>
         ) : null}
         {state === "paid" ? (
           <>
-            <p className="pay-result">Paid. {total} is held in escrow until you approve the delivery.</p>
+            <p className="pay-result">{t("orders.pay.paid", { total })}</p>
             <p>
               <Link to={`/orders/${order.id}`} className="button">
-                Go to your order
+                {t("orders.pay.goToOrder")}
               </Link>
             </p>
           </>
         ) : null}
         {state === "failed" ? (
           <>
-            <p className="pay-result">The payment did not go through: {reason?.replace(/\.$/, "")}.</p>
-            <p>This order is cancelled.{reason?.includes("refunded") ? "" : " Nothing was taken from your account."}</p>
+            <p className="pay-result">{t("orders.pay.failed", { reason: sayMessage(t, reason ?? "").replace(/\.$/, "") })}</p>
+            <p>{refunded ? t("orders.pay.cancelled") : t("orders.pay.cancelledNothingTaken")}</p>
             {order.gigId ? (
               <p>
                 <Link to={`/gig/${order.gigId}/order?package=${order.tier}`} className="button">
-                  Try again
+                  {t("orders.pay.tryAgain")}
                 </Link>
               </p>
             ) : null}
@@ -221,52 +230,45 @@ export default function PayOrder() {
 
       {state === "pending" && payer ? (
         <>
-          <h2 className="pay-heading">On your phone</h2>
+          <h2 className="pay-heading">{t("orders.pay.onYourPhone")}</h2>
           <PhoneSteps network={payer.network} total={total} number={order.number} />
           <Form method="post" className="pay-again">
-            <SubmitButton name="intent" value="again" pendingLabel="Sending…">
-              Send the prompt again
+            <SubmitButton name="intent" value="again" pendingLabel={t("orders.pay.sending")}>
+              {t("orders.pay.sendAgain")}
             </SubmitButton>
           </Form>
           {numberForm ? (
             <Form method="post" action={`/orders/${order.id}/pay`} className="form-card pay-number">
-              <h2 className="pay-heading">Use another number</h2>
+              <h2 className="pay-heading">{t("orders.pay.otherNumber")}</h2>
               <PayerFields
                 msisdn={{ id: "pay-msisdn", name: "msisdn", initialValue: refused?.msisdn ?? "", errorId: "pay-msisdn-error", errors: refused?.fields?.msisdn }}
                 network={{ name: "network", initialValue: refused?.network ?? "mtn", errorId: "pay-network-error", errors: refused?.fields?.network }}
               />
-              <SubmitButton name="intent" value="number" pendingLabel="Sending…">
-                Send the prompt to this number
+              <SubmitButton name="intent" value="number" pendingLabel={t("orders.pay.sending")}>
+                {t("orders.pay.sendToNumber")}
               </SubmitButton>
             </Form>
           ) : (
             <p>
               <Link to="?number" className="button button-secondary">
-                Use another number
+                {t("orders.pay.otherNumber")}
               </Link>
             </p>
           )}
-          <p className="field-hint pay-timing">
-            The prompt stays on your phone only for a short while. If it has gone, or never came, send it again. This order waits {waitMinutes} minutes for your
-            payment: {minutesLeft === 1 ? "1 minute" : `${minutesLeft} minutes`} left.
-          </p>
-          <p className="field-hint">
-            Each new prompt replaces the last one. If you approve an old one as well, only one payment counts and the other is refunded.
-          </p>
+          <p className="field-hint pay-timing">{t("orders.pay.timing", { wait: waitMinutes, left: minutesLeft })}</p>
+          <p className="field-hint">{t("orders.pay.replaces")}</p>
         </>
       ) : null}
 
       {sandbox ? (
-        <aside className="sandbox-box" aria-label="Sandbox">
+        <aside className="sandbox-box" aria-label={t("orders.pay.sandbox")}>
           {sandbox.url ? (
             <p>
-              <strong>Sandbox: no real money moves.</strong> No phone is asked here: <Link to={sandbox.url}>Open the phone prompt</Link> to approve or decline
-              this payment.
+              <T id="orders.pay.sandboxLocal" components={{ 0: <strong />, 1: <Link to={sandbox.url} /> }} />
             </p>
           ) : (
             <p>
-              <strong>Sandbox: no real money moves.</strong> No phone is asked here, and the sandbox's phone prompt opens only on the machine that runs Soko, at
-              its localhost address.
+              <T id="orders.pay.sandboxRemote" components={{ 0: <strong /> }} />
             </p>
           )}
         </aside>
@@ -274,9 +276,9 @@ export default function PayOrder() {
 
       {state === "pending" && canCancel ? (
         <Form method="post" className="pay-cancel">
-          <p>Changed your mind? If you cancel now, nothing is charged; a payment approved after all is refunded.</p>
-          <SubmitButton name="intent" value="cancel" pendingLabel="Cancelling…">
-            Cancel this order
+          <p>{t("orders.pay.changedMind")}</p>
+          <SubmitButton name="intent" value="cancel" pendingLabel={t("orders.pay.cancelling")}>
+            {t("orders.pay.cancelOrder")}
           </SubmitButton>
         </Form>
       ) : null}

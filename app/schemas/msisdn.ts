@@ -3,7 +3,7 @@ import { z } from "~/schemas/zod";
 import { MSISDN_MESSAGE, normaliseMsisdn } from "~/domain/mobile-money";
 
 export const msisdnField = z
-  .string({ required_error: "Enter your mobile-money number" })
+  .string({ required_error: "orders.form.msisdnRequired" })
   .max(30, MSISDN_MESSAGE)
   .transform(normaliseMsisdn)
   .pipe(z.string().regex(/^\+2567\d{8}$/, MSISDN_MESSAGE));

@@ -3,6 +3,7 @@
  * form is used). The limits are in app/domain/review-rules.ts.
  */
 import { z } from "~/schemas/zod";
+import { msg } from "~/i18n/message-key";
 import { COMMENT_MAX, RATING_MAX, RATING_MIN } from "~/domain/review-rules";
 
 export { COMMENT_MAX, RATING_MAX, RATING_MIN };
@@ -10,18 +11,18 @@ export { COMMENT_MAX, RATING_MAX, RATING_MIN };
 const id = (message: string) => z.coerce.number({ invalid_type_error: message }).int(message).positive(message);
 
 export const ReviewSchema = z.object({
-  gigId: id("Choose the gig you are reviewing"),
+  gigId: id("orders.review.chooseGig"),
   /** The completed order this review is of; required once orders exist (the order check lands with them). */
-  orderId: id("Choose the order you are reviewing").optional(),
+  orderId: id("orders.review.chooseOrder").optional(),
   rating: z.coerce
-    .number({ required_error: "Choose from 1 to 5 stars", invalid_type_error: "Choose from 1 to 5 stars" })
-    .int("Choose from 1 to 5 stars")
-    .min(RATING_MIN, "Choose from 1 to 5 stars")
-    .max(RATING_MAX, "Choose from 1 to 5 stars"),
+    .number({ required_error: "orders.review.chooseRating", invalid_type_error: "orders.review.chooseRating" })
+    .int("orders.review.chooseRating")
+    .min(RATING_MIN, "orders.review.chooseRating")
+    .max(RATING_MAX, "orders.review.chooseRating"),
   comment: z
     .string()
     .trim()
-    .max(COMMENT_MAX, `A review can have at most ${COMMENT_MAX.toLocaleString("en-US")} characters`)
+    .max(COMMENT_MAX, msg("orders.review.commentTooLong", { max: COMMENT_MAX }))
     .default(""),
 });
 export type ReviewInput = z.output<typeof ReviewSchema>;
@@ -32,8 +33,8 @@ export const REVIEW_EDIT_DAYS = 7;
 /** A review's stars and words as a change takes them: either may be left out (it stays as it is), not both. */
 export const reviewChangeFields = { rating: ReviewSchema.shape.rating.optional(), comment: ReviewSchema.shape.comment.removeDefault().optional() };
 export const changesSomething = (v: { rating?: number; comment?: string }) => v.rating !== undefined || v.comment !== undefined;
-export const NOTHING_TO_CHANGE = { message: "Change the stars or the words", path: ["rating"] };
+export const NOTHING_TO_CHANGE = { message: "orders.review.nothingToChange", path: ["rating"] };
 
 /** Its author changes a review. */
-export const ReviewEditSchema = z.object({ reviewId: id("Choose the review to change"), ...reviewChangeFields }).refine(changesSomething, NOTHING_TO_CHANGE);
+export const ReviewEditSchema = z.object({ reviewId: id("orders.review.chooseReview"), ...reviewChangeFields }).refine(changesSomething, NOTHING_TO_CHANGE);
 export type ReviewEditInput = z.output<typeof ReviewEditSchema>;
