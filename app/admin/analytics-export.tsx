@@ -6,6 +6,8 @@ import { EXPORT_REPORTS, isExportReport, parsePeriod } from "~/analytics/period"
 import { periodWindow } from "~/analytics/reports.server";
 import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
 import { requireMemberActor } from "~/server/auth.server";
+import { PERIOD_ERROR_KEYS } from "~/analytics/ranges";
+import { requestT } from "~/i18n/messages.server";
 
 /**
  * `GET analytics/export?range=…&report=…[&format=csv]` (`/analytics/export` on the admin host, `/admin/analytics/export`
@@ -13,6 +15,9 @@ import { requireMemberActor } from "~/server/auth.server";
  * (app/analytics/export.server.ts). Custom periods: `range=custom&from=YYYY-MM-DD&to=YYYY-MM-DD`, at most a
  * year. Bad parameters: 400 with what to change, in plain text; ClickHouse down: 503. Every export is
  * audited once ClickHouse has taken its query, before the first byte is sent.
+ *
+ * The plain-text answers are in the admin's language. The CSV's column headers are not translated: they are
+ * the reports' column names (app/analytics/export.server.ts), read by spreadsheets and scripts, and stay English.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await adminScreenLoader(request);
@@ -20,14 +25,21 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const params = new URL(request.url).searchParams;
   const report = params.get("report") ?? "pageviews";
   const parsed = parsePeriod(params);
+  const t = await requestT(request);
   const problems: string[] = [];
-  if (!isExportReport(report)) problems.push(`report: choose one of ${Object.keys(EXPORT_REPORTS).join(", ")}.`);
+  // Each problem starts with the parameter's own name (report, format, range, from, to): the address's words.
+  if (!isExportReport(report)) problems.push(`report: ${t("admin.export.badReport", { reports: Object.keys(EXPORT_REPORTS).join(", ") })}`);
   // `format`: csv by default, and the only one (docs/product.md, Analytics).
   const format = params.get("format");
-  if (format !== null && format !== "csv") problems.push("format: the export is CSV only (format=csv, or leave it out).");
-  if (!parsed.ok) for (const [field, message] of Object.entries(parsed.errors)) problems.push(`${field}: ${message}`);
+  if (format !== null && format !== "csv") problems.push(`format: ${t("admin.export.badFormat")}`);
+  if (!parsed.ok) {
+    for (const [field, message] of Object.entries(parsed.errors)) {
+      const key = PERIOD_ERROR_KEYS[message];
+      problems.push(`${field}: ${key ? t(key) : message}`);
+    }
+  }
   if (problems.length > 0 || !parsed.ok || !isExportReport(report)) {
-    return new Response(`The export was not made.\n${problems.join("\n")}\n`, {
+    return new Response(`${t("admin.export.notMade")}\n${problems.join("\n")}\n`, {
       status: 400,
       headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" },
     });
@@ -55,7 +67,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   } catch (error) {
     // ClickHouse refused or is down before the first byte: say so, rather than a bare 500.
     console.error("analytics export: ClickHouse did not answer", error);
-    return new Response("Failed to export analytics data: the analytics store is unavailable right now. Try the export again in a minute.\n", {
+    return new Response(`${t("admin.export.unavailable")}\n`, {
       status: 503,
       headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "Retry-After": "60" },
     });
@@ -72,7 +84,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   });
   if (!audited.ok) {
     stream.destroy();
-    throw new Response("Forbidden", { status: 403 });
+    throw new Response(t("admin.export.forbidden"), { status: 403 });
   }
   return new Response(pacedBody(stream, context.responseDrained, request.signal), { status: 200, headers });
 }

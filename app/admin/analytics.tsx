@@ -2,7 +2,7 @@ import { data, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionA
 import { Form, useFetcher, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { getClickHouse } from "~/analytics/clickhouse.server";
-import { EXPORT_REPORTS, parsePeriod, periodQuery, RANGE_LABELS, type PeriodErrors } from "~/analytics/period";
+import { EXPORT_REPORTS, parsePeriod, periodQuery, type ExportReport, type PeriodChoice, type PeriodErrors } from "~/analytics/period";
 import { conversions, pageViews, realTime, referrers, sessionReport, traffic, type Period, type RealTimeReport } from "~/analytics/reports.server";
 import { adminBase, clockTime, InsightLinks, useTimeZone } from "~/components/analytics-insights";
 import { BarChart, LineChart } from "~/components/charts";
@@ -12,6 +12,9 @@ import tablesStylesUrl from "~/styles/admin-tables.css?url";
 import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
 import { getDb } from "~/server/db.server";
 import { usePreferences } from "~/hooks/use-preferences";
+import { PERIOD_ERROR_KEYS, RANGE_LABEL_KEYS } from "~/analytics/ranges";
+import { pageMessages } from "~/i18n/messages.server";
+import { metaI18n, useT } from "~/i18n/react";
 
 /**
  * `/analytics` on the admin host, `/admin/analytics` on the main host (app/utils/site-routes.ts): the
@@ -19,7 +22,10 @@ import { usePreferences } from "~/hooks/use-preferences";
  * days, at most a year; anything else is a 400 with the message by its field), real time (refreshed every
  * 10 s with JavaScript, that section alone), and the CSV export (app/admin/analytics-export.tsx).
  */
-export const meta: MetaFunction = () => [{ title: "Analytics | Soko Admin" }, { name: "robots", content: "noindex" }];
+export const meta: MetaFunction<typeof loader> = ({ matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: _("admin.analytics.title") }, { name: "robots", content: "noindex" }];
+};
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: analyticsStylesUrl },
   { rel: "stylesheet", href: tablesStylesUrl },
@@ -28,23 +34,26 @@ export const links: LinksFunction = () => [
 /** Analytics real time is polled every 10 seconds (docs/product.md). */
 const REALTIME_MS = 10_000;
 
-type RealTimeView = Omit<RealTimeReport, "recentActions"> & { recentActions: (RealTimeReport["recentActions"][number] & { user: string })[] };
+/** `user`: the member's name, or null for a visitor not signed in (and a member gone since). */
+type RealTimeView = Omit<RealTimeReport, "recentActions"> & { recentActions: (RealTimeReport["recentActions"][number] & { user: string | null })[] };
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await adminScreenLoader(request);
   const params = new URL(request.url).searchParams;
   if (params.get("section") === "realtime") {
-    // The section's own reload: a failure answers 503 with the screen's own message (thrown, it would replace the page).
+    // The section's own reload (the page's words came with the page): a failure answers 503 with the screen's own
+    // message (thrown, it would replace the page).
     try {
       return { kind: "realtime" as const, realTime: await readRealTime() };
     } catch (error) {
       console.error("admin analytics: real time unavailable", error);
-      return data({ kind: "realtime-failed" as const, message: "Failed to fetch realtime metrics" }, { status: 503 });
+      return data({ kind: "realtime-failed" as const, message: "admin.analytics.realtimeFailed" }, { status: 503 });
     }
   }
+  const words = await pageMessages(request, ["admin"]);
   const parsed = parsePeriod(params);
   if (!parsed.ok) {
-    return data({ kind: "invalid" as const, errors: parsed.errors, values: parsed.values }, { status: 400 });
+    return data({ kind: "invalid" as const, errors: parsed.errors, values: parsed.values, ...words }, { status: 400 });
   }
   const { period } = parsed;
   const range: Period = period.kind === "range" ? period.range : period.window;
@@ -77,23 +86,24 @@ export async function loader({ request }: LoaderFunctionArgs) {
       traffic: points,
       hourly: points.length > 1 && points[1]!.at - points[0]!.at === 3600,
       realTime: live,
+      ...words,
     };
   } catch (error) {
     console.error("admin analytics: ClickHouse did not answer", error);
     return data(
-      { kind: "unavailable" as const, values: { range: params.get("range") ?? "", from: params.get("from") ?? "", to: params.get("to") ?? "" } },
+      { kind: "unavailable" as const, values: { range: params.get("range") ?? "", from: params.get("from") ?? "", to: params.get("to") ?? "" }, ...words },
       { status: 503 },
     );
   }
 }
 
-/** Real time, with the members' names in place of their ids ("Visitor" when not signed in). */
+/** Real time, with the members' names in place of their ids (null when not signed in: the screen says "Visitor"). */
 async function readRealTime(): Promise<RealTimeView> {
   const live = await realTime(getClickHouse());
   const ids = [...new Set(live.recentActions.map((a) => a.userId).filter((id) => id > 0))];
   const names = new Map<number, string>();
   if (ids.length > 0) for (const u of await getDb()("users").whereIn("id", ids).select("id", "name")) names.set(Number(u.id), u.name);
-  return { ...live, recentActions: live.recentActions.map((a) => ({ ...a, user: a.userId > 0 ? (names.get(a.userId) ?? `Member ${a.userId}`) : "Visitor" })) };
+  return { ...live, recentActions: live.recentActions.map((a) => ({ ...a, user: a.userId > 0 ? (names.get(a.userId) ?? null) : null })) };
 }
 
 export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(request);
@@ -101,29 +111,50 @@ export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(req
 type Loaded = ReturnType<typeof useLoaderData<typeof loader>>;
 type Report = Extract<Loaded, { kind: "report" }>;
 
-const count = (n: number) => n.toLocaleString("en-US");
 const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
 /** 45s, 1m 43s, 2h 5m. */
-function duration(seconds: number): string {
+function duration(t: ReturnType<typeof useT>["t"], seconds: number): string {
   const h = Math.floor(seconds / 3600);
   const m = Math.floor((seconds % 3600) / 60);
   const s = seconds % 60;
-  if (h > 0) return `${h}h ${m}m`;
-  return m > 0 ? `${m}m ${s}s` : `${s}s`;
+  if (h > 0) return t("admin.analytics.durationHours", { h, m });
+  return m > 0 ? t("admin.analytics.durationMinutes", { m, s }) : t("admin.analytics.durationSeconds", { s });
+}
+
+/** The export's reports in words (EXPORT_REPORTS in period.ts holds the English). */
+const REPORT_WORDS: Record<ExportReport, string> = {
+  pageviews: "admin.analytics.reportPageviews",
+  pages: "admin.analytics.reportPages",
+  sessions: "admin.analytics.reportSessions",
+  actions: "admin.analytics.reportActions",
+  conversions: "admin.analytics.reportConversions",
+};
+
+/** The period's name: a range's ("Last 7 days"), or custom days ("2026-01-01 to 2026-01-31 (UTC)"). */
+function periodLabel(t: ReturnType<typeof useT>["t"], period: PeriodChoice): string {
+  if (period.kind === "range") return t(RANGE_LABEL_KEYS[period.range]);
+  return period.from === period.to ? t("admin.analytics.periodDay", { from: period.from }) : t("admin.analytics.periodDays", { from: period.from, to: period.to });
+}
+
+/** A period field's message in the reader's language (period.ts words them in English). */
+function periodError(t: ReturnType<typeof useT>["t"], message: string): string {
+  const key = PERIOD_ERROR_KEYS[message];
+  return key ? t(key) : message;
 }
 
 export default function AdminAnalytics() {
   const loaded = useLoaderData<typeof loader>();
   const { pathname } = useLocation();
+  const { t } = useT();
   if (loaded.kind === "realtime") return <RealTime initial={loaded.realTime} />;
-  if (loaded.kind === "realtime-failed") return <p role="alert">{loaded.message}</p>;
+  if (loaded.kind === "realtime-failed") return <p role="alert">{t(loaded.message)}</p>;
   return (
     <section className="container analytics-page" aria-labelledby="analytics-title">
-      <h1 id="analytics-title">Analytics</h1>
+      <h1 id="analytics-title">{t("admin.analytics.heading")}</h1>
       <InsightLinks base={adminBase(pathname)} />
       <PeriodForm values={loaded.values} errors={loaded.kind === "invalid" ? loaded.errors : {}} />
-      {loaded.kind === "invalid" ? <p role="alert">Fix the period above to see the reports.</p> : null}
-      {loaded.kind === "unavailable" ? <p role="alert">Failed to fetch stats: analytics are unavailable right now. Try again in a minute.</p> : null}
+      {loaded.kind === "invalid" ? <p role="alert">{t("admin.analytics.fixPeriod")}</p> : null}
+      {loaded.kind === "unavailable" ? <p role="alert">{t("admin.analytics.unavailable")}</p> : null}
       {loaded.kind === "report" ? <Reports r={loaded} /> : null}
     </section>
   );
@@ -141,10 +172,11 @@ function PeriodForm({ values, errors }: { values: { range: string; from: string;
   // The GET form's own navigation: to this page with other parameters.
   const pending = navigation.state === "loading" && navigation.location.pathname === pathname;
   const range = values.range === "" ? "7d" : values.range;
+  const { t } = useT();
   return (
-    <Form method="get" className="period-form" aria-label="Choose the period">
+    <Form method="get" className="period-form" aria-label={t("admin.analytics.choosePeriod")}>
       <div className="field">
-        <label htmlFor="period-range">Period</label>
+        <label htmlFor="period-range">{t("admin.analytics.period")}</label>
         <select
           id="period-range"
           name="range"
@@ -152,21 +184,21 @@ function PeriodForm({ values, errors }: { values: { range: string; from: string;
           aria-invalid={errors.range ? true : undefined}
           aria-describedby={errors.range ? "period-range-error" : undefined}
         >
-          {Object.entries(RANGE_LABELS).map(([value, label]) => (
+          {Object.entries(RANGE_LABEL_KEYS).map(([value, label]) => (
             <option key={value} value={value}>
-              {label}
+              {t(label)}
             </option>
           ))}
-          <option value="custom">Custom dates (below)</option>
+          <option value="custom">{t("admin.analytics.customDates")}</option>
         </select>
         {errors.range ? (
           <span id="period-range-error" className="field-error">
-            {errors.range}
+            {periodError(t, errors.range)}
           </span>
         ) : null}
       </div>
       <div className="field">
-        <label htmlFor="period-from">From (custom)</label>
+        <label htmlFor="period-from">{t("admin.analytics.from")}</label>
         <input
           id="period-from"
           name="from"
@@ -178,12 +210,12 @@ function PeriodForm({ values, errors }: { values: { range: string; from: string;
         />
         {errors.from ? (
           <span id="period-from-error" className="field-error">
-            {errors.from}
+            {periodError(t, errors.from)}
           </span>
         ) : null}
       </div>
       <div className="field">
-        <label htmlFor="period-to">To (custom)</label>
+        <label htmlFor="period-to">{t("admin.analytics.to")}</label>
         <input
           id="period-to"
           name="to"
@@ -195,20 +227,22 @@ function PeriodForm({ values, errors }: { values: { range: string; from: string;
         />
         {errors.to ? (
           <span id="period-to-error" className="field-error">
-            {errors.to}
+            {periodError(t, errors.to)}
           </span>
         ) : null}
       </div>
       <button type="submit" className="button" disabled={pending} aria-disabled={pending}>
-        {pending ? "Loading…" : "Show"}
+        {pending ? t("admin.analytics.loading") : t("admin.analytics.show")}
       </button>
     </Form>
   );
 }
 
 function Reports({ r }: { r: Report }) {
-  const { price } = usePreferences();
+  const { price, number: count } = usePreferences();
+  const { t } = useT();
   const zone = useTimeZone();
+  const label = periodLabel(t, r.period);
   // Hours in the admin's time zone; days are the reports' UTC days, and say so.
   const bucketZone = r.hourly ? zone : "UTC";
   const day = (at: number) => (r.hourly ? clockTime(at * 1000, zone) : new Date(at * 1000).toISOString().slice(5, 10));
@@ -216,46 +250,46 @@ function Reports({ r }: { r: Report }) {
     <>
       {/* A div: the note's <details> may not sit in a paragraph. */}
       <div className="live-note">
-        {r.period.label}. <DefinitionsNote />
+        {label}. <DefinitionsNote />
       </div>
 
       <section className="analytics-section" aria-labelledby="pageviews-title">
-        <h2 id="pageviews-title">Page views</h2>
-        <ul className="analytics-stats" aria-label="Page view figures">
-          <Stat label="Page views" value={count(r.views.total)} />
-          <Stat label="Unique visitors (sessions)" value={count(r.views.unique)} />
+        <h2 id="pageviews-title">{t("admin.analytics.pageViews")}</h2>
+        <ul className="analytics-stats" aria-label={t("admin.analytics.pageViewFigures")}>
+          <Stat label={t("admin.analytics.pageViews")} value={count(r.views.total)} />
+          <Stat label={t("admin.analytics.uniqueVisitors")} value={count(r.views.unique)} />
         </ul>
         <LineChart
-          title={`Page views and visitors per ${r.hourly ? "hour" : "day"} (${bucketZone})`}
-          xLabel={r.hourly ? `Hour (${bucketZone})` : "Day (UTC)"}
-          series={["Page views", "Visitors"]}
+          title={r.hourly ? t("admin.analytics.trafficPerHour", { zone: bucketZone }) : t("admin.analytics.trafficPerDay", { zone: bucketZone })}
+          xLabel={r.hourly ? t("admin.analytics.hour", { zone: bucketZone }) : t("admin.analytics.dayUtc")}
+          series={[t("admin.analytics.pageViews"), t("admin.analytics.visitors")]}
           points={r.traffic.map((p) => ({ label: day(p.at), values: [p.views, p.sessions] }))}
-          empty="No page views in this period."
+          empty={t("admin.analytics.noPageViews")}
         />
-        <h3>Top pages</h3>
+        <h3>{t("admin.analytics.topPages")}</h3>
         {r.views.pages.length === 0 ? (
-          <p>No page views in this period.</p>
+          <p>{t("admin.analytics.noPageViews")}</p>
         ) : (
-          <table className="analytics-table stack-table" aria-label="Top pages">
+          <table className="analytics-table stack-table" aria-label={t("admin.analytics.topPages")}>
             <thead>
               <tr>
-                <th scope="col">Page</th>
+                <th scope="col">{t("admin.analytics.colPage")}</th>
                 <th scope="col" className="number">
-                  Views
+                  {t("admin.analytics.colViews")}
                 </th>
                 <th scope="col" className="number">
-                  Unique views
+                  {t("admin.analytics.colUniqueViews")}
                 </th>
               </tr>
             </thead>
             <tbody>
               {r.views.pages.map((p) => (
                 <tr key={p.page}>
-                  <td data-label="Page">{p.page}</td>
-                  <td className="number" data-label="Views">
+                  <td data-label={t("admin.analytics.colPage")}>{p.page}</td>
+                  <td className="number" data-label={t("admin.analytics.colViews")}>
                     {count(p.views)}
                   </td>
-                  <td className="number" data-label="Unique views">
+                  <td className="number" data-label={t("admin.analytics.colUniqueViews")}>
                     {count(p.unique_views)}
                   </td>
                 </tr>
@@ -266,51 +300,51 @@ function Reports({ r }: { r: Report }) {
       </section>
 
       <section className="analytics-section" aria-labelledby="sessions-title">
-        <h2 id="sessions-title">Sessions</h2>
-        <ul className="analytics-stats" aria-label="Session figures">
-          <Stat label="Sessions" value={count(r.activity.sessions)} />
-          <Stat label="Average session duration" value={duration(r.activity.avgSessionDuration)} />
-          <Stat label="Bounce rate" value={percent(r.activity.bounceRate)} />
+        <h2 id="sessions-title">{t("admin.analytics.sessions")}</h2>
+        <ul className="analytics-stats" aria-label={t("admin.analytics.sessionFigures")}>
+          <Stat label={t("admin.analytics.sessions")} value={count(r.activity.sessions)} />
+          <Stat label={t("admin.analytics.avgDuration")} value={duration(t, r.activity.avgSessionDuration)} />
+          <Stat label={t("admin.analytics.bounceRate")} value={percent(r.activity.bounceRate)} />
         </ul>
         <div className="analytics-grid">
           <BarChart
-            title="Devices"
-            columns={["Device", "Sessions"]}
+            title={t("admin.analytics.devices")}
+            columns={[t("admin.analytics.colDevice"), t("admin.analytics.sessions")]}
             data={r.activity.devices.map((d) => ({ label: d.device, value: d.count, note: `${d.percentage}%` }))}
           />
           <BarChart
-            title="Browsers"
-            columns={["Browser", "Sessions"]}
+            title={t("admin.analytics.browsers")}
+            columns={[t("admin.analytics.colBrowser"), t("admin.analytics.sessions")]}
             data={r.browsers.map((b) => ({ label: b.name, value: b.count, note: `${b.percentage}%` }))}
           />
           <BarChart
-            title="Countries"
-            columns={["Country", "Sessions"]}
+            title={t("admin.analytics.countries")}
+            columns={[t("admin.analytics.colCountry"), t("admin.analytics.sessions")]}
             data={r.countries.map((c) => ({ label: c.country, value: c.users, note: `${c.percentage}%` }))}
           />
           <BarChart
-            title="Referrers"
-            columns={["Referrer", "Sessions"]}
+            title={t("admin.analytics.referrers")}
+            columns={[t("admin.analytics.colReferrer"), t("admin.analytics.sessions")]}
             data={r.referrers.map((c) => ({ label: c.name, value: c.count, note: `${c.percentage}%` }))}
           />
         </div>
       </section>
 
       <section className="analytics-section" aria-labelledby="conversions-title">
-        <h2 id="conversions-title">Conversions</h2>
-        <ul className="analytics-stats" aria-label="Conversion figures">
-          <Stat label="Revenue (orders placed)" value={price(r.conversions.revenue)} />
-          <Stat label="Orders placed" value={count(r.conversions.orders)} />
-          <Stat label="Conversion rate" value={percent(r.conversions.conversionRate)} />
-          <Stat label="Signups" value={count(r.conversions.signups)} />
+        <h2 id="conversions-title">{t("admin.analytics.conversions")}</h2>
+        <ul className="analytics-stats" aria-label={t("admin.analytics.conversionFigures")}>
+          <Stat label={t("admin.analytics.revenue")} value={price(r.conversions.revenue)} />
+          <Stat label={t("admin.analytics.ordersPlaced")} value={count(r.conversions.orders)} />
+          <Stat label={t("admin.analytics.conversionRate")} value={percent(r.conversions.conversionRate)} />
+          <Stat label={t("admin.analytics.signups")} value={count(r.conversions.signups)} />
         </ul>
       </section>
 
       <RealTime initial={r.realTime} />
 
       <section className="analytics-section" aria-labelledby="export-title">
-        <h2 id="export-title">Export</h2>
-        <p>Download one report of this period ({r.period.label}) as a CSV file, every row, straight from the analytics store.</p>
+        <h2 id="export-title">{t("admin.analytics.export")}</h2>
+        <p>{t("admin.analytics.exportLead", { period: label })}</p>
         <Form method="get" action="export" reloadDocument className="export-form">
           <input type="hidden" name="range" value={r.values.range} />
           {r.values.range === "custom" ? (
@@ -320,17 +354,17 @@ function Reports({ r }: { r: Report }) {
             </>
           ) : null}
           <div className="field">
-            <label htmlFor="export-report">Report</label>
+            <label htmlFor="export-report">{t("admin.analytics.report")}</label>
             <select id="export-report" name="report" defaultValue="pageviews">
-              {Object.entries(EXPORT_REPORTS).map(([value, label]) => (
+              {(Object.keys(EXPORT_REPORTS) as ExportReport[]).map((value) => (
                 <option key={value} value={value}>
-                  {label}
+                  {t(REPORT_WORDS[value])}
                 </option>
               ))}
             </select>
           </div>
           <button type="submit" className="button button-secondary">
-            Download CSV
+            {t("admin.analytics.downloadCsv")}
           </button>
         </Form>
       </section>
@@ -339,22 +373,16 @@ function Reports({ r }: { r: Report }) {
 }
 
 function DefinitionsNote() {
+  const { t } = useT();
   return (
     <details className="analytics-definitions">
-      <summary>How these are counted</summary>
+      <summary>{t("admin.analytics.howCounted")}</summary>
       <ul>
-        <li>Periods end now, and the last N days start at the top of the hour N days ago; custom dates are whole days in UTC, both included.</li>
-        <li>
-          A session is a visitor&apos;s visit with at least one page view or action in the period; its device, browser and country are those it started with.
-        </li>
-        <li>
-          Unique views: sessions that viewed the page. Duration: first to last event of a session. A bounce: one page view and no click, form submit or focus.
-        </li>
-        <li>Referrer: where a session&apos;s first page view came from; Direct when nowhere.</li>
-        <li>
-          Conversions are those the server recorded: signups, orders placed (revenue is their value) and gigs published. Conversion rate: share of sessions with
-          one.
-        </li>
+        <li>{t("admin.analytics.defPeriods")}</li>
+        <li>{t("admin.analytics.defSession")}</li>
+        <li>{t("admin.analytics.defUnique")}</li>
+        <li>{t("admin.analytics.defReferrer")}</li>
+        <li>{t("admin.analytics.defConversions")}</li>
       </ul>
     </details>
   );
@@ -372,7 +400,8 @@ function Stat({ label, value }: { label: string; value: string }) {
 function RealTime({ initial }: { initial: RealTimeView }) {
   const fetcher = useFetcher<typeof loader>({ key: "analytics-realtime" });
   const { pathname } = useLocation();
-  const { dateTime } = usePreferences();
+  const { dateTime, number: count } = usePreferences();
+  const { t } = useT();
   usePolling(REALTIME_MS, () => {
     if (fetcher.state === "idle") fetcher.load(`${pathname}?section=realtime`);
   });
@@ -385,41 +414,42 @@ function RealTime({ initial }: { initial: RealTimeView }) {
   const failed = fetcher.data?.kind === "realtime-failed" ? fetcher.data.message : null;
   return (
     <section className="analytics-section" aria-labelledby="realtime-title">
-      <h2 id="realtime-title">Real time</h2>
-      <p className="live-note">The last 5 minutes. Refreshes every 10 seconds with JavaScript.</p>
-      {failed ? <p role="status">{failed}; these are the last figures that came.</p> : null}
-      <ul className="analytics-stats" aria-label="Real-time figures">
-        <Stat label="Active users (last 5 minutes)" value={count(live.activeUsers)} />
+      <h2 id="realtime-title">{t("admin.analytics.realTime")}</h2>
+      <p className="live-note">{t("admin.analytics.realTimeNote")}</p>
+      {failed ? <p role="status">{t("admin.analytics.realtimeStale", { failure: t(failed) })}</p> : null}
+      <ul className="analytics-stats" aria-label={t("admin.analytics.realTimeFigures")}>
+        <Stat label={t("admin.analytics.activeUsers")} value={count(live.activeUsers)} />
       </ul>
       <div className="analytics-grid">
         <BarChart
-          title="Current pages"
-          columns={["Page", "Visitors"]}
+          title={t("admin.analytics.currentPages")}
+          columns={[t("admin.analytics.colPage"), t("admin.analytics.visitors")]}
           data={live.currentPages.map((p) => ({ label: p.page, value: p.users }))}
-          empty="Nobody is viewing a page right now."
+          empty={t("admin.analytics.nobodyViewing")}
         />
         <div>
-          <h3>Recent actions</h3>
+          <h3>{t("admin.analytics.recentActions")}</h3>
           {live.recentActions.length === 0 ? (
-            <p>No actions in the last 5 minutes.</p>
+            <p>{t("admin.analytics.noActions")}</p>
           ) : (
-            <table className="analytics-table stack-table" aria-label="Recent actions">
+            <table className="analytics-table stack-table" aria-label={t("admin.analytics.recentActions")}>
               <thead>
                 <tr>
-                  <th scope="col">Who</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">When</th>
+                  <th scope="col">{t("admin.analytics.colWho")}</th>
+                  <th scope="col">{t("admin.analytics.colAction")}</th>
+                  <th scope="col">{t("admin.analytics.colWhen")}</th>
                 </tr>
               </thead>
               <tbody>
                 {live.recentActions.map((a, i) => (
                   <tr key={`${a.sessionId}-${a.at}-${i}`}>
-                    <td data-label="Who">{a.user}</td>
-                    <td data-label="Action">
-                      {a.action}
-                      {a.page ? ` on ${a.page}` : ""}
+                    <td data-label={t("admin.analytics.colWho")}>
+                      {a.user ?? (a.userId > 0 ? t("admin.analytics.memberNumber", { id: a.userId }) : t("admin.analytics.visitor"))}
                     </td>
-                    <td data-label="When">
+                    <td data-label={t("admin.analytics.colAction")}>
+                      {a.page ? t("admin.analytics.actionOn", { action: a.action, page: a.page }) : a.action}
+                    </td>
+                    <td data-label={t("admin.analytics.colWhen")}>
                       <time dateTime={new Date(a.at * 1000).toISOString()}>{dateTime(new Date(a.at * 1000))}</time>
                     </td>
                   </tr>

@@ -11,6 +11,8 @@ import { AUDIT_PAGE_SIZE } from "~/domain/admin-rules";
 import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
 import { getDb } from "~/server/db.server";
 import { usePreferences } from "~/hooks/use-preferences";
+import { pageMessages } from "~/i18n/messages.server";
+import { metaI18n, useT } from "~/i18n/react";
 
 /**
  * `/audit` on the admin host, `/admin/audit` on the main host (app/utils/site-routes.ts): admin_audit_log,
@@ -18,7 +20,10 @@ import { usePreferences } from "~/hooks/use-preferences";
  * the member on the Users screen where the target is one), the details, and the address it came from. The
  * log is read-only here as everywhere (the table refuses updates and deletes).
  */
-export const meta: MetaFunction = () => [{ title: "Audit log | Soko Admin" }, { name: "robots", content: "noindex" }];
+export const meta: MetaFunction<typeof loader> = ({ matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: _("admin.audit.title") }, { name: "robots", content: "noindex" }];
+};
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: adminStylesUrl },
   { rel: "stylesheet", href: tablesStylesUrl },
@@ -42,6 +47,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       choices,
       queryErrors: parsed.success ? {} : parsed.error.flatten().fieldErrors,
       pages: Math.max(1, Math.ceil(total / AUDIT_PAGE_SIZE)),
+      ...(await pageMessages(request, ["admin"])),
     },
     { status: parsed.success ? 200 : 400 },
   );
@@ -50,29 +56,35 @@ export async function loader({ request }: LoaderFunctionArgs) {
 /** Nothing to post: the log is only read. */
 export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(request);
 
-/** The actions in plain words; one not listed reads as itself ("rates.set"). */
+/** The actions in plain words (catalogue keys); one not listed reads as itself ("rates.set"). */
 const ACTION_WORDS: Record<string, string> = {
-  "user.suspend": "Suspended a member",
-  "user.ban": "Banned a member",
-  "user.activate": "Activated a member",
-  "user.delete": "Deleted a member",
-  "conversation.read": "Read a conversation",
-  "conversation.flag": "Flagged a conversation",
-  "conversation.unflag": "Unflagged a conversation",
-  "conversation.delete": "Deleted a conversation",
-  "analytics.export": "Exported analytics",
-  "exchange_rate.set": "Set the exchange rate",
-  "dispute.release": "Resolved a dispute: released to the seller",
-  "dispute.refund": "Resolved a dispute: refunded the buyer",
-  "dispute.split": "Resolved a dispute: split the price",
-  "pipeline.replay": "Replayed failed events",
-  "category.add": "Added a category",
-  "category.rename": "Renamed a category",
-  "category.move": "Moved a category",
-  "category.hide": "Hid a category",
-  "category.show": "Showed a category again",
-  "category.delete": "Deleted a category",
+  "user.suspend": "admin.audit.userSuspend",
+  "user.ban": "admin.audit.userBan",
+  "user.activate": "admin.audit.userActivate",
+  "user.delete": "admin.audit.userDelete",
+  "conversation.read": "admin.audit.conversationRead",
+  "conversation.flag": "admin.audit.conversationFlag",
+  "conversation.unflag": "admin.audit.conversationUnflag",
+  "conversation.delete": "admin.audit.conversationDelete",
+  "analytics.export": "admin.audit.analyticsExport",
+  "exchange_rate.set": "admin.audit.exchangeRateSet",
+  "dispute.release": "admin.audit.disputeRelease",
+  "dispute.refund": "admin.audit.disputeRefund",
+  "dispute.split": "admin.audit.disputeSplit",
+  "pipeline.replay": "admin.audit.pipelineReplay",
+  "category.add": "admin.audit.categoryAdd",
+  "category.rename": "admin.audit.categoryRename",
+  "category.move": "admin.audit.categoryMove",
+  "category.hide": "admin.audit.categoryHide",
+  "category.show": "admin.audit.categoryShow",
+  "category.delete": "admin.audit.categoryDelete",
 };
+
+/** An action in words, in the reader's language. */
+function actionWords(t: ReturnType<typeof useT>["t"], action: string): string {
+  const key = ACTION_WORDS[action];
+  return key ? t(key) : action;
+}
 
 export default function AdminAudit() {
   const { rows, total, query, choices, queryErrors, pages } = useLoaderData<typeof loader>();
@@ -82,32 +94,33 @@ export default function AdminAudit() {
   const submit = useSubmit();
   const navigation = useNavigation();
   const loading = navigation.state === "loading" && navigation.formMethod?.toLowerCase() === "get";
+  const { t } = useT();
   return (
     <section className="container admin-screen" aria-labelledby="audit-title">
-      <h1 id="audit-title">Audit log</h1>
-      <p className="section-lead">Every admin action, and every admin reading of members' conversations and exports: newest first.</p>
+      <h1 id="audit-title">{t("admin.audit.heading")}</h1>
+      <p className="section-lead">{t("admin.audit.lead")}</p>
       <Form
         method="get"
         className="admin-filters"
-        aria-label="Filter the audit log"
+        aria-label={t("admin.audit.filterLabel")}
         onChange={(e) => submit(e.currentTarget, { replace: true, preventScrollReset: true })}
       >
         <div className="field">
-          <label htmlFor="audit-action">Action</label>
+          <label htmlFor="audit-action">{t("admin.audit.action")}</label>
           <select id="audit-action" name="action" defaultValue={query.action ?? ""}>
-            <option value="">All actions</option>
+            <option value="">{t("admin.audit.allActions")}</option>
             {choices.actions.map((a) => (
               <option key={a} value={a}>
-                {ACTION_WORDS[a] ?? a} ({a})
+                {actionWords(t, a)} ({a})
               </option>
             ))}
           </select>
           <ErrorList errors={queryErrors.action} />
         </div>
         <div className="field">
-          <label htmlFor="audit-admin">Admin</label>
+          <label htmlFor="audit-admin">{t("admin.audit.admin")}</label>
           <select id="audit-admin" name="admin" defaultValue={query.admin ? String(query.admin) : ""}>
-            <option value="">All admins</option>
+            <option value="">{t("admin.audit.allAdmins")}</option>
             {choices.admins.map((a) => (
               <option key={a.id} value={a.id}>
                 {a.name}
@@ -118,26 +131,26 @@ export default function AdminAudit() {
         </div>
         <ErrorList errors={queryErrors.page} />
         <button type="submit" className="button">
-          {loading ? "Filtering…" : "Filter"}
+          {loading ? t("admin.audit.filtering") : t("admin.audit.filter")}
         </button>
       </Form>
       <p role="status" className="admin-count">
-        {total === 0 ? "" : total === 1 ? "1 entry" : `${total.toLocaleString("en-US")} entries`}
+        {total === 0 ? "" : t("admin.audit.entries", { count: total })}
       </p>
       {rows.length === 0 ? (
-        <p className="admin-empty">No audit entries found</p>
+        <p className="admin-empty">{t("admin.audit.empty")}</p>
       ) : (
         <div className="admin-table-wrap">
           <table className="admin-table stack-table">
-            <caption className="visually-hidden">Admin actions, newest first</caption>
+            <caption className="visually-hidden">{t("admin.audit.caption")}</caption>
             <thead>
               <tr>
-                <th scope="col">When</th>
-                <th scope="col">Admin</th>
-                <th scope="col">Action</th>
-                <th scope="col">Target</th>
-                <th scope="col">Details</th>
-                <th scope="col">IP</th>
+                <th scope="col">{t("admin.audit.colWhen")}</th>
+                <th scope="col">{t("admin.audit.admin")}</th>
+                <th scope="col">{t("admin.audit.action")}</th>
+                <th scope="col">{t("admin.audit.colTarget")}</th>
+                <th scope="col">{t("admin.audit.colDetails")}</th>
+                <th scope="col">{t("admin.audit.colIp")}</th>
               </tr>
             </thead>
             <tbody>
@@ -148,42 +161,44 @@ export default function AdminAudit() {
           </table>
         </div>
       )}
-      <AdminPager page={query.page} pages={pages} params={back} label="Pages of the audit log" />
+      <AdminPager page={query.page} pages={pages} params={back} label={t("admin.audit.pages")} />
     </section>
   );
 }
 
 function AuditEntry({ r }: { r: AuditRow }) {
   const { dateTime } = usePreferences();
+  const { t } = useT();
   const details = Object.entries(r.details);
   return (
     <tr>
-      <td data-label="When">
+      <td data-label={t("admin.audit.colWhen")}>
         <time dateTime={new Date(r.at).toISOString()}>{dateTime(r.at)}</time>
       </td>
-      <td data-label="Admin">{r.adminName}</td>
-      <td data-label="Action">
-        {ACTION_WORDS[r.action] ?? r.action}
+      <td data-label={t("admin.audit.admin")}>{r.adminName}</td>
+      <td data-label={t("admin.audit.action")}>
+        {actionWords(t, r.action)}
         <br />
         <code>{r.action}</code>
       </td>
-      <td data-label="Target">
+      <td data-label={t("admin.audit.colTarget")}>
         <Target r={r} />
       </td>
-      <td className="audit-details" data-label="Details">
+      <td className="audit-details" data-label={t("admin.audit.colDetails")}>
         {details.length ? details.map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join("\n") : "—"}
       </td>
-      <td data-label="IP">{r.ip || "—"}</td>
+      <td data-label={t("admin.audit.colIp")}>{r.ip || "—"}</td>
     </tr>
   );
 }
 
 /** A member links to their row on the Users screen (a sibling screen: relative, so right on either host). */
 function Target({ r }: { r: AuditRow }) {
+  const { t } = useT();
   if (r.targetType === "user" && r.targetId) {
     return (
       <Link to={`../users?member=${encodeURIComponent(r.targetId)}`} relative="path">
-        {r.targetName ? `${r.targetName} (#${r.targetId})` : `Member #${r.targetId}`}
+        {r.targetName ? `${r.targetName} (#${r.targetId})` : t("admin.audit.memberNumber", { id: r.targetId })}
       </Link>
     );
   }

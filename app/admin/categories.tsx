@@ -23,6 +23,8 @@ import { readFormData } from "~/server/form-data.server";
 import { formFailure } from "~/server/operation-results.server";
 import adminStylesUrl from "~/styles/admin-users.css?url";
 import categoriesStylesUrl from "~/styles/admin-categories.css?url";
+import { pageMessages, requestT } from "~/i18n/messages.server";
+import { metaI18n, useT } from "~/i18n/react";
 
 /**
  * `/categories` on the admin host, `/admin/categories` on the main host (app/utils/site-routes.ts): the
@@ -30,7 +32,10 @@ import categoriesStylesUrl from "~/styles/admin-categories.css?url";
  * description; `?edit=<id>` opens its form; the slug never changes), move one up or down, hide or show one,
  * and delete one no gig uses (ADR 026). Each posts, then 303 back here with what was done (`?done=…&id=…`).
  */
-export const meta: MetaFunction = () => [{ title: "Categories | Soko Admin" }, { name: "robots", content: "noindex" }];
+export const meta: MetaFunction<typeof loader> = ({ matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: _("admin.categories.title") }, { name: "robots", content: "noindex" }];
+};
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: adminStylesUrl },
   { rel: "stylesheet", href: categoriesStylesUrl },
@@ -49,24 +54,26 @@ export async function loader({ request }: LoaderFunctionArgs) {
     adminName,
     categories,
     editing,
-    notice: noticeOf(params, categories),
+    notice: noticeOf(params, categories, await requestT(request)),
     // The browser's checks of the add and rename forms; their schemas load once a form is used (app/hooks/use-schema-form.ts).
     constraints: formConstraints({ add: AddCategorySchema, rename: RenameCategorySchema }),
     // The limits the forms' hints state, as data: they live in the schema's module, which the page loads only once a form is used.
     limits: { name: CATEGORY_NAME_MAX, description: CATEGORY_DESCRIPTION_MAX },
+    ...(await pageMessages(request, ["admin"])),
   };
 }
 
 /** The confirmation of what was just done, worded from what is there now, so a crafted link cannot claim a change that did not happen. */
-function noticeOf(params: URLSearchParams, categories: AdminCategory[]): string | null {
+function noticeOf(params: URLSearchParams, categories: AdminCategory[], t: Awaited<ReturnType<typeof requestT>>): string | null {
   const done = params.get("done") as Done | null;
   if (!done || !DONE.includes(done)) return null;
   const category = categories.find((c) => String(c.id) === params.get("id"));
-  if (done === "deleted") return category ? null : "The category was deleted.";
+  if (done === "deleted") return category ? null : t("admin.categories.deleted");
   if (!category) return null;
-  if (done === "hidden") return category.hidden ? `“${category.name}” is hidden: it is no longer offered in browsing or the gig form. Its gigs keep it.` : null;
-  if (done === "shown") return category.hidden ? null : `“${category.name}” is shown again.`;
-  return { added: `Added “${category.name}”.`, renamed: `Saved “${category.name}”.`, moved: `Moved “${category.name}”.` }[done];
+  const name = category.name;
+  if (done === "hidden") return category.hidden ? t("admin.categories.hidden", { name }) : null;
+  if (done === "shown") return category.hidden ? null : t("admin.categories.shown", { name });
+  return { added: t("admin.categories.added", { name }), renamed: t("admin.categories.renamed", { name }), moved: t("admin.categories.moved", { name }) }[done];
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -103,19 +110,17 @@ export default function AdminCategories() {
   const intent = intentOf(reply);
   // A refused move, hide, show or delete (a category with gigs cannot be deleted) is said above the list.
   const rowErrors = intent && intent !== "add" && intent !== "rename" ? Object.values(reply?.error ?? {}).flatMap((e) => e ?? []) : undefined;
+  const { t } = useT();
   return (
     <section className="container admin-screen admin-categories" aria-labelledby="categories-title">
-      <h1 id="categories-title">Categories</h1>
-      <p className="section-lead">
-        What buyers browse by and sellers file their gigs under, in the order the home page shows them. A hidden category is left out of browsing and the gig
-        form; its gigs keep it. Only a category no gig has ever used can be deleted.
-      </p>
+      <h1 id="categories-title">{t("admin.categories.heading")}</h1>
+      <p className="section-lead">{t("admin.categories.lead")}</p>
       <FormMessage success={reply ? null : notice} />
       <ErrorList errors={rowErrors} />
       {editing ? (
         <RenameForm key={editing.id} category={editing} constraint={constraints.rename} limits={limits} reply={intent === "rename" ? reply : undefined} />
       ) : null}
-      <ol className="category-admin-list" aria-label="Categories in display order">
+      <ol className="category-admin-list" aria-label={t("admin.categories.listLabel")}>
         {categories.map((c, i) => (
           <CategoryRow key={c.id} c={c} first={i === 0} last={i === categories.length - 1} />
         ))}
@@ -126,38 +131,51 @@ export default function AdminCategories() {
 }
 
 function CategoryRow({ c, first, last }: { c: AdminCategory; first: boolean; last: boolean }) {
+  const { t } = useT();
+  const name = c.name;
   return (
     <li className="category-admin-item" id={`category-${c.id}`} data-testid="category-row">
       <div className="category-admin-text">
         <h2 className="category-admin-name">
-          <span className="category-admin-title">{c.name}</span> {c.hidden ? <span className="status-badge status-suspended">Hidden</span> : null}
+          <span className="category-admin-title">{c.name}</span> {c.hidden ? <span className="status-badge status-suspended">{t("admin.categories.hiddenBadge")}</span> : null}
         </h2>
         {c.description ? <p className="category-admin-description">{c.description}</p> : null}
         <p className="field-hint">
-          <code>{c.slug}</code> · {c.gigCount} {c.gigCount === 1 ? "gig" : "gigs"}
+          <code>{c.slug}</code> · {t("admin.categories.gigCount", { count: c.gigCount })}
         </p>
       </div>
       <div className="admin-actions category-admin-actions">
-        <RowButton c={c} intent="move" direction="up" label="Up" disabled={first} />
-        <RowButton c={c} intent="move" direction="down" label="Down" disabled={last} />
-        <Link to={`?edit=${c.id}`} className="button button-secondary button-small" preventScrollReset aria-label={`Rename ${c.name}`}>
-          Rename
+        <RowButton c={c} intent="move" direction="up" label={t("admin.categories.up")} named={t("admin.categories.upNamed", { name })} disabled={first} />
+        <RowButton c={c} intent="move" direction="down" label={t("admin.categories.down")} named={t("admin.categories.downNamed", { name })} disabled={last} />
+        <Link to={`?edit=${c.id}`} className="button button-secondary button-small" preventScrollReset aria-label={t("admin.categories.renameNamed", { name })}>
+          {t("admin.categories.rename")}
         </Link>
-        <RowButton c={c} intent={c.hidden ? "show" : "hide"} label={c.hidden ? "Show" : "Hide"} />
-        {c.gigCount === 0 ? <RowButton c={c} intent="delete" label="Delete" danger /> : null}
+        {c.hidden ? (
+          <RowButton c={c} intent="show" label={t("admin.categories.show")} named={t("admin.categories.showNamed", { name })} />
+        ) : (
+          <RowButton c={c} intent="hide" label={t("admin.categories.hide")} named={t("admin.categories.hideNamed", { name })} />
+        )}
+        {c.gigCount === 0 ? <RowButton c={c} intent="delete" label={t("admin.categories.delete")} named={t("admin.categories.deleteNamed", { name })} danger /> : null}
       </div>
     </li>
   );
 }
 
-const PENDING: Record<string, string> = { up: "Moving…", down: "Moving…", hide: "Hiding…", show: "Showing…", delete: "Deleting…" };
+const PENDING: Record<string, string> = {
+  up: "admin.categories.moving",
+  down: "admin.categories.moving",
+  hide: "admin.categories.hiding",
+  show: "admin.categories.showing",
+  delete: "admin.categories.deleting",
+};
 
-/** One plain form per button: the category, the intent, and for a move its direction. */
+/** One plain form per button: the category, the intent, and for a move its direction. `named`: the button's name with the category's. */
 function RowButton({
   c,
   intent,
   direction,
   label,
+  named,
   disabled = false,
   danger = false,
 }: {
@@ -165,9 +183,11 @@ function RowButton({
   intent: "move" | "hide" | "show" | "delete";
   direction?: "up" | "down";
   label: string;
+  named: string;
   disabled?: boolean;
   danger?: boolean;
 }) {
+  const { t } = useT();
   const navigation = useNavigation();
   const form = navigation.state === "submitting" ? navigation.formData : undefined;
   const pending = form?.get("categoryId") === String(c.id) && form.get("intent") === intent && (direction === undefined || form.get("direction") === direction);
@@ -182,9 +202,9 @@ function RowButton({
         className={`button button-small ${danger ? "button-danger" : "button-secondary"}`}
         disabled={disabled || pending}
         aria-disabled={disabled || pending}
-        aria-label={`${label} ${c.name}`}
+        aria-label={named}
       >
-        {pending ? PENDING[direction ?? intent] : label}
+        {pending ? t(PENDING[direction ?? intent]!) : label}
       </button>
     </Form>
   );
@@ -215,29 +235,30 @@ function RenameForm({
     defaultValue: { name: category.name, description: category.description },
     schema: schemas.rename,
   });
+  const { t } = useT();
   return (
     <Form method="post" action={`?edit=${category.id}`} className="form-card" {...getFormProps(form)} aria-labelledby="rename-title" preventScrollReset>
-      <h2 id="rename-title">Rename “{category.name}”</h2>
+      <h2 id="rename-title">{t("admin.categories.renameHeading", { name: category.name })}</h2>
       <ErrorList id={form.errorId} errors={form.errors} />
       <input type="hidden" name="categoryId" value={category.id} />
       <Field
         field={fields.name}
-        label="Name"
-        hint={`At most ${limits.name} characters. Its address stays /browse?category=${category.slug}.`}
+        label={t("admin.categories.name")}
+        hint={t("admin.categories.renameNameHint", { max: limits.name, slug: category.slug })}
         inputProps={{ autoComplete: "off" }}
       />
       <Field
         field={fields.description}
-        label="Description (optional)"
-        hint={`At most ${limits.description} characters, shown on the home page's card.`}
+        label={t("admin.categories.description")}
+        hint={t("admin.categories.descriptionHint", { max: limits.description })}
         inputProps={{ autoComplete: "off" }}
       />
       <div className="admin-actions">
-        <SubmitButton pendingLabel="Saving…" name="intent" value="rename">
-          Save
+        <SubmitButton pendingLabel={t("admin.categories.saving")} name="intent" value="rename">
+          {t("admin.categories.save")}
         </SubmitButton>
         <Link to="." className="button button-secondary" preventScrollReset>
-          Cancel
+          {t("admin.categories.cancel")}
         </Link>
       </div>
     </Form>
@@ -246,24 +267,25 @@ function RenameForm({
 
 function AddForm({ constraint, limits, reply }: { constraint: FormConstraint; limits: Limits; reply: SubmissionResult<string[]> | undefined }) {
   const [form, fields] = useSchemaForm({ id: "add-category", lastResult: reply, constraint, schema: schemas.add });
+  const { t } = useT();
   return (
     <Form method="post" className="form-card" {...getFormProps(form)} aria-labelledby="add-title">
-      <h2 id="add-title">Add a category</h2>
+      <h2 id="add-title">{t("admin.categories.addHeading")}</h2>
       <ErrorList id={form.errorId} errors={form.errors} />
       <Field
         field={fields.name}
-        label="Name"
-        hint={`At most ${limits.name} characters. It is added at the end of the list, shown.`}
+        label={t("admin.categories.name")}
+        hint={t("admin.categories.addNameHint", { max: limits.name })}
         inputProps={{ autoComplete: "off" }}
       />
       <Field
         field={fields.description}
-        label="Description (optional)"
-        hint={`At most ${limits.description} characters, shown on the home page's card.`}
+        label={t("admin.categories.description")}
+        hint={t("admin.categories.descriptionHint", { max: limits.description })}
         inputProps={{ autoComplete: "off" }}
       />
-      <SubmitButton pendingLabel="Adding…" name="intent" value="add">
-        Add category
+      <SubmitButton pendingLabel={t("admin.categories.adding")} name="intent" value="add">
+        {t("admin.categories.add")}
       </SubmitButton>
     </Form>
   );

@@ -11,6 +11,8 @@ import tablesStylesUrl from "~/styles/admin-tables.css?url";
 import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
 import { getDb } from "~/server/db.server";
 import { usePreferences } from "~/hooks/use-preferences";
+import { pageMessages } from "~/i18n/messages.server";
+import { metaI18n, T, useT } from "~/i18n/react";
 
 /**
  * The admin portal's entry: `/` on the admin host, `/admin` on the main host (app/utils/site-routes.ts).
@@ -18,7 +20,10 @@ import { usePreferences } from "~/hooks/use-preferences";
  * behaviour from ClickHouse over the last 7 days, active users over the last 5 minutes. With JavaScript
  * it refreshes every 30 s while the tab is visible (docs/product.md); without, it is a plain page.
  */
-export const meta: MetaFunction = () => [{ title: "Admin dashboard | Soko Admin" }, { name: "robots", content: "noindex" }];
+export const meta: MetaFunction<typeof loader> = ({ matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: _("admin.dashboard.title") }, { name: "robots", content: "noindex" }];
+};
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: analyticsStylesUrl },
   { rel: "stylesheet", href: tablesStylesUrl },
@@ -32,7 +37,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const db = getDb();
   const now = new Date();
   const [business, activity, behaviour] = await Promise.all([businessFigures(db, { now }), recentActivity(db), readBehaviour(now)]);
-  return { adminName, business, activity, behaviour, at: now.toISOString() };
+  return { adminName, business, activity, behaviour, at: now.toISOString(), ...(await pageMessages(request, ["admin"])) };
 }
 
 /** ClickHouse's figures, or null when it cannot answer: the business figures are still worth showing. */
@@ -53,34 +58,38 @@ const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
 
 export default function AdminDashboard() {
   const { business, activity, behaviour, at } = useLoaderData<typeof loader>();
-  const { price, dateTime } = usePreferences();
+  const { price, dateTime, number } = usePreferences();
+  const { t } = useT();
   const revalidator = useRevalidator();
   usePolling(REFRESH_MS, () => {
     if (revalidator.state === "idle") revalidator.revalidate();
   });
   const stats: [string, string][] = [
-    ["Active users now", behaviour ? behaviour.activeUsers.toLocaleString("en-US") : "—"],
-    ["New signups today", business.newSignupsToday.toLocaleString("en-US")],
-    ["Orders today", business.ordersToday.toLocaleString("en-US")],
-    ["Order value today", price(business.orderValueTodayUgx)],
-    ["Revenue today", price(business.revenueTodayUgx)],
-    ["Conversion rate (7 days)", behaviour ? percent(behaviour.conversionRate) : "—"],
-    ["Total users", business.totalUsers.toLocaleString("en-US")],
-    ["Total orders", business.totalOrders.toLocaleString("en-US")],
-    ["Total revenue", price(business.totalRevenueUgx)],
-    ["Published gigs", business.totalGigs.toLocaleString("en-US")],
+    [t("admin.dashboard.activeNow"), behaviour ? number(behaviour.activeUsers) : "—"],
+    [t("admin.dashboard.signupsToday"), number(business.newSignupsToday)],
+    [t("admin.dashboard.ordersToday"), number(business.ordersToday)],
+    [t("admin.dashboard.orderValueToday"), price(business.orderValueTodayUgx)],
+    [t("admin.dashboard.revenueToday"), price(business.revenueTodayUgx)],
+    [t("admin.dashboard.conversionRate"), behaviour ? percent(behaviour.conversionRate) : "—"],
+    [t("admin.dashboard.totalUsers"), number(business.totalUsers)],
+    [t("admin.dashboard.totalOrders"), number(business.totalOrders)],
+    [t("admin.dashboard.totalRevenue"), price(business.totalRevenueUgx)],
+    [t("admin.dashboard.publishedGigs"), number(business.totalGigs)],
   ];
   return (
     <section className="container analytics-page" aria-labelledby="dashboard-title">
-      <h1 id="dashboard-title">Admin dashboard</h1>
+      <h1 id="dashboard-title">{t("admin.dashboard.heading")}</h1>
       <p className="live-note">
-        As of <time dateTime={at}>{dateTime(at)}</time>. Refreshes every 30 seconds with JavaScript; reload the page otherwise.
+        <T id="admin.dashboard.asOf" values={{ at: dateTime(at) }} components={{ 0: <time dateTime={at} /> }} />
       </p>
       {/* Relative links: /users on the admin host, /admin/users on the main host. */}
       <p>
-        Go to <Link to="users">users</Link>, <Link to="messages">messages</Link>, <Link to="analytics">analytics</Link> or <Link to="disputes">disputes</Link>.
+        <T
+          id="admin.dashboard.goTo"
+          components={{ 0: <Link to="users" />, 1: <Link to="messages" />, 2: <Link to="analytics" />, 3: <Link to="disputes" /> }}
+        />
       </p>
-      <ul className="analytics-stats" aria-label="Figures">
+      <ul className="analytics-stats" aria-label={t("admin.dashboard.figures")}>
         {stats.map(([label, value]) => (
           <li key={label} className="stat-card">
             <span className="stat-value">{value}</span> <span className="stat-label">{label}</span>
@@ -88,62 +97,51 @@ export default function AdminDashboard() {
         ))}
       </ul>
       {behaviour ? null : (
-        <p role="status">
-          Failed to fetch dashboard data from analytics: the figures shown as — are unavailable right now; the business figures above are up to date.
-        </p>
+        <p role="status">{t("admin.dashboard.analyticsFailed")}</p>
       )}
       <details className="analytics-definitions">
-        <summary>How these are counted</summary>
+        <summary>{t("admin.dashboard.howCounted")}</summary>
         <ul>
-          <li>Today: since midnight in Kampala (EAT).</li>
-          <li>
-            Orders: orders whose payment was taken into escrow; orders today were paid today. Order value: what buyers paid for them, price plus the
-            buyer&apos;s fee.
-          </li>
-          <li>
-            Revenue: Soko&apos;s own revenue, the fees the ledger credits to the platform (the buyer&apos;s service fee and the seller&apos;s commission) when
-            an order&apos;s escrow is released to the seller; a refunded order earns nothing.
-          </li>
-          <li>
-            Active users: visitors (sessions) seen in the last 5 minutes. Conversion rate: share of the last 7 days&apos; sessions that signed up, placed an
-            order or published a gig.
-          </li>
-          <li>Countries and devices: sessions of the last 7 days, by where and on what they started.</li>
+          <li>{t("admin.dashboard.defToday")}</li>
+          <li>{t("admin.dashboard.defOrders")}</li>
+          <li>{t("admin.dashboard.defRevenue")}</li>
+          <li>{t("admin.dashboard.defActive")}</li>
+          <li>{t("admin.dashboard.defCountries")}</li>
         </ul>
       </details>
 
       <div className="analytics-grid analytics-section">
         <BarChart
-          title="Top countries (last 7 days)"
-          columns={["Country", "Sessions"]}
+          title={t("admin.dashboard.topCountries")}
+          columns={[t("admin.dashboard.colCountry"), t("admin.dashboard.colSessions")]}
           data={(behaviour?.topCountries ?? []).map((c) => ({ label: c.country, value: c.users, note: `${c.percentage}%` }))}
         />
         <BarChart
-          title="Devices (last 7 days)"
-          columns={["Device", "Sessions"]}
+          title={t("admin.dashboard.devices")}
+          columns={[t("admin.dashboard.colDevice"), t("admin.dashboard.colSessions")]}
           data={(behaviour?.deviceBreakdown ?? []).map((d) => ({ label: d.device, value: d.count, note: `${d.percentage}%` }))}
         />
       </div>
 
       <section className="analytics-section" aria-labelledby="activity-title">
-        <h2 id="activity-title">Recent activity</h2>
+        <h2 id="activity-title">{t("admin.dashboard.recentActivity")}</h2>
         {activity.length === 0 ? (
-          <p>No activity yet.</p>
+          <p>{t("admin.dashboard.noActivity")}</p>
         ) : (
           <table className="analytics-table stack-table">
             <thead>
               <tr>
-                <th scope="col">Member</th>
-                <th scope="col">What</th>
-                <th scope="col">When</th>
+                <th scope="col">{t("admin.dashboard.colMember")}</th>
+                <th scope="col">{t("admin.dashboard.colWhat")}</th>
+                <th scope="col">{t("admin.dashboard.colWhen")}</th>
               </tr>
             </thead>
             <tbody>
               {activity.map((a) => (
                 <tr key={a.id}>
-                  <td data-label="Member">{a.user}</td>
-                  <td data-label="What">{a.action}</td>
-                  <td data-label="When">
+                  <td data-label={t("admin.dashboard.colMember")}>{a.user}</td>
+                  <td data-label={t("admin.dashboard.colWhat")}>{a.action}</td>
+                  <td data-label={t("admin.dashboard.colWhen")}>
                     <time dateTime={new Date(a.timestamp).toISOString()}>{dateTime(a.timestamp)}</time>
                   </td>
                 </tr>

@@ -19,6 +19,9 @@ import { ResolveDisputeSchema } from "~/schemas/order";
 import { usePreferences } from "~/hooks/use-preferences";
 import { formatUgx } from "~/domain/money";
 import ordersStylesUrl from "~/styles/orders.css?url";
+import { pageMessages, requestT } from "~/i18n/messages.server";
+import { requestLocale } from "~/i18n/locale.server";
+import { metaI18n, T, useT } from "~/i18n/react";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: ordersStylesUrl }];
 
@@ -31,7 +34,10 @@ export const links: LinksFunction = () => [{ rel: "stylesheet", href: ordersStyl
  * release all to the seller, refund all to the buyer, or split the price, with a reason both parties read. The
  * split's amount field is always on the form (without JavaScript too) and is read only for a split.
  */
-export const meta: MetaFunction = () => [{ title: "Disputes | Soko Admin" }, { name: "robots", content: "noindex" }];
+export const meta: MetaFunction<typeof loader> = ({ matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: _("admin.disputes.title") }, { name: "robots", content: "noindex" }];
+};
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { adminName } = await adminScreenLoader(request);
@@ -40,7 +46,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const open = await listOpenDisputes(db);
   // Reading members' messages writes its audit rows: see readConversation for why this GET may.
   const chats = await readDisputeConversations(actor, { orderIds: open.map((d) => d.orderId) });
-  if (!chats.ok) throw new Response("Forbidden", { status: 403 });
+  if (!chats.ok) throw new Response((await requestT(request))("admin.disputes.forbidden"), { status: 403 });
   const disputes = await Promise.all(
     open.map(async (d) => {
       const [order, events, deliveries, files] = await Promise.all([
@@ -66,22 +72,24 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return {
     adminName,
     disputes,
-    resolved: await resolvedNotice(new URL(request.url).searchParams),
+    resolved: await resolvedNotice(request, new URL(request.url).searchParams),
     // The decision form's checks in the browser; its schema loads once a form is used (app/hooks/use-schema-form.ts).
     constraint: getFormConstraint(ResolveDisputeSchema),
+    ...(await pageMessages(request, ["admin"])),
   };
 }
 
 /** The pair's conversation as the screen shows it: each message with its sender's part in the order. */
 function chatView(read: DisputeConversation | undefined, order: { buyerId: number; sellerId: number } | null) {
   if (!read) return null;
-  const side = (id: number) => (id === order?.buyerId ? "Buyer" : id === order?.sellerId ? "Seller" : "Member");
+  const side = (id: number): Side => (id === order?.buyerId ? "buyer" : id === order?.sellerId ? "seller" : "member");
   return {
     count: read.conversation.messageCount,
     older: read.older,
     messages: read.messages.map((m) => ({
       id: m.id,
-      sender: `${side(m.sender.id)} (${m.sender.name})`,
+      side: side(m.sender.id),
+      senderName: m.sender.name,
       body: m.body,
       offPlatform: m.offPlatform,
       at: m.at,
@@ -90,21 +98,24 @@ function chatView(read: DisputeConversation | undefined, order: { buyerId: numbe
   };
 }
 
+type Side = "buyer" | "seller" | "member";
+/** A message's sender: their part in the order, then their name. */
+const SENDER: Record<Side, string> = { buyer: "admin.disputes.senderBuyer", seller: "admin.disputes.senderSeller", member: "admin.disputes.senderMember" };
+
 /** The confirmation after a resolution, checked against the stored outcome (a link cannot claim what did not happen). */
-async function resolvedNotice(params: URLSearchParams): Promise<string | null> {
+async function resolvedNotice(request: Request, params: URLSearchParams): Promise<string | null> {
   const resolution = params.get("resolution");
   if (!(RESOLUTIONS as readonly string[]).includes(resolution ?? "")) return null;
   const db = getDb();
   const order = await getOrder(db, Number(params.get("resolved")));
   const outcome = order ? await disputeOutcomeOf(db, order.id) : null;
   if (!order || outcome?.resolution !== resolution) return null;
-  const did =
-    outcome.resolution === "release"
-      ? "released the escrow to the seller"
-      : outcome.resolution === "refund"
-        ? "refunded the buyer"
-        : `split the price: ${formatUgx(outcome.buyerUgx)} back to the buyer, ${formatUgx(outcome.sellerUgx)} to the seller after the fee`;
-  return `Dispute over ${orderNumber(order.id)} (${order.gigTitle}) resolved: you ${did}. Both parties are told.`;
+  const t = await requestT(request);
+  const locale = await requestLocale(request);
+  const about = { number: orderNumber(order.id), gig: order.gigTitle };
+  if (outcome.resolution === "release") return t("admin.disputes.resolvedRelease", about);
+  if (outcome.resolution === "refund") return t("admin.disputes.resolvedRefund", about);
+  return t("admin.disputes.resolvedSplit", { ...about, buyer: formatUgx(outcome.buyerUgx, locale), seller: formatUgx(outcome.sellerUgx, locale) });
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -134,19 +145,17 @@ export default function AdminDisputes() {
   // shown at the top.
   const placed = answer && disputes.some((d) => String(d.orderId) === answer.orderId);
   const orphan = answer && !placed ? Object.values(answer.reply.error ?? {}).flatMap((errors) => errors ?? []) : undefined;
+  const { t } = useT();
   return (
     <section className="container disputes" aria-labelledby="disputes-title">
-      <h1 id="disputes-title">Disputes</h1>
+      <h1 id="disputes-title">{t("admin.disputes.heading")}</h1>
       <FormMessage success={answer ? null : resolved} />
       <ErrorList errors={orphan ?? undefined} />
       {disputes.length === 0 ? (
-        <p>No open disputes.</p>
+        <p>{t("admin.disputes.none")}</p>
       ) : (
         <>
-          <p>
-            {disputes.length === 1 ? "One open dispute" : `${disputes.length} open disputes`}, oldest first. Read both sides, then release all to the seller,
-            refund all to the buyer, or split the price; your reason is shown to both of them.
-          </p>
+          <p>{t("admin.disputes.lead", { count: disputes.length })}</p>
           {disputes.map((d) => (
             <DisputeCard key={d.id} d={d} />
           ))}
@@ -158,6 +167,7 @@ export default function AdminDisputes() {
 
 function DisputeCard({ d }: { d: Dispute }) {
   const { price, dateTime } = usePreferences();
+  const { t } = useT();
   const titleId = `dispute-${d.id}`;
   return (
     <article className="dispute-card" aria-labelledby={titleId}>
@@ -166,38 +176,42 @@ function DisputeCard({ d }: { d: Dispute }) {
       </h2>
       <dl className="dispute-facts">
         <div>
-          <dt>Buyer</dt>
+          <dt>{t("admin.disputes.buyer")}</dt>
           <dd>{d.buyerName}</dd>
         </div>
         <div>
-          <dt>Seller</dt>
+          <dt>{t("admin.disputes.seller")}</dt>
           <dd>{d.sellerName}</dd>
         </div>
         <div>
-          <dt>Total paid</dt>
+          <dt>{t("admin.disputes.totalPaid")}</dt>
           <dd>{price(d.totalUgx)}</dd>
         </div>
         <div>
-          <dt>Opened</dt>
+          <dt>{t("admin.disputes.opened")}</dt>
           <dd>
-            by the {d.openedByRole} ({d.openedByName}), <time dateTime={new Date(d.createdAt).toISOString()}>{dateTime(d.createdAt)}</time>
+            <T
+              id={d.openedByRole === "buyer" ? "admin.disputes.openedByBuyer" : "admin.disputes.openedBySeller"}
+              values={{ name: d.openedByName, at: dateTime(d.createdAt) }}
+              components={{ 0: <time dateTime={new Date(d.createdAt).toISOString()} /> }}
+            />
           </dd>
         </div>
       </dl>
       <div className="dispute-sides">
         <div>
-          <h3>Why</h3>
+          <h3>{t("admin.disputes.why")}</h3>
           <blockquote className="dispute-reason">{d.reason}</blockquote>
 
-          <h3>What the buyer asked for</h3>
-          <p className="pre-wrap">{d.requirements || "No requirements were given."}</p>
+          <h3>{t("admin.disputes.requirements")}</h3>
+          <p className="pre-wrap">{d.requirements || t("admin.disputes.noRequirements")}</p>
           <FileNames files={d.requirementFiles} />
 
-          <h3>Deliveries</h3>
+          <h3>{t("admin.disputes.deliveries")}</h3>
           {d.deliveries.length === 0 ? (
-            <p>Nothing delivered.</p>
+            <p>{t("admin.disputes.nothingDelivered")}</p>
           ) : (
-            <ol className="plain-list" aria-label={`Deliveries of ${d.number}`}>
+            <ol className="plain-list" aria-label={t("admin.disputes.deliveriesOf", { number: d.number })}>
               {d.deliveries.map((delivery) => (
                 <li key={delivery.id}>
                   <span className="pre-wrap">
@@ -210,12 +224,12 @@ function DisputeCard({ d }: { d: Dispute }) {
             </ol>
           )}
 
-          <h3>Timeline</h3>
-          <ol className="plain-list" aria-label={`Timeline of ${d.number}`}>
+          <h3>{t("admin.disputes.timeline")}</h3>
+          <ol className="plain-list" aria-label={t("admin.disputes.timelineOf", { number: d.number })}>
             {d.events.map((e) => (
               <li key={e.id}>
                 <span>
-                  {eventWords(e)}
+                  {eventWords(t, e)}
                   {e.reason ? <>: “{e.reason}”</> : null}
                 </span>
                 <time dateTime={new Date(e.at).toISOString()}>{dateTime(e.at)}</time>
@@ -234,28 +248,30 @@ function DisputeCard({ d }: { d: Dispute }) {
 /** What the buyer and the seller wrote to each other, oldest first (the latest page of it), files named. */
 function DisputeChat({ d }: { d: Dispute }) {
   const { dateTime } = usePreferences();
+  const { t } = useT();
   const chat = d.chat;
   const titleId = `dispute-${d.id}-chat`;
   return (
     <section className="dispute-chat" aria-labelledby={titleId}>
       {/* Named by its order too: every open dispute has one, and each landmark's name must be its own. */}
       <h3 id={titleId}>
-        Conversation between buyer and seller<span className="visually-hidden"> of {orderNumber(d.orderId)}</span>
+        <T id="admin.disputes.chatHeading" values={{ number: orderNumber(d.orderId) }} components={{ 0: <span className="visually-hidden" /> }} />
       </h3>
       {!chat || chat.messages.length === 0 ? (
-        <p>The buyer and the seller have not written to each other on Soko.</p>
+        <p>{t("admin.disputes.noChat")}</p>
       ) : (
         <>
           <p className="field-hint">
-            {chat.older ? `The latest ${chat.messages.length} of ${chat.count} messages` : chat.count === 1 ? "1 message" : `${chat.count} messages`}, oldest
-            first. Reading them is recorded in the audit log.
+            {chat.older
+              ? t("admin.disputes.chatLatest", { shown: chat.messages.length, count: chat.count })
+              : t("admin.disputes.chatCount", { count: chat.count })}
           </p>
-          <ol className="dispute-messages" aria-label={`Conversation of ${d.number}`}>
+          <ol className="dispute-messages" aria-label={t("admin.disputes.chatOf", { number: d.number })}>
             {chat.messages.map((m) => (
               <li key={m.id}>
                 <p className="dispute-message-head">
-                  <strong>{m.sender}</strong> <time dateTime={m.at}>{dateTime(m.at)}</time>
-                  {m.offPlatform ? <span> · Off-platform payment talk</span> : null}
+                  <strong>{t(SENDER[m.side], { name: m.senderName })}</strong> <time dateTime={m.at}>{dateTime(m.at)}</time>
+                  {m.offPlatform ? <span> · {t("admin.disputes.offPlatform")}</span> : null}
                 </p>
                 {m.body ? <p className="dispute-message-body">{m.body}</p> : null}
                 {m.attachments.length ? <FileNames files={m.attachments} /> : null}
@@ -269,44 +285,58 @@ function DisputeChat({ d }: { d: Dispute }) {
 }
 
 function FileNames({ files }: { files: { id: number; fileName: string; sizeBytes: number }[] }) {
+  const { t } = useT();
   if (files.length === 0) return null;
-  return <span className="field-hint"> Files: {files.map((f) => `${f.fileName} (${Math.max(1, Math.round(f.sizeBytes / 1024))} KB)`).join(", ")}</span>;
+  const names = files.map((f) => `${f.fileName} (${Math.max(1, Math.round(f.sizeBytes / 1024))} KB)`).join(", ");
+  return <span className="field-hint"> {t("admin.disputes.files", { files: names })}</span>;
 }
 
-const WHO: Record<OrderEvent["actorRole"], string> = { buyer: "Buyer", seller: "Seller", admin: "Admin", system: "Soko" };
+/** Who did it: their part, and with their name ("Buyer (Akello Joan)"); Soko for the system. */
+const WHO: Record<OrderEvent["actorRole"], string> = {
+  buyer: "admin.disputes.whoBuyer",
+  seller: "admin.disputes.whoSeller",
+  admin: "admin.disputes.whoAdmin",
+  system: "admin.disputes.whoSystem",
+};
+const WHO_NAMED: Record<Exclude<OrderEvent["actorRole"], "system">, string> = {
+  buyer: "admin.disputes.whoBuyerNamed",
+  seller: "admin.disputes.whoSellerNamed",
+  admin: "admin.disputes.whoAdminNamed",
+};
 
 const DID: Record<string, string> = {
-  placed: "placed the order",
-  paid: "received the payment into escrow",
-  payment_failed: "saw the payment fail",
-  delivered: "delivered",
-  revision_requested: "asked for a revision",
-  approved: "approved the delivery",
-  auto_completed: "completed the order automatically",
-  cancel_requested: "asked to cancel",
-  cancel_withdrawn: "withdrew the request to cancel",
-  cancel_declined: "declined the request to cancel",
-  cancel_agreed: "agreed to cancel",
-  cancelled: "cancelled the order",
-  cancelled_late: "cancelled the late order",
-  dispute_opened: "opened the dispute",
-  dispute_released: "resolved the dispute: released to the seller",
-  dispute_refunded: "resolved the dispute: refunded the buyer",
-  dispute_split: "resolved the dispute: split the price",
-  cleared: "cleared the seller's earnings",
-  late_payment_refunded: "refunded a late payment",
+  placed: "admin.disputes.didPlaced",
+  paid: "admin.disputes.didPaid",
+  payment_failed: "admin.disputes.didPaymentFailed",
+  delivered: "admin.disputes.didDelivered",
+  revision_requested: "admin.disputes.didRevisionRequested",
+  approved: "admin.disputes.didApproved",
+  auto_completed: "admin.disputes.didAutoCompleted",
+  cancel_requested: "admin.disputes.didCancelRequested",
+  cancel_withdrawn: "admin.disputes.didCancelWithdrawn",
+  cancel_declined: "admin.disputes.didCancelDeclined",
+  cancel_agreed: "admin.disputes.didCancelAgreed",
+  cancelled: "admin.disputes.didCancelled",
+  cancelled_late: "admin.disputes.didCancelledLate",
+  dispute_opened: "admin.disputes.didDisputeOpened",
+  dispute_released: "admin.disputes.didDisputeReleased",
+  dispute_refunded: "admin.disputes.didDisputeRefunded",
+  dispute_split: "admin.disputes.didDisputeSplit",
+  cleared: "admin.disputes.didCleared",
+  late_payment_refunded: "admin.disputes.didLatePaymentRefunded",
 };
 
 /** "Buyer (Akello Joan) asked for a revision": who did what, in plain words. */
-function eventWords(e: OrderEvent): string {
-  const who = e.actorName && e.actorRole !== "system" ? `${WHO[e.actorRole]} (${e.actorName})` : WHO[e.actorRole];
-  return `${who} ${DID[e.kind] ?? e.kind.replace(/_/g, " ")}`;
+function eventWords(t: ReturnType<typeof useT>["t"], e: OrderEvent): string {
+  const who = e.actorName && e.actorRole !== "system" ? t(WHO_NAMED[e.actorRole], { name: e.actorName }) : t(WHO[e.actorRole]);
+  const did = DID[e.kind];
+  return t("admin.disputes.event", { who, did: did ? t(did) : e.kind.replace(/_/g, " ") });
 }
 
 const CHOICES: Record<Resolution, string> = {
-  release: "Release all to the seller",
-  refund: "Refund all to the buyer",
-  split: "Split the price",
+  release: "admin.disputes.choiceRelease",
+  refund: "admin.disputes.choiceRefund",
+  split: "admin.disputes.choiceSplit",
 };
 
 /** The decision: one of three outcomes, the buyer's refund for a split, and the reason both parties read. */
@@ -324,18 +354,19 @@ function ResolveForm({ d }: { d: Dispute }) {
   });
   const navigation = useNavigation();
   const pending = navigation.state === "submitting" && navigation.formData?.get("orderId") === String(d.orderId);
-  const { price } = usePreferences();
+  const { price, ugx } = usePreferences();
+  const { t } = useT();
   const chosen = fields.resolution;
   return (
     <Form method="post" className="form-card resolve-form" {...getFormProps(form)}>
       <ErrorList id={form.errorId} errors={form.errors} />
       <input type="hidden" name="orderId" value={d.orderId} />
       <fieldset className="resolve-choice" aria-describedby={chosen.errors ? chosen.errorId : undefined}>
-        <legend>Decision</legend>
+        <legend>{t("admin.disputes.decision")}</legend>
         {RESOLUTIONS.map((r) => (
           <label key={r}>
             <input {...getInputProps(chosen, { type: "radio", value: r })} key={r} />
-            {CHOICES[r]}
+            {t(CHOICES[r])}
           </label>
         ))}
         <ErrorList id={chosen.errorId} errors={chosen.errors} />
@@ -343,14 +374,14 @@ function ResolveForm({ d }: { d: Dispute }) {
       <div className="resolve-split">
         <Field
           field={fields.refundUgx}
-          label="Buyer's refund for a split (UGX)"
-          hint={`Part of the price (${price(d.priceUgx)}) back to the buyer, from 1 to ${formatUgx(d.priceUgx - 1)}; the rest goes to the seller. Each fee is shared the same way. Read only for a split.`}
+          label={t("admin.disputes.refundLabel")}
+          hint={t("admin.disputes.refundHint", { price: price(d.priceUgx), max: ugx(d.priceUgx - 1) })}
           inputProps={{ inputMode: "numeric", autoComplete: "off" }}
         />
       </div>
-      <TextAreaField field={fields.note} label="Reason (shown to the buyer and the seller)" rows={3} />
+      <TextAreaField field={fields.note} label={t("admin.disputes.reasonLabel")} rows={3} />
       <button type="submit" className="button" disabled={pending} aria-disabled={pending}>
-        {pending ? "Resolving…" : "Resolve dispute"}
+        {pending ? t("admin.disputes.resolving") : t("admin.disputes.resolve")}
       </button>
     </Form>
   );

@@ -2,11 +2,13 @@ import { data, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionA
 import { Form, useLoaderData } from "@remix-run/react";
 import { getClickHouse } from "~/analytics/clickhouse.server";
 import { conversionFunnel, rangeParam, readOrFailure } from "~/analytics/insights.server";
-import { adminBase, FigureTable, FunnelChart, InsightLinks, RangeSelect } from "~/components/analytics-insights";
+import { adminBase, FigureTable, FunnelChart, InsightLinks, RANGE_ERROR, RangeSelect } from "~/components/analytics-insights";
 import { ErrorList } from "~/components/forms";
 import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
 import insightsStylesUrl from "~/styles/insights.css?url";
 import tablesStylesUrl from "~/styles/admin-tables.css?url";
+import { pageMessages } from "~/i18n/messages.server";
+import { metaI18n, useT } from "~/i18n/react";
 
 /**
  * `/analytics/conversion-funnel?range` on the admin host, `/admin/analytics/conversion-funnel` on the main
@@ -18,38 +20,55 @@ export const links: LinksFunction = () => [
   { rel: "stylesheet", href: tablesStylesUrl },
 ];
 
-export const meta: MetaFunction = () => [{ title: "Conversion funnel | Soko Admin" }, { name: "robots", content: "noindex" }];
+export const meta: MetaFunction<typeof loader> = ({ matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: _("admin.funnel.title") }, { name: "robots", content: "noindex" }];
+};
+
+/** Each step's name on the screen, by its key (insights.server.ts names them in English). */
+const STEP_WORDS: Record<string, string> = {
+  visit: "admin.funnel.stepVisit",
+  gig_view: "admin.funnel.stepGigView",
+  contact: "admin.funnel.stepContact",
+  order_placed: "admin.funnel.stepOrderPlaced",
+  paid: "admin.funnel.stepPaid",
+};
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await adminScreenLoader(request);
   const url = new URL(request.url);
-  const { range, error } = rangeParam(url.searchParams, "30d");
+  const { range, error: rangeError } = rangeParam(url.searchParams, "30d");
+  const error = rangeError ? RANGE_ERROR : null;
   const base = adminBase(url.pathname);
-  if (error) return data({ base, range, error, steps: null, failure: null }, { status: 400 });
+  const words = await pageMessages(request, ["admin"]);
+  if (error) return data({ base, range, error, steps: null, failure: null, ...words }, { status: 400 });
+  // The log keeps the English; the page says the catalogue's words.
   const read = await readOrFailure(conversionFunnel(getClickHouse(), range), "Failed to fetch conversion funnel");
-  if (!read.ok) return data({ base, range, error, steps: null, failure: read.message }, { status: 503 });
-  return { base, range, error, steps: read.value, failure: null };
+  if (!read.ok) return data({ base, range, error, steps: null, failure: "admin.funnel.failed", ...words }, { status: 503 });
+  return { base, range, error, steps: read.value, failure: null, ...words };
 }
 
 export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(request);
 
 export default function AdminFunnel() {
-  const { base, range, error, steps, failure } = useLoaderData<typeof loader>();
+  const { base, range, error, steps: read, failure } = useLoaderData<typeof loader>();
+  const { t } = useT();
+  const steps = read?.map((s) => ({ ...s, label: STEP_WORDS[s.key] ? t(STEP_WORDS[s.key]!) : s.label }));
   return (
     <section className="container insights" aria-labelledby="funnel-title">
-      <h1 id="funnel-title">Conversion funnel</h1>
+      <h1 id="funnel-title">{t("admin.funnel.heading")}</h1>
       <InsightLinks base={base} />
       <Form method="get" className="insight-form">
         <RangeSelect value={range} error={error} />
         <button type="submit" className="button">
-          Show funnel
+          {t("admin.funnel.show")}
         </button>
       </Form>
       <ErrorList errors={failure ? [failure] : undefined} />
       {steps ? (
         <>
-          <FunnelChart title="Conversion funnel" steps={steps} />
-          <FigureTable caption="Each step, with the share lost since the step before" head={["Step", "Count", "Drop-off"]}>
+          <FunnelChart title={t("admin.funnel.heading")} steps={steps} />
+          <FigureTable caption={t("admin.funnel.caption")} head={[t("admin.funnel.colStep"), t("admin.funnel.colCount"), t("admin.funnel.colDropOff")]}>
             {steps.map((s) => (
               <tr key={s.key}>
                 <th scope="row">{s.label}</th>
@@ -58,11 +77,7 @@ export default function AdminFunnel() {
               </tr>
             ))}
           </FigureTable>
-          <p className="field-hint">
-            Every step counts sessions, each of them among the step before: a session with a page view; of those, one that viewed a gig (/gig/:id); of those,
-            one that went on to the order form or to messages, or chose a package or contacted the seller; of those, one in which an order was placed (as the
-            server recorded it; several orders count once); of those, one whose order was then paid.
-          </p>
+          <p className="field-hint">{t("admin.funnel.definition")}</p>
         </>
       ) : null}
     </section>

@@ -2,13 +2,15 @@ import { data, redirect, type ActionFunctionArgs, type LinksFunction, type Loade
 import { Form, useLoaderData } from "@remix-run/react";
 import { getClickHouse } from "~/analytics/clickhouse.server";
 import { memberIdParam, rangeParam, readOrFailure, userJourney } from "~/analytics/insights.server";
-import { adminBase, clockTime, FigureTable, InsightLinks, RangeSelect, useTimeZone } from "~/components/analytics-insights";
+import { adminBase, clockTime, FigureTable, InsightLinks, PlainLink, RANGE_ERROR, RangeSelect, useTimeZone } from "~/components/analytics-insights";
 import { usePreferences } from "~/hooks/use-preferences";
 import { ErrorList } from "~/components/forms";
 import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
 import { getDb } from "~/server/db.server";
 import insightsStylesUrl from "~/styles/insights.css?url";
 import tablesStylesUrl from "~/styles/admin-tables.css?url";
+import { pageMessages, requestT } from "~/i18n/messages.server";
+import { metaI18n, T, useT } from "~/i18n/react";
 
 /**
  * `/analytics/user-journey/{id}` on the admin host, `/admin/analytics/user-journey/{id}` on the main host:
@@ -20,28 +22,37 @@ export const links: LinksFunction = () => [
   { rel: "stylesheet", href: tablesStylesUrl },
 ];
 
-export const meta: MetaFunction = () => [{ title: "User journey | Soko Admin" }, { name: "robots", content: "noindex" }];
+export const meta: MetaFunction<typeof loader> = ({ matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: _("admin.journey.title") }, { name: "robots", content: "noindex" }];
+};
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await adminScreenLoader(request);
   const url = new URL(request.url);
   const base = adminBase(url.pathname);
-  const { range, error: rangeError } = rangeParam(url.searchParams, "30d");
+  const { range, error: badRange } = rangeParam(url.searchParams, "30d");
+  const rangeError = badRange ? RANGE_ERROR : null;
+  const words = await pageMessages(request, ["admin"]);
   const picked = url.searchParams.get("user");
   if (params.id === undefined && picked !== null) {
     const { id, error } = memberIdParam(picked);
     if (id !== null && !rangeError) return redirect(`${base}/analytics/user-journey/${id}?range=${range}`);
-    return data({ base, range, rangeError, userError: error ?? "Enter a member id", userInput: picked, member: null, sessions: [] }, { status: 400 });
+    const userError = error ? "admin.journey.badId" : "admin.journey.enterId";
+    return data({ base, range, rangeError, userError, userInput: picked, member: null, sessions: [], ...words }, { status: 400 });
   }
-  if (params.id === undefined) return { base, range, rangeError, userError: null, userInput: "", member: null, sessions: [] };
+  if (params.id === undefined) return { base, range, rangeError, userError: null, userInput: "", member: null, sessions: [], ...words };
   const { id, error } = memberIdParam(params.id);
-  if (id === null) throw new Response(error ?? "Not found", { status: 404 });
+  if (id === null) throw new Response((await requestT(request))(error ? "admin.journey.badId" : "admin.journey.notFound"), { status: 404 });
   const member = await getDb()("users").where({ id }).first<{ id: number; name: string; email: string } | undefined>("id", "name", "email");
-  if (!member) throw new Response("No member has that id.", { status: 404 });
-  if (rangeError) return data({ base, range, rangeError, userError: null, userInput: String(id), member, sessions: [] }, { status: 400 });
+  if (!member) throw new Response((await requestT(request))("admin.member.notFound"), { status: 404 });
+  if (rangeError) return data({ base, range, rangeError, userError: null, userInput: String(id), member, sessions: [], ...words }, { status: 400 });
+  // The log keeps the English; the page says the catalogue's words.
   const read = await readOrFailure(userJourney(getClickHouse(), id, range), "Failed to fetch user journey");
-  if (!read.ok) return data({ base, range, rangeError, userError: read.message, userInput: String(id), member: null, sessions: [] }, { status: 503 });
-  return { base, range, rangeError, userError: null, userInput: String(id), member, sessions: read.value };
+  if (!read.ok) {
+    return data({ base, range, rangeError, userError: "admin.journey.failed", userInput: String(id), member: null, sessions: [], ...words }, { status: 503 });
+  }
+  return { base, range, rangeError, userError: null, userInput: String(id), member, sessions: read.value, ...words };
 }
 
 export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(request);
@@ -49,14 +60,15 @@ export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(req
 export default function AdminJourney() {
   const { base, range, rangeError, userError, userInput, member, sessions } = useLoaderData<typeof loader>();
   const zone = useTimeZone();
-  const { dateTime } = usePreferences();
+  const { dateTime, ugx } = usePreferences();
+  const { t } = useT();
   return (
     <section className="container insights" aria-labelledby="journey-title">
-      <h1 id="journey-title">{member ? `Journey of ${member.name}` : "User journey"}</h1>
+      <h1 id="journey-title">{member ? t("admin.journey.headingOf", { name: member.name }) : t("admin.journey.heading")}</h1>
       <InsightLinks base={base} />
       <Form method="get" action={`${base}/analytics/user-journey`} className="insight-form">
         <div className="field">
-          <label htmlFor="journey-user">Member id</label>
+          <label htmlFor="journey-user">{t("admin.journey.memberId")}</label>
           <input
             id="journey-user"
             name="user"
@@ -72,23 +84,33 @@ export default function AdminJourney() {
         </div>
         <RangeSelect value={range} error={rangeError} />
         <button type="submit" className="button">
-          Show journey
+          {t("admin.journey.show")}
         </button>
       </Form>
       {member ? (
         <>
           <p>
-            Member {member.id}, {member.email}. <a href={`${base}/users/${member.id}/analytics?range=${range}`}>Their analytics</a>. Times are {zone}; only what
-            they did signed in with analytics allowed carries their id.
+            <T
+              id="admin.journey.about"
+              values={{ id: member.id, email: member.email, zone }}
+              components={{ 0: <PlainLink href={`${base}/users/${member.id}/analytics?range=${range}`} /> }}
+            />
           </p>
           {sessions.length === 0 ? (
-            <p>No sessions in the range.</p>
+            <p>{t("admin.journey.noSessions")}</p>
           ) : (
             sessions.map((s) => (
               <FigureTable
                 key={s.sessionId}
-                caption={`Session ${s.sessionId}: ${dateTime(s.start)}, until ${clockTime(s.end, zone, true)}, ${s.device}, ${s.browser}, ${s.country}`}
-                head={["Time", "What", "Details"]}
+                caption={t("admin.journey.session", {
+                  id: s.sessionId,
+                  start: dateTime(s.start),
+                  end: clockTime(s.end, zone, true),
+                  device: s.device,
+                  browser: s.browser,
+                  country: s.country,
+                })}
+                head={[t("admin.journey.colTime"), t("admin.journey.colWhat"), t("admin.journey.colDetails")]}
               >
                 {s.steps.map((step, i) => (
                   <tr key={i}>
@@ -99,10 +121,10 @@ export default function AdminJourney() {
                       {step.kind === "page" ? (
                         <a href={`${base}/heatmap?${new URLSearchParams({ page: step.what, range })}`}>{step.what}</a>
                       ) : (
-                        `Conversion: ${step.what.replace(/_/g, " ")}`
+                        t("admin.journey.conversion", { what: step.what.replace(/_/g, " ") })
                       )}
                     </td>
-                    <td>{step.kind === "conversion" ? `UGX ${Number(step.detail).toLocaleString("en-US")}` : step.detail}</td>
+                    <td>{step.kind === "conversion" ? ugx(Number(step.detail)) : step.detail}</td>
                   </tr>
                 ))}
               </FigureTable>

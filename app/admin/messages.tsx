@@ -18,6 +18,8 @@ import { formFailure } from "~/server/operation-results.server";
 import { usePreferences } from "~/hooks/use-preferences";
 import chatStylesUrl from "~/styles/chat.css?url";
 import monitoringStylesUrl from "~/styles/admin-monitoring.css?url";
+import { pageMessages, requestT } from "~/i18n/messages.server";
+import { metaI18n, T, useT } from "~/i18n/react";
 
 /**
  * `/messages` on the admin host, `/admin/messages` on the main host (app/utils/site-routes.ts): message
@@ -26,7 +28,10 @@ import monitoringStylesUrl from "~/styles/admin-monitoring.css?url";
  * conversation's messages (`?conversation=`), whose every showing is audited; flag, unflag and delete (with
  * the confirmation of docs/product.md: in place with JavaScript, a confirmation page without).
  */
-export const meta: MetaFunction = () => [{ title: `${ADMIN_SECTIONS.messages.title} | Soko Admin` }, { name: "robots", content: "noindex" }];
+export const meta: MetaFunction<typeof loader> = ({ matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: _("admin.messages.title") }, { name: "robots", content: "noindex" }];
+};
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: chatStylesUrl },
   { rel: "stylesheet", href: monitoringStylesUrl },
@@ -34,10 +39,11 @@ export const links: LinksFunction = () => [
 
 const INTENTS = ["flag", "unflag", "delete"] as const;
 type Intent = (typeof INTENTS)[number];
+/** What was done, as catalogue keys (FormMessage says them). */
 const DONE: Record<Intent, string> = {
-  flag: "Conversation flagged for review.",
-  unflag: "Flag cleared.",
-  delete: "Conversation deleted, with its messages and files.",
+  flag: "admin.messages.doneFlag",
+  unflag: "admin.messages.doneUnflag",
+  delete: "admin.messages.doneDelete",
 };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -46,30 +52,30 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const params = new URL(request.url).searchParams;
   const list = ConversationListSchema.parse({ q: params.get("q") ?? "", filter: params.get("filter") ?? "all", page: params.get("page") ?? "1" });
   const listed = await listConversationsForAdmin(actor, list);
-  if (!listed.ok) throw new Response("Forbidden", { status: 403 });
+  const t = await requestT(request);
+  if (!listed.ok) throw new Response(t("admin.messages.forbidden"), { status: 403 });
+  const notFound = () => new Response(t("admin.form.conversationNotFound"), { status: 404 });
 
   let thread: { conversation: AdminConversation; messages: AdminMessage[]; older: boolean } | null = null;
   let confirmDelete: AdminConversation | null = null;
   const wanted = params.get("conversation");
   if (wanted !== null) {
     const id = conversationIdField.safeParse(wanted);
-    if (!id.success) throw new Response("We could not find that conversation.", { status: 404 });
+    if (!id.success) throw notFound();
     if (params.get("confirm") === "delete") {
       // The confirmation (without JavaScript) names the conversation; it shows no messages, so it is no reading.
       confirmDelete = await findAdminConversation(getDb(), id.data);
-      if (!confirmDelete) throw new Response("We could not find that conversation.", { status: 404 });
+      if (!confirmDelete) throw notFound();
     } else {
       const before = Number(params.get("before"));
       // Reading members' messages writes its audit row: see readConversation for why this GET may.
       const read = await readConversation(actor, { conversationId: id.data, before: Number.isSafeInteger(before) && before > 0 ? before : undefined });
-      if (!read.ok)
-        throw new Response(read.error === "not_found" ? "We could not find that conversation." : "Forbidden", {
-          status: read.error === "not_found" ? 404 : 403,
-        });
+      if (!read.ok) throw read.error === "not_found" ? notFound() : new Response(t("admin.messages.forbidden"), { status: 403 });
       thread = read.value;
     }
   }
-  return { adminName, list, ...listed.value, thread, confirmDelete, notice: await doneNotice(params) };
+  // The screen's words and the chat's (its avatars and pieces come from app/components/chat.tsx).
+  return { adminName, list, ...listed.value, thread, confirmDelete, notice: await doneNotice(params), ...(await pageMessages(request, ["admin", "chat"])) };
 }
 
 /** The confirmation after an action, checked against what is stored (a link cannot claim what did not happen). */
@@ -91,7 +97,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const intent = String(formData.get("intent") ?? "");
   const conversationId = String(formData.get("conversationId") ?? "");
   if (!(INTENTS as readonly string[]).includes(intent)) {
-    return data({ intent, conversationId, errors: ["Choose flag, unflag or delete."] }, { status: 400 });
+    return data({ intent, conversationId, errors: ["admin.messages.chooseIntent"] }, { status: 400 });
   }
   const url = new URL(request.url);
   const back = new URLSearchParams();
@@ -138,9 +144,10 @@ function listQuery(list: Loaded["list"], extra: Record<string, string> = {}) {
 export default function AdminMessages() {
   const { list, conversations, more, thread, confirmDelete, notice } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
+  const { t } = useT();
   return (
     <section className="container admin-messages" aria-labelledby="messages-title">
-      <h1 id="messages-title">{ADMIN_SECTIONS.messages.title}</h1>
+      <h1 id="messages-title">{t(ADMIN_SECTIONS.messages.title)}</h1>
       <FormMessage success={answer ? null : notice} />
       <ErrorList errors={answer?.errors} />
       {confirmDelete ? (
@@ -159,41 +166,52 @@ function SearchForm({ list }: { list: Loaded["list"] }) {
   const submit = useSubmit();
   const navigation = useNavigation();
   const searching = navigation.state === "loading" && navigation.formMethod === "GET";
+  const { t } = useT();
   return (
-    <Form method="get" className="monitor-search" role="search" aria-label="Search conversations">
+    <Form method="get" className="monitor-search" role="search" aria-label={t("admin.messages.searchLabel")}>
       <div className="field">
-        <label htmlFor="monitor-q">Search</label>
-        <input id="monitor-q" type="search" name="q" defaultValue={list.q} maxLength={200} placeholder="Name, email or message text" />
+        <label htmlFor="monitor-q">{t("admin.messages.search")}</label>
+        <input id="monitor-q" type="search" name="q" defaultValue={list.q} maxLength={200} placeholder={t("admin.messages.searchPlaceholder")} />
       </div>
       <div className="field">
-        <label htmlFor="monitor-filter">Show</label>
+        <label htmlFor="monitor-filter">{t("admin.messages.show")}</label>
         <select id="monitor-filter" name="filter" defaultValue={list.filter} onChange={(e) => submit(e.currentTarget.form)}>
           {ADMIN_CONVERSATION_FILTERS.map((f) => (
             <option key={f} value={f}>
-              {FILTER_LABELS[f]}
+              {t(FILTER_LABELS[f])}
             </option>
           ))}
         </select>
       </div>
       <button type="submit" className="button" disabled={searching} aria-disabled={searching}>
-        {searching ? "Searching…" : "Search"}
+        {searching ? t("admin.messages.searching") : t("admin.messages.search")}
       </button>
     </Form>
   );
 }
 
 const FLAG_WORDS: Record<string, string> = {
-  phone_number: "Off-platform: a phone number",
-  mobile_money: "Off-platform: a mobile-money request",
-  chat_handle: "Off-platform: a WhatsApp or Telegram handle",
+  phone_number: "admin.messages.flagPhone",
+  mobile_money: "admin.messages.flagMobileMoney",
+  chat_handle: "admin.messages.flagChatHandle",
 };
 
+type Say = ReturnType<typeof useT>["t"];
+
 /** A flag's reason in words: messaging's off-platform reasons, or an admin's own flag. */
-function flagWords(reason: string | null): string {
-  if (!reason) return "Flagged";
-  if (reason === "admin") return "Flagged by an admin";
-  if (reason.startsWith("off_platform:")) return FLAG_WORDS[reason.slice("off_platform:".length)] ?? "Off-platform payment talk";
-  return `Flagged: ${reason}`;
+function flagWords(t: Say, reason: string | null): string {
+  if (!reason) return t("admin.messages.flagged");
+  if (reason === "admin") return t("admin.messages.flaggedByAdmin");
+  if (reason.startsWith("off_platform:")) {
+    const key = FLAG_WORDS[reason.slice("off_platform:".length)];
+    return key ? t(key) : t("admin.messages.offPlatform");
+  }
+  return t("admin.messages.flaggedWhy", { reason });
+}
+
+/** The participants' names, "Akello and Okello" (and a third "and" for a third). */
+function namesOf(t: Say, people: { name: string }[]): string {
+  return people.map((p) => p.name).reduce((all, name) => t("admin.messages.andName", { all, name }));
 }
 
 function ConversationList({
@@ -208,13 +226,14 @@ function ConversationList({
   selected: string | null;
 }) {
   const { dateTime } = usePreferences();
+  const { t } = useT();
   return (
     <div className="monitor-list">
       <SearchForm list={list} />
       {conversations.length === 0 ? (
-        <p className="chat-empty">No conversations found</p>
+        <p className="chat-empty">{t("admin.messages.noConversations")}</p>
       ) : (
-        <ul className="monitor-conversations" aria-label="Conversations">
+        <ul className="monitor-conversations" aria-label={t("admin.messages.conversations")}>
           {conversations.map((c) => (
             <li key={c.id} className={`monitor-conversation${c.flaggedAt ? " monitor-flagged" : ""}${c.id === selected ? " chat-conversation-selected" : ""}`}>
               <div className="monitor-people">
@@ -227,34 +246,31 @@ function ConversationList({
                   </div>
                 ))}
               </div>
-              {c.flaggedAt ? <p className="monitor-flag">{flagWords(c.flagReason)}</p> : null}
+              {c.flaggedAt ? <p className="monitor-flag">{flagWords(t, c.flagReason)}</p> : null}
               <p className="monitor-last">
                 {c.lastMessage ? (
                   <>
                     <span className="monitor-name">{c.lastMessage.senderName}:</span>{" "}
-                    {c.lastMessage.body || (c.lastMessage.type === "file" ? "(sent a file)" : "")}{" "}
+                    {c.lastMessage.body || (c.lastMessage.type === "file" ? t("admin.messages.sentFile") : "")}{" "}
                     <time dateTime={c.lastMessage.at}>{dateTime(c.lastMessage.at)}</time>
                   </>
                 ) : (
-                  "No messages yet"
+                  t("admin.messages.noMessages")
                 )}
               </p>
               <p className="monitor-meta">
-                {c.messageCount === 1 ? "1 message" : `${c.messageCount} messages`} ·{" "}
-                <Link
-                  to={listQuery(list, { conversation: c.id })}
-                  aria-label={`Read the conversation between ${c.participants.map((p) => p.name).join(" and ")}`}
-                >
-                  Read
+                {t("admin.messages.count", { count: c.messageCount })} ·{" "}
+                <Link to={listQuery(list, { conversation: c.id })} aria-label={t("admin.messages.readLabel", { names: namesOf(t, c.participants) })}>
+                  {t("admin.messages.read")}
                 </Link>
               </p>
             </li>
           ))}
         </ul>
       )}
-      <nav className="monitor-pages" aria-label="Pages">
-        {list.page > 1 ? <Link to={listQuery(list, { page: String(list.page - 1) })}>Previous page</Link> : null}
-        {more ? <Link to={listQuery(list, { page: String(list.page + 1) })}>Next page</Link> : null}
+      <nav className="monitor-pages" aria-label={t("admin.messages.pages")}>
+        {list.page > 1 ? <Link to={listQuery(list, { page: String(list.page - 1) })}>{t("admin.messages.previousPage")}</Link> : null}
+        {more ? <Link to={listQuery(list, { page: String(list.page + 1) })}>{t("admin.messages.nextPage")}</Link> : null}
       </nav>
     </div>
   );
@@ -263,16 +279,21 @@ function ConversationList({
 function Thread({ list, thread }: { list: Loaded["list"]; thread: NonNullable<Loaded["thread"]> }) {
   const { conversation: c, messages, older } = thread;
   const { dateTime } = usePreferences();
-  const names = c.participants.map((p) => p.name).join(" and ");
+  const { t } = useT();
+  const names = namesOf(t, c.participants);
   return (
     <article className="monitor-thread" aria-labelledby="thread-title">
-      <h2 id="thread-title">Conversation between {names}</h2>
+      <h2 id="thread-title">{t("admin.messages.between", { names })}</h2>
       <p className="field-hint">
-        {c.participants.map((p) => `${p.name} (${p.email})`).join(" · ")} · {c.messageCount === 1 ? "1 message" : `${c.messageCount} messages`}
+        {c.participants.map((p) => `${p.name} (${p.email})`).join(" · ")} · {t("admin.messages.count", { count: c.messageCount })}
       </p>
       {c.flaggedAt ? (
         <p className="monitor-flag">
-          {flagWords(c.flagReason)} since <time dateTime={c.flaggedAt}>{dateTime(c.flaggedAt)}</time>
+          <T
+            id="admin.messages.flaggedSince"
+            values={{ flag: flagWords(t, c.flagReason), at: dateTime(c.flaggedAt) }}
+            components={{ 0: <time dateTime={c.flaggedAt} /> }}
+          />
         </p>
       ) : null}
       <div className="monitor-actions">
@@ -281,27 +302,27 @@ function Thread({ list, thread }: { list: Loaded["list"]; thread: NonNullable<Lo
       </div>
       {older && messages.length ? (
         <p>
-          <Link to={listQuery(list, { conversation: c.id, before: String(messages[0]!.id) })}>Older messages</Link>
+          <Link to={listQuery(list, { conversation: c.id, before: String(messages[0]!.id) })}>{t("admin.messages.older")}</Link>
         </p>
       ) : null}
       {messages.length === 0 ? (
-        <p className="chat-empty">No messages yet</p>
+        <p className="chat-empty">{t("admin.messages.noMessages")}</p>
       ) : (
-        <ol className="monitor-messages" aria-label="Messages">
+        <ol className="monitor-messages" aria-label={t("admin.messages.messages")}>
           {messages.map((m) => (
             <li key={m.id} className={`monitor-message${m.offPlatform ? " monitor-off-platform" : ""}`}>
               <ChatAvatar person={m.sender} size={32} />
               <div>
                 <p className="monitor-message-head">
                   <span className="monitor-name">{m.sender.name}</span> <time dateTime={m.at}>{dateTime(m.at)}</time>
-                  {m.offPlatform ? <span className="monitor-marker"> Off-platform payment talk</span> : null}
+                  {m.offPlatform ? <span className="monitor-marker"> {t("admin.messages.offPlatform")}</span> : null}
                 </p>
                 {m.body ? <p className="pre-wrap monitor-body">{m.body}</p> : null}
                 {m.attachments.length ? (
-                  <ul className="plain-list monitor-files" aria-label="Attachments">
+                  <ul className="plain-list monitor-files" aria-label={t("admin.messages.attachments")}>
                     {m.attachments.map((a) => (
                       <li key={a.id}>
-                        {a.fileName} ({a.contentType}, {Math.max(1, Math.round(a.sizeBytes / 1024))} KB)
+                        {fileLabel(a)}
                       </li>
                     ))}
                   </ul>
@@ -315,13 +336,19 @@ function Thread({ list, thread }: { list: Loaded["list"]; thread: NonNullable<Lo
   );
 }
 
+/** "report.pdf (application/pdf, 12 KB)": a file's name, type and size (KB, a unit, the same in every language). */
+function fileLabel(a: { fileName: string; contentType: string; sizeBytes: number }): string {
+  return `${a.fileName} (${a.contentType}, ${Math.max(1, Math.round(a.sizeBytes / 1024))} KB)`;
+}
+
 const BUTTONS: Record<Intent, { label: string; pending: string }> = {
-  flag: { label: "Flag for review", pending: "Flagging…" },
-  unflag: { label: "Remove flag", pending: "Removing flag…" },
-  delete: { label: "Yes, delete conversation", pending: "Deleting…" },
+  flag: { label: "admin.messages.flag", pending: "admin.messages.flagging" },
+  unflag: { label: "admin.messages.unflag", pending: "admin.messages.unflagging" },
+  delete: { label: "admin.messages.yesDelete", pending: "admin.messages.deleting" },
 };
 
 function ActionForm({ list, conversationId, intent }: { list: Loaded["list"]; conversationId: string; intent: Intent }) {
+  const { t } = useT();
   const navigation = useNavigation();
   const pending =
     navigation.state === "submitting" && navigation.formData?.get("intent") === intent && navigation.formData?.get("conversationId") === conversationId;
@@ -336,7 +363,7 @@ function ActionForm({ list, conversationId, intent }: { list: Loaded["list"]; co
         disabled={pending}
         aria-disabled={pending}
       >
-        {pending ? BUTTONS[intent].pending : BUTTONS[intent].label}
+        {pending ? t(BUTTONS[intent].pending) : t(BUTTONS[intent].label)}
       </button>
     </Form>
   );
@@ -349,14 +376,15 @@ function ActionForm({ list, conversationId, intent }: { list: Loaded["list"]; co
 function DeleteButton({ list, conversation }: { list: Loaded["list"]; conversation: AdminConversation }) {
   const [asking, setAsking] = useState(false);
   const [hydrated, setHydrated] = useState(false);
+  const { t } = useT();
   useEffect(() => setHydrated(true), []);
   if (asking) {
     return (
       <div className="monitor-confirm" role="alertdialog" aria-labelledby={`confirm-${conversation.id}`}>
-        <p id={`confirm-${conversation.id}`}>{DELETE_CONVERSATION_CONFIRM}</p>
+        <p id={`confirm-${conversation.id}`}>{t(DELETE_CONVERSATION_CONFIRM)}</p>
         <ActionForm list={list} conversationId={conversation.id} intent="delete" />
         <button type="button" className="button button-secondary" onClick={() => setAsking(false)}>
-          Cancel
+          {t("admin.messages.cancel")}
         </button>
       </div>
     );
@@ -376,27 +404,28 @@ function DeleteButton({ list, conversation }: { list: Loaded["list"]; conversati
       <input type="hidden" name="conversation" value={conversation.id} />
       <input type="hidden" name="confirm" value="delete" />
       <button type="submit" className="button button-danger">
-        Delete conversation
+        {t("admin.messages.delete")}
       </button>
     </Form>
   );
 }
 
 function DeleteConfirmation({ conversation, back, action }: { conversation: AdminConversation; back: string; action: string }) {
-  const names = conversation.participants.map((p) => p.name).join(" and ");
+  const { t } = useT();
+  const names = namesOf(t, conversation.participants);
   return (
     <div className="form-card monitor-confirm-page">
-      <h2>Delete the conversation between {names}?</h2>
-      <p>{DELETE_CONVERSATION_CONFIRM}</p>
-      <p className="field-hint">{conversation.messageCount === 1 ? "1 message" : `${conversation.messageCount} messages`} and their files will be deleted.</p>
+      <h2>{t("admin.messages.deleteHeading", { names })}</h2>
+      <p>{t(DELETE_CONVERSATION_CONFIRM)}</p>
+      <p className="field-hint">{t("admin.messages.deleteWhat", { count: conversation.messageCount })}</p>
       <Form method="post" action={action} className="inline-form">
         <input type="hidden" name="conversationId" value={conversation.id} />
         <button type="submit" name="intent" value="delete" className="button button-danger">
-          Yes, delete conversation
+          {t("admin.messages.yesDelete")}
         </button>
       </Form>{" "}
       <Link to={back} className="button button-secondary">
-        Cancel
+        {t("admin.messages.cancel")}
       </Link>
     </div>
   );

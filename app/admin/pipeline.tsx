@@ -16,6 +16,9 @@ import { getRedis } from "~/server/redis.server";
 import insightsStylesUrl from "~/styles/insights.css?url";
 import tablesStylesUrl from "~/styles/admin-tables.css?url";
 import { messageOf } from "~/content/operation-messages";
+import { requestLocale } from "~/i18n/locale.server";
+import { pageMessages } from "~/i18n/messages.server";
+import { metaI18n, T, useT } from "~/i18n/react";
 
 /**
  * `/pipeline` on the admin host, `/admin/pipeline` on the main host (app/utils/site-routes.ts): the analytics
@@ -28,7 +31,10 @@ export const links: LinksFunction = () => [
   { rel: "stylesheet", href: tablesStylesUrl },
 ];
 
-export const meta: MetaFunction = () => [{ title: "Pipeline health | Soko Admin" }, { name: "robots", content: "noindex" }];
+export const meta: MetaFunction<typeof loader> = ({ matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: _("admin.pipeline.title") }, { name: "robots", content: "noindex" }];
+};
 
 /** Redis or ClickHouse not answering must not hold the page: each part says so instead. */
 function within<T>(promise: Promise<T>, ms = 5_000): Promise<T | null> {
@@ -54,6 +60,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     replayed: replayed && /^\d{1,7}$/.test(replayed) ? Number(replayed) : null,
     now: now.toISOString(),
     base: adminBase(url.pathname),
+    ...(await pageMessages(request, ["admin"])),
   };
 }
 
@@ -61,11 +68,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
   await adminScreenLoader(request);
   const actor = await requireMemberActor(request, context.clientIp);
   const form = await readFormData(request);
-  if (form.get("intent") !== "replay") return data({ error: "Choose Replay to send the failed events again." }, { status: 400 });
+  // Keys (FormMessage says them) or the operation's words in the admin's language.
+  if (form.get("intent") !== "replay") return data({ error: "admin.pipeline.chooseReplay" }, { status: 400 });
   const result = await replayFailed(actor, getRedis(), getEnv().QUEUE_PREFIX);
   if (!result.ok) {
-    if (result.error === "not_found" || result.error === "forbidden") throw new Response(messageOf(result), { status: failureStatus(result) });
-    return data({ error: result.error === "invalid" ? "Could not replay." : messageOf(result) }, { status: failureStatus(result) });
+    const locale = await requestLocale(request);
+    if (result.error === "not_found" || result.error === "forbidden") throw new Response(messageOf(result, locale), { status: failureStatus(result) });
+    return data({ error: result.error === "invalid" ? "admin.pipeline.couldNotReplay" : messageOf(result, locale) }, { status: failureStatus(result) });
   }
   return redirect(`${new URL(request.url).pathname}?replayed=${result.value.entries}`, 303);
 }
@@ -86,6 +95,13 @@ function useRefresh(ms: number) {
 }
 
 const COLOURS = { accepted: "#1f77b4", inserted: "#2ca02c", dropped: "#ff7f0e", failed: "#d62728" } as const;
+/** Each line's name in the chart's legend. */
+const SERIES_WORDS: Record<keyof typeof COLOURS, string> = {
+  accepted: "admin.pipeline.seriesAccepted",
+  inserted: "admin.pipeline.seriesInserted",
+  dropped: "admin.pipeline.seriesDropped",
+  failed: "admin.pipeline.seriesFailed",
+};
 
 export default function AdminPipeline() {
   const { counts, health, failed, replayed, now, base } = useLoaderData<typeof loader>();
@@ -94,56 +110,57 @@ export default function AdminPipeline() {
   const replaying = navigation.state === "submitting" && navigation.formData?.get("intent") === "replay";
   useRefresh(REFRESH_MS);
   const { dateTime } = usePreferences();
+  const { t } = useT();
   return (
     <section className="container pipeline" aria-labelledby="pipeline-title">
-      <h1 id="pipeline-title">Pipeline health</h1>
+      <h1 id="pipeline-title">{t("admin.pipeline.heading")}</h1>
       <InsightLinks base={base} />
       <p>
-        Tracking events on their way to ClickHouse: accepted by the web server, inserted by the worker, dropped (bots, bad input, limits) or failed (ClickHouse
-        refused them). As of <time dateTime={now}>{dateTime(now)}</time>; with JavaScript the page reads them again every 30 seconds.
+        <T id="admin.pipeline.lead" values={{ at: dateTime(now) }} components={{ 0: <time dateTime={now} /> }} />
       </p>
-      <FormMessage
-        errors={answer ? [answer.error] : undefined}
-        success={replayed === null ? null : `${replayed} failed ${replayed === 1 ? "job" : "jobs"} sent back to the queue.`}
-      />
+      <FormMessage errors={answer ? [answer.error] : undefined} success={replayed === null ? null : t("admin.pipeline.replayed", { count: replayed })} />
 
-      <h2>Last 24 hours</h2>
-      {counts ? <Counts counts={counts} /> : <p role="alert">The counters are unavailable: ClickHouse or Redis did not answer.</p>}
+      <h2>{t("admin.pipeline.last24h")}</h2>
+      {counts ? <Counts counts={counts} /> : <p role="alert">{t("admin.pipeline.countersUnavailable")}</p>}
 
-      <h2>Queue</h2>
+      <h2>{t("admin.pipeline.queue")}</h2>
       {health ? (
         <dl className="pipeline-queue">
           <div>
-            <dt>Waiting</dt>
+            <dt>{t("admin.pipeline.waiting")}</dt>
             <dd>{health.waiting}</dd>
           </div>
           <div>
-            <dt>Being inserted</dt>
+            <dt>{t("admin.pipeline.beingInserted")}</dt>
             <dd>{health.active}</dd>
           </div>
           <div>
-            <dt>Failed</dt>
+            <dt>{t("admin.pipeline.failed")}</dt>
             <dd>{health.failed}</dd>
           </div>
           <div>
-            <dt>Lag (oldest waiting events)</dt>
-            <dd>{health.oldestWaitingAt ? `${Math.round(health.lagMs / 1000)} s` : "None waiting"}</dd>
+            <dt>{t("admin.pipeline.lag")}</dt>
+            <dd>{health.oldestWaitingAt ? t("admin.pipeline.seconds", { s: Math.round(health.lagMs / 1000) }) : t("admin.pipeline.noneWaiting")}</dd>
           </div>
         </dl>
       ) : (
-        <p role="alert">The queue is unavailable: Redis did not answer.</p>
+        <p role="alert">{t("admin.pipeline.queueUnavailable")}</p>
       )}
 
-      <h2>Failed events</h2>
+      <h2>{t("admin.pipeline.failedEvents")}</h2>
       {failed === null ? (
-        <p role="alert">The failed set is unavailable: Redis did not answer.</p>
+        <p role="alert">{t("admin.pipeline.failedUnavailable")}</p>
       ) : failed.length === 0 ? (
-        <p>No failed events.</p>
+        <p>{t("admin.pipeline.noFailed")}</p>
       ) : (
         <>
           <FigureTable
-            caption={`Failed jobs, newest first (${failed.length}${health && health.failed > failed.length ? ` of ${health.failed}` : ""})`}
-            head={["Job", "Events", "Why", "Queued", "Failed"]}
+            caption={
+              health && health.failed > failed.length
+                ? t("admin.pipeline.failedJobsOf", { shown: failed.length, total: health.failed })
+                : t("admin.pipeline.failedJobs", { shown: failed.length })
+            }
+            head={[t("admin.pipeline.colJob"), t("admin.pipeline.colEvents"), t("admin.pipeline.colWhy"), t("admin.pipeline.colQueued"), t("admin.pipeline.failed")]}
           >
             {failed.map((job) => (
               <tr key={job.id}>
@@ -158,11 +175,9 @@ export default function AdminPipeline() {
             ))}
           </FigureTable>
           <Form method="post">
-            <p className="field-hint">
-              Replay sends every failed job back to the queue; the worker inserts what ClickHouse now accepts and fails the rest again.
-            </p>
+            <p className="field-hint">{t("admin.pipeline.replayHint")}</p>
             <button type="submit" className="button" name="intent" value="replay" disabled={replaying}>
-              {replaying ? "Replaying…" : "Replay failed events"}
+              {replaying ? t("admin.pipeline.replaying") : t("admin.pipeline.replay")}
             </button>
           </Form>
         </>
@@ -176,11 +191,12 @@ type Loaded = ReturnType<typeof useLoaderData<typeof loader>>;
 function Counts({ counts }: { counts: NonNullable<Loaded["counts"]> }) {
   const zone = useTimeZone();
   const { dateTime } = usePreferences();
+  const { t } = useT();
   const start = counts.from;
   const steps = Math.round((counts.to - counts.from) / 60);
   const byMinute = new Map(counts.minutes.map((m) => [Math.floor(Date.parse(m.minute) / 1000), m]));
   const series = (["accepted", "inserted", "dropped", "failed"] as const).map((name) => ({
-    name,
+    name: t(SERIES_WORDS[name]),
     colour: COLOURS[name],
     values: Array.from({ length: steps }, (_, i) => byMinute.get(start + i * 60)?.[name] ?? 0),
   }));
@@ -189,30 +205,30 @@ function Counts({ counts }: { counts: NonNullable<Loaded["counts"]> }) {
     clockTime((start + i * 60) * 1000, zone),
   ]);
   const reasons = Object.entries(counts.totals.droppedBy).sort(([a], [b]) => a.localeCompare(b));
-  const t = counts.totals;
+  const totals = counts.totals;
   return (
     <>
       <dl className="pipeline-totals">
         <div>
-          <dt>Accepted</dt>
-          <dd>{t.accepted}</dd>
+          <dt>{t("admin.pipeline.accepted")}</dt>
+          <dd>{totals.accepted}</dd>
         </div>
         <div>
-          <dt>Inserted</dt>
-          <dd>{t.inserted}</dd>
+          <dt>{t("admin.pipeline.inserted")}</dt>
+          <dd>{totals.inserted}</dd>
         </div>
         <div>
-          <dt>Dropped</dt>
-          <dd>{t.dropped}</dd>
+          <dt>{t("admin.pipeline.dropped")}</dt>
+          <dd>{totals.dropped}</dd>
         </div>
         <div>
-          <dt>Failed</dt>
-          <dd>{t.failed}</dd>
+          <dt>{t("admin.pipeline.failed")}</dt>
+          <dd>{totals.failed}</dd>
         </div>
       </dl>
-      <LineChart title={`Events per minute, last 24 hours (${zone})`} series={series} labels={labels} />
+      <LineChart title={t("admin.pipeline.chartTitle", { zone })} series={series} labels={labels} />
       {reasons.length > 0 ? (
-        <FigureTable caption="Dropped in the last 24 hours, by reason" head={["Reason", "Events"]}>
+        <FigureTable caption={t("admin.pipeline.droppedCaption")} head={[t("admin.pipeline.colReason"), t("admin.pipeline.colEvents")]}>
           {reasons.map(([reason, n]) => (
             <tr key={reason}>
               <td>{reason.replace(/_/g, " ")}</td>
@@ -222,13 +238,20 @@ function Counts({ counts }: { counts: NonNullable<Loaded["counts"]> }) {
         </FigureTable>
       ) : null}
       {counts.minutes.length === 0 ? (
-        <p>No events in the last 24 hours.</p>
+        <p>{t("admin.pipeline.noEvents")}</p>
       ) : (
         <details>
-          <summary>Figures per minute ({counts.minutes.length} minutes with events)</summary>
+          <summary>{t("admin.pipeline.perMinute", { count: counts.minutes.length })}</summary>
           <FigureTable
-            caption={`Events per minute (${zone}), newest first`}
-            head={["Minute", "Accepted", "Inserted", "Dropped", "Failed", "Dropped by reason"]}
+            caption={t("admin.pipeline.perMinuteCaption", { zone })}
+            head={[
+              t("admin.pipeline.colMinute"),
+              t("admin.pipeline.accepted"),
+              t("admin.pipeline.inserted"),
+              t("admin.pipeline.dropped"),
+              t("admin.pipeline.failed"),
+              t("admin.pipeline.colDroppedBy"),
+            ]}
           >
             {[...counts.minutes].reverse().map((m) => (
               <tr key={m.minute}>

@@ -16,13 +16,21 @@ import { formFailure } from "~/server/operation-results.server";
 import { usePreferences } from "~/hooks/use-preferences";
 import monitoringStylesUrl from "~/styles/admin-monitoring.css?url";
 import tablesStylesUrl from "~/styles/admin-tables.css?url";
+import { formatNumber } from "~/i18n/format";
+import { requestLocale } from "~/i18n/locale.server";
+import type { Locale } from "~/i18n/locales";
+import { pageMessages, requestT } from "~/i18n/messages.server";
+import { metaI18n, T, useT } from "~/i18n/react";
 
 /**
  * `/rates` on the admin host, `/admin/rates` on the main host (app/utils/site-routes.ts): the UGX per USD
  * rate USD prices are shown at, a form to set a new one, and every change (who, when, what) newest first.
  * Orders keep the rate of their checkout, so a change reprices the catalogue, never an order.
  */
-export const meta: MetaFunction = () => [{ title: `${ADMIN_SECTIONS.rates.title} | Soko Admin` }, { name: "robots", content: "noindex" }];
+export const meta: MetaFunction<typeof loader> = ({ matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: _("admin.rates.title") }, { name: "robots", content: "noindex" }];
+};
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: monitoringStylesUrl },
@@ -35,9 +43,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const saved = new URL(request.url).searchParams.get("saved");
   // The confirmation names the rate in force, so a crafted link cannot claim a change that did not happen.
   const notice =
-    saved !== null && current && Number(saved) === current.ugxPerUsd ? `The rate is now UGX ${formatRate(current.ugxPerUsd)} per US dollar.` : null;
+    saved !== null && current && Number(saved) === current.ugxPerUsd
+      ? (await requestT(request))("admin.rates.saved", { rate: formatRate(current.ugxPerUsd, await requestLocale(request)) })
+      : null;
   // The browser's checks; the schema itself loads once the form is used (app/hooks/use-schema-form.ts).
-  return { adminName, current, history, notice, constraint: getFormConstraint(ExchangeRateSchema) };
+  return { adminName, current, history, notice, constraint: getFormConstraint(ExchangeRateSchema), ...(await pageMessages(request, ["admin"])) };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -52,14 +62,15 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return redirect(`${new URL(request.url).pathname}?saved=${result.value.ugxPerUsd}`, 303);
 }
 
-const formatRate = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 2 });
+const formatRate = (n: number, locale: Locale) => formatNumber(n, locale, { maximumFractionDigits: 2 });
 
 const exchangeRateSchema = () => import("~/schemas/monitoring").then((m) => m.ExchangeRateSchema);
 
 export default function AdminRates() {
   const { current, history, notice, constraint } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
-  const { dateTime } = usePreferences();
+  const { dateTime, locale } = usePreferences();
+  const { t } = useT();
   const [form, fields] = useSchemaForm({
     id: "set-rate",
     lastResult: lastResult as SubmissionResult<string[]> | undefined,
@@ -68,55 +79,53 @@ export default function AdminRates() {
   });
   return (
     <section className="container admin-rates" aria-labelledby="rates-title">
-      <h1 id="rates-title">{ADMIN_SECTIONS.rates.title}</h1>
+      <h1 id="rates-title">{t(ADMIN_SECTIONS.rates.title)}</h1>
       <FormMessage success={lastResult ? null : notice} />
       <p className="rate-current">
         {current ? (
-          <>
-            Current rate: <strong data-testid="current-rate">UGX {formatRate(current.ugxPerUsd)}</strong> per US dollar, since{" "}
-            <time dateTime={current.updatedAt}>{dateTime(current.updatedAt)}</time>.
-          </>
+          <T
+            id="admin.rates.current"
+            values={{ rate: formatRate(current.ugxPerUsd, locale), since: dateTime(current.updatedAt) }}
+            components={{ 0: <strong data-testid="current-rate" />, 1: <time dateTime={current.updatedAt} /> }}
+          />
         ) : (
-          "No rate is set: prices are shown in UGX only."
+          t("admin.rates.noRate")
         )}
       </p>
-      <p>
-        Prices are kept in UGX; members who choose USD see them at this rate. An order keeps the rate of its checkout, so a change does not reprice orders
-        already placed.
-      </p>
+      <p>{t("admin.rates.lead")}</p>
 
       <Form method="post" className="form-card" {...getFormProps(form)}>
-        <h2>Set a new rate</h2>
+        <h2>{t("admin.rates.setHeading")}</h2>
         <ErrorList id={form.errorId} errors={form.errors} />
         <Field
           field={fields.ugxPerUsd}
-          label="UGX per US dollar"
-          hint={`Between ${MIN_UGX_PER_USD.toLocaleString("en-US")} and ${MAX_UGX_PER_USD.toLocaleString("en-US")}, such as 3750 or 3,750.50.`}
+          label={t("admin.rates.label")}
+          hint={t("admin.rates.hint", { min: formatNumber(MIN_UGX_PER_USD, locale), max: formatNumber(MAX_UGX_PER_USD, locale) })}
           inputProps={{ inputMode: "decimal", autoComplete: "off" }}
         />
-        <SubmitButton pendingLabel="Saving…">Set rate</SubmitButton>
+        <SubmitButton pendingLabel={t("admin.rates.saving")}>{t("admin.rates.set")}</SubmitButton>
       </Form>
 
-      <h2 id="rate-history">History</h2>
+      <h2 id="rate-history">{t("admin.rates.history")}</h2>
       {history.length === 0 ? (
-        <p>No admin has changed the rate yet.</p>
+        <p>{t("admin.rates.noHistory")}</p>
       ) : (
         <table className="admin-table stack-table" aria-labelledby="rate-history">
           <thead>
             <tr>
-              <th scope="col">When</th>
-              <th scope="col">UGX per USD</th>
-              <th scope="col">Set by</th>
+              <th scope="col">{t("admin.rates.colWhen")}</th>
+              <th scope="col">{t("admin.rates.colRate")}</th>
+              <th scope="col">{t("admin.rates.colSetBy")}</th>
             </tr>
           </thead>
           <tbody>
             {history.map((h) => (
               <tr key={h.id}>
-                <td data-label="When">
+                <td data-label={t("admin.rates.colWhen")}>
                   <time dateTime={h.at}>{dateTime(h.at)}</time>
                 </td>
-                <td data-label="UGX per USD">{formatRate(h.ugxPerUsd)}</td>
-                <td data-label="Set by">{h.setBy}</td>
+                <td data-label={t("admin.rates.colRate")}>{formatRate(h.ugxPerUsd, locale)}</td>
+                <td data-label={t("admin.rates.colSetBy")}>{h.setBy}</td>
               </tr>
             ))}
           </tbody>

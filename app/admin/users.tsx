@@ -18,6 +18,10 @@ import { usePreferences } from "~/hooks/use-preferences";
 import adminStylesUrl from "~/styles/admin-users.css?url";
 import tablesStylesUrl from "~/styles/admin-tables.css?url";
 import { issueMessages, messageOf } from "~/content/operation-messages";
+import { requestLocale } from "~/i18n/locale.server";
+import type { Locale } from "~/i18n/locales";
+import { pageMessages, requestT } from "~/i18n/messages.server";
+import { metaI18n, T, useT } from "~/i18n/react";
 
 /**
  * `/users` on the admin host, `/admin/users` on the main host (app/utils/site-routes.ts): members found by
@@ -27,7 +31,10 @@ import { issueMessages, messageOf } from "~/content/operation-messages";
  * listing, and a confirmation that is a page of its own (`?confirm=delete&id=…`) without JavaScript and the
  * same panel in place with it.
  */
-export const meta: MetaFunction = () => [{ title: "User management | Soko Admin" }, { name: "robots", content: "noindex" }];
+export const meta: MetaFunction<typeof loader> = ({ matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: _("admin.users.title") }, { name: "robots", content: "noindex" }];
+};
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: adminStylesUrl },
   { rel: "stylesheet", href: tablesStylesUrl },
@@ -67,17 +74,30 @@ export async function loader({ request }: LoaderFunctionArgs) {
       confirming = (await listUsersForAdmin(db, { id, page: 1, pageSize: 1 })).users.find((u) => u.status !== "deleted") ?? null;
     }
   }
-  const notice = await noticeOf(params);
+  const notice = await noticeOf(params, await requestT(request));
   return data(
-    { me: me.id, users, total, query, queryErrors, confirming, notice, pages: Math.max(1, Math.ceil(total / USERS_PAGE_SIZE)) },
+    {
+      me: me.id,
+      users,
+      total,
+      query,
+      queryErrors,
+      confirming,
+      notice,
+      pages: Math.max(1, Math.ceil(total / USERS_PAGE_SIZE)),
+      ...(await pageMessages(request, ["admin"])),
+    },
     { status: parsed.success ? 200 : 400 },
   );
 }
 
-const DONE_WORDS: Record<StatusAction, string> = { suspend: "suspended", ban: "banned", activate: "activated" };
+/** "3 members suspended.": a bulk action's result, per action. */
+const BULK_DONE: Record<StatusAction, string> = { suspend: "admin.users.bulkSuspended", ban: "admin.users.bulkBanned", activate: "admin.users.bulkActivated" };
+/** "Akello Joan was suspended.": one member's. */
+const ONE_DONE: Record<StatusAction, string> = { suspend: "admin.users.wasSuspended", ban: "admin.users.wasBanned", activate: "admin.users.wasActivated" };
 
 /** The notice after an action, checked against the member where it names one (a link cannot claim what did not happen). */
-async function noticeOf(params: URLSearchParams): Promise<string | null> {
+async function noticeOf(params: URLSearchParams, t: Awaited<ReturnType<typeof requestT>>): Promise<string | null> {
   const done = params.get("done");
   if (!done) return null;
   if (done.startsWith("bulk-")) {
@@ -86,26 +106,26 @@ async function noticeOf(params: URLSearchParams): Promise<string | null> {
     const changed = Number(params.get("changed"));
     const skipped = Number(params.get("skipped"));
     if (!Number.isSafeInteger(changed) || !Number.isSafeInteger(skipped)) return null;
-    const members = (n: number) => (n === 1 ? "1 member" : `${n} members`);
-    return `${members(changed)} ${DONE_WORDS[action]}.${skipped > 0 ? ` ${members(skipped)} left as they were (already so).` : ""}`;
+    const result = t(BULK_DONE[action], { count: changed });
+    return skipped > 0 ? `${result} ${t("admin.users.bulkSkipped", { count: skipped })}` : result;
   }
   const id = Number(params.get("who"));
   if (!Number.isSafeInteger(id) || id <= 0) return null;
   const [u] = (await listUsersForAdmin(getDb(), { id, page: 1, pageSize: 1 })).users;
   if (!u) return null;
-  if (done === "delete") return u.status === "deleted" ? `The member was deleted. Their orders and messages keep a placeholder name.` : null;
+  if (done === "delete") return u.status === "deleted" ? t("admin.users.deleted") : null;
   const action = done as StatusAction;
   if (!STATUS_ACTIONS.includes(action)) return null;
   const expected = { suspend: "suspended", ban: "banned", activate: "active" }[action];
-  return u.status === expected ? `${u.name} was ${DONE_WORDS[action]}.` : null;
+  return u.status === expected ? t(ONE_DONE[action], { name: u.name }) : null;
 }
 
 type ActionAnswer = { form: "bulk" | "row"; userId?: number; errors: Record<string, string[] | undefined> };
 
 const answer = (body: ActionAnswer, status: number) => data(body, { status });
 
-function refused(form: ActionAnswer["form"], failure: Failure, userId?: number) {
-  const message = failure.error === "invalid" ? Object.values(issueMessages(failure.issues)).flat() : [messageOf(failure)];
+function refused(form: ActionAnswer["form"], failure: Failure, locale: Locale, userId?: number) {
+  const message = failure.error === "invalid" ? Object.values(issueMessages(failure.issues, locale)).flat() : [messageOf(failure, locale)];
   return answer({ form, userId, errors: { form: message } }, failureStatus(failure));
 }
 
@@ -113,6 +133,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   await adminScreenLoader(request);
   const actor = await requireMemberActor(request, context.clientIp);
   const formData = await readFormData(request);
+  const locale = await requestLocale(request);
   const url = new URL(request.url);
   const back = listParams(url.searchParams);
   const backTo = (extra: Record<string, string>) => {
@@ -125,7 +146,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const parsed = BulkActionSchema.safeParse({ intent: "bulk", action: formData.get("action") ?? undefined, userIds: formData.getAll("userIds").map(String) });
     if (!parsed.success) return answer({ form: "bulk", errors: parsed.error.flatten().fieldErrors }, 400);
     const result = await bulkUserAction(actor, parsed.data);
-    if (!result.ok) return refused("bulk", result);
+    if (!result.ok) return refused("bulk", result, locale);
     return redirect(backTo({ done: `bulk-${parsed.data.action}`, changed: String(result.value.changed), skipped: String(result.value.skipped) }), 303);
   }
 
@@ -140,18 +161,32 @@ export async function action({ request, context }: ActionFunctionArgs) {
     // Not confirmed yet: the confirmation page (the same panel JavaScript shows in place).
     if (confirm !== "yes") return redirect(backTo({ confirm: "delete", id: String(userId) }), 303);
     const result = await deleteUser(actor, { userId });
-    if (!result.ok) return refused("row", result, userId);
+    if (!result.ok) return refused("row", result, locale, userId);
     return redirect(backTo({ done: "delete", who: String(userId) }), 303);
   }
   const result = await changeUserStatus(actor, { userId, action: intent });
-  if (!result.ok) return refused("row", result, userId);
+  if (!result.ok) return refused("row", result, locale, userId);
   return redirect(backTo({ done: intent, who: String(userId) }), 303);
 }
 
-const STATUS_LABEL: Record<AdminUserRow["status"], string> = { active: "Active", suspended: "Suspended", banned: "Banned", deleted: "Deleted" };
-const ROLE_LABEL: Record<AdminUserRow["role"], string> = { client: "Client", freelancer: "Freelancer", admin: "Admin" };
-const ACTION_LABEL: Record<StatusAction, string> = { suspend: "Suspend", ban: "Ban", activate: "Activate" };
-const PENDING_LABEL: Record<StatusAction | "delete", string> = { suspend: "Suspending…", ban: "Banning…", activate: "Activating…", delete: "Deleting…" };
+const STATUS_LABEL: Record<AdminUserRow["status"], string> = {
+  active: "admin.users.statusActive",
+  suspended: "admin.users.statusSuspended",
+  banned: "admin.users.statusBanned",
+  deleted: "admin.users.statusDeleted",
+};
+const ROLE_LABEL: Record<AdminUserRow["role"], string> = { client: "admin.users.roleClient", freelancer: "admin.users.roleFreelancer", admin: "admin.users.roleAdmin" };
+const ACTION_LABEL: Record<StatusAction, string> = { suspend: "admin.users.suspend", ban: "admin.users.ban", activate: "admin.users.activate" };
+/** A row's button's name with the member's ("Suspend Akello Joan"). */
+const ACTION_NAMED: Record<StatusAction, string> = { suspend: "admin.users.suspendNamed", ban: "admin.users.banNamed", activate: "admin.users.activateNamed" };
+/** The bulk form's buttons ("Suspend selected"). */
+const BULK_LABEL: Record<StatusAction, string> = { suspend: "admin.users.suspendSelected", ban: "admin.users.banSelected", activate: "admin.users.activateSelected" };
+const PENDING_LABEL: Record<StatusAction | "delete", string> = {
+  suspend: "admin.users.suspending",
+  ban: "admin.users.banning",
+  activate: "admin.users.activating",
+  delete: "admin.users.deleting",
+};
 
 /** What the screen offers for a member as they are (docs/product.md, Accounts): suspend when active, ban when not banned, activate when not active. */
 function actionsFor(u: AdminUserRow): StatusAction[] {
@@ -169,10 +204,11 @@ export default function AdminUsers() {
   const bulkError = answered?.form === "bulk" ? answered.errors : undefined;
   const rowPlaced = Boolean(rowError && users.some((u) => u.id === answered?.userId));
   const errorsOf = (e?: Record<string, string[] | undefined>) => (e ? Object.values(e).flatMap((v) => v ?? []) : undefined);
+  const { t } = useT();
 
   return (
     <section className="container admin-screen" aria-labelledby="users-title">
-      <h1 id="users-title">User management</h1>
+      <h1 id="users-title">{t("admin.users.heading")}</h1>
       <FormMessage success={answered ? null : notice} />
       {/* A refusal shows in its member's row; one no row can show (a forged form, a member gone) at the top. */}
       {rowPlaced ? null : <ErrorList errors={errorsOf(rowError)} />}
@@ -180,7 +216,7 @@ export default function AdminUsers() {
       <UserFilters query={query} errors={queryErrors} />
       {query.member ? (
         <p className="notice" role="note">
-          Showing member #{query.member} only (from the audit log). <Link to=".">Show all members</Link>
+          <T id="admin.users.onlyMember" values={{ id: query.member }} components={{ 0: <Link to="." /> }} />
         </p>
       ) : null}
 
@@ -188,10 +224,10 @@ export default function AdminUsers() {
 
       <Form method="post" id="bulk-users" action={`?${back}`} className="admin-bulk" aria-labelledby="bulk-title">
         <h2 id="bulk-title" className="visually-hidden">
-          Selected members
+          {t("admin.users.selectedMembers")}
         </h2>
         <input type="hidden" name="intent" value="bulk" />
-        <span>With the selected members:</span>
+        <span>{t("admin.users.withSelected")}</span>
         {STATUS_ACTIONS.map((a) => (
           <BulkButton key={a} action={a} />
         ))}
@@ -199,27 +235,27 @@ export default function AdminUsers() {
       </Form>
 
       <p role="status" className="admin-count">
-        {total === 0 ? "" : total === 1 ? "1 member" : `${total.toLocaleString("en-US")} members`}
+        {total === 0 ? "" : t("admin.users.count", { count: total })}
       </p>
       {users.length === 0 ? (
-        <p className="admin-empty">No users found</p>
+        <p className="admin-empty">{t("admin.users.empty")}</p>
       ) : (
         <div className="admin-table-wrap">
           <table className="admin-table stack-table">
-            <caption className="visually-hidden">Members, newest first</caption>
+            <caption className="visually-hidden">{t("admin.users.caption")}</caption>
             <thead>
               <tr>
                 <th scope="col" className="stack-keep">
                   <SelectAll key={locationKey} />
                 </th>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col">Username</th>
-                <th scope="col">Role</th>
-                <th scope="col">Status</th>
-                <th scope="col">Joined</th>
-                <th scope="col">Last active</th>
-                <th scope="col">Actions</th>
+                <th scope="col">{t("admin.users.colName")}</th>
+                <th scope="col">{t("admin.users.colEmail")}</th>
+                <th scope="col">{t("admin.users.colUsername")}</th>
+                <th scope="col">{t("admin.users.role")}</th>
+                <th scope="col">{t("admin.users.status")}</th>
+                <th scope="col">{t("admin.users.colJoined")}</th>
+                <th scope="col">{t("admin.users.colLastActive")}</th>
+                <th scope="col">{t("admin.users.colActions")}</th>
               </tr>
             </thead>
             <tbody>
@@ -230,7 +266,7 @@ export default function AdminUsers() {
           </table>
         </div>
       )}
-      <AdminPager page={query.page} pages={pages} params={back} label="Pages of members" />
+      <AdminPager page={query.page} pages={pages} params={back} label={t("admin.users.pages")} />
     </section>
   );
 }
@@ -242,6 +278,7 @@ function UserFilters({ query, errors }: { query: UserListQuery; errors: Record<s
   useEffect(() => () => clearTimeout(timer.current), []);
   const navigation = useNavigation();
   const searching = navigation.state === "loading" && navigation.formMethod?.toLowerCase() === "get";
+  const { t } = useT();
   const reload = (form: HTMLFormElement, delayMs: number) => {
     clearTimeout(timer.current);
     timer.current = setTimeout(() => submit(form, { replace: true, preventScrollReset: true }), delayMs);
@@ -251,42 +288,42 @@ function UserFilters({ query, errors }: { query: UserListQuery; errors: Record<s
       method="get"
       className="admin-filters"
       role="search"
-      aria-label="Find members"
+      aria-label={t("admin.users.findLabel")}
       // `input`, not `change`: each keystroke (React's onChange means both, Preact's the DOM's own change, on leaving the box).
       onInput={(e) => reload(e.currentTarget, (e.target as HTMLElement).tagName === "INPUT" ? 350 : 0)}
     >
       <div className="field">
-        <label htmlFor="users-q">Search</label>
+        <label htmlFor="users-q">{t("admin.users.search")}</label>
         <input
           id="users-q"
           name="q"
           type="search"
           defaultValue={query.q}
           maxLength={100}
-          placeholder="Name, email or username"
+          placeholder={t("admin.users.searchPlaceholder")}
           aria-describedby={errors.q ? "users-q-error" : undefined}
         />
         <ErrorList id="users-q-error" errors={errors.q} />
       </div>
       <div className="field">
-        <label htmlFor="users-role">Role</label>
+        <label htmlFor="users-role">{t("admin.users.role")}</label>
         <select id="users-role" name="role" defaultValue={query.role ?? ""} aria-describedby={errors.role ? "users-role-error" : undefined}>
-          <option value="">All roles</option>
+          <option value="">{t("admin.users.allRoles")}</option>
           {USER_ROLES.map((r) => (
             <option key={r} value={r}>
-              {ROLE_LABEL[r]}
+              {t(ROLE_LABEL[r])}
             </option>
           ))}
         </select>
         <ErrorList id="users-role-error" errors={errors.role} />
       </div>
       <div className="field">
-        <label htmlFor="users-status">Status</label>
+        <label htmlFor="users-status">{t("admin.users.status")}</label>
         <select id="users-status" name="status" defaultValue={query.status ?? ""} aria-describedby={errors.status ? "users-status-error" : undefined}>
-          <option value="">All statuses</option>
+          <option value="">{t("admin.users.allStatuses")}</option>
           {USER_STATUSES.map((s) => (
             <option key={s} value={s}>
-              {STATUS_LABEL[s]}
+              {t(STATUS_LABEL[s])}
             </option>
           ))}
         </select>
@@ -294,18 +331,19 @@ function UserFilters({ query, errors }: { query: UserListQuery; errors: Record<s
       </div>
       <ErrorList errors={errors.page ?? errors.member} />
       <button type="submit" className="button">
-        {searching ? "Searching…" : "Search"}
+        {searching ? t("admin.users.searching") : t("admin.users.search")}
       </button>
     </Form>
   );
 }
 
 function BulkButton({ action }: { action: StatusAction }) {
+  const { t } = useT();
   const navigation = useNavigation();
   const pending = navigation.state === "submitting" && navigation.formData?.get("intent") === "bulk" && navigation.formData.get("action") === action;
   return (
     <button type="submit" name="action" value={action} className="button button-secondary" disabled={pending} aria-disabled={pending}>
-      {pending ? PENDING_LABEL[action] : `${ACTION_LABEL[action]} selected`}
+      {pending ? t(PENDING_LABEL[action]) : t(BULK_LABEL[action])}
     </button>
   );
 }
@@ -313,18 +351,19 @@ function BulkButton({ action }: { action: StatusAction }) {
 /** With JavaScript only: one box that ticks every member of the page (without it, each box is ticked by hand). */
 function SelectAll() {
   const ref = useRef<HTMLInputElement>(null);
+  const { t } = useT();
   useEffect(() => {
     if (ref.current) ref.current.hidden = false;
   }, []);
   return (
     <>
-      <span className="visually-hidden">Select</span>
+      <span className="visually-hidden">{t("admin.users.select")}</span>
       <label className="admin-check">
         <input
           ref={ref}
           type="checkbox"
           hidden
-          aria-label="Select every member on this page"
+          aria-label={t("admin.users.selectAll")}
           onChange={(e) => {
             const boxes = document.querySelectorAll<HTMLInputElement>('input[form="bulk-users"][name="userIds"]');
             boxes.forEach((b) => (b.checked = e.currentTarget.checked));
@@ -342,42 +381,50 @@ function UserRow({ u, me, back, errors }: { u: AdminUserRow; me: number; back: U
   confirmParams.set("id", String(u.id));
   const self = u.id === me;
   const locationKey = useLocation().key;
+  const { t } = useT();
   return (
     <tr>
-      <td className="admin-select" data-label="Select">
+      <td className="admin-select" data-label={t("admin.users.select")}>
         {/* Keyed by the page's location: a selection is cleared once its action has been carried out. The label
             around the box makes a 44 px target of it. */}
         {u.status === "deleted" || self ? null : (
           <label className="admin-check">
-            <input key={locationKey} type="checkbox" name="userIds" value={u.id} form="bulk-users" aria-label={`Select ${u.name}`} />
+            <input key={locationKey} type="checkbox" name="userIds" value={u.id} form="bulk-users" aria-label={t("admin.users.selectNamed", { name: u.name })} />
           </label>
         )}
       </td>
-      <th scope="row" data-label="Name">
+      <th scope="row" data-label={t("admin.users.colName")}>
         {u.name}
       </th>
-      <td data-label="Email">{u.email}</td>
-      <td data-label="Username">{u.username}</td>
-      <td data-label="Role">{ROLE_LABEL[u.role]}</td>
-      <td data-label="Status">
-        <span className={`status-badge status-${u.status}`}>{STATUS_LABEL[u.status]}</span>
+      <td data-label={t("admin.users.colEmail")}>{u.email}</td>
+      <td data-label={t("admin.users.colUsername")}>{u.username}</td>
+      <td data-label={t("admin.users.role")}>{t(ROLE_LABEL[u.role])}</td>
+      <td data-label={t("admin.users.status")}>
+        <span className={`status-badge status-${u.status}`}>{t(STATUS_LABEL[u.status])}</span>
       </td>
-      <td data-label="Joined">
+      <td data-label={t("admin.users.colJoined")}>
         <time dateTime={new Date(u.joinedAt).toISOString()}>{date(u.joinedAt)}</time>
       </td>
-      <td data-label="Last active">{u.lastActiveAt ? <time dateTime={new Date(u.lastActiveAt).toISOString()}>{dateTime(u.lastActiveAt)}</time> : "Never"}</td>
-      <td data-label="Actions">
+      <td data-label={t("admin.users.colLastActive")}>
+        {u.lastActiveAt ? <time dateTime={new Date(u.lastActiveAt).toISOString()}>{dateTime(u.lastActiveAt)}</time> : t("admin.users.never")}
+      </td>
+      <td data-label={t("admin.users.colActions")}>
         <div className="admin-actions">
           {self ? (
-            <span className="field-hint">You</span>
+            <span className="field-hint">{t("admin.users.you")}</span>
           ) : (
             <>
               {actionsFor(u).map((a) => (
                 <RowAction key={a} u={u} action={a} back={back} />
               ))}
               {u.status === "deleted" ? null : (
-                <Link to={`?${confirmParams}`} className="button button-danger button-small" preventScrollReset aria-label={`Delete ${u.name}`}>
-                  Delete
+                <Link
+                  to={`?${confirmParams}`}
+                  className="button button-danger button-small"
+                  preventScrollReset
+                  aria-label={t("admin.users.deleteNamed", { name: u.name })}
+                >
+                  {t("admin.users.delete")}
                 </Link>
               )}
             </>
@@ -390,6 +437,7 @@ function UserRow({ u, me, back, errors }: { u: AdminUserRow; me: number; back: U
 }
 
 function RowAction({ u, action, back }: { u: AdminUserRow; action: StatusAction; back: URLSearchParams }) {
+  const { t } = useT();
   const navigation = useNavigation();
   const pending = navigation.state === "submitting" && navigation.formData?.get("userId") === String(u.id) && navigation.formData.get("intent") === action;
   return (
@@ -402,9 +450,9 @@ function RowAction({ u, action, back }: { u: AdminUserRow; action: StatusAction;
         className="button button-secondary button-small"
         disabled={pending}
         aria-disabled={pending}
-        aria-label={`${ACTION_LABEL[action]} ${u.name}`}
+        aria-label={t(ACTION_NAMED[action], { name: u.name })}
       >
-        {pending ? PENDING_LABEL[action] : ACTION_LABEL[action]}
+        {pending ? t(PENDING_LABEL[action]) : t(ACTION_LABEL[action])}
       </button>
     </Form>
   );
@@ -415,25 +463,24 @@ function DeleteConfirmation({ user, back }: { user: AdminUserRow; back: URLSearc
   const navigation = useNavigation();
   const pending = navigation.state === "submitting" && navigation.formData?.get("intent") === "delete";
   const headingRef = useRef<HTMLHeadingElement>(null);
+  const { t } = useT();
   useEffect(() => headingRef.current?.focus(), [user.id]);
   return (
     <div className="admin-confirm" role="alertdialog" aria-labelledby="confirm-delete-title" aria-describedby="confirm-delete-text">
       <h2 id="confirm-delete-title" ref={headingRef} tabIndex={-1}>
-        Delete {user.name}?
+        {t("admin.users.deleteHeading", { name: user.name })}
       </h2>
-      <p id="confirm-delete-text">{DELETE_CONFIRMATION}</p>
-      <p className="field-hint">
-        {user.email} · {user.username}. Their orders, reviews and messages stay, under a placeholder name; their gigs leave the catalogue.
-      </p>
+      <p id="confirm-delete-text">{t(DELETE_CONFIRMATION)}</p>
+      <p className="field-hint">{t("admin.users.deleteWhat", { email: user.email, username: user.username })}</p>
       <Form method="post" action={`?${back}`} className="inline-form">
         <input type="hidden" name="userId" value={user.id} />
         <input type="hidden" name="confirm" value="yes" />
         <button type="submit" name="intent" value="delete" className="button button-danger" disabled={pending} aria-disabled={pending}>
-          {pending ? PENDING_LABEL.delete : "Delete user"}
+          {pending ? t(PENDING_LABEL.delete) : t("admin.users.deleteUser")}
         </button>
       </Form>{" "}
       <Link to={`?${back}`} className="button button-secondary" preventScrollReset>
-        Cancel
+        {t("admin.users.cancel")}
       </Link>
     </div>
   );

@@ -1,25 +1,29 @@
 import { useLocation } from "@remix-run/react";
 import { useEffect, useRef } from "react";
+import { LanguageSwitch } from "~/components/language-switch";
 import { Link, NavLink } from "~/components/link";
 import { SignOutButton, type HeaderUser } from "~/components/site-header";
+import { useT } from "~/i18n/react";
 
 const SCREENS: [string, string][] = [
-  ["/users", "Users"],
-  ["/messages", "Messages"],
-  ["/analytics", "Analytics"],
-  ["/disputes", "Disputes"],
-  ["/pipeline", "Pipeline"],
-  ["/rates", "Rates"],
-  ["/categories", "Categories"],
-  ["/audit", "Audit"],
+  ["/users", "common.adminHeader.users"],
+  ["/messages", "common.adminHeader.messages"],
+  ["/analytics", "common.adminHeader.analytics"],
+  ["/disputes", "common.adminHeader.disputes"],
+  ["/pipeline", "common.adminHeader.pipeline"],
+  ["/rates", "common.adminHeader.rates"],
+  ["/categories", "common.adminHeader.categories"],
+  ["/audit", "common.adminHeader.audit"],
 ];
 
 /**
- * The admin portal's header: its own brand line, its screens, and a way back to the main site (another origin).
- * An admin's links are listed twice: in a row on wide screens, and behind a "Menu" `<details>` on phones (it
- * opens without JavaScript); CSS shows one of the two, so only one is ever in the accessibility tree.
+ * The admin portal's header: its own brand line, its screens, the language switch, and a way back to the main
+ * site (another origin). An admin's links are listed twice: in a row on wide screens, and behind a "Menu"
+ * `<details>` on phones (it opens without JavaScript); CSS shows one of the two, so only one is ever in the
+ * accessibility tree.
  */
 export function AdminHeader({ mainSiteUrl, user }: { mainSiteUrl: string; user: HeaderUser }) {
+  const { t } = useT();
   const admin = user?.role === "admin";
   return (
     <header className="site-header admin-header">
@@ -28,8 +32,8 @@ export function AdminHeader({ mainSiteUrl, user }: { mainSiteUrl: string; user: 
           <span className="brand-mark" aria-hidden="true">
             S
           </span>
-          Soko <span className="brand-tag">Admin</span>
-          <span className="visually-hidden"> home</span>
+          Soko <span className="brand-tag">{t("common.adminHeader.tag")}</span>
+          <span className="visually-hidden"> {t("common.adminHeader.home")}</span>
         </Link>
         {admin ? (
           <>
@@ -37,8 +41,9 @@ export function AdminHeader({ mainSiteUrl, user }: { mainSiteUrl: string; user: 
             <AdminMenu mainSiteUrl={mainSiteUrl} />
           </>
         ) : (
-          <nav aria-label="Admin" className="site-nav">
-            <a href={mainSiteUrl}>Main site</a>
+          <nav aria-label={t("common.adminHeader.navLabel")} className="site-nav">
+            <a href={mainSiteUrl}>{t("common.adminHeader.mainSite")}</a>
+            <LanguageSwitch />
             {user ? <SignOutButton /> : null}
           </nav>
         )}
@@ -48,14 +53,16 @@ export function AdminHeader({ mainSiteUrl, user }: { mainSiteUrl: string; user: 
 }
 
 function AdminLinks({ className, mainSiteUrl }: { className: string; mainSiteUrl: string }) {
+  const { t } = useT();
   return (
-    <nav aria-label="Admin" className={className}>
+    <nav aria-label={t("common.adminHeader.navLabel")} className={className}>
       {SCREENS.map(([to, label]) => (
         <NavLink key={to} to={to}>
-          {label}
+          {t(label)}
         </NavLink>
       ))}
-      <a href={mainSiteUrl}>Main site</a>
+      <a href={mainSiteUrl}>{t("common.adminHeader.mainSite")}</a>
+      <LanguageSwitch />
       <SignOutButton />
     </nav>
   );
@@ -63,6 +70,7 @@ function AdminLinks({ className, mainSiteUrl }: { className: string; mainSiteUrl
 
 /** The phone menu: closed again after each move within the portal (with JavaScript; without, each page loads closed). */
 function AdminMenu({ mainSiteUrl }: { mainSiteUrl: string }) {
+  const { t } = useT();
   const ref = useRef<HTMLDetailsElement>(null);
   const { pathname, search } = useLocation();
   useEffect(() => {
@@ -70,7 +78,7 @@ function AdminMenu({ mainSiteUrl }: { mainSiteUrl: string }) {
   }, [pathname, search]);
   return (
     <details ref={ref} className="admin-menu">
-      <summary>Menu</summary>
+      <summary>{t("common.adminHeader.menu")}</summary>
       <AdminLinks className="admin-menu-links" mainSiteUrl={mainSiteUrl} />
     </details>
   );

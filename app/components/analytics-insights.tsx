@@ -9,6 +9,7 @@ import { useRouteLoaderData } from "@remix-run/react";
 import { ErrorList } from "~/components/forms";
 import type { loader as rootLoader } from "~/root";
 import type { TimeZoneChoice } from "~/utils/dates";
+import { useT } from "~/i18n/react";
 
 export type Series = { name: string; colour: string; values: number[] };
 
@@ -141,22 +142,24 @@ export function adminBase(pathname: string): string {
   return pathname === "/admin" || pathname.startsWith("/admin/") ? "/admin" : "";
 }
 
+/** The insight screens' ranges, each with its name as a catalogue key. */
 export const RANGE_CHOICES = [
-  ["1d", "Last day"],
-  ["7d", "Last 7 days"],
-  ["30d", "Last 30 days"],
-  ["90d", "Last 90 days"],
+  ["1d", "admin.insights.range1d"],
+  ["7d", "admin.insights.range7d"],
+  ["30d", "admin.insights.range30d"],
+  ["90d", "admin.insights.range90d"],
 ] as const;
 
 /** The range select of a GET form, with its error beside it. */
 export function RangeSelect({ value, error }: { value: string; error?: string | null }) {
+  const { t } = useT();
   return (
     <div className="field">
-      <label htmlFor="range">Range</label>
+      <label htmlFor="range">{t("admin.insights.range")}</label>
       <select id="range" name="range" defaultValue={value} aria-invalid={error ? true : undefined} aria-describedby={error ? "range-error" : undefined}>
         {RANGE_CHOICES.map(([range, label]) => (
           <option key={range} value={range}>
-            {label}
+            {t(label)}
           </option>
         ))}
       </select>
@@ -167,14 +170,23 @@ export function RangeSelect({ value, error }: { value: string; error?: string | 
 
 /** Links between the insight screens (the admin header is shared; these screens link each other). */
 export function InsightLinks({ base }: { base: string }) {
+  const { t } = useT();
   return (
-    <nav aria-label="Analytics insights" className="insight-links">
-      <a href={`${base}/analytics`}>Analytics</a> · <a href={`${base}/heatmap`}>Click heatmap</a> ·{" "}
-      <a href={`${base}/analytics/conversion-funnel`}>Conversion funnel</a> · <a href={`${base}/analytics/user-journey`}>User journey</a> ·{" "}
-      <a href={`${base}/pipeline`}>Pipeline health</a>
+    <nav aria-label={t("admin.insights.linksLabel")} className="insight-links">
+      <a href={`${base}/analytics`}>{t("admin.analytics.heading")}</a> · <a href={`${base}/heatmap`}>{t("admin.heatmap.heading")}</a> ·{" "}
+      <a href={`${base}/analytics/conversion-funnel`}>{t("admin.funnel.heading")}</a> ·{" "}
+      <a href={`${base}/analytics/user-journey`}>{t("admin.journey.heading")}</a> · <a href={`${base}/pipeline`}>{t("admin.pipeline.heading")}</a>
     </nav>
   );
 }
+
+/** A plain link (a whole page load) whose words come from a message: `<T components={{ 0: <PlainLink href="…" /> }} />`. */
+export function PlainLink({ href, children }: { href: string; children?: ReactNode }) {
+  return <a href={href}>{children}</a>;
+}
+
+/** The insight screens' range parameter's error, as a catalogue key (rangeParam words it in English). */
+export const RANGE_ERROR = "admin.insights.rangeError";
 
 const CLOCKS = new Map<string, Intl.DateTimeFormat>();
 

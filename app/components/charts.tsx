@@ -4,6 +4,8 @@
  * (visually hidden, read by screen readers), with the chart's title as the table's caption.
  */
 import type { ReactNode } from "react";
+import { formatNumber } from "~/i18n/format";
+import { useT } from "~/i18n/react";
 
 export type BarDatum = { label: string; value: number; note?: string };
 
@@ -21,15 +23,16 @@ function short(label: string, max = 40): string {
 
 /**
  * Horizontal bars, one per row, longest first as given. `format` writes a value (default: grouped whole
- * numbers); `columns` names the table's two columns. Drawn without a viewBox, bars' widths in percent of the
+ * numbers in the reader's language); `columns` names the table's two columns. Titles, columns and `empty` come
+ * in the reader's language (`empty` defaults to the catalogue's "No data for this period."). Drawn without a viewBox, bars' widths in percent of the
  * chart's: the labels stay 12 px on a phone and on a wide screen alike.
  */
 export function BarChart({
   title,
   data,
   columns,
-  format = (n) => n.toLocaleString("en-US"),
-  empty = "No data for this period.",
+  format,
+  empty,
 }: {
   title: string;
   data: BarDatum[];
@@ -37,12 +40,14 @@ export function BarChart({
   format?: (n: number) => string;
   empty?: string;
 }) {
+  const { t, locale } = useT();
+  const write = format ?? ((n: number) => formatNumber(n, locale));
   const max = Math.max(1, ...data.map((d) => d.value));
   const row = LABEL_LINE + BAR_HEIGHT + ROW_GAP;
   return (
     <ChartFigure title={title}>
       {data.length === 0 ? (
-        <p className="chart-empty">{empty}</p>
+        <p className="chart-empty">{empty ?? t("admin.charts.empty")}</p>
       ) : (
         <>
           <svg className="chart" width="100%" height={data.length * row - ROW_GAP} aria-hidden="true" focusable="false">
@@ -56,7 +61,7 @@ export function BarChart({
                   </text>
                   <rect x={0} y={y + LABEL_LINE} width={`${share.toFixed(2)}%`} height={BAR_HEIGHT} rx={3} className="chart-bar" />
                   <text x={`${share.toFixed(2)}%`} dx={6} y={y + LABEL_LINE + BAR_HEIGHT / 2} dominantBaseline="central" className="chart-value">
-                    {format(d.value)}
+                    {write(d.value)}
                     {d.note ? ` (${d.note})` : ""}
                   </text>
                 </g>
@@ -76,7 +81,7 @@ export function BarChart({
                 <tr key={`${d.label}-${i}`}>
                   <th scope="row">{d.label}</th>
                   <td>
-                    {format(d.value)}
+                    {write(d.value)}
                     {d.note ? ` (${d.note})` : ""}
                   </td>
                 </tr>
@@ -109,6 +114,7 @@ export function LinePlot({
   labels: [number, string][];
   height?: number;
 }) {
+  const { t, locale } = useT();
   const top = 20;
   const bottom = 22;
   const plot = height - top - bottom;
@@ -118,7 +124,7 @@ export function LinePlot({
   return (
     <svg className="chart chart-lines" width="100%" height={height} aria-hidden="true" focusable="false">
       <text x={0} y={13} className="chart-label">
-        Highest: {max.toLocaleString("en-US")}
+        {t("admin.charts.highest", { max: formatNumber(max, locale) })}
       </text>
       <svg y={top} width="100%" height={plot} viewBox={`0 0 100 ${plot}`} preserveAspectRatio="none" overflow="visible">
         <line x1={0} x2={100} y1={plot} y2={plot} className="chart-axis" vectorEffect="non-scaling-stroke" />
@@ -152,7 +158,7 @@ export function LineChart({
   points,
   series,
   xLabel,
-  empty = "No data for this period.",
+  empty,
 }: {
   title: string;
   points: LinePoint[];
@@ -160,10 +166,11 @@ export function LineChart({
   xLabel: string;
   empty?: string;
 }) {
+  const { t, locale } = useT();
   if (points.every((p) => p.values.every((v) => v === 0))) {
     return (
       <ChartFigure title={title}>
-        <p className="chart-empty">{empty}</p>
+        <p className="chart-empty">{empty ?? t("admin.charts.empty")}</p>
       </ChartFigure>
     );
   }
@@ -200,7 +207,7 @@ export function LineChart({
             <tr key={i}>
               <th scope="row">{p.label}</th>
               {p.values.map((v, s) => (
-                <td key={s}>{v.toLocaleString("en-US")}</td>
+                <td key={s}>{formatNumber(v, locale)}</td>
               ))}
             </tr>
           ))}

@@ -1,5 +1,5 @@
 /**
- * The admin portal's lists' fixed choices and words, without zod: the Users, audit and message-monitoring
+ * The admin portal's lists' fixed choices and words (catalogue keys of namespace `admin`), without zod: the Users, audit and message-monitoring
  * screens draw their filters and confirmations from them in the browser, where the schemas that parse the same
  * choices (app/schemas/admin.ts, app/schemas/monitoring.ts) would bring zod into the page's first load.
  */
@@ -9,21 +9,21 @@ export const USER_STATUSES = ["active", "suspended", "banned", "deleted"] as con
 export const STATUS_ACTIONS = ["suspend", "ban", "activate"] as const;
 export type StatusAction = (typeof STATUS_ACTIONS)[number];
 
-/** The Users screen's fixed words (docs/product.md, Accounts). */
-export const DELETE_CONFIRMATION = "Are you sure you want to delete this user? This action cannot be undone.";
+/** The Users screen's fixed words (docs/product.md, Accounts), as a catalogue key: `t(DELETE_CONFIRMATION)`. */
+export const DELETE_CONFIRMATION = "admin.users.deleteConfirm";
 
 export const USERS_PAGE_SIZE = 20;
 export const AUDIT_PAGE_SIZE = 30;
 
-/** The message monitoring list's filters (flagged, recent, high_volume), and their names on the page. */
+/** The message monitoring list's filters (flagged, recent, high_volume), and their names on the page (catalogue keys). */
 export const ADMIN_CONVERSATION_FILTERS = ["all", "flagged", "recent", "high_volume"] as const;
 export type AdminConversationFilter = (typeof ADMIN_CONVERSATION_FILTERS)[number];
 export const FILTER_LABELS: Record<AdminConversationFilter, string> = {
-  all: "All conversations",
-  flagged: "Flagged",
-  recent: "Recent (last 24 hours)",
-  high_volume: "High volume (most messages)",
+  all: "admin.messages.filterAll",
+  flagged: "admin.messages.filterFlagged",
+  recent: "admin.messages.filterRecent",
+  high_volume: "admin.messages.filterHighVolume",
 };
 
-/** Deleting a conversation asks in the same words as deleting a member (docs/product.md). */
-export const DELETE_CONVERSATION_CONFIRM = "Are you sure you want to delete this conversation? This action cannot be undone.";
+/** Deleting a conversation asks in the same words as deleting a member (docs/product.md), as a catalogue key. */
+export const DELETE_CONVERSATION_CONFIRM = "admin.messages.deleteConfirm";

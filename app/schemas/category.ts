@@ -4,6 +4,7 @@
  * move up or down, hide, show, delete.
  */
 import { z } from "~/schemas/zod";
+import { msg } from "~/i18n/message-key";
 import { NAME_TAKEN, NAME_NEEDS_LETTERS } from "~/content/refusal-words";
 
 export { NAME_TAKEN, NAME_NEEDS_LETTERS };
@@ -11,17 +12,19 @@ export { NAME_TAKEN, NAME_NEEDS_LETTERS };
 export const CATEGORY_NAME_MAX = 50;
 export const CATEGORY_DESCRIPTION_MAX = 200;
 
-export const NAME_REQUIRED = "Enter the category's name";
-export const NAME_TOO_LONG = `A category's name can have at most ${CATEGORY_NAME_MAX} characters`;
-export const DESCRIPTION_TOO_LONG = `A description can have at most ${CATEGORY_DESCRIPTION_MAX} characters`;
+/** The forms' messages, as catalogue keys of namespace `admin` (ErrorList says them in the reader's language). */
+export const NAME_REQUIRED = "admin.categories.nameRequired";
+export const NAME_TOO_LONG = msg("admin.categories.nameTooLong", { max: CATEGORY_NAME_MAX });
+export const DESCRIPTION_TOO_LONG = msg("admin.categories.descriptionTooLong", { max: CATEGORY_DESCRIPTION_MAX });
+const CHOOSE_CATEGORY = "admin.categories.chooseCategory";
 
 const name = z.string({ required_error: NAME_REQUIRED }).trim().min(1, NAME_REQUIRED).max(CATEGORY_NAME_MAX, NAME_TOO_LONG);
 const description = z.string().trim().max(CATEGORY_DESCRIPTION_MAX, DESCRIPTION_TOO_LONG).default("");
 const categoryId = z.coerce
-  .number({ invalid_type_error: "Choose a category", required_error: "Choose a category" })
-  .int("Choose a category")
-  .positive("Choose a category")
-  .max(2_147_483_647, "Choose a category");
+  .number({ invalid_type_error: CHOOSE_CATEGORY, required_error: CHOOSE_CATEGORY })
+  .int(CHOOSE_CATEGORY)
+  .positive(CHOOSE_CATEGORY)
+  .max(2_147_483_647, CHOOSE_CATEGORY);
 
 /** A new category: its name and description (the slug is made from the name, once). */
 export const AddCategorySchema = z.object({ intent: z.literal("add"), name, description });
@@ -35,7 +38,7 @@ export type RenameCategoryInput = z.output<typeof RenameCategorySchema>;
 export const MoveCategorySchema = z.object({
   intent: z.literal("move"),
   categoryId,
-  direction: z.enum(["up", "down"], { errorMap: () => ({ message: "Choose up or down" }) }),
+  direction: z.enum(["up", "down"], { errorMap: () => ({ message: "admin.categories.chooseDirection" }) }),
 });
 export type MoveCategoryInput = z.output<typeof MoveCategorySchema>;
 

@@ -3,6 +3,7 @@
  * (which decides) and the browser (which only helps).
  */
 import { z } from "~/schemas/zod";
+import { msg } from "~/i18n/message-key";
 import { MAX_UGX_PER_USD, MIN_UGX_PER_USD } from "~/domain/money";
 
 import { ADMIN_CONVERSATION_FILTERS, DELETE_CONVERSATION_CONFIRM, FILTER_LABELS, type AdminConversationFilter } from "~/domain/admin-rules";
@@ -11,9 +12,9 @@ export { ADMIN_CONVERSATION_FILTERS, DELETE_CONVERSATION_CONFIRM, FILTER_LABELS,
 
 /** A conversation id as messaging makes them (conv_ plus time plus random: docs/product.md). */
 export const conversationIdField = z
-  .string({ required_error: "Choose a conversation" })
+  .string({ required_error: "admin.form.chooseConversation" })
   .trim()
-  .regex(/^conv_[a-z0-9]{10,40}$/, "We could not find that conversation.");
+  .regex(/^conv_[a-z0-9]{10,40}$/, "admin.form.conversationNotFound");
 
 /** The list's search and filter (a GET form): anything unknown falls back to the whole list, never a 500. */
 export const ConversationListSchema = z.object({
@@ -24,21 +25,23 @@ export const ConversationListSchema = z.object({
 
 export const FlagConversationSchema = z.object({
   conversationId: conversationIdField,
-  flagged: z.enum(["true", "false"], { errorMap: () => ({ message: "Say whether to flag or unflag" }) }).transform((v) => v === "true"),
+  flagged: z.enum(["true", "false"], { errorMap: () => ({ message: "admin.form.flagOrUnflag" }) }).transform((v) => v === "true"),
 });
 export type FlagConversationInput = z.output<typeof FlagConversationSchema>;
 
 export const DeleteConversationSchema = z.object({ conversationId: conversationIdField });
 export type DeleteConversationInput = z.output<typeof DeleteConversationSchema>;
 
-export const RATE_OUT_OF_BOUNDS = `Enter a rate between ${MIN_UGX_PER_USD.toLocaleString("en-US")} and ${MAX_UGX_PER_USD.toLocaleString("en-US")} shillings per US dollar`;
-export const RATE_NOT_A_NUMBER = "Enter the rate as a number of shillings, such as 3750 or 3750.50";
+/** The rate form's messages, as catalogue keys (with the bounds as values, formatted in the reader's language). */
+export const RATE_OUT_OF_BOUNDS = msg("admin.rates.outOfBounds", { min: MIN_UGX_PER_USD, max: MAX_UGX_PER_USD });
+export const RATE_NOT_A_NUMBER = "admin.rates.notANumber";
+const RATE_REQUIRED = "admin.rates.required";
 
 export const ExchangeRateSchema = z.object({
   ugxPerUsd: z
-    .string({ required_error: "Enter the new rate" })
+    .string({ required_error: RATE_REQUIRED })
     .trim()
-    .min(1, "Enter the new rate")
+    .min(1, RATE_REQUIRED)
     .max(20, RATE_NOT_A_NUMBER)
     // "3,750" is how people write it: thousands separators and spaces are dropped.
     .transform((v) => v.replace(/[,\s]/g, ""))
