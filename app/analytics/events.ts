@@ -4,6 +4,9 @@
  * writes one ClickHouse table per kind. This module is the contract between the tracker, the endpoints,
  * the worker and the reports; it has no server-only imports so the tracker's types can come from it too.
  */
+// The tracking events' validation messages stay in English on purpose: they answer the site's own tracker script
+// and developers, never a person using Soko (app/analytics/ingest.server.ts says so too), so this file is exempt
+// from the soko/no-literal-words rule (ADR 047).
 import { z } from "zod";
 
 export const EVENT_KINDS = ["session", "action", "pageview", "conversion", "user_action", "error"] as const;

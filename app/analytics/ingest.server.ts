@@ -9,6 +9,10 @@
  * (`enableOfflineQueue: false`), so when Redis is down `enqueue` fails within milliseconds and the endpoint
  * answers 503; it resolves only once Redis has the entry, which is when the endpoint may answer 202.
  */
+import type { I18n } from "@lingui/core";
+import { serverI18n } from "~/i18n/catalog.server";
+import { DEFAULT_LOCALE } from "~/i18n/locales";
+import { sayMessage } from "~/i18n/message-key";
 import { createHash, randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { ZodIssue } from "zod";
@@ -43,14 +47,22 @@ type Checked = { kind: EventKind; event: Record<string, unknown>; timeMs: number
 /** At most this many issues are listed in a 400 (the first ones, by event). */
 const MAX_ISSUES = 20;
 
+/**
+ * The tracking endpoints' refusals (here and in app/analytics/events.ts) stay in English on purpose: they answer
+ * the site's own tracker script and developers reading its network traffic, never a person using Soko (the
+ * tracker shows nothing). So these files are exempt from the soko/no-literal-words rule (ADR 047).
+ */
 const TIMESTAMP_MESSAGE = "timestamp must be milliseconds since 1970 or an ISO 8601 date";
 
 function issue(index: number, z: Pick<ZodIssue, "path" | "message">): EventIssue {
   const path = z.path.join(".");
   // zod reports a string timestamp that is not a date as "Invalid datetime"; say what would do.
   if (path === "timestamp") return { index, path, message: TIMESTAMP_MESSAGE };
-  return { index, path, message: z.message };
+  // zod's own messages are keys now (app/schemas/zod.ts): said in English, as the rest of this answer.
+  return { index, path, message: sayMessage(englishWords, z.message) };
 }
+
+const englishWords: I18n["_"] = (...args: Parameters<I18n["_"]>) => serverI18n(DEFAULT_LOCALE)._(...args);
 
 /** Milliseconds of an ISO date or a number of milliseconds; NaN when neither. */
 function timestampMs(value: unknown): number {

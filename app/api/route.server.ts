@@ -7,6 +7,7 @@
  */
 import type { Request as ExpressRequest, Response as ExpressResponse } from "express";
 import type { ZodTypeAny, z } from "zod";
+import type { Locale } from "~/i18n/locales";
 import type { Actor, Result } from "~/operations/core.server";
 
 /** Who may call: anyone (a token, if sent, must be valid and names the member), a member's token, an admin's. */
@@ -22,6 +23,8 @@ export type CallContext<P, Q, B> = {
   body: B;
   /** The token's session (for sign-out and refresh), when the call came with a valid token. */
   sessionId: string | null;
+  /** The language the answer's words (`message`) are said in: the member's saved one, else Accept-Language (ADR 047). */
+  locale: Locale;
   req: ExpressRequest;
   res: ExpressResponse;
 };

@@ -22,7 +22,8 @@ import { addressKey, consumeAll } from "~/server/rate-limit.server";
 import { serveShared } from "~/server/page-cache-serving.server";
 import { appTokenUser } from "~/server/token-cache.server";
 import { bearerTokenOf } from "~/server/auth.server";
-import { failureAnswer, invalidBody, sendCoded, sendFailure } from "./answers.server";
+import { apiLocale, failureAnswer, invalidBody, sendCoded, sendFailure } from "./answers.server";
+import type { Locale } from "~/i18n/locales";
 import { ANSWERED, expressPath, type Answer, type ApiCall } from "./route.server";
 
 export const API_PREFIX = "/api/v1";
@@ -47,13 +48,14 @@ export function apiRouter(calls: readonly ApiCall[]): Router {
   router.all(`${API_PREFIX}/*`, (req, res) => {
     // Once each: a path can match a static call and a parameter one (`/users/profile` and `/users/{id}`).
     const allow = [...new Set(ordered.filter((c) => matches(c.path, req.path.slice(API_PREFIX.length))).map((c) => c.method.toUpperCase()))];
-    if (allow.length) return sendCoded(res, 405, { code: "request.method_not_allowed", params: { allow: allow.join(", ") } }, { Allow: allow.join(", ") });
-    sendCoded(res, 404, { code: "request.unknown_call", params: {} });
+    const locale = apiLocale(req);
+    if (allow.length) return sendCoded(res, 405, { code: "request.method_not_allowed", params: { allow: allow.join(", ") } }, { Allow: allow.join(", ") }, locale);
+    sendCoded(res, 404, { code: "request.unknown_call", params: {} }, {}, locale);
   });
-  router.use(API_PREFIX, ((error, _req, res, _next) => {
+  router.use(API_PREFIX, ((error, req, res, _next) => {
     console.error(error);
     if (res.headersSent) return res.end();
-    sendCoded(res, 500, { code: "request.server_error", params: {} });
+    sendCoded(res, 500, { code: "request.server_error", params: {} }, {}, apiLocale(req));
   }) as express.ErrorRequestHandler);
   return router;
 }
@@ -80,7 +82,8 @@ function cors(): RequestHandler {
   };
 }
 
-type Caller = { actor: Actor; user: SessionUser | null };
+/** Who calls, and the language they are answered in (apiLocale). */
+type Caller = { actor: Actor; user: SessionUser | null; locale: Locale };
 
 /** One call, from its token to its answer. */
 async function answer(call: ApiCall, req: Request, res: Response) {
@@ -94,18 +97,18 @@ async function answer(call: ApiCall, req: Request, res: Response) {
   // Both limits in one round trip; a refusal by either leaves both as they were.
   const limited = await consumeAll(uses);
   if (limited) {
-    const { status, body, headers } = failureAnswer(limitedBy(limited));
+    const { status, body, headers } = failureAnswer(limitedBy(limited), caller.locale);
     return sendFailure(res, status, body, headers);
   }
 
-  const body = await readBody(call, req, res);
+  const body = await readBody(call, req, res, caller.locale);
   if (body === NO_BODY) return;
   const parsed = parseParts(call, req, body);
-  if (!parsed.ok) return sendFailure(res, 400, invalidBody(parsed.issues));
+  if (!parsed.ok) return sendFailure(res, 400, invalidBody(parsed.issues, caller.locale));
 
   if (call.shared && caller.actor.kind !== "system") return answerShared(call, caller, parsed, req, res);
 
-  const idempotency = call.idempotent && caller.user ? await claimIdempotency(call, req, res, caller.actor, body) : null;
+  const idempotency = call.idempotent && caller.user ? await claimIdempotency(call, req, res, caller, body) : null;
   if (idempotency === "answered") return;
   try {
     const result = await run(call, caller, parsed, req, res);
@@ -126,13 +129,13 @@ type Reply = { status: number; payload: unknown; headers: Record<string, string>
 
 /** The call's handler with this caller, its Result as the status, body and headers of the answer. */
 async function run(call: ApiCall, caller: Caller, parsed: Parsed, req: Request, res: Response): Promise<Reply | typeof ANSWERED> {
-  const result = await call.handle({ actor: caller.actor, ...parsed, sessionId: caller.user?.sessionId ?? null, req, res });
+  const result = await call.handle({ actor: caller.actor, ...parsed, sessionId: caller.user?.sessionId ?? null, locale: caller.locale, req, res });
   if (result === ANSWERED) return ANSWERED;
   if (result.ok) {
     const { value, status, message } = result as Answer<unknown>;
     return { status: status ?? call.status ?? 200, payload: message === undefined ? { data: value } : { data: value, message }, headers: {} };
   }
-  const { status, body, headers } = failureAnswer(result);
+  const { status, body, headers } = failureAnswer(result, caller.locale);
   return { status, payload: body, headers };
 }
 
@@ -144,12 +147,12 @@ function send(res: Response, { status, payload, headers }: Reply) {
 /**
  * A shared read (ApiCall.shared): the visitor's answer for these parameters, from the micro-cache or made now
  * with a visitor's actor (the caller's address and client, no member), so nothing of a member's can enter it.
- * The key is the call and its parsed parameters (defaults filled in, so `?limit=20` and no limit share one);
- * answers carry no words that depend on the caller's language yet (a second language joins the key).
+ * The key is the call, the language its words are in (a refusal's `message`, ADR 047: the caller's, which the
+ * visitor's answer is made in) and its parsed parameters (defaults filled in, so `?limit=20` and no limit share one).
  */
 async function answerShared(call: ApiCall, caller: Caller, parsed: Parsed, req: Request, res: Response) {
-  const visitor: Caller = { actor: { kind: "anonymous", client: (caller.actor as { client: Client }).client }, user: null };
-  const key = `api ${call.method} ${call.path} ${JSON.stringify(parsed.params)} ${JSON.stringify(parsed.query)}`;
+  const visitor: Caller = { actor: { kind: "anonymous", client: (caller.actor as { client: Client }).client }, user: null, locale: caller.locale };
+  const key = `api ${caller.locale} ${call.method} ${call.path} ${JSON.stringify(parsed.params)} ${JSON.stringify(parsed.query)}`;
   await serveShared(key, req, res, {
     async build() {
       const reply = await run(call, visitor, parsed, req, res);
@@ -176,9 +179,10 @@ async function answerShared(call: ApiCall, caller: Caller, parsed: Parsed, req: 
 async function authenticate(call: ApiCall, req: Request, res: Response): Promise<Caller | null> {
   const token = bearerTokenOf(req.headers.authorization);
   const client: Client = { ip: req.ip ?? "", userAgent: (req.headers["user-agent"] ?? "").slice(0, 512), analyticsConsent: false, tabSessionId: null };
+  const visitorLocale = apiLocale(req);
   if (!token) {
-    if (call.access === "public") return { actor: { kind: "anonymous", client: { ...client, platform: "api" } }, user: null };
-    sendCoded(res, 401, { code: "token.missing", params: {} }, { "WWW-Authenticate": 'Bearer realm="soko"' });
+    if (call.access === "public") return { actor: { kind: "anonymous", client: { ...client, platform: "api" } }, user: null, locale: visitorLocale };
+    sendCoded(res, 401, { code: "token.missing", params: {} }, { "WWW-Authenticate": 'Bearer realm="soko"' }, visitorLocale);
     return null;
   }
   const db = getDb();
@@ -187,18 +191,18 @@ async function authenticate(call: ApiCall, req: Request, res: Response): Promise
     const ended = await endReusedToken({ kind: "anonymous", client }, { token }, { db });
     const reused = ended.ok && ended.value.reused;
     const error = reused ? 'error="invalid_token", error_description="token reused"' : 'error="invalid_token"';
-    sendCoded(res, 401, { code: reused ? "token.reused" : "token.invalid", params: {} }, { "WWW-Authenticate": `Bearer realm="soko", ${error}` });
+    sendCoded(res, 401, { code: reused ? "token.reused" : "token.invalid", params: {} }, { "WWW-Authenticate": `Bearer realm="soko", ${error}` }, visitorLocale);
     return null;
   }
   if (call.access === "admin" && user.role !== "admin") {
-    sendCoded(res, 403, { code: "token.admins_only", params: {} });
+    sendCoded(res, 403, { code: "token.admins_only", params: {} }, {}, apiLocale(req, user));
     return null;
   }
   const { renewalDue, ...member } = user;
   const actor: Actor = { kind: "member", user: member, client: { ...client, platform: user.platform ?? "api" } };
   // Its last use is noted at most every five minutes (keepSessionAlive); a failure to write only costs that note.
   if (renewalDue) await keepSessionAlive(actor, { db }).catch((error: Error) => console.error(`[api] could not note a token's use: ${error.message}`));
-  return { actor, user: member };
+  return { actor, user: member, locale: apiLocale(req, member) };
 }
 
 const NO_BODY = Symbol("no body");
@@ -210,29 +214,29 @@ const jsonParser = express.json({ limit: API_JSON_LIMIT, strict: false, type: ()
  * The call's body: parsed JSON (an empty body is `{}`), or for a multipart call nothing yet (its handler reads
  * the parts). NO_BODY once it has answered 413, 415 or 400.
  */
-async function readBody(call: ApiCall, req: Request, res: Response): Promise<unknown> {
+async function readBody(call: ApiCall, req: Request, res: Response, locale: Locale): Promise<unknown> {
   if (!call.body) return {};
   const type = req.headers["content-type"] ?? "";
   const hasBody = Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
   if (call.body === "multipart") {
     if (MULTIPART_TYPE.test(type)) return {};
-    sendCoded(res, 415, { code: "request.unsupported_type", params: { expected: "multipart/form-data with the file in the field `file`" } });
+    sendCoded(res, 415, { code: "request.unsupported_type", params: { expected: "multipart" } }, {}, locale);
     return NO_BODY;
   }
   if (!hasBody) return {};
   if (!JSON_TYPE.test(type)) {
-    sendCoded(res, 415, { code: "request.unsupported_type", params: { expected: "application/json" } });
+    sendCoded(res, 415, { code: "request.unsupported_type", params: { expected: "json" } }, {}, locale);
     return NO_BODY;
   }
   return new Promise((resolve) => {
     jsonParser(req, res, (error?: unknown) => {
       if (!error) return resolve(req.body ?? {});
       const kind = (error as { type?: string }).type;
-      if (kind === "entity.too.large") sendCoded(res, 413, { code: "request.too_large", params: { maxBytes: API_JSON_LIMIT } }, { Connection: "close" });
+      if (kind === "entity.too.large") sendCoded(res, 413, { code: "request.too_large", params: { maxBytes: API_JSON_LIMIT } }, { Connection: "close" }, locale);
       else if (kind === "encoding.unsupported" || kind === "charset.unsupported")
-        sendCoded(res, 415, { code: "request.unsupported_type", params: { expected: "application/json in UTF-8" } });
+        sendCoded(res, 415, { code: "request.unsupported_type", params: { expected: "json_utf8" } }, {}, locale);
       else if (kind === "request.aborted") res.destroy();
-      else sendCoded(res, 400, { code: "request.malformed_json", params: {} });
+      else sendCoded(res, 400, { code: "request.malformed_json", params: {} }, {}, locale);
       resolve(NO_BODY);
     });
   });
@@ -263,11 +267,11 @@ function parseParts(call: ApiCall, req: Request, body: unknown) {
  * was answered here (a replay of the first answer, 409 while the first is still running or for a key used with
  * another request, 400 for a malformed key). Without the header, null: the call runs as any other.
  */
-async function claimIdempotency(call: ApiCall, req: Request, res: Response, actor: Actor, body: unknown) {
+async function claimIdempotency(call: ApiCall, req: Request, res: Response, { actor, locale }: Caller, body: unknown) {
   const key = req.headers["idempotency-key"];
   if (key === undefined) return null;
   if (typeof key !== "string" || !IDEMPOTENCY_KEY.test(key)) {
-    sendCoded(res, 400, { code: "idempotency.bad_key", params: {} });
+    sendCoded(res, 400, { code: "idempotency.bad_key", params: {} }, {}, locale);
     return "answered" as const;
   }
   const request = `${call.method.toUpperCase()} ${req.path}`;
@@ -277,7 +281,7 @@ async function claimIdempotency(call: ApiCall, req: Request, res: Response, acto
   const claim = claimed.value;
   if (claim === "claimed") return { key };
   if (claim === "busy" || claim === "mismatch") {
-    sendCoded(res, 409, { code: claim === "busy" ? "idempotency.in_progress" : "idempotency.key_reused", params: {} });
+    sendCoded(res, 409, { code: claim === "busy" ? "idempotency.in_progress" : "idempotency.key_reused", params: {} }, {}, locale);
     return "answered" as const;
   }
   res.setHeader("Idempotent-Replayed", "true");

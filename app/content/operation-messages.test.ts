@@ -42,7 +42,7 @@ describe("operation failure codes", () => {
   });
 
   it("says a limit in its limiter's own words, with when to try again for sign-in", () => {
-    for (const [name, limit] of Object.entries(LIMITS)) expect(LIMIT_MESSAGES[name as keyof typeof LIMITS], name).toBe(limit.message);
+    for (const [name, limit] of Object.entries(LIMITS)) expect(LIMIT_MESSAGES[name as keyof typeof LIMITS], name).toBe(limit.key);
     expect(messageOf({ code: "limit.exceeded", params: { limit: "signIn", retryAfter: 90 } })).toBe(
       "Too many sign-in attempts for this account from your network. Please try again in 2 minutes.",
     );
@@ -65,5 +65,17 @@ describe("operation failure codes", () => {
       "That is the last active admin: the platform must keep one. Nothing was changed.",
     );
     expect(failureMessage({ error: "invalid", issues: { amountUgx: [{ code: "schema", message: "Enter an amount" }] } })).toBe("Enter an amount");
+  });
+
+  it("says a refusal in the reader's language, English unless asked (ADR 047)", () => {
+    const coded = { code: "order.not_allowed_now", params: { status: "delivered" } } as const;
+    expect(messageOf(coded, "en")).toBe(messageOf(coded));
+    expect(messageOf(coded, "sw")).toBe("Agizo hili limewasilishwa, kwa hiyo hilo haliwezi kufanyika sasa. Pakia upya ukurasa uone hali yake.");
+    expect(messageOf({ code: "limit.exceeded", params: { limit: "signIn", retryAfter: 90 } }, "lg")).toMatch(/^Okugezaako .* ddakiika 2\.$/);
+    expect(messageOf({ code: "payout.below_minimum", params: { minUgx: 5000 } }, "sw")).toContain("UGX 5");
+    // A schema's keyed message (app/i18n/message-key.ts) is said through the catalogue; words stay as they are.
+    expect(failureMessage({ error: "invalid", issues: { file: [{ code: "schema", message: "ops.upload.noFile" }] } }, "en")).toBe("Choose a file to upload");
+    expect(failureMessage({ error: "invalid", issues: { file: [{ code: "schema", message: "ops.upload.noFile" }] } }, "lg")).toBe("Mulonde fayiro gye muteeka");
+    expect(failureMessage({ error: "invalid", issues: { form: [{ code: "schema", message: "Plain words" }] } }, "sw")).toBe("Plain words");
   });
 });

@@ -1,264 +1,305 @@
 /**
  * The words for every code an operation's failure can carry (ADR 035), in one place: the HTML pages, the
- * socket acks and the worker's logs all say a failure through `failureMessage`, and a translation would
- * replace this module. Each code of app/operations/failure-codes.ts must have its words here, or the map
- * does not compile. Where a form's schema already has the sentence (app/schemas), it is reused, so the
- * browser's check and the server's say the same.
+ * socket acks, the JSON API and the worker's logs all say a failure through `messageOf` / `failureMessage`,
+ * in the reader's language (ADR 047: the `ops` catalogue, app/locales/<language>/ops.json; English unless a
+ * language is given). Each code of app/operations/failure-codes.ts must have its words here, or the map does
+ * not compile. Where a form's schema already has the sentence (app/content/refusal-words.ts), it is reused,
+ * so the browser's check and the server's say the same; those, and a schema's issues, may be keys
+ * ("account.reset.linkExpired", app/i18n/message-key.ts), said here through the whole catalogue.
+ *
+ * Server-side only in effect: the routes and the API call it from actions, loaders and handlers.
  */
-import { statusLabel } from "~/domain/order-rules";
+import type { I18n } from "@lingui/core";
 import type { Coded, FailureCode, FailureParams, FieldIssue, Issues, NotForPlatform, PlatformTask } from "~/operations/failure-codes";
-import type { LimitName } from "~/server/rate-limit.server";
+import type { Limited, LimitName } from "~/server/rate-limit.server";
 import { DISPUTE_REASON_REQUIRED, NAME_NEEDS_LETTERS, NAME_TAKEN, NOTHING_SELECTED, RESET_LINK_EXPIRED, SPLIT_AMOUNT_REQUIRED } from "~/content/refusal-words";
 import { EMPTY_MESSAGE } from "~/domain/message-rules";
+import { serverI18n } from "~/i18n/catalog.server";
+import { formatNumber } from "~/i18n/format";
+import { DEFAULT_LOCALE, type Locale } from "~/i18n/locales";
+import { sayMessage } from "~/i18n/message-key";
 import { formatDateTime, type TimeZoneChoice } from "~/utils/dates";
 
+type Say = I18n["_"];
+
+/** The server's words in a language, as a function (`_` needs its catalogue as `this`). */
+export function sayIn(locale: Locale = DEFAULT_LOCALE): Say {
+  const i18n = serverI18n(locale);
+  return i18n._.bind(i18n);
+}
+
 const ONLY_THE_PLATFORM: Record<PlatformTask, string> = {
-  settle_payments: "Only the platform settles payments.",
-  poll_payments: "Only the platform polls payments.",
-  settle_payouts: "Only the platform settles payouts.",
-  poll_payouts: "Only the platform polls payouts.",
-  load_reviews: "Only the platform loads reviews in bulk.",
-  run_order_timers: "Only the platform runs order timers.",
-  send_message_mail: "Only the platform sends message mail.",
-  send_mail: "Only the platform sends mail.",
-  carry_out_effects: "Only the platform carries out effects.",
-  keep_house: "Only the platform keeps house.",
-  make_admins: "Only the platform makes administrators.",
-  make_accounts: "Only the platform makes accounts this way.",
-  set_payout_numbers: "Only the platform sets a member's payout number this way.",
+  settle_payments: "ops.platform.settlePayments",
+  poll_payments: "ops.platform.pollPayments",
+  settle_payouts: "ops.platform.settlePayouts",
+  poll_payouts: "ops.platform.pollPayouts",
+  load_reviews: "ops.platform.loadReviews",
+  run_order_timers: "ops.platform.runOrderTimers",
+  send_message_mail: "ops.platform.sendMessageMail",
+  send_mail: "ops.platform.sendMail",
+  carry_out_effects: "ops.platform.carryOutEffects",
+  keep_house: "ops.platform.keepHouse",
+  make_admins: "ops.platform.makeAdmins",
+  make_accounts: "ops.platform.makeAccounts",
+  set_payout_numbers: "ops.platform.setPayoutNumbers",
 };
 
-const DISPUTE_DECIDED = { release: "released to the seller", refund: "refunded to the buyer", split: "split between them" } as const;
-
 const NOT_THE_PLATFORM: Record<NotForPlatform, string> = {
-  sign_in: "The platform does not sign in.",
-  session: "The platform has no session.",
-  ask_reset_link: "The platform does not ask for reset links.",
-  use_reset_link: "The platform does not use reset links.",
+  sign_in: "ops.notPlatform.signIn",
+  session: "ops.notPlatform.session",
+  ask_reset_link: "ops.notPlatform.askResetLink",
+  use_reset_link: "ops.notPlatform.useResetLink",
+};
+
+const DISPUTE_DECIDED = {
+  release: "ops.dispute.alreadyReleased",
+  refund: "ops.dispute.alreadyRefunded",
+  split: "ops.dispute.alreadySplit",
+} as const;
+
+/** An order's status as a refusal names it, in the middle of a sentence ("This order is delivered, so …"). */
+const ORDER_STATUS: Record<string, string> = {
+  pending_payment: "ops.order.status.pendingPayment",
+  in_progress: "ops.order.status.inProgress",
+  delivered: "ops.order.status.delivered",
+  completed: "ops.order.status.completed",
+  cancelled: "ops.order.status.cancelled",
 };
 
 /**
- * What each rate limit tells the member it stops (ADR 010). The same words as LIMITS' own messages in
- * app/server/rate-limit.server.ts, which doors that are not operations (the catalog, tracking, payment
- * callbacks) answer with; tests/unit/operation-messages.test.ts keeps the two equal.
+ * What each rate limit tells the member it stops (ADR 010), as keys of the `ops` catalogue: the same keys as
+ * LIMITS' own messages in app/server/rate-limit.server.ts, which doors that are not operations (the catalog,
+ * tracking, payment callbacks) answer with; tests/unit/operation-messages.test.ts keeps the two equal.
  */
 export const LIMIT_MESSAGES: Record<Exclude<LimitName, "unavailable">, string> = {
-  signIn: "Too many sign-in attempts for this account from your network.",
-  signInDevice: "Too many sign-in attempts for this account from this browser.",
-  signInAddress: "Too many sign-in attempts from your network.",
-  signInEmail: "Too many sign-in attempts for this account from new browsers. A browser you have signed in with before can still sign in.",
-  join: "Too many accounts were created from your network. Please try again later.",
-  currentPassword: "Too many wrong passwords. Please try again in an hour, or reset your password.",
-  reset: "Too many reset requests. Please wait before asking again.",
-  uploadFilesMinute: "You have uploaded many files in the last minute (at most 20 files or 25 MB a minute). Please wait a minute and try again.",
-  uploadBytesMinute: "You have uploaded many files in the last minute (at most 20 files or 25 MB a minute). Please wait a minute and try again.",
-  uploadFilesHour: "You have uploaded many files in the last hour (at most 100 files or 200 MB an hour). Please try again later.",
-  uploadBytesHour: "You have uploaded many files in the last hour (at most 100 files or 200 MB an hour). Please try again later.",
-  uploadFilesDay: "You have uploaded many files today (at most 300 files or 500 MB a day). Please try again tomorrow.",
-  uploadBytesDay: "You have uploaded many files today (at most 300 files or 500 MB a day). Please try again tomorrow.",
-  catalog: "Too many searches from your network in a short time. Please wait a moment and try again.",
-  checkout: "You have started many orders in a short time. Please try again later.",
-  payAgain: "You have asked for this payment many times. Please wait a few minutes and try again.",
-  callback: "Too many callbacks from this address.",
-  message: "You are sending messages very fast. Please wait a moment and try again.",
-  conversation: "You have contacted many members in a short time. Please try again later.",
-  gigCreate: "You have created many gigs in a short time. Please try again later.",
-  apiToken: "Too many API calls with this token. Please slow down.",
-  apiAddress: "Too many API calls from your network. Please slow down.",
-  analytics: "Too many tracking requests from your network. Please slow down.",
+  signIn: "ops.limit.signIn",
+  signInDevice: "ops.limit.signInDevice",
+  signInAddress: "ops.limit.signInAddress",
+  signInEmail: "ops.limit.signInEmail",
+  join: "ops.limit.join",
+  currentPassword: "ops.limit.currentPassword",
+  reset: "ops.limit.reset",
+  uploadFilesMinute: "ops.limit.uploadMinute",
+  uploadBytesMinute: "ops.limit.uploadMinute",
+  uploadFilesHour: "ops.limit.uploadHour",
+  uploadBytesHour: "ops.limit.uploadHour",
+  uploadFilesDay: "ops.limit.uploadDay",
+  uploadBytesDay: "ops.limit.uploadDay",
+  catalog: "ops.limit.catalog",
+  checkout: "ops.limit.checkout",
+  payAgain: "ops.limit.payAgain",
+  callback: "ops.limit.callback",
+  message: "ops.limit.message",
+  conversation: "ops.limit.conversation",
+  gigCreate: "ops.limit.gigCreate",
+  apiToken: "ops.limit.apiToken",
+  apiAddress: "ops.limit.apiAddress",
+  analytics: "ops.limit.analytics",
 };
 
 /** The sign-in limits end with when to try again (ADR 030): "… Please try again in 2 minutes." */
 const SAYS_WHEN = new Set<LimitName>(["signIn", "signInDevice", "signInAddress", "signInEmail"]);
 
-function wait(seconds: number): string {
-  if (seconds < 60) return `${seconds} ${seconds === 1 ? "second" : "seconds"}`;
-  const minutes = Math.ceil(seconds / 60);
-  return `${minutes} ${minutes === 1 ? "minute" : "minutes"}`;
+function afterWait(_: Say, message: string, seconds: number): string {
+  if (seconds < 60) return _("ops.limit.retryInSeconds", { message, count: seconds });
+  return _("ops.limit.retryInMinutes", { message, count: Math.ceil(seconds / 60) });
 }
 
 const MB = 1024 * 1024;
+/** Sizes are written without grouping ("1000 MB", "1024 KB"), as they always were. */
+const PLAIN = { useGrouping: false } as const;
 
-/** "350 MB", "1 GB", "1.2 GB". */
-function amount(bytes: number): string {
-  if (bytes < 1000 * MB) return `${Math.ceil(bytes / MB)} MB`;
-  return `${(bytes / (1024 * MB)).toFixed(1).replace(/\.0$/, "")} GB`;
+/** "350 MB", "1 GB", "1.2 GB" (the units are the same in every language; the number is the reader's). */
+function amount(bytes: number, locale: Locale): string {
+  if (bytes < 1000 * MB) return `${formatNumber(Math.ceil(bytes / MB), locale, PLAIN)} MB`;
+  return `${formatNumber(Number((bytes / (1024 * MB)).toFixed(1)), locale, { ...PLAIN, maximumFractionDigits: 1 })} GB`;
 }
 
 /** An image's problem, after the file's name when the form took several. */
-const image = (params: { file?: string }, words: string) => (params.file === undefined ? words : `${params.file}: ${words}`);
+const image = (_: Say, params: { file?: string }, words: string) => (params.file === undefined ? words : _("ops.image.ofFile", { file: params.file, words }));
 
 /** An admin's refusal about one of several members ends by saying that none of them changed. */
-const batch = (params: { batch?: boolean }, words: string) => (params.batch ? `${words} Nothing was changed.` : words);
+const batch = (_: Say, params: { batch?: boolean }, words: string) => (params.batch ? _("ops.admin.nothingChanged", { words }) : words);
 
-const NO_SUCH_GIG = "We could not find that gig.";
-const NO_SUCH_ORDER = "We could not find that order.";
-const NO_SUCH_MEMBER = "We could not find that member.";
-const NO_SUCH_PAYMENT = "We could not find that payment.";
-const ALREADY_REVIEWED = "You have already reviewed this order.";
-const ADMINS_DO_NOT_SELL = "Admins do not sell on Soko";
+/** A sum of shillings as the refusals write it after "UGX": "5,000" (grouped as the reader's language groups). */
+const ugx = (n: number, locale: Locale) => formatNumber(n, locale);
 
-export const OPERATION_MESSAGES: { [C in FailureCode]: (params: FailureParams[C]) => string } = {
-  "access.denied": () => "You are not allowed to do that.",
-  "access.sign_in_required": () => "Sign in to do that.",
-  "access.admins_only": () => "You don't have administrator privileges.",
-  "access.platform_only": ({ task }) => ONLY_THE_PLATFORM[task],
-  "access.not_for_platform": ({ task }) => NOT_THE_PLATFORM[task],
-  "record.not_found": () => "We could not find that.",
-
-  "limit.exceeded": ({ limit, retryAfter }) =>
-    SAYS_WHEN.has(limit) ? `${LIMIT_MESSAGES[limit]} Please try again in ${wait(retryAfter)}.` : LIMIT_MESSAGES[limit],
-  "limit.unavailable": () => "This is unavailable for a moment. Please try again in a few seconds.",
-
-  "account.sign_in_required": () => "Sign in to change your account.",
-  "account.already_member": () => "You already have an account.",
-  "account.email_taken": () => "An account with this email already exists. Sign in instead, or use another email.",
-  "account.invalid_sign_in": () => "Incorrect email or password.",
-  "account.suspended": () => "Your account is suspended. Contact support@soko.ug to find out why and how to restore it.",
-  "account.banned": () => "Your account has been banned for breaking Soko's terms. Contact support@soko.ug if you think this is a mistake.",
-  "account.wrong_current_password": () => "Your current password is not right",
-  "account.reset_link_expired": () => RESET_LINK_EXPIRED,
-  "account.own_status": () => "You cannot change the status of your own account.",
-
-  "upload.storage_full": ({ storedBytes, maxBytes }) =>
-    `These files would take you past the ${amount(maxBytes)} of files one member may keep on Soko (yours take ${amount(storedBytes)} now).`,
-  "upload.no_file": () => "Choose a file to upload",
-  "upload.too_many_files": ({ max }) => `Attach at most ${max} files`,
-  "upload.file_empty": ({ file }) => `${file} is empty`,
-  "upload.file_too_large": ({ file, maxMegabytes }) => `${file} is over ${maxMegabytes} MB`,
-  "upload.file_wrong_type": ({ file }) =>
-    `${file} is not a file we accept: attach PDF, images (JPEG, PNG, WebP, GIF), ZIP, Word or Excel documents, or plain text`,
-  "image.empty": (p) => image(p, "Choose an image to upload"),
-  "image.too_many_bytes": (p) => image(p, `Images can be at most ${p.maxMegabytes} MB`),
-  "image.wrong_type": (p) => image(p, "Upload a JPEG, PNG or WebP image"),
-  "image.too_many_pixels": (p) => image(p, `This image is ${p.width} x ${p.height} pixels: images can be at most ${p.maxMegapixels} megapixels`),
-  "image.unreadable": (p) => image(p, "This image could not be read. Upload a JPEG, PNG or WebP image"),
-
-  "seller.sign_in_required": () => "Sign in as a seller to do that.",
-  "seller.admins_do_not_sell": () => ADMINS_DO_NOT_SELL,
-  "seller.only_sellers": () => "Only sellers can create gigs",
-  "gig.not_found": () => NO_SUCH_GIG,
-  "gig.gone": () => "This gig does not exist",
-  "gig.no_such_package": () => "That gig has no such package.",
-  "gig.category_unknown": () => "Choose a category from the list",
-  "gig.image_not_yours": () => "One of the images is not yours to use",
-  "gig.not_published": () => "Only a published gig can be paused.",
-  "gig.not_paused": () => "Only a paused gig can be published again this way.",
-  "gig.open_orders": () => "This gig has orders in progress. Pause it instead, and delete it once they are finished.",
-  "gig.too_many_images": ({ max }) => `A gig can have at most ${max} images`,
-
-  "order.not_found": () => NO_SUCH_ORDER,
-  "order.not_allowed_now": ({ status }) =>
-    `This order is ${statusLabel(status).toLowerCase()}, so that cannot be done now. Reload the page to see where it stands.`,
-  "order.dispute_open": () => "This order is in dispute: an admin will decide it, and both of you will be told.",
-  "order.no_revisions_left": () => "This order has no revisions left. Approve the delivery or open a dispute.",
-  "order.already_reviewed": () => ALREADY_REVIEWED,
-  "order.admins_do_not_buy": () => "Admins do not buy on Soko.",
-  "order.own_gig": () => "You cannot order your own gig.",
-  "order.account_cannot_order": () => "Your account cannot place orders.",
-  "order.cancel_pending": () => "You have asked to cancel; the other party has not answered yet.",
-  "order.no_cancel_request": () => "There is no cancel request on this order.",
-  "order.no_open_dispute": () => "This order has no open dispute.",
-  "order.upload_unknown": () => "One of the files is not an upload of yours that can still be used. Upload it again.",
-  "dispute.admins_only": () => "Only an admin resolves disputes.",
-  "dispute.already_resolved": ({ resolution }) =>
-    `This dispute has already been resolved (${DISPUTE_DECIDED[resolution]}). Reload the page to see the open disputes.`,
-  "dispute.split_out_of_range": ({ maxUgx }) =>
-    `Enter a refund between UGX 1 and UGX ${maxUgx.toLocaleString("en-US")}, so that each side gets part of the price.`,
-  "dispute.split_amount_required": () => SPLIT_AMOUNT_REQUIRED,
-  "dispute.reason_required": () => DISPUTE_REASON_REQUIRED,
-
-  "payment.unavailable": () => "Payments are not available right now. Please try again later.",
-  "payment.not_found": () => NO_SUCH_PAYMENT,
-  "payment.callback_unknown": () => "This callback names no payment of ours.",
-  "payment.window_closed": ({ minutes }) => `This order waited ${minutes} minutes for its payment, so no new prompt can be sent. Please place the order again.`,
-  "payout.not_found": () => "We could not find that payout.",
-  "payout.sign_in_required": () => "Sign in to withdraw.",
-  "payout.account_cannot_withdraw": () => "Your account cannot withdraw.",
-  "payout.no_number": () => "Add your mobile-money number in Settings → Billing first.",
-  "payout.number_held": ({ number, until, timeZone }) =>
-    `Withdrawals to ${number} open on ${formatDateTime(until, timeZone as TimeZoneChoice)}: a new payout number waits 24 hours, to keep your earnings safe. Your money stays available until then.`,
-  "payout.unavailable": () => "Payouts are not available right now. Please try again later.",
-  "payout.above_available": ({ maxUgx }) => `You can withdraw at most UGX ${maxUgx.toLocaleString("en-US")}.`,
-  "payout.below_minimum": ({ minUgx }) => `The smallest withdrawal is UGX ${minUgx.toLocaleString("en-US")}.`,
-
-  "review.sign_in_required": () => "Sign in to leave a review.",
-  "review.own_gig": () => "You cannot review your own gig.",
-  "review.order_not_completed": () => "You can review an order once it is completed.",
-  "review.account_inactive": () => "Your account cannot leave reviews.",
-  "review.order_required": () => "Choose the order you are reviewing",
-  "review.not_found": () => "We could not find that review.",
-  "review.edit_window_closed": ({ days }) => `A review can be changed or deleted only within ${days} days of posting it.`,
-
-  "member.not_found": () => NO_SUCH_MEMBER,
-  "member.unknown": ({ ids }) => `No such members: ${ids.map((id) => `#${id}`).join(", ")}. Nothing was changed.`,
-  "member.deleted": ({ name }) => `${name} has been deleted.`,
-  "member.not_active": ({ name }) => `${name} is not active, so cannot be suspended.`,
-  "member.already_banned": ({ name }) => `${name} is already banned.`,
-  "member.already_active": ({ name }) => `${name} is already active.`,
-  "member.open_orders": () => "This member has orders under way. Resolve or cancel them before deleting the account.",
-  "member.money_held": () => "This member has money on Soko (earnings, a payout on its way or a refund due). Settle it before deleting the account.",
-  "admin.own_account": (p) => batch(p, "You cannot suspend, ban or delete your own account."),
-  "admin.no_longer_active": (p) => batch(p, "Your account is no longer an active admin."),
-  "admin.last_admin": (p) => batch(p, "That is the last active admin: the platform must keep one."),
-  "admin.nothing_selected": () => NOTHING_SELECTED,
-
-  "category.not_found": () => "We could not find that category.",
-  "category.name_taken": () => NAME_TAKEN,
-  "category.name_needs_letters": () => NAME_NEEDS_LETTERS,
-  "category.has_gigs": () => "This category has gigs, so it cannot be deleted. Hide it instead: its gigs keep it.",
-
-  "message.sign_in_required": () => "User not authenticated",
-  "message.to_yourself": () => "You cannot send messages to yourself.",
-  "message.empty": () => EMPTY_MESSAGE,
-  "message.recipient_unavailable": () => "This member cannot receive messages any more.",
-  "message.file_unavailable": () => "A file is not one of your uploads, was used already, or waited too long: upload it again.",
-  "message.file_type": (p) => `${p.file} is not a file we accept here: attach images (JPEG, PNG, WebP, GIF) or PDFs`,
-  "conversation.not_found": () => "We could not find that conversation.",
-  "notification.not_found": () => "We could not find that notification.",
-
-  "pipeline.admins_only": () => "Only an administrator can replay the pipeline's failed events.",
-  "pipeline.nothing_failed": () => "No failed events to replay.",
-
-  "request.malformed_json": () => "The request's body is not valid JSON.",
-  "request.unsupported_type": ({ expected }) => `Send the body as ${expected}.`,
-  "request.too_large": ({ maxBytes }) => `The request's body is larger than ${Math.round(maxBytes / 1024)} KB.`,
-  "request.invalid": () => "Some of what was sent is not right: see the issues beside each field.",
-  "request.unknown_call": () => "There is no such API call. The calls are listed at /api/v1/openapi.json.",
-  "request.method_not_allowed": ({ allow }) => `This call does not take that method. It takes ${allow}.`,
-  "request.server_error": () => "Something went wrong on our side. Please try again.",
-  "token.missing": () => "Sign in first: send your token as Authorization: Bearer <token>.",
-  "token.invalid": () => "Your token is not valid or has expired. Please sign in again.",
-  "token.reused": () => "This token was already replaced, so it may have been copied. Every token of that sign-in has been ended: please sign in again.",
-  "token.admins_only": () => "Only an administrator's token may make this call.",
-  "idempotency.in_progress": () => "A request with this Idempotency-Key is still being answered. Try again in a moment.",
-  "idempotency.key_reused": () => "This Idempotency-Key was used for a different request. Use a new key for a new request.",
-  "idempotency.bad_key": () => "An Idempotency-Key has 8 to 100 letters, digits, dashes or underscores.",
+/** The body a call takes, as a 415 says it. */
+const EXPECTED_BODY: Record<FailureParams["request.unsupported_type"]["expected"], string> = {
+  json: "ops.request.sendJson",
+  json_utf8: "ops.request.sendJsonUtf8",
+  multipart: "ops.request.sendMultipart",
 };
 
-/** A code and its parameters in words. */
-export function messageOf(coded: Coded): string {
-  return (OPERATION_MESSAGES[coded.code] as (params: unknown) => string)(coded.params);
+type Words<C extends FailureCode> = (params: FailureParams[C], _: Say, locale: Locale) => string;
+
+export const OPERATION_MESSAGES: { [C in FailureCode]: Words<C> } = {
+  "access.denied": (_p, _) => _("ops.access.denied"),
+  "access.sign_in_required": (_p, _) => _("ops.access.signInRequired"),
+  "access.admins_only": (_p, _) => _("ops.access.adminsOnly"),
+  "access.platform_only": ({ task }, _) => _(ONLY_THE_PLATFORM[task]),
+  "access.not_for_platform": ({ task }, _) => _(NOT_THE_PLATFORM[task]),
+  "record.not_found": (_p, _) => _("ops.record.notFound"),
+
+  "limit.exceeded": ({ limit, retryAfter }, _) => (SAYS_WHEN.has(limit) ? afterWait(_, _(LIMIT_MESSAGES[limit]), retryAfter) : _(LIMIT_MESSAGES[limit])),
+  "limit.unavailable": (_p, _) => _("ops.limit.unavailable"),
+
+  "account.sign_in_required": (_p, _) => _("ops.account.signInRequired"),
+  "account.already_member": (_p, _) => _("ops.account.alreadyMember"),
+  "account.email_taken": (_p, _) => _("ops.account.emailTaken"),
+  "account.invalid_sign_in": (_p, _) => _("ops.account.invalidSignIn"),
+  "account.suspended": (_p, _) => _("ops.account.suspended"),
+  "account.banned": (_p, _) => _("ops.account.banned"),
+  "account.wrong_current_password": (_p, _) => _("ops.account.wrongCurrentPassword"),
+  "account.reset_link_expired": (_p, _) => sayMessage(_, RESET_LINK_EXPIRED),
+  "account.own_status": (_p, _) => _("ops.account.ownStatus"),
+
+  "upload.storage_full": ({ storedBytes, maxBytes }, _, locale) => _("ops.upload.storageFull", { max: amount(maxBytes, locale), stored: amount(storedBytes, locale) }),
+  "upload.no_file": (_p, _) => _("ops.upload.noFile"),
+  "upload.too_many_files": ({ max }, _) => _("ops.upload.tooManyFiles", { max }),
+  "upload.file_empty": ({ file }, _) => _("ops.upload.fileEmpty", { file }),
+  "upload.file_too_large": ({ file, maxMegabytes }, _) => _("ops.upload.fileTooLarge", { file, max: maxMegabytes }),
+  "upload.file_wrong_type": ({ file }, _) => _("ops.upload.fileWrongType", { file }),
+  "image.empty": (p, _) => image(_, p, _("ops.image.empty")),
+  "image.too_many_bytes": (p, _) => image(_, p, _("ops.image.tooManyBytes", { max: p.maxMegabytes })),
+  "image.wrong_type": (p, _) => image(_, p, _("ops.image.wrongType")),
+  "image.too_many_pixels": (p, _) => image(_, p, _("ops.image.tooManyPixels", { width: p.width, height: p.height, max: p.maxMegapixels })),
+  "image.unreadable": (p, _) => image(_, p, _("ops.image.unreadable")),
+
+  "seller.sign_in_required": (_p, _) => _("ops.seller.signInRequired"),
+  "seller.admins_do_not_sell": (_p, _) => _("ops.seller.adminsDoNotSell"),
+  "seller.only_sellers": (_p, _) => _("ops.seller.onlySellers"),
+  "gig.not_found": (_p, _) => _("ops.gig.notFound"),
+  "gig.gone": (_p, _) => _("ops.gig.gone"),
+  "gig.no_such_package": (_p, _) => _("ops.gig.noSuchPackage"),
+  "gig.category_unknown": (_p, _) => _("ops.gig.categoryUnknown"),
+  "gig.image_not_yours": (_p, _) => _("ops.gig.imageNotYours"),
+  "gig.not_published": (_p, _) => _("ops.gig.notPublished"),
+  "gig.not_paused": (_p, _) => _("ops.gig.notPaused"),
+  "gig.open_orders": (_p, _) => _("ops.gig.openOrders"),
+  "gig.too_many_images": ({ max }, _) => _("ops.gig.tooManyImages", { max }),
+
+  "order.not_found": (_p, _) => _("ops.order.notFound"),
+  "order.not_allowed_now": ({ status }, _) => _("ops.order.notAllowedNow", { status: ORDER_STATUS[status] ? _(ORDER_STATUS[status]) : _("ops.order.status.unknown") }),
+  "order.dispute_open": (_p, _) => _("ops.order.disputeOpen"),
+  "order.no_revisions_left": (_p, _) => _("ops.order.noRevisionsLeft"),
+  "order.already_reviewed": (_p, _) => _("ops.order.alreadyReviewed"),
+  "order.admins_do_not_buy": (_p, _) => _("ops.order.adminsDoNotBuy"),
+  "order.own_gig": (_p, _) => _("ops.order.ownGig"),
+  "order.account_cannot_order": (_p, _) => _("ops.order.accountCannotOrder"),
+  "order.cancel_pending": (_p, _) => _("ops.order.cancelPending"),
+  "order.no_cancel_request": (_p, _) => _("ops.order.noCancelRequest"),
+  "order.no_open_dispute": (_p, _) => _("ops.order.noOpenDispute"),
+  "order.upload_unknown": (_p, _) => _("ops.order.uploadUnknown"),
+  "dispute.admins_only": (_p, _) => _("ops.dispute.adminsOnly"),
+  "dispute.already_resolved": ({ resolution }, _) => _("ops.dispute.alreadyResolved", { decided: _(DISPUTE_DECIDED[resolution]) }),
+  "dispute.split_out_of_range": ({ maxUgx }, _, locale) => _("ops.dispute.splitOutOfRange", { max: ugx(maxUgx, locale) }),
+  "dispute.split_amount_required": (_p, _) => sayMessage(_, SPLIT_AMOUNT_REQUIRED),
+  "dispute.reason_required": (_p, _) => sayMessage(_, DISPUTE_REASON_REQUIRED),
+
+  "payment.unavailable": (_p, _) => _("ops.payment.unavailable"),
+  "payment.not_found": (_p, _) => _("ops.payment.notFound"),
+  "payment.callback_unknown": (_p, _) => _("ops.payment.callbackUnknown"),
+  "payment.window_closed": ({ minutes }, _) => _("ops.payment.windowClosed", { minutes }),
+  "payout.not_found": (_p, _) => _("ops.payout.notFound"),
+  "payout.sign_in_required": (_p, _) => _("ops.payout.signInRequired"),
+  "payout.account_cannot_withdraw": (_p, _) => _("ops.payout.accountCannotWithdraw"),
+  "payout.no_number": (_p, _) => _("ops.payout.noNumber"),
+  "payout.number_held": ({ number, until, timeZone }, _, locale) =>
+    _("ops.payout.numberHeld", { number, until: formatDateTime(until, timeZone as TimeZoneChoice, locale) }),
+  "payout.unavailable": (_p, _) => _("ops.payout.unavailable"),
+  "payout.above_available": ({ maxUgx }, _, locale) => _("ops.payout.aboveAvailable", { max: ugx(maxUgx, locale) }),
+  "payout.below_minimum": ({ minUgx }, _, locale) => _("ops.payout.belowMinimum", { min: ugx(minUgx, locale) }),
+
+  "review.sign_in_required": (_p, _) => _("ops.review.signInRequired"),
+  "review.own_gig": (_p, _) => _("ops.review.ownGig"),
+  "review.order_not_completed": (_p, _) => _("ops.review.orderNotCompleted"),
+  "review.account_inactive": (_p, _) => _("ops.review.accountInactive"),
+  "review.order_required": (_p, _) => _("ops.review.orderRequired"),
+  "review.not_found": (_p, _) => _("ops.review.notFound"),
+  "review.edit_window_closed": ({ days }, _) => _("ops.review.editWindowClosed", { days }),
+
+  "member.not_found": (_p, _) => _("ops.member.notFound"),
+  "member.unknown": ({ ids }, _) => _("ops.member.unknown", { ids: ids.map((id) => `#${id}`).join(", ") }),
+  "member.deleted": ({ name }, _) => _("ops.member.deleted", { name }),
+  "member.not_active": ({ name }, _) => _("ops.member.notActive", { name }),
+  "member.already_banned": ({ name }, _) => _("ops.member.alreadyBanned", { name }),
+  "member.already_active": ({ name }, _) => _("ops.member.alreadyActive", { name }),
+  "member.open_orders": (_p, _) => _("ops.member.openOrders"),
+  "member.money_held": (_p, _) => _("ops.member.moneyHeld"),
+  "admin.own_account": (p, _) => batch(_, p, _("ops.admin.ownAccount")),
+  "admin.no_longer_active": (p, _) => batch(_, p, _("ops.admin.noLongerActive")),
+  "admin.last_admin": (p, _) => batch(_, p, _("ops.admin.lastAdmin")),
+  "admin.nothing_selected": (_p, _) => sayMessage(_, NOTHING_SELECTED),
+
+  "category.not_found": (_p, _) => _("ops.category.notFound"),
+  "category.name_taken": (_p, _) => sayMessage(_, NAME_TAKEN),
+  "category.name_needs_letters": (_p, _) => sayMessage(_, NAME_NEEDS_LETTERS),
+  "category.has_gigs": (_p, _) => _("ops.category.hasGigs"),
+
+  "message.sign_in_required": (_p, _) => _("ops.message.signInRequired"),
+  "message.to_yourself": (_p, _) => _("ops.message.toYourself"),
+  "message.empty": (_p, _) => sayMessage(_, EMPTY_MESSAGE),
+  "message.recipient_unavailable": (_p, _) => _("ops.message.recipientUnavailable"),
+  "message.file_unavailable": (_p, _) => _("ops.message.fileUnavailable"),
+  "message.file_type": (p, _) => _("ops.message.fileType", { file: p.file }),
+  "conversation.not_found": (_p, _) => _("ops.conversation.notFound"),
+  "notification.not_found": (_p, _) => _("ops.notification.notFound"),
+
+  "pipeline.admins_only": (_p, _) => _("ops.pipeline.adminsOnly"),
+  "pipeline.nothing_failed": (_p, _) => _("ops.pipeline.nothingFailed"),
+
+  "request.malformed_json": (_p, _) => _("ops.request.malformedJson"),
+  "request.unsupported_type": ({ expected }, _) => _(EXPECTED_BODY[expected]),
+  "request.too_large": ({ maxBytes }, _, locale) => _("ops.request.tooLarge", { max: formatNumber(Math.round(maxBytes / 1024), locale, PLAIN) }),
+  "request.invalid": (_p, _) => _("ops.request.invalid"),
+  "request.unknown_call": (_p, _) => _("ops.request.unknownCall"),
+  "request.method_not_allowed": ({ allow }, _) => _("ops.request.methodNotAllowed", { allow }),
+  "request.server_error": (_p, _) => _("ops.request.serverError"),
+  "token.missing": (_p, _) => _("ops.token.missing"),
+  "token.invalid": (_p, _) => _("ops.token.invalid"),
+  "token.reused": (_p, _) => _("ops.token.reused"),
+  "token.admins_only": (_p, _) => _("ops.token.adminsOnly"),
+  "idempotency.in_progress": (_p, _) => _("ops.idempotency.inProgress"),
+  "idempotency.key_reused": (_p, _) => _("ops.idempotency.keyReused"),
+  "idempotency.bad_key": (_p, _) => _("ops.idempotency.badKey"),
+};
+
+/** A code and its parameters in words, in the reader's language (English unless given). */
+export function messageOf(coded: Coded, locale: Locale = DEFAULT_LOCALE): string {
+  const _ = sayIn(locale);
+  return sayMessage(_, (OPERATION_MESSAGES[coded.code] as (params: unknown, _: Say, locale: Locale) => string)(coded.params, _, locale));
 }
 
-/** One field issue in words: a code's, or the schema's own message. */
-export function issueMessage(issue: FieldIssue): string {
-  return issue.code === "schema" ? issue.message : messageOf(issue);
+/** One field issue in words: a code's, or the schema's own message (a key, said in the language; or words as they are). */
+export function issueMessage(issue: FieldIssue, locale: Locale = DEFAULT_LOCALE): string {
+  return issue.code === "schema" ? sayMessage(sayIn(locale), issue.message) : messageOf(issue, locale);
 }
 
 /** Field issues in words, by field, as Conform shows them. */
-export function issueMessages(issues: Issues): Record<string, string[]> {
-  return Object.fromEntries(Object.entries(issues).map(([field, list]) => [field, list.map(issueMessage)]));
+export function issueMessages(issues: Issues, locale: Locale = DEFAULT_LOCALE): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(issues).map(([field, list]) => [field, list.map((issue) => issueMessage(issue, locale))]));
 }
 
 /**
  * A failure in words, for a door that shows one sentence (a socket ack, an error page, a log line): its
  * message, or for field issues the first one (the form's own, else the first field's).
  */
-export function failureMessage(failure: Coded | { error: "invalid"; issues: Issues }): string {
+export function failureMessage(failure: Coded | { error: "invalid"; issues: Issues }, locale: Locale = DEFAULT_LOCALE): string {
   if ("issues" in failure) {
     const first = failure.issues.form?.[0] ?? Object.values(failure.issues).find((list) => list.length)?.[0];
-    return first ? issueMessage(first) : "";
+    return first ? issueMessage(first, locale) : "";
   }
-  return messageOf(failure);
+  return messageOf(failure, locale);
+}
+
+/**
+ * A rate limit's refusal (app/server/rate-limit.server.ts) in the reader's language, for a door that is not an
+ * operation (the catalog page, the tracking endpoints): a named limit's words (with when to try again, for
+ * sign-in's), "unavailable" for a 503; an unnamed one keeps the English it carries.
+ */
+export function limitedMessage(limited: Limited, locale: Locale = DEFAULT_LOCALE): string {
+  if (limited.status === 503 || limited.limit === "unavailable") return messageOf({ code: "limit.unavailable", params: { retryAfter: limited.retryAfter } }, locale);
+  if (!limited.limit) return limited.message;
+  return messageOf({ code: "limit.exceeded", params: { limit: limited.limit, retryAfter: limited.retryAfter } }, locale);
 }

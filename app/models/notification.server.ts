@@ -2,11 +2,54 @@
  * Notifications: what happened to a member's orders and conversations, newest first. A conversation has at
  * most one unread notification per member (a new message updates it rather than adding another); opening
  * the conversation reads it.
+ *
+ * Words (ADR 047): a notification is stored as a Notice, the key of its message in the `notify` catalogue and
+ * its values (`body_key`, `body_values`), and said when it is read, in the language its member reads in (their
+ * saved language, or the one a reader passes: the API's). `body` keeps the English words, as before; a row
+ * without a key (written before keys, or by a test) is shown as its `body`.
  */
+import { serverI18n } from "~/i18n/catalog.server";
+import { DEFAULT_LOCALE, isLocale, type Locale } from "~/i18n/locales";
+import { formatUgx } from "~/domain/money";
 import { prepared, type Db } from "~/server/db.server";
+import { formatDateTime, type TimeZoneChoice } from "~/utils/dates";
 
-export async function insertNotification(db: Db, n: { userId: number; kind: string; orderId?: number; body: string }) {
-  await db("notifications").insert({ user_id: n.userId, kind: n.kind, order_id: n.orderId ?? null, body: n.body });
+/** A value of a notice: words as they are (a gig's title, a name), a number, or an amount or a time said in the reader's language. */
+export type NoticeValue = string | number | { ugx: number } | { at: string; zone: TimeZoneChoice };
+
+/** What a notification (or a mail built from one) says: a key of the `notify` catalogue and its values. */
+export type Notice = { key: string; values?: Record<string, NoticeValue> };
+
+/** A notice in words, in a language. */
+export function sayNotice(notice: Notice, locale: Locale = DEFAULT_LOCALE): string {
+  const values: Record<string, string | number> = {};
+  for (const [name, value] of Object.entries(notice.values ?? {})) {
+    values[name] =
+      typeof value === "object" && value !== null
+        ? "ugx" in value
+          ? formatUgx(value.ugx, locale)
+          : formatDateTime(value.at, value.zone, locale)
+        : value;
+  }
+  return serverI18n(locale)._(notice.key, values);
+}
+
+/** A time as a notice carries it: said in the reader's language and the member's time zone. */
+export const noticeTime = (at: Date, zone: TimeZoneChoice): NoticeValue => ({ at: at.toISOString(), zone });
+
+/** The columns a notice is stored in; `body` in English. */
+const noticeColumns = (notice: Notice) => ({ body: sayNotice(notice), body_key: notice.key, body_values: JSON.stringify(notice.values ?? {}) });
+
+/** A notification: a notice (said in its reader's language when read), or words as they are (`body`). */
+export async function insertNotification(db: Db, n: { userId: number; kind: string; orderId?: number | null } & ({ notice: Notice } | { body: string })) {
+  const words = "notice" in n ? noticeColumns(n.notice) : { body: n.body };
+  await db("notifications").insert({ user_id: n.userId, kind: n.kind, order_id: n.orderId ?? null, ...words });
+}
+
+/** The language a member reads in: their saved one (English for no such member). */
+export async function readerLocale(db: Db, userId: number): Promise<Locale> {
+  const row = await db("users").where({ id: userId }).first("language");
+  return isLocale(row?.language) ? row.language : DEFAULT_LOCALE;
 }
 
 /**
@@ -14,17 +57,18 @@ export async function insertNotification(db: Db, n: { userId: number; kind: stri
  * Returns the member's unread notifications after it, counted in the same statement: the others as they were,
  * and this one.
  */
-export async function upsertMessageNotification(db: Db, n: { userId: number; conversationId: string; body: string }): Promise<number> {
+export async function upsertMessageNotification(db: Db, n: { userId: number; conversationId: string; notice: Notice }): Promise<number> {
+  const words = noticeColumns(n.notice);
   const { rows } = await prepared(
     db.raw(
       `WITH n AS (
-         INSERT INTO notifications (user_id, kind, conversation_id, body) VALUES (?, 'message', ?, ?)
+         INSERT INTO notifications (user_id, kind, conversation_id, body, body_key, body_values) VALUES (?, 'message', ?, ?, ?, ?::jsonb)
          ON CONFLICT (user_id, conversation_id) WHERE read_at IS NULL AND conversation_id IS NOT NULL
-         DO UPDATE SET body = excluded.body, created_at = now()
+         DO UPDATE SET body = excluded.body, body_key = excluded.body_key, body_values = excluded.body_values, created_at = now()
          RETURNING id
        )
        SELECT 1 + (SELECT count(*) FROM notifications WHERE user_id = ? AND read_at IS NULL AND id <> (SELECT id FROM n)) AS unread`,
-      [n.userId, n.conversationId, n.body, n.userId],
+      [n.userId, n.conversationId, words.body, words.body_key, words.body_values, n.userId],
     ),
   );
   return Number(rows[0].unread);
@@ -32,24 +76,49 @@ export async function upsertMessageNotification(db: Db, n: { userId: number; con
 
 export type Notification = { id: number; kind: string; orderId: number | null; conversationId: string | null; body: string; read: boolean; at: Date };
 
-const toNotification = (r: Record<string, any>): Notification => ({
+/** A stored notification's words in a language: its notice's, or its body as written. */
+const bodyOf = (r: Record<string, any>, locale: Locale): string =>
+  r.body_key ? sayNotice({ key: r.body_key, values: (r.body_values ?? {}) as Notice["values"] }, locale) : r.body;
+
+const toNotification = (r: Record<string, any>, locale: Locale): Notification => ({
   id: Number(r.id),
   kind: r.kind,
   orderId: r.order_id === null ? null : Number(r.order_id),
   conversationId: r.conversation_id ?? null,
-  body: r.body,
+  body: bodyOf(r, locale),
   read: r.read_at !== null,
   at: r.created_at,
 });
 
-export async function listNotifications(db: Db, userId: number, limit = 10): Promise<Notification[]> {
-  const rows = await db("notifications").where({ user_id: userId }).orderBy("id", "desc").limit(limit);
-  return rows.map(toNotification);
+/** The rows' language: the one asked for, else their member's saved one (read with the rows, as `reader_language`). */
+const languageOf = (rows: Record<string, any>[], locale: Locale | undefined): Locale =>
+  locale ?? (isLocale(rows[0]?.reader_language) ? rows[0]!.reader_language : DEFAULT_LOCALE);
+
+/** The notifications' columns, with their member's saved language beside them. */
+const withReaderLanguage = (db: Db, userId: number) => ["notifications.*", db.raw("(SELECT language FROM users WHERE id = ?) AS reader_language", [userId])];
+
+/** The member's latest notifications, said in `locale` (by default the member's own language). */
+export async function listNotifications(db: Db, userId: number, limit = 10, locale?: Locale): Promise<Notification[]> {
+  const rows = await db("notifications")
+    .select(withReaderLanguage(db, userId))
+    .where({ user_id: userId })
+    .orderBy("id", "desc")
+    .limit(limit);
+  const language = languageOf(rows, locale);
+  return rows.map((r) => toNotification(r, language));
 }
 
-/** A page of the member's notifications, newest first (by last change), before the cursor `before` (an id). */
-export async function notificationsPage(db: Db, userId: number, { before, limit = 30 }: { before?: number; limit?: number } = {}) {
+/**
+ * A page of the member's notifications, newest first (by last change), before the cursor `before` (an id), said
+ * in `locale` (by default the member's own language).
+ */
+export async function notificationsPage(
+  db: Db,
+  userId: number,
+  { before, limit = 30, locale }: { before?: number; limit?: number; locale?: Locale } = {},
+) {
   const query = db("notifications")
+    .select(withReaderLanguage(db, userId))
     .where({ user_id: userId })
     .orderBy([
       { column: "created_at", order: "desc" },
@@ -61,7 +130,8 @@ export async function notificationsPage(db: Db, userId: number, { before, limit 
     query.where((w) => w.where("created_at", "<", cursor).orWhere((x) => x.where("created_at", "=", cursor).andWhere("id", "<", before)));
   }
   const rows = await query;
-  return { notifications: rows.slice(0, limit).map(toNotification), more: rows.length > limit };
+  const language = languageOf(rows, locale);
+  return { notifications: rows.slice(0, limit).map((r) => toNotification(r, language)), more: rows.length > limit };
 }
 
 export async function unreadNotificationCount(db: Db, userId: number): Promise<number> {

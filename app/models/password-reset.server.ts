@@ -4,28 +4,32 @@
  * may be a transaction; the account operations put them together (app/operations/accounts.server.ts).
  */
 import { randomBytes } from "node:crypto";
+import { serverI18n } from "~/i18n/catalog.server";
+import { DEFAULT_LOCALE, isLocale, type Locale } from "~/i18n/locales";
 import { sendMail } from "~/models/outbox.server";
 import { hashToken } from "~/models/session.server";
 import type { Db } from "~/server/db.server";
 
 export const RESET_TTL_MS = 60 * 60 * 1000;
 
-export type ResetRecipient = { id: number; name: string; email: string };
+/** Who a reset link is mailed to, and the language the mail is written in (theirs: ADR 047). */
+export type ResetRecipient = { id: number; name: string; email: string; language?: Locale };
 
 /** The active member an email names, to mail a reset link to; null for anyone else. */
 export async function findResetRecipient(db: Db, email: string): Promise<ResetRecipient | null> {
-  const user = await db("users").whereRaw("lower(email) = lower(?)", [email]).andWhere({ status: "active" }).first("id", "name", "email");
-  return user ? { id: Number(user.id), name: user.name, email: user.email } : null;
+  const user = await db("users").whereRaw("lower(email) = lower(?)", [email]).andWhere({ status: "active" }).first("id", "name", "email", "language");
+  return user ? { id: Number(user.id), name: user.name, email: user.email, language: isLocale(user.language) ? user.language : DEFAULT_LOCALE } : null;
 }
 
 /** Stores a new reset link for a member and writes the mail that carries it (on the caller's transaction). */
 export async function createPasswordReset(db: Db, user: ResetRecipient, origin: string) {
   const token = randomBytes(32).toString("base64url");
   await db("password_resets").insert({ id: hashToken(token), user_id: user.id, expires_at: new Date(Date.now() + RESET_TTL_MS) });
+  const i18n = serverI18n(user.language ?? DEFAULT_LOCALE);
   await sendMail(db, {
     to: user.email,
-    subject: "Reset your Soko password",
-    body: `Hello ${user.name},\n\nUse this link within one hour to choose a new password:\n${origin}/reset-password?token=${token}\n\nIf you did not ask for this, ignore this message; your password stays the same.`,
+    subject: i18n._("mail.reset.subject"),
+    body: i18n._("mail.reset.body", { name: user.name, link: `${origin}/reset-password?token=${token}` }),
   });
 }
 

@@ -5,12 +5,11 @@
  */
 import type { Knex } from "knex";
 import * as users from "~/models/user.server";
-import { insertNotification } from "~/models/notification.server";
+import { insertNotification, noticeTime, sayNotice, type Notice } from "~/models/notification.server";
 import { sendMail } from "~/models/outbox.server";
 import { forbidden, invalid, memberOf, notFound, ok, transact, type Actor, type Result } from "~/operations/core.server";
 import { pushUnreadCount } from "~/operations/notifications.server";
 import { type BillingInput, type NotificationsInput, type PreferencesInput, type ProfileInput } from "~/schemas/account";
-import { formatDateTime } from "~/utils/dates";
 import { getDb } from "~/server/db.server";
 import { appMailOrigin } from "~/server/host.server";
 import { SUPPORT_EMAIL } from "~/content/faq";
@@ -106,24 +105,22 @@ export async function updateBilling(
       const holdUntil = new Date(setAt.getTime() + PAYOUT_NUMBER_HOLD_MS);
       const masked = maskMsisdn(input.mobileMoneyNumber);
       await tx.activity(user.id, "billing_updated", { number: masked });
-      const when = (d: Date) => formatDateTime(d, before.timeZone);
-      const changed = before.mobileMoneyNumber ? "changed" : "set";
-      const body = `Your payout number was ${changed} to ${masked} on ${when(setAt)}. Withdrawals to it open on ${when(holdUntil)}. Not you? Reset your password now and write to ${SUPPORT_EMAIL}.`;
-      await insertNotification(tx.trx, { userId: user.id, kind: PAYOUT_NUMBER_NOTIFICATION, body });
-      await pushUnreadCount(tx, user.id, { kind: PAYOUT_NUMBER_NOTIFICATION, body, orderId: null, conversationId: null });
-      const origin = appMailOrigin();
+      // Said in the member's own language (ADR 047): the notification when it is read, the mail now.
+      const values = {
+        change: before.mobileMoneyNumber ? "changed" : "set",
+        number: masked,
+        previous: before.mobileMoneyNumber ? maskMsisdn(before.mobileMoneyNumber) : "",
+        setAt: noticeTime(setAt, before.timeZone),
+        opensAt: noticeTime(holdUntil, before.timeZone),
+        support: SUPPORT_EMAIL,
+      };
+      const notice: Notice = { key: "notify.payout.numberChanged", values };
+      await insertNotification(tx.trx, { userId: user.id, kind: PAYOUT_NUMBER_NOTIFICATION, notice });
+      await pushUnreadCount(tx, user.id, { kind: PAYOUT_NUMBER_NOTIFICATION, body: sayNotice(notice, user.language), orderId: null, conversationId: null });
       await sendMail(tx.trx, {
         to: before.email,
-        subject: `Soko: your payout number was ${changed}`,
-        body:
-          `Hello ${before.name},\n\n` +
-          `The mobile-money number your Soko earnings are paid to was ${changed} to ${masked} on ${when(setAt)}` +
-          `${before.mobileMoneyNumber ? ` (it was ${maskMsisdn(before.mobileMoneyNumber)})` : ""}.\n` +
-          `To keep your earnings safe, withdrawals to the new number open 24 hours later, on ${when(holdUntil)}.\n\n` +
-          `If you made this change, there is nothing to do.\n\n` +
-          `If it was not you, someone has your password. Reset it now at ${origin}/forgot-password (that signs out ` +
-          `every session), then put your own number back in Settings, Billing (${origin}/settings?tab=billing) and ` +
-          `write to ${SUPPORT_EMAIL}. Nothing can be withdrawn to the new number before ${when(holdUntil)}.\n`,
+        subject: sayNotice({ key: "mail.payout.subject", values }, user.language),
+        body: sayNotice({ key: "mail.payout.body", values: { ...values, name: before.name, origin: appMailOrigin() } }, user.language),
       });
       return ok({ changed: true, holdUntil });
     },

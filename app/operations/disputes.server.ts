@@ -14,7 +14,6 @@ import { conflict, forbidden, invalid, issue, notFound, ok, transact, type Actor
 import { notifyParty, refundBuyer, releaseEscrow, splitEscrow, transition, type OrderActor } from "~/operations/order-machine.server";
 import { requestPayout, type PaymentOptions } from "~/operations/payments.server";
 import { splitShares } from "~/domain/fees";
-import { formatUgx } from "~/domain/money";
 
 export type ResolveDisputeInput = {
   orderId: number;
@@ -123,24 +122,16 @@ async function decide(
   return ok(await splitEscrow(tx, order, payment, refundUgx));
 }
 
-/** Each party is told the outcome, what it means for them, and the admin's reason. */
+/** What each party is told of each outcome (keys of the `notify` catalogue), before the admin's reason. */
+const DECIDED: Record<Resolution, { buyer: string; seller: string }> = {
+  release: { buyer: "notify.dispute.releaseBuyer", seller: "notify.dispute.releaseSeller" },
+  refund: { buyer: "notify.dispute.refundBuyer", seller: "notify.dispute.refundSeller" },
+  split: { buyer: "notify.dispute.splitBuyer", seller: "notify.dispute.splitSeller" },
+};
+
+/** Each party is told the outcome, what it means for them, and the admin's reason (as the admin wrote it). */
 async function tellParties(tx: Tx, order: OrderRow, resolution: Resolution, buyerUgx: number, sellerUgx: number, reason: string) {
-  const on = `The dispute on “${order.gigTitle}”`;
-  const why = ` Reason: ${quoted(reason)}`;
-  const words: Record<Resolution, { buyer: string; seller: string }> = {
-    release: {
-      buyer: `${on} was decided for the seller: the payment is released to them.`,
-      seller: `${on} was decided for you: you earn ${formatUgx(sellerUgx)}, available 14 days from now.`,
-    },
-    refund: {
-      buyer: `${on} was decided for you: ${formatUgx(buyerUgx)} is being refunded to you.`,
-      seller: `${on} was decided for the buyer: the payment is refunded to them.`,
-    },
-    split: {
-      buyer: `${on} was split: ${formatUgx(buyerUgx)} is being refunded to you and the rest is paid to the seller.`,
-      seller: `${on} was split: you earn ${formatUgx(sellerUgx)}, available 14 days from now, and the rest is refunded to the buyer.`,
-    },
-  };
-  await notifyParty(tx, order.buyerId, order, "dispute_resolved", words[resolution].buyer + why);
-  await notifyParty(tx, order.sellerId, order, "dispute_resolved", words[resolution].seller + why);
+  const values = { title: order.gigTitle, buyerAmount: { ugx: buyerUgx }, sellerAmount: { ugx: sellerUgx }, reason: quoted(reason) };
+  await notifyParty(tx, order.buyerId, order, "dispute_resolved", { key: DECIDED[resolution].buyer, values });
+  await notifyParty(tx, order.sellerId, order, "dispute_resolved", { key: DECIDED[resolution].seller, values });
 }

@@ -164,7 +164,8 @@ export type FailureParams = {
 
   // The JSON API's door (ADR 041): what is wrong with a request before any operation sees it.
   "request.malformed_json": Record<string, never>;
-  "request.unsupported_type": { expected: string };
+  /** What the call takes: JSON, JSON in UTF-8, or a multipart form with the file in the field `file`. */
+  "request.unsupported_type": { expected: "json" | "json_utf8" | "multipart" };
   "request.too_large": { maxBytes: number };
   "request.invalid": Record<string, never>;
   "request.unknown_call": Record<string, never>;

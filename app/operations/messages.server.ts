@@ -11,10 +11,11 @@ import { conversationViews, findOrCreateConversation, flagConversation, havePaid
 import { insertMessage, markMessages, resetUnread, sentMessage, type MailRound, type Message, type StoredAttachment } from "~/models/message.server";
 import { takeUploadedFiles } from "~/models/uploaded-file.server";
 import { findPartyOrder } from "~/models/order.server";
-import { markConversationNotificationsRead, upsertMessageNotification } from "~/models/notification.server";
+import { markConversationNotificationsRead, sayNotice, upsertMessageNotification, type Notice } from "~/models/notification.server";
+import { sayIn } from "~/content/operation-messages";
 import { sendMail } from "~/models/outbox.server";
 import { conflict, forbidden, invalid, issue, limitedBy, notFound, ok, transact, type Actor, type Result, type Tx } from "~/operations/core.server";
-import { preferencesOf, pushUnreadCount } from "~/operations/notifications.server";
+import { languageOfReach, preferencesOf, pushUnreadCount } from "~/operations/notifications.server";
 import type { DeliveredInput, MarkInput, SendMessageInput, StartConversationInput } from "~/schemas/message";
 import { OFF_PLATFORM_WARNING, offPlatformReason } from "~/domain/off-platform";
 import { appMailOrigin } from "~/server/host.server";
@@ -177,10 +178,13 @@ export async function sendMessage(
       if (stored.duplicate) return ok({ message, duplicate, warning });
       if (offPlatform) await flagConversation(tx.trx, input.conversationId, `off_platform:${reason}`);
 
-      const body = `New message from ${me.name}`;
-      const unread = await upsertMessageNotification(tx.trx, { userId: side.otherId, conversationId: input.conversationId, body });
-      if (recipient.pushMessages)
+      const notice: Notice = { key: "notify.message.new", values: { name: me.name } };
+      const unread = await upsertMessageNotification(tx.trx, { userId: side.otherId, conversationId: input.conversationId, notice });
+      if (recipient.pushMessages) {
+        // Said in the recipient's language (ADR 047), never the sender's.
+        const body = sayNotice(notice, await languageOfReach(tx, side.otherId, recipient));
         await pushUnreadCount(tx, side.otherId, { kind: "message", body, orderId: null, conversationId: input.conversationId }, unread);
+      }
       if (recipient.emailMessages) await queueMessageMail(tx, input.conversationId, side.otherId, stored.recipientMail);
       const views = await conversationViews(tx.trx, input.conversationId);
       for (const userId of [side.otherId, me.id]) {
@@ -251,15 +255,17 @@ export async function mailUnreadMessages(
         const from = unread[0].name as string;
         // The five latest, oldest first, and how many more wait on Soko.
         const more = Number(unread[0].total) - Math.min(unread.length, MAIL_LISTS);
+        // In the recipient's language (ADR 047); the messages themselves as they were written.
+        const _ = sayIn(user!.language);
         const lines = unread
           .reverse()
-          .map((m) => `${m.name}: ${m.message_type === "file" && !m.body ? "(sent a file)" : (m.body as string).slice(0, 300)}`)
-          .concat(more > 0 ? [`…and ${more} more`] : [])
+          .map((m) => _("mail.messages.line", { name: m.name, text: m.message_type === "file" && !m.body ? _("mail.messages.sentFile") : (m.body as string).slice(0, 300) }))
+          .concat(more > 0 ? [_("mail.messages.more", { count: more })] : [])
           .join("\n");
         await sendMail(tx.trx, {
           to: user!.email,
-          subject: `Soko: new messages from ${from}`,
-          body: `You have unread messages on Soko.\n\n${lines}\n\nReply on Soko: ${appMailOrigin()}/messages/${input.conversationId}\n\nYou can turn off message mail in Settings, Notifications.\n`,
+          subject: _("mail.messages.subject", { name: from }),
+          body: _("mail.messages.body", { lines, url: `${appMailOrigin()}/messages/${input.conversationId}` }),
         });
       }
       return ok({ mailed });

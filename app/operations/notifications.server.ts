@@ -3,11 +3,14 @@
  * message operations write them beside each step; the member's preferences decide what else happens: mail
  * through the outbox (emailOrders, emailMessages) and a live push to their open pages (pushOrders,
  * pushMessages), which moves the header's bell. Members read them on /notifications and mark them read.
- * The words of an order's notifications (which quote its gig's title) are in order-notices.server.ts.
+ * The words of an order's notifications (which quote its gig's title) are in order-notices.server.ts; every
+ * notification is stored as a notice (a key and values) and said in its reader's language (ADR 047), and a push
+ * carries it said in the recipient's.
  */
 import type { Knex } from "knex";
-import { markAllRead, markOneRead, unreadNotificationCount, type Notification } from "~/models/notification.server";
-import { reachOfUser, type Reach } from "~/models/user.server";
+import { DEFAULT_LOCALE, isLocale, type Locale } from "~/i18n/locales";
+import { markAllRead, markOneRead, readerLocale, unreadNotificationCount, type Notification } from "~/models/notification.server";
+import { REACH_COLUMNS, reachOf, type Reach } from "~/models/user.server";
 import { forbidden, notFound, ok, transact, type Actor, type Result, type Tx } from "~/operations/core.server";
 
 /** The live event that carries the member's unread count (and what is new, when something is). */
@@ -23,9 +26,24 @@ export async function pushUnreadCount(tx: Tx, userId: number, item: Notification
   tx.live({ to: userId, event: NOTIFICATION_EVENT, data: { unread, item } satisfies NotificationPush });
 }
 
-/** What a member wants about orders and messages (their Notifications settings), and where to mail them. */
-export function preferencesOf(tx: Tx, userId: number): Promise<Reach | null> {
-  return reachOfUser(tx.trx, userId);
+/** How the platform reaches a member, and the language it speaks to them in (their saved one, ADR 047). */
+export type ReachIn = Reach & { language: Locale };
+
+/**
+ * What a member wants about orders and messages (their Notifications settings), where to mail them, and in which
+ * language: the recipient's, whoever caused the notice.
+ */
+export async function preferencesOf(tx: Tx, userId: number): Promise<ReachIn | null> {
+  const u = await tx.trx("users")
+    .where({ id: userId })
+    .first(...REACH_COLUMNS, "language");
+  return u ? { ...reachOf(u), language: isLocale(u.language) ? u.language : DEFAULT_LOCALE } : null;
+}
+
+/** The language of a member whose Reach was read with others (a message's send joins it): theirs, read if not at hand. */
+export async function languageOfReach(tx: Tx, userId: number, reach: Reach): Promise<Locale> {
+  const known = (reach as Reach & { language?: unknown }).language;
+  return isLocale(known) ? known : readerLocale(tx.trx, userId);
 }
 
 /** A member marks all their notifications read (only their own: the member is the actor). */

@@ -46,7 +46,8 @@ import { randomUUID } from "node:crypto";
 import { conversionFact } from "~/analytics/conversions.server";
 import { lockJournalAccounts, postJournal } from "~/models/ledger-journals.server";
 import { resolvedPartsOf } from "~/models/dispute.server";
-import { insertNotification } from "~/models/notification.server";
+import { insertNotification, sayNotice, type Notice } from "~/models/notification.server";
+import { sayIn } from "~/content/operation-messages";
 import { insertOrderEvent, updateOrder, type EventRole, type OrderRow } from "~/models/order.server";
 import { sendMail } from "~/models/outbox.server";
 import { insertPayout, type PaymentRow } from "~/models/payment.server";
@@ -59,16 +60,23 @@ import { splitShares } from "~/domain/fees";
 /** Who acts on an order, as its timeline names them. */
 export type OrderActor = { id: number | null; role: EventRole };
 
-/** A notification to one party, pushed to their open pages and mailed when they want that (their settings). */
-export async function notifyParty(tx: Tx, userId: number, order: OrderRow, kind: string, body: string) {
-  await insertNotification(tx.trx, { userId, kind, orderId: order.id, body });
+/**
+ * A notification to one party, pushed to their open pages and mailed when they want that (their settings): the
+ * notice is stored to be said in the language its reader reads in; the push and the mail are said in the
+ * recipient's language now (ADR 047), never the actor's.
+ */
+export async function notifyParty(tx: Tx, userId: number, order: OrderRow, kind: string, notice: Notice) {
+  await insertNotification(tx.trx, { userId, kind, orderId: order.id, notice });
   const user = await preferencesOf(tx, userId);
-  if (user?.pushOrders) await pushUnreadCount(tx, userId, { kind, body, orderId: order.id, conversationId: null });
-  if (user?.emailOrders) {
+  if (!user) return;
+  const body = sayNotice(notice, user.language);
+  if (user.pushOrders) await pushUnreadCount(tx, userId, { kind, body, orderId: order.id, conversationId: null });
+  if (user.emailOrders) {
+    const _ = sayIn(user.language);
     await sendMail(tx.trx, {
       to: user.email,
-      subject: `Soko: ${body}`,
-      body: `${body}\n\nOrder ${orderNumber(order.id)}: ${order.gigTitle}\nSee it on Soko: ${appMailOrigin()}/orders/${order.id}\n`,
+      subject: _("mail.order.subject", { notice: body }),
+      body: _("mail.order.body", { notice: body, number: orderNumber(order.id), title: order.gigTitle, url: `${appMailOrigin()}/orders/${order.id}` }),
     });
   }
 }

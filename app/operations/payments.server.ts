@@ -10,6 +10,7 @@ import type { Knex } from "knex";
 import { randomUUID } from "node:crypto";
 import { balanceOf, sellerAvailable } from "~/models/ledger.server";
 import { lockJournalAccounts, postJournal } from "~/models/ledger-journals.server";
+import { insertNotification } from "~/models/notification.server";
 import { lockOrder } from "~/models/order.server";
 import {
   deferPoll,
@@ -349,14 +350,14 @@ async function applyPayoutStatus(actor: Actor, known: PayoutRow, status: Transfe
       if (status.status === "failed") {
         await settlePayoutRow(tx.trx, payout.id, { status: "failed", reason: status.reason });
         await postJournal(tx.trx, "payout_returned", { payoutId: payout.id, userId: payout.userId, payoutKind: payout.kind, amountUgx: payout.amountUgx });
-        await tx.trx("notifications").insert({
-          user_id: payout.userId,
+        await insertNotification(tx.trx, {
+          userId: payout.userId,
           kind: "payout_failed",
-          order_id: payout.orderId,
-          body:
-            payout.kind === "withdrawal"
-              ? `Your withdrawal of UGX ${payout.amountUgx.toLocaleString("en-US")} did not go through; the money is back in your available balance`
-              : `Your refund of UGX ${payout.amountUgx.toLocaleString("en-US")} did not go through; our support team will contact you`,
+          orderId: payout.orderId,
+          notice: {
+            key: payout.kind === "withdrawal" ? "notify.payout.withdrawalFailed" : "notify.payout.refundFailed",
+            values: { amount: { ugx: payout.amountUgx } },
+          },
         });
         return ok({ settlement: "failed" as const });
       }

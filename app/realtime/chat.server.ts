@@ -25,7 +25,10 @@ import { ConversationListSchema, DeliveredSchema, MarkSchema, SendMessageSchema,
 import { createRedis } from "~/server/redis.server";
 import { getEnv } from "~/server/env.server";
 import { z } from "zod";
-import { issueMessages, messageOf } from "~/content/operation-messages";
+import { issueMessage, issueMessages, messageOf, sayIn } from "~/content/operation-messages";
+import { DEFAULT_LOCALE, type Locale } from "~/i18n/locales";
+import { sayMessage } from "~/i18n/message-key";
+import type { Issues } from "~/operations/failure-codes";
 
 type Member = Extract<Actor, { kind: "member" }>;
 type Ack = (answer: unknown) => void;
@@ -33,12 +36,22 @@ type Ack = (answer: unknown) => void;
 /** A socket event's payload is small (a message is at most 5,000 characters): larger frames are refused by socket.io itself. */
 export const MAX_SOCKET_PAYLOAD_BYTES = 64 * 1024;
 
-/** What a failed operation tells the page: the same words the form would show, and the code they are of (ADR 035). */
-function answer<T>(result: Result<T>, value: (v: T) => unknown) {
+/**
+ * What a failed operation tells the page: the same words the form would show, and the code they are of (ADR 035),
+ * in the member's language (ADR 047).
+ */
+function answer<T>(result: Result<T>, value: (v: T) => unknown, locale: Locale) {
   if (result.ok) return { ok: true, ...(value(result.value) as object) };
-  if (result.error === "invalid") return { ok: false, error: "invalid", issues: issueMessages(result.issues) };
-  return { ok: false, error: result.error, code: result.code, message: messageOf(result) };
+  if (result.error === "invalid") return { ok: false, error: "invalid", issues: issueMessages(result.issues, locale) };
+  return { ok: false, error: result.error, code: result.code, message: messageOf(result, locale) };
 }
+
+/** A payload's issues as the socket answers them (each with its code), their words in the member's language. */
+const saidIssues = (issues: Issues, locale: Locale) =>
+  Object.fromEntries(Object.entries(issues).map(([field, list]) => [field, list.map((issue) => ({ ...issue, message: issueMessage(issue, locale) }))]));
+
+/** The language of the socket's member (their saved one), English before the handshake set it. */
+const localeOf = (socket: Socket): Locale => (socket.data.actor as Member | undefined)?.user.language ?? DEFAULT_LOCALE;
 
 const GetConversationsSchema = ConversationListSchema.extend({ after: z.coerce.number().int().nonnegative().optional() });
 const JoinSchema = z.object({ userId: z.coerce.number().int().positive().optional() }).default({});
@@ -52,7 +65,8 @@ const JoinSchema = z.object({ userId: z.coerce.number().int().positive().optiona
 export const SOCKET_EVENT_BURST = 60;
 const SOCKET_EVENTS_PER_SECOND = 20;
 const buckets = new Map<number, { tokens: number; at: number }>();
-export const SOCKET_LIMITED = "You are doing that very fast. Please wait a moment and try again.";
+/** The key of what a member over the allowance is told (said in their language). */
+export const SOCKET_LIMITED = "ops.socket.limited";
 
 function takeToken(userId: number, now = Date.now()): boolean {
   const bucket = buckets.get(userId) ?? { tokens: SOCKET_EVENT_BURST, at: now };
@@ -70,7 +84,8 @@ setInterval(() => {
   for (const [userId, bucket] of buckets) if (bucket.at < quiet) buckets.delete(userId);
 }, 60_000).unref();
 
-export const SOCKET_SIGNED_OUT = "You have been signed out. Please sign in again.";
+/** The key of what a socket whose session ended is told. */
+export const SOCKET_SIGNED_OUT = "ops.socket.signedOut";
 
 /**
  * The socket's member as they are now: its handshake's session read again (one indexed lookup of the session
@@ -95,19 +110,20 @@ async function currentMember(socket: Socket): Promise<Member | null> {
 function on<S extends ZodType>(socket: Socket, event: string, schema: S, handle: (actor: Member, input: z.output<S>) => Promise<unknown>) {
   socket.on(event, (payload: unknown, maybeAck?: unknown) => {
     const ack: Ack = typeof maybeAck === "function" ? (maybeAck as Ack) : typeof payload === "function" ? (payload as Ack) : () => {};
-    if (!takeToken((socket.data.actor as Member).user.id)) return ack({ ok: false, error: "limited", message: SOCKET_LIMITED });
+    const _ = sayIn(localeOf(socket));
+    if (!takeToken((socket.data.actor as Member).user.id)) return ack({ ok: false, error: "limited", message: _(SOCKET_LIMITED) });
     const parsed = schema.safeParse(typeof payload === "function" ? undefined : payload);
-    if (!parsed.success) return ack({ ok: false, error: "invalid", issues: issuesOf(parsed.error) });
+    if (!parsed.success) return ack({ ok: false, error: "invalid", issues: saidIssues(issuesOf(parsed.error), localeOf(socket)) });
     currentMember(socket)
       .then(async (actor) => {
         if (actor) return ack(await handle(actor, parsed.data));
         // Told why, then the socket ends as the lost push would have ended it (the page reconnects, and is refused).
-        ack({ ok: false, error: "unauthorized", message: SOCKET_SIGNED_OUT });
+        ack({ ok: false, error: "unauthorized", message: _(SOCKET_SIGNED_OUT) });
         socket.disconnect(true);
       })
       .catch((error: Error) => {
         console.error(maskUrlCredentials(`[chat] ${event}: ${error.message}`));
-        ack({ ok: false, error: "unavailable", message: "This is unavailable for a moment. Please try again." });
+        ack({ ok: false, error: "unavailable", message: _("ops.socket.unavailable") });
       });
   });
 }
@@ -119,7 +135,7 @@ function chatEvents(socket: Socket) {
   on(socket, "join", JoinSchema, async (actor, { userId }) =>
     userId === undefined || userId === actor.user.id
       ? { ok: true, userId: actor.user.id }
-      : { ok: false, error: "forbidden", message: "You can only join your own conversations." },
+      : { ok: false, error: "forbidden", message: sayIn(actor.user.language)("ops.socket.ownConversationsOnly") },
   );
 
   // The conversation list (searched, paged) and, with `after` (the last message id the page saw), what it
@@ -132,11 +148,17 @@ function chatEvents(socket: Socket) {
   });
 
   on(socket, "send_message", SendMessageSchema, async (actor, input) =>
-    answer(await sendMessage(actor, input), (v) => ({ message: v.message, duplicate: v.duplicate, warning: v.warning })),
+    answer(
+      await sendMessage(actor, input),
+      (v) => ({ message: v.message, duplicate: v.duplicate, warning: v.warning && sayMessage(sayIn(actor.user.language), v.warning) }),
+      actor.user.language,
+    ),
   );
-  on(socket, "mark_read", MarkSchema, async (actor, input) => answer(await markConversationRead(actor, input), (v) => v));
-  on(socket, "mark_delivered", DeliveredSchema, async (actor, input) => answer(await markDelivered(actor, input), (v) => v));
-  on(socket, "create_conversation", StartConversationSchema, async (actor, input) => answer(await startConversation(actor, input), (v) => v));
+  on(socket, "mark_read", MarkSchema, async (actor, input) => answer(await markConversationRead(actor, input), (v) => v, actor.user.language));
+  on(socket, "mark_delivered", DeliveredSchema, async (actor, input) => answer(await markDelivered(actor, input), (v) => v, actor.user.language));
+  on(socket, "create_conversation", StartConversationSchema, async (actor, input) =>
+    answer(await startConversation(actor, input), (v) => v, actor.user.language),
+  );
 }
 
 /**

@@ -10,11 +10,14 @@ import { getEnv } from "~/server/env.server";
 import { rateLimitKey } from "~/analytics/ip.server";
 import { createRedis } from "~/server/redis.server";
 import { LRUCache } from "lru-cache";
+import { serverI18n } from "~/i18n/catalog.server";
+import { DEFAULT_LOCALE } from "~/i18n/locales";
 
-type Limit = { points: number; duration: number; message: string };
+/** A limit: how many uses in how many seconds, and the key of its words in the `ops` catalogue. */
+type LimitDefinition = { points: number; duration: number; key: string };
 const MB = 1024 * 1024;
 
-export const LIMITS = {
+const LIMIT_DEFINITIONS = {
   /*
    * Sign-in attempts (ADR 030). Every attempt is counted before the password is checked (so a burst of
    * parallel guesses cannot all get through) and a right one is given back. A browser that signed in to the
@@ -23,11 +26,11 @@ export const LIMITS = {
    * The messages end with when to try again (the operation adds it).
    */
   /** Wrong passwords for one email from one address: 10 a minute; the 11th is refused. */
-  signIn: { points: 10, duration: 60, message: "Too many sign-in attempts for this account from your network." },
+  signIn: { points: 10, duration: 60, key: "ops.limit.signIn" },
   /** Wrong passwords for one email from one browser that signed in to it before: 10 a minute. */
-  signInDevice: { points: 10, duration: 60, message: "Too many sign-in attempts for this account from this browser." },
+  signInDevice: { points: 10, duration: 60, key: "ops.limit.signInDevice" },
   /** Wrong passwords from one address, any email: 30 a minute (a shared mobile-network address is many people). */
-  signInAddress: { points: 30, duration: 60, message: "Too many sign-in attempts from your network." },
+  signInAddress: { points: 30, duration: 60, key: "ops.limit.signInAddress" },
   /**
    * Wrong passwords for one email from browsers that never signed in to it, whatever their address: 50 an
    * hour. The ceiling on guessing from many addresses at once; it cannot lock out a browser that signed in before.
@@ -35,17 +38,17 @@ export const LIMITS = {
   signInEmail: {
     points: 50,
     duration: 60 * 60,
-    message: "Too many sign-in attempts for this account from new browsers. A browser you have signed in with before can still sign in.",
+    key: "ops.limit.signInEmail",
   },
   /** New accounts: 20 an hour per address (mobile networks put many people behind one address). */
-  join: { points: 20, duration: 60 * 60, message: "Too many accounts were created from your network. Please try again later." },
+  join: { points: 20, duration: 60 * 60, key: "ops.limit.join" },
   /**
    * Wrong current passwords of a signed-in member (the Billing and Security tabs), per member: 10 an hour.
    * Counted before the check and refunded when right, as sign-in's; a stolen session cannot guess the password.
    */
-  currentPassword: { points: 10, duration: 60 * 60, message: "Too many wrong passwords. Please try again in an hour, or reset your password." },
+  currentPassword: { points: 10, duration: 60 * 60, key: "ops.limit.currentPassword" },
   /** Reset mails: 5 an hour per address and per email. */
-  reset: { points: 5, duration: 60 * 60, message: "Too many reset requests. Please wait before asking again." },
+  reset: { points: 5, duration: 60 * 60, key: "ops.limit.reset" },
   /**
    * Files stored per member, every kind together (gig images, profile pictures, message attachments, order
    * requirements and deliveries): a count of files and a count of bytes per minute, hour and day, all six
@@ -54,32 +57,32 @@ export const LIMITS = {
   uploadFilesMinute: {
     points: 20,
     duration: 60,
-    message: "You have uploaded many files in the last minute (at most 20 files or 25 MB a minute). Please wait a minute and try again.",
+    key: "ops.limit.uploadMinute",
   },
   uploadBytesMinute: {
     points: 25 * MB,
     duration: 60,
-    message: "You have uploaded many files in the last minute (at most 20 files or 25 MB a minute). Please wait a minute and try again.",
+    key: "ops.limit.uploadMinute",
   },
   uploadFilesHour: {
     points: 100,
     duration: 60 * 60,
-    message: "You have uploaded many files in the last hour (at most 100 files or 200 MB an hour). Please try again later.",
+    key: "ops.limit.uploadHour",
   },
   uploadBytesHour: {
     points: 200 * MB,
     duration: 60 * 60,
-    message: "You have uploaded many files in the last hour (at most 100 files or 200 MB an hour). Please try again later.",
+    key: "ops.limit.uploadHour",
   },
   uploadFilesDay: {
     points: 300,
     duration: 24 * 60 * 60,
-    message: "You have uploaded many files today (at most 300 files or 500 MB a day). Please try again tomorrow.",
+    key: "ops.limit.uploadDay",
   },
   uploadBytesDay: {
     points: 500 * MB,
     duration: 24 * 60 * 60,
-    message: "You have uploaded many files today (at most 300 files or 500 MB a day). Please try again tomorrow.",
+    key: "ops.limit.uploadDay",
   },
   /**
    * Catalog pages (/search, /browse) per address: 300 a minute, five a second for a whole minute. A person
@@ -91,30 +94,30 @@ export const LIMITS = {
       return getEnv().CATALOG_RATE_LIMIT;
     },
     duration: 60,
-    message: "Too many searches from your network in a short time. Please wait a moment and try again.",
+    key: "ops.limit.catalog",
   },
   /** Checkouts per member: 30 an hour (each asks a phone to pay; a script must not flood payers with prompts). */
-  checkout: { points: 30, duration: 60 * 60, message: "You have started many orders in a short time. Please try again later." },
+  checkout: { points: 30, duration: 60 * 60, key: "ops.limit.checkout" },
   /**
    * A payment asked for again ("Send the prompt again", "Use another number"), per order and member: 5 in 10
    * minutes. Each one makes a phone ring; a payer who missed a prompt asks once or twice (ADR 043).
    */
-  payAgain: { points: 5, duration: 10 * 60, message: "You have asked for this payment many times. Please wait a few minutes and try again." },
+  payAgain: { points: 5, duration: 10 * 60, key: "ops.limit.payAgain" },
   /**
    * Provider callbacks per address: 120 a minute. Each one naming a pending payment makes us ask the provider
    * again, so a flood of forged callbacks must not become a flood of requests to MTN or Airtel; a provider
    * calls back once per transfer.
    */
-  callback: { points: 120, duration: 60, message: "Too many callbacks from this address." },
+  callback: { points: 120, duration: 60, key: "ops.limit.callback" },
   /**
    * Messages per member: 120 a minute, two a second for a whole minute. Nobody types that fast for that long;
    * a script sending spam or flooding a seller does. Counted by member (an account cannot be rotated cheaply: joining is limited).
    */
-  message: { points: 120, duration: 60, message: "You are sending messages very fast. Please wait a moment and try again." },
+  message: { points: 120, duration: 60, key: "ops.limit.message" },
   /** Conversations started (or reopened) per member: 60 an hour (a buyer contacts a few sellers; a spammer contacts them all). */
-  conversation: { points: 60, duration: 60 * 60, message: "You have contacted many members in a short time. Please try again later." },
+  conversation: { points: 60, duration: 60 * 60, key: "ops.limit.conversation" },
   /** New gigs per seller: 30 an hour. */
-  gigCreate: { points: 30, duration: 60 * 60, message: "You have created many gigs in a short time. Please try again later." },
+  gigCreate: { points: 30, duration: 60 * 60, key: "ops.limit.gigCreate" },
   /**
    * Tracking requests per address: 600 a minute (a tracker batches its events, but one mobile carrier's NAT
    * address is many visitors). See analyticsLimiter.
@@ -125,7 +128,7 @@ export const LIMITS = {
       return getEnv().API_TOKEN_RATE_LIMIT;
     },
     duration: 60,
-    message: "Too many API calls with this token. Please slow down.",
+    key: "ops.limit.apiToken",
   },
   /** JSON API calls per address: 1,200 a minute (API_ADDRESS_RATE_LIMIT): a carrier's address is many phones. */
   apiAddress: {
@@ -133,16 +136,32 @@ export const LIMITS = {
       return getEnv().API_ADDRESS_RATE_LIMIT;
     },
     duration: 60,
-    message: "Too many API calls from your network. Please slow down.",
+    key: "ops.limit.apiAddress",
   },
   analytics: {
     get points() {
       return getEnv().ANALYTICS_RATE_LIMIT;
     },
     duration: 60,
-    message: "Too many tracking requests from your network. Please slow down.",
+    key: "ops.limit.analytics",
   },
-} satisfies Record<string, Limit>;
+} satisfies Record<string, LimitDefinition>;
+
+/**
+ * The limits, each with `message`: its words in English, read from the `ops` catalogue by its key (ADR 047). A
+ * door that knows its reader's language says a refusal with `limitedMessage` (app/content/operation-messages.ts)
+ * or, for an operation's failure, `messageOf`. A getter, so that `points` getters (read from the environment) stay
+ * getters and the catalogue is read when a message is first wanted.
+ */
+export const LIMITS = LIMIT_DEFINITIONS as { [K in keyof typeof LIMIT_DEFINITIONS]: (typeof LIMIT_DEFINITIONS)[K] & { readonly message: string } };
+for (const limit of Object.values(LIMIT_DEFINITIONS)) {
+  Object.defineProperty(limit, "message", { get: () => englishWords()(limit.key), enumerable: true });
+}
+
+function englishWords() {
+  const i18n = serverI18n(DEFAULT_LOCALE);
+  return i18n._.bind(i18n);
+}
 
 /**
  * What to tell a visitor who is limited (429), or who cannot be counted because Redis is away (503). `limit`
@@ -153,7 +172,9 @@ export type LimitName = keyof typeof LIMITS | "unavailable";
 
 export const LIMITS_UNAVAILABLE: Limited = {
   status: 503,
-  message: "This is unavailable for a moment. Please try again in a few seconds.",
+  get message() {
+    return englishWords()("ops.limit.unavailable");
+  },
   retryAfter: 5,
   limit: "unavailable",
 };
@@ -270,7 +291,9 @@ export async function consumeCatalog(key: string): Promise<Limited | null> {
   const { points, duration, message } = LIMITS.catalog;
   catalogLimit ??= leasedLimiter({ redis: limitRedis(), keyPrefix: `${getEnv().QUEUE_PREFIX}:rl:catalog`, points, durationMs: duration * 1000, message });
   try {
-    return await catalogLimit(key.toLowerCase());
+    const limited = await catalogLimit(key.toLowerCase());
+    // Named, so a door can say it in its reader's language (limitedMessage).
+    return limited && { ...limited, limit: "catalog" };
   } catch (error) {
     logUnavailable("catalog", error);
     return LIMITS_UNAVAILABLE;

@@ -7,6 +7,7 @@
  * answers its business figures and `behaviour: null`, as its screen does). Reading figures is not audited:
  * the screens do not audit it.
  */
+import { msg } from "~/i18n/message-key";
 import { z } from "zod";
 import { getClickHouse } from "~/analytics/clickhouse.server";
 import { RANGES, type Range } from "~/analytics/events";
@@ -26,7 +27,7 @@ export const rangeOf = (fallback: Range) =>
   z
     .preprocess(
       (v) => (v === "" ? undefined : v),
-      z.enum(RANGE_NAMES, { errorMap: () => ({ message: `range is one of ${RANGE_NAMES.join(", ")}` }) }).default(fallback),
+      z.enum(RANGE_NAMES, { errorMap: () => ({ message: msg("api.analytics.range", { values: RANGE_NAMES.join(", ") }) }) }).default(fallback),
     )
     .describe(`The last 1, 7, 30 or 90 days (${fallback} by default), to the start of that hour.`);
 

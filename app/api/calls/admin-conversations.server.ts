@@ -4,6 +4,7 @@
  * (app/operations/admin-conversations.server.ts), which audit each of them, reading a conversation's messages
  * included (`conversation.read`): members' private words are read by an admin only on the record.
  */
+import { sayIn } from "~/content/operation-messages";
 import { z } from "zod";
 import { findAdminConversation, type AdminConversation, type AdminMessage } from "~/models/admin-conversation.server";
 import { deleteConversationAsAdmin, flagConversationAsAdmin, listConversationsForAdmin, readConversation } from "~/operations/admin-conversations.server";
@@ -83,7 +84,7 @@ export const adminConversationCalls = [
       search: z.string().trim().max(200, "Keep the search to at most 200 characters").default(""),
       filter: z.preprocess(
         blank,
-        z.enum(ADMIN_CONVERSATION_FILTERS, { errorMap: () => ({ message: "filter is all, flagged, recent or high_volume" }) }).default("all"),
+        z.enum(ADMIN_CONVERSATION_FILTERS, { errorMap: () => ({ message: "api.conversations.filter" }) }).default("all"),
       ),
       cursor: cursorOf("o"),
     }),
@@ -136,9 +137,9 @@ export const adminConversationCalls = [
       files: z.number().int().describe("How many attachments' files are deleted."),
     }),
     failures: [404],
-    async handle({ actor, params }) {
+    async handle({ actor, params, locale }) {
       const result = await deleteConversationAsAdmin(actor, { conversationId: params.id });
-      return result.ok ? { ok: true, value: result.value, message: "Conversation deleted, with its messages and files." } : result;
+      return result.ok ? { ok: true, value: result.value, message: sayIn(locale)("api.conversations.deleted") } : result;
     },
   }),
   call({
@@ -154,7 +155,7 @@ export const adminConversationCalls = [
     body: z.object({ flagged: z.boolean({ required_error: "Say whether to flag or unflag", invalid_type_error: "flagged is true or false" }) }).strict(),
     response: z.object({ changed: z.boolean(), conversation: Conversation }),
     failures: [404],
-    async handle({ actor, params, body }) {
+    async handle({ actor, params, body, locale }) {
       const result = await flagConversationAsAdmin(actor, { conversationId: params.id, flagged: body.flagged });
       if (!result.ok) return result;
       const conversation = await findAdminConversation(getDb(), params.id);
@@ -162,7 +163,7 @@ export const adminConversationCalls = [
       return {
         ok: true,
         value: { changed: result.value.changed, conversation: conversationOf(conversation) },
-        message: body.flagged ? "Conversation flagged for review." : "Flag cleared.",
+        message: sayIn(locale)(body.flagged ? "api.conversations.flagged" : "api.conversations.unflagged"),
       };
     },
   }),

@@ -4,6 +4,7 @@
  * (app/analytics/export.server.ts), as the admin screens read them; the shared parts are
  * admin-analytics.server.ts's. An export is audited as the screen's is; reading figures is not.
  */
+import { msg } from "~/i18n/message-key";
 import { pipeline } from "node:stream";
 import { z } from "zod";
 import { getClickHouse } from "~/analytics/clickhouse.server";
@@ -47,7 +48,7 @@ export const adminInsightCalls = [
       range: rangeOf("7d"),
       device: z.preprocess(
         (v) => (v === "" ? undefined : v),
-        z.enum(HEATMAP_DEVICES, { errorMap: () => ({ message: `device is one of ${HEATMAP_DEVICES.join(", ")}` }) }).optional(),
+        z.enum(HEATMAP_DEVICES, { errorMap: () => ({ message: msg("api.insights.device", { values: HEATMAP_DEVICES.join(", ") }) }) }).optional(),
       ),
     }),
     response: z.object({
@@ -187,11 +188,11 @@ export const adminInsightCalls = [
       range: rangeOf("7d"),
       format: z.preprocess(
         (v) => (v === "" ? undefined : v),
-        z.literal("csv", { errorMap: () => ({ message: "format is csv, the only one (or leave it out)" }) }).default("csv"),
+        z.literal("csv", { errorMap: () => ({ message: "api.insights.format" }) }).default("csv"),
       ),
       report: z.preprocess(
         (v) => (v === "" ? undefined : v),
-        z.enum(REPORT_NAMES, { errorMap: () => ({ message: `report is one of ${REPORT_NAMES.join(", ")}` }) }).default("pageviews"),
+        z.enum(REPORT_NAMES, { errorMap: () => ({ message: msg("api.insights.report", { values: REPORT_NAMES.join(", ") }) }) }).default("pageviews"),
       ),
     }),
     response: z.string().describe("CSV with a header line (CSVWithNames), UTF-8."),

@@ -5,6 +5,7 @@
  * operation; suspending, banning and deleting end every session of the member, app tokens included, and close
  * their sockets. Also the cursor that the admin lists share.
  */
+import { sayIn } from "~/content/operation-messages";
 import { z } from "zod";
 import { listUsersForAdmin, type AdminUserRow } from "~/models/admin-users.server";
 import { bulkUserAction, changeUserStatus, deleteUser } from "~/operations/admin-users.server";
@@ -38,7 +39,7 @@ export function cursorOf(key: string) {
       }
       const n = decoded && typeof decoded === "object" ? (decoded as Record<string, unknown>)[key] : undefined;
       if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) {
-        ctx.addIssue({ code: "custom", message: "cursor is not one this list gave: pass a page's nextCursor as it is" });
+        ctx.addIssue({ code: "custom", message: "api.users.cursor" });
         return z.NEVER;
       }
       return n;
@@ -78,12 +79,14 @@ const blank = (v: unknown) => (v === "" ? undefined : v);
 
 const UserListQuery = PageQuery.extend({
   search: z.string().trim().max(100, "Keep the search to at most 100 characters").default("").describe("Part of a name, email or username."),
-  role: z.preprocess(blank, z.enum(USER_ROLES, { errorMap: () => ({ message: "role is client, freelancer or admin" }) }).optional()),
-  status: z.preprocess(blank, z.enum(USER_STATUSES, { errorMap: () => ({ message: "status is active, suspended, banned or deleted" }) }).optional()),
+  role: z.preprocess(blank, z.enum(USER_ROLES, { errorMap: () => ({ message: "api.users.role" }) }).optional()),
+  status: z.preprocess(blank, z.enum(USER_STATUSES, { errorMap: () => ({ message: "api.users.status" }) }).optional()),
   cursor: cursorOf("o"),
 });
 
-const DONE: Record<StatusAction, string> = { suspend: "suspended", ban: "banned", activate: "activated" };
+/** What an action did, as the answer's `message` says it (keys of the `api` catalogue). */
+const DONE: Record<StatusAction, string> = { suspend: "api.users.suspended", ban: "api.users.banned", activate: "api.users.activated" };
+const DONE_MANY: Record<StatusAction, string> = { suspend: "api.users.manySuspended", ban: "api.users.manyBanned", activate: "api.users.manyActivated" };
 
 function statusCall(action: StatusAction, operationId: string, summary: string, description: string) {
   return call({
@@ -97,11 +100,11 @@ function statusCall(action: StatusAction, operationId: string, summary: string, 
     params: IdParams,
     response: AdminUser,
     failures: [404, 409],
-    async handle({ actor, params }) {
+    async handle({ actor, params, locale }) {
       const result = await changeUserStatus(actor, { userId: params.id, action });
       if (!result.ok) return result;
       const u = await adminUser(params.id);
-      return u ? { ok: true, value: u, message: `${result.value.name} was ${DONE[action]}.` } : notFound("member.not_found");
+      return u ? { ok: true, value: u, message: sayIn(locale)(DONE[action], { name: result.value.name }) } : notFound("member.not_found");
     },
   });
 }
@@ -149,11 +152,11 @@ export const adminUserCalls = [
     params: IdParams,
     response: AdminUser,
     failures: [404, 409],
-    async handle({ actor, params }) {
+    async handle({ actor, params, locale }) {
       const result = await deleteUser(actor, { userId: params.id });
       if (!result.ok) return result;
       const u = await adminUser(params.id);
-      return u ? { ok: true, value: u, message: "The member was deleted. Their orders and messages keep a placeholder name." } : notFound("member.not_found");
+      return u ? { ok: true, value: u, message: sayIn(locale)("api.users.deleted") } : notFound("member.not_found");
     },
   }),
   call({
@@ -179,21 +182,18 @@ export const adminUserCalls = [
           )
           .min(1, NOTHING_SELECTED)
           .max(200, "Choose at most 200 members at a time"),
-        action: z.enum(STATUS_ACTIONS, { errorMap: () => ({ message: "action is suspend, ban or activate" }) }),
+        action: z.enum(STATUS_ACTIONS, { errorMap: () => ({ message: "api.users.action" }) }),
       })
       .strict(),
     response: z.object({ changed: z.number().int(), skipped: z.number().int() }),
     failures: [409],
-    async handle({ actor, body }) {
+    async handle({ actor, body, locale }) {
       const result = await bulkUserAction(actor, { userIds: body.user_ids, action: body.action });
       if (!result.ok) return result;
       const { changed, skipped } = result.value;
-      const members = (n: number) => (n === 1 ? "1 member" : `${n} members`);
-      return {
-        ok: true,
-        value: result.value,
-        message: `${members(changed)} ${DONE[body.action]}.${skipped > 0 ? ` ${members(skipped)} left as they were (already so).` : ""}`,
-      };
+      const _ = sayIn(locale);
+      const done = _(DONE_MANY[body.action], { count: changed });
+      return { ok: true, value: result.value, message: skipped > 0 ? _("api.users.manySkipped", { done, count: skipped }) : done };
     },
   }),
 ];

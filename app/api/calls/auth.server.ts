@@ -3,6 +3,7 @@
  * ends the token (with every token its refreshes replaced); refresh replaces it; forgot and reset password are
  * the same operations as the pages'. Email verification is not yet required of anyone.
  */
+import { sayIn } from "~/content/operation-messages";
 import { z } from "zod";
 import { join, signIn, signOut } from "~/operations/accounts.server";
 import { refreshAppToken } from "~/operations/app-sessions.server";
@@ -25,7 +26,7 @@ const RegisterBody = z
     name,
     email,
     password: newPassword,
-    role: z.enum(["client", "freelancer"], { message: "role is client or freelancer" }).default("client"),
+    role: z.enum(["client", "freelancer"], { message: "api.auth.role" }).default("client"),
     ...Device,
   })
   .strict();
@@ -115,10 +116,10 @@ export const authCalls = [
     access: "public",
     body: z.object({ email }).strict(),
     response: z.null(),
-    async handle({ actor, body, req }) {
+    async handle({ actor, body, req, locale }) {
       const origin = requestOrigin(req, req.app.get("trust proxy fn") as TrustProxy) ?? "";
       const result = await requestPasswordReset(actor, { email: body.email, origin });
-      return result.ok ? { ok: true, value: null, message: "If that email belongs to a member, a reset link is on its way." } : result;
+      return result.ok ? { ok: true, value: null, message: sayIn(locale)("api.auth.resetSent") } : result;
     },
   }),
   call({
@@ -132,9 +133,9 @@ export const authCalls = [
     body: z.object({ token: z.string().min(1).max(200), password: newPassword }).strict(),
     response: z.null(),
     failures: [409],
-    async handle({ actor, body }) {
+    async handle({ actor, body, locale }) {
       const result = await completePasswordReset(actor, { token: body.token, password: body.password, confirmPassword: body.password });
-      return result.ok ? { ok: true, value: null, message: "Your password is changed. Sign in with it." } : result;
+      return result.ok ? { ok: true, value: null, message: sayIn(locale)("api.auth.passwordChanged") } : result;
     },
   }),
   call({
@@ -147,6 +148,6 @@ export const authCalls = [
     access: "public",
     body: z.object({ token: z.string().max(200).optional() }).strict(),
     response: z.object({ required: z.literal(false) }),
-    handle: async () => ({ ok: true, value: { required: false as const }, message: "Email verification is not yet required." }),
+    handle: async ({ locale }) => ({ ok: true, value: { required: false as const }, message: sayIn(locale)("api.auth.verificationNotRequired") }),
   }),
 ];

@@ -53,7 +53,7 @@ export const categoryCalls = [
     async handle({ actor, query }) {
       const all = await categoriesFor(actor);
       const from = Number(query.cursor ?? 0);
-      if (from > all.length) return invalid({ "query.cursor": [{ code: "schema", message: "cursor is a nextCursor of this list" }] });
+      if (from > all.length) return invalid({ "query.cursor": [{ code: "schema", message: "api.categories.cursor" }] });
       const items = all.slice(from, from + query.limit);
       return ok({ items, nextCursor: from + items.length < all.length ? String(from + items.length) : null });
     },

@@ -125,7 +125,7 @@ export const earningsCalls = [
     description: "Newest first. Pass the answer's `nextCursor` back as `cursor` for the next page.",
     tag: "Earnings",
     access: "member",
-    query: IdCursorQuery.extend({ kind: z.enum(["withdrawal", "refund"], { message: "kind is withdrawal or refund" }).optional() }),
+    query: IdCursorQuery.extend({ kind: z.enum(["withdrawal", "refund"], { message: "api.earnings.kind" }).optional() }),
     response: pageOf(Payout),
     async handle({ actor, query }) {
       if (actor.kind !== "member") return forbidden("payout.sign_in_required");

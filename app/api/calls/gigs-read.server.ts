@@ -214,7 +214,7 @@ const SearchPage = CatalogPage.extend({
   searchedFor: z.string().nullable().describe("What was searched for instead, when the words were corrected ('logo design' for 'logo desing')."),
 });
 
-const BAD_CURSOR = { "query.cursor": [{ code: "schema" as const, message: "cursor is not a nextCursor of this list with these filters and sort" }] };
+const BAD_CURSOR = { "query.cursor": [{ code: "schema" as const, message: "api.gigs.cursor" }] };
 
 /**
  * One page of the catalog, as /browse and /search read it: limited per address like the pages (a script

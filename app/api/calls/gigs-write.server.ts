@@ -8,7 +8,8 @@
 import { Readable } from "node:stream";
 import type { Request as ExpressRequest, Response as ExpressResponse } from "express";
 import { z } from "zod";
-import { messageOf } from "~/content/operation-messages";
+import { messageOf, sayIn } from "~/content/operation-messages";
+import type { Locale } from "~/i18n/locales";
 import { getOwnGig } from "~/models/gig.server";
 import { invalid, issuesOf, notFound, ok, type Actor, type Failure, type Issues, type Result } from "~/operations/core.server";
 import { addGigImage, deleteGig, pauseGig, publishGig, resumeGig, saveGig } from "~/operations/gigs.server";
@@ -141,13 +142,13 @@ function webRequest(req: ExpressRequest): Request {
 }
 
 const unreadable = (): Failure =>
-  invalid({ file: [{ code: "schema", message: "The body is not a multipart form we could read: send the image in the field `file`." }] });
+  invalid({ file: [{ code: "schema", message: "api.gigs.unreadableImage" }] });
 
 /**
  * The image in the multipart body's `file` field, read as the gig editor reads its form (the same part and
  * field limits): a file over MAX_IMAGE_BYTES, or a body over IMAGE_CALL_BODY_LIMIT, is answered 413 here.
  */
-async function readImage(req: ExpressRequest, res: ExpressResponse): Promise<File | Failure | typeof ANSWERED> {
+async function readImage(req: ExpressRequest, res: ExpressResponse, locale: Locale): Promise<File | Failure | typeof ANSWERED> {
   let read: Awaited<ReturnType<typeof readMultipartForm>>;
   try {
     read = await readMultipartForm(webRequest(req), { maxFileBytes: MAX_IMAGE_BYTES, maxBodyBytes: IMAGE_CALL_BODY_LIMIT });
@@ -160,11 +161,11 @@ async function readImage(req: ExpressRequest, res: ExpressResponse): Promise<Fil
   if (read === "malformed") return unreadable();
   const tooBig = { code: "image.too_many_bytes" as const, params: { maxMegabytes: MAX_IMAGE_BYTES / (1024 * 1024) } };
   if (read === "too-large") {
-    sendFailure(res, 413, codedBody({ code: "request.too_large", params: { maxBytes: IMAGE_CALL_BODY_LIMIT } }), { Connection: "close" });
+    sendFailure(res, 413, codedBody({ code: "request.too_large", params: { maxBytes: IMAGE_CALL_BODY_LIMIT } }, locale), { Connection: "close" });
     return ANSWERED;
   }
   if (read.oversized.length) {
-    sendFailure(res, 413, { ...codedBody(tooBig), issues: { file: [{ code: tooBig.code, message: messageOf(tooBig) }] } });
+    sendFailure(res, 413, { ...codedBody(tooBig, locale), issues: { file: [{ code: tooBig.code, message: messageOf(tooBig, locale) }] } });
     return ANSWERED;
   }
   const file = read.form.get("file");
@@ -236,9 +237,9 @@ export const gigWriteCalls = [
     params: IdParams,
     response: z.object({ id: z.number().int() }),
     failures: [404, 409],
-    async handle({ actor, params }) {
+    async handle({ actor, params, locale }) {
       const result = await deleteGig(actor, { gigId: params.id });
-      return result.ok ? { ok: true, value: { id: result.value.id }, message: "The gig is deleted." } : result;
+      return result.ok ? { ok: true, value: { id: result.value.id }, message: sayIn(locale)("api.gigs.deleted") } : result;
     },
   }),
   call({
@@ -272,8 +273,8 @@ export const gigWriteCalls = [
     response: z.object({ images: z.array(GigImage) }),
     status: 201,
     failures: [404],
-    async handle({ actor, params, req, res }) {
-      const file = await readImage(req, res);
+    async handle({ actor, params, req, res, locale }) {
+      const file = await readImage(req, res, locale);
       if (file === ANSWERED) return ANSWERED;
       if (!(file instanceof File)) return file;
       const result = asApi(await addGigImage(actor, { gigId: params.id, file }));

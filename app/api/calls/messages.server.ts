@@ -5,6 +5,8 @@
  * socket use, so a conversation the member is not in is 404 here as there. Live events reach the member's sockets
  * (a page's cookie or an app's `auth: { token }`) whichever door the change came through.
  */
+import { sayIn } from "~/content/operation-messages";
+import { sayMessage } from "~/i18n/message-key";
 import { z } from "zod";
 import { conversationFor, listConversations, type ConversationSummary } from "~/models/conversation.server";
 import { threadPage, type Message } from "~/models/message.server";
@@ -151,7 +153,7 @@ const StartBody = z
   })
   .strict()
   .refine((v) => v.userId !== undefined || v.username !== undefined || v.gigId !== undefined || v.orderId !== undefined, {
-    message: "Choose who to write to: userId, username, gigId or orderId",
+    message: "api.messages.recipient",
     path: ["userId"],
   });
 
@@ -227,10 +229,10 @@ export const messageCalls = [
     status: 201,
     idempotent: true,
     failures: [404, 409],
-    async handle({ actor, body }) {
+    async handle({ actor, body, locale }) {
       const sent = await sendMessage(actor, { conversationId: body.conversationId, body: body.body, clientId: body.clientId, uploadKeys: body.files });
       if (!sent.ok) return sent;
-      return { ok: true, status: 201, value: { message: messageOf(sent.value.message), duplicate: sent.value.duplicate, warning: sent.value.warning } };
+      return { ok: true, status: 201, value: { message: messageOf(sent.value.message), duplicate: sent.value.duplicate, warning: sent.value.warning && sayMessage(sayIn(locale), sent.value.warning) } };
     },
   }),
   call({

@@ -54,11 +54,12 @@ export const notificationCalls = [
     access: "member",
     query: NotificationPageQuery,
     response: pageOf(NotificationItem).extend({ unread: Unread }),
-    async handle({ actor, query }) {
+    async handle({ actor, query, locale }) {
       if (actor.kind !== "member") return forbidden("access.sign_in_required");
       const db = getDb();
       const [page, unread] = await Promise.all([
-        notificationsPage(db, actor.user.id, { before: query.cursor, limit: query.limit }),
+        // Each said in the caller's language (ADR 047).
+        notificationsPage(db, actor.user.id, { before: query.cursor, limit: query.limit, locale }),
         unreadNotificationCount(db, actor.user.id),
       ]);
       const last = page.notifications.at(-1);

@@ -128,7 +128,7 @@ export const orderWriteCalls = [
       let payer: { msisdn: string; network: "mtn" | "airtel" } | undefined;
       if (body.phone) {
         const network = body.network ?? guessNetwork(body.phone);
-        if (!network) return invalid({ network: [{ code: "schema", message: "Choose MTN Mobile Money or Airtel Money" }] });
+        if (!network) return invalid({ network: [{ code: "schema", message: "api.orders.network" }] });
         payer = { msisdn: body.phone, network };
       }
       return thenOrder(actor, params.id, await payAgain(actor, { orderId: params.id, payer }), 201);

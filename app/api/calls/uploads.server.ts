@@ -6,6 +6,8 @@
  * Also the API's reader of multipart bodies (readFileParts), which the avatar call shares: the pages' reader
  * (app/server/form-data.server.ts) over the Express request, with the failures answered as the API answers them.
  */
+import { DEFAULT_LOCALE, type Locale } from "~/i18n/locales";
+import { msg } from "~/i18n/message-key";
 import { Readable } from "node:stream";
 import type { Request as ExpressRequest, Response as ExpressResponse } from "express";
 import { z } from "zod";
@@ -24,7 +26,7 @@ const MB = 1024 * 1024;
 /** The field every upload call reads its files from. */
 export const FILE_FIELD = "file";
 
-const UNREADABLE = "This body could not be read as multipart/form-data. Send the file in the field `file`.";
+const UNREADABLE = "api.uploads.unreadable";
 
 /** The Express request as a web Request, its body still unread, for the pages' multipart reader. */
 function webRequestOf(req: ExpressRequest): Request {
@@ -50,7 +52,7 @@ function webRequestOf(req: ExpressRequest): Request {
 export async function readFileParts(
   req: ExpressRequest,
   res: ExpressResponse,
-  { maxFileBytes, maxBodyBytes, oversized }: { maxFileBytes: number; maxBodyBytes: number; oversized: (file: string) => Coded },
+  { maxFileBytes, maxBodyBytes, oversized, locale = DEFAULT_LOCALE }: { maxFileBytes: number; maxBodyBytes: number; oversized: (file: string) => Coded; locale?: Locale },
 ): Promise<File[] | typeof ANSWERED> {
   let read: Awaited<ReturnType<typeof readMultipartForm>>;
   try {
@@ -58,33 +60,33 @@ export async function readFileParts(
   } catch (error) {
     // The pages' reader throws its 413 (too many parts, a typed field too large) as a page's answer.
     if (!(error instanceof Response)) throw error;
-    sendCoded(res, 413, { code: "request.too_large", params: { maxBytes: maxBodyBytes } }, { Connection: "close" });
+    sendCoded(res, 413, { code: "request.too_large", params: { maxBytes: maxBodyBytes } }, { Connection: "close" }, locale);
     return ANSWERED;
   }
   if (read === "too-large") {
-    sendCoded(res, 413, { code: "request.too_large", params: { maxBytes: maxBodyBytes } }, { Connection: "close" });
+    sendCoded(res, 413, { code: "request.too_large", params: { maxBytes: maxBodyBytes } }, { Connection: "close" }, locale);
     return ANSWERED;
   }
   if (read === "malformed") {
-    sendFailure(res, 400, invalidBody({ form: [{ code: "schema", message: UNREADABLE }] }));
+    sendFailure(res, 400, invalidBody({ form: [{ code: "schema", message: UNREADABLE }] }, locale));
     return ANSWERED;
   }
   if (read.oversized.length) {
-    sendCoded(res, 413, oversized(read.oversized[0]!));
+    sendCoded(res, 413, oversized(read.oversized[0]!), {}, locale);
     return ANSWERED;
   }
   const others = [...new Set([...read.form.keys()].filter((name) => name !== FILE_FIELD))];
   if (others.length) {
     const issues = Object.fromEntries(
-      others.map((name) => [name, [{ code: "schema" as const, message: `This call takes only files, in the field \`${FILE_FIELD}\`.` }]]),
+      others.map((name) => [name, [{ code: "schema" as const, message: msg("api.uploads.onlyFiles", { field: FILE_FIELD }) }]]),
     );
-    sendFailure(res, 400, invalidBody(issues));
+    sendFailure(res, 400, invalidBody(issues, locale));
     return ANSWERED;
   }
   const files: File[] = [];
   for (const value of read.form.getAll(FILE_FIELD)) {
     if (typeof value === "string") {
-      sendFailure(res, 400, invalidBody({ [FILE_FIELD]: [{ code: "schema", message: "Send a file in the field `file`, not text." }] }));
+      sendFailure(res, 400, invalidBody({ [FILE_FIELD]: [{ code: "schema", message: "api.uploads.fileNotText" }] }, locale));
       return ANSWERED;
     }
     if (value.size > 0 || value.name !== "") files.push(value);
@@ -129,8 +131,9 @@ export const uploadCalls = [
     body: "multipart",
     response: ImageAnswer,
     status: 201,
-    async handle({ actor, req, res }) {
+    async handle({ actor, req, res, locale }) {
       const files = await readFileParts(req, res, {
+        locale,
         maxFileBytes: MAX_IMAGE_BYTES,
         maxBodyBytes: 2 * MAX_IMAGE_BYTES + FORM_BODY_LIMIT,
         oversized: (file) => ({ code: "image.too_many_bytes", params: { file, maxMegabytes: MAX_IMAGE_BYTES / MB } }),
@@ -159,8 +162,9 @@ export const uploadCalls = [
     body: "multipart",
     response: DocumentAnswer,
     status: 201,
-    async handle({ actor, req, res }) {
+    async handle({ actor, req, res, locale }) {
       const files = await readFileParts(req, res, {
+        locale,
         maxFileBytes: MAX_ORDER_FILE_BYTES,
         maxBodyBytes: 2 * MAX_ORDER_FILE_BYTES + FORM_BODY_LIMIT,
         oversized: documentTooLarge,
@@ -185,8 +189,8 @@ export const uploadCalls = [
     body: "multipart",
     response: z.array(DocumentAnswer),
     status: 201,
-    async handle({ actor, req, res }) {
-      const files = await readFileParts(req, res, { maxFileBytes: MAX_ORDER_FILE_BYTES, maxBodyBytes: ORDER_FILES_BODY_LIMIT, oversized: documentTooLarge });
+    async handle({ actor, req, res, locale }) {
+      const files = await readFileParts(req, res, { locale, maxFileBytes: MAX_ORDER_FILE_BYTES, maxBodyBytes: ORDER_FILES_BODY_LIMIT, oversized: documentTooLarge });
       if (files === ANSWERED) return ANSWERED;
       const result = await uploadDocuments(actor, { files: await bytesOf(files) });
       if (!result.ok) return result;

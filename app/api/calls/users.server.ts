@@ -115,7 +115,7 @@ const ProfileBody = z
     languages: languagesArray.optional().describe("At most 10 languages of at most 40 characters."),
   })
   .strict()
-  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: "Send at least one of name, bio, location, skills and languages" });
+  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: "api.profile.nothingSent" });
 
 const MemberParams = z.object({
   id: z
@@ -137,7 +137,7 @@ const DirectoryQuery = PageQuery.extend({
     .transform((text, ctx) => {
       if (text === undefined) return null;
       const cursor = decodeDirectoryCursor(text);
-      if (!cursor) ctx.addIssue({ code: z.ZodIssueCode.custom, message: "This cursor is not one this list gave: pass a page's nextCursor as it is." });
+      if (!cursor) ctx.addIssue({ code: z.ZodIssueCode.custom, message: "api.profile.cursor" });
       return cursor;
     })
     .describe("A page's `nextCursor`."),
@@ -201,8 +201,9 @@ export const userCalls = [
     body: "multipart",
     response: OwnProfile,
     failures: [404],
-    async handle({ actor, req, res }) {
+    async handle({ actor, req, res, locale }) {
       const files = await readFileParts(req, res, {
+        locale,
         maxFileBytes: MAX_IMAGE_BYTES,
         maxBodyBytes: 2 * MAX_IMAGE_BYTES + FORM_BODY_LIMIT,
         oversized: (file) => ({ code: "image.too_many_bytes", params: { file, maxMegabytes: MAX_IMAGE_BYTES / (1024 * 1024) } }),
