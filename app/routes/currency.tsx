@@ -7,6 +7,7 @@ import { CURRENCY_COOKIE } from "~/server/currency.server";
 import { readFormData } from "~/server/form-data.server";
 import { failureStatus } from "~/server/operation-results.server";
 import { messageOf } from "~/content/operation-messages";
+import { requestLocale } from "~/i18n/locale.server";
 
 /**
  * The footer's currency switch (POST only). A member's choice is stored with their preferences; an
@@ -20,7 +21,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const actor = await getActor(request, context.clientIp);
   if (actor.kind === "member") {
     const result = await setCurrency(actor, { preferredCurrency: currency });
-    if (!result.ok) throw new Response(result.error === "invalid" ? null : messageOf(result), { status: failureStatus(result) });
+    if (!result.ok) throw new Response(result.error === "invalid" ? null : messageOf(result, await requestLocale(request)), { status: failureStatus(result) });
     return redirect(back);
   }
   return redirect(back, { headers: { "Set-Cookie": serializeCookie(CURRENCY_COOKIE, currency, { maxAge: 31_536_000 }) } });

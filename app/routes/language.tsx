@@ -6,6 +6,7 @@ import { serializeCookie } from "~/server/cookies.server";
 import { readFormData } from "~/server/form-data.server";
 import { failureStatus } from "~/server/operation-results.server";
 import { messageOf } from "~/content/operation-messages";
+import { requestLocale } from "~/i18n/locale.server";
 import { isLocale, LANGUAGE_COOKIE } from "~/i18n/locales";
 
 /**
@@ -21,7 +22,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const actor = await getActor(request, context.clientIp);
   if (actor.kind === "member") {
     const result = await setLanguage(actor, { language });
-    if (!result.ok) throw new Response(result.error === "invalid" ? null : messageOf(result), { status: failureStatus(result) });
+    if (!result.ok) throw new Response(result.error === "invalid" ? null : messageOf(result, await requestLocale(request)), { status: failureStatus(result) });
   }
   return redirect(back, { headers: { "Set-Cookie": serializeCookie(LANGUAGE_COOKIE, language, { maxAge: 31_536_000 }) } });
 }

@@ -4,6 +4,8 @@ import { listCategoryOptions } from "~/models/category.server";
 import { getDb } from "~/server/db.server";
 import { parseCatalogQuery } from "~/schemas/gig";
 import { addressKey, consumeCatalog } from "~/server/rate-limit.server";
+import { limitedMessage } from "~/content/operation-messages";
+import { requestLocale } from "~/i18n/locale.server";
 
 /**
  * The catalog page for a request: limited per address first (LIMITS.catalog: a person never meets it, a
@@ -12,7 +14,7 @@ import { addressKey, consumeCatalog } from "~/server/rate-limit.server";
 export async function loadCatalog(request: Request, clientIp: string) {
   const limited = await consumeCatalog(addressKey(clientIp));
   if (limited)
-    throw new Response(limited.message, {
+    throw new Response(limitedMessage(limited, await requestLocale(request)), {
       status: limited.status,
       headers: { "Retry-After": String(limited.retryAfter), "Content-Type": "text/plain; charset=utf-8" },
     });
