@@ -14,6 +14,7 @@ import { adminUrl, allowStatus, describeBothModes, e2eDb, waitForHydration } fro
 import { DEMO_ADMIN, signIn } from "../support/e2e-orders";
 import { createUser, type TestUser } from "../support/factories";
 import { memberActor } from "../support/orders";
+import { words } from "../support/words";
 
 async function conversation(a: TestUser, b: TestUser, bodies: string[]) {
   const started = await startConversation(memberActor(a), { userId: b.id }, { db: e2eDb() });
@@ -83,7 +84,7 @@ describeBothModes("Admin message monitoring and exchange rate", (mode) => {
 
     await waitForHydration(page, mode);
     await page.getByRole("button", { name: "Delete conversation" }).click();
-    await page.getByText(DELETE_CONVERSATION_CONFIRM).waitFor();
+    await page.getByText(words(DELETE_CONVERSATION_CONFIRM)).waitFor();
     // With JavaScript the question opens in place; without, it is a page of its own.
     expect(new URL(page.url()).searchParams.get("confirm")).toBe(mode.js ? null : "delete");
     await waitForHydration(page, mode);
@@ -99,7 +100,7 @@ describeBothModes("Admin message monitoring and exchange rate", (mode) => {
     const rate = mode.js ? "3,750" : "3760";
     await page.getByLabel("UGX per US dollar").fill("37.5");
     await page.getByRole("button", { name: "Set rate" }).click();
-    await page.getByText(RATE_OUT_OF_BOUNDS).waitFor();
+    await page.getByText(words(RATE_OUT_OF_BOUNDS)).waitFor();
     await waitForHydration(page, mode);
     await page.getByLabel("UGX per US dollar").fill(rate);
     await page.getByRole("button", { name: "Set rate" }).click();

@@ -12,6 +12,7 @@ import { DELETE_CONFIRMATION, NOTHING_SELECTED } from "~/schemas/admin";
 import { adminUrl, allowConsoleErrors, allowStatus, appUrl, describeBothModes, e2eDb, waitForHydration } from "../support/e2e";
 import { DEMO_ADMIN, newPerson, signIn, type Person } from "../support/e2e-orders";
 import { createUser, DEFAULT_PASSWORD, type TestUser } from "../support/factories";
+import { words } from "../support/words";
 
 describeBothModes("Admin user management", (mode) => {
   const tag = randomBytes(4).toString("hex");
@@ -100,7 +101,7 @@ describeBothModes("Admin user management", (mode) => {
   it("deletes a member after asking first", async () => {
     await search(`sleeper2_${tag}`);
     await page.getByRole("link", { name: `Delete ${sleepers[1]!.name}` }).click();
-    await page.getByText(DELETE_CONFIRMATION).waitFor();
+    await page.getByText(words(DELETE_CONFIRMATION)).waitFor();
     await page.getByRole("button", { name: "Delete user" }).click();
     await page.getByText("The member was deleted.").waitFor();
     await page.getByText("No users found").waitFor();

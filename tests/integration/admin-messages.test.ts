@@ -23,6 +23,7 @@ import { decode } from "../support/html";
 import { rowCount } from "../support/order-checks";
 import { memberActor, orderTestContext } from "../support/orders";
 import { startTestServer, type TestServer } from "../support/test-server";
+import { words } from "../support/words";
 
 // Files stored by this file's operations, the server and the worker all live here (read before anything reads the environment).
 const uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), "soko-admin-messages-"));
@@ -249,7 +250,7 @@ describe("delete", () => {
     const reads = await rowCount(t.db("admin_audit_log").where({ action: "conversation.read", target_id: withFile }));
     const confirm = await admin(`/messages?conversation=${withFile}&confirm=delete`);
     expect(confirm.status).toBe(200);
-    expect(confirm.body).toContain(DELETE_CONVERSATION_CONFIRM);
+    expect(confirm.body).toContain(words(DELETE_CONVERSATION_CONFIRM));
     expect(confirm.body).toContain("Delete the conversation between Quiet One and Quiet Two?");
     // It asks; it shows no messages (so it is no reading).
     expect(confirm.body).not.toContain('class="monitor-thread"');

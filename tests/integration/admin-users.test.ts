@@ -20,6 +20,7 @@ import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createCategory, createGig, createSession, createUser, type TestUser, type UserOptions } from "../support/factories";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { messageOf } from "~/content/operation-messages";
+import { words } from "../support/words";
 
 const { prefix } = vi.hoisted(() => {
   const prefix = `t_admusers_${process.pid}_${Date.now()}`;
@@ -376,7 +377,7 @@ describe("the Users screen without JavaScript", () => {
     expect(asked).toMatchObject({ status: 303, location: `/users?q=kato&confirm=delete&id=${m.id}` });
     expect(await t.db("users").where({ id: m.id }).first("deleted_at")).toEqual({ deleted_at: null });
     const confirm = await request("admin", "GET", asked.location!);
-    expect(confirm.body).toContain(DELETE_CONFIRMATION);
+    expect(confirm.body).toContain(words(DELETE_CONFIRMATION));
     expect(confirm.body).toContain("Delete Kato Screen?");
     const done = await request("admin", "POST", "/users?q=kato", {
       form: [

@@ -26,6 +26,7 @@ import { gigFormData, VALID_GIG_FIELDS } from "../support/gig-form";
 import { decode } from "../support/html";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { messageOf } from "~/content/operation-messages";
+import { words } from "../support/words";
 
 const { prefix } = vi.hoisted(() => {
   const prefix = `t_categories_${process.pid}_${Date.now()}`;
@@ -373,9 +374,9 @@ describe("category operations and screens", () => {
     it("shows a bad name beside its field with a 400, adding nothing", async () => {
       const before = await categoryRows(t.db);
       for (const [name, message] of [
-        ["", NAME_REQUIRED],
-        ["Local services", NAME_TAKEN],
-        ["x".repeat(51), NAME_TOO_LONG],
+        ["", words(NAME_REQUIRED)],
+        ["Local services", words(NAME_TAKEN)],
+        ["x".repeat(51), words(NAME_TOO_LONG)],
       ]) {
         const res = await http("/admin/categories", { who: "admin", form: { intent: "add", name: name!, description: "" } });
         expect(res.status, name).toBe(400);

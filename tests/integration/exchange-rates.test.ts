@@ -13,6 +13,7 @@ import { decode } from "../support/html";
 import { rowCount } from "../support/order-checks";
 import { memberActor, orderTestContext, placeTestOrder } from "../support/orders";
 import { startTestServer, type TestServer } from "../support/test-server";
+import { words } from "../support/words";
 
 const t = orderTestContext("rates", {
   parties: { buyer: { name: "Akello Joan" }, seller: { name: "Mugisha Peter" }, gig: { title: "Shop logo in three colours" } },
@@ -78,13 +79,13 @@ describe("the exchange rate screen", () => {
 
   it.each([
     ["", "Enter the new rate"],
-    ["abc", RATE_NOT_A_NUMBER],
-    ["-3700", RATE_NOT_A_NUMBER],
-    ["3700.123", RATE_NOT_A_NUMBER],
-    ["37.5", RATE_OUT_OF_BOUNDS],
-    ["375000", RATE_OUT_OF_BOUNDS],
-    ["0", RATE_OUT_OF_BOUNDS],
-    ["9".repeat(40), RATE_NOT_A_NUMBER],
+    ["abc", words(RATE_NOT_A_NUMBER)],
+    ["-3700", words(RATE_NOT_A_NUMBER)],
+    ["3700.123", words(RATE_NOT_A_NUMBER)],
+    ["37.5", words(RATE_OUT_OF_BOUNDS)],
+    ["375000", words(RATE_OUT_OF_BOUNDS)],
+    ["0", words(RATE_OUT_OF_BOUNDS)],
+    ["9".repeat(40), words(RATE_NOT_A_NUMBER)],
   ])("refuses %j with a message beside the field and changes nothing", async (value, message) => {
     const answer = await request("admin", "POST", "/rates", { cookie: adminCookie, form: { ugxPerUsd: value } });
     expect(answer.status).toBe(400);

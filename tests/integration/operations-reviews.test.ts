@@ -74,7 +74,7 @@ describe("createReview", () => {
       expect(await review(memberActor(t.buyer), { gigId: t.gigId, rating }), `rating ${rating}`).toMatchObject({
         ok: false,
         error: "invalid",
-        issues: { rating: [{ code: "schema", message: "Choose from 1 to 5 stars" }] },
+        issues: { rating: [{ code: "schema", message: "orders.review.chooseRating" }] },
       });
     }
     expect(await review(memberActor(t.buyer), { gigId: t.gigId, comment: "x".repeat(2001) })).toMatchObject({
@@ -195,10 +195,10 @@ describe("createReview", () => {
     expect(bad.status).toBe("error");
     expect(bad.reply().error).toEqual({
       gigId: ["Choose the gig you are reviewing"],
-      rating: ["Choose from 1 to 5 stars"],
+      rating: ["orders.review.chooseRating"],
       comment: ["A review can have at most 2,000 characters"],
     });
-    expect(form({ gigId: "12" }).reply().error).toEqual({ rating: ["Choose from 1 to 5 stars"] });
+    expect(form({ gigId: "12" }).reply().error).toEqual({ rating: ["orders.review.chooseRating"] });
   });
 
   it("keeps the gig's and the seller's rating the mean of their reviews after many, across the seller's gigs", async () => {
@@ -287,7 +287,7 @@ describe("createReviews (the platform's bulk load: demo data)", () => {
       ok: false,
       error: "invalid",
       issues: {
-        "reviews.1.rating": [{ code: "schema", message: "Choose from 1 to 5 stars" }],
+        "reviews.1.rating": [{ code: "schema", message: "orders.review.chooseRating" }],
         "reviews.2.comment": [{ code: "schema", message: "A review can have at most 2,000 characters" }],
       },
     });
