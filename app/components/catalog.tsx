@@ -4,12 +4,16 @@
  * (a plain link to the next page; with JavaScript it appends the next page in place).
  */
 import { Form, useFetcher, useLocation, useNavigation, useSubmit } from "@remix-run/react";
+import { T, useT } from "~/i18n/react";
+import { usePreferences } from "~/hooks/use-preferences";
+import { useCategoryWords } from "~/hooks/use-category-words";
 import { Link } from "~/components/link";
 import { useEffect, useState, type ReactNode } from "react";
 import { GigCard } from "~/components/gig-card";
 import type { GigCard as GigCardData } from "~/models/gig.server";
 import { catalogSearch, DELIVERY_FILTERS, PRICE_RANGES, QUERY_MAX, RATING_FILTERS, SORTS, type CatalogQuery } from "~/domain/catalog-vocabulary";
 
+/** A choice: its value in the URL and the catalogue key of its label (a category's name is shown as it is). */
 type Option = { value: string; label: string };
 const options = (record: Record<string, string | { label: string }>): Option[] =>
   Object.entries(record).map(([value, v]) => ({ value, label: typeof v === "string" ? v : v.label }));
@@ -17,8 +21,24 @@ const options = (record: Record<string, string | { label: string }>): Option[] =
 /** Best first: object keys that look like integers ("4") would otherwise come before "4.5". */
 const RATINGS = options(RATING_FILTERS).sort((a, b) => Number(b.value) - Number(a.value));
 
-function Select({ name, label, value, all, choices }: { name: string; label: string; value: string | null; all?: string; choices: Option[] }) {
+function Select({
+  name,
+  label,
+  value,
+  all,
+  choices,
+  keyed = true,
+}: {
+  name: string;
+  label: string;
+  value: string | null;
+  all?: string;
+  choices: Option[];
+  /** The choices' labels are catalogue keys (false: names as they are, a category's). */
+  keyed?: boolean;
+}) {
   const submit = useSubmit();
+  const { t } = useT();
   return (
     <div className="field">
       <label htmlFor={`filter-${name}`}>{label}</label>
@@ -32,7 +52,7 @@ function Select({ name, label, value, all, choices }: { name: string; label: str
         {all ? <option value="">{all}</option> : null}
         {choices.map((c) => (
           <option key={c.value} value={c.value}>
-            {c.label}
+            {keyed ? t(c.label) : c.label}
           </option>
         ))}
       </select>
@@ -55,40 +75,64 @@ export function CatalogFilters({
   categories: { slug: string; name: string }[];
 }) {
   const key = useLocation().search;
+  const { t } = useT();
+  const { categoryName } = useCategoryWords();
   const active = [query.category, query.price, query.rating, query.delivery, query.sort === "relevance" ? null : query.sort].filter(Boolean).length;
   return (
-    <Form method="get" action={action} className="catalog-filters" role="search" aria-label="Find services">
+    <Form method="get" action={action} className="catalog-filters" role="search" aria-label={t("catalog.filter.form")}>
       <div className="field field-search">
         <label htmlFor="filter-q" className="visually-hidden">
-          Search
+          {t("catalog.shared.search")}
         </label>
-        <input key={key} id="filter-q" type="search" name="q" defaultValue={query.q} maxLength={QUERY_MAX} placeholder="Logo design, website, translation…" />
+        <input key={key} id="filter-q" type="search" name="q" defaultValue={query.q} maxLength={QUERY_MAX} placeholder={t("catalog.filter.placeholder")} />
         <button type="submit" className="button">
-          Search
+          {t("catalog.shared.search")}
         </button>
       </div>
       <details className="filters">
-        <summary className="button button-secondary">Filters{active ? ` (${active})` : ""}</summary>
+        <summary className="button button-secondary">{t("catalog.filter.summary", { count: active })}</summary>
         <div className="filter-fields">
           <Select
             key={`category${key}`}
             name="category"
-            label="Category"
+            label={t("catalog.filter.category")}
             value={query.category}
-            all="All categories"
-            choices={categories.map((c) => ({ value: c.slug, label: c.name }))}
+            all={t("catalog.filter.allCategories")}
+            choices={categories.map((c) => ({ value: c.slug, label: categoryName(c.slug, c.name) }))}
+            keyed={false}
           />
-          <Select key={`price${key}`} name="price" label="Price" value={query.price} all="Any price" choices={options(PRICE_RANGES)} />
-          <Select key={`rating${key}`} name="rating" label="Rating" value={query.rating} all="Any rating" choices={RATINGS} />
-          <Select key={`delivery${key}`} name="delivery" label="Delivery" value={query.delivery} all="Any time" choices={options(DELIVERY_FILTERS)} />
-          <Select key={`sort${key}`} name="sort" label="Sort by" value={query.sort} choices={options(SORTS)} />
+          <Select
+            key={`price${key}`}
+            name="price"
+            label={t("catalog.filter.price")}
+            value={query.price}
+            all={t("catalog.filter.anyPrice")}
+            choices={options(PRICE_RANGES)}
+          />
+          <Select
+            key={`rating${key}`}
+            name="rating"
+            label={t("catalog.shared.rating")}
+            value={query.rating}
+            all={t("catalog.filter.anyRating")}
+            choices={RATINGS}
+          />
+          <Select
+            key={`delivery${key}`}
+            name="delivery"
+            label={t("catalog.filter.delivery")}
+            value={query.delivery}
+            all={t("catalog.filter.anyTime")}
+            choices={options(DELIVERY_FILTERS)}
+          />
+          <Select key={`sort${key}`} name="sort" label={t("catalog.filter.sort")} value={query.sort} choices={options(SORTS)} />
           <p className="filter-actions">
             <button type="submit" className="button">
-              Apply
+              {t("catalog.filter.apply")}
             </button>
             {active ? (
               <Link to={`${action}${catalogSearch({ q: query.q, category: null, price: null, rating: null, delivery: null, sort: "relevance" })}`}>
-                Clear filters
+                {t("catalog.filter.clear")}
               </Link>
             ) : null}
           </p>
@@ -124,6 +168,7 @@ type Page = { gigs: GigCardData[]; nextCursor: string | null };
  */
 export function CatalogResults({ action, query, page, empty }: { action: "/browse" | "/search"; query: CatalogQuery; page: Page; empty: ReactNode }) {
   const navigation = useNavigation();
+  const { t } = useT();
   const fetcher = useFetcher<Page>();
   const [more, setMore] = useState<Page[]>([]);
   const base = catalogSearch({ ...query, cursor: null });
@@ -141,7 +186,7 @@ export function CatalogResults({ action, query, page, empty }: { action: "/brows
   if (loadingCatalog) {
     return (
       <div aria-busy="true">
-        <p role="status">Loading services…</p>
+        <p role="status">{t("catalog.list.loading")}</p>
         <SkeletonCards />
       </div>
     );
@@ -153,7 +198,7 @@ export function CatalogResults({ action, query, page, empty }: { action: "/brows
   const nextHref = next ? `${action}${catalogSearch({ ...query, cursor: next })}` : null;
   return (
     <>
-      <ul className="card-grid gig-grid" aria-label="Services">
+      <ul className="card-grid gig-grid" aria-label={t("catalog.list.label")}>
         {gigs.map((gig) => (
           <li key={gig.id}>
             {/* The screen's h1 is the only heading above the cards: h2, not h3 (Lighthouse's heading-order). */}
@@ -162,8 +207,8 @@ export function CatalogResults({ action, query, page, empty }: { action: "/brows
         ))}
       </ul>
       {fetcher.state === "loading" ? <SkeletonCards count={3} /> : null}
-      <nav className="pager" aria-label="More services">
-        {query.cursor ? <Link to={`${action}${base}`}>Back to the first page</Link> : null}
+      <nav className="pager" aria-label={t("catalog.list.more")}>
+        {query.cursor ? <Link to={`${action}${base}`}>{t("catalog.list.first")}</Link> : null}
         {nextHref ? (
           <Link
             to={nextHref}
@@ -176,13 +221,19 @@ export function CatalogResults({ action, query, page, empty }: { action: "/brows
             }}
             aria-disabled={fetcher.state !== "idle"}
           >
-            {fetcher.state !== "idle" ? "Loading…" : "Load More"}
+            {fetcher.state !== "idle" ? t("catalog.list.loadingMore") : t("catalog.list.loadMore")}
           </Link>
         ) : null}
       </nav>
     </>
   );
 }
+
+/** How many there are, for each screen's noun: up to 1,000, then "1,000+". */
+const COUNT = { services: "catalog.count.services", results: "catalog.count.results" } as const;
+const COUNT_OVER = { services: "catalog.count.servicesOver", results: "catalog.count.resultsOver" } as const;
+/** Counts above this are said as "1,000+" (the count stops there). */
+const COUNT_CAP = 1000;
 
 /** A catalog screen: /browse and /search differ only in their title, their nouns and where the form goes. */
 export function CatalogScreen({
@@ -193,9 +244,14 @@ export function CatalogScreen({
 }: {
   action: "/browse" | "/search";
   title: string;
-  noun: [string, string];
+  /** What the count counts: "12 services" (browse) or "12 results" (search). */
+  noun: keyof typeof COUNT;
   data: Page & { query: CatalogQuery; categories: { slug: string; name: string }[]; total: number | null; searchedFor: string | null };
 }) {
+  const { t } = useT();
+  const { number } = usePreferences();
+  const total = data.total;
+  const count = total === null ? "" : total > COUNT_CAP ? t(COUNT_OVER[noun], { count: number(COUNT_CAP) }) : t(COUNT[noun], { count: total });
   return (
     <section className="container catalog" aria-labelledby="catalog-title">
       <h1 id="catalog-title">{title}</h1>
@@ -203,12 +259,12 @@ export function CatalogScreen({
       {data.query.category && !data.categories.some((c) => c.slug === data.query.category) ? (
         // A hidden or unknown category (ADR 026): its filter matches nothing, said plainly.
         <p className="notice" role="note">
-          That category is not offered at the moment. <Link to={action}>See every service</Link>.
+          <T id="catalog.list.unknownCategory" components={{ 0: <Link to={action} /> }} />
         </p>
       ) : null}
       <p className="result-count" role="status">
-        {resultCount(data.total, noun)}
-        {data.searchedFor ? <> · Showing results for “{data.searchedFor}”</> : null}
+        {count}
+        {data.searchedFor ? <> · {t("catalog.list.showingFor", { query: data.searchedFor })}</> : null}
       </p>
       <CatalogResults
         action={action}
@@ -216,19 +272,13 @@ export function CatalogScreen({
         page={data}
         empty={
           <div className="empty-state">
-            <h2>No results found</h2>
+            <h2>{t("catalog.list.emptyTitle")}</h2>
             <p>
-              Check the spelling, try fewer filters, or <Link to="/browse">see every service</Link>.
+              <T id="catalog.list.emptyText" components={{ 0: <Link to="/browse" /> }} />
             </p>
           </div>
         }
       />
     </section>
   );
-}
-
-function resultCount(total: number | null, noun: [string, string]) {
-  if (total === null) return "";
-  if (total > 1000) return `1,000+ ${noun[1]}`;
-  return `${total.toLocaleString("en-US")} ${total === 1 ? noun[0] : noun[1]}`;
 }

@@ -2,11 +2,14 @@ import { Link } from "~/components/link";
 import type { GigCard as GigCardData } from "~/models/gig.server";
 import { imageUrl } from "~/utils/media";
 import { usePreferences } from "~/hooks/use-preferences";
-import { categoryInitials } from "~/domain/catalog-vocabulary";
+import { categoryInitials, ONE_DECIMAL } from "~/domain/catalog-vocabulary";
+import { T, useT } from "~/i18n/react";
+import { useCategoryWords } from "~/hooks/use-category-words";
 
 /**
  * What a gig without images shows instead of a cover (cards and the gig page): the category's initials in a
- * badge on its tinted, patterned box, all CSS. Never the title: the card or page shows that right beside it.
+ * badge on its tinted, patterned box, all CSS. `name` is the category's English name (the row's own), so the
+ * badge looks the same in every language. Never the title: the card or page shows that right beside it.
  */
 export function GigPlaceholder({ slug, name, cover = false }: { slug: string; name: string; cover?: boolean }) {
   return (
@@ -19,9 +22,10 @@ export function GigPlaceholder({ slug, name, cover = false }: { slug: string; na
 /** One gig in a grid: landing page Featured Services, and later browse, search and seller profiles. */
 export function GigCard({ gig, headingLevel = 3 }: { gig: GigCardData; headingLevel?: 2 | 3 | 4 }) {
   const Heading = `h${headingLevel}` as const;
-  const { price } = usePreferences();
-  const rating = gig.rating.toFixed(1);
-  const reviews = `${gig.reviewsCount} ${gig.reviewsCount === 1 ? "review" : "reviews"}`;
+  const { price, number } = usePreferences();
+  const { t } = useT();
+  const { categoryName } = useCategoryWords();
+  const rating = number(gig.rating, ONE_DECIMAL);
   return (
     <article className="gig-card">
       {gig.imageKey ? (
@@ -30,28 +34,26 @@ export function GigCard({ gig, headingLevel = 3 }: { gig: GigCardData; headingLe
         <GigPlaceholder slug={gig.categorySlug} name={gig.categoryName} />
       )}
       <div className="gig-body">
-        <p className="gig-category">{gig.categoryName}</p>
+        <p className="gig-category">{categoryName(gig.categorySlug, gig.categoryName)}</p>
         <Heading className="gig-title">
           <Link to={`/gig/${gig.id}`}>{gig.title}</Link>
         </Heading>
         <p className="gig-seller">
-          by <Link to={`/user/${encodeURIComponent(gig.sellerUsername)}`}>{gig.sellerName}</Link>
+          <T id="catalog.shared.by" values={{ name: gig.sellerName }} components={{ 0: <Link to={`/user/${encodeURIComponent(gig.sellerUsername)}`} /> }} />
         </p>
         <p className="gig-meta">
           {gig.reviewsCount > 0 ? (
             <span className="gig-rating">
               <span aria-hidden="true">
-                <span className="star">★</span> {rating} <span className="gig-reviews">({gig.reviewsCount})</span>
+                <span className="star">★</span> {rating} <span className="gig-reviews">({number(gig.reviewsCount)})</span>
               </span>
-              <span className="visually-hidden">
-                Rated {rating} out of 5 from {reviews}
-              </span>
+              <span className="visually-hidden">{t("catalog.card.rated", { rating, count: gig.reviewsCount })}</span>
             </span>
           ) : (
-            <span className="gig-rating gig-new">New</span>
+            <span className="gig-rating gig-new">{t("catalog.shared.new")}</span>
           )}
           <span className="gig-price">
-            <span className="gig-price-label">From</span> <strong>{price(gig.startingPriceUgx)}</strong>
+            <span className="gig-price-label">{t("catalog.card.from")}</span> <strong>{price(gig.startingPriceUgx)}</strong>
           </span>
         </p>
       </div>

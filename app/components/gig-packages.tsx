@@ -1,6 +1,7 @@
 import { Form } from "@remix-run/react";
 import { SubmitButton } from "~/components/forms";
-import { TIER_LABEL } from "~/domain/catalog-vocabulary";
+import { TIER_KEY, TIER_LABEL } from "~/domain/catalog-vocabulary";
+import { useT } from "~/i18n/react";
 import type { GigPackage } from "~/models/gig.server";
 import { usePreferences } from "~/hooks/use-preferences";
 
@@ -13,6 +14,7 @@ import { usePreferences } from "~/hooks/use-preferences";
  */
 export function PackagePanel({ packages, buyable }: { packages: GigPackage[]; buyable: boolean }) {
   const { price } = usePreferences();
+  const { t } = useT();
   if (packages.length === 0) return null; // a draft that has none yet
   const tabbed = packages.length > 1;
   const part = (p: GigPackage, kind: string) => `pkg-part pkg-${kind} pkg-${p.tier}`;
@@ -29,7 +31,7 @@ export function PackagePanel({ packages, buyable }: { packages: GigPackage[]; bu
         <div className="pkg-tabs">
           {packages.map((p) => (
             <label key={p.tier} htmlFor={`pkg-${p.tier}`}>
-              {TIER_LABEL[p.tier]}
+              {t(TIER_KEY[p.tier])}
             </label>
           ))}
         </div>
@@ -37,32 +39,31 @@ export function PackagePanel({ packages, buyable }: { packages: GigPackage[]; bu
       {packages.map((p) => (
         <section key={p.tier} className={part(p, "top")} aria-labelledby={`package-${p.tier}`}>
           <h3 id={`package-${p.tier}`}>
-            {TIER_LABEL[p.tier]}
+            {t(TIER_KEY[p.tier])}
+            {/* A package left unnamed is stored with its tier's English name: said once, as the tier. */}
             {p.name !== TIER_LABEL[p.tier] ? `: ${p.name}` : ""}
             {p.popular ? (
               <>
                 {" "}
-                <span className="status-badge">Popular</span>
+                <span className="status-badge">{t("catalog.pkg.popular")}</span>
               </>
             ) : null}
           </h3>
           <p className="pkg-price">{price(p.priceUgx)}</p>
-          <p className="pkg-facts">
-            {p.deliveryDays} {p.deliveryDays === 1 ? "day" : "days"} delivery · {p.revisions} {p.revisions === 1 ? "revision" : "revisions"}
-          </p>
+          <p className="pkg-facts">{t("catalog.pkg.facts", { days: p.deliveryDays, revisions: p.revisions })}</p>
         </section>
       ))}
       {buyable ? (
         <>
-          <SubmitButton name="intent" value="continue" pendingLabel="One moment…">
-            Continue
+          <SubmitButton name="intent" value="continue" pendingLabel={t("catalog.shared.pending")}>
+            {t("catalog.pkg.continue")}
             {packages.map((p) => (
               <span key={p.tier} className={`visually-hidden pkg-for pkg-${p.tier}`}>
-                {` with ${TIER_LABEL[p.tier]} (${price(p.priceUgx)})`}
+                {` ${t("catalog.pkg.with", { tier: t(TIER_KEY[p.tier]), price: price(p.priceUgx) })}`}
               </span>
             ))}
           </SubmitButton>
-          <p className="escrow-note">Soko holds your payment until the work is delivered and accepted. If the order is cancelled, you get it back.</p>
+          <p className="escrow-note">{t("catalog.pkg.escrow")}</p>
         </>
       ) : null}
       {packages.map((p) =>

@@ -1,11 +1,15 @@
 import { Link } from "~/components/link";
 import type { Review } from "~/models/review.server";
 import { usePreferences } from "~/hooks/use-preferences";
+import { ONE_DECIMAL } from "~/domain/catalog-vocabulary";
+import { T, useT } from "~/i18n/react";
 
 /** A rating as stars; screen readers hear it as one image named "4.0 out of 5 stars" (a plain span may not have a label). */
 export function Stars({ rating }: { rating: number }) {
+  const { t } = useT();
+  const { number } = usePreferences();
   return (
-    <span className="stars" role="img" aria-label={`${rating.toFixed(1)} out of 5 stars`}>
+    <span className="stars" role="img" aria-label={t("catalog.shared.stars", { rating: number(rating, ONE_DECIMAL) })}>
       {"★".repeat(Math.round(rating))}
       {"☆".repeat(5 - Math.round(rating))}
     </span>
@@ -18,11 +22,12 @@ export function Stars({ rating }: { rating: number }) {
  */
 export function ReviewList({ reviews, page, hasMore, showGig }: { reviews: Review[]; page: number; hasMore: boolean; showGig: boolean }) {
   const { date } = usePreferences();
+  const { t } = useT();
   return (
     <>
-      <h2 id="reviews">Reviews</h2>
+      <h2 id="reviews">{t("catalog.reviews.title")}</h2>
       {reviews.length ? (
-        <ul className="plain-list review-list" aria-label="Reviews">
+        <ul className="plain-list review-list" aria-label={t("catalog.reviews.title")}>
           {reviews.map((r) => (
             <li key={r.id} id={`review-${r.id}`}>
               <div>
@@ -30,7 +35,7 @@ export function ReviewList({ reviews, page, hasMore, showGig }: { reviews: Revie
                 {showGig ? (
                   <>
                     {" "}
-                    on <Link to={`/gig/${r.gigId}`}>{r.gigTitle}</Link>
+                    <T id="catalog.reviews.on" values={{ gig: r.gigTitle }} components={{ 0: <Link to={`/gig/${r.gigId}`} /> }} />
                   </>
                 ) : null}
                 <p>{r.comment}</p>
@@ -40,11 +45,11 @@ export function ReviewList({ reviews, page, hasMore, showGig }: { reviews: Revie
           ))}
         </ul>
       ) : (
-        <p>No reviews yet.</p>
+        <p>{t("catalog.reviews.none")}</p>
       )}
-      <nav className="pager" aria-label="Review pages">
-        {page > 1 ? <Link to={`?reviews=${page - 1}#reviews`}>Newer reviews</Link> : null}
-        {hasMore ? <Link to={`?reviews=${page + 1}#reviews`}>Older reviews</Link> : null}
+      <nav className="pager" aria-label={t("catalog.reviews.pages")}>
+        {page > 1 ? <Link to={`?reviews=${page - 1}#reviews`}>{t("catalog.reviews.newer")}</Link> : null}
+        {hasMore ? <Link to={`?reviews=${page + 1}#reviews`}>{t("catalog.reviews.older")}</Link> : null}
       </nav>
     </>
   );

@@ -4,8 +4,13 @@ import { SubmitButton } from "~/components/forms";
 import { Stars } from "~/components/reviews";
 import type { GigPage } from "~/models/gig.server";
 import { imageUrl } from "~/utils/media";
+import { ONE_DECIMAL, sayLevel } from "~/domain/catalog-vocabulary";
+import { usePreferences } from "~/hooks/use-preferences";
+import { dateTimeFormat } from "~/i18n/format";
+import { useT } from "~/i18n/react";
 
-const memberSince = new Intl.DateTimeFormat("en-GB", { month: "short", year: "numeric", timeZone: "Africa/Kampala" });
+/** "Dec 2026", in the reader's language. */
+const MEMBER_SINCE: Intl.DateTimeFormatOptions = { month: "short", year: "numeric", timeZone: "Africa/Kampala" };
 
 /**
  * "About the seller" on a gig page: who they are and how they work, from their profile, and Contact Seller.
@@ -15,9 +20,11 @@ const memberSince = new Intl.DateTimeFormat("en-GB", { month: "short", year: "nu
 export function SellerCard({ gigId, seller, contact }: { gigId: number; seller: GigPage["seller"]; contact: "member" | "visitor" | null }) {
   const profile = `/user/${encodeURIComponent(seller.username)}`;
   const hours = seller.responseTimeHours;
+  const { t, locale } = useT();
+  const { number } = usePreferences();
   return (
     <section className="seller-card" aria-labelledby="seller-title">
-      <h2 id="seller-title">About the seller</h2>
+      <h2 id="seller-title">{t("catalog.seller.title")}</h2>
       <div className="seller-head">
         {seller.avatarKey ? (
           <img src={imageUrl(seller.avatarKey, "avatar")} alt="" width={64} height={64} className="avatar" loading="lazy" />
@@ -35,34 +42,34 @@ export function SellerCard({ gigId, seller, contact }: { gigId: number; seller: 
             <strong>{seller.name}</strong>
           </Link>
           <br />
-          {seller.level ?? "New Seller"}
+          {seller.level === null ? t("catalog.level.new") : sayLevel(t, seller.level)}
           {seller.location ? ` · ${seller.location}` : null}
         </p>
       </div>
       <dl className="seller-facts">
         <div>
-          <dt>Rating</dt>
+          <dt>{t("catalog.shared.rating")}</dt>
           <dd>
             {seller.reviewsCount > 0 ? (
               <>
-                <Stars rating={seller.rating} /> {seller.rating.toFixed(1)} ({seller.reviewsCount})
+                <Stars rating={seller.rating} /> {number(seller.rating, ONE_DECIMAL)} ({number(seller.reviewsCount)})
               </>
             ) : (
-              "No reviews yet"
+              t("catalog.shared.noReviews")
             )}
           </dd>
         </div>
         <div>
-          <dt>Response time</dt>
-          <dd>{hours === null ? "Not yet known" : `Within ${hours} ${hours === 1 ? "hour" : "hours"}`}</dd>
+          <dt>{t("catalog.shared.responseTime")}</dt>
+          <dd>{hours === null ? t("catalog.shared.responseUnknown") : t("catalog.shared.responseWithin", { count: hours })}</dd>
         </div>
         <div>
-          <dt>Member since</dt>
-          <dd>{memberSince.format(new Date(seller.memberSince))}</dd>
+          <dt>{t("catalog.shared.memberSince")}</dt>
+          <dd>{dateTimeFormat(locale, MEMBER_SINCE).format(new Date(seller.memberSince))}</dd>
         </div>
         <div>
-          <dt>Languages</dt>
-          <dd>{seller.languages.length ? seller.languages.join(", ") : "Not listed"}</dd>
+          <dt>{t("catalog.shared.languages")}</dt>
+          <dd>{seller.languages.length ? seller.languages.join(", ") : t("catalog.shared.notListed")}</dd>
         </div>
       </dl>
       {contact === "member" ? (
@@ -70,15 +77,15 @@ export function SellerCard({ gigId, seller, contact }: { gigId: number; seller: 
         <Form method="post" action="/messages">
           <input type="hidden" name="gigId" value={gigId} />
           <input type="hidden" name="to" value={seller.username} />
-          <SubmitButton name="intent" value="start" pendingLabel="One moment…">
-            Contact Seller
+          <SubmitButton name="intent" value="start" pendingLabel={t("catalog.shared.pending")}>
+            {t("catalog.seller.contact")}
           </SubmitButton>
         </Form>
       ) : contact === "visitor" ? (
         // A visitor signs in first and comes back to /messages, which offers to start it.
         <Form method="post">
-          <SubmitButton name="intent" value="contact" pendingLabel="One moment…">
-            Contact Seller
+          <SubmitButton name="intent" value="contact" pendingLabel={t("catalog.shared.pending")}>
+            {t("catalog.seller.contact")}
           </SubmitButton>
         </Form>
       ) : null}

@@ -6,7 +6,31 @@
 
 export const TIERS = ["basic", "standard", "premium"] as const;
 export type Tier = (typeof TIERS)[number];
+/**
+ * A package's name when its seller leaves it unnamed: stored with the gig, in English, and compared with the
+ * stored name to leave a default name unsaid. To show a tier to a person, say `t(TIER_KEY[tier])`.
+ */
 export const TIER_LABEL: Record<Tier, string> = { basic: "Basic", standard: "Standard", premium: "Premium" };
+/** The tiers' names people read, as catalogue keys (app/locales/<language>/catalog.json). */
+export const TIER_KEY: Record<Tier, string> = { basic: "catalog.tier.basic", standard: "catalog.tier.standard", premium: "catalog.tier.premium" };
+
+/**
+ * A member's level as stored ("New Seller", "Level 1", "Level 2", "Top Rated", a client's "Member") → the key
+ * of its name in the reader's language. A level not listed here is shown as it is stored.
+ */
+export const LEVEL_KEY: Record<string, string> = {
+  "New Seller": "catalog.level.new",
+  "Level 1": "catalog.level.one",
+  "Level 2": "catalog.level.two",
+  "Top Rated": "catalog.level.top",
+  Member: "catalog.level.member",
+};
+
+/** A stored level in the reader's language (`t` from useT), or as stored when it is not one we know. */
+export const sayLevel = (t: (key: string) => string, level: string): string => (Object.hasOwn(LEVEL_KEY, level) ? t(LEVEL_KEY[level]!) : level);
+
+/** A rating as people read it, with one decimal ("4.0"): `number(rating, ONE_DECIMAL)` (usePreferences). */
+export const ONE_DECIMAL: Intl.NumberFormatOptions = { minimumFractionDigits: 1, maximumFractionDigits: 1 };
 
 /** "Web Development" → "WD", "Graphics & Design" → "GD": a category's badge on the placeholder of a gig without images, and on its cover. */
 export function categoryInitials(name: string): string {
@@ -19,29 +43,30 @@ export function categoryInitials(name: string): string {
 }
 
 // ---- The catalog's URL: /browse and /search read the same parameters. Unknown values are ignored. ----
+// Each choice's label is the catalogue key of its words (app/locales/<language>/catalog.json).
 
 export const SORTS = {
-  relevance: "Relevance",
-  rating: "Best rating",
-  "price-low": "Price: low to high",
-  "price-high": "Price: high to low",
-  newest: "Newest",
+  relevance: "catalog.sort.relevance",
+  rating: "catalog.sort.rating",
+  "price-low": "catalog.sort.priceLow",
+  "price-high": "catalog.sort.priceHigh",
+  newest: "catalog.sort.newest",
 } as const;
 export type Sort = keyof typeof SORTS;
 
 /** Price ranges, on the starting (lowest package) price. */
 export const PRICE_RANGES = {
-  "under-100000": { label: "Under UGX 100,000", min: null, max: 99_999 },
-  "100000-500000": { label: "UGX 100,000 to 500,000", min: 100_000, max: 500_000 },
-  "above-500000": { label: "Above UGX 500,000", min: 500_001, max: null },
+  "under-100000": { label: "catalog.price.under100k", min: null, max: 99_999 },
+  "100000-500000": { label: "catalog.price.100kTo500k", min: 100_000, max: 500_000 },
+  "above-500000": { label: "catalog.price.above500k", min: 500_001, max: null },
 } as const;
 export type PriceRange = keyof typeof PRICE_RANGES;
 
-export const RATING_FILTERS = { "4.5": "4.5 and up", "4": "4.0 and up", "3.5": "3.5 and up" } as const;
+export const RATING_FILTERS = { "4.5": "catalog.minRating.4_5", "4": "catalog.minRating.4", "3.5": "catalog.minRating.3_5" } as const;
 export type RatingFilter = keyof typeof RATING_FILTERS;
 
 /** Delivery within N days: the gig's fastest package delivers in at most N days. */
-export const DELIVERY_FILTERS = { "1": "Within 24 hours", "3": "Up to 3 days", "7": "Up to 7 days" } as const;
+export const DELIVERY_FILTERS = { "1": "catalog.delivery.1", "3": "catalog.delivery.3", "7": "catalog.delivery.7" } as const;
 export type DeliveryFilter = keyof typeof DELIVERY_FILTERS;
 
 export const QUERY_MAX = 100;

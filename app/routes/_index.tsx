@@ -1,4 +1,4 @@
-import type { MetaFunction } from "@remix-run/node";
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { GigCard } from "~/components/gig-card";
@@ -6,35 +6,39 @@ import { categoryInitials } from "~/domain/catalog-vocabulary";
 import { listFeaturedGigs } from "~/models/catalog-search.server";
 import { listCategories } from "~/models/category.server";
 import { getDb } from "~/server/db.server";
+import { pageMessages } from "~/i18n/messages.server";
+import { metaI18n, T, useT } from "~/i18n/react";
+import { useCategoryWords } from "~/hooks/use-category-words";
 
 /** The main host's home page (the admin host's `/` is the admin dashboard: app/utils/site-routes.ts). */
-export async function loader() {
+export async function loader({ request }: LoaderFunctionArgs) {
   const db = getDb();
-  const [categories, featured] = await Promise.all([listCategories(db), listFeaturedGigs(db)]);
-  return { categories, featured };
+  const [categories, featured, messages] = await Promise.all([listCategories(db), listFeaturedGigs(db), pageMessages(request, ["catalog"])]);
+  return { categories, featured, ...messages };
 }
 
 export default function Index() {
   const data = useLoaderData<typeof loader>();
+  const { t } = useT();
+  const { categoryName, categoryDescription } = useCategoryWords();
   return (
     <>
       <Hero />
       <WhatIsSoko />
       <section className="section section-alt" aria-labelledby="categories-title">
         <div className="container">
-          <h2 id="categories-title">Browse by Category</h2>
+          <h2 id="categories-title">{t("catalog.home.categoriesTitle")}</h2>
           <ul className="card-grid category-grid">
             {data.categories.map((category) => (
               <li key={category.id}>
                 <Link to={`/browse?category=${encodeURIComponent(category.slug)}`} className="category-card">
                   <span className={`category-badge cat-${category.slug}`} aria-hidden="true">
+                    {/* The English name's initials: the badge looks the same in every language. */}
                     {categoryInitials(category.name)}
                   </span>
-                  <span className="category-name">{category.name}</span>
-                  <span className="category-description">{category.description}</span>
-                  <span className="category-count">
-                    {category.gigCount} {category.gigCount === 1 ? "service" : "services"}
-                  </span>
+                  <span className="category-name">{categoryName(category.slug, category.name)}</span>
+                  <span className="category-description">{categoryDescription(category.slug, category.description)}</span>
+                  <span className="category-count">{t("catalog.count.services", { count: category.gigCount })}</span>
                 </Link>
               </li>
             ))}
@@ -44,8 +48,8 @@ export default function Index() {
       <section className="section" aria-labelledby="featured-title">
         <div className="container">
           <div className="section-head">
-            <h2 id="featured-title">Featured Services</h2>
-            <Link to="/browse">View all services</Link>
+            <h2 id="featured-title">{t("catalog.home.featuredTitle")}</h2>
+            <Link to="/browse">{t("catalog.home.viewAll")}</Link>
           </div>
           {data.featured.length > 0 ? (
             <ul className="card-grid gig-grid">
@@ -57,7 +61,7 @@ export default function Index() {
             </ul>
           ) : (
             <p>
-              No services are published yet. Check back soon, or <Link to="/freelancer/register">offer yours</Link>.
+              <T id="catalog.home.noFeatured" components={{ 0: <Link to="/freelancer/register" /> }} />
             </p>
           )}
         </div>
@@ -66,14 +70,14 @@ export default function Index() {
       <WhyChooseSoko />
       <section className="section cta" aria-labelledby="cta-title">
         <div className="container">
-          <h2 id="cta-title">Ready to get started?</h2>
-          <p>Join thousands of Ugandan businesses and freelancers working together on Soko.</p>
+          <h2 id="cta-title">{t("catalog.home.ctaTitle")}</h2>
+          <p>{t("catalog.home.ctaText")}</p>
           <p className="cta-actions">
             <Link to="/register" className="button button-light">
-              Join Soko
+              {t("catalog.home.join")}
             </Link>
             <Link to="/freelancer/register" className="cta-link">
-              Become a seller
+              {t("catalog.shared.becomeSeller")}
             </Link>
           </p>
         </div>
@@ -83,26 +87,27 @@ export default function Index() {
 }
 
 function Hero() {
+  const { t } = useT();
   return (
     <section className="hero" aria-labelledby="hero-title">
       <div className="container">
-        <h1 id="hero-title">Find the right Ugandan freelancer for your business</h1>
-        <p className="hero-lead">Fixed-price services from vetted local talent. Your payment is held safely in escrow until you approve the work.</p>
+        <h1 id="hero-title">{t("catalog.home.heroTitle")}</h1>
+        <p className="hero-lead">{t("catalog.home.heroLead")}</p>
         <Form method="get" action="/search" className="search-form" role="search">
           <label htmlFor="hero-q" className="visually-hidden">
-            Search for a service
+            {t("catalog.home.searchLabel")}
           </label>
-          <input id="hero-q" type="search" name="q" placeholder="Try “logo design” or “website”" maxLength={200} autoComplete="off" />
+          <input id="hero-q" type="search" name="q" placeholder={t("catalog.home.searchPlaceholder")} maxLength={200} autoComplete="off" />
           <button type="submit" className="button">
-            Search
+            {t("catalog.shared.search")}
           </button>
         </Form>
         <p className="hero-actions">
           <Link to="/register" className="button button-light">
-            Get Started
+            {t("catalog.home.getStarted")}
           </Link>
           <Link to="/help" className="hero-link">
-            How it works
+            {t("catalog.shared.howItWorks")}
           </Link>
         </p>
       </div>
@@ -111,32 +116,30 @@ function Hero() {
 }
 
 function WhatIsSoko() {
+  const { t } = useT();
   return (
     <section className="section" aria-labelledby="what-title">
       <div className="container">
-        <h2 id="what-title">What is Soko?</h2>
-        <p className="section-lead">
-          Soko is Uganda’s marketplace for fixed-price freelance services. Clients see the price before they order; freelancers get paid for work that is
-          approved.
-        </p>
+        <h2 id="what-title">{t("catalog.home.whatTitle")}</h2>
+        <p className="section-lead">{t("catalog.home.whatLead")}</p>
         <div className="card-grid two-up">
           <article className="panel">
-            <h3>For businesses</h3>
+            <h3>{t("catalog.home.forBusinesses")}</h3>
             <ul className="check-list">
-              <li>Hire vetted, rated freelancers for design, web, writing, marketing and more</li>
-              <li>Chat with a freelancer before you order</li>
-              <li>Pay a fixed price in UGX, held in escrow until you approve the work</li>
+              <li>{t("catalog.home.business1")}</li>
+              <li>{t("catalog.home.business2")}</li>
+              <li>{t("catalog.home.business3")}</li>
             </ul>
-            <Link to="/browse">Browse services</Link>
+            <Link to="/browse">{t("catalog.home.browseServices")}</Link>
           </article>
           <article className="panel">
-            <h3>For freelancers</h3>
+            <h3>{t("catalog.home.forFreelancers")}</h3>
             <ul className="check-list">
-              <li>Offer your skills as gigs with Basic, Standard and Premium packages</li>
-              <li>Reach clients across Uganda and build your reputation with reviews</li>
-              <li>Get paid safely: the client’s payment is secured before you start</li>
+              <li>{t("catalog.home.freelancer1")}</li>
+              <li>{t("catalog.home.freelancer2")}</li>
+              <li>{t("catalog.home.freelancer3")}</li>
             </ul>
-            <Link to="/freelancer/register">Become a seller</Link>
+            <Link to="/freelancer/register">{t("catalog.shared.becomeSeller")}</Link>
           </article>
         </div>
       </div>
@@ -144,26 +147,28 @@ function WhatIsSoko() {
   );
 }
 
+/** The steps' words, as catalogue keys. */
 const steps = [
-  { title: "Find a freelancer", text: "Search or browse by category and compare ratings, reviews and prices." },
-  { title: "Discuss your project", text: "Message the freelancer to agree what you need and when." },
-  { title: "Pay securely", text: "Pay the fixed price. We hold it in escrow until the work is done." },
-  { title: "Delivery and feedback", text: "Approve the delivery to release payment, then leave a review." },
+  { title: "catalog.home.step1Title", text: "catalog.home.step1Text" },
+  { title: "catalog.home.step2Title", text: "catalog.home.step2Text" },
+  { title: "catalog.home.step3Title", text: "catalog.home.step3Text" },
+  { title: "catalog.home.step4Title", text: "catalog.home.step4Text" },
 ];
 
 function HowItWorks() {
+  const { t } = useT();
   return (
     <section className="section section-alt" aria-labelledby="how-title">
       <div className="container">
-        <h2 id="how-title">How it works</h2>
+        <h2 id="how-title">{t("catalog.shared.howItWorks")}</h2>
         <ol className="card-grid steps">
           {steps.map((step, index) => (
             <li key={step.title} className="step">
               <span className="step-number" aria-hidden="true">
                 {index + 1}
               </span>
-              <h3>{step.title}</h3>
-              <p>{step.text}</p>
+              <h3>{t(step.title)}</h3>
+              <p>{t(step.text)}</p>
             </li>
           ))}
         </ol>
@@ -172,23 +177,25 @@ function HowItWorks() {
   );
 }
 
+/** The reasons' words, as catalogue keys. */
 const reasons = [
-  { title: "Local talent", text: "Freelancers who know Uganda: its languages, its markets and its customers." },
-  { title: "Fast delivery", text: "Clear delivery times on every package, from one day to a month." },
-  { title: "Affordable rates", text: "Fixed prices in UGX that suit small businesses, with no surprises." },
-  { title: "Quality work", text: "Ratings and reviews from real clients, and escrow until you are satisfied." },
+  { title: "catalog.home.reason1Title", text: "catalog.home.reason1Text" },
+  { title: "catalog.home.reason2Title", text: "catalog.home.reason2Text" },
+  { title: "catalog.home.reason3Title", text: "catalog.home.reason3Text" },
+  { title: "catalog.home.reason4Title", text: "catalog.home.reason4Text" },
 ];
 
 function WhyChooseSoko() {
+  const { t } = useT();
   return (
     <section className="section" aria-labelledby="why-title">
       <div className="container">
-        <h2 id="why-title">Why choose Soko?</h2>
+        <h2 id="why-title">{t("catalog.home.whyTitle")}</h2>
         <ul className="card-grid reasons">
           {reasons.map((reason) => (
             <li key={reason.title} className="panel">
-              <h3>{reason.title}</h3>
-              <p>{reason.text}</p>
+              <h3>{t(reason.title)}</h3>
+              <p>{t(reason.text)}</p>
             </li>
           ))}
         </ul>
@@ -197,13 +204,7 @@ function WhyChooseSoko() {
   );
 }
 
-export const meta: MetaFunction<typeof loader> = () => {
-  return [
-    { title: "Soko: hire Ugandan freelancers for fixed-price services" },
-    {
-      name: "description",
-      content:
-        "Find vetted Ugandan freelancers for design, web development, writing, video, marketing and local services. Fixed prices in UGX, paid through escrow.",
-    },
-  ];
+export const meta: MetaFunction<typeof loader> = ({ matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: _("catalog.home.metaTitle") }, { name: "description", content: _("catalog.home.metaDescription") }];
 };

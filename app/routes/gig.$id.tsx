@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { isRouteErrorResponse, useLoaderData, useRouteLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import type { loader as rootLoader } from "~/root";
 import { ReviewList, reviewPageOf, Stars } from "~/components/reviews";
@@ -12,18 +12,35 @@ import { GigPlaceholder } from "~/components/gig-card";
 import { PackagePanel } from "~/components/gig-packages";
 import { SellerCard } from "~/components/seller-card";
 import { readFormData } from "~/server/form-data.server";
+import { ONE_DECIMAL, sayLevel } from "~/domain/catalog-vocabulary";
+import { usePreferences } from "~/hooks/use-preferences";
+import { pageMessages, requestT } from "~/i18n/messages.server";
+import { metaI18n, T, useT } from "~/i18n/react";
+import { useCategoryWords } from "~/hooks/use-category-words";
 
-export const meta: MetaFunction<typeof loader> = ({ data }) =>
-  data ? [{ title: `${data.gig.title} | Soko` }, { name: "description", content: data.gig.description.slice(0, 160) }] : [{ title: "Not found | Soko" }];
+export const meta: MetaFunction<typeof loader> = ({ data, matches, error }) => {
+  if (!data) {
+    // Thrown responses carry their title in the reader's language: the page's messages never arrived.
+    return [{ title: isRouteErrorResponse(error) && typeof error.data === "string" && error.data ? error.data : "404 | Soko" }];
+  }
+  const { _ } = metaI18n(matches);
+  return [{ title: _("catalog.meta.named", { name: data.gig.title }) }, { name: "description", content: data.gig.description.slice(0, 160) }];
+};
+
+/** A 404 whose text is the not-found page's title, in the reader's language (the meta above shows it). */
+async function notFound(request: Request) {
+  const t = await requestT(request);
+  return new Response(t("catalog.notFound.title"), { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+}
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await getUser(request);
   const db = getDb();
   const page = reviewPageOf(request);
   const found = await getGigPageWithReviews(db, Number(params.id), user, page);
-  if (!found) throw new Response("Not Found", { status: 404 });
+  if (!found) throw await notFound(request);
   const { gig, reviews, hasMore } = found;
-  return { gig, own: user?.id === gig.seller.id, reviews, hasMore, page };
+  return { gig, own: user?.id === gig.seller.id, reviews, hasMore, page, ...(await pageMessages(request, ["catalog"])) };
 }
 
 /**
@@ -33,7 +50,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await getUser(request);
   const gig = await getGigPage(getDb(), Number(params.id), user);
-  if (!gig || gig.status !== "published") throw new Response("Not Found", { status: 404 });
+  if (!gig || gig.status !== "published") throw await notFound(request);
   const form = await readFormData(request);
   const intent = form.get("intent");
   const tier = form.get("package");
@@ -43,7 +60,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   } else if (intent === "contact") {
     destination = `/messages?to=${encodeURIComponent(gig.seller.username)}&gig=${gig.id}`;
   } else {
-    throw new Response("Choose a package", { status: 400 });
+    throw new Response((await requestT(request))("catalog.gig.choosePackage"), { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   }
   if (!user) return redirect(`/login?redirectTo=${encodeURIComponent(destination)}`);
   if (user.id === gig.seller.id) return redirect(`/gig/${gig.id}`);
@@ -53,38 +70,41 @@ export async function action({ request, params }: ActionFunctionArgs) {
 export default function GigDetail() {
   const { gig, own, reviews, hasMore, page } = useLoaderData<typeof loader>();
   const signedIn = Boolean(useRouteLoaderData<typeof rootLoader>("root")?.user);
+  const { t } = useT();
+  const { number } = usePreferences();
+  const { categoryName } = useCategoryWords();
   const buyable = !own && gig.status === "published";
   const [cover, ...more] = gig.images;
   return (
     <article className="container gig-page" aria-labelledby="gig-title">
       {gig.status !== "published" ? (
         <p className="notice" role="status">
-          {gig.status === "draft" ? "This is a draft: only you can see it." : "This gig is paused: buyers cannot see it."}{" "}
-          <Link to={`/gig/${gig.id}/edit`}>Edit</Link>
+          {gig.status === "draft" ? t("catalog.gig.draft") : t("catalog.gig.paused")} <Link to={`/gig/${gig.id}/edit`}>{t("catalog.gig.edit")}</Link>
         </p>
       ) : null}
       {/* Phones: title, packages, the rest. Wide screens: the packages beside the rest, in view while it scrolls. */}
       <div className="gig-layout">
         <header className="gig-head">
           <p className="breadcrumbs">
-            <Link to="/browse">Browse</Link> › <Link to={`/browse?category=${gig.category.slug}`}>{gig.category.name}</Link>
+            <Link to="/browse">{t("catalog.gig.browse")}</Link> ›{" "}
+            <Link to={`/browse?category=${gig.category.slug}`}>{categoryName(gig.category.slug, gig.category.name)}</Link>
           </p>
           <h1 id="gig-title">{gig.title}</h1>
           <p className="gig-seller-line">
-            by <Link to={`/user/${encodeURIComponent(gig.seller.username)}`}>{gig.seller.name}</Link>
-            {gig.seller.level ? <> · {gig.seller.level}</> : null}
+            <T id="catalog.shared.by" values={{ name: gig.seller.name }} components={{ 0: <Link to={`/user/${encodeURIComponent(gig.seller.username)}`} /> }} />
+            {gig.seller.level ? <> · {sayLevel(t, gig.seller.level)}</> : null}
             {" · "}
             {gig.reviewsCount > 0 ? (
               <>
-                <Stars rating={gig.rating} /> {gig.rating.toFixed(1)} ({gig.reviewsCount} {gig.reviewsCount === 1 ? "review" : "reviews"})
+                <Stars rating={gig.rating} /> {t("catalog.shared.ratingReviews", { rating: number(gig.rating, ONE_DECIMAL), count: gig.reviewsCount })}
               </>
             ) : (
-              "New"
+              t("catalog.shared.new")
             )}
             {own ? (
               <>
                 {" · "}
-                <Link to={`/gig/${gig.id}/edit`}>Edit your gig</Link>
+                <Link to={`/gig/${gig.id}/edit`}>{t("catalog.gig.editYours")}</Link>
               </>
             ) : null}
           </p>
@@ -92,7 +112,7 @@ export default function GigDetail() {
 
         <aside className="gig-buy" aria-labelledby="packages">
           <h2 id="packages" className="visually-hidden">
-            Packages
+            {t("catalog.gig.packages")}
           </h2>
           <PackagePanel packages={gig.packages} buyable={buyable} />
         </aside>
@@ -100,13 +120,13 @@ export default function GigDetail() {
         <div className="gig-main">
           {cover ? (
             <figure className="gig-gallery">
-              <img src={imageUrl(cover, "large")} alt={`${gig.title}: image 1`} width={1280} height={720} />
+              <img src={imageUrl(cover, "large")} alt={t("catalog.gig.image", { title: gig.title, n: 1 })} width={1280} height={720} />
               {more.length ? (
-                <ul aria-label="More images">
+                <ul aria-label={t("catalog.gig.moreImages")}>
                   {more.map((key, i) => (
                     <li key={key}>
                       <a href={imageUrl(key, "large")}>
-                        <img src={imageUrl(key, "thumb")} alt={`${gig.title}: image ${i + 2}`} width={160} height={90} loading="lazy" />
+                        <img src={imageUrl(key, "thumb")} alt={t("catalog.gig.image", { title: gig.title, n: i + 2 })} width={160} height={90} loading="lazy" />
                       </a>
                     </li>
                   ))}
@@ -117,13 +137,13 @@ export default function GigDetail() {
             <GigPlaceholder slug={gig.category.slug} name={gig.category.name} cover />
           )}
 
-          <h2>About this gig</h2>
+          <h2>{t("catalog.gig.about")}</h2>
           {/* Text, never markup: React escapes it; line breaks are kept by CSS. */}
           <div className="gig-description">{gig.description}</div>
           {gig.tags.length ? (
-            <ul className="tag-list" aria-label="Tags">
-              {gig.tags.map((t) => (
-                <li key={t}>{t}</li>
+            <ul className="tag-list" aria-label={t("catalog.gig.tags")}>
+              {gig.tags.map((tag) => (
+                <li key={tag}>{tag}</li>
               ))}
             </ul>
           ) : null}

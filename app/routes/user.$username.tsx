@@ -1,5 +1,5 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { Form, isRouteErrorResponse, useLoaderData, useRouteLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { SubmitButton } from "~/components/forms";
 import type { loader as rootLoader } from "~/root";
@@ -11,24 +11,39 @@ import { getPublicProfile } from "~/models/profile.server";
 import { getDb } from "~/server/db.server";
 import { imageUrl } from "~/utils/media";
 import { usePreferences } from "~/hooks/use-preferences";
+import { ONE_DECIMAL, sayLevel } from "~/domain/catalog-vocabulary";
+import { pageMessages, requestT } from "~/i18n/messages.server";
+import { metaI18n, useT } from "~/i18n/react";
 
-export const meta: MetaFunction<typeof loader> = ({ data }) =>
-  data
-    ? [{ title: `${data.profile.name} (@${data.profile.username}) | Soko` }, { name: "description", content: data.profile.bio.slice(0, 160) }]
-    : [{ title: "Not found | Soko" }];
+export const meta: MetaFunction<typeof loader> = ({ data, matches, error }) => {
+  if (!data) {
+    // Thrown responses carry their title in the reader's language: the page's messages never arrived.
+    return [{ title: isRouteErrorResponse(error) && typeof error.data === "string" && error.data ? error.data : "404 | Soko" }];
+  }
+  const { _ } = metaI18n(matches);
+  return [
+    { title: _("catalog.profile.metaTitle", { name: data.profile.name, username: data.profile.username }) },
+    { name: "description", content: data.profile.bio.slice(0, 160) },
+  ];
+};
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const db = getDb();
   const profile = await getPublicProfile(db, params.username ?? "");
-  if (!profile) throw new Response("Not Found", { status: 404 });
+  if (!profile) {
+    // Its text is the not-found page's title, in the reader's language (the meta above shows it).
+    const t = await requestT(request);
+    throw new Response(t("catalog.notFound.title"), { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  }
   const page = reviewPageOf(request);
   const [gigs, reviews] = await Promise.all([listSellerGigs(db, profile.id), listSellerReviews(db, profile.id, page)]);
-  return { profile, gigs, reviews: reviews.reviews, hasMore: reviews.hasMore, page };
+  return { profile, gigs, reviews: reviews.reviews, hasMore: reviews.hasMore, page, ...(await pageMessages(request, ["catalog"])) };
 }
 
 export default function Profile() {
   const { profile: p, gigs, reviews, hasMore, page } = useLoaderData<typeof loader>();
-  const { date } = usePreferences();
+  const { date, number } = usePreferences();
+  const { t } = useT();
   const viewer = useRouteLoaderData<typeof rootLoader>("root")?.user ?? null;
   return (
     <section className="container profile" aria-labelledby="profile-title">
@@ -51,57 +66,57 @@ export default function Profile() {
             // A member starts (or finds) the conversation with this member, and goes to it.
             <Form method="post" action="/messages" className="contact-seller">
               <input type="hidden" name="to" value={p.username} />
-              <SubmitButton name="intent" value="start" pendingLabel="One moment…">
-                Contact
+              <SubmitButton name="intent" value="start" pendingLabel={t("catalog.shared.pending")}>
+                {t("catalog.profile.contact")}
               </SubmitButton>
             </Form>
           ) : (
             // A visitor signs in first; /messages then offers to start the conversation.
             <Link className="button" to={`/login?redirectTo=${encodeURIComponent(`/messages?to=${p.username}`)}`}>
-              Contact
+              {t("catalog.profile.contact")}
             </Link>
           )}
         </div>
       </header>
       <dl className="profile-facts">
         <div>
-          <dt>Level</dt>
-          <dd>{p.level}</dd>
+          <dt>{t("catalog.profile.level")}</dt>
+          <dd>{sayLevel(t, p.level)}</dd>
         </div>
         <div>
-          <dt>Rating</dt>
+          <dt>{t("catalog.shared.rating")}</dt>
           <dd>
             {p.reviewsCount > 0 ? (
               <>
-                <Stars rating={p.rating} /> {`${p.rating.toFixed(1)} (${p.reviewsCount} ${p.reviewsCount === 1 ? "review" : "reviews"})`}
+                <Stars rating={p.rating} /> {t("catalog.shared.ratingReviews", { rating: number(p.rating, ONE_DECIMAL), count: p.reviewsCount })}
               </>
             ) : (
-              "No reviews yet"
+              t("catalog.shared.noReviews")
             )}
           </dd>
         </div>
         <div>
-          <dt>Location</dt>
-          <dd>{p.location || "Uganda"}</dd>
+          <dt>{t("catalog.profile.location")}</dt>
+          <dd>{p.location || t("catalog.profile.uganda")}</dd>
         </div>
         <div>
-          <dt>Member since</dt>
+          <dt>{t("catalog.shared.memberSince")}</dt>
           <dd>{date(p.memberSince)}</dd>
         </div>
         <div>
-          <dt>Response time</dt>
-          <dd>{p.responseTimeHours === null ? "Not yet known" : `Within ${p.responseTimeHours} ${p.responseTimeHours === 1 ? "hour" : "hours"}`}</dd>
+          <dt>{t("catalog.shared.responseTime")}</dt>
+          <dd>{p.responseTimeHours === null ? t("catalog.shared.responseUnknown") : t("catalog.shared.responseWithin", { count: p.responseTimeHours })}</dd>
         </div>
         <div>
-          <dt>Languages</dt>
-          <dd>{p.languages.length ? p.languages.join(", ") : "Not listed"}</dd>
+          <dt>{t("catalog.shared.languages")}</dt>
+          <dd>{p.languages.length ? p.languages.join(", ") : t("catalog.shared.notListed")}</dd>
         </div>
       </dl>
       {p.bio ? <p>{p.bio}</p> : null}
       {p.skills.length ? (
         <>
-          <h2>Skills</h2>
-          <ul className="tag-list" aria-label="Skills">
+          <h2>{t("catalog.profile.skills")}</h2>
+          <ul className="tag-list" aria-label={t("catalog.profile.skills")}>
             {p.skills.map((s) => (
               <li key={s}>{s}</li>
             ))}
@@ -110,7 +125,7 @@ export default function Profile() {
       ) : null}
       {p.role === "freelancer" ? (
         <>
-          <h2>Gigs by {p.name.split(/\s+/)[0]}</h2>
+          <h2>{t("catalog.profile.gigsBy", { name: p.name.split(/\s+/)[0] })}</h2>
           {gigs.length ? (
             <ul className="card-grid gig-grid">
               {gigs.map((g) => (
@@ -120,7 +135,7 @@ export default function Profile() {
               ))}
             </ul>
           ) : (
-            <p>No published gigs yet.</p>
+            <p>{t("catalog.profile.noGigs")}</p>
           )}
           <ReviewList reviews={reviews} page={page} hasMore={hasMore} showGig />
         </>
