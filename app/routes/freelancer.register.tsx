@@ -12,10 +12,16 @@ import { getActor, getUser, requireAnonymous, signedInHeaders } from "~/server/a
 import { readDeviceCookie } from "~/server/sign-in-device.server";
 import { readFormData } from "~/server/form-data.server";
 import { formFailure } from "~/server/operation-results.server";
+import { pageMessages } from "~/i18n/messages.server";
+import { requestLocale } from "~/i18n/locale.server";
+import { metaI18n, T, useT } from "~/i18n/react";
 
 export { actionHeaders as headers } from "~/utils/headers";
 
-export const meta: MetaFunction = () => [{ title: "Become a Seller | Soko" }];
+export const meta: MetaFunction<typeof loader> = ({ matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: _("account.seller.title") }];
+};
 
 export async function loader({ request }: LoaderFunctionArgs) {
   // "Become a seller" and "Start selling" links lead a signed-in member to where selling starts: /gig/create
@@ -23,7 +29,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = await getUser(request);
   if (user) throw redirect(user.role === "admin" ? "/dashboard" : "/gig/create");
   // The browser's checks; the schema itself loads once the form is used (app/hooks/use-schema-form.ts).
-  return { constraint: getFormConstraint(FreelancerRegisterSchema) };
+  return { constraint: getFormConstraint(FreelancerRegisterSchema), ...(await pageMessages(request, ["account"])) };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -38,7 +44,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     role: "freelancer",
     device: readDeviceCookie(request.headers.get("Cookie")),
   });
-  if (!result.ok) return formFailure(submission.reply, result, { hideFields: HIDDEN_PASSWORDS });
+  if (!result.ok) return formFailure(submission.reply, result, { hideFields: HIDDEN_PASSWORDS, locale: await requestLocale(request) });
   return redirect("/dashboard", { headers: signedInHeaders(result.value) });
 }
 
@@ -48,20 +54,21 @@ export default function FreelancerRegister() {
   const { constraint } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
   const [form, fields] = useSchemaForm({ id: "freelancer-register", lastResult, shouldRevalidate: "onInput", constraint, schema: freelancerRegisterSchema });
+  const { t } = useT();
   return (
     <section className="container form-page" aria-labelledby="seller-title">
-      <h1 id="seller-title">Become a Seller</h1>
-      <p>Offer your skills to clients across Uganda. Joining is free; Soko keeps 20% of each completed order.</p>
+      <h1 id="seller-title">{t("account.seller.heading")}</h1>
+      <p>{t("account.seller.intro")}</p>
       <Form method="post" className="form-card" {...getFormProps(form)}>
         <ErrorList id={form.errorId} errors={form.errors} />
-        <Field field={fields.name} label="Full name" autoComplete="name" />
-        <Field field={fields.email} label="Email" type="email" autoComplete="email" />
-        <PasswordField field={fields.password} label="Password" autoComplete="new-password" />
-        <PasswordField field={fields.confirmPassword} label="Confirm password" autoComplete="new-password" />
-        <Field field={fields.skills} label="Skills" hint="Separate skills with commas, e.g. Logo design, Branding" />
-        <Field field={fields.yearsExperience} label="Years of experience" type="number" inputProps={{ min: 0, max: 60 }} />
-        <Field field={fields.portfolioUrl} label="Portfolio URL (optional)" type="url" hint="A link to your work, starting with https://" />
-        <TextAreaField field={fields.description} label="Professional description" />
+        <Field field={fields.name} label={t("account.field.fullName")} autoComplete="name" />
+        <Field field={fields.email} label={t("account.field.email")} type="email" autoComplete="email" />
+        <PasswordField field={fields.password} label={t("account.field.password")} autoComplete="new-password" />
+        <PasswordField field={fields.confirmPassword} label={t("account.field.confirmPassword")} autoComplete="new-password" />
+        <Field field={fields.skills} label={t("account.field.skills")} hint={t("account.seller.skillsHint")} />
+        <Field field={fields.yearsExperience} label={t("account.seller.years")} type="number" inputProps={{ min: 0, max: 60 }} />
+        <Field field={fields.portfolioUrl} label={t("account.seller.portfolio")} type="url" hint={t("account.seller.portfolioHint")} />
+        <TextAreaField field={fields.description} label={t("account.seller.description")} />
         <div className="checkbox">
           <input
             type="checkbox"
@@ -72,14 +79,14 @@ export default function FreelancerRegister() {
             aria-describedby={fields.terms.errors ? fields.terms.errorId : undefined}
           />
           <label htmlFor={fields.terms.id}>
-            I agree to the <Link to="/terms">Terms of Service</Link> and the <Link to="/privacy">Privacy Policy</Link>.
+            <T id="account.seller.terms" components={{ 0: <Link to="/terms" />, 1: <Link to="/privacy" /> }} />
           </label>
         </div>
         <ErrorList id={fields.terms.errorId} errors={fields.terms.errors} />
-        <SubmitButton pendingLabel="Creating your account...">Join as a seller</SubmitButton>
+        <SubmitButton pendingLabel={t("account.register.pending")}>{t("account.seller.submit")}</SubmitButton>
       </Form>
       <p className="form-links">
-        Already have an account? <Link to="/login">Sign in</Link>. Looking to hire? <Link to="/register">Join as a client</Link>.
+        <T id="account.seller.links" components={{ 0: <Link to="/login" />, 1: <Link to="/register" /> }} />
       </p>
     </section>
   );

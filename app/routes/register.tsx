@@ -12,15 +12,21 @@ import { getActor, requireAnonymous, signedInHeaders } from "~/server/auth.serve
 import { readDeviceCookie } from "~/server/sign-in-device.server";
 import { readFormData } from "~/server/form-data.server";
 import { formFailure } from "~/server/operation-results.server";
+import { pageMessages } from "~/i18n/messages.server";
+import { requestLocale } from "~/i18n/locale.server";
+import { metaI18n, T, useT } from "~/i18n/react";
 
 export { actionHeaders as headers } from "~/utils/headers";
 
-export const meta: MetaFunction = () => [{ title: "Join Soko" }];
+export const meta: MetaFunction<typeof loader> = ({ matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: _("account.register.title") }];
+};
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireAnonymous(request);
   // The browser's checks; the schema itself loads once the form is used (app/hooks/use-schema-form.ts).
-  return { constraint: getFormConstraint(RegisterSchema) };
+  return { constraint: getFormConstraint(RegisterSchema), ...(await pageMessages(request, ["account"])) };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -31,7 +37,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return data(submission.reply({ hideFields: HIDDEN_PASSWORDS }), { status: 400 });
   }
   const result = await join(await getActor(request, context.clientIp), { ...submission.value, device: readDeviceCookie(request.headers.get("Cookie")) });
-  if (!result.ok) return formFailure(submission.reply, result, { hideFields: HIDDEN_PASSWORDS });
+  if (!result.ok) return formFailure(submission.reply, result, { hideFields: HIDDEN_PASSWORDS, locale: await requestLocale(request) });
   return redirect("/dashboard", { headers: signedInHeaders(result.value) });
 }
 
@@ -42,34 +48,36 @@ export default function Register() {
   const lastResult = useActionData<typeof action>();
   const [form, fields] = useSchemaForm({ id: "register", lastResult, shouldRevalidate: "onInput", constraint, schema: registerSchema });
   const role = (fields.role.initialValue as string | undefined) ?? "client";
+  const { t } = useT();
+  const hidden = <span className="visually-hidden" />;
   return (
     <section className="container form-page" aria-labelledby="register-title">
-      <h1 id="register-title">Join Soko</h1>
-      <p>Hire Ugandan freelancers, or offer your own services.</p>
+      <h1 id="register-title">{t("account.register.title")}</h1>
+      <p>{t("account.register.intro")}</p>
       <Form method="post" className="form-card" {...getFormProps(form)}>
         <ErrorList id={form.errorId} errors={form.errors} />
-        <Field field={fields.name} label="Full name" autoComplete="name" />
-        <Field field={fields.email} label="Email" type="email" autoComplete="email" />
+        <Field field={fields.name} label={t("account.field.fullName")} autoComplete="name" />
+        <Field field={fields.email} label={t("account.field.email")} type="email" autoComplete="email" />
         <fieldset className="field">
-          <legend>I want to</legend>
+          <legend>{t("account.register.roleLegend")}</legend>
           <div className="role-choice">
             <label>
-              <input type="radio" name={fields.role.name} value="client" defaultChecked={role !== "freelancer"} /> Hire
-              <span className="visually-hidden"> (client)</span>
+              <input type="radio" name={fields.role.name} value="client" defaultChecked={role !== "freelancer"} />{" "}
+              <T id="account.register.roleHire" components={{ 0: hidden }} />
             </label>
             <label>
-              <input type="radio" name={fields.role.name} value="freelancer" defaultChecked={role === "freelancer"} /> Work
-              <span className="visually-hidden"> (freelancer)</span>
+              <input type="radio" name={fields.role.name} value="freelancer" defaultChecked={role === "freelancer"} />{" "}
+              <T id="account.register.roleWork" components={{ 0: hidden }} />
             </label>
           </div>
           <ErrorList id={fields.role.errorId} errors={fields.role.errors} />
         </fieldset>
-        <PasswordField field={fields.password} label="Password" autoComplete="new-password" />
-        <PasswordField field={fields.confirmPassword} label="Confirm password" autoComplete="new-password" />
-        <SubmitButton pendingLabel="Creating your account...">Create account</SubmitButton>
+        <PasswordField field={fields.password} label={t("account.field.password")} autoComplete="new-password" />
+        <PasswordField field={fields.confirmPassword} label={t("account.field.confirmPassword")} autoComplete="new-password" />
+        <SubmitButton pendingLabel={t("account.register.pending")}>{t("account.register.submit")}</SubmitButton>
       </Form>
       <p className="form-links">
-        Already have an account? <Link to="/login">Sign in</Link>. Want to sell your skills? <Link to="/freelancer/register">Become a seller</Link>.
+        <T id="account.register.links" components={{ 0: <Link to="/login" />, 1: <Link to="/freelancer/register" /> }} />
       </p>
     </section>
   );

@@ -25,20 +25,28 @@ import { LANGUAGES } from "~/domain/preferences";
 import { imageUrl, MAX_IMAGE_BYTES } from "~/server/files/storage.server";
 import { usePreferences } from "~/hooks/use-preferences";
 import { messageOf } from "~/content/operation-messages";
+import { pageMessages, requestT } from "~/i18n/messages.server";
+import { requestLocale } from "~/i18n/locale.server";
+import { LANGUAGE_COOKIE } from "~/i18n/locales";
+import { metaI18n, T, useT } from "~/i18n/react";
+import { serializeCookie } from "~/server/cookies.server";
 import settingsStylesUrl from "~/styles/settings.css?url";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: settingsStylesUrl }];
 
 export { actionHeaders as headers } from "~/utils/headers";
 
-export const meta: MetaFunction = () => [{ title: "Settings | Soko" }];
+export const meta: MetaFunction<typeof loader> = ({ matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: _("account.settings.title") }];
+};
 
 const TABS = {
-  profile: "Profile",
-  notifications: "Notifications",
-  security: "Security",
-  billing: "Billing",
-  preferences: "Preferences",
+  profile: "account.settings.tab.profile",
+  notifications: "account.settings.tab.notifications",
+  security: "account.settings.tab.security",
+  billing: "account.settings.tab.billing",
+  preferences: "account.settings.tab.preferences",
 } as const;
 type Tab = keyof typeof TABS;
 
@@ -48,23 +56,23 @@ function tabOf(request: Request): Tab {
 }
 
 const SAVED: Record<Tab, string> = {
-  profile: "Your profile is saved.",
-  notifications: "Your notification settings are saved.",
-  security: "Your password is changed. Your other sessions were signed out.",
-  billing: "Your mobile-money number is saved.",
-  preferences: "Your preferences are saved.",
+  profile: "account.settings.saved.profile",
+  notifications: "account.settings.saved.notifications",
+  security: "account.settings.saved.security",
+  billing: "account.settings.saved.billing",
+  preferences: "account.settings.saved.preferences",
 };
 
 /** Confirmations of the Security tab's other forms, by the `saved` value they redirect with. */
 const OTHER_SAVED: Record<string, string> = {
-  others: "You are signed out of every other session.",
-  ended: "That session is signed out.",
+  others: "account.settings.saved.others",
+  ended: "account.settings.saved.ended",
 };
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const settings = await getSettings(getDb(), user.id);
-  if (!settings) throw new Response("Not Found", { status: 404 });
+  if (!settings) throw new Response((await requestT(request))("account.settings.notFound"), { status: 404 });
   const url = new URL(request.url);
   const saved = url.searchParams.get("saved");
   const tab = tabOf(request);
@@ -75,6 +83,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       avatarUrl: settings.avatarKey ? imageUrl(settings.avatarKey, "avatar") : null,
       payoutHoldUntil: payoutHoldUntil(settings.payoutNumberSetAt),
     },
+    /** The confirmation's key, said by FormMessage in the reader's language. */
     saved: saved ? (Object.hasOwn(OTHER_SAVED, saved) ? OTHER_SAVED[saved] : SAVED[tab]) : null,
     // Where the member is signed in: only the Security tab shows it.
     sessions: tab === "security" ? await memberSessionRows(getDb(), user) : [],
@@ -82,6 +91,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     constraint: getFormConstraint(
       { profile: ProfileSchema, notifications: NotificationsSchema, security: SecuritySchema, billing: BillingSchema, preferences: PreferencesSchema }[tab],
     ),
+    ...(await pageMessages(request, ["account"])),
   };
 }
 
@@ -97,11 +107,11 @@ const schemas = {
 };
 
 const NOTIFICATION_LABELS: Record<keyof NotificationPreferences, string> = {
-  emailOrders: "Email me about my orders",
-  emailMessages: "Email me about new messages",
-  emailMarketing: "Email me news and offers",
-  pushOrders: "Notify me on this device about my orders",
-  pushMessages: "Notify me on this device about new messages",
+  emailOrders: "account.settings.notify.emailOrders",
+  emailMessages: "account.settings.notify.emailMessages",
+  emailMarketing: "account.settings.notify.emailMarketing",
+  pushOrders: "account.settings.notify.pushOrders",
+  pushMessages: "account.settings.notify.pushMessages",
 };
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -109,15 +119,15 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const tab = tabOf(request);
   const done = (saved = "1") => redirect(`/settings?tab=${tab}&saved=${saved}`);
   const bad = (reply: Reply, status = 400) => data({ tab, reply }, { status });
-  /** An operation's refusal beside this tab's form (a missing account is the error page instead). */
-  const refused = (reply: Parameters<typeof formFailure>[0], failure: Failure, hideFields?: string[]) => {
-    const answer = formFailure(reply, failure, { hideFields });
+  /** An operation's refusal beside this tab's form, in the reader's language (a missing account is the error page instead). */
+  const refused = async (reply: Parameters<typeof formFailure>[0], failure: Failure, hideFields?: string[]) => {
+    const answer = formFailure(reply, failure, { hideFields, locale: await requestLocale(request) });
     return data({ tab, reply: answer.data }, answer.init ?? undefined);
   };
 
   if (tab === "profile") {
     const formData = await readMultipartFormData(request, { maxPartSize: MAX_IMAGE_BYTES });
-    if (formData === "too-large") return bad({ status: "error", error: { avatar: ["Images can be at most 5 MB"] } } as Reply, 413);
+    if (formData === "too-large") return bad({ status: "error", error: { avatar: ["account.settings.avatarTooLarge"] } } as Reply, 413);
     const submission = parseWithZod(formData, { schema: ProfileSchema });
     if (submission.status !== "success") return bad(submission.reply());
     const file = formData.get("avatar");
@@ -127,7 +137,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       // A picture over the member's upload limit is refused beside its own field.
       if (result.error === "limited") {
         return data(
-          { tab, reply: submission.reply({ fieldErrors: { avatar: [messageOf(result)] } }) },
+          { tab, reply: submission.reply({ fieldErrors: { avatar: [messageOf(result, await requestLocale(request))] } }) },
           { status: result.status, headers: { "Retry-After": String(result.retryAfter) } },
         );
       }
@@ -144,10 +154,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return result.ok ? done() : refused(submission.reply, result);
   }
   if (tab === "security") {
-    if (formData.get("intent") === "end-session") return endOneSession(actor, formData, done);
+    if (formData.get("intent") === "end-session") return endOneSession(request, actor, formData, done);
     if (formData.get("intent") === "sign-out-others") {
       const result = await signOutOthers(actor);
-      if (!result.ok) throw new Response(result.error === "invalid" ? null : messageOf(result), { status: failureStatus(result) });
+      if (!result.ok) {
+        throw new Response(result.error === "invalid" ? null : messageOf(result, await requestLocale(request)), { status: failureStatus(result) });
+      }
       return done("others");
     }
     const submission = parseWithZod(formData, { schema: SecuritySchema });
@@ -166,7 +178,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const submission = parseWithZod(formData, { schema: PreferencesSchema });
   if (submission.status !== "success") return bad(submission.reply());
   const result = await updatePreferences(actor, submission.value);
-  return result.ok ? done() : refused(submission.reply, result);
+  if (!result.ok) return refused(submission.reply, result);
+  // The page comes back in the language saved (the root reads it with the session), and the browser keeps it
+  // after signing out, as the language switch does (app/routes/language.tsx).
+  return redirect(`/settings?tab=${tab}&saved=1`, {
+    headers: { "Set-Cookie": serializeCookie(LANGUAGE_COOKIE, submission.value.language, { maxAge: 31_536_000 }) },
+  });
 }
 
 /**
@@ -174,15 +191,16 @@ export async function action({ request, context }: ActionFunctionArgs) {
  * saying so; the member's own session signs them out. An id that is not one of theirs (or has ended) is 404
  * beside the list, and nothing ends.
  */
-async function endOneSession(actor: Awaited<ReturnType<typeof requireMemberActor>>, formData: FormData, done: (saved: string) => Response) {
+async function endOneSession(request: Request, actor: Awaited<ReturnType<typeof requireMemberActor>>, formData: FormData, done: (saved: string) => Response) {
   const submission = parseWithZod(formData, { schema: EndSessionSchema });
-  if (submission.status !== "success") return data({ tab: "security" as const, sessionError: "Choose a session from the list." }, { status: 400 });
+  // Keys, said by the list's ErrorList in the reader's language.
+  if (submission.status !== "success") return data({ tab: "security" as const, sessionError: "account.sessions.choose" }, { status: 400 });
   const result = await endSession(actor, { sessionId: submission.value.sessionId });
   if (!result.ok) {
     if (result.error === "not_found") {
-      return data({ tab: "security" as const, sessionError: "That session has already ended, or it is not one of yours." }, { status: 404 });
+      return data({ tab: "security" as const, sessionError: "account.sessions.notYours" }, { status: 404 });
     }
-    throw new Response(result.error === "invalid" ? null : messageOf(result), { status: failureStatus(result) });
+    throw new Response(result.error === "invalid" ? null : messageOf(result, await requestLocale(request)), { status: failureStatus(result) });
   }
   // Signed out here: the sign-in page (where this page's live connection, closed by the same end, sends it too).
   if (result.value.current) return redirect("/login", { headers: { "Set-Cookie": clearSessionCookie() } });
@@ -198,21 +216,22 @@ export default function Settings() {
   const reply = actionData?.tab === tab && "reply" in actionData ? actionData.reply : undefined;
   const sessionError = actionData && "sessionError" in actionData ? actionData.sessionError : null;
   const success = reply ? null : params.get("saved") ? saved : null;
+  const { t } = useT();
   return (
     <section className="container form-page" aria-labelledby="settings-title">
-      <h1 id="settings-title">Settings</h1>
-      <nav aria-label="Settings sections">
+      <h1 id="settings-title">{t("account.settings.heading")}</h1>
+      <nav aria-label={t("account.settings.sections")}>
         <ul className="tabs">
-          {(Object.keys(TABS) as Tab[]).map((t) => (
-            <li key={t}>
-              <Link to={`/settings?tab=${t}`} aria-current={t === tab ? "page" : undefined} preventScrollReset>
-                {TABS[t]}
+          {(Object.keys(TABS) as Tab[]).map((name) => (
+            <li key={name}>
+              <Link to={`/settings?tab=${name}`} aria-current={name === tab ? "page" : undefined} preventScrollReset>
+                {t(TABS[name])}
               </Link>
             </li>
           ))}
         </ul>
       </nav>
-      <h2>{TABS[tab]}</h2>
+      <h2>{t(TABS[tab])}</h2>
       <FormMessage success={success} />
       {tab === "profile" ? <ProfileTab key={key} s={settings} constraint={constraint} reply={reply} /> : null}
       {tab === "notifications" ? <NotificationsTab s={settings} key={key} constraint={constraint} reply={reply} /> : null}
@@ -228,6 +247,7 @@ type LoadedSettings = ReturnType<typeof useLoaderData<typeof loader>>["settings"
 
 function ProfileTab({ s, constraint, reply }: { s: LoadedSettings; constraint: FormConstraint; reply?: Reply }) {
   const { date } = usePreferences();
+  const { t } = useT();
   const [form, fields] = useSchemaForm({
     id: "settings-profile",
     lastResult: reply,
@@ -245,38 +265,37 @@ function ProfileTab({ s, constraint, reply }: { s: LoadedSettings; constraint: F
   return (
     <Form method="post" action="/settings?tab=profile" encType="multipart/form-data" className="form-card" {...getFormProps(form)}>
       <ErrorList id={form.errorId} errors={form.errors} />
-      <p>
-        @{s.username} · member since {date(s.createdAt)}
-      </p>
+      <p>{t("account.settings.memberSince", { username: s.username, date: date(s.createdAt) })}</p>
       <div className="field">
-        {s.avatarUrl ? <img src={s.avatarUrl} alt="Your profile photo" width={96} height={96} className="avatar" /> : null}
-        <label htmlFor="avatar">Profile photo</label>
-        <p className="field-hint">A JPEG, PNG or WebP image, at most 5 MB.</p>
+        {s.avatarUrl ? <img src={s.avatarUrl} alt={t("account.settings.photoAlt")} width={96} height={96} className="avatar" /> : null}
+        <label htmlFor="avatar">{t("account.settings.photo")}</label>
+        <p className="field-hint">{t("account.settings.photoHint")}</p>
         <input id="avatar" name="avatar" type="file" accept="image/jpeg,image/png,image/webp" aria-invalid={avatarErrors ? true : undefined} />
         <ErrorList errors={avatarErrors} />
       </div>
-      <Field field={fields.name} label="Full name" autoComplete="name" />
-      <TextAreaField field={fields.bio} label="Bio" />
-      <Field field={fields.location} label="Location" hint="For example Kampala, Uganda" />
-      <Field field={fields.skills} label="Skills" hint="Separate with commas" />
-      <Field field={fields.languages} label="Languages" hint="Separate with commas, e.g. English, Luganda" />
-      <SubmitButton pendingLabel="Saving...">Save profile</SubmitButton>
+      <Field field={fields.name} label={t("account.field.fullName")} autoComplete="name" />
+      <TextAreaField field={fields.bio} label={t("account.settings.bio")} />
+      <Field field={fields.location} label={t("account.settings.location")} hint={t("account.settings.locationHint")} />
+      <Field field={fields.skills} label={t("account.field.skills")} hint={t("account.settings.skillsHint")} />
+      <Field field={fields.languages} label={t("account.settings.languages")} hint={t("account.settings.languagesHint")} />
+      <SubmitButton pendingLabel={t("account.button.saving")}>{t("account.settings.saveProfile")}</SubmitButton>
     </Form>
   );
 }
 
 function NotificationsTab({ s, constraint, reply }: { s: LoadedSettings; constraint: FormConstraint; reply?: Reply }) {
   const [form] = useSchemaForm({ id: "settings-notifications", lastResult: reply, constraint, schema: schemas.notifications });
+  const { t } = useT();
   return (
     <Form method="post" action="/settings?tab=notifications" className="form-card" {...getFormProps(form)}>
       <ErrorList id={form.errorId} errors={form.errors} />
       {(Object.keys(NOTIFICATION_LABELS) as (keyof NotificationPreferences)[]).map((key) => (
         <div className="checkbox" key={key}>
           <input type="checkbox" id={`n-${key}`} name={key} defaultChecked={s.notifications[key]} />
-          <label htmlFor={`n-${key}`}>{NOTIFICATION_LABELS[key]}</label>
+          <label htmlFor={`n-${key}`}>{t(NOTIFICATION_LABELS[key])}</label>
         </div>
       ))}
-      <SubmitButton pendingLabel="Saving...">Save notifications</SubmitButton>
+      <SubmitButton pendingLabel={t("account.button.saving")}>{t("account.settings.saveNotifications")}</SubmitButton>
     </Form>
   );
 }
@@ -293,22 +312,23 @@ function SecurityTab({
   sessionError: string | null;
 }) {
   const [form, fields] = useSchemaForm({ id: "settings-security", lastResult: reply, constraint, schema: schemas.security });
+  const { t } = useT();
   return (
     <>
       <Form method="post" action="/settings?tab=security" className="form-card" {...getFormProps(form)}>
-        <h3>Change password</h3>
+        <h3>{t("account.settings.changePassword")}</h3>
         <ErrorList id={form.errorId} errors={form.errors} />
-        <PasswordField field={fields.currentPassword} label="Current password" autoComplete="current-password" />
-        <PasswordField field={fields.password} label="New password" autoComplete="new-password" />
-        <PasswordField field={fields.confirmPassword} label="Confirm new password" autoComplete="new-password" />
-        <SubmitButton pendingLabel="Saving...">Change password</SubmitButton>
+        <PasswordField field={fields.currentPassword} label={t("account.field.currentPassword")} autoComplete="current-password" />
+        <PasswordField field={fields.password} label={t("account.field.newPassword")} autoComplete="new-password" />
+        <PasswordField field={fields.confirmPassword} label={t("account.field.confirmNewPassword")} autoComplete="new-password" />
+        <SubmitButton pendingLabel={t("account.button.saving")}>{t("account.settings.changePassword")}</SubmitButton>
       </Form>
       <SessionList sessions={sessions} action="/settings?tab=security" error={sessionError} />
       <Form method="post" action="/settings?tab=security" className="form-card session-card">
-        <h3>Other sessions</h3>
-        <p>Signed in on a phone or computer you no longer use? End every session except this one.</p>
-        <SubmitButton name="intent" value="sign-out-others" pendingLabel="Signing out...">
-          Sign out of all other sessions
+        <h3>{t("account.settings.otherSessions")}</h3>
+        <p>{t("account.settings.otherSessionsIntro")}</p>
+        <SubmitButton name="intent" value="sign-out-others" pendingLabel={t("account.sessions.signingOut")}>
+          {t("account.settings.signOutOthers")}
         </SubmitButton>
       </Form>
     </>
@@ -317,6 +337,7 @@ function SecurityTab({
 
 function BillingTab({ s, constraint, reply }: { s: LoadedSettings; constraint: FormConstraint; reply?: Reply }) {
   const { dateTime } = usePreferences();
+  const { t } = useT();
   const [form, fields] = useSchemaForm({
     id: "settings-billing",
     lastResult: reply,
@@ -329,28 +350,26 @@ function BillingTab({ s, constraint, reply }: { s: LoadedSettings; constraint: F
       <ErrorList id={form.errorId} errors={form.errors} />
       <Field
         field={fields.mobileMoneyNumber}
-        label="Mobile-money number"
+        label={t("account.settings.mobileMoney")}
         type="tel"
         autoComplete="tel"
-        hint="MTN or Airtel, in the format +256 7XX XXXXXX. Payouts go here about 14 days after an order completes."
+        hint={t("account.settings.mobileMoneyHint")}
       />
       {s.mobileMoneyNumber && s.payoutHoldUntil ? (
         <p className="notice" role="note">
-          Withdrawals to {maskMsisdn(s.mobileMoneyNumber)} open on {dateTime(s.payoutHoldUntil)}.
+          {t("account.settings.withdrawalsOpen", { number: maskMsisdn(s.mobileMoneyNumber), date: dateTime(s.payoutHoldUntil) })}
         </p>
       ) : null}
-      <p className="field-hint">
-        Your password is needed to change where your earnings go. Withdrawals to a new number open 24 hours after you save it, and we tell you about the change
-        by mail.
-      </p>
-      <PasswordField field={fields.currentPassword} label="Current password" autoComplete="current-password" />
-      <SubmitButton pendingLabel="Saving...">Save number</SubmitButton>
+      <p className="field-hint">{t("account.settings.billingPasswordHint")}</p>
+      <PasswordField field={fields.currentPassword} label={t("account.field.currentPassword")} autoComplete="current-password" />
+      <SubmitButton pendingLabel={t("account.button.saving")}>{t("account.settings.saveNumber")}</SubmitButton>
     </Form>
   );
 }
 
 function PreferencesTab({ s, constraint, reply }: { s: LoadedSettings; constraint: FormConstraint; reply?: Reply }) {
   const [form, fields] = useSchemaForm({ id: "settings-preferences", lastResult: reply, constraint, schema: schemas.preferences });
+  const { t } = useT();
   const select = (name: string, id: string, label: string, value: string, options: Record<string, string>, errors?: string[]) => (
     <div className="field">
       <label htmlFor={id}>{label}</label>
@@ -367,17 +386,24 @@ function PreferencesTab({ s, constraint, reply }: { s: LoadedSettings; constrain
   return (
     <Form method="post" action="/settings?tab=preferences" className="form-card" {...getFormProps(form)}>
       <ErrorList id={form.errorId} errors={form.errors} />
-      {select("language", "pref-language", "Language", s.language, LANGUAGES, fields.language.errors)}
+      {select("language", "pref-language", t("account.settings.language"), s.language, LANGUAGES, fields.language.errors)}
       {select(
         "preferredCurrency",
         "pref-currency",
-        "Currency",
+        t("account.settings.currency"),
         s.preferredCurrency,
-        { UGX: "UGX (Uganda shilling)", USD: "USD (US dollar)" },
+        { UGX: t("account.settings.currencyUgx"), USD: t("account.settings.currencyUsd") },
         fields.preferredCurrency.errors,
       )}
-      {select("timeZone", "pref-timezone", "Time zone", s.timeZone, { EAT: "EAT (East Africa Time, UTC+3)", UTC: "UTC" }, fields.timeZone.errors)}
-      <SubmitButton pendingLabel="Saving...">Save preferences</SubmitButton>
+      {select(
+        "timeZone",
+        "pref-timezone",
+        t("account.settings.timeZone"),
+        s.timeZone,
+        { EAT: t("account.settings.zoneEat"), UTC: "UTC" },
+        fields.timeZone.errors,
+      )}
+      <SubmitButton pendingLabel={t("account.button.saving")}>{t("account.settings.savePreferences")}</SubmitButton>
     </Form>
   );
 }
@@ -385,24 +411,25 @@ function PreferencesTab({ s, constraint, reply }: { s: LoadedSettings; constrain
 /** The analytics choice lives in a cookie, not the account: this form posts to /consent and comes back. */
 function AnalyticsChoice() {
   const consent = useRouteLoaderData<typeof rootLoader>("root")?.consent ?? null;
+  const { t } = useT();
   return (
     <Form method="post" action="/consent" className="form-card" key={consent ?? "none"}>
       <input type="hidden" name="redirectTo" value="/settings?tab=preferences&saved=1" />
       <fieldset className="field">
-        <legend>Analytics</legend>
+        <legend>{t("account.settings.analytics")}</legend>
         <p className="field-hint">
-          Anonymous page views are always counted. <Link to="/consent">What each choice means</Link>
+          <T id="account.settings.analyticsHint" components={{ 0: <Link to="/consent" /> }} />
         </p>
         <div className="checkbox">
           <input type="radio" id="consent-granted" name="consent" value="granted" defaultChecked={consent === "granted"} required />
-          <label htmlFor="consent-granted">Allow analytics (clicks, scrolling, time on page, page errors)</label>
+          <label htmlFor="consent-granted">{t("account.settings.analyticsAllow")}</label>
         </div>
         <div className="checkbox">
           <input type="radio" id="consent-denied" name="consent" value="denied" defaultChecked={consent === "denied"} />
-          <label htmlFor="consent-denied">Only anonymous page views</label>
+          <label htmlFor="consent-denied">{t("account.settings.analyticsDeny")}</label>
         </div>
       </fieldset>
-      <SubmitButton pendingLabel="Saving...">Save analytics choice</SubmitButton>
+      <SubmitButton pendingLabel={t("account.button.saving")}>{t("account.settings.saveAnalytics")}</SubmitButton>
     </Form>
   );
 }

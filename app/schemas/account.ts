@@ -1,33 +1,31 @@
 /**
  * The account forms' rules, shared by the server (which decides) and the browser (which only helps).
- * Messages are written for the person filling the form in.
+ * Messages are written for the person filling the form in: keys of the `account` catalogue (ADR 047), said
+ * in the reader's language by the page's ErrorList.
  */
 import { z } from "~/schemas/zod";
+import { msg } from "~/i18n/message-key";
 import { RESET_LINK_EXPIRED } from "~/content/refusal-words";
 
 export { RESET_LINK_EXPIRED };
 
-export const email = z
-  .string({ required_error: "Enter your email address" })
-  .trim()
-  .max(254, "An email address has at most 254 characters")
-  .email("Enter an email address like name@example.com");
+export const email = z.string({ required_error: "account.form.emailRequired" }).trim().max(254, "account.form.emailTooLong").email("account.form.emailInvalid");
 
-export const name = z.string({ required_error: "Enter your full name" }).trim().min(2, "Enter your full name").max(100, "A name has at most 100 characters");
+export const name = z.string({ required_error: "account.form.nameRequired" }).trim().min(2, "account.form.nameRequired").max(100, "account.form.nameTooLong");
 
 export const newPassword = z
-  .string({ required_error: "Choose a password" })
-  .min(8, "Use at least 8 characters")
-  .max(200, "A password has at most 200 characters");
+  .string({ required_error: "account.form.passwordRequired" })
+  .min(8, "account.form.passwordTooShort")
+  .max(200, "account.form.passwordTooLong");
 
-const PASSWORDS_DIFFER = "Passwords do not match";
+const PASSWORDS_DIFFER = "account.form.passwordsDiffer";
 
 /** The fields a reply never echoes back into a form (new passwords and their confirmation). */
 export const HIDDEN_PASSWORDS = ["password", "confirmPassword"];
 
 function withConfirmation<T extends z.ZodRawShape>(shape: T) {
   return z
-    .object({ ...shape, password: newPassword, confirmPassword: z.string({ required_error: "Confirm your password" }) })
+    .object({ ...shape, password: newPassword, confirmPassword: z.string({ required_error: "account.form.confirmRequired" }) })
     .refine((v) => v.password === v.confirmPassword, { path: ["confirmPassword"], message: PASSWORDS_DIFFER });
 }
 
@@ -35,7 +33,7 @@ function withConfirmation<T extends z.ZodRawShape>(shape: T) {
 export const RegisterSchema = withConfirmation({
   name,
   email,
-  role: z.enum(["client", "freelancer"], { errorMap: () => ({ message: "Choose Hire or Work" }) }).default("client"),
+  role: z.enum(["client", "freelancer"], { errorMap: () => ({ message: "account.form.roleChoose" }) }).default("client"),
 });
 
 /** A profile list's items, unique, trimmed and without empty ones; an item with commas is several (as the form splits them). */
@@ -48,31 +46,48 @@ const uniqueItems = (items: string[]) => [
   ),
 ];
 
-const listItems = (max: number, each: number, label: string) =>
-  z.array(z.string().max(each, `Each of your ${label} can have at most ${each} characters`)).max(max, `List at most ${max} ${label}`);
+/** A profile list's messages: the keys that say what the list is (skills, languages). */
+type ListWords = { itemTooLong: string; tooMany: string; tooLong: string; notArray: string };
+
+const SKILLS_WORDS: ListWords = {
+  itemTooLong: "account.form.skillsItemTooLong",
+  tooMany: "account.form.skillsTooMany",
+  tooLong: "account.form.skillsTooLong",
+  notArray: "account.form.skillsNotArray",
+};
+
+const LANGUAGES_WORDS: ListWords = {
+  itemTooLong: "account.form.languagesItemTooLong",
+  tooMany: "account.form.languagesTooMany",
+  tooLong: "account.form.languagesTooLong",
+  notArray: "account.form.languagesNotArray",
+};
+
+const listItems = (max: number, each: number, words: ListWords) =>
+  z.array(z.string().max(each, msg(words.itemTooLong, { max: each }))).max(max, msg(words.tooMany, { max }));
 
 /** A list typed as one comma-separated field (the settings form). */
-const list = (max: number, each: number, label: string) =>
+const list = (max: number, each: number, words: ListWords) =>
   z
     .string()
-    .max(max * (each + 2), `Too many ${label}`)
+    .max(max * (each + 2), words.tooLong)
     .transform((s) => uniqueItems([s]))
-    .pipe(listItems(max, each, label));
+    .pipe(listItems(max, each, words));
 
 /** The same list sent as an array (the JSON API): the same rules once split, trimmed and made unique. */
-const arrayList = (max: number, each: number, label: string) =>
+const arrayList = (max: number, each: number, words: ListWords) =>
   z
-    .array(z.string().max(max * (each + 2), `Too many ${label}`), { invalid_type_error: `List your ${label} as an array of words` })
-    .max(max * 2, `List at most ${max} ${label}`)
+    .array(z.string().max(max * (each + 2), words.tooLong), { invalid_type_error: words.notArray })
+    .max(max * 2, msg(words.tooMany, { max }))
     .transform(uniqueItems)
-    .pipe(listItems(max, each, label));
+    .pipe(listItems(max, each, words));
 
 export const FreelancerRegisterSchema = withConfirmation({
   name,
   email,
   skills: z
-    .string({ required_error: "List at least one skill" })
-    .max(600, "List at most 20 skills")
+    .string({ required_error: "account.form.skillsRequired" })
+    .max(600, msg("account.form.skillsTooMany", { max: 20 }))
     .transform((s) => [
       ...new Set(
         s
@@ -81,27 +96,32 @@ export const FreelancerRegisterSchema = withConfirmation({
           .filter(Boolean),
       ),
     ])
-    .pipe(z.array(z.string().max(40, "Each skill can have at most 40 characters")).min(1, "List at least one skill").max(20, "List at most 20 skills")),
+    .pipe(
+      z
+        .array(z.string().max(40, msg("account.form.skillTooLong", { max: 40 })))
+        .min(1, "account.form.skillsRequired")
+        .max(20, msg("account.form.skillsTooMany", { max: 20 })),
+    ),
   yearsExperience: z.coerce
-    .number({ invalid_type_error: "Enter a number of years" })
-    .int("Enter whole years")
-    .min(0, "Years of experience cannot be negative")
-    .max(60, "Enter at most 60 years")
+    .number({ invalid_type_error: "account.form.yearsNumber" })
+    .int("account.form.yearsWhole")
+    .min(0, "account.form.yearsNegative")
+    .max(60, msg("account.form.yearsTooMany", { max: 60 }))
     .optional(),
   portfolioUrl: z
     .string()
     .trim()
-    .max(300, "A portfolio address has at most 300 characters")
-    .url("Enter a full web address, like https://example.com")
-    .refine((u) => /^https?:\/\//i.test(u), "Enter a web address starting with http:// or https://")
+    .max(300, "account.form.portfolioTooLong")
+    .url("account.form.portfolioUrl")
+    .refine((u) => /^https?:\/\//i.test(u), "account.form.portfolioScheme")
     .optional(),
-  description: z.string().trim().max(2000, "A description has at most 2,000 characters").optional(),
-  terms: z.literal("on", { errorMap: () => ({ message: "Accept the terms to continue" }) }),
+  description: z.string().trim().max(2000, "account.form.descriptionTooLong").optional(),
+  terms: z.literal("on", { errorMap: () => ({ message: "account.form.termsRequired" }) }),
 });
 
 export const LoginSchema = z.object({
   email,
-  password: z.string({ required_error: "Enter your password" }).max(200, "A password has at most 200 characters"),
+  password: z.string({ required_error: "account.form.passwordEnter" }).max(200, "account.form.passwordTooLong"),
   remember: z.literal("on").optional(),
   redirectTo: z.string().max(2000).optional(),
 });
@@ -112,20 +132,20 @@ export const ResetPasswordSchema = withConfirmation({ token: z.string().max(200)
 
 /** What a reset link that is unknown, used or expired says (its page, and its form when posted). */
 
-export const bio = z.string().trim().max(2000, "A bio has at most 2,000 characters");
-export const location = z.string().trim().max(100, "A location has at most 100 characters");
+export const bio = z.string().trim().max(2000, "account.form.bioTooLong");
+export const location = z.string().trim().max(100, "account.form.locationTooLong");
 
 export const ProfileSchema = z.object({
   name,
   bio: bio.default(""),
   location: location.default(""),
-  skills: list(20, 40, "skills").default(""),
-  languages: list(10, 40, "languages").default(""),
+  skills: list(20, 40, SKILLS_WORDS).default(""),
+  languages: list(10, 40, LANGUAGES_WORDS).default(""),
 });
 
 /** The profile's lists as arrays, for the JSON API (same limits as the form's). */
-export const skillsArray = arrayList(20, 40, "skills");
-export const languagesArray = arrayList(10, 40, "languages");
+export const skillsArray = arrayList(20, 40, SKILLS_WORDS);
+export const languagesArray = arrayList(10, 40, LANGUAGES_WORDS);
 
 export const NotificationsSchema = z.object({
   emailOrders: z.literal("on").optional(),
@@ -136,13 +156,13 @@ export const NotificationsSchema = z.object({
 });
 
 export const SecuritySchema = withConfirmation({
-  currentPassword: z.string({ required_error: "Enter your current password" }).max(200),
+  currentPassword: z.string({ required_error: "account.form.currentPasswordRequired" }).max(200),
 });
 
 /** "Sign out" beside one of the member's sessions (Settings › Security): the session's id, as the list gave it. */
 export const EndSessionSchema = z.object({
   intent: z.literal("end-session"),
-  sessionId: z.string({ required_error: "Choose a session" }).regex(/^[0-9a-f]{64}$/, "Choose a session from the list"),
+  sessionId: z.string({ required_error: "account.form.sessionRequired" }).regex(/^[0-9a-f]{64}$/, "account.form.sessionFromList"),
 });
 
 /**
@@ -151,17 +171,17 @@ export const EndSessionSchema = z.object({
  */
 export const BillingSchema = z.object({
   mobileMoneyNumber: z
-    .string({ required_error: "Enter your mobile-money number" })
-    .max(30, "Enter a Ugandan mobile number in the format +256 7XX XXXXXX")
+    .string({ required_error: "account.form.mobileMoneyRequired" })
+    .max(30, "account.form.mobileMoneyFormat")
     .transform((s) => s.replace(/[\s-]/g, ""))
-    .pipe(z.string().regex(/^\+2567\d{8}$/, "Enter a Ugandan mobile number in the format +256 7XX XXXXXX")),
-  currentPassword: z.string({ required_error: "Enter your current password" }).max(200, "A password has at most 200 characters"),
+    .pipe(z.string().regex(/^\+2567\d{8}$/, "account.form.mobileMoneyFormat")),
+  currentPassword: z.string({ required_error: "account.form.currentPasswordRequired" }).max(200, "account.form.passwordTooLong"),
 });
 
 export const PreferencesSchema = z.object({
-  language: z.enum(["en", "lg", "sw"], { errorMap: () => ({ message: "Choose English, Luganda or Swahili" }) }),
-  preferredCurrency: z.enum(["UGX", "USD"], { errorMap: () => ({ message: "Choose UGX or USD" }) }),
-  timeZone: z.enum(["EAT", "UTC"], { errorMap: () => ({ message: "Choose EAT or UTC" }) }),
+  language: z.enum(["en", "lg", "sw"], { errorMap: () => ({ message: "account.form.languageChoose" }) }),
+  preferredCurrency: z.enum(["UGX", "USD"], { errorMap: () => ({ message: "account.form.currencyChoose" }) }),
+  timeZone: z.enum(["EAT", "UTC"], { errorMap: () => ({ message: "account.form.timeZoneChoose" }) }),
 });
 
 export type RegisterInput = z.output<typeof RegisterSchema>;
