@@ -9,9 +9,10 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import type { ConversationSummary, Person } from "~/models/conversation.server";
 import { imageUrl } from "~/utils/media";
 import { EMPTY_MESSAGE, MAX_MESSAGE_CHARS } from "~/domain/message-rules";
-import { OFF_PLATFORM_WARNING } from "~/domain/off-platform";
 import type { ChatMessage, SendResult } from "~/hooks/use-chat";
 import { usePreferences } from "~/hooks/use-preferences";
+import { ErrorList } from "~/components/forms";
+import { T, useT } from "~/i18n/react";
 
 const initials = (name: string) =>
   name
@@ -32,20 +33,22 @@ export function ChatAvatar({ person, size = 40 }: { person: Pick<Person, "name" 
 
 /** The live connection, in words: shown only where JavaScript runs, since only then is there one. */
 export function ConnectionStatus({ connected }: { connected: boolean | null }) {
+  const { t } = useT();
   if (connected === null) return null;
   return (
     <p role="status" className={`chat-connection ${connected ? "chat-connected" : "chat-disconnected"}`}>
-      {connected ? "Connected" : "Disconnected — reconnecting…"}
+      {connected ? t("chat.connection.connected") : t("chat.connection.reconnecting")}
     </p>
   );
 }
 
 /** What the list shows of a conversation's last message. */
-function preview(c: ConversationSummary, me: number): string {
+function preview(t: ReturnType<typeof useT>["t"], c: ConversationSummary, me: number): string {
   const m = c.lastMessage;
-  if (!m) return "No messages yet";
-  const text = m.type === "file" && !m.body ? "Sent a file" : m.body;
-  return m.senderId === me ? `You: ${text}` : text;
+  if (!m) return t("chat.list.noMessages");
+  const file = m.type === "file" && !m.body;
+  if (m.senderId === me) return file ? t("chat.list.youSentFile") : t("chat.list.you", { text: m.body });
+  return file ? t("chat.list.sentFile") : m.body;
 }
 
 export function ConversationList({
@@ -64,20 +67,22 @@ export function ConversationList({
   searched: boolean;
   nextPage: string | null;
 }) {
-  const { date, dateTime } = usePreferences();
+  const { t } = useT();
+  const { date, dateTime, time } = usePreferences();
   const today = date(new Date());
-  // Today's messages by their time ("09:53 EAT"), older ones by their day: the list's column is narrow.
-  const when = (at: string) => (date(at) === today ? dateTime(at).split(", ").pop()! : date(at));
+  // Today's messages by their time ("09:53 EAT": the time, then the zone dateTime ends with), older ones by
+  // their day: the list's column is narrow.
+  const when = (at: string) => (date(at) === today ? `${time(at)} ${dateTime(at).split(" ").pop()!}` : date(at));
   const suffix = q ? `?q=${encodeURIComponent(q)}` : "";
   return (
-    <nav className="chat-list" aria-label="Conversations">
+    <nav className="chat-list" aria-label={t("chat.list.label")}>
       <Form method="get" action="/messages" className="chat-search" role="search">
         <label htmlFor="chat-q" className="visually-hidden">
-          Search conversations
+          {t("chat.list.searchLabel")}
         </label>
-        <input id="chat-q" name="q" type="search" defaultValue={q} maxLength={100} placeholder="Search names and messages" />
+        <input id="chat-q" name="q" type="search" defaultValue={q} maxLength={100} placeholder={t("chat.list.searchPlaceholder")} />
         <button type="submit" className="button button-small">
-          Search
+          {t("chat.list.search")}
         </button>
       </Form>
       {conversations.length ? (
@@ -92,7 +97,7 @@ export function ConversationList({
                 <ChatAvatar person={c.other} />
                 <span className="chat-conversation-body">
                   <span className="chat-conversation-name">{c.other.name}</span>
-                  <span className="chat-conversation-last">{preview(c, me)}</span>
+                  <span className="chat-conversation-last">{preview(t, c, me)}</span>
                 </span>
                 <span className="chat-conversation-meta">
                   {c.lastMessage ? (
@@ -102,8 +107,7 @@ export function ConversationList({
                   ) : null}
                   {c.unreadCount > 0 ? (
                     <span className="chat-unread" data-testid="unread-count">
-                      {c.unreadCount}
-                      <span className="visually-hidden"> unread</span>
+                      <T id="chat.list.unread" values={{ count: c.unreadCount }} components={{ 0: <span className="visually-hidden" /> }} />
                     </span>
                   ) : null}
                 </span>
@@ -112,32 +116,37 @@ export function ConversationList({
           ))}
         </ul>
       ) : (
-        <p className="chat-empty">{searched ? "No results found" : "No conversations yet"}</p>
+        <p className="chat-empty">{searched ? t("chat.list.noResults") : t("chat.list.empty")}</p>
       )}
       {nextPage ? (
         <p className="chat-more">
-          <Link to={nextPage}>More conversations</Link>
+          <Link to={nextPage}>{t("chat.list.more")}</Link>
         </p>
       ) : null}
     </nav>
   );
 }
 
-const MARK: Record<ChatMessage["status"], string> = { sent: "Sent", delivered: "Delivered", read: "Read" };
+const MARK: Record<ChatMessage["status"], string> = { sent: "chat.message.sent", delivered: "chat.message.delivered", read: "chat.message.read" };
 
-const sizeText = (bytes: number) => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1024))} KB`);
+/** "1.5 MB", "12 KB", with the reader's decimal sign (no grouping: a file is under 1,024 KB before it counts in MB). */
+const sizeText = (bytes: number, number: ReturnType<typeof usePreferences>["number"]) =>
+  bytes >= 1024 * 1024
+    ? `${number(bytes / 1024 / 1024, { minimumFractionDigits: 1, maximumFractionDigits: 1, useGrouping: false })} MB`
+    : `${number(Math.max(1, Math.round(bytes / 1024)), { useGrouping: false })} KB`;
 
 /** One message: who wrote it and when, its text, its files, and (mine only) its mark and any off-platform warning. */
 export function MessageItem({ m, mine, otherName }: { m: ChatMessage; mine: boolean; otherName: string }) {
-  const { dateTime } = usePreferences();
+  const { t } = useT();
+  const { dateTime, number } = usePreferences();
   return (
     <li className={`chat-message ${mine ? "chat-message-mine" : "chat-message-theirs"}`} id={m.id > 0 ? `message-${m.id}` : undefined}>
       <p className="chat-message-meta">
-        <span className="chat-message-sender">{mine ? "You" : otherName}</span> <time dateTime={m.at}>{dateTime(m.at)}</time>
+        <span className="chat-message-sender">{mine ? t("chat.message.you") : otherName}</span> <time dateTime={m.at}>{dateTime(m.at)}</time>
       </p>
       {m.body ? <div className="chat-message-body">{m.body}</div> : null}
       {m.attachments.length ? (
-        <ul className="chat-files" aria-label="Files">
+        <ul className="chat-files" aria-label={t("chat.message.files")}>
           {m.attachments.map((a) => {
             const href = `/messages/${m.conversationId}/files/${a.id}`;
             return (
@@ -146,16 +155,16 @@ export function MessageItem({ m, mine, otherName }: { m: ChatMessage; mine: bool
                   {a.contentType.startsWith("image/") ? <img src={href} alt="" width={160} loading="lazy" className="chat-thumb" /> : null}
                   <span>{a.fileName}</span>
                 </a>{" "}
-                <span className="chat-file-size">({sizeText(a.sizeBytes)})</span>
+                <span className="chat-file-size">({sizeText(a.sizeBytes, number)})</span>
               </li>
             );
           })}
         </ul>
       ) : null}
-      {mine ? <p className="chat-mark">{m.pending ? "Sending…" : MARK[m.status]}</p> : null}
+      {mine ? <p className="chat-mark">{m.pending ? t("chat.message.sending") : t(MARK[m.status])}</p> : null}
       {mine && m.offPlatform ? (
         <p className="chat-warning" role="note">
-          {OFF_PLATFORM_WARNING}
+          {t("chat.message.offPlatform")}
         </p>
       ) : null}
     </li>
@@ -233,6 +242,7 @@ export function SendForm({
   fileHint: string;
   accept: string;
 }) {
+  const { t } = useT();
   const fetcher = useFetcher<Reply>();
   const navigation = useNavigation();
   const reply = (fetcher.data ?? actionReply) as Reply;
@@ -312,18 +322,12 @@ export function SendForm({
       encType="multipart/form-data"
       className="chat-send"
       onSubmit={onSubmit}
-      aria-label="Send a message"
+      aria-label={t("chat.send.label")}
     >
       <input type="hidden" name="clientId" value={clientId} />
-      {formErrors.length ? (
-        <ul className="field-errors" role="alert" id="chat-form-errors">
-          {formErrors.map((e) => (
-            <li key={e}>{e}</li>
-          ))}
-        </ul>
-      ) : null}
+      <ErrorList id="chat-form-errors" errors={formErrors} />
       <label htmlFor="chat-body" className="visually-hidden">
-        Message
+        {t("chat.send.message")}
       </label>
       <textarea
         id="chat-body"
@@ -331,7 +335,7 @@ export function SendForm({
         rows={3}
         required
         maxLength={MAX_MESSAGE_CHARS}
-        placeholder="Write a message"
+        placeholder={t("chat.send.placeholder")}
         value={text}
         disabled={disabled}
         aria-invalid={bodyErrors.length ? true : undefined}
@@ -351,16 +355,10 @@ export function SendForm({
           }
         }}
       />
-      {bodyErrors.length ? (
-        <ul className="field-errors" role="alert" id="chat-body-error">
-          {bodyErrors.map((e) => (
-            <li key={e}>{e}</li>
-          ))}
-        </ul>
-      ) : null}
+      <ErrorList id="chat-body-error" errors={bodyErrors} />
       <div className="chat-send-row">
         <div className="chat-files-field">
-          <label htmlFor="chat-files">Attach files (optional)</label>
+          <label htmlFor="chat-files">{t("chat.send.attach")}</label>
           <input
             id="chat-files"
             name="files"
@@ -374,16 +372,10 @@ export function SendForm({
           <p className="field-hint" id="chat-files-hint">
             {fileHint}
           </p>
-          {fileErrors.length ? (
-            <ul className="field-errors" role="alert" id="chat-files-error">
-              {fileErrors.map((e) => (
-                <li key={e}>{e}</li>
-              ))}
-            </ul>
-          ) : null}
+          <ErrorList id="chat-files-error" errors={fileErrors} />
         </div>
         <button type="submit" className="button" disabled={disabled || busy} aria-disabled={disabled || busy}>
-          {busy ? "Sending…" : "Send"}
+          {busy ? t("chat.send.sending") : t("chat.send.submit")}
         </button>
       </div>
     </fetcher.Form>

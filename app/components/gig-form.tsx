@@ -14,10 +14,18 @@ import { getFormProps, parse, useForm, type FieldMetadata, type SubmissionResult
 import { Form } from "@remix-run/react";
 import { useRef, useState, type KeyboardEvent } from "react";
 import { ErrorList, SubmitButton } from "~/components/forms";
-import { TIER_LABEL, TIERS, type Tier } from "~/domain/catalog-vocabulary";
+import { TIERS, type Tier } from "~/domain/catalog-vocabulary";
 import { DELIVERY_DAYS, MAX_IMAGES, MAX_TAGS, TAG_MAX, tagToAdd, TITLE_MAX, type GigFormValues } from "~/domain/gig-rules";
 import type { FormConstraint } from "~/schemas/form-constraint";
 import { imageUrl } from "~/utils/media";
+import { useT } from "~/i18n/react";
+
+/** A package tier's name on the form (the `dashboard` namespace's; the catalog names tiers in its own). */
+const TIER_NAME: Record<Tier, string> = {
+  basic: "dashboard.gigForm.tier.basic",
+  standard: "dashboard.gigForm.tier.standard",
+  premium: "dashboard.gigForm.tier.premium",
+};
 
 type Errors = Record<string, string[] | null | undefined>;
 
@@ -54,6 +62,7 @@ function useReplyCount(result: unknown) {
 }
 
 function GigFormFields({ defaultValue, result: reply, categories, constraint }: GigFormProps) {
+  const { t } = useT();
   const result = reply as SubmissionResult<string[]> | null | undefined;
   const limits = limitsOf(constraint);
   const [form, fields] = useForm<GigFormValues>({
@@ -94,27 +103,27 @@ function GigFormFields({ defaultValue, result: reply, categories, constraint }: 
       <button {...addTagButton} hidden tabIndex={-1} aria-hidden="true" />
       <ErrorList errors={errors[""] ?? undefined} />
       <div className="field">
-        <label htmlFor="title">Title</label>
+        <label htmlFor="title">{t("dashboard.gigForm.title")}</label>
         <input
           id="title"
           name={fields.title.name}
           type="text"
           {...limits("title")}
           defaultValue={text(fields.title)}
-          placeholder="I will design a modern logo for your business"
+          placeholder={t("dashboard.gigForm.titlePlaceholder")}
           onChange={(e) => setTitleLength(e.target.value.length)}
           aria-describedby="title-count"
           {...invalid(errors, "title")}
         />
         <p id="title-count" className="field-hint" aria-live="polite">
-          {titleLength}/{TITLE_MAX} characters
+          {t("dashboard.gigForm.titleCount", { count: titleLength, max: TITLE_MAX })}
         </p>
         <Errors errors={errors} name="title" />
       </div>
       <div className="field">
-        <label htmlFor="category">Category</label>
+        <label htmlFor="category">{t("dashboard.gigForm.category")}</label>
         <select id="category" name={fields.category.name} required defaultValue={text(fields.category)} {...invalid(errors, "category")}>
-          <option value="">Choose a category</option>
+          <option value="">{t("dashboard.gigForm.chooseCategory")}</option>
           {categories.map((c) => (
             <option key={c.slug} value={c.slug}>
               {c.name}
@@ -124,7 +133,7 @@ function GigFormFields({ defaultValue, result: reply, categories, constraint }: 
         <Errors errors={errors} name="category" />
       </div>
       <div className="field">
-        <label htmlFor="description">Description</label>
+        <label htmlFor="description">{t("dashboard.gigForm.description")}</label>
         <textarea
           id="description"
           name={fields.description.name}
@@ -137,16 +146,20 @@ function GigFormFields({ defaultValue, result: reply, categories, constraint }: 
       </div>
 
       <fieldset className="field">
-        <legend>Tags</legend>
+        <legend>{t("dashboard.gigForm.tags")}</legend>
         <p className="field-hint" id="tags-hint">
-          Words buyers search for, such as “logo” or “Luganda”. Up to {MAX_TAGS} tags of {TAG_MAX} characters.
+          {t("dashboard.gigForm.tagsHint", { max: MAX_TAGS, chars: TAG_MAX })}
         </p>
-        <ul className="tag-list tag-editor" aria-label="Tags">
+        <ul className="tag-list tag-editor" aria-label={t("dashboard.gigForm.tags")}>
           {tags.map((tag, i) => (
             <li key={tag.key}>
               <input type="hidden" name={tag.name} value={text(tag)} />
               {text(tag)}{" "}
-              <button {...form.remove.getButtonProps({ name: fields.tags.name, index: i })} className="link-button" aria-label={`Remove tag ${text(tag)}`}>
+              <button
+                {...form.remove.getButtonProps({ name: fields.tags.name, index: i })}
+                className="link-button"
+                aria-label={t("dashboard.gigForm.removeTag", { tag: text(tag) })}
+              >
                 ×
               </button>
             </li>
@@ -154,7 +167,7 @@ function GigFormFields({ defaultValue, result: reply, categories, constraint }: 
         </ul>
         <div className="inline-field">
           <label htmlFor="newTag" className="visually-hidden">
-            New tag
+            {t("dashboard.gigForm.newTag")}
           </label>
           <input
             id="newTag"
@@ -172,7 +185,7 @@ function GigFormFields({ defaultValue, result: reply, categories, constraint }: 
             {...invalid(tagErrors, "newTag")}
           />
           <button {...addTagButton} className="button button-secondary button-small">
-            Add tag
+            {t("dashboard.gigForm.addTag")}
           </button>
         </div>
         <Errors errors={tagErrors} name="newTag" />
@@ -180,24 +193,24 @@ function GigFormFields({ defaultValue, result: reply, categories, constraint }: 
       </fieldset>
 
       <fieldset className="field">
-        <legend>Gallery</legend>
+        <legend>{t("dashboard.gigForm.gallery")}</legend>
         <p className="field-hint" id="upload-hint">
-          Up to {MAX_IMAGES} images: JPEG, PNG or WebP, at most 5 MB each. The first is the cover.
+          {t("dashboard.gigForm.galleryHint", { max: MAX_IMAGES, mb: 5 })}
         </p>
         {images.length ? (
-          <ul className="image-editor" aria-label="Gallery images">
+          <ul className="image-editor" aria-label={t("dashboard.gigForm.galleryImages")}>
             {images.map((image, i) => (
               <li key={image.key}>
                 <input type="hidden" name={image.name} value={text(image)} />
-                <img src={imageUrl(text(image), "thumb")} alt={`Gallery image ${i + 1}`} width={160} height={90} />
+                <img src={imageUrl(text(image), "thumb")} alt={t("dashboard.gigForm.galleryImage", { n: i + 1 })} width={160} height={90} />
                 <button {...form.remove.getButtonProps({ name: fields.images.name, index: i })} className="link-button">
-                  Remove image {i + 1}
+                  {t("dashboard.gigForm.removeImage", { n: i + 1 })}
                 </button>
               </li>
             ))}
           </ul>
         ) : null}
-        <label htmlFor="upload">Add images</label>
+        <label htmlFor="upload">{t("dashboard.gigForm.addImages")}</label>
         <input
           id="upload"
           name="upload"
@@ -211,18 +224,18 @@ function GigFormFields({ defaultValue, result: reply, categories, constraint }: 
         <Errors errors={errors} name="images" />
       </fieldset>
 
-      <h2>Packages</h2>
+      <h2>{t("dashboard.gigForm.packages")}</h2>
       <div className="package-grid">
         {TIERS.map((tier) => (
           <PackageFields key={tier} tier={tier} field={fields[tier]} errors={errors} limits={limits} />
         ))}
       </div>
       <p className="form-actions">
-        <SubmitButton name="intent" value="draft" pendingLabel="Saving…">
-          Save as Draft
+        <SubmitButton name="intent" value="draft" pendingLabel={t("dashboard.gigForm.saving")}>
+          {t("dashboard.gigForm.saveDraft")}
         </SubmitButton>
-        <SubmitButton name="intent" value="publish" pendingLabel="Publishing…">
-          Publish Gig
+        <SubmitButton name="intent" value="publish" pendingLabel={t("dashboard.gigForm.publishing")}>
+          {t("dashboard.gigForm.publish")}
         </SubmitButton>
       </p>
     </Form>
@@ -230,8 +243,9 @@ function GigFormFields({ defaultValue, result: reply, categories, constraint }: 
 }
 
 function PackageFields({ tier, field, errors, limits }: { tier: Tier; field: FieldMetadata<GigFormValues[Tier]>; errors: Errors; limits: Limits }) {
+  const { t } = useT();
   const values = field.getFieldset();
-  const label = TIER_LABEL[tier];
+  const label = t(TIER_NAME[tier]);
   const id = (f: string) => `${tier}-${f}`;
   const name = (f: keyof GigFormValues[Tier]) => values[f].name;
   const value = (f: keyof GigFormValues[Tier]) => {
@@ -240,11 +254,9 @@ function PackageFields({ tier, field, errors, limits }: { tier: Tier; field: Fie
   };
   return (
     <fieldset className="package-fields">
-      <legend>
-        {label} {tier === "basic" ? "(required to publish)" : "(optional)"}
-      </legend>
+      <legend>{tier === "basic" ? t("dashboard.gigForm.tierRequired", { tier: label }) : t("dashboard.gigForm.tierOptional", { tier: label })}</legend>
       <div className="field">
-        <label htmlFor={id("name")}>{label} package name</label>
+        <label htmlFor={id("name")}>{t("dashboard.gigForm.packageName", { tier: label })}</label>
         <input
           id={id("name")}
           name={name("name")}
@@ -257,7 +269,7 @@ function PackageFields({ tier, field, errors, limits }: { tier: Tier; field: Fie
         <Errors errors={errors} name={name("name")} />
       </div>
       <div className="field">
-        <label htmlFor={id("description")}>{label} description</label>
+        <label htmlFor={id("description")}>{t("dashboard.gigForm.packageDescription", { tier: label })}</label>
         <textarea
           id={id("description")}
           name={name("description")}
@@ -269,7 +281,7 @@ function PackageFields({ tier, field, errors, limits }: { tier: Tier; field: Fie
         <Errors errors={errors} name={name("description")} />
       </div>
       <div className="field">
-        <label htmlFor={id("price")}>{label} price (UGX)</label>
+        <label htmlFor={id("price")}>{t("dashboard.gigForm.packagePrice", { tier: label })}</label>
         <input
           id={id("price")}
           name={name("price")}
@@ -283,19 +295,19 @@ function PackageFields({ tier, field, errors, limits }: { tier: Tier; field: Fie
         <Errors errors={errors} name={name("price")} />
       </div>
       <div className="field">
-        <label htmlFor={id("delivery")}>{label} delivery</label>
+        <label htmlFor={id("delivery")}>{t("dashboard.gigForm.packageDelivery", { tier: label })}</label>
         <select id={id("delivery")} name={name("delivery")} defaultValue={value("delivery")} {...invalid(errors, name("delivery"))}>
-          <option value="">Choose…</option>
+          <option value="">{t("dashboard.gigForm.chooseDelivery")}</option>
           {DELIVERY_DAYS[tier].map((d) => (
             <option key={d} value={d}>
-              {d} {d === 1 ? "day" : "days"}
+              {t("dashboard.gigForm.days", { count: d })}
             </option>
           ))}
         </select>
         <Errors errors={errors} name={name("delivery")} />
       </div>
       <div className="field">
-        <label htmlFor={id("revisions")}>{label} revisions</label>
+        <label htmlFor={id("revisions")}>{t("dashboard.gigForm.packageRevisions", { tier: label })}</label>
         <input
           id={id("revisions")}
           name={name("revisions")}
@@ -309,7 +321,7 @@ function PackageFields({ tier, field, errors, limits }: { tier: Tier; field: Fie
         <Errors errors={errors} name={name("revisions")} />
       </div>
       <div className="field">
-        <label htmlFor={id("features")}>{label} features (one per line)</label>
+        <label htmlFor={id("features")}>{t("dashboard.gigForm.packageFeatures", { tier: label })}</label>
         <textarea
           id={id("features")}
           name={name("features")}

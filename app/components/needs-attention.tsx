@@ -5,6 +5,7 @@
  */
 import { Link } from "~/components/link";
 import { usePreferences } from "~/hooks/use-preferences";
+import { T, useT } from "~/i18n/react";
 
 export type AttentionItem = {
   id: number;
@@ -23,27 +24,31 @@ export type AttentionMessages = {
   conversations: { id: string; otherName: string; unread: number; gigTitle: string | null }[];
 };
 
-const ACTION = { pay: "Pay", approve: "Review the delivery", deliver: "Deliver", dispute: "See the dispute" } as const;
+const ACTION = {
+  pay: "dashboard.attention.action.pay",
+  approve: "dashboard.attention.action.approve",
+  deliver: "dashboard.attention.action.deliver",
+  dispute: "dashboard.attention.action.dispute",
+} as const;
 
 export function NeedsAttention({ orders, messages }: { orders: AttentionItem[]; messages: AttentionMessages }) {
+  const { t } = useT();
   const { day } = usePreferences();
   const empty = orders.length === 0 && messages.total === 0;
   return (
     <section className="attention" aria-labelledby="attention-title">
-      <h2 id="attention-title">Needs your attention</h2>
+      <h2 id="attention-title">{t("dashboard.attention.title")}</h2>
       {empty ? (
-        <p className="attention-empty">
-          Nothing needs your attention right now. We will list here what waits for you: payments, deliveries, due dates and messages.
-        </p>
+        <p className="attention-empty">{t("dashboard.attention.empty")}</p>
       ) : (
-        <ul className="attention-list" aria-label="Needs your attention">
+        <ul className="attention-list" aria-label={t("dashboard.attention.title")}>
           {orders.map((o) => (
             <li key={o.id} className={`attention-item attention-${o.late ? "late" : o.need}`}>
               <p>
-                <strong>“{o.gigTitle}”</strong> <OrderLine o={o} day={day} />
+                <OrderLine o={o} day={day} />
               </p>
               <Link to={o.need === "pay" ? `/orders/${o.id}/pay` : `/orders/${o.id}`} className="button button-small">
-                {ACTION[o.need]}
+                {t(ACTION[o.need])}
                 <span className="visually-hidden"> “{o.gigTitle}”</span>
               </Link>
             </li>
@@ -51,24 +56,30 @@ export function NeedsAttention({ orders, messages }: { orders: AttentionItem[]; 
           {messages.total > 0 ? (
             <li className="attention-item attention-messages">
               <p>
-                <strong>
-                  {messages.total} unread {messages.total === 1 ? "message" : "messages"}
-                </strong>
-                {messages.conversationCount > 1 ? ` in ${messages.conversationCount} conversations` : null}
+                {messages.conversationCount > 1 ? (
+                  <T
+                    id="dashboard.attention.unreadIn"
+                    values={{ count: messages.total, conversations: messages.conversationCount }}
+                    components={{ 0: <strong /> }}
+                  />
+                ) : (
+                  <T id="dashboard.attention.unread" values={{ count: messages.total }} components={{ 0: <strong /> }} />
+                )}
               </p>
-              <ul className="attention-conversations" aria-label="Conversations with unread messages">
+              <ul className="attention-conversations" aria-label={t("dashboard.attention.conversationsLabel")}>
                 {messages.conversations.map((c) => (
                   <li key={c.id}>
                     <Link to={`/messages/${c.id}`}>
-                      {c.otherName}
-                      {c.gigTitle ? <> about “{c.gigTitle}”</> : null}: {c.unread} new
+                      {c.gigTitle
+                        ? t("dashboard.attention.conversationAbout", { name: c.otherName, title: c.gigTitle, count: c.unread })
+                        : t("dashboard.attention.conversation", { name: c.otherName, count: c.unread })}
                     </Link>
                   </li>
                 ))}
               </ul>
               {messages.conversationCount > messages.conversations.length ? (
                 <Link to="/messages" className="button button-small button-secondary">
-                  All messages
+                  {t("dashboard.attention.allMessages")}
                 </Link>
               ) : null}
             </li>
@@ -79,28 +90,30 @@ export function NeedsAttention({ orders, messages }: { orders: AttentionItem[]; 
   );
 }
 
+/**
+ * What waits on an order, as one sentence with the gig's title in it (bold, quoted): "“Logo design” from Amina is
+ * waiting for your payment." Member-written words (the title, a name) go in as elements, never as message text.
+ */
 function OrderLine({ o, day }: { o: AttentionItem; day: (d: Date | string) => string }) {
+  const values = { title: <>{o.gigTitle}</>, name: <>{o.otherName}</> };
+  const components = { 0: <strong /> };
   switch (o.need) {
     case "pay":
-      return <>from {o.otherName} is waiting for your payment.</>;
+      return <T id="dashboard.attention.pay" values={values} components={components} />;
     case "approve":
-      return (
-        <>
-          was delivered by {o.otherName}. {o.completesAt ? <>It completes by itself on {day(o.completesAt)} unless you ask for changes.</> : null}
-        </>
+      return o.completesAt ? (
+        <T id="dashboard.attention.approveUntil" values={{ ...values, date: day(o.completesAt) }} components={components} />
+      ) : (
+        <T id="dashboard.attention.approve" values={values} components={components} />
       );
     case "deliver":
-      if (!o.dueAt) return <>for {o.otherName} is waiting for your delivery.</>;
+      if (!o.dueAt) return <T id="dashboard.attention.deliver" values={values} components={components} />;
       return o.late ? (
-        <>
-          for {o.otherName} is late: it was due {day(o.dueAt)}.
-        </>
+        <T id="dashboard.attention.late" values={{ ...values, date: day(o.dueAt) }} components={components} />
       ) : (
-        <>
-          for {o.otherName} is due {day(o.dueAt)}.
-        </>
+        <T id="dashboard.attention.due" values={{ ...values, date: day(o.dueAt) }} components={components} />
       );
     case "dispute":
-      return <>is in dispute: an admin will decide what happens to the payment.</>;
+      return <T id="dashboard.attention.dispute" values={values} components={components} />;
   }
 }

@@ -10,6 +10,7 @@ import { useEffect, useState } from "react";
 import type { Notification } from "~/models/notification.server";
 import { PAYOUT_NUMBER_NOTIFICATION } from "~/domain/mobile-money";
 import { usePreferences } from "~/hooks/use-preferences";
+import { useT } from "~/i18n/react";
 
 type Item = Omit<Notification, "at"> & { at: Date | string };
 
@@ -33,7 +34,9 @@ function useMarkingAll() {
   return useFetchers().some((f) => f.state !== "idle" && f.formData?.get("intent") === "read-all");
 }
 
+/** A notification's body is stored words (app/operations/notifications.server.ts): shown as it is; the list's own words are `dashboard`'s. */
 export function NotificationItem({ notification: n }: { notification: Item }) {
+  const { t } = useT();
   const { dateTime } = usePreferences();
   const fetcher = useFetcher();
   const markingAll = useMarkingAll();
@@ -43,15 +46,23 @@ export function NotificationItem({ notification: n }: { notification: Item }) {
   return (
     <li className={read ? "notification" : "notification unread"}>
       <div className="notification-text">
-        {read ? null : <span className="status-badge notification-new">Unread</span>} {href ? <Link to={href}>{n.body}</Link> : <span>{n.body}</span>}
+        {read ? null : <span className="status-badge notification-new">{t("dashboard.notifications.unreadBadge")}</span>}{" "}
+        {href ? <Link to={href}>{n.body}</Link> : <span>{n.body}</span>}
         <time dateTime={new Date(n.at).toISOString()}>{dateTime(n.at)}</time>
       </div>
       {n.read ? null : (
         <fetcher.Form method="post" className="inline-form">
           <InPlace />
           <input type="hidden" name="id" value={n.id} />
-          <button type="submit" name="intent" value="read" className="link-button" disabled={marking || markingAll} aria-label={`Mark read: ${n.body}`}>
-            {marking ? "Marking…" : "Mark read"}
+          <button
+            type="submit"
+            name="intent"
+            value="read"
+            className="link-button"
+            disabled={marking || markingAll}
+            aria-label={t("dashboard.notifications.markReadLabel", { body: n.body })}
+          >
+            {marking ? t("dashboard.notifications.marking") : t("dashboard.notifications.markRead")}
           </button>
         </fetcher.Form>
       )}
@@ -60,13 +71,14 @@ export function NotificationItem({ notification: n }: { notification: Item }) {
 }
 
 export function MarkAllReadForm() {
+  const { t } = useT();
   const fetcher = useFetcher();
   const busy = fetcher.state !== "idle";
   return (
     <fetcher.Form method="post" className="inline-form">
       <InPlace />
       <button type="submit" name="intent" value="read-all" className="button button-secondary button-small" disabled={busy}>
-        {busy ? "Marking all read…" : "Mark all read"}
+        {busy ? t("dashboard.notifications.markingAll") : t("dashboard.notifications.markAll")}
       </button>
     </fetcher.Form>
   );

@@ -4,6 +4,7 @@
  * all of this) stays on the server.
  */
 import type { Tier } from "~/domain/catalog-vocabulary";
+import { msg } from "~/i18n/message-key";
 
 /** Delivery options per tier (docs/product.md, Catalog). */
 export const DELIVERY_DAYS = {
@@ -37,15 +38,16 @@ export function normaliseTags(tags: readonly unknown[]): string[] {
 /**
  * The tag a seller typed, added to the tags they have: the tag to insert, null when there is nothing to add
  * (an empty tag, or one they have in another letter case), or why it is refused. The browser (in place) and
- * the server (the form's Add tag button without JavaScript) decide alike.
+ * the server (the form's Add tag button without JavaScript) decide alike. The reason is a catalogue key of the
+ * `dashboard` namespace (ADR 047), which the form's ErrorList says in the reader's language.
  */
 export function tagToAdd(tags: readonly string[], typed: string): { tag: string | null } | { error: string } {
   const [tag] = normaliseTags([typed]);
   if (tag === undefined) return { tag: null };
-  if (tag.length > TAG_MAX) return { error: `Each tag can have at most ${TAG_MAX} characters` };
+  if (tag.length > TAG_MAX) return { error: msg("dashboard.gigForm.tagTooLong", { max: TAG_MAX }) };
   const current = normaliseTags(tags);
   if (current.some((t) => t.toLowerCase() === tag.toLowerCase())) return { tag: null };
-  if (current.length >= MAX_TAGS) return { error: `A gig can have at most ${MAX_TAGS} tags` };
+  if (current.length >= MAX_TAGS) return { error: msg("dashboard.gigForm.tooManyTags", { max: MAX_TAGS }) };
   return { tag };
 }
 

@@ -20,6 +20,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import type { ConversationSummary } from "~/models/conversation.server";
 import type { Message, MessageStatus } from "~/models/message.server";
 import { ask, useLiveConnected, useLiveEvent } from "~/hooks/live-client";
+import { NO_CONVERSATION, SEND_FAILED } from "~/domain/message-rules";
 
 /** The socket events this page uses (the server's names: CHAT_EVENTS in app/operations/messages.server.ts). */
 const CHAT_EVENTS_CLIENT = {
@@ -33,7 +34,10 @@ const CHAT_EVENTS_CLIENT = {
 /** A message as the page shows it: `pending` while this page's send waits for the server's answer. */
 export type ChatMessage = Message & { pending?: boolean };
 
-/** A failed send gives back the client id it used, for the retry of the same text (see `send`). */
+/**
+ * A failed send gives back the client id it used, for the retry of the same text (see `send`). Its `message` is
+ * a catalogue key of the `chat` namespace, or the server's words: the send box says it with `sayMessage`.
+ */
 export type SendResult = { ok: true } | { ok: false; message: string; clientId: string };
 
 export type Chat = {
@@ -196,7 +200,7 @@ export function useChat({ me, conversations, filtered, open }: Options): Chat {
     async (body: string, retryOf?: string): Promise<SendResult> => {
       const { me, openId } = latest.current;
       const clientId = retryOf ?? newClientId();
-      if (!openId) return { ok: false, message: "Choose a conversation", clientId };
+      if (!openId) return { ok: false, message: NO_CONVERSATION, clientId };
       const bubble: ChatMessage = {
         id: --tempId.current,
         conversationId: openId,
@@ -227,10 +231,10 @@ export function useChat({ me, conversations, filtered, open }: Options): Chat {
         }
         drop();
         const words = typeof answer.message === "string" ? answer.message : Object.values(answer.issues ?? {}).flat()[0];
-        return { ok: false, message: words ?? "This message could not be sent. Please try again.", clientId };
+        return { ok: false, message: words ?? SEND_FAILED, clientId };
       } catch {
         drop();
-        return { ok: false, message: "Not sent: the connection dropped. Your message is back in the box: send it again.", clientId };
+        return { ok: false, message: "chat.send.dropped", clientId };
       }
     },
     [marked],

@@ -33,12 +33,20 @@ import { AUTO_COMPLETE_MS, CLEARANCE_MS } from "~/domain/order-rules";
 import { WithdrawSchema } from "~/schemas/order";
 import { usePreferences } from "~/hooks/use-preferences";
 import ordersStylesUrl from "~/styles/orders.css?url";
+import type { Locale } from "~/i18n/locales";
+import { ONE_DECIMAL } from "~/domain/catalog-vocabulary";
+import { requestLocale } from "~/i18n/locale.server";
+import { pageMessages, requestT } from "~/i18n/messages.server";
+import { metaI18n, T, useT } from "~/i18n/react";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: ordersStylesUrl }];
 
 export { actionHeaders as headers } from "~/utils/headers";
 
-export const meta: MetaFunction = () => [{ title: "Dashboard | Soko" }];
+export const meta: MetaFunction = ({ matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: _("dashboard.meta.title") }];
+};
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const CLEARANCE_DAYS = Math.round(CLEARANCE_MS / DAY_MS);
@@ -49,6 +57,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const db = getDb();
   const now = new Date();
+  // The page's language: the notifications' stored notices are said in it too.
+  const locale = await requestLocale(request);
   const [attention, unread, stats, gigs, activity, settings, balances, payouts, notifications] = await Promise.all([
     listAttentionOrders(db, user.id, new Date(now.getTime() + DUE_SOON_MS)),
     listUnreadConversations(db, user.id),
@@ -58,7 +68,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     getSettings(db, user.id),
     memberBalances(db, user.id),
     listPayouts(db, user.id),
-    listNotifications(db, user.id, 8),
+    listNotifications(db, user.id, 8, locale),
   ]);
   if (!settings) throw new Response("Not Found", { status: 404 });
   const params = new URL(request.url).searchParams;
@@ -99,16 +109,21 @@ export async function loader({ request }: LoaderFunctionArgs) {
     requestKey: randomBytes(16).toString("base64url"),
     // The withdraw form's checks in the browser; its schema loads once the form is used (app/hooks/use-schema-form.ts).
     withdrawConstraint: getFormConstraint(WithdrawSchema),
-    withdrawn: withdrawn ? withdrawalMessage(withdrawn) : null,
+    withdrawn: withdrawn ? withdrawalMessage(await requestT(request), locale, withdrawn) : null,
+    // The dashboard's words, and those of what it shows from other areas: the withdraw form's checks
+    // (app/schemas/order.ts says them in `orders`) and gigs (`catalog`).
+    ...(await pageMessages(request, ["dashboard", "orders", "catalog"])),
   };
 }
 
-function withdrawalMessage(p: PayoutRow): string {
-  const amount = formatUgx(p.amountUgx);
-  if (p.status === "paid") return `Your withdrawal of ${amount} was paid to ${formatMsisdn(p.msisdn)}.`;
-  if (p.status === "failed")
-    return `Your withdrawal of ${amount} did not go through${p.failureReason ? `: ${p.failureReason}` : ""}. The money is back in your available balance.`;
-  return `Your withdrawal of ${amount} is on its way to ${formatMsisdn(p.msisdn)}.`;
+function withdrawalMessage(t: Awaited<ReturnType<typeof requestT>>, locale: Locale, p: PayoutRow): string {
+  const amount = formatUgx(p.amountUgx, locale);
+  if (p.status === "paid") return t("dashboard.withdrawal.paid", { amount, number: formatMsisdn(p.msisdn) });
+  if (p.status === "failed") {
+    // The reason is the provider's (stored as it came).
+    return p.failureReason ? t("dashboard.withdrawal.failedBecause", { amount, reason: p.failureReason }) : t("dashboard.withdrawal.failed", { amount });
+  }
+  return t("dashboard.withdrawal.inTransit", { amount, number: formatMsisdn(p.msisdn) });
 }
 
 /** `+256772123456` → `+256 772 123 456`, as people read a number. */
@@ -125,35 +140,66 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (!marked.ok) throw new Response("Forbidden", { status: 403 });
     return redirect("/dashboard#updates", 303);
   }
-  if (formData.get("intent") !== "withdraw") throw new Response("Bad Request", { status: 400 });
+  if (formData.get("intent") !== "withdraw") throw new Response((await requestT(request))("dashboard.errors.badRequest"), { status: 400 });
   const submission = parseWithZod(formData, { schema: WithdrawSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   const result = await requestWithdrawal(actor, submission.value);
-  if (!result.ok) return formFailure(submission.reply, result);
+  if (!result.ok) return formFailure(submission.reply, result, { locale: await requestLocale(request) });
   return redirect(`/dashboard?payout=${result.value.reference}`, 303);
 }
 
+/** After the gig editor (`?gig=`): keys of what the dashboard says. */
 const GIG_NOTICES: Record<string, string> = {
-  published: "Your gig is published: buyers can find it now.",
-  draft: "Your gig is saved as a draft. Only you can see it.",
-  deleted: "Your gig is deleted.",
+  published: "dashboard.notice.gigPublished",
+  draft: "dashboard.notice.gigDraft",
+  deleted: "dashboard.notice.gigDeleted",
 };
 
-const STATUS_LABEL = { draft: "Draft", published: "Published", paused: "Paused" } as const;
+const STATUS_LABEL = { draft: "dashboard.gigs.status.draft", published: "dashboard.gigs.status.published", paused: "dashboard.gigs.status.paused" } as const;
 
-const PAYOUT_STATUS = { in_transit: "In transit", paid: "Paid", failed: "Failed" } as const;
+const PAYOUT_STATUS = {
+  in_transit: "dashboard.payouts.status.inTransit",
+  paid: "dashboard.payouts.status.paid",
+  failed: "dashboard.payouts.status.failed",
+} as const;
+
+/** The figures' names (app/models/dashboard.server.ts names them in English): their keys. */
+const STAT_LABEL: Record<string, string> = {
+  "Published gigs": "dashboard.stats.publishedGigs",
+  "Active orders": "dashboard.stats.activeOrders",
+  Earnings: "dashboard.stats.earnings",
+  Rating: "dashboard.stats.rating",
+  "Completed orders": "dashboard.stats.completedOrders",
+  "Total spent": "dashboard.stats.totalSpent",
+  "Saved sellers": "dashboard.stats.savedSellers",
+};
+
+/** What the profile lacks (app/models/profile.server.ts names it in English): the keys of those names. */
+const MISSING_LABEL: Record<string, string> = {
+  Name: "dashboard.completion.name",
+  "Profile photo": "dashboard.completion.photo",
+  Bio: "dashboard.completion.bio",
+  Location: "dashboard.completion.location",
+  Languages: "dashboard.completion.languages",
+  Skills: "dashboard.completion.skills",
+  "Mobile money number": "dashboard.completion.mobileMoney",
+};
+
+/** A name from a model in the reader's language, or as it came when there is no key for it. */
+const say = (t: ReturnType<typeof useT>["t"], keys: Record<string, string>, name: string) => (Object.hasOwn(keys, name) ? t(keys[name]!) : name);
 
 export default function Dashboard() {
+  const { t } = useT();
   const d = useLoaderData<typeof loader>();
-  const { price, dateTime } = usePreferences();
+  const { price, dateTime, number } = usePreferences();
   const seller = d.role === "freelancer";
   return (
     <section className="container dashboard" aria-labelledby="dashboard-title">
-      <h1 id="dashboard-title">Welcome back, {d.firstName}!</h1>
+      <h1 id="dashboard-title">{t("dashboard.welcome", { name: d.firstName })}</h1>
       {/* Only just after the member's own action (a gig saved, a withdrawal): its answer, then what waits. */}
       {d.notice ? (
         <p className="form-success" role="status">
-          {d.notice}
+          {t(d.notice)}
         </p>
       ) : null}
       {d.withdrawn ? (
@@ -162,54 +208,54 @@ export default function Dashboard() {
         </p>
       ) : null}
       <NeedsAttention orders={d.attention} messages={d.unread} />
-      <p>{seller ? "Manage your gigs, orders and earnings in one place." : "Find skilled Ugandan freelancers and keep track of your orders."}</p>
+      <p>{seller ? t("dashboard.intro.seller") : t("dashboard.intro.buyer")}</p>
 
-      <ul className="stat-grid" aria-label="Your numbers">
+      <ul className="stat-grid" aria-label={t("dashboard.stats.label")}>
         {d.stats.map((s) => (
           <li key={s.label} className="stat-card">
-            <span className="stat-value">{s.kind === "money" ? price(s.value) : s.kind === "rating" ? s.value.toFixed(1) : s.value}</span>
-            <span className="stat-label">{s.label}</span>
+            <span className="stat-value">{s.kind === "money" ? price(s.value) : s.kind === "rating" ? number(s.value, ONE_DECIMAL) : s.value}</span>
+            <span className="stat-label">{say(t, STAT_LABEL, s.label)}</span>
           </li>
         ))}
       </ul>
 
       <div className="dashboard-grid">
         <div>
-          <h2>Quick actions</h2>
+          <h2>{t("dashboard.actions.title")}</h2>
           <div className="error-actions">
             {seller ? (
               <Link to="/gig/create" className="button">
-                Create a gig
+                {t("dashboard.actions.createGig")}
               </Link>
             ) : (
               <Link to="/browse" className="button">
-                Find freelancers
+                {t("dashboard.actions.findFreelancers")}
               </Link>
             )}
-            <Link to="/messages">Messages</Link>
-            {seller ? null : <Link to="/freelancer/register">Start selling</Link>}
+            <Link to="/messages">{t("dashboard.actions.messages")}</Link>
+            {seller ? null : <Link to="/freelancer/register">{t("dashboard.actions.startSelling")}</Link>}
           </div>
 
           {seller ? <BalancePanel /> : <RefundsPanel />}
 
           {seller ? (
             <>
-              <h2>Your gigs</h2>
+              <h2>{t("dashboard.gigs.title")}</h2>
               {d.gigs.length === 0 ? (
                 <p>
-                  You have no gigs yet. <Link to="/gig/create">Create your first gig</Link> to start selling.
+                  <T id="dashboard.gigs.empty" components={{ 0: <Link to="/gig/create" /> }} />
                 </p>
               ) : (
-                <ul className="plain-list" aria-label="Your gigs">
+                <ul className="plain-list" aria-label={t("dashboard.gigs.title")}>
                   {d.gigs.map((g) => (
                     <li key={g.id}>
                       <span>
                         {g.status === "published" ? <Link to={`/gig/${g.id}`}>{g.title}</Link> : g.title}{" "}
-                        <span className="status-badge">{STATUS_LABEL[g.status]}</span>
-                        {g.startingPriceUgx !== null ? <> · From {price(g.startingPriceUgx)}</> : null}
+                        <span className="status-badge">{t(STATUS_LABEL[g.status])}</span>
+                        {g.startingPriceUgx !== null ? <> · {t("dashboard.gigs.from", { price: price(g.startingPriceUgx) })}</> : null}
                       </span>
-                      <Link to={`/gig/${g.id}/edit`} aria-label={`Edit ${g.title}`}>
-                        Edit
+                      <Link to={`/gig/${g.id}/edit`} aria-label={t("dashboard.gigs.editLabel", { title: g.title })}>
+                        {t("dashboard.gigs.edit")}
                       </Link>
                     </li>
                   ))}
@@ -218,18 +264,18 @@ export default function Dashboard() {
             </>
           ) : null}
 
-          <h2 id="updates">Notifications</h2>
+          <h2 id="updates">{t("dashboard.updates.title")}</h2>
           {d.notifications.length === 0 ? (
-            <p>No notifications yet.</p>
+            <p>{t("dashboard.updates.empty")}</p>
           ) : (
             <>
-              <ul className="plain-list notification-list" aria-label="Latest notifications">
+              <ul className="plain-list notification-list" aria-label={t("dashboard.updates.label")}>
                 {d.notifications.map((n) => {
                   const href = notificationHref(n);
                   return (
                     <li key={n.id} className={n.read ? undefined : "unread"}>
                       <span>
-                        {n.read ? null : <span className="visually-hidden">New: </span>}
+                        {n.read ? null : <span className="visually-hidden">{`${t("dashboard.updates.new")} `}</span>}
                         {href ? <Link to={href}>{n.body}</Link> : n.body}
                       </span>
                       <time dateTime={new Date(n.at).toISOString()}>{dateTime(n.at)}</time>
@@ -238,11 +284,11 @@ export default function Dashboard() {
                 })}
               </ul>
               <div className="error-actions">
-                <Link to="/notifications">All notifications</Link>
+                <Link to="/notifications">{t("dashboard.updates.all")}</Link>
                 {d.notifications.some((n) => !n.read) ? (
                   <Form method="post" className="inline-form">
                     <button type="submit" name="intent" value="read_notifications" className="link-button">
-                      Mark all as read
+                      {t("dashboard.updates.markAllRead")}
                     </button>
                   </Form>
                 ) : null}
@@ -250,34 +296,34 @@ export default function Dashboard() {
             </>
           )}
 
-          <h2>Recent activity</h2>
+          <h2>{t("dashboard.activity.title")}</h2>
           <ActivityList items={d.activity} />
         </div>
 
         <aside aria-labelledby="completion-title">
-          <h2 id="completion-title">Profile completion</h2>
+          <h2 id="completion-title">{t("dashboard.completion.title")}</h2>
           <p>
-            <strong>{d.completion.percent}%</strong> complete
+            <T id="dashboard.completion.percent" values={{ percent: d.completion.percent }} components={{ 0: <strong /> }} />
           </p>
           <progress className="progress" max={100} value={d.completion.percent} aria-labelledby="completion-title" />
           {d.completion.missing.length ? (
             <>
-              <p>Still missing:</p>
+              <p>{t("dashboard.completion.missing")}</p>
               <ul>
                 {d.completion.missing.map((m) => (
-                  <li key={m}>{m}</li>
+                  <li key={m}>{say(t, MISSING_LABEL, m)}</li>
                 ))}
               </ul>
               <p>
-                <Link to="/settings">Complete your profile</Link>
+                <Link to="/settings">{t("dashboard.completion.complete")}</Link>
               </p>
             </>
           ) : (
-            <p>Your profile is complete.</p>
+            <p>{t("dashboard.completion.done")}</p>
           )}
           {seller ? (
             <p>
-              <Link to={`/user/${d.username}`}>View your public profile</Link>
+              <Link to={`/user/${d.username}`}>{t("dashboard.completion.publicProfile")}</Link>
             </p>
           ) : null}
           <SignOutButton />
@@ -291,32 +337,33 @@ type Loaded = ReturnType<typeof useLoaderData<typeof loader>>;
 
 /** A seller's money: what waits for clearance, what they can withdraw (and the form to do it), what is on its way. */
 function BalancePanel() {
+  const { t } = useT();
   const d = useLoaderData<typeof loader>();
   const { price } = usePreferences();
   const withdrawals = d.payouts.filter((p) => p.kind === "withdrawal");
   return (
     <section aria-labelledby="balance-title" className="money-panel">
-      <h2 id="balance-title">Balance</h2>
+      <h2 id="balance-title">{t("dashboard.balance.title")}</h2>
       <dl className="balance-figures">
         <div>
-          <dt>Pending clearance</dt>
+          <dt>{t("dashboard.balance.pending")}</dt>
           <dd>{price(d.balances.pendingUgx)}</dd>
-          <dd className="field-hint">Available {CLEARANCE_DAYS} days after an order completes</dd>
+          <dd className="field-hint">{t("dashboard.balance.pendingHint", { days: CLEARANCE_DAYS })}</dd>
         </div>
         <div>
-          <dt>Available to withdraw</dt>
+          <dt>{t("dashboard.balance.available")}</dt>
           <dd>{price(d.balances.availableUgx)}</dd>
         </div>
         <div>
-          <dt>In transit</dt>
+          <dt>{t("dashboard.balance.inTransit")}</dt>
           <dd>{price(d.balances.inTransitUgx)}</dd>
-          <dd className="field-hint">Payouts on their way to you</dd>
+          <dd className="field-hint">{t("dashboard.balance.inTransitHint")}</dd>
         </div>
       </dl>
       {/* A new key per rendered form: after a withdrawal the amount is the new balance again. */}
       <WithdrawForm key={d.requestKey} d={d} />
-      <h3>Recent payouts</h3>
-      {withdrawals.length === 0 ? <p>No payouts yet.</p> : <PayoutList payouts={withdrawals} label="Recent payouts" />}
+      <h3>{t("dashboard.payouts.title")}</h3>
+      {withdrawals.length === 0 ? <p>{t("dashboard.payouts.empty")}</p> : <PayoutList payouts={withdrawals} label={t("dashboard.payouts.title")} />}
     </section>
   );
 }
@@ -324,8 +371,9 @@ function BalancePanel() {
 const withdrawSchema = () => import("~/schemas/order").then((m) => m.WithdrawSchema);
 
 function WithdrawForm({ d }: { d: Loaded }) {
+  const { t } = useT();
   const reply = useActionData<typeof action>();
-  const { dateTime } = usePreferences();
+  const { dateTime, ugx } = usePreferences();
   const [form, fields] = useSchemaForm({
     id: "withdraw",
     lastResult: reply,
@@ -338,7 +386,7 @@ function WithdrawForm({ d }: { d: Loaded }) {
       <>
         <ErrorList id={form.errorId} errors={form.errors} />
         <p className="notice" role="note">
-          To withdraw, add the mobile-money number your earnings should go to in <Link to="/settings?tab=billing">Settings → Billing</Link>.
+          <T id="dashboard.withdraw.noNumber" components={{ 0: <Link to="/settings?tab=billing" /> }} />
         </p>
       </>
     );
@@ -349,35 +397,39 @@ function WithdrawForm({ d }: { d: Loaded }) {
       <>
         <ErrorList id={form.errorId} errors={form.errors} />
         <p className="notice" role="note">
-          Withdrawals to {maskMsisdn(d.payoutNumber)} open on {dateTime(d.payoutHoldUntil)}. A new payout number waits 24 hours, to keep your earnings safe. Not
-          your change? <Link to="/forgot-password">Reset your password</Link> now.
+          <T
+            id="dashboard.withdraw.hold"
+            values={{ number: maskMsisdn(d.payoutNumber), date: dateTime(d.payoutHoldUntil) }}
+            components={{ 0: <Link to="/forgot-password" /> }}
+          />
         </p>
       </>
     );
   }
   if (d.balances.availableUgx === 0 && !reply) {
-    return <p>Nothing to withdraw yet: earnings become available {CLEARANCE_DAYS} days after an order completes.</p>;
+    return <p>{t("dashboard.withdraw.nothing", { days: CLEARANCE_DAYS })}</p>;
   }
   const number = formatMsisdn(d.payoutNumber);
   return (
     <Form method="post" className="form-card withdraw-form" {...getFormProps(form)}>
-      <h3>Withdraw</h3>
+      <h3>{t("dashboard.withdraw.title")}</h3>
       <ErrorList id={form.errorId} errors={form.errors} />
       <input type="hidden" name="requestKey" value={d.requestKey} />
       <Field
         field={fields.amountUgx}
-        label="Amount (UGX)"
+        label={t("dashboard.withdraw.amount")}
         type="number"
         hint={
-          <>
-            Up to {formatUgx(d.balances.availableUgx)}; at least {formatUgx(d.minWithdrawalUgx)}. It goes to your mobile-money number {number} (
-            <Link to="/settings?tab=billing">change it in Settings → Billing</Link>).
-          </>
+          <T
+            id="dashboard.withdraw.hint"
+            values={{ max: ugx(d.balances.availableUgx), min: ugx(d.minWithdrawalUgx), number }}
+            components={{ 0: <Link to="/settings?tab=billing" /> }}
+          />
         }
         inputProps={{ inputMode: "numeric", step: 1 }}
       />
-      <SubmitButton name="intent" value="withdraw" pendingLabel="Sending…">
-        Withdraw to {number}
+      <SubmitButton name="intent" value="withdraw" pendingLabel={t("dashboard.withdraw.sending")}>
+        {t("dashboard.withdraw.submit", { number })}
       </SubmitButton>
     </Form>
   );
@@ -385,31 +437,33 @@ function WithdrawForm({ d }: { d: Loaded }) {
 
 /** A client's refunds, when there are any: money on its way back to them. */
 function RefundsPanel() {
+  const { t } = useT();
   const d = useLoaderData<typeof loader>();
   const { price } = usePreferences();
   const refunds = d.payouts.filter((p) => p.kind === "refund");
   if (refunds.length === 0 && d.balances.refundDueUgx === 0 && d.balances.inTransitUgx === 0) return null;
   return (
     <section aria-labelledby="refunds-title" className="money-panel">
-      <h2 id="refunds-title">Refunds</h2>
+      <h2 id="refunds-title">{t("dashboard.refunds.title")}</h2>
       {d.balances.inTransitUgx > 0 || d.balances.refundDueUgx > 0 ? (
         <p>
-          <strong>{price(d.balances.inTransitUgx + d.balances.refundDueUgx)}</strong> is on its way back to your mobile-money number.
+          <T id="dashboard.refunds.onItsWay" values={{ amount: price(d.balances.inTransitUgx + d.balances.refundDueUgx) }} components={{ 0: <strong /> }} />
         </p>
       ) : null}
-      {refunds.length ? <PayoutList payouts={refunds} label="Your refunds" /> : null}
+      {refunds.length ? <PayoutList payouts={refunds} label={t("dashboard.refunds.label")} /> : null}
     </section>
   );
 }
 
 function PayoutList({ payouts, label }: { payouts: Loaded["payouts"]; label: string }) {
+  const { t } = useT();
   const { price, dateTime } = usePreferences();
   return (
     <ul className="plain-list" aria-label={label}>
       {payouts.map((p) => (
         <li key={p.id}>
           <span>
-            {price(p.amountUgx)} <span className={`status-badge payout-${p.status}`}>{PAYOUT_STATUS[p.status]}</span>
+            {price(p.amountUgx)} <span className={`status-badge payout-${p.status}`}>{t(PAYOUT_STATUS[p.status])}</span>
             {p.status === "failed" && p.failureReason ? <> · {p.failureReason}</> : null}
           </span>
           <time dateTime={new Date(p.createdAt).toISOString()}>{dateTime(p.createdAt)}</time>

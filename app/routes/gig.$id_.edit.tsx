@@ -17,13 +17,22 @@ import { readFormData } from "~/server/form-data.server";
 import { failureStatus } from "~/server/operation-results.server";
 import { messageOf } from "~/content/operation-messages";
 import gigFormStylesUrl from "~/styles/gig-form.css?url";
+import { requestLocale } from "~/i18n/locale.server";
+import { pageMessages, requestT } from "~/i18n/messages.server";
+import { metaI18n, useT } from "~/i18n/react";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: gigFormStylesUrl }];
 
 // Retry-After of a refusal over the upload quota reaches the browser.
 export const headers = actionHeaders;
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `Edit ${data.title} | Soko` : "Not found | Soko" }];
+export const meta: MetaFunction<typeof loader> = ({ data, matches }) => {
+  // Without data (the 404 page) only the root's `common` words are here: the title stays as it was until common
+  // has one for it.
+  if (!data) return [{ title: "Not found | Soko" }];
+  const { _ } = metaI18n(matches);
+  return [{ title: _("dashboard.gigEdit.metaTitle", { title: data.title }) }];
+};
 
 /** Only the owner edits: anyone else, and any id that is not a gig, gets the same 404. */
 async function ownGig(request: Request, clientIp: string, id: string | undefined) {
@@ -45,6 +54,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
     categories: await listCategoryOptions(getDb(), { include: gig.category }),
     state: gigFormOf(gig),
     constraint: GIG_FORM_CONSTRAINT,
+    ...(await pageMessages(request, ["dashboard"])),
   };
 }
 
@@ -56,41 +66,49 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const intent = (await readFormData(request)).get("intent");
   if (intent === "pause" || intent === "resume") {
     const result = await (intent === "pause" ? pauseGig : resumeGig)(actor, { gigId: gig.id });
-    if (!result.ok) return manageFailure(result);
+    if (!result.ok) return manageFailure(request, result);
     return redirect(`/gig/${gig.id}/edit`);
   }
   if (intent === "delete") return redirect(`/gig/${gig.id}/edit?delete=confirm#delete`);
   if (intent === "delete-confirmed") {
     const result = await deleteGig(actor, { gigId: gig.id });
-    if (!result.ok) return manageFailure(result);
+    if (!result.ok) return manageFailure(request, result);
     return redirect("/dashboard?gig=deleted");
   }
-  return data({ manageError: "Choose what to do with this gig." }, { status: 400 });
+  return data({ manageError: (await requestT(request))("dashboard.gigEdit.chooseAction") }, { status: 400 });
 }
 
 /** A refused pause, resume or delete: its reason beside the buttons (409), or the error page (404). */
-function manageFailure(failure: Failure) {
+async function manageFailure(request: Request, failure: Failure) {
   if (failure.error === "not_found" || failure.error === "forbidden") throw new Response("Not Found", { status: 404 });
-  return data({ manageError: failure.error === "invalid" ? "Choose what to do with this gig." : messageOf(failure) }, { status: failureStatus(failure) });
+  const manageError =
+    failure.error === "invalid" ? (await requestT(request))("dashboard.gigEdit.chooseAction") : messageOf(failure, await requestLocale(request));
+  return data({ manageError }, { status: failureStatus(failure) });
 }
 
-const STATUS = { draft: "Draft: only you can see it", published: "Published: buyers can find it", paused: "Paused: hidden from buyers" };
+const STATUS = {
+  draft: "dashboard.gigEdit.status.draft",
+  published: "dashboard.gigEdit.status.published",
+  paused: "dashboard.gigEdit.status.paused",
+} as const;
 
 export default function EditGig() {
+  const { t } = useT();
   const { id, title, status, confirmDelete, categories, state, constraint } = useLoaderData<typeof loader>();
   const reply = useActionData<typeof action>();
   const result = reply && !("manageError" in reply) ? reply : null;
   const manageError = reply && "manageError" in reply ? reply.manageError : null;
   return (
     <section className="container narrow" aria-labelledby="edit-title">
-      <h1 id="edit-title">Edit gig</h1>
+      <h1 id="edit-title">{t("dashboard.gigEdit.title")}</h1>
       <p>
-        <span className="status-badge">{STATUS[status]}</span> <Link to={`/gig/${id}`}>{status === "published" ? "View it as buyers do" : "Preview"}</Link>
+        <span className="status-badge">{t(STATUS[status])}</span>{" "}
+        <Link to={`/gig/${id}`}>{status === "published" ? t("dashboard.gigEdit.viewAsBuyer") : t("dashboard.gigEdit.preview")}</Link>
       </p>
       <GigForm key={id} defaultValue={state} result={result} categories={categories} constraint={constraint} />
 
       <section aria-labelledby="manage-title" className="manage-gig">
-        <h2 id="manage-title">Manage this gig</h2>
+        <h2 id="manage-title">{t("dashboard.gigEdit.manage")}</h2>
         {manageError ? (
           <p className="field-errors" role="alert">
             {manageError}
@@ -98,30 +116,30 @@ export default function EditGig() {
         ) : null}
         {status === "published" ? (
           <Form method="post">
-            <SubmitButton name="intent" value="pause" pendingLabel="Pausing…">
-              Pause gig
+            <SubmitButton name="intent" value="pause" pendingLabel={t("dashboard.gigEdit.pausing")}>
+              {t("dashboard.gigEdit.pause")}
             </SubmitButton>
           </Form>
         ) : null}
         {status === "paused" ? (
           <Form method="post">
-            <SubmitButton name="intent" value="resume" pendingLabel="Publishing…">
-              Publish again
+            <SubmitButton name="intent" value="resume" pendingLabel={t("dashboard.gigEdit.publishing")}>
+              {t("dashboard.gigEdit.resume")}
             </SubmitButton>
           </Form>
         ) : null}
         {confirmDelete ? (
           <Form method="post" id="delete" className="danger-zone">
-            <p role="alert">Delete “{title}”? This cannot be undone.</p>
-            <SubmitButton name="intent" value="delete-confirmed" pendingLabel="Deleting…">
-              Yes, delete this gig
+            <p role="alert">{t("dashboard.gigEdit.confirmDelete", { title })}</p>
+            <SubmitButton name="intent" value="delete-confirmed" pendingLabel={t("dashboard.gigEdit.deleting")}>
+              {t("dashboard.gigEdit.deleteConfirmed")}
             </SubmitButton>{" "}
-            <Link to={`/gig/${id}/edit`}>Keep it</Link>
+            <Link to={`/gig/${id}/edit`}>{t("dashboard.gigEdit.keep")}</Link>
           </Form>
         ) : (
           <Form method="post">
             <SubmitButton name="intent" value="delete" pendingLabel="…">
-              Delete gig
+              {t("dashboard.gigEdit.delete")}
             </SubmitButton>
           </Form>
         )}

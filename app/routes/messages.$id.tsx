@@ -29,7 +29,6 @@ import {
   MAX_MESSAGE_FILE_BYTES,
   MAX_MESSAGE_FILES,
   MESSAGE_FILE_ACCEPT,
-  MESSAGE_FILE_TYPES_TEXT,
   storeMessageFiles,
 } from "~/server/files/message-files.server";
 import { SendMessageSchema } from "~/schemas/message";
@@ -37,10 +36,16 @@ import { cleanFileName } from "~/server/files/order-files.server";
 import { formFailure } from "~/server/operation-results.server";
 import { refusalInit } from "~/server/files/upload-quota.server";
 import type { Chat } from "~/hooks/use-chat";
+import { requestLocale } from "~/i18n/locale.server";
+import { requestT } from "~/i18n/messages.server";
+import { metaI18n, T, useT } from "~/i18n/react";
 
 export const headers = actionHeaders;
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `${data.conversation.other.name} | Messages | Soko` : "Messages | Soko" }];
+export const meta: MetaFunction<typeof loader> = ({ data, matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: data ? _("chat.thread.metaTitle", { name: data.conversation.other.name }) : _("chat.meta.title") }];
+};
 
 const notFound = () => new Response("Not Found", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
 const MB = 1024 * 1024;
@@ -54,6 +59,8 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const [conversation, page] = await Promise.all([conversationFor(db, id, actor.user.id), threadPage(db, id, actor.user.id, { before })]);
   // Someone else's conversation does not exist for this member.
   if (!conversation || !page) throw notFound();
+  // The page's words (the `chat` namespace) come with the layout's loader (messages.tsx).
+  const t = await requestT(request);
   return {
     conversation,
     messages: page.messages,
@@ -62,11 +69,9 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
     // A new id for each render of the form: a double submit (or a resent POST) stores one message.
     clientId: randomBytes(12).toString("hex"),
     accept: MESSAGE_FILE_ACCEPT,
-    fileHint: `Up to ${MAX_MESSAGE_FILES} files of at most ${MAX_MESSAGE_FILE_BYTES / MB} MB each: ${MESSAGE_FILE_TYPES_TEXT}.`,
+    fileHint: t("chat.send.fileHint", { max: MAX_MESSAGE_FILES, mb: MAX_MESSAGE_FILE_BYTES / MB }),
   };
 }
-
-const TOO_LARGE = `Files can be at most ${MAX_MESSAGE_FILE_BYTES / MB} MB each, and at most ${MAX_MESSAGE_FILES} at once.`;
 
 /** The send form: multipart from the page (it may carry files), or URL-encoded from a client that sends none. */
 async function readSendForm(request: Request) {
@@ -89,15 +94,23 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   // Not theirs: the 404 page, before a byte of any file is read or stored.
   if (!(await membership(getDb(), conversationId, actor.user.id))) throw notFound();
   const read = await readSendForm(request);
-  if (read === "too-large") return data({ status: "error", error: { files: [TOO_LARGE] } }, { status: 413 });
+  const t = await requestT(request);
+  if (read === "too-large") {
+    return data({ status: "error", error: { files: [t("chat.send.tooLarge", { mb: MAX_MESSAGE_FILE_BYTES / MB, max: MAX_MESSAGE_FILES })] } }, { status: 413 });
+  }
   const { form, files, oversized } = read;
   form.set("conversationId", conversationId);
   const submission = parseWithZod(form, { schema: SendMessageSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   if (oversized.length) {
-    return data(submission.reply({ fieldErrors: { files: oversized.map((name) => `${cleanFileName(name)} is over ${MAX_MESSAGE_FILE_BYTES / MB} MB`) } }), {
-      status: 400,
-    });
+    return data(
+      submission.reply({
+        fieldErrors: { files: oversized.map((name) => t("chat.send.fileTooLarge", { name: cleanFileName(name), mb: MAX_MESSAGE_FILE_BYTES / MB })) },
+      }),
+      {
+        status: 400,
+      },
+    );
   }
   let stored: Awaited<ReturnType<typeof storeMessageFiles>> = [];
   try {
@@ -114,7 +127,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   });
   if (!result.ok) {
     await deleteMessageFiles(stored);
-    return formFailure(submission.reply, result);
+    return formFailure(submission.reply, result, { locale: await requestLocale(request) });
   }
   // The same client id again (a resent form): the first send's message, with its own files, stands.
   if (result.value.duplicate) await deleteMessageFiles(stored);
@@ -123,6 +136,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
 }
 
 export default function Thread() {
+  const { t } = useT();
   const d = useLoaderData<typeof loader>();
   const actionReply = useActionData<typeof action>();
   const chat = useOutletContext<Chat>();
@@ -144,7 +158,7 @@ export default function Thread() {
       <header className="chat-thread-head">
         {/* Phones only (the list is beside the thread from 48em). Short on screen, named in full. */}
         <Link to="/messages" className="chat-back">
-          <span aria-hidden="true">‹ </span>Back<span className="visually-hidden"> to conversations</span>
+          <T id="chat.thread.back" components={{ 0: <span aria-hidden="true" />, 1: <span className="visually-hidden" /> }} />
         </Link>
         <div className="chat-thread-who">
           <ChatAvatar person={other} />
@@ -154,11 +168,15 @@ export default function Thread() {
             </h2>
             {conversation.gig ? (
               <p className="chat-about">
-                About <Link to={`/gig/${conversation.gig.id}`}>{conversation.gig.title}</Link>
+                <T
+                  id="chat.thread.aboutGig"
+                  values={{ title: <>{conversation.gig.title}</> }}
+                  components={{ 0: <Link to={`/gig/${conversation.gig.id}`} /> }}
+                />
               </p>
             ) : conversation.orderId !== null ? (
               <p className="chat-about">
-                About <Link to={`/orders/${conversation.orderId}`}>your order</Link>
+                <T id="chat.thread.aboutOrder" components={{ 0: <Link to={`/orders/${conversation.orderId}`} /> }} />
               </p>
             ) : null}
           </div>
@@ -166,26 +184,26 @@ export default function Thread() {
       </header>
       {/* A log (new messages are announced politely), focusable so a keyboard can scroll it (axe's
           scrollable-region-focusable), named after whom the conversation is with. */}
-      <div className="chat-scroll" ref={scroller} role="log" tabIndex={0} aria-label={`Messages with ${other.name}`}>
+      <div className="chat-scroll" ref={scroller} role="log" tabIndex={0} aria-label={t("chat.thread.logLabel", { name: other.name })}>
         <div>
           {d.older && messages.length ? (
             <p className="chat-older">
-              <Link to={`?before=${messages[0]!.id}`}>Load older messages</Link>
+              <Link to={`?before=${messages[0]!.id}`}>{t("chat.thread.older")}</Link>
             </p>
           ) : null}
           {d.before ? (
             <p className="chat-older">
-              <Link to=".">Back to the newest messages</Link>
+              <Link to=".">{t("chat.thread.newest")}</Link>
             </p>
           ) : null}
           {messages.length ? (
-            <ol className="chat-messages" aria-label="Messages">
+            <ol className="chat-messages" aria-label={t("chat.thread.messagesLabel")}>
               {messages.map((m) => (
                 <MessageItem key={`${m.senderId}:${m.clientId ?? m.id}`} m={m} mine={m.senderId !== other.id} otherName={other.name} />
               ))}
             </ol>
           ) : (
-            <p className="chat-empty">No messages yet. Say hello to {other.name}.</p>
+            <p className="chat-empty">{t("chat.thread.empty", { name: other.name })}</p>
           )}
         </div>
       </div>

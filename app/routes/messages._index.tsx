@@ -10,6 +10,7 @@ import { getGigPage } from "~/models/gig.server";
 import { getPublicProfile } from "~/models/profile.server";
 import { requireUser } from "~/server/auth.server";
 import { getDb } from "~/server/db.server";
+import { useT } from "~/i18n/react";
 
 const positive = (value: string | null) => (value && /^\d{1,12}$/.test(value) && Number(value) > 0 ? Number(value) : null);
 
@@ -33,28 +34,28 @@ export async function loader({ request }: LoaderFunctionArgs) {
   };
 }
 
+/** The page's words (the `chat` namespace) come with the layout's loader (messages.tsx). */
 export default function NoThread() {
+  const { t } = useT();
   const { start } = useLoaderData<typeof loader>();
   if (!start) {
     return (
       <div className="chat-none">
-        <p>Choose a conversation to read it and reply.</p>
-        <p className="field-hint">To write to a seller, press Contact Seller on one of their gigs.</p>
+        <p>{t("chat.none.choose")}</p>
+        <p className="field-hint">{t("chat.none.hint")}</p>
       </div>
     );
   }
   return (
     <div className="chat-none">
-      <h2>
-        Your conversation with {start.name} (@{start.username})
-      </h2>
-      <p>{start.gig ? `About “${start.gig.title}”. ` : ""}It starts when you press Start conversation.</p>
+      <h2>{t("chat.start.title", { name: start.name, username: start.username })}</h2>
+      <p>{start.gig ? t("chat.start.aboutGig", { title: start.gig.title }) : t("chat.start.intro")}</p>
       <Form method="post" action="/messages">
         <input type="hidden" name="intent" value="start" />
         <input type="hidden" name="to" value={start.username} />
         {start.gig ? <input type="hidden" name="gigId" value={start.gig.id} /> : null}
         {start.orderId ? <input type="hidden" name="orderId" value={start.orderId} /> : null}
-        <SubmitButton pendingLabel="Opening…">Start conversation</SubmitButton>
+        <SubmitButton pendingLabel={t("chat.start.opening")}>{t("chat.start.submit")}</SubmitButton>
       </Form>
     </div>
   );

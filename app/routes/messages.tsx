@@ -23,12 +23,19 @@ import { formFailure } from "~/server/operation-results.server";
 import { useChat, type Chat } from "~/hooks/use-chat";
 import chatStylesUrl from "~/styles/chat.css?url";
 import type { loader as threadLoader } from "~/routes/messages.$id";
+import { ErrorList } from "~/components/forms";
+import { requestLocale } from "~/i18n/locale.server";
+import { pageMessages, requestT } from "~/i18n/messages.server";
+import { metaI18n, useT } from "~/i18n/react";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: chatStylesUrl }];
 
 export const headers = actionHeaders;
 
-export const meta: MetaFunction = () => [{ title: "Messages | Soko" }];
+export const meta: MetaFunction = ({ matches }) => {
+  const { _ } = metaI18n(matches);
+  return [{ title: _("chat.meta.title") }];
+};
 
 /** The thread route's id, to read its loader data here (the live state of both lives in this layout). */
 const THREAD_ROUTE = "routes/messages.$id";
@@ -62,6 +69,8 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
     paged: before !== undefined,
     conversations,
     nextBefore: more && last ? next.toString() : null,
+    // The words of the layout, the list and whichever child shows (no thread, a thread): the `chat` namespace.
+    ...(await pageMessages(request, ["chat"])),
   };
 }
 
@@ -70,15 +79,19 @@ export async function action({ request, context }: ActionFunctionArgs) {
   // A visitor is sent to sign in ('User not authenticated').
   const actor = await requireMemberActor(request, context.clientIp);
   const form = await readFormData(request);
-  if (form.get("intent") !== "start") throw new Response("Choose who to write to.", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  if (form.get("intent") !== "start") {
+    const t = await requestT(request);
+    throw new Response(t("chat.start.noRecipient"), { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  }
   const submission = parseWithZod(form, { schema: StartConversationSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   const result = await startConversation(actor, submission.value);
-  if (!result.ok) return formFailure(submission.reply, result);
+  if (!result.ok) return formFailure(submission.reply, result, { locale: await requestLocale(request) });
   return redirect(`/messages/${result.value.conversationId}`, 303);
 }
 
 export default function Messages() {
+  const { t } = useT();
   const d = useLoaderData<typeof loader>();
   const started = useActionData<typeof action>();
   const params = useParams();
@@ -103,16 +116,10 @@ export default function Messages() {
   return (
     <section className={`container chat-page${focused ? " chat-page-thread" : ""}`} aria-labelledby="messages-title">
       <div className="chat-page-head">
-        <h1 id="messages-title">Messages</h1>
+        <h1 id="messages-title">{t("chat.page.title")}</h1>
         <ConnectionStatus connected={chat.connected} />
       </div>
-      {startErrors.length ? (
-        <ul className="field-errors" role="alert" id="start-errors">
-          {startErrors.map((e) => (
-            <li key={e}>{e}</li>
-          ))}
-        </ul>
-      ) : null}
+      <ErrorList id="start-errors" errors={startErrors} />
       <div className="chat-panel">
         <ConversationList
           conversations={chat.conversations}

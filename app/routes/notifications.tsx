@@ -13,6 +13,9 @@ import { readFormData } from "~/server/form-data.server";
 import { failureStatus } from "~/server/operation-results.server";
 import { useLiveEvent } from "~/hooks/live-client";
 import { messageOf } from "~/content/operation-messages";
+import { requestLocale } from "~/i18n/locale.server";
+import { pageMessages, requestT } from "~/i18n/messages.server";
+import { metaI18n, useT } from "~/i18n/react";
 
 export { actionHeaders as headers } from "~/utils/headers";
 
@@ -41,11 +44,15 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const raw = new URL(request.url).searchParams.get("before");
   const before = BeforeSchema.safeParse(raw || undefined);
-  if (!before.success)
-    throw new Response("That page of notifications does not exist.", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  if (!before.success) {
+    const t = await requestT(request);
+    throw new Response(t("dashboard.notifications.noSuchPage"), { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  }
   const db = getDb();
-  const [page, unread] = await Promise.all([notificationsPage(db, user.id, { before: before.data }), unreadNotificationCount(db, user.id)]);
-  return { ...page, unread, paged: before.data !== undefined };
+  // The notifications' words in the page's language (stored notices are said when read).
+  const locale = await requestLocale(request);
+  const [page, unread] = await Promise.all([notificationsPage(db, user.id, { before: before.data, locale }), unreadNotificationCount(db, user.id)]);
+  return { ...page, unread, paged: before.data !== undefined, ...(await pageMessages(request, ["dashboard"])) };
 }
 
 /**
@@ -57,19 +64,26 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const actor = await requireMemberActor(request, context.clientIp);
   const form = await readFormData(request);
   const parsed = NotificationIntentSchema.safeParse(Object.fromEntries(form));
-  if (!parsed.success) throw new Response("Choose which notification to mark read.", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  if (!parsed.success) {
+    const t = await requestT(request);
+    throw new Response(t("dashboard.notifications.chooseOne"), { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  }
   const result = parsed.data.intent === "read" ? await markNotificationRead(actor, { id: parsed.data.id }) : await markNotificationsRead(actor);
   if (!result.ok)
-    throw new Response(result.error === "invalid" ? "That could not be done." : messageOf(result), {
-      status: failureStatus(result),
-      headers: { "Content-Type": "text/plain; charset=utf-8" },
-    });
+    throw new Response(
+      result.error === "invalid" ? (await requestT(request))("dashboard.notifications.couldNotDo") : messageOf(result, await requestLocale(request)),
+      {
+        status: failureStatus(result),
+        headers: { "Content-Type": "text/plain; charset=utf-8" },
+      },
+    );
   if (form.get("inPlace") === "1") return data({ ok: true });
   const back = new URL(request.url).searchParams.get("before");
   return redirect(back && /^\d+$/.test(back) ? `/notifications?before=${back}` : "/notifications", 303);
 }
 
 export default function Notifications() {
+  const { t } = useT();
   const d = useLoaderData<typeof loader>();
   // A new notification while the page is open: the list reloads to show it (the header's bell moves by itself).
   const { revalidate } = useRevalidator();
@@ -82,30 +96,35 @@ export default function Notifications() {
   return (
     <section className="container notifications-page" aria-labelledby="notifications-title">
       <div className="notifications-head">
-        <h1 id="notifications-title">Notifications</h1>
-        <p className="notifications-unread">{d.unread ? `${d.unread} unread` : "All read"}</p>
+        <h1 id="notifications-title">{t("dashboard.notifications.title")}</h1>
+        <p className="notifications-unread">{d.unread ? t("dashboard.notifications.unread", { count: d.unread }) : t("dashboard.notifications.allRead")}</p>
         {d.unread ? <MarkAllReadForm /> : null}
       </div>
       {d.notifications.length === 0 ? (
-        <p className="empty-state">{d.paged ? "No older notifications." : "You have no notifications yet"}</p>
+        <p className="empty-state">{d.paged ? t("dashboard.notifications.noOlder") : t("dashboard.notifications.empty")}</p>
       ) : (
-        <ul className="notification-feed" aria-label="Your notifications">
+        <ul className="notification-feed" aria-label={t("dashboard.notifications.label")}>
           {d.notifications.map((n) => (
             <NotificationItem key={n.id} notification={n} />
           ))}
         </ul>
       )}
       {d.paged || d.more ? (
-        <nav className="pager" aria-label="More notifications">
-          {d.paged ? <Link to="/notifications">Newest</Link> : null}
-          {d.more && last ? <Link to={`/notifications?before=${last.id}`}>Older</Link> : null}
+        <nav className="pager" aria-label={t("dashboard.notifications.more")}>
+          {d.paged ? <Link to="/notifications">{t("dashboard.notifications.newest")}</Link> : null}
+          {d.more && last ? <Link to={`/notifications?before=${last.id}`}>{t("dashboard.notifications.older")}</Link> : null}
         </nav>
       ) : null}
     </section>
   );
 }
 
-export const meta: MetaFunction = () => [{ title: "Notifications | Soko" }];
+export const meta: MetaFunction<typeof loader> = ({ data, matches }) => {
+  // Without data (this route's error page) only the root's `common` words are here: the title stays as it was.
+  if (!data) return [{ title: "Notifications | Soko" }];
+  const { _ } = metaI18n(matches);
+  return [{ title: _("dashboard.notifications.metaTitle") }];
+};
 
 export function ErrorBoundary() {
   return <GeneralErrorBoundary />;

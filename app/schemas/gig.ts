@@ -4,6 +4,7 @@
  * form's limits: those live without zod, for the browser.
  */
 import { z } from "~/schemas/zod";
+import { msg } from "~/i18n/message-key";
 import { TIER_LABEL, TIERS, type Tier } from "~/domain/catalog-vocabulary";
 import {
   DELIVERY_DAYS,
@@ -25,15 +26,21 @@ export * from "~/domain/gig-rules";
 
 const optionalText = (max: number, message: string) => z.string().trim().max(max, message).optional();
 
+// The messages are catalogue keys of the `dashboard` namespace (the gig form's page, ADR 047): ErrorList says
+// them in the reader's language. A tier is named by a `select` in the message ("basic", "standard", "premium").
+
 /** A package as typed: every field a string (or absent), checked and converted by `checkTier`. */
 const TierInput = z
   .object({
-    name: optionalText(60, "A package name can have at most 60 characters"),
-    description: optionalText(600, "A package description can have at most 600 characters"),
-    price: z.string().trim().max(30, "Enter the price in whole shillings, such as 75000").optional(),
+    name: optionalText(60, msg("dashboard.gigForm.packageNameTooLong", { max: 60 })),
+    description: optionalText(600, msg("dashboard.gigForm.packageDescriptionTooLong", { max: 600 })),
+    price: z.string().trim().max(30, "dashboard.gigForm.priceWhole").optional(),
     delivery: z.string().trim().max(10).optional(),
     revisions: z.string().trim().max(10).optional(),
-    features: z.string().max(2000, "List at most 10 features").optional(),
+    features: z
+      .string()
+      .max(2000, msg("dashboard.gigForm.featuresTooMany", { max: MAX_FEATURES }))
+      .optional(),
   })
   .default({});
 
@@ -59,26 +66,26 @@ function checkTier(tier: Tier, input: z.infer<typeof TierInput>, required: boole
 
   let priceUgx = Number.NaN;
   const price = (input.price ?? "").replace(/[\s,]/g, "").replace(/^UGX/i, "");
-  if (price === "") issue("price", `Enter the ${label} price in UGX`);
-  else if (!/^-?\d+(\.\d+)?$/.test(price)) issue("price", "Enter the price in whole shillings, such as 75000");
-  else if (!/^-?\d+$/.test(price)) issue("price", "UGX has no cents: enter a whole number of shillings");
+  if (price === "") issue("price", msg("dashboard.gigForm.priceRequired", { tier }));
+  else if (!/^-?\d+(\.\d+)?$/.test(price)) issue("price", "dashboard.gigForm.priceWhole");
+  else if (!/^-?\d+$/.test(price)) issue("price", "dashboard.gigForm.priceNoCents");
   else {
     priceUgx = Number(price);
-    if (priceUgx <= 0) issue("price", "The price must be more than zero");
-    else if (priceUgx > PRICE_MAX_UGX) issue("price", "The price can be at most UGX 100,000,000");
+    if (priceUgx <= 0) issue("price", "dashboard.gigForm.pricePositive");
+    else if (priceUgx > PRICE_MAX_UGX) issue("price", msg("dashboard.gigForm.priceTooHigh", { max: PRICE_MAX_UGX }));
   }
 
   const options: readonly number[] = DELIVERY_DAYS[tier];
   const deliveryDays = Number(input.delivery);
-  if (!input.delivery) issue("delivery", `Choose the ${label} delivery time`);
-  else if (!options.includes(deliveryDays)) issue("delivery", `Choose ${options.join(", ")} days for ${label}`);
+  if (!input.delivery) issue("delivery", msg("dashboard.gigForm.deliveryRequired", { tier }));
+  else if (!options.includes(deliveryDays)) issue("delivery", msg("dashboard.gigForm.deliveryChoice", { options: options.join(", "), tier }));
 
   const revisions = input.revisions ? Number(input.revisions) : 1;
-  if (!Number.isInteger(revisions) || revisions < 0 || revisions > 20) issue("revisions", "Revisions must be a whole number from 0 to 20");
+  if (!Number.isInteger(revisions) || revisions < 0 || revisions > 20) issue("revisions", msg("dashboard.gigForm.revisionsRange", { min: 0, max: 20 }));
 
   const features = normaliseTags((input.features ?? "").split("\n"));
-  if (features.length > MAX_FEATURES) issue("features", `List at most ${MAX_FEATURES} features, one per line`);
-  if (features.some((f) => f.length > 100)) issue("features", "Each feature can have at most 100 characters");
+  if (features.length > MAX_FEATURES) issue("features", msg("dashboard.gigForm.featuresTooManyLines", { max: MAX_FEATURES }));
+  if (features.some((f) => f.length > 100)) issue("features", msg("dashboard.gigForm.featureTooLong", { max: 100 }));
 
   return { pkg: { tier, name: input.name || label, description: input.description ?? "", priceUgx, deliveryDays, revisions, features }, issues };
 }
@@ -96,25 +103,29 @@ export function gigFormSchema(intent: GigIntent) {
     z
       .object({
         title: z
-          .string({ required_error: "Give your gig a title" })
+          .string({ required_error: "dashboard.gigForm.titleRequired" })
           .trim()
-          .min(1, "Give your gig a title")
-          .max(TITLE_MAX, `A title can have at most ${TITLE_MAX} characters`),
-        category: z.string({ required_error: "Choose a category" }).trim().max(60),
+          .min(1, "dashboard.gigForm.titleRequired")
+          .max(TITLE_MAX, msg("dashboard.gigForm.titleTooLong", { max: TITLE_MAX })),
+        category: z.string({ required_error: "dashboard.gigForm.categoryRequired" }).trim().max(60),
         description: z
           .string()
           .trim()
-          .max(DESCRIPTION_MAX, `A description can have at most ${DESCRIPTION_MAX.toLocaleString("en-US")} characters`)
+          .max(DESCRIPTION_MAX, msg("dashboard.gigForm.descriptionTooLong", { max: DESCRIPTION_MAX }))
           .optional(),
         tags: z
           .array(z.string().max(200))
           .max(100)
           .default([])
           .transform(normaliseTags)
-          .pipe(z.array(z.string().max(TAG_MAX, `Each tag can have at most ${TAG_MAX} characters`)).max(MAX_TAGS, `A gig can have at most ${MAX_TAGS} tags`)),
+          .pipe(
+            z
+              .array(z.string().max(TAG_MAX, msg("dashboard.gigForm.tagTooLong", { max: TAG_MAX })))
+              .max(MAX_TAGS, msg("dashboard.gigForm.tooManyTags", { max: MAX_TAGS })),
+          ),
         images: z
           .array(z.string().regex(/^[0-9a-f-]{36}$/))
-          .max(MAX_IMAGES, `A gig can have at most ${MAX_IMAGES} images`)
+          .max(MAX_IMAGES, msg("dashboard.gigForm.tooManyImages", { max: MAX_IMAGES }))
           .default([]),
         basic: TierInput,
         standard: TierInput,
@@ -123,7 +134,7 @@ export function gigFormSchema(intent: GigIntent) {
       // One refinement for everything that depends on the intent, so every message shows on the first try.
       .superRefine((v, ctx) => {
         if (publishing && !v.description) {
-          ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["description"], message: "Describe what the buyer gets before you publish" });
+          ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["description"], message: "dashboard.gigForm.descriptionRequired" });
         }
         for (const tier of TIERS) {
           for (const { path, message } of checkTier(tier, v[tier], tier === "basic" && publishing).issues) {

@@ -14,7 +14,7 @@ import { parse, type SubmissionResult } from "@conform-to/react";
 import { getZodConstraint, parseWithZod } from "@conform-to/zod";
 import { data, redirect } from "@remix-run/node";
 import { z } from "zod";
-import { gigImagesOf, NOT_YOUR_IMAGE, ownImages } from "~/models/gig.server";
+import { gigImagesOf, ownImages } from "~/models/gig.server";
 import { issueMessages, messageOf } from "~/content/operation-messages";
 import type { Actor } from "~/operations/core.server";
 import { attachImage, detachImage, saveGig } from "~/operations/gigs.server";
@@ -23,6 +23,8 @@ import { readFileForm, UNREADABLE_FORM } from "~/server/form-data.server";
 import { GIG_INTENTS, gigFormSchema, MAX_IMAGES, tagToAdd } from "~/schemas/gig";
 import { formFailure } from "~/server/operation-results.server";
 import { MAX_IMAGE_BYTES } from "~/server/files/storage.server";
+import { requestLocale } from "~/i18n/locale.server";
+import { msg } from "~/i18n/message-key";
 
 /**
  * The editor's required and length rules, for its loaders to hand to the form (app/components/gig-form.tsx): from
@@ -31,10 +33,15 @@ import { MAX_IMAGE_BYTES } from "~/server/files/storage.server";
  */
 export const GIG_FORM_CONSTRAINT = getZodConstraint(gigFormSchema("publish"));
 
-/** Messages by field name ("form": the form's own), as Conform shows them. */
+/**
+ * Messages by field name ("form": the form's own), as Conform shows them: catalogue keys of the `dashboard`
+ * namespace (the form's ErrorList says them in the reader's language), or an operation's words.
+ */
 type Messages = Record<string, string[]>;
 
-const TOO_LARGE = "The form is too large: images can be at most 5 MB each";
+const TOO_LARGE = msg("dashboard.gigForm.formTooLarge", { mb: MAX_IMAGE_BYTES / (1024 * 1024) });
+/** The same words as NOT_YOUR_IMAGE of app/models/gig.server.ts, as a key. */
+const NOT_YOUR_IMAGE = "dashboard.gigForm.notYourImage";
 
 /** The list buttons this form has (Conform's `__intent__`); any other value is ignored. */
 const ListIntent = z.union([
@@ -58,7 +65,7 @@ function listIntentOf(form: FormData): ListIntent | null | "unknown" {
   }
 }
 
-const CHOOSE = "Choose Save as Draft or Publish Gig";
+const CHOOSE = "dashboard.gigForm.chooseIntent";
 
 /**
  * A list's values in order, whether the form named them `tags` (repeated) or `tags[0]`, `tags[1]` (Conform),
@@ -115,6 +122,7 @@ export async function handleGigForm(request: Request, actor: Extract<Actor, { ki
   }
   if (read === "malformed") return answer(new FormData(), null, { form: [UNREADABLE_FORM] }, 400);
   const { form, oversized } = read;
+  const locale = await requestLocale(request);
   const intent = listIntentOf(form);
   const tags = takeList(form, "tags", 100);
   let images = [...new Set(takeList(form, "images", 20))];
@@ -133,25 +141,30 @@ export async function handleGigForm(request: Request, actor: Extract<Actor, { ki
   if (oversized.length) {
     // Nothing is saved or stored while an image is refused: the seller sees the form as typed and the reason.
     putList(form, "images", images);
-    return answer(form, null, { ...issues, upload: oversized.map((name) => `${name}: Images can be at most 5 MB each`) }, 413);
+    return answer(
+      form,
+      null,
+      { ...issues, upload: oversized.map((name) => msg("dashboard.gigForm.imageTooLarge", { name, mb: MAX_IMAGE_BYTES / (1024 * 1024) })) },
+      413,
+    );
   }
 
   // New images: stored at once, as this member's uploads, each counted against their limit.
   if (files.length) {
-    if (images.length + files.length > MAX_IMAGES) add(issues, { upload: [`A gig can have at most ${MAX_IMAGES} images`] });
+    if (images.length + files.length > MAX_IMAGES) add(issues, { upload: [msg("dashboard.gigForm.tooManyImages", { max: MAX_IMAGES })] });
     else {
       for (const file of files) {
         const attached = await attachImage(actor, { file });
         if (attached.ok) images.push(attached.value.key);
-        else if (attached.error === "invalid") add(issues, issueMessages(attached.issues));
+        else if (attached.error === "invalid") add(issues, issueMessages(attached.issues, locale));
         else if (attached.error === "limited") {
           // Over the upload quota (ADR 031): the form as it stands, with the images stored so far, and the
           // reason beside the file field; 429 with Retry-After.
-          add(issues, { upload: [messageOf(attached)] });
+          add(issues, { upload: [messageOf(attached, locale)] });
           putList(form, "images", images);
           return answer(form, null, issues, attached.status, { "Retry-After": String(attached.retryAfter) });
         } else {
-          add(issues, { upload: [messageOf(attached)] });
+          add(issues, { upload: [messageOf(attached, locale)] });
           break;
         }
       }
@@ -193,10 +206,10 @@ export async function handleGigForm(request: Request, actor: Extract<Actor, { ki
     }
   }
   if (Object.keys(issues).length || submission.status !== "success") {
-    if (!Object.keys(issues).length) issues.form = ["Check the form and try again"];
+    if (!Object.keys(issues).length) issues.form = ["dashboard.gigForm.checkForm"];
     return answer(form, null, issues, 400);
   }
   const result = await saveGig(actor, { intent: saveIntent, gig: submission.value, gigId });
   if (result.ok) return redirect(`/dashboard?gig=${result.value.status}`);
-  return formFailure((options) => formAsItStands(form, null).reply(options) as SubmissionResult<string[]>, result);
+  return formFailure((options) => formAsItStands(form, null).reply(options) as SubmissionResult<string[]>, result, { locale });
 }
