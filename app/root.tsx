@@ -63,10 +63,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 
 export const meta: MetaFunction = ({ matches }) => {
   const { _ } = metaI18n(matches);
-  return [
-    { title: _("common.meta.title") },
-    { name: "description", content: _("common.meta.description") },
-  ];
+  return [{ title: _("common.meta.title") }, { name: "description", content: _("common.meta.description") }];
 };
 
 /** Props that keep a script the browser draws from running (Remix's ScriptProps leave out `type`, hence the cast). */

@@ -457,7 +457,9 @@ async function main() {
     let cpuSection: string[] = [];
     if (options.baseline && options.cpuRequests > 0) {
       const cpuRows = await measureCpu(options, env, publicPages);
-      console.log(`\nWeb CPU per rendered page (page cache off, ${options.cpuRequests} requests per page, language and round):\n${plainTable(cpuRows).join("\n")}`);
+      console.log(
+        `\nWeb CPU per rendered page (page cache off, ${options.cpuRequests} requests per page, language and round):\n${plainTable(cpuRows).join("\n")}`,
+      );
       cpuSection = [
         "",
         `Web CPU per rendered page: the page cache off, ${options.cpuRequests} requests one at a time per page, language, server and round (after 20 to warm up), ` +

@@ -133,7 +133,9 @@ const REPORT_WORDS: Record<ExportReport, string> = {
 /** The period's name: a range's ("Last 7 days"), or custom days ("2026-01-01 to 2026-01-31 (UTC)"). */
 function periodLabel(t: ReturnType<typeof useT>["t"], period: PeriodChoice): string {
   if (period.kind === "range") return t(RANGE_LABEL_KEYS[period.range]);
-  return period.from === period.to ? t("admin.analytics.periodDay", { from: period.from }) : t("admin.analytics.periodDays", { from: period.from, to: period.to });
+  return period.from === period.to
+    ? t("admin.analytics.periodDay", { from: period.from })
+    : t("admin.analytics.periodDays", { from: period.from, to: period.to });
 }
 
 /** A period field's message in the reader's language (period.ts words them in English). */
@@ -446,9 +448,7 @@ function RealTime({ initial }: { initial: RealTimeView }) {
                     <td data-label={t("admin.analytics.colWho")}>
                       {a.user ?? (a.userId > 0 ? t("admin.analytics.memberNumber", { id: a.userId }) : t("admin.analytics.visitor"))}
                     </td>
-                    <td data-label={t("admin.analytics.colAction")}>
-                      {a.page ? t("admin.analytics.actionOn", { action: a.action, page: a.page }) : a.action}
-                    </td>
+                    <td data-label={t("admin.analytics.colAction")}>{a.page ? t("admin.analytics.actionOn", { action: a.action, page: a.page }) : a.action}</td>
                     <td data-label={t("admin.analytics.colWhen")}>
                       <time dateTime={new Date(a.at * 1000).toISOString()}>{dateTime(new Date(a.at * 1000))}</time>
                     </td>

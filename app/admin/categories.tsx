@@ -137,7 +137,8 @@ function CategoryRow({ c, first, last }: { c: AdminCategory; first: boolean; las
     <li className="category-admin-item" id={`category-${c.id}`} data-testid="category-row">
       <div className="category-admin-text">
         <h2 className="category-admin-name">
-          <span className="category-admin-title">{c.name}</span> {c.hidden ? <span className="status-badge status-suspended">{t("admin.categories.hiddenBadge")}</span> : null}
+          <span className="category-admin-title">{c.name}</span>{" "}
+          {c.hidden ? <span className="status-badge status-suspended">{t("admin.categories.hiddenBadge")}</span> : null}
         </h2>
         {c.description ? <p className="category-admin-description">{c.description}</p> : null}
         <p className="field-hint">
@@ -155,7 +156,9 @@ function CategoryRow({ c, first, last }: { c: AdminCategory; first: boolean; las
         ) : (
           <RowButton c={c} intent="hide" label={t("admin.categories.hide")} named={t("admin.categories.hideNamed", { name })} />
         )}
-        {c.gigCount === 0 ? <RowButton c={c} intent="delete" label={t("admin.categories.delete")} named={t("admin.categories.deleteNamed", { name })} danger /> : null}
+        {c.gigCount === 0 ? (
+          <RowButton c={c} intent="delete" label={t("admin.categories.delete")} named={t("admin.categories.deleteNamed", { name })} danger />
+        ) : null}
       </div>
     </li>
   );

@@ -96,9 +96,7 @@ export default function AdminDashboard() {
           </li>
         ))}
       </ul>
-      {behaviour ? null : (
-        <p role="status">{t("admin.dashboard.analyticsFailed")}</p>
-      )}
+      {behaviour ? null : <p role="status">{t("admin.dashboard.analyticsFailed")}</p>}
       <details className="analytics-definitions">
         <summary>{t("admin.dashboard.howCounted")}</summary>
         <ul>

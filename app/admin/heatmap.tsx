@@ -27,7 +27,11 @@ export const meta: MetaFunction<typeof loader> = ({ matches }) => {
 };
 
 /** "Clicks on phones only.": the device filter's sentence, per device. */
-const DEVICE_ONLY: Record<HeatmapDevice, string> = { mobile: "admin.heatmap.onlyMobile", tablet: "admin.heatmap.onlyTablet", desktop: "admin.heatmap.onlyDesktop" };
+const DEVICE_ONLY: Record<HeatmapDevice, string> = {
+  mobile: "admin.heatmap.onlyMobile",
+  tablet: "admin.heatmap.onlyTablet",
+  desktop: "admin.heatmap.onlyDesktop",
+};
 
 /** The page field's messages (HeatmapPage in insights.server.ts words them in English), as catalogue keys. */
 const PAGE_ERRORS: Record<string, string> = {

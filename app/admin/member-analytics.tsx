@@ -100,10 +100,7 @@ export default function AdminMemberAnalytics() {
             </div>
           </dl>
           {stats.sessions === 0 ? <p>{t("admin.member.noSessions")}</p> : null}
-          <FigureTable
-            caption={t("admin.member.devicesCaption")}
-            head={[t("admin.member.colDevice"), t("admin.member.sessions"), t("admin.member.colShare")]}
-          >
+          <FigureTable caption={t("admin.member.devicesCaption")} head={[t("admin.member.colDevice"), t("admin.member.sessions"), t("admin.member.colShare")]}>
             {stats.devices.map((d) => (
               <tr key={d.device}>
                 <td>{d.device}</td>

@@ -321,9 +321,7 @@ function Thread({ list, thread }: { list: Loaded["list"]; thread: NonNullable<Lo
                 {m.attachments.length ? (
                   <ul className="plain-list monitor-files" aria-label={t("admin.messages.attachments")}>
                     {m.attachments.map((a) => (
-                      <li key={a.id}>
-                        {fileLabel(a)}
-                      </li>
+                      <li key={a.id}>{fileLabel(a)}</li>
                     ))}
                   </ul>
                 ) : null}

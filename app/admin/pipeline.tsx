@@ -160,7 +160,13 @@ export default function AdminPipeline() {
                 ? t("admin.pipeline.failedJobsOf", { shown: failed.length, total: health.failed })
                 : t("admin.pipeline.failedJobs", { shown: failed.length })
             }
-            head={[t("admin.pipeline.colJob"), t("admin.pipeline.colEvents"), t("admin.pipeline.colWhy"), t("admin.pipeline.colQueued"), t("admin.pipeline.failed")]}
+            head={[
+              t("admin.pipeline.colJob"),
+              t("admin.pipeline.colEvents"),
+              t("admin.pipeline.colWhy"),
+              t("admin.pipeline.colQueued"),
+              t("admin.pipeline.failed"),
+            ]}
           >
             {failed.map((job) => (
               <tr key={job.id}>

@@ -175,12 +175,20 @@ const STATUS_LABEL: Record<AdminUserRow["status"], string> = {
   banned: "admin.users.statusBanned",
   deleted: "admin.users.statusDeleted",
 };
-const ROLE_LABEL: Record<AdminUserRow["role"], string> = { client: "admin.users.roleClient", freelancer: "admin.users.roleFreelancer", admin: "admin.users.roleAdmin" };
+const ROLE_LABEL: Record<AdminUserRow["role"], string> = {
+  client: "admin.users.roleClient",
+  freelancer: "admin.users.roleFreelancer",
+  admin: "admin.users.roleAdmin",
+};
 const ACTION_LABEL: Record<StatusAction, string> = { suspend: "admin.users.suspend", ban: "admin.users.ban", activate: "admin.users.activate" };
 /** A row's button's name with the member's ("Suspend Akello Joan"). */
 const ACTION_NAMED: Record<StatusAction, string> = { suspend: "admin.users.suspendNamed", ban: "admin.users.banNamed", activate: "admin.users.activateNamed" };
 /** The bulk form's buttons ("Suspend selected"). */
-const BULK_LABEL: Record<StatusAction, string> = { suspend: "admin.users.suspendSelected", ban: "admin.users.banSelected", activate: "admin.users.activateSelected" };
+const BULK_LABEL: Record<StatusAction, string> = {
+  suspend: "admin.users.suspendSelected",
+  ban: "admin.users.banSelected",
+  activate: "admin.users.activateSelected",
+};
 const PENDING_LABEL: Record<StatusAction | "delete", string> = {
   suspend: "admin.users.suspending",
   ban: "admin.users.banning",
@@ -389,7 +397,14 @@ function UserRow({ u, me, back, errors }: { u: AdminUserRow; me: number; back: U
             around the box makes a 44 px target of it. */}
         {u.status === "deleted" || self ? null : (
           <label className="admin-check">
-            <input key={locationKey} type="checkbox" name="userIds" value={u.id} form="bulk-users" aria-label={t("admin.users.selectNamed", { name: u.name })} />
+            <input
+              key={locationKey}
+              type="checkbox"
+              name="userIds"
+              value={u.id}
+              form="bulk-users"
+              aria-label={t("admin.users.selectNamed", { name: u.name })}
+            />
           </label>
         )}
       </td>

@@ -9,7 +9,6 @@
  * (`enableOfflineQueue: false`), so when Redis is down `enqueue` fails within milliseconds and the endpoint
  * answers 503; it resolves only once Redis has the entry, which is when the endpoint may answer 202.
  */
-import type { I18n } from "@lingui/core";
 import { serverI18n } from "~/i18n/catalog.server";
 import { DEFAULT_LOCALE } from "~/i18n/locales";
 import { sayMessage } from "~/i18n/message-key";
@@ -62,7 +61,7 @@ function issue(index: number, z: Pick<ZodIssue, "path" | "message">): EventIssue
   return { index, path, message: sayMessage(englishWords, z.message) };
 }
 
-const englishWords: I18n["_"] = (...args: Parameters<I18n["_"]>) => serverI18n(DEFAULT_LOCALE)._(...args);
+const englishWords = (key: string, values?: Record<string, string | number>) => serverI18n(DEFAULT_LOCALE)._(key, values);
 
 /** Milliseconds of an ISO date or a number of milliseconds; NaN when neither. */
 function timestampMs(value: unknown): number {

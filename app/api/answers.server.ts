@@ -42,7 +42,10 @@ export function codedBody(coded: Coded, locale: Locale = DEFAULT_LOCALE): Failur
  */
 export function invalidBody(issues: Issues, locale: Locale = DEFAULT_LOCALE): FailureBody {
   const byField = Object.fromEntries(
-    Object.entries(issues).map(([field, list]) => [field, list.map((i) => ({ code: i.code === "schema" ? "schema" : i.code, message: issueMessage(i, locale) }))]),
+    Object.entries(issues).map(([field, list]) => [
+      field,
+      list.map((i) => ({ code: i.code === "schema" ? "schema" : i.code, message: issueMessage(i, locale) })),
+    ]),
   );
   const first = Object.values(byField).find((list) => list.length)?.[0];
   return { message: first?.message ?? messageOf({ code: "request.invalid", params: {} }, locale), code: "request.invalid", issues: byField };

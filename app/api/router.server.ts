@@ -49,7 +49,8 @@ export function apiRouter(calls: readonly ApiCall[]): Router {
     // Once each: a path can match a static call and a parameter one (`/users/profile` and `/users/{id}`).
     const allow = [...new Set(ordered.filter((c) => matches(c.path, req.path.slice(API_PREFIX.length))).map((c) => c.method.toUpperCase()))];
     const locale = apiLocale(req);
-    if (allow.length) return sendCoded(res, 405, { code: "request.method_not_allowed", params: { allow: allow.join(", ") } }, { Allow: allow.join(", ") }, locale);
+    if (allow.length)
+      return sendCoded(res, 405, { code: "request.method_not_allowed", params: { allow: allow.join(", ") } }, { Allow: allow.join(", ") }, locale);
     sendCoded(res, 404, { code: "request.unknown_call", params: {} }, {}, locale);
   });
   router.use(API_PREFIX, ((error, req, res, _next) => {
@@ -191,7 +192,13 @@ async function authenticate(call: ApiCall, req: Request, res: Response): Promise
     const ended = await endReusedToken({ kind: "anonymous", client }, { token }, { db });
     const reused = ended.ok && ended.value.reused;
     const error = reused ? 'error="invalid_token", error_description="token reused"' : 'error="invalid_token"';
-    sendCoded(res, 401, { code: reused ? "token.reused" : "token.invalid", params: {} }, { "WWW-Authenticate": `Bearer realm="soko", ${error}` }, visitorLocale);
+    sendCoded(
+      res,
+      401,
+      { code: reused ? "token.reused" : "token.invalid", params: {} },
+      { "WWW-Authenticate": `Bearer realm="soko", ${error}` },
+      visitorLocale,
+    );
     return null;
   }
   if (call.access === "admin" && user.role !== "admin") {
@@ -232,7 +239,8 @@ async function readBody(call: ApiCall, req: Request, res: Response, locale: Loca
     jsonParser(req, res, (error?: unknown) => {
       if (!error) return resolve(req.body ?? {});
       const kind = (error as { type?: string }).type;
-      if (kind === "entity.too.large") sendCoded(res, 413, { code: "request.too_large", params: { maxBytes: API_JSON_LIMIT } }, { Connection: "close" }, locale);
+      if (kind === "entity.too.large")
+        sendCoded(res, 413, { code: "request.too_large", params: { maxBytes: API_JSON_LIMIT } }, { Connection: "close" }, locale);
       else if (kind === "encoding.unsupported" || kind === "charset.unsupported")
         sendCoded(res, 415, { code: "request.unsupported_type", params: { expected: "json_utf8" } }, {}, locale);
       else if (kind === "request.aborted") res.destroy();

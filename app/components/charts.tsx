@@ -153,19 +153,7 @@ export function LinePlot({
  * Lines over time: one line per series (`series` names them, in the order of each point's `values`),
  * with the first, middle and last labels under the axis and the highest value above it.
  */
-export function LineChart({
-  title,
-  points,
-  series,
-  xLabel,
-  empty,
-}: {
-  title: string;
-  points: LinePoint[];
-  series: string[];
-  xLabel: string;
-  empty?: string;
-}) {
+export function LineChart({ title, points, series, xLabel, empty }: { title: string; points: LinePoint[]; series: string[]; xLabel: string; empty?: string }) {
   const { t, locale } = useT();
   if (points.every((p) => p.values.every((v) => v === 0))) {
     return (

@@ -72,7 +72,11 @@ export function SiteHeader({ user, counts: initial }: { user: HeaderUser; counts
           </NavLink>
           {user ? (
             <>
-              <NavLink to="/messages" className="header-icon" aria-label={countLabel(t("common.header.messages"), (count) => t("common.header.messagesUnread", { count }), messages)}>
+              <NavLink
+                to="/messages"
+                className="header-icon"
+                aria-label={countLabel(t("common.header.messages"), (count) => t("common.header.messagesUnread", { count }), messages)}
+              >
                 <Icon paths={[CHAT]} />
                 <CountBadge count={messages} />
               </NavLink>

@@ -154,7 +154,8 @@ export const OPERATION_MESSAGES: { [C in FailureCode]: Words<C> } = {
   "account.reset_link_expired": (_p, _) => sayMessage(_, RESET_LINK_EXPIRED),
   "account.own_status": (_p, _) => _("ops.account.ownStatus"),
 
-  "upload.storage_full": ({ storedBytes, maxBytes }, _, locale) => _("ops.upload.storageFull", { max: amount(maxBytes, locale), stored: amount(storedBytes, locale) }),
+  "upload.storage_full": ({ storedBytes, maxBytes }, _, locale) =>
+    _("ops.upload.storageFull", { max: amount(maxBytes, locale), stored: amount(storedBytes, locale) }),
   "upload.no_file": (_p, _) => _("ops.upload.noFile"),
   "upload.too_many_files": ({ max }, _) => _("ops.upload.tooManyFiles", { max }),
   "upload.file_empty": ({ file }, _) => _("ops.upload.fileEmpty", { file }),
@@ -180,7 +181,8 @@ export const OPERATION_MESSAGES: { [C in FailureCode]: Words<C> } = {
   "gig.too_many_images": ({ max }, _) => _("ops.gig.tooManyImages", { max }),
 
   "order.not_found": (_p, _) => _("ops.order.notFound"),
-  "order.not_allowed_now": ({ status }, _) => _("ops.order.notAllowedNow", { status: ORDER_STATUS[status] ? _(ORDER_STATUS[status]) : _("ops.order.status.unknown") }),
+  "order.not_allowed_now": ({ status }, _) =>
+    _("ops.order.notAllowedNow", { status: ORDER_STATUS[status] ? _(ORDER_STATUS[status]) : _("ops.order.status.unknown") }),
   "order.dispute_open": (_p, _) => _("ops.order.disputeOpen"),
   "order.no_revisions_left": (_p, _) => _("ops.order.noRevisionsLeft"),
   "order.already_reviewed": (_p, _) => _("ops.order.alreadyReviewed"),
@@ -299,7 +301,8 @@ export function failureMessage(failure: Coded | { error: "invalid"; issues: Issu
  * sign-in's), "unavailable" for a 503; an unnamed one keeps the English it carries.
  */
 export function limitedMessage(limited: Limited, locale: Locale = DEFAULT_LOCALE): string {
-  if (limited.status === 503 || limited.limit === "unavailable") return messageOf({ code: "limit.unavailable", params: { retryAfter: limited.retryAfter } }, locale);
+  if (limited.status === 503 || limited.limit === "unavailable")
+    return messageOf({ code: "limit.unavailable", params: { retryAfter: limited.retryAfter } }, locale);
   if (!limited.limit) return limited.message;
   return messageOf({ code: "limit.exceeded", params: { limit: limited.limit, retryAfter: limited.retryAfter } }, locale);
 }

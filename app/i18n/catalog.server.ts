@@ -22,7 +22,9 @@ export function readSourceCatalogues(dir = LOCALES_DIR): Record<Locale, Record<s
   const out = {} as Record<Locale, Record<string, Record<string, string>>>;
   for (const locale of LOCALES) {
     out[locale] = {};
-    for (const file of readdirSync(path.join(dir, locale)).filter((f) => f.endsWith(".json")).sort()) {
+    for (const file of readdirSync(path.join(dir, locale))
+      .filter((f) => f.endsWith(".json"))
+      .sort()) {
       out[locale][file.slice(0, -5)] = JSON.parse(readFileSync(path.join(dir, locale, file), "utf8")) as Record<string, string>;
     }
   }

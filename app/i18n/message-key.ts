@@ -4,9 +4,9 @@
  * carry `"ns.key"` or, with values, `"ns.key|{\"max\":80}"`; the page's ErrorList says them in the reader's
  * language. Zod-free and tiny: schemas and components both import it.
  */
-import type { I18n } from "@lingui/core";
-
 type Values = Record<string, string | number>;
+/** A function that says a key with values: Lingui's `i18n._`, bound. */
+type Say = (key: string, values?: Values) => string;
 
 /** A message key with its values, as one string a zod issue or a field issue can carry. */
 export function msg(key: string, values?: Values): string {
@@ -30,7 +30,7 @@ export function parseKey(text: string): { key: string; values?: Values } | null 
 }
 
 /** Says a message in the reader's language: a keyed one through the catalogue, any other as it is. */
-export function sayMessage(t: I18n["_"], text: string): string {
+export function sayMessage(t: Say, text: string): string {
   const parsed = parseKey(text);
   return parsed ? t(parsed.key, parsed.values) : text;
 }

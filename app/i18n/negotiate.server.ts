@@ -24,4 +24,3 @@ export function visitorLocale(cookieHeader: string | null | undefined, acceptLan
   if (isLocale(chosen)) return chosen;
   return negotiateLocale(acceptLanguage) ?? DEFAULT_LOCALE;
 }
-

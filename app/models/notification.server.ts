@@ -25,11 +25,7 @@ export function sayNotice(notice: Notice, locale: Locale = DEFAULT_LOCALE): stri
   const values: Record<string, string | number> = {};
   for (const [name, value] of Object.entries(notice.values ?? {})) {
     values[name] =
-      typeof value === "object" && value !== null
-        ? "ugx" in value
-          ? formatUgx(value.ugx, locale)
-          : formatDateTime(value.at, value.zone, locale)
-        : value;
+      typeof value === "object" && value !== null ? ("ugx" in value ? formatUgx(value.ugx, locale) : formatDateTime(value.at, value.zone, locale)) : value;
   }
   return serverI18n(locale)._(notice.key, values);
 }
@@ -99,11 +95,7 @@ const withReaderLanguage = (db: Db, userId: number) => ["notifications.*", db.ra
 
 /** The member's latest notifications, said in `locale` (by default the member's own language). */
 export async function listNotifications(db: Db, userId: number, limit = 10, locale?: Locale): Promise<Notification[]> {
-  const rows = await db("notifications")
-    .select(withReaderLanguage(db, userId))
-    .where({ user_id: userId })
-    .orderBy("id", "desc")
-    .limit(limit);
+  const rows = await db("notifications").select(withReaderLanguage(db, userId)).where({ user_id: userId }).orderBy("id", "desc").limit(limit);
   const language = languageOf(rows, locale);
   return rows.map((r) => toNotification(r, language));
 }
@@ -112,11 +104,7 @@ export async function listNotifications(db: Db, userId: number, limit = 10, loca
  * A page of the member's notifications, newest first (by last change), before the cursor `before` (an id), said
  * in `locale` (by default the member's own language).
  */
-export async function notificationsPage(
-  db: Db,
-  userId: number,
-  { before, limit = 30, locale }: { before?: number; limit?: number; locale?: Locale } = {},
-) {
+export async function notificationsPage(db: Db, userId: number, { before, limit = 30, locale }: { before?: number; limit?: number; locale?: Locale } = {}) {
   const query = db("notifications")
     .select(withReaderLanguage(db, userId))
     .where({ user_id: userId })

@@ -97,17 +97,17 @@ export async function emailExists(db: Db, email: string): Promise<boolean> {
   return Boolean(await db("users").whereRaw("lower(email) = lower(?)", [email]).first("id"));
 }
 
-export type VerifiedUser = { id: number; role: Role; status: UserStatus; passwordHash: string };
+export type VerifiedUser = { id: number; role: Role; status: UserStatus; passwordHash: string; language: Settings["language"] };
 
 /**
  * The member an email and password name, whatever their status, or null. Unknown email and wrong password
  * are the same answer; the password of an unknown email is still hashed, so the two take the same time.
  */
 export async function verifyCredentials(db: Db, email: string, password: string): Promise<VerifiedUser | null> {
-  const user = await db("users").whereRaw("lower(email) = lower(?)", [email]).first("id", "password_hash", "role", "status");
+  const user = await db("users").whereRaw("lower(email) = lower(?)", [email]).first("id", "password_hash", "role", "status", "language");
   const valid = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
   if (!user || !valid) return null;
-  return { id: Number(user.id), role: user.role, status: user.status, passwordHash: user.password_hash };
+  return { id: Number(user.id), role: user.role, status: user.status, passwordHash: user.password_hash, language: user.language };
 }
 
 /** Stores a stronger hash of the same password, unless the password changed meanwhile. */

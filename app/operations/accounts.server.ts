@@ -132,7 +132,7 @@ export async function signIn(
         : await createSession(tx.trx, { userId: user.id, persistent, userAgent: userAgentOf(actor) });
       await tx.activity(user.id, "signed_in");
       const device = input.app ? "" : deviceAfterSignIn(deviceKey, input.device, email);
-      return ok({ userId: user.id, token, expiresAt, persistent, device, role: user.role });
+      return ok({ userId: user.id, token, expiresAt, persistent, device, role: user.role, language: user.language });
     },
     { db },
   );

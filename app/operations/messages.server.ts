@@ -259,7 +259,12 @@ export async function mailUnreadMessages(
         const _ = sayIn(user!.language);
         const lines = unread
           .reverse()
-          .map((m) => _("mail.messages.line", { name: m.name, text: m.message_type === "file" && !m.body ? _("mail.messages.sentFile") : (m.body as string).slice(0, 300) }))
+          .map((m) =>
+            _("mail.messages.line", {
+              name: m.name,
+              text: m.message_type === "file" && !m.body ? _("mail.messages.sentFile") : (m.body as string).slice(0, 300),
+            }),
+          )
           .concat(more > 0 ? [_("mail.messages.more", { count: more })] : [])
           .join("\n");
         await sendMail(tx.trx, {

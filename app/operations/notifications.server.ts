@@ -34,7 +34,8 @@ export type ReachIn = Reach & { language: Locale };
  * language: the recipient's, whoever caused the notice.
  */
 export async function preferencesOf(tx: Tx, userId: number): Promise<ReachIn | null> {
-  const u = await tx.trx("users")
+  const u = await tx
+    .trx("users")
     .where({ id: userId })
     .first(...REACH_COLUMNS, "language");
   return u ? { ...reachOf(u), language: isLocale(u.language) ? u.language : DEFAULT_LOCALE } : null;

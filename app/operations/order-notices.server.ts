@@ -22,6 +22,8 @@ export const orderNotice = {
   paymentHeld: (o: Titled): Notice => ({ key: "notify.order.paymentHeld", values: title(o) }),
   paymentFailed: (o: Titled): Notice => ({ key: "notify.order.paymentFailed", values: title(o) }),
   latePaymentRefunded: (o: Titled): Notice => ({ key: "notify.order.latePaymentRefunded", values: title(o) }),
+  /** To the buyer, when a second payment of an order already paid is returned. */
+  secondPaymentRefunded: (o: Titled): Notice => ({ key: "notify.order.secondPaymentRefunded", values: title(o) }),
   delivered: (o: Titled): Notice => ({ key: "notify.order.delivered", values: title(o) }),
   revisionRequested: (o: Titled): Notice => ({ key: "notify.order.revisionRequested", values: title(o) }),
   /** To the seller, whoever completed it (the buyer, the timer or an admin). */

@@ -12,6 +12,7 @@ import { getOrder, lockOrder, type OrderRow } from "~/models/order.server";
 import { getPaymentByReference, insertPayment, latestPayment, settlePaymentRow, supersedePendingPayments, type PaymentRow } from "~/models/payment.server";
 import { conflict, forbidden, limitedBy, notFound, ok, systemActor, transact, type Actor, type Result, type Tx } from "~/operations/core.server";
 import { note, notifyParty, sendRefund } from "~/operations/order-machine.server";
+import { orderNotice } from "~/operations/order-notices.server";
 import { requestPayment, settlePayment, type PaymentOptions } from "~/operations/payments.server";
 import { getProviders } from "~/payments/registry.server";
 import { getDb } from "~/server/db.server";
@@ -122,6 +123,6 @@ export async function returnExtraPayment(tx: Tx, order: OrderRow, payment: Payme
   await postJournal(tx.trx, "payment_returned", { paymentId: payment.id, orderId: order.id, buyerId: order.buyerId, paidUgx: payment.amountUgx });
   const reference = await sendRefund(tx, order, payment, payment.amountUgx, `refund:payment:${payment.id}`);
   await note(tx, order, { id: null, role: "system" }, "extra_payment_refunded", `${maskMsisdn(payment.msisdn)} paid after another payment of this order`);
-  await notifyParty(tx, order.buyerId, order, "order_refunded", `A second payment for ${order.gigTitle} was taken; it is being refunded to you`);
+  await notifyParty(tx, order.buyerId, order, "order_refunded", orderNotice.secondPaymentRefunded(order));
   return reference;
 }

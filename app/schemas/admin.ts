@@ -23,7 +23,11 @@ const userId = (message = "admin.form.chooseMember") =>
 
 /** GET /users?q&role&status&page (and `member`, one member by id: where the audit log links; `id` names the member a delete confirmation asks about). */
 export const UserListQuerySchema = z.object({
-  q: z.string().trim().max(100, msg("admin.form.searchTooLong", { max: 100 })).default(""),
+  q: z
+    .string()
+    .trim()
+    .max(100, msg("admin.form.searchTooLong", { max: 100 }))
+    .default(""),
   role: z.preprocess(blankToUndefined, z.enum(USER_ROLES, { errorMap: () => ({ message: "admin.form.chooseRole" }) }).optional()),
   status: z.preprocess(blankToUndefined, z.enum(USER_STATUSES, { errorMap: () => ({ message: "admin.form.chooseStatus" }) }).optional()),
   page: z.preprocess(blankToUndefined, page),
@@ -53,7 +57,12 @@ export const BulkActionSchema = z.object({
       }
       return numbers;
     })
-    .pipe(z.array(z.number()).min(1, NOTHING_SELECTED).max(200, msg("admin.form.tooManyMembers", { max: 200 }))),
+    .pipe(
+      z
+        .array(z.number())
+        .min(1, NOTHING_SELECTED)
+        .max(200, msg("admin.form.tooManyMembers", { max: 200 })),
+    ),
 });
 export type BulkActionInput = z.output<typeof BulkActionSchema>;
 

@@ -11,7 +11,8 @@ const keyed: z.ZodErrorMap = (issue, ctx) => {
     case z.ZodIssueCode.invalid_type:
       return { message: issue.received === "undefined" || issue.received === "null" ? msg("common.form.required") : msg("common.form.invalid") };
     case z.ZodIssueCode.too_small:
-      if (issue.type === "string") return { message: Number(issue.minimum) <= 1 ? msg("common.form.required") : msg("common.form.tooShort", { min: Number(issue.minimum) }) };
+      if (issue.type === "string")
+        return { message: Number(issue.minimum) <= 1 ? msg("common.form.required") : msg("common.form.tooShort", { min: Number(issue.minimum) }) };
       if (issue.type === "number") return { message: msg("common.form.tooSmall", { min: Number(issue.minimum) }) };
       return { message: msg("common.form.required") };
     case z.ZodIssueCode.too_big:

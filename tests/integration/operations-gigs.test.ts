@@ -34,7 +34,17 @@ let png: Buffer;
 const client = { ip: "203.0.113.9", userAgent: "Mozilla/5.0 (Linux; Android 13)", analyticsConsent: false, tabSessionId: null };
 const member = (u: TestUser, from: typeof client = client): Extract<Actor, { kind: "member" }> => ({
   kind: "member",
-  user: { sessionId: "test", id: u.id, name: u.name, username: u.username, email: u.email, role: u.role, preferredCurrency: "UGX", timeZone: "EAT", language: "en" },
+  user: {
+    sessionId: "test",
+    id: u.id,
+    name: u.name,
+    username: u.username,
+    email: u.email,
+    role: u.role,
+    preferredCurrency: "UGX",
+    timeZone: "EAT",
+    language: "en",
+  },
   client: from,
 });
 const anonymous: Actor = { kind: "anonymous", client };

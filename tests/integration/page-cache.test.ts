@@ -42,7 +42,17 @@ let gigId: number;
 const client = { ip: "203.0.113.9", userAgent: BROWSER, analyticsConsent: false, tabSessionId: null };
 const member = (u: TestUser): Actor => ({
   kind: "member",
-  user: { sessionId: "test", id: u.id, name: u.name, username: u.username, email: u.email, role: u.role, preferredCurrency: "UGX", timeZone: "EAT", language: "en" },
+  user: {
+    sessionId: "test",
+    id: u.id,
+    name: u.name,
+    username: u.username,
+    email: u.email,
+    role: u.role,
+    preferredCurrency: "UGX",
+    timeZone: "EAT",
+    language: "en",
+  },
   client,
 });
 

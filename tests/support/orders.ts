@@ -22,7 +22,17 @@ export const TEST_CLIENT = { ip: "203.0.113.7", userAgent: "vitest", analyticsCo
 export function memberActor(u: Pick<TestUser, "id" | "name" | "username" | "email" | "role">): Actor {
   return {
     kind: "member",
-    user: { sessionId: "test", id: u.id, name: u.name, username: u.username, email: u.email, role: u.role, preferredCurrency: "UGX", timeZone: "EAT", language: "en" },
+    user: {
+      sessionId: "test",
+      id: u.id,
+      name: u.name,
+      username: u.username,
+      email: u.email,
+      role: u.role,
+      preferredCurrency: "UGX",
+      timeZone: "EAT",
+      language: "en",
+    },
     client: TEST_CLIENT,
   };
 }

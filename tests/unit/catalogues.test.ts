@@ -36,7 +36,8 @@ function slotsOf(message: string): string[] {
 }
 
 /** Words that are the same in every language: brand and currency names, numbers, punctuation and placeholders. */
-const SAME = /^(?:[\s\p{P}\p{S}\d]|\{[^}]*\}|<\/?\d+>|Soko|UGX|USD|MTN|MoMo|Airtel|Money|API|CSV|EAT|UTC|OK|Email|E-mail|English|Luganda|Kiswahili|Kampala|Uganda)*$/u;
+const SAME =
+  /^(?:[\s\p{P}\p{S}\d]|\{[^}]*\}|<\/?\d+>|Soko|UGX|USD|MTN|MoMo|Airtel|Money|API|CSV|EAT|UTC|OK|Email|E-mail|English|Luganda|Kiswahili|Kampala|Uganda)*$/u;
 
 /** Every file of the code that may name a key. */
 function sources(dir: string, out: string[] = []): string[] {

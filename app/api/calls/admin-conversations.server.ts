@@ -82,10 +82,7 @@ export const adminConversationCalls = [
     access: "admin",
     query: PageQuery.extend({
       search: z.string().trim().max(200, "Keep the search to at most 200 characters").default(""),
-      filter: z.preprocess(
-        blank,
-        z.enum(ADMIN_CONVERSATION_FILTERS, { errorMap: () => ({ message: "api.conversations.filter" }) }).default("all"),
-      ),
+      filter: z.preprocess(blank, z.enum(ADMIN_CONVERSATION_FILTERS, { errorMap: () => ({ message: "api.conversations.filter" }) }).default("all")),
       cursor: cursorOf("o"),
     }),
     response: pageOf(Conversation),

@@ -186,10 +186,7 @@ export const adminInsightCalls = [
     access: "admin",
     query: z.object({
       range: rangeOf("7d"),
-      format: z.preprocess(
-        (v) => (v === "" ? undefined : v),
-        z.literal("csv", { errorMap: () => ({ message: "api.insights.format" }) }).default("csv"),
-      ),
+      format: z.preprocess((v) => (v === "" ? undefined : v), z.literal("csv", { errorMap: () => ({ message: "api.insights.format" }) }).default("csv")),
       report: z.preprocess(
         (v) => (v === "" ? undefined : v),
         z.enum(REPORT_NAMES, { errorMap: () => ({ message: msg("api.insights.report", { values: REPORT_NAMES.join(", ") }) }) }).default("pageviews"),

@@ -141,8 +141,7 @@ function webRequest(req: ExpressRequest): Request {
   } as RequestInit);
 }
 
-const unreadable = (): Failure =>
-  invalid({ file: [{ code: "schema", message: "api.gigs.unreadableImage" }] });
+const unreadable = (): Failure => invalid({ file: [{ code: "schema", message: "api.gigs.unreadableImage" }] });
 
 /**
  * The image in the multipart body's `file` field, read as the gig editor reads its form (the same part and

@@ -232,7 +232,15 @@ export const messageCalls = [
     async handle({ actor, body, locale }) {
       const sent = await sendMessage(actor, { conversationId: body.conversationId, body: body.body, clientId: body.clientId, uploadKeys: body.files });
       if (!sent.ok) return sent;
-      return { ok: true, status: 201, value: { message: messageOf(sent.value.message), duplicate: sent.value.duplicate, warning: sent.value.warning && sayMessage(sayIn(locale), sent.value.warning) } };
+      return {
+        ok: true,
+        status: 201,
+        value: {
+          message: messageOf(sent.value.message),
+          duplicate: sent.value.duplicate,
+          warning: sent.value.warning && sayMessage(sayIn(locale), sent.value.warning),
+        },
+      };
     },
   }),
   call({

@@ -52,7 +52,12 @@ function webRequestOf(req: ExpressRequest): Request {
 export async function readFileParts(
   req: ExpressRequest,
   res: ExpressResponse,
-  { maxFileBytes, maxBodyBytes, oversized, locale = DEFAULT_LOCALE }: { maxFileBytes: number; maxBodyBytes: number; oversized: (file: string) => Coded; locale?: Locale },
+  {
+    maxFileBytes,
+    maxBodyBytes,
+    oversized,
+    locale = DEFAULT_LOCALE,
+  }: { maxFileBytes: number; maxBodyBytes: number; oversized: (file: string) => Coded; locale?: Locale },
 ): Promise<File[] | typeof ANSWERED> {
   let read: Awaited<ReturnType<typeof readMultipartForm>>;
   try {
@@ -190,7 +195,12 @@ export const uploadCalls = [
     response: z.array(DocumentAnswer),
     status: 201,
     async handle({ actor, req, res, locale }) {
-      const files = await readFileParts(req, res, { locale, maxFileBytes: MAX_ORDER_FILE_BYTES, maxBodyBytes: ORDER_FILES_BODY_LIMIT, oversized: documentTooLarge });
+      const files = await readFileParts(req, res, {
+        locale,
+        maxFileBytes: MAX_ORDER_FILE_BYTES,
+        maxBodyBytes: ORDER_FILES_BODY_LIMIT,
+        oversized: documentTooLarge,
+      });
       if (files === ANSWERED) return ANSWERED;
       const result = await uploadDocuments(actor, { files: await bytesOf(files) });
       if (!result.ok) return result;
