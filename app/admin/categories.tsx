@@ -25,6 +25,7 @@ import adminStylesUrl from "~/styles/admin-users.css?url";
 import categoriesStylesUrl from "~/styles/admin-categories.css?url";
 import { pageMessages, requestT } from "~/i18n/messages.server";
 import { metaI18n, useT } from "~/i18n/react";
+import { requestLocale } from "~/i18n/locale.server";
 
 /**
  * `/categories` on the admin host, `/admin/categories` on the main host (app/utils/site-routes.ts): the
@@ -93,7 +94,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
           : input.intent === "delete"
             ? await deleteCategory(actor, input)
             : await setCategoryHidden(actor, input);
-  if (!result.ok) return formFailure(submission.reply, result);
+  if (!result.ok) return formFailure(submission.reply, result, { locale: await requestLocale(request) });
   const back = new URLSearchParams({ done: DONE_OF[input.intent], id: String(result.value.id) });
   return redirect(`${new URL(request.url).pathname}?${back}`, 303);
 }

@@ -128,7 +128,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (submission.status !== "success") return data({ ...form, reply: submission.reply() }, { status: 400 });
   const result = await resolveDispute(actor, submission.value);
   if (!result.ok) {
-    const failed = formFailure(submission.reply, result);
+    const failed = formFailure(submission.reply, result, { locale: await requestLocale(request) });
     return data({ ...form, reply: failed.data }, failed.init ?? undefined);
   }
   const { orderId, resolution } = submission.value;

@@ -20,6 +20,7 @@ import chatStylesUrl from "~/styles/chat.css?url";
 import monitoringStylesUrl from "~/styles/admin-monitoring.css?url";
 import { pageMessages, requestT } from "~/i18n/messages.server";
 import { metaI18n, T, useT } from "~/i18n/react";
+import { requestLocale } from "~/i18n/locale.server";
 
 /**
  * `/messages` on the admin host, `/admin/messages` on the main host (app/utils/site-routes.ts): message
@@ -109,13 +110,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const submission = parseWithZod(formData, { schema: DeleteConversationSchema });
     if (submission.status !== "success") return data({ intent, conversationId, errors: errorsOf(submission.reply().error) }, { status: 400 });
     const result = await deleteConversationAsAdmin(actor, submission.value);
-    if (!result.ok) return failed(intent, conversationId, formFailure(submission.reply, result));
+    if (!result.ok) return failed(intent, conversationId, formFailure(submission.reply, result, { locale: await requestLocale(request) }));
   } else {
     formData.set("flagged", intent === "flag" ? "true" : "false");
     const submission = parseWithZod(formData, { schema: FlagConversationSchema });
     if (submission.status !== "success") return data({ intent, conversationId, errors: errorsOf(submission.reply().error) }, { status: 400 });
     const result = await flagConversationAsAdmin(actor, submission.value);
-    if (!result.ok) return failed(intent, conversationId, formFailure(submission.reply, result));
+    if (!result.ok) return failed(intent, conversationId, formFailure(submission.reply, result, { locale: await requestLocale(request) }));
     back.set("conversation", submission.value.conversationId);
   }
   back.set("done", intent);

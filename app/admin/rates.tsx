@@ -58,7 +58,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const submission = parseWithZod(formData, { schema: ExchangeRateSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   const result = await setUsdRate(actor, submission.value);
-  if (!result.ok) return formFailure(submission.reply, result);
+  if (!result.ok) return formFailure(submission.reply, result, { locale: await requestLocale(request) });
   return redirect(`${new URL(request.url).pathname}?saved=${result.value.ugxPerUsd}`, 303);
 }
 

@@ -12,6 +12,7 @@ import { correctQuery } from "~/models/catalog-spelling.server";
 import { QUERY_MAX, catalogSearch, gigFormSchema, parseCatalogQuery, type CatalogQuery, type GigIntent, type Sort, type Tier } from "~/schemas/gig";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createCategory, createGig, createReview, createUser } from "../support/factories";
+import { words } from "../support/words";
 
 // ---------------------------------------------------------------------------------------------------------
 // Helpers
@@ -669,7 +670,8 @@ function form(over: Record<string, unknown> = {}) {
 /** Every issue as "path: message". */
 function problems(intent: GigIntent, input: unknown): string[] {
   const result = gigFormSchema(intent).safeParse(input);
-  return result.success ? [] : result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+  // Said as an English reader reads them (the schema's messages are catalogue keys).
+  return result.success ? [] : result.error.issues.map((i) => `${i.path.join(".")}: ${words(i.message)}`);
 }
 
 function valid(intent: GigIntent, input: unknown) {
