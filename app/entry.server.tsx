@@ -4,6 +4,9 @@ import { RemixServer } from "@remix-run/react";
 import { renderToReadableStream } from "react-dom/server.browser";
 import { encodeDocument } from "~/server/speed/document-encoding.server";
 import { NonceProvider } from "~/utils/nonce-provider";
+import { messagesFor } from "~/i18n/catalog.server";
+import { requestLocale } from "~/i18n/locale.server";
+import { FallbackWords } from "~/i18n/react";
 
 const ABORT_DELAY_MS = 5_000;
 export const streamTimeout = ABORT_DELAY_MS;
@@ -24,9 +27,13 @@ export default async function handleRequest(
   loadContext: AppLoadContext,
 ) {
   const nonce = loadContext.cspNonce ?? "";
+  // The common words for a page drawn without the root loader's data (an action that threw: its error page).
+  const locale = await requestLocale(request);
   const { document, failed } = await renderDocument(
     <NonceProvider value={nonce}>
-      <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY_MS} nonce={nonce} />
+      <FallbackWords.Provider value={{ locale, i18n: messagesFor(locale, ["common"]) }}>
+        <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY_MS} nonce={nonce} />
+      </FallbackWords.Provider>
     </NonceProvider>,
     nonce,
   );

@@ -18,7 +18,7 @@ import { messagesFor } from "~/i18n/catalog.server";
 import { requestLocale } from "~/i18n/locale.server";
 import { categoryWords } from "~/i18n/categories.server";
 import { LANGUAGE_DIRECTION } from "~/i18n/locales";
-import { I18nScope, metaI18n, useT } from "~/i18n/react";
+import { FALLBACK_ID, I18nScope, metaI18n, useFallbackWords, useT } from "~/i18n/react";
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: appStylesUrl },
@@ -89,6 +89,8 @@ function Document({ children }: { children: ReactNode }) {
     .at(-1);
   const site = data?.site ?? "main";
   const { pathname } = useLocation();
+  // Without the root's data (an action's error page), the common words travel in the document for the browser.
+  const fallback = useFallbackWords(data);
   return (
     <html lang={locale} dir={LANGUAGE_DIRECTION[locale]}>
       <head>
@@ -98,6 +100,15 @@ function Document({ children }: { children: ReactNode }) {
         <Meta />
         {data?.pageview ? <meta name="soko-pageview" content={data.pageview} /> : null}
         <Links />
+        {fallback ? (
+          <script
+            type="application/json"
+            id={FALLBACK_ID}
+            nonce={nonce}
+            // JSON in a script: "<" escaped so no "</script>" can close it early.
+            dangerouslySetInnerHTML={{ __html: JSON.stringify(fallback).replace(/</g, "\\u003c") }}
+          />
+        ) : null}
       </head>
       <body data-site={site}>
         <a className="skip-link" href="#main">

@@ -7,13 +7,43 @@
 import { setupI18n, type I18n, type Messages } from "@lingui/core";
 import { LinguiContext, Trans } from "@lingui/react";
 import { useMatches, useRouteLoaderData } from "@remix-run/react";
-import { useContext, useRef, type ReactNode } from "react";
+import { createContext, useContext, useRef, type ReactNode } from "react";
 import { DEFAULT_LOCALE, INTL_LOCALES, isLocale, type Locale } from "~/i18n/locales";
 
 /** What a loader adds to its data for its page's words: the compiled messages of its namespaces. */
 export type PageMessages = { i18n: Messages };
 
 type Scope = { locale: Locale; parts: Messages[]; i18n: I18n };
+
+/**
+ * The language and common words of a page drawn without the root loader's data (an action threw before the
+ * loaders ran, and its error page is drawn): the server's entry provides them, the document carries them in
+ * a JSON script (`FALLBACK_ID`) for the browser.
+ */
+export type Fallback = { locale: Locale; i18n: Messages };
+export const FallbackWords = createContext<Fallback | null>(null);
+export const FALLBACK_ID = "soko-words";
+
+/** In the browser: the fallback words the server wrote into the document, read once. */
+let written: Fallback | null | undefined;
+function writtenFallback(): Fallback | null {
+  if (written === undefined) {
+    const text = typeof document === "undefined" ? null : document.getElementById(FALLBACK_ID)?.textContent;
+    try {
+      written = text ? (JSON.parse(text) as Fallback) : null;
+    } catch {
+      written = null;
+    }
+  }
+  return written;
+}
+
+/** The fallback words for a page without the root's data: the server's (context) or the document's. */
+export function useFallbackWords(rootData: unknown): Fallback | null {
+  const server = useContext(FallbackWords);
+  if (rootData) return null;
+  return server ?? writtenFallback();
+}
 
 /** An instance holding these messages in this language. */
 export function i18nOf(locale: Locale, parts: readonly Messages[]): I18n {
@@ -29,8 +59,10 @@ export function matchedMessages(matches: readonly { data?: unknown }[]): Message
 /** The root's language and the pages' messages, as one Lingui instance for everything below. */
 export function I18nScope({ children }: { children: ReactNode }) {
   const root = useRouteLoaderData<{ locale?: string }>("root");
-  const locale: Locale = isLocale(root?.locale) ? root.locale : DEFAULT_LOCALE;
-  const parts = matchedMessages(useMatches());
+  const fallback = useFallbackWords(root);
+  const locale: Locale = isLocale(root?.locale) ? root.locale : (fallback?.locale ?? DEFAULT_LOCALE);
+  const matched = matchedMessages(useMatches());
+  const parts = fallback ? [fallback.i18n, ...matched] : matched;
   const scope = useRef<Scope | null>(null);
   const last = scope.current;
   // A new instance only when the language or a page's messages changed (a navigation, a revalidation).
