@@ -11,7 +11,7 @@ export function LanguageSwitch({ className = "language-switch" }: { className?: 
   const { t, locale } = useT();
   const location = useLocation();
   return (
-    <Form method="post" action="/language" className={className} aria-label={t("common.language.label")}>
+    <Form method="post" action="/language" className={className} aria-label={t("common.language.formLabel")}>
       <input type="hidden" name="redirectTo" value={location.pathname + location.search} />
       <span className="language-switch-label" aria-hidden="true">
         {t("common.language.label")}

@@ -24,6 +24,8 @@ export type NewUser = {
   yearsExperience?: number | null;
   portfolioUrl?: string | null;
   bio?: string;
+  /** The language they joined in (the page's, ADR 047); English when not said. */
+  language?: "en" | "lg" | "sw";
 };
 
 export class EmailTakenError extends Error {
@@ -83,6 +85,7 @@ export async function createUser(db: Db, input: NewUser): Promise<{ id: number; 
         portfolio_url: input.portfolioUrl ?? null,
         bio: input.bio ?? "",
         level: input.role === "freelancer" ? "New Seller" : "Member",
+        language: input.language ?? "en",
       })
       .onConflict()
       .ignore()

@@ -43,7 +43,7 @@ export type JoinInput = RegisterInput | (FreelancerRegisterInput & { role: "free
 
 export async function join(
   actor: Actor,
-  input: JoinInput & { device?: string | null; app?: AppSignIn },
+  input: JoinInput & { device?: string | null; app?: AppSignIn; language?: "en" | "lg" | "sw" },
   { db }: Options = {},
 ): Promise<Result<NewSession & { username: string; device: string }>> {
   if (actor.kind !== "anonymous") return forbidden("account.already_member");
@@ -60,7 +60,8 @@ export async function join(
     async (tx) => {
       let created: { id: number; username: string };
       try {
-        created = await users.createUser(tx.trx, { name: input.name, email: input.email, passwordHash, role: input.role, ...seller });
+        // A member keeps the language they joined in: their mail and notifications are in it from the start.
+        created = await users.createUser(tx.trx, { name: input.name, email: input.email, passwordHash, role: input.role, language: input.language, ...seller });
       } catch (error) {
         if (error instanceof EmailTakenError) return invalid({ email: [issue("account.email_taken")] });
         throw error;

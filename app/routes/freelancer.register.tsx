@@ -43,6 +43,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     ...submission.value,
     role: "freelancer",
     device: readDeviceCookie(request.headers.get("Cookie")),
+    language: await requestLocale(request),
   });
   if (!result.ok) return formFailure(submission.reply, result, { hideFields: HIDDEN_PASSWORDS, locale: await requestLocale(request) });
   return redirect("/dashboard", { headers: signedInHeaders(result.value) });

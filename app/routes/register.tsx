@@ -36,7 +36,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (submission.status !== "success") {
     return data(submission.reply({ hideFields: HIDDEN_PASSWORDS }), { status: 400 });
   }
-  const result = await join(await getActor(request, context.clientIp), { ...submission.value, device: readDeviceCookie(request.headers.get("Cookie")) });
+  const result = await join(await getActor(request, context.clientIp), {
+    ...submission.value,
+    device: readDeviceCookie(request.headers.get("Cookie")),
+    language: await requestLocale(request),
+  });
   if (!result.ok) return formFailure(submission.reply, result, { hideFields: HIDDEN_PASSWORDS, locale: await requestLocale(request) });
   return redirect("/dashboard", { headers: signedInHeaders(result.value) });
 }

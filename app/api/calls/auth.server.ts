@@ -69,9 +69,9 @@ export const authCalls = [
     body: RegisterBody,
     response: TokenAnswer,
     status: 201,
-    async handle({ actor, body }) {
+    async handle({ actor, body, locale }) {
       const { platform, deviceName, ...input } = body;
-      const result = await join(actor, { ...input, confirmPassword: input.password, app: { platform, deviceName: deviceName ?? null } });
+      const result = await join(actor, { ...input, confirmPassword: input.password, app: { platform, deviceName: deviceName ?? null }, language: locale });
       if (!result.ok) return result;
       return {
         ok: true,
