@@ -10,7 +10,8 @@ import { createAdmin } from "~/operations/accounts.server";
 import { systemActor } from "~/operations/core.server";
 import { newPassword } from "~/schemas/account";
 import { closeDb } from "~/server/db.server";
-import { issueMessages, messageOf } from "~/content/operation-messages";
+import { issueMessages, messageOf, sayIn } from "~/content/operation-messages";
+import { sayMessage } from "~/i18n/message-key";
 
 const { values } = parseArgs({ options: { name: { type: "string" }, email: { type: "string" } } });
 
@@ -38,7 +39,9 @@ const parsed = Input.safeParse({
   password: process.env.ADMIN_PASSWORD ?? (await ask("Password (at least 8 characters): ", true)),
 });
 if (!parsed.success) {
-  for (const issue of parsed.error.issues) console.error(`[admin:create] ${issue.path.join(".")}: ${issue.message}`);
+  // A schema's message may be a key (app/i18n/message-key.ts): said in English, as the rest of this script's output.
+  const say = sayIn();
+  for (const issue of parsed.error.issues) console.error(`[admin:create] ${issue.path.join(".")}: ${sayMessage(say, issue.message)}`);
   process.exit(2);
 }
 try {

@@ -42,12 +42,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const params = new URL(request.url).searchParams;
   if (params.get("section") === "realtime") {
     // The section's own reload (the page's words came with the page): a failure answers 503 with the screen's own
-    // message (thrown, it would replace the page).
+    // message (thrown, it would replace the page). The failure brings the screen's words too: asked for as a
+    // document, the answer is drawn as a page of its own (a rare answer, so the figures' reloads stay small).
     try {
       return { kind: "realtime" as const, realTime: await readRealTime() };
     } catch (error) {
       console.error("admin analytics: real time unavailable", error);
-      return data({ kind: "realtime-failed" as const, message: "admin.analytics.realtimeFailed" }, { status: 503 });
+      const words = await pageMessages(request, ["admin"]);
+      return data({ kind: "realtime-failed" as const, message: "admin.analytics.realtimeFailed", ...words }, { status: 503 });
     }
   }
   const words = await pageMessages(request, ["admin"]);

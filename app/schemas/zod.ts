@@ -23,6 +23,9 @@ const keyed: z.ZodErrorMap = (issue, ctx) => {
       if (issue.validation === "email") return { message: msg("common.form.email") };
       if (issue.validation === "url") return { message: msg("common.form.url") };
       return { message: msg("common.form.invalid") };
+    case z.ZodIssueCode.unrecognized_keys:
+      // A strict body's unknown fields (the JSON API's), named as zod always named them: 'price', 'extra'.
+      return { message: msg("common.form.unknownFields", { keys: issue.keys.map((key) => `'${key}'`).join(", ") }) };
     case z.ZodIssueCode.invalid_enum_value:
     case z.ZodIssueCode.invalid_literal:
     case z.ZodIssueCode.invalid_union:
