@@ -6,6 +6,7 @@ import sharp from "sharp";
 import { beforeAll, expect, it } from "vitest";
 import { adminUrl, allowConsoleErrors, allowStatus, appUrl, describeBothModes, e2eDb, type Mode, waitForHydration } from "../support/e2e";
 import { createUser } from "../support/factories";
+import { words } from "../support/words";
 
 const DEMO_PASSWORD = "soko-demo-2026";
 let avatarFile: string;
@@ -319,9 +320,16 @@ describeBothModes("Accounts", (mode) => {
     await page.getByLabel("Time zone").selectOption("UTC");
     await page.getByLabel("Language").selectOption("sw");
     await page.getByRole("button", { name: "Save preferences" }).click();
-    await page.getByText("Your preferences are saved.").waitFor();
-    expect(await page.getByLabel("Currency").inputValue()).toBe("USD");
-    expect(await page.getByLabel("Language").inputValue()).toBe("sw");
+    // The page comes back in the language just chosen.
+    await page.getByText(words("account.settings.saved.preferences", "sw")).waitFor();
+    expect(await page.locator("html").getAttribute("lang")).toBe("sw");
+    expect(await page.locator('#main select[name="preferredCurrency"]').inputValue()).toBe("USD");
+    expect(await page.locator('#main select[name="language"]').inputValue()).toBe("sw");
+    // Back to English with the footer's switch (which stores the choice too), for the checks below.
+    await waitForHydration(page, mode);
+    await page.getByRole("button", { name: "English", exact: true }).click();
+    await page.waitForFunction(() => document.documentElement.lang === "en");
+    expect((await e2eDb()("users").where({ email }).first("language")).language).toBe("en");
     await page.goto(appUrl("/dashboard"));
     expect(await page.getByRole("list", { name: "Your numbers" }).innerText()).toContain("USD 0.00");
     expect(await page.getByRole("list", { name: "Recent activity" }).innerText()).toMatch(/\d{2}:\d{2} UTC/);
@@ -352,7 +360,7 @@ describeBothModes("Accounts", (mode) => {
       mobile_money_number: "+256772123456",
       preferred_currency: "USD",
       time_zone: "UTC",
-      language: "sw",
+      language: "en",
     });
     expect(stored.avatar_key).toBeTruthy();
   }, 60_000); // every tab, two of them checking a password (scrypt)
