@@ -3,7 +3,7 @@
  * anonymous page cache (ADR 019) on and off, for a visitor and for a signed-in member.
  *
  *   npx tsx scripts/bench-page-cpu.ts [--database soko] [--duration 3] [--rounds 6] [--connections 20] [--paths /terms,/browse,/gig/1]
- *                                     [--warmup 4] [--baseline <checkout>] [--no-docs]
+ *                                     [--warmup 4] [--baseline <checkout>] [--language en|lg|sw] [--ab-only] [--no-docs]
  *
  * Runs two production servers (the built app, as bench:catalog does) on one database, PAGE_CACHE=on and
  * PAGE_CACHE=off, and signs a member in (a session row for the first active client). For each path and
@@ -23,6 +23,10 @@
  * warmed up on every path, as a visitor and as the member, for `--warmup` seconds each, and this checkout's arm of
  * the A/B is a server of its own that serves nothing else, as the baseline's. `--baseline .` (this checkout
  * against itself) shows what is left of the arrangement's own bias: ratios near 1.
+ *
+ * `--language lg` asks every page in that language (Accept-Language, as a phone set to Luganda does; ADR 047):
+ * with `--baseline` at a checkout from before the languages, the A/B then compares a translated page with the
+ * baseline's English one, the budget being ≤ 1.10. `--ab-only` measures only the A/B (no page-cache cells).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -44,6 +48,8 @@ const { values } = parseArgs({
     connections: { type: "string", default: "20" },
     paths: { type: "string" },
     baseline: { type: "string" },
+    language: { type: "string", default: "en" },
+    "ab-only": { type: "boolean", default: false },
     "no-docs": { type: "boolean", default: false },
   },
 });
@@ -54,6 +60,7 @@ const rounds = Number(values.rounds);
 const connections = Number(values.connections);
 if (!(durationS > 0 && warmupS > 0 && rounds > 0 && connections > 0))
   throw new Error("--duration, --warmup, --rounds and --connections must be positive numbers");
+if (!["en", "lg", "sw"].includes(values.language)) throw new Error(`--language must be en, lg or sw, got "${values.language}"`);
 if (!/^[a-z_][a-z0-9_]{0,62}$/.test(values.database)) throw new Error(`--database must be a plain lower-case name, got "${values.database}"`);
 
 const baseUrl = new URL(process.env.DATABASE_URL ?? LOCAL_URLS.DATABASE_URL);
@@ -73,7 +80,13 @@ async function drive(url: string, cookie: string | null, seconds: number, conns 
     url,
     connections: conns,
     duration: seconds,
-    headers: { Accept: "text/html", "Accept-Encoding": "gzip", "User-Agent": BROWSER, ...(cookie ? { Cookie: cookie } : {}) },
+    headers: {
+      Accept: "text/html",
+      "Accept-Encoding": "gzip",
+      "Accept-Language": values.language,
+      "User-Agent": BROWSER,
+      ...(cookie ? { Cookie: cookie } : {}),
+    },
   });
   return { requests: result.requests.total, non2xx: result.non2xx, p95: result.latency.p97_5 };
 }
@@ -150,14 +163,16 @@ try {
   if (mine) servers.push(mine);
   const loadBefore = os.loadavg();
   console.log(
-    `Web CPU per request, ${connections} connections, ${rounds} rounds of ${durationS} s per cell, alternating; load average ${loadBefore.map((l) => l.toFixed(2)).join(", ")}`,
+    `Web CPU per request, pages in ${values.language}, ${connections} connections, ${rounds} rounds of ${durationS} s per cell, alternating; load average ${loadBefore.map((l) => l.toFixed(2)).join(", ")}`,
   );
 
-  const cells = [
-    { name: "anonymous, cache on", server: on, cookie: null },
-    { name: "anonymous, cache off", server: off, cookie: null },
-    { name: "member, cache on", server: on, cookie: `soko_session=${token}` },
-  ];
+  const cells = values["ab-only"]
+    ? []
+    : [
+        { name: "anonymous, cache on", server: on, cookie: null },
+        { name: "anonymous, cache off", server: off, cookie: null },
+        { name: "member, cache on", server: on, cookie: `soko_session=${token}` },
+      ];
   // Every server warms up on every path, as a visitor and as the member, before anything is measured: a server
   // measured after others have run (the cache-off one, before the A/B) had its code optimised by then, and the
   // baseline, warmed only for its own turn, came out up to 30% dearer against the very same build (an A/A run).

@@ -5,7 +5,7 @@
  * pages are measured in each language (English, Luganda, Swahili: the browser's Accept-Language asks for it).
  *
  *   npm run bench:pages [-- --runs 3] [--https] [--build] [--no-docs] [--baseline <dir>] [--checkout <dir>]
- *                       [--database soko_bench_pages] [--cpu-requests 150]
+ *                       [--database soko_bench_pages]
  *
  * 1. (Re)creates its own Postgres database (soko_bench_pages) and ClickHouse database, migrated, with the demo
  *    data as `npm start` loads it (scripts/migrate.ts --seed, covers in a temporary upload directory; see
@@ -27,11 +27,7 @@
  *    LCP and TBT; and whether the page meets the targets: ≤ 100 KB transferred without images, performance
  *    and accessibility ≥ 95. Lighthouse's failed accessibility audits are listed.
  *
- * 5. The web process's CPU per rendered page (ADR 047's budget: a translated page may cost at most 10% more than
- *    the English page of the baseline): with `--baseline`, both servers again, with the page cache off so every
- *    request renders, and for each public page and language `--cpu-requests` requests one at a time (after 20
- *    to warm up), the servers alternately, `--runs` rounds. CPU is user + system time of each server's process
- *    group, from /proc. Reported per round, with the ratio to the baseline's English page of the same round.
+ * 5. The web process's CPU per rendered page in each language is scripts/bench-page-cpu.ts's (`--language`).
  *
  * It is a report, not a test: missed targets still exit 0; only errors (a page that does not answer 200,
  * Chromium or Lighthouse failing) exit non-zero. Appends its run to docs/benchmarks/history/pages.md unless --no-docs.
@@ -73,7 +69,6 @@ type Options = {
   baseline: string | null;
   checkout: string | null;
   database: string;
-  cpuRequests: number;
 };
 
 function readOptions(): Options {
@@ -86,11 +81,8 @@ function readOptions(): Options {
       baseline: { type: "string" },
       checkout: { type: "string" },
       database: { type: "string", default: "soko_bench_pages" },
-      "cpu-requests": { type: "string", default: "150" },
     },
   });
-  const cpuRequests = Number(values["cpu-requests"]);
-  if (!Number.isInteger(cpuRequests) || cpuRequests < 0) throw new Error(`--cpu-requests must be a whole number ≥ 0, got "${values["cpu-requests"]}"`);
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number ≥ 1, got "${values.runs}"`);
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(values.database)) throw new Error(`--database must be a plain lower-case name, got "${values.database}"`);
@@ -110,7 +102,6 @@ function readOptions(): Options {
     baseline: built("baseline", values.baseline),
     checkout: built("checkout", values.checkout),
     database: values.database,
-    cpuRequests,
   };
 }
 
@@ -453,22 +444,6 @@ async function main() {
     console.log(`\n${plainTable(rows).join("\n")}`);
     if (failedAudits.length) console.log(`\nAccessibility audits not passed:\n  ${failedAudits.join("\n  ")}`);
 
-    // The web process's CPU per rendered page, old and new alternately (with --baseline).
-    let cpuSection: string[] = [];
-    if (options.baseline && options.cpuRequests > 0) {
-      const cpuRows = await measureCpu(options, env, publicPages);
-      console.log(
-        `\nWeb CPU per rendered page (page cache off, ${options.cpuRequests} requests per page, language and round):\n${plainTable(cpuRows).join("\n")}`,
-      );
-      cpuSection = [
-        "",
-        `Web CPU per rendered page: the page cache off, ${options.cpuRequests} requests one at a time per page, language, server and round (after 20 to warm up), ` +
-          "the servers alternately; user + system time of each server's processes, from /proc. Ratio: to the baseline's English page in the same round; target ≤ 1.10 in every round.",
-        "",
-        ...markdownTable(cpuRows),
-      ];
-    }
-
     const section = [
       HEADING,
       "",
@@ -482,7 +457,6 @@ async function main() {
       "",
       ...markdownTable(rows),
       ...(failedAudits.length ? ["", "Accessibility audits not passed:", "", ...failedAudits.map((f) => `- ${f}`)] : []),
-      ...cpuSection,
     ].join("\n");
     if (options.docs) {
       const file = appendBenchmarkRun("pages", section);
@@ -495,72 +469,6 @@ async function main() {
     fs.rmSync(certDir, { recursive: true, force: true });
     fs.rmSync(env.UPLOAD_DIR!, { recursive: true, force: true });
   }
-}
-
-/** CPU milliseconds (user + system) used so far by every process of a process group (Linux's /proc; 100 ticks a second). */
-function groupCpuMs(pgid: number): number {
-  let ticks = 0;
-  for (const name of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
-    } catch {
-      continue; // gone since the listing
-    }
-    // After "pid (comm) ": state, ppid, pgrp, …, utime (14th field), stime (15th).
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[2]) === pgid) ticks += Number(fields[11]) + Number(fields[12]);
-  }
-  return ticks * 10;
-}
-
-/**
- * The baseline's and this checkout's web servers, the page cache off, each public page in each language asked
- * `cpuRequests` times one at a time per round, the servers alternately: CPU ms per page, and the ratio to the
- * baseline's English page of the same round. Rows: page, language, round, baseline, new, ratio.
- */
-async function measureCpu(options: Options, siteEnv: Record<string, string>, pages: { name: string; path: string }[]): Promise<string[][]> {
-  const env = { ...siteEnv, PAGE_CACHE: "off" };
-  const baseline = await startServerIn(options.baseline!, env, "baseline server (page cache off)");
-  const ours = options.checkout
-    ? await startServerIn(options.checkout, env, "web server (page cache off)")
-    : await startAppServer(env, { processGroup: true, name: "web server (page cache off)" });
-  const rows: string[][] = [["page", "language", "round", "baseline CPU ms/page (en)", "new CPU ms/page", "ratio"]];
-  const worst = new Map<string, number>();
-  try {
-    const perPage = async (server: AppServer, path: string, lang: string) => {
-      const ask = async () => {
-        const res = await fetch(server.baseUrl + path, { headers: { "Accept-Language": lang, Accept: "text/html" } });
-        if (res.status !== 200) throw new Error(`GET ${path} (${lang}) answered ${res.status}`);
-        await res.arrayBuffer();
-      };
-      for (let i = 0; i < 20; i++) await ask();
-      const before = groupCpuMs(server.child.pid!);
-      for (let i = 0; i < options.cpuRequests; i++) await ask();
-      return (groupCpuMs(server.child.pid!) - before) / options.cpuRequests;
-    };
-    for (let round = 1; round <= options.runs; round++) {
-      for (const page of pages) {
-        const base = await perPage(baseline, page.path, "en");
-        for (const lang of ["en", "lg", "sw"]) {
-          const mine = await perPage(ours, page.path, lang);
-          const ratio = mine / base;
-          worst.set(`${page.name} ${lang}`, Math.max(worst.get(`${page.name} ${lang}`) ?? 0, ratio));
-          rows.push([page.name, lang, String(round), base.toFixed(2), mine.toFixed(2), ratio.toFixed(2)]);
-          console.log(`cpu round ${round} ${page.name.padEnd(9)} ${lang}  baseline ${base.toFixed(2)} ms  new ${mine.toFixed(2)} ms  ×${ratio.toFixed(2)}`);
-        }
-      }
-    }
-  } finally {
-    await baseline.stop();
-    await ours.stop();
-  }
-  for (const [key, ratio] of worst) {
-    const [name, lang] = [key.slice(0, key.lastIndexOf(" ")), key.slice(key.lastIndexOf(" ") + 1)];
-    rows.push([name, lang, "worst", "", "", `${ratio.toFixed(2)}${ratio <= 1.1 ? " (met)" : " (not met)"}`]);
-  }
-  return rows;
 }
 
 await main();
