@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { ADMIN_SCREENS, adminScreenRouteId, hostsOfRoute, siteServesRoute } from "./site-routes";
 
 describe("which host serves which route", () => {
-  it("serves the root, sign-in, sign-out, the privacy choice and the 404 page on both hosts", () => {
-    for (const id of ["root", "routes/login", "routes/logout", "routes/consent", "routes/privacy", "routes/media.$name", "routes/$"]) {
+  it("serves the root, sign-in, sign-out, the privacy choice, the language switch and the 404 page on both hosts", () => {
+    for (const id of ["root", "routes/login", "routes/logout", "routes/consent", "routes/privacy", "routes/language", "routes/media.$name", "routes/$"]) {
       expect(hostsOfRoute(id), id).toEqual(["main", "admin"]);
     }
   });

@@ -36,10 +36,19 @@ export const ADMIN_SCREENS = [
 /**
  * Route files of app/routes/ (the main site) that the admin host serves too, by route id: sign-in and
  * sign-out (each words itself for its host), the privacy choice the consent banner asks for on every page
- * of both hosts (and the policy it links to), uploaded images (the admin screens show members' pictures),
- * and the 404 page for every path a host does not serve.
+ * of both hosts (and the policy it links to), the language switch (the admin portal's header has it too),
+ * uploaded images (the admin screens show members' pictures), and the 404 page for every path a host does not
+ * serve.
  */
-export const SHARED_ROUTES: readonly string[] = ["routes/login", "routes/logout", "routes/consent", "routes/privacy", "routes/media.$name", "routes/$"];
+export const SHARED_ROUTES: readonly string[] = [
+  "routes/login",
+  "routes/logout",
+  "routes/consent",
+  "routes/privacy",
+  "routes/language",
+  "routes/media.$name",
+  "routes/$",
+];
 
 /** The route id of an admin screen on a host: `admin/users` (main host, /admin/users), `admin-host/users` (admin host, /users). */
 export function adminScreenRouteId(host: SiteHost, name: string): string {

@@ -5,6 +5,7 @@
  */
 process.env.QUEUE_PREFIX = `t_languages_${process.pid}_${Date.now()}`;
 
+import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSourceCatalogues } from "~/i18n/catalog.server";
 import { closeRedis } from "~/server/redis.server";
@@ -47,6 +48,27 @@ function switchTo(language: string, { cookie, redirectTo = "/help?x=1" }: { cook
     redirect: "manual",
     headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: server.baseUrl, ...(cookie ? { Cookie: cookie } : {}) },
     body: new URLSearchParams({ language, redirectTo }),
+  });
+}
+
+/** The switch posted from the admin portal's header, on the admin host (reached with a Host header: Node's resolver does not know *.localhost). */
+function switchOnAdminHost(language: string, cookie: string): Promise<{ status: number; location?: string; cookie?: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port: server.port,
+        path: "/language",
+        method: "POST",
+        headers: { Host: new URL(server.adminUrl).host, Origin: server.adminUrl, Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded" },
+      },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve({ status: res.statusCode!, location: res.headers.location, cookie: res.headers["set-cookie"]?.[0]?.split(";")[0] }));
+      },
+    );
+    req.on("error", reject);
+    req.end(new URLSearchParams({ language, redirectTo: "/users" }).toString());
   });
 }
 
@@ -109,5 +131,12 @@ describe("the language switch", () => {
     // The member's saved language comes before a cookie left from before.
     const stale = await page("/help", { Cookie: `${cookie}; soko_lang=sw` });
     expect(stale.lang).toBe("lg");
+  });
+
+  it("works on the admin host too, where the admin portal's header posts it", async () => {
+    const admin = await createUser(t.db, { role: "admin", name: "Admin Okello" });
+    const res = await switchOnAdminHost("sw", `soko_session=${await createSession(t.db, admin.id)}`);
+    expect(res).toEqual({ status: 302, location: "/users", cookie: "soko_lang=sw" });
+    expect((await t.db("users").where({ id: admin.id }).first("language")).language).toBe("sw");
   });
 });

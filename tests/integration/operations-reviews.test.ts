@@ -11,10 +11,12 @@ import { describe, expect, it } from "vitest";
 import type { Actor } from "~/operations/core.server";
 import { cancelOrder, deliverOrder } from "~/operations/orders.server";
 import { createReview, createReviews, deleteReview, updateReview } from "~/operations/reviews.server";
+import { msg } from "~/i18n/message-key";
 import { ReviewSchema, type ReviewInput } from "~/schemas/review";
 import { createGig, createUser, type TestUser } from "../support/factories";
 import { eventKinds } from "../support/order-checks";
 import { completedTestOrder, memberActor, opts, orderTestContext, paidTestOrder, placeTestOrder, system, visitor } from "../support/orders";
+import { words } from "../support/words";
 
 const t = orderTestContext("reviews", { parties: { seller: { name: "Review Seller" }, buyer: { name: "Review Buyer" } } });
 
@@ -80,7 +82,7 @@ describe("createReview", () => {
     expect(await review(memberActor(t.buyer), { gigId: t.gigId, comment: "x".repeat(2001) })).toMatchObject({
       ok: false,
       error: "invalid",
-      issues: { comment: [{ code: "schema", message: "A review can have at most 2,000 characters" }] },
+      issues: { comment: [{ code: "schema", message: msg("orders.review.commentTooLong", { max: 2000 }) }] },
     });
     expect(await review(memberActor(t.buyer), { gigId: 987_654 })).toEqual({ ok: false, error: "not_found", code: "gig.not_found", params: {} });
     const draft = await createGig(t.db, { sellerId: t.seller.id, status: "draft" });
@@ -194,10 +196,16 @@ describe("createReview", () => {
     const bad = form({ gigId: "twelve", rating: "9", comment: "x".repeat(2001) });
     expect(bad.status).toBe("error");
     expect(bad.reply().error).toEqual({
-      gigId: ["Choose the gig you are reviewing"],
+      gigId: ["orders.review.chooseGig"],
       rating: ["orders.review.chooseRating"],
-      comment: ["A review can have at most 2,000 characters"],
+      comment: [msg("orders.review.commentTooLong", { max: 2000 })],
     });
+    // Beside the field, an English reader reads them as they always were.
+    expect(Object.values(bad.reply().error ?? {}).map((messages) => words(messages?.[0] ?? ""))).toEqual([
+      "Choose the gig you are reviewing",
+      "Choose from 1 to 5 stars",
+      "A review can have at most 2,000 characters",
+    ]);
     expect(form({ gigId: "12" }).reply().error).toEqual({ rating: ["orders.review.chooseRating"] });
   });
 
@@ -288,7 +296,7 @@ describe("createReviews (the platform's bulk load: demo data)", () => {
       error: "invalid",
       issues: {
         "reviews.1.rating": [{ code: "schema", message: "orders.review.chooseRating" }],
-        "reviews.2.comment": [{ code: "schema", message: "A review can have at most 2,000 characters" }],
+        "reviews.2.comment": [{ code: "schema", message: msg("orders.review.commentTooLong", { max: 2000 }) }],
       },
     });
     expect(await load(system, [good, { ...good, reviewerId: s.id }])).toEqual({ ok: false, error: "forbidden", code: "review.own_gig", params: {} });
@@ -394,7 +402,7 @@ describe("updateReview and deleteReview (their author, within 7 days)", () => {
     expect(await edit(memberActor(author), { reviewId: id, comment: "x".repeat(2001) })).toMatchObject({
       ok: false,
       error: "invalid",
-      issues: { comment: [{ code: "schema", message: "A review can have at most 2,000 characters" }] },
+      issues: { comment: [{ code: "schema", message: msg("orders.review.commentTooLong", { max: 2000 }) }] },
     });
     expect(await edit(memberActor(author), { reviewId: id })).toMatchObject({ ok: false, error: "invalid", issues: { rating: [{ code: "schema" }] } });
     expect(await rowOf(id)).toEqual({ rating: 4, comment: "Fine" });

@@ -180,9 +180,11 @@ describe("npm run seed (scripts/migrate.ts --seed)", () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  // Production never falls back to the embedded services (app/server/env.server.ts): the script is given this
+  // run's Redis and ClickHouse by URL, as test servers are (tests/support/test-server.ts), whatever the shell set.
   const seed = (env: Record<string, string>) =>
     spawnSync(path.resolve("node_modules/.bin/tsx"), ["scripts/migrate.ts", "--seed"], {
-      env: { ...process.env, DATABASE_URL: t.url, UPLOAD_DIR: dir, ...env },
+      env: { ...process.env, DATABASE_URL: t.url, REDIS_URL: getEnv().REDIS_URL, CLICKHOUSE_URL: getEnv().CLICKHOUSE_URL, UPLOAD_DIR: dir, ...env },
       encoding: "utf8",
     });
   const users = async () => Number((await t.db("users").count<{ n: string }[]>({ n: "*" }))[0]!.n);

@@ -82,6 +82,7 @@ describe("every route of the build", () => {
         "/consent",
         "/disputes",
         "/heatmap",
+        "/language",
         "/login",
         "/logout",
         "/media/1",

@@ -133,6 +133,7 @@ function samplesOf(routeId: string): string[] {
     "routes/reset-password": ["/reset-password?token=not-a-token"],
     "routes/consent": ["/consent?redirectTo=%2Fbrowse"],
     "routes/currency": ["/currency"],
+    "routes/language": ["/language"],
     "routes/media.$name": [`/media/${ids.image}-thumb.webp`, "/media/nothing.webp"],
     "routes/payments.callback.$provider": ["/payments/callback/mtn"],
     "routes/terms": ["/terms"],
