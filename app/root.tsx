@@ -14,7 +14,7 @@ import { getDb } from "~/server/db.server";
 import { getAdminSiteUrl, getMainSiteUrl, getSiteHost } from "~/server/host.server";
 import { useNonce } from "~/utils/nonce-provider";
 import appStylesUrl from "~/styles/app.css?url";
-import { messagesFor } from "~/i18n/catalog.server";
+import { packedMessagesFor } from "~/i18n/catalog.server";
 import { requestLocale } from "~/i18n/locale.server";
 import { categoryWords } from "~/i18n/categories.server";
 import { LANGUAGE_DIRECTION } from "~/i18n/locales";
@@ -43,7 +43,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return {
     locale,
     /** The words every page shares (header, footer, banners, forms' checks); each page's loader sends its own. */
-    i18n: messagesFor(locale, ["common"]),
+    i18n: packedMessagesFor(locale, ["common"]),
     /** The categories' names and descriptions in this language (null in English: the rows' own). */
     categoryWords: await categoryWords(locale),
     user: user ? { name: user.name, username: user.username, role: user.role } : null,

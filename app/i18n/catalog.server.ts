@@ -72,6 +72,19 @@ export function messagesFor(locale: Locale, names: readonly string[]): Messages 
   return messages;
 }
 
+const packed = new Map<string, string>();
+
+/**
+ * messagesFor as JSON text, as a loader sends it (`i18n` in its data). One string travels far lighter than the
+ * object: Remix's encoding of loader data writes an object's every key and value as entries of their own.
+ */
+export function packedMessagesFor(locale: Locale, names: readonly string[]): string {
+  const key = `${locale} ${names.join(" ")}`;
+  let text = packed.get(key);
+  if (text === undefined) packed.set(key, (text = JSON.stringify(messagesFor(locale, names))));
+  return text;
+}
+
 const instances = new Map<Locale, I18n>();
 
 /** A language's whole catalogue, for words the server says (never sent to a browser whole). */

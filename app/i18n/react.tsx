@@ -10,8 +10,20 @@ import { useMatches, useRouteLoaderData } from "@remix-run/react";
 import { createContext, useContext, useRef, type ReactNode } from "react";
 import { DEFAULT_LOCALE, INTL_LOCALES, isLocale, type Locale } from "~/i18n/locales";
 
-/** What a loader adds to its data for its page's words: the compiled messages of its namespaces. */
-export type PageMessages = { i18n: Messages };
+/** What a loader adds to its data for its page's words: the compiled messages of its namespaces, as JSON text. */
+export type PageMessages = { i18n: string };
+
+/** Loader data's messages, parsed once per text (a page's few texts come back with every navigation). */
+const unpacked = new Map<string, Messages>();
+function unpack(text: string): Messages {
+  let messages = unpacked.get(text);
+  if (!messages) {
+    messages = JSON.parse(text) as Messages;
+    if (unpacked.size >= 32) unpacked.delete(unpacked.keys().next().value!);
+    unpacked.set(text, messages);
+  }
+  return messages;
+}
 
 type Scope = { locale: Locale; parts: Messages[]; i18n: I18n };
 
@@ -53,7 +65,10 @@ export function i18nOf(locale: Locale, parts: readonly Messages[]): I18n {
 
 /** The messages every matched route's loader sent, in route order (a child's replace a parent's). */
 export function matchedMessages(matches: readonly { data?: unknown }[]): Messages[] {
-  return matches.map((m) => (m.data as Partial<PageMessages> | null | undefined)?.i18n).filter((m): m is Messages => Boolean(m));
+  return matches
+    .map((m) => (m.data as Partial<PageMessages> | null | undefined)?.i18n)
+    .filter((m): m is string => typeof m === "string" && m.length > 0)
+    .map(unpack);
 }
 
 /** The root's language and the pages' messages, as one Lingui instance for everything below. */
