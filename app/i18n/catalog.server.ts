@@ -55,7 +55,12 @@ export function namespaces(): string[] {
 
 const merged = new Map<string, Messages>();
 
-/** One language's compiled messages of some namespaces, merged (kept per language and list: pages share them). */
+/**
+ * One language's compiled messages of some namespaces, merged (kept per language and list: pages share them).
+ * A name is a namespace ("orders") or one area of it ("orders.checkout": its keys `orders.checkout.*`), for a
+ * page that uses a few areas of a large namespace (tests/unit/page-messages.test.ts checks each page sends what
+ * its components use).
+ */
 export function messagesFor(locale: Locale, names: readonly string[]): Messages {
   const key = `${locale} ${names.join(" ")}`;
   let messages = merged.get(key);
@@ -63,9 +68,11 @@ export function messagesFor(locale: Locale, names: readonly string[]): Messages 
     const byNamespace = load()[locale];
     messages = {};
     for (const name of names) {
-      const one = byNamespace.get(name);
+      const dot = name.indexOf(".");
+      const one = byNamespace.get(dot === -1 ? name : name.slice(0, dot));
       if (!one) throw new Error(`No message catalogue "${name}" in app/locales/${locale}`);
-      Object.assign(messages, one);
+      if (dot === -1) Object.assign(messages, one);
+      else for (const [id, message] of Object.entries(one)) if (id === name || id.startsWith(`${name}.`)) messages[id] = message;
     }
     merged.set(key, messages);
   }

@@ -112,7 +112,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     withdrawn: withdrawn ? withdrawalMessage(await requestT(request), locale, withdrawn) : null,
     // The dashboard's words, and those of what it shows from other areas: the withdraw form's checks
     // (app/schemas/order.ts says them in `orders`) and gigs (`catalog`).
-    ...(await pageMessages(request, ["dashboard", "orders", "catalog"])),
+    ...(await pageMessages(request, ["dashboard", "orders.form", "orders.status"])),
   };
 }
 

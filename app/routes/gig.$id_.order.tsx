@@ -67,7 +67,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     feeUgx,
     // How the buyer's fee reads beside its figure ("5%, at least UGX 1,000").
     feeRule: { percent: fees.buyerPercent, minUgx: fees.buyerMinUgx },
-    ...(await pageMessages(request, ["orders"])),
+    ...(await pageMessages(request, ["orders.checkout", "orders.files", "orders.form", "orders.payer", "orders.status", "orders.tier"])),
   };
   // Said plainly instead of a form that could only be refused (a message key of the orders namespace).
   const refusal = gig.seller.id === user.id ? "orders.checkout.ownGig" : user.role === "admin" ? "orders.checkout.adminsDoNotBuy" : null;

@@ -56,7 +56,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     tab,
     counts,
     orders: orders.map(({ facts, ...order }) => ({ ...order, disputeOpen: facts.disputeOpen, actions: [...orderActions(facts, user.id, now)] })),
-    ...(await pageMessages(request, ["orders"])),
+    ...(await pageMessages(request, ["orders.card", "orders.days", "orders.list", "orders.party", "orders.status"])),
   };
 }
 

@@ -155,7 +155,21 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       dispute: DisputeSchema,
       review: ReviewSchema,
     }) satisfies OrderFormConstraints,
-    ...(await pageMessages(request, ["orders"])),
+    ...(await pageMessages(request, [
+      "orders.banner",
+      "orders.card",
+      "orders.days",
+      "orders.files",
+      "orders.form",
+      "orders.order",
+      "orders.outcome",
+      "orders.party",
+      "orders.review",
+      "orders.status",
+      "orders.steps",
+      "orders.tier",
+      "orders.timeline",
+    ])),
   };
 }
 

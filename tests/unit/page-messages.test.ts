@@ -1,0 +1,88 @@
+/**
+ * A page that sends only some areas of a namespace (`pageMessages(request, ["orders.checkout", …])`, ADR 047)
+ * sends every area its screen uses: the keys of that namespace written in the route module and in the modules
+ * it imports (browser code: not `.server` modules; `import type` left out) must be covered by its loader's list,
+ * its parent layouts' or the root's `common`. A page that left one out would show the key itself. (A page that
+ * sends whole namespaces is covered by the end-to-end specs; module-level imports are too coarse to check those:
+ * a schema module holds the keys of several pages' forms.)
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { readSourceCatalogues } from "~/i18n/catalog.server";
+
+const SERVER_ONLY = new Set(["ops", "mail", "notify", "api"]);
+const keys = new Set(Object.values(readSourceCatalogues(path.resolve("app/locales")).en).flatMap((messages) => Object.keys(messages)));
+
+/** The module a `~/…` or relative import names, if it is one of ours. */
+function resolveImport(from: string, spec: string): string | null {
+  const base = spec.startsWith("~/") ? path.resolve("app", spec.slice(2)) : spec.startsWith(".") ? path.resolve(path.dirname(from), spec) : null;
+  if (!base) return null;
+  for (const candidate of [base, `${base}.tsx`, `${base}.ts`, path.join(base, "index.ts")]) {
+    if (existsSync(candidate) && /\.tsx?$/.test(candidate)) return candidate;
+  }
+  return null;
+}
+
+/** The catalogue keys written in a module and in the browser modules it imports. */
+function keysUsed(file: string, seen = new Set<string>()): Set<string> {
+  const used = new Set<string>();
+  const visit = (module: string) => {
+    if (seen.has(module)) return;
+    seen.add(module);
+    const text = readFileSync(module, "utf8");
+    for (const [, key] of text.matchAll(/["'`]([a-z][a-zA-Z0-9]*(?:\.[A-Za-z0-9_-]+)+)["'`|]/g)) if (keys.has(key!)) used.add(key!);
+    // Imports of code (not `import type`), and re-exports.
+    for (const [, spec] of text.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?from\s+"([^"]+)"/gms)) {
+      const next = resolveImport(module, spec!);
+      if (next && !next.endsWith(".server.ts") && !next.includes(`${path.sep}i18n${path.sep}`)) visit(next);
+    }
+  };
+  visit(file);
+  return used;
+}
+
+/** What a route module's loader asks pageMessages for (every call's list). */
+function declared(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  return [...text.matchAll(/pageMessages\(\s*request\s*,\s*\[([^\]]*)\]/g)].flatMap(([, list]) => [...list!.matchAll(/"([^"]+)"/g)].map((m) => m[1]!));
+}
+
+/** A flat route's parent layouts: `messages.$id.tsx` is inside `messages.tsx` (a segment ending in `_` is not). */
+function parents(file: string): string[] {
+  const dir = path.dirname(file);
+  const segments = path.basename(file, ".tsx").split(".");
+  const out: string[] = [];
+  for (let i = 1; i < segments.length; i++) {
+    if (segments[i - 1]!.endsWith("_")) break;
+    const parent = path.join(dir, `${segments.slice(0, i).join(".")}.tsx`);
+    if (existsSync(parent)) out.push(parent);
+  }
+  return out;
+}
+
+const covers = (names: string[], key: string) => names.some((name) => key === name || key.startsWith(`${name}.`));
+
+const routeFiles = ["app/routes", "app/admin"].flatMap((dir) =>
+  readdirSync(path.resolve(dir))
+    .filter((f) => f.endsWith(".tsx") && !f.endsWith(".test.tsx"))
+    .map((f) => path.resolve(dir, f)),
+);
+
+describe("each page's words", () => {
+  it("finds the route modules, their keys, and what they send", () => {
+    expect(routeFiles.length).toBeGreaterThan(40);
+    expect(keysUsed(path.resolve("app/routes/orders_.$id.tsx")).size).toBeGreaterThan(100);
+    expect(declared(path.resolve("app/routes/gig.$id_.order.tsx"))).toContain("orders.checkout");
+    expect(parents(path.resolve("app/routes/messages.$id.tsx"))).toEqual([path.resolve("app/routes/messages.tsx")]);
+    expect(parents(path.resolve("app/routes/orders_.$id.tsx"))).toEqual([]);
+  });
+
+  it.each(routeFiles.map((f) => [path.relative(process.cwd(), f), f]))("%s sends every key its screen uses", (_name, file) => {
+    const sent = ["common", ...declared(file), ...parents(file).flatMap(declared)];
+    // The namespaces this page sends only areas of.
+    const partial = new Set(sent.filter((name) => name.includes(".")).map((name) => name.split(".")[0]!));
+    const missing = [...keysUsed(file)].filter((key) => partial.has(key.split(".")[0]!) && !SERVER_ONLY.has(key.split(".")[0]!) && !covers(sent, key));
+    expect(missing).toEqual([]);
+  });
+});
