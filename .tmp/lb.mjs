@@ -1,0 +1,13 @@
+import { setupI18n } from "@lingui/core";
+import { compileMessage } from "@lingui/message-utils/compileMessage";
+import fs from "node:fs";
+const en = { ...JSON.parse(fs.readFileSync("app/locales/en/common.json")), ...JSON.parse(fs.readFileSync("app/locales/en/catalog.json")) };
+const compiled = Object.fromEntries(Object.entries(en).map(([k, v]) => [k, compileMessage(v)]));
+const keys = Object.keys(compiled);
+let t0 = performance.now();
+for (let i = 0; i < 1000; i++) setupI18n({ locale: "en", locales: "en-UG", messages: { en: Object.assign({}, compiled) } });
+console.log("setup+assign per page µs", ((performance.now() - t0) * 1000) / 1000);
+const i18n = setupI18n({ locale: "en", locales: "en-UG", messages: { en: compiled } });
+t0 = performance.now();
+for (let i = 0; i < 100000; i++) i18n._(keys[i % keys.length], { count: 3, name: "x", title: "y", max: 5 });
+console.log("_ per call µs", ((performance.now() - t0) * 1000) / 100000);
