@@ -35,10 +35,7 @@ export const meta: MetaFunction<typeof loader> = ({ matches }) => {
   const { _ } = metaI18n(matches);
   return [{ title: _("admin.users.title") }, { name: "robots", content: "noindex" }];
 };
-export const links: LinksFunction = () => [
-  { rel: "stylesheet", href: adminStylesUrl },
-  { rel: "stylesheet", href: tablesStylesUrl },
-];
+export const links: LinksFunction = () => [adminStylesUrl, tablesStylesUrl].map((href) => ({ rel: "stylesheet", href }));
 
 /** The listing's own query keys, the only ones a redirect carries back. */
 const LIST_KEYS = ["q", "role", "status", "page", "member"] as const;
@@ -121,7 +118,6 @@ async function noticeOf(params: URLSearchParams, t: Awaited<ReturnType<typeof re
 }
 
 type ActionAnswer = { form: "bulk" | "row"; userId?: number; errors: Record<string, string[] | undefined> };
-
 const answer = (body: ActionAnswer, status: number) => data(body, { status });
 
 function refused(form: ActionAnswer["form"], failure: Failure, locale: Locale, userId?: number) {

@@ -67,8 +67,9 @@ describeBothModes("Sign-in lock-out", (mode) => {
     await again.getByRole("heading", { level: 1, name: /^Welcome back, / }).waitFor();
     await again.goto(appUrl("/admin/users"));
     expect(new URL(again.url()).pathname).toBe("/admin/users");
-    // What let it through: the device cookie its first sign-in left.
-    expect((await adminBrowser.cookies()).map((c) => c.name).sort()).toEqual(["soko_device", "soko_session"]);
+    // What let it through: the device cookie its first sign-in left (beside the session, and the language the
+    // sign-in keeps for the browser: ADR 047).
+    expect((await adminBrowser.cookies()).map((c) => c.name).sort()).toEqual(["soko_device", "soko_lang", "soko_session"]);
     await again.close();
   }, 120_000);
 });
