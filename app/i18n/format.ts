@@ -12,10 +12,14 @@ import { DEFAULT_LOCALE, INTL_LOCALES, type Locale } from "~/i18n/locales";
 const FORMATTING_LOCALE: Record<Locale, string> = { en: "en-GB", lg: INTL_LOCALES.lg, sw: INTL_LOCALES.sw };
 
 /** The Intl locale to format with: the language's own, or English's when this runtime has no data for it. */
-export function formattingLocale(locale: Locale, supportedOf = Intl.DateTimeFormat.supportedLocalesOf): string {
+export function formattingLocale(locale: Locale, supportedOf?: (tags: string[]) => string[]): string {
+  // The runtime's own answer never changes: asked once per language (it costs tens of microseconds).
+  if (!supportedOf) return (formatting[locale] ??= formattingLocale(locale, (tags) => Intl.DateTimeFormat.supportedLocalesOf(tags)));
   const wanted = FORMATTING_LOCALE[locale] ?? FORMATTING_LOCALE[DEFAULT_LOCALE];
   return supportedOf([wanted]).length ? wanted : FORMATTING_LOCALE[DEFAULT_LOCALE];
 }
+
+const formatting: Partial<Record<Locale, string>> = {};
 
 /**
  * Intl's relative-time words for a language, or null where CLDR has none: Luganda's "ago" comes out of ICU as
@@ -24,12 +28,17 @@ export function formattingLocale(locale: Locale, supportedOf = Intl.DateTimeForm
 export function relativeTimeFormat(locale: Locale): Intl.RelativeTimeFormat | null {
   if (locale === "lg") return null;
   const tag = formattingLocale(locale);
-  const key = `rel ${tag}`;
-  let f = cache.get(key) as Intl.RelativeTimeFormat | undefined;
-  if (!f) cache.set(key, (f = new Intl.RelativeTimeFormat(tag, { numeric: "auto" })));
-  // A runtime whose data falls back to root writes a bare "-2 h": no words, so none are used.
-  return /\p{L}{2,}/u.test(f.format(-2, "hour")) ? f : null;
+  let f = relative.get(tag);
+  if (f === undefined) {
+    f = new Intl.RelativeTimeFormat(tag, { numeric: "auto" });
+    // A runtime whose data falls back to root writes a bare "-2 h": no words, so none are used.
+    if (!/\p{L}{2,}/u.test(f.format(-2, "hour"))) f = null;
+    relative.set(tag, f);
+  }
+  return f;
 }
+
+const relative = new Map<string, Intl.RelativeTimeFormat | null>();
 
 const cache = new Map<string, Intl.DateTimeFormat | Intl.NumberFormat | Intl.RelativeTimeFormat>();
 

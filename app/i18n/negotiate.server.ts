@@ -10,13 +10,25 @@ import { DEFAULT_LOCALE, isLocale, LANGUAGE_COOKIE, type Locale } from "~/i18n/l
 export function negotiateLocale(acceptLanguage: string | null | undefined): Locale | null {
   if (!acceptLanguage) return null;
   // Bounded: a header of thousands of tags is not worth parsing whole.
-  const languages = new Negotiator({ headers: { "accept-language": acceptLanguage.slice(0, 512) } }).languages();
-  for (const tag of languages) {
-    const language = tag.toLowerCase().split("-")[0];
-    if (isLocale(language)) return language;
+  const header = acceptLanguage.slice(0, 512);
+  // Browsers send a handful of headers, the same with every request: each is parsed once (in a bounded memo).
+  let found = negotiated.get(header);
+  if (found === undefined) {
+    found = null;
+    for (const tag of new Negotiator({ headers: { "accept-language": header } }).languages()) {
+      const language = tag.toLowerCase().split("-")[0];
+      if (isLocale(language)) {
+        found = language;
+        break;
+      }
+    }
+    if (negotiated.size >= 1000) negotiated.clear();
+    negotiated.set(header, found);
   }
-  return null;
+  return found;
 }
+
+const negotiated = new Map<string, Locale | null>();
 
 /** A visitor's language from the request's own headers alone: the switcher's cookie, else Accept-Language, else English. */
 export function visitorLocale(cookieHeader: string | null | undefined, acceptLanguage: string | null | undefined): Locale {
