@@ -33,6 +33,8 @@ import { closeLimitRedis } from "./app/server/rate-limit.server";
 import { closeRedis, getRedis } from "./app/server/redis.server";
 import { installSpeedPatches } from "./app/server/speed/index.server";
 import { builtAssets, builtFiles, publicFiles } from "./app/server/static-files.server";
+import { markDataRequests, wordsFiles } from "./app/server/words-files.server";
+import { WORDS_PATH } from "./app/i18n/words";
 import type { SiteHost } from "./app/utils/site-routes";
 
 const root = path.dirname(fileURLToPath(import.meta.url));
@@ -70,6 +72,8 @@ app.use(rejectMalformed);
 // page-view recorder and the page headers: they are not documents (app/server/static-files.server.ts).
 const buildDir = path.join(root, "build");
 if (isProduction) app.use("/assets", ...builtAssets(path.join(buildDir, "client", "assets")));
+// The pages' catalogue files (/words/<language>/<names>.<hash>.js, ADR 048), likewise.
+app.use(WORDS_PATH, wordsFiles());
 
 // Tracking comes first: its endpoints answer JSON themselves and need none of the page machinery below
 // (they run thousands of times a second). The page-view recorder only looks at the request here and
@@ -210,6 +214,8 @@ const remixHandlers: Record<SiteHost, RequestHandler> = { main: remixHandlerFor(
 // first for each main-host request (app/server/page-cache-serving.server.ts); null when PAGE_CACHE=off.
 const pageCache = await startPageCacheServing({ build: buildFor("main"), mode, rendered: remixHandlers.main });
 
+// A navigation's data request (/x.data) is marked for the loaders: they send its words inline (ADR 048).
+app.use(markDataRequests);
 app.all("*", (req, res, next) => {
   // An HTTP/1.0 request may come without a Host: it is the main site's (it was a 500).
   const site = siteOfHostname(req.hostname ?? "");

@@ -1,6 +1,7 @@
 import { RemixBrowser } from "@remix-run/react";
 import { startTransition, StrictMode, Suspense } from "react";
 import { hydrateRoot } from "react-dom/client";
+import { registeredWords } from "~/i18n/words";
 
 /**
  * The browser build runs on Preact (preact/compat in React's place; ADR 046), the development server on React.
@@ -18,13 +19,37 @@ function hydrationRoot(): Document {
   return { childNodes: [html], firstChild: html, insertBefore: replace, appendChild: replace } as unknown as Document;
 }
 
-startTransition(() => {
-  hydrateRoot(
-    hydrationRoot(),
-    <StrictMode>
-      <Suspense fallback={null}>
-        <RemixBrowser />
-      </Suspense>
-    </StrictMode>,
+/**
+ * The page's catalogue files (ADR 048) ran before this script (deferred, earlier in the document). One that did
+ * not load (a dropped connection) is asked for once more; if it still fails the page is left as the server drew
+ * it, working as it does without JavaScript, rather than drawn again without its words.
+ */
+async function pageWords(): Promise<boolean> {
+  const missing = [...document.querySelectorAll<HTMLScriptElement>("script[data-words]")].filter((s) => !registeredWords(s.dataset.words!));
+  await Promise.all(
+    missing.map(
+      (failed) =>
+        new Promise<void>((resolve) => {
+          const again = document.createElement("script");
+          again.src = failed.src;
+          again.onload = again.onerror = () => resolve();
+          document.head.appendChild(again);
+        }),
+    ),
   );
+  return missing.every((s) => registeredWords(s.dataset.words!));
+}
+
+void pageWords().then((ready) => {
+  if (!ready) return;
+  startTransition(() => {
+    hydrateRoot(
+      hydrationRoot(),
+      <StrictMode>
+        <Suspense fallback={null}>
+          <RemixBrowser />
+        </Suspense>
+      </StrictMode>,
+    );
+  });
 });

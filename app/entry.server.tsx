@@ -6,9 +6,18 @@ import { encodeDocument } from "~/server/speed/document-encoding.server";
 import { NonceProvider } from "~/utils/nonce-provider";
 import { messagesFor } from "~/i18n/catalog.server";
 import { requestLocale } from "~/i18n/locale.server";
-import { FallbackWords } from "~/i18n/react";
+import type { Locale } from "~/i18n/locales";
+import { FallbackWords, type Fallback } from "~/i18n/react";
 
 const ABORT_DELAY_MS = 5_000;
+
+const fallbacks = new Map<Locale, Fallback>();
+/** The common words of a language, for a page drawn without the root's data (one object per language). */
+function fallbackWords(locale: Locale): Fallback {
+  let fallback = fallbacks.get(locale);
+  if (!fallback) fallbacks.set(locale, (fallback = { locale, i18n: messagesFor(locale, ["common"]) }));
+  return fallback;
+}
 export const streamTimeout = ABORT_DELAY_MS;
 
 /**
@@ -31,7 +40,7 @@ export default async function handleRequest(
   const locale = await requestLocale(request);
   const { document, failed } = await renderDocument(
     <NonceProvider value={nonce}>
-      <FallbackWords.Provider value={{ locale, i18n: messagesFor(locale, ["common"]) }}>
+      <FallbackWords.Provider value={fallbackWords(locale)}>
         <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY_MS} nonce={nonce} />
       </FallbackWords.Provider>
     </NonceProvider>,

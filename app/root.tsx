@@ -14,11 +14,12 @@ import { getDb } from "~/server/db.server";
 import { getAdminSiteUrl, getMainSiteUrl, getSiteHost } from "~/server/host.server";
 import { useNonce } from "~/utils/nonce-provider";
 import appStylesUrl from "~/styles/app.css?url";
-import { packedMessagesFor } from "~/i18n/catalog.server";
+import { wordsFor } from "~/i18n/messages.server";
 import { requestLocale } from "~/i18n/locale.server";
 import { categoryWords } from "~/i18n/categories.server";
 import { LANGUAGE_DIRECTION } from "~/i18n/locales";
-import { FALLBACK_ID, I18nScope, metaI18n, useFallbackWords, useT } from "~/i18n/react";
+import { FALLBACK_ID, I18nScope, matchedWordsRefs, metaI18n, useFallbackWords, useT } from "~/i18n/react";
+import { wordsUrl } from "~/i18n/words";
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: appStylesUrl },
@@ -43,7 +44,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return {
     locale,
     /** The words every page shares (header, footer, banners, forms' checks); each page's loader sends its own. */
-    i18n: packedMessagesFor(locale, ["common"]),
+    i18n: wordsFor(request, locale, ["common"]),
     /** The categories' names and descriptions in this language (null in English: the rows' own). */
     categoryWords: await categoryWords(locale),
     user: user ? { name: user.name, username: user.username, role: user.role } : null,
@@ -83,7 +84,8 @@ function Document({ children }: { children: ReactNode }) {
   const data = useRouteLoaderData<typeof loader>("root");
   // A page that reads the member's messages as it loads (/messages) returns the counts it leaves behind:
   // the root loader ran beside it and may have counted before the reading.
-  const freshCounts = useMatches()
+  const matches = useMatches();
+  const freshCounts = matches
     .map((m) => (m.data as { headerCounts?: HeaderCounts } | undefined)?.headerCounts)
     .filter((c): c is HeaderCounts => Boolean(c))
     .at(-1);
@@ -100,6 +102,10 @@ function Document({ children }: { children: ReactNode }) {
         <Meta />
         {data?.pageview ? <meta name="soko-pageview" content={data.pageview} /> : null}
         <Links />
+        {/* The page's words (ADR 048): deferred, so they run before the app's module script, which comes later. */}
+        {matchedWordsRefs(matches).map((ref) => (
+          <script key={ref} defer src={wordsUrl(ref)} data-words={ref} nonce={nonce} {...(typeof document === "undefined" ? {} : INERT_SCRIPT)} />
+        ))}
         {fallback ? (
           <script
             type="application/json"

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { dateTimeFormat, formattingLocale, numberFormat, relativeTimeFormat } from "~/i18n/format";
 import { msg, parseKey, sayMessage } from "~/i18n/message-key";
 import { negotiateLocale, visitorLocale } from "~/i18n/negotiate.server";
-import { i18nOf } from "~/i18n/react";
+import { i18nOf, sayOf } from "~/i18n/react";
 import { compileMessage } from "@lingui/message-utils/compileMessage";
 import { formatUgx, formatPrice } from "~/domain/money";
 import { formatDate } from "~/utils/dates";
@@ -78,5 +78,26 @@ describe("messages that travel as keys", () => {
     expect(parseKey("e.g. 5")).toBeNull();
     expect(parseKey("orders.form.x|not json")).toBeNull();
     expect(sayMessage(t, "Already said.")).toBe("Already said.");
+  });
+});
+
+describe("the short way to say a message", () => {
+  it("says every message of every catalogue as Lingui's own `_` does, with and without values", async () => {
+    const { LOCALES } = await import("~/i18n/locales");
+    const { messagesFor, namespaces } = await import("~/i18n/catalog.server");
+    const values = { count: 3, n: 1, name: "Nakato", amount: "UGX 50,000", title: "Logo design", days: 2 };
+    let shortWay = 0;
+    for (const locale of LOCALES) {
+      const i18n = i18nOf(locale, [messagesFor(locale, namespaces())]);
+      const say = sayOf(i18n);
+      for (const [id, message] of Object.entries(i18n.messages)) {
+        expect(say(id, values)).toBe(i18n._(id, values));
+        expect(say(id)).toBe(i18n._(id));
+        if ((message as unknown[]).every((t) => typeof t === "string" || (Array.isArray(t) && t.length === 1))) shortWay++;
+      }
+    }
+    // Most messages take the short way (the point of it); a missing id is Lingui's answer, the id itself.
+    expect(shortWay).toBeGreaterThan(1000);
+    expect(sayOf(i18nOf("sw", []))("no.such.key")).toBe("no.such.key");
   });
 });

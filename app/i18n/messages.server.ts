@@ -1,11 +1,27 @@
-/** A page's words for its loader to send (ADR 047): its namespaces, in the request's language. */
+/** A page's words for its loader to send (ADR 047, ADR 048): its namespaces, in the request's language. */
 import type { I18n } from "@lingui/core";
-import { packedMessagesFor, serverI18n } from "~/i18n/catalog.server";
+import { packedMessagesFor, serverI18n, wordsRefFor } from "~/i18n/catalog.server";
 import { requestLocale } from "~/i18n/locale.server";
+import type { Locale } from "~/i18n/locales";
 
-/** `return { ...data, ...(await pageMessages(request, ["orders"])) }`: the page's messages as `i18n`. */
+/**
+ * Set by the web process (server.ts, and the page cache as it builds an entry) on a navigation's data request
+ * (`/path.data`), whose loaders otherwise see the page's own address; any such header a client sends is removed.
+ */
+export const DATA_REQUEST_HEADER = "x-soko-data-request";
+
+/**
+ * A page's words as its loader sends them (`i18n`): for a document, a reference to the file the browser
+ * loads and keeps (app/i18n/words.ts); for a navigation's data, the messages themselves as JSON text, since
+ * the page's code is already running and needs them now.
+ */
+export function wordsFor(request: Request, locale: Locale, namespaces: readonly string[]): string {
+  return request.headers.has(DATA_REQUEST_HEADER) ? packedMessagesFor(locale, namespaces) : wordsRefFor(locale, namespaces);
+}
+
+/** `return { ...data, ...(await pageMessages(request, ["orders"])) }`: the page's words as `i18n`. */
 export async function pageMessages(request: Request, namespaces: readonly string[]): Promise<{ i18n: string }> {
-  return { i18n: packedMessagesFor(await requestLocale(request), namespaces) };
+  return { i18n: wordsFor(request, await requestLocale(request), namespaces) };
 }
 
 /** The server's words for this request's reader: `(await requestT(request))("ns.key", values)`. */

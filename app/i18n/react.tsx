@@ -9,13 +9,20 @@ import { LinguiContext, Trans } from "@lingui/react";
 import { useMatches, useRouteLoaderData } from "@remix-run/react";
 import { createContext, useContext, useRef, type ReactNode } from "react";
 import { DEFAULT_LOCALE, INTL_LOCALES, isLocale, type Locale } from "~/i18n/locales";
+import { isWordsRef, registeredWords } from "~/i18n/words";
 
 /** What a loader adds to its data for its page's words: the compiled messages of its namespaces, as JSON text. */
 export type PageMessages = { i18n: string };
 
-/** Loader data's messages, parsed once per text (a page's few texts come back with every navigation). */
+const NO_WORDS: Messages = {};
+
+/**
+ * A loader's `i18n` as messages: a reference's registered messages (app/i18n/words.ts), or inline JSON text,
+ * parsed once per text (a page's few texts come back with every navigation).
+ */
 const unpacked = new Map<string, Messages>();
 function unpack(text: string): Messages {
+  if (isWordsRef(text)) return registeredWords(text) ?? NO_WORDS;
   let messages = unpacked.get(text);
   if (!messages) {
     messages = JSON.parse(text) as Messages;
@@ -63,12 +70,34 @@ export function i18nOf(locale: Locale, parts: readonly Messages[]): I18n {
   return setupI18n({ locale, locales: INTL_LOCALES[locale], messages: { [locale]: messages } });
 }
 
+/**
+ * i18nOf for a page's messages, kept for the last few lists of parts: the page's render and its `meta` ask for
+ * the same one, and on the server so does every render of the same page (its parts are the catalogue's own
+ * objects). Parts are compared by identity.
+ */
+const recent: { locale: Locale; parts: readonly Messages[]; i18n: I18n }[] = [];
+function sharedI18nOf(locale: Locale, parts: readonly Messages[]): I18n {
+  const found = recent.find((r) => r.locale === locale && r.parts.length === parts.length && r.parts.every((p, i) => p === parts[i]));
+  if (found) return found.i18n;
+  const i18n = i18nOf(locale, parts);
+  recent.unshift({ locale, parts, i18n });
+  if (recent.length > 64) recent.pop();
+  return i18n;
+}
+
+/** What every matched route's loader sent as `i18n`, in route order. */
+function matchedTexts(matches: readonly { data?: unknown }[]): string[] {
+  return matches.map((m) => (m.data as Partial<PageMessages> | null | undefined)?.i18n).filter((m): m is string => typeof m === "string" && m.length > 0);
+}
+
 /** The messages every matched route's loader sent, in route order (a child's replace a parent's). */
 export function matchedMessages(matches: readonly { data?: unknown }[]): Messages[] {
-  return matches
-    .map((m) => (m.data as Partial<PageMessages> | null | undefined)?.i18n)
-    .filter((m): m is string => typeof m === "string" && m.length > 0)
-    .map(unpack);
+  return matchedTexts(matches).map(unpack);
+}
+
+/** The references among the matched routes' words: the files the document loads (root.tsx). */
+export function matchedWordsRefs(matches: readonly { data?: unknown }[]): string[] {
+  return matchedTexts(matches).filter(isWordsRef);
 }
 
 /** The root's language and the pages' messages, as one Lingui instance for everything below. */
@@ -82,13 +111,46 @@ export function I18nScope({ children }: { children: ReactNode }) {
   const last = scope.current;
   // A new instance only when the language or a page's messages changed (a navigation, a revalidation).
   if (!last || last.locale !== locale || last.parts.length !== parts.length || last.parts.some((p, i) => p !== parts[i])) {
-    scope.current = { locale, parts, i18n: i18nOf(locale, parts) };
+    scope.current = { locale, parts, i18n: sharedI18nOf(locale, parts) };
   }
   const { i18n } = scope.current!;
-  return <LinguiContext.Provider value={{ i18n, _: i18n._.bind(i18n) }}>{children}</LinguiContext.Provider>;
+  return <LinguiContext.Provider value={{ i18n, _: sayOf(i18n) }}>{children}</LinguiContext.Provider>;
 }
 
 const fallback = i18nOf(DEFAULT_LOCALE, []);
+
+/** Lingui's own decoding applies to a message with such an escape: those go the long way. */
+const ESCAPE = /\\u[a-fA-F0-9]{4}|\\x[a-fA-F0-9]{2}/;
+
+/**
+ * An instance's `_`, with a short way for the messages most calls say: words alone, or words and plain
+ * `{name}` values. Lingui's own `_` makes a set of formatters for every call, plurals or not; a page says a few
+ * hundred messages. Anything else (plurals, numbers, dates, a missing id) is Lingui's.
+ */
+const says = new WeakMap<I18n, I18n["_"]>();
+export function sayOf(i18n: I18n): I18n["_"] {
+  let say = says.get(i18n);
+  if (!say) {
+    const messages = i18n.messages as Record<string, unknown>;
+    const long = i18n._.bind(i18n);
+    say = ((id: unknown, values?: Record<string, unknown>, options?: unknown) => {
+      if (typeof id !== "string" || options !== undefined) return long(id as string, values, options as never);
+      const message = messages[id];
+      if (!Array.isArray(message)) return long(id, values);
+      let out = "";
+      for (const token of message as unknown[]) {
+        if (typeof token === "string") out += token;
+        else if (Array.isArray(token) && token.length === 1) {
+          const value = values?.[token[0] as string];
+          if (value != null) out += String(value);
+        } else return long(id, values);
+      }
+      return out.includes("\\") && ESCAPE.test(out) ? long(id, values) : out;
+    }) as I18n["_"];
+    says.set(i18n, say);
+  }
+  return say;
+}
 
 /**
  * The words of the page: `t("ns.key", { values })` returns the message in the reader's language, with ICU
@@ -97,7 +159,7 @@ const fallback = i18nOf(DEFAULT_LOCALE, []);
 export function useT(): { t: I18n["_"]; locale: Locale; i18n: I18n } {
   const context = useContext(LinguiContext);
   const i18n = context?.i18n ?? fallback;
-  return { t: i18n._.bind(i18n), locale: (isLocale(i18n.locale) ? i18n.locale : DEFAULT_LOCALE) as Locale, i18n };
+  return { t: sayOf(i18n), locale: (isLocale(i18n.locale) ? i18n.locale : DEFAULT_LOCALE) as Locale, i18n };
 }
 
 /**
@@ -113,7 +175,7 @@ export const T = Trans;
 export function metaI18n(matches: readonly { id: string; data?: unknown }[]): { _: I18n["_"]; locale: Locale } {
   const root = matches.find((m) => m.id === "root")?.data as { locale?: string } | undefined;
   const locale = isLocale(root?.locale) ? root.locale : DEFAULT_LOCALE;
-  const i18n = i18nOf(locale, matchedMessages(matches));
+  const i18n = sharedI18nOf(locale, matchedMessages(matches));
   // Bound: callers take `_` out of the object (`const { _ } = metaI18n(matches)`).
-  return { _: i18n._.bind(i18n), locale };
+  return { _: sayOf(i18n), locale };
 }

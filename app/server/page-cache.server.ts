@@ -27,6 +27,7 @@ import type { Redis } from "ioredis";
 import { getEnv } from "~/server/env.server";
 import { SESSION_COOKIE } from "~/models/session.server";
 import { CONSENT_COOKIE, readCookie } from "~/server/cookies.server";
+import { DATA_REQUEST_HEADER } from "~/i18n/messages.server";
 import { CURRENCY_COOKIE } from "~/server/currency.server";
 import { maskUrlCredentials } from "~/utils/mask-url";
 import { visitorLocale } from "~/i18n/negotiate.server";
@@ -114,6 +115,8 @@ export function pageKeyOf(req: KeySource, pageview: boolean): PageKey | null {
   const url = `${origin}${req.originalUrl}`;
   const headers: Record<string, string> = { Accept: data ? "*/*" : "text/html", "Accept-Language": language };
   if (kept.length) headers.Cookie = kept.join("; ");
+  // As server.ts marks a navigation's data request: its loaders send their words inline (ADR 048).
+  if (data) headers[DATA_REQUEST_HEADER] = "1";
   return { id, url, headers, pageview };
 }
 

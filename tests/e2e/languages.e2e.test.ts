@@ -156,6 +156,37 @@ describeBothModes("Soko in each language", (mode: Mode) => {
     }
   });
 
+  it("loads a page's words as files the browser keeps, and without them leaves the page working as the server drew it", async () => {
+    await mode.context().clearCookies();
+    const page = await mode.page();
+    await page.setViewportSize(PHONE);
+    await page.setExtraHTTPHeaders({ "Accept-Language": "sw-TZ" });
+    const served: string[] = [];
+    page.on("response", (res) => void (new URL(res.url()).pathname.startsWith("/words/") && served.push(new URL(res.url()).pathname)));
+    await page.goto(appUrl("/help"));
+    await waitForHydration(page, mode);
+    await speaks(page, "sw", "/help");
+    // Without JavaScript the browser never asks for them: the server drew every word.
+    expect(served.map((p) => p.replace(/\.[^.]+\.js$/, ""))).toEqual(mode.js ? ["/words/sw/common", "/words/sw/legal"] : []);
+    if (!mode.js) return;
+
+    // A phone that loses the files (a dropped connection): the page is not drawn again without its words; it
+    // stays as the server drew it, and its forms post as they do without JavaScript.
+    allowConsoleErrors(/Failed to load resource: net::ERR_FAILED/, "the test drops the catalogue files on purpose");
+    const lost = await mode.page();
+    await lost.setViewportSize(PHONE);
+    await lost.setExtraHTTPHeaders({ "Accept-Language": "sw-TZ" });
+    await lost.route("**/words/**", (route) => route.abort("failed"));
+    await lost.goto(appUrl("/help?topic=payments"));
+    await lost.waitForLoadState("load");
+    await speaks(lost, "sw", "/help without its word files");
+    expect(await lost.locator("html[data-hydrated=true]").count()).toBe(0);
+    await lost.getByRole("button", { name: LANGUAGE_NAMES.lg, exact: true }).click();
+    await lost.waitForFunction(() => document.documentElement.lang === "lg");
+    expect(new URL(lost.url()).pathname + new URL(lost.url()).search).toBe("/help?topic=payments");
+    await speaks(lost, "lg", "/help after choosing Luganda without the word files");
+  });
+
   it("keeps a member's language on another browser", async () => {
     const tag = randomBytes(3).toString("hex");
     const member = await createUser(e2eDb(), { role: "client", name: `Kato ${tag}` });

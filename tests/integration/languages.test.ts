@@ -6,8 +6,9 @@
 process.env.QUEUE_PREFIX = `t_languages_${process.pid}_${Date.now()}`;
 
 import http from "node:http";
+import vm from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readSourceCatalogues } from "~/i18n/catalog.server";
+import { messagesFor, readSourceCatalogues } from "~/i18n/catalog.server";
 import { closeRedis } from "~/server/redis.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createSession, createUser, type TestUser } from "../support/factories";
@@ -138,5 +139,57 @@ describe("the language switch", () => {
     const res = await switchOnAdminHost("sw", `soko_session=${await createSession(t.db, admin.id)}`);
     expect(res).toEqual({ status: 302, location: "/users", cookie: "soko_lang=sw" });
     expect((await t.db("users").where({ id: admin.id }).first("language")).language).toBe("sw");
+  });
+});
+
+describe("the catalogue files a page loads (ADR 048)", () => {
+  const compiled = (lang: "en" | "lg" | "sw", key: string) => messagesFor(lang, ["legal"])[key];
+
+  /** The files a document names, as `{ ref, src }`, in document order. */
+  const wordsOf = (html: string) => [...html.matchAll(/<script defer="" src="(\/words\/[^"]+\.js)" data-words="([^"]+)"/g)].map((m) => ({ src: m[1]!, ref: m[2]! }));
+
+  it("names the page's catalogues in its language as files, and carries none of their messages itself", async () => {
+    const { status, html } = await page("/terms", { "Accept-Language": "sw-KE" });
+    expect(status).toBe(200);
+    const files = wordsOf(html);
+    expect(files.map((f) => f.ref.replace(/\.[^.]+$/, ""))).toEqual(["sw/common", "sw/legal"]);
+    // The page is drawn in Swahili, but the messages (keyed by their ids) are not in the document.
+    expect(html).toContain(words.sw.legal!["legal.terms.title"]!);
+    expect(html).not.toContain("legal.terms.title");
+    expect(html).not.toContain("common.header.signIn");
+  });
+
+  it("serves a file that registers the compiled messages, compressed, to be kept for a year", async () => {
+    const [, legal] = wordsOf((await page("/terms", { "Accept-Language": "sw" })).html);
+    const res = await fetch(`${server.baseUrl}${legal!.src}`, { headers: { "Accept-Encoding": "br" } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-encoding")).toBe("br");
+    expect(res.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    const self: { __sokoWords?: Record<string, Record<string, unknown>> } = {};
+    vm.runInNewContext(await res.text(), { self, JSON });
+    expect(self.__sokoWords![legal!.ref]!["legal.terms.title"]).toEqual(compiled("sw", "legal.terms.title"));
+  });
+
+  it("sends a navigation's data with the messages inline, and a document never, whatever a client claims", async () => {
+    const data = await fetch(`${server.baseUrl}/terms.data`, { headers: { "Accept-Language": "lg", "User-Agent": BROWSER } });
+    const text = await data.text();
+    expect(data.status).toBe(200);
+    expect(text).toContain("legal.terms.title");
+    expect(text).not.toContain("/words/");
+    const spoofed = await page("/terms", { "Accept-Language": "lg", "X-Soko-Data-Request": "1" });
+    expect(wordsOf(spoofed.html)).toHaveLength(2);
+    expect(spoofed.html).not.toContain("legal.terms.title");
+  });
+
+  it("answers an old hash with today's words, not to be kept, and no file for server-only, unknown or made-up names", async () => {
+    const old = await fetch(`${server.baseUrl}/words/en/legal.AAAAAAAAAA.js`);
+    expect(old.status).toBe(200);
+    expect(old.headers.get("cache-control")).toBe("no-cache");
+    expect(await old.text()).toContain(JSON.stringify(words.en.legal!["legal.terms.title"]!).slice(1, -1).slice(0, 20));
+    for (const name of ["en/ops.AAAAAAAAAA", "en/mail.AAAAAAAAAA", "xx/legal.AAAAAAAAAA", "en/legal.noSuchArea.AAAAAAAAAA", "en/nothing.AAAAAAAAAA", "en/legal"]) {
+      expect((await fetch(`${server.baseUrl}/words/${name}.js`)).status, name).toBe(404);
+    }
   });
 });

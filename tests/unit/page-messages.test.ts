@@ -9,7 +9,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { readSourceCatalogues } from "~/i18n/catalog.server";
+import { readSourceCatalogues, wordsOfRef, wordsRefFor } from "~/i18n/catalog.server";
+import { LOCALES } from "~/i18n/locales";
 
 const SERVER_ONLY = new Set(["ops", "mail", "notify", "api"]);
 const keys = new Set(Object.values(readSourceCatalogues(path.resolve("app/locales")).en).flatMap((messages) => Object.keys(messages)));
@@ -84,5 +85,14 @@ describe("each page's words", () => {
     const partial = new Set(sent.filter((name) => name.includes(".")).map((name) => name.split(".")[0]!));
     const missing = [...keysUsed(file)].filter((key) => partial.has(key.split(".")[0]!) && !SERVER_ONLY.has(key.split(".")[0]!) && !covers(sent, key));
     expect(missing).toEqual([]);
+  });
+
+  it.each(routeFiles.map((f) => [path.relative(process.cwd(), f), f]))("%s's words can be served as the file its document names (ADR 048)", (_name, file) => {
+    const names = declared(file);
+    if (!names.length) return;
+    for (const locale of LOCALES) {
+      const ref = wordsRefFor(locale, names);
+      expect(wordsOfRef(ref), ref).toMatchObject({ current: true });
+    }
   });
 });
