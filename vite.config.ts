@@ -60,6 +60,13 @@ const FRAMEWORK = /\/node_modules\/(preact|react|react-dom|scheduler|react-route
  * helpers go with our form fields (app/components/forms.tsx), which pages without such a form use too.
  */
 const CONFORM = /\/node_modules\/@conform-to\/(react\/dist\/(context|hooks|integrations)\.mjs|dom\/)|\/app\/hooks\/use-schema-form\.ts$/;
+/**
+ * Lingui's runtime and our words in the browser (app/i18n: the page's instance, formatting, the languages, the
+ * catalogue files' register): every page says its words through them, so they go with the shell. Left
+ * unassigned, Rollup put them in the form fields' chunk, and every page loaded our form fields and Conform's
+ * helpers with them (6 KB compressed).
+ */
+const WORDS = /\/node_modules\/@lingui\/|\/app\/i18n\/(react\.tsx|format\.ts|locales\.ts|words\.ts|message-key\.ts)$|\/app\/components\/language-switch\.tsx$/;
 const FORM_FIELDS = /\/node_modules\/@conform-to\/react\/dist\/(helpers|_virtual\/.*)\.mjs$|\/app\/components\/forms\.tsx$/;
 
 function shellChunk(id: string): string | undefined {
@@ -67,6 +74,7 @@ function shellChunk(id: string): string | undefined {
   // manual chunk to reach it (Conform's), and every page then loaded Conform.
   if (id === "\0vite/preload-helper.js") return "shell";
   if (FRAMEWORK.test(id)) return "framework";
+  if (WORDS.test(id)) return "shell";
   if (CONFORM.test(id)) return "conform";
   if (FORM_FIELDS.test(id)) return "forms";
   return shellPaths.has(id.split("?")[0]!) ? "shell" : undefined;
