@@ -108,7 +108,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   if (read === "too-large" || read === "malformed") {
     // The body was not read in full, so what was typed cannot be shown back: say what was wrong.
     const tooLarge = t("orders.checkout.filesTooLarge", { mb: MB, max: MAX_ORDER_FILES });
-    const reply = parse(new FormData(), { resolve: () => ({ value: {} }) }).reply({ formErrors: [read === "too-large" ? tooLarge : UNREADABLE_FORM] });
+    const reply = parse(new FormData(), { resolve: () => ({ value: {} }) }).reply({ formErrors: [read === "too-large" ? tooLarge : t(UNREADABLE_FORM)] });
     return data(reply, { status: read === "too-large" ? 413 : 400 });
   }
   const { form, oversized } = read;
