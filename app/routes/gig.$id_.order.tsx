@@ -133,7 +133,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   } catch (error) {
     if (!(error instanceof InvalidOrderFileError)) throw error;
     // A file we do not take (400), or over the buyer's upload quota (429 with Retry-After).
-    return data(submission.reply({ fieldErrors: { files: [error.message] } }), refusalInit(error));
+    return data(submission.reply({ fieldErrors: { files: [error.words(await requestLocale(request))] } }), refusalInit(error));
   }
   // Without JavaScript a radio left where the page drew it says nothing: the typed number's network is taken.
   const { msisdn, network } = submission.value;

@@ -118,7 +118,8 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
     stored = await storeMessageFiles(read, { userId: actor.user.id });
   } catch (error) {
     // A file we do not take (400), or over the sender's upload quota (429 with Retry-After): the message is not sent.
-    if (error instanceof InvalidMessageFileError) return data(submission.reply({ fieldErrors: { files: [error.message] } }), refusalInit(error));
+    if (error instanceof InvalidMessageFileError)
+      return data(submission.reply({ fieldErrors: { files: [error.words(await requestLocale(request))] } }), refusalInit(error));
     throw error;
   }
   const result = await sendMessage(actor, { ...submission.value, attachments: stored }).catch(async (error: unknown) => {
