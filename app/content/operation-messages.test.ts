@@ -18,9 +18,11 @@ const sources = [
   "app/analytics/pipeline-replay.server.ts",
   "app/server/files/upload-quota.server.ts",
   "app/server/files/storage.server.ts",
+  "app/server/files/order-files.server.ts",
+  "app/server/files/message-files.server.ts",
 ].map((file) => ({ file, text: readFileSync(path.join(root, file), "utf8") }));
 
-const CALL = /\b(notFound|forbidden|conflict|issue|InvalidImageError)\(\s*(?:\{\s*code:\s*)?(["'`])([^"'`]*)\2/g;
+const CALL = /\b(notFound|forbidden|conflict|issue|InvalidImageError|InvalidOrderFileError)\(\s*(?:\{\s*code:\s*)?(["'`])([^"'`]*)\2/g;
 
 describe("operation failure codes", () => {
   it("every code an operation names has words", () => {

@@ -55,8 +55,8 @@ export async function uploadDocuments(
     stored = await storeOrderFiles(files, { userId: user.id, db });
   } catch (error) {
     if (error instanceof UploadRefusedError) return uploadFailure(error.refusal, field);
-    // The checks above are the same as the store's: this is only a safety net, in the store's own words.
-    if (error instanceof InvalidOrderFileError) return invalid({ [field]: [{ code: "schema", message: error.message }] });
+    // The checks above are the same as the store's: this is only a safety net, with the store's own code.
+    if (error instanceof InvalidOrderFileError) return invalid({ [field]: [error.issue] });
     throw error;
   }
 

@@ -108,7 +108,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   if (read === "too-large" || read === "malformed") {
     // The body was not read in full, so what was typed cannot be shown back: say what was wrong.
     const tooLarge = t("orders.checkout.filesTooLarge", { mb: MB, max: MAX_ORDER_FILES });
-    const reply = parse(new FormData(), { resolve: () => ({ value: {} }) }).reply({ formErrors: [read === "too-large" ? tooLarge : UNREADABLE_FORM] });
+    const reply = parse(new FormData(), { resolve: () => ({ value: {} }) }).reply({ formErrors: [read === "too-large" ? tooLarge : t(UNREADABLE_FORM)] });
     return data(reply, { status: read === "too-large" ? 413 : 400 });
   }
   const { form, oversized } = read;
@@ -133,7 +133,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   } catch (error) {
     if (!(error instanceof InvalidOrderFileError)) throw error;
     // A file we do not take (400), or over the buyer's upload quota (429 with Retry-After).
-    return data(submission.reply({ fieldErrors: { files: [error.message] } }), refusalInit(error));
+    return data(submission.reply({ fieldErrors: { files: [error.words(await requestLocale(request))] } }), refusalInit(error));
   }
   // Without JavaScript a radio left where the page drew it says nothing: the typed number's network is taken.
   const { msisdn, network } = submission.value;

@@ -21,7 +21,7 @@ import { sendMessage } from "~/operations/messages.server";
 import { requireMemberActor } from "~/server/auth.server";
 import { ORDER_FILES_BODY_LIMIT } from "~/server/body-limit.server";
 import { getDb } from "~/server/db.server";
-import { readFormData, readMultipartForm, UNREADABLE_FORM } from "~/server/form-data.server";
+import { formRefusal, readFormData, readMultipartForm, UNREADABLE_FORM } from "~/server/form-data.server";
 import { actionHeaders } from "~/utils/headers";
 import {
   deleteMessageFiles,
@@ -78,7 +78,7 @@ async function readSendForm(request: Request) {
   const multipart = /^\s*multipart\/form-data\s*(;|$)/i.test(request.headers.get("Content-Type") ?? "");
   if (!multipart) return { form: await readFormData(request), files: [] as File[], oversized: [] as string[] };
   const read = await readMultipartForm(request, { maxFileBytes: MAX_MESSAGE_FILE_BYTES, maxBodyBytes: ORDER_FILES_BODY_LIMIT });
-  if (read === "malformed") throw new Response(UNREADABLE_FORM, { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  if (read === "malformed") throw await formRefusal(request, 400, UNREADABLE_FORM);
   if (read === "too-large") return "too-large" as const;
   // The files are taken out of the form: the schema reads its words, storeMessageFiles the files. An empty
   // part is the file input with nothing chosen (browsers send it so), not a file.
@@ -118,7 +118,8 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
     stored = await storeMessageFiles(read, { userId: actor.user.id });
   } catch (error) {
     // A file we do not take (400), or over the sender's upload quota (429 with Retry-After): the message is not sent.
-    if (error instanceof InvalidMessageFileError) return data(submission.reply({ fieldErrors: { files: [error.message] } }), refusalInit(error));
+    if (error instanceof InvalidMessageFileError)
+      return data(submission.reply({ fieldErrors: { files: [error.words(await requestLocale(request))] } }), refusalInit(error));
     throw error;
   }
   const result = await sendMessage(actor, { ...submission.value, attachments: stored }).catch(async (error: unknown) => {

@@ -223,7 +223,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
       } catch (error) {
         // A file we do not take (400), or over the seller's upload quota (429 with Retry-After).
         if (error instanceof InvalidOrderFileError)
-          return data({ intent, reply: submission.reply({ fieldErrors: { files: [error.message] } }) } satisfies Answer, refusalInit(error));
+          return data({ intent, reply: submission.reply({ fieldErrors: { files: [error.words(locale)] } }) } satisfies Answer, refusalInit(error));
         throw error;
       }
       return answer(await deliverOrder(actor, { ...submission.value, files: stored }), submission.reply);

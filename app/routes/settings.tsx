@@ -86,7 +86,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     /** The confirmation's key, said by FormMessage in the reader's language. */
     saved: saved ? (Object.hasOwn(OTHER_SAVED, saved) ? OTHER_SAVED[saved] : SAVED[tab]) : null,
     // Where the member is signed in: only the Security tab shows it.
-    sessions: tab === "security" ? await memberSessionRows(getDb(), user) : [],
+    sessions: tab === "security" ? await memberSessionRows(getDb(), user, await requestLocale(request)) : [],
     // The browser's checks of the tab's form; its schema loads once the form is used (app/hooks/use-schema-form.ts).
     constraint: getFormConstraint(
       { profile: ProfileSchema, notifications: NotificationsSchema, security: SecuritySchema, billing: BillingSchema, preferences: PreferencesSchema }[tab],

@@ -6,7 +6,7 @@
  *
  * A body announced by Content-Length is judged before a byte of it is read (Node's parser reads exactly that
  * many bytes, never more). A chunked body, whose size nobody knows in advance, is received in full, up to the
- * cap, before the route sees it; it is cut at the cap. Either way the answer is a 413 in plain words, and the
+ * cap, before the route sees it; it is cut at the cap. Either way the answer is a 413 in plain words (the visitor's), and the
  * rest of the body is read into nothing (as the tracking endpoints do), so that the client, still sending,
  * can read the answer; a client that keeps sending for longer than LINGER_MS after it is disconnected.
  *
@@ -15,6 +15,8 @@
  * (mounted before this) keep their own 64 KB cap.
  */
 import type { Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from "express";
+import { sayIn } from "~/content/operation-messages";
+import { visitorLocale } from "~/i18n/negotiate.server";
 import { MAX_IMAGES } from "~/schemas/gig";
 import { MAX_IMAGE_BYTES } from "~/server/files/storage.server";
 import { MAX_ORDER_FILE_BYTES, MAX_ORDER_FILES } from "~/server/files/order-files.server";
@@ -66,13 +68,18 @@ export function bodyLimitOf(req: Pick<ExpressRequest, "originalUrl" | "headers">
   return UPLOAD_PAGES.some((allows) => allows(path, url.searchParams)) ? UPLOAD_BODY_LIMIT : FORM_BODY_LIMIT;
 }
 
-function tooLargeMessage(limit: number) {
-  const mb = `${Math.round(limit / MB)} MB`;
+/**
+ * The refusal in the visitor's language (ADR 047), from the request's headers alone (the switcher's cookie, which
+ * a member's choice sets too, then Accept-Language): no database lookup in front of every body.
+ */
+function tooLargeMessage(req: Pick<ExpressRequest, "headers">, limit: number) {
+  const say = sayIn(visitorLocale(req.headers.cookie, req.headers["accept-language"]));
+  const mb = Math.round(limit / MB);
   return limit > FORM_BODY_LIMIT
     ? limit === ORDER_FILES_BODY_LIMIT
-      ? `This form is larger than ${mb}, more than this page accepts. Files can be at most ${MAX_ORDER_FILE_BYTES / MB} MB each: go back and choose smaller files.`
-      : `This form is larger than ${mb}, more than this page accepts. Images can be at most ${MAX_IMAGE_BYTES / MB} MB each: go back and choose smaller images.`
-    : `This form is larger than ${mb}, more than any form of ours sends. Go back and shorten what you typed.`;
+      ? say("ops.form.tooLargeFiles", { limit: mb, max: MAX_ORDER_FILE_BYTES / MB })
+      : say("ops.form.tooLargeImages", { limit: mb, max: MAX_IMAGE_BYTES / MB })
+    : say("ops.form.tooLarge", { limit: mb });
 }
 
 /**
@@ -83,7 +90,7 @@ function tooLargeMessage(limit: number) {
  * connection closes) only once the body has been read, or after LINGER_MS.
  */
 function refuse(req: ExpressRequest, res: ExpressResponse, limit: number) {
-  const answer = Buffer.from(tooLargeMessage(limit));
+  const answer = Buffer.from(tooLargeMessage(req, limit));
   res.status(413).set({ "Content-Type": "text/plain; charset=utf-8", "Content-Length": String(answer.length), "Cache-Control": "no-store" });
   if (req.complete) return res.end(answer);
   res.write(answer);

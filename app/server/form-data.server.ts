@@ -4,7 +4,8 @@
  * removed from every string value here, once, before any schema sees them.
  *
  * A body that is not a form (JSON, plain text, a multipart body without its boundary) is the sender's
- * mistake: it is answered here with a 415 or a 400 saying so, thrown before any action can store anything.
+ * mistake: it is answered here with a 415 or a 400 saying so, thrown before any action can store anything,
+ * in the request's language (ADR 047: the `ops.form.*` words).
  *
  * Sizes: the body as a whole is capped before any action runs (body-limit.server.ts, 1 MB for a form); here
  * a form may have at most MAX_FORM_PARTS fields and files (no page of ours sends half as many), counted as a
@@ -16,6 +17,8 @@
  * while the rest of the form is still read.
  */
 import { MaxFileSizeExceededError, MaxFilesExceededError, parseFormData, type FileUpload } from "@mjackson/form-data-parser";
+import { sayIn } from "~/content/operation-messages";
+import { requestLocale } from "~/i18n/locale.server";
 import { UPLOAD_BODY_LIMIT } from "~/server/body-limit.server";
 
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
@@ -23,33 +26,38 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
 const URLENCODED = "application/x-www-form-urlencoded";
 const MULTIPART = "multipart/form-data";
 
-export const NOT_A_FORM = "This page accepts only a form sent from its own page (form fields, not JSON or plain text).";
-export const NOT_A_FILE_FORM = "This form carries a file, so it must be sent as multipart/form-data, as its page sends it.";
-export const UNREADABLE_FORM = "This form could not be read. Reload the page and send it again.";
+/** The refusals' words, as keys of the `ops` catalogue. */
+export const NOT_A_FORM = "ops.form.notAForm";
+export const NOT_A_FILE_FORM = "ops.form.notAFileForm";
+export const UNREADABLE_FORM = "ops.form.unreadable";
 
 /** Fields and files of one form; the gig editor, our largest, sends about 45. */
 export const MAX_FORM_PARTS = 100;
 /** A typed field of a multipart form (a file's limit is the caller's). */
 export const MAX_FIELD_BYTES = 256 * 1024;
-export const TOO_MANY_PARTS = `This form has more than ${MAX_FORM_PARTS} fields, more than any page of ours sends.`;
-export const FIELD_TOO_LARGE = `A field of this form is larger than ${MAX_FIELD_BYTES / 1024} KB, more than any page of ours takes.`;
+const TOO_MANY_PARTS = { key: "ops.form.tooManyParts", values: { max: MAX_FORM_PARTS } };
+const FIELD_TOO_LARGE = { key: "ops.form.fieldTooLarge", values: { max: MAX_FIELD_BYTES / 1024 } };
 
-/** Thrown by the multipart reader to stop the parse; readers answer it with refuseTooLarge. */
-export class FormTooLargeError extends Error {}
-
-/** The 413 for a form with too many parts or too large a field, thrown as the action's answer. */
-export function refuseTooLarge(error: FormTooLargeError): never {
-  throw new Response(error.message, { status: 413, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+/** Thrown by the multipart reader to stop the parse (with the words of its refusal); readers answer it with a 413. */
+class FormTooLargeError extends Error {
+  constructor(readonly words: { key: string; values: Record<string, number> }) {
+    super(words.key);
+  }
 }
+
+/** A refusal of the body, as plain text in the request's language: thrown as the action's answer (`throw await formRefusal(…)`). */
+export async function formRefusal(request: Request, status: 400 | 413 | 415, key: string, values?: Record<string, number>): Promise<Response> {
+  const locale = await requestLocale(request);
+  return new Response(sayIn(locale)(key, values), { status, headers: { "Content-Type": "text/plain; charset=utf-8", "Content-Language": locale } });
+}
+
+/** The 413 for a form with too many parts or too large a field. */
+const tooLarge = (request: Request, error: FormTooLargeError) => formRefusal(request, 413, error.words.key, error.words.values);
 
 export function cleanFormData(form: FormData): FormData {
   const clean = new FormData();
   for (const [name, value] of form.entries()) clean.append(name.replace(CONTROL, ""), typeof value === "string" ? value.replace(CONTROL, "") : value);
   return clean;
-}
-
-function refuse(status: 400 | 415, message: string): never {
-  throw new Response(message, { status, headers: { "Content-Type": "text/plain; charset=utf-8" } });
 }
 
 /** The body's media type, lower case, without parameters; "" when the request names none. */
@@ -67,7 +75,7 @@ async function emptyForm(request: Request): Promise<FormData> {
   let bytes = 0;
   const reader = request.body?.getReader();
   for (let chunk = await reader?.read(); chunk && !chunk.done; chunk = await reader!.read()) bytes += chunk.value.length;
-  if (bytes > 0) refuse(415, NOT_A_FORM);
+  if (bytes > 0) throw await formRefusal(request, 415, NOT_A_FORM);
   return new FormData();
 }
 
@@ -75,15 +83,15 @@ async function emptyForm(request: Request): Promise<FormData> {
 export async function readFormData(request: Request): Promise<FormData> {
   const type = mediaType(request);
   if (type === "") return emptyForm(request);
-  if (type !== URLENCODED && type !== MULTIPART) refuse(415, NOT_A_FORM);
+  if (type !== URLENCODED && type !== MULTIPART) throw await formRefusal(request, 415, NOT_A_FORM);
   let form: FormData;
   try {
     form = await request.formData();
   } catch {
-    refuse(400, UNREADABLE_FORM);
+    throw await formRefusal(request, 400, UNREADABLE_FORM);
   }
   // The body is at most 1 MB (body-limit.server.ts), so counting after the parse costs little.
-  if ([...form.keys()].length > MAX_FORM_PARTS) refuseTooLarge(new FormTooLargeError(TOO_MANY_PARTS));
+  if ([...form.keys()].length > MAX_FORM_PARTS) throw await tooLarge(request, new FormTooLargeError(TOO_MANY_PARTS));
   return cleanFormData(form);
 }
 
@@ -193,14 +201,14 @@ export async function readMultipartForm(
     // per-part limit is the body's: a file over ours is dropped by `keep`, not by a parse error.
     form = await parseFormData(guarded, { maxFileSize: maxBodyBytes, maxFiles: MAX_FORM_PARTS }, keep);
   } catch (error) {
-    if (error instanceof FormTooLargeError) refuseTooLarge(error);
-    if (error instanceof MaxFilesExceededError) refuseTooLarge(new FormTooLargeError(TOO_MANY_PARTS));
+    if (error instanceof FormTooLargeError) throw await tooLarge(request, error);
+    if (error instanceof MaxFilesExceededError) throw await tooLarge(request, new FormTooLargeError(TOO_MANY_PARTS));
     if (error instanceof OverCapError || error instanceof MaxFileSizeExceededError) return "too-large";
     // Anything else that stops the parse is a body that is not the multipart form it claims to be.
     return "malformed";
   }
   for (const value of form.values()) {
-    if (typeof value === "string" && Buffer.byteLength(value) > MAX_FIELD_BYTES) refuseTooLarge(new FormTooLargeError(FIELD_TOO_LARGE));
+    if (typeof value === "string" && Buffer.byteLength(value) > MAX_FIELD_BYTES) throw await tooLarge(request, new FormTooLargeError(FIELD_TOO_LARGE));
   }
   return { form: cleanFormData(form), oversized };
 }
@@ -213,9 +221,9 @@ export async function readMultipartForm(
 export async function readMultipartFormData(request: Request, { maxPartSize }: { maxPartSize: number }): Promise<FormData | "too-large"> {
   const type = mediaType(request);
   if (type === "") return emptyForm(request);
-  if (type !== MULTIPART) refuse(415, NOT_A_FILE_FORM);
+  if (type !== MULTIPART) throw await formRefusal(request, 415, NOT_A_FILE_FORM);
   const read = await readMultipartForm(request, { maxFileBytes: maxPartSize, maxBodyBytes: UPLOAD_BODY_LIMIT });
-  if (read === "malformed") refuse(400, UNREADABLE_FORM);
+  if (read === "malformed") throw await formRefusal(request, 400, UNREADABLE_FORM);
   if (read === "too-large" || read.oversized.length) return "too-large";
   return read.form;
 }

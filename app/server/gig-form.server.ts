@@ -15,7 +15,7 @@ import { getZodConstraint, parseWithZod } from "@conform-to/zod";
 import { data, redirect } from "@remix-run/node";
 import { z } from "zod";
 import { gigImagesOf, ownImages } from "~/models/gig.server";
-import { issueMessages, messageOf } from "~/content/operation-messages";
+import { issueMessages, messageOf, sayIn } from "~/content/operation-messages";
 import type { Actor } from "~/operations/core.server";
 import { attachImage, detachImage, saveGig } from "~/operations/gigs.server";
 import { getDb } from "~/server/db.server";
@@ -120,7 +120,7 @@ export async function handleGigForm(request: Request, actor: Extract<Actor, { ki
     // The body was not read in full, so what was typed cannot be shown back; say what was wrong.
     return answer(new FormData(), null, { form: [TOO_LARGE] }, 413);
   }
-  if (read === "malformed") return answer(new FormData(), null, { form: [UNREADABLE_FORM] }, 400);
+  if (read === "malformed") return answer(new FormData(), null, { form: [sayIn(await requestLocale(request))(UNREADABLE_FORM)] }, 400);
   const { form, oversized } = read;
   const locale = await requestLocale(request);
   const intent = listIntentOf(form);

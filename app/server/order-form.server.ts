@@ -5,14 +5,14 @@
 import { safeRedirect } from "~/server/auth.server";
 import { ORDER_FILES_BODY_LIMIT } from "~/server/body-limit.server";
 import { MAX_ORDER_FILE_BYTES } from "~/server/files/order-files.server";
-import { readFormData, readMultipartForm, UNREADABLE_FORM } from "~/server/form-data.server";
+import { formRefusal, readFormData, readMultipartForm, UNREADABLE_FORM } from "~/server/form-data.server";
 
 /** The deliver form is multipart (it carries files); the others are plain forms. */
 export async function readOrderForm(request: Request) {
   const multipart = /^\s*multipart\/form-data\s*(;|$)/i.test(request.headers.get("Content-Type") ?? "");
   if (!multipart) return { form: await readFormData(request), files: [] as File[], oversized: [] as string[] };
   const read = await readMultipartForm(request, { maxFileBytes: MAX_ORDER_FILE_BYTES, maxBodyBytes: ORDER_FILES_BODY_LIMIT });
-  if (read === "malformed") throw new Response(UNREADABLE_FORM, { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  if (read === "malformed") throw await formRefusal(request, 400, UNREADABLE_FORM);
   if (read === "too-large") return "too-large" as const;
   // The files are taken out of the form: the schemas read its words, storeOrderFiles the files.
   const files = read.form.getAll("files").filter((f): f is File => typeof f !== "string");

@@ -87,7 +87,7 @@ describeBothModes("Admin user management", (mode) => {
     allowStatus(400, "a bulk action is sent with nothing selected");
     await search(tag);
     await page.getByRole("button", { name: "Activate selected" }).click();
-    await page.getByText(NOTHING_SELECTED).waitFor();
+    await page.getByText(words(NOTHING_SELECTED)).waitFor();
     for (const s of sleepers) await page.getByRole("checkbox", { name: `Select ${s.name}` }).check();
     await page.getByRole("checkbox", { name: `Select ${target.name}` }).check();
     await page.getByRole("button", { name: "Activate selected" }).click();

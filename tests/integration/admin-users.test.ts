@@ -142,7 +142,8 @@ describe("bulkUserAction", () => {
       error: "invalid",
       issues: { userIds: [{ code: "admin.nothing_selected", params: {} }] },
     });
-    expect(messageOf({ code: "admin.nothing_selected", params: {} })).toBe(NOTHING_SELECTED);
+    expect(messageOf({ code: "admin.nothing_selected", params: {} })).toBe(words(NOTHING_SELECTED));
+    expect(messageOf({ code: "admin.nothing_selected", params: {} }, "sw")).toBe(words(NOTHING_SELECTED, "sw"));
   });
 
   it("changes every selected member in one go, leaving those it does not apply to, each audited", async () => {
@@ -401,7 +402,7 @@ describe("the Users screen without JavaScript", () => {
       ],
     });
     expect(nothing.status).toBe(400);
-    expect(nothing.body).toContain(NOTHING_SELECTED);
+    expect(nothing.body).toContain(words(NOTHING_SELECTED));
     const unknown = await request("admin", "POST", "/users", {
       form: [
         ["intent", "bulk"],

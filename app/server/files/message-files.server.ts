@@ -11,6 +11,8 @@
  * from its pixels, without the sender's metadata (a photo's GPS position).
  */
 import type Sharp from "sharp";
+import { msg } from "~/i18n/message-key";
+import type { FieldIssue } from "~/operations/failure-codes";
 import {
   cleanFileName,
   deleteOrderFile,
@@ -22,11 +24,10 @@ import {
   type FileOwner,
   type StoredOrderFile,
 } from "~/server/files/order-files.server";
-import { imageHeader, loadSharp, MAX_IMAGE_PIXELS, pixelLimitProblem } from "~/server/files/storage.server";
+import { imageHeader, loadSharp, MAX_IMAGE_PIXELS, overPixelLimit } from "~/server/files/storage.server";
 
 export const MAX_MESSAGE_FILES = MAX_ORDER_FILES;
 export const MAX_MESSAGE_FILE_BYTES = MAX_ORDER_FILE_BYTES;
-export const MESSAGE_FILE_TYPES_TEXT = "images (JPEG, PNG, WebP, GIF) or PDFs";
 /** What the file input offers (a hint for the picker only: the server sniffs every file). */
 export const MESSAGE_FILE_ACCEPT = "image/jpeg,image/png,image/webp,image/gif,application/pdf";
 
@@ -45,13 +46,15 @@ const IMAGE_FORMATS: Record<string, string> = { "image/jpeg": "jpeg", "image/png
  * image is, so nothing but the picture reaches the other member: a phone photo's metadata (its GPS
  * position, the camera's serial number) is dropped, and a photo is turned upright by its orientation tag.
  */
-async function remadeImage(name: string, type: string, bytes: Uint8Array): Promise<{ bytes: Uint8Array } | { problem: string }> {
-  const unreadable = { problem: `${name} could not be read as an image: attach a whole JPEG, PNG, WebP or GIF` };
+async function remadeImage(name: string, type: string, bytes: Uint8Array): Promise<{ bytes: Uint8Array } | { problem: FieldIssue }> {
+  const unreadable = { problem: { code: "schema", message: msg("ops.message.imageUnreadable", { file: name }) } as const };
   const header = await imageHeader(bytes);
   const format = IMAGE_FORMATS[type];
   if (!header || !format || header.format !== format) return unreadable;
-  const tooLarge = pixelLimitProblem(header);
-  if (tooLarge) return { problem: `${name} is ${tooLarge}` };
+  if (overPixelLimit(header)) {
+    const { width = 0, height = 0 } = header;
+    return { problem: { code: "schema", message: msg("ops.message.imageTooManyPixels", { file: name, width, height, max: MAX_IMAGE_PIXELS / 1_000_000 }) } };
+  }
   try {
     // Every pixel is decoded (every frame of an animation); failOn "warning" refuses a cut or corrupt image.
     const sharp = await loadSharp();
@@ -67,17 +70,17 @@ async function remadeImage(name: string, type: string, bytes: Uint8Array): Promi
 
 /**
  * Checks every file before storing any (kind by its bytes, an image by its pixels, count), then stores them all or none,
- * counted against the sender's upload quota as they are made (storeOrderFiles); throws InvalidMessageFileError with a
- * message for people (an UploadRefusedError over the quota).
+ * counted against the sender's upload quota as they are made (storeOrderFiles); throws InvalidMessageFileError with the
+ * refusal's code or keyed words (an UploadRefusedError over the quota), which its `words` says in the reader's language.
  */
 export async function storeMessageFiles(files: { name: string; bytes: Uint8Array }[], owner: FileOwner): Promise<StoredOrderFile[]> {
   const real = files.filter((f) => f.bytes.length > 0 || f.name !== "");
-  if (real.length > MAX_MESSAGE_FILES) throw new InvalidOrderFileError(`Attach at most ${MAX_MESSAGE_FILES} files`);
+  if (real.length > MAX_MESSAGE_FILES) throw new InvalidOrderFileError({ code: "upload.too_many_files", params: { max: MAX_MESSAGE_FILES } });
   const kept: { name: string; bytes: Uint8Array }[] = [];
   for (const f of real) {
-    if (f.bytes.length === 0) throw new InvalidOrderFileError(`${cleanFileName(f.name)} is empty`);
+    if (f.bytes.length === 0) throw new InvalidOrderFileError({ code: "upload.file_empty", params: { file: cleanFileName(f.name) } });
     const type = sniffOrderFile(f.bytes);
-    if (!allowed(type)) throw new InvalidOrderFileError(`${cleanFileName(f.name)} is not a file we accept here: attach ${MESSAGE_FILE_TYPES_TEXT}`);
+    if (!allowed(type)) throw new InvalidOrderFileError({ code: "message.file_type", params: { file: cleanFileName(f.name) } });
     if (!type!.startsWith("image/")) {
       kept.push(f);
       continue;

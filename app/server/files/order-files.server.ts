@@ -8,24 +8,37 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
+import { issueMessage } from "~/content/operation-messages";
+import type { Locale } from "~/i18n/locales";
+import type { FieldIssue } from "~/operations/failure-codes";
 import type { Db } from "~/server/db.server";
 import { uploadDir } from "~/server/files/storage.server";
-import { releaseUploads, reserveUploads, type UploadRefusal } from "~/server/files/upload-quota.server";
+import { releaseUploads, reserveUploads, uploadRefusalIssue, type UploadRefusal } from "~/server/files/upload-quota.server";
 
 export const MAX_ORDER_FILE_BYTES = 10 * 1024 * 1024;
 export const MAX_ORDER_FILES = 5;
-export const ORDER_FILE_TYPES_TEXT = "PDF, images (JPEG, PNG, WebP, GIF), ZIP, Word or Excel documents, or plain text";
 
-/** A file refused, with a message for people beside the file field: 400 for a file we do not take. */
+/**
+ * A file refused beside the file field: 400 for a file we do not take. It carries the refusal's code (ADR 035),
+ * which `words` says in the reader's language (ADR 047); its `message` is the code, for a log.
+ */
 export class InvalidOrderFileError extends Error {
   status = 400;
   retryAfter: number | undefined = undefined;
+  constructor(readonly issue: FieldIssue) {
+    super(issue.code === "schema" ? issue.message : issue.code);
+  }
+
+  /** Why the file was refused, in the reader's language. */
+  words(locale: Locale): string {
+    return issueMessage(this.issue, locale);
+  }
 }
 
 /** Files refused by the member's upload quota (upload-quota.server.ts): 429 or 503 with Retry-After, or 400 over the storage cap. */
 export class UploadRefusedError extends InvalidOrderFileError {
   constructor(readonly refusal: UploadRefusal) {
-    super(refusal.message);
+    super(uploadRefusalIssue(refusal));
     this.status = refusal.status;
     this.retryAfter = refusal.retryAfter;
   }
@@ -76,12 +89,14 @@ export function cleanFileName(name: string): string {
 
 type CheckedFile = { name: string; bytes: Uint8Array; contentType: string };
 
-/** Checks one file (not empty, within 10 MB, a kind we keep); throws InvalidOrderFileError with a message for people. */
+/** Checks one file (not empty, within 10 MB, a kind we keep); throws InvalidOrderFileError with the refusal's code. */
 function checkOrderFile(file: { name: string; bytes: Uint8Array }): CheckedFile {
-  if (file.bytes.length === 0) throw new InvalidOrderFileError(`${cleanFileName(file.name)} is empty`);
-  if (file.bytes.length > MAX_ORDER_FILE_BYTES) throw new InvalidOrderFileError(`${cleanFileName(file.name)} is over 10 MB`);
+  const name = cleanFileName(file.name);
+  if (file.bytes.length === 0) throw new InvalidOrderFileError({ code: "upload.file_empty", params: { file: name } });
+  if (file.bytes.length > MAX_ORDER_FILE_BYTES)
+    throw new InvalidOrderFileError({ code: "upload.file_too_large", params: { file: name, maxMegabytes: MAX_ORDER_FILE_BYTES / (1024 * 1024) } });
   const contentType = sniffOrderFile(file.bytes);
-  if (!contentType) throw new InvalidOrderFileError(`${cleanFileName(file.name)} is not a file we accept: attach ${ORDER_FILE_TYPES_TEXT}`);
+  if (!contentType) throw new InvalidOrderFileError({ code: "upload.file_wrong_type", params: { file: name } });
   return { ...file, contentType };
 }
 
@@ -100,7 +115,7 @@ async function writeOrderFile(file: CheckedFile): Promise<StoredOrderFile> {
  */
 export async function storeOrderFiles(files: { name: string; bytes: Uint8Array }[], owner: FileOwner): Promise<StoredOrderFile[]> {
   const real = files.filter((f) => f.bytes.length > 0 || f.name !== "");
-  if (real.length > MAX_ORDER_FILES) throw new InvalidOrderFileError(`Attach at most ${MAX_ORDER_FILES} files`);
+  if (real.length > MAX_ORDER_FILES) throw new InvalidOrderFileError({ code: "upload.too_many_files", params: { max: MAX_ORDER_FILES } });
   if (!real.length) return [];
   const checked = real.map(checkOrderFile);
   const sizes = checked.map((f) => f.bytes.length);

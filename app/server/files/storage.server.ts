@@ -11,7 +11,6 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type Sharp from "sharp";
-import { messageOf } from "~/content/operation-messages";
 import type { Coded } from "~/operations/failure-codes";
 import { getEnv, type Env } from "~/server/env.server";
 
@@ -29,10 +28,13 @@ export const IMAGE_SIZES = {
 } as const;
 export type ImageSize = keyof typeof IMAGE_SIZES;
 
-/** A file that is no image we take, with the code operations answer it by (ADR 035); its message is the code's words. */
+/**
+ * A file that is no image we take, with the code operations answer it by (ADR 035): the door says the code's words
+ * in its reader's language (ADR 047); the message is the code, for a log.
+ */
 export class InvalidImageError extends Error {
   constructor(readonly issue: Coded<"image.empty" | "image.too_many_bytes" | "image.wrong_type" | "image.too_many_pixels" | "image.unreadable">) {
-    super(messageOf(issue));
+    super(issue.code);
   }
 }
 
@@ -84,9 +86,9 @@ export async function imageHeader(input: Uint8Array): Promise<Sharp.Metadata | n
   }
 }
 
-/** "{width} x {height} pixels: …" for an image over MAX_IMAGE_PIXELS, or null. */
-export function pixelLimitProblem({ width = 0, height = 0 }: Pick<Sharp.Metadata, "width" | "height">): string | null {
-  return width * height > MAX_IMAGE_PIXELS ? `${width} x ${height} pixels: images can be at most ${MAX_IMAGE_PIXELS / 1_000_000} megapixels` : null;
+/** Whether an image has more than MAX_IMAGE_PIXELS. */
+export function overPixelLimit({ width = 0, height = 0 }: Pick<Sharp.Metadata, "width" | "height">): boolean {
+  return width * height > MAX_IMAGE_PIXELS;
 }
 
 /**
@@ -98,7 +100,7 @@ export async function saveImage(input: Buffer, sizes: ImageSize[]): Promise<{ ke
   if (input.length > MAX_IMAGE_BYTES) throw new InvalidImageError({ code: "image.too_many_bytes", params: { maxMegabytes: MAX_IMAGE_BYTES / (1024 * 1024) } });
   const metadata = await imageHeader(input);
   if (!metadata?.format || !ACCEPTED.has(metadata.format)) throw new InvalidImageError({ code: "image.wrong_type", params: {} });
-  if (pixelLimitProblem(metadata)) {
+  if (overPixelLimit(metadata)) {
     const { width = 0, height = 0 } = metadata;
     throw new InvalidImageError({ code: "image.too_many_pixels", params: { width, height, maxMegapixels: MAX_IMAGE_PIXELS / 1_000_000 } });
   }

@@ -5,11 +5,11 @@
  * - a rate, in files and in bytes, per minute, hour and day (LIMITS.upload*, counted in Redis by member);
  * - a cap on what one member keeps: the bytes of every file their rows still name (MAX_STORED_BYTES).
  * A refusal is meant to be shown beside the file field: 429 with Retry-After over a rate (503 while Redis
- * cannot count), 400 over the cap (nothing will free it by waiting).
+ * cannot count), 400 over the cap (nothing will free it by waiting); it is a code (uploadRefusalIssue), which
+ * the door says in its reader's language.
  */
 import { storedBytesOf } from "~/models/stored-file.server";
-import { messageOf } from "~/content/operation-messages";
-import { invalid, issue, limitedBy, type Failure } from "~/operations/core.server";
+import { invalid, limitedBy, type Coded, type Failure } from "~/operations/core.server";
 import { getDb, type Db } from "~/server/db.server";
 import { consumeAll, refund, type Limited, type LIMITS } from "~/server/rate-limit.server";
 
@@ -17,7 +17,7 @@ const MB = 1024 * 1024;
 /** What one member may keep stored, every kind of file together. */
 export const MAX_STORED_BYTES = 1024 * MB;
 
-export type UploadRefusal = Limited | { status: 400; message: string; storedBytes: number; retryAfter?: undefined };
+export type UploadRefusal = Limited | { status: 400; storedBytes: number; retryAfter?: undefined };
 
 function uses(userId: number, files: number, bytes: number): { name: keyof typeof LIMITS; key: string; points: number }[] {
   const key = String(userId);
@@ -42,11 +42,7 @@ export async function reserveUploads(userId: number, sizes: number[], { db = get
   const bytes = total(sizes);
   const stored = await storedBytesOf(db, userId);
   if (stored + bytes > MAX_STORED_BYTES) {
-    return {
-      status: 400,
-      message: messageOf({ code: "upload.storage_full", params: { storedBytes: stored, maxBytes: MAX_STORED_BYTES } }),
-      storedBytes: stored,
-    };
+    return { status: 400, storedBytes: stored };
   }
   return consumeAll(uses(userId, sizes.length, bytes));
 }
@@ -62,8 +58,15 @@ export function refusalInit(refusal: { status: number; retryAfter?: number }): R
   return refusal.retryAfter === undefined ? { status: refusal.status } : { status: refusal.status, headers: { "Retry-After": String(refusal.retryAfter) } };
 }
 
+/** A refusal as its code (ADR 035): over the cap "upload.storage_full", over a rate (or uncounted) the limit's. */
+export function uploadRefusalIssue(refusal: UploadRefusal): Coded {
+  if (refusal.status === 400) return { code: "upload.storage_full", params: { storedBytes: refusal.storedBytes, maxBytes: MAX_STORED_BYTES } };
+  const { code, params } = limitedBy(refusal) as Extract<Failure, { error: "limited" }>;
+  return { code, params } as Coded;
+}
+
 /** A refusal as an operation's Failure, beside `field`: over a rate `limited` (429/503), over the cap `invalid` (400). */
 export function uploadFailure(refusal: UploadRefusal, field: string): Failure {
   if (refusal.status !== 400) return limitedBy(refusal);
-  return invalid({ [field]: [issue("upload.storage_full", { storedBytes: refusal.storedBytes, maxBytes: MAX_STORED_BYTES })] });
+  return invalid({ [field]: [uploadRefusalIssue(refusal)] });
 }
