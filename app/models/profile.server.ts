@@ -3,6 +3,7 @@
  * conversation's side panel), and how complete the member's own profile is (the dashboard's panel). Reads
  * only; a member's profile is written by the account operations through app/models/user.server.ts.
  */
+import type { Level } from "~/domain/catalog-vocabulary";
 import type { Db } from "~/server/db.server";
 import type { Role, Settings } from "~/models/user.server";
 
@@ -36,7 +37,7 @@ export type PublicProfile = {
   username: string;
   role: Role;
   avatarKey: string | null;
-  level: string;
+  level: Level;
   rating: number;
   reviewsCount: number;
   location: string;
