@@ -210,7 +210,7 @@ async function createMembers(db: Knex, count: number, hashToken: (token: string)
         password_hash: null,
         role,
         status: "active",
-        level: role === "freelancer" ? "New Seller" : "Member",
+        level: role === "freelancer" ? "new" : "member",
       };
     });
     const ids: { id: string | number }[] = await db("users").insert(batch).returning("id");

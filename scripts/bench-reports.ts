@@ -330,7 +330,7 @@ async function benchExport(client: ClickHouseClient, bin: string, end: number, b
         password_hash: null,
         role: "admin",
         status: "active",
-        level: "Member",
+        level: "member",
       })
       .returning("id");
     const token = randomBytes(32).toString("base64url");

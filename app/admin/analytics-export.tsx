@@ -6,7 +6,6 @@ import { EXPORT_REPORTS, isExportReport, parsePeriod } from "~/analytics/period"
 import { periodWindow } from "~/analytics/reports.server";
 import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
 import { requireMemberActor } from "~/server/auth.server";
-import { PERIOD_ERROR_KEYS } from "~/analytics/ranges";
 import { requestT } from "~/i18n/messages.server";
 
 /**
@@ -33,10 +32,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const format = params.get("format");
   if (format !== null && format !== "csv") problems.push(`format: ${t("admin.export.badFormat")}`);
   if (!parsed.ok) {
-    for (const [field, message] of Object.entries(parsed.errors)) {
-      const key = PERIOD_ERROR_KEYS[message];
-      problems.push(`${field}: ${key ? t(key) : message}`);
-    }
+    for (const [field, key] of Object.entries(parsed.errors)) problems.push(`${field}: ${t(key)}`);
   }
   if (problems.length > 0 || !parsed.ok || !isExportReport(report)) {
     return new Response(`${t("admin.export.notMade")}\n${problems.join("\n")}\n`, {

@@ -12,7 +12,7 @@ import tablesStylesUrl from "~/styles/admin-tables.css?url";
 import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
 import { getDb } from "~/server/db.server";
 import { usePreferences } from "~/hooks/use-preferences";
-import { PERIOD_ERROR_KEYS, RANGE_LABEL_KEYS } from "~/analytics/ranges";
+import { RANGE_LABEL_KEYS } from "~/analytics/ranges";
 import { pageMessages } from "~/i18n/messages.server";
 import { metaI18n, useT } from "~/i18n/react";
 
@@ -140,12 +140,6 @@ function periodLabel(t: ReturnType<typeof useT>["t"], period: PeriodChoice): str
     : t("admin.analytics.periodDays", { from: period.from, to: period.to });
 }
 
-/** A period field's message in the reader's language (period.ts words them in English). */
-function periodError(t: ReturnType<typeof useT>["t"], message: string): string {
-  const key = PERIOD_ERROR_KEYS[message];
-  return key ? t(key) : message;
-}
-
 export default function AdminAnalytics() {
   const loaded = useLoaderData<typeof loader>();
   const { pathname } = useLocation();
@@ -197,7 +191,7 @@ function PeriodForm({ values, errors }: { values: { range: string; from: string;
         </select>
         {errors.range ? (
           <span id="period-range-error" className="field-error">
-            {periodError(t, errors.range)}
+            {t(errors.range)}
           </span>
         ) : null}
       </div>
@@ -214,7 +208,7 @@ function PeriodForm({ values, errors }: { values: { range: string; from: string;
         />
         {errors.from ? (
           <span id="period-from-error" className="field-error">
-            {periodError(t, errors.from)}
+            {t(errors.from)}
           </span>
         ) : null}
       </div>
@@ -231,7 +225,7 @@ function PeriodForm({ values, errors }: { values: { range: string; from: string;
         />
         {errors.to ? (
           <span id="period-to-error" className="field-error">
-            {periodError(t, errors.to)}
+            {t(errors.to)}
           </span>
         ) : null}
       </div>

@@ -13,6 +13,7 @@ import { getDb } from "~/server/db.server";
 import { usePreferences } from "~/hooks/use-preferences";
 import { pageMessages } from "~/i18n/messages.server";
 import { metaI18n, T, useT } from "~/i18n/react";
+import { ADMIN_ACTIVITY_KEY, sayActivity } from "~/domain/activity";
 
 /**
  * The admin portal's entry: `/` on the admin host, `/admin` on the main host (app/utils/site-routes.ts).
@@ -138,7 +139,7 @@ export default function AdminDashboard() {
               {activity.map((a) => (
                 <tr key={a.id}>
                   <td data-label={t("admin.dashboard.colMember")}>{a.user}</td>
-                  <td data-label={t("admin.dashboard.colWhat")}>{a.action}</td>
+                  <td data-label={t("admin.dashboard.colWhat")}>{sayActivity(t, ADMIN_ACTIVITY_KEY, a.kind, "admin.activity.unknown")}</td>
                   <td data-label={t("admin.dashboard.colWhen")}>
                     <time dateTime={new Date(a.timestamp).toISOString()}>{dateTime(a.timestamp)}</time>
                   </td>

@@ -1,8 +1,9 @@
 import { data, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { getClickHouse } from "~/analytics/clickhouse.server";
+import { FUNNEL_STEP_KEY } from "~/analytics/funnel-steps";
 import { conversionFunnel, rangeParam, readOrFailure } from "~/analytics/insights.server";
-import { adminBase, FigureTable, FunnelChart, InsightLinks, RANGE_ERROR, RangeSelect } from "~/components/analytics-insights";
+import { adminBase, FigureTable, FunnelChart, InsightLinks, RangeSelect } from "~/components/analytics-insights";
 import { ErrorList } from "~/components/forms";
 import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
 import insightsStylesUrl from "~/styles/insights.css?url";
@@ -25,20 +26,10 @@ export const meta: MetaFunction<typeof loader> = ({ matches }) => {
   return [{ title: _("admin.funnel.title") }, { name: "robots", content: "noindex" }];
 };
 
-/** Each step's name on the screen, by its key (insights.server.ts names them in English). */
-const STEP_WORDS: Record<string, string> = {
-  visit: "admin.funnel.stepVisit",
-  gig_view: "admin.funnel.stepGigView",
-  contact: "admin.funnel.stepContact",
-  order_placed: "admin.funnel.stepOrderPlaced",
-  paid: "admin.funnel.stepPaid",
-};
-
 export async function loader({ request }: LoaderFunctionArgs) {
   await adminScreenLoader(request);
   const url = new URL(request.url);
-  const { range, error: rangeError } = rangeParam(url.searchParams, "30d");
-  const error = rangeError ? RANGE_ERROR : null;
+  const { range, error } = rangeParam(url.searchParams, "30d");
   const base = adminBase(url.pathname);
   const words = await pageMessages(request, ["admin"]);
   if (error) return data({ base, range, error, steps: null, failure: null, ...words }, { status: 400 });
@@ -53,7 +44,7 @@ export const action = ({ request }: ActionFunctionArgs) => adminScreenAction(req
 export default function AdminFunnel() {
   const { base, range, error, steps: read, failure } = useLoaderData<typeof loader>();
   const { t } = useT();
-  const steps = read?.map((s) => ({ ...s, label: STEP_WORDS[s.key] ? t(STEP_WORDS[s.key]!) : s.label }));
+  const steps = read?.map((s) => ({ ...s, label: t(FUNNEL_STEP_KEY[s.key]) }));
   return (
     <section className="container insights" aria-labelledby="funnel-title">
       <h1 id="funnel-title">{t("admin.funnel.heading")}</h1>

@@ -2,7 +2,7 @@ import { data, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionA
 import { Form, useLoaderData, useNavigation } from "@remix-run/react";
 import { getClickHouse } from "~/analytics/clickhouse.server";
 import { clickedPages, heatmap, HEATMAP_DEVICES, HeatmapPage, rangeParam, readOrFailure, type HeatmapDevice } from "~/analytics/insights.server";
-import { adminBase, FigureTable, HeatmapGrid, InsightLinks, RANGE_ERROR, RangeSelect } from "~/components/analytics-insights";
+import { adminBase, FigureTable, HeatmapGrid, InsightLinks, RangeSelect } from "~/components/analytics-insights";
 import { ErrorList } from "~/components/forms";
 import { msg } from "~/i18n/message-key";
 import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
@@ -33,13 +33,6 @@ const DEVICE_ONLY: Record<HeatmapDevice, string> = {
   desktop: "admin.heatmap.onlyDesktop",
 };
 
-/** The page field's messages (HeatmapPage in insights.server.ts words them in English), as catalogue keys. */
-const PAGE_ERRORS: Record<string, string> = {
-  "Choose a page": "admin.heatmap.choosePage",
-  "A page is at most 500 characters": "admin.heatmap.pageTooLong",
-  "A page is a path such as /gig/12": "admin.heatmap.pageNotPath",
-};
-
 /** The page field's example: a path, the same in every language. */
 const EXAMPLE_PAGE = "/gig/12";
 
@@ -49,13 +42,11 @@ const TABLE_CELLS = 20;
 export async function loader({ request }: LoaderFunctionArgs) {
   await adminScreenLoader(request);
   const url = new URL(request.url);
-  const { range, error: badRange } = rangeParam(url.searchParams, "7d");
-  const rangeError = badRange ? RANGE_ERROR : null;
+  const { range, error: rangeError } = rangeParam(url.searchParams, "7d");
   const words = await pageMessages(request, ["admin"]);
   const rawPage = url.searchParams.get("page");
   const page = rawPage === null || rawPage.trim() === "" ? null : HeatmapPage.safeParse(rawPage);
-  const pageIssue = page && !page.success ? (page.error.issues[0]?.message ?? "Choose a page") : null;
-  const pageError = pageIssue ? (PAGE_ERRORS[pageIssue] ?? pageIssue) : null;
+  const pageError = page && !page.success ? (page.error.issues[0]?.message ?? "admin.heatmap.choosePage") : null;
   const base = adminBase(url.pathname);
   const client = getClickHouse();
   const rawDevice = url.searchParams.get("device") ?? "";

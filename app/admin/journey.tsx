@@ -2,7 +2,7 @@ import { data, redirect, type ActionFunctionArgs, type LinksFunction, type Loade
 import { Form, useLoaderData } from "@remix-run/react";
 import { getClickHouse } from "~/analytics/clickhouse.server";
 import { memberIdParam, rangeParam, readOrFailure, userJourney } from "~/analytics/insights.server";
-import { adminBase, clockTime, FigureTable, InsightLinks, PlainLink, RANGE_ERROR, RangeSelect, useTimeZone } from "~/components/analytics-insights";
+import { adminBase, clockTime, FigureTable, InsightLinks, PlainLink, RangeSelect, useTimeZone } from "~/components/analytics-insights";
 import { usePreferences } from "~/hooks/use-preferences";
 import { ErrorList } from "~/components/forms";
 import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
@@ -31,19 +31,18 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   await adminScreenLoader(request);
   const url = new URL(request.url);
   const base = adminBase(url.pathname);
-  const { range, error: badRange } = rangeParam(url.searchParams, "30d");
-  const rangeError = badRange ? RANGE_ERROR : null;
+  const { range, error: rangeError } = rangeParam(url.searchParams, "30d");
   const words = await pageMessages(request, ["admin"]);
   const picked = url.searchParams.get("user");
   if (params.id === undefined && picked !== null) {
     const { id, error } = memberIdParam(picked);
     if (id !== null && !rangeError) return redirect(`${base}/analytics/user-journey/${id}?range=${range}`);
-    const userError = error ? "admin.journey.badId" : "admin.journey.enterId";
+    const userError = error ?? "admin.journey.enterId";
     return data({ base, range, rangeError, userError, userInput: picked, member: null, sessions: [], ...words }, { status: 400 });
   }
   if (params.id === undefined) return { base, range, rangeError, userError: null, userInput: "", member: null, sessions: [], ...words };
   const { id, error } = memberIdParam(params.id);
-  if (id === null) throw new Response((await requestT(request))(error ? "admin.journey.badId" : "admin.journey.notFound"), { status: 404 });
+  if (id === null) throw new Response((await requestT(request))(error ?? "admin.journey.notFound"), { status: 404 });
   const member = await getDb()("users").where({ id }).first<{ id: number; name: string; email: string } | undefined>("id", "name", "email");
   if (!member) throw new Response((await requestT(request))("admin.member.notFound"), { status: 404 });
   if (rangeError) return data({ base, range, rangeError, userError: null, userInput: String(id), member, sessions: [], ...words }, { status: 400 });

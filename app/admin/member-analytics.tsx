@@ -2,7 +2,7 @@ import { data, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionA
 import { Form, useLoaderData } from "@remix-run/react";
 import { getClickHouse } from "~/analytics/clickhouse.server";
 import { memberAnalytics, memberIdParam, rangeParam, readOrFailure } from "~/analytics/insights.server";
-import { adminBase, FigureTable, InsightLinks, PlainLink, RANGE_ERROR, RangeSelect } from "~/components/analytics-insights";
+import { adminBase, FigureTable, InsightLinks, PlainLink, RangeSelect } from "~/components/analytics-insights";
 import { ErrorList } from "~/components/forms";
 import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
 import { getDb } from "~/server/db.server";
@@ -37,8 +37,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     .where({ id })
     .first<{ id: number; name: string; email: string; role: string } | undefined>("id", "name", "email", "role");
   if (!member) throw new Response((await requestT(request))("admin.member.notFound"), { status: 404 });
-  const { range, error: badRange } = rangeParam(url.searchParams, "30d");
-  const error = badRange ? RANGE_ERROR : null;
+  const { range, error } = rangeParam(url.searchParams, "30d");
   const words = await pageMessages(request, ["admin"]);
   if (error) return data({ base, range, error, member, stats: null, failure: null, ...words }, { status: 400 });
   // The log keeps the English; the page says the catalogue's words.

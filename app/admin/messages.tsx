@@ -4,7 +4,6 @@ import { Form, useActionData, useLoaderData, useNavigation, useSubmit } from "@r
 import { Link } from "~/components/link";
 import { useEffect, useState } from "react";
 import { ChatAvatar } from "~/components/chat";
-import { ADMIN_SECTIONS } from "~/components/coming-soon";
 import { ErrorList, FormMessage } from "~/components/forms";
 import { findAdminConversation, type AdminConversation, type AdminMessage } from "~/models/admin-conversation.server";
 import { deleteConversationAsAdmin, flagConversationAsAdmin, listConversationsForAdmin, readConversation } from "~/operations/admin-conversations.server";
@@ -148,7 +147,7 @@ export default function AdminMessages() {
   const { t } = useT();
   return (
     <section className="container admin-messages" aria-labelledby="messages-title">
-      <h1 id="messages-title">{t(ADMIN_SECTIONS.messages.title)}</h1>
+      <h1 id="messages-title">{t("admin.messages.heading")}</h1>
       <FormMessage success={answer ? null : notice} />
       <ErrorList errors={answer?.errors} />
       {confirmDelete ? (

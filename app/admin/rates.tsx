@@ -2,7 +2,6 @@ import { getFormProps, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
-import { ADMIN_SECTIONS } from "~/components/coming-soon";
 import { ErrorList, Field, FormMessage, SubmitButton } from "~/components/forms";
 import { currentUsdRate, setUsdRate, usdRateHistory } from "~/operations/exchange-rates.server";
 import { adminScreenLoader } from "~/server/admin-area.server";
@@ -79,7 +78,7 @@ export default function AdminRates() {
   });
   return (
     <section className="container admin-rates" aria-labelledby="rates-title">
-      <h1 id="rates-title">{t(ADMIN_SECTIONS.rates.title)}</h1>
+      <h1 id="rates-title">{t("admin.rates.heading")}</h1>
       <FormMessage success={lastResult ? null : notice} />
       <p className="rate-current">
         {current ? (

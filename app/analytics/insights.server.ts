@@ -11,6 +11,7 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import { z } from "zod";
 import { quote } from "~/analytics/clickhouse-sql.server";
 import { RANGES, type Range } from "~/analytics/events";
+import type { FunnelStepKey } from "~/analytics/funnel-steps";
 import { inWindow, reportWindow, type ReportWindow } from "~/analytics/reports.server";
 import { overSessions, sources, windowSpan } from "~/analytics/rollup-sources.server";
 import { FACT, HEATMAP_CELL_PX, HEATMAP_COLUMNS, HEATMAP_MAX_ROWS, joined, SESSION_KEY, spansCondition } from "~/analytics/rollup-sql.server";
@@ -38,13 +39,13 @@ function percentage(part: number, whole: number): number {
 /** The grid, as the derived click_days bin it (rollup-sql.server.ts). */
 export { HEATMAP_CELL_PX, HEATMAP_COLUMNS, HEATMAP_MAX_ROWS };
 
-/** A page as the heatmap takes it: a path as the tables store them (cleanPath), at most 500 characters. */
+/** A page as the heatmap takes it: a path as the tables store them (cleanPath), at most 500 characters. Its messages are catalogue keys. */
 export const HeatmapPage = z
   .string()
   .trim()
-  .min(1, "Choose a page")
-  .max(500, "A page is at most 500 characters")
-  .regex(/^\/[^\s]*$/, "A page is a path such as /gig/12");
+  .min(1, "admin.heatmap.choosePage")
+  .max(500, "admin.heatmap.pageTooLong")
+  .regex(/^\/[^\s]*$/, "admin.heatmap.pageNotPath");
 
 /** The devices a heatmap can be narrowed to (a phone's page is laid out apart from a desktop's). */
 export const HEATMAP_DEVICES = ["mobile", "tablet", "desktop"] as const;
@@ -116,7 +117,8 @@ export async function clickedPages(client: ClickHouseClient, range: Range, { now
 // ---------------------------------------------------------------------------------------------------------
 // Conversion funnel.
 
-export type FunnelStep = { key: string; label: string; count: number; dropOff: number | null };
+/** `key`: the step, which the screen and the API name (app/analytics/funnel-steps.ts). */
+export type FunnelStep = { key: FunnelStepKey; count: number; dropOff: number | null };
 
 /** A conversion type's server-recorded facts in the window (platform tested after FINAL, never in WHERE). */
 const serverFacts = (where: string, type: "order_placed" | "order_paid", columns: string) =>
@@ -169,16 +171,16 @@ export async function conversionFunnel(client: ClickHouseClient, range: Range, {
     z.object({ step_visit: uint, step_gig_view: uint, step_contact: uint, step_placed: uint, step_paid: uint }),
     [],
   );
-  const counts: [string, string, number][] = [
-    ["visit", "Visit", sessions?.step_visit ?? 0],
-    ["gig_view", "Gig view", sessions?.step_gig_view ?? 0],
-    ["contact", "Contact or continue", sessions?.step_contact ?? 0],
-    ["order_placed", "Order placed", sessions?.step_placed ?? 0],
-    ["paid", "Paid", sessions?.step_paid ?? 0],
+  const counts: [FunnelStepKey, number][] = [
+    ["visit", sessions?.step_visit ?? 0],
+    ["gig_view", sessions?.step_gig_view ?? 0],
+    ["contact", sessions?.step_contact ?? 0],
+    ["order_placed", sessions?.step_placed ?? 0],
+    ["paid", sessions?.step_paid ?? 0],
   ];
-  return counts.map(([key, label, count], i) => {
-    const before = i === 0 ? null : counts[i - 1]![2];
-    return { key, label, count, dropOff: before === null ? null : before === 0 ? 0 : Math.round(((before - count) * 1000) / before) / 10 };
+  return counts.map(([key, count], i) => {
+    const before = i === 0 ? null : counts[i - 1]![1];
+    return { key, count, dropOff: before === null ? null : before === 0 ? 0 : Math.round(((before - count) * 1000) / before) / 10 };
   });
 }
 
@@ -338,19 +340,19 @@ export async function memberAnalytics(client: ClickHouseClient, userId: number, 
 
 const RANGE_NAMES = Object.keys(RANGES) as Range[];
 
-/** The `range` of a query string: one of 1d, 7d, 30d, 90d; `fallback` when absent; an error message when not one of them. */
+/** The `range` of a query string: one of 1d, 7d, 30d, 90d; `fallback` when absent; the error's catalogue key when not one of them. */
 export function rangeParam(params: URLSearchParams, fallback: Range): { range: Range; error: string | null } {
   const value = params.get("range");
   if (value === null || value === "") return { range: fallback, error: null };
   if ((RANGE_NAMES as string[]).includes(value)) return { range: value as Range, error: null };
-  return { range: fallback, error: `Choose a range: ${RANGE_NAMES.join(", ")}` };
+  return { range: fallback, error: "admin.insights.rangeError" };
 }
 
-/** A member id from a form or a path: a positive whole number, or an error message. */
+/** A member id from a form or a path: a positive whole number, or the error's catalogue key. */
 export function memberIdParam(value: string | null | undefined): { id: number | null; error: string | null } {
   if (value === null || value === undefined || value.trim() === "") return { id: null, error: null };
   const trimmed = value.trim();
-  if (!/^\d{1,12}$/.test(trimmed) || Number(trimmed) <= 0) return { id: null, error: "A member id is a whole number such as 12" };
+  if (!/^\d{1,12}$/.test(trimmed) || Number(trimmed) <= 0) return { id: null, error: "admin.journey.badId" };
   return { id: Number(trimmed), error: null };
 }
 

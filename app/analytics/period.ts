@@ -10,14 +10,14 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export const MAX_CUSTOM_DAYS = 366;
 export const DEFAULT_RANGE: Range = "7d";
 
+/** A period; the screen names it in the reader's language (a range by RANGE_LABEL_KEYS, custom days by their dates). */
 export type PeriodChoice =
-  | { kind: "range"; range: Range; label: string; slug: string }
+  | { kind: "range"; range: Range; slug: string }
   /** `window`: Unix seconds, from < t <= to, as the reports take it. */
-  | { kind: "custom"; from: string; to: string; window: { from: number; to: number }; label: string; slug: string };
+  | { kind: "custom"; from: string; to: string; window: { from: number; to: number }; slug: string };
 
+/** Each field's problem, as a catalogue key of namespace `admin` (app/i18n/message-key.ts: `sayMessage` says it). */
 export type PeriodErrors = { range?: string; from?: string; to?: string };
-
-export const RANGE_LABELS: Record<Range, string> = { "1d": "Last 24 hours", "7d": "Last 7 days", "30d": "Last 30 days", "90d": "Last 90 days" };
 
 function day(value: string): number | null {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return null;
@@ -38,18 +38,18 @@ export function parsePeriod(
   if (range === "" && from === "" && to === "") return { ok: true, period: named(DEFAULT_RANGE) };
   if (range !== "custom" && range !== "") {
     if (Object.hasOwn(RANGES, range)) return { ok: true, period: named(range as Range) };
-    return { ok: false, errors: { range: "Choose a range: last 24 hours, 7 days, 30 days or 90 days, or custom dates." }, values };
+    return { ok: false, errors: { range: "admin.period.chooseRange" }, values };
   }
   const errors: PeriodErrors = {};
   const fromMs = day(from);
   const toMs = day(to);
-  if (from === "") errors.from = "Enter the first day (YYYY-MM-DD).";
-  else if (fromMs === null) errors.from = "Enter the first day as a date, such as 2026-01-31.";
-  if (to === "") errors.to = "Enter the last day (YYYY-MM-DD).";
-  else if (toMs === null) errors.to = "Enter the last day as a date, such as 2026-01-31.";
+  if (from === "") errors.from = "admin.period.enterFrom";
+  else if (fromMs === null) errors.from = "admin.period.fromNotDate";
+  if (to === "") errors.to = "admin.period.enterTo";
+  else if (toMs === null) errors.to = "admin.period.toNotDate";
   if (fromMs !== null && toMs !== null) {
-    if (toMs < fromMs) errors.to = "The last day must be on or after the first day.";
-    else if ((toMs - fromMs) / DAY_MS + 1 > MAX_CUSTOM_DAYS) errors.to = "Choose at most one year (366 days).";
+    if (toMs < fromMs) errors.to = "admin.period.toBeforeFrom";
+    else if ((toMs - fromMs) / DAY_MS + 1 > MAX_CUSTOM_DAYS) errors.to = "admin.period.tooLong";
   }
   if (errors.from || errors.to || fromMs === null || toMs === null) return { ok: false, errors, values };
   return {
@@ -60,14 +60,13 @@ export function parsePeriod(
       to,
       // Both days whole: from the first day's 00:00:00 to the last day's 23:59:59 (UTC).
       window: { from: fromMs / 1000 - 1, to: (toMs + DAY_MS) / 1000 - 1 },
-      label: from === to ? `${from} (UTC)` : `${from} to ${to} (UTC)`,
       slug: from === to ? from : `${from}_${to}`,
     },
   };
 }
 
 function named(range: Range): PeriodChoice {
-  return { kind: "range", range, label: RANGE_LABELS[range], slug: range };
+  return { kind: "range", range, slug: range };
 }
 
 /** The query string of a period (for links, the export and the form's values). */

@@ -3,36 +3,10 @@
  * times, last on Fri 12 Dec 14:05") so that a member who signs in daily still sees what else happened.
  */
 import { usePreferences } from "~/hooks/use-preferences";
+import { MEMBER_ACTIVITY_KEY, sayActivity } from "~/domain/activity";
 import { T, useT } from "~/i18n/react";
 
-export type ActivityLine = { id: number; kind: string; label: string; at: Date | string; count: number };
-
-/** What each kind of activity says (app/models/activity.server.ts's kinds); an unknown kind keeps the model's label. */
-const ACTIVITY: Record<string, string> = {
-  joined: "dashboard.activity.joined",
-  signed_in: "dashboard.activity.signedIn",
-  profile_updated: "dashboard.activity.profileUpdated",
-  notifications_updated: "dashboard.activity.notificationsUpdated",
-  billing_updated: "dashboard.activity.billingUpdated",
-  preferences_updated: "dashboard.activity.preferencesUpdated",
-  password_changed: "dashboard.activity.passwordChanged",
-  password_reset: "dashboard.activity.passwordReset",
-  signed_out_elsewhere: "dashboard.activity.signedOutElsewhere",
-  status_active: "dashboard.activity.statusActive",
-  status_suspended: "dashboard.activity.statusSuspended",
-  status_banned: "dashboard.activity.statusBanned",
-  gig_published: "dashboard.activity.gigPublished",
-  gig_saved: "dashboard.activity.gigSaved",
-  gig_paused: "dashboard.activity.gigPaused",
-  gig_resumed: "dashboard.activity.gigResumed",
-  gig_deleted: "dashboard.activity.gigDeleted",
-  became_seller: "dashboard.activity.becameSeller",
-  review_left: "dashboard.activity.reviewLeft",
-  review_edited: "dashboard.activity.reviewEdited",
-  review_deleted: "dashboard.activity.reviewDeleted",
-  order_placed: "dashboard.activity.orderPlaced",
-  payment_requested: "dashboard.activity.paymentRequested",
-};
+export type ActivityLine = { id: number; kind: string; at: Date | string; count: number };
 
 export function ActivityList({ items }: { items: ActivityLine[] }) {
   const { t } = useT();
@@ -52,7 +26,7 @@ export function ActivityList({ items }: { items: ActivityLine[] }) {
             </span>
           ) : (
             <>
-              <span>{Object.hasOwn(ACTIVITY, a.kind) ? t(ACTIVITY[a.kind]!) : a.label}</span>
+              <span>{sayActivity(t, MEMBER_ACTIVITY_KEY, a.kind, "dashboard.activity.unknown")}</span>
               <time dateTime={new Date(a.at).toISOString()}>{dateTime(a.at)}</time>
             </>
           )}

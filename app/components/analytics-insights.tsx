@@ -185,9 +185,6 @@ export function PlainLink({ href, children }: { href: string; children?: ReactNo
   return <a href={href}>{children}</a>;
 }
 
-/** The insight screens' range parameter's error, as a catalogue key (rangeParam words it in English). */
-export const RANGE_ERROR = "admin.insights.rangeError";
-
 const CLOCKS = new Map<string, Intl.DateTimeFormat>();
 
 /**

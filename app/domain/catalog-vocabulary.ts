@@ -14,20 +14,21 @@ export const TIER_LABEL: Record<Tier, string> = { basic: "Basic", standard: "Sta
 /** The tiers' names people read, as catalogue keys (app/locales/<language>/catalog.json). */
 export const TIER_KEY: Record<Tier, string> = { basic: "catalog.tier.basic", standard: "catalog.tier.standard", premium: "catalog.tier.premium" };
 
-/**
- * A member's level as stored ("New Seller", "Level 1", "Level 2", "Top Rated", a client's "Member") → the key
- * of its name in the reader's language. A level not listed here is shown as it is stored.
- */
-export const LEVEL_KEY: Record<string, string> = {
-  "New Seller": "catalog.level.new",
-  "Level 1": "catalog.level.one",
-  "Level 2": "catalog.level.two",
-  "Top Rated": "catalog.level.top",
-  Member: "catalog.level.member",
+/** A member's level, as stored (users.level, a CHECK holds it to these): a seller's four, and a client's `member`. */
+export const LEVELS = ["new", "level_1", "level_2", "top_rated", "member"] as const;
+export type Level = (typeof LEVELS)[number];
+
+/** Each level's name in the reader's language, as a catalogue key (app/locales/<language>/catalog.json). */
+export const LEVEL_KEY: Record<Level, string> = {
+  new: "catalog.level.new",
+  level_1: "catalog.level.one",
+  level_2: "catalog.level.two",
+  top_rated: "catalog.level.top",
+  member: "catalog.level.member",
 };
 
-/** A stored level in the reader's language (`t` from useT), or as stored when it is not one we know. */
-export const sayLevel = (t: (key: string) => string, level: string): string => (Object.hasOwn(LEVEL_KEY, level) ? t(LEVEL_KEY[level]!) : level);
+/** A level in the reader's language (`t` from useT). */
+export const sayLevel = (t: (key: string) => string, level: Level): string => t(LEVEL_KEY[level]);
 
 /** A rating as people read it, with one decimal ("4.0"): `number(rating, ONE_DECIMAL)` (usePreferences). */
 export const ONE_DECIMAL: Intl.NumberFormatOptions = { minimumFractionDigits: 1, maximumFractionDigits: 1 };

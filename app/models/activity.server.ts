@@ -1,56 +1,9 @@
 /** What happened on an account: written beside the change it describes, read by the dashboard. */
+import type { ActivityKind } from "~/domain/activity";
 import { prepared, type Db } from "~/server/db.server";
 
-export type ActivityKind =
-  | "joined"
-  | "signed_in"
-  | "profile_updated"
-  | "notifications_updated"
-  | "billing_updated"
-  | "preferences_updated"
-  | "password_changed"
-  | "password_reset"
-  | "signed_out_elsewhere"
-  | "status_active"
-  | "status_suspended"
-  | "status_banned"
-  | "gig_published"
-  | "gig_saved"
-  | "gig_paused"
-  | "gig_resumed"
-  | "gig_deleted"
-  | "became_seller"
-  | "review_left"
-  | "review_edited"
-  | "review_deleted"
-  | "order_placed"
-  | "payment_requested";
-
-const LABELS: Record<string, string> = {
-  joined: "You joined Soko",
-  signed_in: "You signed in",
-  profile_updated: "You updated your profile",
-  notifications_updated: "You changed your notification settings",
-  billing_updated: "You updated your mobile-money number",
-  preferences_updated: "You changed your preferences",
-  password_changed: "You changed your password",
-  password_reset: "You reset your password",
-  signed_out_elsewhere: "You signed out of your other sessions",
-  status_active: "Your account was activated",
-  status_suspended: "Your account was suspended",
-  status_banned: "Your account was banned",
-  gig_published: "You published a gig",
-  gig_saved: "You saved a gig as a draft",
-  gig_paused: "You paused a gig",
-  gig_resumed: "You published a paused gig again",
-  gig_deleted: "You deleted a gig",
-  became_seller: "You started selling on Soko",
-  review_left: "You reviewed a gig",
-  review_edited: "You changed a review",
-  review_deleted: "You deleted a review",
-  order_placed: "You placed an order",
-  payment_requested: "You asked for an order's payment again",
-};
+/** The kinds, and the words that say them: app/domain/activity.ts. */
+export type { ActivityKind };
 
 export async function recordActivity(db: Db, userId: number, kind: ActivityKind, details: Record<string, unknown>) {
   await db("activity").insert({ user_id: userId, kind, details: JSON.stringify(details) });
@@ -64,7 +17,7 @@ export async function recordActivities(db: Db, rows: { userId: number; kind: Act
 }
 
 /** One line of the activity list: one row, or a run of sign-ins one after another (`count` of them, the last `at`). */
-export type ActivityItem = { id: number; kind: string; label: string; at: Date; count: number };
+export type ActivityItem = { id: number; kind: string; at: Date; count: number };
 
 /** How far back the list looks for runs of sign-ins: a bound on the rows read, however often a member signs in. */
 const WINDOW = 500;
@@ -92,7 +45,6 @@ export async function listRecentActivity(db: Db, userId: number, limit = 8): Pro
   return rows.map((r: Record<string, any>) => ({
     id: Number(r.id),
     kind: r.kind,
-    label: LABELS[r.kind] ?? r.kind.replace(/_/g, " "),
     at: r.at,
     count: Number(r.n),
   }));

@@ -28,31 +28,8 @@ export type BusinessFigures = {
   totalGigs: number;
 };
 
-export type RecentActivity = { id: number; user: string; action: string; timestamp: Date };
-
-/** What an activity row says to an admin, about the member (app/models/activity.server.ts says it to them). */
-const ACTIVITY_WORDS: Record<string, string> = {
-  joined: "joined Soko",
-  signed_in: "signed in",
-  profile_updated: "updated their profile",
-  notifications_updated: "changed their notification settings",
-  billing_updated: "updated their mobile-money number",
-  preferences_updated: "changed their preferences",
-  password_changed: "changed their password",
-  password_reset: "reset their password",
-  signed_out_elsewhere: "signed out of their other sessions",
-  status_active: "was activated",
-  status_suspended: "was suspended",
-  status_banned: "was banned",
-  gig_published: "published a gig",
-  gig_saved: "saved a gig as a draft",
-  gig_paused: "paused a gig",
-  gig_resumed: "published a paused gig again",
-  gig_deleted: "deleted a gig",
-  became_seller: "started selling",
-  review_left: "reviewed a gig",
-  order_placed: "placed an order",
-};
+/** `kind`: the activity's kind (app/domain/activity.ts), which the screen and the API word in the reader's language. */
+export type RecentActivity = { id: number; user: string; kind: string; timestamp: Date };
 
 const num = (value: unknown) => Number(value ?? 0);
 
@@ -107,5 +84,5 @@ export async function recentActivity(db: Db, limit = RECENT_ACTIVITY_ROWS): Prom
     ])
     .limit(limit)
     .select("a.id", "a.kind", "a.created_at", "u.name");
-  return rows.map((r) => ({ id: Number(r.id), user: r.name, action: ACTIVITY_WORDS[r.kind] ?? r.kind.replace(/_/g, " "), timestamp: r.created_at }));
+  return rows.map((r) => ({ id: Number(r.id), user: r.name, kind: r.kind, timestamp: r.created_at }));
 }

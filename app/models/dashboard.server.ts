@@ -7,7 +7,9 @@ import { orderFigures } from "~/models/order.server";
 import type { SessionUser } from "~/models/session.server";
 import type { Db } from "~/server/db.server";
 
-export type StatCard = { label: string; value: number; kind: "count" | "money" | "rating" };
+/** The dashboard's figures, by code: the screen names them in the reader's language. */
+export type StatName = "publishedGigs" | "activeOrders" | "earnings" | "rating" | "completedOrders" | "totalSpent" | "savedSellers";
+export type StatCard = { name: StatName; value: number; kind: "count" | "money" | "rating" };
 
 export type DashboardGig = { id: number; title: string; status: "draft" | "published" | "paused"; startingPriceUgx: number | null };
 
@@ -20,10 +22,10 @@ export async function getDashboardStats(db: Db, user: SessionUser): Promise<Stat
       sellerEarnings(db, user.id),
     ]);
     return [
-      { label: "Published gigs", value: Number(published?.count ?? 0), kind: "count" },
-      { label: "Active orders", value: orders.sellingActive, kind: "count" },
-      { label: "Earnings", value: earnedUgx, kind: "money" },
-      { label: "Rating", value: Number(me?.rating ?? 0), kind: "rating" },
+      { name: "publishedGigs", value: Number(published?.count ?? 0), kind: "count" },
+      { name: "activeOrders", value: orders.sellingActive, kind: "count" },
+      { name: "earnings", value: earnedUgx, kind: "money" },
+      { name: "rating", value: Number(me?.rating ?? 0), kind: "rating" },
     ];
   }
   const [saved, orders] = await Promise.all([
@@ -31,10 +33,10 @@ export async function getDashboardStats(db: Db, user: SessionUser): Promise<Stat
     orderFigures(db, user.id),
   ]);
   return [
-    { label: "Active orders", value: orders.buyingActive, kind: "count" },
-    { label: "Completed orders", value: orders.boughtCompleted, kind: "count" },
-    { label: "Total spent", value: orders.spentUgx, kind: "money" },
-    { label: "Saved sellers", value: Number(saved?.count ?? 0), kind: "count" },
+    { name: "activeOrders", value: orders.buyingActive, kind: "count" },
+    { name: "completedOrders", value: orders.boughtCompleted, kind: "count" },
+    { name: "totalSpent", value: orders.spentUgx, kind: "money" },
+    { name: "savedSellers", value: Number(saved?.count ?? 0), kind: "count" },
   ];
 }
 

@@ -6,6 +6,7 @@
  * number), as their public profile does.
  */
 import type { Knex } from "knex";
+import type { Level } from "~/domain/catalog-vocabulary";
 import type { Db } from "~/server/db.server";
 
 export type DirectoryQuery = {
@@ -17,8 +18,8 @@ export type DirectoryQuery = {
   location?: string;
   /** The lowest rating (0–5). */
   rating?: number;
-  /** The member's level, whatever its case ("Top Rated"). */
-  level?: string;
+  /** The member's level (its code: top_rated). */
+  level?: Level;
   limit: number;
   after: DirectoryCursor | null;
 };
@@ -31,7 +32,7 @@ export type DirectoryEntry = {
   name: string;
   username: string;
   avatarKey: string | null;
-  level: string;
+  level: Level;
   rating: number;
   reviewsCount: number;
   location: string;
@@ -83,7 +84,7 @@ export async function listFreelancers(db: Db, q: DirectoryQuery): Promise<{ item
     );
   if (q.skill) query.whereRaw("EXISTS (SELECT 1 FROM unnest(u.skills) AS s(skill) WHERE lower(s.skill) = lower(?))", [q.skill]);
   if (q.location) query.whereRaw("u.location ILIKE ? ESCAPE '\\'", [`%${likeEscaped(q.location)}%`]);
-  if (q.level) query.whereRaw("lower(u.level) = lower(?)", [q.level]);
+  if (q.level) query.where("u.level", q.level);
   if (q.rating !== undefined) query.where("u.rating", ">=", q.rating);
   if (q.category) {
     const byId = /^\d{1,9}$/.test(q.category);

@@ -7,6 +7,7 @@
  * app/models/catalog-spelling.server.ts); they read gig cards from here.
  */
 import { gigReviewsJson, reviewPageFrom, type Review } from "~/models/review.server";
+import type { Level } from "~/domain/catalog-vocabulary";
 import { prepared, type Db } from "~/server/db.server";
 import { TIERS, type GigFormValue, type PackageInput, type Tier } from "~/schemas/gig";
 
@@ -99,7 +100,7 @@ export type GigPage = {
     name: string;
     username: string;
     location: string;
-    level: string | null;
+    level: Level | null;
     rating: number;
     reviewsCount: number;
     avatarKey: string | null;

@@ -3,22 +3,25 @@
  * conversation's side panel), and how complete the member's own profile is (the dashboard's panel). Reads
  * only; a member's profile is written by the account operations through app/models/user.server.ts.
  */
+import type { Level } from "~/domain/catalog-vocabulary";
 import type { Db } from "~/server/db.server";
 import type { Role, Settings } from "~/models/user.server";
 
-/** What the profile-completion panel counts, and the names it shows for what is missing. */
-export function profileCompletion(s: Settings): { percent: number; missing: string[] } {
-  const fields: [string, boolean][] = [
-    ["Name", s.name.trim().length > 0],
-    ["Profile photo", Boolean(s.avatarKey)],
-    ["Bio", s.bio.trim().length > 0],
-    ["Location", s.location.trim().length > 0],
-    ["Languages", s.languages.length > 0],
+/** What the profile-completion panel counts, by code: the dashboard names what is missing in the reader's language. */
+export type ProfilePart = "name" | "photo" | "bio" | "location" | "languages" | "skills" | "mobileMoney";
+
+export function profileCompletion(s: Settings): { percent: number; missing: ProfilePart[] } {
+  const fields: [ProfilePart, boolean][] = [
+    ["name", s.name.trim().length > 0],
+    ["photo", Boolean(s.avatarKey)],
+    ["bio", s.bio.trim().length > 0],
+    ["location", s.location.trim().length > 0],
+    ["languages", s.languages.length > 0],
     ...(s.role === "freelancer"
       ? ([
-          ["Skills", s.skills.length > 0],
-          ["Mobile money number", Boolean(s.mobileMoneyNumber)],
-        ] as [string, boolean][])
+          ["skills", s.skills.length > 0],
+          ["mobileMoney", Boolean(s.mobileMoneyNumber)],
+        ] as [ProfilePart, boolean][])
       : []),
   ];
   const done = fields.filter(([, ok]) => ok).length;
@@ -34,7 +37,7 @@ export type PublicProfile = {
   username: string;
   role: Role;
   avatarKey: string | null;
-  level: string;
+  level: Level;
   rating: number;
   reviewsCount: number;
   location: string;

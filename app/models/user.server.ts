@@ -8,6 +8,7 @@
  */
 import { randomInt } from "node:crypto";
 import { deleteUserSessions } from "~/models/session.server";
+import type { Level } from "~/domain/catalog-vocabulary";
 import type { Db } from "~/server/db.server";
 import { verifyPassword } from "~/server/password.server";
 
@@ -84,7 +85,7 @@ export async function createUser(db: Db, input: NewUser): Promise<{ id: number; 
         years_experience: input.yearsExperience ?? null,
         portfolio_url: input.portfolioUrl ?? null,
         bio: input.bio ?? "",
-        level: input.role === "freelancer" ? "New Seller" : "Member",
+        level: input.role === "freelancer" ? "new" : "member",
         language: input.language ?? "en",
       })
       .onConflict()
@@ -135,7 +136,7 @@ export type Settings = {
   languages: string[];
   portfolioUrl: string | null;
   yearsExperience: number | null;
-  level: string;
+  level: Level;
   rating: number;
   reviewsCount: number;
   createdAt: Date;

@@ -14,10 +14,10 @@ import { listUnreadConversations } from "~/models/conversation.server";
 import { listAttentionOrders } from "~/models/order.server";
 import { listNotifications } from "~/models/notification.server";
 import { markNotificationsRead } from "~/operations/notifications.server";
-import { getDashboardStats, listOwnGigs } from "~/models/dashboard.server";
+import { getDashboardStats, listOwnGigs, type StatName } from "~/models/dashboard.server";
 import { memberBalances } from "~/models/ledger.server";
 import { listPayouts, type PayoutRow } from "~/models/payment.server";
-import { profileCompletion } from "~/models/profile.server";
+import { profileCompletion, type ProfilePart } from "~/models/profile.server";
 import { getSettings } from "~/models/user.server";
 import { requestWithdrawal } from "~/operations/payments.server";
 import { requireMemberActor, requireUser } from "~/server/auth.server";
@@ -163,30 +163,27 @@ const PAYOUT_STATUS = {
   failed: "dashboard.payouts.status.failed",
 } as const;
 
-/** The figures' names (app/models/dashboard.server.ts names them in English): their keys. */
-const STAT_LABEL: Record<string, string> = {
-  "Published gigs": "dashboard.stats.publishedGigs",
-  "Active orders": "dashboard.stats.activeOrders",
-  Earnings: "dashboard.stats.earnings",
-  Rating: "dashboard.stats.rating",
-  "Completed orders": "dashboard.stats.completedOrders",
-  "Total spent": "dashboard.stats.totalSpent",
-  "Saved sellers": "dashboard.stats.savedSellers",
+/** The figures' names, by their codes (app/models/dashboard.server.ts). */
+const STAT_LABEL: Record<StatName, string> = {
+  publishedGigs: "dashboard.stats.publishedGigs",
+  activeOrders: "dashboard.stats.activeOrders",
+  earnings: "dashboard.stats.earnings",
+  rating: "dashboard.stats.rating",
+  completedOrders: "dashboard.stats.completedOrders",
+  totalSpent: "dashboard.stats.totalSpent",
+  savedSellers: "dashboard.stats.savedSellers",
 };
 
-/** What the profile lacks (app/models/profile.server.ts names it in English): the keys of those names. */
-const MISSING_LABEL: Record<string, string> = {
-  Name: "dashboard.completion.name",
-  "Profile photo": "dashboard.completion.photo",
-  Bio: "dashboard.completion.bio",
-  Location: "dashboard.completion.location",
-  Languages: "dashboard.completion.languages",
-  Skills: "dashboard.completion.skills",
-  "Mobile money number": "dashboard.completion.mobileMoney",
+/** What the profile lacks, by its codes (app/models/profile.server.ts). */
+const MISSING_LABEL: Record<ProfilePart, string> = {
+  name: "dashboard.completion.name",
+  photo: "dashboard.completion.photo",
+  bio: "dashboard.completion.bio",
+  location: "dashboard.completion.location",
+  languages: "dashboard.completion.languages",
+  skills: "dashboard.completion.skills",
+  mobileMoney: "dashboard.completion.mobileMoney",
 };
-
-/** A name from a model in the reader's language, or as it came when there is no key for it. */
-const say = (t: ReturnType<typeof useT>["t"], keys: Record<string, string>, name: string) => (Object.hasOwn(keys, name) ? t(keys[name]!) : name);
 
 export default function Dashboard() {
   const { t } = useT();
@@ -212,9 +209,9 @@ export default function Dashboard() {
 
       <ul className="stat-grid" aria-label={t("dashboard.stats.label")}>
         {d.stats.map((s) => (
-          <li key={s.label} className="stat-card">
+          <li key={s.name} className="stat-card">
             <span className="stat-value">{s.kind === "money" ? price(s.value) : s.kind === "rating" ? number(s.value, ONE_DECIMAL) : s.value}</span>
-            <span className="stat-label">{say(t, STAT_LABEL, s.label)}</span>
+            <span className="stat-label">{t(STAT_LABEL[s.name])}</span>
           </li>
         ))}
       </ul>
@@ -311,7 +308,7 @@ export default function Dashboard() {
               <p>{t("dashboard.completion.missing")}</p>
               <ul>
                 {d.completion.missing.map((m) => (
-                  <li key={m}>{say(t, MISSING_LABEL, m)}</li>
+                  <li key={m}>{t(MISSING_LABEL[m])}</li>
                 ))}
               </ul>
               <p>

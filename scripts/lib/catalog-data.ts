@@ -480,7 +480,7 @@ const LAST_NAMES = [
   "Ochieng",
 ];
 const TOWNS = ["Kampala", "Entebbe", "Jinja", "Mbarara", "Gulu", "Mbale", "Masaka", "Lira", "Fort Portal", "Arua", "Wakiso", "Mukono"];
-const LEVELS = ["New Seller", "Level 1", "Level 2", "Top Rated"];
+const LEVELS = ["new", "level_1", "level_2", "top_rated"];
 const REVIEW_COMMENTS = [
   "Excellent work, delivered early. Will order again.",
   "Very professional and easy to talk to. Highly recommended!",

@@ -93,7 +93,7 @@ const FREELANCERS = [
   ["Moses Opio", "Arua", ["PHP", "Laravel", "Mobile money APIs"]],
 ] as const;
 
-const LEVELS = ["New Seller", "Level 1", "Level 2", "Top Rated"] as const;
+const LEVELS = ["new", "level_1", "level_2", "top_rated"] as const;
 
 /** Gig title templates per category; each becomes one published gig with three packages. */
 const GIG_TITLES: Record<DemoCategory["slug"], string[]> = {

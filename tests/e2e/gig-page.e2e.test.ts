@@ -33,7 +33,7 @@ describeBothModes("Gig page", (mode) => {
     await db("users")
       .where({ id: seller.id })
       .update({
-        level: "Top Rated",
+        level: "top_rated",
         rating: 4.8,
         reviews_count: 37,
         response_time_hours: 2,

@@ -194,7 +194,7 @@ describe.each(ENGINES)("analytics insights ($name)", ({ engine, build }) => {
     expect(await heatmap(client, "/nowhere", "7d", { now: NOW })).toMatchObject({ clicks: 0, unplaced: 0, rows: 10, cells: [] });
     // Quotes in a page are data, not SQL.
     expect((await heatmap(client, "/gig/1'--", "7d", { now: NOW })).clicks).toBe(0);
-    await expect(heatmap(client, "not a path", "7d", { now: NOW })).rejects.toThrow(/A page is a path/);
+    await expect(heatmap(client, "not a path", "7d", { now: NOW })).rejects.toThrow(/admin\.heatmap\.pageNotPath/);
     expect(await clickedPages(client, "7d", { now: NOW })).toEqual([
       { page: "/gig/1", clicks: 7 },
       { page: "/gig/2", clicks: 1 },
@@ -203,11 +203,11 @@ describe.each(ENGINES)("analytics insights ($name)", ({ engine, build }) => {
 
   it("counts every step of the conversion funnel in sessions, each a share of the one before, so no drop-off is negative", async () => {
     expect(await conversionFunnel(client, "30d", { now: NOW })).toEqual([
-      { key: "visit", label: "Visit", count: 6, dropOff: null },
-      { key: "gig_view", label: "Gig view", count: 3, dropOff: 50 },
-      { key: "contact", label: "Contact or continue", count: 2, dropOff: 33.3 },
-      { key: "order_placed", label: "Order placed", count: 2, dropOff: 0 },
-      { key: "paid", label: "Paid", count: 1, dropOff: 50 },
+      { key: "visit", count: 6, dropOff: null },
+      { key: "gig_view", count: 3, dropOff: 50 },
+      { key: "contact", count: 2, dropOff: 33.3 },
+      { key: "order_placed", count: 2, dropOff: 0 },
+      { key: "paid", count: 1, dropOff: 50 },
     ]);
     // Nothing in the day before NOW: zeros, and no drop-off from nothing.
     expect((await conversionFunnel(client, "1d", { now: new Date("2026-03-01T00:00:00Z") })).map((s) => [s.count, s.dropOff])).toEqual([

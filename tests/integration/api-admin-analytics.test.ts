@@ -147,6 +147,12 @@ describe("GET /admin/dashboard", () => {
     expect(behaviour.topCountries.map((c: { country: string }) => c.country)).toEqual(["Uganda", "Kenya", "Rwanda"]);
     expect(behaviour.conversionRate).toBe(0.25);
   });
+
+  it("says recent activity by kind and in words", async () => {
+    await t.db("activity").insert({ user_id: member.id, kind: "order_placed", details: "{}", created_at: new Date(Date.now() + 60_000) });
+    const answer = await asAdmin("/admin/dashboard", "/admin/dashboard");
+    expect(answer.body.data.recentActivity[0]).toMatchObject({ member: "Journey Member", kind: "order_placed", action: "placed an order" });
+  });
 });
 
 describe("GET /admin/stats and /admin/analytics", () => {
@@ -242,6 +248,8 @@ describe("GET /admin/heatmap", () => {
     const answer = await asAdmin("/admin/heatmap", "/admin/heatmap?page=gig&device=watch");
     expect(answer.status).toBe(400);
     expect(Object.keys(answer.body.issues).sort()).toEqual(["query.device", "query.page"]);
+    // The page's check carries a catalogue key; the answer says it in words.
+    expect(answer.body.issues["query.page"][0].message).toBe("A page is a path such as /gig/12");
   });
 });
 
@@ -251,6 +259,13 @@ describe("GET /admin/analytics/conversion-funnel", () => {
     expect(answer.status).toBe(200);
     expect(answer.body.data.range).toBe("30d");
     expect(answer.body.data.steps.map((s: { sessions: number }) => s.sessions)).toEqual([4, 1, 1, 1, 0]);
+    expect(answer.body.data.steps.map((s: { key: string; label: string }) => [s.key, s.label])).toEqual([
+      ["visit", "Visit"],
+      ["gig_view", "Gig view"],
+      ["contact", "Contact or continue"],
+      ["order_placed", "Order placed"],
+      ["paid", "Paid"],
+    ]);
     expect(answer.body.data.steps[0].dropOff).toBeNull();
     expect(answer.body.data.steps[1].dropOff).toBe(75);
   });

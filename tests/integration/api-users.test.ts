@@ -299,11 +299,11 @@ describe("GET /users/freelancers", () => {
     await t
       .db("users")
       .where({ id: kampala.id })
-      .update({ location: "Kampala, Uganda", rating: 4.8, level: "Top Rated", skills: ["Quokka"] });
+      .update({ location: "Kampala, Uganda", rating: 4.8, level: "top_rated", skills: ["Quokka"] });
     await t
       .db("users")
       .where({ id: gulu.id })
-      .update({ location: "Gulu", rating: 3.9, level: "Level 1", skills: ["Quokka"] });
+      .update({ location: "Gulu", rating: 3.9, level: "level_1", skills: ["Quokka"] });
     await createGig(t.db, { sellerId: gulu.id, category: "web-development" });
     await createGig(t.db, { sellerId: kampala.id, category: "web-development", status: "draft" });
     const web = await t.db("categories").where({ slug: "web-development" }).first("id");
@@ -319,18 +319,21 @@ describe("GET /users/freelancers", () => {
     expect(await ids("location=kampala")).toEqual([kampala.id]);
     expect(await ids("location=%25")).toEqual([]);
     expect(await ids("rating=4.5")).toEqual([kampala.id]);
-    expect(await ids("level=top%20rated")).toEqual([kampala.id]);
+    expect(await ids("level=top_rated")).toEqual([kampala.id]);
+    expect(await ids("level=level_1")).toEqual([gulu.id]);
+    expect(await ids("level=")).toEqual([kampala.id, gulu.id]);
     expect(await ids("")).toEqual([kampala.id, gulu.id]);
   });
 
-  it("refuses a cursor it did not give beside query.cursor, and a bad limit or rating beside theirs", async () => {
+  it("refuses a cursor it did not give beside query.cursor, and a bad limit, rating or level beside theirs", async () => {
     for (const cursor of ["nonsense!", Buffer.from("9.99:1").toString("base64url"), Buffer.from("4.50:abc").toString("base64url")]) {
       const answer = await api.call("get", "/users/freelancers", `/users/freelancers?cursor=${encodeURIComponent(cursor)}`, { headers: from() });
       expect(answer.status, cursor).toBe(400);
       expect(Object.keys(answer.body.issues)).toEqual(["query.cursor"]);
     }
-    const bad = await api.call("get", "/users/freelancers", "/users/freelancers?limit=500&rating=six", { headers: from() });
+    const bad = await api.call("get", "/users/freelancers", "/users/freelancers?limit=500&rating=six&level=Top%20Rated", { headers: from() });
     expect(bad.status).toBe(400);
-    expect(Object.keys(bad.body.issues).sort()).toEqual(["query.limit", "query.rating"]);
+    // A level is its code (top_rated), not the words a page shows.
+    expect(Object.keys(bad.body.issues).sort()).toEqual(["query.level", "query.limit", "query.rating"]);
   });
 });

@@ -158,7 +158,6 @@ describe("listRecentActivity", () => {
       { kind: "signed_in", count: 3, at: at(3).toISOString() },
       { kind: "joined", count: 1, at: at(0).toISOString() },
     ]);
-    expect(items.map((i) => i.label)).toEqual(["You signed in", "You updated your profile", "You signed in", "You joined Soko"]);
     // The limit counts items, not rows.
     expect((await listRecentActivity(t.db, me.id, 2)).map((i) => i.count)).toEqual([5, 1]);
   });

@@ -30,7 +30,7 @@ describe("test-data factories", () => {
         .then((r) => r!);
     expect(await verifyPassword(DEFAULT_PASSWORD, (await stored(seller.id)).password_hash)).toBe(true);
     expect(await verifyPassword("another-pass-1", (await stored(other.id)).password_hash)).toBe(true);
-    expect(await stored(held.id)).toMatchObject({ status: "suspended", level: "Member" });
+    expect(await stored(held.id)).toMatchObject({ status: "suspended", level: "member" });
     expect(await createUser(t.db, { password: null }).then((u) => stored(u.id))).toMatchObject({ password_hash: null });
     const token = await createSession(t.db, seller.id);
     expect(await getSessionUser(t.db, token)).toMatchObject({ id: seller.id, username: "amara_n" });

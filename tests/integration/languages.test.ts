@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { messagesFor, readSourceCatalogues } from "~/i18n/catalog.server";
 import { closeRedis } from "~/server/redis.server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { createSession, createUser, type TestUser } from "../support/factories";
+import { createGig, createSession, createUser, type TestUser } from "../support/factories";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 const BROWSER = "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
@@ -190,6 +190,24 @@ describe("the catalogue files a page loads (ADR 048)", () => {
     expect(await old.text()).toContain(JSON.stringify(words.en.legal!["legal.terms.title"]!).slice(1, -1).slice(0, 20));
     for (const name of ["en/ops.AAAAAAAAAA", "en/mail.AAAAAAAAAA", "xx/legal.AAAAAAAAAA", "en/legal.noSuchArea.AAAAAAAAAA", "en/nothing.AAAAAAAAAA", "en/legal"]) {
       expect((await fetch(`${server.baseUrl}/words/${name}.js`)).status, name).toBe(404);
+    }
+  });
+});
+
+describe("a seller's level", () => {
+  it("is stored as a code and said in the reader's language on the profile and the gig page", async () => {
+    const seller = await createUser(t.db, { role: "freelancer", name: "Level Nakato" });
+    expect((await t.db("users").where({ id: seller.id }).first("level")).level).toBe("new");
+    await t.db("users").where({ id: seller.id }).update({ level: "top_rated" });
+    const gig = await createGig(t.db, { sellerId: seller.id });
+    // The page's text, without its scripts (the loader data travel in them).
+    const text = async (path: string, lang: "en" | "sw" | "lg") =>
+      (await page(path, { "Accept-Language": lang })).html.replace(/<script\b[^>]*>[\s\S]*?<\/script>/g, "").replace(/<!-- -->/g, "");
+    for (const lang of ["en", "sw", "lg"] as const) {
+      const level = words[lang].catalog!["catalog.level.top"]!;
+      expect(await text(`/user/${seller.username}`, lang)).toContain(`<dd>${level}</dd>`);
+      expect(await text(`/gig/${gig.id}`, lang)).toContain(level);
+      if (lang !== "en") expect(await text(`/user/${seller.username}`, lang)).not.toContain(words.en.catalog!["catalog.level.top"]!);
     }
   });
 });

@@ -87,7 +87,7 @@ describe("join", () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     const { userId, token, persistent, username } = result.value;
-    expect(await user(userId)).toMatchObject({ email: "amina@example.ug", username: "amina_nansubuga", role: "client", level: "Member", status: "active" });
+    expect(await user(userId)).toMatchObject({ email: "amina@example.ug", username: "amina_nansubuga", role: "client", level: "member", status: "active" });
     expect(persistent).toBe(false);
     expect(await getSessionUser(t.db, token)).toMatchObject({ id: userId, username });
     expect(await t.db("activity").where({ user_id: userId }).select("kind", "details")).toEqual([{ kind: "joined", details: { role: "client" } }]);
@@ -121,7 +121,7 @@ describe("join", () => {
     if (!result.ok) throw new Error(JSON.stringify(result));
     expect(await user(result.value.userId)).toMatchObject({
       role: "freelancer",
-      level: "New Seller",
+      level: "new",
       skills: ["Logo design", "Branding"],
       years_experience: 4,
       portfolio_url: "https://okello.example",
@@ -610,7 +610,7 @@ describe("createMember (the platform's accounts: demo data)", () => {
     expect(await user(result.value.id)).toMatchObject({
       role: "freelancer",
       username: "ruth_achieng",
-      level: "New Seller",
+      level: "new",
       skills: ["Branding"],
       bio: "Logos.",
       password_hash: passwordHash,

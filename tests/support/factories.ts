@@ -80,7 +80,7 @@ export async function createUser(db: Db, options: UserOptions = {}): Promise<Tes
       password_hash: passwordHash,
       role,
       status: options.status ?? "active",
-      level: role === "freelancer" ? "New Seller" : "Member",
+      level: role === "freelancer" ? "new" : "member",
       ...(options.preferredCurrency ? { preferred_currency: options.preferredCurrency } : {}),
     })
     .returning("id");

@@ -14,6 +14,8 @@ import { RANGES, type Range } from "~/analytics/events";
 import { readOrFailure } from "~/analytics/insights.server";
 import { activeUsers, conversions, pageViews, periodWindow, realTime, referrers, sessionReport, traffic } from "~/analytics/reports.server";
 import { businessFigures, recentActivity } from "~/models/admin-dashboard.server";
+import { ADMIN_ACTIVITY_KEY, sayActivity } from "~/domain/activity";
+import { sayIn } from "~/content/operation-messages";
 import { ok, type Failure, type Result } from "~/operations/core.server";
 import { currentUsdRate } from "~/operations/exchange-rates.server";
 import { getDb } from "~/server/db.server";
@@ -102,7 +104,15 @@ const Dashboard = z.object({
     totalRevenue: Money,
     totalGigs: count().describe("Published gigs."),
   }),
-  recentActivity: z.array(z.object({ id: z.number().int(), member: z.string(), action: z.string(), at: Iso })),
+  recentActivity: z.array(
+    z.object({
+      id: z.number().int(),
+      member: z.string(),
+      kind: z.string().describe("What kind of activity: joined, signed_in, gig_published, order_placed…"),
+      action: z.string().describe("What the member did, in the answer's language."),
+      at: Iso,
+    }),
+  ),
   behaviour: z
     .object({
       activeUsers: count().describe("Sessions seen in the last 5 minutes."),
@@ -193,9 +203,10 @@ export const adminAnalyticsCalls = [
     tag: "Admin",
     access: "admin",
     response: Dashboard,
-    async handle() {
+    async handle({ locale }) {
       const db = getDb();
       const now = new Date();
+      const say = sayIn(locale);
       const [b, activity, behaviour, usd] = await Promise.all([businessFigures(db, { now }), recentActivity(db), readBehaviour(now), rate()]);
       return ok({
         at: iso(now),
@@ -209,7 +220,13 @@ export const adminAnalyticsCalls = [
           totalRevenue: moneyOf(b.totalRevenueUgx, usd),
           totalGigs: b.totalGigs,
         },
-        recentActivity: activity.map((a) => ({ id: a.id, member: a.user, action: a.action, at: iso(a.timestamp) })),
+        recentActivity: activity.map((a) => ({
+          id: a.id,
+          member: a.user,
+          kind: a.kind,
+          action: sayActivity(say, ADMIN_ACTIVITY_KEY, a.kind, "admin.activity.unknown"),
+          at: iso(a.timestamp),
+        })),
         behaviour,
       });
     },

@@ -10,7 +10,9 @@ import { z } from "zod";
 import { getClickHouse } from "~/analytics/clickhouse.server";
 import { auditExport, exportCsv } from "~/analytics/export.server";
 import { clickedPages, conversionFunnel, heatmap, HEATMAP_DEVICES, HeatmapPage, memberAnalytics, userJourney } from "~/analytics/insights.server";
+import { FUNNEL_STEP_KEY, FUNNEL_STEPS } from "~/analytics/funnel-steps";
 import { EXPORT_REPORTS, type ExportReport } from "~/analytics/period";
+import { sayIn } from "~/content/operation-messages";
 import { periodWindow } from "~/analytics/reports.server";
 import { notFound, ok } from "~/operations/core.server";
 import { getDb } from "~/server/db.server";
@@ -89,13 +91,14 @@ export const adminInsightCalls = [
     query: z.object({ range: rangeOf("30d") }),
     response: z.object({
       ...Window,
-      steps: z.array(z.object({ key: z.string(), label: z.string(), sessions: count(), dropOff: z.number().nullable() })),
+      steps: z.array(z.object({ key: z.enum(FUNNEL_STEPS), label: z.string().describe("The step's name, in the answer's language."), sessions: count(), dropOff: z.number().nullable() })),
     }),
-    async handle({ query: { range } }) {
+    async handle({ query: { range }, locale }) {
       const now = new Date();
       const read = await fromAnalytics(() => conversionFunnel(getClickHouse(), range, { now }), "Failed to fetch conversion funnel");
       if (!read.ok) return read;
-      return ok({ ...windowOf(range, now), steps: read.value.map((s) => ({ key: s.key, label: s.label, sessions: s.count, dropOff: s.dropOff })) });
+      const say = sayIn(locale);
+      return ok({ ...windowOf(range, now), steps: read.value.map((s) => ({ key: s.key, label: say(FUNNEL_STEP_KEY[s.key]), sessions: s.count, dropOff: s.dropOff })) });
     },
   }),
   call({

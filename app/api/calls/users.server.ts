@@ -5,6 +5,7 @@
  * or an admin, is not found.
  */
 import { z } from "zod";
+import { LEVELS } from "~/domain/catalog-vocabulary";
 import { decodeDirectoryCursor, encodeDirectoryCursor, listFreelancers } from "~/models/freelancer-directory.server";
 import { getPublicProfile, getPublicProfileById, type PublicProfile } from "~/models/profile.server";
 import { getSettings, type Settings } from "~/models/user.server";
@@ -22,7 +23,7 @@ import { besideFile, FILE_FIELD, readFileParts } from "./uploads.server";
 const avatarUrlOf = (key: string | null) => (key ? imageUrl(key, "avatar") : null);
 
 const avatarUrl = z.string().nullable().describe("The profile picture (256 x 256 WebP), a path on this site; null without one.");
-const level = z.string().describe("The member's seller level: New Seller, Level 1, Level 2, Top Rated (a client's is Member).");
+const level = z.enum(LEVELS).describe("The member's level, a code: new, level_1, level_2, top_rated (a seller's), member (a client's).");
 const rating = z.number().min(0).max(5).describe("The average of their reviews, 0 before any.");
 
 /** The token's own member, as Settings shows them. */
@@ -129,7 +130,7 @@ const DirectoryQuery = PageQuery.extend({
   category: z.string().trim().max(60).optional().describe("A category's slug or id: freelancers with a published gig in it."),
   location: z.string().trim().max(100).optional().describe("Part of their location, whatever its case."),
   rating: z.coerce.number({ invalid_type_error: "rating is a number from 0 to 5" }).min(0).max(5).optional().describe("The lowest rating."),
-  level: z.string().trim().max(40).optional().describe("Their level, whatever its case: New Seller, Level 1, Level 2, Top Rated."),
+  level: z.preprocess((v) => (v === "" ? undefined : v), z.enum(LEVELS).optional()).describe("Their level's code: new, level_1, level_2, top_rated."),
   cursor: z
     .string()
     .max(500)
