@@ -1,4 +1,4 @@
-import { getFormProps, type SubmissionResult } from "@conform-to/react";
+import { getFormProps, type FieldMetadata, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
@@ -30,7 +30,8 @@ import { requestLocale } from "~/i18n/locale.server";
 /**
  * `/categories` on the admin host, `/admin/categories` on the main host (app/utils/site-routes.ts): the
  * marketplace's categories in display order with their gigs, and plain forms to add one, rename one (name and
- * description; `?edit=<id>` opens its form; the slug never changes), move one up or down, hide or show one,
+ * description; `?edit=<id>` opens its form; the slug never changes), each with its name and description in
+ * Luganda and Swahili (optional: a language left empty shows the English), move one up or down, hide or show one,
  * and delete one no gig uses (ADR 026). Each posts, then 303 back here with what was done (`?done=…&id=…`).
  */
 export const meta: MetaFunction<typeof loader> = ({ matches }) => {
@@ -236,7 +237,14 @@ function RenameForm({
     id: `rename-category-${category.id}`,
     lastResult: reply,
     constraint,
-    defaultValue: { name: category.name, description: category.description },
+    defaultValue: {
+      name: category.name,
+      description: category.description,
+      nameLg: category.translations.lg?.name ?? "",
+      descriptionLg: category.translations.lg?.description ?? "",
+      nameSw: category.translations.sw?.name ?? "",
+      descriptionSw: category.translations.sw?.description ?? "",
+    },
     schema: schemas.rename,
   });
   const { t } = useT();
@@ -257,6 +265,7 @@ function RenameForm({
         hint={t("admin.categories.descriptionHint", { max: limits.description })}
         inputProps={{ autoComplete: "off" }}
       />
+      <TranslationFields fields={fields} />
       <div className="admin-actions">
         <SubmitButton pendingLabel={t("admin.categories.saving")} name="intent" value="rename">
           {t("admin.categories.save")}
@@ -288,9 +297,27 @@ function AddForm({ constraint, limits, reply }: { constraint: FormConstraint; li
         hint={t("admin.categories.descriptionHint", { max: limits.description })}
         inputProps={{ autoComplete: "off" }}
       />
+      <TranslationFields fields={fields} />
       <SubmitButton pendingLabel={t("admin.categories.adding")} name="intent" value="add">
         {t("admin.categories.add")}
       </SubmitButton>
     </Form>
+  );
+}
+
+type TranslationField = "nameLg" | "descriptionLg" | "nameSw" | "descriptionSw";
+
+/** The name and description in Luganda and Swahili: optional; a language whose name is left empty shows the English. */
+function TranslationFields({ fields }: { fields: Record<TranslationField, FieldMetadata<unknown>> }) {
+  const { t } = useT();
+  return (
+    <fieldset className="category-translations">
+      <legend>{t("admin.categories.translations")}</legend>
+      <p className="field-hint">{t("admin.categories.translationsHint")}</p>
+      <Field field={fields.nameLg} label={t("admin.categories.nameLg")} inputProps={{ autoComplete: "off", lang: "lg" }} />
+      <Field field={fields.descriptionLg} label={t("admin.categories.descriptionLg")} inputProps={{ autoComplete: "off", lang: "lg" }} />
+      <Field field={fields.nameSw} label={t("admin.categories.nameSw")} inputProps={{ autoComplete: "off", lang: "sw" }} />
+      <Field field={fields.descriptionSw} label={t("admin.categories.descriptionSw")} inputProps={{ autoComplete: "off", lang: "sw" }} />
+    </fieldset>
   );
 }

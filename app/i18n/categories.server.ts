@@ -1,7 +1,8 @@
 /**
  * The categories' words in the reader's language (ADR 047), for the root loader: nothing for English (the rows'
  * own), else the translations, read at most once every few seconds per language (a category renamed by an
- * admin shows within that time, as the page cache's pages do).
+ * admin shows within that time, as the page cache's pages do; in the process that saved it, at once:
+ * the category operations forget what this process read).
  */
 import { categoryTranslations, type CategoryWords } from "~/models/category.server";
 import { getDb } from "~/server/db.server";
@@ -9,6 +10,11 @@ import type { Locale } from "~/i18n/locales";
 
 const FRESH_MS = 5_000;
 const cache = new Map<Locale, { at: number; words: Promise<CategoryWords> }>();
+
+/** Forgets the words read so far: the next page reads them again (after an admin changed a category). */
+export function forgetCategoryWords() {
+  cache.clear();
+}
 
 export function categoryWords(locale: Locale): Promise<CategoryWords> | null {
   if (locale === "en") return null;

@@ -45,7 +45,10 @@ export async function listCategoryOptions(db: Db, { include }: { include?: strin
   return query;
 }
 
-export type AdminCategory = Category & { hidden: boolean; position: number };
+/** A category's own words in Luganda and Swahili (the `translations` column): a language without an entry shows the English. */
+export type CategoryTranslations = Partial<Record<"lg" | "sw", { name: string; description?: string }>>;
+
+export type AdminCategory = Category & { hidden: boolean; position: number; translations: CategoryTranslations };
 
 /** Every category for the admin screen, hidden ones too, each with its number of gigs of any status. */
 export async function listCategoriesForAdmin(db: Db): Promise<AdminCategory[]> {
@@ -53,7 +56,7 @@ export async function listCategoriesForAdmin(db: Db): Promise<AdminCategory[]> {
     .leftJoin("gigs as g", "g.category_id", "c.id")
     .groupBy("c.id")
     .orderBy([{ column: "c.position" }, { column: "c.id" }])
-    .select("c.id", "c.slug", "c.name", "c.description", "c.hidden", "c.position", db.raw("count(g.id)::int as gig_count"));
+    .select("c.id", "c.slug", "c.name", "c.description", "c.hidden", "c.position", "c.translations", db.raw("count(g.id)::int as gig_count"));
   return rows.map((r) => ({
     id: r.id,
     slug: r.slug,
@@ -61,6 +64,7 @@ export async function listCategoriesForAdmin(db: Db): Promise<AdminCategory[]> {
     description: r.description,
     hidden: r.hidden,
     position: r.position,
+    translations: r.translations ?? {},
     gigCount: r.gig_count,
   }));
 }

@@ -1,12 +1,15 @@
 /**
  * The marketplace's categories, managed by admins (ADR 026): add, rename, reorder, hide or show, and delete
  * one no gig has ever used. Each is one transaction with its admin_audit_log row; every change drops the
- * cached anonymous pages (the landing page's cards and the catalog's category select show them).
+ * cached anonymous pages (the landing page's cards and the catalog's category select show them), and the
+ * categories' words this process keeps for Luganda and Swahili pages.
  */
 import type { Knex } from "knex";
-import { slugOf } from "~/models/category.server";
+import { forgetCategoryWords } from "~/i18n/categories.server";
+import { slugOf, type CategoryTranslations } from "~/models/category.server";
 import { adminOf, conflict, forbidden, invalid, issue, notFound, ok, transact, type Actor, type Result, type Tx } from "~/operations/core.server";
 import {
+  CATEGORY_LANGUAGES,
   type AddCategoryInput,
   type CategoryVisibilityInput,
   type DeleteCategoryInput,
@@ -16,10 +19,31 @@ import {
 
 type Options = { db?: Knex };
 
-type CategoryRow = { id: number; slug: string; name: string; description: string; hidden: boolean; position: number };
+type CategoryRow = { id: number; slug: string; name: string; description: string; hidden: boolean; position: number; translations: CategoryTranslations };
 
 async function lockCategory(tx: Tx, id: number): Promise<CategoryRow | undefined> {
-  return tx.trx("categories").where({ id }).forUpdate().first("id", "slug", "name", "description", "hidden", "position");
+  return tx.trx("categories").where({ id }).forUpdate().first("id", "slug", "name", "description", "hidden", "position", "translations");
+}
+
+/** The form's Luganda and Swahili words as the column keeps them: a language whose name is empty has no entry (it shows the English). */
+function translationsOf(input: AddCategoryInput | RenameCategoryInput): CategoryTranslations {
+  const out: CategoryTranslations = {};
+  for (const language of CATEGORY_LANGUAGES) {
+    const name = input[language.name];
+    const description = input[language.description];
+    if (name) out[language.locale] = description ? { name, description } : { name };
+  }
+  return out;
+}
+
+/** Whether two translations say the same (jsonb keeps no key order). */
+const sameTranslations = (a: CategoryTranslations, b: CategoryTranslations) =>
+  CATEGORY_LANGUAGES.every(({ locale }) => a[locale]?.name === b[locale]?.name && (a[locale]?.description ?? "") === (b[locale]?.description ?? ""));
+
+/** A change's result, once committed: this process's category words are read again (other processes' within seconds). */
+function afterChange<T>(result: Result<T>): Result<T> {
+  if (result.ok) forgetCategoryWords();
+  return result;
 }
 
 /** Whether another category has this name, whatever its case (a unique index says the same). */
@@ -37,7 +61,8 @@ export async function addCategory(actor: Actor, input: AddCategoryInput, { db }:
   if (!adminOf(actor)) return forbidden("access.admins_only");
   const base = slugOf(input.name);
   if (!base) return invalid({ name: [issue("category.name_needs_letters")] });
-  return transact(
+  const translations = translationsOf(input);
+  const result = await transact(
     actor,
     async (tx) => {
       // One add at a time, so two admins adding the same name meet the check rather than the unique index.
@@ -49,21 +74,25 @@ export async function addCategory(actor: Actor, input: AddCategoryInput, { db }:
       const last = await tx.trx("categories").max<{ max: number | null }>("position as max").first();
       const [row] = await tx
         .trx("categories")
-        .insert({ slug, name: input.name, description: input.description, position: (last?.max ?? -1) + 1 })
+        .insert({ slug, name: input.name, description: input.description, translations: JSON.stringify(translations), position: (last?.max ?? -1) + 1 })
         .returning("id");
       const id = Number(row.id);
-      await tx.audit({ action: "category.add", targetType: "category", targetId: id, details: { name: input.name, slug } });
+      const details: Record<string, unknown> = { name: input.name, slug };
+      if (Object.keys(translations).length) details.translations = translations;
+      await tx.audit({ action: "category.add", targetType: "category", targetId: id, details });
       tx.pagesChanged();
       return ok({ id, slug });
     },
     { db },
   );
+  return afterChange(result);
 }
 
-/** A category's new name and description; its slug stays, so links and gigs are unchanged. */
+/** A category's new name and description, in English and in Luganda and Swahili; its slug stays, so links and gigs are unchanged. */
 export async function renameCategory(actor: Actor, input: RenameCategoryInput, { db }: Options = {}): Promise<Result<{ id: number }>> {
   if (!adminOf(actor)) return forbidden("access.admins_only");
-  return transact(
+  const translations = translationsOf(input);
+  const result = await transact(
     actor,
     async (tx) => {
       // As when adding: names are checked under the table's lock, so two admins choosing one name at once get
@@ -72,17 +101,23 @@ export async function renameCategory(actor: Actor, input: RenameCategoryInput, {
       const before = await lockCategory(tx, input.categoryId);
       if (!before) return notFound("category.not_found");
       if (await nameTaken(tx, input.name, before.id)) return invalid({ name: [issue("category.name_taken")] });
-      if (before.name === input.name && before.description === input.description) return ok({ id: before.id });
-      await tx.trx("categories").where({ id: before.id }).update({ name: input.name, description: input.description });
+      const translated = !sameTranslations(before.translations ?? {}, translations);
+      if (before.name === input.name && before.description === input.description && !translated) return ok({ id: before.id });
+      await tx
+        .trx("categories")
+        .where({ id: before.id })
+        .update({ name: input.name, description: input.description, translations: JSON.stringify(translations) });
       const details: Record<string, unknown> = { slug: before.slug };
       if (before.name !== input.name) Object.assign(details, { from: before.name, to: input.name });
       if (before.description !== input.description) details.description = input.description;
+      if (translated) details.translations = translations;
       await tx.audit({ action: "category.rename", targetType: "category", targetId: before.id, details });
       tx.pagesChanged();
       return ok({ id: before.id });
     },
     { db },
   );
+  return afterChange(result);
 }
 
 /**

@@ -15,7 +15,7 @@ import { getSessionUser } from "~/models/session.server";
 import { addCategory, deleteCategory, moveCategory, renameCategory, setCategoryHidden } from "~/operations/categories.server";
 import type { Actor, Client } from "~/operations/core.server";
 import { saveGig } from "~/operations/gigs.server";
-import { AddCategorySchema, NAME_REQUIRED, NAME_TAKEN, NAME_TOO_LONG, RenameCategorySchema } from "~/schemas/category";
+import { AddCategorySchema, NAME_REQUIRED, NAME_TAKEN, NAME_TOO_LONG, RenameCategorySchema, TRANSLATION_NEEDS_NAME } from "~/schemas/category";
 import { gigFormSchema } from "~/schemas/gig";
 import { closeRedis } from "~/server/redis.server";
 import { migratePostgres } from "../../scripts/lib/migrate";
@@ -217,7 +217,7 @@ describe("category operations and screens", () => {
         ok: false,
         error: "forbidden",
       });
-      expect(await renameCategory(adminActor, { intent: "rename", categoryId: 999_999, name: "Ghost", description: "" }, opts())).toMatchObject({
+      expect(await renameCategory(adminActor, RenameCategorySchema.parse({ intent: "rename", categoryId: 999_999, name: "Ghost" }), opts())).toMatchObject({
         ok: false,
         error: "not_found",
       });
@@ -383,6 +383,50 @@ describe("category operations and screens", () => {
         expect(res.html).toContain(message);
       }
       expect(await categoryRows(t.db)).toEqual(before);
+    });
+
+    it("saves a category's Swahili name, which a Swahili visitor sees on browse at once; an empty one shows the English", async () => {
+      const id = await idOf("video-animation");
+      const browse = async (language: string) =>
+        decode(await (await fetch(`${server.baseUrl}/browse`, { headers: { "Accept-Language": language, Accept: "text/html" } })).text());
+      const option = (name: string) => `<option value="video-animation">${name}</option>`;
+      // A Swahili page first, so the server holds the category words the save must replace.
+      const swBefore = await browse("sw");
+      expect(swBefore).not.toContain(option("Video na Katuni"));
+      const rename = (fields: Record<string, string>) =>
+        http(`/admin/categories?edit=${id}`, {
+          who: "admin",
+          form: { intent: "rename", categoryId: String(id), name: "Video & Animation", description: "Edits and explainers.", nameLg: "Vidiyo", ...fields },
+        });
+
+      const saved = await rename({ nameSw: "Video na Katuni", descriptionSw: "Uhariri wa video na katuni." });
+      expect(saved.status).toBe(303);
+      expect((await t.db("categories").where({ id }).first("translations")).translations).toEqual({
+        lg: { name: "Vidiyo" },
+        sw: { name: "Video na Katuni", description: "Uhariri wa video na katuni." },
+      });
+      expect((await auditRows()).at(-1)).toMatchObject({
+        action: "category.rename",
+        details: { translations: { lg: { name: "Vidiyo" }, sw: { name: "Video na Katuni", description: "Uhariri wa video na katuni." } } },
+      });
+      // At once, not when this process's cached words go stale: the save forgot them.
+      expect(await browse("sw")).toContain(option("Video na Katuni"));
+      expect(await browse("lg")).toContain(option("Vidiyo"));
+      expect(await browse("en")).toContain(option("Video & Animation"));
+      // The form opens with what is saved, in every language.
+      const edit = await http(`/admin/categories?edit=${id}`, { who: "admin" });
+      expect(edit.html).toMatch(/name="nameSw"[^>]*value="Video na Katuni"|value="Video na Katuni"[^>]*name="nameSw"/);
+
+      // A description without its name is refused beside the name, changing nothing.
+      const refused = await rename({ nameSw: "", descriptionSw: "Maelezo peke yake." });
+      expect(refused.status).toBe(400);
+      expect(refused.html).toContain(words(TRANSLATION_NEEDS_NAME));
+      expect((await t.db("categories").where({ id }).first("translations")).translations.sw.name).toBe("Video na Katuni");
+
+      // Without a Swahili name, Swahili pages show the English.
+      expect((await rename({ nameSw: "", descriptionSw: "" })).status).toBe(303);
+      expect((await t.db("categories").where({ id }).first("translations")).translations).toEqual({ lg: { name: "Vidiyo" } });
+      expect(await browse("sw")).toContain(option("Video & Animation"));
     });
 
     it("adds, renames, moves, hides and deletes through the forms, each answered with 303 and its notice", async () => {
