@@ -4,7 +4,7 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { ErrorList, Field, FormMessage, TextAreaField } from "~/components/forms";
 import { disputeOutcomeOf, listOpenDisputes } from "~/models/dispute.server";
-import { getOrder, listDeliveries, listOrderEvents, listOrderFiles, type OrderEvent } from "~/models/order.server";
+import { eventsIn, getOrder, listDeliveries, listOrderEvents, listOrderFiles, type OrderEvent } from "~/models/order.server";
 import { readDisputeConversations, type DisputeConversation } from "~/operations/admin-conversations.server";
 import { resolveDispute } from "~/operations/disputes.server";
 import { adminScreenLoader } from "~/server/admin-area.server";
@@ -51,7 +51,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     open.map(async (d) => {
       const [order, events, deliveries, files] = await Promise.all([
         getOrder(db, d.orderId),
-        listOrderEvents(db, d.orderId),
+        listOrderEvents(db, d.orderId).then(async (list) => eventsIn(list, await requestLocale(request))),
         listDeliveries(db, d.orderId),
         listOrderFiles(db, d.orderId),
       ]);

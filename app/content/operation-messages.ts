@@ -306,3 +306,17 @@ export function limitedMessage(limited: Limited, locale: Locale = DEFAULT_LOCALE
   if (!limited.limit) return limited.message;
   return messageOf({ code: "limit.exceeded", params: { limit: limited.limit, retryAfter: limited.retryAfter } }, locale);
 }
+
+/** Words kept as a key of the catalogue and its values (ADR 047), stored beside their English and said when read. */
+export type Said = { key: string; values?: Record<string, string | number>; /** the English to store instead of the key's (a provider's own diagnosis) */ english?: string };
+
+/** Stored words in the reader's language: the key's when the row has one, else the text as stored (older rows, a member's own words). */
+export function sayStored(text: string, said: Said | null | undefined, locale: Locale = DEFAULT_LOCALE): string {
+  return said ? sayIn(locale)(said.key, said.values) : text;
+}
+
+/** Words to store: the English text (for anything reading the table directly) with the key and values to say them by. */
+export function storedWords(reason: string | Said | null | undefined): { text: string; key: string | null; values: string | null } {
+  if (reason === null || reason === undefined || typeof reason === "string") return { text: reason ?? "", key: null, values: null };
+  return { text: reason.english ?? sayIn(DEFAULT_LOCALE)(reason.key, reason.values), key: reason.key, values: JSON.stringify(reason.values ?? {}) };
+}

@@ -5,6 +5,8 @@
  */
 import type { Knex } from "knex";
 import type { Db } from "~/server/db.server";
+import { sayStored, storedWords, type Said } from "~/content/operation-messages";
+import type { Locale } from "~/i18n/locales";
 import { ORDER_TABS, type OrderFacts, type OrderStatus, type OrderTab } from "~/domain/order-rules";
 
 export type OrderRow = {
@@ -157,10 +159,15 @@ export async function updateOrder(db: Db, id: number, patch: Record<string, unkn
 
 export type EventRole = "buyer" | "seller" | "admin" | "system";
 
+/**
+ * A timeline entry. Its reason is a member's own words (a cancel's, a revision's), or Soko's as a key and values
+ * (`Said`), kept with their English and said in the reader's language when read (migration 20261207000003).
+ */
 export async function insertOrderEvent(
   db: Db,
-  e: { orderId: number; actorId: number | null; actorRole: EventRole; kind: string; from: string | null; to: string; reason?: string },
+  e: { orderId: number; actorId: number | null; actorRole: EventRole; kind: string; from: string | null; to: string; reason?: string | Said },
 ) {
+  const reason = storedWords(e.reason);
   await db("order_events").insert({
     order_id: e.orderId,
     actor_id: e.actorId,
@@ -168,7 +175,9 @@ export async function insertOrderEvent(
     kind: e.kind,
     from_status: e.from,
     to_status: e.to,
-    reason: e.reason ?? "",
+    reason: reason.text,
+    reason_key: reason.key,
+    reason_values: reason.values,
   });
 }
 
@@ -179,7 +188,9 @@ export type OrderEvent = {
   actorName: string | null;
   from: string | null;
   to: string;
+  /** The reason as stored: a member's words, or the English of Soko's (said in the reader's language by `reasonSaid`). */
   reason: string;
+  reasonSaid: Said | null;
   at: Date;
 };
 
@@ -188,7 +199,7 @@ export async function listOrderEvents(db: Db, orderId: number): Promise<OrderEve
     .leftJoin("users as u", "u.id", "e.actor_id")
     .where("e.order_id", orderId)
     .orderBy("e.id")
-    .select("e.id", "e.kind", "e.actor_role", "u.name", "e.from_status", "e.to_status", "e.reason", "e.created_at");
+    .select("e.id", "e.kind", "e.actor_role", "u.name", "e.from_status", "e.to_status", "e.reason", "e.reason_key", "e.reason_values", "e.created_at");
   return rows.map((r) => ({
     id: Number(r.id),
     kind: r.kind,
@@ -197,8 +208,14 @@ export async function listOrderEvents(db: Db, orderId: number): Promise<OrderEve
     from: r.from_status,
     to: r.to_status,
     reason: r.reason,
+    reasonSaid: r.reason_key ? { key: r.reason_key as string, values: (r.reason_values ?? {}) as Said["values"] } : null,
     at: r.created_at,
   }));
+}
+
+/** A timeline with every reason in the reader's language (Soko's by their keys; a member's words as they are). */
+export function eventsIn(events: OrderEvent[], locale: Locale): OrderEvent[] {
+  return events.map((e) => (e.reasonSaid ? { ...e, reason: sayStored(e.reason, e.reasonSaid, locale), reasonSaid: null } : e));
 }
 
 export async function insertDelivery(db: Db, orderId: number, message: string): Promise<number> {

@@ -3,6 +3,7 @@
  * provider also knows it by). Written only by app/operations/payments.server.ts.
  */
 import type { Db } from "~/server/db.server";
+import { storedWords, type Said } from "~/content/operation-messages";
 import { backoffDelay } from "~/utils/backoff";
 import type { Network, ProviderName } from "~/payments/provider.server";
 
@@ -19,7 +20,9 @@ export type PaymentRow = {
    * the order was, so given back whole (ADR 043).
    */
   status: "pending" | "successful" | "failed" | "refunded";
+  /** Why it failed: the provider's or our English (their diagnosis), and what the member reads, as a key (ADR 047). */
   failureReason: string | null;
+  failureSaid: Said | null;
   polls: number;
   /** Set when a newer payment of the order replaced it (the prompt sent again, another number); still followed while pending. */
   supersededAt: Date | null;
@@ -27,6 +30,13 @@ export type PaymentRow = {
   nextPollAt: Date;
   createdAt: Date;
 };
+
+/** Why a transfer failed, as stored: the English, and the key it is said by when there is one. */
+function failureColumns(reason: string | Said | undefined) {
+  if (reason === undefined) return { failure_reason: null, failure_key: null, failure_values: null };
+  const words = storedWords(reason);
+  return { failure_reason: words.text, failure_key: words.key, failure_values: words.values };
+}
 
 /** The columns payments and payouts share: a transfer named by our reference, and where it stands. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -38,6 +48,7 @@ const transferOf = (r: any) => ({
   reference: r.reference as string,
   amountUgx: Number(r.amount_ugx),
   failureReason: r.failure_reason as string | null,
+  failureSaid: r.failure_key ? { key: r.failure_key as string, values: (r.failure_values ?? {}) as Said["values"] } : null,
   polls: r.polls as number,
   createdAt: r.created_at as Date,
 });
@@ -101,11 +112,11 @@ export async function successfulPaymentOf(db: Db, orderId: number): Promise<Paym
 export async function settlePaymentRow(
   db: Db,
   id: number,
-  s: { status: "successful" | "failed" | "refunded"; providerTransactionId?: string | null; reason?: string },
+  s: { status: "successful" | "failed" | "refunded"; providerTransactionId?: string | null; reason?: string | Said },
 ) {
   await db("payments")
     .where({ id })
-    .update({ status: s.status, provider_transaction_id: s.providerTransactionId ?? null, failure_reason: s.reason ?? null, settled_at: db.fn.now() });
+    .update({ status: s.status, provider_transaction_id: s.providerTransactionId ?? null, ...failureColumns(s.reason), settled_at: db.fn.now() });
 }
 
 /** Asks again later: sooner at first (a phone prompt is answered in seconds), then less often. */
@@ -133,7 +144,9 @@ export type PayoutRow = {
   reference: string;
   amountUgx: number;
   status: "in_transit" | "paid" | "failed";
+  /** Why it failed: the provider's or our English (their diagnosis), and what the member reads, as a key (ADR 047). */
   failureReason: string | null;
+  failureSaid: Said | null;
   polls: number;
   createdAt: Date;
   settledAt: Date | null;
@@ -192,10 +205,10 @@ export async function getPayoutByReference(db: Db, reference: string, { lock = f
   return row ? toPayout(row) : null;
 }
 
-export async function settlePayoutRow(db: Db, id: number, s: { status: "paid" | "failed"; providerTransactionId?: string | null; reason?: string }) {
+export async function settlePayoutRow(db: Db, id: number, s: { status: "paid" | "failed"; providerTransactionId?: string | null; reason?: string | Said }) {
   await db("payouts")
     .where({ id })
-    .update({ status: s.status, provider_transaction_id: s.providerTransactionId ?? null, failure_reason: s.reason ?? null, settled_at: db.fn.now() });
+    .update({ status: s.status, provider_transaction_id: s.providerTransactionId ?? null, ...failureColumns(s.reason), settled_at: db.fn.now() });
 }
 
 export async function duePayoutReferences(db: Db, at: Date, limit = 100): Promise<string[]> {

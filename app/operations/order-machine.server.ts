@@ -47,7 +47,7 @@ import { conversionFact } from "~/analytics/conversions.server";
 import { lockJournalAccounts, postJournal } from "~/models/ledger-journals.server";
 import { resolvedPartsOf } from "~/models/dispute.server";
 import { insertNotification, sayNotice, type Notice } from "~/models/notification.server";
-import { sayIn } from "~/content/operation-messages";
+import { sayIn, type Said } from "~/content/operation-messages";
 import { insertOrderEvent, updateOrder, type EventRole, type OrderRow } from "~/models/order.server";
 import { sendMail } from "~/models/outbox.server";
 import { insertPayout, type PaymentRow } from "~/models/payment.server";
@@ -95,7 +95,7 @@ export async function transition(
     reason = "",
     patch = {},
     valueUgx,
-  }: { kind?: string; reason?: string; patch?: Record<string, unknown>; /** what a completion is worth, if not the price */ valueUgx?: number } = {},
+  }: { kind?: string; reason?: string | Said; patch?: Record<string, unknown>; /** what a completion is worth, if not the price */ valueUgx?: number } = {},
 ): Promise<Failure | null> {
   if (!canTransition(order.status, step)) return conflict("order.not_allowed_now", { status: order.status });
   const to = TRANSITIONS[step].to;
@@ -121,7 +121,7 @@ export async function transition(
 }
 
 /** A step that changes no status (a cancel request, a dispute opened, a clearance) still goes on the timeline. */
-export async function note(tx: Tx, order: OrderRow, by: OrderActor, kind: string, reason = "") {
+export async function note(tx: Tx, order: OrderRow, by: OrderActor, kind: string, reason: string | Said = "") {
   await insertOrderEvent(tx.trx, { orderId: order.id, actorId: by.id, actorRole: by.role, kind, from: order.status, to: order.status, reason });
 }
 

@@ -49,6 +49,7 @@ import { deleteOrderFile, type StoredOrderFile } from "~/server/files/order-file
 import { AUTO_COMPLETE_MS, CLEARANCE_MS, orderActions, type OrderAction } from "~/domain/order-rules";
 import type { CheckoutInput } from "~/schemas/order";
 import { consume } from "~/server/rate-limit.server";
+import type { Said } from "~/content/operation-messages";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -295,7 +296,7 @@ export async function approveOrder(actor: Actor, input: { orderId: number }, opt
   );
 }
 
-async function complete(tx: Tx, order: OrderRow, by: OrderActor, kind: string, now: Date, step: "approve" | "auto_complete" = "approve", reason = "") {
+async function complete(tx: Tx, order: OrderRow, by: OrderActor, kind: string, now: Date, step: "approve" | "auto_complete" = "approve", reason: string | Said = "") {
   const refused = await transition(tx, order, step, by, { kind, reason, patch: { completed_at: now } });
   if (refused) return refused;
   await releaseEscrow(tx, order);
@@ -411,7 +412,7 @@ export async function runOrderTimers(actor: Actor, options: PaymentOptions = {})
           const order = await lockOrder(tx.trx, id);
           if (!order || order.status !== "delivered" || !order.deliveredAt || order.deliveredAt.getTime() > now.getTime() - AUTO_COMPLETE_MS) return ok(false);
           if (await openDisputeOf(tx.trx, order.id)) return ok(false);
-          const refused = await complete(tx, order, by, "auto_completed", now, "auto_complete", "No answer within 3 days of the delivery");
+          const refused = await complete(tx, order, by, "auto_completed", now, "auto_complete", { key: "ops.reason.noAnswerAfterDelivery" });
           if (refused) return ok(false);
           await notifyParty(tx, order.buyerId, order, "order_completed", orderNotice.autoCompleted(order));
           return ok(true);
@@ -431,7 +432,7 @@ export async function runOrderTimers(actor: Actor, options: PaymentOptions = {})
           if (order.completedAt.getTime() > now.getTime() - CLEARANCE_MS) return ok(false);
           await clearEarnings(tx, order);
           await updateOrder(tx.trx, order.id, { cleared_at: now });
-          await note(tx, order, by, "cleared", "The earnings are available to withdraw");
+          await note(tx, order, by, "cleared", { key: "ops.reason.earningsAvailable" });
           await notifyParty(tx, order.sellerId, order, "earnings_cleared", orderNotice.earningsCleared(order));
           return ok(true);
         },

@@ -74,7 +74,7 @@ export async function payAgain(
       });
       const same = previous?.msisdn === payer.msisdn && previous.network === payer.network;
       const to = `${maskMsisdn(payer.msisdn)} (${NETWORK_LABEL[payer.network]})`;
-      await note(tx, order, { id: buyer.id, role: "buyer" }, "payment_requested", same ? `Sent again to ${to}` : `Another number: ${to}`);
+      await note(tx, order, { id: buyer.id, role: "buyer" }, "payment_requested", { key: same ? "ops.reason.sentAgain" : "ops.reason.anotherNumber", values: { number: to } });
       await tx.activity(buyer.id, "payment_requested", { orderId: order.id, network: payer.network, again: same });
       return ok({ reference, superseded });
     },
@@ -122,7 +122,10 @@ export async function returnExtraPayment(tx: Tx, order: OrderRow, payment: Payme
   await settlePaymentRow(tx.trx, payment.id, { status: "refunded", providerTransactionId });
   await postJournal(tx.trx, "payment_returned", { paymentId: payment.id, orderId: order.id, buyerId: order.buyerId, paidUgx: payment.amountUgx });
   const reference = await sendRefund(tx, order, payment, payment.amountUgx, `refund:payment:${payment.id}`);
-  await note(tx, order, { id: null, role: "system" }, "extra_payment_refunded", `${maskMsisdn(payment.msisdn)} paid after another payment of this order`);
+  await note(tx, order, { id: null, role: "system" }, "extra_payment_refunded", {
+    key: "ops.reason.paidAfterAnother",
+    values: { number: maskMsisdn(payment.msisdn) },
+  });
   await notifyParty(tx, order.buyerId, order, "order_refunded", orderNotice.secondPaymentRefunded(order));
   return reference;
 }

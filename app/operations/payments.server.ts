@@ -29,6 +29,7 @@ import { capturePayment, note, notifyParty, refundBuyer, transition } from "~/op
 import { returnExtraPayment } from "~/operations/payment-retries.server";
 import { orderNotice } from "~/operations/order-notices.server";
 import type { PaymentProvider, TransferStatus } from "~/payments/provider.server";
+import { failureWords } from "~/payments/failure-words.server";
 import { getProviders, type Providers } from "~/payments/registry.server";
 import { getDb } from "~/server/db.server";
 import { maskUrlCredentials } from "~/utils/mask-url";
@@ -134,12 +135,12 @@ export async function settlePayment(
         }
         // Paid after the order was given up (the 30 minutes passed, or the buyer cancelled): give it back.
         refundReference = await refundBuyer(tx, order, payment);
-        await note(tx, order, SYSTEM, "late_payment_refunded", "The payment arrived after the order was cancelled; it is being refunded.");
+        await note(tx, order, SYSTEM, "late_payment_refunded", { key: "ops.reason.latePaymentRefunded" });
         await notifyParty(tx, order.buyerId, order, "order_refunded", orderNotice.latePaymentRefunded(order));
         return ok({ orderId: order.id, settlement: "failed" as Settlement });
       }
       if (status.status === "failed" || (status.status === "pending" && age(payment) >= PENDING_GIVE_UP_MS)) {
-        const reason = status.status === "failed" ? status.reason : "No answer from the provider for a day";
+        const reason = failureWords(status.status === "failed" ? status.reason : "No answer from the provider for a day");
         await settlePaymentRow(tx.trx, payment.id, { status: "failed", reason });
         // A superseded payment failing (declined, expired, withdrawn) leaves its order to the newer one.
         if (order.status === "pending_payment" && !payment.supersededAt) {
@@ -152,7 +153,7 @@ export async function settlePayment(
       // about, so that a payer who approves after all is refunded (the late path above), never charged for nothing.
       // (Only on a clear "pending": a provider that cannot be asked may have taken the money.)
       if (status.status === "pending" && order.status === "pending_payment" && now().getTime() - order.createdAt.getTime() >= UNPAID_EXPIRY_MS) {
-        const reason = "Not paid within 30 minutes";
+        const reason = { key: "ops.reason.notPaidInTime" };
         await transition(tx, order, "fail_payment", SYSTEM, { kind: "payment_failed", reason, patch: { cancelled_at: now() } });
         await notifyParty(tx, order.buyerId, order, "payment_failed", orderNotice.paymentFailed(order));
         await deferPoll(tx.trx, "payments", payment.id, payment.polls);
@@ -208,9 +209,10 @@ export async function requestPayment(reference: string, { db, providers = getPro
         const order = await lockOrder(tx.trx, payment.orderId);
         const row = await getPaymentByReference(tx.trx, reference, { lock: true });
         if (!order || !row || row.status !== "pending") return ok(null);
-        await settlePaymentRow(tx.trx, row.id, { status: "failed", reason: outcome.reason });
+        const reason = failureWords(outcome.reason);
+        await settlePaymentRow(tx.trx, row.id, { status: "failed", reason });
         if (order.status === "pending_payment" && !row.supersededAt) {
-          await transition(tx, order, "fail_payment", SYSTEM, { kind: "payment_failed", reason: outcome.reason, patch: { cancelled_at: new Date() } });
+          await transition(tx, order, "fail_payment", SYSTEM, { kind: "payment_failed", reason, patch: { cancelled_at: new Date() } });
         }
         return ok(null);
       },
@@ -249,7 +251,7 @@ export async function pollPayments(actor: Actor, options: PaymentOptions = {}): 
       async (tx) => {
         const order = await lockOrder(tx.trx, Number(id));
         if (!order || order.status !== "pending_payment") return ok(null);
-        await transition(tx, order, "fail_payment", SYSTEM, { kind: "payment_failed", reason: "Not paid within 30 minutes", patch: { cancelled_at: now() } });
+        await transition(tx, order, "fail_payment", SYSTEM, { kind: "payment_failed", reason: { key: "ops.reason.notPaidInTime" }, patch: { cancelled_at: now() } });
         return ok(null);
       },
       { db },
@@ -348,7 +350,7 @@ async function applyPayoutStatus(actor: Actor, known: PayoutRow, status: Transfe
         return ok({ settlement: "paid" as const });
       }
       if (status.status === "failed") {
-        await settlePayoutRow(tx.trx, payout.id, { status: "failed", reason: status.reason });
+        await settlePayoutRow(tx.trx, payout.id, { status: "failed", reason: failureWords(status.reason) });
         await postJournal(tx.trx, "payout_returned", { payoutId: payout.id, userId: payout.userId, payoutKind: payout.kind, amountUgx: payout.amountUgx });
         await insertNotification(tx.trx, {
           userId: payout.userId,

@@ -97,7 +97,7 @@ export async function createReview(actor: Actor, input: ReviewInput, { db }: { d
         kind: "reviewed",
         from: "completed",
         to: "completed",
-        reason: `${rating} of 5 stars`,
+        reason: { key: "ops.reason.stars", values: { rating } },
       });
       return ok({ id: id! });
     },

@@ -36,6 +36,7 @@ import ordersStylesUrl from "~/styles/orders.css?url";
 import type { Locale } from "~/i18n/locales";
 import { ONE_DECIMAL } from "~/domain/catalog-vocabulary";
 import { requestLocale } from "~/i18n/locale.server";
+import { sayStored } from "~/content/operation-messages";
 import { pageMessages, requestT } from "~/i18n/messages.server";
 import { metaI18n, T, useT } from "~/i18n/react";
 
@@ -92,12 +93,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
     completion: profileCompletion(settings),
     notice: GIG_NOTICES[params.get("gig") ?? ""] ?? null,
     balances,
-    payouts: payouts.map(({ id, kind, amountUgx, status, failureReason, createdAt, settledAt }) => ({
+    payouts: payouts.map(({ id, kind, amountUgx, status, failureReason, failureSaid, createdAt, settledAt }) => ({
       id,
       kind,
       amountUgx,
       status,
-      failureReason,
+      // Why it failed, in the reader's language (ADR 047); a payout from before keys shows its stored words.
+      failureReason: failureReason === null ? null : sayStored(failureReason, failureSaid, locale),
       createdAt,
       settledAt,
     })),

@@ -20,7 +20,7 @@ import { OrderTimeline } from "~/components/order-timeline";
 import { disputeOutcomeOf, openDisputeOf } from "~/models/dispute.server";
 import { DisputeOutcome } from "~/components/dispute-outcome";
 import { OrderStatusBanner, type BannerFacts } from "~/components/order-status-banner";
-import { findPartyOrder, listDeliveries, listOrderEvents, listOrderFiles, orderFacts, orderParties, type OrderFile } from "~/models/order.server";
+import { eventsIn, findPartyOrder, listDeliveries, listOrderEvents, listOrderFiles, orderFacts, orderParties, type OrderFile } from "~/models/order.server";
 import type { Failure } from "~/operations/core.server";
 import { approveOrder, cancelOrder, declineCancel, deliverOrder, openDispute, requestRevision } from "~/operations/orders.server";
 import { createReview } from "~/operations/reviews.server";
@@ -84,7 +84,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const db = getDb();
   const [facts, events, deliveries, files, dispute, parties] = await Promise.all([
     orderFacts(db, order),
-    listOrderEvents(db, order.id),
+    listOrderEvents(db, order.id).then(async (list) => eventsIn(list, await requestLocale(request))),
     listDeliveries(db, order.id),
     listOrderFiles(db, order.id),
     openDisputeOf(db, order.id),

@@ -23,7 +23,8 @@ import { usePreferences } from "~/hooks/use-preferences";
 import { failureStatus } from "~/server/operation-results.server";
 import { orderActions, orderNumber, UNPAID_EXPIRY_MS } from "~/domain/order-rules";
 import { PayerSchema } from "~/schemas/order";
-import { messageOf } from "~/content/operation-messages";
+import { messageOf, sayStored, type Said } from "~/content/operation-messages";
+import type { Locale } from "~/i18n/locales";
 import ordersStylesUrl from "~/styles/orders.css?url";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: ordersStylesUrl }];
@@ -50,20 +51,26 @@ type PayState = "pending" | "paid" | "failed";
 /**
  * Where the buyer stands, from the order (the state machine's word), its payment, and for a cancelled order
  * the step that cancelled it (a payment left unanswered for 30 minutes is still followed, so it is pending).
- * `reason` is a message key of ours (orders.pay.reason.*) or the words the provider or the cancel gave;
- * `refunded` says whether money that arrived goes back (then nothing "was taken" is not said).
+ * `reason` is a message key of ours (orders.pay.reason.*) or the words the provider or the cancel gave (Soko's
+ * own already in the reader's language: ADR 047); `refunded` says whether money that arrived goes back (then
+ * nothing "was taken" is not said), read from the English as stored.
  */
-async function payState(db: Db, order: OrderRow, payment: PaymentRow | null): Promise<{ state: PayState; reason: string | null; refunded: boolean }> {
+async function payState(
+  db: Db,
+  order: OrderRow,
+  payment: PaymentRow | null,
+  locale: Locale,
+): Promise<{ state: PayState; reason: string | null; refunded: boolean }> {
   if (order.status === "pending_payment") return { state: "pending", reason: null, refunded: false };
   if (order.status !== "cancelled") return { state: "paid", reason: null, refunded: false };
-  const said = (reason: string) => ({ state: "failed" as const, reason, refunded: reason.includes("refunded") });
-  if (payment?.status === "failed") return payment.failureReason ? said(payment.failureReason) : said("orders.pay.reason.refused");
+  const said = (reason: string, stored?: Said | null) => ({ state: "failed" as const, reason: sayStored(reason, stored, locale), refunded: reason.includes("refunded") });
+  if (payment?.status === "failed") return payment.failureReason ? said(payment.failureReason, payment.failureSaid) : said("orders.pay.reason.refused");
   if (payment?.status === "successful" || payment?.status === "refunded") {
     return { state: "failed", reason: "orders.pay.reason.late", refunded: true };
   }
   const cancelled = (await listOrderEvents(db, order.id)).filter((e) => e.to === "cancelled").pop();
   if (cancelled?.actorRole === "buyer") return said("orders.pay.reason.buyerCancelled");
-  return said(cancelled?.reason || "orders.pay.reason.cancelled");
+  return cancelled?.reason ? said(cancelled.reason, cancelled.reasonSaid) : said("orders.pay.reason.cancelled");
 }
 
 /**
@@ -80,7 +87,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     await settlePayment(systemActor("pay-page"), { reference: payment.reference });
     [order, payment] = await Promise.all([ownOrder(db, user.id, params.id), latestPayment(db, order.id)]);
   }
-  const { state, reason, refunded } = await payState(db, order, payment);
+  const { state, reason, refunded } = await payState(db, order, payment, await requestLocale(request));
   const canCancel = orderActions(await orderFacts(db, order), user.id).has("abandon");
   const sandbox = getProviders().sandbox !== null && payment?.provider === "sandbox" && state === "pending";
   return {
