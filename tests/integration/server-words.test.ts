@@ -62,8 +62,9 @@ describe("a file refused", () => {
     const six = await storeOrderFiles(
       Array.from({ length: 6 }, (_, i) => ({ name: `f${i}.txt`, bytes: new TextEncoder().encode("hello") })),
       { userId: 1 },
-    ).catch((e: unknown) => e as InvalidOrderFileError);
-    expect(six.words("sw")).toBe(words('ops.upload.tooManyFiles|{"max":5}', "sw"));
+    ).catch((e: unknown) => e);
+    expect(six).toBeInstanceOf(InvalidOrderFileError);
+    expect((six as InvalidOrderFileError).words("sw")).toBe(words('ops.upload.tooManyFiles|{"max":5}', "sw"));
   });
 
   it("over the storage cap, says the quota's words in the reader's language", () => {
