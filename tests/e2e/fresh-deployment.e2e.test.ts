@@ -124,12 +124,12 @@ describeBothModes("A deployment migrated without the demo seed", (mode) => {
     // Add: a clear message beside the field for a name taken, then the new one at the end.
     allowStatus(400, "a category is added under a name already taken");
     const add = page.getByRole("form", { name: "Add a category" });
-    await add.getByLabel("Name").fill("local services");
+    await add.getByLabel("Name", { exact: true }).fill("local services");
     await add.getByRole("button", { name: "Add category" }).click();
     await add.getByText("Another category already has this name").waitFor();
     const name = `Tutoring ${tag}`;
-    await add.getByLabel("Name").fill(name);
-    await add.getByLabel("Description (optional)").fill("Lessons at home or online.");
+    await add.getByLabel("Name", { exact: true }).fill(name);
+    await add.getByLabel("Description (optional)", { exact: true }).fill("Lessons at home or online.");
     await add.getByRole("button", { name: "Add category" }).click();
     await page.getByText(`Added “${name}”.`).waitFor();
     expect((await names()).at(-1)).toBe(name);
@@ -140,7 +140,7 @@ describeBothModes("A deployment migrated without the demo seed", (mode) => {
     const rename = page.getByRole("form", { name: `Rename “${name}”` });
     await waitForHydration(page, mode);
     const renamed = `Tutoring & Lessons ${tag}`;
-    await rename.getByLabel("Name").fill(renamed);
+    await rename.getByLabel("Name", { exact: true }).fill(renamed);
     await rename.getByRole("button", { name: "Save" }).click();
     await page.getByText(`Saved “${renamed}”.`).waitFor();
     expect(await database.db("categories").where({ slug }).first("name")).toEqual({ name: renamed });
