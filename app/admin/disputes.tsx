@@ -1,10 +1,11 @@
+import { eventsIn } from "~/content/operation-messages";
 import { getFormProps, getInputProps, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, type LinksFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { ErrorList, Field, FormMessage, TextAreaField } from "~/components/forms";
 import { disputeOutcomeOf, listOpenDisputes } from "~/models/dispute.server";
-import { eventsIn, getOrder, listDeliveries, listOrderEvents, listOrderFiles, type OrderEvent } from "~/models/order.server";
+import { getOrder, listDeliveries, listOrderEvents, listOrderFiles, type OrderEvent } from "~/models/order.server";
 import { readDisputeConversations, type DisputeConversation } from "~/operations/admin-conversations.server";
 import { resolveDispute } from "~/operations/disputes.server";
 import { adminScreenLoader } from "~/server/admin-area.server";

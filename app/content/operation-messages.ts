@@ -12,6 +12,7 @@
 import type { I18n } from "@lingui/core";
 import type { Coded, FailureCode, FailureParams, FieldIssue, Issues, NotForPlatform, PlatformTask } from "~/operations/failure-codes";
 import type { Limited, LimitName } from "~/server/rate-limit.server";
+import type { OrderEvent } from "~/models/order.server";
 import { DISPUTE_REASON_REQUIRED, NAME_NEEDS_LETTERS, NAME_TAKEN, NOTHING_SELECTED, RESET_LINK_EXPIRED, SPLIT_AMOUNT_REQUIRED } from "~/content/refusal-words";
 import { EMPTY_MESSAGE } from "~/domain/message-rules";
 import { serverI18n } from "~/i18n/catalog.server";
@@ -319,4 +320,9 @@ export function sayStored(text: string, said: Said | null | undefined, locale: L
 export function storedWords(reason: string | Said | null | undefined): { text: string; key: string | null; values: string | null } {
   if (reason === null || reason === undefined || typeof reason === "string") return { text: reason ?? "", key: null, values: null };
   return { text: reason.english ?? sayIn(DEFAULT_LOCALE)(reason.key, reason.values), key: reason.key, values: JSON.stringify(reason.values ?? {}) };
+}
+
+/** An order's timeline with every reason in the reader's language (Soko's by their keys; a member's words as they are). */
+export function eventsIn(events: OrderEvent[], locale: Locale): OrderEvent[] {
+  return events.map((e) => (e.reasonSaid ? { ...e, reason: sayStored(e.reason, e.reasonSaid, locale), reasonSaid: null } : e));
 }

@@ -5,8 +5,7 @@
  */
 import type { Knex } from "knex";
 import type { Db } from "~/server/db.server";
-import { sayStored, storedWords, type Said } from "~/content/operation-messages";
-import type { Locale } from "~/i18n/locales";
+import { storedWords, type Said } from "~/content/operation-messages";
 import { ORDER_TABS, type OrderFacts, type OrderStatus, type OrderTab } from "~/domain/order-rules";
 
 export type OrderRow = {
@@ -159,10 +158,7 @@ export async function updateOrder(db: Db, id: number, patch: Record<string, unkn
 
 export type EventRole = "buyer" | "seller" | "admin" | "system";
 
-/**
- * A timeline entry. Its reason is a member's own words (a cancel's, a revision's), or Soko's as a key and values
- * (`Said`), kept with their English and said in the reader's language when read (migration 20261207000003).
- */
+/** A timeline entry; its reason is a member's own words, or Soko's as a key and values (`Said`), worded when read. */
 export async function insertOrderEvent(
   db: Db,
   e: { orderId: number; actorId: number | null; actorRole: EventRole; kind: string; from: string | null; to: string; reason?: string | Said },
@@ -211,11 +207,6 @@ export async function listOrderEvents(db: Db, orderId: number): Promise<OrderEve
     reasonSaid: r.reason_key ? { key: r.reason_key as string, values: (r.reason_values ?? {}) as Said["values"] } : null,
     at: r.created_at,
   }));
-}
-
-/** A timeline with every reason in the reader's language (Soko's by their keys; a member's words as they are). */
-export function eventsIn(events: OrderEvent[], locale: Locale): OrderEvent[] {
-  return events.map((e) => (e.reasonSaid ? { ...e, reason: sayStored(e.reason, e.reasonSaid, locale), reasonSaid: null } : e));
 }
 
 export async function insertDelivery(db: Db, orderId: number, message: string): Promise<number> {

@@ -6,6 +6,7 @@
  * app/hooks/use-live-order.ts, and reading the (multipart) forms app/server/order-form.server.ts.
  */
 import type { SubmissionResult } from "@conform-to/react";
+import { eventsIn } from "~/content/operation-messages";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, type LinksFunction } from "@remix-run/node";
 import { useActionData, useLoaderData, useLocation, useRouteLoaderData } from "@remix-run/react";
@@ -20,7 +21,7 @@ import { OrderTimeline } from "~/components/order-timeline";
 import { disputeOutcomeOf, openDisputeOf } from "~/models/dispute.server";
 import { DisputeOutcome } from "~/components/dispute-outcome";
 import { OrderStatusBanner, type BannerFacts } from "~/components/order-status-banner";
-import { eventsIn, findPartyOrder, listDeliveries, listOrderEvents, listOrderFiles, orderFacts, orderParties, type OrderFile } from "~/models/order.server";
+import { findPartyOrder, listDeliveries, listOrderEvents, listOrderFiles, orderFacts, orderParties, type OrderFile } from "~/models/order.server";
 import type { Failure } from "~/operations/core.server";
 import { approveOrder, cancelOrder, declineCancel, deliverOrder, openDispute, requestRevision } from "~/operations/orders.server";
 import { createReview } from "~/operations/reviews.server";
