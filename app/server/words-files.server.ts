@@ -16,7 +16,7 @@ import { DATA_REQUEST_HEADER } from "~/i18n/messages.server";
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
 
-type WordsFile = { plain: Buffer; br: Buffer; gzip: Buffer; current: boolean };
+type WordsFile = { plain: Buffer; br: Buffer | null; gzip: Buffer | null; current: boolean };
 
 /** Files by reference: the current ones for good (one per page's list of names), others among the last few. */
 const files = new Map<string, Promise<WordsFile | null>>();
@@ -31,6 +31,9 @@ async function makeFile(ref: string): Promise<WordsFile | null> {
   // JSON.parse of a string is quicker for an engine to take in than the same object as a literal.
   const source = `(self.__sokoWords||(self.__sokoWords={}))[${jsString(ref)}]=JSON.parse(${jsString(found.messages)});\n`;
   const plain = Buffer.from(source, "utf8");
+  // Only a current file is compressed (once, at the slow settings) and kept: any hash can be asked for, and a
+  // stale or made-up one must cost no more than its plain answer, nor evict the pages' own files.
+  if (!found.current) return { plain, br: null, gzip: null, current: false };
   const [br, gz] = await Promise.all([
     brotli(plain, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: plain.length } }),
     gzip(plain, { level: 9 }),
@@ -41,10 +44,10 @@ async function makeFile(ref: string): Promise<WordsFile | null> {
 function fileOf(ref: string): Promise<WordsFile | null> {
   let file = files.get(ref);
   if (!file) {
-    if (files.size >= MAX_FILES) files.delete(files.keys().next().value!);
+    if (files.size >= MAX_FILES) files.clear();
     files.set(ref, (file = makeFile(ref)));
     // A name that is no catalogue is not kept (made-up names must not fill the memory).
-    void file.then((made) => made ?? files.delete(ref), () => files.delete(ref));
+    void file.then((made) => (made?.current ? made : files.delete(ref)), () => files.delete(ref));
   }
   return file;
 }
@@ -58,8 +61,8 @@ export function wordsFiles(): RequestHandler {
     fileOf(name.slice(0, -3)).then((file) => {
       if (!file) return next();
       const accepts = String(req.headers["accept-encoding"] ?? "");
-      const encoding = /\bbr\b/.test(accepts) ? "br" : /\bgzip\b/.test(accepts) ? "gzip" : null;
-      const body = encoding === "br" ? file.br : encoding === "gzip" ? file.gzip : file.plain;
+      const encoding = !file.current ? null : /\bbr\b/.test(accepts) ? "br" : /\bgzip\b/.test(accepts) ? "gzip" : null;
+      const body = (encoding === "br" ? file.br : encoding === "gzip" ? file.gzip : null) ?? file.plain;
       res.setHeader("Content-Type", "text/javascript; charset=utf-8");
       res.setHeader("X-Content-Type-Options", "nosniff");
       res.setHeader("Cross-Origin-Resource-Policy", "same-origin");
