@@ -10,6 +10,7 @@ import type { Knex } from "knex";
 import { recordActivity, type ActivityKind } from "~/models/activity.server";
 import type { SessionUser } from "~/models/session.server";
 import { getDb, prepared } from "~/server/db.server";
+import { getTokenCache } from "~/server/token-cache.server";
 import { sendLive, type LivePush } from "~/realtime/live.server";
 import { dropCachedPages } from "~/server/page-cache.server";
 import type { Limited } from "~/server/rate-limit.server";
@@ -203,6 +204,9 @@ async function transactOnce<T>(actor: Actor, body: (tx: Tx) => Promise<Result<T>
       }
       return result;
     });
+    // A member whose sessions this change ended loses this process's held token lookups now, not when
+    // Postgres's notice of it arrives (other processes still wait for that notice, ADR 042).
+    for (const push of pushes) if ("disconnect" in push) getTokenCache().drop(push.disconnect);
     if (pushes.length) sendLive(pushes);
     if (pagesChanged) await dropCachedPages();
     return result;

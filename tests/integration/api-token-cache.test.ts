@@ -11,6 +11,8 @@ import { createUser } from "../support/factories";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { apiClient, createAppToken } from "../support/api";
 
+const asAdmin = (token: string) => ({ token, headers: { "X-Forwarded-For": "41.210.140.9" } });
+
 const { prefix } = vi.hoisted(() => {
   const prefix = `t_apitokens_${process.pid}_${Date.now()}`;
   process.env.QUEUE_PREFIX = prefix;
@@ -86,5 +88,25 @@ describe("held token lookups", () => {
     // Any announcement for the member (here a change of their time zone) drops what was held.
     await t.db("users").where({ id: member.id }).update({ time_zone: "UTC" });
     await expect.poll(async () => (await profile(token)).status, DROP_WAIT).toBe(401);
+  });
+
+  it("forgets a member an admin suspends through this process at once, without waiting for Postgres's announcement", async () => {
+    const member = await createUser(t.db, { role: "client", name: "Suspended Now", username: "held_suspended" });
+    const admin = await createUser(t.db, { role: "admin", name: "Held Admin", username: "held_admin" });
+    const [token, adminToken] = await Promise.all([createAppToken(t.db, member.id), createAppToken(t.db, admin.id, { admin: true })]);
+    expect((await profile(token)).status).toBe(200);
+    // With no announcement at all, only the operation's own drop can end the held lookup.
+    await t.db.raw("ALTER TABLE users DISABLE TRIGGER users_changed_drop");
+    await t.db.raw("ALTER TABLE sessions DISABLE TRIGGER sessions_drop");
+    try {
+      const suspended = await api.send("patch", `/admin/users/${member.id}/suspend`, asAdmin(adminToken));
+      expect(suspended.status).toBe(200);
+      const refused = await profile(token);
+      expect(refused.status).toBe(401);
+      expect(refused.body.code).toBe("token.invalid");
+    } finally {
+      await t.db.raw("ALTER TABLE users ENABLE TRIGGER users_changed_drop");
+      await t.db.raw("ALTER TABLE sessions ENABLE TRIGGER sessions_drop");
+    }
   });
 });
