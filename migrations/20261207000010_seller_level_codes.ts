@@ -29,5 +29,8 @@ export async function down(db: Knex) {
   await db.raw(`ALTER TABLE users DROP CONSTRAINT IF EXISTS users_level_code`);
   await db.raw(`ALTER TABLE users ALTER COLUMN level SET DEFAULT 'New Seller'`);
   const cases = CODES.map(() => "WHEN level = ? THEN ?").join(" ");
-  await db.raw(`UPDATE users SET level = CASE ${cases} ELSE level END`, CODES.flatMap(([words, code]) => [code, words]));
+  await db.raw(
+    `UPDATE users SET level = CASE ${cases} ELSE level END`,
+    CODES.flatMap(([words, code]) => [code, words]),
+  );
 }

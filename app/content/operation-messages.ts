@@ -309,7 +309,11 @@ export function limitedMessage(limited: Limited, locale: Locale = DEFAULT_LOCALE
 }
 
 /** Words kept as a key of the catalogue and its values (ADR 047), stored beside their English and said when read. */
-export type Said = { key: string; values?: Record<string, string | number>; /** the English to store instead of the key's (a provider's own diagnosis) */ english?: string };
+export type Said = {
+  key: string;
+  values?: Record<string, string | number>;
+  /** the English to store instead of the key's (a provider's own diagnosis) */ english?: string;
+};
 
 /** Stored words in the reader's language: the key's when the row has one, else the text as stored (older rows, a member's own words). */
 export function sayStored(text: string, said: Said | null | undefined, locale: Locale = DEFAULT_LOCALE): string {

@@ -22,7 +22,9 @@ describe("activity in words", () => {
   });
 
   it("says a kind it does not know with the kind in the sentence", () => {
-    expect(sayActivity(sayer("en"), ADMIN_ACTIVITY_KEY, "gig_boosted", "admin.activity.unknown")).toBe("did something this screen does not name yet (gig_boosted)");
+    expect(sayActivity(sayer("en"), ADMIN_ACTIVITY_KEY, "gig_boosted", "admin.activity.unknown")).toBe(
+      "did something this screen does not name yet (gig_boosted)",
+    );
     expect(sayActivity(sayer("sw"), MEMBER_ACTIVITY_KEY, "gig_boosted", "dashboard.activity.unknown")).toContain("(gig_boosted)");
   });
 });

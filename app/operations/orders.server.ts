@@ -296,7 +296,15 @@ export async function approveOrder(actor: Actor, input: { orderId: number }, opt
   );
 }
 
-async function complete(tx: Tx, order: OrderRow, by: OrderActor, kind: string, now: Date, step: "approve" | "auto_complete" = "approve", reason: string | Said = "") {
+async function complete(
+  tx: Tx,
+  order: OrderRow,
+  by: OrderActor,
+  kind: string,
+  now: Date,
+  step: "approve" | "auto_complete" = "approve",
+  reason: string | Said = "",
+) {
   const refused = await transition(tx, order, step, by, { kind, reason, patch: { completed_at: now } });
   if (refused) return refused;
   await releaseEscrow(tx, order);

@@ -74,7 +74,10 @@ export async function payAgain(
       });
       const same = previous?.msisdn === payer.msisdn && previous.network === payer.network;
       const to = `${maskMsisdn(payer.msisdn)} (${NETWORK_LABEL[payer.network]})`;
-      await note(tx, order, { id: buyer.id, role: "buyer" }, "payment_requested", { key: same ? "ops.reason.sentAgain" : "ops.reason.anotherNumber", values: { number: to } });
+      await note(tx, order, { id: buyer.id, role: "buyer" }, "payment_requested", {
+        key: same ? "ops.reason.sentAgain" : "ops.reason.anotherNumber",
+        values: { number: to },
+      });
       await tx.activity(buyer.id, "payment_requested", { orderId: order.id, network: payer.network, again: same });
       return ok({ reference, superseded });
     },

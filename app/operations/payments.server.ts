@@ -251,7 +251,11 @@ export async function pollPayments(actor: Actor, options: PaymentOptions = {}): 
       async (tx) => {
         const order = await lockOrder(tx.trx, Number(id));
         if (!order || order.status !== "pending_payment") return ok(null);
-        await transition(tx, order, "fail_payment", SYSTEM, { kind: "payment_failed", reason: { key: "ops.reason.notPaidInTime" }, patch: { cancelled_at: now() } });
+        await transition(tx, order, "fail_payment", SYSTEM, {
+          kind: "payment_failed",
+          reason: { key: "ops.reason.notPaidInTime" },
+          patch: { cancelled_at: now() },
+        });
         return ok(null);
       },
       { db },

@@ -63,7 +63,11 @@ async function payState(
 ): Promise<{ state: PayState; reason: string | null; refunded: boolean }> {
   if (order.status === "pending_payment") return { state: "pending", reason: null, refunded: false };
   if (order.status !== "cancelled") return { state: "paid", reason: null, refunded: false };
-  const said = (reason: string, stored?: Said | null) => ({ state: "failed" as const, reason: sayStored(reason, stored, locale), refunded: reason.includes("refunded") });
+  const said = (reason: string, stored?: Said | null) => ({
+    state: "failed" as const,
+    reason: sayStored(reason, stored, locale),
+    refunded: reason.includes("refunded"),
+  });
   if (payment?.status === "failed") return payment.failureReason ? said(payment.failureReason, payment.failureSaid) : said("orders.pay.reason.refused");
   if (payment?.status === "successful" || payment?.status === "refunded") {
     return { state: "failed", reason: "orders.pay.reason.late", refunded: true };

@@ -72,7 +72,8 @@ export const CategoryActionSchema = z
   .superRefine((input, ctx) => {
     if (input.intent !== "add" && input.intent !== "rename") return;
     for (const language of CATEGORY_LANGUAGES) {
-      if (input[language.description] && !input[language.name]) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [language.name], message: TRANSLATION_NEEDS_NAME });
+      if (input[language.description] && !input[language.name])
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: [language.name], message: TRANSLATION_NEEDS_NAME });
     }
   });
 export type CategoryAction = z.output<typeof CategoryActionSchema>;

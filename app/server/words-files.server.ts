@@ -23,7 +23,10 @@ const files = new Map<string, Promise<WordsFile | null>>();
 const MAX_FILES = 500;
 
 /** A JavaScript string literal of `text` (JSON's, with the two line separators older engines refuse escaped). */
-const jsString = (text: string) => JSON.stringify(text).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+const jsString = (text: string) =>
+  JSON.stringify(text)
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
 
 async function makeFile(ref: string): Promise<WordsFile | null> {
   const found = wordsOfRef(ref);
@@ -47,7 +50,10 @@ function fileOf(ref: string): Promise<WordsFile | null> {
     if (files.size >= MAX_FILES) files.clear();
     files.set(ref, (file = makeFile(ref)));
     // A name that is no catalogue is not kept (made-up names must not fill the memory).
-    void file.then((made) => (made?.current ? made : files.delete(ref)), () => files.delete(ref));
+    void file.then(
+      (made) => (made?.current ? made : files.delete(ref)),
+      () => files.delete(ref),
+    );
   }
   return file;
 }

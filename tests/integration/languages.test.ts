@@ -146,7 +146,8 @@ describe("the catalogue files a page loads (ADR 048)", () => {
   const compiled = (lang: "en" | "lg" | "sw", key: string) => messagesFor(lang, ["legal"])[key];
 
   /** The files a document names, as `{ ref, src }`, in document order. */
-  const wordsOf = (html: string) => [...html.matchAll(/<script defer="" src="(\/words\/[^"]+\.js)" data-words="([^"]+)"/g)].map((m) => ({ src: m[1]!, ref: m[2]! }));
+  const wordsOf = (html: string) =>
+    [...html.matchAll(/<script defer="" src="(\/words\/[^"]+\.js)" data-words="([^"]+)"/g)].map((m) => ({ src: m[1]!, ref: m[2]! }));
 
   it("names the page's catalogues in its language as files, and carries none of their messages itself", async () => {
     const { status, html } = await page("/terms", { "Accept-Language": "sw-KE" });
@@ -190,7 +191,14 @@ describe("the catalogue files a page loads (ADR 048)", () => {
     // Any hash can be asked for: a stale one is not compressed at brotli's slowest setting (nor kept).
     expect(old.headers.get("content-encoding")).toBeNull();
     expect(await old.text()).toContain(JSON.stringify(words.en.legal!["legal.terms.title"]!).slice(1, -1).slice(0, 20));
-    for (const name of ["en/ops.AAAAAAAAAA", "en/mail.AAAAAAAAAA", "xx/legal.AAAAAAAAAA", "en/legal.noSuchArea.AAAAAAAAAA", "en/nothing.AAAAAAAAAA", "en/legal"]) {
+    for (const name of [
+      "en/ops.AAAAAAAAAA",
+      "en/mail.AAAAAAAAAA",
+      "xx/legal.AAAAAAAAAA",
+      "en/legal.noSuchArea.AAAAAAAAAA",
+      "en/nothing.AAAAAAAAAA",
+      "en/legal",
+    ]) {
       expect((await fetch(`${server.baseUrl}/words/${name}.js`)).status, name).toBe(404);
     }
   });

@@ -38,7 +38,11 @@ describe("a body refused before the action", () => {
       headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: "soko_lang=lg" },
       body: "a=1",
     });
-    expect(await refusal(readMultipartFormData(plain, { maxPartSize: 1024 }))).toEqual({ status: 415, text: words("ops.form.notAFileForm", "lg"), language: "lg" });
+    expect(await refusal(readMultipartFormData(plain, { maxPartSize: 1024 }))).toEqual({
+      status: 415,
+      text: words("ops.form.notAFileForm", "lg"),
+      language: "lg",
+    });
     const many = new Request("http://soko.test/login", {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: "soko_lang=lg" },

@@ -91,14 +91,24 @@ export const adminInsightCalls = [
     query: z.object({ range: rangeOf("30d") }),
     response: z.object({
       ...Window,
-      steps: z.array(z.object({ key: z.enum(FUNNEL_STEPS), label: z.string().describe("The step's name, in the answer's language."), sessions: count(), dropOff: z.number().nullable() })),
+      steps: z.array(
+        z.object({
+          key: z.enum(FUNNEL_STEPS),
+          label: z.string().describe("The step's name, in the answer's language."),
+          sessions: count(),
+          dropOff: z.number().nullable(),
+        }),
+      ),
     }),
     async handle({ query: { range }, locale }) {
       const now = new Date();
       const read = await fromAnalytics(() => conversionFunnel(getClickHouse(), range, { now }), "Failed to fetch conversion funnel");
       if (!read.ok) return read;
       const say = sayIn(locale);
-      return ok({ ...windowOf(range, now), steps: read.value.map((s) => ({ key: s.key, label: say(FUNNEL_STEP_KEY[s.key]), sessions: s.count, dropOff: s.dropOff })) });
+      return ok({
+        ...windowOf(range, now),
+        steps: read.value.map((s) => ({ key: s.key, label: say(FUNNEL_STEP_KEY[s.key]), sessions: s.count, dropOff: s.dropOff })),
+      });
     },
   }),
   call({
