@@ -202,7 +202,7 @@ describe("npm run seed (scripts/migrate.ts --seed)", () => {
     const keys = await t.db("gig_images").pluck("storage_key");
     expect(keys.length).toBeGreaterThanOrEqual(60);
     for (const key of keys) expect(fs.existsSync(imageFile(key, "thumb", dir)!), key).toBe(true);
-  });
+  }, 120_000); // two runs of the seed script, each a process of its own: seconds apiece on a loaded machine
 
   it("shows each featured card with its cover, served by the web server from that directory", async () => {
     const server = await startTestServer({ DATABASE_URL: t.url, UPLOAD_DIR: dir, QUEUE_PREFIX: prefix });
