@@ -61,7 +61,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return redirect(`${new URL(request.url).pathname}?saved=${result.value.ugxPerUsd}`, 303);
 }
 
-const formatRate = (n: number, locale: Locale) => formatNumber(n, locale, { maximumFractionDigits: 2 });
+const RATE: Intl.NumberFormatOptions = { maximumFractionDigits: 2 };
+const formatRate = (n: number, locale: Locale) => formatNumber(n, locale, RATE);
 
 const exchangeRateSchema = () => import("~/schemas/monitoring").then((m) => m.ExchangeRateSchema);
 

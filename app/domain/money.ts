@@ -6,12 +6,16 @@
 import { numberFormat } from "~/i18n/format";
 import { DEFAULT_LOCALE, type Locale } from "~/i18n/locales";
 
+/** Constant options: numberFormat finds their formatter by identity. */
+const WHOLE: Intl.NumberFormatOptions = { maximumFractionDigits: 0 };
+const CENTS: Intl.NumberFormatOptions = { minimumFractionDigits: 2, maximumFractionDigits: 2 };
+
 /** `75000` → `"UGX 75,000"`, grouped as the reader's language groups. Fractions are rounded to the nearest shilling. */
 export function formatUgx(amount: number, locale: Locale = DEFAULT_LOCALE): string {
   if (!Number.isFinite(amount)) throw new RangeError(`formatUgx: not a finite amount (${amount})`);
   const rounded = Math.round(amount);
   const sign = rounded < 0 ? "-" : "";
-  return `${sign}UGX ${numberFormat(locale, { maximumFractionDigits: 0 }).format(Math.abs(rounded))}`;
+  return `${sign}UGX ${numberFormat(locale, WHOLE).format(Math.abs(rounded))}`;
 }
 
 export type Currency = "UGX" | "USD";
@@ -24,5 +28,5 @@ export const MAX_UGX_PER_USD = 10_000;
 /** A price stored in UGX, shown in the visitor's currency: `"UGX 75,000"` or `"USD 20.27"` at the stored rate. */
 export function formatPrice(amountUgx: number, currency: DisplayCurrency | null | undefined, locale: Locale = DEFAULT_LOCALE): string {
   if (!currency || currency.code === "UGX" || !(currency.ugxPerUsd > 0)) return formatUgx(amountUgx, locale);
-  return `USD ${numberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(amountUgx / currency.ugxPerUsd)}`;
+  return `USD ${numberFormat(locale, CENTS).format(amountUgx / currency.ugxPerUsd)}`;
 }

@@ -40,24 +40,38 @@ export function relativeTimeFormat(locale: Locale): Intl.RelativeTimeFormat | nu
 
 const relative = new Map<string, Intl.RelativeTimeFormat | null>();
 
-const cache = new Map<string, Intl.DateTimeFormat | Intl.NumberFormat | Intl.RelativeTimeFormat>();
+type Formatter = Intl.DateTimeFormat | Intl.NumberFormat;
+const cache = new Map<string, Formatter>();
+/** The formatters already found for an options object, by language tag: a page asks hundreds of times with a few constant objects. */
+const byOptions = new WeakMap<object, Map<string, Formatter>>();
+
+/** The formatter of `kind` for these options, made once per language tag and options (compared by value). */
+function formatter<F extends Formatter>(kind: "num" | "dt", tag: string, options: object, make: () => F): F {
+  let held = byOptions.get(options);
+  if (!held) byOptions.set(options, (held = new Map()));
+  let f = held.get(tag) as F | undefined;
+  if (!f) {
+    // Options written inline are a new object each call: they are matched by value.
+    const key = `${kind} ${tag} ${JSON.stringify(options)}`;
+    f = cache.get(key) as F | undefined;
+    if (!f) cache.set(key, (f = make()));
+    held.set(tag, f);
+  }
+  return f;
+}
+
+const NO_OPTIONS: Intl.NumberFormatOptions = {};
 
 /** A cached Intl.NumberFormat for the language. English groups as en-US (the site's UGX amounts always did). */
-export function numberFormat(locale: Locale, options: Intl.NumberFormatOptions = {}): Intl.NumberFormat {
+export function numberFormat(locale: Locale, options: Intl.NumberFormatOptions = NO_OPTIONS): Intl.NumberFormat {
   const tag = locale === "en" ? "en-US" : formattingLocale(locale);
-  const key = `num ${tag} ${JSON.stringify(options)}`;
-  let f = cache.get(key) as Intl.NumberFormat | undefined;
-  if (!f) cache.set(key, (f = new Intl.NumberFormat(tag, options)));
-  return f;
+  return formatter("num", tag, options, () => new Intl.NumberFormat(tag, options));
 }
 
 /** A cached Intl.DateTimeFormat for the language and options (the time zone among them). */
 export function dateTimeFormat(locale: Locale, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
   const tag = formattingLocale(locale);
-  const key = `dt ${tag} ${JSON.stringify(options)}`;
-  let f = cache.get(key) as Intl.DateTimeFormat | undefined;
-  if (!f) cache.set(key, (f = new Intl.DateTimeFormat(tag, options)));
-  return f;
+  return formatter("dt", tag, options, () => new Intl.DateTimeFormat(tag, options));
 }
 
 /** `1234567` → "1,234,567" in the reader's language. */

@@ -85,13 +85,31 @@ describe("the short way to say a message", () => {
   it("says every message of every catalogue as Lingui's own `_` does, with and without values", async () => {
     const { LOCALES } = await import("~/i18n/locales");
     const { messagesFor, namespaces } = await import("~/i18n/catalog.server");
-    const values = { count: 3, n: 1, name: "Nakato", amount: "UGX 50,000", title: "Logo design", days: 2 };
+    // Every plural category in each language, an exact case (0), and grouping (1,500) for `#`.
+    const numbers = [0, 1, 2, 3, 5, 11, 21, 1500];
+    const valuesOf = (k: number) => ({
+      ...{ count: k, n: k, days: k, revisions: k, max: k, allowed: k, wait: k, left: k },
+      ...{ name: "Nakato", amount: "UGX 50,000", title: "Logo design" },
+    });
+    // Each case of every select in a message, as its value.
+    const selectCases = (tokens: unknown, found: [string, string][] = []): [string, string][] => {
+      if (Array.isArray(tokens)) {
+        if (tokens[1] === "select" && tokens[2] && typeof tokens[2] === "object")
+          for (const key of Object.keys(tokens[2])) found.push([tokens[0] as string, key]);
+        for (const t of tokens) selectCases(t, found);
+      } else if (tokens && typeof tokens === "object") for (const t of Object.values(tokens)) selectCases(t, found);
+      return found;
+    };
     let shortWay = 0;
     for (const locale of LOCALES) {
       const i18n = i18nOf(locale, [messagesFor(locale, namespaces())]);
       const say = sayOf(i18n);
       for (const [id, message] of Object.entries(i18n.messages)) {
-        expect(say(id, values)).toBe(i18n._(id, values));
+        for (const k of numbers) expect(say(id, valuesOf(k)), `${locale} ${id} ${k}`).toBe(i18n._(id, valuesOf(k)));
+        for (const [name, key] of selectCases(message)) {
+          const chosen = { ...valuesOf(2), [name]: key };
+          expect(say(id, chosen), `${locale} ${id} ${name}=${key}`).toBe(i18n._(id, chosen));
+        }
         expect(say(id)).toBe(i18n._(id));
         if ((message as unknown[]).every((t) => typeof t === "string" || (Array.isArray(t) && t.length === 1))) shortWay++;
       }

@@ -123,9 +123,11 @@ const fallback = i18nOf(DEFAULT_LOCALE, []);
 const ESCAPE = /\\u[a-fA-F0-9]{4}|\\x[a-fA-F0-9]{2}/;
 
 /**
- * An instance's `_`, with a short way for the messages most calls say: words alone, or words and plain
- * `{name}` values. Lingui's own `_` makes a set of formatters for every call, plurals or not; a page says a few
- * hundred messages. Anything else (plurals, numbers, dates, a missing id) is Lingui's.
+ * An instance's `_`, with a short way for the messages a page says: words, plain `{name}` values, and a
+ * top-level `{n, plural, ...}` or `{x, select, ...}` whose chosen case holds only words, `#` and plain values.
+ * Lingui's own `_` makes a set of formatters for every call and formats every case of a plural before choosing
+ * one; a page says a few hundred messages. Anything else (nested plurals, offsets, numbers, dates, a missing id)
+ * is Lingui's. The catalogue test holds the short way to Lingui's answer for every message.
  */
 const says = new WeakMap<I18n, I18n["_"]>();
 export function sayOf(i18n: I18n): I18n["_"] {
@@ -133,6 +135,9 @@ export function sayOf(i18n: I18n): I18n["_"] {
   if (!say) {
     const messages = i18n.messages as Record<string, unknown>;
     const long = i18n._.bind(i18n);
+    let counting: Counting | undefined;
+    // Lingui's locales for plurals and `#`: the instance's, then English.
+    const count = () => (counting ??= countingFor([...[i18n.locales || i18n.locale].flat(), "en"]));
     say = ((id: unknown, values?: Record<string, unknown>, options?: unknown) => {
       if (typeof id !== "string" || options !== undefined) return long(id as string, values, options as never);
       const message = messages[id];
@@ -140,16 +145,60 @@ export function sayOf(i18n: I18n): I18n["_"] {
       let out = "";
       for (const token of message as unknown[]) {
         if (typeof token === "string") out += token;
-        else if (Array.isArray(token) && token.length === 1) {
+        else if (!Array.isArray(token)) return long(id, values);
+        else if (token.length === 1) {
           const value = values?.[token[0] as string];
           if (value != null) out += String(value);
-        } else return long(id, values);
+        } else {
+          const said = sayChoice(token, values, count);
+          if (said === undefined) return long(id, values);
+          out += said;
+        }
       }
       return out.includes("\\") && ESCAPE.test(out) ? long(id, values) : out;
     }) as I18n["_"];
     says.set(i18n, say);
   }
   return say;
+}
+
+type Counting = { plural: Intl.PluralRules; number: Intl.NumberFormat };
+const countings = new Map<string, Counting>();
+function countingFor(locales: string[]): Counting {
+  const key = locales.join(" ");
+  let found = countings.get(key);
+  if (!found) countings.set(key, (found = { plural: new Intl.PluralRules(locales, { type: "cardinal" }), number: new Intl.NumberFormat(locales) }));
+  return found;
+}
+
+/**
+ * A plural's or select's words as Lingui says them, or undefined for the long way: the case for the value
+ * exactly (`=0`), else its plural category (or `other`); in a plural's case `#` is the number in the language.
+ */
+function sayChoice(token: unknown[], values: Record<string, unknown> | undefined, count: () => Counting): string | undefined {
+  const [name, type, cases] = token as [string, unknown, Record<string, unknown> | undefined];
+  if (!cases || typeof cases !== "object" || (cases.offset ?? 0) !== 0) return undefined;
+  const value = values?.[name];
+  let chosen: unknown;
+  let hash: string | null = null;
+  if (type === "plural" && typeof value === "number") {
+    const { plural, number } = count();
+    chosen = cases[value] ?? cases[plural.select(value)] ?? cases.other;
+    hash = number.format(value);
+  } else if (type === "select" && (typeof value === "string" || typeof value === "number" || value === undefined)) {
+    chosen = cases[value as string] ?? cases.other;
+  } else return undefined;
+  if (typeof chosen === "string") return chosen;
+  if (!Array.isArray(chosen)) return undefined;
+  let out = "";
+  for (const part of chosen as unknown[]) {
+    if (typeof part === "string") out += part === "#" && hash !== null ? hash : part;
+    else if (Array.isArray(part) && part.length === 1) {
+      const inner = values?.[part[0] as string];
+      if (inner != null) out += String(inner);
+    } else return undefined;
+  }
+  return out;
 }
 
 /**
