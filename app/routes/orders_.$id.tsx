@@ -15,7 +15,18 @@ import type { z } from "zod";
 import { ErrorList } from "~/components/forms";
 import { ContactButton, OrderBadge, OrderPost } from "~/components/order-card";
 import { FileList } from "~/components/order-files";
-import { ApproveStep, AS_TYPED, CancelStep, DeliverForm, DisputeStep, ReviewForm, RevisionForm, type OrderFormConstraints } from "~/components/order-steps";
+import {
+  ApproveStep,
+  AS_TYPED,
+  CancelStep,
+  DeliverForm,
+  DisputeStep,
+  ReviewForm,
+  RevisionForm,
+  STEP_WORDS,
+  stepForms,
+  type OrderFormConstraints,
+} from "~/components/order-steps";
 import { formConstraints } from "~/schemas/form-constraint";
 import { OrderTimeline } from "~/components/order-timeline";
 import { disputeOutcomeOf, openDisputeOf } from "~/models/dispute.server";
@@ -40,7 +51,7 @@ import { useLiveOrder } from "~/hooks/use-live-order";
 import { usePreferences } from "~/hooks/use-preferences";
 import { formatPrice, orderCurrency } from "~/domain/money";
 import { getDisplayCurrency } from "~/server/currency.server";
-import { pageMessages, requestT } from "~/i18n/messages.server";
+import { areasShown, pageMessages, requestT } from "~/i18n/messages.server";
 import { requestLocale } from "~/i18n/locale.server";
 import { metaI18n, useT } from "~/i18n/react";
 import type { loader as rootLoader } from "~/root";
@@ -180,11 +191,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       "orders.order",
       "orders.outcome",
       "orders.party",
-      "orders.review",
       "orders.status",
-      "orders.steps",
       "orders.tier",
       "orders.timeline",
+      // Each step form's words come with the form.
+      ...areasShown(STEP_WORDS, stepForms(actions, order.gigId !== null)),
     ])),
   };
 }
@@ -294,6 +305,7 @@ export default function OrderPage() {
   const inUsd = currency?.code === "USD" && order.ugxPerUsd > 0;
   const orderPrice = (ugx: number) => formatPrice(ugx, currency, locale);
   const can = new Set<OrderAction>(d.actions);
+  const forms = stepForms(d.actions, order.gigId !== null);
   const buyer = d.role === "buyer";
   const replyOf = (intent: Intent) => (actionData?.intent === intent ? actionData.reply : undefined);
   const topErrors = (actionData?.reply.error?.[""] as string[] | null | undefined) ?? undefined;
@@ -385,11 +397,11 @@ export default function OrderPage() {
         </>
       ) : null}
 
-      {can.has("approve") || can.has("request_revision") ? (
+      {forms.has("approve") || forms.has("revision") ? (
         <section className="order-step" id="respond" aria-labelledby="respond-title">
           <h2 id="respond-title">{t("orders.order.respondTitle")}</h2>
           <p>{t("orders.order.respondText", { left: order.revisionsAllowed - order.revisionsUsed, allowed: order.revisionsAllowed })}</p>
-          {can.has("approve") ? (
+          {forms.has("approve") ? (
             <ApproveStep
               key={`approve-${key}`}
               orderId={order.id}
@@ -401,12 +413,12 @@ export default function OrderPage() {
               reply={replyOf("approve")}
             />
           ) : null}
-          {can.has("request_revision") ? (
+          {forms.has("revision") ? (
             <RevisionForm key={`revision-${key}`} orderId={order.id} constraint={d.constraints.revision} reply={replyOf("request_revision")} />
           ) : null}
         </section>
       ) : null}
-      {can.has("review") && order.gigId !== null ? (
+      {forms.has("review") && order.gigId !== null ? (
         <ReviewForm key={`review-${key}`} orderId={order.id} gigId={order.gigId} constraint={d.constraints.review} reply={replyOf("review")} />
       ) : null}
 
@@ -414,7 +426,7 @@ export default function OrderPage() {
       {order.requirements ? <div className="order-text">{order.requirements}</div> : <p>{t("orders.order.noRequirements")}</p>}
       <FileList orderId={order.id} files={d.requirementFiles} label={t("orders.order.requirementFiles")} />
 
-      {can.has("deliver") ? (
+      {forms.has("deliver") ? (
         <DeliverForm key={`deliver-${key}`} orderId={order.id} rules={d.fileRules} constraint={d.constraints.deliver} reply={replyOf("deliver")} />
       ) : null}
 
@@ -462,7 +474,7 @@ export default function OrderPage() {
         </div>
       </dl>
 
-      {can.has("cancel") || can.has("request_cancel") ? (
+      {forms.has("cancel") ? (
         <CancelStep
           key={`cancel-${key}`}
           d={d}
@@ -472,7 +484,7 @@ export default function OrderPage() {
           reply={replyOf("cancel")}
         />
       ) : null}
-      {can.has("dispute") ? (
+      {forms.has("dispute") ? (
         <DisputeStep
           key={`dispute-${key}`}
           orderId={order.id}
