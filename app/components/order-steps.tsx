@@ -11,7 +11,7 @@ import type { z } from "zod";
 import { ErrorList, TextAreaField } from "~/components/forms";
 import { Link } from "~/components/link";
 import { OrderButton } from "~/components/order-card";
-import { APPROVE_CONFIRMATION } from "~/domain/order-rules";
+import { APPROVE_CONFIRMATION, type OrderAction } from "~/domain/order-rules";
 import { RATING_MAX, RATING_MIN } from "~/domain/review-rules";
 import { useSchemaForm } from "~/hooks/use-schema-form";
 import type { FormConstraint } from "~/schemas/form-constraint";
@@ -41,6 +41,32 @@ const schemas = {
 export type OrderForm = keyof typeof schemas;
 export type OrderFormConstraints = Record<OrderForm, FormConstraint>;
 
+/** The step forms an order's page shows its reader: one for each step the state machine offers them now. */
+export function stepForms(actions: Iterable<OrderAction>, hasGig: boolean): Set<OrderForm> {
+  const can = new Set(actions);
+  const shown = new Set<OrderForm>();
+  if (can.has("deliver")) shown.add("deliver");
+  if (can.has("request_revision")) shown.add("revision");
+  if (can.has("approve")) shown.add("approve");
+  if (can.has("review") && hasGig) shown.add("review");
+  if (can.has("cancel") || can.has("request_cancel")) shown.add("cancel");
+  if (can.has("dispute")) shown.add("dispute");
+  return shown;
+}
+
+/**
+ * The words of each step form, which the page sends only with the form (`areasShown` in its loader): its own
+ * area `orders.steps.<form>`, and for the review the review's checks.
+ */
+export const STEP_WORDS: Record<OrderForm, readonly string[]> = {
+  deliver: ["orders.steps.deliver"],
+  revision: ["orders.steps.revision"],
+  approve: ["orders.steps.approve"],
+  review: ["orders.steps.review", "orders.review"],
+  cancel: ["orders.steps.cancel"],
+  dispute: ["orders.steps.dispute"],
+};
+
 /** Conform's form for one of the order's schemas: the browser checks what the server will, JavaScript or not. */
 function useOrderForm<S extends z.ZodTypeAny>(id: string, schema: () => Promise<S>, constraint: FormConstraint, reply: Reply | undefined) {
   return useSchemaForm({ id, lastResult: reply, constraint, schema, asTyped: AS_TYPED });
@@ -52,14 +78,14 @@ export function DeliverForm({ orderId, rules, constraint, reply }: { orderId: nu
   const { t } = useT();
   return (
     <section className="order-step" id="deliver" aria-labelledby="deliver-title">
-      <h2 id="deliver-title">{t("orders.steps.deliverTitle")}</h2>
+      <h2 id="deliver-title">{t("orders.steps.deliver.title")}</h2>
       <Form method="post" action={`/orders/${orderId}`} encType="multipart/form-data" className="form-card" {...getFormProps(form)}>
         <input type="hidden" name="orderId" value={orderId} />
-        <TextAreaField field={fields.message} label={t("orders.steps.deliverMessage")} hint={t("orders.steps.deliverHint")} rows={5} />
+        <TextAreaField field={fields.message} label={t("orders.steps.deliver.message")} hint={t("orders.steps.deliver.hint")} rows={5} />
         <div className="field">
           <label htmlFor="deliver-files">{t("orders.files.optional")}</label>
           <p className="field-hint" id="deliver-files-hint">
-            {t("orders.steps.deliverFiles", { max: rules.maxFiles, mb: rules.maxMb, types: t("orders.files.types") })}
+            {t("orders.steps.deliver.files", { max: rules.maxFiles, mb: rules.maxMb, types: t("orders.files.types") })}
           </p>
           <input
             id="deliver-files"
@@ -71,8 +97,8 @@ export function DeliverForm({ orderId, rules, constraint, reply }: { orderId: nu
           />
           <ErrorList id="deliver-files-error" errors={fileErrors} />
         </div>
-        <OrderButton orderId={orderId} intent="deliver" pendingLabel={t("orders.steps.delivering")}>
-          {t("orders.steps.deliver")}
+        <OrderButton orderId={orderId} intent="deliver" pendingLabel={t("orders.steps.deliver.pending")}>
+          {t("orders.steps.deliver.submit")}
         </OrderButton>
       </Form>
     </section>
@@ -86,9 +112,9 @@ export function RevisionForm({ orderId, constraint, reply }: { orderId: number; 
     <div id="revision">
       <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
         <input type="hidden" name="orderId" value={orderId} />
-        <TextAreaField field={fields.reason} label={t("orders.steps.revisionReason")} />
-        <OrderButton orderId={orderId} intent="request_revision" pendingLabel={t("orders.steps.requesting")} secondary>
-          {t("orders.steps.requestRevision")}
+        <TextAreaField field={fields.reason} label={t("orders.steps.revision.reason")} />
+        <OrderButton orderId={orderId} intent="request_revision" pendingLabel={t("orders.steps.revision.pending")} secondary>
+          {t("orders.steps.revision.submit")}
         </OrderButton>
       </Form>
     </div>
@@ -102,12 +128,12 @@ export function ReviewForm({ orderId, gigId, constraint, reply }: { orderId: num
   const { t } = useT();
   return (
     <section className="order-step" id="review" aria-labelledby="review-title">
-      <h2 id="review-title">{t("orders.steps.reviewTitle")}</h2>
+      <h2 id="review-title">{t("orders.steps.review.title")}</h2>
       <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
         <input type="hidden" name="orderId" value={orderId} />
         <input type="hidden" name="gigId" value={gigId} />
         <fieldset className="field rating-field" aria-describedby={ratingErrors ? fields.rating.errorId : undefined}>
-          <legend>{t("orders.steps.rating")}</legend>
+          <legend>{t("orders.steps.review.rating")}</legend>
           {stars.map((n) => (
             <div className="checkbox" key={n}>
               <input
@@ -118,14 +144,14 @@ export function ReviewForm({ orderId, gigId, constraint, reply }: { orderId: num
                 required={n === RATING_MAX}
                 defaultChecked={fields.rating.initialValue === String(n)}
               />
-              <label htmlFor={`rating-${n}`}>{t("orders.steps.stars", { count: n })}</label>
+              <label htmlFor={`rating-${n}`}>{t("orders.steps.review.stars", { count: n })}</label>
             </div>
           ))}
           <ErrorList id={fields.rating.errorId} errors={ratingErrors} />
         </fieldset>
-        <TextAreaField field={fields.comment} label={t("orders.steps.comment")} hint={t("orders.steps.commentHint")} />
-        <OrderButton orderId={orderId} intent="review" pendingLabel={t("orders.steps.submitting")}>
-          {t("orders.steps.submitReview")}
+        <TextAreaField field={fields.comment} label={t("orders.steps.review.comment")} hint={t("orders.steps.review.commentHint")} />
+        <OrderButton orderId={orderId} intent="review" pendingLabel={t("orders.steps.review.pending")}>
+          {t("orders.steps.review.submit")}
         </OrderButton>
       </Form>
     </section>
@@ -160,7 +186,7 @@ export function ApproveStep({
     return (
       <p id="approve">
         <Link to={`/orders/${orderId}?confirm=approve#approve`} className="button button-small" preventScrollReset>
-          {t("orders.steps.approveOpen")}
+          {t("orders.steps.approve.open")}
         </Link>
       </p>
     );
@@ -171,16 +197,16 @@ export function ApproveStep({
         <input type="hidden" name="orderId" value={orderId} />
         <input type="hidden" name={fields.confirm.name} value={APPROVE_CONFIRMATION} />
         <p className="order-confirm-question" id="approve-question">
-          <strong>{t("orders.steps.approveQuestion", { amount: releasedText, name: sellerName })}</strong>
+          <strong>{t("orders.steps.approve.question", { amount: releasedText, name: sellerName })}</strong>
         </p>
-        <p>{t("orders.steps.approveText", { paid: paidText })}</p>
+        <p>{t("orders.steps.approve.text", { paid: paidText })}</p>
         <ErrorList id={fields.confirm.errorId} errors={fields.confirm.errors} />
         <div className="order-actions">
-          <OrderButton orderId={orderId} intent="approve" pendingLabel={t("orders.steps.releasing")}>
-            {t("orders.steps.approve", { amount: releasedText })}
+          <OrderButton orderId={orderId} intent="approve" pendingLabel={t("orders.steps.approve.pending")}>
+            {t("orders.steps.approve.submit", { amount: releasedText })}
           </OrderButton>
           <Link to={`/orders/${orderId}#respond`} preventScrollReset>
-            {t("orders.steps.notYet")}
+            {t("orders.steps.approve.notYet")}
           </Link>
         </div>
       </Form>
@@ -211,26 +237,26 @@ export function CancelStep({
   const { t } = useT();
   return (
     <section className="order-step" id="cancel" aria-labelledby="cancel-title">
-      <h2 id="cancel-title">{late ? t("orders.steps.cancelTitle") : t("orders.steps.askCancelTitle")}</h2>
+      <h2 id="cancel-title">{late ? t("orders.steps.cancel.title") : t("orders.steps.cancel.askTitle")}</h2>
       {open ? (
         <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
           <input type="hidden" name="orderId" value={orderId} />
           <input type="hidden" name="expected" value={late ? "cancel" : "request_cancel"} />
-          <p>{late ? t("orders.steps.cancelLateText") : t("orders.steps.askCancelText", { role: otherRole })}</p>
-          <TextAreaField field={fields.reason} label={t("orders.steps.reason")} rows={3} />
+          <p>{late ? t("orders.steps.cancel.lateText") : t("orders.steps.cancel.askText", { role: otherRole })}</p>
+          <TextAreaField field={fields.reason} label={t("orders.steps.cancel.reason")} rows={3} />
           <div className="order-actions">
-            <OrderButton orderId={orderId} intent="cancel" pendingLabel={late ? t("orders.steps.cancelling") : t("orders.steps.sending")}>
-              {late ? t("orders.steps.cancelConfirm") : t("orders.steps.sendCancelRequest")}
+            <OrderButton orderId={orderId} intent="cancel" pendingLabel={late ? t("orders.steps.cancel.cancelling") : t("orders.steps.cancel.sending")}>
+              {late ? t("orders.steps.cancel.confirm") : t("orders.steps.cancel.sendRequest")}
             </OrderButton>
             <Link to={`/orders/${orderId}`} preventScrollReset>
-              {t("orders.steps.keepOrder")}
+              {t("orders.steps.cancel.keepOrder")}
             </Link>
           </div>
         </Form>
       ) : (
         <p>
           <Link to={`/orders/${orderId}?confirm=cancel#cancel`} preventScrollReset>
-            {late ? t("orders.steps.cancelOpen") : t("orders.steps.askCancelOpen")}
+            {late ? t("orders.steps.cancel.open") : t("orders.steps.cancel.askOpen")}
           </Link>
         </p>
       )}
@@ -244,24 +270,24 @@ export function DisputeStep({ orderId, open, constraint, reply }: { orderId: num
   const { t } = useT();
   return (
     <section className="order-step" id="dispute" aria-labelledby="dispute-title">
-      <h2 id="dispute-title">{t("orders.steps.disputeTitle")}</h2>
+      <h2 id="dispute-title">{t("orders.steps.dispute.title")}</h2>
       {open ? (
         <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
           <input type="hidden" name="orderId" value={orderId} />
-          <p>{t("orders.steps.disputeText")}</p>
-          <TextAreaField field={fields.reason} label={t("orders.steps.disputeReason")} />
+          <p>{t("orders.steps.dispute.text")}</p>
+          <TextAreaField field={fields.reason} label={t("orders.steps.dispute.reason")} />
           <div className="order-actions">
-            <OrderButton orderId={orderId} intent="dispute" pendingLabel={t("orders.steps.opening")}>
-              {t("orders.steps.openDispute")}
+            <OrderButton orderId={orderId} intent="dispute" pendingLabel={t("orders.steps.dispute.pending")}>
+              {t("orders.steps.dispute.submit")}
             </OrderButton>
             <Link to={`/orders/${orderId}`} preventScrollReset>
-              {t("orders.steps.neverMind")}
+              {t("orders.steps.dispute.neverMind")}
             </Link>
           </div>
         </Form>
       ) : (
         <p>
-          <T id="orders.steps.disputeFirst" components={{ 0: <Link to={`/orders/${orderId}?confirm=dispute#dispute`} /> }} />
+          <T id="orders.steps.dispute.first" components={{ 0: <Link to={`/orders/${orderId}?confirm=dispute#dispute`} /> }} />
         </p>
       )}
     </section>

@@ -30,3 +30,11 @@ export function formatPrice(amountUgx: number, currency: DisplayCurrency | null 
   if (!currency || currency.code === "UGX" || !(currency.ugxPerUsd > 0)) return formatUgx(amountUgx, locale);
   return `USD ${numberFormat(locale, CENTS).format(amountUgx / currency.ugxPerUsd)}`;
 }
+
+/**
+ * The currency an order's amounts are shown in: in USD at the rate fixed at its checkout (orders.ugx_per_usd),
+ * not today's; an order without one (or a reader in UGX) as the reader's currency says.
+ */
+export function orderCurrency(display: DisplayCurrency | null | undefined, orderUgxPerUsd: number): DisplayCurrency | null | undefined {
+  return display?.code === "USD" && orderUgxPerUsd > 0 ? { code: "USD", ugxPerUsd: orderUgxPerUsd } : display;
+}

@@ -118,7 +118,8 @@ export function wordsRefFor(locale: Locale, names: readonly string[]): string {
   return ref;
 }
 
-const REF = /^(en|lg|sw)\/([a-z]+(?:\.[a-zA-Z]+)?(?:~[a-z]+(?:\.[a-zA-Z]+)?){0,23})\.([A-Za-z0-9_-]{10})$/;
+// A name is a namespace, or an area of one two levels deep at most ("orders.steps.deliver").
+const REF = /^(en|lg|sw)\/([a-z]+(?:\.[a-zA-Z]+){0,2}(?:~[a-z]+(?:\.[a-zA-Z]+){0,2}){0,23})\.([A-Za-z0-9_-]{10})$/;
 
 /**
  * What a reference's file holds, by its name alone (any web process can answer, whichever made the page):

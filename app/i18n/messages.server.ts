@@ -24,6 +24,15 @@ export async function pageMessages(request: Request, namespaces: readonly string
   return { i18n: wordsFor(request, await requestLocale(request), namespaces) };
 }
 
+/**
+ * The areas of the parts of a page it shows, for its pageMessages list: `...areasShown(STEP_WORDS, shown)` sends
+ * the areas `table` gives each part in `shown` (in the table's order, so a list names one file), and none of
+ * the others. tests/unit/page-messages.test.ts counts every area of the table as one the page may send.
+ */
+export function areasShown<K extends string>(table: Readonly<Record<K, readonly string[]>>, shown: ReadonlySet<K>): string[] {
+  return (Object.keys(table) as K[]).filter((part) => shown.has(part)).flatMap((part) => table[part]);
+}
+
 /** The server's words for this request's reader: `(await requestT(request))("ns.key", values)`. */
 export async function requestT(request: Request): Promise<I18n["_"]> {
   const i18n = serverI18n(await requestLocale(request));

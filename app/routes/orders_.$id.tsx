@@ -15,12 +15,24 @@ import type { z } from "zod";
 import { ErrorList } from "~/components/forms";
 import { ContactButton, OrderBadge, OrderPost } from "~/components/order-card";
 import { FileList } from "~/components/order-files";
-import { ApproveStep, AS_TYPED, CancelStep, DeliverForm, DisputeStep, ReviewForm, RevisionForm, type OrderFormConstraints } from "~/components/order-steps";
+import {
+  ApproveStep,
+  AS_TYPED,
+  CancelStep,
+  DeliverForm,
+  DisputeStep,
+  ReviewForm,
+  RevisionForm,
+  STEP_WORDS,
+  stepForms,
+  type OrderFormConstraints,
+} from "~/components/order-steps";
 import { formConstraints } from "~/schemas/form-constraint";
 import { OrderTimeline } from "~/components/order-timeline";
 import { disputeOutcomeOf, openDisputeOf } from "~/models/dispute.server";
 import { DisputeOutcome } from "~/components/dispute-outcome";
-import { OrderStatusBanner, type BannerFacts } from "~/components/order-status-banner";
+import { OrderStatusBanner } from "~/components/order-status-banner";
+import { orderBanner } from "~/content/order-banner.server";
 import { findPartyOrder, listDeliveries, listOrderEvents, listOrderFiles, orderFacts, orderParties, type OrderFile } from "~/models/order.server";
 import type { Failure } from "~/operations/core.server";
 import { approveOrder, cancelOrder, declineCancel, deliverOrder, openDispute, requestRevision } from "~/operations/orders.server";
@@ -37,8 +49,9 @@ import { ReviewSchema } from "~/schemas/review";
 import { refusalInit } from "~/server/files/upload-quota.server";
 import { useLiveOrder } from "~/hooks/use-live-order";
 import { usePreferences } from "~/hooks/use-preferences";
-import { formatPrice } from "~/domain/money";
-import { pageMessages, requestT } from "~/i18n/messages.server";
+import { formatPrice, orderCurrency } from "~/domain/money";
+import { getDisplayCurrency } from "~/server/currency.server";
+import { areasShown, pageMessages, requestT } from "~/i18n/messages.server";
 import { requestLocale } from "~/i18n/locale.server";
 import { metaI18n, useT } from "~/i18n/react";
 import type { loader as rootLoader } from "~/root";
@@ -83,13 +96,15 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const { order, role } = await ownOrder(params.id, user.id);
   const db = getDb();
-  const [facts, events, deliveries, files, dispute, parties] = await Promise.all([
+  const locale = await requestLocale(request);
+  const [facts, events, deliveries, files, dispute, parties, display] = await Promise.all([
     orderFacts(db, order),
-    listOrderEvents(db, order.id).then(async (list) => eventsIn(list, await requestLocale(request))),
+    listOrderEvents(db, order.id).then((list) => eventsIn(list, locale)),
     listDeliveries(db, order.id),
     listOrderFiles(db, order.id),
     openDisputeOf(db, order.id),
     orderParties(db, order),
+    getDisplayCurrency(db, request, user),
   ]);
   const buyer = role === "buyer";
   const other = buyer ? parties.seller : parties.buyer;
@@ -99,14 +114,38 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   // Back in progress because the buyer asked for changes: the latest of the deliveries and requests is a request.
   const lastTurn = [...events].reverse().find((e) => e.kind === "delivered" || e.kind === "revision_requested");
   const revisionReason = order.status === "in_progress" && lastTurn?.kind === "revision_requested" ? (lastTurn.reason ?? "") : null;
+  const actions = [...orderActions(facts, user.id, now)];
+  const cancelAsked = order.cancelRequestedBy === null ? null : { byMe: order.cancelRequestedBy === user.id, reason: cancelRequest?.reason ?? "" };
+  // The banner, worded here in the reader's language, time zone and currency: its sentences stay on the server.
+  const banner = orderBanner(
+    {
+      ...order, // its status and its dates
+      orderId: order.id,
+      role,
+      otherName: other.name,
+      actions,
+      paid: order.paidAt !== null,
+      // Decided here, on the server's clock.
+      late: order.status === "in_progress" && order.dueAt !== null && now.getTime() > order.dueAt.getTime(),
+      revisionReason,
+      revisionsLeft: order.revisionsAllowed - order.revisionsUsed,
+      dispute: dispute && {
+        byMe: dispute.openedBy === user.id,
+        byRole: dispute.openedBy === order.buyerId ? "buyer" : "seller",
+        reason: dispute.reason,
+        at: dispute.createdAt,
+      },
+      cancelRequest: cancelAsked,
+      earnText: formatPrice(order.priceUgx - order.sellerFeeUgx, orderCurrency(display, order.ugxPerUsd), locale),
+    },
+    { zone: user.timeZone, locale },
+  );
   return {
     number: orderNumber(order.id),
     role,
     other,
-    actions: [...orderActions(facts, user.id, now)],
-    // Decided here, on the server's clock, so the page reads the same when it hydrates.
-    late: order.status === "in_progress" && order.dueAt !== null && now.getTime() > order.dueAt.getTime(),
-    revisionReason,
+    actions,
+    banner,
     order: {
       id: order.id,
       gigId: order.gigId,
@@ -119,11 +158,6 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       revisionsUsed: order.revisionsUsed,
       dueAt: order.dueAt,
       createdAt: order.createdAt,
-      deliveredAt: order.deliveredAt,
-      completedAt: order.completedAt,
-      cancelledAt: order.cancelledAt,
-      clearedAt: order.clearedAt,
-      paid: order.paidAt !== null,
       // Each party sees their own side of the money: the buyer what they paid, the seller what they earn.
       priceUgx: order.priceUgx,
       feeUgx: buyer ? order.buyerFeeUgx : order.sellerFeeUgx,
@@ -131,15 +165,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       totalUgx: order.totalUgx,
       ugxPerUsd: order.ugxPerUsd,
     },
-    cancelRequest: order.cancelRequestedBy === null ? null : { byMe: order.cancelRequestedBy === user.id, reason: cancelRequest?.reason ?? "" },
-    dispute: dispute
-      ? {
-          byMe: dispute.openedBy === user.id,
-          byRole: dispute.openedBy === order.buyerId ? ("buyer" as const) : ("seller" as const),
-          reason: dispute.reason,
-          at: dispute.createdAt,
-        }
-      : null,
+    cancelRequest: cancelAsked,
+    disputeOpen: dispute !== null,
     disputeOutcome: dispute ? null : await disputeOutcomeOf(db, order.id),
     requirementFiles: files.filter((f) => f.deliveryId === null).map(fileView),
     deliveries: deliveries.map((d) => ({ ...d, files: files.filter((f) => f.deliveryId === d.id).map(fileView) })),
@@ -157,7 +184,6 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       review: ReviewSchema,
     }) satisfies OrderFormConstraints,
     ...(await pageMessages(request, [
-      "orders.banner",
       "orders.card",
       "orders.days",
       "orders.files",
@@ -165,11 +191,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       "orders.order",
       "orders.outcome",
       "orders.party",
-      "orders.review",
       "orders.status",
-      "orders.steps",
       "orders.tier",
       "orders.timeline",
+      // Each step form's words come with the form.
+      ...areasShown(STEP_WORDS, stepForms(actions, order.gigId !== null)),
     ])),
   };
 }
@@ -271,38 +297,20 @@ export default function OrderPage() {
   const actionData = useActionData<typeof action>();
   // Each navigation (the redirect after a step) remounts the forms, so they come back empty.
   const { key } = useLocation();
-  const { price, dateTime, number, locale } = usePreferences();
+  const { dateTime, number, locale } = usePreferences();
   const { t } = useT();
   const { order } = d;
   // In USD an order's amounts are at the rate fixed at its checkout (orders.ugx_per_usd), not today's.
-  const inUsd = useRouteLoaderData<typeof rootLoader>("root")?.currency?.code === "USD" && order.ugxPerUsd > 0;
-  const orderPrice = (ugx: number) => (inUsd ? formatPrice(ugx, { code: "USD", ugxPerUsd: order.ugxPerUsd }, locale) : price(ugx));
+  const currency = orderCurrency(useRouteLoaderData<typeof rootLoader>("root")?.currency, order.ugxPerUsd);
+  const inUsd = currency?.code === "USD" && order.ugxPerUsd > 0;
+  const orderPrice = (ugx: number) => formatPrice(ugx, currency, locale);
   const can = new Set<OrderAction>(d.actions);
+  const forms = stepForms(d.actions, order.gigId !== null);
   const buyer = d.role === "buyer";
   const replyOf = (intent: Intent) => (actionData?.intent === intent ? actionData.reply : undefined);
   const topErrors = (actionData?.reply.error?.[""] as string[] | null | undefined) ?? undefined;
   useLiveOrder(!FINAL_STATUSES.has(order.status));
   const otherRole = buyer ? "seller" : "buyer";
-  const bannerFacts: BannerFacts = {
-    orderId: order.id,
-    role: d.role,
-    status: order.status,
-    otherName: d.other.name,
-    actions: d.actions,
-    createdAt: order.createdAt,
-    dueAt: order.dueAt,
-    deliveredAt: order.deliveredAt,
-    completedAt: order.completedAt,
-    cancelledAt: order.cancelledAt,
-    clearedAt: order.clearedAt,
-    paid: order.paid,
-    late: d.late,
-    revisionReason: d.revisionReason,
-    revisionsLeft: order.revisionsAllowed - order.revisionsUsed,
-    dispute: d.dispute,
-    cancelRequest: d.cancelRequest,
-    earnText: orderPrice(order.priceUgx - order.feeUgx),
-  };
 
   return (
     <article className="container order-page" aria-labelledby="order-title">
@@ -311,7 +319,7 @@ export default function OrderPage() {
       </p>
       <h1 id="order-title">{order.gigTitle}</h1>
       <p className="order-number">
-        {d.number} <OrderBadge status={order.status} disputeOpen={d.dispute !== null} />
+        {d.number} <OrderBadge status={order.status} disputeOpen={d.disputeOpen} />
       </p>
       <div className="order-party">
         {buyer ? t("orders.party.seller") : t("orders.party.buyer")}:{" "}
@@ -330,7 +338,7 @@ export default function OrderPage() {
         ) : null}
       </div>
 
-      <OrderStatusBanner facts={bannerFacts}>
+      <OrderStatusBanner orderId={order.id} banner={d.banner}>
         {d.cancelRequest ? (
           <div className="notice" role="status" id="cancel-request">
             {d.cancelRequest.byMe ? (
@@ -389,11 +397,11 @@ export default function OrderPage() {
         </>
       ) : null}
 
-      {can.has("approve") || can.has("request_revision") ? (
+      {forms.has("approve") || forms.has("revision") ? (
         <section className="order-step" id="respond" aria-labelledby="respond-title">
           <h2 id="respond-title">{t("orders.order.respondTitle")}</h2>
           <p>{t("orders.order.respondText", { left: order.revisionsAllowed - order.revisionsUsed, allowed: order.revisionsAllowed })}</p>
-          {can.has("approve") ? (
+          {forms.has("approve") ? (
             <ApproveStep
               key={`approve-${key}`}
               orderId={order.id}
@@ -405,12 +413,12 @@ export default function OrderPage() {
               reply={replyOf("approve")}
             />
           ) : null}
-          {can.has("request_revision") ? (
+          {forms.has("revision") ? (
             <RevisionForm key={`revision-${key}`} orderId={order.id} constraint={d.constraints.revision} reply={replyOf("request_revision")} />
           ) : null}
         </section>
       ) : null}
-      {can.has("review") && order.gigId !== null ? (
+      {forms.has("review") && order.gigId !== null ? (
         <ReviewForm key={`review-${key}`} orderId={order.id} gigId={order.gigId} constraint={d.constraints.review} reply={replyOf("review")} />
       ) : null}
 
@@ -418,7 +426,7 @@ export default function OrderPage() {
       {order.requirements ? <div className="order-text">{order.requirements}</div> : <p>{t("orders.order.noRequirements")}</p>}
       <FileList orderId={order.id} files={d.requirementFiles} label={t("orders.order.requirementFiles")} />
 
-      {can.has("deliver") ? (
+      {forms.has("deliver") ? (
         <DeliverForm key={`deliver-${key}`} orderId={order.id} rules={d.fileRules} constraint={d.constraints.deliver} reply={replyOf("deliver")} />
       ) : null}
 
@@ -466,7 +474,7 @@ export default function OrderPage() {
         </div>
       </dl>
 
-      {can.has("cancel") || can.has("request_cancel") ? (
+      {forms.has("cancel") ? (
         <CancelStep
           key={`cancel-${key}`}
           d={d}
@@ -476,7 +484,7 @@ export default function OrderPage() {
           reply={replyOf("cancel")}
         />
       ) : null}
-      {can.has("dispute") ? (
+      {forms.has("dispute") ? (
         <DisputeStep
           key={`dispute-${key}`}
           orderId={order.id}

@@ -19,6 +19,7 @@ import { DAY_MS, trail } from "../support/order-checks";
 import { completedTestOrder, memberActor, opts, orderTestContext, paidTestOrder, placeTestOrder, system } from "../support/orders";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { decode } from "../support/html";
+import { formatDay, formatTime } from "~/utils/dates";
 
 /** The seller's gig: a Basic package at UGX 100,000 in 3 days with 1 revision. */
 const t = orderTestContext("orderroutes", {
@@ -601,6 +602,65 @@ describe("an order's page", () => {
     expect(await order(orderId)).toMatchObject({ status: "completed" });
     expect(text(html)).toContain("Completed automatically after 3 days");
     expect(text(html)).toContain("Earnings cleared");
+  });
+
+  it("words the banner on the server in the reader's language and time zone, and sends none of its sentences to the browser", async () => {
+    const seller = await createUser(t.db, { role: "freelancer", name: "Apio Studio" });
+    const buyer = await createUser(t.db, { role: "client", name: "Wanjiru Achieng" });
+    await t.db("users").where({ id: buyer.id }).update({ language: "sw" });
+    await t.db("users").where({ id: seller.id }).update({ language: "lg", time_zone: "UTC" });
+    for (const u of [seller, buyer]) tokens.set(u.id, await createSession(t.db, u.id));
+    const gigId = (await createGig(t.db, { sellerId: seller.id, title: "Bango la duka", packages: { basic: { priceUgx: 100_000, deliveryDays: 3 } } })).id;
+    const { orderId } = await paidTestOrder(t, buyer, gigId);
+    expect((await deliverOrder(memberActor(seller), { orderId, message: "Bango, A3." }, opts(t))).ok).toBe(true);
+    // Delivered at 22:30 UTC: 01:30 the next day in Kampala, so the two zones name different days.
+    const deliveredAt = new Date(Date.now() - DAY_MS);
+    deliveredAt.setUTCHours(22, 30, 0, 0);
+    await t.db("orders").where({ id: orderId }).update({ delivered_at: deliveredAt });
+    const autoAt = new Date(deliveredAt.getTime() + 3 * DAY_MS);
+    // Dates as the app writes them in each language (its formatting is tested with app/utils/dates.ts).
+    const day = (when: Date, zone: "EAT" | "UTC", lang: "lg" | "sw") => formatDay(when, zone, lang);
+    const time = (when: Date, zone: "EAT" | "UTC", lang: "lg" | "sw") => `${formatTime(when, zone, lang)} ${zone}`;
+
+    /** The banner's title, its lines, and its buttons (label and address). */
+    const bannerOf = (html: string) => {
+      const section = /<section class="order-banner[^"]*" aria-labelledby="order-banner-title">([\s\S]*?)<\/section>/.exec(html)![1]!;
+      return {
+        title: /<h2 id="order-banner-title">(.*?)<\/h2>/.exec(section)![1],
+        lines: [...section.matchAll(/<p>(.*?)<\/p>/g)].map((m) => m[1]),
+        buttons: [...section.matchAll(/<a [^>]*href="([^"]+)"[^>]*>(.*?)<\/a>/g)].map((m) => [m[2], m[1]]),
+      };
+    };
+    const res = await get(`/orders/${orderId}`, buyer);
+    const html = await res.text();
+    expect(bannerOf(visible(html))).toEqual({
+      title: "Imewasilishwa: kagua kazi",
+      lines: [
+        `Apio Studio aliwasilisha tarehe ${day(deliveredAt, "EAT", "sw")}. Uidhinishe ili kutoa malipo, au omba mabadiliko.`,
+        `Litakamilika lenyewe ${day(autoAt, "EAT", "sw")} saa ${time(autoAt, "EAT", "sw")} usipoomba mabadiliko.`,
+      ],
+      buttons: [
+        ["Idhinisha uwasilishaji…", `/orders/${orderId}?confirm=approve#approve`],
+        ["Omba mabadiliko", "#revision"],
+      ],
+    });
+    // The words the page loads are its other areas' only: the banner's sentences stay on the server.
+    const refs = [...html.matchAll(/<script defer="" src="(\/words\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(refs.some((ref) => ref.startsWith("/words/sw/orders."))).toBe(true);
+    for (const ref of refs) {
+      expect(ref).not.toContain("orders.banner");
+      expect(await (await fetch(`${server.baseUrl}${ref}`)).text()).not.toContain("orders.banner.");
+    }
+
+    // The seller reads it in Luganda, in UTC.
+    expect(bannerOf(await page(`/orders/${orderId}`, seller))).toEqual({
+      title: "Eweereddwayo: erindirira omuguzi",
+      lines: [
+        "Omuguzi akkiriza omulimu oba asaba enkyukakyuka.",
+        `Bw'ataddamu, yeemaliriza yokka nga ${day(autoAt, "UTC", "lg")} ku ssaawa ${time(autoAt, "UTC", "lg")}, era musasulwa.`,
+      ],
+      buttons: [],
+    });
   });
 
   it("refuses an unknown step with a 400", async () => {

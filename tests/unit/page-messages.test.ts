@@ -11,6 +11,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { readSourceCatalogues, wordsOfRef, wordsRefFor } from "~/i18n/catalog.server";
 import { LOCALES } from "~/i18n/locales";
+import { areasShown } from "~/i18n/messages.server";
+import { STEP_WORDS, stepForms, type OrderForm } from "~/components/order-steps";
 
 const SERVER_ONLY = new Set(["ops", "mail", "notify", "api"]);
 const keys = new Set(Object.values(readSourceCatalogues(path.resolve("app/locales")).en).flatMap((messages) => Object.keys(messages)));
@@ -43,10 +45,31 @@ function keysUsed(file: string, seen = new Set<string>()): Set<string> {
   return used;
 }
 
-/** What a route module's loader asks pageMessages for (every call's list). */
+/**
+ * The areas of a table of a page's parts (`...areasShown(NAME, shown)`): the strings of `const NAME = { … };`,
+ * in the module or in the one it imports NAME from.
+ */
+function tableAreas(file: string, name: string): string[] {
+  const text = readFileSync(file, "utf8");
+  const table = new RegExp(`^(?:export )?const ${name}\\b[^=]*= \\{$([\\s\\S]*?)^\\};$`, "m").exec(text);
+  if (table) return [...table[1]!.matchAll(/"([^"]+)"/g)].map((m) => m[1]!);
+  for (const [, names, spec] of text.matchAll(/^import \{([^}]*)\} from "([^"]+)"/gm)) {
+    const from = names!.split(",").some((n) => n.trim() === name) ? resolveImport(file, spec!) : null;
+    if (from) return tableAreas(from, name);
+  }
+  throw new Error(`${path.relative(process.cwd(), file)}: no table ${name} found for areasShown`);
+}
+
+/**
+ * What a route module's loader asks pageMessages for (every call's list): its names, and every area of a
+ * table whose parts it sends as it shows them (`...areasShown(TABLE, shown)`): the page may send any.
+ */
 function declared(file: string): string[] {
   const text = readFileSync(file, "utf8");
-  return [...text.matchAll(/pageMessages\(\s*request\s*,\s*\[([^\]]*)\]/g)].flatMap(([, list]) => [...list!.matchAll(/"([^"]+)"/g)].map((m) => m[1]!));
+  return [...text.matchAll(/pageMessages\(\s*request\s*,\s*\[([^\]]*)\]/g)].flatMap(([, list]) => [
+    ...[...list!.matchAll(/"([^"]+)"/g)].map((m) => m[1]!),
+    ...[...list!.matchAll(/areasShown\(\s*(\w+)/g)].flatMap(([, table]) => tableAreas(file, table!)),
+  ]);
 }
 
 /** A flat route's parent layouts: `messages.$id.tsx` is inside `messages.tsx` (a segment ending in `_` is not). */
@@ -75,6 +98,7 @@ describe("each page's words", () => {
     expect(routeFiles.length).toBeGreaterThan(40);
     expect(keysUsed(path.resolve("app/routes/orders_.$id.tsx")).size).toBeGreaterThan(100);
     expect(declared(path.resolve("app/routes/gig.$id_.order.tsx"))).toContain("orders.checkout");
+    expect(declared(path.resolve("app/routes/orders_.$id.tsx"))).toEqual(expect.arrayContaining(["orders.order", "orders.steps.deliver", "orders.review"]));
     expect(parents(path.resolve("app/routes/messages.$id.tsx"))).toEqual([path.resolve("app/routes/messages.tsx")]);
     expect(parents(path.resolve("app/routes/orders_.$id.tsx"))).toEqual([]);
   });
@@ -94,5 +118,45 @@ describe("each page's words", () => {
       const ref = wordsRefFor(locale, names);
       expect(wordsOfRef(ref), ref).toMatchObject({ current: true });
     }
+  });
+});
+
+describe("the order page's step forms", () => {
+  /** Each form of app/components/order-steps.tsx, and the step whose words it says. */
+  const FORM_OF: Record<string, OrderForm> = {
+    DeliverForm: "deliver",
+    RevisionForm: "revision",
+    ReviewForm: "review",
+    ApproveStep: "approve",
+    CancelStep: "cancel",
+    DisputeStep: "dispute",
+  };
+
+  it("each says only its own step's words, which the page sends with it (STEP_WORDS)", () => {
+    const text = readFileSync(path.resolve("app/components/order-steps.tsx"), "utf8");
+    const components = [...text.matchAll(/^export function (\w+)\(/gm)].map((m, i, all) => ({ name: m[1]!, body: text.slice(m.index, all[i + 1]?.index) }));
+    expect(components.filter((c) => c.name in FORM_OF).map((c) => c.name)).toEqual(expect.arrayContaining(Object.keys(FORM_OF)));
+    for (const { name, body } of components) {
+      const stepKeys = [...body.matchAll(/"(orders\.steps\.[A-Za-z.]+)"/g)].map((m) => m[1]!).filter((key) => keys.has(key));
+      const form = FORM_OF[name];
+      if (!form) {
+        expect(stepKeys, `${name} is no step form`).toEqual([]);
+        continue;
+      }
+      expect(stepKeys.length, name).toBeGreaterThan(0);
+      expect(
+        stepKeys.filter((key) => !covers([...STEP_WORDS[form]], key)),
+        `${name}: words of another step`,
+      ).toEqual([]);
+    }
+  });
+
+  it("sends a table's areas for the parts shown, in the table's order", () => {
+    expect(areasShown(STEP_WORDS, new Set<OrderForm>(["dispute", "review"]))).toEqual(["orders.steps.review", "orders.review", "orders.steps.dispute"]);
+    expect(areasShown(STEP_WORDS, stepForms(["deliver", "request_cancel", "dispute"], true))).toEqual([
+      "orders.steps.deliver",
+      "orders.steps.cancel",
+      "orders.steps.dispute",
+    ]);
   });
 });
