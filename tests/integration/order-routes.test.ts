@@ -517,7 +517,9 @@ describe("an order's page", () => {
     );
     // The file gone from disk: a 404, not a broken download.
     fs.rmSync(path.join(uploadDir, "order-files", file.storage_key));
-    expect((await get(`/orders/${orderId}/files/${file.id}`, t.buyer)).status).toBe(404);
+    const gone = await get(`/orders/${orderId}/files/${file.id}`, t.buyer);
+    expect(gone.status).toBe(404);
+    expect(await gone.text()).toBe("We could not find that file.");
   });
 
   it("cancels by agreement: one party asks (with a reason), the other sees it and agrees", async () => {
