@@ -113,7 +113,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     canCancel,
     // The phone prompt opens only at a localhost name (ADR 029): elsewhere the page says so rather than link to a 404.
     sandbox: sandbox && payment ? (isLoopbackHost(request) ? { url: `/dev/pay/${payment.reference}` } : { url: null }) : null,
-    ...(await pageMessages(request, ["orders.form", "orders.pay", "orders.payer", "orders.status", "orders.tier"])),
+    ...(await pageMessages(request, ["orders.form", "orders.pay", "orders.payer", "orders.status"])),
   };
 }
 

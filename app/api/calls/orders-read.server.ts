@@ -49,7 +49,14 @@ export const OrderSummary = z.object({
   number: z.string().describe("The order's number as people say it: ORD-000123."),
   role: z.enum(["buyer", "seller"]).describe("The member's part in the order."),
   gig: z.object({ id: z.number().int().nullable().describe("Null once the gig is deleted."), title: z.string() }),
-  package: z.object({ tier: Tier, name: z.string() }),
+  package: z.object({
+    tier: Tier,
+    name: z
+      .string()
+      .describe(
+        "The package's name when the order was placed: the seller's words, or its tier's default name (Basic, Standard, Premium), to show as the tier.",
+      ),
+  }),
   otherParty: z.object({ id: z.number().int(), name: z.string(), username: z.string() }),
   price: Money.describe("The package's price, as it was when the order was placed."),
   status: z.enum(ORDER_STATUSES),
