@@ -1,8 +1,9 @@
 /**
  * Answers a person reads with no page around them, in the reader's language (ADR 047), through the built server:
  * a file's link that leads nowhere (an order's file, a message's attachment, an image), a choice the currency
- * switch does not know, and a POST to an admin screen, whose error page a browser shows: each keeps its status
- * (and the 405 its Allow), with words from the `ops` catalogue instead of "Not Found" or "Method Not Allowed".
+ * switch does not know, an address that cannot be read, a form from another site, and a POST to an admin screen,
+ * whose error page a browser shows: each keeps its status (and the 405 its Allow), with words from the `ops`
+ * catalogue instead of "Not Found", "Bad Request", "Forbidden: …" or "Method Not Allowed".
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -79,6 +80,23 @@ describe("the currency switch", () => {
     });
     expect(res.headers.get("set-cookie")).toBeNull();
     expect(await plain(res)).toMatchObject({ status: 400, language: "sw", text: words("ops.currency.choose", "sw") });
+  });
+});
+
+describe("what the server answers before any page", () => {
+  it("refuses an address it cannot read, and a form from another site, in the visitor's language", async () => {
+    expect(await plain(await fetchFrom("/browse%E0%A4%A", { headers: { "Accept-Language": "sw" } }))).toEqual({
+      status: 400,
+      type: "text/plain; charset=utf-8",
+      language: "sw",
+      text: words("ops.request.badAddress", "sw"),
+    });
+    const elsewhere = await fetchFrom("/login", {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "https://evil.example", Cookie: "soko_lang=lg" },
+      body: "email=a%40b.ug&password=x",
+    });
+    expect(await plain(elsewhere)).toMatchObject({ status: 403, language: "lg", text: words("ops.request.crossSite", "lg") });
   });
 });
 
