@@ -29,6 +29,7 @@ import { closePageDrops } from "./app/server/page-cache.server";
 import { closeTokenDrops, listenForTokenDrops } from "./app/server/token-cache.server";
 import { startPageCacheServing } from "./app/server/page-cache-serving.server";
 import { onShutdown } from "./app/server/process.server";
+import { sendPlainWords } from "./app/server/plain-words.server";
 import { closeLimitRedis } from "./app/server/rate-limit.server";
 import { closeRedis, getRedis } from "./app/server/redis.server";
 import { installSpeedPatches } from "./app/server/speed/index.server";
@@ -63,7 +64,7 @@ const rejectMalformed: RequestHandler = (req, res, next) => {
     decodeURIComponent(req.path);
     next();
   } catch {
-    res.status(400).type("text/plain").send("Bad Request");
+    sendPlainWords(req, res, 400, "ops.request.badAddress");
   }
 };
 app.use(rejectMalformed);
@@ -91,7 +92,7 @@ const sameOriginMutations: RequestHandler = (req, res, next) => {
   if (req.method === "GET" || req.method === "HEAD" || req.method === "OPTIONS") return next();
   if (req.path.startsWith(`${API_PREFIX}/`)) return next();
   if (isSameOrigin(req.headers.origin ?? req.headers.referer, requestOrigin(req, trustProxy))) return next();
-  res.status(403).type("text/plain").send("Forbidden: this form was sent from another site.");
+  sendPlainWords(req, res, 403, "ops.request.crossSite");
 };
 
 // helmet's headers with each page's CSP nonce (res.locals.cspNonce): worked out once at start unless
@@ -223,10 +224,10 @@ app.all("*", (req, res, next) => {
   return remixHandlers[site](req, res, next);
 });
 
-const errorHandler: ErrorRequestHandler = (error, _req, res, _next) => {
+const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
   console.error(error);
   if (res.headersSent) return res.end();
-  res.status(500).type("text/plain").send("Something went wrong on our side. Please try again.");
+  sendPlainWords(req, res, 500, "ops.request.serverError");
 };
 app.use(errorHandler);
 

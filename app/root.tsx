@@ -63,6 +63,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 export const meta: MetaFunction = ({ matches }) => {
+  // An action's error page is drawn without the root's data, so without the words of the title: the name alone.
+  if (!matches.find((m) => m.id === "root")?.data) return [{ title: "Soko" }];
   const { _ } = metaI18n(matches);
   return [{ title: _("common.meta.title") }, { name: "description", content: _("common.meta.description") }];
 };

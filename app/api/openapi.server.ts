@@ -107,6 +107,8 @@ export function openApiDocument(calls: readonly ApiCall[], { fresh = false } = {
       description:
         "The JSON API of Soko, the freelance marketplace for Uganda: everything the website does, for phone apps and partners. " +
         "Answers are `{ data, message? }`; failures `{ message, code, issues? }`. Money is integer UGX with USD beside it; times are ISO 8601 in UTC. " +
+        "Soko's words for people (each `message`, a failure's or a timeline's reason) are in the token's member's language, else `Accept-Language`'s " +
+        "(`en`, `lg`, `sw`), else English; what members wrote stays as they wrote it. " +
         "Lists are paged by cursor: pass `nextCursor` back as `cursor`.",
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
       contact: { name: "Soko", url: "https://soko.ug/help" },

@@ -11,6 +11,8 @@ const STATUS_WORDS: Record<number, { title: string; text: string; more?: string 
   404: { title: "common.error.notFoundTitle", text: "common.error.notFoundText" },
   403: { title: "common.error.deniedTitle", text: "common.error.deniedText", more: "common.error.deniedAdmin" },
   400: { title: "common.error.badRequestTitle", text: "common.error.badRequestText" },
+  // A POST to a page that takes none (an admin screen): not ours to retry.
+  405: { title: "common.error.badRequestTitle", text: "common.error.badRequestText" },
   413: { title: "common.error.tooLargeTitle", text: "common.error.tooLargeText" },
   429: { title: "common.error.slowDownTitle", text: "common.error.slowDownText" },
   503: { title: "common.error.unavailableTitle", text: "common.error.unavailableText" },

@@ -1,6 +1,6 @@
 import { Form } from "@remix-run/react";
 import { SubmitButton } from "~/components/forms";
-import { TIER_KEY, TIER_LABEL } from "~/domain/catalog-vocabulary";
+import { isUnnamedPackage, TIER_KEY } from "~/domain/catalog-vocabulary";
 import { useT } from "~/i18n/react";
 import type { GigPackage } from "~/models/gig.server";
 import { usePreferences } from "~/hooks/use-preferences";
@@ -40,8 +40,8 @@ export function PackagePanel({ packages, buyable }: { packages: GigPackage[]; bu
         <section key={p.tier} className={part(p, "top")} aria-labelledby={`package-${p.tier}`}>
           <h3 id={`package-${p.tier}`}>
             {t(TIER_KEY[p.tier])}
-            {/* A package left unnamed is stored with its tier's English name: said once, as the tier. */}
-            {p.name !== TIER_LABEL[p.tier] ? `: ${p.name}` : ""}
+            {/* A package left unnamed is stored with its tier's English name: said once, as the tier, in the reader's language. */}
+            {isUnnamedPackage(p.tier, p.name) ? "" : `: ${p.name}`}
             {p.popular ? (
               <>
                 {" "}

@@ -4,7 +4,8 @@
  * they are; the member reads the `ops.reason.*` words for the case, in their language: by the provider's code at
  * the end of the reason, by the sandbox's and our own sentences, else that the provider did not complete it.
  */
-import type { Said } from "~/content/operation-messages";
+import { sayStored, type Said } from "~/content/operation-messages";
+import type { Locale } from "~/i18n/locales";
 
 /** MTN MoMo's and Airtel Money's codes of a refusal a member can act on. */
 const BY_CODE: Record<string, string> = {
@@ -35,4 +36,12 @@ const BY_TEXT: Record<string, string> = {
 export function failureWords(reason: string): Said {
   const code = /\(([A-Z][A-Z0-9_]+)\)$/.exec(reason)?.[1];
   return { key: BY_TEXT[reason] ?? (code && BY_CODE[code]) ?? "ops.reason.providerRefused", english: reason };
+}
+
+/**
+ * A failed transfer's stored reason in the reader's language: by the key stored with it, or, for a row written
+ * before keys were stored (its English alone), by what failureWords reads from that English. Null stays null.
+ */
+export function failureIn(reason: string | null, said: Said | null, locale: Locale): string | null {
+  return reason === null ? null : sayStored(reason, said ?? failureWords(reason), locale);
 }

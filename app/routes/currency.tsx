@@ -4,7 +4,7 @@ import { setCurrency } from "~/operations/account-settings.server";
 import { getActor, safeRedirect } from "~/server/auth.server";
 import { serializeCookie } from "~/server/cookies.server";
 import { CURRENCY_COOKIE } from "~/server/currency.server";
-import { readFormData } from "~/server/form-data.server";
+import { formRefusal, readFormData } from "~/server/form-data.server";
 import { failureStatus } from "~/server/operation-results.server";
 import { messageOf } from "~/content/operation-messages";
 import { requestLocale } from "~/i18n/locale.server";
@@ -17,7 +17,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const form = await readFormData(request);
   const currency = form.get("currency");
   const back = safeRedirect(form.get("redirectTo"), "/");
-  if (currency !== "UGX" && currency !== "USD") throw new Response("Choose UGX or USD", { status: 400 });
+  if (currency !== "UGX" && currency !== "USD") throw await formRefusal(request, 400, "ops.currency.choose");
   const actor = await getActor(request, context.clientIp);
   if (actor.kind === "member") {
     const result = await setCurrency(actor, { preferredCurrency: currency });

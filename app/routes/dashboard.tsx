@@ -36,7 +36,7 @@ import ordersStylesUrl from "~/styles/orders.css?url";
 import type { Locale } from "~/i18n/locales";
 import { ONE_DECIMAL } from "~/domain/catalog-vocabulary";
 import { requestLocale } from "~/i18n/locale.server";
-import { sayStored } from "~/content/operation-messages";
+import { failureIn } from "~/payments/failure-words.server";
 import { pageMessages, requestT } from "~/i18n/messages.server";
 import { metaI18n, T, useT } from "~/i18n/react";
 
@@ -98,8 +98,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
       kind,
       amountUgx,
       status,
-      // Why it failed, in the reader's language (ADR 047); a payout from before keys shows its stored words.
-      failureReason: failureReason === null ? null : sayStored(failureReason, failureSaid, locale),
+      // Why it failed, in the reader's language (ADR 047), a payout from before keys too.
+      failureReason: failureIn(failureReason, failureSaid, locale),
       createdAt,
       settledAt,
     })),
@@ -122,8 +122,9 @@ function withdrawalMessage(t: Awaited<ReturnType<typeof requestT>>, locale: Loca
   const amount = formatUgx(p.amountUgx, locale);
   if (p.status === "paid") return t("dashboard.withdrawal.paid", { amount, number: formatMsisdn(p.msisdn) });
   if (p.status === "failed") {
-    // The reason is the provider's (stored as it came).
-    return p.failureReason ? t("dashboard.withdrawal.failedBecause", { amount, reason: p.failureReason }) : t("dashboard.withdrawal.failed", { amount });
+    // The reason in the reader's language (the provider's own diagnosis stays in the table).
+    const reason = failureIn(p.failureReason, p.failureSaid, locale);
+    return reason ? t("dashboard.withdrawal.failedBecause", { amount, reason }) : t("dashboard.withdrawal.failed", { amount });
   }
   return t("dashboard.withdrawal.inTransit", { amount, number: formatMsisdn(p.msisdn) });
 }

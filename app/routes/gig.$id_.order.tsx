@@ -19,7 +19,8 @@ import { buyerFee, feesFromEnv } from "~/domain/fees";
 import { readFormData, readMultipartForm, UNREADABLE_FORM } from "~/server/form-data.server";
 import { getFormConstraint, type FormConstraint } from "~/schemas/form-constraint";
 import { useSchemaForm } from "~/hooks/use-schema-form";
-import { TIER_LABEL, type Tier } from "~/domain/catalog-vocabulary";
+import { isUnnamedPackage, type Tier } from "~/domain/catalog-vocabulary";
+import { ORDER_TIER_KEY } from "~/domain/order-tiers";
 import { actionHeaders } from "~/utils/headers";
 import { guessNetwork, resolveNetwork } from "~/domain/mobile-money";
 import { formatPrice } from "~/domain/money";
@@ -42,9 +43,6 @@ export const meta: MetaFunction<typeof loader> = ({ matches }) => {
   const { _ } = metaI18n(matches);
   return [{ title: _("orders.checkout.metaTitle") }];
 };
-
-/** The package tiers' names, in the reader's language (the gig's own package name is the seller's words). */
-const TIER_KEY: Record<Tier, string> = { basic: "orders.tier.basic", standard: "orders.tier.standard", premium: "orders.tier.premium" };
 
 /**
  * Checkout (ADR 014): the chosen package with its fee and total, the buyer's requirements and files, and
@@ -169,8 +167,8 @@ export default function Checkout() {
         <div>
           <dt>{t("orders.checkout.package")}</dt>
           <dd>
-            {pkg.name !== TIER_LABEL[tier] ? `${pkg.name}: ` : ""}
-            {t("orders.checkout.packageLine", { tier: t(TIER_KEY[tier]), days: pkg.deliveryDays, revisions: pkg.revisions })}
+            {isUnnamedPackage(tier, pkg.name) ? "" : `${pkg.name}: `}
+            {t("orders.checkout.packageLine", { tier: t(ORDER_TIER_KEY[tier]), days: pkg.deliveryDays, revisions: pkg.revisions })}
           </dd>
         </div>
         <div>

@@ -3,7 +3,7 @@ import { redirect } from "@remix-run/node";
 import { setLanguage } from "~/operations/account-settings.server";
 import { getActor, safeRedirect } from "~/server/auth.server";
 import { serializeCookie } from "~/server/cookies.server";
-import { readFormData } from "~/server/form-data.server";
+import { formRefusal, readFormData } from "~/server/form-data.server";
 import { failureStatus } from "~/server/operation-results.server";
 import { messageOf } from "~/content/operation-messages";
 import { requestLocale } from "~/i18n/locale.server";
@@ -18,7 +18,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const form = await readFormData(request);
   const language = form.get("language");
   const back = safeRedirect(form.get("redirectTo"), "/");
-  if (!isLocale(language)) throw new Response("Choose English, Luganda or Kiswahili", { status: 400 });
+  // In the language the request is read in now (the one it asked for is not one of ours).
+  if (!isLocale(language)) throw await formRefusal(request, 400, "ops.language.choose");
   const actor = await getActor(request, context.clientIp);
   if (actor.kind === "member") {
     const result = await setLanguage(actor, { language });

@@ -13,9 +13,10 @@ import { orderFilePath } from "~/server/files/order-files.server";
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const fileId = Number(params.fileId);
-  if (!Number.isSafeInteger(fileId) || fileId <= 0) throw fileNotFound();
+  if (!Number.isSafeInteger(fileId) || fileId <= 0) throw await fileNotFound(request);
   const file = await findAttachment(getDb(), fileId, user.id);
   const filePath = file ? orderFilePath(file.storageKey) : null;
-  if (!file || !filePath) throw fileNotFound();
-  return storedFileResponse({ filePath, contentType: file.contentType, fileName: file.fileName, inline: true });
+  const answer = file && filePath ? await storedFileResponse({ filePath, contentType: file.contentType, fileName: file.fileName, inline: true }) : null;
+  if (!answer) throw await fileNotFound(request);
+  return answer;
 }

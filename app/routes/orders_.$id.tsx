@@ -44,6 +44,8 @@ import { formFailure } from "~/server/operation-results.server";
 import { backTo, readOrderForm } from "~/server/order-form.server";
 import { cleanFileName, InvalidOrderFileError, MAX_ORDER_FILE_BYTES, MAX_ORDER_FILES, storeOrderFiles } from "~/server/files/order-files.server";
 import { FINAL_STATUSES, orderActions, orderNumber, type OrderAction } from "~/domain/order-rules";
+import { isUnnamedPackage } from "~/domain/catalog-vocabulary";
+import { ORDER_TIER_KEY } from "~/domain/order-tiers";
 import { ApproveSchema, CancelSchema, DeliverSchema, DisputeSchema, OrderIdSchema, RevisionSchema } from "~/schemas/order";
 import { ReviewSchema } from "~/schemas/review";
 import { refusalInit } from "~/server/files/upload-quota.server";
@@ -150,7 +152,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       id: order.id,
       gigId: order.gigId,
       gigTitle: order.gigTitle,
-      packageName: order.packageName,
+      tier: order.tier,
+      // The seller's name for the package; null for one left unnamed, said as its tier in the reader's language.
+      packageName: isUnnamedPackage(order.tier, order.packageName) ? null : order.packageName,
       status: order.status,
       requirements: order.requirements,
       deliveryDays: order.deliveryDays,
@@ -437,7 +441,7 @@ export default function OrderPage() {
       <dl className="order-summary">
         <div>
           <dt>{t("orders.order.package")}</dt>
-          <dd>{t("orders.order.packageLine", { package: order.packageName, days: order.deliveryDays })}</dd>
+          <dd>{t("orders.order.packageLine", { package: order.packageName ?? t(ORDER_TIER_KEY[order.tier]), days: order.deliveryDays })}</dd>
         </div>
         <div>
           <dt>{t("orders.order.price")}</dt>

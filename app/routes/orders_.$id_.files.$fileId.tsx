@@ -14,6 +14,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const file = await findOrderFile(getDb(), Number(params.id), Number(params.fileId), { id: user.id, isAdmin: false });
   const filePath = file ? orderFilePath(file.storageKey) : null;
-  if (!file || !filePath) throw fileNotFound();
-  return storedFileResponse({ filePath, contentType: file.contentType, fileName: file.fileName });
+  const answer = file && filePath ? await storedFileResponse({ filePath, contentType: file.contentType, fileName: file.fileName }) : null;
+  if (!answer) throw await fileNotFound(request);
+  return answer;
 }

@@ -24,6 +24,7 @@ import { failureStatus } from "~/server/operation-results.server";
 import { orderActions, orderNumber, UNPAID_EXPIRY_MS } from "~/domain/order-rules";
 import { PayerSchema } from "~/schemas/order";
 import { messageOf, sayStored, type Said } from "~/content/operation-messages";
+import { failureWords } from "~/payments/failure-words.server";
 import type { Locale } from "~/i18n/locales";
 import ordersStylesUrl from "~/styles/orders.css?url";
 
@@ -68,7 +69,10 @@ async function payState(
     reason: sayStored(reason, stored, locale),
     refunded: reason.includes("refunded"),
   });
-  if (payment?.status === "failed") return payment.failureReason ? said(payment.failureReason, payment.failureSaid) : said("orders.pay.reason.refused");
+  if (payment?.status === "failed") {
+    // A payment from before keys were stored is worded from its English (failureWords), as a new one is.
+    return payment.failureReason ? said(payment.failureReason, payment.failureSaid ?? failureWords(payment.failureReason)) : said("orders.pay.reason.refused");
+  }
   if (payment?.status === "successful" || payment?.status === "refunded") {
     return { state: "failed", reason: "orders.pay.reason.late", refunded: true };
   }
@@ -109,7 +113,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     canCancel,
     // The phone prompt opens only at a localhost name (ADR 029): elsewhere the page says so rather than link to a 404.
     sandbox: sandbox && payment ? (isLoopbackHost(request) ? { url: `/dev/pay/${payment.reference}` } : { url: null }) : null,
-    ...(await pageMessages(request, ["orders.form", "orders.pay", "orders.payer", "orders.status", "orders.tier"])),
+    ...(await pageMessages(request, ["orders.form", "orders.pay", "orders.payer", "orders.status"])),
   };
 }
 

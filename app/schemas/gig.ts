@@ -5,7 +5,7 @@
  */
 import { z } from "~/schemas/zod";
 import { msg } from "~/i18n/message-key";
-import { TIER_LABEL, TIERS, type Tier } from "~/domain/catalog-vocabulary";
+import { isUnnamedPackage, TIER_LABEL, TIERS, type Tier } from "~/domain/catalog-vocabulary";
 import {
   DELIVERY_DAYS,
   DESCRIPTION_MAX,
@@ -189,7 +189,8 @@ export function gigFormOf(gig: {
   values.images = gig.images;
   for (const p of gig.packages) {
     values[p.tier] = {
-      name: p.name,
+      // A package left unnamed shows an empty field (its placeholder is the tier, in the reader's language), not the English stored.
+      name: isUnnamedPackage(p.tier, p.name) ? "" : p.name,
       description: p.description,
       price: String(p.priceUgx),
       delivery: String(p.deliveryDays),

@@ -1,4 +1,5 @@
 import { requireAdmin } from "~/server/auth.server";
+import { plainWords } from "~/server/plain-words.server";
 
 /**
  * The loader of an admin screen, on either host (which paths a host serves is app/utils/site-routes.ts's
@@ -15,10 +16,13 @@ export async function adminScreenLoader(request: Request) {
  */
 export async function adminScreenAction(request: Request): Promise<never> {
   await adminScreenLoader(request);
-  throw notAllowed();
+  throw await notAllowed(request);
 }
 
-/** The answer to a POST where a page has nothing to submit. */
-export function notAllowed() {
-  return new Response("Method Not Allowed", { status: 405, headers: { Allow: "GET, HEAD" } });
+/**
+ * The answer to a POST where a page has nothing to submit: a browser shows the error page (in the reader's
+ * language); anything else reads this text, in the request's language too.
+ */
+export function notAllowed(request: Request) {
+  return plainWords(request, 405, "ops.page.readOnly", { headers: { Allow: "GET, HEAD" } });
 }

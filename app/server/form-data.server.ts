@@ -17,8 +17,7 @@
  * while the rest of the form is still read.
  */
 import { MaxFileSizeExceededError, MaxFilesExceededError, parseFormData, type FileUpload } from "@mjackson/form-data-parser";
-import { sayIn } from "~/content/operation-messages";
-import { requestLocale } from "~/i18n/locale.server";
+import { plainWords } from "~/server/plain-words.server";
 import { UPLOAD_BODY_LIMIT } from "~/server/body-limit.server";
 
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
@@ -46,9 +45,8 @@ class FormTooLargeError extends Error {
 }
 
 /** A refusal of the body, as plain text in the request's language: thrown as the action's answer (`throw await formRefusal(…)`). */
-export async function formRefusal(request: Request, status: 400 | 413 | 415, key: string, values?: Record<string, number>): Promise<Response> {
-  const locale = await requestLocale(request);
-  return new Response(sayIn(locale)(key, values), { status, headers: { "Content-Type": "text/plain; charset=utf-8", "Content-Language": locale } });
+export function formRefusal(request: Request, status: 400 | 413 | 415, key: string, values?: Record<string, number>): Promise<Response> {
+  return plainWords(request, status, key, { values });
 }
 
 /** The 413 for a form with too many parts or too large a field. */

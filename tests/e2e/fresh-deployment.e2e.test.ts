@@ -2,8 +2,9 @@
  * A new deployment, as docker-compose makes one: a database migrated without the demo seed, an admin made
  * with `admin:create`, and the built server on it (its own, not the shared e2e server with its demo data).
  * A freelancer registers through the pages and publishes a gig, which needs a category: the migration's
- * (ADR 026). The admin manages the categories on their screen: adds one, renames it, moves it up and hides
- * it, at /admin/categories on the main host, and the admin host serves the same screen at /categories.
+ * (ADR 026). The admin manages the categories on their screen: adds one with its Luganda and Swahili names (which
+ * readers in those languages browse it by), renames it, moves it up and hides it, at /admin/categories on the main
+ * host, and the admin host serves the same screen at /categories.
  */
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -128,14 +129,45 @@ describeBothModes("A deployment migrated without the demo seed", (mode) => {
     await add.getByRole("button", { name: "Add category" }).click();
     await add.getByText("Another category already has this name").waitFor();
     const name = `Tutoring ${tag}`;
+    // With its name and description in Luganda and Swahili, which readers of those languages get.
+    const nameLg = `Okusomesa ${tag}`;
+    const nameSw = `Masomo ya ziada ${tag}`;
     await add.getByLabel("Name", { exact: true }).fill(name);
     await add.getByLabel("Description (optional)", { exact: true }).fill("Lessons at home or online.");
+    await add.getByLabel("Name in Luganda", { exact: true }).fill(nameLg);
+    await add.getByLabel("Description in Luganda", { exact: true }).fill("Okusomesebwa awaka oba ku yintaneeti.");
+    await add.getByLabel("Name in Swahili", { exact: true }).fill(nameSw);
+    await add.getByLabel("Description in Swahili", { exact: true }).fill("Masomo nyumbani au mtandaoni.");
     await add.getByRole("button", { name: "Add category" }).click();
     await page.getByText(`Added “${name}”.`).waitFor();
     expect((await names()).at(-1)).toBe(name);
-
-    // Rename: the slug stays.
     const slug = `tutoring-${tag}`;
+    expect(await database.db("categories").where({ slug }).first("translations")).toEqual({
+      translations: {
+        lg: { name: nameLg, description: "Okusomesebwa awaka oba ku yintaneeti." },
+        sw: { name: nameSw, description: "Masomo nyumbani au mtandaoni." },
+      },
+    });
+    // A visitor reading in Luganda (the switcher's cookie) browses it under its Luganda name; one whose browser asks
+    // for Swahili, under its Swahili name; in English, its English name.
+    const visitor = await mode.context().browser()!.newContext({ javaScriptEnabled: mode.js });
+    const reader = await visitor.newPage();
+    const heading = async () => (await reader.locator("#main h1").first().innerText()).trim();
+    await visitor.addCookies([{ name: "soko_lang", value: "lg", url: server.baseUrl }]);
+    await open(reader, mode, `${server.baseUrl}/browse?category=${slug}`);
+    expect(await reader.locator("html").getAttribute("lang")).toBe("lg");
+    expect(await heading()).toBe(nameLg);
+    expect(await reader.locator(`#filter-category option[value="${slug}"]`).textContent()).toBe(nameLg);
+    await visitor.clearCookies();
+    await reader.setExtraHTTPHeaders({ "Accept-Language": "sw-KE,sw;q=0.9" });
+    await open(reader, mode, `${server.baseUrl}/browse?category=${slug}`);
+    expect(await heading()).toBe(nameSw);
+    await reader.setExtraHTTPHeaders({ "Accept-Language": "en-GB" });
+    await open(reader, mode, `${server.baseUrl}/browse?category=${slug}`);
+    expect(await heading()).toBe(name);
+    await visitor.close();
+
+    // Rename: the slug stays, and so do the Luganda and Swahili names.
     await page.getByRole("link", { name: `Rename ${name}` }).click();
     const rename = page.getByRole("form", { name: `Rename “${name}”` });
     await waitForHydration(page, mode);
@@ -143,7 +175,10 @@ describeBothModes("A deployment migrated without the demo seed", (mode) => {
     await rename.getByLabel("Name", { exact: true }).fill(renamed);
     await rename.getByRole("button", { name: "Save" }).click();
     await page.getByText(`Saved “${renamed}”.`).waitFor();
-    expect(await database.db("categories").where({ slug }).first("name")).toEqual({ name: renamed });
+    expect(await database.db("categories").where({ slug }).first("name", "translations")).toMatchObject({
+      name: renamed,
+      translations: { lg: { name: nameLg }, sw: { name: nameSw } },
+    });
 
     // Move it up one place: before the one that was above it.
     const before = await names();

@@ -7,12 +7,15 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { memberBalances } from "~/models/ledger.server";
+import { insertPayout, settlePayoutRow } from "~/models/payment.server";
 import { cancelOrder, runOrderTimers } from "~/operations/orders.server";
+import { failureWords } from "~/payments/failure-words.server";
 import { apiClient, createAppToken } from "../support/api";
 import { createUser } from "../support/factories";
 import { DAY_MS, rowCount } from "../support/order-checks";
-import { completedTestOrder, memberActor, opts, orderTestContext, paidTestOrder, system } from "../support/orders";
+import { completedTestOrder, memberActor, opts, orderTestContext, paidTestOrder, PAYOUT_NUMBER, system } from "../support/orders";
 import { startTestServer, type TestServer } from "../support/test-server";
+import { words } from "../support/words";
 
 /**
  * The seller has UGX 80,000 available (an order of UGX 100,000, less the 20% fee, completed and cleared) and
@@ -157,5 +160,44 @@ describe("GET /payouts", () => {
     expect(answer.status).toBe(400);
     expect(Object.keys(answer.body.issues).sort()).toEqual(["query.cursor", "query.kind", "query.limit"]);
     expect(await rowCount(t.db("payouts").where({ user_id: t.seller.id }))).toBe(3);
+  });
+});
+
+describe("a failed payout's reason", () => {
+  it("is in the token's member's language, before Accept-Language's, a payout from before keys were stored too", async () => {
+    const member = await createUser(t.db, { role: "freelancer" });
+    await t.db("users").where({ id: member.id }).update({ language: "lg" });
+    const token = await createAppToken(t.db, member.id);
+    const payout = async () =>
+      (
+        await insertPayout(t.db, {
+          userId: member.id,
+          kind: "withdrawal",
+          provider: "airtel",
+          network: "airtel",
+          msisdn: PAYOUT_NUMBER,
+          reference: randomUUID(),
+          amountUgx: 10_000,
+          requestKey: randomUUID(),
+        })
+      ).payout;
+    // As the payout poll fails one: the provider's diagnosis kept, with the key of its case.
+    const older = await payout();
+    await settlePayoutRow(t.db, older.id, { status: "failed", reason: failureWords("Airtel Money: not approved in time") });
+    // As a payout failed before keys were stored: the provider's English alone.
+    const newer = await payout();
+    await settlePayoutRow(t.db, newer.id, { status: "failed", reason: "Payee has no Airtel Money wallet (ESB000036)" });
+    expect(await t.db("payouts").where({ id: newer.id }).first("failure_key")).toEqual({ failure_key: null });
+
+    const answer = await api.call("get", "/payouts", "/payouts", { token, headers: { ...from(), "Accept-Language": "sw" } });
+    expect(answer.status).toBe(200);
+    const reasons = answer.body.data.items.map((p: { failureReason: string | null }) => p.failureReason);
+    expect(reasons).toEqual([words("ops.reason.noWallet", "lg"), words("ops.reason.notApprovedInTime", "lg")]);
+    expect(reasons).not.toContain(words("ops.reason.noWallet", "en"));
+    // One paid has none.
+    const paid = await payout();
+    await settlePayoutRow(t.db, paid.id, { status: "paid", providerTransactionId: "AM-1" });
+    const again = await api.call("get", "/payouts", "/payouts?limit=1", { token, headers: from() });
+    expect(again.body.data.items[0]).toMatchObject({ status: "paid", failureReason: null });
   });
 });

@@ -13,6 +13,7 @@ import { createUser, type TestUser } from "../support/factories";
 import { eventKinds, orderRow, rowCount } from "../support/order-checks";
 import { createParties, paidTestOrder, orderTestContext, placeTestOrder, type Parties } from "../support/orders";
 import { startTestServer, type TestServer } from "../support/test-server";
+import { words } from "../support/words";
 
 /** The seller's gig: a Basic package at UGX 100,000 in 3 days with 1 revision; the buyer pays 105,000. */
 const t = orderTestContext("apiorders", { parties: { seller: { name: "Api Seller" }, buyer: { name: "Api Buyer" } } });
@@ -423,5 +424,35 @@ describe("POST /orders/{id}/dispute", () => {
     const twice = await api.call("post", "/orders/{id}/dispute", `/orders/${orderId}/dispute`, as("buyer", { reason: "Me too" }));
     expect(twice.status).toBe(409);
     expect(twice.body.code).toBe("order.dispute_open");
+  });
+});
+
+describe("Soko's words in the reader's language (ADR 047)", () => {
+  it("says a failed payment's reason, and the timeline's, in the token's member's language, which comes before Accept-Language", async () => {
+    for (const language of ["lg", "sw"] as const) {
+      const buyer = await createUser(t.db, { name: `Api Buyer ${language}`, role: "client" });
+      await t.db("users").where({ id: buyer.id }).update({ language });
+      const token = await createAppToken(t.db, buyer.id);
+      // The app asks in Swahili; the member chose their language in Settings.
+      const ask = (body?: unknown) => ({ token, body, headers: { ...from(), "Accept-Language": "sw-KE,sw;q=0.9" } });
+      const placed = await api.call("post", "/orders", "/orders", ask(placeBody()));
+      expect(placed.status).toBe(201);
+      const { id, payment } = placed.body.data;
+      expect(await t.sandbox.decide(payment.reference, "decline")).toBe(true);
+      const res = await fetch(`${server.baseUrl}/payments/callback/sandbox`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...from() },
+        body: JSON.stringify({ reference: payment.reference }),
+      });
+      expect(res.status).toBe(200);
+
+      const read = await api.call("get", "/orders/{id}", `/orders/${id}`, ask());
+      expect(read.body.data).toMatchObject({ status: "cancelled", payment: { status: "failed", failureReason: words("ops.reason.declined", language) } });
+      const failed = read.body.data.timeline.find((e: { kind: string }) => e.kind === "payment_failed");
+      expect(failed.reason).toBe(words("ops.reason.declined", language));
+      expect(failed.reason).not.toBe(words("ops.reason.declined", "en"));
+      // The tables keep the English, for anything that reads them directly.
+      expect(await t.db("payments").where({ order_id: id }).first("failure_reason")).toEqual({ failure_reason: "Declined on the phone" });
+    }
   });
 });

@@ -273,7 +273,7 @@ describe("the pages of this machine alone", () => {
 });
 
 describe("a form's Origin", () => {
-  const refused = "Forbidden: this form was sent from another site.";
+  const refused = "This form was sent from another site, so it was refused. Send it from its own page on Soko.";
   const login = (server: TestServer, host: string, headers: Record<string, string>) => send(server, "POST", "/login", { host, headers, form: wrongPassword() });
 
   it("must be the origin posted to: our host over another scheme or port is refused (403), for forms, tracking and socket.io", async () => {

@@ -43,11 +43,14 @@ async function page(path: string, headers: Record<string, string> = {}) {
   return { status: res.status, html, lang: /<html lang="([^"]+)" dir="ltr"/.exec(html)?.[1] ?? null, cache: res.headers.get("x-page-cache") };
 }
 
-function switchTo(language: string, { cookie, redirectTo = "/help?x=1" }: { cookie?: string; redirectTo?: string } = {}) {
+function switchTo(
+  language: string,
+  { cookie, redirectTo = "/help?x=1", headers = {} }: { cookie?: string; redirectTo?: string; headers?: Record<string, string> } = {},
+) {
   return fetch(`${server.baseUrl}/language`, {
     method: "POST",
     redirect: "manual",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: server.baseUrl, ...(cookie ? { Cookie: cookie } : {}) },
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: server.baseUrl, ...(cookie ? { Cookie: cookie } : {}), ...headers },
     body: new URLSearchParams({ language, redirectTo }),
   });
 }
@@ -116,6 +119,15 @@ describe("the language switch", () => {
     const bad = await switchTo("fr");
     expect(bad.status).toBe(400);
     expect(bad.headers.get("set-cookie")).toBeNull();
+    expect(await bad.text()).toBe(words.en.ops!["ops.language.choose"]);
+    // Said in the language the visitor reads in now: the switcher's cookie, else Accept-Language.
+    const inLuganda = await switchTo("fr", { cookie: "soko_lang=lg", headers: { "Accept-Language": "sw" } });
+    expect(inLuganda.status).toBe(400);
+    expect(inLuganda.headers.get("content-language")).toBe("lg");
+    expect(await inLuganda.text()).toBe(words.lg.ops!["ops.language.choose"]);
+    const inSwahili = await switchTo("", { headers: { "Accept-Language": "sw-TZ" } });
+    expect(inSwahili.status).toBe(400);
+    expect(await inSwahili.text()).toBe(words.sw.ops!["ops.language.choose"]);
     const away = await switchTo("lg", { redirectTo: "https://evil.example/" });
     expect(away.headers.get("location")).toBe("/");
   });

@@ -20,6 +20,7 @@ import { completedTestOrder, memberActor, opts, orderTestContext, paidTestOrder,
 import { startTestServer, type TestServer } from "../support/test-server";
 import { decode } from "../support/html";
 import { formatDay, formatTime } from "~/utils/dates";
+import { words } from "../support/words";
 
 /** The seller's gig: a Basic package at UGX 100,000 in 3 days with 1 revision. */
 const t = orderTestContext("orderroutes", {
@@ -270,6 +271,34 @@ describe("an order's page", () => {
     expect(visitor.headers.get("location")).toBe(`/login?redirectTo=${encodeURIComponent(`/orders/${orderId}`)}`);
   });
 
+  it("names a package its seller left unnamed by its tier in the reader's language, and one the seller named as written", async () => {
+    const reader = await createUser(t.db, { role: "client", name: "Namubiru Aisha" });
+    await t.db("users").where({ id: reader.id }).update({ language: "lg" });
+    tokens.set(reader.id, await createSession(t.db, reader.id));
+    const tier = words("orders.tier.basic", "lg");
+    // The gig of this file: its Basic package left unnamed (stored as "Basic", as the gig form stores it).
+    const checkout = text(await page(`/gig/${t.gigId}/order?package=basic`, reader));
+    expect(checkout).toContain(words(`orders.checkout.packageLine|{"tier":"${tier}","days":3,"revisions":1}`, "lg"));
+    const unnamed = await paidTestOrder(t, reader, t.gigId);
+    expect((await order(unnamed.orderId)).package_name).toBe("Basic");
+    const line = text(await page(`/orders/${unnamed.orderId}`, reader));
+    expect(line).toContain(words(`orders.order.packageLine|{"package":"${tier}","days":3}`, "lg"));
+    expect(line).not.toMatch(/\bBasic\b/);
+    // The seller's own name is theirs, in any language, beside the tier.
+    const named = await createGig(t.db, {
+      sellerId: t.seller.id,
+      title: "Shop sign",
+      packages: { basic: { priceUgx: 50_000, deliveryDays: 3, name: "Sign and poster" } },
+    });
+    expect(text(await page(`/gig/${named.id}/order?package=basic`, reader))).toContain(`Sign and poster: ${tier}`);
+    const own = await paidTestOrder(t, reader, named.id);
+    expect(text(await page(`/orders/${own.orderId}`, reader))).toContain(words('orders.order.packageLine|{"package":"Sign and poster","days":3}', "lg"));
+    // The gig form leaves an unnamed package's name empty (its placeholder names the tier), not the English stored.
+    const nameField = async (gigId: number) => /<input[^>]*id="basic-name"[^>]*>/.exec(await page(`/gig/${gigId}/edit`, t.seller))![0];
+    expect(await nameField(t.gigId)).not.toContain('value="Basic"');
+    expect(await nameField(named.id)).toContain('value="Sign and poster"');
+  });
+
   it("before payment is only the buyer's: its seller meets a 404 on its page, its files, its steps and a conversation from it", async () => {
     const { orderId } = await placeTestOrder(t, t.buyer, t.gigId);
     const [file] = await t
@@ -518,7 +547,9 @@ describe("an order's page", () => {
     );
     // The file gone from disk: a 404, not a broken download.
     fs.rmSync(path.join(uploadDir, "order-files", file.storage_key));
-    expect((await get(`/orders/${orderId}/files/${file.id}`, t.buyer)).status).toBe(404);
+    const gone = await get(`/orders/${orderId}/files/${file.id}`, t.buyer);
+    expect(gone.status).toBe(404);
+    expect(await gone.text()).toBe("We could not find that file.");
   });
 
   it("cancels by agreement: one party asks (with a reason), the other sees it and agrees", async () => {

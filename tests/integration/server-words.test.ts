@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { messageOf, sayStored, storedWords } from "~/content/operation-messages";
 import { NAME_TAKEN, SPLIT_AMOUNT_REQUIRED } from "~/content/refusal-words";
-import { failureWords } from "~/payments/failure-words.server";
+import { failureIn, failureWords } from "~/payments/failure-words.server";
 import { readFormData, readMultipartFormData } from "~/server/form-data.server";
 import { InvalidOrderFileError, storeOrderFiles } from "~/server/files/order-files.server";
 import { uploadRefusalIssue } from "~/server/files/upload-quota.server";
@@ -104,5 +104,13 @@ describe("a failed payment's reason", () => {
     // A row from before the keys shows its stored words.
     expect(sayStored("Not paid within 30 minutes", null, "sw")).toBe("Not paid within 30 minutes");
     expect(sayStored("x", { key: "ops.reason.stars", values: { rating: 4 } }, "sw")).toBe(words('ops.reason.stars|{"rating":4}', "sw"));
+  });
+
+  it("of a transfer from before the keys is read from its English, as a new one is", () => {
+    expect(failureIn("The payer declined (APPROVAL_REJECTED)", null, "sw")).toBe(words("ops.reason.declined", "sw"));
+    expect(failureIn("Declined on the phone", null, "lg")).toBe(words("ops.reason.declined", "lg"));
+    expect(failureIn("Airtel Money refused our credentials (HTTP 401)", null, "lg")).toBe(words("ops.reason.providerRefused", "lg"));
+    expect(failureIn("x", { key: "ops.reason.noWallet" }, "sw")).toBe(words("ops.reason.noWallet", "sw"));
+    expect(failureIn(null, null, "sw")).toBeNull();
   });
 });

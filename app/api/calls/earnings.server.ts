@@ -13,6 +13,8 @@ import { BillingSchema } from "~/schemas/account";
 import { getDb } from "~/server/db.server";
 import { getEnv } from "~/server/env.server";
 import { maskMsisdn, payoutHoldUntil } from "~/domain/mobile-money";
+import type { Locale } from "~/i18n/locales";
+import { failureIn } from "~/payments/failure-words.server";
 import { WithdrawSchema } from "~/schemas/order";
 import { call } from "../route.server";
 import { Iso, iso, Money, moneyOf, pageOf } from "../shapes";
@@ -38,7 +40,7 @@ const Payout = z.object({
   orderId: z.number().int().nullable().describe("The refunded order; null for a withdrawal."),
   amount: Money,
   status: z.enum(["in_transit", "paid", "failed"]),
-  failureReason: z.string().nullable(),
+  failureReason: z.string().nullable().describe("Why it failed, in the reader's language (the token's member's, else Accept-Language's); null unless failed."),
   network: z.enum(["mtn", "airtel"]),
   to: z.string().describe("The number paid, masked (****3456)."),
   reference: z.string().describe("Our reference of the payout, which the provider knows it by."),
@@ -46,13 +48,13 @@ const Payout = z.object({
   settledAt: Iso.nullable(),
 });
 
-const payoutView = (p: PayoutRow, rate: number | null) => ({
+const payoutView = (p: PayoutRow, rate: number | null, locale: Locale) => ({
   id: p.id,
   kind: p.kind,
   orderId: p.orderId,
   amount: moneyOf(p.amountUgx, rate),
   status: p.status,
-  failureReason: p.failureReason,
+  failureReason: failureIn(p.failureReason, p.failureSaid, locale),
   network: p.network,
   to: maskMsisdn(p.msisdn),
   reference: p.reference,
@@ -109,12 +111,12 @@ export const earningsCalls = [
     status: 201,
     idempotent: true,
     failures: [409],
-    async handle({ actor, body, req }) {
+    async handle({ actor, body, req, locale }) {
       const result = await requestWithdrawal(actor, { amountUgx: body.amountUgx, requestKey: requestKeyOf(req) });
       if (!result.ok) return result;
       const [payout, rate] = await Promise.all([getPayoutByReference(getDb(), result.value.reference), usdRate()]);
       if (!payout) return notFound("payout.not_found");
-      return { ok: true, status: 201, value: payoutView(payout, rate) };
+      return { ok: true, status: 201, value: payoutView(payout, rate, locale) };
     },
   }),
   call({
@@ -127,14 +129,14 @@ export const earningsCalls = [
     access: "member",
     query: IdCursorQuery.extend({ kind: z.enum(["withdrawal", "refund"], { message: "api.earnings.kind" }).optional() }),
     response: pageOf(Payout),
-    async handle({ actor, query }) {
+    async handle({ actor, query, locale }) {
       if (actor.kind !== "member") return forbidden("payout.sign_in_required");
       const [rows, rate] = await Promise.all([
         listPayoutsPage(getDb(), actor.user.id, { limit: query.limit + 1, beforeId: query.cursor ? Number(query.cursor) : undefined, kind: query.kind }),
         usdRate(),
       ]);
       const { items, nextCursor } = pageFrom(rows, query.limit);
-      return ok({ items: items.map((p) => payoutView(p, rate)), nextCursor });
+      return ok({ items: items.map((p) => payoutView(p, rate, locale)), nextCursor });
     },
   }),
   call({

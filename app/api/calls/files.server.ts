@@ -27,12 +27,8 @@ const FileBytes = z.string().describe("The file's bytes, with its type as Conten
 async function sendStoredFile(res: ExpressResponse, file: { storageKey: string; contentType: string; fileName: string }): Promise<boolean> {
   const filePath = orderFilePath(file.storageKey);
   if (!filePath) return false;
-  let answer: Response;
-  try {
-    answer = await storedFileResponse({ filePath, contentType: file.contentType, fileName: file.fileName });
-  } catch {
-    return false;
-  }
+  const answer = await storedFileResponse({ filePath, contentType: file.contentType, fileName: file.fileName });
+  if (!answer) return false;
   res.status(200);
   answer.headers.forEach((value, name) => res.setHeader(name, value));
   Readable.fromWeb(answer.body! as import("node:stream/web").ReadableStream).pipe(res);

@@ -45,7 +45,11 @@ export const GigCardSchema = z.object({
 type Card = z.infer<typeof GigCardSchema>;
 
 const Package = z.object({
-  name: z.string(),
+  name: z
+    .string()
+    .describe(
+      "The seller's name for the package, as written. One left unnamed has its tier's default name (Basic, Standard, Premium), kept so that a gig read and written back stays unnamed: show it as the tier, in the reader's language.",
+    ),
   description: z.string(),
   price: Money,
   deliveryDays: z.number().int(),

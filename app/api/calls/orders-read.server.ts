@@ -16,6 +16,9 @@ import {
   type OrderFile,
 } from "~/models/order.server";
 import { latestPayment, type PaymentRow } from "~/models/payment.server";
+import { eventsIn } from "~/content/operation-messages";
+import type { Locale } from "~/i18n/locales";
+import { failureIn } from "~/payments/failure-words.server";
 import { notFound, ok, systemActor, type Actor, type Result } from "~/operations/core.server";
 import { currentUsdRate } from "~/operations/exchange-rates.server";
 import { settlePayment } from "~/operations/payments.server";
@@ -46,7 +49,14 @@ export const OrderSummary = z.object({
   number: z.string().describe("The order's number as people say it: ORD-000123."),
   role: z.enum(["buyer", "seller"]).describe("The member's part in the order."),
   gig: z.object({ id: z.number().int().nullable().describe("Null once the gig is deleted."), title: z.string() }),
-  package: z.object({ tier: Tier, name: z.string() }),
+  package: z.object({
+    tier: Tier,
+    name: z
+      .string()
+      .describe(
+        "The package's name when the order was placed: the seller's words, or its tier's default name (Basic, Standard, Premium), to show as the tier.",
+      ),
+  }),
   otherParty: z.object({ id: z.number().int(), name: z.string(), username: z.string() }),
   price: Money.describe("The package's price, as it was when the order was placed."),
   status: z.enum(ORDER_STATUSES),
@@ -85,7 +95,9 @@ export const OrderDetail = OrderSummary.extend({
       actorName: z.string().nullable(),
       from: z.string().nullable(),
       to: z.string(),
-      reason: z.string(),
+      reason: z
+        .string()
+        .describe("Soko's own reasons in the reader's language (the token's member's, else Accept-Language's); a member's words as they wrote them."),
       at: Iso,
     }),
   ),
@@ -95,7 +107,10 @@ export const OrderDetail = OrderSummary.extend({
       network: z.enum(["mtn", "airtel"]),
       amount: Money,
       reference: z.string().describe("Our reference of the payment, which the provider knows it by."),
-      failureReason: z.string().nullable(),
+      failureReason: z
+        .string()
+        .nullable()
+        .describe("Why it failed, in the reader's language (the token's member's, else Accept-Language's); null unless failed."),
     })
     .nullable()
     .describe("The buyer's latest payment of the order; null for the seller."),
@@ -108,20 +123,21 @@ export const usdRate = async () => (await currentUsdRate(getDb()))?.ugxPerUsd ??
 const fileView = (f: OrderFile) => ({ id: f.id, fileName: f.fileName, contentType: f.contentType, sizeBytes: f.sizeBytes });
 const isoOrNull = (d: Date | null) => (d ? iso(d) : null);
 
-const paymentView = (p: PaymentRow, rate: number | null) => ({
+const paymentView = (p: PaymentRow, rate: number | null, locale: Locale) => ({
   status: p.status,
   network: p.network,
   amount: moneyOf(p.amountUgx, rate),
   reference: p.reference,
-  failureReason: p.failureReason,
+  failureReason: failureIn(p.failureReason, p.failureSaid, locale),
 });
 
 /**
- * The whole order for one of its parties, as its page reads it, or null (no such order, or not theirs to see).
+ * The whole order for one of its parties, as its page reads it, or null (no such order, or not theirs to see),
+ * with Soko's words (the timeline's reasons, a failed payment's) in the reader's language.
  * While the buyer waits for the payment, a read asks the provider when it is due, as the waiting page does
  * (unless `poll` is false: right after checkout, the payer has not been asked yet).
  */
-export async function readOrder(actor: Actor, orderId: number, { poll = true } = {}): Promise<Result<OrderDetailValue>> {
+export async function readOrder(actor: Actor, orderId: number, locale: Locale, { poll = true } = {}): Promise<Result<OrderDetailValue>> {
   if (actor.kind !== "member") return notFound("order.not_found");
   const db = getDb();
   const userId = actor.user.id;
@@ -137,7 +153,7 @@ export async function readOrder(actor: Actor, orderId: number, { poll = true } =
   const { order, role } = own;
   const [facts, events, deliveries, files, dispute, parties, payment, rate] = await Promise.all([
     orderFacts(db, order),
-    listOrderEvents(db, order.id),
+    listOrderEvents(db, order.id).then((list) => eventsIn(list, locale)),
     listDeliveries(db, order.id),
     listOrderFiles(db, order.id),
     openDisputeOf(db, order.id),
@@ -194,7 +210,7 @@ export async function readOrder(actor: Actor, orderId: number, { poll = true } =
       reason: e.reason,
       at: iso(e.at),
     })),
-    payment: payment ? paymentView(payment, rate) : null,
+    payment: payment ? paymentView(payment, rate, locale) : null,
   };
   return ok(value);
 }
@@ -270,6 +286,6 @@ export const orderReadCalls = [
     params: IdParams,
     response: OrderDetail,
     failures: [404],
-    handle: ({ actor, params }) => readOrder(actor, params.id),
+    handle: ({ actor, params, locale }) => readOrder(actor, params.id, locale),
   }),
 ];

@@ -13,6 +13,7 @@ import { payAgain } from "~/operations/payment-retries.server";
 import { invalid, type Actor, type Result } from "~/operations/core.server";
 import { MAX_ORDER_FILES } from "~/server/files/order-files.server";
 import { guessNetwork } from "~/domain/mobile-money";
+import type { Locale } from "~/i18n/locales";
 import { msisdnField } from "~/schemas/msisdn";
 import { CancelSchema, CheckoutSchema, DeliverSchema, DisputeSchema, RevisionSchema } from "~/schemas/order";
 import { call } from "../route.server";
@@ -80,9 +81,9 @@ export function requestKeyOf(req: Request) {
 }
 
 /** After a step that succeeded, the order as it is now. */
-async function thenOrder<T>(actor: Actor, orderId: number, result: Result<T>, status?: 201) {
+async function thenOrder<T>(actor: Actor, orderId: number, locale: Locale, result: Result<T>, status?: 201) {
   if (!result.ok) return result;
-  const order = await readOrder(actor, orderId, { poll: false });
+  const order = await readOrder(actor, orderId, locale, { poll: false });
   return order.ok ? { ok: true as const, value: order.value, ...(status ? { status } : {}) } : order;
 }
 
@@ -102,10 +103,10 @@ export const orderWriteCalls = [
     status: 201,
     idempotent: true,
     failures: [404, 409],
-    async handle({ actor, body, req }) {
+    async handle({ actor, body, req, locale }) {
       const { phone, files, ...input } = body;
       const placed = await placeOrder(actor, { ...input, msisdn: phone, checkoutKey: requestKeyOf(req), uploadKeys: files });
-      return placed.ok ? thenOrder(actor, placed.value.orderId, placed, 201) : placed;
+      return placed.ok ? thenOrder(actor, placed.value.orderId, locale, placed, 201) : placed;
     },
   }),
   call({
@@ -124,14 +125,14 @@ export const orderWriteCalls = [
     response: OrderDetail,
     status: 201,
     failures: [404, 409],
-    async handle({ actor, params, body }) {
+    async handle({ actor, params, body, locale }) {
       let payer: { msisdn: string; network: "mtn" | "airtel" } | undefined;
       if (body.phone) {
         const network = body.network ?? guessNetwork(body.phone);
         if (!network) return invalid({ network: [{ code: "schema", message: "api.orders.network" }] });
         payer = { msisdn: body.phone, network };
       }
-      return thenOrder(actor, params.id, await payAgain(actor, { orderId: params.id, payer }), 201);
+      return thenOrder(actor, params.id, locale, await payAgain(actor, { orderId: params.id, payer }), 201);
     },
   }),
   call({
@@ -148,11 +149,12 @@ export const orderWriteCalls = [
     body: StatusBody,
     response: OrderDetail,
     failures: [404, 409],
-    async handle({ actor, params, body }) {
+    async handle({ actor, params, body, locale }) {
       const orderId = params.id;
-      if (body.status === "delivered") return thenOrder(actor, orderId, await deliverOrder(actor, { orderId, message: body.message, uploadKeys: body.files }));
-      if (body.status === "revision_requested") return thenOrder(actor, orderId, await requestRevision(actor, { orderId, reason: body.reason }));
-      return thenOrder(actor, orderId, await approveOrder(actor, { orderId }));
+      if (body.status === "delivered")
+        return thenOrder(actor, orderId, locale, await deliverOrder(actor, { orderId, message: body.message, uploadKeys: body.files }));
+      if (body.status === "revision_requested") return thenOrder(actor, orderId, locale, await requestRevision(actor, { orderId, reason: body.reason }));
+      return thenOrder(actor, orderId, locale, await approveOrder(actor, { orderId }));
     },
   }),
   call({
@@ -169,10 +171,10 @@ export const orderWriteCalls = [
     body: CancelBody,
     response: z.object({ outcome: z.enum(["cancelled", "requested"]), order: OrderDetail }),
     failures: [404, 409],
-    async handle({ actor, params, body }) {
+    async handle({ actor, params, body, locale }) {
       const result = await cancelOrder(actor, { orderId: params.id, reason: body.reason, expected: body.expected });
       if (!result.ok) return result;
-      const order = await readOrder(actor, params.id);
+      const order = await readOrder(actor, params.id, locale);
       return order.ok ? { ok: true, value: { outcome: result.value.outcome, order: order.value } } : order;
     },
   }),
@@ -186,8 +188,8 @@ export const orderWriteCalls = [
     params: IdParams,
     response: OrderDetail,
     failures: [404, 409],
-    async handle({ actor, params }) {
-      return thenOrder(actor, params.id, await declineCancel(actor, { orderId: params.id }));
+    async handle({ actor, params, locale }) {
+      return thenOrder(actor, params.id, locale, await declineCancel(actor, { orderId: params.id }));
     },
   }),
   call({
@@ -203,10 +205,10 @@ export const orderWriteCalls = [
     response: z.object({ disputeId: z.number().int(), order: OrderDetail }),
     status: 201,
     failures: [404, 409],
-    async handle({ actor, params, body }) {
+    async handle({ actor, params, body, locale }) {
       const result = await openDispute(actor, { orderId: params.id, reason: body.reason });
       if (!result.ok) return result;
-      const order = await readOrder(actor, params.id);
+      const order = await readOrder(actor, params.id, locale);
       return order.ok ? { ok: true, status: 201, value: { disputeId: result.value.disputeId, order: order.value } } : order;
     },
   }),

@@ -7,6 +7,7 @@
  */
 import fs from "node:fs";
 import { Readable } from "node:stream";
+import { plainWords } from "~/server/plain-words.server";
 
 /** RFC 5987's encoding of a header parameter: percent-encoded UTF-8, with the few characters it reserves too. */
 const rfc5987 = (value: string) => encodeURIComponent(value).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
@@ -22,10 +23,11 @@ export function contentDisposition(fileName: string, kind: "attachment" | "inlin
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${rfc5987(fileName)}`;
 }
 
-export const fileNotFound = () => new Response("Not Found", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+/** The 404 of a file that is not there, or not the reader's to open: plain text in the reader's language. */
+export const fileNotFound = (request: Request) => plainWords(request, 404, "ops.file.notFound");
 
 /**
- * The file at `filePath` as a response, or a thrown 404 when it is gone (a row that outlived its file).
+ * The file at `filePath` as a response, or null when it is gone (a row that outlived its file).
  * `inline` is honoured for images only.
  */
 export async function storedFileResponse({
@@ -38,12 +40,12 @@ export async function storedFileResponse({
   contentType: string;
   fileName: string;
   inline?: boolean;
-}): Promise<Response> {
+}): Promise<Response | null> {
   let size: number;
   try {
     size = (await fs.promises.stat(filePath)).size;
   } catch {
-    throw fileNotFound();
+    return null;
   }
   const body = Readable.toWeb(fs.createReadStream(filePath)) as ReadableStream<Uint8Array>;
   return new Response(body, {
