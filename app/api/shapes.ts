@@ -3,6 +3,7 @@
  * Money is integer UGX with the USD figure at the current rate beside it; times are ISO 8601 strings in UTC.
  */
 import { z } from "zod";
+import { msg } from "~/i18n/message-key";
 
 export const Platform = z.enum(["android", "ios", "api"]).describe("Where the token is used: a phone app, or any other program.");
 
@@ -24,7 +25,12 @@ export const TokenAnswer = z.object({
 
 /** `limit` (1–100, 20 by default) and `cursor` (a page's `nextCursor`), for every list. */
 export const PageQuery = z.object({
-  limit: z.coerce.number({ invalid_type_error: "limit is a number from 1 to 100" }).int().min(1).max(100).default(20),
+  limit: z.coerce
+    .number({ invalid_type_error: msg("api.field.numberFrom", { field: "limit", min: 1, max: 100 }) })
+    .int()
+    .min(1)
+    .max(100)
+    .default(20),
   cursor: z.string().max(500).optional(),
 });
 
@@ -39,7 +45,7 @@ export const Money = z.object({
 /** A numeric id in a path (`/gigs/{id}`). */
 export const IdParams = z.object({
   id: z.coerce
-    .number({ invalid_type_error: "id is a number" })
+    .number({ invalid_type_error: msg("api.field.number", { field: "id" }) })
     .int()
     .positive()
     .max(2 ** 53),

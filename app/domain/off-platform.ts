@@ -7,8 +7,11 @@
  * It errs towards warning: a false positive costs the sender one sentence of text; a miss can cost a buyer
  * their money. Prices ("UGX 150,000"), dates and order numbers are not phone numbers.
  */
-export const OFF_PLATFORM_WARNING =
-  "Keep payments on Soko. Money sent by mobile money or arranged on WhatsApp or Telegram is not protected: we hold an order's payment until the work is approved, and can refund it only if it was paid here.";
+/**
+ * The warning, as the key of its words in the `chat` catalogue (ADR 047): the thread says it under the sender's
+ * message, the socket's answer and the API's in the sender's language.
+ */
+export const OFF_PLATFORM_WARNING = "chat.message.offPlatform";
 
 export type OffPlatformReason = "phone_number" | "mobile_money" | "chat_handle";
 

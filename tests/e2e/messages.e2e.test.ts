@@ -12,6 +12,7 @@ import type { Page } from "playwright-core";
 import sharp from "sharp";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { OFF_PLATFORM_WARNING } from "~/domain/off-platform";
+import { words } from "../support/words";
 import { createGig } from "../support/factories";
 import { describeBothModes, e2eDb, waitForHydration } from "../support/e2e";
 import { joinAsClient, joinAsFreelancer, newPerson, open, type Person } from "../support/e2e-orders";
@@ -113,10 +114,10 @@ describeBothModes("Messages", (mode) => {
     // Payment talk before an order: the sender is warned under their own message (the seller is not).
     const offPlatform = `Pay me on mobile money 0772 123 456 and I start today ${tag}`;
     await send(s, mode.js, offPlatform);
-    await bubble(s, offPlatform).getByText(OFF_PLATFORM_WARNING).waitFor();
+    await bubble(s, offPlatform).getByText(words(OFF_PLATFORM_WARNING)).waitFor();
     if (!mode.js) await c.reload();
     await bubble(c, offPlatform).waitFor();
-    expect(await bubble(c, offPlatform).getByText(OFF_PLATFORM_WARNING).count()).toBe(0);
+    expect(await bubble(c, offPlatform).getByText(words(OFF_PLATFORM_WARNING)).count()).toBe(0);
     const flagged = await e2eDb()("conversations")
       .where({ id: thread.split("/").pop() })
       .first("flagged_at");

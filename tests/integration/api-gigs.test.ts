@@ -15,6 +15,7 @@ import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { createCategory, createGig, createReview, createUser, type TestUser } from "../support/factories";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { apiClient, createAppToken, type ApiAnswer } from "../support/api";
+import { words } from "../support/words";
 
 const { prefix } = vi.hoisted(() => {
   const prefix = `t_apigigs_${process.pid}_${Date.now()}`;
@@ -276,6 +277,28 @@ describe("GET /gigs/{id}", () => {
     const notNumber = await api.call("get", "/gigs/{id}", "/gigs/abc", { headers: from() });
     expect(notNumber.status).toBe(400);
     expect(Object.keys(notNumber.body.issues)).toEqual(["path.id"]);
+  });
+});
+
+describe("a refusal's words (ADR 047)", () => {
+  it("are in the caller's language: a visitor's Accept-Language, a member's own choice", async () => {
+    const lg = { headers: { ...from(), "Accept-Language": "lg-UG" } };
+    const browse = await api.call("get", "/gigs", "/gigs?limit=many", lg);
+    expect(browse.status).toBe(400);
+    expect(browse.body.issues["query.limit"][0].message).toBe(words('api.field.numberFrom|{"field":"limit","min":1,"max":100}', "lg"));
+    const search = await api.call("get", "/gigs/search", "/gigs/search", lg);
+    expect(search.body.issues["query.q"][0].message).toBe(words("api.gigs.query", "lg"));
+    expect(search.body.message).toBe(words("api.gigs.query", "lg"));
+
+    const swahili = await createUser(t.db, { role: "freelancer", name: "Muuzaji Swahili" });
+    await t.db("users").where({ id: swahili.id }).update({ language: "sw" });
+    const token = await createAppToken(t.db, swahili.id);
+    const { title: _title, ...untitled } = validBody({ packages: { basic: { priceUgx: "75000", deliveryDays: 3 } } });
+    const refused = await api.call("post", "/gigs", "/gigs", { token, headers: { ...from(), "Accept-Language": "en" }, body: untitled });
+    expect(refused.status).toBe(400);
+    expect(refused.body.issues.title[0].message).toBe(words("dashboard.gigForm.titleRequired", "sw"));
+    expect(refused.body.issues["packages.basic.priceUgx"][0].message).toBe(words("api.gigs.priceNumber", "sw"));
+    expect(refused.body.issues.title[0].message).not.toBe(words("dashboard.gigForm.titleRequired", "en"));
   });
 });
 

@@ -16,6 +16,7 @@ import { createSession, createUser, type TestUser } from "../support/factories";
 import { memberActor, orderTestContext } from "../support/orders";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { apiClient, createAppToken } from "../support/api";
+import { words } from "../support/words";
 
 const t = orderTestContext("apimsg", {
   parties: {
@@ -235,6 +236,20 @@ describe("POST /messages/send", () => {
     expect(await t.db("conversation_participants").where({ conversation_id: id, user_id: b.id }).first("unread_count")).toEqual({ unread_count: 1 });
     const list = await as(b, "get", "/messages/conversations", "/messages/conversations");
     expect(list.body.data.items[0]).toMatchObject({ id, unreadCount: 1, lastMessage: { body: "Hello there" } });
+  });
+
+  it("warns of payment talk off Soko in the sender's language", async () => {
+    const [a, b] = await pair();
+    await t.db("users").where({ id: a.id }).update({ language: "lg" });
+    const id = await conversation(a, b);
+    const answer = await as(a, "post", "/messages/send", "/messages/send", {
+      conversationId: id,
+      body: "Send the money to 0772 123 456 on mobile money",
+      clientId: "c-warn-1",
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.body.data).toMatchObject({ warning: words("chat.message.offPlatform", "lg"), message: { offPlatform: true } });
+    expect(answer.body.data.warning).not.toBe(words("chat.message.offPlatform", "en"));
   });
 
   it("stores a repeated clientId once and answers the first message again", async () => {

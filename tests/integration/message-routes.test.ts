@@ -14,6 +14,7 @@ import zlib from "node:zlib";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OFF_PLATFORM_WARNING } from "~/domain/off-platform";
+import { words } from "../support/words";
 import { createSession, createUser, type TestUser } from "../support/factories";
 import { decode } from "../support/html";
 import { orderTestContext } from "../support/orders";
@@ -293,9 +294,9 @@ describe("Contact Seller and a conversation without JavaScript", () => {
     const res = await post(`/messages/${conversationId}`, t.buyer, sendForm("Call me on 0772 123 456 and I pay you directly"));
     expect(res.status).toBe(303);
     const thread = text(await page(`/messages/${conversationId}`, t.buyer));
-    expect(thread).toContain(OFF_PLATFORM_WARNING);
+    expect(thread).toContain(words(OFF_PLATFORM_WARNING));
     // The warning is the sender's: the seller reads the message without it.
-    expect(text(await page(`/messages/${conversationId}`, t.seller))).not.toContain(OFF_PLATFORM_WARNING);
+    expect(text(await page(`/messages/${conversationId}`, t.seller))).not.toContain(words(OFF_PLATFORM_WARNING));
     const row = await t.db("conversations").where({ id: conversationId }).first();
     expect(row.flagged_at).not.toBeNull();
     expect(row.flag_reason).toBe("off_platform:phone_number");

@@ -15,12 +15,13 @@ import { imageUrl } from "~/utils/media";
 import { call } from "../route.server";
 import { Iso, pageOf, PageQuery } from "../shapes";
 import { cursorOf, encodeCursor } from "./admin-users.server";
+import { msg } from "~/i18n/message-key";
 
 const ConversationParams = z.object({
   id: z
     .string()
     .trim()
-    .regex(/^conv_[a-z0-9]{10,40}$/, "id is a conversation's id, such as conv_m1abcdefgh2x"),
+    .regex(/^conv_[a-z0-9]{10,40}$/, "api.conversations.id"),
 });
 
 const Participant = z.object({ id: z.number().int(), name: z.string(), email: z.string(), avatarUrl: z.string().nullable() });
@@ -81,7 +82,11 @@ export const adminConversationCalls = [
     tag: "Admin",
     access: "admin",
     query: PageQuery.extend({
-      search: z.string().trim().max(200, "Keep the search to at most 200 characters").default(""),
+      search: z
+        .string()
+        .trim()
+        .max(200, msg("api.field.searchTooLong", { max: 200 }))
+        .default(""),
       filter: z.preprocess(blank, z.enum(ADMIN_CONVERSATION_FILTERS, { errorMap: () => ({ message: "api.conversations.filter" }) }).default("all")),
       cursor: cursorOf("o"),
     }),
@@ -149,7 +154,9 @@ export const adminConversationCalls = [
     tag: "Admin",
     access: "admin",
     params: ConversationParams,
-    body: z.object({ flagged: z.boolean({ required_error: "Say whether to flag or unflag", invalid_type_error: "flagged is true or false" }) }).strict(),
+    body: z
+      .object({ flagged: z.boolean({ required_error: "api.conversations.flagRequired", invalid_type_error: msg("api.field.boolean", { field: "flagged" }) }) })
+      .strict(),
     response: z.object({ changed: z.boolean(), conversation: Conversation }),
     failures: [404],
     async handle({ actor, params, body, locale }) {

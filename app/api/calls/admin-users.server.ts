@@ -14,6 +14,7 @@ import { NOTHING_SELECTED, STATUS_ACTIONS, USER_ROLES, USER_STATUSES, type Statu
 import { getDb } from "~/server/db.server";
 import { call } from "../route.server";
 import { IdParams, Iso, iso, pageOf, PageQuery } from "../shapes";
+import { msg } from "~/i18n/message-key";
 
 /**
  * A list's cursor: the position of the next page in the list's order, opaque to clients (base64url of a small
@@ -78,7 +79,12 @@ async function adminUser(id: number) {
 const blank = (v: unknown) => (v === "" ? undefined : v);
 
 const UserListQuery = PageQuery.extend({
-  search: z.string().trim().max(100, "Keep the search to at most 100 characters").default("").describe("Part of a name, email or username."),
+  search: z
+    .string()
+    .trim()
+    .max(100, msg("api.field.searchTooLong", { max: 100 }))
+    .default("")
+    .describe("Part of a name, email or username."),
   role: z.preprocess(blank, z.enum(USER_ROLES, { errorMap: () => ({ message: "api.users.role" }) }).optional()),
   status: z.preprocess(blank, z.enum(USER_STATUSES, { errorMap: () => ({ message: "api.users.status" }) }).optional()),
   cursor: cursorOf("o"),
@@ -173,15 +179,11 @@ export const adminUserCalls = [
       .object({
         user_ids: z
           .array(
-            z
-              .number({ invalid_type_error: "user_ids holds members' ids, whole numbers" })
-              .int("user_ids holds members' ids, whole numbers")
-              .positive("user_ids holds members' ids, whole numbers")
-              .max(Number.MAX_SAFE_INTEGER, "user_ids holds members' ids, whole numbers"),
-            { required_error: NOTHING_SELECTED, invalid_type_error: "user_ids is a list of members' ids" },
+            z.number({ invalid_type_error: "api.users.ids" }).int("api.users.ids").positive("api.users.ids").max(Number.MAX_SAFE_INTEGER, "api.users.ids"),
+            { required_error: NOTHING_SELECTED, invalid_type_error: "api.users.idsList" },
           )
           .min(1, NOTHING_SELECTED)
-          .max(200, "Choose at most 200 members at a time"),
+          .max(200, msg("api.users.tooMany", { max: 200 })),
         action: z.enum(STATUS_ACTIONS, { errorMap: () => ({ message: "api.users.action" }) }),
       })
       .strict(),

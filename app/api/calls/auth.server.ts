@@ -14,13 +14,20 @@ import { getDb } from "~/server/db.server";
 import { requestOrigin, type TrustProxy } from "~/server/host.server";
 import { call } from "../route.server";
 import { iso, Platform, TokenAnswer } from "../shapes";
+import { msg } from "~/i18n/message-key";
 
 const Device = {
   platform: Platform.default("api"),
-  deviceName: z.string().trim().max(100, "A device name has at most 100 characters").optional(),
+  deviceName: z
+    .string()
+    .trim()
+    .max(100, msg("api.auth.deviceNameTooLong", { max: 100 }))
+    .optional(),
 };
 
-const LoginBody = z.object({ email, password: z.string({ required_error: "Enter your password" }).min(1, "Enter your password").max(200), ...Device }).strict();
+const LoginBody = z
+  .object({ email, password: z.string({ required_error: "account.form.passwordEnter" }).min(1, "account.form.passwordEnter").max(200), ...Device })
+  .strict();
 const RegisterBody = z
   .object({
     name,

@@ -36,7 +36,7 @@ async function categoriesFor(actor: Actor): Promise<CategoryAnswer[]> {
 const CategoryQuery = PageQuery.extend({
   cursor: z
     .string()
-    .regex(/^\d{1,6}$/, "cursor is a nextCursor of this list")
+    .regex(/^\d{1,6}$/, "api.page.listCursor")
     .optional(),
 });
 
@@ -53,7 +53,7 @@ export const categoryCalls = [
     async handle({ actor, query }) {
       const all = await categoriesFor(actor);
       const from = Number(query.cursor ?? 0);
-      if (from > all.length) return invalid({ "query.cursor": [{ code: "schema", message: "api.categories.cursor" }] });
+      if (from > all.length) return invalid({ "query.cursor": [{ code: "schema", message: "api.page.listCursor" }] });
       const items = all.slice(from, from + query.limit);
       return ok({ items, nextCursor: from + items.length < all.length ? String(from + items.length) : null });
     },

@@ -15,9 +15,10 @@ import { storedFileResponse } from "~/server/files/file-response.server";
 import { orderFilePath } from "~/server/files/order-files.server";
 import { conversationId } from "~/schemas/message";
 import { ANSWERED, call } from "../route.server";
+import { msg } from "~/i18n/message-key";
 
 const FileId = z.coerce
-  .number({ invalid_type_error: "fileId is a number" })
+  .number({ invalid_type_error: msg("api.field.number", { field: "fileId" }) })
   .int()
   .positive()
   .max(2 ** 53);
@@ -64,7 +65,7 @@ export const fileCalls = [
     access: "member",
     params: z.object({
       id: z.coerce
-        .number({ invalid_type_error: "id is a number" })
+        .number({ invalid_type_error: msg("api.field.number", { field: "id" }) })
         .int()
         .positive()
         .max(2 ** 53),

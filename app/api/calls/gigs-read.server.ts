@@ -16,6 +16,7 @@ import { addressKey, consumeCatalog } from "~/server/rate-limit.server";
 import { imageUrl } from "~/utils/media";
 import { call } from "../route.server";
 import { IdParams, iso, Iso, Money, moneyOf, PageQuery, pageOf } from "../shapes";
+import { msg } from "~/i18n/message-key";
 
 const TAG = "Gigs";
 
@@ -204,14 +205,14 @@ const CatalogFilters = z.object({
   delivery: z.enum(keysOf(DELIVERY_FILTERS)).optional().describe("The fastest package delivers within this many days."),
   sort: z.enum(keysOf(SORTS)).default("relevance").describe("`relevance`: featured, then best rated; with a search, the best matches."),
 });
-const categorySlug = z.string().regex(/^[a-z0-9-]{1,60}$/, "category is a category's slug, such as graphics-design");
+const categorySlug = z.string().regex(/^[a-z0-9-]{1,60}$/, "api.gigs.category");
 const BrowseQuery = PageQuery.merge(CatalogFilters).extend({ category: categorySlug.optional() });
 const SearchQuery = BrowseQuery.extend({
   q: z
-    .string({ required_error: "Enter what to search for" })
+    .string({ required_error: "api.gigs.query" })
     .trim()
-    .min(1, "Enter what to search for")
-    .max(QUERY_MAX, `A search has at most ${QUERY_MAX} characters`),
+    .min(1, "api.gigs.query")
+    .max(QUERY_MAX, msg("api.field.searchTooLong", { max: QUERY_MAX })),
 });
 const CatalogPage = pageOf(GigCardSchema);
 const SearchPage = CatalogPage.extend({
@@ -245,17 +246,17 @@ export async function findCategory(db: Db, idOrSlug: string, actor: Actor) {
 }
 
 export const IdOrSlug = z.object({
-  id: z.string().regex(/^(\d{1,15}|[a-z0-9-]{1,60})$/, "id is a category's number or slug"),
+  id: z.string().regex(/^(\d{1,15}|[a-z0-9-]{1,60})$/, "api.categories.id"),
 });
 
 // ---------------------------------------------------------------------------------------------------------
 // A seller's gigs.
 
-const UserParams = z.object({ id: z.string().regex(/^(\d{1,15}|[A-Za-z0-9_]{3,30})$/, "id is a member's number or username") });
+const UserParams = z.object({ id: z.string().regex(/^(\d{1,15}|[A-Za-z0-9_]{3,30})$/, "api.member.id") });
 const SellerQuery = PageQuery.extend({
   cursor: z
     .string()
-    .regex(/^\d{1,16}$/, "cursor is a nextCursor of this list")
+    .regex(/^\d{1,16}$/, "api.page.listCursor")
     .optional(),
 });
 
@@ -329,7 +330,14 @@ export const gigReadCalls = [
     tag: TAG,
     access: "public",
     shared: true,
-    query: z.object({ limit: z.coerce.number({ invalid_type_error: "limit is a number from 1 to 24" }).int().min(1).max(24).default(4) }),
+    query: z.object({
+      limit: z.coerce
+        .number({ invalid_type_error: msg("api.field.numberFrom", { field: "limit", min: 1, max: 24 }) })
+        .int()
+        .min(1)
+        .max(24)
+        .default(4),
+    }),
     response: pageOf(GigCardSchema).describe("One page: `nextCursor` is always null."),
     async handle({ query }) {
       const db = getDb();

@@ -22,6 +22,7 @@ import { codedBody, sendFailure } from "../answers.server";
 import { ANSWERED, call } from "../route.server";
 import { IdParams } from "../shapes";
 import { gigDetail, GigDetail, GigImage, imageOf } from "./gigs-read.server";
+import { msg } from "~/i18n/message-key";
 
 const TAG = "Gigs";
 
@@ -30,21 +31,34 @@ export const IMAGE_CALL_BODY_LIMIT = 2 * MAX_IMAGE_BYTES + FORM_BODY_LIMIT;
 
 const PackageBody = z
   .object({
-    name: z.string().max(60, "A package name can have at most 60 characters").optional().describe("The tier's name (Basic, Standard, Premium) when left out."),
-    description: z.string().max(600, "A package description can have at most 600 characters").optional(),
-    priceUgx: z.number({ required_error: "Enter the price in UGX", invalid_type_error: "priceUgx is a whole number of shillings" }),
+    name: z
+      .string()
+      .max(60, msg("dashboard.gigForm.packageNameTooLong", { max: 60 }))
+      .optional()
+      .describe("The tier's name (Basic, Standard, Premium) when left out."),
+    description: z
+      .string()
+      .max(600, msg("dashboard.gigForm.packageDescriptionTooLong", { max: 600 }))
+      .optional(),
+    priceUgx: z.number({ required_error: "api.gigs.priceRequired", invalid_type_error: "api.gigs.priceNumber" }),
     deliveryDays: z
-      .number({ required_error: "Choose the delivery time", invalid_type_error: "deliveryDays is a number of days" })
+      .number({ required_error: "api.gigs.deliveryRequired", invalid_type_error: "api.gigs.deliveryNumber" })
       .describe("Basic 1, 3, 7 or 14; Standard 3, 7, 14 or 21; Premium 7, 14, 21 or 30."),
-    revisions: z.number({ invalid_type_error: "revisions is a number from 0 to 20" }).optional().describe("0 to 20; 1 when left out."),
-    features: z.array(z.string()).max(MAX_FEATURES, `List at most ${MAX_FEATURES} features`).optional(),
+    revisions: z
+      .number({ invalid_type_error: msg("api.field.numberFrom", { field: "revisions", min: 0, max: 20 }) })
+      .optional()
+      .describe("0 to 20; 1 when left out."),
+    features: z
+      .array(z.string())
+      .max(MAX_FEATURES, msg("dashboard.gigForm.featuresTooMany", { max: MAX_FEATURES }))
+      .optional(),
   })
   .strict();
 
 const GigBody = z
   .object({
-    title: z.string({ required_error: "Give your gig a title" }).max(TITLE_MAX, `A title can have at most ${TITLE_MAX} characters`),
-    category: z.string({ required_error: "Choose a category" }).max(60).describe("A category's slug (GET /categories)."),
+    title: z.string({ required_error: "dashboard.gigForm.titleRequired" }).max(TITLE_MAX, msg("dashboard.gigForm.titleTooLong", { max: TITLE_MAX })),
+    category: z.string({ required_error: "dashboard.gigForm.categoryRequired" }).max(60).describe("A category's slug (GET /categories)."),
     description: z.string().max(DESCRIPTION_MAX).optional().describe("Needed to publish."),
     tags: z.array(z.string().max(200)).max(100).optional().describe(`At most ${MAX_TAGS}, of at most 30 characters each.`),
     packages: z
@@ -54,11 +68,11 @@ const GigBody = z
       .describe("Basic is needed to publish; a package given is checked in full either way."),
     images: z
       .array(z.string())
-      .max(MAX_IMAGES, `A gig can have at most ${MAX_IMAGES} images`)
+      .max(MAX_IMAGES, msg("dashboard.gigForm.tooManyImages", { max: MAX_IMAGES }))
       .optional()
       .describe("Upload keys (POST /gigs/{id}/images answers them), in order; PUT replaces the list."),
     publish: z
-      .boolean({ invalid_type_error: "publish is true or false" })
+      .boolean({ invalid_type_error: msg("api.field.boolean", { field: "publish" }) })
       .optional()
       .describe("true publishes, false saves a draft. Left out: a new gig is a draft, an edited published gig stays published."),
   })

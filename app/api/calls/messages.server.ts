@@ -18,6 +18,7 @@ import { MAX_MESSAGE_FILES } from "~/server/files/message-files.server";
 import { imageUrl } from "~/utils/media";
 import { call } from "../route.server";
 import { Iso, PageQuery, pageOf } from "../shapes";
+import { msg } from "~/i18n/message-key";
 
 const TAG = "Messages";
 
@@ -108,10 +109,15 @@ const ConversationParams = z.object({ id: conversationId });
 
 /** The cursor of the conversation list: the last item's time (epoch milliseconds) and id, as listCursor makes it. */
 const ConversationsQuery = PageQuery.extend({
-  q: z.string().trim().max(100, "Search with at most 100 characters").optional().describe("Searches the other member's name and the messages' text."),
+  q: z
+    .string()
+    .trim()
+    .max(100, msg("api.field.searchTooLong", { max: 100 }))
+    .optional()
+    .describe("Searches the other member's name and the messages' text."),
   cursor: z
     .string()
-    .regex(/^\d{1,15}~conv_[a-z0-9]{10,40}$/, "cursor is a page's nextCursor")
+    .regex(/^\d{1,15}~conv_[a-z0-9]{10,40}$/, "api.page.cursor")
     .optional(),
 });
 
@@ -119,7 +125,7 @@ const ConversationsQuery = PageQuery.extend({
 const ThreadQuery = PageQuery.extend({
   cursor: z
     .string()
-    .regex(/^\d{1,15}$/, "cursor is a page's nextCursor")
+    .regex(/^\d{1,15}$/, "api.page.cursor")
     .optional(),
 });
 
@@ -131,8 +137,8 @@ const SendBody = z
       "A random id the app gives each message (1–64 of A–Z, a–z, 0–9, _ and -): a resend with the same one stores nothing new.",
     ),
     files: z
-      .array(z.string().min(1).max(100), { invalid_type_error: "files is a list of upload keys" })
-      .max(MAX_MESSAGE_FILES, `Attach at most ${MAX_MESSAGE_FILES} files`)
+      .array(z.string().min(1).max(100), { invalid_type_error: "api.field.uploadKeys" })
+      .max(MAX_MESSAGE_FILES, msg("api.field.tooManyFiles", { max: MAX_MESSAGE_FILES }))
       .optional()
       .describe("Keys of the member's uploads (images or PDFs) from POST /upload/document; each can be sent once."),
   })

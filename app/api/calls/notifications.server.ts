@@ -37,7 +37,7 @@ const itemOf = (n: Notification): z.input<typeof NotificationItem> => ({
 const NotificationPageQuery = PageQuery.extend({
   cursor: z
     .string()
-    .regex(/^[1-9]\d{0,15}$/, "cursor is a page's nextCursor")
+    .regex(/^[1-9]\d{0,15}$/, "api.page.cursor")
     .transform(Number)
     .optional(),
 });

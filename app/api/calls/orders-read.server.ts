@@ -219,7 +219,7 @@ export async function readOrder(actor: Actor, orderId: number, locale: Locale, {
 export const IdCursorQuery = PageQuery.extend({
   cursor: z
     .string()
-    .regex(/^[1-9]\d{0,14}$/, "cursor is a page's nextCursor")
+    .regex(/^[1-9]\d{0,14}$/, "api.page.cursor")
     .optional(),
 });
 

@@ -19,11 +19,17 @@ import { CancelSchema, CheckoutSchema, DeliverSchema, DisputeSchema, RevisionSch
 import { call } from "../route.server";
 import { IdParams } from "../shapes";
 import { OrderDetail, readOrder } from "./orders-read.server";
+import { msg } from "~/i18n/message-key";
 
 /** Upload keys of the member's own unused uploads. */
 const UploadKeys = z
-  .array(z.string().min(1, "An upload key is not empty").max(200, "An upload key has at most 200 characters"))
-  .max(MAX_ORDER_FILES, `Attach at most ${MAX_ORDER_FILES} files`)
+  .array(
+    z
+      .string()
+      .min(1, "api.field.uploadKeyEmpty")
+      .max(200, msg("api.field.uploadKeyTooLong", { max: 200 })),
+  )
+  .max(MAX_ORDER_FILES, msg("api.field.tooManyFiles", { max: MAX_ORDER_FILES }))
   .default([])
   .describe("Keys of the member's uploads (from the document upload call) of the last 20 hours, each used once.");
 

@@ -41,7 +41,7 @@ const cursorText = (c: ReviewCursor) => `${c.micros}_${c.id}`;
 const ReviewPageQuery = PageQuery.extend({
   cursor: z
     .string()
-    .regex(CURSOR, "cursor is a page's nextCursor")
+    .regex(CURSOR, "api.page.cursor")
     .transform((text): ReviewCursor => {
       const [, micros, id] = CURSOR.exec(text)!;
       return { micros: micros!, id: Number(id) };
@@ -53,7 +53,7 @@ const ReviewPageQuery = PageQuery.extend({
 const UserParams = z.object({
   id: z
     .string()
-    .regex(/^(?:\d{1,16}|[a-z0-9_]{3,30})$/, "id is a member's id or username")
+    .regex(/^(?:\d{1,16}|[a-z0-9_]{3,30})$/, "api.member.id")
     .describe("The seller's id, or their username (a value of digits only is an id)."),
 });
 

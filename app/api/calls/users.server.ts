@@ -19,6 +19,7 @@ import { imageUrl } from "~/utils/media";
 import { ANSWERED, call } from "../route.server";
 import { iso, Iso, PageQuery, pageOf } from "../shapes";
 import { besideFile, FILE_FIELD, readFileParts } from "./uploads.server";
+import { msg } from "~/i18n/message-key";
 
 const avatarUrlOf = (key: string | null) => (key ? imageUrl(key, "avatar") : null);
 
@@ -121,7 +122,7 @@ const ProfileBody = z
 const MemberParams = z.object({
   id: z
     .string()
-    .regex(/^(\d{1,15}|[A-Za-z0-9_]{3,30})$/, "Name a member by their numeric id or their username")
+    .regex(/^(\d{1,15}|[A-Za-z0-9_]{3,30})$/, "api.member.id")
     .describe("The member's numeric id, or their username."),
 });
 
@@ -129,7 +130,12 @@ const DirectoryQuery = PageQuery.extend({
   skill: z.string().trim().max(40).optional().describe("One of their skills, whatever its case."),
   category: z.string().trim().max(60).optional().describe("A category's slug or id: freelancers with a published gig in it."),
   location: z.string().trim().max(100).optional().describe("Part of their location, whatever its case."),
-  rating: z.coerce.number({ invalid_type_error: "rating is a number from 0 to 5" }).min(0).max(5).optional().describe("The lowest rating."),
+  rating: z.coerce
+    .number({ invalid_type_error: msg("api.field.numberFrom", { field: "rating", min: 0, max: 5 }) })
+    .min(0)
+    .max(5)
+    .optional()
+    .describe("The lowest rating."),
   level: z.preprocess((v) => (v === "" ? undefined : v), z.enum(LEVELS).optional()).describe("Their level's code: new, level_1, level_2, top_rated."),
   cursor: z
     .string()
