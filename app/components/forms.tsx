@@ -7,6 +7,23 @@ import { useNavigation } from "@remix-run/react";
 import { useEffect, useState, type ReactNode } from "react";
 import { sayMessage } from "~/i18n/message-key";
 import { useT } from "~/i18n/react";
+import type { FormConstraint } from "~/schemas/form-constraint";
+
+/**
+ * What a field component reads of a field: Conform's field metadata has it all, and so does a field of
+ * useLightForm (app/hooks/use-light-form.ts), which has nothing more.
+ */
+export type FieldLike = FormConstraint[string] & {
+  key?: string;
+  id: string;
+  name: string;
+  formId: string;
+  errorId: string;
+  descriptionId: string;
+  initialValue?: unknown;
+  errors?: string[];
+  valid: boolean;
+};
 
 type InputType = "text" | "email" | "password" | "url" | "number" | "tel" | "file";
 
@@ -95,7 +112,7 @@ export function FileField({
   );
 }
 
-export function TextAreaField({ field, label, hint, rows = 4 }: { field: FieldMetadata<unknown>; label: ReactNode; hint?: ReactNode; rows?: number }) {
+export function TextAreaField({ field, label, hint, rows = 4 }: { field: FieldLike; label: ReactNode; hint?: ReactNode; rows?: number }) {
   // The schema's constraints (required, maxLength) come with the props, as getInputProps gives an input its own.
   const props = getTextareaProps(field as FieldMetadata<string>);
   return (

@@ -2,10 +2,10 @@
  * The forms of an order's page (app/routes/orders_.$id.tsx), one per step the state machine offers its
  * viewer: deliver, ask for a revision, approve (two clicks), review, cancel or ask to (two clicks), open a
  * dispute (two clicks). Each posts to the order's page with its `intent`, checked in the browser by the same
- * schema the action parses (loaded once the form is used: app/hooks/use-schema-form.ts); the page shows each
+ * schema the action parses (loaded once the form is used: app/hooks/use-light-form.ts); the page shows each
  * only when the step is among the viewer's actions.
  */
-import { getFormProps, type SubmissionResult } from "@conform-to/react";
+import type { SubmissionResult } from "@conform-to/react";
 import { Form } from "@remix-run/react";
 import type { z } from "zod";
 import { ErrorList, TextAreaField } from "~/components/forms";
@@ -13,7 +13,7 @@ import { Link } from "~/components/link";
 import { OrderButton } from "~/components/order-card";
 import { APPROVE_CONFIRMATION, type OrderAction } from "~/domain/order-rules";
 import { RATING_MAX, RATING_MIN } from "~/domain/review-rules";
-import { useSchemaForm } from "~/hooks/use-schema-form";
+import { useLightForm } from "~/hooks/use-light-form";
 import type { FormConstraint } from "~/schemas/form-constraint";
 import { T, useT } from "~/i18n/react";
 
@@ -67,9 +67,12 @@ export const STEP_WORDS: Record<OrderForm, readonly string[]> = {
   dispute: ["orders.steps.dispute"],
 };
 
-/** Conform's form for one of the order's schemas: the browser checks what the server will, JavaScript or not. */
+/**
+ * The form of one of the order's schemas: the browser checks what the server will, JavaScript or not (a
+ * light form: Conform's runtime comes with the schema, when the form is first used).
+ */
 function useOrderForm<S extends z.ZodTypeAny>(id: string, schema: () => Promise<S>, constraint: FormConstraint, reply: Reply | undefined) {
-  return useSchemaForm({ id, lastResult: reply, constraint, schema, asTyped: AS_TYPED });
+  return useLightForm({ id, lastResult: reply, constraint, schema, asTyped: AS_TYPED });
 }
 
 export function DeliverForm({ orderId, rules, constraint, reply }: { orderId: number; rules: OrderFileRules; constraint: FormConstraint; reply?: Reply }) {
@@ -79,7 +82,7 @@ export function DeliverForm({ orderId, rules, constraint, reply }: { orderId: nu
   return (
     <section className="order-step" id="deliver" aria-labelledby="deliver-title">
       <h2 id="deliver-title">{t("orders.steps.deliver.title")}</h2>
-      <Form method="post" action={`/orders/${orderId}`} encType="multipart/form-data" className="form-card" {...getFormProps(form)}>
+      <Form method="post" action={`/orders/${orderId}`} encType="multipart/form-data" className="form-card" {...form.props}>
         <input type="hidden" name="orderId" value={orderId} />
         <TextAreaField field={fields.message} label={t("orders.steps.deliver.message")} hint={t("orders.steps.deliver.hint")} rows={5} />
         <div className="field">
@@ -110,7 +113,7 @@ export function RevisionForm({ orderId, constraint, reply }: { orderId: number; 
   const { t } = useT();
   return (
     <div id="revision">
-      <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
+      <Form method="post" action={`/orders/${orderId}`} className="form-card" {...form.props}>
         <input type="hidden" name="orderId" value={orderId} />
         <TextAreaField field={fields.reason} label={t("orders.steps.revision.reason")} />
         <OrderButton orderId={orderId} intent="request_revision" pendingLabel={t("orders.steps.revision.pending")} secondary>
@@ -129,7 +132,7 @@ export function ReviewForm({ orderId, gigId, constraint, reply }: { orderId: num
   return (
     <section className="order-step" id="review" aria-labelledby="review-title">
       <h2 id="review-title">{t("orders.steps.review.title")}</h2>
-      <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
+      <Form method="post" action={`/orders/${orderId}`} className="form-card" {...form.props}>
         <input type="hidden" name="orderId" value={orderId} />
         <input type="hidden" name="gigId" value={gigId} />
         <fieldset className="field rating-field" aria-describedby={ratingErrors ? fields.rating.errorId : undefined}>
@@ -193,7 +196,7 @@ export function ApproveStep({
   }
   return (
     <div className="order-confirm" id="approve">
-      <Form method="post" action={`/orders/${orderId}`} aria-labelledby="approve-question" {...getFormProps(form)}>
+      <Form method="post" action={`/orders/${orderId}`} aria-labelledby="approve-question" {...form.props}>
         <input type="hidden" name="orderId" value={orderId} />
         <input type="hidden" name={fields.confirm.name} value={APPROVE_CONFIRMATION} />
         <p className="order-confirm-question" id="approve-question">
@@ -239,7 +242,7 @@ export function CancelStep({
     <section className="order-step" id="cancel" aria-labelledby="cancel-title">
       <h2 id="cancel-title">{late ? t("orders.steps.cancel.title") : t("orders.steps.cancel.askTitle")}</h2>
       {open ? (
-        <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
+        <Form method="post" action={`/orders/${orderId}`} className="form-card" {...form.props}>
           <input type="hidden" name="orderId" value={orderId} />
           <input type="hidden" name="expected" value={late ? "cancel" : "request_cancel"} />
           <p>{late ? t("orders.steps.cancel.lateText") : t("orders.steps.cancel.askText", { role: otherRole })}</p>
@@ -272,7 +275,7 @@ export function DisputeStep({ orderId, open, constraint, reply }: { orderId: num
     <section className="order-step" id="dispute" aria-labelledby="dispute-title">
       <h2 id="dispute-title">{t("orders.steps.dispute.title")}</h2>
       {open ? (
-        <Form method="post" action={`/orders/${orderId}`} className="form-card" {...getFormProps(form)}>
+        <Form method="post" action={`/orders/${orderId}`} className="form-card" {...form.props}>
           <input type="hidden" name="orderId" value={orderId} />
           <p>{t("orders.steps.dispute.text")}</p>
           <TextAreaField field={fields.reason} label={t("orders.steps.dispute.reason")} />

@@ -10,12 +10,10 @@
  * schema is here (or if its fetch failed), the server checks the rest and answers with the same words: the
  * server always decides.
  */
-import { useForm, type Submission } from "@conform-to/react";
-import { useEffect, useRef, useState } from "react";
+import { useForm } from "@conform-to/react";
 import type { z } from "zod";
+import { useSchemaOnFocus } from "~/hooks/use-schema-on-focus";
 import type { FormConstraint } from "~/schemas/form-constraint";
-
-type Validate<S extends z.ZodTypeAny> = (formData: FormData) => Submission<z.input<S>, string[], z.output<S>>;
 
 type Options<S extends z.ZodTypeAny> = Omit<Parameters<typeof useForm<z.input<S>, z.output<S>>>[0], "constraint" | "onValidate"> & {
   id: string;
@@ -28,25 +26,7 @@ type Options<S extends z.ZodTypeAny> = Omit<Parameters<typeof useForm<z.input<S>
 };
 
 export function useSchemaForm<S extends z.ZodTypeAny>({ schema, asTyped, constraint, ...options }: Options<S>) {
-  const [validate, setValidate] = useState<Validate<S> | null>(null);
-  const requested = useRef(false);
-  const formId = options.id;
-  useEffect(() => {
-    const inForm = (target: EventTarget | null) => (target as { form?: HTMLFormElement | null } | null)?.form?.id === formId;
-    const load = () => {
-      if (requested.current) return;
-      requested.current = true;
-      Promise.all([schema(), import("@conform-to/zod")]).then(
-        ([loaded, { parseWithZod }]) => setValidate(() => (formData: FormData) => parseWithZod(formData, { schema: loaded, disableAutoCoercion: asTyped })),
-        () => (requested.current = false), // Offline, say: the server checks; the next focus tries again.
-      );
-    };
-    const onFocusIn = (event: FocusEvent) => inForm(event.target) && load();
-    if (inForm(document.activeElement)) load();
-    document.addEventListener("focusin", onFocusIn);
-    return () => document.removeEventListener("focusin", onFocusIn);
-    // The schema and its options are fixed for a form's life.
-  }, [formId]);
+  const validate = useSchemaOnFocus(options.id, schema, asTyped);
   const [form, fields] = useForm<z.input<S>, z.output<S>>({
     shouldValidate: "onSubmit",
     defaultNoValidate: false,

@@ -11,7 +11,7 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createGig, createUser, DEFAULT_PASSWORD, type TestUser } from "../support/factories";
-import { appUrl, describeBothModes, e2eDb, waitForHydration, type Mode } from "../support/e2e";
+import { allowStatus, appUrl, describeBothModes, e2eDb, waitForHydration, type Mode } from "../support/e2e";
 import { approveDelivery } from "../support/e2e-orders";
 import { deliverOrder, openDispute } from "~/operations/orders.server";
 import { memberActor, paidTestOrder, testProviders } from "../support/orders";
@@ -192,6 +192,32 @@ describeBothModes("Orders", (mode) => {
     }
   });
 
+  it("a step form says what is wrong beside its field, in the schema's words: checked in the browser with JavaScript, by the server without", async () => {
+    const db = e2eDb();
+    const { orderId: third } = await paidTestOrder({ db, providers: providers.providers, sandbox: providers.sandbox }, buyer, gig.id);
+    expect((await deliverOrder(memberActor(seller), { orderId: third, message: "Draft one." }, { db })).ok).toBe(true);
+    if (!mode.js) allowStatus(400, "the server answers a request for changes that says nothing with the field's message");
+    const page = await signIn(mode, buyer);
+    await open(page, mode, `/orders/${third}`);
+    const posts: string[] = [];
+    page.on("request", (r) => void (r.method() === "POST" && posts.push(r.url())));
+    // Spaces pass the browser's own check (required), not the schema's, which trims them.
+    const reason = page.getByLabel("What should change?");
+    await reason.fill("   ");
+    // With JavaScript the schema comes once the form is used; from then on the browser checks with it.
+    if (mode.js) await page.locator("form#revision-form[novalidate]").waitFor({ state: "attached" });
+    await page.getByRole("button", { name: "Request revision" }).click();
+    await page.locator("#revision-form-reason-error").getByText("Say what should change").waitFor();
+    expect(await page.getByLabel("What should change?").getAttribute("aria-invalid")).toBe("true");
+    if (mode.js) {
+      // Nothing was sent, and the field that is wrong has the focus.
+      expect(posts).toEqual([]);
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe("revision-form-reason");
+    }
+    expect(await db("orders").where({ id: third }).first()).toMatchObject({ status: "delivered", revisions_used: 0 });
+    await page.close();
+  });
+
   // With JavaScript the page asks for the order again while it is active: the other party's step appears
   // without a reload (here the seller delivers through the operation while the buyer's page is open).
   it.skipIf(!mode.js)("the buyer's open page shows the seller's delivery without a reload", async () => {
@@ -205,6 +231,9 @@ describeBothModes("Orders", (mode) => {
     expect((await deliverOrder(memberActor(seller), { orderId: second, message: "Delivered while you watched." }, { db })).ok).toBe(true);
     await page.getByText("Delivered while you watched.").waitFor({ timeout: 15_000 });
     await timeline(page).getByText("Seller delivered").waitFor();
+    // The forms the delivery offers the buyer come with their words (the page had only those of an order in progress).
+    await page.getByLabel("What should change?").waitFor();
+    await page.getByRole("button", { name: "Request revision" }).waitFor();
     expect(documents).toBe(0);
     await page.close();
   });
