@@ -68,12 +68,12 @@ const CONFORM = /\/node_modules\/@conform-to\/(react\/dist\/(context|hooks|integ
  */
 const WORDS = /\/node_modules\/@lingui\/|\/app\/i18n\/(react\.tsx|format\.ts|locales\.ts|words\.ts|message-key\.ts)$|\/app\/components\/language-switch\.tsx$/;
 /**
- * The fetch of a form's schema on first use (app/hooks/use-schema-on-focus.ts) goes with them: Conform's forms
- * use it, and so do the order page's light forms (app/hooks/use-light-form.ts), which must not load Conform's
- * chunk with the page (left unassigned, Rollup put it in Conform's chunk, which uses it).
+ * The wait for a form's first use (app/hooks/use-on-first-focus.ts) goes with them: Conform's forms use it, and
+ * so do the order page's light forms (app/hooks/use-light-form.ts), which must not load Conform's chunk with
+ * the page (left unassigned, Rollup put it in Conform's chunk, which uses it).
  */
 const FORM_FIELDS =
-  /\/node_modules\/@conform-to\/react\/dist\/(helpers|_virtual\/.*)\.mjs$|\/app\/components\/forms\.tsx$|\/app\/hooks\/use-schema-on-focus\.ts$/;
+  /\/node_modules\/@conform-to\/react\/dist\/(helpers|_virtual\/.*)\.mjs$|\/app\/components\/forms\.tsx$|\/app\/hooks\/use-on-first-focus\.ts$/;
 
 function shellChunk(id: string): string | undefined {
   // Vite's helper for dynamic imports, which the shell's bell uses: left unassigned, Rollup put it in the first

@@ -14,17 +14,14 @@ import type { SubmissionResult } from "@conform-to/react";
 import { useState, type FormEvent } from "react";
 import type { z } from "zod";
 import type { FieldLike } from "~/components/forms";
-import { useSchemaOnFocus } from "~/hooks/use-schema-on-focus";
+import { useOnFirstFocus, type Validate } from "~/hooks/use-on-first-focus";
 import type { FormConstraint } from "~/schemas/form-constraint";
 
 type Reply = SubmissionResult<string[]>;
 
 export type LightForm = {
   id: string;
-  errorId: string;
-  /** The form's own messages (not a field's). */
-  errors: string[] | undefined;
-  /** What Conform's getFormProps gives the `<form>`. */
+  /** What Conform's getFormProps gives the `<form>` (its own messages, not a field's, are said at the page's top). */
   props: { id: string; onSubmit: (event: FormEvent<HTMLFormElement>) => void; noValidate: boolean; "aria-describedby"?: string };
 };
 
@@ -41,7 +38,14 @@ type Options<S extends z.ZodTypeAny> = {
 };
 
 export function useLightForm<S extends z.ZodTypeAny>({ id, lastResult, constraint, schema, asTyped }: Options<S>) {
-  const validate = useSchemaOnFocus(id, schema, asTyped);
+  // Fetched here, not in the shared hook, so its list of files stays in this page's code (as useSchemaForm's in Conform's).
+  const validate = useOnFirstFocus(id, (): Promise<Validate<S>> =>
+    Promise.all([schema(), import("@conform-to/zod")]).then(
+      ([loaded, { parseWithZod }]) =>
+        (formData) =>
+          parseWithZod(formData, { schema: loaded, disableAutoCoercion: asTyped }),
+    ),
+  );
   // The browser's check of the last try, until the server answers again.
   const [checked, setChecked] = useState<{ after: Reply | undefined; result: Reply } | null>(null);
   const result = checked && checked.after === lastResult ? checked.result : lastResult;
@@ -65,8 +69,6 @@ export function useLightForm<S extends z.ZodTypeAny>({ id, lastResult, constrain
   const formErrors = errors[""] ?? undefined;
   const form: LightForm = {
     id,
-    errorId: `${id}-error`,
-    errors: formErrors,
     // Until the schema is here, the browser's own checks stay on (Conform marks a hydrated form `novalidate`).
     props: { id, onSubmit, noValidate: validate !== null, ...(formErrors ? { "aria-describedby": `${id}-error` } : {}) },
   };

@@ -12,7 +12,7 @@
  */
 import { useForm } from "@conform-to/react";
 import type { z } from "zod";
-import { useSchemaOnFocus } from "~/hooks/use-schema-on-focus";
+import { useOnFirstFocus, type Validate } from "~/hooks/use-on-first-focus";
 import type { FormConstraint } from "~/schemas/form-constraint";
 
 type Options<S extends z.ZodTypeAny> = Omit<Parameters<typeof useForm<z.input<S>, z.output<S>>>[0], "constraint" | "onValidate"> & {
@@ -26,7 +26,13 @@ type Options<S extends z.ZodTypeAny> = Omit<Parameters<typeof useForm<z.input<S>
 };
 
 export function useSchemaForm<S extends z.ZodTypeAny>({ schema, asTyped, constraint, ...options }: Options<S>) {
-  const validate = useSchemaOnFocus(options.id, schema, asTyped);
+  const validate = useOnFirstFocus(options.id, (): Promise<Validate<S>> =>
+    Promise.all([schema(), import("@conform-to/zod")]).then(
+      ([loaded, { parseWithZod }]) =>
+        (formData) =>
+          parseWithZod(formData, { schema: loaded, disableAutoCoercion: asTyped }),
+    ),
+  );
   const [form, fields] = useForm<z.input<S>, z.output<S>>({
     shouldValidate: "onSubmit",
     defaultNoValidate: false,
