@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatUgx } from "./money";
+import { formatPrice, formatUgx, orderCurrency } from "./money";
 
 describe("formatUgx", () => {
   it("prefixes the currency and groups thousands with commas", () => {
@@ -25,5 +25,19 @@ describe("formatUgx", () => {
   it("refuses amounts that are not numbers", () => {
     expect(() => formatUgx(Number.NaN)).toThrow(RangeError);
     expect(() => formatUgx(Number.POSITIVE_INFINITY)).toThrow(RangeError);
+  });
+});
+
+describe("orderCurrency", () => {
+  it("shows an order's amounts in USD at the rate fixed at its checkout, not today's", () => {
+    const today = { code: "USD" as const, ugxPerUsd: 3_900 };
+    expect(formatPrice(370_000, orderCurrency(today, 3_700))).toBe("USD 100.00");
+    // An order without a rate of its own: today's.
+    expect(formatPrice(390_000, orderCurrency(today, 0))).toBe("USD 100.00");
+  });
+
+  it("leaves a reader in shillings, or without a choice, in shillings", () => {
+    expect(formatPrice(370_000, orderCurrency({ code: "UGX", ugxPerUsd: 0 }, 3_700))).toBe("UGX 370,000");
+    expect(formatPrice(370_000, orderCurrency(null, 3_700))).toBe("UGX 370,000");
   });
 });
