@@ -15,8 +15,7 @@
  * (mounted before this) keep their own 64 KB cap.
  */
 import type { Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from "express";
-import { sayIn } from "~/content/operation-messages";
-import { visitorLocale } from "~/i18n/negotiate.server";
+import { headersWords } from "~/server/plain-words.server";
 import { MAX_IMAGES } from "~/schemas/gig";
 import { MAX_IMAGE_BYTES } from "~/server/files/storage.server";
 import { MAX_ORDER_FILE_BYTES, MAX_ORDER_FILES } from "~/server/files/order-files.server";
@@ -73,7 +72,7 @@ export function bodyLimitOf(req: Pick<ExpressRequest, "originalUrl" | "headers">
  * a member's choice sets too, then Accept-Language): no database lookup in front of every body.
  */
 function tooLargeMessage(req: Pick<ExpressRequest, "headers">, limit: number) {
-  const say = sayIn(visitorLocale(req.headers.cookie, req.headers["accept-language"]));
+  const { say } = headersWords(req);
   const mb = Math.round(limit / MB);
   return limit > FORM_BODY_LIMIT
     ? limit === ORDER_FILES_BODY_LIMIT

@@ -19,7 +19,15 @@ export async function getUgxPerUsd(db: Db): Promise<number> {
   return row ? Number(row.ugx_per_unit) : 0;
 }
 
-export async function getDisplayCurrency(db: Db, request: Request, user: SessionUser | null): Promise<DisplayCurrency> {
-  const code: Currency = user?.preferredCurrency ?? currencyFromCookie(request) ?? "UGX";
-  return { code, ugxPerUsd: code === "USD" ? await getUgxPerUsd(db) : 0 };
+const displayed = new WeakMap<Request, Promise<DisplayCurrency>>();
+
+/** The request's display currency, worked out once per request (the root loader and a page's own ask for it alike). */
+export function getDisplayCurrency(db: Db, request: Request, user: SessionUser | null): Promise<DisplayCurrency> {
+  let found = displayed.get(request);
+  if (!found) {
+    const code: Currency = user?.preferredCurrency ?? currencyFromCookie(request) ?? "UGX";
+    found = code === "USD" ? getUgxPerUsd(db).then((ugxPerUsd) => ({ code, ugxPerUsd })) : Promise.resolve({ code, ugxPerUsd: 0 });
+    displayed.set(request, found);
+  }
+  return found;
 }

@@ -27,6 +27,12 @@ export async function plainWords(
  * member's choice sets too, then Accept-Language), with no database lookup in front of every request.
  */
 export function sendPlainWords(req: Pick<ExpressRequest, "headers">, res: ExpressResponse, status: number, key: string): void {
+  const { locale, say } = headersWords(req);
+  res.status(status).type("text/plain").set("Content-Language", locale).send(say(key));
+}
+
+/** The visitor's language and its words from the request's headers alone, for an answer made before any page. */
+export function headersWords(req: Pick<ExpressRequest, "headers">) {
   const locale = visitorLocale(req.headers.cookie, req.headers["accept-language"]);
-  res.status(status).type("text/plain").set("Content-Language", locale).send(sayIn(locale)(key));
+  return { locale, say: sayIn(locale) };
 }
