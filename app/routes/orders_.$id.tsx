@@ -15,19 +15,7 @@ import type { z } from "zod";
 import { ErrorList } from "~/components/forms";
 import { ContactButton, OrderBadge, OrderPost } from "~/components/order-card";
 import { FileList } from "~/components/order-files";
-import {
-  ApproveStep,
-  AS_TYPED,
-  CancelStep,
-  DeliverForm,
-  DisputeStep,
-  ReviewForm,
-  RevisionForm,
-  STEP_WORDS,
-  stepForms,
-  type OrderFormConstraints,
-} from "~/components/order-steps";
-import { formConstraints } from "~/schemas/form-constraint";
+import { ApproveStep, AS_TYPED, CancelStep, DeliverForm, DisputeStep, ReviewForm, RevisionForm, STEP_WORDS, stepForms } from "~/components/order-steps";
 import { OrderTimeline } from "~/components/order-timeline";
 import { disputeOutcomeOf, openDisputeOf } from "~/models/dispute.server";
 import { DisputeOutcome } from "~/components/dispute-outcome";
@@ -41,7 +29,7 @@ import { requireMemberActor, requireUser } from "~/server/auth.server";
 import { getDb } from "~/server/db.server";
 import { actionHeaders } from "~/utils/headers";
 import { formFailure } from "~/server/operation-results.server";
-import { backTo, readOrderForm } from "~/server/order-form.server";
+import { backTo, orderFormConstraints, readOrderForm } from "~/server/order-form.server";
 import { cleanFileName, InvalidOrderFileError, MAX_ORDER_FILE_BYTES, MAX_ORDER_FILES, storeOrderFiles } from "~/server/files/order-files.server";
 import { FINAL_STATUSES, orderActions, orderNumber, type OrderAction } from "~/domain/order-rules";
 import { isUnnamedPackage } from "~/domain/catalog-vocabulary";
@@ -179,14 +167,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     // The delivery form's hint (order-files.server.ts is server code: its rules travel as data).
     fileRules: { maxFiles: MAX_ORDER_FILES, maxMb: MAX_ORDER_FILE_BYTES / 1024 / 1024 },
     // The browser's checks of the step forms, from the schemas the action parses with (the schemas load later).
-    constraints: formConstraints({
-      deliver: DeliverSchema,
-      revision: RevisionSchema,
-      approve: ApproveSchema,
-      cancel: CancelSchema,
-      dispute: DisputeSchema,
-      review: ReviewSchema,
-    }) satisfies OrderFormConstraints,
+    constraints: orderFormConstraints(),
     ...(await pageMessages(request, [
       "orders.card",
       "orders.days",

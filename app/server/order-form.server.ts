@@ -1,7 +1,12 @@
 /**
  * Reading the forms of an order's page (app/routes/orders_.$id.tsx): the delivery form is multipart (it
- * carries files, limited per file and per body), the others plain; and where a successful step goes back to.
+ * carries files, limited per file and per body), the others plain; where a successful step goes back to; and
+ * the browser's checks of those forms.
  */
+import type { OrderFormConstraints } from "~/components/order-steps";
+import { ApproveSchema, CancelSchema, DeliverSchema, DisputeSchema, RevisionSchema } from "~/schemas/order";
+import { formConstraints } from "~/schemas/form-constraint";
+import { ReviewSchema } from "~/schemas/review";
 import { safeRedirect } from "~/server/auth.server";
 import { ORDER_FILES_BODY_LIMIT } from "~/server/body-limit.server";
 import { MAX_ORDER_FILE_BYTES } from "~/server/files/order-files.server";
@@ -25,4 +30,16 @@ export function backTo(value: FormDataEntryValue | null, orderId: number) {
   const page = `/orders/${orderId}`;
   const to = safeRedirect(value, page);
   return to === "/orders" || to.startsWith("/orders?") || to.startsWith(`${page}`) ? to : page;
+}
+
+/** The browser's checks of the page's step forms (required, lengths), from the schemas the action parses with. */
+export function orderFormConstraints(): OrderFormConstraints {
+  return formConstraints({
+    deliver: DeliverSchema,
+    revision: RevisionSchema,
+    approve: ApproveSchema,
+    cancel: CancelSchema,
+    dispute: DisputeSchema,
+    review: ReviewSchema,
+  });
 }
