@@ -1,7 +1,7 @@
 /**
  * A form checked by its schema as useSchemaForm checks one (app/hooks/use-schema-form.ts), without Conform's
- * form state in the page's code: for forms of a few plain fields checked when they are sent, such as the order
- * page's steps. Conform's runtime (about 9 KB compressed) put the order page over its 100 KB first view
+ * form state in the page's code: for forms of a few plain fields checked when they are sent, such as checkout
+ * and the order page's steps. Conform's runtime (about 9 KB compressed) put those pages over their 100 KB first view
  * (`npm run bench:pages`); here it comes with the schema, the first time focus enters the form.
  *
  * What it gives is what Conform's useForm gives such a form, and the same markup: the fields' ids, names and
@@ -23,6 +23,9 @@ export type LightForm = {
   id: string;
   /** What Conform's getFormProps gives the `<form>` (its own messages, not a field's, are said at the page's top). */
   props: { id: string; onSubmit: (event: FormEvent<HTMLFormElement>) => void; noValidate: boolean; "aria-describedby"?: string };
+  /** The form's own messages (an operation's refusal), for a page that says them beside the form. */
+  errorId: string;
+  errors: string[] | undefined;
 };
 
 type Options<S extends z.ZodTypeAny> = {
@@ -71,6 +74,8 @@ export function useLightForm<S extends z.ZodTypeAny>({ id, lastResult, constrain
     id,
     // Until the schema is here, the browser's own checks stay on (Conform marks a hydrated form `novalidate`).
     props: { id, onSubmit, noValidate: validate !== null, ...(formErrors ? { "aria-describedby": `${id}-error` } : {}) },
+    errorId: `${id}-error`,
+    errors: formErrors,
   };
   const field = (name: string): FieldLike => {
     const fieldId = `${id}-${name}`;

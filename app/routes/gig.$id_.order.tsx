@@ -1,4 +1,4 @@
-import { getFormProps, parse, type SubmissionResult } from "@conform-to/react";
+import { parse, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, type LinksFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useRouteLoaderData } from "@remix-run/react";
@@ -18,7 +18,7 @@ import { getEnv } from "~/server/env.server";
 import { buyerFee, feesFromEnv } from "~/domain/fees";
 import { readFormData, readMultipartForm, UNREADABLE_FORM } from "~/server/form-data.server";
 import { getFormConstraint, type FormConstraint } from "~/schemas/form-constraint";
-import { useSchemaForm } from "~/hooks/use-schema-form";
+import { useLightForm } from "~/hooks/use-light-form";
 import { isUnnamedPackage, type Tier } from "~/domain/catalog-vocabulary";
 import { ORDER_TIER_KEY } from "~/domain/order-tiers";
 import { actionHeaders } from "~/utils/headers";
@@ -207,20 +207,15 @@ const checkoutSchema = () => import("~/schemas/order").then((m) => m.CheckoutSch
 
 function CheckoutForm({ gigId, tier, totalUgx, checkout }: { gigId: number; tier: string; totalUgx: number; checkout: CheckoutValues }) {
   const reply = useActionData<typeof action>() as SubmissionResult<string[]> | undefined;
-  const [form, fields] = useSchemaForm({
-    id: "checkout",
-    lastResult: reply,
-    defaultValue: { requirements: "", msisdn: checkout.msisdn, network: checkout.network },
-    constraint: checkout.constraint,
-    schema: checkoutSchema,
-  });
+  // A light form (no Conform runtime with the page): its defaults are the loader's, until a reply sends back what was typed.
+  const [form, fields] = useLightForm({ id: "checkout", lastResult: reply, constraint: checkout.constraint, schema: checkoutSchema });
   const typedNetwork = fields.network.initialValue;
   // Files are not part of the schema (they never come back in a reply): their messages are read from the reply.
   const fileErrors = (reply?.error as Record<string, string[] | null> | undefined)?.files ?? undefined;
   const { t } = useT();
   const { ugx } = usePreferences();
   return (
-    <Form method="post" encType="multipart/form-data" className="form-card" {...getFormProps(form)}>
+    <Form method="post" encType="multipart/form-data" className="form-card" {...form.props}>
       <ErrorList id={form.errorId} errors={form.errors} />
       <input type="hidden" name="gigId" value={gigId} />
       <input type="hidden" name="tier" value={tier} />
