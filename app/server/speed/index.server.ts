@@ -11,7 +11,8 @@
  * - server-anchors.server.ts: Remix's Link and NavLink on the server (app/components/link.tsx asks it first);
  * - page-headers.server.ts: helmet's headers worked out once (plugged in by server.ts: `pageHeaders`);
  * - document-encoding.server.ts: a rendered document compressed in one call (plugged in by server.ts through
- *   the load context: `documentEncoding`; entry.server.tsx encodes).
+ *   the load context: `documentEncoding`; entry.server.tsx encodes);
+ * - render-encoding.server.ts: React's web-streams renderer turning its strings into bytes through Buffer.from.
  * tests/integration/speed-patches.test.ts renders every route with the patches on and off and compares the
  * documents byte for byte.
  */
@@ -21,6 +22,7 @@ import type { RequestHandler } from "express";
 import { documentEncoding, type DocumentEncoding } from "./document-encoding.server";
 import { installLoaderRequests } from "./loader-requests.server";
 import { pageHeaders } from "./page-headers.server";
+import { installRenderEncoding } from "./render-encoding.server";
 import { installRouteMatching } from "./route-matching.server";
 import { installServerAnchors } from "./server-anchors.server";
 
@@ -47,6 +49,7 @@ export function installSpeedPatches({ on }: { on: boolean }): SpeedPatches {
   installRouteMatching();
   installLoaderRequests();
   installServerAnchors();
+  installRenderEncoding();
   return { on, pageHeaders, documentEncoding };
 }
 
