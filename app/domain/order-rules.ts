@@ -8,16 +8,6 @@
 export const ORDER_STATUSES = ["pending_payment", "in_progress", "delivered", "completed", "cancelled"] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
-export const STATUS_LABEL: Record<string, string> = {
-  pending_payment: "Awaiting payment",
-  in_progress: "In progress",
-  delivered: "Delivered",
-  completed: "Completed",
-  cancelled: "Cancelled",
-};
-/** A status this version does not know shows as "Unknown". English only: words for a reader come from `statusKey`. */
-export const statusLabel = (status: string) => STATUS_LABEL[status] ?? "Unknown";
-
 /** The catalogue key of each status's label (app/locales/<language>/orders.json, ADR 047). */
 export const STATUS_KEY: Record<string, string> = {
   pending_payment: "orders.status.pendingPayment",

@@ -1,4 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
+import { sayIn } from "~/content/operation-messages";
+import { requestLocale } from "~/i18n/locale.server";
 import { headerCounts } from "~/models/notification.server";
 import { getUser } from "~/server/auth.server";
 import { getDb } from "~/server/db.server";
@@ -12,6 +14,9 @@ import { getDb } from "~/server/db.server";
 export async function loader({ request }: LoaderFunctionArgs) {
   const headers = { "Cache-Control": "private, no-store" };
   const user = await getUser(request);
-  if (!user) return Response.json({ error: "Sign in to see your notifications." }, { status: 401, headers });
+  if (!user) {
+    const locale = await requestLocale(request);
+    return Response.json({ error: sayIn(locale)("ops.notification.signInRequired") }, { status: 401, headers: { ...headers, "Content-Language": locale } });
+  }
   return Response.json(await headerCounts(getDb(), user.id), { headers });
 }

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } fro
 import type { Duplex } from "node:stream";
 import type { ServerBuild } from "@remix-run/node";
 import { getEnv, type Env } from "./env.server";
+import { headersWords } from "./plain-words.server";
 import { hostnameOf, isLoopbackHostname } from "../utils/host-names";
 import { siteServesRoute, type SiteHost } from "../utils/site-routes";
 
@@ -179,9 +180,10 @@ export function hostVerdict(headers: IncomingHttpHeaders, served: ReadonlySet<st
   return verdict;
 }
 
+/** The answers to a Host not served, their bodies in the visitor's language (plain-words.server.ts). */
 const REFUSALS = {
-  misdirected: { status: 421, reason: "Misdirected Request", body: "Misdirected Request: this server does not serve that host name." },
-  malformed: { status: 400, reason: "Bad Request", body: "Bad Request" },
+  misdirected: { status: 421, reason: "Misdirected Request", key: "ops.request.misdirected" },
+  malformed: { status: 400, reason: "Bad Request", key: "ops.request.badAddress" },
 } as const;
 
 /** GET /healthz, asked by a load balancer or orchestrator by address: answered for any host (it says only ok or not). */
@@ -220,14 +222,17 @@ export function refuseMisdirected<S extends Server>(server: S, env: Env = getEnv
       const req = args[0] as IncomingMessage;
       const verdict = isHealthCheck(req) ? "served" : verdictOf(req);
       if (verdict !== "served") {
-        const { status, reason, body } = REFUSALS[verdict];
+        const { status, reason, key } = REFUSALS[verdict];
+        const { locale, say } = headersWords(req);
+        const body = say(key);
         if (event === "upgrade") {
-          const head = `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+          const head = `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Language: ${locale}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
           (args[1] as Duplex).end(head + body);
         } else {
           const res = args[1] as ServerResponse;
           res.writeHead(status, reason, {
             "Content-Type": "text/plain; charset=utf-8",
+            "Content-Language": locale,
             "Content-Length": Buffer.byteLength(body),
             "Cache-Control": "no-store",
             "X-Content-Type-Options": "nosniff",

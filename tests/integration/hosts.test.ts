@@ -132,6 +132,11 @@ describe("a host name the server does not serve", () => {
         expect(res.body).toBe("Misdirected Request: this server does not serve that host name.");
       }
     }
+    // In the visitor's language, from the request's own headers.
+    const inLuganda = await send(served, "GET", "/", { host: "evil.example", headers: { "Accept-Language": "lg-UG" } });
+    expect(inLuganda.headers["content-language"]).toBe("lg");
+    expect(inLuganda.status).toBe(421);
+    expect(inLuganda.body).toBe("Ekisabo kiyise we kitali: seeva eno tekola ku linnya lya mukutu eryo.");
   });
 
   it("is answered 421 for a form post, a tracking post and socket.io's handshake and upgrade, and nothing is written", async () => {

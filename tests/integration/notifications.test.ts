@@ -152,7 +152,13 @@ describe("/notifications", () => {
     expect(res.status).toBe(302);
     expect(res.headers.get("location")).toBe("/login?redirectTo=%2Fnotifications");
     expect((await post("/notifications", null, { intent: "read-all" })).headers.get("location")).toMatch(/^\/login/);
-    expect((await get("/notifications/counts")).status).toBe(401);
+    const counts = await get("/notifications/counts");
+    expect(counts.status).toBe(401);
+    expect(await counts.json()).toEqual({ error: "Sign in to see your notifications." });
+    // In the visitor's language (the switcher's cookie).
+    const inSwahili = await get("/notifications/counts", "soko_lang=sw");
+    expect(inSwahili.headers.get("content-language")).toBe("sw");
+    expect(await inSwahili.json()).toEqual({ error: "Ingia ili uone arifa zako." });
   });
 
   it("says so when there are none", async () => {

@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cancelOrder, deliverOrder, openDispute, runOrderTimers } from "~/operations/orders.server";
-import { orderNumber, statusLabel } from "~/domain/order-rules";
+import { orderNumber, statusKey } from "~/domain/order-rules";
 import { createGig, createSession, createUser, type TestUser } from "../support/factories";
 import { DAY_MS, trail } from "../support/order-checks";
 import { completedTestOrder, memberActor, opts, orderTestContext, paidTestOrder, placeTestOrder, system } from "../support/orders";
@@ -237,8 +237,8 @@ describe("/orders", () => {
   });
 
   it("names a status this version does not know 'Unknown'", async () => {
-    expect(statusLabel("on_hold")).toBe("Unknown");
-    expect(statusLabel("delivered")).toBe("Delivered");
+    expect(statusKey("on_hold")).toBe("orders.status.unknown");
+    expect(statusKey("delivered")).toBe("orders.status.delivered");
     // A newer version's status (its CHECK widened), read by this one: the page says Unknown and offers nothing.
     const { conname } = (
       await t.db.raw("SELECT conname FROM pg_constraint WHERE conrelid = 'orders'::regclass AND pg_get_constraintdef(oid) LIKE '%pending_payment%'")
