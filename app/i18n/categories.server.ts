@@ -27,3 +27,16 @@ export function categoryWords(locale: Locale): Promise<CategoryWords> | null {
   words.catch(() => cache.get(locale)?.words === words && cache.delete(locale));
   return words;
 }
+
+/**
+ * A category's name and description in the reader's language, for answers that carry them (the JSON API):
+ * the translation where there is one, else the row's own English. Read once per answer.
+ */
+export async function categoryWordsIn(locale: Locale) {
+  const words = (await categoryWords(locale)) ?? {};
+  return <C extends { slug: string; name: string; description?: string }>(category: C): C => {
+    const own = words[category.slug];
+    if (!own) return category;
+    return { ...category, name: own.name, ...(own.description !== undefined && category.description !== undefined ? { description: own.description } : {}) };
+  };
+}

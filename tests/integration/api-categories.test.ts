@@ -106,3 +106,29 @@ describe("GET /categories/{id}", () => {
     expect(Object.keys(bad.body.issues)).toEqual(["path.id"]);
   });
 });
+
+describe("categories in the reader's language", () => {
+  it("names a category in the language asked for where it has a translation, in English where it has none", async () => {
+    await t.db("categories")
+      .where({ slug: "web-development" })
+      .update({ translations: JSON.stringify({ lg: { name: "Okukola Emikutu", description: "Emikutu n'apu ez'oku ssimu." } }) });
+    const lg = { ...from(), "Accept-Language": "lg-UG" };
+    const list = await api.call("get", "/categories", "/categories", { headers: lg });
+    expect(list.body.data.items.find((c: { slug: string }) => c.slug === "web-development")).toMatchObject({
+      name: "Okukola Emikutu",
+      description: "Emikutu n'apu ez'oku ssimu.",
+    });
+    // A category with no Luganda keeps its own (English) name.
+    const admin = await api.call("get", "/categories", "/categories", { headers: lg, token: adminToken });
+    expect(admin.body.data.items.find((c: { slug: string }) => c.slug === "retired-things")).toMatchObject({ name: "Retired Things" });
+    const one = await api.call("get", "/categories/{id}", "/categories/web-development", { headers: lg });
+    expect(one.body.data.name).toBe("Okukola Emikutu");
+    // A gig's card says its category in the same words.
+    const gigs = await api.call("get", "/gigs", "/gigs?category=web-development", { headers: lg });
+    expect(gigs.status).toBe(200);
+    expect(gigs.body.data.items.map((g: { category: { name: string } }) => g.category.name)).toEqual(["Okukola Emikutu", "Okukola Emikutu"]);
+    // Its Swahili was replaced above by none: English.
+    const sw = await api.call("get", "/categories/{id}", "/categories/web-development", { headers: { ...from(), "Accept-Language": "sw" } });
+    expect(sw.body.data.name).toBe("Web Development");
+  });
+});

@@ -4,6 +4,8 @@
  * counted, as the admin screen counts them); to anyone else it does not exist.
  */
 import { z } from "zod";
+import { categoryWordsIn } from "~/i18n/categories.server";
+import type { Locale } from "~/i18n/locales";
 import { listCategories, listCategoriesForAdmin } from "~/models/category.server";
 import { invalid, notFound, ok, type Actor } from "~/operations/core.server";
 import { getDb } from "~/server/db.server";
@@ -23,13 +25,16 @@ const CategorySchema = z.object({
 });
 type CategoryAnswer = z.infer<typeof CategorySchema>;
 
-/** The categories this actor may see, in display order. */
-async function categoriesFor(actor: Actor): Promise<CategoryAnswer[]> {
+/** The categories this actor may see, in display order, named in the reader's language. */
+async function categoriesFor(actor: Actor, locale: Locale): Promise<CategoryAnswer[]> {
   const db = getDb();
-  if (actor.kind === "member" && actor.user.role === "admin") {
-    return (await listCategoriesForAdmin(db)).map(({ id, slug, name, description, gigCount, hidden }) => ({ id, slug, name, description, gigCount, hidden }));
-  }
-  return (await listCategories(db)).map((c) => ({ ...c, hidden: false }));
+  const [inWords, all] = await Promise.all([
+    categoryWordsIn(locale),
+    actor.kind === "member" && actor.user.role === "admin"
+      ? listCategoriesForAdmin(db).then((rows) => rows.map(({ id, slug, name, description, gigCount, hidden }) => ({ id, slug, name, description, gigCount, hidden })))
+      : listCategories(db).then((rows) => rows.map((c) => ({ ...c, hidden: false }))),
+  ]);
+  return all.map(inWords);
 }
 
 /** A page's cursor is how many categories came before it. */
@@ -50,8 +55,8 @@ export const categoryCalls = [
     access: "public",
     query: CategoryQuery,
     response: pageOf(CategorySchema),
-    async handle({ actor, query }) {
-      const all = await categoriesFor(actor);
+    async handle({ actor, query, locale }) {
+      const all = await categoriesFor(actor, locale);
       const from = Number(query.cursor ?? 0);
       if (from > all.length) return invalid({ "query.cursor": [{ code: "schema", message: "api.page.listCursor" }] });
       const items = all.slice(from, from + query.limit);
@@ -68,9 +73,9 @@ export const categoryCalls = [
     params: IdOrSlug,
     response: CategorySchema,
     failures: [404],
-    async handle({ actor, params }) {
+    async handle({ actor, params, locale }) {
       const byNumber = /^\d+$/.test(params.id);
-      const found = (await categoriesFor(actor)).find((c) => (byNumber ? c.id === Number(params.id) : c.slug === params.id));
+      const found = (await categoriesFor(actor, locale)).find((c) => (byNumber ? c.id === Number(params.id) : c.slug === params.id));
       return found ? ok(found) : notFound();
     },
   }),

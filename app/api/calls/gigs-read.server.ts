@@ -4,6 +4,8 @@
  * one gig as its page shows it. A draft or paused gig is "not found" to anyone but its seller (and an admin, as
  * on its page). The card and gig shapes here are also what the write calls answer (gigs-write.server.ts).
  */
+import { categoryWordsIn } from "~/i18n/categories.server";
+import type { Locale } from "~/i18n/locales";
 import { z } from "zod";
 import { catalogCursorFits, EMPTY_QUERY, listCatalog, listFeaturedGigs } from "~/models/catalog-search.server";
 import { getGigPageWithReviews, gigCardColumns, toGigCard, visibleGigs, type GigCard, type GigPage } from "~/models/gig.server";
@@ -97,7 +99,10 @@ export const usdRate = async () => (await currentUsdRate())?.ugxPerUsd ?? null;
 type CardExtra = { status: string; seller_id: unknown; category_id: unknown; starting_price_ugx: unknown; seller_level: unknown; seller_rating: unknown };
 const EXTRA_COLUMNS = ["g.status", "g.seller_id", "g.category_id", "g.starting_price_ugx", "u.level as seller_level", "u.rating as seller_rating"];
 
-function cardOf(card: GigCard, extra: CardExtra, rate: number | null): Card {
+/** A category named in the reader's language (categoryWordsIn). */
+type CategoryNamer = Awaited<ReturnType<typeof categoryWordsIn>>;
+
+function cardOf(card: GigCard, extra: CardExtra, rate: number | null, inWords: CategoryNamer): Card {
   return {
     id: card.id,
     title: card.title,
@@ -113,14 +118,14 @@ function cardOf(card: GigCard, extra: CardExtra, rate: number | null): Card {
     rating: card.rating,
     reviewsCount: card.reviewsCount,
     image: card.imageKey ? imageOf(card.imageKey) : null,
-    category: { id: Number(extra.category_id), slug: card.categorySlug, name: card.categoryName },
+    category: inWords({ id: Number(extra.category_id), slug: card.categorySlug, name: card.categoryName }),
   };
 }
 
 /** The catalog's cards as the API's, in their order (one read for the sellers' and categories' ids). */
-async function cardsOf(db: Db, cards: GigCard[]): Promise<Card[]> {
+async function cardsOf(db: Db, cards: GigCard[], locale: Locale): Promise<Card[]> {
   if (!cards.length) return [];
-  const [rows, rate] = await Promise.all([
+  const [rows, rate, inWords] = await Promise.all([
     db("gigs as g")
       .join("users as u", "u.id", "g.seller_id")
       .whereIn(
@@ -129,11 +134,12 @@ async function cardsOf(db: Db, cards: GigCard[]): Promise<Card[]> {
       )
       .select("g.id", ...EXTRA_COLUMNS),
     usdRate(),
+    categoryWordsIn(locale),
   ]);
   const byId = new Map(rows.map((r: CardExtra & { id: unknown }) => [Number(r.id), r]));
   return cards.flatMap((card) => {
     const extra = byId.get(card.id);
-    return extra ? [cardOf(card, extra, rate)] : [];
+    return extra ? [cardOf(card, extra, rate, inWords)] : [];
   });
 }
 
@@ -149,7 +155,7 @@ function packageOf(p: GigPage["packages"][number], rate: number | null) {
   };
 }
 
-function detailOf(gig: GigPage, reviews: Review[], hasMore: boolean, rate: number | null): Detail {
+function detailOf(gig: GigPage, reviews: Review[], hasMore: boolean, rate: number | null, inWords: CategoryNamer): Detail {
   const packages = Object.fromEntries(
     TIERS.map((tier) => {
       const p = gig.packages.find((x) => x.tier === tier);
@@ -165,7 +171,7 @@ function detailOf(gig: GigPage, reviews: Review[], hasMore: boolean, rate: numbe
     status: gig.status,
     rating: gig.rating,
     reviewsCount: gig.reviewsCount,
-    category: gig.category,
+    category: inWords(gig.category),
     seller: {
       id: gig.seller.id,
       name: gig.seller.name,
@@ -189,9 +195,9 @@ function detailOf(gig: GigPage, reviews: Review[], hasMore: boolean, rate: numbe
 const viewerOf = (actor: Actor) => (actor.kind === "member" ? { id: actor.user.id, role: actor.user.role } : null);
 
 /** One gig as its page shows it to this actor, with the newest reviews; null when they may not see it. */
-export async function gigDetail(actor: Actor, id: number): Promise<Detail | null> {
-  const [found, rate] = await Promise.all([getGigPageWithReviews(getDb(), id, viewerOf(actor), 1), usdRate()]);
-  return found ? detailOf(found.gig, found.reviews, found.hasMore, rate) : null;
+export async function gigDetail(actor: Actor, id: number, locale: Locale): Promise<Detail | null> {
+  const [found, rate, inWords] = await Promise.all([getGigPageWithReviews(getDb(), id, viewerOf(actor), 1), usdRate(), categoryWordsIn(locale)]);
+  return found ? detailOf(found.gig, found.reviews, found.hasMore, rate, inWords) : null;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -225,7 +231,7 @@ const BAD_CURSOR = { "query.cursor": [{ code: "schema" as const, message: "api.g
  * One page of the catalog, as /browse and /search read it: limited per address like the pages (a script
  * hammering the search meets it), a cursor that does not fit the query refused.
  */
-async function catalogPage(actor: Actor, query: Omit<CatalogQuery, "cursor"> & { cursor?: string; limit: number }) {
+async function catalogPage(actor: Actor, query: Omit<CatalogQuery, "cursor"> & { cursor?: string; limit: number }, locale: Locale) {
   const { limit, ...rest } = query;
   const catalogQuery: CatalogQuery = { ...EMPTY_QUERY, ...rest, cursor: rest.cursor ?? null };
   if (!catalogCursorFits(catalogQuery)) return invalid(BAD_CURSOR);
@@ -233,7 +239,7 @@ async function catalogPage(actor: Actor, query: Omit<CatalogQuery, "cursor"> & {
   if (limited) return limitedBy(limited);
   const db = getDb();
   const page = await listCatalog(db, catalogQuery, { limit, count: false });
-  return ok({ items: await cardsOf(db, page.gigs), nextCursor: page.nextCursor, searchedFor: page.searchedFor });
+  return ok({ items: await cardsOf(db, page.gigs, locale), nextCursor: page.nextCursor, searchedFor: page.searchedFor });
 }
 
 /** A category by its numeric id or its slug; a hidden one only for an admin. */
@@ -264,7 +270,11 @@ const SellerQuery = PageQuery.extend({
  * A seller's gigs, newest first: the published ones a buyer may see, or, to the seller themselves, every gig
  * of theirs (drafts and paused ones too). Paged by id.
  */
-async function sellerGigs(actor: Actor, idOrUsername: string, limit: number, cursor: string | undefined): Promise<Result<z.infer<typeof CatalogPage>>> {
+async function sellerGigs(
+  actor: Actor,
+  idOrUsername: string,
+  { limit, cursor, locale }: { limit: number; cursor: string | undefined; locale: Locale },
+): Promise<Result<z.infer<typeof CatalogPage>>> {
   const db = getDb();
   const user = await db("users")
     .where(/^\d+$/.test(idOrUsername) ? { id: Number(idOrUsername) } : { username: idOrUsername.toLowerCase() })
@@ -275,17 +285,18 @@ async function sellerGigs(actor: Actor, idOrUsername: string, limit: number, cur
   const gigs = own ? db("gigs as g").join("users as u", "u.id", "g.seller_id") : visibleGigs(db);
   gigs.where("g.seller_id", sellerId);
   if (cursor) gigs.where("g.id", "<", Number(cursor));
-  const [rows, rate] = await Promise.all([
+  const [rows, rate, inWords] = await Promise.all([
     gigs
       .select(gigCardColumns(db))
       .select(EXTRA_COLUMNS)
       .orderBy("g.id", "desc")
       .limit(limit + 1),
     usdRate(),
+    categoryWordsIn(locale),
   ]);
   const shown = rows.slice(0, limit) as (Record<string, unknown> & CardExtra)[];
   return ok({
-    items: shown.map((r) => cardOf(toGigCard(r), r, rate)),
+    items: shown.map((r) => cardOf(toGigCard(r), r, rate, inWords)),
     nextCursor: rows.length > limit ? String(shown.at(-1)!.id) : null,
   });
 }
@@ -304,8 +315,8 @@ export const gigReadCalls = [
     shared: true,
     query: BrowseQuery,
     response: CatalogPage,
-    async handle({ actor, query }) {
-      const result = await catalogPage(actor, { ...query, q: "", category: query.category ?? null, ...nullFilters(query) });
+    async handle({ actor, query, locale }) {
+      const result = await catalogPage(actor, { ...query, q: "", category: query.category ?? null, ...nullFilters(query) }, locale);
       return result.ok ? ok({ items: result.value.items, nextCursor: result.value.nextCursor }) : result;
     },
   }),
@@ -320,7 +331,7 @@ export const gigReadCalls = [
     shared: true,
     query: SearchQuery,
     response: SearchPage,
-    handle: ({ actor, query }) => catalogPage(actor, { ...query, category: query.category ?? null, ...nullFilters(query) }),
+    handle: ({ actor, query, locale }) => catalogPage(actor, { ...query, category: query.category ?? null, ...nullFilters(query) }, locale),
   }),
   call({
     method: "get",
@@ -339,9 +350,9 @@ export const gigReadCalls = [
         .default(4),
     }),
     response: pageOf(GigCardSchema).describe("One page: `nextCursor` is always null."),
-    async handle({ query }) {
+    async handle({ query, locale }) {
       const db = getDb();
-      return ok({ items: await cardsOf(db, await listFeaturedGigs(db, { limit: query.limit })), nextCursor: null });
+      return ok({ items: await cardsOf(db, await listFeaturedGigs(db, { limit: query.limit }), locale), nextCursor: null });
     },
   }),
   call({
@@ -356,10 +367,10 @@ export const gigReadCalls = [
     query: PageQuery.merge(CatalogFilters),
     response: CatalogPage,
     failures: [404],
-    async handle({ actor, params, query }) {
+    async handle({ actor, params, query, locale }) {
       const category = await findCategory(getDb(), params.id, actor);
       if (!category) return notFound();
-      const result = await catalogPage(actor, { ...query, q: "", category: category.slug, ...nullFilters(query) });
+      const result = await catalogPage(actor, { ...query, q: "", category: category.slug, ...nullFilters(query) }, locale);
       return result.ok ? ok({ items: result.value.items, nextCursor: result.value.nextCursor }) : result;
     },
   }),
@@ -375,7 +386,7 @@ export const gigReadCalls = [
     query: SellerQuery,
     response: CatalogPage,
     failures: [404],
-    handle: ({ actor, params, query }) => sellerGigs(actor, params.id, query.limit, query.cursor),
+    handle: ({ actor, params, query, locale }) => sellerGigs(actor, params.id, { limit: query.limit, cursor: query.cursor, locale }),
   }),
   call({
     method: "get",
@@ -389,8 +400,8 @@ export const gigReadCalls = [
     params: IdParams,
     response: GigDetail,
     failures: [404],
-    async handle({ actor, params }) {
-      const gig = await gigDetail(actor, params.id);
+    async handle({ actor, params, locale }) {
+      const gig = await gigDetail(actor, params.id, locale);
       return gig ? ok(gig) : notFound("gig.not_found");
     },
   }),

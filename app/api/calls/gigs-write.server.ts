@@ -127,16 +127,16 @@ function formValuesOf(body: GigBody) {
 }
 
 /** Saves a gig from a body through saveGig, after the editor's rules; answers the gig as GET /gigs/{id} does. */
-async function save(actor: Actor, body: GigBody, intent: GigIntent, gigId?: number): Promise<Result<z.input<typeof GigDetail>>> {
+async function save(actor: Actor, locale: Locale, body: GigBody, intent: GigIntent, gigId?: number): Promise<Result<z.input<typeof GigDetail>>> {
   const parsed = gigFormSchema(intent).safeParse(formValuesOf(body));
   if (!parsed.success) return invalid(apiIssues(issuesOf(parsed.error)));
   const saved = asApi(await saveGig(actor, { intent, gig: parsed.data, gigId }));
   if (!saved.ok) return saved;
-  return detailAfter(actor, saved.value.id);
+  return detailAfter(actor, saved.value.id, locale);
 }
 
-async function detailAfter(actor: Actor, id: number): Promise<Result<z.input<typeof GigDetail>>> {
-  const gig = await gigDetail(actor, id);
+async function detailAfter(actor: Actor, id: number, locale: Locale): Promise<Result<z.input<typeof GigDetail>>> {
+  const gig = await gigDetail(actor, id, locale);
   return gig ? ok(gig) : notFound("gig.not_found");
 }
 
@@ -198,9 +198,9 @@ const statusStep = (step: "pause" | "resume", operation: typeof pauseGig, summar
     params: IdParams,
     response: GigDetail,
     failures: [404, 409],
-    async handle({ actor, params }) {
+    async handle({ actor, params, locale }) {
       const result = await operation(actor, { gigId: params.id });
-      return result.ok ? detailAfter(actor, params.id) : result;
+      return result.ok ? detailAfter(actor, params.id, locale) : result;
     },
   });
 
@@ -217,8 +217,8 @@ export const gigWriteCalls = [
     response: GigDetail,
     status: 201,
     idempotent: true,
-    async handle({ actor, body }) {
-      const result = await save(actor, body, body.publish ? "publish" : "draft");
+    async handle({ actor, body, locale }) {
+      const result = await save(actor, locale, body, body.publish ? "publish" : "draft");
       return result.ok ? { ok: true, status: 201, value: result.value } : result;
     },
   }),
@@ -233,10 +233,10 @@ export const gigWriteCalls = [
     body: GigBody,
     response: GigDetail,
     failures: [404],
-    async handle({ actor, params, body }) {
+    async handle({ actor, params, body, locale }) {
       let publish = body.publish;
       if (publish === undefined && actor.kind === "member") publish = (await getOwnGig(getDb(), params.id, actor.user.id))?.status === "published";
-      return save(actor, body, publish ? "publish" : "draft", params.id);
+      return save(actor, locale, body, publish ? "publish" : "draft", params.id);
     },
   }),
   call({
@@ -266,9 +266,9 @@ export const gigWriteCalls = [
     params: IdParams,
     response: GigDetail,
     failures: [404],
-    async handle({ actor, params }) {
+    async handle({ actor, params, locale }) {
       const result = asApi(await publishGig(actor, { gigId: params.id }));
-      return result.ok ? detailAfter(actor, params.id) : result;
+      return result.ok ? detailAfter(actor, params.id, locale) : result;
     },
   }),
   statusStep("pause", pauseGig, "Hide a published gig from buyers"),
