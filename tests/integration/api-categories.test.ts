@@ -109,7 +109,8 @@ describe("GET /categories/{id}", () => {
 
 describe("categories in the reader's language", () => {
   it("names a category in the language asked for where it has a translation, in English where it has none", async () => {
-    await t.db("categories")
+    await t
+      .db("categories")
       .where({ slug: "web-development" })
       .update({ translations: JSON.stringify({ lg: { name: "Okukola Emikutu", description: "Emikutu n'apu ez'oku ssimu." } }) });
     const lg = { ...from(), "Accept-Language": "lg-UG" };

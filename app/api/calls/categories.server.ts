@@ -31,7 +31,9 @@ async function categoriesFor(actor: Actor, locale: Locale): Promise<CategoryAnsw
   const [inWords, all] = await Promise.all([
     categoryWordsIn(locale),
     actor.kind === "member" && actor.user.role === "admin"
-      ? listCategoriesForAdmin(db).then((rows) => rows.map(({ id, slug, name, description, gigCount, hidden }) => ({ id, slug, name, description, gigCount, hidden })))
+      ? listCategoriesForAdmin(db).then((rows) =>
+          rows.map(({ id, slug, name, description, gigCount, hidden }) => ({ id, slug, name, description, gigCount, hidden })),
+        )
       : listCategories(db).then((rows) => rows.map((c) => ({ ...c, hidden: false }))),
   ]);
   return all.map(inWords);
