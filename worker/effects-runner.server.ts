@@ -12,6 +12,7 @@ import { createIngest, type Ingest } from "../app/analytics/ingest.server";
 import { systemActor, type Effect } from "../app/operations/core.server";
 import { claimDueEffects, markEffectDone, markEffectFailed } from "../app/operations/effects.server";
 import { mailUnreadMessages } from "../app/operations/messages.server";
+import { recomputeSellerLevel } from "../app/operations/seller-levels.server";
 import { createDb } from "../app/server/db.server";
 import type { Env } from "../app/server/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
@@ -39,6 +40,11 @@ function handlers(env: Env, ingest: () => Ingest, dbOf: () => Knex): { [K in Eff
     // A refusal (not the platform) cannot happen here; a throw is retried like any failed effect.
     message_mail: async ({ conversationId, userId, round }) => {
       await mailUnreadMessages(actor, { conversationId, userId, round }, { db: dbOf() });
+    },
+    // A member deleted meanwhile has no level to keep; any other refusal is a bug, retried like a failure.
+    recompute_level: async ({ userId }) => {
+      const result = await recomputeSellerLevel(actor, { userId }, { db: dbOf() });
+      if (!result.ok && result.error !== "not_found") throw new Error(`recompute_level refused: ${result.error}`);
     },
   };
 }

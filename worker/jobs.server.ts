@@ -14,6 +14,7 @@ import type { Backoff } from "../app/utils/backoff";
 import { startEffects } from "./effects-runner.server";
 import { HOUSEKEEPING_EVERY_MS, startHousekeeping } from "./housekeeping-job.server";
 import { startIngest } from "./ingest-consumer.server";
+import { LEVELS_EVERY_MS, startLevels } from "./levels-job.server";
 import { startMailDelivery } from "./mail-sender.server";
 import { startOrderTimers } from "./order-timers-job.server";
 import { ROLLUPS_EVERY_MS, startRollups } from "./rollups-job.server";
@@ -75,6 +76,13 @@ export function backgroundJobs(env: Env): BackgroundJob[] {
       start: ({ env, redis, clickhouse }) => startRollups(env, redis, clickhouse, { everyMs: ROLLUPS_EVERY_MS }),
     },
     {
+      name: "seller-levels",
+      does: "every seller's level and response time measured again (levels-job.server.ts)",
+      schedule: { kind: "every", everyMs: LEVELS_EVERY_MS },
+      retry: { kind: "next-round" },
+      start: ({ env, redis }) => startLevels(env, redis, { everyMs: LEVELS_EVERY_MS }),
+    },
+    {
       name: "mail",
       does: "the mail outbox table → SMTP_URL (mail-sender.server.ts); without SMTP_URL, mail stays in the table",
       schedule: { kind: "drain", pollMs: 2_000 },
@@ -85,7 +93,7 @@ export function backgroundJobs(env: Env): BackgroundJob[] {
     },
     {
       name: "effects",
-      does: "the operations' after-commit effects: file deletions, conversions, message mail (effects-runner.server.ts)",
+      does: "the operations' after-commit effects: file deletions, conversions, message mail, level recomputations (effects-runner.server.ts)",
       schedule: { kind: "drain", pollMs: 500 },
       retry: { kind: "backoff", policy: effectsRetry, givenUpTo: "the effects row (its error kept)" },
       start: async ({ env }) =>

@@ -9,6 +9,7 @@ import { Link } from "~/components/link";
 import { useEffect, useState } from "react";
 import type { Notification } from "~/models/notification.server";
 import { PAYOUT_NUMBER_NOTIFICATION } from "~/domain/mobile-money";
+import { LEVEL_NOTIFICATION } from "~/domain/seller-levels";
 import { usePreferences } from "~/hooks/use-preferences";
 import { useT } from "~/i18n/react";
 
@@ -19,6 +20,7 @@ export function notificationHref(n: Pick<Notification, "kind" | "orderId" | "con
   if (n.conversationId) return `/messages/${n.conversationId}`;
   if (n.orderId) return `/orders/${n.orderId}`;
   if (n.kind === PAYOUT_NUMBER_NOTIFICATION) return "/settings?tab=billing";
+  if (n.kind === LEVEL_NOTIFICATION) return "/dashboard#level-title";
   return null;
 }
 

@@ -2,6 +2,7 @@ import { Form } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { SubmitButton } from "~/components/forms";
 import { Stars } from "~/components/reviews";
+import { SellerFacts } from "~/components/seller-facts";
 import type { GigPage } from "~/models/gig.server";
 import { imageUrl } from "~/utils/media";
 import { ONE_DECIMAL, sayLevel } from "~/domain/catalog-vocabulary";
@@ -19,7 +20,6 @@ const MEMBER_SINCE: Intl.DateTimeFormatOptions = { month: "short", year: "numeri
  */
 export function SellerCard({ gigId, seller, contact }: { gigId: number; seller: GigPage["seller"]; contact: "member" | "visitor" | null }) {
   const profile = `/user/${encodeURIComponent(seller.username)}`;
-  const hours = seller.responseTimeHours;
   const { t, locale } = useT();
   const { number } = usePreferences();
   return (
@@ -59,10 +59,7 @@ export function SellerCard({ gigId, seller, contact }: { gigId: number; seller: 
             )}
           </dd>
         </div>
-        <div>
-          <dt>{t("catalog.shared.responseTime")}</dt>
-          <dd>{hours === null ? t("catalog.shared.responseUnknown") : t("catalog.shared.responseWithin", { count: hours })}</dd>
-        </div>
+        <SellerFacts responseTimeHours={seller.responseTimeHours} yearsExperience={seller.yearsExperience} portfolioUrl={seller.portfolioUrl} />
         <div>
           <dt>{t("catalog.shared.memberSince")}</dt>
           <dd>{dateTimeFormat(locale, MEMBER_SINCE).format(new Date(seller.memberSince))}</dd>

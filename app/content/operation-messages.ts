@@ -43,6 +43,7 @@ const ONLY_THE_PLATFORM: Record<PlatformTask, string> = {
   make_admins: "ops.platform.makeAdmins",
   make_accounts: "ops.platform.makeAccounts",
   set_payout_numbers: "ops.platform.setPayoutNumbers",
+  recompute_levels: "ops.levels.platformOnly",
 };
 
 const NOT_THE_PLATFORM: Record<NotForPlatform, string> = {

@@ -39,6 +39,8 @@ export type DirectoryEntry = {
   bio: string;
   skills: string[];
   languages: string[];
+  portfolioUrl: string | null;
+  yearsExperience: number | null;
   responseTimeHours: number | null;
   memberSince: Date;
 };
@@ -79,6 +81,8 @@ export async function listFreelancers(db: Db, q: DirectoryQuery): Promise<{ item
       "u.bio",
       "u.skills",
       "u.languages",
+      "u.portfolio_url",
+      "u.years_experience",
       "u.response_time_hours",
       "u.created_at",
     );
@@ -121,6 +125,8 @@ export async function listFreelancers(db: Db, q: DirectoryQuery): Promise<{ item
       bio: u.bio,
       skills: u.skills,
       languages: u.languages,
+      portfolioUrl: u.portfolio_url ?? null,
+      yearsExperience: u.years_experience ?? null,
       responseTimeHours: u.response_time_hours ?? null,
       memberSince: u.created_at,
     })),

@@ -108,6 +108,9 @@ export type GigPage = {
     responseTimeHours: number | null;
     memberSince: Date;
     languages: string[];
+    /** http(s) only, or null. */
+    portfolioUrl: string | null;
+    yearsExperience: number | null;
   };
   packages: GigPackage[];
   images: string[];
@@ -163,6 +166,8 @@ async function readGigPage(db: Db, id: number, viewer: Viewer, reviewsPage: numb
         "u.response_time_hours as seller_response_time_hours",
         "u.created_at as seller_created_at",
         "u.languages as seller_languages",
+        "u.portfolio_url as seller_portfolio_url",
+        "u.years_experience as seller_years_experience",
         "u.status as seller_status",
         db.raw(
           `(SELECT coalesce(json_agg(json_build_object('tier', p.tier, 'name', p.name, 'description', p.description,
@@ -199,6 +204,8 @@ async function readGigPage(db: Db, id: number, viewer: Viewer, reviewsPage: numb
       responseTimeHours: row.seller_response_time_hours == null ? null : Number(row.seller_response_time_hours),
       memberSince: row.seller_created_at,
       languages: row.seller_languages ?? [],
+      portfolioUrl: /^https?:\/\//i.test(row.seller_portfolio_url ?? "") ? row.seller_portfolio_url : null,
+      yearsExperience: row.seller_years_experience ?? null,
     },
     packages: toPackages(row.packages),
     images: row.images as string[],

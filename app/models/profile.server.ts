@@ -43,9 +43,13 @@ export type PublicProfile = {
   location: string;
   bio: string;
   memberSince: Date;
+  /** The median hours to a first reply, rounded up (ADR 049); null while fewer than 3 conversations say. */
   responseTimeHours: number | null;
   languages: string[];
   skills: string[];
+  /** An http(s) address (the schema allows no other), linked with rel="nofollow ugc noopener". */
+  portfolioUrl: string | null;
+  yearsExperience: number | null;
 };
 
 /** What anyone may see of an active member; null for unknown usernames and for suspended or banned members. */
@@ -77,5 +81,8 @@ function publicProfileOf(u: Record<string, any> | undefined): PublicProfile | nu
     responseTimeHours: u.response_time_hours,
     languages: u.languages,
     skills: u.skills,
+    // Only http(s) is ever linked, whatever an older row holds.
+    portfolioUrl: typeof u.portfolio_url === "string" && /^https?:\/\//i.test(u.portfolio_url) ? u.portfolio_url : null,
+    yearsExperience: u.years_experience ?? null,
   };
 }

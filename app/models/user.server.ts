@@ -255,7 +255,17 @@ async function updateUser(db: Db, userId: number, values: Record<string, unknown
 export async function updateProfile(
   db: Db,
   userId: number,
-  p: { name: string; bio: string; location: string; skills: string[]; languages: string[]; avatarKey?: string; avatarSizeBytes?: number },
+  p: {
+    name: string;
+    bio: string;
+    location: string;
+    skills: string[];
+    languages: string[];
+    portfolioUrl: string | null;
+    yearsExperience: number | null;
+    avatarKey?: string;
+    avatarSizeBytes?: number;
+  },
 ): Promise<{ previousAvatarKey: string | null } | undefined> {
   const current = await db("users").where({ id: userId }).forUpdate().first("avatar_key");
   if (!current) return undefined;
@@ -265,6 +275,8 @@ export async function updateProfile(
     location: p.location,
     skills: p.skills,
     languages: p.languages,
+    portfolio_url: p.portfolioUrl,
+    years_experience: p.yearsExperience,
     ...(p.avatarKey ? { avatar_key: p.avatarKey, avatar_size_bytes: p.avatarSizeBytes ?? 0 } : {}),
   });
   return { previousAvatarKey: current.avatar_key ?? null };
@@ -273,6 +285,17 @@ export async function updateProfile(
 export function updateNotifications(db: Db, userId: number, prefs: NotificationPreferences) {
   const values = Object.fromEntries(Object.entries(NOTIFICATION_COLUMNS).map(([key, column]) => [column, prefs[key as keyof NotificationPreferences]]));
   return updateUser(db, userId, values);
+}
+
+/** A member's role and level, the row locked so no other recomputation of their level runs at once (ADR 049). */
+export async function lockLevel(db: Db, userId: number): Promise<{ role: Role; level: Level; responseTimeHours: number | null } | undefined> {
+  const u = await db("users").where({ id: userId }).forUpdate().first("role", "level", "response_time_hours");
+  return u ? { role: u.role, level: u.level, responseTimeHours: u.response_time_hours } : undefined;
+}
+
+/** A seller's level and response time as the platform measured them (app/operations/seller-levels.server.ts). */
+export function setLevel(db: Db, userId: number, p: { level: Level; responseTimeHours: number | null }) {
+  return updateUser(db, userId, { level: p.level, response_time_hours: p.responseTimeHours });
 }
 
 /** A member's payout number, when it was set, and how to tell them about a change; the row locked for the change. */

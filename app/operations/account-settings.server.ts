@@ -23,8 +23,13 @@ import { checkCurrentPassword } from "~/operations/passwords.server";
  * The profile tab. A new picture counts against the member's upload quota (ADR 031, as every stored file
  * does) and is stored before the transaction, its bytes recorded with it; the picture it replaces is deleted
  * once the change has committed, and a picture whose change did not commit is deleted at once (no row names it).
+ * A portfolio or years of experience left out (an empty field) is cleared.
  */
-export async function updateProfile(actor: Actor, input: ProfileInput & { avatar?: Buffer | null }, { db }: Options = {}): Promise<Result<null>> {
+export async function updateProfile(
+  actor: Actor,
+  input: Omit<ProfileInput, "portfolioUrl" | "yearsExperience"> & { portfolioUrl?: string | null; yearsExperience?: number | null; avatar?: Buffer | null },
+  { db }: Options = {},
+): Promise<Result<null>> {
   const refused = onlyMembers(actor);
   if (refused) return refused;
   const user = memberOf(actor)!;
@@ -42,12 +47,24 @@ export async function updateProfile(actor: Actor, input: ProfileInput & { avatar
     }
   }
   const { name, bio, location, skills, languages } = input;
+  const portfolioUrl = input.portfolioUrl ?? null;
+  const yearsExperience = input.yearsExperience ?? null;
   let result: Result<null> | undefined;
   try {
     result = await transact(
       actor,
       async (tx) => {
-        const saved = await users.updateProfile(tx.trx, user.id, { name, bio, location, skills, languages, avatarKey, avatarSizeBytes });
+        const saved = await users.updateProfile(tx.trx, user.id, {
+          name,
+          bio,
+          location,
+          skills,
+          languages,
+          portfolioUrl,
+          yearsExperience,
+          avatarKey,
+          avatarSizeBytes,
+        });
         if (!saved) return notFound();
         tx.pagesChanged(); // a seller's name, picture and bio show on their gigs and profile
         const previous = saved.previousAvatarKey;

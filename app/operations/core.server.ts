@@ -96,7 +96,9 @@ export type Effect =
   | { kind: "conversion"; fact: import("~/analytics/conversions.server").ConversionFact }
   | { kind: "message_mail"; conversationId: string; userId: number; round: number }
   /** A stored file (a message's or an order's attachment, UPLOAD_DIR/order-files/<key>) whose row is gone. */
-  | { kind: "delete_file"; key: string };
+  | { kind: "delete_file"; key: string }
+  /** A seller's level and response time measured again (app/operations/seller-levels.server.ts, ADR 049). */
+  | { kind: "recompute_level"; userId: number };
 
 export type Tx = {
   trx: Knex.Transaction;

@@ -23,7 +23,8 @@ export type PlatformTask =
   | "keep_house"
   | "make_admins"
   | "make_accounts"
-  | "set_payout_numbers";
+  | "set_payout_numbers"
+  | "recompute_levels";
 export type NotForPlatform = "sign_in" | "session" | "ask_reset_link" | "use_reset_link";
 
 /** Which image check refused a file; `file` names it when the form took several. */

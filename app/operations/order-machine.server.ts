@@ -53,6 +53,7 @@ import { sendMail } from "~/models/outbox.server";
 import { insertPayout, type PaymentRow } from "~/models/payment.server";
 import { conflict, type Failure, type Tx } from "~/operations/core.server";
 import { preferencesOf, pushUnreadCount } from "~/operations/notifications.server";
+import { queueLevelRecompute } from "~/operations/seller-levels.server";
 import { appMailOrigin } from "~/server/host.server";
 import { canTransition, orderNumber, TRANSITIONS, type Transition } from "~/domain/order-rules";
 import { splitShares } from "~/domain/fees";
@@ -117,6 +118,8 @@ export async function transition(
   order.status = to;
   order.cancelRequestedBy = null;
   await recordConversion(tx, order, from, valueUgx);
+  // An order that closes after payment (completed, cancelled, a dispute decided) counts for the seller's level.
+  if (to === "completed" || (to === "cancelled" && from !== "pending_payment")) await queueLevelRecompute(tx, order.sellerId, `order:${order.id}:${to}`);
   return null;
 }
 

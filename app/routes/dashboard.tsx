@@ -9,6 +9,8 @@ import { notificationHref } from "~/components/notification-list";
 import { SignOutButton } from "~/components/site-header";
 import { ActivityList } from "~/components/activity-list";
 import { NeedsAttention } from "~/components/needs-attention";
+import { LevelPanel } from "~/components/level-panel";
+import { levelProgress } from "~/models/seller-stats.server";
 import { listRecentActivity } from "~/models/activity.server";
 import { listUnreadConversations } from "~/models/conversation.server";
 import { listAttentionOrders } from "~/models/order.server";
@@ -72,6 +74,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     listNotifications(db, user.id, 8, locale),
   ]);
   if (!settings) throw new Response("Not Found", { status: 404 });
+  // A seller's level and what the next one needs (ADR 049); `member` is a client's, with no levels to earn.
+  const levels = settings.role === "freelancer" && settings.level !== "member" ? await levelProgress(db, user.id, settings.level, now) : null;
   const params = new URL(request.url).searchParams;
   // The confirmation names the payout by its reference and is read back from the member's own payouts, so
   // a link cannot make the page claim a withdrawal that did not happen.
@@ -91,6 +95,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     activity,
     notifications,
     completion: profileCompletion(settings),
+    levels,
     notice: GIG_NOTICES[params.get("gig") ?? ""] ?? null,
     balances,
     payouts: payouts.map(({ id, kind, amountUgx, status, failureReason, failureSaid, createdAt, settledAt }) => ({
@@ -301,6 +306,7 @@ export default function Dashboard() {
         </div>
 
         <aside aria-labelledby="completion-title">
+          {d.levels ? <LevelPanel progress={d.levels} /> : null}
           <h2 id="completion-title">{t("dashboard.completion.title")}</h2>
           <p>
             <T id="dashboard.completion.percent" values={{ percent: d.completion.percent }} components={{ 0: <strong /> }} />

@@ -17,6 +17,7 @@ import type { loader as rootLoader } from "~/root";
 import { clearSessionCookie, requireMemberActor, requireUser } from "~/server/auth.server";
 import { memberSessionRows, type SessionRow } from "~/server/member-sessions.server";
 import { SessionList } from "~/components/session-list";
+import { SellerProfileFields } from "~/components/settings-seller-profile";
 import { getDb } from "~/server/db.server";
 import { readFormData, readMultipartFormData } from "~/server/form-data.server";
 import { failureStatus, formFailure } from "~/server/operation-results.server";
@@ -257,6 +258,8 @@ function ProfileTab({ s, constraint, reply }: { s: LoadedSettings; constraint: F
       location: s.location,
       skills: s.skills.join(", "),
       languages: s.languages.join(", "),
+      yearsExperience: s.yearsExperience === null ? "" : String(s.yearsExperience),
+      portfolioUrl: s.portfolioUrl ?? "",
     },
     constraint,
     schema: schemas.profile,
@@ -278,6 +281,7 @@ function ProfileTab({ s, constraint, reply }: { s: LoadedSettings; constraint: F
       <Field field={fields.location} label={t("account.settings.location")} hint={t("account.settings.locationHint")} />
       <Field field={fields.skills} label={t("account.field.skills")} hint={t("account.settings.skillsHint")} />
       <Field field={fields.languages} label={t("account.settings.languages")} hint={t("account.settings.languagesHint")} />
+      {s.role === "freelancer" ? <SellerProfileFields years={fields.yearsExperience} portfolio={fields.portfolioUrl} /> : null}
       <SubmitButton pendingLabel={t("account.button.saving")}>{t("account.settings.saveProfile")}</SubmitButton>
     </Form>
   );

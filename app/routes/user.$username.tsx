@@ -5,6 +5,7 @@ import { SubmitButton } from "~/components/forms";
 import type { loader as rootLoader } from "~/root";
 import { GigCard } from "~/components/gig-card";
 import { ReviewList, reviewPageOf, Stars } from "~/components/reviews";
+import { SellerFacts } from "~/components/seller-facts";
 import { listSellerGigs } from "~/models/gig.server";
 import { listSellerReviews } from "~/models/review.server";
 import { getPublicProfile } from "~/models/profile.server";
@@ -103,10 +104,7 @@ export default function Profile() {
           <dt>{t("catalog.shared.memberSince")}</dt>
           <dd>{date(p.memberSince)}</dd>
         </div>
-        <div>
-          <dt>{t("catalog.shared.responseTime")}</dt>
-          <dd>{p.responseTimeHours === null ? t("catalog.shared.responseUnknown") : t("catalog.shared.responseWithin", { count: p.responseTimeHours })}</dd>
-        </div>
+        <SellerFacts responseTimeHours={p.responseTimeHours} yearsExperience={p.yearsExperience} portfolioUrl={p.portfolioUrl} />
         <div>
           <dt>{t("catalog.shared.languages")}</dt>
           <dd>{p.languages.length ? p.languages.join(", ") : t("catalog.shared.notListed")}</dd>

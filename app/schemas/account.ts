@@ -82,6 +82,21 @@ const arrayList = (max: number, each: number, words: ListWords) =>
     .transform(uniqueItems)
     .pipe(listItems(max, each, words));
 
+/** Years of experience, a whole number from 0 to 60 (the column's own CHECK). */
+export const yearsExperience = z.coerce
+  .number({ invalid_type_error: "account.form.yearsNumber" })
+  .int("account.form.yearsWhole")
+  .min(0, "account.form.yearsNegative")
+  .max(60, msg("account.form.yearsTooMany", { max: 60 }));
+
+/** A portfolio's address: http or https only (the profile links to it), at most 300 characters. */
+export const portfolioUrl = z
+  .string()
+  .trim()
+  .max(300, "account.form.portfolioTooLong")
+  .url("account.form.portfolioUrl")
+  .refine((u) => /^https?:\/\//i.test(u), "account.form.portfolioScheme");
+
 export const FreelancerRegisterSchema = withConfirmation({
   name,
   email,
@@ -102,19 +117,8 @@ export const FreelancerRegisterSchema = withConfirmation({
         .min(1, "account.form.skillsRequired")
         .max(20, msg("account.form.skillsTooMany", { max: 20 })),
     ),
-  yearsExperience: z.coerce
-    .number({ invalid_type_error: "account.form.yearsNumber" })
-    .int("account.form.yearsWhole")
-    .min(0, "account.form.yearsNegative")
-    .max(60, msg("account.form.yearsTooMany", { max: 60 }))
-    .optional(),
-  portfolioUrl: z
-    .string()
-    .trim()
-    .max(300, "account.form.portfolioTooLong")
-    .url("account.form.portfolioUrl")
-    .refine((u) => /^https?:\/\//i.test(u), "account.form.portfolioScheme")
-    .optional(),
+  yearsExperience: yearsExperience.optional(),
+  portfolioUrl: portfolioUrl.optional(),
   description: z.string().trim().max(2000, "account.form.descriptionTooLong").optional(),
   terms: z.literal("on", { errorMap: () => ({ message: "account.form.termsRequired" }) }),
 });
@@ -141,6 +145,9 @@ export const ProfileSchema = z.object({
   location: location.default(""),
   skills: list(20, 40, SKILLS_WORDS).default(""),
   languages: list(10, 40, LANGUAGES_WORDS).default(""),
+  // Left empty, each is cleared.
+  portfolioUrl: portfolioUrl.optional(),
+  yearsExperience: yearsExperience.optional(),
 });
 
 /** The profile's lists as arrays, for the JSON API (same limits as the form's). */

@@ -16,6 +16,7 @@ import { approveOrder, deliverOrder, openDispute, placeOrder, runOrderTimers } f
 import { markConversationRead, sendMessage, startConversation } from "~/operations/messages.server";
 import { settlePayment } from "~/operations/payments.server";
 import { systemActor, type Actor, type Result } from "~/operations/core.server";
+import { recomputeAllLevels } from "~/operations/seller-levels.server";
 import { attachImage, saveGig } from "~/operations/gigs.server";
 import { createReview, createReviews, type BulkReview } from "~/operations/reviews.server";
 import { createProviders } from "~/payments/registry.server";
@@ -92,8 +93,6 @@ const FREELANCERS = [
   ["Sharon Nabirye", "Kampala", ["UI design", "Figma", "Flyers"]],
   ["Moses Opio", "Arua", ["PHP", "Laravel", "Mobile money APIs"]],
 ] as const;
-
-const LEVELS = ["new", "level_1", "level_2", "top_rated"] as const;
 
 /** Gig title templates per category; each becomes one published gig with three packages. */
 const GIG_TITLES: Record<DemoCategory["slug"], string[]> = {
@@ -242,8 +241,7 @@ type Person = {
   skills: string[];
   languages: string[];
   joinedDaysAgo: number;
-  level?: string;
-  responseTimeHours?: number;
+  yearsExperience?: number;
 };
 
 /** A demo gig as planned up front, so the PRNG is drawn in one fixed order whatever runs in parallel later. */
@@ -343,8 +341,7 @@ function people(): Person[] {
       languages: ["English", i % 2 === 0 ? "Luganda" : "Swahili"],
       bio: `${name.split(" ")[0]} is a ${location}-based freelancer working in ${skills.join(", ")}.`,
       joinedDaysAgo: 200 + i * 40,
-      level: LEVELS[i % LEVELS.length],
-      responseTimeHours: 1 + (i % 5),
+      yearsExperience: 2 + ((i * 3) % 9),
     }),
   );
   return [...clients, ...freelancers];
@@ -394,6 +391,7 @@ export async function seedDemoData(db: Knex) {
           location: person.location,
           skills: person.skills.join(", "),
           languages: person.languages.join(", "),
+          yearsExperience: person.yearsExperience,
         });
         must(`the profile of ${person.email}`, await updateProfile(actor, profile, options));
         members.push({ id, actor, person });
@@ -447,6 +445,9 @@ export async function seedDemoData(db: Knex) {
       counted.push({ userId: client.id, gigs: 0, uploads: [], checkouts: DEMO_ORDERS.length });
       await demoOrders(trx, { client, freelancer, gigIds: freelancerGigs, daysAgo });
       await demoConversation(trx, { client, freelancer, gigId: freelancerGigs[0]! });
+      // Levels and response times are earned, never set by hand (ADR 049): the demo's are what the daily
+      // recomputation would make of the data above, so nothing changes overnight.
+      must("the sellers' levels", await recomputeAllLevels(system, {}, options));
     });
   } finally {
     // The seed's gigs and uploads were counted against each demo seller's hourly limits, as a seller's own
@@ -464,7 +465,7 @@ export async function seedDemoData(db: Knex) {
 
 /**
  * What no operation makes, because no member makes it: the past that demo data pretends to have: when each member joined and each gig
- * was first published, the level and response time the platform measures for a seller, and the editors'
+ * was first published, and the editors'
  * Featured Services pick. Written last, over rows the operations made.
  */
 async function demoHistory(
@@ -474,7 +475,7 @@ async function demoHistory(
     gigs,
     daysAgo,
   }: {
-    members: { id: number; joinedDaysAgo: number; level?: string; responseTimeHours?: number }[];
+    members: { id: number; joinedDaysAgo: number }[];
     gigs: { id: number; publishedDaysAgo: number }[];
     daysAgo: (d: number) => Date;
   },
@@ -482,7 +483,7 @@ async function demoHistory(
   for (const m of members) {
     await trx("users")
       .where({ id: m.id })
-      .update({ created_at: daysAgo(m.joinedDaysAgo), ...(m.level ? { level: m.level, response_time_hours: m.responseTimeHours } : {}) });
+      .update({ created_at: daysAgo(m.joinedDaysAgo) });
   }
   for (const g of gigs) {
     await trx("gigs")

@@ -37,6 +37,8 @@ describeBothModes("Gig page", (mode) => {
         rating: 4.8,
         reviews_count: 37,
         response_time_hours: 2,
+        years_experience: 6,
+        portfolio_url: "https://nakato.example/work",
         languages: ["English", "Luganda"],
         location: "Kampala",
         created_at: new Date("2025-03-10T09:00:00Z"),
@@ -164,7 +166,10 @@ describeBothModes("Gig page", (mode) => {
     expect(text).toContain("Top Rated");
     expect(text).toContain("Kampala");
     expect(text).toMatch(/Rating\s+★★★★★ 4\.8 \(37\)/);
-    expect(text).toMatch(/Response time\s+Within 2 hours/);
+    // Two hours is said in words (ADR 049).
+    expect(text).toMatch(/Response time\s+Within a few hours/);
+    expect(text).toMatch(/Experience\s+6 years/);
+    expect(await card.getByRole("link", { name: "nakato.example/work" }).getAttribute("rel")).toBe("nofollow ugc noopener");
     expect(text).toMatch(/Member since\s+Mar 2025/);
     expect(text).toMatch(/Languages\s+English, Luganda/);
     await card.getByRole("button", { name: "Contact Seller" }).click();

@@ -148,6 +148,40 @@ describe("PUT /users/profile", () => {
   });
 });
 
+describe("a seller's profile fields (ADR 049)", () => {
+  it("sets and clears the portfolio and years, refuses a portfolio that is not http(s), and the public profile says the response time", async () => {
+    const { user, token } = await memberWithToken({ role: "freelancer", name: "Namutebi Ruth" });
+    const put = (body: Record<string, unknown>) => api.call("put", "/users/profile", "/users/profile", { headers: from(), token, body });
+    const set = await put({ portfolioUrl: "https://dribbble.com/namutebi", yearsExperience: 4 });
+    expect(set.status).toBe(200);
+    expect(set.body.data).toMatchObject({ portfolioUrl: "https://dribbble.com/namutebi", yearsExperience: 4 });
+    const bad = await put({ portfolioUrl: "javascript:alert(1)", yearsExperience: 61 });
+    expect(bad.status).toBe(400);
+    expect(Object.keys(bad.body.issues).sort()).toEqual(["portfolioUrl", "yearsExperience"]);
+    expect(await t.db("users").where({ id: user.id }).first("portfolio_url", "years_experience")).toEqual({
+      portfolio_url: "https://dribbble.com/namutebi",
+      years_experience: 4,
+    });
+    // Another field alone keeps them; null clears one.
+    expect((await put({ bio: "Brands for shops." })).body.data).toMatchObject({ portfolioUrl: "https://dribbble.com/namutebi", yearsExperience: 4 });
+    expect((await put({ yearsExperience: null })).body.data).toMatchObject({ portfolioUrl: "https://dribbble.com/namutebi", yearsExperience: null });
+
+    await t.db("users").where({ id: user.id }).update({ response_time_hours: 3 });
+    const shown = await api.call("get", "/users/{id}", `/users/${user.id}`, { headers: from() });
+    expect(shown.status).toBe(200);
+    expect(shown.body.data).toMatchObject({
+      portfolioUrl: "https://dribbble.com/namutebi",
+      yearsExperience: null,
+      responseTimeHours: 3,
+      responseTime: "hours",
+    });
+    // Over a day is not said at all.
+    await t.db("users").where({ id: user.id }).update({ response_time_hours: 30 });
+    const slow = await api.call("get", "/users/{id}", `/users/${user.id}`, { headers: from() });
+    expect(slow.body.data).toMatchObject({ responseTimeHours: null, responseTime: null });
+  });
+});
+
 describe("GET /users/{id}", () => {
   it("shows a member's public profile by id and by username, without their email or payout number", async () => {
     const { token } = await memberWithToken();

@@ -9,6 +9,7 @@
  */
 import type { Knex } from "knex";
 import { recordUpload, saveGig } from "~/models/gig.server";
+import { postJournal } from "~/models/ledger-journals.server";
 import { createSession as startSession } from "~/models/session.server";
 import type { Role, UserStatus } from "~/models/user.server";
 import { systemActor } from "~/operations/core.server";
@@ -206,4 +207,52 @@ async function writeReview(db: Knex, { gigId, reviewerId, rating, comment = "", 
   const result = await createReviews(systemActor("test data"), { gigId, reviews: [{ reviewerId, rating, comment, createdAt }] }, { db });
   if (!result.ok) throw new Error(`createReview: ${JSON.stringify(result)}`);
   return { id: result.value.ids[0]! };
+}
+
+export type CompletedOrderOptions = { sellerId: number; buyerId: number; gigId: number; priceUgx?: number; completedAt?: Date };
+
+/**
+ * An order as it stands once completed (ADR 049's figures read it): paid, delivered on time and approved at
+ * `completedAt` (now by default), its money through the ledger's own journals (captured into escrow, then
+ * released to the seller less the 20% seller fee). For tests that need a seller's history, not its steps:
+ * the steps themselves are tests/support/orders.ts's completedTestOrder.
+ */
+export async function createCompletedOrder(db: Knex, options: CompletedOrderOptions): Promise<{ id: number }> {
+  const priceUgx = options.priceUgx ?? 150_000;
+  const sellerFeeUgx = Math.round(priceUgx * 0.2);
+  const buyerFeeUgx = Math.max(1_000, Math.round(priceUgx * 0.05));
+  const completedAt = options.completedAt ?? new Date();
+  const day = 24 * 60 * 60 * 1000;
+  const paidAt = new Date(completedAt.getTime() - 3 * day);
+  return db.transaction(async (trx) => {
+    const [row] = await trx("orders")
+      .insert({
+        buyer_id: options.buyerId,
+        seller_id: options.sellerId,
+        gig_id: options.gigId,
+        gig_title: `Completed order ${next()}`,
+        tier: "basic",
+        package_name: "Basic",
+        price_ugx: priceUgx,
+        buyer_fee_ugx: buyerFeeUgx,
+        seller_fee_ugx: sellerFeeUgx,
+        ugx_per_usd: 3700,
+        delivery_days: 3,
+        revisions_allowed: 1,
+        status: "completed",
+        checkout_key: `factory-${next()}-${Date.now()}`,
+        created_at: paidAt,
+        paid_at: paidAt,
+        due_at: new Date(paidAt.getTime() + 3 * day),
+        delivered_at: new Date(paidAt.getTime() + 2 * day),
+        completed_at: completedAt,
+        updated_at: completedAt,
+      })
+      .returning("id");
+    const id = Number(row.id);
+    await trx("deliveries").insert({ order_id: id, message: "Here it is", created_at: new Date(paidAt.getTime() + 2 * day) });
+    await postJournal(trx, "payment_captured", { orderId: id, priceUgx, paidUgx: priceUgx + buyerFeeUgx });
+    await postJournal(trx, "escrow_released", { orderId: id, sellerId: options.sellerId, priceUgx, sellerFeeUgx, buyerFeeUgx });
+    return { id };
+  });
 }

@@ -11,7 +11,8 @@ import { getPublicProfile, getPublicProfileById, type PublicProfile } from "~/mo
 import { getSettings, type Settings } from "~/models/user.server";
 import { updateProfile } from "~/operations/account-settings.server";
 import { invalid, memberOf, notFound, ok, type Actor, type Result } from "~/operations/core.server";
-import { bio, languagesArray, location, name, skillsArray } from "~/schemas/account";
+import { bio, languagesArray, location, name, portfolioUrl, skillsArray, yearsExperience } from "~/schemas/account";
+import { RESPONSE_WORDS, responseWords } from "~/domain/seller-levels";
 import { FORM_BODY_LIMIT } from "~/server/body-limit.server";
 import { MAX_IMAGE_BYTES } from "~/server/files/storage.server";
 import { getDb } from "~/server/db.server";
@@ -26,6 +27,8 @@ const avatarUrlOf = (key: string | null) => (key ? imageUrl(key, "avatar") : nul
 const avatarUrl = z.string().nullable().describe("The profile picture (256 x 256 WebP), a path on this site; null without one.");
 const level = z.enum(LEVELS).describe("The member's level, a code: new, level_1, level_2, top_rated (a seller's), member (a client's).");
 const rating = z.number().min(0).max(5).describe("The average of their reviews, 0 before any.");
+const portfolio = z.string().nullable().describe("Their portfolio's address (http or https); null without one.");
+const years = z.number().int().nullable().describe("Their years of experience, as they gave them; null when not given.");
 
 /** The token's own member, as Settings shows them. */
 const OwnProfile = z.object({
@@ -38,6 +41,8 @@ const OwnProfile = z.object({
   skills: z.array(z.string()),
   location: z.string(),
   languages: z.array(z.string()),
+  portfolioUrl: portfolio,
+  yearsExperience: years,
   avatarUrl,
   level,
   rating,
@@ -58,6 +63,8 @@ const ownProfileOf = (s: Settings): z.input<typeof OwnProfile> => ({
   skills: s.skills,
   location: s.location,
   languages: s.languages,
+  portfolioUrl: s.portfolioUrl,
+  yearsExperience: s.yearsExperience,
   avatarUrl: avatarUrlOf(s.avatarKey),
   level: s.level,
   rating: Number(s.rating),
@@ -82,7 +89,19 @@ const PublicMember = z.object({
   bio: z.string(),
   skills: z.array(z.string()),
   languages: z.array(z.string()),
-  responseTimeHours: z.number().int().nullable().describe("How soon they usually answer a message; null while not yet known."),
+  portfolioUrl: portfolio,
+  yearsExperience: years,
+  responseTimeHours: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "The median time to their first reply in conversations buyers started in the last 30 days, rounded up to whole hours; null below 3 such conversations or over a day.",
+    ),
+  responseTime: z
+    .enum(RESPONSE_WORDS)
+    .nullable()
+    .describe('How the profile says it: hour ("within 1 hour"), hours ("within a few hours"), day ("within a day"); null: nothing is shown.'),
   memberSince: Iso,
 });
 
@@ -101,7 +120,10 @@ const publicFactsOf = (p: Omit<PublicProfile, "role">): z.input<typeof Freelance
   bio: p.bio,
   skills: p.skills,
   languages: p.languages,
-  responseTimeHours: p.responseTimeHours ?? null,
+  portfolioUrl: p.portfolioUrl,
+  yearsExperience: p.yearsExperience,
+  responseTimeHours: responseWords(p.responseTimeHours) ? p.responseTimeHours : null,
+  responseTime: responseWords(p.responseTimeHours),
   memberSince: iso(p.memberSince),
 });
 
@@ -115,6 +137,8 @@ const ProfileBody = z
     location: location.optional(),
     skills: skillsArray.optional().describe("At most 20 skills of at most 40 characters; repeats and blanks are dropped."),
     languages: languagesArray.optional().describe("At most 10 languages of at most 40 characters."),
+    portfolioUrl: portfolioUrl.nullable().optional().describe("An http or https address of at most 300 characters; null clears it."),
+    yearsExperience: yearsExperience.nullable().optional().describe("A whole number from 0 to 60; null clears it."),
   })
   .strict()
   .refine((b) => Object.values(b).some((v) => v !== undefined), { message: "api.profile.nothingSent" });
@@ -175,7 +199,7 @@ export const userCalls = [
     operationId: "updateOwnProfile",
     summary: "Edit the token's member's profile",
     description:
-      "The fields of Settings › Profile: name, bio, location, skills and languages. A field left out keeps its value. The picture is POST /users/avatar.",
+      "The fields of Settings › Profile: name, bio, location, skills, languages, portfolio and years of experience. A field left out keeps its value. The picture is POST /users/avatar.",
     tag: "Users",
     access: "member",
     body: ProfileBody,
@@ -191,6 +215,8 @@ export const userCalls = [
         location: body.location ?? current.location,
         skills: body.skills ?? current.skills,
         languages: body.languages ?? current.languages,
+        portfolioUrl: body.portfolioUrl === undefined ? current.portfolioUrl : body.portfolioUrl,
+        yearsExperience: body.yearsExperience === undefined ? current.yearsExperience : body.yearsExperience,
       });
       return result.ok ? ownProfile(actor) : result;
     },
@@ -224,7 +250,15 @@ export const userCalls = [
       if (!current) return notFound();
       // The profile's words as they are, with the new picture: the same operation as the settings form.
       const avatar = Buffer.from(await files[0]!.arrayBuffer());
-      const profile = { name: current.name, bio: current.bio, location: current.location, skills: current.skills, languages: current.languages };
+      const profile = {
+        name: current.name,
+        bio: current.bio,
+        location: current.location,
+        skills: current.skills,
+        languages: current.languages,
+        portfolioUrl: current.portfolioUrl,
+        yearsExperience: current.yearsExperience,
+      };
       const result = besideFile(await updateProfile(actor, { ...profile, avatar }), "avatar");
       return result.ok ? ownProfile(actor) : result;
     },
