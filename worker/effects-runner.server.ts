@@ -12,6 +12,7 @@ import { createIngest, type Ingest } from "../app/analytics/ingest.server";
 import { systemActor, type Effect } from "../app/operations/core.server";
 import { claimDueEffects, markEffectDone, markEffectFailed } from "../app/operations/effects.server";
 import { mailUnreadMessages } from "../app/operations/messages.server";
+import { notifySavedSellerGig } from "../app/operations/saved.server";
 import { createDb } from "../app/server/db.server";
 import type { Env } from "../app/server/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
@@ -39,6 +40,11 @@ function handlers(env: Env, ingest: () => Ingest, dbOf: () => Knex): { [K in Eff
     // A refusal (not the platform) cannot happen here; a throw is retried like any failed effect.
     message_mail: async ({ conversationId, userId, round }) => {
       await mailUnreadMessages(actor, { conversationId, userId, round }, { db: dbOf() });
+    },
+    // At most once per member and gig, however often it runs (notifySavedSellerGig checks what it wrote).
+    saved_seller_gig: async ({ gigId }) => {
+      const result = await notifySavedSellerGig(actor, { gigId }, { db: dbOf() });
+      if (!result.ok) throw new Error(`saved_seller_gig refused: ${result.error}`);
     },
   };
 }

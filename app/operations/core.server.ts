@@ -96,7 +96,9 @@ export type Effect =
   | { kind: "conversion"; fact: import("~/analytics/conversions.server").ConversionFact }
   | { kind: "message_mail"; conversationId: string; userId: number; round: number }
   /** A stored file (a message's or an order's attachment, UPLOAD_DIR/order-files/<key>) whose row is gone. */
-  | { kind: "delete_file"; key: string };
+  | { kind: "delete_file"; key: string }
+  /** A seller's gig was published for the first time: tell the members who saved the seller (app/operations/saved.server.ts). */
+  | { kind: "saved_seller_gig"; gigId: number };
 
 export type Tx = {
   trx: Knex.Transaction;
