@@ -13,6 +13,7 @@ import { systemActor, type Effect } from "../app/operations/core.server";
 import { claimDueEffects, markEffectDone, markEffectFailed } from "../app/operations/effects.server";
 import { mailUnreadMessages } from "../app/operations/messages.server";
 import { recomputeSellerLevel } from "../app/operations/seller-levels.server";
+import { notifySavedSellerGig } from "../app/operations/saved.server";
 import { createDb } from "../app/server/db.server";
 import type { Env } from "../app/server/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
@@ -45,6 +46,11 @@ function handlers(env: Env, ingest: () => Ingest, dbOf: () => Knex): { [K in Eff
     recompute_level: async ({ userId }) => {
       const result = await recomputeSellerLevel(actor, { userId }, { db: dbOf() });
       if (!result.ok && result.error !== "not_found") throw new Error(`recompute_level refused: ${result.error}`);
+    },
+    // At most once per member and gig, however often it runs (notifySavedSellerGig checks what it wrote).
+    saved_seller_gig: async ({ gigId }) => {
+      const result = await notifySavedSellerGig(actor, { gigId }, { db: dbOf() });
+      if (!result.ok) throw new Error(`saved_seller_gig refused: ${result.error}`);
     },
   };
 }

@@ -160,7 +160,8 @@ export function SkeletonCards({ count = 6 }: { count?: number }) {
   );
 }
 
-type Page = { gigs: GigCardData[]; nextCursor: string | null };
+/** A page of results; `savedGigIds`: which of them the signed-in member saved (their hearts, ADR 052). */
+type Page = { gigs: GigCardData[]; nextCursor: string | null; savedGigIds?: number[] };
 
 /**
  * The result grid. While the browser is loading another catalog URL (a filter changed, a search was sent),
@@ -194,6 +195,8 @@ export function CatalogResults({ action, query, page, empty }: { action: "/brows
   if (page.gigs.length === 0) return <>{empty}</>;
 
   const gigs = [...page.gigs, ...more.flatMap((p) => p.gigs)];
+  const saved = new Set([page, ...more].flatMap((p) => p.savedGigIds ?? []));
+  const known = Boolean(page.savedGigIds);
   const next = more.length ? more[more.length - 1]!.nextCursor : page.nextCursor;
   const nextHref = next ? `${action}${catalogSearch({ ...query, cursor: next })}` : null;
   return (
@@ -202,7 +205,7 @@ export function CatalogResults({ action, query, page, empty }: { action: "/brows
         {gigs.map((gig) => (
           <li key={gig.id}>
             {/* The screen's h1 is the only heading above the cards: h2, not h3 (Lighthouse's heading-order). */}
-            <GigCard gig={gig} headingLevel={2} />
+            <GigCard gig={gig} headingLevel={2} saved={known ? saved.has(gig.id) : undefined} />
           </li>
         ))}
       </ul>

@@ -5,6 +5,9 @@ import { usePreferences } from "~/hooks/use-preferences";
 import { categoryInitials, ONE_DECIMAL } from "~/domain/catalog-vocabulary";
 import { T, useT } from "~/i18n/react";
 import { useCategoryWords } from "~/hooks/use-category-words";
+import { useRouteLoaderData } from "@remix-run/react";
+import { SaveButton } from "~/components/save-button";
+import type { loader as rootLoader } from "~/root";
 
 /**
  * What a gig without images shows instead of a cover (cards and the gig page): the category's initials in a
@@ -19,8 +22,14 @@ export function GigPlaceholder({ slug, name, cover = false }: { slug: string; na
   );
 }
 
-/** One gig in a grid: landing page Featured Services, and later browse, search and seller profiles. */
-export function GigCard({ gig, headingLevel = 3 }: { gig: GigCardData; headingLevel?: 2 | 3 | 4 }) {
+/**
+ * One gig in a grid: landing page Featured Services, browse, search, seller profiles and /saved. `saved`: whether
+ * the signed-in member saved it, from their own rows (its heart); a visitor's heart asks them to sign in; no heart
+ * on the member's own gig, or where the page did not say.
+ */
+export function GigCard({ gig, headingLevel = 3, saved }: { gig: GigCardData; headingLevel?: 2 | 3 | 4; saved?: boolean }) {
+  const viewer = useRouteLoaderData<typeof rootLoader>("root")?.user ?? null;
+  const heart = !viewer ? null : viewer.username === gig.sellerUsername ? undefined : saved;
   const Heading = `h${headingLevel}` as const;
   const { price, number } = usePreferences();
   const { t } = useT();
@@ -56,6 +65,7 @@ export function GigCard({ gig, headingLevel = 3 }: { gig: GigCardData; headingLe
             <span className="gig-price-label">{t("catalog.card.from")}</span> <strong>{price(gig.startingPriceUgx)}</strong>
           </span>
         </p>
+        {heart === undefined ? null : <SaveButton kind="gig" id={gig.id} name={gig.title} saved={heart} compact />}
       </div>
     </article>
   );

@@ -29,6 +29,9 @@ export function SiteFooter({ year }: { year: number }) {
               <Link to="/search">{t("common.header.search")}</Link>
             </li>
             <li>
+              <Link to="/freelancers">{t("common.directory.link")}</Link>
+            </li>
+            <li>
               <Link to="/help">{t("common.header.howItWorks")}</Link>
             </li>
             <li>

@@ -105,8 +105,14 @@ export function SiteHeader({ user, counts: initial }: { user: HeaderUser; counts
               <li className="menu-narrow">
                 <NavLink to="/help">{t("common.header.howItWorks")}</NavLink>
               </li>
+              <li>
+                <NavLink to="/freelancers">{t("common.directory.link")}</NavLink>
+              </li>
               {user ? (
                 <>
+                  <li>
+                    <NavLink to="/saved">{t("common.saved.link")}</NavLink>
+                  </li>
                   <li className="menu-narrow">
                     <NavLink to="/dashboard">{t("common.header.dashboard")}</NavLink>
                   </li>

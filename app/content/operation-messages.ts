@@ -44,6 +44,7 @@ const ONLY_THE_PLATFORM: Record<PlatformTask, string> = {
   make_accounts: "ops.platform.makeAccounts",
   set_payout_numbers: "ops.platform.setPayoutNumbers",
   recompute_levels: "ops.levels.platformOnly",
+  notify_saved_followers: "ops.saved.notifyFollowers",
 };
 
 const NOT_THE_PLATFORM: Record<NotForPlatform, string> = {
@@ -94,6 +95,7 @@ export const LIMIT_MESSAGES: Record<Exclude<LimitName, "unavailable">, string> =
   message: "ops.limit.message",
   conversation: "ops.limit.conversation",
   gigCreate: "ops.limit.gigCreate",
+  saved: "ops.saved.limit",
   apiToken: "ops.limit.apiToken",
   apiAddress: "ops.limit.apiAddress",
   analytics: "ops.limit.analytics",
@@ -181,6 +183,8 @@ export const OPERATION_MESSAGES: { [C in FailureCode]: Words<C> } = {
   "gig.not_paused": (_p, _) => _("ops.gig.notPaused"),
   "gig.open_orders": (_p, _) => _("ops.gig.openOrders"),
   "gig.too_many_images": ({ max }, _) => _("ops.gig.tooManyImages", { max }),
+  "saved.own_gig": (_p, _) => _("ops.saved.ownGig"),
+  "saved.own_profile": (_p, _) => _("ops.saved.ownProfile"),
 
   "order.not_found": (_p, _) => _("ops.order.notFound"),
   "order.not_allowed_now": ({ status }, _) =>

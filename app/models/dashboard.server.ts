@@ -6,6 +6,7 @@ import { sellerEarnings } from "~/models/ledger.server";
 import { orderFigures } from "~/models/order.server";
 import type { SessionUser } from "~/models/session.server";
 import type { Db } from "~/server/db.server";
+import { savedCounts } from "~/models/saved.server";
 
 /** The dashboard's figures, by code: the screen names them in the reader's language. */
 export type StatName = "publishedGigs" | "activeOrders" | "earnings" | "rating" | "completedOrders" | "totalSpent" | "savedSellers";
@@ -28,15 +29,13 @@ export async function getDashboardStats(db: Db, user: SessionUser): Promise<Stat
       { name: "rating", value: Number(me?.rating ?? 0), kind: "rating" },
     ];
   }
-  const [saved, orders] = await Promise.all([
-    db("saved_sellers").where({ user_id: user.id }).count<{ count: number }[]>({ count: "*" }).first(),
-    orderFigures(db, user.id),
-  ]);
+  const [saved, orders] = await Promise.all([savedCounts(db, user.id), orderFigures(db, user.id)]);
   return [
     { name: "activeOrders", value: orders.buyingActive, kind: "count" },
     { name: "completedOrders", value: orders.boughtCompleted, kind: "count" },
     { name: "totalSpent", value: orders.spentUgx, kind: "money" },
-    { name: "savedSellers", value: Number(saved?.count ?? 0), kind: "count" },
+    // The sellers they saved who are still active: what /saved lists (ADR 052).
+    { name: "savedSellers", value: saved.sellers, kind: "count" },
   ];
 }
 

@@ -98,7 +98,9 @@ export type Effect =
   /** A stored file (a message's or an order's attachment, UPLOAD_DIR/order-files/<key>) whose row is gone. */
   | { kind: "delete_file"; key: string }
   /** A seller's level and response time measured again (app/operations/seller-levels.server.ts, ADR 049). */
-  | { kind: "recompute_level"; userId: number };
+  | { kind: "recompute_level"; userId: number }
+  /** A seller's gig was published for the first time: tell the members who saved the seller (app/operations/saved.server.ts). */
+  | { kind: "saved_seller_gig"; gigId: number };
 
 export type Tx = {
   trx: Knex.Transaction;

@@ -24,7 +24,8 @@ export type PlatformTask =
   | "make_admins"
   | "make_accounts"
   | "set_payout_numbers"
-  | "recompute_levels";
+  | "recompute_levels"
+  | "notify_saved_followers";
 export type NotForPlatform = "sign_in" | "session" | "ask_reset_link" | "use_reset_link";
 
 /** Which image check refused a file; `file` names it when the form took several. */
@@ -80,6 +81,9 @@ export type FailureParams = {
   "gig.not_paused": Record<string, never>;
   "gig.open_orders": Record<string, never>;
   "gig.too_many_images": { max: number };
+  // Saved gigs and sellers (ADR 052).
+  "saved.own_gig": Record<string, never>;
+  "saved.own_profile": Record<string, never>;
 
   // Orders and disputes (ADR 014).
   "order.not_found": Record<string, never>;

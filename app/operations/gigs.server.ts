@@ -89,7 +89,8 @@ export async function saveGig(actor: Actor, input: SaveGigInput, { db }: Options
   return transact(
     actor,
     async (tx) => {
-      if (input.gigId !== undefined && !(await lockOwnGig(tx.trx, user.id, input.gigId))) return notFound();
+      const before = input.gigId === undefined ? null : await lockOwnGig(tx.trx, user.id, input.gigId);
+      if (input.gigId !== undefined && !before) return notFound();
       let saved: { id: number; removedImages: string[] };
       try {
         saved = await saveGigRows(tx.trx, user.id, input.gig, status, input.gigId);
@@ -105,6 +106,8 @@ export async function saveGig(actor: Actor, input: SaveGigInput, { db }: Options
         if (gig?.publishedAt) {
           const fact = conversionFact(actor, { type: "gig_published", userId: user.id, subjectId: saved.id, at: gig.publishedAt, metadata: { gig: saved.id } });
           await tx.effect({ kind: "conversion", fact }, `conversion:gig_published:${saved.id}`);
+          // Its first publication (not a later save, nor a resume): the members who saved the seller hear of it.
+          if (!before?.publishedAt) await tx.effect({ kind: "saved_seller_gig", gigId: saved.id }, `saved_seller_gig:${saved.id}`);
         }
       }
       return ok({ id: saved.id, status });
@@ -227,7 +230,8 @@ export async function detachImage(actor: Actor, input: { key: string; gigId?: nu
   return transact<{ removed: boolean }>(
     actor,
     async (tx) => {
-      if (input.gigId !== undefined && !(await lockOwnGig(tx.trx, user.id, input.gigId))) return notFound();
+      const before = input.gigId === undefined ? null : await lockOwnGig(tx.trx, user.id, input.gigId);
+      if (input.gigId !== undefined && !before) return notFound();
       const outcome = await forgetUpload(tx.trx, user.id, input.key);
       if (outcome === "not_found") return notFound();
       if (outcome === "in_use") return ok({ removed: false });

@@ -6,6 +6,8 @@ import { categoryInitials } from "~/domain/catalog-vocabulary";
 import { listFeaturedGigs } from "~/models/catalog-search.server";
 import { listCategories } from "~/models/category.server";
 import { getDb } from "~/server/db.server";
+import { getUser } from "~/server/auth.server";
+import { savedGigIdsAmong } from "~/models/saved.server";
 import { pageMessages } from "~/i18n/messages.server";
 import { metaI18n, T, useT } from "~/i18n/react";
 import { useCategoryWords } from "~/hooks/use-category-words";
@@ -13,8 +15,21 @@ import { useCategoryWords } from "~/hooks/use-category-words";
 /** The main host's home page (the admin host's `/` is the admin dashboard: app/utils/site-routes.ts). */
 export async function loader({ request }: LoaderFunctionArgs) {
   const db = getDb();
-  const [categories, featured, messages] = await Promise.all([listCategories(db), listFeaturedGigs(db), pageMessages(request, ["catalog"])]);
-  return { categories, featured, ...messages };
+  const [categories, featured, messages, user] = await Promise.all([
+    listCategories(db),
+    listFeaturedGigs(db),
+    pageMessages(request, ["catalog"]),
+    getUser(request),
+  ]);
+  // A member's hearts, from their own rows (ADR 052); a visitor's page has none.
+  const savedGigIds = user
+    ? await savedGigIdsAmong(
+        db,
+        user.id,
+        featured.map((g) => g.id),
+      )
+    : null;
+  return { categories, featured, savedGigIds, ...messages };
 }
 
 export default function Index() {
@@ -55,7 +70,7 @@ export default function Index() {
             <ul className="card-grid gig-grid">
               {data.featured.map((gig) => (
                 <li key={gig.id}>
-                  <GigCard gig={gig} />
+                  <GigCard gig={gig} saved={data.savedGigIds?.includes(gig.id)} />
                 </li>
               ))}
             </ul>

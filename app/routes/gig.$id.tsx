@@ -6,6 +6,8 @@ import type { loader as rootLoader } from "~/root";
 import { ReviewList, reviewPageOf, Stars } from "~/components/reviews";
 import { getGigPage, getGigPageWithReviews } from "~/models/gig.server";
 import { getUser } from "~/server/auth.server";
+import { isGigSaved } from "~/models/saved.server";
+import { SaveButton } from "~/components/save-button";
 import { getDb } from "~/server/db.server";
 import { imageUrl } from "~/utils/media";
 import { GigPlaceholder } from "~/components/gig-card";
@@ -40,7 +42,10 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const found = await getGigPageWithReviews(db, Number(params.id), user, page);
   if (!found) throw await notFound(request);
   const { gig, reviews, hasMore } = found;
-  return { gig, own: user?.id === gig.seller.id, reviews, hasMore, page, ...(await pageMessages(request, ["catalog"])) };
+  const own = user?.id === gig.seller.id;
+  // The member's heart from their own rows (ADR 052); null for a visitor (a sign-in link), whose page may be cached.
+  const saved = user && !own ? await isGigSaved(db, user.id, gig.id) : null;
+  return { gig, own, saved, reviews, hasMore, page, ...(await pageMessages(request, ["catalog"])) };
 }
 
 /**
@@ -68,7 +73,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function GigDetail() {
-  const { gig, own, reviews, hasMore, page } = useLoaderData<typeof loader>();
+  const { gig, own, saved, reviews, hasMore, page } = useLoaderData<typeof loader>();
   const signedIn = Boolean(useRouteLoaderData<typeof rootLoader>("root")?.user);
   const { t } = useT();
   const { number } = usePreferences();
@@ -90,6 +95,7 @@ export default function GigDetail() {
             <Link to={`/browse?category=${gig.category.slug}`}>{categoryName(gig.category.slug, gig.category.name)}</Link>
           </p>
           <h1 id="gig-title">{gig.title}</h1>
+          {own || gig.status !== "published" ? null : <SaveButton kind="gig" id={gig.id} name={gig.title} saved={saved} />}
           <p className="gig-seller-line">
             <T id="catalog.shared.by" values={{ name: gig.seller.name }} components={{ 0: <Link to={`/user/${encodeURIComponent(gig.seller.username)}`} /> }} />
             {gig.seller.level ? <> · {sayLevel(t, gig.seller.level)}</> : null}

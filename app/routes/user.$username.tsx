@@ -10,6 +10,9 @@ import { listSellerGigs } from "~/models/gig.server";
 import { listSellerReviews } from "~/models/review.server";
 import { getPublicProfile } from "~/models/profile.server";
 import { getDb } from "~/server/db.server";
+import { getUser } from "~/server/auth.server";
+import { isSellerSaved, savedGigIdsAmong } from "~/models/saved.server";
+import { SaveButton } from "~/components/save-button";
 import { imageUrl } from "~/utils/media";
 import { usePreferences } from "~/hooks/use-preferences";
 import { ONE_DECIMAL, sayLevel } from "~/domain/catalog-vocabulary";
@@ -30,6 +33,7 @@ export const meta: MetaFunction<typeof loader> = ({ data, matches, error }) => {
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const db = getDb();
+  const user = await getUser(request);
   const profile = await getPublicProfile(db, params.username ?? "");
   if (!profile) {
     // Its text is the not-found page's title, in the reader's language (the meta above shows it).
@@ -38,11 +42,24 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   }
   const page = reviewPageOf(request);
   const [gigs, reviews] = await Promise.all([listSellerGigs(db, profile.id), listSellerReviews(db, profile.id, page)]);
-  return { profile, gigs, reviews: reviews.reviews, hasMore: reviews.hasMore, page, ...(await pageMessages(request, ["catalog"])) };
+  // The member's hearts from their own rows (ADR 052); a visitor's (cacheable) page has none.
+  const mine = user && user.id !== profile.id;
+  const [sellerSaved, savedGigIds] = mine
+    ? await Promise.all([
+        isSellerSaved(db, user.id, profile.id),
+        savedGigIdsAmong(
+          db,
+          user.id,
+          gigs.map((g) => g.id),
+        ),
+      ])
+    : [null, null];
+  const saved = { seller: sellerSaved, gigs: savedGigIds };
+  return { profile, gigs, saved, reviews: reviews.reviews, hasMore: reviews.hasMore, page, ...(await pageMessages(request, ["catalog"])) };
 }
 
 export default function Profile() {
-  const { profile: p, gigs, reviews, hasMore, page } = useLoaderData<typeof loader>();
+  const { profile: p, gigs, saved, reviews, hasMore, page } = useLoaderData<typeof loader>();
   const { date, number } = usePreferences();
   const { t } = useT();
   const viewer = useRouteLoaderData<typeof rootLoader>("root")?.user ?? null;
@@ -63,6 +80,9 @@ export default function Profile() {
         <div>
           <h1 id="profile-title">{p.name}</h1>
           <p>@{p.username}</p>
+          {p.role !== "freelancer" || viewer?.username === p.username ? null : (
+            <SaveButton kind="seller" id={p.id} name={p.name} saved={viewer ? Boolean(saved.seller) : null} />
+          )}
           {viewer?.username === p.username ? null : viewer ? (
             // A member starts (or finds) the conversation with this member, and goes to it.
             <Form method="post" action="/messages" className="contact-seller">
@@ -128,7 +148,7 @@ export default function Profile() {
             <ul className="card-grid gig-grid">
               {gigs.map((g) => (
                 <li key={g.id}>
-                  <GigCard gig={g} />
+                  <GigCard gig={g} saved={saved.gigs ? saved.gigs.includes(g.id) : undefined} />
                 </li>
               ))}
             </ul>

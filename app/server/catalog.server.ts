@@ -2,6 +2,8 @@
 import { listCatalog } from "~/models/catalog-search.server";
 import { listCategoryOptions } from "~/models/category.server";
 import { getDb } from "~/server/db.server";
+import { getUser } from "~/server/auth.server";
+import { savedGigIdsAmong } from "~/models/saved.server";
 import { parseCatalogQuery } from "~/schemas/gig";
 import { addressKey, consumeCatalog } from "~/server/rate-limit.server";
 import { limitedMessage } from "~/content/operation-messages";
@@ -20,6 +22,14 @@ export async function loadCatalog(request: Request, clientIp: string) {
     });
   const db = getDb();
   const query = parseCatalogQuery(new URL(request.url).searchParams);
-  const [page, categories] = await Promise.all([listCatalog(db, query), listCategoryOptions(db)]);
-  return { query, categories, ...page };
+  const [page, categories, user] = await Promise.all([listCatalog(db, query), listCategoryOptions(db), getUser(request)]);
+  // A member's hearts from their own rows (a visitor's page, which may be cached, has none: ADR 019, ADR 052).
+  const savedGigIds = user
+    ? await savedGigIdsAmong(
+        db,
+        user.id,
+        page.gigs.map((g) => g.id),
+      )
+    : undefined;
+  return { query, categories, ...page, ...(savedGigIds ? { savedGigIds } : {}) };
 }

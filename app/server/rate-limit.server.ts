@@ -118,6 +118,8 @@ const LIMIT_DEFINITIONS = {
   conversation: { points: 60, duration: 60 * 60, key: "ops.limit.conversation" },
   /** New gigs per seller: 30 an hour. */
   gigCreate: { points: 30, duration: 60 * 60, key: "ops.limit.gigCreate" },
+  /** Hearts put on or taken off per member: 300 an hour (a shopper saves dozens; a script toggling one does not stop). */
+  saved: { points: 300, duration: 60 * 60, key: "ops.saved.limit" },
   /**
    * Tracking requests per address: 600 a minute (a tracker batches its events, but one mobile carrier's NAT
    * address is many visitors). See analyticsLimiter.

@@ -359,6 +359,52 @@ describe("GET /users/freelancers", () => {
     expect(await ids("")).toEqual([kampala.id, gulu.id]);
   });
 
+  it("takes the /freelancers page's filters and sorts and answers what the page shows, in the same order", async () => {
+    const skill = "Parity Weaving";
+    const admin = await createUser(t.db, { role: "admin" });
+    const made = [];
+    for (const [i, [level, rating, vetted, languages]] of (
+      [
+        ["level_1", 4.9, true, ["Luganda"]],
+        ["top_rated", 4.1, true, ["Luganda", "English"]],
+        ["top_rated", 4.6, false, ["Luganda"]],
+        ["level_2", 5.0, true, ["Kiswahili"]],
+        ["new", 3.0, true, ["luganda"]],
+      ] as const
+    ).entries()) {
+      const u = await createUser(t.db, { role: "freelancer", name: `Weaver ${i} Parity` });
+      await t
+        .db("users")
+        .where({ id: u.id })
+        .update({ level, rating, skills: [skill], languages, vetted_at: vetted ? new Date() : null, vetted_by: vetted ? admin.id : null });
+      made.push(u);
+    }
+    const query = "skill=parity%20weaving&language=LUGANDA&vetted=1&sort=level";
+    const answer = await api.call("get", "/users/freelancers", `/users/freelancers?${query}`, { headers: from() });
+    expect(answer.status).toBe(200);
+    const names = answer.body.data.items.map((i: { name: string; vetted: boolean }) => [i.name, i.vetted]);
+    expect(names).toEqual([
+      ["Weaver 1 Parity", true],
+      ["Weaver 0 Parity", true],
+      ["Weaver 4 Parity", true],
+    ]);
+    const page = await fetch(`${server.baseUrl}/freelancers?${query}`, { headers: from() });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    // Each name in the order it first appears (a card names its member again in its heart's label).
+    const shown = [...new Set([...html.matchAll(/Weaver \d Parity/g)].map((m) => m[0]))];
+    expect(shown).toEqual(names.map(([name]: [string]) => name));
+
+    // A cursor pages only the sort it came from.
+    const first = await api.call("get", "/users/freelancers", `/users/freelancers?${query}&limit=1`, { headers: from() });
+    const cursor = encodeURIComponent(first.body.data.nextCursor);
+    const other = await api.call("get", "/users/freelancers", `/users/freelancers?skill=parity%20weaving&sort=rating&cursor=${cursor}`, { headers: from() });
+    expect(other.status).toBe(400);
+    expect(Object.keys(other.body.issues)).toEqual(["query.cursor"]);
+    const wrongPage = await fetch(`${server.baseUrl}/freelancers?skill=parity%20weaving&sort=active&cursor=${cursor}`, { headers: from() });
+    expect(wrongPage.status).toBe(400);
+  });
+
   it("refuses a cursor it did not give beside query.cursor, and a bad limit, rating or level beside theirs", async () => {
     for (const cursor of ["nonsense!", Buffer.from("9.99:1").toString("base64url"), Buffer.from("4.50:abc").toString("base64url")]) {
       const answer = await api.call("get", "/users/freelancers", `/users/freelancers?cursor=${encodeURIComponent(cursor)}`, { headers: from() });

@@ -6,7 +6,8 @@
  */
 import { z } from "zod";
 import { LEVELS } from "~/domain/catalog-vocabulary";
-import { decodeDirectoryCursor, encodeDirectoryCursor, listFreelancers } from "~/models/freelancer-directory.server";
+import { encodeDirectoryCursor, listFreelancers } from "~/models/freelancer-directory.server";
+import { DirectoryFilters } from "~/schemas/directory.server";
 import { getPublicProfile, getPublicProfileById, type PublicProfile } from "~/models/profile.server";
 import { getSettings, type Settings } from "~/models/user.server";
 import { updateProfile } from "~/operations/account-settings.server";
@@ -20,7 +21,6 @@ import { imageUrl } from "~/utils/media";
 import { ANSWERED, call } from "../route.server";
 import { iso, Iso, PageQuery, pageOf } from "../shapes";
 import { besideFile, FILE_FIELD, readFileParts } from "./uploads.server";
-import { msg } from "~/i18n/message-key";
 
 const avatarUrlOf = (key: string | null) => (key ? imageUrl(key, "avatar") : null);
 
@@ -105,10 +105,15 @@ const PublicMember = z.object({
   memberSince: Iso,
 });
 
-const Freelancer = PublicMember.omit({ role: true });
+const PublicFacts = PublicMember.omit({ role: true });
+
+const Freelancer = PublicFacts.extend({
+  vetted: z.boolean().describe("An admin checked their portfolio."),
+  lastActiveAt: Iso.nullable().describe("When they were last active on Soko; null if never."),
+});
 
 /** A member's public facts (their page's, or the directory's row). */
-const publicFactsOf = (p: Omit<PublicProfile, "role">): z.input<typeof Freelancer> => ({
+const publicFactsOf = (p: Omit<PublicProfile, "role">): z.input<typeof PublicFacts> => ({
   id: Number(p.id),
   name: p.name,
   username: p.username,
@@ -150,29 +155,7 @@ const MemberParams = z.object({
     .describe("The member's numeric id, or their username."),
 });
 
-const DirectoryQuery = PageQuery.extend({
-  skill: z.string().trim().max(40).optional().describe("One of their skills, whatever its case."),
-  category: z.string().trim().max(60).optional().describe("A category's slug or id: freelancers with a published gig in it."),
-  location: z.string().trim().max(100).optional().describe("Part of their location, whatever its case."),
-  rating: z.coerce
-    .number({ invalid_type_error: msg("api.field.numberFrom", { field: "rating", min: 0, max: 5 }) })
-    .min(0)
-    .max(5)
-    .optional()
-    .describe("The lowest rating."),
-  level: z.preprocess((v) => (v === "" ? undefined : v), z.enum(LEVELS).optional()).describe("Their level's code: new, level_1, level_2, top_rated."),
-  cursor: z
-    .string()
-    .max(500)
-    .optional()
-    .transform((text, ctx) => {
-      if (text === undefined) return null;
-      const cursor = decodeDirectoryCursor(text);
-      if (!cursor) ctx.addIssue({ code: z.ZodIssueCode.custom, message: "api.profile.cursor" });
-      return cursor;
-    })
-    .describe("A page's `nextCursor`."),
-});
+const DirectoryQuery = PageQuery.extend(DirectoryFilters.shape);
 
 /** The token's member's settings, as an answer; not found when their row is gone. */
 async function ownProfile(actor: Actor): Promise<Result<z.input<typeof OwnProfile>>> {
@@ -268,16 +251,22 @@ export const userCalls = [
     path: "/users/freelancers",
     operationId: "listFreelancers",
     summary: "The directory of freelancers",
-    description: "Active freelancers, best rated first (then by id), filtered by skill, category, location, lowest rating and level; an empty filter is none.",
+    description:
+      "Active freelancers, filtered by skill, category, location, language, lowest rating, level and vetting, sorted best rated first " +
+      "(`sort=rating`, the default), highest level first (`level`, then by rating) or most recently active first (`active`), then by id; " +
+      "an empty filter is none. A `nextCursor` pages only through the sort it came with.",
     tag: "Users",
     access: "public",
     query: DirectoryQuery,
     response: pageOf(Freelancer),
     async handle({ query }) {
-      const { limit, cursor, skill, category, location, rating, level } = query;
-      const page = await listFreelancers(getDb(), { limit, after: cursor, skill, category, location, rating, level });
+      const { cursor, ...filters } = query;
+      // A cursor pages through the sort it was given for, and no other.
+      if (cursor && cursor.sort !== filters.sort) return invalid({ "query.cursor": [{ code: "schema", message: "api.profile.cursor" }] });
+      // The same model, filters and sorts as the /freelancers page.
+      const page = await listFreelancers(getDb(), { ...filters, after: cursor });
       return ok({
-        items: page.items.map(publicFactsOf),
+        items: page.items.map((f) => ({ ...publicFactsOf(f), vetted: f.vetted, lastActiveAt: f.lastActiveAt ? iso(f.lastActiveAt) : null })),
         nextCursor: page.next ? encodeDirectoryCursor(page.next) : null,
       });
     },
