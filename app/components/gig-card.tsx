@@ -1,6 +1,6 @@
 import { Link } from "~/components/link";
 import type { GigCard as GigCardData } from "~/models/gig.server";
-import { imageUrl } from "~/utils/media";
+import { StoredImage } from "~/components/data-saver";
 import { usePreferences } from "~/hooks/use-preferences";
 import { categoryInitials, ONE_DECIMAL } from "~/domain/catalog-vocabulary";
 import { T, useT } from "~/i18n/react";
@@ -19,6 +19,9 @@ export function GigPlaceholder({ slug, name, cover = false }: { slug: string; na
   );
 }
 
+/** How wide a card's cover is drawn: one card a row on a phone, two from 30em, four from 48em (app.css). */
+const GIG_CARD_SIZES = "(min-width: 72rem) 17rem, (min-width: 48em) 24vw, (min-width: 30em) 50vw, 100vw";
+
 /** One gig in a grid: landing page Featured Services, and later browse, search and seller profiles. */
 export function GigCard({ gig, headingLevel = 3 }: { gig: GigCardData; headingLevel?: 2 | 3 | 4 }) {
   const Heading = `h${headingLevel}` as const;
@@ -29,7 +32,7 @@ export function GigCard({ gig, headingLevel = 3 }: { gig: GigCardData; headingLe
   return (
     <article className="gig-card">
       {gig.imageKey ? (
-        <img className="gig-thumb" src={imageUrl(gig.imageKey, "thumb")} alt="" loading="lazy" width={320} height={180} />
+        <StoredImage className="gig-thumb" imageKey={gig.imageKey} alt="" sizes={GIG_CARD_SIZES} width={320} height={180} />
       ) : (
         <GigPlaceholder slug={gig.categorySlug} name={gig.categoryName} />
       )}
