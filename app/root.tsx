@@ -10,6 +10,8 @@ import type { HeaderCounts } from "~/models/notification.server";
 import { getUser, getUserWithHeaderCounts } from "~/server/auth.server";
 import { readConsent } from "~/server/cookies.server";
 import { getDisplayCurrency } from "~/server/currency.server";
+import { isDataSaver } from "~/server/data-saver.server";
+import { SHOW_IMAGE_SCRIPT } from "~/components/data-saver";
 import { getDb } from "~/server/db.server";
 import { getAdminSiteUrl, getMainSiteUrl, getSiteHost } from "~/server/host.server";
 import { useNonce } from "~/utils/nonce-provider";
@@ -59,6 +61,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     /** The analytics choice (`soko_consent`), null until the visitor makes one: the banner asks. */
     consent,
     pageview,
+    /** Data-saver mode (ADR 054): the member's preference, else the visitor's cookie. */
+    dataSaver: isDataSaver(request, user),
   };
 }
 
@@ -95,6 +99,10 @@ function Document({ children }: { children: ReactNode }) {
   const { pathname } = useLocation();
   // Without the root's data (an action's error page), the common words travel in the document for the browser.
   const fallback = useFallbackWords(data);
+  // A data-saver document is sent without the app's scripts and words (ADR 054): it works as every page does
+  // without JavaScript, and one inline script shows an image in place. A page already running (switched on in
+  // place) keeps its scripts.
+  const scriptless = data?.dataSaver === true && typeof document === "undefined";
   return (
     <html lang={locale} dir={LANGUAGE_DIRECTION[locale]}>
       <head>
@@ -105,7 +113,7 @@ function Document({ children }: { children: ReactNode }) {
         {data?.pageview ? <meta name="soko-pageview" content={data.pageview} /> : null}
         <Links />
         {/* The page's words (ADR 048): deferred, so they run before the app's module script, which comes later. */}
-        {matchedWordsRefs(matches).map((ref) => (
+        {(scriptless ? [] : matchedWordsRefs(matches)).map((ref) => (
           <script key={ref} defer src={wordsUrl(ref)} data-words={ref} nonce={nonce} {...(typeof document === "undefined" ? {} : INERT_SCRIPT)} />
         ))}
         {fallback ? (
@@ -135,8 +143,14 @@ function Document({ children }: { children: ReactNode }) {
         {site === "main" ? <SiteFooter year={data?.year ?? new Date().getFullYear()} /> : null}
         {/* Its script runs once, from the server's page. Drawn again in the browser (an error boundary remounts the
             whole document) it must stay inert: React makes such scripts inert, Preact (ADR 046) would run them. */}
-        <ScrollRestoration nonce={nonce} {...(typeof document === "undefined" ? {} : INERT_SCRIPT)} />
-        <Scripts nonce={nonce} />
+        {scriptless ? (
+          <script nonce={nonce} dangerouslySetInnerHTML={{ __html: SHOW_IMAGE_SCRIPT }} />
+        ) : (
+          <>
+            <ScrollRestoration nonce={nonce} {...(typeof document === "undefined" ? {} : INERT_SCRIPT)} />
+            <Scripts nonce={nonce} />
+          </>
+        )}
       </body>
     </html>
   );

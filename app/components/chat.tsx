@@ -13,20 +13,15 @@ import type { ChatMessage, SendResult } from "~/hooks/use-chat";
 import { usePreferences } from "~/hooks/use-preferences";
 import { ErrorList } from "~/components/forms";
 import { T, useT } from "~/i18n/react";
-
-const initials = (name: string) =>
-  name
-    .split(/\s+/)
-    .slice(0, 2)
-    .map((w) => w.charAt(0).toUpperCase())
-    .join("") || "?";
+import { initialsOf, useDataSaver } from "~/components/data-saver";
 
 export function ChatAvatar({ person, size = 40 }: { person: Pick<Person, "name" | "avatarKey">; size?: number }) {
-  return person.avatarKey ? (
+  const saver = useDataSaver();
+  return person.avatarKey && !saver ? (
     <img className="chat-avatar" src={imageUrl(person.avatarKey, "avatar")} alt="" width={size} height={size} loading="lazy" />
   ) : (
     <span className="chat-avatar chat-avatar-initials" aria-hidden="true">
-      {initials(person.name)}
+      {initialsOf(person.name)}
     </span>
   );
 }
@@ -139,6 +134,8 @@ const sizeText = (bytes: number, number: ReturnType<typeof usePreferences>["numb
 export function MessageItem({ m, mine, otherName }: { m: ChatMessage; mine: boolean; otherName: string }) {
   const { t } = useT();
   const { dateTime, number } = usePreferences();
+  // In data-saver mode an image sent in the chat is its link alone (ADR 054).
+  const saver = useDataSaver();
   return (
     <li className={`chat-message ${mine ? "chat-message-mine" : "chat-message-theirs"}`} id={m.id > 0 ? `message-${m.id}` : undefined}>
       <p className="chat-message-meta">
@@ -152,7 +149,7 @@ export function MessageItem({ m, mine, otherName }: { m: ChatMessage; mine: bool
             return (
               <li key={a.id}>
                 <a href={href} download={a.contentType.startsWith("image/") ? undefined : a.fileName}>
-                  {a.contentType.startsWith("image/") ? <img src={href} alt="" width={160} loading="lazy" className="chat-thumb" /> : null}
+                  {a.contentType.startsWith("image/") && !saver ? <img src={href} alt="" width={160} loading="lazy" className="chat-thumb" /> : null}
                   <span>{a.fileName}</span>
                 </a>{" "}
                 <span className="chat-file-size">({sizeText(a.sizeBytes, number)})</span>

@@ -1,6 +1,6 @@
 import { Link } from "~/components/link";
 import type { GigCard as GigCardData } from "~/models/gig.server";
-import { imageUrl } from "~/utils/media";
+import { StoredImage } from "~/components/data-saver";
 import { usePreferences } from "~/hooks/use-preferences";
 import { categoryInitials, ONE_DECIMAL } from "~/domain/catalog-vocabulary";
 import { T, useT } from "~/i18n/react";
@@ -22,6 +22,9 @@ export function GigPlaceholder({ slug, name, cover = false }: { slug: string; na
   );
 }
 
+/** How wide a card's cover is drawn: one card a row on a phone, two from 30em, four from 48em (app.css). */
+const GIG_CARD_SIZES = "(min-width: 72rem) 17rem, (min-width: 48em) 24vw, (min-width: 30em) 50vw, 100vw";
+
 /**
  * One gig in a grid: landing page Featured Services, browse, search, seller profiles and /saved. `saved`: whether
  * the signed-in member saved it, from their own rows (its heart); a visitor's heart asks them to sign in; no heart
@@ -38,7 +41,7 @@ export function GigCard({ gig, headingLevel = 3, saved }: { gig: GigCardData; he
   return (
     <article className="gig-card">
       {gig.imageKey ? (
-        <img className="gig-thumb" src={imageUrl(gig.imageKey, "thumb")} alt="" loading="lazy" width={320} height={180} />
+        <StoredImage className="gig-thumb" imageKey={gig.imageKey} alt="" sizes={GIG_CARD_SIZES} width={320} height={180} />
       ) : (
         <GigPlaceholder slug={gig.categorySlug} name={gig.categoryName} />
       )}

@@ -8,7 +8,7 @@
 import { Form, useNavigation } from "@remix-run/react";
 import { Link } from "~/components/link";
 import type { ReactNode } from "react";
-import { imageUrl } from "~/utils/media";
+import { StoredImage } from "~/components/data-saver";
 import type { OrderListItem } from "~/models/order.server";
 import { orderBadge, orderNumber, type OrderAction } from "~/domain/order-rules";
 import { usePreferences } from "~/hooks/use-preferences";
@@ -202,7 +202,7 @@ export function OrderCard({ order, back }: { order: OrderCardData; back: string 
   return (
     <article className="order-card" aria-labelledby={`order-${order.id}-title`}>
       {order.imageKey ? (
-        <img className="order-thumb" src={imageUrl(order.imageKey, "thumb")} alt="" loading="lazy" width={160} height={90} />
+        <StoredImage className="order-thumb" imageKey={order.imageKey} alt="" sizes="160px" width={160} height={90} />
       ) : (
         <div className="order-thumb order-thumb-empty" aria-hidden="true">
           {order.gigTitle.trim().charAt(0).toUpperCase() || "S"}

@@ -4,7 +4,7 @@ import { SubmitButton } from "~/components/forms";
 import { Stars } from "~/components/reviews";
 import { SellerFacts } from "~/components/seller-facts";
 import type { GigPage } from "~/models/gig.server";
-import { imageUrl } from "~/utils/media";
+import { MemberAvatar } from "~/components/data-saver";
 import { ONE_DECIMAL, sayLevel } from "~/domain/catalog-vocabulary";
 import { usePreferences } from "~/hooks/use-preferences";
 import { dateTimeFormat } from "~/i18n/format";
@@ -26,17 +26,7 @@ export function SellerCard({ gigId, seller, contact }: { gigId: number; seller: 
     <section className="seller-card" aria-labelledby="seller-title">
       <h2 id="seller-title">{t("catalog.seller.title")}</h2>
       <div className="seller-head">
-        {seller.avatarKey ? (
-          <img src={imageUrl(seller.avatarKey, "avatar")} alt="" width={64} height={64} className="avatar" loading="lazy" />
-        ) : (
-          <span className="avatar avatar-initials" aria-hidden="true">
-            {seller.name
-              .split(/\s+/)
-              .slice(0, 2)
-              .map((w) => w[0])
-              .join("")}
-          </span>
-        )}
+        <MemberAvatar name={seller.name} avatarKey={seller.avatarKey} size={64} />
         <p>
           <Link to={profile}>
             <strong>{seller.name}</strong>

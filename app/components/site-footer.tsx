@@ -3,6 +3,7 @@ import { Link } from "~/components/link";
 import type { loader as rootLoader } from "~/root";
 import { SUPPORT_EMAIL, SUPPORT_PHONE, SUPPORT_PHONE_HREF } from "~/content/faq";
 import { LanguageSwitch } from "~/components/language-switch";
+import { DataSaverSwitch } from "~/components/data-saver";
 import { useT } from "~/i18n/react";
 
 /** The main site's footer. `year` comes from the root loader so server and browser render the same text. */
@@ -82,6 +83,7 @@ export function SiteFooter({ year }: { year: number }) {
           </button>
         </Form>
         <LanguageSwitch />
+        <DataSaverSwitch />
         <nav aria-label={t("common.footer.policies")}>
           <Link to="/terms">{t("common.footer.terms")}</Link>
           <Link to="/privacy">{t("common.footer.privacy")}</Link>

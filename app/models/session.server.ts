@@ -36,6 +36,8 @@ export type SessionUser = {
   timeZone: "EAT" | "UTC";
   /** The language the member chose (Settings › Preferences, or the switcher while signed in). */
   language: "en" | "lg" | "sw";
+  /** Data-saver mode (ADR 054): set when the member turned it on; absent is off. */
+  dataSaver?: boolean;
   /** An app's session: the platform its token was issued to. */
   platform?: AppPlatform;
   /**
@@ -294,6 +296,7 @@ async function readSession(
         "u.preferred_currency",
         "u.time_zone",
         "u.language",
+        "u.data_saver",
         "s.platform",
         "s.expires_at",
         db.raw(`${RENEWAL_DUE} AS renewal_due`),
@@ -311,6 +314,7 @@ async function readSession(
     preferredCurrency: row.preferred_currency,
     timeZone: row.time_zone,
     language: row.language,
+    ...(row.data_saver ? { dataSaver: true } : {}),
     ...(row.platform ? { platform: row.platform } : {}),
     ...(row.renewal_due ? { renewalDue: true } : {}),
   };

@@ -341,6 +341,11 @@ export function setLanguage(db: Db, userId: number, language: Settings["language
   return updateUser(db, userId, { language });
 }
 
+/** Data-saver mode (ADR 054), for a signed-in member: stored with their preferences. */
+export function setDataSaver(db: Db, userId: number, on: boolean) {
+  return updateUser(db, userId, { data_saver: on });
+}
+
 /** A member's stored password hash (null for a member without a password), or undefined for no such member. */
 export async function getPasswordHash(db: Db, userId: number): Promise<string | null | undefined> {
   const row = await db("users").where({ id: userId }).first("password_hash");

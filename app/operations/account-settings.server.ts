@@ -193,6 +193,18 @@ export async function setLanguage(actor: Actor, input: { language: "en" | "lg" |
   return updateOwnRow(actor, user.id, "preferences_updated", (trx) => users.setLanguage(trx, user.id, input.language), db);
 }
 
+/**
+ * Data-saver mode (ADR 054), for a member: stored with their preferences, so it follows them to every device they
+ * sign in on (a visitor's choice is only a cookie, which the route sets). The same switch and Settings › Preferences
+ * both come here.
+ */
+export async function setDataSaver(actor: Actor, input: { dataSaver: boolean }, { db }: Options = {}): Promise<Result<null>> {
+  const refused = onlyMembers(actor);
+  if (refused) return refused;
+  const user = memberOf(actor)!;
+  return updateOwnRow(actor, user.id, "preferences_updated", (trx) => users.setDataSaver(trx, user.id, input.dataSaver), db);
+}
+
 /** One write to the member's own row and its activity; not found when the row is gone. */
 function updateOwnRow(
   actor: Actor,

@@ -193,7 +193,7 @@ export async function attachImage(actor: Actor, input: { file: File }, { db }: O
   let key: string;
   let sizeBytes: number;
   try {
-    ({ key, sizeBytes } = await saveImage(bytes, ["thumb", "large"]));
+    ({ key, sizeBytes } = await saveImage(bytes, ["small", "thumb", "large"]));
   } catch (error) {
     await releaseUploads(user.id, [bytes.length]);
     if (error instanceof InvalidImageError)

@@ -11,6 +11,7 @@ import { SaveButton } from "~/components/save-button";
 import { getDb } from "~/server/db.server";
 import { imageUrl } from "~/utils/media";
 import { GigPlaceholder } from "~/components/gig-card";
+import { StoredImage, useDataSaver } from "~/components/data-saver";
 import { PackagePanel } from "~/components/gig-packages";
 import { SellerCard } from "~/components/seller-card";
 import { readFormData } from "~/server/form-data.server";
@@ -72,10 +73,14 @@ export async function action({ request, params }: ActionFunctionArgs) {
   return redirect(destination);
 }
 
+/** The cover's drawn width: the page's column on a phone, beside the 22rem packages from 56em (app.css). */
+const GIG_COVER_SIZES = "(min-width: 72rem) 45rem, (min-width: 56em) calc(100vw - 26.5rem), 100vw";
+
 export default function GigDetail() {
   const { gig, own, saved, reviews, hasMore, page } = useLoaderData<typeof loader>();
   const signedIn = Boolean(useRouteLoaderData<typeof rootLoader>("root")?.user);
   const { t } = useT();
+  const saver = useDataSaver();
   const { number } = usePreferences();
   const { categoryName } = useCategoryWords();
   const buyable = !own && gig.status === "published";
@@ -126,14 +131,26 @@ export default function GigDetail() {
         <div className="gig-main">
           {cover ? (
             <figure className="gig-gallery">
-              <img src={imageUrl(cover, "large")} alt={t("catalog.gig.image", { title: gig.title, n: 1 })} width={1280} height={720} />
+              <StoredImage
+                imageKey={cover}
+                largest="large"
+                lazy={false}
+                sizes={GIG_COVER_SIZES}
+                alt={t("catalog.gig.image", { title: gig.title, n: 1 })}
+                width={1280}
+                height={720}
+              />
               {more.length ? (
                 <ul aria-label={t("catalog.gig.moreImages")}>
                   {more.map((key, i) => (
                     <li key={key}>
-                      <a href={imageUrl(key, "large")}>
-                        <img src={imageUrl(key, "thumb")} alt={t("catalog.gig.image", { title: gig.title, n: i + 2 })} width={160} height={90} loading="lazy" />
-                      </a>
+                      {saver ? (
+                        <StoredImage imageKey={key} sizes="160px" alt={t("catalog.gig.image", { title: gig.title, n: i + 2 })} width={160} height={90} />
+                      ) : (
+                        <a href={imageUrl(key, "large")}>
+                          <StoredImage imageKey={key} sizes="160px" alt={t("catalog.gig.image", { title: gig.title, n: i + 2 })} width={160} height={90} />
+                        </a>
+                      )}
                     </li>
                   ))}
                 </ul>

@@ -32,6 +32,7 @@ import { LANGUAGE_COOKIE } from "~/i18n/locales";
 import { metaI18n, T, useT } from "~/i18n/react";
 import { serializeCookie } from "~/server/cookies.server";
 import settingsStylesUrl from "~/styles/settings.css?url";
+import { DataSaverChoice } from "~/components/settings-data-saver";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: settingsStylesUrl }];
 
@@ -240,6 +241,7 @@ export default function Settings() {
       {tab === "billing" ? <BillingTab s={settings} key={key} constraint={constraint} reply={reply} /> : null}
       {tab === "preferences" ? <PreferencesTab s={settings} key={key} constraint={constraint} reply={reply} /> : null}
       {tab === "preferences" ? <AnalyticsChoice /> : null}
+      {tab === "preferences" ? <DataSaverChoice /> : null}
     </section>
   );
 }

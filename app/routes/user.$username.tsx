@@ -13,7 +13,7 @@ import { getDb } from "~/server/db.server";
 import { getUser } from "~/server/auth.server";
 import { isSellerSaved, savedGigIdsAmong } from "~/models/saved.server";
 import { SaveButton } from "~/components/save-button";
-import { imageUrl } from "~/utils/media";
+import { MemberAvatar } from "~/components/data-saver";
 import { usePreferences } from "~/hooks/use-preferences";
 import { ONE_DECIMAL, sayLevel } from "~/domain/catalog-vocabulary";
 import { pageMessages, requestT } from "~/i18n/messages.server";
@@ -66,17 +66,7 @@ export default function Profile() {
   return (
     <section className="container profile" aria-labelledby="profile-title">
       <header className="profile-head">
-        {p.avatarKey ? (
-          <img src={imageUrl(p.avatarKey, "avatar")} alt="" width={96} height={96} className="avatar" />
-        ) : (
-          <span className="avatar avatar-initials" aria-hidden="true">
-            {p.name
-              .split(/\s+/)
-              .slice(0, 2)
-              .map((w) => w[0])
-              .join("")}
-          </span>
-        )}
+        <MemberAvatar name={p.name} avatarKey={p.avatarKey} size={96} />
         <div>
           <h1 id="profile-title">{p.name}</h1>
           <p>@{p.username}</p>

@@ -4,7 +4,7 @@
  * from this process's memory for a few seconds: fresh for FRESH_MS, then served stale for up to STALE_MS more while one rebuild per key runs.
  *
  * - The key is everything a page may depend on for such a visitor: the origin (scheme and host), the path,
- *   the query with its parameters in name order, the display currency and analytics-consent cookies, the
+ *   the query with its parameters in name order, the display currency, analytics-consent and data-saver cookies, the
  *   visitor's language (the switcher's cookie, else Accept-Language: app/i18n/negotiate.server.ts) and whether the server records a page view for it. The page is built from a
  *   request made of that key alone (`keyRequest`), never from the visitor's own headers, so nothing outside
  *   the key can leak into a stored page.
@@ -29,6 +29,7 @@ import { SESSION_COOKIE } from "~/models/session.server";
 import { CONSENT_COOKIE, readCookie } from "~/server/cookies.server";
 import { DATA_REQUEST_HEADER } from "~/i18n/messages.server";
 import { CURRENCY_COOKIE } from "~/server/currency.server";
+import { DATA_SAVER_COOKIE, dataSaverCookieValue } from "~/server/data-saver.server";
 import { maskUrlCredentials } from "~/utils/mask-url";
 import { visitorLocale } from "~/i18n/negotiate.server";
 import { createRedis, getRedis } from "~/server/redis.server";
@@ -106,6 +107,8 @@ export function pageKeyOf(req: KeySource, pageview: boolean): PageKey | null {
   const kept = [
     consent === "granted" || consent === "denied" ? `${CONSENT_COOKIE}=${consent}` : "",
     currency === "UGX" || currency === "USD" ? `${CURRENCY_COOKIE}=${currency}` : "",
+    // Data-saver pages (no images, no scripts: ADR 054) are other pages; "off" draws the same page as no cookie.
+    dataSaverCookieValue(cookie) === "on" ? `${DATA_SAVER_COOKIE}=on` : "",
   ].filter(Boolean);
   // The page is built asking for the language the visitor's own headers resolve to, whichever way they did.
   const language = visitorLocale(cookie, req.headers["accept-language"]);

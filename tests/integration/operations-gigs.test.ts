@@ -324,14 +324,14 @@ describe("deleteGig", () => {
 describe("attachImage", () => {
   const file = (data: Buffer, name = "cover.png") => new File([new Uint8Array(data)], name, { type: "image/png" });
 
-  it("stores a seller's image (two sizes) and records it as their upload", async () => {
+  it("stores a seller's image (three sizes) and records it as their upload", async () => {
     const result = await attachImage(member(seller), { file: file(png) }, { db: t.db });
     expect(result).toMatchObject({ ok: true, value: { key: expect.stringMatching(/^[0-9a-f-]{36}$/) } });
     const key = result.ok ? result.value.key : "";
     expect(await t.db("uploads").where({ storage_key: key }).first("owner_id")).toEqual({ owner_id: seller.id });
-    expect(filesIn().filter((f) => f.startsWith(key))).toEqual([`${key}-large.webp`, `${key}-thumb.webp`]);
-    // The bytes written (both sizes) are kept with it: they count against the seller's storage cap.
-    const written = ["large", "thumb"].reduce((sum, size) => sum + fs.statSync(path.join(uploadDir, `${key}-${size}.webp`)).size, 0);
+    expect(filesIn().filter((f) => f.startsWith(key))).toEqual([`${key}-large.webp`, `${key}-small.webp`, `${key}-thumb.webp`]);
+    // The bytes written (every size) are kept with it: they count against the seller's storage cap.
+    const written = ["large", "small", "thumb"].reduce((sum, size) => sum + fs.statSync(path.join(uploadDir, `${key}-${size}.webp`)).size, 0);
     expect(await t.db("uploads").where({ storage_key: key }).first("size_bytes")).toEqual({ size_bytes: written });
   });
 

@@ -102,14 +102,14 @@ describe("demo data", () => {
     }
   });
 
-  it("gives every gig a cover image its seller uploaded, stored in both sizes the catalog shows", async () => {
+  it("gives every gig a cover image its seller uploaded, stored in every size the catalog shows", async () => {
     const rows = await gigImages(t);
     expect(rows.length).toBeGreaterThanOrEqual(60);
     expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length); // one image a gig
     for (const row of rows) {
       expect(row.storage_key, `gig ${row.id}`).toBeTruthy();
       expect(row.owner_id, `gig ${row.id}`).toBe(row.seller_id);
-      for (const size of ["thumb", "large"] as const) expect(fs.existsSync(imageFile(row.storage_key, size)!), `gig ${row.id} ${size}`).toBe(true);
+      for (const size of ["small", "thumb", "large"] as const) expect(fs.existsSync(imageFile(row.storage_key, size)!), `gig ${row.id} ${size}`).toBe(true);
     }
     const large = await sharp(imageFile(rows[0]!.storage_key, "large")!).metadata();
     expect({ format: large.format, width: large.width, height: large.height }).toEqual({ format: "webp", width: COVER_WIDTH, height: COVER_HEIGHT });
@@ -208,12 +208,22 @@ describe("npm run seed (scripts/migrate.ts --seed)", () => {
     const server = await startTestServer({ DATABASE_URL: t.url, UPLOAD_DIR: dir, QUEUE_PREFIX: prefix });
     try {
       const html = await (await fetch(`${server.baseUrl}/`)).text();
-      const covers = [...html.matchAll(/<img class="gig-thumb" src="(\/media\/[0-9a-f-]{36}-thumb\.webp)"/g)].map((m) => m[1]!);
+      // Each card names its small and thumb renditions (ADR 054); both are served.
+      const covers = [
+        ...html.matchAll(
+          /<img class="gig-thumb" src="(\/media\/[0-9a-f-]{36}-small\.webp)" srcSet="[^"]*-small\.webp 320w, (\/media\/[^ ]+-thumb\.webp) 480w"/g,
+        ),
+      ];
       expect(covers).toHaveLength(4);
-      const image = await fetch(`${server.baseUrl}${covers[0]}`);
-      expect(image.status).toBe(200);
-      expect(image.headers.get("content-type")).toBe("image/webp");
-      expect((await sharp(Buffer.from(await image.arrayBuffer())).metadata()).width).toBe(480);
+      for (const [url, width] of [
+        [covers[0]![1]!, 320],
+        [covers[0]![2]!, 480],
+      ] as const) {
+        const image = await fetch(`${server.baseUrl}${url}`);
+        expect(image.status).toBe(200);
+        expect(image.headers.get("content-type")).toBe("image/webp");
+        expect((await sharp(Buffer.from(await image.arrayBuffer())).metadata()).width).toBe(width);
+      }
     } finally {
       await server.stop();
     }

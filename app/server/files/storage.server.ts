@@ -20,9 +20,13 @@ export const MAX_IMAGE_PIXELS = 40_000_000;
 const SHARP_OPTIONS = { limitInputPixels: MAX_IMAGE_PIXELS } as const;
 const ACCEPTED = new Set(["jpeg", "png", "webp"]);
 
-/** Named sizes: the longest side in pixels, and whether it is cropped square. */
+/**
+ * Named sizes: the longest side in pixels, and whether it is cropped square. `small` is the smallest a gig card
+ * fills on a phone (ADR 054): pages offer small, thumb (and large) as a srcset, and data-saver mode shows small.
+ */
 export const IMAGE_SIZES = {
   avatar: { width: 256, square: true },
+  small: { width: 320, square: false },
   thumb: { width: 480, square: false },
   large: { width: 1280, square: false },
 } as const;
@@ -44,7 +48,7 @@ export function uploadDir(env: Pick<Env, "UPLOAD_DIR"> = getEnv()) {
 }
 
 const KEY = /^[0-9a-f-]{36}$/;
-const FILE_NAME = /^([0-9a-f-]{36})-(avatar|thumb|large)\.webp$/;
+const FILE_NAME = /^([0-9a-f-]{36})-(avatar|small|thumb|large)\.webp$/;
 
 /** Where an image of this key and size is kept (null for a key or size that is not one of ours). */
 export function imageFile(key: string, size: ImageSize, dir = uploadDir()) {
@@ -123,6 +127,28 @@ export async function saveImage(input: Buffer, sizes: ImageSize[]): Promise<{ ke
     throw new InvalidImageError({ code: "image.unreadable", params: {} });
   }
   return { key, sizeBytes };
+}
+
+/**
+ * The small rendition of an image stored before there was one (ADR 054), made from its thumb the first time it is
+ * asked for, the way saveImage makes it, and written beside the others (through a temporary name, so a reader never
+ * sees half a file). Null when the image has no thumb either. Its few kilobytes are not counted against the quota.
+ */
+export async function deriveSmallImage(key: string, dir = uploadDir()): Promise<string | null> {
+  const thumb = imageFile(key, "thumb", dir);
+  const small = imageFile(key, "small", dir);
+  if (!thumb || !small) return null;
+  const sharp = await loadSharp();
+  const temporary = `${small}.${randomUUID()}.tmp`;
+  try {
+    const { width } = IMAGE_SIZES.small;
+    await sharp(thumb, SHARP_OPTIONS).resize({ width, height: width, fit: "inside", withoutEnlargement: true }).webp({ quality: 80 }).toFile(temporary);
+    await fs.rename(temporary, small);
+    return small;
+  } catch {
+    await fs.rm(temporary, { force: true });
+    return null;
+  }
 }
 
 /** Removes every size of an image (those that exist). */

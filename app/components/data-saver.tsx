@@ -1,0 +1,119 @@
+/**
+ * Data-saver mode in the page (ADR 054): the switch every page's footer carries, images that wait for "Show image",
+ * and avatars as initials. The mode is the root loader's `dataSaver` (the member's preference, else the visitor's
+ * cookie). A data-saver document is sent without the app's scripts; SHOW_IMAGE_SCRIPT, inline, is its only one.
+ */
+import { Form, useLocation, useRouteLoaderData } from "@remix-run/react";
+import { useState, type MouseEvent } from "react";
+import type { loader as rootLoader } from "~/root";
+import { useT } from "~/i18n/react";
+import { imageUrl, imageSrcSet } from "~/utils/media";
+
+/** Whether this page is drawn in data-saver mode. */
+export function useDataSaver(): boolean {
+  return useRouteLoaderData<typeof rootLoader>("root")?.dataSaver === true;
+}
+
+/** The footer's switch: one button that posts the other choice to /data-saver and comes back to this page. */
+export function DataSaverSwitch() {
+  const { t } = useT();
+  const on = useDataSaver();
+  const location = useLocation();
+  return (
+    <Form method="post" action="/data-saver" className="data-saver-switch">
+      <input type="hidden" name="redirectTo" value={location.pathname + location.search} />
+      <span>{on ? t("common.dataSaver.isOn") : t("common.dataSaver.isOff")}</span>
+      <button type="submit" name="dataSaver" value={on ? "off" : "on"} className="button button-secondary button-small">
+        {on ? t("common.dataSaver.turnOff") : t("common.dataSaver.turnOn")}
+      </button>
+    </Form>
+  );
+}
+
+/**
+ * A stored image in the page. Normally an `<img>` with the renditions as a srcset, so the browser takes the smallest
+ * that fills `sizes` on its screen. In data-saver mode a "Show image" link to the smallest rendition instead: without
+ * JavaScript it opens that image alone; with it (this click handler on a hydrated page, the inline script on a
+ * data-saver document) the image takes the link's place.
+ */
+export function StoredImage({
+  imageKey,
+  alt,
+  sizes,
+  width,
+  height,
+  className,
+  largest = "thumb",
+  lazy = true,
+}: {
+  imageKey: string;
+  alt: string;
+  sizes: string;
+  width: number;
+  height: number;
+  className?: string;
+  /** The largest rendition worth offering here (a card never needs the 1280-pixel one). */
+  largest?: "thumb" | "large";
+  lazy?: boolean;
+}) {
+  const saver = useDataSaver();
+  const [shown, setShown] = useState(false);
+  const { t } = useT();
+  if (saver && !shown) {
+    const show = (event: MouseEvent<HTMLAnchorElement>) => {
+      if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+      event.preventDefault();
+      setShown(true);
+    };
+    return (
+      <a href={imageUrl(imageKey, "small")} className={`show-image ${className ?? ""}`} data-show-image="" data-alt={alt} data-class={className} onClick={show}>
+        {t("common.dataSaver.showImage")}
+      </a>
+    );
+  }
+  if (saver) return <img className={className} src={imageUrl(imageKey, "small")} alt={alt} width={width} height={height} />;
+  return (
+    <img
+      className={className}
+      src={imageUrl(imageKey, largest === "large" ? "thumb" : "small")}
+      srcSet={imageSrcSet(imageKey, largest)}
+      sizes={sizes}
+      alt={alt}
+      width={width}
+      height={height}
+      {...(lazy ? { loading: "lazy" as const } : {})}
+    />
+  );
+}
+
+/** "Sarah Namuli" → "SN". */
+export function initialsOf(name: string): string {
+  return (
+    name
+      .split(/\s+/)
+      .filter(Boolean)
+      .slice(0, 2)
+      .map((w) => w.charAt(0).toUpperCase())
+      .join("") || "?"
+  );
+}
+
+/**
+ * A member's picture, or their initials when they have none or the page is in data-saver mode: an element named
+ * by the member's name for a screen reader, whose initials are what the eye sees.
+ */
+export function MemberAvatar({ name, avatarKey, size, className = "avatar" }: { name: string; avatarKey: string | null; size: number; className?: string }) {
+  const saver = useDataSaver();
+  if (avatarKey && !saver) return <img src={imageUrl(avatarKey, "avatar")} alt="" width={size} height={size} className={className} loading="lazy" />;
+  return (
+    <span className={`${className} avatar-initials`} role="img" aria-label={name}>
+      <span aria-hidden="true">{initialsOf(name)}</span>
+    </span>
+  );
+}
+
+/**
+ * The one script of a data-saver document (root.tsx sends it inline, with the page's nonce): a tap on "Show image"
+ * puts the image in the link's place. Without it the link opens the image.
+ */
+export const SHOW_IMAGE_SCRIPT = `document.addEventListener("click",function(e){var a=e.target.closest&&e.target.closest("a[data-show-image]");if(!a||e.defaultPrevented||e.button||e.metaKey||e.ctrlKey||e.shiftKey||e.altKey)return;e.preventDefault();var i=new Image();i.src=a.getAttribute("href");i.alt=a.getAttribute("data-alt")||"";var c=a.getAttribute("data-class");if(c)i.className=c;a.replaceWith(i)});`;

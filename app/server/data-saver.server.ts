@@ -1,0 +1,22 @@
+/**
+ * Data-saver mode (ADR 054): pages without images until asked for, avatars as initials, and no JavaScript.
+ * A signed-in member's choice is their row's `data_saver` (Settings › Preferences, or the switch while signed in);
+ * a visitor's is the `soko_data_saver` cookie the switch sets (`on`, or `off` after switching it off). The page
+ * cache keys visitors' pages by that cookie's valid value (app/server/page-cache.server.ts).
+ */
+import type { SessionUser } from "~/models/session.server";
+import { readCookie } from "~/server/cookies.server";
+
+export const DATA_SAVER_COOKIE = "soko_data_saver";
+
+/** The cookie's value when it is one of ours (anything else is as if there were none: off). */
+export function dataSaverCookieValue(header: string | null | undefined): "on" | "off" | null {
+  const value = readCookie(header, DATA_SAVER_COOKIE);
+  return value === "on" || value === "off" ? value : null;
+}
+
+/** Whether this request's pages are in data-saver mode: the member's stored choice, else the visitor's cookie. */
+export function isDataSaver(request: Request, user: Pick<SessionUser, "dataSaver"> | null): boolean {
+  if (user) return user.dataSaver === true;
+  return dataSaverCookieValue(request.headers.get("Cookie")) === "on";
+}
