@@ -96,7 +96,11 @@ export type Effect =
   | { kind: "conversion"; fact: import("~/analytics/conversions.server").ConversionFact }
   | { kind: "message_mail"; conversationId: string; userId: number; round: number }
   /** A stored file (a message's or an order's attachment, UPLOAD_DIR/order-files/<key>) whose row is gone. */
-  | { kind: "delete_file"; key: string };
+  | { kind: "delete_file"; key: string }
+  /** A text by SMS (app/operations/sms.server.ts, ADR 050): the sms_messages row to send. */
+  | { kind: "send_sms"; smsId: number }
+  /** A message unread since `lastRead`: texted in 15 minutes if still unread (app/operations/sms-alerts.server.ts). */
+  | { kind: "sms_unread"; conversationId: string; userId: number; lastRead: number };
 
 export type Tx = {
   trx: Knex.Transaction;
