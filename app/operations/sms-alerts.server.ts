@@ -27,8 +27,8 @@ const ORDER_TEXTS: Record<string, { to: "buyer" | "seller"; key: SmsWords["key"]
 };
 
 /**
- * Texts an order's notification when it is one of ORDER_TEXTS for this recipient (notifyParty calls it). `order`
- * is the row as it was before the step, so its status and revisions used name the event.
+ * Texts an order's notification when it is one of ORDER_TEXTS for this recipient (notifyParty calls it). The
+ * order row as the operation holds it (its status and revisions used) names the event with the kind.
  */
 export async function textOrderEvent(tx: Tx, userId: number, order: OrderRow, kind: string) {
   const text = ORDER_TEXTS[kind];
