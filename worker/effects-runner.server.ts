@@ -14,6 +14,10 @@ import { claimDueEffects, markEffectDone, markEffectFailed } from "../app/operat
 import { mailUnreadMessages } from "../app/operations/messages.server";
 import { recomputeSellerLevel } from "../app/operations/seller-levels.server";
 import { notifySavedSellerGig } from "../app/operations/saved.server";
+import { deliverSms } from "../app/operations/sms.server";
+import { textUnreadMessage } from "../app/operations/sms-alerts.server";
+import { createSmsProvider } from "../app/sms/registry.server";
+import type { SmsProvider } from "../app/sms/provider.server";
 import { createDb } from "../app/server/db.server";
 import type { Env } from "../app/server/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
@@ -22,13 +26,26 @@ import { deleteImageFrom, uploadDir } from "../app/server/files/storage.server";
 import { retryDelay } from "../app/utils/backoff";
 import { startDrain } from "./drain.server";
 
-export type EffectsOptions = { db?: Knex; pollMs?: number; retryInitialMs?: number; retryMaxMs?: number; maxAttempts?: number; leaseMs?: number };
+export type EffectsOptions = {
+  db?: Knex;
+  smsProvider?: SmsProvider;
+  pollMs?: number;
+  retryInitialMs?: number;
+  retryMaxMs?: number;
+  maxAttempts?: number;
+  leaseMs?: number;
+};
 export type EffectsRunner = { close: () => Promise<void> };
 
 const actor = systemActor("effects");
 
 /** What each kind of effect does. */
-function handlers(env: Env, ingest: () => Ingest, dbOf: () => Knex): { [K in Effect["kind"]]: (effect: Extract<Effect, { kind: K }>) => Promise<void> } {
+function handlers(
+  env: Env,
+  ingest: () => Ingest,
+  dbOf: () => Knex,
+  sms: SmsProvider,
+): { [K in Effect["kind"]]: (effect: Extract<Effect, { kind: K }>) => Promise<void> } {
   return {
     // In this worker's upload directory (its env's UPLOAD_DIR), as the housekeeping does.
     delete_image: (effect) => deleteImageFrom(uploadDir(env), effect.key),
@@ -52,6 +69,14 @@ function handlers(env: Env, ingest: () => Ingest, dbOf: () => Knex): { [K in Eff
       const result = await notifySavedSellerGig(actor, { gigId }, { db: dbOf() });
       if (!result.ok) throw new Error(`saved_seller_gig refused: ${result.error}`);
     },
+    // At least once: a text the gateway did not clearly take is tried again (the throw); one it took is not.
+    send_sms: async ({ smsId }) => {
+      const delivered = await deliverSms(actor, { smsId, provider: sms }, { db: dbOf() });
+      if (delivered.ok && delivered.value.status === "retry") throw new Error(`SMS #${smsId} not sent: ${delivered.value.reason}`);
+    },
+    sms_unread: async ({ conversationId, userId, lastRead }) => {
+      await textUnreadMessage(actor, { conversationId, userId, lastRead }, { db: dbOf() });
+    },
   };
 }
 
@@ -64,6 +89,7 @@ export function startEffects(env: Env, options: EffectsOptions = {}): EffectsRun
     env,
     () => (ingest ??= createIngest({ redisUrl: env.REDIS_URL, prefix: env.QUEUE_PREFIX })),
     () => db,
+    options.smsProvider ?? createSmsProvider(env),
   );
 
   async function carryOut({ id, effect, attempts }: { id: number; effect: Effect; attempts: number }) {

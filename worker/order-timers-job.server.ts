@@ -10,6 +10,7 @@ import type { Knex } from "knex";
 import { systemActor } from "../app/operations/core.server";
 import { runOrderTimers } from "../app/operations/orders.server";
 import { pollPayments, pollPayouts, type PaymentOptions } from "../app/operations/payments.server";
+import { textAutoCompleteWarnings } from "../app/operations/sms-alerts.server";
 import { createDb } from "../app/server/db.server";
 import type { Env } from "../app/server/env.server";
 import { startScheduledJob, type Scheduled } from "./scheduled.server";
@@ -24,11 +25,14 @@ export async function runOrderRound(options: PaymentOptions & { db: Knex }) {
   const payments = await pollPayments(actor, options);
   const payouts = await pollPayouts(actor, options);
   const timers = await runOrderTimers(actor, options);
+  // Buyers whose delivery completes by itself within a day are texted once (ADR 050).
+  const warned = await textAutoCompleteWarnings(actor, { db: options.db, now: options.now?.() });
   return {
     payments: payments.ok ? payments.value.settled : 0,
     payouts: payouts.ok ? payouts.value.settled : 0,
     completed: timers.ok ? timers.value.completed : 0,
     cleared: timers.ok ? timers.value.cleared : 0,
+    warned: warned.ok ? warned.value : 0,
   };
 }
 

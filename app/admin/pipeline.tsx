@@ -7,6 +7,9 @@ import { failedEntries, pipelineCounts, queueHealth } from "~/analytics/pipeline
 import { adminBase, clockTime, FigureTable, InsightLinks, LineChart, useTimeZone } from "~/components/analytics-insights";
 import { usePreferences } from "~/hooks/use-preferences";
 import { FormMessage } from "~/components/forms";
+import { SmsTotalsTable } from "~/components/admin-sms-totals";
+import { smsTotals } from "~/models/sms.server";
+import { getDb } from "~/server/db.server";
 import { adminScreenLoader } from "~/server/admin-area.server";
 import { requireMemberActor } from "~/server/auth.server";
 import { getEnv } from "~/server/env.server";
@@ -50,6 +53,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     within(queueHealth(getRedis(), prefix, now.getTime())),
     within(failedEntries(getRedis(), prefix, 50)),
   ]);
+  const [smsToday, smsWeek] = await Promise.all([smsTotals(getDb(), 1), smsTotals(getDb(), 7)]);
   const url = new URL(request.url);
   const params = url.searchParams;
   const replayed = params.get("replayed");
@@ -57,6 +61,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     counts,
     health,
     failed,
+    sms: { today: smsToday, week: smsWeek },
     replayed: replayed && /^\d{1,7}$/.test(replayed) ? Number(replayed) : null,
     now: now.toISOString(),
     base: adminBase(url.pathname),
@@ -104,7 +109,7 @@ const SERIES_WORDS: Record<keyof typeof COLOURS, string> = {
 };
 
 export default function AdminPipeline() {
-  const { counts, health, failed, replayed, now, base } = useLoaderData<typeof loader>();
+  const { counts, health, failed, sms, replayed, now, base } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const navigation = useNavigation();
   const replaying = navigation.state === "submitting" && navigation.formData?.get("intent") === "replay";
@@ -122,6 +127,9 @@ export default function AdminPipeline() {
 
       <h2>{t("admin.pipeline.last24h")}</h2>
       {counts ? <Counts counts={counts} /> : <p role="alert">{t("admin.pipeline.countersUnavailable")}</p>}
+
+      <h2 id="sms-title">{t("admin.sms.title")}</h2>
+      <SmsTotalsTable today={sms.today} week={sms.week} />
 
       <h2>{t("admin.pipeline.queue")}</h2>
       {health ? (

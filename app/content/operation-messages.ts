@@ -99,6 +99,8 @@ export const LIMIT_MESSAGES: Record<Exclude<LimitName, "unavailable">, string> =
   apiToken: "ops.limit.apiToken",
   apiAddress: "ops.limit.apiAddress",
   analytics: "ops.limit.analytics",
+  phoneCode: "ops.limit.phoneCode",
+  phoneCodeNumber: "ops.limit.phoneCode",
 };
 
 /** The sign-in limits end with when to try again (ADR 030): "… Please try again in 2 minutes." */

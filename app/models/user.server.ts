@@ -155,6 +155,9 @@ export type NotificationPreferences = {
   emailMarketing: boolean;
   pushOrders: boolean;
   pushMessages: boolean;
+  /** Texts about orders and unread messages to the verified phone (ADR 050). */
+  smsOrders: boolean;
+  smsMessages: boolean;
 };
 
 export const NOTIFICATION_COLUMNS = {
@@ -163,6 +166,8 @@ export const NOTIFICATION_COLUMNS = {
   emailMarketing: "notify_email_marketing",
   pushOrders: "notify_push_orders",
   pushMessages: "notify_push_messages",
+  smsOrders: "notify_sms_orders",
+  smsMessages: "notify_sms_messages",
 } as const satisfies Record<keyof NotificationPreferences, string>;
 
 /** How the platform reaches a member about their orders and messages: where to, whether they can be, and what they chose. */
@@ -232,6 +237,8 @@ export async function getSettings(db: Db, userId: number): Promise<Settings | nu
       emailMarketing: u.notify_email_marketing,
       pushOrders: u.notify_push_orders,
       pushMessages: u.notify_push_messages,
+      smsOrders: u.notify_sms_orders,
+      smsMessages: u.notify_sms_messages,
     },
     mobileMoneyNumber: u.mobile_money_number,
     payoutNumberSetAt: u.payout_number_set_at ?? null,

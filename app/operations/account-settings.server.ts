@@ -91,6 +91,8 @@ export async function updateNotifications(actor: Actor, input: NotificationsInpu
     emailMarketing: input.emailMarketing === "on",
     pushOrders: input.pushOrders === "on",
     pushMessages: input.pushMessages === "on",
+    smsOrders: input.smsOrders === "on",
+    smsMessages: input.smsMessages === "on",
   };
   return updateOwnRow(actor, user.id, "notifications_updated", (trx) => users.updateNotifications(trx, user.id, prefs), db);
 }

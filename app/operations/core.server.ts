@@ -100,7 +100,11 @@ export type Effect =
   /** A seller's level and response time measured again (app/operations/seller-levels.server.ts, ADR 049). */
   | { kind: "recompute_level"; userId: number }
   /** A seller's gig was published for the first time: tell the members who saved the seller (app/operations/saved.server.ts). */
-  | { kind: "saved_seller_gig"; gigId: number };
+  | { kind: "saved_seller_gig"; gigId: number }
+  /** A text by SMS (app/operations/sms.server.ts, ADR 050): the sms_messages row to send. */
+  | { kind: "send_sms"; smsId: number }
+  /** A message unread since `lastRead`: texted in 15 minutes if still unread (app/operations/sms-alerts.server.ts). */
+  | { kind: "sms_unread"; conversationId: string; userId: number; lastRead: number };
 
 export type Tx = {
   trx: Knex.Transaction;

@@ -21,6 +21,7 @@ import { OFF_PLATFORM_WARNING, offPlatformReason } from "~/domain/off-platform";
 import { appMailOrigin } from "~/server/host.server";
 import { isMessageFileType } from "~/server/files/message-files.server";
 import { consume } from "~/server/rate-limit.server";
+import { queueUnreadText } from "~/operations/sms-alerts.server";
 
 type Options = { db?: Knex };
 type Member = Extract<Actor, { kind: "member" }>;
@@ -186,6 +187,7 @@ export async function sendMessage(
         await pushUnreadCount(tx, side.otherId, { kind: "message", body, orderId: null, conversationId: input.conversationId }, unread);
       }
       if (recipient.emailMessages) await queueMessageMail(tx, input.conversationId, side.otherId, stored.recipientMail);
+      await queueUnreadText(tx, input.conversationId, side.otherId);
       const views = await conversationViews(tx.trx, input.conversationId);
       for (const userId of [side.otherId, me.id]) {
         tx.live({ to: userId, event: CHAT_EVENTS.newMessage, data: { message, conversation: views.get(userId) ?? null } });

@@ -57,6 +57,7 @@ import { queueLevelRecompute } from "~/operations/seller-levels.server";
 import { appMailOrigin } from "~/server/host.server";
 import { canTransition, orderNumber, TRANSITIONS, type Transition } from "~/domain/order-rules";
 import { splitShares } from "~/domain/fees";
+import { textOrderEvent } from "~/operations/sms-alerts.server";
 
 /** Who acts on an order, as its timeline names them. */
 export type OrderActor = { id: number | null; role: EventRole };
@@ -70,6 +71,7 @@ export async function notifyParty(tx: Tx, userId: number, order: OrderRow, kind:
   await insertNotification(tx.trx, { userId, kind, orderId: order.id, notice });
   const user = await preferencesOf(tx, userId);
   if (!user) return;
+  await textOrderEvent(tx, userId, order, kind);
   const body = sayNotice(notice, user.language);
   if (user.pushOrders) await pushUnreadCount(tx, userId, { kind, body, orderId: order.id, conversationId: null });
   if (user.emailOrders) {

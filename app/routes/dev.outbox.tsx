@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { isOutboxOpen, listOutbox } from "~/models/outbox.server";
+import { isSmsOutboxOpen, listTexts } from "~/models/sms.server";
 import { getDb } from "~/server/db.server";
 import { getEnv } from "~/server/env.server";
 import { requireLoopbackHost } from "~/server/host.server";
@@ -14,12 +15,15 @@ export const meta: MetaFunction = () => [{ title: "Outbox (development) | Soko" 
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   requireLoopbackHost(request);
-  if (!isOutboxOpen(getEnv(), context)) throw new Response("Not Found", { status: 404 });
-  return { mails: await listOutbox(getDb()) };
+  const mailOpen = isOutboxOpen(getEnv(), context);
+  // The SMS sandbox's texts (verification codes among them) under the same rules, while no gateway is configured.
+  const smsOpen = isSmsOutboxOpen(getEnv(), context);
+  if (!mailOpen && !smsOpen) throw new Response("Not Found", { status: 404 });
+  return { mails: mailOpen ? await listOutbox(getDb()) : [], texts: smsOpen ? await listTexts(getDb()) : null };
 }
 
 export default function Outbox() {
-  const { mails } = useLoaderData<typeof loader>();
+  const { mails, texts } = useLoaderData<typeof loader>();
   return (
     <section className="container form-page outbox" aria-labelledby="outbox-title">
       <h1 id="outbox-title">Outbox</h1>
@@ -34,6 +38,20 @@ export default function Outbox() {
           <pre>{linkify(m.body)}</pre>
         </article>
       ))}
+      {texts ? (
+        <section aria-labelledby="outbox-texts">
+          <h2 id="outbox-texts">Texts (SMS sandbox)</h2>
+          {texts.length === 0 ? <p>No texts yet.</p> : null}
+          {texts.map((sms) => (
+            <article key={sms.id} aria-label={`Text to ${sms.to}`} className="outbox-text">
+              <p>
+                To: {sms.to} · {sms.purpose} · {sms.sentAt ? new Date(sms.sentAt).toISOString() : "not sent yet"}
+              </p>
+              <pre>{sms.body}</pre>
+            </article>
+          ))}
+        </section>
+      ) : null}
     </section>
   );
 }

@@ -18,6 +18,7 @@ import { clearSessionCookie, requireMemberActor, requireUser } from "~/server/au
 import { memberSessionRows, type SessionRow } from "~/server/member-sessions.server";
 import { SessionList } from "~/components/session-list";
 import { SellerProfileFields } from "~/components/settings-seller-profile";
+import { PhoneSettingsLink } from "~/components/settings-phone";
 import { getDb } from "~/server/db.server";
 import { readFormData, readMultipartFormData } from "~/server/form-data.server";
 import { failureStatus, formFailure } from "~/server/operation-results.server";
@@ -114,6 +115,8 @@ const NOTIFICATION_LABELS: Record<keyof NotificationPreferences, string> = {
   emailMarketing: "account.settings.notify.emailMarketing",
   pushOrders: "account.settings.notify.pushOrders",
   pushMessages: "account.settings.notify.pushMessages",
+  smsOrders: "account.settings.notify.smsOrders",
+  smsMessages: "account.settings.notify.smsMessages",
 };
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -329,6 +332,7 @@ function SecurityTab({
         <PasswordField field={fields.confirmPassword} label={t("account.field.confirmNewPassword")} autoComplete="new-password" />
         <SubmitButton pendingLabel={t("account.button.saving")}>{t("account.settings.changePassword")}</SubmitButton>
       </Form>
+      <PhoneSettingsLink />
       <SessionList sessions={sessions} action="/settings?tab=security" error={sessionError} />
       <Form method="post" action="/settings?tab=security" className="form-card session-card">
         <h3>{t("account.settings.otherSessions")}</h3>

@@ -160,6 +160,8 @@ export const NotificationsSchema = z.object({
   emailMarketing: z.literal("on").optional(),
   pushOrders: z.literal("on").optional(),
   pushMessages: z.literal("on").optional(),
+  smsOrders: z.literal("on").optional(),
+  smsMessages: z.literal("on").optional(),
 });
 
 export const SecuritySchema = withConfirmation({

@@ -165,6 +165,15 @@ const EnvSchema = z
      * test suite. Without it, production with no provider credentials takes no payments at all.
      */
     PAYMENTS_SANDBOX: booleanish.optional(),
+    /**
+     * Africa's Talking (ADR 050): the API key and account username texts are sent with; unset key: the SMS sandbox
+     * (texts stay in the table and show on /dev/outbox). The base URL defaults to the live API, or the gateway's
+     * sandbox for the username "sandbox"; the sender id is an approved one (unset: the gateway's default).
+     */
+    AFRICASTALKING_API_KEY: z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), z.string().optional()),
+    AFRICASTALKING_USERNAME: z.string().trim().min(1).default("sandbox"),
+    AFRICASTALKING_BASE_URL: optionalUrl(),
+    AFRICASTALKING_SENDER_ID: z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), z.string().max(11).optional()),
     /** The micro-cache of anonymous pages (ADR 019): on, or off (benchmarks compare the two; test servers). */
     PAGE_CACHE: z.preprocess((v) => (typeof v === "string" ? v.trim().toLowerCase() : v), z.enum(["on", "off"])).default("on"),
     /** App tokens' lookups held per web process, dropped by Postgres's announcements (ADR 042): on, or off. */

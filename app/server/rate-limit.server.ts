@@ -116,6 +116,13 @@ const LIMIT_DEFINITIONS = {
   message: { points: 120, duration: 60, key: "ops.limit.message" },
   /** Conversations started (or reopened) per member: 60 an hour (a buyer contacts a few sellers; a spammer contacts them all). */
   conversation: { points: 60, duration: 60 * 60, key: "ops.limit.conversation" },
+  /**
+   * Phone verification codes texted (ADR 050): 5 an hour per member and 5 an hour per number, both counted. Each
+   * text costs money and wakes a phone; a member who mistyped asks two or three times, and nobody can make us
+   * text one number (someone else's) more than that by rotating accounts.
+   */
+  phoneCode: { points: 5, duration: 60 * 60, key: "ops.limit.phoneCode" },
+  phoneCodeNumber: { points: 5, duration: 60 * 60, key: "ops.limit.phoneCode" },
   /** New gigs per seller: 30 an hour. */
   gigCreate: { points: 30, duration: 60 * 60, key: "ops.limit.gigCreate" },
   /** Hearts put on or taken off per member: 300 an hour (a shopper saves dozens; a script toggling one does not stop). */

@@ -61,6 +61,8 @@ export type UserOptions = {
   passwordHash?: string;
   status?: UserStatus;
   preferredCurrency?: "UGX" | "USD";
+  /** A verified phone (+2567XXXXXXXX): texts go to it and payouts are allowed (ADR 050). */
+  verifiedPhone?: string;
 };
 
 export type TestUser = { id: number; name: string; username: string; email: string; password: string | null; role: Role };
@@ -83,6 +85,7 @@ export async function createUser(db: Db, options: UserOptions = {}): Promise<Tes
       status: options.status ?? "active",
       level: role === "freelancer" ? "new" : "member",
       ...(options.preferredCurrency ? { preferred_currency: options.preferredCurrency } : {}),
+      ...(options.verifiedPhone ? { phone: options.verifiedPhone, phone_verified_at: db.fn.now() } : {}),
     })
     .returning("id");
   return { id: Number(row.id), name, username, email, password, role };
