@@ -118,8 +118,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     withdrawConstraint: getFormConstraint(WithdrawSchema),
     withdrawn: withdrawn ? withdrawalMessage(await requestT(request), locale, withdrawn) : null,
     // The dashboard's words, and those of what it shows from other areas: the withdraw form's checks
-    // (app/schemas/order.ts says them in `orders`) and gigs (`catalog`).
-    ...(await pageMessages(request, ["dashboard", "orders.form", "orders.status"])),
+    // (app/schemas/order.ts says them in `orders`), gigs (`catalog`) and the levels' names (`catalog.level`).
+    ...(await pageMessages(request, ["dashboard", "orders.form", "orders.status", "catalog.level"])),
   };
 }
 

@@ -13,7 +13,7 @@ import { getSettings, type Settings } from "~/models/user.server";
 import { updateProfile } from "~/operations/account-settings.server";
 import { invalid, memberOf, notFound, ok, type Actor, type Result } from "~/operations/core.server";
 import { bio, languagesArray, location, name, portfolioUrl, skillsArray, yearsExperience } from "~/schemas/account";
-import { RESPONSE_WORDS, responseWords } from "~/domain/seller-levels";
+import { responseWords } from "~/domain/seller-levels";
 import { FORM_BODY_LIMIT } from "~/server/body-limit.server";
 import { MAX_IMAGE_BYTES } from "~/server/files/storage.server";
 import { getDb } from "~/server/db.server";
@@ -99,7 +99,7 @@ const PublicMember = z.object({
       "The median time to their first reply in conversations buyers started in the last 30 days, rounded up to whole hours; null below 3 such conversations or over a day.",
     ),
   responseTime: z
-    .enum(RESPONSE_WORDS)
+    .string()
     .nullable()
     .describe('How the profile says it: hour ("within 1 hour"), hours ("within a few hours"), day ("within a day"); null: nothing is shown.'),
   memberSince: Iso,
