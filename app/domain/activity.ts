@@ -27,6 +27,7 @@ export const ACTIVITY_KINDS = [
   "review_deleted",
   "order_placed",
   "payment_requested",
+  "review_replied",
 ] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
@@ -57,6 +58,7 @@ export const MEMBER_ACTIVITY_KEY: Record<ActivityKind, string> = {
   review_deleted: "dashboard.activity.reviewDeleted",
   order_placed: "dashboard.activity.orderPlaced",
   payment_requested: "dashboard.activity.paymentRequested",
+  review_replied: "dashboard.reviewReplies.activityReplied",
 };
 
 /** What an admin reads about the member, after their name (namespace `admin`). */
@@ -84,6 +86,7 @@ export const ADMIN_ACTIVITY_KEY: Record<ActivityKind, string> = {
   review_deleted: "admin.activity.reviewDeleted",
   order_placed: "admin.activity.orderPlaced",
   payment_requested: "admin.activity.paymentRequested",
+  review_replied: "admin.reviews.activityReplied",
 };
 
 type Say = (key: string, values?: Record<string, string | number>) => string;

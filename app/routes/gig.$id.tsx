@@ -40,7 +40,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const found = await getGigPageWithReviews(db, Number(params.id), user, page);
   if (!found) throw await notFound(request);
   const { gig, reviews, hasMore } = found;
-  return { gig, own: user?.id === gig.seller.id, reviews, hasMore, page, ...(await pageMessages(request, ["catalog"])) };
+  return { gig, own: user?.id === gig.seller.id, reviews, hasMore, page, ...(await pageMessages(request, ["catalog", "orders.reviewReplies"])) };
 }
 
 /**
@@ -150,7 +150,7 @@ export default function GigDetail() {
 
           <SellerCard gigId={gig.id} seller={gig.seller} contact={buyable ? (signedIn ? "member" : "visitor") : null} />
 
-          <ReviewList reviews={reviews} page={page} hasMore={hasMore} showGig={false} />
+          <ReviewList reviews={reviews} page={page} hasMore={hasMore} showGig={false} replyFrom={own ? `/gig/${gig.id}` : null} />
         </div>
       </div>
     </article>

@@ -37,7 +37,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   }
   const page = reviewPageOf(request);
   const [gigs, reviews] = await Promise.all([listSellerGigs(db, profile.id), listSellerReviews(db, profile.id, page)]);
-  return { profile, gigs, reviews: reviews.reviews, hasMore: reviews.hasMore, page, ...(await pageMessages(request, ["catalog"])) };
+  return { profile, gigs, reviews: reviews.reviews, hasMore: reviews.hasMore, page, ...(await pageMessages(request, ["catalog", "orders.reviewReplies"])) };
 }
 
 export default function Profile() {
@@ -137,7 +137,13 @@ export default function Profile() {
           ) : (
             <p>{t("catalog.profile.noGigs")}</p>
           )}
-          <ReviewList reviews={reviews} page={page} hasMore={hasMore} showGig />
+          <ReviewList
+            reviews={reviews}
+            page={page}
+            hasMore={hasMore}
+            showGig
+            replyFrom={viewer?.username === p.username ? `/user/${encodeURIComponent(p.username)}` : null}
+          />
         </>
       ) : null}
     </section>
