@@ -10,6 +10,7 @@ const SCREENS: [string, string][] = [
   ["/messages", "common.adminHeader.messages"],
   ["/analytics", "common.adminHeader.analytics"],
   ["/disputes", "common.adminHeader.disputes"],
+  ["/reviews", "common.reviewReplies.adminNav"],
   ["/pipeline", "common.adminHeader.pipeline"],
   ["/rates", "common.adminHeader.rates"],
   ["/categories", "common.adminHeader.categories"],

@@ -3,6 +3,7 @@ import type { Review } from "~/models/review.server";
 import { usePreferences } from "~/hooks/use-preferences";
 import { ONE_DECIMAL } from "~/domain/catalog-vocabulary";
 import { T, useT } from "~/i18n/react";
+import { ReplyForm, ReviewReply } from "~/components/review-replies";
 
 /** A rating as stars; screen readers hear it as one image named "4.0 out of 5 stars" (a plain span may not have a label). */
 export function Stars({ rating }: { rating: number }) {
@@ -18,9 +19,22 @@ export function Stars({ rating }: { rating: number }) {
 
 /**
  * A page of reviews with links to the newer and older pages (`?reviews=N#reviews`), for seller profiles
- * (each review names its gig) and gig pages.
+ * (each review names its gig) and gig pages, each with the seller's reply under it. `replyFrom`: the page the
+ * seller reads it on (their own gig or profile), which puts a reply form under each review not yet answered.
  */
-export function ReviewList({ reviews, page, hasMore, showGig }: { reviews: Review[]; page: number; hasMore: boolean; showGig: boolean }) {
+export function ReviewList({
+  reviews,
+  page,
+  hasMore,
+  showGig,
+  replyFrom = null,
+}: {
+  reviews: Review[];
+  page: number;
+  hasMore: boolean;
+  showGig: boolean;
+  replyFrom?: string | null;
+}) {
   const { date } = usePreferences();
   const { t } = useT();
   return (
@@ -39,8 +53,13 @@ export function ReviewList({ reviews, page, hasMore, showGig }: { reviews: Revie
                   </>
                 ) : null}
                 <p>{r.comment}</p>
+                {r.reply ? <ReviewReply reply={r.reply} repliedAt={r.repliedAt} /> : null}
+                {replyFrom && !r.reply ? <ReplyForm reviewId={r.id} back={`${replyFrom}${page > 1 ? `?reviews=${page}` : ""}#review-${r.id}`} /> : null}
               </div>
-              <time dateTime={new Date(r.createdAt).toISOString()}>{date(r.createdAt)}</time>
+              <time dateTime={new Date(r.createdAt).toISOString()}>
+                {date(r.createdAt)}
+                {r.editedAt ? <> · {t("orders.reviewReplies.edited")}</> : null}
+              </time>
             </li>
           ))}
         </ul>

@@ -228,6 +228,11 @@ export const OPERATION_MESSAGES: { [C in FailureCode]: Words<C> } = {
   "review.order_required": (_p, _) => _("ops.review.orderRequired"),
   "review.not_found": (_p, _) => _("ops.review.notFound"),
   "review.edit_window_closed": ({ days }, _) => _("ops.review.editWindowClosed", { days }),
+  "review.hidden": (_p, _) => _("ops.reviewReplies.hidden"),
+  "review.reply_not_seller": (_p, _) => _("ops.reviewReplies.notSeller"),
+  "review.already_replied": (_p, _) => _("ops.reviewReplies.alreadyReplied"),
+  "review.already_hidden": (_p, _) => _("ops.reviewReplies.alreadyHidden"),
+  "review.not_hidden": (_p, _) => _("ops.reviewReplies.notHidden"),
 
   "member.not_found": (_p, _) => _("ops.member.notFound"),
   "member.unknown": ({ ids }, _) => _("ops.member.unknown", { ids: ids.map((id) => `#${id}`).join(", ") }),

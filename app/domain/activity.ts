@@ -28,6 +28,7 @@ export const ACTIVITY_KINDS = [
   "order_placed",
   "payment_requested",
   "level_changed",
+  "review_replied",
 ] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
@@ -59,6 +60,7 @@ export const MEMBER_ACTIVITY_KEY: Record<ActivityKind, string> = {
   order_placed: "dashboard.activity.orderPlaced",
   payment_requested: "dashboard.activity.paymentRequested",
   level_changed: "dashboard.levels.activityChanged",
+  review_replied: "dashboard.reviewReplies.activityReplied",
 };
 
 /** What an admin reads about the member, after their name (namespace `admin`). */
@@ -87,6 +89,7 @@ export const ADMIN_ACTIVITY_KEY: Record<ActivityKind, string> = {
   order_placed: "admin.activity.orderPlaced",
   payment_requested: "admin.activity.paymentRequested",
   level_changed: "admin.levels.activityChanged",
+  review_replied: "admin.reviews.activityReplied",
 };
 
 type Say = (key: string, values?: Record<string, string | number>) => string;

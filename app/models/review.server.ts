@@ -1,20 +1,50 @@
 /**
  * Reviews: read newest first, a page at a time (by gig for the gig page, by seller for the profile), and
- * written only by app/operations/reviews.server.ts, which keeps each gig's and seller's rating and count
- * equal to their reviews in the same transaction.
+ * written only by app/operations/reviews.server.ts (and review-replies.server.ts), which keep each gig's and
+ * seller's rating and count equal to their visible reviews in the same transaction. A review an admin hid
+ * (`hidden_at`) is on no public page or list and counts in no rating; its author sees it on their order's page.
  */
 import type { Db } from "~/server/db.server";
 
-export type Review = { id: number; rating: number; comment: string; createdAt: Date; reviewerName: string; gigId: number; gigTitle: string };
+export type Review = {
+  id: number;
+  rating: number;
+  comment: string;
+  createdAt: Date;
+  reviewerName: string;
+  gigId: number;
+  gigTitle: string;
+  /** The seller's one public answer, or null. */
+  reply: string | null;
+  repliedAt: Date | null;
+  /** When its author last changed it, or null. */
+  editedAt: Date | null;
+};
 
 export const REVIEWS_PER_PAGE = 10;
 
+/** The reviews anyone may read: not hidden by an admin. */
 function reviewQuery(db: Db) {
   return db("reviews as r")
     .join("users as u", "u.id", "r.reviewer_id")
     .join("gigs as g", "g.id", "r.gig_id")
-    .select("r.id", "r.rating", "r.comment", "r.created_at", "u.name as reviewer_name", "g.id as gig_id", "g.title as gig_title");
+    .whereNull("r.hidden_at")
+    .select(
+      "r.id",
+      "r.rating",
+      "r.comment",
+      "r.created_at",
+      "r.reply",
+      "r.replied_at",
+      "r.edited_at",
+      "u.name as reviewer_name",
+      "g.id as gig_id",
+      "g.title as gig_title",
+    );
 }
+
+/** A time from a row (a Date) or from a page embedded as JSON (an ISO string); null stays null. */
+const timeOf = (v: unknown): Date | null => (v === null || v === undefined ? null : v instanceof Date ? v : new Date(String(v)));
 
 function toReview(r: Record<string, unknown>): Review {
   return {
@@ -26,6 +56,9 @@ function toReview(r: Record<string, unknown>): Review {
     reviewerName: String(r.reviewer_name),
     gigId: Number(r.gig_id),
     gigTitle: String(r.gig_title),
+    reply: r.reply === null || r.reply === undefined ? null : String(r.reply),
+    repliedAt: timeOf(r.replied_at),
+    editedAt: timeOf(r.edited_at),
   };
 }
 
@@ -111,7 +144,7 @@ export async function insertReviews(db: Db, reviews: NewReview[]): Promise<numbe
 }
 
 /**
- * Sets a gig's and its seller's rating (the mean of their reviews, to two places) and count from the review
+ * Sets a gig's and its seller's rating (the mean of their visible reviews, to two places) and count from the review
  * rows themselves. The caller holds the gig's lock (lockGigForReview); the seller's row is locked here,
  * after it, always in that order, so two reviews of one seller's different gigs also wait for each other,
  * and the second's average, read after the first has committed, counts both.
@@ -120,19 +153,19 @@ export async function rollUpRatings(db: Db, { gigId, sellerId }: { gigId: number
   await db("users").where({ id: sellerId }).forNoKeyUpdate().first("id");
   await db.raw(
     `UPDATE gigs SET rating = t.rating, reviews_count = t.n
-     FROM (SELECT coalesce(round(avg(rating), 2), 0) AS rating, count(*) AS n FROM reviews WHERE gig_id = ?) t
+     FROM (SELECT coalesce(round(avg(rating), 2), 0) AS rating, count(*) AS n FROM reviews WHERE gig_id = ? AND hidden_at IS NULL) t
      WHERE gigs.id = ?`,
     [gigId, gigId],
   );
   await rollUpSellerRating(db, sellerId);
 }
 
-/** Sets a seller's rating and count from the reviews of the gigs they still have (after a gig is deleted too). */
+/** Sets a seller's rating and count from the visible reviews of the gigs they still have (after a gig is deleted too). */
 export async function rollUpSellerRating(db: Db, sellerId: number) {
   await db.raw(
     `UPDATE users SET rating = t.rating, reviews_count = t.n
      FROM (SELECT coalesce(round(avg(r.rating), 2), 0) AS rating, count(*) AS n
-           FROM reviews r JOIN gigs g ON g.id = r.gig_id WHERE g.seller_id = ?) t
+           FROM reviews r JOIN gigs g ON g.id = r.gig_id WHERE g.seller_id = ? AND r.hidden_at IS NULL) t
      WHERE users.id = ?`,
     [sellerId, sellerId],
   );
@@ -208,20 +241,212 @@ export async function reviewAuthorship(db: Db, id: number): Promise<{ reviewerId
  * A review locked until the transaction ends (after its gig's lock: lockGigForReview), with whether it is
  * still within `days` of being posted, by the database's clock. Null when there is no such review (any more).
  */
-export async function lockReview(db: Db, id: number, days: number): Promise<{ id: number; reviewerId: number; gigId: number; open: boolean } | null> {
+export async function lockReview(
+  db: Db,
+  id: number,
+  days: number,
+): Promise<{ id: number; reviewerId: number; gigId: number; orderId: number | null; open: boolean; hidden: boolean } | null> {
   const row = await db("reviews")
     .where({ id })
     .forUpdate()
-    .first("id", "reviewer_id", "gig_id", db.raw("created_at > now() - make_interval(days => ?) AS open", [days]));
-  return row ? { id: Number(row.id), reviewerId: Number(row.reviewer_id), gigId: Number(row.gig_id), open: Boolean(row.open) } : null;
+    .first("id", "reviewer_id", "gig_id", "order_id", "hidden_at", db.raw("created_at > now() - make_interval(days => ?) AS open", [days]));
+  return row
+    ? {
+        id: Number(row.id),
+        reviewerId: Number(row.reviewer_id),
+        gigId: Number(row.gig_id),
+        orderId: row.order_id === null ? null : Number(row.order_id),
+        open: Boolean(row.open),
+        hidden: row.hidden_at !== null,
+      }
+    : null;
 }
 
 /** Sets a review's stars and words (those given). */
 export async function updateReviewRow(db: Db, id: number, change: { rating?: number; comment?: string }) {
   const patch = { ...(change.rating === undefined ? {} : { rating: change.rating }), ...(change.comment === undefined ? {} : { comment: change.comment }) };
-  if (Object.keys(patch).length) await db("reviews").where({ id }).update(patch);
+  if (Object.keys(patch).length)
+    await db("reviews")
+      .where({ id })
+      .update({ ...patch, edited_at: db.fn.now() });
 }
 
 export async function deleteReviewRow(db: Db, id: number) {
   await db("reviews").where({ id }).delete();
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Replies and hiding (app/operations/review-replies.server.ts only, inside its transaction).
+
+/** What a reply or a hiding needs of a review: who wrote it, of which order, the gig's seller and title. Null when there is none. */
+export async function reviewFacts(
+  db: Db,
+  id: number,
+): Promise<{
+  id: number;
+  reviewerId: number;
+  orderId: number | null;
+  gigId: number;
+  sellerId: number;
+  gigTitle: string;
+  replied: boolean;
+  hidden: boolean;
+} | null> {
+  const row = await db("reviews as r")
+    .join("gigs as g", "g.id", "r.gig_id")
+    .where("r.id", id)
+    .first("r.id", "r.reviewer_id", "r.order_id", "r.gig_id", "r.reply", "r.hidden_at", "g.seller_id", "g.title");
+  return row
+    ? {
+        id: Number(row.id),
+        reviewerId: Number(row.reviewer_id),
+        orderId: row.order_id === null ? null : Number(row.order_id),
+        gigId: Number(row.gig_id),
+        sellerId: Number(row.seller_id),
+        gigTitle: String(row.title),
+        replied: row.reply !== null,
+        hidden: row.hidden_at !== null,
+      }
+    : null;
+}
+
+/**
+ * Stores the seller's reply, only if the review has none: true when it was written. Two replies at once both
+ * reach this UPDATE; Postgres makes the second wait for the first's row and then finds `reply` set, so it writes nothing.
+ */
+export async function setReplyOnce(db: Db, id: number, reply: string): Promise<boolean> {
+  const rows = await db("reviews").where({ id }).whereNull("reply").update({ reply, replied_at: db.fn.now() }, ["id"]);
+  return rows.length === 1;
+}
+
+/** Hides a review (with the admin and the reason) or shows it again (null). */
+export async function setReviewHidden(db: Db, id: number, hidden: { by: number; reason: string } | null) {
+  await db("reviews")
+    .where({ id })
+    .update(
+      hidden ? { hidden_at: db.fn.now(), hidden_by: hidden.by, hidden_reason: hidden.reason } : { hidden_at: null, hidden_by: null, hidden_reason: null },
+    );
+}
+
+/** A review as the two parties of its order see it (the order's page, /reviews/:id): hidden or not, and whether its author may still change it. */
+export type PartyReview = Omit<Review, "reviewerName" | "gigTitle"> & {
+  reviewerId: number;
+  sellerId: number;
+  orderId: number | null;
+  gigTitle: string;
+  hidden: { at: Date; reason: string } | null;
+  /** Until when its author may change or delete it; `open` says whether that is still ahead, by the database's clock. */
+  editableUntil: Date;
+  open: boolean;
+};
+
+/** A review, hidden or not, by its id or its order's, with what its parties are shown of it; null when there is none. */
+export async function partyReview(db: Db, key: { id: number } | { orderId: number }, days: number): Promise<PartyReview | null> {
+  const row = await db("reviews as r")
+    .join("gigs as g", "g.id", "r.gig_id")
+    .where("id" in key ? { "r.id": key.id } : { "r.order_id": key.orderId })
+    .first(
+      "r.id",
+      "r.rating",
+      "r.comment",
+      "r.created_at",
+      "r.reply",
+      "r.replied_at",
+      "r.edited_at",
+      "r.hidden_at",
+      "r.hidden_reason",
+      "r.reviewer_id",
+      "r.order_id",
+      "r.gig_id",
+      "g.seller_id",
+      "g.title",
+      db.raw("r.created_at + make_interval(days => ?) AS editable_until", [days]),
+      db.raw("r.created_at > now() - make_interval(days => ?) AS open", [days]),
+    );
+  if (!row) return null;
+  return {
+    id: Number(row.id),
+    rating: Number(row.rating),
+    comment: String(row.comment),
+    createdAt: row.created_at,
+    reply: row.reply ?? null,
+    repliedAt: row.replied_at ?? null,
+    editedAt: row.edited_at ?? null,
+    reviewerId: Number(row.reviewer_id),
+    sellerId: Number(row.seller_id),
+    orderId: row.order_id === null ? null : Number(row.order_id),
+    gigId: Number(row.gig_id),
+    gigTitle: String(row.title),
+    hidden: row.hidden_at ? { at: row.hidden_at, reason: String(row.hidden_reason) } : null,
+    editableUntil: row.editable_until,
+    open: Boolean(row.open),
+  };
+}
+
+/**
+ * An order's review as one of its parties is shown it (its order's page): the admin's reason for hiding it is
+ * its author's to read, the seller learns only that it was hidden. Null when the order has no review.
+ */
+export async function orderReviewFor(db: Db, orderId: number, role: "buyer" | "seller", days: number) {
+  const review = await partyReview(db, { orderId }, days);
+  if (!review) return null;
+  const { reviewerId: _reviewer, sellerId: _seller, hidden, ...shown } = review;
+  return { ...shown, hidden: hidden && (role === "buyer" ? hidden : { at: hidden.at, reason: "" }) };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The admin's list (app/admin/reviews.tsx): every review, hidden ones too, newest first.
+
+export type AdminReview = Review & { reviewerEmail: string; sellerName: string; hidden: { at: Date; reason: string; by: string | null } | null };
+
+export const ADMIN_REVIEWS_PER_PAGE = 20;
+
+/** A page of reviews for admins, newest first: all, or the hidden ones; `q` finds words in the comment, the gig's title or a name. */
+export async function listReviewsForAdmin(
+  db: Db,
+  { q, hiddenOnly, page }: { q: string; hiddenOnly: boolean; page: number },
+): Promise<{ reviews: AdminReview[]; more: boolean }> {
+  const query = db("reviews as r")
+    .join("users as u", "u.id", "r.reviewer_id")
+    .join("gigs as g", "g.id", "r.gig_id")
+    .join("users as s", "s.id", "g.seller_id")
+    .leftJoin("users as h", "h.id", "r.hidden_by")
+    .select(
+      "r.id",
+      "r.rating",
+      "r.comment",
+      "r.created_at",
+      "r.reply",
+      "r.replied_at",
+      "r.edited_at",
+      "r.hidden_at",
+      "r.hidden_reason",
+      "u.name as reviewer_name",
+      "u.email as reviewer_email",
+      "s.name as seller_name",
+      "h.name as hidden_by_name",
+      "g.id as gig_id",
+      "g.title as gig_title",
+    );
+  if (hiddenOnly) query.whereNotNull("r.hidden_at");
+  if (q) {
+    const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    query.where((w) => w.whereILike("r.comment", like).orWhereILike("g.title", like).orWhereILike("u.name", like).orWhereILike("s.name", like));
+  }
+  const rows = await query
+    .orderBy([
+      { column: "r.created_at", order: "desc" },
+      { column: "r.id", order: "desc" },
+    ])
+    .offset((page - 1) * ADMIN_REVIEWS_PER_PAGE)
+    .limit(ADMIN_REVIEWS_PER_PAGE + 1);
+  return {
+    reviews: rows.slice(0, ADMIN_REVIEWS_PER_PAGE).map((r) => ({
+      ...toReview(r),
+      reviewerEmail: String(r.reviewer_email),
+      sellerName: String(r.seller_name),
+      hidden: r.hidden_at ? { at: r.hidden_at, reason: String(r.hidden_reason), by: r.hidden_by_name ?? null } : null,
+    })),
+    more: rows.length > ADMIN_REVIEWS_PER_PAGE,
+  };
 }

@@ -53,7 +53,7 @@ export async function sellerFigures(db: Db, userId: number, now: Date): Promise<
     db.raw(
       `SELECT avg(r.rating) AS average
          FROM reviews r JOIN gigs g ON g.id = r.gig_id
-        WHERE g.seller_id = :userId AND r.created_at > :since AND r.created_at <= :now`,
+        WHERE g.seller_id = :userId AND r.hidden_at IS NULL AND r.created_at > :since AND r.created_at <= :now`,
       { userId, now, since: ratesSince },
     ),
     // Orders closed in the window after being paid: completed (unless a dispute took money back), or cancelled.

@@ -132,6 +132,12 @@ export type FailureParams = {
   "review.not_found": Record<string, never>;
   /** Its author may change or delete a review only within `days` of posting it. */
   "review.edit_window_closed": { days: number };
+  /** Reviews with replies and hiding (issue 33). */
+  "review.hidden": Record<string, never>;
+  "review.reply_not_seller": Record<string, never>;
+  "review.already_replied": Record<string, never>;
+  "review.already_hidden": Record<string, never>;
+  "review.not_hidden": Record<string, never>;
 
   // Members, as an admin acts on them (ADR 017). `batch`: one of several members, so nothing was changed.
   "member.not_found": Record<string, never>;

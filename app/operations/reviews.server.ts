@@ -20,11 +20,11 @@ import {
   lockGigForReview,
   lockReview,
   reviewAuthorship,
-  rollUpRatings,
   updateReviewRow,
   type NewReview,
 } from "~/models/review.server";
 import { conflict, forbidden, invalid, issue, issuesOf, notFound, ok, transact, type Actor, type Issues, type Result, type Tx } from "~/operations/core.server";
+import { reviewsChanged } from "~/operations/review-rollup.server";
 import { REVIEW_EDIT_DAYS, ReviewEditSchema, ReviewSchema, type ReviewEditInput, type ReviewInput } from "~/schemas/review";
 
 type Gig = NonNullable<Awaited<ReturnType<typeof lockGigForReview>>>;
@@ -57,10 +57,10 @@ async function reviewableOrder(tx: Tx, gig: Gig, reviewerId: number, orderId: nu
   return { ok: true as const, id: Number(order.id), sellerId: Number(order.seller_id), gigTitle: order.gig_title as string };
 }
 
-/** Stores the reviews of one locked gig and rolls its and its seller's rating and count up. */
+/** Stores the reviews of one locked gig and rolls its and its seller's rating and count up (reviewsChanged). */
 async function storeReviews(tx: Tx, gig: Gig, reviews: NewReview[]) {
   const ids = await insertReviews(tx.trx, reviews);
-  await rollUpRatings(tx.trx, { gigId: gig.id, sellerId: gig.sellerId });
+  await reviewsChanged(tx, gig);
   return ids;
 }
 
@@ -88,7 +88,6 @@ export async function createReview(actor: Actor, input: ReviewInput, { db }: { d
       const order = await reviewableOrder(tx, gig, reviewerId, orderId);
       if (!order.ok) return order;
       const [id] = await storeReviews(tx, gig, [{ gigId, reviewerId, rating, comment, orderId }]);
-      tx.pagesChanged();
       await tx.activity(reviewerId, "review_left", { gigId, reviewId: id, rating, orderId });
       await insertOrderEvent(tx.trx, {
         orderId,
@@ -148,7 +147,6 @@ export async function createReviews(
       }
       if (reviews.length === 0) return ok({ ids: [] });
       const ids = await storeReviews(tx, gig, reviews);
-      tx.pagesChanged();
       // Each reviewer's activity row, as createReview writes it, in a few statements for thousands of reviews.
       await recordActivities(
         tx.trx,
@@ -163,9 +161,9 @@ export async function createReviews(
 /**
  * The actor's own review, locked for a change after its gig (the order every roll-up takes its locks in), or
  * the failure that refuses it: another member's review, or none, is not found; one posted more than
- * REVIEW_EDIT_DAYS ago is a conflict.
+ * REVIEW_EDIT_DAYS ago is a conflict, and so is changing one an admin hid (its author may still delete it).
  */
-async function ownOpenReview(tx: Tx, reviewerId: number, reviewId: number) {
+async function ownOpenReview(tx: Tx, reviewerId: number, reviewId: number, { change }: { change: boolean }) {
   if (!(await activeReviewerIds(tx.trx, [reviewerId])).has(reviewerId)) return forbidden("review.account_inactive");
   const authorship = await reviewAuthorship(tx.trx, reviewId);
   if (!authorship || authorship.reviewerId !== reviewerId) return notFound("review.not_found");
@@ -174,6 +172,7 @@ async function ownOpenReview(tx: Tx, reviewerId: number, reviewId: number) {
   const review = await lockReview(tx.trx, reviewId, REVIEW_EDIT_DAYS);
   if (!gig || !review || review.reviewerId !== reviewerId) return notFound("review.not_found");
   if (!review.open) return conflict("review.edit_window_closed", { days: REVIEW_EDIT_DAYS });
+  if (change && review.hidden) return conflict("review.hidden");
   return { ok: true as const, gig, review };
 }
 
@@ -190,11 +189,10 @@ export async function updateReview(actor: Actor, input: ReviewEditInput, { db }:
   return transact(
     actor,
     async (tx) => {
-      const found = await ownOpenReview(tx, reviewerId, reviewId);
+      const found = await ownOpenReview(tx, reviewerId, reviewId, { change: true });
       if (!found.ok) return found;
       await updateReviewRow(tx.trx, reviewId, { rating, comment });
-      await rollUpRatings(tx.trx, { gigId: found.gig.id, sellerId: found.gig.sellerId });
-      tx.pagesChanged();
+      await reviewsChanged(tx, found.gig);
       await tx.activity(reviewerId, "review_edited", { gigId: found.gig.id, reviewId, ...(rating === undefined ? {} : { rating }) });
       return ok({ id: reviewId });
     },
@@ -213,11 +211,10 @@ export async function deleteReview(actor: Actor, input: { reviewId: number }, { 
   return transact(
     actor,
     async (tx) => {
-      const found = await ownOpenReview(tx, reviewerId, input.reviewId);
+      const found = await ownOpenReview(tx, reviewerId, input.reviewId, { change: false });
       if (!found.ok) return found;
       await deleteReviewRow(tx.trx, input.reviewId);
-      await rollUpRatings(tx.trx, { gigId: found.gig.id, sellerId: found.gig.sellerId });
-      tx.pagesChanged();
+      await reviewsChanged(tx, found.gig);
       await tx.activity(reviewerId, "review_deleted", { gigId: found.gig.id, reviewId: input.reviewId });
       return ok(null);
     },

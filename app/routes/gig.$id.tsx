@@ -46,7 +46,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const own = user?.id === gig.seller.id;
   // The member's heart from their own rows (ADR 052); null for a visitor (a sign-in link), whose page may be cached.
   const saved = user && !own ? await isGigSaved(db, user.id, gig.id) : null;
-  return { gig, own, saved, reviews, hasMore, page, ...(await pageMessages(request, ["catalog"])) };
+  return { gig, own, saved, reviews, hasMore, page, ...(await pageMessages(request, ["catalog", "orders.reviewReplies"])) };
 }
 
 /**
@@ -173,7 +173,7 @@ export default function GigDetail() {
 
           <SellerCard gigId={gig.id} seller={gig.seller} contact={buyable ? (signedIn ? "member" : "visitor") : null} />
 
-          <ReviewList reviews={reviews} page={page} hasMore={hasMore} showGig={false} />
+          <ReviewList reviews={reviews} page={page} hasMore={hasMore} showGig={false} replyFrom={own ? `/gig/${gig.id}` : null} />
         </div>
       </div>
     </article>

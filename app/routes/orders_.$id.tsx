@@ -35,7 +35,9 @@ import { FINAL_STATUSES, orderActions, orderNumber, type OrderAction } from "~/d
 import { isUnnamedPackage } from "~/domain/catalog-vocabulary";
 import { ORDER_TIER_KEY } from "~/domain/order-tiers";
 import { ApproveSchema, CancelSchema, DeliverSchema, DisputeSchema, OrderIdSchema, RevisionSchema } from "~/schemas/order";
-import { ReviewSchema } from "~/schemas/review";
+import { REVIEW_EDIT_DAYS, ReviewSchema } from "~/schemas/review";
+import { orderReviewFor } from "~/models/review.server";
+import { OrderReview } from "~/components/order-review";
 import { refusalInit } from "~/server/files/upload-quota.server";
 import { useLiveOrder } from "~/hooks/use-live-order";
 import { usePreferences } from "~/hooks/use-preferences";
@@ -160,6 +162,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     cancelRequest: cancelAsked,
     disputeOpen: dispute !== null,
     disputeOutcome: dispute ? null : await disputeOutcomeOf(db, order.id),
+    review: order.gigId === null ? null : await orderReviewFor(db, order.id, role, REVIEW_EDIT_DAYS),
     requirementFiles: files.filter((f) => f.deliveryId === null).map(fileView),
     deliveries: deliveries.map((d) => ({ ...d, files: files.filter((f) => f.deliveryId === d.id).map(fileView) })),
     events,
@@ -179,6 +182,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       "orders.status",
       "orders.tier",
       "orders.timeline",
+      "orders.reviewReplies",
       // Each step form's words come with the form.
       ...areasShown(STEP_WORDS, stepForms(actions, order.gigId !== null)),
     ])),
@@ -406,6 +410,7 @@ export default function OrderPage() {
       {forms.has("review") && order.gigId !== null ? (
         <ReviewForm key={`review-${key}`} orderId={order.id} gigId={order.gigId} constraint={d.constraints.review} reply={replyOf("review")} />
       ) : null}
+      {d.review ? <OrderReview review={d.review} role={d.role} orderId={order.id} /> : null}
 
       <h2>{t("orders.order.requirements")}</h2>
       {order.requirements ? <div className="order-text">{order.requirements}</div> : <p>{t("orders.order.noRequirements")}</p>}

@@ -55,7 +55,15 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       ])
     : [null, null];
   const saved = { seller: sellerSaved, gigs: savedGigIds };
-  return { profile, gigs, saved, reviews: reviews.reviews, hasMore: reviews.hasMore, page, ...(await pageMessages(request, ["catalog"])) };
+  return {
+    profile,
+    gigs,
+    saved,
+    reviews: reviews.reviews,
+    hasMore: reviews.hasMore,
+    page,
+    ...(await pageMessages(request, ["catalog", "orders.reviewReplies"])),
+  };
 }
 
 export default function Profile() {
@@ -145,7 +153,13 @@ export default function Profile() {
           ) : (
             <p>{t("catalog.profile.noGigs")}</p>
           )}
-          <ReviewList reviews={reviews} page={page} hasMore={hasMore} showGig />
+          <ReviewList
+            reviews={reviews}
+            page={page}
+            hasMore={hasMore}
+            showGig
+            replyFrom={viewer?.username === p.username ? `/user/${encodeURIComponent(p.username)}` : null}
+          />
         </>
       ) : null}
     </section>

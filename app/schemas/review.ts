@@ -38,3 +38,32 @@ export const NOTHING_TO_CHANGE = { message: "orders.review.nothingToChange", pat
 /** Its author changes a review. */
 export const ReviewEditSchema = z.object({ reviewId: id("orders.review.chooseReview"), ...reviewChangeFields }).refine(changesSomething, NOTHING_TO_CHANGE);
 export type ReviewEditInput = z.output<typeof ReviewEditSchema>;
+
+/** How long a seller's reply and an admin's reason for hiding may be. */
+export const REPLY_MAX = COMMENT_MAX;
+export const HIDE_REASON_MAX = 500;
+
+/** The gig's seller answers a review, once. */
+export const ReviewReplySchema = z.object({
+  reviewId: id("orders.review.chooseReview"),
+  reply: z
+    .string({ required_error: "orders.reviewReplies.replyRequired" })
+    .trim()
+    .min(1, "orders.reviewReplies.replyRequired")
+    .max(REPLY_MAX, msg("orders.reviewReplies.replyTooLong", { max: REPLY_MAX })),
+});
+export type ReviewReplyInput = z.output<typeof ReviewReplySchema>;
+
+/** An admin hides a review that breaks the rules, saying why (its author reads the reason). */
+export const ReviewHideSchema = z.object({
+  reviewId: id("orders.review.chooseReview"),
+  reason: z
+    .string({ required_error: "admin.reviews.reasonRequired" })
+    .trim()
+    .min(1, "admin.reviews.reasonRequired")
+    .max(HIDE_REASON_MAX, msg("admin.reviews.reasonTooLong", { max: HIDE_REASON_MAX })),
+});
+export type ReviewHideInput = z.output<typeof ReviewHideSchema>;
+
+/** A review named by its id alone: an admin shows a hidden one again; its author deletes theirs. */
+export const ReviewIdSchema = z.object({ reviewId: id("orders.review.chooseReview") });

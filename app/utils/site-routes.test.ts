@@ -39,6 +39,7 @@ describe("which host serves which route", () => {
       "funnel",
       "journey",
       "member-analytics",
+      "reviews",
     ]);
     for (const { name } of ADMIN_SCREENS) {
       expect(adminScreenRouteId("admin", name)).toBe(`admin-host/${name}`);

@@ -31,6 +31,7 @@ export const ADMIN_SCREENS = [
   { name: "funnel", path: "analytics/conversion-funnel" },
   { name: "journey", path: "analytics/user-journey/:id?" },
   { name: "member-analytics", path: "users/:id/analytics" },
+  { name: "reviews", path: "reviews" },
 ] as const;
 
 /**

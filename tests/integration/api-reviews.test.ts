@@ -9,10 +9,11 @@
  * lists' rows are loaded in bulk with the platform's operation, dated as a test needs.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hideReview } from "~/operations/review-replies.server";
 import { createReviews } from "~/operations/reviews.server";
 import { createGig, createUser, type TestUser } from "../support/factories";
 import { apiClient, createAppToken, type ApiAnswer } from "../support/api";
-import { completedTestOrder, orderTestContext, paidTestOrder, system } from "../support/orders";
+import { completedTestOrder, memberActor, orderTestContext, paidTestOrder, system } from "../support/orders";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 const t = orderTestContext("apireviews", {
@@ -90,6 +91,8 @@ describe("POST /reviews", () => {
       rating: 4,
       comment: "Webale nyo, quick work.",
       createdAt: expect.stringMatching(/Z$/),
+      editedAt: null,
+      reply: null,
     });
     expect(await t.db("reviews").where({ id: answer.body.data.id }).first("reviewer_id", "order_id", "rating")).toEqual({
       reviewer_id: t.buyer.id,
@@ -198,6 +201,8 @@ describe("GET /reviews/gig/{id}", () => {
         rating: 1,
         comment: "Review 0",
         createdAt: "2026-11-30T12:00:00.000Z",
+        editedAt: null,
+        reply: null,
       },
     ]);
     expect(JSON.stringify(first.body)).not.toMatch(/email|reviewer_id|@example/);
@@ -368,5 +373,32 @@ describe("DELETE /reviews/{id}", () => {
     expect(late.body.code).toBe("review.edit_window_closed");
     expect(await count("reviews", { id: mine.id })).toBe(1);
     expect(await ratingOf("gigs", gigId)).toEqual({ rating: 3, count: 1 });
+  });
+});
+
+describe("POST /reviews/{id}/reply", () => {
+  it("the gig's seller replies once (201, shown in the lists); a second reply is 409, anyone else 403; a hidden review is in no list", async () => {
+    const { seller, gigId } = await shop("Replying Seller");
+    const mine = await posted(seller, gigId, 5, "Great");
+    const path = `/reviews/${mine.id}/reply`;
+    const reply = (token: string, text: string) => api.call("post", "/reviews/{id}/reply", path, { headers: from(), token, body: { reply: text } });
+    const stranger = await reply(await tokenOf(mine.buyer), "Not mine");
+    expect(stranger.status).toBe(403);
+    expect(stranger.body.code).toBe("review.reply_not_seller");
+    const answered = await reply(await tokenOf(seller), "  Thank you!  ");
+    expect(answered.status).toBe(201);
+    expect(answered.body.data).toMatchObject({ id: mine.id, reply: { text: "Thank you!", createdAt: expect.stringMatching(/Z$/) } });
+    const again = await reply(await tokenOf(seller), "Once more");
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe("review.already_replied");
+    const listed = await api.call("get", "/reviews/gig/{id}", `/reviews/gig/${gigId}`, { headers: from() });
+    expect(listed.body.data.items.map((r: { id: number; reply: unknown }) => [r.id, r.reply])).toEqual([[mine.id, answered.body.data.reply]]);
+
+    const admin = await createUser(t.db, { role: "admin", name: "Api Review Admin" });
+    expect((await hideReview(memberActor(admin), { reviewId: mine.id, reason: "Spam" }, { db: t.db })).ok).toBe(true);
+    const after = await api.call("get", "/reviews/gig/{id}", `/reviews/gig/${gigId}`, { headers: from() });
+    expect(after.body.data.items).toEqual([]);
+    const bySeller = await api.call("get", "/reviews/user/{id}", `/reviews/user/${seller.id}`, { headers: from() });
+    expect(bySeller.body.data.items).toEqual([]);
   });
 });

@@ -85,7 +85,16 @@ export const GigDetail = z.object({
   images: z.array(GigImage),
   reviews: z
     .object({
-      items: z.array(z.object({ id: z.number().int(), rating: z.number(), comment: z.string(), reviewerName: z.string(), createdAt: Iso })),
+      items: z.array(
+        z.object({
+          id: z.number().int(),
+          rating: z.number(),
+          comment: z.string(),
+          reviewerName: z.string(),
+          createdAt: Iso,
+          reply: z.object({ text: z.string(), createdAt: Iso }).nullable().describe("The seller's reply, or null."),
+        }),
+      ),
       hasMore: z.boolean(),
     })
     .describe("The newest reviews (the first page of the gig page's), and whether there are more."),
@@ -186,7 +195,14 @@ function detailOf(gig: GigPage, reviews: Review[], hasMore: boolean, rate: numbe
     packages,
     images: gig.images.map(imageOf),
     reviews: {
-      items: reviews.map((r) => ({ id: r.id, rating: r.rating, comment: r.comment, reviewerName: r.reviewerName, createdAt: iso(r.createdAt) })),
+      items: reviews.map((r) => ({
+        id: r.id,
+        rating: r.rating,
+        comment: r.comment,
+        reviewerName: r.reviewerName,
+        createdAt: iso(r.createdAt),
+        reply: r.reply !== null && r.repliedAt ? { text: r.reply, createdAt: iso(r.repliedAt) } : null,
+      })),
       hasMore,
     },
   };

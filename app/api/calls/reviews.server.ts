@@ -1,15 +1,17 @@
 /**
  * Review calls (ADR 041): a buyer reviews their completed order (the order page's review form, the same
  * operation), changes or deletes it within REVIEW_EDIT_DAYS of posting it, and anyone reads a gig's reviews or
- * a seller's (across their published gigs, as the profile shows them), newest first, a page at a time. The
- * gig's and the seller's rating and count follow every change in its transaction (app/operations/reviews.server.ts).
+ * a seller's (across their published gigs, as the profile shows them), newest first, a page at a time, each with
+ * the seller's reply; the gig's seller replies once (app/operations/review-replies.server.ts). A review an admin
+ * hid is in no list. The gig's and the seller's rating and count follow every change in its transaction.
  */
 import { z } from "zod";
 import { getGigPage } from "~/models/gig.server";
 import { getReview, gigOfBuyersOrder, profileMemberId, reviewsAfter, type Review, type ReviewCursor } from "~/models/review.server";
 import { notFound, ok, type Actor, type Result } from "~/operations/core.server";
+import { replyToReview } from "~/operations/review-replies.server";
 import { createReview, deleteReview, updateReview } from "~/operations/reviews.server";
-import { changesSomething, NOTHING_TO_CHANGE, REVIEW_EDIT_DAYS, reviewChangeFields, ReviewSchema } from "~/schemas/review";
+import { changesSomething, NOTHING_TO_CHANGE, REVIEW_EDIT_DAYS, reviewChangeFields, ReviewReplySchema, ReviewSchema } from "~/schemas/review";
 import { getDb } from "~/server/db.server";
 import { call } from "../route.server";
 import { IdParams, iso, Iso, PageQuery, pageOf } from "../shapes";
@@ -23,6 +25,8 @@ const ReviewItem = z.object({
   rating: z.number().int().min(1).max(5),
   comment: z.string().describe("May be empty: the stars are the review."),
   createdAt: Iso,
+  editedAt: Iso.nullable().describe("When its author last changed it; null if never."),
+  reply: z.object({ text: z.string(), createdAt: Iso }).nullable().describe("The gig's seller's one public reply, or null."),
 });
 
 const itemOf = (r: Review): z.input<typeof ReviewItem> => ({
@@ -32,6 +36,8 @@ const itemOf = (r: Review): z.input<typeof ReviewItem> => ({
   rating: r.rating,
   comment: r.comment,
   createdAt: iso(r.createdAt),
+  editedAt: r.editedAt ? iso(r.editedAt) : null,
+  reply: r.reply !== null && r.repliedAt ? { text: r.reply, createdAt: iso(r.repliedAt) } : null,
 });
 
 /** A review's cursor: microseconds since 1970 and its id, `1733480000123456_42`. */
@@ -161,5 +167,24 @@ export const reviewCalls = [
     response: z.null(),
     failures: [404, 409],
     handle: ({ actor, params }) => deleteReview(actor, { reviewId: params.id }),
+  }),
+  call({
+    method: "post",
+    path: "/reviews/{id}/reply",
+    operationId: "replyToReview",
+    summary: "Reply to a review of your gig",
+    description:
+      "Only the gig's seller (403 `review.reply_not_seller` for anyone else), once: a second reply is 409 `review.already_replied`. " +
+      "The reply shows under the review for everyone, and its author is told.",
+    tag: TAG,
+    access: "member",
+    params: IdParams,
+    body: z.object({ reply: ReviewReplySchema.shape.reply }).strict(),
+    response: ReviewItem,
+    status: 201,
+    failures: [404, 409],
+    async handle({ actor, params, body }) {
+      return answerWithReview(await replyToReview(actor, { reviewId: params.id, reply: body.reply }), 201);
+    },
   }),
 ];
