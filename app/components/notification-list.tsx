@@ -15,9 +15,10 @@ import { useT } from "~/i18n/react";
 
 type Item = Omit<Notification, "at"> & { at: Date | string };
 
-/** Where a notification leads: its order, its conversation, or (a payout number changed) Settings → Billing. */
-export function notificationHref(n: Pick<Notification, "kind" | "orderId" | "conversationId">): string | null {
+/** Where a notification leads: its order, its conversation, its gig (a saved seller's new one), or (a payout number changed) Settings → Billing. */
+export function notificationHref(n: Pick<Notification, "kind" | "orderId" | "conversationId"> & { gigId?: number | null }): string | null {
   if (n.conversationId) return `/messages/${n.conversationId}`;
+  if (n.gigId) return `/gig/${n.gigId}`;
   if (n.orderId) return `/orders/${n.orderId}`;
   if (n.kind === PAYOUT_NUMBER_NOTIFICATION) return "/settings?tab=billing";
   if (n.kind === LEVEL_NOTIFICATION) return "/dashboard#level-title";

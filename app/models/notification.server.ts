@@ -70,7 +70,17 @@ export async function upsertMessageNotification(db: Db, n: { userId: number; con
   return Number(rows[0].unread);
 }
 
-export type Notification = { id: number; kind: string; orderId: number | null; conversationId: string | null; body: string; read: boolean; at: Date };
+export type Notification = {
+  id: number;
+  kind: string;
+  orderId: number | null;
+  conversationId: string | null;
+  /** The gig it is about, for a saved seller's new gig (its notice's `gigId`, ADR 052); null otherwise. */
+  gigId: number | null;
+  body: string;
+  read: boolean;
+  at: Date;
+};
 
 /** A stored notification's words in a language: its notice's, or its body as written. */
 const bodyOf = (r: Record<string, any>, locale: Locale): string =>
@@ -81,6 +91,7 @@ const toNotification = (r: Record<string, any>, locale: Locale): Notification =>
   kind: r.kind,
   orderId: r.order_id === null ? null : Number(r.order_id),
   conversationId: r.conversation_id ?? null,
+  gigId: r.kind === "saved_seller_gig" && Number.isSafeInteger(Number(r.body_values?.gigId)) ? Number(r.body_values.gigId) : null,
   body: bodyOf(r, locale),
   read: r.read_at !== null,
   at: r.created_at,

@@ -120,7 +120,7 @@ describeBothModes("Saved sellers and the directory", (mode) => {
     await page.getByRole("button", { name: "Show freelancers" }).click();
     await page.waitForURL((url) => url.searchParams.get("vetted") === "1");
     const results = page.getByRole("list", { name: "Freelancers" });
-    await results.getByRole("link", { name: members[7]!.name }).waitFor();
+    await results.getByRole("link", { name: members[7]!.name, exact: true }).waitFor();
     expect(await results.getByRole("listitem").count()).toBe(1);
     await results.getByText("Vetted").first().waitFor();
 

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDashboardStats } from "~/models/dashboard.server";
+import { listNotifications } from "~/models/notification.server";
 import { listSavedGigs, listSavedSellers, savedCounts } from "~/models/saved.server";
 import { systemActor, type Actor } from "~/operations/core.server";
 import { saveGig } from "~/operations/gigs.server";
@@ -141,6 +142,15 @@ describe("a saved seller's new gig", () => {
       [mailMe.id, "notify.saved.newGig", "Mukasa Maker", "Banner design v2"],
       [quiet.id, "notify.saved.newGig", "Mukasa Maker", "Banner design v2"],
     ]);
+    // Said in each reader's language, and leading to the gig.
+    expect((await listNotifications(t.db, mailMe.id, 1))[0]).toMatchObject({
+      gigId: id,
+      body: "Mukasa Maker, muuzaji uliyemhifadhi, amechapisha huduma mpya: “Banner design v2”",
+    });
+    expect((await listNotifications(t.db, quiet.id, 1))[0]).toMatchObject({
+      gigId: id,
+      body: "Mukasa Maker, omutunzi gwe mwatereka, afulumizza omulimu omupya: “Banner design v2”",
+    });
     const mails = await t.db("outbox").whereIn("to_address", [mailMe.email, quiet.email, stranger.email]);
     expect(mails).toHaveLength(1);
     // In the follower's language (Swahili), with a link to the gig.
