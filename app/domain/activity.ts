@@ -27,6 +27,8 @@ export const ACTIVITY_KINDS = [
   "review_deleted",
   "order_placed",
   "payment_requested",
+  "email_verified",
+  "email_changed",
 ] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
@@ -57,6 +59,8 @@ export const MEMBER_ACTIVITY_KEY: Record<ActivityKind, string> = {
   review_deleted: "dashboard.activity.reviewDeleted",
   order_placed: "dashboard.activity.orderPlaced",
   payment_requested: "dashboard.activity.paymentRequested",
+  email_verified: "dashboard.verify.activityVerified",
+  email_changed: "dashboard.verify.activityChanged",
 };
 
 /** What an admin reads about the member, after their name (namespace `admin`). */
@@ -84,6 +88,8 @@ export const ADMIN_ACTIVITY_KEY: Record<ActivityKind, string> = {
   review_deleted: "admin.activity.reviewDeleted",
   order_placed: "admin.activity.orderPlaced",
   payment_requested: "admin.activity.paymentRequested",
+  email_verified: "admin.verify.activityVerified",
+  email_changed: "admin.verify.activityChanged",
 };
 
 type Say = (key: string, values?: Record<string, string | number>) => string;
