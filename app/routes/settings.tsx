@@ -31,6 +31,10 @@ import { LANGUAGE_COOKIE } from "~/i18n/locales";
 import { metaI18n, T, useT } from "~/i18n/react";
 import { serializeCookie } from "~/server/cookies.server";
 import settingsStylesUrl from "~/styles/settings.css?url";
+import { EmailChange } from "~/components/settings-email";
+import { CHANGE_EMAIL } from "~/schemas/email-change";
+import { changeEmailAnswer } from "~/server/settings-email.server";
+import { getMailOrigin } from "~/server/host.server";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: settingsStylesUrl }];
 
@@ -67,6 +71,7 @@ const SAVED: Record<Tab, string> = {
 const OTHER_SAVED: Record<string, string> = {
   others: "account.settings.saved.others",
   ended: "account.settings.saved.ended",
+  email: "account.verify.emailChanged",
 };
 
 export async function loader({ request }: LoaderFunctionArgs) {
@@ -155,6 +160,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
   if (tab === "security") {
     if (formData.get("intent") === "end-session") return endOneSession(request, actor, formData, done);
+    if (formData.get("intent") === CHANGE_EMAIL) return changeEmailAnswer(actor, formData, await requestLocale(request), getMailOrigin(request));
     if (formData.get("intent") === "sign-out-others") {
       const result = await signOutOthers(actor);
       if (!result.ok) {
@@ -235,6 +241,7 @@ export default function Settings() {
       <FormMessage success={success} />
       {tab === "profile" ? <ProfileTab key={key} s={settings} constraint={constraint} reply={reply} /> : null}
       {tab === "notifications" ? <NotificationsTab s={settings} key={key} constraint={constraint} reply={reply} /> : null}
+      {tab === "security" ? <EmailChange email={settings.email} verified={Boolean(settings.emailVerifiedAt)} /> : null}
       {tab === "security" ? <SecurityTab key={key} constraint={constraint} reply={reply} sessions={sessions} sessionError={sessionError} /> : null}
       {tab === "billing" ? <BillingTab s={settings} key={key} constraint={constraint} reply={reply} /> : null}
       {tab === "preferences" ? <PreferencesTab s={settings} key={key} constraint={constraint} reply={reply} /> : null}
