@@ -2,6 +2,7 @@ import { Form } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { SubmitButton } from "~/components/forms";
 import { Stars } from "~/components/reviews";
+import { TrustBadges } from "~/components/trust-badges";
 import type { GigPage } from "~/models/gig.server";
 import { imageUrl } from "~/utils/media";
 import { ONE_DECIMAL, sayLevel } from "~/domain/catalog-vocabulary";
@@ -46,6 +47,7 @@ export function SellerCard({ gigId, seller, contact }: { gigId: number; seller: 
           {seller.location ? ` · ${seller.location}` : null}
         </p>
       </div>
+      <TrustBadges badges={seller.trust} />
       <dl className="seller-facts">
         <div>
           <dt>{t("catalog.shared.rating")}</dt>

@@ -8,6 +8,7 @@
  */
 import { gigReviewsJson, reviewPageFrom, type Review } from "~/models/review.server";
 import type { Level } from "~/domain/catalog-vocabulary";
+import { trustBadgesOf, type TrustBadges } from "~/domain/trust";
 import { prepared, type Db } from "~/server/db.server";
 import { TIERS, type GigFormValue, type PackageInput, type Tier } from "~/schemas/gig";
 
@@ -108,6 +109,8 @@ export type GigPage = {
     responseTimeHours: number | null;
     memberSince: Date;
     languages: string[];
+    /** "Email verified", "Phone verified", "Vetted" (ADR 051). */
+    trust: TrustBadges;
   };
   packages: GigPackage[];
   images: string[];
@@ -164,6 +167,9 @@ async function readGigPage(db: Db, id: number, viewer: Viewer, reviewsPage: numb
         "u.created_at as seller_created_at",
         "u.languages as seller_languages",
         "u.status as seller_status",
+        "u.email_verified_at as seller_email_verified_at",
+        "u.phone_verified_at as seller_phone_verified_at",
+        "u.vetted_at as seller_vetted_at",
         db.raw(
           `(SELECT coalesce(json_agg(json_build_object('tier', p.tier, 'name', p.name, 'description', p.description,
                       'price_ugx', p.price_ugx, 'delivery_days', p.delivery_days, 'revisions', p.revisions,
@@ -199,6 +205,7 @@ async function readGigPage(db: Db, id: number, viewer: Viewer, reviewsPage: numb
       responseTimeHours: row.seller_response_time_hours == null ? null : Number(row.seller_response_time_hours),
       memberSince: row.seller_created_at,
       languages: row.seller_languages ?? [],
+      trust: trustBadgesOf(row, "seller_"),
     },
     packages: toPackages(row.packages),
     images: row.images as string[],

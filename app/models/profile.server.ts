@@ -4,6 +4,7 @@
  * only; a member's profile is written by the account operations through app/models/user.server.ts.
  */
 import type { Level } from "~/domain/catalog-vocabulary";
+import { trustBadgesOf, type TrustBadges } from "~/domain/trust";
 import type { Db } from "~/server/db.server";
 import type { Role, Settings } from "~/models/user.server";
 
@@ -46,6 +47,8 @@ export type PublicProfile = {
   responseTimeHours: number | null;
   languages: string[];
   skills: string[];
+  /** "Email verified", "Phone verified", "Vetted" (ADR 051). */
+  trust: TrustBadges;
 };
 
 /** What anyone may see of an active member; null for unknown usernames and for suspended or banned members. */
@@ -77,5 +80,6 @@ function publicProfileOf(u: Record<string, any> | undefined): PublicProfile | nu
     responseTimeHours: u.response_time_hours,
     languages: u.languages,
     skills: u.skills,
+    trust: trustBadgesOf(u),
   };
 }
