@@ -78,6 +78,8 @@ const ACTION_WORDS: Record<string, string> = {
   "category.hide": "admin.audit.categoryHide",
   "category.show": "admin.audit.categoryShow",
   "category.delete": "admin.audit.categoryDelete",
+  "user.vet": "admin.vetted.auditVet",
+  "user.unvet": "admin.vetted.auditUnvet",
 };
 
 /** An action in words, in the reader's language. */
