@@ -89,7 +89,7 @@ const PublicMember = z.object({
 const Freelancer = PublicMember.omit({ role: true });
 
 /** A member's public facts (their page's, or the directory's row). */
-const publicFactsOf = (p: Omit<PublicProfile, "role">): z.input<typeof Freelancer> => ({
+const publicFactsOf = (p: Omit<PublicProfile, "role" | "trust">): z.input<typeof Freelancer> => ({
   id: Number(p.id),
   name: p.name,
   username: p.username,
