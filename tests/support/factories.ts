@@ -60,6 +60,8 @@ export type UserOptions = {
   passwordHash?: string;
   status?: UserStatus;
   preferredCurrency?: "UGX" | "USD";
+  /** False for a member who has not followed their verification link yet (ADR 051); verified by default. */
+  emailVerified?: boolean;
 };
 
 export type TestUser = { id: number; name: string; username: string; email: string; password: string | null; role: Role };
@@ -82,6 +84,7 @@ export async function createUser(db: Db, options: UserOptions = {}): Promise<Tes
       status: options.status ?? "active",
       level: role === "freelancer" ? "new" : "member",
       ...(options.preferredCurrency ? { preferred_currency: options.preferredCurrency } : {}),
+      email_verified_at: options.emailVerified === false ? null : db.fn.now(),
     })
     .returning("id");
   return { id: Number(row.id), name, username, email, password, role };
