@@ -167,7 +167,7 @@ describe("email verification", () => {
       error: "invalid",
       issues: { email: [{ code: "account.email_taken" }] },
     });
-  });
+  }, 90_000); // four current-password checks (scrypt): slow on a busy machine
 
   it("resending is limited per member (5 an hour), and refused once verified", async () => {
     const { row, actor } = await member({ emailVerified: false });
