@@ -80,6 +80,8 @@ const ACTION_WORDS: Record<string, string> = {
   "category.delete": "admin.audit.categoryDelete",
   "review.hide": "admin.reviews.auditHide",
   "review.unhide": "admin.reviews.auditUnhide",
+  "user.vet": "admin.vetted.auditVet",
+  "user.unvet": "admin.vetted.auditUnvet",
 };
 
 /** An action in words, in the reader's language. */

@@ -4,6 +4,9 @@ import { Link } from "~/components/link";
 import { useEffect, useRef } from "react";
 import { ErrorList, FormMessage } from "~/components/forms";
 import { AdminPager } from "~/components/admin-pager";
+import { SelectAll } from "~/components/admin-select-all";
+import { VettingControl } from "~/components/admin-vetting";
+import { isVettingForm, vettingAnswer } from "~/server/admin-vetting.server";
 import { listUsersForAdmin, type AdminUserRow } from "~/models/admin-users.server";
 import { bulkUserAction, changeUserStatus, deleteUser } from "~/operations/admin-users.server";
 import type { Failure } from "~/operations/core.server";
@@ -138,6 +141,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return `${url.pathname}?${params}`;
   };
 
+  if (isVettingForm(formData)) return vettingAnswer(actor, formData, locale, backTo);
   if (formData.get("intent") === "bulk") {
     const parsed = BulkActionSchema.safeParse({ intent: "bulk", action: formData.get("action") ?? undefined, userIds: formData.getAll("userIds").map(String) });
     if (!parsed.success) return answer({ form: "bulk", errors: parsed.error.flatten().fieldErrors }, 400);
@@ -352,32 +356,6 @@ function BulkButton({ action }: { action: StatusAction }) {
   );
 }
 
-/** With JavaScript only: one box that ticks every member of the page (without it, each box is ticked by hand). */
-function SelectAll() {
-  const ref = useRef<HTMLInputElement>(null);
-  const { t } = useT();
-  useEffect(() => {
-    if (ref.current) ref.current.hidden = false;
-  }, []);
-  return (
-    <>
-      <span className="visually-hidden">{t("admin.users.select")}</span>
-      <label className="admin-check">
-        <input
-          ref={ref}
-          type="checkbox"
-          hidden
-          aria-label={t("admin.users.selectAll")}
-          onChange={(e) => {
-            const boxes = document.querySelectorAll<HTMLInputElement>('input[form="bulk-users"][name="userIds"]');
-            boxes.forEach((b) => (b.checked = e.currentTarget.checked));
-          }}
-        />
-      </label>
-    </>
-  );
-}
-
 function UserRow({ u, me, back, errors }: { u: AdminUserRow; me: number; back: URLSearchParams; errors?: string[] }) {
   const { date, dateTime } = usePreferences();
   const confirmParams = new URLSearchParams(back);
@@ -441,6 +419,7 @@ function UserRow({ u, me, back, errors }: { u: AdminUserRow; me: number; back: U
             </>
           )}
         </div>
+        <VettingControl u={u} back={back} />
         <ErrorList id={`user-${u.id}-error`} errors={errors} />
       </td>
     </tr>

@@ -17,7 +17,7 @@
 /** The query keys each page reads and that say nothing about the visitor; by path. */
 const KEPT_QUERY: [RegExp, string[]][] = [
   // The catalog's filters (parseCatalogQuery in app/schemas/gig.ts); never its cursor.
-  [/^\/(browse|search)$/, ["q", "category", "price", "rating", "delivery", "sort"]],
+  [/^\/(browse|search)$/, ["q", "category", "price", "rating", "delivery", "vetted", "sort"]],
   [/^\/help$/, ["q"]],
   [/^\/gig\/\d+\/order$/, ["package"]],
   [/^\/settings$/, ["tab"]],

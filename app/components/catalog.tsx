@@ -77,7 +77,9 @@ export function CatalogFilters({
   const key = useLocation().search;
   const { t } = useT();
   const { categoryName } = useCategoryWords();
-  const active = [query.category, query.price, query.rating, query.delivery, query.sort === "relevance" ? null : query.sort].filter(Boolean).length;
+  const active = [query.category, query.price, query.rating, query.delivery, query.vetted, query.sort === "relevance" ? null : query.sort].filter(
+    Boolean,
+  ).length;
   return (
     <Form method="get" action={action} className="catalog-filters" role="search" aria-label={t("catalog.filter.form")}>
       <div className="field field-search">
@@ -125,6 +127,10 @@ export function CatalogFilters({
             all={t("catalog.filter.anyTime")}
             choices={options(DELIVERY_FILTERS)}
           />
+          <div className="checkbox">
+            <input key={`vetted${key}`} id="filter-vetted" type="checkbox" name="vetted" value="1" defaultChecked={query.vetted} />
+            <label htmlFor="filter-vetted">{t("catalog.vetted.filter")}</label>
+          </div>
           <Select key={`sort${key}`} name="sort" label={t("catalog.filter.sort")} value={query.sort} choices={options(SORTS)} />
           <p className="filter-actions">
             <button type="submit" className="button">

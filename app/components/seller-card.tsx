@@ -3,6 +3,7 @@ import { Link } from "~/components/link";
 import { SubmitButton } from "~/components/forms";
 import { Stars } from "~/components/reviews";
 import { SellerFacts } from "~/components/seller-facts";
+import { TrustBadges } from "~/components/trust-badges";
 import type { GigPage } from "~/models/gig.server";
 import { MemberAvatar } from "~/components/data-saver";
 import { ONE_DECIMAL, sayLevel } from "~/domain/catalog-vocabulary";
@@ -36,6 +37,7 @@ export function SellerCard({ gigId, seller, contact }: { gigId: number; seller: 
           {seller.location ? ` · ${seller.location}` : null}
         </p>
       </div>
+      <TrustBadges badges={seller.trust} />
       <dl className="seller-facts">
         <div>
           <dt>{t("catalog.shared.rating")}</dt>

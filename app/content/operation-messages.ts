@@ -101,6 +101,7 @@ export const LIMIT_MESSAGES: Record<Exclude<LimitName, "unavailable">, string> =
   analytics: "ops.limit.analytics",
   phoneCode: "ops.limit.phoneCode",
   phoneCodeNumber: "ops.limit.phoneCode",
+  verifyEmail: "ops.verify.resendLimit",
 };
 
 /** The sign-in limits end with when to try again (ADR 030): "… Please try again in 2 minutes." */
@@ -138,6 +139,13 @@ const EXPECTED_BODY: Record<FailureParams["request.unsupported_type"]["expected"
 };
 
 type Words<C extends FailureCode> = (params: FailureParams[C], _: Say, locale: Locale) => string;
+
+/** Why a verification link does not verify (ADR 051). */
+const DEAD_LINK: Record<FailureParams["verify.link_dead"]["why"], string> = {
+  used: "ops.verify.linkUsed",
+  expired: "ops.verify.linkExpired",
+  stale: "ops.verify.linkStale",
+};
 
 export const OPERATION_MESSAGES: { [C in FailureCode]: Words<C> } = {
   "access.denied": (_p, _) => _("ops.access.denied"),
@@ -278,6 +286,12 @@ export const OPERATION_MESSAGES: { [C in FailureCode]: Words<C> } = {
   "idempotency.in_progress": (_p, _) => _("ops.idempotency.inProgress"),
   "idempotency.key_reused": (_p, _) => _("ops.idempotency.keyReused"),
   "idempotency.bad_key": (_p, _) => _("ops.idempotency.badKey"),
+  "verify.link_dead": ({ why }, _) => _(DEAD_LINK[why]),
+  "verify.already_verified": (_p, _) => _("ops.verify.alreadyVerified"),
+  "verify.required_to_publish": (_p, _) => _("ops.verify.requiredToPublish"),
+  "vetted.only_freelancers": ({ name }, _) => _("ops.vetted.onlyFreelancers", { name }),
+  "vetted.already": ({ name }, _) => _("ops.vetted.already", { name }),
+  "vetted.not_vetted": ({ name }, _) => _("ops.vetted.notVetted", { name }),
 };
 
 /** A code and its parameters in words, in the reader's language (English unless given). */

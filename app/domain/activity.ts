@@ -29,6 +29,8 @@ export const ACTIVITY_KINDS = [
   "payment_requested",
   "level_changed",
   "review_replied",
+  "email_verified",
+  "email_changed",
 ] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
@@ -61,6 +63,8 @@ export const MEMBER_ACTIVITY_KEY: Record<ActivityKind, string> = {
   payment_requested: "dashboard.activity.paymentRequested",
   level_changed: "dashboard.levels.activityChanged",
   review_replied: "dashboard.reviewReplies.activityReplied",
+  email_verified: "dashboard.verify.activityVerified",
+  email_changed: "dashboard.verify.activityChanged",
 };
 
 /** What an admin reads about the member, after their name (namespace `admin`). */
@@ -90,6 +94,8 @@ export const ADMIN_ACTIVITY_KEY: Record<ActivityKind, string> = {
   payment_requested: "admin.activity.paymentRequested",
   level_changed: "admin.levels.activityChanged",
   review_replied: "admin.reviews.activityReplied",
+  email_verified: "admin.verify.activityVerified",
+  email_changed: "admin.verify.activityChanged",
 };
 
 type Say = (key: string, values?: Record<string, string | number>) => string;

@@ -84,6 +84,8 @@ export type CatalogQuery = {
   price: PriceRange | null;
   rating: RatingFilter | null;
   delivery: DeliveryFilter | null;
+  /** Only gigs of sellers an admin vetted (ADR 051): `vetted=1` in the URL. */
+  vetted: boolean;
   sort: Sort;
   cursor: string | null;
 };
@@ -106,19 +108,21 @@ export function parseCatalogQuery(params: URLSearchParams): CatalogQuery {
     price: pick(PRICE_RANGES, params.get("price")),
     rating: pick(RATING_FILTERS, params.get("rating")),
     delivery: pick(DELIVERY_FILTERS, params.get("delivery")),
+    vetted: params.get("vetted") === "1",
     sort: pick(SORTS, params.get("sort")) ?? "relevance",
     cursor: params.get("cursor")?.slice(0, 200) ?? null,
   };
 }
 
 /** The URL of a catalog state (without the cursor unless given), omitting defaults. */
-export function catalogSearch(query: Omit<CatalogQuery, "cursor"> & { cursor?: string | null }): string {
+export function catalogSearch(query: Omit<CatalogQuery, "cursor" | "vetted"> & { cursor?: string | null; vetted?: boolean }): string {
   const params = new URLSearchParams();
   if (query.q) params.set("q", query.q);
   if (query.category) params.set("category", query.category);
   if (query.price) params.set("price", query.price);
   if (query.rating) params.set("rating", query.rating);
   if (query.delivery) params.set("delivery", query.delivery);
+  if (query.vetted) params.set("vetted", "1");
   if (query.sort !== "relevance") params.set("sort", query.sort);
   if (query.cursor) params.set("cursor", query.cursor);
   const s = params.toString();

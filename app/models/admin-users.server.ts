@@ -16,6 +16,9 @@ export type AdminUserRow = {
   status: UserStatus | "deleted";
   joinedAt: Date;
   lastActiveAt: Date | null;
+  /** When an admin vetted this freelancer, and their note (ADR 051); null when not vetted. */
+  vettedAt: Date | null;
+  vettedNote: string | null;
 };
 
 export type AdminUserFilter = {
@@ -53,7 +56,7 @@ export async function listUsersForAdmin(db: Db, f: AdminUserFilter): Promise<{ u
   }
   const { count } = (await base.clone().count({ count: "*" }).first()) as { count: string };
   const rows = await base
-    .select("u.id", "u.name", "u.email", "u.username", "u.role", "u.status", "u.deleted_at", "u.created_at")
+    .select("u.id", "u.name", "u.email", "u.username", "u.role", "u.status", "u.deleted_at", "u.created_at", "u.vetted_at", "u.vetted_note")
     .select(
       db.raw(
         "GREATEST(u.last_active_at, (SELECT max(a.created_at) FROM activity a WHERE a.user_id = u.id AND a.kind NOT LIKE 'status\\_%')) AS last_active_at",
@@ -76,6 +79,8 @@ export async function listUsersForAdmin(db: Db, f: AdminUserFilter): Promise<{ u
       status: u.deleted_at ? "deleted" : u.status,
       joinedAt: u.created_at,
       lastActiveAt: u.last_active_at ?? null,
+      vettedAt: u.vetted_at ?? null,
+      vettedNote: u.vetted_note ?? null,
     })),
   };
 }

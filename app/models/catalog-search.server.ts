@@ -21,7 +21,7 @@ export const PAGE_SIZE = 12;
 /** Result counts stop at this many ("1,000+"), so a broad query never counts the whole table. */
 export const COUNT_CAP = 1000;
 
-export const EMPTY_QUERY: CatalogQuery = { q: "", category: null, price: null, rating: null, delivery: null, sort: "relevance", cursor: null };
+export const EMPTY_QUERY: CatalogQuery = { q: "", category: null, price: null, rating: null, delivery: null, vetted: false, sort: "relevance", cursor: null };
 
 /**
  * A sort key: the expression ordered by, and its cursor form. Timestamps travel as epoch microseconds
@@ -145,7 +145,7 @@ export function catalogCursorFits(query: CatalogQuery): boolean {
  * where checking the matches' own rows is cheaper. A search sorted by price, rating or date keeps them
  * indexed, to start and stop its walk of that index in the range.
  */
-function applyFilters(builder: Knex.QueryBuilder, db: Db, query: CatalogQuery, { unindexed = false } = {}) {
+function applyFilters(builder: Knex.QueryBuilder, db: Db, query: CatalogQuery, { unindexed = false, searchRows = false } = {}) {
   const column = (name: string) => db.raw(unindexed ? `(g.${name} + 0)` : `g.${name}`);
   // A hidden category's filter matches nothing (ADR 026): browsing it is off, as its menu entries are.
   if (query.category) builder.whereIn("g.category_id", db("categories").select("id").where({ slug: query.category, hidden: false }));
@@ -156,6 +156,8 @@ function applyFilters(builder: Knex.QueryBuilder, db: Db, query: CatalogQuery, {
   }
   if (query.rating) builder.where(column("rating"), ">=", Number(query.rating));
   if (query.delivery) builder.where("g.fastest_delivery_days", "<=", Number(query.delivery));
+  // Vetted sellers only (ADR 051): a search row carries its seller's vetting (indexed); browsing joins the seller.
+  if (query.vetted) builder.whereRaw(searchRows ? "g.seller_vetted" : "u.vetted_at IS NOT NULL");
   return builder;
 }
 
@@ -356,7 +358,7 @@ export async function listCatalog(
   // A search without filters (what the search box sends) runs prepared statements (ADR 023): a handful of
   // texts, planned once per connection. Each filter combination would be texts of its own, and a plan of the
   // first page's statement holds about 400 kB of a connection's memory, so a filtered search is planned anew.
-  const filtered = Boolean(query.category || query.price || query.rating || query.delivery);
+  const filtered = Boolean(query.category || query.price || query.rating || query.delivery || query.vetted);
   const prepare = <Q extends Knex.ChainableInterface>(q: Q): Q => (filtered ? q : prepared(q));
   // The first page of a relevance search without filters runs the spelling check inside its one statement (a
   // round trip less); any other search runs it first and passes the query to its statements as a parameter
@@ -379,7 +381,7 @@ export async function listCatalog(
           .whereRaw(atLevels(levels)),
         db,
         query,
-        { unindexed: !indexedFilters },
+        { unindexed: !indexedFilters, searchRows: true },
       );
   // Every search but an inline first page has its query by now.
   const matches = search(spelled?.query ?? "");

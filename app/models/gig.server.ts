@@ -8,6 +8,7 @@
  */
 import { gigReviewsJson, reviewPageFrom, type Review } from "~/models/review.server";
 import type { Level } from "~/domain/catalog-vocabulary";
+import { trustBadgesOf, type TrustBadges } from "~/domain/trust";
 import { prepared, type Db } from "~/server/db.server";
 import { TIERS, type GigFormValue, type PackageInput, type Tier } from "~/schemas/gig";
 
@@ -111,6 +112,8 @@ export type GigPage = {
     /** http(s) only, or null. */
     portfolioUrl: string | null;
     yearsExperience: number | null;
+    /** "Email verified", "Phone verified", "Vetted" (ADR 051). */
+    trust: TrustBadges;
   };
   packages: GigPackage[];
   images: string[];
@@ -169,6 +172,9 @@ async function readGigPage(db: Db, id: number, viewer: Viewer, reviewsPage: numb
         "u.portfolio_url as seller_portfolio_url",
         "u.years_experience as seller_years_experience",
         "u.status as seller_status",
+        "u.email_verified_at as seller_email_verified_at",
+        "u.phone_verified_at as seller_phone_verified_at",
+        "u.vetted_at as seller_vetted_at",
         db.raw(
           `(SELECT coalesce(json_agg(json_build_object('tier', p.tier, 'name', p.name, 'description', p.description,
                       'price_ugx', p.price_ugx, 'delivery_days', p.delivery_days, 'revisions', p.revisions,
@@ -206,6 +212,7 @@ async function readGigPage(db: Db, id: number, viewer: Viewer, reviewsPage: numb
       languages: row.seller_languages ?? [],
       portfolioUrl: /^https?:\/\//i.test(row.seller_portfolio_url ?? "") ? row.seller_portfolio_url : null,
       yearsExperience: row.seller_years_experience ?? null,
+      trust: trustBadgesOf(row, "seller_"),
     },
     packages: toPackages(row.packages),
     images: row.images as string[],

@@ -4,6 +4,7 @@
  * only; a member's profile is written by the account operations through app/models/user.server.ts.
  */
 import type { Level } from "~/domain/catalog-vocabulary";
+import { trustBadgesOf, type TrustBadges } from "~/domain/trust";
 import type { Db } from "~/server/db.server";
 import type { Role, Settings } from "~/models/user.server";
 
@@ -50,6 +51,8 @@ export type PublicProfile = {
   /** An http(s) address (the schema allows no other), linked with rel="nofollow ugc noopener". */
   portfolioUrl: string | null;
   yearsExperience: number | null;
+  /** "Email verified", "Phone verified", "Vetted" (ADR 051). */
+  trust: TrustBadges;
 };
 
 /** What anyone may see of an active member; null for unknown usernames and for suspended or banned members. */
@@ -84,5 +87,6 @@ function publicProfileOf(u: Record<string, any> | undefined): PublicProfile | nu
     // Only http(s) is ever linked, whatever an older row holds.
     portfolioUrl: typeof u.portfolio_url === "string" && /^https?:\/\//i.test(u.portfolio_url) ? u.portfolio_url : null,
     yearsExperience: u.years_experience ?? null,
+    trust: trustBadgesOf(u),
   };
 }

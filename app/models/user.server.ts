@@ -27,6 +27,8 @@ export type NewUser = {
   bio?: string;
   /** The language they joined in (the page's, ADR 047); English when not said. */
   language?: "en" | "lg" | "sw";
+  /** Verified from the start: an account the platform makes for an address it knows (ADR 051). */
+  emailVerified?: boolean;
 };
 
 export class EmailTakenError extends Error {
@@ -87,6 +89,7 @@ export async function createUser(db: Db, input: NewUser): Promise<{ id: number; 
         bio: input.bio ?? "",
         level: input.role === "freelancer" ? "new" : "member",
         language: input.language ?? "en",
+        email_verified_at: input.emailVerified ? db.fn.now() : null,
       })
       .onConflict()
       .ignore()
@@ -128,6 +131,8 @@ export type Settings = {
   name: string;
   username: string;
   email: string;
+  /** When the member followed the link mailed to `email` (ADR 051); null: not yet. */
+  emailVerifiedAt: Date | null;
   role: Role;
   bio: string;
   location: string;
@@ -219,6 +224,7 @@ export async function getSettings(db: Db, userId: number): Promise<Settings | nu
     name: u.name,
     username: u.username,
     email: u.email,
+    emailVerifiedAt: u.email_verified_at ?? null,
     role: u.role,
     bio: u.bio,
     location: u.location,
@@ -445,4 +451,35 @@ export async function hasOpenOrders(db: Db, userId: number): Promise<boolean> {
     .andWhere((w) => w.where("buyer_id", userId).orWhere("seller_id", userId))
     .first("id");
   return Boolean(row);
+}
+
+/**
+ * A member's new email, unverified until its own link is followed (ADR 051). False when it is the address they
+ * already have (in any letter case); a taken one is an EmailTakenError (a race with another account's change
+ * too: the unique index refuses it, and the caller's operation rolls back).
+ */
+export async function setEmail(db: Db, userId: number, email: string): Promise<boolean> {
+  const current = await db("users").where({ id: userId }).forUpdate().first("email");
+  if (!current || String(current.email).toLowerCase() === email.toLowerCase()) return false;
+  if (await db("users").whereRaw("lower(email) = lower(?)", [email]).whereNot({ id: userId }).first("id")) throw new EmailTakenError();
+  try {
+    await db("users").where({ id: userId }).update({ email, email_verified_at: null });
+  } catch (error) {
+    if ((error as { code?: string }).code === "23505") throw new EmailTakenError();
+    throw error;
+  }
+  return true;
+}
+
+/** A member's row for vetting (ADR 051), locked for the rest of the transaction; null when there is none. */
+export async function lockVetting(db: Db, userId: number) {
+  const u = await db("users").where({ id: userId }).forUpdate().first("id", "name", "role", "deleted_at", "vetted_at");
+  return u ? { id: Number(u.id), name: String(u.name), role: u.role as Role, deleted: u.deleted_at !== null, vetted: u.vetted_at !== null } : null;
+}
+
+/** Marks a freelancer vetted by an admin, with the admin's note, or (`by` null) no longer vetted. */
+export async function setVetted(db: Db, userId: number, by: { adminId: number; note: string } | null) {
+  await db("users")
+    .where({ id: userId })
+    .update(by ? { vetted_at: db.fn.now(), vetted_by: by.adminId, vetted_note: by.note } : { vetted_at: null, vetted_by: null, vetted_note: null });
 }

@@ -9,6 +9,9 @@ import type { Knex } from "knex";
 import { conversionFact } from "~/analytics/conversions.server";
 import { createAppSession, createSession, deleteMemberSession, deleteUserSessions, renewSession, type AppPlatform } from "~/models/session.server";
 import { getDeviceKey } from "~/models/sign-in-device.server";
+import { createEmailVerification } from "~/models/email-verification.server";
+import { DEFAULT_LOCALE } from "~/i18n/locales";
+import { appMailOrigin } from "~/server/host.server";
 import * as users from "~/models/user.server";
 import { EmailTakenError, type Role, type UserStatus } from "~/models/user.server";
 import { conflict, forbidden, invalid, issue, limitedBy, memberOf, notFound, ok, transact, type Actor, type Result } from "~/operations/core.server";
@@ -37,13 +40,14 @@ const userAgentOf = (actor: Actor) => (actor.kind === "system" ? null : actor.cl
  * Joining: /register (a client, or a freelancer who chose Work) and /freelancer/register (a seller with
  * skills). Counted per address before anything else; a taken email is refused beside the field. The new
  * member is signed in (a browser session, and the browser's device cookie names the account: ADR 030) and
- * their signup recorded as a business conversion after the commit.
+ * their signup recorded as a business conversion after the commit. A link that verifies their email is mailed
+ * to it (ADR 051), pointing at `mailOrigin` (the door's getMailOrigin; the configured public URL by default).
  */
 export type JoinInput = RegisterInput | (FreelancerRegisterInput & { role: "freelancer" });
 
 export async function join(
   actor: Actor,
-  input: JoinInput & { device?: string | null; app?: AppSignIn; language?: "en" | "lg" | "sw" },
+  input: JoinInput & { device?: string | null; app?: AppSignIn; language?: "en" | "lg" | "sw"; mailOrigin?: string },
   { db }: Options = {},
 ): Promise<Result<NewSession & { username: string; device: string }>> {
   if (actor.kind !== "anonymous") return forbidden("account.already_member");
@@ -70,6 +74,9 @@ export async function join(
         ? await createAppSession(tx.trx, { userId: created.id, admin: false, ...input.app, userAgent: userAgentOf(actor) })
         : await createSession(tx.trx, { userId: created.id, persistent: false, userAgent: userAgentOf(actor) });
       await tx.activity(created.id, "joined", { role: input.role });
+      // The link that verifies the address (ADR 051), in the language they joined in.
+      const recipient = { id: created.id, name: input.name, email: input.email, language: input.language ?? DEFAULT_LOCALE };
+      await createEmailVerification(tx.trx, recipient, input.mailOrigin ?? appMailOrigin());
       await tx.effect(
         { kind: "conversion", fact: conversionFact(actor, { type: "signup", userId: created.id, subjectId: created.id, metadata: { role: input.role } }) },
         `conversion:signup:${created.id}`,
@@ -230,21 +237,22 @@ export async function createAdmin(
  * A client or freelancer account made by the platform rather than by a visitor joining (the demo data;
  * later an import): the same row and "joined" activity as a join, but no join limit, no session and no
  * signup conversion (nobody signed up). `passwordHash` lets many accounts share one hash made once (the
- * demo password: scrypt costs a few hundred milliseconds a hash). A taken email is refused beside the field.
+ * demo password: scrypt costs a few hundred milliseconds a hash). `emailVerified`: the platform knows the
+ * address is the member's (the demo's), so no link is mailed (ADR 051). A taken email is refused beside the field.
  */
 export async function createMember(
   actor: Actor,
-  input: { name: string; email: string; role: "client" | "freelancer"; passwordHash: string; skills?: string[]; bio?: string },
+  input: { name: string; email: string; role: "client" | "freelancer"; passwordHash: string; skills?: string[]; bio?: string; emailVerified?: boolean },
   { db }: Options = {},
 ): Promise<Result<{ id: number; username: string }>> {
   if (actor.kind !== "system") return forbidden("access.platform_only", { task: "make_accounts" });
-  const { name, email, role, passwordHash, skills, bio } = input;
+  const { name, email, role, passwordHash, skills, bio, emailVerified } = input;
   return transact(
     actor,
     async (tx) => {
       let created: { id: number; username: string };
       try {
-        created = await users.createUser(tx.trx, { name, email, role, passwordHash, skills, bio });
+        created = await users.createUser(tx.trx, { name, email, role, passwordHash, skills, bio, emailVerified });
       } catch (error) {
         if (error instanceof EmailTakenError) return invalid({ email: [issue("account.email_taken")] });
         throw error;

@@ -189,6 +189,16 @@ export type FailureParams = {
   "idempotency.in_progress": Record<string, never>;
   "idempotency.key_reused": Record<string, never>;
   "idempotency.bad_key": Record<string, never>;
+
+  // Verified emails and vetted sellers (ADR 051).
+  /** A verification link that is unknown or used, out of time, or mailed to an address the member has since changed. */
+  "verify.link_dead": { why: "used" | "expired" | "stale" };
+  "verify.already_verified": Record<string, never>;
+  /** A freelancer publishes only once their email is verified; drafts are allowed. */
+  "verify.required_to_publish": Record<string, never>;
+  "vetted.only_freelancers": { name: string };
+  "vetted.already": { name: string };
+  "vetted.not_vetted": { name: string };
 };
 
 export type FailureCode = keyof FailureParams;

@@ -38,6 +38,7 @@ import {
 } from "~/operations/core.server";
 import { gigFormOf, gigFormSchema, MAX_IMAGES, type GigFormValue, type GigIntent } from "~/schemas/gig";
 import { getDb } from "~/server/db.server";
+import { publishRefusal } from "~/operations/email-verification.server";
 import { consume } from "~/server/rate-limit.server";
 import { deleteImage, InvalidImageError, saveImage } from "~/server/files/storage.server";
 import { releaseUploads, reserveUploads, uploadFailure } from "~/server/files/upload-quota.server";
@@ -86,6 +87,9 @@ export async function saveGig(actor: Actor, input: SaveGigInput, { db }: Options
     if (limited) return limitedBy(limited);
   }
   const status = input.intent === "publish" ? "published" : "draft";
+  // Publishing waits for a verified email (ADR 051); a draft does not.
+  const unverified = status === "published" ? await publishRefusal(db ?? getDb(), user.id) : null;
+  if (unverified) return unverified;
   return transact(
     actor,
     async (tx) => {
@@ -125,6 +129,8 @@ async function changeStatus(
   const member = memberOrForbidden(actor);
   if (!member.ok) return member;
   const { user } = member;
+  const unverified = to === "published" ? await publishRefusal(db ?? getDb(), user.id) : null;
+  if (unverified) return unverified;
   return transact(
     actor,
     async (tx) => {

@@ -23,6 +23,7 @@ import { profileCompletion, type ProfilePart } from "~/models/profile.server";
 import { getSettings } from "~/models/user.server";
 import { requestWithdrawal } from "~/operations/payments.server";
 import { requireMemberActor, requireUser } from "~/server/auth.server";
+import { VerifyEmailNotice } from "~/components/verify-email-notice";
 import { getDb } from "~/server/db.server";
 import { getEnv } from "~/server/env.server";
 import { getFormConstraint } from "~/schemas/form-constraint";
@@ -96,6 +97,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     notifications,
     completion: profileCompletion(settings),
     levels,
+    unverifiedEmail: settings.emailVerifiedAt ? null : settings.email,
     notice: GIG_NOTICES[params.get("gig") ?? ""] ?? null,
     balances,
     payouts: payouts.map(({ id, kind, amountUgx, status, failureReason, failureSaid, createdAt, settledAt }) => ({
@@ -201,6 +203,7 @@ export default function Dashboard() {
   return (
     <section className="container dashboard" aria-labelledby="dashboard-title">
       <h1 id="dashboard-title">{t("dashboard.welcome", { name: d.firstName })}</h1>
+      {d.unverifiedEmail ? <VerifyEmailNotice email={d.unverifiedEmail} seller={seller} /> : null}
       {/* Only just after the member's own action (a gig saved, a withdrawal): its answer, then what waits. */}
       {d.notice ? (
         <p className="form-success" role="status">

@@ -11,6 +11,7 @@ import { FreelancerRegisterSchema, HIDDEN_PASSWORDS } from "~/schemas/account";
 import { getActor, getUser, requireAnonymous, signedInHeaders } from "~/server/auth.server";
 import { readDeviceCookie } from "~/server/sign-in-device.server";
 import { readFormData } from "~/server/form-data.server";
+import { getMailOrigin } from "~/server/host.server";
 import { formFailure } from "~/server/operation-results.server";
 import { pageMessages } from "~/i18n/messages.server";
 import { requestLocale } from "~/i18n/locale.server";
@@ -44,6 +45,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     role: "freelancer",
     device: readDeviceCookie(request.headers.get("Cookie")),
     language: await requestLocale(request),
+    mailOrigin: getMailOrigin(request),
   });
   if (!result.ok) return formFailure(submission.reply, result, { hideFields: HIDDEN_PASSWORDS, locale: await requestLocale(request) });
   return redirect("/dashboard", { headers: signedInHeaders(result.value) });

@@ -4,6 +4,8 @@ import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { SubmitButton } from "~/components/forms";
 import { GigForm } from "~/components/gig-form";
+import { VerifyEmailNotice } from "~/components/verify-email-notice";
+import { isEmailVerified } from "~/models/email-verification.server";
 import { listCategoryOptions } from "~/models/category.server";
 import { getOwnGig } from "~/models/gig.server";
 import type { Failure } from "~/operations/core.server";
@@ -43,13 +45,14 @@ async function ownGig(request: Request, clientIp: string, id: string | undefined
 }
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
-  const { gig } = await ownGig(request, context.clientIp, params.id);
+  const { gig, actor } = await ownGig(request, context.clientIp, params.id);
   const confirmDelete = new URL(request.url).searchParams.get("delete") === "confirm";
   return {
     id: gig.id,
     title: gig.title,
     status: gig.status,
     confirmDelete,
+    unverifiedEmail: (await isEmailVerified(getDb(), actor.user.id)) ? null : actor.user.email,
     // Its own category stays a choice even when hidden (ADR 026), so saving the gig keeps it.
     categories: await listCategoryOptions(getDb(), { include: gig.category }),
     state: gigFormOf(gig),
@@ -94,7 +97,7 @@ const STATUS = {
 
 export default function EditGig() {
   const { t } = useT();
-  const { id, title, status, confirmDelete, categories, state, constraint } = useLoaderData<typeof loader>();
+  const { id, title, status, confirmDelete, categories, state, constraint, unverifiedEmail } = useLoaderData<typeof loader>();
   const reply = useActionData<typeof action>();
   const result = reply && !("manageError" in reply) ? reply : null;
   const manageError = reply && "manageError" in reply ? reply.manageError : null;
@@ -105,6 +108,7 @@ export default function EditGig() {
         <span className="status-badge">{t(STATUS[status])}</span>{" "}
         <Link to={`/gig/${id}`}>{status === "published" ? t("dashboard.gigEdit.viewAsBuyer") : t("dashboard.gigEdit.preview")}</Link>
       </p>
+      {unverifiedEmail ? <VerifyEmailNotice email={unverifiedEmail} seller /> : null}
       <GigForm key={id} defaultValue={state} result={result} categories={categories} constraint={constraint} />
 
       <section aria-labelledby="manage-title" className="manage-gig">

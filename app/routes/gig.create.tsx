@@ -4,6 +4,8 @@ import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { SubmitButton } from "~/components/forms";
 import { GigForm } from "~/components/gig-form";
+import { VerifyEmailNotice } from "~/components/verify-email-notice";
+import { isEmailVerified } from "~/models/email-verification.server";
 import { listCategoryOptions } from "~/models/category.server";
 import { becomeSeller } from "~/operations/accounts.server";
 import { getActor, requireMemberActor, requireUser } from "~/server/auth.server";
@@ -37,6 +39,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     categories: await listCategoryOptions(getDb()),
     state: emptyGigForm(),
     constraint: GIG_FORM_CONSTRAINT,
+    unverifiedEmail: user.role === "freelancer" && !(await isEmailVerified(getDb(), user.id)) ? user.email : null,
     ...(await pageMessages(request, ["dashboard"])),
   };
 }
@@ -56,7 +59,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function CreateGig() {
   const { t } = useT();
-  const { role, categories, state, constraint } = useLoaderData<typeof loader>();
+  const { role, categories, state, constraint, unverifiedEmail } = useLoaderData<typeof loader>();
   const reply = useActionData<typeof action>();
   if (role === "client") {
     return (
@@ -77,6 +80,7 @@ export default function CreateGig() {
   return (
     <section className="container narrow" aria-labelledby="create-title">
       <h1 id="create-title">{t("dashboard.gigCreate.title")}</h1>
+      {unverifiedEmail ? <VerifyEmailNotice email={unverifiedEmail} seller /> : null}
       <GigForm key="new" defaultValue={state} result={reply} categories={categories} constraint={constraint} />
     </section>
   );

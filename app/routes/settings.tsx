@@ -34,6 +34,10 @@ import { metaI18n, T, useT } from "~/i18n/react";
 import { serializeCookie } from "~/server/cookies.server";
 import settingsStylesUrl from "~/styles/settings.css?url";
 import { DataSaverChoice } from "~/components/settings-data-saver";
+import { EmailChange } from "~/components/settings-email";
+import { CHANGE_EMAIL } from "~/schemas/email-change";
+import { changeEmailAnswer } from "~/server/settings-email.server";
+import { getMailOrigin } from "~/server/host.server";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: settingsStylesUrl }];
 
@@ -70,6 +74,7 @@ const SAVED: Record<Tab, string> = {
 const OTHER_SAVED: Record<string, string> = {
   others: "account.settings.saved.others",
   ended: "account.settings.saved.ended",
+  email: "account.verify.emailChanged",
 };
 
 export async function loader({ request }: LoaderFunctionArgs) {
@@ -160,6 +165,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
   if (tab === "security") {
     if (formData.get("intent") === "end-session") return endOneSession(request, actor, formData, done);
+    if (formData.get("intent") === CHANGE_EMAIL) return changeEmailAnswer(actor, formData, await requestLocale(request), getMailOrigin(request));
     if (formData.get("intent") === "sign-out-others") {
       const result = await signOutOthers(actor);
       if (!result.ok) {
@@ -240,6 +246,7 @@ export default function Settings() {
       <FormMessage success={success} />
       {tab === "profile" ? <ProfileTab key={key} s={settings} constraint={constraint} reply={reply} /> : null}
       {tab === "notifications" ? <NotificationsTab s={settings} key={key} constraint={constraint} reply={reply} /> : null}
+      {tab === "security" ? <EmailChange email={settings.email} verified={Boolean(settings.emailVerifiedAt)} /> : null}
       {tab === "security" ? <SecurityTab key={key} constraint={constraint} reply={reply} sessions={sessions} sessionError={sessionError} /> : null}
       {tab === "billing" ? <BillingTab s={settings} key={key} constraint={constraint} reply={reply} /> : null}
       {tab === "preferences" ? <PreferencesTab s={settings} key={key} constraint={constraint} reply={reply} /> : null}

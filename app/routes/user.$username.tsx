@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, isRouteErrorResponse, useLoaderData, useRouteLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
+import { TrustBadges } from "~/components/trust-badges";
 import { SubmitButton } from "~/components/forms";
 import type { loader as rootLoader } from "~/root";
 import { GigCard } from "~/components/gig-card";
@@ -81,6 +82,7 @@ export default function Profile() {
           {p.role !== "freelancer" || viewer?.username === p.username ? null : (
             <SaveButton kind="seller" id={p.id} name={p.name} saved={viewer ? Boolean(saved.seller) : null} />
           )}
+          <TrustBadges badges={p.trust} />
           {viewer?.username === p.username ? null : viewer ? (
             // A member starts (or finds) the conversation with this member, and goes to it.
             <Form method="post" action="/messages" className="contact-seller">

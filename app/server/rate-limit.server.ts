@@ -147,6 +147,8 @@ const LIMIT_DEFINITIONS = {
     duration: 60,
     key: "ops.limit.apiAddress",
   },
+  /** Verification mails a member asks for again (ADR 051): 5 an hour per member, whatever their address. */
+  verifyEmail: { points: 5, duration: 60 * 60, key: "ops.verify.resendLimit" },
   analytics: {
     get points() {
       return getEnv().ANALYTICS_RATE_LIMIT;

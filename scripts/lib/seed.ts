@@ -18,6 +18,7 @@ import { settlePayment } from "~/operations/payments.server";
 import { systemActor, type Actor, type Result } from "~/operations/core.server";
 import { recomputeAllLevels } from "~/operations/seller-levels.server";
 import { attachImage, saveGig } from "~/operations/gigs.server";
+import { setVetting } from "~/operations/vetting.server";
 import { createReview, createReviews, type BulkReview } from "~/operations/reviews.server";
 import { createProviders } from "~/payments/registry.server";
 import { Sandbox } from "~/payments/sandbox.server";
@@ -380,7 +381,8 @@ export async function seedDemoData(db: Knex) {
           `the account of ${person.email}`,
           await createMember(
             system,
-            { name: person.name, email: person.email, role: person.role, passwordHash, skills: person.skills, bio: person.bio },
+            // Demo members' addresses are the platform's own: verified, so the sellers can publish (ADR 051).
+            { name: person.name, email: person.email, role: person.role, passwordHash, skills: person.skills, bio: person.bio, emailVerified: true },
             options,
           ),
         );
@@ -441,6 +443,18 @@ export async function seedDemoData(db: Knex) {
 
       const client = members.find((m) => m.person.email === DEMO_ACCOUNTS.client.email)!;
       const freelancer = members.find((m) => m.person.email === DEMO_ACCOUNTS.freelancer.email)!;
+      // The landing page's promise in the demo: the demo freelancer and the top-rated sellers vetted by the demo admin (ADR 051).
+      const adminActor = memberActor({
+        id: admin.id,
+        name: DEMO_ACCOUNTS.admin.name,
+        username: admin.username,
+        email: DEMO_ACCOUNTS.admin.email,
+        role: "admin",
+      });
+      for (const seller of sellers.filter((s) => s === freelancer || s.person.level === "top_rated")) {
+        const vetting = { intent: "vet" as const, userId: seller.id, note: "Portfolio checked (demo data)." };
+        must(`the vetting of ${seller.person.email}`, await setVetting(adminActor, vetting, options));
+      }
       const freelancerGigs = plan.flatMap((g, i) => (sellers[g.sellerIndex] === freelancer ? [gigIds[i]!] : []));
       counted.push({ userId: client.id, gigs: 0, uploads: [], checkouts: DEMO_ORDERS.length });
       await demoOrders(trx, { client, freelancer, gigIds: freelancerGigs, daysAgo });

@@ -1,7 +1,7 @@
 /**
  * A new deployment, as docker-compose makes one: a database migrated without the demo seed, an admin made
  * with `admin:create`, and the built server on it (its own, not the shared e2e server with its demo data).
- * A freelancer registers through the pages and publishes a gig, which needs a category: the migration's
+ * A freelancer registers through the pages, verifies their email and publishes a gig, which needs a category: the migration's
  * (ADR 026). The admin manages the categories on their screen: adds one with its Luganda and Swahili names (which
  * readers in those languages browse it by), renames it, moves it up and hides it, at /admin/categories on the main
  * host, and the admin host serves the same screen at /categories.
@@ -71,6 +71,17 @@ describeBothModes("A deployment migrated without the demo seed", (mode) => {
     await page.getByLabel(/I agree to the/).check();
     await page.getByRole("button", { name: "Join as a seller" }).click();
     await page.getByText("Manage your gigs, orders and earnings").waitFor();
+    // A seller publishes once their email is verified (ADR 051): the link mailed at joining, from the outbox.
+    await page.goto(`${server.baseUrl}/dev/outbox`);
+    await page
+      .getByRole("article")
+      .filter({ hasText: `To: ${seller.email}` })
+      .first()
+      .getByRole("link")
+      .click();
+    await waitForHydration(page, mode);
+    await page.getByRole("button", { name: "Verify my email" }).click();
+    await page.getByRole("heading", { level: 1, name: "Your email is verified" }).waitFor();
 
     await open(page, mode, `${server.baseUrl}/gig/create`);
     const choices = await page.getByLabel("Category", { exact: true }).locator("option").allTextContents();

@@ -63,6 +63,8 @@ export type UserOptions = {
   preferredCurrency?: "UGX" | "USD";
   /** A verified phone (+2567XXXXXXXX): texts go to it and payouts are allowed (ADR 050). */
   verifiedPhone?: string;
+  /** False for a member who has not followed their verification link yet (ADR 051); verified by default. */
+  emailVerified?: boolean;
 };
 
 export type TestUser = { id: number; name: string; username: string; email: string; password: string | null; role: Role };
@@ -86,6 +88,7 @@ export async function createUser(db: Db, options: UserOptions = {}): Promise<Tes
       level: role === "freelancer" ? "new" : "member",
       ...(options.preferredCurrency ? { preferred_currency: options.preferredCurrency } : {}),
       ...(options.verifiedPhone ? { phone: options.verifiedPhone, phone_verified_at: db.fn.now() } : {}),
+      email_verified_at: options.emailVerified === false ? null : db.fn.now(),
     })
     .returning("id");
   return { id: Number(row.id), name, username, email, password, role };

@@ -3,7 +3,7 @@
  * suspend, ban, activate and delete, and its bulk action, through the same model and operations
  * (app/models/admin-users.server.ts, app/operations/admin-users.server.ts). Each change is audited by its
  * operation; suspending, banning and deleting end every session of the member, app tokens included, and close
- * their sockets. Also the cursor that the admin lists share.
+ * their sockets. Vetting a freelancer and taking it back (ADR 051). Also the cursor that the admin lists share.
  */
 import { sayIn } from "~/content/operation-messages";
 import { z } from "zod";
@@ -12,6 +12,8 @@ import { bulkUserAction, changeUserStatus, deleteUser } from "~/operations/admin
 import { notFound, ok } from "~/operations/core.server";
 import { NOTHING_SELECTED, STATUS_ACTIONS, USER_ROLES, USER_STATUSES, type StatusAction } from "~/schemas/admin";
 import { getDb } from "~/server/db.server";
+import { setVetting } from "~/operations/vetting.server";
+import { VettingSchema, type VettingIntent } from "~/schemas/vetting";
 import { call } from "../route.server";
 import { IdParams, Iso, iso, pageOf, PageQuery } from "../shapes";
 import { msg } from "~/i18n/message-key";
@@ -57,6 +59,8 @@ export const AdminUser = z.object({
   status: z.enum(USER_STATUSES).describe("`deleted`: the row is kept for orders and messages, with nothing of the person left."),
   joinedAt: Iso,
   lastActiveAt: Iso.nullable(),
+  vettedAt: Iso.nullable().describe("When an admin vetted this freelancer after checking their portfolio (ADR 051); null when not vetted."),
+  vettedNote: z.string().nullable().describe("The vetting admin's note; null when not vetted."),
 });
 
 const userOf = (u: AdminUserRow): z.input<typeof AdminUser> => ({
@@ -68,6 +72,8 @@ const userOf = (u: AdminUserRow): z.input<typeof AdminUser> => ({
   status: u.status,
   joinedAt: iso(u.joinedAt),
   lastActiveAt: u.lastActiveAt ? iso(u.lastActiveAt) : null,
+  vettedAt: u.vettedAt ? iso(u.vettedAt) : null,
+  vettedNote: u.vettedNote,
 });
 
 /** One member as the list shows them (deleted ones too), or null. */
@@ -115,6 +121,30 @@ function statusCall(action: StatusAction, operationId: string, summary: string, 
   });
 }
 
+/** Vetting a freelancer, or taking it back (ADR 051): the Users screen's note form. */
+function vettingCall(intent: VettingIntent, operationId: string, summary: string, description: string) {
+  return call({
+    method: "patch",
+    path: `/admin/users/{id}/${intent}`,
+    operationId,
+    summary,
+    description: `${description} Only freelancers; audited with the note. 409 when the member is not a freelancer or already is as asked.`,
+    tag: "Admin",
+    access: "admin",
+    params: IdParams,
+    body: z.object({ note: VettingSchema.shape.note }).strict(),
+    response: AdminUser,
+    failures: [404, 409],
+    async handle({ actor, params, body, locale }) {
+      const result = await setVetting(actor, { intent, userId: params.id, note: body.note });
+      if (!result.ok) return result;
+      const u = await adminUser(params.id);
+      const done = intent === "vet" ? "api.vetted.vetted" : "api.vetted.unvetted";
+      return u ? { ok: true, value: u, message: sayIn(locale)(done, { name: result.value.name }) } : notFound("member.not_found");
+    },
+  });
+}
+
 const ENDS_SESSIONS = "Every session of the member ends (their browsers and app tokens) and their open pages are disconnected.";
 
 export const adminUserCalls = [
@@ -145,6 +175,13 @@ export const adminUserCalls = [
   statusCall("suspend", "adminSuspendUser", "Suspend an active member", `Only an active member can be suspended. ${ENDS_SESSIONS}`),
   statusCall("ban", "adminBanUser", "Ban a member", `Any member not already banned. ${ENDS_SESSIONS}`),
   statusCall("activate", "adminActivateUser", "Activate a suspended or banned member", "They may sign in again."),
+  vettingCall(
+    "vet",
+    "adminVetUser",
+    "Mark a freelancer vetted",
+    "After checking their portfolio: the note says what was checked. Buyers see a Vetted badge and can filter for vetted sellers.",
+  ),
+  vettingCall("unvet", "adminUnvetUser", "Take back a freelancer's vetting", "The note says why; the badge goes."),
   call({
     method: "patch",
     path: "/admin/users/{id}/delete",

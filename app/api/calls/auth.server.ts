@@ -1,7 +1,7 @@
 /**
  * Auth calls (ADR 041): tokens for apps. Login and register answer `{ user, token }`; logout
  * ends the token (with every token its refreshes replaced); refresh replaces it; forgot and reset password are
- * the same operations as the pages'. Email verification is not yet required of anyone.
+ * the same operations as the pages', and so are verifying an email and mailing its link again (ADR 051).
  */
 import { sayIn } from "~/content/operation-messages";
 import { z } from "zod";
@@ -9,6 +9,7 @@ import { join, signIn, signOut } from "~/operations/accounts.server";
 import { refreshAppToken } from "~/operations/app-sessions.server";
 import { ok } from "~/operations/core.server";
 import { completePasswordReset, requestPasswordReset } from "~/operations/passwords.server";
+import { resendVerification, verifyEmail } from "~/operations/email-verification.server";
 import { email, name, newPassword } from "~/schemas/account";
 import { getDb } from "~/server/db.server";
 import { requestOrigin, type TrustProxy } from "~/server/host.server";
@@ -71,6 +72,7 @@ export const authCalls = [
     path: "/auth/register",
     operationId: "register",
     summary: "Join as a client or a freelancer: a token for this app",
+    description: "A link that verifies the email is mailed to it (see verifyEmail); a freelancer publishes gigs once it is followed.",
     tag: "Auth",
     access: "public",
     body: RegisterBody,
@@ -149,12 +151,38 @@ export const authCalls = [
     method: "post",
     path: "/auth/verify-email",
     operationId: "verifyEmail",
-    summary: "Verify an email address (not yet required)",
-    description: "Email verification is not yet required of anyone: this call answers so, and changes nothing.",
+    summary: "Verify an email address with the token of its mailed link",
+    description:
+      "The link mailed at joining and when the email changes (`/auth/verify-email?token=…`) carries the token; it works once, " +
+      "for 48 hours, and only while the account still has the address it was mailed to (409 otherwise, `verify.link_dead` " +
+      "with `why`: `used`, `expired` or `stale`). No token is needed to call it: the mail may be opened on another device. " +
+      "A freelancer publishes gigs only once their email is verified.",
     tag: "Auth",
     access: "public",
-    body: z.object({ token: z.string().max(200).optional() }).strict(),
-    response: z.object({ required: z.literal(false) }),
-    handle: async ({ locale }) => ({ ok: true, value: { required: false as const }, message: sayIn(locale)("api.auth.verificationNotRequired") }),
+    body: z.object({ token: z.string().min(1).max(200) }).strict(),
+    response: z.object({ verified: z.literal(true) }),
+    failures: [409],
+    async handle({ actor, body, locale }) {
+      const result = await verifyEmail(actor, { token: body.token });
+      return result.ok ? { ok: true, value: { verified: true as const }, message: sayIn(locale)("api.verify.verified") } : result;
+    },
+  }),
+  call({
+    method: "post",
+    path: "/auth/verify-email/resend",
+    operationId: "resendVerificationEmail",
+    summary: "Mail the verification link again",
+    description:
+      "Mails a new link to the member's current address, at most 5 an hour per member (429 with Retry-After past that). " +
+      "409 `verify.already_verified` when the address is verified already.",
+    tag: "Auth",
+    access: "member",
+    body: z.object({}).strict(),
+    response: z.object({ email: z.string() }),
+    failures: [409],
+    async handle({ actor, locale }) {
+      const result = await resendVerification(actor);
+      return result.ok ? { ok: true, value: { email: result.value.email }, message: sayIn(locale)("api.verify.sent") } : result;
+    },
   }),
 ];

@@ -79,6 +79,9 @@ export const GigDetail = z.object({
     rating: z.number(),
     reviewsCount: z.number().int(),
     avatar: z.string().nullable().describe("A path on this site, or null."),
+    trust: z
+      .object({ emailVerified: z.boolean(), phoneVerified: z.boolean(), vetted: z.boolean() })
+      .describe("The badges the gig page shows (ADR 051): email and phone verified, vetted by an admin."),
   }),
   startingPrice: Money.nullable(),
   packages: z.object({ basic: Package.nullable(), standard: Package.nullable(), premium: Package.nullable() }),
@@ -190,6 +193,7 @@ function detailOf(gig: GigPage, reviews: Review[], hasMore: boolean, rate: numbe
       rating: gig.seller.rating,
       reviewsCount: gig.seller.reviewsCount,
       avatar: gig.seller.avatarKey ? imageUrl(gig.seller.avatarKey, "avatar") : null,
+      trust: gig.seller.trust,
     },
     startingPrice: prices.length ? moneyOf(Math.min(...prices), rate) : null,
     packages,
@@ -225,6 +229,10 @@ const CatalogFilters = z.object({
   price: z.enum(keysOf(PRICE_RANGES)).optional().describe("On the starting (lowest package) price."),
   rating: z.enum(keysOf(RATING_FILTERS)).optional().describe("This rating and up."),
   delivery: z.enum(keysOf(DELIVERY_FILTERS)).optional().describe("The fastest package delivers within this many days."),
+  vetted: z
+    .enum(["true", "false"], { errorMap: () => ({ message: "api.vetted.filter" }) })
+    .optional()
+    .describe("`true`: only gigs of sellers an admin vetted (ADR 051)."),
   sort: z.enum(keysOf(SORTS)).default("relevance").describe("`relevance`: featured, then best rated; with a search, the best matches."),
 });
 const categorySlug = z.string().regex(/^[a-z0-9-]{1,60}$/, "api.gigs.category");
@@ -425,5 +433,5 @@ export const gigReadCalls = [
 
 /** The filters a query left out, as the catalog's nulls. */
 function nullFilters(query: z.infer<typeof CatalogFilters>) {
-  return { price: query.price ?? null, rating: query.rating ?? null, delivery: query.delivery ?? null };
+  return { price: query.price ?? null, rating: query.rating ?? null, delivery: query.delivery ?? null, vetted: query.vetted === "true" };
 }

@@ -113,7 +113,7 @@ const Freelancer = PublicFacts.extend({
 });
 
 /** A member's public facts (their page's, or the directory's row). */
-const publicFactsOf = (p: Omit<PublicProfile, "role">): z.input<typeof PublicFacts> => ({
+const publicFactsOf = (p: Omit<PublicProfile, "role" | "trust">): z.input<typeof PublicFacts> => ({
   id: Number(p.id),
   name: p.name,
   username: p.username,
