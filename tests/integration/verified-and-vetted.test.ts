@@ -179,7 +179,7 @@ describe("email verification", () => {
 
     const verified = await member();
     expect(await resendVerification(verified.actor, {}, opts())).toMatchObject({ ok: false, error: "conflict", code: "verify.already_verified" });
-    expect(await resendVerification(visitor(), opts())).toMatchObject({ ok: false, error: "forbidden" });
+    expect(await resendVerification(visitor(), {}, opts())).toMatchObject({ ok: false, error: "forbidden" });
   });
 
   it("a freelancer may save drafts but not publish until verified", async () => {
