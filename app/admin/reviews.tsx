@@ -10,7 +10,7 @@ import { pageMessages } from "~/i18n/messages.server";
 import { metaI18n, useT } from "~/i18n/react";
 import { listReviewsForAdmin, type AdminReview } from "~/models/review.server";
 import { hideReview, unhideReview } from "~/operations/review-replies.server";
-import { HIDE_REASON_MAX, ReviewHideSchema, ReviewIdSchema } from "~/schemas/review";
+import { HIDE_REASON_MAX, ReviewHideSchema, ReviewIdSchema, type ReviewHideInput } from "~/schemas/review";
 import { adminScreenLoader } from "~/server/admin-area.server";
 import { requireMemberActor } from "~/server/auth.server";
 import { getDb } from "~/server/db.server";
@@ -68,7 +68,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const submission = intent === "hide" ? parseWithZod(form, { schema: ReviewHideSchema }) : parseWithZod(form, { schema: ReviewIdSchema });
   if (submission.status !== "success") return data({ reviewId, errors: errorsOf(submission.reply().error) }, { status: 400 });
   const value = submission.value;
-  const result = "reason" in value ? await hideReview(actor, value) : await unhideReview(actor, value);
+  const result = intent === "hide" ? await hideReview(actor, value as ReviewHideInput) : await unhideReview(actor, value);
   if (!result.ok) {
     const refused = formFailure(submission.reply, result, { locale: await requestLocale(request) });
     return data({ reviewId, errors: errorsOf(refused.data.error) }, refused.init ?? undefined);

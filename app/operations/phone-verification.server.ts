@@ -98,7 +98,7 @@ export async function confirmPhoneCode(
   const key = await getDeviceKey(db);
   return transact(
     actor,
-    async (tx) => {
+    async (tx): Promise<Result<{ verified: true; phone: string } | { verified: false; refusal: CodeRefusal }>> => {
       const row = await tx.trx("phone_codes").where({ user_id: userId, purpose: "phone" }).whereNull("superseded_at").orderBy("id", "desc").forUpdate().first();
       const refuse = (refusal: CodeRefusal) => ok({ verified: false as const, refusal });
       if (!row) return refuse("none");
