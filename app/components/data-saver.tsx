@@ -30,22 +30,7 @@ export function DataSaverSwitch() {
   );
 }
 
-/**
- * A stored image in the page. Normally an `<img>` with the renditions as a srcset, so the browser takes the smallest
- * that fills `sizes` on its screen. In data-saver mode a "Show image" link to the smallest rendition instead: without
- * JavaScript it opens that image alone; with it (this click handler on a hydrated page, the inline script on a
- * data-saver document) the image takes the link's place.
- */
-export function StoredImage({
-  imageKey,
-  alt,
-  sizes,
-  width,
-  height,
-  className,
-  largest = "thumb",
-  lazy = true,
-}: {
+type StoredImageProps = {
   imageKey: string;
   alt: string;
   sizes: string;
@@ -55,7 +40,15 @@ export function StoredImage({
   /** The largest rendition worth offering here (a card never needs the 1280-pixel one). */
   largest?: "thumb" | "large";
   lazy?: boolean;
-}) {
+};
+
+/**
+ * A stored image in the page. Normally an `<img>` with the renditions as a srcset, so the browser takes the smallest
+ * that fills `sizes` on its screen. In data-saver mode a "Show image" link to the smallest rendition instead: without
+ * JavaScript it opens that image alone; with it (this click handler on a hydrated page, the inline script on a
+ * data-saver document) the image takes the link's place.
+ */
+export function StoredImage({ imageKey, alt, sizes, width, height, className, largest = "thumb", lazy = true }: StoredImageProps) {
   const saver = useDataSaver();
   const [shown, setShown] = useState(false);
   const { t } = useT();
@@ -72,6 +65,11 @@ export function StoredImage({
     );
   }
   if (saver) return <img className={className} src={imageUrl(imageKey, "small")} alt={alt} width={width} height={height} />;
+  return <ResponsiveImage {...{ imageKey, alt, sizes, width, height, className, largest, lazy }} />;
+}
+
+/** A stored image in every rendition it has, whatever the mode: for a place that is already a link to the image. */
+export function ResponsiveImage({ imageKey, alt, sizes, width, height, className, largest = "thumb", lazy = true }: StoredImageProps) {
   return (
     <img
       className={className}

@@ -1,4 +1,4 @@
-import { ONE_DECIMAL, sayLevel } from "~/domain/catalog-vocabulary";
+import { ONE_DECIMAL, sayLevel } from "~/domain/seller-vocabulary";
 import type { Criterion, Requirement, SellerLevel } from "~/domain/seller-levels";
 import { usePreferences } from "~/hooks/use-preferences";
 import { useT } from "~/i18n/react";

@@ -1,5 +1,12 @@
-import { RESPONSE_WORDS_KEY, responseWords } from "~/domain/seller-levels";
+import { responseWords, type ResponseWords } from "~/domain/seller-levels";
 import { useT } from "~/i18n/react";
+
+/** The response-time words as catalogue keys (app/locales/<language>/catalog.json): kept here, their one reader. */
+const RESPONSE_WORDS_KEY: Record<ResponseWords, string> = {
+  hour: "catalog.levels.responseHour",
+  hours: "catalog.levels.responseHours",
+  day: "catalog.levels.responseDay",
+};
 
 /**
  * A seller's facts shared by their profile and the gig page's "About the seller" (ADR 049), as items of a

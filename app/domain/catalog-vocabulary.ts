@@ -20,24 +20,8 @@ export const isUnnamedPackage = (tier: Tier, name: string) => name === TIER_LABE
 /** The tiers' names people read, as catalogue keys (app/locales/<language>/catalog.json). */
 export const TIER_KEY: Record<Tier, string> = { basic: "catalog.tier.basic", standard: "catalog.tier.standard", premium: "catalog.tier.premium" };
 
-/** A member's level, as stored (users.level, a CHECK holds it to these): a seller's four, and a client's `member`. */
-export const LEVELS = ["new", "level_1", "level_2", "top_rated", "member"] as const;
-export type Level = (typeof LEVELS)[number];
-
-/** Each level's name in the reader's language, as a catalogue key (app/locales/<language>/catalog.json). */
-export const LEVEL_KEY: Record<Level, string> = {
-  new: "catalog.level.new",
-  level_1: "catalog.level.one",
-  level_2: "catalog.level.two",
-  top_rated: "catalog.level.top",
-  member: "catalog.level.member",
-};
-
-/** A level in the reader's language (`t` from useT). */
-export const sayLevel = (t: (key: string) => string, level: Level): string => t(LEVEL_KEY[level]);
-
-/** A rating as people read it, with one decimal ("4.0"): `number(rating, ONE_DECIMAL)` (usePreferences). */
-export const ONE_DECIMAL: Intl.NumberFormatOptions = { minimumFractionDigits: 1, maximumFractionDigits: 1 };
+// A seller's level and a rating as people read it, kept apart so a page can say them without this module's words.
+export { LEVELS, LEVEL_KEY, ONE_DECIMAL, sayLevel, type Level } from "~/domain/seller-vocabulary";
 
 /** "Web Development" → "WD", "Graphics & Design" → "GD": a category's badge on the placeholder of a gig without images, and on its cover. */
 export function categoryInitials(name: string): string {

@@ -129,10 +129,3 @@ export function responseWords(hours: number | null): ResponseWords | null {
   if (hours <= 24) return "day";
   return null;
 }
-
-/** The words' catalogue keys (app/locales/<language>/catalog.json). */
-export const RESPONSE_WORDS_KEY: Record<ResponseWords, string> = {
-  hour: "catalog.levels.responseHour",
-  hours: "catalog.levels.responseHours",
-  day: "catalog.levels.responseDay",
-};

@@ -37,7 +37,7 @@ import { WithdrawSchema } from "~/schemas/order";
 import { usePreferences } from "~/hooks/use-preferences";
 import ordersStylesUrl from "~/styles/orders.css?url";
 import type { Locale } from "~/i18n/locales";
-import { ONE_DECIMAL } from "~/domain/catalog-vocabulary";
+import { ONE_DECIMAL } from "~/domain/seller-vocabulary";
 import { requestLocale } from "~/i18n/locale.server";
 import { failureIn } from "~/payments/failure-words.server";
 import { pageMessages, requestT } from "~/i18n/messages.server";

@@ -11,7 +11,7 @@ import { SaveButton } from "~/components/save-button";
 import { getDb } from "~/server/db.server";
 import { imageUrl } from "~/utils/media";
 import { GigPlaceholder } from "~/components/gig-card";
-import { StoredImage, useDataSaver } from "~/components/data-saver";
+import { ResponsiveImage, StoredImage, useDataSaver } from "~/components/data-saver";
 import { PackagePanel } from "~/components/gig-packages";
 import { SellerCard } from "~/components/seller-card";
 import { readFormData } from "~/server/form-data.server";
@@ -148,7 +148,7 @@ export default function GigDetail() {
                         <StoredImage imageKey={key} sizes="160px" alt={t("catalog.gig.image", { title: gig.title, n: i + 2 })} width={160} height={90} />
                       ) : (
                         <a href={imageUrl(key, "large")}>
-                          <StoredImage imageKey={key} sizes="160px" alt={t("catalog.gig.image", { title: gig.title, n: i + 2 })} width={160} height={90} />
+                          <ResponsiveImage imageKey={key} sizes="160px" alt={t("catalog.gig.image", { title: gig.title, n: i + 2 })} width={160} height={90} />
                         </a>
                       )}
                     </li>

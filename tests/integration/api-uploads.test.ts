@@ -98,7 +98,7 @@ describe("POST /upload/image", () => {
       images()
         .filter((n) => n.startsWith(key))
         .sort(),
-    ).toEqual([`${key}-large.webp`, `${key}-thumb.webp`]);
+    ).toEqual([`${key}-large.webp`, `${key}-small.webp`, `${key}-thumb.webp`]);
     expect((await fetch(`${server.baseUrl}${url}`)).status).toBe(200);
   });
 

@@ -603,7 +603,7 @@ describe("parseCatalogQuery and catalogSearch", () => {
   const parse = (s: string) => parseCatalogQuery(new URLSearchParams(s));
 
   it("reads every known value", () => {
-    expect(parse("q=logo&category=graphic-design&price=100000-500000&rating=4.5&delivery=3&sort=price-low&cursor=abc")).toEqual({
+    expect(parse("q=logo&category=graphic-design&price=100000-500000&rating=4.5&delivery=3&sort=price-low&cursor=abc&vetted=1")).toEqual({
       q: "logo",
       category: "graphic-design",
       price: "100000-500000",
@@ -611,6 +611,7 @@ describe("parseCatalogQuery and catalogSearch", () => {
       delivery: "3",
       sort: "price-low",
       cursor: "abc",
+      vetted: true,
     });
     expect(parse("")).toEqual(EMPTY_QUERY);
   });

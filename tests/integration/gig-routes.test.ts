@@ -480,7 +480,7 @@ describe("saving gigs", () => {
       gig_images: before.gig_images + 1,
       uploads: before.uploads + 1,
     });
-    expect(filesIn(uploadDir)).toEqual([...files, `${key}-large.webp`, `${key}-thumb.webp`].sort());
+    expect(filesIn(uploadDir)).toEqual([...files, `${key}-large.webp`, `${key}-small.webp`, `${key}-thumb.webp`].sort());
 
     const thumb = await request(`/media/${key}-thumb.webp`);
     const bytes = Buffer.from(await thumb.arrayBuffer());
