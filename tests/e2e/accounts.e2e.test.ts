@@ -292,14 +292,14 @@ describeBothModes("Accounts", (mode) => {
     // Notifications: the defaults (docs/product.md), then marketing on and push messages off.
     // The settings tab (the header's bell is a link named Notifications too).
     await page.getByRole("main").getByRole("link", { name: "Notifications" }).click();
-    await page.getByLabel("Email me news and offers").waitFor();
+    await page.getByLabel("Email me when a seller I saved publishes a new gig").waitFor();
     expect(await page.getByLabel("Email me about my orders").isChecked()).toBe(true);
-    expect(await page.getByLabel("Email me news and offers").isChecked()).toBe(false);
-    await page.getByLabel("Email me news and offers").check();
+    expect(await page.getByLabel("Email me when a seller I saved publishes a new gig").isChecked()).toBe(false);
+    await page.getByLabel("Email me when a seller I saved publishes a new gig").check();
     await page.getByLabel("Notify me on this device about new messages").uncheck();
     await page.getByRole("button", { name: "Save notifications" }).click();
     await page.getByText("Your notification settings are saved.").waitFor();
-    expect(await page.getByLabel("Email me news and offers").isChecked()).toBe(true);
+    expect(await page.getByLabel("Email me when a seller I saved publishes a new gig").isChecked()).toBe(true);
     expect(await page.getByLabel("Notify me on this device about new messages").isChecked()).toBe(false);
 
     // Billing: a bad number is refused beside the field, then a good one is kept.

@@ -100,6 +100,18 @@ describeBothModes("Order journey", (mode) => {
 
     const page = freelancer.page;
     await joinAsFreelancer(page, mode, freelancerWho);
+    // A seller publishes once their email is verified (ADR 051): the link mailed at joining, from the outbox.
+    await open(page, mode, "/dev/outbox");
+    await page
+      .getByRole("article")
+      .filter({ hasText: `To: ${freelancerWho.email}` })
+      .first()
+      .getByRole("link")
+      .click();
+    await waitForHydration(page, mode);
+    await page.getByRole("button", { name: "Verify my email" }).click();
+    await page.getByRole("heading", { level: 1, name: "Your email is verified" }).waitFor();
+    await open(page, mode, "/dashboard");
     await page.getByRole("link", { name: "Create your first gig" }).click();
     await page.getByRole("heading", { level: 1, name: "Create a gig" }).waitFor();
     await waitForHydration(page, mode);

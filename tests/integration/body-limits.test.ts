@@ -361,7 +361,7 @@ describe("forms under the caps still work", () => {
     expect(res.headers.location).toBe("/dashboard?gig=published");
     const gig = await t.db("gigs").where({ seller_id: ids.seller }).orderBy("id", "desc").first("id");
     expect(await t.db("gig_images").where({ gig_id: gig.id }).count<{ c: number }[]>({ c: "*" }).first()).toEqual({ c: 5 });
-    expect((await stored()).files.length).toBe(before.files.length + 10); // a thumb and a large size each
+    expect((await stored()).files.length).toBe(before.files.length + 15); // a small, a thumb and a large size each
   }, 60_000);
 
   it("a profile picture with the form, streamed without a Content-Length, is stored", async () => {

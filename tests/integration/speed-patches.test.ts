@@ -140,6 +140,13 @@ function samplesOf(routeId: string): string[] {
     "routes/privacy": ["/privacy"],
     "routes/help": ["/help"],
     "routes/api.docs": ["/api/docs"],
+    "routes/auth.verify-email": ["/auth/verify-email?token=not-a-token", "/auth/verify-email"],
+    "routes/data-saver": ["/data-saver"],
+    "routes/freelancers": ["/freelancers", "/freelancers?vetted=1&sort=level"],
+    "routes/reviews.$id": ["/reviews/1"],
+    "routes/saved": ["/saved", "/saved?tab=sellers"],
+    "routes/settings_.phone": ["/settings/phone"],
+    "routes/sms.delivery": ["/sms/delivery"],
   };
   const screen = /^admin(?:-host)?\/(.+)$/.exec(routeId)?.[1];
   if (screen) {
@@ -154,6 +161,7 @@ function samplesOf(routeId: string): string[] {
       pipeline: "/pipeline",
       rates: "/rates",
       categories: "/categories",
+      reviews: "/reviews",
       heatmap: "/heatmap",
       funnel: "/analytics/conversion-funnel",
       journey: `/analytics/user-journey/${ids.member}`,
