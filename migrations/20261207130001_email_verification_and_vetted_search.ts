@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 
 /**
- * Verified emails and the vetted-sellers filter (issue 33, ADR 051).
+ * Verified emails and the vetted-sellers filter (ADR 051).
  *
  * `email_verifications`: a link mailed to a member's address, as password resets are (migration
  * 20261122000001): only the token's SHA-256 is stored, it expires, and it is used once. It names the address it

@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 
 /**
- * Reviews with replies, edits and hiding (issue 33, ADR 053).
+ * Reviews with replies, edits and hiding (ADR 053).
  * - `reply`, `replied_at`: the gig's seller's one public answer. A column of the review, not a table of replies,
  *   so a second reply has nowhere to go: the reply operation writes it only `WHERE reply IS NULL`.
  * - `edited_at`: when its author last changed the stars or words (pages say "edited").

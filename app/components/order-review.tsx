@@ -1,5 +1,5 @@
 /**
- * The order's review on the order's page (issue 33): to its author (the buyer) marked hidden with the admin's
+ * The order's review on the order's page: to its author (the buyer) marked hidden with the admin's
  * reason if it was hidden, with a link to change it and a delete button while they may (REVIEW_EDIT_DAYS); to the
  * seller with the reply form while there is no reply. Words: `orders.reviewReplies`.
  */

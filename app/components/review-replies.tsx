@@ -1,5 +1,5 @@
 /**
- * A review's reply, and the forms that answer or delete a review (issue 33, ADR 053): the gig's seller's one reply,
+ * A review's reply, and the forms that answer or delete a review (ADR 053): the gig's seller's one reply,
  * its author's delete (within REVIEW_EDIT_DAYS; the change form is review-edit-form.tsx), each a plain form posting to `/reviews/:id`
  * (app/routes/reviews.$id.tsx) with its `intent` and the page to come back to, so it works without
  * JavaScript and, with it, in place with a pending label. Words: `orders.reviewReplies`.

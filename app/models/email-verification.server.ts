@@ -13,7 +13,7 @@ import type { Db } from "~/server/db.server";
 
 export const VERIFY_TTL_MS = 48 * 60 * 60 * 1000;
 
-/** The page a verification link opens (spec §7); the token rides in its query, as a reset link's does. */
+/** The page a verification link opens (the API's `/auth/verify-email` has the same name); the token rides in its query, as a reset link's does. */
 export const VERIFY_PATH = "/auth/verify-email";
 
 /** A member to mail a link to, in their language (ADR 047), and whether their current address is verified. */
@@ -45,10 +45,10 @@ export async function createEmailVerification(db: Db, user: Omit<VerifyRecipient
 export type DeadLink = "used" | "expired" | "stale";
 
 /**
- * Checks a token and, with `use`, uses it up under a lock together with the member's other unused links, and
- * marks the member's address verified. Answers the member's id, or why the link is dead.
+ * Whether a token is a live link (read only; with `lock`, its row locked for the transaction that uses it):
+ * the member's id, or why the link is dead.
  */
-export async function checkVerifyToken(db: Db, token: string, { use = false } = {}): Promise<{ userId: number } | { dead: DeadLink }> {
+export async function readVerifyToken(db: Db, token: string, { lock = false } = {}): Promise<{ userId: number } | { dead: DeadLink }> {
   if (!token || token.length > 200) return { dead: "used" };
   const query = db("email_verifications as v")
     .join("users as u", "u.id", "v.user_id")
@@ -56,16 +56,23 @@ export async function checkVerifyToken(db: Db, token: string, { use = false } = 
     .whereNull("v.used_at")
     .andWhere("u.status", "active")
     .first("v.user_id", "v.email", "u.email as current_email", db.raw("v.expires_at > now() AS fresh"));
-  const link = await (use ? query.forUpdate("v") : query);
+  const link = await (lock ? query.forUpdate("v") : query);
   if (!link) return { dead: "used" };
   if (!link.fresh) return { dead: "expired" };
   if (String(link.email).toLowerCase() !== String(link.current_email).toLowerCase()) return { dead: "stale" };
-  const userId = Number(link.user_id);
-  if (use) {
-    await cancelEmailVerifications(db, userId);
-    await db("users").where({ id: userId }).update({ email_verified_at: db.fn.now() });
-  }
-  return { userId };
+  return { userId: Number(link.user_id) };
+}
+
+/**
+ * Uses a live token up under a lock, together with the member's other unused links, and marks the member's
+ * address verified. Answers the member's id, or why the link is dead.
+ */
+export async function useVerifyToken(db: Db, token: string): Promise<{ userId: number } | { dead: DeadLink }> {
+  const checked = await readVerifyToken(db, token, { lock: true });
+  if ("dead" in checked) return checked;
+  await cancelEmailVerifications(db, checked.userId);
+  await db("users").where({ id: checked.userId }).update({ email_verified_at: db.fn.now() });
+  return checked;
 }
 
 /** Uses up a member's unused links (their address changed: none of them names it any more). */

@@ -4,7 +4,7 @@
  * browse, chat and order, but a freelancer may not publish a gig (app/operations/gigs.server.ts asks
  * `publishRefusal`). Links are made and checked in app/models/email-verification.server.ts.
  */
-import { cancelEmailVerifications, checkVerifyToken, createEmailVerification, findVerifyRecipient, isEmailVerified } from "~/models/email-verification.server";
+import { cancelEmailVerifications, createEmailVerification, findVerifyRecipient, isEmailVerified, useVerifyToken } from "~/models/email-verification.server";
 import * as users from "~/models/user.server";
 import { EmailTakenError } from "~/models/user.server";
 import {
@@ -73,7 +73,7 @@ export async function verifyEmail(actor: Actor, input: { token: string }, { db =
   return transact(
     actor,
     async (tx) => {
-      const checked = await checkVerifyToken(tx.trx, input.token, { use: true });
+      const checked = await useVerifyToken(tx.trx, input.token);
       if ("dead" in checked) return conflict("verify.link_dead", { why: checked.dead });
       tx.pagesChanged(); // the "Email verified" badge on their profile and gigs
       await tx.activity(checked.userId, "email_verified");

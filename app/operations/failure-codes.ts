@@ -132,7 +132,7 @@ export type FailureParams = {
   "review.not_found": Record<string, never>;
   /** Its author may change or delete a review only within `days` of posting it. */
   "review.edit_window_closed": { days: number };
-  /** Reviews with replies and hiding (issue 33). */
+  /** Reviews with replies and hiding (ADR 053). */
   "review.hidden": Record<string, never>;
   "review.reply_not_seller": Record<string, never>;
   "review.already_replied": Record<string, never>;

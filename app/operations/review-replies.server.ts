@@ -1,5 +1,5 @@
 /**
- * What others do to a review (issue 33, ADR 053): the gig's seller answers it once, in public, and an admin
+ * What others do to a review (ADR 053): the gig's seller answers it once, in public, and an admin
  * hides one that breaks the rules (with a reason its author reads) or shows it again. Its author's own changes
  * (write, change, delete) are in reviews.server.ts.
  *

@@ -3,7 +3,7 @@ import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/link";
 import { ErrorList, FormMessage, SubmitButton } from "~/components/forms";
 import { failureMessage } from "~/content/operation-messages";
-import { checkVerifyToken, type DeadLink } from "~/models/email-verification.server";
+import { readVerifyToken, type DeadLink } from "~/models/email-verification.server";
 import { getSettings } from "~/models/user.server";
 import { resendVerification, verifyEmail } from "~/operations/email-verification.server";
 import { getActor, getUser } from "~/server/auth.server";
@@ -16,7 +16,7 @@ import { pageMessages, requestT } from "~/i18n/messages.server";
 import { metaI18n, useT } from "~/i18n/react";
 
 /**
- * `/auth/verify-email` (spec §7, ADR 051). The mailed link opens it with `?token=`: the page checks the link and
+ * `/auth/verify-email` (ADR 051). The mailed link opens it with `?token=`: the page checks the link and
  * asks for one click, which posts the token (a mail scanner that fetches links verifies nothing), then answers
  * with a 303 to the same page without the token, so the token stays in the address bar of one page only, as
  * /reset-password's does, and analytics never keeps it (app/analytics/urls.ts keeps no query of this page).
@@ -34,7 +34,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const messages = await pageMessages(request, ["account"]);
   const token = params.get("token");
   if (token !== null) {
-    const checked = await checkVerifyToken(getDb(), token);
+    const checked = await readVerifyToken(getDb(), token);
     if ("dead" in checked) return data({ page: { state: "dead", why: checked.dead } as State, ...messages }, { status: 410 });
     return data({ page: { state: "confirm", token } as State, ...messages });
   }

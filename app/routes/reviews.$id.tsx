@@ -1,5 +1,5 @@
 /**
- * A review, for the two members it concerns (issue 33, ADR 053): its author changes or deletes it within
+ * A review, for the two members it concerns (ADR 053): its author changes or deletes it within
  * REVIEW_EDIT_DAYS, the gig's seller answers it once. The forms on the gig page, the profile and the order
  * page post here with their `intent` and the page to return to (`back`), which a success redirects to; a
  * refusal shows here, beside the form, JavaScript or not. Anyone else, and a review that is gone, meet a 404.

@@ -1,5 +1,5 @@
 /**
- * Africa's Talking's SMS API (DESIGN.md §10, ADR 050), over plain fetch: `POST {base}/version1/messaging` with
+ * Africa's Talking's SMS API (its contract: ADR 050), over plain fetch: `POST {base}/version1/messaging` with
  * the `apiKey` header and a form (`username`, `to`, `message`, optional `from`), answered with JSON that has
  * one recipient per number. A recipient's status code says what happened to our one number: 100/101/102 taken,
  * 401–407 refused for good (a bad number, no balance, a blacklist: the same text to the same number would fail

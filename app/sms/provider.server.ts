@@ -39,7 +39,7 @@ export interface SmsProvider {
 /** A send gives up after this long: a slow gateway must not hold the worker's effects for minutes. */
 export const SMS_TIMEOUT_MS = 10_000;
 
-/** The delivery states Africa's Talking reports (DESIGN.md §10); anything else in a report is refused. */
+/** The delivery states Africa's Talking reports (ADR 050); anything else in a report is refused. */
 export const DELIVERY_STATES = ["Sent", "Submitted", "Buffered", "Rejected", "Success", "Failed", "AbsentSubscriber", "Expired"] as const;
 
 /** A report's form fields as a report, or null when they do not name a message and a known state. */

@@ -1,5 +1,5 @@
 /**
- * Reviews with replies, edits and hiding (issue 33, ADR 053), with JavaScript on and off: a seller answers a
+ * Reviews with replies, edits and hiding (ADR 053), with JavaScript on and off: a seller answers a
  * review under it on their gig's page and a visitor reads the answer there; a buyer changes their review and then
  * deletes it from their order's page within the 7 days; an admin hides a review with a reason on the admin's
  * Reviews screen, after which the gig's page no longer shows it while its author reads the reason on their order.

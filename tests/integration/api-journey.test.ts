@@ -70,6 +70,13 @@ describe("a client and a freelancer who never open a page", () => {
     expect(client.status).toBe(201);
     const buyer: string = client.body.data.token;
 
+    // A seller publishes once their email is verified (ADR 051): the token of the link mailed at joining.
+    const mail = await t.db("outbox").where({ to_address: "nansubuga@example.ug" }).orderBy("id", "desc").first("body");
+    const verifyToken = /[?&]token=([A-Za-z0-9_-]+)/.exec(String(mail?.body))?.[1];
+    expect(verifyToken).toBeTruthy();
+    const verified = await api.call("post", "/auth/verify-email", "/auth/verify-email", { body: { token: verifyToken }, headers: phone });
+    expect(verified.status).toBe(200);
+
     // The freelancer uploads an image and publishes a gig with it.
     const png = await sharp({ create: { width: 320, height: 200, channels: 3, background: "#0a7" } })
       .png()

@@ -173,7 +173,16 @@ describe("mail through SMTP_URL (the worker drains the outbox)", () => {
     });
     await createUser(t.db, { name: "Mail Reset", email: "reset.me@example.ug", password: "old-password-1" });
     // As npm start runs it: 127.0.0.1 only (HOST), the demo outbox flag on, and a real mail server.
-    server = await startTestServer({ DATABASE_URL: t.url, DEV_OUTBOX: "1", SMTP_URL: smtp.url, HOST: "127.0.0.1", QUEUE_PREFIX: `smtp_${process.pid}` });
+    // A gateway key as well: the page also lists the SMS sandbox's texts, and with both real services set it has nothing to show.
+    server = await startTestServer({
+      DATABASE_URL: t.url,
+      DEV_OUTBOX: "1",
+      SMTP_URL: smtp.url,
+      AFRICASTALKING_API_KEY: "test-key-unused",
+      AFRICASTALKING_BASE_URL: "http://127.0.0.1:9",
+      HOST: "127.0.0.1",
+      QUEUE_PREFIX: `smtp_${process.pid}`,
+    });
   });
   afterAll(async () => {
     await server?.stop();
@@ -237,7 +246,7 @@ describe("mail through SMTP_URL (the worker drains the outbox)", () => {
     expect(output).not.toContain("smtp-secret-pw");
   });
 
-  it("/dev/outbox is 404 while SMTP_URL is set, even from this machine", async () => {
+  it("/dev/outbox is 404 while SMTP_URL and the SMS gateway key are set, even from this machine", async () => {
     const res = await fetch(`${server.baseUrl}/dev/outbox`);
     expect(res.status).toBe(404);
   });

@@ -1,5 +1,5 @@
 /**
- * Reviews with replies and hiding (issue 33, ADR 053) against a real Postgres: the gig's seller replies once
+ * Reviews with replies and hiding (ADR 053) against a real Postgres: the gig's seller replies once
  * (a second reply, two at once, anyone else, an empty reply all refused, nothing written), the review's author
  * is told; an admin hides a review with a reason and shows it again (audited, admins only), a hidden review
  * leaves the public lists and every rating and its author is told why; and, drawn by fast-check, any sequence of

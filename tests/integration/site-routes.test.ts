@@ -91,6 +91,7 @@ describe("every route of the build", () => {
         "/pipeline",
         "/privacy",
         "/rates",
+        "/reviews",
         "/users",
         "/users/1/analytics",
       ].map((p) => `admin ${p}`),

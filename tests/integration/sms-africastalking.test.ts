@@ -1,5 +1,5 @@
 /**
- * The Africa's Talking adapter's contract (DESIGN.md §10, ADR 050), over HTTP against a local contract server
+ * The Africa's Talking adapter's contract (ADR 050), over HTTP against a local contract server
  * (tests/support/fake-africastalking.ts): what it sends (the apiKey header, the form), how it reads each answer
  * (accepted, refused for good, retried), and the delivery reports posted back to /sms/delivery, which update
  * only the delivery state of a text we sent.

@@ -1,5 +1,5 @@
 /**
- * A local Africa's Talking SMS API on 127.0.0.1, for tests (DESIGN.md §10): it checks what the real one checks
+ * A local Africa's Talking SMS API on 127.0.0.1, for tests (ADR 050): it checks what the real one checks
  * (`POST /version1/messaging`, the `apiKey` header, a form with `username`, `to` and `message`, a JSON
  * `Accept`) and answers in its shapes: HTTP 401 for a wrong key, and for a good request `SMSMessageData` with
  * one recipient per number, its statusCode, cost and messageId.
