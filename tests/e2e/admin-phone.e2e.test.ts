@@ -189,8 +189,8 @@ describeBothModes("Admin screens on a phone and a laptop", (mode) => {
     expect((await menu.boundingBox())!.height).toBeGreaterThanOrEqual(44);
     await menu.click();
     const links = await boxes(page, ".admin-menu-links a, .admin-menu-links button");
-    // Eight screens, the main site, the three languages and Sign out.
-    expect(links.length).toBe(13);
+    // Nine screens, the main site, the three languages and Sign out.
+    expect(links.length).toBe(14);
     for (const b of links) expect(b.height).toBeGreaterThanOrEqual(44);
     await header.getByRole("link", { name: "Audit" }).click();
     await page.getByRole("heading", { level: 1, name: "Audit log" }).waitFor();
