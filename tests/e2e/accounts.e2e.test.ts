@@ -339,12 +339,14 @@ describeBothModes("Accounts", (mode) => {
     // Security: change the password (the current one is checked).
     await page.goto(appUrl("/settings?tab=security"));
     await waitForHydration(page, mode);
-    await page.getByLabel("Current password").fill("wrong-current");
+    // The password form's own field (Security also has the email change, which asks for the current password too).
+    const passwordForm = page.locator("form").filter({ has: page.getByLabel("New password", { exact: true }) });
+    await passwordForm.getByLabel("Current password").fill("wrong-current");
     await page.getByLabel("New password", { exact: true }).fill("settings-pass-2");
     await page.getByLabel("Confirm new password").fill("settings-pass-2");
     await page.getByRole("button", { name: "Change password" }).click();
     await page.getByText("Your current password is not right").waitFor();
-    await page.getByLabel("Current password").fill("settings-pass");
+    await passwordForm.getByLabel("Current password").fill("settings-pass");
     await page.getByLabel("New password", { exact: true }).fill("settings-pass-2");
     await page.getByLabel("Confirm new password").fill("settings-pass-2");
     await page.getByRole("button", { name: "Change password" }).click();
