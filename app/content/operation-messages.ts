@@ -223,6 +223,7 @@ export const OPERATION_MESSAGES: { [C in FailureCode]: Words<C> } = {
   "payout.sign_in_required": (_p, _) => _("ops.payout.signInRequired"),
   "payout.account_cannot_withdraw": (_p, _) => _("ops.payout.accountCannotWithdraw"),
   "payout.no_number": (_p, _) => _("ops.payout.noNumber"),
+  "payout.number_unverified": ({ number }, _) => _("ops.payout.numberUnverified", { number }),
   "payout.number_held": ({ number, until, timeZone }, _, locale) =>
     _("ops.payout.numberHeld", { number, until: formatDateTime(until, timeZone as TimeZoneChoice, locale) }),
   "payout.unavailable": (_p, _) => _("ops.payout.unavailable"),

@@ -149,6 +149,10 @@ export type Settings = {
   mobileMoneyNumber: string | null;
   /** When the member last set their payout number (null: before this was stored, or set by the platform). */
   payoutNumberSetAt: Date | null;
+  /** When a code texted to the payout number proved it (ADR 055); withdrawals wait for it. */
+  payoutNumberVerifiedAt: Date | null;
+  /** The member's own number, once a code texted to it came back (ADR 050). */
+  verifiedPhone: string | null;
   language: "en" | "lg" | "sw";
   preferredCurrency: "UGX" | "USD";
   timeZone: "EAT" | "UTC";
@@ -248,6 +252,8 @@ export async function getSettings(db: Db, userId: number): Promise<Settings | nu
     },
     mobileMoneyNumber: u.mobile_money_number,
     payoutNumberSetAt: u.payout_number_set_at ?? null,
+    payoutNumberVerifiedAt: u.payout_number_verified_at ?? null,
+    verifiedPhone: u.phone_verified_at ? u.phone : null,
     language: u.language,
     preferredCurrency: u.preferred_currency,
     timeZone: u.time_zone,
@@ -309,27 +315,6 @@ export async function lockLevel(db: Db, userId: number): Promise<{ role: Role; l
 /** A seller's level and response time as the platform measured them (app/operations/seller-levels.server.ts). */
 export function setLevel(db: Db, userId: number, p: { level: Level; responseTimeHours: number | null }) {
   return updateUser(db, userId, { level: p.level, response_time_hours: p.responseTimeHours });
-}
-
-/** A member's payout number, when it was set, and how to tell them about a change; the row locked for the change. */
-export async function lockPayoutNumber(
-  db: Db,
-  userId: number,
-): Promise<{ mobileMoneyNumber: string | null; email: string; name: string; timeZone: Settings["timeZone"] } | undefined> {
-  const u = await db("users").where({ id: userId }).forUpdate().first("mobile_money_number", "email", "name", "time_zone");
-  return u ? { mobileMoneyNumber: u.mobile_money_number, email: u.email, name: u.name, timeZone: u.time_zone } : undefined;
-}
-
-/**
- * Stores a payout number. `held`: set by the member now, so withdrawals to it wait (ADR 032); otherwise (the
- * platform's own, such as the demo data) it has no set time and no hold. Answers when it was set, if held.
- */
-export async function setPayoutNumber(db: Db, userId: number, mobileMoneyNumber: string, { held }: { held: boolean }): Promise<Date | null> {
-  const [row] = await db("users")
-    .where({ id: userId })
-    .update({ mobile_money_number: mobileMoneyNumber, payout_number_set_at: held ? db.fn.now() : null, updated_at: db.fn.now() })
-    .returning("payout_number_set_at");
-  return row?.payout_number_set_at ?? null;
 }
 
 export function updatePreferences(
@@ -435,6 +420,9 @@ export async function anonymiseUser(db: Db, userId: number): Promise<boolean> {
     years_experience: null,
     mobile_money_number: null,
     payout_number_set_at: null,
+    payout_number_verified_at: null,
+    phone: null,
+    phone_verified_at: null,
   });
   if (!updated) return false;
   await deleteUserSessions(db, userId);

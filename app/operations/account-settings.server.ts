@@ -1,13 +1,14 @@
 /**
  * The settings tabs of an account (ADR 012): profile, notifications, preferences and the footer's currency,
- * and the payout number (ADR 032), by the member or, for the demo data, the platform. Joining, signing in
+ * and the payout number (ADR 032, proven by a texted code: ADR 055), by the member or, for the demo data, the platform. Joining, signing in
  * and the platform's own account changes are in accounts.server.ts; passwords in passwords.server.ts.
  */
 import type { Knex } from "knex";
 import * as users from "~/models/user.server";
+import * as phones from "~/models/user-phone.server";
 import { insertNotification, noticeTime, sayNotice, type Notice } from "~/models/notification.server";
 import { sendMail } from "~/models/outbox.server";
-import { forbidden, invalid, memberOf, notFound, ok, transact, type Actor, type Result } from "~/operations/core.server";
+import { forbidden, invalid, limitedBy, memberOf, notFound, ok, transact, type Actor, type Result, type Tx } from "~/operations/core.server";
 import { pushUnreadCount } from "~/operations/notifications.server";
 import { type BillingInput, type NotificationsInput, type PreferencesInput, type ProfileInput } from "~/schemas/account";
 import { getDb } from "~/server/db.server";
@@ -18,6 +19,8 @@ import { deleteImage, InvalidImageError, saveImage } from "~/server/files/storag
 import { releaseUploads, reserveUploads, uploadFailure } from "~/server/files/upload-quota.server";
 import { onlyMembers, type Options } from "~/operations/accounts.server";
 import { checkCurrentPassword } from "~/operations/passwords.server";
+import { limitCodes, sendCode, takeCode, typedCode, type CodeOutcome } from "~/operations/phone-verification.server";
+import { getDeviceKey } from "~/models/sign-in-device.server";
 
 /**
  * The profile tab. A new picture counts against the member's upload quota (ADR 031, as every stored file
@@ -98,54 +101,125 @@ export async function updateNotifications(actor: Actor, input: NotificationsInpu
 }
 
 /**
- * The billing tab: the mobile-money number payouts go to (ADR 032). Setting it, the first time too, takes the
- * current password (wrong ones counted per member, as sign-in counts them); a new number is held for 24 hours
- * (withdrawals to it wait: app/operations/payments.server.ts) and the member is told at once, in
- * /notifications and by mail to the account's email whatever their mail settings, so someone who got hold of
- * their session and password has a day in which the member can stop them. The same number again changes nothing.
+ * The billing tab: the mobile-money number payouts go to (ADR 032, 055). Setting it, the first time too, takes
+ * the current password (wrong ones counted per member, as sign-in counts them). A number the member has not
+ * proven is not set yet: a code is texted to it (`codeSentTo`), and confirmPayoutNumber sets it once the code
+ * comes back; their own verified phone is proven already and is set at once. The same number again changes
+ * nothing.
  */
 export async function updateBilling(
   actor: Actor,
   input: BillingInput,
-  { db = getDb() }: Options = {},
-): Promise<Result<{ changed: boolean; holdUntil: Date | null }>> {
+  { db = getDb(), now = new Date() }: Options & { now?: Date } = {},
+): Promise<Result<{ changed: boolean; holdUntil: Date | null; codeSentTo: string | null }>> {
   const refused = onlyMembers(actor);
   if (refused) return refused;
   const user = memberOf(actor)!;
   const wrong = await checkCurrentPassword(user.id, input.currentPassword, db);
   if (wrong) return wrong;
-  return transact<{ changed: boolean; holdUntil: Date | null }>(
+  const number = input.mobileMoneyNumber;
+  const settings = await users.getSettings(db, user.id);
+  if (settings && needsCode(settings, number)) {
+    const limited = await limitCodes(user.id, number);
+    if (limited) return limitedBy(limited);
+  }
+  const key = await getDeviceKey(db);
+  return transact<{ changed: boolean; holdUntil: Date | null; codeSentTo: string | null }>(
     actor,
     async (tx) => {
-      const before = await users.lockPayoutNumber(tx.trx, user.id);
+      const before = await phones.lockPayoutNumber(tx.trx, user.id);
       if (!before) return notFound();
-      if (before.mobileMoneyNumber === input.mobileMoneyNumber) return ok({ changed: false, holdUntil: null });
-      const setAt = (await users.setPayoutNumber(tx.trx, user.id, input.mobileMoneyNumber, { held: true }))!;
-      const holdUntil = new Date(setAt.getTime() + PAYOUT_NUMBER_HOLD_MS);
-      const masked = maskMsisdn(input.mobileMoneyNumber);
-      await tx.activity(user.id, "billing_updated", { number: masked });
-      // Said in the member's own language (ADR 047): the notification when it is read, the mail now.
-      const values = {
-        change: before.mobileMoneyNumber ? "changed" : "set",
-        number: masked,
-        previous: before.mobileMoneyNumber ? maskMsisdn(before.mobileMoneyNumber) : "",
-        setAt: noticeTime(setAt, before.timeZone),
-        opensAt: noticeTime(holdUntil, before.timeZone),
-        support: SUPPORT_EMAIL,
-      };
-      const notice: Notice = { key: "notify.payout.numberChanged", values };
-      await insertNotification(tx.trx, { userId: user.id, kind: PAYOUT_NUMBER_NOTIFICATION, notice });
-      await pushUnreadCount(tx, user.id, { kind: PAYOUT_NUMBER_NOTIFICATION, body: sayNotice(notice, user.language), orderId: null, conversationId: null });
-      await sendMail(tx.trx, {
-        to: before.email,
-        subject: sayNotice({ key: "mail.payout.subject", values }, user.language),
-        body: sayNotice({ key: "mail.payout.body", values: { ...values, name: before.name, origin: appMailOrigin() } }, user.language),
-      });
-      return ok({ changed: true, holdUntil });
+      const unchanged = { changed: false, holdUntil: null, codeSentTo: null };
+      if (before.mobileMoneyNumber === number && before.payoutNumberVerified) return ok(unchanged);
+      if (needsCode({ ...before, payoutNumberVerifiedAt: before.payoutNumberVerified ? now : null }, number)) {
+        await sendCode(tx, { userId: user.id, phone: number, purpose: "payout", key, now });
+        return ok({ ...unchanged, codeSentTo: number });
+      }
+      // Their verified phone: proven already. The same number as before is proven without a new hold.
+      if (before.mobileMoneyNumber === number) {
+        await phones.provePayoutNumber(tx.trx, user.id, number);
+        return ok(unchanged);
+      }
+      const holdUntil = await setHeldPayoutNumber(tx, user, before, number);
+      return ok({ changed: true, holdUntil, codeSentTo: null });
     },
     { db },
   );
 }
+
+/** Whether saving `number` as the payout number takes a texted code: not for the member's verified phone, nor for the proven number it already is. */
+function needsCode(s: { verifiedPhone: string | null; mobileMoneyNumber: string | null; payoutNumberVerifiedAt: Date | null }, number: string) {
+  if (s.verifiedPhone === number) return false;
+  return !(s.mobileMoneyNumber === number && s.payoutNumberVerifiedAt);
+}
+
+/**
+ * The code texted to a new payout number, typed back: a right one sets the number (held 24 hours, the member
+ * told at once); a wrong one is counted and refused (the outcome is not an error, so the count commits). A
+ * member without a verified phone has this one verified too: texts go to it from now on.
+ */
+export async function confirmPayoutNumber(
+  actor: Actor,
+  input: { code: string },
+  { db = getDb(), now = new Date() }: Options & { now?: Date } = {},
+): Promise<Result<CodeOutcome & { holdUntil?: Date }>> {
+  const refused = onlyMembers(actor);
+  if (refused) return refused;
+  const user = memberOf(actor)!;
+  const code = typedCode(input.code);
+  if (!code) return invalid({ code: [{ code: "schema", message: "account.phone.codeFormat" }] });
+  const key = await getDeviceKey(db);
+  return transact<CodeOutcome & { holdUntil?: Date }>(
+    actor,
+    async (tx) => {
+      const before = await phones.lockPayoutNumber(tx.trx, user.id);
+      if (!before) return notFound();
+      const outcome = await takeCode(tx, { userId: user.id, purpose: "payout", code, key, now });
+      if (!outcome.verified) return ok(outcome);
+      if (!before.verifiedPhone) await phones.setVerifiedPhone(tx.trx, user.id, outcome.phone);
+      // A number saved before numbers were proven, proven now: no change, so no new hold.
+      if (before.mobileMoneyNumber === outcome.phone) {
+        await phones.provePayoutNumber(tx.trx, user.id, outcome.phone);
+        return ok(outcome);
+      }
+      const holdUntil = await setHeldPayoutNumber(tx, user, before, outcome.phone);
+      return ok({ ...outcome, holdUntil });
+    },
+    { db },
+  );
+}
+
+/**
+ * Sets a proven payout number chosen by the member: withdrawals to it wait 24 hours (ADR 032) and the member is
+ * told at once, in /notifications and by mail to the account's email whatever their mail settings, so someone
+ * who got hold of their session and password has a day in which the member can stop them.
+ */
+async function setHeldPayoutNumber(tx: Tx, user: NonNullable<ReturnType<typeof memberOf>>, before: PayoutNumberRow, number: string): Promise<Date> {
+  const setAt = (await phones.setPayoutNumber(tx.trx, user.id, number, { held: true }))!;
+  const holdUntil = new Date(setAt.getTime() + PAYOUT_NUMBER_HOLD_MS);
+  const masked = maskMsisdn(number);
+  await tx.activity(user.id, "billing_updated", { number: masked });
+  // Said in the member's own language (ADR 047): the notification when it is read, the mail now.
+  const values = {
+    change: before.mobileMoneyNumber ? "changed" : "set",
+    number: masked,
+    previous: before.mobileMoneyNumber ? maskMsisdn(before.mobileMoneyNumber) : "",
+    setAt: noticeTime(setAt, before.timeZone),
+    opensAt: noticeTime(holdUntil, before.timeZone),
+    support: SUPPORT_EMAIL,
+  };
+  const notice: Notice = { key: "notify.payout.numberChanged", values };
+  await insertNotification(tx.trx, { userId: user.id, kind: PAYOUT_NUMBER_NOTIFICATION, notice });
+  await pushUnreadCount(tx, user.id, { kind: PAYOUT_NUMBER_NOTIFICATION, body: sayNotice(notice, user.language), orderId: null, conversationId: null });
+  await sendMail(tx.trx, {
+    to: before.email,
+    subject: sayNotice({ key: "mail.payout.subject", values }, user.language),
+    body: sayNotice({ key: "mail.payout.body", values: { ...values, name: before.name, origin: appMailOrigin() } }, user.language),
+  });
+  return holdUntil;
+}
+
+type PayoutNumberRow = NonNullable<Awaited<ReturnType<typeof phones.lockPayoutNumber>>>;
 
 /**
  * A payout number set by the platform rather than by the member (the demo data; later an import): no password
@@ -156,8 +230,8 @@ export async function setMemberPayoutNumber(actor: Actor, input: { userId: numbe
   return transact(
     actor,
     async (tx) => {
-      if (!(await users.lockPayoutNumber(tx.trx, input.userId))) return notFound();
-      await users.setPayoutNumber(tx.trx, input.userId, input.mobileMoneyNumber, { held: false });
+      if (!(await phones.lockPayoutNumber(tx.trx, input.userId))) return notFound();
+      await phones.setPayoutNumber(tx.trx, input.userId, input.mobileMoneyNumber, { held: false });
       await tx.activity(input.userId, "billing_updated", { number: maskMsisdn(input.mobileMoneyNumber) });
       return ok(null);
     },

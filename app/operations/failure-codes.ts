@@ -117,6 +117,8 @@ export type FailureParams = {
   "payout.sign_in_required": Record<string, never>;
   "payout.account_cannot_withdraw": Record<string, never>;
   "payout.no_number": Record<string, never>;
+  /** The payout number (masked) was never proven by a texted code (ADR 055). */
+  "payout.number_unverified": { number: string };
   /** `until` is an ISO time; `timeZone` the member's, as they read times. */
   "payout.number_held": { number: string; until: string; timeZone: string };
   "payout.unavailable": Record<string, never>;

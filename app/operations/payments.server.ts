@@ -269,8 +269,8 @@ export async function pollPayments(actor: Actor, options: PaymentOptions = {}): 
 /**
  * A seller withdraws from their available balance to their mobile-money number (Settings → Billing). The
  * balance is read under the account's lock, so two withdrawals at once can never take more than there is.
- * The same request key twice (a double click) is one payout. For 24 hours after the member set the number,
- * withdrawals wait (409) and nothing moves (ADR 032).
+ * The same request key twice (a double click) is one payout. A number not proven by a texted code is refused
+ * (ADR 055); for 24 hours after the member set the number, withdrawals wait (409) and nothing moves (ADR 032).
  */
 export async function requestWithdrawal(
   actor: Actor,
@@ -283,10 +283,12 @@ export async function requestWithdrawal(
   const result = await transact(
     actor,
     async (tx) => {
-      const me = await tx.trx("users").where({ id: user.id }).first("mobile_money_number", "payout_number_set_at", "status");
+      const me = await tx.trx("users").where({ id: user.id }).first("mobile_money_number", "payout_number_set_at", "payout_number_verified_at", "status");
       if (!me || me.status !== "active") return forbidden("payout.account_cannot_withdraw");
       const msisdn: string | null = me.mobile_money_number;
       if (!msisdn) return conflict("payout.no_number");
+      // Money goes only to a number proven by a texted code (ADR 055).
+      if (!me.payout_number_verified_at) return conflict("payout.number_unverified", { number: maskMsisdn(msisdn) });
       const heldUntil = payoutHoldUntil(me.payout_number_set_at, now());
       if (heldUntil) return conflict("payout.number_held", { number: maskMsisdn(msisdn), until: heldUntil.toISOString(), timeZone: user.timeZone });
       const network = guessNetwork(msisdn) ?? "mtn";

@@ -9,7 +9,9 @@ import { useSchemaForm } from "~/hooks/use-schema-form";
 import { getSettings, type NotificationPreferences } from "~/models/user.server";
 import { signOutOthers } from "~/operations/accounts.server";
 import { endSession } from "~/operations/app-sessions.server";
-import { updateBilling, updateNotifications, updatePreferences, updateProfile } from "~/operations/account-settings.server";
+import { confirmPayoutNumber, updateBilling, updateNotifications, updatePreferences, updateProfile } from "~/operations/account-settings.server";
+import { CODE_REFUSALS, pendingCodeNumber } from "~/operations/phone-verification.server";
+import { PhoneCodeForm } from "~/components/phone-code-form";
 import { changePassword } from "~/operations/passwords.server";
 import type { Failure } from "~/operations/core.server";
 import { BillingSchema, EndSessionSchema, HIDDEN_PASSWORDS, NotificationsSchema, PreferencesSchema, ProfileSchema, SecuritySchema } from "~/schemas/account";
@@ -75,6 +77,7 @@ const OTHER_SAVED: Record<string, string> = {
   others: "account.settings.saved.others",
   ended: "account.settings.saved.ended",
   email: "account.verify.emailChanged",
+  code: "account.settings.payoutCodeSent",
 };
 
 export async function loader({ request }: LoaderFunctionArgs) {
@@ -93,6 +96,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     },
     /** The confirmation's key, said by FormMessage in the reader's language. */
     saved: saved ? (Object.hasOwn(OTHER_SAVED, saved) ? OTHER_SAVED[saved] : SAVED[tab]) : null,
+    // A code texted to a new payout number, waiting to be typed back (ADR 055): only the Billing tab asks for it.
+    payoutCodeTo: tab === "billing" ? await pendingCodeNumber(getDb(), user.id, "payout") : null,
     // Where the member is signed in: only the Security tab shows it.
     sessions: tab === "security" ? await memberSessionRows(getDb(), user, await requestLocale(request)) : [],
     // The browser's checks of the tab's form; its schema loads once the form is used (app/hooks/use-schema-form.ts).
@@ -180,10 +185,18 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return result.ok ? done() : refused(submission.reply, result, hide);
   }
   if (tab === "billing") {
+    if (formData.get("intent") === "confirm-payout") {
+      const result = await confirmPayoutNumber(actor, { code: String(formData.get("code") ?? "").slice(0, 20) });
+      if (result.ok && result.value.verified) return done();
+      // A key, said beside the code field in the reader's language.
+      const codeError = result.ok && !result.value.verified ? CODE_REFUSALS[result.value.refusal] : "account.phone.codeFormat";
+      return data({ tab: "billing" as const, codeError }, { status: 400 });
+    }
     const submission = parseWithZod(formData, { schema: BillingSchema });
     const hide = ["currentPassword"];
     if (submission.status !== "success") return bad(submission.reply({ hideFields: hide }));
     const result = await updateBilling(actor, submission.value);
+    if (result.ok && result.value.codeSentTo) return done("code");
     return result.ok ? done() : refused(submission.reply, result, hide);
   }
   const submission = parseWithZod(formData, { schema: PreferencesSchema });
@@ -219,13 +232,14 @@ async function endOneSession(request: Request, actor: Awaited<ReturnType<typeof 
 }
 
 export default function Settings() {
-  const { tab, settings, saved, sessions, constraint } = useLoaderData<typeof loader>();
+  const { tab, settings, saved, sessions, constraint, payoutCodeTo } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const [params] = useSearchParams();
   // Each navigation (such as the redirect after a save) remounts the form, so it shows the stored values.
   const { key } = useLocation();
   const reply = actionData?.tab === tab && "reply" in actionData ? actionData.reply : undefined;
   const sessionError = actionData && "sessionError" in actionData ? actionData.sessionError : null;
+  const codeError = actionData && "codeError" in actionData ? actionData.codeError : null;
   const success = reply ? null : params.get("saved") ? saved : null;
   const { t } = useT();
   return (
@@ -248,6 +262,18 @@ export default function Settings() {
       {tab === "notifications" ? <NotificationsTab s={settings} key={key} constraint={constraint} reply={reply} /> : null}
       {tab === "security" ? <EmailChange email={settings.email} verified={Boolean(settings.emailVerifiedAt)} /> : null}
       {tab === "security" ? <SecurityTab key={key} constraint={constraint} reply={reply} sessions={sessions} sessionError={sessionError} /> : null}
+      {tab === "billing" && payoutCodeTo ? (
+        <PhoneCodeForm
+          intent="confirm-payout"
+          action="/settings?tab=billing"
+          phone={payoutCodeTo}
+          errors={codeError ? [t(codeError)] : undefined}
+          submit={t("account.settings.confirmNumber")}
+          pending={t("account.phone.confirming")}
+        />
+      ) : null}
+      {/* A code refused once none waits any more (used, or too many tries): said above the number form. */}
+      {tab === "billing" && !payoutCodeTo && codeError ? <FormMessage errors={[codeError]} /> : null}
       {tab === "billing" ? <BillingTab s={settings} key={key} constraint={constraint} reply={reply} /> : null}
       {tab === "preferences" ? <PreferencesTab s={settings} key={key} constraint={constraint} reply={reply} /> : null}
       {tab === "preferences" ? <AnalyticsChoice /> : null}
@@ -372,11 +398,17 @@ function BillingTab({ s, constraint, reply }: { s: LoadedSettings; constraint: F
         autoComplete="tel"
         hint={t("account.settings.mobileMoneyHint")}
       />
+      {s.mobileMoneyNumber && !s.payoutNumberVerifiedAt ? (
+        <p className="notice" role="note">
+          {t("account.settings.numberUnproven", { number: maskMsisdn(s.mobileMoneyNumber) })}
+        </p>
+      ) : null}
       {s.mobileMoneyNumber && s.payoutHoldUntil ? (
         <p className="notice" role="note">
           {t("account.settings.withdrawalsOpen", { number: maskMsisdn(s.mobileMoneyNumber), date: dateTime(s.payoutHoldUntil) })}
         </p>
       ) : null}
+      <p className="field-hint">{t("account.settings.payoutCodeHint")}</p>
       <p className="field-hint">{t("account.settings.billingPasswordHint")}</p>
       <PasswordField field={fields.currentPassword} label={t("account.field.currentPassword")} autoComplete="current-password" />
       <SubmitButton pendingLabel={t("account.button.saving")}>{t("account.settings.saveNumber")}</SubmitButton>

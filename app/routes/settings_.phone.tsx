@@ -6,7 +6,8 @@ import { messageOf } from "~/content/operation-messages";
 import { requestLocale } from "~/i18n/locale.server";
 import { pageMessages, requestT } from "~/i18n/messages.server";
 import { metaI18n, useT } from "~/i18n/react";
-import { askPhoneCode, confirmPhoneCode, type CodeRefusal } from "~/operations/phone-verification.server";
+import { askPhoneCode, CODE_REFUSALS, confirmPhoneCode, pendingCodeNumber } from "~/operations/phone-verification.server";
+import { PhoneCodeForm } from "~/components/phone-code-form";
 import { requireMemberActor, requireUser } from "~/server/auth.server";
 import { getDb } from "~/server/db.server";
 import { readFormData } from "~/server/form-data.server";
@@ -20,14 +21,6 @@ export const meta: MetaFunction<typeof loader> = ({ matches }) => {
   return [{ title: _("account.phone.title") }];
 };
 
-const REFUSALS: Record<CodeRefusal, string> = {
-  none: "account.phone.refused.none",
-  wrong: "account.phone.refused.wrong",
-  expired: "account.phone.refused.expired",
-  used_up: "account.phone.refused.usedUp",
-  used: "account.phone.refused.used",
-};
-
 /**
  * A member's phone (ADR 050): type a Ugandan mobile number, get a six-digit code by SMS, type it back. Two plain
  * forms told apart by `intent`, each a POST and a redirect without JavaScript and in place with it.
@@ -35,17 +28,10 @@ const REFUSALS: Record<CodeRefusal, string> = {
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const row = await getDb()("users").where({ id: user.id }).first("phone", "phone_verified_at");
-  const pending = await getDb()("phone_codes")
-    .where({ user_id: user.id, purpose: "phone" })
-    .whereNull("used_at")
-    .whereNull("superseded_at")
-    .where("expires_at", ">", new Date())
-    .orderBy("id", "desc")
-    .first("phone");
   const url = new URL(request.url);
   return {
     verifiedPhone: row?.phone_verified_at ? (row.phone as string) : null,
-    codeSentTo: (pending?.phone as string | undefined) ?? null,
+    codeSentTo: await pendingCodeNumber(getDb(), user.id, "phone"),
     saved: url.searchParams.get("verified") === "1" ? "account.phone.verified" : url.searchParams.get("sent") === "1" ? "account.phone.sent" : null,
     ...(await pageMessages(request, ["account"])),
   };
@@ -74,7 +60,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (intent === "confirm") {
     const result = await confirmPhoneCode(actor, { code: String(form.get("code") ?? "").slice(0, 20) });
     if (result.ok && result.value.verified) return redirect("/settings/phone?verified=1");
-    if (result.ok && !result.value.verified) return data({ field: "code", error: _(REFUSALS[result.value.refusal]) }, { status: 400 });
+    if (result.ok && !result.value.verified) return data({ field: "code", error: _(CODE_REFUSALS[result.value.refusal]) }, { status: 400 });
     return data({ field: "code", error: _("account.phone.codeFormat") }, { status: 400 });
   }
   return data({ field: "phone", error: _("account.phone.notUgandan") }, { status: 400 });
@@ -121,27 +107,7 @@ export default function PhoneSettings() {
         </button>
       </Form>
       {codeSentTo ? (
-        <Form method="post" className="form-card" aria-label={t("account.phone.confirmTitle")}>
-          <input type="hidden" name="intent" value="confirm" />
-          <div className="field">
-            <label htmlFor="code">{t("account.phone.codeLabel", { phone: codeSentTo })}</label>
-            <input
-              id="code"
-              name="code"
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              pattern="[0-9]{6}"
-              required
-              maxLength={6}
-              aria-describedby={codeError ? "code-error" : undefined}
-              aria-invalid={codeError ? true : undefined}
-            />
-            <ErrorList id="code-error" errors={codeError} />
-          </div>
-          <button type="submit" className="button" disabled={busy("confirm")}>
-            {busy("confirm") ? t("account.phone.confirming") : t("account.phone.confirm")}
-          </button>
-        </Form>
+        <PhoneCodeForm intent="confirm" phone={codeSentTo} errors={codeError} submit={t("account.phone.confirm")} pending={t("account.phone.confirming")} />
       ) : null}
     </section>
   );

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { systemActor } from "~/operations/core.server";
 import { runOrderTimers } from "~/operations/orders.server";
 import { orderNumber } from "~/domain/order-rules";
-import { describeBothModes, e2eDb, waitForHydration, type Mode } from "../support/e2e";
+import { confirmPayoutNumber, describeBothModes, e2eDb, waitForHydration, type Mode } from "../support/e2e";
 import { approveDelivery, DEMO_ADMIN, joinAsClient, joinAsFreelancer, newPerson, open, signIn, timeline, type Person } from "../support/e2e-orders";
 import { ledgerProblems } from "../support/order-checks";
 
@@ -135,7 +135,7 @@ describeBothModes("Order journey", (mode) => {
     await page.getByLabel("Mobile-money number").fill("+256 701 234 567");
     await page.getByLabel("Current password").fill(freelancerWho.password);
     await page.getByRole("button", { name: "Save number" }).click();
-    await page.getByText("Your mobile-money number is saved.").waitFor();
+    await confirmPayoutNumber(page, "+256701234567");
     expect(await e2eDb()("users").where({ email: freelancerWho.email }).first("role", "mobile_money_number")).toEqual({
       role: "freelancer",
       mobile_money_number: "+256701234567",

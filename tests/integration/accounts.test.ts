@@ -871,14 +871,20 @@ describe("settings store what is valid and refuse the rest", () => {
   const post = (tab: string, body: Record<string, string>) => request(`/settings?tab=${tab}`, { method: "POST", body, who: "client" });
   const stored = () => t.db("users").where({ id: ids.client }).first();
 
-  it("billing: a +256 mobile-money number is stored; anything else is refused", async () => {
+  it("billing: a +256 mobile-money number is texted a code and stored with it; anything else is refused", async () => {
     for (const bad of ["0772123456", "+254712345678", "+25677212345", long]) {
       const res = await post("billing", { mobileMoneyNumber: bad, currentPassword: PASSWORD });
       expect(res.status, bad.slice(0, 20)).toBe(400);
       expect(await res.text()).toContain("Enter a Ugandan mobile number in the format +256 7XX XXXXXX");
     }
     expect((await stored()).mobile_money_number).toBeNull();
-    expect(await outcome(await post("billing", { mobileMoneyNumber: "+256 772 123 456", currentPassword: PASSWORD }))).toBe("→ /settings?tab=billing&saved=1");
+    expect(await outcome(await post("billing", { mobileMoneyNumber: "+256 772 123 456", currentPassword: PASSWORD }))).toBe(
+      "→ /settings?tab=billing&saved=code",
+    );
+    expect((await stored()).mobile_money_number).toBeNull();
+    const sms = await t.db("sms_messages").where({ user_id: ids.client, to_number: "+256772123456" }).orderBy("id", "desc").first("body");
+    const code = /code is (\d{6})/.exec(sms?.body ?? "")?.[1] ?? "none";
+    expect(await outcome(await post("billing", { intent: "confirm-payout", code }))).toBe("→ /settings?tab=billing&saved=1");
     expect((await stored()).mobile_money_number).toBe("+256772123456");
   });
 

@@ -92,13 +92,17 @@ describe("POST /payouts", () => {
     expect(await memberBalances(t.db, t.seller.id)).toMatchObject({ availableUgx: 80_000, inTransitUgx: 0 });
   });
 
-  it("is 409 for a member with no payout number, or one set less than a day ago", async () => {
+  it("is 409 for a member with no payout number, one never proven by a code, or one set less than a day ago", async () => {
     const fresh = await createUser(t.db, { role: "freelancer" });
     const token = await createAppToken(t.db, fresh.id);
     const none = await api.call("post", "/payouts", "/payouts", { token, body: { amountUgx: 10_000 }, headers: from() });
     expect(none.status).toBe(409);
     expect(none.body.code).toBe("payout.no_number");
-    await t.db("users").where({ id: fresh.id }).update({ mobile_money_number: "+256772999888", payout_number_set_at: new Date() });
+    await t.db("users").where({ id: fresh.id }).update({ mobile_money_number: "+256772999888" });
+    const unproven = await api.call("post", "/payouts", "/payouts", { token, body: { amountUgx: 10_000 }, headers: from() });
+    expect(unproven.status).toBe(409);
+    expect(unproven.body.code).toBe("payout.number_unverified");
+    await t.db("users").where({ id: fresh.id }).update({ payout_number_set_at: new Date(), payout_number_verified_at: new Date() });
     const held = await api.call("post", "/payouts", "/payouts", { token, body: { amountUgx: 10_000 }, headers: from() });
     expect(held.status).toBe(409);
     expect(held.body.code).toBe("payout.number_held");

@@ -186,7 +186,19 @@ describe("a client and a freelancer who never open a page", () => {
       as(seller, { mobileMoneyNumber: "+256772987654", currentPassword: "kampala-logo-1" }),
     );
     expect(number.status).toBe(200);
-    expect(number.body.data.heldUntil).not.toBeNull();
+    expect(number.body.data).toMatchObject({ changed: false, heldUntil: null, codeSentTo: "****7654" });
+    // The code texted to the number (the SMS sandbox keeps it) comes back: the number is set, held a day.
+    const sms = await t.db("sms_messages").where({ to_number: "+256772987654", purpose: "verification" }).orderBy("id", "desc").first("body");
+    const wrongCode = await api.call("post", "/payouts/number/confirm", "/payouts/number/confirm", as(seller, { code: "12345" }));
+    expect(wrongCode.status).toBe(400);
+    const confirmed = await api.call(
+      "post",
+      "/payouts/number/confirm",
+      "/payouts/number/confirm",
+      as(seller, { code: /code is (\d{6})/.exec(sms?.body ?? "")?.[1] ?? "none" }),
+    );
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body.data).toMatchObject({ number: "****7654", heldUntil: expect.any(String) });
     await t
       .db("users")
       .where({ email: "nansubuga@example.ug" })

@@ -164,7 +164,7 @@ describe("the money on the dashboard", () => {
     expect(d.html).not.toContain("Withdraw to");
 
     // One order under way, one completed: UGX 50,000 less the 20% fee is earned and waits 14 days.
-    await t.db("users").where({ id: seller.id }).update({ mobile_money_number: "+256772000222" });
+    await t.db("users").where({ id: seller.id }).update({ mobile_money_number: "+256772000222", payout_number_verified_at: new Date() });
     await paidTestOrder(t, buyer, gig.id);
     const { orderId } = await completedTestOrder(t, buyer, seller, gig.id);
     d = await dashboard(cookie);

@@ -412,8 +412,8 @@ describe("the other settings tabs and the currency switch", () => {
     expect(await activity(row.id, "notifications_updated")).toBe(1);
   });
 
-  it("updateBilling stores the number; a number the schema would refuse is refused by the database too, with no activity", async () => {
-    const { row, actor } = await member({ role: "freelancer" });
+  it("updateBilling stores the member's verified phone; a number the schema would refuse is refused by the database too, with no activity", async () => {
+    const { row, actor } = await member({ role: "freelancer", verifiedPhone: "+256772123456" });
     expect((await updateBilling(actor, { mobileMoneyNumber: "+256772123456", currentPassword: DEFAULT_PASSWORD }, opts())).ok).toBe(true);
     expect((await user(row.id)).mobile_money_number).toBe("+256772123456");
     await expect(updateBilling(actor, { mobileMoneyNumber: "0772123456", currentPassword: DEFAULT_PASSWORD }, opts())).rejects.toThrow(/check constraint/);

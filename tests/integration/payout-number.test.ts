@@ -1,8 +1,10 @@
 /**
- * Changing where the earnings go (ADR 032), through the real server with JavaScript off (form POSTs): Settings →
- * Billing takes the current password (wrong ones counted per member in Redis), a new number is told to the
- * member by mail and in /notifications with the number masked, and withdrawals to it wait 24 hours while the
- * dashboard says until when. The seller has UGX 80,000 available and no payout number at first.
+ * Changing where the earnings go (ADR 032, 055), through the real server with JavaScript off (form POSTs):
+ * Settings → Billing takes the current password (wrong ones counted per member in Redis) and texts a code to a
+ * new number, which is set only when the code comes back; a new number is told to the member by mail and in
+ * /notifications with the number masked, and withdrawals to it wait 24 hours while the dashboard says until
+ * when. Withdrawals to a number never proven are refused. The seller has UGX 80,000 available, no payout number
+ * and no verified phone at first.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memberBalances } from "~/models/ledger.server";
@@ -11,7 +13,7 @@ import { formatDateTime } from "~/utils/dates";
 import { PAYOUT_NUMBER_HOLD_MS } from "~/domain/mobile-money";
 import { createSession, createUser, DEFAULT_PASSWORD } from "../support/factories";
 import { DAY_MS, MINUTE_MS, rowCount } from "../support/order-checks";
-import { completedTestOrder, opts, orderTestContext, system } from "../support/orders";
+import { completedTestOrder, createParties, opts, orderTestContext, system } from "../support/orders";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 const t = orderTestContext("payout_number", { parties: { seller: { name: "Nakato Grace", payoutNumber: null } } });
@@ -38,6 +40,18 @@ function post(cookie: string, path: string, form: Record<string, string>) {
   });
 }
 const saveNumber = (cookie: string, form: Record<string, string>) => post(cookie, "/settings?tab=billing", form);
+const typeCode = (cookie: string, code: string) => post(cookie, "/settings?tab=billing", { intent: "confirm-payout", code });
+/** The code in the latest text to `userId` (the SMS sandbox keeps it in sms_messages). */
+async function textedCode(userId: number, to: string): Promise<string> {
+  const sms = await t.db("sms_messages").where({ user_id: userId, purpose: "verification", to_number: to }).orderBy("id", "desc").first("body");
+  return /code is (\d{6})/.exec(sms?.body ?? "")?.[1] ?? "none";
+}
+/** Saves a number and brings back the code texted to it, as the member would. */
+async function saveAndConfirm(cookie: string, userId: number, number: string) {
+  const res = await saveNumber(cookie, { mobileMoneyNumber: number, currentPassword: DEFAULT_PASSWORD });
+  expect(res.headers.get("location")).toBe("/settings?tab=billing&saved=code");
+  return typeCode(cookie, await textedCode(userId, number.replace(/\s/g, "")));
+}
 let keys = 0;
 const withdraw = (cookie: string, amountUgx: string) =>
   post(cookie, "/dashboard", { amountUgx, requestKey: `payout-number-${process.pid}-${++keys}`, intent: "withdraw" });
@@ -64,6 +78,7 @@ function besideField(html: string, field: string): string {
 }
 
 const stored = (userId: number) => t.db("users").where({ id: userId }).first("mobile_money_number", "payout_number_set_at");
+const proof = (userId: number) => t.db("users").where({ id: userId }).first("payout_number_verified_at", "phone", "phone_verified_at");
 /** The member's mails and notifications about their payout number (the order's own steps sent them others). */
 const mailsTo = (email: string) => t.db("outbox").where({ to_address: email }).whereLike("subject", "%payout number%").orderBy("id").select("subject", "body");
 const notificationsOf = (userId: number) =>
@@ -91,10 +106,39 @@ describe("setting the payout number takes the current password", () => {
     expect(await notificationsOf(t.seller.id)).toEqual([]);
   });
 
-  it("with the right password stores the number, mails the account's email and notifies in-app, the number masked", async () => {
+  it("with the right password texts a code to the new number and stores nothing yet; a wrong code is refused beside its field", async () => {
     const res = await saveNumber(sellerCookie, { mobileMoneyNumber: "+256 701 234 567", currentPassword: DEFAULT_PASSWORD });
     expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe("/settings?tab=billing&saved=code");
+    expect(await stored(t.seller.id)).toEqual({ mobile_money_number: null, payout_number_set_at: null });
+    const code = await textedCode(t.seller.id, "+256701234567");
+    expect(code).toMatch(/^\d{6}$/);
+    expect(await t.db("phone_codes").where({ user_id: t.seller.id, purpose: "payout" }).first("phone", "code_hash")).toMatchObject({ phone: "+256701234567" });
+    expect(JSON.stringify(await t.db("phone_codes").where({ user_id: t.seller.id }))).not.toContain(code);
+    const billing = await page(sellerCookie, "/settings?tab=billing&saved=code");
+    expect(billing).toContain("We texted a code to your new number.");
+    expect(billing).toContain("The six-digit code texted to +256701234567");
+
+    const wrong = await typeCode(sellerCookie, code === "000000" ? "111111" : "000000");
+    expect(wrong.status).toBe(400);
+    expect(text(await wrong.text())).toContain("That code is not right. Check the text and try again.");
+    expect(await stored(t.seller.id)).toEqual({ mobile_money_number: null, payout_number_set_at: null });
+    expect(await mailsTo(t.seller.email)).toEqual([]);
+  });
+
+  it("the right code stores the number, proves it and the phone, mails the account's email and notifies in-app, the number masked", async () => {
+    const res = await typeCode(sellerCookie, await textedCode(t.seller.id, "+256701234567"));
+    expect(res.status).toBe(302);
     expect(res.headers.get("location")).toBe("/settings?tab=billing&saved=1");
+    expect(await proof(t.seller.id)).toMatchObject({
+      phone: "+256701234567",
+      payout_number_verified_at: expect.any(Date),
+      phone_verified_at: expect.any(Date),
+    });
+    // The same code again: used.
+    const replay = await typeCode(sellerCookie, await textedCode(t.seller.id, "+256701234567"));
+    expect(replay.status).toBe(400);
+    expect(text(await replay.text())).toContain("That code was already used.");
     const row = await stored(t.seller.id);
     expect(row.mobile_money_number).toBe("+256701234567");
     expect(Math.abs(row.payout_number_set_at.getTime() - Date.now())).toBeLessThan(MINUTE_MS);
@@ -187,7 +231,7 @@ describe("withdrawals to a new payout number wait 24 hours", () => {
   });
 
   it("a changed number is held again, and its mail names the old number masked", async () => {
-    const res = await saveNumber(sellerCookie, { mobileMoneyNumber: "+256 772 555 111", currentPassword: DEFAULT_PASSWORD });
+    const res = await saveAndConfirm(sellerCookie, t.seller.id, "+256 772 555 111");
     expect(res.status).toBe(302);
     const mails = await mailsTo(t.seller.email);
     expect(mails).toHaveLength(2);
@@ -206,7 +250,7 @@ describe("wrong current passwords are counted per member", () => {
     const member = await createUser(t.db, { role: "freelancer" });
     const cookie = `soko_session=${await createSession(t.db, member.id)}`;
     // A right password first: given back, so it uses up none of the ten.
-    expect((await saveNumber(cookie, { mobileMoneyNumber: "+256772000001", currentPassword: DEFAULT_PASSWORD })).status).toBe(302);
+    expect((await saveAndConfirm(cookie, member.id, "+256772000001")).status).toBe(302);
     for (let i = 0; i < 5; i++) {
       expect((await saveNumber(cookie, { mobileMoneyNumber: "+256772999999", currentPassword: `guess-${i}` })).status).toBe(400);
       const security = await post(cookie, "/settings?tab=security", {
@@ -221,7 +265,40 @@ describe("wrong current passwords are counted per member", () => {
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(text(await limited.text())).toContain("Too many wrong passwords. Please try again in an hour, or reset your password.");
     expect((await stored(member.id)).mobile_money_number).toBe("+256772000001");
-    // Another member is not held back by this one's guesses.
-    expect((await saveNumber(sellerCookie, { mobileMoneyNumber: "+256772555111", currentPassword: DEFAULT_PASSWORD })).status).toBe(302);
+    // Another member is not held back by this one's guesses (their own number again: proven, nothing to text).
+    const other = await saveNumber(sellerCookie, { mobileMoneyNumber: "+256772555111", currentPassword: DEFAULT_PASSWORD });
+    expect(other.headers.get("location")).toBe("/settings?tab=billing&saved=1");
   }, 120_000); // a dozen scrypt checks, slow on a busy machine
+});
+
+describe("payouts go only to a proven number", () => {
+  it("refuses a withdrawal to a number saved before numbers were proven (409, nothing moves); saving it again proves it by code, without a new hold", async () => {
+    const { seller, buyer, gigId } = await createParties(t.db, { seller: { name: "Old Number Seller", payoutNumber: null } });
+    await t.db("users").where({ id: seller.id }).update({ mobile_money_number: "+256772444333" });
+    await completedTestOrder(t, buyer, seller, gigId);
+    await runOrderTimers(system, { ...opts(t), now: () => new Date(Date.now() + 15 * DAY_MS) });
+    const cookie = `soko_session=${await createSession(t.db, seller.id)}`;
+    const before = await journals();
+    const refused = await withdraw(cookie, "30000");
+    expect(refused.status).toBe(409);
+    expect(text(await refused.text())).toContain("Prove your payout number ****4333 first: save it again in Settings → Billing");
+    expect(await rowCount(t.db("payouts").where({ user_id: seller.id }))).toBe(0);
+    expect(await journals()).toBe(before);
+    expect(await page(cookie, "/settings?tab=billing")).toContain("Withdrawals need a proven number: save ****4333 again");
+
+    expect((await saveAndConfirm(cookie, seller.id, "+256772444333")).status).toBe(302);
+    expect(await stored(seller.id)).toEqual({ mobile_money_number: "+256772444333", payout_number_set_at: null });
+    expect(await mailsTo(seller.email)).toEqual([]);
+    expect((await withdraw(cookie, "30000")).status).toBe(303);
+    expect(await t.db("payouts").where({ user_id: seller.id }).select("msisdn", "amount_ugx")).toEqual([{ msisdn: "+256772444333", amount_ugx: 30_000 }]);
+  });
+
+  it("sets a member's verified phone as their payout number at once, with no code texted", async () => {
+    const member = await createUser(t.db, { role: "freelancer", verifiedPhone: "+256772888777" });
+    const cookie = `soko_session=${await createSession(t.db, member.id)}`;
+    const res = await saveNumber(cookie, { mobileMoneyNumber: "+256 772 888 777", currentPassword: DEFAULT_PASSWORD });
+    expect(res.headers.get("location")).toBe("/settings?tab=billing&saved=1");
+    expect((await stored(member.id)).mobile_money_number).toBe("+256772888777");
+    expect(await t.db("sms_messages").where({ user_id: member.id })).toEqual([]);
+  });
 });

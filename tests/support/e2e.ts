@@ -124,6 +124,22 @@ afterAll(async () => {
   db = undefined;
 });
 
+/** The six-digit code in the latest text to `to` (+2567XXXXXXXX), which the SMS sandbox keeps. */
+export async function textedCode(to: string): Promise<string> {
+  const sms = await e2eDb()("sms_messages").where({ to_number: to, purpose: "verification" }).orderBy("id", "desc").first("body");
+  const code = /code is (\d{6})/.exec(sms?.body ?? "")?.[1];
+  if (!code) throw new Error(`no code was texted to ${to}`);
+  return code;
+}
+
+/** Settings › Billing after "Save number" for a new number: the code texted to it, typed back as the member would (ADR 055). */
+export async function confirmPayoutNumber(page: Page, number: string) {
+  await page.getByText("We texted a code to your new number.").waitFor();
+  await page.getByLabel(`The six-digit code texted to ${number}`).fill(await textedCode(number));
+  await page.getByRole("button", { name: "Save this number" }).click();
+  await page.getByText("Your mobile-money number is saved.").waitFor();
+}
+
 export type Mode = {
   /** Whether JavaScript runs in this pass. */
   js: boolean;

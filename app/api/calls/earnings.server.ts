@@ -6,9 +6,10 @@ import { z } from "zod";
 import { memberBalances, sellerEscrow } from "~/models/ledger.server";
 import { getPayoutByReference, listPayoutsPage, type PayoutRow } from "~/models/payment.server";
 import { getSettings } from "~/models/user.server";
-import { forbidden, notFound, ok } from "~/operations/core.server";
+import { forbidden, invalid, notFound, ok } from "~/operations/core.server";
 import { requestWithdrawal } from "~/operations/payments.server";
-import { updateBilling } from "~/operations/account-settings.server";
+import { confirmPayoutNumber, updateBilling } from "~/operations/account-settings.server";
+import { CODE_REFUSALS } from "~/operations/phone-verification.server";
 import { BillingSchema } from "~/schemas/account";
 import { getDb } from "~/server/db.server";
 import { getEnv } from "~/server/env.server";
@@ -102,8 +103,9 @@ export const earningsCalls = [
     operationId: "requestPayout",
     summary: "Withdraw available earnings to the member's payout number",
     description:
-      "At most the available balance, at least the minimum (GET /balance). The money goes to the payout number of Settings → Billing; for 24 hours after " +
-      "that number was set, withdrawals wait (409 `payout.number_held`). With an Idempotency-Key, a repeat makes no second payout.",
+      "At most the available balance, at least the minimum (GET /balance). The money goes to the payout number of Settings → Billing, once a code " +
+      "texted to it has proven it (409 `payout.number_unverified` before); for 24 hours after that number was set, withdrawals wait " +
+      "(409 `payout.number_held`). With an Idempotency-Key, a repeat makes no second payout.",
     tag: "Earnings",
     access: "member",
     body: z.object({ amountUgx: WithdrawSchema.shape.amountUgx.describe("Whole Uganda shillings.") }).strict(),
@@ -145,19 +147,46 @@ export const earningsCalls = [
     operationId: "setPayoutNumber",
     summary: "Set the mobile-money number earnings are paid to",
     description:
-      "As Settings › Billing: it takes the current password, the member is told by notification and mail, and withdrawals to a new number wait 24 hours.",
+      "As Settings › Billing: it takes the current password. The member's verified phone is set at once; any other number gets a six-digit code " +
+      "by text (`codeSentTo`), and is set when POST /payouts/number/confirm brings the code back. The member is told by notification and mail, " +
+      "and withdrawals to a new number wait 24 hours.",
     tag: "Earnings",
     access: "member",
     body: BillingSchema.strict(),
-    response: z.object({ changed: z.boolean(), number: z.string().describe("The number, masked (****3456)."), heldUntil: Iso.nullable() }),
+    response: z.object({
+      changed: z.boolean(),
+      number: z.string().describe("The number, masked (****3456)."),
+      heldUntil: Iso.nullable(),
+      codeSentTo: z.string().nullable().describe("The number a code was texted to (masked), to confirm; null when none was needed."),
+    }),
     async handle({ actor, body }) {
       const result = await updateBilling(actor, body);
       if (!result.ok) return result;
+      const { changed, holdUntil, codeSentTo } = result.value;
       return ok({
-        changed: result.value.changed,
+        changed,
         number: maskMsisdn(body.mobileMoneyNumber),
-        heldUntil: result.value.holdUntil ? iso(result.value.holdUntil) : null,
+        heldUntil: holdUntil ? iso(holdUntil) : null,
+        codeSentTo: codeSentTo ? maskMsisdn(codeSentTo) : null,
       });
+    },
+  }),
+  call({
+    method: "post",
+    path: "/payouts/number/confirm",
+    operationId: "confirmPayoutNumber",
+    summary: "Bring back the code texted to a new payout number, which sets it",
+    description: "A wrong code counts against its 5 tries (400, beside `code`); a right one sets the number, held 24 hours, as PUT /payouts/number.",
+    tag: "Earnings",
+    access: "member",
+    body: z.object({ code: z.string().max(20).describe("The six digits texted to the number.") }).strict(),
+    response: z.object({ number: z.string().describe("The number now set, masked (****3456)."), heldUntil: Iso.nullable() }),
+    async handle({ actor, body }) {
+      const result = await confirmPayoutNumber(actor, body);
+      if (!result.ok) return result;
+      const outcome = result.value;
+      if (!outcome.verified) return invalid({ code: [{ code: "schema", message: CODE_REFUSALS[outcome.refusal] }] });
+      return ok({ number: maskMsisdn(outcome.phone), heldUntil: outcome.holdUntil ? iso(outcome.holdUntil) : null });
     },
   }),
 ];
