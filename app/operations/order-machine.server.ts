@@ -58,6 +58,7 @@ import { appMailOrigin } from "~/server/host.server";
 import { canTransition, orderNumber, TRANSITIONS, type Transition } from "~/domain/order-rules";
 import { splitShares } from "~/domain/fees";
 import { textOrderEvent } from "~/operations/sms-alerts.server";
+import type { SmsWords } from "~/operations/sms.server";
 
 /** Who acts on an order, as its timeline names them. */
 export type OrderActor = { id: number | null; role: EventRole };
@@ -65,13 +66,14 @@ export type OrderActor = { id: number | null; role: EventRole };
 /**
  * A notification to one party, pushed to their open pages and mailed when they want that (their settings): the
  * notice is stored to be said in the language its reader reads in; the push and the mail are said in the
- * recipient's language now (ADR 047), never the actor's.
+ * recipient's language now (ADR 047), never the actor's. `textKey` gives a texted kind other words (see
+ * textOrderEvent).
  */
-export async function notifyParty(tx: Tx, userId: number, order: OrderRow, kind: string, notice: Notice) {
+export async function notifyParty(tx: Tx, userId: number, order: OrderRow, kind: string, notice: Notice, textKey?: SmsWords["key"]) {
   await insertNotification(tx.trx, { userId, kind, orderId: order.id, notice });
   const user = await preferencesOf(tx, userId);
   if (!user) return;
-  await textOrderEvent(tx, userId, order, kind);
+  await textOrderEvent(tx, userId, order, kind, textKey);
   const body = sayNotice(notice, user.language);
   if (user.pushOrders) await pushUnreadCount(tx, userId, { kind, body, orderId: order.id, conversationId: null });
   if (user.emailOrders) {

@@ -308,7 +308,9 @@ async function complete(
   const refused = await transition(tx, order, step, by, { kind, reason, patch: { completed_at: now } });
   if (refused) return refused;
   await releaseEscrow(tx, order);
-  await notifyParty(tx, order.sellerId, order, "order_completed", orderNotice.completed(order));
+  // The timer's completion is texted in words of its own: the buyer approved nothing.
+  const textKey = step === "auto_complete" ? "notify.sms.autoCompleted" : undefined;
+  await notifyParty(tx, order.sellerId, order, "order_completed", orderNotice.completed(order), textKey);
   return null;
 }
 

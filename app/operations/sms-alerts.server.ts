@@ -9,7 +9,7 @@ import type { Knex } from "knex";
 import { AUTO_COMPLETE_MS } from "~/domain/order-rules";
 import type { OrderRow } from "~/models/order.server";
 import { ok, transact, type Actor, forbidden, type Result, type Tx } from "~/operations/core.server";
-import { queueSms, shortText, type SmsWords } from "~/operations/sms.server";
+import { queueSms, sendTimeFor, shortText, type SmsWords } from "~/operations/sms.server";
 import { getDb } from "~/server/db.server";
 
 /** How long a message waits unread before it is texted. */
@@ -27,17 +27,18 @@ const ORDER_TEXTS: Record<string, { to: "buyer" | "seller"; key: SmsWords["key"]
 };
 
 /**
- * Texts an order's notification when it is one of ORDER_TEXTS for this recipient (notifyParty calls it). The
- * order row as the operation holds it (its status and revisions used) names the event with the kind.
+ * Texts an order's notification when it is one of ORDER_TEXTS for this recipient (notifyParty calls it), in
+ * the words of `key` when given (a completion by the timer). The order row as the operation holds it (its
+ * status and revisions used) names the event with the kind.
  */
-export async function textOrderEvent(tx: Tx, userId: number, order: OrderRow, kind: string) {
+export async function textOrderEvent(tx: Tx, userId: number, order: OrderRow, kind: string, key?: SmsWords["key"]) {
   const text = ORDER_TEXTS[kind];
   if (!text || userId !== (text.to === "seller" ? order.sellerId : order.buyerId)) return;
   await queueSms(tx, {
     userId,
     purpose: "order",
     eventKey: `${kind}:${order.id}:${order.status}:${order.revisionsUsed}`,
-    words: { key: text.key, values: { title: shortText(order.gigTitle) } },
+    words: { key: key ?? text.key, values: { title: shortText(order.gigTitle) } },
   });
 }
 
@@ -108,9 +109,14 @@ export async function textAutoCompleteWarnings(actor: Actor, { db = getDb(), now
     .limit(200)
     .select("o.id", "o.buyer_id", "o.gig_title", "o.delivered_at");
   let texted = 0;
+  // A warning written in the quiet hours is sent at 07:00: its hours are counted from then, and one that
+  // could only go once the order has completed is not written.
+  const sendAt = sendTimeFor(now, "order").getTime();
   for (const row of rows) {
     const deliveredAt = row.delivered_at as Date;
-    const hours = Math.max(1, Math.ceil((deliveredAt.getTime() + AUTO_COMPLETE_MS - now.getTime()) / 3_600_000));
+    const completesAt = deliveredAt.getTime() + AUTO_COMPLETE_MS;
+    if (sendAt >= completesAt) continue;
+    const hours = Math.max(1, Math.ceil((completesAt - sendAt) / 3_600_000));
     const result = await transact(
       actor,
       async (tx) =>

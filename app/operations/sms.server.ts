@@ -62,10 +62,30 @@ function eatDay(at: Date): [Date, Date] {
   return [new Date(start), new Date(start + DAY_MS)];
 }
 
-/** Quoted titles and names are cut so that a text stays one SMS (the catalogue's messages leave room for 40). */
+/** A phone keyboard's typographic punctuation, outside GSM-7, and its GSM-7 lookalike. */
+const GSM7_LOOKALIKES: [RegExp, string][] = [
+  [/[\u2018\u2019\u201a\u201b\u2032]/g, "'"],
+  [/[\u201c\u201d\u201e\u201f\u2033]/g, '"'],
+  [/[\u2010-\u2015]/g, "-"],
+  [/\u2026/g, "..."],
+];
+
+/**
+ * Quoted titles and names are cut so that a text stays one SMS (the catalogue's messages leave room for 40).
+ * Curly quotes, dashes and an ellipsis become their GSM-7 lookalikes, since one character outside GSM-7 makes
+ * the whole text UCS-2 (70 characters a part); the cut counts characters, so an emoji is never split in two.
+ */
 export function shortText(text: string, max = 40): string {
-  const clean = text.replace(/\s+/g, " ").trim();
-  return clean.length <= max ? clean : `${clean.slice(0, max - 3).trimEnd()}...`;
+  const clean = GSM7_LOOKALIKES.reduce((s, [from, to]) => s.replace(from, to), text)
+    .replace(/\s+/g, " ")
+    .trim();
+  const chars = Array.from(clean);
+  if (chars.length <= max) return clean;
+  const cut = chars
+    .slice(0, max - 3)
+    .join("")
+    .trimEnd();
+  return `${cut}...`;
 }
 
 /** Queues one text inside the caller's transaction (see the module's comment); says why when it does not. */

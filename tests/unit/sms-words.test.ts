@@ -8,21 +8,7 @@ import { sayIn } from "~/content/operation-messages";
 import { readSourceCatalogues } from "~/i18n/catalog.server";
 import { LOCALES } from "~/i18n/locales";
 import { shortText } from "~/operations/sms.server";
-
-// GSM 03.38's basic set; the extension characters (^{}\[~]|€) count twice.
-const GSM7_BASIC = "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ\u00a7¿abcdefghijklmnopqrstuvwxyzäöñüà";
-const GSM7_EXTENDED = "^{}\\[~]|€\f";
-
-/** Its length in GSM-7 septets, or null when a character is outside GSM-7. */
-export function gsm7Length(text: string): number | null {
-  let length = 0;
-  for (const ch of text) {
-    if (GSM7_BASIC.includes(ch)) length += 1;
-    else if (GSM7_EXTENDED.includes(ch)) length += 2;
-    else return null;
-  }
-  return length;
-}
+import { gsm7Length } from "../support/gsm7";
 
 const VALUES = {
   code: "482913",
@@ -53,5 +39,18 @@ describe("SMS words", () => {
     expect(gsm7Length('Soko: "Logo" [x]')).toBe(18);
     expect(gsm7Length("Soko: “Logo”")).toBeNull();
     expect(gsm7Length("okwaŋŋanga")).toBeNull();
+  });
+});
+
+describe("shortText", () => {
+  it("gives a phone keyboard's curly quotes, dashes and ellipsis their GSM-7 lookalikes", () => {
+    expect(shortText("I’ll design “Juice” logos – fast…")).toBe(`I'll design "Juice" logos - fast...`);
+    expect(gsm7Length(shortText("Nakato’s “best” logo — 2 days"))).not.toBeNull();
+  });
+
+  it("cuts a long title to 40 characters without splitting an emoji", () => {
+    const cut = shortText(`${"a".repeat(36)}🎨🎨 shop logo`);
+    expect(cut).toBe(`${"a".repeat(36)}🎨...`);
+    expect(Array.from(cut)).toHaveLength(40);
   });
 });
