@@ -300,6 +300,7 @@ async function readSession(
         "s.platform",
         "s.expires_at",
         db.raw(`${RENEWAL_DUE} AS renewal_due`),
+        db.raw(`${ACTIVE_DUE} AS active_due`),
         ...(withCounts ? [db.raw(headerCountsSql('"u"."id"'))] : []),
       ),
   );
@@ -316,7 +317,7 @@ async function readSession(
     language: row.language,
     ...(row.data_saver ? { dataSaver: true } : {}),
     ...(row.platform ? { platform: row.platform } : {}),
-    ...(row.renewal_due ? { renewalDue: true } : {}),
+    ...(row.renewal_due || row.active_due ? { renewalDue: true } : {}),
   };
   return { user, counts: withCounts ? headerCountsOf(row) : null, expiresAt: new Date(row.expires_at) };
 }
@@ -330,10 +331,21 @@ const RENEWAL_DUE = `(CASE WHEN s.kind = 'app' THEN (s.last_used_at IS NULL OR s
   ELSE (NOT s.persistent AND s.expires_at < now() + interval '${BROWSER_SESSION_MS - RENEW_AFTER_MS} milliseconds') END)`;
 
 /**
+ * Due for noting the member's own last activity (users.last_active_at, the directory's "recently active"): not
+ * noted in the last five minutes.
+ */
+const ACTIVE_DUE = `(u.last_active_at IS NULL OR u.last_active_at < now() - interval '${RENEW_AFTER_MS} milliseconds')`;
+
+/**
  * A session in use: a browser session's end moves 12 hours from now (a persistent one keeps its fixed end),
- * and its last use is noted. Only when still due (RENEWAL_DUE), so parallel requests of one page write once.
+ * and its last use is noted, as is its member's last activity. Each only when still due (RENEWAL_DUE,
+ * ACTIVE_DUE), so parallel requests of one page write once.
  */
 export async function renewSession(db: Db, sessionId: string): Promise<boolean> {
+  await db("users as u")
+    .whereIn("u.id", db("sessions").where({ id: sessionId }).select("user_id"))
+    .andWhereRaw(ACTIVE_DUE)
+    .update({ last_active_at: db.fn.now() });
   const renewed = await db("sessions as s")
     .where("s.id", sessionId)
     .whereNull("s.rotated_at")

@@ -66,6 +66,7 @@ describe("sessions", () => {
   it("says when a browser session is due to be renewed, and renewing moves its end 12 hours from now", async () => {
     const { token } = await createSession(t.db, { userId, persistent: false });
     const id = hashToken(token);
+    await t.db("users").where({ id: userId }).update({ last_active_at: t.db.fn.now() }); // active just now: not due for that
     expect((await getSessionUser(t.db, token))?.renewalDue).toBeUndefined();
     expect(await renewSession(t.db, id)).toBe(false);
     await t
@@ -85,6 +86,30 @@ describe("sessions", () => {
       .update({ expires_at: t.db.raw("now() + interval '2 hours'") });
     expect((await getSessionUser(t.db, kept.token))?.renewalDue).toBeUndefined();
     expect(await renewSession(t.db, hashToken(kept.token))).toBe(false);
+  });
+
+  it("notes the member's last activity (the directory's recently active) when a session is used, at most once every five minutes", async () => {
+    const { id: member } = await createUser(t.db, { role: "freelancer", name: "Active Seller" });
+    const kept = await createSession(t.db, { userId: member, persistent: true });
+    const lastActive = async () => (await t.db("users").where({ id: member }).first("last_active_at")).last_active_at as Date | null;
+    // Never active: the first lookup is due, even for a remembered session that has nothing to renew.
+    expect(await lastActive()).toBeNull();
+    expect((await getSessionUser(t.db, kept.token))?.renewalDue).toBe(true);
+    expect(await renewSession(t.db, hashToken(kept.token))).toBe(false);
+    const first = await lastActive();
+    expect(Math.abs(first!.getTime() - Date.now())).toBeLessThan(60_000);
+    // Within five minutes: not due, and a renewal asked for anyway writes nothing.
+    expect((await getSessionUser(t.db, kept.token))?.renewalDue).toBeUndefined();
+    await renewSession(t.db, hashToken(kept.token));
+    expect(await lastActive()).toEqual(first);
+    // Six minutes on, due again.
+    await t
+      .db("users")
+      .where({ id: member })
+      .update({ last_active_at: t.db.raw("now() - interval '6 minutes'") });
+    expect((await getSessionUser(t.db, kept.token))?.renewalDue).toBe(true);
+    await renewSession(t.db, hashToken(kept.token));
+    expect((await lastActive())!.getTime()).toBeGreaterThan(Date.now() - 60_000);
   });
 
   describe("lookups of one page", () => {
