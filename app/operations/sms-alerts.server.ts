@@ -93,12 +93,24 @@ export async function textUnreadMessage(
  * The order timers' warning to buyers: a delivery that completes by itself within a day, with no open dispute,
  * gets one text per delivery (its key names the delivery's time). Returns how many were texted.
  */
-export async function textAutoCompleteWarnings(actor: Actor, { db = getDb(), now = new Date() }: { db?: Knex; now?: Date } = {}): Promise<Result<number>> {
+export async function textAutoCompleteWarnings(
+  actor: Actor,
+  { db = getDb(), now = new Date(), batch = 200 }: { db?: Knex; now?: Date; batch?: number } = {},
+): Promise<Result<number>> {
   if (actor.kind !== "system") return forbidden("access.platform_only", { task: "run_order_timers" });
+  // A warning written in the quiet hours is sent at 07:00: its hours are counted from then, and one that
+  // could only go once the order has completed is not written.
+  const sendAt = sendTimeFor(now, "order").getTime();
+  // Only buyers a text can reach (active, a verified phone, SMS for orders on), soonest first: the batch is
+  // never filled by orders that would be skipped every round while others wait.
   const rows = await db("orders as o")
+    .join("users as b", "b.id", "o.buyer_id")
     .where("o.status", "delivered")
     .where("o.delivered_at", "<=", new Date(now.getTime() - AUTO_COMPLETE_MS + AUTO_COMPLETE_WARNING_MS))
-    .where("o.delivered_at", ">", new Date(now.getTime() - AUTO_COMPLETE_MS))
+    .where("o.delivered_at", ">", new Date(sendAt - AUTO_COMPLETE_MS))
+    .where("b.status", "active")
+    .whereNotNull("b.phone_verified_at")
+    .where("b.notify_sms_orders", true)
     .whereNotExists((q) => q.select(db.raw("1")).from("disputes as d").whereRaw("d.order_id = o.id").where("d.status", "open"))
     .whereNotExists((q) =>
       q
@@ -106,16 +118,13 @@ export async function textAutoCompleteWarnings(actor: Actor, { db = getDb(), now
         .from("sms_messages as s")
         .whereRaw("s.event_key = 'auto_complete_soon:' || o.id || ':' || floor(extract(epoch from o.delivered_at) * 1000)::bigint"),
     )
-    .limit(200)
+    .orderBy("o.delivered_at")
+    .limit(batch)
     .select("o.id", "o.buyer_id", "o.gig_title", "o.delivered_at");
   let texted = 0;
-  // A warning written in the quiet hours is sent at 07:00: its hours are counted from then, and one that
-  // could only go once the order has completed is not written.
-  const sendAt = sendTimeFor(now, "order").getTime();
   for (const row of rows) {
     const deliveredAt = row.delivered_at as Date;
     const completesAt = deliveredAt.getTime() + AUTO_COMPLETE_MS;
-    if (sendAt >= completesAt) continue;
     const hours = Math.max(1, Math.ceil((completesAt - sendAt) / 3_600_000));
     const result = await transact(
       actor,

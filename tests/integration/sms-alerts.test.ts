@@ -173,6 +173,23 @@ describe("texts to the buyer", () => {
     expect(await warningsTo(seller)).toEqual([]);
   });
 
+  it("fills its batch only with buyers a text can reach, soonest first", async () => {
+    // A day of its own, so that only this test's orders are in the window.
+    const now = new Date("2026-12-20T07:00:00Z");
+    const quiet = await createParties(t.db, { buyer: { name: "Unreachable Buyer" } });
+    const q = await paidTestOrder(t, quiet.buyer, quiet.gigId);
+    await deliver(quiet.seller, q.orderId);
+    await deliveredAgo(q.orderId, AUTO_COMPLETE_MS - 2 * HOUR_MS, now);
+    const reachable = await verifiedParties();
+    const r = await paidTestOrder(t, reachable.buyer, reachable.gigId);
+    await deliver(reachable.seller, r.orderId);
+    await deliveredAgo(r.orderId, AUTO_COMPLETE_MS - 5 * HOUR_MS, now);
+    // One at a time: the order completing sooner, whose buyer has no phone, does not take the only place.
+    expect(await textAutoCompleteWarnings(system, { db: t.db, now, batch: 1 })).toEqual({ ok: true, value: 1 });
+    expect(await warningsTo(reachable.buyer)).toHaveLength(1);
+    expect(await warningsTo(quiet.buyer)).toEqual([]);
+  });
+
   it("does not warn about an order already completed or disputed", async () => {
     const now = new Date("2026-12-09T07:00:00Z");
     const approved = await verifiedParties();
