@@ -10,8 +10,7 @@ import type { HeaderCounts } from "~/models/notification.server";
 import { getUser, getUserWithHeaderCounts } from "~/server/auth.server";
 import { readConsent } from "~/server/cookies.server";
 import { getDisplayCurrency } from "~/server/currency.server";
-import { isDataSaver } from "~/server/data-saver.server";
-import { SHOW_IMAGE_SCRIPT } from "~/components/data-saver";
+import { isDataSaver, SHOW_IMAGE_SCRIPT } from "~/server/data-saver.server";
 import { getDb } from "~/server/db.server";
 import { getAdminSiteUrl, getMainSiteUrl, getSiteHost } from "~/server/host.server";
 import { useNonce } from "~/utils/nonce-provider";
@@ -43,6 +42,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const currency = await getDisplayCurrency(getDb(), request, user);
   // The member's saved language, else the switcher's cookie, else the browser's Accept-Language (ADR 047).
   const locale = await requestLocale(request);
+  /** Data-saver mode (ADR 054): the member's preference, else the visitor's cookie. */
+  const dataSaver = isDataSaver(request, user);
   return {
     locale,
     /** The words every page shares (header, footer, banners, forms' checks); each page's loader sends its own. */
@@ -61,8 +62,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     /** The analytics choice (`soko_consent`), null until the visitor makes one: the banner asks. */
     consent,
     pageview,
-    /** Data-saver mode (ADR 054): the member's preference, else the visitor's cookie. */
-    dataSaver: isDataSaver(request, user),
+    dataSaver,
+    // The one script of a data-saver page, sent in its document only: pages with the app's scripts never carry it.
+    showImageScript: dataSaver ? SHOW_IMAGE_SCRIPT : null,
   };
 }
 
@@ -144,7 +146,7 @@ function Document({ children }: { children: ReactNode }) {
         {/* Its script runs once, from the server's page. Drawn again in the browser (an error boundary remounts the
             whole document) it must stay inert: React makes such scripts inert, Preact (ADR 046) would run them. */}
         {scriptless ? (
-          <script nonce={nonce} dangerouslySetInnerHTML={{ __html: SHOW_IMAGE_SCRIPT }} />
+          <script nonce={nonce} dangerouslySetInnerHTML={{ __html: data?.showImageScript ?? "" }} />
         ) : (
           <>
             <ScrollRestoration nonce={nonce} {...(typeof document === "undefined" ? {} : INERT_SCRIPT)} />

@@ -1,7 +1,7 @@
 /**
  * Data-saver mode in the page (ADR 054): the switch every page's footer carries, images that wait for "Show image",
  * and avatars as initials. The mode is the root loader's `dataSaver` (the member's preference, else the visitor's
- * cookie). A data-saver document is sent without the app's scripts; SHOW_IMAGE_SCRIPT, inline, is its only one.
+ * cookie). A data-saver document is sent without the app's scripts; SHOW_IMAGE_SCRIPT (data-saver.server.ts), inline, is its only one.
  */
 import { Form, useLocation, useRouteLoaderData } from "@remix-run/react";
 import { useState, type MouseEvent } from "react";
@@ -109,9 +109,3 @@ export function MemberAvatar({ name, avatarKey, size, className = "avatar" }: { 
     </span>
   );
 }
-
-/**
- * The one script of a data-saver document (root.tsx sends it inline, with the page's nonce): a tap on "Show image"
- * puts the image in the link's place. Without it the link opens the image.
- */
-export const SHOW_IMAGE_SCRIPT = `document.addEventListener("click",function(e){var a=e.target.closest&&e.target.closest("a[data-show-image]");if(!a||e.defaultPrevented||e.button||e.metaKey||e.ctrlKey||e.shiftKey||e.altKey)return;e.preventDefault();var i=new Image();i.src=a.getAttribute("href");i.alt=a.getAttribute("data-alt")||"";var c=a.getAttribute("data-class");if(c)i.className=c;a.replaceWith(i)});`;

@@ -5,7 +5,7 @@
 import type { ReactNode } from "react";
 import type { Banner, BannerButton } from "~/content/order-banner.server";
 import { Link } from "~/components/link";
-import { OrderPost } from "~/components/order-card";
+import { OrderPost } from "~/components/order-buttons";
 
 function BannerAction({ orderId, button, main }: { orderId: number; button: BannerButton; main: boolean }) {
   if ("post" in button) return <OrderPost orderId={orderId} intent="cancel" label={button.label} pendingLabel={button.pending} secondary={!main} />;

@@ -10,7 +10,7 @@ import { Form } from "@remix-run/react";
 import type { z } from "zod";
 import { ErrorList, TextAreaField } from "~/components/forms";
 import { Link } from "~/components/link";
-import { OrderButton } from "~/components/order-card";
+import { OrderButton } from "~/components/order-buttons";
 import { APPROVE_CONFIRMATION, type OrderAction } from "~/domain/order-rules";
 import { RATING_MAX, RATING_MIN } from "~/domain/review-rules";
 import { useLightForm } from "~/hooks/use-light-form";

@@ -4,21 +4,8 @@
  * re-exports all of this) is the only catalog screen that needs it in the browser (page weight: docs/benchmarks.md).
  */
 
-export const TIERS = ["basic", "standard", "premium"] as const;
-export type Tier = (typeof TIERS)[number];
-/**
- * A package's name when its seller leaves it unnamed: stored with the gig (and copied to its orders) in English,
- * as it always was, so that rows and the API's `name` stay what they were. Never shown as it is: see isUnnamedPackage.
- * To show a tier to a person, say `t(TIER_KEY[tier])`.
- */
-export const TIER_LABEL: Record<Tier, string> = { basic: "Basic", standard: "Standard", premium: "Premium" };
-/**
- * Whether a stored package name is its tier's default, a package its seller left unnamed: then readers get the
- * tier's own name in their language instead. Any other name is the seller's words, shown as written.
- */
-export const isUnnamedPackage = (tier: Tier, name: string) => name === TIER_LABEL[tier];
-/** The tiers' names people read, as catalogue keys (app/locales/<language>/catalog.json). */
-export const TIER_KEY: Record<Tier, string> = { basic: "catalog.tier.basic", standard: "catalog.tier.standard", premium: "catalog.tier.premium" };
+// The package tiers, in a module of their own that the order pages can load without the catalog's words.
+export { isUnnamedPackage, TIER_KEY, TIER_LABEL, TIERS, type Tier } from "~/domain/package-tiers";
 
 // A seller's level and a rating as people read it, kept apart so a page can say them without this module's words.
 export { LEVELS, LEVEL_KEY, ONE_DECIMAL, sayLevel, type Level } from "~/domain/seller-vocabulary";

@@ -19,7 +19,7 @@ import { buyerFee, feesFromEnv } from "~/domain/fees";
 import { readFormData, readMultipartForm, UNREADABLE_FORM } from "~/server/form-data.server";
 import { getFormConstraint, type FormConstraint } from "~/schemas/form-constraint";
 import { useLightForm } from "~/hooks/use-light-form";
-import { isUnnamedPackage, type Tier } from "~/domain/catalog-vocabulary";
+import { isUnnamedPackage, type Tier } from "~/domain/package-tiers";
 import { ORDER_TIER_KEY } from "~/domain/order-tiers";
 import { actionHeaders } from "~/utils/headers";
 import { guessNetwork, resolveNetwork } from "~/domain/mobile-money";

@@ -13,7 +13,7 @@ import { useActionData, useLoaderData, useLocation, useRouteLoaderData } from "@
 import { Link } from "~/components/link";
 import type { z } from "zod";
 import { ErrorList } from "~/components/forms";
-import { ContactButton, OrderBadge, OrderPost } from "~/components/order-card";
+import { ContactButton, OrderBadge, OrderPost } from "~/components/order-buttons";
 import { FileList } from "~/components/order-files";
 import { ApproveStep, AS_TYPED, CancelStep, DeliverForm, DisputeStep, ReviewForm, RevisionForm, STEP_WORDS, stepForms } from "~/components/order-steps";
 import { OrderTimeline } from "~/components/order-timeline";
@@ -32,7 +32,7 @@ import { formFailure } from "~/server/operation-results.server";
 import { backTo, orderFormConstraints, readOrderForm } from "~/server/order-form.server";
 import { cleanFileName, InvalidOrderFileError, MAX_ORDER_FILE_BYTES, MAX_ORDER_FILES, storeOrderFiles } from "~/server/files/order-files.server";
 import { FINAL_STATUSES, orderActions, orderNumber, type OrderAction } from "~/domain/order-rules";
-import { isUnnamedPackage } from "~/domain/catalog-vocabulary";
+import { isUnnamedPackage } from "~/domain/package-tiers";
 import { ORDER_TIER_KEY } from "~/domain/order-tiers";
 import { ApproveSchema, CancelSchema, DeliverSchema, DisputeSchema, OrderIdSchema, RevisionSchema } from "~/schemas/order";
 import { REVIEW_EDIT_DAYS, ReviewSchema } from "~/schemas/review";
@@ -84,6 +84,11 @@ async function ownOrder(orderId: string | undefined, userId: number) {
 
 const fileView = (f: OrderFile) => ({ id: f.id, fileName: f.fileName, sizeBytes: f.sizeBytes });
 
+/** The words of the order's review (app/components/order-review.tsx), sent when there is one. */
+const REVIEW_WORDS = {
+  review: ["orders.reviewReplies"],
+};
+
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const { order, role } = await ownOrder(params.id, user.id);
@@ -132,6 +137,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     },
     { zone: user.timeZone, locale },
   );
+  const review = order.gigId === null ? null : await orderReviewFor(db, order.id, role, REVIEW_EDIT_DAYS);
+  const reviewShown = new Set<keyof typeof REVIEW_WORDS>(review ? ["review"] : []);
   return {
     number: orderNumber(order.id),
     role,
@@ -162,7 +169,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     cancelRequest: cancelAsked,
     disputeOpen: dispute !== null,
     disputeOutcome: dispute ? null : await disputeOutcomeOf(db, order.id),
-    review: order.gigId === null ? null : await orderReviewFor(db, order.id, role, REVIEW_EDIT_DAYS),
+    review,
     requirementFiles: files.filter((f) => f.deliveryId === null).map(fileView),
     deliveries: deliveries.map((d) => ({ ...d, files: files.filter((f) => f.deliveryId === d.id).map(fileView) })),
     events,
@@ -182,7 +189,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       "orders.status",
       "orders.tier",
       "orders.timeline",
-      "orders.reviewReplies",
+      // The review's words only with a review to show (most orders have none).
+      ...areasShown(REVIEW_WORDS, reviewShown),
       // Each step form's words come with the form.
       ...areasShown(STEP_WORDS, stepForms(actions, order.gigId !== null)),
     ])),

@@ -20,3 +20,9 @@ export function isDataSaver(request: Request, user: Pick<SessionUser, "dataSaver
   if (user) return user.dataSaver === true;
   return dataSaverCookieValue(request.headers.get("Cookie")) === "on";
 }
+
+/**
+ * The one script of a data-saver document (root.tsx sends it inline, with the page's nonce): a tap on "Show image"
+ * puts the image in the link's place. Without it the link opens the image.
+ */
+export const SHOW_IMAGE_SCRIPT = `document.addEventListener("click",function(e){var a=e.target.closest&&e.target.closest("a[data-show-image]");if(!a||e.defaultPrevented||e.button||e.metaKey||e.ctrlKey||e.shiftKey||e.altKey)return;e.preventDefault();var i=new Image();i.src=a.getAttribute("href");i.alt=a.getAttribute("data-alt")||"";var c=a.getAttribute("data-class");if(c)i.className=c;a.replaceWith(i)});`;

@@ -108,14 +108,24 @@ let warnedAboutMailOrigin = false;
  * work for the recipient, rather than one that works for an attacker, until PUBLIC_URL is set.
  */
 export function getMailOrigin(request: Request): string {
+  return mailOriginFrom(request.url);
+}
+
+/** The same rule for a request known by the origin it was sent to (the JSON API's, through requestOrigin). */
+export function mailOriginFrom(requestUrl: string | null): string {
   const env = getEnv();
   if (env.PUBLIC_URL) return env.PUBLIC_URL.replace(/\/$/, "");
-  if (isLoopbackHostname(new URL(request.url).hostname)) return getMainSiteUrl(request);
+  const url = requestUrl ? new URL(requestUrl) : null;
+  if (url && isLoopbackHostname(url.hostname)) {
+    const prefix = env.ADMIN_HOST_PREFIX.toLowerCase();
+    if (url.hostname.toLowerCase().startsWith(prefix)) url.hostname = url.hostname.slice(prefix.length);
+    return url.origin;
+  }
   if (!warnedAboutMailOrigin) {
     warnedAboutMailOrigin = true;
     console.warn(
       `[mail] PUBLIC_URL is not set, so links in mail point at http://localhost:${env.PORT} instead of the request's host ` +
-        `(${new URL(request.url).host}), which the sender controls. Set PUBLIC_URL to the site's public address.`,
+        `(${url?.host ?? "none"}), which the sender controls. Set PUBLIC_URL to the site's public address.`,
     );
   }
   return `http://localhost:${env.PORT}`;

@@ -368,4 +368,18 @@ describe("the DNS-rebinding take-over, replayed", () => {
     });
     expect(own.headers.location).toBe("/dashboard");
   });
+
+  it("fails through the JSON API too: its reset mail's link is this machine's, never the name the request gave", async () => {
+    const victim = await createUser(t.db, { name: "Api Listed Victim", email: "api.listed.victim@example.ug" });
+    const host = `evil.example:${listing.port}`;
+    const asked = await send(listing, "POST", "/api/v1/auth/forgot-password", {
+      host,
+      headers: { Origin: `http://${host}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ email: victim.email }),
+    });
+    expect(asked.status).toBe(200);
+    const mail = await t.db("outbox").where({ to_address: victim.email }).orderBy("id", "desc").first();
+    expect(mail.body).toMatch(new RegExp(`http://localhost:${listing.port}/reset-password\\?token=`));
+    expect(mail.body).not.toContain("evil.example");
+  });
 });

@@ -11,6 +11,7 @@ import { getEnv } from "~/server/env.server";
 import { startEffects, type EffectsRunner } from "../../worker/effects-runner.server";
 import { createUser, type TestUser } from "../support/factories";
 import { memberActor, orderTestContext } from "../support/orders";
+import { runEffectNow } from "../support/effects";
 
 const t = orderTestContext("message_mail");
 let runner: EffectsRunner;
@@ -46,17 +47,7 @@ const mailsTo = (who: TestUser) => t.db("outbox").where({ to_address: who.email 
 const side = (conversationId: string, who: TestUser) =>
   t.db("conversation_participants").where({ conversation_id: conversationId, user_id: who.id }).first("mail_round", "mailed_at");
 
-/** The effect is due now (its delay has passed); waits until the runner has carried it out. */
-async function runNow(effect: EffectRow) {
-  await t.db("effects").where({ id: effect.id }).update({ run_after: t.db.fn.now() });
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const row = await t.db("effects").where({ id: effect.id }).first("done_at", "failed_at", "last_error");
-    if (row.done_at) return;
-    if (row.failed_at || Date.now() > deadline) throw new Error(`effect #${effect.id} not done: ${row.last_error ?? "timed out"}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+const runNow = (effect: EffectRow) => runEffectNow(t.db, effect);
 
 const msBetween = (later: Date, earlier: Date) => new Date(later).getTime() - new Date(earlier).getTime();
 

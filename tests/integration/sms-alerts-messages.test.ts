@@ -13,6 +13,7 @@ import { getEnv } from "~/server/env.server";
 import { startEffects, type EffectsRunner } from "../../worker/effects-runner.server";
 import { createUser, type TestUser } from "../support/factories";
 import { createParties, memberActor, opts, orderTestContext, paidTestOrder } from "../support/orders";
+import { runEffectNow } from "../support/effects";
 
 const t = orderTestContext("sms_alerts_messages");
 let runner: EffectsRunner;
@@ -48,17 +49,7 @@ type Text = { to_number: string; purpose: string; event_key: string; body: strin
 const textsTo = (who: TestUser): Promise<Text[]> =>
   t.db("sms_messages").where({ user_id: who.id }).orderBy("id").select("to_number", "purpose", "event_key", "body");
 
-/** The effect is due now (its 15 minutes have passed); waits until the runner has carried it out. */
-async function runNow(effect: EffectRow) {
-  await t.db("effects").where({ id: effect.id }).update({ run_after: t.db.fn.now() });
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const row = await t.db("effects").where({ id: effect.id }).first("done_at", "failed_at", "last_error");
-    if (row.done_at) return;
-    if (row.failed_at || Date.now() > deadline) throw new Error(`effect #${effect.id} not done: ${row.last_error ?? "timed out"}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+const runNow = (effect: EffectRow) => runEffectNow(t.db, effect);
 
 /** The one pending unread-text effect of the conversation, carried out now. */
 async function runUnread(conversationId: string) {

@@ -43,11 +43,12 @@ describe("another member's things by changing an id", () => {
   it("a review on someone else's order is 404 to read and to change, and stays as it was", async () => {
     const page = await fetch(`${server.baseUrl}/reviews/${reviewId}`, { headers: { Cookie: strangerCookie } });
     expect(page.status).toBe(404);
-    for (const form of [
+    const forms: Record<string, string>[] = [
       { intent: "edit", reviewId: String(reviewId), rating: "1", comment: "Changed by a stranger." },
       { intent: "reply", reviewId: String(reviewId), reply: "A reply by a stranger." },
       { intent: "delete", reviewId: String(reviewId) },
-    ]) {
+    ];
+    for (const form of forms) {
       const res = await post(strangerCookie, `/reviews/${reviewId}`, form);
       expect(res.status, form.intent).toBe(404);
     }

@@ -12,7 +12,7 @@ import { completePasswordReset, requestPasswordReset } from "~/operations/passwo
 import { resendVerification, verifyEmail } from "~/operations/email-verification.server";
 import { email, name, newPassword } from "~/schemas/account";
 import { getDb } from "~/server/db.server";
-import { requestOrigin, type TrustProxy } from "~/server/host.server";
+import { mailOriginFrom, requestOrigin, type TrustProxy } from "~/server/host.server";
 import { call } from "../route.server";
 import { iso, Platform, TokenAnswer } from "../shapes";
 import { msg } from "~/i18n/message-key";
@@ -126,7 +126,8 @@ export const authCalls = [
     body: z.object({ email }).strict(),
     response: z.null(),
     async handle({ actor, body, req, locale }) {
-      const origin = requestOrigin(req, req.app.get("trust proxy fn") as TrustProxy) ?? "";
+      // Never the Host header's name as it is (host-header poisoning): the rule of the web's reset form.
+      const origin = mailOriginFrom(requestOrigin(req, req.app.get("trust proxy fn") as TrustProxy));
       const result = await requestPasswordReset(actor, { email: body.email, origin });
       return result.ok ? { ok: true, value: null, message: sayIn(locale)("api.auth.resetSent") } : result;
     },
