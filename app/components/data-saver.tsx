@@ -50,22 +50,29 @@ type StoredImageProps = {
  */
 export function StoredImage({ imageKey, alt, sizes, width, height, className, largest = "thumb", lazy = true }: StoredImageProps) {
   const saver = useDataSaver();
+  if (saver) return <ShowImage src={imageUrl(imageKey, "small")} {...{ alt, width, height, className }} />;
+  return <ResponsiveImage {...{ imageKey, alt, sizes, width, height, className, largest, lazy }} />;
+}
+
+/**
+ * In data-saver mode, one image (`src`: its smallest rendition) behind a "Show image" link, and the image once
+ * the link is tapped; the page's own images otherwise stay as they are. For a place that shows one rendition
+ * only (a member's own photo in their settings, a gig's images in its form) as well as for StoredImage.
+ */
+export function ShowImage({ src, alt, width, height, className }: { src: string; alt: string; width: number; height: number; className?: string }) {
   const [shown, setShown] = useState(false);
   const { t } = useT();
-  if (saver && !shown) {
-    const show = (event: MouseEvent<HTMLAnchorElement>) => {
-      if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-      event.preventDefault();
-      setShown(true);
-    };
-    return (
-      <a href={imageUrl(imageKey, "small")} className={`show-image ${className ?? ""}`} data-show-image="" data-alt={alt} data-class={className} onClick={show}>
-        {t("common.dataSaver.showImage")}
-      </a>
-    );
-  }
-  if (saver) return <img className={className} src={imageUrl(imageKey, "small")} alt={alt} width={width} height={height} />;
-  return <ResponsiveImage {...{ imageKey, alt, sizes, width, height, className, largest, lazy }} />;
+  if (shown) return <img className={className} src={src} alt={alt} width={width} height={height} />;
+  const show = (event: MouseEvent<HTMLAnchorElement>) => {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    setShown(true);
+  };
+  return (
+    <a href={src} className={`show-image ${className ?? ""}`} data-show-image="" data-alt={alt} data-class={className} onClick={show}>
+      {t("common.dataSaver.showImage")}
+    </a>
+  );
 }
 
 /** A stored image in every rendition it has, whatever the mode: for a place that is already a link to the image. */

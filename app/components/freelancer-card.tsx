@@ -3,6 +3,7 @@
  * to their profile; the heart saves them (or, for a visitor, asks them to sign in). `saved` undefined: no heart
  * (the member's own card).
  */
+import { initialsOf, useDataSaver } from "~/components/data-saver";
 import { Link } from "~/components/link";
 import { Stars } from "~/components/reviews";
 import { SaveButton } from "~/components/save-button";
@@ -24,23 +25,18 @@ export type FreelancerCardData = {
   vetted?: boolean;
 };
 
-const initials = (name: string) =>
-  name
-    .split(/\s+/)
-    .slice(0, 2)
-    .map((w) => w[0])
-    .join("");
-
 export function FreelancerCard({ freelancer: f, saved }: { freelancer: FreelancerCardData; saved?: boolean | null }) {
   const { t } = useT();
   const { number } = usePreferences();
+  // Initials in data-saver mode (ADR 054), as for a freelancer without a photo; the name beside says who.
+  const saver = useDataSaver();
   return (
     <article className="freelancer-card">
-      {f.avatarKey ? (
+      {f.avatarKey && !saver ? (
         <img src={imageUrl(f.avatarKey, "avatar")} alt="" width={56} height={56} className="avatar" loading="lazy" />
       ) : (
         <span className="avatar avatar-initials" aria-hidden="true">
-          {initials(f.name)}
+          {initialsOf(f.name)}
         </span>
       )}
       <div className="freelancer-body">

@@ -14,7 +14,8 @@ import { getFormProps, parse, useForm, type FieldMetadata, type SubmissionResult
 import { Form } from "@remix-run/react";
 import { useRef, useState, type KeyboardEvent } from "react";
 import { ErrorList, SubmitButton } from "~/components/forms";
-import { TIERS, type Tier } from "~/domain/catalog-vocabulary";
+import { ShowImage, useDataSaver } from "~/components/data-saver";
+import { TIERS, type Tier } from "~/domain/package-tiers";
 import { DELIVERY_DAYS, MAX_IMAGES, MAX_TAGS, TAG_MAX, tagToAdd, TITLE_MAX, type GigFormValues } from "~/domain/gig-rules";
 import type { FormConstraint } from "~/schemas/form-constraint";
 import { imageUrl } from "~/utils/media";
@@ -63,6 +64,7 @@ function useReplyCount(result: unknown) {
 
 function GigFormFields({ defaultValue, result: reply, categories, constraint }: GigFormProps) {
   const { t } = useT();
+  const saver = useDataSaver();
   const result = reply as SubmissionResult<string[]> | null | undefined;
   const limits = limitsOf(constraint);
   const [form, fields] = useForm<GigFormValues>({
@@ -202,7 +204,11 @@ function GigFormFields({ defaultValue, result: reply, categories, constraint }: 
             {images.map((image, i) => (
               <li key={image.key}>
                 <input type="hidden" name={image.name} value={text(image)} />
-                <img src={imageUrl(text(image), "thumb")} alt={t("dashboard.gigForm.galleryImage", { n: i + 1 })} width={160} height={90} />
+                {saver ? (
+                  <ShowImage src={imageUrl(text(image), "small")} alt={t("dashboard.gigForm.galleryImage", { n: i + 1 })} width={160} height={90} />
+                ) : (
+                  <img src={imageUrl(text(image), "thumb")} alt={t("dashboard.gigForm.galleryImage", { n: i + 1 })} width={160} height={90} />
+                )}
                 <button {...form.remove.getButtonProps({ name: fields.images.name, index: i })} className="link-button">
                   {t("dashboard.gigForm.removeImage", { n: i + 1 })}
                 </button>

@@ -36,6 +36,7 @@ import { metaI18n, T, useT } from "~/i18n/react";
 import { serializeCookie } from "~/server/cookies.server";
 import settingsStylesUrl from "~/styles/settings.css?url";
 import { DataSaverChoice } from "~/components/settings-data-saver";
+import { ShowImage, useDataSaver } from "~/components/data-saver";
 import { EmailChange } from "~/components/settings-email";
 import { CHANGE_EMAIL } from "~/schemas/email-change";
 import { changeEmailAnswer } from "~/server/settings-email.server";
@@ -308,7 +309,7 @@ function ProfileTab({ s, constraint, reply }: { s: LoadedSettings; constraint: F
       <ErrorList id={form.errorId} errors={form.errors} />
       <p>{t("account.settings.memberSince", { username: s.username, date: date(s.createdAt) })}</p>
       <div className="field">
-        {s.avatarUrl ? <img src={s.avatarUrl} alt={t("account.settings.photoAlt")} width={96} height={96} className="avatar" /> : null}
+        {s.avatarUrl ? <MemberPhoto src={s.avatarUrl} alt={t("account.settings.photoAlt")} /> : null}
         <label htmlFor="avatar">{t("account.settings.photo")}</label>
         <p className="field-hint">{t("account.settings.photoHint")}</p>
         <input id="avatar" name="avatar" type="file" accept="image/jpeg,image/png,image/webp" aria-invalid={avatarErrors ? true : undefined} />
@@ -480,5 +481,15 @@ function AnalyticsChoice() {
       </fieldset>
       <SubmitButton pendingLabel={t("account.button.saving")}>{t("account.settings.saveAnalytics")}</SubmitButton>
     </Form>
+  );
+}
+
+/** The member's own photo above its field: behind "Show image" in data-saver mode (ADR 054), like every image. */
+function MemberPhoto({ src, alt }: { src: string; alt: string }) {
+  const saver = useDataSaver();
+  return saver ? (
+    <ShowImage src={src} alt={alt} width={96} height={96} className="avatar" />
+  ) : (
+    <img src={src} alt={alt} width={96} height={96} className="avatar" />
   );
 }

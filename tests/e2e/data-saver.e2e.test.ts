@@ -2,14 +2,27 @@
  * Data-saver mode (ADR 054) on a 360 px phone, with JavaScript on and off: the footer's switch turns it on (in place
  * with JavaScript), after which browse carries no image; "Show image" shows one (the image alone without JavaScript,
  * in its place with it, on the page switched in place and on a data-saver document alike); switching off brings the
- * images back; and a member's choice is theirs on a new sign-in in another browser.
+ * images back; a member's choice is theirs on a new sign-in in another browser; and in data-saver mode the
+ * directory shows initials for photos, and a member's own photo and gig images in their forms wait behind "Show image".
  */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import type { Page } from "playwright-core";
-import { expect, it } from "vitest";
+import sharp from "sharp";
+import { beforeAll, expect, it } from "vitest";
 import { allowConsoleErrors, appUrl, describeBothModes, e2eDb, waitForHydration, type Mode } from "../support/e2e";
-import { createUser, DEFAULT_PASSWORD } from "../support/factories";
+import { createGig, createSession, createUser, DEFAULT_PASSWORD } from "../support/factories";
 
 const PHONE = { width: 360, height: 740 };
+let photoFile: string;
+
+beforeAll(async () => {
+  photoFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "soko-saver-photo-")), "me.png");
+  await sharp({ create: { width: 300, height: 300, channels: 3, background: "#0f5132" } })
+    .png()
+    .toFile(photoFile);
+});
 
 /** A page of this pass at the phone's size, patient with a loaded machine. */
 async function phonePage(mode: Mode): Promise<Page> {
@@ -113,5 +126,47 @@ describeBothModes("Data saver", (mode) => {
     expect(await images(again)).toBe(0);
     expect(await again.getByRole("link", { name: "Show image" }).count()).toBeGreaterThan(0);
     await footer(again).getByRole("button", { name: "Turn data saver off" }).waitFor();
+  }, 120_000);
+
+  it("shows initials in the directory and keeps a member's own photo and gig images behind Show image", async () => {
+    const db = e2eDb();
+    const stamp = `${tag}${Date.now()}`;
+    const seller = await createUser(db, { role: "freelancer", name: `Photo Seller ${tag}`, email: `photo.seller.${stamp}@example.ug` });
+    await db("users")
+      .where({ id: seller.id })
+      .update({ skills: [`saverskill${stamp}`] });
+    // A paused gig (in no list but its seller's), whose image is never fetched in data-saver mode.
+    const { id: gigId } = await createGig(db, { sellerId: seller.id, status: "paused", images: [`saver-gig-${stamp}`] });
+    await mode.context().clearCookies();
+    await mode.context().addCookies([{ name: "soko_session", value: await createSession(db, seller.id), url: appUrl("/") }]);
+    const page = await phonePage(mode);
+
+    // A real photo first, through Settings › Profile, so that its picture exists wherever others see it.
+    await open(page, mode, "/settings?tab=profile");
+    await page.getByLabel("Profile photo").setInputFiles(photoFile);
+    await page.getByRole("button", { name: "Save profile" }).click();
+    await page.getByText("Your profile is saved.").waitFor();
+    const { avatar_key: avatarKey } = await db("users").where({ id: seller.id }).first("avatar_key");
+    expect(avatarKey).toBeTruthy();
+    await db("users").where({ id: seller.id }).update({ data_saver: true });
+
+    // The directory: the seller's card has their initials, no photo.
+    await page.goto(appUrl(`/freelancers?skill=saverskill${stamp}`));
+    const card = page.getByRole("article").filter({ hasText: `Photo Seller ${tag}` });
+    await card.waitFor();
+    expect(await card.locator("img").count()).toBe(0);
+    expect(await card.innerText()).toContain("PS");
+
+    // Settings › Profile: their own photo waits behind "Show image", a link to it.
+    await page.goto(appUrl("/settings?tab=profile"));
+    expect(await page.getByRole("link", { name: "Show image" }).getAttribute("href")).toBe(`/media/${avatarKey}-avatar.webp`);
+    expect(await images(page)).toBe(0);
+
+    // The gig's form: its image too, at its smallest rendition.
+    await page.goto(appUrl(`/gig/${gigId}/edit`));
+    const gallery = page.getByRole("list", { name: "Gallery images" });
+    expect(await gallery.getByRole("link", { name: "Show image" }).getAttribute("href")).toBe(`/media/saver-gig-${stamp}-small.webp`);
+    expect(await images(page)).toBe(0);
+    expect(await overflows(page)).toBe(false);
   }, 120_000);
 });
