@@ -5,6 +5,7 @@
  */
 // The environment is checked before anything else runs; a bad one stops here with every problem listed.
 import { env } from "./app/server/checked-env.server";
+import cluster from "node:cluster";
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,13 +15,15 @@ import compression from "compression";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import helmet from "helmet";
 import { Server as SocketServer } from "socket.io";
-import { closeClickHouse } from "./app/analytics/clickhouse.server";
+import { closeClickHouse, getClickHouse } from "./app/analytics/clickhouse.server";
 import { closeIngest, prepareIngest } from "./app/analytics/ingest.server";
 import { analyticsRouter, serverPageviews, trackingFirst, type PageviewContext } from "./app/analytics/router.server";
 import { API_CALLS } from "./app/api/calls.server";
 import { API_PREFIX, apiRouter } from "./app/api/router.server";
 import { attachChat, MAX_SOCKET_PAYLOAD_BYTES } from "./app/realtime/chat.server";
 import { bodyLimits } from "./app/server/body-limit.server";
+import { lifecycle } from "./app/server/cluster/lifecycle.server";
+import { takeStickyConnections } from "./app/server/cluster/sticky.server";
 import { closeDb, getDb } from "./app/server/db.server";
 import { isSameOrigin, refuseMisdirected, requestOrigin, serverBuildForSite, siteOfHostname, type TrustProxy } from "./app/server/host.server";
 import { isLocalRequest } from "./app/server/local-request.server";
@@ -49,7 +52,11 @@ const app = express();
 // Tracking posts to the exact /api/v1/analytics/<name> paths are answered before Express (ADR 021); a host
 // name we do not serve is answered 421 before either, and before socket.io (ADR 029).
 const httpServer = refuseMisdirected(http.createServer(trackingFirst(app)));
+// Starting, ready or draining (ADR 059): /readyz says which, and a draining process closes each connection
+// after its response.
+const life = lifecycle(httpServer);
 app.disable("x-powered-by");
+app.use(life.closeWhenDraining);
 // Query strings are parsed by Remix loaders from the URL; Express gets the flat parser only, so
 // `?q[]=a&q[b]=c` never becomes a nested object anywhere.
 app.set("query parser", "simple");
@@ -134,19 +141,28 @@ app.use(apiRouter(API_CALLS));
 app.use(bodyLimits());
 app.use(compression());
 
-// Anyone may ask: the answer says "unavailable" and nothing more (a database's message names hosts,
-// databases and users), except under `npm run dev`. The real error goes to our log, at most every 10 s
-// however often a load balancer polls.
-let healthLoggedAt = 0;
-app.get("/healthz", async (_req, res) => {
+// Alive: the process answers. A load balancer or orchestrator restarts a process that stops answering this;
+// a database being down is not a reason to restart every web process, so it is /readyz's business.
+app.get("/healthz", (_req, res) => {
+  res.json({ ok: true });
+});
+
+// Ready: Postgres, Redis and ClickHouse answer, and the process is neither starting nor draining (ADR 059). A
+// proxy sends requests only to a ready process. Anyone may ask: the answer says "unavailable" and nothing more
+// (a database's message names hosts, databases and users), except under `npm run dev`. The real error goes to
+// our log, at most every 10 s however often a load balancer polls.
+let readyLoggedAt = 0;
+app.get("/readyz", async (_req, res) => {
+  if (life.phase() !== "ready") return res.status(503).json({ ok: false, error: life.phase() });
   try {
-    await Promise.all([getDb().raw("select 1"), getRedis().ping()]);
+    const [, , clickhouse] = await Promise.all([getDb().raw("select 1"), getRedis().ping(), getClickHouse().ping()]);
+    if (!clickhouse.success) throw clickhouse.error;
     res.json({ ok: true });
   } catch (error) {
     const message = maskUrlCredentials((error as Error).message);
-    if (Date.now() - healthLoggedAt >= 10_000) {
-      healthLoggedAt = Date.now();
-      console.error(`[web] health check failed: ${message}`);
+    if (Date.now() - readyLoggedAt >= 10_000) {
+      readyLoggedAt = Date.now();
+      console.error(`[web] readiness check failed: ${message}`);
     }
     res.status(503).json({ ok: false, error: env.NODE_ENV === "development" ? message : "unavailable" });
   }
@@ -244,20 +260,31 @@ const io = new SocketServer(httpServer, {
 });
 const chat = attachChat(io);
 
-// HOST unset: every interface (a container, a server behind a proxy). `npm start` sets 127.0.0.1, so a
-// laptop's marketplace (and its /dev/outbox) is not served to the whole café's Wi-Fi.
-httpServer.listen(env.PORT, env.HOST, () => {
-  const where = env.HOST ? `address ${env.HOST}` : "every interface";
-  console.log(`[web] listening on http://localhost:${env.PORT} (${where}, ${mode})`);
-});
-
-onShutdown("web", async () => {
-  // Stop accepting requests, let in-flight ones finish, then close what they were using.
-  await new Promise<void>((resolve) => {
-    io.close(() => resolve());
-    httpServer.closeIdleConnections();
+// In a cluster (WEB_PROCESSES > 1) the primary owns the port and hands this process its connections
+// (app/server/cluster/sticky.server.ts); alone, the process listens itself. HOST unset: every interface (a
+// container, a server behind a proxy). `npm start` sets 127.0.0.1, so a laptop's marketplace (and its
+// /dev/outbox) is not served to the whole café's Wi-Fi.
+const inCluster = cluster.isWorker;
+if (inCluster) {
+  takeStickyConnections(httpServer, io.engine);
+  life.ready();
+} else {
+  httpServer.listen(env.PORT, env.HOST, () => {
+    const where = env.HOST ? `address ${env.HOST}` : "every interface";
+    console.log(`[web] listening on http://localhost:${env.PORT} (${where}, ${mode})`);
+    life.ready();
   });
-  // Queued page views of the last requests are written before the queue's connection closes.
-  await closeIngest();
-  await Promise.allSettled([closePageDrops(), closeTokenDrops(), closeVite?.(), closeDb(), closeRedis(), closeLimitRedis(), closeClickHouse(), chat.close()]);
-});
+}
+
+onShutdown(
+  "web",
+  async () => {
+    // Drain (no new connections, sockets sent elsewhere, requests in flight finished), then close what they used.
+    await life.drain({ maxMs: 8_000, listening: !inCluster, io });
+    io.close();
+    // Queued page views of the last requests are written before the queue's connection closes.
+    await closeIngest();
+    await Promise.allSettled([closePageDrops(), closeTokenDrops(), closeVite?.(), closeDb(), closeRedis(), closeLimitRedis(), closeClickHouse(), chat.close()]);
+  },
+  { forceAfterMs: 20_000 },
+);

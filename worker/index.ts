@@ -8,9 +8,15 @@
 import { env } from "../app/server/checked-env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
 import { onShutdown } from "../app/server/process.server";
+import { tellPrimary } from "../app/server/cluster/sticky.server";
 import { startWorker } from "./worker.server";
 
-const starting = startWorker(env).catch((error: Error) => {
+const starting = startWorker(env).then((worker) => {
+  // Under a cluster primary (WORKER_PROCESSES > 1, ADR 059), a rolling restart waits for this before stopping the old one.
+  tellPrimary({ type: "soko:ready" });
+  return worker;
+});
+starting.catch((error: Error) => {
   console.error(maskUrlCredentials(`[worker] could not start: ${error.message}`));
   process.exit(1);
 });

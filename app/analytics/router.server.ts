@@ -331,7 +331,7 @@ export function trackingFirst(app: Express): RequestListener {
 
 export type PageviewContext = { eventId: string; time: number } | null;
 
-const NOT_PAGES = /^\/(?:assets|api|media|build|socket\.io|healthz|__manifest)(?:\/|$)/;
+const NOT_PAGES = /^\/(?:assets|api|media|build|socket\.io|healthz|readyz|__manifest)(?:\/|$)/;
 
 /** A browser asking for an HTML page: not an asset, a `.data` request, the API, media, a prefetch. */
 function isPageRequest(req: ExpressRequest): boolean {

@@ -2,6 +2,7 @@ import net from "node:net";
 import { z } from "zod";
 import { listedHostname } from "../utils/host-names";
 import { LOCAL_URLS } from "../utils/local-services";
+import { MAX_PROCESSES, parseProcessCount } from "../utils/process-count";
 
 /** An optional URL; an empty value (`SMTP_URL=` in a compose file or .env) counts as unset. */
 const optionalUrl = (schema: z.ZodString = z.string().url()) =>
@@ -68,12 +69,30 @@ const hostList = z.string().transform((v, ctx): string[] => {
   return names;
 });
 
+/** A process count (app/utils/process-count.ts): 1 when unset. */
+const processCount = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const n = parseProcessCount(v);
+      if (n === null) {
+        ctx.addIssue({ code: "custom", message: `${name} must be a whole number from 1 to ${MAX_PROCESSES}, or auto` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
 const EnvSchema = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
     PORT: z.coerce.number().int().min(1).max(65535).default(3000),
     /** The address the web server listens on; `npm start` sets 127.0.0.1 unless told otherwise. Unset: every interface. */
     HOST: z.string().trim().min(1).optional(),
+    /** Web processes behind PORT (Node's cluster, ADR 059): a number, or `auto` for one per core. */
+    WEB_PROCESSES: processCount("WEB_PROCESSES"),
+    /** Worker processes (ADR 059): a number, or `auto` for one per core. */
+    WORKER_PROCESSES: processCount("WORKER_PROCESSES"),
     /** Express `trust proxy` (see trustProxy): whose X-Forwarded-For names the client. Unset: nobody's. */
     TRUST_PROXY: trustProxy.default("false"),
     /** Serve production over plain http: no Secure cookies, no HSTS, no upgrade-insecure-requests. */

@@ -196,8 +196,8 @@ const REFUSALS = {
   malformed: { status: 400, reason: "Bad Request", key: "ops.request.badAddress" },
 } as const;
 
-/** GET /healthz, asked by a load balancer or orchestrator by address: answered for any host (it says only ok or not). */
-const isHealthCheck = (req: IncomingMessage) => (req.method === "GET" || req.method === "HEAD") && /^\/healthz(?:\?|$)/.test(req.url ?? "");
+/** GET /healthz and /readyz, asked by a load balancer or orchestrator by address: answered for any host (they say only ok or not). */
+const isHealthCheck = (req: IncomingMessage) => (req.method === "GET" || req.method === "HEAD") && /^\/(?:healthz|readyz)(?:\?|$)/.test(req.url ?? "");
 
 /**
  * Answers `421 Misdirected Request` to a request for a host name this server does not serve (`hostVerdict`;

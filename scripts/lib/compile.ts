@@ -22,7 +22,9 @@ export const compiledWorker = path.join(processesDir, "worker.js");
 /** esbuild's list of the files each output was made from: how a later run tells the output is stale. */
 const metafilePath = path.join(processesDir, "meta.json");
 
-const entryPoints = { server: path.join(root, "server.ts"), worker: path.join(root, "worker", "index.ts") };
+export const compiledCluster = path.join(processesDir, "cluster.js");
+/** The cluster primary (cluster.ts) runs when WEB_PROCESSES or WORKER_PROCESSES is above 1 (ADR 059). */
+const entryPoints = { server: path.join(root, "server.ts"), worker: path.join(root, "worker", "index.ts"), cluster: path.join(root, "cluster.ts") };
 
 /**
  * Our modules find files relative to themselves (server.ts: `build/` and `public/` beside it; geo: the
@@ -96,7 +98,7 @@ export function staleReason(): string | null {
   try {
     const meta = JSON.parse(fs.readFileSync(metafilePath, "utf8")) as esbuild.Metafile;
     inputs = Object.keys(meta.inputs).map((input) => path.resolve(root, input));
-    builtAt = Math.min(fs.statSync(compiledServer).mtimeMs, fs.statSync(compiledWorker).mtimeMs);
+    builtAt = Math.min(...[compiledServer, compiledWorker, compiledCluster].map((file) => fs.statSync(file).mtimeMs));
   } catch {
     return "build/processes/ is missing";
   }

@@ -9,7 +9,8 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { compiledServer, compiledWorker, ensureCompiled } from "./compile";
+import { parseProcessCount } from "~/utils/process-count";
+import { compiledCluster, compiledServer, compiledWorker, ensureCompiled } from "./compile";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -151,9 +152,15 @@ const extraFlags = (name: ProcessName) => (process.env[name === "web" ? "SOKO_WE
  * (the caller's) wins over these defaults.
  */
 export function compiledProcess<Env extends Record<string, string | undefined>>(name: ProcessName, env: Env) {
+  // More than one (WEB_PROCESSES, WORKER_PROCESSES): a cluster primary that runs them with the same flags (ADR 059).
+  const variable = name === "web" ? "WEB_PROCESSES" : "WORKER_PROCESSES";
+  const count = parseProcessCount(env[variable] ?? process.env[variable]);
+  const entry = count !== null && count > 1 ? [compiledCluster, name] : [name === "web" ? compiledServer : compiledWorker];
   return {
     command: process.execPath,
-    args: [...NODE_FLAGS[name], ...extraFlags(name), name === "web" ? compiledServer : compiledWorker],
+    args: [...NODE_FLAGS[name], ...extraFlags(name), ...entry],
+    /** The script and its arguments, without the flags. */
+    entry,
     env: { MALLOC_ARENA_MAX: "2", ...env },
   };
 }
@@ -174,7 +181,7 @@ export async function startProcess(
   if (runtime === "tsx") return startTsx(label, [name === "web" ? "server.ts" : "worker/index.ts"], env, childOptions);
   await ensureCompiled();
   const run = compiledProcess(name, env);
-  if (runtime === "compiled-defaults") return startChild(label, run.command, run.args.slice(-1), env, childOptions);
+  if (runtime === "compiled-defaults") return startChild(label, run.command, run.entry, env, childOptions);
   return startChild(label, run.command, run.args, run.env, childOptions);
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { startTestServer, type TestServer } from "../support/test-server";
 
-describe("/healthz when the database is gone (production)", () => {
+describe("/healthz and /readyz when the database is gone (production)", () => {
   let t: TestDatabase;
   let server: TestServer;
   let output = "";
@@ -18,9 +18,15 @@ describe("/healthz when the database is gone (production)", () => {
     await server?.stop();
   });
 
-  it('answers 503 {ok:false, error:"unavailable"}, naming no database, host or user', async () => {
+  it("/healthz still answers 200: the process is alive, and restarting it would not bring the database back", async () => {
+    const res = await fetch(`${server.baseUrl}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true });
+  });
+
+  it('/readyz answers 503 {ok:false, error:"unavailable"}, naming no database, host or user', async () => {
     for (let i = 0; i < 3; i++) {
-      const res = await fetch(`${server.baseUrl}/healthz`);
+      const res = await fetch(`${server.baseUrl}/readyz`);
       expect(res.status).toBe(503);
       const text = await res.text();
       expect(JSON.parse(text)).toEqual({ ok: false, error: "unavailable" });
@@ -29,7 +35,7 @@ describe("/healthz when the database is gone (production)", () => {
   });
 
   it("logs the real error for us, once however often it is asked", async () => {
-    expect(output).toContain(`[web] health check failed: database "${t.name}" does not exist`);
-    expect(output.split("[web] health check failed").length - 1).toBe(1);
+    expect(output).toContain(`[web] readiness check failed: database "${t.name}" does not exist`);
+    expect(output.split("[web] readiness check failed").length - 1).toBe(1);
   });
 });

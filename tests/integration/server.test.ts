@@ -158,10 +158,12 @@ describe("server.ts (the built app, as npm start runs it)", () => {
     }
   });
 
-  it("reports health with the database and Redis", async () => {
-    const res = await get("/healthz");
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ ok: true });
+  it("reports it is alive at /healthz and ready (Postgres, Redis and ClickHouse answer) at /readyz", async () => {
+    for (const path of ["/healthz", "/readyz"]) {
+      const res = await get(path);
+      expect(res.status, path).toBe(200);
+      expect(await res.json()).toEqual({ ok: true });
+    }
   });
 
   it("refuses a socket.io handshake from another origin", async () => {

@@ -16,9 +16,14 @@ export class LiveClient {
   readonly socket: Socket;
 
   /** `token` is the session cookie's value (null: a visitor); `origin` the page's (ours unless a test says). */
-  constructor(server: Pick<TestServer, "baseUrl">, token: string | null, { origin = server.baseUrl }: { origin?: string } = {}) {
+  constructor(
+    server: Pick<TestServer, "baseUrl">,
+    token: string | null,
+    { origin = server.baseUrl, polling = false }: { origin?: string; polling?: boolean } = {},
+  ) {
     this.socket = connect(server.baseUrl, {
-      transports: ["websocket"],
+      // HTTP long-polling only, when a test says: each round trip is a request of its own.
+      transports: polling ? ["polling"] : ["websocket"],
       reconnection: false,
       forceNew: true,
       extraHeaders: { origin, ...(token ? { cookie: `soko_session=${token}` } : {}) },

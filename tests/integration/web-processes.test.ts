@@ -1,0 +1,142 @@
+/**
+ * WEB_PROCESSES=2: the built app as `npm start` runs it with two web processes behind one port (ADR 059). The
+ * primary hands each connection to a process; a long-polling socket.io session keeps reaching the process that
+ * holds it; a request whose body arrives after its headers is read whole by the process it was given to; both
+ * processes serve; a process that dies is started again while the other keeps serving.
+ */
+import fs from "node:fs";
+import net from "node:net";
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeLimitRedis } from "~/server/rate-limit.server";
+import { closeRedis, getRedis } from "~/server/redis.server";
+import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { createSession, createUser, type TestUser } from "../support/factories";
+import { LiveClient } from "../support/live-client";
+import { ownQueuePrefix } from "../support/orders";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+const QUEUE_PREFIX = ownQueuePrefix("webprocs");
+
+/** The pids of a process's children (Linux). */
+function childrenOf(pid: number): number[] {
+  return fs
+    .readdirSync(`/proc/${pid}/task`)
+    .flatMap((task) => fs.readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/))
+    .filter(Boolean)
+    .map(Number);
+}
+
+/** CPU time a process has used, in clock ticks (user + system). */
+function cpuTicks(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+async function until<T>(check: () => T | null | undefined | false, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("two web processes behind one port (WEB_PROCESSES=2)", () => {
+  let t: TestDatabase;
+  let server: TestServer;
+  let ann: TestUser;
+  let ben: TestUser;
+  const tokens: Record<string, string> = {};
+  const sockets: LiveClient[] = [];
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    ann = await createUser(t.db, { role: "client", name: "Ann Cluster" });
+    ben = await createUser(t.db, { role: "freelancer", name: "Ben Cluster" });
+    tokens.ann = await createSession(t.db, ann.id);
+    tokens.ben = await createSession(t.db, ben.id);
+    server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX, WEB_PROCESSES: "2" });
+    await until(() => childrenOf(server.child.pid!).length === 2, "two web processes");
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const s of sockets) s.close();
+    await server?.stop();
+    const keys = await getRedis().keys(`${QUEUE_PREFIX}*`);
+    if (keys.length) await getRedis().del(...keys);
+    await Promise.all([closeRedis(), closeLimitRedis()]);
+    await t?.drop();
+  });
+
+  it("serves from both processes: requests are spread over them", async () => {
+    const [one, two] = childrenOf(server.child.pid!) as [number, number];
+    const before = [cpuTicks(one), cpuTicks(two)];
+    // Each fetch below opens its own connection (no keep-alive agent shared between them): one per request.
+    for (let i = 0; i < 40; i++) {
+      const res = await fetch(`${server.baseUrl}/help`, { headers: { connection: "close" } });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    }
+    const used = [cpuTicks(one) - before[0]!, cpuTicks(two) - before[1]!];
+    // Rendering 20 pages costs each process well over a few ticks (10 ms each); an idle one uses about none.
+    expect(Math.min(...used), `CPU ticks used: ${used.join(", ")}`).toBeGreaterThan(3);
+  });
+
+  it("keeps a long-polling session on its process: a chat over HTTP long-polling works both ways", async () => {
+    const a = new LiveClient(server, tokens.ann!, { polling: true });
+    const b = new LiveClient(server, tokens.ben!, { polling: true });
+    sockets.push(a, b);
+    await Promise.all([a.connect(), b.connect()]);
+    const created = await a.ask<{ conversationId: string }>("create_conversation", { userId: ben.id });
+    expect(created.ok).toBe(true);
+    // Many round trips, each a request of its own: any that reached the other process would end the session.
+    for (let i = 0; i < 8; i++) {
+      const body = `Polling message ${i} ${randomBytes(3).toString("hex")}`;
+      const sent = await (i % 2 ? b : a).ask("send_message", { conversationId: created.conversationId, body, clientId: randomBytes(9).toString("base64url") });
+      expect(sent.ok).toBe(true);
+      await (i % 2 ? a : b).next<{ message: { body: string } }>("new_message", (d) => d.message.body === body);
+    }
+    expect(a.socket.connected && b.socket.connected).toBe(true);
+    const stored = await t.db("messages").where({ conversation_id: created.conversationId }).count<{ count: string }[]>("* as count");
+    expect(Number(stored[0]!.count)).toBe(8);
+  });
+
+  it("reads a request whose body comes in a later packet than its headers", async () => {
+    const email = `split-${randomBytes(3).toString("hex")}@example.com`;
+    const body = `email=${encodeURIComponent(email)}&password=not-the-password`;
+    const head =
+      `POST /login HTTP/1.1\r\nHost: localhost:${server.port}\r\nOrigin: ${server.baseUrl}\r\n` +
+      `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(server.port, "127.0.0.1", () => {
+        socket.write(head);
+        // The body after the primary has handed the connection over: it must reach the process, not the primary.
+        setTimeout(() => socket.write(body), 300);
+      });
+      let text = "";
+      socket.on("data", (chunk) => (text += chunk.toString()));
+      socket.on("close", () => resolve(text));
+      socket.on("error", reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 (400|401|422) /);
+    // The form comes back with the address typed: the whole body was read.
+    expect(answer).toContain(email);
+  });
+
+  it("starts a process again that died, while the other keeps serving", async () => {
+    const [victim] = childrenOf(server.child.pid!) as [number];
+    process.kill(victim, "SIGKILL");
+    // A connection handed over at the instant of the crash dies with the process; once the primary has seen
+    // the exit (a moment later), every request goes to the process left, until the new one is up.
+    await until(() => /was killed by SIGKILL/.test(server.output()), "the primary noticing");
+    for (let i = 0; i < 10; i++) expect((await fetch(`${server.baseUrl}/healthz`, { headers: { connection: "close" } })).status).toBe(200);
+    const replaced = await until(() => {
+      const now = childrenOf(server.child.pid!);
+      return now.length === 2 && !now.includes(victim) ? now : null;
+    }, "replacement process");
+    expect(replaced).toHaveLength(2);
+    expect(server.output()).toMatch(/web 1 \(pid \d+\) was killed by SIGKILL; starting it again|web 2 \(pid \d+\) was killed by SIGKILL; starting it again/);
+  });
+});
