@@ -96,7 +96,9 @@ describe("two workers share the ingest stream, and one is killed", () => {
     let stored = 0;
     while (stored < accepted.size && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 1_000));
-      const rows = await (await clickhouse.query({ query: `SELECT uniqExact(event_id) AS ids FROM ${TABLES.action}`, format: "JSONEachRow" })).json<{ ids: string }>();
+      const rows = await (
+        await clickhouse.query({ query: `SELECT uniqExact(event_id) AS ids FROM ${TABLES.action}`, format: "JSONEachRow" })
+      ).json<{ ids: string }>();
       stored = Number(rows[0]?.ids ?? 0);
     }
     const [counted] = await (
@@ -105,7 +107,11 @@ describe("two workers share the ingest stream, and one is killed", () => {
     expect(Number(counted!.ids)).toBe(accepted.size);
     expect(Number(counted!.rows), "each event counted once").toBe(accepted.size);
     const ids = new Set(
-      (await (await clickhouse.query({ query: `SELECT DISTINCT toString(event_id) AS id FROM ${TABLES.action}`, format: "JSONEachRow" })).json<{ id: string }>()).map((r) => r.id),
+      (
+        await (
+          await clickhouse.query({ query: `SELECT DISTINCT toString(event_id) AS id FROM ${TABLES.action}`, format: "JSONEachRow" })
+        ).json<{ id: string }>()
+      ).map((r) => r.id),
     );
     expect([...accepted].filter((id) => !ids.has(id))).toEqual([]);
     expect(workers.output()).toMatch(/worker \d \(pid \d+\) was killed by SIGKILL; starting it again/);
