@@ -8,6 +8,7 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { LOCAL_URLS } from "~/utils/local-services";
+import { MAX_PROCESSES, parseProcessCount } from "~/utils/process-count";
 import { DEMO_ACCOUNTS, DEMO_PASSWORD } from "./lib/seed";
 import { bin, buildApp, root } from "./build";
 import { compiledProcess } from "./lib/servers";
@@ -46,6 +47,16 @@ function main() {
   const port = env.PORT ?? "3000";
   const host = env.HOST === "127.0.0.1" || env.HOST === "0.0.0.0" || env.HOST === "::" ? "localhost" : env.HOST;
 
+  // WEB_PROCESSES and WORKER_PROCESSES (ADR 059): each above 1 runs a cluster primary with that many children.
+  const counts = { web: parseProcessCount(env.WEB_PROCESSES), worker: parseProcessCount(env.WORKER_PROCESSES) };
+  for (const [name, count] of Object.entries(counts)) {
+    if (count === null) {
+      console.error(`[start] ${name === "web" ? "WEB_PROCESSES" : "WORKER_PROCESSES"} must be a whole number from 1 to ${MAX_PROCESSES}, or auto`);
+      process.exit(1);
+    }
+  }
+  if (dev && (counts.web !== 1 || counts.worker !== 1)) console.error("[start] --dev runs one web process and one worker (Vite reloads the one)");
+
   execFileSync(bin("tsx"), ["scripts/migrate.ts", "--seed"], { cwd: root, env, stdio: "inherit" });
   if (!dev && buildApp({ env }) !== 0) process.exit(1);
 
@@ -69,7 +80,8 @@ function main() {
     admin       ${DEMO_ACCOUNTS.admin.email}
     client      ${DEMO_ACCOUNTS.client.email}
     freelancer  ${DEMO_ACCOUNTS.freelancer.email}
-${sandbox ? "  Payments: sandbox (approve or decline at /dev/pay/<reference>, linked from each order's payment page).\n" : ""}  A process that crashes is restarted. Ctrl-C stops the web server and the worker;
+  Processes: ${dev ? "1 web, 1 worker" : `${counts.web} web, ${counts.worker} worker${counts.worker === 1 ? "" : "s"}`} (WEB_PROCESSES, WORKER_PROCESSES; SIGHUP to a cluster's primary restarts its processes one at a time).
+${sandbox ? "  Payments: sandbox (approve or decline at /dev/pay/<reference>, linked from each order's payment page).\n" : ""}  A process that crashes is restarted. Ctrl-C stops the web processes and the workers;
   \`npm run services:stop\` stops the databases.
 `);
 
