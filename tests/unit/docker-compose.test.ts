@@ -68,7 +68,9 @@ describe("docker-compose.yml", () => {
   });
 
   it("has postgres, redis with the append-only file, a current clickhouse, MinIO, two web replicas behind a proxy and two workers", () => {
-    expect(Object.keys(services)).toEqual(expect.arrayContaining(["postgres", "redis", "clickhouse", "minio", "proxy", ...webs, ...workers, "prometheus", "grafana"]));
+    expect(Object.keys(services)).toEqual(
+      expect.arrayContaining(["postgres", "redis", "clickhouse", "minio", "proxy", ...webs, ...workers, "prometheus", "grafana"]),
+    );
     expect(services.redis?.command).toEqual(expect.arrayContaining(["--appendonly", "yes"]));
     const chVersion = Number(/clickhouse-server:(\d+)/.exec(services.clickhouse?.image ?? "")?.[1]);
     expect(chVersion).toBeGreaterThanOrEqual(23);
