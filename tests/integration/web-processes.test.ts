@@ -6,7 +6,7 @@
  */
 import fs from "node:fs";
 import net from "node:net";
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeLimitRedis } from "~/server/rate-limit.server";
 import { closeRedis, getRedis } from "~/server/redis.server";
@@ -17,6 +17,9 @@ import { ownQueuePrefix } from "../support/orders";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 const QUEUE_PREFIX = ownQueuePrefix("webprocs");
+/** Tracking requests a minute per address, for the test of a limit held across the processes. */
+const TRACKING_LIMIT = 6;
+const ANDROID = "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
 
 /** The pids of a process's children (Linux). */
 function childrenOf(pid: number): number[] {
@@ -57,7 +60,7 @@ describe("two web processes behind one port (WEB_PROCESSES=2)", () => {
     ben = await createUser(t.db, { role: "freelancer", name: "Ben Cluster" });
     tokens.ann = await createSession(t.db, ann.id);
     tokens.ben = await createSession(t.db, ben.id);
-    server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX, WEB_PROCESSES: "2" });
+    server = await startTestServer({ DATABASE_URL: t.url, QUEUE_PREFIX, WEB_PROCESSES: "2", ANALYTICS_RATE_LIMIT: String(TRACKING_LIMIT) });
     await until(() => childrenOf(server.child.pid!).length === 2, "two web processes");
   }, 120_000);
 
@@ -123,6 +126,24 @@ describe("two web processes behind one port (WEB_PROCESSES=2)", () => {
     expect(answer).toMatch(/^HTTP\/1\.1 (400|401|422) /);
     // The form comes back with the address typed: the whole body was read.
     expect(answer).toContain(email);
+  });
+
+  it("holds a rate limit across the processes: the count is in Redis, not in either process", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < TRACKING_LIMIT * 2; i++) {
+      const event = { event_id: randomUUID(), session_id: "1764000000000-k3j9x2", timestamp: Date.now(), action_type: "click", page: "/help" };
+      const res = await fetch(`${server.baseUrl}/api/v1/analytics/action`, {
+        method: "POST",
+        // A phone's browser (a bot's posts are answered 202 and dropped before any limit).
+        headers: { "content-type": "text/plain", connection: "close", "user-agent": ANDROID },
+        body: JSON.stringify(event),
+      });
+      statuses.push(res.status);
+      await res.arrayBuffer();
+    }
+    // Alternate connections went to alternate processes; a limit per process would have let all twelve through.
+    expect(statuses.filter((s) => s === 202)).toHaveLength(TRACKING_LIMIT);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(TRACKING_LIMIT);
   });
 
   it("starts a process again that died, while the other keeps serving", async () => {
