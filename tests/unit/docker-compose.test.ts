@@ -36,7 +36,7 @@ function composeValidator() {
   // The schema's custom formats, as Compose reads them.
   ajv.addFormat("duration", /^(\d+(\.\d+)?(ns|us|ms|s|m|h))+$/);
   ajv.addFormat("expose", /^\d+(-\d+)?(\/(tcp|udp))?$/);
-  ajv.addFormat("ports", /^[\d.:\[\]a-f-]+(\/(tcp|udp))?$/);
+  ajv.addFormat("ports", /^[\d.:[\]a-f-]+(\/(tcp|udp))?$/);
   ajv.addFormat("subnet_ip_address", /^[\d.:a-f]+\/\d+$/);
   return ajv.compile(strip(schema) as object);
 }
