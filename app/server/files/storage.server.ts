@@ -11,8 +11,8 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import type Sharp from "sharp";
 import type { Coded } from "~/operations/failure-codes";
-import { getEnv } from "~/server/env.server";
-import { fileStore, readStored, uploadDir, type FileStore } from "~/server/files/file-store.server";
+import { getEnv, type Env } from "~/server/env.server";
+import { fileStore, readStored, uploadDir as diskUploadDir, type FileStore } from "~/server/files/file-store.server";
 
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 /** 40 megapixels: more than any phone's camera (a 7,000 x 5,000 photo is 35), 160 MB once decoded. */
@@ -50,8 +50,11 @@ export function imageStoreKey(key: string, size: ImageSize): string | null {
   return KEY.test(key) && size in IMAGE_SIZES ? `${key}-${size}.webp` : null;
 }
 
+/** The disk store's directory of an environment (this process's by default), for tests that look in it. */
+export const uploadDir = (env: Pick<Env, "UPLOAD_DIR"> = getEnv()) => diskUploadDir(env);
+
 /** Where the disk store keeps an image of this key and size (tests and the seed's checks look there). */
-export function imageFile(key: string, size: ImageSize, dir = uploadDir(getEnv())) {
+export function imageFile(key: string, size: ImageSize, dir = uploadDir()) {
   const name = imageStoreKey(key, size);
   return name ? path.join(dir, name) : null;
 }
