@@ -238,3 +238,7 @@ describe("housekeeping on S3", () => {
     expect(onDisk()).toEqual([]);
   });
 });
+
+it("keeps the AWS SDK's notice about future Node versions out of the web process's output", () => {
+  expect(server.output()).not.toMatch(/NodeVersionSupportWarning|AWS SDK for JavaScript/);
+});
