@@ -5,7 +5,6 @@
  * file already gone is gone; a conversion has a fixed event id that ClickHouse keeps once), since an effect
  * whose worker died after doing it but before marking it is carried out again.
  */
-import fs from "node:fs/promises";
 import type { Knex } from "knex";
 import { serverConversionEvent } from "../app/analytics/conversions.server";
 import { createIngest, type Ingest } from "../app/analytics/ingest.server";
@@ -21,8 +20,9 @@ import type { SmsProvider } from "../app/sms/provider.server";
 import { createDb } from "../app/server/db.server";
 import type { Env } from "../app/server/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
-import { orderFilePath } from "../app/server/files/order-files.server";
-import { deleteImageFrom, uploadDir } from "../app/server/files/storage.server";
+import { fileStore } from "../app/server/files/file-store.server";
+import { deleteOrderFile } from "../app/server/files/order-files.server";
+import { deleteImage } from "../app/server/files/storage.server";
 import { retryDelay } from "../app/utils/backoff";
 import { startDrain } from "./drain.server";
 
@@ -47,14 +47,11 @@ function handlers(
   sms: SmsProvider,
 ): { [K in Effect["kind"]]: (effect: Extract<Effect, { kind: K }>) => Promise<void> } {
   return {
-    // In this worker's upload directory (its env's UPLOAD_DIR), as the housekeeping does.
-    delete_image: (effect) => deleteImageFrom(uploadDir(env), effect.key),
+    // In this worker's file store (its env's S3_BUCKET or UPLOAD_DIR), as the housekeeping does.
+    delete_image: (effect) => deleteImage(effect.key, fileStore(env)),
     conversion: async (effect) => ingest().enqueue([serverConversionEvent(effect.fact)]),
-    // Idempotent: a file already gone is gone (fs.rm with force).
-    delete_file: async ({ key }) => {
-      const file = orderFilePath(key, uploadDir(env));
-      if (file) await fs.rm(file, { force: true });
-    },
+    // Idempotent: a file already gone is gone (the store's delete says nothing of a missing file).
+    delete_file: ({ key }) => deleteOrderFile(key, fileStore(env)),
     // A refusal (not the platform) cannot happen here; a throw is retried like any failed effect.
     message_mail: async ({ conversationId, userId, round }) => {
       await mailUnreadMessages(actor, { conversationId, userId, round }, { db: dbOf() });

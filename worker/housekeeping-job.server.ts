@@ -4,7 +4,7 @@
  *   seller uploads images while filling in the gig form and may leave without saving; those stay a day, so
  *   a form left open can still be saved;
  * - the requirement files of checkouts never paid, a day after the order was given up (delete_file effects);
- * - files in the upload directory more than a day old that no row names at all (a crash between writing an
+ * - files in the file store (the disk or S3) more than a day old that no row names at all (a crash between writing an
  *   image or an attachment and recording it, or between deleting a row and its files);
  * - expired sessions, and password-reset links that expired or were used more than a day ago (kept that
  *   day so that following a spent link still says what happened to it).
@@ -17,7 +17,7 @@ import { createDb } from "../app/server/db.server";
 import type { Env } from "../app/server/env.server";
 import { runHousekeeping, type HousekeepingResult } from "../app/operations/housekeeping.server";
 import { systemActor } from "../app/operations/core.server";
-import { uploadDir } from "../app/server/files/storage.server";
+import { diskStore, fileStore, type FileStore } from "../app/server/files/file-store.server";
 import { startScheduledJob } from "./scheduled.server";
 import { failureMessage } from "../app/content/operation-messages";
 
@@ -41,6 +41,8 @@ export type Housekeeping = { queue: Queue; close: () => Promise<void> };
 export type HousekeepingOptions = {
   /** The database to keep; by default a small pool of its own on DATABASE_URL. */
   db?: Knex;
+  /** The file store to keep: by default the environment's (S3_BUCKET or UPLOAD_DIR); `uploadDir` names a disk store. */
+  store?: FileStore;
   uploadDir?: string;
   /** How often a round runs (worker/jobs.server.ts); HOUSEKEEPING_EVERY_MS by default. */
   everyMs?: number;
@@ -53,14 +55,14 @@ export type HousekeepingOptions = {
 export async function startHousekeeping(env: Env, redis: Redis, options: HousekeepingOptions = {}): Promise<Housekeeping> {
   const ownDb = options.db ? undefined : createDb(env.DATABASE_URL, { min: 0, max: 2 });
   const db = options.db ?? ownDb!;
-  const dir = options.uploadDir ?? uploadDir(env);
+  const store = options.store ?? (options.uploadDir ? diskStore(options.uploadDir) : fileStore(env));
   const { queue, close } = await startScheduledJob(env, redis, {
     queue: HOUSEKEEPING_QUEUE,
     scheduler: HOUSEKEEPING_SCHEDULER,
     everyMs: options.everyMs ?? HOUSEKEEPING_EVERY_MS,
     label: "housekeeping",
     run: async () => {
-      const done = await runHousekeeping(actor, { uploadDir: dir }, { db });
+      const done = await runHousekeeping(actor, { store }, { db });
       if (!done.ok) throw new Error(`${done.error}: ${failureMessage(done)}`);
       const result = done.value;
       const removed = (Object.keys(result) as (keyof HousekeepingResult)[]).filter((what) => result[what] > 0);

@@ -95,7 +95,7 @@ export type Effect =
   | { kind: "delete_image"; key: string }
   | { kind: "conversion"; fact: import("~/analytics/conversions.server").ConversionFact }
   | { kind: "message_mail"; conversationId: string; userId: number; round: number }
-  /** A stored file (a message's or an order's attachment, UPLOAD_DIR/order-files/<key>) whose row is gone. */
+  /** A stored file (a message's or an order's attachment, order-files/<key> in the file store) whose row is gone. */
   | { kind: "delete_file"; key: string }
   /** A seller's level and response time measured again (app/operations/seller-levels.server.ts, ADR 049). */
   | { kind: "recompute_level"; userId: number }

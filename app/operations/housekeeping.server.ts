@@ -8,19 +8,19 @@
  * - the requirement files of checkouts never paid (ADR 031), a day after the order was given up (cancelled
  *   unpaid, or still unpaid a day past its 30 minutes): their `order_files` rows, and their files by
  *   delete_file effects once that has committed. The order itself stays, with its history;
- * - files in the upload directory more than a day old that no row names at all: images (a crash between
+ * - files in the file store (the disk or S3, found by listing it) more than a day old that no row names at all: images (a crash between
  *   writing an image and recording it, or between deleting a row and its files), and order and message
  *   files (a message or checkout refused or crashed after its files were written, an effect given up);
  * - expired sessions, and password-reset links that expired or were used more than a day ago (kept that
  *   day so that following a spent link still says what happened to it).
  */
-import fs from "node:fs/promises";
-import path from "node:path";
 import type { Knex } from "knex";
 import { forbidden, ok, transact, type Actor, type Result } from "~/operations/core.server";
 import { getDb } from "~/server/db.server";
 import { UNPAID_EXPIRY_MS } from "~/domain/order-rules";
-import { deleteImageFrom, imageOfFile } from "~/server/files/storage.server";
+import { diskStore, fileStore, type FileStore } from "~/server/files/file-store.server";
+import { deleteOrderFile } from "~/server/files/order-files.server";
+import { deleteImage, imageOfFile } from "~/server/files/storage.server";
 
 /** How long an upload may go unused, a stray file lie about, a spent reset link be kept. */
 export const KEEP_UNUSED_MS = 24 * 60 * 60_000;
@@ -67,44 +67,23 @@ async function referencedKeys(db: Knex, keys: string[]): Promise<Set<string>> {
   return found;
 }
 
-/** Image files in `dir` last written before `before`, by key ([] when the directory does not exist yet). */
-async function oldImageFiles(dir: string, before: Date): Promise<Map<string, string[]>> {
-  let names: string[];
-  try {
-    names = await fs.readdir(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return new Map();
-    throw error;
-  }
-  const byKey = new Map<string, string[]>();
-  for (const name of names) {
-    const image = imageOfFile(name);
-    if (!image) continue; // never ours: left alone
-    const stat = await fs.stat(path.join(dir, name)).catch(() => null);
-    if (!stat?.isFile() || stat.mtime >= before) continue;
-    byKey.set(image.key, [...(byKey.get(image.key) ?? []), name]);
-  }
-  return byKey;
-}
+const FILE_KEY = /^order-files\/([0-9a-f-]{36})$/;
 
-const FILE_KEY = /^[0-9a-f-]{36}$/;
-
-/** Order and message files (UPLOAD_DIR/order-files/<key>) last written before `before`, by key. */
-async function oldStoredFiles(dir: string, before: Date): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await fs.readdir(path.join(dir, "order-files"));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw error;
+/**
+ * The store's files last written before `before`, from one listing of it: images by key (with their store keys),
+ * and order and message files (order-files/<key>) by key. Anything else in the store is never ours and left alone.
+ */
+async function oldStoredFiles(store: FileStore, before: Date): Promise<{ images: Map<string, string[]>; files: string[] }> {
+  const images = new Map<string, string[]>();
+  const files: string[] = [];
+  for await (const object of store.list("")) {
+    if (object.modifiedAt >= before) continue;
+    const image = imageOfFile(object.key);
+    if (image) images.set(image.key, [...(images.get(image.key) ?? []), object.key]);
+    const file = FILE_KEY.exec(object.key);
+    if (file) files.push(file[1]!);
   }
-  const old: string[] = [];
-  for (const name of names) {
-    if (!FILE_KEY.test(name)) continue; // never ours: left alone
-    const stat = await fs.stat(path.join(dir, "order-files", name)).catch(() => null);
-    if (stat?.isFile() && stat.mtime < before) old.push(name);
-  }
-  return old;
+  return { images, files };
 }
 
 /** Of these file keys, the ones an order file or a message attachment still names. */
@@ -172,13 +151,17 @@ async function deleteUnpaidOrderFiles(actor: Actor, db: Knex, dayAgo: Date): Pro
   }
 }
 
-/** One round of housekeeping against this database and upload directory; what it removed. */
+/**
+ * One round of housekeeping against this database and file store (this process's by default; `uploadDir` names a
+ * disk store, as the tests give theirs); what it removed.
+ */
 export async function runHousekeeping(
   actor: Actor,
-  { uploadDir, now = new Date() }: { uploadDir: string; now?: Date },
+  { store: given, uploadDir, now = new Date() }: { store?: FileStore; uploadDir?: string; now?: Date },
   { db = getDb() }: { db?: Knex } = {},
 ): Promise<Result<HousekeepingResult>> {
   if (actor.kind !== "system") return forbidden("access.platform_only", { task: "keep_house" });
+  const store = given ?? (uploadDir ? diskStore(uploadDir) : fileStore());
   const dayAgo = new Date(now.getTime() - KEEP_UNUSED_MS);
 
   // Rows first, files after: a crash in between leaves files no row names, which the next step removes
@@ -190,23 +173,22 @@ export async function runHousekeeping(
       .whereNotExists((sub) => sub.select(q.raw("1")).from("gig_images as i").whereRaw("i.storage_key = u.storage_key"))
       .whereNotExists((sub) => sub.select(q.raw("1")).from("users as s").whereRaw("s.avatar_key = u.storage_key")),
   );
-  for (const key of unused) await deleteImageFrom(uploadDir, key);
+  for (const key of unused) await deleteImage(key, store);
 
   const unpaidOrderFiles = await deleteUnpaidOrderFiles(actor, db, dayAgo);
 
-  const old = await oldImageFiles(uploadDir, dayAgo);
-  const named = await referencedKeys(db, [...old.keys()]);
+  const old = await oldStoredFiles(store, dayAgo);
+  const named = await referencedKeys(db, [...old.images.keys()]);
   let strayFiles = 0;
-  for (const [key, names] of old) {
+  for (const [key, names] of old.images) {
     if (named.has(key)) continue;
-    for (const name of names) await fs.rm(path.join(uploadDir, name), { force: true });
+    for (const name of names) await store.delete(name);
     strayFiles += names.length;
   }
-  const oldFiles = await oldStoredFiles(uploadDir, dayAgo);
-  const namedFiles = await referencedFileKeys(db, oldFiles);
-  for (const key of oldFiles) {
+  const namedFiles = await referencedFileKeys(db, old.files);
+  for (const key of old.files) {
     if (namedFiles.has(key)) continue;
-    await fs.rm(path.join(uploadDir, "order-files", key), { force: true });
+    await deleteOrderFile(key, store);
     strayFiles += 1;
   }
 

@@ -8,15 +8,21 @@ import { findAttachment } from "~/models/message.server";
 import { requireUser } from "~/server/auth.server";
 import { getDb } from "~/server/db.server";
 import { fileNotFound, storedFileResponse } from "~/server/files/file-response.server";
-import { orderFilePath } from "~/server/files/order-files.server";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const fileId = Number(params.fileId);
   if (!Number.isSafeInteger(fileId) || fileId <= 0) throw await fileNotFound(request);
   const file = await findAttachment(getDb(), fileId, user.id);
-  const filePath = file ? orderFilePath(file.storageKey) : null;
-  const answer = file && filePath ? await storedFileResponse({ filePath, contentType: file.contentType, fileName: file.fileName, inline: true }) : null;
+  const answer = file
+    ? await storedFileResponse({
+        storageKey: file.storageKey,
+        contentType: file.contentType,
+        fileName: file.fileName,
+        inline: true,
+        head: request.method === "HEAD",
+      })
+    : null;
   if (!answer) throw await fileNotFound(request);
   return answer;
 }

@@ -8,6 +8,9 @@ import { MAX_PROCESSES, parseProcessCount } from "../utils/process-count";
 const optionalUrl = (schema: z.ZodString = z.string().url()) =>
   z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), schema.optional());
 
+/** An empty value (`S3_BUCKET=` in a compose file) is the same as none. */
+const blankIsUnset = <T extends z.ZodTypeAny>(schema: T) => z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), schema);
+
 /** A flag: "1", "true", "yes" are on; "0", "false", "no" and "" are off; anything else is a mistake. */
 const booleanish = z
   .string()
@@ -153,6 +156,16 @@ const EnvSchema = z
     DEV_OUTBOX: booleanish.optional(),
     /** Where uploaded images are kept (outside the web root). */
     UPLOAD_DIR: z.string().min(1).optional(),
+    /**
+     * Files in an S3-compatible bucket instead of UPLOAD_DIR (ADR 056), when S3_BUCKET is set. S3_ENDPOINT unset
+     * means AWS itself; S3_FORCE_PATH_STYLE for MinIO and the like. Keys unset: the SDK's own chain (an AWS role).
+     */
+    S3_BUCKET: blankIsUnset(z.string().min(3).max(63).optional()),
+    S3_ENDPOINT: optionalUrl(),
+    S3_REGION: blankIsUnset(z.string().optional()),
+    S3_ACCESS_KEY_ID: blankIsUnset(z.string().optional()),
+    S3_SECRET_ACCESS_KEY: blankIsUnset(z.string().optional()),
+    S3_FORCE_PATH_STYLE: blankIsUnset(booleanish.optional()),
     /** The analytics worker inserts a batch at this many rows or after this many milliseconds, whichever first. */
     INGEST_BATCH_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
     INGEST_BATCH_MS: z.coerce.number().int().min(1).max(60_000).default(1000),
@@ -204,6 +217,19 @@ const EnvSchema = z
     SPEED_PATCHES: z.preprocess((v) => (typeof v === "string" ? v.trim().toLowerCase() : v), z.enum(["on", "off"])).default("on"),
   })
   .superRefine((env, ctx) => {
+    // A half-set S3 configuration stops the start rather than quietly keeping files on the disk.
+    const s3Settings = ["S3_ENDPOINT", "S3_REGION", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY", "S3_FORCE_PATH_STYLE"] as const;
+    if (!env.S3_BUCKET) {
+      for (const key of s3Settings.filter((k) => env[k] !== undefined))
+        ctx.addIssue({ code: "custom", path: [key], message: `${key} is set but S3_BUCKET is not: set S3_BUCKET to keep files in S3, or unset ${key}` });
+    } else {
+      if (!env.S3_REGION)
+        ctx.addIssue({ code: "custom", path: ["S3_REGION"], message: "S3_REGION is required with S3_BUCKET (us-east-1 for MinIO, auto for R2)" });
+      if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY))
+        ctx.addIssue({ code: "custom", path: ["S3_SECRET_ACCESS_KEY"], message: "S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together" });
+      if (env.S3_ENDPOINT && !env.S3_ACCESS_KEY_ID)
+        ctx.addIssue({ code: "custom", path: ["S3_ACCESS_KEY_ID"], message: "S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are required with S3_ENDPOINT" });
+    }
     if (env.NODE_ENV !== "production") return;
     // Production never falls back to the embedded services: a missing URL is a configuration error.
     for (const key of ["DATABASE_URL", "REDIS_URL", "CLICKHOUSE_URL"] as const) {

@@ -353,7 +353,7 @@ const COVER_CONCURRENCY = 2;
 
 /**
  * Loads the demo data, in one transaction, through the operations. Callers check isDatabaseEmpty first.
- * Cover images are stored where the image storage keeps uploads (UPLOAD_DIR).
+ * Cover images are stored in the file store (UPLOAD_DIR, or the S3 bucket when S3_BUCKET is set).
  */
 export async function seedDemoData(db: Knex) {
   const random = prng(20261122);

@@ -1,7 +1,7 @@
 /**
  * Stored files for apps (ADR 041): a message's attachment and an order's file (requirements, deliveries), for the
  * same members the pages' download routes allow, by Bearer token. Anyone else meets a 404, as for a file that
- * does not exist. The bytes are streamed from disk with the type sniffed when the file was stored, always as an
+ * does not exist. The bytes are streamed from the file store with the type sniffed when the file was stored, always as an
  * attachment, never inline.
  */
 import { Readable } from "node:stream";
@@ -12,7 +12,6 @@ import { findOrderFile } from "~/models/order.server";
 import { notFound } from "~/operations/core.server";
 import { getDb } from "~/server/db.server";
 import { storedFileResponse } from "~/server/files/file-response.server";
-import { orderFilePath } from "~/server/files/order-files.server";
 import { conversationId } from "~/schemas/message";
 import { ANSWERED, call } from "../route.server";
 import { msg } from "~/i18n/message-key";
@@ -24,11 +23,9 @@ const FileId = z.coerce
   .max(2 ** 53);
 const FileBytes = z.string().describe("The file's bytes, with its type as Content-Type and its name in Content-Disposition.");
 
-/** Streams a stored file as the answer; false when it is gone from the disk (a row that outlived its file). */
+/** Streams a stored file as the answer; false when it is gone from the store (a row that outlived its file). */
 async function sendStoredFile(res: ExpressResponse, file: { storageKey: string; contentType: string; fileName: string }): Promise<boolean> {
-  const filePath = orderFilePath(file.storageKey);
-  if (!filePath) return false;
-  const answer = await storedFileResponse({ filePath, contentType: file.contentType, fileName: file.fileName });
+  const answer = await storedFileResponse({ storageKey: file.storageKey, contentType: file.contentType, fileName: file.fileName });
   if (!answer) return false;
   res.status(200);
   answer.headers.forEach((value, name) => res.setHeader(name, value));

@@ -1,7 +1,7 @@
 /**
  * Files attached to a message: images and PDFs only (a chat is no place for archives or documents that run
  * macros), up to MAX_ORDER_FILE_BYTES each and MAX_MESSAGE_FILES at once. They are checked by their first
- * bytes and kept exactly like order files (order-files.server.ts: outside the web root, under a random key),
+ * bytes and kept exactly like order files (order-files.server.ts: in the file store, under a random key),
  * and served only to the conversation's two members (/messages/:id/files/:fileId), images inline.
  *
  * An image is judged as a gig image is (storage.server.ts): by its pixels as well as its bytes. Its header
@@ -24,6 +24,7 @@ import {
   type FileOwner,
   type StoredOrderFile,
 } from "~/server/files/order-files.server";
+import type { FileStore } from "~/server/files/file-store.server";
 import { imageHeader, loadSharp, MAX_IMAGE_PIXELS, overPixelLimit } from "~/server/files/storage.server";
 
 export const MAX_MESSAGE_FILES = MAX_ORDER_FILES;
@@ -93,6 +94,6 @@ export async function storeMessageFiles(files: { name: string; bytes: Uint8Array
 }
 
 /** Removes stored files whose message was not stored after all. */
-export async function deleteMessageFiles(files: StoredOrderFile[]) {
-  for (const f of files) await deleteOrderFile(f.storageKey);
+export async function deleteMessageFiles(files: StoredOrderFile[], store?: FileStore) {
+  for (const f of files) await deleteOrderFile(f.storageKey, store);
 }

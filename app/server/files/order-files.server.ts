@@ -1,18 +1,19 @@
 /**
- * Files attached to an order: the buyer's requirements, the seller's delivery. They are kept outside the
- * web root (UPLOAD_DIR/order-files), named by a random key, and served only to the order's parties
+ * Files attached to an order: the buyer's requirements, the seller's delivery. They are kept in the file
+ * store (order-files/<key>, a random key: UPLOAD_DIR/order-files or a private S3 bucket, file-store.server.ts),
+ * never public, and served only through the app to the order's parties
  * (/orders/:id/files/:fileId) as downloads. What a file is comes from its first bytes, never its name:
  * PDF, PNG, JPEG, WebP, GIF, ZIP (which includes Word and Excel documents) and plain text. Every file is
  * counted against its owner's upload quota before it is written (upload-quota.server.ts, ADR 031).
  */
 import { randomUUID } from "node:crypto";
-import fs from "node:fs/promises";
 import path from "node:path";
 import { issueMessage } from "~/content/operation-messages";
 import type { Locale } from "~/i18n/locales";
 import type { FieldIssue } from "~/operations/failure-codes";
 import type { Db } from "~/server/db.server";
-import { uploadDir } from "~/server/files/storage.server";
+import { getEnv } from "~/server/env.server";
+import { fileStore, uploadDir, type FileStore } from "~/server/files/file-store.server";
 import { releaseUploads, reserveUploads, uploadRefusalIssue, type UploadRefusal } from "~/server/files/upload-quota.server";
 
 export const MAX_ORDER_FILE_BYTES = 10 * 1024 * 1024;
@@ -44,14 +45,20 @@ export class UploadRefusedError extends InvalidOrderFileError {
   }
 }
 
-/** Whose files these are: the member they are counted against (ADR 031). */
-export type FileOwner = { userId: number; db?: Db };
+/** Whose files these are: the member they are counted against (ADR 031); the store is this process's unless given. */
+export type FileOwner = { userId: number; db?: Db; store?: FileStore };
 
 export type StoredOrderFile = { storageKey: string; fileName: string; contentType: string; sizeBytes: number };
 
 const KEY = /^[0-9a-f-]{36}$/;
 
-export function orderFilePath(key: string, dir = uploadDir()): string | null {
+/** The store's key of an order's or a message's file (null for a key that is not one of ours). */
+export function orderFileKey(key: string): string | null {
+  return KEY.test(key) ? `order-files/${key}` : null;
+}
+
+/** Where the disk store keeps an order's or a message's file (tests look there). */
+export function orderFilePath(key: string, dir = uploadDir(getEnv())): string | null {
   return KEY.test(key) ? path.join(dir, "order-files", key) : null;
 }
 
@@ -100,11 +107,9 @@ function checkOrderFile(file: { name: string; bytes: Uint8Array }): CheckedFile 
   return { ...file, contentType };
 }
 
-async function writeOrderFile(file: CheckedFile): Promise<StoredOrderFile> {
+async function writeOrderFile(file: CheckedFile, store: FileStore): Promise<StoredOrderFile> {
   const storageKey = randomUUID();
-  const target = orderFilePath(storageKey)!;
-  await fs.mkdir(path.dirname(target), { recursive: true });
-  await fs.writeFile(target, file.bytes);
+  await store.put(orderFileKey(storageKey)!, file.bytes, { contentType: file.contentType });
   return { storageKey, fileName: cleanFileName(file.name), contentType: file.contentType, sizeBytes: file.bytes.length };
 }
 
@@ -121,18 +126,20 @@ export async function storeOrderFiles(files: { name: string; bytes: Uint8Array }
   const sizes = checked.map((f) => f.bytes.length);
   const refused = await reserveUploads(owner.userId, sizes, { db: owner.db });
   if (refused) throw new UploadRefusedError(refused);
+  const store = owner.store ?? fileStore();
   const stored: StoredOrderFile[] = [];
   try {
-    for (const f of checked) stored.push(await writeOrderFile(f));
+    for (const f of checked) stored.push(await writeOrderFile(f, store));
   } catch (error) {
-    for (const s of stored) await deleteOrderFile(s.storageKey);
+    for (const s of stored) await deleteOrderFile(s.storageKey, store).catch(() => {});
     await releaseUploads(owner.userId, sizes);
     throw error;
   }
   return stored;
 }
 
-export async function deleteOrderFile(key: string) {
-  const file = orderFilePath(key);
-  if (file) await fs.rm(file, { force: true });
+/** Removes an order's or a message's file (one already gone is no error), from this process's store or the one given. */
+export async function deleteOrderFile(key: string, store: FileStore = fileStore()) {
+  const name = orderFileKey(key);
+  if (name) await store.delete(name);
 }

@@ -1,5 +1,5 @@
 /**
- * Uploaded images, kept outside the web root (UPLOAD_DIR, default .data/uploads) and served by /media.
+ * Uploaded images, kept in the file store (file-store.server.ts: UPLOAD_DIR or an S3 bucket) and served by /media.
  * The content decides what a file is, never its name: sharp must read it as JPEG, PNG or WebP. Every image
  * is re-encoded (which also drops metadata such as GPS positions) into fixed sizes.
  *
@@ -8,11 +8,11 @@
  * MAX_IMAGE_PIXELS refused before it is decoded; sharp is told the same limit wherever it decodes input.
  */
 import { randomUUID } from "node:crypto";
-import fs from "node:fs/promises";
 import path from "node:path";
 import type Sharp from "sharp";
 import type { Coded } from "~/operations/failure-codes";
 import { getEnv, type Env } from "~/server/env.server";
+import { fileStore, readStored, uploadDir as diskUploadDir, type FileStore } from "~/server/files/file-store.server";
 
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 /** 40 megapixels: more than any phone's camera (a 7,000 x 5,000 photo is 35), 160 MB once decoded. */
@@ -42,21 +42,24 @@ export class InvalidImageError extends Error {
   }
 }
 
-/** The upload directory of this environment (the web process's own by default). */
-export function uploadDir(env: Pick<Env, "UPLOAD_DIR"> = getEnv()) {
-  return path.resolve(env.UPLOAD_DIR ?? path.join(process.cwd(), ".data", "uploads"));
-}
-
 const KEY = /^[0-9a-f-]{36}$/;
 const FILE_NAME = /^([0-9a-f-]{36})-(avatar|small|thumb|large)\.webp$/;
 
-/** Where an image of this key and size is kept (null for a key or size that is not one of ours). */
-export function imageFile(key: string, size: ImageSize, dir = uploadDir()) {
-  if (!KEY.test(key) || !(size in IMAGE_SIZES)) return null;
-  return path.join(dir, `${key}-${size}.webp`);
+/** The store's key of an image of this key and size (null for a key or size that is not one of ours). */
+export function imageStoreKey(key: string, size: ImageSize): string | null {
+  return KEY.test(key) && size in IMAGE_SIZES ? `${key}-${size}.webp` : null;
 }
 
-/** The key and size a file in the upload directory is named after; null for a name we never write. */
+/** The disk store's directory of an environment (this process's by default), for tests that look in it. */
+export const uploadDir = (env: Pick<Env, "UPLOAD_DIR"> = getEnv()) => diskUploadDir(env);
+
+/** Where the disk store keeps an image of this key and size (tests and the seed's checks look there). */
+export function imageFile(key: string, size: ImageSize, dir = uploadDir()) {
+  const name = imageStoreKey(key, size);
+  return name ? path.join(dir, name) : null;
+}
+
+/** The key and size a stored file is named after; null for a name we never write. */
 export function imageOfFile(name: string): { key: string; size: ImageSize } | null {
   const match = FILE_NAME.exec(name);
   return match ? { key: match[1]!, size: match[2] as ImageSize } : null;
@@ -99,7 +102,7 @@ export function overPixelLimit({ width = 0, height = 0 }: Pick<Sharp.Metadata, "
  * Checks and stores an image in the given sizes; returns its key and the bytes written for it (every size
  * together, what counts against the member's storage cap). Throws InvalidImageError with a message for people.
  */
-export async function saveImage(input: Buffer, sizes: ImageSize[]): Promise<{ key: string; sizeBytes: number }> {
+export async function saveImage(input: Buffer, sizes: ImageSize[], store: FileStore = fileStore()): Promise<{ key: string; sizeBytes: number }> {
   if (input.length === 0) throw new InvalidImageError({ code: "image.empty", params: {} });
   if (input.length > MAX_IMAGE_BYTES) throw new InvalidImageError({ code: "image.too_many_bytes", params: { maxMegabytes: MAX_IMAGE_BYTES / (1024 * 1024) } });
   const metadata = await imageHeader(input);
@@ -110,58 +113,59 @@ export async function saveImage(input: Buffer, sizes: ImageSize[]): Promise<{ ke
   }
   const key = randomUUID();
   const sharp = await loadSharp();
-  await fs.mkdir(uploadDir(), { recursive: true });
-  let sizeBytes = 0;
+  const renditions: { size: ImageSize; bytes: Buffer }[] = [];
   try {
     for (const size of sizes) {
       const { width, square } = IMAGE_SIZES[size];
-      const written = await sharp(input, SHARP_OPTIONS)
+      const bytes = await sharp(input, SHARP_OPTIONS)
         .rotate()
         .resize(square ? { width, height: width, fit: "cover" } : { width, height: width, fit: "inside", withoutEnlargement: true })
         .webp({ quality: 80 })
-        .toFile(imageFile(key, size)!);
-      sizeBytes += written.size;
+        .toBuffer();
+      renditions.push({ size, bytes });
     }
   } catch {
-    await deleteImage(key);
     throw new InvalidImageError({ code: "image.unreadable", params: {} });
   }
-  return { key, sizeBytes };
+  // Every size decoded before any is stored; a failed write removes the sizes already stored (and is no member's fault).
+  try {
+    for (const { size, bytes } of renditions) await store.put(imageStoreKey(key, size)!, bytes, { contentType: "image/webp" });
+  } catch (error) {
+    await deleteImage(key, store).catch(() => {});
+    throw error;
+  }
+  return { key, sizeBytes: renditions.reduce((sum, r) => sum + r.bytes.length, 0) };
 }
 
 /**
  * The small rendition of an image stored before there was one (ADR 054), made from its thumb the first time it is
- * asked for, the way saveImage makes it, and written beside the others (through a temporary name, so a reader never
- * sees half a file). Null when the image has no thumb either. Its few kilobytes are not counted against the quota.
+ * asked for, the way saveImage makes it, and stored beside the others (whole: a store never shows half a file).
+ * Its store key, or null when the image has no thumb either. Its few kilobytes are not counted against the quota.
  */
-export async function deriveSmallImage(key: string, dir = uploadDir()): Promise<string | null> {
-  const thumb = imageFile(key, "thumb", dir);
-  const small = imageFile(key, "small", dir);
-  if (!thumb || !small) return null;
+export async function deriveSmallImage(key: string, store: FileStore = fileStore()): Promise<string | null> {
+  const thumbKey = imageStoreKey(key, "thumb");
+  const smallKey = imageStoreKey(key, "small");
+  if (!thumbKey || !smallKey) return null;
+  const thumb = await readStored(store, thumbKey);
+  if (!thumb) return null;
   const sharp = await loadSharp();
-  const temporary = `${small}.${randomUUID()}.tmp`;
+  let small: Buffer;
   try {
     const { width } = IMAGE_SIZES.small;
-    await sharp(thumb, SHARP_OPTIONS).resize({ width, height: width, fit: "inside", withoutEnlargement: true }).webp({ quality: 80 }).toFile(temporary);
-    await fs.rename(temporary, small);
-    return small;
+    small = await sharp(thumb, SHARP_OPTIONS).resize({ width, height: width, fit: "inside", withoutEnlargement: true }).webp({ quality: 80 }).toBuffer();
   } catch {
-    await fs.rm(temporary, { force: true });
     return null;
   }
+  await store.put(smallKey, small, { contentType: "image/webp" });
+  return smallKey;
 }
 
-/** Removes every size of an image (those that exist). */
-export async function deleteImage(key: string) {
-  await deleteImageFrom(uploadDir(), key);
-}
-
-/** deleteImage in a given upload directory (the worker's housekeeping, and its tests). */
-export async function deleteImageFrom(dir: string, key: string) {
+/** Removes every size of an image (those that exist), from this process's store or the one given (the worker's, a test's). */
+export async function deleteImage(key: string, store: FileStore = fileStore()) {
   await Promise.all(
     (Object.keys(IMAGE_SIZES) as ImageSize[]).map((size) => {
-      const file = imageFile(key, size, dir);
-      return file ? fs.rm(file, { force: true }) : undefined;
+      const name = imageStoreKey(key, size);
+      return name ? store.delete(name) : undefined;
     }),
   );
 }
