@@ -18,11 +18,9 @@ const to = values.to ?? process.env.BACKUP_DIR ?? path.join(process.cwd(), ".dat
 const env = getEnv();
 const started = Date.now();
 try {
-  const { location, manifest } = await runBackup(
-    { databaseUrl: env.DATABASE_URL, clickhouse: clickHouseOptions(env), files: configuredFileStore() },
-    to,
-    { log: (line) => console.log(`[backup] ${line}`) },
-  );
+  const { location, manifest } = await runBackup({ databaseUrl: env.DATABASE_URL, clickhouse: clickHouseOptions(env), files: configuredFileStore() }, to, {
+    log: (line) => console.log(`[backup] ${line}`),
+  });
   const rows = Object.values(manifest.postgres.rows).reduce((n, r) => n + r, 0);
   const events = manifest.clickhouse.tables.reduce((n, t) => n + t.rows, 0);
   console.log(

@@ -30,6 +30,8 @@ async function request(options: ClickHouseOptions, query: string, body?: Readabl
   const url = new URL(options.url);
   url.searchParams.set("database", "default");
   if (body) url.searchParams.set("query", query);
+  // Dates as the dump wrote them: best_effort (our servers' profile) reads the zero DateTime as 2000-01-01.
+  url.searchParams.set("date_time_input_format", "basic");
   const auth = Buffer.from(`${options.username ?? "default"}:${options.password ?? ""}`).toString("base64");
   const res = await fetch(url, {
     method: "POST",
@@ -72,7 +74,10 @@ function dumpOrder<T extends { name: string }>(tables: T[]) {
 }
 
 /** Writes every table of `options.database` under `clickhouse/` in `root`: its statement and its rows. */
-export async function dumpClickHouse(options: ClickHouseOptions, root: string): Promise<{ tables: ClickHouseTable[]; parts: Part[]; lastMigration: string | null }> {
+export async function dumpClickHouse(
+  options: ClickHouseOptions,
+  root: string,
+): Promise<{ tables: ClickHouseTable[]; parts: Part[]; lastMigration: string | null }> {
   const db = options.database;
   if (!IDENTIFIER.test(db)) throw new Error(`bad ClickHouse database name: ${db}`);
   const tables: ClickHouseTable[] = [];

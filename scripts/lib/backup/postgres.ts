@@ -150,4 +150,3 @@ export async function postgresRows(url: string): Promise<Record<string, number>>
     await db.destroy();
   }
 }
-

@@ -24,7 +24,10 @@ const PG_DUMP = "postgres.dump";
 
 /** `soko-20261207T203105Z`: sorts by time, and safe in a path and an object key. */
 export function backupName(at: Date) {
-  return `soko-${at.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}`;
+  return `soko-${at
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z")}`;
 }
 
 async function appVersion() {
@@ -77,7 +80,9 @@ export async function runBackup(services: Services, to: string, { log = (_: stri
 /** A backup whose parts do not match its manifest: nothing was restored. */
 export class DamagedBackupError extends Error {
   constructor(readonly problems: string[]) {
-    super(`the backup is damaged, nothing was restored:\n  ${problems.slice(0, 20).join("\n  ")}${problems.length > 20 ? `\n  … and ${problems.length - 20} more` : ""}`);
+    super(
+      `the backup is damaged, nothing was restored:\n  ${problems.slice(0, 20).join("\n  ")}${problems.length > 20 ? `\n  … and ${problems.length - 20} more` : ""}`,
+    );
   }
 }
 

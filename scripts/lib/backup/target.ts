@@ -27,6 +27,10 @@ export function s3Client(env: NodeJS.ProcessEnv = process.env) {
     env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY ? { credentials: { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY } } : {};
   return new S3Client({
     region: env.S3_REGION || "us-east-1",
+    // Checksums only where S3 requires them: the SDK's default (aws-chunked uploads with trailing checksums)
+    // is not understood by every S3-compatible store.
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
     ...(env.S3_ENDPOINT ? { endpoint: env.S3_ENDPOINT, forcePathStyle: true } : {}),
     ...keys,
   });
