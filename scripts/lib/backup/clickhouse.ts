@@ -10,7 +10,7 @@
  * A materialized view is re-created after the tables; its hidden `.inner.` table is made by that statement, and
  * its rows are then loaded like any table's.
  */
-import { Readable } from "node:stream";
+import { Readable, Transform } from "node:stream";
 import { createGunzip, createGzip } from "node:zlib";
 import fs from "node:fs";
 import path from "node:path";
@@ -92,7 +92,10 @@ export async function dumpClickHouse(
       continue;
     }
     const res = await request(options, `SELECT * FROM ${quote(db)}.${quote(name)} FORMAT TabSeparated`);
-    const data = await writePart(root, `clickhouse/${file}.tsv.gz`, Readable.fromWeb(res.body! as never), [createGzip()]);
+    const end = tail();
+    const data = await writePart(root, `clickhouse/${file}.tsv.gz`, Readable.fromWeb(res.body! as never), [end.stream, createGzip()]);
+    // An error after the first rows cannot change the status any more: the server writes it at the end of the body.
+    if (STREAM_ERROR.test(end.text())) throw new Error(`ClickHouse: the dump of ${name} broke off: ${end.text().slice(-300).trim()}`);
     parts.push(strip(data));
     tables.push({ name, engine, schema: schema.path, data: data.path, rows: data.lines });
   }
@@ -100,6 +103,22 @@ export async function dumpClickHouse(
     ? (await rowsOf(options, `SELECT max(name) AS last FROM ${quote(db)}.schema_migrations`, z.object({ last: z.string() })))[0]!.last || null
     : null;
   return { tables, parts, lastMigration: migrated };
+}
+
+/** How ClickHouse ends a body when a query fails after its answer began (18.16 and current servers). */
+const STREAM_ERROR = /(?:^|\n)(?:Code: \d+[.,] (?:e\.displayText\(\) = )?DB::Exception|__exception__)/;
+
+/** Passes bytes through and keeps the last few kilobytes of them. */
+function tail(keep = 4096) {
+  let last = Buffer.alloc(0);
+  const stream = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      last = Buffer.concat([last, chunk]);
+      if (last.length > keep) last = last.subarray(last.length - keep);
+      done(null, chunk);
+    },
+  });
+  return { stream, text: () => last.toString("utf8") };
 }
 
 const strip = ({ path: p, bytes, sha256 }: Part): Part => ({ path: p, bytes, sha256 });
