@@ -166,7 +166,8 @@ describe("a restore", () => {
     const [fileKey] = Object.keys(before.files!);
     const file = path.join(damaged, "files", fileKey!);
     const bytes = fs.readFileSync(file);
-    bytes[bytes.length >> 1] ^= 0xff;
+    const middle = bytes.length >> 1;
+    bytes.writeUInt8(bytes.readUInt8(middle) ^ 0xff, middle);
     fs.writeFileSync(file, bytes);
     const run = await cli("restore", [damaged], services());
     expect(run.code).toBe(1);

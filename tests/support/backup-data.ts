@@ -68,7 +68,10 @@ export async function makeMarketplace(t: World) {
 export async function makeAnalytics(clickhouse: ClickHouseClient) {
   const events = [];
   for (let day = 18; day <= 20; day++) {
-    const at = (h: number) => ({ event_time: `2026-11-${day}T${String(h).padStart(2, "0")}:11:12.000Z`, received_at: `2026-11-${day}T${String(h).padStart(2, "0")}:11:13.000Z` });
+    const at = (h: number) => ({
+      event_time: `2026-11-${day}T${String(h).padStart(2, "0")}:11:12.000Z`,
+      received_at: `2026-11-${day}T${String(h).padStart(2, "0")}:11:13.000Z`,
+    });
     events.push(queuedEvent("session", at(9)), queuedEvent("pageview", at(10)), queuedEvent("pageview", { ...at(11), page: "/gigs/13", title: "Tab\there" }));
     events.push(queuedEvent("action", { ...at(12), value: 0.1, element_text: "Continue\nnow ü" }), queuedEvent("error", at(12)));
     events.push(queuedEvent("conversion", at(13)), queuedEvent("user_action", at(14)));

@@ -83,9 +83,10 @@ export async function dumpClickHouse(
   const tables: ClickHouseTable[] = [];
   const parts: Part[] = [];
   for (const { name, engine } of dumpOrder(await clickHouseTables(options))) {
-    const [{ statement }] = await rowsOf(options, `SHOW CREATE TABLE ${quote(db)}.${quote(name)}`, z.object({ statement: z.string() }));
+    const statement = (await rowsOf(options, `SHOW CREATE TABLE ${quote(db)}.${quote(name)}`, z.object({ statement: z.string() })))[0]?.statement;
+    if (!statement) throw new Error(`ClickHouse gave no CREATE statement for ${name}`);
     const file = encodeURIComponent(name);
-    const schema = await writePart(root, `clickhouse/${file}.sql`, Readable.from([statement!]));
+    const schema = await writePart(root, `clickhouse/${file}.sql`, Readable.from([statement]));
     parts.push(strip(schema));
     if (VIEW_ENGINES.has(engine)) {
       tables.push({ name, engine, schema: schema.path, data: null, rows: 0 });
@@ -143,7 +144,7 @@ export async function restoreClickHouse(
   if (!IDENTIFIER.test(db)) throw new Error(`bad ClickHouse database name: ${db}`);
   if (replace) await command(options, `DROP DATABASE IF EXISTS ${quote(db)}`);
   await command(options, `CREATE DATABASE IF NOT EXISTS ${quote(db)}`);
-  const inner = (t: ClickHouseTable) => t.name.startsWith(".inner.");
+  const inner = (t: ClickHouseTable) => t.name.startsWith(".inner");
   const ordered = [...dump.tables.filter((t) => !inner(t) && !VIEW_ENGINES.has(t.engine)), ...dump.tables.filter((t) => VIEW_ENGINES.has(t.engine))];
   for (const table of ordered) {
     const statement = await fs.promises.readFile(path.join(root, safeRelative(table.schema)), "utf8");
