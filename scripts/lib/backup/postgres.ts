@@ -32,10 +32,20 @@ function connect(url: string) {
   return knex({ client: "pg", connection: url, pool: { min: 0, max: 1 } });
 }
 
-/** Runs a client program, its error message (which may quote the URL) without the password. */
-async function tool(name: "pg_dump" | "pg_restore", args: string[]) {
+/**
+ * Runs a client program on the database at `url` (none for --version). The password goes in PGPASSWORD, not in
+ * the arguments every user of the machine can read; an error message (which may quote the URL) is masked.
+ */
+async function tool(name: "pg_dump" | "pg_restore", args: string[], url?: string) {
+  const env = { ...process.env };
+  if (url) {
+    const u = new URL(url);
+    if (u.password) env.PGPASSWORD = decodeURIComponent(u.password);
+    u.password = "";
+    args = [...args, `--dbname=${u.toString()}`];
+  }
   try {
-    return await run(pgTool(name), args, { maxBuffer: 16 * 1024 * 1024 });
+    return await run(pgTool(name), args, { maxBuffer: 16 * 1024 * 1024, env });
   } catch (error) {
     const { stderr, message } = error as { stderr?: string; message: string };
     throw new Error(maskUrlCredentials(`${name} failed: ${stderr?.trim() || message}`));
@@ -71,7 +81,7 @@ export async function dumpPostgres(url: string, file: string): Promise<PostgresD
       async (trx) => {
         const snapshot: string = (await trx.raw(`SELECT pg_export_snapshot() AS s`)).rows[0].s;
         const [, facts] = await Promise.all([
-          tool("pg_dump", ["--format=custom", "--no-owner", "--no-privileges", `--snapshot=${snapshot}`, `--file=${file}`, `--dbname=${url}`]),
+          tool("pg_dump", ["--format=custom", "--no-owner", "--no-privileges", `--snapshot=${snapshot}`, `--file=${file}`], url),
           (async () => {
             const info = (await trx.raw(`SELECT current_setting('server_version') AS v, current_database() AS d`)).rows[0];
             const hasMigrations = (await trx.raw(`SELECT to_regclass('public.knex_migrations') IS NOT NULL AS t`)).rows[0].t;
@@ -138,7 +148,7 @@ export async function restorePostgres(url: string, file: string, { replace = fal
       await db.destroy();
     }
   }
-  await tool("pg_restore", ["--no-owner", "--no-privileges", "--exit-on-error", "--single-transaction", `--dbname=${url}`, file]);
+  await tool("pg_restore", ["--no-owner", "--no-privileges", "--exit-on-error", "--single-transaction", file], url);
 }
 
 /** Rows per table after a restore, to print beside the manifest's. */
