@@ -9,7 +9,7 @@ declare module "s3rver" {
       silent?: boolean;
       directory: string;
       resetOnClose?: boolean;
-      configureBuckets?: { name: string }[];
+      configureBuckets?: { name: string; configs?: (string | Buffer)[] }[];
     });
     run(): Promise<AddressInfo>;
     close(): Promise<void>;
