@@ -2,8 +2,9 @@
  * Takes a backup of Postgres, ClickHouse and the stored files (ADR 058).
  *   npm run backup [-- --to <dir> | --to s3://bucket/prefix]
  * Without --to, into BACKUP_DIR (default .data/backups). Each backup is a folder of its own, named by its time,
- * with manifest.json listing every part's size and sha256. Reads DATABASE_URL, CLICKHOUSE_* and UPLOAD_DIR as the
- * app does; a bucket is reached through S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY.
+ * with manifest.json listing every part's size and sha256. Reads DATABASE_URL, CLICKHOUSE_* and the file store
+ * (UPLOAD_DIR or S3_BUCKET, ADR 056) as the app does; a backups bucket is reached through BACKUP_S3_* (falling
+ * back to S3_*; scripts/lib/backup/target.ts).
  */
 import path from "node:path";
 import { parseArgs } from "node:util";

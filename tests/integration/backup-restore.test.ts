@@ -219,7 +219,12 @@ describe("through an S3 bucket", () => {
       configureBuckets: [{ name: "soko-backups", configs: [] }],
     });
     const { port } = await s3.run();
-    s3Env = { S3_ENDPOINT: `http://127.0.0.1:${port}`, S3_REGION: "us-east-1", S3_ACCESS_KEY_ID: "S3RVER", S3_SECRET_ACCESS_KEY: "S3RVER" };
+    s3Env = {
+      BACKUP_S3_ENDPOINT: `http://127.0.0.1:${port}`,
+      BACKUP_S3_REGION: "us-east-1",
+      BACKUP_S3_ACCESS_KEY_ID: "S3RVER",
+      BACKUP_S3_SECRET_ACCESS_KEY: "S3RVER",
+    };
   });
   afterAll(async () => {
     await s3?.close();

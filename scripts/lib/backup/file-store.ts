@@ -1,13 +1,11 @@
 /**
- * Where a backup reads the stored files from and a restore writes them to: one small object, so that moving
- * the files behind another store (object storage) changes this module only. Today it is the local upload
- * directory (UPLOAD_DIR), its files keyed by their path inside it (`order-files/<uuid>`, `<uuid>-thumb.webp`).
+ * Where a backup reads the stored files from and a restore writes them to: the app's file store (ADR 056), the
+ * upload directory or the S3 bucket this environment is configured with, its files keyed as the store keys them
+ * (`order-files/<uuid>`, `<uuid>-thumb.webp`). The backup needs only three calls of it, kept as one small object.
  */
-import fs from "node:fs";
-import path from "node:path";
+import { buffer } from "node:stream/consumers";
 import type { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import { uploadDir } from "~/server/files/storage.server";
+import { fileStore, typeOfKey, type FileStore as AppFileStore } from "~/server/files/file-store.server";
 import { safeRelative } from "./manifest";
 
 export type FileStore = {
@@ -18,38 +16,25 @@ export type FileStore = {
   write(key: string, body: Readable): Promise<void>;
 };
 
-/** The files of a directory; names starting with "." are writes in progress (temporary names) and left out. */
-export function localFileStore(dir: string): FileStore {
-  async function* walk(rel: string): AsyncIterable<{ key: string; size: number }> {
-    const entries = await fs.promises.readdir(path.join(dir, rel), { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT") return [];
-      throw error;
-    });
-    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-      if (entry.name.startsWith(".")) continue;
-      const key = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) yield* walk(key);
-      else if (entry.isFile()) {
-        const stat = await fs.promises.stat(path.join(dir, key)).catch(() => null);
-        if (stat) yield { key, size: stat.size };
-      }
-    }
-  }
+/** A backup's view of one of the app's stores. */
+export function backupFileStore(store: AppFileStore): FileStore {
   return {
-    list: () => walk(""),
-    read: async (key) => fs.createReadStream(path.join(dir, safeRelative(key))),
+    async *list() {
+      for await (const { key, size } of store.list("")) yield { key, size };
+    },
+    async read(key) {
+      const stored = await store.get(safeRelative(key));
+      if (!stored) throw new Error(`stored file ${key} is gone`);
+      return stored.body;
+    },
     async write(key, body) {
-      const file = path.join(dir, safeRelative(key));
-      await fs.promises.mkdir(path.dirname(file), { recursive: true });
-      // Through a temporary name, so a reader never meets half a file.
-      const partial = path.join(path.dirname(file), `.restoring-${path.basename(file)}`);
-      await pipeline(body, fs.createWriteStream(partial));
-      await fs.promises.rename(partial, file);
+      // Whole in memory first: a stored file is at most a few megabytes, and S3 wants the length before the bytes.
+      await store.put(safeRelative(key), await buffer(body), { contentType: typeOfKey(key) });
     },
   };
 }
 
 /** The store this environment keeps its files in. */
 export function configuredFileStore(): FileStore {
-  return localFileStore(uploadDir());
+  return backupFileStore(fileStore());
 }

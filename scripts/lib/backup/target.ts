@@ -21,18 +21,23 @@ export function parseLocation(to: string): Location {
   return { kind: "dir", dir: path.resolve(to) };
 }
 
-/** The client for S3_ENDPOINT (path-style, as MinIO and most compatible stores want) or AWS itself. */
+/**
+ * The client for the backups' bucket: BACKUP_S3_ENDPOINT, BACKUP_S3_REGION, BACKUP_S3_ACCESS_KEY_ID and
+ * BACKUP_S3_SECRET_ACCESS_KEY, each falling back to the file store's S3_* (ADR 056) when unset, so backups may
+ * go to another provider or account than the files (they should: a backup beside what it backs up is lost with
+ * it). Path-style, as MinIO and most compatible stores want; AWS itself without an endpoint.
+ */
 export function s3Client(env: NodeJS.ProcessEnv = process.env) {
-  const keys =
-    env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY ? { credentials: { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY } } : {};
+  const setting = (name: string) => env[`BACKUP_${name}`] || env[name];
+  const [accessKeyId, secretAccessKey, endpoint] = [setting("S3_ACCESS_KEY_ID"), setting("S3_SECRET_ACCESS_KEY"), setting("S3_ENDPOINT")];
   return new S3Client({
-    region: env.S3_REGION || "us-east-1",
+    region: setting("S3_REGION") || "us-east-1",
     // Checksums only where S3 requires them: the SDK's default (aws-chunked uploads with trailing checksums)
     // is not understood by every S3-compatible store.
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
-    ...(env.S3_ENDPOINT ? { endpoint: env.S3_ENDPOINT, forcePathStyle: true } : {}),
-    ...keys,
+    ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
+    ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey } } : {}),
   });
 }
 
