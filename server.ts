@@ -5,6 +5,7 @@
  */
 // The environment is checked before anything else runs; a bad one stops here with every problem listed.
 import { env } from "./app/server/checked-env.server";
+import cluster from "node:cluster";
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,6 +25,9 @@ import { bodyLimits } from "./app/server/body-limit.server";
 import { closeDb, getDb } from "./app/server/db.server";
 import { isSameOrigin, refuseMisdirected, requestOrigin, serverBuildForSite, siteOfHostname, type TrustProxy } from "./app/server/host.server";
 import { isLocalRequest } from "./app/server/local-request.server";
+import { log } from "./app/server/log.server";
+import { startMetricsServer } from "./app/server/metrics.server";
+import { observeRequests, withRouteNames } from "./app/server/request-log.server";
 import { maskUrlCredentials } from "./app/utils/mask-url";
 import { closePageDrops } from "./app/server/page-cache.server";
 import { closeTokenDrops, listenForTokenDrops } from "./app/server/token-cache.server";
@@ -48,7 +52,8 @@ const speed = installSpeedPatches({ on: env.SPEED_PATCHES === "on" });
 const app = express();
 // Tracking posts to the exact /api/v1/analytics/<name> paths are answered before Express (ADR 021); a host
 // name we do not serve is answered 421 before either, and before socket.io (ADR 029).
-const httpServer = refuseMisdirected(http.createServer(trackingFirst(app)));
+// Every request gets an id and a log line at its end (ADR 057).
+const httpServer = refuseMisdirected(http.createServer(observeRequests(trackingFirst(app))));
 app.disable("x-powered-by");
 // Query strings are parsed by Remix loaders from the URL; Express gets the flat parser only, so
 // `?q[]=a&q[b]=c` never becomes a nested object anywhere.
@@ -146,7 +151,7 @@ app.get("/healthz", async (_req, res) => {
     const message = maskUrlCredentials((error as Error).message);
     if (Date.now() - healthLoggedAt >= 10_000) {
       healthLoggedAt = Date.now();
-      console.error(`[web] health check failed: ${message}`);
+      log.error(`[web] health check failed: ${message}`);
     }
     res.status(503).json({ ok: false, error: env.NODE_ENV === "development" ? message : "unavailable" });
   }
@@ -159,7 +164,8 @@ let closeVite: (() => Promise<void>) | undefined;
 if (isProduction) {
   // /assets is served above, before the page headers; the build's other files (the icons) with them.
   app.use(builtFiles(path.join(buildDir, "client")));
-  const build = (await import(path.join(buildDir, "server", "index.js"))) as ServerBuild;
+  // Each route's loader and action name the request's route for its log line (ADR 057).
+  const build = withRouteNames((await import(path.join(buildDir, "server", "index.js"))) as ServerBuild);
   productionBuild = build;
   getBuild = async () => build;
 } else {
@@ -168,7 +174,7 @@ if (isProduction) {
     server: { middlewareMode: true, hmr: { server: httpServer } },
   });
   app.use(viteServer.middlewares);
-  getBuild = () => viteServer.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>;
+  getBuild = async () => withRouteNames((await viteServer.ssrLoadModule("virtual:remix/server-build")) as ServerBuild);
   closeVite = () => viteServer.close();
 }
 app.use(publicFiles(path.join(root, "public")));
@@ -225,7 +231,7 @@ app.all("*", (req, res, next) => {
 });
 
 const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
-  console.error(error);
+  log.error({ err: error }, "[web] request failed");
   if (res.headersSent) return res.end();
   sendPlainWords(req, res, 500, "ops.request.serverError");
 };
@@ -248,8 +254,10 @@ const chat = attachChat(io);
 // laptop's marketplace (and its /dev/outbox) is not served to the whole café's Wi-Fi.
 httpServer.listen(env.PORT, env.HOST, () => {
   const where = env.HOST ? `address ${env.HOST}` : "every interface";
-  console.log(`[web] listening on http://localhost:${env.PORT} (${where}, ${mode})`);
+  log.info(`[web] listening on http://localhost:${env.PORT} (${where}, ${mode})`);
 });
+// Metrics on their own port (ADR 057); a cluster's primary serves its children's instead.
+const metricsServer = cluster.isPrimary ? await startMetricsServer({ port: env.METRICS_PORT, host: env.METRICS_HOST }) : null;
 
 onShutdown("web", async () => {
   // Stop accepting requests, let in-flight ones finish, then close what they were using.
@@ -259,5 +267,15 @@ onShutdown("web", async () => {
   });
   // Queued page views of the last requests are written before the queue's connection closes.
   await closeIngest();
-  await Promise.allSettled([closePageDrops(), closeTokenDrops(), closeVite?.(), closeDb(), closeRedis(), closeLimitRedis(), closeClickHouse(), chat.close()]);
+  await Promise.allSettled([
+    metricsServer?.close(),
+    closePageDrops(),
+    closeTokenDrops(),
+    closeVite?.(),
+    closeDb(),
+    closeRedis(),
+    closeLimitRedis(),
+    closeClickHouse(),
+    chat.close(),
+  ]);
 });

@@ -6,15 +6,28 @@
  */
 // The environment is checked before anything else runs; a bad one stops here with every problem listed.
 import { env } from "../app/server/checked-env.server";
+import cluster from "node:cluster";
 import { maskUrlCredentials } from "../app/utils/mask-url";
 import { onShutdown } from "../app/server/process.server";
 import { startWorker } from "./worker.server";
+import { log } from "../app/server/log.server";
+import { startMetricsServer } from "../app/server/metrics.server";
 
 const starting = startWorker(env).catch((error: Error) => {
-  console.error(maskUrlCredentials(`[worker] could not start: ${error.message}`));
+  log.error(maskUrlCredentials(`[worker] could not start: ${error.message}`));
   process.exit(1);
 });
 
 // Listening for SIGTERM from the first moment: a stop that comes while the worker is still connecting waits
 // for it to be up, then closes it like any other stop (rather than Node's default: exit 143 at once).
-onShutdown("worker", async () => (await starting).close(), { forceAfterMs: 15_000 });
+// Metrics on their own port (ADR 057); a cluster's primary serves its children's instead.
+const metrics = cluster.isPrimary ? startMetricsServer({ port: env.WORKER_METRICS_PORT, host: env.METRICS_HOST }) : Promise.resolve(null);
+
+onShutdown(
+  "worker",
+  async () => {
+    await (await starting).close();
+    await (await metrics)?.close();
+  },
+  { forceAfterMs: 15_000 },
+);

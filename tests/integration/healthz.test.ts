@@ -10,7 +10,7 @@ describe("/healthz when the database is gone (production)", () => {
   beforeAll(async () => {
     t = await createTestDatabase();
     server = await startTestServer({ DATABASE_URL: t.url });
-    server.child.stderr?.on("data", (d) => (output += d));
+    server.child.stdout?.on("data", (d) => (output += d));
     // The database disappears under the running server (WITH FORCE ends its connections).
     await t.drop();
   });
