@@ -3,6 +3,7 @@
  * watches, and the server that shows them at /metrics on a port of its own, never the public one. Labels come
  * from fixed sets (route patterns, provider names, outcomes), so no visitor's input can grow a series.
  */
+import cluster from "node:cluster";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import client from "prom-client";
@@ -11,6 +12,12 @@ import { log } from "./log.server";
 const register = client.register;
 // Event-loop lag, memory, heap, GC and file descriptors (prom-client's own set), once per process.
 if (!register.getSingleMetric("process_cpu_seconds_total")) client.collectDefaultMetrics({ register });
+// A cluster's child answers its primary's requests for its figures (prom-client listens for them once an
+// AggregatorRegistry exists in the process); the primary sums them (startMetricsServer with `cluster`).
+if (cluster.isWorker) new client.AggregatorRegistry();
+
+// The gauges every worker measures alike (from the database and Redis) are the max across a cluster's children,
+// not their sum (aggregator "max"); counters, histograms and the socket and pool gauges are summed.
 
 /** A metric made once per process even if this module is loaded twice (Vite's dev server reloads modules). */
 function once<T extends client.Metric>(name: string, make: () => T): T {
@@ -65,12 +72,22 @@ export const ingestEvents = once(
 
 export const ingestLag = once(
   "soko_ingest_lag_seconds",
-  () => new client.Gauge({ name: "soko_ingest_lag_seconds", help: "Age of the oldest analytics event not yet stored (0 when the stream is drained)" }),
+  () =>
+    new client.Gauge({
+      aggregator: "max",
+      name: "soko_ingest_lag_seconds",
+      help: "Age of the oldest analytics event not yet stored (0 when the stream is drained)",
+    }),
 );
 
 export const ingestPending = once(
-  "soko_ingest_pending_events",
-  () => new client.Gauge({ name: "soko_ingest_pending_events", help: "Analytics events in the stream not yet stored" }),
+  "soko_ingest_pending_entries",
+  () =>
+    new client.Gauge({
+      aggregator: "max",
+      name: "soko_ingest_pending_entries",
+      help: "Entries (a request's events each) in the analytics stream not yet stored",
+    }),
 );
 
 export const jobRuns = once(
@@ -120,6 +137,7 @@ export const paymentsStuck = once(
   "soko_payments_stuck",
   () =>
     new client.Gauge({
+      aggregator: "max",
       name: "soko_payments_stuck",
       help: "Payments and payouts pending for longer than 15 minutes, by kind (measured by the worker each minute)",
       labelNames: ["kind"] as const,
@@ -130,6 +148,7 @@ export const queueDepth = once(
   "soko_queue_depth",
   () =>
     new client.Gauge({
+      aggregator: "max",
       name: "soko_queue_depth",
       help: "Work waiting, by queue (effects, mail_outbox, bullmq) (measured by the worker each minute)",
       labelNames: ["queue"] as const,
