@@ -112,8 +112,8 @@ export const providerCalls = once(
   () =>
     new client.Counter({
       name: "soko_provider_calls_total",
-      help: "Calls to payment providers, by kind (payment, payout), provider and outcome (ok, refused, failed)",
-      labelNames: ["kind", "provider", "outcome"] as const,
+      help: "Calls to payment providers, by kind (payment, payout), call (request, status), provider and outcome (ok, refused, failed)",
+      labelNames: ["kind", "call", "provider", "outcome"] as const,
     }),
 );
 
