@@ -31,23 +31,29 @@ const lines = (): Line[] =>
 const requestLine = (reqId: string) => lines().find((l) => l.msg === "request" && l.reqId === reqId);
 
 /** A request with the headers we choose (fetch refuses to send Cookie); the answer's status, headers and body. */
-function send(path: string, { method = "GET", headers = {}, form }: { method?: string; headers?: Record<string, string>; form?: Record<string, string> } = {}) {
+function send(
+  path: string,
+  {
+    method = "GET",
+    headers = {},
+    form,
+    admin = false,
+  }: { method?: string; headers?: Record<string, string>; form?: Record<string, string>; admin?: boolean } = {},
+) {
+  const host = `${admin ? "admin." : ""}localhost:${server.port}`;
   const body = form ? Buffer.from(new URLSearchParams(form).toString()) : undefined;
   const all: Record<string, string> = { ...headers };
   if (body) {
     all["Content-Type"] = "application/x-www-form-urlencoded";
     all["Content-Length"] = String(body.length);
-    all.Origin = server.baseUrl;
+    all.Origin = `http://${host}`;
   }
   return new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }>((resolve, reject) => {
-    const req = http.request(
-      { host: "127.0.0.1", port: server.port, path, method: body ? "POST" : method, headers: { Host: `localhost:${server.port}`, ...all } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString() }));
-      },
-    );
+    const req = http.request({ host: "127.0.0.1", port: server.port, path, method: body ? "POST" : method, headers: { Host: host, ...all } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString() }));
+    });
     req.on("error", reject);
     req.end(body);
   });
@@ -142,6 +148,21 @@ describe("the request id", () => {
       await worker?.stop();
     }
   }, 60_000);
+});
+
+describe("the request id of an admin's request", () => {
+  it("is on the audit row its operation wrote", async () => {
+    const admin = await createUser(t.db, { email: "logs.admin@example.ug", role: "admin" });
+    const session = await createSession(t.db, admin.id);
+    const res = await send("/categories", {
+      admin: true,
+      headers: { Cookie: `soko_session=${session}`, "X-Request-Id": "audit-0001" },
+      form: { intent: "add", name: "Logged work" },
+    });
+    expect(res.status).toBe(303);
+    expect(await t.db("admin_audit_log").where({ admin_id: admin.id }).pluck("request_id")).toEqual(["audit-0001"]);
+    await expect.poll(() => requestLine("audit-0001"), { timeout: 5_000 }).toMatchObject({ method: "POST", status: 303, actor: admin.id });
+  });
 });
 
 describe("metrics", () => {
