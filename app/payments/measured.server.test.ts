@@ -20,7 +20,7 @@ function fakeProvider(): PaymentProvider {
 
 const count = async (labels: Record<string, string>) => {
   const metric = await providerCalls.get();
-  return metric.values.find((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value))?.value ?? 0;
+  return metric.values.find((v) => Object.entries(labels).every(([k, value]) => (v.labels as Record<string, unknown>)[k] === value))?.value ?? 0;
 };
 
 describe("a measured payment provider", () => {
