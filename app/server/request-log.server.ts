@@ -26,16 +26,25 @@ function fallbackRoute(req: IncomingMessage & { route?: { path?: unknown }; base
   return "other";
 }
 
-/** Wraps the server's request listener: every request runs in its own context and is logged and measured at its end. */
+/**
+ * Wraps the server's request listener: every request runs in its own context and is logged and measured at its
+ * end. A tracking post (thousands a second, ADR 021) writes no row and queues no effect: it gets its id and is
+ * measured, and enters no context (nothing under it would read one).
+ */
 export function observeRequests(listener: RequestListener): RequestListener {
   return (req, res) => {
     const started = performance.now();
     const context: RequestContext = { requestId: requestIdOf(req.headers["x-request-id"]) };
     res.setHeader("X-Request-Id", context.requestId);
     res.once("close", () => finished(req, res, context, started));
-    runWithRequest(context, () => listener(req, res));
+    if (req.method === "POST" && req.url?.startsWith(TRACKING_PREFIX)) {
+      context.route = TRACKING_ROUTE;
+      listener(req, res);
+    } else runWithRequest(context, () => listener(req, res));
   };
 }
+
+const TRACKING_PREFIX = "/api/v1/analytics/";
 
 function finished(req: IncomingMessage, res: ServerResponse, context: RequestContext, started: number) {
   const ms = performance.now() - started;
