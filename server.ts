@@ -256,8 +256,8 @@ httpServer.listen(env.PORT, env.HOST, () => {
   const where = env.HOST ? `address ${env.HOST}` : "every interface";
   log.info(`[web] listening on http://localhost:${env.PORT} (${where}, ${mode})`);
 });
-// Metrics on their own port (ADR 057); a cluster's primary serves its children's instead.
-const metricsServer = cluster.isPrimary ? await startMetricsServer({ port: env.METRICS_PORT, host: env.METRICS_HOST }) : null;
+// Metrics on their own port (ADR 057; it holds no process open); a cluster's primary serves its children's instead.
+if (cluster.isPrimary) await startMetricsServer({ port: env.METRICS_PORT, host: env.METRICS_HOST });
 
 onShutdown("web", async () => {
   // Stop accepting requests, let in-flight ones finish, then close what they were using.
@@ -267,15 +267,5 @@ onShutdown("web", async () => {
   });
   // Queued page views of the last requests are written before the queue's connection closes.
   await closeIngest();
-  await Promise.allSettled([
-    metricsServer?.close(),
-    closePageDrops(),
-    closeTokenDrops(),
-    closeVite?.(),
-    closeDb(),
-    closeRedis(),
-    closeLimitRedis(),
-    closeClickHouse(),
-    chat.close(),
-  ]);
+  await Promise.allSettled([closePageDrops(), closeTokenDrops(), closeVite?.(), closeDb(), closeRedis(), closeLimitRedis(), closeClickHouse(), chat.close()]);
 });

@@ -20,14 +20,7 @@ const starting = startWorker(env).catch((error: Error) => {
 
 // Listening for SIGTERM from the first moment: a stop that comes while the worker is still connecting waits
 // for it to be up, then closes it like any other stop (rather than Node's default: exit 143 at once).
-// Metrics on their own port (ADR 057); a cluster's primary serves its children's instead.
-const metrics = cluster.isPrimary ? startMetricsServer({ port: env.WORKER_METRICS_PORT, host: env.METRICS_HOST }) : Promise.resolve(null);
+onShutdown("worker", async () => (await starting).close(), { forceAfterMs: 15_000 });
 
-onShutdown(
-  "worker",
-  async () => {
-    await (await starting).close();
-    await (await metrics)?.close();
-  },
-  { forceAfterMs: 15_000 },
-);
+// Metrics on their own port (ADR 057; it holds no process open); a cluster's primary serves its children's instead.
+if (cluster.isPrimary) void startMetricsServer({ port: env.WORKER_METRICS_PORT, host: env.METRICS_HOST });

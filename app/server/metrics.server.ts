@@ -178,11 +178,6 @@ export function watchDbPool(db: unknown): void {
   };
 }
 
-/** An outcome for a label: one of a fixed set, whatever a caller passes. */
-export function outcomeOf(ok: boolean | "refused"): "ok" | "refused" | "failed" {
-  return ok === "refused" ? "refused" : ok ? "ok" : "failed";
-}
-
 export type MetricsServer = { port: number; close: () => Promise<void> };
 
 /**

@@ -132,7 +132,14 @@ describe("the request id", () => {
     const env = getEnv();
     let worker: Child | undefined;
     try {
-      worker = await startProcess("worker", { DATABASE_URL: t.url, REDIS_URL: env.REDIS_URL, CLICKHOUSE_URL: env.CLICKHOUSE_URL, QUEUE_PREFIX: queuePrefix });
+      const workerMetricsPort = await freePort();
+      worker = await startProcess("worker", {
+        DATABASE_URL: t.url,
+        REDIS_URL: env.REDIS_URL,
+        CLICKHOUSE_URL: env.CLICKHOUSE_URL,
+        QUEUE_PREFIX: queuePrefix,
+        WORKER_METRICS_PORT: String(workerMetricsPort),
+      });
       // Every line about this effect (a first attempt may fail while the worker's Redis connects, and is retried).
       const lines = () =>
         worker!
@@ -144,6 +151,12 @@ describe("the request id", () => {
       await waitUntil(worker, () => lines().some((l) => l.outcome === "ok"), "the effect's log line", 30_000);
       expect(lines().find((l) => l.outcome === "ok")).toMatchObject({ job: "effect:conversion", level: "info", ms: expect.any(Number) });
       for (const line of lines()) expect(line.reqId).toBe("join-0001");
+
+      // The worker's own metrics port counts the run, and shows the gauges it measures.
+      const metrics = await (await fetch(`http://127.0.0.1:${workerMetricsPort}/metrics`)).text();
+      expect(metrics).toMatch(/soko_job_runs_total\{job="effect:conversion",outcome="ok"\} 1/);
+      expect(metrics).toMatch(/soko_queue_depth\{queue="effects"\} \d/);
+      expect(metrics).toMatch(/soko_payments_stuck\{kind="payment"\} 0/);
     } finally {
       await worker?.stop();
     }
