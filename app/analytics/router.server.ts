@@ -31,7 +31,6 @@ import { actorOf, sessionTokenOf, type Credentials } from "~/server/auth.server"
 import { isSameOrigin, requestOrigin, type TrustProxy } from "~/server/host.server";
 import { log } from "~/server/log.server";
 import { rateLimitRefusals } from "~/server/metrics.server";
-import { noteRoute } from "~/server/request-context.server";
 
 type Json = Record<string, unknown>;
 
@@ -320,7 +319,7 @@ const TRACKING_PATH = /^\/api\/v1\/analytics\/([a-z-]{1,32})$/;
  * answers those the same way). The client's address is what Express's req.ip says, by the app's own
  * `trust proxy` setting.
  */
-/** The tracking endpoints' route in logs and metrics (ADR 057): one name whatever the endpoint. */
+/** The tracking endpoints' route in logs and metrics (ADR 057, app/server/request-log.server.ts): one name whatever the endpoint. */
 export const TRACKING_ROUTE = "POST /api/v1/analytics/:name";
 
 export function trackingFirst(app: Express): RequestListener {
@@ -328,7 +327,6 @@ export function trackingFirst(app: Express): RequestListener {
   return (req, res) => {
     const name = req.method === "POST" ? TRACKING_PATH.exec(req.url ?? "")?.[1] : undefined;
     if (name === undefined) return app(req, res);
-    noteRoute(TRACKING_ROUTE);
     const ip = (ipGetter.call({ app, headers: req.headers, socket: req.socket, connection: req.socket }) as string | undefined) ?? "";
     answer(req, res, name, ip || (req.socket.remoteAddress ?? ""), app.get("trust proxy fn") as TrustProxy);
   };

@@ -117,6 +117,19 @@ describe("a request's log line", () => {
   });
 });
 
+describe("a tracking request", () => {
+  it("gets its id and is counted under one route, but has no log line unless it fails on our side", async () => {
+    const res = await send("/api/v1/analytics/action", { method: "POST", headers: { "X-Request-Id": "track-0001", "Content-Type": "application/json" } });
+    expect(res.status).toBeLessThan(500);
+    expect(res.headers["x-request-id"]).toBe("track-0001");
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(metrics).toMatch(
+      new RegExp(`soko_http_request_duration_seconds_count\\{method="POST",route="POST /api/v1/analytics/:name",status="${res.status}"\\} 1`),
+    );
+    expect(requestLine("track-0001")).toBeUndefined();
+  });
+});
+
 describe("the request id", () => {
   it("is on the activity row and the effect the request wrote, and on the worker's line for carrying out that effect", async () => {
     const res = await send("/register", {
