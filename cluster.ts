@@ -8,6 +8,8 @@
 import { env } from "./app/server/checked-env.server";
 import { fileURLToPath } from "node:url";
 import { startPrimary } from "./app/server/cluster/primary.server";
+import { log } from "./app/server/log.server";
+import { startMetricsServer } from "./app/server/metrics.server";
 
 const name = process.argv[2];
 if (name !== "web" && name !== "worker") {
@@ -23,7 +25,11 @@ startPrimary({
   exec,
   execArgv: process.execArgv,
   listen: name === "web" ? { port: env.PORT, host: env.HOST } : undefined,
-}).catch((error: Error) => {
-  console.error(`[${name} primary] could not start: ${error.message}`);
-  process.exit(1);
-});
+  log: (line) => log.info(`[${name} primary] ${line}`),
+})
+  // The children's metrics, summed, on the port one process alone would serve them on (ADR 057).
+  .then(() => startMetricsServer({ port: name === "web" ? env.METRICS_PORT : env.WORKER_METRICS_PORT, host: env.METRICS_HOST, cluster: true }))
+  .catch((error: Error) => {
+    log.error(`[${name} primary] could not start: ${error.message}`);
+    process.exit(1);
+  });

@@ -27,6 +27,9 @@ import { takeStickyConnections } from "./app/server/cluster/sticky.server";
 import { closeDb, getDb } from "./app/server/db.server";
 import { isSameOrigin, refuseMisdirected, requestOrigin, serverBuildForSite, siteOfHostname, type TrustProxy } from "./app/server/host.server";
 import { isLocalRequest } from "./app/server/local-request.server";
+import { log } from "./app/server/log.server";
+import { startMetricsServer } from "./app/server/metrics.server";
+import { observeRequests, withRouteNames } from "./app/server/request-log.server";
 import { maskUrlCredentials } from "./app/utils/mask-url";
 import { closePageDrops } from "./app/server/page-cache.server";
 import { closeTokenDrops, listenForTokenDrops } from "./app/server/token-cache.server";
@@ -51,7 +54,8 @@ const speed = installSpeedPatches({ on: env.SPEED_PATCHES === "on" });
 const app = express();
 // Tracking posts to the exact /api/v1/analytics/<name> paths are answered before Express (ADR 021); a host
 // name we do not serve is answered 421 before either, and before socket.io (ADR 029).
-const httpServer = refuseMisdirected(http.createServer(trackingFirst(app)));
+// Every request gets an id and a log line at its end (ADR 057).
+const httpServer = refuseMisdirected(http.createServer(observeRequests(trackingFirst(app))));
 // Starting, ready or draining (ADR 059): /readyz says which, and a draining process closes each connection
 // after its response.
 const life = lifecycle(httpServer);
@@ -162,7 +166,7 @@ app.get("/readyz", async (_req, res) => {
     const message = maskUrlCredentials((error as Error).message);
     if (Date.now() - readyLoggedAt >= 10_000) {
       readyLoggedAt = Date.now();
-      console.error(`[web] readiness check failed: ${message}`);
+      log.error(`[web] readiness check failed: ${message}`);
     }
     res.status(503).json({ ok: false, error: env.NODE_ENV === "development" ? message : "unavailable" });
   }
@@ -175,7 +179,8 @@ let closeVite: (() => Promise<void>) | undefined;
 if (isProduction) {
   // /assets is served above, before the page headers; the build's other files (the icons) with them.
   app.use(builtFiles(path.join(buildDir, "client")));
-  const build = (await import(path.join(buildDir, "server", "index.js"))) as ServerBuild;
+  // Each route's loader and action name the request's route for its log line (ADR 057).
+  const build = withRouteNames((await import(path.join(buildDir, "server", "index.js"))) as ServerBuild);
   productionBuild = build;
   getBuild = async () => build;
 } else {
@@ -184,7 +189,7 @@ if (isProduction) {
     server: { middlewareMode: true, hmr: { server: httpServer } },
   });
   app.use(viteServer.middlewares);
-  getBuild = () => viteServer.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>;
+  getBuild = async () => withRouteNames((await viteServer.ssrLoadModule("virtual:remix/server-build")) as ServerBuild);
   closeVite = () => viteServer.close();
 }
 app.use(publicFiles(path.join(root, "public")));
@@ -241,7 +246,7 @@ app.all("*", (req, res, next) => {
 });
 
 const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
-  console.error(error);
+  log.error({ err: error }, "[web] request failed");
   if (res.headersSent) return res.end();
   sendPlainWords(req, res, 500, "ops.request.serverError");
 };
@@ -271,10 +276,12 @@ if (inCluster) {
 } else {
   httpServer.listen(env.PORT, env.HOST, () => {
     const where = env.HOST ? `address ${env.HOST}` : "every interface";
-    console.log(`[web] listening on http://localhost:${env.PORT} (${where}, ${mode})`);
+    log.info(`[web] listening on http://localhost:${env.PORT} (${where}, ${mode})`);
     life.ready();
   });
 }
+// Metrics on their own port (ADR 057; it holds no process open); a cluster's primary serves its children's instead.
+if (cluster.isPrimary) await startMetricsServer({ port: env.METRICS_PORT, host: env.METRICS_HOST });
 
 onShutdown(
   "web",

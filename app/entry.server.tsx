@@ -8,6 +8,7 @@ import { messagesFor } from "~/i18n/catalog.server";
 import { requestLocale } from "~/i18n/locale.server";
 import type { Locale } from "~/i18n/locales";
 import { FallbackWords, type Fallback } from "~/i18n/react";
+import { log } from "~/server/log.server";
 
 const ABORT_DELAY_MS = 5_000;
 
@@ -79,7 +80,7 @@ async function renderDocument(element: React.ReactElement, nonce: string): Promi
       signal: controller.signal,
       onError(error: unknown) {
         failed = true;
-        console.error(error);
+        log.error({ err: error }, "[web] render failed");
       },
     });
     await stream.allReady;

@@ -23,6 +23,8 @@ export function startEnv(source: Record<string, string | undefined>, { dev = fal
     // This machine only, unless HOST says otherwise (HOST=0.0.0.0 to show the site to another device):
     // the demo accounts, and the outbox page's reset links, are not for the rest of the network.
     HOST: source.HOST ?? "127.0.0.1",
+    // `--dev`: log lines for a person to read (pino-pretty); JSON lines otherwise (ADR 057).
+    ...(dev ? { LOG_FORMAT: source.LOG_FORMAT ?? "pretty" } : {}),
     // The embedded services are a local machine, never production: serve over http, show demo data, and
     // show the mails the site "sent" (password-reset links) at /dev/outbox to this machine's browser,
     // while no SMTP server is set.

@@ -5,6 +5,8 @@
  * resolves.
  */
 import { setTimeout as sleep } from "node:timers/promises";
+import { log } from "../app/server/log.server";
+import { jobDuration, jobRuns } from "../app/server/metrics.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
 
 export type Drain = { close: () => Promise<void> };
@@ -21,11 +23,21 @@ export function startDrain(
     let failedLooks = 0;
     while (!closing.signal.aborted) {
       let found = 0;
+      const started = performance.now();
       try {
         found = await round();
         failedLooks = 0;
+        // A round that took rows is a job run (ADR 057): one line and its metrics; an empty look is neither.
+        if (found > 0) {
+          const ms = performance.now() - started;
+          jobRuns.inc({ job: name, outcome: "ok" });
+          jobDuration.observe({ job: name }, ms / 1000);
+          log.info({ job: name, outcome: "ok", ms: Math.round(ms), counts: { taken: found } }, `[${name}] round done`);
+        }
       } catch (error) {
-        if (failedLooks++ % logEveryFailures === 0) console.error(`[${name}] ${maskUrlCredentials((error as Error).message)}`);
+        jobRuns.inc({ job: name, outcome: "failed" });
+        if (failedLooks++ % logEveryFailures === 0)
+          log.error({ job: name, outcome: "failed", err: error }, `[${name}] ${maskUrlCredentials((error as Error).message)}`);
       }
       // close() ends the wait at once.
       if (found === 0) await sleep(pollMs, undefined, { signal: closing.signal }).catch(() => undefined);

@@ -9,7 +9,7 @@ import type { Knex } from "knex";
 import { serverConversionEvent } from "../app/analytics/conversions.server";
 import { createIngest, type Ingest } from "../app/analytics/ingest.server";
 import { systemActor, type Effect } from "../app/operations/core.server";
-import { claimDueEffects, markEffectDone, markEffectFailed } from "../app/operations/effects.server";
+import { claimDueEffects, markEffectDone, markEffectFailed, type DueEffect } from "../app/operations/effects.server";
 import { mailUnreadMessages } from "../app/operations/messages.server";
 import { recomputeSellerLevel } from "../app/operations/seller-levels.server";
 import { notifySavedSellerGig } from "../app/operations/saved.server";
@@ -18,6 +18,9 @@ import { textUnreadMessage } from "../app/operations/sms-alerts.server";
 import { createSmsProvider } from "../app/sms/registry.server";
 import type { SmsProvider } from "../app/sms/provider.server";
 import { createDb } from "../app/server/db.server";
+import { log } from "../app/server/log.server";
+import { jobDuration, jobRuns } from "../app/server/metrics.server";
+import { runWithRequest } from "../app/server/request-context.server";
 import type { Env } from "../app/server/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
 import { fileStore } from "../app/server/files/file-store.server";
@@ -89,15 +92,26 @@ export function startEffects(env: Env, options: EffectsOptions = {}): EffectsRun
     options.smsProvider ?? createSmsProvider(env),
   );
 
-  async function carryOut({ id, effect, attempts }: { id: number; effect: Effect; attempts: number }) {
+  // Run in the context of the request that queued it: its log lines, and the rows and effects it writes in
+  // turn, carry that request's id (ADR 057). One log line per effect run, with its outcome.
+  async function carryOut({ id, effect, attempts }: DueEffect) {
+    const started = performance.now();
+    const job = `effect:${effect.kind}`;
+    const line = { job, effect: id, attempt: attempts };
     try {
       await (handle[effect.kind] as (e: Effect) => Promise<void>)(effect);
       await markEffectDone(actor, id, db);
+      const ms = performance.now() - started;
+      jobRuns.inc({ job, outcome: "ok" });
+      jobDuration.observe({ job }, ms / 1000);
+      log.info({ ...line, outcome: "ok", ms: Math.round(ms) }, `[effects] #${id} ${effect.kind} done`);
     } catch (error) {
       const message = maskUrlCredentials((error as Error).message);
       const retryInMs = retryDelay(attempts, { initialMs: retryInitialMs, maxMs: retryMaxMs, maxAttempts });
       await markEffectFailed(actor, id, { error: message, retryInMs }, db);
-      console.error(
+      jobRuns.inc({ job, outcome: "failed" });
+      log.error(
+        { ...line, outcome: "failed", ms: Math.round(performance.now() - started), err: error },
         `[effects] #${id} ${effect.kind} failed (attempt ${attempts}): ${message}; ${retryInMs === null ? "given up" : `retrying in ${Math.round(retryInMs / 1000)} s`}`,
       );
     }
@@ -106,7 +120,7 @@ export function startEffects(env: Env, options: EffectsOptions = {}): EffectsRun
   const drain = startDrain("effects", { pollMs, logEveryFailures: 60 }, async () => {
     const due = await claimDueEffects(actor, { limit: 20, leaseMs }, db);
     if (!due.ok) return 0;
-    for (const item of due.value) await carryOut(item);
+    for (const item of due.value) await (item.requestId ? runWithRequest({ requestId: item.requestId }, () => carryOut(item)) : carryOut(item));
     return due.value.length;
   });
 

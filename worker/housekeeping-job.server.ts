@@ -20,6 +20,7 @@ import { systemActor } from "../app/operations/core.server";
 import { diskStore, fileStore, type FileStore } from "../app/server/files/file-store.server";
 import { startScheduledJob } from "./scheduled.server";
 import { failureMessage } from "../app/content/operation-messages";
+import { log } from "../app/server/log.server";
 
 const actor = systemActor("housekeeping");
 const LABELS: Record<keyof HousekeepingResult, string> = {
@@ -66,7 +67,7 @@ export async function startHousekeeping(env: Env, redis: Redis, options: Houseke
       if (!done.ok) throw new Error(`${done.error}: ${failureMessage(done)}`);
       const result = done.value;
       const removed = (Object.keys(result) as (keyof HousekeepingResult)[]).filter((what) => result[what] > 0);
-      if (removed.length) console.log(`[housekeeping] removed ${removed.map((what) => `${result[what]} ${LABELS[what]}`).join(", ")}`);
+      if (removed.length) log.info(`[housekeeping] removed ${removed.map((what) => `${result[what]} ${LABELS[what]}`).join(", ")}`);
       return result;
     },
     onClose: async () => {

@@ -26,6 +26,8 @@ import { startCounters } from "./ingest-counters.server";
 import { createInserter, type InsertStats } from "./ingest-insert.server";
 import { rollupSourceTimes } from "./ingest-rows.server";
 import { createStreamConsumer, type ConsumerStats } from "./ingest-stream-consumer.server";
+import { log } from "../app/server/log.server";
+import { jobDuration, jobRuns } from "../app/server/metrics.server";
 
 export type IngestOptions = {
   /** Used for the stream's acknowledgements and claims and for the counters. Not closed by close(); the
@@ -78,7 +80,7 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
   const concurrency = options.concurrency ?? 500;
 
   // The GeoIP files are read now rather than by the first read (which waits for them, should this fail).
-  openPlaces().catch((error: Error) => console.error(`[ingest] GeoIP database: ${error.message}`));
+  openPlaces().catch((error: Error) => log.error(`[ingest] GeoIP database: ${error.message}`));
 
   const stats: IngestStats = {
     batches: 0,
@@ -106,18 +108,29 @@ export async function startIngest(env: Env, options: IngestOptions = {}): Promis
 
   /** A sealed batch: its rows in, the late days named, the counts, then its entries settled on the stream. */
   async function write(entries: Entry[]) {
+    const started = performance.now();
     try {
       const inserted = await insert(entries);
       // Events for hours the reports' builder may have built already: name their days for a rebuild.
       const written = entries.filter((e) => !e.failure).map((e) => e.rows);
       await markLate(redis, prefix, rollupSourceTimes(written)).catch((error: Error) =>
-        console.error(`[ingest] could not name late days for the reports' builder: ${error.message}`),
+        log.error(`[ingest] could not name late days for the reports' builder: ${error.message}`),
       );
       // Counted before the entries are acknowledged, so an acknowledged entry's events are always in the counters.
       await counters.count("inserted", inserted);
+      // One line per batch (ADR 057): the ingest's job run.
+      const ms = performance.now() - started;
+      const failed = entries.filter((e) => e.failure).length;
+      jobRuns.inc({ job: "ingest", outcome: failed ? "failed" : "ok" });
+      jobDuration.observe({ job: "ingest" }, ms / 1000);
+      log.info(
+        { job: "ingest", outcome: failed ? "failed" : "ok", ms: Math.round(ms), counts: { entries: entries.length, inserted, failedEntries: failed } },
+        "[ingest] batch written",
+      );
     } catch (error) {
       // Not expected (insert errors are handled there); dead-letter the entries visibly rather than hang them.
-      console.error(`[ingest] batch: ${(error as Error).message}`);
+      jobRuns.inc({ job: "ingest", outcome: "failed" });
+      log.error({ job: "ingest", outcome: "failed", err: error }, `[ingest] batch: ${(error as Error).message}`);
       for (const entry of entries) entry.failure ??= error as Error;
     }
     await stream.settle(entries);

@@ -7,6 +7,8 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import type { Redis } from "ioredis";
 import { clickHouseErrorMessage } from "../app/analytics/clickhouse-sql.server";
 import { countMinute, rollupPipelineMinutes } from "../app/analytics/pipeline-stats.server";
+import { log } from "../app/server/log.server";
+import { ingestEvents } from "../app/server/metrics.server";
 
 /** The Redis hash of the pipeline's lifetime counters (fields accepted, inserted, failed, dropped:<reason>). */
 export function analyticsCountersKey(prefix: string) {
@@ -32,7 +34,8 @@ export function startCounters(
 
   async function count(field: "inserted" | "failed", n: number) {
     if (n <= 0) return;
-    const failed = (error: Error) => console.error(`[ingest] could not count ${n} ${field}: ${error.message}`);
+    ingestEvents.inc({ stage: field === "inserted" ? "stored" : "failed" }, n);
+    const failed = (error: Error) => log.error(`[ingest] could not count ${n} ${field}: ${error.message}`);
     // The lifetime hash, and this minute's hash for the pipeline health screen (moved to ClickHouse by rollup).
     await Promise.all([redis.hincrby(countersKey, field, n).catch(failed), countMinute(redis, prefix, [[field, n]]).catch(failed)]);
   }
@@ -47,7 +50,7 @@ export function startCounters(
           // Nothing is lost: what was not moved stays in Redis for the next round.
           if (Date.now() - lastError < 60_000) return;
           lastError = Date.now();
-          console.error(`[ingest] could not move the pipeline counters to ClickHouse: ${clickHouseErrorMessage(error)}`);
+          log.error(`[ingest] could not move the pipeline counters to ClickHouse: ${clickHouseErrorMessage(error)}`);
         },
       )
       .finally(() => {

@@ -13,6 +13,7 @@ import { clickHouseErrorMessage, insertErrorKind } from "../app/analytics/clickh
 import { backoffDelay, type Backoff } from "../app/utils/backoff";
 import type { Entry } from "./ingest-batcher.server";
 import type { Row } from "./ingest-rows.server";
+import { log } from "../app/server/log.server";
 
 export type InsertStats = {
   /** Rows that ClickHouse accepted (the `inserted` counter). */
@@ -38,7 +39,7 @@ export function createInserter(clickhouse: ClickHouseClient, { retry, signal, st
       const rows = entries.flatMap((e) => e.rows.get(table) ?? []);
       try {
         await insertRows(table, rows);
-        if (failedInARow > 0) console.log(`[ingest] ClickHouse takes inserts again (after ${failedInARow} failures)`);
+        if (failedInARow > 0) log.info(`[ingest] ClickHouse takes inserts again (after ${failedInARow} failures)`);
         failedInARow = 0;
         stats.insertedRows += rows.length;
         for (const e of entries) e.open--;
@@ -50,9 +51,7 @@ export function createInserter(clickhouse: ClickHouseClient, { retry, signal, st
         failedInARow++;
         const delay = backoffDelay(attempt, { ...retry, jitter: 0.2 });
         if (failedInARow === 1 || failedInARow % 10 === 0) {
-          console.error(
-            `[ingest] insert into ${table} failed (${failedInARow} in a row): ${clickHouseErrorMessage(error)}; retrying in ${Math.round(delay)} ms`,
-          );
+          log.error(`[ingest] insert into ${table} failed (${failedInARow} in a row): ${clickHouseErrorMessage(error)}; retrying in ${Math.round(delay)} ms`);
         }
         // close() aborts the wait along with the insert.
         await sleep(delay, undefined, { signal }).catch(() => undefined);

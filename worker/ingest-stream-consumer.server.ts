@@ -18,6 +18,7 @@ import { EVENTS_FIELD, INGEST_GROUP, entryEvents, ingestStreamKey, moveToDeadLet
 import type { Entry } from "./ingest-batcher.server";
 import { rowsOf } from "./ingest-rows.server";
 import { openPlaces, type PlaceOf } from "./geo.server";
+import { log } from "../app/server/log.server";
 
 export type ConsumerStats = {
   /** Stream entries read (claimed ones included). */
@@ -78,7 +79,7 @@ export function createStreamConsumer(o: ConsumerOptions): StreamConsumer {
   const logEvery = (message: string) => {
     if (Date.now() - lastError < 5_000) return;
     lastError = Date.now();
-    console.error(`[ingest] stream: ${message}`);
+    log.error(`[ingest] stream: ${message}`);
   };
 
   const ensureGroup = () =>
@@ -145,7 +146,7 @@ export function createStreamConsumer(o: ConsumerOptions): StreamConsumer {
       await moveToDeadLetters(redis.multi(), o.prefix, list).exec();
       stats.deadLettered += list.length;
       stats.failedEvents += events;
-      for (const { id, reason } of list) console.error(`[ingest] stream entry ${id} moved to the dead letters: ${reason}`);
+      for (const { id, reason } of list) log.error(`[ingest] stream entry ${id} moved to the dead letters: ${reason}`);
     } catch (error) {
       logEvery(`could not move ${list.length} entries to the dead letters: ${(error as Error).message}`);
     } finally {

@@ -5,13 +5,15 @@
  * - `stream`: the ingest consumer reads the Redis stream the web processes append to, all the time;
  * - `drain`: a loop over a Postgres outbox table (rows written in the same transaction as the change that
  *   made them), taking what is due, and looking again `pollMs` after a round that found nothing;
- * - `every`: a BullMQ job scheduler; however many workers run, one of them runs each round.
+ * - `every`: a BullMQ job scheduler; however many workers run, one of them runs each round;
+ * - `each-worker`: a timer in every worker (the gauges each worker's metrics show).
  */
 import type { ClickHouseClient } from "@clickhouse/client";
 import type { Redis } from "ioredis";
 import type { Env } from "../app/server/env.server";
 import type { Backoff } from "../app/utils/backoff";
 import { startEffects } from "./effects-runner.server";
+import { GAUGES_EVERY_MS, startGauges } from "./gauges-job.server";
 import { HOUSEKEEPING_EVERY_MS, startHousekeeping } from "./housekeeping-job.server";
 import { startIngest } from "./ingest-consumer.server";
 import { LEVELS_EVERY_MS, startLevels } from "./levels-job.server";
@@ -19,7 +21,7 @@ import { startMailDelivery } from "./mail-sender.server";
 import { startOrderTimers } from "./order-timers-job.server";
 import { ROLLUPS_EVERY_MS, startRollups } from "./rollups-job.server";
 
-export type Schedule = { kind: "stream" } | { kind: "drain"; pollMs: number } | { kind: "every"; everyMs: number };
+export type Schedule = { kind: "stream" } | { kind: "drain"; pollMs: number } | { kind: "every"; everyMs: number } | { kind: "each-worker"; everyMs: number };
 
 /**
  * `backoff`: the failed item is tried again after a doubling pause (app/utils/backoff.ts), `maxAttempts`
@@ -99,6 +101,13 @@ export function backgroundJobs(env: Env): BackgroundJob[] {
       start: async ({ env }) =>
         startEffects(env, { pollMs: 500, retryInitialMs: effectsRetry.initialMs, retryMaxMs: effectsRetry.maxMs, maxAttempts: effectsRetry.maxAttempts }),
     },
+    {
+      name: "gauges",
+      does: "payments stuck, work waiting and the ingest's lag, for the metrics (gauges-job.server.ts)",
+      schedule: { kind: "each-worker", everyMs: GAUGES_EVERY_MS },
+      retry: { kind: "next-round" },
+      start: async ({ env, redis }) => startGauges(env, redis),
+    },
   ];
 }
 
@@ -127,5 +136,6 @@ export async function startJobs(jobs: BackgroundJob[], services: Services): Prom
 export function describeSchedule(schedule: Schedule): string {
   if (schedule.kind === "stream") return "reads its stream";
   if (schedule.kind === "drain") return `drains its table (every ${schedule.pollMs} ms when idle)`;
+  if (schedule.kind === "each-worker") return `every ${schedule.everyMs / 1000} s in each worker`;
   return `every ${schedule.everyMs / 1000} s`;
 }

@@ -13,6 +13,7 @@ import { recomputeAllLevels } from "../app/operations/seller-levels.server";
 import { systemActor } from "../app/operations/core.server";
 import { failureMessage } from "../app/content/operation-messages";
 import { startScheduledJob } from "./scheduled.server";
+import { log } from "../app/server/log.server";
 
 const actor = systemActor("levels");
 
@@ -34,7 +35,7 @@ export async function startLevels(env: Env, redis: Redis, options: { db?: Knex; 
     run: async () => {
       const done = await recomputeAllLevels(actor, {}, { db });
       if (!done.ok) throw new Error(`${done.error}: ${failureMessage(done)}`);
-      if (done.value.changed) console.log(`[seller-levels] ${done.value.changed} of ${done.value.sellers} sellers changed level`);
+      if (done.value.changed) log.info(`[seller-levels] ${done.value.changed} of ${done.value.sellers} sellers changed level`);
       return done.value;
     },
     onClose: async () => {

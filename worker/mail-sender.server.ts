@@ -16,6 +16,8 @@ import type { Env } from "../app/server/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
 import { retryDelay } from "../app/utils/backoff";
 import { startDrain } from "./drain.server";
+import { log } from "../app/server/log.server";
+import { messagesSent } from "../app/server/metrics.server";
 
 export type MailOptions = {
   /** The database to drain; by default a small pool of its own on DATABASE_URL. */
@@ -37,7 +39,7 @@ const actor = systemActor("mail");
 
 export function startMailDelivery(env: Env, options: MailOptions = {}): MailDelivery | null {
   if (!env.SMTP_URL) {
-    console.log("[mail] SMTP_URL is not set: mail stays in the outbox table (/dev/outbox on this machine)");
+    log.info("[mail] SMTP_URL is not set: mail stays in the outbox table (/dev/outbox on this machine)");
     return null;
   }
   const { pollMs = 2000, retryInitialMs = 30_000, retryMaxMs = 60 * 60_000, maxAttempts = 10, maxAgeMs = 24 * 60 * 60_000, leaseMs = 5 * 60_000 } = options;
@@ -53,7 +55,7 @@ export function startMailDelivery(env: Env, options: MailOptions = {}): MailDeli
     socketTimeout: 60_000,
   });
   const fromDomain = /@([^>\s]+)/.exec(env.MAIL_FROM)?.[1] ?? "soko.ug";
-  console.log(`[mail] delivering the outbox through ${maskUrlCredentials(env.SMTP_URL)}`);
+  log.info(`[mail] delivering the outbox through ${maskUrlCredentials(env.SMTP_URL)}`);
 
   async function deliver(mail: OutgoingMail) {
     try {
@@ -66,7 +68,8 @@ export function startMailDelivery(env: Env, options: MailOptions = {}): MailDeli
         messageId: `<outbox-${mail.id}-${mail.createdAt.getTime()}@${fromDomain}>`,
       });
       await markMailSent(actor, mail.id, { db });
-      console.log(`[mail] #${mail.id} sent (attempt ${mail.attempts})`);
+      messagesSent.inc({ channel: "mail", outcome: "sent" });
+      log.info(`[mail] #${mail.id} sent (attempt ${mail.attempts})`);
     } catch (error) {
       const err = error as Error & { responseCode?: number };
       const message = maskUrlCredentials(err.message);
@@ -74,7 +77,8 @@ export function startMailDelivery(env: Env, options: MailOptions = {}): MailDeli
       // Jittered, so mails that failed together do not all come back together.
       const retryInMs = permanent ? null : retryDelay(mail.attempts, { initialMs: retryInitialMs, maxMs: retryMaxMs, maxAttempts, jitter: 0.2 });
       await markMailFailed(actor, mail.id, { error: message, retryInMs }, { db });
-      console.error(
+      messagesSent.inc({ channel: "mail", outcome: "failed" });
+      log.error(
         `[mail] #${mail.id} not sent (attempt ${mail.attempts}): ${message}; ` +
           (retryInMs === null ? "giving up" : `retrying in ${Math.round(retryInMs / 1000)} s`),
       );

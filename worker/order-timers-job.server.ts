@@ -14,6 +14,7 @@ import { textAutoCompleteWarnings } from "../app/operations/sms-alerts.server";
 import { createDb } from "../app/server/db.server";
 import type { Env } from "../app/server/env.server";
 import { startScheduledJob, type Scheduled } from "./scheduled.server";
+import { log } from "../app/server/log.server";
 
 export const ORDER_TIMERS_QUEUE = "order-timers";
 export const ORDER_TIMERS_SCHEDULER = "order-timers-every";
@@ -52,7 +53,7 @@ export async function startOrderTimers(
     run: async () => {
       const done = await runOrderRound({ ...options, db });
       const did = Object.entries(done).filter(([, n]) => n > 0);
-      if (did.length) console.log(`[order-timers] ${did.map(([what, n]) => `${what} ${n}`).join(", ")}`);
+      if (did.length) log.info(`[order-timers] ${did.map(([what, n]) => `${what} ${n}`).join(", ")}`);
       return done;
     },
     onClose: async () => {

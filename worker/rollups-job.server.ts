@@ -11,6 +11,7 @@ import { buildRollups, returnLateDays, takeLateDays } from "../app/analytics/rol
 import { clickHouseErrorMessage } from "../app/analytics/clickhouse-sql.server";
 import type { Env } from "../app/server/env.server";
 import { startScheduledJob, type Scheduled } from "./scheduled.server";
+import { log } from "../app/server/log.server";
 
 export const ROLLUPS_QUEUE = "analytics-rollups";
 const ROLLUPS_SCHEDULER = "analytics-rollups-every-minute";
@@ -37,7 +38,7 @@ export async function startRollups(
         searched = true;
         if (round.built.length > 0) {
           const ms = round.built.reduce((n, b) => n + b.ms, 0);
-          console.log(`[rollups] built ${round.built.length} day(s) in ${ms} ms: ${round.built.map((b) => b.day).join(", ")}`);
+          log.info(`[rollups] built ${round.built.length} day(s) in ${ms} ms: ${round.built.map((b) => b.day).join(", ")}`);
         }
         return { built: round.built.length };
       } catch (error) {

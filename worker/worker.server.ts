@@ -5,6 +5,7 @@ import type { Env } from "../app/server/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
 import { createRedis } from "../app/server/redis.server";
 import { backgroundJobs, describeSchedule, startJobs } from "./jobs.server";
+import { log } from "../app/server/log.server";
 
 export type RunningWorker = {
   redis: Redis;
@@ -32,7 +33,7 @@ export async function startWorker(env: Env): Promise<RunningWorker> {
     throw error;
   }
   // The URLs may carry passwords (redis://:password@host): masked, like every URL we log.
-  console.log(
+  log.info(
     maskUrlCredentials(
       `[worker] ready (redis ${env.REDIS_URL}, clickhouse ${env.CLICKHOUSE_URL}/${env.CLICKHOUSE_DATABASE}, ` +
         `batches of ${env.INGEST_BATCH_ROWS} rows or ${env.INGEST_BATCH_MS} ms; ` +

@@ -7,6 +7,7 @@ import { periodWindow } from "~/analytics/reports.server";
 import { adminScreenAction, adminScreenLoader } from "~/server/admin-area.server";
 import { requireMemberActor } from "~/server/auth.server";
 import { requestT } from "~/i18n/messages.server";
+import { log } from "~/server/log.server";
 
 /**
  * `GET analytics/export?range=…&report=…[&format=csv]` (`/analytics/export` on the admin host, `/admin/analytics/export`
@@ -62,7 +63,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     ({ stream } = await exportCsv(getClickHouse(), { report, window, signal: request.signal, gzip }));
   } catch (error) {
     // ClickHouse refused or is down before the first byte: say so, rather than a bare 500.
-    console.error("analytics export: ClickHouse did not answer", error);
+    log.error({ err: error }, "analytics export: ClickHouse did not answer");
     return new Response(`${t("admin.export.unavailable")}\n`, {
       status: 503,
       headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "Retry-After": "60" },

@@ -15,6 +15,7 @@ import { usePreferences } from "~/hooks/use-preferences";
 import { RANGE_LABEL_KEYS } from "~/analytics/ranges";
 import { pageMessages } from "~/i18n/messages.server";
 import { metaI18n, useT } from "~/i18n/react";
+import { log } from "~/server/log.server";
 
 /**
  * `/analytics` on the admin host, `/admin/analytics` on the main host (app/utils/site-routes.ts): the
@@ -47,7 +48,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     try {
       return { kind: "realtime" as const, realTime: await readRealTime() };
     } catch (error) {
-      console.error("admin analytics: real time unavailable", error);
+      log.error({ err: error }, "admin analytics: real time unavailable");
       const words = await pageMessages(request, ["admin"]);
       return data({ kind: "realtime-failed" as const, message: "admin.analytics.realtimeFailed", ...words }, { status: 503 });
     }
@@ -91,7 +92,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       ...words,
     };
   } catch (error) {
-    console.error("admin analytics: ClickHouse did not answer", error);
+    log.error({ err: error }, "admin analytics: ClickHouse did not answer");
     return data(
       { kind: "unavailable" as const, values: { range: params.get("range") ?? "", from: params.get("from") ?? "", to: params.get("to") ?? "" }, ...words },
       { status: 503 },

@@ -14,6 +14,7 @@ import { usePreferences } from "~/hooks/use-preferences";
 import { pageMessages } from "~/i18n/messages.server";
 import { metaI18n, T, useT } from "~/i18n/react";
 import { ADMIN_ACTIVITY_KEY, sayActivity } from "~/domain/activity";
+import { log } from "~/server/log.server";
 
 /**
  * The admin portal's entry: `/` on the admin host, `/admin` on the main host (app/utils/site-routes.ts).
@@ -48,7 +49,7 @@ async function readBehaviour(now: Date) {
     const [active, sessions] = await Promise.all([activeUsers(client, { now }), sessionReport(client, "7d", { now })]);
     return { activeUsers: active, conversionRate: sessions.conversionRate, topCountries: sessions.countries, deviceBreakdown: sessions.activity.devices };
   } catch (error) {
-    console.error("admin dashboard: analytics unavailable", error);
+    log.error({ err: error }, "admin dashboard: analytics unavailable");
     return null;
   }
 }

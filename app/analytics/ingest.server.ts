@@ -33,6 +33,8 @@ import { cleanPath, cleanUrl } from "~/analytics/urls";
 import { getEnv } from "~/server/env.server";
 import { analyticsLimiter, type Limited } from "~/server/rate-limit.server";
 import { createRedis } from "~/server/redis.server";
+import { log } from "~/server/log.server";
+import { ingestEvents } from "~/server/metrics.server";
 
 // ---------------------------------------------------------------------------------------------------------
 // Checking a request body: JSON, one event or an array, each against the endpoint's schema and the clock.
@@ -289,7 +291,7 @@ export function logThrottled(kind: string, message: string) {
   const now = Date.now();
   if ((lastLogged.get(kind) ?? 0) > now - 10_000) return;
   lastLogged.set(kind, now);
-  console.error(`[analytics] ${message}`);
+  log.error(`[analytics] ${message}`);
 }
 
 export type Ingest = {
@@ -406,6 +408,7 @@ export function createIngest({ redisUrl, prefix }: { redisUrl: string; prefix: s
   };
   const count = (field: CounterField, n: number) => {
     if (n <= 0) return;
+    ingestEvents.inc({ stage: field }, n);
     counts.set(field, (counts.get(field) ?? 0) + n);
     if (!countsTimer) {
       countsTimer = setTimeout(() => void writeCounts(), COUNTS_EVERY_MS);

@@ -15,6 +15,7 @@ import type { FunnelStepKey } from "~/analytics/funnel-steps";
 import { inWindow, reportWindow, type ReportWindow } from "~/analytics/reports.server";
 import { overSessions, sources, windowSpan } from "~/analytics/rollup-sources.server";
 import { FACT, HEATMAP_CELL_PX, HEATMAP_COLUMNS, HEATMAP_MAX_ROWS, joined, SESSION_KEY, spansCondition } from "~/analytics/rollup-sql.server";
+import { log } from "~/server/log.server";
 
 const uint = z.coerce.number().int().nonnegative();
 
@@ -364,7 +365,7 @@ export async function readOrFailure<T>(read: Promise<T>, message: string): Promi
   try {
     return { ok: true, value: await read };
   } catch (error) {
-    console.error(`[analytics] ${message}: ${error instanceof Error ? error.message : String(error)}`);
+    log.error(`[analytics] ${message}: ${error instanceof Error ? error.message : String(error)}`);
     return { ok: false, message };
   }
 }

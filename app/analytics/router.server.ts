@@ -29,6 +29,8 @@ import {
 } from "~/analytics/ingest.server";
 import { actorOf, sessionTokenOf, type Credentials } from "~/server/auth.server";
 import { isSameOrigin, requestOrigin, type TrustProxy } from "~/server/host.server";
+import { log } from "~/server/log.server";
+import { rateLimitRefusals } from "~/server/metrics.server";
 
 type Json = Record<string, unknown>;
 
@@ -204,6 +206,7 @@ const withinLimitAndRead: Step = async (t) => {
     readBody(t.req, MAX_BODY_BYTES),
   ]);
   if (limited === "unavailable") return UNAVAILABLE;
+  if (limited) rateLimitRefusals.inc({ limit: "analytics" });
   if (limited) return refusal(429, limited.message, {}, { "Retry-After": String(limited.retryAfter) }, "rate_limited");
   if ("aborted" in body) return NO_ANSWER; // the client went away: nobody to answer
   if ("tooLarge" in body) return tooLarge();
@@ -292,7 +295,7 @@ function countDropped(ingest: Ingest | undefined, reason: DropReason, events: nu
 /** Runs `track`; anything that throws still gets a JSON answer, never an HTML error page. */
 function answer(req: IncomingMessage, res: ServerResponse, name: string, ip: string, trustProxy: TrustProxy) {
   track(req, res, name, ip, trustProxy).catch((error: Error) => {
-    console.error("[analytics]", error);
+    log.error({ err: error }, "[analytics]");
     if (!res.headersSent) refuse(res, 500, "Something went wrong on our side. Please retry.");
   });
 }
@@ -316,6 +319,9 @@ const TRACKING_PATH = /^\/api\/v1\/analytics\/([a-z-]{1,32})$/;
  * answers those the same way). The client's address is what Express's req.ip says, by the app's own
  * `trust proxy` setting.
  */
+/** The tracking endpoints' route in logs and metrics (ADR 057, app/server/request-log.server.ts): one name whatever the endpoint. */
+export const TRACKING_ROUTE = "POST /api/v1/analytics/:name";
+
 export function trackingFirst(app: Express): RequestListener {
   const ipGetter = Object.getOwnPropertyDescriptor(express.request, "ip")!.get!;
   return (req, res) => {

@@ -25,6 +25,7 @@ import { bearerTokenOf } from "~/server/auth.server";
 import { apiLocale, failureAnswer, invalidBody, sendCoded, sendFailure } from "./answers.server";
 import type { Locale } from "~/i18n/locales";
 import { ANSWERED, expressPath, type Answer, type ApiCall } from "./route.server";
+import { log } from "~/server/log.server";
 
 export const API_PREFIX = "/api/v1";
 /** A JSON body's cap: the same as any form's. */
@@ -54,7 +55,7 @@ export function apiRouter(calls: readonly ApiCall[]): Router {
     sendCoded(res, 404, { code: "request.unknown_call", params: {} }, {}, locale);
   });
   router.use(API_PREFIX, ((error, req, res, _next) => {
-    console.error(error);
+    log.error({ err: error }, "[api] request failed");
     if (res.headersSent) return res.end();
     sendCoded(res, 500, { code: "request.server_error", params: {} }, {}, apiLocale(req));
   }) as express.ErrorRequestHandler);
@@ -208,7 +209,7 @@ async function authenticate(call: ApiCall, req: Request, res: Response): Promise
   const { renewalDue, ...member } = user;
   const actor: Actor = { kind: "member", user: member, client: { ...client, platform: user.platform ?? "api" } };
   // Its last use is noted at most every five minutes (keepSessionAlive); a failure to write only costs that note.
-  if (renewalDue) await keepSessionAlive(actor, { db }).catch((error: Error) => console.error(`[api] could not note a token's use: ${error.message}`));
+  if (renewalDue) await keepSessionAlive(actor, { db }).catch((error: Error) => log.error(`[api] could not note a token's use: ${error.message}`));
   return { actor, user: member, locale: apiLocale(req, member) };
 }
 

@@ -10,6 +10,8 @@ import type { Knex } from "knex";
 import { recordActivity, type ActivityKind } from "~/models/activity.server";
 import type { SessionUser } from "~/models/session.server";
 import { getDb, prepared } from "~/server/db.server";
+import { log } from "~/server/log.server";
+import { currentRequestId } from "~/server/request-context.server";
 import { getTokenCache } from "~/server/token-cache.server";
 import { sendLive, type LivePush } from "~/realtime/live.server";
 import { dropCachedPages } from "~/server/page-cache.server";
@@ -141,7 +143,13 @@ export type AuditEntry = { action: string; targetType: string; targetId?: string
 export async function recordEffect(db: Knex | Knex.Transaction, effect: Effect, dedupeKey?: string, runAfterMs = 0) {
   const { kind, ...payload } = effect;
   const runAfter = runAfterMs > 0 ? db.raw("now() + ?::interval", [`${Math.round(runAfterMs)} milliseconds`]) : db.fn.now();
-  const query = db("effects").insert({ kind, payload: JSON.stringify(payload), dedupe_key: dedupeKey ?? null, run_after: runAfter });
+  const query = db("effects").insert({
+    kind,
+    payload: JSON.stringify(payload),
+    dedupe_key: dedupeKey ?? null,
+    run_after: runAfter,
+    request_id: currentRequestId(),
+  });
   await prepared(dedupeKey ? query.onConflict("dedupe_key").ignore() : query);
 }
 
@@ -154,6 +162,7 @@ export async function recordAudit(db: Knex | Knex.Transaction, actor: Actor, ent
     target_id: entry.targetId === undefined || entry.targetId === null ? null : String(entry.targetId),
     details: JSON.stringify(entry.details ?? {}),
     ip: actor.kind === "system" ? "" : actor.client.ip,
+    request_id: currentRequestId(),
   });
 }
 
@@ -180,9 +189,7 @@ export async function transact<T>(actor: Actor, body: (tx: Tx) => Promise<Result
       const code = (error as { code?: string }).code;
       if ((code !== "40P01" && code !== "40001") || attempt >= RETRIES) throw error;
       // Said aloud: a retry is a lock-order mistake somewhere, which should be found rather than absorbed.
-      console.warn(
-        `[transact] ${actor.kind === "system" ? actor.name : actor.kind} retried after ${code === "40P01" ? "a deadlock" : "a serialization failure"}`,
-      );
+      log.warn(`[transact] ${actor.kind === "system" ? actor.name : actor.kind} retried after ${code === "40P01" ? "a deadlock" : "a serialization failure"}`);
       await new Promise((resolve) => setTimeout(resolve, 10 * attempt + Math.random() * 20));
     }
   }

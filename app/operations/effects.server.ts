@@ -7,7 +7,8 @@ import type { Knex } from "knex";
 import { forbidden, ok, type Actor, type Effect, type Result } from "~/operations/core.server";
 import { getDb } from "~/server/db.server";
 
-export type DueEffect = { id: number; effect: Effect; attempts: number };
+/** `requestId`: the request that queued it (ADR 057), for the worker's log lines while it runs. */
+export type DueEffect = { id: number; effect: Effect; attempts: number; requestId: string | null };
 
 const interval = (db: Knex, ms: number) => db.raw("?::interval", [`${Math.round(ms)} milliseconds`]);
 const onlySystem = (actor: Actor) => (actor.kind === "system" ? null : forbidden("access.platform_only", { task: "carry_out_effects" }));
@@ -36,10 +37,15 @@ export async function claimDueEffects(
   const rows = await db("effects")
     .whereIn("id", due)
     .update({ attempts: db.raw("attempts + 1"), locked_until: db.raw("now() + ?", [interval(db, leaseMs)]) })
-    .returning(["id", "kind", "payload", "attempts"]);
+    .returning(["id", "kind", "payload", "attempts", "request_id"]);
   return ok(
     rows
-      .map((r) => ({ id: Number(r.id), attempts: Number(r.attempts), effect: { kind: r.kind, ...(r.payload as object) } as Effect }))
+      .map((r) => ({
+        id: Number(r.id),
+        attempts: Number(r.attempts),
+        effect: { kind: r.kind, ...(r.payload as object) } as Effect,
+        requestId: (r.request_id as string | null) ?? null,
+      }))
       .sort((a, b) => a.id - b.id),
   );
 }

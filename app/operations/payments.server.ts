@@ -36,6 +36,7 @@ import { maskUrlCredentials } from "~/utils/mask-url";
 import { getEnv } from "~/server/env.server";
 import { guessNetwork, maskMsisdn, payoutHoldUntil } from "~/domain/mobile-money";
 import { orderNumber, UNPAID_EXPIRY_MS } from "~/domain/order-rules";
+import { log } from "~/server/log.server";
 
 export type PaymentOptions = { db?: Knex; providers?: Providers; now?: () => Date };
 
@@ -65,7 +66,7 @@ export async function eachSafely<T>(what: string, id: string | number, run: () =
   try {
     return await run();
   } catch (error) {
-    console.error(maskUrlCredentials(`[order-timers] ${what} ${id}: ${(error as Error).message}`));
+    log.error(maskUrlCredentials(`[order-timers] ${what} ${id}: ${(error as Error).message}`));
     return null;
   }
 }

@@ -5,6 +5,7 @@
  * The provider is stored on each payment and payout row, and later calls about it go to that provider.
  */
 import { airtelConfigFromEnv, createAirtelProvider } from "~/payments/airtel.server";
+import { measuredProvider } from "~/payments/measured.server";
 import { createMomoProvider, momoConfigFromEnv } from "~/payments/momo.server";
 import type { Network, PaymentProvider, ProviderName } from "~/payments/provider.server";
 import { createSandboxProvider, Sandbox } from "~/payments/sandbox.server";
@@ -25,9 +26,10 @@ export function createProviders(env: Env, { sandbox }: { sandbox: Sandbox | null
   const airtelConfig = airtelConfigFromEnv(env);
   // MoMo calls back the URL each request names; Airtel's callback URL is set on the merchant account.
   const callbackUrl = env.PUBLIC_URL ? new URL("/payments/callback/mtn", env.PUBLIC_URL).toString() : undefined;
-  const mtn = momoConfig ? createMomoProvider({ ...momoConfig, callbackUrl }) : null;
-  const airtel = airtelConfig ? createAirtelProvider(airtelConfig) : null;
-  const sandboxProvider = sandbox ? createSandboxProvider(sandbox) : null;
+  // Each provider's calls are counted for the metrics (ADR 057).
+  const mtn = momoConfig ? measuredProvider(createMomoProvider({ ...momoConfig, callbackUrl })) : null;
+  const airtel = airtelConfig ? measuredProvider(createAirtelProvider(airtelConfig)) : null;
+  const sandboxProvider = sandbox ? measuredProvider(createSandboxProvider(sandbox)) : null;
   return {
     forNetwork: (network) => (network === "mtn" ? mtn : airtel) ?? sandboxProvider,
     byName: (name) => (name === "mtn" ? mtn : name === "airtel" ? airtel : sandboxProvider),

@@ -29,6 +29,8 @@ import { issueMessage, issueMessages, messageOf, sayIn } from "~/content/operati
 import { DEFAULT_LOCALE, type Locale } from "~/i18n/locales";
 import { sayMessage } from "~/i18n/message-key";
 import type { Issues } from "~/operations/failure-codes";
+import { log } from "~/server/log.server";
+import { chatMessages, socketConnections } from "~/server/metrics.server";
 
 type Member = Extract<Actor, { kind: "member" }>;
 type Ack = (answer: unknown) => void;
@@ -122,7 +124,7 @@ function on<S extends ZodType>(socket: Socket, event: string, schema: S, handle:
         socket.disconnect(true);
       })
       .catch((error: Error) => {
-        console.error(maskUrlCredentials(`[chat] ${event}: ${error.message}`));
+        log.error(maskUrlCredentials(`[chat] ${event}: ${error.message}`));
         ack({ ok: false, error: "unavailable", message: _("ops.socket.unavailable") });
       });
   });
@@ -147,13 +149,15 @@ function chatEvents(socket: Socket) {
     return { ok: true, ...list, missed: missed?.messages ?? [], moreMissed: missed?.more ?? false };
   });
 
-  on(socket, "send_message", SendMessageSchema, async (actor, input) =>
-    answer(
-      await sendMessage(actor, input),
+  on(socket, "send_message", SendMessageSchema, async (actor, input) => {
+    const sent = await sendMessage(actor, input);
+    chatMessages.inc({ outcome: sent.ok ? "sent" : "refused" });
+    return answer(
+      sent,
       (v) => ({ message: v.message, duplicate: v.duplicate, warning: v.warning && sayMessage(sayIn(actor.user.language), v.warning) }),
       actor.user.language,
-    ),
-  );
+    );
+  });
   on(socket, "mark_read", MarkSchema, async (actor, input) => answer(await markConversationRead(actor, input), (v) => v, actor.user.language));
   on(socket, "mark_delivered", DeliveredSchema, async (actor, input) => answer(await markDelivered(actor, input), (v) => v, actor.user.language));
   on(socket, "create_conversation", StartConversationSchema, async (actor, input) =>
@@ -181,11 +185,15 @@ export function attachChat(io: Server, { redisUrl = getEnv().REDIS_URL }: { redi
         next();
       })
       .catch((error: Error) => {
-        console.error(maskUrlCredentials(`[socket.io] handshake: ${error.message}`));
+        log.error(maskUrlCredentials(`[socket.io] handshake: ${error.message}`));
         next(new Error("unavailable"));
       });
   });
-  io.on("connection", chatEvents);
+  io.on("connection", (socket) => {
+    socketConnections.inc();
+    socket.once("disconnect", () => socketConnections.dec());
+    chatEvents(socket);
+  });
 
   return {
     close: async () => {
@@ -198,5 +206,5 @@ let lastRedisLog = 0;
 function logRedis(error: Error) {
   if (Date.now() - lastRedisLog < 10_000) return;
   lastRedisLog = Date.now();
-  console.error(maskUrlCredentials(`[chat] Redis: ${error.message}`));
+  log.error(maskUrlCredentials(`[chat] Redis: ${error.message}`));
 }

@@ -13,6 +13,7 @@ import { memberRoom } from "~/server/auth.server";
 import { getEnv } from "~/server/env.server";
 import { maskUrlCredentials } from "~/utils/mask-url";
 import { getRedis } from "~/server/redis.server";
+import { log } from "~/server/log.server";
 
 /**
  * An event for every open page of one member; the end of all their connections (suspended, banned, every
@@ -49,6 +50,6 @@ export function sendLive(pushes: LivePush[]) {
       } else io.to(memberRoom(push.to)).emit(push.event, push.data);
     }
   } catch (error) {
-    console.error(maskUrlCredentials(`[live] could not publish: ${(error as Error).message}`));
+    log.error(maskUrlCredentials(`[live] could not publish: ${(error as Error).message}`));
   }
 }

@@ -14,6 +14,8 @@ import { getSiteHost } from "~/server/host.server";
 import { deviceCookie } from "~/server/sign-in-device.server";
 import { keepSessionAlive } from "~/operations/accounts.server";
 import type { Actor, Client } from "~/operations/core.server";
+import { log } from "~/server/log.server";
+import { noteActor } from "~/server/request-context.server";
 
 /**
  * The session cookie's name. Over https it carries the `__Host-` prefix: browsers then accept it only with
@@ -62,10 +64,12 @@ export async function getUserWithHeaderCounts(request: Request): Promise<{ user:
  * host keeps it. A failure to write is only logged: the session works until its old end.
  */
 async function keptAlive(user: SessionUser, client: Client, db: Knex = getDb()): Promise<SessionUser> {
+  // The member behind the request, for its log line (ADR 057).
+  noteActor(user.id);
   if (!user.renewalDue) return user;
   const { renewalDue: _, ...rest } = user;
   await keepSessionAlive({ kind: "member", user: rest, client }, { db }).catch((error: unknown) =>
-    console.error(`[session] could not renew session: ${(error as Error).message}`),
+    log.error(`[session] could not renew session: ${(error as Error).message}`),
   );
   return rest;
 }

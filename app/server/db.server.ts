@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import knex, { type Knex } from "knex";
 import pg from "pg";
 import { getEnv } from "./env.server";
+import { watchDbPool } from "./metrics.server";
 
 // bigint (int8) columns hold money in UGX and ids; every value we store fits in a JS number
 // (Number.MAX_SAFE_INTEGER is ~9e15; our cap on a price is 1e8), so parse them as numbers.
@@ -53,7 +54,10 @@ export function prepared<Q extends Knex.ChainableInterface>(query: Q): Q {
 }
 
 export function createDb(connectionString: string, pool: Knex.PoolConfig = { min: 0, max: 10 }): Knex {
-  return knex({ client: Client as unknown as typeof knex.Client, connection: connectionString, pool });
+  const db = knex({ client: Client as unknown as typeof knex.Client, connection: connectionString, pool });
+  // Its connections in use, free and awaited are summed into the process's metrics (ADR 057).
+  watchDbPool(db);
+  return db;
 }
 
 declare global {

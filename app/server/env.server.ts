@@ -86,6 +86,13 @@ const processCount = (name: string) =>
       return n;
     });
 
+/** A metrics port: a number, or 0 / "off" for none (null). */
+const metricsPort = z
+  .string()
+  .transform((v) => v.trim().toLowerCase())
+  .pipe(z.union([z.literal("off").transform(() => null), z.coerce.number().int().min(0).max(65535)]))
+  .transform((v) => (v === 0 ? null : v));
+
 const EnvSchema = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -215,6 +222,16 @@ const EnvSchema = z
      * for the stock behaviour (tests/integration/speed-patches.test.ts compares the two; benchmarks measure them).
      */
     SPEED_PATCHES: z.preprocess((v) => (typeof v === "string" ? v.trim().toLowerCase() : v), z.enum(["on", "off"])).default("on"),
+    /** Logs (ADR 057): the least severe level written, and JSON lines or readable ones (`npm run dev` asks for pretty). */
+    LOG_LEVEL: z
+      .preprocess((v) => (typeof v === "string" ? v.trim().toLowerCase() : v), z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]))
+      .default("info"),
+    LOG_FORMAT: z.preprocess((v) => (typeof v === "string" ? v.trim().toLowerCase() : v), z.enum(["json", "pretty"])).default("json"),
+    /** Prometheus metrics (ADR 057) on their own port, never the public one: the web's and the worker's; 0 or off: none. */
+    METRICS_PORT: metricsPort.default("9464"),
+    WORKER_METRICS_PORT: metricsPort.default("9465"),
+    /** Where the metrics ports listen: this machine only unless told otherwise (0.0.0.0 inside a container). */
+    METRICS_HOST: z.string().trim().min(1).default("127.0.0.1"),
   })
   .superRefine((env, ctx) => {
     // A half-set S3 configuration stops the start rather than quietly keeping files on the disk.

@@ -1,6 +1,7 @@
 import http from "node:http";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { getEnv, parseEnv } from "./env.server";
+import { log } from "./log.server";
 import type { ServerBuild } from "@remix-run/node";
 import {
   getAdminSiteUrl,
@@ -77,7 +78,7 @@ describe("the origin of links in mail", () => {
   });
 
   it("never comes from a foreign Host header: without PUBLIC_URL it is this machine, with a warning in the log", () => {
-    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const warn = vi.spyOn(log, "warn").mockImplementation(() => {});
     for (const url of [
       "http://evil.example/forgot-password",
       "https://soko.ug/forgot-password",
@@ -254,10 +255,10 @@ describe("refuseMisdirected's word at start", () => {
   afterEach(() => vi.restoreAllMocks());
   const prod = { NODE_ENV: "production", DATABASE_URL: "postgres://db/x", REDIS_URL: "redis://r:6379", CLICKHOUSE_URL: "http://ch:8123" };
   const said = (vars: Record<string, string>) => {
-    const log = vi.spyOn(console, "log").mockImplementation(() => {});
-    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const info = vi.spyOn(log, "info").mockImplementation(() => {});
+    const warn = vi.spyOn(log, "warn").mockImplementation(() => {});
     refuseMisdirected(http.createServer(), parseEnv({ ...prod, ...vars }));
-    const lines = { log: log.mock.calls.map((c) => String(c[0])), warn: warn.mock.calls.map((c) => String(c[0])) };
+    const lines = { log: info.mock.calls.map((c) => String(c[0])), warn: warn.mock.calls.map((c) => String(c[0])) };
     vi.restoreAllMocks();
     return lines;
   };

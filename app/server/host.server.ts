@@ -5,6 +5,7 @@ import { getEnv, type Env } from "./env.server";
 import { headersWords } from "./plain-words.server";
 import { hostnameOf, isLoopbackHostname } from "../utils/host-names";
 import { siteServesRoute, type SiteHost } from "../utils/site-routes";
+import { log } from "~/server/log.server";
 
 export type { SiteHost };
 
@@ -123,7 +124,7 @@ export function mailOriginFrom(requestUrl: string | null): string {
   }
   if (!warnedAboutMailOrigin) {
     warnedAboutMailOrigin = true;
-    console.warn(
+    log.warn(
       `[mail] PUBLIC_URL is not set, so links in mail point at http://localhost:${env.PORT} instead of the request's host ` +
         `(${url?.host ?? "none"}), which the sender controls. Set PUBLIC_URL to the site's public address.`,
     );
@@ -260,18 +261,18 @@ export function refuseMisdirected<S extends Server>(server: S, env: Env = getEnv
 
 function logServedHosts(env: Env, served: ReadonlySet<string>) {
   const names = [...served, "localhost, *.localhost, 127.0.0.1 and [::1] on any port"];
-  console.log(`[web] serving the host names ${names.join(", ")}; any other Host is answered 421 Misdirected Request`);
+  log.info(`[web] serving the host names ${names.join(", ")}; any other Host is answered 421 Misdirected Request`);
   // On 127.0.0.1 alone (npm start) the loopback names are all anyone can reach: nothing to warn about.
   const listensLocally = env.HOST !== undefined && (isLoopbackHostname(env.HOST) || env.HOST === "::1");
   if (env.isProduction && !env.PUBLIC_URL && !listensLocally) {
-    console.warn(
+    log.warn(
       `[web] PUBLIC_URL is not set: only localhost names${env.ALLOWED_HOSTS.length ? " and ALLOWED_HOSTS" : ""} are served. ` +
         "Set PUBLIC_URL to the site's address (its admin host is served with it), or list more names in ALLOWED_HOSTS.",
     );
   }
   const trustsNoProxy = env.TRUST_PROXY === false || env.TRUST_PROXY === 0;
   if (env.PUBLIC_URL?.startsWith("https:") && trustsNoProxy) {
-    console.warn(
+    log.warn(
       "[web] PUBLIC_URL is https but TRUST_PROXY is unset: requests reach this server as http, so forms posted from " +
         "https pages are refused as cross-origin. Set TRUST_PROXY to the proxy that terminates TLS (it sends X-Forwarded-Proto).",
     );

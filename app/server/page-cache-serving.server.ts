@@ -18,6 +18,9 @@ import {
   type PageFill,
   type PageKey,
 } from "./page-cache.server";
+import { log } from "~/server/log.server";
+import { pageCacheLookups } from "~/server/metrics.server";
+import { noteRoute } from "~/server/request-context.server";
 
 export type PageCacheServing = {
   /**
@@ -104,9 +107,12 @@ export async function serveShared(
 ): Promise<void> {
   const cache = getPageCache();
   const found = cache.lookup(key);
+  pageCacheLookups.inc({ result: found.state === "miss" ? "miss" : "hit" });
   if (found.state !== "miss") {
+    // No loader runs for a cached answer: its log line and metrics name the cache rather than "other".
+    noteRoute("page-cache");
     if (found.state === "stale" && !cache.isBuilding(key)) {
-      cache.build(key, options.build).catch((error: Error) => console.error("[page-cache] rebuild failed:", error));
+      cache.build(key, options.build).catch((error: Error) => log.error({ err: error }, "[page-cache] rebuild failed"));
     }
     return sendPage(req, res, found.page, found.state, options.fill, false);
   }

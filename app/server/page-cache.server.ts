@@ -33,6 +33,7 @@ import { DATA_SAVER_COOKIE, dataSaverCookieValue } from "~/server/data-saver.ser
 import { maskUrlCredentials } from "~/utils/mask-url";
 import { visitorLocale } from "~/i18n/negotiate.server";
 import { createRedis, getRedis } from "~/server/redis.server";
+import { log } from "~/server/log.server";
 
 /** A stored page is fresh this long after it was built… */
 export const FRESH_MS = 5_000;
@@ -399,7 +400,7 @@ export async function listenForPageDrops(): Promise<void> {
   };
   subscriber.on("close", deaf);
   subscriber.on("reconnecting", deaf);
-  subscriber.on("error", (error: Error) => console.error(maskUrlCredentials(`[page-cache] subscriber: ${error.message}`)));
+  subscriber.on("error", (error: Error) => log.error(maskUrlCredentials(`[page-cache] subscriber: ${error.message}`)));
   subscriber.on("ready", () => {
     // ioredis subscribes again on reconnect before it says ready; whatever changed meanwhile is gone with the drop.
     cache.dropAll();
@@ -435,7 +436,7 @@ export async function dropCachedPages(): Promise<void> {
     });
     await Promise.race([getRedis().publish(dropChannel(), "drop"), late]);
   } catch (error) {
-    console.error(maskUrlCredentials(`[page-cache] could not publish a drop: ${(error as Error).message}`));
+    log.error(maskUrlCredentials(`[page-cache] could not publish a drop: ${(error as Error).message}`));
   } finally {
     clearTimeout(timer);
   }

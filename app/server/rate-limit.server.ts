@@ -12,6 +12,8 @@ import { createRedis } from "~/server/redis.server";
 import { LRUCache } from "lru-cache";
 import { serverI18n } from "~/i18n/catalog.server";
 import { DEFAULT_LOCALE } from "~/i18n/locales";
+import { log } from "~/server/log.server";
+import { rateLimitRefusals } from "~/server/metrics.server";
 
 /** A limit: how many uses in how many seconds, and the key of its words in the `ops` catalogue. */
 type LimitDefinition = { points: number; duration: number; key: string };
@@ -238,7 +240,7 @@ function logUnavailable(name: string, error: unknown) {
   const now = Date.now();
   if (now - lastUnavailableLog < 10_000) return;
   lastUnavailableLog = now;
-  console.error(`[rate-limit] ${name}: Redis unavailable (${(error as Error).message}); answering 503`);
+  log.error(`[rate-limit] ${name}: Redis unavailable (${(error as Error).message}); answering 503`);
 }
 let lastUnavailableLog = 0;
 
@@ -255,6 +257,7 @@ export async function consume(name: keyof typeof LIMITS, keys: string[], points 
       logUnavailable(name, error);
       return LIMITS_UNAVAILABLE;
     }
+    rateLimitRefusals.inc({ limit: name });
     return { status: 429, message: LIMITS[name].message, retryAfter: Math.max(1, Math.ceil(error.msBeforeNext / 1000)), limit: name };
   }
 }
@@ -282,6 +285,7 @@ export async function consumeAll(uses: { name: keyof typeof LIMITS; key: string;
     return LIMITS_UNAVAILABLE;
   }
   const last = refused.reduce((a, b) => ((b.reason as RateLimiterRes).msBeforeNext > (a.reason as RateLimiterRes).msBeforeNext ? b : a));
+  rateLimitRefusals.inc({ limit: last.use.name });
   return {
     status: 429,
     message: LIMITS[last.use.name].message,
@@ -303,6 +307,7 @@ export async function consumeCatalog(key: string): Promise<Limited | null> {
   catalogLimit ??= leasedLimiter({ redis: limitRedis(), keyPrefix: `${getEnv().QUEUE_PREFIX}:rl:catalog`, points, durationMs: duration * 1000, message });
   try {
     const limited = await catalogLimit(key.toLowerCase());
+    if (limited) rateLimitRefusals.inc({ limit: "catalog" });
     // Named, so a door can say it in its reader's language (limitedMessage).
     return limited && { ...limited, limit: "catalog" };
   } catch (error) {

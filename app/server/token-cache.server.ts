@@ -17,6 +17,7 @@ import type { Db } from "~/server/db.server";
 import { getEnv } from "~/server/env.server";
 import { backoffDelay } from "~/utils/backoff";
 import { maskUrlCredentials } from "~/utils/mask-url";
+import { log } from "~/server/log.server";
 
 /** How long a lookup is held at most. */
 export const HOLD_MS = 60_000;
@@ -118,7 +119,7 @@ export async function listenForTokenDrops(): Promise<void> {
     if (gone) return;
     gone = true;
     deaf();
-    if (error) console.error(maskUrlCredentials(`[token-cache] listener: ${error.message}`));
+    if (error) log.error(maskUrlCredentials(`[token-cache] listener: ${error.message}`));
     if (state.stopped || listener !== state) return;
     const wait = backoffDelay(attempts++, { initialMs: 500, maxMs: 30_000, jitter: 0.2 });
     setTimeout(() => void listenForTokenDrops().catch(() => {}), wait).unref();

@@ -3,11 +3,28 @@
  * otherwise (its texts stay in the table for /dev/outbox).
  */
 import { getEnv, type Env } from "~/server/env.server";
+import { messagesSent } from "~/server/metrics.server";
 import { AFRICASTALKING_LIVE_URL, AFRICASTALKING_SANDBOX_URL, createAfricasTalkingProvider } from "./africastalking.server";
 import type { SmsProvider } from "./provider.server";
 import { createSandboxSmsProvider } from "./sandbox.server";
 
 export function createSmsProvider(env: Env): SmsProvider {
+  return counted(chosenSmsProvider(env));
+}
+
+/** Texts handed to the gateway are counted (ADR 057): sent when it took them, failed otherwise. */
+function counted(provider: SmsProvider): SmsProvider {
+  return {
+    ...provider,
+    send: async (request) => {
+      const outcome = await provider.send(request);
+      messagesSent.inc({ channel: "sms", outcome: outcome.outcome === "accepted" ? "sent" : "failed" });
+      return outcome;
+    },
+  };
+}
+
+function chosenSmsProvider(env: Env): SmsProvider {
   if (!env.AFRICASTALKING_API_KEY) return createSandboxSmsProvider();
   const username = env.AFRICASTALKING_USERNAME;
   return createAfricasTalkingProvider({

@@ -186,7 +186,14 @@ type Answer = { status: number; headers: [string, string][]; body: Buffer };
 /** One GET as a browser asks (any encoding it takes), the body decoded; raw, since fetch cannot set Host. */
 function get(server: TestServer, host: SiteHost, target: string, cookie: string | undefined, data: boolean): Promise<Answer> {
   const origin = new URL(host === "admin" ? server.adminUrl : server.baseUrl);
-  const headers: Record<string, string> = { Host: origin.host, Accept: data ? "*/*" : "text/html", "Accept-Encoding": "gzip, deflate, br", "User-Agent": BOT };
+  // One request id for every request (ADR 057: the server sends it back), so the answers' X-Request-Id agree.
+  const headers: Record<string, string> = {
+    Host: origin.host,
+    Accept: data ? "*/*" : "text/html",
+    "Accept-Encoding": "gzip, deflate, br",
+    "User-Agent": BOT,
+    "X-Request-Id": "speed-patches",
+  };
   if (cookie) headers.Cookie = cookie;
   return new Promise((resolve, reject) => {
     const req = http.request({ host: "127.0.0.1", port: server.port, path: target, headers, agent: false }, (res) => {

@@ -16,6 +16,10 @@ export default async function setup() {
   // database numbers its members from 1: each run counts under its own prefix (a file may still take its
   // own, ownQueuePrefix), so other runs' uploads today never count against this run's members.
   process.env.QUEUE_PREFIX = `t_run_${process.pid}_${randomBytes(3).toString("hex")}`;
+  // The servers and workers tests start serve no metrics (two at once would want the same port), unless a
+  // test asks for them on a port of its own (tests/integration/logs-and-metrics.test.ts).
+  process.env.METRICS_PORT = "off";
+  process.env.WORKER_METRICS_PORT = "off";
   ensureChdb();
   await prepareTemplate();
   const options = clickHouseOptions(getEnv(), RUN_CLICKHOUSE_DB);

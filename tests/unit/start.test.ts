@@ -19,4 +19,10 @@ describe("npm start's environment (scripts/start.ts)", () => {
     expect(own.SEED_DEMO).toBeUndefined();
     expect(own.ALLOW_HTTP).toBeUndefined();
   });
+
+  it("writes readable log lines under --dev and JSON lines otherwise, unless LOG_FORMAT says", () => {
+    expect(parseEnv(startEnv({}, { dev: true })).LOG_FORMAT).toBe("pretty");
+    expect(parseEnv(startEnv({})).LOG_FORMAT).toBe("json");
+    expect(parseEnv(startEnv({ LOG_FORMAT: "json" }, { dev: true })).LOG_FORMAT).toBe("json");
+  });
 });

@@ -21,6 +21,7 @@ import { currentUsdRate } from "~/operations/exchange-rates.server";
 import { getDb } from "~/server/db.server";
 import { call } from "../route.server";
 import { Iso, iso, Money, moneyOf } from "../shapes";
+import { log } from "~/server/log.server";
 
 const RANGE_NAMES = Object.keys(RANGES) as [Range, ...Range[]];
 
@@ -135,7 +136,7 @@ async function readBehaviour(now: Date) {
       devices: devicesOf(sessions.activity.devices),
     };
   } catch (error) {
-    console.error("[api] admin dashboard: analytics unavailable", error);
+    log.error({ err: error }, "[api] admin dashboard: analytics unavailable");
     return null;
   }
 }

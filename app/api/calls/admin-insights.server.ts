@@ -19,6 +19,7 @@ import { getDb } from "~/server/db.server";
 import { ANSWERED, call } from "../route.server";
 import { IdParams, Iso } from "../shapes";
 import { count, DeviceRow, fromAnalytics, percent, rangeOf, unavailable, Window, windowOf } from "./admin-analytics.server";
+import { log } from "~/server/log.server";
 
 // ---------------------------------------------------------------------------------------------------------
 // A member's analytics and journey.
@@ -234,7 +235,7 @@ export const adminInsightCalls = [
         ({ stream } = await exportCsv(getClickHouse(), { report, window: periodWindow(range), signal: cancel.signal, gzip }));
       } catch (error) {
         res.off("close", onClose);
-        console.error("[api] analytics export: ClickHouse did not answer", error);
+        log.error({ err: error }, "[api] analytics export: ClickHouse did not answer");
         return unavailable();
       }
       // Audited once ClickHouse has taken the query, before the first byte (an export that could not start is none).
@@ -249,7 +250,7 @@ export const adminInsightCalls = [
       res.status(200).set(headers);
       // pipeline() waits for the socket: a slow download holds the query back instead of piling up here.
       pipeline(stream, res, (error) => {
-        if (error && !cancel.signal.aborted) console.error("[api] analytics export ended early", error);
+        if (error && !cancel.signal.aborted) log.error({ err: error }, "[api] analytics export ended early");
       });
       return ANSWERED;
     },

@@ -25,6 +25,7 @@ import { pageHeaders } from "./page-headers.server";
 import { installRenderEncoding } from "./render-encoding.server";
 import { installRouteMatching } from "./route-matching.server";
 import { installServerAnchors } from "./server-anchors.server";
+import { log } from "~/server/log.server";
 
 /** The pieces server.ts plugs in, patched or stock. */
 export type SpeedPatches = {
@@ -43,7 +44,7 @@ export type SpeedPatches = {
  */
 export function installSpeedPatches({ on }: { on: boolean }): SpeedPatches {
   if (!on) {
-    console.log("[web] SPEED_PATCHES=off: Remix, Express, compression() and helmet as they come (ADR 033)");
+    log.info("[web] SPEED_PATCHES=off: Remix, Express, compression() and helmet as they come (ADR 033)");
     return { on, pageHeaders: stockPageHeaders, documentEncoding: () => null };
   }
   installRouteMatching();

@@ -15,6 +15,7 @@
  *   index.server.ts.
  */
 import { createRequire } from "node:module";
+import { log } from "~/server/log.server";
 
 type LoaderArgs = { request: Request; context: unknown; params: Record<string, string | undefined> };
 type CallRouteLoaderArgs = {
@@ -73,7 +74,7 @@ export function installLoaderRequests(): boolean {
   if (installed) return true;
   const { version } = require("@remix-run/server-runtime/package.json") as { version: string };
   if (!SUPPORTED_VERSION.test(version)) {
-    console.warn(
+    log.warn(
       `[web] @remix-run/server-runtime ${version} is not the 2.17 release app/server/speed/loader-requests.server.ts was written against: loaders get copies of their request`,
     );
     return false;

@@ -18,6 +18,7 @@
  */
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { log } from "~/server/log.server";
 
 const require = createRequire(import.meta.url);
 const SUPPORTED_VERSION = /^18\.3\./;
@@ -47,11 +48,11 @@ export function rendererFiles(): string[] {
 export function installRenderEncoding(): boolean {
   const version = (require("react-dom/package.json") as { version: string }).version;
   if (!SUPPORTED_VERSION.test(version)) {
-    console.warn(`[web] react-dom ${version} is not the release render-encoding was written against (18.3): left out`);
+    log.warn(`[web] react-dom ${version} is not the release render-encoding was written against (18.3): left out`);
     return false;
   }
   if (rendererFiles().some((file) => require.cache[file])) {
-    console.warn("[web] react-dom/server.browser was loaded before the speed patches: render-encoding left out");
+    log.warn("[web] react-dom/server.browser was loaded before the speed patches: render-encoding left out");
     return false;
   }
   const global = globalThis as { TextEncoder: typeof TextEncoder };

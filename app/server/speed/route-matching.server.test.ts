@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { UNSAFE_flatRoutes as flatRoutes } from "@remix-run/dev";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
+import { log } from "../log.server";
 import { createMatchRoutes, dataRoutesOncePerTable, installRouteMatching, serverRoutesOncePerBuild, staticHandlerByBranch } from "./route-matching.server";
 import { ADMIN_SCREENS, adminScreenRouteId, SITE_HOSTS, siteServesRoute } from "../../utils/site-routes";
 
@@ -101,7 +102,7 @@ describe("route matching with ranked tables kept", () => {
 
   it.each(Object.keys(tables))("answers as @remix-run/router does on the %s host's routes", (site) => {
     // The router warns of the malformed path below on each call (both do): kept out of the test's output.
-    vi.spyOn(console, "warn").mockImplementation(() => {});
+    vi.spyOn(log, "warn").mockImplementation(() => {});
     const routes = tables[site]!();
     expect(routes[0]!.children!.length).toBeGreaterThan(site === "main" ? 30 : 10);
     const paths = [
@@ -223,7 +224,7 @@ describe("the static handler's query, by the matching branch's routes alone", ()
   const byBranch = staticHandlerByBranch(theirStaticHandler as never, ours as never) as unknown as typeof theirStaticHandler;
 
   it.each(["main", "admin"])("answers every path of the %s host's routes as the whole table's handler does", async (site) => {
-    vi.spyOn(console, "warn").mockImplementation(() => {});
+    vi.spyOn(log, "warn").mockImplementation(() => {});
     const routes = withLoaders(appRouteTables()[site]!());
     const whole = theirStaticHandler(routes as never);
     const branch = byBranch(routes as never);

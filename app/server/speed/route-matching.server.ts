@@ -26,6 +26,7 @@
  */
 import { createRequire } from "node:module";
 import { LRUCache } from "lru-cache";
+import { log } from "~/server/log.server";
 
 type Router = typeof import("@remix-run/router");
 type RouteObject = { path?: string; index?: boolean; caseSensitive?: boolean; children?: RouteObject[] };
@@ -74,7 +75,7 @@ export function installRouteMatching(): boolean {
   const router = require("@remix-run/router") as Router & { matchRoutes: unknown };
   const { version } = require("@remix-run/router/package.json") as { version: string };
   if (!SUPPORTED_VERSION.test(version)) {
-    console.warn(
+    log.warn(
       `[web] @remix-run/router ${version} is not the 1.23 release app/server/speed/route-matching.server.ts was written against: its own matchRoutes stays`,
     );
     return false;
@@ -91,7 +92,7 @@ export function installRouteMatching(): boolean {
     const remixRoutes = require("@remix-run/react/dist/routes.js") as { createServerRoutes: CreateServerRoutes };
     remixRoutes.createServerRoutes = serverRoutesOncePerBuild(remixRoutes.createServerRoutes);
   } else {
-    console.warn(
+    log.warn(
       `[web] @remix-run/react ${remix.version} is not the 2.17 release app/server/speed/route-matching.server.ts was written against: its render makes its routes on every render`,
     );
   }
