@@ -60,7 +60,8 @@ import {
   appendBenchmarkRun,
   type Spread,
 } from "./lib/bench";
-import { startAppServer, type AppServer } from "./lib/servers";
+import { parseProcessCount } from "~/utils/process-count";
+import { startAppServer, waitUntil, type AppServer } from "./lib/servers";
 
 const DOCS_HEADING = "## Chat: `npm run bench:chat`";
 const TARGET = { rate: 200, p99Ms: 100 };
@@ -622,7 +623,7 @@ function costLine(figures: Figures[], cores: number) {
 }
 
 /** The figures as data (ms and per-second numbers as printed, CPU as a share of one core): --json's file. */
-function writeJson(file: string, figures: Figures[], messages: { acknowledged: number; stored: number }) {
+function writeJson(file: string, figures: Figures[], messages: { webProcesses: number; acknowledged: number; stored: number }) {
   const steps = figures.map((f) => ({
     label: f.step.label,
     servers: f.step.servers,
@@ -642,6 +643,8 @@ function writeJson(file: string, figures: Figures[], messages: { acknowledged: n
 
 async function main() {
   const options = readOptions();
+  /** Processes each web server of this run has: more than one when WEB_PROCESSES says so (a cluster). */
+  const webProcesses = parseProcessCount(process.env.WEB_PROCESSES) ?? 1;
   const benchUrl = databaseUrl(DATABASE);
   Object.assign(process.env, { ...urls, DATABASE_URL: benchUrl, QUEUE_PREFIX: PREFIX, SEED_DEMO: "0" });
   const [{ migratePostgres }, { createDb }, { hashToken }] = await Promise.all([
@@ -680,6 +683,12 @@ async function main() {
       if (stopping) throw new Error("stopped");
       const server = await startAppServer(env, { name, host: "127.0.0.1", timeoutMs: 60_000, stopGraceMs: 20_000 });
       servers.push(server);
+      // With WEB_PROCESSES above 1 (bench:scale) a cluster: /healthz answers once its first process is ready, and
+      // sockets opened before the others are would all go to that one.
+      if (webProcesses > 1) {
+        const line = `${webProcesses} web processes ready`;
+        await waitUntil(server, () => server.output().includes(line), line, 90_000);
+      }
       if (stopping) {
         await server.stop();
         throw new Error("stopped");
@@ -750,7 +759,7 @@ async function main() {
       `${storedCount === acknowledged ? "Every" : "NOT every"} acknowledged send was stored once: ${n(acknowledged)} acknowledged (${n(sequence)} sent, warm-ups included), ` +
       `${n(storedCount)} messages in the database.`;
     console.log(`\n${plainTable(rows).join("\n")}\n\n${targets.join("\n")}\n${cost}\n${integrity}`);
-    if (options.json) writeJson(options.json, figures, { acknowledged, stored: storedCount });
+    if (options.json) writeJson(options.json, figures, { webProcesses, acknowledged, stored: storedCount });
 
     if (options.docs) {
       const date = new Date().toISOString().slice(0, 16).replace("T", " ");

@@ -176,7 +176,7 @@ async function measureCatalog(env: Env, processes: number, paths: string[], opti
     const server = await started(startServer({ ...env, PAGE_CACHE: cache, WEB_PROCESSES: String(processes) }));
     try {
       await allReady(server, "web", processes);
-      for (const p of new Set([...paths.slice(0, 4), paths[2]!])) {
+      for (const p of new Set(paths.slice(0, 6))) {
         const res = await fetch(`${server.baseUrl}${p}`, { signal: AbortSignal.timeout(30_000) });
         if (res.status !== 200) throw new Error(`GET ${p} answered ${res.status}`);
       }
@@ -332,7 +332,13 @@ async function measureChat(processes: number, run: number, options: Options, rec
   try {
     const code = await chat.exit;
     if (!fs.existsSync(file)) throw new Error(`bench:chat exited with ${code} and no figures:\n${chat.output()}`);
-    const { steps, acknowledged, stored } = JSON.parse(fs.readFileSync(file, "utf8")) as { steps: ChatStep[]; acknowledged: number; stored: number };
+    const { steps, acknowledged, stored, webProcesses } = JSON.parse(fs.readFileSync(file, "utf8")) as {
+      steps: ChatStep[];
+      acknowledged: number;
+      stored: number;
+      webProcesses: number;
+    };
+    if (webProcesses !== processes) throw new Error(`bench:chat ran ${webProcesses} web processes, not ${processes}`);
     const failed = steps.reduce((sum, s) => sum + s.errors, 0) + (acknowledged === stored ? 0 : 1);
     errors += failed;
     const carried = chatCarried(steps, CHAT_P99_MS);
