@@ -53,7 +53,7 @@ import {
 } from "./lib/bench";
 import { benchEnv, databaseUrl, GIGS, prepareDatabase } from "./lib/catalog-data";
 import { ensureBuild, runAutocannon, startServer } from "./lib/drive";
-import { armOrder, chatCarried, count, drainRate, millis, scaleRows, type Arm, type ChatStep, type FigureSpec } from "./lib/scale";
+import { armOrder, CHAT_P99_MS, chatCarried, count, drain, millis, SCALE_FIGURES, scaleRows, type Arm, type ChatStep } from "./lib/scale";
 import { startProcess, startTsx, waitUntil, type Child } from "./lib/servers";
 
 const DATABASE = "soko_bench_scale";
@@ -61,7 +61,6 @@ const ARMS = [1, 2];
 const LOADS = ["catalog", "tracking", "chat"] as const;
 type Load = (typeof LOADS)[number];
 const UA = "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
-const CHAT_P99_MS = 100;
 
 type Options = {
   durationS: number;
@@ -292,12 +291,8 @@ async function measureTracking(
       if (performance.now() - t0 > 180_000) throw new Error(`the backlog did not drain within 180 s (${stored} of ${accepted} events stored)`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    const rate = drainRate(samples, accepted);
-    // The workers' CPU over the same stretch (10% to 90% stored), per event.
-    const stretch = samples.filter((s) => s.stored >= accepted * 0.1 && s.stored <= accepted * 0.9);
-    const cpuPerEvent =
-      stretch.length > 1 ? ((stretch.at(-1)!.cpu - stretch[0]!.cpu) * 1e6) / (stretch.at(-1)!.stored - stretch[0]!.stored || Number.NaN) : Number.NaN;
-    Object.assign(record, { ingest_rate: rate, ingest_cpu: cpuPerEvent });
+    const { perS: rate, cpuUsPerEvent } = drain(samples, accepted);
+    Object.assign(record, { ingest_rate: rate, ingest_cpu: cpuUsPerEvent });
     console.log(`    stored: ${count(accepted)} events in ${(samples.at(-1)!.t / 1000).toFixed(1)} s, ${count(rate)} events/s while draining`);
   } finally {
     await stop(worker);
@@ -355,30 +350,8 @@ async function measureChat(processes: number, run: number, options: Options, rec
 // ---------------------------------------------------------------------------------------------------------
 // The report.
 
-const ms = (x: number) => millis(x);
-const SPECS: FigureSpec[] = [
-  { key: "catalog_off_rps", label: "Catalog, page cache off: pages/s", better: "higher", format: count },
-  { key: "catalog_off_p50", label: "Catalog, page cache off: p50 ms", better: "lower", format: ms },
-  { key: "catalog_off_p99", label: "Catalog, page cache off: p99 ms", better: "lower", format: ms },
-  { key: "catalog_off_cpu", label: "Catalog, page cache off: web CPU ms a page", better: "lower", format: (x) => (Number.isFinite(x) ? x.toFixed(2) : "–") },
-  { key: "catalog_on_rps", label: "Catalog, page cache on: pages/s", better: "higher", format: count },
-  { key: "catalog_on_p50", label: "Catalog, page cache on: p50 ms", better: "lower", format: ms },
-  { key: "catalog_on_p99", label: "Catalog, page cache on: p99 ms", better: "lower", format: ms },
-  { key: "catalog_on_cpu", label: "Catalog, page cache on: web CPU ms a page", better: "lower", format: (x) => (Number.isFinite(x) ? x.toFixed(2) : "–") },
-  { key: "tracking_rps", label: "Tracking: events/s accepted, one a request", better: "higher", format: count },
-  { key: "tracking_p99", label: "Tracking: p99 ms, one a request", better: "lower", format: ms },
-  { key: "tracking_cpu", label: "Tracking: web CPU µs a request", better: "lower", format: count },
-  { key: "tracking_batched", label: "Tracking: events/s accepted, batched", better: "higher", format: count },
-  { key: "tracking_batched_p99", label: "Tracking: p99 ms, batched", better: "lower", format: ms },
-  { key: "ingest_rate", label: "Ingest: events/s stored by the workers", better: "higher", format: count },
-  { key: "ingest_cpu", label: "Ingest: worker CPU µs an event", better: "lower", format: count },
-  { key: "chat_within", label: `Chat: messages/s with p99 ≤ ${CHAT_P99_MS} ms`, better: "higher", format: count },
-  { key: "chat_max", label: "Chat: most messages/s carried", better: "higher", format: count },
-  { key: "chat_max_p99", label: "Chat: p99 ms at the most", better: "lower", format: ms },
-];
-
 function report(arms: Arm[], options: Options, facts: { commit: string; load: string; startedAt: Date }) {
-  const rows = scaleRows(SPECS, arms);
+  const rows = scaleRows(SCALE_FIGURES, arms);
   const m = machine();
   const args = process.argv.slice(2).join(" ");
   const command = `npm run bench:scale${args ? ` -- ${args}` : ""}`;
@@ -386,15 +359,23 @@ function report(arms: Arm[], options: Options, facts: { commit: string; load: st
   const setting =
     `Commit ${facts.commit}; ${m.cores} cores of ${cpuModel}, ${m.memoryGb} GB, ${m.os}; Node ${m.node}. ` +
     `Started ${facts.startedAt.toISOString().slice(0, 16).replace("T", " ")} UTC; load average before ${facts.load}, after ${loadAverage()}.`;
-  const method =
+  const how: Record<Load, string> = {
+    catalog:
+      `Catalog: ${GIGS.toLocaleString("en-US")} gigs, ${options.connections} connections, ${options.warmupS} s warm-up and ${options.durationS} s measured ` +
+      `over /browse, /search and gig pages in turn, page cache off and on.`,
+    tracking:
+      `Tracking: ${options.connections} connections for ${options.durationS} s, one event a request, then ${options.batch}; the web processes alone, ` +
+      `then the workers on the backlog (stored/s between 10% and 90% of it).`,
+    chat: `Chat: bench:chat's 1,000 members at ${options.chatRates.join(", ")} messages/s for ${options.durationS} s each, then as fast as acknowledgements allow.`,
+  };
+  const method = [
     `Everything on this one machine at once: the web processes and workers (compiled, as \`npm start\` runs them; two of each as a cluster ` +
-    `primary with two children on one port), Postgres, Redis, ClickHouse and the load generators. ${options.runs} run${options.runs > 1 ? "s" : ""}, ` +
-    `the arms alternating (1 then 2 in odd runs, 2 then 1 in even ones); each figure is the median over the runs` +
-    `${options.runs > 1 ? ", with the worst run beside it" : ""}. Catalog: ${GIGS.toLocaleString("en-US")} gigs, ${options.connections} connections, ` +
-    `${options.warmupS} s warm-up and ${options.durationS} s measured over /browse, /search and gig pages in turn. Tracking: ${options.connections} connections ` +
-    `for ${options.durationS} s, one event a request, then ${options.batch}; the web processes alone, then the workers on the backlog (stored/s between 10% and ` +
-    `90% of it). Chat: bench:chat's 1,000 members at ${options.chatRates.join(", ")} messages/s for ${options.durationS} s each, then as fast as acknowledgements allow. ` +
-    `CPU figures are the process tree's (primary and children).`;
+      `primary with two children on one port), Postgres, Redis, ClickHouse and the load generators.`,
+    `${options.runs} run${options.runs > 1 ? "s" : ""}, the arms alternating (1 then 2 in odd runs, 2 then 1 in even ones); each figure is the median ` +
+      `over the runs${options.runs > 1 ? ", with the worst run beside it" : ""}.`,
+    ...options.loads.map((load) => how[load]),
+    `CPU figures are the process tree's (primary and children).`,
+  ].join(" ");
   console.log(`\n${setting}\n\n${plainTable(rows).join("\n")}\n`);
   if (errors) console.error(`${errors} requests, sends or checks failed: see above.`);
   if (!options.docs) return;

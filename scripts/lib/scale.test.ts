@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { armOrder, chatCarried, count, drainRate, ratio, scaleRows, summary, worst, type Arm, type FigureSpec } from "./scale";
+import { armOrder, chatCarried, count, drain, middle, ratio, scaleRows, summary, worst, type Arm, type FigureSpec } from "./scale";
 
 const rps: FigureSpec = { key: "rps", label: "requests/s", better: "higher", format: count };
 const p99: FigureSpec = { key: "p99", label: "p99 ms", better: "lower", format: (x) => String(x) };
@@ -26,30 +26,39 @@ describe("bench:scale's arithmetic", () => {
   it("sums up an arm's runs as the median and the worst, leaving out runs that did not record the figure", () => {
     const arm: Arm = { processes: 2, runs: [{ rps: 100, p99: 9 }, { rps: 300, p99: 20 }, { rps: 200 }] };
     expect(summary(arm, rps)).toEqual({ median: 200, worst: 100 });
-    expect(summary(arm, p99)).toEqual({ median: 9, worst: 20 });
+    expect(summary(arm, p99)).toEqual({ median: 14.5, worst: 20 });
+  });
+
+  it("takes the middle run as the median, or the mean of the middle two", () => {
+    expect(middle([300, 100, 200])).toBe(200);
+    expect(middle([521, 1_067])).toBe(794);
+    expect(middle([Number.NaN])).toBeNaN();
   });
 
   it("measures the drain between 10% and 90% of the backlog, interpolating between polls", () => {
-    // 1,000 events: 10% stored at 150 ms (halfway between the polls at 100 and 200), 90% at 1,000 ms.
+    // 1,000 events: 10% stored at 150 ms (halfway between the polls at 100 and 200), 90% at 1,000 ms; the workers'
+    // CPU seconds interpolated the same way (0.15 s then, 1 s at 90%).
     const samples = [
-      { t: 0, stored: 0 },
-      { t: 100, stored: 0 },
-      { t: 200, stored: 200 },
-      { t: 600, stored: 500 },
-      { t: 1_000, stored: 900 },
-      { t: 1_100, stored: 1_000 },
+      { t: 0, stored: 0, cpu: 0 },
+      { t: 100, stored: 0, cpu: 0.1 },
+      { t: 200, stored: 200, cpu: 0.2 },
+      { t: 600, stored: 500, cpu: 0.6 },
+      { t: 1_000, stored: 900, cpu: 1 },
+      { t: 1_100, stored: 1_000, cpu: 1.1 },
     ];
-    expect(drainRate(samples, 1_000)).toBeCloseTo(800 / 0.85, 6);
-    expect(drainRate(samples.slice(0, 4), 1_000)).toBeNaN();
+    const { perS, cpuUsPerEvent } = drain(samples, 1_000);
+    expect(perS).toBeCloseTo(800 / 0.85, 6);
+    expect(cpuUsPerEvent).toBeCloseTo((0.85 * 1e6) / 800, 6);
+    expect(drain(samples.slice(0, 4), 1_000).perS).toBeNaN();
     // Everything in one poll: no rate can be told.
     expect(
-      drainRate(
+      drain(
         [
           { t: 0, stored: 0 },
           { t: 100, stored: 1_000 },
         ],
         1_000,
-      ),
+      ).perS,
     ).toBeNaN();
   });
 
@@ -85,8 +94,8 @@ describe("bench:scale's arithmetic", () => {
     ];
     expect(scaleRows([rps, p99, { ...rps, key: "missing" }], arms)).toEqual([
       ["Figure", "1 process", "2 processes", "2 ÷ 1", "worst run, 1 process", "worst run, 2 processes"],
-      ["requests/s", "1,000", "1,800", "1.80×", "1,000", "1,800"],
-      ["p99 ms", "40", "30", "0.75×", "50", "60"],
+      ["requests/s", "1,100", "1,900", "1.73×", "1,000", "1,800"],
+      ["p99 ms", "45", "45", "1.00×", "50", "60"],
     ]);
     expect(
       scaleRows(

@@ -3,7 +3,6 @@
  * figure's median and worst run, the ratio of two processes to one, the drain rate of the ingest backlog, the
  * chat's rate within its target, and the table.
  */
-import { median } from "./bench";
 
 /** Whether a bigger value of a figure is better (requests/s) or worse (latency, CPU per request). */
 export type Better = "higher" | "lower";
@@ -35,34 +34,48 @@ export function worst(values: number[], better: Better): number {
   return better === "higher" ? Math.min(...known) : Math.max(...known);
 }
 
+/** The median: the middle value, or the mean of the two middle ones (with two runs, not the lower of them); NaN when none. */
+export function middle(values: number[]): number {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const half = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[half]! : (sorted[half - 1]! + sorted[half]!) / 2;
+}
+
 /** A figure's median and worst run over an arm's runs (a run that did not record it is left out). */
 export function summary(arm: Arm, spec: FigureSpec): { median: number; worst: number } {
   const values = arm.runs.map((run) => run[spec.key] ?? Number.NaN);
-  return { median: median(values), worst: worst(values, spec.better) };
+  return { median: middle(values), worst: worst(values, spec.better) };
 }
 
+export type DrainSample = { t: number; stored: number; cpu?: number };
+
 /**
- * Events per second while a backlog of `total` events drained, from the counts stored at times `t` (ms): between
- * the moments 10% and 90% of it were stored (each found by linear interpolation between two polls), so neither
- * the workers' start nor the last partial batch counts. NaN when the counts never reached 90%.
+ * A backlog of `total` events draining, from the counts stored at times `t` (ms) and the CPU seconds its workers
+ * had used by then: events per second, and CPU µs per event, between the moments 10% and 90% of it were stored
+ * (each found by linear interpolation between two polls), so neither the workers' start nor the last partial
+ * batch counts. NaN when the counts never reached 90%, or went from under 10% to over 90% between two polls.
  */
-export function drainRate(samples: { t: number; stored: number }[], total: number): number {
-  /** The poll at which `share` of the backlog was stored, and the interpolated moment. */
-  const when = (share: number) => {
+export function drain(samples: DrainSample[], total: number): { perS: number; cpuUsPerEvent: number } {
+  const at = (share: number) => {
     const goal = total * share;
-    const i = samples.findIndex((at) => at.stored >= goal);
-    if (i < 0) return { i, t: Number.NaN };
-    const at = samples[i]!;
-    const before = samples[i - 1];
-    if (!before) return { i, t: at.t };
-    return { i, t: before.t + ((goal - before.stored) / (at.stored - before.stored)) * (at.t - before.t) };
+    const i = samples.findIndex((s) => s.stored >= goal);
+    if (i < 0) return null;
+    const after = samples[i]!;
+    const before = samples[i - 1] ?? after;
+    const f = after.stored === before.stored ? 1 : (goal - before.stored) / (after.stored - before.stored);
+    const mix = (a: number, b: number) => a + f * (b - a);
+    return { i, t: mix(before.t, after.t), cpu: mix(before.cpu ?? Number.NaN, after.cpu ?? Number.NaN) };
   };
-  const from = when(0.1);
-  const to = when(0.9);
-  // Never 90% stored, or all of it between two polls (the polls cannot tell the rate then).
-  if (from.i < 0 || to.i < 0 || to.i === from.i) return Number.NaN;
-  return (total * 0.8) / ((to.t - from.t) / 1000);
+  const from = at(0.1);
+  const to = at(0.9);
+  if (!from || !to || to.i === from.i) return { perS: Number.NaN, cpuUsPerEvent: Number.NaN };
+  const events = total * 0.8;
+  return { perS: events / ((to.t - from.t) / 1000), cpuUsPerEvent: ((to.cpu - from.cpu) * 1e6) / events };
 }
+
+/** The chat's latency target: a rate is carried when its delivery p99 is within this. */
+export const CHAT_P99_MS = 100;
 
 /** A chat step as bench-chat's --json writes it (the figures this benchmark reads). */
 export type ChatStep = { label: string; rate: number | null; deliveredPerS: number; delivery: { p50: number; p99: number }; errors: number };
@@ -85,6 +98,7 @@ export function chatCarried(steps: ChatStep[], p99Ms: number) {
 export const count = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString("en-US") : "–");
 /** Milliseconds: one decimal under 10. */
 export const millis = (x: number) => (Number.isFinite(x) ? (x < 10 ? x.toFixed(1) : Math.round(x).toLocaleString("en-US")) : "–");
+const hundredths = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "–");
 const times = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : "–");
 
 /**
@@ -110,3 +124,25 @@ export function scaleRows(specs: FigureSpec[], arms: Arm[]): string[][] {
     });
   return [header, ...rows];
 }
+
+/** bench:scale's figures, in the table's order. */
+export const SCALE_FIGURES: FigureSpec[] = [
+  { key: "catalog_off_rps", label: "Catalog, page cache off: pages/s", better: "higher", format: count },
+  { key: "catalog_off_p50", label: "Catalog, page cache off: p50 ms", better: "lower", format: millis },
+  { key: "catalog_off_p99", label: "Catalog, page cache off: p99 ms", better: "lower", format: millis },
+  { key: "catalog_off_cpu", label: "Catalog, page cache off: web CPU ms a page", better: "lower", format: hundredths },
+  { key: "catalog_on_rps", label: "Catalog, page cache on: pages/s", better: "higher", format: count },
+  { key: "catalog_on_p50", label: "Catalog, page cache on: p50 ms", better: "lower", format: millis },
+  { key: "catalog_on_p99", label: "Catalog, page cache on: p99 ms", better: "lower", format: millis },
+  { key: "catalog_on_cpu", label: "Catalog, page cache on: web CPU ms a page", better: "lower", format: hundredths },
+  { key: "tracking_rps", label: "Tracking: events/s accepted, one a request", better: "higher", format: count },
+  { key: "tracking_p99", label: "Tracking: p99 ms, one a request", better: "lower", format: millis },
+  { key: "tracking_cpu", label: "Tracking: web CPU µs a request", better: "lower", format: count },
+  { key: "tracking_batched", label: "Tracking: events/s accepted, batched", better: "higher", format: count },
+  { key: "tracking_batched_p99", label: "Tracking: p99 ms, batched", better: "lower", format: millis },
+  { key: "ingest_rate", label: "Ingest: events/s stored by the workers", better: "higher", format: count },
+  { key: "ingest_cpu", label: "Ingest: worker CPU µs an event", better: "lower", format: count },
+  { key: "chat_within", label: `Chat: messages/s with p99 ≤ ${CHAT_P99_MS} ms`, better: "higher", format: count },
+  { key: "chat_max", label: "Chat: most messages/s carried", better: "higher", format: count },
+  { key: "chat_max_p99", label: "Chat: p99 ms at the most", better: "lower", format: millis },
+];
