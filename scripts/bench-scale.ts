@@ -2,7 +2,7 @@
  * Scale benchmark: what a second web process and a second worker add on this machine, for the catalog, the
  * tracking endpoint and the chat.
  *
- *   npm run bench:scale [-- --duration 10] [--warmup 5] [--connections 20] [--runs 1] [--batch 20]
+ *   npm run bench:scale [-- --duration 10] [--warmup 10] [--connections 20] [--runs 1] [--batch 20]
  *                          [--chat-rates 100,200,300,400] [--loads catalog,tracking,chat] [--keep-data] [--no-docs]
  *
  * Two arms: one web process and one worker (WEB_PROCESSES=1, WORKER_PROCESSES=1), and two of each (a cluster
@@ -78,7 +78,7 @@ function readOptions(): Options {
   const { values } = parseArgs({
     options: {
       duration: { type: "string", default: "10" },
-      warmup: { type: "string", default: "5" },
+      warmup: { type: "string", default: "10" },
       connections: { type: "string", default: "20" },
       runs: { type: "string", default: "1" },
       batch: { type: "string", default: "20" },
