@@ -126,7 +126,8 @@ async function started<T extends Child>(child: Promise<T> | T): Promise<T> {
 }
 
 async function stop(child: Child) {
-  children.splice(children.indexOf(child), 1);
+  const at = children.indexOf(child);
+  if (at !== -1) children.splice(at, 1);
   await child.stop();
 }
 
