@@ -5,7 +5,7 @@
  *
  *   npm run bench:chat [-- --duration 12] [--rates 50,100,200,400] [--max-seconds 10] [--window 100]
  *                         [--two-rates 200,400] [--one-server] [--marks read|delivered|none] [--runs 1]
- *                         [--build] [--keep] [--no-docs]
+ *                         [--build] [--keep] [--no-docs] [--json <file>]
  *
  * 1. A throwaway Postgres database (soko_bench_chat_<random>, migrated) and Redis namespace (QUEUE_PREFIX
  *    bench_chat_<random>), dropped afterwards unless --keep. 500 pairs of members and a session each are
@@ -27,7 +27,8 @@
  *    publish with the socket.io emitter and the process's adapter hands them to its sockets.)
  * 5. With --runs N, each set of steps N times in a row; the table then shows each figure's median over the
  *    runs (max: the largest; errors: all of them). The default run takes about two minutes.
- * 6. Prints a table and appends it to docs/benchmarks/history/chat.md unless --no-docs.
+ * 6. Prints a table and appends it to docs/benchmarks/history/chat.md unless --no-docs; with --json, also writes
+ *    each step's figures to that file (for bench:scale, which runs this with one web process and with a cluster).
  *
  * It is a report, not a test: a missed target still exits 0; errors (a process or socket that does not
  * start, sends refused, messages not delivered) exit 1. Everything it started is stopped on the way out,
@@ -46,7 +47,6 @@ import { buildApp, root } from "./build";
 import {
   commitOf,
   cpuSecondsByName,
-  cpuSecondsOf,
   loadAverage,
   machine,
   machineCpuSeconds,
@@ -54,12 +54,14 @@ import {
   median,
   nodePidOf,
   plainTable,
-  rssMbOf,
   spread,
+  treeCpuSecondsOf,
+  treeRssMbOf,
   appendBenchmarkRun,
   type Spread,
 } from "./lib/bench";
-import { startAppServer, type AppServer } from "./lib/servers";
+import { parseProcessCount } from "~/utils/process-count";
+import { startAppServer, waitUntil, type AppServer } from "./lib/servers";
 
 const DOCS_HEADING = "## Chat: `npm run bench:chat`";
 const TARGET = { rate: 200, p99Ms: 100 };
@@ -84,6 +86,8 @@ type Options = {
   build: boolean;
   keep: boolean;
   docs: boolean;
+  /** Where to write the figures as JSON (null: nowhere). */
+  json: string | null;
 };
 
 function readOptions(): Options {
@@ -101,6 +105,7 @@ function readOptions(): Options {
       build: { type: "boolean", default: false },
       keep: { type: "boolean", default: false },
       "no-docs": { type: "boolean", default: false },
+      json: { type: "string" },
     },
   });
   const positive = (name: string, raw: string) => {
@@ -129,6 +134,7 @@ function readOptions(): Options {
     build: values.build,
     keep: values.keep,
     docs: !values["no-docs"],
+    json: values.json ?? null,
   };
 }
 
@@ -409,7 +415,7 @@ async function runStep(
   };
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
-  const webBefore = meter.pids.map(cpuSecondsOf);
+  const webBefore = meter.pids.map(treeCpuSecondsOf);
   const benchBefore = process.cpuUsage();
   const [postgresBefore, redisBefore, machineBefore] = [cpuSecondsByName("postgres"), await redisCpuSeconds(meter.redis), machineCpuSeconds()];
   step.sendStart = performance.now();
@@ -442,7 +448,7 @@ async function runStep(
   const settleBy = performance.now() + SETTLE_MS;
   while (performance.now() < settleBy && !stopping && !step.sent.every(done)) await sleep(20);
   const wall = (performance.now() - step.sendStart) / 1000;
-  const webAfter = meter.pids.map(cpuSecondsOf);
+  const webAfter = meter.pids.map(treeCpuSecondsOf);
   step.webCpu = webAfter.reduce<number>((sum, after, i) => sum + ((after ?? 0) - (webBefore[i] ?? 0)), 0) / wall;
   const bench = process.cpuUsage(benchBefore);
   step.benchCpu = (bench.user + bench.system) / 1e6 / wall;
@@ -451,7 +457,7 @@ async function runStep(
   step.machineCpu = ((machineCpuSeconds() ?? Number.NaN) - (machineBefore ?? Number.NaN)) / wall;
   loop.disable();
   step.loopP99 = loop.percentile(99) / 1e6;
-  step.rssMb = meter.pids.map((pid) => rssMbOf(pid) ?? Number.NaN);
+  step.rssMb = meter.pids.map((pid) => treeRssMbOf(pid) ?? Number.NaN);
   for (const t of step.sent) {
     if (t.failed) continue;
     if (t.ackAt === undefined) count(step.errors, "no answer");
@@ -616,10 +622,29 @@ function costLine(figures: Figures[], cores: number) {
   );
 }
 
+/** The figures as data (ms and per-second numbers as printed, CPU as a share of one core): --json's file. */
+function writeJson(file: string, figures: Figures[], messages: { webProcesses: number; acknowledged: number; stored: number }) {
+  const steps = figures.map((f) => ({
+    label: f.step.label,
+    servers: f.step.servers,
+    rate: f.step.rate,
+    sentPerS: f.sentPerS,
+    deliveredPerS: f.deliveredPerS,
+    delivery: f.delivery,
+    ack: f.ack,
+    mark: f.mark,
+    errors: f.errors,
+    cpu: { web: f.step.webCpu, postgres: f.step.postgresCpu, redis: f.step.redisCpu, bench: f.step.benchCpu, machine: f.step.machineCpu },
+  }));
+  fs.writeFileSync(file, `${JSON.stringify({ target: TARGET, steps, ...messages }, null, 2)}\n`);
+}
+
 // ---------------------------------------------------------------------------------------------------------
 
 async function main() {
   const options = readOptions();
+  /** Processes each web server of this run has: more than one when WEB_PROCESSES says so (a cluster). */
+  const webProcesses = parseProcessCount(process.env.WEB_PROCESSES) ?? 1;
   const benchUrl = databaseUrl(DATABASE);
   Object.assign(process.env, { ...urls, DATABASE_URL: benchUrl, QUEUE_PREFIX: PREFIX, SEED_DEMO: "0" });
   const [{ migratePostgres }, { createDb }, { hashToken }] = await Promise.all([
@@ -658,6 +683,12 @@ async function main() {
       if (stopping) throw new Error("stopped");
       const server = await startAppServer(env, { name, host: "127.0.0.1", timeoutMs: 60_000, stopGraceMs: 20_000 });
       servers.push(server);
+      // With WEB_PROCESSES above 1 (bench:scale) a cluster: /healthz answers once its first process is ready, and
+      // sockets opened before the others are would all go to that one.
+      if (webProcesses > 1) {
+        const line = `${webProcesses} web processes ready`;
+        await waitUntil(server, () => server.output().includes(line), line, 90_000);
+      }
       if (stopping) {
         await server.stop();
         throw new Error("stopped");
@@ -728,6 +759,7 @@ async function main() {
       `${storedCount === acknowledged ? "Every" : "NOT every"} acknowledged send was stored once: ${n(acknowledged)} acknowledged (${n(sequence)} sent, warm-ups included), ` +
       `${n(storedCount)} messages in the database.`;
     console.log(`\n${plainTable(rows).join("\n")}\n\n${targets.join("\n")}\n${cost}\n${integrity}`);
+    if (options.json) writeJson(options.json, figures, { webProcesses, acknowledged, stored: storedCount });
 
     if (options.docs) {
       const date = new Date().toISOString().slice(0, 16).replace("T", " ");

@@ -2,7 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { appendBenchmarkRun, appendPrintedRun, historyFile, keepConsole } from "./bench";
+import { spawn } from "node:child_process";
+import { appendBenchmarkRun, appendPrintedRun, cpuSecondsOf, historyFile, keepConsole, processTree, treeCpuSecondsOf, treeRssMbOf } from "./bench";
 
 describe("a benchmark's history file", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "soko-bench-history-"));
@@ -65,6 +66,24 @@ describe("keepConsole", () => {
       expect(seen).toEqual([["a", 1], ["\nb"]]);
     } finally {
       console.log = original;
+    }
+  });
+});
+
+describe("a process tree (a cluster primary and its children)", () => {
+  it("holds the process and the processes it started, and sums their CPU and memory", async () => {
+    const child = spawn("sleep", ["10"]);
+    try {
+      await new Promise((resolve) => child.once("spawn", resolve));
+      const tree = processTree(process.pid);
+      expect(tree[0]).toBe(process.pid);
+      expect(tree).toContain(child.pid);
+      expect(processTree(child.pid!)).toEqual([child.pid]);
+      expect(treeCpuSecondsOf(process.pid)!).toBeGreaterThanOrEqual(cpuSecondsOf(process.pid)!);
+      expect(treeRssMbOf(process.pid)!).toBeGreaterThan(0);
+      expect(treeCpuSecondsOf(2 ** 22 + 1)).toBeNull();
+    } finally {
+      child.kill();
     }
   });
 });

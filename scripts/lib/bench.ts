@@ -53,6 +53,36 @@ export function cpuSecondsOf(pid: number | null): number | null {
   }
 }
 
+/** A process and every process under it (a cluster primary and its web processes or workers), from /proc. */
+export function processTree(pid: number): number[] {
+  const parents = new Map<number, number[]>();
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) tree.push(...(parents.get(tree[i]!) ?? []));
+  return tree;
+}
+
+/** Seconds of CPU used by a process and the processes under it that are running now; null when it is gone. */
+export function treeCpuSecondsOf(pid: number | null): number | null {
+  if (!pid || cpuSecondsOf(pid) === null) return null;
+  return processTree(pid).reduce((sum, p) => sum + (cpuSecondsOf(p) ?? 0), 0);
+}
+
+/** Resident memory of a process and the processes under it, in MB; null when it is gone. */
+export function treeRssMbOf(pid: number | null): number | null {
+  if (!pid || rssMbOf(pid) === null) return null;
+  return processTree(pid).reduce((sum, p) => sum + (rssMbOf(p) ?? 0), 0);
+}
+
 /**
  * Seconds of CPU used by every process named `name` (its `comm`, e.g. "postgres"), with what their finished
  * children used (a database's ended backends are counted in the postmaster's).

@@ -105,6 +105,9 @@ export function stickyRouter({ firstByteTimeoutMs = 60_000 } = {}): StickyRouter
 export function takeStickyConnections(httpServer: Server, engine: { on: (event: "connection", listener: (socket: EngineSocket) => void) => void }) {
   process.on("message", (message: StickyMessage, handle?: net.Socket) => {
     if (message?.type !== "soko:connection" || !handle) return;
+    // What net.Server does for the connections it accepts itself (emitting "connection" skips it): without
+    // TCP_NODELAY a response written in parts waits for the client's delayed ACK (Nagle).
+    handle.setNoDelay(true);
     httpServer.emit("connection", handle);
     handle.unshift(Buffer.from(message.head, "base64"));
     handle.resume();
