@@ -29,6 +29,7 @@ import { isSameOrigin, refuseMisdirected, requestOrigin, serverBuildForSite, sit
 import { isLocalRequest } from "./app/server/local-request.server";
 import { log } from "./app/server/log.server";
 import { startMetricsServer } from "./app/server/metrics.server";
+import { REQUEST_ID_HEADER } from "./app/server/request-context.server";
 import { observeRequests, withRouteNames } from "./app/server/request-log.server";
 import { maskUrlCredentials } from "./app/utils/mask-url";
 import { closePageDrops } from "./app/server/page-cache.server";
@@ -246,7 +247,7 @@ app.all("*", (req, res, next) => {
 });
 
 const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
-  log.error({ err: error }, "[web] request failed");
+  log.error({ err: error, reqId: req.headers[REQUEST_ID_HEADER] }, "[web] request failed");
   if (res.headersSent) return res.end();
   sendPlainWords(req, res, 500, "ops.request.serverError");
 };

@@ -9,6 +9,7 @@ import { requestLocale } from "~/i18n/locale.server";
 import type { Locale } from "~/i18n/locales";
 import { FallbackWords, type Fallback } from "~/i18n/react";
 import { log } from "~/server/log.server";
+import { REQUEST_ID_HEADER } from "~/server/request-context.server";
 
 const ABORT_DELAY_MS = 5_000;
 
@@ -92,4 +93,13 @@ async function renderDocument(element: React.ReactElement, nonce: string): Promi
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * A loader or action that threw (Remix answers with the error boundary): one error line with its stack and the
+ * request's id, rather than Remix's console.error. A request the client abandoned is not an error of ours.
+ */
+export function handleError(error: unknown, { request }: { request: Request }) {
+  if (request.signal.aborted) return;
+  log.error({ err: error, reqId: request.headers.get(REQUEST_ID_HEADER) }, "[web] loader or action failed");
 }

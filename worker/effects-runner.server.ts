@@ -20,7 +20,6 @@ import type { SmsProvider } from "../app/sms/provider.server";
 import { createDb } from "../app/server/db.server";
 import { log } from "../app/server/log.server";
 import { jobDuration, jobRuns } from "../app/server/metrics.server";
-import { runWithRequest } from "../app/server/request-context.server";
 import type { Env } from "../app/server/env.server";
 import { maskUrlCredentials } from "../app/utils/mask-url";
 import { fileStore } from "../app/server/files/file-store.server";
@@ -92,12 +91,11 @@ export function startEffects(env: Env, options: EffectsOptions = {}): EffectsRun
     options.smsProvider ?? createSmsProvider(env),
   );
 
-  // Run in the context of the request that queued it: its log lines, and the rows and effects it writes in
-  // turn, carry that request's id (ADR 057). One log line per effect run, with its outcome.
-  async function carryOut({ id, effect, attempts }: DueEffect) {
+  // One log line per effect run, with its outcome and the id of the request that queued it (ADR 057).
+  async function carryOut({ id, effect, attempts, requestId }: DueEffect) {
     const started = performance.now();
     const job = `effect:${effect.kind}`;
-    const line = { job, effect: id, attempt: attempts };
+    const line = { job, effect: id, attempt: attempts, ...(requestId ? { reqId: requestId } : {}) };
     try {
       await (handle[effect.kind] as (e: Effect) => Promise<void>)(effect);
       await markEffectDone(actor, id, db);
@@ -120,7 +118,7 @@ export function startEffects(env: Env, options: EffectsOptions = {}): EffectsRun
   const drain = startDrain("effects", { pollMs, logEveryFailures: 60 }, async () => {
     const due = await claimDueEffects(actor, { limit: 20, leaseMs }, db);
     if (!due.ok) return 0;
-    for (const item of due.value) await (item.requestId ? runWithRequest({ requestId: item.requestId }, () => carryOut(item)) : carryOut(item));
+    for (const item of due.value) await carryOut(item);
     return due.value.length;
   });
 

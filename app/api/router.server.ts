@@ -6,6 +6,7 @@
  * Result becomes the answer (answers.server.ts). The tracking endpoints under /api/v1/analytics are answered
  * before this router (app/analytics/router.server.ts).
  */
+import { REQUEST_ID_HEADER } from "~/server/request-context.server";
 import { createHash } from "node:crypto";
 import compression from "compression";
 import express, { Router, type Request, type RequestHandler, type Response } from "express";
@@ -180,7 +181,13 @@ async function answerShared(call: ApiCall, caller: Caller, parsed: Parsed, req: 
  */
 async function authenticate(call: ApiCall, req: Request, res: Response): Promise<Caller | null> {
   const token = bearerTokenOf(req.headers.authorization);
-  const client: Client = { ip: req.ip ?? "", userAgent: (req.headers["user-agent"] ?? "").slice(0, 512), analyticsConsent: false, tabSessionId: null };
+  const client: Client = {
+    ip: req.ip ?? "",
+    userAgent: (req.headers["user-agent"] ?? "").slice(0, 512),
+    analyticsConsent: false,
+    tabSessionId: null,
+    requestId: (req.headers[REQUEST_ID_HEADER] as string | undefined) ?? null,
+  };
   const visitorLocale = apiLocale(req);
   if (!token) {
     if (call.access === "public") return { actor: { kind: "anonymous", client: { ...client, platform: "api" } }, user: null, locale: visitorLocale };

@@ -1,18 +1,21 @@
 /** What happened on an account: written beside the change it describes, read by the dashboard. */
 import type { ActivityKind } from "~/domain/activity";
 import { prepared, type Db } from "~/server/db.server";
-import { currentRequestId } from "~/server/request-context.server";
 
 /** The kinds, and the words that say them: app/domain/activity.ts. */
 export type { ActivityKind };
 
-export async function recordActivity(db: Db, userId: number, kind: ActivityKind, details: Record<string, unknown>) {
-  await db("activity").insert({ user_id: userId, kind, details: JSON.stringify(details), request_id: currentRequestId() });
+/** `requestId`: the request behind it (ADR 057), when there is one. */
+export async function recordActivity(db: Db, userId: number, kind: ActivityKind, details: Record<string, unknown>, requestId: string | null = null) {
+  await db("activity").insert({ user_id: userId, kind, details: JSON.stringify(details), request_id: requestId });
 }
 
 /** Many activity rows in a few statements (a bulk operation's, such as the demo data's thousands of reviews). */
-export async function recordActivities(db: Db, rows: { userId: number; kind: ActivityKind; details: Record<string, unknown> }[]) {
-  const requestId = currentRequestId();
+export async function recordActivities(
+  db: Db,
+  rows: { userId: number; kind: ActivityKind; details: Record<string, unknown> }[],
+  requestId: string | null = null,
+) {
   for (let from = 0; from < rows.length; from += 1000) {
     await db("activity").insert(
       rows.slice(from, from + 1000).map((r) => ({ user_id: r.userId, kind: r.kind, details: JSON.stringify(r.details), request_id: requestId })),

@@ -11,7 +11,6 @@ import { recordActivity, type ActivityKind } from "~/models/activity.server";
 import type { SessionUser } from "~/models/session.server";
 import { getDb, prepared } from "~/server/db.server";
 import { log } from "~/server/log.server";
-import { currentRequestId } from "~/server/request-context.server";
 import { getTokenCache } from "~/server/token-cache.server";
 import { sendLive, type LivePush } from "~/realtime/live.server";
 import { dropCachedPages } from "~/server/page-cache.server";
@@ -22,14 +21,26 @@ import type { Coded, FailureCode, FailureParams, FieldIssue, Issues } from "~/op
  * The client behind a door: its address and software, and whether it allows analytics (ADR 007); for a call of
  * the JSON API, the platform its token was issued to (server-side conversions are tagged with it).
  */
-export type Client = { ip: string; userAgent: string; analyticsConsent: boolean; tabSessionId: string | null; platform?: "android" | "ios" | "api" };
+/** `requestId`: the HTTP request acting (its X-Request-Id, ADR 057), written on the rows the operation writes; null for a socket event. */
+export type Client = {
+  ip: string;
+  userAgent: string;
+  analyticsConsent: boolean;
+  tabSessionId: string | null;
+  platform?: "android" | "ios" | "api";
+  requestId?: string | null;
+};
 
 /**
  * Who acts: a visitor, a signed-in member (each with the client they act from), or the platform itself (a
  * worker timer, the seed, a script). app/server/auth.server.ts makes them from any door: getActor (pages and
  * the API), getSocketActor (socket.io), actorOf (anything with headers).
  */
-export type Actor = { kind: "anonymous"; client: Client } | { kind: "member"; user: SessionUser; client: Client } | { kind: "system"; name: string };
+export type Actor =
+  { kind: "anonymous"; client: Client } | { kind: "member"; user: SessionUser; client: Client } | { kind: "system"; name: string; requestId?: string | null };
+
+/** The request behind an actor, if any (ADR 057): a door's client's, or the one a worker's effect was queued by. */
+export const requestIdOfActor = (actor: Actor): string | null => (actor.kind === "system" ? actor.requestId : actor.client.requestId) ?? null;
 
 export const systemActor = (name: string): Actor => ({ kind: "system", name });
 
@@ -140,7 +151,7 @@ export type Tx = {
 /** What an admin did (or read), to whom: `user.suspend` on `user` 12, `conversation.read` on `conversation` conv_…. */
 export type AuditEntry = { action: string; targetType: string; targetId?: string | number | null; details?: Record<string, unknown> };
 
-export async function recordEffect(db: Knex | Knex.Transaction, effect: Effect, dedupeKey?: string, runAfterMs = 0) {
+export async function recordEffect(db: Knex | Knex.Transaction, effect: Effect, dedupeKey?: string, runAfterMs = 0, requestId: string | null = null) {
   const { kind, ...payload } = effect;
   const runAfter = runAfterMs > 0 ? db.raw("now() + ?::interval", [`${Math.round(runAfterMs)} milliseconds`]) : db.fn.now();
   const query = db("effects").insert({
@@ -148,7 +159,7 @@ export async function recordEffect(db: Knex | Knex.Transaction, effect: Effect, 
     payload: JSON.stringify(payload),
     dedupe_key: dedupeKey ?? null,
     run_after: runAfter,
-    request_id: currentRequestId(),
+    request_id: requestId,
   });
   await prepared(dedupeKey ? query.onConflict("dedupe_key").ignore() : query);
 }
@@ -162,7 +173,7 @@ export async function recordAudit(db: Knex | Knex.Transaction, actor: Actor, ent
     target_id: entry.targetId === undefined || entry.targetId === null ? null : String(entry.targetId),
     details: JSON.stringify(entry.details ?? {}),
     ip: actor.kind === "system" ? "" : actor.client.ip,
-    request_id: currentRequestId(),
+    request_id: requestIdOfActor(actor),
   });
 }
 
@@ -206,8 +217,8 @@ async function transactOnce<T>(actor: Actor, body: (tx: Tx) => Promise<Result<T>
       const tx: Tx = {
         trx,
         actor,
-        activity: (userId, kind, details = {}) => recordActivity(trx, userId, kind, details),
-        effect: (effect, dedupeKey, runAfterMs) => recordEffect(trx, effect, dedupeKey, runAfterMs),
+        activity: (userId, kind, details = {}) => recordActivity(trx, userId, kind, details, requestIdOfActor(actor)),
+        effect: (effect, dedupeKey, runAfterMs) => recordEffect(trx, effect, dedupeKey, runAfterMs, requestIdOfActor(actor)),
         live: (push) => void pushes.push(push),
         audit: (entry) => recordAudit(trx, actor, entry),
         pagesChanged: () => void (pagesChanged = true),

@@ -15,7 +15,7 @@ import { deviceCookie } from "~/server/sign-in-device.server";
 import { keepSessionAlive } from "~/operations/accounts.server";
 import type { Actor, Client } from "~/operations/core.server";
 import { log } from "~/server/log.server";
-import { noteActor } from "~/server/request-context.server";
+import { noteActor, REQUEST_ID_HEADER } from "~/server/request-context.server";
 
 /**
  * The session cookie's name. Over https it carries the `__Host-` prefix: browsers then accept it only with
@@ -27,7 +27,8 @@ export function sessionCookieName(): string {
 }
 
 /** What any door (a page, a socket.io handshake, a tracking request, the JSON API) knows of who is asking. */
-export type Credentials = { authorization?: string | null; cookie?: string | null; ip: string; userAgent?: string | null };
+/** `requestId`: the request's own (X-Request-Id, set by server.ts's request log for every request it serves). */
+export type Credentials = { authorization?: string | null; cookie?: string | null; ip: string; userAgent?: string | null; requestId?: string | null };
 
 /** A page's session token: its session cookie's (a Bearer token is the JSON API's, not a page's). */
 export function getSessionToken(request: Request): string | null {
@@ -65,7 +66,7 @@ export async function getUserWithHeaderCounts(request: Request): Promise<{ user:
  */
 async function keptAlive(user: SessionUser, client: Client, db: Knex = getDb()): Promise<SessionUser> {
   // The member behind the request, for its log line (ADR 057).
-  noteActor(user.id);
+  noteActor(client.requestId, user.id);
   if (!user.renewalDue) return user;
   const { renewalDue: _, ...rest } = user;
   await keepSessionAlive({ kind: "member", user: rest, client }, { db }).catch((error: unknown) =>
@@ -75,12 +76,19 @@ async function keptAlive(user: SessionUser, client: Client, db: Knex = getDb()):
 }
 
 /** The client of a request seen by a loader without its load context (no address). */
-const clientOfRequest = (request: Request) => clientOf({ cookie: request.headers.get("Cookie"), ip: "", userAgent: request.headers.get("User-Agent") });
+const clientOfRequest = (request: Request) =>
+  clientOf({ cookie: request.headers.get("Cookie"), ip: "", userAgent: request.headers.get("User-Agent"), requestId: request.headers.get(REQUEST_ID_HEADER) });
 
 /** The client behind a request: address, software, and the visitor's analytics choice (ADR 007). */
-export function clientOf({ cookie, ip, userAgent }: Credentials): Client {
+export function clientOf({ cookie, ip, userAgent, requestId = null }: Credentials): Client {
   const analyticsConsent = readCookie(cookie, CONSENT_COOKIE) === "granted";
-  return { ip, userAgent: (userAgent ?? "").slice(0, 512), analyticsConsent, tabSessionId: analyticsConsent ? readCookie(cookie, "soko_sid") : null };
+  return {
+    ip,
+    userAgent: (userAgent ?? "").slice(0, 512),
+    analyticsConsent,
+    tabSessionId: analyticsConsent ? readCookie(cookie, "soko_sid") : null,
+    requestId,
+  };
 }
 
 /** The actor of any door's credentials: a member with a live session, else an anonymous visitor. */
@@ -94,7 +102,7 @@ export async function actorOf(credentials: Credentials, db: Knex = getDb()): Pro
 /** The actor of a page request (its session cookie); `clientIp` is the load context's. */
 export function getActor(request: Request, clientIp: string, db?: Knex): Promise<Actor> {
   const h = request.headers;
-  return actorOf({ cookie: h.get("Cookie"), ip: clientIp, userAgent: h.get("User-Agent") }, db);
+  return actorOf({ cookie: h.get("Cookie"), ip: clientIp, userAgent: h.get("User-Agent"), requestId: h.get(REQUEST_ID_HEADER) }, db);
 }
 
 type HeaderValue = string | string[] | undefined;

@@ -1,7 +1,6 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "./log.server";
-import { runWithRequest } from "./request-context.server";
 
 /** A logger writing into an array of parsed lines. */
 function captured(level = "info") {
@@ -46,14 +45,6 @@ describe("the logger", () => {
     expect(err.message).toBe("connect ECONNREFUSED redis://:***@cache:6379");
     expect(err.stack).toContain("log.server.test.ts");
     expect(JSON.stringify(lines)).not.toContain("hunter2");
-  });
-
-  it("adds the request id of the request (or effect) being handled, and nothing outside one", () => {
-    const { log, lines } = captured();
-    runWithRequest({ requestId: "req-42" }, () => log.info("inside"));
-    log.info("outside");
-    expect(lines[0]).toMatchObject({ msg: "inside", reqId: "req-42" });
-    expect(lines[1]).not.toHaveProperty("reqId");
   });
 
   it("writes nothing below its level", () => {

@@ -7,7 +7,6 @@
 import { createRequire } from "node:module";
 import pino, { type DestinationStream, type Logger } from "pino";
 import { maskUrlCredentials } from "~/utils/mask-url";
-import { currentRequestId } from "./request-context.server";
 
 export type { Logger };
 
@@ -45,10 +44,6 @@ export function createLogger({
     messageKey: "msg",
     redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
     serializers: { err: errorSerializer, error: errorSerializer },
-    mixin: () => {
-      const reqId = currentRequestId();
-      return reqId ? { reqId } : {};
-    },
   };
   if (destination) return pino(options, destination);
   if (format === "pretty") {

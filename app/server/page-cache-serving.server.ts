@@ -20,7 +20,7 @@ import {
 } from "./page-cache.server";
 import { log } from "~/server/log.server";
 import { pageCacheLookups } from "~/server/metrics.server";
-import { noteRoute } from "~/server/request-context.server";
+import { noteRoute, REQUEST_ID_HEADER } from "~/server/request-context.server";
 
 export type PageCacheServing = {
   /**
@@ -110,7 +110,7 @@ export async function serveShared(
   pageCacheLookups.inc({ result: found.state === "miss" ? "miss" : "hit" });
   if (found.state !== "miss") {
     // No loader runs for a cached answer: its log line and metrics name the cache rather than "other".
-    noteRoute("page-cache");
+    noteRoute(req.headers[REQUEST_ID_HEADER] as string | undefined, "page-cache");
     if (found.state === "stale" && !cache.isBuilding(key)) {
       cache.build(key, options.build).catch((error: Error) => log.error({ err: error }, "[page-cache] rebuild failed"));
     }

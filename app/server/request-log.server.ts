@@ -2,15 +2,15 @@
  * One log line and one histogram observation per HTTP request, at its end (ADR 057): method, route pattern,
  * status, duration, request id and the signed-in member's id. Never the URL (its query string can hold a token
  * or a reset link), a header, a body or a cookie. The request id is the caller's X-Request-Id when it is a safe
- * short token, else a new one; it is sent back in X-Request-Id and carried (request-context.server.ts) into the
- * activity and audit rows, effects and log lines the request causes.
+ * short token, else a new one; it is sent back in X-Request-Id and carried (the actor's client, from the header)
+ * into the activity and audit rows and the effects the request causes, and the worker's lines for those effects.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { ServerBuild } from "@remix-run/node";
 import { TRACKING_ROUTE } from "~/analytics/router.server";
 import { log } from "./log.server";
 import { httpRequestDuration } from "./metrics.server";
-import { noteRoute, requestIdOf, runWithRequest, type RequestContext } from "./request-context.server";
+import { noteRoute, openRequest, REQUEST_ID_HEADER, requestIdOf, type RequestContext } from "./request-context.server";
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
@@ -27,20 +27,27 @@ function fallbackRoute(req: IncomingMessage & { route?: { path?: unknown }; base
 }
 
 /**
- * Wraps the server's request listener: every request runs in its own context and is logged and measured at its
- * end. A tracking post (thousands a second, ADR 021) writes no row and queues no effect: it gets its id and is
- * measured, and enters no context (nothing under it would read one).
+ * Wraps the server's request listener: every request gets its id (in its own X-Request-Id header too, where the
+ * doors read it), and is logged and measured at its end. A tracking post (thousands a second, ADR 021) writes no
+ * row and queues no effect: it is only measured.
  */
 export function observeRequests(listener: RequestListener): RequestListener {
   return (req, res) => {
     const started = performance.now();
-    const context: RequestContext = { requestId: requestIdOf(req.headers["x-request-id"]) };
+    const context: RequestContext = { requestId: requestIdOf(req.headers[REQUEST_ID_HEADER]) };
     res.setHeader("X-Request-Id", context.requestId);
-    res.once("close", () => finished(req, res, context, started));
     if (req.method === "POST" && req.url?.startsWith(TRACKING_PREFIX)) {
       context.route = TRACKING_ROUTE;
-      listener(req, res);
-    } else runWithRequest(context, () => listener(req, res));
+      res.once("close", () => finished(req, res, context, started));
+    } else {
+      req.headers[REQUEST_ID_HEADER] = context.requestId;
+      const open = openRequest(context);
+      res.once("close", () => {
+        open.done();
+        finished(req, res, context, started);
+      });
+    }
+    listener(req, res);
   };
 }
 
@@ -80,8 +87,10 @@ export function withRouteNames(build: ServerBuild): ServerBuild {
       ...route,
       module: {
         ...route.module,
-        ...(loader && { loader: (args: Parameters<typeof loader>[0]) => (noteRoute(id, rank), loader(args)) }),
-        ...(action && { action: (args: Parameters<typeof action>[0]) => (noteRoute(id, 1000 + rank), action(args)) }),
+        ...(loader && { loader: (args: Parameters<typeof loader>[0]) => (noteRoute(args.request.headers.get(REQUEST_ID_HEADER), id, rank), loader(args)) }),
+        ...(action && {
+          action: (args: Parameters<typeof action>[0]) => (noteRoute(args.request.headers.get(REQUEST_ID_HEADER), id, 1000 + rank), action(args)),
+        }),
       },
     };
   }

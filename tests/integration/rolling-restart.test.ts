@@ -116,7 +116,7 @@ describe("a rolling restart of two web processes under load", () => {
     const b = pageSocket(server, tokens.ben!);
     const received = new Set<string>();
     b.on("new_message", (data: { message: { body: string } }) => received.add(data.message.body));
-    await Promise.all([a, b].map((s) => new Promise((resolve) => s.once("connect", resolve))));
+    await Promise.all([a, b].map((s) => new Promise<void>((resolve) => s.once("connect", () => resolve()))));
     const created = (await a.timeout(5_000).emitWithAck("create_conversation", { userId: ben.id })) as { ok: boolean; conversationId: string };
     expect(created.ok).toBe(true);
     const sent: { body: string; clientId: string }[] = [];
@@ -124,7 +124,7 @@ describe("a rolling restart of two web processes under load", () => {
       for (let i = 0; running; i++) {
         const message = { body: `Rolling ${i} ${randomBytes(3).toString("hex")}`, clientId: randomBytes(9).toString("base64url") };
         for (let attempt = 0; ; attempt++) {
-          if (!a.connected) await new Promise((resolve) => a.once("connect", resolve));
+          if (!a.connected) await new Promise<void>((resolve) => a.once("connect", () => resolve()));
           const ack = (await a
             .timeout(3_000)
             .emitWithAck("send_message", { conversationId: created.conversationId, ...message })

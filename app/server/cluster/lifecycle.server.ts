@@ -51,7 +51,7 @@ export function lifecycle(httpServer: HttpServer): Lifecycle {
       if (listening) httpServer.close();
       // Each live connection's transport is closed: socket.io's client reconnects by itself ("transport close",
       // unlike a server-side disconnect), and the primary gives the new connection to another process.
-      for (const client of Object.values(io.engine.clients) as { close: () => void }[]) client.close();
+      for (const socket of io.of("/").sockets.values()) socket.conn.close();
       const deadline = Date.now() + maxMs;
       // An idle keep-alive connection is left for its client to close: Node tells clients it keeps them 5 s
       // (Keep-Alive: timeout=5) and well-behaved clients close theirs first, so no request is sent into a
