@@ -17,7 +17,7 @@ type Service = {
   ports?: string[];
   healthcheck?: { test: string[] };
   volumes?: string[];
-  depends_on?: Record<string, { condition: string }>;
+  depends_on?: Record<string, { condition: string }> | string[];
 };
 
 /** The Compose Specification's JSON schema (Draft 2019-09), with its old-style `id` keys taken out for Ajv. */
@@ -58,7 +58,10 @@ describe("docker-compose.yml", () => {
 
   it("names only services and volumes it defines", () => {
     for (const [name, service] of Object.entries(services)) {
-      for (const needed of Object.keys(service.depends_on ?? {})) expect(Object.keys(services), `${name} depends on ${needed}`).toContain(needed);
+      const dependsOn = service.depends_on ?? {};
+      for (const needed of Array.isArray(dependsOn) ? dependsOn : Object.keys(dependsOn)) {
+        expect(Object.keys(services), `${name} depends on ${needed}`).toContain(needed);
+      }
       for (const volume of service.volumes ?? []) {
         const source = volume.split(":")[0]!;
         if (!source.startsWith(".")) expect(Object.keys(doc.volumes), `${name}'s volume ${source}`).toContain(source);
@@ -116,6 +119,15 @@ describe("docker-compose.yml", () => {
       expect(block).toContain("health_uri /readyz");
     }
     expect(caddy).toMatch(/@socketio path \/socket\.io\/\*[\s\S]*lb_policy cookie/);
+  });
+
+  it("has Prometheus scrape the metrics port of every web replica and worker, by service name", () => {
+    const prometheus = YAML.parse(fs.readFileSync(path.join(root, "ops/prometheus.yml"), "utf8")) as {
+      scrape_configs: { static_configs: { targets: string[] }[] }[];
+    };
+    const targets = prometheus.scrape_configs.flatMap((job) => job.static_configs.flatMap((c) => c.targets));
+    expect(targets.sort()).toEqual(["web1:9464", "web2:9464", "worker1:9465", "worker2:9465"]);
+    for (const name of [...webs, ...workers]) expect(services[name]?.environment?.METRICS_HOST, name).toBe("0.0.0.0");
   });
 
   it("serves the replicas' names (PUBLIC_URL's, ALLOWED_HOSTS) and checks they are alive at /healthz, which answers any host", () => {
