@@ -31,7 +31,12 @@ const page = (headers: Record<string, string>) => new Request("http://localhost/
 describe("getActor (pages)", () => {
   it("names the member of a session cookie, with the client they act from", async () => {
     const actor = await getActor(
-      page({ Cookie: `soko_consent=granted; soko_session=${token}; soko_sid=${SID}`, "User-Agent": "Mozilla/5.0 (Linux; Android 10)" }),
+      page({
+        Cookie: `soko_consent=granted; soko_session=${token}; soko_sid=${SID}`,
+        "User-Agent": "Mozilla/5.0 (Linux; Android 10)",
+        // The request's id, as the request log sets it on every request it serves (ADR 057).
+        "X-Request-Id": "req-actor-1",
+      }),
       "196.43.1.2",
       t.db,
     );
@@ -41,6 +46,7 @@ describe("getActor (pages)", () => {
       userAgent: "Mozilla/5.0 (Linux; Android 10)",
       analyticsConsent: true,
       tabSessionId: SID,
+      requestId: "req-actor-1",
     });
   });
 
@@ -52,7 +58,7 @@ describe("getActor (pages)", () => {
 
   it("is an anonymous visitor without a live session, and keeps no tab session without consent", async () => {
     const none = await getActor(page({ Cookie: `soko_sid=${SID}` }), "196.43.1.3", t.db);
-    expect(none).toEqual({ kind: "anonymous", client: { ip: "196.43.1.3", userAgent: "", analyticsConsent: false, tabSessionId: null } });
+    expect(none).toEqual({ kind: "anonymous", client: { ip: "196.43.1.3", userAgent: "", analyticsConsent: false, tabSessionId: null, requestId: null } });
     expect((await getActor(page({ Cookie: "soko_session=not-a-real-token" }), "", t.db)).kind).toBe("anonymous");
     const [expired] = await t
       .db("sessions")
