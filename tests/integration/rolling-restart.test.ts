@@ -5,8 +5,8 @@
  * fails, and every chat message is acknowledged, stored once and reaches the other member.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import fs from "node:fs";
 import { io as connect, type Socket } from "socket.io-client";
+import { processTree } from "../../scripts/lib/bench";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeLimitRedis } from "~/server/rate-limit.server";
 import { closeRedis, getRedis } from "~/server/redis.server";
@@ -18,13 +18,8 @@ import { startTestServer, type TestServer } from "../support/test-server";
 const QUEUE_PREFIX = ownQueuePrefix("rolling");
 const ANDROID = "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
 
-function childrenOf(pid: number): number[] {
-  return fs
-    .readdirSync(`/proc/${pid}/task`)
-    .flatMap((task) => fs.readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/))
-    .filter(Boolean)
-    .map(Number);
-}
+/** The processes under a cluster primary (its children: they start none of their own). */
+const childrenOf = (pid: number) => processTree(pid).slice(1);
 
 /** A member's page socket as the app opens it (app/hooks/live-client.ts): it reconnects by itself. */
 function pageSocket(server: TestServer, token: string): Socket {

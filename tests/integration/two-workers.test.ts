@@ -4,8 +4,8 @@
  * primary starts a new one). Every event that got a 202 is in ClickHouse, counted once; nothing else is.
  */
 import { randomUUID } from "node:crypto";
-import fs from "node:fs";
 import type { ClickHouseClient } from "@clickhouse/client";
+import { processTree } from "../../scripts/lib/bench";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clickHouseOptions, createClickHouse } from "~/analytics/clickhouse.server";
 import { TABLES } from "~/analytics/events";
@@ -23,13 +23,8 @@ const EVENTS_PER_REQUEST = 10;
 const KILL_AT_REQUEST = 40;
 const ANDROID = "Mozilla/5.0 (Linux; Android 13; SM-A145F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
 
-function childrenOf(pid: number): number[] {
-  return fs
-    .readdirSync(`/proc/${pid}/task`)
-    .flatMap((task) => fs.readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/))
-    .filter(Boolean)
-    .map(Number);
-}
+/** The processes under a cluster primary (its children: they start none of their own). */
+const childrenOf = (pid: number) => processTree(pid).slice(1);
 
 describe("two workers share the ingest stream, and one is killed", () => {
   let t: TestDatabase;
