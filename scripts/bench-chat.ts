@@ -88,6 +88,8 @@ type Options = {
   docs: boolean;
   /** Where to write the figures as JSON (null: nowhere). */
   json: string | null;
+  /** Postgres's statements per message (pg_stat_statements) for each step with one web process. */
+  statements: boolean;
 };
 
 function readOptions(): Options {
@@ -106,6 +108,7 @@ function readOptions(): Options {
       keep: { type: "boolean", default: false },
       "no-docs": { type: "boolean", default: false },
       json: { type: "string" },
+      statements: { type: "boolean", default: false },
     },
   });
   const positive = (name: string, raw: string) => {
@@ -135,6 +138,7 @@ function readOptions(): Options {
     keep: values.keep,
     docs: !values["no-docs"],
     json: values.json ?? null,
+    statements: values.statements,
   };
 }
 
@@ -250,7 +254,12 @@ type Step = {
   machineCpu: number;
   loopP99: number;
   rssMb: number[];
+  /** What Postgres ran during the step (--statements), most time first. */
+  statements: Statement[];
 };
+
+/** A statement as pg_stat_statements counted it over a step: its text, runs, rows, and time planning and executing. */
+type Statement = { query: string; calls: number; rows: number; ms: number };
 
 type Tracked = { step: Step; sentAt: number; id?: number; ackAt?: number; deliveredAt?: number; markedAt?: number; failed?: string };
 
@@ -382,7 +391,17 @@ function sender(k: number, conversations: string[]): { from: Client; conversatio
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-type Meter = { pids: (number | null)[]; redis: Redis };
+/** With `db` (--statements), Postgres's statements are counted over each step. */
+type Meter = { pids: (number | null)[]; redis: Redis; db?: Knex };
+
+/** pg_stat_statements of this database, most time first (its counters are reset before each step). */
+async function statementsOf(db: Knex): Promise<Statement[]> {
+  const { rows } = await db.raw<{ rows: { query: string; calls: string; rows: string; ms: number }[] }>(
+    `SELECT query, calls, rows, total_exec_time + total_plan_time AS ms FROM pg_stat_statements
+     WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY ms DESC`,
+  );
+  return rows.map((r) => ({ query: r.query.replace(/\s+/g, " ").trim(), calls: Number(r.calls), rows: Number(r.rows), ms: Number(r.ms) }));
+}
 
 async function redisCpuSeconds(redis: Redis): Promise<number> {
   const info = await redis.info("cpu");
@@ -412,7 +431,9 @@ async function runStep(
     machineCpu: 0,
     loopP99: 0,
     rssMb: [],
+    statements: [],
   };
+  if (meter.db) await meter.db.raw("SELECT pg_stat_statements_reset()");
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   const webBefore = meter.pids.map(treeCpuSecondsOf);
@@ -458,6 +479,7 @@ async function runStep(
   loop.disable();
   step.loopP99 = loop.percentile(99) / 1e6;
   step.rssMb = meter.pids.map((pid) => treeRssMbOf(pid) ?? Number.NaN);
+  if (meter.db) step.statements = (await statementsOf(meter.db)).filter((st) => !st.query.includes("pg_stat_statements"));
   for (const t of step.sent) {
     if (t.failed) continue;
     if (t.ackAt === undefined) count(step.errors, "no answer");
@@ -622,6 +644,30 @@ function costLine(figures: Figures[], cores: number) {
   );
 }
 
+/**
+ * What Postgres ran for each message at one step (--statements): each statement's runs and time per message sent,
+ * most time first, as pg_stat_statements counted them (time planning and executing, not parsing or the protocol's
+ * own work, which `CPU Postgres` includes).
+ */
+function statementRows(f: Figures): string[][] {
+  const messages = f.step.sent.filter((t) => !t.failed).length || f.sentPerS * ((f.step.sendEnd - f.step.sendStart) / 1000);
+  const total = f.step.statements.reduce((a, st) => a + st.ms, 0);
+  const short = (q: string) => (q.length > 110 ? `${q.slice(0, 107)}...` : q);
+  return [
+    ["Statement", "Runs / message", "Rows / run", "ms / message", "Share"],
+    ...f.step.statements
+      .filter((st) => st.calls / messages >= 0.01)
+      .map((st) => [
+        short(st.query).replace(/\|/g, "\\|"),
+        (st.calls / messages).toFixed(2),
+        (st.rows / Math.max(1, st.calls)).toFixed(1),
+        (st.ms / messages).toFixed(3),
+        pct(st.ms / total),
+      ]),
+    ["All statements", (f.step.statements.reduce((a, st) => a + st.calls, 0) / messages).toFixed(2), "", (total / messages).toFixed(3), "100%"],
+  ];
+}
+
 /** The figures as data (ms and per-second numbers as printed, CPU as a share of one core): --json's file. */
 function writeJson(file: string, figures: Figures[], messages: { webProcesses: number; acknowledged: number; stored: number }) {
   const steps = figures.map((f) => ({
@@ -674,6 +720,18 @@ async function main() {
     db = createDb(benchUrl, { min: 0, max: 2 });
     await migratePostgres(db);
     const { rows: version } = await db.raw<{ rows: { server_version: string }[] }>("SHOW server_version");
+    // pg_stat_statements is loaded by `npm run services:start` (scripts/services.ts); a Postgres started otherwise may lack it.
+    const counting =
+      options.statements &&
+      (await db
+        .raw("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        .then(() => db!.raw("SELECT 1 FROM pg_stat_statements LIMIT 1").then(() => true))
+        .catch((error: Error) => {
+          console.warn(
+            `  --statements: pg_stat_statements is not available (${error.message}); restart Postgres with \`npm run services:stop && npm run services:start\``,
+          );
+          return false;
+        }));
     const members = await createMembers(db, options.members, hashToken);
     console.log(`  ${members.length.toLocaleString("en-US")} members with sessions`);
 
@@ -730,7 +788,7 @@ async function main() {
     console.log(
       `\nOne web process: warm-up (3 s at 50/s), then ${options.durationS} s per rate and ${options.maxSeconds} s as fast as acks allow (${options.window} in flight):`,
     );
-    const one: Meter = { pids: [nodePidOf(first)], redis: redis! };
+    const one: Meter = { pids: [nodePidOf(first)], redis: redis!, db: counting ? db : undefined };
     await runStep("warm-up", one, conversations, options.marks, { rate: 50, seconds: 3 });
     await sweep(one, options.rates);
 
@@ -759,6 +817,9 @@ async function main() {
       `${storedCount === acknowledged ? "Every" : "NOT every"} acknowledged send was stored once: ${n(acknowledged)} acknowledged (${n(sequence)} sent, warm-ups included), ` +
       `${n(storedCount)} messages in the database.`;
     console.log(`\n${plainTable(rows).join("\n")}\n\n${targets.join("\n")}\n${cost}\n${integrity}`);
+    const counted = figures.filter((f) => f.step.statements.length);
+    for (const f of counted)
+      console.log(`\nPostgres's statements per message at ${f.step.label} (one web process):\n${plainTable(statementRows(f)).join("\n")}`);
     if (options.json) writeJson(options.json, figures, { webProcesses, acknowledged, stored: storedCount });
 
     if (options.docs) {
