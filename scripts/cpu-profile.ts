@@ -3,8 +3,10 @@
  * with SOKO_WEB_NODE_FLAGS="--cpu-prof --cpu-prof-dir=<dir>"): self time by package or by our own module, the
  * functions with the most self time, and the inclusive time of the functions named with --focus.
  *
- *   npx tsx scripts/cpu-profile.ts <file.cpuprofile> [--top 25] [--focus sendMessage,markConversationRead]
+ *   npx tsx scripts/cpu-profile.ts <file.cpuprofile> [--top 25] [--focus sendMessage,markConversationRead] [--window 0.3,0.9]
  *
+ * --window: only the samples between those shares of the profile's time (a benchmark's steady step, without its
+ * start-up and shut-down).
  * Idle time is left out of the shares: they are of the time the process was busy.
  */
 import fs from "node:fs";
@@ -31,7 +33,7 @@ export function placeOf({ url, functionName }: CallFrame): string {
 function main() {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { top: { type: "string", default: "25" }, focus: { type: "string", default: "" } },
+    options: { top: { type: "string", default: "25" }, focus: { type: "string", default: "" }, window: { type: "string", default: "0,1" } },
   });
   const file = positionals[0];
   if (!file) throw new Error("usage: tsx scripts/cpu-profile.ts <file.cpuprofile> [--top N] [--focus a,b]");
@@ -40,8 +42,15 @@ function main() {
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   // Each sample's time is the delta that follows it (the last sample's is its own delta).
+  const [from, to] = values.window.split(",").map(Number) as [number, number];
+  const span = profile.endTime - profile.startTime;
   const selfUs = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i + 1] ?? profile.timeDeltas[i] ?? 0)));
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    const share = (at - profile.startTime) / span;
+    if (share >= from && share <= to) selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i + 1] ?? profile.timeDeltas[i] ?? 0));
+  });
   const idle = [...selfUs].filter(([id]) => byId.get(id)!.callFrame.functionName === "(idle)").reduce((a, [, us]) => a + us, 0);
   const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
   const busy = total - idle;

@@ -21,7 +21,7 @@ import { getDb } from "~/server/db.server";
 import { getEnv } from "~/server/env.server";
 import { addressKey, consumeAll } from "~/server/rate-limit.server";
 import { serveShared } from "~/server/page-cache-serving.server";
-import { appTokenUser } from "~/server/token-cache.server";
+import { heldSessionUser } from "~/server/token-cache.server";
 import { bearerTokenOf } from "~/server/auth.server";
 import { apiLocale, failureAnswer, invalidBody, sendCoded, sendFailure } from "./answers.server";
 import type { Locale } from "~/i18n/locales";
@@ -195,7 +195,7 @@ async function authenticate(call: ApiCall, req: Request, res: Response): Promise
     return null;
   }
   const db = getDb();
-  const user = getEnv().TOKEN_CACHE === "on" ? await appTokenUser(db, token) : await getSessionUser(db, token, "app");
+  const user = getEnv().TOKEN_CACHE === "on" ? await heldSessionUser(db, token, "app") : await getSessionUser(db, token, "app");
   if (!user) {
     const ended = await endReusedToken({ kind: "anonymous", client }, { token }, { db });
     const reused = ended.ok && ended.value.reused;

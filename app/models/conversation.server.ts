@@ -199,32 +199,29 @@ export async function conversationViews(db: Db, conversationId: string): Promise
       .where("c.id", conversationId)
       .select(...SUMMARY_COLUMNS, "p.user_id", "p.unread_count", "u.name", "u.username", "u.avatar_key", "u.status"),
   );
+  return viewsOf(rows);
+}
+
+/**
+ * The two members' views from two rows (one per member) with SUMMARY_COLUMNS' aliases and the member's user_id,
+ * unread_count, name, username, avatar_key and status: conversationViews' query, or a message's send
+ * (storeMessage), which returns the same. Empty unless there are two.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function viewsOf(rows: Record<string, any>[]): Map<number, ConversationSummary> {
   const views = new Map<number, ConversationSummary>();
-  if (rows.length !== 2) return views;
+  const [first, second] = rows;
+  if (rows.length !== 2 || !first || !second) return views;
   for (const [mine, theirs] of [
-    [rows[0], rows[1]],
-    [rows[1], rows[0]],
-  ]) {
+    [first, second],
+    [second, first],
+  ] as const) {
     views.set(
       Number(mine.user_id),
       summaryOf(mine, { id: Number(theirs.user_id), name: theirs.name, username: theirs.username, avatarKey: theirs.avatar_key, status: theirs.status }),
     );
   }
   return views;
-}
-
-/** Whether the two members have an order between them that was paid (so payment talk is about Soko's order). */
-export async function havePaidOrder(db: Db, a: number, b: number): Promise<boolean> {
-  const row = await db("orders")
-    .whereNotNull("paid_at")
-    .andWhere((w) => w.where({ buyer_id: a, seller_id: b }).orWhere({ buyer_id: b, seller_id: a }))
-    .first("id");
-  return Boolean(row);
-}
-
-/** Flags a conversation for an admin's review (the first reason stays). */
-export async function flagConversation(db: Db, conversationId: string, reason: string) {
-  await db("conversations").where({ id: conversationId }).whereNull("flagged_at").update({ flagged_at: db.fn.now(), flag_reason: reason });
 }
 
 /** The member's conversations with unread messages: the latest few, with how many are unread over all of them. */

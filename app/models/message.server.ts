@@ -3,7 +3,7 @@
  * (the recipient opened the thread). Reads are filtered by the member who asks (through
  * conversation_participants), so a message of a conversation they are not in does not exist for them.
  */
-import { prepared, type Db } from "~/server/db.server";
+import { prepared, runStatement, type Db } from "~/server/db.server";
 
 export type MessageStatus = "sent" | "delivered" | "read";
 export type Attachment = { id: number; fileName: string; contentType: string; sizeBytes: number };
@@ -54,7 +54,7 @@ async function withAttachments(db: Db, rows: Row[]): Promise<Message[]> {
 
 export type StoredAttachment = { storageKey: string; fileName: string; contentType: string; sizeBytes: number };
 
-/** The recipient's mail round as the message's write left it (read under its row lock: see queueMessageMail). */
+/** The recipient's mail round as the message's write left it (read under its row lock: see storeMessage). */
 export type MailRound = { round: number; mailedAt: Date | null };
 
 /**
@@ -105,6 +105,179 @@ export async function insertMessage(
   return { message: (await withAttachments(db, [row]))[0]!, duplicate: false, recipientMail };
 }
 
+/** What a send writes besides the message: the recipient's notification (its words in English and as a notice) and the effects' timing. */
+export type SendPlan = {
+  notice: { body: string; body_key: string; body_values: string };
+  /** Set when the text looks like payment talk that leaves Soko: the reason the conversation is flagged with, unless the pair has a paid order. */
+  offPlatformReason: string | null;
+  /** Mail: not sooner than `mailDelayMs` from now, nor `mailGapMs` after the conversation's last mail to the recipient. */
+  mailDelayMs: number;
+  mailGapMs: number;
+  /** The text about unread messages: this long from now. */
+  textDelayMs: number;
+  requestId: string | null;
+};
+
+/** A side of the conversation as the send's statement returns it: one row per member. */
+export type SendSide = {
+  userId: number;
+  status: string;
+  language: string;
+  pushMessages: boolean;
+  /** The recipient's unread notifications after this one (null for the sender, or when nothing was stored). */
+  notificationsUnread: number | null;
+};
+
+// Each member's users row is read by its key (LATERAL ... LIMIT 1 keeps it a lookup): as a join, the generic plan
+// Postgres settles on for a prepared statement scanned every user.
+const SEND_STATEMENT = `
+  WITH sides AS (
+    SELECT p.user_id, p.unread_count, u.name, u.username, u.avatar_key, u.status, u.language, u.push_messages, u.email_messages
+    FROM conversation_participants p
+    JOIN LATERAL (
+      SELECT name, username, avatar_key, status, language, notify_push_messages AS push_messages, notify_email_messages AS email_messages
+      FROM users WHERE id = p.user_id LIMIT 1
+    ) u ON true
+    WHERE p.conversation_id = :conversation
+  ), other AS (
+    SELECT * FROM sides WHERE user_id <> :sender AND EXISTS (SELECT 1 FROM sides WHERE user_id = :sender)
+  ), m AS (
+    INSERT INTO messages (conversation_id, sender_id, client_id, body, message_type, off_platform)
+    SELECT :conversation, :sender, :client, :body, :type,
+           :reason::text IS NOT NULL AND NOT EXISTS (
+             SELECT 1 FROM orders o WHERE o.paid_at IS NOT NULL
+               AND ((o.buyer_id = :sender AND o.seller_id = other.user_id) OR (o.buyer_id = other.user_id AND o.seller_id = :sender)))
+    FROM other WHERE other.status = 'active'
+    ON CONFLICT (sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
+    RETURNING ${MESSAGE_COLUMNS}
+  ), c AS (
+    UPDATE conversations c
+    SET last_message_id = m.id, last_message_at = m.created_at, updated_at = m.created_at, message_count = c.message_count + 1,
+        flag_reason = CASE WHEN m.off_platform AND c.flagged_at IS NULL THEN 'off_platform:' || :reason ELSE c.flag_reason END,
+        flagged_at = CASE WHEN m.off_platform AND c.flagged_at IS NULL THEN now() ELSE c.flagged_at END
+    FROM m WHERE c.id = m.conversation_id
+    RETURNING c.id, c.updated_at, c.order_id, c.gig_id
+  ), unread AS (
+    UPDATE conversation_participants p SET unread_count = p.unread_count + 1
+    FROM m, other WHERE p.conversation_id = m.conversation_id AND p.user_id = other.user_id
+    RETURNING p.user_id, p.unread_count, p.mail_round, p.mailed_at, p.last_read_message_id
+  ), n AS (
+    INSERT INTO notifications (user_id, kind, conversation_id, body, body_key, body_values)
+    SELECT other.user_id, 'message', :conversation, :noticeBody, :noticeKey, :noticeValues::jsonb FROM m, other
+    ON CONFLICT (user_id, conversation_id) WHERE read_at IS NULL AND conversation_id IS NOT NULL
+    DO UPDATE SET body = excluded.body, body_key = excluded.body_key, body_values = excluded.body_values, created_at = now()
+    RETURNING id
+  ), mail AS (
+    INSERT INTO effects (kind, payload, dedupe_key, run_after, request_id)
+    SELECT 'message_mail', jsonb_build_object('conversationId', :conversation::text, 'userId', unread.user_id, 'round', unread.mail_round),
+           'message_mail:' || :conversation || ':' || unread.user_id || ':' || unread.mail_round,
+           greatest(now() + :mailDelay::interval, coalesce(unread.mailed_at + :mailGap::interval, now())), :requestId
+    FROM unread JOIN other ON other.user_id = unread.user_id WHERE other.email_messages
+    ON CONFLICT (dedupe_key) DO NOTHING
+  ), text AS (
+    INSERT INTO effects (kind, payload, dedupe_key, run_after, request_id)
+    SELECT 'sms_unread', jsonb_build_object('conversationId', :conversation::text, 'userId', unread.user_id, 'lastRead', unread.last_read_message_id),
+           'sms_unread:' || :conversation || ':' || unread.user_id || ':' || unread.last_read_message_id, now() + :textDelay::interval, :requestId
+    FROM unread
+    ON CONFLICT (dedupe_key) DO NOTHING
+  )
+  SELECT json_agg(r) AS rows FROM (
+  SELECT s.user_id, s.name, s.username, s.avatar_key, s.status, s.language, s.push_messages,
+         coalesce(unread.unread_count, s.unread_count) AS unread_count,
+         c.id, c.updated_at, c.order_id, g.id AS gig_id, g.title AS gig_title,
+         m.id AS m_id, m.sender_id AS m_sender, m.body AS m_body, m.message_type AS m_type, m.status AS m_status, m.created_at AS m_at,
+         m.client_id AS m_client, m.off_platform AS m_off_platform,
+         CASE WHEN unread.user_id IS NOT NULL THEN
+           1 + (SELECT count(*) FROM notifications x WHERE x.user_id = s.user_id AND x.read_at IS NULL AND x.id <> (SELECT id FROM n))
+         END AS notifications_unread
+  FROM sides s
+  LEFT JOIN m ON true
+  LEFT JOIN c ON true
+  LEFT JOIN unread ON unread.user_id = s.user_id
+  LEFT JOIN gigs g ON g.id = c.gig_id
+  ) r`;
+
+/**
+ * A member's message into a conversation, and everything a send changes, in one statement (a message is written
+ * on every send, and every statement is a round trip: ADR 016): the message (not again for a client id the sender
+ * used already), the conversation's last message and count (and its flag, for payment talk that leaves Soko before
+ * a paid order), the recipient's unread count, their notification of the conversation (created or brought up to
+ * now), and the effects that may follow: mail about it, if they want message mail, and a text if it is still
+ * unread in 15 minutes (sms_unread: one per point the recipient had read up to). Nothing is written unless the
+ * sender is in the conversation and the other member is active.
+ *
+ * Mail is batched (mailUnreadMessages in app/operations/messages.server.ts): one `message_mail` effect per
+ * conversation, recipient and mail round, due `mailDelayMs` from now (read on the page meanwhile, no mail) and
+ * never sooner than `mailGapMs` after that conversation's last mail. Messages that come while a round waits join
+ * it (the effect's dedupe key). The round is the one the update of the recipient's unread count returns, so read
+ * under their row's lock, as mailUnreadMessages reads it: a message sent while its round's mail is being written
+ * waits for that round to end and starts the next one. Read without the lock, it could see the round still
+ * running (whose list was read without this message), join that round's key, and never be mailed.
+ *
+ * Returns both members' rows: their side, and the conversation as they see it in their list (conversationViews'
+ * columns); the message's columns are null when nothing was stored (see `sides` to tell why).
+ */
+export async function storeMessage(
+  db: Db,
+  m: { conversationId: string; senderId: number; body: string; clientId?: string; type: Message["type"] },
+  plan: SendPlan,
+): Promise<{ rows: Row[]; message: Message | null; sides: SendSide[] }> {
+  const ms = (n: number) => `${Math.round(n)} milliseconds`;
+  // One JSON column: node-postgres reads a result's column descriptions on every run, and two rows of twenty-odd
+  // columns cost the web process more than the JSON does.
+  const [result] = await runStatement<{ rows: Row[] | null }>(db, SEND_STATEMENT, {
+    conversation: m.conversationId,
+    sender: m.senderId,
+    client: m.clientId ?? null,
+    body: m.body,
+    type: m.type,
+    reason: plan.offPlatformReason,
+    noticeBody: plan.notice.body,
+    noticeKey: plan.notice.body_key,
+    noticeValues: plan.notice.body_values,
+    mailDelay: ms(plan.mailDelayMs),
+    mailGap: ms(plan.mailGapMs),
+    textDelay: ms(plan.textDelayMs),
+    requestId: plan.requestId,
+  });
+  const rows = result?.rows ?? [];
+  const sides = rows.map((r) => ({
+    userId: Number(r.user_id),
+    status: r.status as string,
+    language: r.language as string,
+    pushMessages: Boolean(r.push_messages),
+    notificationsUnread: r.notifications_unread === null ? null : Number(r.notifications_unread),
+  }));
+  const r = rows.find((row) => row.m_id !== null);
+  const message =
+    r &&
+    toMessage({
+      id: r.m_id,
+      conversation_id: m.conversationId,
+      sender_id: r.m_sender,
+      client_id: r.m_client,
+      body: r.m_body,
+      message_type: r.m_type,
+      status: r.m_status,
+      off_platform: r.m_off_platform,
+      created_at: r.m_at,
+    });
+  return { rows, message: message ?? null, sides };
+}
+
+/** A stored message's files (the message was just written, in the same transaction): the message with them. */
+export async function addAttachments(db: Db, message: Message, files: StoredAttachment[]): Promise<Message> {
+  const rows: Row[] = await db("message_attachments")
+    .insert(
+      files.map((a) => ({ message_id: message.id, storage_key: a.storageKey, file_name: a.fileName, content_type: a.contentType, size_bytes: a.sizeBytes })),
+    )
+    .returning(["id", "file_name", "content_type", "size_bytes"]);
+  const attachments = rows
+    .map((f) => ({ id: Number(f.id), fileName: f.file_name as string, contentType: f.content_type as string, sizeBytes: f.size_bytes as number }))
+    .sort((a, b) => a.id - b.id);
+  return { ...message, attachments };
+}
+
 /** The message a sender already sent with this client id, with its files, or null. */
 export async function sentMessage(db: Db, senderId: number, clientId: string): Promise<Message | null> {
   const row = await db("messages").where({ sender_id: senderId, client_id: clientId }).first();
@@ -148,54 +321,96 @@ export async function messagesSince(db: Db, userId: number, after: number, limit
   return { more: rows.length > limit, messages: await withAttachments(db, rows.slice(0, limit)) };
 }
 
-/**
- * Moves the other member's messages to the member up to `upTo` (every one, without it) to `status`, never
- * back (a read message is not delivered again). Returns the ids it moved, by sender.
- */
-export async function markMessages(
-  db: Db,
-  { userId, conversationId, upTo, status }: { userId: number; conversationId?: string; upTo?: number; status: "delivered" | "read" },
-): Promise<{ conversationId: string; senderId: number; ids: number[] }[]> {
-  const from = status === "read" ? ["sent", "delivered"] : ["sent"];
-  const query = db("messages as m")
-    .whereIn("m.status", from)
-    .whereNot("m.sender_id", userId)
-    .whereIn("m.conversation_id", db("conversation_participants").select("conversation_id").where({ user_id: userId }));
-  if (conversationId) query.where("m.conversation_id", conversationId);
-  if (upTo) query.where("m.id", "<=", upTo);
-  const patch =
-    status === "read" ? { status, read_at: db.fn.now(), delivered_at: db.raw("coalesce(delivered_at, now())") } : { status, delivered_at: db.fn.now() };
-  const rows: { id: string; conversation_id: string; sender_id: string }[] = await prepared(
-    query.update(patch).returning(["m.id", "m.conversation_id", "m.sender_id"]),
-  );
+/** Message ids a mark moved, by conversation and sender (a mark's live event tells the sender's pages). */
+export type MovedMarks = { conversationId: string; senderId: number; ids: number[] }[];
+
+function groupMoved(rows: Row[]): MovedMarks {
   const groups = new Map<string, { conversationId: string; senderId: number; ids: number[] }>();
   for (const r of rows) {
-    const g = groups.get(r.conversation_id) ?? { conversationId: r.conversation_id, senderId: Number(r.sender_id), ids: [] };
+    if (r.id === null) continue;
+    const conversationId = r.conversation_id as string;
+    const g = groups.get(conversationId) ?? { conversationId, senderId: Number(r.sender_id), ids: [] };
     g.ids.push(Number(r.id));
-    groups.set(r.conversation_id, g);
+    groups.set(conversationId, g);
   }
   return [...groups.values()].map((g) => ({ ...g, ids: g.ids.sort((a, b) => a - b) }));
 }
 
+const READ_STATEMENT = `
+  WITH me AS (
+    SELECT unread_count FROM conversation_participants WHERE conversation_id = :conversation AND user_id = :user
+  ), upto AS (
+    SELECT coalesce(:upTo::bigint, (SELECT max(id) FROM messages WHERE conversation_id = :conversation), 0) AS id
+  ), moved AS (
+    UPDATE messages m SET status = 'read', read_at = now(), delivered_at = coalesce(m.delivered_at, now())
+    WHERE m.conversation_id = :conversation AND EXISTS (SELECT 1 FROM me) AND m.status IN ('sent', 'delivered')
+      AND m.sender_id <> :user AND (:upTo::bigint IS NULL OR m.id <= :upTo::bigint)
+    RETURNING m.id, m.sender_id
+  ), side AS (
+    UPDATE conversation_participants p
+    SET last_read_message_id = greatest(p.last_read_message_id, upto.id),
+        unread_count = (SELECT count(*) FROM messages x
+                        WHERE x.conversation_id = :conversation AND x.sender_id <> :user AND x.id > greatest(p.last_read_message_id, upto.id))
+    FROM upto WHERE p.conversation_id = :conversation AND p.user_id = :user
+    RETURNING p.unread_count
+  ), r AS (
+    UPDATE notifications SET read_at = now()
+    WHERE user_id = :user AND conversation_id = :conversation AND read_at IS NULL AND EXISTS (SELECT 1 FROM me)
+    RETURNING id
+  )
+  SELECT (SELECT unread_count FROM me) AS before, (SELECT unread_count FROM side) AS unread,
+         (SELECT count(*) FROM r) AS notifications_marked,
+         (SELECT count(*) FROM notifications x WHERE x.user_id = :user AND x.read_at IS NULL AND x.id NOT IN (SELECT id FROM r)) AS notifications_unread,
+         moved.id, moved.sender_id, :conversation AS conversation_id
+  FROM (SELECT 1) one LEFT JOIN moved ON true`;
+
 /**
- * The member has read the conversation (to `upTo`, or all): their unread count follows what is still unread.
- * Returns that count (null if the member is not in the conversation).
+ * The member has read a conversation (to `upTo`, or all of it), in one statement (a mark is sent for every
+ * message that arrives on an open thread): the other member's messages move to read (never back), the member's
+ * unread count follows what is still unread, and their notification of the conversation is read. Null if the
+ * member is not in the conversation (nothing is written then); else their unread count before and after, the
+ * ids moved, and how many notifications were marked and are still unread.
  */
-export async function resetUnread(db: Db, conversationId: string, userId: number, upTo?: number): Promise<number | null> {
-  const last = upTo ?? db("messages").where({ conversation_id: conversationId }).max("id");
-  const [side] = await prepared(
-    db("conversation_participants")
-      .where({ conversation_id: conversationId, user_id: userId })
-      .update({
-        last_read_message_id: db.raw("greatest(last_read_message_id, coalesce((?), 0))", [last]),
-        unread_count: db.raw(
-          "(select count(*) from messages m where m.conversation_id = ? and m.sender_id <> ? and m.id > greatest(conversation_participants.last_read_message_id, coalesce((?), 0)))",
-          [conversationId, userId, last],
-        ),
-      })
-      .returning("unread_count"),
-  );
-  return side ? Number(side.unread_count) : null;
+export async function readConversation(
+  db: Db,
+  { conversationId, userId, upTo }: { conversationId: string; userId: number; upTo?: number },
+): Promise<{ before: number; unread: number; moved: MovedMarks; notificationsMarked: number; notificationsUnread: number } | null> {
+  const rows = await runStatement<Row>(db, READ_STATEMENT, { conversation: conversationId, user: userId, upTo: upTo ?? null });
+  const first = rows[0]!;
+  if (first.before === null) return null;
+  return {
+    before: Number(first.before),
+    unread: Number(first.unread),
+    moved: groupMoved(rows),
+    notificationsMarked: Number(first.notifications_marked),
+    notificationsUnread: Number(first.notifications_unread),
+  };
+}
+
+const DELIVERED_STATEMENT = `
+  WITH mine AS (
+    SELECT conversation_id FROM conversation_participants
+    WHERE user_id = :user AND (:conversation::text IS NULL OR conversation_id = :conversation::text)
+  ), moved AS (
+    UPDATE messages m SET status = 'delivered', delivered_at = now()
+    WHERE m.conversation_id IN (SELECT conversation_id FROM mine) AND m.status = 'sent' AND m.sender_id <> :user
+      AND (:upTo::bigint IS NULL OR m.id <= :upTo::bigint)
+    RETURNING m.id, m.conversation_id, m.sender_id
+  )
+  SELECT EXISTS (SELECT 1 FROM mine) AS member, moved.id, moved.conversation_id, moved.sender_id
+  FROM (SELECT 1) one LEFT JOIN moved ON true`;
+
+/**
+ * The member's page has the other members' messages up to `upTo` (one conversation's, or every one's): those
+ * still only sent move to delivered, in one statement. Null if the member is not in the conversation named.
+ */
+export async function markDeliveredMessages(
+  db: Db,
+  { userId, conversationId, upTo }: { userId: number; conversationId?: string; upTo?: number },
+): Promise<MovedMarks | null> {
+  const rows = await runStatement<Row>(db, DELIVERED_STATEMENT, { user: userId, conversation: conversationId ?? null, upTo: upTo ?? null });
+  if (conversationId !== undefined && !rows[0]!.member) return null;
+  return groupMoved(rows);
 }
 
 /** An attachment the member may download (they are in its conversation, which is `conversationId` if given), or null. */

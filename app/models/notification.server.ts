@@ -34,7 +34,7 @@ export function sayNotice(notice: Notice, locale: Locale = DEFAULT_LOCALE): stri
 export const noticeTime = (at: Date, zone: TimeZoneChoice): NoticeValue => ({ at: at.toISOString(), zone });
 
 /** The columns a notice is stored in; `body` in English. */
-const noticeColumns = (notice: Notice) => ({ body: sayNotice(notice), body_key: notice.key, body_values: JSON.stringify(notice.values ?? {}) });
+export const noticeColumns = (notice: Notice) => ({ body: sayNotice(notice), body_key: notice.key, body_values: JSON.stringify(notice.values ?? {}) });
 
 /** A notification: a notice (said in its reader's language when read), or words as they are (`body`). */
 export async function insertNotification(db: Db, n: { userId: number; kind: string; orderId?: number | null } & ({ notice: Notice } | { body: string })) {
@@ -46,28 +46,6 @@ export async function insertNotification(db: Db, n: { userId: number; kind: stri
 export async function readerLocale(db: Db, userId: number): Promise<Locale> {
   const row = await db("users").where({ id: userId }).first("language");
   return isLocale(row?.language) ? row.language : DEFAULT_LOCALE;
-}
-
-/**
- * The member's unread notification of a conversation says what is new there (created, or brought up to now).
- * Returns the member's unread notifications after it, counted in the same statement: the others as they were,
- * and this one.
- */
-export async function upsertMessageNotification(db: Db, n: { userId: number; conversationId: string; notice: Notice }): Promise<number> {
-  const words = noticeColumns(n.notice);
-  const { rows } = await prepared(
-    db.raw(
-      `WITH n AS (
-         INSERT INTO notifications (user_id, kind, conversation_id, body, body_key, body_values) VALUES (?, 'message', ?, ?, ?, ?::jsonb)
-         ON CONFLICT (user_id, conversation_id) WHERE read_at IS NULL AND conversation_id IS NOT NULL
-         DO UPDATE SET body = excluded.body, body_key = excluded.body_key, body_values = excluded.body_values, created_at = now()
-         RETURNING id
-       )
-       SELECT 1 + (SELECT count(*) FROM notifications WHERE user_id = ? AND read_at IS NULL AND id <> (SELECT id FROM n)) AS unread`,
-      [n.userId, n.conversationId, words.body, words.body_key, words.body_values, n.userId],
-    ),
-  );
-  return Number(rows[0].unread);
 }
 
 export type Notification = {
@@ -149,24 +127,6 @@ export async function markOneRead(db: Db, userId: number, id: number): Promise<b
   if (!found) return false;
   await db("notifications").where({ id, user_id: userId }).whereNull("read_at").update({ read_at: db.fn.now() });
   return true;
-}
-
-/**
- * The member opened a conversation: its notification is read. Returns how many were unread, and the member's
- * unread notifications after it (counted in the same statement: those unread before, less these).
- */
-export async function markConversationNotificationsRead(db: Db, userId: number, conversationId: string): Promise<{ marked: number; unread: number }> {
-  const { rows } = await prepared(
-    db.raw(
-      `WITH r AS (
-         UPDATE notifications SET read_at = now() WHERE user_id = ? AND conversation_id = ? AND read_at IS NULL RETURNING id
-       )
-       SELECT (SELECT count(*) FROM r) AS marked,
-              (SELECT count(*) FROM notifications WHERE user_id = ? AND read_at IS NULL AND id NOT IN (SELECT id FROM r)) AS unread`,
-      [userId, conversationId, userId],
-    ),
-  );
-  return { marked: Number(rows[0].marked), unread: Number(rows[0].unread) };
 }
 
 /** The header's two counts: unread notifications, and unread messages over all the member's conversations. */

@@ -238,10 +238,10 @@ export async function getSessionUserWithCounts(db: Db, token: string | null | un
   return session ? { user: session.user, counts: session.counts! } : null;
 }
 
-/** An app token's member and when its session ends (app/server/token-cache.server.ts holds the answer until then at most). */
-export async function getAppTokenSession(db: Db, token: string): Promise<{ user: SessionUser; expiresAt: Date } | null> {
+/** A token's member and when its session ends (app/server/token-cache.server.ts holds the answer until then at most). */
+export async function getSessionWithEnd(db: Db, token: string, kind: SessionKind): Promise<{ user: SessionUser; expiresAt: Date } | null> {
   if (!token || token.length > 200) return null;
-  const session = await readSession(db, hashToken(token), false, "app");
+  const session = await readSession(db, hashToken(token), false, kind);
   return session && { user: session.user, expiresAt: session.expiresAt };
 }
 

@@ -191,17 +191,22 @@ const ROLLBACK = Symbol("rollback");
  * write the database: calls to the outside world belong after the commit). `db` is for tests and scripts that hold their own knex instance.
  */
 export async function transact<T>(actor: Actor, body: (tx: Tx) => Promise<Result<T>>, { db = getDb() }: { db?: Knex } = {}): Promise<Result<T>> {
-  for (let attempt = 1; ; attempt++) {
+  return retried(actor, () => transactOnce(actor, body, db));
+}
+
+/** Runs `attempt` again when Postgres undid it to break a deadlock or a serialization failure (see transact). */
+async function retried<T>(actor: Actor, attempt: () => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
     try {
-      return await transactOnce(actor, body, db);
+      return await attempt();
     } catch (error) {
       // Postgres chose this transaction to undo (a deadlock, a serialization failure): nothing of it was
       // written, so the whole body runs again on what is there now, a few times before giving up.
       const code = (error as { code?: string }).code;
-      if ((code !== "40P01" && code !== "40001") || attempt >= RETRIES) throw error;
+      if ((code !== "40P01" && code !== "40001") || n >= RETRIES) throw error;
       // Said aloud: a retry is a lock-order mistake somewhere, which should be found rather than absorbed.
       log.warn(`[transact] ${actor.kind === "system" ? actor.name : actor.kind} retried after ${code === "40P01" ? "a deadlock" : "a serialization failure"}`);
-      await new Promise((resolve) => setTimeout(resolve, 10 * attempt + Math.random() * 20));
+      await new Promise((resolve) => setTimeout(resolve, 10 * n + Math.random() * 20));
     }
   }
 }
@@ -230,16 +235,41 @@ async function transactOnce<T>(actor: Actor, body: (tx: Tx) => Promise<Result<T>
       }
       return result;
     });
-    // A member whose sessions this change ended loses this process's held token lookups now, not when
-    // Postgres's notice of it arrives (other processes still wait for that notice, ADR 042).
-    for (const push of pushes) if ("disconnect" in push) getTokenCache().drop(push.disconnect);
-    if (pushes.length) sendLive(pushes);
+    publish(pushes);
     if (pagesChanged) await dropCachedPages();
     return result;
   } catch (error) {
     if (error === ROLLBACK && failure) return failure;
     throw error;
   }
+}
+
+/** A committed change's live events go out. */
+function publish(pushes: LivePush[]) {
+  // A member whose sessions this change ended loses this process's held token lookups now, not when
+  // Postgres's notice of it arrives (other processes still wait for that notice, ADR 042).
+  for (const push of pushes) if ("disconnect" in push) getTokenCache().drop(push.disconnect);
+  if (pushes.length) sendLive(pushes);
+}
+
+/** What an operation of one statement gets (writeOnce): the database, who acts, and its live events. */
+export type OneStatement = { db: Knex; actor: Actor; requestId: string | null; live: (push: LivePush) => void };
+
+/**
+ * Runs an operation whose whole change is one SQL statement (a chat message's send, a read mark), with no BEGIN
+ * and COMMIT of its own: Postgres runs a single statement atomically, in a transaction of its own, so the two
+ * round trips would buy nothing, and they were two of a message's few (ADR 016). The statement writes its
+ * activity or effect rows itself. `body` may read before it (what it reads is not locked: a check that must hold
+ * at the write belongs in the statement) and after it (to explain a statement that wrote nothing); its live events
+ * go out once it has returned, and only if it returned `ok`. Undone by a deadlock, it runs again, as transact's.
+ */
+export async function writeOnce<T>(actor: Actor, body: (w: OneStatement) => Promise<Result<T>>, { db = getDb() }: { db?: Knex } = {}): Promise<Result<T>> {
+  return retried(actor, async () => {
+    const pushes: LivePush[] = [];
+    const result = await body({ db, actor, requestId: requestIdOfActor(actor), live: (push) => void pushes.push(push) });
+    if (result.ok) publish(pushes);
+    return result;
+  });
 }
 
 /** The member behind an actor, or null for a visitor or the platform. */

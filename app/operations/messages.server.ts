@@ -7,21 +7,47 @@
  * acknowledged it, or they loaded /messages), `read` when they open the thread.
  */
 import type { Knex } from "knex";
-import { conversationViews, findOrCreateConversation, flagConversation, havePaidOrder, membership, senderSide } from "~/models/conversation.server";
-import { insertMessage, markMessages, resetUnread, sentMessage, type MailRound, type Message, type StoredAttachment } from "~/models/message.server";
+import { conversationViews, findOrCreateConversation, senderSide, viewsOf } from "~/models/conversation.server";
+import {
+  addAttachments,
+  markDeliveredMessages,
+  readConversation,
+  sentMessage,
+  storeMessage,
+  type Message,
+  type StoredAttachment,
+} from "~/models/message.server";
 import { takeUploadedFiles } from "~/models/uploaded-file.server";
 import { findPartyOrder } from "~/models/order.server";
-import { markConversationNotificationsRead, sayNotice, upsertMessageNotification, type Notice } from "~/models/notification.server";
+import { noticeColumns, sayNotice, type Notice } from "~/models/notification.server";
+import type { SessionUser } from "~/models/session.server";
 import { sayIn } from "~/content/operation-messages";
+import { DEFAULT_LOCALE, isLocale } from "~/i18n/locales";
 import { sendMail } from "~/models/outbox.server";
-import { conflict, forbidden, invalid, issue, limitedBy, notFound, ok, transact, type Actor, type Result, type Tx } from "~/operations/core.server";
-import { languageOfReach, preferencesOf, pushUnreadCount } from "~/operations/notifications.server";
+import {
+  conflict,
+  forbidden,
+  invalid,
+  issue,
+  limitedBy,
+  notFound,
+  ok,
+  requestIdOfActor,
+  transact,
+  writeOnce,
+  type Actor,
+  type OneStatement,
+  type Result,
+  type Tx,
+} from "~/operations/core.server";
+import { notificationPush, preferencesOf } from "~/operations/notifications.server";
+import type { Db } from "~/server/db.server";
 import type { DeliveredInput, MarkInput, SendMessageInput, StartConversationInput } from "~/schemas/message";
 import { OFF_PLATFORM_WARNING, offPlatformReason } from "~/domain/off-platform";
 import { appMailOrigin } from "~/server/host.server";
 import { isMessageFileType } from "~/server/files/message-files.server";
 import { consume } from "~/server/rate-limit.server";
-import { queueUnreadText } from "~/operations/sms-alerts.server";
+import { UNREAD_TEXT_DELAY_MS } from "~/operations/sms-alerts.server";
 
 type Options = { db?: Knex };
 type Member = Extract<Actor, { kind: "member" }>;
@@ -126,8 +152,10 @@ export type SentMessage = { message: Message; duplicate: boolean; warning: strin
  * gets the message live, a notification (pushed and mailed as they chose; mail at most once per 15 minutes
  * per conversation), and an unread count one higher. The same client id twice stores one message.
  *
+ * A text is one statement (storeMessage, run by writeOnce: no transaction of its own to begin and commit).
  * Files come stored already (`attachments`, the page's form), or as the member's uploads by key (`uploadKeys`,
- * the JSON API): those are taken in this transaction, so a message that is not stored leaves them unused.
+ * the JSON API): those are taken, and the message's attachments written, in one transaction with the same
+ * statement, so a message that is not stored leaves them unused.
  */
 export async function sendMessage(
   actor: Actor,
@@ -137,17 +165,18 @@ export async function sendMessage(
   if (!memberOnly(actor)) return forbidden("message.sign_in_required");
   const me = actor.user;
   const uploadKeys = input.uploadKeys ?? [];
-  let attachments = input.attachments ?? [];
+  const attachments = input.attachments ?? [];
   if (!input.body && !attachments.length && !uploadKeys.length) return invalid({ body: [issue("message.empty")] });
   const limited = await consume("message", [`user:${me.id}`]);
   if (limited) return limitedBy(limited);
+  if (!attachments.length && !uploadKeys.length) return writeOnce(actor, (w) => storeAndAnnounce(w, w.db, me, input, []), { db });
   return transact<SentMessage>(
     actor,
     async (tx) => {
       const side = await senderSide(tx.trx, input.conversationId, me.id);
       if (!side) return notFound("conversation.not_found");
-      const recipient = side.other;
-      if (!recipient?.active) return conflict("message.recipient_unavailable");
+      if (!side.other?.active) return conflict("message.recipient_unavailable");
+      let files = attachments;
       if (uploadKeys.length) {
         // A resend of a message that took its uploads already is answered with that message, as any resend is.
         const resent = async () => {
@@ -161,59 +190,59 @@ export async function sendMessage(
         if (!taken) return (await resent()) ?? invalid({ files: [issue("message.file_unavailable")] });
         const refused = taken.find((f) => !isMessageFileType(f.contentType));
         if (refused) return invalid({ files: [issue("message.file_type", { file: refused.fileName })] });
-        attachments = taken;
+        files = taken;
       }
-      const reason = offPlatformReason(input.body);
-      const offPlatform = reason !== null && !(await havePaidOrder(tx.trx, me.id, side.otherId));
-      const stored = await insertMessage(tx.trx, {
-        conversationId: input.conversationId,
-        senderId: me.id,
-        recipientId: side.otherId,
-        body: input.body,
-        clientId: input.clientId,
-        offPlatform,
-        attachments,
-      });
-      const { message, duplicate } = stored;
-      const warning = message.offPlatform ? OFF_PLATFORM_WARNING : null;
-      if (stored.duplicate) return ok({ message, duplicate, warning });
-      if (offPlatform) await flagConversation(tx.trx, input.conversationId, `off_platform:${reason}`);
-
-      const notice: Notice = { key: "notify.message.new", values: { name: me.name } };
-      const unread = await upsertMessageNotification(tx.trx, { userId: side.otherId, conversationId: input.conversationId, notice });
-      if (recipient.pushMessages) {
-        // Said in the recipient's language (ADR 047), never the sender's.
-        const body = sayNotice(notice, await languageOfReach(tx, side.otherId, recipient));
-        await pushUnreadCount(tx, side.otherId, { kind: "message", body, orderId: null, conversationId: input.conversationId }, unread);
-      }
-      if (recipient.emailMessages) await queueMessageMail(tx, input.conversationId, side.otherId, stored.recipientMail);
-      await queueUnreadText(tx, input.conversationId, side.otherId);
-      const views = await conversationViews(tx.trx, input.conversationId);
-      for (const userId of [side.otherId, me.id]) {
-        tx.live({ to: userId, event: CHAT_EVENTS.newMessage, data: { message, conversation: views.get(userId) ?? null } });
-      }
-      return ok({ message, duplicate, warning });
+      return storeAndAnnounce({ actor, requestId: requestIdOfActor(actor), live: tx.live }, tx.trx, me, input, files);
     },
     { db },
   );
 }
 
 /**
- * Mail about unread messages, batched: one effect per conversation, member and mail round, carried out by
- * the worker a little later (MESSAGE_MAIL_DELAY_MS: a message read on the page meanwhile needs no mail) and
- * never sooner than 15 minutes after the last mail of that conversation. Messages that come while a round
- * waits join it (the effect's dedupe key).
- *
- * `side` is the member's mail round as the message's write returned it: read by the update of their unread
- * count, so under their row's lock, as mailUnreadMessages reads it. A message sent while its round's mail is
- * being written waits for that round to end and starts the next one. Read without the lock, it could see the
- * round still running (whose list was read without this message) and join that round's key, and would never
- * be mailed.
+ * The send's statement and what follows it: the answer, why nothing was stored (not the member's conversation,
+ * the other member no longer active, or a resend, answered with the first), the files' rows, and the live events
+ * (the message to both members' pages, the recipient's bell).
  */
-async function queueMessageMail(tx: Tx, conversationId: string, userId: number, side: MailRound) {
-  const sinceLast = side.mailedAt ? Date.now() - side.mailedAt.getTime() : Infinity;
-  const wait = Math.max(MESSAGE_MAIL_DELAY_MS, MESSAGE_MAIL_GAP_MS - sinceLast);
-  await tx.effect({ kind: "message_mail", conversationId, userId, round: side.round }, `message_mail:${conversationId}:${userId}:${side.round}`, wait);
+async function storeAndAnnounce(
+  w: Pick<OneStatement, "actor" | "requestId" | "live">,
+  db: Db,
+  me: SessionUser,
+  input: SendMessageInput,
+  files: StoredAttachment[],
+): Promise<Result<SentMessage>> {
+  const notice: Notice = { key: "notify.message.new", values: { name: me.name } };
+  const stored = await storeMessage(
+    db,
+    { conversationId: input.conversationId, senderId: me.id, body: input.body, clientId: input.clientId, type: files.length ? "file" : "text" },
+    {
+      notice: noticeColumns(notice),
+      offPlatformReason: offPlatformReason(input.body),
+      mailDelayMs: MESSAGE_MAIL_DELAY_MS,
+      mailGapMs: MESSAGE_MAIL_GAP_MS,
+      textDelayMs: UNREAD_TEXT_DELAY_MS,
+      requestId: w.requestId,
+    },
+  );
+  const other = stored.sides.find((side) => side.userId !== me.id);
+  if (!stored.sides.some((side) => side.userId === me.id)) return notFound("conversation.not_found");
+  if (other?.status !== "active") return conflict("message.recipient_unavailable");
+  if (!stored.message) {
+    // Nothing stored for a member of the conversation writing to an active member: the client id was used already.
+    const earlier = input.clientId ? await sentMessage(db, me.id, input.clientId) : null;
+    if (!earlier) throw new Error("a send stored nothing, and the sender has no message with its client id");
+    return ok({ message: earlier, duplicate: true, warning: earlier.offPlatform ? OFF_PLATFORM_WARNING : null });
+  }
+  const message = files.length ? await addAttachments(db, stored.message, files) : stored.message;
+  if (other.pushMessages) {
+    // Said in the recipient's language (ADR 047), never the sender's.
+    const body = sayNotice(notice, isLocale(other.language) ? other.language : DEFAULT_LOCALE);
+    w.live(notificationPush(other.userId, other.notificationsUnread!, { kind: "message", body, orderId: null, conversationId: input.conversationId }));
+  }
+  const views = viewsOf(stored.rows);
+  for (const userId of [other.userId, me.id]) {
+    w.live({ to: userId, event: CHAT_EVENTS.newMessage, data: { message, conversation: views.get(userId) ?? null } });
+  }
+  return ok({ message, duplicate: false, warning: message.offPlatform ? OFF_PLATFORM_WARNING : null });
 }
 
 /**
@@ -284,26 +313,24 @@ export async function mailUnreadMessages(
 /**
  * The member opened the conversation (or read it to `upTo`): the other member's messages are read, the
  * member's unread count and the conversation's notification follow, and the sender's pages see the marks.
+ * One statement (readConversation): a mark follows every message that arrives on an open thread.
  */
 export async function markConversationRead(actor: Actor, input: MarkInput, { db }: Options = {}): Promise<Result<{ marked: number }>> {
   if (!memberOnly(actor)) return forbidden("message.sign_in_required");
   const me = actor.user.id;
-  return transact(
+  return writeOnce(
     actor,
-    async (tx) => {
-      const side = await membership(tx.trx, input.conversationId, me);
-      if (!side) return notFound("conversation.not_found");
-      const moved = await markMessages(tx.trx, { userId: me, conversationId: input.conversationId, upTo: input.upTo, status: "read" });
-      const unread = (await resetUnread(tx.trx, input.conversationId, me, input.upTo))!;
-      for (const group of moved) {
-        tx.live({ to: group.senderId, event: CHAT_EVENTS.statusUpdate, data: { conversationId: group.conversationId, ids: group.ids, status: "read" } });
+    async (w) => {
+      const read = await readConversation(w.db, { conversationId: input.conversationId, userId: me, upTo: input.upTo });
+      if (!read) return notFound("conversation.not_found");
+      for (const group of read.moved) {
+        w.live({ to: group.senderId, event: CHAT_EVENTS.statusUpdate, data: { conversationId: group.conversationId, ids: group.ids, status: "read" } });
       }
-      if (side.unreadCount !== unread || moved.length) {
-        tx.live({ to: me, event: CHAT_EVENTS.conversationUpdated, data: { conversationId: input.conversationId, unreadCount: unread } });
+      if (read.before !== read.unread || read.moved.length) {
+        w.live({ to: me, event: CHAT_EVENTS.conversationUpdated, data: { conversationId: input.conversationId, unreadCount: read.unread } });
       }
-      const notifications = await markConversationNotificationsRead(tx.trx, me, input.conversationId);
-      if (notifications.marked) await pushUnreadCount(tx, me, null, notifications.unread);
-      return ok({ marked: moved.reduce((n, g) => n + g.ids.length, 0) });
+      if (read.notificationsMarked) w.live(notificationPush(me, read.notificationsUnread));
+      return ok({ marked: read.moved.reduce((n, g) => n + g.ids.length, 0) });
     },
     { db },
   );
@@ -316,13 +343,13 @@ export async function markConversationRead(actor: Actor, input: MarkInput, { db 
 export async function markDelivered(actor: Actor, input: Partial<DeliveredInput>, { db }: Options = {}): Promise<Result<{ marked: number }>> {
   if (!memberOnly(actor)) return forbidden("message.sign_in_required");
   const me = actor.user.id;
-  return transact(
+  return writeOnce(
     actor,
-    async (tx) => {
-      if (input.conversationId && !(await membership(tx.trx, input.conversationId, me))) return notFound("conversation.not_found");
-      const moved = await markMessages(tx.trx, { userId: me, conversationId: input.conversationId, upTo: input.upTo, status: "delivered" });
+    async (w) => {
+      const moved = await markDeliveredMessages(w.db, { userId: me, conversationId: input.conversationId, upTo: input.upTo });
+      if (!moved) return notFound("conversation.not_found");
       for (const group of moved) {
-        tx.live({ to: group.senderId, event: CHAT_EVENTS.statusUpdate, data: { conversationId: group.conversationId, ids: group.ids, status: "delivered" } });
+        w.live({ to: group.senderId, event: CHAT_EVENTS.statusUpdate, data: { conversationId: group.conversationId, ids: group.ids, status: "delivered" } });
       }
       return ok({ marked: moved.reduce((n, g) => n + g.ids.length, 0) });
     },

@@ -9,9 +9,10 @@
  */
 import type { Knex } from "knex";
 import { DEFAULT_LOCALE, isLocale, type Locale } from "~/i18n/locales";
-import { markAllRead, markOneRead, readerLocale, unreadNotificationCount, type Notification } from "~/models/notification.server";
+import { markAllRead, markOneRead, unreadNotificationCount, type Notification } from "~/models/notification.server";
 import { REACH_COLUMNS, reachOf, type Reach } from "~/models/user.server";
 import { forbidden, notFound, ok, transact, type Actor, type Result, type Tx } from "~/operations/core.server";
+import type { LivePush } from "~/realtime/live.server";
 
 /** The live event that carries the member's unread count (and what is new, when something is). */
 export const NOTIFICATION_EVENT = "notification";
@@ -22,9 +23,15 @@ export type NotificationPush = { unread: number; item: Pick<Notification, "kind"
  * the count as the caller's own write just returned it (one read fewer on a message's path).
  */
 export async function pushUnreadCount(tx: Tx, userId: number, item: NotificationPush["item"] = null, known?: number) {
-  const unread = known ?? (await unreadNotificationCount(tx.trx, userId));
-  tx.live({ to: userId, event: NOTIFICATION_EVENT, data: { unread, item } satisfies NotificationPush });
+  tx.live(notificationPush(userId, known ?? (await unreadNotificationCount(tx.trx, userId)), item));
 }
+
+/** The live event of a member's unread count, counted already (by the statement that changed it). */
+export const notificationPush = (userId: number, unread: number, item: NotificationPush["item"] = null): LivePush => ({
+  to: userId,
+  event: NOTIFICATION_EVENT,
+  data: { unread, item } satisfies NotificationPush,
+});
 
 /** How the platform reaches a member, and the language it speaks to them in (their saved one, ADR 047). */
 export type ReachIn = Reach & { language: Locale };
@@ -39,12 +46,6 @@ export async function preferencesOf(tx: Tx, userId: number): Promise<ReachIn | n
     .where({ id: userId })
     .first(...REACH_COLUMNS, "language");
   return u ? { ...reachOf(u), language: isLocale(u.language) ? u.language : DEFAULT_LOCALE } : null;
-}
-
-/** The language of a member whose Reach was read with others (a message's send joins it): theirs, read if not at hand. */
-export async function languageOfReach(tx: Tx, userId: number, reach: Reach): Promise<Locale> {
-  const known = (reach as Reach & { language?: unknown }).language;
-  return isLocale(known) ? known : readerLocale(tx.trx, userId);
 }
 
 /** A member marks all their notifications read (only their own: the member is the actor). */

@@ -42,16 +42,6 @@ export async function textOrderEvent(tx: Tx, userId: number, order: OrderRow, ki
   });
 }
 
-/**
- * A message to `userId` that starts their unread ones: in 15 minutes, if it is still unread, they get a text
- * (`sms_unread` effect, one per conversation, member and point they had read up to).
- */
-export async function queueUnreadText(tx: Tx, conversationId: string, userId: number) {
-  const side = await tx.trx("conversation_participants").where({ conversation_id: conversationId, user_id: userId }).first("last_read_message_id");
-  const lastRead = Number(side?.last_read_message_id ?? 0);
-  await tx.effect({ kind: "sms_unread", conversationId, userId, lastRead }, `sms_unread:${conversationId}:${userId}:${lastRead}`, UNREAD_TEXT_DELAY_MS);
-}
-
 /** The worker's side of `sms_unread`: texts the member if they have read nothing since and something is still unread. */
 export async function textUnreadMessage(
   actor: Actor,

@@ -4,7 +4,8 @@
  * session's room. Each client event is parsed with the same schema as the /messages form and answered by
  * the same operation, through its acknowledgement callback: `{ ok: true, ... }` or `{ ok: false, error,
  * message | issues }`. What the operations push after their commits reaches every web process's sockets
- * through the Redis adapter.
+ * through one Redis channel (app/realtime/live.server.ts); the Redis adapter shares the rest of socket.io's
+ * cross-process work.
  *
  * Client events: join, get_conversations, send_message, mark_read, mark_delivered, create_conversation.
  * Server events: new_message, message_status_update, conversation_created, conversation_updated, notification.
@@ -17,7 +18,7 @@ import { listConversations } from "~/models/conversation.server";
 import { messagesSince } from "~/models/message.server";
 import { issuesOf, type Actor, type Result } from "~/operations/core.server";
 import { markConversationRead, markDelivered, sendMessage, startConversation } from "~/operations/messages.server";
-import { liveChannelKey, sessionRoom } from "~/realtime/live.server";
+import { deliverLive, hearLive, liveChannelKey, liveEventsChannel, sessionRoom } from "~/realtime/live.server";
 import { getSocketActor, memberRoom } from "~/server/auth.server";
 import { getDb } from "~/server/db.server";
 import { maskUrlCredentials } from "~/utils/mask-url";
@@ -90,12 +91,17 @@ setInterval(() => {
 export const SOCKET_SIGNED_OUT = "ops.socket.signedOut";
 
 /**
- * The socket's member as they are now: its handshake's session read again (one indexed lookup of the session
- * and its user, the same as every page request makes). A socket outlives its handshake, and the push that
- * ends a suspended or banned member's sockets (or a signed-out session's) is best effort: so an event is
- * answered only while the session is still valid and the member still active. Null otherwise.
+ * The socket's member as they are now. A socket outlives its handshake, and the push that ends a suspended or
+ * banned member's sockets (or a signed-out session's) is best effort: so an event is answered only while the
+ * session is still valid and the member still active. Null otherwise.
+ *
+ * The session's lookup is held by this process (heldSessionUser) for a minute at most and forgotten as soon as
+ * Postgres announces a change to the member's sessions or account (a sign-out, a suspension, an edit by SQL), so
+ * most events cost no query. The check waits one turn of the event loop first: an announcement that came in with
+ * the event (a suspension committed just before it) is heard before the held lookup is trusted.
  */
 async function currentMember(socket: Socket): Promise<Member | null> {
+  await new Promise((resolve) => setImmediate(resolve));
   const actor = await getSocketActor({ headers: socket.handshake.headers, address: socket.handshake.address, auth: socket.handshake.auth });
   if (actor.kind !== "member") return null;
   socket.data.actor = actor;
@@ -174,6 +180,13 @@ export function attachChat(io: Server, { redisUrl = getEnv().REDIS_URL }: { redi
   const sub: Redis = pub.duplicate();
   for (const client of [pub, sub]) client.on("error", (error: Error) => logRedis(error));
   io.adapter(createAdapter(pub, sub, { key: liveChannelKey() }));
+  // The operations' live events, from every process (app/realtime/live.server.ts), on the adapter's subscriber.
+  const channel = liveEventsChannel();
+  void sub.subscribe(channel).catch((error: Error) => logRedis(error));
+  sub.on("message", (from: string, message: string) => {
+    if (from === channel) deliverLive(io, message);
+  });
+  const deaf = hearLive(io);
 
   io.use((socket, next) => {
     getSocketActor({ headers: socket.handshake.headers, address: socket.handshake.address, auth: socket.handshake.auth })
@@ -197,6 +210,7 @@ export function attachChat(io: Server, { redisUrl = getEnv().REDIS_URL }: { redi
 
   return {
     close: async () => {
+      deaf();
       await Promise.all([pub, sub].map((c) => c.quit().catch(() => c.disconnect())));
     },
   };

@@ -15,6 +15,7 @@ import { deviceCookie } from "~/server/sign-in-device.server";
 import { keepSessionAlive } from "~/operations/accounts.server";
 import type { Actor, Client } from "~/operations/core.server";
 import { log } from "~/server/log.server";
+import { heldSessionUser } from "~/server/token-cache.server";
 import { noteActor, REQUEST_ID_HEADER } from "~/server/request-context.server";
 
 /**
@@ -91,11 +92,17 @@ export function clientOf({ cookie, ip, userAgent, requestId = null }: Credential
   };
 }
 
-/** The actor of any door's credentials: a member with a live session, else an anonymous visitor. */
-export async function actorOf(credentials: Credentials, db: Knex = getDb()): Promise<Actor> {
+/**
+ * The actor of any door's credentials: a member with a live session, else an anonymous visitor. `held`: the
+ * session's lookup may be one this process holds (heldSessionUser: at most a minute old, forgotten when the
+ * member's sessions or account change), for a door that asks on every event (a live socket).
+ */
+export async function actorOf(credentials: Credentials, db: Knex = getDb(), { held = false }: { held?: boolean } = {}): Promise<Actor> {
   const client = clientOf(credentials);
   const session = sessionTokenOf(credentials);
-  const user = session && (await getSessionUser(db, session.token, session.kind));
+  const user =
+    session &&
+    (held && getEnv().TOKEN_CACHE === "on" ? await heldSessionUser(db, session.token, session.kind) : await getSessionUser(db, session.token, session.kind));
   return user ? { kind: "member", user: await keptAlive(user, client, db), client } : { kind: "anonymous", client };
 }
 
@@ -110,7 +117,8 @@ const one = (v: HeaderValue) => (Array.isArray(v) ? v.join(", ") : v) ?? null;
 
 /**
  * The actor of a socket.io handshake, from the socket's peer address: an app's token (`auth: { token }`, or an
- * Authorization header) or a page's session cookie.
+ * Authorization header) or a page's session cookie. Asked again on every event the socket sends, so its session's
+ * lookup is a held one (ADR 016).
  */
 export function getSocketActor(
   handshake: { headers: Record<string, HeaderValue>; address: string; auth?: Record<string, unknown> },
@@ -119,7 +127,7 @@ export function getSocketActor(
   const h = handshake.headers;
   const token = typeof handshake.auth?.token === "string" ? handshake.auth.token : null;
   const authorization = token ? `Bearer ${token}` : one(h.authorization);
-  return actorOf({ authorization, cookie: one(h.cookie), ip: handshake.address, userAgent: one(h["user-agent"]) }, db);
+  return actorOf({ authorization, cookie: one(h.cookie), ip: handshake.address, userAgent: one(h["user-agent"]) }, db, { held: true });
 }
 
 /** The socket.io room of a member's sockets (every tab they have open). */

@@ -1,6 +1,8 @@
 /**
- * App tokens' lookups, held by each web process for up to a minute (ADR 042). Every API call names its member
- * by a Bearer token, and looking it up in Postgres was most of a cached catalog answer's cost. A member's held
+ * Session lookups, held by each web process for up to a minute (ADR 042): app tokens' (every API call names its
+ * member by a Bearer token, and looking it up in Postgres was most of a cached catalog answer's cost) and live
+ * sockets' (every chat event checks its session again, ADR 016; a page request reads its session with the header's
+ * counts, so pages do not use this). A member's held
  * lookups are forgotten as soon as Postgres announces a change to their sessions or to what a request knows of
  * them (the `soko_session_drop` triggers: a session ended, rotated or shortened; status, role, name, email,
  * currency or time zone changed), however the change was made. While this process cannot hear that channel it
@@ -12,7 +14,7 @@
  */
 import { LRUCache } from "lru-cache";
 import pg from "pg";
-import { getAppTokenSession, hashToken, type SessionUser } from "~/models/session.server";
+import { getSessionWithEnd, hashToken, type SessionKind, type SessionUser } from "~/models/session.server";
 import type { Db } from "~/server/db.server";
 import { getEnv } from "~/server/env.server";
 import { backoffDelay } from "~/utils/backoff";
@@ -76,16 +78,17 @@ export function getTokenCache(): TokenCache {
 }
 
 /**
- * The member of an app token, held or looked up in Postgres. A held one never says `renewalDue`: the
- * last use is noted by the lookups that reach Postgres.
+ * The member of a session token (an app's, or a browser's for a socket), held or looked up in Postgres. A held
+ * one never says `renewalDue`: the session's renewal, or an app token's last use, is noted by the lookups that
+ * reach Postgres.
  */
-export async function appTokenUser(db: Db, token: string): Promise<SessionUser | null> {
+export async function heldSessionUser(db: Db, token: string, kind: SessionKind): Promise<SessionUser | null> {
   const cache = getTokenCache();
-  const id = hashToken(token);
+  const id = `${kind}:${hashToken(token)}`;
   const held = cache.get(id);
   if (held) return held;
   const generation = cache.now;
-  const session = await getAppTokenSession(db, token);
+  const session = await getSessionWithEnd(db, token, kind);
   if (!session) return null;
   const { renewalDue: _renewal, ...kept } = session.user;
   cache.set(id, kept, session.expiresAt.getTime(), generation);
