@@ -77,6 +77,14 @@ export function getTokenCache(): TokenCache {
   return globalThis.__sokoTokenCache;
 }
 
+/** Tokens' keys in the cache (their hashes), remembered: a socket asks with the same token on every event. */
+const keys = new LRUCache<string, string>({ max: MAX_ENTRIES });
+function heldKey(kind: SessionKind, token: string): string {
+  let key = keys.get(token);
+  if (key === undefined || !key.startsWith(`${kind}:`)) keys.set(token, (key = `${kind}:${hashToken(token)}`));
+  return key;
+}
+
 /**
  * The member of a session token (an app's, or a browser's for a socket), held or looked up in Postgres. A held
  * one never says `renewalDue`: the session's renewal, or an app token's last use, is noted by the lookups that
@@ -84,7 +92,7 @@ export function getTokenCache(): TokenCache {
  */
 export async function heldSessionUser(db: Db, token: string, kind: SessionKind): Promise<SessionUser | null> {
   const cache = getTokenCache();
-  const id = `${kind}:${hashToken(token)}`;
+  const id = heldKey(kind, token);
   const held = cache.get(id);
   if (held) return held;
   const generation = cache.now;
