@@ -71,6 +71,8 @@ const DOCS_HEADING = "## Chat: `npm run bench:chat`";
 /** Per web process: 200 messages a second with one, 400 with two (the rate is per process). */
 const TARGET = { rate: 200, p99Ms: 100 };
 const targetRate = (servers: number) => TARGET.rate * servers;
+/** CPU per message of the web process(es) and Postgres together, as the cost line measures it (ms). */
+const CPU_TARGET_MS = 3;
 /** How long to wait after a step's last send for its answers, deliveries and marks. */
 const SETTLE_MS = 10_000;
 const ACK_TIMEOUT_MS = 30_000;
@@ -584,6 +586,7 @@ function tableRows(figures: Figures[], marks: Marks): string[][] {
       ...markHead,
       "Errors",
       "CPU web / Postgres / Redis / bench / machine",
+      "Web + Postgres ms per message, each run",
       "Bench loop p99 ms",
       "Web RSS MB",
     ],
@@ -606,6 +609,7 @@ function tableRows(figures: Figures[], marks: Marks): string[][] {
             .join(", ")})`
         : "0",
       [f.step.webCpu, f.step.postgresCpu, f.step.redisCpu, f.step.benchCpu, f.step.machineCpu].map(pct).join(" / "),
+      f.runs.map((r) => ms(webAndPostgresMs(r))).join(" / "),
       ms(f.step.loopP99),
       f.step.rssMb.map((r) => n(r)).join(" + "),
     ]),
@@ -655,6 +659,32 @@ function verdicts(figures: Figures[]) {
  * process) for the web process, Postgres, Redis and this benchmark, and the rate the machine's cores allow at
  * that cost. Postgres and Redis are the project's shared services: other work on them counts too.
  */
+/** A step's CPU per delivered message, web process(es) and Postgres together (ms). */
+const webAndPostgresMs = (f: Figures) => ((f.step.webCpu + f.step.postgresCpu) / f.deliveredPerS) * 1000;
+
+/**
+ * The CPU target (≤ 3 ms per message, web and Postgres, one web process) in each run: the median over that run's
+ * error-free fixed-rate steps, as the cost line takes it over the runs' medians. Met only if every run holds it.
+ */
+function cpuVerdict(figures: Figures[]): string | null {
+  const steps = figures.filter((f) => f.step.rate !== null && f.step.servers === 1);
+  const runs = Math.max(0, ...steps.map((f) => f.runs.length));
+  const perRun = Array.from({ length: runs }, (_, r) =>
+    median(
+      steps
+        .map((f) => f.runs[r])
+        .filter((x): x is Figures => x !== undefined && x.errors === 0 && x.deliveredPerS > 0)
+        .map(webAndPostgresMs),
+    ),
+  ).filter(Number.isFinite);
+  if (!perRun.length) return null;
+  const met = perRun.every((x) => x <= CPU_TARGET_MS);
+  return (
+    `${met ? "met" : "MISSED"}: CPU per message ≤ ${CPU_TARGET_MS} ms, web and Postgres together (the median over each run's error-free fixed-rate ` +
+    `steps with one web process): ${perRun.map(ms).join(" / ")} ms (worst ${ms(Math.max(...perRun))} ms)`
+  );
+}
+
 function costLine(figures: Figures[], cores: number) {
   const steady = figures.filter((f) => f.step.rate !== null && f.step.servers === 1 && f.errors === 0 && f.deliveredPerS > 0);
   const per = (share: (s: Step) => number) => median(steady.map((f) => (share(f.step) / f.deliveredPerS) * 1000));
@@ -839,7 +869,8 @@ async function main() {
     }
     const figures = [...groups.values()].map(medianFigures);
     const rows = tableRows(figures, options.marks);
-    const targets = verdicts(figures);
+    const cpu = cpuVerdict(figures);
+    const targets = [...verdicts(figures), ...(cpu ? [cpu] : [])];
     const cost = costLine(figures, facts.cores);
     const stored = await db("messages").count<{ n: string }[]>("* as n");
     const storedCount = Number(stored[0]?.n);
