@@ -338,12 +338,12 @@ function groupMoved(rows: Row[]): MovedMarks {
 
 const READ_STATEMENT = `
   WITH me AS (
-    SELECT unread_count FROM conversation_participants WHERE conversation_id = :conversation AND user_id = :user
+    SELECT unread_count, last_read_message_id FROM conversation_participants WHERE conversation_id = :conversation AND user_id = :user
   ), upto AS (
     SELECT coalesce(:upTo::bigint, (SELECT max(id) FROM messages WHERE conversation_id = :conversation), 0) AS id
   ), moved AS (
     UPDATE messages m SET status = 'read', read_at = now(), delivered_at = coalesce(m.delivered_at, now())
-    WHERE m.conversation_id = :conversation AND EXISTS (SELECT 1 FROM me) AND m.status IN ('sent', 'delivered')
+    WHERE m.conversation_id = :conversation AND m.id > (SELECT last_read_message_id FROM me) AND m.status IN ('sent', 'delivered')
       AND m.sender_id <> :user AND (:upTo::bigint IS NULL OR m.id <= :upTo::bigint)
     RETURNING m.id, m.sender_id
   ), side AS (
@@ -365,6 +365,10 @@ const READ_STATEMENT = `
   FROM (SELECT 1) one LEFT JOIN moved ON true`;
 
 /**
+ * Marks look only after the reader's last read mark (`last_read_message_id`): every message before it is read
+ * already, since a read mark reads all of the other member's messages up to where it moves that point. Scanning a
+ * conversation from its start made each mark cost more the longer the conversation grew.
+ *
  * The member has read a conversation (to `upTo`, or all of it), in one statement (a mark is sent for every
  * message that arrives on an open thread): the other member's messages move to read (never back), the member's
  * unread count follows what is still unread, and their notification of the conversation is read. Null if the
@@ -389,11 +393,12 @@ export async function readConversation(
 
 const DELIVERED_STATEMENT = `
   WITH mine AS (
-    SELECT conversation_id FROM conversation_participants
+    SELECT conversation_id, last_read_message_id FROM conversation_participants
     WHERE user_id = :user AND (:conversation::text IS NULL OR conversation_id = :conversation::text)
   ), moved AS (
     UPDATE messages m SET status = 'delivered', delivered_at = now()
-    WHERE m.conversation_id IN (SELECT conversation_id FROM mine) AND m.status = 'sent' AND m.sender_id <> :user
+    FROM mine
+    WHERE m.conversation_id = mine.conversation_id AND m.id > mine.last_read_message_id AND m.status = 'sent' AND m.sender_id <> :user
       AND (:upTo::bigint IS NULL OR m.id <= :upTo::bigint)
     RETURNING m.id, m.conversation_id, m.sender_id
   )
