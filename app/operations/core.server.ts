@@ -246,9 +246,12 @@ async function transactOnce<T>(actor: Actor, body: (tx: Tx) => Promise<Result<T>
 
 /** A committed change's live events go out. */
 function publish(pushes: LivePush[]) {
-  // A member whose sessions this change ended loses this process's held token lookups now, not when
-  // Postgres's notice of it arrives (other processes still wait for that notice, ADR 042).
-  for (const push of pushes) if ("disconnect" in push) getTokenCache().drop(push.disconnect);
+  // A member whose sessions this change ended (or a session it ended) loses this process's held lookups now, not
+  // when Postgres's notice of it arrives (other processes still wait for that notice, ADR 042).
+  for (const push of pushes) {
+    if ("disconnect" in push) getTokenCache().drop(push.disconnect);
+    else if ("disconnectSession" in push) getTokenCache().dropSession(push.disconnectSession);
+  }
   if (pushes.length) sendLive(pushes);
 }
 

@@ -61,6 +61,12 @@ class TokenCache {
     for (const [id, held] of this.entries.entries()) if (held.user.id === userId) this.entries.delete(id);
   }
 
+  /** One session's held lookups go (it was ended here: a sign-out, a token's logout), and lookups under way will not be held. */
+  dropSession(sessionId: string) {
+    this.generation++;
+    for (const [id, held] of this.entries.entries()) if (held.user.sessionId === sessionId) this.entries.delete(id);
+  }
+
   get size() {
     return this.entries.size;
   }
